@@ -1,0 +1,28 @@
+//! Build script: tauri-build reads tauri.conf.json from the package root and generates the
+//! permission set for the app's own commands, which the capability in
+//! `src-tauri/capabilities/` grants to the main window — and nothing else.
+
+const COMMANDS: &[&str] = &[
+    "app_status",
+    "list_conversations",
+    "create_conversation",
+    "rename_conversation",
+    "delete_conversation",
+    "get_conversation",
+    "list_provider_kinds",
+    "list_providers",
+    "add_provider",
+    "update_provider",
+    "set_provider_key",
+    "delete_provider_key",
+    "remove_provider",
+    "get_settings",
+    "update_settings",
+];
+
+fn main() {
+    let attributes = tauri_build::Attributes::new()
+        .capabilities_path_pattern("./src-tauri/capabilities/**/*")
+        .app_manifest(tauri_build::AppManifest::new().commands(COMMANDS));
+    tauri_build::try_build(attributes).expect("tauri-build failed");
+}

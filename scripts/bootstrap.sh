@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Switchboard's two entry points for a fresh Debian/Ubuntu machine:
+#   bash scripts/bootstrap.sh app    install what is missing, build, and open the window
+#   bash scripts/bootstrap.sh test   install what is missing and run every test
+# Prerequisites you install yourself: Rust (rustup) and Node.js >= 20.19 with npm.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+# One cache outside the checkout, reused when present, never required.
+CACHE=${SWITCHBOARD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/switchboard-dev}
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$CACHE/target}
+TOOLS="$CACHE/tools"
+mkdir -p "$CARGO_TARGET_DIR" "$TOOLS"
+
+APT_PACKAGES=(libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libayatana-appindicator3-dev
+  libxdo-dev libssl-dev libdbus-1-dev pkg-config build-essential file
+  dbus dbus-x11 gnome-keyring libsecret-tools)
+TEST_APT_PACKAGES=(xvfb xauth webkit2gtk-driver)
+
+say() { printf '\n== %s\n' "$*" >&2; }
+die() { printf 'bootstrap: %s\n' "$*" >&2; exit 1; }
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+install_apt() {
+  local missing=()
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    say "installing Debian packages: ${missing[*]}"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+}
+
+check_toolchains() {
+  command -v cargo >/dev/null || die "Rust is missing: install it with rustup (https://rustup.rs), then run this again"
+  command -v node >/dev/null || die "Node.js >= 20.19 is missing: install it, then run this again"
+  node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=19)?0:1)' \
+    || die "Node.js $(node --version) is too old: Switchboard's UI build needs >= 20.19"
+}
+
+npm_install() { # DIR: install exactly what the lock file says, unless already installed from it
+  local dir=$1 stamp="$1/node_modules/.switchboard-lock"
+  if [ ! -f "$stamp" ] || ! cmp -s "$dir/package-lock.json" "$stamp"; then
+    say "installing npm packages in $dir"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+    cp "$dir/package-lock.json" "$stamp"
+  fi
+}
+
+build_ui() {
+  npm_install ui
+  say "building the UI"
+  (cd ui && npm run --silent build)
+}
+
+install_tauri_driver() {
+  if [ ! -x "$TOOLS/bin/tauri-driver" ]; then
+    say "installing tauri-driver (crates.io)"
+    cargo install --locked --quiet --root "$TOOLS" tauri-driver --version '^2'
+  fi
+  export PATH="$TOOLS/bin:$PATH"
+}
+
+case "${1:-}" in
+  app)
+    check_toolchains
+    install_apt "${APT_PACKAGES[@]}"
+    build_ui
+    say "building and starting Switchboard"
+    exec cargo run --quiet --bin switchboard
+    ;;
+  test)
+    check_toolchains
+    install_apt "${APT_PACKAGES[@]}" "${TEST_APT_PACKAGES[@]}"
+    build_ui
+    npm_install tests/e2e
+    install_tauri_driver
+    say "rustfmt"
+    cargo fmt --all -- --check
+    say "clippy"
+    cargo clippy --workspace --all-targets --quiet -- -D warnings
+    say "core tests (no WebKit)"
+    cargo test -p switchboard-core --quiet
+    say "app crate tests"
+    cargo test -p switchboard --quiet
+    say "UI unit tests"
+    (cd ui && npm test --silent)
+    say "end-to-end tests in a real window"
+    cargo build --bin switchboard --quiet
+    SWITCHBOARD_BIN="$CARGO_TARGET_DIR/debug/switchboard" bash tests/e2e/run.sh
+    ;;
+  *)
+    die "usage: bash scripts/bootstrap.sh app|test"
+    ;;
+esac

@@ -1,0 +1,43 @@
+//! Conversation commands.
+
+use switchboard_core::engine::ConversationDetail;
+use switchboard_core::store::Conversation;
+use tauri::State;
+
+use super::error::CommandResult;
+use crate::state::AppState;
+
+#[tauri::command]
+pub async fn list_conversations(state: State<'_, AppState>) -> CommandResult<Vec<Conversation>> {
+    Ok(state.core.list_conversations().await?)
+}
+
+#[tauri::command]
+pub async fn create_conversation(
+    state: State<'_, AppState>,
+    title: Option<String>,
+) -> CommandResult<Conversation> {
+    Ok(state.core.create_conversation(title.as_deref()).await?)
+}
+
+#[tauri::command]
+pub async fn rename_conversation(
+    state: State<'_, AppState>,
+    id: String,
+    title: String,
+) -> CommandResult<Conversation> {
+    Ok(state.core.rename_conversation(&id, &title).await?)
+}
+
+#[tauri::command]
+pub async fn delete_conversation(state: State<'_, AppState>, id: String) -> CommandResult<()> {
+    Ok(state.core.delete_conversation(&id).await?)
+}
+
+#[tauri::command]
+pub async fn get_conversation(
+    state: State<'_, AppState>,
+    id: String,
+) -> CommandResult<ConversationDetail> {
+    Ok(state.core.get_conversation(&id).await?)
+}

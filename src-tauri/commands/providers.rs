@@ -1,0 +1,63 @@
+//! Provider commands. A key arrives as a `SecretString` and goes straight to the keychain;
+//! no command ever returns one.
+
+use secrecy::SecretString;
+use switchboard_core::engine::NewProvider;
+use switchboard_core::provider_config::{Provider, ProviderKind, ProviderKindInfo};
+use tauri::State;
+
+use super::error::CommandResult;
+use crate::state::AppState;
+
+#[tauri::command]
+pub fn list_provider_kinds() -> Vec<ProviderKindInfo> {
+    ProviderKind::ALL.iter().map(|k| k.info()).collect()
+}
+
+#[tauri::command]
+pub async fn list_providers(state: State<'_, AppState>) -> CommandResult<Vec<Provider>> {
+    Ok(state.core.list_providers().await?)
+}
+
+#[tauri::command]
+pub async fn add_provider(
+    state: State<'_, AppState>,
+    provider: NewProvider,
+) -> CommandResult<Provider> {
+    Ok(state.core.add_provider(provider).await?)
+}
+
+#[tauri::command]
+pub async fn update_provider(
+    state: State<'_, AppState>,
+    name: String,
+    base_url: Option<String>,
+    default_model: Option<String>,
+) -> CommandResult<Provider> {
+    Ok(state
+        .core
+        .update_provider(&name, base_url.as_deref(), default_model.as_deref())
+        .await?)
+}
+
+#[tauri::command]
+pub async fn set_provider_key(
+    state: State<'_, AppState>,
+    name: String,
+    api_key: SecretString,
+) -> CommandResult<Provider> {
+    Ok(state.core.set_provider_key(&name, api_key).await?)
+}
+
+#[tauri::command]
+pub async fn delete_provider_key(
+    state: State<'_, AppState>,
+    name: String,
+) -> CommandResult<Provider> {
+    Ok(state.core.delete_provider_key(&name).await?)
+}
+
+#[tauri::command]
+pub async fn remove_provider(state: State<'_, AppState>, name: String) -> CommandResult<()> {
+    Ok(state.core.remove_provider(&name).await?)
+}

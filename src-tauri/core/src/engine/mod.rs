@@ -1,0 +1,438 @@
+//! [`Core`], the engine: the one object the desktop shell and the command line hold. It opens the
+//! database (or remembers why it could not), owns the secret store, and offers every
+//! operation on conversations and providers with input checked and errors typed.
+//!
+//! It must not know about windows, IPC or the terminal: those are its callers' business.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use secrecy::{ExposeSecret, SecretString};
+use serde::Serialize;
+
+use crate::error::{CoreError, InvalidInput};
+use crate::paths::AppPaths;
+use crate::provider_config::{
+    validate_base_url, validate_model, validate_name, Provider, ProviderKind,
+};
+use crate::secrets::{provider_account, SecretError, SecretStore};
+use crate::store::{Conversation, Message, ProviderRow, Store, StoreError, DEFAULT_BUSY_TIMEOUT};
+use crate::text::one_line;
+
+/// The longest conversation title kept; longer ones are cut, not stored whole.
+pub const MAX_TITLE_CHARS: usize = 200;
+pub const DEFAULT_TITLE: &str = "New conversation";
+
+/// Why the database is not available, kept for the app's lifetime so every caller can say so.
+#[derive(Debug, Clone, thiserror::Error, Serialize)]
+#[error("{message}")]
+pub struct DatabaseUnavailable {
+    /// `locked`, `corrupt`, `too_new` or `open`.
+    pub reason: &'static str,
+    pub message: String,
+}
+
+impl From<&StoreError> for DatabaseUnavailable {
+    fn from(err: &StoreError) -> Self {
+        let reason = match err {
+            StoreError::Locked { .. } => "locked",
+            StoreError::Corrupt { .. } => "corrupt",
+            StoreError::TooNew { .. } => "too_new",
+            _ => "open",
+        };
+        Self {
+            reason,
+            message: err.to_string(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct KeychainStatus {
+    pub available: bool,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ConversationDetail {
+    pub conversation: Conversation,
+    pub messages: Vec<Message>,
+}
+
+/// A provider as typed into the form or the command line.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+pub struct NewProvider {
+    pub name: String,
+    pub kind: Option<String>,
+    pub base_url: Option<String>,
+    pub default_model: Option<String>,
+    /// Moved into the keychain and dropped; never stored anywhere else.
+    #[serde(default, deserialize_with = "deserialize_secret")]
+    pub api_key: Option<SecretString>,
+}
+
+fn deserialize_secret<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<SecretString>, D::Error> {
+    let raw: Option<String> = serde::Deserialize::deserialize(d)?;
+    Ok(raw
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+        .map(SecretString::from))
+}
+
+pub struct Core {
+    paths: AppPaths,
+    db: Result<Store, DatabaseUnavailable>,
+    secrets: Arc<dyn SecretStore>,
+}
+
+impl Core {
+    /// Opens the database on the blocking pool. A database that cannot be opened does not fail
+    /// this call: the core remembers why, every storage operation reports it, and the file is
+    /// left as it was.
+    pub async fn open(paths: AppPaths, secrets: Arc<dyn SecretStore>) -> Core {
+        Self::open_with_timeout(paths, secrets, DEFAULT_BUSY_TIMEOUT).await
+    }
+
+    pub async fn open_with_timeout(
+        paths: AppPaths,
+        secrets: Arc<dyn SecretStore>,
+        busy_timeout: Duration,
+    ) -> Core {
+        let file = paths.database_file();
+        let opened = tokio::task::spawn_blocking(move || Store::open(&file, busy_timeout))
+            .await
+            .unwrap_or_else(|e| Err(StoreError::Task(e.to_string())));
+        let db = opened.map_err(|e| {
+            tracing::error!(error = %e, "the database could not be opened");
+            DatabaseUnavailable::from(&e)
+        });
+        Core { paths, db, secrets }
+    }
+
+    /// A core over an existing store, for tests.
+    pub fn with_store(paths: AppPaths, store: Store, secrets: Arc<dyn SecretStore>) -> Core {
+        Core {
+            paths,
+            db: Ok(store),
+            secrets,
+        }
+    }
+
+    pub fn paths(&self) -> &AppPaths {
+        &self.paths
+    }
+
+    pub fn database_error(&self) -> Option<&DatabaseUnavailable> {
+        self.db.as_ref().err()
+    }
+
+    fn store(&self) -> Result<&Store, CoreError> {
+        self.db.as_ref().map_err(|e| CoreError::from(e.clone()))
+    }
+
+    async fn secrets<T, F>(&self, work: F) -> Result<T, CoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&dyn SecretStore) -> Result<T, SecretError> + Send + 'static,
+    {
+        let secrets = Arc::clone(&self.secrets);
+        tokio::task::spawn_blocking(move || work(secrets.as_ref()))
+            .await
+            .map_err(|e| SecretError::Failed {
+                detail: e.to_string(),
+            })?
+            .map_err(CoreError::from)
+    }
+
+    pub async fn keychain_status(&self) -> KeychainStatus {
+        match self.secrets(|s| s.probe().map(|()| s.backend())).await {
+            Ok(backend) => KeychainStatus {
+                available: true,
+                message: format!("Keys are kept in {backend}."),
+            },
+            Err(CoreError::Secret(SecretError::Unavailable { detail })) => KeychainStatus {
+                available: false,
+                message: detail,
+            },
+            Err(e) => KeychainStatus {
+                available: false,
+                message: e.to_string(),
+            },
+        }
+    }
+
+    // ---- conversations ----------------------------------------------------------------
+
+    /// # Errors
+    /// The database is unavailable or a query failed.
+    pub async fn list_conversations(&self) -> Result<Vec<Conversation>, CoreError> {
+        Ok(self.store()?.list_conversations().await?)
+    }
+
+    /// Creates a conversation; a blank title becomes "New conversation", a long one is cut.
+    ///
+    /// # Errors
+    /// The database is unavailable or a query failed.
+    pub async fn create_conversation(
+        &self,
+        title: Option<&str>,
+    ) -> Result<Conversation, CoreError> {
+        let title = one_line(title.unwrap_or_default(), MAX_TITLE_CHARS);
+        let title = if title.is_empty() {
+            DEFAULT_TITLE.to_owned()
+        } else {
+            title
+        };
+        Ok(self.store()?.create_conversation(title).await?)
+    }
+
+    /// # Errors
+    /// [`CoreError::Invalid`] for a blank title; not found; the database is unavailable.
+    pub async fn rename_conversation(
+        &self,
+        id: &str,
+        title: &str,
+    ) -> Result<Conversation, CoreError> {
+        let title = one_line(title, MAX_TITLE_CHARS);
+        if title.is_empty() {
+            return Err(InvalidInput::new("title", "A title cannot be empty.").into());
+        }
+        Ok(self
+            .store()?
+            .rename_conversation(id.to_owned(), title)
+            .await?)
+    }
+
+    /// # Errors
+    /// Not found; the database is unavailable.
+    pub async fn delete_conversation(&self, id: &str) -> Result<(), CoreError> {
+        Ok(self.store()?.delete_conversation(id.to_owned()).await?)
+    }
+
+    /// # Errors
+    /// Not found; the database is unavailable.
+    pub async fn get_conversation(&self, id: &str) -> Result<ConversationDetail, CoreError> {
+        let store = self.store()?;
+        let conversation = store.get_conversation(id.to_owned()).await?;
+        let messages = store.list_messages(id.to_owned()).await?;
+        Ok(ConversationDetail {
+            conversation,
+            messages,
+        })
+    }
+
+    // ---- providers --------------------------------------------------------------------
+
+    async fn provider_view(&self, row: ProviderRow) -> Result<Provider, CoreError> {
+        let account = provider_account(&row.name);
+        let has_key = self.secrets(move |s| s.get(&account)).await?.is_some();
+        to_provider(row, has_key)
+    }
+
+    async fn provider_row(&self, name: &str) -> Result<ProviderRow, CoreError> {
+        self.store()?
+            .find_provider(name.trim().to_owned())
+            .await?
+            .ok_or_else(|| CoreError::NotFound {
+                what: format!("provider “{}”", one_line(name, 80)),
+            })
+    }
+
+    /// Every provider, with whether a key is stored (asked of the keychain once per provider).
+    /// When the keychain is unreachable, providers are still listed, shown without keys.
+    ///
+    /// # Errors
+    /// The database is unavailable or a query failed.
+    pub async fn list_providers(&self) -> Result<Vec<Provider>, CoreError> {
+        let rows = self.store()?.list_providers().await?;
+        let accounts: Vec<String> = rows.iter().map(|r| provider_account(&r.name)).collect();
+        let has_keys = self
+            .secrets(move |s| {
+                accounts
+                    .iter()
+                    .map(|a| s.get(a).map(|k| k.is_some()))
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .await
+            .unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "cannot ask the keychain which providers have keys");
+                vec![false; rows.len()]
+            });
+        rows.into_iter()
+            .zip(has_keys)
+            .map(|(row, has_key)| to_provider(row, has_key))
+            .collect()
+    }
+
+    /// Adds a provider. With a key, the key is stored in the keychain first; if that fails,
+    /// nothing is saved at all.
+    ///
+    /// # Errors
+    /// Invalid input (naming the field), a taken name, an unreachable keychain, the database.
+    pub async fn add_provider(&self, new: NewProvider) -> Result<Provider, CoreError> {
+        let name = validate_name(&new.name)?;
+        let kind = match new.kind.as_deref().map(str::trim) {
+            None | Some("") => {
+                return Err(
+                    InvalidInput::new("kind", "Choose what kind of provider this is.").into(),
+                )
+            }
+            Some(k) => ProviderKind::parse(k).ok_or_else(|| {
+                InvalidInput::new(
+                    "kind",
+                    format!("Unknown provider kind “{}”.", one_line(k, 40)),
+                )
+            })?,
+        };
+        let base_url = validate_base_url(kind, new.base_url.as_deref())?;
+        let default_model = validate_model(new.default_model.as_deref())?;
+        let store = self.store()?;
+        if store.find_provider(name.clone()).await?.is_some() {
+            return Err(name_taken(&name));
+        }
+        let key = new.api_key.filter(|k| !k.expose_secret().trim().is_empty());
+        let account = provider_account(&name);
+        let has_key = key.is_some();
+        if let Some(key) = key {
+            let account = account.clone();
+            self.secrets(move |s| s.set(&account, &key))
+                .await
+                .map_err(CoreError::key_not_saved)?;
+        }
+        let inserted = store
+            .insert_provider(
+                name.clone(),
+                kind.as_str().to_owned(),
+                base_url,
+                default_model,
+            )
+            .await;
+        match inserted {
+            Ok(Some(row)) => {
+                tracing::info!(provider = %row.name, kind = kind.as_str(), has_key, "provider added");
+                to_provider(row, has_key)
+            }
+            failed => {
+                if has_key {
+                    // Do not leave a key behind for a provider that was not saved.
+                    let _ = self.secrets(move |s| s.delete(&account)).await;
+                }
+                match failed {
+                    Ok(_) => Err(name_taken(&name)),
+                    Err(e) => Err(e.into()),
+                }
+            }
+        }
+    }
+
+    /// Changes a provider's base URL and default model.
+    ///
+    /// # Errors
+    /// Invalid input, not found, the database.
+    pub async fn update_provider(
+        &self,
+        name: &str,
+        base_url: Option<&str>,
+        default_model: Option<&str>,
+    ) -> Result<Provider, CoreError> {
+        let row = self.provider_row(name).await?;
+        let kind = ProviderKind::parse(&row.kind).unwrap_or(ProviderKind::OpenaiCompatible);
+        let base_url = validate_base_url(kind, base_url)?;
+        let default_model = validate_model(default_model)?;
+        let row = self
+            .store()?
+            .update_provider(row.id, base_url, default_model)
+            .await?;
+        self.provider_view(row).await
+    }
+
+    /// Stores or replaces a provider's key in the keychain.
+    ///
+    /// # Errors
+    /// A blank key, not found, an unreachable keychain.
+    pub async fn set_provider_key(
+        &self,
+        name: &str,
+        key: SecretString,
+    ) -> Result<Provider, CoreError> {
+        if key.expose_secret().trim().is_empty() {
+            return Err(InvalidInput::new("api_key", "Paste the API key first.").into());
+        }
+        let row = self.provider_row(name).await?;
+        let account = provider_account(&row.name);
+        self.secrets(move |s| s.set(&account, &key))
+            .await
+            .map_err(CoreError::key_not_saved)?;
+        tracing::info!(provider = %row.name, "provider key stored in the keychain");
+        to_provider(row, true)
+    }
+
+    /// # Errors
+    /// Not found, an unreachable keychain.
+    pub async fn delete_provider_key(&self, name: &str) -> Result<Provider, CoreError> {
+        let row = self.provider_row(name).await?;
+        let account = provider_account(&row.name);
+        self.secrets(move |s| s.delete(&account)).await?;
+        tracing::info!(provider = %row.name, "provider key deleted from the keychain");
+        to_provider(row, false)
+    }
+
+    /// Removes a provider and its key. The key goes first, so a failure leaves the provider
+    /// listed (and removable again) rather than an orphaned key in the keychain.
+    ///
+    /// # Errors
+    /// Not found, an unreachable keychain, the database.
+    pub async fn remove_provider(&self, name: &str) -> Result<(), CoreError> {
+        let row = self.provider_row(name).await?;
+        let account = provider_account(&row.name);
+        self.secrets(move |s| s.delete(&account)).await?;
+        self.store()?.delete_provider(row.id).await?;
+        tracing::info!(provider = %row.name, "provider removed");
+        Ok(())
+    }
+
+    /// The key of a provider, for code that talks to it; never for the UI.
+    ///
+    /// # Errors
+    /// Not found, an unreachable keychain.
+    pub async fn provider_key(&self, name: &str) -> Result<Option<SecretString>, CoreError> {
+        let row = self.provider_row(name).await?;
+        let account = provider_account(&row.name);
+        self.secrets(move |s| s.get(&account)).await
+    }
+
+    pub fn database_path(&self) -> PathBuf {
+        self.paths.database_file()
+    }
+}
+
+fn name_taken(name: &str) -> CoreError {
+    CoreError::Conflict {
+        field: "name",
+        message: format!("A provider named “{name}” already exists."),
+    }
+}
+
+fn to_provider(row: ProviderRow, has_key: bool) -> Result<Provider, CoreError> {
+    let kind = ProviderKind::parse(&row.kind).ok_or_else(|| {
+        CoreError::Store(StoreError::Open {
+            path: PathBuf::new(),
+            detail: format!("provider {} has an unknown kind {}", row.name, row.kind),
+        })
+    })?;
+    Ok(Provider {
+        id: row.id,
+        name: row.name,
+        kind,
+        base_url: row.base_url,
+        default_model: row.default_model,
+        has_key,
+        created_at: row.created_at,
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,87 @@
+//! The error a caller of [`crate::Core`] sees: one enum over the layers below it.
+//!
+//! Each layer keeps its own typed error (`StoreError`, `SecretError`, `SettingsError`); this
+//! module only composes them and adds [`InvalidInput`], the error for a bad value a person typed.
+
+use crate::engine::DatabaseUnavailable;
+use crate::secrets::SecretError;
+use crate::settings::SettingsError;
+use crate::store::StoreError;
+
+/// A value a person entered that cannot be accepted, with the form field at fault.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct InvalidInput {
+    /// The field name as the UI and the command line know it (`name`, `base_url`, `title`, …).
+    pub field: &'static str,
+    pub message: String,
+}
+
+impl InvalidInput {
+    pub fn new(field: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            field,
+            message: message.into(),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CoreError {
+    #[error(transparent)]
+    Invalid(#[from] InvalidInput),
+    #[error("Not found: {what}")]
+    NotFound { what: String },
+    #[error("{message}")]
+    Conflict {
+        field: &'static str,
+        message: String,
+    },
+    #[error(transparent)]
+    DatabaseUnavailable(#[from] DatabaseUnavailable),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Secret(#[from] SecretError),
+    /// Storing a key failed; said so that nobody wonders where else it went.
+    #[error("{0}; the key was not saved, and nothing was saved anywhere else")]
+    KeyNotSaved(SecretError),
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+}
+
+impl CoreError {
+    /// Marks a keychain failure as one that happened while storing a key.
+    pub fn key_not_saved(err: CoreError) -> CoreError {
+        match err {
+            CoreError::Secret(e) => CoreError::KeyNotSaved(e),
+            other => other,
+        }
+    }
+
+    /// A short machine-readable name for the IPC edge and `--json` output.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            CoreError::Invalid(_) => "invalid_input",
+            CoreError::NotFound { .. } => "not_found",
+            CoreError::Conflict { .. } => "conflict",
+            CoreError::DatabaseUnavailable(_) => "database",
+            CoreError::Store(StoreError::NotFound { .. }) => "not_found",
+            CoreError::Store(_) => "database",
+            CoreError::Secret(_) | CoreError::KeyNotSaved(_) => "keychain",
+            CoreError::Settings(SettingsError::Invalid(_)) => "invalid_input",
+            CoreError::Settings(_) => "settings",
+        }
+    }
+
+    /// The form field at fault, when there is one.
+    pub fn field(&self) -> Option<&'static str> {
+        match self {
+            CoreError::Invalid(e) | CoreError::Settings(SettingsError::Invalid(e)) => Some(e.field),
+            CoreError::Conflict { field, .. } => Some(field),
+            CoreError::KeyNotSaved(_) => Some("api_key"),
+            _ => None,
+        }
+    }
+}

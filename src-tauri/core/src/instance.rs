@@ -1,0 +1,211 @@
+//! One running app per home. The first instance holds an OS file lock in the data folder and
+//! listens on a loopback port for "show your window" requests; a second instance started on
+//! the same home asks the first to show itself and exits, instead of opening the same
+//! database twice. Different homes (`SWITCHBOARD_HOME`) run side by side.
+//!
+//! Owns `<data dir>/switchboard.lock` and `<data dir>/instance.json`; nothing else.
+
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::{BufRead, BufReader, Write};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+const LOCK_FILE: &str = "switchboard.lock";
+const INFO_FILE: &str = "instance.json";
+const REPLY: &str = "shown";
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum InstanceError {
+    #[error("Cannot use {path}: {detail}")]
+    Io { path: PathBuf, detail: String },
+}
+
+#[derive(Serialize, Deserialize)]
+struct InstanceInfo {
+    pid: u32,
+    port: u16,
+    token: String,
+}
+
+/// Held by the first instance for its whole life; dropping it releases the lock.
+pub struct PrimaryGuard {
+    _lock: File,
+    info_path: PathBuf,
+}
+
+impl Drop for PrimaryGuard {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.info_path);
+    }
+}
+
+pub enum Instance {
+    /// This is the only instance on this home; keep the guard.
+    Primary(PrimaryGuard),
+    /// Another instance runs on this home. `shown` says whether it answered and showed its
+    /// window; `detail` says what happened, for the person.
+    Secondary { shown: bool, detail: String },
+}
+
+/// Takes the home's lock, or asks the instance holding it to show its window.
+/// `on_show` runs (on a listener thread) each time a later instance asks.
+///
+/// # Errors
+/// The lock file cannot be created or locked for a reason other than another instance.
+pub fn acquire(
+    data_dir: &Path,
+    on_show: impl Fn() + Send + 'static,
+) -> Result<Instance, InstanceError> {
+    let io_err = |path: &Path, e: std::io::Error| InstanceError::Io {
+        path: path.to_path_buf(),
+        detail: e.to_string(),
+    };
+    std::fs::create_dir_all(data_dir).map_err(|e| io_err(data_dir, e))?;
+    let lock_path = data_dir.join(LOCK_FILE);
+    let info_path = data_dir.join(INFO_FILE);
+    let lock = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|e| io_err(&lock_path, e))?;
+    match lock.try_lock() {
+        Ok(()) => {}
+        Err(TryLockError::WouldBlock) => return Ok(ask_the_first_to_show(&info_path)),
+        Err(TryLockError::Error(e)) => return Err(io_err(&lock_path, e)),
+    }
+
+    let listener =
+        TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(|e| io_err(&info_path, e))?;
+    let port = listener
+        .local_addr()
+        .map_err(|e| io_err(&info_path, e))?
+        .port();
+    let token = uuid::Uuid::new_v4().to_string();
+    let info = InstanceInfo {
+        pid: std::process::id(),
+        port,
+        token: token.clone(),
+    };
+    let json = serde_json::to_vec(&info).unwrap_or_default();
+    std::fs::write(&info_path, json).map_err(|e| io_err(&info_path, e))?;
+
+    std::thread::Builder::new()
+        .name("instance-listener".into())
+        .spawn(move || {
+            for stream in listener.incoming().flatten() {
+                if answer(stream, &token) {
+                    on_show();
+                }
+            }
+        })
+        .map_err(|e| io_err(&info_path, e))?;
+    Ok(Instance::Primary(PrimaryGuard {
+        _lock: lock,
+        info_path,
+    }))
+}
+
+/// Reads one line; a matching token gets a reply and counts as a request to show.
+fn answer(stream: TcpStream, token: &str) -> bool {
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+    let mut line = String::new();
+    let mut reader = BufReader::new(&stream);
+    if reader.read_line(&mut line).is_err() || line.trim() != token {
+        return false;
+    }
+    let _ = (&stream).write_all(format!("{REPLY}\n").as_bytes());
+    true
+}
+
+fn ask_the_first_to_show(info_path: &Path) -> Instance {
+    let secondary = |shown: bool, detail: String| Instance::Secondary { shown, detail };
+    let info: InstanceInfo = match std::fs::read(info_path)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+    {
+        Some(info) => info,
+        None => {
+            return secondary(
+                false,
+                "Switchboard is already running on this home, but it did not say how to reach it (it may still be starting)."
+                    .into(),
+            )
+        }
+    };
+    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, info.port));
+    let result = (|| -> std::io::Result<bool> {
+        let stream = TcpStream::connect_timeout(&addr, Duration::from_secs(2))?;
+        stream.set_read_timeout(Some(Duration::from_secs(3)))?;
+        (&stream).write_all(format!("{}\n", info.token).as_bytes())?;
+        let mut reply = String::new();
+        BufReader::new(&stream).read_line(&mut reply)?;
+        Ok(reply.trim() == REPLY)
+    })();
+    match result {
+        Ok(true) => secondary(
+            true,
+            format!(
+                "Switchboard is already running on this home (process {}); its window was brought to the front.",
+                info.pid
+            ),
+        ),
+        Ok(false) => secondary(
+            false,
+            format!("Switchboard is already running on this home (process {}) but did not answer.", info.pid),
+        ),
+        Err(e) => secondary(
+            false,
+            format!(
+                "Switchboard is already running on this home (process {}) and could not be reached: {e}.",
+                info.pid
+            ),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    #[test]
+    fn a_second_instance_on_the_same_home_asks_the_first_to_show_itself() {
+        let dir = tempfile::tempdir().unwrap();
+        let shown = Arc::new(AtomicUsize::new(0));
+        let counter = Arc::clone(&shown);
+        let first = acquire(dir.path(), move || {
+            counter.fetch_add(1, Ordering::SeqCst);
+        })
+        .unwrap();
+        assert!(matches!(first, Instance::Primary(_)));
+
+        match acquire(dir.path(), || {}).unwrap() {
+            Instance::Secondary { shown: true, .. } => {}
+            Instance::Secondary { detail, .. } => panic!("not shown: {detail}"),
+            Instance::Primary(_) => panic!("two primaries on one home"),
+        }
+        assert_eq!(shown.load(Ordering::SeqCst), 1);
+
+        drop(first);
+        assert!(matches!(
+            acquire(dir.path(), || {}).unwrap(),
+            Instance::Primary(_)
+        ));
+    }
+
+    #[test]
+    fn different_homes_run_side_by_side() {
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let _first = acquire(a.path(), || {}).unwrap();
+        assert!(matches!(
+            acquire(b.path(), || {}).unwrap(),
+            Instance::Primary(_)
+        ));
+    }
+}

@@ -1,0 +1,21 @@
+//! switchboard-core: everything Switchboard does that is not drawing a window.
+//!
+//! Owns storage (SQLite), secrets (the OS keychain), settings, provider configuration, logging,
+//! the single-instance guard and the headless command line. It must never depend on `tauri`:
+//! the desktop shell in `src-tauri/` is a thin adapter over [`Core`].
+
+pub mod cli;
+pub mod engine;
+pub mod error;
+pub mod instance;
+pub mod logging;
+pub mod paths;
+pub mod provider_config;
+pub mod secrets;
+pub mod settings;
+pub mod store;
+pub mod text;
+
+pub use crate::engine::{Core, DatabaseUnavailable, KeychainStatus};
+pub use error::{CoreError, InvalidInput};
+pub use paths::AppPaths;

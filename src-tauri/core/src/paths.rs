@@ -1,0 +1,131 @@
+//! Where Switchboard keeps its files: config, data and logs, either in the OS's usual places or
+//! all under `SWITCHBOARD_HOME`. Owns nothing on disk itself; it only names the paths.
+
+use std::path::{Path, PathBuf};
+
+/// The app's bundle identifier, the same as `identifier` in tauri.conf.json, so the desktop app
+/// and the command line agree on the OS's per-app folders.
+pub const APP_IDENTIFIER: &str = "org.switchboard.desktop";
+
+/// The environment variable that relocates every file of the app (and namespaces its keychain
+/// entries) for tests, CI and people who keep several profiles.
+pub const HOME_ENV: &str = "SWITCHBOARD_HOME";
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AppPaths {
+    pub config_dir: PathBuf,
+    pub data_dir: PathBuf,
+    pub log_dir: PathBuf,
+    /// `Some(dir)` when the app runs under `SWITCHBOARD_HOME=dir`.
+    pub home: Option<PathBuf>,
+}
+
+impl AppPaths {
+    /// Reads `SWITCHBOARD_HOME`; without it, the OS's per-user folders for [`APP_IDENTIFIER`].
+    pub fn from_env() -> Self {
+        match std::env::var_os(HOME_ENV).filter(|v| !v.is_empty()) {
+            Some(home) => Self::under_home(absolute(Path::new(&home))),
+            None => Self::os_default(),
+        }
+    }
+
+    /// Every file under one folder: `DIR/config`, `DIR/data`, `DIR/logs`.
+    pub fn under_home(home: PathBuf) -> Self {
+        Self {
+            config_dir: home.join("config"),
+            data_dir: home.join("data"),
+            log_dir: home.join("logs"),
+            home: Some(home),
+        }
+    }
+
+    /// The folders Tauri's path resolver uses for the same identifier.
+    pub fn os_default() -> Self {
+        let fallback = || std::env::temp_dir().join("switchboard");
+        let config_dir = dirs::config_dir()
+            .map(|d| d.join(APP_IDENTIFIER))
+            .unwrap_or_else(fallback);
+        let data_dir = dirs::data_dir()
+            .map(|d| d.join(APP_IDENTIFIER))
+            .unwrap_or_else(fallback);
+        let log_dir = if cfg!(target_os = "macos") {
+            dirs::home_dir()
+                .map(|h| h.join("Library/Logs").join(APP_IDENTIFIER))
+                .unwrap_or_else(fallback)
+        } else {
+            dirs::data_local_dir()
+                .map(|d| d.join(APP_IDENTIFIER).join("logs"))
+                .unwrap_or_else(fallback)
+        };
+        Self {
+            config_dir,
+            data_dir,
+            log_dir,
+            home: None,
+        }
+    }
+
+    pub fn database_file(&self) -> PathBuf {
+        self.data_dir.join("switchboard.db")
+    }
+
+    pub fn settings_file(&self) -> PathBuf {
+        self.config_dir.join("settings.json")
+    }
+
+    /// What to call the folder in messages: the home when relocated, else the data folder.
+    pub fn display_home(&self) -> String {
+        self.home
+            .as_deref()
+            .unwrap_or(&self.data_dir)
+            .display()
+            .to_string()
+    }
+
+    /// The keychain service name. Relocated homes get their own namespace so two profiles
+    /// never share or overwrite each other's keys.
+    pub fn keychain_service(&self) -> String {
+        match &self.home {
+            None => "switchboard".to_owned(),
+            Some(home) => format!("switchboard:{}", home.display()),
+        }
+    }
+
+    /// Creates the config, data and log folders.
+    ///
+    /// # Errors
+    /// When a folder cannot be created (permissions, a file in the way).
+    pub fn create_all(&self) -> std::io::Result<()> {
+        for dir in [&self.config_dir, &self.data_dir, &self.log_dir] {
+            std::fs::create_dir_all(dir)?;
+        }
+        Ok(())
+    }
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_relocated_home_holds_every_folder_and_has_its_own_keychain_namespace() {
+        let paths = AppPaths::under_home(PathBuf::from("/tmp/profile-a"));
+        assert!(paths.config_dir.starts_with("/tmp/profile-a"));
+        assert!(paths.data_dir.starts_with("/tmp/profile-a"));
+        assert!(paths.log_dir.starts_with("/tmp/profile-a"));
+        assert_eq!(paths.keychain_service(), "switchboard:/tmp/profile-a");
+        assert_ne!(
+            paths.keychain_service(),
+            AppPaths::under_home(PathBuf::from("/tmp/profile-b")).keychain_service()
+        );
+    }
+
+    #[test]
+    fn the_default_home_uses_the_plain_keychain_service() {
+        assert_eq!(AppPaths::os_default().keychain_service(), "switchboard");
+    }
+}

@@ -1,0 +1,252 @@
+//! Secrets (provider API keys, later secret MCP env values): the [`SecretStore`] trait, the OS
+//! keychain behind it ([`KeyringStore`]: Secret Service on Linux, Keychain on macOS, Credential
+//! Manager on Windows) and [`MemoryStore`] for tests.
+//!
+//! A secret is written and read here and nowhere else: never to SQLite, settings, logs, stdout
+//! or the webview. When no keychain is reachable the caller gets [`SecretError::Unavailable`]
+//! and nothing is kept anywhere else.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+
+use secrecy::{ExposeSecret, SecretString};
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SecretError {
+    #[error("No OS keychain is reachable ({detail})")]
+    Unavailable { detail: String },
+    #[error("The OS keychain refused access ({detail}); unlock it and try again")]
+    AccessDenied { detail: String },
+    #[error("The OS keychain failed: {detail}")]
+    Failed { detail: String },
+}
+
+/// Blocking access to a place that keeps secrets. Callers on the async runtime use
+/// `spawn_blocking`.
+pub trait SecretStore: Send + Sync {
+    /// A human name for the backend, shown in the UI.
+    fn backend(&self) -> String;
+    /// # Errors
+    /// The keychain is unreachable, locked or failed.
+    fn set(&self, account: &str, secret: &SecretString) -> Result<(), SecretError>;
+    /// # Errors
+    /// The keychain is unreachable, locked or failed.
+    fn get(&self, account: &str) -> Result<Option<SecretString>, SecretError>;
+    /// Deletes a secret; deleting one that is not there is not an error.
+    ///
+    /// # Errors
+    /// The keychain is unreachable, locked or failed.
+    fn delete(&self, account: &str) -> Result<(), SecretError>;
+    /// Checks that the store can be used at all.
+    ///
+    /// # Errors
+    /// Why it cannot.
+    fn probe(&self) -> Result<(), SecretError>;
+}
+
+/// The account name a provider's key is kept under.
+pub fn provider_account(provider_name: &str) -> String {
+    format!("provider/{provider_name}")
+}
+
+/// The OS keychain via the `keyring` crate. Every entry lives under one service name, which
+/// [`crate::AppPaths::keychain_service`] namespaces per home.
+pub struct KeyringStore {
+    service: String,
+}
+
+impl KeyringStore {
+    pub fn new(service: impl Into<String>) -> Self {
+        Self {
+            service: service.into(),
+        }
+    }
+
+    fn entry(&self, account: &str) -> Result<keyring::Entry, SecretError> {
+        keyring::Entry::new(&self.service, account).map_err(map_keyring)
+    }
+}
+
+fn map_keyring(err: keyring::Error) -> SecretError {
+    match err {
+        keyring::Error::NoStorageAccess(e) => SecretError::AccessDenied {
+            detail: e.to_string(),
+        },
+        keyring::Error::PlatformFailure(e) => SecretError::Unavailable {
+            detail: e.to_string(),
+        },
+        other => SecretError::Failed {
+            detail: other.to_string(),
+        },
+    }
+}
+
+impl SecretStore for KeyringStore {
+    fn backend(&self) -> String {
+        if cfg!(target_os = "macos") {
+            "macOS Keychain".into()
+        } else if cfg!(windows) {
+            "Windows Credential Manager".into()
+        } else {
+            "Secret Service (GNOME Keyring, KWallet, KeePassXC)".into()
+        }
+    }
+
+    fn set(&self, account: &str, secret: &SecretString) -> Result<(), SecretError> {
+        self.entry(account)?
+            .set_password(secret.expose_secret())
+            .map_err(map_keyring)
+    }
+
+    fn get(&self, account: &str) -> Result<Option<SecretString>, SecretError> {
+        match self.entry(account)?.get_password() {
+            Ok(secret) => Ok(Some(SecretString::from(secret))),
+            Err(keyring::Error::NoEntry) => Ok(None),
+            Err(e) => Err(map_keyring(e)),
+        }
+    }
+
+    fn delete(&self, account: &str) -> Result<(), SecretError> {
+        match self.entry(account)?.delete_credential() {
+            Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
+            Err(e) => Err(map_keyring(e)),
+        }
+    }
+
+    fn probe(&self) -> Result<(), SecretError> {
+        self.get("probe/availability").map(|_| ())
+    }
+}
+
+/// Secrets kept in this process's memory only: for tests, never for a person's keys.
+#[derive(Default)]
+pub struct MemoryStore {
+    entries: Mutex<HashMap<String, SecretString>>,
+    unavailable: Option<String>,
+}
+
+impl MemoryStore {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A store that behaves like a machine with no keychain at all.
+    pub fn unreachable(detail: impl Into<String>) -> Self {
+        Self {
+            entries: Mutex::default(),
+            unavailable: Some(detail.into()),
+        }
+    }
+
+    fn check(&self) -> Result<(), SecretError> {
+        match &self.unavailable {
+            Some(detail) => Err(SecretError::Unavailable {
+                detail: detail.clone(),
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
+impl SecretStore for MemoryStore {
+    fn backend(&self) -> String {
+        "in-memory (tests only)".into()
+    }
+
+    fn set(&self, account: &str, secret: &SecretString) -> Result<(), SecretError> {
+        self.check()?;
+        self.entries
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(account.to_owned(), secret.clone());
+        Ok(())
+    }
+
+    fn get(&self, account: &str) -> Result<Option<SecretString>, SecretError> {
+        self.check()?;
+        Ok(self
+            .entries
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(account)
+            .cloned())
+    }
+
+    fn delete(&self, account: &str) -> Result<(), SecretError> {
+        self.check()?;
+        self.entries
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(account);
+        Ok(())
+    }
+
+    fn probe(&self) -> Result<(), SecretError> {
+        self.check()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_memory_store_keeps_replaces_and_deletes_a_secret() {
+        let store = MemoryStore::new();
+        let account = provider_account("OpenAI");
+        assert!(store.get(&account).unwrap().is_none());
+        store.set(&account, &SecretString::from("sk-one")).unwrap();
+        store.set(&account, &SecretString::from("sk-two")).unwrap();
+        assert_eq!(
+            store.get(&account).unwrap().unwrap().expose_secret(),
+            "sk-two"
+        );
+        store.delete(&account).unwrap();
+        store.delete(&account).unwrap();
+        assert!(store.get(&account).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_secret_never_shows_in_debug_output() {
+        let secret = SecretString::from("sk-live-very-secret");
+        assert!(!format!("{secret:?}").contains("very-secret"));
+    }
+
+    /// `keyring` 3 silently falls back to an in-memory mock when no platform backend is
+    /// compiled in; that must never ship. On Linux the entry must be a Secret Service one.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_keychain_backend_on_linux_is_secret_service_not_the_mock() {
+        let entry = keyring::Entry::new("switchboard-test", "probe").unwrap();
+        assert!(entry
+            .get_credential()
+            .downcast_ref::<keyring::secret_service::SsCredential>()
+            .is_some());
+    }
+
+    /// Runs against the real keychain only when a session bus is there (the e2e script starts
+    /// one with an unlocked gnome-keyring); says it was skipped otherwise.
+    #[test]
+    fn the_os_keychain_round_trips_a_key_when_one_is_reachable() {
+        if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none() {
+            eprintln!("skipped: no session D-Bus, so no Secret Service to test against");
+            return;
+        }
+        let store = KeyringStore::new(format!("switchboard-test-{}", std::process::id()));
+        if let Err(e) = store.probe() {
+            eprintln!("skipped: the keychain is not reachable here: {e}");
+            return;
+        }
+        let account = provider_account("Round Trip");
+        store
+            .set(&account, &SecretString::from("sk-roundtrip-123"))
+            .unwrap();
+        assert_eq!(
+            store.get(&account).unwrap().unwrap().expose_secret(),
+            "sk-roundtrip-123"
+        );
+        store.delete(&account).unwrap();
+        assert!(store.get(&account).unwrap().is_none());
+    }
+}

@@ -1,0 +1,243 @@
+//! The user's settings: theme, default provider and model, and the tool-loop limits later
+//! issues read. Owns their defaults, ranges and (de)serialisation to the flat key/value file
+//! that tauri-plugin-store writes (`<config dir>/settings.json`). It does not own the file's
+//! writing in the desktop app — the store plugin does; the command line only reads it.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::error::InvalidInput;
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SettingsError {
+    #[error(transparent)]
+    Invalid(#[from] InvalidInput),
+    #[error("Cannot read the settings file {path}: {detail}")]
+    Read { path: String, detail: String },
+    #[error("Cannot save settings: {0}")]
+    Save(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Theme {
+    Light,
+    Dark,
+    #[default]
+    System,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Settings {
+    pub theme: Theme,
+    pub default_provider: Option<String>,
+    pub default_model: Option<String>,
+    pub max_rounds: u32,
+    pub tool_timeout_secs: u32,
+    pub run_time_limit_secs: u32,
+}
+
+pub const MAX_ROUNDS_RANGE: std::ops::RangeInclusive<u32> = 1..=100;
+pub const TOOL_TIMEOUT_RANGE: std::ops::RangeInclusive<u32> = 1..=3600;
+pub const RUN_TIME_LIMIT_RANGE: std::ops::RangeInclusive<u32> = 10..=86_400;
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            theme: Theme::System,
+            default_provider: None,
+            default_model: None,
+            max_rounds: 10,
+            tool_timeout_secs: 60,
+            run_time_limit_secs: 600,
+        }
+    }
+}
+
+fn check_range(
+    field: &'static str,
+    label: &str,
+    value: u32,
+    range: &std::ops::RangeInclusive<u32>,
+) -> Result<(), InvalidInput> {
+    if range.contains(&value) {
+        Ok(())
+    } else {
+        Err(InvalidInput::new(
+            field,
+            format!(
+                "{label} must be between {} and {}",
+                range.start(),
+                range.end()
+            ),
+        ))
+    }
+}
+
+fn blank_to_none(value: Option<String>) -> Option<String> {
+    value.map(|v| v.trim().to_owned()).filter(|v| !v.is_empty())
+}
+
+impl Settings {
+    /// Checks ranges and tidies text fields.
+    ///
+    /// # Errors
+    /// The first field out of range, named as the UI names it.
+    pub fn validated(mut self) -> Result<Self, InvalidInput> {
+        check_range(
+            "max_rounds",
+            "Max rounds",
+            self.max_rounds,
+            &MAX_ROUNDS_RANGE,
+        )?;
+        check_range(
+            "tool_timeout_secs",
+            "Tool timeout (seconds)",
+            self.tool_timeout_secs,
+            &TOOL_TIMEOUT_RANGE,
+        )?;
+        check_range(
+            "run_time_limit_secs",
+            "Run time limit (seconds)",
+            self.run_time_limit_secs,
+            &RUN_TIME_LIMIT_RANGE,
+        )?;
+        self.default_provider = blank_to_none(self.default_provider);
+        self.default_model = blank_to_none(self.default_model);
+        Ok(self)
+    }
+
+    /// Reads the flat key/value entries the store plugin keeps. Each entry that is missing,
+    /// mistyped or out of range falls back to its default (and is logged), so a hand-edited
+    /// file never stops the app from starting and never loses the entries that are fine.
+    pub fn from_entries(entries: &Map<String, Value>) -> Self {
+        let parse = |map: &Map<String, Value>| {
+            serde_json::from_value::<Settings>(Value::Object(map.clone()))
+                .ok()
+                .and_then(|s| s.validated().ok())
+        };
+        let mut accepted = Settings::default().to_entries();
+        for (key, value) in entries {
+            if !accepted.contains_key(key) {
+                continue;
+            }
+            let mut candidate = accepted.clone();
+            candidate.insert(key.clone(), value.clone());
+            if parse(&candidate).is_some() {
+                accepted = candidate;
+            } else {
+                tracing::warn!(setting = %key, "ignoring an invalid setting; using its default");
+            }
+        }
+        parse(&accepted).unwrap_or_default()
+    }
+
+    /// The flat key/value entries to write.
+    pub fn to_entries(&self) -> Map<String, Value> {
+        match serde_json::to_value(self) {
+            Ok(Value::Object(map)) => map,
+            _ => Map::new(),
+        }
+    }
+
+    /// Reads `settings.json` as the store plugin wrote it; a missing file means defaults.
+    ///
+    /// # Errors
+    /// The file exists but cannot be read or is not a JSON object.
+    pub fn load_file(path: &Path) -> Result<Self, SettingsError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Settings::default()),
+            Err(e) => {
+                return Err(SettingsError::Read {
+                    path: path.display().to_string(),
+                    detail: e.to_string(),
+                })
+            }
+        };
+        match serde_json::from_str::<Value>(&text) {
+            Ok(Value::Object(map)) => Ok(Settings::from_entries(&map)),
+            Ok(_) => Err(SettingsError::Read {
+                path: path.display().to_string(),
+                detail: "not a JSON object".into(),
+            }),
+            Err(e) => Err(SettingsError::Read {
+                path: path.display().to_string(),
+                detail: e.to_string(),
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn defaults_are_the_documented_tool_loop_limits() {
+        let s = Settings::default();
+        assert_eq!(
+            (
+                s.max_rounds,
+                s.tool_timeout_secs,
+                s.run_time_limit_secs,
+                s.theme
+            ),
+            (10, 60, 600, Theme::System)
+        );
+    }
+
+    #[test]
+    fn an_out_of_range_value_is_refused_naming_the_field() {
+        let err = Settings {
+            max_rounds: 0,
+            ..Settings::default()
+        }
+        .validated()
+        .unwrap_err();
+        assert_eq!(err.field, "max_rounds");
+        let err = Settings {
+            tool_timeout_secs: 99_999,
+            ..Settings::default()
+        }
+        .validated()
+        .unwrap_err();
+        assert_eq!(err.field, "tool_timeout_secs");
+    }
+
+    #[test]
+    fn entries_round_trip_through_the_flat_store_shape() {
+        let s = Settings {
+            theme: Theme::Dark,
+            default_provider: Some("Local".into()),
+            default_model: Some("llama3.2".into()),
+            max_rounds: 25,
+            tool_timeout_secs: 30,
+            run_time_limit_secs: 1200,
+        };
+        assert_eq!(Settings::from_entries(&s.to_entries()), s);
+        assert_eq!(s.to_entries()["theme"], json!("dark"));
+    }
+
+    #[test]
+    fn a_hand_edited_file_with_bad_values_keeps_the_good_ones() {
+        let entries = json!({"theme": "dark", "max_rounds": "lots", "tool_timeout_secs": 0,
+                             "run_time_limit_secs": 900, "unknown": true});
+        let s = Settings::from_entries(entries.as_object().unwrap());
+        assert_eq!(s.theme, Theme::Dark);
+        assert_eq!(s.max_rounds, 10);
+        assert_eq!(s.tool_timeout_secs, 60);
+        assert_eq!(s.run_time_limit_secs, 900);
+    }
+
+    #[test]
+    fn a_missing_settings_file_means_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Settings::load_file(&dir.path().join("settings.json")).unwrap();
+        assert_eq!(s, Settings::default());
+    }
+}

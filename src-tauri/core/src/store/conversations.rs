@@ -1,0 +1,127 @@
+//! Conversations: create, rename, delete, list newest first, load with their messages.
+//! Titles arrive here already normalised by the caller ([`crate::core`]).
+
+use rusqlite::{params, Connection, OptionalExtension, Row};
+use serde::Serialize;
+
+use super::{new_id, now_ms, Store, StoreError};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Conversation {
+    pub id: String,
+    pub title: String,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+const COLUMNS: &str = "id, title, created_at, updated_at";
+
+/// The `updated_at` a conversation gets when something happens in it (`?3` is now): strictly
+/// later than every other conversation's, so it moves to the top even within one millisecond.
+pub(super) const TOUCH: &str =
+    "max(?3, (SELECT COALESCE(MAX(updated_at), 0) + 1 FROM conversations))";
+
+fn from_row(row: &Row<'_>) -> rusqlite::Result<Conversation> {
+    Ok(Conversation {
+        id: row.get(0)?,
+        title: row.get(1)?,
+        created_at: row.get(2)?,
+        updated_at: row.get(3)?,
+    })
+}
+
+pub(super) fn get(conn: &Connection, id: &str) -> Result<Conversation, StoreError> {
+    conn.query_row(
+        &format!("SELECT {COLUMNS} FROM conversations WHERE id = ?1"),
+        [id],
+        from_row,
+    )
+    .optional()?
+    .ok_or_else(|| StoreError::NotFound {
+        what: format!("conversation {id}"),
+    })
+}
+
+impl Store {
+    /// # Errors
+    /// A failed query.
+    pub async fn create_conversation(&self, title: String) -> Result<Conversation, StoreError> {
+        self.call(move |conn| {
+            let now = now_ms();
+            let conversation = Conversation {
+                id: new_id(),
+                title,
+                created_at: now,
+                updated_at: now,
+            };
+            conn.execute(
+                "INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?1, ?2, ?3, ?4)",
+                params![conversation.id, conversation.title, now, now],
+            )?;
+            Ok(conversation)
+        })
+        .await
+    }
+
+    /// Renames a conversation; the rename counts as activity, so it moves to the top.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] when there is no such conversation.
+    pub async fn rename_conversation(
+        &self,
+        id: String,
+        title: String,
+    ) -> Result<Conversation, StoreError> {
+        self.call(move |conn| {
+            let changed = conn.execute(
+                &format!("UPDATE conversations SET title = ?2, updated_at = {TOUCH} WHERE id = ?1"),
+                params![id, title, now_ms()],
+            )?;
+            if changed == 0 {
+                return Err(StoreError::NotFound {
+                    what: format!("conversation {id}"),
+                });
+            }
+            get(conn, &id)
+        })
+        .await
+    }
+
+    /// Deletes a conversation with its messages, tool runs and tool toggles.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] when there is no such conversation.
+    pub async fn delete_conversation(&self, id: String) -> Result<(), StoreError> {
+        self.call(move |conn| {
+            let changed = conn.execute("DELETE FROM conversations WHERE id = ?1", [&id])?;
+            if changed == 0 {
+                return Err(StoreError::NotFound {
+                    what: format!("conversation {id}"),
+                });
+            }
+            Ok(())
+        })
+        .await
+    }
+
+    /// Every conversation, most recently active first.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn list_conversations(&self) -> Result<Vec<Conversation>, StoreError> {
+        self.call(|conn| {
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM conversations ORDER BY updated_at DESC, id DESC"
+            ))?;
+            let rows = stmt.query_map([], from_row)?;
+            Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        })
+        .await
+    }
+
+    /// # Errors
+    /// [`StoreError::NotFound`] when there is no such conversation.
+    pub async fn get_conversation(&self, id: String) -> Result<Conversation, StoreError> {
+        self.call(move |conn| get(conn, &id)).await
+    }
+}

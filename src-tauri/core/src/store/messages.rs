@@ -1,0 +1,242 @@
+//! Messages of a conversation, in the shape every provider maps from: role, nullable content,
+//! tool calls as JSON, the id of the call a tool message answers, plus status and usage.
+
+use rusqlite::{params, Connection, Row};
+use serde::{Deserialize, Serialize};
+
+use super::{conversations, new_id, now_ms, Store, StoreError};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    User,
+    Assistant,
+    System,
+    Tool,
+}
+
+impl Role {
+    fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::System => "system",
+            Role::Tool => "tool",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Role> {
+        Some(match s {
+            "user" => Role::User,
+            "assistant" => Role::Assistant,
+            "system" => Role::System,
+            "tool" => Role::Tool,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MessageStatus {
+    Streaming,
+    Complete,
+    Interrupted,
+    Error,
+}
+
+impl MessageStatus {
+    fn as_str(self) -> &'static str {
+        match self {
+            MessageStatus::Streaming => "streaming",
+            MessageStatus::Complete => "complete",
+            MessageStatus::Interrupted => "interrupted",
+            MessageStatus::Error => "error",
+        }
+    }
+
+    fn parse(s: &str) -> Option<MessageStatus> {
+        Some(match s {
+            "streaming" => MessageStatus::Streaming,
+            "complete" => MessageStatus::Complete,
+            "interrupted" => MessageStatus::Interrupted,
+            "error" => MessageStatus::Error,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Message {
+    pub id: String,
+    pub conversation_id: String,
+    pub role: Role,
+    pub content: Option<String>,
+    pub created_at: i64,
+    pub tool_calls: Option<serde_json::Value>,
+    pub tool_call_id: Option<String>,
+    pub name: Option<String>,
+    pub finish_reason: Option<String>,
+    pub status: MessageStatus,
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub input_tokens: Option<i64>,
+    pub output_tokens: Option<i64>,
+}
+
+/// What a caller supplies to append a message; ids, order and time are the store's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewMessage {
+    pub role: Role,
+    pub content: Option<String>,
+    pub tool_calls: Option<serde_json::Value>,
+    pub tool_call_id: Option<String>,
+    pub name: Option<String>,
+    pub finish_reason: Option<String>,
+    pub status: MessageStatus,
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub input_tokens: Option<i64>,
+    pub output_tokens: Option<i64>,
+}
+
+impl NewMessage {
+    /// A complete message with only a role and text.
+    pub fn text(role: Role, content: impl Into<String>) -> Self {
+        Self {
+            role,
+            content: Some(content.into()),
+            tool_calls: None,
+            tool_call_id: None,
+            name: None,
+            finish_reason: None,
+            status: MessageStatus::Complete,
+            provider: None,
+            model: None,
+            input_tokens: None,
+            output_tokens: None,
+        }
+    }
+}
+
+const COLUMNS: &str = "id, conversation_id, role, content, created_at, tool_calls, tool_call_id, \
+     name, finish_reason, status, provider, model, input_tokens, output_tokens";
+
+fn from_row(row: &Row<'_>) -> rusqlite::Result<Message> {
+    let bad = |i: usize, what: &str| {
+        rusqlite::Error::FromSqlConversionFailure(
+            i,
+            rusqlite::types::Type::Text,
+            format!("unknown {what}").into(),
+        )
+    };
+    let role: String = row.get(2)?;
+    let status: String = row.get(9)?;
+    let tool_calls: Option<String> = row.get(5)?;
+    Ok(Message {
+        id: row.get(0)?,
+        conversation_id: row.get(1)?,
+        role: Role::parse(&role).ok_or_else(|| bad(2, "role"))?,
+        content: row.get(3)?,
+        created_at: row.get(4)?,
+        tool_calls: tool_calls
+            .map(|t| serde_json::from_str(&t))
+            .transpose()
+            .map_err(|e| {
+                rusqlite::Error::FromSqlConversionFailure(5, rusqlite::types::Type::Text, e.into())
+            })?,
+        tool_call_id: row.get(6)?,
+        name: row.get(7)?,
+        finish_reason: row.get(8)?,
+        status: MessageStatus::parse(&status).ok_or_else(|| bad(9, "status"))?,
+        provider: row.get(10)?,
+        model: row.get(11)?,
+        input_tokens: row.get(12)?,
+        output_tokens: row.get(13)?,
+    })
+}
+
+/// Answers left `streaming` by a crash become `interrupted`; returns how many.
+pub(super) fn mark_unfinished_as_interrupted(conn: &Connection) -> rusqlite::Result<usize> {
+    conn.execute(
+        "UPDATE messages SET status = 'interrupted' WHERE status = 'streaming'",
+        [],
+    )
+}
+
+impl Store {
+    /// Appends a message to a conversation and marks the conversation active.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] when the conversation does not exist.
+    pub async fn append_message(
+        &self,
+        conversation_id: String,
+        message: NewMessage,
+    ) -> Result<Message, StoreError> {
+        self.call(move |conn| {
+            let tx = conn.transaction()?;
+            conversations::get(&tx, &conversation_id)?;
+            let seq: i64 = tx.query_row(
+                "SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE conversation_id = ?1",
+                [&conversation_id],
+                |row| row.get(0),
+            )?;
+            let id = new_id();
+            let now = now_ms();
+            let tool_calls = message.tool_calls.as_ref().map(ToString::to_string);
+            tx.execute(
+                "INSERT INTO messages (id, conversation_id, seq, role, content, created_at, tool_calls, \
+                 tool_call_id, name, finish_reason, status, provider, model, input_tokens, output_tokens) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                params![
+                    id,
+                    conversation_id,
+                    seq,
+                    message.role.as_str(),
+                    message.content,
+                    now,
+                    tool_calls,
+                    message.tool_call_id,
+                    message.name,
+                    message.finish_reason,
+                    message.status.as_str(),
+                    message.provider,
+                    message.model,
+                    message.input_tokens,
+                    message.output_tokens,
+                ],
+            )?;
+            tx.execute(
+                &format!(
+                    "UPDATE conversations SET updated_at = {} WHERE id = ?1",
+                    conversations::TOUCH.replace("?3", "?2")
+                ),
+                params![conversation_id, now],
+            )?;
+            let saved = tx.query_row(
+                &format!("SELECT {COLUMNS} FROM messages WHERE id = ?1"),
+                [&id],
+                from_row,
+            )?;
+            tx.commit()?;
+            Ok(saved)
+        })
+        .await
+    }
+
+    /// The messages of a conversation in the order they were written.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn list_messages(&self, conversation_id: String) -> Result<Vec<Message>, StoreError> {
+        self.call(move |conn| {
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM messages WHERE conversation_id = ?1 ORDER BY seq"
+            ))?;
+            let rows = stmt.query_map([&conversation_id], from_row)?;
+            Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        })
+        .await
+    }
+}

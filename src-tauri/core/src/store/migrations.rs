@@ -1,0 +1,100 @@
+//! The schema, as an ordered list of migrations tracked in SQLite's `user_version`.
+//! Append new migrations; never edit one that has shipped.
+
+use rusqlite::Connection;
+use rusqlite_migration::{Migrations, M};
+
+const MIGRATIONS: &[&str] = &[
+    // 1: the ground every later feature builds on.
+    r#"
+CREATE TABLE conversations (
+    id            TEXT PRIMARY KEY,
+    title         TEXT NOT NULL,
+    created_at    INTEGER NOT NULL,
+    updated_at    INTEGER NOT NULL,
+    provider      TEXT,
+    model         TEXT,
+    auto_approve  INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX conversations_by_recency ON conversations(updated_at DESC, id DESC);
+
+CREATE TABLE messages (
+    id             TEXT PRIMARY KEY,
+    conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    seq            INTEGER NOT NULL,
+    role           TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'system', 'tool')),
+    content        TEXT,
+    created_at     INTEGER NOT NULL,
+    tool_calls     TEXT CHECK (tool_calls IS NULL OR json_valid(tool_calls)),
+    tool_call_id   TEXT,
+    name           TEXT,
+    finish_reason  TEXT,
+    status         TEXT NOT NULL DEFAULT 'complete'
+                   CHECK (status IN ('streaming', 'complete', 'interrupted', 'error')),
+    provider       TEXT,
+    model          TEXT,
+    input_tokens   INTEGER,
+    output_tokens  INTEGER,
+    reasoning      TEXT,
+    error          TEXT,
+    UNIQUE (conversation_id, seq)
+);
+
+CREATE TABLE tool_runs (
+    id               TEXT PRIMARY KEY,
+    conversation_id  TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    message_id       TEXT REFERENCES messages(id) ON DELETE CASCADE,
+    call_id          TEXT NOT NULL,
+    server           TEXT NOT NULL,
+    tool             TEXT NOT NULL,
+    arguments        TEXT NOT NULL,
+    decision         TEXT CHECK (decision IN ('allowed', 'denied')),
+    decision_scope   TEXT CHECK (decision_scope IN ('once', 'conversation', 'always', 'trusted', 'auto_approve', 'policy')),
+    deny_reason      TEXT,
+    started_at       INTEGER,
+    finished_at      INTEGER,
+    is_error         INTEGER NOT NULL DEFAULT 0,
+    result           TEXT
+);
+CREATE INDEX tool_runs_by_conversation ON tool_runs(conversation_id, started_at);
+CREATE INDEX tool_runs_by_call ON tool_runs(call_id);
+
+CREATE TABLE conversation_tools (
+    conversation_id  TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    server           TEXT NOT NULL,
+    tool             TEXT NOT NULL DEFAULT '',
+    enabled          INTEGER NOT NULL,
+    PRIMARY KEY (conversation_id, server, tool)
+);
+
+CREATE TABLE providers (
+    id             TEXT PRIMARY KEY,
+    name           TEXT NOT NULL UNIQUE COLLATE NOCASE,
+    kind           TEXT NOT NULL,
+    base_url       TEXT NOT NULL,
+    default_model  TEXT,
+    created_at     INTEGER NOT NULL
+);
+"#,
+];
+
+fn migrations() -> Migrations<'static> {
+    Migrations::new(MIGRATIONS.iter().map(|sql| M::up(sql)).collect())
+}
+
+/// The schema version this build writes.
+pub fn latest_version() -> u32 {
+    u32::try_from(MIGRATIONS.len()).unwrap_or(u32::MAX)
+}
+
+pub fn migrate(conn: &mut Connection) -> Result<(), rusqlite_migration::Error> {
+    migrations().to_latest(conn)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_migrations_are_valid() {
+        assert!(super::migrations().validate().is_ok());
+    }
+}

@@ -1,0 +1,188 @@
+//! SQLite storage: opening the file safely, migrations, and typed access to conversations,
+//! messages, tool runs, tool toggles and providers.
+//!
+//! Every query runs on tokio's blocking pool ([`Store::call`]), never on the async runtime.
+//! A database that is locked, damaged or from a newer version is reported as such and never
+//! written to, let alone recreated.
+
+mod conversations;
+mod messages;
+mod migrations;
+mod providers;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use rusqlite::{Connection, ErrorCode, OpenFlags};
+
+pub use conversations::Conversation;
+pub use messages::{Message, MessageStatus, NewMessage, Role};
+pub use providers::ProviderRow;
+
+/// How long a query waits for another process's lock before giving up.
+pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    #[error("The database {path} is locked by another program and stayed locked for {waited_secs} s; close the other program and restart Switchboard")]
+    Locked { path: PathBuf, waited_secs: u64 },
+    #[error(
+        "The file {path} is not a readable Switchboard database ({detail}); it was left untouched"
+    )]
+    Corrupt { path: PathBuf, detail: String },
+    #[error("The database {path} was written by a newer Switchboard (schema version {found}; this build knows up to {known}); it was left untouched, so update Switchboard to open it")]
+    TooNew {
+        path: PathBuf,
+        found: u32,
+        known: u32,
+    },
+    #[error("Cannot open the database {path}: {detail}")]
+    Open { path: PathBuf, detail: String },
+    #[error("Not found: {what}")]
+    NotFound { what: String },
+    #[error("A database query failed: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("The database task stopped unexpectedly: {0}")]
+    Task(String),
+}
+
+/// A handle to the database; cheap to clone.
+#[derive(Clone)]
+pub struct Store {
+    conn: Arc<Mutex<Connection>>,
+}
+
+impl Store {
+    /// Opens (or creates) the database at `path`, checks it, switches it to WAL and migrates it.
+    /// Blocking: call it from a blocking context (the app does so on the blocking pool).
+    ///
+    /// # Errors
+    /// [`StoreError::Locked`], [`StoreError::Corrupt`], [`StoreError::TooNew`] or
+    /// [`StoreError::Open`], each saying what happened; the file is not modified in those cases.
+    pub fn open(path: &Path, busy_timeout: Duration) -> Result<Store, StoreError> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| StoreError::Open {
+                path: path.to_path_buf(),
+                detail: e.to_string(),
+            })?;
+        }
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI;
+        let conn = Connection::open_with_flags(path, flags)
+            .map_err(|e| classify(path, e, busy_timeout))?;
+        conn.busy_timeout(busy_timeout)
+            .map_err(|e| classify(path, e, busy_timeout))?;
+        Self::prepare(conn, path, busy_timeout)
+    }
+
+    /// A private in-memory database, for tests.
+    ///
+    /// # Errors
+    /// Only if SQLite itself fails.
+    pub fn open_in_memory() -> Result<Store, StoreError> {
+        let conn = Connection::open_in_memory()?;
+        Self::prepare(conn, Path::new(":memory:"), DEFAULT_BUSY_TIMEOUT)
+    }
+
+    fn prepare(mut conn: Connection, path: &Path, busy: Duration) -> Result<Store, StoreError> {
+        let map = |e| classify(path, e, busy);
+        // Reading the version is the first touch of the file: a damaged or foreign file fails
+        // here, before anything is written to it.
+        let found: u32 = conn
+            .pragma_query_value(None, "user_version", |row| row.get(0))
+            .map_err(map)?;
+        let known = migrations::latest_version();
+        if found > known {
+            return Err(StoreError::TooNew {
+                path: path.to_path_buf(),
+                found,
+                known,
+            });
+        }
+        conn.pragma_update(None, "foreign_keys", true)
+            .map_err(map)?;
+        if path != Path::new(":memory:") {
+            let mode: String = conn
+                .pragma_update_and_check(None, "journal_mode", "wal", |row| row.get(0))
+                .map_err(map)?;
+            if !mode.eq_ignore_ascii_case("wal") {
+                tracing::warn!(%mode, "SQLite refused WAL mode; continuing with this journal mode");
+            }
+            conn.pragma_update(None, "synchronous", "normal")
+                .map_err(map)?;
+        }
+        migrations::migrate(&mut conn).map_err(|e| match e {
+            rusqlite_migration::Error::RusqliteError { err, .. } => classify(path, err, busy),
+            other => StoreError::Open {
+                path: path.to_path_buf(),
+                detail: other.to_string(),
+            },
+        })?;
+        let interrupted = messages::mark_unfinished_as_interrupted(&conn).map_err(map)?;
+        if interrupted > 0 {
+            tracing::info!(
+                interrupted,
+                "marked answers left streaming by a crash as interrupted"
+            );
+        }
+        Ok(Store {
+            conn: Arc::new(Mutex::new(conn)),
+        })
+    }
+
+    /// Runs `work` with the connection on the blocking pool.
+    ///
+    /// # Errors
+    /// Whatever `work` returns, or [`StoreError::Task`] if the task panicked.
+    pub async fn call<T, F>(&self, work: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
+    {
+        let conn = Arc::clone(&self.conn);
+        tokio::task::spawn_blocking(move || {
+            let mut guard = conn.lock().unwrap_or_else(PoisonError::into_inner);
+            work(&mut guard)
+        })
+        .await
+        .map_err(|e| StoreError::Task(e.to_string()))?
+    }
+}
+
+/// Turns SQLite's error codes into the cases a person can act on.
+fn classify(path: &Path, err: rusqlite::Error, busy: Duration) -> StoreError {
+    match err.sqlite_error_code() {
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => StoreError::Locked {
+            path: path.to_path_buf(),
+            waited_secs: busy.as_secs(),
+        },
+        Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => StoreError::Corrupt {
+            path: path.to_path_buf(),
+            detail: err.to_string(),
+        },
+        Some(_) | None => StoreError::Open {
+            path: path.to_path_buf(),
+            detail: err.to_string(),
+        },
+    }
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+/// A new time-ordered identifier.
+pub fn new_id() -> String {
+    uuid::Uuid::now_v7().to_string()
+}
+
+#[cfg(test)]
+mod tests;

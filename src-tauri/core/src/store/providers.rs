@@ -1,0 +1,134 @@
+//! Provider rows: name, kind, base URL and default model. Never a key: keys live only in the
+//! OS keychain (see [`crate::secrets`]).
+
+use rusqlite::{params, OptionalExtension, Row};
+
+use super::{new_id, now_ms, Store, StoreError};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderRow {
+    pub id: String,
+    pub name: String,
+    pub kind: String,
+    pub base_url: String,
+    pub default_model: Option<String>,
+    pub created_at: i64,
+}
+
+const COLUMNS: &str = "id, name, kind, base_url, default_model, created_at";
+
+fn from_row(row: &Row<'_>) -> rusqlite::Result<ProviderRow> {
+    Ok(ProviderRow {
+        id: row.get(0)?,
+        name: row.get(1)?,
+        kind: row.get(2)?,
+        base_url: row.get(3)?,
+        default_model: row.get(4)?,
+        created_at: row.get(5)?,
+    })
+}
+
+impl Store {
+    /// Inserts a provider; `Ok(None)` when the name (case-insensitive) is taken.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn insert_provider(
+        &self,
+        name: String,
+        kind: String,
+        base_url: String,
+        default_model: Option<String>,
+    ) -> Result<Option<ProviderRow>, StoreError> {
+        self.call(move |conn| {
+            let row = ProviderRow {
+                id: new_id(),
+                name,
+                kind,
+                base_url,
+                default_model,
+                created_at: now_ms(),
+            };
+            let inserted = conn.execute(
+                "INSERT INTO providers (id, name, kind, base_url, default_model, created_at) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(name) DO NOTHING",
+                params![
+                    row.id,
+                    row.name,
+                    row.kind,
+                    row.base_url,
+                    row.default_model,
+                    row.created_at
+                ],
+            )?;
+            Ok((inserted == 1).then_some(row))
+        })
+        .await
+    }
+
+    /// # Errors
+    /// A failed query.
+    pub async fn list_providers(&self) -> Result<Vec<ProviderRow>, StoreError> {
+        self.call(|conn| {
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM providers ORDER BY name COLLATE NOCASE"
+            ))?;
+            let rows = stmt.query_map([], from_row)?;
+            Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        })
+        .await
+    }
+
+    /// Looks a provider up by name, ignoring case.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn find_provider(&self, name: String) -> Result<Option<ProviderRow>, StoreError> {
+        self.call(move |conn| {
+            Ok(conn
+                .query_row(
+                    &format!("SELECT {COLUMNS} FROM providers WHERE name = ?1"),
+                    [&name],
+                    from_row,
+                )
+                .optional()?)
+        })
+        .await
+    }
+
+    /// # Errors
+    /// [`StoreError::NotFound`] when there is no such provider.
+    pub async fn update_provider(
+        &self,
+        id: String,
+        base_url: String,
+        default_model: Option<String>,
+    ) -> Result<ProviderRow, StoreError> {
+        self.call(move |conn| {
+            let changed = conn.execute(
+                "UPDATE providers SET base_url = ?2, default_model = ?3 WHERE id = ?1",
+                params![id, base_url, default_model],
+            )?;
+            if changed == 0 {
+                return Err(StoreError::NotFound {
+                    what: format!("provider {id}"),
+                });
+            }
+            Ok(conn.query_row(
+                &format!("SELECT {COLUMNS} FROM providers WHERE id = ?1"),
+                [&id],
+                from_row,
+            )?)
+        })
+        .await
+    }
+
+    /// Deletes a provider row; `false` when there was none.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn delete_provider(&self, id: String) -> Result<bool, StoreError> {
+        self.call(move |conn| Ok(conn.execute("DELETE FROM providers WHERE id = ?1", [&id])? == 1))
+            .await
+    }
+}

@@ -1,0 +1,96 @@
+//! The desktop shell: builds the Tauri app around [`switchboard_core::Core`]. Plugins, managed
+//! state, the one `generate_handler!` list and the single-instance hand-off live here; every
+//! decision lives in the core.
+
+mod commands;
+mod state;
+
+use std::sync::{Arc, OnceLock};
+
+use switchboard_core::instance::{self, Instance};
+use switchboard_core::secrets::KeyringStore;
+use switchboard_core::{logging, AppPaths, Core};
+use tauri::{AppHandle, Manager};
+use tauri_plugin_store::StoreExt;
+
+use crate::state::AppState;
+
+/// Runs the window until it is closed; returns the process exit code.
+pub fn run() -> i32 {
+    let paths = AppPaths::from_env();
+    if let Err(e) = paths.create_all() {
+        eprintln!(
+            "switchboard: cannot create its folders under {}: {e}",
+            paths.display_home()
+        );
+        return 1;
+    }
+    let _logs = logging::init(Some(&paths.log_dir), "info", "info");
+
+    // One app per home: a second start shows the first window instead of opening the same
+    // database twice.
+    let handle: Arc<OnceLock<AppHandle>> = Arc::default();
+    let for_listener = Arc::clone(&handle);
+    let _instance_guard = match instance::acquire(&paths.data_dir, move || {
+        if let Some(app) = for_listener.get() {
+            show_main_window(app);
+        }
+    }) {
+        Ok(Instance::Primary(guard)) => guard,
+        Ok(Instance::Secondary { shown, detail }) => {
+            tracing::info!(shown, "{detail}");
+            eprintln!("switchboard: {detail}");
+            return if shown { 0 } else { 1 };
+        }
+        Err(e) => {
+            eprintln!("switchboard: {e}");
+            return 1;
+        }
+    };
+
+    tracing::info!(home = %paths.display_home(), version = env!("CARGO_PKG_VERSION"), "starting");
+    let result = tauri::Builder::default()
+        .plugin(tauri_plugin_store::Builder::new().build())
+        .setup(move |app| {
+            let _ = handle.set(app.handle().clone());
+            let settings = app.store(paths.settings_file())?;
+            let secrets = Arc::new(KeyringStore::new(paths.keychain_service()));
+            let core = tauri::async_runtime::block_on(Core::open(paths.clone(), secrets));
+            app.manage(AppState::new(core, settings));
+            Ok(())
+        })
+        .invoke_handler(tauri::generate_handler![
+            commands::app::app_status,
+            commands::conversations::list_conversations,
+            commands::conversations::create_conversation,
+            commands::conversations::rename_conversation,
+            commands::conversations::delete_conversation,
+            commands::conversations::get_conversation,
+            commands::providers::list_provider_kinds,
+            commands::providers::list_providers,
+            commands::providers::add_provider,
+            commands::providers::update_provider,
+            commands::providers::set_provider_key,
+            commands::providers::delete_provider_key,
+            commands::providers::remove_provider,
+            commands::settings::get_settings,
+            commands::settings::update_settings,
+        ])
+        .run(tauri::generate_context!());
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            tracing::error!(error = %e, "the window could not run");
+            eprintln!("switchboard: the window could not run: {e}");
+            1
+        }
+    }
+}
+
+fn show_main_window(app: &AppHandle) {
+    if let Some(window) = app.get_webview_window("main") {
+        let _ = window.unminimize();
+        let _ = window.show();
+        let _ = window.set_focus();
+    }
+}

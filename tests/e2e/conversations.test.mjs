@@ -1,0 +1,140 @@
+// Conversations in the real window: create, rename, delete, survive a relaunch.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { launch, pasteInto, sidebarIds, sidebarTitles, tempHome, textOf, tid } from "./harness.mjs";
+
+async function createConversation(b) {
+  const before = (await sidebarIds(b)).length;
+  await b.$(tid("new-conversation")).click();
+  await b.waitUntil(async () => (await sidebarIds(b)).length === before + 1, {
+    timeoutMsg: "the new conversation did not appear in the sidebar",
+  });
+  await b.$(tid("conversation-header-title")).waitForDisplayed();
+}
+
+async function renameOpenConversation(b, title) {
+  await b.$(tid("rename-conversation")).click();
+  const input = b.$(tid("rename-input"));
+  await input.waitForDisplayed();
+  await pasteInto(b, tid("rename-input"), title);
+  await b.$(tid("rename-save")).click();
+}
+
+test("a conversation created and renamed is still there after quitting and relaunching", async () => {
+  const home = tempHome("rename");
+  let app = await launch(home);
+  try {
+    const b = app.browser;
+    await createConversation(b);
+    await b.waitUntil(async () => (await textOf(b, tid("conversation-header-title"))) === "New conversation", {
+      timeoutMsg: "a new conversation is not called New conversation",
+    });
+    await renameOpenConversation(b, "Trip to Lisbon");
+    await b.waitUntil(async () => (await textOf(b, tid("conversation-header-title"))) === "Trip to Lisbon", {
+      timeoutMsg: "the header did not show the new title",
+    });
+    assert.deepEqual(await sidebarTitles(b), ["Trip to Lisbon"]);
+    await app.screenshot("conversation-renamed");
+  } finally {
+    await app.close();
+  }
+
+  app = await launch(home);
+  try {
+    const b = app.browser;
+    await b.waitUntil(async () => (await sidebarTitles(b)).length === 1, { timeoutMsg: "the list did not load" });
+    assert.deepEqual(await sidebarTitles(b), ["Trip to Lisbon"]);
+    await app.screenshot("after-relaunch");
+  } finally {
+    await app.close();
+  }
+});
+
+test("a 100 000-character title is trimmed, not stored whole", async () => {
+  const app = await launch(tempHome("long-title"));
+  try {
+    const b = app.browser;
+    await createConversation(b);
+    await renameOpenConversation(b, "L".repeat(100_000));
+    await b.waitUntil(async () => (await sidebarTitles(b))[0]?.startsWith("LLL"), {
+      timeoutMsg: "the long title was not saved",
+    });
+    const shown = await textOf(b, tid("conversation-header-title"));
+    assert.ok(shown.length <= 200, `the title kept ${shown.length} characters`);
+    const sidebar = await sidebarTitles(b);
+    assert.ok(sidebar[0].length <= 200);
+  } finally {
+    await app.close();
+  }
+});
+
+test("deleting the open conversation asks first and leaves the window usable", async () => {
+  const app = await launch(tempHome("delete"));
+  try {
+    const b = app.browser;
+    await createConversation(b);
+    await renameOpenConversation(b, "Keep me");
+    await createConversation(b);
+    await renameOpenConversation(b, "Delete me");
+    await b.waitUntil(async () => (await sidebarTitles(b))[0] === "Delete me");
+
+    // Cancel first: nothing is deleted.
+    await b.$(tid("delete-conversation")).click();
+    await b.$(tid("confirm-dialog")).waitForDisplayed();
+    await b.$(tid("confirm-cancel")).click();
+    await b.$(tid("confirm-dialog")).waitForDisplayed({ reverse: true });
+    assert.deepEqual(await sidebarTitles(b), ["Delete me", "Keep me"]);
+
+    await b.$(tid("delete-conversation")).click();
+    await b.$(tid("confirm-ok")).click();
+    await b.waitUntil(async () => (await sidebarTitles(b)).length === 1, { timeoutMsg: "not deleted" });
+    assert.deepEqual(await sidebarTitles(b), ["Keep me"]);
+    await b.$(tid("welcome")).waitForDisplayed();
+
+    // Still usable: open the other one, make a new one.
+    await b.$(tid("conversation-item")).click();
+    await b.waitUntil(async () => (await textOf(b, tid("conversation-header-title"))) === "Keep me");
+    await createConversation(b);
+    assert.equal((await sidebarTitles(b)).length, 2);
+  } finally {
+    await app.close();
+  }
+});
+
+test("a hundred creates and deletes fired as fast as the UI allows leave a consistent list", async () => {
+  const home = tempHome("burst");
+  let app = await launch(home);
+  let shownIds;
+  try {
+    const b = app.browser;
+    const newButton = await b.$(tid("new-conversation"));
+    for (let i = 0; i < 60; i++) await newButton.click();
+    await b.waitUntil(async () => (await sidebarIds(b)).length === 60, {
+      timeout: 30000,
+      timeoutMsg: "60 creates did not all show",
+    });
+    for (let i = 0; i < 40; i++) {
+      await b.$(tid("conversation-item")).click();
+      await b.$(tid("delete-conversation")).click();
+      await b.$(tid("confirm-ok")).click();
+    }
+    await b.waitUntil(async () => (await sidebarIds(b)).length === 20, {
+      timeout: 30000,
+      timeoutMsg: "the list did not settle at 20",
+    });
+    shownIds = await sidebarIds(b);
+    assert.equal(new Set(shownIds).size, 20, "no duplicates in the list");
+    await app.screenshot("after-burst");
+  } finally {
+    await app.close();
+  }
+
+  app = await launch(home);
+  try {
+    const b = app.browser;
+    await b.waitUntil(async () => (await sidebarIds(b)).length === 20, { timeoutMsg: "the list did not load" });
+    assert.deepEqual(await sidebarIds(b), shownIds, "what was shown is what was stored, in the same order");
+  } finally {
+    await app.close();
+  }
+});

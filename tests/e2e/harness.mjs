@@ -1,0 +1,163 @@
+// Launches the real Switchboard binary under tauri-driver for one WebDriver session, with its
+// own SWITCHBOARD_HOME, and stops everything it started.
+import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { remote } from "webdriverio";
+
+export const BIN = process.env.SWITCHBOARD_BIN;
+export const ARTIFACTS = path.resolve("tests/e2e/artifacts");
+fs.mkdirSync(ARTIFACTS, { recursive: true });
+
+/** A selector for a data-testid. */
+export const tid = (id, extra = "") => `[data-testid="${id}"]${extra}`;
+
+/** A fresh, empty app home for one test; never the person's real folders. */
+export function tempHome(label) {
+  return fs.mkdtempSync(path.join(os.tmpdir(), `switchboard-e2e-${label}-`));
+}
+
+async function freePort() {
+  const server = net.createServer();
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address();
+  server.close();
+  await once(server, "close");
+  return port;
+}
+
+async function waitForPort(port, child, log) {
+  for (let i = 0; i < 200; i++) {
+    if (child.exitCode !== null) throw new Error(`tauri-driver exited early:\n${log.join("")}`);
+    const ok = await new Promise((resolve) => {
+      const s = net.connect(port, "127.0.0.1", () => { s.end(); resolve(true); });
+      s.on("error", () => resolve(false));
+    });
+    if (ok) return;
+    await sleep(50);
+  }
+  throw new Error(`tauri-driver did not listen on ${port}:\n${log.join("")}`);
+}
+
+/**
+ * Starts the app on `home`. `env` adds or overrides variables for the app (for example a
+ * D-Bus address that leads nowhere, to test a machine without a keychain).
+ */
+export async function launch(home, env = {}) {
+  if (!BIN) throw new Error("SWITCHBOARD_BIN is not set");
+  const port = await freePort();
+  const nativePort = await freePort();
+  const log = [];
+  const driver = spawn("tauri-driver", ["--port", String(port), "--native-port", String(nativePort)], {
+    env: { ...process.env, SWITCHBOARD_HOME: home, RUST_LOG: "info", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  driver.stdout.on("data", (d) => log.push(d.toString()));
+  driver.stderr.on("data", (d) => log.push(d.toString()));
+  // tauri-driver listens before the WebKitWebDriver it starts does: wait for both.
+  await waitForPort(port, driver, log);
+  await waitForPort(nativePort, driver, log);
+  let browser;
+  try {
+    browser = await remote({
+      hostname: "127.0.0.1",
+      port,
+      logLevel: "error",
+      connectionRetryCount: 0,
+      capabilities: {
+        "tauri:options": { application: BIN },
+        "wdio:enforceWebDriverClassic": true,
+      },
+    });
+    await browser.$("#app > *").waitForExist({ timeout: 30000 });
+  } catch (e) {
+    driver.kill("SIGTERM");
+    throw new Error(`the app did not start: ${e.message}\n${log.join("")}`);
+  }
+  return {
+    browser,
+    home,
+    log,
+    async screenshot(name) {
+      const file = path.join(ARTIFACTS, `${name}.png`);
+      await browser.saveScreenshot(file);
+      return file;
+    },
+    async close() {
+      try {
+        await browser.deleteSession();
+      } catch {
+        /* the app may already be gone */
+      }
+      // SIGTERM, not SIGKILL: tauri-driver then stops WebKitWebDriver and the app with it.
+      if (driver.exitCode === null) {
+        driver.kill("SIGTERM");
+        await Promise.race([once(driver, "exit"), sleep(10000)]);
+      }
+      // The app releases its single-instance lock on exit; give it a moment to go.
+      const info = path.join(home, "data", "instance.json");
+      for (let i = 0; i < 100 && fs.existsSync(info); i++) await sleep(50);
+    },
+  };
+}
+
+/**
+ * The text of the first element matching `selector`, from the DOM. (WebKitWebDriver's
+ * getText answers "" for text cut with `text-overflow: ellipsis`, so tests read textContent.)
+ */
+export async function textOf(browser, selector) {
+  return browser.execute((sel) => document.querySelector(sel)?.textContent.trim() ?? null, selector);
+}
+
+/** The conversation titles shown in the sidebar, top to bottom. */
+export async function sidebarTitles(browser) {
+  return browser.execute(() =>
+    [...document.querySelectorAll('[data-testid="conversation-title"]')].map((e) => e.textContent.trim()),
+  );
+}
+
+/** The data-id of every conversation in the sidebar, top to bottom. */
+export async function sidebarIds(browser) {
+  return browser.execute(() =>
+    [...document.querySelectorAll('[data-testid="conversation-item"]')].map((e) => e.getAttribute("data-id")),
+  );
+}
+
+/** Sets an input's value in one step (as a paste would) and tells the UI it changed. */
+export async function pasteInto(browser, selector, value) {
+  await browser.execute(
+    (sel, v) => {
+      const el = document.querySelector(sel);
+      el.focus();
+      el.value = v;
+      el.dispatchEvent(new Event("input", { bubbles: true }));
+    },
+    selector,
+    value,
+  );
+}
+
+/** Every file under `dir` whose bytes contain `needle`. */
+export function filesContaining(dir, needle) {
+  const hits = [];
+  const walk = (d) => {
+    for (const entry of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, entry.name);
+      if (entry.isDirectory()) walk(p);
+      else if (entry.isFile() && fs.readFileSync(p).includes(Buffer.from(needle))) hits.push(p);
+    }
+  };
+  walk(dir);
+  return hits;
+}
+
+/** Runs a program and returns { status, stdout, stderr }. */
+export function run(cmd, args, options = {}) {
+  const r = spawnSync(cmd, args, { encoding: "utf8", timeout: 30000, ...options });
+  return { status: r.status, stdout: r.stdout ?? "", stderr: r.stderr ?? "", error: r.error };
+}

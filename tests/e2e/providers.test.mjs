@@ -1,0 +1,77 @@
+// Providers in the real window: field errors, and a key that goes to the OS keychain only.
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { test } from "node:test";
+import { filesContaining, launch, pasteInto, run, tempHome, tid } from "./harness.mjs";
+
+async function openProviders(b) {
+  await b.$(tid("nav-providers")).click();
+  await b.$(tid("provider-form")).waitForDisplayed();
+}
+
+async function fillProvider(b, { kind, name, baseUrl = "", model = "", key = "" }) {
+  await b.$(`${tid("provider-form")} [name="kind"]`).selectByAttribute("value", kind);
+  await pasteInto(b, `${tid("provider-form")} [name="name"]`, name);
+  await pasteInto(b, `${tid("provider-form")} [name="base_url"]`, baseUrl);
+  await pasteInto(b, `${tid("provider-form")} [name="default_model"]`, model);
+  if (await b.$(`${tid("provider-form")} [name="api_key"]`).isExisting()) {
+    await pasteInto(b, `${tid("provider-form")} [name="api_key"]`, key);
+  }
+}
+
+test("a provider with an empty name or a malformed base URL is refused beside the field", async () => {
+  const app = await launch(tempHome("provider-errors"));
+  try {
+    const b = app.browser;
+    await openProviders(b);
+    assert.equal(await b.$(tid("composer-input")).isExisting(), false);
+
+    await fillProvider(b, { kind: "openai", name: "   " });
+    await b.$(tid("provider-submit")).click();
+    await b.$(tid("error-name")).waitForDisplayed();
+
+    await fillProvider(b, { kind: "openai", name: "OpenAI", baseUrl: "htp:/not a url" });
+    await b.$(tid("provider-submit")).click();
+    await b.$(tid("error-base_url")).waitForDisplayed();
+    await app.screenshot("provider-field-errors");
+    assert.equal((await b.$$(tid("provider-item"))).length, 0, "nothing was added");
+  } finally {
+    await app.close();
+  }
+});
+
+test("a provider key goes to the OS keychain and nowhere else on disk", async () => {
+  const home = tempHome("provider-key");
+  const key = `sk-e2e-${randomUUID()}`;
+  const app = await launch(home);
+  try {
+    const b = app.browser;
+    // Without a provider the composer is disabled with a hint.
+    await b.$(tid("new-conversation")).click();
+    await b.$(tid("composer-hint")).waitForDisplayed();
+    assert.equal(await b.$(tid("composer-send")).isEnabled(), false);
+
+    await openProviders(b);
+    await fillProvider(b, { kind: "openai", name: "OpenAI", model: "gpt-4o-mini", key });
+    await b.$(tid("provider-submit")).click();
+    const item = b.$(`${tid("provider-item")}[data-name="OpenAI"]`);
+    await item.waitForDisplayed();
+    await b.waitUntil(async () => /keychain/i.test(await item.$(tid("provider-key-state")).getText()), {
+      timeoutMsg: "the provider does not say its key is stored",
+    });
+    const keyField = await b.$(`${tid("provider-form")} [name="api_key"]`).getValue();
+    assert.equal(keyField, "", "the key field is cleared after saving");
+    const pageText = await b.execute(() => document.documentElement.outerHTML);
+    assert.ok(!pageText.includes(key), "the key is not in the page");
+    await app.screenshot("provider-added");
+  } finally {
+    await app.close();
+  }
+
+  const service = `switchboard:${home}`;
+  const lookup = run("secret-tool", ["lookup", "service", service, "username", "provider/OpenAI"]);
+  assert.equal(lookup.stdout.trim(), key, `secret-tool found the key (${lookup.stderr})`);
+  assert.deepEqual(filesContaining(home, key), [], "no file under the app's home holds the key");
+  assert.ok(!app.log.join("").includes(key), "the app's output does not hold the key");
+  run("secret-tool", ["clear", "service", service, "username", "provider/OpenAI"]);
+});

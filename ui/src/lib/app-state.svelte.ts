@@ -1,0 +1,323 @@
+//! The window's state and every action a person can take in it. Owns the
+//! lists shown (conversations, providers, settings), which page is open and
+//! the error toast. Talks to Rust only through `ipc.ts`; knows nothing of the
+//! DOM except through the injected `ThemeController`.
+//!
+//! Consistency rule: after every mutation the list is refreshed from Rust, and
+//! only the latest-issued refresh may be applied (`LatestOnly`), so quick
+//! creates and deletes always settle on exactly what Rust has. A deleted
+//! conversation leaves the list at once (ids are never reused, so no stale
+//! answer may bring it back), which keeps rapid open → delete → open sequences
+//! from acting on a conversation that is already on its way out.
+
+import * as ipc from "./ipc";
+import { IpcError, toIpcError } from "./ipc";
+import { LatestOnly } from "./latest";
+import type { ThemeController } from "./theme";
+import type {
+  AppStatus,
+  Conversation,
+  ConversationDetail,
+  NewProvider,
+  Provider,
+  ProviderKindInfo,
+  Settings,
+} from "./types";
+
+export type Page =
+  | { name: "welcome" }
+  | { name: "conversation"; id: string }
+  | { name: "providers" }
+  | { name: "settings" };
+
+export interface Toast {
+  id: number;
+  message: string;
+}
+
+export class AppState {
+  status = $state.raw<AppStatus | null>(null);
+  /** true once the first round of loading has finished (successfully or not) */
+  ready = $state(false);
+  conversations = $state.raw<Conversation[]>([]);
+  providers = $state.raw<Provider[]>([]);
+  kinds = $state.raw<ProviderKindInfo[]>([]);
+  settings = $state.raw<Settings | null>(null);
+  settingsLoadFailed = $state(false);
+  page = $state.raw<Page>({ name: "welcome" });
+  /** the open conversation with its messages; null while loading */
+  detail = $state.raw<ConversationDetail | null>(null);
+  toast = $state.raw<Toast | null>(null);
+
+  readonly #theme: ThemeController;
+  readonly #conversationsGuard = new LatestOnly();
+  readonly #providersGuard = new LatestOnly();
+  readonly #detailGuard = new LatestOnly();
+  readonly #settingsGuard = new LatestOnly();
+  /** any navigation begins a new ticket, so a slow create does not pull the person away */
+  readonly #navigation = new LatestOnly();
+  #toastCount = 0;
+  /** conversations deleted (or being deleted) in this session */
+  readonly #deleted = new Set<string>();
+
+  constructor(theme: ThemeController) {
+    this.#theme = theme;
+  }
+
+  // ------------------------------------------------------------ derived
+
+  get databaseError() {
+    return this.status?.database_error ?? null;
+  }
+
+  get hasProvider(): boolean {
+    return this.providers.length > 0;
+  }
+
+  get openId(): string | null {
+    return this.page.name === "conversation" ? this.page.id : null;
+  }
+
+  /** The open conversation as best known: the loaded detail, else the list entry. */
+  get current(): Conversation | null {
+    const id = this.openId;
+    if (id === null) return null;
+    if (this.detail?.conversation.id === id) return this.detail.conversation;
+    return this.conversations.find((c) => c.id === id) ?? null;
+  }
+
+  kindInfo(kind: string): ProviderKindInfo | undefined {
+    return this.kinds.find((k) => k.kind === kind);
+  }
+
+  // ------------------------------------------------------------ startup
+
+  async start(): Promise<void> {
+    try {
+      this.status = await ipc.appStatus();
+    } catch (err) {
+      this.report(err);
+    }
+    if (this.databaseError) {
+      this.ready = true;
+      return;
+    }
+    await Promise.all([
+      this.refreshConversations(),
+      this.refreshProviders(),
+      this.loadKinds(),
+      this.loadSettings(),
+    ]);
+    this.ready = true;
+  }
+
+  // ------------------------------------------------------------ errors
+
+  /** Shows an error in the toast; never throws. */
+  report(err: unknown): void {
+    const error = toIpcError(err);
+    this.toast = { id: ++this.#toastCount, message: error.message };
+  }
+
+  dismissToast(id: number): void {
+    if (this.toast?.id === id) this.toast = null;
+  }
+
+  // ------------------------------------------------------------ navigation
+
+  #go(page: Page): void {
+    this.#navigation.begin();
+    this.page = page;
+  }
+
+  showWelcome(): void {
+    this.#go({ name: "welcome" });
+    this.detail = null;
+  }
+
+  showProviders(): void {
+    this.#go({ name: "providers" });
+  }
+
+  showSettings(): void {
+    this.#go({ name: "settings" });
+  }
+
+  async openConversation(id: string, known?: ConversationDetail): Promise<void> {
+    this.#go({ name: "conversation", id });
+    this.detail = known ?? (this.detail?.conversation.id === id ? this.detail : null);
+    const isLatest = this.#detailGuard.begin();
+    try {
+      const detail = await ipc.getConversation(id);
+      if (isLatest() && this.openId === id) this.detail = detail;
+    } catch (err) {
+      if (!isLatest() || this.#deleted.has(id)) return;
+      this.report(err);
+      if (err instanceof IpcError && err.kind === "not_found" && this.openId === id) {
+        this.showWelcome();
+        void this.refreshConversations();
+      }
+    }
+  }
+
+  // ------------------------------------------------------------ conversations
+
+  async refreshConversations(): Promise<void> {
+    const isLatest = this.#conversationsGuard.begin();
+    try {
+      const list = await ipc.listConversations();
+      if (isLatest()) this.conversations = this.#withoutDeleted(list);
+    } catch (err) {
+      if (isLatest()) this.report(err);
+    }
+  }
+
+  #withoutDeleted(list: Conversation[]): Conversation[] {
+    return this.#deleted.size === 0 ? list : list.filter((c) => !this.#deleted.has(c.id));
+  }
+
+  /** Creates a conversation and opens it, unless the person went elsewhere meanwhile. */
+  async newConversation(): Promise<void> {
+    const stillWanted = this.#navigation.begin();
+    try {
+      const created = await ipc.createConversation(null);
+      this.conversations = [created, ...this.conversations.filter((c) => c.id !== created.id)];
+      if (stillWanted()) void this.openConversation(created.id, { conversation: created, messages: [] });
+    } catch (err) {
+      this.report(err);
+    }
+    await this.refreshConversations();
+  }
+
+  /**
+   * Renames and shows the title Rust returned (it may be trimmed).
+   * @throws IpcError, for the caller to show beside the title input
+   */
+  async renameConversation(id: string, title: string): Promise<Conversation> {
+    try {
+      const renamed = await ipc.renameConversation(id, title);
+      this.conversations = this.conversations.map((c) => (c.id === renamed.id ? renamed : c));
+      if (this.detail?.conversation.id === renamed.id) {
+        this.detail = { ...this.detail, conversation: renamed };
+      }
+      return renamed;
+    } finally {
+      void this.refreshConversations();
+    }
+  }
+
+  /** Takes the conversation out of the list (and closes it) at once; puts it back if Rust refuses. */
+  async deleteConversation(id: string): Promise<void> {
+    this.#deleted.add(id);
+    this.conversations = this.conversations.filter((c) => c.id !== id);
+    if (this.openId === id) this.showWelcome();
+    try {
+      await ipc.deleteConversation(id);
+    } catch (err) {
+      if (!(err instanceof IpcError && err.kind === "not_found")) this.#deleted.delete(id);
+      this.report(err);
+    }
+    await this.refreshConversations();
+  }
+
+  // ------------------------------------------------------------ providers
+
+  async refreshProviders(): Promise<void> {
+    const isLatest = this.#providersGuard.begin();
+    try {
+      const list = await ipc.listProviders();
+      if (isLatest()) this.providers = list;
+    } catch (err) {
+      if (isLatest()) this.report(err);
+    }
+  }
+
+  async loadKinds(): Promise<void> {
+    try {
+      this.kinds = await ipc.listProviderKinds();
+    } catch (err) {
+      this.report(err);
+    }
+  }
+
+  #replaceProvider(updated: Provider): void {
+    this.providers = this.providers.map((p) => (p.name === updated.name ? updated : p));
+  }
+
+  /**
+   * @throws IpcError, for the form to show beside the field at fault
+   */
+  async addProvider(provider: NewProvider): Promise<Provider> {
+    try {
+      const added = await ipc.addProvider(provider);
+      this.providers = [...this.providers.filter((p) => p.name !== added.name), added];
+      return added;
+    } finally {
+      void this.refreshProviders();
+    }
+  }
+
+  /**
+   * @throws IpcError
+   */
+  async setProviderKey(name: string, apiKey: string): Promise<Provider> {
+    try {
+      const updated = await ipc.setProviderKey(name, apiKey);
+      this.#replaceProvider(updated);
+      return updated;
+    } finally {
+      void this.refreshProviders();
+    }
+  }
+
+  async deleteProviderKey(name: string): Promise<void> {
+    try {
+      this.#replaceProvider(await ipc.deleteProviderKey(name));
+    } catch (err) {
+      this.report(err);
+    }
+    await this.refreshProviders();
+  }
+
+  async removeProvider(name: string): Promise<void> {
+    try {
+      await ipc.removeProvider(name);
+      this.providers = this.providers.filter((p) => p.name !== name);
+    } catch (err) {
+      this.report(err);
+    }
+    // Rust may have cleared a default that named this provider.
+    await Promise.all([this.refreshProviders(), this.loadSettings()]);
+  }
+
+  // ------------------------------------------------------------ settings
+
+  async loadSettings(): Promise<void> {
+    const isLatest = this.#settingsGuard.begin();
+    try {
+      const settings = await ipc.getSettings();
+      if (!isLatest()) return;
+      this.settings = settings;
+      this.settingsLoadFailed = false;
+      this.#theme.set(settings.theme);
+    } catch (err) {
+      if (!isLatest()) return;
+      this.settingsLoadFailed = this.settings === null;
+      this.report(err);
+    }
+  }
+
+  /**
+   * Saves and applies the settings Rust returned.
+   * @throws IpcError, whose `field` names the Settings key at fault
+   */
+  async saveSettings(settings: Settings): Promise<Settings> {
+    const isLatest = this.#settingsGuard.begin();
+    const saved = await ipc.updateSettings(settings);
+    if (isLatest()) {
+      this.settings = saved;
+      this.#theme.set(saved.theme);
+    }
+    return saved;
+  }
+}

@@ -1,0 +1,159 @@
+//! The only module that talks to the Rust side. One typed async function per
+//! command; every rejection becomes an `IpcError`. Components never call
+//! `invoke` themselves (house style, point 14): they go through `AppState`,
+//! which goes through here.
+
+import { invoke } from "@tauri-apps/api/core";
+import type {
+  AppStatus,
+  CommandError,
+  Conversation,
+  ConversationDetail,
+  NewProvider,
+  Provider,
+  ProviderKindInfo,
+  Settings,
+} from "./types";
+
+/** A command failed. `kind` and `field` come straight from the Rust `CommandError`. */
+export class IpcError extends Error {
+  readonly kind: string;
+  readonly field: string | null;
+
+  constructor(kind: string, message: string, field: string | null = null) {
+    super(message);
+    this.name = "IpcError";
+    this.kind = kind;
+    this.field = field;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}
+
+function fromCommandError(value: Record<string, unknown>): IpcError | null {
+  if (typeof value.message !== "string") return null;
+  const kind = typeof value.kind === "string" && value.kind !== "" ? value.kind : "internal";
+  const field = typeof value.field === "string" && value.field !== "" ? value.field : null;
+  return new IpcError(kind, value.message, field);
+}
+
+/**
+ * Turns whatever `invoke` rejected with into an `IpcError`: the usual
+ * `{kind, message, field?}` object, a plain string (or a string holding that
+ * object as JSON), an `Error`, or anything else.
+ */
+export function toIpcError(raw: unknown): IpcError {
+  if (raw instanceof IpcError) return raw;
+  if (typeof raw === "string") {
+    const text = raw.trim();
+    if (text.startsWith("{")) {
+      try {
+        const parsed: unknown = JSON.parse(text);
+        if (isRecord(parsed)) {
+          const err = fromCommandError(parsed);
+          if (err) return err;
+        }
+      } catch {
+        // not JSON: use the text as it is
+      }
+    }
+    return new IpcError("internal", raw);
+  }
+  if (raw instanceof Error) return new IpcError("internal", raw.message);
+  if (isRecord(raw)) {
+    const err = fromCommandError(raw);
+    if (err) return err;
+  }
+  return new IpcError("internal", String(raw));
+}
+
+/** Outside the Tauri webview (a plain browser) there is nothing to invoke. */
+function outsideTheApp(): boolean {
+  return typeof window !== "undefined" && !("__TAURI_INTERNALS__" in window);
+}
+
+async function call<T>(cmd: string, args?: Record<string, unknown>): Promise<T> {
+  try {
+    return await invoke<T>(cmd, args);
+  } catch (raw) {
+    if (raw instanceof TypeError && outsideTheApp()) {
+      throw new IpcError("internal", "Switchboard's backend is not reachable: this page is running outside the app.");
+    }
+    throw toIpcError(raw);
+  }
+}
+
+/** Version, home folder, database and keychain health. */
+export function appStatus(): Promise<AppStatus> {
+  return call("app_status");
+}
+
+/** All conversations, newest first by `updated_at`. */
+export function listConversations(): Promise<Conversation[]> {
+  return call("list_conversations");
+}
+
+/** `null` title: Rust names it "New conversation". */
+export function createConversation(title: string | null): Promise<Conversation> {
+  return call("create_conversation", { title });
+}
+
+/** Rust trims the title and caps it at 200 characters; empty → invalid_input on "title". */
+export function renameConversation(id: string, title: string): Promise<Conversation> {
+  return call("rename_conversation", { id, title });
+}
+
+export function deleteConversation(id: string): Promise<void> {
+  return call("delete_conversation", { id });
+}
+
+export function getConversation(id: string): Promise<ConversationDetail> {
+  return call("get_conversation", { id });
+}
+
+export function listProviderKinds(): Promise<ProviderKindInfo[]> {
+  return call("list_provider_kinds");
+}
+
+export function listProviders(): Promise<Provider[]> {
+  return call("list_providers");
+}
+
+/** If the key cannot be stored in the keychain, nothing is saved (kind "keychain"). */
+export function addProvider(provider: NewProvider): Promise<Provider> {
+  return call("add_provider", { provider });
+}
+
+export function updateProvider(
+  name: string,
+  baseUrl: string | null,
+  defaultModel: string | null,
+): Promise<Provider> {
+  return call("update_provider", { name, baseUrl, defaultModel });
+}
+
+export function setProviderKey(name: string, apiKey: string): Promise<Provider> {
+  return call("set_provider_key", { name, apiKey });
+}
+
+export function deleteProviderKey(name: string): Promise<Provider> {
+  return call("delete_provider_key", { name });
+}
+
+/** Also removes the provider's key from the keychain. */
+export function removeProvider(name: string): Promise<void> {
+  return call("remove_provider", { name });
+}
+
+export function getSettings(): Promise<Settings> {
+  return call("get_settings");
+}
+
+/** invalid_input names the Settings key at fault in `field`. */
+export function updateSettings(settings: Settings): Promise<Settings> {
+  return call("update_settings", { settings });
+}
+
+export type { CommandError };

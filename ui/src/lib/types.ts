@@ -1,0 +1,111 @@
+// Types mirrored from the Rust side (switchboard-core). Keep in step with
+// src-tauri/core/src/{store,providers_config,settings,status}.rs and the
+// commands in src-tauri/commands/.
+
+/** Every command rejects with this shape. */
+export interface CommandError {
+  /** machine-readable: "invalid_input" | "not_found" | "conflict" | "database" | "keychain" | "internal" */
+  kind: string;
+  message: string;
+  /** for "invalid_input": the form field at fault ("name", "base_url", "title", "api_key", ...) */
+  field?: string | null;
+}
+
+export interface Conversation {
+  id: string;
+  title: string;
+  /** milliseconds since the Unix epoch */
+  created_at: number;
+  updated_at: number;
+}
+
+export type Role = "user" | "assistant" | "system" | "tool";
+export type MessageStatus = "streaming" | "complete" | "interrupted" | "error";
+
+export interface Message {
+  id: string;
+  conversation_id: string;
+  role: Role;
+  content: string | null;
+  created_at: number;
+  tool_calls: unknown | null;
+  tool_call_id: string | null;
+  name: string | null;
+  finish_reason: string | null;
+  status: MessageStatus;
+  provider: string | null;
+  model: string | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+}
+
+export interface ConversationDetail {
+  conversation: Conversation;
+  messages: Message[];
+}
+
+export type ProviderKind =
+  | "openai"
+  | "anthropic"
+  | "gemini"
+  | "ollama"
+  | "openrouter"
+  | "openai_compatible";
+
+export interface ProviderKindInfo {
+  kind: ProviderKind;
+  label: string;
+  default_base_url: string;
+  /** false for Ollama (local, no key) */
+  needs_key: boolean;
+}
+
+export interface Provider {
+  id: string;
+  name: string;
+  kind: ProviderKind;
+  base_url: string;
+  default_model: string | null;
+  /** whether a key is stored in the OS keychain; the key itself never reaches the UI */
+  has_key: boolean;
+  created_at: number;
+}
+
+export interface NewProvider {
+  name: string;
+  kind: ProviderKind;
+  /** empty or missing: the kind's default */
+  base_url?: string | null;
+  default_model?: string | null;
+  /** goes straight to the OS keychain */
+  api_key?: string | null;
+}
+
+export type Theme = "light" | "dark" | "system";
+
+export interface Settings {
+  theme: Theme;
+  default_provider: string | null;
+  default_model: string | null;
+  /** 1..=100, default 10 */
+  max_rounds: number;
+  /** 1..=3600, default 60 */
+  tool_timeout_secs: number;
+  /** 10..=86400, default 600 */
+  run_time_limit_secs: number;
+}
+
+export interface KeychainStatus {
+  available: boolean;
+  /** human text: which backend, or why none is reachable */
+  message: string;
+}
+
+export interface AppStatus {
+  version: string;
+  /** the home folder in use (SWITCHBOARD_HOME or the OS default) */
+  home: string;
+  /** null when the database opened; else why it could not (the app shows it and does not touch the file) */
+  database_error: CommandError | null;
+  keychain: KeychainStatus;
+}

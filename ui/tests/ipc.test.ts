@@ -1,0 +1,108 @@
+import { beforeEach, describe, expect, it, vi } from "vitest";
+
+vi.mock("@tauri-apps/api/core", () => ({ invoke: vi.fn() }));
+
+import { invoke } from "@tauri-apps/api/core";
+import * as ipc from "../src/lib/ipc";
+import { IpcError } from "../src/lib/ipc";
+
+const invokeMock = vi.mocked(invoke);
+
+beforeEach(() => {
+  invokeMock.mockReset();
+});
+
+describe("ipc", () => {
+  it("turns a rejected {kind,message,field} into an IpcError", async () => {
+    invokeMock.mockRejectedValueOnce({ kind: "invalid_input", message: "Name is empty.", field: "name" });
+    const error = await ipc.listProviders().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(IpcError);
+    expect(error).toMatchObject({ kind: "invalid_input", message: "Name is empty.", field: "name" });
+  });
+
+  it("gives an IpcError without a field a null field", async () => {
+    invokeMock.mockRejectedValueOnce({ kind: "not_found", message: "No such conversation." });
+    const error = (await ipc.getConversation("x").catch((e: unknown) => e)) as IpcError;
+    expect(error.kind).toBe("not_found");
+    expect(error.field).toBeNull();
+  });
+
+  it("turns a rejected plain string into an IpcError of kind internal", async () => {
+    invokeMock.mockRejectedValueOnce("command list_things not found");
+    const error = (await ipc.appStatus().catch((e: unknown) => e)) as IpcError;
+    expect(error).toBeInstanceOf(IpcError);
+    expect(error.kind).toBe("internal");
+    expect(error.message).toBe("command list_things not found");
+  });
+
+  it("reads a string holding a JSON command error as that error", async () => {
+    invokeMock.mockRejectedValueOnce('{"kind":"conflict","message":"Name taken.","field":"name"}');
+    const error = (await ipc.addProvider({ name: "a", kind: "openai" }).catch((e: unknown) => e)) as IpcError;
+    expect(error).toMatchObject({ kind: "conflict", message: "Name taken.", field: "name" });
+  });
+
+  it("turns a thrown Error into an IpcError with its message", async () => {
+    invokeMock.mockRejectedValueOnce(new RangeError("too deep"));
+    const error = (await ipc.appStatus().catch((e: unknown) => e)) as IpcError;
+    expect(error).toBeInstanceOf(IpcError);
+    expect(error.message).toBe("too deep");
+  });
+
+  it("explains a missing backend when the page runs outside the app", async () => {
+    invokeMock.mockRejectedValueOnce(new TypeError("Cannot read properties of undefined (reading 'invoke')"));
+    const error = (await ipc.appStatus().catch((e: unknown) => e)) as IpcError;
+    expect(error.message).toBe("Switchboard's backend is not reachable: this page is running outside the app.");
+  });
+
+  it("returns what the command resolved with", async () => {
+    const conversations = [{ id: "a", title: "T", created_at: 1, updated_at: 2 }];
+    invokeMock.mockResolvedValueOnce(conversations);
+    await expect(ipc.listConversations()).resolves.toEqual(conversations);
+  });
+
+  it("calls each command by its Rust name with camelCase argument keys", async () => {
+    invokeMock.mockResolvedValue(null);
+    const settings = {
+      theme: "dark" as const,
+      default_provider: null,
+      default_model: null,
+      max_rounds: 10,
+      tool_timeout_secs: 60,
+      run_time_limit_secs: 600,
+    };
+    const provider = { name: "Work", kind: "openai" as const, base_url: null, default_model: "gpt", api_key: "sk" };
+    await ipc.appStatus();
+    await ipc.listConversations();
+    await ipc.createConversation(null);
+    await ipc.renameConversation("c1", "New title");
+    await ipc.deleteConversation("c1");
+    await ipc.getConversation("c1");
+    await ipc.listProviderKinds();
+    await ipc.listProviders();
+    await ipc.addProvider(provider);
+    await ipc.updateProvider("Work", null, "gpt-4o");
+    await ipc.setProviderKey("Work", "sk-new");
+    await ipc.deleteProviderKey("Work");
+    await ipc.removeProvider("Work");
+    await ipc.getSettings();
+    await ipc.updateSettings(settings);
+
+    expect(invokeMock.mock.calls).toEqual([
+      ["app_status", undefined],
+      ["list_conversations", undefined],
+      ["create_conversation", { title: null }],
+      ["rename_conversation", { id: "c1", title: "New title" }],
+      ["delete_conversation", { id: "c1" }],
+      ["get_conversation", { id: "c1" }],
+      ["list_provider_kinds", undefined],
+      ["list_providers", undefined],
+      ["add_provider", { provider }],
+      ["update_provider", { name: "Work", baseUrl: null, defaultModel: "gpt-4o" }],
+      ["set_provider_key", { name: "Work", apiKey: "sk-new" }],
+      ["delete_provider_key", { name: "Work" }],
+      ["remove_provider", { name: "Work" }],
+      ["get_settings", undefined],
+      ["update_settings", { settings }],
+    ]);
+  });
+});

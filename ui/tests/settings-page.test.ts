@@ -1,0 +1,101 @@
+// The Settings page against an in-memory backend.
+import { beforeEach, describe, expect, it, vi } from "vitest";
+
+vi.mock("@tauri-apps/api/core", () => ({ invoke: vi.fn() }));
+
+import { render, screen, waitFor } from "@testing-library/svelte";
+import userEvent from "@testing-library/user-event";
+import { invoke } from "@tauri-apps/api/core";
+import App from "../src/App.svelte";
+import { AppState } from "../src/lib/app-state.svelte";
+import { ThemeController } from "../src/lib/theme";
+import { FakeBackend, FakeDarkQuery } from "./fake-backend";
+
+let backend: FakeBackend;
+
+beforeEach(() => {
+  backend = new FakeBackend();
+  vi.mocked(invoke).mockReset();
+  vi.mocked(invoke).mockImplementation(backend.invoke as typeof invoke);
+});
+
+async function openSettings() {
+  const app = new AppState(new ThemeController(document.documentElement, new FakeDarkQuery(false).matchMedia));
+  const user = userEvent.setup();
+  render(App, { props: { app } });
+  await waitFor(() => expect(app.ready).toBe(true));
+  await user.click(screen.getByTestId("nav-settings"));
+  const form = screen.getByTestId("settings-form");
+  const field = (name: string) => form.querySelector(`[name="${name}"]`) as HTMLInputElement | HTMLSelectElement;
+  return { app, user, field };
+}
+
+describe("settings", () => {
+  it("shows the run time limit in minutes and the saved values", async () => {
+    backend.addProviderRecord("Work");
+    backend.settings = { ...backend.settings, default_provider: "Work", run_time_limit_secs: 1800, max_rounds: 7 };
+    const { field } = await openSettings();
+    expect(field("theme").value).toBe("system");
+    expect([...(field("theme") as HTMLSelectElement).options].map((o) => o.value)).toEqual(["light", "dark", "system"]);
+    expect(field("default_provider").value).toBe("Work");
+    expect(field("max_rounds").value).toBe("7");
+    expect(field("tool_timeout_secs").value).toBe("60");
+    expect(field("run_time_limit_minutes").value).toBe("30");
+  });
+
+  it("saves minutes as seconds, applies the theme and says Saved", async () => {
+    backend.addProviderRecord("Work");
+    const { user, field } = await openSettings();
+    await user.selectOptions(field("theme"), "dark");
+    await user.selectOptions(field("default_provider"), "Work");
+    await user.type(field("default_model"), "gpt-4o");
+    await user.clear(field("run_time_limit_minutes"));
+    await user.type(field("run_time_limit_minutes"), "45");
+    await user.click(screen.getByTestId("settings-save"));
+
+    await screen.findByTestId("settings-saved");
+    expect(backend.callsTo("update_settings")[0].args).toEqual({
+      settings: {
+        theme: "dark",
+        default_provider: "Work",
+        default_model: "gpt-4o",
+        max_rounds: 10,
+        tool_timeout_secs: 60,
+        run_time_limit_secs: 2700,
+      },
+    });
+    expect(document.documentElement.dataset.theme).toBe("dark");
+
+    await user.type(field("max_rounds"), "1");
+    expect(screen.queryByTestId("settings-saved")).toBeNull();
+  });
+
+  it("refuses out-of-range limits beside their fields without saving", async () => {
+    const { user, field } = await openSettings();
+    await user.clear(field("max_rounds"));
+    await user.type(field("max_rounds"), "101");
+    await user.clear(field("tool_timeout_secs"));
+    await user.clear(field("run_time_limit_minutes"));
+    await user.type(field("run_time_limit_minutes"), "1441");
+    await user.click(screen.getByTestId("settings-save"));
+    expect(screen.getByTestId("error-max_rounds").textContent).toContain("1 to 100");
+    expect(screen.getByTestId("error-tool_timeout_secs")).toBeTruthy();
+    expect(screen.getByTestId("error-run_time_limit_minutes").textContent).toContain("1 to 1440");
+    expect(backend.callsTo("update_settings")).toHaveLength(0);
+    expect(screen.queryByTestId("settings-saved")).toBeNull();
+  });
+
+  it("shows a server error on run_time_limit_secs beside the minutes field", async () => {
+    backend.failures.set("update_settings", {
+      kind: "invalid_input",
+      message: "The run time limit is out of range.",
+      field: "run_time_limit_secs",
+    });
+    const { user } = await openSettings();
+    await user.click(screen.getByTestId("settings-save"));
+    expect((await screen.findByTestId("error-run_time_limit_minutes")).textContent).toBe(
+      "The run time limit is out of range.",
+    );
+    expect(screen.queryByTestId("settings-saved")).toBeNull();
+  });
+});

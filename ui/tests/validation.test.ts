@@ -1,0 +1,94 @@
+import { describe, expect, it } from "vitest";
+import {
+  draftToSettings,
+  emptyProviderDraft,
+  isHttpUrl,
+  settingsInputFor,
+  settingsToDraft,
+  toNewProvider,
+  validateProviderDraft,
+  validateSettingsDraft,
+} from "../src/lib/validation";
+import { KINDS } from "./fake-backend";
+
+const OPENAI = KINDS[0];
+const OLLAMA = KINDS[2];
+
+describe("provider form checks", () => {
+  it("the base URL check accepts http and https only", () => {
+    expect(isHttpUrl("https://api.openai.com/v1")).toBe(true);
+    expect(isHttpUrl("http://localhost:11434")).toBe(true);
+    expect(isHttpUrl("  HTTPS://Example.com  ")).toBe(true);
+    expect(isHttpUrl("ftp://example.com")).toBe(false);
+    expect(isHttpUrl("api.openai.com")).toBe(false);
+    expect(isHttpUrl("javascript:alert(1)")).toBe(false);
+    expect(isHttpUrl("https://")).toBe(false);
+    expect(isHttpUrl("")).toBe(false);
+  });
+
+  it("refuses an empty name and a non-http base URL, and allows an empty base URL", () => {
+    const draft = { ...emptyProviderDraft("openai"), name: "   ", base_url: "file:///etc" };
+    expect(Object.keys(validateProviderDraft(draft)).sort()).toEqual(["base_url", "name"]);
+    expect(validateProviderDraft({ ...draft, name: "Work", base_url: "" })).toEqual({});
+  });
+
+  it("sends empty optional fields as null and trims the name", () => {
+    const draft = { ...emptyProviderDraft("openai"), name: "  Work ", api_key: "sk-1" };
+    expect(toNewProvider(draft, OPENAI)).toEqual({
+      name: "Work",
+      kind: "openai",
+      base_url: null,
+      default_model: null,
+      api_key: "sk-1",
+    });
+  });
+
+  it("leaves the key out for a kind that needs none", () => {
+    const draft = { ...emptyProviderDraft("ollama"), name: "Local", api_key: "left over" };
+    expect(toNewProvider(draft, OLLAMA).api_key).toBeNull();
+  });
+});
+
+describe("settings checks", () => {
+  const settings = {
+    theme: "dark" as const,
+    default_provider: "Work",
+    default_model: null,
+    max_rounds: 10,
+    tool_timeout_secs: 60,
+    run_time_limit_secs: 600,
+  };
+
+  it("shows the run time limit in minutes and stores it in seconds", () => {
+    const draft = settingsToDraft(settings);
+    expect(draft.run_time_limit_minutes).toBe(10);
+    expect(draft.default_model).toBe("");
+    expect(draftToSettings({ ...draft, run_time_limit_minutes: 90 })).toEqual({
+      ...settings,
+      run_time_limit_secs: 5400,
+    });
+  });
+
+  it("sends no default provider as null", () => {
+    const draft = { ...settingsToDraft(settings), default_provider: "" };
+    expect(draftToSettings(draft).default_provider).toBeNull();
+  });
+
+  it("accepts the limits at their bounds and refuses just past them", () => {
+    const base = settingsToDraft(settings);
+    const ok = [
+      { max_rounds: 1, tool_timeout_secs: 1, run_time_limit_minutes: 1 },
+      { max_rounds: 100, tool_timeout_secs: 3600, run_time_limit_minutes: 1440 },
+    ];
+    for (const limits of ok) expect(validateSettingsDraft({ ...base, ...limits })).toEqual({});
+    const bad = validateSettingsDraft({ ...base, max_rounds: 101, tool_timeout_secs: 0, run_time_limit_minutes: 1441 });
+    expect(Object.keys(bad).sort()).toEqual(["max_rounds", "run_time_limit_minutes", "tool_timeout_secs"]);
+    expect(validateSettingsDraft({ ...base, max_rounds: null }).max_rounds).toMatch(/Enter/);
+    expect(validateSettingsDraft({ ...base, max_rounds: 2.5 }).max_rounds).toMatch(/whole number/);
+  });
+
+  it("shows an error Rust reports on run_time_limit_secs beside the minutes field", () => {
+    expect(settingsInputFor("run_time_limit_secs")).toBe("run_time_limit_minutes");
+    expect(settingsInputFor("max_rounds")).toBe("max_rounds");
+  });
+});

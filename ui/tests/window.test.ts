@@ -1,0 +1,272 @@
+// The whole window against an in-memory backend: what a person sees and does.
+import { beforeEach, describe, expect, it, vi } from "vitest";
+
+vi.mock("@tauri-apps/api/core", () => ({ invoke: vi.fn() }));
+
+import { fireEvent, render, screen, waitFor, within } from "@testing-library/svelte";
+import userEvent from "@testing-library/user-event";
+import { invoke } from "@tauri-apps/api/core";
+import App from "../src/App.svelte";
+import { AppState } from "../src/lib/app-state.svelte";
+import { ThemeController } from "../src/lib/theme";
+import { FakeBackend, FakeDarkQuery } from "./fake-backend";
+
+let backend: FakeBackend;
+
+beforeEach(() => {
+  backend = new FakeBackend();
+  vi.mocked(invoke).mockReset();
+  vi.mocked(invoke).mockImplementation(backend.invoke as typeof invoke);
+});
+
+async function openWindow() {
+  const app = new AppState(new ThemeController(document.documentElement, new FakeDarkQuery(false).matchMedia));
+  const user = userEvent.setup();
+  const view = render(App, { props: { app } });
+  await waitFor(() => expect(app.ready).toBe(true));
+  return { app, user, ...view };
+}
+
+function items(): HTMLElement[] {
+  return screen.queryAllByTestId("conversation-item");
+}
+
+describe("sidebar and conversations", () => {
+  it("lists conversations newest first, highlights the open one, and keeps the full title in a tooltip", async () => {
+    backend.addConversation("Older");
+    const long = backend.addConversation("A very long conversation title ".repeat(5).trim());
+    const { user } = await openWindow();
+
+    expect(items().map((i) => within(i).getByTestId("conversation-title").textContent)).toEqual([
+      long.title,
+      "Older",
+    ]);
+    expect(within(items()[0]).getByTestId("conversation-title").getAttribute("title")).toBe(long.title);
+    expect(items()[0].dataset.id).toBe(long.id);
+
+    await user.click(items()[1]);
+    expect(items()[1].getAttribute("aria-current")).toBe("page");
+    expect(items()[0].getAttribute("aria-current")).toBeNull();
+    expect(await screen.findByTestId("conversation-header-title")).toHaveProperty("textContent", "Older");
+  });
+
+  it("shows the welcome state when nothing is open, and an empty message list for a new conversation", async () => {
+    const { user } = await openWindow();
+    expect(screen.getByTestId("welcome")).toBeTruthy();
+
+    await user.click(screen.getByTestId("new-conversation"));
+    await waitFor(() => expect(items()).toHaveLength(1));
+    expect(screen.queryByTestId("welcome")).toBeNull();
+    expect(screen.getByTestId("conversation-header-title").textContent?.trim()).toBe("New conversation");
+    await waitFor(() => expect(screen.getByTestId("message-list").textContent).toContain("No messages yet"));
+  });
+
+  it("Ctrl+N starts a new conversation", async () => {
+    await openWindow();
+    await fireEvent.keyDown(window, { key: "n", ctrlKey: true });
+    await waitFor(() => expect(items()).toHaveLength(1));
+    expect(backend.callsTo("create_conversation")).toHaveLength(1);
+  });
+
+  it("renders model text as plain text, never as HTML", async () => {
+    const conversation = backend.addConversation("Chat");
+    backend.messages[conversation.id] = [
+      {
+        id: "m1",
+        conversation_id: conversation.id,
+        role: "assistant",
+        content: '<img src=x onerror="alert(1)"><b>bold</b>',
+        created_at: 1,
+        tool_calls: null,
+        tool_call_id: null,
+        name: null,
+        finish_reason: "stop",
+        status: "complete",
+        provider: null,
+        model: null,
+        input_tokens: null,
+        output_tokens: null,
+      },
+    ];
+    const { user } = await openWindow();
+    await user.click(items()[0]);
+    const list = await screen.findByTestId("message-list");
+    await waitFor(() => expect(list.textContent).toContain("<b>bold</b>"));
+    expect(list.querySelector("img")).toBeNull();
+    expect(list.querySelector("b")).toBeNull();
+    expect(list.textContent).toContain("Assistant");
+  });
+});
+
+describe("rename", () => {
+  it("Enter saves and the header shows the title Rust returned", async () => {
+    backend.addConversation("Draft");
+    const { user } = await openWindow();
+    await user.click(items()[0]);
+    await user.click(await screen.findByTestId("rename-conversation"));
+    const input = screen.getByTestId("rename-input") as HTMLInputElement;
+    expect(input.value).toBe("Draft");
+    expect(document.activeElement).toBe(input);
+    await user.clear(input);
+    await user.type(input, "  Trip plans  {Enter}");
+    await waitFor(() => expect(screen.getByTestId("conversation-header-title").textContent?.trim()).toBe("Trip plans"));
+    expect(backend.callsTo("rename_conversation")[0].args).toEqual({ id: backend.conversations[0].id, title: "  Trip plans  " });
+    await waitFor(() => expect(within(items()[0]).getByTestId("conversation-title").textContent).toBe("Trip plans"));
+  });
+
+  it("Esc cancels without saving", async () => {
+    backend.addConversation("Keep me");
+    const { user } = await openWindow();
+    await user.click(items()[0]);
+    await user.click(await screen.findByTestId("rename-conversation"));
+    await user.type(screen.getByTestId("rename-input"), " changed{Escape}");
+    expect(screen.queryByTestId("rename-input")).toBeNull();
+    expect(screen.getByTestId("conversation-header-title").textContent?.trim()).toBe("Keep me");
+    expect(backend.callsTo("rename_conversation")).toHaveLength(0);
+  });
+
+  it("shows Rust's title error beside the input", async () => {
+    backend.addConversation("Titled");
+    backend.failures.set("rename_conversation", { kind: "invalid_input", message: "Too odd.", field: "title" });
+    const { user } = await openWindow();
+    await user.click(items()[0]);
+    await user.click(await screen.findByTestId("rename-conversation"));
+    await user.type(screen.getByTestId("rename-input"), "x");
+    await user.click(screen.getByTestId("rename-save"));
+    expect((await screen.findByTestId("error-title")).textContent).toBe("Too odd.");
+    expect(screen.getByTestId("rename-input")).toBeTruthy();
+  });
+});
+
+describe("delete", () => {
+  it("asks in an in-app dialog; Cancel and Esc keep the conversation", async () => {
+    backend.addConversation("Precious");
+    const { user } = await openWindow();
+    await user.click(items()[0]);
+    await user.click(await screen.findByTestId("delete-conversation"));
+    const dialog = screen.getByTestId("confirm-dialog");
+    expect(dialog.getAttribute("aria-modal")).toBe("true");
+    expect(document.activeElement).toBe(screen.getByTestId("confirm-cancel"));
+    await user.click(screen.getByTestId("confirm-cancel"));
+    expect(screen.queryByTestId("confirm-dialog")).toBeNull();
+
+    await user.click(screen.getByTestId("delete-conversation"));
+    await user.keyboard("{Escape}");
+    expect(screen.queryByTestId("confirm-dialog")).toBeNull();
+    expect(backend.callsTo("delete_conversation")).toHaveLength(0);
+  });
+
+  it("keeps Tab inside the dialog", async () => {
+    backend.addConversation("Tabs");
+    const { user } = await openWindow();
+    await user.click(items()[0]);
+    await user.click(await screen.findByTestId("delete-conversation"));
+    const cancel = screen.getByTestId("confirm-cancel");
+    const ok = screen.getByTestId("confirm-ok");
+    expect(document.activeElement).toBe(cancel);
+    await user.tab();
+    expect(document.activeElement).toBe(ok);
+    await user.tab();
+    expect(document.activeElement).toBe(cancel);
+    await user.tab({ shift: true });
+    expect(document.activeElement).toBe(ok);
+  });
+
+  it("deleting the open conversation returns to welcome and the list stays usable", async () => {
+    backend.addConversation("Other");
+    backend.addConversation("Doomed");
+    const { user } = await openWindow();
+    await user.click(items()[0]);
+    await user.click(await screen.findByTestId("delete-conversation"));
+    await user.click(screen.getByTestId("confirm-ok"));
+    await waitFor(() => expect(screen.getByTestId("welcome")).toBeTruthy());
+    expect(items()).toHaveLength(1);
+    await user.click(items()[0]);
+    await waitFor(() => expect(screen.getByTestId("conversation-header-title").textContent?.trim()).toBe("Other"));
+  });
+});
+
+describe("bursts", () => {
+  it("rapid open, delete, confirm deletes each conversation exactly once and settles on what Rust has", async () => {
+    for (let i = 0; i < 8; i++) backend.addConversation(`Chat ${i}`);
+    const { user } = await openWindow();
+    // Rust answers slowly, so every click lands while earlier calls are still in flight.
+    backend.delay = (cmd) => (cmd === "list_conversations" ? 25 : 15);
+    for (let i = 0; i < 5; i++) {
+      await user.click(items()[0]);
+      await user.click(screen.getByTestId("delete-conversation"));
+      await user.click(screen.getByTestId("confirm-ok"));
+    }
+    const deleted = backend.callsTo("delete_conversation").map((c) => c.args?.id);
+    expect(new Set(deleted).size).toBe(5);
+    await waitFor(() => expect(backend.conversations).toHaveLength(3));
+    await waitFor(() =>
+      expect(items().map((i) => i.dataset.id)).toEqual(
+        [...backend.conversations].sort((a, b) => b.updated_at - a.updated_at).map((c) => c.id),
+      ),
+    );
+    expect(screen.queryByTestId("error-toast")).toBeNull();
+  });
+
+  it("many quick creates all show up, and the last one is open", async () => {
+    const { user } = await openWindow();
+    backend.delay = (cmd) => (cmd === "list_conversations" ? 20 : 5);
+    for (let i = 0; i < 10; i++) await user.click(screen.getByTestId("new-conversation"));
+    await waitFor(() => expect(items()).toHaveLength(10));
+    await waitFor(() => expect(new Set(items().map((i) => i.dataset.id)).size).toBe(10));
+    const newest = [...backend.conversations].sort((a, b) => b.updated_at - a.updated_at)[0];
+    await waitFor(() => expect(items()[0].dataset.id).toBe(newest.id));
+    await waitFor(() => expect(items()[0].getAttribute("aria-current")).toBe("page"));
+  });
+});
+
+describe("composer", () => {
+  it("is disabled with a hint when there is no provider, and the hint opens Providers", async () => {
+    backend.addConversation("Chat");
+    const { user } = await openWindow();
+    await user.click(items()[0]);
+    const input = (await screen.findByTestId("composer-input")) as HTMLTextAreaElement;
+    expect(input.disabled).toBe(true);
+    expect((screen.getByTestId("composer-send") as HTMLButtonElement).disabled).toBe(true);
+    const hint = screen.getByTestId("composer-hint");
+    expect(hint.textContent).toContain("Add a provider to start chatting");
+    await user.click(within(hint).getByRole("button"));
+    expect(screen.getByTestId("provider-form")).toBeTruthy();
+  });
+
+  it("with a provider, lets you type but keeps Send disabled until the chat engine exists", async () => {
+    backend.addProviderRecord("Work");
+    backend.addConversation("Chat");
+    const { user } = await openWindow();
+    await user.click(items()[0]);
+    const input = (await screen.findByTestId("composer-input")) as HTMLTextAreaElement;
+    expect(input.disabled).toBe(false);
+    await user.type(input, "Hello{Shift>}{Enter}{/Shift}there{Enter}");
+    expect(input.value).toBe("Hello\nthere");
+    expect((screen.getByTestId("composer-send") as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.getByTestId("composer-hint").textContent).toContain(
+      "Sending arrives with the chat engine (not in this build)",
+    );
+  });
+});
+
+describe("failures", () => {
+  it("shows a command error in the toast without breaking the window", async () => {
+    backend.failures.set("create_conversation", { kind: "database", message: "disk full" });
+    const { user } = await openWindow();
+    await user.click(screen.getByTestId("new-conversation"));
+    expect((await screen.findByTestId("error-toast")).textContent).toContain("disk full");
+    expect(screen.getByTestId("welcome")).toBeTruthy();
+  });
+
+  it("shows the database error page instead of the normal UI", async () => {
+    backend.status.database_error = { kind: "database", message: "database disk image is malformed" };
+    await openWindow();
+    const page = screen.getByTestId("database-error");
+    expect(page.textContent).toContain("Switchboard can't open its database");
+    expect(page.textContent).toContain("database disk image is malformed");
+    expect(page.textContent).toContain("/home/test/.switchboard");
+    expect(page.textContent).toContain("left untouched");
+    expect(screen.queryByTestId("new-conversation")).toBeNull();
+  });
+});

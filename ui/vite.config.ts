@@ -1,0 +1,25 @@
+// Vite builds the web UI into ui/dist, which Tauri serves from its own origin.
+// The same file configures Vitest (jsdom) for the unit tests in ui/tests.
+import { defineConfig } from "vitest/config";
+import { svelte } from "@sveltejs/vite-plugin-svelte";
+import { svelteTesting } from "@testing-library/svelte/vite";
+
+export default defineConfig({
+  plugins: [svelte(), svelteTesting()],
+  clearScreen: false,
+  server: {
+    port: 1420,
+    strictPort: true,
+  },
+  build: {
+    outDir: "dist",
+    emptyOutDir: true,
+    // Webviews support <link rel="modulepreload">; the polyfill is not needed.
+    modulePreload: { polyfill: false },
+  },
+  test: {
+    environment: "jsdom",
+    include: ["tests/**/*.test.ts"],
+    setupFiles: ["tests/setup.ts"],
+  },
+});

@@ -86,6 +86,10 @@ case "${1:-}" in
     cargo fmt --all -- --check
     say "clippy"
     cargo clippy --workspace --all-targets --quiet -- -D warnings
+    say "the core crate stays Tauri-free"
+    if cargo tree -p switchboard-core -e normal,build --prefix none | grep -E '^(tauri|wry|webkit2gtk|gtk) '; then
+      die "switchboard-core depends on Tauri or WebKit"
+    fi
     say "core tests (no WebKit)"
     cargo test -p switchboard-core --quiet
     say "app crate tests"

@@ -84,6 +84,9 @@ export async function launch(home, env = {}) {
     home,
     log,
     async screenshot(name) {
+      // Let the page render its latest state before the picture is taken.
+      await browser.executeAsync((done) => requestAnimationFrame(() => requestAnimationFrame(() => done())));
+      await sleep(250);
       const file = path.join(ARTIFACTS, `${name}.png`);
       await browser.saveScreenshot(file);
       return file;

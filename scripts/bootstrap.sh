@@ -45,11 +45,14 @@ check_toolchains() {
     || die "Node.js $(node --version) is too old: Switchboard's UI build needs >= 20.19"
 }
 
-npm_install() { # DIR: install exactly what the lock file says, unless already installed from it
+# `npm install` rather than `npm ci`: the lock files leave registry addresses out, and npm then
+# records no entries for other platforms' optional binaries (@tauri-apps/cli-*), which `npm ci`
+# refuses as "out of sync". `npm install` installs the locked versions and leaves the lock as it is.
+npm_install() { # DIR: install what the lock file says, unless already installed from it
   local dir=$1 stamp="$1/node_modules/.switchboard-lock"
   if [ ! -f "$stamp" ] || ! cmp -s "$dir/package-lock.json" "$stamp"; then
     say "installing npm packages in $dir"
-    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+    (cd "$dir" && npm install --no-audit --no-fund --loglevel=error)
     cp "$dir/package-lock.json" "$stamp"
   fi
 }

@@ -5,7 +5,8 @@ vi.mock("@tauri-apps/api/core", () => ({ invoke: vi.fn() }));
 import { invoke } from "@tauri-apps/api/core";
 import { AppState } from "../src/lib/app-state.svelte";
 import { ThemeController } from "../src/lib/theme";
-import { FakeBackend, FakeDarkQuery } from "./fake-backend";
+import { FakeDarkQuery, type FakeBackend } from "./fake-backend";
+import { installFakeBackend } from "./render-app";
 
 let backend: FakeBackend;
 let query: FakeDarkQuery;
@@ -21,10 +22,8 @@ function deferred<T>() {
 }
 
 beforeEach(() => {
-  backend = new FakeBackend();
+  backend = installFakeBackend();
   query = new FakeDarkQuery(false);
-  vi.mocked(invoke).mockReset();
-  vi.mocked(invoke).mockImplementation(backend.invoke as typeof invoke);
 });
 
 describe("the conversation list", () => {

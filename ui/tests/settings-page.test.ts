@@ -3,27 +3,18 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => ({ invoke: vi.fn() }));
 
-import { render, screen, waitFor } from "@testing-library/svelte";
-import userEvent from "@testing-library/user-event";
-import { invoke } from "@tauri-apps/api/core";
-import App from "../src/App.svelte";
-import { AppState } from "../src/lib/app-state.svelte";
-import { ThemeController } from "../src/lib/theme";
-import { FakeBackend, FakeDarkQuery } from "./fake-backend";
+import { screen } from "@testing-library/svelte";
+import type { FakeBackend } from "./fake-backend";
+import { installFakeBackend, renderApp } from "./render-app";
 
 let backend: FakeBackend;
 
 beforeEach(() => {
-  backend = new FakeBackend();
-  vi.mocked(invoke).mockReset();
-  vi.mocked(invoke).mockImplementation(backend.invoke as typeof invoke);
+  backend = installFakeBackend();
 });
 
 async function openSettings() {
-  const app = new AppState(new ThemeController(document.documentElement, new FakeDarkQuery(false).matchMedia));
-  const user = userEvent.setup();
-  render(App, { props: { app } });
-  await waitFor(() => expect(app.ready).toBe(true));
+  const { app, user } = await renderApp();
   await user.click(screen.getByTestId("nav-settings"));
   const form = screen.getByTestId("settings-form");
   const field = (name: string) => form.querySelector(`[name="${name}"]`) as HTMLInputElement | HTMLSelectElement;

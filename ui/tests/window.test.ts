@@ -3,29 +3,15 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => ({ invoke: vi.fn() }));
 
-import { fireEvent, render, screen, waitFor, within } from "@testing-library/svelte";
-import userEvent from "@testing-library/user-event";
-import { invoke } from "@tauri-apps/api/core";
-import App from "../src/App.svelte";
-import { AppState } from "../src/lib/app-state.svelte";
-import { ThemeController } from "../src/lib/theme";
-import { FakeBackend, FakeDarkQuery } from "./fake-backend";
+import { fireEvent, screen, waitFor, within } from "@testing-library/svelte";
+import type { FakeBackend } from "./fake-backend";
+import { installFakeBackend, renderApp } from "./render-app";
 
 let backend: FakeBackend;
 
 beforeEach(() => {
-  backend = new FakeBackend();
-  vi.mocked(invoke).mockReset();
-  vi.mocked(invoke).mockImplementation(backend.invoke as typeof invoke);
+  backend = installFakeBackend();
 });
-
-async function openWindow() {
-  const app = new AppState(new ThemeController(document.documentElement, new FakeDarkQuery(false).matchMedia));
-  const user = userEvent.setup();
-  const view = render(App, { props: { app } });
-  await waitFor(() => expect(app.ready).toBe(true));
-  return { app, user, ...view };
-}
 
 function items(): HTMLElement[] {
   return screen.queryAllByTestId("conversation-item");
@@ -35,7 +21,7 @@ describe("sidebar and conversations", () => {
   it("lists conversations newest first, highlights the open one, and keeps the full title in a tooltip", async () => {
     backend.addConversation("Older");
     const long = backend.addConversation("A very long conversation title ".repeat(5).trim());
-    const { user } = await openWindow();
+    const { user } = await renderApp();
 
     expect(items().map((i) => within(i).getByTestId("conversation-title").textContent)).toEqual([
       long.title,
@@ -51,7 +37,7 @@ describe("sidebar and conversations", () => {
   });
 
   it("shows the welcome state when nothing is open, and an empty message list for a new conversation", async () => {
-    const { user } = await openWindow();
+    const { user } = await renderApp();
     expect(screen.getByTestId("welcome")).toBeTruthy();
 
     await user.click(screen.getByTestId("new-conversation"));
@@ -62,7 +48,7 @@ describe("sidebar and conversations", () => {
   });
 
   it("Ctrl+N starts a new conversation", async () => {
-    await openWindow();
+    await renderApp();
     await fireEvent.keyDown(window, { key: "n", ctrlKey: true });
     await waitFor(() => expect(items()).toHaveLength(1));
     expect(backend.callsTo("create_conversation")).toHaveLength(1);
@@ -88,7 +74,7 @@ describe("sidebar and conversations", () => {
         output_tokens: null,
       },
     ];
-    const { user } = await openWindow();
+    const { user } = await renderApp();
     await user.click(items()[0]);
     const list = await screen.findByTestId("message-list");
     await waitFor(() => expect(list.textContent).toContain("<b>bold</b>"));
@@ -101,7 +87,7 @@ describe("sidebar and conversations", () => {
 describe("rename", () => {
   it("Enter saves and the header shows the title Rust returned", async () => {
     backend.addConversation("Draft");
-    const { user } = await openWindow();
+    const { user } = await renderApp();
     await user.click(items()[0]);
     await user.click(await screen.findByTestId("rename-conversation"));
     const input = screen.getByTestId("rename-input") as HTMLInputElement;
@@ -116,7 +102,7 @@ describe("rename", () => {
 
   it("Esc cancels without saving", async () => {
     backend.addConversation("Keep me");
-    const { user } = await openWindow();
+    const { user } = await renderApp();
     await user.click(items()[0]);
     await user.click(await screen.findByTestId("rename-conversation"));
     await user.type(screen.getByTestId("rename-input"), " changed{Escape}");
@@ -128,7 +114,7 @@ describe("rename", () => {
   it("shows Rust's title error beside the input", async () => {
     backend.addConversation("Titled");
     backend.failures.set("rename_conversation", { kind: "invalid_input", message: "Too odd.", field: "title" });
-    const { user } = await openWindow();
+    const { user } = await renderApp();
     await user.click(items()[0]);
     await user.click(await screen.findByTestId("rename-conversation"));
     await user.type(screen.getByTestId("rename-input"), "x");
@@ -141,7 +127,7 @@ describe("rename", () => {
 describe("delete", () => {
   it("asks in an in-app dialog; Cancel and Esc keep the conversation", async () => {
     backend.addConversation("Precious");
-    const { user } = await openWindow();
+    const { user } = await renderApp();
     await user.click(items()[0]);
     await user.click(await screen.findByTestId("delete-conversation"));
     const dialog = screen.getByTestId("confirm-dialog");
@@ -158,7 +144,7 @@ describe("delete", () => {
 
   it("keeps Tab inside the dialog", async () => {
     backend.addConversation("Tabs");
-    const { user } = await openWindow();
+    const { user } = await renderApp();
     await user.click(items()[0]);
     await user.click(await screen.findByTestId("delete-conversation"));
     const cancel = screen.getByTestId("confirm-cancel");
@@ -175,7 +161,7 @@ describe("delete", () => {
   it("deleting the open conversation returns to welcome and the list stays usable", async () => {
     backend.addConversation("Other");
     backend.addConversation("Doomed");
-    const { user } = await openWindow();
+    const { user } = await renderApp();
     await user.click(items()[0]);
     await user.click(await screen.findByTestId("delete-conversation"));
     await user.click(screen.getByTestId("confirm-ok"));
@@ -189,7 +175,7 @@ describe("delete", () => {
 describe("bursts", () => {
   it("rapid open, delete, confirm deletes each conversation exactly once and settles on what Rust has", async () => {
     for (let i = 0; i < 8; i++) backend.addConversation(`Chat ${i}`);
-    const { user } = await openWindow();
+    const { user } = await renderApp();
     // Rust answers slowly, so every click lands while earlier calls are still in flight.
     backend.delay = (cmd) => (cmd === "list_conversations" ? 25 : 15);
     for (let i = 0; i < 5; i++) {
@@ -209,7 +195,7 @@ describe("bursts", () => {
   });
 
   it("many quick creates all show up, and the last one is open", async () => {
-    const { user } = await openWindow();
+    const { user } = await renderApp();
     backend.delay = (cmd) => (cmd === "list_conversations" ? 20 : 5);
     for (let i = 0; i < 10; i++) await user.click(screen.getByTestId("new-conversation"));
     await waitFor(() => expect(items()).toHaveLength(10));
@@ -223,7 +209,7 @@ describe("bursts", () => {
 describe("composer", () => {
   it("is disabled with a hint when there is no provider, and the hint opens Providers", async () => {
     backend.addConversation("Chat");
-    const { user } = await openWindow();
+    const { user } = await renderApp();
     await user.click(items()[0]);
     const input = (await screen.findByTestId("composer-input")) as HTMLTextAreaElement;
     expect(input.disabled).toBe(true);
@@ -237,7 +223,7 @@ describe("composer", () => {
   it("with a provider, lets you type but keeps Send disabled until the chat engine exists", async () => {
     backend.addProviderRecord("Work");
     backend.addConversation("Chat");
-    const { user } = await openWindow();
+    const { user } = await renderApp();
     await user.click(items()[0]);
     const input = (await screen.findByTestId("composer-input")) as HTMLTextAreaElement;
     expect(input.disabled).toBe(false);
@@ -253,7 +239,7 @@ describe("composer", () => {
 describe("failures", () => {
   it("shows a command error in the toast without breaking the window", async () => {
     backend.failures.set("create_conversation", { kind: "database", message: "disk full" });
-    const { user } = await openWindow();
+    const { user } = await renderApp();
     await user.click(screen.getByTestId("new-conversation"));
     expect((await screen.findByTestId("error-toast")).textContent).toContain("disk full");
     expect(screen.getByTestId("welcome")).toBeTruthy();
@@ -261,7 +247,7 @@ describe("failures", () => {
 
   it("shows the database error page instead of the normal UI", async () => {
     backend.status.database_error = { kind: "database", message: "database disk image is malformed" };
-    await openWindow();
+    await renderApp();
     const page = screen.getByTestId("database-error");
     expect(page.textContent).toContain("Switchboard can't open its database");
     expect(page.textContent).toContain("database disk image is malformed");

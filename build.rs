@@ -4,6 +4,7 @@
 
 const COMMANDS: &[&str] = &[
     "app_status",
+    "keychain_status",
     "list_conversations",
     "create_conversation",
     "rename_conversation",

@@ -9,7 +9,7 @@ use std::sync::{Arc, OnceLock};
 
 use switchboard_core::instance::{self, Instance};
 use switchboard_core::secrets::KeyringStore;
-use switchboard_core::{logging, AppPaths, Core};
+use switchboard_core::{logging, AppPaths};
 use tauri::{AppHandle, Manager};
 use tauri_plugin_store::StoreExt;
 
@@ -55,12 +55,12 @@ pub fn run() -> i32 {
             let _ = handle.set(app.handle().clone());
             let settings = app.store(paths.settings_file())?;
             let secrets = Arc::new(KeyringStore::new(paths.keychain_service()));
-            let core = tauri::async_runtime::block_on(Core::open(paths.clone(), secrets));
-            app.manage(AppState::new(core, settings));
+            app.manage(AppState::new(paths.clone(), secrets, settings));
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![
             commands::app::app_status,
+            commands::app::keychain_status,
             commands::conversations::list_conversations,
             commands::conversations::create_conversation,
             commands::conversations::rename_conversation,

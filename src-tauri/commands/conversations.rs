@@ -9,7 +9,7 @@ use crate::state::AppState;
 
 #[tauri::command]
 pub async fn list_conversations(state: State<'_, AppState>) -> CommandResult<Vec<Conversation>> {
-    Ok(state.core.list_conversations().await?)
+    Ok(state.core().await.list_conversations().await?)
 }
 
 #[tauri::command]
@@ -17,7 +17,11 @@ pub async fn create_conversation(
     state: State<'_, AppState>,
     title: Option<String>,
 ) -> CommandResult<Conversation> {
-    Ok(state.core.create_conversation(title.as_deref()).await?)
+    Ok(state
+        .core()
+        .await
+        .create_conversation(title.as_deref())
+        .await?)
 }
 
 #[tauri::command]
@@ -26,12 +30,12 @@ pub async fn rename_conversation(
     id: String,
     title: String,
 ) -> CommandResult<Conversation> {
-    Ok(state.core.rename_conversation(&id, &title).await?)
+    Ok(state.core().await.rename_conversation(&id, &title).await?)
 }
 
 #[tauri::command]
 pub async fn delete_conversation(state: State<'_, AppState>, id: String) -> CommandResult<()> {
-    Ok(state.core.delete_conversation(&id).await?)
+    Ok(state.core().await.delete_conversation(&id).await?)
 }
 
 #[tauri::command]
@@ -39,5 +43,5 @@ pub async fn get_conversation(
     state: State<'_, AppState>,
     id: String,
 ) -> CommandResult<ConversationDetail> {
-    Ok(state.core.get_conversation(&id).await?)
+    Ok(state.core().await.get_conversation(&id).await?)
 }

@@ -16,7 +16,7 @@ pub fn list_provider_kinds() -> Vec<ProviderKindInfo> {
 
 #[tauri::command]
 pub async fn list_providers(state: State<'_, AppState>) -> CommandResult<Vec<Provider>> {
-    Ok(state.core.list_providers().await?)
+    Ok(state.core().await.list_providers().await?)
 }
 
 #[tauri::command]
@@ -24,7 +24,7 @@ pub async fn add_provider(
     state: State<'_, AppState>,
     provider: NewProvider,
 ) -> CommandResult<Provider> {
-    Ok(state.core.add_provider(provider).await?)
+    Ok(state.core().await.add_provider(provider).await?)
 }
 
 #[tauri::command]
@@ -35,7 +35,8 @@ pub async fn update_provider(
     default_model: Option<String>,
 ) -> CommandResult<Provider> {
     Ok(state
-        .core
+        .core()
+        .await
         .update_provider(&name, base_url.as_deref(), default_model.as_deref())
         .await?)
 }
@@ -46,7 +47,7 @@ pub async fn set_provider_key(
     name: String,
     api_key: SecretString,
 ) -> CommandResult<Provider> {
-    Ok(state.core.set_provider_key(&name, api_key).await?)
+    Ok(state.core().await.set_provider_key(&name, api_key).await?)
 }
 
 #[tauri::command]
@@ -54,10 +55,10 @@ pub async fn delete_provider_key(
     state: State<'_, AppState>,
     name: String,
 ) -> CommandResult<Provider> {
-    Ok(state.core.delete_provider_key(&name).await?)
+    Ok(state.core().await.delete_provider_key(&name).await?)
 }
 
 #[tauri::command]
 pub async fn remove_provider(state: State<'_, AppState>, name: String) -> CommandResult<()> {
-    Ok(state.core.remove_provider(&name).await?)
+    Ok(state.core().await.remove_provider(&name).await?)
 }

@@ -12,4 +12,6 @@ theme.set("system");
 const target = document.getElementById("app");
 if (!target) throw new Error("index.html has no #app element");
 
+// Drop the static boot frame from index.html (painted while this script loaded).
+target.replaceChildren();
 mount(App, { target, props: { app: new AppState(theme) } });

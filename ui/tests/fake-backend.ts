@@ -5,6 +5,7 @@ import type {
   AppStatus,
   CommandError,
   Conversation,
+  KeychainStatus,
   Message,
   NewProvider,
   Provider,
@@ -30,8 +31,8 @@ export class FakeBackend {
     version: "0.1.0",
     home: "/home/test/.switchboard",
     database_error: null,
-    keychain: { available: true, message: "Secret Service" },
   };
+  keychain: KeychainStatus = { available: true, message: "Secret Service" };
   conversations: Conversation[] = [];
   messages: Record<string, Message[]> = {};
   providers: Provider[] = [];
@@ -116,6 +117,7 @@ export class FakeBackend {
 
   #handlers: Record<string, Handler> = {
     app_status: () => this.status,
+    keychain_status: () => this.keychain,
     list_conversations: () => this.#sorted(),
     create_conversation: (args) => {
       const title = typeof args.title === "string" ? args.title : "New conversation";

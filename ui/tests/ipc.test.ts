@@ -77,6 +77,7 @@ describe("ipc", () => {
     await ipc.renameConversation("c1", "New title");
     await ipc.deleteConversation("c1");
     await ipc.getConversation("c1");
+    await ipc.keychainStatus();
     await ipc.listProviderKinds();
     await ipc.listProviders();
     await ipc.addProvider(provider);
@@ -94,6 +95,7 @@ describe("ipc", () => {
       ["rename_conversation", { id: "c1", title: "New title" }],
       ["delete_conversation", { id: "c1" }],
       ["get_conversation", { id: "c1" }],
+      ["keychain_status", undefined],
       ["list_provider_kinds", undefined],
       ["list_providers", undefined],
       ["add_provider", { provider }],

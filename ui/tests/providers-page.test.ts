@@ -151,7 +151,7 @@ describe("configured providers", () => {
   });
 
   it("shows a banner when no OS keychain is reachable", async () => {
-    backend.status.keychain = { available: false, message: "no Secret Service on the session bus." };
+    backend.keychain = { available: false, message: "no Secret Service on the session bus." };
     await openProviders();
     const banner = screen.getByTestId("keychain-banner");
     expect(banner.textContent).toContain("No OS keychain is reachable: no Secret Service on the session bus.");

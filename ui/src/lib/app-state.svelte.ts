@@ -18,6 +18,7 @@ import type {
   AppStatus,
   Conversation,
   ConversationDetail,
+  KeychainStatus,
   NewProvider,
   Provider,
   ProviderKindInfo,
@@ -37,6 +38,7 @@ export interface Toast {
 
 export class AppState {
   status = $state.raw<AppStatus | null>(null);
+  keychain = $state.raw<KeychainStatus | null>(null);
   /** true once the first round of loading has finished (successfully or not) */
   ready = $state(false);
   conversations = $state.raw<Conversation[]>([]);
@@ -103,12 +105,21 @@ export class AppState {
       return;
     }
     await Promise.all([
+      this.refreshKeychain(),
       this.refreshConversations(),
       this.refreshProviders(),
       this.loadKinds(),
       this.loadSettings(),
     ]);
     this.ready = true;
+  }
+
+  async refreshKeychain(): Promise<void> {
+    try {
+      this.keychain = await ipc.keychainStatus();
+    } catch (err) {
+      this.report(err);
+    }
   }
 
   // ------------------------------------------------------------ errors

@@ -9,6 +9,7 @@ import type {
   CommandError,
   Conversation,
   ConversationDetail,
+  KeychainStatus,
   NewProvider,
   Provider,
   ProviderKindInfo,
@@ -88,6 +89,11 @@ async function call<T>(cmd: string, args?: Record<string, unknown>): Promise<T> 
 /** Version, home folder, database and keychain health. */
 export function appStatus(): Promise<AppStatus> {
   return call("app_status");
+}
+
+/** Whether an OS keychain is reachable (asked separately: it may take a D-Bus round trip). */
+export function keychainStatus(): Promise<KeychainStatus> {
+  return call("keychain_status");
 }
 
 /** All conversations, newest first by `updated_at`. */

@@ -107,5 +107,4 @@ export interface AppStatus {
   home: string;
   /** null when the database opened; else why it could not (the app shows it and does not touch the file) */
   database_error: CommandError | null;
-  keychain: KeychainStatus;
 }

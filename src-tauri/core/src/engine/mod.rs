@@ -418,9 +418,8 @@ fn name_taken(name: &str) -> CoreError {
 
 fn to_provider(row: ProviderRow, has_key: bool) -> Result<Provider, CoreError> {
     let kind = ProviderKind::parse(&row.kind).ok_or_else(|| {
-        CoreError::Store(StoreError::Open {
-            path: PathBuf::new(),
-            detail: format!("provider {} has an unknown kind {}", row.name, row.kind),
+        CoreError::Store(StoreError::InvalidRow {
+            detail: format!("provider “{}” has an unknown kind “{}”", row.name, row.kind),
         })
     })?;
     Ok(Provider {

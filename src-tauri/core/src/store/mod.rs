@@ -42,6 +42,8 @@ pub enum StoreError {
     Open { path: PathBuf, detail: String },
     #[error("Not found: {what}")]
     NotFound { what: String },
+    #[error("A stored value is not valid: {detail}")]
+    InvalidRow { detail: String },
     #[error("A database query failed: {0}")]
     Sqlite(#[from] rusqlite::Error),
     #[error("The database task stopped unexpectedly: {0}")]

@@ -23,7 +23,13 @@ say() { printf '\n== %s\n' "$*" >&2; }
 die() { printf 'bootstrap: %s\n' "$*" >&2; exit 1; }
 
 as_root() {
-  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+  if [ "$(id -u)" -eq 0 ]; then
+    "$@"
+  elif command -v sudo >/dev/null; then
+    if [ -t 0 ]; then sudo "$@"; else sudo -n "$@" || die "needs root for: $* (run it once with sudo, or as root)"; fi
+  else
+    die "needs root to install Debian packages, and sudo is missing: run this as root"
+  fi
 }
 
 install_apt() {
@@ -40,6 +46,8 @@ install_apt() {
 
 check_toolchains() {
   command -v cargo >/dev/null || die "Rust is missing: install it with rustup (https://rustup.rs), then run this again"
+  rustc -vV | awk '/^release:/ { split($2, v, "."); exit !(v[1] > 1 || v[2] >= 90) }' \
+    || die "Rust $(rustc -V | cut -d' ' -f2) is too old: Switchboard needs 1.90 or newer (rustup update)"
   command -v node >/dev/null || die "Node.js >= 20.19 is missing: install it, then run this again"
   node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=19)?0:1)' \
     || die "Node.js $(node --version) is too old: Switchboard's UI build needs >= 20.19"
@@ -85,12 +93,14 @@ case "${1:-}" in
     build_ui
     npm_install tests/e2e
     install_tauri_driver
+    if command -v rustup >/dev/null; then rustup component add rustfmt clippy >/dev/null 2>&1 || true; fi
     say "rustfmt"
     cargo fmt --all -- --check
     say "clippy"
     cargo clippy --workspace --all-targets --quiet -- -D warnings
     say "the core crate stays Tauri-free"
-    if cargo tree -p switchboard-core -e normal,build --prefix none | grep -E '^(tauri|wry|webkit2gtk|gtk) '; then
+    core_tree=$(cargo tree -p switchboard-core -e normal,build --prefix none)
+    if grep -E '^(tauri|wry|webkit2gtk|gtk) ' <<<"$core_tree"; then
       die "switchboard-core depends on Tauri or WebKit"
     fi
     say "core tests (no WebKit)"

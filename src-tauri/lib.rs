@@ -25,16 +25,14 @@ pub fn run() -> i32 {
         );
         return 1;
     }
-    let _logs = logging::init(Some(&paths.log_dir), "info", "info");
+    let logs = logging::init(Some(&paths.log_dir), "info", "info");
 
     // One app per home: a second start shows the first window instead of opening the same
     // database twice.
     let handle: Arc<OnceLock<AppHandle>> = Arc::default();
     let for_listener = Arc::clone(&handle);
-    let _instance_guard = match instance::acquire(&paths.data_dir, move || {
-        if let Some(app) = for_listener.get() {
-            show_main_window(app);
-        }
+    let instance_guard = match instance::acquire(&paths.data_dir, move || {
+        for_listener.get().is_some_and(show_main_window)
     }) {
         Ok(Instance::Primary(guard)) => guard,
         Ok(Instance::Secondary { shown, detail }) => {
@@ -49,10 +47,12 @@ pub fn run() -> i32 {
     };
 
     tracing::info!(home = %paths.display_home(), version = env!("CARGO_PKG_VERSION"), "starting");
-    let result = tauri::Builder::default()
+    let built = tauri::Builder::default()
         .plugin(tauri_plugin_store::Builder::new().build())
         .setup(move |app| {
             let _ = handle.set(app.handle().clone());
+            // The store plugin would drop an unparsable file and overwrite it at the next save.
+            switchboard_core::settings::set_aside_if_unreadable(&paths.settings_file());
             let settings = app.store(paths.settings_file())?;
             let secrets = Arc::new(KeyringStore::new(paths.keychain_service()));
             app.manage(AppState::new(paths.clone(), secrets, settings));
@@ -76,21 +76,30 @@ pub fn run() -> i32 {
             commands::settings::get_settings,
             commands::settings::update_settings,
         ])
-        .run(tauri::generate_context!());
-    match result {
-        Ok(()) => 0,
+        .build(tauri::generate_context!());
+    let app = match built {
+        Ok(app) => app,
         Err(e) => {
-            tracing::error!(error = %e, "the window could not run");
-            eprintln!("switchboard: the window could not run: {e}");
-            1
+            tracing::error!(error = %e, "the window could not start");
+            eprintln!("switchboard: the window could not start: {e}");
+            return 1;
         }
-    }
+    };
+    // `run_return`, not `run`: on Linux `run` ends the process from inside the event loop, so
+    // nothing after it (the instance guard, the log flush) would ever run.
+    let code = app.run_return(|_, _| {});
+    tracing::info!(code, "window closed; exiting");
+    drop(instance_guard);
+    drop(logs);
+    code
 }
 
-fn show_main_window(app: &AppHandle) {
-    if let Some(window) = app.get_webview_window("main") {
-        let _ = window.unminimize();
-        let _ = window.show();
-        let _ = window.set_focus();
-    }
+/// Brings the main window to the front; `false` when there is no window to show yet.
+fn show_main_window(app: &AppHandle) -> bool {
+    let Some(window) = app.get_webview_window("main") else {
+        return false;
+    };
+    let _ = window.unminimize();
+    let _ = window.show();
+    window.set_focus().is_ok()
 }

@@ -29,7 +29,12 @@ impl AppState {
     /// The core, opening the database the first time it is asked for.
     pub async fn core(&self) -> &Core {
         self.core
-            .get_or_init(|| Core::open(self.paths.clone(), Arc::clone(&self.secrets)))
+            .get_or_init(|| async {
+                let core = Core::open(self.paths.clone(), Arc::clone(&self.secrets)).await;
+                // This process holds the home's instance lock, so it alone may do this.
+                core.recover_after_crash().await;
+                core
+            })
             .await
     }
 }

@@ -7,13 +7,19 @@ use tauri::State;
 use super::error::CommandResult;
 use crate::state::AppState;
 
+// `async` so they run on the async runtime, not the main thread (`save` writes a file).
 #[tauri::command]
-pub fn get_settings(state: State<'_, AppState>) -> Settings {
-    Settings::from_entries(&state.settings.entries().into_iter().collect())
+pub async fn get_settings(state: State<'_, AppState>) -> CommandResult<Settings> {
+    Ok(Settings::from_entries(
+        &state.settings.entries().into_iter().collect(),
+    ))
 }
 
 #[tauri::command]
-pub fn update_settings(state: State<'_, AppState>, settings: Settings) -> CommandResult<Settings> {
+pub async fn update_settings(
+    state: State<'_, AppState>,
+    settings: Settings,
+) -> CommandResult<Settings> {
     let settings = settings.validated().map_err(SettingsError::from)?;
     for (key, value) in settings.to_entries() {
         state.settings.set(key, value);

@@ -23,7 +23,7 @@ secret-tool store --label='switchboard e2e probe' switchboard-e2e probe <<<'prob
   || { echo "gnome-keyring did not start:" >&2; cat "$scratch/keyring.log" >&2; exit 1; }
 
 echo "== the real OS keychain, from the core (Secret Service on this private bus)"
-cargo test -p switchboard-core --quiet --lib keychain -- --nocapture 2>&1 | grep -v '^$'
+SWITCHBOARD_TEST_KEYCHAIN=1 cargo test -p switchboard-core --quiet --lib keychain -- --nocapture 2>&1 | grep -v '^$'
 
 echo "== the real window over WebDriver"
 node --test --test-concurrency=1 --test-timeout=300000 "$@" tests/e2e/*.test.mjs

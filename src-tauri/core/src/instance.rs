@@ -52,13 +52,14 @@ pub enum Instance {
 }
 
 /// Takes the home's lock, or asks the instance holding it to show its window.
-/// `on_show` runs (on a listener thread) each time a later instance asks.
+/// `on_show` runs (on a listener thread) each time a later instance asks, and says whether it
+/// could show the window; only then is the asker told it was shown.
 ///
 /// # Errors
 /// The lock file cannot be created or locked for a reason other than another instance.
 pub fn acquire(
     data_dir: &Path,
-    on_show: impl Fn() + Send + 'static,
+    on_show: impl Fn() -> bool + Send + 'static,
 ) -> Result<Instance, InstanceError> {
     let io_err = |path: &Path, e: std::io::Error| InstanceError::Io {
         path: path.to_path_buf(),
@@ -92,15 +93,16 @@ pub fn acquire(
         token: token.clone(),
     };
     let json = serde_json::to_vec(&info).unwrap_or_default();
-    std::fs::write(&info_path, json).map_err(|e| io_err(&info_path, e))?;
+    // Written aside and renamed, so a second copy never reads half a file.
+    let partial = data_dir.join(format!("{INFO_FILE}.{}", std::process::id()));
+    std::fs::write(&partial, json).map_err(|e| io_err(&partial, e))?;
+    std::fs::rename(&partial, &info_path).map_err(|e| io_err(&info_path, e))?;
 
     std::thread::Builder::new()
         .name("instance-listener".into())
         .spawn(move || {
             for stream in listener.incoming().flatten() {
-                if answer(stream, &token) {
-                    on_show();
-                }
+                answer(stream, &token, &on_show);
             }
         })
         .map_err(|e| io_err(&info_path, e))?;
@@ -110,16 +112,17 @@ pub fn acquire(
     }))
 }
 
-/// Reads one line; a matching token gets a reply and counts as a request to show.
-fn answer(stream: TcpStream, token: &str) -> bool {
+/// Reads one line; a matching token is a request to show the window, answered with
+/// [`REPLY`] only when the window was shown.
+fn answer(stream: TcpStream, token: &str, on_show: &dyn Fn() -> bool) {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
     let mut line = String::new();
     let mut reader = BufReader::new(&stream);
     if reader.read_line(&mut line).is_err() || line.trim() != token {
-        return false;
+        return;
     }
-    let _ = (&stream).write_all(format!("{REPLY}\n").as_bytes());
-    true
+    let reply = if on_show() { REPLY } else { "not-ready" };
+    let _ = (&stream).write_all(format!("{reply}\n").as_bytes());
 }
 
 fn ask_the_first_to_show(info_path: &Path) -> Instance {
@@ -156,7 +159,7 @@ fn ask_the_first_to_show(info_path: &Path) -> Instance {
         ),
         Ok(false) => secondary(
             false,
-            format!("Switchboard is already running on this home (process {}) but did not answer.", info.pid),
+            format!("Switchboard is already running on this home (process {}) but has no window to show yet; try again in a moment.", info.pid),
         ),
         Err(e) => secondary(
             false,
@@ -181,11 +184,12 @@ mod tests {
         let counter = Arc::clone(&shown);
         let first = acquire(dir.path(), move || {
             counter.fetch_add(1, Ordering::SeqCst);
+            true
         })
         .unwrap();
         assert!(matches!(first, Instance::Primary(_)));
 
-        match acquire(dir.path(), || {}).unwrap() {
+        match acquire(dir.path(), || true).unwrap() {
             Instance::Secondary { shown: true, .. } => {}
             Instance::Secondary { detail, .. } => panic!("not shown: {detail}"),
             Instance::Primary(_) => panic!("two primaries on one home"),
@@ -194,17 +198,27 @@ mod tests {
 
         drop(first);
         assert!(matches!(
-            acquire(dir.path(), || {}).unwrap(),
+            acquire(dir.path(), || true).unwrap(),
             Instance::Primary(_)
         ));
     }
 
     #[test]
+    fn a_first_instance_without_a_window_yet_does_not_claim_it_was_shown() {
+        let dir = tempfile::tempdir().unwrap();
+        let _first = acquire(dir.path(), || false).unwrap();
+        match acquire(dir.path(), || true).unwrap() {
+            Instance::Secondary { shown, .. } => assert!(!shown),
+            Instance::Primary(_) => panic!("two primaries on one home"),
+        }
+    }
+
+    #[test]
     fn different_homes_run_side_by_side() {
         let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-        let _first = acquire(a.path(), || {}).unwrap();
+        let _first = acquire(a.path(), || true).unwrap();
         assert!(matches!(
-            acquire(b.path(), || {}).unwrap(),
+            acquire(b.path(), || true).unwrap(),
             Instance::Primary(_)
         ));
     }

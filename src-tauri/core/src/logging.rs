@@ -82,7 +82,9 @@ pub fn init(log_dir: Option<&Path>, stderr_level: &str, file_level: &str) -> Log
         |level: &str| EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(level));
     let stderr_layer = tracing_subscriber::fmt::layer()
         .with_writer(Redacting(io::stderr))
-        .with_ansi(io::IsTerminal::is_terminal(&io::stderr()))
+        // No colours: escape codes between a field's name and its value would hide it from
+        // the scrubber.
+        .with_ansi(false)
         .with_target(false)
         .with_filter(filter(stderr_level));
 

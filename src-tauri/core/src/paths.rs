@@ -103,8 +103,13 @@ impl AppPaths {
     }
 }
 
+/// The one spelling of a home folder (`DIR`, `DIR/` and a symlink to it are the same home,
+/// with the same keychain namespace): created if missing, then resolved.
 fn absolute(path: &Path) -> PathBuf {
-    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+    let _ = std::fs::create_dir_all(path);
+    std::fs::canonicalize(path)
+        .or_else(|_| std::path::absolute(path))
+        .unwrap_or_else(|_| path.to_path_buf())
 }
 
 #[cfg(test)]

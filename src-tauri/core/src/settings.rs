@@ -172,6 +172,28 @@ impl Settings {
     }
 }
 
+/// A settings file that exists but cannot be parsed would be dropped by the store plugin and
+/// overwritten at the next save. Moves it aside instead (`settings.json.unreadable-<ms>`) and
+/// returns where it went, so nothing a person wrote is lost.
+pub fn set_aside_if_unreadable(path: &Path) -> Option<std::path::PathBuf> {
+    match Settings::load_file(path) {
+        Ok(_) => None,
+        Err(e) => {
+            let aside = path.with_extension(format!("json.unreadable-{}", crate::store::now_ms()));
+            match std::fs::rename(path, &aside) {
+                Ok(()) => {
+                    tracing::warn!(error = %e, kept = %aside.display(), "settings file unreadable; using defaults");
+                    Some(aside)
+                }
+                Err(rename) => {
+                    tracing::error!(error = %e, %rename, "settings file unreadable and cannot be moved aside");
+                    None
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -232,6 +254,23 @@ mod tests {
         assert_eq!(s.max_rounds, 10);
         assert_eq!(s.tool_timeout_secs, 60);
         assert_eq!(s.run_time_limit_secs, 900);
+    }
+
+    #[test]
+    fn an_unreadable_settings_file_is_moved_aside_not_lost() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        std::fs::write(&path, b"{ \"theme\": \"dark\", oops").unwrap();
+        let aside = set_aside_if_unreadable(&path).expect("moved aside");
+        assert!(!path.exists());
+        assert_eq!(
+            std::fs::read(&aside).unwrap(),
+            b"{ \"theme\": \"dark\", oops"
+        );
+
+        std::fs::write(&path, b"{\"theme\": \"dark\"}").unwrap();
+        assert!(set_aside_if_unreadable(&path).is_none());
+        assert!(path.exists());
     }
 
     #[test]

@@ -121,6 +121,17 @@ impl Core {
         }
     }
 
+    /// Marks answers a crash left unfinished as interrupted. Call it only from the process
+    /// holding the home's instance lock (the window), never from the command line.
+    pub async fn recover_after_crash(&self) {
+        let Ok(store) = self.store() else { return };
+        match store.mark_unfinished_as_interrupted().await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(n, "marked answers left streaming by a crash as interrupted"),
+            Err(e) => tracing::warn!(error = %e, "cannot mark unfinished answers as interrupted"),
+        }
+    }
+
     pub fn paths(&self) -> &AppPaths {
         &self.paths
     }
@@ -290,45 +301,37 @@ impl Core {
         let base_url = validate_base_url(kind, new.base_url.as_deref())?;
         let default_model = validate_model(new.default_model.as_deref())?;
         let store = self.store()?;
-        if store.find_provider(name.clone()).await?.is_some() {
-            return Err(name_taken(&name));
-        }
         let key = new.api_key.filter(|k| !k.expose_secret().trim().is_empty());
-        let account = provider_account(&name);
-        let has_key = key.is_some();
-        if let Some(key) = key {
-            let account = account.clone();
-            self.secrets(move |s| s.set(&account, &key))
-                .await
-                .map_err(CoreError::key_not_saved)?;
-        }
-        let inserted = store
+        // The row first: inserting it claims the name atomically, so two adds of one name can
+        // never write (or roll back) each other's key.
+        let row = store
             .insert_provider(
                 name.clone(),
                 kind.as_str().to_owned(),
                 base_url,
                 default_model,
             )
-            .await;
-        match inserted {
-            Ok(Some(row)) => {
-                tracing::info!(provider = %row.name, kind = kind.as_str(), has_key, "provider added");
-                to_provider(row, has_key)
-            }
-            failed => {
-                if has_key {
-                    // Do not leave a key behind for a provider that was not saved.
-                    let _ = self.secrets(move |s| s.delete(&account)).await;
-                }
-                match failed {
-                    Ok(_) => Err(name_taken(&name)),
-                    Err(e) => Err(e.into()),
-                }
+            .await?
+            .ok_or_else(|| name_taken(&name))?;
+        let has_key = key.is_some();
+        if let Some(key) = key {
+            let account = provider_account(&row.name);
+            let stored = self
+                .secrets(move |s| s.set(&account, &key))
+                .await
+                .map_err(CoreError::key_not_saved);
+            if let Err(e) = stored {
+                // Nothing half-saved: the provider goes again with its key.
+                let _ = store.delete_provider(row.id.clone()).await;
+                return Err(e);
             }
         }
+        tracing::info!(provider = %row.name, kind = kind.as_str(), has_key, "provider added");
+        to_provider(row, has_key)
     }
 
-    /// Changes a provider's base URL and default model.
+    /// Changes a provider's base URL and default model; `None` keeps a value as it is, an
+    /// empty string returns it to the default (the kind's URL; no model).
     ///
     /// # Errors
     /// Invalid input, not found, the database.
@@ -339,9 +342,15 @@ impl Core {
         default_model: Option<&str>,
     ) -> Result<Provider, CoreError> {
         let row = self.provider_row(name).await?;
-        let kind = ProviderKind::parse(&row.kind).unwrap_or(ProviderKind::OpenaiCompatible);
-        let base_url = validate_base_url(kind, base_url)?;
-        let default_model = validate_model(default_model)?;
+        let kind = ProviderKind::parse(&row.kind).ok_or_else(|| unknown_kind(&row))?;
+        let base_url = match base_url {
+            Some(url) => validate_base_url(kind, Some(url))?,
+            None => row.base_url.clone(),
+        };
+        let default_model = match default_model {
+            Some(model) => validate_model(Some(model))?,
+            None => row.default_model.clone(),
+        };
         let row = self
             .store()?
             .update_provider(row.id, base_url, default_model)
@@ -416,12 +425,14 @@ fn name_taken(name: &str) -> CoreError {
     }
 }
 
+fn unknown_kind(row: &ProviderRow) -> CoreError {
+    CoreError::Store(StoreError::InvalidRow {
+        detail: format!("provider “{}” has an unknown kind “{}”", row.name, row.kind),
+    })
+}
+
 fn to_provider(row: ProviderRow, has_key: bool) -> Result<Provider, CoreError> {
-    let kind = ProviderKind::parse(&row.kind).ok_or_else(|| {
-        CoreError::Store(StoreError::InvalidRow {
-            detail: format!("provider “{}” has an unknown kind “{}”", row.name, row.kind),
-        })
-    })?;
+    let kind = ProviderKind::parse(&row.kind).ok_or_else(|| unknown_kind(&row))?;
     Ok(Provider {
         id: row.id,
         name: row.name,

@@ -1,5 +1,5 @@
 //! Conversations: create, rename, delete, list newest first, load with their messages.
-//! Titles arrive here already normalised by the caller ([`crate::core`]).
+//! Titles arrive here already normalised by the caller ([`crate::engine`]).
 
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde::Serialize;
@@ -47,18 +47,18 @@ impl Store {
     /// A failed query.
     pub async fn create_conversation(&self, title: String) -> Result<Conversation, StoreError> {
         self.call(move |conn| {
+            let id = new_id();
             let now = now_ms();
-            let conversation = Conversation {
-                id: new_id(),
-                title,
-                created_at: now,
-                updated_at: now,
-            };
+            // `updated_at` is TOUCH (?3): a new conversation is the newest even right after a
+            // burst of renames pushed other clocks past now.
             conn.execute(
-                "INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?1, ?2, ?3, ?4)",
-                params![conversation.id, conversation.title, now, now],
+                &format!(
+                    "INSERT INTO conversations (id, title, created_at, updated_at) \
+                     VALUES (?1, ?2, ?4, {TOUCH})"
+                ),
+                params![id, title, now, now],
             )?;
-            Ok(conversation)
+            get(conn, &id)
         })
         .await
     }

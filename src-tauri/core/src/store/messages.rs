@@ -1,7 +1,7 @@
 //! Messages of a conversation, in the shape every provider maps from: role, nullable content,
 //! tool calls as JSON, the id of the call a tool message answers, plus status and usage.
 
-use rusqlite::{params, Connection, Row};
+use rusqlite::{params, Row};
 use serde::{Deserialize, Serialize};
 
 use super::{conversations, new_id, now_ms, Store, StoreError};
@@ -156,15 +156,23 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Message> {
     })
 }
 
-/// Answers left `streaming` by a crash become `interrupted`; returns how many.
-pub(super) fn mark_unfinished_as_interrupted(conn: &Connection) -> rusqlite::Result<usize> {
-    conn.execute(
-        "UPDATE messages SET status = 'interrupted' WHERE status = 'streaming'",
-        [],
-    )
-}
-
 impl Store {
+    /// Answers left `streaming` by a crash become `interrupted`; returns how many. Only the
+    /// app instance that holds the home's lock may call this — another process (the command
+    /// line) would cut off answers the window is still streaming.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn mark_unfinished_as_interrupted(&self) -> Result<usize, StoreError> {
+        self.call(|conn| {
+            Ok(conn.execute(
+                "UPDATE messages SET status = 'interrupted' WHERE status = 'streaming'",
+                [],
+            )?)
+        })
+        .await
+    }
+
     /// Appends a message to a conversation and marks the conversation active.
     ///
     /// # Errors

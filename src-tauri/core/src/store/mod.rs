@@ -124,13 +124,6 @@ impl Store {
                 detail: other.to_string(),
             },
         })?;
-        let interrupted = messages::mark_unfinished_as_interrupted(&conn).map_err(map)?;
-        if interrupted > 0 {
-            tracing::info!(
-                interrupted,
-                "marked answers left streaming by a crash as interrupted"
-            );
-        }
         Ok(Store {
             conn: Arc::new(Mutex::new(conn)),
         })

@@ -132,6 +132,20 @@ async fn messages_keep_the_tool_calling_fields_in_order() {
 }
 
 #[tokio::test]
+async fn opening_the_database_alone_leaves_a_streaming_answer_alone() {
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path, DEFAULT_BUSY_TIMEOUT).unwrap();
+    let conv = store.create_conversation("c".into()).await.unwrap();
+    let mut live = NewMessage::text(Role::Assistant, "still stream");
+    live.status = MessageStatus::Streaming;
+    store.append_message(conv.id.clone(), live).await.unwrap();
+    // A second process (the command line) opens the same file while the window streams.
+    let other = Store::open(&path, DEFAULT_BUSY_TIMEOUT).unwrap();
+    let messages = other.list_messages(conv.id).await.unwrap();
+    assert_eq!(messages[0].status, MessageStatus::Streaming);
+}
+
+#[tokio::test]
 async fn an_answer_left_streaming_by_a_crash_is_marked_interrupted_at_next_open() {
     let (_dir, path) = temp_db();
     let store = Store::open(&path, DEFAULT_BUSY_TIMEOUT).unwrap();
@@ -145,6 +159,7 @@ async fn an_answer_left_streaming_by_a_crash_is_marked_interrupted_at_next_open(
     drop(store);
 
     let store = Store::open(&path, DEFAULT_BUSY_TIMEOUT).unwrap();
+    assert_eq!(store.mark_unfinished_as_interrupted().await.unwrap(), 1);
     let messages = store.list_messages(conv.id).await.unwrap();
     assert_eq!(messages[0].status, MessageStatus::Interrupted);
     assert_eq!(messages[0].content.as_deref(), Some("half an ans"));

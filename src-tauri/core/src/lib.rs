@@ -11,6 +11,7 @@ pub mod instance;
 pub mod logging;
 pub mod paths;
 pub mod provider_config;
+pub mod providers;
 pub mod secrets;
 pub mod settings;
 pub mod store;

@@ -1,0 +1,163 @@
+//! Talking to model providers: the common request and event model every provider maps to and
+//! from. The wire formats are pure functions in [`formats`], tested without a network; the
+//! HTTP clients (one file per provider, behind a `Provider` trait) come next (issue 3).
+//!
+//! This module must not know about storage, the UI or MCP: the tool loop (`agent/`, issue 5)
+//! turns stored messages and catalogue tools into a [`ChatRequest`] and consumes
+//! [`ProviderEvent`]s.
+
+pub mod formats;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One request to a chat model.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ChatRequest {
+    pub model: String,
+    pub system: Option<String>,
+    pub messages: Vec<ChatMessage>,
+    pub tools: Vec<ToolSpec>,
+    pub tool_choice: ToolChoice,
+    pub temperature: Option<f32>,
+    pub max_tokens: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ChatMessage {
+    User {
+        parts: Vec<Part>,
+    },
+    Assistant {
+        text: Option<String>,
+        tool_calls: Vec<ToolCall>,
+    },
+    /// The result of one tool call, answering the call with the same id.
+    Tool {
+        tool_call_id: String,
+        name: String,
+        content: String,
+        is_error: bool,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Part {
+    Text(String),
+    /// An image for vision models, as base64 with its media type.
+    Image {
+        media_type: String,
+        data: String,
+    },
+}
+
+/// A tool offered to the model: its wire name, description and JSON Schema for its arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    pub parameters: Value,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolChoice {
+    #[default]
+    Auto,
+    None,
+    Required,
+}
+
+/// A complete tool call, as the model asked for it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    /// Exactly the argument text the model sent.
+    pub raw_arguments: String,
+    /// The arguments parsed as JSON, or why they are not valid JSON (the loop returns that
+    /// to the model as an error it can correct).
+    pub arguments: Result<Value, String>,
+}
+
+impl ToolCall {
+    pub fn new(id: String, name: String, raw_arguments: String) -> Self {
+        let arguments = parse_arguments(&raw_arguments);
+        Self {
+            id,
+            name,
+            raw_arguments,
+            arguments,
+        }
+    }
+}
+
+/// Empty argument text means no arguments (`{}`): several hosts send nothing for a
+/// parameterless tool.
+fn parse_arguments(raw: &str) -> Result<Value, String> {
+    if raw.trim().is_empty() {
+        return Ok(Value::Object(serde_json::Map::new()));
+    }
+    match serde_json::from_str::<Value>(raw) {
+        Ok(value @ Value::Object(_)) => Ok(value),
+        Ok(other) => Err(format!(
+            "the arguments must be a JSON object, not {}",
+            json_kind(&other)
+        )),
+        Err(e) => Err(format!("the arguments are not valid JSON: {e}")),
+    }
+}
+
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FinishReason {
+    Stop,
+    ToolCalls,
+    Length,
+    ContentFilter,
+    Other,
+}
+
+/// What a provider's stream yields, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ProviderEvent {
+    TextDelta(String),
+    ReasoningDelta(String),
+    /// A tool call whose arguments are complete.
+    ToolCall(ToolCall),
+    Usage {
+        input_tokens: Option<u64>,
+        output_tokens: Option<u64>,
+    },
+    Finish(FinishReason),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_arguments_mean_an_empty_object() {
+        let call = ToolCall::new("c1".into(), "t".into(), "  ".into());
+        assert_eq!(call.arguments, Ok(serde_json::json!({})));
+    }
+
+    #[test]
+    fn arguments_that_are_not_a_json_object_are_an_error_the_model_can_read() {
+        let broken = ToolCall::new("c1".into(), "t".into(), "{\"path\": ".into());
+        assert!(broken.arguments.unwrap_err().contains("not valid JSON"));
+        let array = ToolCall::new("c1".into(), "t".into(), "[1,2]".into());
+        assert!(array.arguments.unwrap_err().contains("an array"));
+    }
+}

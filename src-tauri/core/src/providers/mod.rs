@@ -6,10 +6,114 @@
 //! turns stored messages and catalogue tools into a [`ChatRequest`] and consumes
 //! [`ProviderEvent`]s.
 
+mod error;
 pub mod formats;
+pub mod openai;
 
+use std::pin::Pin;
+use std::time::Duration;
+
+use futures_util::{Stream, StreamExt};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+pub use error::ProviderError;
+
+/// The events of one answer, in order; it ends after `Finish` (and usage) or with an error.
+pub type EventStream = Pin<Box<dyn Stream<Item = Result<ProviderEvent, ProviderError>> + Send>>;
+
+/// A model provider. One required method; `complete` collects the stream.
+pub trait Provider: Send + Sync {
+    /// Starts one answer. Cancelling `cancel` ends the stream with [`ProviderError::Cancelled`].
+    fn stream(&self, request: ChatRequest, cancel: CancellationToken) -> EventStream;
+
+    /// The whole answer at once.
+    fn complete(
+        &self,
+        request: ChatRequest,
+        cancel: CancellationToken,
+    ) -> Pin<Box<dyn std::future::Future<Output = Result<Completion, ProviderError>> + Send + '_>>
+    {
+        let mut stream = self.stream(request, cancel);
+        Box::pin(async move {
+            let mut done = Completion::default();
+            while let Some(event) = stream.next().await {
+                match event? {
+                    ProviderEvent::TextDelta(t) => done.text.push_str(&t),
+                    ProviderEvent::ReasoningDelta(r) => done.reasoning.push_str(&r),
+                    ProviderEvent::ToolCall(c) => done.tool_calls.push(c),
+                    ProviderEvent::Usage {
+                        input_tokens,
+                        output_tokens,
+                    } => {
+                        done.input_tokens = input_tokens.or(done.input_tokens);
+                        done.output_tokens = output_tokens.or(done.output_tokens);
+                    }
+                    ProviderEvent::Finish(reason) => done.finish = Some(reason),
+                }
+            }
+            Ok(done)
+        })
+    }
+}
+
+/// A whole answer, as [`Provider::complete`] collects it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Completion {
+    pub text: String,
+    pub reasoning: String,
+    pub tool_calls: Vec<ToolCall>,
+    pub input_tokens: Option<u64>,
+    pub output_tokens: Option<u64>,
+    pub finish: Option<FinishReason>,
+}
+
+/// Time limits and retries of the HTTP clients.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HttpOptions {
+    pub connect_timeout: Duration,
+    /// A stream with no byte for this long is cut off as stalled.
+    pub read_timeout: Duration,
+    /// Retries before the first token; never after.
+    pub max_retries: usize,
+    pub retry_base_delay: Duration,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            connect_timeout: Duration::from_secs(15),
+            read_timeout: Duration::from_secs(120),
+            max_retries: 2,
+            retry_base_delay: Duration::from_millis(500),
+        }
+    }
+}
+
+impl HttpOptions {
+    fn client(&self) -> Result<reqwest::Client, ProviderError> {
+        reqwest::Client::builder()
+            .connect_timeout(self.connect_timeout)
+            .read_timeout(self.read_timeout)
+            .user_agent(concat!("Switchboard/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| ProviderError::Network(e.to_string()))
+    }
+}
+
+/// `Retry-After` in seconds, or OpenAI's `retry-after-ms`.
+fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    let read = |name: &str| headers.get(name)?.to_str().ok()?.trim().parse::<f64>().ok();
+    read("retry-after-ms")
+        .map(|ms| Duration::from_secs_f64(ms.max(0.0) / 1000.0))
+        .or_else(|| read("retry-after").map(|s| Duration::from_secs_f64(s.max(0.0))))
+}
+
+fn receiver_stream(mut rx: mpsc::Receiver<Result<ProviderEvent, ProviderError>>) -> EventStream {
+    Box::pin(futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx)))
+}
 
 /// One request to a chat model.
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -1,0 +1,124 @@
+//! What can go wrong talking to a model provider, in the cases a caller decides on: retry
+//! later, fix the key, shorten the conversation, or show what arrived before the cut.
+
+use std::time::Duration;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProviderError {
+    #[error("The provider refused the API key: {message}")]
+    Unauthorized { message: String },
+    #[error("The provider is rate limiting requests{}: {message}", retry_hint(*.retry_after))]
+    RateLimited {
+        retry_after: Option<Duration>,
+        message: String,
+    },
+    #[error("The conversation is too long for this model: {message}")]
+    ContextTooLong { message: String },
+    #[error("The provider is overloaded: {message}")]
+    Overloaded { message: String },
+    #[error("The provider answered HTTP {status}: {message}")]
+    Server { status: u16, message: String },
+    #[error("Cannot reach the provider: {0}")]
+    Network(String),
+    /// The stream broke after it had started; `partial_text` is what arrived before.
+    #[error("The answer was cut off: {detail}")]
+    StreamInterrupted {
+        partial_text: String,
+        detail: String,
+    },
+    #[error("The provider sent something Switchboard cannot read: {0}")]
+    BadResponse(String),
+    #[error("Stopped")]
+    Cancelled,
+}
+
+fn retry_hint(after: Option<Duration>) -> String {
+    after.map_or_else(String::new, |d| {
+        format!(" (try again in {} s)", d.as_secs_f64().ceil())
+    })
+}
+
+impl ProviderError {
+    /// Worth trying again before any token has arrived.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            ProviderError::RateLimited { .. }
+            | ProviderError::Overloaded { .. }
+            | ProviderError::Network(_) => true,
+            ProviderError::Server { status, .. } => *status >= 500,
+            _ => false,
+        }
+    }
+
+    /// Reads an error response: its status, body and `Retry-After`.
+    pub fn from_status(status: u16, body: &str, retry_after: Option<Duration>) -> Self {
+        let message = error_message(body);
+        let lower = message.to_ascii_lowercase();
+        match status {
+            401 | 403 => ProviderError::Unauthorized { message },
+            429 => ProviderError::RateLimited {
+                retry_after,
+                message,
+            },
+            400 | 413
+                if lower.contains("context")
+                    || lower.contains("too long")
+                    || lower.contains("maximum") && lower.contains("token") =>
+            {
+                ProviderError::ContextTooLong { message }
+            }
+            503 | 529 => ProviderError::Overloaded { message },
+            _ => ProviderError::Server { status, message },
+        }
+    }
+}
+
+/// The human part of an error body: `{"error": {"message": …}}`, `{"error": "…"}`,
+/// `{"message": …}`, or the text itself, cut to a readable length.
+fn error_message(body: &str) -> String {
+    let parsed: Option<serde_json::Value> = serde_json::from_str(body).ok();
+    let from_json = parsed.as_ref().and_then(|v| {
+        v.pointer("/error/message")
+            .or_else(|| v.get("error").filter(|e| e.is_string()))
+            .or_else(|| v.get("message"))
+            .and_then(|m| m.as_str())
+            .map(str::to_owned)
+    });
+    let text = from_json.unwrap_or_else(|| body.trim().to_owned());
+    let text = crate::text::one_line(&text, 300);
+    if text.is_empty() {
+        "no details given".to_owned()
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_become_the_cases_a_person_can_act_on() {
+        let e =
+            ProviderError::from_status(401, r#"{"error":{"message":"Incorrect API key"}}"#, None);
+        assert_eq!(
+            e,
+            ProviderError::Unauthorized {
+                message: "Incorrect API key".into()
+            }
+        );
+        let e = ProviderError::from_status(429, "slow down", Some(Duration::from_secs(3)));
+        assert!(e.is_retryable());
+        assert!(e.to_string().contains("try again in 3 s"), "{e}");
+        let e = ProviderError::from_status(
+            400,
+            r#"{"error":{"message":"This model's maximum context length is 8192 tokens"}}"#,
+            None,
+        );
+        assert!(matches!(e, ProviderError::ContextTooLong { .. }));
+        assert!(ProviderError::from_status(529, r#"{"error":"Overloaded"}"#, None).is_retryable());
+        assert!(ProviderError::from_status(502, "", None).is_retryable());
+        assert!(!ProviderError::from_status(404, "no such model", None).is_retryable());
+    }
+}

@@ -1,0 +1,348 @@
+//! The OpenAI-compatible client against a scripted local HTTP server: each connection gets the
+//! next scripted response, byte by byte as written here (chunked encoding, stalls, drops).
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use secrecy::SecretString;
+use switchboard_core::providers::openai::OpenAiCompatible;
+use switchboard_core::providers::{
+    ChatMessage, ChatRequest, FinishReason, HttpOptions, Part, Provider, ProviderError,
+    ProviderEvent,
+};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+enum Step {
+    /// A complete non-streaming response.
+    Status(u16, &'static str, String),
+    /// Starts a 200 SSE response with chunked encoding.
+    Begin,
+    /// One chunk of raw body bytes.
+    Chunk(Vec<u8>),
+    Sleep(Duration),
+    /// Ends the body properly.
+    End,
+    /// Closes the connection mid-body.
+    Drop,
+}
+
+fn sse(data: &str) -> Step {
+    Step::Chunk(format!("data: {data}\n\n").into_bytes())
+}
+
+#[derive(Default)]
+struct Seen {
+    requests: Vec<String>,
+}
+
+async fn serve(scripts: Vec<Vec<Step>>) -> (String, Arc<Mutex<Seen>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}/v1", listener.local_addr().unwrap());
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let record = Arc::clone(&seen);
+    tokio::spawn(async move {
+        for script in scripts {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let mut buf = Vec::new();
+            let mut tmp = [0u8; 4096];
+            // Read the head, then as much body as Content-Length says.
+            let head_end = loop {
+                let n = socket.read(&mut tmp).await.unwrap();
+                buf.extend_from_slice(&tmp[..n]);
+                if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                    break i + 4;
+                }
+            };
+            let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
+            let length = head
+                .lines()
+                .find_map(|l| {
+                    l.to_ascii_lowercase()
+                        .strip_prefix("content-length:")
+                        .map(|v| v.trim().parse::<usize>().unwrap())
+                })
+                .unwrap_or(0);
+            while buf.len() < head_end + length {
+                let n = socket.read(&mut tmp).await.unwrap();
+                buf.extend_from_slice(&tmp[..n]);
+            }
+            record
+                .lock()
+                .unwrap()
+                .requests
+                .push(String::from_utf8_lossy(&buf).to_string());
+            for step in script {
+                let result = match step {
+                    Step::Status(code, extra, body) => {
+                        let text = format!(
+                            "HTTP/1.1 {code} Scripted\r\nContent-Type: application/json\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                            body.len()
+                        );
+                        socket.write_all(text.as_bytes()).await
+                    }
+                    Step::Begin => socket
+                        .write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
+                        .await,
+                    Step::Chunk(bytes) => {
+                        let mut frame = format!("{:x}\r\n", bytes.len()).into_bytes();
+                        frame.extend_from_slice(&bytes);
+                        frame.extend_from_slice(b"\r\n");
+                        socket.write_all(&frame).await
+                    }
+                    Step::Sleep(d) => {
+                        tokio::time::sleep(d).await;
+                        Ok(())
+                    }
+                    Step::End => socket.write_all(b"0\r\n\r\n").await,
+                    Step::Drop => break,
+                };
+                if result.is_err() {
+                    break;
+                }
+                let _ = socket.flush().await;
+            }
+            let _ = socket.shutdown().await;
+        }
+    });
+    (base, seen)
+}
+
+fn options() -> HttpOptions {
+    HttpOptions {
+        connect_timeout: Duration::from_secs(5),
+        read_timeout: Duration::from_secs(5),
+        max_retries: 2,
+        retry_base_delay: Duration::from_millis(10),
+    }
+}
+
+fn request() -> ChatRequest {
+    ChatRequest {
+        model: "test-model".into(),
+        messages: vec![ChatMessage::User {
+            parts: vec![Part::Text("hi".into())],
+        }],
+        ..ChatRequest::default()
+    }
+}
+
+async fn collect(
+    provider: &OpenAiCompatible,
+    cancel: CancellationToken,
+) -> Vec<Result<ProviderEvent, ProviderError>> {
+    provider.stream(request(), cancel).collect().await
+}
+
+fn client(base: &str, key: Option<&str>, options: HttpOptions) -> OpenAiCompatible {
+    OpenAiCompatible::new(base, key.map(SecretString::from), Vec::new(), options).unwrap()
+}
+
+#[tokio::test]
+async fn text_and_a_tool_call_stream_through_and_the_key_goes_only_in_the_header() {
+    let (base, seen) = serve(vec![vec![
+        Step::Begin,
+        sse(r#"{"choices":[{"delta":{"content":"Hel"}}]}"#),
+        sse(r#"{"choices":[{"delta":{"content":"lo"}}]}"#),
+        sse(r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"call_1","function":{"name":"time__now","arguments":"{\"tz\":"}}]}}]}"#),
+        sse(r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"UTC\"}"}}]}}]}"#),
+        sse(r#"{"choices":[{"delta":{},"finish_reason":"tool_calls"}]}"#),
+        sse(r#"{"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":7}}"#),
+        sse("[DONE]"),
+        Step::End,
+    ]])
+    .await;
+    let provider = client(&base, Some("sk-test-header-only"), options());
+    let done = provider
+        .complete(request(), CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(done.text, "Hello");
+    assert_eq!(done.tool_calls.len(), 1);
+    assert_eq!(
+        done.tool_calls[0].arguments,
+        Ok(serde_json::json!({"tz": "UTC"}))
+    );
+    assert_eq!(done.finish, Some(FinishReason::ToolCalls));
+    assert_eq!((done.input_tokens, done.output_tokens), (Some(5), Some(7)));
+
+    let seen = seen.lock().unwrap();
+    let raw = &seen.requests[0];
+    assert!(raw.starts_with("POST /v1/chat/completions "), "{raw}");
+    assert!(raw
+        .to_ascii_lowercase()
+        .contains("authorization: bearer sk-test-header-only"));
+    let body = &raw[raw.find("\r\n\r\n").unwrap() + 4..];
+    assert!(!body.contains("sk-test"), "the key is not in the body");
+    let body: serde_json::Value = serde_json::from_str(body).unwrap();
+    assert_eq!(body["stream"], true);
+}
+
+#[tokio::test]
+async fn a_utf8_character_split_across_chunks_arrives_whole() {
+    let line = "data: {\"choices\":[{\"delta\":{\"content\":\"Привет, мир\"}}]}\n\n"
+        .as_bytes()
+        .to_vec();
+    // Cut inside the two bytes of "р".
+    let cut = line.windows(2).position(|w| w == "р".as_bytes()).unwrap() + 1;
+    let (base, _) = serve(vec![vec![
+        Step::Begin,
+        Step::Chunk(line[..cut].to_vec()),
+        Step::Sleep(Duration::from_millis(30)),
+        Step::Chunk(line[cut..].to_vec()),
+        sse("[DONE]"),
+        Step::End,
+    ]])
+    .await;
+    let done = client(&base, None, options())
+        .complete(request(), CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(done.text, "Привет, мир");
+}
+
+#[tokio::test]
+async fn a_missing_done_still_finishes_the_answer() {
+    let (base, _) = serve(vec![vec![
+        Step::Begin,
+        sse(r#"{"choices":[{"delta":{"content":"ok"}}]}"#),
+        Step::End,
+    ]])
+    .await;
+    let done = client(&base, None, options())
+        .complete(request(), CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(
+        (done.text.as_str(), done.finish),
+        ("ok", Some(FinishReason::Stop))
+    );
+}
+
+#[tokio::test]
+async fn a_429_is_retried_after_the_servers_retry_after_and_then_succeeds() {
+    let (base, seen) = serve(vec![
+        vec![Step::Status(
+            429,
+            "retry-after-ms: 20\r\n",
+            r#"{"error":{"message":"slow down"}}"#.into(),
+        )],
+        vec![
+            Step::Begin,
+            sse(r#"{"choices":[{"delta":{"content":"fine"},"finish_reason":"stop"}]}"#),
+            sse("[DONE]"),
+            Step::End,
+        ],
+    ])
+    .await;
+    let done = client(&base, None, options())
+        .complete(request(), CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(done.text, "fine");
+    assert_eq!(seen.lock().unwrap().requests.len(), 2);
+}
+
+#[tokio::test]
+async fn an_overloaded_provider_is_tried_three_times_then_reported() {
+    let overloaded = || vec![Step::Status(503, "", r#"{"error":"Overloaded"}"#.into())];
+    let (base, seen) = serve(vec![overloaded(), overloaded(), overloaded()]).await;
+    let err = client(&base, None, options())
+        .complete(request(), CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err,
+        ProviderError::Overloaded {
+            message: "Overloaded".into()
+        }
+    );
+    assert_eq!(seen.lock().unwrap().requests.len(), 3);
+}
+
+#[tokio::test]
+async fn a_refused_key_is_reported_at_once_without_retrying() {
+    let (base, seen) = serve(vec![vec![Step::Status(
+        401,
+        "",
+        r#"{"error":{"message":"Incorrect API key provided: sk-wr***ng"}}"#.into(),
+    )]])
+    .await;
+    let err = client(&base, Some("sk-wrong"), options())
+        .complete(request(), CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ProviderError::Unauthorized { .. }), "{err:?}");
+    assert_eq!(seen.lock().unwrap().requests.len(), 1);
+}
+
+#[tokio::test]
+async fn a_dropped_stream_ends_with_an_error_that_keeps_the_partial_text() {
+    let (base, _) = serve(vec![vec![
+        Step::Begin,
+        sse(r#"{"choices":[{"delta":{"content":"The answer is "}}]}"#),
+        Step::Chunk(b"data: {\"choices\":[{\"del".to_vec()),
+        Step::Drop,
+    ]])
+    .await;
+    let events = collect(&client(&base, None, options()), CancellationToken::new()).await;
+    assert_eq!(
+        events[0],
+        Ok(ProviderEvent::TextDelta("The answer is ".into()))
+    );
+    match events.last().unwrap() {
+        Err(ProviderError::StreamInterrupted { partial_text, .. }) => {
+            assert_eq!(partial_text, "The answer is ");
+        }
+        other => panic!("expected an interrupted stream, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_stalled_stream_is_cut_off_after_the_read_timeout() {
+    let (base, _) = serve(vec![vec![
+        Step::Begin,
+        sse(r#"{"choices":[{"delta":{"content":"thinking"}}]}"#),
+        Step::Sleep(Duration::from_secs(3)),
+        Step::End,
+    ]])
+    .await;
+    let quick = HttpOptions {
+        read_timeout: Duration::from_millis(300),
+        ..options()
+    };
+    let events = collect(&client(&base, None, quick), CancellationToken::new()).await;
+    match events.last().unwrap() {
+        Err(ProviderError::StreamInterrupted {
+            partial_text,
+            detail,
+        }) => {
+            assert_eq!(partial_text, "thinking");
+            assert!(detail.contains("read timeout"), "{detail}");
+        }
+        other => panic!("expected a stall, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn cancelling_ends_the_stream_with_cancelled() {
+    let (base, _) = serve(vec![vec![
+        Step::Begin,
+        sse(r#"{"choices":[{"delta":{"content":"a"}}]}"#),
+        Step::Sleep(Duration::from_secs(5)),
+        Step::End,
+    ]])
+    .await;
+    let cancel = CancellationToken::new();
+    let provider = client(&base, None, options());
+    let mut stream = provider.stream(request(), cancel.clone());
+    assert_eq!(
+        stream.next().await,
+        Some(Ok(ProviderEvent::TextDelta("a".into())))
+    );
+    cancel.cancel();
+    assert_eq!(stream.next().await, Some(Err(ProviderError::Cancelled)));
+    assert_eq!(stream.next().await, None);
+}

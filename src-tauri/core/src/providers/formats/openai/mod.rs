@@ -10,19 +10,10 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
+pub use super::FormatError;
 use crate::providers::{
     ChatMessage, ChatRequest, FinishReason, Part, ProviderEvent, ToolCall, ToolChoice,
 };
-
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum FormatError {
-    /// The host reported an error inside a 200 stream (OpenRouter and others do).
-    #[error("The provider reported an error: {message}")]
-    Api { message: String },
-    #[error("The provider sent a chunk that is not valid JSON: {detail}")]
-    BadChunk { detail: String },
-}
 
 /// The request body for `POST {base}/chat/completions`.
 pub fn request_body(request: &ChatRequest, stream: bool) -> Value {

@@ -1,0 +1,322 @@
+//! Anthropic Messages: request body and stream decoding (`tool_use` / `tool_result` blocks,
+//! `input_json_delta`, thinking blocks, `event: error` inside the stream).
+//! Reference: <https://docs.anthropic.com/en/api/messages-streaming>.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+use super::FormatError;
+use crate::providers::{
+    ChatMessage, ChatRequest, FinishReason, Part, ProviderEvent, ToolCall, ToolChoice,
+};
+
+/// The `anthropic-version` header value this mapping follows.
+pub const API_VERSION: &str = "2023-06-01";
+
+/// Anthropic requires `max_tokens`; this is used when the request leaves it open.
+pub const DEFAULT_MAX_TOKENS: u32 = 8192;
+
+/// The body for `POST {base}/v1/messages`.
+pub fn request_body(request: &ChatRequest, stream: bool) -> Value {
+    let mut body = Map::new();
+    body.insert("model".into(), json!(request.model));
+    body.insert(
+        "max_tokens".into(),
+        json!(request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)),
+    );
+    if let Some(system) = request.system.as_deref().filter(|s| !s.is_empty()) {
+        body.insert("system".into(), json!(system));
+    }
+    body.insert("messages".into(), Value::Array(messages(&request.messages)));
+    if !request.tools.is_empty() {
+        let tools: Vec<Value> = request
+            .tools
+            .iter()
+            .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}))
+            .collect();
+        body.insert("tools".into(), Value::Array(tools));
+        // `none` keeps the tools in the request: Anthropic refuses a history with tool blocks
+        // when `tools` is absent, so the last round forbids calls this way.
+        let choice = match request.tool_choice {
+            ToolChoice::Auto => "auto",
+            ToolChoice::None => "none",
+            ToolChoice::Required => "any",
+        };
+        body.insert("tool_choice".into(), json!({"type": choice}));
+    }
+    if let Some(t) = request.temperature {
+        body.insert("temperature".into(), json!(t));
+    }
+    if stream {
+        body.insert("stream".into(), json!(true));
+    }
+    Value::Object(body)
+}
+
+/// Maps the history, merging neighbours of the same role: the API wants user and assistant
+/// turns to alternate, and every result of one round's tool calls in one user turn.
+fn messages(history: &[ChatMessage]) -> Vec<Value> {
+    let mut out: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    for message in history {
+        let (role, blocks) = match message {
+            ChatMessage::User { parts } => ("user", parts.iter().map(part).collect()),
+            ChatMessage::Assistant { text, tool_calls } => {
+                let mut blocks = Vec::new();
+                if let Some(text) = text.as_deref().filter(|t| !t.is_empty()) {
+                    blocks.push(json!({"type": "text", "text": text}));
+                }
+                for call in tool_calls {
+                    // Arguments that were not valid JSON go back as an empty object; the tool
+                    // result already told the model what was wrong.
+                    let input = call.arguments.clone().unwrap_or_else(|_| json!({}));
+                    blocks.push(json!({"type": "tool_use", "id": call.id, "name": call.name, "input": input}));
+                }
+                ("assistant", blocks)
+            }
+            ChatMessage::Tool {
+                tool_call_id,
+                content,
+                is_error,
+                ..
+            } => (
+                "user",
+                vec![json!({"type": "tool_result", "tool_use_id": tool_call_id,
+                    "content": content, "is_error": is_error})],
+            ),
+        };
+        if blocks.is_empty() {
+            continue;
+        }
+        match out.last_mut() {
+            Some((last, existing)) if *last == role => existing.extend(blocks),
+            _ => out.push((role, blocks)),
+        }
+    }
+    out.into_iter()
+        .map(|(role, content)| json!({"role": role, "content": content}))
+        .collect()
+}
+
+fn part(part: &Part) -> Value {
+    match part {
+        Part::Text(text) => json!({"type": "text", "text": text}),
+        Part::Image { media_type, data } => json!({"type": "image",
+            "source": {"type": "base64", "media_type": media_type, "data": data}}),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum StreamEvent {
+    MessageStart {
+        message: MessageStart,
+    },
+    ContentBlockStart {
+        index: u32,
+        content_block: Block,
+    },
+    ContentBlockDelta {
+        index: u32,
+        delta: Delta,
+    },
+    ContentBlockStop {
+        index: u32,
+    },
+    MessageDelta {
+        #[serde(default)]
+        delta: MessageDeltaBody,
+        usage: Option<Usage>,
+    },
+    MessageStop,
+    Ping,
+    Error {
+        error: ApiError,
+    },
+    /// Event types added after this was written are ignored, never rendered.
+    #[serde(other)]
+    Unknown,
+}
+
+#[derive(Deserialize)]
+struct MessageStart {
+    usage: Option<Usage>,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Block {
+    ToolUse {
+        id: String,
+        name: String,
+    },
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Delta {
+    TextDelta {
+        text: String,
+    },
+    InputJsonDelta {
+        partial_json: String,
+    },
+    ThinkingDelta {
+        thinking: String,
+    },
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Deserialize, Default)]
+struct MessageDeltaBody {
+    stop_reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Usage {
+    input_tokens: Option<u64>,
+    output_tokens: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct ApiError {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    message: Option<String>,
+}
+
+struct OpenCall {
+    id: String,
+    name: String,
+    input: String,
+}
+
+/// Decodes one streamed Messages response, event by event.
+#[derive(Default)]
+pub struct StreamDecoder {
+    calls: BTreeMap<u32, OpenCall>,
+    input_tokens: Option<u64>,
+    stop_reason: Option<FinishReason>,
+    finished: bool,
+}
+
+impl StreamDecoder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Decodes one SSE event (`event:` name is carried in the data's `type` too).
+    ///
+    /// # Errors
+    /// Not JSON, or an `error` event (overloaded, rate limit, …) inside the stream.
+    pub fn data(&mut self, payload: &str) -> Result<Vec<ProviderEvent>, FormatError> {
+        if payload.trim().is_empty() {
+            return Ok(Vec::new());
+        }
+        let event: StreamEvent =
+            serde_json::from_str(payload).map_err(|e| FormatError::BadChunk {
+                detail: e.to_string(),
+            })?;
+        let mut out = Vec::new();
+        match event {
+            StreamEvent::MessageStart { message } => {
+                self.input_tokens = message.usage.and_then(|u| u.input_tokens);
+            }
+            StreamEvent::ContentBlockStart {
+                index,
+                content_block: Block::ToolUse { id, name },
+            } => {
+                self.calls.insert(
+                    index,
+                    OpenCall {
+                        id,
+                        name,
+                        input: String::new(),
+                    },
+                );
+            }
+            StreamEvent::ContentBlockDelta { index, delta } => match delta {
+                Delta::TextDelta { text } if !text.is_empty() => {
+                    out.push(ProviderEvent::TextDelta(text));
+                }
+                Delta::ThinkingDelta { thinking } if !thinking.is_empty() => {
+                    out.push(ProviderEvent::ReasoningDelta(thinking));
+                }
+                Delta::InputJsonDelta { partial_json } => {
+                    if let Some(call) = self.calls.get_mut(&index) {
+                        call.input.push_str(&partial_json);
+                    }
+                }
+                _ => {}
+            },
+            StreamEvent::ContentBlockStop { index } => {
+                if let Some(call) = self.calls.remove(&index) {
+                    out.push(ProviderEvent::ToolCall(ToolCall::new(
+                        call.id, call.name, call.input,
+                    )));
+                }
+            }
+            StreamEvent::MessageDelta { delta, usage } => {
+                if let Some(reason) = delta.stop_reason {
+                    self.stop_reason = Some(finish_reason(&reason));
+                }
+                if let Some(usage) = usage {
+                    out.push(ProviderEvent::Usage {
+                        input_tokens: usage.input_tokens.or(self.input_tokens),
+                        output_tokens: usage.output_tokens,
+                    });
+                }
+            }
+            StreamEvent::MessageStop => out.extend(self.end()),
+            StreamEvent::Error { error } => {
+                let kind = error.kind.unwrap_or_default();
+                let message = error.message.unwrap_or_else(|| "unknown error".into());
+                return Err(FormatError::Api {
+                    message: if kind.is_empty() {
+                        message
+                    } else {
+                        format!("{kind}: {message}")
+                    },
+                });
+            }
+            StreamEvent::ContentBlockStart { .. } | StreamEvent::Ping | StreamEvent::Unknown => {}
+        }
+        Ok(out)
+    }
+
+    /// The stream closed: hands out calls whose block never closed, and the finish.
+    pub fn end(&mut self) -> Vec<ProviderEvent> {
+        if self.finished {
+            return Vec::new();
+        }
+        self.finished = true;
+        let mut out: Vec<ProviderEvent> = std::mem::take(&mut self.calls)
+            .into_values()
+            .map(|c| ProviderEvent::ToolCall(ToolCall::new(c.id, c.name, c.input)))
+            .collect();
+        let reason = self.stop_reason.unwrap_or(if out.is_empty() {
+            FinishReason::Stop
+        } else {
+            FinishReason::ToolCalls
+        });
+        out.push(ProviderEvent::Finish(reason));
+        out
+    }
+}
+
+fn finish_reason(reason: &str) -> FinishReason {
+    match reason {
+        "end_turn" | "stop_sequence" | "pause_turn" => FinishReason::Stop,
+        "tool_use" => FinishReason::ToolCalls,
+        "max_tokens" => FinishReason::Length,
+        "refusal" => FinishReason::ContentFilter,
+        _ => FinishReason::Other,
+    }
+}
+
+#[cfg(test)]
+mod tests;

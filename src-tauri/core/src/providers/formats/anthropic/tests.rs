@@ -1,0 +1,167 @@
+//! The Anthropic wire format, offline.
+
+use serde_json::json;
+
+use super::*;
+use crate::providers::{ChatMessage, ChatRequest, Part, ToolCall, ToolSpec};
+
+fn decode_all(payloads: &[&str]) -> Vec<ProviderEvent> {
+    let mut decoder = StreamDecoder::new();
+    let mut events = Vec::new();
+    for p in payloads {
+        events.extend(decoder.data(p).expect("decodes"));
+    }
+    events.extend(decoder.end());
+    events
+}
+
+#[test]
+fn tool_results_of_one_round_go_back_in_one_user_turn_with_their_error_flags() {
+    let request = ChatRequest {
+        model: "claude-sonnet-4-5".into(),
+        system: Some("Be brief.".into()),
+        messages: vec![
+            ChatMessage::User {
+                parts: vec![Part::Text("Time and files?".into())],
+            },
+            ChatMessage::Assistant {
+                text: Some("Checking.".into()),
+                tool_calls: vec![
+                    ToolCall::new("toolu_1".into(), "time__now".into(), "{}".into()),
+                    ToolCall::new(
+                        "toolu_2".into(),
+                        "fs__list".into(),
+                        "{\"path\":\"/\"}".into(),
+                    ),
+                ],
+            },
+            ChatMessage::Tool {
+                tool_call_id: "toolu_1".into(),
+                name: "time__now".into(),
+                content: "12:00".into(),
+                is_error: false,
+            },
+            ChatMessage::Tool {
+                tool_call_id: "toolu_2".into(),
+                name: "fs__list".into(),
+                content: "denied".into(),
+                is_error: true,
+            },
+        ],
+        tools: vec![ToolSpec {
+            name: "time__now".into(),
+            description: "Now".into(),
+            parameters: json!({"type": "object"}),
+        }],
+        tool_choice: ToolChoice::None,
+        ..ChatRequest::default()
+    };
+    assert_eq!(
+        request_body(&request, true),
+        json!({
+            "model": "claude-sonnet-4-5",
+            "max_tokens": DEFAULT_MAX_TOKENS,
+            "system": "Be brief.",
+            "messages": [
+                {"role": "user", "content": [{"type": "text", "text": "Time and files?"}]},
+                {"role": "assistant", "content": [
+                    {"type": "text", "text": "Checking."},
+                    {"type": "tool_use", "id": "toolu_1", "name": "time__now", "input": {}},
+                    {"type": "tool_use", "id": "toolu_2", "name": "fs__list", "input": {"path": "/"}}
+                ]},
+                {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": "toolu_1", "content": "12:00", "is_error": false},
+                    {"type": "tool_result", "tool_use_id": "toolu_2", "content": "denied", "is_error": true}
+                ]}
+            ],
+            "tools": [{"name": "time__now", "description": "Now", "input_schema": {"type": "object"}}],
+            "tool_choice": {"type": "none"},
+            "stream": true
+        })
+    );
+}
+
+#[test]
+fn a_streamed_answer_with_thinking_text_and_a_tool_call_decodes_in_order() {
+    let events = decode_all(&[
+        r#"{"type":"message_start","message":{"id":"msg_1","usage":{"input_tokens":25,"output_tokens":1}}}"#,
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Need the time."}}"#,
+        r#"{"type":"content_block_stop","index":0}"#,
+        r#"{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}"#,
+        r#"{"type":"ping"}"#,
+        r#"{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"Let me check"}}"#,
+        r#"{"type":"content_block_stop","index":1}"#,
+        r#"{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_9","name":"time__now","input":{}}}"#,
+        r#"{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"tz\": \"Eu"}}"#,
+        r#"{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"rope/Lisbon\"}"}}"#,
+        r#"{"type":"content_block_stop","index":2}"#,
+        r#"{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":40}}"#,
+        r#"{"type":"message_stop"}"#,
+    ]);
+    assert_eq!(
+        events,
+        vec![
+            ProviderEvent::ReasoningDelta("Need the time.".into()),
+            ProviderEvent::TextDelta("Let me check".into()),
+            ProviderEvent::ToolCall(ToolCall::new(
+                "toolu_9".into(),
+                "time__now".into(),
+                "{\"tz\": \"Europe/Lisbon\"}".into()
+            )),
+            ProviderEvent::Usage {
+                input_tokens: Some(25),
+                output_tokens: Some(40)
+            },
+            ProviderEvent::Finish(FinishReason::ToolCalls),
+        ]
+    );
+}
+
+#[test]
+fn an_error_event_inside_the_stream_is_an_error_and_unknown_events_are_ignored() {
+    let mut decoder = StreamDecoder::new();
+    assert_eq!(
+        decoder
+            .data(r#"{"type":"some_future_event","payload":{"x":1}}"#)
+            .unwrap(),
+        vec![]
+    );
+    let err = decoder
+        .data(r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#)
+        .unwrap_err();
+    assert_eq!(
+        err,
+        FormatError::Api {
+            message: "overloaded_error: Overloaded".into()
+        }
+    );
+}
+
+#[test]
+fn a_required_tool_choice_is_any_and_images_are_base64_sources() {
+    let request = ChatRequest {
+        model: "m".into(),
+        messages: vec![ChatMessage::User {
+            parts: vec![Part::Image {
+                media_type: "image/png".into(),
+                data: "AAAA".into(),
+            }],
+        }],
+        tools: vec![ToolSpec {
+            name: "t".into(),
+            description: String::new(),
+            parameters: json!({"type": "object"}),
+        }],
+        tool_choice: ToolChoice::Required,
+        max_tokens: Some(100),
+        ..ChatRequest::default()
+    };
+    let body = request_body(&request, false);
+    assert_eq!(body["tool_choice"], json!({"type": "any"}));
+    assert_eq!(body["max_tokens"], 100);
+    assert_eq!(
+        body["messages"][0]["content"][0]["source"],
+        json!({"type": "base64", "media_type": "image/png", "data": "AAAA"})
+    );
+}

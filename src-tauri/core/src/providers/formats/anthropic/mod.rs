@@ -119,7 +119,7 @@ enum StreamEvent {
     },
     ContentBlockDelta {
         index: u32,
-        delta: Delta,
+        delta: BlockChange,
     },
     ContentBlockStop {
         index: u32,
@@ -157,7 +157,7 @@ enum Block {
 
 #[derive(Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-enum Delta {
+enum BlockChange {
     TextDelta {
         text: String,
     },
@@ -240,13 +240,13 @@ impl StreamDecoder {
                 );
             }
             StreamEvent::ContentBlockDelta { index, delta } => match delta {
-                Delta::TextDelta { text } if !text.is_empty() => {
+                BlockChange::TextDelta { text } if !text.is_empty() => {
                     out.push(ProviderEvent::TextDelta(text));
                 }
-                Delta::ThinkingDelta { thinking } if !thinking.is_empty() => {
+                BlockChange::ThinkingDelta { thinking } if !thinking.is_empty() => {
                     out.push(ProviderEvent::ReasoningDelta(thinking));
                 }
-                Delta::InputJsonDelta { partial_json } => {
+                BlockChange::InputJsonDelta { partial_json } => {
                     if let Some(call) = self.calls.get_mut(&index) {
                         call.input.push_str(&partial_json);
                     }

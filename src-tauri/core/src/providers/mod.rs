@@ -6,8 +6,10 @@
 //! turns stored messages and catalogue tools into a [`ChatRequest`] and consumes
 //! [`ProviderEvent`]s.
 
+pub mod anthropic;
 mod error;
 pub mod formats;
+mod http;
 pub mod openai;
 
 use std::pin::Pin;
@@ -16,7 +18,6 @@ use std::time::Duration;
 use futures_util::{Stream, StreamExt};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 pub use error::ProviderError;
@@ -109,10 +110,6 @@ fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
     read("retry-after-ms")
         .map(|ms| Duration::from_secs_f64(ms.max(0.0) / 1000.0))
         .or_else(|| read("retry-after").map(|s| Duration::from_secs_f64(s.max(0.0))))
-}
-
-fn receiver_stream(mut rx: mpsc::Receiver<Result<ProviderEvent, ProviderError>>) -> EventStream {
-    Box::pin(futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx)))
 }
 
 /// One request to a chat model.

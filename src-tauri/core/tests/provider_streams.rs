@@ -1,4 +1,4 @@
-//! The OpenAI-compatible client against a scripted local HTTP server: each connection gets the
+//! The streaming provider clients against a scripted local HTTP server: each connection gets the
 //! next scripted response, byte by byte as written here (chunked encoding, stalls, drops).
 
 use std::sync::{Arc, Mutex};
@@ -345,4 +345,78 @@ async fn cancelling_ends_the_stream_with_cancelled() {
     cancel.cancel();
     assert_eq!(stream.next().await, Some(Err(ProviderError::Cancelled)));
     assert_eq!(stream.next().await, None);
+}
+
+#[tokio::test]
+async fn anthropic_streams_a_tool_call_with_its_own_headers() {
+    use switchboard_core::providers::anthropic::Anthropic;
+    let event = |name: &str, data: &str| {
+        Step::Chunk(format!("event: {name}\ndata: {data}\n\n").into_bytes())
+    };
+    let (base, seen) = serve(vec![vec![
+        Step::Begin,
+        event("message_start", r#"{"type":"message_start","message":{"usage":{"input_tokens":9}}}"#),
+        event("content_block_start", r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#),
+        event("content_block_delta", r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"On it."}}"#),
+        event("content_block_stop", r#"{"type":"content_block_stop","index":0}"#),
+        event("content_block_start", r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"time__now","input":{}}}"#),
+        event("content_block_delta", r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{}"}}"#),
+        event("content_block_stop", r#"{"type":"content_block_stop","index":1}"#),
+        event("message_delta", r#"{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":12}}"#),
+        event("message_stop", r#"{"type":"message_stop"}"#),
+        // Nothing after message_stop is read, even if the connection stays open.
+        Step::Sleep(Duration::from_secs(10)),
+        Step::End,
+    ]])
+    .await;
+    let provider = Anthropic::new(
+        &base.replace("/v1", ""),
+        SecretString::from("sk-ant-test-key"),
+        options(),
+    )
+    .unwrap();
+    let done = tokio::time::timeout(
+        Duration::from_secs(5),
+        provider.complete(request(), CancellationToken::new()),
+    )
+    .await
+    .expect("finished at message_stop")
+    .unwrap();
+    assert_eq!(done.text, "On it.");
+    assert_eq!(done.tool_calls[0].name, "time__now");
+    assert_eq!(done.finish, Some(FinishReason::ToolCalls));
+    assert_eq!((done.input_tokens, done.output_tokens), (Some(9), Some(12)));
+    let raw = seen.lock().unwrap().requests[0].to_ascii_lowercase();
+    assert!(raw.starts_with("post /v1/messages "), "{raw}");
+    assert!(raw.contains("x-api-key: sk-ant-test-key"));
+    assert!(raw.contains("anthropic-version: 2023-06-01"));
+    assert!(!raw.contains("authorization:"));
+}
+
+#[tokio::test]
+async fn an_overloaded_error_event_inside_an_anthropic_stream_keeps_the_partial_text() {
+    use switchboard_core::providers::anthropic::Anthropic;
+    let (base, _) = serve(vec![vec![
+        Step::Begin,
+        sse(r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Half"}}"#),
+        sse(r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#),
+        Step::End,
+    ]])
+    .await;
+    let provider =
+        Anthropic::new(&base.replace("/v1", ""), SecretString::from("k"), options()).unwrap();
+    let events = provider
+        .stream(request(), CancellationToken::new())
+        .collect::<Vec<_>>()
+        .await;
+    match events.last().unwrap() {
+        Err(ProviderError::StreamInterrupted {
+            partial_text,
+            detail,
+        }) => {
+            assert_eq!(partial_text, "Half");
+            assert!(detail.contains("overloaded_error"));
+        }
+        other => panic!("expected an interrupted stream, got {other:?}"),
+    }
 }

@@ -1,0 +1,66 @@
+//! The streaming client for Anthropic Messages (`x-api-key`, `anthropic-version`).
+//! The exchange is [`super::http`]'s; the body and event decoding [`formats::anthropic`]'s.
+
+use std::sync::Arc;
+
+use secrecy::{ExposeSecret, SecretString};
+use tokio_util::sync::CancellationToken;
+
+use super::formats::anthropic::{request_body, StreamDecoder, API_VERSION};
+use super::formats::FormatError;
+use super::http::{self, Endpoint, StreamDecode};
+use super::{ChatRequest, EventStream, HttpOptions, Provider, ProviderError, ProviderEvent};
+
+pub struct Anthropic {
+    endpoint: Arc<Endpoint>,
+}
+
+impl Anthropic {
+    /// `base_url` is the host (`https://api.anthropic.com`), without `/v1`.
+    ///
+    /// # Errors
+    /// A header that cannot be sent, or no HTTP client.
+    pub fn new(
+        base_url: &str,
+        api_key: SecretString,
+        options: HttpOptions,
+    ) -> Result<Self, ProviderError> {
+        let url = format!("{}/v1/messages", base_url.trim_end_matches('/'));
+        let endpoint = Endpoint::new(
+            url,
+            vec![("x-api-key", api_key.expose_secret().to_owned())],
+            vec![("anthropic-version".to_owned(), API_VERSION.to_owned())],
+            options,
+        )?;
+        Ok(Self {
+            endpoint: Arc::new(endpoint),
+        })
+    }
+}
+
+impl StreamDecode for StreamDecoder {
+    fn data(&mut self, payload: &str) -> Result<Vec<ProviderEvent>, FormatError> {
+        StreamDecoder::data(self, payload)
+    }
+    fn end(&mut self) -> Vec<ProviderEvent> {
+        StreamDecoder::end(self)
+    }
+    fn is_last(&self, payload: &str) -> bool {
+        serde_json::from_str::<serde_json::Value>(payload)
+            .ok()
+            .and_then(|v| v.get("type")?.as_str().map(|t| t == "message_stop"))
+            .unwrap_or(false)
+    }
+}
+
+impl Provider for Anthropic {
+    fn stream(&self, request: ChatRequest, cancel: CancellationToken) -> EventStream {
+        let body = request_body(&request, true);
+        http::stream(
+            Arc::clone(&self.endpoint),
+            body,
+            StreamDecoder::new(),
+            cancel,
+        )
+    }
+}

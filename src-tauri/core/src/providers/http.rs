@@ -1,0 +1,213 @@
+//! The HTTP exchange every streaming provider shares: POST a JSON body, retry what is worth
+//! retrying before the first token (exponential backoff honouring `Retry-After`), decode the
+//! SSE events with the provider's [`StreamDecode`], cut a stalled stream at the read timeout,
+//! stop on cancel, and keep the partial text when the stream breaks.
+//!
+//! Keys travel in headers marked sensitive, so they never show in debug output or logs.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use backon::{ExponentialBuilder, Retryable};
+use eventsource_stream::{EventStreamError, Eventsource};
+use futures_util::StreamExt;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::formats::FormatError;
+use super::{EventStream, HttpOptions, ProviderError, ProviderEvent};
+
+/// One provider's event decoding, as the shared loop needs it.
+pub(super) trait StreamDecode: Send + 'static {
+    /// # Errors
+    /// The payload is not understood, or it is the host's error report.
+    fn data(&mut self, payload: &str) -> Result<Vec<ProviderEvent>, FormatError>;
+    /// The body ended: whatever is still pending, and the finish.
+    fn end(&mut self) -> Vec<ProviderEvent>;
+    /// Whether this payload is the protocol's last (nothing follows, even on a kept-open
+    /// connection).
+    fn is_last(&self, payload: &str) -> bool;
+}
+
+/// Where and how to POST: the full URL and the headers (keys marked sensitive).
+pub(super) struct Endpoint {
+    http: reqwest::Client,
+    url: String,
+    headers: HeaderMap,
+    options: HttpOptions,
+}
+
+impl Endpoint {
+    /// `secret_headers` are marked sensitive; `headers` are plain.
+    ///
+    /// # Errors
+    /// A header name or value that HTTP cannot carry, or no HTTP client.
+    pub(super) fn new(
+        url: String,
+        secret_headers: Vec<(&'static str, String)>,
+        headers: Vec<(String, String)>,
+        options: HttpOptions,
+    ) -> Result<Self, ProviderError> {
+        let mut map = HeaderMap::new();
+        let bad = |what: &str| ProviderError::BadResponse(format!("cannot send the header {what}"));
+        for (name, value) in secret_headers {
+            let mut value = HeaderValue::from_str(&value).map_err(|_| bad(name))?;
+            value.set_sensitive(true);
+            map.insert(HeaderName::from_static(name), value);
+        }
+        for (name, value) in headers {
+            let header = HeaderName::from_bytes(name.as_bytes()).map_err(|_| bad(&name))?;
+            map.insert(
+                header,
+                HeaderValue::from_str(&value).map_err(|_| bad(&name))?,
+            );
+        }
+        Ok(Self {
+            http: options.client()?,
+            url,
+            headers: map,
+            options,
+        })
+    }
+
+    async fn send_once(&self, body: &Value) -> Result<reqwest::Response, ProviderError> {
+        let response = self
+            .http
+            .post(&self.url)
+            .headers(self.headers.clone())
+            .header("accept", "text/event-stream")
+            .json(body)
+            .send()
+            .await
+            .map_err(|e| ProviderError::Network(without_url(&e)))?;
+        let status = response.status();
+        if status.is_success() {
+            return Ok(response);
+        }
+        let retry_after = super::retry_after(response.headers());
+        let text = response.text().await.unwrap_or_default();
+        Err(ProviderError::from_status(
+            status.as_u16(),
+            &text,
+            retry_after,
+        ))
+    }
+
+    async fn connect(&self, body: &Value) -> Result<reqwest::Response, ProviderError> {
+        let backoff = ExponentialBuilder::default()
+            .with_min_delay(self.options.retry_base_delay)
+            .with_max_delay(Duration::from_secs(30))
+            .with_max_times(self.options.max_retries)
+            .with_jitter();
+        (|| self.send_once(body))
+            .retry(backoff)
+            .when(ProviderError::is_retryable)
+            // The server's own Retry-After beats our guess.
+            .adjust(|e, planned| match e {
+                ProviderError::RateLimited {
+                    retry_after: Some(after),
+                    ..
+                } => Some(*after),
+                _ => planned,
+            })
+            .notify(|e, after| tracing::info!(error = %e, ?after, "retrying the provider"))
+            .await
+    }
+}
+
+/// Starts one streamed answer on its own task; the returned stream yields its events.
+pub(super) fn stream<D: StreamDecode>(
+    endpoint: Arc<Endpoint>,
+    body: Value,
+    decoder: D,
+    cancel: CancellationToken,
+) -> EventStream {
+    let (tx, mut rx) = mpsc::channel(64);
+    tokio::spawn(async move {
+        if let Err(e) = run(&endpoint, &body, decoder, &tx, &cancel).await {
+            let _ = tx.send(Err(e)).await;
+        }
+    });
+    Box::pin(futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx)))
+}
+
+async fn run<D: StreamDecode>(
+    endpoint: &Endpoint,
+    body: &Value,
+    mut decoder: D,
+    tx: &mpsc::Sender<Result<ProviderEvent, ProviderError>>,
+    cancel: &CancellationToken,
+) -> Result<(), ProviderError> {
+    let response = tokio::select! {
+        () = cancel.cancelled() => return Err(ProviderError::Cancelled),
+        r = endpoint.connect(body) => r?,
+    };
+    let mut events = response.bytes_stream().eventsource();
+    let mut partial = String::new();
+    loop {
+        let next = tokio::select! {
+            () = cancel.cancelled() => return Err(ProviderError::Cancelled),
+            next = events.next() => next,
+        };
+        let (decoded, done) = match next {
+            None => (decoder.end(), true),
+            Some(Ok(event)) => {
+                let done = decoder.is_last(&event.data);
+                match decoder.data(&event.data) {
+                    Ok(decoded) => (decoded, done),
+                    Err(FormatError::Api { message }) => {
+                        return Err(ProviderError::StreamInterrupted {
+                            partial_text: partial,
+                            detail: message,
+                        })
+                    }
+                    Err(e) => return Err(ProviderError::BadResponse(e.to_string())),
+                }
+            }
+            Some(Err(e)) => {
+                return Err(ProviderError::StreamInterrupted {
+                    partial_text: partial,
+                    detail: describe_stream_error(&e),
+                })
+            }
+        };
+        for event in decoded {
+            if let ProviderEvent::TextDelta(text) = &event {
+                partial.push_str(text);
+            }
+            if tx.send(Ok(event)).await.is_err() {
+                return Ok(()); // nobody is listening any more
+            }
+        }
+        if done {
+            return Ok(());
+        }
+    }
+}
+
+fn describe_stream_error(e: &EventStreamError<reqwest::Error>) -> String {
+    match e {
+        EventStreamError::Transport(e) if e.is_timeout() => {
+            "no data arrived before the read timeout".to_owned()
+        }
+        EventStreamError::Transport(e) => without_url(e),
+        other => other.to_string(),
+    }
+}
+
+/// reqwest's message and causes, without the URL (some hosts take a key in the query).
+fn without_url(e: &reqwest::Error) -> String {
+    let mut msg = e.to_string();
+    if let Some(url) = e.url() {
+        msg = msg.replace(url.as_str(), "the provider");
+    }
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        msg.push_str(": ");
+        msg.push_str(&s.to_string());
+        source = s.source();
+    }
+    msg
+}

@@ -420,3 +420,36 @@ async fn an_overloaded_error_event_inside_an_anthropic_stream_keeps_the_partial_
         other => panic!("expected an interrupted stream, got {other:?}"),
     }
 }
+
+#[tokio::test]
+async fn gemini_streams_with_the_key_in_a_header_and_the_model_in_the_path() {
+    use switchboard_core::providers::gemini::Gemini;
+    let (base, seen) = serve(vec![vec![
+        Step::Begin,
+        sse(r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"Hi "}]}}]}"#),
+        sse(r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"there"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":2}}"#),
+        Step::End,
+    ]])
+    .await;
+    let base = base.replace("/v1", "/v1beta");
+    let provider = Gemini::new(&base, SecretString::from("AIza-test-key"), options()).unwrap();
+    let done = provider
+        .complete(request(), CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(done.text, "Hi there");
+    assert_eq!(done.finish, Some(FinishReason::Stop));
+    assert_eq!((done.input_tokens, done.output_tokens), (Some(3), Some(2)));
+    let raw = seen.lock().unwrap().requests[0].clone();
+    assert!(
+        raw.starts_with("POST /v1beta/models/test-model:streamGenerateContent?alt=sse "),
+        "{raw}"
+    );
+    assert!(raw
+        .to_ascii_lowercase()
+        .contains("x-goog-api-key: aiza-test-key"));
+    assert!(
+        !raw.lines().next().unwrap().contains("AIza"),
+        "the key is not in the URL"
+    );
+}

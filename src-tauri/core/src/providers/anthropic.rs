@@ -13,6 +13,7 @@ use super::{ChatRequest, EventStream, HttpOptions, Provider, ProviderError, Prov
 
 pub struct Anthropic {
     endpoint: Arc<Endpoint>,
+    url: String,
 }
 
 impl Anthropic {
@@ -27,13 +28,13 @@ impl Anthropic {
     ) -> Result<Self, ProviderError> {
         let url = format!("{}/v1/messages", base_url.trim_end_matches('/'));
         let endpoint = Endpoint::new(
-            url,
             vec![("x-api-key", api_key.expose_secret().to_owned())],
             vec![("anthropic-version".to_owned(), API_VERSION.to_owned())],
             options,
         )?;
         Ok(Self {
             endpoint: Arc::new(endpoint),
+            url,
         })
     }
 }
@@ -58,6 +59,7 @@ impl Provider for Anthropic {
         let body = request_body(&request, true);
         http::stream(
             Arc::clone(&self.endpoint),
+            self.url.clone(),
             body,
             StreamDecoder::new(),
             cancel,

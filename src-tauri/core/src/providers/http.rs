@@ -31,10 +31,10 @@ pub(super) trait StreamDecode: Send + 'static {
     fn is_last(&self, payload: &str) -> bool;
 }
 
-/// Where and how to POST: the full URL and the headers (keys marked sensitive).
+/// How to POST to one provider: the client and the headers (keys marked sensitive). The URL
+/// is given per request (Gemini puts the model in it).
 pub(super) struct Endpoint {
     http: reqwest::Client,
-    url: String,
     headers: HeaderMap,
     options: HttpOptions,
 }
@@ -45,7 +45,6 @@ impl Endpoint {
     /// # Errors
     /// A header name or value that HTTP cannot carry, or no HTTP client.
     pub(super) fn new(
-        url: String,
         secret_headers: Vec<(&'static str, String)>,
         headers: Vec<(String, String)>,
         options: HttpOptions,
@@ -66,16 +65,15 @@ impl Endpoint {
         }
         Ok(Self {
             http: options.client()?,
-            url,
             headers: map,
             options,
         })
     }
 
-    async fn send_once(&self, body: &Value) -> Result<reqwest::Response, ProviderError> {
+    async fn send_once(&self, url: &str, body: &Value) -> Result<reqwest::Response, ProviderError> {
         let response = self
             .http
-            .post(&self.url)
+            .post(url)
             .headers(self.headers.clone())
             .header("accept", "text/event-stream")
             .json(body)
@@ -95,13 +93,13 @@ impl Endpoint {
         ))
     }
 
-    async fn connect(&self, body: &Value) -> Result<reqwest::Response, ProviderError> {
+    async fn connect(&self, url: &str, body: &Value) -> Result<reqwest::Response, ProviderError> {
         let backoff = ExponentialBuilder::default()
             .with_min_delay(self.options.retry_base_delay)
             .with_max_delay(Duration::from_secs(30))
             .with_max_times(self.options.max_retries)
             .with_jitter();
-        (|| self.send_once(body))
+        (|| self.send_once(url, body))
             .retry(backoff)
             .when(ProviderError::is_retryable)
             // The server's own Retry-After beats our guess.
@@ -120,13 +118,14 @@ impl Endpoint {
 /// Starts one streamed answer on its own task; the returned stream yields its events.
 pub(super) fn stream<D: StreamDecode>(
     endpoint: Arc<Endpoint>,
+    url: String,
     body: Value,
     decoder: D,
     cancel: CancellationToken,
 ) -> EventStream {
     let (tx, mut rx) = mpsc::channel(64);
     tokio::spawn(async move {
-        if let Err(e) = run(&endpoint, &body, decoder, &tx, &cancel).await {
+        if let Err(e) = run(&endpoint, &url, &body, decoder, &tx, &cancel).await {
             let _ = tx.send(Err(e)).await;
         }
     });
@@ -135,6 +134,7 @@ pub(super) fn stream<D: StreamDecode>(
 
 async fn run<D: StreamDecode>(
     endpoint: &Endpoint,
+    url: &str,
     body: &Value,
     mut decoder: D,
     tx: &mpsc::Sender<Result<ProviderEvent, ProviderError>>,
@@ -142,7 +142,7 @@ async fn run<D: StreamDecode>(
 ) -> Result<(), ProviderError> {
     let response = tokio::select! {
         () = cancel.cancelled() => return Err(ProviderError::Cancelled),
-        r = endpoint.connect(body) => r?,
+        r = endpoint.connect(url, body) => r?,
     };
     let mut events = response.bytes_stream().eventsource();
     let mut partial = String::new();

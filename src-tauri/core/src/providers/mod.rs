@@ -9,6 +9,7 @@
 pub mod anthropic;
 mod error;
 pub mod formats;
+pub mod gemini;
 mod http;
 pub mod openai;
 
@@ -120,7 +121,7 @@ pub struct ChatRequest {
     pub messages: Vec<ChatMessage>,
     pub tools: Vec<ToolSpec>,
     pub tool_choice: ToolChoice,
-    pub temperature: Option<f32>,
+    pub temperature: Option<f64>,
     pub max_tokens: Option<u32>,
 }
 

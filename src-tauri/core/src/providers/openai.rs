@@ -13,6 +13,7 @@ use super::{ChatRequest, EventStream, HttpOptions, Provider, ProviderError, Prov
 
 pub struct OpenAiCompatible {
     endpoint: Arc<Endpoint>,
+    url: String,
 }
 
 impl OpenAiCompatible {
@@ -32,7 +33,8 @@ impl OpenAiCompatible {
             .unwrap_or_default();
         let url = format!("{}/chat/completions", base_url.trim_end_matches('/'));
         Ok(Self {
-            endpoint: Arc::new(Endpoint::new(url, secret, extra_headers, options)?),
+            endpoint: Arc::new(Endpoint::new(secret, extra_headers, options)?),
+            url,
         })
     }
 }
@@ -54,6 +56,7 @@ impl Provider for OpenAiCompatible {
         let body = request_body(&request, true);
         http::stream(
             Arc::clone(&self.endpoint),
+            self.url.clone(),
             body,
             StreamDecoder::new(),
             cancel,

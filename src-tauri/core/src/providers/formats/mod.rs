@@ -2,6 +2,7 @@
 //! event into [`super::ProviderEvent`]s. No I/O here, so every quirk is tested offline.
 
 pub mod anthropic;
+pub mod gemini;
 pub mod openai;
 
 /// A streamed payload that cannot be turned into events.

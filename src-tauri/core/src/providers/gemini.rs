@@ -1,0 +1,71 @@
+//! The streaming client for Google Gemini (`streamGenerateContent?alt=sse`, key in the
+//! `x-goog-api-key` header, never in the URL). The exchange is [`super::http`]'s; the body,
+//! schema rewriting and chunk decoding [`formats::gemini`]'s.
+
+use std::sync::Arc;
+
+use secrecy::{ExposeSecret, SecretString};
+use tokio_util::sync::CancellationToken;
+
+use super::formats::gemini::{request_body, StreamDecoder};
+use super::formats::FormatError;
+use super::http::{self, Endpoint, StreamDecode};
+use super::{ChatRequest, EventStream, HttpOptions, Provider, ProviderError, ProviderEvent};
+
+pub struct Gemini {
+    endpoint: Arc<Endpoint>,
+    base_url: String,
+}
+
+impl Gemini {
+    /// `base_url` is up to the API version (`…/v1beta`).
+    ///
+    /// # Errors
+    /// A header that cannot be sent, or no HTTP client.
+    pub fn new(
+        base_url: &str,
+        api_key: SecretString,
+        options: HttpOptions,
+    ) -> Result<Self, ProviderError> {
+        let endpoint = Endpoint::new(
+            vec![("x-goog-api-key", api_key.expose_secret().to_owned())],
+            Vec::new(),
+            options,
+        )?;
+        Ok(Self {
+            endpoint: Arc::new(endpoint),
+            base_url: base_url.trim_end_matches('/').to_owned(),
+        })
+    }
+}
+
+impl StreamDecode for StreamDecoder {
+    fn data(&mut self, payload: &str) -> Result<Vec<ProviderEvent>, FormatError> {
+        StreamDecoder::data(self, payload)
+    }
+    fn end(&mut self) -> Vec<ProviderEvent> {
+        StreamDecoder::end(self)
+    }
+    fn is_last(&self, _payload: &str) -> bool {
+        false // Gemini ends the body after its last chunk
+    }
+}
+
+impl Provider for Gemini {
+    fn stream(&self, request: ChatRequest, cancel: CancellationToken) -> EventStream {
+        let model = request.model.trim_start_matches("models/");
+        let url = format!(
+            "{}/models/{}:streamGenerateContent?alt=sse",
+            self.base_url,
+            url::form_urlencoded::byte_serialize(model.as_bytes()).collect::<String>()
+        );
+        let body = request_body(&request);
+        http::stream(
+            Arc::clone(&self.endpoint),
+            url,
+            body,
+            StreamDecoder::new(),
+            cancel,
+        )
+    }
+}

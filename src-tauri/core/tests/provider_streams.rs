@@ -453,3 +453,68 @@ async fn gemini_streams_with_the_key_in_a_header_and_the_model_in_the_path() {
         "the key is not in the URL"
     );
 }
+
+#[tokio::test]
+async fn ollama_ndjson_lines_split_anywhere_decode_and_an_error_line_keeps_the_text() {
+    use switchboard_core::providers::ollama::Ollama;
+    let body = concat!(
+        r#"{"message":{"role":"assistant","content":"Ol"},"done":false}"#, "\n",
+        r#"{"message":{"role":"assistant","content":"á, "},"done":false}"#, "\n",
+        r#"{"message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"time__now","arguments":{}}}]},"done":false}"#, "\n",
+        r#"{"message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","prompt_eval_count":4,"eval_count":3}"#, "\n",
+    )
+    .as_bytes()
+    .to_vec();
+    // Cut inside "á" and in the middle of lines.
+    let cut = body.windows(2).position(|w| w == "á".as_bytes()).unwrap() + 1;
+    let (base, seen) = serve(vec![vec![
+        Step::Begin,
+        Step::Chunk(body[..cut].to_vec()),
+        Step::Chunk(body[cut..cut + 7].to_vec()),
+        Step::Chunk(body[cut + 7..].to_vec()),
+        // After the done line nothing more is read.
+        Step::Sleep(Duration::from_secs(10)),
+        Step::End,
+    ]])
+    .await;
+    let (broken, _) = serve(vec![vec![
+        Step::Begin,
+        Step::Chunk(
+            b"{\"message\":{\"role\":\"assistant\",\"content\":\"So far\"},\"done\":false}\n"
+                .to_vec(),
+        ),
+        Step::Chunk(b"{\"error\":\"model runner has unexpectedly stopped\"}\n".to_vec()),
+        Step::End,
+    ]])
+    .await;
+    let base = base.trim_end_matches("/v1").to_owned();
+    let provider = Ollama::new(&base, None, options()).unwrap();
+    let done = tokio::time::timeout(
+        Duration::from_secs(5),
+        provider.complete(request(), CancellationToken::new()),
+    )
+    .await
+    .expect("finished at the done line")
+    .unwrap();
+    assert_eq!(done.text, "Olá, ");
+    assert_eq!(done.tool_calls[0].name, "time__now");
+    assert_eq!(done.finish, Some(FinishReason::ToolCalls));
+    assert_eq!((done.input_tokens, done.output_tokens), (Some(4), Some(3)));
+    assert!(seen.lock().unwrap().requests[0].starts_with("POST /api/chat "));
+
+    let provider = Ollama::new(broken.trim_end_matches("/v1"), None, options()).unwrap();
+    let events = provider
+        .stream(request(), CancellationToken::new())
+        .collect::<Vec<_>>()
+        .await;
+    match events.last().unwrap() {
+        Err(ProviderError::StreamInterrupted {
+            partial_text,
+            detail,
+        }) => {
+            assert_eq!(partial_text, "So far");
+            assert!(detail.contains("unexpectedly stopped"), "{detail}");
+        }
+        other => panic!("expected an interrupted stream, got {other:?}"),
+    }
+}

@@ -8,7 +8,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::formats::anthropic::{request_body, StreamDecoder, API_VERSION};
 use super::formats::FormatError;
-use super::http::{self, Endpoint, StreamDecode};
+use super::http::{self, Endpoint, Framing, StreamDecode};
 use super::{ChatRequest, EventStream, HttpOptions, Provider, ProviderError, ProviderEvent};
 
 pub struct Anthropic {
@@ -60,6 +60,7 @@ impl Provider for Anthropic {
         http::stream(
             Arc::clone(&self.endpoint),
             self.url.clone(),
+            Framing::Sse,
             body,
             StreamDecoder::new(),
             cancel,

@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::formats::gemini::{request_body, StreamDecoder};
 use super::formats::FormatError;
-use super::http::{self, Endpoint, StreamDecode};
+use super::http::{self, Endpoint, Framing, StreamDecode};
 use super::{ChatRequest, EventStream, HttpOptions, Provider, ProviderError, ProviderEvent};
 
 pub struct Gemini {
@@ -63,6 +63,7 @@ impl Provider for Gemini {
         http::stream(
             Arc::clone(&self.endpoint),
             url,
+            Framing::Sse,
             body,
             StreamDecoder::new(),
             cancel,

@@ -19,6 +19,61 @@ use tokio_util::sync::CancellationToken;
 use super::formats::FormatError;
 use super::{EventStream, HttpOptions, ProviderError, ProviderEvent};
 
+/// How a response body is cut into payloads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Framing {
+    /// Server-sent events: each event's `data`.
+    Sse,
+    /// Newline-delimited JSON (Ollama): each line.
+    NdJson,
+}
+
+/// The longest NDJSON line accepted; a longer one ends the stream with an error instead of
+/// eating memory.
+const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+type Payloads = std::pin::Pin<Box<dyn futures_util::Stream<Item = Result<String, String>> + Send>>;
+
+fn payloads(response: reqwest::Response, framing: Framing) -> Payloads {
+    match framing {
+        Framing::Sse => Box::pin(response.bytes_stream().eventsource().map(|r| {
+            r.map(|event| event.data)
+                .map_err(|e| describe_stream_error(&e))
+        })),
+        Framing::NdJson => {
+            let reader = tokio_util::io::StreamReader::new(
+                response
+                    .bytes_stream()
+                    .map(|r| r.map_err(std::io::Error::other)),
+            );
+            let lines = tokio_util::codec::FramedRead::new(
+                reader,
+                tokio_util::codec::LinesCodec::new_with_max_length(MAX_LINE_BYTES),
+            );
+            Box::pin(lines.map(|r| r.map_err(|e| describe_lines_error(&e))))
+        }
+    }
+}
+
+fn describe_lines_error(e: &tokio_util::codec::LinesCodecError) -> String {
+    match e {
+        tokio_util::codec::LinesCodecError::MaxLineLengthExceeded => {
+            format!("a line longer than {} MiB", MAX_LINE_BYTES / (1024 * 1024))
+        }
+        tokio_util::codec::LinesCodecError::Io(io) => {
+            let timed_out = io
+                .get_ref()
+                .and_then(|inner| inner.downcast_ref::<reqwest::Error>())
+                .is_some_and(reqwest::Error::is_timeout);
+            if timed_out {
+                "no data arrived before the read timeout".to_owned()
+            } else {
+                io.to_string()
+            }
+        }
+    }
+}
+
 /// One provider's event decoding, as the shared loop needs it.
 pub(super) trait StreamDecode: Send + 'static {
     /// # Errors
@@ -119,13 +174,14 @@ impl Endpoint {
 pub(super) fn stream<D: StreamDecode>(
     endpoint: Arc<Endpoint>,
     url: String,
+    framing: Framing,
     body: Value,
     decoder: D,
     cancel: CancellationToken,
 ) -> EventStream {
     let (tx, mut rx) = mpsc::channel(64);
     tokio::spawn(async move {
-        if let Err(e) = run(&endpoint, &url, &body, decoder, &tx, &cancel).await {
+        if let Err(e) = run(&endpoint, &url, framing, &body, decoder, &tx, &cancel).await {
             let _ = tx.send(Err(e)).await;
         }
     });
@@ -135,6 +191,7 @@ pub(super) fn stream<D: StreamDecode>(
 async fn run<D: StreamDecode>(
     endpoint: &Endpoint,
     url: &str,
+    framing: Framing,
     body: &Value,
     mut decoder: D,
     tx: &mpsc::Sender<Result<ProviderEvent, ProviderError>>,
@@ -144,7 +201,7 @@ async fn run<D: StreamDecode>(
         () = cancel.cancelled() => return Err(ProviderError::Cancelled),
         r = endpoint.connect(url, body) => r?,
     };
-    let mut events = response.bytes_stream().eventsource();
+    let mut events = payloads(response, framing);
     let mut partial = String::new();
     loop {
         let next = tokio::select! {
@@ -153,9 +210,9 @@ async fn run<D: StreamDecode>(
         };
         let (decoded, done) = match next {
             None => (decoder.end(), true),
-            Some(Ok(event)) => {
-                let done = decoder.is_last(&event.data);
-                match decoder.data(&event.data) {
+            Some(Ok(payload)) => {
+                let done = decoder.is_last(&payload);
+                match decoder.data(&payload) {
                     Ok(decoded) => (decoded, done),
                     Err(FormatError::Api { message }) => {
                         return Err(ProviderError::StreamInterrupted {
@@ -166,10 +223,10 @@ async fn run<D: StreamDecode>(
                     Err(e) => return Err(ProviderError::BadResponse(e.to_string())),
                 }
             }
-            Some(Err(e)) => {
+            Some(Err(detail)) => {
                 return Err(ProviderError::StreamInterrupted {
                     partial_text: partial,
-                    detail: describe_stream_error(&e),
+                    detail,
                 })
             }
         };

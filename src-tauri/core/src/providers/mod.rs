@@ -11,6 +11,7 @@ mod error;
 pub mod formats;
 pub mod gemini;
 mod http;
+pub mod ollama;
 pub mod openai;
 
 use std::pin::Pin;

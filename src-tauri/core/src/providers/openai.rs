@@ -8,7 +8,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::formats::openai::{request_body, StreamDecoder};
 use super::formats::FormatError;
-use super::http::{self, Endpoint, StreamDecode};
+use super::http::{self, Endpoint, Framing, StreamDecode};
 use super::{ChatRequest, EventStream, HttpOptions, Provider, ProviderError, ProviderEvent};
 
 pub struct OpenAiCompatible {
@@ -57,6 +57,7 @@ impl Provider for OpenAiCompatible {
         http::stream(
             Arc::clone(&self.endpoint),
             self.url.clone(),
+            Framing::Sse,
             body,
             StreamDecoder::new(),
             cancel,

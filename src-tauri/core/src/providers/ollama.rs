@@ -1,0 +1,66 @@
+//! The streaming client for Ollama's native `/api/chat` (NDJSON; no key by default, one can be
+//! set for a proxy in front). The exchange is [`super::http`]'s; the body and line decoding
+//! [`formats::ollama`]'s.
+
+use std::sync::Arc;
+
+use secrecy::{ExposeSecret, SecretString};
+use tokio_util::sync::CancellationToken;
+
+use super::formats::ollama::{request_body, StreamDecoder};
+use super::formats::FormatError;
+use super::http::{self, Endpoint, Framing, StreamDecode};
+use super::{ChatRequest, EventStream, HttpOptions, Provider, ProviderError, ProviderEvent};
+
+pub struct Ollama {
+    endpoint: Arc<Endpoint>,
+    url: String,
+}
+
+impl Ollama {
+    /// `base_url` is the server (`http://127.0.0.1:11434`), without `/api`.
+    ///
+    /// # Errors
+    /// A header that cannot be sent, or no HTTP client.
+    pub fn new(
+        base_url: &str,
+        api_key: Option<SecretString>,
+        options: HttpOptions,
+    ) -> Result<Self, ProviderError> {
+        let secret = api_key
+            .map(|k| vec![("authorization", format!("Bearer {}", k.expose_secret()))])
+            .unwrap_or_default();
+        Ok(Self {
+            endpoint: Arc::new(Endpoint::new(secret, Vec::new(), options)?),
+            url: format!("{}/api/chat", base_url.trim_end_matches('/')),
+        })
+    }
+}
+
+impl StreamDecode for StreamDecoder {
+    fn data(&mut self, payload: &str) -> Result<Vec<ProviderEvent>, FormatError> {
+        StreamDecoder::data(self, payload)
+    }
+    fn end(&mut self) -> Vec<ProviderEvent> {
+        StreamDecoder::end(self)
+    }
+    fn is_last(&self, payload: &str) -> bool {
+        serde_json::from_str::<serde_json::Value>(payload)
+            .ok()
+            .and_then(|v| v.get("done")?.as_bool())
+            .unwrap_or(false)
+    }
+}
+
+impl Provider for Ollama {
+    fn stream(&self, request: ChatRequest, cancel: CancellationToken) -> EventStream {
+        http::stream(
+            Arc::clone(&self.endpoint),
+            self.url.clone(),
+            Framing::NdJson,
+            request_body(&request),
+            StreamDecoder::new(),
+            cancel,
+        )
+    }
+}

@@ -7,9 +7,8 @@ use secrecy::{ExposeSecret, SecretString};
 use tokio_util::sync::CancellationToken;
 
 use super::formats::anthropic::{request_body, StreamDecoder, API_VERSION};
-use super::formats::FormatError;
-use super::http::{self, Endpoint, Framing, StreamDecode};
-use super::{ChatRequest, EventStream, HttpOptions, Provider, ProviderError, ProviderEvent};
+use super::http::{self, Endpoint, Framing};
+use super::{ChatRequest, EventStream, HttpOptions, Provider, ProviderError};
 
 pub struct Anthropic {
     endpoint: Arc<Endpoint>,
@@ -36,21 +35,6 @@ impl Anthropic {
             endpoint: Arc::new(endpoint),
             url,
         })
-    }
-}
-
-impl StreamDecode for StreamDecoder {
-    fn data(&mut self, payload: &str) -> Result<Vec<ProviderEvent>, FormatError> {
-        StreamDecoder::data(self, payload)
-    }
-    fn end(&mut self) -> Vec<ProviderEvent> {
-        StreamDecoder::end(self)
-    }
-    fn is_last(&self, payload: &str) -> bool {
-        serde_json::from_str::<serde_json::Value>(payload)
-            .ok()
-            .and_then(|v| v.get("type")?.as_str().map(|t| t == "message_stop"))
-            .unwrap_or(false)
     }
 }
 

@@ -8,9 +8,8 @@ use secrecy::{ExposeSecret, SecretString};
 use tokio_util::sync::CancellationToken;
 
 use super::formats::gemini::{request_body, StreamDecoder};
-use super::formats::FormatError;
-use super::http::{self, Endpoint, Framing, StreamDecode};
-use super::{ChatRequest, EventStream, HttpOptions, Provider, ProviderError, ProviderEvent};
+use super::http::{self, Endpoint, Framing};
+use super::{ChatRequest, EventStream, HttpOptions, Provider, ProviderError};
 
 pub struct Gemini {
     endpoint: Arc<Endpoint>,
@@ -36,18 +35,6 @@ impl Gemini {
             endpoint: Arc::new(endpoint),
             base_url: base_url.trim_end_matches('/').to_owned(),
         })
-    }
-}
-
-impl StreamDecode for StreamDecoder {
-    fn data(&mut self, payload: &str) -> Result<Vec<ProviderEvent>, FormatError> {
-        StreamDecoder::data(self, payload)
-    }
-    fn end(&mut self) -> Vec<ProviderEvent> {
-        StreamDecoder::end(self)
-    }
-    fn is_last(&self, _payload: &str) -> bool {
-        false // Gemini ends the body after its last chunk
     }
 }
 

@@ -16,7 +16,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::formats::FormatError;
+use super::formats::{FormatError, StreamDecode};
 use super::{EventStream, HttpOptions, ProviderError, ProviderEvent};
 
 /// How a response body is cut into payloads.
@@ -72,18 +72,6 @@ fn describe_lines_error(e: &tokio_util::codec::LinesCodecError) -> String {
             }
         }
     }
-}
-
-/// One provider's event decoding, as the shared loop needs it.
-pub(super) trait StreamDecode: Send + 'static {
-    /// # Errors
-    /// The payload is not understood, or it is the host's error report.
-    fn data(&mut self, payload: &str) -> Result<Vec<ProviderEvent>, FormatError>;
-    /// The body ended: whatever is still pending, and the finish.
-    fn end(&mut self) -> Vec<ProviderEvent>;
-    /// Whether this payload is the protocol's last (nothing follows, even on a kept-open
-    /// connection).
-    fn is_last(&self, payload: &str) -> bool;
 }
 
 /// How to POST to one provider: the client and the headers (keys marked sensitive). The URL

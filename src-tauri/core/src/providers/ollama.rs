@@ -8,9 +8,8 @@ use secrecy::{ExposeSecret, SecretString};
 use tokio_util::sync::CancellationToken;
 
 use super::formats::ollama::{request_body, StreamDecoder};
-use super::formats::FormatError;
-use super::http::{self, Endpoint, Framing, StreamDecode};
-use super::{ChatRequest, EventStream, HttpOptions, Provider, ProviderError, ProviderEvent};
+use super::http::{self, Endpoint, Framing};
+use super::{ChatRequest, EventStream, HttpOptions, Provider, ProviderError};
 
 pub struct Ollama {
     endpoint: Arc<Endpoint>,
@@ -34,21 +33,6 @@ impl Ollama {
             endpoint: Arc::new(Endpoint::new(secret, Vec::new(), options)?),
             url: format!("{}/api/chat", base_url.trim_end_matches('/')),
         })
-    }
-}
-
-impl StreamDecode for StreamDecoder {
-    fn data(&mut self, payload: &str) -> Result<Vec<ProviderEvent>, FormatError> {
-        StreamDecoder::data(self, payload)
-    }
-    fn end(&mut self) -> Vec<ProviderEvent> {
-        StreamDecoder::end(self)
-    }
-    fn is_last(&self, payload: &str) -> bool {
-        serde_json::from_str::<serde_json::Value>(payload)
-            .ok()
-            .and_then(|v| v.get("done")?.as_bool())
-            .unwrap_or(false)
     }
 }
 

@@ -7,9 +7,8 @@ use secrecy::{ExposeSecret, SecretString};
 use tokio_util::sync::CancellationToken;
 
 use super::formats::openai::{request_body, StreamDecoder};
-use super::formats::FormatError;
-use super::http::{self, Endpoint, Framing, StreamDecode};
-use super::{ChatRequest, EventStream, HttpOptions, Provider, ProviderError, ProviderEvent};
+use super::http::{self, Endpoint, Framing};
+use super::{ChatRequest, EventStream, HttpOptions, Provider, ProviderError};
 
 pub struct OpenAiCompatible {
     endpoint: Arc<Endpoint>,
@@ -36,18 +35,6 @@ impl OpenAiCompatible {
             endpoint: Arc::new(Endpoint::new(secret, extra_headers, options)?),
             url,
         })
-    }
-}
-
-impl StreamDecode for StreamDecoder {
-    fn data(&mut self, payload: &str) -> Result<Vec<ProviderEvent>, FormatError> {
-        StreamDecoder::data(self, payload)
-    }
-    fn end(&mut self) -> Vec<ProviderEvent> {
-        StreamDecoder::end(self)
-    }
-    fn is_last(&self, payload: &str) -> bool {
-        payload.trim() == "[DONE]"
     }
 }
 

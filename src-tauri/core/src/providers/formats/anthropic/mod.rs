@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use super::FormatError;
+use super::{FormatError, StreamDecode};
 use crate::providers::{
     ChatMessage, ChatRequest, FinishReason, Part, ProviderEvent, ToolCall, ToolChoice,
 };
@@ -86,13 +86,7 @@ fn messages(history: &[ChatMessage]) -> Vec<Value> {
                     "content": content, "is_error": is_error})],
             ),
         };
-        if blocks.is_empty() {
-            continue;
-        }
-        match out.last_mut() {
-            Some((last, existing)) if *last == role => existing.extend(blocks),
-            _ => out.push((role, blocks)),
-        }
+        super::push_turn(&mut out, role, blocks);
     }
     out.into_iter()
         .map(|(role, content)| json!({"role": role, "content": content}))
@@ -208,12 +202,14 @@ impl StreamDecoder {
     pub fn new() -> Self {
         Self::default()
     }
+}
 
+impl StreamDecode for StreamDecoder {
     /// Decodes one SSE event (`event:` name is carried in the data's `type` too).
     ///
     /// # Errors
     /// Not JSON, or an `error` event (overloaded, rate limit, …) inside the stream.
-    pub fn data(&mut self, payload: &str) -> Result<Vec<ProviderEvent>, FormatError> {
+    fn data(&mut self, payload: &str) -> Result<Vec<ProviderEvent>, FormatError> {
         if payload.trim().is_empty() {
             return Ok(Vec::new());
         }
@@ -289,7 +285,7 @@ impl StreamDecoder {
     }
 
     /// The stream closed: hands out calls whose block never closed, and the finish.
-    pub fn end(&mut self) -> Vec<ProviderEvent> {
+    fn end(&mut self) -> Vec<ProviderEvent> {
         if self.finished {
             return Vec::new();
         }
@@ -305,6 +301,13 @@ impl StreamDecoder {
         });
         out.push(ProviderEvent::Finish(reason));
         out
+    }
+
+    fn is_last(&self, payload: &str) -> bool {
+        serde_json::from_str::<Value>(payload)
+            .ok()
+            .and_then(|v| v.get("type")?.as_str().map(|t| t == "message_stop"))
+            .unwrap_or(false)
     }
 }
 

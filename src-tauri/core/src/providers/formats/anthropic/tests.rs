@@ -3,16 +3,12 @@
 use serde_json::json;
 
 use super::*;
+use crate::providers::formats::test_support;
+use crate::providers::formats::StreamDecode;
 use crate::providers::{ChatMessage, ChatRequest, Part, ToolCall, ToolSpec};
 
 fn decode_all(payloads: &[&str]) -> Vec<ProviderEvent> {
-    let mut decoder = StreamDecoder::new();
-    let mut events = Vec::new();
-    for p in payloads {
-        events.extend(decoder.data(p).expect("decodes"));
-    }
-    events.extend(decoder.end());
-    events
+    test_support::decode_all(StreamDecoder::new(), payloads)
 }
 
 #[test]

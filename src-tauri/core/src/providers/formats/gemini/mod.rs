@@ -9,7 +9,7 @@ pub mod schema;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use super::FormatError;
+use super::{FormatError, StreamDecode};
 use crate::providers::{
     ChatMessage, ChatRequest, FinishReason, Part, ProviderEvent, ToolCall, ToolChoice,
 };
@@ -95,13 +95,7 @@ fn contents(history: &[ChatMessage]) -> Vec<Value> {
                 )
             }
         };
-        if parts.is_empty() {
-            continue;
-        }
-        match out.last_mut() {
-            Some((last, existing)) if *last == role => existing.extend(parts),
-            _ => out.push((role, parts)),
-        }
+        super::push_turn(&mut out, role, parts);
     }
     out.into_iter()
         .map(|(role, parts)| json!({"role": role, "parts": parts}))
@@ -181,10 +175,12 @@ impl StreamDecoder {
     pub fn new() -> Self {
         Self::default()
     }
+}
 
+impl StreamDecode for StreamDecoder {
     /// # Errors
     /// Not JSON, or the host's error object.
-    pub fn data(&mut self, payload: &str) -> Result<Vec<ProviderEvent>, FormatError> {
+    fn data(&mut self, payload: &str) -> Result<Vec<ProviderEvent>, FormatError> {
         if payload.trim().is_empty() {
             return Ok(Vec::new());
         }
@@ -231,7 +227,7 @@ impl StreamDecoder {
     }
 
     /// The body ended: the usage and the finish.
-    pub fn end(&mut self) -> Vec<ProviderEvent> {
+    fn end(&mut self) -> Vec<ProviderEvent> {
         if self.finished {
             return Vec::new();
         }
@@ -250,6 +246,10 @@ impl StreamDecoder {
         });
         out.push(ProviderEvent::Finish(reason));
         out
+    }
+
+    fn is_last(&self, _payload: &str) -> bool {
+        false // Gemini ends the body after its last chunk
     }
 }
 

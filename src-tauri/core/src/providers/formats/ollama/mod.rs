@@ -6,7 +6,7 @@
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use super::FormatError;
+use super::{FormatError, StreamDecode};
 use crate::providers::{
     ChatMessage, ChatRequest, FinishReason, Part, ProviderEvent, ToolCall, ToolChoice,
 };
@@ -75,15 +75,7 @@ pub fn request_body(request: &ChatRequest) -> Value {
     body.insert("messages".into(), Value::Array(messages));
     // Ollama has no tool_choice: "none" is said by offering no tools.
     if !request.tools.is_empty() && request.tool_choice != ToolChoice::None {
-        let tools: Vec<Value> = request
-            .tools
-            .iter()
-            .map(|t| {
-                json!({"type": "function", "function": {
-                    "name": t.name, "description": t.description, "parameters": t.parameters}})
-            })
-            .collect();
-        body.insert("tools".into(), Value::Array(tools));
+        body.insert("tools".into(), super::function_tools(&request.tools));
     }
     let mut options = Map::new();
     if let Some(t) = request.temperature {
@@ -144,10 +136,12 @@ impl StreamDecoder {
     pub fn new() -> Self {
         Self::default()
     }
+}
 
+impl StreamDecode for StreamDecoder {
     /// # Errors
     /// Not JSON, or an `{"error": …}` line.
-    pub fn data(&mut self, line: &str) -> Result<Vec<ProviderEvent>, FormatError> {
+    fn data(&mut self, line: &str) -> Result<Vec<ProviderEvent>, FormatError> {
         if line.trim().is_empty() {
             return Ok(Vec::new());
         }
@@ -201,7 +195,7 @@ impl StreamDecoder {
     }
 
     /// The body ended; a finish if the `done` line never came.
-    pub fn end(&mut self) -> Vec<ProviderEvent> {
+    fn end(&mut self) -> Vec<ProviderEvent> {
         if self.finished {
             return Vec::new();
         }
@@ -213,6 +207,15 @@ impl StreamDecoder {
         })]
     }
 
+    fn is_last(&self, payload: &str) -> bool {
+        serde_json::from_str::<Value>(payload)
+            .ok()
+            .and_then(|v| v.get("done")?.as_bool())
+            .unwrap_or(false)
+    }
+}
+
+impl StreamDecoder {
     /// Whether the `done` line has arrived.
     pub fn is_finished(&self) -> bool {
         self.finished

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-pub use super::FormatError;
+pub use super::{FormatError, StreamDecode};
 use crate::providers::{
     ChatMessage, ChatRequest, FinishReason, Part, ProviderEvent, ToolCall, ToolChoice,
 };
@@ -27,15 +27,7 @@ pub fn request_body(request: &ChatRequest, stream: bool) -> Value {
     body.insert("model".into(), json!(request.model));
     body.insert("messages".into(), Value::Array(messages));
     if !request.tools.is_empty() {
-        let tools: Vec<Value> = request
-            .tools
-            .iter()
-            .map(|t| {
-                json!({"type": "function", "function": {
-                    "name": t.name, "description": t.description, "parameters": t.parameters}})
-            })
-            .collect();
-        body.insert("tools".into(), Value::Array(tools));
+        body.insert("tools".into(), super::function_tools(&request.tools));
         let choice = match request.tool_choice {
             ToolChoice::Auto => "auto",
             ToolChoice::None => "none",
@@ -181,12 +173,14 @@ impl StreamDecoder {
     pub fn new() -> Self {
         Self::default()
     }
+}
 
+impl StreamDecode for StreamDecoder {
     /// Decodes one `data:` payload.
     ///
     /// # Errors
     /// The payload is not JSON, or it carries the host's error object.
-    pub fn data(&mut self, payload: &str) -> Result<Vec<ProviderEvent>, FormatError> {
+    fn data(&mut self, payload: &str) -> Result<Vec<ProviderEvent>, FormatError> {
         let payload = payload.trim();
         if payload == "[DONE]" {
             return Ok(self.end());
@@ -248,7 +242,7 @@ impl StreamDecoder {
 
     /// The stream closed: hands out any tool calls still being assembled, and a finish if the
     /// host never sent one (some omit both `finish_reason` and `[DONE]`).
-    pub fn end(&mut self) -> Vec<ProviderEvent> {
+    fn end(&mut self) -> Vec<ProviderEvent> {
         let mut events = self.flush_calls();
         if !self.finished {
             let reason = if events.is_empty() {
@@ -262,6 +256,12 @@ impl StreamDecoder {
         events
     }
 
+    fn is_last(&self, payload: &str) -> bool {
+        payload.trim() == "[DONE]"
+    }
+}
+
+impl StreamDecoder {
     fn flush_calls(&mut self) -> Vec<ProviderEvent> {
         std::mem::take(&mut self.calls)
             .into_values()

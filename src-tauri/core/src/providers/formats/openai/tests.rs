@@ -3,37 +3,15 @@
 use serde_json::json;
 
 use super::*;
+use crate::providers::formats::test_support;
+use crate::providers::formats::StreamDecode;
 use crate::providers::{ChatMessage, ChatRequest, Part, ToolCall, ToolSpec};
 
 fn decode_all(payloads: &[&str]) -> Vec<ProviderEvent> {
-    let mut decoder = StreamDecoder::new();
-    let mut events = Vec::new();
-    for p in payloads {
-        events.extend(decoder.data(p).expect("decodes"));
-    }
-    events.extend(decoder.end());
-    events
+    test_support::decode_all(StreamDecoder::new(), payloads)
 }
 
-fn text_of(events: &[ProviderEvent]) -> String {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            ProviderEvent::TextDelta(t) => Some(t.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn calls_of(events: &[ProviderEvent]) -> Vec<&ToolCall> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            ProviderEvent::ToolCall(c) => Some(c),
-            _ => None,
-        })
-        .collect()
-}
+use test_support::{calls_of, text_of};
 
 #[test]
 fn a_request_carries_history_tools_and_streaming_options() {

@@ -33,7 +33,7 @@ async function freePort() {
 
 async function waitForPort(port, child, log) {
   for (let i = 0; i < 200; i++) {
-    if (child.exitCode !== null) throw new Error(`tauri-driver exited early:\n${log.join("")}`);
+    if (child.exitCode !== null) throw new Error(`tauri-driver exited early:\n${log.join()}`);
     const ok = await new Promise((resolve) => {
       const s = net.connect(port, "127.0.0.1", () => { s.end(); resolve(true); });
       s.on("error", () => resolve(false));
@@ -41,7 +41,7 @@ async function waitForPort(port, child, log) {
     if (ok) return;
     await sleep(50);
   }
-  throw new Error(`tauri-driver did not listen on ${port}:\n${log.join("")}`);
+  throw new Error(`tauri-driver did not listen on ${port}:\n${log.join()}`);
 }
 
 /**
@@ -52,13 +52,16 @@ export async function launch(home, env = {}) {
   if (!BIN) throw new Error("SWITCHBOARD_BIN is not set");
   const port = await freePort();
   const nativePort = await freePort();
-  const log = [];
+  // The driver's and the app's output go to a file, not a pipe: an app that outlived its
+  // driver would otherwise hold this test process open.
+  const logFile = path.join(ARTIFACTS, `${path.basename(home)}-${port}.log`);
+  const logFd = fs.openSync(logFile, "a");
   const driver = spawn("tauri-driver", ["--port", String(port), "--native-port", String(nativePort)], {
     env: { ...process.env, SWITCHBOARD_HOME: home, RUST_LOG: "info", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["ignore", logFd, logFd],
   });
-  driver.stdout.on("data", (d) => log.push(d.toString()));
-  driver.stderr.on("data", (d) => log.push(d.toString()));
+  fs.closeSync(logFd);
+  const log = { join: () => fs.readFileSync(logFile, "utf8") };
   // tauri-driver listens before the WebKitWebDriver it starts does: wait for both.
   await waitForPort(port, driver, log);
   await waitForPort(nativePort, driver, log);
@@ -77,7 +80,7 @@ export async function launch(home, env = {}) {
     await browser.$("#app > *").waitForExist({ timeout: 30000 });
   } catch (e) {
     driver.kill("SIGTERM");
-    throw new Error(`the app did not start: ${e.message}\n${log.join("")}`);
+    throw new Error(`the app did not start: ${e.message}\n${log.join()}`);
   }
   return {
     browser,
@@ -102,9 +105,11 @@ export async function launch(home, env = {}) {
         driver.kill("SIGTERM");
         await Promise.race([once(driver, "exit"), sleep(10000)]);
       }
-      // The app releases its single-instance lock on exit; give it a moment to go.
+      // The app removes instance.json when it exits; give it a moment, then stop it if it
+      // is still there (stop what you start: no app may outlive its test).
       const info = path.join(home, "data", "instance.json");
       for (let i = 0; i < 100 && fs.existsSync(info); i++) await sleep(50);
+      await stopLeftoverApp(info);
     },
   };
 }
@@ -115,6 +120,29 @@ export async function launch(home, env = {}) {
  */
 export async function textOf(browser, selector) {
   return browser.execute((sel) => document.querySelector(sel)?.textContent.trim() ?? null, selector);
+}
+
+/** Stops the app recorded in `instance.json` if its process is still alive. */
+async function stopLeftoverApp(info) {
+  let pid;
+  try {
+    pid = JSON.parse(fs.readFileSync(info, "utf8")).pid;
+  } catch {
+    return; // the app exited and removed the file
+  }
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!alive()) return;
+  console.log(`# note: the app (pid ${pid}) did not exit when its window closed; stopping it`);
+  process.kill(pid, "SIGTERM");
+  for (let i = 0; i < 100 && alive(); i++) await sleep(50);
+  if (alive()) process.kill(pid, "SIGKILL");
 }
 
 /** The conversation titles shown in the sidebar, top to bottom. */

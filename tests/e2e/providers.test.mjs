@@ -72,6 +72,6 @@ test("a provider key goes to the OS keychain and nowhere else on disk", async ()
   const lookup = run("secret-tool", ["lookup", "service", service, "username", "provider/OpenAI"]);
   assert.equal(lookup.stdout.trim(), key, `secret-tool found the key (${lookup.stderr})`);
   assert.deepEqual(filesContaining(home, key), [], "no file under the app's home holds the key");
-  assert.ok(!app.log.join("").includes(key), "the app's output does not hold the key");
+  assert.ok(!app.log.join().includes(key), "the app's output does not hold the key");
   run("secret-tool", ["clear", "service", service, "username", "provider/OpenAI"]);
 });

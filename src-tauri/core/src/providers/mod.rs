@@ -13,6 +13,7 @@ pub mod gemini;
 mod http;
 pub mod ollama;
 pub mod openai;
+pub mod tool_names;
 
 use std::pin::Pin;
 use std::time::Duration;

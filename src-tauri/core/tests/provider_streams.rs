@@ -518,3 +518,91 @@ async fn ollama_ndjson_lines_split_anywhere_decode_and_an_error_line_keeps_the_t
         other => panic!("expected an interrupted stream, got {other:?}"),
     }
 }
+
+fn json_ok(body: &str) -> Vec<Step> {
+    vec![Step::Status(200, "", body.to_owned())]
+}
+
+#[tokio::test]
+async fn each_provider_lists_its_models_sorted_from_its_own_endpoint() {
+    use switchboard_core::providers::anthropic::Anthropic;
+    use switchboard_core::providers::gemini::Gemini;
+    use switchboard_core::providers::ollama::Ollama;
+
+    let (base, seen) = serve(vec![json_ok(
+        r#"{"object":"list","data":[{"id":"gpt-4o-mini","object":"model"},{"id":"gpt-4o","object":"model"}]}"#,
+    )])
+    .await;
+    let models = client(&base, Some("sk-x"), options())
+        .list_models()
+        .await
+        .unwrap();
+    let ids: Vec<_> = models.iter().map(|m| m.id.as_str()).collect();
+    assert_eq!(ids, ["gpt-4o", "gpt-4o-mini"]);
+    assert!(seen.lock().unwrap().requests[0].starts_with("GET /v1/models "));
+
+    let (base, seen) = serve(vec![json_ok(
+        r#"{"data":[{"type":"model","id":"claude-sonnet-4-5","display_name":"Claude Sonnet 4.5"}],"has_more":false}"#,
+    )])
+    .await;
+    let models = Anthropic::new(
+        base.trim_end_matches("/v1"),
+        SecretString::from("k"),
+        options(),
+    )
+    .unwrap()
+    .list_models()
+    .await
+    .unwrap();
+    assert_eq!(models[0].name.as_deref(), Some("Claude Sonnet 4.5"));
+    assert!(seen.lock().unwrap().requests[0].starts_with("GET /v1/models?limit=1000 "));
+
+    let (base, _) = serve(vec![json_ok(
+        r#"{"models":[{"name":"models/gemini-2.5-flash","displayName":"Gemini 2.5 Flash","supportedGenerationMethods":["generateContent","countTokens"]},
+                      {"name":"models/text-embedding-004","supportedGenerationMethods":["embedContent"]}]}"#,
+    )])
+    .await;
+    let models = Gemini::new(&base, SecretString::from("k"), options())
+        .unwrap()
+        .list_models()
+        .await
+        .unwrap();
+    let ids: Vec<_> = models.iter().map(|m| m.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["gemini-2.5-flash"],
+        "only models that can chat, without the prefix"
+    );
+
+    let (base, _) = serve(vec![json_ok(
+        r#"{"models":[{"name":"qwen3:8b","model":"qwen3:8b"},{"name":"llama3.2:latest","model":"llama3.2:latest"}]}"#,
+    )])
+    .await;
+    let models = Ollama::new(base.trim_end_matches("/v1"), None, options())
+        .unwrap()
+        .list_models()
+        .await
+        .unwrap();
+    let ids: Vec<_> = models.iter().map(|m| m.id.as_str()).collect();
+    assert_eq!(ids, ["llama3.2:latest", "qwen3:8b"]);
+}
+
+#[tokio::test]
+async fn a_refused_key_on_the_model_list_says_so() {
+    let (base, _) = serve(vec![vec![Step::Status(
+        401,
+        "",
+        r#"{"error":{"message":"Invalid API key"}}"#.into(),
+    )]])
+    .await;
+    let err = client(&base, Some("sk-bad"), options())
+        .list_models()
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err,
+        ProviderError::Unauthorized {
+            message: "Invalid API key".into()
+        }
+    );
+}

@@ -13,6 +13,7 @@ use super::{ChatRequest, EventStream, HttpOptions, Provider, ProviderError};
 pub struct Anthropic {
     endpoint: Arc<Endpoint>,
     url: String,
+    base_url: String,
 }
 
 impl Anthropic {
@@ -34,11 +35,20 @@ impl Anthropic {
         Ok(Self {
             endpoint: Arc::new(endpoint),
             url,
+            base_url: base_url.trim_end_matches('/').to_owned(),
         })
     }
 }
 
 impl Provider for Anthropic {
+    fn list_models(&self) -> super::ModelsFuture<'_> {
+        Box::pin(async move {
+            let url = format!("{}/v1/models?limit=1000", self.base_url);
+            let doc = self.endpoint.get_json(&url).await?;
+            super::models_from(&doc, "data", "id", Some("display_name"))
+        })
+    }
+
     fn stream(&self, request: ChatRequest, cancel: CancellationToken) -> EventStream {
         let body = request_body(&request, true);
         http::stream(

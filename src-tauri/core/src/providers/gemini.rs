@@ -39,6 +39,31 @@ impl Gemini {
 }
 
 impl Provider for Gemini {
+    fn list_models(&self) -> super::ModelsFuture<'_> {
+        Box::pin(async move {
+            let url = format!("{}/models?pageSize=1000", self.base_url);
+            let mut doc = self.endpoint.get_json(&url).await?;
+            // Only models that can chat, named without the `models/` prefix.
+            if let Some(list) = doc
+                .get_mut("models")
+                .and_then(serde_json::Value::as_array_mut)
+            {
+                list.retain(|m| {
+                    m.get("supportedGenerationMethods")
+                        .and_then(serde_json::Value::as_array)
+                        .is_none_or(|methods| methods.iter().any(|x| x == "generateContent"))
+                });
+                for m in list.iter_mut() {
+                    if let Some(name) = m.get("name").and_then(serde_json::Value::as_str) {
+                        let id = name.trim_start_matches("models/").to_owned();
+                        m["name"] = serde_json::Value::String(id);
+                    }
+                }
+            }
+            super::models_from(&doc, "models", "name", Some("displayName"))
+        })
+    }
+
     fn stream(&self, request: ChatRequest, cancel: CancellationToken) -> EventStream {
         let model = request.model.trim_start_matches("models/");
         let url = format!(

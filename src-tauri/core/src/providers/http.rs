@@ -113,6 +113,47 @@ impl Endpoint {
         })
     }
 
+    /// GETs a JSON document (model lists), with the same headers, retries and errors.
+    ///
+    /// # Errors
+    /// The provider's error, a network failure, or a body that is not JSON.
+    pub(super) async fn get_json(&self, url: &str) -> Result<Value, ProviderError> {
+        let once = || async {
+            let response = self
+                .http
+                .get(url)
+                .headers(self.headers.clone())
+                .send()
+                .await
+                .map_err(|e| ProviderError::Network(without_url(&e)))?;
+            let status = response.status();
+            let retry_after = super::retry_after(response.headers());
+            let text = response
+                .text()
+                .await
+                .map_err(|e| ProviderError::Network(without_url(&e)))?;
+            if !status.is_success() {
+                return Err(ProviderError::from_status(
+                    status.as_u16(),
+                    &text,
+                    retry_after,
+                ));
+            }
+            serde_json::from_str(&text).map_err(|e| ProviderError::BadResponse(e.to_string()))
+        };
+        once.retry(self.backoff())
+            .when(ProviderError::is_retryable)
+            .await
+    }
+
+    fn backoff(&self) -> ExponentialBuilder {
+        ExponentialBuilder::default()
+            .with_min_delay(self.options.retry_base_delay)
+            .with_max_delay(Duration::from_secs(30))
+            .with_max_times(self.options.max_retries)
+            .with_jitter()
+    }
+
     async fn send_once(&self, url: &str, body: &Value) -> Result<reqwest::Response, ProviderError> {
         let response = self
             .http
@@ -137,13 +178,8 @@ impl Endpoint {
     }
 
     async fn connect(&self, url: &str, body: &Value) -> Result<reqwest::Response, ProviderError> {
-        let backoff = ExponentialBuilder::default()
-            .with_min_delay(self.options.retry_base_delay)
-            .with_max_delay(Duration::from_secs(30))
-            .with_max_times(self.options.max_retries)
-            .with_jitter();
         (|| self.send_once(url, body))
-            .retry(backoff)
+            .retry(self.backoff())
             .when(ProviderError::is_retryable)
             // The server's own Retry-After beats our guess.
             .adjust(|e, planned| match e {

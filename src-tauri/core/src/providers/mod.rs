@@ -28,10 +28,17 @@ pub use error::ProviderError;
 /// The events of one answer, in order; it ends after `Finish` (and usage) or with an error.
 pub type EventStream = Pin<Box<dyn Stream<Item = Result<ProviderEvent, ProviderError>> + Send>>;
 
-/// A model provider. One required method; `complete` collects the stream.
+/// What [`Provider::list_models`] returns.
+pub type ModelsFuture<'a> =
+    Pin<Box<dyn std::future::Future<Output = Result<Vec<ModelInfo>, ProviderError>> + Send + 'a>>;
+
+/// A model provider: `stream` and `list_models`; `complete` collects the stream.
 pub trait Provider: Send + Sync {
     /// Starts one answer. Cancelling `cancel` ends the stream with [`ProviderError::Cancelled`].
     fn stream(&self, request: ChatRequest, cancel: CancellationToken) -> EventStream;
+
+    /// The models this provider offers, for the picker and "Test connection".
+    fn list_models(&self) -> ModelsFuture<'_>;
 
     /// The whole answer at once.
     fn complete(
@@ -61,6 +68,42 @@ pub trait Provider: Send + Sync {
             Ok(done)
         })
     }
+}
+
+/// One model a provider offers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ModelInfo {
+    /// What goes in a request's `model`.
+    pub id: String,
+    /// A human name, where the provider gives one.
+    pub name: Option<String>,
+}
+
+/// Reads `items[*][id_key]` (and an optional display name) into a sorted model list.
+fn models_from(
+    doc: &Value,
+    items: &str,
+    id_key: &str,
+    name_key: Option<&str>,
+) -> Result<Vec<ModelInfo>, ProviderError> {
+    let list = doc.get(items).and_then(Value::as_array).ok_or_else(|| {
+        ProviderError::BadResponse(format!("no `{items}` list in the model list"))
+    })?;
+    let mut models: Vec<ModelInfo> = list
+        .iter()
+        .filter_map(|m| {
+            Some(ModelInfo {
+                id: m.get(id_key)?.as_str()?.to_owned(),
+                name: name_key
+                    .and_then(|k| m.get(k))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+            })
+        })
+        .collect();
+    models.sort_by(|a, b| a.id.cmp(&b.id));
+    models.dedup_by(|a, b| a.id == b.id);
+    Ok(models)
 }
 
 /// A whole answer, as [`Provider::complete`] collects it.

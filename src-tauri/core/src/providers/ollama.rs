@@ -14,6 +14,7 @@ use super::{ChatRequest, EventStream, HttpOptions, Provider, ProviderError};
 pub struct Ollama {
     endpoint: Arc<Endpoint>,
     url: String,
+    base_url: String,
 }
 
 impl Ollama {
@@ -32,11 +33,22 @@ impl Ollama {
         Ok(Self {
             endpoint: Arc::new(Endpoint::new(secret, Vec::new(), options)?),
             url: format!("{}/api/chat", base_url.trim_end_matches('/')),
+            base_url: base_url.trim_end_matches('/').to_owned(),
         })
     }
 }
 
 impl Provider for Ollama {
+    fn list_models(&self) -> super::ModelsFuture<'_> {
+        Box::pin(async move {
+            let doc = self
+                .endpoint
+                .get_json(&format!("{}/api/tags", self.base_url))
+                .await?;
+            super::models_from(&doc, "models", "name", None)
+        })
+    }
+
     fn stream(&self, request: ChatRequest, cancel: CancellationToken) -> EventStream {
         http::stream(
             Arc::clone(&self.endpoint),

@@ -13,6 +13,7 @@ use super::{ChatRequest, EventStream, HttpOptions, Provider, ProviderError};
 pub struct OpenAiCompatible {
     endpoint: Arc<Endpoint>,
     url: String,
+    base_url: String,
 }
 
 impl OpenAiCompatible {
@@ -34,11 +35,22 @@ impl OpenAiCompatible {
         Ok(Self {
             endpoint: Arc::new(Endpoint::new(secret, extra_headers, options)?),
             url,
+            base_url: base_url.trim_end_matches('/').to_owned(),
         })
     }
 }
 
 impl Provider for OpenAiCompatible {
+    fn list_models(&self) -> super::ModelsFuture<'_> {
+        Box::pin(async move {
+            let doc = self
+                .endpoint
+                .get_json(&format!("{}/models", self.base_url))
+                .await?;
+            super::models_from(&doc, "data", "id", None)
+        })
+    }
+
     fn stream(&self, request: ChatRequest, cancel: CancellationToken) -> EventStream {
         let body = request_body(&request, true);
         http::stream(

@@ -16,10 +16,12 @@ pub struct Conversation {
 
 const COLUMNS: &str = "id, title, created_at, updated_at";
 
-/// The `updated_at` a conversation gets when something happens in it (`?3` is now): strictly
-/// later than every other conversation's, so it moves to the top even within one millisecond.
-pub(super) const TOUCH: &str =
-    "max(?3, (SELECT COALESCE(MAX(updated_at), 0) + 1 FROM conversations))";
+/// The `updated_at` a conversation gets when something happens in it, given the SQL parameter
+/// that holds now: strictly later than every other conversation's, so it moves to the top even
+/// within one millisecond.
+pub(super) fn touch(now_param: &str) -> String {
+    format!("max({now_param}, (SELECT COALESCE(MAX(updated_at), 0) + 1 FROM conversations))")
+}
 
 fn from_row(row: &Row<'_>) -> rusqlite::Result<Conversation> {
     Ok(Conversation {
@@ -49,14 +51,15 @@ impl Store {
         self.call(move |conn| {
             let id = new_id();
             let now = now_ms();
-            // `updated_at` is TOUCH (?3): a new conversation is the newest even right after a
+            // `updated_at` is touched: a new conversation is the newest even right after a
             // burst of renames pushed other clocks past now.
             conn.execute(
                 &format!(
                     "INSERT INTO conversations (id, title, created_at, updated_at) \
-                     VALUES (?1, ?2, ?4, {TOUCH})"
+                     VALUES (?1, ?2, ?3, {})",
+                    touch("?3")
                 ),
-                params![id, title, now, now],
+                params![id, title, now],
             )?;
             get(conn, &id)
         })
@@ -74,7 +77,10 @@ impl Store {
     ) -> Result<Conversation, StoreError> {
         self.call(move |conn| {
             let changed = conn.execute(
-                &format!("UPDATE conversations SET title = ?2, updated_at = {TOUCH} WHERE id = ?1"),
+                &format!(
+                    "UPDATE conversations SET title = ?2, updated_at = {} WHERE id = ?1",
+                    touch("?3")
+                ),
                 params![id, title, now_ms()],
             )?;
             if changed == 0 {

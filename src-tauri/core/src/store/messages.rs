@@ -218,7 +218,7 @@ impl Store {
             tx.execute(
                 &format!(
                     "UPDATE conversations SET updated_at = {} WHERE id = ?1",
-                    conversations::TOUCH.replace("?3", "?2")
+                    conversations::touch("?2")
                 ),
                 params![conversation_id, now],
             )?;

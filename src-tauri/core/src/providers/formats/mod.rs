@@ -48,6 +48,16 @@ fn push_turn(
     }
 }
 
+/// A tool result's text for APIs with no error flag (OpenAI, Ollama): the failure is said in
+/// the text, so the model knows.
+fn tool_result_text(content: &str, is_error: bool) -> String {
+    if is_error {
+        format!("Error: {content}")
+    } else {
+        content.to_owned()
+    }
+}
+
 /// Tools in the `{"type": "function", "function": {…}}` shape OpenAI and Ollama share.
 fn function_tools(tools: &[super::ToolSpec]) -> serde_json::Value {
     serde_json::Value::Array(

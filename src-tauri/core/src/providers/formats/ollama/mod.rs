@@ -61,12 +61,8 @@ pub fn request_body(request: &ChatRequest) -> Value {
                 is_error,
                 ..
             } => {
-                let content = if *is_error {
-                    format!("Error: {content}")
-                } else {
-                    content.clone()
-                };
-                json!({"role": "tool", "content": content, "tool_name": name})
+                json!({"role": "tool", "content": super::tool_result_text(content, *is_error),
+                    "tool_name": name})
             }
         });
     }

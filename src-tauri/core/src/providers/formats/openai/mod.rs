@@ -93,13 +93,8 @@ fn message(message: &ChatMessage) -> Value {
             is_error,
             ..
         } => {
-            // The API has no error flag for tool results: say it in the text.
-            let content = if *is_error {
-                format!("Error: {content}")
-            } else {
-                content.clone()
-            };
-            json!({"role": "tool", "tool_call_id": tool_call_id, "content": content})
+            json!({"role": "tool", "tool_call_id": tool_call_id,
+                "content": super::tool_result_text(content, *is_error)})
         }
     }
 }

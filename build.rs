@@ -19,6 +19,11 @@ const COMMANDS: &[&str] = &[
     "remove_provider",
     "get_settings",
     "update_settings",
+    "list_provider_presets",
+    "test_provider",
+    "list_models",
+    "detect_local_providers",
+    "set_conversation_model",
 ];
 
 fn main() {

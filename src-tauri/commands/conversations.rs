@@ -45,3 +45,18 @@ pub async fn get_conversation(
 ) -> CommandResult<ConversationDetail> {
     Ok(state.core().await.get_conversation(&id).await?)
 }
+
+/// `null` provider clears the choice: the Settings default applies.
+#[tauri::command]
+pub async fn set_conversation_model(
+    state: State<'_, AppState>,
+    id: String,
+    provider: Option<String>,
+    model: Option<String>,
+) -> CommandResult<Conversation> {
+    Ok(state
+        .core()
+        .await
+        .set_conversation_model(&id, provider.as_deref(), model.as_deref())
+        .await?)
+}

@@ -2,8 +2,11 @@
 //! no command ever returns one.
 
 use secrecy::SecretString;
-use switchboard_core::engine::NewProvider;
-use switchboard_core::provider_config::{Provider, ProviderKind, ProviderKindInfo};
+use switchboard_core::engine::{ConnectionReport, LocalServer, NewProvider};
+use switchboard_core::provider_config::{
+    Preset, Provider, ProviderKind, ProviderKindInfo, PRESETS,
+};
+use switchboard_core::providers::ModelInfo;
 use tauri::State;
 
 use super::error::CommandResult;
@@ -12,6 +15,34 @@ use crate::state::AppState;
 #[tauri::command]
 pub fn list_provider_kinds() -> Vec<ProviderKindInfo> {
     ProviderKind::ALL.iter().map(|k| k.info()).collect()
+}
+
+#[tauri::command]
+pub fn list_provider_presets() -> &'static [Preset] {
+    PRESETS
+}
+
+/// Resolves with a report even when the connection failed; rejects only when there is nothing
+/// to test.
+#[tauri::command]
+pub async fn test_provider(
+    state: State<'_, AppState>,
+    name: String,
+) -> CommandResult<ConnectionReport> {
+    Ok(state.core().await.test_provider(&name).await?)
+}
+
+#[tauri::command]
+pub async fn list_models(
+    state: State<'_, AppState>,
+    name: String,
+) -> CommandResult<Vec<ModelInfo>> {
+    Ok(state.core().await.list_models(&name).await?)
+}
+
+#[tauri::command]
+pub async fn detect_local_providers(state: State<'_, AppState>) -> CommandResult<Vec<LocalServer>> {
+    Ok(state.core().await.detect_local_providers().await)
 }
 
 #[tauri::command]

@@ -11,7 +11,7 @@ use clap::{Parser, Subcommand};
 use secrecy::SecretString;
 
 use crate::engine::NewProvider;
-use crate::provider_config::ProviderKind;
+use crate::provider_config::{preset_by_id, Preset, ProviderKind, PRESETS};
 use crate::secrets::KeyringStore;
 use crate::{AppPaths, Core, CoreError};
 
@@ -43,9 +43,12 @@ enum ProviderCommand {
         /// A name for it, such as "OpenAI" or "Local Ollama".
         name: String,
         /// What kind of API it speaks.
-        #[arg(long, value_enum)]
-        kind: ProviderKind,
-        /// Where it listens; defaults to the kind's usual address.
+        #[arg(long, value_enum, required_unless_present = "preset")]
+        kind: Option<ProviderKind>,
+        /// A known host (openai, groq, lm_studio, llama_cpp, vllm, …): sets the kind and address.
+        #[arg(long, conflicts_with = "kind", value_parser = preset_id)]
+        preset: Option<&'static Preset>,
+        /// Where it listens; defaults to the preset's or kind's usual address.
         #[arg(long)]
         base_url: Option<String>,
         /// The model to use unless a conversation picks another.
@@ -63,6 +66,22 @@ enum ProviderCommand {
     },
     /// Remove a provider and its key.
     Remove { name: String },
+    /// Ask a provider for its models and say what worked or exactly what failed.
+    Test { name: String },
+    /// List the models a provider offers.
+    Models {
+        name: String,
+        /// Print JSON instead of one id per line.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn preset_id(id: &str) -> Result<&'static Preset, String> {
+    preset_by_id(id).ok_or_else(|| {
+        let known: Vec<&str> = PRESETS.iter().map(|p| p.id).collect();
+        format!("unknown preset; known: {}", known.join(", "))
+    })
 }
 
 /// True when the process was started with arguments meant for the command line (anything
@@ -102,6 +121,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
         let core = Core::open(paths, secrets).await;
         match run(&core, cli.command, &mut out).await {
             Ok(()) => 0,
+            Err(CliError::Failed) => 1,
             Err(e) => {
                 eprintln!("switchboard: {e}");
                 1
@@ -117,10 +137,21 @@ async fn run(core: &Core, command: Command, out: &mut impl Write) -> Result<(), 
         Command::Provider(ProviderCommand::Add {
             name,
             kind,
+            preset,
             base_url,
             model,
             key_from_env,
         }) => {
+            let kind = match (kind, preset) {
+                (Some(kind), _) => kind,
+                (None, Some(p)) => p.kind,
+                (None, None) => unreachable!("clap requires --kind or --preset"),
+            };
+            let base_url = base_url.or_else(|| {
+                preset
+                    .filter(|p| !p.base_url.is_empty())
+                    .map(|p| p.base_url.to_owned())
+            });
             let api_key = match key_from_env {
                 None => None,
                 Some(var) => Some(read_key(&var)?),
@@ -185,6 +216,31 @@ async fn run(core: &Core, command: Command, out: &mut impl Write) -> Result<(), 
             core.remove_provider(&name).await?;
             writeln!(out, "Removed provider “{}” and its key.", name.trim())?;
         }
+        Command::Provider(ProviderCommand::Test { name }) => {
+            let report = core.test_provider(&name).await?;
+            writeln!(out, "{}", report.message)?;
+            for model in report.models.iter().take(10) {
+                writeln!(out, "  {}", model.id)?;
+            }
+            if report.models.len() > 10 {
+                writeln!(out, "  … and {} more", report.models.len() - 10)?;
+            }
+            if !report.ok {
+                return Err(CliError::Failed);
+            }
+        }
+        Command::Provider(ProviderCommand::Models { name, json }) => {
+            let models = core.list_models(&name).await?;
+            if json {
+                serde_json::to_writer_pretty(&mut *out, &models)
+                    .map_err(|e| CliError::Output(e.to_string()))?;
+                writeln!(out)?;
+            } else {
+                for model in models {
+                    writeln!(out, "{}", model.id)?;
+                }
+            }
+        }
     }
     Ok(())
 }
@@ -241,6 +297,9 @@ pub enum CliError {
     KeyVariable(String),
     #[error("Cannot write the output: {0}")]
     Output(String),
+    /// The failure was already printed as the command's output.
+    #[error("the connection test failed")]
+    Failed,
 }
 
 impl From<std::io::Error> for CliError {
@@ -347,6 +406,35 @@ mod tests {
         .unwrap_err();
         assert!(err.to_string().contains("not set"));
         assert!(core.list_providers().await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_preset_sets_the_kind_and_address_and_a_test_reports_a_failure() {
+        let core = core();
+        let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/v1", free.local_addr().unwrap());
+        drop(free);
+        run_args(
+            &core,
+            &["provider", "add", "Studio", "--preset", "lm_studio"],
+        )
+        .await
+        .unwrap();
+        let listed = core.list_providers().await.unwrap();
+        assert_eq!(listed[0].kind, ProviderKind::OpenaiCompatible);
+        assert_eq!(listed[0].base_url, "http://127.0.0.1:1234/v1");
+        core.update_provider("Studio", Some(&url), None)
+            .await
+            .unwrap();
+        let err = run_args(&core, &["provider", "test", "Studio"])
+            .await
+            .unwrap_err();
+        assert!(matches!(err, CliError::Failed));
+        let unknown =
+            Cli::try_parse_from(["switchboard", "provider", "add", "X", "--preset", "nope"])
+                .unwrap_err()
+                .to_string();
+        assert!(unknown.contains("lm_studio"), "{unknown}");
     }
 
     #[tokio::test]

@@ -4,6 +4,7 @@
 //! module only composes them and adds [`InvalidInput`], the error for a bad value a person typed.
 
 use crate::engine::DatabaseUnavailable;
+use crate::providers::ProviderError;
 use crate::secrets::SecretError;
 use crate::settings::SettingsError;
 use crate::store::StoreError;
@@ -49,6 +50,8 @@ pub enum CoreError {
     KeyNotSaved(SecretError),
     #[error(transparent)]
     Settings(#[from] SettingsError),
+    #[error(transparent)]
+    Provider(#[from] ProviderError),
 }
 
 impl CoreError {
@@ -72,6 +75,7 @@ impl CoreError {
             CoreError::Secret(_) | CoreError::KeyNotSaved(_) => "keychain",
             CoreError::Settings(SettingsError::Invalid(_)) => "invalid_input",
             CoreError::Settings(_) => "settings",
+            CoreError::Provider(_) => "provider",
         }
     }
 

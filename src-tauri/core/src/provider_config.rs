@@ -82,6 +82,152 @@ impl ProviderKind {
     }
 }
 
+/// A starting point in the "Add a provider" form: which API a host speaks and where it usually
+/// listens. Only the kind and base URL are stored; the preset is not remembered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Preset {
+    pub id: &'static str,
+    pub label: &'static str,
+    pub kind: ProviderKind,
+    /// Empty only for the custom preset.
+    pub base_url: &'static str,
+    pub needs_key: bool,
+    /// Runs on this computer.
+    pub local: bool,
+}
+
+const fn preset(
+    id: &'static str,
+    label: &'static str,
+    kind: ProviderKind,
+    base_url: &'static str,
+    needs_key: bool,
+    local: bool,
+) -> Preset {
+    Preset {
+        id,
+        label,
+        kind,
+        base_url,
+        needs_key,
+        local,
+    }
+}
+
+/// Every preset, hosted ones first, the custom one last. Addresses are each host's documented
+/// default (LM Studio's server tab, `llama-server --port 8080`, `vllm serve` on 8000).
+pub const PRESETS: &[Preset] = &[
+    preset(
+        "openai",
+        "OpenAI",
+        ProviderKind::Openai,
+        "https://api.openai.com/v1",
+        true,
+        false,
+    ),
+    preset(
+        "anthropic",
+        "Anthropic",
+        ProviderKind::Anthropic,
+        "https://api.anthropic.com",
+        true,
+        false,
+    ),
+    preset(
+        "gemini",
+        "Google Gemini",
+        ProviderKind::Gemini,
+        "https://generativelanguage.googleapis.com/v1beta",
+        true,
+        false,
+    ),
+    preset(
+        "openrouter",
+        "OpenRouter",
+        ProviderKind::Openrouter,
+        "https://openrouter.ai/api/v1",
+        true,
+        false,
+    ),
+    preset(
+        "groq",
+        "Groq",
+        ProviderKind::OpenaiCompatible,
+        "https://api.groq.com/openai/v1",
+        true,
+        false,
+    ),
+    preset(
+        "deepseek",
+        "DeepSeek",
+        ProviderKind::OpenaiCompatible,
+        "https://api.deepseek.com",
+        true,
+        false,
+    ),
+    preset(
+        "mistral",
+        "Mistral",
+        ProviderKind::OpenaiCompatible,
+        "https://api.mistral.ai/v1",
+        true,
+        false,
+    ),
+    preset(
+        "ollama",
+        "Ollama",
+        ProviderKind::Ollama,
+        "http://127.0.0.1:11434",
+        false,
+        true,
+    ),
+    preset(
+        "ollama_openai",
+        "Ollama (OpenAI API)",
+        ProviderKind::OpenaiCompatible,
+        "http://127.0.0.1:11434/v1",
+        false,
+        true,
+    ),
+    preset(
+        "lm_studio",
+        "LM Studio",
+        ProviderKind::OpenaiCompatible,
+        "http://127.0.0.1:1234/v1",
+        false,
+        true,
+    ),
+    preset(
+        "llama_cpp",
+        "llama.cpp server",
+        ProviderKind::OpenaiCompatible,
+        "http://127.0.0.1:8080/v1",
+        false,
+        true,
+    ),
+    preset(
+        "vllm",
+        "vLLM",
+        ProviderKind::OpenaiCompatible,
+        "http://127.0.0.1:8000/v1",
+        false,
+        true,
+    ),
+    preset(
+        "custom",
+        "Custom (OpenAI-compatible)",
+        ProviderKind::OpenaiCompatible,
+        "",
+        false,
+        false,
+    ),
+];
+
+/// The preset with this id.
+pub fn preset_by_id(id: &str) -> Option<&'static Preset> {
+    PRESETS.iter().find(|p| p.id == id)
+}
+
 /// A provider as the UI and the command line see it: never with its key, only whether one is
 /// stored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -227,6 +373,27 @@ mod tests {
             )
             .unwrap(),
             "http://localhost:1234/v1"
+        );
+    }
+
+    #[test]
+    fn every_preset_has_a_valid_address_for_its_kind() {
+        for p in PRESETS {
+            if p.id == "custom" {
+                assert!(p.base_url.is_empty());
+                continue;
+            }
+            assert_eq!(
+                validate_base_url(p.kind, Some(p.base_url)).unwrap(),
+                p.base_url,
+                "{}",
+                p.id
+            );
+            assert_eq!(preset_by_id(p.id), Some(p), "ids are unique");
+        }
+        assert_eq!(
+            preset_by_id("lm_studio").unwrap().kind,
+            ProviderKind::OpenaiCompatible
         );
     }
 

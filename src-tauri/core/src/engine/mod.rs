@@ -16,6 +16,7 @@ use crate::paths::AppPaths;
 use crate::provider_config::{
     validate_base_url, validate_model, validate_name, Provider, ProviderKind,
 };
+use crate::providers::HttpOptions;
 use crate::secrets::{provider_account, SecretError, SecretStore};
 use crate::store::{Conversation, Message, ProviderRow, Store, StoreError, DEFAULT_BUSY_TIMEOUT};
 use crate::text::one_line;
@@ -86,6 +87,8 @@ pub struct Core {
     paths: AppPaths,
     db: Result<Store, DatabaseUnavailable>,
     secrets: Arc<dyn SecretStore>,
+    /// Time limits and retries of every provider client this core builds.
+    http: HttpOptions,
 }
 
 impl Core {
@@ -109,7 +112,12 @@ impl Core {
             tracing::error!(error = %e, "the database could not be opened");
             DatabaseUnavailable::from(&e)
         });
-        Core { paths, db, secrets }
+        Core {
+            paths,
+            db,
+            secrets,
+            http: HttpOptions::default(),
+        }
     }
 
     /// A core over an existing store, for tests.
@@ -118,7 +126,15 @@ impl Core {
             paths,
             db: Ok(store),
             secrets,
+            http: HttpOptions::default(),
         }
+    }
+
+    /// Replaces the time limits and retries of provider clients (tests use short ones).
+    #[must_use]
+    pub fn with_http_options(mut self, http: HttpOptions) -> Core {
+        self.http = http;
+        self
     }
 
     /// Marks answers a crash left unfinished as interrupted. Call it only from the process
@@ -214,6 +230,29 @@ impl Core {
         Ok(self
             .store()?
             .rename_conversation(id.to_owned(), title)
+            .await?)
+    }
+
+    /// Picks the provider and model a conversation talks to; `None` clears the choice (the
+    /// Settings default applies). The provider must exist; the model is not checked against
+    /// the provider's list, which may be unreachable right now.
+    ///
+    /// # Errors
+    /// Not found (conversation or provider); a model name too long; the database.
+    pub async fn set_conversation_model(
+        &self,
+        id: &str,
+        provider: Option<&str>,
+        model: Option<&str>,
+    ) -> Result<Conversation, CoreError> {
+        let provider = match provider.map(str::trim).filter(|p| !p.is_empty()) {
+            Some(name) => Some(self.provider_row(name).await?.name),
+            None => None,
+        };
+        let model = validate_model(model).map_err(|e| InvalidInput::new("model", e.message))?;
+        Ok(self
+            .store()?
+            .set_conversation_model(id.to_owned(), provider, model)
             .await?)
     }
 
@@ -443,6 +482,10 @@ fn to_provider(row: ProviderRow, has_key: bool) -> Result<Provider, CoreError> {
         created_at: row.created_at,
     })
 }
+
+mod connections;
+
+pub use connections::{ConnectionReport, LocalServer};
 
 #[cfg(test)]
 mod tests;

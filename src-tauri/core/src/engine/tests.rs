@@ -247,3 +247,192 @@ async fn a_damaged_database_is_reported_by_every_operation_and_left_untouched() 
     assert_eq!(err.kind(), "database");
     assert_eq!(std::fs::read(paths.database_file()).unwrap(), before);
 }
+
+/// A loopback server that answers every request with `status` and `body`, and records the
+/// request heads it saw.
+async fn answer_with(
+    status: u16,
+    body: &'static str,
+) -> (String, Arc<std::sync::Mutex<Vec<String>>>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let mut buf = vec![0u8; 16 * 1024];
+            let n = socket.read(&mut buf).await.unwrap_or(0);
+            log.lock()
+                .unwrap()
+                .push(String::from_utf8_lossy(&buf[..n]).into_owned());
+            let reply = format!(
+                "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = socket.write_all(reply.as_bytes()).await;
+        }
+    });
+    (base, seen)
+}
+
+fn quick() -> crate::providers::HttpOptions {
+    crate::providers::HttpOptions {
+        connect_timeout: std::time::Duration::from_secs(2),
+        read_timeout: std::time::Duration::from_secs(2),
+        max_retries: 0,
+        retry_base_delay: std::time::Duration::ZERO,
+    }
+}
+
+#[tokio::test]
+async fn test_connection_lists_the_models_with_the_key_read_from_the_keychain() {
+    let (base, seen) = answer_with(
+        200,
+        r#"{"object":"list","data":[{"id":"zeta-1"},{"id":"alpha-2"}]}"#,
+    )
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let core = core_in(dir.path(), Arc::new(MemoryStore::new()))
+        .await
+        .with_http_options(quick());
+    core.add_provider(NewProvider {
+        base_url: Some(format!("{base}/v1")),
+        ..provider("Local", "openai_compatible", Some("sk-local-123"))
+    })
+    .await
+    .unwrap();
+
+    let report = core.test_provider("Local").await.unwrap();
+    assert!(report.ok, "{report:?}");
+    let ids: Vec<_> = report.models.iter().map(|m| m.id.as_str()).collect();
+    assert_eq!(ids, ["alpha-2", "zeta-1"]);
+    assert!(
+        report.message.starts_with("Connected in "),
+        "{}",
+        report.message
+    );
+    assert!(
+        report.message.ends_with(": 2 models."),
+        "{}",
+        report.message
+    );
+    let head = seen.lock().unwrap()[0].to_ascii_lowercase();
+    assert!(head.starts_with("get /v1/models "), "{head}");
+    assert!(
+        head.contains("authorization: bearer sk-local-123"),
+        "{head}"
+    );
+}
+
+#[tokio::test]
+async fn test_connection_says_exactly_what_failed() {
+    let (base, _) = answer_with(401, r#"{"error":{"message":"Incorrect API key provided"}}"#).await;
+    let dir = tempfile::tempdir().unwrap();
+    let core = core_in(dir.path(), Arc::new(MemoryStore::new()))
+        .await
+        .with_http_options(quick());
+    core.add_provider(NewProvider {
+        base_url: Some(base),
+        ..provider("Hosted", "openai", Some("sk-wrong"))
+    })
+    .await
+    .unwrap();
+    let report = core.test_provider("Hosted").await.unwrap();
+    assert!(!report.ok);
+    assert_eq!(report.error_kind, Some("unauthorized"));
+    assert_eq!(
+        report.message,
+        "The provider refused the API key: Incorrect API key provided"
+    );
+
+    // A hosted API with no key stored fails before any request, naming the fix.
+    core.delete_provider_key("Hosted").await.unwrap();
+    let report = core.test_provider("Hosted").await.unwrap();
+    assert_eq!(report.error_kind, Some("no_key"));
+    assert!(
+        report.message.contains("Providers page"),
+        "{}",
+        report.message
+    );
+
+    // Nothing listening: a network error, not a hang.
+    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = free.local_addr().unwrap().port();
+    drop(free);
+    core.update_provider("Hosted", Some(&format!("http://127.0.0.1:{port}/v1")), None)
+        .await
+        .unwrap();
+    core.set_provider_key("Hosted", SecretString::from("sk-x"))
+        .await
+        .unwrap();
+    let report = core.test_provider("Hosted").await.unwrap();
+    assert_eq!(report.error_kind, Some("network"), "{report:?}");
+
+    assert!(matches!(
+        core.test_provider("Nobody").await,
+        Err(CoreError::NotFound { .. })
+    ));
+}
+
+#[tokio::test]
+async fn a_conversation_remembers_its_provider_and_model_and_refuses_an_unknown_provider() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core_in(dir.path(), Arc::new(MemoryStore::new())).await;
+    core.add_provider(provider("Local", "ollama", None))
+        .await
+        .unwrap();
+    let a = core.create_conversation(Some("a")).await.unwrap();
+    let b = core.create_conversation(Some("b")).await.unwrap();
+    let picked = core
+        .set_conversation_model(&a.id, Some(" Local "), Some(" llama3.2:3b "))
+        .await
+        .unwrap();
+    assert_eq!(picked.provider.as_deref(), Some("Local"));
+    assert_eq!(picked.model.as_deref(), Some("llama3.2:3b"));
+    // Picking a model is not activity: b stays on top.
+    let order: Vec<_> = core
+        .list_conversations()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|c| c.id)
+        .collect();
+    assert_eq!(order, [b.id.clone(), a.id.clone()]);
+    assert!(matches!(
+        core.set_conversation_model(&a.id, Some("Nobody"), Some("m"))
+            .await,
+        Err(CoreError::NotFound { .. })
+    ));
+    let cleared = core
+        .set_conversation_model(&a.id, None, None)
+        .await
+        .unwrap();
+    assert_eq!((cleared.provider, cleared.model), (None, None));
+}
+
+#[tokio::test]
+async fn a_local_server_that_answers_is_offered_and_a_silent_port_is_not() {
+    let (ollama, _) = answer_with(
+        200,
+        r#"{"models":[{"name":"qwen3:4b","model":"qwen3:4b"},{"name":"llama3.2:3b"}]}"#,
+    )
+    .await;
+    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let silent = format!("http://{}/v1", free.local_addr().unwrap());
+    drop(free);
+    // A port that answers, but not like the server we asked for, is not offered either.
+    let (not_lm_studio, _) = answer_with(200, r#"<html>hello</html>"#).await;
+    let found = super::connections::probe_local_servers([
+        ("ollama", ollama.clone()),
+        ("lm_studio", silent),
+        ("lm_studio", format!("{not_lm_studio}/v1")),
+    ])
+    .await;
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].preset_id, "ollama");
+    assert_eq!(found[0].label, "Ollama");
+    assert_eq!(found[0].base_url, ollama);
+    let models: Vec<_> = found[0].models.iter().map(|m| m.id.as_str()).collect();
+    assert_eq!(models, ["llama3.2:3b", "qwen3:4b"]);
+}

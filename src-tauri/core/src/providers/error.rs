@@ -31,6 +31,8 @@ pub enum ProviderError {
     BadResponse(String),
     #[error("Stopped")]
     Cancelled,
+    #[error("No API key is stored for this provider; add one on the Providers page")]
+    MissingKey,
 }
 
 fn retry_hint(after: Option<Duration>) -> String {
@@ -40,6 +42,22 @@ fn retry_hint(after: Option<Duration>) -> String {
 }
 
 impl ProviderError {
+    /// A short machine-readable name for the UI and `--json` output.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ProviderError::Unauthorized { .. } => "unauthorized",
+            ProviderError::RateLimited { .. } => "rate_limited",
+            ProviderError::ContextTooLong { .. } => "context_too_long",
+            ProviderError::Overloaded { .. } => "overloaded",
+            ProviderError::Server { .. } => "server",
+            ProviderError::Network(_) => "network",
+            ProviderError::StreamInterrupted { .. } => "stream_interrupted",
+            ProviderError::BadResponse(_) => "bad_response",
+            ProviderError::Cancelled => "cancelled",
+            ProviderError::MissingKey => "no_key",
+        }
+    }
+
     /// Worth trying again before any token has arrived.
     pub fn is_retryable(&self) -> bool {
         match self {

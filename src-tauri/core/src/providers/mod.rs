@@ -1,12 +1,14 @@
 //! Talking to model providers: the common request and event model every provider maps to and
 //! from. The wire formats are pure functions in [`formats`], tested without a network; the
-//! HTTP clients (one file per provider, behind a `Provider` trait) come next (issue 3).
+//! HTTP clients are one file per provider behind the [`Provider`] trait; [`connect`] picks one
+//! for a configured provider.
 //!
 //! This module must not know about storage, the UI or MCP: the tool loop (`agent/`, issue 5)
 //! turns stored messages and catalogue tools into a [`ChatRequest`] and consumes
 //! [`ProviderEvent`]s.
 
 pub mod anthropic;
+pub mod connect;
 mod error;
 pub mod formats;
 pub mod gemini;

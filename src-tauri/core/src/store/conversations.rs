@@ -12,9 +12,12 @@ pub struct Conversation {
     pub title: String,
     pub created_at: i64,
     pub updated_at: i64,
+    /// The provider (by name) and model picked for this conversation, if any.
+    pub provider: Option<String>,
+    pub model: Option<String>,
 }
 
-const COLUMNS: &str = "id, title, created_at, updated_at";
+const COLUMNS: &str = "id, title, created_at, updated_at, provider, model";
 
 /// The `updated_at` a conversation gets when something happens in it, given the SQL parameter
 /// that holds now: strictly later than every other conversation's, so it moves to the top even
@@ -29,6 +32,8 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Conversation> {
         title: row.get(1)?,
         created_at: row.get(2)?,
         updated_at: row.get(3)?,
+        provider: row.get(4)?,
+        model: row.get(5)?,
     })
 }
 
@@ -82,6 +87,32 @@ impl Store {
                     touch("?3")
                 ),
                 params![id, title, now_ms()],
+            )?;
+            if changed == 0 {
+                return Err(StoreError::NotFound {
+                    what: format!("conversation {id}"),
+                });
+            }
+            get(conn, &id)
+        })
+        .await
+    }
+
+    /// Sets the provider and model a conversation talks to. Not activity: the order of the list
+    /// does not change.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] when there is no such conversation.
+    pub async fn set_conversation_model(
+        &self,
+        id: String,
+        provider: Option<String>,
+        model: Option<String>,
+    ) -> Result<Conversation, StoreError> {
+        self.call(move |conn| {
+            let changed = conn.execute(
+                "UPDATE conversations SET provider = ?2, model = ?3 WHERE id = ?1",
+                params![id, provider, model],
             )?;
             if changed == 0 {
                 return Err(StoreError::NotFound {

@@ -1,0 +1,172 @@
+//! Talking to configured providers outside a chat: a client built from the stored provider and
+//! the key read from the keychain at that moment, "Test connection", the model list for the
+//! picker, and finding a model server already running on this computer (the first-start
+//! offer). Streaming a chat is the tool loop's business, through [`Core::provider_client`].
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::Core;
+use crate::error::CoreError;
+use crate::provider_config::{preset_by_id, ProviderKind};
+use crate::providers::{connect, HttpOptions, ModelInfo, Provider, ProviderError};
+use crate::secrets::provider_account;
+
+/// What "Test connection" found: the models, or exactly what failed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ConnectionReport {
+    pub ok: bool,
+    pub elapsed_ms: u64,
+    pub models: Vec<ModelInfo>,
+    /// `None` when it worked; else [`ProviderError::kind`] or `keychain`.
+    pub error_kind: Option<&'static str>,
+    /// One sentence for a person.
+    pub message: String,
+}
+
+/// A model server answering on its usual local address.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LocalServer {
+    pub preset_id: &'static str,
+    pub label: &'static str,
+    pub kind: ProviderKind,
+    pub base_url: String,
+    pub models: Vec<ModelInfo>,
+}
+
+/// The local servers offered at first start, by preset: Ollama's and LM Studio's defaults.
+pub const LOCAL_OFFER_PRESETS: [&str; 2] = ["ollama", "lm_studio"];
+
+/// Short limits for probing loopback: a server that is there answers in milliseconds.
+fn probe_options() -> HttpOptions {
+    HttpOptions {
+        connect_timeout: Duration::from_millis(400),
+        read_timeout: Duration::from_millis(1500),
+        max_retries: 0,
+        retry_base_delay: Duration::ZERO,
+    }
+}
+
+impl Core {
+    /// A client for the named provider, with its key read from the keychain now. A provider
+    /// that can work without a key (Ollama, OpenAI-compatible hosts) still works when the
+    /// keychain cannot be asked.
+    ///
+    /// # Errors
+    /// Not found; the database; the keychain (for kinds that need a key); a missing key.
+    pub async fn provider_client(&self, name: &str) -> Result<Arc<dyn Provider>, CoreError> {
+        let row = self.provider_row(name).await?;
+        let kind = ProviderKind::parse(&row.kind).ok_or_else(|| super::unknown_kind(&row))?;
+        let account = provider_account(&row.name);
+        let key = match self.secrets(move |s| s.get(&account)).await {
+            Ok(key) => key,
+            Err(e) if !kind.info().needs_key => {
+                tracing::warn!(provider = %row.name, error = %e, "keychain unreachable; trying without a key");
+                None
+            }
+            Err(e) => return Err(e),
+        };
+        Ok(connect::client(kind, &row.base_url, key, self.http)?)
+    }
+
+    /// The models the named provider offers, sorted.
+    ///
+    /// # Errors
+    /// As [`Core::provider_client`], then [`CoreError::Provider`] for what the provider said.
+    pub async fn list_models(&self, name: &str) -> Result<Vec<ModelInfo>, CoreError> {
+        let client = self.provider_client(name).await?;
+        Ok(client.list_models().await?)
+    }
+
+    /// Asks the named provider for its models and reports what happened, failures included.
+    ///
+    /// # Errors
+    /// Only when there is nothing to test: no such provider, or the database is unavailable.
+    pub async fn test_provider(&self, name: &str) -> Result<ConnectionReport, CoreError> {
+        let started = Instant::now();
+        let outcome = match self.provider_client(name).await {
+            Ok(client) => client.list_models().await.map_err(CoreError::Provider),
+            Err(e @ (CoreError::Secret(_) | CoreError::Provider(_))) => Err(e),
+            Err(other) => return Err(other),
+        };
+        let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let report = match outcome {
+            Ok(models) => ConnectionReport {
+                ok: true,
+                elapsed_ms,
+                message: match models.len() {
+                    0 => format!("Connected in {elapsed_ms} ms, but the provider lists no models."),
+                    1 => format!("Connected in {elapsed_ms} ms: 1 model."),
+                    n => format!("Connected in {elapsed_ms} ms: {n} models."),
+                },
+                models,
+                error_kind: None,
+            },
+            Err(e) => ConnectionReport {
+                ok: false,
+                elapsed_ms,
+                models: Vec::new(),
+                error_kind: Some(match &e {
+                    CoreError::Provider(p) => p.kind(),
+                    other => other.kind(),
+                }),
+                message: e.to_string(),
+            },
+        };
+        tracing::info!(provider = %name, ok = report.ok, elapsed_ms, kind = ?report.error_kind, "connection tested");
+        Ok(report)
+    }
+
+    /// Model servers answering on their default local ports that no configured provider points
+    /// at yet. Takes at most about two seconds, whatever is listening.
+    pub async fn detect_local_providers(&self) -> Vec<LocalServer> {
+        let configured: Vec<String> = match self.store() {
+            Ok(store) => store
+                .list_providers()
+                .await
+                .map(|rows| rows.into_iter().map(|r| r.base_url).collect())
+                .unwrap_or_default(),
+            Err(_) => Vec::new(),
+        };
+        let candidates = LOCAL_OFFER_PRESETS
+            .iter()
+            .filter_map(|id| preset_by_id(id))
+            .filter(|p| !configured.iter().any(|url| url == p.base_url))
+            .map(|p| (p.id, p.base_url.to_owned()));
+        probe_local_servers(candidates).await
+    }
+}
+
+/// Asks each `(preset id, base URL)` for its models at once; those that answer are returned,
+/// in the order given.
+pub async fn probe_local_servers(
+    candidates: impl IntoIterator<Item = (&'static str, String)>,
+) -> Vec<LocalServer> {
+    let probes = candidates.into_iter().filter_map(|(id, base_url)| {
+        let preset = preset_by_id(id)?;
+        Some(async move {
+            let client = connect::client(preset.kind, &base_url, None, probe_options()).ok()?;
+            match client.list_models().await {
+                Ok(models) => Some(LocalServer {
+                    preset_id: preset.id,
+                    label: preset.label,
+                    kind: preset.kind,
+                    base_url,
+                    models,
+                }),
+                Err(ProviderError::Network(_)) => None,
+                Err(e) => {
+                    tracing::debug!(server = preset.id, error = %e, "a local port answered, but not as the server expected");
+                    None
+                }
+            }
+        })
+    });
+    futures_util::future::join_all(probes)
+        .await
+        .into_iter()
+        .flatten()
+        .collect()
+}

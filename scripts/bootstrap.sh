@@ -92,6 +92,7 @@ case "${1:-}" in
     install_apt "${APT_PACKAGES[@]}" "${TEST_APT_PACKAGES[@]}"
     build_ui
     npm_install tests/e2e
+    npm_install tests/peers
     install_tauri_driver
     if command -v rustup >/dev/null; then rustup component add rustfmt clippy >/dev/null 2>&1 || true; fi
     say "rustfmt"
@@ -103,8 +104,8 @@ case "${1:-}" in
     if grep -E '^(tauri|wry|webkit2gtk|gtk) ' <<<"$core_tree"; then
       die "switchboard-core depends on Tauri or WebKit"
     fi
-    say "core tests (no WebKit)"
-    cargo test -p switchboard-core --quiet
+    say "core tests (no WebKit), with the real peers in tests/peers required"
+    SWITCHBOARD_REQUIRE_PEERS=1 cargo test -p switchboard-core --quiet
     say "app crate tests"
     cargo test -p switchboard --quiet
     say "UI unit tests"

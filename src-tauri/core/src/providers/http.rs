@@ -181,12 +181,14 @@ impl Endpoint {
         (|| self.send_once(url, body))
             .retry(self.backoff())
             .when(ProviderError::is_retryable)
-            // The server's own Retry-After beats our guess.
+            // The server's own Retry-After beats our guess, but only while retries are left:
+            // `planned` is `None` once they are used up, and answering `Some` then would
+            // retry a provider that keeps saying 429 for ever.
             .adjust(|e, planned| match e {
                 ProviderError::RateLimited {
                     retry_after: Some(after),
                     ..
-                } => Some(*after),
+                } => planned.map(|_| *after),
                 _ => planned,
             })
             .notify(|e, after| tracing::info!(error = %e, ?after, "retrying the provider"))
@@ -227,14 +229,23 @@ async fn run<D: StreamDecode>(
     };
     let mut events = payloads(response, framing);
     let mut partial = String::new();
+    let mut any_payload = false;
     loop {
         let next = tokio::select! {
             () = cancel.cancelled() => return Err(ProviderError::Cancelled),
             next = events.next() => next,
         };
         let (decoded, done) = match next {
+            // A 200 whose body holds no event at all (a JSON document or an HTML page where a
+            // stream was expected) is not an empty answer.
+            None if !any_payload => {
+                return Err(ProviderError::BadResponse(
+                    "the provider answered, but sent no stream events at all".to_owned(),
+                ))
+            }
             None => (decoder.end(), true),
             Some(Ok(payload)) => {
+                any_payload = true;
                 let done = decoder.is_last(&payload);
                 match decoder.data(&payload) {
                     Ok(decoded) => (decoded, done),

@@ -253,15 +253,21 @@ impl StreamDecode for StreamDecoder {
     }
 }
 
-/// Gemini says `STOP` after function calls too; the loop needs to know calls were made.
+/// Gemini says `STOP` after function calls too; the loop needs to know calls were made. A
+/// reason this list does not know (aimock and some proxies say `FUNCTION_CALL`) after complete
+/// calls also means "run the tools"; `MALFORMED_FUNCTION_CALL` does not.
 fn finish_reason(reason: &str, made_calls: bool) -> FinishReason {
     match reason {
         "STOP" if made_calls => FinishReason::ToolCalls,
         "STOP" => FinishReason::Stop,
+        "MALFORMED_FUNCTION_CALL" | "UNEXPECTED_TOOL_CALL" | "TOO_MANY_TOOL_CALLS" => {
+            FinishReason::Other
+        }
         "MAX_TOKENS" => FinishReason::Length,
         "SAFETY" | "RECITATION" | "BLOCKLIST" | "PROHIBITED_CONTENT" | "SPII" => {
             FinishReason::ContentFilter
         }
+        _ if made_calls => FinishReason::ToolCalls,
         _ => FinishReason::Other,
     }
 }

@@ -171,3 +171,16 @@ fn a_recursive_schema_is_cut_at_a_depth_instead_of_looping() {
     assert!(!text.contains("$ref") && !text.contains("$defs"));
     assert!(text.contains("nested too deeply"));
 }
+
+#[test]
+fn an_unknown_finish_reason_after_function_calls_still_means_run_the_tools() {
+    assert_eq!(
+        finish_reason("FUNCTION_CALL", true),
+        FinishReason::ToolCalls
+    );
+    assert_eq!(finish_reason("FUNCTION_CALL", false), FinishReason::Other);
+    assert_eq!(
+        finish_reason("MALFORMED_FUNCTION_CALL", true),
+        FinishReason::Other
+    );
+}

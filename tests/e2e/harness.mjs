@@ -192,3 +192,73 @@ export function run(cmd, args, options = {}) {
   const r = spawnSync(cmd, args, { encoding: "utf8", timeout: 30000, ...options });
   return { status: r.status, stdout: r.stdout ?? "", stderr: r.stderr ?? "", error: r.error };
 }
+
+/** Whether something accepts connections on 127.0.0.1:`port`. */
+export function portAnswers(port) {
+  return new Promise((resolve) => {
+    const s = net.connect(port, "127.0.0.1", () => { s.end(); resolve(true); });
+    s.on("error", () => resolve(false));
+  });
+}
+
+/**
+ * Starts aimock (tests/peers) with the provider fixtures on 127.0.0.1:`port` (a free one when
+ * not given). Returns `{ root, port, stop }`; stop() ends it.
+ */
+export async function startAimock(port) {
+  const cli = path.resolve("tests/peers/node_modules/@copilotkit/aimock/dist/cli.js");
+  if (!fs.existsSync(cli)) throw new Error("aimock is not installed in tests/peers (scripts/bootstrap.sh test installs it)");
+  const p = port ?? (await freePort());
+  const logFd = fs.openSync(path.join(ARTIFACTS, `aimock-${p}.log`), "a");
+  const child = spawn(
+    "node",
+    [cli, "--host", "127.0.0.1", "--port", String(p), "--fixtures", path.resolve("tests/fixtures/aimock/providers.json"), "--log-level", "warn"],
+    { stdio: ["ignore", logFd, logFd] },
+  );
+  fs.closeSync(logFd);
+  for (let i = 0; i < 200 && !(await portAnswers(p)); i++) {
+    if (child.exitCode !== null) throw new Error(`aimock exited early (port ${p})`);
+    await sleep(50);
+  }
+  return {
+    root: `http://127.0.0.1:${p}`,
+    port: p,
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill();
+        await once(child, "exit");
+      }
+    },
+  };
+}
+
+/** Opens the Providers page. */
+export async function openProviders(b) {
+  await b.$(tid("nav-providers")).click();
+  await b.$(tid("provider-form")).waitForDisplayed();
+}
+
+/** Fills the "Add a provider" form; `preset` is a preset id (openai, lm_studio, custom, …). */
+export async function fillProvider(b, { preset, name, baseUrl = "", model = "", key = "" }) {
+  await b.$(`${tid("provider-form")} [name="preset"]`).selectByAttribute("value", preset);
+  await pasteInto(b, `${tid("provider-form")} [name="name"]`, name);
+  await pasteInto(b, `${tid("provider-form")} [name="base_url"]`, baseUrl);
+  await pasteInto(b, `${tid("provider-form")} [name="default_model"]`, model);
+  if (await b.$(`${tid("provider-form")} [name="api_key"]`).isExisting()) {
+    await pasteInto(b, `${tid("provider-form")} [name="api_key"]`, key);
+  }
+}
+
+/** Chooses the option with `value` in a <select> as a person would (any characters in it). */
+export async function chooseOption(browser, selector, value) {
+  await browser.execute(
+    (sel, v) => {
+      const el = document.querySelector(sel);
+      el.focus();
+      el.value = v;
+      el.dispatchEvent(new Event("change", { bubbles: true }));
+    },
+    selector,
+    value,
+  );
+}

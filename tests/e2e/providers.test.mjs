@@ -2,22 +2,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { test } from "node:test";
-import { filesContaining, launch, pasteInto, run, tempHome, tid } from "./harness.mjs";
-
-async function openProviders(b) {
-  await b.$(tid("nav-providers")).click();
-  await b.$(tid("provider-form")).waitForDisplayed();
-}
-
-async function fillProvider(b, { kind, name, baseUrl = "", model = "", key = "" }) {
-  await b.$(`${tid("provider-form")} [name="kind"]`).selectByAttribute("value", kind);
-  await pasteInto(b, `${tid("provider-form")} [name="name"]`, name);
-  await pasteInto(b, `${tid("provider-form")} [name="base_url"]`, baseUrl);
-  await pasteInto(b, `${tid("provider-form")} [name="default_model"]`, model);
-  if (await b.$(`${tid("provider-form")} [name="api_key"]`).isExisting()) {
-    await pasteInto(b, `${tid("provider-form")} [name="api_key"]`, key);
-  }
-}
+import { filesContaining, fillProvider, launch, openProviders, run, tempHome, tid } from "./harness.mjs";
 
 test("a provider with an empty name or a malformed base URL is refused beside the field", async () => {
   const app = await launch(tempHome("provider-errors"));
@@ -26,11 +11,11 @@ test("a provider with an empty name or a malformed base URL is refused beside th
     await openProviders(b);
     assert.equal(await b.$(tid("composer-input")).isExisting(), false);
 
-    await fillProvider(b, { kind: "openai", name: "   " });
+    await fillProvider(b, { preset: "openai", name: "   " });
     await b.$(tid("provider-submit")).click();
     await b.$(tid("error-name")).waitForDisplayed();
 
-    await fillProvider(b, { kind: "openai", name: "OpenAI", baseUrl: "htp:/not a url" });
+    await fillProvider(b, { preset: "openai", name: "OpenAI", baseUrl: "htp:/not a url" });
     await b.$(tid("provider-submit")).click();
     await b.$(tid("error-base_url")).waitForDisplayed();
     await app.screenshot("provider-field-errors");
@@ -52,7 +37,7 @@ test("a provider key goes to the OS keychain and nowhere else on disk", async ()
     assert.equal(await b.$(tid("composer-send")).isEnabled(), false);
 
     await openProviders(b);
-    await fillProvider(b, { kind: "openai", name: "OpenAI", model: "gpt-4o-mini", key });
+    await fillProvider(b, { preset: "openai", name: "OpenAI", model: "gpt-4o-mini", key });
     await b.$(tid("provider-submit")).click();
     const item = b.$(`${tid("provider-item")}[data-name="OpenAI"]`);
     await item.waitForDisplayed();

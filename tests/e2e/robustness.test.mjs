@@ -54,7 +54,7 @@ test("with no keychain reachable the Providers page says so and saves nothing", 
     await banner.waitForDisplayed({ timeout: 20000 });
     assert.match(await banner.getText(), /keychain/i);
 
-    await b.$(`${tid("provider-form")} [name="kind"]`).selectByAttribute("value", "openai");
+    await b.$(`${tid("provider-form")} [name="preset"]`).selectByAttribute("value", "openai");
     await pasteInto(b, `${tid("provider-form")} [name="name"]`, "OpenAI");
     await pasteInto(b, `${tid("provider-form")} [name="api_key"]`, "sk-e2e-nowhere-to-go");
     await b.$(tid("provider-submit")).click();

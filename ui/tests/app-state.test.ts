@@ -5,7 +5,7 @@ vi.mock("@tauri-apps/api/core", () => ({ invoke: vi.fn() }));
 import { invoke } from "@tauri-apps/api/core";
 import { AppState } from "../src/lib/app-state.svelte";
 import { ThemeController } from "../src/lib/theme";
-import { FakeDarkQuery, type FakeBackend } from "./fake-backend";
+import { FakeDarkQuery, models, type FakeBackend } from "./fake-backend";
 import { installFakeBackend } from "./render-app";
 
 let backend: FakeBackend;
@@ -178,5 +178,55 @@ describe("startup", () => {
     await app.start();
     expect(app.toast?.message).toBe("boom");
     expect(app.conversations).toHaveLength(1);
+  });
+});
+
+describe("model lists", () => {
+  it("asks each provider for its models once per session", async () => {
+    backend.addProviderRecord("Work");
+    backend.modelLists.Work = models("gpt-4o");
+    const app = newApp();
+    await app.start();
+    app.ensureModels(["Work"]);
+    app.ensureModels(["Work"]);
+    await vi.waitFor(() => expect(app.modelLists.Work?.state).toBe("ready"));
+    app.ensureModels(["Work"]);
+    expect(backend.callsTo("list_models")).toHaveLength(1);
+    expect(app.modelLists.Work?.models).toEqual(models("gpt-4o"));
+  });
+
+  it("drops a list that arrives after its provider was removed", async () => {
+    backend.addProviderRecord("Work");
+    backend.modelLists.Work = models("gpt-4o");
+    const app = newApp();
+    await app.start();
+    backend.delay = (cmd) => (cmd === "list_models" ? 20 : 0);
+    const loading = app.loadModels("Work");
+    await app.removeProvider("Work");
+    await loading;
+    expect(app.modelLists.Work).toBeUndefined();
+  });
+
+  it("asks again after the provider's key changed", async () => {
+    backend.addProviderRecord("Work", "openai", false);
+    const app = newApp();
+    await app.start();
+    await app.loadModels("Work");
+    expect(app.modelLists.Work?.state).toBe("failed");
+    await app.setProviderKey("Work", "sk-new");
+    backend.modelLists.Work = models("o3");
+    app.ensureModels(["Work"]);
+    await vi.waitFor(() => expect(app.modelLists.Work).toEqual({ state: "ready", models: models("o3") }));
+  });
+
+  it("takes the models a successful connection test found", async () => {
+    backend.addProviderRecord("Work");
+    backend.modelLists.Work = models("gpt-4o", "o3");
+    const app = newApp();
+    await app.start();
+    const report = await app.testProvider("Work");
+    expect(report.ok).toBe(true);
+    expect(app.modelLists.Work).toEqual({ state: "ready", models: models("gpt-4o", "o3") });
+    expect(backend.callsTo("list_models")).toHaveLength(0);
   });
 });

@@ -1,23 +1,106 @@
 // An in-memory stand-in for the Rust commands, used by tests through a
 // `vi.mock("@tauri-apps/api/core")` in each test file. Test-only code.
+//
+// Hooks a test sets before rendering (besides the lists themselves):
+//   failures          command name → the error that command rejects with
+//   delay             command name → milliseconds before it answers
+//   modelLists        provider name → the models it lists (absent: none)
+//   providerFailures  provider name → how reaching it fails (test_provider reports it,
+//                     list_models rejects with kind "provider")
+//   connectionMs      the elapsed_ms a successful test_provider reports
+//   localServers      what detect_local_providers finds
 
 import type {
   AppStatus,
   CommandError,
+  ConnectionReport,
   Conversation,
   KeychainStatus,
+  LocalServer,
   Message,
+  ModelInfo,
   NewProvider,
   Provider,
   ProviderKindInfo,
+  ProviderPreset,
   Settings,
 } from "../src/lib/types";
 
+/** Mirrors `ProviderKind::info` in src-tauri/core/src/provider_config.rs. */
 export const KINDS: ProviderKindInfo[] = [
   { kind: "openai", label: "OpenAI", default_base_url: "https://api.openai.com/v1", needs_key: true },
   { kind: "anthropic", label: "Anthropic", default_base_url: "https://api.anthropic.com", needs_key: true },
-  { kind: "ollama", label: "Ollama", default_base_url: "http://localhost:11434", needs_key: false },
+  {
+    kind: "gemini",
+    label: "Google Gemini",
+    default_base_url: "https://generativelanguage.googleapis.com/v1beta",
+    needs_key: true,
+  },
+  { kind: "ollama", label: "Ollama", default_base_url: "http://127.0.0.1:11434", needs_key: false },
+  { kind: "openrouter", label: "OpenRouter", default_base_url: "https://openrouter.ai/api/v1", needs_key: true },
+  { kind: "openai_compatible", label: "OpenAI-compatible", default_base_url: "", needs_key: false },
 ];
+
+function preset(
+  id: string,
+  label: string,
+  kind: ProviderPreset["kind"],
+  base_url: string,
+  needs_key: boolean,
+  local: boolean,
+): ProviderPreset {
+  return { id, label, kind, base_url, needs_key, local };
+}
+
+/** Mirrors `PRESETS` in src-tauri/core/src/provider_config.rs: hosted first, custom last. */
+export const PRESETS: ProviderPreset[] = [
+  preset("openai", "OpenAI", "openai", "https://api.openai.com/v1", true, false),
+  preset("anthropic", "Anthropic", "anthropic", "https://api.anthropic.com", true, false),
+  preset("gemini", "Google Gemini", "gemini", "https://generativelanguage.googleapis.com/v1beta", true, false),
+  preset("openrouter", "OpenRouter", "openrouter", "https://openrouter.ai/api/v1", true, false),
+  preset("groq", "Groq", "openai_compatible", "https://api.groq.com/openai/v1", true, false),
+  preset("deepseek", "DeepSeek", "openai_compatible", "https://api.deepseek.com", true, false),
+  preset("mistral", "Mistral", "openai_compatible", "https://api.mistral.ai/v1", true, false),
+  preset("ollama", "Ollama", "ollama", "http://127.0.0.1:11434", false, true),
+  preset("ollama_openai", "Ollama (OpenAI API)", "openai_compatible", "http://127.0.0.1:11434/v1", false, true),
+  preset("lm_studio", "LM Studio", "openai_compatible", "http://127.0.0.1:1234/v1", false, true),
+  preset("llama_cpp", "llama.cpp server", "openai_compatible", "http://127.0.0.1:8080/v1", false, true),
+  preset("vllm", "vLLM", "openai_compatible", "http://127.0.0.1:8000/v1", false, true),
+  preset("custom", "Custom (OpenAI-compatible)", "openai_compatible", "", false, false),
+];
+
+/** Model infos with these ids (no display names). */
+export function models(...ids: string[]): ModelInfo[] {
+  return ids.map((id) => ({ id, name: null }));
+}
+
+/** Mirrors `is_chat_model` in engine/connections.rs. */
+function suggested(ids: string[]): string | null {
+  return ids.find((id) => !["embed", "minilm", "bge-", "rerank", "nomic-bert"].some((w) => id.toLowerCase().includes(w))) ?? null;
+}
+
+/** Ollama answering on its default port with these models, as detect_local_providers reports it. */
+export function runningOllama(...ids: string[]): LocalServer {
+  return { preset_id: "ollama", label: "Ollama", kind: "ollama", base_url: "http://127.0.0.1:11434", models: models(...ids), suggested_model: suggested(ids) };
+}
+
+/** LM Studio answering on its default port with these models. */
+export function runningLmStudio(...ids: string[]): LocalServer {
+  return {
+    preset_id: "lm_studio",
+    label: "LM Studio",
+    kind: "openai_compatible",
+    base_url: "http://127.0.0.1:1234/v1",
+    models: models(...ids),
+    suggested_model: suggested(ids),
+  };
+}
+
+/** How reaching a provider fails, as `ConnectionReport.error_kind` and `message` say it. */
+export interface ProviderFailure {
+  error_kind: string;
+  message: string;
+}
 
 export interface Call {
   cmd: string;
@@ -49,6 +132,14 @@ export class FakeBackend {
   delay: (cmd: string) => number = () => 0;
   /** commands that reject with this error instead of running */
   failures = new Map<string, CommandError | string>();
+  /** provider name → the models it lists, sorted or not (the fake sorts them, as Rust does) */
+  modelLists: Record<string, ModelInfo[]> = {};
+  /** provider name → how reaching it fails */
+  providerFailures = new Map<string, ProviderFailure>();
+  /** the elapsed_ms a successful connection test reports */
+  connectionMs = 312;
+  /** the local model servers detect_local_providers finds */
+  localServers: LocalServer[] = [];
   #clock = 1_700_000_000_000;
   #ids = 0;
 
@@ -78,13 +169,25 @@ export class FakeBackend {
 
   addConversation(title: string): Conversation {
     const now = ++this.#clock;
-    const conversation = { id: `c${++this.#ids}`, title, created_at: now, updated_at: now };
+    const conversation: Conversation = {
+      id: `c${++this.#ids}`,
+      title,
+      created_at: now,
+      updated_at: now,
+      provider: null,
+      model: null,
+    };
     this.conversations.push(conversation);
     this.messages[conversation.id] = [];
     return conversation;
   }
 
-  addProviderRecord(name: string, kind: Provider["kind"] = "openai", has_key = true): Provider {
+  addProviderRecord(
+    name: string,
+    kind: Provider["kind"] = "openai",
+    has_key = true,
+    fields: Partial<Pick<Provider, "base_url" | "default_model">> = {},
+  ): Provider {
     const info = KINDS.find((k) => k.kind === kind) ?? KINDS[0];
     const provider: Provider = {
       id: `p${++this.#ids}`,
@@ -94,6 +197,7 @@ export class FakeBackend {
       default_model: null,
       has_key,
       created_at: ++this.#clock,
+      ...fields,
     };
     this.providers.push(provider);
     return provider;
@@ -113,6 +217,19 @@ export class FakeBackend {
     const found = this.providers.find((p) => p.name === name);
     if (!found) throw { kind: "not_found", message: `No provider named ${String(name)}.` };
     return found;
+  }
+
+  /** What reaching a provider gives: its sorted models, or how it fails. */
+  #reach(name: unknown): { ok: true; models: ModelInfo[] } | { ok: false; failure: ProviderFailure } {
+    const provider = this.#provider(name);
+    const failure = this.providerFailures.get(provider.name);
+    if (failure) return { ok: false, failure };
+    const info = KINDS.find((k) => k.kind === provider.kind);
+    if (info?.needs_key && !provider.has_key) {
+      return { ok: false, failure: { error_kind: "no_key", message: `No API key is stored for ${provider.name}.` } };
+    }
+    const list = [...(this.modelLists[provider.name] ?? [])].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return { ok: true, models: list };
   }
 
   #handlers: Record<string, Handler> = {
@@ -140,12 +257,54 @@ export class FakeBackend {
       conversation: { ...this.#conversation(args.id) },
       messages: this.messages[String(args.id)] ?? [],
     }),
+    set_conversation_model: (args) => {
+      const conversation = this.#conversation(args.id);
+      const provider = args.provider ?? null;
+      const model = args.model ?? null;
+      if (provider !== null) this.#provider(provider);
+      if (provider === null && model !== null) {
+        throw { kind: "invalid_input", message: "Choose a provider for this model.", field: "provider" };
+      }
+      conversation.provider = provider as string | null;
+      conversation.model = model as string | null;
+      return { ...conversation };
+    },
     list_provider_kinds: () => KINDS,
+    list_provider_presets: () => PRESETS,
+    test_provider: (args): ConnectionReport => {
+      const reached = this.#reach(args.name);
+      if (!reached.ok) {
+        return { ok: false, elapsed_ms: 40, models: [], ...reached.failure };
+      }
+      const count = reached.models.length;
+      return {
+        ok: true,
+        elapsed_ms: this.connectionMs,
+        models: reached.models,
+        error_kind: null,
+        message: `Connected in ${this.connectionMs} ms: ${count} ${count === 1 ? "model" : "models"}.`,
+      };
+    },
+    list_models: (args) => {
+      const reached = this.#reach(args.name);
+      if (!reached.ok) throw { kind: "provider", message: reached.failure.message };
+      return reached.models;
+    },
+    detect_local_providers: () => this.localServers.map((server) => ({ ...server, models: [...server.models] })),
     list_providers: () => this.providers.map((p) => ({ ...p })),
     add_provider: (args) => {
       const input = args.provider as NewProvider;
       if (this.providers.some((p) => p.name === input.name)) {
         throw { kind: "conflict", message: `A provider named ${input.name} already exists.`, field: "name" };
+      }
+      const kind = KINDS.find((k) => k.kind === input.kind);
+      if (!kind) throw { kind: "invalid_input", message: `Unknown provider kind ${input.kind}.`, field: "kind" };
+      if (!input.base_url && kind.default_base_url === "") {
+        throw {
+          kind: "invalid_input",
+          message: "This kind of provider needs a base URL, such as http://127.0.0.1:1234/v1.",
+          field: "base_url",
+        };
       }
       const provider = this.addProviderRecord(input.name, input.kind, Boolean(input.api_key));
       if (input.base_url) provider.base_url = input.base_url;
@@ -165,6 +324,9 @@ export class FakeBackend {
     remove_provider: (args) => {
       this.#provider(args.name);
       this.providers = this.providers.filter((p) => p.name !== args.name);
+      if (this.settings.default_provider === args.name) {
+        this.settings = { ...this.settings, default_provider: null, default_model: null };
+      }
       return null;
     },
     get_settings: () => ({ ...this.settings }),

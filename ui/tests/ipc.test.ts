@@ -87,6 +87,12 @@ describe("ipc", () => {
     await ipc.removeProvider("Work");
     await ipc.getSettings();
     await ipc.updateSettings(settings);
+    await ipc.listProviderPresets();
+    await ipc.testProvider("Work");
+    await ipc.listModels("Work");
+    await ipc.detectLocalProviders();
+    await ipc.setConversationModel("c1", "Work", "gpt-4o");
+    await ipc.setConversationModel("c1", null, null);
 
     expect(invokeMock.mock.calls).toEqual([
       ["app_status", undefined],
@@ -105,6 +111,12 @@ describe("ipc", () => {
       ["remove_provider", { name: "Work" }],
       ["get_settings", undefined],
       ["update_settings", { settings }],
+      ["list_provider_presets", undefined],
+      ["test_provider", { name: "Work" }],
+      ["list_models", { name: "Work" }],
+      ["detect_local_providers", undefined],
+      ["set_conversation_model", { id: "c1", provider: "Work", model: "gpt-4o" }],
+      ["set_conversation_model", { id: "c1", provider: null, model: null }],
     ]);
   });
 });

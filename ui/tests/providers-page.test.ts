@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 vi.mock("@tauri-apps/api/core", () => ({ invoke: vi.fn() }));
 
 import { screen, waitFor, within } from "@testing-library/svelte";
-import type { FakeBackend } from "./fake-backend";
+import { models, type FakeBackend } from "./fake-backend";
 import { installFakeBackend, renderApp } from "./render-app";
 
 let backend: FakeBackend;
@@ -18,7 +18,16 @@ async function openProviders() {
   await user.click(screen.getByTestId("nav-providers"));
   const form = screen.getByTestId("provider-form") as HTMLFormElement;
   const field = (name: string) => form.querySelector(`[name="${name}"]`) as HTMLInputElement | HTMLSelectElement | null;
-  return { app, user, form, field };
+  /** Replaces what an input holds (the name and base URL start filled in from the preset). */
+  const retype = async (name: string, text: string) => {
+    await user.clear(field(name)!);
+    if (text !== "") await user.type(field(name)!, text);
+  };
+  return { app, user, form, field, retype };
+}
+
+function labelOf(input: Element): string {
+  return input.closest(".field")?.querySelector("label")?.textContent?.replace(/\s+/g, " ").trim() ?? "";
 }
 
 function providerItem(name: string): HTMLElement {
@@ -29,7 +38,8 @@ function providerItem(name: string): HTMLElement {
 
 describe("the add-provider form", () => {
   it("refuses an empty name with a message beside the field, and sends nothing", async () => {
-    const { user } = await openProviders();
+    const { user, retype } = await openProviders();
+    await retype("name", "");
     await user.click(screen.getByTestId("provider-submit"));
     const error = screen.getByTestId("error-name");
     expect(error.textContent).toMatch(/name/i);
@@ -38,39 +48,149 @@ describe("the add-provider form", () => {
   });
 
   it("refuses a base URL that is not http(s) with a message beside the field", async () => {
-    const { user, field } = await openProviders();
-    await user.type(field("name")!, "Work");
-    await user.type(field("base_url")!, "ftp://models.example");
+    const { user, retype } = await openProviders();
+    await retype("name", "Work");
+    await retype("base_url", "ftp://models.example");
     await user.click(screen.getByTestId("provider-submit"));
     expect(screen.getByTestId("error-base_url").textContent).toContain("http://");
     expect(screen.queryByTestId("error-name")).toBeNull();
     expect(backend.callsTo("add_provider")).toHaveLength(0);
   });
 
-  it("uses the chosen kind's default base URL as the placeholder and hides the key for kinds that need none", async () => {
-    const { user, field } = await openProviders();
-    expect(field("kind")!.value).toBe("openai");
-    expect(field("base_url")!.getAttribute("placeholder")).toBe("https://api.openai.com/v1");
+  it("lists the presets hosted first, then those on this computer, then custom last", async () => {
+    await openProviders();
+    const select = screen.getByTestId("provider-preset") as HTMLSelectElement;
+    const groups = [...select.querySelectorAll("optgroup")].map((g) => ({
+      label: g.label,
+      options: [...g.querySelectorAll("option")].map((o) => o.textContent),
+    }));
+    expect(groups).toEqual([
+      {
+        label: "Hosted",
+        options: ["OpenAI", "Anthropic", "Google Gemini", "OpenRouter", "Groq", "DeepSeek", "Mistral"],
+      },
+      {
+        label: "On this computer",
+        options: ["Ollama", "Ollama (OpenAI API)", "LM Studio", "llama.cpp server", "vLLM"],
+      },
+    ]);
+    const last = select.options[select.options.length - 1];
+    expect(last.textContent).toBe("Custom (OpenAI-compatible)");
+    expect(last.parentElement).toBe(select);
+  });
+
+  it("starts on OpenAI with its address filled in and its key not marked optional", async () => {
+    const { field } = await openProviders();
+    expect(field("preset")!.value).toBe("openai");
+    expect(field("base_url")!.value).toBe("https://api.openai.com/v1");
+    expect(field("name")!.value).toBe("OpenAI");
     expect(field("api_key")!.getAttribute("type")).toBe("password");
     expect(field("api_key")!.getAttribute("autocomplete")).toBe("off");
+    expect(labelOf(field("api_key")!)).toBe("API key");
+  });
 
-    await user.selectOptions(field("kind")!, "ollama");
-    expect(field("base_url")!.getAttribute("placeholder")).toBe("http://localhost:11434");
-    expect(field("api_key")).toBeNull();
+  it("choosing a preset fills its kind and base URL and names the provider, and the add sends them", async () => {
+    const { user, field } = await openProviders();
+    await user.selectOptions(field("preset")!, "lm_studio");
+    expect(field("base_url")!.value).toBe("http://127.0.0.1:1234/v1");
+    expect(field("name")!.value).toBe("LM Studio");
+    expect(labelOf(field("api_key")!)).toBe("API key (optional)");
+    await user.click(screen.getByTestId("provider-submit"));
+
+    await waitFor(() => expect(screen.getAllByTestId("provider-item")).toHaveLength(1));
+    expect(backend.callsTo("add_provider")[0].args).toEqual({
+      provider: {
+        name: "LM Studio",
+        kind: "openai_compatible",
+        base_url: "http://127.0.0.1:1234/v1",
+        default_model: null,
+        api_key: null,
+      },
+    });
+    expect(providerItem("LM Studio").textContent).toContain("http://127.0.0.1:1234/v1");
+  });
+
+  it("sends an edited base URL as typed", async () => {
+    const { user, field, retype } = await openProviders();
+    await user.selectOptions(field("preset")!, "ollama");
+    await retype("base_url", "http://192.168.1.20:11434");
+    await user.click(screen.getByTestId("provider-submit"));
+    await waitFor(() => expect(backend.callsTo("add_provider")).toHaveLength(1));
+    expect(backend.callsTo("add_provider")[0].args).toMatchObject({
+      provider: { name: "Ollama", kind: "ollama", base_url: "http://192.168.1.20:11434" },
+    });
+  });
+
+  it("needs an address for a custom server, and says so beside the base URL", async () => {
+    const { user, field, retype } = await openProviders();
+    await user.selectOptions(field("preset")!, "custom");
+    expect(field("base_url")!.value).toBe("");
+    expect(labelOf(field("api_key")!)).toBe("API key (optional)");
+    await retype("name", "Box");
+    await user.click(screen.getByTestId("provider-submit"));
+    expect(screen.getByTestId("error-base_url").textContent).toMatch(/address/);
+    expect(document.activeElement).toBe(field("base_url"));
+    expect(backend.callsTo("add_provider")).toHaveLength(0);
+
+    await user.type(field("base_url")!, "http://10.0.0.5:5000/v1");
+    await user.click(screen.getByTestId("provider-submit"));
+    await waitFor(() => expect(backend.callsTo("add_provider")).toHaveLength(1));
+    expect(backend.callsTo("add_provider")[0].args).toMatchObject({
+      provider: { name: "Box", kind: "openai_compatible", base_url: "http://10.0.0.5:5000/v1" },
+    });
+  });
+
+  it("keeps a name the person typed when another preset is chosen, and numbers a taken preset name", async () => {
+    backend.addProviderRecord("Groq", "openai_compatible", true, { base_url: "https://api.groq.com/openai/v1" });
+    const { user, field, retype } = await openProviders();
+    await user.selectOptions(field("preset")!, "groq");
+    expect(field("name")!.value).toBe("Groq 2");
+    await retype("name", "Fast");
+    await user.selectOptions(field("preset")!, "mistral");
+    expect(field("name")!.value).toBe("Fast");
+    expect(field("base_url")!.value).toBe("https://api.mistral.ai/v1");
+  });
+
+  it("forgets a key typed for one service when another is chosen", async () => {
+    const { user, field } = await openProviders();
+    await user.type(field("api_key")!, "sk-openai");
+    await user.selectOptions(field("preset")!, "ollama");
+    expect(field("api_key")!.value).toBe("");
+    await user.click(screen.getByTestId("provider-submit"));
+    await waitFor(() => expect(backend.callsTo("add_provider")).toHaveLength(1));
+    expect(backend.callsTo("add_provider")[0].args).toMatchObject({ provider: { kind: "ollama", api_key: null } });
+  });
+
+  it("shows a kind error Rust reports beside the provider select", async () => {
+    backend.failures.set("add_provider", { kind: "invalid_input", message: "Unknown kind.", field: "kind" });
+    const { user } = await openProviders();
+    await user.click(screen.getByTestId("provider-submit"));
+    const error = await screen.findByTestId("error-kind");
+    expect(error.textContent).toBe("Unknown kind.");
+    expect(error.closest(".field")?.querySelector('[data-testid="provider-preset"]')).toBeTruthy();
   });
 
   it("adds a provider, clears the form including the key, and lists it with its key state", async () => {
-    const { user, field } = await openProviders();
-    await user.type(field("name")!, "Work");
+    const { user, field, retype } = await openProviders();
+    await retype("name", "Work");
     await user.type(field("default_model")!, "gpt-4o");
     await user.type(field("api_key")!, "sk-secret");
     await user.click(screen.getByTestId("provider-submit"));
 
     await waitFor(() => expect(screen.getAllByTestId("provider-item")).toHaveLength(1));
     expect(backend.callsTo("add_provider")[0].args).toEqual({
-      provider: { name: "Work", kind: "openai", base_url: null, default_model: "gpt-4o", api_key: "sk-secret" },
+      provider: {
+        name: "Work",
+        kind: "openai",
+        base_url: "https://api.openai.com/v1",
+        default_model: "gpt-4o",
+        api_key: "sk-secret",
+      },
     });
-    expect(field("name")!.value).toBe("");
+    // Back to the preset's own values: its name, its address, nothing else.
+    expect(field("preset")!.value).toBe("openai");
+    expect(field("name")!.value).toBe("OpenAI");
+    expect(field("base_url")!.value).toBe("https://api.openai.com/v1");
     expect(field("default_model")!.value).toBe("");
     expect(field("api_key")!.value).toBe("");
     const item = providerItem("Work");
@@ -83,8 +203,8 @@ describe("the add-provider form", () => {
 
   it("shows a server error with a field beside that field", async () => {
     backend.addProviderRecord("Work");
-    const { user, field } = await openProviders();
-    await user.type(field("name")!, "Work");
+    const { user, retype } = await openProviders();
+    await retype("name", "Work");
     await user.click(screen.getByTestId("provider-submit"));
     expect((await screen.findByTestId("error-name")).textContent).toContain("already exists");
     expect(screen.queryByTestId("provider-form-error")).toBeNull();
@@ -92,16 +212,16 @@ describe("the add-provider form", () => {
 
   it("shows a server invalid_input on base_url beside the base URL", async () => {
     backend.failures.set("add_provider", { kind: "invalid_input", message: "Unreachable host.", field: "base_url" });
-    const { user, field } = await openProviders();
-    await user.type(field("name")!, "Work");
+    const { user, retype } = await openProviders();
+    await retype("name", "Work");
     await user.click(screen.getByTestId("provider-submit"));
     expect((await screen.findByTestId("error-base_url")).textContent).toBe("Unreachable host.");
   });
 
   it("shows a keychain failure in the form's error line", async () => {
     backend.failures.set("add_provider", { kind: "keychain", message: "The keychain is locked." });
-    const { user, field } = await openProviders();
-    await user.type(field("name")!, "Work");
+    const { user, field, retype } = await openProviders();
+    await retype("name", "Work");
     await user.type(field("api_key")!, "sk");
     await user.click(screen.getByTestId("provider-submit"));
     expect((await screen.findByTestId("provider-form-error")).textContent).toBe("The keychain is locked.");
@@ -162,5 +282,92 @@ describe("configured providers", () => {
   it("shows no banner when the keychain is there", async () => {
     await openProviders();
     expect(screen.queryByTestId("keychain-banner")).toBeNull();
+  });
+});
+
+describe("testing a provider's connection", () => {
+  it("says how long it took and how many models it found, with the first few ids", async () => {
+    backend.addProviderRecord("Work");
+    backend.modelLists.Work = models("o3", "gpt-4o-mini", "gpt-4o", "gpt-4.1", "dall-e-3", "babbage-002", "tts-1", "whisper-1");
+    backend.delay = (cmd) => (cmd === "test_provider" ? 30 : 0);
+    const { user } = await openProviders();
+    const item = providerItem("Work");
+    const button = within(item).getByTestId("provider-test") as HTMLButtonElement;
+    expect(button.textContent?.trim()).toBe("Test connection");
+
+    await user.click(button);
+    expect(button.textContent?.trim()).toBe("Testing…");
+    expect(button.disabled).toBe(true);
+
+    const result = await within(item).findByTestId("provider-test-result");
+    expect(result.dataset.ok).toBe("true");
+    expect(result.closest('[role="status"]')?.getAttribute("aria-live")).toBe("polite");
+    expect(result.querySelector("p")?.textContent).toBe("Connected in 312 ms: 8 models.");
+    expect([...result.querySelectorAll("li")].map((li) => li.textContent)).toEqual([
+      "babbage-002",
+      "dall-e-3",
+      "gpt-4.1",
+      "gpt-4o",
+      "gpt-4o-mini",
+      "+3 more",
+    ]);
+    expect(button.textContent?.trim()).toBe("Test connection");
+    expect(button.disabled).toBe(false);
+    expect(backend.callsTo("test_provider")[0].args).toEqual({ name: "Work" });
+  });
+
+  it("says 1 model, not 1 models", async () => {
+    backend.addProviderRecord("Local", "ollama", false);
+    backend.modelLists.Local = models("llama3.2:3b");
+    const { user } = await openProviders();
+    await user.click(within(providerItem("Local")).getByTestId("provider-test"));
+    const result = await within(providerItem("Local")).findByTestId("provider-test-result");
+    expect(result.querySelector("p")?.textContent).toBe("Connected in 312 ms: 1 model.");
+    expect(result.textContent).not.toContain("more");
+  });
+
+  it("shows exactly what failed, as plain text", async () => {
+    backend.addProviderRecord("Work");
+    backend.providerFailures.set("Work", {
+      error_kind: "unauthorized",
+      message: "The provider refused the API key: Incorrect API key <b>sk-…</b> provided",
+    });
+    const { user } = await openProviders();
+    await user.click(within(providerItem("Work")).getByTestId("provider-test"));
+    const result = await within(providerItem("Work")).findByTestId("provider-test-result");
+    expect(result.dataset.ok).toBe("false");
+    expect(result.classList.contains("ok")).toBe(false);
+    expect(result.textContent?.trim()).toBe("The provider refused the API key: Incorrect API key <b>sk-…</b> provided");
+    expect(result.querySelector("b")).toBeNull();
+    expect(screen.queryByTestId("error-toast")).toBeNull();
+  });
+
+  it("reports a missing key for a service that needs one", async () => {
+    backend.addProviderRecord("Work", "anthropic", false);
+    const { user } = await openProviders();
+    await user.click(within(providerItem("Work")).getByTestId("provider-test"));
+    const result = await within(providerItem("Work")).findByTestId("provider-test-result");
+    expect(result.dataset.ok).toBe("false");
+    expect(result.textContent).toContain("No API key is stored for Work.");
+  });
+
+  it("shows a command that could not run at all in the same place", async () => {
+    backend.addProviderRecord("Work");
+    backend.failures.set("test_provider", { kind: "keychain", message: "The keychain is locked." });
+    const { user } = await openProviders();
+    await user.click(within(providerItem("Work")).getByTestId("provider-test"));
+    const result = await within(providerItem("Work")).findByTestId("provider-test-result");
+    expect(result.dataset.ok).toBe("false");
+    expect(result.textContent?.trim()).toBe("The keychain is locked.");
+  });
+
+  it("clears an old result once a new key is saved", async () => {
+    backend.addProviderRecord("Work", "openai", false);
+    const { user } = await openProviders();
+    await user.click(within(providerItem("Work")).getByTestId("provider-test"));
+    expect((await within(providerItem("Work")).findByTestId("provider-test-result")).dataset.ok).toBe("false");
+    await user.click(within(providerItem("Work")).getByTestId("provider-replace-key"));
+    await user.type(within(providerItem("Work")).getByTestId("provider-key-input"), "sk-new{Enter}");
+    await waitFor(() => expect(within(providerItem("Work")).queryByTestId("provider-test-result")).toBeNull());
   });
 });

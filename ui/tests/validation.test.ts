@@ -3,16 +3,14 @@ import {
   draftToSettings,
   emptyProviderDraft,
   isHttpUrl,
+  providerInputFor,
   settingsInputFor,
   settingsToDraft,
   toNewProvider,
+  uniqueProviderName,
   validateProviderDraft,
   validateSettingsDraft,
 } from "../src/lib/validation";
-import { KINDS } from "./fake-backend";
-
-const OPENAI = KINDS[0];
-const OLLAMA = KINDS[2];
 
 describe("provider form checks", () => {
   it("the base URL check accepts http and https only", () => {
@@ -32,9 +30,17 @@ describe("provider form checks", () => {
     expect(validateProviderDraft({ ...draft, name: "Work", base_url: "" })).toEqual({});
   });
 
+  it("refuses an empty base URL for a server that has no usual address", () => {
+    const draft = { ...emptyProviderDraft("openai_compatible"), name: "Box", base_url: "  " };
+    expect(validateProviderDraft(draft, { baseUrlRequired: true }).base_url).toMatch(/address/);
+    expect(validateProviderDraft({ ...draft, base_url: "http://10.0.0.2:5000/v1" }, { baseUrlRequired: true })).toEqual(
+      {},
+    );
+  });
+
   it("sends empty optional fields as null and trims the name", () => {
     const draft = { ...emptyProviderDraft("openai"), name: "  Work ", api_key: "sk-1" };
-    expect(toNewProvider(draft, OPENAI)).toEqual({
+    expect(toNewProvider(draft, "openai")).toEqual({
       name: "Work",
       kind: "openai",
       base_url: null,
@@ -43,9 +49,20 @@ describe("provider form checks", () => {
     });
   });
 
-  it("leaves the key out for a kind that needs none", () => {
-    const draft = { ...emptyProviderDraft("ollama"), name: "Local", api_key: "left over" };
-    expect(toNewProvider(draft, OLLAMA).api_key).toBeNull();
+  it("sends a key typed for a local server (it may sit behind a proxy that asks for one)", () => {
+    const draft = { ...emptyProviderDraft("ollama"), name: "Local", api_key: "proxy-key" };
+    expect(toNewProvider(draft, "ollama").api_key).toBe("proxy-key");
+    expect(toNewProvider({ ...draft, api_key: "" }, "ollama").api_key).toBeNull();
+  });
+
+  it("shows a kind error Rust reports beside the provider select", () => {
+    expect(providerInputFor("kind")).toBe("preset");
+    expect(providerInputFor("base_url")).toBe("base_url");
+  });
+
+  it("names a new provider after its preset, numbered when the name is taken", () => {
+    expect(uniqueProviderName("Ollama", [])).toBe("Ollama");
+    expect(uniqueProviderName("Ollama", ["Ollama", "Ollama 2"])).toBe("Ollama 3");
   });
 });
 

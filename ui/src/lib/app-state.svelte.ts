@@ -1,6 +1,7 @@
 //! The window's state and every action a person can take in it. Owns the
-//! lists shown (conversations, providers, settings), which page is open and
-//! the error toast. Talks to Rust only through `ipc.ts`; knows nothing of the
+//! lists shown (conversations, providers, presets, settings, each provider's
+//! models, the local model servers found at first start), which page is open
+//! and the error toast. Talks to Rust only through `ipc.ts`; knows nothing of the
 //! DOM except through the injected `ThemeController`.
 //!
 //! Consistency rule: after every mutation the list is refreshed from Rust, and
@@ -13,15 +14,20 @@
 import * as ipc from "./ipc";
 import { IpcError, toIpcError } from "./ipc";
 import { LatestOnly } from "./latest";
+import type { ModelList, ModelLists } from "./model-choice";
 import type { ThemeController } from "./theme";
 import type {
   AppStatus,
+  ConnectionReport,
   Conversation,
   ConversationDetail,
   KeychainStatus,
+  LocalServer,
+  ModelInfo,
   NewProvider,
   Provider,
   ProviderKindInfo,
+  ProviderPreset,
   Settings,
 } from "./types";
 
@@ -44,6 +50,11 @@ export class AppState {
   conversations = $state.raw<Conversation[]>([]);
   providers = $state.raw<Provider[]>([]);
   kinds = $state.raw<ProviderKindInfo[]>([]);
+  presets = $state.raw<ProviderPreset[]>([]);
+  /** provider name → its models, each asked for once per session (see `ensureModels`) */
+  modelLists = $state.raw<ModelLists>({});
+  /** local model servers found at first start and not yet used or dismissed */
+  localServers = $state.raw<LocalServer[]>([]);
   settings = $state.raw<Settings | null>(null);
   settingsLoadFailed = $state(false);
   page = $state.raw<Page>({ name: "welcome" });
@@ -59,6 +70,10 @@ export class AppState {
   /** any navigation begins a new ticket, so a slow create does not pull the person away */
   readonly #navigation = new LatestOnly();
   #toastCount = 0;
+  /** whether `list_providers` has answered at least once */
+  #providersLoaded = false;
+  /** provider name → the ticket of its latest model request; a forgotten list's answer is dropped */
+  readonly #modelTickets = new Map<string, number>();
   /** conversations deleted (or being deleted) in this session */
   readonly #deleted = new Set<string>();
 
@@ -92,6 +107,27 @@ export class AppState {
     return this.kinds.find((k) => k.kind === kind);
   }
 
+  /**
+   * The "Add a provider" choices: Rust's presets, or, should those not have
+   * loaded, one per kind so the form still works.
+   */
+  get presetChoices(): ProviderPreset[] {
+    if (this.presets.length > 0) return this.presets;
+    return this.kinds.map((k) => ({
+      id: k.kind,
+      label: k.label,
+      kind: k.kind,
+      base_url: k.default_base_url,
+      needs_key: k.needs_key,
+      local: k.kind === "ollama",
+    }));
+  }
+
+  /** Local servers to offer: only while no provider is configured. */
+  get localOffers(): LocalServer[] {
+    return this.providers.length === 0 ? this.localServers : [];
+  }
+
   // ------------------------------------------------------------ startup
 
   async start(): Promise<void> {
@@ -109,9 +145,21 @@ export class AppState {
       this.refreshConversations(),
       this.refreshProviders(),
       this.loadKinds(),
+      this.loadPresets(),
       this.loadSettings(),
     ]);
     this.ready = true;
+    await this.#lookForLocalServers();
+  }
+
+  /** At a first start (no provider yet), asks once which local model servers are running. */
+  async #lookForLocalServers(): Promise<void> {
+    if (!this.#providersLoaded || this.providers.length > 0) return;
+    try {
+      this.localServers = await ipc.detectLocalProviders();
+    } catch {
+      // Only an offer: a failed probe is not worth an error.
+    }
   }
 
   async refreshKeychain(): Promise<void> {
@@ -237,6 +285,7 @@ export class AppState {
     const isLatest = this.#providersGuard.begin();
     try {
       const list = await ipc.listProviders();
+      this.#providersLoaded = true;
       if (isLatest()) this.providers = list;
     } catch (err) {
       if (isLatest()) this.report(err);
@@ -246,6 +295,14 @@ export class AppState {
   async loadKinds(): Promise<void> {
     try {
       this.kinds = await ipc.listProviderKinds();
+    } catch (err) {
+      this.report(err);
+    }
+  }
+
+  async loadPresets(): Promise<void> {
+    try {
+      this.presets = await ipc.listProviderPresets();
     } catch (err) {
       this.report(err);
     }
@@ -261,6 +318,7 @@ export class AppState {
   async addProvider(provider: NewProvider): Promise<Provider> {
     try {
       const added = await ipc.addProvider(provider);
+      this.#forgetModels(added.name);
       this.providers = [...this.providers.filter((p) => p.name !== added.name), added];
       return added;
     } finally {
@@ -275,6 +333,7 @@ export class AppState {
     try {
       const updated = await ipc.setProviderKey(name, apiKey);
       this.#replaceProvider(updated);
+      this.#forgetModels(name);
       return updated;
     } finally {
       void this.refreshProviders();
@@ -284,6 +343,7 @@ export class AppState {
   async deleteProviderKey(name: string): Promise<void> {
     try {
       this.#replaceProvider(await ipc.deleteProviderKey(name));
+      this.#forgetModels(name);
     } catch (err) {
       this.report(err);
     }
@@ -294,11 +354,111 @@ export class AppState {
     try {
       await ipc.removeProvider(name);
       this.providers = this.providers.filter((p) => p.name !== name);
+      this.#forgetModels(name);
     } catch (err) {
       this.report(err);
     }
     // Rust may have cleared a default that named this provider.
     await Promise.all([this.refreshProviders(), this.loadSettings()]);
+  }
+
+  /** Never rejects: a failure to reach the provider comes back as a report with `ok` false. */
+  async testProvider(name: string): Promise<ConnectionReport> {
+    try {
+      const report = await ipc.testProvider(name);
+      if (report.ok) this.#setModels(name, { state: "ready", models: report.models });
+      return report;
+    } catch (err) {
+      const error = toIpcError(err);
+      return { ok: false, elapsed_ms: 0, models: [], error_kind: error.kind, message: error.message };
+    }
+  }
+
+  // ------------------------------------------------------------ local servers
+
+  /**
+   * Adds a local server found at start as a provider (named as the server,
+   * its first model as the default) and stops offering it. A failure goes to
+   * the toast.
+   */
+  async useLocalServer(server: LocalServer): Promise<void> {
+    try {
+      const added = await this.addProvider({
+        name: server.label,
+        kind: server.kind,
+        base_url: server.base_url,
+        default_model: server.suggested_model ?? server.models[0]?.id ?? null,
+        api_key: null,
+      });
+      this.#setModels(added.name, { state: "ready", models: server.models });
+      this.localServers = this.localServers.filter((s) => s.preset_id !== server.preset_id);
+    } catch (err) {
+      this.report(err);
+    }
+  }
+
+  /** "Not now": no more offer of this server in this session. */
+  dismissLocalServer(presetId: string): void {
+    this.localServers = this.localServers.filter((s) => s.preset_id !== presetId);
+  }
+
+  // ------------------------------------------------------------ models
+
+  #setModels(name: string, list: ModelList): void {
+    this.modelLists = { ...this.modelLists, [name]: list };
+  }
+
+  /** Drops a provider's list (its key or existence changed); an answer on its way is ignored. */
+  #forgetModels(name: string): void {
+    this.#modelTickets.set(name, (this.#modelTickets.get(name) ?? 0) + 1);
+    if (name in this.modelLists) {
+      const { [name]: _dropped, ...rest } = this.modelLists;
+      this.modelLists = rest;
+    }
+  }
+
+  /** Asks for each named provider's models, unless this session already has (or is asking). */
+  ensureModels(names: readonly string[]): void {
+    for (const name of names) {
+      if (!(name in this.modelLists)) void this.loadModels(name);
+    }
+  }
+
+  /** Asks every provider for its models again ("Refresh models"). */
+  refreshModels(): Promise<void> {
+    return Promise.all(this.providers.map((p) => this.loadModels(p.name))).then(() => undefined);
+  }
+
+  /** Asks one provider for its models; a failure is kept in its list, not toasted. */
+  async loadModels(name: string): Promise<void> {
+    const ticket = (this.#modelTickets.get(name) ?? 0) + 1;
+    this.#modelTickets.set(name, ticket);
+    const isLatest = () => this.#modelTickets.get(name) === ticket;
+    const known: ModelInfo[] = this.modelLists[name]?.models ?? [];
+    this.#setModels(name, { state: "loading", models: known });
+    try {
+      const models = await ipc.listModels(name);
+      if (isLatest()) this.#setModels(name, { state: "ready", models });
+    } catch (err) {
+      if (isLatest()) this.#setModels(name, { state: "failed", models: known, message: toIpcError(err).message });
+    }
+  }
+
+  /**
+   * Picks the model a conversation chats with and shows what Rust stored.
+   * @throws IpcError
+   */
+  async setConversationModel(id: string, provider: string | null, model: string | null): Promise<Conversation> {
+    try {
+      const updated = await ipc.setConversationModel(id, provider, model);
+      this.conversations = this.conversations.map((c) => (c.id === updated.id ? updated : c));
+      if (this.detail?.conversation.id === updated.id) {
+        this.detail = { ...this.detail, conversation: updated };
+      }
+      return updated;
+    } finally {
+      void this.refreshConversations();
+    }
   }
 
   // ------------------------------------------------------------ settings

@@ -9,10 +9,14 @@ import type {
   CommandError,
   Conversation,
   ConversationDetail,
+  ConnectionReport,
   KeychainStatus,
+  LocalServer,
+  ModelInfo,
   NewProvider,
   Provider,
   ProviderKindInfo,
+  ProviderPreset,
   Settings,
 } from "./types";
 
@@ -119,8 +123,33 @@ export function getConversation(id: string): Promise<ConversationDetail> {
   return call("get_conversation", { id });
 }
 
+/** The model this conversation chats with; both null: back to the defaults. */
+export function setConversationModel(id: string, provider: string | null, model: string | null): Promise<Conversation> {
+  return call("set_conversation_model", { id, provider, model });
+}
+
 export function listProviderKinds(): Promise<ProviderKindInfo[]> {
   return call("list_provider_kinds");
+}
+
+/** The choices of the "Add a provider" form: hosted services, local servers, then "custom". */
+export function listProviderPresets(): Promise<ProviderPreset[]> {
+  return call("list_provider_presets");
+}
+
+/** Resolves even when the connection failed (`ok` false, `message` says what failed). */
+export function testProvider(name: string): Promise<ConnectionReport> {
+  return call("test_provider", { name });
+}
+
+/** Sorted by id. Rejects with kind "provider" and a human message when the provider cannot be reached. */
+export function listModels(name: string): Promise<ModelInfo[]> {
+  return call("list_models", { name });
+}
+
+/** Ollama and LM Studio answering on their default local ports (about a second at most); often empty. */
+export function detectLocalProviders(): Promise<LocalServer[]> {
+  return call("detect_local_providers");
 }
 
 export function listProviders(): Promise<Provider[]> {

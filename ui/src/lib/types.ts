@@ -4,7 +4,7 @@
 
 /** Every command rejects with this shape. */
 export interface CommandError {
-  /** machine-readable: "invalid_input" | "not_found" | "conflict" | "database" | "keychain" | "internal" */
+  /** machine-readable: "invalid_input" | "not_found" | "conflict" | "database" | "keychain" | "provider" | "internal" */
   kind: string;
   message: string;
   /** for "invalid_input": the form field at fault ("name", "base_url", "title", "api_key", ...) */
@@ -17,6 +17,10 @@ export interface Conversation {
   /** milliseconds since the Unix epoch */
   created_at: number;
   updated_at: number;
+  /** the provider picked for this conversation (its name); null: the defaults apply */
+  provider: string | null;
+  /** the model picked for this conversation; null: the provider's default */
+  model: string | null;
 }
 
 export type Role = "user" | "assistant" | "system" | "tool";
@@ -58,6 +62,54 @@ export interface ProviderKindInfo {
   default_base_url: string;
   /** false for Ollama (local, no key) */
   needs_key: boolean;
+}
+
+/** A starting point in the "Add a provider" form: which API a host speaks and where it usually listens. */
+export interface ProviderPreset {
+  /** "openai" | "anthropic" | "gemini" | "ollama" | "openrouter" | "lm_studio" | "llama_cpp" | "vllm" | "groq" | "deepseek" | "mistral" | "ollama_openai" | "custom" */
+  id: string;
+  /** e.g. "LM Studio" */
+  label: string;
+  /** the API it speaks (LM Studio → "openai_compatible") */
+  kind: ProviderKind;
+  /** "" only for "custom" */
+  base_url: string;
+  needs_key: boolean;
+  /** runs on this computer (Ollama, LM Studio, llama.cpp, vLLM) */
+  local: boolean;
+}
+
+export interface ModelInfo {
+  id: string;
+  /** a display name, when the provider gives one */
+  name: string | null;
+}
+
+/** What `test_provider` found; it resolves with this even when the connection failed. */
+export interface ConnectionReport {
+  ok: boolean;
+  elapsed_ms: number;
+  /** sorted by id; empty when !ok */
+  models: ModelInfo[];
+  /** null when ok; else "unauthorized" | "rate_limited" | "context_too_long" | "overloaded" | "server" | "network" | "bad_response" | "no_key" | "keychain" | "cancelled" */
+  error_kind: string | null;
+  /** one human sentence: "Connected in 312 ms: 14 models." or exactly what failed */
+  message: string;
+}
+
+/** A model server found answering on its default port on this computer. */
+export interface LocalServer {
+  /** "ollama" | "lm_studio" */
+  preset_id: string;
+  /** "Ollama" | "LM Studio" */
+  label: string;
+  /** "ollama" | "openai_compatible" */
+  kind: ProviderKind;
+  /** "http://127.0.0.1:11434" | "http://127.0.0.1:1234/v1" */
+  base_url: string;
+  models: ModelInfo[];
+  /** the first model that can chat (embedding / reranking models skipped); null if none */
+  suggested_model: string | null;
 }
 
 export interface Provider {

@@ -1,7 +1,7 @@
 //! Client-side checks and the conversions between form drafts and the
 //! mirrored IPC types. Pure functions: no DOM, no IPC.
 
-import type { NewProvider, ProviderKind, ProviderKindInfo, Settings, Theme } from "./types";
+import type { NewProvider, ProviderKind, Settings, Theme } from "./types";
 
 /** Field name → message, for the fields that have a problem. */
 export type FieldErrors = Record<string, string>;
@@ -20,8 +20,23 @@ export function isHttpUrl(text: string): boolean {
 
 // ---------------------------------------------------------------- providers
 
-export const PROVIDER_FIELDS = ["name", "kind", "base_url", "default_model", "api_key"] as const;
+/** The add-provider form's inputs, in focus order. The preset select stands for `kind`. */
+export const PROVIDER_FIELDS = ["preset", "name", "base_url", "default_model", "api_key"] as const;
 export type ProviderField = (typeof PROVIDER_FIELDS)[number];
+
+/** The form input that shows an error reported on a `NewProvider` field. */
+export function providerInputFor(field: string): string {
+  return field === "kind" ? "preset" : field;
+}
+
+/** `label`, or "label 2", "label 3", … : the first that no provider is named yet. */
+export function uniqueProviderName(label: string, taken: readonly string[]): string {
+  if (!taken.includes(label)) return label;
+  for (let n = 2; ; n++) {
+    const name = `${label} ${n}`;
+    if (!taken.includes(name)) return name;
+  }
+}
 
 export interface ProviderDraft {
   kind: ProviderKind | "";
@@ -35,12 +50,21 @@ export function emptyProviderDraft(kind: ProviderKind | "" = ""): ProviderDraft 
   return { kind, name: "", base_url: "", default_model: "", api_key: "" };
 }
 
-export function validateProviderDraft(draft: ProviderDraft): FieldErrors {
+/**
+ * The draft's problems. `baseUrlRequired`: the chosen provider has no usual
+ * address (a custom OpenAI-compatible server), so an empty base URL is one.
+ */
+export function validateProviderDraft(draft: ProviderDraft, { baseUrlRequired = false } = {}): FieldErrors {
   const errors: FieldErrors = {};
-  if (draft.kind === "") errors.kind = "Choose the kind of provider.";
+  if (draft.kind === "") errors.kind = "Choose a provider.";
   if (draft.name.trim() === "") errors.name = "Enter a name for this provider.";
-  if (draft.base_url.trim() !== "" && !isHttpUrl(draft.base_url)) {
-    errors.base_url = "Enter an address that starts with http:// or https://, or leave it empty for the default.";
+  const baseUrl = draft.base_url.trim();
+  if (baseUrl === "" && baseUrlRequired) {
+    errors.base_url = "Enter the server's address, such as http://127.0.0.1:1234/v1.";
+  } else if (baseUrl !== "" && !isHttpUrl(baseUrl)) {
+    errors.base_url = baseUrlRequired
+      ? "Enter an address that starts with http:// or https://."
+      : "Enter an address that starts with http:// or https://, or leave it empty for the default.";
   }
   return errors;
 }
@@ -50,14 +74,19 @@ function orNull(text: string): string | null {
   return value === "" ? null : value;
 }
 
-/** The `NewProvider` to send. The key is left out for kinds that need none. */
-export function toNewProvider(draft: ProviderDraft, kind: ProviderKindInfo): NewProvider {
+/**
+ * The `NewProvider` to send; call only after `validateProviderDraft` found
+ * nothing. The key goes whenever one was typed: local and custom servers may
+ * ask for one too. (The form clears the key when another provider is chosen,
+ * so a key typed for one service never goes to another.)
+ */
+export function toNewProvider(draft: ProviderDraft, kind: ProviderKind): NewProvider {
   return {
     name: draft.name.trim(),
-    kind: kind.kind,
+    kind,
     base_url: orNull(draft.base_url),
     default_model: orNull(draft.default_model),
-    api_key: kind.needs_key && draft.api_key !== "" ? draft.api_key : null,
+    api_key: draft.api_key !== "" ? draft.api_key : null,
   };
 }
 

@@ -34,6 +34,17 @@ pub struct LocalServer {
     pub kind: ProviderKind,
     pub base_url: String,
     pub models: Vec<ModelInfo>,
+    /// The model to start with: the first that looks like a chat model (not an embedding or
+    /// reranking model, which cannot answer), if any.
+    pub suggested_model: Option<String>,
+}
+
+/// Model names of local servers that are for embeddings or reranking, not chat.
+fn is_chat_model(id: &str) -> bool {
+    let id = id.to_ascii_lowercase();
+    !["embed", "minilm", "bge-", "rerank", "nomic-bert"]
+        .iter()
+        .any(|word| id.contains(word))
 }
 
 /// The local servers offered at first start, by preset: Ollama's and LM Studio's defaults.
@@ -154,6 +165,10 @@ pub async fn probe_local_servers(
                     label: preset.label,
                     kind: preset.kind,
                     base_url,
+                    suggested_model: models
+                        .iter()
+                        .map(|m| m.id.clone())
+                        .find(|id| is_chat_model(id)),
                     models,
                 }),
                 Err(ProviderError::Network(_)) => None,

@@ -415,7 +415,7 @@ async fn a_conversation_remembers_its_provider_and_model_and_refuses_an_unknown_
 async fn a_local_server_that_answers_is_offered_and_a_silent_port_is_not() {
     let (ollama, _) = answer_with(
         200,
-        r#"{"models":[{"name":"qwen3:4b","model":"qwen3:4b"},{"name":"llama3.2:3b"}]}"#,
+        r#"{"models":[{"name":"qwen3:4b","model":"qwen3:4b"},{"name":"llama3.2:3b"},{"name":"all-minilm:latest"},{"name":"bge-m3:567m"}]}"#,
     )
     .await;
     let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -434,5 +434,15 @@ async fn a_local_server_that_answers_is_offered_and_a_silent_port_is_not() {
     assert_eq!(found[0].label, "Ollama");
     assert_eq!(found[0].base_url, ollama);
     let models: Vec<_> = found[0].models.iter().map(|m| m.id.as_str()).collect();
-    assert_eq!(models, ["llama3.2:3b", "qwen3:4b"]);
+    assert_eq!(
+        models,
+        [
+            "all-minilm:latest",
+            "bge-m3:567m",
+            "llama3.2:3b",
+            "qwen3:4b"
+        ]
+    );
+    // An embedding model cannot chat: the one suggested is the first that can.
+    assert_eq!(found[0].suggested_model.as_deref(), Some("llama3.2:3b"));
 }

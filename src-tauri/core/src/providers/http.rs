@@ -289,17 +289,37 @@ fn describe_stream_error(e: &EventStreamError<reqwest::Error>) -> String {
     }
 }
 
-/// reqwest's message and causes, without the URL (some hosts take a key in the query).
+/// What went wrong reaching the provider, for a person: the kind of failure, where (scheme,
+/// host and port only: some hosts take a key in the query), and the lowest cause the operating
+/// system gave ("Connection refused (os error 111)").
 fn without_url(e: &reqwest::Error) -> String {
-    let mut msg = e.to_string();
-    if let Some(url) = e.url() {
-        msg = msg.replace(url.as_str(), "the provider");
-    }
+    let place = e
+        .url()
+        .and_then(|u| {
+            let host = u.host_str()?;
+            Some(match u.port_or_known_default() {
+                Some(port) => format!(" at {host}:{port}"),
+                None => format!(" at {host}"),
+            })
+        })
+        .unwrap_or_default();
+    let mut cause = None;
     let mut source = std::error::Error::source(e);
     while let Some(s) = source {
-        msg.push_str(": ");
-        msg.push_str(&s.to_string());
+        cause = Some(s.to_string());
         source = s.source();
     }
-    msg
+    let what = if e.is_timeout() {
+        "no answer in time"
+    } else if e.is_connect() {
+        "cannot connect"
+    } else if e.is_body() || e.is_decode() {
+        "the answer broke off"
+    } else {
+        "the request failed"
+    };
+    match cause {
+        Some(cause) => format!("{what}{place} ({cause})"),
+        None => format!("{what}{place}"),
+    }
 }

@@ -104,6 +104,10 @@ case "${1:-}" in
     if grep -E '^(tauri|wry|webkit2gtk|gtk) ' <<<"$core_tree"; then
       die "switchboard-core depends on Tauri or WebKit"
     fi
+    for var in OPENAI_API_KEY ANTHROPIC_API_KEY GEMINI_API_KEY OPENROUTER_API_KEY; do
+      if [ -n "${!var:-}" ]; then say "live provider test runs: $var is set"
+      else say "live provider test SKIPPED: $var is not set"; fi
+    done
     say "core tests (no WebKit), with the real peers in tests/peers required"
     SWITCHBOARD_REQUIRE_PEERS=1 cargo test -p switchboard-core --quiet
     say "app crate tests"

@@ -246,9 +246,8 @@ async fn run<D: StreamDecode>(
             None => (decoder.end(), true),
             Some(Ok(payload)) => {
                 any_payload = true;
-                let done = decoder.is_last(&payload);
                 match decoder.data(&payload) {
-                    Ok(decoded) => (decoded, done),
+                    Ok(decoded) => (decoded, decoder.is_last(&payload)),
                     Err(FormatError::Api { message }) => {
                         return Err(ProviderError::StreamInterrupted {
                             partial_text: partial,

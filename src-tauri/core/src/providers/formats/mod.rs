@@ -16,8 +16,9 @@ pub trait StreamDecode: Send + 'static {
     fn data(&mut self, payload: &str) -> Result<Vec<ProviderEvent>, FormatError>;
     /// The body ended: whatever is still pending, and the finish.
     fn end(&mut self) -> Vec<ProviderEvent>;
-    /// Whether this payload is the protocol's last (nothing follows, even on a kept-open
-    /// connection).
+    /// Whether the payload just given to [`StreamDecode::data`] was the protocol's last
+    /// (nothing follows, even on a kept-open connection). Asked after `data`, so a decoder
+    /// answers from what it already parsed instead of parsing the payload twice.
     fn is_last(&self, payload: &str) -> bool;
 }
 

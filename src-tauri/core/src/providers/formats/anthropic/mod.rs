@@ -303,11 +303,8 @@ impl StreamDecode for StreamDecoder {
         out
     }
 
-    fn is_last(&self, payload: &str) -> bool {
-        serde_json::from_str::<Value>(payload)
-            .ok()
-            .and_then(|v| v.get("type")?.as_str().map(|t| t == "message_stop"))
-            .unwrap_or(false)
+    fn is_last(&self, _payload: &str) -> bool {
+        self.finished
     }
 }
 

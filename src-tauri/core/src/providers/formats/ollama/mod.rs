@@ -203,11 +203,8 @@ impl StreamDecode for StreamDecoder {
         })]
     }
 
-    fn is_last(&self, payload: &str) -> bool {
-        serde_json::from_str::<Value>(payload)
-            .ok()
-            .and_then(|v| v.get("done")?.as_bool())
-            .unwrap_or(false)
+    fn is_last(&self, _payload: &str) -> bool {
+        self.finished
     }
 }
 

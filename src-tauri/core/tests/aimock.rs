@@ -310,6 +310,41 @@ async fn keys_travel_only_in_the_header_each_api_expects() {
 }
 
 #[tokio::test]
+async fn a_tool_the_api_would_refuse_is_left_out_and_named_in_a_warning() {
+    let Some(mock) = aimock("refused_tool", &[]) else {
+        return;
+    };
+    for (kind, model) in APIS {
+        let client = mock.client(kind, "sk-aimock");
+        let mut req = request(model, vec![user("Say hello")]);
+        req.tools.push(ToolSpec {
+            name: "files: read it!".into(),
+            description: "A name no API accepts".into(),
+            parameters: json!({"type": "object"}),
+        });
+        let done = complete(&*client, req)
+            .await
+            .unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+        assert_eq!(done.warnings.len(), 1, "{kind:?}: {:?}", done.warnings);
+        assert_eq!(done.warnings[0].tool, "files: read it!");
+        assert!(
+            done.text.starts_with("Hello there"),
+            "{kind:?}: the answer still came"
+        );
+    }
+    // What each API received: the two good tools, not the refused one.
+    for entry in mock.journal().await {
+        let body = entry["body"].to_string();
+        assert!(body.contains("get_weather"), "{body}");
+        assert!(
+            !body.contains("files: read it!"),
+            "{}: {body}",
+            entry["path"]
+        );
+    }
+}
+
+#[tokio::test]
 async fn a_429_is_retried_twice_then_reported_with_its_retry_after() {
     let Some(mock) = aimock("a_429_is_retried", &["--chaos-ratelimit", "1"]) else {
         return;

@@ -7,35 +7,9 @@
 use std::collections::BTreeSet;
 
 use serde_json::Value;
-use switchboard_core::providers::formats::gemini::schema::for_gemini;
+use switchboard_core::providers::formats::gemini::schema::{for_gemini, GEMINI_KEYWORDS};
 use switchboard_core::providers::tool_names::{check_tools, Api};
 use switchboard_core::providers::ToolSpec;
-
-/// The schema keywords Gemini's function declarations accept.
-const GEMINI_KEYWORDS: &[&str] = &[
-    "type",
-    "format",
-    "title",
-    "description",
-    "nullable",
-    "enum",
-    "maxItems",
-    "minItems",
-    "properties",
-    "required",
-    "minProperties",
-    "maxProperties",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "example",
-    "anyOf",
-    "propertyOrdering",
-    "default",
-    "items",
-    "minimum",
-    "maximum",
-];
 
 fn recorded() -> Vec<(String, ToolSpec)> {
     let path = concat!(

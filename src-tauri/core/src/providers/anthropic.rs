@@ -8,6 +8,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::formats::anthropic::{request_body, StreamDecoder, API_VERSION};
 use super::http::{self, Endpoint, Framing};
+use super::tool_names::Api;
 use super::{ChatRequest, EventStream, HttpOptions, Provider, ProviderError};
 
 pub struct Anthropic {
@@ -50,6 +51,15 @@ impl Provider for Anthropic {
     }
 
     fn stream(&self, request: ChatRequest, cancel: CancellationToken) -> EventStream {
+        super::with_checked_tools(Api::Anthropic, request, |request| {
+            self.start(request, cancel)
+        })
+    }
+}
+
+impl Anthropic {
+    /// Sends `request` as it is (its tools already checked).
+    fn start(&self, request: ChatRequest, cancel: CancellationToken) -> EventStream {
         let body = request_body(&request, true);
         http::stream(
             Arc::clone(&self.endpoint),

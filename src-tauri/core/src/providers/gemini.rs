@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::formats::gemini::{request_body, StreamDecoder};
 use super::http::{self, Endpoint, Framing};
+use super::tool_names::Api;
 use super::{ChatRequest, EventStream, HttpOptions, Provider, ProviderError};
 
 pub struct Gemini {
@@ -65,6 +66,13 @@ impl Provider for Gemini {
     }
 
     fn stream(&self, request: ChatRequest, cancel: CancellationToken) -> EventStream {
+        super::with_checked_tools(Api::Gemini, request, |request| self.start(request, cancel))
+    }
+}
+
+impl Gemini {
+    /// Sends `request` as it is (its tools already checked).
+    fn start(&self, request: ChatRequest, cancel: CancellationToken) -> EventStream {
         let model = request.model.trim_start_matches("models/");
         let url = format!(
             "{}/models/{}:streamGenerateContent?alt=sse",

@@ -65,11 +65,32 @@ pub trait Provider: Send + Sync {
                         done.output_tokens = output_tokens.or(done.output_tokens);
                     }
                     ProviderEvent::Finish(reason) => done.finish = Some(reason),
+                    ProviderEvent::ToolWarning(w) => done.warnings.push(w),
                 }
             }
             Ok(done)
         })
     }
+}
+
+/// Takes out of `request` the tools `api` would refuse, and streams one
+/// [`ProviderEvent::ToolWarning`] per problem ahead of the answer that `start` begins.
+fn with_checked_tools(
+    api: tool_names::Api,
+    mut request: ChatRequest,
+    start: impl FnOnce(ChatRequest) -> EventStream,
+) -> EventStream {
+    let (kept, warnings) = tool_names::without_refused(api, std::mem::take(&mut request.tools));
+    request.tools = kept;
+    for w in &warnings {
+        tracing::warn!(tool = %w.tool, problem = %w.message, "tool left out of the request");
+    }
+    let warnings = futures_util::stream::iter(
+        warnings
+            .into_iter()
+            .map(|w| Ok(ProviderEvent::ToolWarning(w))),
+    );
+    Box::pin(warnings.chain(start(request)))
 }
 
 /// One model a provider offers.
@@ -117,6 +138,7 @@ pub struct Completion {
     pub input_tokens: Option<u64>,
     pub output_tokens: Option<u64>,
     pub finish: Option<FinishReason>,
+    pub warnings: Vec<tool_names::ToolWarning>,
 }
 
 /// Time limits and retries of the HTTP clients.
@@ -290,6 +312,9 @@ pub enum ProviderEvent {
         output_tokens: Option<u64>,
     },
     Finish(FinishReason),
+    /// A tool left out of the request because this provider would refuse it (sent first,
+    /// before anything the provider says).
+    ToolWarning(tool_names::ToolWarning),
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::formats::ollama::{request_body, StreamDecoder};
 use super::http::{self, Endpoint, Framing};
+use super::tool_names::Api;
 use super::{ChatRequest, EventStream, HttpOptions, Provider, ProviderError};
 
 pub struct Ollama {
@@ -50,6 +51,13 @@ impl Provider for Ollama {
     }
 
     fn stream(&self, request: ChatRequest, cancel: CancellationToken) -> EventStream {
+        super::with_checked_tools(Api::Ollama, request, |request| self.start(request, cancel))
+    }
+}
+
+impl Ollama {
+    /// Sends `request` as it is (its tools already checked).
+    fn start(&self, request: ChatRequest, cancel: CancellationToken) -> EventStream {
         http::stream(
             Arc::clone(&self.endpoint),
             self.url.clone(),

@@ -8,6 +8,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::formats::openai::{request_body, StreamDecoder};
 use super::http::{self, Endpoint, Framing};
+use super::tool_names::Api;
 use super::{ChatRequest, EventStream, HttpOptions, Provider, ProviderError};
 
 pub struct OpenAiCompatible {
@@ -52,6 +53,13 @@ impl Provider for OpenAiCompatible {
     }
 
     fn stream(&self, request: ChatRequest, cancel: CancellationToken) -> EventStream {
+        super::with_checked_tools(Api::OpenAi, request, |request| self.start(request, cancel))
+    }
+}
+
+impl OpenAiCompatible {
+    /// Sends `request` as it is (its tools already checked).
+    fn start(&self, request: ChatRequest, cancel: CancellationToken) -> EventStream {
         let body = request_body(&request, true);
         http::stream(
             Arc::clone(&self.endpoint),

@@ -26,28 +26,57 @@ const MAX_NAME: usize = 64;
 
 /// Every problem found, one warning per tool and rule.
 pub fn check_tools(api: Api, tools: &[ToolSpec]) -> Vec<ToolWarning> {
-    let mut warnings = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for tool in tools {
-        let warn = |message: String| ToolWarning {
-            tool: tool.name.clone(),
+    problems(api, tools)
+        .into_iter()
+        .map(|(i, message)| ToolWarning {
+            tool: tools[i].name.clone(),
             message,
-        };
+        })
+        .collect()
+}
+
+/// Splits off the tools `api` would refuse, so the request goes out without them and each is
+/// reported by name instead of failing the whole request. Of two tools with one name, the
+/// first is kept.
+pub fn without_refused(api: Api, tools: Vec<ToolSpec>) -> (Vec<ToolSpec>, Vec<ToolWarning>) {
+    let problems = problems(api, &tools);
+    let warnings = problems
+        .iter()
+        .map(|(i, message)| ToolWarning {
+            tool: tools[*i].name.clone(),
+            message: format!("{message}; it was not offered to the model"),
+        })
+        .collect();
+    let kept = tools
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| !problems.iter().any(|(p, _)| p == i))
+        .map(|(_, t)| t)
+        .collect();
+    (kept, warnings)
+}
+
+/// `(index of the tool, what is wrong)`, in the tools' order.
+fn problems(api: Api, tools: &[ToolSpec]) -> Vec<(usize, String)> {
+    let mut found = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (i, tool) in tools.iter().enumerate() {
         if let Some(problem) = name_problem(api, &tool.name) {
-            warnings.push(warn(problem));
+            found.push((i, problem));
         }
         if !seen.insert(tool.name.as_str()) {
-            warnings.push(warn("another tool has the same name".into()));
+            found.push((i, "another tool has the same name".into()));
         }
         let is_object = tool.parameters.get("type").and_then(|t| t.as_str()) == Some("object")
             || (api == Api::Gemini && tool.parameters.get("properties").is_some());
         if !tool.parameters.is_object() || !is_object {
-            warnings.push(warn(
+            found.push((
+                i,
                 "its input schema is not an object schema (`\"type\": \"object\"`), which this provider requires".into(),
             ));
         }
     }
-    warnings
+    found
 }
 
 fn name_problem(api: Api, name: &str) -> Option<String> {
@@ -118,5 +147,26 @@ mod tests {
         assert!(warnings[0].message.contains("not an object schema"));
         assert_eq!(warnings[1].tool, "b");
         assert!(warnings[1].message.contains("same name"));
+    }
+
+    #[test]
+    fn refused_tools_are_left_out_of_the_request_and_named_in_a_warning() {
+        let tools = vec![
+            tool("ok", json!({"type": "object"})),
+            tool("has space", json!({"type": "object"})),
+            tool("ok", json!({"type": "object", "properties": {"x": {}}})),
+        ];
+        let (kept, warnings) = without_refused(Api::OpenAi, tools);
+        assert_eq!(kept.len(), 1);
+        assert_eq!(
+            kept[0].parameters,
+            json!({"type": "object"}),
+            "the first of two is kept"
+        );
+        let named: Vec<_> = warnings.iter().map(|w| w.tool.as_str()).collect();
+        assert_eq!(named, ["has space", "ok"]);
+        assert!(warnings[0]
+            .message
+            .ends_with("it was not offered to the model"));
     }
 }

@@ -44,9 +44,21 @@ pub(super) fn get(conn: &Connection, id: &str) -> Result<Conversation, StoreErro
         from_row,
     )
     .optional()?
-    .ok_or_else(|| StoreError::NotFound {
+    .ok_or_else(|| not_found(id))
+}
+
+fn not_found(id: &str) -> StoreError {
+    StoreError::NotFound {
         what: format!("conversation {id}"),
-    })
+    }
+}
+
+/// The conversation after an `UPDATE` that changed `changed` rows; none means no such id.
+fn after_update(conn: &Connection, changed: usize, id: &str) -> Result<Conversation, StoreError> {
+    if changed == 0 {
+        return Err(not_found(id));
+    }
+    get(conn, id)
 }
 
 impl Store {
@@ -88,12 +100,7 @@ impl Store {
                 ),
                 params![id, title, now_ms()],
             )?;
-            if changed == 0 {
-                return Err(StoreError::NotFound {
-                    what: format!("conversation {id}"),
-                });
-            }
-            get(conn, &id)
+            after_update(conn, changed, &id)
         })
         .await
     }
@@ -114,12 +121,7 @@ impl Store {
                 "UPDATE conversations SET provider = ?2, model = ?3 WHERE id = ?1",
                 params![id, provider, model],
             )?;
-            if changed == 0 {
-                return Err(StoreError::NotFound {
-                    what: format!("conversation {id}"),
-                });
-            }
-            get(conn, &id)
+            after_update(conn, changed, &id)
         })
         .await
     }
@@ -132,9 +134,7 @@ impl Store {
         self.call(move |conn| {
             let changed = conn.execute("DELETE FROM conversations WHERE id = ?1", [&id])?;
             if changed == 0 {
-                return Err(StoreError::NotFound {
-                    what: format!("conversation {id}"),
-                });
+                return Err(not_found(&id));
             }
             Ok(())
         })

@@ -7,8 +7,8 @@
 
 use serde_json::{json, Map, Value};
 
-/// The keywords Gemini's `Schema` object knows.
-const KEPT: &[&str] = &[
+/// The keywords Gemini's `Schema` object knows; the rewrite keeps only these.
+pub const GEMINI_KEYWORDS: &[&str] = &[
     "type",
     "format",
     "title",
@@ -187,7 +187,7 @@ fn convert(node: &Value, defs: &Map<String, Value>, depth: usize) -> Value {
             }
             "exclusiveMinimum" => notes.push(format!("greater than {value}")),
             "exclusiveMaximum" => notes.push(format!("less than {value}")),
-            k if KEPT.contains(&k) => {
+            k if GEMINI_KEYWORDS.contains(&k) => {
                 out.insert(key.clone(), value.clone());
             }
             _ => {}

@@ -9,6 +9,7 @@ pub mod engine;
 pub mod error;
 pub mod instance;
 pub mod logging;
+pub mod mcp;
 pub mod paths;
 pub mod provider_config;
 pub mod providers;

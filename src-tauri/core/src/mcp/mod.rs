@@ -1,0 +1,7 @@
+//! The MCP host: servers configured in `mcp.json` ([`config`]), started as supervised child
+//! processes or reached over HTTP, and their tools (issue 4).
+//!
+//! Must not know about providers, the UI or the tool loop: the loop asks this module for the
+//! catalogue and to run a call.
+
+pub mod config;

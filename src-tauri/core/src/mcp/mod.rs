@@ -5,3 +5,4 @@
 //! catalogue and to run a call.
 
 pub mod config;
+pub mod environment;

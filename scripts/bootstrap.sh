@@ -17,7 +17,7 @@ mkdir -p "$CARGO_TARGET_DIR" "$TOOLS"
 APT_PACKAGES=(libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libayatana-appindicator3-dev
   libxdo-dev libssl-dev libdbus-1-dev pkg-config build-essential file
   dbus dbus-x11 gnome-keyring libsecret-tools)
-TEST_APT_PACKAGES=(xvfb xauth webkit2gtk-driver)
+TEST_APT_PACKAGES=(xvfb xauth webkit2gtk-driver python3 python3-venv)
 
 say() { printf '\n== %s\n' "$*" >&2; }
 die() { printf 'bootstrap: %s\n' "$*" >&2; exit 1; }
@@ -65,6 +65,18 @@ npm_install() { # DIR: install what the lock file says, unless already installed
   fi
 }
 
+# Python peers (MCP servers written by others, and the SDK for our own fault servers) in a
+# git-ignored virtual environment, reinstalled when requirements.txt changes.
+python_peers() {
+  local venv=tests/peers/.venv stamp=tests/peers/.venv/.switchboard-requirements
+  if [ ! -f "$stamp" ] || ! cmp -s tests/peers/requirements.txt "$stamp"; then
+    say "installing Python MCP servers in $venv"
+    python3 -m venv "$venv" || die "python3 -m venv failed (apt package python3-venv)"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check -r tests/peers/requirements.txt
+    cp tests/peers/requirements.txt "$stamp"
+  fi
+}
+
 build_ui() {
   npm_install ui
   say "building the UI"
@@ -93,6 +105,7 @@ case "${1:-}" in
     build_ui
     npm_install tests/e2e
     npm_install tests/peers
+    python_peers
     install_tauri_driver
     if command -v rustup >/dev/null; then rustup component add rustfmt clippy >/dev/null 2>&1 || true; fi
     say "rustfmt"

@@ -1,0 +1,330 @@
+//! One MCP server as a child process speaking JSON-RPC on stdin/stdout (rmcp's client over
+//! `TokioChildProcess`), owned from start to stop: its own process group (Unix) or Job Object
+//! (Windows), so stopping it stops everything it started; stderr drained all the time into a
+//! bounded ring (the tail goes into every start failure) and a log file; a startup deadline
+//! for a server that never answers `initialize`; stop = close stdin, then TERM, then KILL of
+//! the leader (rmcp's shutdown sequence from the MCP spec), and then TERM and KILL to whatever
+//! is left in its group: a leader that exits politely may leave children of its own behind.
+
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use process_wrap::tokio::CommandWrap;
+use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
+use rmcp::service::{RoleClient, RunningService, ServiceExt};
+use rmcp::transport::TokioChildProcess;
+use serde_json::{Map, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// How much of a server's stderr is kept in memory.
+pub const STDERR_RING_BYTES: usize = 1024 * 1024;
+/// How much of it goes into an error message.
+pub const STDERR_TAIL_CHARS: usize = 2000;
+
+/// Everything needed to start one stdio server; built by the host from the config, the login
+/// shell's `PATH` and the keychain.
+#[derive(Debug, Clone)]
+pub struct StdioLaunch {
+    /// The resolved program.
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    /// The whole environment (nothing else is inherited).
+    pub env: Vec<(OsString, OsString)>,
+    pub cwd: Option<PathBuf>,
+    /// Where stderr is appended, besides the ring.
+    pub stderr_log: Option<PathBuf>,
+    pub startup_timeout: Duration,
+}
+
+/// What went wrong with a server, with its stderr tail where it helps.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum McpError {
+    #[error("Cannot start “{server}”: {detail}")]
+    Spawn { server: String, detail: String },
+    #[error("“{server}” did not start: {detail}{}", tail_text(.stderr_tail))]
+    Startup {
+        server: String,
+        detail: String,
+        stderr_tail: String,
+    },
+    #[error("“{server}” did not answer `initialize` within {} s{}", .after.as_secs(), tail_text(.stderr_tail))]
+    StartupTimeout {
+        server: String,
+        after: Duration,
+        stderr_tail: String,
+    },
+    #[error("“{server}” failed: {detail}{}", tail_text(.stderr_tail))]
+    Request {
+        server: String,
+        detail: String,
+        stderr_tail: String,
+    },
+    #[error("“{server}” did not answer within {} s", .after.as_secs())]
+    Timeout { server: String, after: Duration },
+}
+
+fn tail_text(tail: &str) -> String {
+    if tail.trim().is_empty() {
+        String::new()
+    } else {
+        format!("\n--- its last words on stderr ---\n{}", tail.trim_end())
+    }
+}
+
+/// The last [`STDERR_RING_BYTES`] a server wrote to stderr.
+#[derive(Debug, Default)]
+pub struct StderrRing {
+    bytes: Mutex<VecDeque<u8>>,
+}
+
+impl StderrRing {
+    fn push(&self, chunk: &[u8]) {
+        let mut bytes = self
+            .bytes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        bytes.extend(chunk);
+        let excess = bytes.len().saturating_sub(STDERR_RING_BYTES);
+        bytes.drain(..excess);
+    }
+
+    /// The last `max_chars` characters, as text.
+    pub fn tail(&self, max_chars: usize) -> String {
+        let bytes = self
+            .bytes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (a, b) = bytes.as_slices();
+        let text = String::from_utf8_lossy(&[a, b].concat()).into_owned();
+        let count = text.chars().count();
+        text.chars().skip(count.saturating_sub(max_chars)).collect()
+    }
+}
+
+/// A running stdio server.
+pub struct StdioServer {
+    name: String,
+    service: RunningService<RoleClient, ()>,
+    pid: Option<u32>,
+    stderr: Arc<StderrRing>,
+}
+
+impl std::fmt::Debug for StdioServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StdioServer")
+            .field("name", &self.name)
+            .field("pid", &self.pid)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Starts the server and completes the MCP handshake.
+///
+/// # Errors
+/// [`McpError::Spawn`] when the program cannot run; [`McpError::Startup`] when it exits or
+/// answers wrongly before the handshake ends; [`McpError::StartupTimeout`] past the deadline.
+/// Each start error carries the stderr tail, and leaves no process behind.
+pub async fn start(name: &str, launch: StdioLaunch) -> Result<StdioServer, McpError> {
+    let mut command = tokio::process::Command::new(&launch.program);
+    command
+        .args(&launch.args)
+        .env_clear()
+        .envs(launch.env.iter().cloned());
+    if let Some(cwd) = &launch.cwd {
+        command.current_dir(cwd);
+    }
+    let mut wrapped = CommandWrap::from(command);
+    #[cfg(unix)]
+    wrapped.wrap(process_wrap::tokio::ProcessGroup::leader());
+    #[cfg(windows)]
+    wrapped.wrap(process_wrap::tokio::JobObject);
+    wrapped.wrap(process_wrap::tokio::KillOnDrop);
+
+    let (transport, stderr_pipe) = TokioChildProcess::builder(wrapped)
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| McpError::Spawn {
+            server: name.to_owned(),
+            detail: format!("{} ({e})", launch.program.display()),
+        })?;
+    let pid = transport.id();
+    let stderr = Arc::new(StderrRing::default());
+    if let Some(pipe) = stderr_pipe {
+        tokio::spawn(drain_stderr(
+            pipe,
+            Arc::clone(&stderr),
+            launch.stderr_log.clone(),
+        ));
+    }
+    tracing::info!(server = name, pid, program = %launch.program.display(), "MCP server started");
+
+    let handshake = tokio::time::timeout(launch.startup_timeout, ().serve(transport)).await;
+    let service = match handshake {
+        Ok(Ok(service)) => service,
+        Ok(Err(e)) => {
+            // Give a dying server a moment to finish its last words.
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            end_process_group(pid).await;
+            return Err(McpError::Startup {
+                server: name.to_owned(),
+                detail: e.to_string(),
+                stderr_tail: stderr.tail(STDERR_TAIL_CHARS),
+            });
+        }
+        Err(_) => {
+            end_process_group(pid).await;
+            return Err(McpError::StartupTimeout {
+                server: name.to_owned(),
+                after: launch.startup_timeout,
+                stderr_tail: stderr.tail(STDERR_TAIL_CHARS),
+            });
+        }
+    };
+    Ok(StdioServer {
+        name: name.to_owned(),
+        service,
+        pid,
+        stderr,
+    })
+}
+
+async fn drain_stderr(
+    mut pipe: tokio::process::ChildStderr,
+    ring: Arc<StderrRing>,
+    log: Option<PathBuf>,
+) {
+    let mut file = match log {
+        Some(path) => tokio::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .await
+            .map_err(|e| tracing::warn!(path = %path.display(), error = %e, "cannot open the server's stderr log"))
+            .ok(),
+        None => None,
+    };
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        match pipe.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                ring.push(&buf[..n]);
+                if let Some(f) = file.as_mut() {
+                    if f.write_all(&buf[..n]).await.is_err() {
+                        file = None;
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl StdioServer {
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The process id of the server (the leader of its process group).
+    pub fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    pub fn stderr_tail(&self) -> String {
+        self.stderr.tail(STDERR_TAIL_CHARS)
+    }
+
+    /// The name and version the server gave at `initialize`.
+    pub fn server_info(&self) -> Option<String> {
+        let info = self.service.peer_info()?;
+        let server = info.server_info.as_ref()?;
+        Some(format!("{} {}", server.name, server.version))
+    }
+
+    fn request_error(&self, e: &impl std::fmt::Display) -> McpError {
+        McpError::Request {
+            server: self.name.clone(),
+            detail: e.to_string(),
+            stderr_tail: self.stderr_tail(),
+        }
+    }
+
+    /// Every tool, all pages.
+    ///
+    /// # Errors
+    /// The server failed or went away.
+    pub async fn list_tools(&self) -> Result<Vec<Tool>, McpError> {
+        self.service
+            .list_all_tools()
+            .await
+            .map_err(|e| self.request_error(&e))
+    }
+
+    /// Calls one tool with `arguments`, giving up after `timeout` (the late answer, if any, is
+    /// ignored).
+    ///
+    /// # Errors
+    /// [`McpError::Timeout`], or the server failed or went away.
+    pub async fn call_tool(
+        &self,
+        tool: &str,
+        arguments: Map<String, Value>,
+        timeout: Duration,
+    ) -> Result<CallToolResult, McpError> {
+        let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+        match tokio::time::timeout(timeout, self.service.call_tool(params)).await {
+            Ok(result) => result.map_err(|e| self.request_error(&e)),
+            Err(_) => Err(McpError::Timeout {
+                server: self.name.clone(),
+                after: timeout,
+            }),
+        }
+    }
+
+    /// Stops the server: stdin closed, then TERM, then KILL (rmcp), then whatever else is
+    /// left in its process group.
+    pub async fn stop(self) {
+        let name = self.name.clone();
+        match self.service.cancel().await {
+            Ok(reason) => tracing::info!(server = %name, ?reason, "MCP server stopped"),
+            Err(e) => {
+                tracing::warn!(server = %name, error = %e, "MCP server stop did not finish cleanly")
+            }
+        }
+        end_process_group(self.pid).await;
+    }
+}
+
+/// TERM to every process left in the group led by `pgid`, then KILL to any still there after
+/// a second. Nothing happens when the group is already empty. (Windows: the Job Object ends
+/// every process in it when its handle closes.)
+#[cfg(unix)]
+async fn end_process_group(pgid: Option<u32>) {
+    use nix::sys::signal::{killpg, Signal};
+    use nix::unistd::Pid;
+    let Some(pgid) = pgid.and_then(|p| i32::try_from(p).ok()) else {
+        return;
+    };
+    let group = Pid::from_raw(pgid);
+    if killpg(group, Signal::SIGTERM).is_err() {
+        return; // no such group: everything has exited
+    }
+    for _ in 0..20 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        if killpg(group, None).is_err() {
+            return;
+        }
+    }
+    tracing::warn!(
+        pgid,
+        "processes of a stopped MCP server ignored TERM; killing them"
+    );
+    let _ = killpg(group, Signal::SIGKILL);
+}
+
+#[cfg(not(unix))]
+async fn end_process_group(_pgid: Option<u32>) {}

@@ -1,0 +1,255 @@
+//! Stdio MCP servers written by others (server-everything, mcp-server-time, installed into
+//! `tests/peers/` by the test command) and small misbehaving ones, through
+//! `switchboard_core::mcp::stdio`: the handshake, tools, calls, the environment a server sees,
+//! start failures with the server's own words, and stopping that leaves no process behind.
+//!
+//! Without the peers installed these tests say SKIPPED, unless `SWITCHBOARD_REQUIRE_PEERS=1`.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Map, Value};
+use switchboard_core::mcp::environment::{resolve_command, search_path, server_env};
+use switchboard_core::mcp::stdio::{self, McpError, StdioLaunch};
+
+fn peers() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/peers")
+}
+
+/// The installed program `rel` under tests/peers, or `None` (test skipped) when missing.
+fn peer(test: &str, rel: &str) -> Option<PathBuf> {
+    let path = peers().join(rel);
+    if path.exists() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var_os("SWITCHBOARD_REQUIRE_PEERS").is_none(),
+        "{} is not installed (scripts/bootstrap.sh test installs it)",
+        path.display()
+    );
+    eprintln!("SKIPPED {test}: {} is not installed", path.display());
+    None
+}
+
+fn launch(program: &Path, args: &[&str], declared: &[(&str, &str)]) -> StdioLaunch {
+    let path = search_path(None, std::env::var_os("PATH").as_deref());
+    let program = resolve_command(&program.to_string_lossy(), &path, Path::new("/")).unwrap();
+    // The app's own environment, as the host would see it, with a provider key in it.
+    let own = std::env::vars_os().chain([(
+        OsString::from("OPENAI_API_KEY"),
+        OsString::from("sk-app-secret-must-not-leak"),
+    )]);
+    StdioLaunch {
+        program,
+        args: args.iter().map(|a| (*a).to_owned()).collect(),
+        env: server_env(own, &path, declared.iter().copied()),
+        cwd: None,
+        stderr_log: None,
+        startup_timeout: Duration::from_secs(20),
+    }
+}
+
+fn text_of(result: &rmcp::model::CallToolResult) -> String {
+    serde_json::to_value(&result.content).unwrap().to_string()
+}
+
+fn args(value: Value) -> Map<String, Value> {
+    value.as_object().unwrap().clone()
+}
+
+/// Whether a process is still running (a zombie waiting to be reaped counts as gone).
+fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+fn wait_gone(pid: u32, within: Duration) -> bool {
+    let deadline = Instant::now() + within;
+    while alive(pid) {
+        if Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    true
+}
+
+#[tokio::test]
+async fn server_everything_lists_its_tools_answers_calls_and_stops() {
+    let Some(bin) = peer(
+        "server_everything",
+        "node_modules/.bin/mcp-server-everything",
+    ) else {
+        return;
+    };
+    let server = stdio::start(
+        "everything",
+        launch(&bin, &["stdio"], &[("MY_SETTING", "42")]),
+    )
+    .await
+    .unwrap();
+    assert!(
+        server.server_info().unwrap().contains("everything"),
+        "{:?}",
+        server.server_info()
+    );
+    let tools = server.list_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    for expected in ["echo", "get-sum", "get-env"] {
+        assert!(names.contains(&expected), "{names:?}");
+    }
+    let echo = server
+        .call_tool(
+            "echo",
+            args(json!({"message": "héllo, wörld 🚀"})),
+            Duration::from_secs(10),
+        )
+        .await
+        .unwrap();
+    assert!(
+        text_of(&echo).contains("héllo, wörld 🚀"),
+        "{}",
+        text_of(&echo)
+    );
+    let sum = server
+        .call_tool(
+            "get-sum",
+            args(json!({"a": 2, "b": 40})),
+            Duration::from_secs(10),
+        )
+        .await
+        .unwrap();
+    assert!(text_of(&sum).contains("42"), "{}", text_of(&sum));
+
+    // The server sees what its config declares, and never the app's provider key.
+    let env = text_of(
+        &server
+            .call_tool("get-env", Map::new(), Duration::from_secs(10))
+            .await
+            .unwrap(),
+    );
+    assert!(env.contains("MY_SETTING"), "{env}");
+    assert!(
+        !env.contains("sk-app-secret-must-not-leak") && !env.contains("OPENAI_API_KEY"),
+        "{env}"
+    );
+
+    let pid = server.pid().unwrap();
+    server.stop().await;
+    assert!(
+        wait_gone(pid, Duration::from_secs(10)),
+        "the server process {pid} is gone"
+    );
+}
+
+#[tokio::test]
+async fn the_python_time_server_answers_with_a_time() {
+    let Some(bin) = peer("time_server", ".venv/bin/mcp-server-time") else {
+        return;
+    };
+    let server = stdio::start("time", launch(&bin, &["--local-timezone", "UTC"], &[]))
+        .await
+        .unwrap();
+    let tools = server.list_tools().await.unwrap();
+    assert!(tools.iter().any(|t| t.name == "get_current_time"));
+    let now = server
+        .call_tool(
+            "get_current_time",
+            args(json!({"timezone": "Europe/Paris"})),
+            Duration::from_secs(10),
+        )
+        .await
+        .unwrap();
+    assert!(text_of(&now).contains("Europe/Paris"), "{}", text_of(&now));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_server_that_exits_at_once_is_reported_with_what_it_said_on_stderr() {
+    let err = stdio::start(
+        "broken",
+        launch(
+            Path::new("sh"),
+            &["-c", "echo 'fatal: BRAVE_API_KEY is not set' >&2; exit 3"],
+            &[],
+        ),
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(err, McpError::Startup { .. }), "{err:?}");
+    assert!(
+        err.to_string().contains("BRAVE_API_KEY is not set"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn a_server_that_never_answers_initialize_fails_after_the_deadline_and_is_stopped() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pid");
+    let script = format!(
+        "echo $$ > {}; echo 'starting up…' >&2; exec sleep 1000",
+        pidfile.display()
+    );
+    let mut silent = launch(Path::new("sh"), &["-c", &script], &[]);
+    silent.startup_timeout = Duration::from_millis(800);
+    let started = Instant::now();
+    let err = stdio::start("silent", silent).await.unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(matches!(err, McpError::StartupTimeout { .. }), "{err:?}");
+    assert!(err.to_string().contains("starting up…"), "{err}");
+    let pid: u32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        wait_gone(pid, Duration::from_secs(10)),
+        "the silent server {pid} was stopped"
+    );
+}
+
+#[tokio::test]
+async fn stopping_a_server_stops_the_processes_it_started_too() {
+    let Some(bin) = peer("grandchild", "node_modules/.bin/mcp-server-everything") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("grandchild");
+    // The server starts a long-lived grandchild of its own, then becomes the MCP server.
+    let script = format!(
+        "sleep 1000 & echo $! > {}; exec {} stdio",
+        pidfile.display(),
+        bin.display()
+    );
+    let server = stdio::start("parent", launch(Path::new("sh"), &["-c", &script], &[]))
+        .await
+        .unwrap();
+    server.list_tools().await.unwrap();
+    let grandchild: u32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(alive(grandchild));
+    server.stop().await;
+    assert!(
+        wait_gone(grandchild, Duration::from_secs(10)),
+        "the grandchild {grandchild} outlived its server"
+    );
+}
+
+#[tokio::test]
+async fn a_missing_program_is_a_clear_spawn_error() {
+    let mut missing = launch(Path::new("sh"), &[], &[]);
+    missing.program = PathBuf::from("/nonexistent/mcp-server");
+    let err = stdio::start("ghost", missing).await.unwrap_err();
+    assert!(matches!(err, McpError::Spawn { .. }), "{err:?}");
+    assert!(err.to_string().contains("/nonexistent/mcp-server"), "{err}");
+}

@@ -34,6 +34,76 @@ enum Command {
     /// Add, list or remove model providers (keys are kept in the OS keychain).
     #[command(subcommand)]
     Provider(ProviderCommand),
+    /// Add, list, import, approve and try MCP servers (kept in mcp.json in the config folder).
+    #[command(subcommand)]
+    Mcp(McpCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum McpCommand {
+    /// List configured servers, with whether each is approved to start.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Add a server: `mcp add NAME [--env KEY=VALUE]… -- COMMAND ARGS…`, or `--url URL`.
+    /// Adding counts as approving exactly this command line.
+    Add {
+        name: String,
+        /// An environment variable for the server (a secret-looking one goes to the keychain).
+        #[arg(long = "env", value_name = "KEY=VALUE")]
+        env: Vec<String>,
+        /// Copy this variable from the current environment (keeps secrets off the command line).
+        #[arg(long = "env-from-env", value_name = "KEY")]
+        env_from_env: Vec<String>,
+        /// A remote server's address (streamable HTTP, or legacy SSE with --transport sse).
+        #[arg(long, conflicts_with = "command")]
+        url: Option<String>,
+        /// A header for a remote server.
+        #[arg(long = "header", value_name = "NAME=VALUE")]
+        headers: Vec<String>,
+        #[arg(long, value_parser = ["stdio", "http", "sse"])]
+        transport: Option<String>,
+        /// The program and its arguments, after `--`.
+        #[arg(last = true)]
+        command: Vec<String>,
+    },
+    /// Remove a server, its keychain values and its approval.
+    Remove { name: String },
+    /// Import servers from Claude Desktop (--claude), a VS Code mcp.json or any JSON file.
+    Import {
+        #[arg(required_unless_present = "claude")]
+        file: Option<std::path::PathBuf>,
+        /// Read Claude Desktop's configuration from its usual place.
+        #[arg(long, conflicts_with = "file")]
+        claude: bool,
+        /// Import without asking (the preview is still printed).
+        #[arg(long)]
+        yes: bool,
+    },
+    /// Approve a new or changed server to start, after showing its full command line.
+    Approve {
+        name: String,
+        #[arg(long)]
+        yes: bool,
+    },
+    /// Start a server, list its tools, stop it.
+    Tools {
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Start a server, call one tool with JSON arguments, print the result, stop it. Exits 1 on
+    /// a tool error, a timeout or a crash, and leaves no process behind.
+    Call {
+        name: String,
+        tool: String,
+        #[arg(default_value = "{}")]
+        arguments: String,
+        /// Seconds to wait for the answer.
+        #[arg(long, default_value_t = 60)]
+        timeout: u64,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -216,6 +286,7 @@ async fn run(core: &Core, command: Command, out: &mut impl Write) -> Result<(), 
             core.remove_provider(&name).await?;
             writeln!(out, "Removed provider “{}” and its key.", name.trim())?;
         }
+        Command::Mcp(command) => crate::cli_mcp::run(core, command, out).await?,
         Command::Provider(ProviderCommand::Test { name }) => {
             let report = core.test_provider(&name).await?;
             writeln!(out, "{}", report.message)?;
@@ -260,7 +331,7 @@ fn read_key(var: &str) -> Result<SecretString, CliError> {
     }
 }
 
-fn write_table<const N: usize>(
+pub(crate) fn write_table<const N: usize>(
     out: &mut impl Write,
     header: [&str; N],
     rows: &[[String; N]],
@@ -297,6 +368,8 @@ pub enum CliError {
     KeyVariable(String),
     #[error("Cannot write the output: {0}")]
     Output(String),
+    #[error("{0}")]
+    Usage(String),
     /// The failure was already printed as the command's output.
     #[error("the connection test failed")]
     Failed,
@@ -435,6 +508,74 @@ mod tests {
                 .unwrap_err()
                 .to_string();
         assert!(unknown.contains("lm_studio"), "{unknown}");
+    }
+
+    #[tokio::test]
+    async fn mcp_add_list_call_and_remove_from_the_command_line() {
+        let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/peers/node_modules/.bin/mcp-server-everything");
+        if !bin.exists() {
+            assert!(std::env::var_os("SWITCHBOARD_REQUIRE_PEERS").is_none());
+            eprintln!("SKIPPED mcp cli: server-everything is not installed");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let core = Core::open(
+            AppPaths::under_home(dir.path().to_path_buf()),
+            Arc::new(MemoryStore::new()),
+        )
+        .await;
+        let bin = bin.display().to_string();
+        let added = run_args(
+            &core,
+            &[
+                "mcp",
+                "add",
+                "everything",
+                "--env",
+                "MODE=cli",
+                "--",
+                &bin,
+                "stdio",
+            ],
+        )
+        .await
+        .unwrap();
+        assert!(
+            added.contains("MODE=cli") && added.ends_with("stdio\n"),
+            "{added}"
+        );
+        let listed = run_args(&core, &["mcp", "list"]).await.unwrap();
+        assert!(
+            listed.contains("everything") && listed.contains("approved"),
+            "{listed}"
+        );
+        let tools = run_args(&core, &["mcp", "tools", "everything"])
+            .await
+            .unwrap();
+        assert!(tools.lines().any(|l| l.starts_with("echo ")), "{tools}");
+        let echoed = run_args(
+            &core,
+            &[
+                "mcp",
+                "call",
+                "everything",
+                "echo",
+                r#"{"message": "from the terminal"}"#,
+            ],
+        )
+        .await
+        .unwrap();
+        assert!(echoed.contains("from the terminal"), "{echoed}");
+        let unknown = run_args(&core, &["mcp", "call", "everything", "no-such-tool"]).await;
+        assert!(unknown.is_err(), "{unknown:?}");
+        let bad_json = run_args(&core, &["mcp", "call", "everything", "echo", "{not json"]).await;
+        assert!(matches!(bad_json, Err(CliError::Usage(_))));
+        run_args(&core, &["mcp", "remove", "everything"])
+            .await
+            .unwrap();
+        let listed = run_args(&core, &["mcp", "list"]).await.unwrap();
+        assert!(listed.contains("No MCP servers yet"), "{listed}");
     }
 
     #[tokio::test]

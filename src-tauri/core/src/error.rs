@@ -4,6 +4,8 @@
 //! module only composes them and adds [`InvalidInput`], the error for a bad value a person typed.
 
 use crate::engine::DatabaseUnavailable;
+use crate::mcp::config::ConfigError;
+use crate::mcp::stdio::McpError;
 use crate::providers::ProviderError;
 use crate::secrets::SecretError;
 use crate::settings::SettingsError;
@@ -52,6 +54,17 @@ pub enum CoreError {
     Settings(#[from] SettingsError),
     #[error(transparent)]
     Provider(#[from] ProviderError),
+    #[error(transparent)]
+    McpConfig(#[from] ConfigError),
+    #[error(transparent)]
+    Mcp(#[from] McpError),
+    /// The server is new or changed since the person approved it: it does not start until
+    /// they approve `command_line` as it is now.
+    #[error("“{server}” needs your approval before it starts, because it is new or changed since you last approved it. It would run:\n{command_line}")]
+    NeedsApproval {
+        server: String,
+        command_line: String,
+    },
 }
 
 impl CoreError {
@@ -76,6 +89,9 @@ impl CoreError {
             CoreError::Settings(SettingsError::Invalid(_)) => "invalid_input",
             CoreError::Settings(_) => "settings",
             CoreError::Provider(_) => "provider",
+            CoreError::McpConfig(_) => "mcp_config",
+            CoreError::Mcp(_) => "mcp",
+            CoreError::NeedsApproval { .. } => "needs_approval",
         }
     }
 

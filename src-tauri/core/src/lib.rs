@@ -5,6 +5,7 @@
 //! the desktop shell in `src-tauri/` is a thin adapter over [`Core`].
 
 pub mod cli;
+mod cli_mcp;
 pub mod engine;
 pub mod error;
 pub mod instance;

@@ -89,6 +89,8 @@ pub struct Core {
     secrets: Arc<dyn SecretStore>,
     /// Time limits and retries of every provider client this core builds.
     http: HttpOptions,
+    /// The login shell's `PATH` merged with the app's, read once when a server first starts.
+    search_path: tokio::sync::OnceCell<std::ffi::OsString>,
 }
 
 impl Core {
@@ -117,6 +119,7 @@ impl Core {
             db,
             secrets,
             http: HttpOptions::default(),
+            search_path: tokio::sync::OnceCell::new(),
         }
     }
 
@@ -127,6 +130,7 @@ impl Core {
             db: Ok(store),
             secrets,
             http: HttpOptions::default(),
+            search_path: tokio::sync::OnceCell::new(),
         }
     }
 
@@ -484,8 +488,10 @@ fn to_provider(row: ProviderRow, has_key: bool) -> Result<Provider, CoreError> {
 }
 
 mod connections;
+mod mcp;
 
 pub use connections::{ConnectionReport, LocalServer};
+pub use mcp::McpServerView;
 
 #[cfg(test)]
 mod tests;

@@ -6,4 +6,5 @@
 
 pub mod config;
 pub mod environment;
+pub mod launch;
 pub mod stdio;

@@ -199,13 +199,18 @@ async fn drain_stderr(
     log: Option<PathBuf>,
 ) {
     let mut file = match log {
-        Some(path) => tokio::fs::OpenOptions::new()
+        Some(path) => {
+            if let Some(dir) = path.parent() {
+                let _ = tokio::fs::create_dir_all(dir).await;
+            }
+            tokio::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(&path)
             .await
             .map_err(|e| tracing::warn!(path = %path.display(), error = %e, "cannot open the server's stderr log"))
-            .ok(),
+            .ok()
+        }
         None => None,
     };
     let mut buf = vec![0u8; 16 * 1024];

@@ -76,6 +76,15 @@ CREATE TABLE providers (
     created_at     INTEGER NOT NULL
 );
 "#,
+    // 2: MCP servers the person approved to start, tied to what they run (issue 4). Kept here,
+    // not in mcp.json, so an edited file cannot approve itself.
+    r#"
+CREATE TABLE mcp_approvals (
+    server       TEXT PRIMARY KEY COLLATE NOCASE,
+    fingerprint  TEXT NOT NULL,
+    approved_at  INTEGER NOT NULL
+);
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -6,6 +6,7 @@
 //! written to, let alone recreated.
 
 mod conversations;
+mod mcp_approvals;
 mod messages;
 mod migrations;
 mod providers;

@@ -1,0 +1,249 @@
+//! MCP servers as a person manages them: the list with each server's state of approval, add,
+//! remove (secrets and approval too), import with a preview, approve, and starting a stdio
+//! server only when what it runs is exactly what was approved. Supervising running servers
+//! (restarts, the catalogue) comes with the rest of issue 4.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::Core;
+use crate::error::CoreError;
+use crate::mcp::config::{
+    move_secrets_to_keychain, validate_name, ConfigValue, ImportPreview, Launch, McpFile,
+    ServerEntry, FILE_NAME,
+};
+use crate::mcp::environment::{login_shell_path, search_path, LOGIN_SHELL_TIMEOUT};
+use crate::mcp::launch::stdio_launch;
+use crate::mcp::stdio::{self, StdioServer};
+
+/// One configured server as lists show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct McpServerView {
+    pub name: String,
+    /// `stdio`, `http` or `sse`; `None` when the entry cannot be used.
+    pub transport: Option<&'static str>,
+    /// The exact command line or address (secrets shown as keychain references).
+    pub command_line: Option<String>,
+    pub disabled: bool,
+    /// Approved as it is now; a new or changed server is not.
+    pub approved: bool,
+    /// Why the entry cannot be used.
+    pub error: Option<String>,
+}
+
+impl Core {
+    pub fn mcp_file(&self) -> PathBuf {
+        self.paths.config_dir.join(FILE_NAME)
+    }
+
+    fn load_mcp(&self) -> Result<McpFile, CoreError> {
+        Ok(McpFile::load(&self.mcp_file())?)
+    }
+
+    async fn approved_fingerprint(&self, name: &str) -> Result<Option<String>, CoreError> {
+        Ok(self.store()?.mcp_approval(name.to_owned()).await?)
+    }
+
+    /// Every configured server, in name order.
+    ///
+    /// # Errors
+    /// mcp.json cannot be read or parsed; the database.
+    pub async fn mcp_servers(&self) -> Result<Vec<McpServerView>, CoreError> {
+        let file = self.load_mcp()?;
+        let mut views = Vec::new();
+        for (name, spec) in file.specs() {
+            let view = match spec {
+                Ok(spec) => McpServerView {
+                    approved: self.approved_fingerprint(&name).await?.as_deref()
+                        == Some(spec.fingerprint.as_str()),
+                    transport: Some(match spec.launch {
+                        Launch::Stdio { .. } => "stdio",
+                        Launch::Http { .. } => "http",
+                        Launch::Sse { .. } => "sse",
+                    }),
+                    command_line: Some(spec.launch.display()),
+                    disabled: spec.disabled,
+                    error: None,
+                    name,
+                },
+                Err(e) => McpServerView {
+                    disabled: file.servers[&name].disabled,
+                    name,
+                    transport: None,
+                    command_line: None,
+                    approved: false,
+                    error: Some(e.to_string()),
+                },
+            };
+            views.push(view);
+        }
+        Ok(views)
+    }
+
+    /// Adds a server. The person typed (or confirmed) it, so it counts as approved. Secret
+    /// `env` / `headers` values move to the keychain first.
+    ///
+    /// # Errors
+    /// An invalid entry, a taken name, the keychain, the file or the database.
+    pub async fn mcp_add(
+        &self,
+        name: &str,
+        mut entry: ServerEntry,
+    ) -> Result<McpServerView, CoreError> {
+        let name = validate_name(name)?;
+        let spec = entry.resolve(&name)?;
+        let mut file = self.load_mcp()?;
+        if file.find(&name).is_some() {
+            return Err(CoreError::Conflict {
+                field: "name",
+                message: format!("A server named “{name}” already exists."),
+            });
+        }
+        let server = name.clone();
+        entry = self
+            .secrets(move |s| move_secrets_to_keychain(&server, &mut entry, s).map(|_| entry))
+            .await
+            .map_err(CoreError::key_not_saved)?;
+        let fingerprint = entry.fingerprint();
+        file.servers.insert(name.clone(), entry);
+        file.save(&self.mcp_file())?;
+        self.store()?
+            .approve_mcp_server(name.clone(), fingerprint)
+            .await?;
+        tracing::info!(server = %name, command = %spec.launch.display(), "MCP server added");
+        self.mcp_servers()
+            .await?
+            .into_iter()
+            .find(|v| v.name == name)
+            .ok_or_else(|| CoreError::NotFound { what: name })
+    }
+
+    /// Removes a server, its keychain values and its approval.
+    ///
+    /// # Errors
+    /// Not found, the keychain, the file or the database.
+    pub async fn mcp_remove(&self, name: &str) -> Result<(), CoreError> {
+        let mut file = self.load_mcp()?;
+        let (key, entry) = file
+            .find(name)
+            .map(|(k, e)| (k.clone(), e.clone()))
+            .ok_or_else(|| CoreError::NotFound {
+                what: format!("server “{}”", name.trim()),
+            })?;
+        let accounts: Vec<String> = entry
+            .env
+            .values()
+            .chain(entry.headers.values())
+            .filter_map(|v| match v {
+                ConfigValue::Keychain { keychain } => Some(keychain.clone()),
+                ConfigValue::Plain(_) => None,
+            })
+            .collect();
+        self.secrets(move |s| accounts.iter().try_for_each(|a| s.delete(a)))
+            .await?;
+        file.servers.remove(&key);
+        file.save(&self.mcp_file())?;
+        self.store()?.forget_mcp_approval(key.clone()).await?;
+        tracing::info!(server = %key, "MCP server removed");
+        Ok(())
+    }
+
+    /// What importing `text` would add, change nothing yet.
+    ///
+    /// # Errors
+    /// mcp.json or `text` cannot be read.
+    pub fn mcp_import_preview(&self, text: &str, origin: &str) -> Result<ImportPreview, CoreError> {
+        let current = self.load_mcp()?;
+        Ok(ImportPreview::from_text(text, origin, &current)?)
+    }
+
+    /// Adds every server the preview lists as added (approved: the person confirmed the
+    /// preview, which shows each command line). Returns the names added.
+    ///
+    /// # Errors
+    /// As [`Core::mcp_add`]; servers added before a failure stay added.
+    pub async fn mcp_import(&self, preview: &ImportPreview) -> Result<Vec<String>, CoreError> {
+        let mut added = Vec::new();
+        for (name, entry) in preview.entries() {
+            self.mcp_add(name, entry.clone()).await?;
+            added.push(name.clone());
+        }
+        Ok(added)
+    }
+
+    /// Approves the server as it is now.
+    ///
+    /// # Errors
+    /// Not found, an invalid entry, the database.
+    pub async fn mcp_approve(&self, name: &str) -> Result<McpServerView, CoreError> {
+        let file = self.load_mcp()?;
+        let (key, entry) = file.find(name).ok_or_else(|| CoreError::NotFound {
+            what: format!("server “{}”", name.trim()),
+        })?;
+        entry.resolve(key)?;
+        self.store()?
+            .approve_mcp_server(key.clone(), entry.fingerprint())
+            .await?;
+        let key = key.clone();
+        self.mcp_servers()
+            .await?
+            .into_iter()
+            .find(|v| v.name == key)
+            .ok_or(CoreError::NotFound { what: key })
+    }
+
+    /// Starts a stdio server, only if it is enabled and approved exactly as it is now.
+    ///
+    /// # Errors
+    /// [`CoreError::NeedsApproval`] with the full command line; not found; disabled; the
+    /// start failed (with the server's stderr tail).
+    pub async fn mcp_start(&self, name: &str) -> Result<StdioServer, CoreError> {
+        let file = self.load_mcp()?;
+        let (key, entry) = file.find(name).ok_or_else(|| CoreError::NotFound {
+            what: format!("server “{}”", name.trim()),
+        })?;
+        let spec = entry.resolve(key)?;
+        if spec.disabled {
+            return Err(CoreError::Conflict {
+                field: "disabled",
+                message: format!("“{key}” is disabled in {}.", self.mcp_file().display()),
+            });
+        }
+        if self.approved_fingerprint(key).await?.as_deref() != Some(spec.fingerprint.as_str()) {
+            return Err(CoreError::NeedsApproval {
+                server: key.clone(),
+                command_line: spec.launch.display(),
+            });
+        }
+        let search = self
+            .search_path
+            .get_or_init(|| async {
+                let login = match std::env::var_os("SHELL") {
+                    Some(shell) if cfg!(unix) => {
+                        login_shell_path(std::path::Path::new(&shell), LOGIN_SHELL_TIMEOUT).await
+                    }
+                    _ => None,
+                };
+                search_path(login.as_deref(), std::env::var_os("PATH").as_deref())
+            })
+            .await
+            .clone();
+        let home = dirs::home_dir().unwrap_or_else(std::env::temp_dir);
+        let secrets = std::sync::Arc::clone(&self.secrets);
+        let log_dir = self.paths.log_dir.clone();
+        let launch = tokio::task::spawn_blocking(move || {
+            stdio_launch(
+                &spec,
+                &*secrets,
+                &search,
+                std::env::vars_os(),
+                &home,
+                &log_dir,
+            )
+        })
+        .await
+        .map_err(|e| CoreError::Store(crate::store::StoreError::Task(e.to_string())))??;
+        Ok(stdio::start(key, launch).await?)
+    }
+}

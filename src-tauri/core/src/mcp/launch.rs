@@ -1,0 +1,111 @@
+//! From a checked server entry to everything needed to start it: keychain references read,
+//! the command resolved on the login shell's `PATH`, the environment built from the allowlist,
+//! the working folder and the stderr log file.
+
+use std::collections::BTreeMap;
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use secrecy::ExposeSecret;
+
+use super::config::{ConfigValue, Launch, ServerSpec};
+use super::environment::{resolve_command, server_env};
+use super::stdio::{McpError, StdioLaunch};
+use crate::secrets::SecretStore;
+
+/// How long a server has to answer `initialize` (an `npx -y` first run downloads packages).
+pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Reads every keychain reference in `values`.
+///
+/// # Errors
+/// A reference the keychain has no value for, or a keychain that cannot be asked.
+pub fn resolve_values(
+    server: &str,
+    values: &BTreeMap<String, ConfigValue>,
+    secrets: &dyn SecretStore,
+) -> Result<Vec<(String, String)>, McpError> {
+    values
+        .iter()
+        .map(|(key, value)| match value {
+            ConfigValue::Plain(v) => Ok((key.clone(), v.clone())),
+            ConfigValue::Keychain { keychain } => match secrets.get(keychain) {
+                Ok(Some(secret)) => Ok((key.clone(), secret.expose_secret().to_owned())),
+                Ok(None) => Err(McpError::Spawn {
+                    server: server.to_owned(),
+                    detail: format!("the OS keychain has no value for {key} (account “{keychain}”); set it again"),
+                }),
+                Err(e) => Err(McpError::Spawn {
+                    server: server.to_owned(),
+                    detail: format!("cannot read {key} from the OS keychain: {e}"),
+                }),
+            },
+        })
+        .collect()
+}
+
+/// Everything needed to start a stdio server. `search_path` is the login shell's `PATH`
+/// merged with the app's; `own_env` is the app's environment (only the allowlist passes).
+///
+/// # Errors
+/// Not a stdio server, a secret that cannot be read, or a command that cannot be found.
+pub fn stdio_launch(
+    spec: &ServerSpec,
+    secrets: &dyn SecretStore,
+    search_path: &OsStr,
+    own_env: impl IntoIterator<Item = (OsString, OsString)>,
+    home: &Path,
+    log_dir: &Path,
+) -> Result<StdioLaunch, McpError> {
+    let Launch::Stdio {
+        command,
+        args,
+        env,
+        cwd,
+    } = &spec.launch
+    else {
+        return Err(McpError::Spawn {
+            server: spec.name.clone(),
+            detail: "this server is reached over HTTP, not started as a program".into(),
+        });
+    };
+    let declared = resolve_values(&spec.name, env, secrets)?;
+    let cwd = match cwd {
+        Some(dir) if dir.is_absolute() => dir.clone(),
+        Some(dir) => home.join(dir),
+        None => home.to_path_buf(),
+    };
+    let program =
+        resolve_command(command, search_path, &cwd).map_err(|detail| McpError::Spawn {
+            server: spec.name.clone(),
+            detail,
+        })?;
+    Ok(StdioLaunch {
+        program,
+        args: args.clone(),
+        env: server_env(
+            own_env,
+            search_path,
+            declared.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+        ),
+        cwd: Some(cwd),
+        stderr_log: Some(stderr_log_path(log_dir, &spec.name)),
+        startup_timeout: STARTUP_TIMEOUT,
+    })
+}
+
+/// `<log dir>/mcp/<server>.log`, with characters a file name cannot hold replaced.
+pub fn stderr_log_path(log_dir: &Path, server: &str) -> PathBuf {
+    let safe: String = server
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || "-_. ".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    log_dir.join("mcp").join(format!("{safe}.log"))
+}

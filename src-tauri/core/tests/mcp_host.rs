@@ -1,0 +1,155 @@
+//! Managing MCP servers through the core as the window and the command line do: add counts as
+//! approval, an edited mcp.json does not start until approved again, secrets go to the
+//! keychain, import previews, and removal cleans up — with server-everything as the real peer.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use secrecy::ExposeSecret;
+use serde_json::json;
+use switchboard_core::mcp::config::{ConfigValue, McpFile, ServerEntry};
+use switchboard_core::secrets::{MemoryStore, SecretStore};
+use switchboard_core::{AppPaths, Core, CoreError};
+
+fn everything() -> Option<PathBuf> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/peers/node_modules/.bin/mcp-server-everything");
+    if path.exists() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var_os("SWITCHBOARD_REQUIRE_PEERS").is_none(),
+        "server-everything is not installed in tests/peers"
+    );
+    eprintln!("SKIPPED: server-everything is not installed in tests/peers");
+    None
+}
+
+async fn core(dir: &std::path::Path, secrets: Arc<MemoryStore>) -> Core {
+    Core::open(AppPaths::under_home(dir.to_path_buf()), secrets).await
+}
+
+#[tokio::test]
+async fn an_added_server_starts_an_edited_one_waits_for_approval_and_a_removed_one_is_gone() {
+    let Some(bin) = everything() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let secrets = Arc::new(MemoryStore::new());
+    let core = core(dir.path(), Arc::clone(&secrets)).await;
+    let entry = ServerEntry {
+        command: Some(bin.display().to_string()),
+        args: vec!["stdio".into()],
+        env: [
+            (
+                "API_TOKEN".to_owned(),
+                ConfigValue::Plain("tok-123-secret".into()),
+            ),
+            ("MODE".to_owned(), ConfigValue::Plain("test".into())),
+        ]
+        .into(),
+        ..ServerEntry::default()
+    };
+    let view = core.mcp_add("Everything", entry).await.unwrap();
+    assert!(view.approved, "adding is approving");
+    assert!(
+        view.command_line
+            .as_deref()
+            .unwrap()
+            .contains("API_TOKEN='<keychain:mcp/Everything/env/API_TOKEN>'"),
+        "{view:?}"
+    );
+    let file_text = std::fs::read_to_string(core.mcp_file()).unwrap();
+    assert!(!file_text.contains("tok-123-secret"), "{file_text}");
+    assert_eq!(
+        secrets
+            .get("mcp/Everything/env/API_TOKEN")
+            .unwrap()
+            .unwrap()
+            .expose_secret(),
+        "tok-123-secret"
+    );
+    assert!(matches!(
+        core.mcp_add(
+            "everything",
+            ServerEntry {
+                command: Some("x".into()),
+                ..ServerEntry::default()
+            }
+        )
+        .await,
+        Err(CoreError::Conflict { .. })
+    ));
+
+    // It starts, and the server receives the secret from the keychain.
+    let server = core.mcp_start("everything").await.unwrap();
+    let env = server
+        .call_tool("get-env", Default::default(), Duration::from_secs(10))
+        .await
+        .unwrap();
+    let env = serde_json::to_string(&env.content).unwrap();
+    assert!(
+        env.contains("tok-123-secret") && env.contains("MODE"),
+        "{env}"
+    );
+    server.stop().await;
+
+    // Someone edits mcp.json behind the app's back: it does not start until approved again.
+    let mut file = McpFile::load(&core.mcp_file()).unwrap();
+    file.servers
+        .get_mut("Everything")
+        .unwrap()
+        .args
+        .push("--extra".into());
+    file.save(&core.mcp_file()).unwrap();
+    match core.mcp_start("Everything").await {
+        Err(CoreError::NeedsApproval { command_line, .. }) => {
+            assert!(command_line.ends_with("stdio --extra"), "{command_line}");
+        }
+        other => panic!("expected NeedsApproval, got {other:?}"),
+    }
+    let listed = core.mcp_servers().await.unwrap();
+    assert!(!listed[0].approved);
+    assert!(core.mcp_approve("Everything").await.unwrap().approved);
+
+    // Disabled servers do not start; removal takes the keychain value and approval along.
+    core.mcp_remove("EVERYTHING").await.unwrap();
+    assert!(core.mcp_servers().await.unwrap().is_empty());
+    assert!(secrets
+        .get("mcp/Everything/env/API_TOKEN")
+        .unwrap()
+        .is_none());
+    assert!(matches!(
+        core.mcp_start("Everything").await,
+        Err(CoreError::NotFound { .. })
+    ));
+}
+
+#[tokio::test]
+async fn an_import_from_claude_desktop_adds_what_the_preview_showed() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path(), Arc::new(MemoryStore::new())).await;
+    let claude = json!({"mcpServers": {
+        "time": {"command": "uvx", "args": ["mcp-server-time"]},
+        "broken": {"args": ["no command"]}
+    }})
+    .to_string();
+    let preview = core
+        .mcp_import_preview(&claude, "claude_desktop_config.json")
+        .unwrap();
+    assert_eq!(preview.added.len(), 1);
+    assert_eq!(preview.invalid.len(), 1);
+    let added = core.mcp_import(&preview).await.unwrap();
+    assert_eq!(added, ["time"]);
+    let servers = core.mcp_servers().await.unwrap();
+    assert_eq!(servers.len(), 1);
+    assert!(
+        servers[0].approved,
+        "confirming the preview approves what it showed"
+    );
+    // Importing the same file again adds nothing and says why.
+    let again = core
+        .mcp_import_preview(&claude, "claude_desktop_config.json")
+        .unwrap();
+    assert!(again.added.is_empty());
+    assert_eq!(again.conflicts[0].name, "time");
+}

@@ -4,7 +4,9 @@
 //! Must not know about providers, the UI or the tool loop: the loop asks this module for the
 //! catalogue and to run a call.
 
+pub mod catalogue;
 pub mod config;
 pub mod environment;
 pub mod launch;
+pub mod results;
 pub mod stdio;

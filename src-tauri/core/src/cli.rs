@@ -553,7 +553,12 @@ mod tests {
         let tools = run_args(&core, &["mcp", "tools", "everything"])
             .await
             .unwrap();
-        assert!(tools.lines().any(|l| l.starts_with("echo ")), "{tools}");
+        assert!(
+            tools
+                .lines()
+                .any(|l| l.starts_with("echo ") && l.contains("everything__echo")),
+            "{tools}"
+        );
         let echoed = run_args(
             &core,
             &[

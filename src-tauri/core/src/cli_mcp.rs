@@ -6,6 +6,7 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::time::Duration;
 
 use crate::cli::{write_table, CliError, McpCommand};
+use crate::mcp::catalogue::{Catalogue, ListedTool};
 use crate::mcp::config::{claude_desktop_config_path, ConfigValue, ImportPreview, ServerEntry};
 use crate::Core;
 
@@ -146,15 +147,20 @@ pub(crate) async fn run(
                     .map_err(|e| CliError::Output(e.to_string()))?;
                 writeln!(out)?;
             } else {
-                for tool in &tools {
-                    let description = tool.description.as_deref().unwrap_or_default();
-                    writeln!(
-                        out,
-                        "{}  {}",
-                        tool.name,
-                        crate::text::one_line(description, 100)
-                    )?;
-                }
+                let listed: Vec<ListedTool> = tools.iter().map(ListedTool::from_rmcp).collect();
+                let catalogue = Catalogue::build([(name.trim(), &listed[..])]);
+                let rows: Vec<[String; 3]> = catalogue
+                    .tools()
+                    .iter()
+                    .map(|t| {
+                        [
+                            t.tool.clone(),
+                            t.wire_name.clone(),
+                            crate::text::one_line(&t.description, 80),
+                        ]
+                    })
+                    .collect();
+                write_table(out, ["TOOL", "NAME FOR MODELS", "DESCRIPTION"], &rows)?;
             }
         }
         McpCommand::Call {

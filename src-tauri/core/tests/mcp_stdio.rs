@@ -253,3 +253,95 @@ async fn a_missing_program_is_a_clear_spawn_error() {
     assert!(matches!(err, McpError::Spawn { .. }), "{err:?}");
     assert!(err.to_string().contains("/nonexistent/mcp-server"), "{err}");
 }
+
+/// Our own misbehaving server (tests/peers/fault_server.py, Python SDK `mcp`).
+fn fault_server(test: &str, options: &[&str]) -> Option<StdioLaunch> {
+    let python = peer(test, ".venv/bin/python")?;
+    let script = peers().join("fault_server.py");
+    let script = script.to_string_lossy().into_owned();
+    let mut args = vec![script.as_str()];
+    args.extend_from_slice(options);
+    Some(launch(&python, &args, &[]))
+}
+
+#[tokio::test]
+async fn plain_text_on_stdout_before_the_protocol_is_skipped() {
+    let Some(banner) = fault_server("banner", &["--banner"]) else {
+        return;
+    };
+    let server = stdio::start("banner", banner).await.unwrap();
+    let echoed = server
+        .call_tool(
+            "echo",
+            args(json!({"text": "still fine"})),
+            Duration::from_secs(10),
+        )
+        .await
+        .unwrap();
+    assert!(text_of(&echoed).contains("still fine"));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_crash_mid_call_fails_the_call_at_once_with_the_servers_last_words() {
+    let Some(faulty) = fault_server("crash", &[]) else {
+        return;
+    };
+    let server = stdio::start("faulty", faulty).await.unwrap();
+    let started = Instant::now();
+    let err = server
+        .call_tool("crash", Map::new(), Duration::from_secs(30))
+        .await
+        .unwrap_err();
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "the call failed when the server died, not at the timeout ({:?})",
+        started.elapsed()
+    );
+    assert!(matches!(err, McpError::Request { .. }), "{err:?}");
+    assert!(
+        err.to_string().contains("about to crash on purpose"),
+        "{err}"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_hung_call_times_out_and_the_server_keeps_answering() {
+    let Some(faulty) = fault_server("hang", &[]) else {
+        return;
+    };
+    let server = stdio::start("faulty", faulty).await.unwrap();
+    let err = server
+        .call_tool("hang", Map::new(), Duration::from_millis(500))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, McpError::Timeout { .. }), "{err:?}");
+    let echoed = server
+        .call_tool(
+            "echo",
+            args(json!({"text": "after the hang"})),
+            Duration::from_secs(10),
+        )
+        .await
+        .unwrap();
+    assert!(text_of(&echoed).contains("after the hang"));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_slow_starting_server_is_waited_for_up_to_the_deadline() {
+    let Some(mut slow) = fault_server("slow_start", &["--slow-start", "2"]) else {
+        return;
+    };
+    slow.startup_timeout = Duration::from_secs(20);
+    let server = stdio::start("slow", slow).await.unwrap();
+    server.list_tools().await.unwrap();
+    server.stop().await;
+    let Some(mut too_slow) = fault_server("slow_start", &["--slow-start", "10"]) else {
+        return;
+    };
+    too_slow.startup_timeout = Duration::from_secs(1);
+    let err = stdio::start("too-slow", too_slow).await.unwrap_err();
+    assert!(matches!(err, McpError::StartupTimeout { .. }), "{err:?}");
+}

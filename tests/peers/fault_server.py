@@ -1,0 +1,57 @@
+"""A small MCP server (Python SDK `mcp`) that misbehaves on purpose, for the host's tests.
+
+Options:
+  --banner       print a line of plain text on stdout before speaking JSON-RPC
+  --slow-start S sleep S seconds before answering anything
+
+Tools: echo(text), crash() exits mid-call after a word on stderr, hang() never answers,
+slow(seconds) answers after a while.
+"""
+
+import asyncio
+import os
+import sys
+import time
+
+from mcp.server.mcpserver import MCPServer
+
+args = sys.argv[1:]
+if "--banner" in args:
+    # What many servers do by mistake: a greeting on the protocol stream.
+    sys.stdout.write("Fault server v1 starting, have a nice day!\n")
+    sys.stdout.flush()
+if "--slow-start" in args:
+    time.sleep(float(args[args.index("--slow-start") + 1]))
+
+server = MCPServer("fault-server")
+
+
+@server.tool()
+def echo(text: str) -> str:
+    """Says the text back."""
+    return text
+
+
+@server.tool()
+def crash() -> str:
+    """Dies in the middle of the call."""
+    sys.stderr.write("fault-server: about to crash on purpose\n")
+    sys.stderr.flush()
+    os._exit(7)
+
+
+@server.tool()
+async def hang() -> str:
+    """Never answers."""
+    await asyncio.sleep(3600)
+    return "unreachable"
+
+
+@server.tool()
+async def slow(seconds: float) -> str:
+    """Answers after `seconds`."""
+    await asyncio.sleep(seconds)
+    return f"done after {seconds} s"
+
+
+server.run()

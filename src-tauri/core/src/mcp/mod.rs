@@ -7,6 +7,7 @@
 pub mod catalogue;
 pub mod config;
 pub mod environment;
+pub mod host;
 pub mod launch;
 pub mod results;
 pub mod stdio;

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use process_wrap::tokio::CommandWrap;
 use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
-use rmcp::service::{RoleClient, RunningService, ServiceExt};
+use rmcp::service::{Peer, RoleClient, RunningServiceCancellationToken, ServiceExt};
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Map, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -106,10 +106,14 @@ impl StderrRing {
     }
 }
 
-/// A running stdio server.
+/// A running stdio server. Its exit is awaited by a task of its own (not polled): when the
+/// server dies, [`StdioServer::exited`] resolves and every pending call fails at once.
 pub struct StdioServer {
     name: String,
-    service: RunningService<RoleClient, ()>,
+    peer: Peer<RoleClient>,
+    info: Option<String>,
+    stop: Mutex<Option<RunningServiceCancellationToken>>,
+    exit: tokio::sync::watch::Receiver<Option<String>>,
     pid: Option<u32>,
     stderr: Arc<StderrRing>,
 }
@@ -185,9 +189,34 @@ pub async fn start(name: &str, launch: StdioLaunch) -> Result<StdioServer, McpEr
             });
         }
     };
+    let peer = service.peer().clone();
+    let info = service.peer_info().and_then(|i| {
+        i.server_info
+            .as_ref()
+            .map(|s| format!("{} {}", s.name, s.version))
+    });
+    let stop = Mutex::new(Some(service.cancellation_token()));
+    let (exit_tx, exit) = tokio::sync::watch::channel(None);
+    let server_name = name.to_owned();
+    let ring = Arc::clone(&stderr);
+    tokio::spawn(async move {
+        let reason = service.waiting().await;
+        // Whatever the leader left behind in its group goes too.
+        end_process_group(pid).await;
+        let why = match reason {
+            Ok(rmcp::service::QuitReason::Cancelled) => "stopped".to_owned(),
+            Ok(_) => "the server closed its connection (it exited or crashed)".to_owned(),
+            Err(e) => format!("the server's task failed: {e}"),
+        };
+        tracing::info!(server = %server_name, %why, stderr_tail = %ring.tail(400), "MCP server ended");
+        let _ = exit_tx.send(Some(why));
+    });
     Ok(StdioServer {
         name: name.to_owned(),
-        service,
+        peer,
+        info,
+        stop,
+        exit,
         pid,
         stderr,
     })
@@ -245,9 +274,22 @@ impl StdioServer {
 
     /// The name and version the server gave at `initialize`.
     pub fn server_info(&self) -> Option<String> {
-        let info = self.service.peer_info()?;
-        let server = info.server_info.as_ref()?;
-        Some(format!("{} {}", server.name, server.version))
+        self.info.clone()
+    }
+
+    /// Resolves when the server has ended (stopped, exited or crashed), with why.
+    pub async fn exited(&self) -> String {
+        let mut exit = self.exit.clone();
+        let why = match exit.wait_for(Option::is_some).await {
+            Ok(why) => why.clone().unwrap_or_default(),
+            Err(_) => "the server's supervisor ended".to_owned(),
+        };
+        why
+    }
+
+    /// Whether the server has ended.
+    pub fn has_exited(&self) -> bool {
+        self.exit.borrow().is_some()
     }
 
     fn request_error(&self, e: &impl std::fmt::Display) -> McpError {
@@ -263,7 +305,7 @@ impl StdioServer {
     /// # Errors
     /// The server failed or went away.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, McpError> {
-        self.service
+        self.peer
             .list_all_tools()
             .await
             .map_err(|e| self.request_error(&e))
@@ -281,7 +323,7 @@ impl StdioServer {
         timeout: Duration,
     ) -> Result<CallToolResult, McpError> {
         let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
-        match tokio::time::timeout(timeout, self.service.call_tool(params)).await {
+        match tokio::time::timeout(timeout, self.peer.call_tool(params)).await {
             Ok(result) => result.map_err(|e| self.request_error(&e)),
             Err(_) => Err(McpError::Timeout {
                 server: self.name.clone(),
@@ -291,16 +333,23 @@ impl StdioServer {
     }
 
     /// Stops the server: stdin closed, then TERM, then KILL (rmcp), then whatever else is
-    /// left in its process group.
-    pub async fn stop(self) {
-        let name = self.name.clone();
-        match self.service.cancel().await {
-            Ok(reason) => tracing::info!(server = %name, ?reason, "MCP server stopped"),
-            Err(e) => {
-                tracing::warn!(server = %name, error = %e, "MCP server stop did not finish cleanly")
-            }
+    /// left in its process group. Returns once it has ended (or after 10 s, having killed it).
+    pub async fn stop(&self) {
+        let token = self
+            .stop
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        if let Some(token) = token {
+            token.cancel();
         }
-        end_process_group(self.pid).await;
+        if tokio::time::timeout(Duration::from_secs(10), self.exited())
+            .await
+            .is_err()
+        {
+            tracing::warn!(server = %self.name, "MCP server did not end in time; killing its group");
+            end_process_group(self.pid).await;
+        }
     }
 }
 
@@ -308,7 +357,7 @@ impl StdioServer {
 /// a second. Nothing happens when the group is already empty. (Windows: the Job Object ends
 /// every process in it when its handle closes.)
 #[cfg(unix)]
-async fn end_process_group(pgid: Option<u32>) {
+pub(crate) async fn end_process_group(pgid: Option<u32>) {
     use nix::sys::signal::{killpg, Signal};
     use nix::unistd::Pid;
     let Some(pgid) = pgid.and_then(|p| i32::try_from(p).ok()) else {
@@ -332,4 +381,4 @@ async fn end_process_group(pgid: Option<u32>) {
 }
 
 #[cfg(not(unix))]
-async fn end_process_group(_pgid: Option<u32>) {}
+pub(crate) async fn end_process_group(_pgid: Option<u32>) {}

@@ -1,0 +1,356 @@
+//! The supervisor of every running stdio server: all start at once in the background (the
+//! caller never waits), each has a state a person can read, a crash restarts it with
+//! exponential backoff (1 s, 2 s, 4 s, 8 s, 16 s, capped at 30 s; failed after 5 tries in a
+//! row), shutdown stops them all concurrently within a deadline, and the process groups of
+//! running servers are recorded so that an app killed with `kill -9` has them stopped at its
+//! next start.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
+
+use super::stdio::{self, McpError, StdioLaunch, StdioServer};
+
+/// Tries in a row before a crashing server is left failed.
+pub const MAX_TRIES: u32 = 5;
+/// A server that ran this long before crashing starts its count of tries afresh.
+const HEALTHY_RUN: Duration = Duration::from_secs(60);
+
+/// What a person sees of a server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum ServerState {
+    Starting,
+    Running {
+        pid: Option<u32>,
+        tools: usize,
+    },
+    /// Waiting `in_secs` before try `attempt` (of [`MAX_TRIES`]) after a crash.
+    Restarting {
+        attempt: u32,
+        in_secs: u64,
+        reason: String,
+    },
+    Failed {
+        reason: String,
+    },
+    Stopped,
+}
+
+/// The first delay is 1 s, doubling, at most 30 s.
+pub fn backoff(attempt: u32) -> Duration {
+    backoff_in(attempt, Duration::from_secs(1))
+}
+
+/// [`backoff`] in units of `unit` instead of seconds.
+fn backoff_in(attempt: u32, unit: Duration) -> Duration {
+    (unit * (1u32 << attempt.saturating_sub(1).min(5))).min(unit * 30)
+}
+
+struct Slot {
+    state: ServerState,
+    server: Option<Arc<StdioServer>>,
+    stop: CancellationToken,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+/// The servers this app runs.
+#[derive(Clone)]
+pub struct McpHost {
+    slots: Arc<Mutex<BTreeMap<String, Slot>>>,
+    pids: Arc<PidRecords>,
+    backoff_unit: Duration,
+}
+
+impl McpHost {
+    /// A host that records its servers' process groups in `pid_file`. Groups recorded there by
+    /// an earlier run that did not stop them (it was killed) are stopped first.
+    pub async fn new(pid_file: PathBuf) -> McpHost {
+        let pids = Arc::new(PidRecords {
+            path: pid_file,
+            lock: Mutex::new(()),
+        });
+        pids.stop_leftovers().await;
+        McpHost {
+            slots: Arc::default(),
+            pids,
+            backoff_unit: Duration::from_secs(1),
+        }
+    }
+
+    /// Restarts wait `unit` × 1, 2, 4, … instead of seconds (tests use milliseconds).
+    #[must_use]
+    pub fn with_backoff_unit(mut self, unit: Duration) -> McpHost {
+        self.backoff_unit = unit;
+        self
+    }
+
+    fn slots(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Slot>> {
+        self.slots
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn set_state(&self, name: &str, state: ServerState, server: Option<Option<Arc<StdioServer>>>) {
+        let mut slots = self.slots();
+        if let Some(slot) = slots.get_mut(name) {
+            tracing::info!(server = name, state = ?state, "MCP server state");
+            slot.state = state;
+            if let Some(server) = server {
+                slot.server = server;
+            }
+        }
+    }
+
+    /// Starts supervising `name` in the background; returns at once. A server already there
+    /// is stopped first.
+    pub async fn spawn(&self, name: &str, launch: StdioLaunch) {
+        self.stop(name).await;
+        let stop = CancellationToken::new();
+        self.slots().insert(
+            name.to_owned(),
+            Slot {
+                state: ServerState::Starting,
+                server: None,
+                stop: stop.clone(),
+                task: None,
+            },
+        );
+        let host = self.clone();
+        let server_name = name.to_owned();
+        let task = tokio::spawn(async move { host.supervise(&server_name, launch, stop).await });
+        if let Some(slot) = self.slots().get_mut(name) {
+            slot.task = Some(task);
+        }
+    }
+
+    async fn supervise(&self, name: &str, launch: StdioLaunch, stop: CancellationToken) {
+        let mut attempt = 0u32;
+        loop {
+            attempt += 1;
+            let started = tokio::select! {
+                () = stop.cancelled() => return self.set_state(name, ServerState::Stopped, Some(None)),
+                started = stdio::start(name, launch.clone()) => started,
+            };
+            let reason = match started {
+                Ok(server) => {
+                    let server = Arc::new(server);
+                    let began = Instant::now();
+                    self.pids.record(name, server.pid());
+                    let tools = server.list_tools().await.map(|t| t.len()).unwrap_or(0);
+                    self.set_state(
+                        name,
+                        ServerState::Running {
+                            pid: server.pid(),
+                            tools,
+                        },
+                        Some(Some(Arc::clone(&server))),
+                    );
+                    let why = tokio::select! {
+                        () = stop.cancelled() => {
+                            server.stop().await;
+                            self.pids.forget(name);
+                            return self.set_state(name, ServerState::Stopped, Some(None));
+                        }
+                        why = server.exited() => why,
+                    };
+                    self.pids.forget(name);
+                    if began.elapsed() >= HEALTHY_RUN {
+                        attempt = 1;
+                    }
+                    let tail = server.stderr_tail();
+                    if tail.trim().is_empty() {
+                        why
+                    } else {
+                        format!("{why}\n{}", tail.trim_end())
+                    }
+                }
+                Err(e @ McpError::Spawn { .. }) => {
+                    // A program that cannot run will not run on the next try either.
+                    return self.set_state(
+                        name,
+                        ServerState::Failed {
+                            reason: e.to_string(),
+                        },
+                        Some(None),
+                    );
+                }
+                Err(e) => e.to_string(),
+            };
+            if attempt >= MAX_TRIES {
+                return self.set_state(
+                    name,
+                    ServerState::Failed {
+                        reason: format!("{reason}\n(gave up after {MAX_TRIES} tries)"),
+                    },
+                    Some(None),
+                );
+            }
+            let delay = backoff_in(attempt, self.backoff_unit);
+            self.set_state(
+                name,
+                ServerState::Restarting {
+                    attempt: attempt + 1,
+                    in_secs: delay.as_secs().max(u64::from(!delay.is_zero())),
+                    reason,
+                },
+                Some(None),
+            );
+            tokio::select! {
+                () = stop.cancelled() => return self.set_state(name, ServerState::Stopped, None),
+                () = tokio::time::sleep(delay) => {}
+            }
+        }
+    }
+
+    /// Every server's state, by name.
+    pub fn states(&self) -> BTreeMap<String, ServerState> {
+        self.slots()
+            .iter()
+            .map(|(name, slot)| (name.clone(), slot.state.clone()))
+            .collect()
+    }
+
+    /// The running server `name`, for calls.
+    pub fn server(&self, name: &str) -> Option<Arc<StdioServer>> {
+        self.slots().get(name).and_then(|s| s.server.clone())
+    }
+
+    /// Stops one server and waits for it.
+    pub async fn stop(&self, name: &str) {
+        let task = {
+            let mut slots = self.slots();
+            slots.get_mut(name).and_then(|slot| {
+                slot.stop.cancel();
+                slot.task.take()
+            })
+        };
+        if let Some(task) = task {
+            let _ = task.await;
+        }
+    }
+
+    /// Stops every server at once; whatever has not ended by `deadline` has its group killed.
+    pub async fn shutdown(&self, deadline: Duration) {
+        let names: Vec<String> = self.slots().keys().cloned().collect();
+        let stops = names.iter().map(|name| self.stop(name));
+        if tokio::time::timeout(deadline, futures_util::future::join_all(stops))
+            .await
+            .is_err()
+        {
+            tracing::warn!("MCP servers still running at the shutdown deadline; killing them");
+            self.pids.stop_leftovers().await;
+        }
+    }
+}
+
+/// The process groups of running servers, on disk: `{server: {pgid, start_time}}`.
+struct PidRecords {
+    path: PathBuf,
+    /// One read-modify-write at a time: servers start and stop concurrently.
+    lock: Mutex<()>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+struct PidRecord {
+    pgid: u32,
+    /// The process's start time (Linux: field 22 of /proc/PID/stat), so a reused PID is not
+    /// mistaken for our server.
+    start_time: Option<u64>,
+}
+
+impl PidRecords {
+    fn read(&self) -> BTreeMap<String, PidRecord> {
+        std::fs::read_to_string(&self.path)
+            .ok()
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or_default()
+    }
+
+    fn write(&self, records: &BTreeMap<String, PidRecord>) {
+        let result = (|| -> std::io::Result<()> {
+            if let Some(dir) = self.path.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            let dir = self.path.parent().unwrap_or(std::path::Path::new("."));
+            let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+            std::io::Write::write_all(&mut tmp, serde_json::to_string(records)?.as_bytes())?;
+            tmp.persist(&self.path).map_err(|e| e.error)?;
+            Ok(())
+        })();
+        if let Err(e) = result {
+            tracing::warn!(path = %self.path.display(), error = %e, "cannot record MCP server processes");
+        }
+    }
+
+    fn record(&self, name: &str, pid: Option<u32>) {
+        let Some(pgid) = pid else { return };
+        let _one_at_a_time = self
+            .lock
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut records = self.read();
+        records.insert(
+            name.to_owned(),
+            PidRecord {
+                pgid,
+                start_time: start_time(pgid),
+            },
+        );
+        self.write(&records);
+    }
+
+    fn forget(&self, name: &str) {
+        let _one_at_a_time = self
+            .lock
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut records = self.read();
+        if records.remove(name).is_some() {
+            self.write(&records);
+        }
+    }
+
+    /// Stops every recorded group that is still the same process, and clears the records.
+    async fn stop_leftovers(&self) {
+        let records = self.read();
+        if records.is_empty() {
+            return;
+        }
+        for (name, record) in &records {
+            let same = match (record.start_time, start_time(record.pgid)) {
+                (Some(recorded), Some(now)) => recorded == now,
+                // Without /proc we cannot tell a reused PID apart: leave it alone.
+                _ => false,
+            };
+            if same {
+                tracing::warn!(server = %name, pgid = record.pgid, "stopping an MCP server left running by an earlier run");
+                stdio::end_process_group(Some(record.pgid)).await;
+            }
+        }
+        self.write(&BTreeMap::new());
+    }
+}
+
+/// When the process started, in clock ticks since boot (Linux); `None` elsewhere or if gone.
+fn start_time(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name (which may hold spaces) start at field 3.
+    let rest = stat.rsplit_once(')')?.1;
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_backoff_doubles_from_one_second_up_to_thirty() {
+        let delays: Vec<u64> = (1..=7).map(|a| backoff(a).as_secs()).collect();
+        assert_eq!(delays, [1, 2, 4, 8, 16, 30, 30]);
+    }
+}

@@ -1,0 +1,263 @@
+//! The supervisor with real servers: everything starts in the background at once, a crash
+//! restarts with backoff, a server that keeps dying is left failed with its last words,
+//! shutdown leaves no process, and groups left by a killed app are stopped at the next start.
+
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::Map;
+use switchboard_core::mcp::environment::{resolve_command, search_path, server_env};
+use switchboard_core::mcp::host::{McpHost, ServerState};
+use switchboard_core::mcp::stdio::StdioLaunch;
+
+fn peers() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/peers")
+}
+
+fn installed() -> bool {
+    let ok = peers()
+        .join("node_modules/.bin/mcp-server-everything")
+        .exists()
+        && peers().join(".venv/bin/python").exists();
+    if !ok {
+        assert!(
+            std::env::var_os("SWITCHBOARD_REQUIRE_PEERS").is_none(),
+            "the peers in tests/peers are not installed"
+        );
+        eprintln!("SKIPPED: the peers in tests/peers are not installed");
+    }
+    ok
+}
+
+fn launch(program: &str, args: &[&str]) -> StdioLaunch {
+    let path = search_path(None, std::env::var_os("PATH").as_deref());
+    StdioLaunch {
+        program: resolve_command(program, &path, Path::new("/")).unwrap(),
+        args: args.iter().map(|a| (*a).to_owned()).collect(),
+        env: server_env(std::env::vars_os(), &path, []),
+        cwd: None,
+        stderr_log: None,
+        startup_timeout: Duration::from_secs(20),
+    }
+}
+
+fn everything() -> StdioLaunch {
+    launch(
+        &peers()
+            .join("node_modules/.bin/mcp-server-everything")
+            .to_string_lossy(),
+        &["stdio"],
+    )
+}
+
+fn fault() -> StdioLaunch {
+    let script = peers().join("fault_server.py");
+    launch(
+        &peers().join(".venv/bin/python").to_string_lossy(),
+        &[&script.to_string_lossy()],
+    )
+}
+
+async fn wait_for(host: &McpHost, name: &str, what: impl Fn(&ServerState) -> bool) -> ServerState {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(state) = host.states().get(name) {
+            if what(state) {
+                return state.clone();
+            }
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{name}: {:?}",
+            host.states().get(name)
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        !stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z')
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn servers_start_in_the_background_and_a_crash_restarts_with_backoff() {
+    if !installed() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let host = McpHost::new(dir.path().join("pids.json"))
+        .await
+        .with_backoff_unit(Duration::from_millis(50));
+    let began = Instant::now();
+    host.spawn("everything", everything()).await;
+    host.spawn("faulty", fault()).await;
+    host.spawn(
+        "time",
+        launch(
+            &peers().join(".venv/bin/mcp-server-time").to_string_lossy(),
+            &[],
+        ),
+    )
+    .await;
+    assert!(
+        began.elapsed() < Duration::from_millis(500),
+        "spawning does not wait for servers"
+    );
+    for name in ["everything", "faulty", "time"] {
+        wait_for(&host, name, |s| matches!(s, ServerState::Running { .. })).await;
+    }
+    let ServerState::Running {
+        pid: Some(first_pid),
+        tools,
+    } = host.states()["faulty"]
+    else {
+        panic!()
+    };
+    assert_eq!(tools, 4);
+    let records = std::fs::read_to_string(dir.path().join("pids.json")).unwrap();
+    assert!(
+        records.contains("faulty") && records.contains("everything"),
+        "{records}"
+    );
+
+    // The fault server dies mid-call: the call fails at once and the server comes back.
+    let server = host.server("faulty").unwrap();
+    assert!(server
+        .call_tool("crash", Map::new(), Duration::from_secs(30))
+        .await
+        .is_err());
+    let back = wait_for(
+        &host,
+        "faulty",
+        |s| matches!(s, ServerState::Running { pid: Some(p), .. } if *p != first_pid),
+    )
+    .await;
+    assert!(matches!(back, ServerState::Running { tools: 4, .. }));
+
+    host.shutdown(Duration::from_secs(10)).await;
+    for (name, state) in host.states() {
+        assert_eq!(state, ServerState::Stopped, "{name}");
+    }
+    assert!(!alive(first_pid));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("pids.json")).unwrap(),
+        "{}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_keeps_dying_is_left_failed_after_five_tries_with_its_last_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = McpHost::new(dir.path().join("pids.json"))
+        .await
+        .with_backoff_unit(Duration::from_millis(20));
+    host.spawn(
+        "doomed",
+        launch(
+            "sh",
+            &["-c", "echo \"doomed: DATABASE_URL is not set\" >&2; exit 1"],
+        ),
+    )
+    .await;
+    let seen_restart = wait_for(&host, "doomed", |s| {
+        matches!(
+            s,
+            ServerState::Restarting { .. } | ServerState::Failed { .. }
+        )
+    })
+    .await;
+    assert!(
+        matches!(&seen_restart, ServerState::Restarting { reason, .. } if reason.contains("DATABASE_URL")),
+        "{seen_restart:?}"
+    );
+    let failed = wait_for(&host, "doomed", |s| matches!(s, ServerState::Failed { .. })).await;
+    let ServerState::Failed { reason } = failed else {
+        unreachable!()
+    };
+    assert!(
+        reason.contains("DATABASE_URL is not set") && reason.contains("5 tries"),
+        "{reason}"
+    );
+}
+
+#[tokio::test]
+async fn server_groups_left_by_a_killed_app_are_stopped_at_the_next_start() {
+    let dir = tempfile::tempdir().unwrap();
+    // A "server" that was running when the app was killed: its own group, with a child.
+    let mut leftover = std::process::Command::new("sh")
+        .args(["-c", "sleep 1000 & exec sleep 1001"])
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let pgid = leftover.id();
+    let start_time = std::fs::read_to_string(format!("/proc/{pgid}/stat"))
+        .unwrap()
+        .rsplit_once(')')
+        .unwrap()
+        .1
+        .split_whitespace()
+        .nth(19)
+        .unwrap()
+        .to_owned();
+    // And a record whose process has been replaced by another (a reused PID): left alone.
+    let mut bystander = std::process::Command::new("sleep")
+        .arg("1002")
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let records = format!(
+        r#"{{"leftover": {{"pgid": {pgid}, "start_time": {start_time}}}, "reused": {{"pgid": {}, "start_time": 1}}}}"#,
+        bystander.id()
+    );
+    std::fs::write(dir.path().join("pids.json"), records).unwrap();
+
+    let _host = McpHost::new(dir.path().join("pids.json")).await;
+    let status = leftover.wait().unwrap();
+    assert!(!status.success(), "the leftover was stopped");
+    assert!(
+        bystander.try_wait().unwrap().is_none(),
+        "a reused PID is not killed"
+    );
+    bystander.kill().unwrap();
+    bystander.wait().unwrap();
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("pids.json")).unwrap(),
+        "{}"
+    );
+    // The leftover's child went with it.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !group_members(pgid).is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "{:?} still in the group",
+            group_members(pgid)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Live (not zombie) processes whose process group is `pgid`, read from /proc.
+fn group_members(pgid: u32) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+                let fields: Vec<&str> = stat
+                    .rsplit_once(')')
+                    .map_or("", |r| r.1)
+                    .split_whitespace()
+                    .collect();
+                fields.first() != Some(&"Z") && fields.get(2) == Some(&pgid.to_string().as_str())
+            })
+        })
+        .collect()
+}

@@ -56,6 +56,18 @@ pub fn run() -> i32 {
             let settings = app.store(paths.settings_file())?;
             let secrets = Arc::new(KeyringStore::new(paths.keychain_service()));
             app.manage(AppState::new(paths.clone(), secrets, settings));
+            let handle = app.handle().clone();
+            tauri::async_runtime::spawn(async move {
+                handle.state::<AppState>().start_mcp_servers().await;
+            });
+            // TERM (logout, shutdown, a process manager) and Ctrl-C end the app the normal way,
+            // so its MCP servers are stopped too.
+            let handle = app.handle().clone();
+            tauri::async_runtime::spawn(async move {
+                exit_signal().await;
+                tracing::info!("asked to quit by a signal");
+                handle.exit(0);
+            });
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![
@@ -92,11 +104,45 @@ pub fn run() -> i32 {
     };
     // `run_return`, not `run`: on Linux `run` ends the process from inside the event loop, so
     // nothing after it (the instance guard, the log flush) would ever run.
-    let code = app.run_return(|_, _| {});
+    let code = app.run_return(|handle, event| {
+        if let tauri::RunEvent::Exit = event {
+            // Every MCP server is stopped before the process ends, within a few seconds.
+            let state = handle.state::<AppState>();
+            tauri::async_runtime::block_on(
+                state.stop_mcp_servers(std::time::Duration::from_secs(5)),
+            );
+        }
+    });
     tracing::info!(code, "window closed; exiting");
     drop(instance_guard);
     drop(logs);
     code
+}
+
+/// Resolves on SIGTERM or SIGINT (Unix) or Ctrl-C (Windows).
+async fn exit_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) {
+            (Ok(mut term), Ok(mut int)) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = int.recv() => {}
+                }
+            }
+            _ => std::future::pending::<()>().await,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
 }
 
 /// Brings the main window to the front; `false` when there is no window to show yet.

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use switchboard_core::mcp::host::McpHost;
 use switchboard_core::secrets::SecretStore;
 use switchboard_core::{AppPaths, Core};
 use tauri::Wry;
@@ -13,6 +14,8 @@ pub struct AppState {
     paths: AppPaths,
     secrets: Arc<dyn SecretStore>,
     core: OnceCell<Core>,
+    /// The running MCP servers; set once they have been handed over at start-up.
+    pub mcp: OnceCell<McpHost>,
     pub settings: Arc<Store<Wry>>,
 }
 
@@ -22,6 +25,7 @@ impl AppState {
             paths,
             secrets,
             core: OnceCell::new(),
+            mcp: OnceCell::new(),
             settings,
         }
     }
@@ -36,5 +40,25 @@ impl AppState {
                 core
             })
             .await
+    }
+
+    /// Starts every enabled, approved MCP server in the background (run on its own task at
+    /// start-up: the window never waits for servers).
+    pub async fn start_mcp_servers(&self) {
+        let core = self.core().await;
+        let host = self
+            .mcp
+            .get_or_init(|| McpHost::new(core.mcp_pid_file()))
+            .await;
+        if let Err(e) = core.mcp_start_all(host).await {
+            tracing::warn!(error = %e, "MCP servers were not started");
+        }
+    }
+
+    /// Stops every MCP server, waiting at most `deadline`.
+    pub async fn stop_mcp_servers(&self, deadline: std::time::Duration) {
+        if let Some(host) = self.mcp.get() {
+            host.shutdown(deadline).await;
+        }
     }
 }

@@ -213,11 +213,25 @@ async fn server_groups_left_by_a_killed_app_are_stopped_at_the_next_start() {
         .process_group(0)
         .spawn()
         .unwrap();
-    let records = format!(
-        r#"{{"leftover": {{"pgid": {pgid}, "start_time": {start_time}}}, "reused": {{"pgid": {}, "start_time": 1}}}}"#,
-        bystander.id()
-    );
-    std::fs::write(dir.path().join("pids.json"), records).unwrap();
+    // And a server whose leader has exited (its stdin closed with the app) but whose child
+    // lives on in its group.
+    let orphaned_group = std::process::Command::new("sh")
+        .args(["-c", "sleep 1003 >/dev/null 2>&1 & echo $!"])
+        .process_group(0)
+        .output()
+        .unwrap();
+    let orphan: u32 = String::from_utf8_lossy(&orphaned_group.stdout)
+        .trim()
+        .parse()
+        .unwrap();
+    let orphan_pgid = group_of(orphan);
+    let start_time: u64 = start_time.parse().unwrap();
+    let records = serde_json::json!({
+        "leftover": {"pgid": pgid, "start_time": start_time},
+        "reused": {"pgid": bystander.id(), "start_time": 1},
+        "orphaned": {"pgid": orphan_pgid, "start_time": 1},
+    });
+    std::fs::write(dir.path().join("pids.json"), records.to_string()).unwrap();
 
     let _host = McpHost::new(dir.path().join("pids.json")).await;
     let status = leftover.wait().unwrap();
@@ -242,6 +256,18 @@ async fn server_groups_left_by_a_killed_app_are_stopped_at_the_next_start() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+fn group_of(pid: u32) -> u32 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    stat.rsplit_once(')')
+        .unwrap()
+        .1
+        .split_whitespace()
+        .nth(2)
+        .unwrap()
+        .parse()
+        .unwrap()
 }
 
 /// Live (not zombie) processes whose process group is `pgid`, read from /proc.

@@ -1,7 +1,7 @@
 //! MCP servers as a person manages them: the list with each server's state of approval, add,
 //! remove (secrets and approval too), import with a preview, approve, and starting a stdio
-//! server only when what it runs is exactly what was approved. Supervising running servers
-//! (restarts, the catalogue) comes with the rest of issue 4.
+//! server only when what it runs is exactly what was approved; handing every such server to
+//! the supervisor ([`McpHost`]).
 
 use std::path::PathBuf;
 
@@ -14,8 +14,9 @@ use crate::mcp::config::{
     ServerEntry, FILE_NAME,
 };
 use crate::mcp::environment::{login_shell_path, search_path, LOGIN_SHELL_TIMEOUT};
+use crate::mcp::host::McpHost;
 use crate::mcp::launch::stdio_launch;
-use crate::mcp::stdio::{self, StdioServer};
+use crate::mcp::stdio::{self, StdioLaunch, StdioServer};
 
 /// One configured server as lists show it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -193,12 +194,13 @@ impl Core {
             .ok_or(CoreError::NotFound { what: key })
     }
 
-    /// Starts a stdio server, only if it is enabled and approved exactly as it is now.
+    /// Everything needed to start a stdio server, only if it is enabled and approved exactly
+    /// as it is now.
     ///
     /// # Errors
-    /// [`CoreError::NeedsApproval`] with the full command line; not found; disabled; the
-    /// start failed (with the server's stderr tail).
-    pub async fn mcp_start(&self, name: &str) -> Result<StdioServer, CoreError> {
+    /// [`CoreError::NeedsApproval`] with the full command line; not found; disabled; a secret
+    /// or the command that cannot be found.
+    pub async fn mcp_prepare(&self, name: &str) -> Result<(String, StdioLaunch), CoreError> {
         let file = self.load_mcp()?;
         let (key, entry) = file.find(name).ok_or_else(|| CoreError::NotFound {
             what: format!("server “{}”", name.trim()),
@@ -244,6 +246,50 @@ impl Core {
         })
         .await
         .map_err(|e| CoreError::Store(crate::store::StoreError::Task(e.to_string())))??;
-        Ok(stdio::start(key, launch).await?)
+        Ok((key.clone(), launch))
+    }
+
+    /// Starts a stdio server (see [`Core::mcp_prepare`]) and completes its handshake.
+    ///
+    /// # Errors
+    /// As [`Core::mcp_prepare`]; the start failed (with the server's stderr tail).
+    pub async fn mcp_start(&self, name: &str) -> Result<StdioServer, CoreError> {
+        let (key, launch) = self.mcp_prepare(name).await?;
+        Ok(stdio::start(&key, launch).await?)
+    }
+
+    /// Hands every enabled, approved stdio server to `host`, which starts them all in the
+    /// background. Returns the servers left out, with why (needs approval, invalid, not yet
+    /// supported transport).
+    ///
+    /// # Errors
+    /// mcp.json cannot be read.
+    pub async fn mcp_start_all(&self, host: &McpHost) -> Result<Vec<(String, String)>, CoreError> {
+        let mut left_out = Vec::new();
+        for view in self.mcp_servers().await? {
+            if view.disabled {
+                continue;
+            }
+            if view.transport != Some("stdio") && view.error.is_none() {
+                left_out.push((
+                    view.name,
+                    "remote servers are not supported by this build yet".to_owned(),
+                ));
+                continue;
+            }
+            match self.mcp_prepare(&view.name).await {
+                Ok((name, launch)) => host.spawn(&name, launch).await,
+                Err(e) => left_out.push((view.name, e.to_string())),
+            }
+        }
+        for (name, why) in &left_out {
+            tracing::warn!(server = %name, %why, "MCP server not started");
+        }
+        Ok(left_out)
+    }
+
+    /// Where the host records its servers' process groups.
+    pub fn mcp_pid_file(&self) -> PathBuf {
+        self.paths.data_dir.join("mcp-processes.json")
     }
 }

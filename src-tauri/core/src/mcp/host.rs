@@ -133,14 +133,17 @@ impl McpHost {
         loop {
             attempt += 1;
             let started = tokio::select! {
-                () = stop.cancelled() => return self.set_state(name, ServerState::Stopped, Some(None)),
-                started = stdio::start(name, launch.clone()) => started,
+                () = stop.cancelled() => {
+                    // The half-started process is killed with its dropped transport.
+                    self.pids.forget(name);
+                    return self.set_state(name, ServerState::Stopped, Some(None));
+                }
+                started = stdio::start_with(name, launch.clone(), |pid| self.pids.record(name, pid)) => started,
             };
             let reason = match started {
                 Ok(server) => {
                     let server = Arc::new(server);
                     let began = Instant::now();
-                    self.pids.record(name, server.pid());
                     let tools = server.list_tools().await.map(|t| t.len()).unwrap_or(0);
                     self.set_state(
                         name,
@@ -170,6 +173,7 @@ impl McpHost {
                     }
                 }
                 Err(e @ McpError::Spawn { .. }) => {
+                    self.pids.forget(name);
                     // A program that cannot run will not run on the next try either.
                     return self.set_state(
                         name,
@@ -179,7 +183,10 @@ impl McpHost {
                         Some(None),
                     );
                 }
-                Err(e) => e.to_string(),
+                Err(e) => {
+                    self.pids.forget(name);
+                    e.to_string()
+                }
             };
             if attempt >= MAX_TRIES {
                 return self.set_state(
@@ -322,10 +329,16 @@ impl PidRecords {
             return;
         }
         for (name, record) in &records {
+            let proc_fs = std::path::Path::new("/proc/self/stat").exists();
             let same = match (record.start_time, start_time(record.pgid)) {
+                // The leader still runs: it is ours if it started when we recorded.
                 (Some(recorded), Some(now)) => recorded == now,
-                // Without /proc we cannot tell a reused PID apart: leave it alone.
-                _ => false,
+                // The leader has exited (a server whose stdin closed with the app), but its
+                // children may remain. While any process is in a group, its id cannot be
+                // given to a new process, so signalling the group reaches only those.
+                (_, None) => proc_fs,
+                // Without /proc a reused PID cannot be told apart: leave it alone.
+                (None, Some(_)) => false,
             };
             if same {
                 tracing::warn!(server = %name, pgid = record.pgid, "stopping an MCP server left running by an earlier run");

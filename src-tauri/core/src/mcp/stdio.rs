@@ -134,6 +134,19 @@ impl std::fmt::Debug for StdioServer {
 /// answers wrongly before the handshake ends; [`McpError::StartupTimeout`] past the deadline.
 /// Each start error carries the stderr tail, and leaves no process behind.
 pub async fn start(name: &str, launch: StdioLaunch) -> Result<StdioServer, McpError> {
+    start_with(name, launch, |_| {}).await
+}
+
+/// [`start`], calling `spawned` with the process id as soon as the process exists (before the
+/// handshake), so a supervisor can record it even if the app dies during start-up.
+///
+/// # Errors
+/// As [`start`].
+pub async fn start_with(
+    name: &str,
+    launch: StdioLaunch,
+    spawned: impl FnOnce(Option<u32>) + Send,
+) -> Result<StdioServer, McpError> {
     let mut command = tokio::process::Command::new(&launch.program);
     command
         .args(&launch.args)
@@ -157,6 +170,7 @@ pub async fn start(name: &str, launch: StdioLaunch) -> Result<StdioServer, McpEr
             detail: format!("{} ({e})", launch.program.display()),
         })?;
     let pid = transport.id();
+    spawned(pid);
     let stderr = Arc::new(StderrRing::default());
     if let Some(pipe) = stderr_pipe {
         tokio::spawn(drain_stderr(

@@ -1,0 +1,81 @@
+// MCP servers and the real app: approved servers start with the window, in the background, and
+// no server process outlives the app — not after a normal quit, and not after `kill -9` of the
+// app (the next start stops what the killed one left).
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { BIN, launch, run, tempHome } from "./harness.mjs";
+
+/** Running and not a zombie. */
+function alive(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return !stat.slice(stat.lastIndexOf(")") + 1).trim().startsWith("Z");
+  } catch {
+    return false;
+  }
+}
+
+async function until(what, check, ms = 30000) {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+function lines(file) {
+  return fs.existsSync(file) ? fs.readFileSync(file, "utf8").split("\n").filter(Boolean).map(Number) : [];
+}
+
+test("approved MCP servers start with the app and none outlives it, even after kill -9", async () => {
+  const home = tempHome("mcp-servers");
+  const marks = path.join(home, "grandchildren");
+  const everything = path.resolve("tests/peers/node_modules/.bin/mcp-server-everything");
+  // A server that leaves a grandchild of its own running, and says where it is.
+  const script = `sleep 1000 & echo $! >> '${marks}'; exec '${everything}' stdio`;
+  const added = run(BIN, ["mcp", "add", "everything", "--", "sh", "-c", script], {
+    env: { ...process.env, SWITCHBOARD_HOME: home },
+  });
+  assert.equal(added.status, 0, added.stderr);
+
+  const appPid = () => JSON.parse(fs.readFileSync(path.join(home, "data", "instance.json"), "utf8")).pid;
+
+  // A quit stops the server and everything it started. (Ending a WebDriver session kills the
+  // app outright, so the quit is asked for as the OS does at logout: SIGTERM, which the app
+  // turns into its normal exit, the same path as closing the window.)
+  let app = await launch(home);
+  await until("the server to start", () => lines(marks).length === 1);
+  const first = lines(marks)[0];
+  assert.ok(alive(first));
+  const pid = appPid();
+  process.kill(pid, "SIGTERM");
+  await until(`the app ${pid} to exit`, () => !alive(pid), 15000);
+  assert.ok(!fs.existsSync(path.join(home, "data", "instance.json")), "a clean exit removes instance.json");
+  await app.close();
+  await until(`grandchild ${first} to be stopped at quit`, () => !alive(first), 15000);
+
+  // kill -9 of the app leaves its server behind; the next start stops it.
+  app = await launch(home);
+  await until("the server to start again", () => lines(marks).length === 2);
+  const second = lines(marks)[1];
+  process.kill(appPid(), "SIGKILL");
+  await sleep(1000);
+  assert.ok(alive(second), "a killed app cannot stop its servers itself");
+  await app.close();
+
+  app = await launch(home);
+  try {
+    await until(`the leftover ${second} to be stopped at the next start`, () => !alive(second), 15000);
+    await until("the server to start a third time", () => lines(marks).length === 3);
+    const last = appPid();
+    process.kill(last, "SIGTERM");
+    await until(`the app ${last} to exit`, () => !alive(last), 15000);
+  } finally {
+    await app.close();
+  }
+  const third = lines(marks)[2];
+  await until(`grandchild ${third} to be stopped at quit`, () => !alive(third), 15000);
+});

@@ -4,8 +4,9 @@ Options:
   --banner       print a line of plain text on stdout before speaking JSON-RPC
   --slow-start S sleep S seconds before answering anything
 
-Tools: echo(text), crash() exits mid-call after a word on stderr, hang() never answers,
-slow(seconds) answers after a while.
+Tools: echo(text), crash() exits mid-call after a word on stderr, hang() never answers (and
+says so on stderr when cancelled), slow(seconds) answers after a while, progress(seconds,
+every) works for a while reporting progress.
 """
 
 import asyncio
@@ -13,7 +14,7 @@ import os
 import sys
 import time
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 
 args = sys.argv[1:]
 if "--banner" in args:
@@ -42,9 +43,24 @@ def crash() -> str:
 
 @server.tool()
 async def hang() -> str:
-    """Never answers."""
-    await asyncio.sleep(3600)
+    """Never answers (and says on stderr when the client cancels it)."""
+    try:
+        await asyncio.sleep(3600)
+    except asyncio.CancelledError:
+        sys.stderr.write("fault-server: hang was cancelled by the client\n")
+        sys.stderr.flush()
+        raise
     return "unreachable"
+
+
+@server.tool()
+async def progress(seconds: float, every: float, ctx: Context) -> str:
+    """Works for `seconds`, reporting progress every `every` seconds."""
+    steps = max(1, int(seconds / every))
+    for step in range(steps):
+        await ctx.report_progress(step, steps)
+        await asyncio.sleep(every)
+    return f"finished {steps} steps"
 
 
 @server.tool()

@@ -345,3 +345,103 @@ async fn a_slow_starting_server_is_waited_for_up_to_the_deadline() {
     let err = stdio::start("too-slow", too_slow).await.unwrap_err();
     assert!(matches!(err, McpError::StartupTimeout { .. }), "{err:?}");
 }
+
+#[tokio::test]
+async fn progress_keeps_a_long_call_alive_and_the_hard_maximum_still_ends_it() {
+    use switchboard_core::mcp::stdio::CallLimits;
+    use tokio_util::sync::CancellationToken;
+    let Some(faulty) = fault_server("progress", &[]) else {
+        return;
+    };
+    let server = stdio::start("faulty", faulty).await.unwrap();
+    let work = || args(json!({"seconds": 2.4, "every": 0.3}));
+    // 2.4 s of work with a 1 s idle limit: each progress notification extends it.
+    let done = server
+        .call_tool_limited(
+            "progress",
+            work(),
+            CallLimits {
+                idle: Duration::from_secs(1),
+                hard_max: Duration::from_secs(20),
+            },
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+    assert!(
+        text_of(&done).contains("finished 8 steps"),
+        "{}",
+        text_of(&done)
+    );
+    // The same work under a 1.2 s hard maximum is cut off, progress or not.
+    let started = Instant::now();
+    let err = server
+        .call_tool_limited(
+            "progress",
+            work(),
+            CallLimits {
+                idle: Duration::from_secs(1),
+                hard_max: Duration::from_millis(1200),
+            },
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, McpError::Timeout { .. }), "{err:?}");
+    assert!(started.elapsed() < Duration::from_secs(2));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn stopping_a_call_tells_the_server_and_returns_at_once() {
+    use switchboard_core::mcp::stdio::CallLimits;
+    use tokio_util::sync::CancellationToken;
+    let Some(faulty) = fault_server("cancel", &[]) else {
+        return;
+    };
+    let server = stdio::start("faulty", faulty).await.unwrap();
+    let cancel = CancellationToken::new();
+    let stopper = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        stopper.cancel();
+    });
+    let started = Instant::now();
+    let err = server
+        .call_tool_limited(
+            "hang",
+            Map::new(),
+            CallLimits {
+                idle: Duration::from_secs(60),
+                hard_max: Duration::from_secs(600),
+            },
+            &cancel,
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, McpError::Cancelled { .. }), "{err:?}");
+    assert!(started.elapsed() < Duration::from_secs(2));
+    // The server heard `notifications/cancelled` (it says so on stderr) and still answers.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !server
+        .stderr_tail()
+        .contains("hang was cancelled by the client")
+    {
+        assert!(
+            Instant::now() < deadline,
+            "stderr: {}",
+            server.stderr_tail()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let echoed = server
+        .call_tool(
+            "echo",
+            args(json!({"text": "still here"})),
+            Duration::from_secs(10),
+        )
+        .await
+        .unwrap();
+    assert!(text_of(&echoed).contains("still here"));
+    server.stop().await;
+}

@@ -14,11 +14,16 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use process_wrap::tokio::CommandWrap;
-use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotification,
+    CancelledNotificationParam, ClientRequest, ServerResult, Tool,
+};
 use rmcp::service::{Peer, RoleClient, RunningServiceCancellationToken, ServiceExt};
+use rmcp::service::{PeerRequestOptions, ServiceError};
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Map, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio_util::sync::CancellationToken;
 
 /// How much of a server's stderr is kept in memory.
 pub const STDERR_RING_BYTES: usize = 1024 * 1024;
@@ -64,8 +69,17 @@ pub enum McpError {
         detail: String,
         stderr_tail: String,
     },
-    #[error("“{server}” did not answer within {} s", .after.as_secs())]
+    #[error("“{server}” did not answer within {} s", .after.as_secs_f64())]
     Timeout { server: String, after: Duration },
+    #[error("The call to “{server}” was stopped")]
+    Cancelled { server: String },
+}
+
+/// How long one call may take: `idle` without an answer or progress, `hard_max` in all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallLimits {
+    pub idle: Duration,
+    pub hard_max: Duration,
 }
 
 fn tail_text(tail: &str) -> String {
@@ -325,24 +339,75 @@ impl StdioServer {
             .map_err(|e| self.request_error(&e))
     }
 
-    /// Calls one tool with `arguments`, giving up after `timeout` (the late answer, if any, is
-    /// ignored).
+    /// Calls one tool with `arguments`, giving up after `timeout` without progress (and at
+    /// ten times that in all). See [`StdioServer::call_tool_limited`].
     ///
     /// # Errors
-    /// [`McpError::Timeout`], or the server failed or went away.
+    /// As [`StdioServer::call_tool_limited`].
     pub async fn call_tool(
         &self,
         tool: &str,
         arguments: Map<String, Value>,
         timeout: Duration,
     ) -> Result<CallToolResult, McpError> {
+        self.call_tool_limited(
+            tool,
+            arguments,
+            CallLimits {
+                idle: timeout,
+                hard_max: timeout * 10,
+            },
+            &CancellationToken::new(),
+        )
+        .await
+    }
+
+    /// Calls one tool. The call fails after `limits.idle` without an answer or a progress
+    /// notification (each one extends it), or after `limits.hard_max` in all, or when
+    /// `cancel` fires; in each case the server is sent `notifications/cancelled` and a late
+    /// answer is ignored.
+    ///
+    /// # Errors
+    /// [`McpError::Timeout`], [`McpError::Cancelled`], or the server failed or went away.
+    pub async fn call_tool_limited(
+        &self,
+        tool: &str,
+        arguments: Map<String, Value>,
+        limits: CallLimits,
+        cancel: &CancellationToken,
+    ) -> Result<CallToolResult, McpError> {
         let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
-        match tokio::time::timeout(timeout, self.peer.call_tool(params)).await {
-            Ok(result) => result.map_err(|e| self.request_error(&e)),
-            Err(_) => Err(McpError::Timeout {
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let mut options = PeerRequestOptions::with_timeout(limits.idle);
+        options.reset_timeout_on_progress = true;
+        options.max_total_timeout = Some(limits.hard_max);
+        let handle = self
+            .peer
+            .send_request_with_option(request, options)
+            .await
+            .map_err(|e| self.request_error(&e))?;
+        let (id, peer) = (handle.id.clone(), handle.peer.clone());
+        let answer = tokio::select! {
+            answer = handle.await_response() => answer,
+            () = cancel.cancelled() => {
+                let notification = CancelledNotification::new(CancelledNotificationParam::new(
+                    Some(id),
+                    Some("stopped by the user".into()),
+                ));
+                let _ = peer.send_notification(notification.into()).await;
+                return Err(McpError::Cancelled { server: self.name.clone() });
+            }
+        };
+        match answer {
+            Ok(ServerResult::CallToolResult(result)) => Ok(result),
+            Ok(_) => Err(self.request_error(
+                &"the server answered `tools/call` with something other than a tool result",
+            )),
+            Err(ServiceError::Timeout { timeout }) => Err(McpError::Timeout {
                 server: self.name.clone(),
                 after: timeout,
             }),
+            Err(e) => Err(self.request_error(&e)),
         }
     }
 

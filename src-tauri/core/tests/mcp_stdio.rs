@@ -317,6 +317,19 @@ async fn a_hung_call_times_out_and_the_server_keeps_answering() {
         .await
         .unwrap_err();
     assert!(matches!(err, McpError::Timeout { .. }), "{err:?}");
+    // The timeout was sent to the server as `notifications/cancelled`.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !server
+        .stderr_tail()
+        .contains("hang was cancelled by the client")
+    {
+        assert!(
+            Instant::now() < deadline,
+            "stderr: {}",
+            server.stderr_tail()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     let echoed = server
         .call_tool(
             "echo",

@@ -6,7 +6,8 @@ Options:
 
 Tools: echo(text), crash() exits mid-call after a word on stderr, hang() never answers (and
 says so on stderr when cancelled), slow(seconds) answers after a while, progress(seconds,
-every) works for a while reporting progress.
+every) works for a while reporting progress, grow(name) adds a tool and sends
+notifications/tools/list_changed.
 """
 
 import asyncio
@@ -68,6 +69,18 @@ async def slow(seconds: float) -> str:
     """Answers after `seconds`."""
     await asyncio.sleep(seconds)
     return f"done after {seconds} s"
+
+
+@server.tool()
+async def grow(name: str, ctx: Context) -> str:
+    """Adds a tool called `name` and tells the client the tool list changed."""
+
+    def added() -> str:
+        return f"{name} is here"
+
+    server.add_tool(added, name=name, description=f"A tool added at run time: {name}")
+    await ctx.request_context.session.send_tool_list_changed()
+    return f"added {name}"
 
 
 server.run()

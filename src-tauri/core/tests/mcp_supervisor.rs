@@ -121,15 +121,30 @@ async fn servers_start_in_the_background_and_a_crash_restarts_with_backoff() {
     else {
         panic!()
     };
-    assert_eq!(tools, 4);
+    assert_eq!(tools, 6);
     let records = std::fs::read_to_string(dir.path().join("pids.json")).unwrap();
     assert!(
         records.contains("faulty") && records.contains("everything"),
         "{records}"
     );
 
-    // The fault server dies mid-call: the call fails at once and the server comes back.
+    // A server that adds a tool and says so has its list read again.
     let server = host.server("faulty").unwrap();
+    let grow = serde_json::json!({"name": "sprout"});
+    server
+        .call_tool(
+            "grow",
+            grow.as_object().unwrap().clone(),
+            Duration::from_secs(10),
+        )
+        .await
+        .unwrap();
+    wait_for(&host, "faulty", |s| {
+        matches!(s, ServerState::Running { tools: 7, .. })
+    })
+    .await;
+
+    // The fault server dies mid-call: the call fails at once and the server comes back.
     assert!(server
         .call_tool("crash", Map::new(), Duration::from_secs(30))
         .await
@@ -140,7 +155,10 @@ async fn servers_start_in_the_background_and_a_crash_restarts_with_backoff() {
         |s| matches!(s, ServerState::Running { pid: Some(p), .. } if *p != first_pid),
     )
     .await;
-    assert!(matches!(back, ServerState::Running { tools: 4, .. }));
+    assert!(
+        matches!(back, ServerState::Running { tools: 6, .. }),
+        "the restarted server starts afresh: {back:?}"
+    );
 
     host.shutdown(Duration::from_secs(10)).await;
     for (name, state) in host.states() {

@@ -153,13 +153,26 @@ impl McpHost {
                         },
                         Some(Some(Arc::clone(&server))),
                     );
-                    let why = tokio::select! {
-                        () = stop.cancelled() => {
-                            server.stop().await;
-                            self.pids.forget(name);
-                            return self.set_state(name, ServerState::Stopped, Some(None));
+                    let mut tools_changed = server.tools_changed();
+                    let why = loop {
+                        tokio::select! {
+                            () = stop.cancelled() => {
+                                server.stop().await;
+                                self.pids.forget(name);
+                                return self.set_state(name, ServerState::Stopped, Some(None));
+                            }
+                            why = server.exited() => break why,
+                            Ok(()) = tools_changed.changed() => {
+                                // `notifications/tools/list_changed`: list them again.
+                                if let Ok(tools) = server.list_tools().await {
+                                    self.set_state(
+                                        name,
+                                        ServerState::Running { pid: server.pid(), tools: tools.len() },
+                                        None,
+                                    );
+                                }
+                            }
                         }
-                        why = server.exited() => why,
                     };
                     self.pids.forget(name);
                     if began.elapsed() >= HEALTHY_RUN {

@@ -120,12 +120,27 @@ impl StderrRing {
     }
 }
 
+/// What the host answers to a server: it hears `notifications/tools/list_changed` (and
+/// counts them, so the supervisor can list the tools again); everything else is rmcp's
+/// default.
+#[derive(Debug)]
+pub struct HostClient {
+    tools_changed: tokio::sync::watch::Sender<u64>,
+}
+
+impl rmcp::ClientHandler for HostClient {
+    async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
+        self.tools_changed.send_modify(|n| *n += 1);
+    }
+}
+
 /// A running stdio server. Its exit is awaited by a task of its own (not polled): when the
 /// server dies, [`StdioServer::exited`] resolves and every pending call fails at once.
 pub struct StdioServer {
     name: String,
     peer: Peer<RoleClient>,
     info: Option<String>,
+    tools_changed: tokio::sync::watch::Receiver<u64>,
     stop: Mutex<Option<RunningServiceCancellationToken>>,
     exit: tokio::sync::watch::Receiver<Option<String>>,
     pid: Option<u32>,
@@ -195,7 +210,11 @@ pub async fn start_with(
     }
     tracing::info!(server = name, pid, program = %launch.program.display(), "MCP server started");
 
-    let handshake = tokio::time::timeout(launch.startup_timeout, ().serve(transport)).await;
+    let (changed_tx, tools_changed) = tokio::sync::watch::channel(0);
+    let client = HostClient {
+        tools_changed: changed_tx,
+    };
+    let handshake = tokio::time::timeout(launch.startup_timeout, client.serve(transport)).await;
     let service = match handshake {
         Ok(Ok(service)) => service,
         Ok(Err(e)) => {
@@ -243,6 +262,7 @@ pub async fn start_with(
         name: name.to_owned(),
         peer,
         info,
+        tools_changed,
         stop,
         exit,
         pid,
@@ -313,6 +333,11 @@ impl StdioServer {
             Err(_) => "the server's supervisor ended".to_owned(),
         };
         why
+    }
+
+    /// Changes each time the server says its tool list changed.
+    pub fn tools_changed(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.tools_changed.clone()
     }
 
     /// Whether the server has ended.

@@ -56,7 +56,7 @@ fn servers(scratch: &Path) -> Vec<(String, StdioLaunch)> {
         ));
         list.push((
             format!("filesystem-{copy}"),
-            launch(&bin("mcp-server-filesystem"), &[dir.clone()]),
+            launch(&bin("mcp-server-filesystem"), std::slice::from_ref(&dir)),
         ));
         list.push((
             format!("memory-{copy}"),

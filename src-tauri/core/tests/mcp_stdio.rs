@@ -254,6 +254,32 @@ async fn a_missing_program_is_a_clear_spawn_error() {
     assert!(err.to_string().contains("/nonexistent/mcp-server"), "{err}");
 }
 
+/// The fault server said on stderr that its `hang` call was cancelled (it received
+/// `notifications/cancelled`), and it still answers a call.
+async fn heard_the_cancel_and_still_answers(server: &stdio::StdioServer) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !server
+        .stderr_tail()
+        .contains("hang was cancelled by the client")
+    {
+        assert!(
+            Instant::now() < deadline,
+            "stderr: {}",
+            server.stderr_tail()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let echoed = server
+        .call_tool(
+            "echo",
+            args(json!({"text": "still here"})),
+            Duration::from_secs(10),
+        )
+        .await
+        .unwrap();
+    assert!(text_of(&echoed).contains("still here"));
+}
+
 /// Our own misbehaving server (tests/peers/fault_server.py, Python SDK `mcp`).
 fn fault_server(test: &str, options: &[&str]) -> Option<StdioLaunch> {
     let python = peer(test, ".venv/bin/python")?;
@@ -318,27 +344,7 @@ async fn a_hung_call_times_out_and_the_server_keeps_answering() {
         .unwrap_err();
     assert!(matches!(err, McpError::Timeout { .. }), "{err:?}");
     // The timeout was sent to the server as `notifications/cancelled`.
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !server
-        .stderr_tail()
-        .contains("hang was cancelled by the client")
-    {
-        assert!(
-            Instant::now() < deadline,
-            "stderr: {}",
-            server.stderr_tail()
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let echoed = server
-        .call_tool(
-            "echo",
-            args(json!({"text": "after the hang"})),
-            Duration::from_secs(10),
-        )
-        .await
-        .unwrap();
-    assert!(text_of(&echoed).contains("after the hang"));
+    heard_the_cancel_and_still_answers(&server).await;
     server.stop().await;
 }
 
@@ -434,27 +440,6 @@ async fn stopping_a_call_tells_the_server_and_returns_at_once() {
         .unwrap_err();
     assert!(matches!(err, McpError::Cancelled { .. }), "{err:?}");
     assert!(started.elapsed() < Duration::from_secs(2));
-    // The server heard `notifications/cancelled` (it says so on stderr) and still answers.
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !server
-        .stderr_tail()
-        .contains("hang was cancelled by the client")
-    {
-        assert!(
-            Instant::now() < deadline,
-            "stderr: {}",
-            server.stderr_tail()
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let echoed = server
-        .call_tool(
-            "echo",
-            args(json!({"text": "still here"})),
-            Duration::from_secs(10),
-        )
-        .await
-        .unwrap();
-    assert!(text_of(&echoed).contains("still here"));
+    heard_the_cancel_and_still_answers(&server).await;
     server.stop().await;
 }

@@ -93,6 +93,13 @@ pub(crate) enum McpCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Accept a tool that changed since it was pinned (shows what changed first).
+    Accept {
+        name: String,
+        tool: String,
+        #[arg(long)]
+        yes: bool,
+    },
     /// Start a server, call one tool with JSON arguments, print the result, stop it. Exits 1 on
     /// a tool error, a timeout or a crash, and leaves no process behind.
     Call {

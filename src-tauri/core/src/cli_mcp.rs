@@ -6,8 +6,9 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::time::Duration;
 
 use crate::cli::{write_table, CliError, McpCommand};
-use crate::mcp::catalogue::{Catalogue, ListedTool};
+use crate::mcp::catalogue::ListedTool;
 use crate::mcp::config::{claude_desktop_config_path, ConfigValue, ImportPreview, ServerEntry};
+use crate::mcp::pins::ToolStatus;
 use crate::Core;
 
 pub(crate) async fn run(
@@ -148,20 +149,53 @@ pub(crate) async fn run(
                 writeln!(out)?;
             } else {
                 let listed: Vec<ListedTool> = tools.iter().map(ListedTool::from_rmcp).collect();
-                let catalogue = Catalogue::build([(name.trim(), &listed[..])]);
-                let rows: Vec<[String; 3]> = catalogue
-                    .tools()
+                let reviews = core.mcp_review_tools(name.trim(), &listed).await?;
+                let rows: Vec<[String; 3]> = reviews
                     .iter()
-                    .map(|t| {
-                        [
-                            t.tool.clone(),
-                            t.wire_name.clone(),
-                            crate::text::one_line(&t.description, 80),
-                        ]
+                    .map(|r| {
+                        let status = match &r.status {
+                            ToolStatus::New => "new (pinned now)",
+                            ToolStatus::Pinned => "pinned",
+                            ToolStatus::Changed { .. } => "HELD BACK: changed",
+                        };
+                        [r.tool.clone(), r.wire_name.clone(), status.to_owned()]
                     })
                     .collect();
-                write_table(out, ["TOOL", "NAME FOR MODELS", "DESCRIPTION"], &rows)?;
+                write_table(out, ["TOOL", "NAME FOR MODELS", "STATUS"], &rows)?;
+                if reviews.iter().any(|r| !r.offered) {
+                    writeln!(
+                        out,
+                        "\nA held-back tool is not offered to models until you accept it: \
+                         switchboard mcp accept {} TOOL",
+                        name.trim()
+                    )?;
+                }
             }
+        }
+        McpCommand::Accept { name, tool, yes } => {
+            let server = core.mcp_start(&name).await?;
+            let listed = server.list_tools().await;
+            server.stop().await;
+            let listed: Vec<ListedTool> = listed
+                .map_err(crate::CoreError::from)?
+                .iter()
+                .map(ListedTool::from_rmcp)
+                .collect();
+            let reviews = core.mcp_review_tools(name.trim(), &listed).await?;
+            let review = reviews.iter().find(|r| r.tool == tool).ok_or_else(|| {
+                CliError::Usage(format!("“{}” has no tool “{tool}”", name.trim()))
+            })?;
+            let ToolStatus::Changed { diff } = &review.status else {
+                writeln!(out, "“{tool}” has not changed since it was pinned.")?;
+                return Ok(());
+            };
+            writeln!(out, "{diff}")?;
+            if !yes && !confirm(out, &format!("Offer “{tool}” to models as it is now?"))? {
+                writeln!(out, "Still held back.")?;
+                return Ok(());
+            }
+            core.mcp_accept_tool(name.trim(), &tool, &listed).await?;
+            writeln!(out, "Accepted.")?;
         }
         McpCommand::Call {
             name,

@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::Core;
 use crate::error::CoreError;
+use crate::mcp::catalogue::{Catalogue, ListedTool};
 use crate::mcp::config::{
     move_secrets_to_keychain, validate_name, ConfigValue, ImportPreview, Launch, McpFile,
     ServerEntry, FILE_NAME,
@@ -16,7 +17,22 @@ use crate::mcp::config::{
 use crate::mcp::environment::{login_shell_path, search_path, LOGIN_SHELL_TIMEOUT};
 use crate::mcp::host::McpHost;
 use crate::mcp::launch::stdio_launch;
+use crate::mcp::pins::{review, PinnedTool, ToolStatus};
 use crate::mcp::stdio::{self, StdioLaunch, StdioServer};
+
+/// One tool of a server, against its pin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToolReview {
+    pub tool: String,
+    /// The name models see.
+    pub wire_name: String,
+    /// "Server · Tool Name".
+    pub display_name: String,
+    #[serde(flatten)]
+    pub status: ToolStatus,
+    /// Whether it may be offered to a model (not while held back).
+    pub offered: bool,
+}
 
 /// One configured server as lists show it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -286,6 +302,69 @@ impl Core {
             tracing::warn!(server = %name, %why, "MCP server not started");
         }
         Ok(left_out)
+    }
+
+    /// Reviews a server's tools against their pins: new tools are pinned now (as first seen),
+    /// unchanged ones are offered, changed ones are held back with a diff until accepted.
+    ///
+    /// # Errors
+    /// The database.
+    pub async fn mcp_review_tools(
+        &self,
+        server: &str,
+        tools: &[ListedTool],
+    ) -> Result<Vec<ToolReview>, CoreError> {
+        let catalogue = Catalogue::build([(server, tools)]);
+        let store = self.store()?;
+        let pins = store.tool_pins(server.to_owned()).await?;
+        let statuses = review(catalogue.tools(), &pins);
+        let new: Vec<PinnedTool> = catalogue
+            .tools()
+            .iter()
+            .zip(&statuses)
+            .filter(|(_, s)| matches!(s, ToolStatus::New))
+            .map(|(t, _)| PinnedTool::of(t))
+            .collect();
+        if !new.is_empty() {
+            store.pin_tools(server.to_owned(), new).await?;
+        }
+        Ok(catalogue
+            .tools()
+            .iter()
+            .zip(statuses)
+            .map(|(t, status)| ToolReview {
+                tool: t.tool.clone(),
+                wire_name: t.wire_name.clone(),
+                display_name: t.display_name.clone(),
+                offered: !matches!(status, ToolStatus::Changed { .. }),
+                status,
+            })
+            .collect())
+    }
+
+    /// Accepts a changed tool as it is now: pinned again, and offered again.
+    ///
+    /// # Errors
+    /// No such tool among `tools`; the database.
+    pub async fn mcp_accept_tool(
+        &self,
+        server: &str,
+        tool: &str,
+        tools: &[ListedTool],
+    ) -> Result<(), CoreError> {
+        let catalogue = Catalogue::build([(server, tools)]);
+        let current = catalogue
+            .tools()
+            .iter()
+            .find(|t| t.tool == tool)
+            .ok_or_else(|| CoreError::NotFound {
+                what: format!("tool “{tool}” of “{server}”"),
+            })?;
+        self.store()?
+            .pin_tools(server.to_owned(), vec![PinnedTool::of(current)])
+            .await?;
+        tracing::info!(server, tool, "changed MCP tool accepted");
+        Ok(())
     }
 
     /// Where the host records its servers' process groups.

@@ -491,7 +491,7 @@ mod connections;
 mod mcp;
 
 pub use connections::{ConnectionReport, LocalServer};
-pub use mcp::McpServerView;
+pub use mcp::{McpServerView, ToolReview};
 
 #[cfg(test)]
 mod tests;

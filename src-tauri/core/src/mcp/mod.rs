@@ -9,5 +9,6 @@ pub mod config;
 pub mod environment;
 pub mod host;
 pub mod launch;
+pub mod pins;
 pub mod results;
 pub mod stdio;

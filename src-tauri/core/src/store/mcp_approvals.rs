@@ -1,9 +1,11 @@
 //! Which MCP servers the person approved to start, and for which fingerprint of their command
-//! line or address (see [`crate::mcp::config::ServerEntry::fingerprint`]).
+//! line or address (see [`crate::mcp::config::ServerEntry::fingerprint`]); and each server's
+//! tools as they were pinned (see [`crate::mcp::pins`]).
 
 use rusqlite::{params, OptionalExtension};
 
 use super::{now_ms, Store, StoreError};
+use crate::mcp::pins::PinnedTool;
 
 impl Store {
     /// The fingerprint `server` was last approved with, if any.
@@ -44,6 +46,57 @@ impl Store {
         .await
     }
 
+    /// The pinned version of every tool of `server`.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn tool_pins(&self, server: String) -> Result<Vec<PinnedTool>, StoreError> {
+        self.call(move |conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT tool, hash, description, input_schema FROM mcp_tool_pins WHERE server = ?1",
+            )?;
+            let rows = stmt.query_map([&server], |row| {
+                let schema: String = row.get(3)?;
+                Ok(PinnedTool {
+                    tool: row.get(0)?,
+                    hash: row.get(1)?,
+                    description: row.get(2)?,
+                    input_schema: serde_json::from_str(&schema).unwrap_or_default(),
+                })
+            })?;
+            Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        })
+        .await
+    }
+
+    /// Pins these tools of `server` as they are now (replacing earlier pins of the same tools).
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn pin_tools(
+        &self,
+        server: String,
+        tools: Vec<PinnedTool>,
+    ) -> Result<(), StoreError> {
+        self.call(move |conn| {
+            let tx = conn.transaction()?;
+            {
+                let mut stmt = tx.prepare_cached(
+                    "INSERT INTO mcp_tool_pins (server, tool, hash, description, input_schema, pinned_at) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(server, tool) DO UPDATE SET \
+                     hash = excluded.hash, description = excluded.description, \
+                     input_schema = excluded.input_schema, pinned_at = excluded.pinned_at",
+                )?;
+                for t in &tools {
+                    stmt.execute(params![server, t.tool, t.hash, t.description, t.input_schema.to_string(), now_ms()])?;
+                }
+            }
+            tx.commit()?;
+            Ok(())
+        })
+        .await
+    }
+
     /// Forgets an approval (the server was removed).
     ///
     /// # Errors
@@ -51,6 +104,7 @@ impl Store {
     pub async fn forget_mcp_approval(&self, server: String) -> Result<(), StoreError> {
         self.call(move |conn| {
             conn.execute("DELETE FROM mcp_approvals WHERE server = ?1", [&server])?;
+            conn.execute("DELETE FROM mcp_tool_pins WHERE server = ?1", [&server])?;
             Ok(())
         })
         .await

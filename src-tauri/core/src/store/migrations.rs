@@ -85,6 +85,19 @@ CREATE TABLE mcp_approvals (
     approved_at  INTEGER NOT NULL
 );
 "#,
+    // 3: each MCP tool as it was when first seen (or last accepted): a tool whose description
+    // or schema changes later is held back until the person reviews the change (issue 4).
+    r#"
+CREATE TABLE mcp_tool_pins (
+    server        TEXT NOT NULL COLLATE NOCASE,
+    tool          TEXT NOT NULL,
+    hash          TEXT NOT NULL,
+    description   TEXT NOT NULL,
+    input_schema  TEXT NOT NULL CHECK (json_valid(input_schema)),
+    pinned_at     INTEGER NOT NULL,
+    PRIMARY KEY (server, tool)
+);
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

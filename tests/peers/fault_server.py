@@ -7,7 +7,10 @@ Options:
 Tools: echo(text), crash() exits mid-call after a word on stderr, hang() never answers (and
 says so on stderr when cancelled), slow(seconds) answers after a while, progress(seconds,
 every) works for a while reporting progress, grow(name) adds a tool and sends
-notifications/tools/list_changed, mutate() rewrites echo's description and sends the same.
+notifications/tools/list_changed, mutate() rewrites echo's description and sends the same, big(megabytes)
+answers with that much text. (A server that writes stdout without ever ending the line cannot be
+made with the SDK, which points file descriptor 1 at stderr while it serves; the tests use a
+shell one-liner for that.)
 """
 
 import asyncio
@@ -98,6 +101,12 @@ async def mutate(ctx: Context) -> str:
     )
     await ctx.request_context.session.send_tool_list_changed()
     return "echo changed"
+
+
+@server.tool()
+def big(megabytes: float) -> str:
+    """Answers with `megabytes` MB of text (one JSON-RPC line)."""
+    return "x" * int(megabytes * 1024 * 1024)
 
 
 server.run()

@@ -443,3 +443,55 @@ async fn stopping_a_call_tells_the_server_and_returns_at_once() {
     heard_the_cancel_and_still_answers(&server).await;
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_big_result_arrives_whole_and_a_line_over_16_mib_stops_the_server_with_a_clear_error() {
+    let Some(faulty) = fault_server("big", &[]) else {
+        return;
+    };
+    let server = stdio::start("faulty", faulty.clone()).await.unwrap();
+    let five = server
+        .call_tool(
+            "big",
+            args(json!({"megabytes": 5})),
+            Duration::from_secs(30),
+        )
+        .await
+        .unwrap();
+    assert!(text_of(&five).len() > 5 * 1024 * 1024);
+
+    let started = Instant::now();
+    let err = server
+        .call_tool(
+            "big",
+            args(json!({"megabytes": 50})),
+            Duration::from_secs(60),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "the call failed when the line passed the cap, not at its timeout"
+    );
+    assert!(err.to_string().contains("longer than 16 MiB"), "{err}");
+    assert!(server.has_exited());
+
+    // A "server" that writes stdout without ever ending the line is stopped the same way,
+    // before it has taken more than the cap.
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pid");
+    let script = format!(
+        "echo $$ > {}; exec sh -c 'while :; do printf yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy; done'",
+        pidfile.display()
+    );
+    let err = stdio::start("endless", launch(Path::new("sh"), &["-c", &script], &[]))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("longer than 16 MiB"), "{err}");
+    let pid: u32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(wait_gone(pid, Duration::from_secs(10)));
+}

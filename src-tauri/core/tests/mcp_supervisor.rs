@@ -121,7 +121,7 @@ async fn servers_start_in_the_background_and_a_crash_restarts_with_backoff() {
     else {
         panic!()
     };
-    assert_eq!(tools, 7);
+    assert_eq!(tools, 8);
     let records = std::fs::read_to_string(dir.path().join("pids.json")).unwrap();
     assert!(
         records.contains("faulty") && records.contains("everything"),
@@ -140,7 +140,7 @@ async fn servers_start_in_the_background_and_a_crash_restarts_with_backoff() {
         .await
         .unwrap();
     wait_for(&host, "faulty", |s| {
-        matches!(s, ServerState::Running { tools: 8, .. })
+        matches!(s, ServerState::Running { tools: 9, .. })
     })
     .await;
 
@@ -156,7 +156,7 @@ async fn servers_start_in_the_background_and_a_crash_restarts_with_backoff() {
     )
     .await;
     assert!(
-        matches!(back, ServerState::Running { tools: 7, .. }),
+        matches!(back, ServerState::Running { tools: 8, .. }),
         "the restarted server starts afresh: {back:?}"
     );
 

@@ -1,10 +1,15 @@
-//! One MCP server as a child process speaking JSON-RPC on stdin/stdout (rmcp's client over
-//! `TokioChildProcess`), owned from start to stop: its own process group (Unix) or Job Object
-//! (Windows), so stopping it stops everything it started; stderr drained all the time into a
-//! bounded ring (the tail goes into every start failure) and a log file; a startup deadline
-//! for a server that never answers `initialize`; stop = close stdin, then TERM, then KILL of
-//! the leader (rmcp's shutdown sequence from the MCP spec), and then TERM and KILL to whatever
-//! is left in its group: a leader that exits politely may leave children of its own behind.
+//! One MCP server as a child process speaking JSON-RPC on stdin/stdout (rmcp's client over the
+//! child's pipes), owned from start to stop:
+//! - its own process group (Unix) or Job Object (Windows), so stopping it stops everything it
+//!   started;
+//! - stdout behind a 16 MiB line cap: a longer line stops the server with a clear error instead
+//!   of being buffered;
+//! - stderr drained all the time into a bounded ring (its tail goes into every start failure
+//!   and crash message) and a log file;
+//! - a startup deadline for a server that never answers `initialize`;
+//! - stop = close stdin (the MCP spec's shutdown), wait up to 3 s, then TERM and KILL to the
+//!   whole group: a leader that exits politely may leave children of its own behind;
+//! - its exit awaited, not polled, and reported with the exit code.
 
 use std::collections::VecDeque;
 use std::ffi::OsString;
@@ -20,10 +25,13 @@ use rmcp::model::{
 };
 use rmcp::service::{Peer, RoleClient, RunningServiceCancellationToken, ServiceExt};
 use rmcp::service::{PeerRequestOptions, ServiceError};
-use rmcp::transport::TokioChildProcess;
 use serde_json::{Map, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
+
+/// The longest line a server may send on stdout; a longer one stops it with a clear error
+/// instead of being buffered.
+pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
 /// How much of a server's stderr is kept in memory.
 pub const STDERR_RING_BYTES: usize = 1024 * 1024;
@@ -191,15 +199,30 @@ pub async fn start_with(
     wrapped.wrap(process_wrap::tokio::JobObject);
     wrapped.wrap(process_wrap::tokio::KillOnDrop);
 
-    let (transport, stderr_pipe) = TokioChildProcess::builder(wrapped)
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| McpError::Spawn {
-            server: name.to_owned(),
-            detail: format!("{} ({e})", launch.program.display()),
-        })?;
-    let pid = transport.id();
+    let spawn_error = |detail: String| McpError::Spawn {
+        server: name.to_owned(),
+        detail: format!("{} ({detail})", launch.program.display()),
+    };
+    wrapped
+        .command_mut()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = wrapped.spawn().map_err(|e| spawn_error(e.to_string()))?;
+    let (Some(stdin), Some(stdout)) = (
+        child.inner_mut().stdin().take(),
+        child.inner_mut().stdout().take(),
+    ) else {
+        return Err(spawn_error("no pipes to the process".into()));
+    };
+    let stderr_pipe = child.inner_mut().stderr().take();
+    let pid = child.id();
     spawned(pid);
+    let overlong = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let transport = (
+        LineCap::new(stdout, MAX_LINE_BYTES, Arc::clone(&overlong)),
+        stdin,
+    );
     let stderr = Arc::new(StderrRing::default());
     if let Some(pipe) = stderr_pipe {
         tokio::spawn(drain_stderr(
@@ -221,9 +244,17 @@ pub async fn start_with(
             // Give a dying server a moment to finish its last words.
             tokio::time::sleep(Duration::from_millis(100)).await;
             end_process_group(pid).await;
+            let detail = if overlong.load(std::sync::atomic::Ordering::SeqCst) {
+                format!(
+                    "it sent a single line longer than {} MiB on stdout",
+                    MAX_LINE_BYTES / (1024 * 1024)
+                )
+            } else {
+                e.to_string()
+            };
             return Err(McpError::Startup {
                 server: name.to_owned(),
-                detail: e.to_string(),
+                detail,
                 stderr_tail: stderr.tail(STDERR_TAIL_CHARS),
             });
         }
@@ -248,12 +279,31 @@ pub async fn start_with(
     let ring = Arc::clone(&stderr);
     tokio::spawn(async move {
         let reason = service.waiting().await;
-        // Whatever the leader left behind in its group goes too.
+        // The connection is closed (stdin with it): give the server a moment to exit on its
+        // own, then end its whole group, and say why it ended.
+        let status = match tokio::time::timeout(Duration::from_secs(3), child.wait()).await {
+            Ok(Ok(status)) => Some(status),
+            _ => None,
+        };
         end_process_group(pid).await;
-        let why = match reason {
-            Ok(rmcp::service::QuitReason::Cancelled) => "stopped".to_owned(),
-            Ok(_) => "the server closed its connection (it exited or crashed)".to_owned(),
-            Err(e) => format!("the server's task failed: {e}"),
+        let status = match status {
+            Some(status) => Some(status),
+            None => child.wait().await.ok(),
+        };
+        let why = if overlong.load(std::sync::atomic::Ordering::SeqCst) {
+            format!(
+                "stopped: it sent a single line longer than {} MiB on stdout",
+                MAX_LINE_BYTES / (1024 * 1024)
+            )
+        } else {
+            match reason {
+                Ok(rmcp::service::QuitReason::Cancelled) => "stopped".to_owned(),
+                Ok(_) => match status.and_then(|s| s.code()) {
+                    Some(code) => format!("the server exited with code {code}"),
+                    None => "the server exited or was killed by a signal".to_owned(),
+                },
+                Err(e) => format!("the server's task failed: {e}"),
+            }
         };
         tracing::info!(server = %server_name, %why, stderr_tail = %ring.tail(400), "MCP server ended");
         let _ = exit_tx.send(Some(why));
@@ -432,7 +482,15 @@ impl StdioServer {
                 server: self.name.clone(),
                 after: timeout,
             }),
-            Err(e) => Err(self.request_error(&e)),
+            Err(e) => {
+                // The server went away: say how (exit code, an over-long line), which the exit
+                // watcher knows a moment later.
+                let why = tokio::time::timeout(Duration::from_secs(5), self.exited()).await;
+                match why {
+                    Ok(why) => Err(self.request_error(&format!("{e}: {why}"))),
+                    Err(_) => Err(self.request_error(&e)),
+                }
+            }
         }
     }
 
@@ -486,3 +544,53 @@ pub(crate) async fn end_process_group(pgid: Option<u32>) {
 
 #[cfg(not(unix))]
 pub(crate) async fn end_process_group(_pgid: Option<u32>) {}
+
+/// Reads a server's stdout and fails the read (which ends the connection) once a line grows
+/// past `cap` bytes without a newline, noting that it did.
+struct LineCap<R> {
+    inner: R,
+    cap: usize,
+    current: usize,
+    tripped: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl<R> LineCap<R> {
+    fn new(inner: R, cap: usize, tripped: Arc<std::sync::atomic::AtomicBool>) -> Self {
+        Self {
+            inner,
+            cap,
+            current: 0,
+            tripped,
+        }
+    }
+}
+
+impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for LineCap<R> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let this = &mut *self;
+        let polled = std::pin::Pin::new(&mut this.inner).poll_read(cx, buf);
+        if let std::task::Poll::Ready(Ok(())) = &polled {
+            for &byte in &buf.filled()[before..] {
+                if byte == b'\n' {
+                    this.current = 0;
+                } else {
+                    this.current += 1;
+                }
+            }
+            if this.current > this.cap {
+                this.tripped
+                    .store(true, std::sync::atomic::Ordering::SeqCst);
+                return std::task::Poll::Ready(Err(std::io::Error::other(format!(
+                    "a line longer than {} bytes",
+                    this.cap
+                ))));
+            }
+        }
+        polled
+    }
+}

@@ -495,3 +495,28 @@ async fn a_big_result_arrives_whole_and_a_line_over_16_mib_stops_the_server_with
         .unwrap();
     assert!(wait_gone(pid, Duration::from_secs(10)));
 }
+
+#[tokio::test]
+async fn a_start_abandoned_before_the_handshake_leaves_no_process_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("grandchild");
+    // A server that starts a grandchild, then takes its time to answer anything.
+    let script = format!(
+        "sleep 1000 & echo $! > {}; exec sleep 999",
+        pidfile.display()
+    );
+    let starting = stdio::start("slow", launch(Path::new("sh"), &["-c", &script], &[]));
+    // The app quits (or the server is stopped) while it is still starting.
+    assert!(tokio::time::timeout(Duration::from_millis(500), starting)
+        .await
+        .is_err());
+    let grandchild: u32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        wait_gone(grandchild, Duration::from_secs(5)),
+        "grandchild {grandchild} survived"
+    );
+}

@@ -218,6 +218,9 @@ pub async fn start_with(
     let stderr_pipe = child.inner_mut().stderr().take();
     let pid = child.id();
     spawned(pid);
+    // Until the handshake is done, a start that is abandoned (its future dropped: the app
+    // quitting, a stop) takes the whole group with it.
+    let mut abandoned = GroupGuard(pid);
     let overlong = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let transport = (
         LineCap::new(stdout, MAX_LINE_BYTES, Arc::clone(&overlong)),
@@ -267,6 +270,7 @@ pub async fn start_with(
             });
         }
     };
+    abandoned.0 = None;
     let peer = service.peer().clone();
     let info = service.peer_info().and_then(|i| {
         i.server_info
@@ -511,6 +515,21 @@ impl StdioServer {
         {
             tracing::warn!(server = %self.name, "MCP server did not end in time; killing its group");
             end_process_group(self.pid).await;
+        }
+    }
+}
+
+/// Kills the group led by its pid when dropped, unless disarmed (set to `None`).
+struct GroupGuard(Option<u32>);
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Some(pgid) = self.0.take().and_then(|p| i32::try_from(p).ok()) {
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(pgid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
         }
     }
 }

@@ -24,6 +24,7 @@ const COMMANDS: &[&str] = &[
     "list_models",
     "detect_local_providers",
     "set_conversation_model",
+    "list_mcp_servers",
 ];
 
 fn main() {

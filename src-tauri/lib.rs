@@ -79,6 +79,7 @@ pub fn run() -> i32 {
             commands::conversations::delete_conversation,
             commands::conversations::get_conversation,
             commands::conversations::set_conversation_model,
+            commands::mcp::list_mcp_servers,
             commands::providers::list_provider_kinds,
             commands::providers::list_provider_presets,
             commands::providers::test_provider,

@@ -3,5 +3,6 @@
 pub mod app;
 pub mod conversations;
 pub mod error;
+pub mod mcp;
 pub mod providers;
 pub mod settings;

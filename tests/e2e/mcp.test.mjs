@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { BIN, launch, run, tempHome } from "./harness.mjs";
+import { BIN, launch, run, tempHome, textOf, tid } from "./harness.mjs";
 
 /** Running and not a zombie. */
 function alive(pid) {
@@ -30,6 +30,19 @@ function lines(file) {
   return fs.existsSync(file) ? fs.readFileSync(file, "utf8").split("\n").filter(Boolean).map(Number) : [];
 }
 
+/** The Servers page shows the server running, with its tools and its exact command line. */
+async function showsTheServerRunning(app) {
+  await app.browser.$(tid("nav-servers")).click();
+  const item = `${tid("server-item")}[data-name="everything"]`;
+  await app.browser.$(item).waitForDisplayed({ timeout: 20000 });
+  await app.browser.waitUntil(async () => /^Running · \d+ tools$/.test(await textOf(app.browser, `${item} ${tid("server-state")}`)), {
+    timeout: 20000,
+    timeoutMsg: "the Servers page does not show the server running",
+  });
+  assert.match(await textOf(app.browser, `${item} ${tid("server-command")}`), /sh -c .*mcp-server-everything.* stdio/);
+  await app.screenshot("servers-page");
+}
+
 test("approved MCP servers start with the app and none outlives it, even after kill -9", async () => {
   const home = tempHome("mcp-servers");
   const marks = path.join(home, "grandchildren");
@@ -47,6 +60,12 @@ test("approved MCP servers start with the app and none outlives it, even after k
   // app outright, so the quit is asked for as the OS does at logout: SIGTERM, which the app
   // turns into its normal exit, the same path as closing the window.)
   let app = await launch(home);
+  try {
+    await showsTheServerRunning(app);
+  } catch (e) {
+    await app.close();
+    throw e;
+  }
   await until("the server to start", () => lines(marks).length === 1);
   const first = lines(marks)[0];
   assert.ok(alive(first));

@@ -17,6 +17,7 @@ import type {
   Conversation,
   KeychainStatus,
   LocalServer,
+  McpServerStatus,
   Message,
   ModelInfo,
   NewProvider,
@@ -140,6 +141,8 @@ export class FakeBackend {
   connectionMs = 312;
   /** the local model servers detect_local_providers finds */
   localServers: LocalServer[] = [];
+  /** What `list_mcp_servers` answers. */
+  mcpServers: McpServerStatus[] = [];
   #clock = 1_700_000_000_000;
   #ids = 0;
 
@@ -292,6 +295,7 @@ export class FakeBackend {
     },
     detect_local_providers: () => this.localServers.map((server) => ({ ...server, models: [...server.models] })),
     list_providers: () => this.providers.map((p) => ({ ...p })),
+    list_mcp_servers: () => this.mcpServers.map((s) => ({ ...s })),
     add_provider: (args) => {
       const input = args.provider as NewProvider;
       if (this.providers.some((p) => p.name === input.name)) {

@@ -23,6 +23,7 @@ import type {
   ConversationDetail,
   KeychainStatus,
   LocalServer,
+  McpServerStatus,
   ModelInfo,
   NewProvider,
   Provider,
@@ -35,7 +36,8 @@ export type Page =
   | { name: "welcome" }
   | { name: "conversation"; id: string }
   | { name: "providers" }
-  | { name: "settings" };
+  | { name: "settings" }
+  | { name: "servers" };
 
 export interface Toast {
   id: number;
@@ -56,6 +58,8 @@ export class AppState {
   /** local model servers found at first start and not yet used or dismissed */
   localServers = $state.raw<LocalServer[]>([]);
   settings = $state.raw<Settings | null>(null);
+  /** MCP servers with their states; null until first loaded. */
+  servers = $state.raw<McpServerStatus[] | null>(null);
   settingsLoadFailed = $state(false);
   page = $state.raw<Page>({ name: "welcome" });
   /** the open conversation with its messages; null while loading */
@@ -200,6 +204,11 @@ export class AppState {
 
   showSettings(): void {
     this.#go({ name: "settings" });
+  }
+
+  showServers(): void {
+    this.#go({ name: "servers" });
+    void this.loadServers();
   }
 
   async openConversation(id: string, known?: ConversationDetail): Promise<void> {
@@ -458,6 +467,16 @@ export class AppState {
       return updated;
     } finally {
       void this.refreshConversations();
+    }
+  }
+
+  // ------------------------------------------------------------ MCP servers
+
+  async loadServers(): Promise<void> {
+    try {
+      this.servers = await ipc.listMcpServers();
+    } catch (err) {
+      this.report(err);
     }
   }
 

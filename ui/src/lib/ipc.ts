@@ -11,6 +11,7 @@ import type {
   ConversationDetail,
   ConnectionReport,
   KeychainStatus,
+  McpServerStatus,
   LocalServer,
   ModelInfo,
   NewProvider,
@@ -180,6 +181,11 @@ export function deleteProviderKey(name: string): Promise<Provider> {
 /** Also removes the provider's key from the keychain. */
 export function removeProvider(name: string): Promise<void> {
   return call("remove_provider", { name });
+}
+
+/** Every configured MCP server with its state. */
+export function listMcpServers(): Promise<McpServerStatus[]> {
+  return call("list_mcp_servers");
 }
 
 export function getSettings(): Promise<Settings> {

@@ -160,3 +160,28 @@ export interface AppStatus {
   /** null when the database opened; else why it could not (the app shows it and does not touch the file) */
   database_error: CommandError | null;
 }
+
+/** What the supervisor says of a running (or once-running) MCP server. */
+export type McpServerState =
+  | { state: "starting" }
+  | { state: "running"; pid: number | null; tools: number }
+  | { state: "restarting"; attempt: number; in_secs: number; reason: string }
+  | { state: "failed"; reason: string }
+  | { state: "stopped" };
+
+/** One configured MCP server, as the Servers page shows it (mirrors core `McpServerStatus`). */
+export interface McpServerStatus {
+  name: string;
+  /** "stdio" | "http" | "sse"; null when the entry cannot be used */
+  transport: string | null;
+  /** the exact command line or address; secrets appear as <keychain:…> references */
+  command_line: string | null;
+  disabled: boolean;
+  /** approved exactly as it is now */
+  approved: boolean;
+  /** why the entry cannot be used */
+  error: string | null;
+  /** null when the app does not run it (disabled, needs approval, invalid, remote) */
+  state: McpServerState | null;
+  log_file: string;
+}

@@ -15,10 +15,21 @@ use crate::mcp::config::{
     ServerEntry, FILE_NAME,
 };
 use crate::mcp::environment::{login_shell_path, search_path, LOGIN_SHELL_TIMEOUT};
-use crate::mcp::host::McpHost;
-use crate::mcp::launch::stdio_launch;
+use crate::mcp::host::{McpHost, ServerState};
+use crate::mcp::launch::{stderr_log_path, stdio_launch};
 use crate::mcp::pins::{review, PinnedTool, ToolStatus};
 use crate::mcp::stdio::{self, StdioLaunch, StdioServer};
+
+/// A configured server with what the supervisor says about it, for the Servers page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct McpServerStatus {
+    #[serde(flatten)]
+    pub server: McpServerView,
+    /// `None` when the supervisor does not run it (disabled, needs approval, invalid, remote).
+    pub state: Option<ServerState>,
+    /// Where its stderr is logged.
+    pub log_file: String,
+}
 
 /// One tool of a server, against its pin.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -365,6 +376,29 @@ impl Core {
             .await?;
         tracing::info!(server, tool, "changed MCP tool accepted");
         Ok(())
+    }
+
+    /// Every configured server with its supervisor state, in name order.
+    ///
+    /// # Errors
+    /// As [`Core::mcp_servers`].
+    pub async fn mcp_status(
+        &self,
+        host: Option<&McpHost>,
+    ) -> Result<Vec<McpServerStatus>, CoreError> {
+        let states = host.map(McpHost::states).unwrap_or_default();
+        Ok(self
+            .mcp_servers()
+            .await?
+            .into_iter()
+            .map(|server| McpServerStatus {
+                state: states.get(&server.name).cloned(),
+                log_file: stderr_log_path(&self.paths.log_dir, &server.name)
+                    .display()
+                    .to_string(),
+                server,
+            })
+            .collect())
     }
 
     /// Where the host records its servers' process groups.

@@ -486,15 +486,18 @@ impl StdioServer {
                 server: self.name.clone(),
                 after: timeout,
             }),
-            Err(e) => {
-                // The server went away: say how (exit code, an over-long line), which the exit
-                // watcher knows a moment later.
+            // The server went away: say how (exit code, an over-long line), which the exit
+            // watcher knows a moment later.
+            Err(e @ (ServiceError::TransportClosed | ServiceError::TransportSend(_))) => {
                 let why = tokio::time::timeout(Duration::from_secs(5), self.exited()).await;
                 match why {
                     Ok(why) => Err(self.request_error(&format!("{e}: {why}"))),
                     Err(_) => Err(self.request_error(&e)),
                 }
             }
+            // The server answered with an error (an unknown tool, bad arguments): it is still
+            // running, so there is no exit to wait for.
+            Err(e) => Err(self.request_error(&e)),
         }
     }
 

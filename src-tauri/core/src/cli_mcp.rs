@@ -139,10 +139,7 @@ pub(crate) async fn run(
             writeln!(out, "Approved.")?;
         }
         McpCommand::Tools { name, json } => {
-            let server = core.mcp_start(&name).await?;
-            let listed = server.list_tools().await;
-            server.stop().await;
-            let tools = listed.map_err(crate::CoreError::from)?;
+            let tools = tools_of(core, &name).await?;
             if json {
                 serde_json::to_writer_pretty(&mut *out, &tools)
                     .map_err(|e| CliError::Output(e.to_string()))?;
@@ -173,11 +170,8 @@ pub(crate) async fn run(
             }
         }
         McpCommand::Accept { name, tool, yes } => {
-            let server = core.mcp_start(&name).await?;
-            let listed = server.list_tools().await;
-            server.stop().await;
-            let listed: Vec<ListedTool> = listed
-                .map_err(crate::CoreError::from)?
+            let listed: Vec<ListedTool> = tools_of(core, &name)
+                .await?
                 .iter()
                 .map(ListedTool::from_rmcp)
                 .collect();
@@ -233,6 +227,14 @@ pub(crate) async fn run(
         }
     }
     Ok(())
+}
+
+/// Starts the server, lists its tools, and stops it whatever the listing gave.
+async fn tools_of(core: &Core, name: &str) -> Result<Vec<rmcp::model::Tool>, CliError> {
+    let server = core.mcp_start(name).await?;
+    let listed = server.list_tools().await;
+    server.stop().await;
+    Ok(listed.map_err(crate::CoreError::from)?)
 }
 
 /// `KEY=VALUE` arguments into a map.

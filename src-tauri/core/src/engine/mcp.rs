@@ -140,11 +140,7 @@ impl Core {
             .approve_mcp_server(name.clone(), fingerprint)
             .await?;
         tracing::info!(server = %name, command = %spec.launch.display(), "MCP server added");
-        self.mcp_servers()
-            .await?
-            .into_iter()
-            .find(|v| v.name == name)
-            .ok_or_else(|| CoreError::NotFound { what: name })
+        self.mcp_server_view(name).await
     }
 
     /// Removes a server, its keychain values and its approval.
@@ -153,12 +149,7 @@ impl Core {
     /// Not found, the keychain, the file or the database.
     pub async fn mcp_remove(&self, name: &str) -> Result<(), CoreError> {
         let mut file = self.load_mcp()?;
-        let (key, entry) = file
-            .find(name)
-            .map(|(k, e)| (k.clone(), e.clone()))
-            .ok_or_else(|| CoreError::NotFound {
-                what: format!("server “{}”", name.trim()),
-            })?;
+        let (key, entry) = find_server(&file, name).map(|(k, e)| (k.clone(), e.clone()))?;
         let accounts: Vec<String> = entry
             .env
             .values()
@@ -206,19 +197,22 @@ impl Core {
     /// Not found, an invalid entry, the database.
     pub async fn mcp_approve(&self, name: &str) -> Result<McpServerView, CoreError> {
         let file = self.load_mcp()?;
-        let (key, entry) = file.find(name).ok_or_else(|| CoreError::NotFound {
-            what: format!("server “{}”", name.trim()),
-        })?;
+        let (key, entry) = find_server(&file, name)?;
         entry.resolve(key)?;
         self.store()?
             .approve_mcp_server(key.clone(), entry.fingerprint())
             .await?;
         let key = key.clone();
+        self.mcp_server_view(key).await
+    }
+
+    /// How [`Core::mcp_servers`] shows the server named exactly `name`.
+    async fn mcp_server_view(&self, name: String) -> Result<McpServerView, CoreError> {
         self.mcp_servers()
             .await?
             .into_iter()
-            .find(|v| v.name == key)
-            .ok_or(CoreError::NotFound { what: key })
+            .find(|v| v.name == name)
+            .ok_or(CoreError::NotFound { what: name })
     }
 
     /// Everything needed to start a stdio server, only if it is enabled and approved exactly
@@ -229,9 +223,7 @@ impl Core {
     /// or the command that cannot be found.
     pub async fn mcp_prepare(&self, name: &str) -> Result<(String, StdioLaunch), CoreError> {
         let file = self.load_mcp()?;
-        let (key, entry) = file.find(name).ok_or_else(|| CoreError::NotFound {
-            what: format!("server “{}”", name.trim()),
-        })?;
+        let (key, entry) = find_server(&file, name)?;
         let spec = entry.resolve(key)?;
         if spec.disabled {
             return Err(CoreError::Conflict {
@@ -405,4 +397,14 @@ impl Core {
     pub fn mcp_pid_file(&self) -> PathBuf {
         self.paths.data_dir.join("mcp-processes.json")
     }
+}
+
+/// The entry named `name` (ignoring case), or not found.
+fn find_server<'f>(
+    file: &'f McpFile,
+    name: &str,
+) -> Result<(&'f String, &'f ServerEntry), CoreError> {
+    file.find(name).ok_or_else(|| CoreError::NotFound {
+        what: format!("server “{}”", name.trim()),
+    })
 }

@@ -2,7 +2,7 @@
 //! `scripts/bootstrap.sh test` once to install them):
 //!
 //! 1. `tools/call` round trip to server-everything's `echo` through the host
-//!    (`StdioServer::call_tool`: progress-aware timeout, cancellation) against a bare rmcp
+//!    (`McpServer::call_tool`: progress-aware timeout, cancellation) against a bare rmcp
 //!    client on its own copy of the same server, in the same run, interleaved.
 //! 2. Ten stdio servers (node and Python) started together by the supervisor until all are
 //!    running, against the slowest of them started alone.

@@ -295,7 +295,9 @@ fn ms(d: Duration) -> String {
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
-    let http = reqwest::Client::new();
+    let http = switchboard_core::net::client_builder()
+        .build()
+        .expect("an HTTP client");
     println!("## Provider clients: parse throughput ({TOKENS} tokens, median of {RUNS})\n");
     println!("| API | stream size | raw read | client | client tokens/s | client ÷ raw |");
     println!("|---|---:|---:|---:|---:|---:|");

@@ -5,7 +5,7 @@
 
 use crate::engine::DatabaseUnavailable;
 use crate::mcp::config::ConfigError;
-use crate::mcp::stdio::McpError;
+use crate::mcp::server::McpError;
 use crate::providers::ProviderError;
 use crate::secrets::SecretError;
 use crate::settings::SettingsError;
@@ -58,6 +58,8 @@ pub enum CoreError {
     McpConfig(#[from] ConfigError),
     #[error(transparent)]
     Mcp(#[from] McpError),
+    #[error("Cannot read {what}: {detail}")]
+    Io { what: String, detail: String },
     /// The server is new or changed since the person approved it: it does not start until
     /// they approve `command_line` as it is now.
     #[error("“{server}” needs your approval before it starts, because it is new or changed since you last approved it. It would run:\n{command_line}")]
@@ -92,6 +94,7 @@ impl CoreError {
             CoreError::McpConfig(_) => "mcp_config",
             CoreError::Mcp(_) => "mcp",
             CoreError::NeedsApproval { .. } => "needs_approval",
+            CoreError::Io { .. } => "io",
         }
     }
 

@@ -11,6 +11,7 @@ pub mod error;
 pub mod instance;
 pub mod logging;
 pub mod mcp;
+pub mod net;
 pub mod paths;
 pub mod provider_config;
 pub mod providers;

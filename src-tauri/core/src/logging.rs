@@ -75,8 +75,8 @@ pub struct LogGuard {
 }
 
 /// Starts logging: to stderr at `stderr_level` and, with `log_dir`, to
-/// `switchboard.YYYY-MM-DD.log` there at `file_level`, keeping the last 7 days. `RUST_LOG`
-/// overrides both levels. Calling it twice is harmless (the second call changes nothing).
+/// `switchboard.YYYY-MM-DD.log` there at `file_level`, keeping the last 7 days (rmcp's own
+/// messages go to the file only). `RUST_LOG` overrides both levels. Calling it twice is harmless (the second call changes nothing).
 pub fn init(log_dir: Option<&Path>, stderr_level: &str, file_level: &str) -> LogGuard {
     let filter =
         |level: &str| EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(level));
@@ -86,7 +86,10 @@ pub fn init(log_dir: Option<&Path>, stderr_level: &str, file_level: &str) -> Log
         // the scrubber.
         .with_ansi(false)
         .with_target(false)
-        .with_filter(filter(stderr_level));
+        // rmcp reports at error level what we turn into our own message (a transport that
+        // failed before the fallback to another one worked); the terminal gets ours only,
+        // the file keeps both.
+        .with_filter(filter(&format!("{stderr_level},rmcp=off")));
 
     let mut guard = None;
     let file_layer = log_dir.and_then(|dir| {

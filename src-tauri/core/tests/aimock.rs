@@ -84,7 +84,11 @@ fn aimock(test: &str, extra: &[&str]) -> Option<Aimock> {
 impl Aimock {
     /// What aimock received, oldest first.
     async fn journal(&self) -> Vec<Value> {
-        let text = reqwest::get(format!("{}/__aimock/journal?limit=1000", self.root))
+        let text = switchboard_core::net::client_builder()
+            .build()
+            .unwrap()
+            .get(format!("{}/__aimock/journal?limit=1000", self.root))
+            .send()
             .await
             .unwrap()
             .text()

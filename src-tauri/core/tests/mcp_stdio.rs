@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 use switchboard_core::mcp::environment::{resolve_command, search_path, server_env};
-use switchboard_core::mcp::stdio::{self, McpError, StdioLaunch};
+use switchboard_core::mcp::server::McpError;
+use switchboard_core::mcp::stdio::{self, StdioLaunch};
 
 fn peers() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/peers")
@@ -256,7 +257,7 @@ async fn a_missing_program_is_a_clear_spawn_error() {
 
 /// The fault server said on stderr that its `hang` call was cancelled (it received
 /// `notifications/cancelled`), and it still answers a call.
-async fn heard_the_cancel_and_still_answers(server: &stdio::StdioServer) {
+async fn heard_the_cancel_and_still_answers(server: &switchboard_core::mcp::server::McpServer) {
     let deadline = Instant::now() + Duration::from_secs(5);
     while !server
         .stderr_tail()
@@ -367,7 +368,7 @@ async fn a_slow_starting_server_is_waited_for_up_to_the_deadline() {
 
 #[tokio::test]
 async fn progress_keeps_a_long_call_alive_and_the_hard_maximum_still_ends_it() {
-    use switchboard_core::mcp::stdio::CallLimits;
+    use switchboard_core::mcp::server::CallLimits;
     use tokio_util::sync::CancellationToken;
     let Some(faulty) = fault_server("progress", &[]) else {
         return;
@@ -413,7 +414,7 @@ async fn progress_keeps_a_long_call_alive_and_the_hard_maximum_still_ends_it() {
 
 #[tokio::test]
 async fn stopping_a_call_tells_the_server_and_returns_at_once() {
-    use switchboard_core::mcp::stdio::CallLimits;
+    use switchboard_core::mcp::server::CallLimits;
     use tokio_util::sync::CancellationToken;
     let Some(faulty) = fault_server("cancel", &[]) else {
         return;

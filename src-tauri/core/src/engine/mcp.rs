@@ -1,5 +1,5 @@
 //! MCP servers as a person manages them: the list with each server's state of approval, add,
-//! remove (secrets and approval too), import with a preview, approve, and starting a stdio
+//! remove (secrets and approval too), import with a preview, approve, and starting a
 //! server only when what it runs is exactly what was approved; handing every such server to
 //! the supervisor ([`McpHost`]).
 
@@ -16,9 +16,9 @@ use crate::mcp::config::{
 };
 use crate::mcp::environment::{login_shell_path, search_path, LOGIN_SHELL_TIMEOUT};
 use crate::mcp::host::{McpHost, ServerState};
-use crate::mcp::launch::{stderr_log_path, stdio_launch};
+use crate::mcp::launch::{remote_launch, stderr_log_path, stdio_launch, ServerLaunch};
 use crate::mcp::pins::{review, PinnedTool, ToolStatus};
-use crate::mcp::stdio::{self, StdioLaunch, StdioServer};
+use crate::mcp::server::McpServer;
 
 /// A configured server with what the supervisor says about it, for the Servers page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -46,6 +46,15 @@ pub struct ToolReview {
 }
 
 /// One configured server as lists show it.
+/// What a person is asked to approve before a server first runs (or runs changed).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ApprovalRequest {
+    pub server: String,
+    /// The full command line or address, untruncated, secrets as their keychain reference.
+    pub command_line: String,
+    pub fingerprint: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct McpServerView {
     pub name: String,
@@ -191,6 +200,114 @@ impl Core {
         Ok(added)
     }
 
+    /// What the approval dialog must show for `name` as its entry is now: the full command
+    /// line (or address), and the fingerprint that approving exactly this approves.
+    ///
+    /// # Errors
+    /// Not found, an invalid entry.
+    pub fn mcp_approval_request(&self, name: &str) -> Result<ApprovalRequest, CoreError> {
+        let file = self.load_mcp()?;
+        let (key, entry) = find_server(&file, name)?;
+        let spec = entry.resolve(key)?;
+        Ok(ApprovalRequest {
+            server: key.clone(),
+            command_line: spec.launch.display(),
+            fingerprint: spec.fingerprint,
+        })
+    }
+
+    /// Approves what `shown` showed, only if the entry still is exactly that: a file edited
+    /// while the dialog was open is not approved by it.
+    ///
+    /// # Errors
+    /// [`CoreError::Conflict`] when the entry changed; not found; the database.
+    pub async fn mcp_approve_shown(
+        &self,
+        shown: &ApprovalRequest,
+    ) -> Result<McpServerView, CoreError> {
+        let now = self.mcp_approval_request(&shown.server)?;
+        if now.fingerprint != shown.fingerprint {
+            return Err(CoreError::Conflict {
+                field: "command_line",
+                message: format!(
+                    "“{}” changed in {} while you were reading it; review it again.",
+                    shown.server,
+                    self.mcp_file().display()
+                ),
+            });
+        }
+        self.store()?
+            .approve_mcp_server(now.server.clone(), now.fingerprint)
+            .await?;
+        tracing::info!(server = %now.server, command = %now.command_line, "MCP server approved");
+        self.mcp_server_view(now.server).await
+    }
+
+    /// Turns a server on or off in mcp.json (its approval is untouched).
+    ///
+    /// # Errors
+    /// Not found; the file cannot be written.
+    pub async fn mcp_set_disabled(
+        &self,
+        name: &str,
+        disabled: bool,
+    ) -> Result<McpServerView, CoreError> {
+        let mut file = self.load_mcp()?;
+        let key = find_server(&file, name)?.0.clone();
+        if let Some(entry) = file.servers.get_mut(&key) {
+            entry.disabled = disabled;
+        }
+        file.save(&self.mcp_file())?;
+        tracing::info!(server = %key, disabled, "MCP server switched");
+        self.mcp_server_view(key).await
+    }
+
+    /// (Re)starts one server under `host`: whatever runs under that name is stopped first,
+    /// and it starts only if enabled and approved exactly as it is now.
+    ///
+    /// # Errors
+    /// As [`Core::mcp_prepare`].
+    pub async fn mcp_restart(&self, host: &McpHost, name: &str) -> Result<(), CoreError> {
+        let prepared = self.mcp_prepare(name).await;
+        let key = match &prepared {
+            Ok((key, _)) => key.clone(),
+            Err(_) => name.trim().to_owned(),
+        };
+        host.stop(&key).await;
+        let (key, launch) = prepared?;
+        host.spawn(&key, launch).await;
+        Ok(())
+    }
+
+    /// The end of a server's stderr log (at most `max_bytes`), or empty when it has none.
+    ///
+    /// # Errors
+    /// Not found; the log cannot be read.
+    pub async fn mcp_log_tail(&self, name: &str, max_bytes: u64) -> Result<String, CoreError> {
+        let file = self.load_mcp()?;
+        let key = find_server(&file, name)?.0.clone();
+        let path = stderr_log_path(&self.paths.log_dir, &key);
+        let read = tokio::task::spawn_blocking(move || -> std::io::Result<String> {
+            use std::io::{Read, Seek, SeekFrom};
+            let mut log = match std::fs::File::open(&path) {
+                Ok(log) => log,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(String::new()),
+                Err(e) => return Err(e),
+            };
+            let len = log.metadata()?.len();
+            log.seek(SeekFrom::Start(len.saturating_sub(max_bytes)))?;
+            let mut bytes = Vec::new();
+            log.read_to_end(&mut bytes)?;
+            Ok(String::from_utf8_lossy(&bytes).into_owned())
+        })
+        .await
+        .map_err(|e| CoreError::Store(crate::store::StoreError::Task(e.to_string())))?;
+        read.map_err(|e| CoreError::Io {
+            what: "the server's log".into(),
+            detail: e.to_string(),
+        })
+    }
+
     /// Approves the server as it is now.
     ///
     /// # Errors
@@ -215,13 +332,13 @@ impl Core {
             .ok_or(CoreError::NotFound { what: name })
     }
 
-    /// Everything needed to start a stdio server, only if it is enabled and approved exactly
+    /// Everything needed to start or reach a server, only if it is enabled and approved exactly
     /// as it is now.
     ///
     /// # Errors
     /// [`CoreError::NeedsApproval`] with the full command line; not found; disabled; a secret
     /// or the command that cannot be found.
-    pub async fn mcp_prepare(&self, name: &str) -> Result<(String, StdioLaunch), CoreError> {
+    pub async fn mcp_prepare(&self, name: &str) -> Result<(String, ServerLaunch), CoreError> {
         let file = self.load_mcp()?;
         let (key, entry) = find_server(&file, name)?;
         let spec = entry.resolve(key)?;
@@ -237,6 +354,13 @@ impl Core {
                 command_line: spec.launch.display(),
             });
         }
+        let secrets = std::sync::Arc::clone(&self.secrets);
+        if !matches!(spec.launch, Launch::Stdio { .. }) {
+            let launch = tokio::task::spawn_blocking(move || remote_launch(&spec, &*secrets))
+                .await
+                .map_err(|e| CoreError::Store(crate::store::StoreError::Task(e.to_string())))??;
+            return Ok((key.clone(), ServerLaunch::Remote(launch)));
+        }
         let search = self
             .search_path
             .get_or_init(|| async {
@@ -251,7 +375,6 @@ impl Core {
             .await
             .clone();
         let home = dirs::home_dir().unwrap_or_else(std::env::temp_dir);
-        let secrets = std::sync::Arc::clone(&self.secrets);
         let log_dir = self.paths.log_dir.clone();
         let launch = tokio::task::spawn_blocking(move || {
             stdio_launch(
@@ -265,21 +388,21 @@ impl Core {
         })
         .await
         .map_err(|e| CoreError::Store(crate::store::StoreError::Task(e.to_string())))??;
-        Ok((key.clone(), launch))
+        Ok((key.clone(), ServerLaunch::Stdio(launch)))
     }
 
-    /// Starts a stdio server (see [`Core::mcp_prepare`]) and completes its handshake.
+    /// Starts or connects to a server (see [`Core::mcp_prepare`]) and completes its handshake.
     ///
     /// # Errors
     /// As [`Core::mcp_prepare`]; the start failed (with the server's stderr tail).
-    pub async fn mcp_start(&self, name: &str) -> Result<StdioServer, CoreError> {
+    pub async fn mcp_start(&self, name: &str) -> Result<McpServer, CoreError> {
         let (key, launch) = self.mcp_prepare(name).await?;
-        Ok(stdio::start(&key, launch).await?)
+        Ok(launch.connect(&key, |_| {}).await?)
     }
 
-    /// Hands every enabled, approved stdio server to `host`, which starts them all in the
-    /// background. Returns the servers left out, with why (needs approval, invalid, not yet
-    /// supported transport).
+    /// Hands every enabled, approved server (local or remote) to `host`, which starts them all
+    /// in the background. Returns the servers left out, with why (needs approval, invalid, a
+    /// secret that cannot be read).
     ///
     /// # Errors
     /// mcp.json cannot be read.
@@ -287,13 +410,6 @@ impl Core {
         let mut left_out = Vec::new();
         for view in self.mcp_servers().await? {
             if view.disabled {
-                continue;
-            }
-            if view.transport != Some("stdio") && view.error.is_none() {
-                left_out.push((
-                    view.name,
-                    "remote servers are not supported by this build yet".to_owned(),
-                ));
                 continue;
             }
             match self.mcp_prepare(&view.name).await {

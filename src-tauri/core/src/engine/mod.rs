@@ -491,7 +491,7 @@ mod connections;
 mod mcp;
 
 pub use connections::{ConnectionReport, LocalServer};
-pub use mcp::{McpServerStatus, McpServerView, ToolReview};
+pub use mcp::{ApprovalRequest, McpServerStatus, McpServerView, ToolReview};
 
 #[cfg(test)]
 mod tests;

@@ -224,6 +224,68 @@ pub fn validate_name(raw: &str) -> Result<String, ConfigError> {
 }
 
 impl ServerEntry {
+    /// An entry from what a person typed in the window: a command line (shell quoting, with
+    /// leading `KEY=value` words as its environment) or a URL — exactly one of them.
+    ///
+    /// # Errors
+    /// Neither or both given, unbalanced quotes, no program, or a URL that is not http(s).
+    pub fn from_typed(
+        command_line: Option<&str>,
+        url: Option<&str>,
+    ) -> Result<ServerEntry, crate::InvalidInput> {
+        use crate::InvalidInput;
+        let command_line = command_line.map(str::trim).filter(|s| !s.is_empty());
+        let url = url.map(str::trim).filter(|s| !s.is_empty());
+        match (command_line, url) {
+            (Some(line), None) => {
+                let words = shell_words::split(line).map_err(|_| {
+                    InvalidInput::new("command_line", "A quote in the command line is not closed.")
+                })?;
+                let mut env = BTreeMap::new();
+                let mut words = words.into_iter().peekable();
+                while let Some((key, value)) = words.peek().and_then(|w| env_assignment(w)) {
+                    env.insert(key, ConfigValue::Plain(value));
+                    words.next();
+                }
+                let command = words.next().ok_or_else(|| {
+                    InvalidInput::new(
+                        "command_line",
+                        "Give the program to run, not only variables.",
+                    )
+                })?;
+                Ok(ServerEntry {
+                    command: Some(command),
+                    args: words.collect(),
+                    env,
+                    ..ServerEntry::default()
+                })
+            }
+            (None, Some(url)) => {
+                let parsed = url::Url::parse(url).map_err(|_| {
+                    InvalidInput::new("url", "Give a full address, like https://example.com/mcp.")
+                })?;
+                if !matches!(parsed.scheme(), "http" | "https") {
+                    return Err(InvalidInput::new(
+                        "url",
+                        "The address must start with http:// or https://.",
+                    ));
+                }
+                Ok(ServerEntry {
+                    url: Some(url.to_owned()),
+                    ..ServerEntry::default()
+                })
+            }
+            (None, None) => Err(InvalidInput::new(
+                "command_line",
+                "Give the command that starts the server, or its address.",
+            )),
+            (Some(_), Some(_)) => Err(InvalidInput::new(
+                "url",
+                "Give a command line or an address, not both.",
+            )),
+        }
+    }
+
     /// Checks the entry and works out its transport: the explicit `transport`, else `command`
     /// → stdio, else `url` → streamable HTTP with a fallback to legacy SSE.
     ///
@@ -628,6 +690,16 @@ pub fn move_secrets_to_keychain(
     }
     *entry = updated;
     Ok(moved)
+}
+
+/// `KEY=value` with a shell variable name, as `(KEY, value)`.
+fn env_assignment(word: &str) -> Option<(String, String)> {
+    let (key, value) = word.split_once('=')?;
+    let mut chars = key.chars();
+    let first = chars.next()?;
+    ((first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_'))
+    .then(|| (key.to_owned(), value.to_owned()))
 }
 
 #[cfg(test)]

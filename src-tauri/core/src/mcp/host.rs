@@ -1,4 +1,4 @@
-//! The supervisor of every running stdio server: all start at once in the background (the
+//! The supervisor of every running server, local or remote: all start at once in the background (the
 //! caller never waits), each has a state a person can read, a crash restarts it with
 //! exponential backoff (1 s, 2 s, 4 s, 8 s, 16 s, capped at 30 s; failed after 5 tries in a
 //! row), shutdown stops them all concurrently within a deadline, and the process groups of
@@ -13,7 +13,9 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
-use super::stdio::{self, McpError, StdioLaunch, StdioServer};
+use super::launch::ServerLaunch;
+use super::server::{McpError, McpServer};
+use super::stdio;
 
 /// Tries in a row before a crashing server is left failed.
 pub const MAX_TRIES: u32 = 5;
@@ -53,7 +55,7 @@ fn backoff_in(attempt: u32, unit: Duration) -> Duration {
 
 struct Slot {
     state: ServerState,
-    server: Option<Arc<StdioServer>>,
+    server: Option<Arc<McpServer>>,
     stop: CancellationToken,
     task: Option<tokio::task::JoinHandle<()>>,
 }
@@ -95,7 +97,7 @@ impl McpHost {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    fn set_state(&self, name: &str, state: ServerState, server: Option<Option<Arc<StdioServer>>>) {
+    fn set_state(&self, name: &str, state: ServerState, server: Option<Option<Arc<McpServer>>>) {
         let mut slots = self.slots();
         if let Some(slot) = slots.get_mut(name) {
             tracing::info!(server = name, state = ?state, "MCP server state");
@@ -108,7 +110,8 @@ impl McpHost {
 
     /// Starts supervising `name` in the background; returns at once. A server already there
     /// is stopped first.
-    pub async fn spawn(&self, name: &str, launch: StdioLaunch) {
+    pub async fn spawn(&self, name: &str, launch: impl Into<ServerLaunch>) {
+        let launch = launch.into();
         self.stop(name).await;
         let stop = CancellationToken::new();
         self.slots().insert(
@@ -128,7 +131,7 @@ impl McpHost {
         }
     }
 
-    async fn supervise(&self, name: &str, launch: StdioLaunch, stop: CancellationToken) {
+    async fn supervise(&self, name: &str, launch: ServerLaunch, stop: CancellationToken) {
         let mut attempt = 0u32;
         loop {
             attempt += 1;
@@ -138,7 +141,7 @@ impl McpHost {
                     self.pids.forget(name);
                     return self.set_state(name, ServerState::Stopped, Some(None));
                 }
-                started = stdio::start_with(name, launch.clone(), |pid| self.pids.record(name, pid)) => started,
+                started = launch.connect(name, |pid| self.pids.record(name, pid)) => started,
             };
             let reason = match started {
                 Ok(server) => {
@@ -236,7 +239,7 @@ impl McpHost {
     }
 
     /// The running server `name`, for calls.
-    pub fn server(&self, name: &str) -> Option<Arc<StdioServer>> {
+    pub fn server(&self, name: &str) -> Option<Arc<McpServer>> {
         self.slots().get(name).and_then(|s| s.server.clone())
     }
 

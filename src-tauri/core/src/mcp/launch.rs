@@ -1,6 +1,7 @@
-//! From a checked server entry to everything needed to start it: keychain references read,
-//! the command resolved on the login shell's `PATH`, the environment built from the allowlist,
-//! the working folder and the stderr log file.
+//! From a checked server entry to everything needed to start or reach it: keychain references
+//! read; for a program, the command resolved on the login shell's `PATH`, the environment built
+//! from the allowlist, the working folder and the stderr log file; for a remote server, its URL,
+//! headers and transport.
 
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
@@ -11,11 +12,88 @@ use secrecy::ExposeSecret;
 
 use super::config::{ConfigValue, Launch, ServerSpec};
 use super::environment::{resolve_command, server_env};
-use super::stdio::{McpError, StdioLaunch};
+use super::remote::{self, RemoteLaunch, RemoteTransport};
+use super::server::{McpError, McpServer};
+use super::stdio::{self, StdioLaunch};
 use crate::secrets::SecretStore;
 
 /// How long a server has to answer `initialize` (an `npx -y` first run downloads packages).
 pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How to start or reach one server.
+#[derive(Debug, Clone)]
+pub enum ServerLaunch {
+    Stdio(StdioLaunch),
+    Remote(RemoteLaunch),
+}
+
+impl ServerLaunch {
+    /// Starts or connects to the server and completes the MCP handshake; `spawned` is called
+    /// with a local server's process id as soon as it exists.
+    ///
+    /// # Errors
+    /// As [`stdio::start_with`] and [`remote::connect`].
+    pub async fn connect(
+        &self,
+        name: &str,
+        spawned: impl FnOnce(Option<u32>) + Send,
+    ) -> Result<McpServer, McpError> {
+        match self {
+            ServerLaunch::Stdio(launch) => stdio::start_with(name, launch.clone(), spawned).await,
+            ServerLaunch::Remote(launch) => remote::connect(name, launch).await,
+        }
+    }
+}
+
+impl From<StdioLaunch> for ServerLaunch {
+    fn from(launch: StdioLaunch) -> Self {
+        ServerLaunch::Stdio(launch)
+    }
+}
+
+impl From<RemoteLaunch> for ServerLaunch {
+    fn from(launch: RemoteLaunch) -> Self {
+        ServerLaunch::Remote(launch)
+    }
+}
+
+/// Everything needed to reach a remote server: its headers' keychain references read.
+///
+/// # Errors
+/// Not a remote server, or a secret that cannot be read.
+pub fn remote_launch(
+    spec: &ServerSpec,
+    secrets: &dyn SecretStore,
+) -> Result<RemoteLaunch, McpError> {
+    let (url, headers, transport) = match &spec.launch {
+        Launch::Http {
+            url,
+            headers,
+            fallback_to_sse,
+        } => (
+            url,
+            headers,
+            if *fallback_to_sse {
+                RemoteTransport::HttpThenSse
+            } else {
+                RemoteTransport::Http
+            },
+        ),
+        Launch::Sse { url, headers } => (url, headers, RemoteTransport::Sse),
+        Launch::Stdio { .. } => {
+            return Err(McpError::Spawn {
+                server: spec.name.clone(),
+                detail: "this server is started as a program, not reached over HTTP".into(),
+            })
+        }
+    };
+    Ok(RemoteLaunch {
+        url: url.clone(),
+        headers: resolve_values(&spec.name, headers, secrets)?,
+        transport,
+        startup_timeout: STARTUP_TIMEOUT,
+    })
+}
 
 /// Reads every keychain reference in `values`.
 ///

@@ -10,5 +10,8 @@ pub mod environment;
 pub mod host;
 pub mod launch;
 pub mod pins;
+pub mod remote;
 pub mod results;
+pub mod server;
+pub mod sse;
 pub mod stdio;

@@ -11,36 +11,27 @@
 //!   whole group: a leader that exits politely may leave children of its own behind;
 //! - its exit awaited, not polled, and reported with the exit code.
 
-use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::Stdio;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use process_wrap::tokio::CommandWrap;
-use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotification,
-    CancelledNotificationParam, ClientRequest, ServerResult, Tool,
-};
-use rmcp::service::{Peer, RoleClient, RunningServiceCancellationToken, ServiceExt};
-use rmcp::service::{PeerRequestOptions, ServiceError};
-use serde_json::{Map, Value};
+use rmcp::service::ServiceExt;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio_util::sync::CancellationToken;
+
+use super::server::HostClient;
+pub use super::server::{McpError, McpServer, StderrRing, STDERR_TAIL_CHARS};
 
 /// The longest line a server may send on stdout; a longer one stops it with a clear error
 /// instead of being buffered.
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
-/// How much of a server's stderr is kept in memory.
-pub const STDERR_RING_BYTES: usize = 1024 * 1024;
-/// How much of it goes into an error message.
-pub const STDERR_TAIL_CHARS: usize = 2000;
-
 /// Everything needed to start one stdio server; built by the host from the config, the login
-/// shell's `PATH` and the keychain.
-#[derive(Debug, Clone)]
+/// shell's `PATH` and the keychain. The environment holds real secrets, so `Debug` shows only
+/// its names.
+#[derive(Clone)]
 pub struct StdioLaunch {
     /// The resolved program.
     pub program: PathBuf,
@@ -53,113 +44,13 @@ pub struct StdioLaunch {
     pub startup_timeout: Duration,
 }
 
-/// What went wrong with a server, with its stderr tail where it helps.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum McpError {
-    #[error("Cannot start “{server}”: {detail}")]
-    Spawn { server: String, detail: String },
-    #[error("“{server}” did not start: {detail}{}", tail_text(.stderr_tail))]
-    Startup {
-        server: String,
-        detail: String,
-        stderr_tail: String,
-    },
-    #[error("“{server}” did not answer `initialize` within {} s{}", .after.as_secs(), tail_text(.stderr_tail))]
-    StartupTimeout {
-        server: String,
-        after: Duration,
-        stderr_tail: String,
-    },
-    #[error("“{server}” failed: {detail}{}", tail_text(.stderr_tail))]
-    Request {
-        server: String,
-        detail: String,
-        stderr_tail: String,
-    },
-    #[error("“{server}” did not answer within {} s", .after.as_secs_f64())]
-    Timeout { server: String, after: Duration },
-    #[error("The call to “{server}” was stopped")]
-    Cancelled { server: String },
-}
-
-/// How long one call may take: `idle` without an answer or progress, `hard_max` in all.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CallLimits {
-    pub idle: Duration,
-    pub hard_max: Duration,
-}
-
-fn tail_text(tail: &str) -> String {
-    if tail.trim().is_empty() {
-        String::new()
-    } else {
-        format!("\n--- its last words on stderr ---\n{}", tail.trim_end())
-    }
-}
-
-/// The last [`STDERR_RING_BYTES`] a server wrote to stderr.
-#[derive(Debug, Default)]
-pub struct StderrRing {
-    bytes: Mutex<VecDeque<u8>>,
-}
-
-impl StderrRing {
-    fn push(&self, chunk: &[u8]) {
-        let mut bytes = self
-            .bytes
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        bytes.extend(chunk);
-        let excess = bytes.len().saturating_sub(STDERR_RING_BYTES);
-        bytes.drain(..excess);
-    }
-
-    /// The last `max_chars` characters, as text.
-    pub fn tail(&self, max_chars: usize) -> String {
-        let bytes = self
-            .bytes
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let (a, b) = bytes.as_slices();
-        let text = String::from_utf8_lossy(&[a, b].concat()).into_owned();
-        let count = text.chars().count();
-        text.chars().skip(count.saturating_sub(max_chars)).collect()
-    }
-}
-
-/// What the host answers to a server: it hears `notifications/tools/list_changed` (and
-/// counts them, so the supervisor can list the tools again); everything else is rmcp's
-/// default.
-#[derive(Debug)]
-pub struct HostClient {
-    tools_changed: tokio::sync::watch::Sender<u64>,
-}
-
-impl rmcp::ClientHandler for HostClient {
-    async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
-        self.tools_changed.send_modify(|n| *n += 1);
-    }
-}
-
-/// A running stdio server. Its exit is awaited by a task of its own (not polled): when the
-/// server dies, [`StdioServer::exited`] resolves and every pending call fails at once.
-pub struct StdioServer {
-    name: String,
-    peer: Peer<RoleClient>,
-    info: Option<String>,
-    tools_changed: tokio::sync::watch::Receiver<u64>,
-    stop: Mutex<Option<RunningServiceCancellationToken>>,
-    exit: tokio::sync::watch::Receiver<Option<String>>,
-    pid: Option<u32>,
-    stderr: Arc<StderrRing>,
-}
-
-impl std::fmt::Debug for StdioServer {
+impl std::fmt::Debug for StdioLaunch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StdioServer")
-            .field("name", &self.name)
-            .field("pid", &self.pid)
+        f.debug_struct("StdioLaunch")
+            .field("program", &self.program)
+            .field("args", &self.args)
+            .field("env", &self.env.iter().map(|(k, _)| k).collect::<Vec<_>>())
+            .field("cwd", &self.cwd)
             .finish_non_exhaustive()
     }
 }
@@ -170,7 +61,7 @@ impl std::fmt::Debug for StdioServer {
 /// [`McpError::Spawn`] when the program cannot run; [`McpError::Startup`] when it exits or
 /// answers wrongly before the handshake ends; [`McpError::StartupTimeout`] past the deadline.
 /// Each start error carries the stderr tail, and leaves no process behind.
-pub async fn start(name: &str, launch: StdioLaunch) -> Result<StdioServer, McpError> {
+pub async fn start(name: &str, launch: StdioLaunch) -> Result<McpServer, McpError> {
     start_with(name, launch, |_| {}).await
 }
 
@@ -183,7 +74,7 @@ pub async fn start_with(
     name: &str,
     launch: StdioLaunch,
     spawned: impl FnOnce(Option<u32>) + Send,
-) -> Result<StdioServer, McpError> {
+) -> Result<McpServer, McpError> {
     let mut command = tokio::process::Command::new(&launch.program);
     command
         .args(&launch.args)
@@ -236,10 +127,7 @@ pub async fn start_with(
     }
     tracing::info!(server = name, pid, program = %launch.program.display(), "MCP server started");
 
-    let (changed_tx, tools_changed) = tokio::sync::watch::channel(0);
-    let client = HostClient {
-        tools_changed: changed_tx,
-    };
+    let (client, tools_changed) = HostClient::new();
     let handshake = tokio::time::timeout(launch.startup_timeout, client.serve(transport)).await;
     let service = match handshake {
         Ok(Ok(service)) => service,
@@ -253,7 +141,7 @@ pub async fn start_with(
                     MAX_LINE_BYTES / (1024 * 1024)
                 )
             } else {
-                e.to_string()
+                super::server::readable(&e)
             };
             return Err(McpError::Startup {
                 server: name.to_owned(),
@@ -271,35 +159,30 @@ pub async fn start_with(
         }
     };
     abandoned.0 = None;
-    let peer = service.peer().clone();
-    let info = service.peer_info().and_then(|i| {
-        i.server_info
-            .as_ref()
-            .map(|s| format!("{} {}", s.name, s.version))
-    });
-    let stop = Mutex::new(Some(service.cancellation_token()));
-    let (exit_tx, exit) = tokio::sync::watch::channel(None);
-    let server_name = name.to_owned();
-    let ring = Arc::clone(&stderr);
-    tokio::spawn(async move {
-        let reason = service.waiting().await;
-        // The connection is closed (stdin with it): give the server a moment to exit on its
-        // own, then end its whole group, and say why it ended.
-        let status = match tokio::time::timeout(Duration::from_secs(3), child.wait()).await {
-            Ok(Ok(status)) => Some(status),
-            _ => None,
-        };
-        end_process_group(pid).await;
-        let status = match status {
-            Some(status) => Some(status),
-            None => child.wait().await.ok(),
-        };
-        let why = if overlong.load(std::sync::atomic::Ordering::SeqCst) {
-            format!(
-                "stopped: it sent a single line longer than {} MiB on stdout",
-                MAX_LINE_BYTES / (1024 * 1024)
-            )
-        } else {
+    Ok(McpServer::new(
+        name,
+        service,
+        tools_changed,
+        pid,
+        stderr,
+        move |reason| async move {
+            // The connection is closed (stdin with it): give the server a moment to exit on
+            // its own, then end its whole group, and say why it ended.
+            let status = match tokio::time::timeout(Duration::from_secs(3), child.wait()).await {
+                Ok(Ok(status)) => Some(status),
+                _ => None,
+            };
+            end_process_group(pid).await;
+            let status = match status {
+                Some(status) => Some(status),
+                None => child.wait().await.ok(),
+            };
+            if overlong.load(std::sync::atomic::Ordering::SeqCst) {
+                return format!(
+                    "stopped: it sent a single line longer than {} MiB on stdout",
+                    MAX_LINE_BYTES / (1024 * 1024)
+                );
+            }
             match reason {
                 Ok(rmcp::service::QuitReason::Cancelled) => "stopped".to_owned(),
                 Ok(_) => match status.and_then(|s| s.code()) {
@@ -308,20 +191,8 @@ pub async fn start_with(
                 },
                 Err(e) => format!("the server's task failed: {e}"),
             }
-        };
-        tracing::info!(server = %server_name, %why, stderr_tail = %ring.tail(400), "MCP server ended");
-        let _ = exit_tx.send(Some(why));
-    });
-    Ok(StdioServer {
-        name: name.to_owned(),
-        peer,
-        info,
-        tools_changed,
-        stop,
-        exit,
-        pid,
-        stderr,
-    })
+        },
+    ))
 }
 
 async fn drain_stderr(
@@ -356,168 +227,6 @@ async fn drain_stderr(
                     }
                 }
             }
-        }
-    }
-}
-
-impl StdioServer {
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// The process id of the server (the leader of its process group).
-    pub fn pid(&self) -> Option<u32> {
-        self.pid
-    }
-
-    pub fn stderr_tail(&self) -> String {
-        self.stderr.tail(STDERR_TAIL_CHARS)
-    }
-
-    /// The name and version the server gave at `initialize`.
-    pub fn server_info(&self) -> Option<String> {
-        self.info.clone()
-    }
-
-    /// Resolves when the server has ended (stopped, exited or crashed), with why.
-    pub async fn exited(&self) -> String {
-        let mut exit = self.exit.clone();
-        let why = match exit.wait_for(Option::is_some).await {
-            Ok(why) => why.clone().unwrap_or_default(),
-            Err(_) => "the server's supervisor ended".to_owned(),
-        };
-        why
-    }
-
-    /// Changes each time the server says its tool list changed.
-    pub fn tools_changed(&self) -> tokio::sync::watch::Receiver<u64> {
-        self.tools_changed.clone()
-    }
-
-    /// Whether the server has ended.
-    pub fn has_exited(&self) -> bool {
-        self.exit.borrow().is_some()
-    }
-
-    fn request_error(&self, e: &impl std::fmt::Display) -> McpError {
-        McpError::Request {
-            server: self.name.clone(),
-            detail: e.to_string(),
-            stderr_tail: self.stderr_tail(),
-        }
-    }
-
-    /// Every tool, all pages.
-    ///
-    /// # Errors
-    /// The server failed or went away.
-    pub async fn list_tools(&self) -> Result<Vec<Tool>, McpError> {
-        self.peer
-            .list_all_tools()
-            .await
-            .map_err(|e| self.request_error(&e))
-    }
-
-    /// Calls one tool with `arguments`, giving up after `timeout` without progress (and at
-    /// ten times that in all). See [`StdioServer::call_tool_limited`].
-    ///
-    /// # Errors
-    /// As [`StdioServer::call_tool_limited`].
-    pub async fn call_tool(
-        &self,
-        tool: &str,
-        arguments: Map<String, Value>,
-        timeout: Duration,
-    ) -> Result<CallToolResult, McpError> {
-        self.call_tool_limited(
-            tool,
-            arguments,
-            CallLimits {
-                idle: timeout,
-                hard_max: timeout * 10,
-            },
-            &CancellationToken::new(),
-        )
-        .await
-    }
-
-    /// Calls one tool. The call fails after `limits.idle` without an answer or a progress
-    /// notification (each one extends it), or after `limits.hard_max` in all, or when
-    /// `cancel` fires; in each case the server is sent `notifications/cancelled` and a late
-    /// answer is ignored.
-    ///
-    /// # Errors
-    /// [`McpError::Timeout`], [`McpError::Cancelled`], or the server failed or went away.
-    pub async fn call_tool_limited(
-        &self,
-        tool: &str,
-        arguments: Map<String, Value>,
-        limits: CallLimits,
-        cancel: &CancellationToken,
-    ) -> Result<CallToolResult, McpError> {
-        let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
-        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-        let mut options = PeerRequestOptions::with_timeout(limits.idle);
-        options.reset_timeout_on_progress = true;
-        options.max_total_timeout = Some(limits.hard_max);
-        let handle = self
-            .peer
-            .send_request_with_option(request, options)
-            .await
-            .map_err(|e| self.request_error(&e))?;
-        let (id, peer) = (handle.id.clone(), handle.peer.clone());
-        let answer = tokio::select! {
-            answer = handle.await_response() => answer,
-            () = cancel.cancelled() => {
-                let notification = CancelledNotification::new(CancelledNotificationParam::new(
-                    Some(id),
-                    Some("stopped by the user".into()),
-                ));
-                let _ = peer.send_notification(notification.into()).await;
-                return Err(McpError::Cancelled { server: self.name.clone() });
-            }
-        };
-        match answer {
-            Ok(ServerResult::CallToolResult(result)) => Ok(result),
-            Ok(_) => Err(self.request_error(
-                &"the server answered `tools/call` with something other than a tool result",
-            )),
-            Err(ServiceError::Timeout { timeout }) => Err(McpError::Timeout {
-                server: self.name.clone(),
-                after: timeout,
-            }),
-            // The server went away: say how (exit code, an over-long line), which the exit
-            // watcher knows a moment later.
-            Err(e @ (ServiceError::TransportClosed | ServiceError::TransportSend(_))) => {
-                let why = tokio::time::timeout(Duration::from_secs(5), self.exited()).await;
-                match why {
-                    Ok(why) => Err(self.request_error(&format!("{e}: {why}"))),
-                    Err(_) => Err(self.request_error(&e)),
-                }
-            }
-            // The server answered with an error (an unknown tool, bad arguments): it is still
-            // running, so there is no exit to wait for.
-            Err(e) => Err(self.request_error(&e)),
-        }
-    }
-
-    /// Stops the server: stdin closed, then TERM, then KILL (rmcp), then whatever else is
-    /// left in its process group. Returns once it has ended (or after 10 s, having killed it).
-    pub async fn stop(&self) {
-        let token = self
-            .stop
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .take();
-        if let Some(token) = token {
-            token.cancel();
-        }
-        if tokio::time::timeout(Duration::from_secs(10), self.exited())
-            .await
-            .is_err()
-        {
-            tracing::warn!(server = %self.name, "MCP server did not end in time; killing its group");
-            end_process_group(self.pid).await;
         }
     }
 }

@@ -125,13 +125,13 @@ impl Endpoint {
                 .headers(self.headers.clone())
                 .send()
                 .await
-                .map_err(|e| ProviderError::Network(without_url(&e)))?;
+                .map_err(|e| ProviderError::Network(crate::net::describe_error(&e)))?;
             let status = response.status();
             let retry_after = super::retry_after(response.headers());
             let text = response
                 .text()
                 .await
-                .map_err(|e| ProviderError::Network(without_url(&e)))?;
+                .map_err(|e| ProviderError::Network(crate::net::describe_error(&e)))?;
             if !status.is_success() {
                 return Err(ProviderError::from_status(
                     status.as_u16(),
@@ -163,7 +163,7 @@ impl Endpoint {
             .json(body)
             .send()
             .await
-            .map_err(|e| ProviderError::Network(without_url(&e)))?;
+            .map_err(|e| ProviderError::Network(crate::net::describe_error(&e)))?;
         let status = response.status();
         if status.is_success() {
             return Ok(response);
@@ -283,42 +283,7 @@ fn describe_stream_error(e: &EventStreamError<reqwest::Error>) -> String {
         EventStreamError::Transport(e) if e.is_timeout() => {
             "no data arrived before the read timeout".to_owned()
         }
-        EventStreamError::Transport(e) => without_url(e),
+        EventStreamError::Transport(e) => crate::net::describe_error(e),
         other => other.to_string(),
-    }
-}
-
-/// What went wrong reaching the provider, for a person: the kind of failure, where (scheme,
-/// host and port only: some hosts take a key in the query), and the lowest cause the operating
-/// system gave ("Connection refused (os error 111)").
-fn without_url(e: &reqwest::Error) -> String {
-    let place = e
-        .url()
-        .and_then(|u| {
-            let host = u.host_str()?;
-            Some(match u.port_or_known_default() {
-                Some(port) => format!(" at {host}:{port}"),
-                None => format!(" at {host}"),
-            })
-        })
-        .unwrap_or_default();
-    let mut cause = None;
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        cause = Some(s.to_string());
-        source = s.source();
-    }
-    let what = if e.is_timeout() {
-        "no answer in time"
-    } else if e.is_connect() {
-        "cannot connect"
-    } else if e.is_body() || e.is_decode() {
-        "the answer broke off"
-    } else {
-        "the request failed"
-    };
-    match cause {
-        Some(cause) => format!("{what}{place} ({cause})"),
-        None => format!("{what}{place}"),
     }
 }

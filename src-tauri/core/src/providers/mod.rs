@@ -165,10 +165,9 @@ impl Default for HttpOptions {
 
 impl HttpOptions {
     fn client(&self) -> Result<reqwest::Client, ProviderError> {
-        reqwest::Client::builder()
+        crate::net::client_builder()
             .connect_timeout(self.connect_timeout)
             .read_timeout(self.read_timeout)
-            .user_agent(concat!("Switchboard/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| ProviderError::Network(e.to_string()))
     }

@@ -252,3 +252,32 @@ fn an_import_from_vs_code_previews_additions_conflicts_and_mistakes() {
     .unwrap();
     assert_eq!(bare.added[0].name, "memory");
 }
+
+#[test]
+fn a_typed_command_line_becomes_an_entry_with_its_variables() {
+    let entry = ServerEntry::from_typed(
+        Some(r#"GITHUB_TOKEN=abc DEBUG= npx -y "@scope/server x" --dir '/my files'"#),
+        None,
+    )
+    .unwrap();
+    assert_eq!(entry.command.as_deref(), Some("npx"));
+    assert_eq!(entry.args, ["-y", "@scope/server x", "--dir", "/my files"]);
+    assert_eq!(entry.env["GITHUB_TOKEN"], ConfigValue::Plain("abc".into()));
+    assert_eq!(entry.env["DEBUG"], ConfigValue::Plain(String::new()));
+    // `a=b` after the program is an argument.
+    let entry = ServerEntry::from_typed(Some("server a=b"), None).unwrap();
+    assert_eq!(entry.args, ["a=b"]);
+}
+
+#[test]
+fn a_typed_entry_needs_exactly_one_of_command_line_and_url() {
+    let field = |c: Option<&str>, u: Option<&str>| ServerEntry::from_typed(c, u).unwrap_err().field;
+    assert_eq!(field(None, Some("  ")), "command_line");
+    assert_eq!(field(Some("x"), Some("http://h/mcp")), "url");
+    assert_eq!(field(Some("echo 'open"), None), "command_line");
+    assert_eq!(field(Some("A=1 B=2"), None), "command_line");
+    assert_eq!(field(None, Some("ftp://h/mcp")), "url");
+    let entry = ServerEntry::from_typed(None, Some("https://h.example/mcp")).unwrap();
+    assert_eq!(entry.url.as_deref(), Some("https://h.example/mcp"));
+    assert!(entry.command.is_none());
+}

@@ -1,0 +1,236 @@
+//! A remote MCP server reached over HTTP with the static headers its config names: streamable
+//! HTTP (rmcp's client), the legacy HTTP+SSE transport ([`super::sse`]), or — when the config
+//! does not say — streamable HTTP first and legacy SSE when the server does not take that, as
+//! the MCP spec's backwards-compatibility section describes.
+//!
+//! Redirects are followed only to the same origin, and only 307/308 (which keep the POST and
+//! its body): a server cannot send our headers, which may hold a token, to another host.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use rmcp::service::{QuitReason, ServiceExt};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::StreamableHttpClientTransport;
+
+use super::server::{HostClient, McpError, McpServer, StderrRing};
+use super::sse::SseTransport;
+
+/// How long connecting may take before a request is given up.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// The most redirects followed for one request.
+const MAX_REDIRECTS: usize = 10;
+
+/// Which HTTP transport to speak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RemoteTransport {
+    /// Streamable HTTP only (`"transport": "http"`).
+    Http,
+    /// Legacy HTTP+SSE only (`"transport": "sse"`).
+    Sse,
+    /// Streamable HTTP, then legacy SSE if that fails (no transport named).
+    HttpThenSse,
+}
+
+/// Everything needed to reach one remote server; header values are the real ones (read from
+/// the keychain), so `Debug` shows only their names.
+#[derive(Clone)]
+pub struct RemoteLaunch {
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub transport: RemoteTransport,
+    pub startup_timeout: Duration,
+}
+
+impl std::fmt::Debug for RemoteLaunch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RemoteLaunch")
+            .field("url", &self.url)
+            .field(
+                "headers",
+                &self.headers.iter().map(|(k, _)| k).collect::<Vec<_>>(),
+            )
+            .field("transport", &self.transport)
+            .field("startup_timeout", &self.startup_timeout)
+            .finish()
+    }
+}
+
+/// Connects and completes the MCP handshake.
+///
+/// # Errors
+/// [`McpError::Spawn`] for a header that HTTP cannot carry; [`McpError::StartupTimeout`] past
+/// the deadline; [`McpError::Startup`] when the server cannot be reached or does not speak
+/// MCP (saying what each transport tried answered).
+pub async fn connect(name: &str, launch: &RemoteLaunch) -> Result<McpServer, McpError> {
+    let headers = header_map(name, &launch.headers)?;
+    let http = crate::net::client_builder()
+        .connect_timeout(CONNECT_TIMEOUT)
+        .redirect(same_origin_redirects())
+        .build()
+        .map_err(|e| McpError::Spawn {
+            server: name.to_owned(),
+            detail: format!("cannot make an HTTP client: {e}"),
+        })?;
+    let deadline = tokio::time::Instant::now() + launch.startup_timeout;
+    let attempt = |transport| {
+        let (http, headers) = (http.clone(), headers.clone());
+        async move {
+            let connecting = handshake(name, http, &launch.url, headers, transport);
+            match tokio::time::timeout_at(deadline, connecting).await {
+                Ok(result) => result,
+                Err(_) => Err(McpError::StartupTimeout {
+                    server: name.to_owned(),
+                    after: launch.startup_timeout,
+                    stderr_tail: String::new(),
+                }),
+            }
+        }
+    };
+    match launch.transport {
+        RemoteTransport::Http => attempt(RemoteTransport::Http).await,
+        RemoteTransport::Sse => attempt(RemoteTransport::Sse).await,
+        RemoteTransport::HttpThenSse => match attempt(RemoteTransport::Http).await {
+            Err(McpError::Startup { detail: http, .. }) => {
+                match attempt(RemoteTransport::Sse).await {
+                    Ok(server) => {
+                        tracing::info!(
+                            server = name,
+                            "MCP server answers as legacy HTTP+SSE, not streamable HTTP"
+                        );
+                        Ok(server)
+                    }
+                    Err(McpError::Startup { detail: sse, .. }) => Err(McpError::Startup {
+                        server: name.to_owned(),
+                        detail: format!("as streamable HTTP: {http}; as legacy HTTP+SSE: {sse}"),
+                        stderr_tail: String::new(),
+                    }),
+                    Err(other) => Err(other),
+                }
+            }
+            other => other,
+        },
+    }
+}
+
+async fn handshake(
+    name: &str,
+    http: reqwest::Client,
+    url: &str,
+    headers: HeaderMap,
+    transport: RemoteTransport,
+) -> Result<McpServer, McpError> {
+    let startup = |detail: String| McpError::Startup {
+        server: name.to_owned(),
+        detail,
+        stderr_tail: String::new(),
+    };
+    let (client, tools_changed) = HostClient::new();
+    let service = if transport == RemoteTransport::Sse {
+        let sse = SseTransport::connect(http, url, headers)
+            .await
+            .map_err(|e| startup(e.to_string()))?;
+        client.serve(sse).await
+    } else {
+        let custom: HashMap<HeaderName, HeaderValue> = headers
+            .into_iter()
+            .filter_map(|(k, v)| Some((k?, v)))
+            .collect();
+        let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
+        client
+            .serve(StreamableHttpClientTransport::with_client(http, config))
+            .await
+    }
+    .map_err(|e| startup(super::server::readable(&e)))?;
+    let kind = if transport == RemoteTransport::Sse {
+        "legacy HTTP+SSE"
+    } else {
+        "streamable HTTP"
+    };
+    tracing::info!(server = name, kind, "remote MCP server connected");
+    Ok(McpServer::new(
+        name,
+        service,
+        tools_changed,
+        None,
+        Arc::new(StderrRing::default()),
+        move |reason| async move {
+            match reason {
+                Ok(QuitReason::Cancelled) => "stopped".to_owned(),
+                Ok(_) => format!("the {kind} connection to the server closed"),
+                Err(e) => format!("the connection's task failed: {e}"),
+            }
+        },
+    ))
+}
+
+/// The configured headers as HTTP headers.
+///
+/// # Errors
+/// A name or value HTTP cannot carry (a line break in a pasted token, say).
+fn header_map(server: &str, headers: &[(String, String)]) -> Result<HeaderMap, McpError> {
+    let mut map = HeaderMap::new();
+    for (name, value) in headers {
+        let bad = |what: &str| McpError::Spawn {
+            server: server.to_owned(),
+            detail: format!("the header “{name}” has {what} that HTTP cannot carry"),
+        };
+        let key = HeaderName::from_bytes(name.trim().as_bytes()).map_err(|_| bad("a name"))?;
+        let mut value = HeaderValue::from_str(value.trim()).map_err(|_| bad("a value"))?;
+        value.set_sensitive(true);
+        map.insert(key, value);
+    }
+    Ok(map)
+}
+
+/// Same-origin 307 and 308 redirects only: they keep the method and body, and our headers stay
+/// with the server they were configured for.
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let keeps_body = matches!(
+            attempt.status(),
+            reqwest::StatusCode::TEMPORARY_REDIRECT | reqwest::StatusCode::PERMANENT_REDIRECT
+        );
+        let same_origin = attempt
+            .previous()
+            .first()
+            .is_some_and(|first| first.origin() == attempt.url().origin());
+        if !keeps_body || !same_origin {
+            attempt.stop()
+        } else if attempt.previous().len() > MAX_REDIRECTS {
+            attempt.error(format!("more than {MAX_REDIRECTS} redirects"))
+        } else {
+            attempt.follow()
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_values_are_sensitive_and_bad_ones_are_named() {
+        let map = header_map("s", &[("Authorization".into(), "Bearer t0ken".into())]).unwrap();
+        assert!(map["authorization"].is_sensitive());
+        let err = header_map("s", &[("X-Token".into(), "a\nb".into())]).unwrap_err();
+        assert!(err.to_string().contains("X-Token"), "{err}");
+    }
+
+    #[test]
+    fn debug_never_shows_header_values() {
+        let launch = RemoteLaunch {
+            url: "http://127.0.0.1:1/mcp".into(),
+            headers: vec![("Authorization".into(), "Bearer s3cret".into())],
+            transport: RemoteTransport::Http,
+            startup_timeout: Duration::from_secs(1),
+        };
+        let shown = format!("{launch:?}");
+        assert!(
+            shown.contains("Authorization") && !shown.contains("s3cret"),
+            "{shown}"
+        );
+    }
+}

@@ -25,6 +25,12 @@ const COMMANDS: &[&str] = &[
     "detect_local_providers",
     "set_conversation_model",
     "list_mcp_servers",
+    "approve_mcp_server",
+    "set_mcp_server_enabled",
+    "restart_mcp_server",
+    "remove_mcp_server",
+    "add_mcp_server",
+    "mcp_server_log",
 ];
 
 fn main() {

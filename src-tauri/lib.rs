@@ -49,6 +49,9 @@ pub fn run() -> i32 {
     tracing::info!(home = %paths.display_home(), version = env!("CARGO_PKG_VERSION"), "starting");
     let built = tauri::Builder::default()
         .plugin(tauri_plugin_store::Builder::new().build())
+        // Native dialogs, used from Rust only (the approval of an MCP server): the window is
+        // granted none of this plugin's commands.
+        .plugin(tauri_plugin_dialog::init())
         .setup(move |app| {
             let _ = handle.set(app.handle().clone());
             // The store plugin would drop an unparsable file and overwrite it at the next save.
@@ -80,6 +83,12 @@ pub fn run() -> i32 {
             commands::conversations::get_conversation,
             commands::conversations::set_conversation_model,
             commands::mcp::list_mcp_servers,
+            commands::mcp::approve_mcp_server,
+            commands::mcp::set_mcp_server_enabled,
+            commands::mcp::restart_mcp_server,
+            commands::mcp::remove_mcp_server,
+            commands::mcp::add_mcp_server,
+            commands::mcp::mcp_server_log,
             commands::providers::list_provider_kinds,
             commands::providers::list_provider_presets,
             commands::providers::test_provider,

@@ -42,14 +42,20 @@ impl AppState {
             .await
     }
 
+    /// The supervisor of the MCP servers, made (stopping leftovers of a killed run) the first
+    /// time it is asked for.
+    pub async fn mcp_host(&self) -> &McpHost {
+        let core = self.core().await;
+        self.mcp
+            .get_or_init(|| McpHost::new(core.mcp_pid_file()))
+            .await
+    }
+
     /// Starts every enabled, approved MCP server in the background (run on its own task at
     /// start-up: the window never waits for servers).
     pub async fn start_mcp_servers(&self) {
         let core = self.core().await;
-        let host = self
-            .mcp
-            .get_or_init(|| McpHost::new(core.mcp_pid_file()))
-            .await;
+        let host = self.mcp_host().await;
         if let Err(e) = core.mcp_start_all(host).await {
             tracing::warn!(error = %e, "MCP servers were not started");
         }

@@ -1,10 +1,30 @@
-//! MCP server commands: what the Servers page shows.
+//! MCP server commands for the Servers page: the list, and what a person does to a server
+//! (approve in a native dialog, switch on and off, restart, remove, add, read its log).
+//!
+//! Approval is decided here, in Rust, by a native dialog that shows the full command line: the
+//! webview can ask for a server to be approved but cannot approve one itself.
 
-use switchboard_core::engine::McpServerStatus;
-use tauri::State;
+use switchboard_core::engine::{ApprovalRequest, McpServerStatus, McpServerView};
+use switchboard_core::mcp::config::ServerEntry;
+use tauri::{AppHandle, Manager, State};
+use tauri_plugin_dialog::{DialogExt, MessageDialogButtons, MessageDialogKind};
 
 use super::error::CommandResult;
 use crate::state::AppState;
+
+/// The dialog's buttons; on Linux (GTK) with mnemonics: Alt+A approves, Alt+D declines, and
+/// Escape declines everywhere.
+#[cfg(target_os = "linux")]
+const APPROVE_LABEL: &str = "_Approve and start";
+#[cfg(target_os = "linux")]
+const DECLINE_LABEL: &str = "_Don't start";
+#[cfg(not(target_os = "linux"))]
+const APPROVE_LABEL: &str = "Approve and start";
+#[cfg(not(target_os = "linux"))]
+const DECLINE_LABEL: &str = "Don't start";
+
+/// How much of a server's stderr log the page shows.
+const LOG_TAIL_BYTES: u64 = 64 * 1024;
 
 /// Every configured server with its state (starting, running, restarting, failed, stopped, or
 /// none when it is not run: disabled, needs approval, invalid).
@@ -12,4 +32,123 @@ use crate::state::AppState;
 pub async fn list_mcp_servers(state: State<'_, AppState>) -> CommandResult<Vec<McpServerStatus>> {
     let core = state.core().await;
     Ok(core.mcp_status(state.mcp.get()).await?)
+}
+
+/// Shows the native approval dialog for `name` and, if the person approves exactly what it
+/// showed, records the approval and starts the server. Returns whether it was approved.
+#[tauri::command]
+pub async fn approve_mcp_server(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    name: String,
+) -> CommandResult<bool> {
+    let core = state.core().await;
+    let request = core.mcp_approval_request(&name)?;
+    if !ask_approval(&app, &request).await {
+        tracing::info!(server = %request.server, "MCP server not approved");
+        return Ok(false);
+    }
+    core.mcp_approve_shown(&request).await?;
+    if let Err(e) = core
+        .mcp_restart(state.mcp_host().await, &request.server)
+        .await
+    {
+        // Approved but not startable (disabled, a missing secret): the page shows why.
+        tracing::warn!(server = %request.server, error = %e, "approved MCP server not started");
+    }
+    Ok(true)
+}
+
+/// The native dialog: the server's name and its full command line (or address), untruncated.
+async fn ask_approval(app: &AppHandle, request: &ApprovalRequest) -> bool {
+    let what = if request.command_line.starts_with("streamable HTTP ")
+        || request.command_line.starts_with("HTTP+SSE ")
+    {
+        "connect to"
+    } else {
+        "run this command, with your permissions, for"
+    };
+    let message = format!(
+        "Switchboard will {what} the MCP server “{}”:\n\n{}\n\nApprove only a command you recognise. \
+         If mcp.json changes, you will be asked again.",
+        request.server, request.command_line
+    );
+    let (answer, answered) = tokio::sync::oneshot::channel();
+    let mut dialog = app
+        .dialog()
+        .message(message)
+        .title(format!("Start the MCP server “{}”?", request.server))
+        .kind(MessageDialogKind::Warning)
+        .buttons(MessageDialogButtons::OkCancelCustom(
+            APPROVE_LABEL.into(),
+            DECLINE_LABEL.into(),
+        ));
+    if let Some(window) = app.get_webview_window("main") {
+        dialog = dialog.parent(&window);
+    }
+    dialog.show(move |approved| {
+        let _ = answer.send(approved);
+    });
+    answered.await.unwrap_or(false)
+}
+
+/// Switches a server on (it starts if approved) or off (it stops).
+#[tauri::command]
+pub async fn set_mcp_server_enabled(
+    state: State<'_, AppState>,
+    name: String,
+    enabled: bool,
+) -> CommandResult<McpServerView> {
+    let core = state.core().await;
+    let view = core.mcp_set_disabled(&name, !enabled).await?;
+    let host = state.mcp_host().await;
+    if enabled {
+        if view.approved {
+            core.mcp_restart(host, &view.name).await?;
+        }
+    } else {
+        host.stop(&view.name).await;
+    }
+    Ok(view)
+}
+
+/// Stops a server and starts it again (a failed one gets a fresh count of tries).
+#[tauri::command]
+pub async fn restart_mcp_server(state: State<'_, AppState>, name: String) -> CommandResult<()> {
+    let core = state.core().await;
+    Ok(core.mcp_restart(state.mcp_host().await, &name).await?)
+}
+
+/// Stops a server and removes it from mcp.json, with its keychain secrets and approval.
+#[tauri::command]
+pub async fn remove_mcp_server(state: State<'_, AppState>, name: String) -> CommandResult<()> {
+    let core = state.core().await;
+    state.mcp_host().await.stop(name.trim()).await;
+    Ok(core.mcp_remove(&name).await?)
+}
+
+/// Adds a server from a command line (`KEY=value … program args…`, shell quoting) or a URL.
+/// Typing it is approving it; it starts at once.
+#[tauri::command]
+pub async fn add_mcp_server(
+    state: State<'_, AppState>,
+    name: String,
+    command_line: Option<String>,
+    url: Option<String>,
+) -> CommandResult<McpServerView> {
+    let core = state.core().await;
+    let entry = ServerEntry::from_typed(command_line.as_deref(), url.as_deref())
+        .map_err(switchboard_core::CoreError::from)?;
+    let view = core.mcp_add(&name, entry).await?;
+    if let Err(e) = core.mcp_restart(state.mcp_host().await, &view.name).await {
+        tracing::warn!(server = %view.name, error = %e, "added MCP server not started");
+    }
+    Ok(view)
+}
+
+/// The end of a server's stderr log.
+#[tauri::command]
+pub async fn mcp_server_log(state: State<'_, AppState>, name: String) -> CommandResult<String> {
+    let core = state.core().await;
+    Ok(core.mcp_log_tail(&name, LOG_TAIL_BYTES).await?)
 }

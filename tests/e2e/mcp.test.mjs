@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { BIN, launch, run, tempHome, textOf, tid } from "./harness.mjs";
+import { ARTIFACTS, BIN, launch, run, tempHome, textOf, tid } from "./harness.mjs";
 
 /** Running and not a zombie. */
 function alive(pid) {
@@ -97,4 +97,89 @@ test("approved MCP servers start with the app and none outlives it, even after k
   }
   const third = lines(marks)[2];
   await until(`grandchild ${third} to be stopped at quit`, () => !alive(third), 15000);
+});
+
+/** The X window whose title contains `title`, once it exists (xdotool). */
+async function nativeWindow(title, ms = 15000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const found = run("xdotool", ["search", "--name", title]);
+    const id = found.stdout.trim().split("\n").filter(Boolean).at(-1);
+    if (id) return id;
+    if (Date.now() > deadline) throw new Error(`no window titled “${title}” appeared`);
+    await sleep(200);
+  }
+}
+
+/** A picture of the whole X screen (the webview screenshot does not show native dialogs). */
+function screenshotScreen(name) {
+  const shot = run("import", ["-window", "root", path.join(ARTIFACTS, `${name}.png`)]);
+  assert.equal(shot.status, 0, shot.stderr);
+}
+
+/** Presses `keys` in the native window `id` (no window manager under Xvfb: focus it directly). */
+function pressIn(id, keys) {
+  const focused = run("xdotool", ["windowfocus", "--sync", id, "key", "--clearmodifiers", keys]);
+  assert.equal(focused.status, 0, focused.stderr);
+}
+
+test("a server edited in mcp.json starts only once approved in the native dialog", async () => {
+  const home = tempHome("mcp-approve");
+  const everything = path.resolve("tests/peers/node_modules/.bin/mcp-server-everything");
+  const added = run(BIN, ["mcp", "add", "everything", "--", everything, "stdio"], {
+    env: { ...process.env, SWITCHBOARD_HOME: home },
+  });
+  assert.equal(added.status, 0, added.stderr);
+  // Someone edits the file: the approval given by adding no longer covers it.
+  const file = path.join(home, "config", "mcp.json");
+  const config = JSON.parse(fs.readFileSync(file, "utf8"));
+  config.mcpServers.everything.args = ["stdio", "--edited-after-approval"];
+  fs.writeFileSync(file, JSON.stringify(config, null, 2));
+
+  const app = await launch(home);
+  try {
+    const b = app.browser;
+    await b.$(tid("nav-servers")).click();
+    const item = `${tid("server-item")}[data-name="everything"]`;
+    await b.$(item).waitForDisplayed({ timeout: 20000 });
+    assert.equal(await textOf(b, `${item} ${tid("server-state")}`), "Needs approval");
+    assert.match(await textOf(b, `${item} ${tid("server-command")}`), /--edited-after-approval/);
+
+    // Declining (Alt+D) leaves it waiting.
+    await b.$(`${item} ${tid("server-approve")}`).click();
+    let dialog = await nativeWindow("Start the MCP server");
+    screenshotScreen("mcp-approval-dialog");
+    pressIn(dialog, "alt+d");
+    await sleep(1000);
+    assert.equal(await textOf(b, `${item} ${tid("server-state")}`), "Needs approval");
+
+    // Approving (Alt+A) starts it.
+    await b.$(`${item} ${tid("server-approve")}`).click();
+    dialog = await nativeWindow("Start the MCP server");
+    pressIn(dialog, "alt+a");
+    await b.waitUntil(async () => /^Running · \d+ tools$/.test(await textOf(b, `${item} ${tid("server-state")}`)), {
+      timeout: 30000,
+      timeoutMsg: "the approved server does not show as running",
+    });
+    await app.screenshot("servers-approved");
+
+    // Disable stops it; the log is there to read.
+    await b.$(`${item} ${tid("server-toggle")}`).click();
+    await b.waitUntil(async () => (await textOf(b, `${item} ${tid("server-state")}`)) === "Disabled", {
+      timeout: 15000,
+      timeoutMsg: "disabling does not show",
+    });
+    assert.equal(JSON.parse(fs.readFileSync(file, "utf8")).mcpServers.everything.disabled, true);
+    await b.$(`${item} ${tid("server-log-toggle")}`).click();
+    await b.$(`${item} ${tid("server-log")}`).waitForDisplayed({ timeout: 5000 });
+    await app.screenshot("servers-log");
+  } finally {
+    await app.close();
+  }
+  // The approval given in the window is kept (SQLite), for the edited command line.
+  const list = run(BIN, ["mcp", "list", "--json"], { env: { ...process.env, SWITCHBOARD_HOME: home } });
+  assert.equal(list.status, 0, list.stderr);
+  const [listed] = JSON.parse(list.stdout);
+  assert.equal(listed.approved, true);
+  assert.match(listed.command_line, /--edited-after-approval$/);
 });

@@ -18,6 +18,7 @@ import type {
   KeychainStatus,
   LocalServer,
   McpServerStatus,
+  McpServerView,
   Message,
   ModelInfo,
   NewProvider,
@@ -143,6 +144,10 @@ export class FakeBackend {
   localServers: LocalServer[] = [];
   /** What `list_mcp_servers` answers. */
   mcpServers: McpServerStatus[] = [];
+  /** What the person answers in Rust's native approval dialog. */
+  approvalAnswer = true;
+  /** server name → what `mcp_server_log` answers */
+  mcpLogs: Record<string, string> = {};
   #clock = 1_700_000_000_000;
   #ids = 0;
 
@@ -222,6 +227,17 @@ export class FakeBackend {
     return found;
   }
 
+  #mcpServer(name: unknown): McpServerStatus {
+    const found = this.mcpServers.find((s) => s.name === name);
+    if (!found) throw { kind: "not_found", message: `Not found: server “${String(name)}”` };
+    return found;
+  }
+
+  #mcpView(server: McpServerStatus): McpServerView {
+    const { state: _state, log_file: _log, ...view } = server;
+    return { ...view };
+  }
+
   /** What reaching a provider gives: its sorted models, or how it fails. */
   #reach(name: unknown): { ok: true; models: ModelInfo[] } | { ok: false; failure: ProviderFailure } {
     const provider = this.#provider(name);
@@ -296,6 +312,53 @@ export class FakeBackend {
     detect_local_providers: () => this.localServers.map((server) => ({ ...server, models: [...server.models] })),
     list_providers: () => this.providers.map((p) => ({ ...p })),
     list_mcp_servers: () => this.mcpServers.map((s) => ({ ...s })),
+    approve_mcp_server: (args) => {
+      const server = this.#mcpServer(args.name);
+      if (this.approvalAnswer) {
+        server.approved = true;
+        server.state = { state: "starting" };
+      }
+      return this.approvalAnswer;
+    },
+    set_mcp_server_enabled: (args) => {
+      const server = this.#mcpServer(args.name);
+      server.disabled = !args.enabled;
+      server.state = server.disabled ? { state: "stopped" } : server.approved ? { state: "starting" } : null;
+      return this.#mcpView(server);
+    },
+    restart_mcp_server: (args) => {
+      this.#mcpServer(args.name).state = { state: "starting" };
+      return null;
+    },
+    remove_mcp_server: (args) => {
+      this.#mcpServer(args.name);
+      this.mcpServers = this.mcpServers.filter((s) => s.name !== args.name);
+      return null;
+    },
+    add_mcp_server: (args) => {
+      const name = String(args.name ?? "").trim();
+      if (this.mcpServers.some((s) => s.name === name)) {
+        throw { kind: "conflict", message: `A server named “${name}” already exists.`, field: "name" };
+      }
+      const commandLine = (args.commandLine as string | null) ?? null;
+      const url = (args.url as string | null) ?? null;
+      if (commandLine?.includes("'") && commandLine.split("'").length % 2 === 0) {
+        throw { kind: "invalid_input", message: "A quote in the command line is not closed.", field: "command_line" };
+      }
+      const server: McpServerStatus = {
+        name,
+        transport: url ? "http" : "stdio",
+        command_line: url ? `streamable HTTP ${url}` : commandLine,
+        disabled: false,
+        approved: true,
+        error: null,
+        state: { state: "starting" },
+        log_file: `/logs/mcp/${name}.log`,
+      };
+      this.mcpServers = [...this.mcpServers, server];
+      return this.#mcpView(server);
+    },
+    mcp_server_log: (args) => this.mcpLogs[String(args.name)] ?? "",
     add_provider: (args) => {
       const input = args.provider as NewProvider;
       if (this.providers.some((p) => p.name === input.name)) {

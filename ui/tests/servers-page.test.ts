@@ -6,6 +6,7 @@ vi.mock("@tauri-apps/api/core", () => ({ invoke: vi.fn() }));
 import { screen, within } from "@testing-library/svelte";
 import type { FakeBackend } from "./fake-backend";
 import { installFakeBackend, renderApp } from "./render-app";
+import type { McpServerStatus } from "../src/lib/types";
 
 let backend: FakeBackend;
 
@@ -64,6 +65,128 @@ describe("the Servers page", () => {
   it("says how to add a server when there is none", async () => {
     const { user } = await renderApp();
     await user.click(screen.getByTestId("nav-servers"));
-    expect((await screen.findByTestId("servers-empty")).textContent).toContain("switchboard mcp add");
+    expect((await screen.findByTestId("servers-empty")).textContent).toContain("Add one below");
+  });
+
+  it("asks Rust to approve a server and shows it starting once approved", async () => {
+    backend.mcpServers = [server("edited", { approved: false, state: null })];
+    const { user } = await renderApp();
+    await user.click(screen.getByTestId("nav-servers"));
+    const item = await screen.findByTestId("server-item");
+    await user.click(within(item).getByTestId("server-approve"));
+    expect(backend.callsTo("approve_mcp_server").map((c) => c.args)).toEqual([{ name: "edited" }]);
+    await vi.waitFor(() => expect(within(item).getByTestId("server-state").textContent).toBe("Starting…"));
+    expect(within(item).queryByTestId("server-approve")).toBeNull();
+  });
+
+  it("leaves a declined server waiting for approval", async () => {
+    backend.mcpServers = [server("edited", { approved: false, state: null })];
+    backend.approvalAnswer = false;
+    const { user } = await renderApp();
+    await user.click(screen.getByTestId("nav-servers"));
+    const item = await screen.findByTestId("server-item");
+    await user.click(within(item).getByTestId("server-approve"));
+    await vi.waitFor(() => expect(backend.callsTo("approve_mcp_server").length).toBe(1));
+    expect(within(item).getByTestId("server-state").textContent).toBe("Needs approval");
+  });
+
+  it("disables, enables and restarts a server", async () => {
+    backend.mcpServers = [server("time")];
+    const { user } = await renderApp();
+    await user.click(screen.getByTestId("nav-servers"));
+    const item = await screen.findByTestId("server-item");
+    await user.click(within(item).getByTestId("server-toggle"));
+    await vi.waitFor(() => expect(within(item).getByTestId("server-state").textContent).toBe("Disabled"));
+    expect(within(item).queryByTestId("server-restart")).toBeNull();
+    await user.click(within(item).getByTestId("server-toggle"));
+    await vi.waitFor(() => expect(within(item).getByTestId("server-state").textContent).toBe("Starting…"));
+    await user.click(within(item).getByTestId("server-restart"));
+    expect(backend.callsTo("set_mcp_server_enabled").map((c) => c.args)).toEqual([
+      { name: "time", enabled: false },
+      { name: "time", enabled: true },
+    ]);
+    expect(backend.callsTo("restart_mcp_server").map((c) => c.args)).toEqual([{ name: "time" }]);
+  });
+
+  it("removes a server only after confirming", async () => {
+    backend.mcpServers = [server("time"), server("git")];
+    const { user } = await renderApp();
+    await user.click(screen.getByTestId("nav-servers"));
+    const [first] = await screen.findAllByTestId("server-item");
+    await user.click(within(first).getByTestId("server-remove"));
+    expect(screen.getByTestId("confirm-dialog").textContent).toContain("“time” will be stopped");
+    await user.click(screen.getByRole("button", { name: "Cancel" }));
+    expect(backend.callsTo("remove_mcp_server")).toEqual([]);
+    await user.click(within(first).getByTestId("server-remove"));
+    await user.click(screen.getByTestId("confirm-ok"));
+    await vi.waitFor(() => expect(screen.getAllByTestId("server-item").map((i) => i.dataset.name)).toEqual(["git"]));
+  });
+
+  it("shows a server's stderr log as text", async () => {
+    backend.mcpServers = [server("time")];
+    backend.mcpLogs = { time: "<b>not bold</b>\nready on stdio" };
+    const { user } = await renderApp();
+    await user.click(screen.getByTestId("nav-servers"));
+    const item = await screen.findByTestId("server-item");
+    await user.click(within(item).getByTestId("server-log-toggle"));
+    const log = await within(item).findByTestId("server-log");
+    expect(log.textContent).toContain("<b>not bold</b>");
+    expect(log.querySelector("b")).toBeNull();
+    await user.click(within(item).getByTestId("server-log-toggle"));
+    expect(within(item).queryByTestId("server-log")).toBeNull();
+  });
+
+  it("adds a server from a command line and shows Rust's field errors beside the field", async () => {
+    const { user } = await renderApp();
+    await user.click(screen.getByTestId("nav-servers"));
+    const form = await screen.findByTestId("server-form");
+    await user.click(within(form).getByTestId("server-submit"));
+    expect(within(form).getByTestId("error-name").textContent).toContain("name");
+    expect(backend.callsTo("add_mcp_server")).toEqual([]);
+    await user.type(within(form).getByLabelText("Name"), "files");
+    await user.type(within(form).getByLabelText("Command line"), "npx -y 'unclosed");
+    await user.click(within(form).getByTestId("server-submit"));
+    await vi.waitFor(() =>
+      expect(within(form).getByTestId("error-command_line").textContent).toBe("A quote in the command line is not closed."),
+    );
+    await user.clear(within(form).getByLabelText("Command line"));
+    await user.type(within(form).getByLabelText("Command line"), "npx -y @modelcontextprotocol/server-filesystem /tmp");
+    await user.click(within(form).getByTestId("server-submit"));
+    await vi.waitFor(() => expect(screen.getAllByTestId("server-item").map((i) => i.dataset.name)).toEqual(["files"]));
+    expect(backend.callsTo("add_mcp_server").at(-1)?.args).toEqual({
+      name: "files",
+      commandLine: "npx -y @modelcontextprotocol/server-filesystem /tmp",
+      url: null,
+    });
+  });
+
+  it("adds a remote server by its address", async () => {
+    const { user } = await renderApp();
+    await user.click(screen.getByTestId("nav-servers"));
+    const form = await screen.findByTestId("server-form");
+    await user.type(within(form).getByLabelText("Name"), "remote");
+    await user.click(within(form).getByTestId("server-kind-url"));
+    await user.type(within(form).getByLabelText("Address"), "https://mcp.example.com/mcp");
+    await user.click(within(form).getByTestId("server-submit"));
+    await vi.waitFor(() => expect(backend.callsTo("add_mcp_server").length).toBe(1));
+    expect(backend.callsTo("add_mcp_server")[0].args).toEqual({
+      name: "remote",
+      commandLine: null,
+      url: "https://mcp.example.com/mcp",
+    });
   });
 });
+
+function server(name: string, overrides: Partial<McpServerStatus> = {}): McpServerStatus {
+  return {
+    name,
+    transport: "stdio",
+    command_line: `uvx mcp-server-${name}`,
+    disabled: false,
+    approved: true,
+    error: null,
+    state: { state: "running", pid: 7, tools: 2 },
+    log_file: `/logs/mcp/${name}.log`,
+    ...overrides,
+  };
+}

@@ -24,6 +24,8 @@ import type {
   KeychainStatus,
   LocalServer,
   McpServerStatus,
+  McpServerView,
+  NewMcpServer,
   ModelInfo,
   NewProvider,
   Provider,
@@ -477,6 +479,56 @@ export class AppState {
       this.servers = await ipc.listMcpServers();
     } catch (err) {
       this.report(err);
+    }
+  }
+
+  /** Runs one action on a server, reports a failure in the toast, then reloads the list. */
+  async #onServer<T>(action: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await action();
+    } catch (err) {
+      this.report(err);
+      return undefined;
+    } finally {
+      await this.loadServers();
+    }
+  }
+
+  /** Rust shows its own native dialog; resolves whether the person approved. */
+  async approveServer(name: string): Promise<boolean> {
+    return (await this.#onServer(() => ipc.approveMcpServer(name))) ?? false;
+  }
+
+  async setServerEnabled(name: string, enabled: boolean): Promise<void> {
+    await this.#onServer(() => ipc.setMcpServerEnabled(name, enabled));
+  }
+
+  async restartServer(name: string): Promise<void> {
+    await this.#onServer(() => ipc.restartMcpServer(name));
+  }
+
+  async removeServer(name: string): Promise<void> {
+    await this.#onServer(() => ipc.removeMcpServer(name));
+  }
+
+  /**
+   * @throws IpcError (for the form: `field` is name, command_line or url)
+   */
+  async addServer(server: NewMcpServer): Promise<McpServerView> {
+    try {
+      return await ipc.addMcpServer(server);
+    } finally {
+      void this.loadServers();
+    }
+  }
+
+  /** The end of a server's stderr log; a failure is reported and reads as empty. */
+  async serverLog(name: string): Promise<string> {
+    try {
+      return await ipc.mcpServerLog(name);
+    } catch (err) {
+      this.report(err);
+      return "";
     }
   }
 

@@ -12,6 +12,8 @@ import type {
   ConnectionReport,
   KeychainStatus,
   McpServerStatus,
+  McpServerView,
+  NewMcpServer,
   LocalServer,
   ModelInfo,
   NewProvider,
@@ -186,6 +188,45 @@ export function removeProvider(name: string): Promise<void> {
 /** Every configured MCP server with its state. */
 export function listMcpServers(): Promise<McpServerStatus[]> {
   return call("list_mcp_servers");
+}
+
+/**
+ * Asks Rust to show its native approval dialog for the server; resolves true when the
+ * person approved (the server then starts), false when they declined.
+ */
+export function approveMcpServer(name: string): Promise<boolean> {
+  return call("approve_mcp_server", { name });
+}
+
+/** Switches a server on (it starts if approved) or off (it stops). */
+export function setMcpServerEnabled(name: string, enabled: boolean): Promise<McpServerView> {
+  return call("set_mcp_server_enabled", { name, enabled });
+}
+
+export function restartMcpServer(name: string): Promise<void> {
+  return call("restart_mcp_server", { name });
+}
+
+/** Stops the server and removes it, with its keychain secrets and approval. */
+export function removeMcpServer(name: string): Promise<void> {
+  return call("remove_mcp_server", { name });
+}
+
+/**
+ * Adds a server from a command line or an address (exactly one). Typing it approves it.
+ * invalid_input names `command_line` or `url` in `field`; a taken name is a conflict on `name`.
+ */
+export function addMcpServer(server: NewMcpServer): Promise<McpServerView> {
+  return call("add_mcp_server", {
+    name: server.name,
+    commandLine: server.command_line ?? null,
+    url: server.url ?? null,
+  });
+}
+
+/** The end of the server's stderr log (empty when it has written nothing). */
+export function mcpServerLog(name: string): Promise<string> {
+  return call("mcp_server_log", { name });
 }
 
 export function getSettings(): Promise<Settings> {

@@ -169,6 +169,23 @@ export type McpServerState =
   | { state: "failed"; reason: string }
   | { state: "stopped" };
 
+/** One configured MCP server as mcp.json has it (mirrors core `McpServerView`). */
+export interface McpServerView {
+  name: string;
+  transport: string | null;
+  command_line: string | null;
+  disabled: boolean;
+  approved: boolean;
+  error: string | null;
+}
+
+/** A server typed in on the Servers page: a command line or an address. */
+export interface NewMcpServer {
+  name: string;
+  command_line?: string;
+  url?: string;
+}
+
 /** One configured MCP server, as the Servers page shows it (mirrors core `McpServerStatus`). */
 export interface McpServerStatus {
   name: string;

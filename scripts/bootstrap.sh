@@ -105,6 +105,7 @@ case "${1:-}" in
     build_ui
     npm_install tests/e2e
     npm_install tests/peers
+    npm_install tests/conformance
     python_peers
     install_tauri_driver
     if command -v rustup >/dev/null; then rustup component add rustfmt clippy >/dev/null 2>&1 || true; fi
@@ -123,6 +124,9 @@ case "${1:-}" in
     done
     say "core tests (no WebKit), with the real peers in tests/peers required"
     SWITCHBOARD_REQUIRE_PEERS=1 cargo test -p switchboard-core --quiet
+    say "the official MCP client conformance suite (core) against our host"
+    cargo build -p switchboard-core --example conformance_client --quiet
+    bash tests/conformance/run.sh "$CARGO_TARGET_DIR/debug/examples/conformance_client"
     say "app crate tests"
     cargo test -p switchboard --quiet
     say "UI unit tests"

@@ -172,6 +172,18 @@ impl HostClient {
 }
 
 impl rmcp::ClientHandler for HostClient {
+    /// Who we are at `initialize`: Switchboard and its version (not rmcp's crate name), and
+    /// the newest protocol version that has an `initialize` handshake — rmcp's newest
+    /// (2026-07-28) replaced the handshake, so naming it inside one is a contradiction servers
+    /// and the official conformance suite reject.
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        rmcp::model::ClientConfig::new(
+            rmcp::model::ClientCapabilities::default(),
+            rmcp::model::Implementation::new("switchboard", env!("CARGO_PKG_VERSION")),
+        )
+        .with_protocol_version(rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE)
+    }
+
     async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
         self.tools_changed.send_modify(|n| *n += 1);
     }

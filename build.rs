@@ -31,6 +31,8 @@ const COMMANDS: &[&str] = &[
     "remove_mcp_server",
     "add_mcp_server",
     "mcp_server_log",
+    "preview_mcp_import",
+    "import_mcp_servers",
 ];
 
 fn main() {

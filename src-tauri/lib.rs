@@ -89,6 +89,8 @@ pub fn run() -> i32 {
             commands::mcp::remove_mcp_server,
             commands::mcp::add_mcp_server,
             commands::mcp::mcp_server_log,
+            commands::mcp::preview_mcp_import,
+            commands::mcp::import_mcp_servers,
             commands::providers::list_provider_kinds,
             commands::providers::list_provider_presets,
             commands::providers::test_provider,

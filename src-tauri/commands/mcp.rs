@@ -5,7 +5,7 @@
 //! webview can ask for a server to be approved but cannot approve one itself.
 
 use switchboard_core::engine::{ApprovalRequest, McpServerStatus, McpServerView};
-use switchboard_core::mcp::config::ServerEntry;
+use switchboard_core::mcp::config::{claude_desktop_config_path, ImportPreview, ServerEntry};
 use tauri::{AppHandle, Manager, State};
 use tauri_plugin_dialog::{DialogExt, MessageDialogButtons, MessageDialogKind};
 
@@ -42,9 +42,15 @@ pub async fn approve_mcp_server(
     state: State<'_, AppState>,
     name: String,
 ) -> CommandResult<bool> {
+    approve_and_start(&app, &state, &name).await
+}
+
+/// The approval flow: the native dialog, then the approval of exactly what it showed and the
+/// start.
+async fn approve_and_start(app: &AppHandle, state: &AppState, name: &str) -> CommandResult<bool> {
     let core = state.core().await;
-    let request = core.mcp_approval_request(&name)?;
-    if !ask_approval(&app, &request).await {
+    let request = core.mcp_approval_request(name)?;
+    if !ask_approval(app, &request).await {
         tracing::info!(server = %request.server, "MCP server not approved");
         return Ok(false);
     }
@@ -127,10 +133,12 @@ pub async fn remove_mcp_server(state: State<'_, AppState>, name: String) -> Comm
     Ok(core.mcp_remove(&name).await?)
 }
 
-/// Adds a server from a command line (`KEY=value … program args…`, shell quoting) or a URL.
-/// Typing it is approving it; it starts at once.
+/// Adds a server from a command line (`KEY=value … program args…`, shell quoting) or a URL,
+/// then asks for its approval in the native dialog: nothing the webview sends starts a program
+/// by itself. Returns the server as it now is (approved or not).
 #[tauri::command]
 pub async fn add_mcp_server(
+    app: AppHandle,
     state: State<'_, AppState>,
     name: String,
     command_line: Option<String>,
@@ -139,11 +147,59 @@ pub async fn add_mcp_server(
     let core = state.core().await;
     let entry = ServerEntry::from_typed(command_line.as_deref(), url.as_deref())
         .map_err(switchboard_core::CoreError::from)?;
-    let view = core.mcp_add(&name, entry).await?;
-    if let Err(e) = core.mcp_restart(state.mcp_host().await, &view.name).await {
-        tracing::warn!(server = %view.name, error = %e, "added MCP server not started");
+    let view = core.mcp_add_unapproved(&name, entry).await?;
+    approve_and_start(&app, &state, &view.name).await?;
+    Ok(core.mcp_server_view(view.name).await?)
+}
+
+/// What importing would add: from `text` (pasted JSON: Claude Desktop's or VS Code's shape, or
+/// a bare map of servers), or, without text, from Claude Desktop's own file.
+#[tauri::command]
+pub async fn preview_mcp_import(
+    state: State<'_, AppState>,
+    text: Option<String>,
+) -> CommandResult<ImportPreview> {
+    let core = state.core().await;
+    let (text, origin) = import_source(text).await?;
+    Ok(core.mcp_import_preview(&text, &origin)?)
+}
+
+/// Imports what [`preview_mcp_import`] showed for the same source, read again here. Imported
+/// servers wait for approval (one native dialog each, from the Servers page).
+#[tauri::command]
+pub async fn import_mcp_servers(
+    state: State<'_, AppState>,
+    text: Option<String>,
+) -> CommandResult<Vec<String>> {
+    let core = state.core().await;
+    let (text, origin) = import_source(text).await?;
+    let preview = core.mcp_import_preview(&text, &origin)?;
+    Ok(core.mcp_import_unapproved(&preview).await?)
+}
+
+/// Pasted text, or Claude Desktop's file read from its usual place.
+async fn import_source(text: Option<String>) -> CommandResult<(String, String)> {
+    if let Some(text) = text {
+        return Ok((text, "the pasted text".to_owned()));
     }
-    Ok(view)
+    let path =
+        claude_desktop_config_path().ok_or_else(|| switchboard_core::CoreError::NotFound {
+            what: "Claude Desktop's configuration folder".into(),
+        })?;
+    match tokio::fs::read_to_string(&path).await {
+        Ok(text) => Ok((text, path.display().to_string())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(switchboard_core::CoreError::NotFound {
+                what: format!("Claude Desktop's settings ({})", path.display()),
+            }
+            .into())
+        }
+        Err(e) => Err(switchboard_core::CoreError::Io {
+            what: path.display().to_string(),
+            detail: e.to_string(),
+        }
+        .into()),
+    }
 }
 
 /// The end of a server's stderr log.

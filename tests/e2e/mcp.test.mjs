@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { ARTIFACTS, BIN, launch, run, tempHome, textOf, tid } from "./harness.mjs";
+import { ARTIFACTS, BIN, launch, pasteInto, run, tempHome, textOf, tid } from "./harness.mjs";
 
 /** Running and not a zombie. */
 function alive(pid) {
@@ -161,6 +161,7 @@ test("a server edited in mcp.json starts only once approved in the native dialog
       timeout: 30000,
       timeoutMsg: "the approved server does not show as running",
     });
+    assert.equal(await textOf(b, `${item} ${tid("server-resolved")}`), everything);
     await app.screenshot("servers-approved");
 
     // Disable stops it; the log is there to read.
@@ -173,13 +174,41 @@ test("a server edited in mcp.json starts only once approved in the native dialog
     await b.$(`${item} ${tid("server-log-toggle")}`).click();
     await b.$(`${item} ${tid("server-log")}`).waitForDisplayed({ timeout: 5000 });
     await app.screenshot("servers-log");
+
+    // A server added in the window waits for the same native dialog: the page cannot approve.
+    await pasteInto(b, `${tid("server-form")} input[name="name"]`, "typed");
+    await pasteInto(b, `${tid("server-form")} input[name="command_line"]`, `DEBUG=1 '${everything}' stdio`);
+    await b.$(tid("server-submit")).click();
+    dialog = await nativeWindow("Start the MCP server “typed”");
+    screenshotScreen("mcp-approval-dialog-added");
+    pressIn(dialog, "alt+a");
+    const typed = `${tid("server-item")}[data-name="typed"]`;
+    await b.waitUntil(async () => /^Running · \d+ tools$/.test(await textOf(b, `${typed} ${tid("server-state")}`)), {
+      timeout: 30000,
+      timeoutMsg: "the server added in the window does not run after approval",
+    });
+    assert.match(await textOf(b, `${typed} ${tid("server-command")}`), /^DEBUG=1 .*mcp-server-everything stdio$/);
+
+    // Imported servers are listed first, then wait for approval.
+    const pasted = JSON.stringify({ mcpServers: { imported: { command: "uvx", args: ["mcp-server-time"] } } });
+    await pasteInto(b, tid("import-text"), pasted);
+    await b.$(tid("import-preview")).click();
+    await b.$(tid("import-added")).waitForDisplayed({ timeout: 10000 });
+    assert.equal(await textOf(b, tid("import-added")), "imported uvx mcp-server-time");
+    await app.screenshot("servers-import-preview");
+    await b.$(tid("import-confirm")).click();
+    const imported = `${tid("server-item")}[data-name="imported"]`;
+    await b.$(imported).waitForDisplayed({ timeout: 10000 });
+    assert.equal(await textOf(b, `${imported} ${tid("server-state")}`), "Needs approval");
   } finally {
     await app.close();
   }
   // The approval given in the window is kept (SQLite), for the edited command line.
   const list = run(BIN, ["mcp", "list", "--json"], { env: { ...process.env, SWITCHBOARD_HOME: home } });
   assert.equal(list.status, 0, list.stderr);
-  const [listed] = JSON.parse(list.stdout);
-  assert.equal(listed.approved, true);
-  assert.match(listed.command_line, /--edited-after-approval$/);
+  const listed = Object.fromEntries(JSON.parse(list.stdout).map((server) => [server.name, server]));
+  assert.equal(listed.everything.approved, true);
+  assert.match(listed.everything.command_line, /--edited-after-approval$/);
+  assert.equal(listed.typed.approved, true);
+  assert.equal(listed.imported.approved, false);
 });

@@ -19,6 +19,7 @@ import type {
   LocalServer,
   McpServerStatus,
   McpServerView,
+  ImportPreview,
   Message,
   ModelInfo,
   NewProvider,
@@ -148,6 +149,8 @@ export class FakeBackend {
   approvalAnswer = true;
   /** server name → what `mcp_server_log` answers */
   mcpLogs: Record<string, string> = {};
+  /** Claude Desktop's configuration file as Rust would read it; null when there is none */
+  claudeConfig: string | null = null;
   #clock = 1_700_000_000_000;
   #ids = 0;
 
@@ -233,8 +236,28 @@ export class FakeBackend {
     return found;
   }
 
+  /** A simplified `ImportPreview`: `mcpServers` entries with a `command` are added, others invalid. */
+  #importPreview(text: unknown): ImportPreview {
+    const source = typeof text === "string" ? text : this.claudeConfig;
+    if (source === null) throw { kind: "not_found", message: "Not found: Claude Desktop's settings (/home/me/.config/Claude/claude_desktop_config.json)" };
+    let doc: { mcpServers?: Record<string, { command?: string; args?: string[] }> };
+    try {
+      doc = JSON.parse(source);
+    } catch {
+      throw { kind: "mcp_config", message: "the pasted text, line 1: not JSON" };
+    }
+    const preview: ImportPreview = { added: [], conflicts: [], invalid: [], warnings: [] };
+    for (const [name, entry] of Object.entries(doc.mcpServers ?? {})) {
+      const detail = [entry.command, ...(entry.args ?? [])].join(" ");
+      if (!entry.command) preview.invalid.push({ name, detail: "neither command nor url" });
+      else if (this.mcpServers.some((s) => s.name === name)) preview.conflicts.push({ name, detail });
+      else preview.added.push({ name, detail });
+    }
+    return preview;
+  }
+
   #mcpView(server: McpServerStatus): McpServerView {
-    const { state: _state, log_file: _log, ...view } = server;
+    const { state: _state, log_file: _log, resolved: _resolved, ...view } = server;
     return { ...view };
   }
 
@@ -345,18 +368,41 @@ export class FakeBackend {
       if (commandLine?.includes("'") && commandLine.split("'").length % 2 === 0) {
         throw { kind: "invalid_input", message: "A quote in the command line is not closed.", field: "command_line" };
       }
+      // Added unapproved; then Rust's native dialog, answered with `approvalAnswer`.
       const server: McpServerStatus = {
         name,
         transport: url ? "http" : "stdio",
         command_line: url ? `streamable HTTP ${url}` : commandLine,
         disabled: false,
-        approved: true,
+        approved: this.approvalAnswer,
         error: null,
-        state: { state: "starting" },
+        state: this.approvalAnswer ? { state: "starting" } : null,
+        resolved: null,
         log_file: `/logs/mcp/${name}.log`,
       };
       this.mcpServers = [...this.mcpServers, server];
       return this.#mcpView(server);
+    },
+    preview_mcp_import: (args) => this.#importPreview(args.text),
+    import_mcp_servers: (args) => {
+      const preview = this.#importPreview(args.text);
+      for (const item of preview.added) {
+        this.mcpServers = [
+          ...this.mcpServers,
+          {
+            name: item.name,
+            transport: "stdio",
+            command_line: item.detail,
+            disabled: false,
+            approved: false,
+            error: null,
+            state: null,
+            resolved: null,
+            log_file: `/logs/mcp/${item.name}.log`,
+          },
+        ];
+      }
+      return preview.added.map((item) => item.name);
     },
     mcp_server_log: (args) => this.mcpLogs[String(args.name)] ?? "",
     add_provider: (args) => {

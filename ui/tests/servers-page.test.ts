@@ -25,6 +25,7 @@ describe("the Servers page", () => {
           approved: true,
           error: null,
           state: { state: "running", pid: 42, tools: 13 },
+          resolved: "/usr/local/bin/npx",
           log_file: "/logs/mcp/everything.log",
         },
         {
@@ -35,6 +36,7 @@ describe("the Servers page", () => {
           approved: true,
           error: null,
           state: { state: "failed", reason: "the server exited with code 1\nfatal: DATABASE_URL is not set\n(gave up after 5 tries)" },
+          resolved: "/usr/bin/sh",
           log_file: "/logs/mcp/x.log",
         },
         {
@@ -45,6 +47,7 @@ describe("the Servers page", () => {
           approved: false,
           error: null,
           state: null,
+          resolved: null,
           log_file: "/logs/mcp/edited.log",
         },
       ];
@@ -54,6 +57,8 @@ describe("the Servers page", () => {
     expect(items.map((i) => i.dataset.name)).toEqual(["everything", "<img src=x onerror=alert(1)>", "edited"]);
     expect(within(items[0]).getByTestId("server-state").textContent).toBe("Running · 13 tools");
     expect(within(items[0]).getByTestId("server-command").textContent).toContain("server-everything stdio");
+    expect(within(items[0]).getByTestId("server-resolved").textContent).toBe("/usr/local/bin/npx");
+    expect(within(items[2]).queryByTestId("server-resolved")).toBeNull();
     expect(within(items[1]).getByTestId("server-state").textContent).toBe("Failed");
     expect(within(items[1]).getByTestId("server-reason").textContent).toContain("DATABASE_URL is not set");
     // A hostile server name is text, not markup.
@@ -153,6 +158,7 @@ describe("the Servers page", () => {
     await user.type(within(form).getByLabelText("Command line"), "npx -y @modelcontextprotocol/server-filesystem /tmp");
     await user.click(within(form).getByTestId("server-submit"));
     await vi.waitFor(() => expect(screen.getAllByTestId("server-item").map((i) => i.dataset.name)).toEqual(["files"]));
+    expect(within(form).getByTestId("server-added").textContent).toContain("it is starting");
     expect(backend.callsTo("add_mcp_server").at(-1)?.args).toEqual({
       name: "files",
       commandLine: "npx -y @modelcontextprotocol/server-filesystem /tmp",
@@ -175,6 +181,63 @@ describe("the Servers page", () => {
       url: "https://mcp.example.com/mcp",
     });
   });
+  it("says an added server waits when its approval was declined", async () => {
+    backend.approvalAnswer = false;
+    const { user } = await renderApp();
+    await user.click(screen.getByTestId("nav-servers"));
+    const form = await screen.findByTestId("server-form");
+    await user.type(within(form).getByLabelText("Name"), "time");
+    await user.type(within(form).getByLabelText("Command line"), "uvx mcp-server-time");
+    await user.click(within(form).getByTestId("server-submit"));
+    await vi.waitFor(() => expect(within(form).getByTestId("server-added").textContent).toContain("waits for your approval"));
+    const item = await screen.findByTestId("server-item");
+    expect(within(item).getByTestId("server-state").textContent).toBe("Needs approval");
+  });
+
+  it("previews pasted configuration as text, then imports what it showed", async () => {
+    backend.mcpServers = [server("time")];
+    const { user } = await renderApp();
+    await user.click(screen.getByTestId("nav-servers"));
+    const panel = await screen.findByTestId("import-panel");
+    const pasted = JSON.stringify({
+      mcpServers: {
+        "<b>fs</b>": { command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"] },
+        time: { command: "uvx", args: ["mcp-server-time"] },
+        broken: {},
+      },
+    });
+    await user.click(within(panel).getByTestId("import-text"));
+    await user.paste(pasted);
+    await user.click(within(panel).getByTestId("import-preview"));
+    const added = await within(panel).findAllByTestId("import-added");
+    expect(added.map((li) => li.textContent)).toEqual(["<b>fs</b> npx -y @modelcontextprotocol/server-filesystem /tmp"]);
+    expect(panel.querySelector("b")).toBeNull();
+    expect(within(panel).getByTestId("import-conflict").textContent).toContain("time");
+    expect(within(panel).getByTestId("import-invalid").textContent).toContain("broken");
+    expect(backend.callsTo("import_mcp_servers")).toEqual([]);
+    await user.click(within(panel).getByTestId("import-confirm"));
+    await vi.waitFor(() => expect(within(panel).getByTestId("import-done").textContent).toContain("<b>fs</b>"));
+    expect(backend.callsTo("import_mcp_servers")[0].args).toEqual({ text: pasted });
+    await vi.waitFor(() =>
+      expect(screen.getAllByTestId("server-item").map((i) => i.dataset.name)).toEqual(["time", "<b>fs</b>"]),
+    );
+    const imported = screen.getAllByTestId("server-item")[1];
+    expect(within(imported).getByTestId("server-state").textContent).toBe("Needs approval");
+  });
+
+  it("reads Claude Desktop's file in Rust, and says so when there is none", async () => {
+    const { user } = await renderApp();
+    await user.click(screen.getByTestId("nav-servers"));
+    const panel = await screen.findByTestId("import-panel");
+    await user.click(within(panel).getByTestId("import-claude"));
+    expect((await within(panel).findByTestId("import-error")).textContent).toContain("Claude Desktop's settings");
+    backend.claudeConfig = JSON.stringify({ mcpServers: { memory: { command: "npx", args: ["-y", "@modelcontextprotocol/server-memory"] } } });
+    await user.click(within(panel).getByTestId("import-claude"));
+    expect((await within(panel).findAllByTestId("import-added")).map((li) => li.textContent)).toEqual([
+      "memory npx -y @modelcontextprotocol/server-memory",
+    ]);
+    expect(backend.callsTo("preview_mcp_import").map((c) => c.args)).toEqual([{ text: null }, { text: null }]);
+  });
 });
 
 function server(name: string, overrides: Partial<McpServerStatus> = {}): McpServerStatus {
@@ -186,6 +249,7 @@ function server(name: string, overrides: Partial<McpServerStatus> = {}): McpServ
     approved: true,
     error: null,
     state: { state: "running", pid: 7, tools: 2 },
+    resolved: `/usr/bin/${name}`,
     log_file: `/logs/mcp/${name}.log`,
     ...overrides,
   };

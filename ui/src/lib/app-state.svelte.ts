@@ -26,6 +26,7 @@ import type {
   McpServerStatus,
   McpServerView,
   NewMcpServer,
+  ImportPreview,
   ModelInfo,
   NewProvider,
   Provider,
@@ -517,6 +518,24 @@ export class AppState {
   async addServer(server: NewMcpServer): Promise<McpServerView> {
     try {
       return await ipc.addMcpServer(server);
+    } finally {
+      void this.loadServers();
+    }
+  }
+
+  /**
+   * @throws IpcError (shown by the import panel)
+   */
+  async previewImport(text: string | null): Promise<ImportPreview> {
+    return ipc.previewMcpImport(text);
+  }
+
+  /**
+   * @throws IpcError (shown by the import panel)
+   */
+  async importServers(text: string | null): Promise<string[]> {
+    try {
+      return await ipc.importMcpServers(text);
     } finally {
       void this.loadServers();
     }

@@ -14,6 +14,7 @@ import type {
   McpServerStatus,
   McpServerView,
   NewMcpServer,
+  ImportPreview,
   LocalServer,
   ModelInfo,
   NewProvider,
@@ -213,7 +214,8 @@ export function removeMcpServer(name: string): Promise<void> {
 }
 
 /**
- * Adds a server from a command line or an address (exactly one). Typing it approves it.
+ * Adds a server from a command line or an address (exactly one), then Rust asks for its
+ * approval in the native dialog; resolves the server as it then is.
  * invalid_input names `command_line` or `url` in `field`; a taken name is a conflict on `name`.
  */
 export function addMcpServer(server: NewMcpServer): Promise<McpServerView> {
@@ -222,6 +224,16 @@ export function addMcpServer(server: NewMcpServer): Promise<McpServerView> {
     commandLine: server.command_line ?? null,
     url: server.url ?? null,
   });
+}
+
+/** What importing would add: from pasted `text`, or (null) from Claude Desktop's own file. */
+export function previewMcpImport(text: string | null): Promise<ImportPreview> {
+  return call("preview_mcp_import", { text });
+}
+
+/** Imports the same source again, read by Rust; the servers wait for approval. Resolves their names. */
+export function importMcpServers(text: string | null): Promise<string[]> {
+  return call("import_mcp_servers", { text });
 }
 
 /** The end of the server's stderr log (empty when it has written nothing). */

@@ -179,6 +179,22 @@ export interface McpServerView {
   error: string | null;
 }
 
+/** One server in an import preview: its name and the command line or address it would run (or why not). */
+export interface ImportItem {
+  name: string;
+  detail: string;
+}
+
+/** What importing a configuration would do (mirrors core `ImportPreview`). */
+export interface ImportPreview {
+  added: ImportItem[];
+  /** names already taken: not imported */
+  conflicts: ImportItem[];
+  /** entries that cannot be used, with why */
+  invalid: ImportItem[];
+  warnings: string[];
+}
+
 /** A server typed in on the Servers page: a command line or an address. */
 export interface NewMcpServer {
   name: string;
@@ -198,7 +214,9 @@ export interface McpServerStatus {
   approved: boolean;
   /** why the entry cannot be used */
   error: string | null;
-  /** null when the app does not run it (disabled, needs approval, invalid, remote) */
+  /** null when the app does not run it (disabled, needs approval, invalid) */
   state: McpServerState | null;
+  /** what runs: the program's resolved path (login-shell PATH) or the address; null when not run */
+  resolved: string | null;
   log_file: string;
 }

@@ -25,8 +25,11 @@ use crate::mcp::server::McpServer;
 pub struct McpServerStatus {
     #[serde(flatten)]
     pub server: McpServerView,
-    /// `None` when the supervisor does not run it (disabled, needs approval, invalid, remote).
+    /// `None` when the supervisor does not run it (disabled, needs approval, invalid).
     pub state: Option<ServerState>,
+    /// What the supervisor runs: the program's resolved path (found on the login shell's
+    /// `PATH`), or the address; `None` when it is not run.
+    pub resolved: Option<String>,
     /// Where its stderr is logged.
     pub log_file: String,
 }
@@ -118,15 +121,37 @@ impl Core {
         Ok(views)
     }
 
-    /// Adds a server. The person typed (or confirmed) it, so it counts as approved. Secret
-    /// `env` / `headers` values move to the keychain first.
+    /// Adds a server typed on the command line (or confirmed there), which counts as approving
+    /// it. Secret `env` / `headers` values move to the keychain first.
     ///
     /// # Errors
     /// An invalid entry, a taken name, the keychain, the file or the database.
     pub async fn mcp_add(
         &self,
         name: &str,
+        entry: ServerEntry,
+    ) -> Result<McpServerView, CoreError> {
+        self.mcp_add_entry(name, entry, true).await
+    }
+
+    /// Adds a server without approving it: what the window adds. The webview renders hostile
+    /// text, so nothing it sends may start a program; the server waits for the native dialog.
+    ///
+    /// # Errors
+    /// As [`Core::mcp_add`].
+    pub async fn mcp_add_unapproved(
+        &self,
+        name: &str,
+        entry: ServerEntry,
+    ) -> Result<McpServerView, CoreError> {
+        self.mcp_add_entry(name, entry, false).await
+    }
+
+    async fn mcp_add_entry(
+        &self,
+        name: &str,
         mut entry: ServerEntry,
+        approved: bool,
     ) -> Result<McpServerView, CoreError> {
         let name = validate_name(name)?;
         let spec = entry.resolve(&name)?;
@@ -145,10 +170,12 @@ impl Core {
         let fingerprint = entry.fingerprint();
         file.servers.insert(name.clone(), entry);
         file.save(&self.mcp_file())?;
-        self.store()?
-            .approve_mcp_server(name.clone(), fingerprint)
-            .await?;
-        tracing::info!(server = %name, command = %spec.launch.display(), "MCP server added");
+        if approved {
+            self.store()?
+                .approve_mcp_server(name.clone(), fingerprint)
+                .await?;
+        }
+        tracing::info!(server = %name, command = %spec.launch.display(), approved, "MCP server added");
         self.mcp_server_view(name).await
     }
 
@@ -192,9 +219,29 @@ impl Core {
     /// # Errors
     /// As [`Core::mcp_add`]; servers added before a failure stay added.
     pub async fn mcp_import(&self, preview: &ImportPreview) -> Result<Vec<String>, CoreError> {
+        self.mcp_import_entries(preview, true).await
+    }
+
+    /// Imports what `preview` shows without approving it: what the window imports (each
+    /// server then waits for the native dialog; see [`Core::mcp_add_unapproved`]).
+    ///
+    /// # Errors
+    /// As [`Core::mcp_import`].
+    pub async fn mcp_import_unapproved(
+        &self,
+        preview: &ImportPreview,
+    ) -> Result<Vec<String>, CoreError> {
+        self.mcp_import_entries(preview, false).await
+    }
+
+    async fn mcp_import_entries(
+        &self,
+        preview: &ImportPreview,
+        approved: bool,
+    ) -> Result<Vec<String>, CoreError> {
         let mut added = Vec::new();
         for (name, entry) in preview.entries() {
-            self.mcp_add(name, entry.clone()).await?;
+            self.mcp_add_entry(name, entry.clone(), approved).await?;
             added.push(name.clone());
         }
         Ok(added)
@@ -324,7 +371,7 @@ impl Core {
     }
 
     /// How [`Core::mcp_servers`] shows the server named exactly `name`.
-    async fn mcp_server_view(&self, name: String) -> Result<McpServerView, CoreError> {
+    pub async fn mcp_server_view(&self, name: String) -> Result<McpServerView, CoreError> {
         self.mcp_servers()
             .await?
             .into_iter()
@@ -495,12 +542,14 @@ impl Core {
         host: Option<&McpHost>,
     ) -> Result<Vec<McpServerStatus>, CoreError> {
         let states = host.map(McpHost::states).unwrap_or_default();
+        let resolved = host.map(McpHost::resolved).unwrap_or_default();
         Ok(self
             .mcp_servers()
             .await?
             .into_iter()
             .map(|server| McpServerStatus {
                 state: states.get(&server.name).cloned(),
+                resolved: resolved.get(&server.name).cloned(),
                 log_file: stderr_log_path(&self.paths.log_dir, &server.name)
                     .display()
                     .to_string(),

@@ -55,6 +55,8 @@ fn backoff_in(attempt: u32, unit: Duration) -> Duration {
 
 struct Slot {
     state: ServerState,
+    /// The program's resolved path (a local server) or the address (a remote one).
+    resolved: String,
     server: Option<Arc<McpServer>>,
     stop: CancellationToken,
     task: Option<tokio::task::JoinHandle<()>>,
@@ -118,6 +120,7 @@ impl McpHost {
             name.to_owned(),
             Slot {
                 state: ServerState::Starting,
+                resolved: launch.resolved(),
                 server: None,
                 stop: stop.clone(),
                 task: None,
@@ -235,6 +238,14 @@ impl McpHost {
         self.slots()
             .iter()
             .map(|(name, slot)| (name.clone(), slot.state.clone()))
+            .collect()
+    }
+
+    /// What each server runs: the resolved path of its program, or its address.
+    pub fn resolved(&self) -> BTreeMap<String, String> {
+        self.slots()
+            .iter()
+            .map(|(name, slot)| (name.clone(), slot.resolved.clone()))
             .collect()
     }
 

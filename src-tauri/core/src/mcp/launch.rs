@@ -28,6 +28,14 @@ pub enum ServerLaunch {
 }
 
 impl ServerLaunch {
+    /// The resolved path of the program (a local server) or the address (a remote one).
+    pub fn resolved(&self) -> String {
+        match self {
+            ServerLaunch::Stdio(launch) => launch.program.display().to_string(),
+            ServerLaunch::Remote(launch) => launch.url.clone(),
+        }
+    }
+
     /// Starts or connects to the server and completes the MCP handshake; `spawned` is called
     /// with a local server's process id as soon as it exists.
     ///

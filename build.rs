@@ -33,6 +33,7 @@ const COMMANDS: &[&str] = &[
     "mcp_server_log",
     "preview_mcp_import",
     "import_mcp_servers",
+    "edit_mcp_server",
 ];
 
 fn main() {

@@ -91,6 +91,7 @@ pub fn run() -> i32 {
             commands::mcp::mcp_server_log,
             commands::mcp::preview_mcp_import,
             commands::mcp::import_mcp_servers,
+            commands::mcp::edit_mcp_server,
             commands::providers::list_provider_kinds,
             commands::providers::list_provider_presets,
             commands::providers::test_provider,

@@ -152,6 +152,25 @@ pub async fn add_mcp_server(
     Ok(core.mcp_server_view(view.name).await?)
 }
 
+/// Changes how a server runs (its command line, or its address) to what the person typed,
+/// stops it, and asks for approval of the new one in the native dialog.
+#[tauri::command]
+pub async fn edit_mcp_server(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    name: String,
+    command_line: Option<String>,
+    url: Option<String>,
+) -> CommandResult<McpServerView> {
+    let core = state.core().await;
+    let entry = ServerEntry::from_typed(command_line.as_deref(), url.as_deref())
+        .map_err(switchboard_core::CoreError::from)?;
+    let view = core.mcp_edit(&name, entry).await?;
+    state.mcp_host().await.stop(&view.name).await;
+    approve_and_start(&app, &state, &view.name).await?;
+    Ok(core.mcp_server_view(view.name).await?)
+}
+
 /// What importing would add: from `text` (pasted JSON: Claude Desktop's or VS Code's shape, or
 /// a bare map of servers), or, without text, from Claude Desktop's own file.
 #[tauri::command]

@@ -189,6 +189,18 @@ test("a server edited in mcp.json starts only once approved in the native dialog
     });
     assert.match(await textOf(b, `${typed} ${tid("server-command")}`), /^DEBUG=1 .*mcp-server-everything stdio$/);
 
+    // Editing its command line stops it and asks again; declined, it waits.
+    await b.$(`${typed} ${tid("server-edit-toggle")}`).click();
+    await pasteInto(b, `${typed} ${tid("server-edit")} input`, `'${everything}' stdio --edited-in-the-window`);
+    await b.$(`${typed} ${tid("server-edit-save")}`).click();
+    dialog = await nativeWindow("Start the MCP server “typed”");
+    pressIn(dialog, "Escape");
+    await b.waitUntil(async () => (await textOf(b, `${typed} ${tid("server-state")}`)) === "Needs approval", {
+      timeout: 15000,
+      timeoutMsg: "an edited server does not wait for approval",
+    });
+    assert.match(await textOf(b, `${typed} ${tid("server-command")}`), /^DEBUG=1 .*stdio --edited-in-the-window$/);
+
     // Imported servers are listed first, then wait for approval.
     const pasted = JSON.stringify({ mcpServers: { imported: { command: "uvx", args: ["mcp-server-time"] } } });
     await pasteInto(b, tid("import-text"), pasted);
@@ -209,6 +221,6 @@ test("a server edited in mcp.json starts only once approved in the native dialog
   const listed = Object.fromEntries(JSON.parse(list.stdout).map((server) => [server.name, server]));
   assert.equal(listed.everything.approved, true);
   assert.match(listed.everything.command_line, /--edited-after-approval$/);
-  assert.equal(listed.typed.approved, true);
+  assert.equal(listed.typed.approved, false, "declined after the edit");
   assert.equal(listed.imported.approved, false);
 });

@@ -373,6 +373,7 @@ export class FakeBackend {
         name,
         transport: url ? "http" : "stdio",
         command_line: url ? `streamable HTTP ${url}` : commandLine,
+        edit_text: url ?? commandLine,
         disabled: false,
         approved: this.approvalAnswer,
         error: null,
@@ -381,6 +382,20 @@ export class FakeBackend {
         log_file: `/logs/mcp/${name}.log`,
       };
       this.mcpServers = [...this.mcpServers, server];
+      return this.#mcpView(server);
+    },
+    edit_mcp_server: (args) => {
+      const server = this.#mcpServer(args.name);
+      const commandLine = (args.commandLine as string | null) ?? null;
+      const url = (args.url as string | null) ?? null;
+      if (server.transport === "stdio" && !commandLine) {
+        throw { kind: "invalid_input", message: "This server runs a program: give its command line.", field: "url" };
+      }
+      server.command_line = url ? `streamable HTTP ${url}` : commandLine;
+      server.edit_text = url ?? commandLine;
+      // Rust stops it and shows its native dialog, answered with `approvalAnswer`.
+      server.approved = this.approvalAnswer;
+      server.state = this.approvalAnswer ? { state: "starting" } : { state: "stopped" };
       return this.#mcpView(server);
     },
     preview_mcp_import: (args) => this.#importPreview(args.text),
@@ -393,6 +408,7 @@ export class FakeBackend {
             name: item.name,
             transport: "stdio",
             command_line: item.detail,
+            edit_text: item.detail,
             disabled: false,
             approved: false,
             error: null,

@@ -21,6 +21,7 @@ describe("the Servers page", () => {
           name: "everything",
           transport: "stdio",
           command_line: "npx -y @modelcontextprotocol/server-everything stdio",
+          edit_text: "npx -y @modelcontextprotocol/server-everything stdio",
           disabled: false,
           approved: true,
           error: null,
@@ -32,6 +33,7 @@ describe("the Servers page", () => {
           name: "<img src=x onerror=alert(1)>",
           transport: "stdio",
           command_line: "sh -c 'exit 1'",
+          edit_text: "sh -c 'exit 1'",
           disabled: false,
           approved: true,
           error: null,
@@ -43,6 +45,7 @@ describe("the Servers page", () => {
           name: "edited",
           transport: "stdio",
           command_line: "uvx mcp-server-time --extra",
+          edit_text: "uvx mcp-server-time --extra",
           disabled: false,
           approved: false,
           error: null,
@@ -238,6 +241,30 @@ describe("the Servers page", () => {
     ]);
     expect(backend.callsTo("preview_mcp_import").map((c) => c.args)).toEqual([{ text: null }, { text: null }]);
   });
+  it("edits a server's command line, which Rust then asks to approve", async () => {
+    backend.mcpServers = [server("time")];
+    backend.approvalAnswer = false;
+    const { user } = await renderApp();
+    await user.click(screen.getByTestId("nav-servers"));
+    const item = await screen.findByTestId("server-item");
+    await user.click(within(item).getByTestId("server-edit-toggle"));
+    const input = within(item).getByLabelText("Command line") as HTMLInputElement;
+    expect(input.value).toBe("uvx mcp-server-time");
+    await user.clear(input);
+    await user.click(within(item).getByTestId("server-edit-save"));
+    expect(within(item).getByTestId("error-command_line").textContent).toContain("command");
+    expect(backend.callsTo("edit_mcp_server")).toEqual([]);
+    await user.type(input, "uvx mcp-server-time --local-timezone UTC");
+    await user.click(within(item).getByTestId("server-edit-save"));
+    await vi.waitFor(() => expect(within(item).queryByTestId("server-edit")).toBeNull());
+    expect(backend.callsTo("edit_mcp_server")[0].args).toEqual({
+      name: "time",
+      commandLine: "uvx mcp-server-time --local-timezone UTC",
+      url: null,
+    });
+    await vi.waitFor(() => expect(within(item).getByTestId("server-state").textContent).toBe("Needs approval"));
+    expect(within(item).getByTestId("server-command").textContent).toBe("uvx mcp-server-time --local-timezone UTC");
+  });
 });
 
 function server(name: string, overrides: Partial<McpServerStatus> = {}): McpServerStatus {
@@ -245,6 +272,7 @@ function server(name: string, overrides: Partial<McpServerStatus> = {}): McpServ
     name,
     transport: "stdio",
     command_line: `uvx mcp-server-${name}`,
+    edit_text: `uvx mcp-server-${name}`,
     disabled: false,
     approved: true,
     error: null,

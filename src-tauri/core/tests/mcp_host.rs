@@ -220,3 +220,88 @@ async fn a_tool_that_changes_after_it_was_pinned_is_held_back_until_accepted() {
         .all(|r| r.offered && r.status == ToolStatus::Pinned));
     server.stop().await;
 }
+
+#[tokio::test]
+async fn an_edit_in_the_window_keeps_the_rest_of_the_entry_and_needs_approval_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let secrets = Arc::new(MemoryStore::new());
+    let core = core(dir.path(), Arc::clone(&secrets)).await;
+    let added = core
+        .mcp_add(
+            "files",
+            ServerEntry::from_typed(Some("MODE=ro npx -y server-filesystem /tmp"), None).unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        added.edit_text.as_deref(),
+        Some("npx -y server-filesystem /tmp")
+    );
+    // Another server added from the window waits for the native dialog.
+    let typed = core
+        .mcp_add_unapproved(
+            "remote",
+            ServerEntry::from_typed(None, Some("http://127.0.0.1:9/mcp")).unwrap(),
+        )
+        .await
+        .unwrap();
+    assert!(!typed.approved);
+
+    let edited = core
+        .mcp_edit(
+            "files",
+            ServerEntry::from_typed(
+                Some("API_TOKEN=tok-456-secret npx -y server-filesystem '/my files'"),
+                None,
+            )
+            .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert!(!edited.approved, "an edit needs approval again");
+    assert_eq!(
+        edited.edit_text.as_deref(),
+        Some("npx -y server-filesystem '/my files'")
+    );
+    let file = McpFile::load(&core.mcp_file()).unwrap();
+    let entry = &file.servers["files"];
+    assert_eq!(entry.env["MODE"], ConfigValue::Plain("ro".into()), "kept");
+    assert_eq!(
+        entry.env["API_TOKEN"],
+        ConfigValue::Keychain {
+            keychain: "mcp/files/env/API_TOKEN".into()
+        },
+        "a typed secret goes to the keychain"
+    );
+    // A program cannot become an address by an edit, nor the other way round.
+    let err = core
+        .mcp_edit(
+            "files",
+            ServerEntry::from_typed(None, Some("http://h/mcp")).unwrap(),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, CoreError::Invalid(e) if e.field == "url"),
+        "{err:?}"
+    );
+    let err = core
+        .mcp_edit(
+            "remote",
+            ServerEntry::from_typed(Some("npx x"), None).unwrap(),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, CoreError::Invalid(e) if e.field == "command_line"),
+        "{err:?}"
+    );
+    let moved = core
+        .mcp_edit(
+            "remote",
+            ServerEntry::from_typed(None, Some("http://127.0.0.1:10/mcp")).unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(moved.edit_text.as_deref(), Some("http://127.0.0.1:10/mcp"));
+}

@@ -524,6 +524,18 @@ export class AppState {
   }
 
   /**
+   * Rust stops the server and asks for approval of the new command line in its own dialog.
+   * @throws IpcError (for the form: `field` is command_line or url)
+   */
+  async editServer(name: string, typed: { command_line?: string; url?: string }): Promise<McpServerView> {
+    try {
+      return await ipc.editMcpServer(name, typed);
+    } finally {
+      void this.loadServers();
+    }
+  }
+
+  /**
    * @throws IpcError (shown by the import panel)
    */
   async previewImport(text: string | null): Promise<ImportPreview> {

@@ -226,6 +226,14 @@ export function addMcpServer(server: NewMcpServer): Promise<McpServerView> {
   });
 }
 
+/**
+ * Changes a server's command line (or address) to `typed`; Rust stops it and asks for approval
+ * of the new one in its native dialog. invalid_input names `command_line` or `url` in `field`.
+ */
+export function editMcpServer(name: string, typed: { command_line?: string; url?: string }): Promise<McpServerView> {
+  return call("edit_mcp_server", { name, commandLine: typed.command_line ?? null, url: typed.url ?? null });
+}
+
 /** What importing would add: from pasted `text`, or (null) from Claude Desktop's own file. */
 export function previewMcpImport(text: string | null): Promise<ImportPreview> {
   return call("preview_mcp_import", { text });

@@ -177,6 +177,8 @@ export interface McpServerView {
   disabled: boolean;
   approved: boolean;
   error: string | null;
+  /** what an edit starts from: program and arguments as one shell-quoted line, or the address */
+  edit_text: string | null;
 }
 
 /** One server in an import preview: its name and the command line or address it would run (or why not). */
@@ -214,6 +216,8 @@ export interface McpServerStatus {
   approved: boolean;
   /** why the entry cannot be used */
   error: string | null;
+  /** what an edit starts from: program and arguments as one shell-quoted line, or the address */
+  edit_text: string | null;
   /** null when the app does not run it (disabled, needs approval, invalid) */
   state: McpServerState | null;
   /** what runs: the program's resolved path (login-shell PATH) or the address; null when not run */

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use super::Core;
-use crate::error::CoreError;
+use crate::error::{CoreError, InvalidInput};
 use crate::mcp::catalogue::{Catalogue, ListedTool};
 use crate::mcp::config::{
     move_secrets_to_keychain, validate_name, ConfigValue, ImportPreview, Launch, McpFile,
@@ -70,6 +70,9 @@ pub struct McpServerView {
     pub approved: bool,
     /// Why the entry cannot be used.
     pub error: Option<String>,
+    /// What an edit starts from: the program and its arguments as one shell-quoted line, or
+    /// the address; `None` for an entry that cannot be used.
+    pub edit_text: Option<String>,
 }
 
 impl Core {
@@ -103,6 +106,12 @@ impl Core {
                         Launch::Sse { .. } => "sse",
                     }),
                     command_line: Some(spec.launch.display()),
+                    edit_text: Some(match &spec.launch {
+                        Launch::Stdio { command, args, .. } => {
+                            shell_words::join(std::iter::once(command).chain(args))
+                        }
+                        Launch::Http { url, .. } | Launch::Sse { url, .. } => url.clone(),
+                    }),
                     disabled: spec.disabled,
                     error: None,
                     name,
@@ -112,6 +121,7 @@ impl Core {
                     name,
                     transport: None,
                     command_line: None,
+                    edit_text: None,
                     approved: false,
                     error: Some(e.to_string()),
                 },
@@ -177,6 +187,55 @@ impl Core {
         }
         tracing::info!(server = %name, command = %spec.launch.display(), approved, "MCP server added");
         self.mcp_server_view(name).await
+    }
+
+    /// Changes how a server runs to what the person typed — a program's command line (its
+    /// `KEY=value` words replace those variables; others are kept) or a remote server's
+    /// address — keeping everything else in its entry. The edited server needs approval again.
+    ///
+    /// # Errors
+    /// Not found; a program turned into an address or back (remove and add instead); an
+    /// invalid result; the keychain or the file.
+    pub async fn mcp_edit(
+        &self,
+        name: &str,
+        typed: ServerEntry,
+    ) -> Result<McpServerView, CoreError> {
+        let mut file = self.load_mcp()?;
+        let (key, current) = find_server(&file, name).map(|(k, e)| (k.clone(), e.clone()))?;
+        let mut entry = current.clone();
+        match (current.command.is_some(), typed.command) {
+            (true, Some(command)) => {
+                entry.command = Some(command);
+                entry.args = typed.args;
+                entry.env.extend(typed.env);
+            }
+            (false, None) if current.url.is_some() => entry.url = typed.url,
+            (true, None) => {
+                return Err(InvalidInput::new(
+                    "url",
+                    "This server runs a program: give its command line. To reach a remote server instead, remove this one and add that.",
+                )
+                .into())
+            }
+            _ => {
+                return Err(InvalidInput::new(
+                    "command_line",
+                    "This is a remote server: give its address. To run a program instead, remove this one and add that.",
+                )
+                .into())
+            }
+        }
+        entry.resolve(&key)?;
+        let server = key.clone();
+        entry = self
+            .secrets(move |s| move_secrets_to_keychain(&server, &mut entry, s).map(|_| entry))
+            .await
+            .map_err(CoreError::key_not_saved)?;
+        file.servers.insert(key.clone(), entry);
+        file.save(&self.mcp_file())?;
+        tracing::info!(server = %key, "MCP server edited; it needs approval again");
+        self.mcp_server_view(key).await
     }
 
     /// Removes a server, its keychain values and its approval.

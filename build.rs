@@ -34,6 +34,8 @@ const COMMANDS: &[&str] = &[
     "preview_mcp_import",
     "import_mcp_servers",
     "edit_mcp_server",
+    "list_mcp_tools",
+    "accept_mcp_tool",
 ];
 
 fn main() {

@@ -92,6 +92,8 @@ pub fn run() -> i32 {
             commands::mcp::preview_mcp_import,
             commands::mcp::import_mcp_servers,
             commands::mcp::edit_mcp_server,
+            commands::mcp::list_mcp_tools,
+            commands::mcp::accept_mcp_tool,
             commands::providers::list_provider_kinds,
             commands::providers::list_provider_presets,
             commands::providers::test_provider,

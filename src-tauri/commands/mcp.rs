@@ -4,8 +4,9 @@
 //! Approval is decided here, in Rust, by a native dialog that shows the full command line: the
 //! webview can ask for a server to be approved but cannot approve one itself.
 
-use switchboard_core::engine::{ApprovalRequest, McpServerStatus, McpServerView};
+use switchboard_core::engine::{ApprovalRequest, McpServerStatus, McpServerView, ToolReview};
 use switchboard_core::mcp::config::{claude_desktop_config_path, ImportPreview, ServerEntry};
+use switchboard_core::mcp::pins::ToolStatus;
 use tauri::{AppHandle, Manager, State};
 use tauri_plugin_dialog::{DialogExt, MessageDialogButtons, MessageDialogKind};
 
@@ -22,6 +23,19 @@ const DECLINE_LABEL: &str = "_Don't start";
 const APPROVE_LABEL: &str = "Approve and start";
 #[cfg(not(target_os = "linux"))]
 const DECLINE_LABEL: &str = "Don't start";
+
+#[cfg(target_os = "linux")]
+const ACCEPT_TOOL_LABEL: &str = "_Accept the change";
+#[cfg(target_os = "linux")]
+const KEEP_HELD_LABEL: &str = "_Keep it held back";
+#[cfg(not(target_os = "linux"))]
+const ACCEPT_TOOL_LABEL: &str = "Accept the change";
+#[cfg(not(target_os = "linux"))]
+const KEEP_HELD_LABEL: &str = "Keep it held back";
+
+/// How much of a tool's diff the native dialog shows (a dialog taller than the screen cannot be
+/// answered).
+const DIALOG_DIFF_CHARS: usize = 3000;
 
 /// How much of a server's stderr log the page shows.
 const LOG_TAIL_BYTES: u64 = 64 * 1024;
@@ -169,6 +183,85 @@ pub async fn edit_mcp_server(
     state.mcp_host().await.stop(&view.name).await;
     approve_and_start(&app, &state, &view.name).await?;
     Ok(core.mcp_server_view(view.name).await?)
+}
+
+/// A running server's tools, each as new (pinned now), as pinned, or changed since pinned
+/// (held back from models, with the diff).
+#[tauri::command]
+pub async fn list_mcp_tools(
+    state: State<'_, AppState>,
+    name: String,
+) -> CommandResult<Vec<ToolReview>> {
+    let core = state.core().await;
+    let tools = core
+        .mcp_running_tools(state.mcp_host().await, &name)
+        .await?;
+    Ok(core.mcp_review_tools(name.trim(), &tools).await?)
+}
+
+/// Offers a changed tool to models again, once the person accepts its diff in the native
+/// dialog (the webview can only ask). Returns whether it was accepted.
+#[tauri::command]
+pub async fn accept_mcp_tool(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    name: String,
+    tool: String,
+) -> CommandResult<bool> {
+    let core = state.core().await;
+    let name = name.trim();
+    let tools = core.mcp_running_tools(state.mcp_host().await, name).await?;
+    let review = core.mcp_review_tools(name, &tools).await?;
+    let Some(diff) = review
+        .iter()
+        .find(|t| t.tool == tool)
+        .and_then(|t| match &t.status {
+            ToolStatus::Changed { diff } => Some(diff.clone()),
+            _ => None,
+        })
+    else {
+        return Ok(true); // nothing held back: nothing to accept
+    };
+    let message = format!(
+        "The MCP server “{name}” changed its tool “{tool}” since you first saw it. A changed \
+         description can tell the model to do something else. It was held back; accept it \
+         only if this change is expected:\n\n{}",
+        clip(&diff, DIALOG_DIFF_CHARS)
+    );
+    let (answer, answered) = tokio::sync::oneshot::channel();
+    let mut dialog = app
+        .dialog()
+        .message(message)
+        .title(format!("Offer the changed tool “{tool}” again?"))
+        .kind(MessageDialogKind::Warning)
+        .buttons(MessageDialogButtons::OkCancelCustom(
+            ACCEPT_TOOL_LABEL.into(),
+            KEEP_HELD_LABEL.into(),
+        ));
+    if let Some(window) = app.get_webview_window("main") {
+        dialog = dialog.parent(&window);
+    }
+    dialog.show(move |accepted| {
+        let _ = answer.send(accepted);
+    });
+    if !answered.await.unwrap_or(false) {
+        return Ok(false);
+    }
+    core.mcp_accept_tool(name, &tool, &tools).await?;
+    Ok(true)
+}
+
+/// The first `max` characters of `text`, saying how much was left out (the page shows all).
+fn clip(text: &str, max: usize) -> String {
+    let count = text.chars().count();
+    if count <= max {
+        return text.to_owned();
+    }
+    let kept: String = text.chars().take(max).collect();
+    format!(
+        "{kept}\n… ({} more characters: the whole diff is on the Servers page)",
+        count - max
+    )
 }
 
 /// What importing would add: from `text` (pasted JSON: Claude Desktop's or VS Code's shape, or

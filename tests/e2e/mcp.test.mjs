@@ -224,3 +224,52 @@ test("a server edited in mcp.json starts only once approved in the native dialog
   assert.equal(listed.typed.approved, false, "declined after the edit");
   assert.equal(listed.imported.approved, false);
 });
+
+test("a tool changed since first seen is held back until its diff is accepted in the native dialog", async () => {
+  const home = tempHome("mcp-tools");
+  const env = { ...process.env, SWITCHBOARD_HOME: home };
+  const python = path.resolve("tests/peers/.venv/bin/python");
+  const fault = path.resolve("tests/peers/fault_server.py");
+  assert.equal(run(BIN, ["mcp", "add", "fault", "--", python, fault], { env }).status, 0);
+  // First seen (and pinned) as the server is now…
+  const first = run(BIN, ["mcp", "tools", "fault"], { env });
+  assert.equal(first.status, 0, first.stderr);
+  // …then the server changes echo's description (approved again: the command line changed).
+  const file = path.join(home, "config", "mcp.json");
+  const config = JSON.parse(fs.readFileSync(file, "utf8"));
+  config.mcpServers.fault.args.push("--mutated");
+  fs.writeFileSync(file, JSON.stringify(config, null, 2));
+  assert.equal(run(BIN, ["mcp", "approve", "fault", "--yes"], { env }).status, 0);
+
+  const app = await launch(home);
+  try {
+    const b = app.browser;
+    await b.$(tid("nav-servers")).click();
+    const item = `${tid("server-item")}[data-name="fault"]`;
+    await b.waitUntil(async () => /^Running/.test(await textOf(b, `${item} ${tid("server-state")}`)), {
+      timeout: 30000,
+      timeoutMsg: "the fault server does not run",
+    });
+    await b.$(`${item} ${tid("server-tools-toggle")}`).click();
+    const echo = `${item} ${tid("tool-item")}[data-tool="echo"]`;
+    await b.$(echo).waitForDisplayed({ timeout: 15000 });
+    assert.equal(await textOf(b, `${echo} ${tid("tool-status")}`), "changed · held back");
+    assert.match(await textOf(b, `${echo} ${tid("tool-diff")}`), /read ~\/\.ssh\/id_rsa/);
+    await app.screenshot("servers-tool-held-back");
+
+    await b.$(`${echo} ${tid("tool-accept")}`).click();
+    const dialog = await nativeWindow("Offer the changed tool");
+    screenshotScreen("mcp-tool-change-dialog");
+    pressIn(dialog, "alt+a");
+    await b.waitUntil(async () => (await textOf(b, `${echo} ${tid("tool-status")}`)) === "as first seen", {
+      timeout: 15000,
+      timeoutMsg: "the accepted tool is not shown as pinned",
+    });
+  } finally {
+    await app.close();
+  }
+  // The acceptance is kept: the command line sees echo pinned as it is now.
+  const after = run(BIN, ["mcp", "tools", "fault"], { env });
+  assert.equal(after.status, 0, after.stderr);
+  assert.match(after.stdout, /^echo\s+fault__echo\s+pinned$/m);
+});

@@ -20,6 +20,7 @@ import type {
   McpServerStatus,
   McpServerView,
   ImportPreview,
+  ToolReview,
   Message,
   ModelInfo,
   NewProvider,
@@ -149,6 +150,8 @@ export class FakeBackend {
   approvalAnswer = true;
   /** server name → what `mcp_server_log` answers */
   mcpLogs: Record<string, string> = {};
+  /** server name → its tools as `list_mcp_tools` answers */
+  mcpTools: Record<string, ToolReview[]> = {};
   /** Claude Desktop's configuration file as Rust would read it; null when there is none */
   claudeConfig: string | null = null;
   #clock = 1_700_000_000_000;
@@ -397,6 +400,19 @@ export class FakeBackend {
       server.approved = this.approvalAnswer;
       server.state = this.approvalAnswer ? { state: "starting" } : { state: "stopped" };
       return this.#mcpView(server);
+    },
+    list_mcp_tools: (args) => {
+      const tools = this.mcpTools[String(args.name)];
+      if (!tools) throw { kind: "conflict", message: `“${String(args.name)}” is not running; start it to see its tools.`, field: "name" };
+      return tools.map((t) => ({ ...t }));
+    },
+    accept_mcp_tool: (args) => {
+      // Rust's native dialog, answered with `approvalAnswer`.
+      if (!this.approvalAnswer) return false;
+      this.mcpTools[String(args.name)] = (this.mcpTools[String(args.name)] ?? []).map((t) =>
+        t.tool === args.tool ? { tool: t.tool, wire_name: t.wire_name, display_name: t.display_name, offered: true, status: "pinned" } : t,
+      );
+      return true;
     },
     preview_mcp_import: (args) => this.#importPreview(args.text),
     import_mcp_servers: (args) => {

@@ -27,6 +27,7 @@ import type {
   McpServerView,
   NewMcpServer,
   ImportPreview,
+  ToolReview,
   ModelInfo,
   NewProvider,
   Provider,
@@ -550,6 +551,26 @@ export class AppState {
       return await ipc.importMcpServers(text);
     } finally {
       void this.loadServers();
+    }
+  }
+
+  /** A running server's tools; a failure is reported and reads as none. */
+  async serverTools(name: string): Promise<ToolReview[]> {
+    try {
+      return await ipc.listMcpTools(name);
+    } catch (err) {
+      this.report(err);
+      return [];
+    }
+  }
+
+  /** Rust asks in its native dialog; resolves whether the change was accepted. */
+  async acceptTool(name: string, tool: string): Promise<boolean> {
+    try {
+      return await ipc.acceptMcpTool(name, tool);
+    } catch (err) {
+      this.report(err);
+      return false;
     }
   }
 

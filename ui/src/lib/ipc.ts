@@ -15,6 +15,7 @@ import type {
   McpServerView,
   NewMcpServer,
   ImportPreview,
+  ToolReview,
   LocalServer,
   ModelInfo,
   NewProvider,
@@ -232,6 +233,16 @@ export function addMcpServer(server: NewMcpServer): Promise<McpServerView> {
  */
 export function editMcpServer(name: string, typed: { command_line?: string; url?: string }): Promise<McpServerView> {
   return call("edit_mcp_server", { name, commandLine: typed.command_line ?? null, url: typed.url ?? null });
+}
+
+/** A running server's tools, each against its pin. */
+export function listMcpTools(name: string): Promise<ToolReview[]> {
+  return call("list_mcp_tools", { name });
+}
+
+/** Rust shows the tool's diff in its native dialog; resolves whether the change was accepted. */
+export function acceptMcpTool(name: string, tool: string): Promise<boolean> {
+  return call("accept_mcp_tool", { name, tool });
 }
 
 /** What importing would add: from pasted `text`, or (null) from Claude Desktop's own file. */

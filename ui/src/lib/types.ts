@@ -181,6 +181,18 @@ export interface McpServerView {
   edit_text: string | null;
 }
 
+/** One tool of a running server against its pin (mirrors core `ToolReview`). */
+export type ToolReview = {
+  /** the server's own name for it */
+  tool: string;
+  /** the name models see: server__tool */
+  wire_name: string;
+  /** "Server · Tool Name", for people */
+  display_name: string;
+  /** false while a change is held back */
+  offered: boolean;
+} & ({ status: "new" } | { status: "pinned" } | { status: "changed"; diff: string });
+
 /** One server in an import preview: its name and the command line or address it would run (or why not). */
 export interface ImportItem {
   name: string;

@@ -617,6 +617,28 @@ impl Core {
             .collect())
     }
 
+    /// The tools a running server offers now, all pages.
+    ///
+    /// # Errors
+    /// [`CoreError::Conflict`] when it is not running; the server failed.
+    pub async fn mcp_running_tools(
+        &self,
+        host: &McpHost,
+        name: &str,
+    ) -> Result<Vec<ListedTool>, CoreError> {
+        let server = host
+            .server(name.trim())
+            .ok_or_else(|| CoreError::Conflict {
+                field: "name",
+                message: format!(
+                    "“{}” is not running; start it to see its tools.",
+                    name.trim()
+                ),
+            })?;
+        let tools = server.list_tools().await?;
+        Ok(tools.iter().map(ListedTool::from_rmcp).collect())
+    }
+
     /// Where the host records its servers' process groups.
     pub fn mcp_pid_file(&self) -> PathBuf {
         self.paths.data_dir.join("mcp-processes.json")

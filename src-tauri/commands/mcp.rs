@@ -93,16 +93,30 @@ async fn ask_approval(app: &AppHandle, request: &ApprovalRequest) -> bool {
          If mcp.json changes, you will be asked again.",
         request.server, request.command_line
     );
+    ask_native(
+        app,
+        format!("Start the MCP server “{}”?", request.server),
+        message,
+        (APPROVE_LABEL, DECLINE_LABEL),
+    )
+    .await
+}
+
+/// A native warning dialog over the main window with two buttons; resolves true for the
+/// first. Closing it (Escape) is the second.
+async fn ask_native(
+    app: &AppHandle,
+    title: String,
+    message: String,
+    (yes, no): (&str, &str),
+) -> bool {
     let (answer, answered) = tokio::sync::oneshot::channel();
     let mut dialog = app
         .dialog()
         .message(message)
-        .title(format!("Start the MCP server “{}”?", request.server))
+        .title(title)
         .kind(MessageDialogKind::Warning)
-        .buttons(MessageDialogButtons::OkCancelCustom(
-            APPROVE_LABEL.into(),
-            DECLINE_LABEL.into(),
-        ));
+        .buttons(MessageDialogButtons::OkCancelCustom(yes.into(), no.into()));
     if let Some(window) = app.get_webview_window("main") {
         dialog = dialog.parent(&window);
     }
@@ -228,23 +242,8 @@ pub async fn accept_mcp_tool(
          only if this change is expected:\n\n{}",
         clip(&diff, DIALOG_DIFF_CHARS)
     );
-    let (answer, answered) = tokio::sync::oneshot::channel();
-    let mut dialog = app
-        .dialog()
-        .message(message)
-        .title(format!("Offer the changed tool “{tool}” again?"))
-        .kind(MessageDialogKind::Warning)
-        .buttons(MessageDialogButtons::OkCancelCustom(
-            ACCEPT_TOOL_LABEL.into(),
-            KEEP_HELD_LABEL.into(),
-        ));
-    if let Some(window) = app.get_webview_window("main") {
-        dialog = dialog.parent(&window);
-    }
-    dialog.show(move |accepted| {
-        let _ = answer.send(accepted);
-    });
-    if !answered.await.unwrap_or(false) {
+    let title = format!("Offer the changed tool “{tool}” again?");
+    if !ask_native(&app, title, message, (ACCEPT_TOOL_LABEL, KEEP_HELD_LABEL)).await {
         return Ok(false);
     }
     core.mcp_accept_tool(name, &tool, &tools).await?;

@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
+use sha2::Digest;
 use tokio_util::sync::CancellationToken;
 
 use super::launch::ServerLaunch;
@@ -356,15 +357,14 @@ impl PidRecords {
             return;
         }
         for (name, record) in &records {
-            let proc_fs = std::path::Path::new("/proc/self/stat").exists();
             let same = match (record.start_time, start_time(record.pgid)) {
                 // The leader still runs: it is ours if it started when we recorded.
                 (Some(recorded), Some(now)) => recorded == now,
                 // The leader has exited (a server whose stdin closed with the app), but its
                 // children may remain. While any process is in a group, its id cannot be
                 // given to a new process, so signalling the group reaches only those.
-                (_, None) => proc_fs,
-                // Without /proc a reused PID cannot be told apart: leave it alone.
+                (_, None) => process_gone(record.pgid),
+                // A start time that cannot be read now: a reused PID cannot be told apart.
                 (None, Some(_)) => false,
             };
             if same {
@@ -376,12 +376,54 @@ impl PidRecords {
     }
 }
 
-/// When the process started, in clock ticks since boot (Linux); `None` elsewhere or if gone.
+/// When the process started, as a number that stays the same for the process's life and
+/// differs for a later process given the same PID; `None` if it is gone (or cannot be asked).
+/// Linux: clock ticks since boot, from /proc. Other Unixes (macOS, the BSDs): a hash of the
+/// start time `ps` gives. Windows has no use for it: a Job Object ends its processes when the
+/// app that holds it dies.
 fn start_time(pid: u32) -> Option<u64> {
+    if std::path::Path::new("/proc/self/stat").exists() {
+        proc_start_time(pid)
+    } else {
+        ps_start_time(pid)
+    }
+}
+
+fn proc_start_time(pid: u32) -> Option<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // Fields after the command name (which may hold spaces) start at field 3.
     let rest = stat.rsplit_once(')')?.1;
     rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+fn ps_start_time(pid: u32) -> Option<u64> {
+    let out = std::process::Command::new("ps")
+        .args(["-o", "lstart=", "-p", &pid.to_string()])
+        .env("LC_ALL", "C")
+        .output()
+        .ok()?;
+    let started = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    if !out.status.success() || started.is_empty() {
+        return None;
+    }
+    let digest = sha2::Sha256::digest(started.as_bytes());
+    Some(u64::from_le_bytes(digest[..8].try_into().ok()?))
+}
+
+/// Whether no process has this id (Unix); elsewhere nothing is known, so it is not.
+fn process_gone(pid: u32) -> bool {
+    #[cfg(unix)]
+    {
+        use nix::errno::Errno;
+        i32::try_from(pid).is_ok_and(|pid| {
+            nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None) == Err(Errno::ESRCH)
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        false
+    }
 }
 
 #[cfg(test)]
@@ -392,5 +434,28 @@ mod tests {
     fn the_backoff_doubles_from_one_second_up_to_thirty() {
         let delays: Vec<u64> = (1..=7).map(|a| backoff(a).as_secs()).collect();
         assert_eq!(delays, [1, 2, 4, 8, 16, 30, 30]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_start_time_read_with_ps_is_stable_for_a_process_and_differs_for_another() {
+        let me = std::process::id();
+        let first = ps_start_time(me).expect("ps knows this process");
+        assert_eq!(ps_start_time(me), Some(first));
+        let mut child = std::process::Command::new("sleep")
+            .arg("2")
+            .spawn()
+            .unwrap();
+        // `ps -o lstart` has one-second resolution: a process started later differs.
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        let mut later = std::process::Command::new("sleep")
+            .arg("2")
+            .spawn()
+            .unwrap();
+        let (a, b) = (ps_start_time(child.id()), ps_start_time(later.id()));
+        let _ = (child.kill(), later.kill(), child.wait(), later.wait());
+        assert!(a.is_some() && a != b, "{a:?} {b:?}");
+        assert!(process_gone(child.id()));
+        assert!(!process_gone(me));
     }
 }

@@ -300,3 +300,53 @@ async fn an_sse_endpoint_on_another_origin_is_refused() {
     assert!(err.contains("another origin"), "{err}");
     assert!(err.contains("attacker.invalid"), "{err}");
 }
+
+#[tokio::test]
+async fn an_sse_event_longer_than_the_cap_ends_the_connection_with_a_clear_reason() {
+    use switchboard_core::mcp::sse::MAX_EVENT_BYTES;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    // A server that names its endpoint, accepts every POST, and answers with one endless event.
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut socket, _)) = listener.accept().await else {
+                return;
+            };
+            tokio::spawn(async move {
+                let mut head = Vec::new();
+                let mut buf = [0u8; 4096];
+                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match socket.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => head.extend_from_slice(&buf[..n]),
+                    }
+                }
+                if head.starts_with(b"POST") {
+                    let _ = socket
+                        .write_all(b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n")
+                        .await;
+                    return;
+                }
+                let start = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\nevent: endpoint\ndata: /message\n\nevent: message\ndata: ";
+                if socket.write_all(start.as_bytes()).await.is_err() {
+                    return;
+                }
+                let chunk = vec![b'x'; 1024 * 1024];
+                for _ in 0..(MAX_EVENT_BYTES / chunk.len() + 2) {
+                    if socket.write_all(&chunk).await.is_err() {
+                        return; // the client gave up, as it should
+                    }
+                }
+            });
+        }
+    });
+    let err = remote::connect(
+        "endless",
+        &launch(format!("http://127.0.0.1:{port}/sse"), RemoteTransport::Sse),
+    )
+    .await
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("“endless” did not start"), "{err}");
+    assert!(err.contains("a single event longer than 16 MiB"), "{err}");
+}

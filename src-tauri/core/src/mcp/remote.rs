@@ -128,10 +128,13 @@ async fn handshake(
         stderr_tail: String::new(),
     };
     let (client, tools_changed) = HostClient::new();
+    // Why a legacy SSE stream ended, when it failed on our side (an over-long event).
+    let mut stream_end = None;
     let service = if transport == RemoteTransport::Sse {
         let sse = SseTransport::connect(http, url, headers)
             .await
             .map_err(|e| startup(e.to_string()))?;
+        stream_end = Some(sse.end_reason());
         client.serve(sse).await
     } else {
         let custom: HashMap<HeaderName, HeaderValue> = headers
@@ -143,7 +146,10 @@ async fn handshake(
             .serve(StreamableHttpClientTransport::with_client(http, config))
             .await
     }
-    .map_err(|e| startup(super::server::readable(&e)))?;
+    .map_err(|e| match stream_end.as_ref().and_then(ended_because) {
+        Some(why) => startup(why),
+        None => startup(super::server::readable(&e)),
+    })?;
     let kind = if transport == RemoteTransport::Sse {
         "legacy HTTP+SSE"
     } else {
@@ -159,11 +165,21 @@ async fn handshake(
         move |reason| async move {
             match reason {
                 Ok(QuitReason::Cancelled) => "stopped".to_owned(),
-                Ok(_) => format!("the {kind} connection to the server closed"),
+                Ok(_) => match stream_end.as_ref().and_then(ended_because) {
+                    Some(why) => format!("stopped: {why}"),
+                    None => format!("the {kind} connection to the server closed"),
+                },
                 Err(e) => format!("the connection's task failed: {e}"),
             }
         },
     ))
+}
+
+fn ended_because(reason: &super::sse::EndReason) -> Option<String> {
+    reason
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone()
 }
 
 /// The configured headers as HTTP headers.

@@ -1,15 +1,16 @@
 //! The legacy HTTP+SSE transport (MCP 2024-11-05), which rmcp 3 no longer ships, on rmcp's
 //! [`Transport`] trait: a GET opens an event stream whose first `endpoint` event names the URL
 //! to POST each client message to; the server's messages arrive as `message` events on that
-//! stream. The SSE parsing is eventsource-stream's.
+//! stream. The SSE parsing is sse-stream's (rmcp's own choice; it reads each byte once, so a
+//! long event costs linear time).
 //!
 //! The endpoint must be on the server's own origin (a server cannot send our headers, which
-//! may hold a token, elsewhere); an event that is not JSON-RPC is logged and skipped; the
-//! stream ending closes the connection, which fails every pending call at once.
+//! may hold a token, elsewhere); an event that is not JSON-RPC is logged and skipped; an event
+//! longer than [`MAX_EVENT_BYTES`] ends the connection with a clear reason instead of being
+//! buffered; the stream ending closes the connection, which fails every pending call at once.
 
 use std::future::Future;
 
-use eventsource_stream::Eventsource;
 use futures_util::StreamExt;
 use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, CONTENT_TYPE};
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
@@ -21,6 +22,17 @@ use crate::net::describe_error;
 
 /// The most messages read off the stream and not yet taken by the client.
 const BACKLOG: usize = 64;
+
+/// The longest single event a server may send (as the stdio transport's line cap).
+pub const MAX_EVENT_BYTES: usize = super::stdio::MAX_LINE_BYTES;
+
+/// The byte stream grew past [`MAX_EVENT_BYTES`] without ending an event.
+#[derive(Debug, thiserror::Error)]
+#[error("it sent a single event longer than {} MiB", MAX_EVENT_BYTES / (1024 * 1024))]
+pub struct EventTooLong;
+
+/// Why the stream ended, once it has (read by whoever reports the connection's end).
+pub type EndReason = std::sync::Arc<std::sync::Mutex<Option<String>>>;
 
 /// Why the transport failed.
 #[derive(Debug, thiserror::Error)]
@@ -51,6 +63,7 @@ pub struct SseTransport {
     headers: HeaderMap,
     incoming: tokio::sync::mpsc::Receiver<ServerJsonRpcMessage>,
     reader: tokio::task::JoinHandle<()>,
+    ended: EndReason,
 }
 
 impl std::fmt::Debug for SseTransport {
@@ -97,16 +110,20 @@ impl SseTransport {
         {
             return Err(SseError::NotEventStream(content_type));
         }
-        let mut events = response.bytes_stream().eventsource();
+        let mut events = sse_stream::SseStream::from_bytes_stream(capped(
+            response.bytes_stream(),
+            MAX_EVENT_BYTES,
+        ));
         let post_url = loop {
             match events.next().await {
-                Some(Ok(event)) if event.event == "endpoint" => {
+                Some(Ok(event)) if event.event.as_deref() == Some("endpoint") => {
+                    let data = event.data.unwrap_or_default();
                     break url
-                        .join(event.data.trim())
-                        .map_err(|_| SseError::BadUrl(event.data.clone()))?;
+                        .join(data.trim())
+                        .map_err(|_| SseError::BadUrl(data.clone()))?;
                 }
                 Some(Ok(_)) => {} // nothing else means anything before the endpoint
-                Some(Err(e)) => return Err(SseError::Stream(e.to_string())),
+                Some(Err(e)) => return Err(SseError::Stream(stream_error(&e))),
                 None => return Err(SseError::NoEndpoint),
             }
         };
@@ -116,11 +133,17 @@ impl SseTransport {
             ));
         }
         let (sender, incoming) = tokio::sync::mpsc::channel(BACKLOG);
+        let ended = EndReason::default();
+        let end = std::sync::Arc::clone(&ended);
         let reader = tokio::spawn(async move {
             while let Some(event) = events.next().await {
                 match event {
-                    Ok(event) if event.event == "message" => {
-                        match serde_json::from_str::<ServerJsonRpcMessage>(&event.data) {
+                    Ok(event)
+                        if matches!(event.event.as_deref(), None | Some("message"))
+                            && event.data.is_some() =>
+                    {
+                        let data = event.data.unwrap_or_default();
+                        match serde_json::from_str::<ServerJsonRpcMessage>(&data) {
                             Ok(message) => {
                                 if sender.send(message).await.is_err() {
                                     break; // the client has gone
@@ -128,7 +151,7 @@ impl SseTransport {
                             }
                             Err(e) => tracing::warn!(
                                 error = %e,
-                                data = %event.data.chars().take(200).collect::<String>(),
+                                data = %data.chars().take(200).collect::<String>(),
                                 "skipping an SSE message that is not JSON-RPC"
                             ),
                         }
@@ -136,6 +159,9 @@ impl SseTransport {
                     Ok(_) => {}
                     Err(e) => {
                         tracing::warn!(error = %e, "the MCP server's event stream failed");
+                        *end.lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner) =
+                            Some(stream_error(&e));
                         break;
                     }
                 }
@@ -148,8 +174,59 @@ impl SseTransport {
             headers,
             incoming,
             reader,
+            ended,
         })
     }
+
+    /// Why the event stream ended, once it has failed (an over-long event, a broken
+    /// connection); shared, so it can be read after the transport has been handed to rmcp.
+    pub fn end_reason(&self) -> EndReason {
+        std::sync::Arc::clone(&self.ended)
+    }
+}
+
+/// What a failed event stream says: ours (the network, an over-long event) as we word it.
+fn stream_error(e: &sse_stream::Error) -> String {
+    match e {
+        sse_stream::Error::Body(inner) => match inner.downcast_ref::<ReadError>() {
+            Some(ours) => ours.to_string(),
+            None => inner.to_string(),
+        },
+        other => other.to_string(),
+    }
+}
+
+/// Why reading the event stream failed: the network, or an event over the cap.
+#[derive(Debug, thiserror::Error)]
+enum ReadError {
+    #[error("{}", describe_error(.0))]
+    Http(reqwest::Error),
+    #[error(transparent)]
+    TooLong(#[from] EventTooLong),
+}
+
+/// `bytes`, failing once more than `cap` bytes arrive without a blank line (the end of an
+/// event), so a server cannot make us buffer without bound.
+fn capped<B: AsRef<[u8]>>(
+    bytes: impl futures_util::Stream<Item = Result<B, reqwest::Error>>,
+    cap: usize,
+) -> impl futures_util::Stream<Item = Result<B, ReadError>> {
+    let (mut since_end, mut last) = (0usize, 0u8);
+    bytes.map(move |chunk| {
+        let chunk = chunk.map_err(ReadError::Http)?;
+        for &byte in chunk.as_ref().iter().filter(|&&b| b != b'\r') {
+            since_end = if byte == b'\n' && last == b'\n' {
+                0
+            } else {
+                since_end + 1
+            };
+            last = byte;
+        }
+        if since_end > cap {
+            return Err(EventTooLong.into());
+        }
+        Ok(chunk)
+    })
 }
 
 impl Transport<RoleClient> for SseTransport {

@@ -1,4 +1,5 @@
-//! The one place HTTP clients are made (model providers, remote MCP servers): TLS by rustls on
+//! The one place HTTP clients are made (model providers, remote MCP servers), and where
+//! server-sent events are read from their responses: TLS by rustls on
 //! the `ring` provider, checked against the operating system's trust store (so a company's own
 //! certificate authority works as it does in the browser), and our user agent.
 //!
@@ -49,6 +50,68 @@ pub fn describe_error(e: &reqwest::Error) -> String {
         Some(cause) => format!("{what}{place} ({cause})"),
         None => format!("{what}{place}"),
     }
+}
+
+/// The server-sent events of a response, parsed by sse-stream (each byte read once, so a long
+/// event costs linear time). An event longer than `max_event` bytes ends the stream with an
+/// error instead of being buffered. Errors arrive as text for a person: what failed and where,
+/// never the URL's path or query.
+pub fn sse_events(
+    response: reqwest::Response,
+    max_event: usize,
+) -> impl futures_util::Stream<Item = Result<sse_stream::Sse, String>> + Send {
+    use futures_util::StreamExt;
+    sse_stream::SseStream::from_bytes_stream(capped(response.bytes_stream(), max_event)).map(|r| {
+        r.map_err(|e| match e {
+            sse_stream::Error::Body(inner) => match inner.downcast_ref::<ReadError>() {
+                Some(ours) => ours.to_string(),
+                None => inner.to_string(),
+            },
+            other => format!("the event stream is malformed ({other})"),
+        })
+    })
+}
+
+/// Why reading a response body failed: the network, or an event over the cap.
+#[derive(Debug, thiserror::Error)]
+enum ReadError {
+    #[error("no data arrived before the read timeout")]
+    Timeout,
+    #[error("{0}")]
+    Http(String),
+    #[error("the server sent a single event longer than {} MiB", .0 / (1024 * 1024))]
+    TooLong(usize),
+}
+
+/// `bytes`, failing once more than `cap` bytes arrive without a blank line (the end of an
+/// event).
+fn capped<B: AsRef<[u8]>>(
+    bytes: impl futures_util::Stream<Item = Result<B, reqwest::Error>>,
+    cap: usize,
+) -> impl futures_util::Stream<Item = Result<B, ReadError>> {
+    use futures_util::StreamExt;
+    let (mut since_end, mut last) = (0usize, 0u8);
+    bytes.map(move |chunk| {
+        let chunk = chunk.map_err(|e| {
+            if e.is_timeout() {
+                ReadError::Timeout
+            } else {
+                ReadError::Http(describe_error(&e))
+            }
+        })?;
+        for &byte in chunk.as_ref().iter().filter(|&&b| b != b'\r') {
+            since_end = if byte == b'\n' && last == b'\n' {
+                0
+            } else {
+                since_end + 1
+            };
+            last = byte;
+        }
+        if since_end > cap {
+            return Err(ReadError::TooLong(cap));
+        }
+        Ok(chunk)
+    })
 }
 
 #[cfg(test)]

@@ -26,11 +26,6 @@ const BACKLOG: usize = 64;
 /// The longest single event a server may send (as the stdio transport's line cap).
 pub const MAX_EVENT_BYTES: usize = super::stdio::MAX_LINE_BYTES;
 
-/// The byte stream grew past [`MAX_EVENT_BYTES`] without ending an event.
-#[derive(Debug, thiserror::Error)]
-#[error("it sent a single event longer than {} MiB", MAX_EVENT_BYTES / (1024 * 1024))]
-pub struct EventTooLong;
-
 /// Why the stream ended, once it has (read by whoever reports the connection's end).
 pub type EndReason = std::sync::Arc<std::sync::Mutex<Option<String>>>;
 
@@ -110,10 +105,7 @@ impl SseTransport {
         {
             return Err(SseError::NotEventStream(content_type));
         }
-        let mut events = sse_stream::SseStream::from_bytes_stream(capped(
-            response.bytes_stream(),
-            MAX_EVENT_BYTES,
-        ));
+        let mut events = Box::pin(crate::net::sse_events(response, MAX_EVENT_BYTES));
         let post_url = loop {
             match events.next().await {
                 Some(Ok(event)) if event.event.as_deref() == Some("endpoint") => {
@@ -123,7 +115,7 @@ impl SseTransport {
                         .map_err(|_| SseError::BadUrl(data.clone()))?;
                 }
                 Some(Ok(_)) => {} // nothing else means anything before the endpoint
-                Some(Err(e)) => return Err(SseError::Stream(stream_error(&e))),
+                Some(Err(e)) => return Err(SseError::Stream(e)),
                 None => return Err(SseError::NoEndpoint),
             }
         };
@@ -160,8 +152,7 @@ impl SseTransport {
                     Err(e) => {
                         tracing::warn!(error = %e, "the MCP server's event stream failed");
                         *end.lock()
-                            .unwrap_or_else(std::sync::PoisonError::into_inner) =
-                            Some(stream_error(&e));
+                            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(e);
                         break;
                     }
                 }
@@ -183,50 +174,6 @@ impl SseTransport {
     pub fn end_reason(&self) -> EndReason {
         std::sync::Arc::clone(&self.ended)
     }
-}
-
-/// What a failed event stream says: ours (the network, an over-long event) as we word it.
-fn stream_error(e: &sse_stream::Error) -> String {
-    match e {
-        sse_stream::Error::Body(inner) => match inner.downcast_ref::<ReadError>() {
-            Some(ours) => ours.to_string(),
-            None => inner.to_string(),
-        },
-        other => other.to_string(),
-    }
-}
-
-/// Why reading the event stream failed: the network, or an event over the cap.
-#[derive(Debug, thiserror::Error)]
-enum ReadError {
-    #[error("{}", describe_error(.0))]
-    Http(reqwest::Error),
-    #[error(transparent)]
-    TooLong(#[from] EventTooLong),
-}
-
-/// `bytes`, failing once more than `cap` bytes arrive without a blank line (the end of an
-/// event), so a server cannot make us buffer without bound.
-fn capped<B: AsRef<[u8]>>(
-    bytes: impl futures_util::Stream<Item = Result<B, reqwest::Error>>,
-    cap: usize,
-) -> impl futures_util::Stream<Item = Result<B, ReadError>> {
-    let (mut since_end, mut last) = (0usize, 0u8);
-    bytes.map(move |chunk| {
-        let chunk = chunk.map_err(ReadError::Http)?;
-        for &byte in chunk.as_ref().iter().filter(|&&b| b != b'\r') {
-            since_end = if byte == b'\n' && last == b'\n' {
-                0
-            } else {
-                since_end + 1
-            };
-            last = byte;
-        }
-        if since_end > cap {
-            return Err(EventTooLong.into());
-        }
-        Ok(chunk)
-    })
 }
 
 impl Transport<RoleClient> for SseTransport {

@@ -9,7 +9,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use backon::{ExponentialBuilder, Retryable};
-use eventsource_stream::{EventStreamError, Eventsource};
 use futures_util::StreamExt;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
@@ -28,18 +27,19 @@ pub(super) enum Framing {
     NdJson,
 }
 
-/// The longest NDJSON line accepted; a longer one ends the stream with an error instead of
-/// eating memory.
+/// The longest NDJSON line or SSE event accepted; a longer one ends the stream with an error
+/// instead of eating memory.
 const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
 type Payloads = std::pin::Pin<Box<dyn futures_util::Stream<Item = Result<String, String>> + Send>>;
 
 fn payloads(response: reqwest::Response, framing: Framing) -> Payloads {
     match framing {
-        Framing::Sse => Box::pin(response.bytes_stream().eventsource().map(|r| {
-            r.map(|event| event.data)
-                .map_err(|e| describe_stream_error(&e))
-        })),
+        // Events without data (comments, keep-alives) carry nothing to decode.
+        Framing::Sse => Box::pin(
+            crate::net::sse_events(response, MAX_LINE_BYTES)
+                .filter_map(|r| std::future::ready(r.map(|event| event.data).transpose())),
+        ),
         Framing::NdJson => {
             let reader = tokio_util::io::StreamReader::new(
                 response
@@ -275,15 +275,5 @@ async fn run<D: StreamDecode>(
         if done {
             return Ok(());
         }
-    }
-}
-
-fn describe_stream_error(e: &EventStreamError<reqwest::Error>) -> String {
-    match e {
-        EventStreamError::Transport(e) if e.is_timeout() => {
-            "no data arrived before the read timeout".to_owned()
-        }
-        EventStreamError::Transport(e) => crate::net::describe_error(e),
-        other => other.to_string(),
     }
 }

@@ -170,14 +170,15 @@ async fn with_no_transport_named_a_streamable_server_is_reached_as_one() {
 }
 
 #[tokio::test]
-async fn the_supervisor_runs_a_remote_server_and_notices_it_going_away() {
+async fn the_supervisor_runs_a_remote_server_and_notices_when_it_goes_away() {
     let Some(mut everything) = Everything::start("supervised_remote", "streamableHttp") else {
         return;
     };
     let scratch = tempfile::tempdir().unwrap();
     let host = McpHost::new(scratch.path().join("pids.json"))
         .await
-        .with_backoff_unit(Duration::from_millis(50));
+        .with_backoff_unit(Duration::from_secs(1))
+        .with_ping_every(Duration::from_millis(300));
     host.spawn(
         "everything",
         launch(everything.url("/mcp"), RemoteTransport::Http),
@@ -207,6 +208,19 @@ async fn the_supervisor_runs_a_remote_server_and_notices_it_going_away() {
     assert!(err.contains("“everything” failed"), "{err}");
     assert!(err.contains("127.0.0.1:"), "says where: {err}");
     assert!(!err.contains("rmcp::"), "no Rust type names: {err}");
+    // The supervisor finds out by itself (no process exit to see) and says so.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        match host.states().get("everything") {
+            Some(ServerState::Restarting { reason, .. })
+                if reason.contains("stopped answering") =>
+            {
+                break
+            }
+            other => assert!(Instant::now() < deadline, "{other:?}"),
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     host.shutdown(Duration::from_secs(5)).await;
 }
 

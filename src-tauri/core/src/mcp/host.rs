@@ -22,6 +22,10 @@ use super::stdio;
 pub const MAX_TRIES: u32 = 5;
 /// A server that ran this long before crashing starts its count of tries afresh.
 const HEALTHY_RUN: Duration = Duration::from_secs(60);
+/// How often a remote server is pinged: no process exit tells us it has gone away.
+const PING_EVERY: Duration = Duration::from_secs(30);
+/// How long a ping may take before the server counts as gone.
+const PING_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// What a person sees of a server.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -69,6 +73,7 @@ pub struct McpHost {
     slots: Arc<Mutex<BTreeMap<String, Slot>>>,
     pids: Arc<PidRecords>,
     backoff_unit: Duration,
+    ping_every: Duration,
 }
 
 impl McpHost {
@@ -84,7 +89,15 @@ impl McpHost {
             slots: Arc::default(),
             pids,
             backoff_unit: Duration::from_secs(1),
+            ping_every: PING_EVERY,
         }
+    }
+
+    /// Remote servers are pinged every `every` instead of every 30 s (tests use less).
+    #[must_use]
+    pub fn with_ping_every(mut self, every: Duration) -> McpHost {
+        self.ping_every = every;
+        self
     }
 
     /// Restarts wait `unit` × 1, 2, 4, … instead of seconds (tests use milliseconds).
@@ -161,6 +174,11 @@ impl McpHost {
                         Some(Some(Arc::clone(&server))),
                     );
                     let mut tools_changed = server.tools_changed();
+                    // A local server's exit is seen at once; a remote one is asked now and then.
+                    let mut pings = tokio::time::interval_at(
+                        tokio::time::Instant::now() + self.ping_every,
+                        self.ping_every,
+                    );
                     let why = loop {
                         tokio::select! {
                             () = stop.cancelled() => {
@@ -169,6 +187,12 @@ impl McpHost {
                                 return self.set_state(name, ServerState::Stopped, Some(None));
                             }
                             why = server.exited() => break why,
+                            _ = pings.tick(), if server.pid().is_none() => {
+                                if let Err(e) = server.ping(PING_TIMEOUT).await {
+                                    server.stop().await;
+                                    break format!("it stopped answering: {e}");
+                                }
+                            }
                             Ok(()) = tools_changed.changed() => {
                                 // `notifications/tools/list_changed`: list them again.
                                 if let Ok(tools) = server.list_tools().await {

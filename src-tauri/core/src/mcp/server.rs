@@ -303,6 +303,28 @@ impl McpServer {
         }
     }
 
+    /// Asks the server whether it is still there (`ping`), waiting at most `timeout`.
+    ///
+    /// # Errors
+    /// No answer in time, or the connection failed.
+    pub async fn ping(&self, timeout: Duration) -> Result<(), McpError> {
+        let request = ClientRequest::PingRequest(rmcp::model::PingRequest::default());
+        let options = PeerRequestOptions::with_timeout(timeout);
+        let handle = self
+            .peer
+            .send_request_with_option(request, options)
+            .await
+            .map_err(|e| self.request_error(&readable(&e)))?;
+        match handle.await_response().await {
+            Ok(_) => Ok(()),
+            Err(ServiceError::Timeout { timeout }) => Err(McpError::Timeout {
+                server: self.name.clone(),
+                after: timeout,
+            }),
+            Err(e) => Err(self.request_error(&readable(&e))),
+        }
+    }
+
     /// Every tool, all pages.
     ///
     /// # Errors

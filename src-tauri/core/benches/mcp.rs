@@ -4,6 +4,8 @@
 //! 1. `tools/call` round trip to server-everything's `echo` through the host
 //!    (`McpServer::call_tool`: progress-aware timeout, cancellation) against a bare rmcp
 //!    client on its own copy of the same server, in the same run, interleaved.
+//!    The same over streamable HTTP (server-everything's `streamableHttp` mode on loopback):
+//!    the host's remote client against rmcp's own default reqwest client.
 //! 2. Ten stdio servers (node and Python) started together by the supervisor until all are
 //!    running, against the slowest of them started alone.
 //! 3. Memory: the host process's RSS before and with the ten servers running, and the servers'
@@ -16,10 +18,11 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::ServiceExt;
-use rmcp::transport::TokioChildProcess;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::json;
 use switchboard_core::mcp::environment::{resolve_command, search_path, server_env};
 use switchboard_core::mcp::host::{McpHost, ServerState};
+use switchboard_core::mcp::remote::{self, RemoteLaunch, RemoteTransport};
 use switchboard_core::mcp::stdio::{self, StdioLaunch};
 
 const CALLS: usize = 300;
@@ -100,6 +103,36 @@ fn group_rss_kib(pgid: u32) -> u64 {
         .sum()
 }
 
+/// server-everything in `streamableHttp` mode on a free loopback port (bound to 127.0.0.1 by
+/// tests/peers/loopback.cjs), with its URL; kill the child when done.
+fn everything_http() -> (std::process::Child, String) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = std::process::Command::new(peers().join("node_modules/.bin/mcp-server-everything"))
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .env(
+            "NODE_OPTIONS",
+            format!("--require {}", peers().join("loopback.cjs").display()),
+        )
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "server-everything did not listen"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (child, format!("http://127.0.0.1:{port}/mcp"))
+}
+
 fn percentile(mut v: Vec<Duration>, p: f64) -> Duration {
     v.sort();
     v[((v.len() as f64 - 1.0) * p).round() as usize]
@@ -174,6 +207,71 @@ async fn main() {
     );
     println!(
         "| Switchboard host | {} | {} |",
+        ms(h50),
+        ms(percentile(via_host, 0.95))
+    );
+    println!(
+        "\nHost ÷ bare (median): {:.2}×\n",
+        h50.as_secs_f64() / b50.as_secs_f64()
+    );
+
+    // 1b. The same over streamable HTTP: the host's remote client against rmcp's default one.
+    let (mut http_child, url) = everything_http();
+    let host_remote = remote::connect(
+        "everything-http",
+        &RemoteLaunch {
+            url: url.clone(),
+            headers: Vec::new(),
+            transport: RemoteTransport::Http,
+            startup_timeout: Duration::from_secs(20),
+        },
+    )
+    .await
+    .unwrap();
+    let bare_http = ().serve(StreamableHttpClientTransport::from_uri(url.as_str())).await.unwrap();
+    for _ in 0..20 {
+        host_remote
+            .call_tool("echo", arguments.clone(), Duration::from_secs(10))
+            .await
+            .unwrap();
+        bare_http
+            .call_tool(CallToolRequestParams::new("echo").with_arguments(arguments.clone()))
+            .await
+            .unwrap();
+    }
+    let (mut via_host, mut via_bare) = (Vec::new(), Vec::new());
+    for _ in 0..CALLS {
+        let t = Instant::now();
+        host_remote
+            .call_tool("echo", arguments.clone(), Duration::from_secs(10))
+            .await
+            .unwrap();
+        via_host.push(t.elapsed());
+        let t = Instant::now();
+        bare_http
+            .call_tool(CallToolRequestParams::new("echo").with_arguments(arguments.clone()))
+            .await
+            .unwrap();
+        via_bare.push(t.elapsed());
+    }
+    host_remote.stop().await;
+    let _ = bare_http.cancel().await;
+    let _ = http_child.kill();
+    let _ = http_child.wait();
+    let (h50, b50) = (
+        percentile(via_host.clone(), 0.5),
+        percentile(via_bare.clone(), 0.5),
+    );
+    println!("## MCP host: `tools/call` round trip over streamable HTTP (loopback, {CALLS} calls each, interleaved)\n");
+    println!("| path | median | p95 |");
+    println!("|---|---:|---:|");
+    println!(
+        "| bare rmcp client (its default reqwest client) | {} | {} |",
+        ms(b50),
+        ms(percentile(via_bare, 0.95))
+    );
+    println!(
+        "| Switchboard host (remote::connect) | {} | {} |",
         ms(h50),
         ms(percentile(via_host, 0.95))
     );

@@ -81,15 +81,13 @@ async fn approve_and_start(app: &AppHandle, state: &AppState, name: &str) -> Com
 
 /// The native dialog: the server's name and its full command line (or address), untruncated.
 async fn ask_approval(app: &AppHandle, request: &ApprovalRequest) -> bool {
-    let what = if request.command_line.starts_with("streamable HTTP ")
-        || request.command_line.starts_with("HTTP+SSE ")
-    {
-        "connect to"
+    let (what, recognise) = if request.remote {
+        ("connect to", "an address")
     } else {
-        "run this command, with your permissions, for"
+        ("run this command, with your permissions, for", "a command")
     };
     let message = format!(
-        "Switchboard will {what} the MCP server “{}”:\n\n{}\n\nApprove only a command you recognise. \
+        "Switchboard will {what} the MCP server “{}”:\n\n{}\n\nApprove only {recognise} you recognise. \
          If mcp.json changes, you will be asked again.",
         request.server, request.command_line
     );

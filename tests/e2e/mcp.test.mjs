@@ -1,8 +1,11 @@
 // MCP servers and the real app: approved servers start with the window, in the background, and
 // no server process outlives the app — not after a normal quit, and not after `kill -9` of the
-// app (the next start stops what the killed one left).
+// app (the next start stops what the killed one left). New, edited, added, imported and remote
+// servers, and changed tools, wait for Rust's native GTK dialog, answered here with xdotool.
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -273,3 +276,48 @@ test("a tool changed since first seen is held back until its diff is accepted in
   assert.equal(after.status, 0, after.stderr);
   assert.match(after.stdout, /^echo\s+fault__echo\s+pinned$/m);
 });
+
+test("a remote server added by its address connects after the native dialog and lists its tools", async () => {
+  const home = tempHome("mcp-remote");
+  const port = await freeLoopbackPort();
+  const everything = spawn(path.resolve("tests/peers/node_modules/.bin/mcp-server-everything"), ["streamableHttp"], {
+    env: { ...process.env, PORT: String(port), NODE_OPTIONS: `--require ${path.resolve("tests/peers/loopback.cjs")}` },
+    stdio: "ignore",
+  });
+  const app = await launch(home);
+  try {
+    await until("server-everything to listen", () => run("bash", ["-c", `exec 3<>/dev/tcp/127.0.0.1/${port}`]).status === 0, 20000);
+    const b = app.browser;
+    await b.$(tid("nav-servers")).click();
+    await pasteInto(b, `${tid("server-form")} input[name="name"]`, "remote");
+    await b.$(tid("server-kind-url")).click();
+    await pasteInto(b, `${tid("server-form")} input[name="url"]`, `http://127.0.0.1:${port}/mcp`);
+    await b.$(tid("server-submit")).click();
+    const dialog = await nativeWindow("Start the MCP server “remote”");
+    screenshotScreen("mcp-approval-dialog-remote");
+    pressIn(dialog, "alt+a");
+    const item = `${tid("server-item")}[data-name="remote"]`;
+    await b.waitUntil(async () => /^Running · \d+ tools$/.test(await textOf(b, `${item} ${tid("server-state")}`)), {
+      timeout: 30000,
+      timeoutMsg: "the remote server does not show as running",
+    });
+    assert.equal(await textOf(b, `${item} ${tid("server-command")}`), `streamable HTTP http://127.0.0.1:${port}/mcp`);
+    await b.$(`${item} ${tid("server-tools-toggle")}`).click();
+    await b.$(`${item} ${tid("tool-item")}[data-tool="echo"]`).waitForDisplayed({ timeout: 15000 });
+    assert.equal(await textOf(b, `${item} ${tid("tool-item")}[data-tool="echo"] ${tid("tool-status")}`), "new");
+    await app.screenshot("servers-remote");
+  } finally {
+    await app.close();
+    everything.kill("SIGTERM");
+  }
+});
+
+/** A port nothing listens on, on 127.0.0.1. */
+async function freeLoopbackPort() {
+  const server = net.createServer();
+  server.listen(0, "127.0.0.1");
+  await new Promise((resolve) => server.once("listening", resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}

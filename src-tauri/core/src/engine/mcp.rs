@@ -55,6 +55,8 @@ pub struct ApprovalRequest {
     pub server: String,
     /// The full command line or address, untruncated, secrets as their keychain reference.
     pub command_line: String,
+    /// Reached over HTTP rather than run as a program.
+    pub remote: bool,
     pub fingerprint: String,
 }
 
@@ -318,6 +320,7 @@ impl Core {
         Ok(ApprovalRequest {
             server: key.clone(),
             command_line: spec.launch.display(),
+            remote: !matches!(spec.launch, Launch::Stdio { .. }),
             fingerprint: spec.fingerprint,
         })
     }

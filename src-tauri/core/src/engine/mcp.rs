@@ -48,7 +48,6 @@ pub struct ToolReview {
     pub offered: bool,
 }
 
-/// One configured server as lists show it.
 /// What a person is asked to approve before a server first runs (or runs changed).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ApprovalRequest {
@@ -60,6 +59,7 @@ pub struct ApprovalRequest {
     pub fingerprint: String,
 }
 
+/// One configured server as lists show it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct McpServerView {
     pub name: String,
@@ -396,7 +396,7 @@ impl Core {
         let file = self.load_mcp()?;
         let key = find_server(&file, name)?.0.clone();
         let path = stderr_log_path(&self.paths.log_dir, &key);
-        let read = tokio::task::spawn_blocking(move || -> std::io::Result<String> {
+        let read = off_runtime(move || -> std::io::Result<String> {
             use std::io::{Read, Seek, SeekFrom};
             let mut log = match std::fs::File::open(&path) {
                 Ok(log) => log,
@@ -409,8 +409,7 @@ impl Core {
             log.read_to_end(&mut bytes)?;
             Ok(String::from_utf8_lossy(&bytes).into_owned())
         })
-        .await
-        .map_err(|e| CoreError::Store(crate::store::StoreError::Task(e.to_string())))?;
+        .await?;
         read.map_err(|e| CoreError::Io {
             what: "the server's log".into(),
             detail: e.to_string(),
@@ -422,14 +421,8 @@ impl Core {
     /// # Errors
     /// Not found, an invalid entry, the database.
     pub async fn mcp_approve(&self, name: &str) -> Result<McpServerView, CoreError> {
-        let file = self.load_mcp()?;
-        let (key, entry) = find_server(&file, name)?;
-        entry.resolve(key)?;
-        self.store()?
-            .approve_mcp_server(key.clone(), entry.fingerprint())
-            .await?;
-        let key = key.clone();
-        self.mcp_server_view(key).await
+        self.mcp_approve_shown(&self.mcp_approval_request(name)?)
+            .await
     }
 
     /// How [`Core::mcp_servers`] shows the server named exactly `name`.
@@ -465,9 +458,7 @@ impl Core {
         }
         let secrets = std::sync::Arc::clone(&self.secrets);
         if !matches!(spec.launch, Launch::Stdio { .. }) {
-            let launch = tokio::task::spawn_blocking(move || remote_launch(&spec, &*secrets))
-                .await
-                .map_err(|e| CoreError::Store(crate::store::StoreError::Task(e.to_string())))??;
+            let launch = off_runtime(move || remote_launch(&spec, &*secrets)).await??;
             return Ok((key.clone(), ServerLaunch::Remote(launch)));
         }
         let search = self
@@ -485,7 +476,7 @@ impl Core {
             .clone();
         let home = dirs::home_dir().unwrap_or_else(std::env::temp_dir);
         let log_dir = self.paths.log_dir.clone();
-        let launch = tokio::task::spawn_blocking(move || {
+        let launch = off_runtime(move || {
             stdio_launch(
                 &spec,
                 &*secrets,
@@ -495,8 +486,7 @@ impl Core {
                 &log_dir,
             )
         })
-        .await
-        .map_err(|e| CoreError::Store(crate::store::StoreError::Task(e.to_string())))??;
+        .await??;
         Ok((key.clone(), ServerLaunch::Stdio(launch)))
     }
 
@@ -649,6 +639,16 @@ impl Core {
 }
 
 /// The entry named `name` (ignoring case), or not found.
+/// Runs blocking work (the keychain, files) off the async runtime; a task that panicked is
+/// reported as the store's task error, as every other background task is.
+async fn off_runtime<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, CoreError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| CoreError::Store(crate::store::StoreError::Task(e.to_string())))
+}
+
 fn find_server<'f>(
     file: &'f McpFile,
     name: &str,

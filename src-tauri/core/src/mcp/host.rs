@@ -1,9 +1,9 @@
-//! The supervisor of every running server, local or remote: all start at once in the background (the
-//! caller never waits), each has a state a person can read, a crash restarts it with
-//! exponential backoff (1 s, 2 s, 4 s, 8 s, 16 s, capped at 30 s; failed after 5 tries in a
-//! row), shutdown stops them all concurrently within a deadline, and the process groups of
-//! running servers are recorded so that an app killed with `kill -9` has them stopped at its
-//! next start.
+//! The supervisor of every running server, local or remote: all start at once in the
+//! background (the caller never waits), each has a state a person can read, a crash restarts
+//! it with exponential backoff (1 s, 2 s, 4 s, 8 s, 16 s, capped at 30 s; failed after 5 tries
+//! in a row), shutdown stops them all concurrently within a deadline, and the process groups
+//! of running servers are recorded so that an app killed with `kill -9` has them stopped at
+//! its next start.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -21,8 +21,7 @@ use process_wrap::tokio::CommandWrap;
 use rmcp::service::ServiceExt;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use super::server::HostClient;
-pub use super::server::{McpError, McpServer, StderrRing, STDERR_TAIL_CHARS};
+use super::server::{HostClient, McpError, McpServer, StderrRing, STDERR_TAIL_CHARS};
 
 /// The longest line a server may send on stdout; a longer one stops it with a clear error
 /// instead of being buffered.

@@ -4,15 +4,18 @@
 //! the single-instance guard and the headless command line. It must never depend on `tauri`:
 //! the desktop shell in `src-tauri/` is a thin adapter over [`Core`].
 
+pub mod agent;
 pub mod cli;
 mod cli_mcp;
 pub mod engine;
 pub mod error;
+pub mod events;
 pub mod instance;
 pub mod logging;
 pub mod mcp;
 pub mod net;
 pub mod paths;
+pub mod policy;
 pub mod provider_config;
 pub mod providers;
 pub mod secrets;

@@ -82,7 +82,7 @@ impl Core {
         self.paths.config_dir.join(FILE_NAME)
     }
 
-    fn load_mcp(&self) -> Result<McpFile, CoreError> {
+    pub(super) fn load_mcp(&self) -> Result<McpFile, CoreError> {
         Ok(McpFile::load(&self.mcp_file())?)
     }
 

@@ -59,6 +59,8 @@ pub struct KeychainStatus {
 pub struct ConversationDetail {
     pub conversation: Conversation,
     pub messages: Vec<Message>,
+    /// Every tool call, for the tool cards.
+    pub tool_runs: Vec<crate::store::ToolRun>,
 }
 
 /// A provider as typed into the form or the command line.
@@ -272,9 +274,11 @@ impl Core {
         let store = self.store()?;
         let conversation = store.get_conversation(id.to_owned()).await?;
         let messages = store.list_messages(id.to_owned()).await?;
+        let tool_runs = store.list_tool_runs(id.to_owned()).await?;
         Ok(ConversationDetail {
             conversation,
             messages,
+            tool_runs,
         })
     }
 
@@ -487,9 +491,11 @@ fn to_provider(row: ProviderRow, has_key: bool) -> Result<Provider, CoreError> {
     })
 }
 
+mod chat;
 mod connections;
 mod mcp;
 
+pub use chat::{ConversationTool, ToolSelection, TurnRequest};
 pub use connections::{ConnectionReport, LocalServer};
 pub use mcp::{ApprovalRequest, McpServerStatus, McpServerView, ToolReview};
 

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use sha2::Digest;
 use tokio_util::sync::CancellationToken;
 
+use super::catalogue::ListedTool;
 use super::launch::ServerLaunch;
 use super::server::{McpError, McpServer};
 use super::stdio;
@@ -63,6 +64,8 @@ struct Slot {
     /// The program's resolved path (a local server) or the address (a remote one).
     resolved: String,
     server: Option<Arc<McpServer>>,
+    /// The running server's tools as last listed (at start and after `tools/list_changed`).
+    tools: Arc<Vec<ListedTool>>,
     stop: CancellationToken,
     task: Option<tokio::task::JoinHandle<()>>,
 }
@@ -124,6 +127,21 @@ impl McpHost {
         }
     }
 
+    fn set_tools(&self, name: &str, tools: &[rmcp::model::Tool]) {
+        if let Some(slot) = self.slots().get_mut(name) {
+            slot.tools = Arc::new(tools.iter().map(ListedTool::from_rmcp).collect());
+        }
+    }
+
+    /// The tools of every running server as last listed, in server-name order.
+    pub fn running_tools(&self) -> Vec<(String, Arc<Vec<ListedTool>>)> {
+        self.slots()
+            .iter()
+            .filter(|(_, slot)| slot.server.is_some())
+            .map(|(name, slot)| (name.clone(), Arc::clone(&slot.tools)))
+            .collect()
+    }
+
     /// Starts supervising `name` in the background; returns at once. A server already there
     /// is stopped first.
     pub async fn spawn(&self, name: &str, launch: impl Into<ServerLaunch>) {
@@ -136,6 +154,7 @@ impl McpHost {
                 state: ServerState::Starting,
                 resolved: launch.resolved(),
                 server: None,
+                tools: Arc::default(),
                 stop: stop.clone(),
                 task: None,
             },
@@ -164,12 +183,13 @@ impl McpHost {
                 Ok(server) => {
                     let server = Arc::new(server);
                     let began = Instant::now();
-                    let tools = server.list_tools().await.map(|t| t.len()).unwrap_or(0);
+                    let tools = server.list_tools().await.unwrap_or_default();
+                    self.set_tools(name, &tools);
                     self.set_state(
                         name,
                         ServerState::Running {
                             pid: server.pid(),
-                            tools,
+                            tools: tools.len(),
                         },
                         Some(Some(Arc::clone(&server))),
                     );
@@ -196,6 +216,7 @@ impl McpHost {
                             Ok(()) = tools_changed.changed() => {
                                 // `notifications/tools/list_changed`: list them again.
                                 if let Ok(tools) = server.list_tools().await {
+                                    self.set_tools(name, &tools);
                                     self.set_state(
                                         name,
                                         ServerState::Running { pid: server.pid(), tools: tools.len() },

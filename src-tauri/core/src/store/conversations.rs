@@ -15,9 +15,11 @@ pub struct Conversation {
     /// The provider (by name) and model picked for this conversation, if any.
     pub provider: Option<String>,
     pub model: Option<String>,
+    /// Every tool call runs without asking (shown as a badge).
+    pub auto_approve: bool,
 }
 
-const COLUMNS: &str = "id, title, created_at, updated_at, provider, model";
+const COLUMNS: &str = "id, title, created_at, updated_at, provider, model, auto_approve";
 
 /// The `updated_at` a conversation gets when something happens in it, given the SQL parameter
 /// that holds now: strictly later than every other conversation's, so it moves to the top even
@@ -34,6 +36,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Conversation> {
         updated_at: row.get(3)?,
         provider: row.get(4)?,
         model: row.get(5)?,
+        auto_approve: row.get(6)?,
     })
 }
 

@@ -82,6 +82,12 @@ pub struct Message {
     pub model: Option<String>,
     pub input_tokens: Option<i64>,
     pub output_tokens: Option<i64>,
+    /// The model's reasoning text, where it showed any.
+    pub reasoning: Option<String>,
+    /// Why an answer failed (status `error`), as the person reads it.
+    pub error: Option<String>,
+    /// A tool message whose result is an error.
+    pub is_error: bool,
 }
 
 /// What a caller supplies to append a message; ids, order and time are the store's.
@@ -98,6 +104,9 @@ pub struct NewMessage {
     pub model: Option<String>,
     pub input_tokens: Option<i64>,
     pub output_tokens: Option<i64>,
+    pub reasoning: Option<String>,
+    pub error: Option<String>,
+    pub is_error: bool,
 }
 
 impl NewMessage {
@@ -115,12 +124,29 @@ impl NewMessage {
             model: None,
             input_tokens: None,
             output_tokens: None,
+            reasoning: None,
+            error: None,
+            is_error: false,
         }
     }
 }
 
+/// What changes on a message after it was appended: the text a stream has produced so far, and
+/// at the end its status, tool calls, finish reason and usage.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MessageUpdate {
+    pub content: Option<String>,
+    pub reasoning: Option<String>,
+    pub tool_calls: Option<serde_json::Value>,
+    pub finish_reason: Option<String>,
+    pub status: Option<MessageStatus>,
+    pub input_tokens: Option<i64>,
+    pub output_tokens: Option<i64>,
+    pub error: Option<String>,
+}
+
 const COLUMNS: &str = "id, conversation_id, role, content, created_at, tool_calls, tool_call_id, \
-     name, finish_reason, status, provider, model, input_tokens, output_tokens";
+     name, finish_reason, status, provider, model, input_tokens, output_tokens, reasoning, error, is_error";
 
 fn from_row(row: &Row<'_>) -> rusqlite::Result<Message> {
     let bad = |i: usize, what: &str| {
@@ -153,6 +179,9 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Message> {
         model: row.get(11)?,
         input_tokens: row.get(12)?,
         output_tokens: row.get(13)?,
+        reasoning: row.get(14)?,
+        error: row.get(15)?,
+        is_error: row.get(16)?,
     })
 }
 
@@ -195,8 +224,9 @@ impl Store {
             let tool_calls = message.tool_calls.as_ref().map(ToString::to_string);
             tx.execute(
                 "INSERT INTO messages (id, conversation_id, seq, role, content, created_at, tool_calls, \
-                 tool_call_id, name, finish_reason, status, provider, model, input_tokens, output_tokens) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                 tool_call_id, name, finish_reason, status, provider, model, input_tokens, output_tokens, \
+                 reasoning, error, is_error) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
                 params![
                     id,
                     conversation_id,
@@ -213,6 +243,9 @@ impl Store {
                     message.model,
                     message.input_tokens,
                     message.output_tokens,
+                    message.reasoning,
+                    message.error,
+                    message.is_error,
                 ],
             )?;
             tx.execute(
@@ -229,6 +262,51 @@ impl Store {
             )?;
             tx.commit()?;
             Ok(saved)
+        })
+        .await
+    }
+
+    /// Changes what `update` names on message `id` (a field left `None` keeps its value) and
+    /// returns the message as it is now.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] when there is no such message.
+    pub async fn update_message(
+        &self,
+        id: String,
+        update: MessageUpdate,
+    ) -> Result<Message, StoreError> {
+        self.call(move |conn| {
+            let tool_calls = update.tool_calls.as_ref().map(ToString::to_string);
+            let changed = conn.execute(
+                "UPDATE messages SET content = COALESCE(?2, content), \
+                 reasoning = COALESCE(?3, reasoning), tool_calls = COALESCE(?4, tool_calls), \
+                 finish_reason = COALESCE(?5, finish_reason), status = COALESCE(?6, status), \
+                 input_tokens = COALESCE(?7, input_tokens), \
+                 output_tokens = COALESCE(?8, output_tokens), error = COALESCE(?9, error) \
+                 WHERE id = ?1",
+                params![
+                    id,
+                    update.content,
+                    update.reasoning,
+                    tool_calls,
+                    update.finish_reason,
+                    update.status.map(MessageStatus::as_str),
+                    update.input_tokens,
+                    update.output_tokens,
+                    update.error,
+                ],
+            )?;
+            if changed == 0 {
+                return Err(StoreError::NotFound {
+                    what: format!("message {id}"),
+                });
+            }
+            Ok(conn.query_row(
+                &format!("SELECT {COLUMNS} FROM messages WHERE id = ?1"),
+                [&id],
+                from_row,
+            )?)
         })
         .await
     }

@@ -98,6 +98,24 @@ CREATE TABLE mcp_tool_pins (
     PRIMARY KEY (server, tool)
 );
 "#,
+    // 4: the tool loop (issue 5). A tool message says whether it is an error result; standing
+    // approvals of a tool, for one conversation (`conversation_id`) or for all (`''`), which a
+    // deleted conversation takes with it; a conversation in auto-approve already has its column.
+    r#"
+ALTER TABLE messages ADD COLUMN is_error INTEGER NOT NULL DEFAULT 0;
+
+CREATE TABLE tool_approvals (
+    server           TEXT NOT NULL COLLATE NOCASE,
+    tool             TEXT NOT NULL,
+    conversation_id  TEXT NOT NULL DEFAULT '',
+    created_at       INTEGER NOT NULL,
+    PRIMARY KEY (server, tool, conversation_id)
+);
+CREATE TRIGGER tool_approvals_follow_conversations AFTER DELETE ON conversations
+BEGIN
+    DELETE FROM tool_approvals WHERE conversation_id = old.id;
+END;
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -10,6 +10,7 @@ mod mcp_approvals;
 mod messages;
 mod migrations;
 mod providers;
+mod tool_loop;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -18,8 +19,9 @@ use std::time::Duration;
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 
 pub use conversations::Conversation;
-pub use messages::{Message, MessageStatus, NewMessage, Role};
+pub use messages::{Message, MessageStatus, MessageUpdate, NewMessage, Role};
 pub use providers::ProviderRow;
+pub use tool_loop::{ApprovalScope, StandingApproval, ToolRun, ToolToggle};
 
 /// How long a query waits for another process's lock before giving up.
 pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(5);

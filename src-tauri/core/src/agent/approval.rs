@@ -1,0 +1,151 @@
+//! Asking the person about tool calls. The loop sends [`crate::events::RunEvent::ApprovalRequired`]
+//! and waits on an [`Approver`]; what comes back is checked against the request in the loop
+//! (an answer for a call that was not asked about is ignored, a call with no answer is denied),
+//! so a window can only answer, never widen, what it was asked.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::oneshot;
+
+use crate::events::ApprovalItem;
+
+/// The person's choice for one call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    AllowOnce,
+    /// Allow this tool without asking again in this conversation.
+    AllowConversation,
+    /// Allow this tool without asking again, everywhere.
+    AllowAlways,
+    Deny,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApprovalAnswer {
+    pub call_id: String,
+    pub decision: Decision,
+    /// Why the person denied it, passed on to the model.
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// The calls of one round that need the person's answer, all in one dialog.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApprovalRequest {
+    pub request_id: String,
+    pub conversation_id: String,
+    pub calls: Vec<ApprovalItem>,
+}
+
+pub type Answers<'a> = Pin<Box<dyn Future<Output = Vec<ApprovalAnswer>> + Send + 'a>>;
+
+/// Whoever answers approval requests: the window, the terminal, or a fixed rule.
+pub trait Approver: Send + Sync {
+    /// Resolves with the answers; a call left out is denied.
+    fn ask(&self, request: ApprovalRequest) -> Answers<'_>;
+}
+
+/// Answers every call the same way without asking (`--approve all|none`, tests).
+#[derive(Debug, Clone, Copy)]
+pub struct FixedApprover(pub Decision);
+
+impl Approver for FixedApprover {
+    fn ask(&self, request: ApprovalRequest) -> Answers<'_> {
+        let decision = self.0;
+        let answers = request
+            .calls
+            .into_iter()
+            .map(|c| ApprovalAnswer {
+                call_id: c.call_id,
+                decision,
+                reason: (decision == Decision::Deny)
+                    .then(|| "Tool calls are turned off for this run.".to_owned()),
+            })
+            .collect();
+        Box::pin(std::future::ready(answers))
+    }
+}
+
+/// Requests waiting for an answer from elsewhere (the window): [`PendingApprovals::answer`]
+/// delivers one by its id. A request that is dropped unanswered (the run was stopped) denies.
+#[derive(Debug, Default)]
+pub struct PendingApprovals {
+    waiting: Mutex<HashMap<String, oneshot::Sender<Vec<ApprovalAnswer>>>>,
+}
+
+impl PendingApprovals {
+    fn waiting(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<Vec<ApprovalAnswer>>>> {
+        self.waiting
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Delivers the answers to request `request_id`; `false` when nothing waits for it.
+    pub fn answer(&self, request_id: &str, answers: Vec<ApprovalAnswer>) -> bool {
+        match self.waiting().remove(request_id) {
+            Some(tx) => tx.send(answers).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Whether a request is waiting (for tests and the window's state).
+    pub fn is_waiting(&self, request_id: &str) -> bool {
+        self.waiting().contains_key(request_id)
+    }
+}
+
+impl Approver for PendingApprovals {
+    fn ask(&self, request: ApprovalRequest) -> Answers<'_> {
+        let (tx, rx) = oneshot::channel();
+        self.waiting().insert(request.request_id.clone(), tx);
+        let id = request.request_id;
+        Box::pin(async move {
+            let answers = rx.await.unwrap_or_default();
+            self.waiting().remove(&id);
+            answers
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(id: &str) -> ApprovalRequest {
+        ApprovalRequest {
+            request_id: id.into(),
+            conversation_id: "c".into(),
+            calls: vec![],
+        }
+    }
+
+    #[tokio::test]
+    async fn an_answer_reaches_the_request_that_waits_for_it() {
+        let pending = PendingApprovals::default();
+        let waiting = pending.ask(request("r1"));
+        assert!(pending.is_waiting("r1"));
+        let answer = vec![ApprovalAnswer {
+            call_id: "c1".into(),
+            decision: Decision::AllowOnce,
+            reason: None,
+        }];
+        assert!(pending.answer("r1", answer.clone()));
+        assert_eq!(waiting.await, answer);
+        assert!(!pending.answer("r1", vec![]), "answered only once");
+    }
+
+    #[test]
+    fn answers_are_read_as_the_window_sends_them() {
+        let answer: ApprovalAnswer =
+            serde_json::from_str(r#"{"call_id": "c1", "decision": "allow_conversation"}"#).unwrap();
+        assert_eq!(answer.decision, Decision::AllowConversation);
+        assert_eq!(answer.reason, None);
+    }
+}

@@ -1,0 +1,159 @@
+//! The stored messages of a conversation as the model reads them. Failed answers are left out;
+//! an answer that was cut off keeps what it said; a tool call that never got its result (the
+//! app was killed mid-run) gets one saying so, because every API refuses a tool call without
+//! an answer.
+
+use serde_json::{json, Value};
+
+use crate::providers::{ChatMessage, Part, ToolCall};
+use crate::store::{Message, MessageStatus, Role};
+
+/// What a call left without a result is answered with.
+pub const NEVER_RAN: &str = "This call did not run: the run was interrupted before it finished.";
+
+/// The tool calls of an answer as stored: `[{"id", "name", "arguments"}]` (the raw text).
+pub fn calls_to_json(calls: &[ToolCall]) -> Value {
+    Value::Array(
+        calls
+            .iter()
+            .map(|c| json!({"id": c.id, "name": c.name, "arguments": c.raw_arguments}))
+            .collect(),
+    )
+}
+
+/// The tool calls of a stored answer.
+pub fn calls_from_json(value: Option<&Value>) -> Vec<ToolCall> {
+    value
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|c| {
+            Some(ToolCall::new(
+                c["id"].as_str()?.to_owned(),
+                c["name"].as_str()?.to_owned(),
+                c["arguments"].as_str().unwrap_or_default().to_owned(),
+            ))
+        })
+        .collect()
+}
+
+/// The conversation for the model.
+pub fn for_model(messages: &[Message]) -> Vec<ChatMessage> {
+    let mut out: Vec<ChatMessage> = Vec::new();
+    // Calls of the last answer still waiting for their results.
+    let mut open: Vec<ToolCall> = Vec::new();
+    let close = |out: &mut Vec<ChatMessage>, open: &mut Vec<ToolCall>| {
+        for call in open.drain(..) {
+            out.push(ChatMessage::Tool {
+                tool_call_id: call.id,
+                name: call.name,
+                content: NEVER_RAN.to_owned(),
+                is_error: true,
+            });
+        }
+    };
+    for m in messages {
+        match m.role {
+            Role::Tool => {
+                let id = m.tool_call_id.clone().unwrap_or_default();
+                let Some(i) = open.iter().position(|c| c.id == id) else {
+                    continue; // a result for no call the model still has: dropped
+                };
+                let call = open.remove(i);
+                out.push(ChatMessage::Tool {
+                    tool_call_id: id,
+                    name: m.name.clone().unwrap_or(call.name),
+                    content: m.content.clone().unwrap_or_default(),
+                    is_error: m.is_error,
+                });
+            }
+            Role::User => {
+                close(&mut out, &mut open);
+                out.push(ChatMessage::User {
+                    parts: vec![Part::Text(m.content.clone().unwrap_or_default())],
+                });
+            }
+            Role::Assistant => {
+                close(&mut out, &mut open);
+                if matches!(m.status, MessageStatus::Error | MessageStatus::Streaming) {
+                    continue;
+                }
+                let text = m.content.clone().filter(|t| !t.is_empty());
+                let calls = calls_from_json(m.tool_calls.as_ref());
+                if text.is_none() && calls.is_empty() {
+                    continue;
+                }
+                open.clone_from(&calls);
+                out.push(ChatMessage::Assistant {
+                    text,
+                    tool_calls: calls,
+                });
+            }
+            Role::System => {}
+        }
+    }
+    close(&mut out, &mut open);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(role: Role, content: &str) -> Message {
+        Message {
+            id: "m".into(),
+            conversation_id: "c".into(),
+            role,
+            content: Some(content.into()),
+            created_at: 0,
+            tool_calls: None,
+            tool_call_id: None,
+            name: None,
+            finish_reason: None,
+            status: MessageStatus::Complete,
+            provider: None,
+            model: None,
+            input_tokens: None,
+            output_tokens: None,
+            reasoning: None,
+            error: None,
+            is_error: false,
+        }
+    }
+
+    #[test]
+    fn a_call_left_without_a_result_is_answered_and_failed_answers_are_left_out() {
+        let mut asked = message(Role::Assistant, "");
+        asked.tool_calls = Some(calls_to_json(&[
+            ToolCall::new("a".into(), "t__x".into(), "{}".into()),
+            ToolCall::new("b".into(), "t__y".into(), "{}".into()),
+        ]));
+        let mut result = message(Role::Tool, "42");
+        result.tool_call_id = Some("a".into());
+        let mut failed = message(Role::Assistant, "half");
+        failed.status = MessageStatus::Error;
+        let history = for_model(&[
+            message(Role::User, "hi"),
+            asked,
+            result,
+            failed,
+            message(Role::User, "again"),
+        ]);
+        assert_eq!(history.len(), 5);
+        assert!(
+            matches!(&history[2], ChatMessage::Tool { tool_call_id, content, .. } if tool_call_id == "a" && content == "42")
+        );
+        assert!(
+            matches!(&history[3], ChatMessage::Tool { tool_call_id, is_error: true, content, .. } if tool_call_id == "b" && content == NEVER_RAN)
+        );
+        assert!(matches!(&history[4], ChatMessage::User { .. }));
+    }
+
+    #[test]
+    fn stored_calls_keep_their_exact_argument_text() {
+        let calls = vec![ToolCall::new("a".into(), "n".into(), "{\"x\": 1 }".into())];
+        let back = calls_from_json(Some(&calls_to_json(&calls)));
+        assert_eq!(back, calls);
+    }
+}

@@ -1,0 +1,208 @@
+//! The tool loop: one user turn, as many rounds as the model needs. Each round offers the
+//! conversation's tools, streams the answer to the sink token by token (checkpointing it to
+//! the database), passes each call through the permission pipeline, asks the person about the
+//! rest in one dialog, runs the allowed calls concurrently, saves one tool message per call in
+//! the model's order, and goes round again — until the model answers without tools, or a
+//! stopping rule ends the run: the round cap (then one last call that forbids tools, so the
+//! model answers with what it has), too many failed calls in a row, the run time limit, or
+//! the person pressing Stop. Every end is a [`StopReason`] in a `RunFinished` event.
+//!
+//! Owns the order of things and the rules; storage, providers and MCP are the layers it calls.
+
+pub mod approval;
+pub mod history;
+mod round;
+pub mod status;
+pub mod tools;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+pub use approval::{
+    ApprovalAnswer, ApprovalRequest, Approver, Decision, FixedApprover, PendingApprovals,
+};
+pub use tools::ToolSource;
+
+use crate::events::{EventSink, RunEvent, StopReason};
+use crate::mcp::catalogue::CatalogueTool;
+use crate::mcp::config::Trust;
+use crate::policy::Standing;
+use crate::providers::{Provider, ToolChoice};
+use crate::store::{NewMessage, Role, Store};
+
+/// The limits of one run (from Settings, or the command line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunLimits {
+    /// Rounds of tool use before the model must answer without tools (1–100).
+    pub max_rounds: u32,
+    pub run_time_limit: Duration,
+    /// How long a tool call may go without an answer or progress, unless its server says.
+    pub tool_timeout: Duration,
+    /// Calls of one round run at once at most.
+    pub max_parallel: usize,
+    /// Characters of a tool result the model gets at most.
+    pub max_model_chars: usize,
+    /// Failed calls in a row that end the run.
+    pub max_consecutive_failures: u32,
+    /// How often a streaming answer is written to the database.
+    pub checkpoint_every: Duration,
+}
+
+impl Default for RunLimits {
+    fn default() -> Self {
+        Self {
+            max_rounds: 10,
+            run_time_limit: Duration::from_secs(600),
+            tool_timeout: Duration::from_secs(60),
+            max_parallel: 8,
+            max_model_chars: crate::mcp::results::DEFAULT_MODEL_CHARS,
+            max_consecutive_failures: 3,
+            checkpoint_every: Duration::from_millis(500),
+        }
+    }
+}
+
+/// What the person decided about a server in `mcp.json` that bears on its calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ServerRules {
+    pub trust: Trust,
+    pub timeout: Option<Duration>,
+}
+
+/// Everything one run needs, gathered by the engine.
+pub struct RunSetup {
+    pub run_id: String,
+    pub conversation_id: String,
+    /// The new user message; `None` runs again from the conversation as it is (Retry).
+    pub user_text: Option<String>,
+    pub provider: Arc<dyn Provider>,
+    pub provider_name: String,
+    pub model: String,
+    /// The tools offered to the model this run (already filtered by the conversation's
+    /// switches and held-back pins).
+    pub tools: Vec<CatalogueTool>,
+    pub rules: HashMap<String, ServerRules>,
+    pub standing: Standing,
+    pub auto_approve: bool,
+    pub limits: RunLimits,
+}
+
+/// The services a run talks to.
+#[derive(Clone, Copy)]
+pub struct RunServices<'a> {
+    pub store: &'a Store,
+    pub tools: &'a dyn ToolSource,
+    pub approver: &'a dyn Approver,
+    pub sink: &'a dyn EventSink,
+}
+
+/// Runs one turn to its end and says why it ended. Cancelling `cancel` stops the model stream
+/// and every running call; what was shown stays saved.
+pub async fn run(
+    setup: RunSetup,
+    services: RunServices<'_>,
+    cancel: CancellationToken,
+) -> StopReason {
+    let stop = RunStop::watch(&cancel, setup.limits.run_time_limit);
+    let run = round::Run::new(setup, services, stop.token.clone());
+    let (reason, message) = turn(&run).await;
+    let reason = match reason {
+        StopReason::Cancelled if stop.timed_out() => StopReason::TimeLimit,
+        other => other,
+    };
+    let message = match reason {
+        StopReason::TimeLimit => Some(format!(
+            "Stopped: the run took longer than its limit of {} (Settings › Run time limit).",
+            status::duration_words(run.setup.limits.run_time_limit)
+        )),
+        _ => message,
+    };
+    stop.token.cancel();
+    run.emit(RunEvent::RunFinished { reason, message });
+    reason
+}
+
+/// The rounds of one turn, top to bottom.
+async fn turn(run: &round::Run<'_>) -> (StopReason, Option<String>) {
+    run.emit(RunEvent::RunStarted {
+        run_id: run.setup.run_id.clone(),
+        conversation_id: run.setup.conversation_id.clone(),
+    });
+    if let Some(text) = &run.setup.user_text {
+        match run.save(NewMessage::text(Role::User, text.clone())).await {
+            Ok(saved) => run.emit(RunEvent::MessageSaved { message: saved }),
+            Err(e) => return run.failed(&e.to_string()),
+        }
+    }
+    let max_rounds = run.setup.limits.max_rounds.max(1);
+    let mut failures_in_a_row = 0u32;
+    for round in 1..=max_rounds {
+        let answer = match run.ask_model(ToolChoice::Auto, "Thinking…").await {
+            Ok(answer) => answer,
+            Err(end) => return end,
+        };
+        if answer.calls.is_empty() {
+            return (StopReason::Completed, None);
+        }
+        let outcome = run.use_tools(&answer).await;
+        if run.cancelled() {
+            return (StopReason::Cancelled, None);
+        }
+        failures_in_a_row = outcome.failures_in_a_row(failures_in_a_row);
+        if failures_in_a_row >= run.setup.limits.max_consecutive_failures {
+            return (
+                StopReason::TooManyFailures,
+                Some(format!(
+                    "Stopped: {failures_in_a_row} tool calls in a row failed. The last error: {}",
+                    outcome.last_error.unwrap_or_default()
+                )),
+            );
+        }
+        tracing::debug!(round, calls = answer.calls.len(), "round done");
+    }
+    // The cap: one last answer with tools forbidden, so the model says what it has.
+    match run
+        .ask_model(ToolChoice::None, "Writing the answer with what it has…")
+        .await
+    {
+        Ok(_) => (
+            StopReason::MaxRounds,
+            Some(format!(
+                "The model used tools for {max_rounds} rounds, the limit (Settings › Max rounds), and was asked to answer with what it had."
+            )),
+        ),
+        Err(end) => end,
+    }
+}
+
+/// The run's own token: cancelled by the caller's token or by the time limit, remembering which.
+struct RunStop {
+    token: CancellationToken,
+    timed_out: Arc<AtomicBool>,
+}
+
+impl RunStop {
+    fn watch(outer: &CancellationToken, limit: Duration) -> RunStop {
+        let token = outer.child_token();
+        let timed_out = Arc::new(AtomicBool::new(false));
+        let (t, flag) = (token.clone(), Arc::clone(&timed_out));
+        tokio::spawn(async move {
+            tokio::select! {
+                () = t.cancelled() => {}
+                () = tokio::time::sleep(limit) => {
+                    flag.store(true, Ordering::SeqCst);
+                    t.cancel();
+                }
+            }
+        });
+        RunStop { token, timed_out }
+    }
+
+    fn timed_out(&self) -> bool {
+        self.timed_out.load(Ordering::SeqCst)
+    }
+}

@@ -1,0 +1,716 @@
+//! The steps of one round, each its own function: ask the model (streaming, checkpointed),
+//! then decide, ask about, run and record the tool calls it made.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use futures_util::StreamExt;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::approval::{ApprovalRequest, Decision};
+use super::{history, status, RunServices, RunSetup};
+use crate::events::{ApprovalItem, ProposedCall, RunEvent, StopReason};
+use crate::mcp::catalogue::CatalogueTool;
+use crate::mcp::results;
+use crate::mcp::server::{CallLimits, McpError};
+use crate::policy::{self, CallFacts, Verdict};
+use crate::providers::{
+    ChatRequest, FinishReason, ProviderError, ProviderEvent, ToolCall, ToolChoice, ToolSpec,
+};
+use crate::store::{
+    new_id, now_ms, ApprovalScope, Message, MessageStatus, MessageUpdate, NewMessage, Role,
+    StoreError, ToolRun,
+};
+
+/// How a run ended early: the reason and what the person should read.
+pub(super) type End = (StopReason, Option<String>);
+
+/// A model's answer that asked for tools.
+pub(super) struct Answer {
+    pub message_id: String,
+    pub calls: Vec<ToolCall>,
+}
+
+/// What one call did to the count of failures in a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Effect {
+    Failed,
+    Succeeded,
+    /// Denied or stopped: neither a failure nor a success.
+    Neutral,
+}
+
+/// The calls of one round, done.
+pub(super) struct ToolsOutcome {
+    effects: Vec<Effect>,
+    pub last_error: Option<String>,
+}
+
+impl ToolsOutcome {
+    /// The count of failed calls in a row after this round, given the count before it.
+    pub fn failures_in_a_row(&self, mut count: u32) -> u32 {
+        for effect in &self.effects {
+            match effect {
+                Effect::Failed => count += 1,
+                Effect::Succeeded => count = 0,
+                Effect::Neutral => {}
+            }
+        }
+        count
+    }
+}
+
+/// One finished call, as recorded and as the model reads it.
+struct CallOutcome {
+    content: String,
+    is_error: bool,
+    effect: Effect,
+    /// The whole result as the server sent it.
+    full: Option<String>,
+    started_at: Option<i64>,
+    finished_at: i64,
+}
+
+impl CallOutcome {
+    fn error(content: String, effect: Effect) -> Self {
+        CallOutcome {
+            full: None,
+            content,
+            is_error: true,
+            effect,
+            started_at: None,
+            finished_at: now_ms(),
+        }
+    }
+}
+
+/// One call of the round on its way through the pipeline.
+struct Slot<'t> {
+    call: &'t ToolCall,
+    tool: Option<&'t CatalogueTool>,
+    allowed: Option<ApprovalScope>,
+    denied: Option<(Option<ApprovalScope>, String)>,
+    outcome: Option<CallOutcome>,
+}
+
+pub(super) struct Run<'a> {
+    pub setup: RunSetup,
+    services: RunServices<'a>,
+    cancel: CancellationToken,
+    by_wire: HashMap<String, usize>,
+}
+
+impl<'a> Run<'a> {
+    pub fn new(setup: RunSetup, services: RunServices<'a>, cancel: CancellationToken) -> Self {
+        let by_wire = setup
+            .tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.wire_name.clone(), i))
+            .collect();
+        Run {
+            setup,
+            services,
+            cancel,
+            by_wire,
+        }
+    }
+
+    pub fn emit(&self, event: RunEvent) {
+        self.services.sink.send(event);
+    }
+
+    fn status(&self, text: &str) {
+        self.emit(RunEvent::Status {
+            text: text.to_owned(),
+        });
+    }
+
+    pub fn cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    pub async fn save(&self, message: NewMessage) -> Result<Message, StoreError> {
+        self.services
+            .store
+            .append_message(self.setup.conversation_id.clone(), message)
+            .await
+    }
+
+    /// Ends the run on an error that is not the provider's (the database).
+    pub fn failed(&self, message: &str) -> End {
+        self.emit(RunEvent::Error {
+            message: message.to_owned(),
+            retryable: false,
+        });
+        (StopReason::Error, Some(message.to_owned()))
+    }
+
+    fn specs(&self) -> Vec<ToolSpec> {
+        self.setup
+            .tools
+            .iter()
+            .map(|t| ToolSpec {
+                name: t.wire_name.clone(),
+                description: t.description.clone(),
+                parameters: t.input_schema.clone(),
+            })
+            .collect()
+    }
+
+    /// Streams one answer into a new assistant message, written to the database at least every
+    /// `checkpoint_every` while it grows, and in full at the end. `ToolChoice::None` is the
+    /// last answer at the round cap: tools stay listed (Anthropic refuses a history with tool
+    /// blocks when `tools` is absent) but are forbidden, and a call made anyway is dropped.
+    ///
+    /// # Errors
+    /// How the run ends when the answer did not complete: stopped, or the provider failed (the
+    /// partial answer stays saved, marked).
+    pub async fn ask_model(&self, choice: ToolChoice, status_text: &str) -> Result<Answer, End> {
+        let store = self.services.store;
+        let messages = store
+            .list_messages(self.setup.conversation_id.clone())
+            .await
+            .map_err(|e| self.failed(&e.to_string()))?;
+        self.status(status_text);
+        let mut start = NewMessage::text(Role::Assistant, "");
+        start.status = MessageStatus::Streaming;
+        start.provider = Some(self.setup.provider_name.clone());
+        start.model = Some(self.setup.model.clone());
+        let started = self
+            .save(start)
+            .await
+            .map_err(|e| self.failed(&e.to_string()))?;
+        let id = started.id.clone();
+        self.emit(RunEvent::AnswerStarted { message: started });
+
+        let request = ChatRequest {
+            model: self.setup.model.clone(),
+            messages: history::for_model(&messages),
+            tools: self.specs(),
+            tool_choice: choice,
+            ..ChatRequest::default()
+        };
+        let mut stream = self.setup.provider.stream(request, self.cancel.clone());
+        let mut got = Streamed::default();
+        let mut saved_at = Instant::now();
+        let mut dirty = false;
+        let ended = loop {
+            let event = match stream.next().await {
+                None => break Ok(()),
+                Some(Err(e)) => break Err(e),
+                Some(Ok(event)) => event,
+            };
+            dirty |= self.take(&id, event, &mut got);
+            if dirty && saved_at.elapsed() >= self.setup.limits.checkpoint_every {
+                let checkpoint = MessageUpdate {
+                    content: Some(got.text.clone()),
+                    reasoning: got.reasoning(),
+                    ..MessageUpdate::default()
+                };
+                if let Err(e) = store.update_message(id.clone(), checkpoint).await {
+                    tracing::warn!(error = %e, "cannot checkpoint the streaming answer");
+                }
+                saved_at = Instant::now();
+                dirty = false;
+            }
+        };
+        if choice == ToolChoice::None && !got.calls.is_empty() {
+            tracing::warn!(
+                n = got.calls.len(),
+                "the model asked for tools after they were forbidden; dropped"
+            );
+            got.calls.clear();
+        }
+        let mut update = MessageUpdate {
+            content: Some(got.text.clone()),
+            reasoning: got.reasoning(),
+            input_tokens: got.input_tokens,
+            output_tokens: got.output_tokens,
+            ..MessageUpdate::default()
+        };
+        let end = match ended {
+            Ok(()) => {
+                update.status = Some(MessageStatus::Complete);
+                update.finish_reason = got.finish.map(finish_text);
+                if !got.calls.is_empty() {
+                    update.tool_calls = Some(history::calls_to_json(&got.calls));
+                }
+                None
+            }
+            Err(ProviderError::Cancelled) => {
+                update.status = Some(MessageStatus::Interrupted);
+                update.finish_reason = Some("stopped".to_owned());
+                Some((StopReason::Cancelled, None))
+            }
+            Err(e) => {
+                let retryable =
+                    e.is_retryable() || matches!(e, ProviderError::StreamInterrupted { .. });
+                update.status = Some(MessageStatus::Error);
+                update.error = Some(e.to_string());
+                self.emit(RunEvent::Error {
+                    message: e.to_string(),
+                    retryable,
+                });
+                Some((StopReason::Error, Some(e.to_string())))
+            }
+        };
+        match store.update_message(id.clone(), update).await {
+            Ok(saved) => self.emit(RunEvent::MessageSaved { message: saved }),
+            Err(e) => return Err(self.failed(&e.to_string())),
+        }
+        match end {
+            Some(end) => Err(end),
+            None => Ok(Answer {
+                message_id: id,
+                calls: got.calls,
+            }),
+        }
+    }
+
+    /// Takes one provider event into `got`, passing it on; whether the text grew.
+    fn take(&self, id: &str, event: ProviderEvent, got: &mut Streamed) -> bool {
+        match event {
+            ProviderEvent::TextDelta(text) => {
+                if got.text.is_empty() {
+                    self.status(status::WRITING);
+                }
+                got.text.push_str(&text);
+                self.emit(RunEvent::TextDelta {
+                    message_id: id.to_owned(),
+                    text,
+                });
+                return true;
+            }
+            ProviderEvent::ReasoningDelta(text) => {
+                got.reasoning.push_str(&text);
+                self.emit(RunEvent::ReasoningDelta {
+                    message_id: id.to_owned(),
+                    text,
+                });
+                return true;
+            }
+            ProviderEvent::ToolCall(call) => got.calls.push(call),
+            ProviderEvent::Usage {
+                input_tokens,
+                output_tokens,
+            } => {
+                got.input_tokens = input_tokens.map(saturating_i64).or(got.input_tokens);
+                got.output_tokens = output_tokens.map(saturating_i64).or(got.output_tokens);
+            }
+            ProviderEvent::Finish(reason) => got.finish = Some(reason),
+            ProviderEvent::ToolWarning(w) => self.emit(RunEvent::ToolWarning {
+                tool: w.tool,
+                message: w.message,
+            }),
+        }
+        false
+    }
+
+    /// The calls of one answer: proposed, decided (asking the person where the pipeline says
+    /// so), the allowed ones run concurrently, and every result saved in the model's order.
+    pub async fn use_tools(&self, answer: &Answer) -> ToolsOutcome {
+        let mut slots: Vec<Slot<'_>> = answer
+            .calls
+            .iter()
+            .map(|call| self.propose(&answer.message_id, call))
+            .collect();
+        self.ask_person(&mut slots).await;
+        for slot in &slots {
+            self.announce_decision(slot);
+        }
+        self.execute_allowed(&mut slots).await;
+        let mut outcome = ToolsOutcome {
+            effects: Vec::new(),
+            last_error: None,
+        };
+        for slot in slots {
+            let done = slot.outcome.unwrap_or_else(|| {
+                let (_, reason) = slot.denied.clone().unwrap_or_default();
+                CallOutcome::error(reason, Effect::Neutral)
+            });
+            if done.effect == Effect::Failed {
+                outcome.last_error = Some(done.content.clone());
+            }
+            outcome.effects.push(done.effect);
+            self.record(
+                &answer.message_id,
+                slot.call,
+                slot.tool,
+                slot.allowed,
+                slot.denied.as_ref(),
+                &done,
+            )
+            .await;
+        }
+        if !self.cancelled() {
+            self.status(status::READING);
+        }
+        outcome
+    }
+
+    /// Announces a call and checks what can be checked without asking anyone.
+    fn propose<'t>(&'t self, message_id: &str, call: &'t ToolCall) -> Slot<'t> {
+        let tool = self.by_wire.get(&call.name).map(|&i| &self.setup.tools[i]);
+        self.emit(RunEvent::ToolCallProposed {
+            call: ProposedCall {
+                call_id: call.id.clone(),
+                message_id: message_id.to_owned(),
+                wire_name: call.name.clone(),
+                server: tool.map(|t| t.server.clone()),
+                tool: tool.map(|t| t.tool.clone()),
+                display_name: tool.map_or_else(|| call.name.clone(), |t| t.display_name.clone()),
+                arguments: call.raw_arguments.clone(),
+            },
+        });
+        let mut slot = Slot {
+            call,
+            tool,
+            allowed: None,
+            denied: None,
+            outcome: None,
+        };
+        let Some(t) = tool else {
+            slot.outcome = Some(CallOutcome::error(
+                self.unknown_tool(&call.name),
+                Effect::Failed,
+            ));
+            return slot;
+        };
+        if let Err(why) = &call.arguments {
+            slot.outcome = Some(CallOutcome::error(
+                format!(
+                    "The call to `{}` was not run: {why}. Send the arguments again as one JSON object that matches the tool's input schema.",
+                    call.name
+                ),
+                Effect::Failed,
+            ));
+            return slot;
+        }
+        let facts = CallFacts {
+            tool: t,
+            trust: self
+                .setup
+                .rules
+                .get(&t.server)
+                .map(|r| r.trust)
+                .unwrap_or_default(),
+            auto_approve: self.setup.auto_approve,
+            standing: &self.setup.standing,
+        };
+        match policy::decide(&facts) {
+            Verdict::Allow(scope) => slot.allowed = Some(scope),
+            Verdict::Ask => {}
+            Verdict::Deny(why) => slot.denied = Some((Some(ApprovalScope::Policy), why)),
+        }
+        slot
+    }
+
+    fn unknown_tool(&self, name: &str) -> String {
+        let names: Vec<&str> = self
+            .setup
+            .tools
+            .iter()
+            .take(50)
+            .map(|t| t.wire_name.as_str())
+            .collect();
+        if names.is_empty() {
+            format!("There is no tool named `{name}`: no tools are available in this conversation.")
+        } else {
+            format!(
+                "There is no tool named `{name}`. The tools you can use are: {}.",
+                names.join(", ")
+            )
+        }
+    }
+
+    /// Asks the person about every call the pipeline could not decide, in one request, and
+    /// applies the answers. An answer for a call not asked about is ignored; a call without an
+    /// answer (or a run stopped while waiting) is denied.
+    async fn ask_person(&self, slots: &mut [Slot<'_>]) {
+        let asked: Vec<usize> = slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.outcome.is_none() && s.allowed.is_none() && s.denied.is_none())
+            .map(|(i, _)| i)
+            .collect();
+        if asked.is_empty() {
+            return;
+        }
+        let calls: Vec<ApprovalItem> = asked
+            .iter()
+            .filter_map(|&i| {
+                let (call, tool) = (slots[i].call, slots[i].tool?);
+                Some(ApprovalItem {
+                    call_id: call.id.clone(),
+                    server: tool.server.clone(),
+                    tool: tool.tool.clone(),
+                    display_name: tool.display_name.clone(),
+                    description: tool.description.clone(),
+                    arguments: pretty(call.arguments.as_ref().ok()),
+                    destructive: policy::is_destructive(tool),
+                })
+            })
+            .collect();
+        let request = ApprovalRequest {
+            request_id: new_id(),
+            conversation_id: self.setup.conversation_id.clone(),
+            calls: calls.clone(),
+        };
+        self.emit(RunEvent::ApprovalRequired {
+            request_id: request.request_id.clone(),
+            calls,
+        });
+        self.status(status::WAITING_FOR_YOU);
+        let answers = tokio::select! {
+            answers = self.services.approver.ask(request) => answers,
+            () = self.cancel.cancelled() => Vec::new(),
+        };
+        let by_call: HashMap<&str, _> = answers.iter().map(|a| (a.call_id.as_str(), a)).collect();
+        for i in asked {
+            let slot = &mut slots[i];
+            let Some(tool) = slot.tool else { continue };
+            let Some(answer) = by_call.get(slot.call.id.as_str()) else {
+                let why = if self.cancelled() {
+                    "The run was stopped before the user answered; the call did not run."
+                } else {
+                    "The user gave no answer; the call did not run."
+                };
+                slot.denied = Some((None, why.to_owned()));
+                continue;
+            };
+            let standing = match answer.decision {
+                Decision::AllowOnce => Some((ApprovalScope::Once, None)),
+                Decision::AllowConversation => Some((
+                    ApprovalScope::Conversation,
+                    Some(Some(self.setup.conversation_id.clone())),
+                )),
+                Decision::AllowAlways => Some((ApprovalScope::Always, Some(None))),
+                Decision::Deny => None,
+            };
+            match standing {
+                Some((scope, remember)) => {
+                    if let Some(conversation) = remember {
+                        let saved = self
+                            .services
+                            .store
+                            .add_tool_approval(tool.server.clone(), tool.tool.clone(), conversation)
+                            .await;
+                        if let Err(e) = saved {
+                            tracing::warn!(error = %e, "cannot save a standing tool approval");
+                        }
+                    }
+                    slot.allowed = Some(scope);
+                }
+                None => {
+                    let reason = answer
+                        .reason
+                        .as_deref()
+                        .map(str::trim)
+                        .filter(|r| !r.is_empty());
+                    let text = match reason {
+                        Some(r) => format!("The user denied this call. Their reason: {r}"),
+                        None => "The user denied this call.".to_owned(),
+                    };
+                    slot.denied = Some((Some(ApprovalScope::Once), text));
+                }
+            }
+        }
+    }
+
+    fn announce_decision(&self, slot: &Slot<'_>) {
+        if slot.outcome.is_some() {
+            return;
+        }
+        let (allowed, scope, reason) = match (&slot.allowed, &slot.denied) {
+            (Some(scope), _) => (true, Some(scope.as_str().to_owned()), None),
+            (None, Some((scope, why))) => (
+                false,
+                scope.map(|s| s.as_str().to_owned()),
+                Some(why.clone()),
+            ),
+            (None, None) => return,
+        };
+        self.emit(RunEvent::ToolDecided {
+            call_id: slot.call.id.clone(),
+            allowed,
+            scope,
+            reason,
+        });
+    }
+
+    /// Runs the allowed calls, at most `max_parallel` at once.
+    async fn execute_allowed(&self, slots: &mut [Slot<'_>]) {
+        let runnable: Vec<(usize, &ToolCall, &CatalogueTool)> = slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.outcome.is_none() && s.allowed.is_some())
+            .filter_map(|(i, s)| Some((i, s.call, s.tool?)))
+            .collect();
+        if runnable.is_empty() {
+            return;
+        }
+        let names: Vec<&str> = runnable
+            .iter()
+            .map(|(_, _, t)| t.display_name.as_str())
+            .collect();
+        self.status(&status::using(&names));
+        let jobs = runnable
+            .into_iter()
+            .map(|(i, call, tool)| async move { (i, self.execute(call, tool).await) });
+        let done: Vec<(usize, CallOutcome)> = futures_util::stream::iter(jobs)
+            .buffer_unordered(self.setup.limits.max_parallel.max(1))
+            .collect()
+            .await;
+        for (i, outcome) in done {
+            slots[i].outcome = Some(outcome);
+        }
+    }
+
+    async fn execute(&self, call: &ToolCall, tool: &CatalogueTool) -> CallOutcome {
+        self.emit(RunEvent::ToolStarted {
+            call_id: call.id.clone(),
+        });
+        let started = Instant::now();
+        let started_at = now_ms();
+        let idle = self
+            .setup
+            .rules
+            .get(&tool.server)
+            .and_then(|r| r.timeout)
+            .unwrap_or(self.setup.limits.tool_timeout);
+        let limits = CallLimits {
+            idle,
+            hard_max: (idle * 10).min(self.setup.limits.run_time_limit),
+        };
+        let arguments = match &call.arguments {
+            Ok(Value::Object(map)) => map.clone(),
+            _ => serde_json::Map::new(),
+        };
+        let cancel = self.cancel.child_token();
+        let result = self
+            .services
+            .tools
+            .call(&tool.server, &tool.tool, arguments, limits, &cancel)
+            .await;
+        let mut outcome = match result {
+            Ok(value) => {
+                let text = results::for_model(&value, self.setup.limits.max_model_chars);
+                CallOutcome {
+                    content: text.text,
+                    is_error: text.is_error,
+                    effect: if text.is_error {
+                        Effect::Failed
+                    } else {
+                        Effect::Succeeded
+                    },
+                    full: Some(value.to_string()),
+                    started_at: None,
+                    finished_at: 0,
+                }
+            }
+            Err(McpError::Cancelled { .. }) => CallOutcome::error(
+                "The call was stopped before it finished; it may have done part of its work."
+                    .to_owned(),
+                Effect::Neutral,
+            ),
+            Err(e) => CallOutcome::error(e.to_string(), Effect::Failed),
+        };
+        outcome.started_at = Some(started_at);
+        outcome.finished_at = now_ms();
+        self.emit(RunEvent::ToolFinished {
+            call_id: call.id.clone(),
+            is_error: outcome.is_error,
+            content: outcome.content.clone(),
+            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        });
+        outcome
+    }
+
+    /// Saves the record of a call and the tool message the model reads.
+    async fn record(
+        &self,
+        message_id: &str,
+        call: &ToolCall,
+        tool: Option<&CatalogueTool>,
+        allowed: Option<ApprovalScope>,
+        denied: Option<&(Option<ApprovalScope>, String)>,
+        done: &CallOutcome,
+    ) {
+        let store = self.services.store;
+        let (decision, scope, deny_reason) = match (allowed, denied) {
+            (Some(scope), _) => (Some("allowed"), Some(scope), None),
+            (None, Some((scope, why))) => (Some("denied"), *scope, Some(why.clone())),
+            (None, None) => (None, None, None),
+        };
+        let run = ToolRun {
+            id: new_id(),
+            conversation_id: self.setup.conversation_id.clone(),
+            message_id: message_id.to_owned(),
+            call_id: call.id.clone(),
+            server: tool.map(|t| t.server.clone()).unwrap_or_default(),
+            tool: tool.map_or_else(|| call.name.clone(), |t| t.tool.clone()),
+            arguments: call.raw_arguments.clone(),
+            decision: decision.map(str::to_owned),
+            decision_scope: scope.map(|s| s.as_str().to_owned()),
+            deny_reason,
+            started_at: done.started_at,
+            finished_at: Some(done.finished_at),
+            is_error: done.is_error,
+            result: done.full.clone().or_else(|| Some(done.content.clone())),
+        };
+        if let Err(e) = store.save_tool_run(run).await {
+            tracing::warn!(error = %e, "cannot record a tool call");
+        }
+        let mut message = NewMessage::text(Role::Tool, done.content.clone());
+        message.tool_call_id = Some(call.id.clone());
+        message.name = Some(call.name.clone());
+        message.is_error = done.is_error;
+        match self.save(message).await {
+            Ok(saved) => self.emit(RunEvent::MessageSaved { message: saved }),
+            Err(e) => {
+                self.failed(&e.to_string());
+            }
+        }
+    }
+}
+
+/// What a stream has produced so far.
+#[derive(Default)]
+struct Streamed {
+    text: String,
+    reasoning: String,
+    calls: Vec<ToolCall>,
+    input_tokens: Option<i64>,
+    output_tokens: Option<i64>,
+    finish: Option<FinishReason>,
+}
+
+impl Streamed {
+    fn reasoning(&self) -> Option<String> {
+        Some(self.reasoning.clone()).filter(|r| !r.is_empty())
+    }
+}
+
+fn saturating_i64(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+fn finish_text(reason: FinishReason) -> String {
+    match reason {
+        FinishReason::Stop => "stop",
+        FinishReason::ToolCalls => "tool_calls",
+        FinishReason::Length => "length",
+        FinishReason::ContentFilter => "content_filter",
+        FinishReason::Other => "other",
+    }
+    .to_owned()
+}
+
+/// Arguments as the person reads them in the dialog: pretty-printed JSON.
+fn pretty(arguments: Option<&Value>) -> String {
+    arguments
+        .and_then(|a| serde_json::to_string_pretty(a).ok())
+        .unwrap_or_else(|| "{}".to_owned())
+}

@@ -1,0 +1,62 @@
+//! Where the loop's tools come from and how one is called: [`ToolSource`], implemented by the
+//! MCP host for real servers (and by tests for fakes).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use crate::mcp::catalogue::ListedTool;
+use crate::mcp::host::McpHost;
+use crate::mcp::server::{CallLimits, McpError};
+
+pub type CallFuture<'a> = Pin<Box<dyn Future<Output = Result<Value, McpError>> + Send + 'a>>;
+
+/// The running servers' tools, and a way to call one.
+pub trait ToolSource: Send + Sync {
+    /// Each running server with its tools, as last listed.
+    fn tools(&self) -> Vec<(String, Arc<Vec<ListedTool>>)>;
+
+    /// Calls `tool` on `server`; the result is the `tools/call` result's JSON.
+    fn call<'a>(
+        &'a self,
+        server: &'a str,
+        tool: &'a str,
+        arguments: Map<String, Value>,
+        limits: CallLimits,
+        cancel: &'a CancellationToken,
+    ) -> CallFuture<'a>;
+}
+
+impl ToolSource for McpHost {
+    fn tools(&self) -> Vec<(String, Arc<Vec<ListedTool>>)> {
+        self.running_tools()
+    }
+
+    fn call<'a>(
+        &'a self,
+        server: &'a str,
+        tool: &'a str,
+        arguments: Map<String, Value>,
+        limits: CallLimits,
+        cancel: &'a CancellationToken,
+    ) -> CallFuture<'a> {
+        Box::pin(async move {
+            let running = self.server(server).ok_or_else(|| McpError::Request {
+                server: server.to_owned(),
+                detail: "it is not running right now (see the Servers page)".to_owned(),
+                stderr_tail: String::new(),
+            })?;
+            let result = running
+                .call_tool_limited(tool, arguments, limits, cancel)
+                .await?;
+            serde_json::to_value(&result).map_err(|e| McpError::Request {
+                server: server.to_owned(),
+                detail: format!("its result cannot be read: {e}"),
+                stderr_tail: String::new(),
+            })
+        })
+    }
+}

@@ -1,0 +1,375 @@
+//! Preparing a turn of the tool loop: which provider and model answer, which tools this
+//! conversation offers (its switches, held-back pins, the command line's `--tools`), what the
+//! person decided about servers and tools, and the limits from Settings. Running it is
+//! [`crate::agent::run`]'s job; this module only gathers and checks.
+
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+use super::{Core, DEFAULT_TITLE, MAX_TITLE_CHARS};
+use crate::agent::{RunLimits, RunSetup, ServerRules, ToolSource};
+use crate::error::{CoreError, InvalidInput};
+use crate::mcp::catalogue::{Catalogue, ListedTool};
+use crate::mcp::pins::ToolStatus;
+use crate::policy::{self, Standing};
+use crate::settings::Settings;
+use crate::store::{new_id, StandingApproval, ToolRun, ToolToggle};
+use crate::text::one_line;
+
+/// Which of the offered tools a run may use (the command line's `--tools`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ToolSelection {
+    #[default]
+    All,
+    None,
+    /// Servers (`time`) or tools (`time__get_current_time`, the name models see) by name.
+    Only(Vec<String>),
+}
+
+/// What a caller asks for one turn.
+#[derive(Debug, Clone, Default)]
+pub struct TurnRequest {
+    pub conversation_id: String,
+    /// The new message; `None` runs again from the conversation as it is (Retry).
+    pub text: Option<String>,
+    /// Overrides the conversation's choice (the command line's `--provider` / `--model`).
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub tools: ToolSelection,
+    /// Overrides Settings' max rounds (the command line's `--max-rounds`).
+    pub max_rounds: Option<u32>,
+}
+
+/// A conversation's tools as the tools panel shows them.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ConversationTool {
+    pub server: String,
+    pub tool: String,
+    pub wire_name: String,
+    pub display_name: String,
+    pub description: String,
+    /// On for this conversation (its own switch, else its server's, else on).
+    pub enabled: bool,
+    /// Changed since pinned: not offered until accepted on the Servers page.
+    pub held_back: bool,
+    /// Rough tokens its definition costs in every request (characters / 4).
+    pub estimated_tokens: usize,
+}
+
+/// The longest title a first message gives a new conversation.
+const AUTO_TITLE_CHARS: usize = 60;
+
+impl Core {
+    /// Gathers everything a turn needs and checks it, before anything is saved.
+    ///
+    /// # Errors
+    /// Not found (conversation, provider); no provider or model chosen; an empty message; a
+    /// provider whose key is missing; the database.
+    pub async fn prepare_turn(
+        &self,
+        tools: &dyn ToolSource,
+        request: TurnRequest,
+        settings: &Settings,
+    ) -> Result<RunSetup, CoreError> {
+        let store = self.store()?;
+        let conversation = store
+            .get_conversation(request.conversation_id.clone())
+            .await?;
+        let text = match request.text.as_deref().map(str::trim) {
+            Some("") => return Err(InvalidInput::new("text", "Write a message first.").into()),
+            Some(_) => request.text.clone(),
+            None => None,
+        };
+        if text.is_none()
+            && store
+                .list_messages(conversation.id.clone())
+                .await?
+                .is_empty()
+        {
+            return Err(InvalidInput::new("text", "There is nothing to retry yet.").into());
+        }
+        let (provider_name, model) = self.choose_model(&conversation, &request, settings).await?;
+        let provider = self.provider_client(&provider_name).await?;
+
+        let (tools_offered, _) = self.conversation_catalogue(tools, &conversation.id).await?;
+        let offered: Vec<_> = tools_offered
+            .into_iter()
+            .filter(|t| match &request.tools {
+                ToolSelection::All => true,
+                ToolSelection::None => false,
+                ToolSelection::Only(names) => names
+                    .iter()
+                    .any(|n| n.eq_ignore_ascii_case(&t.server) || n == &t.wire_name),
+            })
+            .collect();
+
+        let rules = self.server_rules();
+        let standing = standing_for(&store.list_tool_approvals().await?, &conversation.id);
+        let mut limits = RunLimits {
+            max_rounds: request.max_rounds.unwrap_or(settings.max_rounds),
+            run_time_limit: Duration::from_secs(u64::from(settings.run_time_limit_secs)),
+            tool_timeout: Duration::from_secs(u64::from(settings.tool_timeout_secs)),
+            ..RunLimits::default()
+        };
+        limits.max_rounds = limits.max_rounds.clamp(1, 100);
+
+        if let Some(text) = &text {
+            if conversation.title == DEFAULT_TITLE
+                && store
+                    .list_messages(conversation.id.clone())
+                    .await?
+                    .is_empty()
+            {
+                let title = one_line(text, AUTO_TITLE_CHARS.min(MAX_TITLE_CHARS));
+                if !title.is_empty() {
+                    store
+                        .rename_conversation(conversation.id.clone(), title)
+                        .await?;
+                }
+            }
+        }
+        Ok(RunSetup {
+            run_id: new_id(),
+            conversation_id: conversation.id,
+            user_text: text,
+            provider,
+            provider_name,
+            model,
+            tools: offered,
+            rules,
+            standing,
+            auto_approve: conversation.auto_approve,
+            limits,
+        })
+    }
+
+    /// The provider and model: the request's, else the conversation's, else Settings'
+    /// default, else the only provider there is; the model likewise, else the provider's own
+    /// default model.
+    async fn choose_model(
+        &self,
+        conversation: &crate::store::Conversation,
+        request: &TurnRequest,
+        settings: &Settings,
+    ) -> Result<(String, String), CoreError> {
+        let providers = self.store()?.list_providers().await?;
+        let named = request
+            .provider
+            .clone()
+            .or_else(|| conversation.provider.clone())
+            .or_else(|| settings.default_provider.clone())
+            .or_else(|| (providers.len() == 1).then(|| providers[0].name.clone()));
+        let Some(name) = named else {
+            return Err(InvalidInput::new(
+                "provider",
+                if providers.is_empty() {
+                    "Add a model provider first (Providers page)."
+                } else {
+                    "Choose a model for this conversation (the picker under the message box)."
+                },
+            )
+            .into());
+        };
+        let row = self.provider_row(&name).await?;
+        let same =
+            |other: Option<&String>| other.is_some_and(|p| p.eq_ignore_ascii_case(&row.name));
+        let model = request
+            .model
+            .clone()
+            .or_else(|| {
+                conversation
+                    .model
+                    .clone()
+                    .filter(|_| same(conversation.provider.as_ref()))
+            })
+            .or_else(|| {
+                settings
+                    .default_model
+                    .clone()
+                    .filter(|_| same(settings.default_provider.as_ref()))
+            })
+            .or_else(|| row.default_model.clone())
+            .ok_or_else(|| {
+                InvalidInput::new(
+                    "model",
+                    format!("Choose a model of “{}” for this conversation.", row.name),
+                )
+            })?;
+        Ok((row.name, model))
+    }
+
+    /// Every running server's tools under the names models see, with this conversation's
+    /// switches and each tool's pin; returns the offered tools and the panel's view of all.
+    /// New tools are pinned as first seen.
+    ///
+    /// # Errors
+    /// The database.
+    pub async fn conversation_catalogue(
+        &self,
+        tools: &dyn ToolSource,
+        conversation_id: &str,
+    ) -> Result<
+        (
+            Vec<crate::mcp::catalogue::CatalogueTool>,
+            Vec<ConversationTool>,
+        ),
+        CoreError,
+    > {
+        let servers = tools.tools();
+        let mut held_back = HashSet::new();
+        for (server, listed) in &servers {
+            for review in self.mcp_review_tools(server, listed).await? {
+                if matches!(review.status, ToolStatus::Changed { .. }) {
+                    held_back.insert((server.clone(), review.tool));
+                }
+            }
+        }
+        let catalogue = Catalogue::build(
+            servers
+                .iter()
+                .map(|(name, listed)| (name.as_str(), listed.as_slice() as &[ListedTool])),
+        );
+        let toggles = self
+            .store()?
+            .tool_toggles(conversation_id.to_owned())
+            .await?;
+        let offered: Vec<_> = policy::offered(catalogue.tools(), &held_back, &toggles)
+            .into_iter()
+            .cloned()
+            .collect();
+        let on: HashSet<&str> = offered.iter().map(|t| t.wire_name.as_str()).collect();
+        let panel = catalogue
+            .tools()
+            .iter()
+            .map(|t| {
+                let held = held_back.contains(&(t.server.clone(), t.tool.clone()));
+                ConversationTool {
+                    server: t.server.clone(),
+                    tool: t.tool.clone(),
+                    wire_name: t.wire_name.clone(),
+                    display_name: t.display_name.clone(),
+                    description: t.description.clone(),
+                    enabled: held || on.contains(t.wire_name.as_str()),
+                    held_back: held,
+                    estimated_tokens: (t.wire_name.len()
+                        + t.description.len()
+                        + t.input_schema.to_string().len())
+                    .div_ceil(4),
+                }
+            })
+            .collect();
+        Ok((offered, panel))
+    }
+
+    /// Each server's trust and call timeout from mcp.json (an unreadable file means defaults).
+    fn server_rules(&self) -> HashMap<String, ServerRules> {
+        match self.load_mcp() {
+            Ok(file) => file
+                .servers
+                .iter()
+                .map(|(name, entry)| {
+                    (
+                        name.clone(),
+                        ServerRules {
+                            trust: entry.trust.unwrap_or_default(),
+                            timeout: entry.timeout_seconds.map(Duration::from_secs),
+                        },
+                    )
+                })
+                .collect(),
+            Err(e) => {
+                tracing::warn!(error = %e, "mcp.json unreadable; tool calls use default rules");
+                HashMap::new()
+            }
+        }
+    }
+
+    /// Switches a server (`tool` `None`) or one tool on or off for a conversation.
+    ///
+    /// # Errors
+    /// Not found; the database.
+    pub async fn set_conversation_tool(
+        &self,
+        conversation_id: &str,
+        toggle: ToolToggle,
+    ) -> Result<(), CoreError> {
+        Ok(self
+            .store()?
+            .set_tool_toggle(conversation_id.to_owned(), toggle)
+            .await?)
+    }
+
+    /// Puts a conversation in or out of auto-approve.
+    ///
+    /// # Errors
+    /// Not found; the database.
+    pub async fn set_auto_approve(&self, conversation_id: &str, on: bool) -> Result<(), CoreError> {
+        Ok(self
+            .store()?
+            .set_auto_approve(conversation_id.to_owned(), on)
+            .await?)
+    }
+
+    /// Every standing approval of a tool, for the Settings list.
+    ///
+    /// # Errors
+    /// The database.
+    pub async fn tool_approvals(&self) -> Result<Vec<StandingApproval>, CoreError> {
+        Ok(self.store()?.list_tool_approvals().await?)
+    }
+
+    /// Takes a standing approval back.
+    ///
+    /// # Errors
+    /// Not found; the database.
+    pub async fn revoke_tool_approval(
+        &self,
+        server: &str,
+        tool: &str,
+        conversation_id: Option<&str>,
+    ) -> Result<(), CoreError> {
+        let removed = self
+            .store()?
+            .remove_tool_approval(
+                server.to_owned(),
+                tool.to_owned(),
+                conversation_id.map(str::to_owned),
+            )
+            .await?;
+        if removed {
+            Ok(())
+        } else {
+            Err(CoreError::NotFound {
+                what: format!("an approval of “{server} · {tool}”"),
+            })
+        }
+    }
+
+    /// Every tool call of a conversation, for its tool cards.
+    ///
+    /// # Errors
+    /// The database.
+    pub async fn tool_runs(&self, conversation_id: &str) -> Result<Vec<ToolRun>, CoreError> {
+        Ok(self
+            .store()?
+            .list_tool_runs(conversation_id.to_owned())
+            .await?)
+    }
+}
+
+fn standing_for(approvals: &[StandingApproval], conversation_id: &str) -> Standing {
+    let mut standing = Standing::default();
+    for a in approvals {
+        let key = (a.server.clone(), a.tool.clone());
+        match a.conversation_id.as_deref() {
+            None => {
+                standing.always.insert(key);
+            }
+            Some(id) if id == conversation_id => {
+                standing.conversation.insert(key);
+            }
+            Some(_) => {}
+        }
+    }
+    standing
+}

@@ -1,0 +1,220 @@
+//! [`RunEvent`]: the one typed stream a run of the tool loop emits, in order, to whoever
+//! watches it (the window over a `tauri::ipc::Channel`, the command line as JSON lines, tests
+//! as a list). Its JSON shape is pinned by tests and mirrored in `ui/src/lib/run-events.ts`.
+//!
+//! Owns the shapes only; the loop in [`crate::agent`] decides when each is sent.
+
+use serde::Serialize;
+
+use crate::store::Message;
+
+/// Why a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// The model answered without asking for a tool.
+    Completed,
+    /// The round cap was reached; the model was asked once more, without tools, to answer.
+    MaxRounds,
+    /// Too many tool calls failed in a row.
+    TooManyFailures,
+    /// The run took longer than the run time limit.
+    TimeLimit,
+    /// The person pressed Stop.
+    Cancelled,
+    /// The provider failed (the error is in the conversation, ready to retry).
+    Error,
+}
+
+/// A tool call as the model proposed it, before any decision.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProposedCall {
+    pub call_id: String,
+    /// The assistant message that asked for it.
+    pub message_id: String,
+    /// The name the model used.
+    pub wire_name: String,
+    /// The server and tool it maps to; `None` for a name that was never offered.
+    pub server: Option<String>,
+    pub tool: Option<String>,
+    /// "Server · Tool Name", or the wire name of an unknown tool.
+    pub display_name: String,
+    /// The argument text exactly as the model sent it.
+    pub arguments: String,
+}
+
+/// One call in an approval dialog: everything the person needs to decide, and exactly what
+/// will run if they allow it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ApprovalItem {
+    pub call_id: String,
+    pub server: String,
+    pub tool: String,
+    pub display_name: String,
+    /// The tool's description, as its server gave it (hostile text: shown as plain text).
+    pub description: String,
+    /// The arguments, pretty-printed: what runs is exactly this.
+    pub arguments: String,
+    /// The server marked the tool `destructiveHint`.
+    pub destructive: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum RunEvent {
+    RunStarted {
+        run_id: String,
+        conversation_id: String,
+    },
+    /// A line saying what is happening now ("Thinking…", "Using Time · Get Current Time…").
+    Status {
+        text: String,
+    },
+    /// An assistant answer began; deltas for `message.id` follow.
+    AnswerStarted {
+        message: Message,
+    },
+    TextDelta {
+        message_id: String,
+        text: String,
+    },
+    ReasoningDelta {
+        message_id: String,
+        text: String,
+    },
+    /// The provider left a tool out of the request (its name or schema would be refused).
+    ToolWarning {
+        tool: String,
+        message: String,
+    },
+    ToolCallProposed {
+        call: ProposedCall,
+    },
+    /// The run waits until the person answers `request_id` for each call.
+    ApprovalRequired {
+        request_id: String,
+        calls: Vec<ApprovalItem>,
+    },
+    /// A call was allowed (and how) or denied (and why).
+    ToolDecided {
+        call_id: String,
+        allowed: bool,
+        /// `once`, `conversation`, `always`, `trusted`, `auto_approve` or `policy`.
+        scope: Option<String>,
+        reason: Option<String>,
+    },
+    ToolStarted {
+        call_id: String,
+    },
+    ToolFinished {
+        call_id: String,
+        is_error: bool,
+        /// What the model gets (capped, with a visible marker when cut).
+        content: String,
+        duration_ms: u64,
+    },
+    /// A message is complete and saved (user, assistant or tool), in full.
+    MessageSaved {
+        message: Message,
+    },
+    RunFinished {
+        reason: StopReason,
+        /// What a person should know about why it ended, when it is not the usual.
+        message: Option<String>,
+    },
+    /// Something failed; `retryable` when sending again may work (a 429, a dropped stream).
+    Error {
+        message: String,
+        retryable: bool,
+    },
+}
+
+/// Where a run sends its events. Sending never fails the run: a window that went away just
+/// stops listening.
+pub trait EventSink: Send + Sync {
+    fn send(&self, event: RunEvent);
+}
+
+impl<F: Fn(RunEvent) + Send + Sync> EventSink for F {
+    fn send(&self, event: RunEvent) {
+        self(event);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_json_shape_of_events_is_pinned() {
+        let cases = [
+            (
+                RunEvent::Status {
+                    text: "Thinking…".into(),
+                },
+                json!({"type": "status", "text": "Thinking…"}),
+            ),
+            (
+                RunEvent::TextDelta {
+                    message_id: "m1".into(),
+                    text: "Hi".into(),
+                },
+                json!({"type": "text_delta", "message_id": "m1", "text": "Hi"}),
+            ),
+            (
+                RunEvent::ToolDecided {
+                    call_id: "c1".into(),
+                    allowed: false,
+                    scope: Some("once".into()),
+                    reason: Some("not now".into()),
+                },
+                json!({"type": "tool_decided", "call_id": "c1", "allowed": false, "scope": "once", "reason": "not now"}),
+            ),
+            (
+                RunEvent::ToolFinished {
+                    call_id: "c1".into(),
+                    is_error: true,
+                    content: "boom".into(),
+                    duration_ms: 12,
+                },
+                json!({"type": "tool_finished", "call_id": "c1", "is_error": true, "content": "boom", "duration_ms": 12}),
+            ),
+            (
+                RunEvent::RunFinished {
+                    reason: StopReason::MaxRounds,
+                    message: None,
+                },
+                json!({"type": "run_finished", "reason": "max_rounds", "message": null}),
+            ),
+            (
+                RunEvent::Error {
+                    message: "429".into(),
+                    retryable: true,
+                },
+                json!({"type": "error", "message": "429", "retryable": true}),
+            ),
+            (
+                RunEvent::ApprovalRequired {
+                    request_id: "r1".into(),
+                    calls: vec![ApprovalItem {
+                        call_id: "c1".into(),
+                        server: "time".into(),
+                        tool: "get_current_time".into(),
+                        display_name: "time · Get Current Time".into(),
+                        description: "d".into(),
+                        arguments: "{}".into(),
+                        destructive: false,
+                    }],
+                },
+                json!({"type": "approval_required", "request_id": "r1", "calls": [{
+                    "call_id": "c1", "server": "time", "tool": "get_current_time",
+                    "display_name": "time · Get Current Time", "description": "d",
+                    "arguments": "{}", "destructive": false}]}),
+            ),
+        ];
+        for (event, expected) in cases {
+            assert_eq!(serde_json::to_value(&event).unwrap(), expected);
+        }
+    }
+}

@@ -1,0 +1,319 @@
+//! What the tool loop keeps besides messages: a record of every tool call (who allowed it and
+//! how, when it ran, its full result), the person's standing approvals of tools (for one
+//! conversation or for all), and each conversation's tool toggles and auto-approve switch.
+
+use rusqlite::{params, OptionalExtension, Row};
+use serde::{Deserialize, Serialize};
+
+use super::{conversations, now_ms, Store, StoreError};
+
+/// Why a call was allowed or denied; the values of `tool_runs.decision_scope`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalScope {
+    /// The person answered for this call only.
+    Once,
+    /// A standing approval for this conversation.
+    Conversation,
+    /// A standing approval for every conversation.
+    Always,
+    /// A read-only tool of a server the person trusts.
+    Trusted,
+    /// The conversation is in auto-approve.
+    AutoApprove,
+    /// Decided without asking: the command line's `--approve all|none`, or a rule.
+    Policy,
+}
+
+impl ApprovalScope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApprovalScope::Once => "once",
+            ApprovalScope::Conversation => "conversation",
+            ApprovalScope::Always => "always",
+            ApprovalScope::Trusted => "trusted",
+            ApprovalScope::AutoApprove => "auto_approve",
+            ApprovalScope::Policy => "policy",
+        }
+    }
+}
+
+/// One tool call as it happened.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolRun {
+    pub id: String,
+    pub conversation_id: String,
+    /// The assistant message that asked for the call.
+    pub message_id: String,
+    pub call_id: String,
+    pub server: String,
+    pub tool: String,
+    /// The argument text exactly as the model sent it.
+    pub arguments: String,
+    /// `allowed` or `denied`; `None` when the call never got that far (an unknown tool).
+    pub decision: Option<String>,
+    pub decision_scope: Option<String>,
+    pub deny_reason: Option<String>,
+    pub started_at: Option<i64>,
+    pub finished_at: Option<i64>,
+    pub is_error: bool,
+    /// The whole result as the server sent it (JSON), or the error text.
+    pub result: Option<String>,
+}
+
+const RUN_COLUMNS: &str = "id, conversation_id, message_id, call_id, server, tool, arguments, \
+     decision, decision_scope, deny_reason, started_at, finished_at, is_error, result";
+
+fn run_from_row(row: &Row<'_>) -> rusqlite::Result<ToolRun> {
+    Ok(ToolRun {
+        id: row.get(0)?,
+        conversation_id: row.get(1)?,
+        message_id: row.get(2)?,
+        call_id: row.get(3)?,
+        server: row.get(4)?,
+        tool: row.get(5)?,
+        arguments: row.get(6)?,
+        decision: row.get(7)?,
+        decision_scope: row.get(8)?,
+        deny_reason: row.get(9)?,
+        started_at: row.get(10)?,
+        finished_at: row.get(11)?,
+        is_error: row.get(12)?,
+        result: row.get(13)?,
+    })
+}
+
+/// A tool the person allowed to run without asking.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StandingApproval {
+    pub server: String,
+    pub tool: String,
+    /// The conversation it holds in; `None` for every conversation.
+    pub conversation_id: Option<String>,
+    /// That conversation's title, for the Settings list.
+    pub conversation_title: Option<String>,
+    pub created_at: i64,
+}
+
+/// A conversation's switch for one server (`tool` is `None`) or one tool.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolToggle {
+    pub server: String,
+    pub tool: Option<String>,
+    pub enabled: bool,
+}
+
+impl Store {
+    /// Records one tool call (replacing an earlier record of the same id).
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn save_tool_run(&self, run: ToolRun) -> Result<(), StoreError> {
+        self.call(move |conn| {
+            conn.execute(
+                &format!(
+                    "INSERT OR REPLACE INTO tool_runs ({RUN_COLUMNS}) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
+                ),
+                params![
+                    run.id,
+                    run.conversation_id,
+                    run.message_id,
+                    run.call_id,
+                    run.server,
+                    run.tool,
+                    run.arguments,
+                    run.decision,
+                    run.decision_scope,
+                    run.deny_reason,
+                    run.started_at,
+                    run.finished_at,
+                    run.is_error,
+                    run.result,
+                ],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Every tool call of a conversation, oldest first.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn list_tool_runs(
+        &self,
+        conversation_id: String,
+    ) -> Result<Vec<ToolRun>, StoreError> {
+        self.call(move |conn| {
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT {RUN_COLUMNS} FROM tool_runs WHERE conversation_id = ?1 \
+                 ORDER BY COALESCE(started_at, finished_at), rowid"
+            ))?;
+            let rows = stmt.query_map([&conversation_id], run_from_row)?;
+            Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        })
+        .await
+    }
+
+    /// Allows `server`'s `tool` without asking, in one conversation or (`None`) in all.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn add_tool_approval(
+        &self,
+        server: String,
+        tool: String,
+        conversation_id: Option<String>,
+    ) -> Result<(), StoreError> {
+        self.call(move |conn| {
+            conn.execute(
+                "INSERT OR IGNORE INTO tool_approvals (server, tool, conversation_id, created_at) \
+                 VALUES (?1, ?2, ?3, ?4)",
+                params![server, tool, conversation_id.unwrap_or_default(), now_ms()],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Takes a standing approval back; returns whether there was one.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn remove_tool_approval(
+        &self,
+        server: String,
+        tool: String,
+        conversation_id: Option<String>,
+    ) -> Result<bool, StoreError> {
+        self.call(move |conn| {
+            Ok(conn.execute(
+                "DELETE FROM tool_approvals WHERE server = ?1 AND tool = ?2 AND conversation_id = ?3",
+                params![server, tool, conversation_id.unwrap_or_default()],
+            )? > 0)
+        })
+        .await
+    }
+
+    /// Every standing approval, newest first.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn list_tool_approvals(&self) -> Result<Vec<StandingApproval>, StoreError> {
+        self.call(|conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT a.server, a.tool, a.conversation_id, c.title, a.created_at \
+                 FROM tool_approvals a LEFT JOIN conversations c ON c.id = a.conversation_id \
+                 ORDER BY a.created_at DESC, a.server, a.tool",
+            )?;
+            let rows = stmt.query_map([], |row| {
+                let conversation: String = row.get(2)?;
+                Ok(StandingApproval {
+                    server: row.get(0)?,
+                    tool: row.get(1)?,
+                    conversation_id: Some(conversation).filter(|c| !c.is_empty()),
+                    conversation_title: row.get(3)?,
+                    created_at: row.get(4)?,
+                })
+            })?;
+            Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        })
+        .await
+    }
+
+    /// Sets a conversation's switch for a whole server (`tool` `None`) or one of its tools.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] when there is no such conversation.
+    pub async fn set_tool_toggle(
+        &self,
+        conversation_id: String,
+        toggle: ToolToggle,
+    ) -> Result<(), StoreError> {
+        self.call(move |conn| {
+            conversations::get(conn, &conversation_id)?;
+            conn.execute(
+                "INSERT INTO conversation_tools (conversation_id, server, tool, enabled) \
+                 VALUES (?1, ?2, ?3, ?4) ON CONFLICT (conversation_id, server, tool) \
+                 DO UPDATE SET enabled = excluded.enabled",
+                params![
+                    conversation_id,
+                    toggle.server,
+                    toggle.tool.unwrap_or_default(),
+                    toggle.enabled
+                ],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// A conversation's tool switches (anything not listed is on).
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn tool_toggles(
+        &self,
+        conversation_id: String,
+    ) -> Result<Vec<ToolToggle>, StoreError> {
+        self.call(move |conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT server, tool, enabled FROM conversation_tools WHERE conversation_id = ?1",
+            )?;
+            let rows = stmt.query_map([&conversation_id], |row| {
+                let tool: String = row.get(1)?;
+                Ok(ToolToggle {
+                    server: row.get(0)?,
+                    tool: Some(tool).filter(|t| !t.is_empty()),
+                    enabled: row.get(2)?,
+                })
+            })?;
+            Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        })
+        .await
+    }
+
+    /// Puts a conversation in or out of auto-approve.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] when there is no such conversation.
+    pub async fn set_auto_approve(
+        &self,
+        conversation_id: String,
+        on: bool,
+    ) -> Result<(), StoreError> {
+        self.call(move |conn| {
+            let changed = conn.execute(
+                "UPDATE conversations SET auto_approve = ?2 WHERE id = ?1",
+                params![conversation_id, on],
+            )?;
+            if changed == 0 {
+                return Err(StoreError::NotFound {
+                    what: format!("conversation {conversation_id}"),
+                });
+            }
+            Ok(())
+        })
+        .await
+    }
+
+    /// Whether a conversation is in auto-approve.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] when there is no such conversation.
+    pub async fn auto_approve(&self, conversation_id: String) -> Result<bool, StoreError> {
+        self.call(move |conn| {
+            conn.query_row(
+                "SELECT auto_approve FROM conversations WHERE id = ?1",
+                [&conversation_id],
+                |row| row.get(0),
+            )
+            .optional()?
+            .ok_or_else(|| StoreError::NotFound {
+                what: format!("conversation {conversation_id}"),
+            })
+        })
+        .await
+    }
+}

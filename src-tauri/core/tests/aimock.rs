@@ -8,10 +8,8 @@
 //! Without the mock installed these tests say they were skipped, unless
 //! `SWITCHBOARD_REQUIRE_PEERS=1` (set by the test command) makes that a failure.
 
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use secrecy::SecretString;
 use serde_json::{json, Value};
@@ -25,80 +23,20 @@ use switchboard_core::secrets::MemoryStore;
 use switchboard_core::{AppPaths, Core};
 use tokio_util::sync::CancellationToken;
 
-fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod support;
 
-/// A running aimock, stopped when dropped.
-struct Aimock {
-    child: Child,
-    root: String,
-}
+use support::Aimock;
 
-impl Drop for Aimock {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Starts aimock with the provider fixtures and `extra` flags, or says the test is skipped.
 fn aimock(test: &str, extra: &[&str]) -> Option<Aimock> {
-    let cli = repo_root().join("tests/peers/node_modules/@copilotkit/aimock/dist/cli.js");
-    if !cli.exists() {
-        assert!(
-            std::env::var_os("SWITCHBOARD_REQUIRE_PEERS").is_none(),
-            "aimock is not installed: run `npm install` in tests/peers (scripts/bootstrap.sh test does)"
-        );
-        eprintln!("SKIPPED {test}: aimock is not installed in tests/peers (scripts/bootstrap.sh test installs it)");
-        return None;
-    }
-    let port = {
-        let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        probe.local_addr().unwrap().port()
-    };
-    let fixtures = repo_root().join("tests/fixtures/aimock/providers.json");
-    let child = Command::new("node")
-        .arg(&cli)
-        .args(["--host", "127.0.0.1", "--port", &port.to_string()])
-        .arg("--fixtures")
-        .arg(&fixtures)
-        .args(["--log-level", "warn"])
-        .args(extra)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("node runs aimock");
-    let mock = Aimock {
-        child,
-        root: format!("http://127.0.0.1:{port}"),
-    };
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "aimock did not start on {port}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Some(mock)
+    support::aimock(test, "providers.json", extra)
 }
 
-impl Aimock {
-    /// What aimock received, oldest first.
-    async fn journal(&self) -> Vec<Value> {
-        let text = switchboard_core::net::client_builder()
-            .build()
-            .unwrap()
-            .get(format!("{}/__aimock/journal?limit=1000", self.root))
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
-        let mut entries: Vec<Value> = serde_json::from_str(&text).unwrap();
-        entries.sort_by_key(|e| e["timestamp"].as_i64());
-        entries
-    }
+/// A client of `kind` pointed at `mock`, with the key `key`.
+trait Clients {
+    fn client(&self, kind: ProviderKind, key: &str) -> Arc<dyn Provider>;
+}
 
+impl Clients for Aimock {
     /// A client of `kind` pointed at this mock, with the key `key`.
     fn client(&self, kind: ProviderKind, key: &str) -> Arc<dyn Provider> {
         let base = match kind {

@@ -14,7 +14,7 @@ use crate::events::{ApprovalItem, ProposedCall, RunEvent, StopReason};
 use crate::mcp::catalogue::CatalogueTool;
 use crate::mcp::results;
 use crate::mcp::server::{CallLimits, McpError};
-use crate::policy::{self, CallFacts, Verdict};
+use crate::policy::{self, CallFacts, Standing, Verdict};
 use crate::providers::{
     ChatRequest, FinishReason, ProviderError, ProviderEvent, ToolCall, ToolChoice, ToolSpec,
 };
@@ -99,6 +99,8 @@ pub(super) struct Run<'a> {
     services: RunServices<'a>,
     cancel: CancellationToken,
     by_wire: HashMap<String, usize>,
+    /// The standing approvals, with those the person gives during this run.
+    standing: std::sync::Mutex<Standing>,
 }
 
 impl<'a> Run<'a> {
@@ -109,11 +111,13 @@ impl<'a> Run<'a> {
             .enumerate()
             .map(|(i, t)| (t.wire_name.clone(), i))
             .collect();
+        let standing = std::sync::Mutex::new(setup.standing.clone());
         Run {
             setup,
             services,
             cancel,
             by_wire,
+            standing,
         }
     }
 
@@ -388,6 +392,7 @@ impl<'a> Run<'a> {
             ));
             return slot;
         }
+        let standing = self.standing();
         let facts = CallFacts {
             tool: t,
             trust: self
@@ -397,14 +402,22 @@ impl<'a> Run<'a> {
                 .map(|r| r.trust)
                 .unwrap_or_default(),
             auto_approve: self.setup.auto_approve,
-            standing: &self.setup.standing,
+            standing: &standing,
         };
-        match policy::decide(&facts) {
+        let verdict = policy::decide(&facts);
+        drop(standing);
+        match verdict {
             Verdict::Allow(scope) => slot.allowed = Some(scope),
             Verdict::Ask => {}
             Verdict::Deny(why) => slot.denied = Some((Some(ApprovalScope::Policy), why)),
         }
         slot
+    }
+
+    fn standing(&self) -> std::sync::MutexGuard<'_, Standing> {
+        self.standing
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn unknown_tool(&self, name: &str) -> String {
@@ -492,6 +505,11 @@ impl<'a> Run<'a> {
             match standing {
                 Some((scope, remember)) => {
                     if let Some(conversation) = remember {
+                        let key = (tool.server.clone(), tool.tool.clone());
+                        match &conversation {
+                            Some(_) => self.standing().conversation.insert(key),
+                            None => self.standing().always.insert(key),
+                        };
                         let saved = self
                             .services
                             .store

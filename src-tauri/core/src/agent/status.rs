@@ -20,7 +20,7 @@ pub fn using(display_names: &[&str]) -> String {
 /// "10 minutes", "90 seconds".
 pub fn duration_words(d: Duration) -> String {
     let secs = d.as_secs();
-    if secs >= 60 && secs % 60 == 0 {
+    if secs >= 60 && secs.is_multiple_of(60) {
         let m = secs / 60;
         format!("{m} minute{}", if m == 1 { "" } else { "s" })
     } else {

@@ -1,0 +1,779 @@
+//! The tool loop end to end in the core: aimock (a real third-party mock of the OpenAI API)
+//! plays the model from `tests/fixtures/aimock/tool-loop.json`, real MCP servers run the tools
+//! (server-everything over stdio, and our fault server for slow, hanging and crashing tools),
+//! and what the loop saved, emitted and sent to the model is checked — the last through
+//! aimock's request journal.
+
+mod support;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use secrecy::SecretString;
+use serde_json::{json, Value};
+use switchboard_core::agent::{
+    self, ApprovalAnswer, ApprovalRequest, Approver, Decision, FixedApprover, RunServices, RunSetup,
+};
+use switchboard_core::engine::{NewProvider, TurnRequest};
+use switchboard_core::events::{RunEvent, StopReason};
+use switchboard_core::mcp::environment::{resolve_command, search_path, server_env};
+use switchboard_core::mcp::host::{McpHost, ServerState};
+use switchboard_core::mcp::pins::PinnedTool;
+use switchboard_core::mcp::stdio::StdioLaunch;
+use switchboard_core::providers::HttpOptions;
+use switchboard_core::secrets::MemoryStore;
+use switchboard_core::settings::Settings;
+use switchboard_core::store::{Message, MessageStatus, Role, Store, ToolToggle};
+use switchboard_core::{AppPaths, Core};
+use tokio_util::sync::CancellationToken;
+
+use support::{aimock, peers, Aimock};
+
+/// A core over an in-memory database with one provider pointed at the mock, a host running
+/// the servers named, and a conversation.
+struct World {
+    core: Core,
+    store: Store,
+    host: McpHost,
+    conversation: String,
+    _home: tempfile::TempDir,
+    mock: Aimock,
+}
+
+fn launch(program: &str, args: &[&str]) -> StdioLaunch {
+    let path = search_path(None, std::env::var_os("PATH").as_deref());
+    StdioLaunch {
+        program: resolve_command(program, &path, std::path::Path::new("/")).unwrap(),
+        args: args.iter().map(|a| (*a).to_owned()).collect(),
+        env: server_env(std::env::vars_os(), &path, []),
+        cwd: None,
+        stderr_log: None,
+        startup_timeout: Duration::from_secs(30),
+    }
+}
+
+fn peers_installed(test: &str) -> bool {
+    let ok = peers()
+        .join("node_modules/.bin/mcp-server-everything")
+        .exists()
+        && peers().join(".venv/bin/python").exists();
+    if !ok {
+        assert!(
+            std::env::var_os("SWITCHBOARD_REQUIRE_PEERS").is_none(),
+            "the peers in tests/peers are not installed"
+        );
+        eprintln!("SKIPPED {test}: the MCP peers in tests/peers are not installed");
+    }
+    ok
+}
+
+async fn world(test: &str, servers: &[&str]) -> Option<World> {
+    if !peers_installed(test) {
+        return None;
+    }
+    let mock = aimock(test, "tool-loop.json", &[])?;
+    let home = tempfile::tempdir().unwrap();
+    let store = Store::open_in_memory().unwrap();
+    let core = Core::with_store(
+        AppPaths::under_home(home.path().to_path_buf()),
+        store.clone(),
+        Arc::new(MemoryStore::default()),
+    )
+    .with_http_options(HttpOptions {
+        connect_timeout: Duration::from_secs(5),
+        read_timeout: Duration::from_secs(20),
+        max_retries: 0,
+        retry_base_delay: Duration::from_millis(10),
+    });
+    core.add_provider(NewProvider {
+        name: "Mock".into(),
+        kind: Some("openai_compatible".into()),
+        base_url: Some(format!("{}/v1", mock.root)),
+        default_model: Some("gpt-4o".into()),
+        api_key: Some(SecretString::from("sk-aimock")),
+    })
+    .await
+    .unwrap();
+    let host = McpHost::new(home.path().join("pids.json")).await;
+    for &name in servers {
+        let launch = match name {
+            "everything" => launch(
+                &peers()
+                    .join("node_modules/.bin/mcp-server-everything")
+                    .to_string_lossy(),
+                &["stdio"],
+            ),
+            "fault" => launch(
+                &peers().join(".venv/bin/python").to_string_lossy(),
+                &[&peers().join("fault_server.py").to_string_lossy()],
+            ),
+            other => panic!("no such test server {other}"),
+        };
+        host.spawn(name, launch).await;
+    }
+    let deadline = Instant::now() + Duration::from_secs(60);
+    for &name in servers {
+        loop {
+            match host.states().get(name) {
+                Some(ServerState::Running { .. }) => break,
+                other => assert!(Instant::now() < deadline, "{name}: {other:?}"),
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+    let conversation = core.create_conversation(None).await.unwrap().id;
+    Some(World {
+        core,
+        store,
+        host,
+        conversation,
+        _home: home,
+        mock,
+    })
+}
+
+/// Every event of a run, and the run's end.
+#[derive(Clone, Default)]
+struct Events(Arc<Mutex<Vec<RunEvent>>>);
+
+impl Events {
+    fn all(&self) -> Vec<RunEvent> {
+        self.0.lock().unwrap().clone()
+    }
+
+    fn kinds(&self) -> Vec<String> {
+        self.all()
+            .iter()
+            .map(|e| {
+                serde_json::to_value(e).unwrap()["type"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect()
+    }
+}
+
+/// Approves or denies as told, and keeps every request it was asked.
+struct Recorder {
+    decision: Decision,
+    reason: Option<String>,
+    asked: Mutex<Vec<ApprovalRequest>>,
+}
+
+impl Recorder {
+    fn new(decision: Decision, reason: Option<&str>) -> Self {
+        Recorder {
+            decision,
+            reason: reason.map(str::to_owned),
+            asked: Mutex::default(),
+        }
+    }
+}
+
+impl Approver for Recorder {
+    fn ask(&self, request: ApprovalRequest) -> agent::approval::Answers<'_> {
+        let answers = request
+            .calls
+            .iter()
+            .map(|c| ApprovalAnswer {
+                call_id: c.call_id.clone(),
+                decision: self.decision,
+                reason: self.reason.clone(),
+            })
+            .collect();
+        self.asked.lock().unwrap().push(request);
+        Box::pin(std::future::ready(answers))
+    }
+}
+
+impl World {
+    async fn setup(&self, text: &str) -> RunSetup {
+        self.core
+            .prepare_turn(
+                &self.host,
+                TurnRequest {
+                    conversation_id: self.conversation.clone(),
+                    text: Some(text.into()),
+                    ..TurnRequest::default()
+                },
+                &Settings::default(),
+            )
+            .await
+            .unwrap()
+    }
+
+    async fn run(
+        &self,
+        setup: RunSetup,
+        approver: &dyn Approver,
+        events: &Events,
+        cancel: CancellationToken,
+    ) -> StopReason {
+        let sink = events.clone();
+        let sink = move |e: RunEvent| sink.0.lock().unwrap().push(e);
+        agent::run(
+            setup,
+            RunServices {
+                store: &self.store,
+                tools: &self.host,
+                approver,
+                sink: &sink,
+            },
+            cancel,
+        )
+        .await
+    }
+
+    async fn say(&self, text: &str, approver: &dyn Approver) -> (StopReason, Events) {
+        let events = Events::default();
+        let setup = self.setup(text).await;
+        let reason = self
+            .run(setup, approver, &events, CancellationToken::new())
+            .await;
+        (reason, events)
+    }
+
+    async fn messages(&self) -> Vec<Message> {
+        self.store
+            .list_messages(self.conversation.clone())
+            .await
+            .unwrap()
+    }
+
+    /// The chat requests the mock received, oldest first.
+    async fn requests(&self) -> Vec<Value> {
+        self.mock
+            .journal()
+            .await
+            .into_iter()
+            .filter(|e| e["path"] == "/v1/chat/completions")
+            .map(|e| e["body"].clone())
+            .collect()
+    }
+}
+
+fn shape(messages: &[Message]) -> Vec<(Role, MessageStatus)> {
+    messages.iter().map(|m| (m.role, m.status)).collect()
+}
+
+fn tools_offered(request: &Value) -> Vec<String> {
+    request["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+const ALLOW: FixedApprover = FixedApprover(Decision::AllowOnce);
+
+#[tokio::test]
+async fn one_tool_call_runs_on_a_real_server_and_the_model_answers_with_its_result() {
+    let Some(w) = world("one_tool_call", &["everything"]).await else {
+        return;
+    };
+    let (reason, events) = w.say("Add 2 and 3", &ALLOW).await;
+    assert_eq!(reason, StopReason::Completed);
+    let messages = w.messages().await;
+    assert_eq!(
+        shape(&messages),
+        [
+            (Role::User, MessageStatus::Complete),
+            (Role::Assistant, MessageStatus::Complete),
+            (Role::Tool, MessageStatus::Complete),
+            (Role::Assistant, MessageStatus::Complete),
+        ]
+    );
+    assert_eq!(
+        messages[1].tool_calls.as_ref().unwrap()[0]["name"],
+        "everything__get-sum"
+    );
+    assert_eq!(messages[2].tool_call_id.as_deref(), Some("call_sum"));
+    assert!(
+        messages[2].content.as_deref().unwrap().contains('5'),
+        "{:?}",
+        messages[2].content
+    );
+    assert!(!messages[2].is_error);
+    assert_eq!(
+        messages[3].content.as_deref(),
+        Some("The sum of 2 and 3 is 5.")
+    );
+    assert_eq!(messages[3].output_tokens, Some(9));
+    // The model got the tool's result back.
+    let requests = w.requests().await;
+    assert_eq!(requests.len(), 2);
+    let sent = &requests[1]["messages"];
+    let tool = sent
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .unwrap();
+    assert_eq!(tool["tool_call_id"], "call_sum");
+    assert!(tool["content"].to_string().contains('5'));
+    // The window saw it happen, in order.
+    let kinds = events.kinds();
+    let at = |k: &str| {
+        kinds
+            .iter()
+            .position(|x| x == k)
+            .unwrap_or_else(|| panic!("no {k} in {kinds:?}"))
+    };
+    assert!(at("run_started") < at("tool_call_proposed"));
+    assert!(at("tool_call_proposed") < at("approval_required"));
+    assert!(at("approval_required") < at("tool_started"));
+    assert!(at("tool_started") < at("tool_finished"));
+    assert_eq!(kinds.last().unwrap(), "run_finished");
+    assert!(kinds.contains(&"text_delta".to_owned()));
+    let statuses: Vec<String> = events
+        .all()
+        .into_iter()
+        .filter_map(|e| match e {
+            RunEvent::Status { text } => Some(text),
+            _ => None,
+        })
+        .collect();
+    assert!(statuses.contains(&"Thinking…".to_owned()), "{statuses:?}");
+    assert!(
+        statuses
+            .iter()
+            .any(|s| s.starts_with("Using everything · ")),
+        "{statuses:?}"
+    );
+    assert!(
+        statuses.contains(&"Writing the answer…".to_owned()),
+        "{statuses:?}"
+    );
+    // The record of the call keeps the whole result and how it was allowed.
+    let runs = w.core.tool_runs(&w.conversation).await.unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(
+        (runs[0].server.as_str(), runs[0].tool.as_str()),
+        ("everything", "get-sum")
+    );
+    assert_eq!(runs[0].decision_scope.as_deref(), Some("once"));
+    assert!(runs[0].result.as_deref().unwrap().contains("content"));
+    // A first message names the conversation.
+    let title = w
+        .core
+        .get_conversation(&w.conversation)
+        .await
+        .unwrap()
+        .conversation
+        .title;
+    assert_eq!(title, "Add 2 and 3");
+}
+
+#[tokio::test]
+async fn three_rounds_run_one_after_another_until_the_model_answers() {
+    let Some(w) = world("three_rounds", &["everything"]).await else {
+        return;
+    };
+    let (reason, _) = w.say("Three rounds please", &ALLOW).await;
+    assert_eq!(reason, StopReason::Completed);
+    let messages = w.messages().await;
+    let tool_texts: Vec<&str> = messages
+        .iter()
+        .filter(|m| m.role == Role::Tool)
+        .map(|m| m.content.as_deref().unwrap())
+        .collect();
+    assert_eq!(tool_texts.len(), 3);
+    for (text, word) in tool_texts.iter().zip(["one", "two", "three"]) {
+        assert!(text.contains(word), "{text}");
+    }
+    assert_eq!(
+        messages.last().unwrap().content.as_deref(),
+        Some("Done in three rounds.")
+    );
+    assert_eq!(w.requests().await.len(), 4);
+}
+
+#[tokio::test]
+async fn four_parallel_calls_run_at_once_and_their_results_come_back_in_the_models_order() {
+    let Some(w) = world("four_parallel", &["fault"]).await else {
+        return;
+    };
+    let recorder = Recorder::new(Decision::AllowOnce, None);
+    let (reason, events) = w.say("Four at once", &recorder).await;
+    assert_eq!(reason, StopReason::Completed);
+    // One dialog for the four calls.
+    let asked = recorder.asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0].calls.len(), 4);
+    // All four started before the first one finished: they ran at once.
+    let kinds = events.kinds();
+    let last_start = kinds.iter().rposition(|k| k == "tool_started").unwrap();
+    let first_finish = kinds.iter().position(|k| k == "tool_finished").unwrap();
+    assert!(last_start < first_finish, "{kinds:?}");
+    // The shortest finished first, but the results are saved in the model's order.
+    let finished: Vec<String> = events
+        .all()
+        .into_iter()
+        .filter_map(|e| match e {
+            RunEvent::ToolFinished { call_id, .. } => Some(call_id),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(finished[0], "call_p4");
+    let saved: Vec<String> = w
+        .messages()
+        .await
+        .into_iter()
+        .filter(|m| m.role == Role::Tool)
+        .map(|m| m.tool_call_id.unwrap())
+        .collect();
+    assert_eq!(saved, ["call_p1", "call_p2", "call_p3", "call_p4"]);
+    let sent = &w.requests().await[1]["messages"];
+    let ids: Vec<&str> = sent
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["tool_call_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["call_p1", "call_p2", "call_p3", "call_p4"]);
+}
+
+#[tokio::test]
+async fn at_the_round_cap_the_model_answers_once_more_with_tools_forbidden() {
+    let Some(w) = world("max_rounds", &["everything"]).await else {
+        return;
+    };
+    let mut setup = w.setup("Loop forever").await;
+    setup.limits.max_rounds = 2;
+    let events = Events::default();
+    let reason = w
+        .run(setup, &ALLOW, &events, CancellationToken::new())
+        .await;
+    assert_eq!(reason, StopReason::MaxRounds);
+    let requests = w.requests().await;
+    assert_eq!(requests.len(), 3, "two rounds and the last answer");
+    assert_eq!(requests[2]["tool_choice"], "none");
+    assert!(!tools_offered(&requests[2]).is_empty(), "tools stay listed");
+    assert_eq!(
+        w.messages().await.last().unwrap().content.as_deref(),
+        Some("Here is what I found so far: the echo keeps answering.")
+    );
+    let Some(RunEvent::RunFinished { message, .. }) = events.all().pop() else {
+        panic!("no run_finished last");
+    };
+    assert!(message.unwrap().contains("2 rounds"));
+}
+
+#[tokio::test]
+async fn three_failed_calls_in_a_row_stop_the_run_and_say_why() {
+    let Some(w) = world("three_failures", &["everything"]).await else {
+        return;
+    };
+    let (reason, events) = w.say("Break things", &ALLOW).await;
+    assert_eq!(reason, StopReason::TooManyFailures);
+    assert_eq!(w.requests().await.len(), 1, "no second round");
+    let tools: Vec<Message> = w
+        .messages()
+        .await
+        .into_iter()
+        .filter(|m| m.role == Role::Tool)
+        .collect();
+    assert_eq!(tools.len(), 3);
+    assert!(tools.iter().all(|m| m.is_error));
+    let text = |i: usize| tools[i].content.clone().unwrap();
+    assert!(
+        text(0).contains("There is no tool named `nowhere__missing`"),
+        "{}",
+        text(0)
+    );
+    assert!(
+        text(0).contains("everything__echo"),
+        "names the tools there are"
+    );
+    assert!(text(1).contains("not valid JSON"), "{}", text(1));
+    assert!(text(2).contains("There is no tool named"), "{}", text(2));
+    let Some(RunEvent::RunFinished { message, .. }) = events.all().pop() else {
+        panic!("no run_finished last");
+    };
+    assert!(message.unwrap().contains("3 tool calls in a row failed"));
+}
+
+#[tokio::test]
+async fn an_unknown_tool_is_an_error_the_model_corrects() {
+    let Some(w) = world("unknown_tool", &["everything"]).await else {
+        return;
+    };
+    let (reason, _) = w.say("Typo then fix", &ALLOW).await;
+    assert_eq!(reason, StopReason::Completed);
+    let requests = w.requests().await;
+    let first_result = requests[1]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .unwrap()
+        .clone();
+    assert!(first_result["content"]
+        .as_str()
+        .unwrap()
+        .contains("There is no tool named `everything__ech`"));
+    assert_eq!(
+        w.messages().await.last().unwrap().content.as_deref(),
+        Some("Echoed hi.")
+    );
+}
+
+#[tokio::test]
+async fn a_denied_call_does_not_run_and_the_model_reads_the_reason() {
+    let Some(w) = world("deny", &["everything"]).await else {
+        return;
+    };
+    let recorder = Recorder::new(Decision::Deny, Some("not on my machine"));
+    let (reason, events) = w.say("Delete everything", &recorder).await;
+    assert_eq!(reason, StopReason::Completed);
+    assert!(!events.kinds().contains(&"tool_started".to_owned()));
+    let asked = recorder.asked.lock().unwrap()[0].calls[0].clone();
+    assert_eq!(asked.display_name, "everything · Echo Tool");
+    assert_eq!(asked.arguments, "{\n  \"message\": \"rm -rf /\"\n}");
+    let sent = &w.requests().await[1]["messages"];
+    let tool = sent
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .unwrap();
+    assert!(tool["content"]
+        .as_str()
+        .unwrap()
+        .contains("The user denied this call. Their reason: not on my machine"));
+    let runs = w.core.tool_runs(&w.conversation).await.unwrap();
+    assert_eq!(runs[0].decision.as_deref(), Some("denied"));
+}
+
+#[tokio::test]
+async fn allowing_for_the_conversation_stops_asking_about_that_tool() {
+    let Some(w) = world("allow_conversation", &["everything"]).await else {
+        return;
+    };
+    let recorder = Recorder::new(Decision::AllowConversation, None);
+    let (reason, _) = w.say("Three rounds please", &recorder).await;
+    assert_eq!(reason, StopReason::Completed);
+    assert_eq!(
+        recorder.asked.lock().unwrap().len(),
+        1,
+        "asked in round 1 only"
+    );
+    let approvals = w.core.tool_approvals().await.unwrap();
+    assert_eq!(approvals.len(), 1);
+    assert_eq!(
+        approvals[0].conversation_id.as_deref(),
+        Some(w.conversation.as_str())
+    );
+    w.core
+        .revoke_tool_approval("everything", "echo", Some(&w.conversation))
+        .await
+        .unwrap();
+    assert!(w.core.tool_approvals().await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn stop_during_the_stream_keeps_the_partial_answer_marked_stopped() {
+    let Some(w) = world("stop_stream", &[]).await else {
+        return;
+    };
+    let cancel = CancellationToken::new();
+    let events = Events::default();
+    let setup = w.setup("Tell me a slow story").await;
+    let watcher = {
+        let (events, cancel) = (events.clone(), cancel.clone());
+        tokio::spawn(async move {
+            loop {
+                let deltas = events.kinds().iter().filter(|k| *k == "text_delta").count();
+                if deltas >= 3 {
+                    cancel.cancel();
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        })
+    };
+    let reason = w.run(setup, &ALLOW, &events, cancel).await;
+    watcher.await.unwrap();
+    assert_eq!(reason, StopReason::Cancelled);
+    let answer = w.messages().await.pop().unwrap();
+    assert_eq!(answer.status, MessageStatus::Interrupted);
+    assert_eq!(answer.finish_reason.as_deref(), Some("stopped"));
+    let partial = answer.content.unwrap();
+    assert!(partial.starts_with("Once"), "{partial}");
+    assert!(partial.len() < 100, "the story was cut: {partial}");
+}
+
+#[tokio::test]
+async fn stop_during_a_slow_tool_cancels_it_and_ends_the_run() {
+    let Some(w) = world("stop_tool", &["fault"]).await else {
+        return;
+    };
+    let cancel = CancellationToken::new();
+    let events = Events::default();
+    let setup = w.setup("Wait for the slow tool").await;
+    let watcher = {
+        let (events, cancel) = (events.clone(), cancel.clone());
+        tokio::spawn(async move {
+            while !events.kinds().contains(&"tool_started".to_owned()) {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            cancel.cancel();
+        })
+    };
+    let reason = w.run(setup, &ALLOW, &events, cancel).await;
+    watcher.await.unwrap();
+    assert_eq!(reason, StopReason::Cancelled);
+    let tool = w.messages().await.pop().unwrap();
+    assert_eq!(tool.role, Role::Tool);
+    assert!(tool.is_error);
+    assert!(tool.content.unwrap().contains("stopped before it finished"));
+    assert_eq!(w.requests().await.len(), 1, "the model was not asked again");
+}
+
+#[tokio::test]
+async fn a_server_that_crashes_mid_call_is_an_error_result_and_the_run_goes_on() {
+    let Some(w) = world("crash", &["fault"]).await else {
+        return;
+    };
+    let (reason, _) = w.say("Crash the server", &ALLOW).await;
+    assert_eq!(reason, StopReason::Completed);
+    let messages = w.messages().await;
+    let tool = messages.iter().find(|m| m.role == Role::Tool).unwrap();
+    assert!(tool.is_error);
+    let text = tool.content.clone().unwrap();
+    assert!(
+        text.contains("about to crash on purpose"),
+        "its last words: {text}"
+    );
+    assert_eq!(
+        messages.last().unwrap().content.as_deref(),
+        Some("The server crashed while working; I could not finish.")
+    );
+}
+
+#[tokio::test]
+async fn a_switched_off_tool_and_a_held_back_tool_are_never_offered() {
+    let Some(w) = world("not_offered", &["everything"]).await else {
+        return;
+    };
+    w.core
+        .set_conversation_tool(
+            &w.conversation,
+            ToolToggle {
+                server: "everything".into(),
+                tool: Some("get-env".into()),
+                enabled: false,
+            },
+        )
+        .await
+        .unwrap();
+    // get-sum as pinned long ago, before its description changed: held back.
+    w.store
+        .pin_tools(
+            "everything".into(),
+            vec![PinnedTool {
+                tool: "get-sum".into(),
+                hash: "an older version".into(),
+                description: "Adds two numbers".into(),
+                input_schema: json!({"type": "object"}),
+            }],
+        )
+        .await
+        .unwrap();
+    let (reason, _) = w.say("Which tools do you have", &ALLOW).await;
+    assert_eq!(reason, StopReason::Completed);
+    let offered = tools_offered(&w.requests().await[0]);
+    assert!(
+        offered.contains(&"everything__echo".to_owned()),
+        "{offered:?}"
+    );
+    assert!(
+        !offered.contains(&"everything__get-env".to_owned()),
+        "{offered:?}"
+    );
+    assert!(
+        !offered.contains(&"everything__get-sum".to_owned()),
+        "{offered:?}"
+    );
+    let (_, panel) = w
+        .core
+        .conversation_catalogue(&w.host, &w.conversation)
+        .await
+        .unwrap();
+    let sum = panel.iter().find(|t| t.tool == "get-sum").unwrap();
+    assert!(sum.held_back);
+    let env = panel.iter().find(|t| t.tool == "get-env").unwrap();
+    assert!(!env.enabled && !env.held_back);
+}
+
+#[tokio::test]
+async fn a_429_is_an_error_in_the_conversation_that_can_be_retried() {
+    let Some(w) = world("rate_limited", &[]).await else {
+        return;
+    };
+    let (reason, events) = w.say("Rate limit me", &ALLOW).await;
+    assert_eq!(reason, StopReason::Error);
+    let error = events.all().into_iter().find_map(|e| match e {
+        RunEvent::Error { message, retryable } => Some((message, retryable)),
+        _ => None,
+    });
+    let (message, retryable) = error.expect("an error event");
+    assert!(retryable);
+    assert!(message.contains("rate limiting"), "{message}");
+    let answer = w.messages().await.pop().unwrap();
+    assert_eq!(answer.status, MessageStatus::Error);
+    assert!(answer.error.unwrap().contains("Slow down"));
+    // Retry: no new user message, the conversation as it is; the failed answer is not sent.
+    let retry = w
+        .core
+        .prepare_turn(
+            &w.host,
+            TurnRequest {
+                conversation_id: w.conversation.clone(),
+                ..TurnRequest::default()
+            },
+            &Settings::default(),
+        )
+        .await
+        .unwrap();
+    assert!(retry.user_text.is_none());
+    let events = Events::default();
+    w.run(retry, &ALLOW, &events, CancellationToken::new())
+        .await;
+    let requests = w.requests().await;
+    assert_eq!(requests.len(), 2);
+    let roles: Vec<&str> = requests[1]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["user"]);
+}
+
+#[tokio::test]
+async fn an_answer_cut_off_by_a_crash_is_kept_as_far_as_it_was_checkpointed() {
+    let Some(w) = world("crash_mid_stream", &[]).await else {
+        return;
+    };
+    let setup = w.setup("Tell me a slow story").await;
+    let events = Events::default();
+    // The run is dropped mid-stream, as a killed app would leave it.
+    let _ = tokio::time::timeout(
+        Duration::from_millis(2500),
+        w.run(setup, &ALLOW, &events, CancellationToken::new()),
+    )
+    .await;
+    let left = w.messages().await.pop().unwrap();
+    assert_eq!(left.status, MessageStatus::Streaming);
+    let saved = left.content.unwrap();
+    assert!(saved.starts_with("Once"), "checkpointed text: {saved:?}");
+    assert_eq!(w.store.mark_unfinished_as_interrupted().await.unwrap(), 1);
+    let after = w.messages().await.pop().unwrap();
+    assert_eq!(after.status, MessageStatus::Interrupted);
+    assert_eq!(after.content.unwrap(), saved);
+}

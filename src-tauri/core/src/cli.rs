@@ -1,6 +1,6 @@
 //! The headless command line: the same binary as the desktop app, run with a subcommand, no
-//! display needed. It drives the same [`Core`] the window does; later issues add `chat` and
-//! `mcp`. Keys never appear on a command line: `--key-from-env VAR` reads one from the
+//! display needed. It drives the same [`Core`] the window does: providers, MCP servers and
+//! `chat`. Keys never appear on a command line: `--key-from-env VAR` reads one from the
 //! environment once and stores it in the keychain.
 
 use std::ffi::OsString;
@@ -37,6 +37,8 @@ enum Command {
     /// Add, list, import, approve and try MCP servers (kept in mcp.json in the config folder).
     #[command(subcommand)]
     Mcp(McpCommand),
+    /// Chat from the terminal: one turn of the tool loop, the same one the window runs.
+    Chat(crate::cli_chat::ChatArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -209,6 +211,16 @@ pub fn main(args: Vec<OsString>) -> i32 {
     code
 }
 
+/// Runs a command line (`args` without the program name) against `core`, writing to `out`.
+///
+/// # Errors
+/// A usage error, or what the command failed with.
+pub async fn run_with(core: &Core, args: &[&str], out: &mut impl Write) -> Result<(), CliError> {
+    let cli = Cli::try_parse_from(std::iter::once("switchboard").chain(args.iter().copied()))
+        .map_err(|e| CliError::Usage(e.to_string()))?;
+    run(core, cli.command, out).await
+}
+
 async fn run(core: &Core, command: Command, out: &mut impl Write) -> Result<(), CliError> {
     match command {
         Command::Provider(ProviderCommand::Add {
@@ -294,6 +306,7 @@ async fn run(core: &Core, command: Command, out: &mut impl Write) -> Result<(), 
             writeln!(out, "Removed provider “{}” and its key.", name.trim())?;
         }
         Command::Mcp(command) => crate::cli_mcp::run(core, command, out).await?,
+        Command::Chat(args) => crate::cli_chat::run(core, args, out).await?,
         Command::Provider(ProviderCommand::Test { name }) => {
             let report = core.test_provider(&name).await?;
             writeln!(out, "{}", report.message)?;

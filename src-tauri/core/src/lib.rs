@@ -6,6 +6,7 @@
 
 pub mod agent;
 pub mod cli;
+mod cli_chat;
 mod cli_mcp;
 pub mod engine;
 pub mod error;

@@ -777,3 +777,51 @@ async fn an_answer_cut_off_by_a_crash_is_kept_as_far_as_it_was_checkpointed() {
     assert_eq!(after.status, MessageStatus::Interrupted);
     assert_eq!(after.content.unwrap(), saved);
 }
+
+#[tokio::test]
+async fn the_command_line_runs_the_same_loop_and_prints_every_event_as_a_json_line() {
+    let Some(w) = world("cli_chat", &[]).await else {
+        return;
+    };
+    let mut out = Vec::new();
+    switchboard_core::cli::run_with(
+        &w.core,
+        &[
+            "chat",
+            "--conversation",
+            &w.conversation,
+            "--tools",
+            "none",
+            "--approve",
+            "none",
+            "--json",
+            "Add 2 and 3",
+        ],
+        &mut out,
+    )
+    .await
+    .unwrap();
+    let lines: Vec<Value> = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["type"], "run_started");
+    assert_eq!(lines.last().unwrap()["type"], "run_finished");
+    assert_eq!(lines.last().unwrap()["reason"], "completed");
+    // Saved messages come whole: no delta stitching needed.
+    let saved: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["type"] == "message_saved")
+        .map(|l| &l["message"])
+        .collect();
+    assert_eq!(saved[0]["role"], "user");
+    assert_eq!(saved.last().unwrap()["content"], "The sum of 2 and 3 is 5.");
+    // With no tools offered, the model's call is an unknown tool it is told about.
+    assert!(tools_offered(&w.requests().await[0]).is_empty());
+    let tool = saved.iter().find(|m| m["role"] == "tool").unwrap();
+    assert!(tool["content"]
+        .as_str()
+        .unwrap()
+        .contains("no tools are available"));
+}

@@ -162,7 +162,11 @@ impl Core {
         self.db.as_ref().err()
     }
 
-    fn store(&self) -> Result<&Store, CoreError> {
+    /// The database, or why it is unavailable.
+    ///
+    /// # Errors
+    /// [`CoreError::DatabaseUnavailable`].
+    pub fn store(&self) -> Result<&Store, CoreError> {
         self.db.as_ref().map_err(|e| CoreError::from(e.clone()))
     }
 

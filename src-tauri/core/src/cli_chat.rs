@@ -1,0 +1,323 @@
+//! `switchboard chat`: one turn of the tool loop from the terminal, the same loop the window
+//! runs. The answer streams to stdout; status lines, tool calls and approvals go to stderr.
+//! `--json` prints every [`RunEvent`] as one JSON line instead (saved messages in full, so a
+//! script needs no stitching of deltas). `--approve ask` asks on the terminal, `all` allows
+//! every call, `none` denies every call and tells the model so.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::time::{Duration, Instant};
+
+use clap::{Args, ValueEnum};
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::approval::Answers;
+use crate::agent::{
+    self, ApprovalAnswer, ApprovalRequest, Approver, Decision, FixedApprover, RunServices,
+};
+use crate::cli::CliError;
+use crate::engine::{ToolSelection, TurnRequest};
+use crate::events::{RunEvent, StopReason};
+use crate::mcp::host::{McpHost, ServerState};
+use crate::settings::Settings;
+use crate::Core;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ApproveMode {
+    /// Ask on the terminal about each call the permission rules do not settle.
+    Ask,
+    /// Allow every call.
+    All,
+    /// Deny every call (the model is told so).
+    None,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ChatArgs {
+    /// Continue this conversation (its id); a new one is made otherwise.
+    #[arg(long)]
+    conversation: Option<String>,
+    /// The provider to ask (by name); else the conversation's, else Settings' default.
+    #[arg(long)]
+    provider: Option<String>,
+    #[arg(long)]
+    model: Option<String>,
+    /// `all`, `none`, or servers and tools by name, comma-separated (`time,everything__echo`).
+    #[arg(long, default_value = "all")]
+    tools: String,
+    #[arg(long, value_enum, default_value = "ask")]
+    approve: ApproveMode,
+    /// Rounds of tool use before the model must answer (1–100); else Settings' value.
+    #[arg(long)]
+    max_rounds: Option<u32>,
+    /// Print every event of the run as a JSON line.
+    #[arg(long)]
+    json: bool,
+    /// What to say.
+    prompt: String,
+}
+
+fn selection(text: &str) -> ToolSelection {
+    match text.trim() {
+        "all" | "" => ToolSelection::All,
+        "none" => ToolSelection::None,
+        list => ToolSelection::Only(
+            list.split(',')
+                .map(|s| s.trim().to_owned())
+                .filter(|s| !s.is_empty())
+                .collect(),
+        ),
+    }
+}
+
+/// Runs one turn; the exit is an error unless the model answered (or answered at the cap).
+pub(crate) async fn run(core: &Core, args: ChatArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let settings = Settings::load_file(&core.paths().settings_file()).unwrap_or_else(|e| {
+        eprintln!("switchboard: {e}; using default settings");
+        Settings::default()
+    });
+    let tools = selection(&args.tools);
+    // The command line's own record of process groups: the window's is not ours to clean up.
+    let host = McpHost::new(
+        core.paths()
+            .data_dir
+            .join(format!("mcp-processes-cli-{}.json", std::process::id())),
+    )
+    .await;
+    if tools != ToolSelection::None {
+        start_servers(core, &host, args.json).await?;
+    }
+    let result = turn(core, &host, args, tools, &settings, out).await;
+    host.shutdown(Duration::from_secs(5)).await;
+    let _ = std::fs::remove_file(
+        core.paths()
+            .data_dir
+            .join(format!("mcp-processes-cli-{}.json", std::process::id())),
+    );
+    result
+}
+
+async fn turn(
+    core: &Core,
+    host: &McpHost,
+    args: ChatArgs,
+    tools: ToolSelection,
+    settings: &Settings,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let conversation = match args.conversation {
+        Some(id) => id,
+        None => core.create_conversation(None).await?.id,
+    };
+    let setup = core
+        .prepare_turn(
+            host,
+            TurnRequest {
+                conversation_id: conversation.clone(),
+                text: Some(args.prompt),
+                provider: args.provider,
+                model: args.model,
+                tools,
+                max_rounds: args.max_rounds,
+            },
+            settings,
+        )
+        .await?;
+    let approver: Box<dyn Approver> = match args.approve {
+        ApproveMode::All => Box::new(FixedApprover(Decision::AllowOnce)),
+        ApproveMode::None => Box::new(FixedApprover(Decision::Deny)),
+        ApproveMode::Ask => Box::new(TerminalApprover),
+    };
+    let cancel = CancellationToken::new();
+    let ctrl_c = {
+        let cancel = cancel.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                cancel.cancel();
+            }
+        })
+    };
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<RunEvent>();
+    let sink = move |event: RunEvent| {
+        let _ = tx.send(event);
+    };
+    let store = core.store()?;
+    let run = agent::run(
+        setup,
+        RunServices {
+            store,
+            tools: host,
+            approver: approver.as_ref(),
+            sink: &sink,
+        },
+        cancel,
+    );
+    tokio::pin!(run);
+    let mut printer = Printer {
+        json: args.json,
+        mid_line: false,
+    };
+    let reason = loop {
+        tokio::select! {
+            reason = &mut run => break reason,
+            Some(event) = rx.recv() => printer.print(&event, out)?,
+        }
+    };
+    while let Ok(event) = rx.try_recv() {
+        printer.print(&event, out)?;
+    }
+    ctrl_c.abort();
+    if !args.json {
+        eprintln!("(conversation {conversation})");
+    }
+    match reason {
+        StopReason::Completed | StopReason::MaxRounds => Ok(()),
+        _ => Err(CliError::Failed),
+    }
+}
+
+/// Starts every enabled, approved server and waits until each has started or failed.
+async fn start_servers(core: &Core, host: &McpHost, quiet: bool) -> Result<(), CliError> {
+    for (name, why) in core.mcp_start_all(host).await? {
+        if !quiet {
+            eprintln!("switchboard: “{name}” is not used: {why}");
+        }
+    }
+    let deadline = Instant::now() + crate::mcp::launch::STARTUP_TIMEOUT;
+    while Instant::now() < deadline
+        && host
+            .states()
+            .values()
+            .any(|s| matches!(s, ServerState::Starting))
+    {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    if !quiet {
+        for (name, state) in host.states() {
+            if let ServerState::Failed { reason } | ServerState::Restarting { reason, .. } = state {
+                eprintln!("switchboard: “{name}” did not start: {reason}");
+            }
+        }
+    }
+    Ok(())
+}
+
+struct Printer {
+    json: bool,
+    /// The answer's last line has no newline yet.
+    mid_line: bool,
+}
+
+impl Printer {
+    fn print(&mut self, event: &RunEvent, out: &mut impl Write) -> Result<(), CliError> {
+        if self.json {
+            let line = serde_json::to_string(event).map_err(|e| CliError::Output(e.to_string()))?;
+            writeln!(out, "{line}")?;
+            return Ok(out.flush()?);
+        }
+        let note = |text: String| {
+            eprintln!("· {text}");
+        };
+        match event {
+            RunEvent::TextDelta { text, .. } => {
+                write!(out, "{text}")?;
+                out.flush()?;
+                self.mid_line = !text.ends_with('\n');
+                return Ok(());
+            }
+            RunEvent::MessageSaved { message }
+                if self.mid_line && message.role == crate::store::Role::Assistant =>
+            {
+                writeln!(out)?;
+                self.mid_line = false;
+            }
+            RunEvent::Status { text } => note(text.clone()),
+            RunEvent::ToolCallProposed { call } => {
+                note(format!("{} {}", call.display_name, call.arguments));
+            }
+            RunEvent::ToolDecided {
+                allowed: false,
+                reason,
+                ..
+            } => note(format!("denied: {}", reason.clone().unwrap_or_default())),
+            RunEvent::ToolFinished {
+                is_error,
+                content,
+                duration_ms,
+                ..
+            } => {
+                let first = content.lines().next().unwrap_or_default();
+                let mark = if *is_error { "failed" } else { "done" };
+                note(format!(
+                    "{mark} in {duration_ms} ms: {}",
+                    crate::text::one_line(first, 160)
+                ));
+            }
+            RunEvent::ToolWarning { tool, message } => note(format!("{tool} left out: {message}")),
+            RunEvent::Error { message, .. } => eprintln!("switchboard: {message}"),
+            RunEvent::RunFinished {
+                message: Some(message),
+                ..
+            } => eprintln!("switchboard: {message}"),
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// Asks on the terminal, one call at a time. Without a terminal, every call is denied.
+struct TerminalApprover;
+
+impl Approver for TerminalApprover {
+    fn ask(&self, request: ApprovalRequest) -> Answers<'_> {
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || ask_on_terminal(&request))
+                .await
+                .unwrap_or_default()
+        })
+    }
+}
+
+fn ask_on_terminal(request: &ApprovalRequest) -> Vec<ApprovalAnswer> {
+    let interactive = std::io::stdin().is_terminal();
+    let mut answers = Vec::new();
+    for call in &request.calls {
+        let deny = |reason: &str| ApprovalAnswer {
+            call_id: call.call_id.clone(),
+            decision: Decision::Deny,
+            reason: Some(reason.to_owned()),
+        };
+        if !interactive {
+            answers.push(deny(
+                "There is no terminal to ask the user on (use --approve all or none).",
+            ));
+            continue;
+        }
+        eprintln!("\nThe model wants to run {} with:", call.display_name);
+        eprintln!("{}", call.arguments);
+        if call.destructive {
+            eprintln!("(its server marks it as destructive)");
+        }
+        eprint!("Allow? [y] once, [c] for this conversation, [a] always, [n] deny (n REASON gives a reason): ");
+        let _ = std::io::stderr().flush();
+        let mut line = String::new();
+        if std::io::stdin().lock().read_line(&mut line).is_err() {
+            answers.push(deny("The user gave no answer."));
+            continue;
+        }
+        let line = line.trim();
+        let (word, rest) = line.split_once(' ').unwrap_or((line, ""));
+        let decision = match word.to_ascii_lowercase().as_str() {
+            "y" | "yes" => Decision::AllowOnce,
+            "c" => Decision::AllowConversation,
+            "a" => Decision::AllowAlways,
+            _ => Decision::Deny,
+        };
+        answers.push(ApprovalAnswer {
+            call_id: call.call_id.clone(),
+            decision,
+            reason: (decision == Decision::Deny && !rest.trim().is_empty())
+                .then(|| rest.trim().to_owned()),
+        });
+    }
+    answers
+}

@@ -36,6 +36,14 @@ const COMMANDS: &[&str] = &[
     "edit_mcp_server",
     "list_mcp_tools",
     "accept_mcp_tool",
+    "send_message",
+    "stop_run",
+    "answer_approval",
+    "list_conversation_tools",
+    "set_conversation_tool",
+    "set_auto_approve",
+    "list_tool_approvals",
+    "revoke_tool_approval",
 ];
 
 fn main() {

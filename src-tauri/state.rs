@@ -1,7 +1,11 @@
 //! What the shell keeps for the app's lifetime: the core (opened on first use, on the async
 //! runtime, so the window's first paint never waits for the database) and the settings store.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use switchboard_core::agent::PendingApprovals;
+use tokio_util::sync::CancellationToken;
 
 use switchboard_core::mcp::host::McpHost;
 use switchboard_core::secrets::SecretStore;
@@ -10,6 +14,8 @@ use tauri::Wry;
 use tauri_plugin_store::Store;
 use tokio::sync::OnceCell;
 
+use crate::commands::error::CommandError;
+
 pub struct AppState {
     paths: AppPaths,
     secrets: Arc<dyn SecretStore>,
@@ -17,6 +23,61 @@ pub struct AppState {
     /// The running MCP servers; set once they have been handed over at start-up.
     pub mcp: OnceCell<McpHost>,
     pub settings: Arc<Store<Wry>>,
+    /// Runs under way, by id.
+    pub runs: Runs,
+    /// Approval requests of every run, answered by the window.
+    pub approvals: PendingApprovals,
+}
+
+/// The runs under way: their cancel tokens, and one run per conversation at a time.
+#[derive(Default)]
+pub struct Runs {
+    by_id: Mutex<HashMap<String, (String, CancellationToken)>>,
+}
+
+impl Runs {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, (String, CancellationToken)>> {
+        self.by_id.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Registers a run of `conversation`; refused while another run of it is under way.
+    ///
+    /// # Errors
+    /// A conflict naming the run under way.
+    pub fn start(
+        &self,
+        run_id: &str,
+        conversation: &str,
+    ) -> Result<CancellationToken, CommandError> {
+        let mut runs = self.lock();
+        if runs.values().any(|(c, _)| c == conversation) {
+            return Err(CommandError {
+                kind: "conflict",
+                message: "This conversation is already answering; stop it or wait.".into(),
+                field: None,
+            });
+        }
+        let token = CancellationToken::new();
+        runs.insert(run_id.to_owned(), (conversation.to_owned(), token.clone()));
+        Ok(token)
+    }
+
+    pub fn stop(&self, run_id: &str) {
+        if let Some((_, token)) = self.lock().get(run_id) {
+            token.cancel();
+        }
+    }
+
+    pub fn finish(&self, run_id: &str) {
+        self.lock().remove(run_id);
+    }
+
+    /// Stops every run (the app is quitting).
+    pub fn stop_all(&self) {
+        for (_, token) in self.lock().values() {
+            token.cancel();
+        }
+    }
 }
 
 impl AppState {
@@ -27,6 +88,8 @@ impl AppState {
             core: OnceCell::new(),
             mcp: OnceCell::new(),
             settings,
+            runs: Runs::default(),
+            approvals: PendingApprovals::default(),
         }
     }
 
@@ -63,6 +126,7 @@ impl AppState {
 
     /// Stops every MCP server, waiting at most `deadline`.
     pub async fn stop_mcp_servers(&self, deadline: std::time::Duration) {
+        self.runs.stop_all();
         if let Some(host) = self.mcp.get() {
             host.shutdown(deadline).await;
         }

@@ -28,7 +28,34 @@ import type {
   ProviderKindInfo,
   ProviderPreset,
   Settings,
+  ToolRun,
 } from "../src/lib/types";
+import type { ApprovalAnswer, RunEvent } from "../src/lib/run-events";
+
+/** What the mocked `Channel` of a test file looks like to the backend. */
+interface FakeChannel {
+  onmessage: (event: RunEvent) => void;
+}
+
+function message(partial: Partial<Message> & Pick<Message, "id" | "conversation_id" | "role">): Message {
+  return {
+    content: null,
+    created_at: 0,
+    tool_calls: null,
+    tool_call_id: null,
+    name: null,
+    finish_reason: null,
+    status: "complete",
+    provider: null,
+    model: null,
+    input_tokens: null,
+    output_tokens: null,
+    reasoning: null,
+    error: null,
+    is_error: false,
+    ...partial,
+  };
+}
 
 /** Mirrors `ProviderKind::info` in src-tauri/core/src/provider_config.rs. */
 export const KINDS: ProviderKindInfo[] = [
@@ -154,6 +181,9 @@ export class FakeBackend {
   mcpTools: Record<string, ToolReview[]> = {};
   /** Claude Desktop's configuration file as Rust would read it; null when there is none */
   claudeConfig: string | null = null;
+  /** conversation id → its tool calls, as `get_conversation` answers them */
+  toolRuns: Record<string, ToolRun[]> = {};
+  #approvals = new Map<string, (answers: ApprovalAnswer[]) => void>();
   #clock = 1_700_000_000_000;
   #ids = 0;
 
@@ -177,6 +207,69 @@ export class FakeBackend {
     return outcome.value;
   };
 
+  /**
+   * A run as the Rust loop would play it for "What time is it?": one call to the time
+   * server, asked about, then an answer in Markdown. Saves what it shows, as Rust does.
+   */
+  #scriptedRun(conversationId: string, text: string | null, channel: FakeChannel): string {
+    const runId = `run${++this.#ids}`;
+    const saved = this.messages[conversationId] ?? (this.messages[conversationId] = []);
+    const emit = (event: RunEvent) => channel.onmessage(event);
+    const save = (m: Message) => {
+      const at = saved.findIndex((x) => x.id === m.id);
+      if (at >= 0) saved[at] = m;
+      else saved.push(m);
+      emit({ type: "message_saved", message: m });
+    };
+    void (async () => {
+      await Promise.resolve();
+      emit({ type: "run_started", run_id: runId, conversation_id: conversationId });
+      if (text !== null) save(message({ id: `u${++this.#ids}`, conversation_id: conversationId, role: "user", content: text }));
+      emit({ type: "status", text: "Thinking…" });
+      const first = message({ id: `a${++this.#ids}`, conversation_id: conversationId, role: "assistant", content: "", status: "streaming", model: "gpt-test" });
+      saved.push(first);
+      emit({ type: "answer_started", message: first });
+      const args = '{"timezone":"Europe/Paris"}';
+      emit({
+        type: "tool_call_proposed",
+        call: { call_id: "call_1", message_id: first.id, wire_name: "time__get_current_time", server: "time", tool: "get_current_time", display_name: "time · Get Current Time", arguments: args },
+      });
+      const requestId = `req${++this.#ids}`;
+      const answers = await new Promise<ApprovalAnswer[]>((resolve) => {
+        this.#approvals.set(requestId, resolve);
+        emit({
+          type: "approval_required",
+          request_id: requestId,
+          calls: [{ call_id: "call_1", server: "time", tool: "get_current_time", display_name: "time · Get Current Time", description: "Current time in a time zone", arguments: '{\n  "timezone": "Europe/Paris"\n}', destructive: false }],
+        });
+      });
+      const allowed = answers[0]?.decision !== "deny";
+      const reason = answers[0]?.reason ?? null;
+      emit({ type: "tool_decided", call_id: "call_1", allowed, scope: allowed ? "once" : "once", reason: allowed ? null : `The user denied this call.${reason ? ` Their reason: ${reason}` : ""}` });
+      const result = allowed ? '{"datetime": "2026-11-23T12:00:00+01:00"}' : `The user denied this call.${reason ? ` Their reason: ${reason}` : ""}`;
+      if (allowed) {
+        emit({ type: "tool_started", call_id: "call_1" });
+        emit({ type: "tool_finished", call_id: "call_1", is_error: false, content: result, duration_ms: 12 });
+      }
+      save({ ...first, status: "complete", finish_reason: "tool_calls", tool_calls: [{ id: "call_1", name: "time__get_current_time", arguments: args }] });
+      (this.toolRuns[conversationId] ??= []).push({
+        id: `tr${++this.#ids}`, conversation_id: conversationId, message_id: first.id, call_id: "call_1", server: "time", tool: "get_current_time", arguments: args,
+        decision: allowed ? "allowed" : "denied", decision_scope: "once", deny_reason: allowed ? null : result,
+        started_at: allowed ? 1000 : null, finished_at: 1012, is_error: !allowed, result,
+      });
+      save(message({ id: `t${++this.#ids}`, conversation_id: conversationId, role: "tool", content: result, tool_call_id: "call_1", name: "time__get_current_time", is_error: !allowed }));
+      emit({ type: "status", text: "Reading results…" });
+      const second = message({ id: `a${++this.#ids}`, conversation_id: conversationId, role: "assistant", content: "", status: "streaming", model: "gpt-test" });
+      saved.push(second);
+      emit({ type: "answer_started", message: second });
+      const answer = allowed ? "It is **noon** in Paris. <script>alert(1)</script>" : "I could not look it up.";
+      for (const piece of [answer.slice(0, 6), answer.slice(6)]) emit({ type: "text_delta", message_id: second.id, text: piece });
+      save({ ...second, content: answer, status: "complete", finish_reason: "stop", input_tokens: 30, output_tokens: 8 });
+      emit({ type: "run_finished", reason: "completed", message: null });
+    })();
+    return runId;
+  }
+
   callsTo(cmd: string): Call[] {
     return this.calls.filter((call) => call.cmd === cmd);
   }
@@ -190,6 +283,7 @@ export class FakeBackend {
       updated_at: now,
       provider: null,
       model: null,
+      auto_approve: false,
     };
     this.conversations.push(conversation);
     this.messages[conversation.id] = [];
@@ -300,8 +394,23 @@ export class FakeBackend {
     },
     get_conversation: (args) => ({
       conversation: { ...this.#conversation(args.id) },
-      messages: this.messages[String(args.id)] ?? [],
+      messages: [...(this.messages[String(args.id)] ?? [])],
+      tool_runs: [...(this.toolRuns[String(args.id)] ?? [])],
     }),
+    send_message: (args) => this.#scriptedRun(String(args.conversationId), args.text as string | null, args.onEvent as FakeChannel),
+    answer_approval: (args) => {
+      const waiting = this.#approvals.get(String(args.requestId));
+      if (!waiting) throw { kind: "not_found", message: "That approval is no longer waiting." };
+      this.#approvals.delete(String(args.requestId));
+      waiting(args.answers as ApprovalAnswer[]);
+      return null;
+    },
+    stop_run: () => null,
+    set_auto_approve: (args) => {
+      const conversation = this.#conversation(args.conversationId);
+      conversation.auto_approve = Boolean(args.on);
+      return null;
+    },
     set_conversation_model: (args) => {
       const conversation = this.#conversation(args.id);
       const provider = args.provider ?? null;

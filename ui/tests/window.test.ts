@@ -1,7 +1,12 @@
 // The whole window against an in-memory backend: what a person sees and does.
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
-vi.mock("@tauri-apps/api/core", () => ({ invoke: vi.fn() }));
+vi.mock("@tauri-apps/api/core", () => ({
+  invoke: vi.fn(),
+  Channel: class {
+    onmessage: (event: unknown) => void = () => {};
+  },
+}));
 
 import { fireEvent, screen, waitFor, within } from "@testing-library/svelte";
 import type { FakeBackend } from "./fake-backend";
@@ -54,7 +59,7 @@ describe("sidebar and conversations", () => {
     expect(backend.callsTo("create_conversation")).toHaveLength(1);
   });
 
-  it("renders model text as plain text, never as HTML", async () => {
+  it("renders model text as sanitised Markdown: raw HTML shows as text and never runs", async () => {
     const conversation = backend.addConversation("Chat");
     backend.messages[conversation.id] = [
       {
@@ -72,6 +77,9 @@ describe("sidebar and conversations", () => {
         model: null,
         input_tokens: null,
         output_tokens: null,
+        reasoning: null,
+        error: null,
+        is_error: false,
       },
     ];
     const { user } = await renderApp();
@@ -81,6 +89,7 @@ describe("sidebar and conversations", () => {
     expect(list.querySelector("img")).toBeNull();
     expect(list.querySelector("b")).toBeNull();
     expect(list.textContent).toContain("Assistant");
+    expect(list.querySelector("script")).toBeNull();
   });
 });
 
@@ -220,19 +229,54 @@ describe("composer", () => {
     expect(screen.getByTestId("provider-form")).toBeTruthy();
   });
 
-  it("with a provider, lets you type but keeps Send disabled until the chat engine exists", async () => {
+  it("sends, asks about the tool call, streams the answer with its tool card, and shows the same after reopening", async () => {
+    backend.addProviderRecord("Work");
+    const conversation = backend.addConversation("Chat");
+    const { user } = await renderApp();
+    await user.click(items()[0]);
+    const input = (await screen.findByTestId("composer-input")) as HTMLTextAreaElement;
+    await user.type(input, "What time is it?{Enter}");
+    expect(input.value).toBe("");
+    expect(backend.callsTo("send_message")[0].args).toMatchObject({ conversationId: conversation.id, text: "What time is it?" });
+
+    // One dialog: the exact arguments, a choice per call.
+    const dialog = await screen.findByTestId("approval-dialog");
+    expect(within(dialog).getByTestId("approval-arguments").textContent).toContain('"timezone": "Europe/Paris"');
+    expect(screen.getByTestId("composer-stop")).toBeTruthy();
+    await user.click(within(dialog).getByTestId("approval-submit"));
+    expect(backend.callsTo("answer_approval")[0].args).toMatchObject({ answers: [{ call_id: "call_1", decision: "allow_once" }] });
+
+    const list = screen.getByTestId("message-list");
+    await waitFor(() => expect(list.querySelector("strong")?.textContent).toBe("noon"));
+    expect(list.querySelector("script")).toBeNull();
+    const card = within(list).getByTestId("tool-card");
+    expect(card.dataset.state).toBe("done");
+    expect(within(card).getByTestId("tool-result").textContent).toContain("2026-11-23T12:00:00");
+    await waitFor(() => expect(screen.getByTestId("composer-send")).toBeTruthy());
+    const live = list.innerHTML;
+
+    // Reopened from what was saved, it looks the same.
+    await user.click(screen.getByTestId("new-conversation"));
+    await waitFor(() => expect(items()).toHaveLength(2));
+    await user.click(items().find((i) => i.dataset.id === conversation.id)!);
+    await waitFor(() => expect(screen.getByTestId("message-list").querySelector("strong")?.textContent).toBe("noon"));
+    expect(screen.getByTestId("message-list").innerHTML).toBe(live);
+  });
+
+  it("a denied call shows as denied with the reason the model was given", async () => {
     backend.addProviderRecord("Work");
     backend.addConversation("Chat");
     const { user } = await renderApp();
     await user.click(items()[0]);
-    const input = (await screen.findByTestId("composer-input")) as HTMLTextAreaElement;
-    expect(input.disabled).toBe(false);
-    await user.type(input, "Hello{Shift>}{Enter}{/Shift}there{Enter}");
-    expect(input.value).toBe("Hello\nthere");
-    expect((screen.getByTestId("composer-send") as HTMLButtonElement).disabled).toBe(true);
-    expect(screen.getByTestId("composer-hint").textContent).toContain(
-      "Sending arrives with the chat engine (not in this build)",
-    );
+    await user.type(await screen.findByTestId("composer-input"), "What time is it?{Enter}");
+    const dialog = await screen.findByTestId("approval-dialog");
+    await user.click(within(dialog).getByTestId("choice-deny"));
+    await user.type(within(dialog).getByTestId("deny-reason"), "not now");
+    await user.click(within(dialog).getByTestId("approval-submit"));
+    expect(backend.callsTo("answer_approval")[0].args).toMatchObject({ answers: [{ decision: "deny", reason: "not now" }] });
+    const card = await screen.findByTestId("tool-card");
+    await waitFor(() => expect(card.dataset.state).toBe("denied"));
+    expect(card.textContent).toContain("Their reason: not now");
   });
 });
 

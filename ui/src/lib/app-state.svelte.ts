@@ -254,7 +254,7 @@ export class AppState {
     try {
       const created = await ipc.createConversation(null);
       this.conversations = [created, ...this.conversations.filter((c) => c.id !== created.id)];
-      if (stillWanted()) void this.openConversation(created.id, { conversation: created, messages: [] });
+      if (stillWanted()) void this.openConversation(created.id, { conversation: created, messages: [], tool_runs: [] });
     } catch (err) {
       this.report(err);
     }
@@ -276,6 +276,16 @@ export class AppState {
     } finally {
       void this.refreshConversations();
     }
+  }
+
+  /**
+   * Puts a conversation in or out of auto-approve, then shows it as Rust has it.
+   * @throws IpcError
+   */
+  async setAutoApprove(id: string, on: boolean): Promise<void> {
+    await ipc.setAutoApprove(id, on);
+    await this.openConversation(id);
+    void this.refreshConversations();
   }
 
   /** Takes the conversation out of the list (and closes it) at once; puts it back if Rust refuses. */

@@ -3,12 +3,15 @@
 //! `invoke` themselves (house style, point 14): they go through `AppState`,
 //! which goes through here.
 
-import { invoke } from "@tauri-apps/api/core";
+import { Channel, invoke } from "@tauri-apps/api/core";
+import type { ApprovalAnswer, RunEvent } from "./run-events";
 import type {
   AppStatus,
   CommandError,
   Conversation,
   ConversationDetail,
+  ConversationTool,
+  StandingApproval,
   ConnectionReport,
   KeychainStatus,
   McpServerStatus,
@@ -267,6 +270,49 @@ export function getSettings(): Promise<Settings> {
 /** invalid_input names the Settings key at fault in `field`. */
 export function updateSettings(settings: Settings): Promise<Settings> {
   return call("update_settings", { settings });
+}
+
+/**
+ * Sends a message (`text` null: retry from the conversation as it is) and resolves the run's
+ * id once it has started; its events arrive on `onEvent`, the last being `run_finished`.
+ * invalid_input names `provider`, `model` or `text` in `field`.
+ */
+export function sendMessage(conversationId: string, text: string | null, onEvent: (event: RunEvent) => void): Promise<string> {
+  const channel = new Channel<RunEvent>();
+  channel.onmessage = onEvent;
+  return call("send_message", { conversationId, text, onEvent: channel });
+}
+
+/** Stops the run: its answer stream and every running tool call. */
+export function stopRun(runId: string): Promise<void> {
+  return call("stop_run", { runId });
+}
+
+/** Answers an approval request; Rust runs only what it asked about and was allowed. */
+export function answerApproval(requestId: string, answers: ApprovalAnswer[]): Promise<void> {
+  return call("answer_approval", { requestId, answers });
+}
+
+/** The running servers' tools with this conversation's switches. */
+export function listConversationTools(conversationId: string): Promise<ConversationTool[]> {
+  return call("list_conversation_tools", { conversationId });
+}
+
+/** `tool` null switches the whole server. */
+export function setConversationTool(conversationId: string, server: string, tool: string | null, enabled: boolean): Promise<void> {
+  return call("set_conversation_tool", { conversationId, server, tool, enabled });
+}
+
+export function setAutoApprove(conversationId: string, on: boolean): Promise<void> {
+  return call("set_auto_approve", { conversationId, on });
+}
+
+export function listToolApprovals(): Promise<StandingApproval[]> {
+  return call("list_tool_approvals");
+}
+
+export function revokeToolApproval(server: string, tool: string, conversationId: string | null): Promise<void> {
+  return call("revoke_tool_approval", { server, tool, conversationId });
 }
 
 export type { CommandError };

@@ -21,6 +21,8 @@ export interface Conversation {
   provider: string | null;
   /** the model picked for this conversation; null: the provider's default */
   model: string | null;
+  /** every tool call runs without asking (shown as a badge) */
+  auto_approve: boolean;
 }
 
 export type Role = "user" | "assistant" | "system" | "tool";
@@ -41,11 +43,56 @@ export interface Message {
   model: string | null;
   input_tokens: number | null;
   output_tokens: number | null;
+  reasoning: string | null;
+  /** why an answer failed (status "error") */
+  error: string | null;
+  /** a tool message whose result is an error */
+  is_error: boolean;
+}
+
+/** One tool call as it happened (src-tauri/core/src/store/tool_loop.rs). */
+export interface ToolRun {
+  id: string;
+  conversation_id: string;
+  message_id: string;
+  call_id: string;
+  server: string;
+  tool: string;
+  arguments: string;
+  decision: "allowed" | "denied" | null;
+  decision_scope: string | null;
+  deny_reason: string | null;
+  started_at: number | null;
+  finished_at: number | null;
+  is_error: boolean;
+  result: string | null;
 }
 
 export interface ConversationDetail {
   conversation: Conversation;
   messages: Message[];
+  tool_runs: ToolRun[];
+}
+
+/** A tool in a conversation's tools panel. */
+export interface ConversationTool {
+  server: string;
+  tool: string;
+  wire_name: string;
+  display_name: string;
+  description: string;
+  enabled: boolean;
+  held_back: boolean;
+  estimated_tokens: number;
+}
+
+/** A tool the person allowed without asking, in one conversation or in all. */
+export interface StandingApproval {
+  server: string;
+  tool: string;
+  conversation_id: string | null;
+  conversation_title: string | null;
+  created_at: number;
 }
 
 export type ProviderKind =

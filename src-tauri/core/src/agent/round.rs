@@ -574,9 +574,12 @@ impl<'a> Run<'a> {
             .map(|(_, _, t)| t.display_name.as_str())
             .collect();
         self.status(&status::using(&names));
-        let jobs = runnable
-            .into_iter()
-            .map(|(i, call, tool)| async move { (i, self.execute(call, tool).await) });
+        // Boxed one by one (not mapped by a closure), so the run's future stays `Send` for a
+        // caller that spawns it: a closure over borrowed calls defeats the compiler's proof.
+        let mut jobs: Vec<Job<'_>> = Vec::with_capacity(runnable.len());
+        for (i, call, tool) in runnable {
+            jobs.push(Box::pin(async move { (i, self.execute(call, tool).await) }));
+        }
         let done: Vec<(usize, CallOutcome)> = futures_util::stream::iter(jobs)
             .buffer_unordered(self.setup.limits.max_parallel.max(1))
             .collect()
@@ -693,6 +696,9 @@ impl<'a> Run<'a> {
         }
     }
 }
+
+type Job<'a> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = (usize, CallOutcome)> + Send + 'a>>;
 
 /// What a stream has produced so far.
 #[derive(Default)]

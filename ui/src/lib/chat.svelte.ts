@@ -1,0 +1,300 @@
+// One open conversation as the chat shows it: user and assistant turns, each
+// answer with its tool cards, built the same way from what was saved (on open)
+// and from the live events of a run, so reopening shows exactly what was shown
+// live. Sending, stopping, retrying and answering approvals go through ipc.ts.
+
+import * as ipc from "./ipc";
+import type { ApprovalAnswer, ApprovalItem, RunEvent } from "./run-events";
+import type { ConversationDetail, Message, MessageStatus, ToolRun } from "./types";
+
+export type ToolCardState = "proposed" | "waiting" | "running" | "done" | "error" | "denied";
+
+export interface ToolCard {
+  call_id: string;
+  display_name: string;
+  arguments: string;
+  state: ToolCardState;
+  /** what the model got back */
+  content: string | null;
+  duration_ms: number | null;
+  /** why it was denied */
+  reason: string | null;
+}
+
+export type ChatItem =
+  | { kind: "user"; id: string; text: string; created_at: number }
+  | {
+      kind: "assistant";
+      id: string;
+      text: string;
+      reasoning: string;
+      status: MessageStatus;
+      finish_reason: string | null;
+      error: string | null;
+      model: string | null;
+      input_tokens: number | null;
+      output_tokens: number | null;
+      tools: ToolCard[];
+    };
+
+export type AssistantItem = Extract<ChatItem, { kind: "assistant" }>;
+
+interface StoredCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+function storedCalls(value: unknown): StoredCall[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter(
+    (c): c is StoredCall => typeof c === "object" && c !== null && typeof c.id === "string" && typeof c.name === "string",
+  );
+}
+
+/** "get-current_time" → "Get Current Time", as the core names tools for people. */
+export function titleCase(name: string): string {
+  return name
+    .split(/[-_\s]+/)
+    .filter((w) => w !== "")
+    .map((w) => w[0].toUpperCase() + w.slice(1))
+    .join(" ");
+}
+
+function assistantFrom(m: Message): AssistantItem {
+  return {
+    kind: "assistant",
+    id: m.id,
+    text: m.content ?? "",
+    reasoning: m.reasoning ?? "",
+    status: m.status,
+    finish_reason: m.finish_reason,
+    error: m.error,
+    model: m.model,
+    input_tokens: m.input_tokens,
+    output_tokens: m.output_tokens,
+    tools: [],
+  };
+}
+
+/** The chat as saved: each answer with its tool cards, results from the tool messages. */
+export function itemsFrom(detail: ConversationDetail): ChatItem[] {
+  const runs = new Map<string, ToolRun>(detail.tool_runs.map((r) => [r.call_id, r]));
+  const items: ChatItem[] = [];
+  const cards = new Map<string, ToolCard>();
+  for (const m of detail.messages) {
+    if (m.role === "user") {
+      items.push({ kind: "user", id: m.id, text: m.content ?? "", created_at: m.created_at });
+    } else if (m.role === "assistant") {
+      const item = assistantFrom(m);
+      for (const call of storedCalls(m.tool_calls)) {
+        const run = runs.get(call.id);
+        const card: ToolCard = {
+          call_id: call.id,
+          display_name: run && run.server !== "" ? `${run.server} · ${titleCase(run.tool)}` : call.name,
+          arguments: call.arguments,
+          state: run?.decision === "denied" ? "denied" : "proposed",
+          content: null,
+          duration_ms: run?.started_at != null && run.finished_at != null ? run.finished_at - run.started_at : null,
+          reason: run?.deny_reason ?? null,
+        };
+        cards.set(call.id, card);
+        item.tools.push(card);
+      }
+      items.push(item);
+    } else if (m.role === "tool" && m.tool_call_id) {
+      const card = cards.get(m.tool_call_id);
+      if (card) {
+        card.content = m.content;
+        if (card.state !== "denied") card.state = m.is_error ? "error" : "done";
+      }
+    }
+  }
+  return items;
+}
+
+export interface PendingApproval {
+  request_id: string;
+  calls: ApprovalItem[];
+}
+
+export interface RunNotice {
+  message: string;
+  retryable: boolean;
+  kind: "error" | "info";
+}
+
+export class ChatSession {
+  readonly conversationId: string;
+  items = $state<ChatItem[]>([]);
+  running = $state(false);
+  runId = $state<string | null>(null);
+  status = $state<string | null>(null);
+  approval = $state<PendingApproval | null>(null);
+  notice = $state<RunNotice | null>(null);
+  readonly #onFinished: () => void;
+
+  constructor(detail: ConversationDetail, onFinished: () => void) {
+    this.conversationId = detail.conversation.id;
+    this.items = itemsFrom(detail);
+    this.#onFinished = onFinished;
+  }
+
+  /** Replaces what is shown with what was saved (not while a run is under way). */
+  load(detail: ConversationDetail): void {
+    if (this.running || detail.conversation.id !== this.conversationId) return;
+    this.items = itemsFrom(detail);
+  }
+
+  /** Starts a turn; `text` null retries. Rejects (with the IpcError) when it cannot start. */
+  async send(text: string | null): Promise<void> {
+    if (this.running) return;
+    this.notice = null;
+    this.running = true;
+    this.status = "Starting…";
+    try {
+      this.runId = await ipc.sendMessage(this.conversationId, text, (event) => this.apply(event));
+    } catch (err) {
+      this.running = false;
+      this.status = null;
+      throw err;
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.runId) await ipc.stopRun(this.runId);
+  }
+
+  async answer(answers: ApprovalAnswer[]): Promise<void> {
+    const pending = this.approval;
+    if (!pending) return;
+    this.approval = null;
+    await ipc.answerApproval(pending.request_id, answers);
+  }
+
+  #assistant(id: string): AssistantItem | undefined {
+    const found = this.items.find((i) => i.kind === "assistant" && i.id === id);
+    return found?.kind === "assistant" ? found : undefined;
+  }
+
+  #card(callId: string): ToolCard | undefined {
+    for (const item of this.items) {
+      if (item.kind !== "assistant") continue;
+      const card = item.tools.find((c) => c.call_id === callId);
+      if (card) return card;
+    }
+    return undefined;
+  }
+
+  /** Applies one event of the run. */
+  apply(event: RunEvent): void {
+    switch (event.type) {
+      case "run_started":
+        this.runId = event.run_id;
+        break;
+      case "status":
+        this.status = event.text;
+        break;
+      case "answer_started":
+        this.items.push(assistantFrom(event.message));
+        break;
+      case "text_delta": {
+        const item = this.#assistant(event.message_id);
+        if (item) item.text += event.text;
+        break;
+      }
+      case "reasoning_delta": {
+        const item = this.#assistant(event.message_id);
+        if (item) item.reasoning += event.text;
+        break;
+      }
+      case "tool_call_proposed": {
+        const item = this.#assistant(event.call.message_id);
+        item?.tools.push({
+          call_id: event.call.call_id,
+          display_name: event.call.display_name,
+          arguments: event.call.arguments,
+          state: "proposed",
+          content: null,
+          duration_ms: null,
+          reason: null,
+        });
+        break;
+      }
+      case "approval_required":
+        for (const call of event.calls) {
+          const card = this.#card(call.call_id);
+          if (card) card.state = "waiting";
+        }
+        this.approval = { request_id: event.request_id, calls: event.calls };
+        break;
+      case "tool_decided": {
+        const card = this.#card(event.call_id);
+        if (card && !event.allowed) {
+          card.state = "denied";
+          card.reason = event.reason;
+        } else if (card) {
+          card.state = "proposed";
+        }
+        break;
+      }
+      case "tool_started": {
+        const card = this.#card(event.call_id);
+        if (card) card.state = "running";
+        break;
+      }
+      case "tool_finished": {
+        const card = this.#card(event.call_id);
+        if (card) {
+          card.state = event.is_error ? "error" : "done";
+          card.content = event.content;
+          card.duration_ms = event.duration_ms;
+        }
+        break;
+      }
+      case "message_saved":
+        this.#saved(event.message);
+        break;
+      case "tool_warning":
+        this.notice = { kind: "info", message: `${event.tool} was left out: ${event.message}`, retryable: false };
+        break;
+      case "error":
+        this.notice = { kind: "error", message: event.message, retryable: event.retryable };
+        break;
+      case "run_finished":
+        this.running = false;
+        this.runId = null;
+        this.status = null;
+        this.approval = null;
+        if (event.message && event.reason !== "error") {
+          this.notice = { kind: event.reason === "max_rounds" ? "info" : "error", message: event.message, retryable: false };
+        }
+        this.#onFinished();
+        break;
+    }
+  }
+
+  #saved(message: Message): void {
+    if (message.role === "user") {
+      if (!this.items.some((i) => i.id === message.id)) {
+        this.items.push({ kind: "user", id: message.id, text: message.content ?? "", created_at: message.created_at });
+      }
+    } else if (message.role === "assistant") {
+      const item = this.#assistant(message.id);
+      if (!item) return;
+      const saved = assistantFrom(message);
+      item.text = saved.text;
+      item.status = saved.status;
+      item.finish_reason = saved.finish_reason;
+      item.error = saved.error;
+      item.input_tokens = saved.input_tokens;
+      item.output_tokens = saved.output_tokens;
+    } else if (message.role === "tool" && message.tool_call_id) {
+      const card = this.#card(message.tool_call_id);
+      if (card) {
+        card.content = message.content;
+        if (card.state !== "denied") card.state = message.is_error ? "error" : "done";
+      }
+    }
+  }
+}

@@ -205,14 +205,14 @@ export function portAnswers(port) {
  * Starts aimock (tests/peers) with the provider fixtures on 127.0.0.1:`port` (a free one when
  * not given). Returns `{ root, port, stop }`; stop() ends it.
  */
-export async function startAimock(port) {
+export async function startAimock(port, fixtures = "providers.json") {
   const cli = path.resolve("tests/peers/node_modules/@copilotkit/aimock/dist/cli.js");
   if (!fs.existsSync(cli)) throw new Error("aimock is not installed in tests/peers (scripts/bootstrap.sh test installs it)");
   const p = port ?? (await freePort());
   const logFd = fs.openSync(path.join(ARTIFACTS, `aimock-${p}.log`), "a");
   const child = spawn(
     "node",
-    [cli, "--host", "127.0.0.1", "--port", String(p), "--fixtures", path.resolve("tests/fixtures/aimock/providers.json"), "--log-level", "warn"],
+    [cli, "--host", "127.0.0.1", "--port", String(p), "--fixtures", path.resolve("tests/fixtures/aimock", fixtures), "--log-level", "warn"],
     { stdio: ["ignore", logFd, logFd] },
   );
   fs.closeSync(logFd);

@@ -253,7 +253,7 @@ export class FakeBackend {
       }
       save({ ...first, status: "complete", finish_reason: "tool_calls", tool_calls: [{ id: "call_1", name: "time__get_current_time", arguments: args }] });
       (this.toolRuns[conversationId] ??= []).push({
-        id: `tr${++this.#ids}`, conversation_id: conversationId, message_id: first.id, call_id: "call_1", server: "time", tool: "get_current_time", arguments: args,
+        id: `tr${++this.#ids}`, conversation_id: conversationId, message_id: first.id, call_id: "call_1", server: "time", tool: "get_current_time", display_name: "time · Get Current Time", arguments: args,
         decision: allowed ? "allowed" : "denied", decision_scope: "once", deny_reason: allowed ? null : result,
         started_at: allowed ? 1000 : null, finished_at: 1012, is_error: !allowed, result,
       });

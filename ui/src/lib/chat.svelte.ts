@@ -91,7 +91,7 @@ export function itemsFrom(detail: ConversationDetail): ChatItem[] {
         const run = runs.get(call.id);
         const card: ToolCard = {
           call_id: call.id,
-          display_name: run && run.server !== "" ? `${run.server} · ${titleCase(run.tool)}` : call.name,
+          display_name: run?.display_name ?? (run && run.server !== "" ? `${run.server} · ${titleCase(run.tool)}` : call.name),
           arguments: call.arguments,
           state: run?.decision === "denied" ? "denied" : "proposed",
           content: null,

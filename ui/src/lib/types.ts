@@ -58,6 +58,8 @@ export interface ToolRun {
   call_id: string;
   server: string;
   tool: string;
+  /** "Server · Tool Name" as shown when the call ran */
+  display_name: string | null;
   arguments: string;
   decision: "allowed" | "denied" | null;
   decision_scope: string | null;

@@ -672,6 +672,7 @@ impl<'a> Run<'a> {
             call_id: call.id.clone(),
             server: tool.map(|t| t.server.clone()).unwrap_or_default(),
             tool: tool.map_or_else(|| call.name.clone(), |t| t.tool.clone()),
+            display_name: tool.map(|t| t.display_name.clone()),
             arguments: call.raw_arguments.clone(),
             decision: decision.map(str::to_owned),
             decision_scope: scope.map(|s| s.as_str().to_owned()),

@@ -103,6 +103,7 @@ CREATE TABLE mcp_tool_pins (
     // deleted conversation takes with it; a conversation in auto-approve already has its column.
     r#"
 ALTER TABLE messages ADD COLUMN is_error INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE tool_runs ADD COLUMN display_name TEXT;
 
 CREATE TABLE tool_approvals (
     server           TEXT NOT NULL COLLATE NOCASE,

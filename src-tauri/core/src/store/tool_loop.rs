@@ -48,6 +48,8 @@ pub struct ToolRun {
     pub call_id: String,
     pub server: String,
     pub tool: String,
+    /// "Server · Tool Name" as the person saw it when the call ran.
+    pub display_name: Option<String>,
     /// The argument text exactly as the model sent it.
     pub arguments: String,
     /// `allowed` or `denied`; `None` when the call never got that far (an unknown tool).
@@ -62,7 +64,7 @@ pub struct ToolRun {
 }
 
 const RUN_COLUMNS: &str = "id, conversation_id, message_id, call_id, server, tool, arguments, \
-     decision, decision_scope, deny_reason, started_at, finished_at, is_error, result";
+     decision, decision_scope, deny_reason, started_at, finished_at, is_error, result, display_name";
 
 fn run_from_row(row: &Row<'_>) -> rusqlite::Result<ToolRun> {
     Ok(ToolRun {
@@ -80,6 +82,7 @@ fn run_from_row(row: &Row<'_>) -> rusqlite::Result<ToolRun> {
         finished_at: row.get(11)?,
         is_error: row.get(12)?,
         result: row.get(13)?,
+        display_name: row.get(14)?,
     })
 }
 
@@ -113,7 +116,7 @@ impl Store {
             conn.execute(
                 &format!(
                     "INSERT OR REPLACE INTO tool_runs ({RUN_COLUMNS}) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"
                 ),
                 params![
                     run.id,
@@ -130,6 +133,7 @@ impl Store {
                     run.finished_at,
                     run.is_error,
                     run.result,
+                    run.display_name,
                 ],
             )?;
             Ok(())

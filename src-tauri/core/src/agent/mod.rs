@@ -179,20 +179,6 @@ async fn turn(run: &round::Run<'_>) -> (StopReason, Option<String>) {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    /// The window spawns runs on its runtime, which needs their future to be `Send`.
-    #[allow(dead_code, clippy::needless_pass_by_value)]
-    fn a_run_can_be_spawned(setup: super::RunSetup, services: super::RunServices<'static>) {
-        fn spawnable<T: Send + 'static>(_: T) {}
-        spawnable(super::run(
-            setup,
-            services,
-            tokio_util::sync::CancellationToken::new(),
-        ));
-    }
-}
-
 /// The run's own token: cancelled by the caller's token or by the time limit, remembering which.
 struct RunStop {
     token: CancellationToken,
@@ -218,5 +204,19 @@ impl RunStop {
 
     fn timed_out(&self) -> bool {
         self.timed_out.load(Ordering::SeqCst)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The window spawns runs on its runtime, which needs their future to be `Send`.
+    #[allow(dead_code, clippy::needless_pass_by_value)]
+    fn a_run_can_be_spawned(setup: super::RunSetup, services: super::RunServices<'static>) {
+        fn spawnable<T: Send + 'static>(_: T) {}
+        spawnable(super::run(
+            setup,
+            services,
+            tokio_util::sync::CancellationToken::new(),
+        ));
     }
 }

@@ -1,0 +1,322 @@
+//! The tool loop's own cost, with aimock (zero delay) playing the model and real MCP servers
+//! from `tests/peers/` (run `scripts/bootstrap.sh test` once to install them):
+//!
+//! 1. Overhead per round: a run of R rounds, each a streamed answer asking for
+//!    server-everything's `echo` over stdio and the call itself, through the whole loop
+//!    (SQLite file in WAL, checkpoints, events, permission pipeline, tool records) — against
+//!    the same provider streams and bare rmcp calls made directly, with the history kept in
+//!    memory, in the same process, interleaved.
+//! 2. Eight parallel calls to a tool that sleeps 500 ms (our fault server's `slow`): the time
+//!    from the first call starting to the last one finishing.
+//!
+//! Run: `cargo bench -p switchboard-core --bench tool_loop` (prints Markdown).
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::ServiceExt;
+use rmcp::transport::TokioChildProcess;
+use secrecy::SecretString;
+use serde_json::json;
+use switchboard_core::agent::{self, Decision, FixedApprover, RunServices};
+use switchboard_core::engine::{NewProvider, TurnRequest};
+use switchboard_core::events::RunEvent;
+use switchboard_core::mcp::environment::{resolve_command, search_path, server_env};
+use switchboard_core::mcp::host::{McpHost, ServerState};
+use switchboard_core::mcp::stdio::StdioLaunch;
+use switchboard_core::provider_config::ProviderKind;
+use switchboard_core::providers::{
+    connect, ChatMessage, ChatRequest, HttpOptions, Part, ProviderEvent, ToolCall, ToolSpec,
+};
+use switchboard_core::secrets::MemoryStore;
+use switchboard_core::settings::Settings;
+use switchboard_core::store::Store;
+use switchboard_core::{AppPaths, Core};
+use tokio_util::sync::CancellationToken;
+
+const ROUNDS: u32 = 20;
+const REPEATS: usize = 7;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn launch(program: &Path, args: &[String]) -> StdioLaunch {
+    let path = search_path(None, std::env::var_os("PATH").as_deref());
+    StdioLaunch {
+        program: resolve_command(&program.to_string_lossy(), &path, Path::new("/")).unwrap(),
+        args: args.to_vec(),
+        env: server_env(std::env::vars_os(), &path, []),
+        cwd: None,
+        stderr_log: None,
+        startup_timeout: Duration::from_secs(60),
+    }
+}
+
+struct Aimock(Child, String);
+
+impl Drop for Aimock {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn aimock() -> Aimock {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = Command::new("node")
+        .arg(root().join("tests/peers/node_modules/@copilotkit/aimock/dist/cli.js"))
+        .args([
+            "--host",
+            "127.0.0.1",
+            "--port",
+            &port.to_string(),
+            "--log-level",
+            "silent",
+        ])
+        .args(["--journal-max", "50"])
+        .arg("--fixtures")
+        .arg(root().join("tests/fixtures/aimock/tool-loop.json"))
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("aimock is installed in tests/peers (scripts/bootstrap.sh test)");
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Aimock(child, format!("http://127.0.0.1:{port}"))
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.3} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn options() -> HttpOptions {
+    HttpOptions {
+        max_retries: 0,
+        ..HttpOptions::default()
+    }
+}
+
+/// The same R rounds without the loop: stream an answer, call echo with bare rmcp, keep the
+/// history in memory; then the last answer.
+async fn direct(
+    client: &dyn switchboard_core::providers::Provider,
+    peer: &rmcp::service::Peer<rmcp::service::RoleClient>,
+    tools: &[ToolSpec],
+) -> Duration {
+    let started = Instant::now();
+    let mut messages = vec![ChatMessage::User {
+        parts: vec![Part::Text("Bench loop".into())],
+    }];
+    for _ in 0..=ROUNDS {
+        let request = ChatRequest {
+            model: "gpt-4o".into(),
+            messages: messages.clone(),
+            tools: tools.to_vec(),
+            ..ChatRequest::default()
+        };
+        let mut stream = client.stream(request, CancellationToken::new());
+        let mut calls: Vec<ToolCall> = Vec::new();
+        while let Some(event) = stream.next().await {
+            if let ProviderEvent::ToolCall(call) = event.unwrap() {
+                calls.push(call);
+            }
+        }
+        messages.push(ChatMessage::Assistant {
+            text: None,
+            tool_calls: calls.clone(),
+        });
+        for call in calls {
+            let args = call.arguments.clone().unwrap();
+            let result = peer
+                .call_tool(
+                    CallToolRequestParams::new("echo")
+                        .with_arguments(args.as_object().unwrap().clone()),
+                )
+                .await
+                .unwrap();
+            messages.push(ChatMessage::Tool {
+                tool_call_id: call.id,
+                name: call.name,
+                content: result.content[0].as_text().unwrap().text.clone(),
+                is_error: false,
+            });
+        }
+    }
+    started.elapsed()
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let mock = aimock();
+    let home = tempfile::tempdir().unwrap();
+    let paths = AppPaths::under_home(home.path().to_path_buf());
+    let store = Store::open(&paths.database_file(), Duration::from_secs(5)).unwrap();
+    let core = Core::with_store(paths, store.clone(), Arc::new(MemoryStore::default()))
+        .with_http_options(options());
+    core.add_provider(NewProvider {
+        name: "Mock".into(),
+        kind: Some("openai_compatible".into()),
+        base_url: Some(format!("{}/v1", mock.1)),
+        default_model: Some("gpt-4o".into()),
+        api_key: Some(SecretString::from("sk-bench")),
+    })
+    .await
+    .unwrap();
+    let peers = root().join("tests/peers");
+    let everything = peers.join("node_modules/.bin/mcp-server-everything");
+    let host = McpHost::new(home.path().join("pids.json")).await;
+    host.spawn("everything", launch(&everything, &["stdio".into()]))
+        .await;
+    host.spawn(
+        "fault",
+        launch(
+            &peers.join(".venv/bin/python"),
+            &[peers.join("fault_server.py").to_string_lossy().into_owned()],
+        ),
+    )
+    .await;
+    while !host
+        .states()
+        .values()
+        .filter(|s| matches!(s, ServerState::Running { .. }))
+        .count()
+        .eq(&2)
+    {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // The bare side: rmcp on its own copy of server-everything, the provider client directly.
+    let mut cmd = tokio::process::Command::new(&everything);
+    cmd.arg("stdio");
+    let peer_service = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
+    let peer = peer_service.peer().clone();
+    let client = connect::client(
+        ProviderKind::OpenaiCompatible,
+        &format!("{}/v1", mock.1),
+        Some(SecretString::from("sk-bench")),
+        options(),
+    )
+    .unwrap();
+    let tools: Vec<ToolSpec> = {
+        let (offered, _) = core
+            .conversation_catalogue(&host, "none")
+            .await
+            .unwrap_or_default();
+        offered
+            .iter()
+            .map(|t| ToolSpec {
+                name: t.wire_name.clone(),
+                description: t.description.clone(),
+                parameters: t.input_schema.clone(),
+            })
+            .collect()
+    };
+
+    let allow = FixedApprover(Decision::AllowAlways);
+    let sink = |_: RunEvent| {};
+    let mut app_times = Vec::new();
+    let mut direct_times = Vec::new();
+    for i in 0..=REPEATS {
+        let conversation = core.create_conversation(None).await.unwrap().id;
+        let mut setup = core
+            .prepare_turn(
+                &host,
+                TurnRequest {
+                    conversation_id: conversation,
+                    text: Some("Bench loop".into()),
+                    ..TurnRequest::default()
+                },
+                &Settings::default(),
+            )
+            .await
+            .unwrap();
+        setup.limits.max_rounds = ROUNDS;
+        let services = RunServices {
+            store: &store,
+            tools: &host,
+            approver: &allow,
+            sink: &sink,
+        };
+        let started = Instant::now();
+        agent::run(setup, services, CancellationToken::new()).await;
+        let app = started.elapsed();
+        let bare = direct(&*client, &peer, &tools).await;
+        if i > 0 {
+            // the first pair warms up connections and caches
+            app_times.push(app);
+            direct_times.push(bare);
+        }
+    }
+    let (app, bare) = (median(app_times), median(direct_times));
+    let per_round = (app.saturating_sub(bare)) / (ROUNDS + 1);
+    println!("## Tool loop (`cargo bench -p switchboard-core --bench tool_loop`)\n");
+    println!("| measure | loop | direct | ratio |\n|---|---:|---:|---:|");
+    println!(
+        "| {ROUNDS} rounds + the last answer (median of {REPEATS}) | {} | {} | {:.3}× |",
+        ms(app),
+        ms(bare),
+        app.as_secs_f64() / bare.as_secs_f64()
+    );
+    println!(
+        "\nOverhead per round (loop − direct) / {}: {}",
+        ROUNDS + 1,
+        ms(per_round)
+    );
+
+    // Eight calls of 500 ms in one round.
+    let mut spans = Vec::new();
+    for _ in 0..5 {
+        let conversation = core.create_conversation(None).await.unwrap().id;
+        let setup = core
+            .prepare_turn(
+                &host,
+                TurnRequest {
+                    conversation_id: conversation,
+                    text: Some("Eight slow calls".into()),
+                    ..TurnRequest::default()
+                },
+                &Settings::default(),
+            )
+            .await
+            .unwrap();
+        let marks: Arc<Mutex<(Option<Instant>, Option<Instant>)>> = Arc::default();
+        let record = Arc::clone(&marks);
+        let sink = move |e: RunEvent| {
+            let mut m = record.lock().unwrap();
+            match e {
+                RunEvent::ToolStarted { .. } if m.0.is_none() => m.0 = Some(Instant::now()),
+                RunEvent::ToolFinished { .. } => m.1 = Some(Instant::now()),
+                _ => {}
+            }
+        };
+        let services = RunServices {
+            store: &store,
+            tools: &host,
+            approver: &allow,
+            sink: &sink,
+        };
+        agent::run(setup, services, CancellationToken::new()).await;
+        let (first, last) = *marks.lock().unwrap();
+        spans.push(last.unwrap() - first.unwrap());
+    }
+    println!(
+        "\nEight parallel calls to a tool sleeping 500 ms, first start to last finish (median of 5): {}",
+        ms(median(spans))
+    );
+    let _ = json!({});
+    host.shutdown(Duration::from_secs(5)).await;
+    let _ = peer_service.cancel().await;
+}

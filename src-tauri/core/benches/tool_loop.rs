@@ -21,7 +21,6 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::service::ServiceExt;
 use rmcp::transport::TokioChildProcess;
 use secrecy::SecretString;
-use serde_json::json;
 use switchboard_core::agent::{self, Decision, FixedApprover, RunServices};
 use switchboard_core::engine::{NewProvider, TurnRequest};
 use switchboard_core::events::RunEvent;
@@ -316,7 +315,6 @@ async fn main() {
         "\nEight parallel calls to a tool sleeping 500 ms, first start to last finish (median of 5): {}",
         ms(median(spans))
     );
-    let _ = json!({});
     host.shutdown(Duration::from_secs(5)).await;
     let _ = peer_service.cancel().await;
 }

@@ -80,12 +80,12 @@ impl Core {
             Some(_) => request.text.clone(),
             None => None,
         };
-        if text.is_none()
-            && store
-                .list_messages(conversation.id.clone())
-                .await?
-                .is_empty()
-        {
+        // Read once: both the retry check and the first-message title need it.
+        let is_empty = store
+            .list_messages(conversation.id.clone())
+            .await?
+            .is_empty();
+        if text.is_none() && is_empty {
             return Err(InvalidInput::new("text", "There is nothing to retry yet.").into());
         }
         let (provider_name, model) = self.choose_model(&conversation, &request, settings).await?;
@@ -114,12 +114,7 @@ impl Core {
         limits.max_rounds = limits.max_rounds.clamp(1, 100);
 
         if let Some(text) = &text {
-            if conversation.title == DEFAULT_TITLE
-                && store
-                    .list_messages(conversation.id.clone())
-                    .await?
-                    .is_empty()
-            {
+            if conversation.title == DEFAULT_TITLE && is_empty {
                 let title = one_line(text, AUTO_TITLE_CHARS.min(MAX_TITLE_CHARS));
                 if !title.is_empty() {
                     store

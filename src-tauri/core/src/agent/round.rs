@@ -16,7 +16,7 @@ use crate::mcp::results;
 use crate::mcp::server::{CallLimits, McpError};
 use crate::policy::{self, CallFacts, Standing, Verdict};
 use crate::providers::{
-    ChatRequest, FinishReason, ProviderError, ProviderEvent, ToolCall, ToolChoice, ToolSpec,
+    ChatMessage, ChatRequest, FinishReason, ProviderError, ProviderEvent, ToolCall, ToolChoice, ToolSpec,
 };
 use crate::store::{
     new_id, now_ms, ApprovalScope, Message, MessageStatus, MessageUpdate, NewMessage, Role,
@@ -101,6 +101,9 @@ pub(super) struct Run<'a> {
     by_wire: HashMap<String, usize>,
     /// The standing approvals, with those the person gives during this run.
     standing: std::sync::Mutex<Standing>,
+    /// The conversation as saved, read once when the first round asks the model and kept up
+    /// to date with every message the run saves, so a round does not read it all again.
+    history: std::sync::Mutex<Option<Vec<Message>>>,
 }
 
 impl<'a> Run<'a> {
@@ -118,6 +121,7 @@ impl<'a> Run<'a> {
             cancel,
             by_wire,
             standing,
+            history: std::sync::Mutex::new(None),
         }
     }
 
@@ -136,10 +140,46 @@ impl<'a> Run<'a> {
     }
 
     pub async fn save(&self, message: NewMessage) -> Result<Message, StoreError> {
-        self.services
+        let saved = self
+            .services
             .store
             .append_message(self.setup.conversation_id.clone(), message)
-            .await
+            .await?;
+        self.remember(&saved);
+        Ok(saved)
+    }
+
+    fn history(&self) -> std::sync::MutexGuard<'_, Option<Vec<Message>>> {
+        self.history
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Keeps the run's copy of the conversation in step with a message just saved (new, or a
+    /// newer state of one it has).
+    fn remember(&self, saved: &Message) {
+        if let Some(messages) = self.history().as_mut() {
+            match messages.iter_mut().rev().find(|m| m.id == saved.id) {
+                Some(old) => old.clone_from(saved),
+                None => messages.push(saved.clone()),
+            }
+        }
+    }
+
+    /// The conversation as the model reads it: from the run's copy, read from the database
+    /// the first time.
+    async fn history_for_model(&self) -> Result<Vec<ChatMessage>, StoreError> {
+        if let Some(messages) = self.history().as_ref() {
+            return Ok(history::for_model(messages));
+        }
+        let messages = self
+            .services
+            .store
+            .list_messages(self.setup.conversation_id.clone())
+            .await?;
+        let out = history::for_model(&messages);
+        *self.history() = Some(messages);
+        Ok(out)
     }
 
     /// Ends the run on an error that is not the provider's (the database).
@@ -173,8 +213,8 @@ impl<'a> Run<'a> {
     /// partial answer stays saved, marked).
     pub async fn ask_model(&self, choice: ToolChoice, status_text: &str) -> Result<Answer, End> {
         let store = self.services.store;
-        let messages = store
-            .list_messages(self.setup.conversation_id.clone())
+        let messages = self
+            .history_for_model()
             .await
             .map_err(|e| self.failed(&e.to_string()))?;
         self.status(status_text);
@@ -191,7 +231,7 @@ impl<'a> Run<'a> {
 
         let request = ChatRequest {
             model: self.setup.model.clone(),
-            messages: history::for_model(&messages),
+            messages,
             tools: self.specs(),
             tool_choice: choice,
             ..ChatRequest::default()
@@ -261,7 +301,10 @@ impl<'a> Run<'a> {
             }
         };
         match store.update_message(id.clone(), update).await {
-            Ok(saved) => self.emit(RunEvent::MessageSaved { message: saved }),
+            Ok(saved) => {
+                self.remember(&saved);
+                self.emit(RunEvent::MessageSaved { message: saved });
+            }
             Err(e) => return Err(self.failed(&e.to_string())),
         }
         match end {
@@ -682,15 +725,15 @@ impl<'a> Run<'a> {
             is_error: done.is_error,
             result: done.full.clone().or_else(|| Some(done.content.clone())),
         };
-        if let Err(e) = store.save_tool_run(run).await {
-            tracing::warn!(error = %e, "cannot record a tool call");
-        }
         let mut message = NewMessage::text(Role::Tool, done.content.clone());
         message.tool_call_id = Some(call.id.clone());
         message.name = Some(call.name.clone());
         message.is_error = done.is_error;
-        match self.save(message).await {
-            Ok(saved) => self.emit(RunEvent::MessageSaved { message: saved }),
+        match store.record_tool_call(run, message).await {
+            Ok(saved) => {
+                self.remember(&saved);
+                self.emit(RunEvent::MessageSaved { message: saved });
+            }
             Err(e) => {
                 self.failed(&e.to_string());
             }

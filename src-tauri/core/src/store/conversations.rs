@@ -4,7 +4,7 @@
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde::Serialize;
 
-use super::{new_id, now_ms, Store, StoreError};
+use super::{new_id, now_ms, Cached, Store, StoreError};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Conversation {
@@ -41,7 +41,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Conversation> {
 }
 
 pub(super) fn get(conn: &Connection, id: &str) -> Result<Conversation, StoreError> {
-    conn.query_row(
+    conn.query_row_cached(
         &format!("SELECT {COLUMNS} FROM conversations WHERE id = ?1"),
         [id],
         from_row,

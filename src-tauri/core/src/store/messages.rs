@@ -4,7 +4,7 @@
 use rusqlite::{params, Row};
 use serde::{Deserialize, Serialize};
 
-use super::{conversations, new_id, now_ms, Store, StoreError};
+use super::{conversations, new_id, now_ms, Cached, Store, StoreError};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -213,53 +213,7 @@ impl Store {
     ) -> Result<Message, StoreError> {
         self.call(move |conn| {
             let tx = conn.transaction()?;
-            conversations::get(&tx, &conversation_id)?;
-            let seq: i64 = tx.query_row(
-                "SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE conversation_id = ?1",
-                [&conversation_id],
-                |row| row.get(0),
-            )?;
-            let id = new_id();
-            let now = now_ms();
-            let tool_calls = message.tool_calls.as_ref().map(ToString::to_string);
-            tx.execute(
-                "INSERT INTO messages (id, conversation_id, seq, role, content, created_at, tool_calls, \
-                 tool_call_id, name, finish_reason, status, provider, model, input_tokens, output_tokens, \
-                 reasoning, error, is_error) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
-                params![
-                    id,
-                    conversation_id,
-                    seq,
-                    message.role.as_str(),
-                    message.content,
-                    now,
-                    tool_calls,
-                    message.tool_call_id,
-                    message.name,
-                    message.finish_reason,
-                    message.status.as_str(),
-                    message.provider,
-                    message.model,
-                    message.input_tokens,
-                    message.output_tokens,
-                    message.reasoning,
-                    message.error,
-                    message.is_error,
-                ],
-            )?;
-            tx.execute(
-                &format!(
-                    "UPDATE conversations SET updated_at = {} WHERE id = ?1",
-                    conversations::touch("?2")
-                ),
-                params![conversation_id, now],
-            )?;
-            let saved = tx.query_row(
-                &format!("SELECT {COLUMNS} FROM messages WHERE id = ?1"),
-                [&id],
-                from_row,
-            )?;
+            let saved = insert(&tx, &conversation_id, &message)?;
             tx.commit()?;
             Ok(saved)
         })
@@ -278,7 +232,7 @@ impl Store {
     ) -> Result<Message, StoreError> {
         self.call(move |conn| {
             let tool_calls = update.tool_calls.as_ref().map(ToString::to_string);
-            let changed = conn.execute(
+            let changed = conn.execute_cached(
                 "UPDATE messages SET content = COALESCE(?2, content), \
                  reasoning = COALESCE(?3, reasoning), tool_calls = COALESCE(?4, tool_calls), \
                  finish_reason = COALESCE(?5, finish_reason), status = COALESCE(?6, status), \
@@ -302,7 +256,7 @@ impl Store {
                     what: format!("message {id}"),
                 });
             }
-            Ok(conn.query_row(
+            Ok(conn.query_row_cached(
                 &format!("SELECT {COLUMNS} FROM messages WHERE id = ?1"),
                 [&id],
                 from_row,
@@ -325,4 +279,60 @@ impl Store {
         })
         .await
     }
+}
+
+/// Inserts `message` at the end of the conversation and marks the conversation active, inside
+/// the caller's transaction.
+pub(super) fn insert(
+    tx: &rusqlite::Transaction<'_>,
+    conversation_id: &str,
+    message: &NewMessage,
+) -> Result<Message, StoreError> {
+    conversations::get(tx, conversation_id)?;
+    let seq: i64 = tx.query_row_cached(
+        "SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE conversation_id = ?1",
+        [conversation_id],
+        |row| row.get(0),
+    )?;
+    let id = new_id();
+    let now = now_ms();
+    let tool_calls = message.tool_calls.as_ref().map(ToString::to_string);
+    tx.execute_cached(
+        "INSERT INTO messages (id, conversation_id, seq, role, content, created_at, tool_calls, \
+         tool_call_id, name, finish_reason, status, provider, model, input_tokens, output_tokens, \
+         reasoning, error, is_error) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+        params![
+            id,
+            conversation_id,
+            seq,
+            message.role.as_str(),
+            &message.content,
+            now,
+            tool_calls,
+            &message.tool_call_id,
+            &message.name,
+            &message.finish_reason,
+            message.status.as_str(),
+            &message.provider,
+            &message.model,
+            message.input_tokens,
+            message.output_tokens,
+            &message.reasoning,
+            &message.error,
+            message.is_error,
+        ],
+    )?;
+    tx.execute_cached(
+        &format!(
+            "UPDATE conversations SET updated_at = {} WHERE id = ?1",
+            conversations::touch("?2")
+        ),
+        params![conversation_id, now],
+    )?;
+    Ok(tx.query_row_cached(
+        &format!("SELECT {COLUMNS} FROM messages WHERE id = ?1"),
+        [&id],
+        from_row,
+    )?)
 }

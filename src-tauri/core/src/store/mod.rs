@@ -23,6 +23,34 @@ pub use messages::{Message, MessageStatus, MessageUpdate, NewMessage, Role};
 pub use providers::ProviderRow;
 pub use tool_loop::{ApprovalScope, StandingApproval, ToolRun, ToolToggle};
 
+/// Statements run through the connection's statement cache, for the ones a conversation runs
+/// again and again (appending and updating messages, recording tool calls): parsing the SQL
+/// each time cost more than running it.
+trait Cached {
+    fn execute_cached(&self, sql: &str, params: impl rusqlite::Params) -> rusqlite::Result<usize>;
+    fn query_row_cached<T>(
+        &self,
+        sql: &str,
+        params: impl rusqlite::Params,
+        f: impl FnOnce(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> rusqlite::Result<T>;
+}
+
+impl Cached for Connection {
+    fn execute_cached(&self, sql: &str, params: impl rusqlite::Params) -> rusqlite::Result<usize> {
+        self.prepare_cached(sql)?.execute(params)
+    }
+
+    fn query_row_cached<T>(
+        &self,
+        sql: &str,
+        params: impl rusqlite::Params,
+        f: impl FnOnce(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> rusqlite::Result<T> {
+        self.prepare_cached(sql)?.query_row(params, f)
+    }
+}
+
 /// How long a query waits for another process's lock before giving up.
 pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 

@@ -5,7 +5,7 @@
 use rusqlite::{params, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
-use super::{conversations, now_ms, Store, StoreError};
+use super::{conversations, messages, now_ms, Cached, Message, NewMessage, Store, StoreError};
 
 /// Why a call was allowed or denied; the values of `tool_runs.decision_scope`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -107,13 +107,19 @@ pub struct ToolToggle {
 }
 
 impl Store {
-    /// Records one tool call (replacing an earlier record of the same id).
+    /// Records one finished tool call and saves the tool message the model reads, in one
+    /// transaction: a call is never recorded without its result, nor the other way round.
     ///
     /// # Errors
-    /// A failed query.
-    pub async fn save_tool_run(&self, run: ToolRun) -> Result<(), StoreError> {
+    /// [`StoreError::NotFound`] when the conversation is gone; a failed query.
+    pub async fn record_tool_call(
+        &self,
+        run: ToolRun,
+        result: NewMessage,
+    ) -> Result<Message, StoreError> {
         self.call(move |conn| {
-            conn.execute(
+            let tx = conn.transaction()?;
+            tx.execute_cached(
                 &format!(
                     "INSERT OR REPLACE INTO tool_runs ({RUN_COLUMNS}) \
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"
@@ -136,7 +142,9 @@ impl Store {
                     run.display_name,
                 ],
             )?;
-            Ok(())
+            let saved = messages::insert(&tx, &run.conversation_id, &result)?;
+            tx.commit()?;
+            Ok(saved)
         })
         .await
     }

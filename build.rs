@@ -44,6 +44,7 @@ const COMMANDS: &[&str] = &[
     "set_auto_approve",
     "list_tool_approvals",
     "revoke_tool_approval",
+    "set_default_tools",
 ];
 
 fn main() {

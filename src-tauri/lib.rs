@@ -84,6 +84,7 @@ pub fn run() -> i32 {
             commands::chat::set_auto_approve,
             commands::chat::list_tool_approvals,
             commands::chat::revoke_tool_approval,
+            commands::chat::set_default_tools,
             commands::conversations::list_conversations,
             commands::conversations::create_conversation,
             commands::conversations::rename_conversation,

@@ -118,6 +118,19 @@ pub async fn set_conversation_tool(
         .await?)
 }
 
+/// Makes this conversation's tool switches the ones new conversations start with.
+#[tauri::command]
+pub async fn set_default_tools(
+    state: State<'_, AppState>,
+    conversation_id: String,
+) -> CommandResult<()> {
+    Ok(state
+        .core()
+        .await
+        .set_default_tools_from(&conversation_id)
+        .await?)
+}
+
 #[tauri::command]
 pub async fn set_auto_approve(
     state: State<'_, AppState>,

@@ -29,6 +29,8 @@ import type {
   ProviderPreset,
   Settings,
   ToolRun,
+  ConversationTool,
+  StandingApproval,
 } from "../src/lib/types";
 import type { ApprovalAnswer, RunEvent } from "../src/lib/run-events";
 
@@ -183,6 +185,14 @@ export class FakeBackend {
   claudeConfig: string | null = null;
   /** conversation id → its tool calls, as `get_conversation` answers them */
   toolRuns: Record<string, ToolRun[]> = {};
+  /** the running servers' tools, as `list_conversation_tools` starts from */
+  catalogue: Omit<ConversationTool, "enabled">[] = [];
+  /** conversation id → its switches: "server" or "server/tool" → on */
+  toolSwitches: Record<string, Map<string, boolean>> = {};
+  /** the switches a new conversation starts with */
+  defaultSwitches = new Map<string, boolean>();
+  /** what `list_tool_approvals` answers */
+  standingApprovals: StandingApproval[] = [];
   #approvals = new Map<string, (answers: ApprovalAnswer[]) => void>();
   #clock = 1_700_000_000_000;
   #ids = 0;
@@ -287,6 +297,7 @@ export class FakeBackend {
     };
     this.conversations.push(conversation);
     this.messages[conversation.id] = [];
+    this.toolSwitches[conversation.id] = new Map(this.defaultSwitches);
     return conversation;
   }
 
@@ -406,6 +417,42 @@ export class FakeBackend {
       return null;
     },
     stop_run: () => null,
+    list_conversation_tools: (args) => {
+      this.#conversation(args.conversationId);
+      const switches = this.toolSwitches[String(args.conversationId)] ?? new Map<string, boolean>();
+      return this.catalogue.map((t) => ({
+        ...t,
+        // A tool's own switch beats its server's; anything not switched is on.
+        enabled: t.held_back || (switches.get(`${t.server}/${t.tool}`) ?? switches.get(t.server) ?? true),
+      }));
+    },
+    set_conversation_tool: (args) => {
+      this.#conversation(args.conversationId);
+      const id = String(args.conversationId);
+      const switches = (this.toolSwitches[id] ??= new Map());
+      const server = String(args.server);
+      if (args.tool === null || args.tool === undefined) {
+        for (const key of [...switches.keys()]) if (key.startsWith(`${server}/`)) switches.delete(key);
+        switches.set(server, Boolean(args.enabled));
+      } else {
+        switches.set(`${server}/${String(args.tool)}`, Boolean(args.enabled));
+      }
+      return null;
+    },
+    set_default_tools: (args) => {
+      this.#conversation(args.conversationId);
+      this.defaultSwitches = new Map(this.toolSwitches[String(args.conversationId)] ?? []);
+      return null;
+    },
+    list_tool_approvals: () => [...this.standingApprovals],
+    revoke_tool_approval: (args) => {
+      const before = this.standingApprovals.length;
+      this.standingApprovals = this.standingApprovals.filter(
+        (a) => !(a.server === args.server && a.tool === args.tool && a.conversation_id === (args.conversationId ?? null)),
+      );
+      if (this.standingApprovals.length === before) throw { kind: "not_found", message: "That approval is already gone." };
+      return null;
+    },
     set_auto_approve: (args) => {
       const conversation = this.#conversation(args.conversationId);
       conversation.auto_approve = Boolean(args.on);

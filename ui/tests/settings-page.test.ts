@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => ({ invoke: vi.fn() }));
 
-import { screen } from "@testing-library/svelte";
+import { screen, waitFor, within } from "@testing-library/svelte";
 import type { FakeBackend } from "./fake-backend";
 import { installFakeBackend, renderApp } from "./render-app";
 
@@ -88,5 +88,27 @@ describe("settings", () => {
       "The run time limit is out of range.",
     );
     expect(screen.queryByTestId("settings-saved")).toBeNull();
+  });
+
+  it("lists every standing approval and revokes one in one click", async () => {
+    const chat = backend.addConversation("Trip planning");
+    backend.standingApprovals = [
+      { server: "fs", tool: "read_file", conversation_id: null, conversation_title: null, created_at: 1_700_000_000_000 },
+      { server: "time", tool: "get_current_time", conversation_id: chat.id, conversation_title: "Trip planning", created_at: 1_700_000_000_001 },
+    ];
+    const { user } = await openSettings();
+    const list = screen.getByTestId("standing-approvals");
+    await waitFor(() => expect(within(list).getAllByTestId("approval-item")).toHaveLength(2));
+    const [always, one] = within(list).getAllByTestId("approval-item");
+    expect(always.textContent).toContain("fs · Read File");
+    expect(always.textContent).toContain("in every conversation");
+    expect(one.textContent).toContain("time · Get Current Time");
+    expect(one.textContent).toContain("in “Trip planning” only");
+
+    await user.click(within(one).getByTestId("approval-revoke"));
+    expect(backend.callsTo("revoke_tool_approval")[0].args).toEqual({ server: "time", tool: "get_current_time", conversationId: chat.id });
+    await waitFor(() => expect(within(list).getAllByTestId("approval-item")).toHaveLength(1));
+    await user.click(within(list).getByTestId("approval-revoke"));
+    expect(await within(list).findByTestId("approvals-empty")).toBeTruthy();
   });
 });

@@ -280,6 +280,69 @@ describe("composer", () => {
   });
 });
 
+describe("tools panel", () => {
+  function tool(server: string, name: string, tokens: number, held_back = false) {
+    return {
+      server,
+      tool: name,
+      wire_name: `${server}__${name}`,
+      display_name: `${server} · ${name}`,
+      description: `<img src=x onerror="alert(1)"> ${name} does things`,
+      held_back,
+      estimated_tokens: tokens,
+    };
+  }
+
+  it("switches servers and tools, counts the tokens offered, and makes the set the default for new conversations", async () => {
+    backend.catalogue = [tool("fs", "read", 100), tool("fs", "write", 200), tool("time", "now", 50), tool("time", "convert", 60, true)];
+    const conversation = backend.addConversation("Chat");
+    const { user } = await renderApp();
+    await user.click(items()[0]);
+    await waitFor(() => expect(screen.getByTestId("tools-count").textContent).toBe("3/4"));
+    await user.click(screen.getByTestId("tools-button"));
+    const panel = await screen.findByTestId("tools-panel");
+    expect(within(panel).getByTestId("tools-summary").textContent).toContain("3 of 4 tools offered · about 350 tokens");
+    // Descriptions come from servers: text, never markup.
+    expect(panel.querySelector("img")).toBeNull();
+    expect(panel.textContent).toContain('<img src=x onerror="alert(1)">');
+    // A held-back tool cannot be switched on here.
+    const held = within(panel).getAllByTestId("tools-tool-switch").find((s) => s.dataset.tool === "convert") as HTMLInputElement;
+    expect(held.disabled).toBe(true);
+    expect(panel.textContent).toContain("review it on the Servers page");
+
+    const write = within(panel).getAllByTestId("tools-tool-switch").find((s) => s.dataset.tool === "write")!;
+    await user.click(write);
+    expect(backend.callsTo("set_conversation_tool")[0].args).toEqual({ conversationId: conversation.id, server: "fs", tool: "write", enabled: false });
+    await waitFor(() => expect(within(panel).getByTestId("tools-summary").textContent).toContain("2 of 4 tools offered · about 150 tokens"));
+    const fs = within(panel).getAllByTestId("tools-server").find((g) => g.dataset.server === "fs")!;
+    const fsSwitch = within(fs).getByTestId("tools-server-switch") as HTMLInputElement;
+    expect(fsSwitch.indeterminate).toBe(true);
+
+    // The server's switch sets all its tools.
+    await user.click(fsSwitch);
+    expect(backend.callsTo("set_conversation_tool")[1].args).toMatchObject({ server: "fs", tool: null, enabled: true });
+    await waitFor(() => expect(screen.getByTestId("tools-count").textContent).toBe("3/4"));
+    await user.click(fsSwitch);
+    await waitFor(() => expect(screen.getByTestId("tools-count").textContent).toBe("1/4"));
+
+    await user.click(within(panel).getByTestId("tools-make-default"));
+    expect(await within(panel).findByTestId("tools-default-saved")).toBeTruthy();
+    await user.click(screen.getByTestId("new-conversation"));
+    await waitFor(() => expect(items()).toHaveLength(2));
+    await waitFor(() => expect(screen.getByTestId("tools-count").textContent).toBe("1/4"));
+  });
+
+  it("says when no server is running", async () => {
+    backend.addConversation("Chat");
+    const { user } = await renderApp();
+    await user.click(items()[0]);
+    await user.click(await screen.findByTestId("tools-button"));
+    expect((await screen.findByTestId("tools-empty")).textContent).toContain("No server is running");
+    await user.click(screen.getByTestId("tools-close"));
+    expect(screen.queryByTestId("tools-panel")).toBeNull();
+  });
+});
+
 describe("failures", () => {
   it("shows a command error in the toast without breaking the window", async () => {
     backend.failures.set("create_conversation", { kind: "database", message: "disk full" });

@@ -303,6 +303,11 @@ export function setConversationTool(conversationId: string, server: string, tool
   return call("set_conversation_tool", { conversationId, server, tool, enabled });
 }
 
+/** Makes this conversation's tool switches the ones new conversations start with. */
+export function setDefaultTools(conversationId: string): Promise<void> {
+  return call("set_default_tools", { conversationId });
+}
+
 export function setAutoApprove(conversationId: string, on: boolean): Promise<void> {
   return call("set_auto_approve", { conversationId, on });
 }

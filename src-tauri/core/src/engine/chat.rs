@@ -294,6 +294,17 @@ impl Core {
             .await?)
     }
 
+    /// Makes a conversation's tool switches the default set every new conversation starts with.
+    ///
+    /// # Errors
+    /// Not found; the database.
+    pub async fn set_default_tools_from(&self, conversation_id: &str) -> Result<(), CoreError> {
+        Ok(self
+            .store()?
+            .set_default_tools_from(conversation_id.to_owned())
+            .await?)
+    }
+
     /// Puts a conversation in or out of auto-approve.
     ///
     /// # Errors

@@ -71,9 +71,10 @@ impl Store {
         self.call(move |conn| {
             let id = new_id();
             let now = now_ms();
+            let tx = conn.transaction()?;
             // `updated_at` is touched: a new conversation is the newest even right after a
             // burst of renames pushed other clocks past now.
-            conn.execute(
+            tx.execute(
                 &format!(
                     "INSERT INTO conversations (id, title, created_at, updated_at) \
                      VALUES (?1, ?2, ?3, {})",
@@ -81,7 +82,15 @@ impl Store {
                 ),
                 params![id, title, now],
             )?;
-            get(conn, &id)
+            // It starts with the default tool switches.
+            tx.execute(
+                "INSERT INTO conversation_tools (conversation_id, server, tool, enabled) \
+                 SELECT ?1, server, tool, enabled FROM default_tools",
+                [&id],
+            )?;
+            let created = get(&tx, &id)?;
+            tx.commit()?;
+            Ok(created)
         })
         .await
     }

@@ -117,6 +117,17 @@ BEGIN
     DELETE FROM tool_approvals WHERE conversation_id = old.id;
 END;
 "#,
+    // 5: the tool switches a new conversation starts with (issue 5), in the shape of
+    // `conversation_tools`: a server's switch (`tool` = '') or one tool's; anything not listed
+    // is on.
+    r#"
+CREATE TABLE default_tools (
+    server   TEXT NOT NULL,
+    tool     TEXT NOT NULL DEFAULT '',
+    enabled  INTEGER NOT NULL,
+    PRIMARY KEY (server, tool)
+);
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

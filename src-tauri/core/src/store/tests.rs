@@ -245,3 +245,51 @@ async fn a_provider_name_is_unique_ignoring_case() {
         .unwrap()
         .is_some());
 }
+
+#[tokio::test]
+async fn a_servers_switch_sets_all_its_tools_and_new_conversations_start_with_the_default_set() {
+    let store = Store::open_in_memory().unwrap();
+    let conv = store.create_conversation("x".into()).await.unwrap();
+    let set = |server: &str, tool: Option<&str>, enabled: bool| ToolToggle {
+        server: server.into(),
+        tool: tool.map(Into::into),
+        enabled,
+    };
+    for toggle in [
+        set("fs", Some("write"), false),
+        set("fs", Some("read"), true),
+        set("git", Some("commit"), false),
+    ] {
+        store.set_tool_toggle(conv.id.clone(), toggle).await.unwrap();
+    }
+    store
+        .set_tool_toggle(conv.id.clone(), set("fs", None, false))
+        .await
+        .unwrap();
+    let mut toggles = store.tool_toggles(conv.id.clone()).await.unwrap();
+    toggles.sort_by(|a, b| (&a.server, &a.tool).cmp(&(&b.server, &b.tool)));
+    assert_eq!(
+        toggles,
+        vec![set("fs", None, false), set("git", Some("commit"), false)],
+        "the server's switch replaced its tools' own; another server's stayed"
+    );
+
+    let before = store.create_conversation("before".into()).await.unwrap();
+    assert!(store.tool_toggles(before.id).await.unwrap().is_empty());
+    store.set_default_tools_from(conv.id.clone()).await.unwrap();
+    assert_eq!(store.default_tools().await.unwrap(), toggles);
+    let after = store.create_conversation("after".into()).await.unwrap();
+    let mut inherited = store.tool_toggles(after.id.clone()).await.unwrap();
+    inherited.sort_by(|a, b| (&a.server, &a.tool).cmp(&(&b.server, &b.tool)));
+    assert_eq!(inherited, toggles);
+    // Its switches are its own from then on.
+    store
+        .set_tool_toggle(after.id.clone(), set("fs", None, true))
+        .await
+        .unwrap();
+    assert_eq!(store.default_tools().await.unwrap(), toggles);
+    assert!(matches!(
+        store.set_default_tools_from("nope".into()).await,
+        Err(StoreError::NotFound { .. })
+    ));
+}

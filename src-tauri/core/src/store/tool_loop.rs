@@ -244,8 +244,17 @@ impl Store {
         toggle: ToolToggle,
     ) -> Result<(), StoreError> {
         self.call(move |conn| {
-            conversations::get(conn, &conversation_id)?;
-            conn.execute(
+            let tx = conn.transaction()?;
+            conversations::get(&tx, &conversation_id)?;
+            if toggle.tool.is_none() {
+                // A server's switch sets all its tools: the tools' own switches go.
+                tx.execute(
+                    "DELETE FROM conversation_tools \
+                     WHERE conversation_id = ?1 AND server = ?2 AND tool <> ''",
+                    params![conversation_id, toggle.server],
+                )?;
+            }
+            tx.execute(
                 "INSERT INTO conversation_tools (conversation_id, server, tool, enabled) \
                  VALUES (?1, ?2, ?3, ?4) ON CONFLICT (conversation_id, server, tool) \
                  DO UPDATE SET enabled = excluded.enabled",
@@ -256,7 +265,43 @@ impl Store {
                     toggle.enabled
                 ],
             )?;
+            tx.commit()?;
             Ok(())
+        })
+        .await
+    }
+
+    /// Makes a conversation's tool switches the ones every new conversation starts with.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] when there is no such conversation.
+    pub async fn set_default_tools_from(&self, conversation_id: String) -> Result<(), StoreError> {
+        self.call(move |conn| {
+            let tx = conn.transaction()?;
+            conversations::get(&tx, &conversation_id)?;
+            tx.execute("DELETE FROM default_tools", [])?;
+            tx.execute(
+                "INSERT INTO default_tools (server, tool, enabled) \
+                 SELECT server, tool, enabled FROM conversation_tools WHERE conversation_id = ?1",
+                [&conversation_id],
+            )?;
+            tx.commit()?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// The tool switches a new conversation starts with (anything not listed is on).
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn default_tools(&self) -> Result<Vec<ToolToggle>, StoreError> {
+        self.call(|conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT server, tool, enabled FROM default_tools ORDER BY server, tool",
+            )?;
+            let rows = stmt.query_map([], toggle_from_row)?;
+            Ok(rows.collect::<Result<Vec<_>, _>>()?)
         })
         .await
     }
@@ -273,14 +318,7 @@ impl Store {
             let mut stmt = conn.prepare_cached(
                 "SELECT server, tool, enabled FROM conversation_tools WHERE conversation_id = ?1",
             )?;
-            let rows = stmt.query_map([&conversation_id], |row| {
-                let tool: String = row.get(1)?;
-                Ok(ToolToggle {
-                    server: row.get(0)?,
-                    tool: Some(tool).filter(|t| !t.is_empty()),
-                    enabled: row.get(2)?,
-                })
-            })?;
+            let rows = stmt.query_map([&conversation_id], toggle_from_row)?;
             Ok(rows.collect::<Result<Vec<_>, _>>()?)
         })
         .await
@@ -328,4 +366,14 @@ impl Store {
         })
         .await
     }
+}
+
+/// A row of `server, tool, enabled` (`tool` '' for the server's own switch).
+fn toggle_from_row(row: &Row<'_>) -> rusqlite::Result<ToolToggle> {
+    let tool: String = row.get(1)?;
+    Ok(ToolToggle {
+        server: row.get(0)?,
+        tool: Some(tool).filter(|t| !t.is_empty()),
+        enabled: row.get(2)?,
+    })
 }

@@ -1,7 +1,9 @@
 // The tool loop in the real window, against aimock playing the model and server-everything
 // running the tool: send a prompt, approve the call in the in-app dialog, see the tool card and
-// the streamed answer, then relaunch and see exactly the same chat.
+// the streamed answer, then relaunch and see exactly the same chat. Then: Stop mid-answer, the
+// app killed mid-answer (everything shown is there after a relaunch), and the tools panel.
 import assert from "node:assert/strict";
+import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { BIN, launch, run, startAimock, tempHome, textOf, tid } from "./harness.mjs";
@@ -43,6 +45,7 @@ test("a prompt, an approval in the dialog, a tool card and the answer — and th
       await dialog.waitForDisplayed({ timeout: 20000 });
       assert.match(await textOf(b, tid("approval-arguments")), /"a": 2,\s*"b": 3/);
       await app.screenshot("chat-approval");
+      await b.$(tid("choice-allow_always")).click();
       await b.$(tid("approval-submit")).click();
 
       const answer = `${tid("answer")}:last-child ${tid("answer-text")}`;
@@ -57,6 +60,19 @@ test("a prompt, an approval in the dialog, a tool card and the answer — and th
       await b.$(tid("composer-send")).waitForExist({ timeout: 10000 });
       await app.screenshot("chat-answered");
       live = await b.execute((sel) => document.querySelector(sel).innerText, tid("message-list"));
+
+      // "Always allow" is listed in Settings, and revoked there in one click.
+      await b.$(tid("nav-settings")).click();
+      const item = b.$(tid("approval-item"));
+      await item.waitForDisplayed({ timeout: 10000 });
+      assert.match(await textOf(b, tid("approval-item")), /everything · Get Sum.*in every conversation/s);
+      await item.scrollIntoView();
+      await app.screenshot("settings-approvals");
+      await b.$(tid("approval-revoke")).click();
+      await b.$(tid("approvals-empty")).waitForDisplayed({ timeout: 10000 });
+      await b.$(tid("conversation-item")).click();
+      await b.$(tid("tool-card")).waitForDisplayed({ timeout: 10000 });
+      await b.$(`${tid("tool-card")} summary`).click();
     } finally {
       await app.close();
     }
@@ -72,6 +88,150 @@ test("a prompt, an approval in the dialog, a tool card and the answer — and th
       const reopened = await b.execute((sel) => document.querySelector(sel).innerText, tid("message-list"));
       assert.equal(reopened, live);
       await app.screenshot("chat-reopened");
+    } finally {
+      await app.close();
+    }
+  } finally {
+    await mock.stop();
+  }
+});
+
+const ANSWER = `${tid("answer")}:last-child ${tid("answer-text")}`;
+const STORY = "Once upon a time a switchboard operator connected every call in town, one plug at a time, all night.";
+
+/** Sends the slow story prompt in a new conversation and waits until part of it is shown. */
+async function startStory(b, atLeast) {
+  await b.$(tid("new-conversation")).click();
+  const input = b.$(tid("composer-input"));
+  await input.waitForEnabled({ timeout: 20000 });
+  await input.setValue("Tell me a slow story");
+  await b.keys("Enter");
+  await b.waitUntil(async () => ((await textOf(b, ANSWER).catch(() => "")) ?? "").length >= atLeast, {
+    timeout: 20000,
+    timeoutMsg: "the answer does not start streaming",
+  });
+}
+
+test("Stop mid-answer keeps what was shown, marked stopped, and the composer is back", async () => {
+  const mock = await startAimock(undefined, "tool-loop.json");
+  const home = tempHome("chat-stop");
+  try {
+    cli(home, ["provider", "add", "Mock", "--kind", "openai_compatible", "--base-url", `${mock.root}/v1`, "--model", "gpt-4o"]);
+    const app = await launch(home);
+    try {
+      const b = app.browser;
+      await startStory(b, 20);
+      await b.$(tid("composer-stop")).click();
+      await b.$(tid("composer-send")).waitForExist({ timeout: 10000 });
+      const kept = await textOf(b, ANSWER);
+      assert.ok(kept.length >= 20 && kept.length < STORY.length, `kept: ${kept}`);
+      assert.ok(STORY.startsWith(kept), `kept: ${kept}`);
+      await b.waitUntil(async () => (await textOf(b, tid("answer-status")).catch(() => "")) === "Stopped", {
+        timeout: 10000,
+        timeoutMsg: "the answer is not marked stopped",
+      });
+      // Nothing more arrives after Stop.
+      await new Promise((r) => setTimeout(r, 1000));
+      assert.equal(await textOf(b, ANSWER), kept);
+      await app.screenshot("chat-stopped");
+    } finally {
+      await app.close();
+    }
+  } finally {
+    await mock.stop();
+  }
+});
+
+test("the app killed with SIGKILL mid-answer: after a relaunch everything that was shown is there", async () => {
+  const mock = await startAimock(undefined, "tool-loop.json");
+  const home = tempHome("chat-kill");
+  try {
+    cli(home, ["provider", "add", "Mock", "--kind", "openai_compatible", "--base-url", `${mock.root}/v1`, "--model", "gpt-4o"]);
+    let app = await launch(home);
+    let shown;
+    try {
+      const b = app.browser;
+      await startStory(b, 30);
+      const { pid } = JSON.parse(fs.readFileSync(path.join(home, "data", "instance.json"), "utf8"));
+      shown = await textOf(b, ANSWER);
+      process.kill(pid, "SIGKILL");
+    } finally {
+      await app.close();
+    }
+    assert.ok(shown.length >= 30 && STORY.startsWith(shown), `shown: ${shown}`);
+
+    app = await launch(home);
+    try {
+      const b = app.browser;
+      await b.$(tid("conversation-item")).waitForDisplayed({ timeout: 20000 });
+      await b.$(tid("conversation-item")).click();
+      await b.$(tid("answer-text")).waitForDisplayed({ timeout: 20000 });
+      const saved = await textOf(b, ANSWER);
+      // What was on screen when the app died is there, and nothing that was not streamed.
+      assert.ok(saved.startsWith(shown), `shown: ${shown}\nsaved: ${saved}`);
+      assert.ok(STORY.startsWith(saved), `saved: ${saved}`);
+      assert.equal(await textOf(b, tid("answer-status")), "Interrupted");
+      await app.screenshot("chat-after-kill");
+    } finally {
+      await app.close();
+    }
+  } finally {
+    await mock.stop();
+  }
+});
+
+test("the tools panel switches a server's tools off, and the model is not offered them", async () => {
+  const mock = await startAimock(undefined, "tool-loop.json");
+  const home = tempHome("chat-tools");
+  try {
+    cli(home, ["provider", "add", "Mock", "--kind", "openai_compatible", "--base-url", `${mock.root}/v1`, "--model", "gpt-4o"]);
+    cli(home, ["mcp", "add", "everything", "--", path.resolve("tests/peers/node_modules/.bin/mcp-server-everything"), "stdio"]);
+    const app = await launch(home);
+    try {
+      const b = app.browser;
+      await serverRunning(b, "everything");
+      await b.$(tid("new-conversation")).click();
+      await b.$(tid("tools-button")).click();
+      const panel = b.$(tid("tools-panel"));
+      await panel.waitForDisplayed({ timeout: 20000 });
+      await b.waitUntil(async () => /tools offered/.test((await textOf(b, tid("tools-summary")).catch(() => "")) ?? ""), {
+        timeout: 20000,
+        timeoutMsg: "the panel lists no tools",
+      });
+      const before = await textOf(b, tid("tools-summary"));
+      const total = Number(/of (\d+) tools/.exec(before)[1]);
+      assert.ok(total > 5, before);
+      // One tool off, then the whole server off.
+      await b.$(`${tid("tools-tool-switch")}[data-tool="echo"]`).click();
+      await b.waitUntil(async () => (await textOf(b, tid("tools-summary"))).startsWith(`${total - 1} of ${total}`), {
+        timeout: 10000,
+        timeoutMsg: "switching echo off is not counted",
+      });
+      await app.screenshot("tools-panel");
+      // From "some on", the server's switch first turns all its tools on, then all off.
+      await b.$(tid("tools-server-switch")).click();
+      await b.waitUntil(async () => (await textOf(b, tid("tools-summary"))).startsWith(`${total} of ${total}`), {
+        timeout: 10000,
+        timeoutMsg: "switching the server on is not counted",
+      });
+      await b.$(tid("tools-server-switch")).click();
+      await b.waitUntil(async () => (await textOf(b, tid("tools-summary"))).startsWith(`0 of ${total}`), {
+        timeout: 10000,
+        timeoutMsg: "switching the server off is not counted",
+      });
+
+      const input = b.$(tid("composer-input"));
+      await input.setValue("Which tools do you have");
+      await b.keys("Enter");
+      await b.waitUntil(async () => (await textOf(b, ANSWER).catch(() => "")) === "I can see the tools you gave me.", {
+        timeout: 20000,
+        timeoutMsg: "the answer does not appear",
+      });
+      // What the model was offered, from what aimock received.
+      const journal = await (await fetch(`${mock.root}/__aimock/journal?limit=1000`)).json();
+      const asked = journal.filter((e) => e.path === "/v1/chat/completions" && JSON.stringify(e.body).includes("Which tools do you have"));
+      assert.equal(asked.length, 1);
+      assert.deepEqual(asked[0].body.tools ?? [], [], "a switched-off server's tools were offered");
     } finally {
       await app.close();
     }

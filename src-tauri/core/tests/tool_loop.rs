@@ -756,7 +756,7 @@ async fn a_429_is_an_error_in_the_conversation_that_can_be_retried() {
 }
 
 #[tokio::test]
-async fn an_answer_cut_off_by_a_crash_is_kept_as_far_as_it_was_checkpointed() {
+async fn an_answer_cut_off_by_a_crash_keeps_everything_that_was_shown() {
     let Some(w) = world("crash_mid_stream", &[]).await else {
         return;
     };
@@ -768,10 +768,20 @@ async fn an_answer_cut_off_by_a_crash_is_kept_as_far_as_it_was_checkpointed() {
         w.run(setup, &ALLOW, &events, CancellationToken::new()),
     )
     .await;
+    let shown: String = events
+        .all()
+        .into_iter()
+        .filter_map(|e| match e {
+            RunEvent::TextDelta { text, .. } => Some(text),
+            _ => None,
+        })
+        .collect();
     let left = w.messages().await.pop().unwrap();
     assert_eq!(left.status, MessageStatus::Streaming);
     let saved = left.content.unwrap();
     assert!(saved.starts_with("Once"), "checkpointed text: {saved:?}");
+    // Nothing was shown before it was written.
+    assert_eq!(saved, shown);
     assert_eq!(w.store.mark_unfinished_as_interrupted().await.unwrap(), 1);
     let after = w.messages().await.pop().unwrap();
     assert_eq!(after.status, MessageStatus::Interrupted);

@@ -1,6 +1,6 @@
 //! The tool loop: one user turn, as many rounds as the model needs. Each round offers the
-//! conversation's tools, streams the answer to the sink token by token (checkpointing it to
-//! the database), passes each call through the permission pipeline, asks the person about the
+//! conversation's tools, streams the answer to the sink as it comes (writing it to the
+//! database before showing it), passes each call through the permission pipeline, asks the person about the
 //! rest in one dialog, runs the allowed calls concurrently, saves one tool message per call in
 //! the model's order, and goes round again — until the model answers without tools, or a
 //! stopping rule ends the run: the round cap (then one last call that forbids tools, so the
@@ -48,7 +48,8 @@ pub struct RunLimits {
     pub max_model_chars: usize,
     /// Failed calls in a row that end the run.
     pub max_consecutive_failures: u32,
-    /// How often a streaming answer is written to the database.
+    /// How often a streaming answer is written to the database, and then shown: the window
+    /// never shows text that is not written yet.
     pub checkpoint_every: Duration,
 }
 
@@ -61,7 +62,8 @@ impl Default for RunLimits {
             max_parallel: 8,
             max_model_chars: crate::mcp::results::DEFAULT_MODEL_CHARS,
             max_consecutive_failures: 3,
-            checkpoint_every: Duration::from_millis(500),
+            // Smooth enough to read as a stream; ~20 small writes a second while one streams.
+            checkpoint_every: Duration::from_millis(50),
         }
     }
 }

@@ -238,26 +238,32 @@ impl<'a> Run<'a> {
         };
         let mut stream = self.setup.provider.stream(request, self.cancel.clone());
         let mut got = Streamed::default();
-        let mut saved_at = Instant::now();
-        let mut dirty = false;
+        // Text is shown only once it is written: deltas wait in `got.unshown` until the next
+        // checkpoint (the first one at once, then at most every `checkpoint_every`), so an app
+        // killed mid-answer loses nothing the person saw.
+        let every = self.setup.limits.checkpoint_every;
+        let mut written_at: Option<Instant> = None;
         let ended = loop {
-            let event = match stream.next().await {
+            let next = match written_at {
+                Some(at) if got.has_unshown() => tokio::select! {
+                    biased;
+                    next = stream.next() => next,
+                    () = tokio::time::sleep_until((at + every).into()) => {
+                        self.checkpoint(&id, &mut got).await;
+                        written_at = Some(Instant::now());
+                        continue;
+                    }
+                },
+                _ => stream.next().await,
+            };
+            match next {
                 None => break Ok(()),
                 Some(Err(e)) => break Err(e),
-                Some(Ok(event)) => event,
-            };
-            dirty |= self.take(&id, event, &mut got);
-            if dirty && saved_at.elapsed() >= self.setup.limits.checkpoint_every {
-                let checkpoint = MessageUpdate {
-                    content: Some(got.text.clone()),
-                    reasoning: got.reasoning(),
-                    ..MessageUpdate::default()
-                };
-                if let Err(e) = store.update_message(id.clone(), checkpoint).await {
-                    tracing::warn!(error = %e, "cannot checkpoint the streaming answer");
-                }
-                saved_at = Instant::now();
-                dirty = false;
+                Some(Ok(event)) => self.take(event, &mut got),
+            }
+            if got.has_unshown() && written_at.is_none_or(|at| at.elapsed() >= every) {
+                self.checkpoint(&id, &mut got).await;
+                written_at = Some(Instant::now());
             }
         };
         if choice == ToolChoice::None && !got.calls.is_empty() {
@@ -300,7 +306,9 @@ impl<'a> Run<'a> {
                 Some((StopReason::Error, Some(e.to_string())))
             }
         };
-        match store.update_message(id.clone(), update).await {
+        let saved = store.update_message(id.clone(), update).await;
+        self.show(&id, &mut got);
+        match saved {
             Ok(saved) => {
                 self.remember(&saved);
                 self.emit(RunEvent::MessageSaved { message: saved });
@@ -316,27 +324,55 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// Takes one provider event into `got`, passing it on; whether the text grew.
-    fn take(&self, id: &str, event: ProviderEvent, got: &mut Streamed) -> bool {
+    /// Writes the answer so far, then shows what the person has not seen of it yet.
+    async fn checkpoint(&self, id: &str, got: &mut Streamed) {
+        let checkpoint = MessageUpdate {
+            content: Some(got.text.clone()),
+            reasoning: got.reasoning(),
+            ..MessageUpdate::default()
+        };
+        if let Err(e) = self
+            .services
+            .store
+            .update_message(id.to_owned(), checkpoint)
+            .await
+        {
+            tracing::warn!(error = %e, "cannot checkpoint the streaming answer");
+        }
+        self.show(id, got);
+    }
+
+    /// Sends the deltas not shown yet, reasoning first.
+    fn show(&self, id: &str, got: &mut Streamed) {
+        let reasoning = std::mem::take(&mut got.unshown_reasoning);
+        if !reasoning.is_empty() {
+            self.emit(RunEvent::ReasoningDelta {
+                message_id: id.to_owned(),
+                text: reasoning,
+            });
+        }
+        let text = std::mem::take(&mut got.unshown_text);
+        if !text.is_empty() {
+            self.emit(RunEvent::TextDelta {
+                message_id: id.to_owned(),
+                text,
+            });
+        }
+    }
+
+    /// Takes one provider event into `got` (text waits there to be written, then shown).
+    fn take(&self, event: ProviderEvent, got: &mut Streamed) {
         match event {
             ProviderEvent::TextDelta(text) => {
                 if got.text.is_empty() {
                     self.status(status::WRITING);
                 }
                 got.text.push_str(&text);
-                self.emit(RunEvent::TextDelta {
-                    message_id: id.to_owned(),
-                    text,
-                });
-                return true;
+                got.unshown_text.push_str(&text);
             }
             ProviderEvent::ReasoningDelta(text) => {
                 got.reasoning.push_str(&text);
-                self.emit(RunEvent::ReasoningDelta {
-                    message_id: id.to_owned(),
-                    text,
-                });
-                return true;
+                got.unshown_reasoning.push_str(&text);
             }
             ProviderEvent::ToolCall(call) => got.calls.push(call),
             ProviderEvent::Usage {
@@ -352,7 +388,6 @@ impl<'a> Run<'a> {
                 message: w.message,
             }),
         }
-        false
     }
 
     /// The calls of one answer: proposed, decided (asking the person where the pipeline says
@@ -749,6 +784,9 @@ type Job<'a> =
 struct Streamed {
     text: String,
     reasoning: String,
+    /// Received but not written and shown yet.
+    unshown_text: String,
+    unshown_reasoning: String,
     calls: Vec<ToolCall>,
     input_tokens: Option<i64>,
     output_tokens: Option<i64>,
@@ -756,6 +794,10 @@ struct Streamed {
 }
 
 impl Streamed {
+    fn has_unshown(&self) -> bool {
+        !self.unshown_text.is_empty() || !self.unshown_reasoning.is_empty()
+    }
+
     fn reasoning(&self) -> Option<String> {
         Some(self.reasoning.clone()).filter(|r| !r.is_empty())
     }

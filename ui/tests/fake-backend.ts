@@ -191,6 +191,8 @@ export class FakeBackend {
   toolSwitches: Record<string, Map<string, boolean>> = {};
   /** the switches a new conversation starts with */
   defaultSwitches = new Map<string, boolean>();
+  /** awaited while the scripted tool call runs, after it reported progress */
+  toolGate: (() => Promise<void>) | null = null;
   /** what `list_tool_approvals` answers */
   standingApprovals: StandingApproval[] = [];
   #approvals = new Map<string, (answers: ApprovalAnswer[]) => void>();
@@ -259,6 +261,8 @@ export class FakeBackend {
       const result = allowed ? '{"datetime": "2026-11-23T12:00:00+01:00"}' : `The user denied this call.${reason ? ` Their reason: ${reason}` : ""}`;
       if (allowed) {
         emit({ type: "tool_started", call_id: "call_1" });
+        emit({ type: "tool_progress", call_id: "call_1", progress: 2, total: 4, message: "Asking the clock <b>twice</b>" });
+        if (this.toolGate) await this.toolGate();
         emit({ type: "tool_finished", call_id: "call_1", is_error: false, content: result, duration_ms: 12 });
       }
       save({ ...first, status: "complete", finish_reason: "tool_calls", tool_calls: [{ id: "call_1", name: "time__get_current_time", arguments: args }] });

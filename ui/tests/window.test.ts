@@ -263,6 +263,25 @@ describe("composer", () => {
     expect(screen.getByTestId("message-list").innerHTML).toBe(live);
   });
 
+  it("shows a running call's progress as the server reports it, and drops it once the call is done", async () => {
+    backend.addProviderRecord("Work");
+    backend.addConversation("Chat");
+    let release: () => void = () => {};
+    backend.toolGate = () => new Promise((resolve) => (release = resolve));
+    const { user } = await renderApp();
+    await user.click(items()[0]);
+    await user.type(await screen.findByTestId("composer-input"), "What time is it?{Enter}");
+    await user.click(within(await screen.findByTestId("approval-dialog")).getByTestId("approval-submit"));
+    const progress = await screen.findByTestId("tool-progress");
+    expect(progress.textContent).toContain("50%");
+    expect(progress.textContent).toContain("Asking the clock <b>twice</b>");
+    expect(progress.querySelector("b")).toBeNull();
+    expect(screen.getByTestId("tool-card").dataset.state).toBe("running");
+    release();
+    await waitFor(() => expect(screen.getByTestId("tool-card").dataset.state).toBe("done"));
+    expect(screen.queryByTestId("tool-progress")).toBeNull();
+  });
+
   it("a denied call shows as denied with the reason the model was given", async () => {
     backend.addProviderRecord("Work");
     backend.addConversation("Chat");

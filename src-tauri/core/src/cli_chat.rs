@@ -252,6 +252,19 @@ impl Printer {
                     crate::text::one_line(first, 160)
                 ));
             }
+            RunEvent::ToolProgress {
+                progress,
+                total,
+                message,
+                ..
+            } => {
+                let of = total.map(|t| format!(" of {t}")).unwrap_or_default();
+                let says = message
+                    .as_deref()
+                    .map(|m| format!(": {}", crate::text::one_line(m, 160)))
+                    .unwrap_or_default();
+                note(format!("progress {progress}{of}{says}"));
+            }
             RunEvent::ToolWarning { tool, message } => note(format!("{tool} left out: {message}")),
             RunEvent::Error { message, .. } => eprintln!("switchboard: {message}"),
             RunEvent::RunFinished {

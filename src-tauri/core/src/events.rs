@@ -106,6 +106,13 @@ pub enum RunEvent {
     ToolStarted {
         call_id: String,
     },
+    /// The server reported progress on a running call (its message is server text).
+    ToolProgress {
+        call_id: String,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    },
     ToolFinished {
         call_id: String,
         is_error: bool,
@@ -170,6 +177,15 @@ mod tests {
                     reason: Some("not now".into()),
                 },
                 json!({"type": "tool_decided", "call_id": "c1", "allowed": false, "scope": "once", "reason": "not now"}),
+            ),
+            (
+                RunEvent::ToolProgress {
+                    call_id: "c1".into(),
+                    progress: 3.0,
+                    total: Some(8.0),
+                    message: None,
+                },
+                json!({"type": "tool_progress", "call_id": "c1", "progress": 3.0, "total": 8.0, "message": null}),
             ),
             (
                 RunEvent::ToolFinished {

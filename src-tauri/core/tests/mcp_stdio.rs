@@ -375,7 +375,9 @@ async fn progress_keeps_a_long_call_alive_and_the_hard_maximum_still_ends_it() {
     };
     let server = stdio::start("faulty", faulty).await.unwrap();
     let work = || args(json!({"seconds": 2.4, "every": 0.3}));
-    // 2.4 s of work with a 1 s idle limit: each progress notification extends it.
+    // 2.4 s of work with a 1 s idle limit: each progress notification extends it, and each
+    // reaches the caller.
+    let (sink, mut reports) = tokio::sync::mpsc::unbounded_channel();
     let done = server
         .call_tool_limited(
             "progress",
@@ -385,6 +387,7 @@ async fn progress_keeps_a_long_call_alive_and_the_hard_maximum_still_ends_it() {
                 hard_max: Duration::from_secs(20),
             },
             &CancellationToken::new(),
+            Some(&sink),
         )
         .await
         .unwrap();
@@ -393,6 +396,12 @@ async fn progress_keeps_a_long_call_alive_and_the_hard_maximum_still_ends_it() {
         "{}",
         text_of(&done)
     );
+    let mut heard = Vec::new();
+    while let Ok(report) = reports.try_recv() {
+        heard.push((report.progress, report.total));
+    }
+    let expected: Vec<(f64, Option<f64>)> = (0..8).map(|i| (f64::from(i), Some(8.0))).collect();
+    assert_eq!(heard, expected);
     // The same work under a 1.2 s hard maximum is cut off, progress or not.
     let started = Instant::now();
     let err = server
@@ -404,6 +413,7 @@ async fn progress_keeps_a_long_call_alive_and_the_hard_maximum_still_ends_it() {
                 hard_max: Duration::from_millis(1200),
             },
             &CancellationToken::new(),
+            None,
         )
         .await
         .unwrap_err();
@@ -436,6 +446,7 @@ async fn stopping_a_call_tells_the_server_and_returns_at_once() {
                 hard_max: Duration::from_secs(600),
             },
             &cancel,
+            None,
         )
         .await
         .unwrap_err();

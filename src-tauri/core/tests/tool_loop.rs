@@ -391,6 +391,35 @@ async fn three_rounds_run_one_after_another_until_the_model_answers() {
 }
 
 #[tokio::test]
+async fn a_tools_progress_reaches_the_window_while_it_runs() {
+    let Some(w) = world("progress", &["fault"]).await else {
+        return;
+    };
+    let (reason, events) = w.say("Show me progress", &ALLOW).await;
+    assert_eq!(reason, StopReason::Completed);
+    let all = events.all();
+    let at = |kind: &str| events.kinds().iter().position(|k| k == kind).unwrap();
+    let progress: Vec<(String, f64, Option<f64>)> = all
+        .iter()
+        .filter_map(|e| match e {
+            RunEvent::ToolProgress {
+                call_id,
+                progress,
+                total,
+                ..
+            } => Some((call_id.clone(), *progress, *total)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        progress,
+        [0.0, 1.0, 2.0].map(|p| ("call_g1".to_owned(), p, Some(3.0)))
+    );
+    let first = events.kinds().iter().position(|k| k == "tool_progress").unwrap();
+    assert!(at("tool_started") < first && first < at("tool_finished"));
+}
+
+#[tokio::test]
 async fn four_parallel_calls_run_at_once_and_their_results_come_back_in_the_models_order() {
     let Some(w) = world("four_parallel", &["fault"]).await else {
         return;

@@ -19,6 +19,8 @@ export interface ToolCard {
   duration_ms: number | null;
   /** why it was denied */
   reason: string | null;
+  /** the server's last progress report while it runs (not kept once it finishes) */
+  progress: { progress: number; total: number | null; message: string | null } | null;
 }
 
 export type ChatItem =
@@ -97,6 +99,7 @@ export function itemsFrom(detail: ConversationDetail): ChatItem[] {
           content: null,
           duration_ms: run?.started_at != null && run.finished_at != null ? run.finished_at - run.started_at : null,
           reason: run?.deny_reason ?? null,
+          progress: null,
         };
         cards.set(call.id, card);
         item.tools.push(card);
@@ -218,6 +221,7 @@ export class ChatSession {
           content: null,
           duration_ms: null,
           reason: null,
+          progress: null,
         });
         break;
       }
@@ -243,9 +247,17 @@ export class ChatSession {
         if (card) card.state = "running";
         break;
       }
+      case "tool_progress": {
+        const card = this.#card(event.call_id);
+        if (card && card.state === "running") {
+          card.progress = { progress: event.progress, total: event.total, message: event.message };
+        }
+        break;
+      }
       case "tool_finished": {
         const card = this.#card(event.call_id);
         if (card) {
+          card.progress = null;
           card.state = event.is_error ? "error" : "done";
           card.content = event.content;
           card.duration_ms = event.duration_ms;

@@ -688,11 +688,27 @@ impl<'a> Run<'a> {
             _ => serde_json::Map::new(),
         };
         let cancel = self.cancel.child_token();
-        let result = self
-            .services
-            .tools
-            .call(&tool.server, &tool.tool, arguments, limits, &cancel)
-            .await;
+        let (progress, mut reports) = tokio::sync::mpsc::unbounded_channel();
+        let running = self.services.tools.call(
+            &tool.server,
+            &tool.tool,
+            arguments,
+            limits,
+            &cancel,
+            Some(&progress),
+        );
+        tokio::pin!(running);
+        let result = loop {
+            tokio::select! {
+                result = &mut running => break result,
+                Some(report) = reports.recv() => self.emit(RunEvent::ToolProgress {
+                    call_id: call.id.clone(),
+                    progress: report.progress,
+                    total: report.total,
+                    message: report.message,
+                }),
+            }
+        };
         let mut outcome = match result {
             Ok(value) => {
                 let text = results::for_model(&value, self.setup.limits.max_model_chars);

@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::mcp::catalogue::ListedTool;
 use crate::mcp::host::McpHost;
-use crate::mcp::server::{CallLimits, McpError};
+use crate::mcp::server::{CallLimits, McpError, ProgressSink};
 
 pub type CallFuture<'a> = Pin<Box<dyn Future<Output = Result<Value, McpError>> + Send + 'a>>;
 
@@ -19,7 +19,8 @@ pub trait ToolSource: Send + Sync {
     /// Each running server with its tools, as last listed.
     fn tools(&self) -> Vec<(String, Arc<Vec<ListedTool>>)>;
 
-    /// Calls `tool` on `server`; the result is the `tools/call` result's JSON.
+    /// Calls `tool` on `server`; the result is the `tools/call` result's JSON. The server's
+    /// progress notifications for the call go to `progress`.
     fn call<'a>(
         &'a self,
         server: &'a str,
@@ -27,6 +28,7 @@ pub trait ToolSource: Send + Sync {
         arguments: Map<String, Value>,
         limits: CallLimits,
         cancel: &'a CancellationToken,
+        progress: Option<&'a ProgressSink>,
     ) -> CallFuture<'a>;
 }
 
@@ -42,6 +44,7 @@ impl ToolSource for McpHost {
         arguments: Map<String, Value>,
         limits: CallLimits,
         cancel: &'a CancellationToken,
+        progress: Option<&'a ProgressSink>,
     ) -> CallFuture<'a> {
         Box::pin(async move {
             let running = self.server(server).ok_or_else(|| McpError::Request {
@@ -50,7 +53,7 @@ impl ToolSource for McpHost {
                 stderr_tail: String::new(),
             })?;
             let result = running
-                .call_tool_limited(tool, arguments, limits, cancel)
+                .call_tool_limited(tool, arguments, limits, cancel, progress)
                 .await?;
             serde_json::to_value(&result).map_err(|e| McpError::Request {
                 server: server.to_owned(),

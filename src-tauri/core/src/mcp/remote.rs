@@ -127,7 +127,7 @@ async fn handshake(
         detail,
         stderr_tail: String::new(),
     };
-    let (client, tools_changed) = HostClient::new();
+    let (client, heard) = HostClient::new();
     // Why a legacy SSE stream ended, when it failed on our side (an over-long event).
     let mut stream_end = None;
     let service = if transport == RemoteTransport::Sse {
@@ -159,7 +159,7 @@ async fn handshake(
     Ok(McpServer::new(
         name,
         service,
-        tools_changed,
+        heard,
         None,
         Arc::new(StderrRing::default()),
         move |reason| async move {

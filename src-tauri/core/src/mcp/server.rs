@@ -2,13 +2,13 @@
 //! with idle and hard time limits, progress, cancellation), how it ended, and the errors a
 //! person reads. Starting one is [`super::stdio`]'s or [`super::remote`]'s job.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotification,
-    CancelledNotificationParam, ClientRequest, ServerResult, Tool,
+    CancelledNotificationParam, ClientRequest, ProgressToken, ServerResult, Tool,
 };
 use rmcp::service::{
     Peer, PeerRequestOptions, QuitReason, RoleClient, RunningService,
@@ -155,19 +155,51 @@ impl StderrRing {
     }
 }
 
+/// A `notifications/progress` for a call in flight: how far it is, of how much if known, and
+/// what the server says it is doing (server text: show it as text only).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallProgress {
+    pub progress: f64,
+    pub total: Option<f64>,
+    pub message: Option<String>,
+}
+
+/// Where a caller wants the progress of its call.
+pub type ProgressSink = tokio::sync::mpsc::UnboundedSender<CallProgress>;
+
+/// The calls in flight that want their progress, by the token rmcp gave each request.
+type ProgressRoutes = Arc<Mutex<HashMap<ProgressToken, ProgressSink>>>;
+
 /// What the host answers to a server: it hears `notifications/tools/list_changed` (and
-/// counts them, so the supervisor can list the tools again); everything else is rmcp's
-/// default.
+/// counts them, so the supervisor can list the tools again) and `notifications/progress`
+/// (passed to the call it is about); everything else is rmcp's default.
 #[derive(Debug)]
 pub struct HostClient {
     tools_changed: tokio::sync::watch::Sender<u64>,
+    progress: ProgressRoutes,
+}
+
+/// What a connected server's [`HostClient`] hears, for its [`McpServer`].
+pub(crate) struct Heard {
+    tools_changed: tokio::sync::watch::Receiver<u64>,
+    progress: ProgressRoutes,
 }
 
 impl HostClient {
-    /// A client, and the count of `tools/list_changed` it has heard.
-    pub(crate) fn new() -> (HostClient, tokio::sync::watch::Receiver<u64>) {
+    /// A client, and what it hears.
+    pub(crate) fn new() -> (HostClient, Heard) {
         let (tools_changed, heard) = tokio::sync::watch::channel(0);
-        (HostClient { tools_changed }, heard)
+        let progress = ProgressRoutes::default();
+        (
+            HostClient {
+                tools_changed,
+                progress: Arc::clone(&progress),
+            },
+            Heard {
+                tools_changed: heard,
+                progress,
+            },
+        )
     }
 }
 
@@ -187,6 +219,43 @@ impl rmcp::ClientHandler for HostClient {
     async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
         self.tools_changed.send_modify(|n| *n += 1);
     }
+
+    /// rmcp has already extended the call's time limit; this passes the news on to whoever
+    /// made the call (a token no call is waiting on is ignored).
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        let route = self
+            .progress
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&params.progress_token)
+            .cloned();
+        if let Some(sink) = route {
+            let _ = sink.send(CallProgress {
+                progress: params.progress,
+                total: params.total,
+                message: params.message,
+            });
+        }
+    }
+}
+
+/// A call's progress route, taken down when the call ends however it ends.
+struct ProgressRoute<'a> {
+    routes: &'a ProgressRoutes,
+    token: ProgressToken,
+}
+
+impl Drop for ProgressRoute<'_> {
+    fn drop(&mut self) {
+        self.routes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(&self.token);
+    }
 }
 
 /// A connected server, local or remote. How its connection ends is awaited by a task of its
@@ -197,6 +266,7 @@ pub struct McpServer {
     peer: Peer<RoleClient>,
     info: Option<String>,
     tools_changed: tokio::sync::watch::Receiver<u64>,
+    progress: ProgressRoutes,
     stop: Mutex<Option<RunningServiceCancellationToken>>,
     exit: tokio::sync::watch::Receiver<Option<String>>,
     pid: Option<u32>,
@@ -219,7 +289,7 @@ impl McpServer {
     pub(crate) fn new<F, Fut>(
         name: &str,
         service: RunningService<RoleClient, HostClient>,
-        tools_changed: tokio::sync::watch::Receiver<u64>,
+        heard: Heard,
         pid: Option<u32>,
         stderr: Arc<StderrRing>,
         ended: F,
@@ -247,7 +317,8 @@ impl McpServer {
             name: name.to_owned(),
             peer,
             info,
-            tools_changed,
+            tools_changed: heard.tools_changed,
+            progress: heard.progress,
             stop,
             exit,
             pid,
@@ -355,6 +426,7 @@ impl McpServer {
                 hard_max: timeout * 10,
             },
             &CancellationToken::new(),
+            None,
         )
         .await
     }
@@ -362,7 +434,7 @@ impl McpServer {
     /// Calls one tool. The call fails after `limits.idle` without an answer or a progress
     /// notification (each one extends it), or after `limits.hard_max` in all, or when
     /// `cancel` fires; in each case the server is sent `notifications/cancelled` and a late
-    /// answer is ignored.
+    /// answer is ignored. Progress notifications go to `progress`, if given.
     ///
     /// # Errors
     /// [`McpError::Timeout`], [`McpError::Cancelled`], or the server failed or went away.
@@ -372,6 +444,7 @@ impl McpServer {
         arguments: Map<String, Value>,
         limits: CallLimits,
         cancel: &CancellationToken,
+        progress: Option<&ProgressSink>,
     ) -> Result<CallToolResult, McpError> {
         let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
@@ -384,6 +457,18 @@ impl McpServer {
             .await
             .map_err(|e| self.request_error(&readable(&e)))?;
         let (id, peer) = (handle.id.clone(), handle.peer.clone());
+        // Registered once rmcp has named the token, just after the request left: a server
+        // that reports progress within that instant has that one report missed.
+        let _route = progress.map(|sink| {
+            self.progress
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .insert(handle.progress_token.clone(), sink.clone());
+            ProgressRoute {
+                routes: &self.progress,
+                token: handle.progress_token.clone(),
+            }
+        });
         let answer = tokio::select! {
             answer = handle.await_response() => answer,
             () = cancel.cancelled() => {

@@ -126,7 +126,7 @@ pub async fn start_with(
     }
     tracing::info!(server = name, pid, program = %launch.program.display(), "MCP server started");
 
-    let (client, tools_changed) = HostClient::new();
+    let (client, heard) = HostClient::new();
     let handshake = tokio::time::timeout(launch.startup_timeout, client.serve(transport)).await;
     let service = match handshake {
         Ok(Ok(service)) => service,
@@ -161,7 +161,7 @@ pub async fn start_with(
     Ok(McpServer::new(
         name,
         service,
-        tools_changed,
+        heard,
         pid,
         stderr,
         move |reason| async move {

@@ -84,7 +84,8 @@ pub(crate) async fn run(core: &Core, args: ChatArgs, out: &mut impl Write) -> Re
     )
     .await;
     if tools != ToolSelection::None {
-        start_servers(core, &host, args.json).await?;
+        // Only the servers the selection can take a tool from are started.
+        start_servers(core, &host, &tools, args.json).await?;
     }
     let result = turn(core, &host, args, tools, &settings, out).await;
     host.shutdown(Duration::from_secs(5)).await;
@@ -176,8 +177,13 @@ async fn turn(
 }
 
 /// Starts every enabled, approved server and waits until each has started or failed.
-async fn start_servers(core: &Core, host: &McpHost, quiet: bool) -> Result<(), CliError> {
-    for (name, why) in core.mcp_start_all(host).await? {
+async fn start_servers(
+    core: &Core,
+    host: &McpHost,
+    tools: &ToolSelection,
+    quiet: bool,
+) -> Result<(), CliError> {
+    for (name, why) in core.mcp_start_where(host, |name| tools.takes_from(name)).await? {
         if !quiet {
             eprintln!("switchboard: “{name}” is not used: {why}");
         }

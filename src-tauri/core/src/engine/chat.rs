@@ -26,6 +26,23 @@ pub enum ToolSelection {
     Only(Vec<String>),
 }
 
+impl ToolSelection {
+    /// Whether a tool of `server` may be chosen: the server named, or one of its tools by the
+    /// name models see (`<server>__<tool>`).
+    pub fn takes_from(&self, server: &str) -> bool {
+        match self {
+            ToolSelection::All => true,
+            ToolSelection::None => false,
+            ToolSelection::Only(names) => {
+                let prefix = crate::mcp::catalogue::wire_name(server, "");
+                names
+                    .iter()
+                    .any(|n| n.eq_ignore_ascii_case(server) || n.starts_with(&prefix))
+            }
+        }
+    }
+}
+
 /// What a caller asks for one turn.
 #[derive(Debug, Clone, Default)]
 pub struct TurnRequest {
@@ -378,4 +395,20 @@ fn standing_for(approvals: &[StandingApproval], conversation_id: &str) -> Standi
         }
     }
     standing
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ToolSelection;
+
+    #[test]
+    fn a_selection_takes_from_the_servers_it_names_by_name_or_by_a_tools_wire_name() {
+        let only = ToolSelection::Only(vec!["Time".into(), "my_fs__read_file".into()]);
+        assert!(only.takes_from("time"));
+        assert!(only.takes_from("my fs"), "the wire name's server part is sanitised");
+        assert!(!only.takes_from("everything"));
+        assert!(!only.takes_from("my"), "a prefix of a server's name is not the server");
+        assert!(ToolSelection::All.takes_from("everything"));
+        assert!(!ToolSelection::None.takes_from("time"));
+    }
 }

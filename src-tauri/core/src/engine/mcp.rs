@@ -506,9 +506,21 @@ impl Core {
     /// # Errors
     /// mcp.json cannot be read.
     pub async fn mcp_start_all(&self, host: &McpHost) -> Result<Vec<(String, String)>, CoreError> {
+        self.mcp_start_where(host, |_| true).await
+    }
+
+    /// As [`Core::mcp_start_all`], for the enabled servers whose name `wanted` accepts.
+    ///
+    /// # Errors
+    /// mcp.json cannot be read, or the database.
+    pub async fn mcp_start_where(
+        &self,
+        host: &McpHost,
+        wanted: impl Fn(&str) -> bool,
+    ) -> Result<Vec<(String, String)>, CoreError> {
         let mut left_out = Vec::new();
         for view in self.mcp_servers().await? {
-            if view.disabled {
+            if view.disabled || !wanted(&view.name) {
                 continue;
             }
             match self.mcp_prepare(&view.name).await {

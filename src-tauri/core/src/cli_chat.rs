@@ -183,7 +183,10 @@ async fn start_servers(
     tools: &ToolSelection,
     quiet: bool,
 ) -> Result<(), CliError> {
-    for (name, why) in core.mcp_start_where(host, |name| tools.takes_from(name)).await? {
+    for (name, why) in core
+        .mcp_start_where(host, |name| tools.takes_from(name))
+        .await?
+    {
         if !quiet {
             eprintln!("switchboard: “{name}” is not used: {why}");
         }

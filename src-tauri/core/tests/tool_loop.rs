@@ -415,7 +415,11 @@ async fn a_tools_progress_reaches_the_window_while_it_runs() {
         progress,
         [0.0, 1.0, 2.0].map(|p| ("call_g1".to_owned(), p, Some(3.0)))
     );
-    let first = events.kinds().iter().position(|k| k == "tool_progress").unwrap();
+    let first = events
+        .kinds()
+        .iter()
+        .position(|k| k == "tool_progress")
+        .unwrap();
     assert!(at("tool_started") < first && first < at("tool_finished"));
 }
 

@@ -16,7 +16,8 @@ use crate::mcp::results;
 use crate::mcp::server::{CallLimits, McpError};
 use crate::policy::{self, CallFacts, Standing, Verdict};
 use crate::providers::{
-    ChatMessage, ChatRequest, FinishReason, ProviderError, ProviderEvent, ToolCall, ToolChoice, ToolSpec,
+    ChatMessage, ChatRequest, FinishReason, ProviderError, ProviderEvent, ToolCall, ToolChoice,
+    ToolSpec,
 };
 use crate::store::{
     new_id, now_ms, ApprovalScope, Message, MessageStatus, MessageUpdate, NewMessage, Role,

@@ -405,9 +405,15 @@ mod tests {
     fn a_selection_takes_from_the_servers_it_names_by_name_or_by_a_tools_wire_name() {
         let only = ToolSelection::Only(vec!["Time".into(), "my_fs__read_file".into()]);
         assert!(only.takes_from("time"));
-        assert!(only.takes_from("my fs"), "the wire name's server part is sanitised");
+        assert!(
+            only.takes_from("my fs"),
+            "the wire name's server part is sanitised"
+        );
         assert!(!only.takes_from("everything"));
-        assert!(!only.takes_from("my"), "a prefix of a server's name is not the server");
+        assert!(
+            !only.takes_from("my"),
+            "a prefix of a server's name is not the server"
+        );
         assert!(ToolSelection::All.takes_from("everything"));
         assert!(!ToolSelection::None.takes_from("time"));
     }

@@ -260,7 +260,10 @@ async fn a_servers_switch_sets_all_its_tools_and_new_conversations_start_with_th
         set("fs", Some("read"), true),
         set("git", Some("commit"), false),
     ] {
-        store.set_tool_toggle(conv.id.clone(), toggle).await.unwrap();
+        store
+            .set_tool_toggle(conv.id.clone(), toggle)
+            .await
+            .unwrap();
     }
     store
         .set_tool_toggle(conv.id.clone(), set("fs", None, false))

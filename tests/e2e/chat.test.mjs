@@ -13,6 +13,24 @@ function cli(home, args) {
   assert.equal(done.status, 0, `${args.join(" ")}: ${done.stderr}`);
 }
 
+/**
+ * Runs `body(home, mock)` with aimock playing the model (tool-loop.json) and a fresh home that
+ * has it as its provider, `everything` added too when asked; stops the mock however it ends.
+ */
+async function withMockModel(label, { everything = false } = {}, body) {
+  const mock = await startAimock(undefined, "tool-loop.json");
+  const home = tempHome(label);
+  try {
+    cli(home, ["provider", "add", "Mock", "--kind", "openai_compatible", "--base-url", `${mock.root}/v1`, "--model", "gpt-4o"]);
+    if (everything) {
+      cli(home, ["mcp", "add", "everything", "--", path.resolve("tests/peers/node_modules/.bin/mcp-server-everything"), "stdio"]);
+    }
+    await body(home, mock);
+  } finally {
+    await mock.stop();
+  }
+}
+
 /** Waits until the Servers page shows `name` running, then returns to the first conversation. */
 async function serverRunning(b, name) {
   await b.$(tid("nav-servers")).click();
@@ -24,12 +42,7 @@ async function serverRunning(b, name) {
 }
 
 test("a prompt, an approval in the dialog, a tool card and the answer — and the same after a relaunch", async () => {
-  const mock = await startAimock(undefined, "tool-loop.json");
-  const home = tempHome("chat");
-  try {
-    cli(home, ["provider", "add", "Mock", "--kind", "openai_compatible", "--base-url", `${mock.root}/v1`, "--model", "gpt-4o"]);
-    cli(home, ["mcp", "add", "everything", "--", path.resolve("tests/peers/node_modules/.bin/mcp-server-everything"), "stdio"]);
-
+  await withMockModel("chat", { everything: true }, async (home) => {
     let app = await launch(home);
     let live;
     try {
@@ -91,9 +104,7 @@ test("a prompt, an approval in the dialog, a tool card and the answer — and th
     } finally {
       await app.close();
     }
-  } finally {
-    await mock.stop();
-  }
+  });
 });
 
 const ANSWER = `${tid("answer")}:last-child ${tid("answer-text")}`;
@@ -113,10 +124,7 @@ async function startStory(b, atLeast) {
 }
 
 test("Stop mid-answer keeps what was shown, marked stopped, and the composer is back", async () => {
-  const mock = await startAimock(undefined, "tool-loop.json");
-  const home = tempHome("chat-stop");
-  try {
-    cli(home, ["provider", "add", "Mock", "--kind", "openai_compatible", "--base-url", `${mock.root}/v1`, "--model", "gpt-4o"]);
+  await withMockModel("chat-stop", {}, async (home) => {
     const app = await launch(home);
     try {
       const b = app.browser;
@@ -137,16 +145,11 @@ test("Stop mid-answer keeps what was shown, marked stopped, and the composer is 
     } finally {
       await app.close();
     }
-  } finally {
-    await mock.stop();
-  }
+  });
 });
 
 test("the app killed with SIGKILL mid-answer: after a relaunch everything that was shown is there", async () => {
-  const mock = await startAimock(undefined, "tool-loop.json");
-  const home = tempHome("chat-kill");
-  try {
-    cli(home, ["provider", "add", "Mock", "--kind", "openai_compatible", "--base-url", `${mock.root}/v1`, "--model", "gpt-4o"]);
+  await withMockModel("chat-kill", {}, async (home) => {
     let app = await launch(home);
     let shown;
     try {
@@ -175,17 +178,11 @@ test("the app killed with SIGKILL mid-answer: after a relaunch everything that w
     } finally {
       await app.close();
     }
-  } finally {
-    await mock.stop();
-  }
+  });
 });
 
 test("the tools panel switches a server's tools off, and the model is not offered them", async () => {
-  const mock = await startAimock(undefined, "tool-loop.json");
-  const home = tempHome("chat-tools");
-  try {
-    cli(home, ["provider", "add", "Mock", "--kind", "openai_compatible", "--base-url", `${mock.root}/v1`, "--model", "gpt-4o"]);
-    cli(home, ["mcp", "add", "everything", "--", path.resolve("tests/peers/node_modules/.bin/mcp-server-everything"), "stdio"]);
+  await withMockModel("chat-tools", { everything: true }, async (home, mock) => {
     const app = await launch(home);
     try {
       const b = app.browser;
@@ -235,7 +232,5 @@ test("the tools panel switches a server's tools off, and the model is not offere
     } finally {
       await app.close();
     }
-  } finally {
-    await mock.stop();
-  }
+  });
 });

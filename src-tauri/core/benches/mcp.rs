@@ -13,34 +13,26 @@
 //!
 //! Run: `cargo bench -p switchboard-core --bench mcp` (prints Markdown).
 
-use std::path::{Path, PathBuf};
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::ServiceExt;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::json;
-use switchboard_core::mcp::environment::{resolve_command, search_path, server_env};
+use support::{mcp_peers_installed, peers, stdio_launch};
 use switchboard_core::mcp::host::{McpHost, ServerState};
 use switchboard_core::mcp::remote::{self, RemoteLaunch, RemoteTransport};
 use switchboard_core::mcp::stdio::{self, StdioLaunch};
 
 const CALLS: usize = 300;
 
-fn peers() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/peers")
-}
-
 fn launch(program: &Path, args: &[String]) -> StdioLaunch {
-    let path = search_path(None, std::env::var_os("PATH").as_deref());
-    StdioLaunch {
-        program: resolve_command(&program.to_string_lossy(), &path, Path::new("/")).unwrap(),
-        args: args.to_vec(),
-        env: server_env(std::env::vars_os(), &path, []),
-        cwd: None,
-        stderr_log: None,
-        startup_timeout: Duration::from_secs(60),
-    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    stdio_launch(&program.to_string_lossy(), &args, Duration::from_secs(60))
 }
 
 fn servers(scratch: &Path) -> Vec<(String, StdioLaunch)> {
@@ -144,12 +136,7 @@ fn ms(d: Duration) -> String {
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
-    if !peers()
-        .join("node_modules/.bin/mcp-server-everything")
-        .exists()
-        || !peers().join(".venv/bin/python").exists()
-    {
-        println!("SKIPPED: the peers in tests/peers are not installed (scripts/bootstrap.sh test)");
+    if !mcp_peers_installed("the mcp bench") {
         return;
     }
     let everything = launch(

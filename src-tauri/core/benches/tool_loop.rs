@@ -11,8 +11,9 @@
 //!
 //! Run: `cargo bench -p switchboard-core --bench tool_loop` (prints Markdown).
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+#[path = "../tests/support/mod.rs"]
+mod support;
+
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -21,12 +22,11 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::service::ServiceExt;
 use rmcp::transport::TokioChildProcess;
 use secrecy::SecretString;
+use support::{aimock, peers, stdio_launch};
 use switchboard_core::agent::{self, Decision, FixedApprover, RunServices};
 use switchboard_core::engine::{NewProvider, TurnRequest};
 use switchboard_core::events::RunEvent;
-use switchboard_core::mcp::environment::{resolve_command, search_path, server_env};
 use switchboard_core::mcp::host::{McpHost, ServerState};
-use switchboard_core::mcp::stdio::StdioLaunch;
 use switchboard_core::provider_config::ProviderKind;
 use switchboard_core::providers::{
     connect, ChatMessage, ChatRequest, HttpOptions, Part, ProviderEvent, ToolCall, ToolSpec,
@@ -39,59 +39,6 @@ use tokio_util::sync::CancellationToken;
 
 const ROUNDS: u32 = 20;
 const REPEATS: usize = 7;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn launch(program: &Path, args: &[String]) -> StdioLaunch {
-    let path = search_path(None, std::env::var_os("PATH").as_deref());
-    StdioLaunch {
-        program: resolve_command(&program.to_string_lossy(), &path, Path::new("/")).unwrap(),
-        args: args.to_vec(),
-        env: server_env(std::env::vars_os(), &path, []),
-        cwd: None,
-        stderr_log: None,
-        startup_timeout: Duration::from_secs(60),
-    }
-}
-
-struct Aimock(Child, String);
-
-impl Drop for Aimock {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn aimock() -> Aimock {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = Command::new("node")
-        .arg(root().join("tests/peers/node_modules/@copilotkit/aimock/dist/cli.js"))
-        .args([
-            "--host",
-            "127.0.0.1",
-            "--port",
-            &port.to_string(),
-            "--log-level",
-            "silent",
-        ])
-        .args(["--journal-max", "50"])
-        .arg("--fixtures")
-        .arg(root().join("tests/fixtures/aimock/tool-loop.json"))
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("aimock is installed in tests/peers (scripts/bootstrap.sh test)");
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Aimock(child, format!("http://127.0.0.1:{port}"))
-}
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
@@ -160,7 +107,12 @@ async fn direct(
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
-    let mock = aimock();
+    let mock = aimock(
+        "the tool loop bench",
+        "tool-loop.json",
+        &["--journal-max", "50", "--log-level", "silent"],
+    )
+    .expect("aimock is installed in tests/peers (scripts/bootstrap.sh test)");
     let home = tempfile::tempdir().unwrap();
     let paths = AppPaths::under_home(home.path().to_path_buf());
     let store = Store::open(&paths.database_file(), Duration::from_secs(5)).unwrap();
@@ -169,22 +121,26 @@ async fn main() {
     core.add_provider(NewProvider {
         name: "Mock".into(),
         kind: Some("openai_compatible".into()),
-        base_url: Some(format!("{}/v1", mock.1)),
+        base_url: Some(format!("{}/v1", mock.root)),
         default_model: Some("gpt-4o".into()),
         api_key: Some(SecretString::from("sk-bench")),
     })
     .await
     .unwrap();
-    let peers = root().join("tests/peers");
-    let everything = peers.join("node_modules/.bin/mcp-server-everything");
+    let everything = peers().join("node_modules/.bin/mcp-server-everything");
     let host = McpHost::new(home.path().join("pids.json")).await;
-    host.spawn("everything", launch(&everything, &["stdio".into()]))
-        .await;
+    let startup = Duration::from_secs(60);
+    host.spawn(
+        "everything",
+        stdio_launch(&everything.to_string_lossy(), &["stdio"], startup),
+    )
+    .await;
     host.spawn(
         "fault",
-        launch(
-            &peers.join(".venv/bin/python"),
-            &[peers.join("fault_server.py").to_string_lossy().into_owned()],
+        stdio_launch(
+            &peers().join(".venv/bin/python").to_string_lossy(),
+            &[&peers().join("fault_server.py").to_string_lossy()],
+            startup,
         ),
     )
     .await;
@@ -204,7 +160,7 @@ async fn main() {
     let peer = peer_service.peer().clone();
     let client = connect::client(
         ProviderKind::OpenaiCompatible,
-        &format!("{}/v1", mock.1),
+        &format!("{}/v1", mock.root),
         Some(SecretString::from("sk-bench")),
         options(),
     )
@@ -214,14 +170,7 @@ async fn main() {
             .conversation_catalogue(&host, "none")
             .await
             .unwrap_or_default();
-        offered
-            .iter()
-            .map(|t| ToolSpec {
-                name: t.wire_name.clone(),
-                description: t.description.clone(),
-                parameters: t.input_schema.clone(),
-            })
-            .collect()
+        offered.iter().map(agent::tools::spec).collect()
     };
 
     let allow = FixedApprover(Decision::AllowAlways);

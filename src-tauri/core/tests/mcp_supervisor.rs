@@ -2,44 +2,19 @@
 //! restarts with backoff, a server that keeps dying is left failed with its last words,
 //! shutdown leaves no process, and groups left by a killed app are stopped at the next start.
 
+mod support;
+
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::Map;
-use switchboard_core::mcp::environment::{resolve_command, search_path, server_env};
 use switchboard_core::mcp::host::{McpHost, ServerState};
 use switchboard_core::mcp::stdio::StdioLaunch;
 
-fn peers() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/peers")
-}
-
-fn installed() -> bool {
-    let ok = peers()
-        .join("node_modules/.bin/mcp-server-everything")
-        .exists()
-        && peers().join(".venv/bin/python").exists();
-    if !ok {
-        assert!(
-            std::env::var_os("SWITCHBOARD_REQUIRE_PEERS").is_none(),
-            "the peers in tests/peers are not installed"
-        );
-        eprintln!("SKIPPED: the peers in tests/peers are not installed");
-    }
-    ok
-}
+use support::{mcp_peers_installed, peers, stdio_launch};
 
 fn launch(program: &str, args: &[&str]) -> StdioLaunch {
-    let path = search_path(None, std::env::var_os("PATH").as_deref());
-    StdioLaunch {
-        program: resolve_command(program, &path, Path::new("/")).unwrap(),
-        args: args.iter().map(|a| (*a).to_owned()).collect(),
-        env: server_env(std::env::vars_os(), &path, []),
-        cwd: None,
-        stderr_log: None,
-        startup_timeout: Duration::from_secs(20),
-    }
+    stdio_launch(program, args, Duration::from_secs(20))
 }
 
 fn everything() -> StdioLaunch {
@@ -89,7 +64,7 @@ fn alive(pid: u32) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn servers_start_in_the_background_and_a_crash_restarts_with_backoff() {
-    if !installed() {
+    if !mcp_peers_installed("servers_start_in_the_background_and_a_crash_restarts_with_backoff") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

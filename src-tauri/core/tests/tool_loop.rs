@@ -16,10 +16,8 @@ use switchboard_core::agent::{
 };
 use switchboard_core::engine::{NewProvider, TurnRequest};
 use switchboard_core::events::{RunEvent, StopReason};
-use switchboard_core::mcp::environment::{resolve_command, search_path, server_env};
 use switchboard_core::mcp::host::{McpHost, ServerState};
 use switchboard_core::mcp::pins::PinnedTool;
-use switchboard_core::mcp::stdio::StdioLaunch;
 use switchboard_core::providers::HttpOptions;
 use switchboard_core::secrets::MemoryStore;
 use switchboard_core::settings::Settings;
@@ -27,7 +25,10 @@ use switchboard_core::store::{Message, MessageStatus, Role, Store, ToolToggle};
 use switchboard_core::{AppPaths, Core};
 use tokio_util::sync::CancellationToken;
 
-use support::{aimock, peers, Aimock};
+use support::{aimock, peers, stdio_launch, Aimock};
+
+/// How long a test server may take to start.
+const STARTUP: Duration = Duration::from_secs(30);
 
 /// A core over an in-memory database with one provider pointed at the mock, a host running
 /// the servers named, and a conversation.
@@ -40,35 +41,8 @@ struct World {
     mock: Aimock,
 }
 
-fn launch(program: &str, args: &[&str]) -> StdioLaunch {
-    let path = search_path(None, std::env::var_os("PATH").as_deref());
-    StdioLaunch {
-        program: resolve_command(program, &path, std::path::Path::new("/")).unwrap(),
-        args: args.iter().map(|a| (*a).to_owned()).collect(),
-        env: server_env(std::env::vars_os(), &path, []),
-        cwd: None,
-        stderr_log: None,
-        startup_timeout: Duration::from_secs(30),
-    }
-}
-
-fn peers_installed(test: &str) -> bool {
-    let ok = peers()
-        .join("node_modules/.bin/mcp-server-everything")
-        .exists()
-        && peers().join(".venv/bin/python").exists();
-    if !ok {
-        assert!(
-            std::env::var_os("SWITCHBOARD_REQUIRE_PEERS").is_none(),
-            "the peers in tests/peers are not installed"
-        );
-        eprintln!("SKIPPED {test}: the MCP peers in tests/peers are not installed");
-    }
-    ok
-}
-
 async fn world(test: &str, servers: &[&str]) -> Option<World> {
-    if !peers_installed(test) {
+    if !support::mcp_peers_installed(test) {
         return None;
     }
     let mock = aimock(test, "tool-loop.json", &[])?;
@@ -97,15 +71,17 @@ async fn world(test: &str, servers: &[&str]) -> Option<World> {
     let host = McpHost::new(home.path().join("pids.json")).await;
     for &name in servers {
         let launch = match name {
-            "everything" => launch(
+            "everything" => stdio_launch(
                 &peers()
                     .join("node_modules/.bin/mcp-server-everything")
                     .to_string_lossy(),
                 &["stdio"],
+                STARTUP,
             ),
-            "fault" => launch(
+            "fault" => stdio_launch(
                 &peers().join(".venv/bin/python").to_string_lossy(),
                 &[&peers().join("fault_server.py").to_string_lossy()],
+                STARTUP,
             ),
             other => panic!("no such test server {other}"),
         };

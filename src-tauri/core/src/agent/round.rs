@@ -193,15 +193,7 @@ impl<'a> Run<'a> {
     }
 
     fn specs(&self) -> Vec<ToolSpec> {
-        self.setup
-            .tools
-            .iter()
-            .map(|t| ToolSpec {
-                name: t.wire_name.clone(),
-                description: t.description.clone(),
-                parameters: t.input_schema.clone(),
-            })
-            .collect()
+        self.setup.tools.iter().map(super::tools::spec).collect()
     }
 
     /// Streams one answer into a new assistant message, written to the database at least every

@@ -1,5 +1,5 @@
-//! Where the loop's tools come from and how one is called: [`ToolSource`], implemented by the
-//! MCP host for real servers (and by tests for fakes).
+//! Where the loop's tools come from, how one is offered to a model ([`spec`]) and how one is
+//! called: [`ToolSource`], implemented by the MCP host.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -8,9 +8,19 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::mcp::catalogue::ListedTool;
+use crate::mcp::catalogue::{CatalogueTool, ListedTool};
 use crate::mcp::host::McpHost;
 use crate::mcp::server::{CallLimits, McpError, ProgressSink};
+use crate::providers::ToolSpec;
+
+/// A tool as a model is offered it: its wire name, description and input schema.
+pub fn spec(tool: &CatalogueTool) -> ToolSpec {
+    ToolSpec {
+        name: tool.wire_name.clone(),
+        description: tool.description.clone(),
+        parameters: tool.input_schema.clone(),
+    }
+}
 
 pub type CallFuture<'a> = Pin<Box<dyn Future<Output = Result<Value, McpError>> + Send + 'a>>;
 

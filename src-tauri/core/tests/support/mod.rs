@@ -1,17 +1,20 @@
-//! What several integration tests share: a running aimock (the third-party mock of the
-//! provider APIs, installed into `tests/peers/` by `scripts/bootstrap.sh test`) with a fixture
-//! file of `tests/fixtures/aimock/`, and the paths of the peers.
+//! What several integration tests (and the benches, which include this file by path) share: a
+//! running aimock (the third-party mock of the provider APIs, installed into `tests/peers/` by
+//! `scripts/bootstrap.sh test`) with a fixture file of `tests/fixtures/aimock/`, the paths of
+//! the peers, and how a test launches a local MCP server.
 //!
-//! Without the mock installed a test says it was skipped, unless `SWITCHBOARD_REQUIRE_PEERS=1`
+//! Without the peers installed a test says it was skipped, unless `SWITCHBOARD_REQUIRE_PEERS=1`
 //! (set by the test command) makes that a failure.
 
 #![allow(dead_code)] // each test crate uses its own part of this module
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use switchboard_core::mcp::environment::{resolve_command, search_path, server_env};
+use switchboard_core::mcp::stdio::StdioLaunch;
 
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -19,6 +22,37 @@ pub fn repo_root() -> PathBuf {
 
 pub fn peers() -> PathBuf {
     repo_root().join("tests/peers")
+}
+
+/// Whether the MCP peers (server-everything, and the Python venv with our fault server and the
+/// PyPI servers) are installed; if not, says `test` is skipped.
+pub fn mcp_peers_installed(test: &str) -> bool {
+    let ok = peers()
+        .join("node_modules/.bin/mcp-server-everything")
+        .exists()
+        && peers().join(".venv/bin/python").exists();
+    if !ok {
+        assert!(
+            std::env::var_os("SWITCHBOARD_REQUIRE_PEERS").is_none(),
+            "the peers in tests/peers are not installed"
+        );
+        eprintln!("SKIPPED {test}: the MCP peers in tests/peers are not installed");
+    }
+    ok
+}
+
+/// How a test launches a local MCP server: `program` resolved on this process's `PATH`, and the
+/// environment filtered the way the app filters it.
+pub fn stdio_launch(program: &str, args: &[&str], startup_timeout: Duration) -> StdioLaunch {
+    let path = search_path(None, std::env::var_os("PATH").as_deref());
+    StdioLaunch {
+        program: resolve_command(program, &path, Path::new("/")).unwrap(),
+        args: args.iter().map(|a| (*a).to_owned()).collect(),
+        env: server_env(std::env::vars_os(), &path, []),
+        cwd: None,
+        stderr_log: None,
+        startup_timeout,
+    }
 }
 
 /// A running aimock, stopped when dropped.

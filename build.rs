@@ -37,6 +37,7 @@ const COMMANDS: &[&str] = &[
     "list_mcp_tools",
     "accept_mcp_tool",
     "send_message",
+    "retry_tool_call",
     "stop_run",
     "answer_approval",
     "list_conversation_tools",

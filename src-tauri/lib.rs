@@ -77,6 +77,7 @@ pub fn run() -> i32 {
             commands::app::app_status,
             commands::app::keychain_status,
             commands::chat::send_message,
+            commands::chat::retry_tool_call,
             commands::chat::stop_run,
             commands::chat::answer_approval,
             commands::chat::list_conversation_tools,

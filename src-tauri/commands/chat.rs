@@ -1,10 +1,10 @@
-//! Chat commands: send a message (or retry) and stream the run's events over a `Channel`, stop
-//! a run, answer an approval, and the per-conversation tool switches and standing approvals.
-//! The run itself is the core's; the shell only starts it on its own task and keeps its
-//! cancel token.
+//! Chat commands: send a message (or retry it, or run one failed call again) and stream the
+//! run's events over a `Channel`, stop a run, answer an approval, and the per-conversation
+//! tool switches and standing approvals. The run itself is the core's; the shell only starts
+//! it on its own task and keeps its cancel token.
 
 use switchboard_core::agent::{self, ApprovalAnswer, RunServices};
-use switchboard_core::engine::{ConversationTool, TurnRequest};
+use switchboard_core::engine::{CallRef, ConversationTool, TurnRequest};
 use switchboard_core::events::RunEvent;
 use switchboard_core::settings::Settings;
 use switchboard_core::store::{StandingApproval, ToolToggle};
@@ -28,14 +28,46 @@ pub async fn send_message(
     text: Option<String>,
     on_event: Channel<RunEvent>,
 ) -> CommandResult<String> {
-    let core = state.core().await;
-    let host = state.mcp_host().await;
     let request = TurnRequest {
         conversation_id,
         text,
         ..TurnRequest::default()
     };
-    let setup = core.prepare_turn(host, request, &settings(&state)).await?;
+    start_run(app, &state, request, on_event).await
+}
+
+/// Runs a failed call again (its card's Retry), through the same approvals, and lets the model
+/// go on when it works; returns the run id like `send_message`.
+#[tauri::command]
+pub async fn retry_tool_call(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    conversation_id: String,
+    message_id: String,
+    call_id: String,
+    on_event: Channel<RunEvent>,
+) -> CommandResult<String> {
+    let request = TurnRequest {
+        conversation_id,
+        retry_call: Some(CallRef {
+            message_id,
+            call_id,
+        }),
+        ..TurnRequest::default()
+    };
+    start_run(app, &state, request, on_event).await
+}
+
+/// Prepares a turn, then runs it on its own task with the events going to `on_event`.
+async fn start_run(
+    app: AppHandle,
+    state: &AppState,
+    request: TurnRequest,
+    on_event: Channel<RunEvent>,
+) -> CommandResult<String> {
+    let core = state.core().await;
+    let host = state.mcp_host().await;
+    let setup = core.prepare_turn(host, request, &settings(state)).await?;
     let run_id = setup.run_id.clone();
     let cancel = state.runs.start(&run_id, &setup.conversation_id)?;
     let id = run_id.clone();

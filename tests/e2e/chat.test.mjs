@@ -1,7 +1,8 @@
 // The tool loop in the real window, against aimock playing the model and server-everything
 // running the tool: send a prompt, approve the call in the in-app dialog, see the tool card and
 // the streamed answer, then relaunch and see exactly the same chat. Then: Stop mid-answer, the
-// app killed mid-answer (everything shown is there after a relaunch), and the tools panel.
+// app killed mid-answer (everything shown is there after a relaunch), a failed call retried
+// from its card, a server crashing mid-call, and the tools panel.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
@@ -15,15 +16,18 @@ function cli(home, args) {
 
 /**
  * Runs `body(home, mock)` with aimock playing the model (tool-loop.json) and a fresh home that
- * has it as its provider, `everything` added too when asked; stops the mock however it ends.
+ * has it as its provider, `everything` and our `fault` server added too when asked; stops the mock however it ends.
  */
-async function withMockModel(label, { everything = false } = {}, body) {
+async function withMockModel(label, { everything = false, fault = false } = {}, body) {
   const mock = await startAimock(undefined, "tool-loop.json");
   const home = tempHome(label);
   try {
     cli(home, ["provider", "add", "Mock", "--kind", "openai_compatible", "--base-url", `${mock.root}/v1`, "--model", "gpt-4o"]);
     if (everything) {
       cli(home, ["mcp", "add", "everything", "--", path.resolve("tests/peers/node_modules/.bin/mcp-server-everything"), "stdio"]);
+    }
+    if (fault) {
+      cli(home, ["mcp", "add", "fault", "--", path.resolve("tests/peers/.venv/bin/python"), path.resolve("tests/peers/fault_server.py")]);
     }
     await body(home, mock);
   } finally {
@@ -108,6 +112,65 @@ test("a prompt, an approval in the dialog, a tool card and the answer — and th
 });
 
 const ANSWER = `${tid("answer")}:last-child ${tid("answer-text")}`;
+
+/** Sends `prompt` in a new conversation and allows the call it makes (once). */
+async function askAndAllow(b, prompt) {
+  await b.$(tid("new-conversation")).click();
+  const input = b.$(tid("composer-input"));
+  await input.waitForEnabled({ timeout: 20000 });
+  await input.setValue(prompt);
+  await b.keys("Enter");
+  await allowInDialog(b);
+}
+
+async function allowInDialog(b) {
+  const dialog = b.$(tid("approval-dialog"));
+  await dialog.waitForDisplayed({ timeout: 20000 });
+  await b.$(tid("approval-submit")).click();
+  await dialog.waitForDisplayed({ reverse: true, timeout: 10000 });
+}
+
+async function answerSays(b, text) {
+  await b.waitUntil(async () => (await textOf(b, ANSWER).catch(() => "")).includes(text), {
+    timeout: 30000,
+    timeoutMsg: `the answer does not say “${text}”`,
+  });
+}
+
+test("a failed call's Retry runs it again and the model goes on; a server that crashes mid-call is a red card with its last words", async () => {
+  await withMockModel("chat-retry", { fault: true }, async (home) => {
+    const app = await launch(home);
+    try {
+      const b = app.browser;
+      await serverRunning(b, "fault");
+      await askAndAllow(b, "Try the flaky tool");
+      await answerSays(b, "The flaky tool failed");
+      await b.$(tid("composer-send")).waitForExist({ timeout: 10000 });
+      const failed = b.$(tid("tool-card"));
+      assert.equal(await failed.getAttribute("data-state"), "error");
+      await failed.$(tid("retry-call")).click();
+      await allowInDialog(b);
+      await answerSays(b, "The flaky tool worked when you ran it again.");
+      const cards = await b.$$(tid("tool-card"));
+      assert.equal(cards.length, 2);
+      assert.equal(await cards[1].getAttribute("data-state"), "done");
+      assert.equal((await b.$$(tid("retry-call"))).length, 0, "the failed call's Retry has done its job");
+      await cards[1].$("summary").click();
+      assert.match(await cards[1].$(tid("tool-result")).getText(), /worked for k1/);
+      await app.screenshot("chat-retry");
+
+      await askAndAllow(b, "Crash the server");
+      await answerSays(b, "The server crashed while working; I could not finish.");
+      const crashed = b.$(tid("tool-card"));
+      assert.equal(await crashed.getAttribute("data-state"), "error");
+      await crashed.$("summary").click();
+      assert.match(await textOf(b, tid("tool-result")), /about to crash on purpose/);
+      await app.screenshot("chat-crash");
+    } finally {
+      await app.close();
+    }
+  });
+});
 const STORY = "Once upon a time a switchboard operator connected every call in town, one plug at a time, all night.";
 
 /** Sends the slow story prompt in a new conversation and waits until part of it is shown. */

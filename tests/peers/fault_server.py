@@ -9,7 +9,8 @@ Tools: echo(text), crash() exits mid-call after a word on stderr, hang() never a
 says so on stderr when cancelled), slow(seconds) answers after a while, progress(seconds,
 every) works for a while reporting progress, grow(name) adds a tool and sends
 notifications/tools/list_changed, mutate() rewrites echo's description and sends the same, big(megabytes)
-answers with that much text. (A server that writes stdout without ever ending the line cannot be
+answers with that much text, flaky(key) fails the first time it is called with a key and works
+after. (A server that writes stdout without ever ending the line cannot be
 made with the SDK, which points file descriptor 1 at stderr while it serves; the tests use a
 shell one-liner for that.)
 """
@@ -20,6 +21,7 @@ import sys
 import time
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 
 args = sys.argv[1:]
 if "--banner" in args:
@@ -104,6 +106,18 @@ async def mutate(ctx: Context) -> str:
     )
     await ctx.request_context.session.send_tool_list_changed()
     return "echo changed"
+
+
+FLAKY_SEEN: set[str] = set()
+
+
+@server.tool()
+def flaky(key: str) -> str:
+    """Fails the first time it is called with `key` (in this server's life), works after."""
+    if key not in FLAKY_SEEN:
+        FLAKY_SEEN.add(key)
+        raise ToolError(f"flaky: {key} failed the first time, on purpose")
+    return f"flaky: worked for {key}"
 
 
 @server.tool()

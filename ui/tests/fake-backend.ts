@@ -193,6 +193,8 @@ export class FakeBackend {
   defaultSwitches = new Map<string, boolean>();
   /** awaited while the scripted tool call runs, after it reported progress */
   toolGate: (() => Promise<void>) | null = null;
+  /** when set, the scripted tool call's next run fails with this error (then it is cleared) */
+  toolFailure: string | null = null;
   /** what `list_tool_approvals` answers */
   standingApprovals: StandingApproval[] = [];
   #approvals = new Map<string, (answers: ApprovalAnswer[]) => void>();
@@ -222,8 +224,9 @@ export class FakeBackend {
   /**
    * A run as the Rust loop would play it for "What time is it?": one call to the time
    * server, asked about, then an answer in Markdown. Saves what it shows, as Rust does.
+   * With `retryOf`, the run starts from that failed call run again, in an answer of its own.
    */
-  #scriptedRun(conversationId: string, text: string | null, channel: FakeChannel): string {
+  #scriptedRun(conversationId: string, text: string | null, channel: FakeChannel, retryOf: string | null = null): string {
     const runId = `run${++this.#ids}`;
     const saved = this.messages[conversationId] ?? (this.messages[conversationId] = []);
     const emit = (event: RunEvent) => channel.onmessage(event);
@@ -237,14 +240,15 @@ export class FakeBackend {
       await Promise.resolve();
       emit({ type: "run_started", run_id: runId, conversation_id: conversationId });
       if (text !== null) save(message({ id: `u${++this.#ids}`, conversation_id: conversationId, role: "user", content: text }));
-      emit({ type: "status", text: "Thinking…" });
-      const first = message({ id: `a${++this.#ids}`, conversation_id: conversationId, role: "assistant", content: "", status: "streaming", model: "gpt-test" });
+      if (retryOf === null) emit({ type: "status", text: "Thinking…" });
+      const first = message({ id: `a${++this.#ids}`, conversation_id: conversationId, role: "assistant", content: "", status: "streaming", model: retryOf === null ? "gpt-test" : null });
       saved.push(first);
       emit({ type: "answer_started", message: first });
       const args = '{"timezone":"Europe/Paris"}';
+      const callId = retryOf === null ? "call_1" : `retry_${++this.#ids}`;
       emit({
         type: "tool_call_proposed",
-        call: { call_id: "call_1", message_id: first.id, wire_name: "time__get_current_time", server: "time", tool: "get_current_time", display_name: "time · Get Current Time", arguments: args },
+        call: { call_id: callId, message_id: first.id, wire_name: "time__get_current_time", server: "time", tool: "get_current_time", display_name: "time · Get Current Time", arguments: args, retry_of: retryOf },
       });
       const requestId = `req${++this.#ids}`;
       const answers = await new Promise<ApprovalAnswer[]>((resolve) => {
@@ -252,31 +256,34 @@ export class FakeBackend {
         emit({
           type: "approval_required",
           request_id: requestId,
-          calls: [{ call_id: "call_1", server: "time", tool: "get_current_time", display_name: "time · Get Current Time", description: "Current time in a time zone", arguments: '{\n  "timezone": "Europe/Paris"\n}', destructive: false }],
+          calls: [{ call_id: callId, server: "time", tool: "get_current_time", display_name: "time · Get Current Time", description: "Current time in a time zone", arguments: '{\n  "timezone": "Europe/Paris"\n}', destructive: false }],
         });
       });
       const allowed = answers[0]?.decision !== "deny";
       const reason = answers[0]?.reason ?? null;
-      emit({ type: "tool_decided", call_id: "call_1", allowed, scope: allowed ? "once" : "once", reason: allowed ? null : `The user denied this call.${reason ? ` Their reason: ${reason}` : ""}` });
-      const result = allowed ? '{"datetime": "2026-11-23T12:00:00+01:00"}' : `The user denied this call.${reason ? ` Their reason: ${reason}` : ""}`;
+      emit({ type: "tool_decided", call_id: callId, allowed, scope: allowed ? "once" : "once", reason: allowed ? null : `The user denied this call.${reason ? ` Their reason: ${reason}` : ""}` });
+      const failure = allowed ? this.toolFailure : null;
+      this.toolFailure = null;
+      const result = allowed ? (failure ?? '{"datetime": "2026-11-23T12:00:00+01:00"}') : `The user denied this call.${reason ? ` Their reason: ${reason}` : ""}`;
+      const isError = !allowed || failure !== null;
       if (allowed) {
-        emit({ type: "tool_started", call_id: "call_1" });
-        emit({ type: "tool_progress", call_id: "call_1", progress: 2, total: 4, message: "Asking the clock <b>twice</b>" });
+        emit({ type: "tool_started", call_id: callId });
+        emit({ type: "tool_progress", call_id: callId, progress: 2, total: 4, message: "Asking the clock <b>twice</b>" });
         if (this.toolGate) await this.toolGate();
-        emit({ type: "tool_finished", call_id: "call_1", is_error: false, content: result, duration_ms: 12 });
+        emit({ type: "tool_finished", call_id: callId, is_error: isError, content: result, duration_ms: 12 });
       }
-      save({ ...first, status: "complete", finish_reason: "tool_calls", tool_calls: [{ id: "call_1", name: "time__get_current_time", arguments: args }] });
+      save({ ...first, status: "complete", finish_reason: "tool_calls", tool_calls: [{ id: callId, name: "time__get_current_time", arguments: args }] });
       (this.toolRuns[conversationId] ??= []).push({
-        id: `tr${++this.#ids}`, conversation_id: conversationId, message_id: first.id, call_id: "call_1", server: "time", tool: "get_current_time", display_name: "time · Get Current Time", arguments: args,
+        id: `tr${++this.#ids}`, conversation_id: conversationId, message_id: first.id, call_id: callId, server: "time", tool: "get_current_time", display_name: "time · Get Current Time", arguments: args,
         decision: allowed ? "allowed" : "denied", decision_scope: "once", deny_reason: allowed ? null : result,
-        started_at: allowed ? 1000 : null, finished_at: 1012, is_error: !allowed, result,
+        started_at: allowed ? 1000 : null, finished_at: 1012, is_error: isError, result, retry_of: retryOf,
       });
-      save(message({ id: `t${++this.#ids}`, conversation_id: conversationId, role: "tool", content: result, tool_call_id: "call_1", name: "time__get_current_time", is_error: !allowed }));
+      save(message({ id: `t${++this.#ids}`, conversation_id: conversationId, role: "tool", content: result, tool_call_id: callId, name: "time__get_current_time", is_error: isError }));
       emit({ type: "status", text: "Reading results…" });
       const second = message({ id: `a${++this.#ids}`, conversation_id: conversationId, role: "assistant", content: "", status: "streaming", model: "gpt-test" });
       saved.push(second);
       emit({ type: "answer_started", message: second });
-      const answer = allowed ? "It is **noon** in Paris. <script>alert(1)</script>" : "I could not look it up.";
+      const answer = allowed && !isError ? "It is **noon** in Paris. <script>alert(1)</script>" : "I could not look it up.";
       for (const piece of [answer.slice(0, 6), answer.slice(6)]) emit({ type: "text_delta", message_id: second.id, text: piece });
       save({ ...second, content: answer, status: "complete", finish_reason: "stop", input_tokens: 30, output_tokens: 8 });
       emit({ type: "run_finished", reason: "completed", message: null });
@@ -413,6 +420,13 @@ export class FakeBackend {
       tool_runs: [...(this.toolRuns[String(args.id)] ?? [])],
     }),
     send_message: (args) => this.#scriptedRun(String(args.conversationId), args.text as string | null, args.onEvent as FakeChannel),
+    retry_tool_call: (args) => {
+      const conversationId = String(args.conversationId);
+      const run = (this.toolRuns[conversationId] ?? []).find((r) => r.message_id === args.messageId && r.call_id === args.callId);
+      if (!run) throw { kind: "not_found", message: `Not found: tool call ${String(args.callId)}` };
+      if (!run.is_error) throw { kind: "invalid_input", field: "call", message: "“time · Get Current Time” did not fail; there is nothing to retry." };
+      return this.#scriptedRun(conversationId, null, args.onEvent as FakeChannel, run.call_id);
+    },
     answer_approval: (args) => {
       const waiting = this.#approvals.get(String(args.requestId));
       if (!waiting) throw { kind: "not_found", message: "That approval is no longer waiting." };

@@ -282,6 +282,44 @@ describe("composer", () => {
     expect(screen.queryByTestId("tool-progress")).toBeNull();
   });
 
+  it("a failed call has Retry, which runs it again in an answer of its own, and the view survives reopening", async () => {
+    backend.addProviderRecord("Work");
+    const conversation = backend.addConversation("Chat");
+    backend.toolFailure = "The server crashed: fault-server: about to crash on purpose";
+    const { user } = await renderApp();
+    await user.click(items()[0]);
+    await user.type(await screen.findByTestId("composer-input"), "What time is it?{Enter}");
+    await user.click(within(await screen.findByTestId("approval-dialog")).getByTestId("approval-submit"));
+    const list = screen.getByTestId("message-list");
+    await waitFor(() => expect(within(list).getByTestId("tool-card").dataset.state).toBe("error"));
+    // Not while the run goes on; once it ended, Retry is there.
+    await waitFor(() => expect(screen.getByTestId("composer-send")).toBeTruthy());
+    const failed = within(list).getByTestId("tool-card");
+    await user.click(within(failed).getByTestId("retry-call"));
+    expect(failed.hasAttribute("open")).toBe(false);
+    const [answer] = backend.messages[conversation.id].filter((m) => m.role === "assistant");
+    expect(backend.callsTo("retry_tool_call")[0].args).toMatchObject({ conversationId: conversation.id, messageId: answer.id, callId: "call_1" });
+
+    // The retry is asked about like any call, then runs in an answer of the person's own.
+    await user.click(within(await screen.findByTestId("approval-dialog")).getByTestId("approval-submit"));
+    await waitFor(() => expect(within(list).getAllByTestId("tool-card")).toHaveLength(2));
+    const retried = within(list).getAllByTestId("tool-card")[1];
+    await waitFor(() => expect(retried.dataset.state).toBe("done"));
+    expect(retried.textContent).toContain("Retry");
+    expect(list.textContent).toContain("You ran a call again");
+    await waitFor(() => expect(list.querySelector("strong")?.textContent).toBe("noon"));
+    await waitFor(() => expect(screen.getByTestId("composer-send")).toBeTruthy());
+    // The failed card's Retry has done its job; the retry's card never had one.
+    expect(within(list).queryAllByTestId("retry-call")).toHaveLength(0);
+    const live = list.innerHTML;
+
+    await user.click(screen.getByTestId("new-conversation"));
+    await waitFor(() => expect(items()).toHaveLength(2));
+    await user.click(items().find((i) => i.dataset.id === conversation.id)!);
+    await waitFor(() => expect(screen.getByTestId("message-list").querySelectorAll("[data-testid=tool-card]")).toHaveLength(2));
+    await waitFor(() => expect(screen.getByTestId("message-list").innerHTML).toBe(live));
+  });
+
   it("a denied call shows as denied with the reason the model was given", async () => {
     backend.addProviderRecord("Work");
     backend.addConversation("Chat");

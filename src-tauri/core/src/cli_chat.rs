@@ -119,6 +119,7 @@ async fn turn(
                 model: args.model,
                 tools,
                 max_rounds: args.max_rounds,
+                retry_call: None,
             },
             settings,
         )

@@ -24,6 +24,9 @@ pub enum StopReason {
     Cancelled,
     /// The provider failed (the error is in the conversation, ready to retry).
     Error,
+    /// A failed call the person ran again failed again (or was not allowed); the model was
+    /// not asked to go on.
+    RetryFailed,
 }
 
 /// A tool call as the model proposed it, before any decision.
@@ -41,6 +44,8 @@ pub struct ProposedCall {
     pub display_name: String,
     /// The argument text exactly as the model sent it.
     pub arguments: String,
+    /// The failed call this one runs again, when the person pressed its Retry.
+    pub retry_of: Option<String>,
 }
 
 /// One call in an approval dialog: everything the person needs to decide, and exactly what
@@ -195,6 +200,31 @@ mod tests {
                     duration_ms: 12,
                 },
                 json!({"type": "tool_finished", "call_id": "c1", "is_error": true, "content": "boom", "duration_ms": 12}),
+            ),
+            (
+                RunEvent::ToolCallProposed {
+                    call: ProposedCall {
+                        call_id: "retry-1".into(),
+                        message_id: "m2".into(),
+                        wire_name: "time__get_current_time".into(),
+                        server: Some("time".into()),
+                        tool: Some("get_current_time".into()),
+                        display_name: "time · Get Current Time".into(),
+                        arguments: "{}".into(),
+                        retry_of: Some("c1".into()),
+                    },
+                },
+                json!({"type": "tool_call_proposed", "call": {
+                    "call_id": "retry-1", "message_id": "m2", "wire_name": "time__get_current_time",
+                    "server": "time", "tool": "get_current_time",
+                    "display_name": "time · Get Current Time", "arguments": "{}", "retry_of": "c1"}}),
+            ),
+            (
+                RunEvent::RunFinished {
+                    reason: StopReason::RetryFailed,
+                    message: None,
+                },
+                json!({"type": "run_finished", "reason": "retry_failed", "message": null}),
             ),
             (
                 RunEvent::RunFinished {

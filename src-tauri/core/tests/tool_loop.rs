@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use switchboard_core::agent::{
     self, ApprovalAnswer, ApprovalRequest, Approver, Decision, FixedApprover, RunServices, RunSetup,
 };
-use switchboard_core::engine::{NewProvider, TurnRequest};
+use switchboard_core::engine::{CallRef, NewProvider, TurnRequest};
 use switchboard_core::events::{RunEvent, StopReason};
 use switchboard_core::mcp::host::{McpHost, ServerState};
 use switchboard_core::mcp::pins::PinnedTool;
@@ -665,6 +665,105 @@ async fn a_server_that_crashes_mid_call_is_an_error_result_and_the_run_goes_on()
 }
 
 #[tokio::test]
+async fn a_failed_call_runs_again_from_its_retry_and_the_model_goes_on_with_its_result() {
+    let Some(w) = world("retry_call", &["fault"]).await else {
+        return;
+    };
+    let (reason, _) = w.say("Try the flaky tool", &ALLOW).await;
+    assert_eq!(reason, StopReason::Completed);
+    let messages = w.messages().await;
+    let failed = messages.iter().find(|m| m.role == Role::Tool).unwrap();
+    assert!(failed.is_error);
+    let error = failed.content.as_deref().unwrap();
+    assert!(error.contains("failed the first time"), "{error}");
+    let asked_for_it = messages.iter().find(|m| m.tool_calls.is_some()).unwrap();
+    let retry = |message_id: &str, call_id: &str| TurnRequest {
+        conversation_id: w.conversation.clone(),
+        retry_call: Some(CallRef {
+            message_id: message_id.into(),
+            call_id: call_id.into(),
+        }),
+        ..TurnRequest::default()
+    };
+
+    let setup = w
+        .core
+        .prepare_turn(
+            &w.host,
+            retry(&asked_for_it.id, "call_f1"),
+            &Settings::default(),
+        )
+        .await
+        .unwrap();
+    let events = Events::default();
+    let asker = Recorder::new(Decision::AllowOnce, None);
+    let reason = w
+        .run(setup, &asker, &events, CancellationToken::new())
+        .await;
+    assert_eq!(reason, StopReason::Completed);
+    assert_eq!(
+        asker.asked.lock().unwrap().len(),
+        1,
+        "a retry passes the same approval as the model's calls"
+    );
+    let proposed = events
+        .all()
+        .into_iter()
+        .find_map(|e| match e {
+            RunEvent::ToolCallProposed { call } => Some(call),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(proposed.retry_of.as_deref(), Some("call_f1"));
+    assert_eq!(proposed.wire_name, "fault__flaky");
+    assert_ne!(proposed.call_id, "call_f1", "a call id of its own");
+    assert!(proposed.call_id.len() <= 40, "OpenAI's limit on call ids");
+    assert_eq!(
+        serde_json::from_str::<Value>(&proposed.arguments).unwrap(),
+        json!({"key": "k1"})
+    );
+
+    // The model read the new result last, after the call that produced it.
+    let requests = w.requests().await;
+    assert_eq!(requests.len(), 3, "two for the turn, one after the retry");
+    let sent = requests[2]["messages"].as_array().unwrap();
+    let last = sent.last().unwrap();
+    assert_eq!(last["role"], "tool");
+    assert_eq!(last["tool_call_id"], proposed.call_id.as_str());
+    assert!(last["content"].as_str().unwrap().contains("worked for k1"));
+    assert_eq!(
+        sent[sent.len() - 2]["tool_calls"][0]["id"],
+        proposed.call_id.as_str()
+    );
+    assert_eq!(
+        w.messages().await.last().unwrap().content.as_deref(),
+        Some("The flaky tool worked when you ran it again.")
+    );
+
+    let runs = w
+        .store
+        .list_tool_runs(w.conversation.clone())
+        .await
+        .unwrap();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[1].retry_of.as_deref(), Some("call_f1"));
+    assert!(!runs[1].is_error);
+
+    // A call that worked has nothing to retry.
+    let refused = w
+        .core
+        .prepare_turn(
+            &w.host,
+            retry(&runs[1].message_id, &runs[1].call_id),
+            &Settings::default(),
+        )
+        .await
+        .err()
+        .unwrap();
+    assert!(refused.to_string().contains("did not fail"), "{refused}");
+}
+
+#[tokio::test]
 async fn a_switched_off_tool_and_a_held_back_tool_are_never_offered() {
     let Some(w) = world("not_offered", &["everything"]).await else {
         return;
@@ -749,7 +848,7 @@ async fn a_429_is_an_error_in_the_conversation_that_can_be_retried() {
         )
         .await
         .unwrap();
-    assert!(retry.user_text.is_none());
+    assert_eq!(retry.start, agent::TurnStart::Again);
     let events = Events::default();
     w.run(retry, &ALLOW, &events, CancellationToken::new())
         .await;

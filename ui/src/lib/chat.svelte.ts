@@ -11,6 +11,8 @@ export type ToolCardState = "proposed" | "waiting" | "running" | "done" | "error
 
 export interface ToolCard {
   call_id: string;
+  /** the server it runs on; null for a tool the model made up */
+  server: string | null;
   display_name: string;
   arguments: string;
   state: ToolCardState;
@@ -21,6 +23,19 @@ export interface ToolCard {
   reason: string | null;
   /** the server's last progress report while it runs (not kept once it finishes) */
   progress: { progress: number; total: number | null; message: string | null } | null;
+  /** the failed call this one ran again (from its Retry) */
+  retry_of: string | null;
+}
+
+/** Whether a card's Retry can run it again: it failed on a real tool with arguments that are an object. */
+export function canRetry(card: ToolCard): boolean {
+  if (card.state !== "error" || !card.server) return false;
+  try {
+    const args: unknown = JSON.parse(card.arguments);
+    return typeof args === "object" && args !== null && !Array.isArray(args);
+  } catch {
+    return false;
+  }
 }
 
 export type ChatItem =
@@ -93,6 +108,7 @@ export function itemsFrom(detail: ConversationDetail): ChatItem[] {
         const run = runs.get(call.id);
         const card: ToolCard = {
           call_id: call.id,
+          server: run && run.server !== "" ? run.server : null,
           display_name: run?.display_name ?? (run && run.server !== "" ? `${run.server} · ${titleCase(run.tool)}` : call.name),
           arguments: call.arguments,
           state: run?.decision === "denied" ? "denied" : "proposed",
@@ -100,6 +116,7 @@ export function itemsFrom(detail: ConversationDetail): ChatItem[] {
           duration_ms: run?.started_at != null && run.finished_at != null ? run.finished_at - run.started_at : null,
           reason: run?.deny_reason ?? null,
           progress: null,
+          retry_of: run?.retry_of ?? null,
         };
         cards.set(call.id, card);
         item.tools.push(card);
@@ -151,12 +168,21 @@ export class ChatSession {
 
   /** Starts a turn; `text` null retries. Rejects (with the IpcError) when it cannot start. */
   async send(text: string | null): Promise<void> {
+    await this.#start((onEvent) => ipc.sendMessage(this.conversationId, text, onEvent));
+  }
+
+  /** Runs a failed call of the answer `messageId` again. Rejects when it cannot start. */
+  async retryCall(messageId: string, callId: string): Promise<void> {
+    await this.#start((onEvent) => ipc.retryToolCall(this.conversationId, messageId, callId, onEvent));
+  }
+
+  async #start(begin: (onEvent: (event: RunEvent) => void) => Promise<string>): Promise<void> {
     if (this.running) return;
     this.notice = null;
     this.running = true;
     this.status = "Starting…";
     try {
-      this.runId = await ipc.sendMessage(this.conversationId, text, (event) => this.apply(event));
+      this.runId = await begin((event) => this.apply(event));
     } catch (err) {
       this.running = false;
       this.status = null;
@@ -215,6 +241,7 @@ export class ChatSession {
         const item = this.#assistant(event.call.message_id);
         item?.tools.push({
           call_id: event.call.call_id,
+          server: event.call.server,
           display_name: event.call.display_name,
           arguments: event.call.arguments,
           state: "proposed",
@@ -222,6 +249,7 @@ export class ChatSession {
           duration_ms: null,
           reason: null,
           progress: null,
+          retry_of: event.call.retry_of,
         });
         break;
       }

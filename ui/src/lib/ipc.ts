@@ -283,6 +283,17 @@ export function sendMessage(conversationId: string, text: string | null, onEvent
   return call("send_message", { conversationId, text, onEvent: channel });
 }
 
+/**
+ * Runs a failed call (the call `callId` of the answer `messageId`) again, through the same
+ * approvals, and lets the model go on when it works; resolves the run's id like sendMessage.
+ * invalid_input (field `call`) says why a call cannot run again.
+ */
+export function retryToolCall(conversationId: string, messageId: string, callId: string, onEvent: (event: RunEvent) => void): Promise<string> {
+  const channel = new Channel<RunEvent>();
+  channel.onmessage = onEvent;
+  return call("retry_tool_call", { conversationId, messageId, callId, onEvent: channel });
+}
+
 /** Stops the run: its answer stream and every running tool call. */
 export function stopRun(runId: string): Promise<void> {
   return call("stop_run", { runId });

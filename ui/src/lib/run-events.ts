@@ -4,7 +4,7 @@
 
 import type { Message } from "./types";
 
-export type StopReason = "completed" | "max_rounds" | "too_many_failures" | "time_limit" | "cancelled" | "error";
+export type StopReason = "completed" | "max_rounds" | "too_many_failures" | "time_limit" | "cancelled" | "error" | "retry_failed";
 
 export interface ProposedCall {
   call_id: string;
@@ -15,6 +15,8 @@ export interface ProposedCall {
   display_name: string;
   /** the argument text exactly as the model sent it */
   arguments: string;
+  /** the failed call this one runs again, when the person pressed its Retry */
+  retry_of: string | null;
 }
 
 export interface ApprovalItem {

@@ -68,6 +68,8 @@ export interface ToolRun {
   finished_at: number | null;
   is_error: boolean;
   result: string | null;
+  /** the call (its call_id) this one ran again, from that call's Retry */
+  retry_of: string | null;
 }
 
 export interface ConversationDetail {

@@ -75,12 +75,33 @@ pub struct ServerRules {
     pub timeout: Option<Duration>,
 }
 
+/// How a turn begins.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TurnStart {
+    /// A new message from the person.
+    Message(String),
+    /// The model again, from the conversation as it is (Retry after a provider error).
+    Again,
+    /// A failed call again, from its card's Retry; when it succeeds the model goes on with its
+    /// result.
+    RetryCall(RetryCall),
+}
+
+/// A failed call to run again, as the person sees it in a new answer of its own.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RetryCall {
+    /// The `call_id` of the call that failed.
+    pub of: String,
+    /// The call to make: a new id, the tool's name as offered now, the same arguments.
+    pub call: crate::providers::ToolCall,
+}
+
 /// Everything one run needs, gathered by the engine.
 pub struct RunSetup {
     pub run_id: String,
     pub conversation_id: String,
-    /// The new user message; `None` runs again from the conversation as it is (Retry).
-    pub user_text: Option<String>,
+    /// How the turn begins.
+    pub start: TurnStart,
     pub provider: Arc<dyn Provider>,
     pub provider_name: String,
     pub model: String,
@@ -134,10 +155,18 @@ async fn turn(run: &round::Run<'_>) -> (StopReason, Option<String>) {
         run_id: run.setup.run_id.clone(),
         conversation_id: run.setup.conversation_id.clone(),
     });
-    if let Some(text) = &run.setup.user_text {
-        match run.save(NewMessage::text(Role::User, text.clone())).await {
-            Ok(saved) => run.emit(RunEvent::MessageSaved { message: saved }),
-            Err(e) => return run.failed(&e.to_string()),
+    match &run.setup.start {
+        TurnStart::Message(text) => {
+            match run.save(NewMessage::text(Role::User, text.clone())).await {
+                Ok(saved) => run.emit(RunEvent::MessageSaved { message: saved }),
+                Err(e) => return run.failed(&e.to_string()),
+            }
+        }
+        TurnStart::Again => {}
+        TurnStart::RetryCall(retry) => {
+            if let Err(end) = run.retry_call(retry).await {
+                return end;
+            }
         }
     }
     let max_rounds = run.setup.limits.max_rounds.max(1);

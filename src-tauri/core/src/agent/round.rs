@@ -9,7 +9,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::approval::{ApprovalRequest, Decision};
-use super::{history, status, RunServices, RunSetup};
+use super::{history, status, RetryCall, RunServices, RunSetup};
 use crate::events::{ApprovalItem, ProposedCall, RunEvent, StopReason};
 use crate::mcp::catalogue::CatalogueTool;
 use crate::mcp::results;
@@ -27,10 +27,12 @@ use crate::store::{
 /// How a run ended early: the reason and what the person should read.
 pub(super) type End = (StopReason, Option<String>);
 
-/// A model's answer that asked for tools.
+/// A model's answer that asked for tools (or the answer of its own a retried call gets).
 pub(super) struct Answer {
     pub message_id: String,
     pub calls: Vec<ToolCall>,
+    /// The call these calls run again, when the person pressed a failed call's Retry.
+    pub retry_of: Option<String>,
 }
 
 /// What one call did to the count of failures in a row.
@@ -313,6 +315,7 @@ impl<'a> Run<'a> {
             None => Ok(Answer {
                 message_id: id,
                 calls: got.calls,
+                retry_of: None,
             }),
         }
     }
@@ -389,7 +392,7 @@ impl<'a> Run<'a> {
         let mut slots: Vec<Slot<'_>> = answer
             .calls
             .iter()
-            .map(|call| self.propose(&answer.message_id, call))
+            .map(|call| self.propose(answer, call))
             .collect();
         self.ask_person(&mut slots).await;
         for slot in &slots {
@@ -410,7 +413,7 @@ impl<'a> Run<'a> {
             }
             outcome.effects.push(done.effect);
             self.record(
-                &answer.message_id,
+                answer,
                 slot.call,
                 slot.tool,
                 slot.allowed,
@@ -425,18 +428,58 @@ impl<'a> Run<'a> {
         outcome
     }
 
+    /// Runs a failed call again, as the person asked from its card, in an answer of its own:
+    /// through the same pipeline as the model's calls (so the person may be asked again).
+    /// The model goes on only when the call succeeded.
+    ///
+    /// # Errors
+    /// How the run ends instead: stopped, the call failed again or did not run, the database.
+    pub async fn retry_call(&self, retry: &RetryCall) -> Result<(), End> {
+        let mut start = NewMessage::text(Role::Assistant, "");
+        start.tool_calls = Some(history::calls_to_json(std::slice::from_ref(&retry.call)));
+        start.finish_reason = Some(finish_text(FinishReason::ToolCalls));
+        let saved = self
+            .save(start)
+            .await
+            .map_err(|e| self.failed(&e.to_string()))?;
+        self.emit(RunEvent::AnswerStarted {
+            message: saved.clone(),
+        });
+        let answer = Answer {
+            message_id: saved.id.clone(),
+            calls: vec![retry.call.clone()],
+            retry_of: Some(retry.of.clone()),
+        };
+        self.emit(RunEvent::MessageSaved { message: saved });
+        let outcome = self.use_tools(&answer).await;
+        if self.cancelled() {
+            return Err((StopReason::Cancelled, None));
+        }
+        if outcome.effects.first() == Some(&Effect::Succeeded) {
+            return Ok(());
+        }
+        let message = match outcome.last_error {
+            Some(error) => {
+                format!("The call failed again, so the model was not asked to go on: {error}")
+            }
+            None => "The call did not run, so the model was not asked to go on.".to_owned(),
+        };
+        Err((StopReason::RetryFailed, Some(message)))
+    }
+
     /// Announces a call and checks what can be checked without asking anyone.
-    fn propose<'t>(&'t self, message_id: &str, call: &'t ToolCall) -> Slot<'t> {
+    fn propose<'t>(&'t self, answer: &Answer, call: &'t ToolCall) -> Slot<'t> {
         let tool = self.by_wire.get(&call.name).map(|&i| &self.setup.tools[i]);
         self.emit(RunEvent::ToolCallProposed {
             call: ProposedCall {
                 call_id: call.id.clone(),
-                message_id: message_id.to_owned(),
+                message_id: answer.message_id.clone(),
                 wire_name: call.name.clone(),
                 server: tool.map(|t| t.server.clone()),
                 tool: tool.map(|t| t.tool.clone()),
                 display_name: tool.map_or_else(|| call.name.clone(), |t| t.display_name.clone()),
                 arguments: call.raw_arguments.clone(),
+                retry_of: answer.retry_of.clone(),
             },
         });
         let mut slot = Slot {
@@ -739,7 +782,7 @@ impl<'a> Run<'a> {
     /// Saves the record of a call and the tool message the model reads.
     async fn record(
         &self,
-        message_id: &str,
+        answer: &Answer,
         call: &ToolCall,
         tool: Option<&CatalogueTool>,
         allowed: Option<ApprovalScope>,
@@ -755,7 +798,7 @@ impl<'a> Run<'a> {
         let run = ToolRun {
             id: new_id(),
             conversation_id: self.setup.conversation_id.clone(),
-            message_id: message_id.to_owned(),
+            message_id: answer.message_id.clone(),
             call_id: call.id.clone(),
             server: tool.map(|t| t.server.clone()).unwrap_or_default(),
             tool: tool.map_or_else(|| call.name.clone(), |t| t.tool.clone()),
@@ -768,6 +811,7 @@ impl<'a> Run<'a> {
             finished_at: Some(done.finished_at),
             is_error: done.is_error,
             result: done.full.clone().or_else(|| Some(done.content.clone())),
+            retry_of: answer.retry_of.clone(),
         };
         let mut message = NewMessage::text(Role::Tool, done.content.clone());
         message.tool_call_id = Some(call.id.clone());

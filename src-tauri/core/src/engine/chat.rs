@@ -7,13 +7,14 @@ use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use super::{Core, DEFAULT_TITLE, MAX_TITLE_CHARS};
-use crate::agent::{RunLimits, RunSetup, ServerRules, ToolSource};
+use crate::agent::{RetryCall, RunLimits, RunSetup, ServerRules, ToolSource, TurnStart};
 use crate::error::{CoreError, InvalidInput};
-use crate::mcp::catalogue::{Catalogue, ListedTool};
+use crate::mcp::catalogue::{Catalogue, CatalogueTool, ListedTool};
 use crate::mcp::pins::ToolStatus;
 use crate::policy::{self, Standing};
+use crate::providers::ToolCall;
 use crate::settings::Settings;
-use crate::store::{new_id, StandingApproval, ToolRun, ToolToggle};
+use crate::store::{new_id, StandingApproval, Store, ToolRun, ToolToggle};
 use crate::text::one_line;
 
 /// Which of the offered tools a run may use (the command line's `--tools`).
@@ -55,6 +56,16 @@ pub struct TurnRequest {
     pub tools: ToolSelection,
     /// Overrides Settings' max rounds (the command line's `--max-rounds`).
     pub max_rounds: Option<u32>,
+    /// A failed call to run again (its card's Retry) instead of a message; `text` is `None`.
+    pub retry_call: Option<CallRef>,
+}
+
+/// One call of a conversation: the call `call_id` of the answer `message_id` (a model's call
+/// ids are only unique within one answer).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallRef {
+    pub message_id: String,
+    pub call_id: String,
 }
 
 /// A conversation's tools as the tools panel shows them.
@@ -71,6 +82,55 @@ pub struct ConversationTool {
     pub held_back: bool,
     /// Rough tokens its definition costs in every request (characters / 4).
     pub estimated_tokens: usize,
+}
+
+/// The call a failed call's Retry makes: the same tool (under the name it is offered by now)
+/// with the same arguments, and an id of its own.
+///
+/// # Errors
+/// No such call; a call that did not fail, never reached a tool, has arguments that are not a
+/// JSON object, or whose tool is not offered in this conversation now; the database.
+async fn retry_call(
+    store: &Store,
+    conversation_id: &str,
+    at: CallRef,
+    offered: &[CatalogueTool],
+) -> Result<RetryCall, CoreError> {
+    let run = store
+        .get_tool_run(conversation_id.to_owned(), at.message_id, at.call_id)
+        .await?;
+    let name = run.display_name.clone().unwrap_or_else(|| run.tool.clone());
+    let refuse = |why: String| -> CoreError { InvalidInput::new("call", why).into() };
+    if !run.is_error {
+        return Err(refuse(format!(
+            "“{name}” did not fail; there is nothing to retry."
+        )));
+    }
+    if run.server.is_empty() {
+        return Err(refuse(format!(
+            "The model asked for “{name}”, a tool that does not exist; there is nothing to run again."
+        )));
+    }
+    let Some(tool) = offered
+        .iter()
+        .find(|t| t.server.eq_ignore_ascii_case(&run.server) && t.tool == run.tool)
+    else {
+        return Err(refuse(format!(
+            "“{name}” is not offered in this conversation now: its server is not running, its switch is off in the tools panel, or it changed and waits for review on the Servers page."
+        )));
+    };
+    // A model's call ids are at most 40 characters at OpenAI: 6 + 32.
+    let id = format!("retry_{}", new_id().replace('-', ""));
+    let call = ToolCall::new(id, tool.wire_name.clone(), run.arguments.clone());
+    if !matches!(call.arguments, Ok(serde_json::Value::Object(_))) {
+        return Err(refuse(format!(
+            "The arguments of “{name}” are not a JSON object, so it cannot run as they are; send a message asking the model to call it again."
+        )));
+    }
+    Ok(RetryCall {
+        of: run.call_id,
+        call,
+    })
 }
 
 /// The longest title a first message gives a new conversation.
@@ -105,6 +165,11 @@ impl Core {
         if text.is_none() && is_empty {
             return Err(InvalidInput::new("text", "There is nothing to retry yet.").into());
         }
+        if text.is_some() && request.retry_call.is_some() {
+            return Err(
+                InvalidInput::new("text", "Send a message or retry a call, not both.").into(),
+            );
+        }
         let (provider_name, model) = self.choose_model(&conversation, &request, settings).await?;
         let provider = self.provider_client(&provider_name).await?;
 
@@ -120,6 +185,13 @@ impl Core {
             })
             .collect();
 
+        let start = match (&text, request.retry_call) {
+            (Some(text), _) => TurnStart::Message(text.clone()),
+            (None, None) => TurnStart::Again,
+            (None, Some(at)) => {
+                TurnStart::RetryCall(retry_call(store, &conversation.id, at, &offered).await?)
+            }
+        };
         let rules = self.server_rules();
         let standing = standing_for(&store.list_tool_approvals().await?, &conversation.id);
         let mut limits = RunLimits {
@@ -143,7 +215,7 @@ impl Core {
         Ok(RunSetup {
             run_id: new_id(),
             conversation_id: conversation.id,
-            user_text: text,
+            start,
             provider,
             provider_name,
             model,

@@ -128,6 +128,11 @@ CREATE TABLE default_tools (
     PRIMARY KEY (server, tool)
 );
 "#,
+    // 6: a call the person ran again from a failed call's Retry names the call it retried
+    // (issue 5).
+    r#"
+ALTER TABLE tool_runs ADD COLUMN retry_of TEXT;
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -61,10 +61,13 @@ pub struct ToolRun {
     pub is_error: bool,
     /// The whole result as the server sent it (JSON), or the error text.
     pub result: Option<String>,
+    /// The call (its `call_id`) this one ran again, from that call's Retry.
+    pub retry_of: Option<String>,
 }
 
 const RUN_COLUMNS: &str = "id, conversation_id, message_id, call_id, server, tool, arguments, \
-     decision, decision_scope, deny_reason, started_at, finished_at, is_error, result, display_name";
+     decision, decision_scope, deny_reason, started_at, finished_at, is_error, result, display_name, \
+     retry_of";
 
 fn run_from_row(row: &Row<'_>) -> rusqlite::Result<ToolRun> {
     Ok(ToolRun {
@@ -83,6 +86,7 @@ fn run_from_row(row: &Row<'_>) -> rusqlite::Result<ToolRun> {
         is_error: row.get(12)?,
         result: row.get(13)?,
         display_name: row.get(14)?,
+        retry_of: row.get(15)?,
     })
 }
 
@@ -122,7 +126,7 @@ impl Store {
             tx.execute_cached(
                 &format!(
                     "INSERT OR REPLACE INTO tool_runs ({RUN_COLUMNS}) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
                 ),
                 params![
                     run.id,
@@ -140,6 +144,7 @@ impl Store {
                     run.is_error,
                     run.result,
                     run.display_name,
+                    run.retry_of,
                 ],
             )?;
             let saved = messages::insert(&tx, &run.conversation_id, &result)?;
@@ -164,6 +169,30 @@ impl Store {
             ))?;
             let rows = stmt.query_map([&conversation_id], run_from_row)?;
             Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        })
+        .await
+    }
+
+    /// One call of a conversation: the call `call_id` of the assistant message `message_id`.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] when there is no such call; a failed query.
+    pub async fn get_tool_run(
+        &self,
+        conversation_id: String,
+        message_id: String,
+        call_id: String,
+    ) -> Result<ToolRun, StoreError> {
+        self.call(move |conn| {
+            conn.prepare_cached(&format!(
+                "SELECT {RUN_COLUMNS} FROM tool_runs \
+                 WHERE conversation_id = ?1 AND message_id = ?2 AND call_id = ?3"
+            ))?
+            .query_row(params![conversation_id, message_id, call_id], run_from_row)
+            .optional()?
+            .ok_or_else(|| StoreError::NotFound {
+                what: format!("tool call {call_id}"),
+            })
         })
         .await
     }

@@ -644,7 +644,8 @@ async fn stop_during_a_slow_tool_cancels_it_and_ends_the_run() {
 }
 
 #[tokio::test]
-async fn a_server_that_crashes_mid_call_is_an_error_result_and_the_run_goes_on() {
+async fn a_server_that_crashes_mid_call_is_an_error_result_the_run_goes_on_and_a_retry_that_fails_again_ends_it(
+) {
     let Some(w) = world("crash", &["fault"]).await else {
         return;
     };
@@ -662,6 +663,49 @@ async fn a_server_that_crashes_mid_call_is_an_error_result_and_the_run_goes_on()
         messages.last().unwrap().content.as_deref(),
         Some("The server crashed while working; I could not finish.")
     );
+
+    // The supervisor starts the server again; its Retry crashes it again, and the run ends
+    // there without asking the model.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !matches!(
+        w.host.states().get("fault"),
+        Some(ServerState::Running { .. })
+    ) {
+        assert!(Instant::now() < deadline, "fault does not come back");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let asked_for_it = messages.iter().find(|m| m.tool_calls.is_some()).unwrap();
+    let setup = w
+        .core
+        .prepare_turn(
+            &w.host,
+            TurnRequest {
+                conversation_id: w.conversation.clone(),
+                retry_call: Some(CallRef {
+                    message_id: asked_for_it.id.clone(),
+                    call_id: "call_c1".into(),
+                }),
+                ..TurnRequest::default()
+            },
+            &Settings::default(),
+        )
+        .await
+        .unwrap();
+    let events = Events::default();
+    let reason = w
+        .run(setup, &ALLOW, &events, CancellationToken::new())
+        .await;
+    assert_eq!(reason, StopReason::RetryFailed);
+    let Some(RunEvent::RunFinished { message, .. }) = events.all().pop() else {
+        panic!("no run_finished last");
+    };
+    let message = message.unwrap();
+    assert!(message.contains("failed again"), "{message}");
+    assert!(message.contains("about to crash on purpose"), "{message}");
+    assert_eq!(w.requests().await.len(), 2, "the model was not asked again");
+    let last = w.messages().await.pop().unwrap();
+    assert_eq!(last.role, Role::Tool);
+    assert!(last.is_error);
 }
 
 #[tokio::test]

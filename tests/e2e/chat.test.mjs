@@ -137,12 +137,21 @@ async function answerSays(b, text) {
   });
 }
 
-test("a failed call's Retry runs it again and the model goes on; a server that crashes mid-call is a red card with its last words", async () => {
+test("a failed call's Retry runs it again and the model goes on; calls described in words; a server that crashes mid-call is a red card with its last words", async () => {
   await withMockModel("chat-retry", { fault: true }, async (home) => {
     const app = await launch(home);
     try {
       const b = app.browser;
       await serverRunning(b, "fault");
+      // Settings › Describe each tool call in words (used by the last prompt).
+      await b.$(tid("nav-settings")).click();
+      const describe = b.$('[name="describe_calls"]');
+      await describe.waitForDisplayed({ timeout: 10000 });
+      await describe.click();
+      await describe.scrollIntoView();
+      await app.screenshot("settings-describe");
+      await b.$(tid("settings-save")).click();
+      await b.$(tid("settings-saved")).waitForDisplayed({ timeout: 10000 });
       await askAndAllow(b, "Try the flaky tool");
       await answerSays(b, "The flaky tool failed");
       await b.$(tid("composer-send")).waitForExist({ timeout: 10000 });
@@ -159,6 +168,11 @@ test("a failed call's Retry runs it again and the model goes on; a server that c
       assert.match(await cards[1].$(tid("tool-result")).getText(), /worked for k1/);
       await app.screenshot("chat-retry");
 
+      await askAndAllow(b, "Show me progress");
+      await answerSays(b, "It finished in three steps.");
+      assert.equal(await textOf(b, tid("tool-description")), "Counting through three slow steps");
+      await app.screenshot("chat-described");
+
       await askAndAllow(b, "Crash the server");
       await answerSays(b, "The server crashed while working; I could not finish.");
       const crashed = b.$(tid("tool-card"));
@@ -166,6 +180,7 @@ test("a failed call's Retry runs it again and the model goes on; a server that c
       await crashed.$("summary").click();
       assert.match(await textOf(b, tid("tool-result")), /about to crash on purpose/);
       await app.screenshot("chat-crash");
+
     } finally {
       await app.close();
     }

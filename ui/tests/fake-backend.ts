@@ -159,6 +159,7 @@ export class FakeBackend {
     max_rounds: 10,
     tool_timeout_secs: 60,
     run_time_limit_secs: 600,
+    describe_calls: false,
   };
   calls: Call[] = [];
   /** milliseconds each command waits before answering */
@@ -266,8 +267,11 @@ export class FakeBackend {
       this.toolFailure = null;
       const result = allowed ? (failure ?? '{"datetime": "2026-11-23T12:00:00+01:00"}') : `The user denied this call.${reason ? ` Their reason: ${reason}` : ""}`;
       const isError = !allowed || failure !== null;
+      // Model text, as Rust passes it on: markup in it must stay text.
+      const description = allowed && this.settings.describe_calls ? "Looking up the <i>time</i> in Paris" : null;
       if (allowed) {
         emit({ type: "tool_started", call_id: callId });
+        if (description !== null) emit({ type: "tool_described", call_id: callId, description });
         emit({ type: "tool_progress", call_id: callId, progress: 2, total: 4, message: "Asking the clock <b>twice</b>" });
         if (this.toolGate) await this.toolGate();
         emit({ type: "tool_finished", call_id: callId, is_error: isError, content: result, duration_ms: 12 });
@@ -276,7 +280,7 @@ export class FakeBackend {
       (this.toolRuns[conversationId] ??= []).push({
         id: `tr${++this.#ids}`, conversation_id: conversationId, message_id: first.id, call_id: callId, server: "time", tool: "get_current_time", display_name: "time · Get Current Time", arguments: args,
         decision: allowed ? "allowed" : "denied", decision_scope: "once", deny_reason: allowed ? null : result,
-        started_at: allowed ? 1000 : null, finished_at: 1012, is_error: isError, result, retry_of: retryOf,
+        started_at: allowed ? 1000 : null, finished_at: 1012, is_error: isError, result, retry_of: retryOf, description,
       });
       save(message({ id: `t${++this.#ids}`, conversation_id: conversationId, role: "tool", content: result, tool_call_id: callId, name: "time__get_current_time", is_error: isError }));
       emit({ type: "status", text: "Reading results…" });

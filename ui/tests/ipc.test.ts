@@ -69,6 +69,7 @@ describe("ipc", () => {
       max_rounds: 10,
       tool_timeout_secs: 60,
       run_time_limit_secs: 600,
+      describe_calls: false,
     };
     const provider = { name: "Work", kind: "openai" as const, base_url: null, default_model: "gpt", api_key: "sk" };
     await ipc.appStatus();

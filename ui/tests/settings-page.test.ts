@@ -42,6 +42,8 @@ describe("settings", () => {
     await user.type(field("default_model"), "gpt-4o");
     await user.clear(field("run_time_limit_minutes"));
     await user.type(field("run_time_limit_minutes"), "45");
+    expect((field("describe_calls") as HTMLInputElement).checked).toBe(false);
+    await user.click(field("describe_calls"));
     await user.click(screen.getByTestId("settings-save"));
 
     await screen.findByTestId("settings-saved");
@@ -53,6 +55,7 @@ describe("settings", () => {
         max_rounds: 10,
         tool_timeout_secs: 60,
         run_time_limit_secs: 2700,
+        describe_calls: true,
       },
     });
     expect(document.documentElement.dataset.theme).toBe("dark");

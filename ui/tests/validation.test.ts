@@ -74,6 +74,7 @@ describe("settings checks", () => {
     max_rounds: 10,
     tool_timeout_secs: 60,
     run_time_limit_secs: 600,
+    describe_calls: false,
   };
 
   it("shows the run time limit in minutes and stores it in seconds", () => {

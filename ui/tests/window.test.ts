@@ -320,6 +320,26 @@ describe("composer", () => {
     await waitFor(() => expect(screen.getByTestId("message-list").innerHTML).toBe(live));
   });
 
+  it("with descriptions on, a call's card shows the model's words for it, as text, live and reopened", async () => {
+    backend.addProviderRecord("Work");
+    const conversation = backend.addConversation("Chat");
+    backend.settings = { ...backend.settings, describe_calls: true };
+    const { user } = await renderApp();
+    await user.click(items()[0]);
+    await user.type(await screen.findByTestId("composer-input"), "What time is it?{Enter}");
+    await user.click(within(await screen.findByTestId("approval-dialog")).getByTestId("approval-submit"));
+    const described = await screen.findByTestId("tool-description");
+    expect(described.textContent).toBe("Looking up the <i>time</i> in Paris");
+    expect(described.querySelector("i")).toBeNull();
+    await waitFor(() => expect(screen.getByTestId("composer-send")).toBeTruthy());
+    const live = screen.getByTestId("message-list").innerHTML;
+    await user.click(screen.getByTestId("new-conversation"));
+    await waitFor(() => expect(items()).toHaveLength(2));
+    await user.click(items().find((i) => i.dataset.id === conversation.id)!);
+    await waitFor(() => expect(screen.getByTestId("tool-description").textContent).toBe("Looking up the <i>time</i> in Paris"));
+    await waitFor(() => expect(screen.getByTestId("message-list").innerHTML).toBe(live));
+  });
+
   it("a denied call shows as denied with the reason the model was given", async () => {
     backend.addProviderRecord("Work");
     backend.addConversation("Chat");

@@ -111,6 +111,12 @@ pub enum RunEvent {
     ToolStarted {
         call_id: String,
     },
+    /// The model's few words on what a running call does (Settings › Describe each call):
+    /// model text, shown as plain text.
+    ToolDescribed {
+        call_id: String,
+        description: String,
+    },
     /// The server reported progress on a running call (its message is server text).
     ToolProgress {
         call_id: String,
@@ -218,6 +224,13 @@ mod tests {
                     "call_id": "retry-1", "message_id": "m2", "wire_name": "time__get_current_time",
                     "server": "time", "tool": "get_current_time",
                     "display_name": "time · Get Current Time", "arguments": "{}", "retry_of": "c1"}}),
+            ),
+            (
+                RunEvent::ToolDescribed {
+                    call_id: "c1".into(),
+                    description: "Reading the project README".into(),
+                },
+                json!({"type": "tool_described", "call_id": "c1", "description": "Reading the project README"}),
             ),
             (
                 RunEvent::RunFinished {

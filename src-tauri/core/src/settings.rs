@@ -38,7 +38,14 @@ pub struct Settings {
     pub max_rounds: u32,
     pub tool_timeout_secs: u32,
     pub run_time_limit_secs: u32,
+    /// Ask the model for a few words on what each tool call does, for the status line (one
+    /// more small request per call, waited for at most [`DESCRIBE_WITHIN`]).
+    #[serde(default)]
+    pub describe_calls: bool,
 }
+
+/// How long a call's description may take before the status line keeps the tool's name.
+pub const DESCRIBE_WITHIN: std::time::Duration = std::time::Duration::from_secs(2);
 
 pub const MAX_ROUNDS_RANGE: std::ops::RangeInclusive<u32> = 1..=100;
 pub const TOOL_TIMEOUT_RANGE: std::ops::RangeInclusive<u32> = 1..=3600;
@@ -53,6 +60,7 @@ impl Default for Settings {
             max_rounds: 10,
             tool_timeout_secs: 60,
             run_time_limit_secs: 600,
+            describe_calls: false,
         }
     }
 }
@@ -240,6 +248,7 @@ mod tests {
             max_rounds: 25,
             tool_timeout_secs: 30,
             run_time_limit_secs: 1200,
+            describe_calls: true,
         };
         assert_eq!(Settings::from_entries(&s.to_entries()), s);
         assert_eq!(s.to_entries()["theme"], json!("dark"));

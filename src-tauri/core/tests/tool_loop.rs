@@ -400,6 +400,100 @@ async fn a_tools_progress_reaches_the_window_while_it_runs() {
 }
 
 #[tokio::test]
+async fn with_descriptions_on_the_model_says_in_a_few_words_what_a_running_call_does() {
+    let Some(w) = world("describe", &["fault"]).await else {
+        return;
+    };
+    let settings = Settings {
+        describe_calls: true,
+        ..Settings::default()
+    };
+    let prepare = |conversation: String| {
+        w.core.prepare_turn(
+            &w.host,
+            TurnRequest {
+                conversation_id: conversation,
+                text: Some("Show me progress".into()),
+                ..TurnRequest::default()
+            },
+            &settings,
+        )
+    };
+    let setup = prepare(w.conversation.clone()).await.unwrap();
+    assert_eq!(setup.limits.describe_within, Some(Duration::from_secs(2)));
+    let events = Events::default();
+    let reason = w
+        .run(setup, &ALLOW, &events, CancellationToken::new())
+        .await;
+    assert_eq!(reason, StopReason::Completed);
+    let all = events.all();
+    let described = all
+        .iter()
+        .position(|e| {
+            *e == RunEvent::ToolDescribed {
+                call_id: "call_g1".into(),
+                description: "Counting through three slow steps".into(),
+            }
+        })
+        .expect("the call is described, quotes and full stop gone");
+    let status = all
+        .iter()
+        .position(|e| {
+            *e == RunEvent::Status {
+                text: "Counting through three slow steps…".into(),
+            }
+        })
+        .expect("the status line says it");
+    let kinds = events.kinds();
+    let at = |kind: &str| kinds.iter().position(|k| k == kind).unwrap();
+    assert!(at("tool_started") < status && status < at("tool_finished"));
+    assert!(described < at("tool_finished"));
+    let asked: Vec<Value> = w
+        .mock
+        .journal()
+        .await
+        .into_iter()
+        .map(|e| e["body"].clone())
+        .filter(|b| {
+            b["messages"][0]["content"]
+                .as_str()
+                .is_some_and(|c| c.contains("status line"))
+        })
+        .collect();
+    assert_eq!(asked.len(), 1, "one small request for the one call");
+    assert!(
+        asked[0].get("tools").is_none(),
+        "offered no tools: {}",
+        asked[0]
+    );
+    let run = &w
+        .store
+        .list_tool_runs(w.conversation.clone())
+        .await
+        .unwrap()[0];
+    assert_eq!(
+        run.description.as_deref(),
+        Some("Counting through three slow steps")
+    );
+
+    // Too late: the status line keeps the tool's name, and the call is not held up.
+    let other = w.core.create_conversation(None).await.unwrap().id;
+    let mut setup = prepare(other.clone()).await.unwrap();
+    setup.limits.describe_within = Some(Duration::from_millis(1));
+    let events = Events::default();
+    let reason = w
+        .run(setup, &ALLOW, &events, CancellationToken::new())
+        .await;
+    assert_eq!(reason, StopReason::Completed);
+    assert!(!events.kinds().contains(&"tool_described".to_owned()));
+    assert!(events.all().contains(&RunEvent::Status {
+        text: "Using fault · Progress…".into()
+    }));
+    let run = &w.store.list_tool_runs(other).await.unwrap()[0];
+    assert_eq!(run.description, None);
+}
+
+#[tokio::test]
 async fn four_parallel_calls_run_at_once_and_their_results_come_back_in_the_models_order() {
     let Some(w) = world("four_parallel", &["fault"]).await else {
         return;

@@ -25,6 +25,8 @@ export interface ToolCard {
   progress: { progress: number; total: number | null; message: string | null } | null;
   /** the failed call this one ran again (from its Retry) */
   retry_of: string | null;
+  /** the model's few words on what it does (Settings › Describe each tool call) */
+  description: string | null;
 }
 
 /** Whether a card's Retry can run it again: it failed on a real tool with arguments that are an object. */
@@ -117,6 +119,7 @@ export function itemsFrom(detail: ConversationDetail): ChatItem[] {
           reason: run?.deny_reason ?? null,
           progress: null,
           retry_of: run?.retry_of ?? null,
+          description: run?.description ?? null,
         };
         cards.set(call.id, card);
         item.tools.push(card);
@@ -250,6 +253,7 @@ export class ChatSession {
           reason: null,
           progress: null,
           retry_of: event.call.retry_of,
+          description: null,
         });
         break;
       }
@@ -273,6 +277,11 @@ export class ChatSession {
       case "tool_started": {
         const card = this.#card(event.call_id);
         if (card) card.state = "running";
+        break;
+      }
+      case "tool_described": {
+        const card = this.#card(event.call_id);
+        if (card) card.description = event.description;
         break;
       }
       case "tool_progress": {

@@ -42,6 +42,7 @@ export type RunEvent =
   | { type: "approval_required"; request_id: string; calls: ApprovalItem[] }
   | { type: "tool_decided"; call_id: string; allowed: boolean; scope: string | null; reason: string | null }
   | { type: "tool_started"; call_id: string }
+  | { type: "tool_described"; call_id: string; description: string }
   | { type: "tool_progress"; call_id: string; progress: number; total: number | null; message: string | null }
   | { type: "tool_finished"; call_id: string; is_error: boolean; content: string; duration_ms: number }
   | { type: "message_saved"; message: Message }

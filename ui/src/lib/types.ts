@@ -70,6 +70,8 @@ export interface ToolRun {
   result: string | null;
   /** the call (its call_id) this one ran again, from that call's Retry */
   retry_of: string | null;
+  /** the model's few words on what the call did, when Settings asked for them (model text) */
+  description: string | null;
 }
 
 export interface ConversationDetail {
@@ -196,6 +198,8 @@ export interface Settings {
   tool_timeout_secs: number;
   /** 10..=86400, default 600 */
   run_time_limit_secs: number;
+  /** ask the model for a few words on what each tool call does (default off) */
+  describe_calls: boolean;
 }
 
 export interface KeychainStatus {

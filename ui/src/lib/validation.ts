@@ -104,6 +104,7 @@ export interface SettingsDraft {
   max_rounds: number | null;
   tool_timeout_secs: number | null;
   run_time_limit_minutes: number | null;
+  describe_calls: boolean;
 }
 
 export function settingsToDraft(settings: Settings): SettingsDraft {
@@ -114,6 +115,7 @@ export function settingsToDraft(settings: Settings): SettingsDraft {
     max_rounds: settings.max_rounds,
     tool_timeout_secs: settings.tool_timeout_secs,
     run_time_limit_minutes: Math.round((settings.run_time_limit_secs / 60) * 100) / 100,
+    describe_calls: settings.describe_calls,
   };
 }
 
@@ -149,6 +151,7 @@ export function draftToSettings(draft: SettingsDraft): Settings {
     max_rounds: draft.max_rounds ?? MAX_ROUNDS.min,
     tool_timeout_secs: draft.tool_timeout_secs ?? TOOL_TIMEOUT_SECS.min,
     run_time_limit_secs: Math.round((draft.run_time_limit_minutes ?? RUN_TIME_LIMIT_MINUTES.min) * 60),
+    describe_calls: draft.describe_calls,
   };
 }
 

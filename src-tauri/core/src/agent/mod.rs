@@ -51,6 +51,9 @@ pub struct RunLimits {
     /// How often a streaming answer is written to the database, and then shown: the window
     /// never shows text that is not written yet.
     pub checkpoint_every: Duration,
+    /// When set, the model is asked for a few words on what each call does while it runs,
+    /// waited for this long at most; else the status line names the tool.
+    pub describe_within: Option<Duration>,
 }
 
 impl Default for RunLimits {
@@ -64,6 +67,7 @@ impl Default for RunLimits {
             max_consecutive_failures: 3,
             // Smooth enough to read as a stream; ~20 small writes a second while one streams.
             checkpoint_every: Duration::from_millis(50),
+            describe_within: None,
         }
     }
 }

@@ -107,6 +107,8 @@ pub(super) struct Run<'a> {
     /// The conversation as saved, read once when the first round asks the model and kept up
     /// to date with every message the run saves, so a round does not read it all again.
     history: std::sync::Mutex<Option<Vec<Message>>>,
+    /// The model's words on what each call does (by call id), when Settings ask for them.
+    descriptions: std::sync::Mutex<HashMap<String, String>>,
 }
 
 impl<'a> Run<'a> {
@@ -125,6 +127,7 @@ impl<'a> Run<'a> {
             by_wire,
             standing,
             history: std::sync::Mutex::new(None),
+            descriptions: std::sync::Mutex::default(),
         }
     }
 
@@ -691,16 +694,72 @@ impl<'a> Run<'a> {
         // Boxed one by one (not mapped by a closure), so the run's future stays `Send` for a
         // caller that spawns it: a closure over borrowed calls defeats the compiler's proof.
         let mut jobs: Vec<Job<'_>> = Vec::with_capacity(runnable.len());
+        let mut descriptions: Vec<Described<'_>> = Vec::new();
+        let alone = runnable.len() == 1;
         for (i, call, tool) in runnable {
             jobs.push(Box::pin(async move { (i, self.execute(call, tool).await) }));
+            if let Some(within) = self.setup.limits.describe_within {
+                descriptions.push(Box::pin(self.describe(call, tool, within, alone)));
+            }
         }
-        let done: Vec<(usize, CallOutcome)> = futures_util::stream::iter(jobs)
+        let running = futures_util::stream::iter(jobs)
             .buffer_unordered(self.setup.limits.max_parallel.max(1))
-            .collect()
-            .await;
+            .collect::<Vec<(usize, CallOutcome)>>();
+        // The descriptions come while the calls run, and are not waited for once they are done.
+        let describing = futures_util::future::join_all(descriptions);
+        tokio::pin!(running, describing);
+        let mut described = false;
+        let done = loop {
+            tokio::select! {
+                done = &mut running => break done,
+                _ = &mut describing, if !described => described = true,
+            }
+        };
         for (i, outcome) in done {
             slots[i].outcome = Some(outcome);
         }
+    }
+
+    /// Asks the model for a few words on what `call` does, waiting at most `within`; shows
+    /// them on the call's card, and in the status line when the call runs `alone`. Late,
+    /// failed or empty: nothing changes, and the status line keeps the tool's name.
+    async fn describe(
+        &self,
+        call: &ToolCall,
+        tool: &CatalogueTool,
+        within: std::time::Duration,
+        alone: bool,
+    ) {
+        let request = status::describe_request(&self.setup.model, tool, call);
+        let asked = self
+            .setup
+            .provider
+            .complete(request, self.cancel.child_token());
+        let answer = match tokio::time::timeout(within, asked).await {
+            Ok(Ok(answer)) => answer.text,
+            Ok(Err(e)) => {
+                tracing::debug!(error = %e, "no description of a call");
+                return;
+            }
+            Err(_) => {
+                tracing::debug!(?within, "the description of a call came too late");
+                return;
+            }
+        };
+        let Some(description) = status::tidy_description(&answer) else {
+            return;
+        };
+        self.descriptions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(call.id.clone(), description.clone());
+        if alone {
+            self.status(&format!("{description}…"));
+        }
+        self.emit(RunEvent::ToolDescribed {
+            call_id: call.id.clone(),
+            description,
+        });
     }
 
     async fn execute(&self, call: &ToolCall, tool: &CatalogueTool) -> CallOutcome {
@@ -812,6 +871,11 @@ impl<'a> Run<'a> {
             is_error: done.is_error,
             result: done.full.clone().or_else(|| Some(done.content.clone())),
             retry_of: answer.retry_of.clone(),
+            description: self
+                .descriptions
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .remove(&call.id),
         };
         let mut message = NewMessage::text(Role::Tool, done.content.clone());
         message.tool_call_id = Some(call.id.clone());
@@ -831,6 +895,7 @@ impl<'a> Run<'a> {
 
 type Job<'a> =
     std::pin::Pin<Box<dyn std::future::Future<Output = (usize, CallOutcome)> + Send + 'a>>;
+type Described<'a> = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + 'a>>;
 
 /// What a stream has produced so far.
 #[derive(Default)]

@@ -198,6 +198,9 @@ impl Core {
             max_rounds: request.max_rounds.unwrap_or(settings.max_rounds),
             run_time_limit: Duration::from_secs(u64::from(settings.run_time_limit_secs)),
             tool_timeout: Duration::from_secs(u64::from(settings.tool_timeout_secs)),
+            describe_within: settings
+                .describe_calls
+                .then_some(crate::settings::DESCRIBE_WITHIN),
             ..RunLimits::default()
         };
         limits.max_rounds = limits.max_rounds.clamp(1, 100);

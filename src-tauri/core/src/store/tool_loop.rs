@@ -63,11 +63,13 @@ pub struct ToolRun {
     pub result: Option<String>,
     /// The call (its `call_id`) this one ran again, from that call's Retry.
     pub retry_of: Option<String>,
+    /// The model's few words on what the call did, when Settings asked for them.
+    pub description: Option<String>,
 }
 
 const RUN_COLUMNS: &str = "id, conversation_id, message_id, call_id, server, tool, arguments, \
      decision, decision_scope, deny_reason, started_at, finished_at, is_error, result, display_name, \
-     retry_of";
+     retry_of, description";
 
 fn run_from_row(row: &Row<'_>) -> rusqlite::Result<ToolRun> {
     Ok(ToolRun {
@@ -87,6 +89,7 @@ fn run_from_row(row: &Row<'_>) -> rusqlite::Result<ToolRun> {
         result: row.get(13)?,
         display_name: row.get(14)?,
         retry_of: row.get(15)?,
+        description: row.get(16)?,
     })
 }
 
@@ -126,7 +129,7 @@ impl Store {
             tx.execute_cached(
                 &format!(
                     "INSERT OR REPLACE INTO tool_runs ({RUN_COLUMNS}) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"
                 ),
                 params![
                     run.id,
@@ -145,6 +148,7 @@ impl Store {
                     run.result,
                     run.display_name,
                     run.retry_of,
+                    run.description,
                 ],
             )?;
             let saved = messages::insert(&tx, &run.conversation_id, &result)?;

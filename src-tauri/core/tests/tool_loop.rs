@@ -229,6 +229,28 @@ impl World {
     }
 }
 
+/// Every call's result (a call run, or one denied) was saved before the window was shown it.
+fn results_saved_before_shown(events: &[RunEvent]) {
+    let mut saved: Vec<String> = Vec::new();
+    for event in events {
+        match event {
+            RunEvent::MessageSaved { message } if message.role == Role::Tool => {
+                saved.push(message.tool_call_id.clone().unwrap());
+            }
+            RunEvent::ToolFinished { call_id, .. }
+            | RunEvent::ToolDecided {
+                call_id,
+                allowed: false,
+                ..
+            } => assert!(
+                saved.contains(call_id),
+                "{call_id} shown before it was saved"
+            ),
+            _ => {}
+        }
+    }
+}
+
 fn shape(messages: &[Message]) -> Vec<(Role, MessageStatus)> {
     messages.iter().map(|m| (m.role, m.status)).collect()
 }
@@ -510,7 +532,7 @@ async fn four_parallel_calls_run_at_once_and_their_results_come_back_in_the_mode
     let last_start = kinds.iter().rposition(|k| k == "tool_started").unwrap();
     let first_finish = kinds.iter().position(|k| k == "tool_finished").unwrap();
     assert!(last_start < first_finish, "{kinds:?}");
-    // The shortest finished first, but the results are saved in the model's order.
+    // The shortest finished first, and was saved first; the model reads them in its order.
     let finished: Vec<String> = events
         .all()
         .into_iter()
@@ -527,7 +549,10 @@ async fn four_parallel_calls_run_at_once_and_their_results_come_back_in_the_mode
         .filter(|m| m.role == Role::Tool)
         .map(|m| m.tool_call_id.unwrap())
         .collect();
-    assert_eq!(saved, ["call_p1", "call_p2", "call_p3", "call_p4"]);
+    let mut by_finish = finished.clone();
+    by_finish.dedup();
+    assert_eq!(saved, by_finish, "each result saved as its call finished");
+    results_saved_before_shown(&events.all());
     let sent = &w.requests().await[1]["messages"];
     let ids: Vec<&str> = sent
         .as_array()
@@ -633,6 +658,8 @@ async fn a_denied_call_does_not_run_and_the_model_reads_the_reason() {
     let (reason, events) = w.say("Delete everything", &recorder).await;
     assert_eq!(reason, StopReason::Completed);
     assert!(!events.kinds().contains(&"tool_started".to_owned()));
+    assert!(events.kinds().contains(&"tool_decided".to_owned()));
+    results_saved_before_shown(&events.all());
     let asked = recorder.asked.lock().unwrap()[0].calls[0].clone();
     assert_eq!(asked.display_name, "everything · Echo Tool");
     assert_eq!(asked.arguments, "{\n  \"message\": \"rm -rf /\"\n}");

@@ -1,7 +1,8 @@
 //! The stored messages of a conversation as the model reads them. Failed answers are left out;
-//! an answer that was cut off keeps what it said; a tool call that never got its result (the
-//! app was killed mid-run) gets one saying so, because every API refuses a tool call without
-//! an answer.
+//! an answer that was cut off keeps what it said; the results of an answer's calls come in the
+//! order of its calls (they are saved as each finishes); a tool call that never got its result
+//! (the app was killed mid-run) gets one saying so, because every API refuses a tool call
+//! without an answer.
 
 use serde_json::{json, Value};
 
@@ -40,29 +41,32 @@ pub fn calls_from_json(value: Option<&Value>) -> Vec<ToolCall> {
 /// The conversation for the model.
 pub fn for_model(messages: &[Message]) -> Vec<ChatMessage> {
     let mut out: Vec<ChatMessage> = Vec::new();
-    // Calls of the last answer still waiting for their results.
-    let mut open: Vec<ToolCall> = Vec::new();
-    let close = |out: &mut Vec<ChatMessage>, open: &mut Vec<ToolCall>| {
-        for call in open.drain(..) {
-            out.push(ChatMessage::Tool {
+    // The calls of the last answer, each with its result once one is found. Results are saved
+    // as each call finishes; the model reads them in the order it made the calls.
+    let mut open: Vec<(ToolCall, Option<ChatMessage>)> = Vec::new();
+    let close = |out: &mut Vec<ChatMessage>, open: &mut Vec<(ToolCall, Option<ChatMessage>)>| {
+        for (call, result) in open.drain(..) {
+            out.push(result.unwrap_or(ChatMessage::Tool {
                 tool_call_id: call.id,
                 name: call.name,
                 content: NEVER_RAN.to_owned(),
                 is_error: true,
-            });
+            }));
         }
     };
     for m in messages {
         match m.role {
             Role::Tool => {
                 let id = m.tool_call_id.clone().unwrap_or_default();
-                let Some(i) = open.iter().position(|c| c.id == id) else {
+                let Some((call, slot)) = open
+                    .iter_mut()
+                    .find(|(c, result)| c.id == id && result.is_none())
+                else {
                     continue; // a result for no call the model still has: dropped
                 };
-                let call = open.remove(i);
-                out.push(ChatMessage::Tool {
+                *slot = Some(ChatMessage::Tool {
                     tool_call_id: id,
-                    name: m.name.clone().unwrap_or(call.name),
+                    name: m.name.clone().unwrap_or_else(|| call.name.clone()),
                     content: m.content.clone().unwrap_or_default(),
                     is_error: m.is_error,
                 });
@@ -83,7 +87,7 @@ pub fn for_model(messages: &[Message]) -> Vec<ChatMessage> {
                 if text.is_none() && calls.is_empty() {
                     continue;
                 }
-                open.clone_from(&calls);
+                open = calls.iter().cloned().map(|c| (c, None)).collect();
                 out.push(ChatMessage::Assistant {
                     text,
                     tool_calls: calls,
@@ -148,6 +152,29 @@ mod tests {
             matches!(&history[3], ChatMessage::Tool { tool_call_id, is_error: true, content, .. } if tool_call_id == "b" && content == NEVER_RAN)
         );
         assert!(matches!(&history[4], ChatMessage::User { .. }));
+    }
+
+    #[test]
+    fn results_saved_as_calls_finished_reach_the_model_in_the_order_of_the_calls() {
+        let mut asked = message(Role::Assistant, "");
+        asked.tool_calls = Some(calls_to_json(&[
+            ToolCall::new("a".into(), "t__x".into(), "{}".into()),
+            ToolCall::new("b".into(), "t__y".into(), "{}".into()),
+        ]));
+        let result = |id: &str| {
+            let mut m = message(Role::Tool, id);
+            m.tool_call_id = Some(id.into());
+            m
+        };
+        let history = for_model(&[message(Role::User, "hi"), asked, result("b"), result("a")]);
+        let ids: Vec<&str> = history
+            .iter()
+            .filter_map(|m| match m {
+                ChatMessage::Tool { tool_call_id, .. } => Some(tool_call_id.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(ids, ["a", "b"]);
     }
 
     #[test]

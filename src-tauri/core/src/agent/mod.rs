@@ -1,11 +1,13 @@
 //! The tool loop: one user turn, as many rounds as the model needs. Each round offers the
-//! conversation's tools, streams the answer to the sink as it comes (writing it to the
-//! database before showing it), passes each call through the permission pipeline, asks the person about the
-//! rest in one dialog, runs the allowed calls concurrently, saves one tool message per call in
-//! the model's order, and goes round again — until the model answers without tools, or a
+//! conversation's tools, streams the answer to the sink as it comes, passes each call through
+//! the permission pipeline, asks the person about the rest in one dialog, runs the allowed
+//! calls concurrently, saves one tool message per call (as each finishes; the model reads them
+//! in its order), and goes round again — until the model answers without tools, or a
 //! stopping rule ends the run: the round cap (then one last call that forbids tools, so the
 //! model answers with what it has), too many failed calls in a row, the run time limit, or
-//! the person pressing Stop. Every end is a [`StopReason`] in a `RunFinished` event.
+//! the person pressing Stop. Every end is a [`StopReason`] in a `RunFinished` event. Nothing
+//! is shown before it is written: text, a call's decision and its result reach the sink only
+//! once the database has them.
 //!
 //! Owns the order of things and the rules; storage, providers and MCP are the layers it calls.
 

@@ -73,6 +73,8 @@ struct CallOutcome {
     full: Option<String>,
     started_at: Option<i64>,
     finished_at: i64,
+    /// How long it ran, as the card shows it.
+    duration_ms: u64,
 }
 
 impl CallOutcome {
@@ -84,6 +86,7 @@ impl CallOutcome {
             effect,
             started_at: None,
             finished_at: now_ms(),
+            duration_ms: 0,
         }
     }
 }
@@ -390,7 +393,7 @@ impl<'a> Run<'a> {
     }
 
     /// The calls of one answer: proposed, decided (asking the person where the pipeline says
-    /// so), the allowed ones run concurrently, and every result saved in the model's order.
+    /// so), the allowed ones run concurrently, and every result saved before it is shown.
     pub async fn use_tools(&self, answer: &Answer) -> ToolsOutcome {
         let mut slots: Vec<Slot<'_>> = answer
             .calls
@@ -398,32 +401,38 @@ impl<'a> Run<'a> {
             .map(|call| self.propose(answer, call))
             .collect();
         self.ask_person(&mut slots).await;
-        for slot in &slots {
+        // What is shown is written first: a call that will not run is recorded, then shown
+        // as decided; a call that runs is recorded as it finishes, then shown finished.
+        for slot in &mut slots {
+            if slot.allowed.is_none() {
+                let done = slot.outcome.take().unwrap_or_else(|| {
+                    let (_, reason) = slot.denied.clone().unwrap_or_default();
+                    CallOutcome::error(reason, Effect::Neutral)
+                });
+                self.record(
+                    answer,
+                    slot.call,
+                    slot.tool,
+                    None,
+                    slot.denied.as_ref(),
+                    &done,
+                )
+                .await;
+                slot.outcome = Some(done);
+            }
             self.announce_decision(slot);
         }
-        self.execute_allowed(&mut slots).await;
+        self.execute_allowed(answer, &mut slots).await;
         let mut outcome = ToolsOutcome {
             effects: Vec::new(),
             last_error: None,
         };
         for slot in slots {
-            let done = slot.outcome.unwrap_or_else(|| {
-                let (_, reason) = slot.denied.clone().unwrap_or_default();
-                CallOutcome::error(reason, Effect::Neutral)
-            });
+            let Some(done) = slot.outcome else { continue };
             if done.effect == Effect::Failed {
                 outcome.last_error = Some(done.content.clone());
             }
             outcome.effects.push(done.effect);
-            self.record(
-                answer,
-                slot.call,
-                slot.tool,
-                slot.allowed,
-                slot.denied.as_ref(),
-                &done,
-            )
-            .await;
         }
         if !self.cancelled() {
             self.status(status::READING);
@@ -654,10 +663,9 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// Shows a call as allowed or denied (an unknown tool or bad arguments were never up for a
+    /// decision).
     fn announce_decision(&self, slot: &Slot<'_>) {
-        if slot.outcome.is_some() {
-            return;
-        }
         let (allowed, scope, reason) = match (&slot.allowed, &slot.denied) {
             (Some(scope), _) => (true, Some(scope.as_str().to_owned()), None),
             (None, Some((scope, why))) => (
@@ -675,20 +683,20 @@ impl<'a> Run<'a> {
         });
     }
 
-    /// Runs the allowed calls, at most `max_parallel` at once.
-    async fn execute_allowed(&self, slots: &mut [Slot<'_>]) {
-        let runnable: Vec<(usize, &ToolCall, &CatalogueTool)> = slots
+    /// Runs the allowed calls, at most `max_parallel` at once, each recorded as it finishes.
+    async fn execute_allowed(&self, answer: &Answer, slots: &mut [Slot<'_>]) {
+        let runnable: Vec<(usize, &ToolCall, &CatalogueTool, ApprovalScope)> = slots
             .iter()
             .enumerate()
-            .filter(|(_, s)| s.outcome.is_none() && s.allowed.is_some())
-            .filter_map(|(i, s)| Some((i, s.call, s.tool?)))
+            .filter(|(_, s)| s.outcome.is_none())
+            .filter_map(|(i, s)| Some((i, s.call, s.tool?, s.allowed?)))
             .collect();
         if runnable.is_empty() {
             return;
         }
         let names: Vec<&str> = runnable
             .iter()
-            .map(|(_, _, t)| t.display_name.as_str())
+            .map(|(_, _, t, _)| t.display_name.as_str())
             .collect();
         self.status(&status::using(&names));
         // Boxed one by one (not mapped by a closure), so the run's future stays `Send` for a
@@ -696,8 +704,19 @@ impl<'a> Run<'a> {
         let mut jobs: Vec<Job<'_>> = Vec::with_capacity(runnable.len());
         let mut descriptions: Vec<Described<'_>> = Vec::new();
         let alone = runnable.len() == 1;
-        for (i, call, tool) in runnable {
-            jobs.push(Box::pin(async move { (i, self.execute(call, tool).await) }));
+        for (i, call, tool, scope) in runnable {
+            jobs.push(Box::pin(async move {
+                let done = self.execute(call, tool).await;
+                self.record(answer, call, Some(tool), Some(scope), None, &done)
+                    .await;
+                self.emit(RunEvent::ToolFinished {
+                    call_id: call.id.clone(),
+                    is_error: done.is_error,
+                    content: done.content.clone(),
+                    duration_ms: done.duration_ms,
+                });
+                (i, done)
+            }));
             if let Some(within) = self.setup.limits.describe_within {
                 descriptions.push(Box::pin(self.describe(call, tool, within, alone)));
             }
@@ -818,6 +837,7 @@ impl<'a> Run<'a> {
                     full: Some(value.to_string()),
                     started_at: None,
                     finished_at: 0,
+                    duration_ms: 0,
                 }
             }
             Err(McpError::Cancelled { .. }) => CallOutcome::error(
@@ -829,12 +849,7 @@ impl<'a> Run<'a> {
         };
         outcome.started_at = Some(started_at);
         outcome.finished_at = now_ms();
-        self.emit(RunEvent::ToolFinished {
-            call_id: call.id.clone(),
-            is_error: outcome.is_error,
-            content: outcome.content.clone(),
-            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-        });
+        outcome.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         outcome
     }
 

@@ -223,13 +223,6 @@ impl<'a> Run<'a> {
         start.status = MessageStatus::Streaming;
         start.provider = Some(self.setup.provider_name.clone());
         start.model = Some(self.setup.model.clone());
-        let started = self
-            .save(start)
-            .await
-            .map_err(|e| self.failed(&e.to_string()))?;
-        let id = started.id.clone();
-        self.emit(RunEvent::AnswerStarted { message: started });
-
         let request = ChatRequest {
             model: self.setup.model.clone(),
             messages,
@@ -238,6 +231,20 @@ impl<'a> Run<'a> {
             ..ChatRequest::default()
         };
         let mut stream = self.setup.provider.stream(request, self.cancel.clone());
+        // The request goes out while the answer's row is written; an event that comes before
+        // the row is there waits for it.
+        let mut early = None;
+        let saving = self.save(start);
+        tokio::pin!(saving);
+        let started = loop {
+            tokio::select! {
+                saved = &mut saving => break saved,
+                next = stream.next(), if early.is_none() => early = Some(next),
+            }
+        }
+        .map_err(|e| self.failed(&e.to_string()))?;
+        let id = started.id.clone();
+        self.emit(RunEvent::AnswerStarted { message: started });
         let mut got = Streamed::default();
         // Text is shown only once it is written: deltas wait in `got.unshown` until the next
         // checkpoint (the first one at once, then at most every `checkpoint_every`), so an app
@@ -245,8 +252,9 @@ impl<'a> Run<'a> {
         let every = self.setup.limits.checkpoint_every;
         let mut written_at: Option<Instant> = None;
         let ended = loop {
-            let next = match written_at {
-                Some(at) if got.has_unshown() => tokio::select! {
+            let next = match (early.take(), written_at) {
+                (Some(next), _) => next,
+                (None, Some(at)) if got.has_unshown() => tokio::select! {
                     biased;
                     next = stream.next() => next,
                     () = tokio::time::sleep_until((at + every).into()) => {

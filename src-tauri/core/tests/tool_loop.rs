@@ -22,7 +22,7 @@ use switchboard_core::providers::HttpOptions;
 use switchboard_core::secrets::MemoryStore;
 use switchboard_core::settings::Settings;
 use switchboard_core::store::{Message, MessageStatus, Role, Store, ToolToggle};
-use switchboard_core::{AppPaths, Core};
+use switchboard_core::{AppPaths, Core, CoreError};
 use tokio_util::sync::CancellationToken;
 
 use support::{aimock, peers, stdio_launch, Aimock};
@@ -199,6 +199,24 @@ impl World {
             cancel,
         )
         .await
+    }
+
+    /// A turn that runs the call `call_id` of the answer `message_id` again (its card's Retry).
+    async fn retry(&self, message_id: &str, call_id: &str) -> Result<RunSetup, CoreError> {
+        self.core
+            .prepare_turn(
+                &self.host,
+                TurnRequest {
+                    conversation_id: self.conversation.clone(),
+                    retry_call: Some(CallRef {
+                        message_id: message_id.into(),
+                        call_id: call_id.into(),
+                    }),
+                    ..TurnRequest::default()
+                },
+                &Settings::default(),
+            )
+            .await
     }
 
     async fn say(&self, text: &str, approver: &dyn Approver) -> (StopReason, Events) {
@@ -796,22 +814,7 @@ async fn a_server_that_crashes_mid_call_is_an_error_result_the_run_goes_on_and_a
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let asked_for_it = messages.iter().find(|m| m.tool_calls.is_some()).unwrap();
-    let setup = w
-        .core
-        .prepare_turn(
-            &w.host,
-            TurnRequest {
-                conversation_id: w.conversation.clone(),
-                retry_call: Some(CallRef {
-                    message_id: asked_for_it.id.clone(),
-                    call_id: "call_c1".into(),
-                }),
-                ..TurnRequest::default()
-            },
-            &Settings::default(),
-        )
-        .await
-        .unwrap();
+    let setup = w.retry(&asked_for_it.id, "call_c1").await.unwrap();
     let events = Events::default();
     let reason = w
         .run(setup, &ALLOW, &events, CancellationToken::new())
@@ -842,24 +845,7 @@ async fn a_failed_call_runs_again_from_its_retry_and_the_model_goes_on_with_its_
     let error = failed.content.as_deref().unwrap();
     assert!(error.contains("failed the first time"), "{error}");
     let asked_for_it = messages.iter().find(|m| m.tool_calls.is_some()).unwrap();
-    let retry = |message_id: &str, call_id: &str| TurnRequest {
-        conversation_id: w.conversation.clone(),
-        retry_call: Some(CallRef {
-            message_id: message_id.into(),
-            call_id: call_id.into(),
-        }),
-        ..TurnRequest::default()
-    };
-
-    let setup = w
-        .core
-        .prepare_turn(
-            &w.host,
-            retry(&asked_for_it.id, "call_f1"),
-            &Settings::default(),
-        )
-        .await
-        .unwrap();
+    let setup = w.retry(&asked_for_it.id, "call_f1").await.unwrap();
     let events = Events::default();
     let asker = Recorder::new(Decision::AllowOnce, None);
     let reason = w
@@ -916,12 +902,7 @@ async fn a_failed_call_runs_again_from_its_retry_and_the_model_goes_on_with_its_
 
     // A call that worked has nothing to retry.
     let refused = w
-        .core
-        .prepare_turn(
-            &w.host,
-            retry(&runs[1].message_id, &runs[1].call_id),
-            &Settings::default(),
-        )
+        .retry(&runs[1].message_id, &runs[1].call_id)
         .await
         .err()
         .unwrap();

@@ -247,6 +247,7 @@ export class FakeBackend {
       emit({ type: "answer_started", message: first });
       const args = '{"timezone":"Europe/Paris"}';
       const callId = retryOf === null ? "call_1" : `retry_${++this.#ids}`;
+      save({ ...first, status: "complete", finish_reason: "tool_calls", tool_calls: [{ id: callId, name: "time__get_current_time", arguments: args }] });
       emit({
         type: "tool_call_proposed",
         call: { call_id: callId, message_id: first.id, wire_name: "time__get_current_time", server: "time", tool: "get_current_time", display_name: "time · Get Current Time", arguments: args, retry_of: retryOf },
@@ -262,27 +263,34 @@ export class FakeBackend {
       });
       const allowed = answers[0]?.decision !== "deny";
       const reason = answers[0]?.reason ?? null;
-      emit({ type: "tool_decided", call_id: callId, allowed, scope: allowed ? "once" : "once", reason: allowed ? null : `The user denied this call.${reason ? ` Their reason: ${reason}` : ""}` });
+      const denial = `The user denied this call.${reason ? ` Their reason: ${reason}` : ""}`;
       const failure = allowed ? this.toolFailure : null;
       this.toolFailure = null;
-      const result = allowed ? (failure ?? '{"datetime": "2026-11-23T12:00:00+01:00"}') : `The user denied this call.${reason ? ` Their reason: ${reason}` : ""}`;
+      const result = allowed ? (failure ?? '{"datetime": "2026-11-23T12:00:00+01:00"}') : denial;
       const isError = !allowed || failure !== null;
       // Model text, as Rust passes it on: markup in it must stay text.
       const description = allowed && this.settings.describe_calls ? "Looking up the <i>time</i> in Paris" : null;
+      // As Rust does: a result is written, then shown.
+      const record = () => {
+        (this.toolRuns[conversationId] ??= []).push({
+          id: `tr${++this.#ids}`, conversation_id: conversationId, message_id: first.id, call_id: callId, server: "time", tool: "get_current_time", display_name: "time · Get Current Time", arguments: args,
+          decision: allowed ? "allowed" : "denied", decision_scope: "once", deny_reason: allowed ? null : result,
+          started_at: allowed ? 1000 : null, finished_at: 1012, is_error: isError, result, retry_of: retryOf, description,
+        });
+        save(message({ id: `t${++this.#ids}`, conversation_id: conversationId, role: "tool", content: result, tool_call_id: callId, name: "time__get_current_time", is_error: isError }));
+      };
       if (allowed) {
+        emit({ type: "tool_decided", call_id: callId, allowed, scope: "once", reason: null });
         emit({ type: "tool_started", call_id: callId });
         if (description !== null) emit({ type: "tool_described", call_id: callId, description });
         emit({ type: "tool_progress", call_id: callId, progress: 2, total: 4, message: "Asking the clock <b>twice</b>" });
         if (this.toolGate) await this.toolGate();
+        record();
         emit({ type: "tool_finished", call_id: callId, is_error: isError, content: result, duration_ms: 12 });
+      } else {
+        record();
+        emit({ type: "tool_decided", call_id: callId, allowed, scope: "once", reason: denial });
       }
-      save({ ...first, status: "complete", finish_reason: "tool_calls", tool_calls: [{ id: callId, name: "time__get_current_time", arguments: args }] });
-      (this.toolRuns[conversationId] ??= []).push({
-        id: `tr${++this.#ids}`, conversation_id: conversationId, message_id: first.id, call_id: callId, server: "time", tool: "get_current_time", display_name: "time · Get Current Time", arguments: args,
-        decision: allowed ? "allowed" : "denied", decision_scope: "once", deny_reason: allowed ? null : result,
-        started_at: allowed ? 1000 : null, finished_at: 1012, is_error: isError, result, retry_of: retryOf, description,
-      });
-      save(message({ id: `t${++this.#ids}`, conversation_id: conversationId, role: "tool", content: result, tool_call_id: callId, name: "time__get_current_time", is_error: isError }));
       emit({ type: "status", text: "Reading results…" });
       const second = message({ id: `a${++this.#ids}`, conversation_id: conversationId, role: "assistant", content: "", status: "streaming", model: "gpt-test" });
       saved.push(second);

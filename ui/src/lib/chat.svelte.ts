@@ -341,6 +341,8 @@ export class ChatSession {
     } else if (message.role === "tool" && message.tool_call_id) {
       const card = this.#card(message.tool_call_id);
       if (card) {
+        // Saved, so finished: Rust shows the result only once it is written.
+        card.progress = null;
         card.content = message.content;
         if (card.state !== "denied") card.state = message.is_error ? "error" : "done";
       }

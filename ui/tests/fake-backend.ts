@@ -12,6 +12,7 @@
 
 import type {
   AppStatus,
+  CallRef,
   CommandError,
   ConnectionReport,
   Conversation,
@@ -227,7 +228,7 @@ export class FakeBackend {
    * server, asked about, then an answer in Markdown. Saves what it shows, as Rust does.
    * With `retryOf`, the run starts from that failed call run again, in an answer of its own.
    */
-  #scriptedRun(conversationId: string, text: string | null, channel: FakeChannel, retryOf: string | null = null): string {
+  #scriptedRun(conversationId: string, text: string | null, channel: FakeChannel, retryOf: CallRef | null = null): string {
     const runId = `run${++this.#ids}`;
     const saved = this.messages[conversationId] ?? (this.messages[conversationId] = []);
     const emit = (event: RunEvent) => channel.onmessage(event);
@@ -242,7 +243,8 @@ export class FakeBackend {
       emit({ type: "run_started", run_id: runId, conversation_id: conversationId });
       if (text !== null) save(message({ id: `u${++this.#ids}`, conversation_id: conversationId, role: "user", content: text }));
       if (retryOf === null) emit({ type: "status", text: "Thinking…" });
-      const first = message({ id: `a${++this.#ids}`, conversation_id: conversationId, role: "assistant", content: "", status: "streaming", model: retryOf === null ? "gpt-test" : null });
+      // A retry's answer is the person's: saved whole at once, no model.
+      const first = message({ id: `a${++this.#ids}`, conversation_id: conversationId, role: "assistant", content: "", status: retryOf === null ? "streaming" : "complete", model: retryOf === null ? "gpt-test" : null });
       saved.push(first);
       emit({ type: "answer_started", message: first });
       const args = '{"timezone":"Europe/Paris"}';
@@ -290,6 +292,12 @@ export class FakeBackend {
       } else {
         record();
         emit({ type: "tool_decided", call_id: callId, allowed, scope: "once", reason: denial });
+      }
+      if (retryOf !== null && isError) {
+        // As Rust does: a retry that fails again (or is denied) ends the run; the model is not asked.
+        const why = allowed ? `The call failed again, so the model was not asked to go on: ${result}` : "The call did not run, so the model was not asked to go on.";
+        emit({ type: "run_finished", reason: "retry_failed", message: why });
+        return;
       }
       emit({ type: "status", text: "Reading results…" });
       const second = message({ id: `a${++this.#ids}`, conversation_id: conversationId, role: "assistant", content: "", status: "streaming", model: "gpt-test" });
@@ -437,7 +445,8 @@ export class FakeBackend {
       const run = (this.toolRuns[conversationId] ?? []).find((r) => r.message_id === args.messageId && r.call_id === args.callId);
       if (!run) throw { kind: "not_found", message: `Not found: tool call ${String(args.callId)}` };
       if (!run.is_error) throw { kind: "invalid_input", field: "call", message: "“time · Get Current Time” did not fail; there is nothing to retry." };
-      return this.#scriptedRun(conversationId, null, args.onEvent as FakeChannel, run.call_id);
+      if (run.decision === "denied") throw { kind: "invalid_input", field: "call", message: "“time · Get Current Time” was not allowed to run; ask the model again if you want it to." };
+      return this.#scriptedRun(conversationId, null, args.onEvent as FakeChannel, run.retry_of ?? { message_id: run.message_id, call_id: run.call_id });
     },
     answer_approval: (args) => {
       const waiting = this.#approvals.get(String(args.requestId));

@@ -320,6 +320,32 @@ describe("composer", () => {
     await waitFor(() => expect(screen.getByTestId("message-list").innerHTML).toBe(live));
   });
 
+  it("a retry that fails again ends the run with the reason, and the failed call keeps its Retry", async () => {
+    backend.addProviderRecord("Work");
+    backend.addConversation("Chat");
+    backend.toolFailure = "The server crashed: first";
+    const { user } = await renderApp();
+    await user.click(items()[0]);
+    await user.type(await screen.findByTestId("composer-input"), "What time is it?{Enter}");
+    await user.click(within(await screen.findByTestId("approval-dialog")).getByTestId("approval-submit"));
+    const list = screen.getByTestId("message-list");
+    await waitFor(() => expect(screen.getByTestId("composer-send")).toBeTruthy());
+    backend.toolFailure = "The server crashed: second";
+    await user.click(within(within(list).getByTestId("tool-card")).getByTestId("retry-call"));
+    await user.click(within(await screen.findByTestId("approval-dialog")).getByTestId("approval-submit"));
+    await waitFor(() => expect(screen.getByTestId("run-notice").textContent).toContain("failed again"));
+    expect(screen.getByTestId("run-notice").textContent).toContain("The server crashed: second");
+    const cards = within(list).getAllByTestId("tool-card");
+    expect(cards.map((c) => c.dataset.state)).toEqual(["error", "error"]);
+    await waitFor(() => expect(screen.getByTestId("composer-send")).toBeTruthy());
+    // No answer from the model after the failed retry; both failed cards can be tried again.
+    expect(list.textContent?.split("I could not look it up.")).toHaveLength(2);
+    expect(within(list).getAllByTestId("retry-call")).toHaveLength(2);
+    await user.click(within(cards[1]).getByTestId("retry-call"));
+    const retry = backend.callsTo("retry_tool_call")[1].args;
+    expect(retry).toMatchObject({ callId: cards[1].dataset.callId });
+  });
+
   it("with descriptions on, a call's card shows the model's words for it, as text, live and reopened", async () => {
     backend.addProviderRecord("Work");
     const conversation = backend.addConversation("Chat");

@@ -4,7 +4,7 @@
 //!
 //! Owns the shapes only; the loop in [`crate::agent`] decides when each is sent.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::store::Message;
 
@@ -29,6 +29,14 @@ pub enum StopReason {
     RetryFailed,
 }
 
+/// One call of a conversation: the call `call_id` of the answer `message_id` (a model's call
+/// ids are only unique within one answer; Ollama and Gemini number them from 0 each time).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallRef {
+    pub message_id: String,
+    pub call_id: String,
+}
+
 /// A tool call as the model proposed it, before any decision.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ProposedCall {
@@ -44,8 +52,9 @@ pub struct ProposedCall {
     pub display_name: String,
     /// The argument text exactly as the model sent it.
     pub arguments: String,
-    /// The failed call this one runs again, when the person pressed its Retry.
-    pub retry_of: Option<String>,
+    /// The failed call this one runs again (the first of a chain of retries), when the person
+    /// pressed a Retry.
+    pub retry_of: Option<CallRef>,
 }
 
 /// One call in an approval dialog: everything the person needs to decide, and exactly what
@@ -217,13 +226,17 @@ mod tests {
                         tool: Some("get_current_time".into()),
                         display_name: "time · Get Current Time".into(),
                         arguments: "{}".into(),
-                        retry_of: Some("c1".into()),
+                        retry_of: Some(CallRef {
+                            message_id: "m1".into(),
+                            call_id: "c1".into(),
+                        }),
                     },
                 },
                 json!({"type": "tool_call_proposed", "call": {
                     "call_id": "retry-1", "message_id": "m2", "wire_name": "time__get_current_time",
                     "server": "time", "tool": "get_current_time",
-                    "display_name": "time · Get Current Time", "arguments": "{}", "retry_of": "c1"}}),
+                    "display_name": "time · Get Current Time", "arguments": "{}",
+                    "retry_of": {"message_id": "m1", "call_id": "c1"}}}),
             ),
             (
                 RunEvent::ToolDescribed {

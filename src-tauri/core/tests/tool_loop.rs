@@ -694,6 +694,13 @@ async fn a_denied_call_does_not_run_and_the_model_reads_the_reason() {
         .contains("The user denied this call. Their reason: not on my machine"));
     let runs = w.core.tool_runs(&w.conversation).await.unwrap();
     assert_eq!(runs[0].decision.as_deref(), Some("denied"));
+    // What the person refused has no Retry: Rust refuses it too.
+    let refused = w
+        .retry(&runs[0].message_id, &runs[0].call_id)
+        .await
+        .err()
+        .unwrap();
+    assert!(refused.to_string().contains("not allowed"), "{refused}");
 }
 
 #[tokio::test]
@@ -865,7 +872,11 @@ async fn a_failed_call_runs_again_from_its_retry_and_the_model_goes_on_with_its_
             _ => None,
         })
         .unwrap();
-    assert_eq!(proposed.retry_of.as_deref(), Some("call_f1"));
+    let original = CallRef {
+        message_id: asked_for_it.id.clone(),
+        call_id: "call_f1".into(),
+    };
+    assert_eq!(proposed.retry_of.as_ref(), Some(&original));
     assert_eq!(proposed.wire_name, "fault__flaky");
     assert_ne!(proposed.call_id, "call_f1", "a call id of its own");
     assert!(proposed.call_id.len() <= 40, "OpenAI's limit on call ids");
@@ -897,7 +908,7 @@ async fn a_failed_call_runs_again_from_its_retry_and_the_model_goes_on_with_its_
         .await
         .unwrap();
     assert_eq!(runs.len(), 2);
-    assert_eq!(runs[1].retry_of.as_deref(), Some("call_f1"));
+    assert_eq!(runs[1].retry_of.as_ref(), Some(&original));
     assert!(!runs[1].is_error);
 
     // A call that worked has nothing to retry.

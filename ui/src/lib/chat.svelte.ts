@@ -5,7 +5,7 @@
 
 import * as ipc from "./ipc";
 import type { ApprovalAnswer, ApprovalItem, RunEvent } from "./run-events";
-import type { ConversationDetail, Message, MessageStatus, ToolRun } from "./types";
+import type { CallRef, ConversationDetail, Message, MessageStatus, ToolRun } from "./types";
 
 export type ToolCardState = "proposed" | "waiting" | "running" | "done" | "error" | "denied";
 
@@ -23,8 +23,8 @@ export interface ToolCard {
   reason: string | null;
   /** the server's last progress report while it runs (not kept once it finishes) */
   progress: { progress: number; total: number | null; message: string | null } | null;
-  /** the failed call this one ran again (from its Retry) */
-  retry_of: string | null;
+  /** the failed call this one ran again (from a Retry) */
+  retry_of: CallRef | null;
   /** the model's few words on what it does (Settings › Describe each tool call) */
   description: string | null;
 }
@@ -32,6 +32,8 @@ export interface ToolCard {
 /** Whether a card's Retry can run it again: it failed on a real tool with arguments that are an object. */
 export function canRetry(card: ToolCard): boolean {
   if (card.state !== "error" || !card.server) return false;
+  // As Rust reads them: no argument text at all is an empty object.
+  if (card.arguments.trim() === "") return true;
   try {
     const args: unknown = JSON.parse(card.arguments);
     return typeof args === "object" && args !== null && !Array.isArray(args);
@@ -71,6 +73,11 @@ function storedCalls(value: unknown): StoredCall[] {
   );
 }
 
+/** One key for the call `call_id` of the answer `message_id`. */
+export function callKey(call: CallRef): string {
+  return `${call.message_id}\u0000${call.call_id}`;
+}
+
 /** "get-current_time" → "Get Current Time", as the core names tools for people. */
 export function titleCase(name: string): string {
   return name
@@ -98,7 +105,7 @@ function assistantFrom(m: Message): AssistantItem {
 
 /** The chat as saved: each answer with its tool cards, results from the tool messages. */
 export function itemsFrom(detail: ConversationDetail): ChatItem[] {
-  const runs = new Map<string, ToolRun>(detail.tool_runs.map((r) => [r.call_id, r]));
+  const runs = new Map<string, ToolRun>(detail.tool_runs.map((r) => [callKey(r), r]));
   const items: ChatItem[] = [];
   const cards = new Map<string, ToolCard>();
   for (const m of detail.messages) {
@@ -107,7 +114,7 @@ export function itemsFrom(detail: ConversationDetail): ChatItem[] {
     } else if (m.role === "assistant") {
       const item = assistantFrom(m);
       for (const call of storedCalls(m.tool_calls)) {
-        const run = runs.get(call.id);
+        const run = runs.get(callKey({ message_id: m.id, call_id: call.id }));
         const card: ToolCard = {
           call_id: call.id,
           server: run && run.server !== "" ? run.server : null,
@@ -209,8 +216,9 @@ export class ChatSession {
     return found?.kind === "assistant" ? found : undefined;
   }
 
+  /** The newest card of that id: events are about the answer under way. */
   #card(callId: string): ToolCard | undefined {
-    for (const item of this.items) {
+    for (const item of [...this.items].reverse()) {
       if (item.kind !== "assistant") continue;
       const card = item.tools.find((c) => c.call_id === callId);
       if (card) return card;

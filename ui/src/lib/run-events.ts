@@ -2,7 +2,7 @@
 // src-tauri/core/src/events.rs (its JSON shape is pinned by tests there). One
 // `Channel` carries them, in order; the last is always `run_finished`.
 
-import type { Message } from "./types";
+import type { CallRef, Message } from "./types";
 
 export type StopReason = "completed" | "max_rounds" | "too_many_failures" | "time_limit" | "cancelled" | "error" | "retry_failed";
 
@@ -15,8 +15,8 @@ export interface ProposedCall {
   display_name: string;
   /** the argument text exactly as the model sent it */
   arguments: string;
-  /** the failed call this one runs again, when the person pressed its Retry */
-  retry_of: string | null;
+  /** the failed call this one runs again (the first of a chain of retries), from a Retry */
+  retry_of: CallRef | null;
 }
 
 export interface ApprovalItem {

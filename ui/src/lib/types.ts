@@ -51,6 +51,12 @@ export interface Message {
 }
 
 /** One tool call as it happened (src-tauri/core/src/store/tool_loop.rs). */
+/** One call of a conversation: a model's call ids are unique only within one answer. */
+export interface CallRef {
+  message_id: string;
+  call_id: string;
+}
+
 export interface ToolRun {
   id: string;
   conversation_id: string;
@@ -68,8 +74,8 @@ export interface ToolRun {
   finished_at: number | null;
   is_error: boolean;
   result: string | null;
-  /** the call (its call_id) this one ran again, from that call's Retry */
-  retry_of: string | null;
+  /** the failed call this one ran again, from a Retry (the first of a chain of retries) */
+  retry_of: CallRef | null;
   /** the model's few words on what the call did, when Settings asked for them (model text) */
   description: string | null;
 }

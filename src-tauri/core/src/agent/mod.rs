@@ -96,8 +96,8 @@ pub enum TurnStart {
 /// A failed call to run again, as the person sees it in a new answer of its own.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RetryCall {
-    /// The `call_id` of the call that failed.
-    pub of: String,
+    /// The call that failed (the first of the chain, when it was a retry itself).
+    pub of: crate::events::CallRef,
     /// The call to make: a new id, the tool's name as offered now, the same arguments.
     pub call: crate::providers::ToolCall,
 }

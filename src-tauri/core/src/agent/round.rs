@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::approval::{ApprovalRequest, Decision};
 use super::{history, status, RetryCall, RunServices, RunSetup};
-use crate::events::{ApprovalItem, ProposedCall, RunEvent, StopReason};
+use crate::events::{ApprovalItem, CallRef, ProposedCall, RunEvent, StopReason};
 use crate::mcp::catalogue::CatalogueTool;
 use crate::mcp::results;
 use crate::mcp::server::{CallLimits, McpError};
@@ -32,7 +32,7 @@ pub(super) struct Answer {
     pub message_id: String,
     pub calls: Vec<ToolCall>,
     /// The call these calls run again, when the person pressed a failed call's Retry.
-    pub retry_of: Option<String>,
+    pub retry_of: Option<CallRef>,
 }
 
 /// What one call did to the count of failures in a row.
@@ -91,6 +91,13 @@ impl CallOutcome {
     }
 }
 
+/// A call's description as the round knows it.
+enum Described {
+    Words(String),
+    /// The call is recorded: words that come now are too late to be saved.
+    Recorded,
+}
+
 /// One call of the round on its way through the pipeline.
 struct Slot<'t> {
     call: &'t ToolCall,
@@ -110,8 +117,9 @@ pub(super) struct Run<'a> {
     /// The conversation as saved, read once when the first round asks the model and kept up
     /// to date with every message the run saves, so a round does not read it all again.
     history: std::sync::Mutex<Option<Vec<Message>>>,
-    /// The model's words on what each call does (by call id), when Settings ask for them.
-    descriptions: std::sync::Mutex<HashMap<String, String>>,
+    /// The model's words on the calls of the round under way (by call id), when Settings ask
+    /// for them.
+    descriptions: std::sync::Mutex<HashMap<String, Described>>,
 }
 
 impl<'a> Run<'a> {
@@ -548,6 +556,12 @@ impl<'a> Run<'a> {
         slot
     }
 
+    fn descriptions(&self) -> std::sync::MutexGuard<'_, HashMap<String, Described>> {
+        self.descriptions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     fn standing(&self) -> std::sync::MutexGuard<'_, Standing> {
         self.standing
             .lock()
@@ -710,7 +724,7 @@ impl<'a> Run<'a> {
         // Boxed one by one (not mapped by a closure), so the run's future stays `Send` for a
         // caller that spawns it: a closure over borrowed calls defeats the compiler's proof.
         let mut jobs: Vec<Job<'_>> = Vec::with_capacity(runnable.len());
-        let mut descriptions: Vec<Described<'_>> = Vec::new();
+        let mut descriptions: Vec<Describing<'_>> = Vec::new();
         let alone = runnable.len() == 1;
         for (i, call, tool, scope) in runnable {
             jobs.push(Box::pin(async move {
@@ -742,6 +756,7 @@ impl<'a> Run<'a> {
                 _ = &mut describing, if !described => described = true,
             }
         };
+        self.descriptions().clear();
         for (i, outcome) in done {
             slots[i].outcome = Some(outcome);
         }
@@ -776,10 +791,13 @@ impl<'a> Run<'a> {
         let Some(description) = status::tidy_description(&answer) else {
             return;
         };
-        self.descriptions
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(call.id.clone(), description.clone());
+        // Words that come after the call was recorded are not shown: they would not be saved.
+        match self.descriptions().entry(call.id.clone()) {
+            std::collections::hash_map::Entry::Occupied(_) => return,
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(Described::Words(description.clone()));
+            }
+        }
         if alone {
             self.status(&format!("{description}…"));
         }
@@ -894,11 +912,13 @@ impl<'a> Run<'a> {
             is_error: done.is_error,
             result: done.full.clone().or_else(|| Some(done.content.clone())),
             retry_of: answer.retry_of.clone(),
-            description: self
-                .descriptions
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .remove(&call.id),
+            description: match self
+                .descriptions()
+                .insert(call.id.clone(), Described::Recorded)
+            {
+                Some(Described::Words(words)) => Some(words),
+                _ => None,
+            },
         };
         let mut message = NewMessage::text(Role::Tool, done.content.clone());
         message.tool_call_id = Some(call.id.clone());
@@ -918,7 +938,7 @@ impl<'a> Run<'a> {
 
 type Job<'a> =
     std::pin::Pin<Box<dyn std::future::Future<Output = (usize, CallOutcome)> + Send + 'a>>;
-type Described<'a> = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + 'a>>;
+type Describing<'a> = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + 'a>>;
 
 /// What a stream has produced so far.
 #[derive(Default)]

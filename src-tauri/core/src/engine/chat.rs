@@ -9,6 +9,7 @@ use std::time::Duration;
 use super::{Core, DEFAULT_TITLE, MAX_TITLE_CHARS};
 use crate::agent::{RetryCall, RunLimits, RunSetup, ServerRules, ToolSource, TurnStart};
 use crate::error::{CoreError, InvalidInput};
+use crate::events::CallRef;
 use crate::mcp::catalogue::{Catalogue, CatalogueTool, ListedTool};
 use crate::mcp::pins::ToolStatus;
 use crate::policy::{self, Standing};
@@ -60,14 +61,6 @@ pub struct TurnRequest {
     pub retry_call: Option<CallRef>,
 }
 
-/// One call of a conversation: the call `call_id` of the answer `message_id` (a model's call
-/// ids are only unique within one answer).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CallRef {
-    pub message_id: String,
-    pub call_id: String,
-}
-
 /// A conversation's tools as the tools panel shows them.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ConversationTool {
@@ -106,6 +99,11 @@ async fn retry_call(
             "“{name}” did not fail; there is nothing to retry."
         )));
     }
+    if run.decision.as_deref() == Some("denied") {
+        return Err(refuse(format!(
+            "“{name}” was not allowed to run; ask the model again if you want it to."
+        )));
+    }
     if run.server.is_empty() {
         return Err(refuse(format!(
             "The model asked for “{name}”, a tool that does not exist; there is nothing to run again."
@@ -127,10 +125,12 @@ async fn retry_call(
             "The arguments of “{name}” are not a JSON object, so it cannot run as they are; send a message asking the model to call it again."
         )));
     }
-    Ok(RetryCall {
-        of: run.call_id,
-        call,
-    })
+    // A retry of a retry names the call the chain began with, whose card it answers.
+    let of = run.retry_of.unwrap_or(CallRef {
+        message_id: run.message_id,
+        call_id: run.call_id,
+    });
+    Ok(RetryCall { of, call })
 }
 
 /// The longest title a first message gives a new conversation.

@@ -499,7 +499,8 @@ mod chat;
 mod connections;
 mod mcp;
 
-pub use chat::{CallRef, ConversationTool, ToolSelection, TurnRequest};
+pub use crate::events::CallRef;
+pub use chat::{ConversationTool, ToolSelection, TurnRequest};
 pub use connections::{ConnectionReport, LocalServer};
 pub use mcp::{ApprovalRequest, McpServerStatus, McpServerView, ToolReview};
 

@@ -128,11 +128,13 @@ CREATE TABLE default_tools (
     PRIMARY KEY (server, tool)
 );
 "#,
-    // 6: a call the person ran again from a failed call's Retry names the call it retried, and
-    // a call keeps the model's few words on what it did when Settings asked for them (issue 5).
+    // 6: a call the person ran again from a failed call's Retry names the call it retried (its
+    // answer and call id), and a call keeps the model's few words on what it did when Settings
+    // asked for them (issue 5).
     r#"
 ALTER TABLE tool_runs ADD COLUMN retry_of TEXT;
 ALTER TABLE tool_runs ADD COLUMN description TEXT;
+ALTER TABLE tool_runs ADD COLUMN retry_of_message TEXT;
 "#,
 ];
 

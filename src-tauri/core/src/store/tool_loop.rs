@@ -5,6 +5,8 @@
 use rusqlite::{params, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
+use crate::events::CallRef;
+
 use super::{conversations, messages, now_ms, Cached, Message, NewMessage, Store, StoreError};
 
 /// Why a call was allowed or denied; the values of `tool_runs.decision_scope`.
@@ -61,15 +63,15 @@ pub struct ToolRun {
     pub is_error: bool,
     /// The whole result as the server sent it (JSON), or the error text.
     pub result: Option<String>,
-    /// The call (its `call_id`) this one ran again, from that call's Retry.
-    pub retry_of: Option<String>,
+    /// The failed call this one ran again, from a Retry (the first of a chain of retries).
+    pub retry_of: Option<CallRef>,
     /// The model's few words on what the call did, when Settings asked for them.
     pub description: Option<String>,
 }
 
 const RUN_COLUMNS: &str = "id, conversation_id, message_id, call_id, server, tool, arguments, \
      decision, decision_scope, deny_reason, started_at, finished_at, is_error, result, display_name, \
-     retry_of, description";
+     retry_of, description, retry_of_message";
 
 fn run_from_row(row: &Row<'_>) -> rusqlite::Result<ToolRun> {
     Ok(ToolRun {
@@ -88,7 +90,16 @@ fn run_from_row(row: &Row<'_>) -> rusqlite::Result<ToolRun> {
         is_error: row.get(12)?,
         result: row.get(13)?,
         display_name: row.get(14)?,
-        retry_of: row.get(15)?,
+        retry_of: match (
+            row.get::<_, Option<String>>(17)?,
+            row.get::<_, Option<String>>(15)?,
+        ) {
+            (Some(message_id), Some(call_id)) => Some(CallRef {
+                message_id,
+                call_id,
+            }),
+            _ => None,
+        },
         description: row.get(16)?,
     })
 }
@@ -129,7 +140,7 @@ impl Store {
             tx.execute_cached(
                 &format!(
                     "INSERT OR REPLACE INTO tool_runs ({RUN_COLUMNS}) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"
                 ),
                 params![
                     run.id,
@@ -147,8 +158,9 @@ impl Store {
                     run.is_error,
                     run.result,
                     run.display_name,
-                    run.retry_of,
+                    run.retry_of.as_ref().map(|r| &r.call_id),
                     run.description,
+                    run.retry_of.as_ref().map(|r| &r.message_id),
                 ],
             )?;
             let saved = messages::insert(&tx, &run.conversation_id, &result)?;

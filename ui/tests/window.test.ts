@@ -215,6 +215,13 @@ describe("bursts", () => {
   });
 });
 
+/** Opens the first conversation, asks the scripted run's question and allows its call. */
+async function askTheTimeAndAllow(user: Awaited<ReturnType<typeof renderApp>>["user"]): Promise<void> {
+  await user.click(items()[0]);
+  await user.type(await screen.findByTestId("composer-input"), "What time is it?{Enter}");
+  await user.click(within(await screen.findByTestId("approval-dialog")).getByTestId("approval-submit"));
+}
+
 describe("composer", () => {
   it("is disabled with a hint when there is no provider, and the hint opens Providers", async () => {
     backend.addConversation("Chat");
@@ -269,9 +276,7 @@ describe("composer", () => {
     let release: () => void = () => {};
     backend.toolGate = () => new Promise((resolve) => (release = resolve));
     const { user } = await renderApp();
-    await user.click(items()[0]);
-    await user.type(await screen.findByTestId("composer-input"), "What time is it?{Enter}");
-    await user.click(within(await screen.findByTestId("approval-dialog")).getByTestId("approval-submit"));
+    await askTheTimeAndAllow(user);
     const progress = await screen.findByTestId("tool-progress");
     expect(progress.textContent).toContain("50%");
     expect(progress.textContent).toContain("Asking the clock <b>twice</b>");
@@ -287,9 +292,7 @@ describe("composer", () => {
     const conversation = backend.addConversation("Chat");
     backend.toolFailure = "The server crashed: fault-server: about to crash on purpose";
     const { user } = await renderApp();
-    await user.click(items()[0]);
-    await user.type(await screen.findByTestId("composer-input"), "What time is it?{Enter}");
-    await user.click(within(await screen.findByTestId("approval-dialog")).getByTestId("approval-submit"));
+    await askTheTimeAndAllow(user);
     const list = screen.getByTestId("message-list");
     await waitFor(() => expect(within(list).getByTestId("tool-card").dataset.state).toBe("error"));
     // Not while the run goes on; once it ended, Retry is there.
@@ -325,9 +328,7 @@ describe("composer", () => {
     backend.addConversation("Chat");
     backend.toolFailure = "The server crashed: first";
     const { user } = await renderApp();
-    await user.click(items()[0]);
-    await user.type(await screen.findByTestId("composer-input"), "What time is it?{Enter}");
-    await user.click(within(await screen.findByTestId("approval-dialog")).getByTestId("approval-submit"));
+    await askTheTimeAndAllow(user);
     const list = screen.getByTestId("message-list");
     await waitFor(() => expect(screen.getByTestId("composer-send")).toBeTruthy());
     backend.toolFailure = "The server crashed: second";
@@ -351,9 +352,7 @@ describe("composer", () => {
     const conversation = backend.addConversation("Chat");
     backend.settings = { ...backend.settings, describe_calls: true };
     const { user } = await renderApp();
-    await user.click(items()[0]);
-    await user.type(await screen.findByTestId("composer-input"), "What time is it?{Enter}");
-    await user.click(within(await screen.findByTestId("approval-dialog")).getByTestId("approval-submit"));
+    await askTheTimeAndAllow(user);
     const described = await screen.findByTestId("tool-description");
     expect(described.textContent).toBe("Looking up the <i>time</i> in Paris");
     expect(described.querySelector("i")).toBeNull();

@@ -299,7 +299,7 @@ describe("composer", () => {
     await waitFor(() => expect(screen.getByTestId("composer-send")).toBeTruthy());
     const failed = within(list).getByTestId("tool-card");
     await user.click(within(failed).getByTestId("retry-call"));
-    expect(failed.hasAttribute("open")).toBe(false);
+    expect(failed.querySelector("details")!.hasAttribute("open")).toBe(false);
     const [answer] = backend.messages[conversation.id].filter((m) => m.role === "assistant");
     expect(backend.callsTo("retry_tool_call")[0].args).toMatchObject({ conversationId: conversation.id, messageId: answer.id, callId: "call_1" });
 

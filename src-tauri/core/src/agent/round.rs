@@ -707,6 +707,9 @@ impl<'a> Run<'a> {
 
     /// Runs the allowed calls, at most `max_parallel` at once, each recorded as it finishes.
     async fn execute_allowed(&self, answer: &Answer, slots: &mut [Slot<'_>]) {
+        // Descriptions are the round's: nothing of an earlier round (whose call ids may come
+        // again) nor of this round's calls that do not run.
+        self.descriptions().clear();
         let runnable: Vec<(usize, &ToolCall, &CatalogueTool, ApprovalScope)> = slots
             .iter()
             .enumerate()
@@ -756,7 +759,6 @@ impl<'a> Run<'a> {
                 _ = &mut describing, if !described => described = true,
             }
         };
-        self.descriptions().clear();
         for (i, outcome) in done {
             slots[i].outcome = Some(outcome);
         }

@@ -43,6 +43,17 @@ impl ToolSelection {
             }
         }
     }
+
+    /// Whether `tool` is offered: its server named, or the tool by the name models see.
+    pub fn offers(&self, tool: &CatalogueTool) -> bool {
+        match self {
+            ToolSelection::All => true,
+            ToolSelection::None => false,
+            ToolSelection::Only(names) => names
+                .iter()
+                .any(|n| n.eq_ignore_ascii_case(&tool.server) || n == &tool.wire_name),
+        }
+    }
 }
 
 /// What a caller asks for one turn.
@@ -176,13 +187,7 @@ impl Core {
         let (tools_offered, _) = self.conversation_catalogue(tools, &conversation.id).await?;
         let offered: Vec<_> = tools_offered
             .into_iter()
-            .filter(|t| match &request.tools {
-                ToolSelection::All => true,
-                ToolSelection::None => false,
-                ToolSelection::Only(names) => names
-                    .iter()
-                    .any(|n| n.eq_ignore_ascii_case(&t.server) || n == &t.wire_name),
-            })
+            .filter(|t| request.tools.offers(t))
             .collect();
 
         let start = match (&text, request.retry_call) {

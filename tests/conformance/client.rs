@@ -3,16 +3,36 @@
 //! (`switchboard_core::mcp::remote`, the same code the app uses for a remote server), lists the
 //! tools and makes the calls the scenario checks for, then stops.
 //!
+//! A server that asks for OAuth is signed in to through the host's own sign-in
+//! (`switchboard_core::mcp::oauth`, as `switchboard mcp login` and the Servers page do it),
+//! with a headless stand-in for the person's browser: it fetches the authorization page and
+//! takes the redirect the suite's authorization server answers with at once. The client ID
+//! metadata document URL and a pre-registered client (from `MCP_CONFORMANCE_CONTEXT`) are what
+//! a server's `"oauth"` entry in mcp.json would say.
+//!
 //! The suite appends the server's URL as the last argument and names the scenario in
 //! `MCP_CONFORMANCE_SCENARIO`. Built with `cargo build -p switchboard-core --example
 //! conformance_client`; run by the test command (see scripts/bootstrap.sh).
 
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
+use switchboard_core::mcp::oauth::{
+    self, AuthorizationVisit, Authorizer, KeychainTokens, OAuthSettings, RemoteAuth,
+};
 use switchboard_core::mcp::remote::{self, RemoteLaunch, RemoteTransport};
 use switchboard_core::mcp::server::{McpError, McpServer};
+use switchboard_core::secrets::MemoryStore;
+
+/// The client ID metadata document the suite expects a client to name (it is never fetched).
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+/// Where the suite's authorization server is told to send the browser back.
+const REDIRECT_URI: &str = "http://localhost:3000/callback";
+/// Sign-ins one run may make before giving up: a server that keeps asking for more scope is
+/// not asked forever.
+const MAX_SIGN_INS: usize = 3;
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -33,16 +53,93 @@ async fn main() -> ExitCode {
 }
 
 async fn run(scenario: &str, url: &str) -> Result<(), McpError> {
+    let auth = RemoteAuth {
+        settings: oauth_settings(),
+        tokens: KeychainTokens::new(Arc::new(MemoryStore::new()), "conformance", url),
+    };
     let launch = RemoteLaunch {
         url: url.to_owned(),
         headers: Vec::new(),
         transport: RemoteTransport::Http,
         startup_timeout: Duration::from_secs(20),
+        auth: Some(auth.clone()),
     };
-    let server = remote::connect("conformance", &launch).await?;
+    let mut sign_ins = 0;
+    loop {
+        match attempt(scenario, &launch).await {
+            Err(McpError::SignInRequired { challenge, .. }) if sign_ins < MAX_SIGN_INS => {
+                sign_ins += 1;
+                eprintln!("sign-in {sign_ins}, challenged with: {challenge}");
+                oauth::sign_in("conformance", url, &auth, Some(&challenge), &Headless).await?;
+            }
+            outcome => return outcome,
+        }
+    }
+}
+
+async fn attempt(scenario: &str, launch: &RemoteLaunch) -> Result<(), McpError> {
+    let server = remote::connect("conformance", launch).await?;
     let outcome = exercise(scenario, &server).await;
     server.stop().await;
     outcome
+}
+
+/// The `"oauth"` entry this client would have: our metadata document, and the pre-registered
+/// client the suite names for the scenario that has one.
+fn oauth_settings() -> OAuthSettings {
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default();
+    let text = |key: &str| context.get(key).and_then(Value::as_str).map(str::to_owned);
+    OAuthSettings {
+        client_id: text("client_id"),
+        client_secret: text("client_secret").map(Into::into),
+        client_metadata_url: Some(CLIENT_METADATA_URL.to_owned()),
+        scopes: Vec::new(),
+    }
+}
+
+/// The person's browser, headless: it asks for the authorization page without following
+/// redirects and returns where the server sent it (the suite's server grants at once).
+struct Headless;
+
+struct HeadlessVisit;
+
+#[async_trait::async_trait]
+impl Authorizer for Headless {
+    async fn prepare(&self) -> Result<Box<dyn AuthorizationVisit>, String> {
+        Ok(Box::new(HeadlessVisit))
+    }
+}
+
+#[async_trait::async_trait]
+impl AuthorizationVisit for HeadlessVisit {
+    fn redirect_uri(&self) -> String {
+        REDIRECT_URI.to_owned()
+    }
+
+    async fn visit(self: Box<Self>, authorization_url: &str) -> Result<String, String> {
+        let http = switchboard_core::net::client_builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| e.to_string())?;
+        let page = http
+            .get(authorization_url)
+            .send()
+            .await
+            .map_err(|e| e.to_string())?;
+        page.headers()
+            .get(reqwest::header::LOCATION)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+            .ok_or_else(|| {
+                format!(
+                    "the authorization page answered {} without a redirect",
+                    page.status()
+                )
+            })
+    }
 }
 
 /// What each scenario checks beyond the handshake.

@@ -211,6 +211,7 @@ async fn main() {
             headers: Vec::new(),
             transport: RemoteTransport::Http,
             startup_timeout: Duration::from_secs(20),
+            auth: None,
         },
     )
     .await

@@ -89,6 +89,11 @@ pub(crate) enum McpCommand {
         #[arg(long)]
         yes: bool,
     },
+    /// Sign in to a remote server that asks for OAuth: opens the browser (the address is
+    /// printed too) and keeps the tokens in the OS keychain.
+    Login { name: String },
+    /// Forget a remote server's OAuth tokens.
+    Logout { name: String },
     /// Start a server, list its tools, stop it.
     Tools {
         name: String,

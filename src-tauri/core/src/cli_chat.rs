@@ -203,8 +203,14 @@ async fn start_servers(
     }
     if !quiet {
         for (name, state) in host.states() {
-            if let ServerState::Failed { reason } | ServerState::Restarting { reason, .. } = state {
-                eprintln!("switchboard: “{name}” did not start: {reason}");
+            match state {
+                ServerState::Failed { reason } | ServerState::Restarting { reason, .. } => {
+                    eprintln!("switchboard: “{name}” did not start: {reason}");
+                }
+                ServerState::NeedsSignIn { reason } => {
+                    eprintln!("switchboard: {reason} (switchboard mcp login {name})");
+                }
+                _ => {}
             }
         }
     }

@@ -8,6 +8,7 @@ use std::time::Duration;
 use crate::cli::{write_table, CliError, McpCommand};
 use crate::mcp::catalogue::ListedTool;
 use crate::mcp::config::{claude_desktop_config_path, ConfigValue, ImportPreview, ServerEntry};
+use crate::mcp::oauth::LoopbackBrowser;
 use crate::mcp::pins::ToolStatus;
 use crate::Core;
 
@@ -137,6 +138,21 @@ pub(crate) async fn run(
             }
             core.mcp_approve(&server.name).await?;
             writeln!(out, "Approved.")?;
+        }
+        McpCommand::Login { name } => {
+            let announce = |page: &str| {
+                eprintln!("Opening your browser to sign in. If it does not open, visit:\n  {page}");
+            };
+            let browser = LoopbackBrowser::new(announce);
+            let server = core.mcp_sign_in(&name, &browser).await?;
+            writeln!(
+                out,
+                "Signed in to “{server}”. Its tokens are in the OS keychain."
+            )?;
+        }
+        McpCommand::Logout { name } => {
+            let server = core.mcp_sign_out(&name).await?;
+            writeln!(out, "Signed out of “{server}”: its tokens are forgotten.")?;
         }
         McpCommand::Tools { name, json } => {
             let tools = tools_of(core, &name).await?;

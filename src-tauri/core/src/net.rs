@@ -12,9 +12,14 @@ pub const USER_AGENT: &str = concat!("Switchboard/", env!("CARGO_PKG_VERSION"));
 
 /// A client builder with TLS ready and our user agent; callers add their timeouts.
 pub fn client_builder() -> reqwest::ClientBuilder {
+    install_crypto_provider();
+    reqwest::Client::builder().user_agent(USER_AGENT)
+}
+
+/// Makes `ring` the process's TLS provider, for clients built elsewhere (rmcp's OAuth client).
+pub fn install_crypto_provider() {
     // Fails only when a provider is already installed, which is what we want either way.
     let _ = rustls::crypto::ring::default_provider().install_default();
-    reqwest::Client::builder().user_agent(USER_AGENT)
 }
 
 /// What went wrong reaching a server, for a person: the kind of failure, where (scheme,

@@ -84,6 +84,7 @@ fn launch(url: String, transport: RemoteTransport) -> RemoteLaunch {
         headers: vec![("X-Switchboard-Test".into(), "yes".into())],
         transport,
         startup_timeout: Duration::from_secs(20),
+        auth: None,
     }
 }
 

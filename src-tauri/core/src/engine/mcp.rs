@@ -17,8 +17,19 @@ use crate::mcp::config::{
 use crate::mcp::environment::{login_shell_path, search_path, LOGIN_SHELL_TIMEOUT};
 use crate::mcp::host::{McpHost, ServerState};
 use crate::mcp::launch::{remote_launch, stderr_log_path, stdio_launch, ServerLaunch};
+use crate::mcp::oauth::{Authorizer, RemoteAuth};
 use crate::mcp::pins::{review, PinnedTool, ToolStatus};
-use crate::mcp::server::McpServer;
+use crate::mcp::remote::{RemoteLaunch, RemoteTransport};
+use crate::mcp::server::{McpError, McpServer};
+
+fn not_oauth(server: &str) -> CoreError {
+    CoreError::Conflict {
+        field: "url",
+        message: format!(
+            "“{server}” is not reached over streamable HTTP, so it has nothing to sign in to."
+        ),
+    }
+}
 
 /// A configured server with what the supervisor says about it, for the Servers page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -416,6 +427,56 @@ impl Core {
         })
     }
 
+    /// Signs in to the remote server `name` with OAuth (`authorizer` visits the authorization
+    /// page) and keeps the tokens in the keychain. The server is asked first what it wants (its
+    /// `WWW-Authenticate` challenge names the scopes and where its metadata is). Returns the
+    /// server's name as configured. The caller restarts it.
+    ///
+    /// # Errors
+    /// Not found, not approved, not a streamable HTTP server; the sign-in failed.
+    pub async fn mcp_sign_in(
+        &self,
+        name: &str,
+        authorizer: &dyn Authorizer,
+    ) -> Result<String, CoreError> {
+        let (key, remote, auth) = self.mcp_remote_auth(name).await?;
+        let challenge = crate::mcp::remote::challenge(&key, &remote).await?;
+        crate::mcp::oauth::sign_in(&key, &remote.url, &auth, challenge.as_deref(), authorizer)
+            .await?;
+        Ok(key)
+    }
+
+    /// Forgets the remote server `name`'s OAuth tokens. Returns its name as configured.
+    ///
+    /// # Errors
+    /// Not found, not approved, not a remote server; the keychain.
+    pub async fn mcp_sign_out(&self, name: &str) -> Result<String, CoreError> {
+        let (key, _, auth) = self.mcp_remote_auth(name).await?;
+        auth.tokens.forget().await.map_err(|e| {
+            CoreError::Mcp(McpError::SignInFailed {
+                server: key.clone(),
+                detail: e.to_string(),
+            })
+        })?;
+        Ok(key)
+    }
+
+    async fn mcp_remote_auth(
+        &self,
+        name: &str,
+    ) -> Result<(String, RemoteLaunch, RemoteAuth), CoreError> {
+        let (key, launch) = self.mcp_prepare(name).await?;
+        match launch {
+            ServerLaunch::Remote(remote) if remote.transport != RemoteTransport::Sse => {
+                match remote.auth.clone() {
+                    Some(auth) => Ok((key, remote, auth)),
+                    None => Err(not_oauth(&key)),
+                }
+            }
+            _ => Err(not_oauth(&key)),
+        }
+    }
+
     /// Approves the server as it is now.
     ///
     /// # Errors
@@ -458,7 +519,7 @@ impl Core {
         }
         let secrets = std::sync::Arc::clone(&self.secrets);
         if !matches!(spec.launch, Launch::Stdio { .. }) {
-            let launch = off_runtime(move || remote_launch(&spec, &*secrets)).await??;
+            let launch = off_runtime(move || remote_launch(&spec, &secrets)).await??;
             return Ok((key.clone(), ServerLaunch::Remote(launch)));
         }
         let search = self

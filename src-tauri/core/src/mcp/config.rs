@@ -1,6 +1,6 @@
 //! `<app config dir>/mcp.json`: MCP servers in Claude Desktop's shape (`{"mcpServers": {name:
 //! {command, args, env, cwd}}}`), plus remote entries (`url`, `headers`, `transport`) and our
-//! own keys (`disabled`, `timeoutSeconds`, `trust`). Reading, checking, writing atomically,
+//! own keys (`disabled`, `timeoutSeconds`, `trust`, `oauth`). Reading, checking, writing atomically,
 //! importing from Claude Desktop / VS Code / pasted JSON with a preview, moving secret values
 //! to the keychain (the file keeps a reference), and the fingerprint a start approval is tied
 //! to. Starting servers is [`super::launch`]'s business; this module never runs anything.
@@ -54,8 +54,27 @@ pub struct ServerEntry {
     pub timeout_seconds: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trust: Option<Trust>,
+    /// How to sign in to a remote server that asks for OAuth, when the defaults will not do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oauth: Option<OAuthEntry>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+/// A remote server's `"oauth"` settings, all optional: a client registered beforehand
+/// (`clientId`, and `clientSecret`, which goes to the keychain), an https client ID metadata
+/// document that describes Switchboard (`clientMetadataUrl`), and the scopes to ask for.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OAuthEntry {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<ConfigValue>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_metadata_url: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<String>,
 }
 
 #[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
@@ -113,6 +132,7 @@ pub struct ServerSpec {
     pub disabled: bool,
     pub timeout_secs: Option<u64>,
     pub trust: Trust,
+    pub oauth: OAuthEntry,
     /// What a start approval is tied to; see [`ServerEntry::fingerprint`].
     pub fingerprint: String,
 }
@@ -391,6 +411,7 @@ impl ServerEntry {
             disabled: self.disabled,
             timeout_secs: self.timeout_seconds,
             trust: self.trust.unwrap_or_default(),
+            oauth: self.oauth.clone().unwrap_or_default(),
         })
     }
 
@@ -686,6 +707,21 @@ pub fn move_secrets_to_keychain(
             secrets.set(&account, &secrecy::SecretString::from(plain.clone()))?;
             *value = ConfigValue::Keychain { keychain: account };
             moved.push(format!("{place}.{key}"));
+        }
+    }
+    // An OAuth client secret is a secret whatever it is called.
+    if let Some(value) = updated
+        .oauth
+        .as_mut()
+        .and_then(|o| o.client_secret.as_mut())
+    {
+        if let ConfigValue::Plain(plain) = value {
+            if !plain.is_empty() {
+                let account = secret_account(server, "oauth", "clientSecret");
+                secrets.set(&account, &secrecy::SecretString::from(plain.clone()))?;
+                *value = ConfigValue::Keychain { keychain: account };
+                moved.push("oauth.clientSecret".to_owned());
+            }
         }
     }
     *entry = updated;

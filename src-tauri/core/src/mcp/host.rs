@@ -46,6 +46,11 @@ pub enum ServerState {
     Failed {
         reason: String,
     },
+    /// A remote server that wants a person to sign in (OAuth) before it answers; it is not
+    /// retried until they have.
+    NeedsSignIn {
+        reason: String,
+    },
     Stopped,
 }
 
@@ -183,7 +188,23 @@ impl McpHost {
                 Ok(server) => {
                     let server = Arc::new(server);
                     let began = Instant::now();
-                    let tools = server.list_tools().await.unwrap_or_default();
+                    let tools = match server.list_tools().await {
+                        Ok(tools) => tools,
+                        // Some servers take `initialize` from anyone and ask for a sign-in
+                        // at the first real request.
+                        Err(e @ McpError::SignInRequired { .. }) => {
+                            server.stop().await;
+                            self.pids.forget(name);
+                            return self.set_state(
+                                name,
+                                ServerState::NeedsSignIn {
+                                    reason: e.to_string(),
+                                },
+                                Some(None),
+                            );
+                        }
+                        Err(_) => Vec::new(),
+                    };
                     self.set_tools(name, &tools);
                     self.set_state(
                         name,
@@ -236,6 +257,16 @@ impl McpHost {
                     } else {
                         format!("{why}\n{}", tail.trim_end())
                     }
+                }
+                Err(e @ McpError::SignInRequired { .. }) => {
+                    // Asking again will not help until a person has signed in.
+                    return self.set_state(
+                        name,
+                        ServerState::NeedsSignIn {
+                            reason: e.to_string(),
+                        },
+                        Some(None),
+                    );
                 }
                 Err(e @ McpError::Spawn { .. }) => {
                     self.pids.forget(name);

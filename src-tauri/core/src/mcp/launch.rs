@@ -8,10 +8,13 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use secrecy::ExposeSecret;
+use std::sync::Arc;
+
+use secrecy::{ExposeSecret, SecretString};
 
 use super::config::{ConfigValue, Launch, ServerSpec};
 use super::environment::{resolve_command, server_env};
+use super::oauth::{KeychainTokens, OAuthSettings, RemoteAuth};
 use super::remote::{self, RemoteLaunch, RemoteTransport};
 use super::server::{McpError, McpServer};
 use super::stdio::{self, StdioLaunch};
@@ -71,7 +74,7 @@ impl From<RemoteLaunch> for ServerLaunch {
 /// Not a remote server, or a secret that cannot be read.
 pub fn remote_launch(
     spec: &ServerSpec,
-    secrets: &dyn SecretStore,
+    secrets: &Arc<dyn SecretStore>,
 ) -> Result<RemoteLaunch, McpError> {
     let (url, headers, transport) = match &spec.launch {
         Launch::Http {
@@ -95,11 +98,29 @@ pub fn remote_launch(
             })
         }
     };
+    let oauth = &spec.oauth;
+    let client_secret = match &oauth.client_secret {
+        None => None,
+        Some(value) => {
+            let values = BTreeMap::from([("oauth.clientSecret".to_owned(), value.clone())]);
+            let mut read = resolve_values(&spec.name, &values, &**secrets)?;
+            read.pop().map(|(_, v)| SecretString::from(v))
+        }
+    };
     Ok(RemoteLaunch {
         url: url.clone(),
-        headers: resolve_values(&spec.name, headers, secrets)?,
+        headers: resolve_values(&spec.name, headers, &**secrets)?,
         transport,
         startup_timeout: STARTUP_TIMEOUT,
+        auth: Some(RemoteAuth {
+            settings: OAuthSettings {
+                client_id: oauth.client_id.clone(),
+                client_secret,
+                client_metadata_url: oauth.client_metadata_url.clone(),
+                scopes: oauth.scopes.clone(),
+            },
+            tokens: KeychainTokens::new(Arc::clone(secrets), &spec.name, url),
+        }),
     })
 }
 

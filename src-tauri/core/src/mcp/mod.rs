@@ -9,6 +9,7 @@ pub mod config;
 pub mod environment;
 pub mod host;
 pub mod launch;
+pub mod oauth;
 pub mod pins;
 pub mod remote;
 pub mod results;

@@ -3,6 +3,9 @@
 //! does not say — streamable HTTP first and legacy SSE when the server does not take that, as
 //! the MCP spec's backwards-compatibility section describes.
 //!
+//! A server that asks for OAuth gets the tokens kept for it ([`super::oauth`]); one that asks
+//! and has none is reported as [`McpError::SignInRequired`], never signed in to unasked.
+//!
 //! Redirects are followed only to the same origin, and only 307/308 (which keep the POST and
 //! its body): a server cannot send our headers, which may hold a token, to another host.
 
@@ -12,10 +15,12 @@ use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use rmcp::service::{QuitReason, ServiceExt};
+use rmcp::transport::auth::{AuthClient, AuthorizationManager};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
 
-use super::server::{HostClient, McpError, McpServer, StderrRing};
+use super::oauth::RemoteAuth;
+use super::server::{auth_challenge, HostClient, McpError, McpServer, StderrRing};
 use super::sse::SseTransport;
 
 /// How long connecting may take before a request is given up.
@@ -42,6 +47,8 @@ pub struct RemoteLaunch {
     pub headers: Vec<(String, String)>,
     pub transport: RemoteTransport,
     pub startup_timeout: Duration,
+    /// Where its OAuth tokens are kept and how to get them (streamable HTTP only).
+    pub auth: Option<RemoteAuth>,
 }
 
 impl std::fmt::Debug for RemoteLaunch {
@@ -54,6 +61,7 @@ impl std::fmt::Debug for RemoteLaunch {
             )
             .field("transport", &self.transport)
             .field("startup_timeout", &self.startup_timeout)
+            .field("auth", &self.auth)
             .finish()
     }
 }
@@ -75,10 +83,21 @@ pub async fn connect(name: &str, launch: &RemoteLaunch) -> Result<McpServer, Mcp
             detail: format!("cannot make an HTTP client: {e}"),
         })?;
     let deadline = tokio::time::Instant::now() + launch.startup_timeout;
-    let attempt = |transport| {
+    let mut signed_in = match &launch.auth {
+        Some(auth) if launch.transport != RemoteTransport::Sse => {
+            super::oauth::signed_in_manager(name, &launch.url, auth).await?
+        }
+        _ => None,
+    };
+    let mut attempt = |transport| {
         let (http, headers) = (http.clone(), headers.clone());
+        let manager = if transport == RemoteTransport::Sse {
+            None
+        } else {
+            signed_in.take()
+        };
         async move {
-            let connecting = handshake(name, http, &launch.url, headers, transport);
+            let connecting = handshake(name, http, &launch.url, headers, transport, manager);
             match tokio::time::timeout_at(deadline, connecting).await {
                 Ok(result) => result,
                 Err(_) => Err(McpError::StartupTimeout {
@@ -115,12 +134,34 @@ pub async fn connect(name: &str, launch: &RemoteLaunch) -> Result<McpServer, Mcp
     }
 }
 
+/// What the server at `launch` says when reached with the tokens kept for it: its
+/// `WWW-Authenticate` challenge if it wants a sign-in (at `initialize` or at its first real
+/// request), `None` if it answers.
+///
+/// # Errors
+/// It cannot be reached at all.
+pub async fn challenge(name: &str, launch: &RemoteLaunch) -> Result<Option<String>, McpError> {
+    match connect(name, launch).await {
+        Err(McpError::SignInRequired { challenge, .. }) => Ok(Some(challenge)),
+        Err(e) => Err(e),
+        Ok(server) => {
+            let listed = server.list_tools().await;
+            server.stop().await;
+            match listed {
+                Err(McpError::SignInRequired { challenge, .. }) => Ok(Some(challenge)),
+                _ => Ok(None),
+            }
+        }
+    }
+}
+
 async fn handshake(
     name: &str,
     http: reqwest::Client,
     url: &str,
     headers: HeaderMap,
     transport: RemoteTransport,
+    signed_in: Option<AuthorizationManager>,
 ) -> Result<McpServer, McpError> {
     let startup = |detail: String| McpError::Startup {
         server: name.to_owned(),
@@ -142,13 +183,32 @@ async fn handshake(
             .filter_map(|(k, v)| Some((k?, v)))
             .collect();
         let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
-        client
-            .serve(StreamableHttpClientTransport::with_client(http, config))
-            .await
+        match signed_in {
+            Some(manager) => {
+                let http = AuthClient::new(http, manager);
+                client
+                    .serve(StreamableHttpClientTransport::with_client(http, config))
+                    .await
+            }
+            None => {
+                client
+                    .serve(StreamableHttpClientTransport::with_client(http, config))
+                    .await
+            }
+        }
     }
-    .map_err(|e| match stream_end.as_ref().and_then(ended_because) {
-        Some(why) => startup(why),
-        None => startup(super::server::readable(&e)),
+    .map_err(|e| {
+        if let Some((challenge, more_scope)) = auth_challenge(&e) {
+            return McpError::SignInRequired {
+                server: name.to_owned(),
+                challenge,
+                more_scope,
+            };
+        }
+        match stream_end.as_ref().and_then(ended_because) {
+            Some(why) => startup(why),
+            None => startup(super::server::readable(&e)),
+        }
     })?;
     let kind = if transport == RemoteTransport::Sse {
         "legacy HTTP+SSE"
@@ -242,6 +302,7 @@ mod tests {
             headers: vec![("Authorization".into(), "Bearer s3cret".into())],
             transport: RemoteTransport::Http,
             startup_timeout: Duration::from_secs(1),
+            auth: None,
         };
         let shown = format!("{launch:?}");
         assert!(

@@ -51,6 +51,53 @@ pub enum McpError {
     Timeout { server: String, after: Duration },
     #[error("The call to “{server}” was stopped")]
     Cancelled { server: String },
+    /// The server answered 401, or 403 for a scope the tokens lack: a person must sign in
+    /// (again). `challenge` is its `WWW-Authenticate` header, which says where and for what.
+    #[error("{}", sign_in_text(.server, *.more_scope))]
+    SignInRequired {
+        server: String,
+        challenge: String,
+        more_scope: bool,
+    },
+    #[error("Signing in to “{server}” failed: {detail}")]
+    SignInFailed { server: String, detail: String },
+}
+
+fn sign_in_text(server: &str, more_scope: bool) -> String {
+    if more_scope {
+        format!("“{server}” needs more permission than you gave it: sign in to it again")
+    } else {
+        format!("“{server}” asks you to sign in")
+    }
+}
+
+/// The `WWW-Authenticate` challenge of a 401 or a 403 somewhere in `e`'s chain, and whether it
+/// asks for more scope (403) rather than any sign-in.
+pub(crate) fn auth_challenge(e: &(dyn std::error::Error + 'static)) -> Option<(String, bool)> {
+    let mut next = Some(e);
+    while let Some(err) = next {
+        if let Some(http) = err.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
+            return match http {
+                StreamableHttpError::AuthRequired(a) => {
+                    Some((a.www_authenticate_header.clone(), false))
+                }
+                StreamableHttpError::InsufficientScope(a) => {
+                    Some((a.www_authenticate_header.clone(), true))
+                }
+                _ => None,
+            };
+        }
+        next = match err.downcast_ref::<rmcp::service::ClientInitializeError>() {
+            Some(rmcp::service::ClientInitializeError::TransportError { error, .. }) => {
+                Some(error as &(dyn std::error::Error + 'static))
+            }
+            _ => match err.downcast_ref::<ServiceError>() {
+                Some(ServiceError::TransportSend(error)) => Some(error),
+                _ => err.source(),
+            },
+        };
+    }
+    None
 }
 
 /// How long one call may take: `idle` without an answer or progress, `hard_max` in all.
@@ -366,6 +413,18 @@ impl McpServer {
         self.exit.borrow().is_some()
     }
 
+    /// A failed request: a sign-in the server asks for, or what went wrong.
+    fn service_error(&self, e: &ServiceError) -> McpError {
+        match auth_challenge(e) {
+            Some((challenge, more_scope)) => McpError::SignInRequired {
+                server: self.name.clone(),
+                challenge,
+                more_scope,
+            },
+            None => self.request_error(&readable(e)),
+        }
+    }
+
     fn request_error(&self, e: &impl std::fmt::Display) -> McpError {
         McpError::Request {
             server: self.name.clone(),
@@ -404,7 +463,7 @@ impl McpServer {
         self.peer
             .list_all_tools()
             .await
-            .map_err(|e| self.request_error(&readable(&e)))
+            .map_err(|e| self.service_error(&e))
     }
 
     /// Calls one tool with `arguments`, giving up after `timeout` without progress (and at
@@ -455,7 +514,7 @@ impl McpServer {
             .peer
             .send_request_with_option(request, options)
             .await
-            .map_err(|e| self.request_error(&readable(&e)))?;
+            .map_err(|e| self.service_error(&e))?;
         let (id, peer) = (handle.id.clone(), handle.peer.clone());
         // Registered once rmcp has named the token, just after the request left: a server
         // that reports progress within that instant has that one report missed.
@@ -491,6 +550,8 @@ impl McpServer {
             }),
             // The server went away: say how (exit code, an over-long line), which the exit
             // watcher knows a moment later.
+            // A 401 or 403: the connection stands, a sign-in is wanted.
+            Err(e) if auth_challenge(&e).is_some() => Err(self.service_error(&e)),
             Err(e @ (ServiceError::TransportClosed | ServiceError::TransportSend(_))) => {
                 let why = tokio::time::timeout(Duration::from_secs(5), self.exited()).await;
                 match why {
@@ -498,9 +559,9 @@ impl McpServer {
                     Err(_) => Err(self.request_error(&readable(&e))),
                 }
             }
-            // The server answered with an error (an unknown tool, bad arguments): it is still
-            // running, so there is no exit to wait for.
-            Err(e) => Err(self.request_error(&readable(&e))),
+            // The server answered with an error (an unknown tool, bad arguments) or wants a
+            // sign-in: it is still running, so there is no exit to wait for.
+            Err(e) => Err(self.service_error(&e)),
         }
     }
 

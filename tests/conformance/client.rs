@@ -3,6 +3,9 @@
 //! (`switchboard_core::mcp::remote`, the same code the app uses for a remote server), lists the
 //! tools and makes the calls the scenario checks for, then stops.
 //!
+//! A server's form (elicitation) is answered as a person would who sends it as the window
+//! fills it in, with the form's defaults.
+//!
 //! A server that asks for OAuth is signed in to through the host's own sign-in
 //! (`switchboard_core::mcp::oauth`, as `switchboard mcp login` and the Servers page do it),
 //! with a headless stand-in for the person's browser: it fetches the authorization page and
@@ -19,6 +22,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
+use switchboard_core::mcp::elicitation::{
+    Elicitation, ElicitationAnswer, ElicitationRequest, Elicitor,
+};
 use switchboard_core::mcp::oauth::{
     self, AuthorizationVisit, Authorizer, KeychainTokens, OAuthSettings, RemoteAuth,
 };
@@ -63,6 +69,7 @@ async fn run(scenario: &str, url: &str) -> Result<(), McpError> {
         transport: RemoteTransport::Http,
         startup_timeout: Duration::from_secs(20),
         auth: Some(auth.clone()),
+        elicitation: Elicitation(Some(Arc::new(SubmitsAsFilled))),
     };
     let mut sign_ins = 0;
     loop {
@@ -97,6 +104,27 @@ fn oauth_settings() -> OAuthSettings {
         client_secret: text("client_secret").map(Into::into),
         client_metadata_url: Some(CLIENT_METADATA_URL.to_owned()),
         scopes: Vec::new(),
+    }
+}
+
+/// A person who sends a server's form as the window fills it in: with its defaults (the
+/// answer is checked against the form as the window's is).
+struct SubmitsAsFilled;
+
+impl Elicitor for SubmitsAsFilled {
+    fn elicit(
+        &self,
+        request: ElicitationRequest,
+    ) -> futures_util::future::BoxFuture<'static, ElicitationAnswer> {
+        eprintln!("{} asks: {}", request.server, request.message);
+        let answer = match request.check(&request.defaults()) {
+            Ok(content) => ElicitationAnswer::Accept { content },
+            Err(e) => {
+                eprintln!("the form cannot be sent as filled: {e}");
+                ElicitationAnswer::Cancel
+            }
+        };
+        Box::pin(async move { answer })
     }
 }
 

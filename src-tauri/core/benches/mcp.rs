@@ -212,6 +212,7 @@ async fn main() {
             transport: RemoteTransport::Http,
             startup_timeout: Duration::from_secs(20),
             auth: None,
+            elicitation: Default::default(),
         },
     )
     .await

@@ -85,6 +85,7 @@ fn launch(url: String, transport: RemoteTransport) -> RemoteLaunch {
         transport,
         startup_timeout: Duration::from_secs(20),
         auth: None,
+        elicitation: Default::default(),
     }
 }
 

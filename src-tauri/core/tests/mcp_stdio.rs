@@ -48,6 +48,7 @@ fn launch(program: &Path, args: &[&str], declared: &[(&str, &str)]) -> StdioLaun
         cwd: None,
         stderr_log: None,
         startup_timeout: Duration::from_secs(20),
+        elicitation: Default::default(),
     }
 }
 

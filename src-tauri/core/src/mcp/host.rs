@@ -15,6 +15,7 @@ use sha2::Digest;
 use tokio_util::sync::CancellationToken;
 
 use super::catalogue::ListedTool;
+use super::elicitation::{Elicitation, Elicitor};
 use super::launch::ServerLaunch;
 use super::server::{McpError, McpServer};
 use super::stdio;
@@ -82,6 +83,8 @@ pub struct McpHost {
     pids: Arc<PidRecords>,
     backoff_unit: Duration,
     ping_every: Duration,
+    /// Who shows servers' forms to the person (none: every form is declined).
+    elicitation: Elicitation,
 }
 
 impl McpHost {
@@ -98,7 +101,15 @@ impl McpHost {
             pids,
             backoff_unit: Duration::from_secs(1),
             ping_every: PING_EVERY,
+            elicitation: Elicitation::default(),
         }
+    }
+
+    /// Servers' forms (`elicitation/create`) are shown through `elicitor`.
+    #[must_use]
+    pub fn with_elicitor(mut self, elicitor: Arc<dyn Elicitor>) -> McpHost {
+        self.elicitation = Elicitation(Some(elicitor));
+        self
     }
 
     /// Remote servers are pinged every `every` instead of every 30 s (tests use less).
@@ -150,7 +161,7 @@ impl McpHost {
     /// Starts supervising `name` in the background; returns at once. A server already there
     /// is stopped first.
     pub async fn spawn(&self, name: &str, launch: impl Into<ServerLaunch>) {
-        let launch = launch.into();
+        let launch = launch.into().with_elicitation(self.elicitation.clone());
         self.stop(name).await;
         let stop = CancellationToken::new();
         self.slots().insert(

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use secrecy::{ExposeSecret, SecretString};
 
 use super::config::{ConfigValue, Launch, ServerSpec};
+use super::elicitation::Elicitation;
 use super::environment::{resolve_command, server_env};
 use super::oauth::{KeychainTokens, OAuthSettings, RemoteAuth};
 use super::remote::{self, RemoteLaunch, RemoteTransport};
@@ -37,6 +38,16 @@ impl ServerLaunch {
             ServerLaunch::Stdio(launch) => launch.program.display().to_string(),
             ServerLaunch::Remote(launch) => launch.url.clone(),
         }
+    }
+
+    /// The same launch, with forms shown by `elicitation`.
+    #[must_use]
+    pub fn with_elicitation(mut self, elicitation: Elicitation) -> ServerLaunch {
+        match &mut self {
+            ServerLaunch::Stdio(launch) => launch.elicitation = elicitation,
+            ServerLaunch::Remote(launch) => launch.elicitation = elicitation,
+        }
+        self
     }
 
     /// Starts or connects to the server and completes the MCP handshake; `spawned` is called
@@ -121,6 +132,7 @@ pub fn remote_launch(
             },
             tokens: KeychainTokens::new(Arc::clone(secrets), &spec.name, url),
         }),
+        elicitation: Elicitation::default(),
     })
 }
 
@@ -199,6 +211,7 @@ pub fn stdio_launch(
         cwd: Some(cwd),
         stderr_log: Some(stderr_log_path(log_dir, &spec.name)),
         startup_timeout: STARTUP_TIMEOUT,
+        elicitation: Elicitation::default(),
     })
 }
 

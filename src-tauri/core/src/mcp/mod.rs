@@ -6,6 +6,7 @@
 
 pub mod catalogue;
 pub mod config;
+pub mod elicitation;
 pub mod environment;
 pub mod host;
 pub mod launch;

@@ -19,6 +19,7 @@ use rmcp::transport::auth::{AuthClient, AuthorizationManager};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
 
+use super::elicitation::Elicitation;
 use super::oauth::RemoteAuth;
 use super::server::{auth_challenge, HostClient, McpError, McpServer, StderrRing};
 use super::sse::SseTransport;
@@ -49,6 +50,8 @@ pub struct RemoteLaunch {
     pub startup_timeout: Duration,
     /// Where its OAuth tokens are kept and how to get them (streamable HTTP only).
     pub auth: Option<RemoteAuth>,
+    /// Who shows the server's forms to the person.
+    pub elicitation: Elicitation,
 }
 
 impl std::fmt::Debug for RemoteLaunch {
@@ -62,6 +65,7 @@ impl std::fmt::Debug for RemoteLaunch {
             .field("transport", &self.transport)
             .field("startup_timeout", &self.startup_timeout)
             .field("auth", &self.auth)
+            .field("elicitation", &self.elicitation)
             .finish()
     }
 }
@@ -97,7 +101,15 @@ pub async fn connect(name: &str, launch: &RemoteLaunch) -> Result<McpServer, Mcp
             signed_in.take()
         };
         async move {
-            let connecting = handshake(name, http, &launch.url, headers, transport, manager);
+            let connecting = handshake(
+                name,
+                http,
+                &launch.url,
+                headers,
+                transport,
+                manager,
+                launch.elicitation.clone(),
+            );
             match tokio::time::timeout_at(deadline, connecting).await {
                 Ok(result) => result,
                 Err(_) => Err(McpError::StartupTimeout {
@@ -162,13 +174,14 @@ async fn handshake(
     headers: HeaderMap,
     transport: RemoteTransport,
     signed_in: Option<AuthorizationManager>,
+    elicitation: Elicitation,
 ) -> Result<McpServer, McpError> {
     let startup = |detail: String| McpError::Startup {
         server: name.to_owned(),
         detail,
         stderr_tail: String::new(),
     };
-    let (client, heard) = HostClient::new();
+    let (client, heard) = HostClient::new(name, elicitation);
     // Why a legacy SSE stream ended, when it failed on our side (an over-long event).
     let mut stream_end = None;
     let service = if transport == RemoteTransport::Sse {
@@ -303,6 +316,7 @@ mod tests {
             transport: RemoteTransport::Http,
             startup_timeout: Duration::from_secs(1),
             auth: None,
+            elicitation: Elicitation::default(),
         };
         let shown = format!("{launch:?}");
         assert!(

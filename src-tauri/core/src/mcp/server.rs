@@ -18,6 +18,8 @@ use rmcp::transport::streamable_http_client::StreamableHttpError;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use super::elicitation::{Elicitation, ElicitationAnswer, ElicitationRequest};
+
 /// How much of a server's stderr is kept in memory.
 pub const STDERR_RING_BYTES: usize = 1024 * 1024;
 /// How much of it goes into an error message.
@@ -219,11 +221,15 @@ type ProgressRoutes = Arc<Mutex<HashMap<ProgressToken, ProgressSink>>>;
 
 /// What the host answers to a server: it hears `notifications/tools/list_changed` (and
 /// counts them, so the supervisor can list the tools again) and `notifications/progress`
-/// (passed to the call it is about); everything else is rmcp's default.
+/// (passed to the call it is about), and shows a server's `elicitation/create` form to the
+/// person through its [`Elicitation`] (declaring the capability only when it has one);
+/// everything else is rmcp's default.
 #[derive(Debug)]
 pub struct HostClient {
+    server: String,
     tools_changed: tokio::sync::watch::Sender<u64>,
     progress: ProgressRoutes,
+    elicitation: Elicitation,
 }
 
 /// What a connected server's [`HostClient`] hears, for its [`McpServer`].
@@ -234,13 +240,15 @@ pub(crate) struct Heard {
 
 impl HostClient {
     /// A client, and what it hears.
-    pub(crate) fn new() -> (HostClient, Heard) {
+    pub(crate) fn new(server: &str, elicitation: Elicitation) -> (HostClient, Heard) {
         let (tools_changed, heard) = tokio::sync::watch::channel(0);
         let progress = ProgressRoutes::default();
         (
             HostClient {
+                server: server.to_owned(),
                 tools_changed,
                 progress: Arc::clone(&progress),
+                elicitation,
             },
             Heard {
                 tools_changed: heard,
@@ -256,11 +264,41 @@ impl rmcp::ClientHandler for HostClient {
     /// (2026-07-28) replaced the handshake, so naming it inside one is a contradiction servers
     /// and the official conformance suite reject.
     fn get_info(&self) -> rmcp::model::ClientConfig {
+        let mut capabilities = rmcp::model::ClientCapabilities::default();
+        if self.elicitation.0.is_some() {
+            capabilities.elicitation = Some(
+                rmcp::model::ElicitationCapability::new()
+                    .with_form(rmcp::model::FormElicitationCapability::new()),
+            );
+        }
         rmcp::model::ClientConfig::new(
-            rmcp::model::ClientCapabilities::default(),
+            capabilities,
             rmcp::model::Implementation::new("switchboard", env!("CARGO_PKG_VERSION")),
         )
         .with_protocol_version(rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE)
+    }
+
+    /// A server's form, shown to the person; what they did goes back as it is (an accepted
+    /// form checked against its schema first). A form that cannot be shown is declined.
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        use rmcp::model::{ElicitResult, ElicitationAction};
+        let id = uuid::Uuid::new_v4().to_string();
+        let form = ElicitationRequest::from_rmcp(id, &self.server, &request);
+        let (Some(elicitor), Some(form)) = (&self.elicitation.0, form) else {
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        };
+        tracing::info!(server = %self.server, fields = form.fields.len(), "an MCP server asks for input");
+        Ok(match elicitor.elicit(form).await {
+            ElicitationAnswer::Accept { content } => {
+                ElicitResult::new(ElicitationAction::Accept).with_content(Value::Object(content))
+            }
+            ElicitationAnswer::Decline => ElicitResult::new(ElicitationAction::Decline),
+            ElicitationAnswer::Cancel => ElicitResult::new(ElicitationAction::Cancel),
+        })
     }
 
     async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {

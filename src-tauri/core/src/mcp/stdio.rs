@@ -21,6 +21,7 @@ use process_wrap::tokio::CommandWrap;
 use rmcp::service::ServiceExt;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+use super::elicitation::Elicitation;
 use super::server::{HostClient, McpError, McpServer, StderrRing, STDERR_TAIL_CHARS};
 
 /// The longest line a server may send on stdout; a longer one stops it with a clear error
@@ -41,6 +42,8 @@ pub struct StdioLaunch {
     /// Where stderr is appended, besides the ring.
     pub stderr_log: Option<PathBuf>,
     pub startup_timeout: Duration,
+    /// Who shows the server's forms to the person.
+    pub elicitation: Elicitation,
 }
 
 impl std::fmt::Debug for StdioLaunch {
@@ -126,7 +129,7 @@ pub async fn start_with(
     }
     tracing::info!(server = name, pid, program = %launch.program.display(), "MCP server started");
 
-    let (client, heard) = HostClient::new();
+    let (client, heard) = HostClient::new(name, launch.elicitation.clone());
     let handshake = tokio::time::timeout(launch.startup_timeout, client.serve(transport)).await;
     let service = match handshake {
         Ok(Ok(service)) => service,

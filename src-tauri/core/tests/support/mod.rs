@@ -52,6 +52,7 @@ pub fn stdio_launch(program: &str, args: &[&str], startup_timeout: Duration) -> 
         cwd: None,
         stderr_log: None,
         startup_timeout,
+        elicitation: Default::default(),
     }
 }
 

@@ -1,0 +1,723 @@
+//! Elicitation (form mode): a server asks the person for input while it works, with a message
+//! and a flat form (text, numbers, yes/no, choices). This module owns the form as Switchboard
+//! shows it ([`ElicitationRequest`], made from rmcp's schema types), the checking of an answer
+//! against it (in Rust: the window only asks), and the [`ElicitationBroker`] that hands requests
+//! to whoever shows them (the window) and their answers back to the server.
+//!
+//! Nothing is accepted on the person's behalf: with nobody to show the form to, the request is
+//! declined, and a form nobody answers is cancelled after [`ANSWER_TIMEOUT`].
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use rmcp::model::{
+    ElicitRequestParams, ElicitationSchema, EnumSchema, MultiSelectEnumSchema,
+    PrimitiveSchemaDefinition, SingleSelectEnumSchema, StringFormat,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Number, Value};
+
+/// How long a form waits for the person before it is cancelled.
+pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(600);
+/// The longest text a field takes, whatever the server allows.
+const MAX_TEXT_CHARS: usize = 10_000;
+
+/// A server's question, as the window shows it. Every text in it is the server's: shown as
+/// text only.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ElicitationRequest {
+    pub id: String,
+    pub server: String,
+    pub message: String,
+    pub fields: Vec<ElicitField>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ElicitField {
+    pub name: String,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub required: bool,
+    #[serde(flatten)]
+    pub kind: FieldKind,
+    /// What the form starts with.
+    pub default: Option<Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum FieldKind {
+    Text {
+        /// `email`, `uri`, `date` or `date-time`.
+        format: Option<&'static str>,
+        min_length: Option<u32>,
+        max_length: Option<u32>,
+    },
+    Number {
+        integer: bool,
+        minimum: Option<f64>,
+        maximum: Option<f64>,
+    },
+    Boolean,
+    Choice {
+        options: Vec<ChoiceOption>,
+    },
+    MultiChoice {
+        options: Vec<ChoiceOption>,
+        min_items: Option<u64>,
+        max_items: Option<u64>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChoiceOption {
+    pub value: String,
+    pub label: String,
+}
+
+/// What the person did with a form.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum ElicitationAnswer {
+    /// Sent the form with these values.
+    Accept { content: Map<String, Value> },
+    /// Said no.
+    Decline,
+    /// Dismissed it without choosing.
+    Cancel,
+}
+
+impl ElicitationRequest {
+    /// The form a server's `elicitation/create` asks for; `None` for a mode Switchboard does
+    /// not show (URL mode, which it does not declare).
+    pub fn from_rmcp(id: String, server: &str, params: &ElicitRequestParams) -> Option<Self> {
+        match params {
+            ElicitRequestParams::FormElicitationParams {
+                message,
+                requested_schema,
+                ..
+            } => Some(ElicitationRequest {
+                id,
+                server: server.to_owned(),
+                message: message.clone(),
+                fields: fields_of(requested_schema),
+            }),
+            _ => None,
+        }
+    }
+
+    /// Each field's default, where it has one.
+    pub fn defaults(&self) -> Map<String, Value> {
+        self.fields
+            .iter()
+            .filter_map(|f| Some((f.name.clone(), f.default.clone()?)))
+            .collect()
+    }
+
+    /// Checks an answer against the form: every required field given, each value of its
+    /// field's type and within its limits, no field the form does not have. Returns the
+    /// values as they go to the server (whole numbers as integers).
+    ///
+    /// # Errors
+    /// What is wrong, naming the field as the form shows it.
+    pub fn check(&self, content: &Map<String, Value>) -> Result<Map<String, Value>, String> {
+        if let Some(extra) = content
+            .keys()
+            .find(|k| !self.fields.iter().any(|f| &f.name == *k))
+        {
+            return Err(format!("the form has no field “{extra}”"));
+        }
+        let mut checked = Map::new();
+        for field in &self.fields {
+            let label = field.title.as_deref().unwrap_or(&field.name);
+            match content.get(&field.name) {
+                None | Some(Value::Null) => {
+                    if field.required {
+                        return Err(format!("“{label}” is required"));
+                    }
+                }
+                Some(Value::String(s)) if s.is_empty() && !field.required => {}
+                Some(value) => {
+                    let value = check_value(&field.kind, value)
+                        .map_err(|problem| format!("“{label}” {problem}"))?;
+                    checked.insert(field.name.clone(), value);
+                }
+            }
+        }
+        Ok(checked)
+    }
+}
+
+fn fields_of(schema: &ElicitationSchema) -> Vec<ElicitField> {
+    let required = schema.required.clone().unwrap_or_default();
+    let mut names: Vec<&String> = match &schema.property_order {
+        Some(order) => order
+            .iter()
+            .filter(|n| schema.properties.contains_key(*n))
+            .collect(),
+        None => Vec::new(),
+    };
+    for name in schema.properties.keys() {
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
+        .into_iter()
+        .map(|name| {
+            let (title, description, kind, default) = describe(&schema.properties[name]);
+            ElicitField {
+                name: name.clone(),
+                title,
+                description,
+                required: required.contains(name),
+                kind,
+                default,
+            }
+        })
+        .collect()
+}
+
+type Described = (Option<String>, Option<String>, FieldKind, Option<Value>);
+
+fn text(t: Option<&std::borrow::Cow<'static, str>>) -> Option<String> {
+    t.map(|t| t.to_string())
+}
+
+fn options(values: &[String]) -> Vec<ChoiceOption> {
+    values
+        .iter()
+        .map(|v| ChoiceOption {
+            value: v.clone(),
+            label: v.clone(),
+        })
+        .collect()
+}
+
+fn titled(values: &[rmcp::model::ConstTitle]) -> Vec<ChoiceOption> {
+    values
+        .iter()
+        .map(|c| ChoiceOption {
+            value: c.const_.clone(),
+            label: c.title.clone(),
+        })
+        .collect()
+}
+
+fn strings(values: Option<&Vec<String>>) -> Option<Value> {
+    values.map(|v| Value::Array(v.iter().cloned().map(Value::String).collect()))
+}
+
+fn describe(property: &PrimitiveSchemaDefinition) -> Described {
+    match property {
+        PrimitiveSchemaDefinition::String(s) => (
+            text(s.title.as_ref()),
+            text(s.description.as_ref()),
+            FieldKind::Text {
+                format: s.format.map(|f| match f {
+                    StringFormat::Email => "email",
+                    StringFormat::Uri => "uri",
+                    StringFormat::Date => "date",
+                    _ => "date-time",
+                }),
+                min_length: s.min_length,
+                max_length: s.max_length,
+            },
+            s.default.clone().map(Value::String),
+        ),
+        PrimitiveSchemaDefinition::Number(n) => (
+            text(n.title.as_ref()),
+            text(n.description.as_ref()),
+            FieldKind::Number {
+                integer: false,
+                minimum: n.minimum,
+                maximum: n.maximum,
+            },
+            n.default.and_then(Number::from_f64).map(Value::Number),
+        ),
+        PrimitiveSchemaDefinition::Integer(i) => (
+            text(i.title.as_ref()),
+            text(i.description.as_ref()),
+            FieldKind::Number {
+                integer: true,
+                #[allow(clippy::cast_precision_loss)] // limits a person types against
+                minimum: i.minimum.map(|m| m as f64),
+                #[allow(clippy::cast_precision_loss)]
+                maximum: i.maximum.map(|m| m as f64),
+            },
+            i.default.map(Value::from),
+        ),
+        PrimitiveSchemaDefinition::Boolean(b) => (
+            text(b.title.as_ref()),
+            text(b.description.as_ref()),
+            FieldKind::Boolean,
+            b.default.map(Value::Bool),
+        ),
+        PrimitiveSchemaDefinition::Enum(e) => describe_enum(e),
+        // A kind newer than this build: the person types it as text.
+        _ => unknown_kind(),
+    }
+}
+
+fn unknown_kind() -> Described {
+    let kind = FieldKind::Text {
+        format: None,
+        min_length: None,
+        max_length: None,
+    };
+    (None, None, kind, None)
+}
+
+fn describe_enum(e: &EnumSchema) -> Described {
+    let choice = |options| FieldKind::Choice { options };
+    match e {
+        EnumSchema::Single(SingleSelectEnumSchema::Untitled(u)) => (
+            text(u.title.as_ref()),
+            text(u.description.as_ref()),
+            choice(options(&u.enum_)),
+            u.default.clone().map(Value::String),
+        ),
+        EnumSchema::Single(SingleSelectEnumSchema::Titled(t)) => (
+            text(t.title.as_ref()),
+            text(t.description.as_ref()),
+            choice(titled(&t.one_of)),
+            t.default.clone().map(Value::String),
+        ),
+        EnumSchema::Multi(MultiSelectEnumSchema::Untitled(u)) => (
+            text(u.title.as_ref()),
+            text(u.description.as_ref()),
+            FieldKind::MultiChoice {
+                options: options(&u.items.enum_),
+                min_items: u.min_items,
+                max_items: u.max_items,
+            },
+            strings(u.default.as_ref()),
+        ),
+        EnumSchema::Multi(MultiSelectEnumSchema::Titled(t)) => (
+            text(t.title.as_ref()),
+            text(t.description.as_ref()),
+            FieldKind::MultiChoice {
+                options: titled(&t.items.any_of),
+                min_items: t.min_items,
+                max_items: t.max_items,
+            },
+            strings(t.default.as_ref()),
+        ),
+        EnumSchema::Legacy(l) => {
+            let labels = l.enum_names.clone().unwrap_or_else(|| l.enum_.clone());
+            let options = l
+                .enum_
+                .iter()
+                .zip(labels.iter().chain(std::iter::repeat(&String::new())))
+                .map(|(value, label)| ChoiceOption {
+                    value: value.clone(),
+                    label: if label.is_empty() {
+                        value.clone()
+                    } else {
+                        label.clone()
+                    },
+                })
+                .collect();
+            (
+                text(l.title.as_ref()),
+                text(l.description.as_ref()),
+                choice(options),
+                l.default.clone().map(Value::String),
+            )
+        }
+        _ => unknown_kind(),
+    }
+}
+
+fn check_value(kind: &FieldKind, value: &Value) -> Result<Value, String> {
+    match kind {
+        FieldKind::Text {
+            format,
+            min_length,
+            max_length,
+        } => {
+            let s = value.as_str().ok_or("must be text")?;
+            let chars = s.chars().count();
+            if chars > MAX_TEXT_CHARS {
+                return Err(format!("is longer than {MAX_TEXT_CHARS} characters"));
+            }
+            if let Some(min) = min_length.filter(|m| chars < *m as usize) {
+                return Err(format!("needs at least {min} characters"));
+            }
+            if let Some(max) = max_length.filter(|m| chars > *m as usize) {
+                return Err(format!("takes at most {max} characters"));
+            }
+            check_format(*format, s)?;
+            Ok(Value::String(s.to_owned()))
+        }
+        FieldKind::Number {
+            integer,
+            minimum,
+            maximum,
+        } => {
+            let n = match value {
+                Value::Number(n) => n.as_f64(),
+                Value::String(s) => s.trim().parse::<f64>().ok(),
+                _ => None,
+            }
+            .filter(|n| n.is_finite())
+            .ok_or("must be a number")?;
+            if *integer && n.fract() != 0.0 {
+                return Err("must be a whole number".into());
+            }
+            if let Some(min) = minimum.filter(|m| n < *m) {
+                return Err(format!("must be at least {min}"));
+            }
+            if let Some(max) = maximum.filter(|m| n > *m) {
+                return Err(format!("must be at most {max}"));
+            }
+            #[allow(clippy::cast_possible_truncation)] // whole and checked above
+            Ok(if *integer {
+                Value::from(n as i64)
+            } else {
+                Number::from_f64(n).map_or(Value::Null, Value::Number)
+            })
+        }
+        FieldKind::Boolean => value
+            .as_bool()
+            .map(Value::Bool)
+            .ok_or_else(|| "must be yes or no".into()),
+        FieldKind::Choice { options } => {
+            let s = value.as_str().ok_or("must be one of its choices")?;
+            if options.iter().any(|o| o.value == s) {
+                Ok(Value::String(s.to_owned()))
+            } else {
+                Err("must be one of its choices".into())
+            }
+        }
+        FieldKind::MultiChoice {
+            options,
+            min_items,
+            max_items,
+        } => {
+            let chosen = value.as_array().ok_or("must be a list of its choices")?;
+            let mut kept = Vec::new();
+            for item in chosen {
+                let s = item.as_str().ok_or("must be a list of its choices")?;
+                if !options.iter().any(|o| o.value == s) {
+                    return Err(format!("has no choice “{s}”"));
+                }
+                if !kept.contains(&s) {
+                    kept.push(s);
+                }
+            }
+            let count = kept.len() as u64;
+            if let Some(min) = min_items.filter(|m| count < *m) {
+                return Err(format!("needs at least {min} choices"));
+            }
+            if let Some(max) = max_items.filter(|m| count > *m) {
+                return Err(format!("takes at most {max} choices"));
+            }
+            Ok(Value::Array(
+                kept.into_iter().map(|s| Value::String(s.into())).collect(),
+            ))
+        }
+    }
+}
+
+fn check_format(format: Option<&str>, s: &str) -> Result<(), String> {
+    let ok = match format {
+        None => true,
+        Some("email") => s.split_once('@').is_some_and(|(a, b)| {
+            !a.is_empty() && b.contains('.') && !s.contains(char::is_whitespace)
+        }),
+        Some("uri") => url::Url::parse(s).is_ok(),
+        Some("date") => is_date(s),
+        Some(_) => s.len() > 10 && is_date(&s[..10]) && s.as_bytes()[10] == b'T',
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(match format {
+            Some("email") => "must be an email address".into(),
+            Some("uri") => "must be an address such as https://example.com".into(),
+            Some("date") => "must be a date (YYYY-MM-DD)".into(),
+            _ => "must be a date and time (YYYY-MM-DDTHH:MM)".into(),
+        })
+    }
+}
+
+fn is_date(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('-').collect();
+    matches!(parts.as_slice(), [y, m, d]
+        if y.len() == 4 && m.len() == 2 && d.len() == 2
+        && [y, m, d].iter().all(|p| p.chars().all(|c| c.is_ascii_digit()))
+        && (1..=12).contains(&m.parse::<u32>().unwrap_or(0))
+        && (1..=31).contains(&d.parse::<u32>().unwrap_or(0)))
+}
+
+/// Who shows a server's form to the person and returns what they did.
+pub trait Elicitor: Send + Sync {
+    fn elicit(
+        &self,
+        request: ElicitationRequest,
+    ) -> futures_util::future::BoxFuture<'static, ElicitationAnswer>;
+}
+
+/// The window's side of elicitation: requests go to the one listener (the window, which
+/// shows each as a form) and wait for [`ElicitationBroker::answer`]. Without a listener a
+/// request is declined; unanswered, it is cancelled after [`ANSWER_TIMEOUT`].
+#[derive(Clone, Default)]
+pub struct ElicitationBroker {
+    inner: Arc<BrokerInner>,
+}
+
+#[derive(Default)]
+struct BrokerInner {
+    listener: Mutex<Option<tokio::sync::mpsc::UnboundedSender<ElicitationRequest>>>,
+    pending: Mutex<HashMap<String, Pending>>,
+    timeout: Mutex<Option<Duration>>,
+}
+
+struct Pending {
+    request: ElicitationRequest,
+    answer: tokio::sync::oneshot::Sender<ElicitationAnswer>,
+}
+
+impl ElicitationBroker {
+    /// Requests from now on go to the returned receiver (replacing any earlier listener, as
+    /// when the window reloads); those still open are sent to it again.
+    pub fn listen(&self) -> tokio::sync::mpsc::UnboundedReceiver<ElicitationRequest> {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        for pending in lock(&self.inner.pending).values() {
+            let _ = tx.send(pending.request.clone());
+        }
+        *lock(&self.inner.listener) = Some(tx);
+        rx
+    }
+
+    /// Unanswered forms are cancelled after `timeout` instead of [`ANSWER_TIMEOUT`].
+    #[must_use]
+    pub fn with_timeout(self, timeout: Duration) -> Self {
+        *lock(&self.inner.timeout) = Some(timeout);
+        self
+    }
+
+    /// The person's answer to the form `id`, checked against it first.
+    ///
+    /// # Errors
+    /// No such form is open, or the values do not fit it (the form stays open).
+    pub fn answer(&self, id: &str, answer: ElicitationAnswer) -> Result<(), String> {
+        let mut pending = lock(&self.inner.pending);
+        let open = pending
+            .get(id)
+            .ok_or("this form is no longer open (its server stopped asking)")?;
+        let answer = match answer {
+            ElicitationAnswer::Accept { content } => ElicitationAnswer::Accept {
+                content: open.request.check(&content)?,
+            },
+            other => other,
+        };
+        if let Some(open) = pending.remove(id) {
+            let _ = open.answer.send(answer);
+        }
+        Ok(())
+    }
+
+    /// The forms open now.
+    pub fn open(&self) -> Vec<ElicitationRequest> {
+        lock(&self.inner.pending)
+            .values()
+            .map(|p| p.request.clone())
+            .collect()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Elicitor for ElicitationBroker {
+    fn elicit(
+        &self,
+        request: ElicitationRequest,
+    ) -> futures_util::future::BoxFuture<'static, ElicitationAnswer> {
+        let inner = Arc::clone(&self.inner);
+        Box::pin(async move {
+            let id = request.id.clone();
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            let shown = {
+                let listener = lock(&inner.listener);
+                listener
+                    .as_ref()
+                    .is_some_and(|l| l.send(request.clone()).is_ok())
+            };
+            if !shown {
+                tracing::info!(server = %request.server, "an MCP server asked for input with no window to show it; declined");
+                return ElicitationAnswer::Decline;
+            }
+            lock(&inner.pending).insert(
+                id.clone(),
+                Pending {
+                    request,
+                    answer: tx,
+                },
+            );
+            let timeout = lock(&inner.timeout).unwrap_or(ANSWER_TIMEOUT);
+            let answer = tokio::time::timeout(timeout, rx).await;
+            lock(&inner.pending).remove(&id);
+            match answer {
+                Ok(Ok(answer)) => answer,
+                _ => ElicitationAnswer::Cancel,
+            }
+        })
+    }
+}
+
+/// An elicitor, or none: what a server connection is given. Shown in `Debug` only as whether
+/// there is one.
+#[derive(Clone, Default)]
+pub struct Elicitation(pub Option<Arc<dyn Elicitor>>);
+
+impl std::fmt::Debug for Elicitation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Elicitation(on)"
+        } else {
+            "Elicitation(off)"
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The form of the official conformance suite's defaults test, as a server sends it.
+    fn request() -> ElicitationRequest {
+        let params: ElicitRequestParams = serde_json::from_value(json!({
+            "message": "Please accept with defaults",
+            "requestedSchema": {"type": "object", "required": ["name"], "properties": {
+                "name": {"type": "string", "default": "John Doe", "description": "<b>Your</b> name"},
+                "age": {"type": "integer", "default": 30, "minimum": 0, "maximum": 150},
+                "score": {"type": "number", "default": 95.5},
+                "status": {"type": "string", "enum": ["active", "inactive", "pending"], "default": "active"},
+                "verified": {"type": "boolean", "default": true},
+                "email": {"type": "string", "format": "email"},
+                "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}, "maxItems": 1}
+            }}
+        }))
+        .unwrap();
+        ElicitationRequest::from_rmcp("e1".into(), "srv", &params).unwrap()
+    }
+
+    #[test]
+    fn a_form_keeps_every_field_with_its_kind_and_default() {
+        let form = request();
+        let names: Vec<&str> = form.fields.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names.len(), 7, "{names:?}");
+        assert_eq!(
+            Value::Object(form.defaults()),
+            json!({"name": "John Doe", "age": 30, "score": 95.5, "status": "active", "verified": true})
+        );
+        let age = form.fields.iter().find(|f| f.name == "age").unwrap();
+        assert!(matches!(age.kind, FieldKind::Number { integer: true, .. }));
+        assert!(
+            form.fields
+                .iter()
+                .find(|f| f.name == "name")
+                .unwrap()
+                .required
+        );
+        assert_eq!(
+            form.check(&form.defaults()).unwrap(),
+            form.defaults(),
+            "the defaults pass as they are"
+        );
+    }
+
+    #[test]
+    fn an_answer_that_does_not_fit_the_form_says_which_field_and_why() {
+        let form = request();
+        let with = |k: &str, v: Value| {
+            let mut c = form.defaults();
+            c.insert(k.into(), v);
+            form.check(&c)
+        };
+        assert_eq!(
+            with("age", json!(30.5)).unwrap_err(),
+            "“age” must be a whole number"
+        );
+        assert_eq!(
+            with("age", json!(200)).unwrap_err(),
+            "“age” must be at most 150"
+        );
+        assert_eq!(
+            with("status", json!("gone")).unwrap_err(),
+            "“status” must be one of its choices"
+        );
+        assert_eq!(
+            with("email", json!("nope")).unwrap_err(),
+            "“email” must be an email address"
+        );
+        assert_eq!(
+            with("tags", json!(["a", "b"])).unwrap_err(),
+            "“tags” takes at most 1 choices"
+        );
+        assert_eq!(
+            with("extra", json!(1)).unwrap_err(),
+            "the form has no field “extra”"
+        );
+        assert_eq!(with("name", Value::Null).unwrap_err(), "“name” is required");
+        assert_eq!(
+            with("age", json!("42")).unwrap()["age"],
+            json!(42),
+            "typed digits become a number"
+        );
+        assert!(
+            with("email", json!("")).unwrap().get("email").is_none(),
+            "an empty optional field is left out"
+        );
+    }
+
+    #[tokio::test]
+    async fn the_broker_declines_with_no_window_and_passes_a_checked_answer_back() {
+        let broker = ElicitationBroker::default();
+        assert_eq!(broker.elicit(request()).await, ElicitationAnswer::Decline);
+        let mut window = broker.listen();
+        let asking = tokio::spawn({
+            let broker = broker.clone();
+            async move { broker.elicit(request()).await }
+        });
+        let shown = window.recv().await.unwrap();
+        assert_eq!(shown.id, "e1");
+        let mut bad = shown.defaults();
+        bad.insert("age".into(), json!(-1));
+        assert!(broker
+            .answer("e1", ElicitationAnswer::Accept { content: bad })
+            .is_err());
+        assert_eq!(
+            broker.open().len(),
+            1,
+            "a refused answer leaves the form open"
+        );
+        broker
+            .answer(
+                "e1",
+                ElicitationAnswer::Accept {
+                    content: shown.defaults(),
+                },
+            )
+            .unwrap();
+        assert!(matches!(
+            asking.await.unwrap(),
+            ElicitationAnswer::Accept { .. }
+        ));
+        assert!(broker.answer("e1", ElicitationAnswer::Decline).is_err());
+    }
+
+    #[tokio::test]
+    async fn an_unanswered_form_is_cancelled() {
+        let broker = ElicitationBroker::default().with_timeout(Duration::from_millis(50));
+        let _window = broker.listen();
+        assert_eq!(broker.elicit(request()).await, ElicitationAnswer::Cancel);
+        assert!(broker.open().is_empty());
+    }
+}

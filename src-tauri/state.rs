@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use switchboard_core::agent::PendingApprovals;
 use tokio_util::sync::CancellationToken;
 
+use switchboard_core::mcp::elicitation::ElicitationBroker;
 use switchboard_core::mcp::host::McpHost;
 use switchboard_core::secrets::SecretStore;
 use switchboard_core::{AppPaths, Core};
@@ -27,6 +28,8 @@ pub struct AppState {
     pub runs: Runs,
     /// Approval requests of every run, answered by the window.
     pub approvals: PendingApprovals,
+    /// Forms MCP servers ask the person to fill in, answered by the window.
+    pub forms: ElicitationBroker,
 }
 
 /// The runs under way: their cancel tokens, and one run per conversation at a time.
@@ -90,6 +93,7 @@ impl AppState {
             settings,
             runs: Runs::default(),
             approvals: PendingApprovals::default(),
+            forms: ElicitationBroker::default(),
         }
     }
 
@@ -110,7 +114,11 @@ impl AppState {
     pub async fn mcp_host(&self) -> &McpHost {
         let core = self.core().await;
         self.mcp
-            .get_or_init(|| McpHost::new(core.mcp_pid_file()))
+            .get_or_init(|| async {
+                McpHost::new(core.mcp_pid_file())
+                    .await
+                    .with_elicitor(Arc::new(self.forms.clone()))
+            })
             .await
     }
 

@@ -6,11 +6,14 @@
 
 use switchboard_core::engine::{ApprovalRequest, McpServerStatus, McpServerView, ToolReview};
 use switchboard_core::mcp::config::{claude_desktop_config_path, ImportPreview, ServerEntry};
+use switchboard_core::mcp::elicitation::{ElicitationAnswer, ElicitationRequest};
+use switchboard_core::mcp::oauth::LoopbackBrowser;
 use switchboard_core::mcp::pins::ToolStatus;
+use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager, State};
 use tauri_plugin_dialog::{DialogExt, MessageDialogButtons, MessageDialogKind};
 
-use super::error::CommandResult;
+use super::error::{CommandError, CommandResult};
 use crate::state::AppState;
 
 /// The dialog's buttons; on Linux (GTK) with mnemonics: Alt+A approves, Alt+D declines, and
@@ -149,6 +152,60 @@ pub async fn set_mcp_server_enabled(
 pub async fn restart_mcp_server(state: State<'_, AppState>, name: String) -> CommandResult<()> {
     let core = state.core().await;
     Ok(core.mcp_restart(state.mcp_host().await, &name).await?)
+}
+
+/// Signs in to a remote server that asks for OAuth: the person's browser opens the server's
+/// authorization page, the answer comes back to a one-time listener on 127.0.0.1, the tokens go
+/// to the OS keychain, and the server is started again with them.
+#[tauri::command]
+pub async fn sign_in_mcp_server(state: State<'_, AppState>, name: String) -> CommandResult<()> {
+    let core = state.core().await;
+    let browser = LoopbackBrowser::new(|page| tracing::info!(%page, "MCP sign-in page opened"));
+    let server = core.mcp_sign_in(&name, &browser).await?;
+    Ok(core.mcp_restart(state.mcp_host().await, &server).await?)
+}
+
+/// Forgets a remote server's OAuth tokens and starts it again without them.
+#[tauri::command]
+pub async fn sign_out_mcp_server(state: State<'_, AppState>, name: String) -> CommandResult<()> {
+    let core = state.core().await;
+    let server = core.mcp_sign_out(&name).await?;
+    Ok(core.mcp_restart(state.mcp_host().await, &server).await?)
+}
+
+/// The window listens for servers' forms: each arrives on `on_form` (those already open
+/// first); a later call replaces the listener (a reloaded window).
+#[tauri::command]
+pub async fn watch_mcp_forms(
+    state: State<'_, AppState>,
+    on_form: Channel<ElicitationRequest>,
+) -> CommandResult<()> {
+    let mut forms = state.forms.listen();
+    tauri::async_runtime::spawn(async move {
+        while let Some(form) = forms.recv().await {
+            if on_form.send(form).is_err() {
+                break;
+            }
+        }
+    });
+    Ok(())
+}
+
+/// The person's answer to a server's form, checked against the form in Rust.
+#[tauri::command]
+pub async fn answer_mcp_form(
+    state: State<'_, AppState>,
+    id: String,
+    answer: ElicitationAnswer,
+) -> CommandResult<()> {
+    state
+        .forms
+        .answer(&id, answer)
+        .map_err(|message| CommandError {
+            kind: "invalid",
+            message,
+            field: None,
+        })
 }
 
 /// Stops a server and removes it from mcp.json, with its keychain secrets and approval.

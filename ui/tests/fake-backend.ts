@@ -18,6 +18,8 @@ import type {
   Conversation,
   KeychainStatus,
   LocalServer,
+  McpForm,
+  McpFormAnswer,
   McpServerStatus,
   McpServerView,
   ImportPreview,
@@ -175,6 +177,21 @@ export class FakeBackend {
   connectionMs = 312;
   /** the local model servers detect_local_providers finds */
   localServers: LocalServer[] = [];
+  /** The window's listener for servers' forms, once it has asked. */
+  #forms: { onmessage: (form: McpForm) => void } | null = null;
+  /** Answers the window sent to forms, in order. */
+  formAnswers: { id: string; answer: McpFormAnswer }[] = [];
+  /** Rust's check of a sent form: a message refuses it (the form stays open). */
+  formRefusal: (content: Record<string, unknown>) => string | null = () => null;
+  /** Servers the window signed in to. */
+  signIns: string[] = [];
+
+  /** A server asks the person to fill in `form`. */
+  askForm(form: McpForm): void {
+    if (!this.#forms) throw new Error("the window is not listening for forms");
+    this.#forms.onmessage(form);
+  }
+
   /** What `list_mcp_servers` answers. */
   mcpServers: McpServerStatus[] = [];
   /** What the person answers in Rust's native approval dialog. */
@@ -533,6 +550,22 @@ export class FakeBackend {
     detect_local_providers: () => this.localServers.map((server) => ({ ...server, models: [...server.models] })),
     list_providers: () => this.providers.map((p) => ({ ...p })),
     list_mcp_servers: () => this.mcpServers.map((s) => ({ ...s })),
+    watch_mcp_forms: (args) => {
+      this.#forms = args.onForm as { onmessage: (form: McpForm) => void };
+      return null;
+    },
+    answer_mcp_form: (args) => {
+      const answer = args.answer as McpFormAnswer;
+      const refusal = answer.action === "accept" ? this.formRefusal(answer.content) : null;
+      if (refusal) throw { kind: "invalid", message: refusal };
+      this.formAnswers.push({ id: String(args.id), answer });
+      return null;
+    },
+    sign_in_mcp_server: (args) => {
+      this.signIns.push(String(args.name));
+      this.#mcpServer(args.name).state = { state: "running", pid: null, tools: 1 };
+      return null;
+    },
     approve_mcp_server: (args) => {
       const server = this.#mcpServer(args.name);
       if (this.approvalAnswer) {

@@ -17,6 +17,8 @@ import { LatestOnly } from "./latest";
 import type { ModelList, ModelLists } from "./model-choice";
 import type { ThemeController } from "./theme";
 import type {
+  McpForm,
+  McpFormAnswer,
   AppStatus,
   ConnectionReport,
   Conversation,
@@ -155,6 +157,7 @@ export class AppState {
       this.loadKinds(),
       this.loadPresets(),
       this.loadSettings(),
+      this.#watchForms(),
     ]);
     this.ready = true;
     await this.#lookForLocalServers();
@@ -513,6 +516,42 @@ export class AppState {
 
   async setServerEnabled(name: string, enabled: boolean): Promise<void> {
     await this.#onServer(() => ipc.setMcpServerEnabled(name, enabled));
+  }
+
+  /** Forms MCP servers are waiting on, oldest first; the window shows the first. */
+  forms = $state.raw<McpForm[]>([]);
+
+  async #watchForms(): Promise<void> {
+    try {
+      await ipc.watchMcpForms((form) => {
+        this.forms = [...this.forms.filter((f) => f.id !== form.id), form];
+      });
+    } catch (err) {
+      // Without a listener Rust declines every form (and logs it); nothing to show here.
+      console.error("cannot listen for MCP servers' forms", err);
+    }
+  }
+
+  /**
+   * Sends the person's answer to a form; the form closes when Rust took it.
+   * @throws IpcError when the values do not fit the form (it stays open)
+   */
+  async answerForm(id: string, answer: McpFormAnswer): Promise<void> {
+    try {
+      await ipc.answerMcpForm(id, answer);
+    } catch (err) {
+      const error = toIpcError(err);
+      if (error.kind !== "not_found" && !error.message.includes("no longer open")) throw error;
+    }
+    this.forms = this.forms.filter((f) => f.id !== id);
+  }
+
+  async signInServer(name: string): Promise<void> {
+    await this.#onServer(() => ipc.signInMcpServer(name));
+  }
+
+  async signOutServer(name: string): Promise<void> {
+    await this.#onServer(() => ipc.signOutMcpServer(name));
   }
 
   async restartServer(name: string): Promise<void> {

@@ -14,6 +14,8 @@ import type {
   StandingApproval,
   ConnectionReport,
   KeychainStatus,
+  McpForm,
+  McpFormAnswer,
   McpServerStatus,
   McpServerView,
   NewMcpServer,
@@ -256,6 +258,32 @@ export function previewMcpImport(text: string | null): Promise<ImportPreview> {
 /** Imports the same source again, read by Rust; the servers wait for approval. Resolves their names. */
 export function importMcpServers(text: string | null): Promise<string[]> {
   return call("import_mcp_servers", { text });
+}
+
+/**
+ * Signs in to a remote server that asks for OAuth: Rust opens the person's browser at the
+ * server's authorization page and waits (up to 5 minutes) for it to send them back; the
+ * tokens go to the OS keychain and the server starts again.
+ */
+export function signInMcpServer(name: string): Promise<void> {
+  return call("sign_in_mcp_server", { name });
+}
+
+/** Forgets a remote server's OAuth tokens and starts it again without them. */
+export function signOutMcpServer(name: string): Promise<void> {
+  return call("sign_out_mcp_server", { name });
+}
+
+/** Servers' forms arrive on `onForm` from now on (those already open first). */
+export function watchMcpForms(onForm: (form: McpForm) => void): Promise<void> {
+  const channel = new Channel<McpForm>();
+  channel.onmessage = onForm;
+  return call("watch_mcp_forms", { onForm: channel });
+}
+
+/** The person's answer to a form; invalid when the values do not fit it (the form stays open). */
+export function answerMcpForm(id: string, answer: McpFormAnswer): Promise<void> {
+  return call("answer_mcp_form", { id, answer });
 }
 
 /** The end of the server's stderr log (empty when it has written nothing). */

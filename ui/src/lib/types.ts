@@ -228,7 +228,34 @@ export type McpServerState =
   | { state: "running"; pid: number | null; tools: number }
   | { state: "restarting"; attempt: number; in_secs: number; reason: string }
   | { state: "failed"; reason: string }
+  | { state: "needs_sign_in"; reason: string }
   | { state: "stopped" };
+
+/** One field of a server's form (mirrors core `ElicitField`); every text is the server's. */
+export type FormField = {
+  name: string;
+  title: string | null;
+  description: string | null;
+  required: boolean;
+  default: unknown;
+} & (
+  | { type: "text"; format: "email" | "uri" | "date" | "date-time" | null; min_length: number | null; max_length: number | null }
+  | { type: "number"; integer: boolean; minimum: number | null; maximum: number | null }
+  | { type: "boolean" }
+  | { type: "choice"; options: { value: string; label: string }[] }
+  | { type: "multi_choice"; options: { value: string; label: string }[]; min_items: number | null; max_items: number | null }
+);
+
+/** A form an MCP server asks the person to fill in (mirrors core `ElicitationRequest`). */
+export interface McpForm {
+  id: string;
+  server: string;
+  message: string;
+  fields: FormField[];
+}
+
+/** What the person did with a form (mirrors core `ElicitationAnswer`). */
+export type McpFormAnswer = { action: "accept"; content: Record<string, unknown> } | { action: "decline" } | { action: "cancel" };
 
 /** One configured MCP server as mcp.json has it (mirrors core `McpServerView`). */
 export interface McpServerView {

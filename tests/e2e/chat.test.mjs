@@ -186,6 +186,34 @@ test("a failed call's Retry runs it again and the model goes on; calls described
     }
   });
 });
+
+test("a server's form (elicitation) is shown over the chat, filled in and sent; the tool gets the answer", async () => {
+  await withMockModel("chat-form", { fault: true }, async (home) => {
+    const app = await launch(home);
+    try {
+      const b = app.browser;
+      await serverRunning(b, "fault");
+      await askAndAllow(b, "Ask me where to deploy");
+      const form = b.$(tid("mcp-form"));
+      await form.waitForDisplayed({ timeout: 20000 });
+      assert.equal(await textOf(b, tid("mcp-form-message")), "Where should this deploy go?");
+      const replicas = form.$('input[type="number"]');
+      assert.equal(await replicas.getValue(), "2", "the server's default is filled in");
+      await app.screenshot("mcp-form");
+      await form.$("select").selectByAttribute("value", "production");
+      await replicas.setValue("3");
+      await b.$(tid("mcp-form-send")).click();
+      await form.waitForDisplayed({ reverse: true, timeout: 10000 });
+      await answerSays(b, "It goes to production with 3 replicas, as you said.");
+      const card = b.$(tid("tool-card"));
+      await card.$("summary").click();
+      assert.match(await textOf(b, tid("tool-result")), /chose production with 3 replicas/);
+      await app.screenshot("chat-form-answered");
+    } finally {
+      await app.close();
+    }
+  });
+});
 const STORY = "Once upon a time a switchboard operator connected every call in town, one plug at a time, all night.";
 
 /** Sends the slow story prompt in a new conversation and waits until part of it is shown. */

@@ -10,7 +10,7 @@ says so on stderr when cancelled), slow(seconds) answers after a while, progress
 every) works for a while reporting progress, grow(name) adds a tool and sends
 notifications/tools/list_changed, mutate() rewrites echo's description and sends the same, big(megabytes)
 answers with that much text, flaky(key) fails the first time it is called with a key and works
-after. (A server that writes stdout without ever ending the line cannot be
+after, ask() asks the person where to deploy (elicitation) and says what they answered. (A server that writes stdout without ever ending the line cannot be
 made with the SDK, which points file descriptor 1 at stderr while it serves; the tests use a
 shell one-liner for that.)
 """
@@ -19,6 +19,10 @@ import asyncio
 import os
 import sys
 import time
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -60,6 +64,20 @@ async def hang() -> str:
         sys.stderr.flush()
         raise
     return "unreachable"
+
+
+class Deploy(BaseModel):
+    environment: Literal["staging", "production"] = Field(default="staging", description="Where it goes")
+    replicas: int = Field(default=2, ge=1, le=10, description="How many copies run")
+
+
+@server.tool()
+async def ask(ctx: Context) -> str:
+    """Asks the person where to deploy (a form) and says what they answered."""
+    result = await ctx.elicit("Where should this deploy go?", Deploy)
+    if result.action == "accept":
+        return f"the person chose {result.data.environment} with {result.data.replicas} replicas"
+    return f"the person answered {result.action}"
 
 
 @server.tool()

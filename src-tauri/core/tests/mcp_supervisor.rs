@@ -96,7 +96,7 @@ async fn servers_start_in_the_background_and_a_crash_restarts_with_backoff() {
     else {
         panic!()
     };
-    assert_eq!(tools, 9);
+    assert_eq!(tools, 10);
     let records = std::fs::read_to_string(dir.path().join("pids.json")).unwrap();
     assert!(
         records.contains("faulty") && records.contains("everything"),

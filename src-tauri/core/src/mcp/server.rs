@@ -76,20 +76,24 @@ fn sign_in_text(server: &str, more_scope: bool) -> String {
 /// The `WWW-Authenticate` challenge of a 401 or a 403 somewhere in `e`'s chain, and whether it
 /// asks for more scope (403) rather than any sign-in.
 pub(crate) fn auth_challenge(e: &(dyn std::error::Error + 'static)) -> Option<(String, bool)> {
-    let mut next = Some(e);
-    while let Some(err) = next {
-        if let Some(http) = err.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
-            return match http {
-                StreamableHttpError::AuthRequired(a) => {
-                    Some((a.www_authenticate_header.clone(), false))
-                }
-                StreamableHttpError::InsufficientScope(a) => {
-                    Some((a.www_authenticate_header.clone(), true))
-                }
-                _ => None,
-            };
+    let http = causes(e).find_map(|err| err.downcast_ref::<StreamableHttpError<reqwest::Error>>());
+    match http? {
+        StreamableHttpError::AuthRequired(a) => Some((a.www_authenticate_header.clone(), false)),
+        StreamableHttpError::InsufficientScope(a) => {
+            Some((a.www_authenticate_header.clone(), true))
         }
-        next = match err.downcast_ref::<rmcp::service::ClientInitializeError>() {
+        _ => None,
+    }
+}
+
+/// `e` and what caused it, down to the lowest cause, through the rmcp errors that do not
+/// name their cause as `source`.
+fn causes<'a>(
+    e: &'a (dyn std::error::Error + 'static),
+) -> impl Iterator<Item = &'a (dyn std::error::Error + 'static)> {
+    std::iter::successors(Some(e), |err| {
+        match err.downcast_ref::<rmcp::service::ClientInitializeError>() {
+            // rmcp does not mark this one as the source.
             Some(rmcp::service::ClientInitializeError::TransportError { error, .. }) => {
                 Some(error as &(dyn std::error::Error + 'static))
             }
@@ -97,9 +101,8 @@ pub(crate) fn auth_challenge(e: &(dyn std::error::Error + 'static)) -> Option<(S
                 Some(ServiceError::TransportSend(error)) => Some(error),
                 _ => err.source(),
             },
-        };
-    }
-    None
+        }
+    })
 }
 
 /// How long one call may take: `idle` without an answer or progress, `hard_max` in all.
@@ -113,8 +116,7 @@ pub struct CallLimits {
 /// (host and port, never the path or query, which may hold a session id); anything else keeps
 /// its text, without the transport's Rust type name.
 pub(crate) fn readable(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut next = Some(e);
-    while let Some(err) = next {
+    for err in causes(e) {
         if let Some(http) = err.downcast_ref::<reqwest::Error>() {
             return crate::net::describe_error(http);
         }
@@ -123,16 +125,6 @@ pub(crate) fn readable(e: &(dyn std::error::Error + 'static)) -> String {
         {
             return crate::net::describe_error(http);
         }
-        next = match err.downcast_ref::<rmcp::service::ClientInitializeError>() {
-            // rmcp does not mark this one as the source.
-            Some(rmcp::service::ClientInitializeError::TransportError { error, .. }) => {
-                Some(error as &(dyn std::error::Error + 'static))
-            }
-            _ => match err.downcast_ref::<ServiceError>() {
-                Some(ServiceError::TransportSend(error)) => Some(error),
-                _ => err.source(),
-            },
-        };
     }
     without_type_names(&e.to_string())
 }

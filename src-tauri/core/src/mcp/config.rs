@@ -695,18 +695,23 @@ pub fn move_secrets_to_keychain(
 ) -> Result<Vec<String>, SecretError> {
     let mut moved = Vec::new();
     let mut updated = entry.clone();
+    // A plain, non-empty value goes to the keychain and the entry keeps its reference.
+    let mut keep = |place: &str, key: &str, value: &mut ConfigValue| -> Result<(), SecretError> {
+        let ConfigValue::Plain(plain) = value else {
+            return Ok(());
+        };
+        if plain.is_empty() {
+            return Ok(());
+        }
+        let account = secret_account(server, place, key);
+        secrets.set(&account, &secrecy::SecretString::from(plain.clone()))?;
+        *value = ConfigValue::Keychain { keychain: account };
+        moved.push(format!("{place}.{key}"));
+        Ok(())
+    };
     for (place, values) in [("env", &mut updated.env), ("headers", &mut updated.headers)] {
-        for (key, value) in values.iter_mut() {
-            let ConfigValue::Plain(plain) = value else {
-                continue;
-            };
-            if !looks_secret(key) || plain.is_empty() {
-                continue;
-            }
-            let account = secret_account(server, place, key);
-            secrets.set(&account, &secrecy::SecretString::from(plain.clone()))?;
-            *value = ConfigValue::Keychain { keychain: account };
-            moved.push(format!("{place}.{key}"));
+        for (key, value) in values.iter_mut().filter(|(key, _)| looks_secret(key)) {
+            keep(place, key, value)?;
         }
     }
     // An OAuth client secret is a secret whatever it is called.
@@ -715,14 +720,7 @@ pub fn move_secrets_to_keychain(
         .as_mut()
         .and_then(|o| o.client_secret.as_mut())
     {
-        if let ConfigValue::Plain(plain) = value {
-            if !plain.is_empty() {
-                let account = secret_account(server, "oauth", "clientSecret");
-                secrets.set(&account, &secrecy::SecretString::from(plain.clone()))?;
-                *value = ConfigValue::Keychain { keychain: account };
-                moved.push("oauth.clientSecret".to_owned());
-            }
-        }
+        keep("oauth", "clientSecret", value)?;
     }
     *entry = updated;
     Ok(moved)

@@ -138,18 +138,6 @@ impl KeychainTokens {
         self.write(Some(record)).await
     }
 
-    /// Whether tokens are kept for this server at this address.
-    ///
-    /// # Errors
-    /// The keychain cannot be asked.
-    pub async fn present(&self) -> Result<bool, AuthError> {
-        Ok(self
-            .read()
-            .await?
-            .and_then(|r| r.credentials)
-            .is_some_and(|c| c.token_response.is_some()))
-    }
-
     /// Forgets the tokens (sign out).
     ///
     /// # Errors
@@ -524,10 +512,9 @@ pub async fn signed_in_manager(
 
 /// An rmcp auth error for a person.
 fn describe(e: &AuthError) -> String {
-    let text = e.to_string();
     match e {
         AuthError::HttpError(http) => crate::net::describe_error(http),
-        _ => text,
+        _ => e.to_string(),
     }
 }
 

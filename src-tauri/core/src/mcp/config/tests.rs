@@ -281,3 +281,28 @@ fn a_typed_entry_needs_exactly_one_of_command_line_and_url() {
     assert_eq!(entry.url.as_deref(), Some("https://h.example/mcp"));
     assert!(entry.command.is_none());
 }
+
+#[test]
+fn an_oauth_client_secret_moves_to_the_keychain_whatever_it_is_called() {
+    let store = MemoryStore::new();
+    let file = McpFile::parse(
+        r#"{"mcpServers": {"docs": {"url": "https://docs.example.com/mcp",
+            "oauth": {"clientId": "switchboard", "clientSecret": "s3cret", "scopes": ["read"]}}}}"#,
+        "test",
+    )
+    .unwrap();
+    let mut docs = file.servers["docs"].clone();
+    let moved = move_secrets_to_keychain("docs", &mut docs, &store).unwrap();
+    assert_eq!(moved, ["oauth.clientSecret"]);
+    let oauth = docs.oauth.as_ref().unwrap();
+    assert_eq!(
+        oauth.client_secret,
+        Some(ConfigValue::Keychain {
+            keychain: "mcp/docs/oauth/clientSecret".into()
+        })
+    );
+    assert_eq!(oauth.client_id.as_deref(), Some("switchboard"));
+    use secrecy::ExposeSecret;
+    let kept = store.get("mcp/docs/oauth/clientSecret").unwrap().unwrap();
+    assert_eq!(kept.expose_secret(), "s3cret");
+}

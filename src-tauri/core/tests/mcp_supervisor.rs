@@ -115,7 +115,7 @@ async fn servers_start_in_the_background_and_a_crash_restarts_with_backoff() {
         .await
         .unwrap();
     wait_for(&host, "faulty", |s| {
-        matches!(s, ServerState::Running { tools: 9, .. })
+        matches!(s, ServerState::Running { tools: 11, .. })
     })
     .await;
 
@@ -131,7 +131,7 @@ async fn servers_start_in_the_background_and_a_crash_restarts_with_backoff() {
     )
     .await;
     assert!(
-        matches!(back, ServerState::Running { tools: 9, .. }),
+        matches!(back, ServerState::Running { tools: 10, .. }),
         "the restarted server starts afresh: {back:?}"
     );
 

@@ -21,7 +21,9 @@ export function tempHome(label) {
   return fs.mkdtempSync(path.join(os.tmpdir(), `switchboard-e2e-${label}-`));
 }
 
-async function freePort() {
+/** A port free a moment ago. Only for programs that cannot be given port 0 (tauri-driver): their
+ * start is retried when another process took the port in between (see startDriver). */
+async function portFreeNow() {
   const server = net.createServer();
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
@@ -34,14 +36,44 @@ async function freePort() {
 async function waitForPort(port, child, log) {
   for (let i = 0; i < 200; i++) {
     if (child.exitCode !== null) throw new Error(`tauri-driver exited early:\n${log.join()}`);
-    const ok = await new Promise((resolve) => {
-      const s = net.connect(port, "127.0.0.1", () => { s.end(); resolve(true); });
-      s.on("error", () => resolve(false));
-    });
-    if (ok) return;
+    if (await portAnswers(port)) return;
     await sleep(50);
   }
   throw new Error(`tauri-driver did not listen on ${port}:\n${log.join()}`);
+}
+
+/**
+ * Starts tauri-driver for `home`. It takes its ports on the command line, so they are probed
+ * first; a driver that dies (its port was taken between the probe and its bind) is started
+ * again on other ports, and one that answers must still be alive a moment later (what
+ * answered may have been someone else's server).
+ */
+async function startDriver(home, env) {
+  for (let attempt = 1; ; attempt++) {
+    const port = await portFreeNow();
+    const nativePort = await portFreeNow();
+    // The driver's and the app's output go to a file, not a pipe: an app that outlived its
+    // driver would otherwise hold this test process open.
+    const logFile = path.join(ARTIFACTS, `${path.basename(home)}-${port}.log`);
+    const logFd = fs.openSync(logFile, "a");
+    const driver = spawn("tauri-driver", ["--port", String(port), "--native-port", String(nativePort)], {
+      env: { ...process.env, SWITCHBOARD_HOME: home, RUST_LOG: "info", ...env },
+      stdio: ["ignore", logFd, logFd],
+    });
+    fs.closeSync(logFd);
+    const log = { join: () => fs.readFileSync(logFile, "utf8") };
+    try {
+      // tauri-driver listens before the WebKitWebDriver it starts does: wait for both.
+      await waitForPort(port, driver, log);
+      await waitForPort(nativePort, driver, log);
+      await sleep(100);
+      if (driver.exitCode !== null) throw new Error(`tauri-driver exited early:\n${log.join()}`);
+      return { driver, port, log };
+    } catch (e) {
+      if (driver.exitCode === null) driver.kill("SIGTERM");
+      if (attempt >= 5 || driver.exitCode === null) throw e;
+    }
+  }
 }
 
 /**
@@ -50,21 +82,7 @@ async function waitForPort(port, child, log) {
  */
 export async function launch(home, env = {}) {
   if (!BIN) throw new Error("SWITCHBOARD_BIN is not set");
-  const port = await freePort();
-  const nativePort = await freePort();
-  // The driver's and the app's output go to a file, not a pipe: an app that outlived its
-  // driver would otherwise hold this test process open.
-  const logFile = path.join(ARTIFACTS, `${path.basename(home)}-${port}.log`);
-  const logFd = fs.openSync(logFile, "a");
-  const driver = spawn("tauri-driver", ["--port", String(port), "--native-port", String(nativePort)], {
-    env: { ...process.env, SWITCHBOARD_HOME: home, RUST_LOG: "info", ...env },
-    stdio: ["ignore", logFd, logFd],
-  });
-  fs.closeSync(logFd);
-  const log = { join: () => fs.readFileSync(logFile, "utf8") };
-  // tauri-driver listens before the WebKitWebDriver it starts does: wait for both.
-  await waitForPort(port, driver, log);
-  await waitForPort(nativePort, driver, log);
+  const { driver, port, log } = await startDriver(home, env);
   let browser;
   try {
     browser = await remote({
@@ -202,27 +220,32 @@ export function portAnswers(port) {
 }
 
 /**
- * Starts aimock (tests/peers) with the provider fixtures on 127.0.0.1:`port` (a free one when
- * not given). Returns `{ root, port, stop }`; stop() ends it.
+ * Starts aimock (tests/peers) with the provider fixtures on 127.0.0.1:`port`, or on a port of
+ * its own choosing, read back from what it prints, when none is given. Returns
+ * `{ root, port, stop }`; stop() ends it.
  */
 export async function startAimock(port, fixtures = "providers.json") {
   const cli = path.resolve("tests/peers/node_modules/@copilotkit/aimock/dist/cli.js");
   if (!fs.existsSync(cli)) throw new Error("aimock is not installed in tests/peers (scripts/bootstrap.sh test installs it)");
-  const p = port ?? (await freePort());
-  const logFd = fs.openSync(path.join(ARTIFACTS, `aimock-${p}.log`), "a");
+  const logFile = path.join(ARTIFACTS, `aimock-${port ?? "any"}-${process.pid}-${Date.now()}.log`);
+  const logFd = fs.openSync(logFile, "a");
+  // `info` is the level at which it prints the address it listens on.
   const child = spawn(
     "node",
-    [cli, "--host", "127.0.0.1", "--port", String(p), "--fixtures", path.resolve("tests/fixtures/aimock", fixtures), "--log-level", "warn"],
+    [cli, "--host", "127.0.0.1", "--port", String(port ?? 0), "--fixtures", path.resolve("tests/fixtures/aimock", fixtures), "--log-level", "info"],
     { stdio: ["ignore", logFd, logFd] },
   );
   fs.closeSync(logFd);
-  for (let i = 0; i < 200 && !(await portAnswers(p)); i++) {
-    if (child.exitCode !== null) throw new Error(`aimock exited early (port ${p})`);
-    await sleep(50);
+  let root;
+  for (let i = 0; i < 400 && !root; i++) {
+    if (child.exitCode !== null) throw new Error(`aimock exited early:\n${fs.readFileSync(logFile, "utf8")}`);
+    root = /aimock server listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(fs.readFileSync(logFile, "utf8"))?.[1];
+    if (!root) await sleep(50);
   }
+  if (!root) throw new Error(`aimock did not say where it listens:\n${fs.readFileSync(logFile, "utf8")}`);
   return {
-    root: `http://127.0.0.1:${p}`,
-    port: p,
+    root,
+    port: Number(new URL(root).port),
     async stop() {
       if (child.exitCode === null) {
         child.kill();

@@ -1,6 +1,8 @@
 // Preloaded with `node --require` (NODE_OPTIONS) so that a server which listens on every
 // interface, with no option to say otherwise (server-everything's HTTP modes, the conformance
 // suite's scenario servers), binds to 127.0.0.1 only: tests never open a port to the network.
+// With LOOPBACK_REPORT_PORT set, each server says on stderr which port it got, so a test can
+// start it on port 0 and read the port back.
 'use strict';
 const dns = require('dns');
 const net = require('net');
@@ -33,6 +35,15 @@ net.Server.prototype.listen = function (...args) {
     args.unshift(0, LOOPBACK);
   } else if (first && typeof first === 'object' && !('path' in first) && !('fd' in first) && !('handle' in first) && !('_handle' in first)) {
     args[0] = { ...first, host: LOOPBACK };
+  }
+  if (process.env.LOOPBACK_REPORT_PORT) {
+    // A test gives port 0 and reads the port back from here: no probe-then-bind race.
+    this.once('listening', () => {
+      const address = this.address();
+      if (address && typeof address === 'object') {
+        process.stderr.write(`loopback: listening on ${LOOPBACK}:${address.port}\n`);
+      }
+    });
   }
   return listen.apply(this, args);
 };

@@ -23,7 +23,7 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::service::ServiceExt;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::json;
-use support::{mcp_peers_installed, peers, stdio_launch};
+use support::{mcp_peers_installed, peers, stdio_launch, Everything};
 use switchboard_core::mcp::host::{McpHost, ServerState};
 use switchboard_core::mcp::remote::{self, RemoteLaunch, RemoteTransport};
 use switchboard_core::mcp::stdio::{self, StdioLaunch};
@@ -93,36 +93,6 @@ fn group_rss_kib(pgid: u32) -> u64 {
         })
         .map(rss_kib)
         .sum()
-}
-
-/// server-everything in `streamableHttp` mode on a free loopback port (bound to 127.0.0.1 by
-/// tests/peers/loopback.cjs), with its URL; kill the child when done.
-fn everything_http() -> (std::process::Child, String) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = std::process::Command::new(peers().join("node_modules/.bin/mcp-server-everything"))
-        .arg("streamableHttp")
-        .env("PORT", port.to_string())
-        .env(
-            "NODE_OPTIONS",
-            format!("--require {}", peers().join("loopback.cjs").display()),
-        )
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "server-everything did not listen"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    (child, format!("http://127.0.0.1:{port}/mcp"))
 }
 
 fn percentile(mut v: Vec<Duration>, p: f64) -> Duration {
@@ -203,7 +173,8 @@ async fn main() {
     );
 
     // 1b. The same over streamable HTTP: the host's remote client against rmcp's default one.
-    let (mut http_child, url) = everything_http();
+    let everything = Everything::start("the mcp bench", "streamableHttp").unwrap();
+    let url = everything.url("/mcp");
     let host_remote = remote::connect(
         "everything-http",
         &RemoteLaunch {
@@ -245,8 +216,7 @@ async fn main() {
     }
     host_remote.stop().await;
     let _ = bare_http.cancel().await;
-    let _ = http_child.kill();
-    let _ = http_child.wait();
+    drop(everything);
     let (h50, b50) = (
         percentile(via_host.clone(), 0.5),
         percentile(via_bare.clone(), 0.5),

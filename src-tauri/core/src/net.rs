@@ -119,6 +119,17 @@ fn capped<B: AsRef<[u8]>>(
     })
 }
 
+/// A loopback port where nothing listens, and nothing will while the returned socket lives: it
+/// is bound but not listening, so connections to it are refused. (A port probed free and then
+/// let go can be taken by a parallel test before the check that expects a refusal.)
+#[cfg(test)]
+pub(crate) fn refused_port() -> (tokio::net::TcpSocket, u16) {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let port = socket.local_addr().unwrap().port();
+    (socket, port)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

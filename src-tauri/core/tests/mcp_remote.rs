@@ -8,8 +8,6 @@
 //! Without the peers installed the server-everything tests say SKIPPED, unless
 //! `SWITCHBOARD_REQUIRE_PEERS=1`.
 
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
@@ -17,66 +15,8 @@ use switchboard_core::mcp::host::{McpHost, ServerState};
 use switchboard_core::mcp::remote::{self, RemoteLaunch, RemoteTransport};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-fn peers() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/peers")
-}
-
-/// server-everything in an HTTP `mode`, on a free loopback port; killed when dropped.
-struct Everything {
-    child: Child,
-    port: u16,
-}
-
-impl Drop for Everything {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Everything {
-    fn start(test: &str, mode: &str) -> Option<Everything> {
-        let bin = peers().join("node_modules/.bin/mcp-server-everything");
-        if !bin.exists() {
-            assert!(
-                std::env::var_os("SWITCHBOARD_REQUIRE_PEERS").is_none(),
-                "{} is not installed (scripts/bootstrap.sh test installs it)",
-                bin.display()
-            );
-            eprintln!("SKIPPED {test}: {} is not installed", bin.display());
-            return None;
-        }
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let preload = peers().join("loopback.cjs");
-        let child = Command::new(&bin)
-            .arg(mode)
-            .env("PORT", port.to_string())
-            .env("NODE_OPTIONS", format!("--require {}", preload.display()))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let server = Everything { child, port };
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "server-everything {mode} did not listen"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        Some(server)
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("http://127.0.0.1:{}{path}", self.port)
-    }
-}
+mod support;
+use support::{refused_port, Everything};
 
 fn launch(url: String, transport: RemoteTransport) -> RemoteLaunch {
     RemoteLaunch {
@@ -228,11 +168,7 @@ async fn the_supervisor_runs_a_remote_server_and_notices_when_it_goes_away() {
 
 #[tokio::test]
 async fn nothing_listening_says_what_each_transport_met() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let (_closed, port) = refused_port();
     let err = remote::connect(
         "nobody",
         &launch(

@@ -357,9 +357,7 @@ async fn test_connection_says_exactly_what_failed() {
     );
 
     // Nothing listening: a network error, not a hang.
-    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = free.local_addr().unwrap().port();
-    drop(free);
+    let (_closed, port) = crate::net::refused_port();
     core.update_provider("Hosted", Some(&format!("http://127.0.0.1:{port}/v1")), None)
         .await
         .unwrap();
@@ -418,9 +416,8 @@ async fn a_local_server_that_answers_is_offered_and_a_silent_port_is_not() {
         r#"{"models":[{"name":"qwen3:4b","model":"qwen3:4b"},{"name":"llama3.2:3b"},{"name":"all-minilm:latest"},{"name":"bge-m3:567m"}]}"#,
     )
     .await;
-    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let silent = format!("http://{}/v1", free.local_addr().unwrap());
-    drop(free);
+    let (_closed, port) = crate::net::refused_port();
+    let silent = format!("http://127.0.0.1:{port}/v1");
     // A port that answers, but not like the server we asked for, is not offered either.
     let (not_lm_studio, _) = answer_with(200, r#"<html>hello</html>"#).await;
     let found = super::connections::probe_local_servers([

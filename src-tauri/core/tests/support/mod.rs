@@ -69,8 +69,9 @@ impl Drop for Aimock {
     }
 }
 
-/// Starts aimock on a free loopback port with `tests/fixtures/aimock/<fixtures>` and `extra`
-/// flags, or says the test is skipped.
+/// Starts aimock on a loopback port of its own choosing (port 0, read back from what it
+/// prints: a port probed free and then bound can be taken by a parallel test in between) with
+/// `tests/fixtures/aimock/<fixtures>` and `extra` flags, or says the test is skipped.
 pub fn aimock(test: &str, fixtures: &str, extra: &[&str]) -> Option<Aimock> {
     let cli = peers().join("node_modules/@copilotkit/aimock/dist/cli.js");
     if !cli.exists() {
@@ -81,32 +82,145 @@ pub fn aimock(test: &str, fixtures: &str, extra: &[&str]) -> Option<Aimock> {
         eprintln!("SKIPPED {test}: aimock is not installed in tests/peers (scripts/bootstrap.sh test installs it)");
         return None;
     }
-    let port = {
-        let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        probe.local_addr().unwrap().port()
-    };
     let fixtures = repo_root().join("tests/fixtures/aimock").join(fixtures);
-    let child = Command::new("node")
+    let mut child = Command::new("node")
         .arg(&cli)
-        .args(["--host", "127.0.0.1", "--port", &port.to_string()])
+        .args(["--host", "127.0.0.1", "--port", "0"])
         .arg("--fixtures")
         .arg(&fixtures)
-        .args(["--log-level", "warn"])
+        // `info` is what prints the address it listens on.
+        .args(["--log-level", "info"])
         .args(extra)
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
         .spawn()
         .expect("node runs aimock");
-    let mock = Aimock {
-        child,
-        root: format!("http://127.0.0.1:{port}"),
+    let stdout = child.stdout.take().expect("piped");
+    let root = match read_until(stdout, "aimock server listening on ") {
+        Ok(address) => address,
+        Err(why) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("aimock did not start: {why}");
+        }
     };
+    Some(Aimock { child, root })
+}
+
+/// Reads `stream` (a child's stdout or stderr) line by line until one holds `marker`, and
+/// returns the rest of that line; the stream is drained on a thread after that, so the child
+/// never blocks on a full pipe. Gives up after 20 s or at the end of the stream.
+///
+/// # Errors
+/// The marker never came: what the stream said instead.
+pub fn read_until(
+    stream: impl std::io::Read + Send + 'static,
+    marker: &str,
+) -> Result<String, String> {
+    use std::io::BufRead;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let wanted = marker.to_owned();
+    std::thread::spawn(move || {
+        let marker = wanted;
+        let mut found = false;
+        for line in std::io::BufReader::new(stream).lines() {
+            let Ok(line) = line else { break };
+            if !found {
+                if let Some(at) = line.find(&marker) {
+                    found = true;
+                    let _ = tx.send(Ok(line[at + marker.len()..].trim().to_owned()));
+                } else {
+                    let _ = tx.send(Err(line));
+                }
+            }
+        }
+    });
     let deadline = Instant::now() + Duration::from_secs(20);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "aimock did not start on {port}");
-        std::thread::sleep(Duration::from_millis(50));
+    let mut said = Vec::new();
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(Ok(rest)) => return Ok(rest),
+            Ok(Err(line)) => said.push(line),
+            Err(_) => {
+                return Err(format!(
+                    "no “{marker}” within 20 s; it said: {}",
+                    said.join(" | ")
+                ))
+            }
+        }
     }
-    Some(mock)
+}
+
+/// server-everything in an HTTP `mode` (`streamableHttp`, `sse`) on a port of its own choosing
+/// on 127.0.0.1 (tests/peers/loopback.cjs binds it there and says which port); killed when
+/// dropped.
+pub struct Everything {
+    pub child: Child,
+    pub port: u16,
+}
+
+impl Drop for Everything {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Everything {
+    /// Starts it, or says `test` is skipped when the peers are not installed.
+    pub fn start(test: &str, mode: &str) -> Option<Everything> {
+        let bin = peers().join("node_modules/.bin/mcp-server-everything");
+        if !bin.exists() {
+            assert!(
+                std::env::var_os("SWITCHBOARD_REQUIRE_PEERS").is_none(),
+                "{} is not installed (scripts/bootstrap.sh test installs it)",
+                bin.display()
+            );
+            eprintln!("SKIPPED {test}: {} is not installed", bin.display());
+            return None;
+        }
+        let mut child = Command::new(&bin)
+            .arg(mode)
+            .env("PORT", "0")
+            .env("LOOPBACK_REPORT_PORT", "1")
+            .env(
+                "NODE_OPTIONS",
+                format!("--require {}", peers().join("loopback.cjs").display()),
+            )
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stderr = child.stderr.take().expect("piped");
+        let port = read_until(stderr, "loopback: listening on 127.0.0.1:")
+            .map_err(|why| format!("server-everything {mode} did not listen: {why}"))
+            .and_then(|p| p.parse::<u16>().map_err(|e| e.to_string()));
+        match port {
+            Ok(port) => Some(Everything { child, port }),
+            Err(why) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("{why}");
+            }
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+}
+
+/// A loopback port where nothing listens, and nothing will while the returned socket lives:
+/// it is bound but not listening, so connections to it are refused. (A port probed free and
+/// then let go can be taken by a parallel test before the check that expects a refusal.)
+pub fn refused_port() -> (tokio::net::TcpSocket, u16) {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let port = socket.local_addr().unwrap().port();
+    (socket, port)
 }
 
 impl Aimock {

@@ -43,6 +43,7 @@ const COMMANDS: &[&str] = &[
     "send_message",
     "retry_tool_call",
     "stop_run",
+    "attach_run",
     "answer_approval",
     "list_conversation_tools",
     "set_conversation_tool",

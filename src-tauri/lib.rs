@@ -1,7 +1,8 @@
-//! The desktop shell: builds the Tauri app around [`switchboard_core::Core`]. Plugins, managed
-//! state, the one `generate_handler!` list and the single-instance hand-off live here; every
-//! decision lives in the core.
+//! The desktop shell: builds the Tauri app around [`switchboard_core::App`]. Plugins, managed
+//! state, the one `generate_handler!` list, the single-instance hand-off and the shutdown at
+//! exit live here; every decision lives in the core.
 
+mod bridge;
 mod commands;
 mod state;
 
@@ -58,10 +59,11 @@ pub fn run() -> i32 {
             switchboard_core::settings::set_aside_if_unreadable(&paths.settings_file());
             let settings = app.store(paths.settings_file())?;
             let secrets = Arc::new(KeyringStore::new(paths.keychain_service()));
+            let settings = Arc::new(bridge::StoreSettings(settings));
             app.manage(AppState::new(paths.clone(), secrets, settings));
             let handle = app.handle().clone();
             tauri::async_runtime::spawn(async move {
-                handle.state::<AppState>().start_mcp_servers().await;
+                handle.state::<AppState>().app().await.start_servers().await;
             });
             // TERM (logout, shutdown, a process manager) and Ctrl-C end the app the normal way,
             // so its MCP servers are stopped too.
@@ -79,6 +81,7 @@ pub fn run() -> i32 {
             commands::chat::send_message,
             commands::chat::retry_tool_call,
             commands::chat::stop_run,
+            commands::chat::attach_run,
             commands::chat::answer_approval,
             commands::chat::list_conversation_tools,
             commands::chat::set_conversation_tool,
@@ -135,11 +138,10 @@ pub fn run() -> i32 {
     // nothing after it (the instance guard, the log flush) would ever run.
     let code = app.run_return(|handle, event| {
         if let tauri::RunEvent::Exit = event {
-            // Every MCP server is stopped before the process ends, within a few seconds.
+            // Every run is stopped (saving what it had) and every MCP server before the
+            // process ends, within a few seconds.
             let state = handle.state::<AppState>();
-            tauri::async_runtime::block_on(
-                state.stop_mcp_servers(std::time::Duration::from_secs(5)),
-            );
+            tauri::async_runtime::block_on(state.shutdown(std::time::Duration::from_secs(5)));
         }
     });
     tracing::info!(code, "window closed; exiting");

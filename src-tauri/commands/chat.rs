@@ -1,28 +1,23 @@
 //! Chat commands: send a message (or retry it, or run one failed call again) and stream the
-//! run's events over a `Channel`, stop a run, answer an approval, and the per-conversation
-//! tool switches and standing approvals. The run itself is the core's; the shell only starts
-//! it on its own task and keeps its cancel token.
+//! run's events over a `Channel`, attach to a run under way, stop a run, answer an approval,
+//! and the per-conversation tool switches and standing approvals. Runs are the core's App's:
+//! it starts them on their own tasks, keeps their tokens and awaits them at quit.
 
-use switchboard_core::agent::{self, ApprovalAnswer, RunServices};
+use switchboard_core::agent::ApprovalAnswer;
 use switchboard_core::engine::{CallRef, ConversationTool, TurnRequest};
 use switchboard_core::events::RunEvent;
-use switchboard_core::settings::Settings;
 use switchboard_core::store::{StandingApproval, ToolToggle};
 use tauri::ipc::Channel;
-use tauri::{AppHandle, Manager, State};
+use tauri::State;
 
 use super::error::{CommandError, CommandResult};
+use crate::bridge::channel_sink;
 use crate::state::AppState;
-
-fn settings(state: &AppState) -> Settings {
-    Settings::from_entries(&state.settings.entries().into_iter().collect())
-}
 
 /// Starts a turn (`text` `null` retries from the conversation as it is) and returns its run id;
 /// every event of the run arrives on `on_event`, the last being `run_finished`.
 #[tauri::command]
 pub async fn send_message(
-    app: AppHandle,
     state: State<'_, AppState>,
     conversation_id: String,
     text: Option<String>,
@@ -33,14 +28,17 @@ pub async fn send_message(
         text,
         ..TurnRequest::default()
     };
-    start_run(app, &state, request, on_event).await
+    let app = state.app().await;
+    Ok(app
+        .start_turn(request, channel_sink(on_event))
+        .await?
+        .run_id)
 }
 
 /// Runs a failed call again (its card's Retry), through the same approvals, and lets the model
 /// go on when it works; returns the run id like `send_message`.
 #[tauri::command]
 pub async fn retry_tool_call(
-    app: AppHandle,
     state: State<'_, AppState>,
     conversation_id: String,
     message_id: String,
@@ -55,49 +53,31 @@ pub async fn retry_tool_call(
         }),
         ..TurnRequest::default()
     };
-    start_run(app, &state, request, on_event).await
+    let app = state.app().await;
+    Ok(app
+        .start_turn(request, channel_sink(on_event))
+        .await?
+        .run_id)
 }
 
-/// Prepares a turn, then runs it on its own task with the events going to `on_event`.
-async fn start_run(
-    app: AppHandle,
-    state: &AppState,
-    request: TurnRequest,
+/// A window that shows a conversation (again: after a reload, or coming back to it) is given
+/// the run under way there, if any: everything it sent so far, then its live events on
+/// `on_event`. Returns the run id, or `null` when nothing runs there.
+#[tauri::command]
+pub async fn attach_run(
+    state: State<'_, AppState>,
+    conversation_id: String,
     on_event: Channel<RunEvent>,
-) -> CommandResult<String> {
-    let core = state.core().await;
-    let host = state.mcp_host().await;
-    let setup = core.prepare_turn(host, request, &settings(state)).await?;
-    let run_id = setup.run_id.clone();
-    let cancel = state.runs.start(&run_id, &setup.conversation_id)?;
-    let id = run_id.clone();
-    tauri::async_runtime::spawn(async move {
-        let state = app.state::<AppState>();
-        let core = state.core().await;
-        let sink = move |event: RunEvent| {
-            if let Err(e) = on_event.send(event) {
-                tracing::debug!(error = %e, "the window stopped listening to a run");
-            }
-        };
-        if let Ok(store) = core.store() {
-            let services = RunServices {
-                store,
-                tools: state.mcp_host().await,
-                approver: &state.approvals,
-                sink: &sink,
-            };
-            agent::run(setup, services, cancel).await;
-        }
-        state.runs.finish(&id);
-    });
-    Ok(run_id)
+) -> CommandResult<Option<String>> {
+    let app = state.app().await;
+    Ok(app.attach(&conversation_id, channel_sink(on_event)))
 }
 
 /// Stops a run: its model stream and every running tool call. Stopping a run that already
 /// ended does nothing.
 #[tauri::command]
 pub async fn stop_run(state: State<'_, AppState>, run_id: String) -> CommandResult<()> {
-    state.runs.stop(&run_id);
+    state.app().await.stop_run(&run_id);
     Ok(())
 }
 
@@ -108,7 +88,7 @@ pub async fn answer_approval(
     request_id: String,
     answers: Vec<ApprovalAnswer>,
 ) -> CommandResult<()> {
-    if state.approvals.answer(&request_id, answers) {
+    if state.app().await.answer_approval(&request_id, answers) {
         Ok(())
     } else {
         Err(CommandError {
@@ -124,9 +104,12 @@ pub async fn list_conversation_tools(
     state: State<'_, AppState>,
     conversation_id: String,
 ) -> CommandResult<Vec<ConversationTool>> {
-    let core = state.core().await;
-    let host = state.mcp_host().await;
-    Ok(core.conversation_catalogue(host, &conversation_id).await?.1)
+    let app = state.app().await;
+    Ok(app
+        .core()
+        .conversation_catalogue(app.host(), &conversation_id)
+        .await?
+        .1)
 }
 
 /// Switches a server (`tool` `null`) or one tool on or off for a conversation.

@@ -91,5 +91,5 @@ pub async fn delete_provider_key(
 
 #[tauri::command]
 pub async fn remove_provider(state: State<'_, AppState>, name: String) -> CommandResult<()> {
-    Ok(state.core().await.remove_provider(&name).await?)
+    Ok(state.app().await.remove_provider(&name).await?)
 }

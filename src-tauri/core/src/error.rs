@@ -41,6 +41,12 @@ pub enum CoreError {
         field: &'static str,
         message: String,
     },
+    /// A conversation answers one message at a time.
+    #[error("This conversation is already answering; stop it or wait.")]
+    RunUnderWay,
+    /// The app is quitting: nothing new starts.
+    #[error("Switchboard is quitting; nothing new can start.")]
+    Quitting,
     #[error(transparent)]
     DatabaseUnavailable(#[from] DatabaseUnavailable),
     #[error(transparent)]
@@ -83,7 +89,7 @@ impl CoreError {
         match self {
             CoreError::Invalid(_) => "invalid_input",
             CoreError::NotFound { .. } => "not_found",
-            CoreError::Conflict { .. } => "conflict",
+            CoreError::Conflict { .. } | CoreError::RunUnderWay | CoreError::Quitting => "conflict",
             CoreError::DatabaseUnavailable(_) => "database",
             CoreError::Store(StoreError::NotFound { .. }) => "not_found",
             CoreError::Store(_) => "database",

@@ -5,9 +5,8 @@
 //! the desktop shell in `src-tauri/` is a thin adapter over [`Core`].
 
 pub mod agent;
+pub mod app;
 pub mod cli;
-mod cli_chat;
-mod cli_mcp;
 pub mod engine;
 pub mod error;
 pub mod events;
@@ -24,6 +23,7 @@ pub mod settings;
 pub mod store;
 pub mod text;
 
+pub use crate::app::{App, AppConfig};
 pub use crate::engine::{Core, DatabaseUnavailable, KeychainStatus};
 pub use error::{CoreError, InvalidInput};
 pub use paths::AppPaths;

@@ -180,6 +180,84 @@ impl Settings {
     }
 }
 
+/// Where the settings live: the window's store plugin, the command line's file, a test's
+/// memory. The app reads them through this and writes through it (a removed provider clears
+/// the default that named it), so every adapter keeps one copy that stays true.
+pub trait SettingsSource: Send + Sync {
+    /// The settings as they are now (defaults for anything missing or invalid).
+    fn load(&self) -> Settings;
+
+    /// Writes `settings` (already validated).
+    ///
+    /// # Errors
+    /// [`SettingsError::Save`] when they cannot be written.
+    fn save(&self, settings: &Settings) -> Result<(), SettingsError>;
+}
+
+/// `settings.json` read and written directly: what the command line uses. Entries it does not
+/// know are kept; the file is replaced whole (written aside, then renamed), never half-written.
+#[derive(Debug, Clone)]
+pub struct SettingsFile {
+    path: std::path::PathBuf,
+}
+
+impl SettingsFile {
+    pub fn new(path: std::path::PathBuf) -> Self {
+        Self { path }
+    }
+}
+
+impl SettingsSource for SettingsFile {
+    fn load(&self) -> Settings {
+        Settings::load_file(&self.path).unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "settings unreadable; using defaults");
+            Settings::default()
+        })
+    }
+
+    fn save(&self, settings: &Settings) -> Result<(), SettingsError> {
+        let save = |e: &dyn std::fmt::Display| SettingsError::Save(e.to_string());
+        let mut entries = std::fs::read_to_string(&self.path)
+            .ok()
+            .and_then(|text| serde_json::from_str::<Map<String, Value>>(&text).ok())
+            .unwrap_or_default();
+        entries.extend(settings.to_entries());
+        let text = serde_json::to_vec_pretty(&entries).map_err(|e| save(&e))?;
+        let aside = self
+            .path
+            .with_extension(format!("json.{}", std::process::id()));
+        std::fs::write(&aside, text).map_err(|e| save(&e))?;
+        std::fs::rename(&aside, &self.path).map_err(|e| save(&e))
+    }
+}
+
+/// Settings kept in memory only (tests, and a home whose settings cannot be stored).
+#[derive(Debug, Default)]
+pub struct MemorySettings(std::sync::Mutex<Settings>);
+
+impl MemorySettings {
+    pub fn new(settings: Settings) -> Self {
+        Self(std::sync::Mutex::new(settings))
+    }
+}
+
+impl SettingsSource for MemorySettings {
+    fn load(&self) -> Settings {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    fn save(&self, settings: &Settings) -> Result<(), SettingsError> {
+        *self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = settings.clone();
+        Ok(())
+    }
+}
+
 /// A settings file that exists but cannot be parsed would be dropped by the store plugin and
 /// overwritten at the next save. Moves it aside instead (`settings.json.unreadable-<ms>`) and
 /// returns where it went, so nothing a person wrote is lost.
@@ -280,6 +358,26 @@ mod tests {
         std::fs::write(&path, b"{\"theme\": \"dark\"}").unwrap();
         assert!(set_aside_if_unreadable(&path).is_none());
         assert!(path.exists());
+    }
+
+    #[test]
+    fn the_settings_file_is_written_whole_and_keeps_entries_it_does_not_know() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        std::fs::write(&path, br#"{"theme": "dark", "window": {"width": 900}}"#).unwrap();
+        let file = SettingsFile::new(path.clone());
+        let mut s = file.load();
+        assert_eq!(s.theme, Theme::Dark);
+        s.default_provider = Some("Local".into());
+        file.save(&s).unwrap();
+        assert_eq!(file.load(), s);
+        let raw: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        assert_eq!(raw["window"], json!({"width": 900}));
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "nothing left aside"
+        );
     }
 
     #[test]

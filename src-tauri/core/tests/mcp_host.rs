@@ -109,7 +109,8 @@ async fn an_added_server_starts_an_edited_one_waits_for_approval_and_a_removed_o
     }
     let listed = core.mcp_servers().await.unwrap();
     assert!(!listed[0].approved);
-    assert!(core.mcp_approve("Everything").await.unwrap().approved);
+    let shown = core.mcp_approval_request("Everything").unwrap();
+    assert!(core.mcp_approve_shown(&shown).await.unwrap().approved);
 
     // Disabled servers do not start; removal takes the keychain value and approval along.
     core.mcp_remove("EVERYTHING").await.unwrap();

@@ -20,9 +20,9 @@ use switchboard_core::mcp::host::{McpHost, ServerState};
 use switchboard_core::mcp::pins::PinnedTool;
 use switchboard_core::providers::HttpOptions;
 use switchboard_core::secrets::MemoryStore;
-use switchboard_core::settings::Settings;
+use switchboard_core::settings::{MemorySettings, Settings};
 use switchboard_core::store::{Message, MessageStatus, Role, Store, ToolToggle};
-use switchboard_core::{AppPaths, Core, CoreError};
+use switchboard_core::{App, AppConfig, AppPaths, Core, CoreError};
 use tokio_util::sync::CancellationToken;
 
 use support::{aimock, peers, stdio_launch, Aimock};
@@ -35,6 +35,7 @@ const STARTUP: Duration = Duration::from_secs(30);
 struct World {
     core: Core,
     store: Store,
+    secrets: Arc<MemoryStore>,
     host: McpHost,
     conversation: String,
     _home: tempfile::TempDir,
@@ -48,10 +49,11 @@ async fn world(test: &str, servers: &[&str]) -> Option<World> {
     let mock = aimock(test, "tool-loop.json", &[])?;
     let home = tempfile::tempdir().unwrap();
     let store = Store::open_in_memory().unwrap();
+    let secrets = Arc::new(MemoryStore::default());
     let core = Core::with_store(
         AppPaths::under_home(home.path().to_path_buf()),
         store.clone(),
-        Arc::new(MemoryStore::default()),
+        Arc::clone(&secrets) as _,
     )
     .with_http_options(HttpOptions {
         connect_timeout: Duration::from_secs(5),
@@ -101,6 +103,7 @@ async fn world(test: &str, servers: &[&str]) -> Option<World> {
     Some(World {
         core,
         store,
+        secrets,
         host,
         conversation,
         _home: home,
@@ -1058,9 +1061,20 @@ async fn the_command_line_runs_the_same_loop_and_prints_every_event_as_a_json_li
     let Some(w) = world("cli_chat", &[]).await else {
         return;
     };
+    // The command line's own app, over the same database and keychain.
+    let paths = AppPaths::under_home(w._home.path().to_path_buf());
+    let app = App::with_core(
+        Core::with_store(paths.clone(), w.store.clone(), Arc::clone(&w.secrets) as _),
+        AppConfig::headless(
+            paths,
+            w.secrets.clone(),
+            Arc::new(MemorySettings::default()),
+        ),
+    )
+    .await;
     let mut out = Vec::new();
     switchboard_core::cli::run_with(
-        &w.core,
+        &app,
         &[
             "chat",
             "--conversation",

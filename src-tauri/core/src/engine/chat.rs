@@ -249,7 +249,14 @@ impl Core {
             .provider
             .clone()
             .or_else(|| conversation.provider.clone())
-            .or_else(|| settings.default_provider.clone())
+            // A default that names a provider no longer there (removed from the command
+            // line, or by hand) is no default.
+            .or_else(|| {
+                settings
+                    .default_provider
+                    .clone()
+                    .filter(|p| providers.iter().any(|r| r.name.eq_ignore_ascii_case(p)))
+            })
             .or_else(|| (providers.len() == 1).then(|| providers[0].name.clone()));
         let Some(name) = named else {
             return Err(InvalidInput::new(

@@ -21,6 +21,7 @@ use crate::mcp::oauth::{Authorizer, RemoteAuth};
 use crate::mcp::pins::{review, PinnedTool, ToolStatus};
 use crate::mcp::remote::{RemoteLaunch, RemoteTransport};
 use crate::mcp::server::{McpError, McpServer};
+use crate::policy::confirm::ServerApprovalRequest;
 
 fn not_oauth(server: &str) -> CoreError {
     CoreError::Conflict {
@@ -57,17 +58,6 @@ pub struct ToolReview {
     pub status: ToolStatus,
     /// Whether it may be offered to a model (not while held back).
     pub offered: bool,
-}
-
-/// What a person is asked to approve before a server first runs (or runs changed).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ApprovalRequest {
-    pub server: String,
-    /// The full command line or address, untruncated, secrets as their keychain reference.
-    pub command_line: String,
-    /// Reached over HTTP rather than run as a program.
-    pub remote: bool,
-    pub fingerprint: String,
 }
 
 /// One configured server as lists show it.
@@ -324,11 +314,11 @@ impl Core {
     ///
     /// # Errors
     /// Not found, an invalid entry.
-    pub fn mcp_approval_request(&self, name: &str) -> Result<ApprovalRequest, CoreError> {
+    pub fn mcp_approval_request(&self, name: &str) -> Result<ServerApprovalRequest, CoreError> {
         let file = self.load_mcp()?;
         let (key, entry) = find_server(&file, name)?;
         let spec = entry.resolve(key)?;
-        Ok(ApprovalRequest {
+        Ok(ServerApprovalRequest {
             server: key.clone(),
             command_line: spec.launch.display(),
             remote: !matches!(spec.launch, Launch::Stdio { .. }),
@@ -343,7 +333,7 @@ impl Core {
     /// [`CoreError::Conflict`] when the entry changed; not found; the database.
     pub async fn mcp_approve_shown(
         &self,
-        shown: &ApprovalRequest,
+        shown: &ServerApprovalRequest,
     ) -> Result<McpServerView, CoreError> {
         let now = self.mcp_approval_request(&shown.server)?;
         if now.fingerprint != shown.fingerprint {
@@ -475,15 +465,6 @@ impl Core {
             }
             _ => Err(not_oauth(&key)),
         }
-    }
-
-    /// Approves the server as it is now.
-    ///
-    /// # Errors
-    /// Not found, an invalid entry, the database.
-    pub async fn mcp_approve(&self, name: &str) -> Result<McpServerView, CoreError> {
-        self.mcp_approve_shown(&self.mcp_approval_request(name)?)
-            .await
     }
 
     /// How [`Core::mcp_servers`] shows the server named exactly `name`.

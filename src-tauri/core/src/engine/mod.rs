@@ -502,7 +502,7 @@ mod mcp;
 pub use crate::events::CallRef;
 pub use chat::{ConversationTool, ToolSelection, TurnRequest};
 pub use connections::{ConnectionReport, LocalServer};
-pub use mcp::{ApprovalRequest, McpServerStatus, McpServerView, ToolReview};
+pub use mcp::{McpServerStatus, McpServerView, ToolReview};
 
 #[cfg(test)]
 mod tests;

@@ -7,6 +7,8 @@
 //! Which tools are *offered* at all (toggles, held-back pins) is [`offered`]; a call to a tool
 //! that was not offered never reaches [`decide`]: the loop answers it as an unknown tool.
 
+pub mod confirm;
+
 use std::collections::HashSet;
 
 use serde_json::Value;

@@ -1,22 +1,108 @@
-//! `switchboard mcp …`: the MCP verbs of the command line, over the same [`Core`] the window
-//! uses. `tools` and `call` start the server, do one thing and stop it, whatever happens.
+//! `switchboard mcp …`: the MCP verbs of the command line, over the same [`App`] the window
+//! holds. `tools` and `call` start the server, do one thing and stop it, whatever happens.
+//! Questions (approve this command line? accept this change?) are asked on the terminal by
+//! [`TerminalConfirm`], through the same flows the window's native dialog answers.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, IsTerminal, Write};
 use std::time::Duration;
 
-use crate::cli::{write_table, CliError, McpCommand};
+use clap::Subcommand;
+
+use super::{write_table, CliError};
+use crate::app::{App, ToolAcceptance};
 use crate::mcp::catalogue::ListedTool;
 use crate::mcp::config::{claude_desktop_config_path, ConfigValue, ImportPreview, ServerEntry};
 use crate::mcp::oauth::LoopbackBrowser;
 use crate::mcp::pins::ToolStatus;
+use crate::policy::confirm::{Confirm, ServerApprovalRequest, ToolChange};
 use crate::Core;
 
+#[derive(Debug, Subcommand)]
+pub(crate) enum McpCommand {
+    /// List configured servers, with whether each is approved to start.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Add a server: `mcp add NAME [--env KEY=VALUE]… -- COMMAND ARGS…`, or `--url URL`.
+    /// Adding counts as approving exactly this command line.
+    Add {
+        name: String,
+        /// An environment variable for the server (a secret-looking one goes to the keychain).
+        #[arg(long = "env", value_name = "KEY=VALUE")]
+        env: Vec<String>,
+        /// Copy this variable from the current environment (keeps secrets off the command line).
+        #[arg(long = "env-from-env", value_name = "KEY")]
+        env_from_env: Vec<String>,
+        /// A remote server's address (streamable HTTP, or legacy SSE with --transport sse).
+        #[arg(long, conflicts_with = "command")]
+        url: Option<String>,
+        /// A header for a remote server.
+        #[arg(long = "header", value_name = "NAME=VALUE")]
+        headers: Vec<String>,
+        #[arg(long, value_parser = ["stdio", "http", "sse"])]
+        transport: Option<String>,
+        /// The program and its arguments, after `--`.
+        #[arg(last = true)]
+        command: Vec<String>,
+    },
+    /// Remove a server, its keychain values and its approval.
+    Remove { name: String },
+    /// Import servers from Claude Desktop (--claude), a VS Code mcp.json or any JSON file.
+    Import {
+        #[arg(required_unless_present = "claude")]
+        file: Option<std::path::PathBuf>,
+        /// Read Claude Desktop's configuration from its usual place.
+        #[arg(long, conflicts_with = "file")]
+        claude: bool,
+        /// Import without asking (the preview is still printed).
+        #[arg(long)]
+        yes: bool,
+    },
+    /// Approve a new or changed server to start, after showing its full command line.
+    Approve {
+        name: String,
+        #[arg(long)]
+        yes: bool,
+    },
+    /// Sign in to a remote server that asks for OAuth: opens the browser (the address is
+    /// printed too) and keeps the tokens in the OS keychain.
+    Login { name: String },
+    /// Forget a remote server's OAuth tokens.
+    Logout { name: String },
+    /// Start a server, list its tools, stop it.
+    Tools {
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Accept a tool that changed since it was pinned (shows what changed first).
+    Accept {
+        name: String,
+        tool: String,
+        #[arg(long)]
+        yes: bool,
+    },
+    /// Start a server, call one tool with JSON arguments, print the result, stop it. Exits 1 on
+    /// a tool error, a timeout or a crash, and leaves no process behind.
+    Call {
+        name: String,
+        tool: String,
+        #[arg(default_value = "{}")]
+        arguments: String,
+        /// Seconds to wait for the answer.
+        #[arg(long, default_value_t = 60)]
+        timeout: u64,
+    },
+}
+
 pub(crate) async fn run(
-    core: &Core,
+    app: &App,
     command: McpCommand,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
+    let core = app.core();
     match command {
         McpCommand::List { json } => {
             let servers = core.mcp_servers().await?;
@@ -93,7 +179,7 @@ pub(crate) async fn run(
             )?;
         }
         McpCommand::Remove { name } => {
-            core.mcp_remove(&name).await?;
+            app.remove_server(&name).await?;
             writeln!(out, "Removed MCP server “{}”.", name.trim())?;
         }
         McpCommand::Import { file, claude, yes } => {
@@ -118,26 +204,13 @@ pub(crate) async fn run(
             writeln!(out, "Imported {}.", added.join(", "))?;
         }
         McpCommand::Approve { name, yes } => {
-            let servers = core.mcp_servers().await?;
-            let server = servers
-                .iter()
-                .find(|s| s.name.eq_ignore_ascii_case(name.trim()))
-                .ok_or_else(|| CliError::Usage(format!("no server named “{}”", name.trim())))?;
-            if let Some(error) = &server.error {
-                return Err(CliError::Usage(error.clone()));
-            }
-            writeln!(
-                out,
-                "“{}” runs:\n  {}",
-                server.name,
-                server.command_line.clone().unwrap_or_default()
-            )?;
-            if !yes && !confirm(out, "Approve it to start?")? {
+            // What is approved is exactly what was shown: an mcp.json changed while the
+            // question was open is refused (App::approve_server).
+            if app.approve_server(&name, &TerminalConfirm { yes }).await? {
+                writeln!(out, "Approved.")?;
+            } else {
                 writeln!(out, "Not approved.")?;
-                return Ok(());
             }
-            core.mcp_approve(&server.name).await?;
-            writeln!(out, "Approved.")?;
         }
         McpCommand::Login { name } => {
             let announce = |page: &str| {
@@ -191,21 +264,15 @@ pub(crate) async fn run(
                 .iter()
                 .map(ListedTool::from_rmcp)
                 .collect();
-            let reviews = core.mcp_review_tools(name.trim(), &listed).await?;
-            let review = reviews.iter().find(|r| r.tool == tool).ok_or_else(|| {
-                CliError::Usage(format!("“{}” has no tool “{tool}”", name.trim()))
-            })?;
-            let ToolStatus::Changed { diff } = &review.status else {
-                writeln!(out, "“{tool}” has not changed since it was pinned.")?;
-                return Ok(());
+            let said = match app
+                .accept_tool(&name, &tool, &listed, &TerminalConfirm { yes })
+                .await?
+            {
+                ToolAcceptance::Unchanged => "It has not changed since it was pinned.",
+                ToolAcceptance::Accepted => "Accepted.",
+                ToolAcceptance::KeptBack => "Still held back.",
             };
-            writeln!(out, "{diff}")?;
-            if !yes && !confirm(out, &format!("Offer “{tool}” to models as it is now?"))? {
-                writeln!(out, "Still held back.")?;
-                return Ok(());
-            }
-            core.mcp_accept_tool(name.trim(), &tool, &listed).await?;
-            writeln!(out, "Accepted.")?;
+            writeln!(out, "{said}")?;
         }
         McpCommand::Call {
             name,
@@ -296,7 +363,60 @@ fn confirm(out: &mut impl Write, question: &str) -> Result<bool, CliError> {
     }
     write!(out, "{question} [y/N] ")?;
     out.flush()?;
+    Ok(read_yes())
+}
+
+fn read_yes() -> bool {
     let mut answer = String::new();
-    std::io::stdin().lock().read_line(&mut answer)?;
-    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "Yes"))
+    std::io::stdin().lock().read_line(&mut answer).is_ok()
+        && matches!(answer.trim(), "y" | "Y" | "yes" | "Yes")
+}
+
+/// The terminal's answer to [`Confirm`]'s questions. What is asked about is printed whole on
+/// stderr (stdout stays the command's result); `--yes` answers yes after printing it; with no
+/// terminal and no `--yes`, the answer is no.
+struct TerminalConfirm {
+    yes: bool,
+}
+
+impl TerminalConfirm {
+    async fn ask(&self, shown: String, question: &'static str) -> bool {
+        let yes = self.yes;
+        tokio::task::spawn_blocking(move || {
+            eprintln!("{shown}");
+            if yes {
+                eprintln!("{question} Yes (--yes).");
+                return true;
+            }
+            if !std::io::stdin().is_terminal() {
+                eprintln!("{question} Not asked: no terminal to answer on (use --yes).");
+                return false;
+            }
+            eprint!("{question} [y/N] ");
+            read_yes()
+        })
+        .await
+        .unwrap_or(false)
+    }
+}
+
+#[async_trait::async_trait]
+impl Confirm for TerminalConfirm {
+    async fn approve_server(&self, request: &ServerApprovalRequest) -> bool {
+        let what = if request.remote {
+            "connects to"
+        } else {
+            "runs"
+        };
+        let shown = format!("“{}” {what}:\n  {}", request.server, request.command_line);
+        self.ask(shown, "Approve it to start?").await
+    }
+
+    async fn accept_tool(&self, change: &ToolChange) -> bool {
+        let shown = format!(
+            "“{}” of “{}” changed since it was pinned:\n{}",
+            change.tool, change.server, change.diff
+        );
+        self.ask(shown, "Offer it to models as it is now?").await
+    }
 }

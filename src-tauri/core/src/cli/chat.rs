@@ -5,21 +5,18 @@
 //! every call, `none` denies every call and tells the model so.
 
 use std::io::{BufRead, IsTerminal, Write};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
-use tokio_util::sync::CancellationToken;
 
+use super::CliError;
 use crate::agent::approval::Answers;
-use crate::agent::{
-    self, ApprovalAnswer, ApprovalRequest, Approver, Decision, FixedApprover, RunServices,
-};
-use crate::cli::CliError;
+use crate::agent::{ApprovalAnswer, ApprovalRequest, Approver, Decision, FixedApprover};
 use crate::engine::{ToolSelection, TurnRequest};
-use crate::events::{RunEvent, StopReason};
-use crate::mcp::host::{McpHost, ServerState};
-use crate::settings::Settings;
-use crate::Core;
+use crate::events::{EventSink, RunEvent, StopReason};
+use crate::mcp::host::ServerState;
+use crate::App;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum ApproveMode {
@@ -70,97 +67,67 @@ fn selection(text: &str) -> ToolSelection {
 }
 
 /// Runs one turn; the exit is an error unless the model answered (or answered at the cap).
-pub(crate) async fn run(core: &Core, args: ChatArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let settings = Settings::load_file(&core.paths().settings_file()).unwrap_or_else(|e| {
-        eprintln!("switchboard: {e}; using default settings");
-        Settings::default()
-    });
+pub(crate) async fn run(
+    app: &Arc<App>,
+    args: ChatArgs,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
     let tools = selection(&args.tools);
-    // The command line's own record of process groups: the window's is not ours to clean up.
-    let host = McpHost::new(
-        core.paths()
-            .data_dir
-            .join(format!("mcp-processes-cli-{}.json", std::process::id())),
-    )
-    .await;
     if tools != ToolSelection::None {
         // Only the servers the selection can take a tool from are started.
-        start_servers(core, &host, &tools, args.json).await?;
+        start_servers(app, &tools, args.json).await?;
     }
-    let result = turn(core, &host, args, tools, &settings, out).await;
-    host.shutdown(Duration::from_secs(5)).await;
-    let _ = std::fs::remove_file(
-        core.paths()
-            .data_dir
-            .join(format!("mcp-processes-cli-{}.json", std::process::id())),
-    );
+    let result = turn(app, args, tools, out).await;
+    app.host().shutdown(Duration::from_secs(5)).await;
     result
 }
 
 async fn turn(
-    core: &Core,
-    host: &McpHost,
+    app: &Arc<App>,
     args: ChatArgs,
     tools: ToolSelection,
-    settings: &Settings,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
     let conversation = match args.conversation {
         Some(id) => id,
-        None => core.create_conversation(None).await?.id,
+        None => app.core().create_conversation(None).await?.id,
     };
-    let setup = core
-        .prepare_turn(
-            host,
-            TurnRequest {
-                conversation_id: conversation.clone(),
-                text: Some(args.prompt),
-                provider: args.provider,
-                model: args.model,
-                tools,
-                max_rounds: args.max_rounds,
-                retry_call: None,
-            },
-            settings,
-        )
-        .await?;
-    let approver: Box<dyn Approver> = match args.approve {
-        ApproveMode::All => Box::new(FixedApprover(Decision::AllowOnce)),
-        ApproveMode::None => Box::new(FixedApprover(Decision::Deny)),
-        ApproveMode::Ask => Box::new(TerminalApprover),
+    let approver: Arc<dyn Approver> = match args.approve {
+        ApproveMode::All => Arc::new(FixedApprover(Decision::AllowOnce)),
+        ApproveMode::None => Arc::new(FixedApprover(Decision::Deny)),
+        ApproveMode::Ask => Arc::new(TerminalApprover),
     };
-    let cancel = CancellationToken::new();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<RunEvent>();
+    let sink: Arc<dyn EventSink> = Arc::new(move |event: RunEvent| {
+        let _ = tx.send(event);
+    });
+    let request = TurnRequest {
+        conversation_id: conversation.clone(),
+        text: Some(args.prompt),
+        provider: args.provider,
+        model: args.model,
+        tools,
+        max_rounds: args.max_rounds,
+        retry_call: None,
+    };
+    let run = app.start_turn_answered_by(request, sink, approver).await?;
     let ctrl_c = {
-        let cancel = cancel.clone();
+        let (app, run_id) = (Arc::clone(app), run.run_id.clone());
         tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
-                cancel.cancel();
+                app.stop_run(&run_id);
             }
         })
     };
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<RunEvent>();
-    let sink = move |event: RunEvent| {
-        let _ = tx.send(event);
-    };
-    let store = core.store()?;
-    let run = agent::run(
-        setup,
-        RunServices {
-            store,
-            tools: host,
-            approver: approver.as_ref(),
-            sink: &sink,
-        },
-        cancel,
-    );
-    tokio::pin!(run);
+    let finished = run.finished();
+    tokio::pin!(finished);
     let mut printer = Printer {
         json: args.json,
         mid_line: false,
     };
     let reason = loop {
         tokio::select! {
-            reason = &mut run => break reason,
+            reason = &mut finished => break reason,
             Some(event) = rx.recv() => printer.print(&event, out)?,
         }
     };
@@ -178,13 +145,10 @@ async fn turn(
 }
 
 /// Starts every enabled, approved server and waits until each has started or failed.
-async fn start_servers(
-    core: &Core,
-    host: &McpHost,
-    tools: &ToolSelection,
-    quiet: bool,
-) -> Result<(), CliError> {
-    for (name, why) in core
+async fn start_servers(app: &App, tools: &ToolSelection, quiet: bool) -> Result<(), CliError> {
+    let host = app.host();
+    for (name, why) in app
+        .core()
         .mcp_start_where(host, |name| tools.takes_from(name))
         .await?
     {

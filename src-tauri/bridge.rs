@@ -1,0 +1,135 @@
+//! Where the core meets Tauri: the settings in tauri-plugin-store's `settings.json`, the native
+//! dialog that answers [`Confirm`]'s questions (drawn by Rust, never by the webview, which
+//! renders hostile text), and a run's events onto a `tauri::ipc::Channel`. Nothing here decides
+//! anything: the flows are the core's.
+
+use std::sync::Arc;
+
+use switchboard_core::events::{EventSink, RunEvent};
+use switchboard_core::policy::confirm::{Confirm, ServerApprovalRequest, ToolChange};
+use switchboard_core::settings::{Settings, SettingsError, SettingsSource};
+use tauri::ipc::Channel;
+use tauri::{AppHandle, Manager, Wry};
+use tauri_plugin_dialog::{DialogExt, MessageDialogButtons, MessageDialogKind};
+use tauri_plugin_store::Store;
+
+/// The settings as the store plugin keeps them (it owns the file while the window is open).
+pub struct StoreSettings(pub Arc<Store<Wry>>);
+
+impl SettingsSource for StoreSettings {
+    fn load(&self) -> Settings {
+        Settings::from_entries(&self.0.entries().into_iter().collect())
+    }
+
+    fn save(&self, settings: &Settings) -> Result<(), SettingsError> {
+        for (key, value) in settings.to_entries() {
+            self.0.set(key, value);
+        }
+        self.0
+            .save()
+            .map_err(|e| SettingsError::Save(e.to_string()))
+    }
+}
+
+/// A run's events onto the window's channel. A window that went away just stops listening.
+pub fn channel_sink(channel: Channel<RunEvent>) -> Arc<dyn EventSink> {
+    Arc::new(move |event: RunEvent| {
+        if let Err(e) = channel.send(event) {
+            tracing::debug!(error = %e, "the window stopped listening to a run");
+        }
+    })
+}
+
+/// The dialog's buttons; on Linux (GTK) with mnemonics: Alt+A approves, Alt+D declines, and
+/// Escape declines everywhere.
+#[cfg(target_os = "linux")]
+const APPROVE_LABEL: &str = "_Approve and start";
+#[cfg(target_os = "linux")]
+const DECLINE_LABEL: &str = "_Don't start";
+#[cfg(not(target_os = "linux"))]
+const APPROVE_LABEL: &str = "Approve and start";
+#[cfg(not(target_os = "linux"))]
+const DECLINE_LABEL: &str = "Don't start";
+
+#[cfg(target_os = "linux")]
+const ACCEPT_TOOL_LABEL: &str = "_Accept the change";
+#[cfg(target_os = "linux")]
+const KEEP_HELD_LABEL: &str = "_Keep it held back";
+#[cfg(not(target_os = "linux"))]
+const ACCEPT_TOOL_LABEL: &str = "Accept the change";
+#[cfg(not(target_os = "linux"))]
+const KEEP_HELD_LABEL: &str = "Keep it held back";
+
+/// How much of a tool's diff the native dialog shows (a dialog taller than the screen cannot be
+/// answered).
+const DIALOG_DIFF_CHARS: usize = 3000;
+
+/// Native warning dialogs over the main window.
+pub struct NativeConfirm(pub AppHandle);
+
+#[async_trait::async_trait]
+impl Confirm for NativeConfirm {
+    async fn approve_server(&self, request: &ServerApprovalRequest) -> bool {
+        let (what, recognise) = if request.remote {
+            ("connect to", "an address")
+        } else {
+            ("run this command, with your permissions, for", "a command")
+        };
+        let message = format!(
+            "Switchboard will {what} the MCP server “{}”:\n\n{}\n\nApprove only {recognise} you recognise. \
+             If mcp.json changes, you will be asked again.",
+            request.server, request.command_line
+        );
+        let title = format!("Start the MCP server “{}”?", request.server);
+        self.ask(title, message, (APPROVE_LABEL, DECLINE_LABEL))
+            .await
+    }
+
+    async fn accept_tool(&self, change: &ToolChange) -> bool {
+        let message = format!(
+            "The MCP server “{}” changed its tool “{}” since you first saw it. A changed \
+             description can tell the model to do something else. It was held back; accept it \
+             only if this change is expected:\n\n{}",
+            change.server,
+            change.tool,
+            clip(&change.diff, DIALOG_DIFF_CHARS)
+        );
+        let title = format!("Offer the changed tool “{}” again?", change.tool);
+        self.ask(title, message, (ACCEPT_TOOL_LABEL, KEEP_HELD_LABEL))
+            .await
+    }
+}
+
+impl NativeConfirm {
+    /// Two buttons; resolves true for the first. Closing it (Escape) is the second.
+    async fn ask(&self, title: String, message: String, (yes, no): (&str, &str)) -> bool {
+        let (answer, answered) = tokio::sync::oneshot::channel();
+        let mut dialog = self
+            .0
+            .dialog()
+            .message(message)
+            .title(title)
+            .kind(MessageDialogKind::Warning)
+            .buttons(MessageDialogButtons::OkCancelCustom(yes.into(), no.into()));
+        if let Some(window) = self.0.get_webview_window("main") {
+            dialog = dialog.parent(&window);
+        }
+        dialog.show(move |approved| {
+            let _ = answer.send(approved);
+        });
+        answered.await.unwrap_or(false)
+    }
+}
+
+/// The first `max` characters of `text`, saying how much was left out (the page shows all).
+fn clip(text: &str, max: usize) -> String {
+    let count = text.chars().count();
+    if count <= max {
+        return text.to_owned();
+    }
+    let kept: String = text.chars().take(max).collect();
+    format!(
+        "{kept}\n… ({} more characters: the whole diff is on the Servers page)",
+        count - max
+    )
+}

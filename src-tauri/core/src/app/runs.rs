@@ -1,0 +1,317 @@
+//! The runs under way: one per conversation, each on its own task in one `JoinSet` with its own
+//! `CancellationToken`, and each with a [`Feed`] that keeps what the run has sent so far, so a
+//! window that reloads (or comes back to the conversation) is given the running answer again
+//! and then its live events. Owns only bookkeeping: what a run does is [`crate::agent`]'s.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use tokio::sync::oneshot;
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::CoreError;
+use crate::events::{EventSink, RunEvent, StopReason};
+
+/// A run that was started: its ids, and its end.
+pub struct RunHandle {
+    pub run_id: String,
+    pub conversation_id: String,
+    finished: oneshot::Receiver<StopReason>,
+}
+
+impl RunHandle {
+    /// Waits for the run to end and says why (a run whose task died ends `Error`).
+    pub async fn finished(self) -> StopReason {
+        self.finished.await.unwrap_or(StopReason::Error)
+    }
+}
+
+/// Everything a run has sent so far, and who listens to it now. Consecutive text (and
+/// reasoning) deltas of one answer are kept as one, so the log grows with the answer's text,
+/// not with its chunk count.
+#[derive(Default)]
+pub struct Feed {
+    state: Mutex<FeedState>,
+}
+
+#[derive(Default)]
+struct FeedState {
+    log: Vec<RunEvent>,
+    sinks: Vec<Arc<dyn EventSink>>,
+}
+
+impl Feed {
+    fn state(&self) -> MutexGuard<'_, FeedState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Sends `sink` everything so far, then every event from now on. Under one lock, so the
+    /// listener misses nothing and gets nothing twice.
+    pub fn subscribe(&self, sink: Arc<dyn EventSink>) {
+        let mut state = self.state();
+        for event in &state.log {
+            sink.send(event.clone());
+        }
+        state.sinks.push(sink);
+    }
+}
+
+impl EventSink for Feed {
+    fn send(&self, event: RunEvent) {
+        let mut state = self.state();
+        for sink in &state.sinks {
+            sink.send(event.clone());
+        }
+        match (state.log.last_mut(), event) {
+            (
+                Some(RunEvent::TextDelta { message_id, text }),
+                RunEvent::TextDelta {
+                    message_id: id,
+                    text: more,
+                },
+            )
+            | (
+                Some(RunEvent::ReasoningDelta { message_id, text }),
+                RunEvent::ReasoningDelta {
+                    message_id: id,
+                    text: more,
+                },
+            ) if *message_id == id => text.push_str(&more),
+            (_, event) => state.log.push(event),
+        }
+    }
+}
+
+struct Entry {
+    conversation_id: String,
+    cancel: CancellationToken,
+    feed: Arc<Feed>,
+}
+
+#[derive(Default)]
+struct Inner {
+    by_id: HashMap<String, Entry>,
+    tasks: JoinSet<()>,
+    /// The app is quitting: no run may start.
+    closed: bool,
+}
+
+impl Inner {
+    fn check_free(&self, conversation_id: &str) -> Result<(), CoreError> {
+        if self.closed {
+            return Err(CoreError::Quitting);
+        }
+        if self
+            .by_id
+            .values()
+            .any(|e| e.conversation_id == conversation_id)
+        {
+            return Err(CoreError::RunUnderWay);
+        }
+        Ok(())
+    }
+}
+
+/// The registry of runs. Cloning shares it.
+#[derive(Clone, Default)]
+pub struct Runs {
+    inner: Arc<Mutex<Inner>>,
+}
+
+impl Runs {
+    fn inner(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The run under way in `conversation_id`, if any.
+    pub fn running_in(&self, conversation_id: &str) -> Option<String> {
+        self.inner()
+            .by_id
+            .iter()
+            .find(|(_, e)| e.conversation_id == conversation_id)
+            .map(|(id, _)| id.clone())
+    }
+
+    /// Refused while `conversation_id` has a run under way, or the app is quitting.
+    ///
+    /// # Errors
+    /// [`CoreError::RunUnderWay`], [`CoreError::Quitting`].
+    pub fn check_free(&self, conversation_id: &str) -> Result<(), CoreError> {
+        self.inner().check_free(conversation_id)
+    }
+
+    /// Starts `work` on its own task as the run `run_id` of `conversation_id`, its events going
+    /// to `sink` (and to whoever attaches later). `work` is given the run's token and its feed.
+    ///
+    /// # Errors
+    /// As [`Runs::check_free`].
+    pub fn start<F, Fut>(
+        &self,
+        run_id: &str,
+        conversation_id: &str,
+        sink: Arc<dyn EventSink>,
+        work: F,
+    ) -> Result<RunHandle, CoreError>
+    where
+        F: FnOnce(CancellationToken, Arc<Feed>) -> Fut,
+        Fut: Future<Output = StopReason> + Send + 'static,
+    {
+        let mut inner = self.inner();
+        inner.check_free(conversation_id)?;
+        let cancel = CancellationToken::new();
+        let feed = Arc::new(Feed::default());
+        feed.subscribe(sink);
+        inner.by_id.insert(
+            run_id.to_owned(),
+            Entry {
+                conversation_id: conversation_id.to_owned(),
+                cancel: cancel.clone(),
+                feed: Arc::clone(&feed),
+            },
+        );
+        // Finished tasks are reaped here; their results were sent through their handles.
+        while inner.tasks.try_join_next().is_some() {}
+        let (done, finished) = oneshot::channel();
+        let run = work(cancel, feed);
+        let (runs, id) = (self.clone(), run_id.to_owned());
+        inner.tasks.spawn(async move {
+            let reason = run.await;
+            runs.inner().by_id.remove(&id);
+            let _ = done.send(reason);
+        });
+        Ok(RunHandle {
+            run_id: run_id.to_owned(),
+            conversation_id: conversation_id.to_owned(),
+            finished,
+        })
+    }
+
+    /// Stops a run: its model stream and every running call. A run that already ended is
+    /// left as it is.
+    pub fn stop(&self, run_id: &str) {
+        if let Some(entry) = self.inner().by_id.get(run_id) {
+            entry.cancel.cancel();
+        }
+    }
+
+    /// Gives `sink` the run under way in `conversation_id`: everything it sent so far, then its
+    /// live events. Returns the run's id, or `None` when nothing runs there.
+    pub fn attach(&self, conversation_id: &str, sink: Arc<dyn EventSink>) -> Option<String> {
+        let (id, feed) = {
+            let inner = self.inner();
+            let (id, entry) = inner
+                .by_id
+                .iter()
+                .find(|(_, e)| e.conversation_id == conversation_id)?;
+            (id.clone(), Arc::clone(&entry.feed))
+        };
+        feed.subscribe(sink);
+        Some(id)
+    }
+
+    /// Refuses new runs, stops every run and waits up to `deadline` for them to end (each
+    /// saves what it had); those still going then are aborted.
+    pub async fn shutdown(&self, deadline: Duration) {
+        let mut tasks = {
+            let mut inner = self.inner();
+            inner.closed = true;
+            for entry in inner.by_id.values() {
+                entry.cancel.cancel();
+            }
+            std::mem::take(&mut inner.tasks)
+        };
+        let all_ended = async { while tasks.join_next().await.is_some() {} };
+        if tokio::time::timeout(deadline, all_ended).await.is_err() {
+            tracing::warn!(
+                left = tasks.len(),
+                "runs still going at the shutdown deadline; aborting them"
+            );
+            tasks.shutdown().await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Default)]
+    struct Seen(Mutex<Vec<RunEvent>>);
+
+    impl EventSink for Seen {
+        fn send(&self, event: RunEvent) {
+            self.0.lock().unwrap().push(event);
+        }
+    }
+
+    fn delta(text: &str) -> RunEvent {
+        RunEvent::TextDelta {
+            message_id: "m".into(),
+            text: text.into(),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_late_listener_gets_the_answer_so_far_in_one_piece_then_what_follows() {
+        let feed = Feed::default();
+        let early = Arc::new(Seen::default());
+        feed.subscribe(early.clone());
+        for chunk in ["Once ", "upon ", "a time"] {
+            feed.send(delta(chunk));
+        }
+        let late = Arc::new(Seen::default());
+        feed.subscribe(late.clone());
+        feed.send(delta("."));
+        assert_eq!(
+            early.0.lock().unwrap().len(),
+            4,
+            "the first listener saw every chunk"
+        );
+        assert_eq!(
+            *late.0.lock().unwrap(),
+            [delta("Once upon a time"), delta(".")]
+        );
+    }
+
+    #[tokio::test]
+    async fn one_run_per_conversation_and_none_once_quitting() {
+        let runs = Runs::default();
+        let sink: Arc<dyn EventSink> = Arc::new(Seen::default());
+        let handle = runs
+            .start("r1", "c1", sink.clone(), |cancel, _| async move {
+                cancel.cancelled().await;
+                StopReason::Cancelled
+            })
+            .unwrap();
+        assert!(matches!(
+            runs.start("r2", "c1", sink.clone(), |_, _| async {
+                StopReason::Completed
+            }),
+            Err(CoreError::RunUnderWay)
+        ));
+        assert_eq!(runs.running_in("c1").as_deref(), Some("r1"));
+        runs.shutdown(Duration::from_secs(5)).await;
+        assert_eq!(handle.finished().await, StopReason::Cancelled);
+        assert_eq!(runs.running_in("c1"), None, "a finished run is forgotten");
+        assert!(matches!(
+            runs.start("r3", "c2", sink, |_, _| async { StopReason::Completed }),
+            Err(CoreError::Quitting)
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_run_that_ignores_its_stop_is_aborted_at_the_deadline() {
+        let runs = Runs::default();
+        let handle = runs
+            .start("r1", "c1", Arc::new(Seen::default()), |_, _| async {
+                std::future::pending::<()>().await;
+                StopReason::Completed
+            })
+            .unwrap();
+        runs.shutdown(Duration::from_millis(50)).await;
+        assert_eq!(handle.finished().await, StopReason::Error);
+    }
+}

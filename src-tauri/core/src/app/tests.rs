@@ -1,0 +1,158 @@
+//! What a person notices of the flows the app owns: Settings kept true when a provider goes,
+//! and a server approved only as it was shown.
+
+use std::sync::Arc;
+
+use super::*;
+use crate::engine::NewProvider;
+use crate::mcp::config::ServerEntry;
+use crate::policy::confirm::{Always, ServerApprovalRequest};
+use crate::secrets::MemoryStore;
+use crate::settings::MemorySettings;
+use crate::store::Store;
+
+async fn app_in(dir: &std::path::Path, settings: Settings) -> Arc<App> {
+    let paths = AppPaths::under_home(dir.to_path_buf());
+    paths.create_all().unwrap();
+    let secrets: Arc<dyn SecretStore> = Arc::new(MemoryStore::default());
+    let core = Core::with_store(
+        paths.clone(),
+        Store::open_in_memory().unwrap(),
+        Arc::clone(&secrets),
+    );
+    App::with_core(
+        core,
+        AppConfig::headless(paths, secrets, Arc::new(MemorySettings::new(settings))),
+    )
+    .await
+}
+
+fn provider(name: &str) -> NewProvider {
+    NewProvider {
+        name: name.into(),
+        kind: Some("ollama".into()),
+        base_url: None,
+        default_model: Some("llama3.2".into()),
+        api_key: None,
+    }
+}
+
+#[tokio::test]
+async fn removing_the_default_provider_clears_the_default_and_a_new_conversation_asks_for_a_model()
+{
+    let dir = tempfile::tempdir().unwrap();
+    let app = app_in(
+        dir.path(),
+        Settings {
+            default_provider: Some("Local".into()),
+            default_model: Some("llama3.2".into()),
+            ..Settings::default()
+        },
+    )
+    .await;
+    for name in ["Local", "Other", "Third"] {
+        app.core().add_provider(provider(name)).await.unwrap();
+    }
+    app.remove_provider("local").await.unwrap();
+    let settings = app.settings();
+    assert_eq!(settings.default_provider, None);
+    assert_eq!(settings.default_model, None);
+
+    let conversation = app.core().create_conversation(None).await.unwrap();
+    let refused = app
+        .start_turn(
+            TurnRequest {
+                conversation_id: conversation.id,
+                text: Some("hello".into()),
+                ..TurnRequest::default()
+            },
+            Arc::new(|_: crate::events::RunEvent| {}),
+        )
+        .await
+        .err()
+        .expect("no model chosen");
+    match refused {
+        CoreError::Invalid(e) => {
+            assert_eq!(e.field, "provider");
+            assert!(e.message.contains("Choose a model"), "{}", e.message);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn removing_another_provider_keeps_the_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app_in(
+        dir.path(),
+        Settings {
+            default_provider: Some("Local".into()),
+            ..Settings::default()
+        },
+    )
+    .await;
+    app.core().add_provider(provider("Local")).await.unwrap();
+    app.core().add_provider(provider("Other")).await.unwrap();
+    app.remove_provider("Other").await.unwrap();
+    assert_eq!(app.settings().default_provider.as_deref(), Some("Local"));
+}
+
+/// Edits mcp.json while the person reads the question, then says yes.
+struct EditsWhileAsking(std::path::PathBuf);
+
+#[async_trait::async_trait]
+impl Confirm for EditsWhileAsking {
+    async fn approve_server(&self, request: &ServerApprovalRequest) -> bool {
+        assert!(request.command_line.contains("--version"), "{request:?}");
+        let text = std::fs::read_to_string(&self.0).unwrap();
+        std::fs::write(&self.0, text.replace("--version", "-c print(1)")).unwrap();
+        true
+    }
+
+    async fn accept_tool(&self, _: &ToolChange) -> bool {
+        true
+    }
+}
+
+#[tokio::test]
+async fn a_server_changed_while_its_approval_was_shown_is_not_approved() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app_in(dir.path(), Settings::default()).await;
+    let entry = ServerEntry::from_typed(Some("python3 --version"), None).unwrap();
+    app.core().mcp_add_unapproved("py", entry).await.unwrap();
+
+    let err = app
+        .approve_server("py", &EditsWhileAsking(app.core().mcp_file()))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, CoreError::Conflict { .. }), "{err:?}");
+    assert!(err.to_string().contains("changed"), "{err}");
+    assert!(
+        !app.core()
+            .mcp_server_view("py".into())
+            .await
+            .unwrap()
+            .approved
+    );
+
+    // Shown as it is now and approved: approved.
+    assert!(app.approve_server("py", &Always(true)).await.unwrap());
+    assert!(
+        app.core()
+            .mcp_server_view("py".into())
+            .await
+            .unwrap()
+            .approved
+    );
+    // A "no" approves nothing.
+    let entry = ServerEntry::from_typed(Some("python3 -V"), None).unwrap();
+    app.core().mcp_add_unapproved("other", entry).await.unwrap();
+    assert!(!app.approve_server("other", &Always(false)).await.unwrap());
+    assert!(
+        !app.core()
+            .mcp_server_view("other".into())
+            .await
+            .unwrap()
+            .approved
+    );
+}

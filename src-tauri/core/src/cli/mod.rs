@@ -1,0 +1,391 @@
+//! The headless command line: the same binary as the desktop app, run with a subcommand, no
+//! display needed. It is an adapter over the same [`App`] the window holds, one file per verb
+//! group (`provider`, `mcp`, `chat`); this module parses, builds the app, dispatches and prints
+//! errors.
+
+mod chat;
+mod mcp;
+mod provider;
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::sync::Arc;
+
+use clap::{Parser, Subcommand};
+
+use crate::app::{App, AppConfig};
+use crate::secrets::KeyringStore;
+use crate::settings::SettingsFile;
+use crate::{AppPaths, CoreError};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "switchboard",
+    version,
+    about = "Switchboard: chat with language models that use tools served by MCP servers.",
+    long_about = "Switchboard: chat with language models that use tools served by MCP servers.\n\n\
+        Run without arguments to open the window; give a subcommand to work from the terminal.\n\
+        SWITCHBOARD_HOME=DIR keeps config, data, logs (and a separate keychain namespace) under DIR."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Add, list or remove model providers (keys are kept in the OS keychain).
+    #[command(subcommand)]
+    Provider(provider::ProviderCommand),
+    /// Add, list, import, approve and try MCP servers (kept in mcp.json in the config folder).
+    #[command(subcommand)]
+    Mcp(mcp::McpCommand),
+    /// Chat from the terminal: one turn of the tool loop, the same one the window runs.
+    Chat(chat::ChatArgs),
+}
+
+/// True when the process was started with arguments meant for the command line (anything
+/// but the `-psn_…` argument macOS adds to apps started from Finder).
+pub fn is_cli_invocation(args: &[OsString]) -> bool {
+    args.iter()
+        .skip(1)
+        .any(|a| !a.to_string_lossy().starts_with("-psn_"))
+}
+
+/// Runs the command line and returns the process exit code.
+pub fn main(args: Vec<OsString>) -> i32 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return e.exit_code();
+        }
+    };
+    let paths = AppPaths::from_env();
+    let _ = paths.create_all();
+    let _logs = crate::logging::init(Some(&paths.log_dir), "error", "info");
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("switchboard: cannot start: {e}");
+            return 1;
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    let code = runtime.block_on(async {
+        let secrets = Arc::new(KeyringStore::new(paths.keychain_service()));
+        let settings = Arc::new(SettingsFile::new(paths.settings_file()));
+        let app = App::open(AppConfig::headless(paths, secrets, settings)).await;
+        let code = match run(&app, cli.command, &mut out).await {
+            Ok(()) => 0,
+            Err(CliError::Failed) => 1,
+            Err(e) => {
+                eprintln!("switchboard: {e}");
+                1
+            }
+        };
+        app.shutdown(std::time::Duration::from_secs(5)).await;
+        code
+    });
+    let _ = out.flush();
+    code
+}
+
+/// Runs a command line (`args` without the program name) against `app`, writing to `out`.
+///
+/// # Errors
+/// A usage error, or what the command failed with.
+pub async fn run_with(app: &Arc<App>, args: &[&str], out: &mut impl Write) -> Result<(), CliError> {
+    let cli = Cli::try_parse_from(std::iter::once("switchboard").chain(args.iter().copied()))
+        .map_err(|e| CliError::Usage(e.to_string()))?;
+    run(app, cli.command, out).await
+}
+
+async fn run(app: &Arc<App>, command: Command, out: &mut impl Write) -> Result<(), CliError> {
+    match command {
+        Command::Provider(command) => provider::run(app, command, out).await,
+        Command::Mcp(command) => mcp::run(app, command, out).await,
+        Command::Chat(args) => chat::run(app, args, out).await,
+    }
+}
+
+pub(crate) fn write_table<const N: usize>(
+    out: &mut impl Write,
+    header: [&str; N],
+    rows: &[[String; N]],
+) -> std::io::Result<()> {
+    let mut widths = header.map(|h| h.chars().count());
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: Vec<&str>| {
+        cells
+            .iter()
+            .zip(widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect::<Vec<_>>()
+            .join("  ")
+            .trim_end()
+            .to_owned()
+    };
+    writeln!(out, "{}", line(header.to_vec()))?;
+    for row in rows {
+        writeln!(out, "{}", line(row.iter().map(String::as_str).collect()))?;
+    }
+    Ok(())
+}
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CliError {
+    #[error(transparent)]
+    Core(#[from] CoreError),
+    #[error("Cannot read the API key: {0}")]
+    KeyVariable(String),
+    #[error("Cannot write the output: {0}")]
+    Output(String),
+    #[error("{0}")]
+    Usage(String),
+    /// The failure was already printed as the command's output.
+    #[error("the connection test failed")]
+    Failed,
+}
+
+impl From<std::io::Error> for CliError {
+    fn from(e: std::io::Error) -> Self {
+        CliError::Output(e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider_config::ProviderKind;
+    use crate::secrets::{MemoryStore, SecretStore};
+    use crate::settings::MemorySettings;
+    use crate::store::Store;
+    use crate::Core;
+
+    fn headless(paths: AppPaths, secrets: Arc<dyn SecretStore>) -> AppConfig {
+        AppConfig::headless(paths, secrets, Arc::new(MemorySettings::default()))
+    }
+
+    async fn app() -> Arc<App> {
+        let paths = AppPaths::under_home("/nonexistent".into());
+        let secrets: Arc<dyn SecretStore> = Arc::new(MemoryStore::new());
+        let core = Core::with_store(
+            paths.clone(),
+            Store::open_in_memory().unwrap(),
+            Arc::clone(&secrets),
+        );
+        App::with_core(core, headless(paths, secrets)).await
+    }
+
+    async fn run_args(app: &Arc<App>, args: &[&str]) -> Result<String, CliError> {
+        let cli = Cli::try_parse_from(std::iter::once("switchboard").chain(args.iter().copied()))
+            .expect("arguments parse");
+        let mut out = Vec::new();
+        run(app, cli.command, &mut out).await?;
+        Ok(String::from_utf8(out).unwrap())
+    }
+
+    #[test]
+    fn only_real_arguments_select_the_command_line() {
+        let args = |v: &[&str]| v.iter().map(OsString::from).collect::<Vec<_>>();
+        assert!(!is_cli_invocation(&args(&["switchboard"])));
+        assert!(!is_cli_invocation(&args(&["switchboard", "-psn_0_12345"])));
+        assert!(is_cli_invocation(&args(&["switchboard", "--help"])));
+        assert!(is_cli_invocation(&args(&[
+            "switchboard",
+            "provider",
+            "list"
+        ])));
+    }
+
+    #[test]
+    fn help_lists_the_provider_commands() {
+        let err = Cli::try_parse_from(["switchboard", "provider", "--help"]).unwrap_err();
+        let help = err.to_string();
+        for word in ["add", "list", "remove"] {
+            assert!(help.contains(word), "{help}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_key_is_read_from_the_named_variable_and_never_printed() {
+        let app = app().await;
+        // A variable name unique to this test; nothing else reads it.
+        std::env::set_var("SWITCHBOARD_TEST_KEY_CLI_1", "sk-from-env-777777");
+        let out = run_args(
+            &app,
+            &[
+                "provider",
+                "add",
+                "OpenAI",
+                "--kind",
+                "openai",
+                "--key-from-env",
+                "SWITCHBOARD_TEST_KEY_CLI_1",
+            ],
+        )
+        .await
+        .unwrap();
+        assert!(out.contains("key is in the OS keychain"), "{out}");
+        assert!(!out.contains("777777"));
+        let listed = run_args(&app, &["provider", "list"]).await.unwrap();
+        assert!(
+            listed.contains("OpenAI") && listed.contains("stored"),
+            "{listed}"
+        );
+        assert!(!listed.contains("777777"));
+        let json = run_args(&app, &["provider", "list", "--json"])
+            .await
+            .unwrap();
+        let parsed: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(parsed[0]["has_key"], true);
+        assert!(!json.contains("777777"));
+    }
+
+    #[tokio::test]
+    async fn a_missing_key_variable_is_an_error_and_adds_nothing() {
+        let app = app().await;
+        let core = app.core();
+        let err = run_args(
+            &app,
+            &[
+                "provider",
+                "add",
+                "X",
+                "--kind",
+                "openai",
+                "--key-from-env",
+                "SWITCHBOARD_TEST_UNSET_VAR",
+            ],
+        )
+        .await
+        .unwrap_err();
+        assert!(err.to_string().contains("not set"));
+        assert!(core.list_providers().await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_preset_sets_the_kind_and_address_and_a_test_reports_a_failure() {
+        let app = app().await;
+        let core = app.core();
+        let (_closed, port) = crate::net::refused_port();
+        let url = format!("http://127.0.0.1:{port}/v1");
+        run_args(
+            &app,
+            &["provider", "add", "Studio", "--preset", "lm_studio"],
+        )
+        .await
+        .unwrap();
+        let listed = core.list_providers().await.unwrap();
+        assert_eq!(listed[0].kind, ProviderKind::OpenaiCompatible);
+        assert_eq!(listed[0].base_url, "http://127.0.0.1:1234/v1");
+        core.update_provider("Studio", Some(&url), None)
+            .await
+            .unwrap();
+        let err = run_args(&app, &["provider", "test", "Studio"])
+            .await
+            .unwrap_err();
+        assert!(matches!(err, CliError::Failed));
+        let unknown =
+            Cli::try_parse_from(["switchboard", "provider", "add", "X", "--preset", "nope"])
+                .unwrap_err()
+                .to_string();
+        assert!(unknown.contains("lm_studio"), "{unknown}");
+    }
+
+    #[tokio::test]
+    async fn mcp_add_list_call_and_remove_from_the_command_line() {
+        let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/peers/node_modules/.bin/mcp-server-everything");
+        if !bin.exists() {
+            assert!(std::env::var_os("SWITCHBOARD_REQUIRE_PEERS").is_none());
+            eprintln!("SKIPPED mcp cli: server-everything is not installed");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let app = App::open(headless(
+            AppPaths::under_home(dir.path().to_path_buf()),
+            Arc::new(MemoryStore::new()),
+        ))
+        .await;
+        let bin = bin.display().to_string();
+        let added = run_args(
+            &app,
+            &[
+                "mcp",
+                "add",
+                "everything",
+                "--env",
+                "MODE=cli",
+                "--",
+                &bin,
+                "stdio",
+            ],
+        )
+        .await
+        .unwrap();
+        assert!(
+            added.contains("MODE=cli") && added.ends_with("stdio\n"),
+            "{added}"
+        );
+        let listed = run_args(&app, &["mcp", "list"]).await.unwrap();
+        assert!(
+            listed.contains("everything") && listed.contains("approved"),
+            "{listed}"
+        );
+        let tools = run_args(&app, &["mcp", "tools", "everything"])
+            .await
+            .unwrap();
+        assert!(
+            tools
+                .lines()
+                .any(|l| l.starts_with("echo ") && l.contains("everything__echo")),
+            "{tools}"
+        );
+        let echoed = run_args(
+            &app,
+            &[
+                "mcp",
+                "call",
+                "everything",
+                "echo",
+                r#"{"message": "from the terminal"}"#,
+            ],
+        )
+        .await
+        .unwrap();
+        assert!(echoed.contains("from the terminal"), "{echoed}");
+        let unknown = run_args(&app, &["mcp", "call", "everything", "no-such-tool"]).await;
+        assert!(unknown.is_err(), "{unknown:?}");
+        let bad_json = run_args(&app, &["mcp", "call", "everything", "echo", "{not json"]).await;
+        assert!(matches!(bad_json, Err(CliError::Usage(_))));
+        run_args(&app, &["mcp", "remove", "everything"])
+            .await
+            .unwrap();
+        let listed = run_args(&app, &["mcp", "list"]).await.unwrap();
+        assert!(listed.contains("No MCP servers yet"), "{listed}");
+    }
+
+    #[tokio::test]
+    async fn remove_deletes_the_provider() {
+        let app = app().await;
+        run_args(&app, &["provider", "add", "Local", "--kind", "ollama"])
+            .await
+            .unwrap();
+        run_args(&app, &["provider", "remove", "local"])
+            .await
+            .unwrap();
+        let out = run_args(&app, &["provider", "list"]).await.unwrap();
+        assert!(out.contains("No providers yet"), "{out}");
+    }
+}

@@ -1,0 +1,194 @@
+//! `switchboard provider …`: add, list, remove, test providers and list their models. Keys never
+//! appear on a command line: `--key-from-env VAR` reads one from the environment once and
+//! stores it in the keychain.
+
+use std::io::Write;
+
+use clap::Subcommand;
+use secrecy::SecretString;
+
+use super::{write_table, CliError};
+use crate::engine::NewProvider;
+use crate::provider_config::{preset_by_id, Preset, ProviderKind, PRESETS};
+use crate::App;
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum ProviderCommand {
+    /// Add a provider.
+    Add {
+        /// A name for it, such as "OpenAI" or "Local Ollama".
+        name: String,
+        /// What kind of API it speaks.
+        #[arg(long, value_enum, required_unless_present = "preset")]
+        kind: Option<ProviderKind>,
+        /// A known host (openai, groq, lm_studio, llama_cpp, vllm, …): sets the kind and address.
+        #[arg(long, conflicts_with = "kind", value_parser = preset_id)]
+        preset: Option<&'static Preset>,
+        /// Where it listens; defaults to the preset's or kind's usual address.
+        #[arg(long)]
+        base_url: Option<String>,
+        /// The model to use unless a conversation picks another.
+        #[arg(long)]
+        model: Option<String>,
+        /// Read the API key from this environment variable (once) and store it in the keychain.
+        #[arg(long, value_name = "VAR")]
+        key_from_env: Option<String>,
+    },
+    /// List providers.
+    List {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove a provider and its key.
+    Remove { name: String },
+    /// Ask a provider for its models and say what worked or exactly what failed.
+    Test { name: String },
+    /// List the models a provider offers.
+    Models {
+        name: String,
+        /// Print JSON instead of one id per line.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn preset_id(id: &str) -> Result<&'static Preset, String> {
+    preset_by_id(id).ok_or_else(|| {
+        let known: Vec<&str> = PRESETS.iter().map(|p| p.id).collect();
+        format!("unknown preset; known: {}", known.join(", "))
+    })
+}
+
+pub(crate) async fn run(
+    app: &App,
+    command: ProviderCommand,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    match command {
+        ProviderCommand::Add {
+            name,
+            kind,
+            preset,
+            base_url,
+            model,
+            key_from_env,
+        } => {
+            let kind = match (kind, preset) {
+                (Some(kind), _) => kind,
+                (None, Some(p)) => p.kind,
+                (None, None) => unreachable!("clap requires --kind or --preset"),
+            };
+            let base_url = base_url.or_else(|| {
+                preset
+                    .filter(|p| !p.base_url.is_empty())
+                    .map(|p| p.base_url.to_owned())
+            });
+            let api_key = match key_from_env {
+                None => None,
+                Some(var) => Some(read_key(&var)?),
+            };
+            let provider = app
+                .core()
+                .add_provider(NewProvider {
+                    name,
+                    kind: Some(kind.as_str().to_owned()),
+                    base_url,
+                    default_model: model,
+                    api_key,
+                })
+                .await?;
+            writeln!(
+                out,
+                "Added provider “{}” ({}, {}){}.",
+                provider.name,
+                kind.info().label,
+                provider.base_url,
+                if provider.has_key {
+                    "; its key is in the OS keychain"
+                } else {
+                    ""
+                }
+            )?;
+        }
+        ProviderCommand::List { json } => {
+            let providers = app.core().list_providers().await?;
+            let keychain = app.core().keychain_status().await;
+            if !keychain.available && !providers.is_empty() {
+                eprintln!(
+                    "switchboard: {} — the KEY column cannot be checked.",
+                    keychain.message
+                );
+            }
+            if json {
+                serde_json::to_writer_pretty(&mut *out, &providers)
+                    .map_err(|e| CliError::Output(e.to_string()))?;
+                writeln!(out)?;
+            } else if providers.is_empty() {
+                writeln!(
+                    out,
+                    "No providers yet. Add one with: switchboard provider add NAME --kind KIND"
+                )?;
+            } else {
+                let rows: Vec<[String; 5]> = providers
+                    .iter()
+                    .map(|p| {
+                        [
+                            p.name.clone(),
+                            p.kind.as_str().to_owned(),
+                            p.base_url.clone(),
+                            p.default_model.clone().unwrap_or_else(|| "-".into()),
+                            if p.has_key { "stored" } else { "none" }.to_owned(),
+                        ]
+                    })
+                    .collect();
+                write_table(out, ["NAME", "KIND", "BASE URL", "MODEL", "KEY"], &rows)?;
+            }
+        }
+        ProviderCommand::Remove { name } => {
+            app.remove_provider(&name).await?;
+            writeln!(out, "Removed provider “{}” and its key.", name.trim())?;
+        }
+        ProviderCommand::Test { name } => {
+            let report = app.core().test_provider(&name).await?;
+            writeln!(out, "{}", report.message)?;
+            for model in report.models.iter().take(10) {
+                writeln!(out, "  {}", model.id)?;
+            }
+            if report.models.len() > 10 {
+                writeln!(out, "  … and {} more", report.models.len() - 10)?;
+            }
+            if !report.ok {
+                return Err(CliError::Failed);
+            }
+        }
+        ProviderCommand::Models { name, json } => {
+            let models = app.core().list_models(&name).await?;
+            if json {
+                serde_json::to_writer_pretty(&mut *out, &models)
+                    .map_err(|e| CliError::Output(e.to_string()))?;
+                writeln!(out)?;
+            } else {
+                for model in models {
+                    writeln!(out, "{}", model.id)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn read_key(var: &str) -> Result<SecretString, CliError> {
+    match std::env::var(var) {
+        Ok(value) if !value.trim().is_empty() => Ok(SecretString::from(value.trim().to_owned())),
+        Ok(_) => Err(CliError::KeyVariable(format!(
+            "the variable {var} is empty"
+        ))),
+        Err(std::env::VarError::NotPresent) => Err(CliError::KeyVariable(format!(
+            "the variable {var} is not set"
+        ))),
+        Err(std::env::VarError::NotUnicode(_)) => Err(CliError::KeyVariable(format!(
+            "the variable {var} is not valid text"
+        ))),
+    }
+}

@@ -1,0 +1,253 @@
+//! The app as its adapters hold it: runs started through [`App`], and quitting while they are
+//! under way. aimock plays the model (`tests/fixtures/aimock/tool-loop.json`) and our fault
+//! server runs a slow tool.
+
+mod support;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use secrecy::SecretString;
+use switchboard_core::engine::{NewProvider, TurnRequest};
+use switchboard_core::events::{EventSink, RunEvent, StopReason};
+use switchboard_core::mcp::host::ServerState;
+use switchboard_core::providers::HttpOptions;
+use switchboard_core::secrets::{MemoryStore, SecretStore};
+use switchboard_core::settings::MemorySettings;
+use switchboard_core::store::{MessageStatus, Role, Store};
+use switchboard_core::{App, AppConfig, AppPaths, Core};
+
+use support::{aimock, peers, stdio_launch};
+
+#[derive(Default)]
+struct Seen(Mutex<Vec<RunEvent>>);
+
+impl EventSink for Seen {
+    fn send(&self, event: RunEvent) {
+        self.0.lock().unwrap().push(event);
+    }
+}
+
+impl Seen {
+    fn count(&self, kind: &str) -> usize {
+        self.0
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|e| serde_json::to_value(e).unwrap()["type"] == kind)
+            .count()
+    }
+
+    async fn wait_for(&self, kind: &str, n: usize) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while self.count(kind) < n {
+            assert!(Instant::now() < deadline, "no {n} × {kind}");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+}
+
+async fn app_in(home: &std::path::Path, mock_root: &str) -> (Arc<App>, Store) {
+    let paths = AppPaths::under_home(home.to_path_buf());
+    paths.create_all().unwrap();
+    let store = Store::open_in_memory().unwrap();
+    let secrets: Arc<dyn SecretStore> = Arc::new(MemoryStore::default());
+    let core = Core::with_store(paths.clone(), store.clone(), Arc::clone(&secrets))
+        .with_http_options(HttpOptions {
+            connect_timeout: Duration::from_secs(5),
+            read_timeout: Duration::from_secs(20),
+            max_retries: 0,
+            retry_base_delay: Duration::from_millis(10),
+        });
+    core.add_provider(NewProvider {
+        name: "Mock".into(),
+        kind: Some("openai_compatible".into()),
+        base_url: Some(format!("{mock_root}/v1")),
+        default_model: Some("gpt-4o".into()),
+        api_key: Some(SecretString::from("sk-aimock")),
+    })
+    .await
+    .unwrap();
+    let config = AppConfig {
+        paths,
+        secrets,
+        settings: Arc::new(MemorySettings::default()),
+        shows_forms: false,
+        pid_file: None,
+    };
+    (App::with_core(core, config).await, store)
+}
+
+fn alive(pid: u32) -> bool {
+    std::path::Path::new(&format!("/proc/{pid}")).exists()
+        && !std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            stat.rsplit_once(')')
+                .is_some_and(|(_, r)| r.trim_start().starts_with('Z'))
+        })
+}
+
+#[tokio::test]
+async fn quitting_mid_answer_and_mid_call_cancels_both_keeps_what_was_shown_and_leaves_no_server() {
+    if !support::mcp_peers_installed("quit") {
+        return;
+    }
+    let Some(mock) = aimock("quit", "tool-loop.json", &[]) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let (app, store) = app_in(home.path(), &mock.root).await;
+    app.host()
+        .spawn(
+            "fault",
+            stdio_launch(
+                &peers().join(".venv/bin/python").to_string_lossy(),
+                &[&peers().join("fault_server.py").to_string_lossy()],
+                Duration::from_secs(30),
+            ),
+        )
+        .await;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let pid = loop {
+        match app.host().states().get("fault") {
+            Some(ServerState::Running { pid: Some(pid), .. }) => break *pid,
+            other => assert!(Instant::now() < deadline, "{other:?}"),
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    };
+
+    let story = app.core().create_conversation(None).await.unwrap().id;
+    let slow_tool = app.core().create_conversation(None).await.unwrap().id;
+    let (story_seen, tool_seen) = (Arc::new(Seen::default()), Arc::new(Seen::default()));
+    let ask = |conversation: &str, text: &str| TurnRequest {
+        conversation_id: conversation.to_owned(),
+        text: Some(text.to_owned()),
+        ..TurnRequest::default()
+    };
+    let story_run = app
+        .start_turn(ask(&story, "Tell me a slow story"), story_seen.clone())
+        .await
+        .unwrap();
+    // The slow tool's call is allowed by the window, as a person would.
+    let tool_run = app
+        .start_turn(ask(&slow_tool, "Wait for the slow tool"), tool_seen.clone())
+        .await
+        .unwrap();
+    tool_seen.wait_for("approval_required", 1).await;
+    let request_id = tool_seen
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .find_map(|e| match e {
+            RunEvent::ApprovalRequired { request_id, calls } => {
+                Some((request_id.clone(), calls.clone()))
+            }
+            _ => None,
+        })
+        .unwrap();
+    let answers = request_id
+        .1
+        .iter()
+        .map(|c| switchboard_core::agent::ApprovalAnswer {
+            call_id: c.call_id.clone(),
+            decision: switchboard_core::agent::Decision::AllowOnce,
+            reason: None,
+        })
+        .collect();
+    assert!(app.answer_approval(&request_id.0, answers));
+    tool_seen.wait_for("tool_started", 1).await;
+    story_seen.wait_for("text_delta", 3).await;
+    assert!(
+        matches!(
+            app.start_turn(ask(&story, "and another"), Arc::new(Seen::default()))
+                .await,
+            Err(switchboard_core::CoreError::RunUnderWay)
+        ),
+        "one run per conversation"
+    );
+
+    // Quit.
+    app.shutdown(Duration::from_secs(10)).await;
+
+    assert_eq!(story_run.finished().await, StopReason::Cancelled);
+    assert_eq!(tool_run.finished().await, StopReason::Cancelled);
+    let answer = store
+        .list_messages(story.clone())
+        .await
+        .unwrap()
+        .pop()
+        .unwrap();
+    assert_eq!(answer.role, Role::Assistant);
+    assert_eq!(answer.status, MessageStatus::Interrupted);
+    let partial = answer.content.unwrap();
+    assert!(
+        partial.starts_with("Once"),
+        "the shown text is kept: {partial}"
+    );
+    let tool = store
+        .list_messages(slow_tool.clone())
+        .await
+        .unwrap()
+        .pop()
+        .unwrap();
+    assert_eq!(tool.role, Role::Tool);
+    assert!(tool.content.unwrap().contains("stopped before it finished"));
+    assert!(!alive(pid), "the server's process {pid} is gone");
+    assert!(
+        matches!(
+            app.start_turn(ask(&story, "again"), Arc::new(Seen::default()))
+                .await,
+            Err(switchboard_core::CoreError::Quitting)
+        ),
+        "nothing starts once quitting"
+    );
+}
+
+#[tokio::test]
+async fn a_window_that_comes_back_mid_answer_gets_the_answer_so_far_and_the_rest_live() {
+    let Some(mock) = aimock("attach", "tool-loop.json", &[]) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let (app, _store) = app_in(home.path(), &mock.root).await;
+    let conversation = app.core().create_conversation(None).await.unwrap().id;
+    let first = Arc::new(Seen::default());
+    let run = app
+        .start_turn(
+            TurnRequest {
+                conversation_id: conversation.clone(),
+                text: Some("Tell me a slow story".into()),
+                ..TurnRequest::default()
+            },
+            first.clone(),
+        )
+        .await
+        .unwrap();
+    first.wait_for("text_delta", 3).await;
+    let again = Arc::new(Seen::default());
+    assert_eq!(
+        app.attach(&conversation, again.clone()).as_deref(),
+        Some(run.run_id.as_str())
+    );
+    assert_eq!(run.finished().await, StopReason::Completed);
+    let text = |seen: &Seen| -> String {
+        seen.0
+            .lock()
+            .unwrap()
+            .iter()
+            .filter_map(|e| match e {
+                RunEvent::TextDelta { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect()
+    };
+    assert!(!text(&first).is_empty());
+    assert_eq!(text(&again), text(&first), "the same answer, whole");
+    assert_eq!(again.count("run_started"), 1);
+    assert_eq!(again.count("run_finished"), 1);
+    assert_eq!(
+        app.attach(&conversation, again.clone()),
+        None,
+        "nothing runs now"
+    );
+}

@@ -340,3 +340,85 @@ test("the tools panel switches a server's tools off, and the model is not offere
     }
   });
 });
+
+const LONG_STORY =
+  "Once upon a long night the switchboard hummed. An operator named Ada answered every light on the board, patched the doctor through to the farm, the mayor to the baker, and a child to a grandmother three valleys away. Near dawn a single lamp stayed lit; she plugged it in and heard only rain, so she listened until it stopped. The end.";
+
+/** Starts the ten-second story in a new conversation and waits until `atLeast` characters show. */
+async function startLongStory(b, atLeast) {
+  await b.$(tid("new-conversation")).click();
+  const input = b.$(tid("composer-input"));
+  await input.waitForEnabled({ timeout: 20000 });
+  await input.setValue("Tell me a long slow story");
+  await b.keys("Enter");
+  await growsTo(b, atLeast);
+}
+
+async function growsTo(b, atLeast) {
+  await b.waitUntil(async () => ((await textOf(b, ANSWER).catch(() => "")) ?? "").length >= atLeast, {
+    timeout: 20000,
+    timeoutMsg: `the answer does not reach ${atLeast} characters`,
+  });
+  return textOf(b, ANSWER);
+}
+
+test("a streaming answer outlives a visit to Settings and a reload: it is live when shown again, Stop works, and its end pulls the window nowhere", async () => {
+  await withMockModel("chat-sessions", {}, async (home) => {
+    const app = await launch(home);
+    try {
+      const b = app.browser;
+      // Away and back mid-answer: the answer is still streaming, with its Stop.
+      await startLongStory(b, 20);
+      await b.$(tid("nav-settings")).click();
+      await b.$(tid("settings-form")).waitForDisplayed({ timeout: 10000 });
+      await b.$(tid("conversation-item")).click();
+      const back = await growsTo(b, 40);
+      assert.ok(LONG_STORY.startsWith(back), `shown: ${back}`);
+      assert.ok(await b.$(tid("composer-stop")).isDisplayed(), "Stop is there");
+      const later = await growsTo(b, back.length + 10);
+      assert.ok(later.length > back.length, "it goes on live");
+
+      // Away while it ends: Settings stays open.
+      await b.$(tid("nav-settings")).click();
+      await b.$(tid("settings-form")).waitForDisplayed({ timeout: 10000 });
+      await new Promise((r) => setTimeout(r, 11000));
+      assert.ok(await b.$(tid("settings-form")).isDisplayed(), "the window stayed on Settings");
+      assert.equal(await b.$(tid("message-list")).isExisting(), false);
+      await b.$(tid("conversation-item")).click();
+      await b.waitUntil(async () => (await textOf(b, ANSWER).catch(() => "")) === LONG_STORY, {
+        timeout: 20000,
+        timeoutMsg: "the finished answer is not shown whole",
+      });
+      await b.$(tid("composer-send")).waitForExist({ timeout: 10000 });
+
+      // A reload mid-answer: the same conversation comes back and the answer finishes on screen.
+      await startLongStory(b, 20);
+      await b.execute(() => location.reload());
+      await b.$(tid("message-list")).waitForDisplayed({ timeout: 30000 });
+      await b.$(tid("composer-stop")).waitForDisplayed({ timeout: 10000 });
+      await app.screenshot("chat-reloaded-mid-answer");
+      await b.waitUntil(async () => (await textOf(b, ANSWER).catch(() => "")) === LONG_STORY, {
+        timeout: 30000,
+        timeoutMsg: "the reloaded window does not see the answer finish",
+      });
+      await b.$(tid("composer-send")).waitForExist({ timeout: 10000 });
+
+      // Away and back once more, then Stop: it stops.
+      await startLongStory(b, 20);
+      await b.$(tid("nav-settings")).click();
+      await b.$(tid("settings-form")).waitForDisplayed({ timeout: 10000 });
+      await b.$(tid("conversation-item")).click();
+      await b.$(tid("composer-stop")).waitForDisplayed({ timeout: 10000 });
+      await b.$(tid("composer-stop")).click();
+      await b.$(tid("composer-send")).waitForExist({ timeout: 10000 });
+      await b.waitUntil(async () => (await textOf(b, tid("answer-status")).catch(() => "")) === "Stopped", {
+        timeout: 10000,
+        timeoutMsg: "the answer is not marked stopped",
+      });
+      const kept = await textOf(b, ANSWER);
+      assert.ok(kept.length < LONG_STORY.length && LONG_STORY.startsWith(kept), `kept: ${kept}`);
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -217,6 +217,8 @@ export class FakeBackend {
   /** what `list_tool_approvals` answers */
   standingApprovals: StandingApproval[] = [];
   #approvals = new Map<string, (answers: ApprovalAnswer[]) => void>();
+  /** conversation id → its run under way: what it sent so far and who listens (as Rust's feed) */
+  #feeds = new Map<string, { runId: string; log: RunEvent[]; channels: FakeChannel[] }>();
   #clock = 1_700_000_000_000;
   #ids = 0;
 
@@ -248,7 +250,13 @@ export class FakeBackend {
   #scriptedRun(conversationId: string, text: string | null, channel: FakeChannel, retryOf: CallRef | null = null): string {
     const runId = `run${++this.#ids}`;
     const saved = this.messages[conversationId] ?? (this.messages[conversationId] = []);
-    const emit = (event: RunEvent) => channel.onmessage(event);
+    const feed = { runId, log: [] as RunEvent[], channels: [channel] };
+    this.#feeds.set(conversationId, feed);
+    const emit = (event: RunEvent) => {
+      feed.log.push(event);
+      for (const listener of feed.channels) listener.onmessage(event);
+      if (event.type === "run_finished") this.#feeds.delete(conversationId);
+    };
     const save = (m: Message) => {
       const at = saved.findIndex((x) => x.id === m.id);
       if (at >= 0) saved[at] = m;
@@ -473,6 +481,14 @@ export class FakeBackend {
       return null;
     },
     stop_run: () => null,
+    attach_run: (args) => {
+      const feed = this.#feeds.get(String(args.conversationId));
+      if (!feed) return null;
+      const channel = args.onEvent as FakeChannel;
+      for (const event of feed.log) channel.onmessage(event);
+      feed.channels.push(channel);
+      return feed.runId;
+    },
     list_conversation_tools: (args) => {
       this.#conversation(args.conversationId);
       const switches = this.toolSwitches[String(args.conversationId)] ?? new Map<string, boolean>();

@@ -14,6 +14,7 @@
 import * as ipc from "./ipc";
 import { IpcError, toIpcError } from "./ipc";
 import { LatestOnly } from "./latest";
+import { ChatSessions } from "./stores/chat-sessions.svelte";
 import type { ModelList, ModelLists } from "./model-choice";
 import type { ThemeController } from "./theme";
 import type {
@@ -71,6 +72,8 @@ export class AppState {
   /** the open conversation with its messages; null while loading */
   detail = $state.raw<ConversationDetail | null>(null);
   toast = $state.raw<Toast | null>(null);
+  /** The chat sessions, by conversation: a running answer outlives the page that shows it. */
+  readonly chats = new ChatSessions(() => void this.refreshConversations());
 
   readonly #theme: ThemeController;
   readonly #conversationsGuard = new LatestOnly();
@@ -160,6 +163,11 @@ export class AppState {
       this.#watchForms(),
     ]);
     this.ready = true;
+    // A reloaded window opens the conversation it showed (and attaches to its run, if any).
+    const before = rememberedPage();
+    if (before?.name === "conversation" && this.conversations.some((c) => c.id === before.id)) {
+      void this.openConversation(before.id);
+    }
     await this.#lookForLocalServers();
   }
 
@@ -198,6 +206,7 @@ export class AppState {
   #go(page: Page): void {
     this.#navigation.begin();
     this.page = page;
+    rememberPage(page);
   }
 
   showWelcome(): void {
@@ -294,6 +303,7 @@ export class AppState {
   /** Takes the conversation out of the list (and closes it) at once; puts it back if Rust refuses. */
   async deleteConversation(id: string): Promise<void> {
     this.#deleted.add(id);
+    this.chats.forget(id);
     this.conversations = this.conversations.filter((c) => c.id !== id);
     if (this.openId === id) this.showWelcome();
     try {
@@ -663,4 +673,28 @@ export class AppState {
     }
     return saved;
   }
+}
+
+const PAGE_KEY = "switchboard.page";
+
+/** The page shown, kept for this window's life only (a reload, not a relaunch). */
+function rememberPage(page: Page): void {
+  try {
+    sessionStorage.setItem(PAGE_KEY, JSON.stringify(page));
+  } catch {
+    // No storage (a test's DOM, a locked-down webview): a reload just starts at the welcome page.
+  }
+}
+
+function rememberedPage(): Page | null {
+  try {
+    const page: unknown = JSON.parse(sessionStorage.getItem(PAGE_KEY) ?? "null");
+    if (typeof page === "object" && page !== null && (page as Page).name === "conversation") {
+      const id = (page as { id?: unknown }).id;
+      return typeof id === "string" ? { name: "conversation", id } : null;
+    }
+  } catch {
+    // As above.
+  }
+  return null;
 }

@@ -200,6 +200,20 @@ export class ChatSession {
     }
   }
 
+  /**
+   * Attaches to the run under way in this conversation, if any (the window was reloaded, or
+   * shows the conversation again): the run is replayed from its start, then goes on live.
+   */
+  async attach(): Promise<void> {
+    if (this.running) return;
+    try {
+      const runId = await ipc.attachRun(this.conversationId, (event) => this.apply(event));
+      if (runId && this.runId === null && this.running) this.runId = runId;
+    } catch {
+      // Nothing to attach to is not an error worth showing: the saved history is on screen.
+    }
+  }
+
   async stop(): Promise<void> {
     if (this.runId) await ipc.stopRun(this.runId);
   }
@@ -231,13 +245,20 @@ export class ChatSession {
     switch (event.type) {
       case "run_started":
         this.runId = event.run_id;
+        this.running = true;
         break;
       case "status":
         this.status = event.text;
         break;
-      case "answer_started":
-        this.items.push(assistantFrom(event.message));
+      case "answer_started": {
+        // Replayed to a window that attached, the answer may be on screen already (as saved so
+        // far): it starts again from the event and the replay rebuilds it.
+        const fresh = assistantFrom(event.message);
+        const at = this.items.findIndex((i) => i.kind === "assistant" && i.id === fresh.id);
+        if (at >= 0) this.items[at] = fresh;
+        else this.items.push(fresh);
         break;
+      }
       case "text_delta": {
         const item = this.#assistant(event.message_id);
         if (item) item.text += event.text;
@@ -250,7 +271,8 @@ export class ChatSession {
       }
       case "tool_call_proposed": {
         const item = this.#assistant(event.call.message_id);
-        item?.tools.push({
+        if (!item || item.tools.some((c) => c.call_id === event.call.call_id)) break;
+        item.tools.push({
           call_id: event.call.call_id,
           server: event.call.server,
           display_name: event.call.display_name,
@@ -273,6 +295,9 @@ export class ChatSession {
         this.approval = { request_id: event.request_id, calls: event.calls };
         break;
       case "tool_decided": {
+        // Decided means answered: a replayed request (the window attached after it was
+        // answered) is not asked again.
+        if (this.approval?.calls.some((c) => c.call_id === event.call_id)) this.approval = null;
         const card = this.#card(event.call_id);
         if (card && !event.allowed) {
           card.state = "denied";

@@ -322,6 +322,16 @@ export function retryToolCall(conversationId: string, messageId: string, callId:
   return call("retry_tool_call", { conversationId, messageId, callId, onEvent: channel });
 }
 
+/**
+ * Attaches to the run under way in a conversation: its events so far, then live, arrive on
+ * `onEvent`. Resolves the run's id, or null when nothing runs there.
+ */
+export function attachRun(conversationId: string, onEvent: (event: RunEvent) => void): Promise<string | null> {
+  const channel = new Channel<RunEvent>();
+  channel.onmessage = onEvent;
+  return call("attach_run", { conversationId, onEvent: channel });
+}
+
 /** Stops the run: its answer stream and every running tool call. */
 export function stopRun(runId: string): Promise<void> {
   return call("stop_run", { runId });

@@ -1,0 +1,49 @@
+// The chat sessions of the window, keyed by conversation id, living outside any component: a
+// conversation that is answering keeps its session (its live answer, its Stop) while the person
+// looks at another page, and gets it back when they return. A conversation shown for the first
+// time (or again after a reload of the window) is built from what was saved and then attached to
+// the run under way there, if any, which replays that run from its start.
+
+import { ChatSession } from "../chat.svelte";
+import type { ConversationDetail } from "../types";
+
+export class ChatSessions {
+  readonly #sessions = new Map<string, ChatSession>();
+  readonly #onFinished: (conversationId: string) => void;
+
+  /** `onFinished` hears of every run that ends, shown or not (the sidebar's order changes). */
+  constructor(onFinished: (conversationId: string) => void) {
+    this.#onFinished = onFinished;
+  }
+
+  /**
+   * The session of the conversation `detail` shows. One that is running keeps what it shows;
+   * an idle one is brought up to date with what was saved. Sessions of other conversations that
+   * are not running are let go (their history is on disk).
+   */
+  open(detail: ConversationDetail): ChatSession {
+    const id = detail.conversation.id;
+    for (const [other, session] of this.#sessions) {
+      if (other !== id && !session.running) this.#sessions.delete(other);
+    }
+    let session = this.#sessions.get(id);
+    if (session) {
+      session.load(detail);
+      return session;
+    }
+    session = new ChatSession(detail, () => this.#onFinished(id));
+    this.#sessions.set(id, session);
+    void session.attach();
+    return session;
+  }
+
+  /** The session of `conversationId`, if the window has one. */
+  get(conversationId: string): ChatSession | undefined {
+    return this.#sessions.get(conversationId);
+  }
+
+  /** A deleted conversation's session goes with it. */
+  forget(conversationId: string): void {
+    this.#sessions.delete(conversationId);
+  }
+}

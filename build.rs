@@ -25,6 +25,7 @@ const COMMANDS: &[&str] = &[
     "detect_local_providers",
     "set_conversation_model",
     "list_mcp_servers",
+    "watch_mcp_servers",
     "approve_mcp_server",
     "set_mcp_server_enabled",
     "restart_mcp_server",

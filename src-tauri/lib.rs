@@ -96,6 +96,7 @@ pub fn run() -> i32 {
             commands::conversations::get_conversation,
             commands::conversations::set_conversation_model,
             commands::mcp::list_mcp_servers,
+            commands::mcp::watch_mcp_servers,
             commands::mcp::approve_mcp_server,
             commands::mcp::set_mcp_server_enabled,
             commands::mcp::restart_mcp_server,

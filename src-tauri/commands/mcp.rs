@@ -28,6 +28,21 @@ pub async fn list_mcp_servers(state: State<'_, AppState>) -> CommandResult<Vec<M
     Ok(app.core().mcp_status(Some(app.host())).await?)
 }
 
+/// The window listens for the server list: every configured server with its state arrives on
+/// `on_change` now and again after every change (no polling); a later call replaces the
+/// listener (a reloaded window).
+#[tauri::command]
+pub async fn watch_mcp_servers(
+    state: State<'_, AppState>,
+    on_change: Channel<Vec<McpServerStatus>>,
+) -> CommandResult<()> {
+    state
+        .app()
+        .await
+        .watch_servers(move |list| on_change.send(list).is_ok());
+    Ok(())
+}
+
 /// Shows the native approval dialog for `name` and, if the person approves exactly what it
 /// showed, records the approval and starts the server. Returns whether it was approved.
 #[tauri::command]

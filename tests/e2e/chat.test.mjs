@@ -422,3 +422,55 @@ test("a streaming answer outlives a visit to Settings and a reload: it is live w
     }
   });
 });
+
+test("the Servers page shows a new tool, a crash and the restart as Rust pushes them", async () => {
+  await withMockModel("servers-pushed", { fault: true }, async (home) => {
+    const app = await launch(home);
+    try {
+      const b = app.browser;
+      await serverRunning(b, "fault");
+      const state = `${tid("server-item")}[data-name="fault"] ${tid("server-state")}`;
+      const tools = Number(/(\d+) tools?/.exec(await textOf(b, state))[1]);
+
+      // A tool the server adds while the person chats is on the page when they open it.
+      await askAndAllow(b, "Grow a tool");
+      await b.waitUntil(async () => (await textOf(b, ANSWER).catch(() => "")) === "Added a tool called sprout.", {
+        timeout: 20000,
+        timeoutMsg: "the model does not answer after growing a tool",
+      });
+      await b.$(tid("nav-servers")).click();
+      await b.waitUntil(async () => (await textOf(b, state).catch(() => "")) === `Running · ${tools + 1} tools`, {
+        timeout: 10000,
+        timeoutMsg: "the new tool is not shown",
+      });
+
+      // The server dies: the page says so, then shows it running again, each as it happens.
+      await b.execute((sel) => {
+        window.__serverStates = [];
+        let last = "";
+        new MutationObserver(() => {
+          const now = document.querySelector(sel)?.textContent.trim() ?? "";
+          if (now !== last) window.__serverStates.push([Date.now(), (last = now)]);
+        }).observe(document.body, { childList: true, characterData: true, subtree: true });
+      }, state);
+      const { pgid } = JSON.parse(fs.readFileSync(path.join(home, "data", "mcp-processes.json"), "utf8")).fault;
+      const killed = Date.now();
+      process.kill(-pgid, "SIGKILL");
+      await b.waitUntil(async () => /^Crashed/.test((await textOf(b, state).catch(() => "")) ?? ""), {
+        timeout: 10000,
+        timeoutMsg: "the crash is not shown",
+      });
+      await b.waitUntil(async () => /^Running/.test((await textOf(b, state).catch(() => "")) ?? ""), {
+        timeout: 20000,
+        timeoutMsg: "the restart is not shown",
+      });
+      const seen = await b.execute(() => window.__serverStates);
+      const crashed = seen.find(([, text]) => text.startsWith("Crashed"));
+      assert.ok(crashed, JSON.stringify(seen));
+      console.log(`the crash was shown ${crashed[0] - killed} ms after the kill`);
+      await app.screenshot("servers-restarted");
+    } finally {
+      await app.close();
+    }
+  });
+});

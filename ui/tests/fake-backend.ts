@@ -192,8 +192,15 @@ export class FakeBackend {
     this.#forms.onmessage(form);
   }
 
-  /** What `list_mcp_servers` answers. */
+  /** What `list_mcp_servers` answers, and `pushServers` sends. */
   mcpServers: McpServerStatus[] = [];
+  /** The window's listener for the server list, once it has asked. */
+  #serverWatch: { onmessage: (servers: McpServerStatus[]) => void } | null = null;
+
+  /** Something changed in the supervisor: Rust pushes the list, as it is now, to the window. */
+  pushServers(): void {
+    this.#serverWatch?.onmessage(structuredClone(this.mcpServers));
+  }
   /** What the person answers in Rust's native approval dialog. */
   approvalAnswer = true;
   /** server name → what `mcp_server_log` answers */
@@ -566,6 +573,11 @@ export class FakeBackend {
     detect_local_providers: () => this.localServers.map((server) => ({ ...server, models: [...server.models] })),
     list_providers: () => this.providers.map((p) => ({ ...p })),
     list_mcp_servers: () => this.mcpServers.map((s) => ({ ...s })),
+    watch_mcp_servers: (args) => {
+      this.#serverWatch = args.onChange as { onmessage: (servers: McpServerStatus[]) => void };
+      this.pushServers();
+      return null;
+    },
     watch_mcp_forms: (args) => {
       this.#forms = args.onForm as { onmessage: (form: McpForm) => void };
       return null;

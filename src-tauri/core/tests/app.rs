@@ -8,8 +8,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use secrecy::SecretString;
-use switchboard_core::engine::{NewProvider, TurnRequest};
+use switchboard_core::engine::{McpServerStatus, NewProvider, TurnRequest};
 use switchboard_core::events::{EventSink, RunEvent, StopReason};
+use switchboard_core::mcp::config::ServerEntry;
 use switchboard_core::mcp::host::ServerState;
 use switchboard_core::providers::HttpOptions;
 use switchboard_core::secrets::{MemoryStore, SecretStore};
@@ -250,4 +251,131 @@ async fn a_window_that_comes_back_mid_answer_gets_the_answer_so_far_and_the_rest
         None,
         "nothing runs now"
     );
+}
+
+/// One list the server watcher sent, and when it came.
+type Sent = (Instant, Vec<McpServerStatus>);
+
+/// Every list the server watcher sent.
+#[derive(Clone, Default)]
+struct Pushed(Arc<Mutex<Vec<Sent>>>);
+
+impl Pushed {
+    /// Waits for a list whose `fault` entry passes `test`; returns when it came.
+    async fn first(
+        &self,
+        after: Instant,
+        what: &str,
+        test: impl Fn(&ServerState) -> bool,
+    ) -> Instant {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let found = self.0.lock().unwrap().iter().find_map(|(at, list)| {
+                let state = list
+                    .iter()
+                    .find(|s| s.server.name == "fault")?
+                    .state
+                    .as_ref()?;
+                (*at >= after && test(state)).then_some(*at)
+            });
+            if let Some(at) = found {
+                return at;
+            }
+            assert!(Instant::now() < deadline, "no list showing {what}");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_server_list_is_pushed_on_a_new_tool_a_crash_and_a_restart_with_no_polling() {
+    if !support::mcp_peers_installed("pushed servers") {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let (app, _store) = app_in(home.path(), "http://127.0.0.1:9").await;
+    let python = peers().join(".venv/bin/python").display().to_string();
+    let script = peers().join("fault_server.py").display().to_string();
+    let entry = ServerEntry {
+        command: Some(python),
+        args: vec![script],
+        ..ServerEntry::default()
+    };
+    app.core().mcp_add("fault", entry).await.unwrap();
+    let pushed = Pushed::default();
+    let log = pushed.clone();
+    app.watch_servers(move |list| {
+        log.0.lock().unwrap().push((Instant::now(), list));
+        true
+    });
+    let start = Instant::now();
+    app.start_servers().await;
+    pushed
+        .first(start, "fault running", |s| {
+            matches!(s, ServerState::Running { .. })
+        })
+        .await;
+    let tools = |s: &ServerState| match s {
+        ServerState::Running { tools, .. } => *tools,
+        _ => 0,
+    };
+    let before = pushed.0.lock().unwrap().last().unwrap().1[0]
+        .state
+        .as_ref()
+        .map(tools)
+        .unwrap();
+
+    // A new tool: the server says its list changed; the list that follows has it.
+    let server = app.host().server("fault").unwrap();
+    let grow = serde_json::json!({"name": "sprout"});
+    server
+        .call_tool(
+            "grow",
+            grow.as_object().unwrap().clone(),
+            Duration::from_secs(30),
+        )
+        .await
+        .unwrap();
+    let grown = Instant::now();
+    let seen = pushed
+        .first(grown, "the new tool", |s| tools(s) == before + 1)
+        .await;
+    eprintln!(
+        "new tool pushed {} ms after its call returned",
+        seen.saturating_duration_since(grown).as_millis()
+    );
+
+    // A crash, then the restart.
+    let crashed = Instant::now();
+    let _ = server
+        .call_tool("crash", serde_json::Map::new(), Duration::from_secs(30))
+        .await;
+    let seen = pushed
+        .first(crashed, "the crash", |s| {
+            matches!(s, ServerState::Restarting { .. })
+        })
+        .await;
+    eprintln!(
+        "crash pushed {} ms after the call",
+        seen.saturating_duration_since(crashed).as_millis()
+    );
+    pushed
+        .first(seen, "the restart", |s| {
+            matches!(s, ServerState::Running { .. })
+        })
+        .await;
+
+    // A change made through the app (switched off) is pushed too.
+    let off = Instant::now();
+    app.set_server_enabled("fault", false).await.unwrap();
+    let found = pushed
+        .first(off, "stopped", |s| matches!(s, ServerState::Stopped))
+        .await;
+    assert!(found >= off);
+    let lists = pushed.0.lock().unwrap().len();
+    assert!(
+        lists < 40,
+        "bursts are sent together, not one list per change: {lists}"
+    );
+    app.shutdown(Duration::from_secs(5)).await;
 }

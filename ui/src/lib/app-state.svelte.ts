@@ -161,6 +161,7 @@ export class AppState {
       this.loadPresets(),
       this.loadSettings(),
       this.#watchForms(),
+      this.#watchServers(),
     ]);
     this.ready = true;
     // A reloaded window opens the conversation it showed (and attaches to its run, if any).
@@ -530,6 +531,18 @@ export class AppState {
 
   /** Forms MCP servers are waiting on, oldest first; the window shows the first. */
   forms = $state.raw<McpForm[]>([]);
+
+  /** Rust pushes the server list at every change: the Servers page never polls. */
+  async #watchServers(): Promise<void> {
+    try {
+      await ipc.watchMcpServers((servers) => {
+        this.servers = servers;
+      });
+    } catch (err) {
+      // The page still loads the list when opened and after each action.
+      console.error("cannot listen for MCP server changes", err);
+    }
+  }
 
   async #watchForms(): Promise<void> {
     try {

@@ -192,6 +192,16 @@ export function removeProvider(name: string): Promise<void> {
   return call("remove_provider", { name });
 }
 
+/**
+ * Listens for the server list: every configured server with its state arrives on `onChange`
+ * now and again after each change (a start, a crash, a restart, a new tool, a stop).
+ */
+export function watchMcpServers(onChange: (servers: McpServerStatus[]) => void): Promise<void> {
+  const channel = new Channel<McpServerStatus[]>();
+  channel.onmessage = onChange;
+  return call("watch_mcp_servers", { onChange: channel });
+}
+
 /** Every configured MCP server with its state. */
 export function listMcpServers(): Promise<McpServerStatus[]> {
   return call("list_mcp_servers");

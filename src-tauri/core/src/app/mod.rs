@@ -15,10 +15,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use tokio_util::sync::CancellationToken;
+
 pub use runs::{Feed, RunHandle, Runs};
 
 use crate::agent::{self, ApprovalAnswer, Approver, PendingApprovals, RunServices};
-use crate::engine::{Core, McpServerView, TurnRequest};
+use crate::engine::{Core, McpServerStatus, McpServerView, TurnRequest};
 use crate::error::CoreError;
 use crate::events::{EventSink, StopReason};
 use crate::mcp::catalogue::ListedTool;
@@ -29,6 +31,9 @@ use crate::paths::AppPaths;
 use crate::policy::confirm::{Confirm, ToolChange};
 use crate::secrets::SecretStore;
 use crate::settings::{Settings, SettingsError, SettingsSource};
+
+/// How long a server watcher waits after a change for the ones that come with it.
+const SETTLE: Duration = Duration::from_millis(20);
 
 /// What became of a changed tool the person was asked about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,6 +88,13 @@ pub struct App {
     forms: ElicitationBroker,
     runs: Runs,
     pid_file: PathBuf,
+    /// Bumped when the app changes a server's configuration (approved, switched, removed), so
+    /// the server watcher sends the list again even when no process changed.
+    config_changes: tokio::sync::watch::Sender<u64>,
+    /// The window's server watcher, replaced when a (reloaded) window asks again.
+    server_watcher: std::sync::Mutex<CancellationToken>,
+    /// Cancelled at shutdown: watchers end.
+    quitting: CancellationToken,
 }
 
 impl App {
@@ -109,6 +121,9 @@ impl App {
             forms,
             runs: Runs::default(),
             pid_file,
+            config_changes: tokio::sync::watch::Sender::new(0),
+            server_watcher: std::sync::Mutex::new(CancellationToken::new()),
+            quitting: CancellationToken::new(),
         })
     }
 
@@ -245,6 +260,53 @@ impl App {
 
     // ---- MCP servers ------------------------------------------------------------------
 
+    /// Sends every configured server with its state now, and again after every change (a
+    /// start, a crash, a restart, a new tool list, a stop, or an approval, switch or removal
+    /// made through the app), until `send` says the listener is gone or the app quits. Changes
+    /// that come together (ten servers starting) are sent as one list. A later call replaces
+    /// this watcher: there is one window.
+    pub fn watch_servers(
+        self: &Arc<Self>,
+        send: impl Fn(Vec<McpServerStatus>) -> bool + Send + 'static,
+    ) {
+        let stop = self.quitting.child_token();
+        let previous = std::mem::replace(
+            &mut *self
+                .server_watcher
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+            stop.clone(),
+        );
+        previous.cancel();
+        let (mut hosts, mut configs) = (self.host.watch(), self.config_changes.subscribe());
+        let app = Arc::clone(self);
+        tokio::spawn(async move {
+            loop {
+                hosts.borrow_and_update();
+                configs.borrow_and_update();
+                match app.core.mcp_status(Some(&app.host)).await {
+                    Ok(list) => {
+                        if !send(list) {
+                            return;
+                        }
+                    }
+                    Err(e) => tracing::warn!(error = %e, "cannot list MCP servers for the window"),
+                }
+                tokio::select! {
+                    () = stop.cancelled() => return,
+                    Ok(()) = hosts.changed() => {}
+                    Ok(()) = configs.changed() => {}
+                }
+                // Let a burst settle into one list.
+                tokio::time::sleep(SETTLE).await;
+            }
+        });
+    }
+
+    fn servers_changed(&self) {
+        self.config_changes.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
     /// Hands every enabled, approved server to the supervisor, which starts them in the
     /// background.
     pub async fn start_servers(&self) {
@@ -270,6 +332,7 @@ impl App {
             return Ok(false);
         }
         self.core.mcp_approve_shown(&request).await?;
+        self.servers_changed();
         Ok(true)
     }
 
@@ -340,7 +403,9 @@ impl App {
     /// As [`Core::mcp_remove`].
     pub async fn remove_server(&self, name: &str) -> Result<(), CoreError> {
         self.host.stop(name.trim()).await;
-        self.core.mcp_remove(name).await
+        self.core.mcp_remove(name).await?;
+        self.servers_changed();
+        Ok(())
     }
 
     /// Switches a server on (started if approved) or off (stopped).
@@ -353,6 +418,7 @@ impl App {
         enabled: bool,
     ) -> Result<McpServerView, CoreError> {
         let view = self.core.mcp_set_disabled(name, !enabled).await?;
+        self.servers_changed();
         if !enabled {
             self.host.stop(&view.name).await;
         } else if view.approved {
@@ -375,6 +441,7 @@ impl App {
     /// stops every server; all within `deadline`, after which what is left is killed.
     pub async fn shutdown(&self, deadline: Duration) {
         let started = Instant::now();
+        self.quitting.cancel();
         self.runs.shutdown(deadline).await;
         let left = deadline
             .saturating_sub(started.elapsed())

@@ -6,7 +6,7 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
@@ -156,15 +156,20 @@ async fn start_servers(app: &App, tools: &ToolSelection, quiet: bool) -> Result<
             eprintln!("switchboard: “{name}” is not used: {why}");
         }
     }
-    let deadline = Instant::now() + crate::mcp::launch::STARTUP_TIMEOUT;
-    while Instant::now() < deadline
-        && host
+    // Woken by the supervisor at each change, not by a timer.
+    let mut changes = host.watch();
+    let all_started = async {
+        while host
             .states()
             .values()
             .any(|s| matches!(s, ServerState::Starting))
-    {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+        {
+            if changes.changed().await.is_err() {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(crate::mcp::launch::STARTUP_TIMEOUT, all_started).await;
     if !quiet {
         for (name, state) in host.states() {
             match state {

@@ -85,6 +85,8 @@ pub struct McpHost {
     ping_every: Duration,
     /// Who shows servers' forms to the person (none: every form is declined).
     elicitation: Elicitation,
+    /// Counts every change of a state or a tool list, so watchers wake instead of polling.
+    changes: Arc<tokio::sync::watch::Sender<u64>>,
 }
 
 impl McpHost {
@@ -102,7 +104,18 @@ impl McpHost {
             backoff_unit: Duration::from_secs(1),
             ping_every: PING_EVERY,
             elicitation: Elicitation::default(),
+            changes: Arc::new(tokio::sync::watch::Sender::new(0)),
         }
+    }
+
+    /// Wakes (`changed()`) whenever a server's state or tools change: a start, a crash, a
+    /// restart, a new tool list, a stop. What changed is read with [`McpHost::states`].
+    pub fn watch(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changes.subscribe()
+    }
+
+    fn changed(&self) {
+        self.changes.send_modify(|n| *n = n.wrapping_add(1));
     }
 
     /// Servers' forms (`elicitation/create`) are shown through `elicitor`.
@@ -133,14 +146,17 @@ impl McpHost {
     }
 
     fn set_state(&self, name: &str, state: ServerState, server: Option<Option<Arc<McpServer>>>) {
-        let mut slots = self.slots();
-        if let Some(slot) = slots.get_mut(name) {
-            tracing::info!(server = name, state = ?state, "MCP server state");
-            slot.state = state;
-            if let Some(server) = server {
-                slot.server = server;
+        {
+            let mut slots = self.slots();
+            if let Some(slot) = slots.get_mut(name) {
+                tracing::info!(server = name, state = ?state, "MCP server state");
+                slot.state = state;
+                if let Some(server) = server {
+                    slot.server = server;
+                }
             }
         }
+        self.changed();
     }
 
     fn set_tools(&self, name: &str, tools: &[rmcp::model::Tool]) {
@@ -181,6 +197,7 @@ impl McpHost {
         if let Some(slot) = self.slots().get_mut(name) {
             slot.task = Some(task);
         }
+        self.changed();
     }
 
     async fn supervise(&self, name: &str, launch: ServerLaunch, stop: CancellationToken) {

@@ -10,7 +10,7 @@ use switchboard_core::store::{StandingApproval, ToolToggle};
 use tauri::ipc::Channel;
 use tauri::State;
 
-use super::error::{CommandError, CommandResult};
+use super::error::CommandResult;
 use crate::bridge::channel_sink;
 use crate::state::AppState;
 
@@ -28,11 +28,7 @@ pub async fn send_message(
         text,
         ..TurnRequest::default()
     };
-    let app = state.app().await;
-    Ok(app
-        .start_turn(request, channel_sink(on_event))
-        .await?
-        .run_id)
+    start(&state, request, on_event).await
 }
 
 /// Runs a failed call again (its card's Retry), through the same approvals, and lets the model
@@ -53,6 +49,15 @@ pub async fn retry_tool_call(
         }),
         ..TurnRequest::default()
     };
+    start(&state, request, on_event).await
+}
+
+/// Starts a turn with its events going to the window's channel; its run id.
+async fn start(
+    state: &AppState,
+    request: TurnRequest,
+    on_event: Channel<RunEvent>,
+) -> CommandResult<String> {
     let app = state.app().await;
     Ok(app
         .start_turn(request, channel_sink(on_event))
@@ -88,15 +93,7 @@ pub async fn answer_approval(
     request_id: String,
     answers: Vec<ApprovalAnswer>,
 ) -> CommandResult<()> {
-    if state.app().await.answer_approval(&request_id, answers) {
-        Ok(())
-    } else {
-        Err(CommandError {
-            kind: "not_found",
-            message: "That approval is no longer waiting (the run ended or was answered).".into(),
-            field: None,
-        })
-    }
+    Ok(state.app().await.answer_approval(&request_id, answers)?)
 }
 
 #[tauri::command]

@@ -1,38 +1,14 @@
-//! The one error shape the webview sees: `{ kind, message, field }`.
+//! The one error shape the webview sees: `{ kind, message, field }` — the core's
+//! [`IpcError`], so its TypeScript declaration is generated with the rest.
 
-use serde::Serialize;
-use switchboard_core::settings::SettingsError;
-use switchboard_core::CoreError;
-
-#[derive(Debug, Clone, Serialize)]
-pub struct CommandError {
-    pub kind: &'static str,
-    pub message: String,
-    pub field: Option<&'static str>,
-}
-
-impl From<CoreError> for CommandError {
-    fn from(err: CoreError) -> Self {
-        Self {
-            kind: err.kind(),
-            field: err.field(),
-            message: err.to_string(),
-        }
-    }
-}
-
-impl From<SettingsError> for CommandError {
-    fn from(err: SettingsError) -> Self {
-        CoreError::from(err).into()
-    }
-}
+pub use switchboard_core::IpcError as CommandError;
 
 pub type CommandResult<T> = Result<T, CommandError>;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use switchboard_core::InvalidInput;
+    use switchboard_core::{CoreError, InvalidInput};
 
     #[test]
     fn an_invalid_field_serialises_as_kind_message_and_field() {

@@ -13,7 +13,7 @@ use switchboard_core::mcp::oauth::LoopbackBrowser;
 use tauri::ipc::Channel;
 use tauri::{AppHandle, State};
 
-use super::error::{CommandError, CommandResult};
+use super::error::CommandResult;
 use crate::bridge::NativeConfirm;
 use crate::state::AppState;
 
@@ -115,16 +115,7 @@ pub async fn answer_mcp_form(
     id: String,
     answer: ElicitationAnswer,
 ) -> CommandResult<()> {
-    state
-        .app()
-        .await
-        .forms()
-        .answer(&id, answer)
-        .map_err(|message| CommandError {
-            kind: "invalid",
-            message,
-            field: None,
-        })
+    Ok(state.app().await.answer_form(&id, answer)?)
 }
 
 /// Stops a server and removes it from mcp.json, with its keychain secrets and approval.

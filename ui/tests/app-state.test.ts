@@ -122,7 +122,7 @@ describe("the conversation list", () => {
 
   it("puts a conversation back when Rust refuses to delete it", async () => {
     const kept = backend.addConversation("Stubborn");
-    backend.failures.set("delete_conversation", { kind: "database", message: "database is locked" });
+    backend.failures.set("delete_conversation", { kind: "database", message: "database is locked", field: null });
     const app = newApp();
     await app.start();
     await app.deleteConversation(kept.id);
@@ -163,7 +163,7 @@ describe("startup", () => {
   });
 
   it("loads nothing else when the database could not be opened", async () => {
-    backend.status.database_error = { kind: "database", message: "file is not a database" };
+    backend.status.database_error = { kind: "database", message: "file is not a database", field: null };
     const app = newApp();
     await app.start();
     expect(app.databaseError?.message).toBe("file is not a database");
@@ -172,7 +172,7 @@ describe("startup", () => {
   });
 
   it("reports a failing command in the toast and keeps going", async () => {
-    backend.failures.set("list_providers", { kind: "internal", message: "boom" });
+    backend.failures.set("list_providers", { kind: "internal", message: "boom", field: null });
     backend.addConversation("Still here");
     const app = newApp();
     await app.start();

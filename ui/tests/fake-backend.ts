@@ -585,7 +585,7 @@ export class FakeBackend {
     answer_mcp_form: (args) => {
       const answer = args.answer as McpFormAnswer;
       const refusal = answer.action === "accept" ? this.formRefusal(answer.content) : null;
-      if (refusal) throw { kind: "invalid", message: refusal };
+      if (refusal) throw { kind: "invalid_input", message: refusal, field: "form" };
       this.formAnswers.push({ id: String(args.id), answer });
       return null;
     },
@@ -707,7 +707,7 @@ export class FakeBackend {
           field: "base_url",
         };
       }
-      const provider = this.addProviderRecord(input.name, input.kind, Boolean(input.api_key));
+      const provider = this.addProviderRecord(input.name, kind.kind, Boolean(input.api_key));
       if (input.base_url) provider.base_url = input.base_url;
       provider.default_model = input.default_model ?? null;
       return { ...provider };

@@ -115,14 +115,14 @@ describe("the offer of a local model server", () => {
   });
 
   it("is not looked for when the provider list could not be read", async () => {
-    backend.failures.set("list_providers", { kind: "database", message: "database is locked" });
+    backend.failures.set("list_providers", { kind: "database", message: "database is locked", field: null });
     backend.localServers = [runningOllama("llama3.2:3b")];
     await renderApp();
     expect(backend.callsTo("detect_local_providers")).toHaveLength(0);
   });
 
   it("shows nothing when no local server answers, and a failed probe raises no error", async () => {
-    backend.failures.set("detect_local_providers", { kind: "internal", message: "probe failed" });
+    backend.failures.set("detect_local_providers", { kind: "internal", message: "probe failed", field: null });
     await renderApp();
     await waitFor(() => expect(backend.callsTo("detect_local_providers")).toHaveLength(1));
     expect(offers()).toHaveLength(0);

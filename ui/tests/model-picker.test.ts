@@ -153,7 +153,7 @@ describe("the model picker", () => {
   it("puts the stored model back and reports the error when the change cannot be saved", async () => {
     twoProviders();
     backend.addConversation("Chat");
-    backend.failures.set("set_conversation_model", { kind: "database", message: "database is locked" });
+    backend.failures.set("set_conversation_model", { kind: "database", message: "database is locked", field: null });
     const { user, picker } = await openPicker();
 
     await user.selectOptions(picker, option(picker, "Local", "qwen3:8b"));

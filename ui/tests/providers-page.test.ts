@@ -219,7 +219,7 @@ describe("the add-provider form", () => {
   });
 
   it("shows a keychain failure in the form's error line", async () => {
-    backend.failures.set("add_provider", { kind: "keychain", message: "The keychain is locked." });
+    backend.failures.set("add_provider", { kind: "keychain", message: "The keychain is locked.", field: null });
     const { user, field, retype } = await openProviders();
     await retype("name", "Work");
     await user.type(field("api_key")!, "sk");
@@ -353,7 +353,7 @@ describe("testing a provider's connection", () => {
 
   it("shows a command that could not run at all in the same place", async () => {
     backend.addProviderRecord("Work");
-    backend.failures.set("test_provider", { kind: "keychain", message: "The keychain is locked." });
+    backend.failures.set("test_provider", { kind: "keychain", message: "The keychain is locked.", field: null });
     const { user } = await openProviders();
     await user.click(within(providerItem("Work")).getByTestId("provider-test"));
     const result = await within(providerItem("Work")).findByTestId("provider-test-result");

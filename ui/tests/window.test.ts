@@ -447,7 +447,7 @@ describe("tools panel", () => {
 
 describe("failures", () => {
   it("shows a command error in the toast without breaking the window", async () => {
-    backend.failures.set("create_conversation", { kind: "database", message: "disk full" });
+    backend.failures.set("create_conversation", { kind: "database", message: "disk full", field: null });
     const { user } = await renderApp();
     await user.click(screen.getByTestId("new-conversation"));
     expect((await screen.findByTestId("error-toast")).textContent).toContain("disk full");
@@ -455,7 +455,7 @@ describe("failures", () => {
   });
 
   it("shows the database error page instead of the normal UI", async () => {
-    backend.status.database_error = { kind: "database", message: "database disk image is malformed" };
+    backend.status.database_error = { kind: "database", message: "database disk image is malformed", field: null };
     await renderApp();
     const page = screen.getByTestId("database-error");
     expect(page.textContent).toContain("Switchboard can't open its database");

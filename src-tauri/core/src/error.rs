@@ -75,6 +75,33 @@ pub enum CoreError {
     },
 }
 
+/// The one error shape the window sees: every command rejects with `{ kind, message, field }`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+pub struct IpcError {
+    /// Machine-readable: `invalid_input`, `not_found`, `conflict`, `database`, `keychain`,
+    /// `settings`, `provider`, `mcp_config`, `mcp`, `needs_approval`, `io`.
+    pub kind: &'static str,
+    pub message: String,
+    /// For `invalid_input` and `conflict`: the form field at fault.
+    pub field: Option<&'static str>,
+}
+
+impl From<CoreError> for IpcError {
+    fn from(err: CoreError) -> Self {
+        Self {
+            kind: err.kind(),
+            field: err.field(),
+            message: err.to_string(),
+        }
+    }
+}
+
+impl From<SettingsError> for IpcError {
+    fn from(err: SettingsError) -> Self {
+        CoreError::from(err).into()
+    }
+}
+
 impl CoreError {
     /// Marks a keychain failure as one that happened while storing a key.
     pub fn key_not_saved(err: CoreError) -> CoreError {

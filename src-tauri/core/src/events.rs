@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::store::Message;
 
 /// Why a run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum StopReason {
     /// The model answered without asking for a tool.
@@ -31,14 +31,14 @@ pub enum StopReason {
 
 /// One call of a conversation: the call `call_id` of the answer `message_id` (a model's call
 /// ids are only unique within one answer; Ollama and Gemini number them from 0 each time).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct CallRef {
     pub message_id: String,
     pub call_id: String,
 }
 
 /// A tool call as the model proposed it, before any decision.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct ProposedCall {
     pub call_id: String,
     /// The assistant message that asked for it.
@@ -59,7 +59,7 @@ pub struct ProposedCall {
 
 /// One call in an approval dialog: everything the person needs to decide, and exactly what
 /// will run if they allow it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct ApprovalItem {
     pub call_id: String,
     pub server: String,
@@ -73,7 +73,7 @@ pub struct ApprovalItem {
     pub destructive: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum RunEvent {
     RunStarted {

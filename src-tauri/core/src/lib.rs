@@ -6,6 +6,7 @@
 
 pub mod agent;
 pub mod app;
+mod bindings;
 pub mod cli;
 pub mod engine;
 pub mod error;
@@ -24,6 +25,6 @@ pub mod store;
 pub mod text;
 
 pub use crate::app::{App, AppConfig};
-pub use crate::engine::{Core, DatabaseUnavailable, KeychainStatus};
-pub use error::{CoreError, InvalidInput};
+pub use crate::engine::{AppStatus, Core, DatabaseUnavailable, KeychainStatus};
+pub use error::{CoreError, InvalidInput, IpcError};
 pub use paths::AppPaths;

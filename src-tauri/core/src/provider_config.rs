@@ -11,7 +11,9 @@ use crate::text::one_line;
 pub const MAX_NAME_CHARS: usize = 64;
 pub const MAX_MODEL_CHARS: usize = 200;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum, ts_rs::TS,
+)]
 #[serde(rename_all = "snake_case")]
 #[clap(rename_all = "snake_case")]
 pub enum ProviderKind {
@@ -25,7 +27,7 @@ pub enum ProviderKind {
     OpenaiCompatible,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct ProviderKindInfo {
     pub kind: ProviderKind,
     pub label: &'static str,
@@ -84,7 +86,7 @@ impl ProviderKind {
 
 /// A starting point in the "Add a provider" form: which API a host speaks and where it usually
 /// listens. Only the kind and base URL are stored; the preset is not remembered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct Preset {
     pub id: &'static str,
     pub label: &'static str,
@@ -230,7 +232,7 @@ pub fn preset_by_id(id: &str) -> Option<&'static Preset> {
 
 /// A provider as the UI and the command line see it: never with its key, only whether one is
 /// stored.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct Provider {
     pub id: String,
     pub name: String,

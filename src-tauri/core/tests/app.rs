@@ -7,12 +7,10 @@ mod support;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use secrecy::SecretString;
-use switchboard_core::engine::{McpServerStatus, NewProvider, TurnRequest};
+use switchboard_core::engine::{McpServerStatus, TurnRequest};
 use switchboard_core::events::{EventSink, RunEvent, StopReason};
 use switchboard_core::mcp::config::ServerEntry;
 use switchboard_core::mcp::host::ServerState;
-use switchboard_core::providers::HttpOptions;
 use switchboard_core::secrets::{MemoryStore, SecretStore};
 use switchboard_core::settings::MemorySettings;
 use switchboard_core::store::{MessageStatus, Role, Store};
@@ -54,21 +52,8 @@ async fn app_in(home: &std::path::Path, mock_root: &str) -> (Arc<App>, Store) {
     let store = Store::open_in_memory().unwrap();
     let secrets: Arc<dyn SecretStore> = Arc::new(MemoryStore::default());
     let core = Core::with_store(paths.clone(), store.clone(), Arc::clone(&secrets))
-        .with_http_options(HttpOptions {
-            connect_timeout: Duration::from_secs(5),
-            read_timeout: Duration::from_secs(20),
-            max_retries: 0,
-            retry_base_delay: Duration::from_millis(10),
-        });
-    core.add_provider(NewProvider {
-        name: "Mock".into(),
-        kind: Some("openai_compatible".into()),
-        base_url: Some(format!("{mock_root}/v1")),
-        default_model: Some("gpt-4o".into()),
-        api_key: Some(SecretString::from("sk-aimock")),
-    })
-    .await
-    .unwrap();
+        .with_http_options(support::test_http());
+    support::add_mock_provider(&core, mock_root).await;
     let config = AppConfig {
         paths,
         secrets,
@@ -155,7 +140,7 @@ async fn quitting_mid_answer_and_mid_call_cancels_both_keeps_what_was_shown_and_
             reason: None,
         })
         .collect();
-    assert!(app.answer_approval(&request_id.0, answers));
+    app.answer_approval(&request_id.0, answers).unwrap();
     tool_seen.wait_for("tool_started", 1).await;
     story_seen.wait_for("text_delta", 3).await;
     assert!(

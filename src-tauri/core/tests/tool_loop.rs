@@ -9,16 +9,14 @@ mod support;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use secrecy::SecretString;
 use serde_json::{json, Value};
 use switchboard_core::agent::{
     self, ApprovalAnswer, ApprovalRequest, Approver, Decision, FixedApprover, RunServices, RunSetup,
 };
-use switchboard_core::engine::{CallRef, NewProvider, TurnRequest};
+use switchboard_core::engine::{CallRef, TurnRequest};
 use switchboard_core::events::{RunEvent, StopReason};
 use switchboard_core::mcp::host::{McpHost, ServerState};
 use switchboard_core::mcp::pins::PinnedTool;
-use switchboard_core::providers::HttpOptions;
 use switchboard_core::secrets::MemoryStore;
 use switchboard_core::settings::{MemorySettings, Settings};
 use switchboard_core::store::{Message, MessageStatus, Role, Store, ToolToggle};
@@ -55,21 +53,8 @@ async fn world(test: &str, servers: &[&str]) -> Option<World> {
         store.clone(),
         Arc::clone(&secrets) as _,
     )
-    .with_http_options(HttpOptions {
-        connect_timeout: Duration::from_secs(5),
-        read_timeout: Duration::from_secs(20),
-        max_retries: 0,
-        retry_base_delay: Duration::from_millis(10),
-    });
-    core.add_provider(NewProvider {
-        name: "Mock".into(),
-        kind: Some("openai_compatible".into()),
-        base_url: Some(format!("{}/v1", mock.root)),
-        default_model: Some("gpt-4o".into()),
-        api_key: Some(SecretString::from("sk-aimock")),
-    })
-    .await
-    .unwrap();
+    .with_http_options(support::test_http());
+    support::add_mock_provider(&core, &mock.root).await;
     let host = McpHost::new(home.path().join("pids.json")).await;
     for &name in servers {
         let launch = match name {

@@ -14,7 +14,7 @@ use tokio::sync::oneshot;
 use crate::events::ApprovalItem;
 
 /// The person's choice for one call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Decision {
     AllowOnce,
@@ -25,12 +25,13 @@ pub enum Decision {
     Deny,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ApprovalAnswer {
     pub call_id: String,
     pub decision: Decision,
     /// Why the person denied it, passed on to the model.
     #[serde(default)]
+    #[ts(optional = nullable)]
     pub reason: Option<String>,
 }
 

@@ -252,10 +252,39 @@ impl App {
         self.runs.running_in(conversation_id)
     }
 
-    /// The window's answer to an approval request; `false` when nothing waits for it. Only the
-    /// calls it asked about can be answered: the loop checks.
-    pub fn answer_approval(&self, request_id: &str, answers: Vec<ApprovalAnswer>) -> bool {
-        self.approvals.answer(request_id, answers)
+    /// The window's answer to an approval request. Only the calls it asked about can be
+    /// answered: the loop checks.
+    ///
+    /// # Errors
+    /// [`CoreError::NotFound`] when nothing waits for it (the run ended, or it was answered).
+    pub fn answer_approval(
+        &self,
+        request_id: &str,
+        answers: Vec<ApprovalAnswer>,
+    ) -> Result<(), CoreError> {
+        if self.approvals.answer(request_id, answers) {
+            Ok(())
+        } else {
+            Err(CoreError::NotFound {
+                what: "that approval: it is no longer waiting (the run ended or was answered)"
+                    .into(),
+            })
+        }
+    }
+
+    /// The person's answer to a server's form, checked against the form.
+    ///
+    /// # Errors
+    /// [`CoreError::Invalid`] (field `form`) when the form is no longer open or the values do
+    /// not fit it; the form then stays open.
+    pub fn answer_form(
+        &self,
+        id: &str,
+        answer: crate::mcp::elicitation::ElicitationAnswer,
+    ) -> Result<(), CoreError> {
+        self.forms
+            .answer(id, answer)
+            .map_err(|why| crate::error::InvalidInput::new("form", why).into())
     }
 
     // ---- MCP servers ------------------------------------------------------------------

@@ -73,7 +73,7 @@ pub struct TurnRequest {
 }
 
 /// A conversation's tools as the tools panel shows them.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, ts_rs::TS)]
 pub struct ConversationTool {
     pub server: String,
     pub tool: String,

@@ -15,7 +15,7 @@ use crate::providers::{connect, HttpOptions, ModelInfo, Provider, ProviderError}
 use crate::secrets::provider_account;
 
 /// What "Test connection" found: the models, or exactly what failed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct ConnectionReport {
     pub ok: bool,
     pub elapsed_ms: u64,
@@ -27,7 +27,7 @@ pub struct ConnectionReport {
 }
 
 /// A model server answering on its usual local address.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct LocalServer {
     pub preset_id: &'static str,
     pub label: &'static str,

@@ -33,7 +33,7 @@ fn not_oauth(server: &str) -> CoreError {
 }
 
 /// A configured server with what the supervisor says about it, for the Servers page.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct McpServerStatus {
     #[serde(flatten)]
     pub server: McpServerView,
@@ -47,7 +47,7 @@ pub struct McpServerStatus {
 }
 
 /// One tool of a server, against its pin.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct ToolReview {
     pub tool: String,
     /// The name models see.
@@ -61,7 +61,7 @@ pub struct ToolReview {
 }
 
 /// One configured server as lists show it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct McpServerView {
     pub name: String,
     /// `stdio`, `http` or `sse`; `None` when the entry cannot be used.

@@ -26,7 +26,7 @@ pub const MAX_TITLE_CHARS: usize = 200;
 pub const DEFAULT_TITLE: &str = "New conversation";
 
 /// Why the database is not available, kept for the app's lifetime so every caller can say so.
-#[derive(Debug, Clone, thiserror::Error, Serialize)]
+#[derive(Debug, Clone, thiserror::Error, Serialize, ts_rs::TS)]
 #[error("{message}")]
 pub struct DatabaseUnavailable {
     /// `locked`, `corrupt`, `too_new` or `open`.
@@ -49,13 +49,23 @@ impl From<&StoreError> for DatabaseUnavailable {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// What the window needs to know before anything else.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct AppStatus {
+    pub version: &'static str,
+    /// The home in use, as a person would write it.
+    pub home: String,
+    /// Why the database could not be opened, when it could not.
+    pub database_error: Option<crate::error::IpcError>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct KeychainStatus {
     pub available: bool,
     pub message: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct ConversationDetail {
     pub conversation: Conversation,
     pub messages: Vec<Message>,
@@ -64,14 +74,19 @@ pub struct ConversationDetail {
 }
 
 /// A provider as typed into the form or the command line.
-#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[derive(Debug, Clone, Default, serde::Deserialize, ts_rs::TS)]
 pub struct NewProvider {
     pub name: String,
+    #[ts(optional = nullable)]
     pub kind: Option<String>,
+    /// Empty or missing: the kind's usual address.
+    #[ts(optional = nullable)]
     pub base_url: Option<String>,
+    #[ts(optional = nullable)]
     pub default_model: Option<String>,
     /// Moved into the keychain and dropped; never stored anywhere else.
     #[serde(default, deserialize_with = "deserialize_secret")]
+    #[ts(type = "string | null", optional)]
     pub api_key: Option<SecretString>,
 }
 
@@ -160,6 +175,17 @@ impl Core {
 
     pub fn database_error(&self) -> Option<&DatabaseUnavailable> {
         self.db.as_ref().err()
+    }
+
+    /// The app's version, its home, and whether the database opened.
+    pub fn status(&self, version: &'static str) -> AppStatus {
+        AppStatus {
+            version,
+            home: self.paths.display_home(),
+            database_error: self
+                .database_error()
+                .map(|e| CoreError::from(e.clone()).into()),
+        }
     }
 
     /// The database, or why it is unavailable.

@@ -544,7 +544,7 @@ pub fn claude_desktop_config_path() -> Option<PathBuf> {
 }
 
 /// What an import would do, for the person to confirm before anything changes.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, ts_rs::TS)]
 pub struct ImportPreview {
     /// New servers, with the command line or address each would run.
     pub added: Vec<ImportItem>,
@@ -558,7 +558,7 @@ pub struct ImportPreview {
     entries: BTreeMap<String, ServerEntry>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct ImportItem {
     pub name: String,
     pub detail: String,

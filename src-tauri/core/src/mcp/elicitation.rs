@@ -25,7 +25,7 @@ const MAX_TEXT_CHARS: usize = 10_000;
 
 /// A server's question, as the window shows it. Every text in it is the server's: shown as
 /// text only.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct ElicitationRequest {
     pub id: String,
     pub server: String,
@@ -33,7 +33,7 @@ pub struct ElicitationRequest {
     pub fields: Vec<ElicitField>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct ElicitField {
     pub name: String,
     pub title: Option<String>,
@@ -45,7 +45,7 @@ pub struct ElicitField {
     pub default: Option<Value>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum FieldKind {
     Text {
@@ -65,19 +65,21 @@ pub enum FieldKind {
     },
     MultiChoice {
         options: Vec<ChoiceOption>,
+        #[ts(type = "number | null")]
         min_items: Option<u64>,
+        #[ts(type = "number | null")]
         max_items: Option<u64>,
     },
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct ChoiceOption {
     pub value: String,
     pub label: String,
 }
 
 /// What the person did with a form.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "action", rename_all = "snake_case")]
 pub enum ElicitationAnswer {
     /// Sent the form with these values.

@@ -32,7 +32,7 @@ impl PinnedTool {
 }
 
 /// What a listed tool is, against its pin.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum ToolStatus {
     /// Never seen: pinned now.

@@ -94,7 +94,7 @@ fn with_checked_tools(
 }
 
 /// One model a provider offers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct ModelInfo {
     /// What goes in a request's `model`.
     pub id: String,

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::{new_id, now_ms, Cached, Store, StoreError};
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct Conversation {
     pub id: String,
     pub title: String,

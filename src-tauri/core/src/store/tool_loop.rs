@@ -41,7 +41,7 @@ impl ApprovalScope {
 }
 
 /// One tool call as it happened.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct ToolRun {
     pub id: String,
     pub conversation_id: String,
@@ -105,7 +105,7 @@ fn run_from_row(row: &Row<'_>) -> rusqlite::Result<ToolRun> {
 }
 
 /// A tool the person allowed to run without asking.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct StandingApproval {
     pub server: String,
     pub tool: String,

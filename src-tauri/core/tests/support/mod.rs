@@ -56,6 +56,29 @@ pub fn stdio_launch(program: &str, args: &[&str], startup_timeout: Duration) -> 
     }
 }
 
+/// Short time limits and no retries, for provider clients talking to a local mock.
+pub fn test_http() -> switchboard_core::providers::HttpOptions {
+    switchboard_core::providers::HttpOptions {
+        connect_timeout: Duration::from_secs(5),
+        read_timeout: Duration::from_secs(20),
+        max_retries: 0,
+        retry_base_delay: Duration::from_millis(10),
+    }
+}
+
+/// Adds the provider "Mock" (OpenAI-compatible, model gpt-4o) pointing at aimock's `root`.
+pub async fn add_mock_provider(core: &switchboard_core::Core, root: &str) {
+    core.add_provider(switchboard_core::engine::NewProvider {
+        name: "Mock".into(),
+        kind: Some("openai_compatible".into()),
+        base_url: Some(format!("{root}/v1")),
+        default_model: Some("gpt-4o".into()),
+        api_key: Some(secrecy::SecretString::from("sk-aimock")),
+    })
+    .await
+    .unwrap();
+}
+
 /// A running aimock, stopped when dropped.
 pub struct Aimock {
     child: Child,

@@ -1,0 +1,99 @@
+//! The TypeScript side of the IPC edge, generated from Rust: `ui/src/lib/bindings.ts` declares
+//! every type a command takes or returns and every event it streams. The test here fails when
+//! that file and these types disagree; `UPDATE_BINDINGS=1 cargo test -p switchboard-core
+//! bindings` writes it anew. Owns the list of types only: each type's shape is its own module's.
+
+#![cfg(test)]
+
+use std::fmt::Write;
+
+use ts_rs::{Config, TS};
+
+const HEADER: &str =
+    "// Generated from Rust by switchboard-core's `bindings` test: never edit by hand.\n\
+// After changing a type that crosses the IPC edge, run\n\
+//   UPDATE_BINDINGS=1 cargo test -p switchboard-core bindings\n\
+// and commit the result; the test command fails while this file and Rust disagree.\n\n";
+
+fn declare<T: TS + ?Sized + 'static>(out: &mut String, cfg: &Config) {
+    if let Some(docs) = T::docs() {
+        out.push_str(&docs);
+    }
+    let _ = write!(out, "export {}\n\n", T::decl(cfg));
+}
+
+/// The whole file, in a fixed order.
+fn bindings() -> String {
+    // JSON numbers arrive as JavaScript numbers, whatever their Rust width.
+    let cfg = Config::new().with_large_int("number");
+    let mut out = String::from(HEADER);
+    macro_rules! declare_all {
+        ($($t:ty),* $(,)?) => { $( declare::<$t>(&mut out, &cfg); )* };
+    }
+    declare_all!(
+        serde_json::Value,
+        // errors and the app
+        crate::error::IpcError,
+        crate::engine::AppStatus,
+        crate::engine::KeychainStatus,
+        crate::engine::DatabaseUnavailable,
+        crate::settings::Theme,
+        crate::settings::Settings,
+        // conversations
+        crate::store::Conversation,
+        crate::store::Role,
+        crate::store::MessageStatus,
+        crate::store::Message,
+        crate::store::ToolRun,
+        crate::store::StandingApproval,
+        crate::engine::ConversationDetail,
+        crate::engine::ConversationTool,
+        // a run's events and approvals
+        crate::events::CallRef,
+        crate::events::StopReason,
+        crate::events::ProposedCall,
+        crate::events::ApprovalItem,
+        crate::events::RunEvent,
+        crate::agent::Decision,
+        crate::agent::ApprovalAnswer,
+        // providers
+        crate::provider_config::ProviderKind,
+        crate::provider_config::ProviderKindInfo,
+        crate::provider_config::Preset,
+        crate::provider_config::Provider,
+        crate::engine::NewProvider,
+        crate::providers::ModelInfo,
+        crate::engine::ConnectionReport,
+        crate::engine::LocalServer,
+        // MCP servers
+        crate::mcp::host::ServerState,
+        crate::engine::McpServerView,
+        crate::engine::McpServerStatus,
+        crate::mcp::pins::ToolStatus,
+        crate::engine::ToolReview,
+        crate::mcp::config::ImportItem,
+        crate::mcp::config::ImportPreview,
+        crate::mcp::elicitation::ChoiceOption,
+        crate::mcp::elicitation::FieldKind,
+        crate::mcp::elicitation::ElicitField,
+        crate::mcp::elicitation::ElicitationRequest,
+        crate::mcp::elicitation::ElicitationAnswer,
+    );
+    out.trim_end().to_owned() + "\n"
+}
+
+#[test]
+fn the_typescript_bindings_match_rust() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/lib/bindings.ts");
+    let now = bindings();
+    if std::env::var_os("UPDATE_BINDINGS").is_some() {
+        std::fs::write(&path, &now).unwrap();
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == now,
+        "ui/src/lib/bindings.ts does not match the Rust types: run\n  UPDATE_BINDINGS=1 cargo test -p switchboard-core bindings\nand commit it"
+    );
+}

@@ -1,0 +1,455 @@
+// Generated from Rust by switchboard-core's `bindings` test: never edit by hand.
+// After changing a type that crosses the IPC edge, run
+//   UPDATE_BINDINGS=1 cargo test -p switchboard-core bindings
+// and commit the result; the test command fails while this file and Rust disagree.
+
+export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
+
+/**
+ * The one error shape the window sees: every command rejects with `{ kind, message, field }`.
+ */
+export type IpcError = { 
+/**
+ * Machine-readable: `invalid_input`, `not_found`, `conflict`, `database`, `keychain`,
+ * `settings`, `provider`, `mcp_config`, `mcp`, `needs_approval`, `io`.
+ */
+kind: string, message: string, 
+/**
+ * For `invalid_input` and `conflict`: the form field at fault.
+ */
+field: string | null, };
+
+/**
+ * What the window needs to know before anything else.
+ */
+export type AppStatus = { version: string, 
+/**
+ * The home in use, as a person would write it.
+ */
+home: string, 
+/**
+ * Why the database could not be opened, when it could not.
+ */
+database_error: IpcError | null, };
+
+export type KeychainStatus = { available: boolean, message: string, };
+
+/**
+ * Why the database is not available, kept for the app's lifetime so every caller can say so.
+ */
+export type DatabaseUnavailable = { 
+/**
+ * `locked`, `corrupt`, `too_new` or `open`.
+ */
+reason: string, message: string, };
+
+export type Theme = "light" | "dark" | "system";
+
+export type Settings = { theme: Theme, default_provider: string | null, default_model: string | null, max_rounds: number, tool_timeout_secs: number, run_time_limit_secs: number, 
+/**
+ * Ask the model for a few words on what each tool call does, for the status line (one
+ * more small request per call, waited for at most [`DESCRIBE_WITHIN`]).
+ */
+describe_calls: boolean, };
+
+export type Conversation = { id: string, title: string, created_at: number, updated_at: number, 
+/**
+ * The provider (by name) and model picked for this conversation, if any.
+ */
+provider: string | null, model: string | null, 
+/**
+ * Every tool call runs without asking (shown as a badge).
+ */
+auto_approve: boolean, };
+
+export type Role = "user" | "assistant" | "system" | "tool";
+
+export type MessageStatus = "streaming" | "complete" | "interrupted" | "error";
+
+export type Message = { id: string, conversation_id: string, role: Role, content: string | null, created_at: number, tool_calls: JsonValue | null, tool_call_id: string | null, name: string | null, finish_reason: string | null, status: MessageStatus, provider: string | null, model: string | null, input_tokens: number | null, output_tokens: number | null, 
+/**
+ * The model's reasoning text, where it showed any.
+ */
+reasoning: string | null, 
+/**
+ * Why an answer failed (status `error`), as the person reads it.
+ */
+error: string | null, 
+/**
+ * A tool message whose result is an error.
+ */
+is_error: boolean, };
+
+/**
+ * One tool call as it happened.
+ */
+export type ToolRun = { id: string, conversation_id: string, 
+/**
+ * The assistant message that asked for the call.
+ */
+message_id: string, call_id: string, server: string, tool: string, 
+/**
+ * "Server · Tool Name" as the person saw it when the call ran.
+ */
+display_name: string | null, 
+/**
+ * The argument text exactly as the model sent it.
+ */
+arguments: string, 
+/**
+ * `allowed` or `denied`; `None` when the call never got that far (an unknown tool).
+ */
+decision: string | null, decision_scope: string | null, deny_reason: string | null, started_at: number | null, finished_at: number | null, is_error: boolean, 
+/**
+ * The whole result as the server sent it (JSON), or the error text.
+ */
+result: string | null, 
+/**
+ * The failed call this one ran again, from a Retry (the first of a chain of retries).
+ */
+retry_of: CallRef | null, 
+/**
+ * The model's few words on what the call did, when Settings asked for them.
+ */
+description: string | null, };
+
+/**
+ * A tool the person allowed to run without asking.
+ */
+export type StandingApproval = { server: string, tool: string, 
+/**
+ * The conversation it holds in; `None` for every conversation.
+ */
+conversation_id: string | null, 
+/**
+ * That conversation's title, for the Settings list.
+ */
+conversation_title: string | null, created_at: number, };
+
+export type ConversationDetail = { conversation: Conversation, messages: Array<Message>, 
+/**
+ * Every tool call, for the tool cards.
+ */
+tool_runs: Array<ToolRun>, };
+
+/**
+ * A conversation's tools as the tools panel shows them.
+ */
+export type ConversationTool = { server: string, tool: string, wire_name: string, display_name: string, description: string, 
+/**
+ * On for this conversation (its own switch, else its server's, else on).
+ */
+enabled: boolean, 
+/**
+ * Changed since pinned: not offered until accepted on the Servers page.
+ */
+held_back: boolean, 
+/**
+ * Rough tokens its definition costs in every request (characters / 4).
+ */
+estimated_tokens: number, };
+
+/**
+ * One call of a conversation: the call `call_id` of the answer `message_id` (a model's call
+ * ids are only unique within one answer; Ollama and Gemini number them from 0 each time).
+ */
+export type CallRef = { message_id: string, call_id: string, };
+
+/**
+ * Why a run ended.
+ */
+export type StopReason = "completed" | "max_rounds" | "too_many_failures" | "time_limit" | "cancelled" | "error" | "retry_failed";
+
+/**
+ * A tool call as the model proposed it, before any decision.
+ */
+export type ProposedCall = { call_id: string, 
+/**
+ * The assistant message that asked for it.
+ */
+message_id: string, 
+/**
+ * The name the model used.
+ */
+wire_name: string, 
+/**
+ * The server and tool it maps to; `None` for a name that was never offered.
+ */
+server: string | null, tool: string | null, 
+/**
+ * "Server · Tool Name", or the wire name of an unknown tool.
+ */
+display_name: string, 
+/**
+ * The argument text exactly as the model sent it.
+ */
+arguments: string, 
+/**
+ * The failed call this one runs again (the first of a chain of retries), when the person
+ * pressed a Retry.
+ */
+retry_of: CallRef | null, };
+
+/**
+ * One call in an approval dialog: everything the person needs to decide, and exactly what
+ * will run if they allow it.
+ */
+export type ApprovalItem = { call_id: string, server: string, tool: string, display_name: string, 
+/**
+ * The tool's description, as its server gave it (hostile text: shown as plain text).
+ */
+description: string, 
+/**
+ * The arguments, pretty-printed: what runs is exactly this.
+ */
+arguments: string, 
+/**
+ * The server marked the tool `destructiveHint`.
+ */
+destructive: boolean, };
+
+export type RunEvent = { "type": "run_started", run_id: string, conversation_id: string, } | { "type": "status", text: string, } | { "type": "answer_started", message: Message, } | { "type": "text_delta", message_id: string, text: string, } | { "type": "reasoning_delta", message_id: string, text: string, } | { "type": "tool_warning", tool: string, message: string, } | { "type": "tool_call_proposed", call: ProposedCall, } | { "type": "approval_required", request_id: string, calls: Array<ApprovalItem>, } | { "type": "tool_decided", call_id: string, allowed: boolean, 
+/**
+ * `once`, `conversation`, `always`, `trusted`, `auto_approve` or `policy`.
+ */
+scope: string | null, reason: string | null, } | { "type": "tool_started", call_id: string, } | { "type": "tool_described", call_id: string, description: string, } | { "type": "tool_progress", call_id: string, progress: number, total: number | null, message: string | null, } | { "type": "tool_finished", call_id: string, is_error: boolean, 
+/**
+ * What the model gets (capped, with a visible marker when cut).
+ */
+content: string, duration_ms: number, } | { "type": "message_saved", message: Message, } | { "type": "run_finished", reason: StopReason, 
+/**
+ * What a person should know about why it ended, when it is not the usual.
+ */
+message: string | null, } | { "type": "error", message: string, retryable: boolean, };
+
+/**
+ * The person's choice for one call.
+ */
+export type Decision = "allow_once" | "allow_conversation" | "allow_always" | "deny";
+
+export type ApprovalAnswer = { call_id: string, decision: Decision, 
+/**
+ * Why the person denied it, passed on to the model.
+ */
+reason?: string | null, };
+
+export type ProviderKind = "openai" | "anthropic" | "gemini" | "ollama" | "openrouter" | "openai_compatible";
+
+export type ProviderKindInfo = { kind: ProviderKind, label: string, 
+/**
+ * Empty when the kind has no usual address and the person must give one.
+ */
+default_base_url: string, needs_key: boolean, };
+
+/**
+ * A starting point in the "Add a provider" form: which API a host speaks and where it usually
+ * listens. Only the kind and base URL are stored; the preset is not remembered.
+ */
+export type Preset = { id: string, label: string, kind: ProviderKind, 
+/**
+ * Empty only for the custom preset.
+ */
+base_url: string, needs_key: boolean, 
+/**
+ * Runs on this computer.
+ */
+local: boolean, };
+
+/**
+ * A provider as the UI and the command line see it: never with its key, only whether one is
+ * stored.
+ */
+export type Provider = { id: string, name: string, kind: ProviderKind, base_url: string, default_model: string | null, has_key: boolean, created_at: number, };
+
+/**
+ * A provider as typed into the form or the command line.
+ */
+export type NewProvider = { name: string, kind?: string | null, 
+/**
+ * Empty or missing: the kind's usual address.
+ */
+base_url?: string | null, default_model?: string | null, 
+/**
+ * Moved into the keychain and dropped; never stored anywhere else.
+ */
+api_key?: string | null, };
+
+/**
+ * One model a provider offers.
+ */
+export type ModelInfo = { 
+/**
+ * What goes in a request's `model`.
+ */
+id: string, 
+/**
+ * A human name, where the provider gives one.
+ */
+name: string | null, };
+
+/**
+ * What "Test connection" found: the models, or exactly what failed.
+ */
+export type ConnectionReport = { ok: boolean, elapsed_ms: number, models: Array<ModelInfo>, 
+/**
+ * `None` when it worked; else [`ProviderError::kind`] or `keychain`.
+ */
+error_kind: string | null, 
+/**
+ * One sentence for a person.
+ */
+message: string, };
+
+/**
+ * A model server answering on its usual local address.
+ */
+export type LocalServer = { preset_id: string, label: string, kind: ProviderKind, base_url: string, models: Array<ModelInfo>, 
+/**
+ * The model to start with: the first that looks like a chat model (not an embedding or
+ * reranking model, which cannot answer), if any.
+ */
+suggested_model: string | null, };
+
+/**
+ * What a person sees of a server.
+ */
+export type ServerState = { "state": "starting" } | { "state": "running", pid: number | null, tools: number, } | { "state": "restarting", attempt: number, in_secs: number, reason: string, } | { "state": "failed", reason: string, } | { "state": "needs_sign_in", reason: string, } | { "state": "stopped" };
+
+/**
+ * One configured server as lists show it.
+ */
+export type McpServerView = { name: string, 
+/**
+ * `stdio`, `http` or `sse`; `None` when the entry cannot be used.
+ */
+transport: string | null, 
+/**
+ * The exact command line or address (secrets shown as keychain references).
+ */
+command_line: string | null, disabled: boolean, 
+/**
+ * Approved as it is now; a new or changed server is not.
+ */
+approved: boolean, 
+/**
+ * Why the entry cannot be used.
+ */
+error: string | null, 
+/**
+ * What an edit starts from: the program and its arguments as one shell-quoted line, or
+ * the address; `None` for an entry that cannot be used.
+ */
+edit_text: string | null, };
+
+/**
+ * A configured server with what the supervisor says about it, for the Servers page.
+ */
+export type McpServerStatus = { 
+/**
+ * `None` when the supervisor does not run it (disabled, needs approval, invalid).
+ */
+state: ServerState | null, 
+/**
+ * What the supervisor runs: the program's resolved path (found on the login shell's
+ * `PATH`), or the address; `None` when it is not run.
+ */
+resolved: string | null, 
+/**
+ * Where its stderr is logged.
+ */
+log_file: string, name: string, 
+/**
+ * `stdio`, `http` or `sse`; `None` when the entry cannot be used.
+ */
+transport: string | null, 
+/**
+ * The exact command line or address (secrets shown as keychain references).
+ */
+command_line: string | null, disabled: boolean, 
+/**
+ * Approved as it is now; a new or changed server is not.
+ */
+approved: boolean, 
+/**
+ * Why the entry cannot be used.
+ */
+error: string | null, 
+/**
+ * What an edit starts from: the program and its arguments as one shell-quoted line, or
+ * the address; `None` for an entry that cannot be used.
+ */
+edit_text: string | null, };
+
+/**
+ * What a listed tool is, against its pin.
+ */
+export type ToolStatus = { "status": "new" } | { "status": "pinned" } | { "status": "changed", diff: string, };
+
+/**
+ * One tool of a server, against its pin.
+ */
+export type ToolReview = { tool: string, 
+/**
+ * The name models see.
+ */
+wire_name: string, 
+/**
+ * "Server · Tool Name".
+ */
+display_name: string, 
+/**
+ * Whether it may be offered to a model (not while held back).
+ */
+offered: boolean, } & ({ "status": "new" } | { "status": "pinned" } | { "status": "changed", diff: string, });
+
+export type ImportItem = { name: string, detail: string, };
+
+/**
+ * What an import would do, for the person to confirm before anything changes.
+ */
+export type ImportPreview = { 
+/**
+ * New servers, with the command line or address each would run.
+ */
+added: Array<ImportItem>, 
+/**
+ * Servers whose name is already taken; not imported.
+ */
+conflicts: Array<ImportItem>, 
+/**
+ * Entries that cannot be used, with why.
+ */
+invalid: Array<ImportItem>, 
+/**
+ * Things to know about servers that are added (VS Code `${input:…}` values, …).
+ */
+warnings: Array<string>, };
+
+export type ChoiceOption = { value: string, label: string, };
+
+export type FieldKind = { "type": "text", 
+/**
+ * `email`, `uri`, `date` or `date-time`.
+ */
+format: string | null, min_length: number | null, max_length: number | null, } | { "type": "number", integer: boolean, minimum: number | null, maximum: number | null, } | { "type": "boolean" } | { "type": "choice", options: Array<ChoiceOption>, } | { "type": "multi_choice", options: Array<ChoiceOption>, min_items: number | null, max_items: number | null, };
+
+export type ElicitField = { name: string, title: string | null, description: string | null, required: boolean, 
+/**
+ * What the form starts with.
+ */
+default: JsonValue | null, } & ({ "type": "text", 
+/**
+ * `email`, `uri`, `date` or `date-time`.
+ */
+format: string | null, min_length: number | null, max_length: number | null, } | { "type": "number", integer: boolean, minimum: number | null, maximum: number | null, } | { "type": "boolean" } | { "type": "choice", options: Array<ChoiceOption>, } | { "type": "multi_choice", options: Array<ChoiceOption>, min_items: number | null, max_items: number | null, });
+
+/**
+ * A server's question, as the window shows it. Every text in it is the server's: shown as
+ * text only.
+ */
+export type ElicitationRequest = { id: string, server: string, message: string, fields: Array<ElicitField>, };
+
+/**
+ * What the person did with a form.
+ */
+export type ElicitationAnswer = { "action": "accept", content: { [key in string]: JsonValue }, } | { "action": "decline" } | { "action": "cancel" };

@@ -92,9 +92,10 @@ impl Drop for Aimock {
     }
 }
 
-/// Starts aimock on a loopback port of its own choosing (port 0, read back from what it
-/// prints: a port probed free and then bound can be taken by a parallel test in between) with
-/// `tests/fixtures/aimock/<fixtures>` and `extra` flags, or says the test is skipped.
+/// Starts aimock on a loopback port of its own choosing (port 0: a port probed free and then
+/// bound can be taken by a parallel test in between) with `tests/fixtures/aimock/<fixtures>` and
+/// `extra` flags, or says the test is skipped. The port is read back from what
+/// tests/peers/loopback.cjs says on stderr, whatever log level `extra` sets.
 pub fn aimock(test: &str, fixtures: &str, extra: &[&str]) -> Option<Aimock> {
     let cli = peers().join("node_modules/@copilotkit/aimock/dist/cli.js");
     if !cli.exists() {
@@ -111,24 +112,30 @@ pub fn aimock(test: &str, fixtures: &str, extra: &[&str]) -> Option<Aimock> {
         .args(["--host", "127.0.0.1", "--port", "0"])
         .arg("--fixtures")
         .arg(&fixtures)
-        // `info` is what prints the address it listens on.
-        .args(["--log-level", "info"])
+        .args(["--log-level", "warn"])
         .args(extra)
+        .env("LOOPBACK_REPORT_PORT", "1")
+        .env(
+            "NODE_OPTIONS",
+            format!("--require {}", peers().join("loopback.cjs").display()),
+        )
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .expect("node runs aimock");
-    let stdout = child.stdout.take().expect("piped");
-    let root = match read_until(stdout, "aimock server listening on ") {
-        Ok(address) => address,
+    let stderr = child.stderr.take().expect("piped");
+    match read_until(stderr, "loopback: listening on 127.0.0.1:") {
+        Ok(port) => Some(Aimock {
+            child,
+            root: format!("http://127.0.0.1:{port}"),
+        }),
         Err(why) => {
             let _ = child.kill();
             let _ = child.wait();
             panic!("aimock did not start: {why}");
         }
-    };
-    Some(Aimock { child, root })
+    }
 }
 
 /// Reads `stream` (a child's stdout or stderr) line by line until one holds `marker`, and

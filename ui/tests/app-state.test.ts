@@ -172,7 +172,7 @@ describe("startup", () => {
   });
 
   it("reports a failing command in the toast and keeps going", async () => {
-    backend.failures.set("list_providers", { kind: "internal", message: "boom", field: null });
+    backend.failures.set("list_providers", "boom");
     backend.addConversation("Still here");
     const app = newApp();
     await app.start();

@@ -102,3 +102,44 @@ describe("a running answer and the pages around it", () => {
     await waitFor(() => expect(screen.getByTestId("message-list").querySelector("strong")?.textContent).toBe("noon"));
   });
 });
+
+describe("a run replayed over what was saved", () => {
+  it("puts each call's events on its own answer's card when call ids repeat across answers (Ollama, Gemini)", async () => {
+    const { ChatSession } = await import("../src/lib/chat.svelte");
+    const base = {
+      conversation_id: "c1", created_at: 1, tool_call_id: null, name: null, provider: null, model: null,
+      input_tokens: null, output_tokens: null, reasoning: null, error: null, is_error: false,
+    };
+    const answer = (id: string) => ({
+      ...base, id, role: "assistant" as const, content: "", status: "complete" as const, finish_reason: "tool_calls",
+      tool_calls: [{ id: "0", name: "time__now", arguments: "{}" }],
+    });
+    // Saved so far: the question, round 1's answer with its call "0", round 2's answer with its own call "0".
+    const session = new ChatSession(
+      {
+        conversation: { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false },
+        messages: [{ ...base, id: "u1", role: "user", content: "time twice", status: "complete", finish_reason: null, tool_calls: null }, answer("a1"), answer("a2")],
+        tool_runs: [],
+      },
+      () => {},
+    );
+    const call = (message_id: string) => ({
+      call_id: "0", message_id, wire_name: "time__now", server: "time", tool: "now", display_name: "time · Now", arguments: "{}", retry_of: null,
+    });
+    // The replay from the run's start.
+    session.apply({ type: "run_started", run_id: "r1", conversation_id: "c1" });
+    session.apply({ type: "answer_started", message: { ...answer("a1"), status: "streaming", tool_calls: null } });
+    session.apply({ type: "tool_call_proposed", call: call("a1") });
+    session.apply({ type: "tool_decided", call_id: "0", allowed: true, scope: "once", reason: null });
+    session.apply({ type: "tool_started", call_id: "0" });
+    session.apply({ type: "tool_finished", call_id: "0", is_error: false, content: "noon", duration_ms: 3 });
+    session.apply({ type: "answer_started", message: { ...answer("a2"), status: "streaming", tool_calls: null } });
+    session.apply({ type: "tool_call_proposed", call: call("a2") });
+
+    const cards = session.items.flatMap((i) => (i.kind === "assistant" ? i.tools.map((c) => [i.id, c.state, c.content]) : []));
+    expect(cards).toEqual([
+      ["a1", "done", "noon"],
+      ["a2", "proposed", null],
+    ]);
+  });
+});

@@ -122,7 +122,7 @@ describe("the offer of a local model server", () => {
   });
 
   it("shows nothing when no local server answers, and a failed probe raises no error", async () => {
-    backend.failures.set("detect_local_providers", { kind: "internal", message: "probe failed", field: null });
+    backend.failures.set("detect_local_providers", "probe failed");
     await renderApp();
     await waitFor(() => expect(backend.callsTo("detect_local_providers")).toHaveLength(1));
     expect(offers()).toHaveLength(0);

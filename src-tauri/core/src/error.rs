@@ -78,8 +78,10 @@ pub enum CoreError {
 /// The one error shape the window sees: every command rejects with `{ kind, message, field }`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
 pub struct IpcError {
-    /// Machine-readable: `invalid_input`, `not_found`, `conflict`, `database`, `keychain`,
-    /// `settings`, `provider`, `mcp_config`, `mcp`, `needs_approval`, `io`.
+    /// Machine-readable: one of [`CoreError::kind`]'s names.
+    #[ts(
+        type = "\"invalid_input\" | \"not_found\" | \"conflict\" | \"database\" | \"keychain\" | \"settings\" | \"provider\" | \"mcp_config\" | \"mcp\" | \"needs_approval\" | \"io\""
+    )]
     pub kind: &'static str,
     pub message: String,
     /// For `invalid_input` and `conflict`: the form field at fault.

@@ -273,7 +273,7 @@ impl Pushed {
 }
 
 #[tokio::test]
-async fn the_server_list_is_pushed_on_a_new_tool_a_crash_and_a_restart_with_no_polling() {
+async fn the_server_list_is_pushed_on_a_new_tool_a_crash_a_restart_and_a_switch_off() {
     if !support::mcp_peers_installed("pushed servers") {
         return;
     }
@@ -353,10 +353,9 @@ async fn the_server_list_is_pushed_on_a_new_tool_a_crash_and_a_restart_with_no_p
     // A change made through the app (switched off) is pushed too.
     let off = Instant::now();
     app.set_server_enabled("fault", false).await.unwrap();
-    let found = pushed
+    pushed
         .first(off, "stopped", |s| matches!(s, ServerState::Stopped))
         .await;
-    assert!(found >= off);
     let lists = pushed.0.lock().unwrap().len();
     assert!(
         lists < 40,

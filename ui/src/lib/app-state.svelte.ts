@@ -87,6 +87,8 @@ export class AppState {
   #providersLoaded = false;
   /** provider name → the ticket of its latest model request; a forgotten list's answer is dropped */
   readonly #modelTickets = new Map<string, number>();
+  /** how many server lists Rust has pushed (a fetched list older than a push is dropped) */
+  #serverPushes = 0;
   /** conversations deleted (or being deleted) in this session */
   readonly #deleted = new Set<string>();
 
@@ -501,8 +503,11 @@ export class AppState {
   // ------------------------------------------------------------ MCP servers
 
   async loadServers(): Promise<void> {
+    const pushesBefore = this.#serverPushes;
     try {
-      this.servers = await ipc.listMcpServers();
+      const servers = await ipc.listMcpServers();
+      // A list Rust pushed while this one was on its way is newer: keep that.
+      if (this.#serverPushes === pushesBefore) this.servers = servers;
     } catch (err) {
       this.report(err);
     }
@@ -536,6 +541,7 @@ export class AppState {
   async #watchServers(): Promise<void> {
     try {
       await ipc.watchMcpServers((servers) => {
+        this.#serverPushes++;
         this.servers = servers;
       });
     } catch (err) {

@@ -10,10 +10,9 @@ export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in
  */
 export type IpcError = { 
 /**
- * Machine-readable: `invalid_input`, `not_found`, `conflict`, `database`, `keychain`,
- * `settings`, `provider`, `mcp_config`, `mcp`, `needs_approval`, `io`.
+ * Machine-readable: one of [`CoreError::kind`]'s names.
  */
-kind: string, message: string, 
+kind: "invalid_input" | "not_found" | "conflict" | "database" | "keychain" | "settings" | "provider" | "mcp_config" | "mcp" | "needs_approval" | "io", message: string, 
 /**
  * For `invalid_input` and `conflict`: the form field at fault.
  */

@@ -163,6 +163,9 @@ export class ChatSession {
   approval = $state<PendingApproval | null>(null);
   notice = $state<RunNotice | null>(null);
   readonly #onFinished: () => void;
+  /** The answer the run is on: the calls its events name are that answer's (call ids repeat
+   * across answers with Ollama and Gemini, and a replayed run must not touch a later card). */
+  #answerId: string | null = null;
 
   constructor(detail: ConversationDetail, onFinished: () => void) {
     this.conversationId = detail.conversation.id;
@@ -209,6 +212,11 @@ export class ChatSession {
     try {
       const runId = await ipc.attachRun(this.conversationId, (event) => this.apply(event));
       if (runId && this.runId === null && this.running) this.runId = runId;
+      // The run ended between reading the conversation and asking: what is on screen may be
+      // an answer half-written; read it again, whole.
+      if (!runId && this.items.some((i) => i.kind === "assistant" && i.status === "streaming")) {
+        this.load(await ipc.getConversation(this.conversationId));
+      }
     } catch {
       // Nothing to attach to is not an error worth showing: the saved history is on screen.
     }
@@ -230,8 +238,11 @@ export class ChatSession {
     return found?.kind === "assistant" ? found : undefined;
   }
 
-  /** The newest card of that id: events are about the answer under way. */
+  /** The card of that id in the answer the run is on, else the newest card of that id. */
   #card(callId: string): ToolCard | undefined {
+    const current = this.#answerId ? this.#assistant(this.#answerId) : undefined;
+    const own = current?.tools.find((c) => c.call_id === callId);
+    if (own) return own;
     for (const item of [...this.items].reverse()) {
       if (item.kind !== "assistant") continue;
       const card = item.tools.find((c) => c.call_id === callId);
@@ -254,6 +265,7 @@ export class ChatSession {
         // Replayed to a window that attached, the answer may be on screen already (as saved so
         // far): it starts again from the event and the replay rebuilds it.
         const fresh = assistantFrom(event.message);
+        this.#answerId = fresh.id;
         const at = this.items.findIndex((i) => i.kind === "assistant" && i.id === fresh.id);
         if (at >= 0) this.items[at] = fresh;
         else this.items.push(fresh);
@@ -344,6 +356,7 @@ export class ChatSession {
         this.notice = { kind: "error", message: event.message, retryable: event.retryable };
         break;
       case "run_finished":
+        this.#answerId = null;
         this.running = false;
         this.runId = null;
         this.status = null;

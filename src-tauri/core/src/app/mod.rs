@@ -247,11 +247,6 @@ impl App {
         self.runs.attach(conversation_id, sink)
     }
 
-    /// The run under way in `conversation_id`, if any.
-    pub fn running_in(&self, conversation_id: &str) -> Option<String> {
-        self.runs.running_in(conversation_id)
-    }
-
     /// The window's answer to an approval request. Only the calls it asked about can be
     /// answered: the loop checks.
     ///

@@ -35,6 +35,9 @@ impl RunHandle {
 #[derive(Default)]
 pub struct Feed {
     state: Mutex<FeedState>,
+    /// The run has sent `run_finished`: the window may send the next message at once, before
+    /// the run's task has left the registry.
+    finished: std::sync::atomic::AtomicBool,
 }
 
 #[derive(Default)]
@@ -61,6 +64,10 @@ impl Feed {
 
 impl EventSink for Feed {
     fn send(&self, event: RunEvent) {
+        if matches!(event, RunEvent::RunFinished { .. }) {
+            self.finished
+                .store(true, std::sync::atomic::Ordering::SeqCst);
+        }
         let mut state = self.state();
         for sink in &state.sinks {
             sink.send(event.clone());
@@ -104,11 +111,11 @@ impl Inner {
         if self.closed {
             return Err(CoreError::Quitting);
         }
-        if self
-            .by_id
-            .values()
-            .any(|e| e.conversation_id == conversation_id)
-        {
+        let running = |e: &Entry| {
+            e.conversation_id == conversation_id
+                && !e.feed.finished.load(std::sync::atomic::Ordering::SeqCst)
+        };
+        if self.by_id.values().any(running) {
             return Err(CoreError::RunUnderWay);
         }
         Ok(())
@@ -293,6 +300,25 @@ mod tests {
             Err(CoreError::RunUnderWay)
         ));
         assert_eq!(runs.running_in("c1").as_deref(), Some("r1"));
+        // Once a run has said it finished, the next one may start, even before its task ends.
+        let _ending = runs
+            .start("r0", "c0", sink.clone(), |cancel, feed| async move {
+                feed.send(RunEvent::RunFinished {
+                    reason: StopReason::Completed,
+                    message: None,
+                });
+                cancel.cancelled().await;
+                StopReason::Completed
+            })
+            .unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while runs.check_free("c0").is_err() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "a finished run still blocks"
+            );
+            tokio::task::yield_now().await;
+        }
         runs.shutdown(Duration::from_secs(5)).await;
         assert_eq!(handle.finished().await, StopReason::Cancelled);
         assert_eq!(runs.running_in("c1"), None, "a finished run is forgotten");

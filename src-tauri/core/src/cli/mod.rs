@@ -153,7 +153,7 @@ pub enum CliError {
     #[error("{0}")]
     Usage(String),
     /// The failure was already printed as the command's output.
-    #[error("the connection test failed")]
+    #[error("the command failed (said above)")]
     Failed,
 }
 

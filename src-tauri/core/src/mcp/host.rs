@@ -87,6 +87,9 @@ pub struct McpHost {
     elicitation: Elicitation,
     /// Counts every change of a state or a tool list, so watchers wake instead of polling.
     changes: Arc<tokio::sync::watch::Sender<u64>>,
+    /// Set by `shutdown`: a start that comes later (a server approved in a dialog left open
+    /// while the app quit) is refused, so no server outlives the app.
+    closed: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl McpHost {
@@ -105,6 +108,7 @@ impl McpHost {
             ping_every: PING_EVERY,
             elicitation: Elicitation::default(),
             changes: Arc::new(tokio::sync::watch::Sender::new(0)),
+            closed: Arc::default(),
         }
     }
 
@@ -177,6 +181,10 @@ impl McpHost {
     /// Starts supervising `name` in the background; returns at once. A server already there
     /// is stopped first.
     pub async fn spawn(&self, name: &str, launch: impl Into<ServerLaunch>) {
+        if self.closed.load(std::sync::atomic::Ordering::SeqCst) {
+            tracing::info!(server = name, "not started: the app is quitting");
+            return;
+        }
         let launch = launch.into().with_elicitation(self.elicitation.clone());
         self.stop(name).await;
         let stop = CancellationToken::new();
@@ -375,6 +383,7 @@ impl McpHost {
 
     /// Stops every server at once; whatever has not ended by `deadline` has its group killed.
     pub async fn shutdown(&self, deadline: Duration) {
+        self.closed.store(true, std::sync::atomic::Ordering::SeqCst);
         let names: Vec<String> = self.slots().keys().cloned().collect();
         let stops = names.iter().map(|name| self.stop(name));
         if tokio::time::timeout(deadline, futures_util::future::join_all(stops))

@@ -16,7 +16,10 @@ use std::time::Duration;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use rmcp::service::{QuitReason, ServiceExt};
 use rmcp::transport::auth::{AuthClient, AuthorizationManager};
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::streamable_http_client::{
+    SseError, StreamableHttpClient, StreamableHttpClientTransportConfig, StreamableHttpError,
+    StreamableHttpPostResponse,
+};
 use rmcp::transport::StreamableHttpClientTransport;
 
 use super::elicitation::Elicitation;
@@ -167,6 +170,128 @@ pub async fn challenge(name: &str, launch: &RemoteLaunch) -> Result<Option<Strin
     }
 }
 
+/// How long a streamable HTTP connection waits for its standalone stream to be tried.
+const STANDALONE_STREAM_WAIT: Duration = Duration::from_secs(3);
+
+/// An HTTP client for the streamable HTTP transport that says when the standalone stream (the
+/// `GET` the transport opens after the handshake) has been tried, open or refused. Everything
+/// else is the wrapped client's.
+#[derive(Clone)]
+struct NoticesStandaloneStream<C> {
+    inner: C,
+    tried: Arc<tokio::sync::watch::Sender<bool>>,
+}
+
+impl<C> NoticesStandaloneStream<C> {
+    fn new(inner: C, tried: &Arc<tokio::sync::watch::Sender<bool>>) -> Self {
+        Self {
+            inner,
+            tried: Arc::clone(tried),
+        }
+    }
+}
+
+type SseStream = futures_util::stream::BoxStream<'static, Result<sse_stream::Sse, SseError>>;
+
+impl<C: StreamableHttpClient> StreamableHttpClient for NoticesStandaloneStream<C> {
+    type Error = C::Error;
+
+    fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: rmcp::model::ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> impl std::future::Future<
+        Output = Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>>,
+    > + Send
+           + '_ {
+        self.inner
+            .post_message(uri, message, session_id, auth_header, custom_headers)
+    }
+
+    fn post_message_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        message: rmcp::model::ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> impl std::future::Future<
+        Output = Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>>,
+    > + Send
+           + '_ {
+        self.inner.post_message_with_max_sse_event_size(
+            uri,
+            message,
+            session_id,
+            auth_header,
+            custom_headers,
+            max_sse_event_size,
+        )
+    }
+
+    fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> impl std::future::Future<Output = Result<(), StreamableHttpError<Self::Error>>> + Send + '_
+    {
+        self.inner
+            .delete_session(uri, session_id, auth_header, custom_headers)
+    }
+
+    fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> impl std::future::Future<Output = Result<SseStream, StreamableHttpError<Self::Error>>> + Send + '_
+    {
+        let tried = Arc::clone(&self.tried);
+        let opening =
+            self.inner
+                .get_stream(uri, session_id, last_event_id, auth_header, custom_headers);
+        async move {
+            let opened = opening.await;
+            tried.send_replace(true);
+            opened
+        }
+    }
+
+    fn get_stream_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> impl std::future::Future<Output = Result<SseStream, StreamableHttpError<Self::Error>>> + Send + '_
+    {
+        let tried = Arc::clone(&self.tried);
+        let opening = self.inner.get_stream_with_max_sse_event_size(
+            uri,
+            session_id,
+            last_event_id,
+            auth_header,
+            custom_headers,
+            max_sse_event_size,
+        );
+        async move {
+            let opened = opening.await;
+            tried.send_replace(true);
+            opened
+        }
+    }
+}
+
 async fn handshake(
     name: &str,
     http: reqwest::Client,
@@ -196,19 +321,31 @@ async fn handshake(
             .filter_map(|(k, v)| Some((k?, v)))
             .collect();
         let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
-        match signed_in {
+        let (opened, mut stream_tried) = tokio::sync::watch::channel(false);
+        let opened = Arc::new(opened);
+        let service = match signed_in {
             Some(manager) => {
-                let http = AuthClient::new(http, manager);
+                let http = NoticesStandaloneStream::new(AuthClient::new(http, manager), &opened);
                 client
                     .serve(StreamableHttpClientTransport::with_client(http, config))
                     .await
             }
             None => {
+                let http = NoticesStandaloneStream::new(http, &opened);
                 client
                     .serve(StreamableHttpClientTransport::with_client(http, config))
                     .await
             }
+        };
+        if service.is_ok() {
+            // A server may send a request that belongs to no call (a form asked for while a tool
+            // runs, with no request named) only on the standalone stream, and drops it while that
+            // stream is not open: a call made before it is would wait for its timeout. Wait, a
+            // little at most, until the transport has tried to open it.
+            let _ =
+                tokio::time::timeout(STANDALONE_STREAM_WAIT, stream_tried.wait_for(|t| *t)).await;
         }
+        service
     }
     .map_err(|e| {
         if let Some((challenge, more_scope)) = auth_challenge(&e) {

@@ -813,7 +813,6 @@ impl<'a> Run<'a> {
         self.emit(RunEvent::ToolStarted {
             call_id: call.id.clone(),
         });
-        let started = Instant::now();
         let started_at = now_ms();
         let idle = self
             .setup
@@ -877,7 +876,9 @@ impl<'a> Run<'a> {
         };
         outcome.started_at = Some(started_at);
         outcome.finished_at = now_ms();
-        outcome.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        // The card shows what is saved: the two recorded times, not a clock of its own (a
+        // window that shows the saved conversation must show the same duration).
+        outcome.duration_ms = u64::try_from(outcome.finished_at - started_at).unwrap_or(0);
         outcome
     }
 

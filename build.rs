@@ -10,6 +10,8 @@ const COMMANDS: &[&str] = &[
     "rename_conversation",
     "delete_conversation",
     "get_conversation",
+    "get_older_messages",
+    "get_message_text",
     "list_provider_kinds",
     "list_providers",
     "add_provider",

@@ -94,6 +94,8 @@ pub fn run() -> i32 {
             commands::conversations::rename_conversation,
             commands::conversations::delete_conversation,
             commands::conversations::get_conversation,
+            commands::conversations::get_older_messages,
+            commands::conversations::get_message_text,
             commands::conversations::set_conversation_model,
             commands::mcp::list_mcp_servers,
             commands::mcp::watch_mcp_servers,

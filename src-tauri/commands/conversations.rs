@@ -1,7 +1,7 @@
 //! Conversation commands.
 
 use switchboard_core::engine::ConversationDetail;
-use switchboard_core::store::Conversation;
+use switchboard_core::store::{Conversation, MessagePage};
 use tauri::State;
 
 use super::error::CommandResult;
@@ -44,6 +44,31 @@ pub async fn get_conversation(
     id: String,
 ) -> CommandResult<ConversationDetail> {
     Ok(state.core().await.get_conversation(&id).await?)
+}
+
+/// The page of messages before `before` (a page's `older`), as the person scrolls back.
+#[tauri::command]
+pub async fn get_older_messages(
+    state: State<'_, AppState>,
+    id: String,
+    before: i64,
+    limit: Option<u32>,
+) -> CommandResult<MessagePage> {
+    Ok(state
+        .core()
+        .await
+        .older_messages(&id, before, limit)
+        .await?)
+}
+
+/// The whole text of a message a page showed in part (a long tool result).
+#[tauri::command]
+pub async fn get_message_text(
+    state: State<'_, AppState>,
+    id: String,
+    message_id: String,
+) -> CommandResult<String> {
+    Ok(state.core().await.message_text(&id, &message_id).await?)
 }
 
 /// `null` provider clears the choice: the Settings default applies.

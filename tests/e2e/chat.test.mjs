@@ -9,6 +9,9 @@ import path from "node:path";
 import { test } from "node:test";
 import { BIN, launch, run, startAimock, tempHome, textOf, tid } from "./harness.mjs";
 
+/** The text of the chat's last row when it is an answer (each row of the list holds one message). */
+const ANSWER = `${tid("message-list")} > ol > li:last-child ${tid("answer-text")}`;
+
 function cli(home, args) {
   const done = run(BIN, args, { env: { ...process.env, SWITCHBOARD_HOME: home } });
   assert.equal(done.status, 0, `${args.join(" ")}: ${done.stderr}`);
@@ -65,8 +68,7 @@ test("a prompt, an approval in the dialog, a tool card and the answer — and th
       await b.$(tid("choice-allow_always")).click();
       await b.$(tid("approval-submit")).click();
 
-      const answer = `${tid("answer")}:last-child ${tid("answer-text")}`;
-      await b.waitUntil(async () => (await textOf(b, answer).catch(() => "")).includes("The sum of 2 and 3 is 5."), {
+      await b.waitUntil(async () => (await textOf(b, ANSWER).catch(() => "")).includes("The sum of 2 and 3 is 5."), {
         timeout: 20000,
         timeoutMsg: "the answer does not appear",
       });
@@ -111,7 +113,6 @@ test("a prompt, an approval in the dialog, a tool card and the answer — and th
   });
 });
 
-const ANSWER = `${tid("answer")}:last-child ${tid("answer-text")}`;
 
 /** Sends `prompt` in a new conversation and allows the call it makes (once). */
 async function askAndAllow(b, prompt) {

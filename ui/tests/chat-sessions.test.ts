@@ -13,6 +13,9 @@ vi.mock("@tauri-apps/api/core", () => ({
 import { cleanup, screen, waitFor, within } from "@testing-library/svelte";
 import type { FakeBackend } from "./fake-backend";
 import { installFakeBackend, renderApp } from "./render-app";
+import * as ipc from "../src/lib/ipc";
+import { ChatSession } from "../src/lib/chat.svelte";
+import type { Message, ToolRun } from "../src/lib/types";
 
 let backend: FakeBackend;
 
@@ -108,7 +111,7 @@ describe("a run replayed over what was saved", () => {
     const { ChatSession } = await import("../src/lib/chat.svelte");
     const base = {
       conversation_id: "c1", created_at: 1, tool_call_id: null, name: null, provider: null, model: null,
-      input_tokens: null, output_tokens: null, reasoning: null, error: null, is_error: false,
+      input_tokens: null, output_tokens: null, reasoning: null, error: null, is_error: false, full_length: null,
     };
     const answer = (id: string) => ({
       ...base, id, role: "assistant" as const, content: "", status: "complete" as const, finish_reason: "tool_calls",
@@ -119,7 +122,7 @@ describe("a run replayed over what was saved", () => {
       {
         conversation: { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false },
         messages: [{ ...base, id: "u1", role: "user", content: "time twice", status: "complete", finish_reason: null, tool_calls: null }, answer("a1"), answer("a2")],
-        tool_runs: [],
+        tool_runs: [], older: null,
       },
       () => {},
     );
@@ -132,7 +135,7 @@ describe("a run replayed over what was saved", () => {
     session.apply({ type: "tool_call_proposed", call: call("a1") });
     session.apply({ type: "tool_decided", call_id: "0", allowed: true, scope: "once", reason: null });
     session.apply({ type: "tool_started", call_id: "0" });
-    session.apply({ type: "tool_finished", call_id: "0", is_error: false, content: "noon", duration_ms: 3 });
+    session.apply({ type: "tool_finished", call_id: "0", is_error: false, content: "noon", full_length: null, duration_ms: 3 });
     session.apply({ type: "answer_started", message: { ...answer("a2"), status: "streaming", tool_calls: null } });
     session.apply({ type: "tool_call_proposed", call: call("a2") });
 
@@ -141,5 +144,68 @@ describe("a run replayed over what was saved", () => {
       ["a1", "done", "noon"],
       ["a2", "proposed", null],
     ]);
+  });
+});
+
+describe("a long conversation", () => {
+  /** `turns` questions, each answered after one call whose result is `result` long. */
+  function longChat(conversationId: string, turns: number, result = "ok"): void {
+    const all: Message[] = [];
+    const runs: ToolRun[] = [];
+    const base = {
+      conversation_id: conversationId, created_at: 1, tool_call_id: null, name: null, provider: null, model: null,
+      input_tokens: null, output_tokens: null, reasoning: null, error: null, is_error: false, full_length: null,
+      status: "complete" as const, finish_reason: null, tool_calls: null,
+    };
+    for (let t = 0; t < turns; t++) {
+      all.push({ ...base, id: `u${t}`, role: "user", content: `question ${t}` });
+      all.push({ ...base, id: `a${t}`, role: "assistant", content: "", tool_calls: [{ id: "c", name: "time__now", arguments: "{}" }] });
+      all.push({ ...base, id: `t${t}`, role: "tool", content: result, tool_call_id: "c" });
+      all.push({ ...base, id: `b${t}`, role: "assistant", content: `answer ${t}` });
+      runs.push({
+        id: `r${t}`, conversation_id: conversationId, message_id: `a${t}`, call_id: "c", server: "time", tool: "now",
+        display_name: "time · Now", arguments: "{}", decision: "allowed", decision_scope: "once", deny_reason: null,
+        started_at: 1, finished_at: 2, is_error: false, retry_of: null, description: null,
+      });
+    }
+    backend.messages[conversationId] = all;
+    backend.toolRuns[conversationId] = runs;
+  }
+
+  it("opens at its newest page and shows the older pages in order as they are asked for", async () => {
+    const conversation = backend.addConversation("Long");
+    longChat(conversation.id, 100);
+    const detail = await ipc.getConversation(conversation.id);
+    expect(detail.messages).toHaveLength(60);
+    expect(detail.older).not.toBeNull();
+    const session = new ChatSession(detail, () => {});
+    const shown = () => session.items.map((i) => (i.kind === "user" ? i.text : i.text || i.tools.map((c) => c.content).join()));
+    expect(shown().at(-1)).toBe("answer 99");
+    while (session.older !== null) await session.loadOlder();
+    const expected = Array.from({ length: 100 }, (_, t) => [`question ${t}`, "ok", `answer ${t}`]).flat();
+    expect(shown()).toEqual(expected);
+    expect(backend.callsTo("get_older_messages").length).toBeGreaterThanOrEqual(5);
+  });
+
+  it("a page asked for before the history was read again is not added to it", async () => {
+    const conversation = backend.addConversation("Long");
+    longChat(conversation.id, 30);
+    const session = new ChatSession(await ipc.getConversation(conversation.id), () => {});
+    const loading = session.loadOlder();
+    session.load(await ipc.getConversation(conversation.id));
+    await loading;
+    expect(session.items.filter((i) => i.kind === "user")).toHaveLength(15);
+  });
+
+  it("a long result shows its start on its card and is read whole on demand", async () => {
+    const conversation = backend.addConversation("Big");
+    longChat(conversation.id, 1, "y".repeat(10_000));
+    const session = new ChatSession(await ipc.getConversation(conversation.id), () => {});
+    const card = () => (session.items[1].kind === "assistant" ? session.items[1].tools[0] : null);
+    expect(card()?.content).toHaveLength(4_000);
+    expect(card()?.full_length).toBe(10_000);
+    await session.showWholeResult("a0", "c");
+    expect(card()?.content).toHaveLength(10_000);
+    expect(card()?.full_length).toBeNull();
   });
 });

@@ -25,6 +25,7 @@ import type {
   ImportPreview,
   ToolReview,
   Message,
+  MessagePage,
   ModelInfo,
   NewProvider,
   Provider,
@@ -58,9 +59,14 @@ function message(partial: Partial<Message> & Pick<Message, "id" | "conversation_
     reasoning: null,
     error: null,
     is_error: false,
+    full_length: null,
     ...partial,
   };
 }
+
+/** As Rust's MESSAGE_PAGE and TOOL_PREVIEW_CHARS. */
+const PAGE = 60;
+const PREVIEW = 4_000;
 
 /** Mirrors `ProviderKind::info` in src-tauri/core/src/provider_config.rs. */
 export const KINDS: ProviderKindInfo[] = [
@@ -227,6 +233,25 @@ export class FakeBackend {
   /** conversation id → its run under way: what it sent so far and who listens (as Rust's feed) */
   #feeds = new Map<string, { runId: string; log: RunEvent[]; channels: FakeChannel[] }>();
   #clock = 1_700_000_000_000;
+
+  /** As Rust's message_page: messages numbered from 1, about `limit` before `before`, reaching back
+   * past tool results to their answer; tool results cut to a preview. */
+  #page(id: string, before: number | null, limit: number): MessagePage {
+    const all = this.messages[id] ?? [];
+    const end = Math.min(before === null ? all.length : before - 1, all.length);
+    let start = Math.max(end - limit, 0);
+    while (start > 0 && all[start]?.role === "tool") start--;
+    const messages = all.slice(start, end).map((m) => {
+      const content = m.content ?? "";
+      return m.role === "tool" && content.length > PREVIEW ? { ...m, content: content.slice(0, PREVIEW), full_length: content.length } : { ...m };
+    });
+    const ids = new Set(messages.map((m) => m.id));
+    return {
+      messages,
+      tool_runs: (this.toolRuns[id] ?? []).filter((r) => ids.has(r.message_id)).map((r) => ({ ...r })),
+      older: start > 0 ? start + 1 : null,
+    };
+  }
   #ids = 0;
 
   invoke = async (cmd: string, args?: Record<string, unknown>): Promise<unknown> => {
@@ -309,7 +334,7 @@ export class FakeBackend {
         (this.toolRuns[conversationId] ??= []).push({
           id: `tr${++this.#ids}`, conversation_id: conversationId, message_id: first.id, call_id: callId, server: "time", tool: "get_current_time", display_name: "time · Get Current Time", arguments: args,
           decision: allowed ? "allowed" : "denied", decision_scope: "once", deny_reason: allowed ? null : result,
-          started_at: allowed ? 1000 : null, finished_at: 1012, is_error: isError, result, retry_of: retryOf, description,
+          started_at: allowed ? 1000 : null, finished_at: 1012, is_error: isError, retry_of: retryOf, description,
         });
         save(message({ id: `t${++this.#ids}`, conversation_id: conversationId, role: "tool", content: result, tool_call_id: callId, name: "time__get_current_time", is_error: isError }));
       };
@@ -320,7 +345,7 @@ export class FakeBackend {
         emit({ type: "tool_progress", call_id: callId, progress: 2, total: 4, message: "Asking the clock <b>twice</b>" });
         if (this.toolGate) await this.toolGate();
         record();
-        emit({ type: "tool_finished", call_id: callId, is_error: isError, content: result, duration_ms: 12 });
+        emit({ type: "tool_finished", call_id: callId, is_error: isError, content: result, full_length: null, duration_ms: 12 });
       } else {
         record();
         emit({ type: "tool_decided", call_id: callId, allowed, scope: "once", reason: denial });
@@ -466,11 +491,16 @@ export class FakeBackend {
       this.conversations = this.conversations.filter((c) => c.id !== args.id);
       return null;
     },
-    get_conversation: (args) => ({
-      conversation: { ...this.#conversation(args.id) },
-      messages: [...(this.messages[String(args.id)] ?? [])],
-      tool_runs: [...(this.toolRuns[String(args.id)] ?? [])],
-    }),
+    get_conversation: (args) => ({ conversation: { ...this.#conversation(args.id) }, ...this.#page(String(args.id), null, PAGE) }),
+    get_older_messages: (args) => {
+      this.#conversation(args.id);
+      return this.#page(String(args.id), Number(args.before), typeof args.limit === "number" ? args.limit : PAGE);
+    },
+    get_message_text: (args) => {
+      const found = (this.messages[String(args.id)] ?? []).find((m) => m.id === args.messageId);
+      if (!found) throw { kind: "not_found", message: `Not found: message ${String(args.messageId)}` };
+      return found.content ?? "";
+    },
     send_message: (args) => this.#scriptedRun(String(args.conversationId), args.text as string | null, args.onEvent as FakeChannel),
     retry_tool_call: (args) => {
       const conversationId = String(args.conversationId);

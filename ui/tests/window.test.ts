@@ -80,6 +80,7 @@ describe("sidebar and conversations", () => {
         reasoning: null,
         error: null,
         is_error: false,
+        full_length: null,
       },
     ];
     const { user } = await renderApp();
@@ -258,7 +259,12 @@ describe("composer", () => {
     expect(list.querySelector("script")).toBeNull();
     const card = within(list).getByTestId("tool-card");
     expect(card.dataset.state).toBe("done");
-    expect(within(card).getByTestId("tool-result").textContent).toContain("2026-11-23T12:00:00");
+    // The result is built when the card is opened, and goes when it is closed.
+    expect(within(card).queryByTestId("tool-result")).toBeNull();
+    await user.click(card.querySelector("summary")!);
+    expect((await within(card).findByTestId("tool-result")).textContent).toContain("2026-11-23T12:00:00");
+    await user.click(card.querySelector("summary")!);
+    await waitFor(() => expect(within(card).queryByTestId("tool-result")).toBeNull());
     await waitFor(() => expect(screen.getByTestId("composer-send")).toBeTruthy());
     const live = list.innerHTML;
 
@@ -378,7 +384,8 @@ describe("composer", () => {
     expect(backend.callsTo("answer_approval")[0].args).toMatchObject({ answers: [{ decision: "deny", reason: "not now" }] });
     const card = await screen.findByTestId("tool-card");
     await waitFor(() => expect(card.dataset.state).toBe("denied"));
-    expect(card.textContent).toContain("Their reason: not now");
+    await user.click(card.querySelector("summary")!);
+    await waitFor(() => expect(card.textContent).toContain("Their reason: not now"));
   });
 });
 

@@ -44,9 +44,12 @@ fn bindings() -> String {
         crate::store::Role,
         crate::store::MessageStatus,
         crate::store::Message,
+        crate::store::ToolDecision,
+        crate::store::ApprovalScope,
         crate::store::ToolRun,
         crate::store::StandingApproval,
         crate::engine::ConversationDetail,
+        crate::store::MessagePage,
         crate::engine::ConversationTool,
         // a run's events and approvals
         crate::events::CallRef,

@@ -4,8 +4,9 @@
 //!
 //! Owns the shapes only; the loop in [`crate::agent`] decides when each is sent.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
+pub use crate::store::CallRef;
 use crate::store::Message;
 
 /// Why a run ended.
@@ -27,14 +28,6 @@ pub enum StopReason {
     /// A failed call the person ran again failed again (or was not allowed); the model was
     /// not asked to go on.
     RetryFailed,
-}
-
-/// One call of a conversation: the call `call_id` of the answer `message_id` (a model's call
-/// ids are only unique within one answer; Ollama and Gemini number them from 0 each time).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
-pub struct CallRef {
-    pub message_id: String,
-    pub call_id: String,
 }
 
 /// A tool call as the model proposed it, before any decision.
@@ -113,8 +106,8 @@ pub enum RunEvent {
     ToolDecided {
         call_id: String,
         allowed: bool,
-        /// `once`, `conversation`, `always`, `trusted`, `auto_approve` or `policy`.
-        scope: Option<String>,
+        /// Who or what decided; `None` for a call denied before anyone was asked.
+        scope: Option<crate::store::ApprovalScope>,
         reason: Option<String>,
     },
     ToolStarted {
@@ -136,8 +129,12 @@ pub enum RunEvent {
     ToolFinished {
         call_id: String,
         is_error: bool,
-        /// What the model gets (capped, with a visible marker when cut).
+        /// What the model gets (capped, with a visible marker when cut), or its first
+        /// [`crate::store::TOOL_PREVIEW_CHARS`] characters when longer.
         content: String,
+        /// How many characters the whole has when `content` is only its start (the tool
+        /// message, saved next, has it whole).
+        full_length: Option<i64>,
         duration_ms: u64,
     },
     /// A message is complete and saved (user, assistant or tool), in full.
@@ -193,7 +190,7 @@ mod tests {
                 RunEvent::ToolDecided {
                     call_id: "c1".into(),
                     allowed: false,
-                    scope: Some("once".into()),
+                    scope: Some(crate::store::ApprovalScope::Once),
                     reason: Some("not now".into()),
                 },
                 json!({"type": "tool_decided", "call_id": "c1", "allowed": false, "scope": "once", "reason": "not now"}),
@@ -212,9 +209,10 @@ mod tests {
                     call_id: "c1".into(),
                     is_error: true,
                     content: "boom".into(),
+                    full_length: None,
                     duration_ms: 12,
                 },
-                json!({"type": "tool_finished", "call_id": "c1", "is_error": true, "content": "boom", "duration_ms": 12}),
+                json!({"type": "tool_finished", "call_id": "c1", "is_error": true, "content": "boom", "full_length": null, "duration_ms": 12}),
             ),
             (
                 RunEvent::ToolCallProposed {

@@ -19,7 +19,9 @@ use switchboard_core::mcp::host::{McpHost, ServerState};
 use switchboard_core::mcp::pins::PinnedTool;
 use switchboard_core::secrets::MemoryStore;
 use switchboard_core::settings::{MemorySettings, Settings};
-use switchboard_core::store::{Message, MessageStatus, Role, Store, ToolToggle};
+use switchboard_core::store::{
+    ApprovalScope, Message, MessageStatus, Role, Store, ToolDecision, ToolToggle,
+};
 use switchboard_core::{App, AppConfig, AppPaths, Core, CoreError};
 use tokio_util::sync::CancellationToken;
 
@@ -357,7 +359,7 @@ async fn one_tool_call_runs_on_a_real_server_and_the_model_answers_with_its_resu
         (runs[0].server.as_str(), runs[0].tool.as_str()),
         ("everything", "get-sum")
     );
-    assert_eq!(runs[0].decision_scope.as_deref(), Some("once"));
+    assert_eq!(runs[0].decision_scope, Some(ApprovalScope::Once));
     assert!(runs[0].result.as_deref().unwrap().contains("content"));
     // A first message names the conversation.
     let title = w
@@ -425,6 +427,62 @@ async fn a_tools_progress_reaches_the_window_while_it_runs() {
         .position(|k| k == "tool_progress")
         .unwrap();
     assert!(at("tool_started") < first && first < at("tool_finished"));
+}
+
+#[tokio::test]
+async fn a_long_result_reaches_the_window_as_a_preview_and_the_model_and_the_record_get_it_whole() {
+    let Some(w) = world("big-result", &["fault"]).await else {
+        return;
+    };
+    let (reason, events) = w.say("Fetch a big page", &ALLOW).await;
+    assert_eq!(reason, StopReason::Completed);
+    let finished = events
+        .all()
+        .into_iter()
+        .find_map(|e| match e {
+            RunEvent::ToolFinished {
+                content,
+                full_length,
+                ..
+            } => Some((content, full_length)),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(
+        finished.0.len(),
+        switchboard_core::store::TOOL_PREVIEW_CHARS
+    );
+    let whole = finished.1.expect("the whole length is noted");
+    let shown = events
+        .all()
+        .into_iter()
+        .find_map(|e| match e {
+            RunEvent::MessageSaved { message } if message.role == Role::Tool => Some(message),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(shown.content, Some(finished.0));
+    assert_eq!(shown.full_length, Some(whole));
+    // Saved whole, read whole on demand, and sent whole to the model.
+    let text = w
+        .core
+        .message_text(&w.conversation, &shown.id)
+        .await
+        .unwrap();
+    assert_eq!(text.chars().count(), usize::try_from(whole).unwrap());
+    // (aimock's journal keeps request bodies up to 64 KB: the result is 2 × 20 KB.)
+    let sent = &w.requests().await[1]["messages"];
+    let result = sent
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .unwrap();
+    assert_eq!(result["content"].as_str().unwrap(), text);
+    assert!(
+        text.starts_with(&"x".repeat(20_000)),
+        "the result itself, not a stand-in"
+    );
 }
 
 #[tokio::test]
@@ -681,7 +739,7 @@ async fn a_denied_call_does_not_run_and_the_model_reads_the_reason() {
         .unwrap()
         .contains("The user denied this call. Their reason: not on my machine"));
     let runs = w.core.tool_runs(&w.conversation).await.unwrap();
-    assert_eq!(runs[0].decision.as_deref(), Some("denied"));
+    assert_eq!(runs[0].decision, Some(ToolDecision::Denied));
     // What the person refused has no Retry: Rust refuses it too.
     let refused = w
         .retry(&runs[0].message_id, &runs[0].call_id)

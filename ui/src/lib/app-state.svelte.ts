@@ -269,7 +269,7 @@ export class AppState {
     try {
       const created = await ipc.createConversation(null);
       this.conversations = [created, ...this.conversations.filter((c) => c.id !== created.id)];
-      if (stillWanted()) void this.openConversation(created.id, { conversation: created, messages: [], tool_runs: [] });
+      if (stillWanted()) void this.openConversation(created.id, { conversation: created, messages: [], tool_runs: [], older: null });
     } catch (err) {
       this.report(err);
     }

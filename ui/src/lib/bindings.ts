@@ -77,7 +77,22 @@ error: string | null,
 /**
  * A tool message whose result is an error.
  */
-is_error: boolean, };
+is_error: boolean, 
+/**
+ * Set when `content` is only the start of a long tool result ([`TOOL_PREVIEW_CHARS`]):
+ * how many characters the whole has. [`Store::message_content`] reads the whole.
+ */
+full_length: number | null, };
+
+/**
+ * Whether a call was let run; the values of `tool_runs.decision`.
+ */
+export type ToolDecision = "allowed" | "denied";
+
+/**
+ * Why a call was allowed or denied; the values of `tool_runs.decision_scope`.
+ */
+export type ApprovalScope = "once" | "conversation" | "always" | "trusted" | "auto_approve" | "policy";
 
 /**
  * One tool call as it happened.
@@ -96,13 +111,9 @@ display_name: string | null,
  */
 arguments: string, 
 /**
- * `allowed` or `denied`; `None` when the call never got that far (an unknown tool).
+ * `None` when the call never got that far (an unknown tool).
  */
-decision: string | null, decision_scope: string | null, deny_reason: string | null, started_at: number | null, finished_at: number | null, is_error: boolean, 
-/**
- * The whole result as the server sent it (JSON), or the error text.
- */
-result: string | null, 
+decision: ToolDecision | null, decision_scope: ApprovalScope | null, deny_reason: string | null, started_at: number | null, finished_at: number | null, is_error: boolean, 
 /**
  * The failed call this one ran again, from a Retry (the first of a chain of retries).
  */
@@ -125,11 +136,36 @@ conversation_id: string | null,
  */
 conversation_title: string | null, created_at: number, };
 
-export type ConversationDetail = { conversation: Conversation, messages: Array<Message>, 
+export type ConversationDetail = { conversation: Conversation, 
 /**
- * Every tool call, for the tool cards.
+ * The newest messages (a page of them, oldest first; tool results as previews).
  */
-tool_runs: Array<ToolRun>, };
+messages: Array<Message>, 
+/**
+ * The calls of the answers in `messages`, for the tool cards.
+ */
+tool_runs: Array<ToolRun>, 
+/**
+ * Where the page before this one ends ([`Core::older_messages`]); `None` when `messages`
+ * starts at the first message.
+ */
+older: number | null, };
+
+/**
+ * A run of consecutive messages of one conversation, oldest first, with the tool calls their
+ * answers made.
+ */
+export type MessagePage = { messages: Array<Message>, 
+/**
+ * The calls of the answers in `messages` (without their results: those are the tool
+ * messages).
+ */
+tool_runs: Array<ToolRun>, 
+/**
+ * Pass as `before` to read the page before this one; `None` when this page starts at the
+ * conversation's first message.
+ */
+older: number | null, };
 
 /**
  * A conversation's tools as the tools panel shows them.
@@ -209,13 +245,19 @@ destructive: boolean, };
 
 export type RunEvent = { "type": "run_started", run_id: string, conversation_id: string, } | { "type": "status", text: string, } | { "type": "answer_started", message: Message, } | { "type": "text_delta", message_id: string, text: string, } | { "type": "reasoning_delta", message_id: string, text: string, } | { "type": "tool_warning", tool: string, message: string, } | { "type": "tool_call_proposed", call: ProposedCall, } | { "type": "approval_required", request_id: string, calls: Array<ApprovalItem>, } | { "type": "tool_decided", call_id: string, allowed: boolean, 
 /**
- * `once`, `conversation`, `always`, `trusted`, `auto_approve` or `policy`.
+ * Who or what decided; `None` for a call denied before anyone was asked.
  */
-scope: string | null, reason: string | null, } | { "type": "tool_started", call_id: string, } | { "type": "tool_described", call_id: string, description: string, } | { "type": "tool_progress", call_id: string, progress: number, total: number | null, message: string | null, } | { "type": "tool_finished", call_id: string, is_error: boolean, 
+scope: ApprovalScope | null, reason: string | null, } | { "type": "tool_started", call_id: string, } | { "type": "tool_described", call_id: string, description: string, } | { "type": "tool_progress", call_id: string, progress: number, total: number | null, message: string | null, } | { "type": "tool_finished", call_id: string, is_error: boolean, 
 /**
- * What the model gets (capped, with a visible marker when cut).
+ * What the model gets (capped, with a visible marker when cut), or its first
+ * [`crate::store::TOOL_PREVIEW_CHARS`] characters when longer.
  */
-content: string, duration_ms: number, } | { "type": "message_saved", message: Message, } | { "type": "run_finished", reason: StopReason, 
+content: string, 
+/**
+ * How many characters the whole has when `content` is only its start (the tool
+ * message, saved next, has it whole).
+ */
+full_length: number | null, duration_ms: number, } | { "type": "message_saved", message: Message, } | { "type": "run_finished", reason: StopReason, 
 /**
  * What a person should know about why it ended, when it is not the usual.
  */

@@ -27,6 +27,10 @@ export interface ToolCard {
   retry_of: CallRef | null;
   /** the model's few words on what it does (Settings › Describe each tool call) */
   description: string | null;
+  /** when `content` is only the start of a long result: how many characters the whole has */
+  full_length: number | null;
+  /** the saved tool message that holds the result, to read it whole */
+  result_id: string | null;
 }
 
 /** Whether a card's Retry can run it again: it failed on a real tool with arguments that are an object. */
@@ -104,7 +108,7 @@ function assistantFrom(m: Message): AssistantItem {
 }
 
 /** The chat as saved: each answer with its tool cards, results from the tool messages. */
-export function itemsFrom(detail: ConversationDetail): ChatItem[] {
+export function itemsFrom(detail: Pick<ConversationDetail, "messages" | "tool_runs">): ChatItem[] {
   const runs = new Map<string, ToolRun>(detail.tool_runs.map((r) => [callKey(r), r]));
   const items: ChatItem[] = [];
   const cards = new Map<string, ToolCard>();
@@ -127,6 +131,8 @@ export function itemsFrom(detail: ConversationDetail): ChatItem[] {
           progress: null,
           retry_of: run?.retry_of ?? null,
           description: run?.description ?? null,
+          full_length: null,
+          result_id: null,
         };
         cards.set(call.id, card);
         item.tools.push(card);
@@ -135,12 +141,19 @@ export function itemsFrom(detail: ConversationDetail): ChatItem[] {
     } else if (m.role === "tool" && m.tool_call_id) {
       const card = cards.get(m.tool_call_id);
       if (card) {
-        card.content = m.content;
+        showResult(card, m);
         if (card.state !== "denied") card.state = m.is_error ? "error" : "done";
       }
     }
   }
   return items;
+}
+
+/** A saved tool message's result on its card (a long one as its start). */
+function showResult(card: ToolCard, message: Message): void {
+  card.content = message.content;
+  card.full_length = message.full_length;
+  card.result_id = message.id;
 }
 
 export interface PendingApproval {
@@ -154,6 +167,21 @@ export interface RunNotice {
   kind: "error" | "info";
 }
 
+/** Runs `callback` once, before the window next draws; tests pass one that runs it when they say. */
+export type FrameScheduler = (callback: () => void) => void;
+
+/** The window's next animation frame, or 16 ms from now where there are no frames. */
+const nextFrame: FrameScheduler = (callback) => {
+  if (typeof requestAnimationFrame === "function") requestAnimationFrame(() => callback());
+  else setTimeout(callback, 16);
+};
+
+/** Text that arrived for an answer and is not on screen yet. */
+interface PendingText {
+  text: string;
+  reasoning: string;
+}
+
 export class ChatSession {
   readonly conversationId: string;
   items = $state<ChatItem[]>([]);
@@ -162,21 +190,64 @@ export class ChatSession {
   status = $state<string | null>(null);
   approval = $state<PendingApproval | null>(null);
   notice = $state<RunNotice | null>(null);
+  /** Where the page of older messages ends (ipc.getOlderMessages); null once the first is shown. */
+  older = $state<number | null>(null);
+  loadingOlder = $state(false);
+  /** Counts the times the history was replaced: a page asked for before is not added after. */
+  #loads = 0;
   readonly #onFinished: () => void;
   /** The answer the run is on: the calls its events name are that answer's (call ids repeat
    * across answers with Ollama and Gemini, and a replayed run must not touch a later card). */
   #answerId: string | null = null;
+  /** Deltas are shown once a frame, all that arrived since the last: these, by answer id. */
+  readonly #pending = new Map<string, PendingText>();
+  readonly #scheduleFrame: FrameScheduler;
+  #frameScheduled = false;
 
-  constructor(detail: ConversationDetail, onFinished: () => void) {
+  constructor(detail: ConversationDetail, onFinished: () => void, scheduleFrame: FrameScheduler = nextFrame) {
     this.conversationId = detail.conversation.id;
     this.items = itemsFrom(detail);
+    this.older = detail.older;
     this.#onFinished = onFinished;
+    this.#scheduleFrame = scheduleFrame;
   }
 
-  /** Replaces what is shown with what was saved (not while a run is under way). */
+  /**
+   * Replaces what is shown with what was saved (not while a run is under way). Deltas still
+   * waiting for a frame go first, so none is added to what was saved.
+   */
   load(detail: ConversationDetail): void {
     if (this.running || detail.conversation.id !== this.conversationId) return;
+    this.#flush();
     this.items = itemsFrom(detail);
+    this.older = detail.older;
+    this.#loads++;
+  }
+
+  /** Shows the page of messages before the first one shown, if there is one. */
+  async loadOlder(): Promise<void> {
+    const before = this.older;
+    if (before === null || this.loadingOlder) return;
+    const loads = this.#loads;
+    this.loadingOlder = true;
+    try {
+      const page = await ipc.getOlderMessages(this.conversationId, before);
+      if (loads !== this.#loads || this.older !== before) return;
+      const shown = new Set(this.items.map((i) => i.id));
+      this.items.unshift(...itemsFrom(page).filter((i) => !shown.has(i.id)));
+      this.older = page.older;
+    } finally {
+      this.loadingOlder = false;
+    }
+  }
+
+  /** Reads the whole of a result its card shows only the start of. */
+  async showWholeResult(messageId: string, callId: string): Promise<void> {
+    const card = this.#assistant(messageId)?.tools.find((c) => c.call_id === callId);
+    if (!card?.result_id || card.full_length === null) return;
+    const whole = await ipc.getMessageText(this.conversationId, card.result_id);
+    card.content = whole;
+    card.full_length = null;
   }
 
   /** Starts a turn; `text` null retries. Rejects (with the IpcError) when it cannot start. */
@@ -251,8 +322,17 @@ export class ChatSession {
     return undefined;
   }
 
-  /** Applies one event of the run. */
+  /**
+   * Applies one event of the run. Text and reasoning deltas wait for the next frame, which shows
+   * all that arrived since the last at once; any other event first shows the text waiting, so
+   * everything is shown in the order it came (a saved answer's text replaces all of its deltas).
+   */
   apply(event: RunEvent): void {
+    if (event.type === "text_delta" || event.type === "reasoning_delta") {
+      this.#hold(event.message_id, event.type === "text_delta" ? "text" : "reasoning", event.text);
+      return;
+    }
+    this.#flush();
     switch (event.type) {
       case "run_started":
         this.runId = event.run_id;
@@ -271,16 +351,6 @@ export class ChatSession {
         else this.items.push(fresh);
         break;
       }
-      case "text_delta": {
-        const item = this.#assistant(event.message_id);
-        if (item) item.text += event.text;
-        break;
-      }
-      case "reasoning_delta": {
-        const item = this.#assistant(event.message_id);
-        if (item) item.reasoning += event.text;
-        break;
-      }
       case "tool_call_proposed": {
         const item = this.#assistant(event.call.message_id);
         if (!item || item.tools.some((c) => c.call_id === event.call.call_id)) break;
@@ -296,6 +366,8 @@ export class ChatSession {
           progress: null,
           retry_of: event.call.retry_of,
           description: null,
+          full_length: null,
+          result_id: null,
         });
         break;
       }
@@ -342,6 +414,7 @@ export class ChatSession {
           card.progress = null;
           card.state = event.is_error ? "error" : "done";
           card.content = event.content;
+          card.full_length = event.full_length;
           card.duration_ms = event.duration_ms;
         }
         break;
@@ -369,6 +442,33 @@ export class ChatSession {
     }
   }
 
+  /** Keeps a delta for the next frame, which is asked for if it was not already. */
+  #hold(messageId: string, field: keyof PendingText, text: string): void {
+    let pending = this.#pending.get(messageId);
+    if (!pending) {
+      pending = { text: "", reasoning: "" };
+      this.#pending.set(messageId, pending);
+    }
+    pending[field] += text;
+    if (this.#frameScheduled) return;
+    this.#frameScheduled = true;
+    this.#scheduleFrame(() => {
+      this.#frameScheduled = false;
+      this.#flush();
+    });
+  }
+
+  /** Shows the deltas waiting for a frame. */
+  #flush(): void {
+    for (const [messageId, pending] of this.#pending) {
+      const item = this.#assistant(messageId);
+      if (!item) continue;
+      if (pending.text !== "") item.text += pending.text;
+      if (pending.reasoning !== "") item.reasoning += pending.reasoning;
+    }
+    this.#pending.clear();
+  }
+
   #saved(message: Message): void {
     if (message.role === "user") {
       if (!this.items.some((i) => i.id === message.id)) {
@@ -389,7 +489,7 @@ export class ChatSession {
       if (card) {
         // Saved, so finished: Rust shows the result only once it is written.
         card.progress = null;
-        card.content = message.content;
+        showResult(card, message);
         if (card.state !== "denied") card.state = message.is_error ? "error" : "done";
       }
     }

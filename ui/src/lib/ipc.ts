@@ -10,6 +10,7 @@ import type {
   CommandError,
   Conversation,
   ConversationDetail,
+  MessagePage,
   ConversationTool,
   StandingApproval,
   ConnectionReport,
@@ -129,8 +130,19 @@ export function deleteConversation(id: string): Promise<void> {
   return call("delete_conversation", { id });
 }
 
+/** The conversation with its newest page of messages (tool results as previews). */
 export function getConversation(id: string): Promise<ConversationDetail> {
   return call("get_conversation", { id });
+}
+
+/** The page of messages before `before` (a page's `older`), oldest first. */
+export function getOlderMessages(id: string, before: number, limit?: number): Promise<MessagePage> {
+  return call("get_older_messages", { id, before, limit: limit ?? null });
+}
+
+/** The whole text of a message a page showed in part (a long tool result). */
+export function getMessageText(id: string, messageId: string): Promise<string> {
+  return call("get_message_text", { id, messageId });
 }
 
 /** The model this conversation chats with; both null: back to the defaults. */

@@ -1,7 +1,9 @@
 // Model text as Markdown, made safe: `marked` renders it and DOMPurify removes
 // everything that could run or reach out (scripts, event handlers, styles,
 // forms, frames). Links open nowhere inside the app: they keep their text and
-// lose their target. The CSP is the second wall, not the first.
+// lose their target. The CSP is the second wall, not the first. The parser and
+// the sanitiser's rules live here only: answers rendered block by block
+// (markdown-blocks.ts) go through the same two.
 
 import DOMPurify from "dompurify";
 import { Marked } from "marked";
@@ -10,8 +12,8 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-// Raw HTML in model text is shown as the text it is, never parsed.
-const marked = new Marked({
+/** The Markdown parser: GFM, raw HTML in model text shown as the text it is, never parsed. */
+export const markdown = new Marked({
   gfm: true,
   breaks: false,
   renderer: {
@@ -27,12 +29,16 @@ const ALLOWED_TAGS = [
   "table", "thead", "tbody", "tr", "th", "td", "a", "span",
 ];
 
-/** Safe HTML for a Markdown text. */
-export function renderMarkdown(text: string): string {
-  const html = marked.parse(text, { async: false });
+/** `html` from the parser with everything that could run or reach out removed. */
+export function sanitize(html: string): string {
   return DOMPurify.sanitize(html, {
     ALLOWED_TAGS,
     ALLOWED_ATTR: ["href", "title", "align"],
     ALLOWED_URI_REGEXP: /^(?:https?:|mailto:)/i,
   });
+}
+
+/** Safe HTML for a Markdown text. */
+export function renderMarkdown(text: string): string {
+  return sanitize(markdown.parse(text, { async: false }));
 }

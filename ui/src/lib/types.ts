@@ -17,6 +17,7 @@ export type {
   McpServerStatus,
   McpServerView,
   Message,
+  MessagePage,
   MessageStatus,
   ModelInfo,
   NewProvider,

@@ -123,6 +123,7 @@ mod tests {
             reasoning: None,
             error: None,
             is_error: false,
+            full_length: None,
         }
     }
 

@@ -137,8 +137,8 @@ pub async fn run(
     cancel: CancellationToken,
 ) -> StopReason {
     let stop = RunStop::watch(&cancel, setup.limits.run_time_limit);
-    let run = round::Run::new(setup, services, stop.token.clone());
-    let (reason, message) = turn(&run).await;
+    let mut run = round::Run::new(setup, services, stop.token.clone());
+    let (reason, message) = turn(&mut run).await;
     let reason = match reason {
         StopReason::Cancelled if stop.timed_out() => StopReason::TimeLimit,
         other => other,
@@ -146,36 +146,34 @@ pub async fn run(
     let message = match reason {
         StopReason::TimeLimit => Some(format!(
             "Stopped: the run took longer than its limit of {} (Settings › Run time limit).",
-            status::duration_words(run.setup.limits.run_time_limit)
+            status::duration_words(run.ctx.setup.limits.run_time_limit)
         )),
         _ => message,
     };
     stop.token.cancel();
-    run.emit(RunEvent::RunFinished { reason, message });
+    run.ctx.emit(RunEvent::RunFinished { reason, message });
     reason
 }
 
 /// The rounds of one turn, top to bottom.
-async fn turn(run: &round::Run<'_>) -> (StopReason, Option<String>) {
-    run.emit(RunEvent::RunStarted {
-        run_id: run.setup.run_id.clone(),
-        conversation_id: run.setup.conversation_id.clone(),
+async fn turn(run: &mut round::Run<'_>) -> (StopReason, Option<String>) {
+    run.ctx.emit(RunEvent::RunStarted {
+        run_id: run.ctx.setup.run_id.clone(),
+        conversation_id: run.ctx.setup.conversation_id.clone(),
     });
-    match &run.setup.start {
-        TurnStart::Message(text) => {
-            match run.save(NewMessage::text(Role::User, text.clone())).await {
-                Ok(saved) => run.emit(RunEvent::MessageSaved { message: saved }),
-                Err(e) => return run.failed(&e.to_string()),
-            }
-        }
+    match run.ctx.setup.start.clone() {
+        TurnStart::Message(text) => match run.save(NewMessage::text(Role::User, text)).await {
+            Ok(saved) => run.ctx.emit(RunEvent::MessageSaved { message: saved }),
+            Err(e) => return run.ctx.failed(&e.to_string()),
+        },
         TurnStart::Again => {}
         TurnStart::RetryCall(retry) => {
-            if let Err(end) = run.retry_call(retry).await {
+            if let Err(end) = run.retry_call(&retry).await {
                 return end;
             }
         }
     }
-    let max_rounds = run.setup.limits.max_rounds.max(1);
+    let max_rounds = run.ctx.setup.limits.max_rounds.max(1);
     let mut failures_in_a_row = 0u32;
     for round in 1..=max_rounds {
         let answer = match run.ask_model(ToolChoice::Auto, "Thinking…").await {
@@ -186,11 +184,11 @@ async fn turn(run: &round::Run<'_>) -> (StopReason, Option<String>) {
             return (StopReason::Completed, None);
         }
         let outcome = run.use_tools(&answer).await;
-        if run.cancelled() {
+        if run.ctx.cancelled() {
             return (StopReason::Cancelled, None);
         }
         failures_in_a_row = outcome.failures_in_a_row(failures_in_a_row);
-        if failures_in_a_row >= run.setup.limits.max_consecutive_failures {
+        if failures_in_a_row >= run.ctx.setup.limits.max_consecutive_failures {
             return (
                 StopReason::TooManyFailures,
                 Some(format!(

@@ -110,7 +110,7 @@ async fn retry_call(
             "“{name}” did not fail; there is nothing to retry."
         )));
     }
-    if run.decision.as_deref() == Some("denied") {
+    if run.decision == Some(crate::store::ToolDecision::Denied) {
         return Err(refuse(format!(
             "“{name}” was not allowed to run; ask the model again if you want it to."
         )));
@@ -198,7 +198,8 @@ impl Core {
             }
         };
         let rules = self.server_rules();
-        let standing = standing_for(&store.list_tool_approvals().await?, &conversation.id);
+        let standing =
+            Standing::in_conversation(&store.list_tool_approvals().await?, &conversation.id);
         let mut limits = RunLimits {
             max_rounds: request.max_rounds.unwrap_or(settings.max_rounds),
             run_time_limit: Duration::from_secs(u64::from(settings.run_time_limit_secs)),
@@ -465,23 +466,6 @@ impl Core {
             .list_tool_runs(conversation_id.to_owned())
             .await?)
     }
-}
-
-fn standing_for(approvals: &[StandingApproval], conversation_id: &str) -> Standing {
-    let mut standing = Standing::default();
-    for a in approvals {
-        let key = (a.server.clone(), a.tool.clone());
-        match a.conversation_id.as_deref() {
-            None => {
-                standing.always.insert(key);
-            }
-            Some(id) if id == conversation_id => {
-                standing.conversation.insert(key);
-            }
-            Some(_) => {}
-        }
-    }
-    standing
 }
 
 #[cfg(test)]

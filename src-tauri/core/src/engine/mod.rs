@@ -68,10 +68,17 @@ pub struct KeychainStatus {
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct ConversationDetail {
     pub conversation: Conversation,
+    /// The newest messages (a page of them, oldest first; tool results as previews).
     pub messages: Vec<Message>,
-    /// Every tool call, for the tool cards.
+    /// The calls of the answers in `messages`, for the tool cards.
     pub tool_runs: Vec<crate::store::ToolRun>,
+    /// Where the page before this one ends ([`Core::older_messages`]); `None` when `messages`
+    /// starts at the first message.
+    pub older: Option<i64>,
 }
+
+/// How many messages a window gets at first, and per page as it scrolls back.
+pub const MESSAGE_PAGE: u32 = 60;
 
 /// A provider as typed into the form or the command line.
 #[derive(Debug, Clone, Default, serde::Deserialize, ts_rs::TS)]
@@ -303,13 +310,48 @@ impl Core {
     pub async fn get_conversation(&self, id: &str) -> Result<ConversationDetail, CoreError> {
         let store = self.store()?;
         let conversation = store.get_conversation(id.to_owned()).await?;
-        let messages = store.list_messages(id.to_owned()).await?;
-        let tool_runs = store.list_tool_runs(id.to_owned()).await?;
+        let page = store
+            .message_page(id.to_owned(), None, MESSAGE_PAGE)
+            .await?;
         Ok(ConversationDetail {
             conversation,
-            messages,
-            tool_runs,
+            messages: page.messages,
+            tool_runs: page.tool_runs,
+            older: page.older,
         })
+    }
+
+    /// The page of messages before the one numbered `before` (a page's `older`).
+    ///
+    /// # Errors
+    /// Not found; the database is unavailable.
+    pub async fn older_messages(
+        &self,
+        id: &str,
+        before: i64,
+        limit: Option<u32>,
+    ) -> Result<crate::store::MessagePage, CoreError> {
+        let limit = limit.unwrap_or(MESSAGE_PAGE).clamp(1, 1_000);
+        Ok(self
+            .store()?
+            .message_page(id.to_owned(), Some(before), limit)
+            .await?)
+    }
+
+    /// The whole text of a message a page showed in part (a long tool result).
+    ///
+    /// # Errors
+    /// Not found; the database is unavailable.
+    pub async fn message_text(
+        &self,
+        conversation_id: &str,
+        message_id: &str,
+    ) -> Result<String, CoreError> {
+        Ok(self
+            .store()?
+            .message_content(conversation_id.to_owned(), message_id.to_owned())
+            .await?
+            .unwrap_or_default())
     }
 
     // ---- providers --------------------------------------------------------------------

@@ -11,14 +11,7 @@ use similar::TextDiff;
 
 use super::catalogue::CatalogueTool;
 
-/// A tool as it was pinned.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct PinnedTool {
-    pub tool: String,
-    pub hash: String,
-    pub description: String,
-    pub input_schema: Value,
-}
+pub use crate::store::PinnedTool;
 
 impl PinnedTool {
     pub fn of(tool: &CatalogueTool) -> Self {

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::mcp::catalogue::CatalogueTool;
 use crate::mcp::config::Trust;
-use crate::store::{ApprovalScope, ToolToggle};
+use crate::store::{ApprovalScope, StandingApproval, ToolToggle};
 
 /// What the pipeline says about one call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,6 +52,26 @@ pub struct Standing {
     pub always: HashSet<(String, String)>,
     /// (server, tool) allowed in this conversation.
     pub conversation: HashSet<(String, String)>,
+}
+
+impl Standing {
+    /// Of the person's standing approvals, those that hold in `conversation_id`.
+    pub fn in_conversation(approvals: &[StandingApproval], conversation_id: &str) -> Standing {
+        let mut standing = Standing::default();
+        for a in approvals {
+            let key = (a.server.clone(), a.tool.clone());
+            match a.conversation_id.as_deref() {
+                None => {
+                    standing.always.insert(key);
+                }
+                Some(id) if id == conversation_id => {
+                    standing.conversation.insert(key);
+                }
+                Some(_) => {}
+            }
+        }
+        standing
+    }
 }
 
 /// Everything known about one call.

@@ -4,8 +4,19 @@
 
 use rusqlite::{params, OptionalExtension};
 
+use serde::Serialize;
+use serde_json::Value;
+
 use super::{now_ms, Store, StoreError};
-use crate::mcp::pins::PinnedTool;
+
+/// A tool as it was pinned.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PinnedTool {
+    pub tool: String,
+    pub hash: String,
+    pub description: String,
+    pub input_schema: Value,
+}
 
 impl Store {
     /// The fingerprint `server` was last approved with, if any.

@@ -1,7 +1,7 @@
 //! Messages of a conversation, in the shape every provider maps from: role, nullable content,
 //! tool calls as JSON, the id of the call a tool message answers, plus status and usage.
 
-use rusqlite::{params, Row};
+use rusqlite::{params, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
 use super::{conversations, new_id, now_ms, Cached, Store, StoreError};
@@ -88,6 +88,54 @@ pub struct Message {
     pub error: Option<String>,
     /// A tool message whose result is an error.
     pub is_error: bool,
+    /// Set when `content` is only the start of a long tool result ([`TOOL_PREVIEW_CHARS`]):
+    /// how many characters the whole has. [`Store::message_content`] reads the whole.
+    pub full_length: Option<i64>,
+}
+
+/// How much of a tool result reaches the window with its message; the rest is read on demand.
+pub const TOOL_PREVIEW_CHARS: usize = 4_000;
+
+impl Message {
+    /// The message as a window shows it: a tool result cut to its first
+    /// [`TOOL_PREVIEW_CHARS`] characters, with its whole length noted.
+    #[must_use]
+    pub fn preview(mut self) -> Self {
+        if self.role == Role::Tool {
+            if let Some(content) = self.content.take() {
+                let (shown, whole) = Self::preview_of(&content);
+                self.content = Some(if whole.is_some() { shown } else { content });
+                self.full_length = whole;
+            }
+        }
+        self
+    }
+
+    /// The first [`TOOL_PREVIEW_CHARS`] characters of a tool result, and the whole length when
+    /// that is not all of it.
+    #[must_use]
+    pub fn preview_of(content: &str) -> (String, Option<i64>) {
+        match content.char_indices().nth(TOOL_PREVIEW_CHARS) {
+            Some((cut, _)) => (
+                content[..cut].to_owned(),
+                Some(i64::try_from(content.chars().count()).unwrap_or(i64::MAX)),
+            ),
+            None => (content.to_owned(), None),
+        }
+    }
+}
+
+/// A run of consecutive messages of one conversation, oldest first, with the tool calls their
+/// answers made.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+pub struct MessagePage {
+    pub messages: Vec<Message>,
+    /// The calls of the answers in `messages` (without their results: those are the tool
+    /// messages).
+    pub tool_runs: Vec<super::ToolRun>,
+    /// Pass as `before` to read the page before this one; `None` when this page starts at the
+    /// conversation's first message.
+    pub older: Option<i64>,
 }
 
 /// What a caller supplies to append a message; ids, order and time are the store's.
@@ -146,7 +194,21 @@ pub struct MessageUpdate {
 }
 
 const COLUMNS: &str = "id, conversation_id, role, content, created_at, tool_calls, tool_call_id, \
-     name, finish_reason, status, provider, model, input_tokens, output_tokens, reasoning, error, is_error";
+     name, finish_reason, status, provider, model, input_tokens, output_tokens, reasoning, error, \
+     is_error, NULL";
+
+/// [`COLUMNS`] for a window: a tool result cut to [`TOOL_PREVIEW_CHARS`] by SQLite, so a long
+/// one is never read whole.
+fn preview_columns() -> String {
+    let n = TOOL_PREVIEW_CHARS;
+    format!(
+        "id, conversation_id, role, \
+         CASE WHEN role = 'tool' AND length(content) > {n} THEN substr(content, 1, {n}) ELSE content END, \
+         created_at, tool_calls, tool_call_id, name, finish_reason, status, provider, model, \
+         input_tokens, output_tokens, reasoning, error, is_error, \
+         CASE WHEN role = 'tool' AND length(content) > {n} THEN length(content) END"
+    )
+}
 
 fn from_row(row: &Row<'_>) -> rusqlite::Result<Message> {
     let bad = |i: usize, what: &str| {
@@ -182,6 +244,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Message> {
         reasoning: row.get(14)?,
         error: row.get(15)?,
         is_error: row.get(16)?,
+        full_length: row.get(17)?,
     })
 }
 
@@ -276,6 +339,92 @@ impl Store {
             ))?;
             let rows = stmt.query_map([&conversation_id], from_row)?;
             Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        })
+        .await
+    }
+
+    /// About `limit` messages of a conversation that come before the message numbered `before`
+    /// (the newest when `None`), as a window shows them ([`Message::preview`]). A page never
+    /// starts with a tool result: it reaches back to the answer that made the call.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] when the conversation does not exist; a failed query.
+    pub async fn message_page(
+        &self,
+        conversation_id: String,
+        before: Option<i64>,
+        limit: u32,
+    ) -> Result<MessagePage, StoreError> {
+        self.call(move |conn| {
+            conversations::get(conn, &conversation_id)?;
+            let before = before.unwrap_or(i64::MAX);
+            let newest: Option<i64> = conn.query_row_cached(
+                "SELECT MAX(seq) FROM messages WHERE conversation_id = ?1 AND seq < ?2",
+                params![conversation_id, before],
+                |row| row.get(0),
+            )?;
+            let Some(newest) = newest else {
+                return Ok(MessagePage {
+                    messages: Vec::new(),
+                    tool_runs: Vec::new(),
+                    older: None,
+                });
+            };
+            // The `limit`-th message back, then back again to one that is not a tool result.
+            let first: i64 = conn.query_row_cached(
+                "SELECT COALESCE(( \
+                   SELECT MAX(seq) FROM messages WHERE conversation_id = ?1 AND role <> 'tool' \
+                   AND seq <= COALESCE((SELECT seq FROM messages WHERE conversation_id = ?1 \
+                     AND seq <= ?2 ORDER BY seq DESC LIMIT 1 OFFSET ?3), 0)), \
+                 (SELECT MIN(seq) FROM messages WHERE conversation_id = ?1))",
+                params![conversation_id, newest, i64::from(limit.max(1)) - 1],
+                |row| row.get(0),
+            )?;
+            let messages = conn
+                .prepare_cached(&format!(
+                    "SELECT {} FROM messages WHERE conversation_id = ?1 AND seq BETWEEN ?2 AND ?3 \
+                     ORDER BY seq",
+                    preview_columns()
+                ))?
+                .query_map(params![conversation_id, first, newest], from_row)?
+                .collect::<Result<Vec<_>, _>>()?;
+            let tool_runs = super::tool_loop::runs_between(conn, &conversation_id, first, newest)?;
+            let older: Option<i64> = conn
+                .query_row_cached(
+                    "SELECT 1 FROM messages WHERE conversation_id = ?1 AND seq < ?2 LIMIT 1",
+                    params![conversation_id, first],
+                    |row| row.get(0),
+                )
+                .optional()?
+                .map(|_: i64| first);
+            Ok(MessagePage {
+                messages,
+                tool_runs,
+                older,
+            })
+        })
+        .await
+    }
+
+    /// The whole text of message `id` of a conversation (a tool result a page showed in part).
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] when there is no such message; a failed query.
+    pub async fn message_content(
+        &self,
+        conversation_id: String,
+        id: String,
+    ) -> Result<Option<String>, StoreError> {
+        self.call(move |conn| {
+            conn.query_row_cached(
+                "SELECT content FROM messages WHERE conversation_id = ?1 AND id = ?2",
+                params![conversation_id, id],
+                |row| row.get(0),
+            )
+            .optional()?
+            .ok_or_else(|| StoreError::NotFound {
+                what: format!("message {id}"),
+            })
         })
         .await
     }

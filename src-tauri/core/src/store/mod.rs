@@ -19,9 +19,12 @@ use std::time::Duration;
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 
 pub use conversations::Conversation;
-pub use messages::{Message, MessageStatus, MessageUpdate, NewMessage, Role};
+pub use mcp_approvals::PinnedTool;
+pub use messages::{
+    Message, MessagePage, MessageStatus, MessageUpdate, NewMessage, Role, TOOL_PREVIEW_CHARS,
+};
 pub use providers::ProviderRow;
-pub use tool_loop::{ApprovalScope, StandingApproval, ToolRun, ToolToggle};
+pub use tool_loop::{ApprovalScope, CallRef, StandingApproval, ToolDecision, ToolRun, ToolToggle};
 
 /// Statements run through the connection's statement cache, for the ones a conversation runs
 /// again and again (appending and updating messages, recording tool calls): parsing the SQL

@@ -296,3 +296,177 @@ async fn a_servers_switch_sets_all_its_tools_and_new_conversations_start_with_th
         Err(StoreError::NotFound { .. })
     ));
 }
+
+fn a_call(conversation_id: &str, message_id: &str, call_id: &str) -> ToolRun {
+    ToolRun {
+        id: new_id(),
+        conversation_id: conversation_id.to_owned(),
+        message_id: message_id.to_owned(),
+        call_id: call_id.to_owned(),
+        server: "everything".into(),
+        tool: "echo".into(),
+        display_name: None,
+        arguments: "{}".into(),
+        decision: Some(ToolDecision::Allowed),
+        decision_scope: Some(ApprovalScope::Once),
+        deny_reason: None,
+        started_at: Some(now_ms()),
+        finished_at: Some(now_ms()),
+        is_error: false,
+        result: Some("{\"content\":[]}".into()),
+        retry_of: None,
+        description: None,
+    }
+}
+
+/// user, then an answer with two calls and their two results, then a closing answer; `turns`
+/// times. Returns each message's id in order.
+async fn turns_with_calls(
+    store: &Store,
+    conversation_id: &str,
+    turns: usize,
+    result: &str,
+) -> Vec<String> {
+    let mut ids = Vec::new();
+    for t in 0..turns {
+        let user = store
+            .append_message(
+                conversation_id.into(),
+                NewMessage::text(Role::User, format!("q{t}")),
+            )
+            .await
+            .unwrap();
+        let mut answer = NewMessage::text(Role::Assistant, "");
+        answer.tool_calls = Some(serde_json::json!([
+            {"id": "c1", "name": "echo", "arguments": "{}"},
+            {"id": "c2", "name": "echo", "arguments": "{}"}
+        ]));
+        let answer = store
+            .append_message(conversation_id.into(), answer)
+            .await
+            .unwrap();
+        ids.extend([user.id, answer.id.clone()]);
+        for call in ["c1", "c2"] {
+            let mut message = NewMessage::text(Role::Tool, result);
+            message.tool_call_id = Some(call.into());
+            let saved = store
+                .record_tool_call(a_call(conversation_id, &answer.id, call), message)
+                .await
+                .unwrap();
+            ids.push(saved.id);
+        }
+        let closing = store
+            .append_message(
+                conversation_id.into(),
+                NewMessage::text(Role::Assistant, format!("a{t}")),
+            )
+            .await
+            .unwrap();
+        ids.push(closing.id);
+    }
+    ids
+}
+
+#[tokio::test]
+async fn pages_of_messages_go_back_to_the_first_without_splitting_an_answer_from_its_results() {
+    let store = Store::open_in_memory().unwrap();
+    let conv = store.create_conversation("long".into()).await.unwrap();
+    let ids = turns_with_calls(&store, &conv.id, 40, "ok").await;
+    assert_eq!(ids.len(), 200);
+
+    let mut seen: Vec<String> = Vec::new();
+    let mut before = None;
+    let mut pages = 0;
+    loop {
+        // 3 back from the newest lands on a tool result: the page reaches back to its answer.
+        let page = store
+            .message_page(conv.id.clone(), before, 3)
+            .await
+            .unwrap();
+        pages += 1;
+        assert_ne!(
+            page.messages[0].role,
+            Role::Tool,
+            "page {pages} starts with a result"
+        );
+        for m in page
+            .messages
+            .iter()
+            .filter(|m| m.role == Role::Assistant && m.tool_calls.is_some())
+        {
+            let calls: Vec<_> = page
+                .tool_runs
+                .iter()
+                .filter(|r| r.message_id == m.id)
+                .collect();
+            assert_eq!(calls.len(), 2, "an answer's calls come with its page");
+            assert!(
+                calls.iter().all(|r| r.result.is_none()),
+                "results are not sent twice"
+            );
+        }
+        assert_eq!(
+            page.tool_runs.len(),
+            2 * page
+                .messages
+                .iter()
+                .filter(|m| m.tool_calls.is_some())
+                .count()
+        );
+        let mut ids_here: Vec<String> = page.messages.iter().map(|m| m.id.clone()).collect();
+        ids_here.append(&mut seen);
+        seen = ids_here;
+        match page.older {
+            Some(older) => before = Some(older),
+            None => break,
+        }
+    }
+    assert_eq!(seen, ids, "every message once, in order");
+    assert!(pages >= 40, "{pages} pages");
+
+    let empty = store.create_conversation("empty".into()).await.unwrap();
+    let page = store.message_page(empty.id, None, 50).await.unwrap();
+    assert!(page.messages.is_empty() && page.older.is_none());
+    assert!(matches!(
+        store.message_page("nope".into(), None, 50).await,
+        Err(StoreError::NotFound { .. })
+    ));
+}
+
+#[tokio::test]
+async fn a_long_tool_result_reaches_a_page_as_a_preview_and_is_read_whole_on_demand() {
+    let store = Store::open_in_memory().unwrap();
+    let conv = store.create_conversation("big".into()).await.unwrap();
+    // Multi-byte characters: the cut is counted in characters, never inside one.
+    let whole = "é".repeat(TOOL_PREVIEW_CHARS + 1_000);
+    let ids = turns_with_calls(&store, &conv.id, 1, &whole).await;
+    let page = store.message_page(conv.id.clone(), None, 50).await.unwrap();
+    let result = page.messages.iter().find(|m| m.role == Role::Tool).unwrap();
+    assert_eq!(
+        result.content.as_deref().unwrap().chars().count(),
+        TOOL_PREVIEW_CHARS
+    );
+    assert_eq!(
+        result.full_length,
+        Some(i64::try_from(TOOL_PREVIEW_CHARS + 1_000).unwrap())
+    );
+    let short = page.messages.iter().find(|m| m.role == Role::User).unwrap();
+    assert_eq!(short.full_length, None);
+    assert_eq!(
+        store
+            .message_content(conv.id.clone(), result.id.clone())
+            .await
+            .unwrap()
+            .as_deref(),
+        Some(whole.as_str())
+    );
+    // The same cut for a message sent live.
+    let full = store.list_messages(conv.id.clone()).await.unwrap();
+    let live = full.into_iter().find(|m| m.id == ids[2]).unwrap().preview();
+    assert_eq!(live.content, result.content);
+    assert_eq!(live.full_length, result.full_length);
+    assert!(matches!(
+        store.message_content(conv.id, "nope".into()).await,
+        Err(StoreError::NotFound { .. })
+    ));
+}

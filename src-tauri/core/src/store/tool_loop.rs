@@ -5,12 +5,43 @@
 use rusqlite::{params, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
-use crate::events::CallRef;
-
 use super::{conversations, messages, now_ms, Cached, Message, NewMessage, Store, StoreError};
 
+/// One call of a conversation: the call `call_id` of the answer `message_id` (a model's call
+/// ids are only unique within one answer; Ollama and Gemini number them from 0 each time).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct CallRef {
+    pub message_id: String,
+    pub call_id: String,
+}
+
+/// Whether a call was let run; the values of `tool_runs.decision`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolDecision {
+    Allowed,
+    Denied,
+}
+
+impl ToolDecision {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolDecision::Allowed => "allowed",
+            ToolDecision::Denied => "denied",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "allowed" => ToolDecision::Allowed,
+            "denied" => ToolDecision::Denied,
+            _ => return None,
+        })
+    }
+}
+
 /// Why a call was allowed or denied; the values of `tool_runs.decision_scope`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ApprovalScope {
     /// The person answered for this call only.
@@ -38,6 +69,18 @@ impl ApprovalScope {
             ApprovalScope::Policy => "policy",
         }
     }
+
+    fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "once" => ApprovalScope::Once,
+            "conversation" => ApprovalScope::Conversation,
+            "always" => ApprovalScope::Always,
+            "trusted" => ApprovalScope::Trusted,
+            "auto_approve" => ApprovalScope::AutoApprove,
+            "policy" => ApprovalScope::Policy,
+            _ => return None,
+        })
+    }
 }
 
 /// One tool call as it happened.
@@ -54,14 +97,17 @@ pub struct ToolRun {
     pub display_name: Option<String>,
     /// The argument text exactly as the model sent it.
     pub arguments: String,
-    /// `allowed` or `denied`; `None` when the call never got that far (an unknown tool).
-    pub decision: Option<String>,
-    pub decision_scope: Option<String>,
+    /// `None` when the call never got that far (an unknown tool).
+    pub decision: Option<ToolDecision>,
+    pub decision_scope: Option<ApprovalScope>,
     pub deny_reason: Option<String>,
     pub started_at: Option<i64>,
     pub finished_at: Option<i64>,
     pub is_error: bool,
-    /// The whole result as the server sent it (JSON), or the error text.
+    /// The whole result as the server sent it (JSON), or the error text. Kept for the record
+    /// and never sent to a window: the tool message carries what the model got.
+    #[serde(skip)]
+    #[ts(skip)]
     pub result: Option<String>,
     /// The failed call this one ran again, from a Retry (the first of a chain of retries).
     pub retry_of: Option<CallRef>,
@@ -73,6 +119,38 @@ const RUN_COLUMNS: &str = "id, conversation_id, message_id, call_id, server, too
      decision, decision_scope, deny_reason, started_at, finished_at, is_error, result, display_name, \
      retry_of, description, retry_of_message";
 
+/// The calls made by the answers numbered `first..=last` of a conversation, without results.
+pub(super) fn runs_between(
+    conn: &rusqlite::Connection,
+    conversation_id: &str,
+    first: i64,
+    last: i64,
+) -> Result<Vec<ToolRun>, StoreError> {
+    let columns = RUN_COLUMNS.replace(" result,", " NULL,");
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {columns} FROM tool_runs WHERE conversation_id = ?1 AND message_id IN \
+         (SELECT id FROM messages WHERE conversation_id = ?1 AND seq BETWEEN ?2 AND ?3) \
+         ORDER BY COALESCE(started_at, finished_at), rowid"
+    ))?;
+    let rows = stmt.query_map(params![conversation_id, first, last], run_from_row)?;
+    Ok(rows.collect::<Result<Vec<_>, _>>()?)
+}
+
+/// An optional text column read as one of its known values; any other value is a bad row.
+fn parsed<T>(row: &Row<'_>, i: usize, parse: fn(&str) -> Option<T>) -> rusqlite::Result<Option<T>> {
+    row.get::<_, Option<String>>(i)?
+        .map(|text| {
+            parse(&text).ok_or_else(|| {
+                rusqlite::Error::FromSqlConversionFailure(
+                    i,
+                    rusqlite::types::Type::Text,
+                    format!("unknown value {text:?}").into(),
+                )
+            })
+        })
+        .transpose()
+}
+
 fn run_from_row(row: &Row<'_>) -> rusqlite::Result<ToolRun> {
     Ok(ToolRun {
         id: row.get(0)?,
@@ -82,8 +160,8 @@ fn run_from_row(row: &Row<'_>) -> rusqlite::Result<ToolRun> {
         server: row.get(4)?,
         tool: row.get(5)?,
         arguments: row.get(6)?,
-        decision: row.get(7)?,
-        decision_scope: row.get(8)?,
+        decision: parsed(row, 7, ToolDecision::parse)?,
+        decision_scope: parsed(row, 8, ApprovalScope::parse)?,
         deny_reason: row.get(9)?,
         started_at: row.get(10)?,
         finished_at: row.get(11)?,
@@ -150,8 +228,8 @@ impl Store {
                     run.server,
                     run.tool,
                     run.arguments,
-                    run.decision,
-                    run.decision_scope,
+                    run.decision.map(ToolDecision::as_str),
+                    run.decision_scope.map(ApprovalScope::as_str),
                     run.deny_reason,
                     run.started_at,
                     run.finished_at,

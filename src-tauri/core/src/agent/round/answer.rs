@@ -1,0 +1,279 @@
+//! Asking the model: one answer streamed into a new assistant message, written to the database
+//! at least every `checkpoint_every` while it grows and in full at the end; text reaches the
+//! window only once it is written.
+
+use std::time::Instant;
+
+use futures_util::StreamExt;
+
+use super::{Answer, End, Run};
+use crate::agent::{history, status};
+use crate::events::{RunEvent, StopReason};
+use crate::providers::{
+    ChatRequest, FinishReason, ProviderError, ProviderEvent, ToolCall, ToolChoice,
+};
+use crate::store::{MessageStatus, MessageUpdate, NewMessage, Role};
+
+impl Run<'_> {
+    /// Streams one answer. `ToolChoice::None` is the last answer at the round cap: tools stay
+    /// listed (Anthropic refuses a history with tool blocks when `tools` is absent) but are
+    /// forbidden, and a call made anyway is dropped.
+    ///
+    /// # Errors
+    /// How the run ends when the answer did not complete: stopped, or the provider failed (the
+    /// partial answer stays saved, marked).
+    pub async fn ask_model(
+        &mut self,
+        choice: ToolChoice,
+        status_text: &str,
+    ) -> Result<Answer, End> {
+        let messages = match self.history_for_model().await {
+            Ok(messages) => messages,
+            Err(e) => return Err(self.ctx.failed(&e.to_string())),
+        };
+        self.ctx.status(status_text);
+        let mut start = NewMessage::text(Role::Assistant, "");
+        start.status = MessageStatus::Streaming;
+        start.provider = Some(self.ctx.setup.provider_name.clone());
+        start.model = Some(self.ctx.setup.model.clone());
+        let request = ChatRequest {
+            model: self.ctx.setup.model.clone(),
+            messages,
+            tools: self.ctx.specs(),
+            tool_choice: choice,
+            ..ChatRequest::default()
+        };
+        let mut stream = self
+            .ctx
+            .setup
+            .provider
+            .stream(request, self.ctx.cancel.clone());
+        // The request goes out while the answer's row is written; an event that comes before
+        // the row is there waits for it.
+        let mut early = None;
+        let started = {
+            let saving = self.save(start);
+            tokio::pin!(saving);
+            loop {
+                tokio::select! {
+                    saved = &mut saving => break saved,
+                    next = stream.next(), if early.is_none() => early = Some(next),
+                }
+            }
+        };
+        let started = match started {
+            Ok(started) => started,
+            Err(e) => return Err(self.ctx.failed(&e.to_string())),
+        };
+        let id = started.id.clone();
+        self.ctx.emit(RunEvent::AnswerStarted { message: started });
+        let mut got = Streamed::default();
+        // Text is shown only once it is written: deltas wait in `got.unshown` until the next
+        // checkpoint (the first one at once, then at most every `checkpoint_every`), so an app
+        // killed mid-answer loses nothing the person saw.
+        let every = self.ctx.setup.limits.checkpoint_every;
+        let mut written_at: Option<Instant> = None;
+        let ended = loop {
+            let next = match (early.take(), written_at) {
+                (Some(next), _) => next,
+                (None, Some(at)) if got.has_unshown() => tokio::select! {
+                    biased;
+                    next = stream.next() => next,
+                    () = tokio::time::sleep_until((at + every).into()) => {
+                        self.checkpoint(&id, &mut got).await;
+                        written_at = Some(Instant::now());
+                        continue;
+                    }
+                },
+                _ => stream.next().await,
+            };
+            match next {
+                None => break Ok(()),
+                Some(Err(e)) => break Err(e),
+                Some(Ok(event)) => self.take(event, &mut got),
+            }
+            if got.has_unshown() && written_at.is_none_or(|at| at.elapsed() >= every) {
+                self.checkpoint(&id, &mut got).await;
+                written_at = Some(Instant::now());
+            }
+        };
+        if choice == ToolChoice::None && !got.calls.is_empty() {
+            tracing::warn!(
+                n = got.calls.len(),
+                "the model asked for tools after they were forbidden; dropped"
+            );
+            got.calls.clear();
+        }
+        let (update, end) = self.finish(ended, &got);
+        let saved = self
+            .ctx
+            .services
+            .store
+            .update_message(id.clone(), update)
+            .await;
+        self.show(&id, &mut got);
+        match saved {
+            Ok(saved) => {
+                self.remember(&saved);
+                self.ctx.emit(RunEvent::MessageSaved { message: saved });
+            }
+            Err(e) => return Err(self.ctx.failed(&e.to_string())),
+        }
+        match end {
+            Some(end) => Err(end),
+            None => Ok(Answer {
+                message_id: id,
+                calls: got.calls,
+                retry_of: None,
+            }),
+        }
+    }
+
+    /// The answer's last state, and how the run ends when it did not complete.
+    fn finish(
+        &self,
+        ended: Result<(), ProviderError>,
+        got: &Streamed,
+    ) -> (MessageUpdate, Option<End>) {
+        let mut update = MessageUpdate {
+            content: Some(got.text.clone()),
+            reasoning: got.reasoning(),
+            input_tokens: got.input_tokens,
+            output_tokens: got.output_tokens,
+            ..MessageUpdate::default()
+        };
+        let end = match ended {
+            Ok(()) => {
+                update.status = Some(MessageStatus::Complete);
+                update.finish_reason = got.finish.map(finish_text);
+                if !got.calls.is_empty() {
+                    update.tool_calls = Some(history::calls_to_json(&got.calls));
+                }
+                None
+            }
+            Err(ProviderError::Cancelled) => {
+                update.status = Some(MessageStatus::Interrupted);
+                update.finish_reason = Some("stopped".to_owned());
+                Some((StopReason::Cancelled, None))
+            }
+            Err(e) => {
+                let retryable =
+                    e.is_retryable() || matches!(e, ProviderError::StreamInterrupted { .. });
+                update.status = Some(MessageStatus::Error);
+                update.error = Some(e.to_string());
+                self.ctx.emit(RunEvent::Error {
+                    message: e.to_string(),
+                    retryable,
+                });
+                Some((StopReason::Error, Some(e.to_string())))
+            }
+        };
+        (update, end)
+    }
+
+    /// Writes the answer so far, then shows what the person has not seen of it yet.
+    async fn checkpoint(&self, id: &str, got: &mut Streamed) {
+        let checkpoint = MessageUpdate {
+            content: Some(got.text.clone()),
+            reasoning: got.reasoning(),
+            ..MessageUpdate::default()
+        };
+        if let Err(e) = self
+            .ctx
+            .services
+            .store
+            .update_message(id.to_owned(), checkpoint)
+            .await
+        {
+            tracing::warn!(error = %e, "cannot checkpoint the streaming answer");
+        }
+        self.show(id, got);
+    }
+
+    /// Sends the deltas not shown yet, reasoning first.
+    fn show(&self, id: &str, got: &mut Streamed) {
+        let reasoning = std::mem::take(&mut got.unshown_reasoning);
+        if !reasoning.is_empty() {
+            self.ctx.emit(RunEvent::ReasoningDelta {
+                message_id: id.to_owned(),
+                text: reasoning,
+            });
+        }
+        let text = std::mem::take(&mut got.unshown_text);
+        if !text.is_empty() {
+            self.ctx.emit(RunEvent::TextDelta {
+                message_id: id.to_owned(),
+                text,
+            });
+        }
+    }
+
+    /// Takes one provider event into `got` (text waits there to be written, then shown).
+    fn take(&self, event: ProviderEvent, got: &mut Streamed) {
+        match event {
+            ProviderEvent::TextDelta(text) => {
+                if got.text.is_empty() {
+                    self.ctx.status(status::WRITING);
+                }
+                got.text.push_str(&text);
+                got.unshown_text.push_str(&text);
+            }
+            ProviderEvent::ReasoningDelta(text) => {
+                got.reasoning.push_str(&text);
+                got.unshown_reasoning.push_str(&text);
+            }
+            ProviderEvent::ToolCall(call) => got.calls.push(call),
+            ProviderEvent::Usage {
+                input_tokens,
+                output_tokens,
+            } => {
+                got.input_tokens = input_tokens.map(saturating_i64).or(got.input_tokens);
+                got.output_tokens = output_tokens.map(saturating_i64).or(got.output_tokens);
+            }
+            ProviderEvent::Finish(reason) => got.finish = Some(reason),
+            ProviderEvent::ToolWarning(w) => self.ctx.emit(RunEvent::ToolWarning {
+                tool: w.tool,
+                message: w.message,
+            }),
+        }
+    }
+}
+
+/// What a stream has produced so far.
+#[derive(Default)]
+struct Streamed {
+    text: String,
+    reasoning: String,
+    /// Received but not written and shown yet.
+    unshown_text: String,
+    unshown_reasoning: String,
+    calls: Vec<ToolCall>,
+    input_tokens: Option<i64>,
+    output_tokens: Option<i64>,
+    finish: Option<FinishReason>,
+}
+
+impl Streamed {
+    fn has_unshown(&self) -> bool {
+        !self.unshown_text.is_empty() || !self.unshown_reasoning.is_empty()
+    }
+
+    fn reasoning(&self) -> Option<String> {
+        Some(self.reasoning.clone()).filter(|r| !r.is_empty())
+    }
+}
+
+fn saturating_i64(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+pub(super) fn finish_text(reason: FinishReason) -> String {
+    match reason {
+        FinishReason::Stop => "stop",
+        FinishReason::ToolCalls => "tool_calls",
+        FinishReason::Length => "length",
+        FinishReason::ContentFilter => "content_filter",
+        FinishReason::Other => "other",
+    }
+    .to_owned()
+}

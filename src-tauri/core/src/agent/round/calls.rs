@@ -1,0 +1,318 @@
+//! The calls of one answer on their way to a decision: each proposed to the window, checked by
+//! the permission pipeline, the undecided ones put to the person in one dialog; then the
+//! round as a whole (decide, record what will not run, run the rest) and a Retry's own round.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::answer::finish_text;
+use super::{Answer, CallOutcome, Effect, End, Run, ToolsOutcome};
+use crate::agent::approval::{ApprovalRequest, Decision};
+use crate::agent::{history, status, RetryCall};
+use crate::events::{ApprovalItem, ProposedCall, RunEvent, StopReason};
+use crate::mcp::catalogue::CatalogueTool;
+use crate::policy::{self, CallFacts, Verdict};
+use crate::providers::{FinishReason, ToolCall};
+use crate::store::{new_id, ApprovalScope, NewMessage, Role, ToolDecision};
+
+/// Where a call stands.
+pub(super) enum CallState {
+    /// Never up for a decision (a tool that does not exist, arguments that are not JSON): the
+    /// error the model reads.
+    Invalid(String),
+    /// For the person to decide.
+    Undecided,
+    Allowed(ApprovalScope),
+    /// Who or what denied it, and why (what the model reads).
+    Denied(Option<ApprovalScope>, String),
+}
+
+impl CallState {
+    /// The decision as recorded: whether, by whom, and why not.
+    pub(super) fn decision(&self) -> (Option<ToolDecision>, Option<ApprovalScope>, Option<String>) {
+        match self {
+            CallState::Allowed(scope) => (Some(ToolDecision::Allowed), Some(*scope), None),
+            CallState::Denied(scope, why) => {
+                (Some(ToolDecision::Denied), *scope, Some(why.clone()))
+            }
+            CallState::Invalid(_) | CallState::Undecided => (None, None, None),
+        }
+    }
+}
+
+/// One call of the round and where it stands.
+pub(super) struct Call<'t> {
+    pub call: &'t ToolCall,
+    /// `None` for a tool the model made up.
+    pub tool: Option<CatalogueTool>,
+    pub state: CallState,
+}
+
+impl Run<'_> {
+    /// The calls of one answer: proposed, decided (asking the person where the pipeline says
+    /// so), the allowed ones run concurrently, and every result saved before it is shown.
+    pub async fn use_tools(&mut self, answer: &Answer) -> ToolsOutcome {
+        let mut calls: Vec<Call<'_>> = answer
+            .calls
+            .iter()
+            .map(|call| self.propose(answer, call))
+            .collect();
+        self.ask_person(&mut calls).await;
+        // What is shown is written first: a call that will not run is recorded, then shown as
+        // decided; a call that runs is recorded as it finishes, then shown finished.
+        let mut outcomes: Vec<Option<CallOutcome>> = Vec::with_capacity(calls.len());
+        for call in &calls {
+            let done = match &call.state {
+                CallState::Allowed(_) => None,
+                CallState::Invalid(why) => Some(CallOutcome::error(why.clone(), Effect::Failed)),
+                CallState::Denied(_, why) => Some(CallOutcome::error(why.clone(), Effect::Neutral)),
+                CallState::Undecided => {
+                    unreachable!("every call is decided once the person answered")
+                }
+            };
+            if let Some(done) = &done {
+                self.record(answer, call, done).await;
+            }
+            self.announce_decision(call);
+            outcomes.push(done);
+        }
+        self.execute_allowed(answer, &calls, &mut outcomes).await;
+        let mut outcome = ToolsOutcome {
+            effects: Vec::new(),
+            last_error: None,
+        };
+        for done in outcomes.into_iter().flatten() {
+            if done.effect == Effect::Failed {
+                outcome.last_error = Some(done.content.clone());
+            }
+            outcome.effects.push(done.effect);
+        }
+        if !self.ctx.cancelled() {
+            self.ctx.status(status::READING);
+        }
+        outcome
+    }
+
+    /// Runs a failed call again, as the person asked from its card, in an answer of its own:
+    /// through the same pipeline as the model's calls (so the person may be asked again).
+    /// The model goes on only when the call succeeded.
+    ///
+    /// # Errors
+    /// How the run ends instead: stopped, the call failed again or did not run, the database.
+    pub async fn retry_call(&mut self, retry: &RetryCall) -> Result<(), End> {
+        let mut start = NewMessage::text(Role::Assistant, "");
+        start.tool_calls = Some(history::calls_to_json(std::slice::from_ref(&retry.call)));
+        start.finish_reason = Some(finish_text(FinishReason::ToolCalls));
+        let saved = match self.save(start).await {
+            Ok(saved) => saved,
+            Err(e) => return Err(self.ctx.failed(&e.to_string())),
+        };
+        self.ctx.emit(RunEvent::AnswerStarted {
+            message: saved.clone(),
+        });
+        let answer = Answer {
+            message_id: saved.id.clone(),
+            calls: vec![retry.call.clone()],
+            retry_of: Some(retry.of.clone()),
+        };
+        self.ctx.emit(RunEvent::MessageSaved { message: saved });
+        let outcome = self.use_tools(&answer).await;
+        if self.ctx.cancelled() {
+            return Err((StopReason::Cancelled, None));
+        }
+        if outcome.effects.first() == Some(&Effect::Succeeded) {
+            return Ok(());
+        }
+        let message = match outcome.last_error {
+            Some(error) => {
+                format!("The call failed again, so the model was not asked to go on: {error}")
+            }
+            None => "The call did not run, so the model was not asked to go on.".to_owned(),
+        };
+        Err((StopReason::RetryFailed, Some(message)))
+    }
+
+    /// Announces a call and checks what can be checked without asking anyone.
+    fn propose<'t>(&self, answer: &Answer, call: &'t ToolCall) -> Call<'t> {
+        let ctx = &self.ctx;
+        let tool = ctx.by_wire.get(&call.name).map(|&i| &ctx.setup.tools[i]);
+        ctx.emit(RunEvent::ToolCallProposed {
+            call: ProposedCall {
+                call_id: call.id.clone(),
+                message_id: answer.message_id.clone(),
+                wire_name: call.name.clone(),
+                server: tool.map(|t| t.server.clone()),
+                tool: tool.map(|t| t.tool.clone()),
+                display_name: tool.map_or_else(|| call.name.clone(), |t| t.display_name.clone()),
+                arguments: call.raw_arguments.clone(),
+                retry_of: answer.retry_of.clone(),
+            },
+        });
+        let state = match (tool, &call.arguments) {
+            (None, _) => CallState::Invalid(self.unknown_tool(&call.name)),
+            (Some(_), Err(why)) => CallState::Invalid(format!(
+                "The call to `{}` was not run: {why}. Send the arguments again as one JSON object that matches the tool's input schema.",
+                call.name
+            )),
+            (Some(t), Ok(_)) => {
+                let facts = CallFacts {
+                    tool: t,
+                    trust: ctx.setup.rules.get(&t.server).map(|r| r.trust).unwrap_or_default(),
+                    auto_approve: ctx.setup.auto_approve,
+                    standing: &self.standing,
+                };
+                match policy::decide(&facts) {
+                    Verdict::Allow(scope) => CallState::Allowed(scope),
+                    Verdict::Ask => CallState::Undecided,
+                    Verdict::Deny(why) => CallState::Denied(Some(ApprovalScope::Policy), why),
+                }
+            }
+        };
+        Call {
+            call,
+            tool: tool.cloned(),
+            state,
+        }
+    }
+
+    fn unknown_tool(&self, name: &str) -> String {
+        let names: Vec<&str> = self
+            .ctx
+            .setup
+            .tools
+            .iter()
+            .take(50)
+            .map(|t| t.wire_name.as_str())
+            .collect();
+        if names.is_empty() {
+            format!("There is no tool named `{name}`: no tools are available in this conversation.")
+        } else {
+            format!(
+                "There is no tool named `{name}`. The tools you can use are: {}.",
+                names.join(", ")
+            )
+        }
+    }
+
+    /// Asks the person about every undecided call, in one request, and applies the answers.
+    /// An answer for a call not asked about is ignored; a call without an answer (or a run
+    /// stopped while waiting) is denied.
+    async fn ask_person(&mut self, calls: &mut [Call<'_>]) {
+        let items: Vec<ApprovalItem> = calls
+            .iter()
+            .filter(|c| matches!(c.state, CallState::Undecided))
+            .filter_map(|c| {
+                let tool = c.tool.as_ref()?;
+                Some(ApprovalItem {
+                    call_id: c.call.id.clone(),
+                    server: tool.server.clone(),
+                    tool: tool.tool.clone(),
+                    display_name: tool.display_name.clone(),
+                    description: tool.description.clone(),
+                    arguments: pretty(c.call.arguments.as_ref().ok()),
+                    destructive: policy::is_destructive(tool),
+                })
+            })
+            .collect();
+        if items.is_empty() {
+            return;
+        }
+        let request = ApprovalRequest {
+            request_id: new_id(),
+            conversation_id: self.ctx.setup.conversation_id.clone(),
+            calls: items.clone(),
+        };
+        self.ctx.emit(RunEvent::ApprovalRequired {
+            request_id: request.request_id.clone(),
+            calls: items,
+        });
+        self.ctx.status(status::WAITING_FOR_YOU);
+        let answers = tokio::select! {
+            answers = self.ctx.services.approver.ask(request) => answers,
+            () = self.ctx.cancel.cancelled() => Vec::new(),
+        };
+        let by_call: HashMap<&str, _> = answers.iter().map(|a| (a.call_id.as_str(), a)).collect();
+        for call in calls
+            .iter_mut()
+            .filter(|c| matches!(c.state, CallState::Undecided))
+        {
+            let Some(tool) = &call.tool else { continue };
+            let Some(answer) = by_call.get(call.call.id.as_str()) else {
+                let why = if self.ctx.cancelled() {
+                    "The run was stopped before the user answered; the call did not run."
+                } else {
+                    "The user gave no answer; the call did not run."
+                };
+                call.state = CallState::Denied(None, why.to_owned());
+                continue;
+            };
+            call.state = match answer.decision {
+                Decision::AllowOnce => CallState::Allowed(ApprovalScope::Once),
+                Decision::AllowConversation => {
+                    let here = Some(self.ctx.setup.conversation_id.clone());
+                    self.stand(tool, here).await;
+                    CallState::Allowed(ApprovalScope::Conversation)
+                }
+                Decision::AllowAlways => {
+                    self.stand(tool, None).await;
+                    CallState::Allowed(ApprovalScope::Always)
+                }
+                Decision::Deny => {
+                    let reason = answer
+                        .reason
+                        .as_deref()
+                        .map(str::trim)
+                        .filter(|r| !r.is_empty());
+                    let text = match reason {
+                        Some(r) => format!("The user denied this call. Their reason: {r}"),
+                        None => "The user denied this call.".to_owned(),
+                    };
+                    CallState::Denied(Some(ApprovalScope::Once), text)
+                }
+            };
+        }
+    }
+
+    /// Lets `tool` run without asking from now on: in `conversation`, or everywhere (`None`).
+    async fn stand(&mut self, tool: &CatalogueTool, conversation: Option<String>) {
+        let key = (tool.server.clone(), tool.tool.clone());
+        if conversation.is_some() {
+            self.standing.conversation.insert(key);
+        } else {
+            self.standing.always.insert(key);
+        }
+        let saved = self
+            .ctx
+            .services
+            .store
+            .add_tool_approval(tool.server.clone(), tool.tool.clone(), conversation)
+            .await;
+        if let Err(e) = saved {
+            tracing::warn!(error = %e, "cannot save a standing tool approval");
+        }
+    }
+
+    /// Shows a call as allowed or denied (an unknown tool or bad arguments were never up for a
+    /// decision).
+    fn announce_decision(&self, call: &Call<'_>) {
+        let (allowed, scope, reason) = match &call.state {
+            CallState::Allowed(scope) => (true, Some(*scope), None),
+            CallState::Denied(scope, why) => (false, *scope, Some(why.clone())),
+            CallState::Invalid(_) | CallState::Undecided => return,
+        };
+        self.ctx.emit(RunEvent::ToolDecided {
+            call_id: call.call.id.clone(),
+            allowed,
+            scope,
+            reason,
+        });
+    }
+}
+
+/// Arguments as the person reads them in the dialog: pretty-printed JSON.
+fn pretty(arguments: Option<&Value>) -> String {
+    arguments
+        .and_then(|a| serde_json::to_string_pretty(a).ok())
+        .unwrap_or_else(|| "{}".to_owned())
+}

@@ -1,0 +1,213 @@
+//! Running the allowed calls of a round: at most `max_parallel` at once, each one's outcome
+//! coming back to the round as it finishes, which records it and then shows it; the model's
+//! few words on each running call (when Settings ask for them) come back the same way.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+
+use futures_util::stream::{FuturesUnordered, StreamExt};
+use serde_json::Value;
+
+use super::calls::{Call, CallState};
+use super::{remember, Answer, CallOutcome, Ctx, Effect, Run};
+use crate::agent::status;
+use crate::events::RunEvent;
+use crate::mcp::catalogue::CatalogueTool;
+use crate::mcp::results;
+use crate::mcp::server::{CallLimits, McpError};
+use crate::providers::ToolCall;
+use crate::store::{now_ms, Message};
+
+/// A call running: its place in the round and its outcome.
+type Job<'a> = Pin<Box<dyn Future<Output = (usize, CallOutcome)> + Send + 'a>>;
+/// The model describing a call: its place in the round and the words, if they came in time.
+type Describing<'a> = Pin<Box<dyn Future<Output = Option<(usize, String)>> + Send + 'a>>;
+
+impl Run<'_> {
+    /// Runs the allowed calls and puts each one's outcome in `outcomes` at its place.
+    pub(super) async fn execute_allowed(
+        &mut self,
+        answer: &Answer,
+        calls: &[Call<'_>],
+        outcomes: &mut [Option<CallOutcome>],
+    ) {
+        let runnable: Vec<(usize, &ToolCall, &CatalogueTool)> = calls
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| match (&c.state, &c.tool) {
+                (CallState::Allowed(_), Some(tool)) => Some((i, c.call, tool)),
+                _ => None,
+            })
+            .collect();
+        if runnable.is_empty() {
+            return;
+        }
+        // The jobs read the run's context while the round records through the conversation.
+        let Run { ctx, history, .. } = self;
+        let ctx: &Ctx<'_> = ctx;
+        let names: Vec<&str> = runnable
+            .iter()
+            .map(|(_, _, t)| t.display_name.as_str())
+            .collect();
+        ctx.status(&status::using(&names));
+        // Boxed one by one (not mapped by a closure), so the run's future stays `Send` for a
+        // caller that spawns it: a closure over borrowed calls defeats the compiler's proof.
+        let mut jobs: Vec<Job<'_>> = Vec::with_capacity(runnable.len());
+        let describing: FuturesUnordered<Describing<'_>> = FuturesUnordered::new();
+        let alone = runnable.len() == 1;
+        for (i, call, tool) in runnable {
+            jobs.push(Box::pin(async move { (i, ctx.execute(call, tool).await) }));
+            if let Some(within) = ctx.setup.limits.describe_within {
+                describing.push(Box::pin(async move {
+                    ctx.describe(call, tool, within)
+                        .await
+                        .map(|words| (i, words))
+                }));
+            }
+        }
+        let mut running =
+            futures_util::stream::iter(jobs).buffer_unordered(ctx.setup.limits.max_parallel.max(1));
+        let mut describing = describing;
+        // Words on a call that is not recorded yet; words that come later are not shown (they
+        // would not be saved), and once every call is done they are not waited for.
+        let mut words: HashMap<usize, String> = HashMap::new();
+        loop {
+            tokio::select! {
+                next = running.next() => {
+                    let Some((i, done)) = next else { break };
+                    let call = &calls[i];
+                    if let Some(saved) = ctx.record(answer, call, &done, words.remove(&i)).await {
+                        remember(history, &saved);
+                    }
+                    let (content, full_length) = Message::preview_of(&done.content);
+                    ctx.emit(RunEvent::ToolFinished {
+                        call_id: call.call.id.clone(),
+                        is_error: done.is_error,
+                        content,
+                        full_length,
+                        duration_ms: done.duration_ms,
+                    });
+                    outcomes[i] = Some(done);
+                }
+                Some(described) = describing.next(), if !describing.is_empty() => {
+                    let Some((i, description)) = described else { continue };
+                    if outcomes[i].is_some() {
+                        continue;
+                    }
+                    if alone {
+                        ctx.status(&format!("{description}…"));
+                    }
+                    ctx.emit(RunEvent::ToolDescribed {
+                        call_id: calls[i].call.id.clone(),
+                        description: description.clone(),
+                    });
+                    words.insert(i, description);
+                }
+            }
+        }
+    }
+}
+
+impl Ctx<'_> {
+    /// Asks the model for a few words on what `call` does, waiting at most `within`. Late,
+    /// failed or empty: `None`, and the status line keeps the tool's name.
+    async fn describe(
+        &self,
+        call: &ToolCall,
+        tool: &CatalogueTool,
+        within: std::time::Duration,
+    ) -> Option<String> {
+        let request = status::describe_request(&self.setup.model, tool, call);
+        let asked = self
+            .setup
+            .provider
+            .complete(request, self.cancel.child_token());
+        let answer = match tokio::time::timeout(within, asked).await {
+            Ok(Ok(answer)) => answer.text,
+            Ok(Err(e)) => {
+                tracing::debug!(error = %e, "no description of a call");
+                return None;
+            }
+            Err(_) => {
+                tracing::debug!(?within, "the description of a call came too late");
+                return None;
+            }
+        };
+        status::tidy_description(&answer)
+    }
+
+    /// Runs one call on its server, passing its progress on to the window.
+    async fn execute(&self, call: &ToolCall, tool: &CatalogueTool) -> CallOutcome {
+        self.emit(RunEvent::ToolStarted {
+            call_id: call.id.clone(),
+        });
+        let started_at = now_ms();
+        let idle = self
+            .setup
+            .rules
+            .get(&tool.server)
+            .and_then(|r| r.timeout)
+            .unwrap_or(self.setup.limits.tool_timeout);
+        let limits = CallLimits {
+            idle,
+            hard_max: (idle * 10).min(self.setup.limits.run_time_limit),
+        };
+        let arguments = match &call.arguments {
+            Ok(Value::Object(map)) => map.clone(),
+            _ => serde_json::Map::new(),
+        };
+        let cancel = self.cancel.child_token();
+        let (progress, mut reports) = tokio::sync::mpsc::unbounded_channel();
+        let running = self.services.tools.call(
+            &tool.server,
+            &tool.tool,
+            arguments,
+            limits,
+            &cancel,
+            Some(&progress),
+        );
+        tokio::pin!(running);
+        let result = loop {
+            tokio::select! {
+                result = &mut running => break result,
+                Some(report) = reports.recv() => self.emit(RunEvent::ToolProgress {
+                    call_id: call.id.clone(),
+                    progress: report.progress,
+                    total: report.total,
+                    message: report.message,
+                }),
+            }
+        };
+        let mut outcome = match result {
+            Ok(value) => {
+                let text = results::for_model(&value, self.setup.limits.max_model_chars);
+                CallOutcome {
+                    content: text.text,
+                    is_error: text.is_error,
+                    effect: if text.is_error {
+                        Effect::Failed
+                    } else {
+                        Effect::Succeeded
+                    },
+                    full: Some(value.to_string()),
+                    started_at: None,
+                    finished_at: 0,
+                    duration_ms: 0,
+                }
+            }
+            Err(McpError::Cancelled { .. }) => CallOutcome::error(
+                "The call was stopped before it finished; it may have done part of its work."
+                    .to_owned(),
+                Effect::Neutral,
+            ),
+            Err(e) => CallOutcome::error(e.to_string(), Effect::Failed),
+        };
+        outcome.started_at = Some(started_at);
+        outcome.finished_at = now_ms();
+        // The card shows what is saved: the two recorded times, not a clock of its own (a
+        // window that shows the saved conversation must show the same duration).
+        outcome.duration_ms = u64::try_from(outcome.finished_at - started_at).unwrap_or(0);
+        outcome
+    }
+}

@@ -1,0 +1,201 @@
+//! One run's rounds, a step to a file: [`answer`] asks the model (streaming, checkpointed),
+//! [`calls`] proposes and decides the calls it made (asking the person where the pipeline
+//! says so), [`execute`] runs the allowed ones concurrently and [`record`] saves each call
+//! before it is shown. The run owns its state (`&mut self`): the conversation as the model
+//! reads it and the standing approvals. What never changes during a run — its setup, the
+//! services, the stop token — is [`Ctx`], which the concurrent tool jobs borrow.
+
+mod answer;
+mod calls;
+mod execute;
+mod record;
+
+use std::collections::HashMap;
+
+use tokio_util::sync::CancellationToken;
+
+use super::{history, RunServices, RunSetup};
+use crate::events::{CallRef, RunEvent, StopReason};
+use crate::policy::Standing;
+use crate::providers::{ChatMessage, ToolCall, ToolSpec};
+use crate::store::{now_ms, Message, NewMessage, StoreError};
+
+/// How a run ended early: the reason and what the person should read.
+pub(super) type End = (StopReason, Option<String>);
+
+/// A model's answer that asked for tools (or the answer of its own a retried call gets).
+pub(super) struct Answer {
+    pub message_id: String,
+    pub calls: Vec<ToolCall>,
+    /// The call these calls run again, when the person pressed a failed call's Retry.
+    pub retry_of: Option<CallRef>,
+}
+
+/// What one call did to the count of failures in a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Effect {
+    Failed,
+    Succeeded,
+    /// Denied or stopped: neither a failure nor a success.
+    Neutral,
+}
+
+/// The calls of one round, done.
+pub(super) struct ToolsOutcome {
+    effects: Vec<Effect>,
+    pub last_error: Option<String>,
+}
+
+impl ToolsOutcome {
+    /// The count of failed calls in a row after this round, given the count before it.
+    pub fn failures_in_a_row(&self, mut count: u32) -> u32 {
+        for effect in &self.effects {
+            match effect {
+                Effect::Failed => count += 1,
+                Effect::Succeeded => count = 0,
+                Effect::Neutral => {}
+            }
+        }
+        count
+    }
+}
+
+/// One finished call, as recorded and as the model reads it.
+struct CallOutcome {
+    content: String,
+    is_error: bool,
+    effect: Effect,
+    /// The whole result as the server sent it.
+    full: Option<String>,
+    started_at: Option<i64>,
+    finished_at: i64,
+    /// How long it ran, as the card shows it.
+    duration_ms: u64,
+}
+
+impl CallOutcome {
+    fn error(content: String, effect: Effect) -> Self {
+        CallOutcome {
+            full: None,
+            content,
+            is_error: true,
+            effect,
+            started_at: None,
+            finished_at: now_ms(),
+            duration_ms: 0,
+        }
+    }
+}
+
+/// What a run reads and never changes: shared by the calls running at once.
+pub(super) struct Ctx<'a> {
+    pub setup: RunSetup,
+    services: RunServices<'a>,
+    cancel: CancellationToken,
+    /// The offered tools by the name the model calls them.
+    by_wire: HashMap<String, usize>,
+}
+
+impl Ctx<'_> {
+    pub fn emit(&self, event: RunEvent) {
+        self.services.sink.send(event);
+    }
+
+    fn status(&self, text: &str) {
+        self.emit(RunEvent::Status {
+            text: text.to_owned(),
+        });
+    }
+
+    pub fn cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// Ends the run on an error that is not the provider's (the database).
+    pub fn failed(&self, message: &str) -> End {
+        self.emit(RunEvent::Error {
+            message: message.to_owned(),
+            retryable: false,
+        });
+        (StopReason::Error, Some(message.to_owned()))
+    }
+
+    fn specs(&self) -> Vec<ToolSpec> {
+        self.setup.tools.iter().map(super::tools::spec).collect()
+    }
+}
+
+/// Keeps a copy of the conversation (once read) in step with a message just saved.
+fn remember(history: &mut Option<Vec<Message>>, saved: &Message) {
+    if let Some(messages) = history.as_mut() {
+        match messages.iter_mut().rev().find(|m| m.id == saved.id) {
+            Some(old) => old.clone_from(saved),
+            None => messages.push(saved.clone()),
+        }
+    }
+}
+
+pub(super) struct Run<'a> {
+    pub ctx: Ctx<'a>,
+    /// The standing approvals, with those the person gives during this run.
+    standing: Standing,
+    /// The conversation as saved, read once when the first round asks the model and kept up
+    /// to date with every message the run saves, so a round does not read it all again.
+    history: Option<Vec<Message>>,
+}
+
+impl<'a> Run<'a> {
+    pub fn new(setup: RunSetup, services: RunServices<'a>, cancel: CancellationToken) -> Self {
+        let by_wire = setup
+            .tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.wire_name.clone(), i))
+            .collect();
+        let standing = setup.standing.clone();
+        Run {
+            ctx: Ctx {
+                setup,
+                services,
+                cancel,
+                by_wire,
+            },
+            standing,
+            history: None,
+        }
+    }
+
+    pub async fn save(&mut self, message: NewMessage) -> Result<Message, StoreError> {
+        let saved = self
+            .ctx
+            .services
+            .store
+            .append_message(self.ctx.setup.conversation_id.clone(), message)
+            .await?;
+        self.remember(&saved);
+        Ok(saved)
+    }
+
+    /// Keeps the run's copy of the conversation in step with a message just saved (new, or a
+    /// newer state of one it has).
+    fn remember(&mut self, saved: &Message) {
+        remember(&mut self.history, saved);
+    }
+
+    /// The conversation as the model reads it: from the run's copy, read from the database
+    /// the first time.
+    async fn history_for_model(&mut self) -> Result<Vec<ChatMessage>, StoreError> {
+        if let Some(messages) = self.history.as_ref() {
+            return Ok(history::for_model(messages));
+        }
+        let messages = self
+            .ctx
+            .services
+            .store
+            .list_messages(self.ctx.setup.conversation_id.clone())
+            .await?;
+        let out = history::for_model(&messages);
+        self.history = Some(messages);
+        Ok(out)
+    }
+}

@@ -1,0 +1,67 @@
+//! Saving a call: its record (decision, times, whole result, description) and the tool message
+//! the model reads, in one transaction, before the window is shown either.
+
+use super::calls::Call;
+use super::{Answer, CallOutcome, Ctx, Run};
+use crate::events::RunEvent;
+use crate::store::{new_id, Message, NewMessage, Role, ToolRun};
+
+impl Ctx<'_> {
+    /// Saves the record of a call and the tool message the model reads, then shows the message
+    /// (a long result as a preview). Returns the message as saved, whole; `None` when the
+    /// database failed (said in the conversation).
+    pub(super) async fn record(
+        &self,
+        answer: &Answer,
+        call: &Call<'_>,
+        done: &CallOutcome,
+        description: Option<String>,
+    ) -> Option<Message> {
+        let (decision, decision_scope, deny_reason) = call.state.decision();
+        let tool = call.tool.as_ref();
+        let run = ToolRun {
+            id: new_id(),
+            conversation_id: self.setup.conversation_id.clone(),
+            message_id: answer.message_id.clone(),
+            call_id: call.call.id.clone(),
+            server: tool.map(|t| t.server.clone()).unwrap_or_default(),
+            tool: tool.map_or_else(|| call.call.name.clone(), |t| t.tool.clone()),
+            display_name: tool.map(|t| t.display_name.clone()),
+            arguments: call.call.raw_arguments.clone(),
+            decision,
+            decision_scope,
+            deny_reason,
+            started_at: done.started_at,
+            finished_at: Some(done.finished_at),
+            is_error: done.is_error,
+            result: done.full.clone().or_else(|| Some(done.content.clone())),
+            retry_of: answer.retry_of.clone(),
+            description,
+        };
+        let mut message = NewMessage::text(Role::Tool, done.content.clone());
+        message.tool_call_id = Some(call.call.id.clone());
+        message.name = Some(call.call.name.clone());
+        message.is_error = done.is_error;
+        match self.services.store.record_tool_call(run, message).await {
+            Ok(saved) => {
+                self.emit(RunEvent::MessageSaved {
+                    message: saved.clone().preview(),
+                });
+                Some(saved)
+            }
+            Err(e) => {
+                self.failed(&e.to_string());
+                None
+            }
+        }
+    }
+}
+
+impl Run<'_> {
+    /// [`Ctx::record`], and the run's copy of the conversation kept in step.
+    pub(super) async fn record(&mut self, answer: &Answer, call: &Call<'_>, done: &CallOutcome) {
+        if let Some(saved) = self.ctx.record(answer, call, done, None).await {
+            self.remember(&saved);
+        }
+    }
+}

@@ -1,0 +1,97 @@
+// Long conversations in the real window: one of 10,000 messages opens at its newest answer with
+// a bounded DOM and shows its older messages, page by page, as the person scrolls up; one whose
+// answer made 200 tool calls opens with its cards collapsed; a long tool result shows its start
+// and is read whole on demand. The conversations are written by bench/seed_conversations.py,
+// the script the conversation-view bench uses.
+import assert from "node:assert/strict";
+import path from "node:path";
+import { test } from "node:test";
+import { BIN, launch, run, tempHome, tid } from "./harness.mjs";
+
+/** A home with a provider (so the store exists) and the bench's three seeded conversations. */
+function seededHome() {
+  const home = tempHome("long");
+  const env = { ...process.env, SWITCHBOARD_HOME: home };
+  const added = run(BIN, ["provider", "add", "Mock", "--kind", "openai_compatible", "--base-url", "http://127.0.0.1:9/v1", "--model", "gpt-4o"], { env });
+  assert.equal(added.status, 0, added.stderr);
+  const seeded = run("python3", [path.resolve("bench/seed_conversations.py"), "--home", home], { env });
+  assert.equal(seeded.status, 0, seeded.stderr);
+  return { home, seeded: JSON.parse(seeded.stdout) };
+}
+
+async function open(b, id) {
+  await b.$(`${tid("conversation-item")}[data-id="${id}"]`).click();
+}
+
+/** How many elements the chat holds, and whether the text is among its answers. */
+async function listState(b, text) {
+  return b.execute((words) => {
+    const list = document.querySelector('[data-testid="message-list"]');
+    return {
+      nodes: list ? list.getElementsByTagName("*").length : 0,
+      shown: [...document.querySelectorAll('[data-testid="answer-text"]')].some((e) => e.textContent.includes(words)),
+      firstQuestion: list?.querySelector('[data-role="user"] .content')?.textContent ?? null,
+      scrollTop: list?.scrollTop ?? 0,
+    };
+  }, text);
+}
+
+test("a conversation of 10,000 messages opens at its newest answer with a bounded DOM, and scrolling up shows older pages", async () => {
+  const { home, seeded } = seededHome();
+  const app = await launch(home);
+  try {
+    const b = app.browser;
+    await open(b, seeded.ten_thousand.id);
+    await b.waitUntil(async () => (await listState(b, seeded.ten_thousand.last_words)).shown, {
+      timeout: 20000,
+      timeoutMsg: "the newest answer is not shown",
+    });
+    const opened = await listState(b, seeded.ten_thousand.last_words);
+    assert.ok(opened.nodes < 2000, `${opened.nodes} elements in the chat`);
+    assert.ok(opened.scrollTop > 0, "the chat is scrolled to its end");
+    await app.screenshot("long-conversation-open");
+
+    // Up to the top, a few times: each time an older page comes, the first question shown changes.
+    const firsts = new Set();
+    for (let i = 0; i < 6; i++) {
+      await b.execute(() => {
+        document.querySelector('[data-testid="message-list"]').scrollTop = 0;
+      });
+      await b.pause(400);
+      const now = await listState(b, seeded.ten_thousand.last_words);
+      if (now.firstQuestion) firsts.add(now.firstQuestion);
+      assert.ok(now.nodes < 2000, `${now.nodes} elements after scrolling up`);
+    }
+    assert.ok(firsts.size >= 3, `older pages came as the chat scrolled up: ${[...firsts].join(" | ")}`);
+    await app.screenshot("long-conversation-older");
+  } finally {
+    await app.close();
+  }
+});
+
+test("an answer that made 200 tool calls opens with its cards collapsed, and a card opens to show its result", async () => {
+  const { home, seeded } = seededHome();
+  const app = await launch(home);
+  try {
+    const b = app.browser;
+    await open(b, seeded.tool_cards.id);
+    await b.waitUntil(async () => (await listState(b, seeded.tool_cards.last_words)).shown, {
+      timeout: 20000,
+      timeoutMsg: "the closing answer is not shown",
+    });
+    const state = await listState(b, seeded.tool_cards.last_words);
+    assert.ok(state.nodes < 2000, `${state.nodes} elements in the chat`);
+    const cards = await b.$$(tid("tool-card"));
+    assert.ok(cards.length > 0, "cards are shown");
+    assert.equal((await b.$$(tid("tool-result"))).length, 0, "no card body is built while collapsed");
+    // The last card on screen, opened.
+    const last = cards[cards.length - 1];
+    await last.$("summary").click();
+    const result = await last.$(tid("tool-result"));
+    await result.waitForExist({ timeout: 5000 });
+    assert.ok((await result.getProperty("textContent")).length > 0);
+    await app.screenshot("two-hundred-tool-cards");
+  } finally {
+    await app.close();
+  }
+});

@@ -1,0 +1,126 @@
+// An answer streams into the chat once a frame: deltas wait for the next frame and show
+// together, and any other event of the run shows the waiting text first, so nothing comes out
+// of order. (A .svelte.test.ts file: it watches the session with an $effect.)
+import { afterEach, describe, expect, it, vi } from "vitest";
+
+vi.mock("@tauri-apps/api/core", () => ({ invoke: vi.fn() }));
+
+import { flushSync } from "svelte";
+import { ChatSession, type AssistantItem, type FrameScheduler } from "../src/lib/chat.svelte";
+import type { Message } from "../src/lib/types";
+
+const base = {
+  conversation_id: "c1", created_at: 1, tool_call_id: null, name: null, provider: null, model: null, tool_calls: null,
+  input_tokens: null, output_tokens: null, reasoning: null, error: null, is_error: false, full_length: null, finish_reason: null,
+};
+
+function answer(fields: Partial<Message> = {}): Message {
+  return { ...base, id: "a1", role: "assistant", content: "", status: "streaming", ...fields };
+}
+
+/** A session whose frames come when the test calls `frame()`. */
+function session() {
+  const frames: (() => void)[] = [];
+  const schedule: FrameScheduler = (callback) => frames.push(callback);
+  const chat = new ChatSession(
+    {
+      conversation: { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false },
+      messages: [], tool_runs: [], older: null,
+    },
+    () => {},
+    schedule,
+  );
+  chat.apply({ type: "run_started", run_id: "r1", conversation_id: "c1" });
+  chat.apply({ type: "answer_started", message: answer() });
+  const item = () => chat.items.find((i): i is AssistantItem => i.kind === "assistant" && i.id === "a1")!;
+  const frame = () => {
+    const due = frames.splice(0);
+    for (const callback of due) callback();
+  };
+  return { chat, item, frame, frames };
+}
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+  vi.useRealTimers();
+});
+
+describe("deltas of a streaming answer", () => {
+  it("many deltas in one frame make one update", () => {
+    const { chat, item, frame, frames } = session();
+    const seen: string[] = [];
+    const stop = $effect.root(() => {
+      $effect(() => {
+        seen.push(item().text);
+      });
+    });
+    flushSync();
+    for (let i = 0; i < 50; i++) chat.apply({ type: "text_delta", message_id: "a1", text: `${i} ` });
+    flushSync();
+    expect(item().text).toBe("");
+    expect(frames).toHaveLength(1);
+
+    frame();
+    flushSync();
+    const all = Array.from({ length: 50 }, (_, i) => `${i} `).join("");
+    expect(item().text).toBe(all);
+    expect(seen).toEqual(["", all]);
+    stop();
+  });
+
+  it("reasoning deltas wait for the same frame as text deltas", () => {
+    const { chat, item, frame, frames } = session();
+    chat.apply({ type: "reasoning_delta", message_id: "a1", text: "Think" });
+    chat.apply({ type: "text_delta", message_id: "a1", text: "Say" });
+    chat.apply({ type: "reasoning_delta", message_id: "a1", text: "ing" });
+    expect(frames).toHaveLength(1);
+    expect(item().reasoning).toBe("");
+    frame();
+    expect(item().reasoning).toBe("Thinking");
+    expect(item().text).toBe("Say");
+  });
+
+  it("a saved message after pending deltas shows the saved text", () => {
+    const { chat, item, frame } = session();
+    chat.apply({ type: "text_delta", message_id: "a1", text: "It is " });
+    chat.apply({ type: "text_delta", message_id: "a1", text: "noon" });
+    chat.apply({ type: "message_saved", message: answer({ content: "It is noon.", status: "complete" }) });
+    expect(item().text).toBe("It is noon.");
+    frame();
+    expect(item().text).toBe("It is noon.");
+  });
+
+  it("any other event shows the waiting text first, in order", () => {
+    const { chat, item, frame } = session();
+    chat.apply({ type: "text_delta", message_id: "a1", text: "Let me check." });
+    chat.apply({
+      type: "tool_call_proposed",
+      call: { call_id: "0", message_id: "a1", wire_name: "time__now", server: "time", tool: "now", display_name: "time · Now", arguments: "{}", retry_of: null },
+    });
+    expect(item().text).toBe("Let me check.");
+    expect(item().tools).toHaveLength(1);
+    // A new answer replaces the old one's text: the old deltas are not added to it afterwards.
+    chat.apply({ type: "text_delta", message_id: "a1", text: " stale" });
+    chat.apply({ type: "answer_started", message: answer() });
+    frame();
+    expect(item().text).toBe("");
+  });
+
+  it("without animation frames, deltas show 16 ms later", () => {
+    vi.stubGlobal("requestAnimationFrame", undefined);
+    vi.useFakeTimers();
+    const chat = new ChatSession(
+      {
+        conversation: { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false },
+        messages: [answer()], tool_runs: [], older: null,
+      },
+      () => {},
+    );
+    chat.apply({ type: "text_delta", message_id: "a1", text: "Hi" });
+    const item = chat.items[0] as AssistantItem;
+    vi.advanceTimersByTime(15);
+    expect(item.text).toBe("");
+    vi.advanceTimersByTime(1);
+    expect(item.text).toBe("Hi");
+  });
+});

@@ -12,6 +12,12 @@ import { BIN, launch, run, startAimock, tempHome, textOf, tid } from "./harness.
 /** The text of the chat's last row when it is an answer (each row of the list holds one message). */
 const ANSWER = `${tid("message-list")} > ol > li:last-child ${tid("answer-text")}`;
 
+/** Opens a tool card and waits for its body, which the card builds only once it is open. */
+async function openCard(card) {
+  await card.$("summary").click();
+  await card.$(tid("tool-result")).waitForExist({ timeout: 10000 });
+}
+
 function cli(home, args) {
   const done = run(BIN, args, { env: { ...process.env, SWITCHBOARD_HOME: home } });
   assert.equal(done.status, 0, `${args.join(" ")}: ${done.stderr}`);
@@ -74,7 +80,7 @@ test("a prompt, an approval in the dialog, a tool card and the answer — and th
       });
       const card = b.$(tid("tool-card"));
       assert.equal(await card.getAttribute("data-state"), "done");
-      await card.$("summary").click();
+      await openCard(card);
       assert.match(await textOf(b, tid("tool-result")), /5/);
       await b.$(tid("composer-send")).waitForExist({ timeout: 10000 });
       await app.screenshot("chat-answered");
@@ -91,7 +97,7 @@ test("a prompt, an approval in the dialog, a tool card and the answer — and th
       await b.$(tid("approvals-empty")).waitForDisplayed({ timeout: 10000 });
       await b.$(tid("conversation-item")).click();
       await b.$(tid("tool-card")).waitForDisplayed({ timeout: 10000 });
-      await b.$(`${tid("tool-card")} summary`).click();
+      await openCard(b.$(tid("tool-card")));
     } finally {
       await app.close();
     }
@@ -103,7 +109,7 @@ test("a prompt, an approval in the dialog, a tool card and the answer — and th
       assert.equal(await textOf(b, tid("conversation-title")), "Add 2 and 3");
       await b.$(tid("conversation-item")).click();
       await b.$(tid("tool-card")).waitForDisplayed({ timeout: 20000 });
-      await b.$(`${tid("tool-card")} summary`).click();
+      await openCard(b.$(tid("tool-card")));
       const reopened = await b.execute((sel) => document.querySelector(sel).innerText, tid("message-list"));
       assert.equal(reopened, live);
       await app.screenshot("chat-reopened");
@@ -165,7 +171,7 @@ test("a failed call's Retry runs it again and the model goes on; calls described
       assert.equal(cards.length, 2);
       assert.equal(await cards[1].getAttribute("data-state"), "done");
       assert.equal((await b.$$(tid("retry-call"))).length, 0, "the failed call's Retry has done its job");
-      await cards[1].$("summary").click();
+      await openCard(cards[1]);
       assert.match(await cards[1].$(tid("tool-result")).getText(), /worked for k1/);
       await app.screenshot("chat-retry");
 
@@ -178,7 +184,7 @@ test("a failed call's Retry runs it again and the model goes on; calls described
       await answerSays(b, "The server crashed while working; I could not finish.");
       const crashed = b.$(tid("tool-card"));
       assert.equal(await crashed.getAttribute("data-state"), "error");
-      await crashed.$("summary").click();
+      await openCard(crashed);
       assert.match(await textOf(b, tid("tool-result")), /about to crash on purpose/);
       await app.screenshot("chat-crash");
 
@@ -207,7 +213,7 @@ test("a server's form (elicitation) is shown over the chat, filled in and sent; 
       await form.waitForDisplayed({ reverse: true, timeout: 10000 });
       await answerSays(b, "It goes to production with 3 replicas, as you said.");
       const card = b.$(tid("tool-card"));
-      await card.$("summary").click();
+      await openCard(card);
       assert.match(await textOf(b, tid("tool-result")), /chose production with 3 replicas/);
       await app.screenshot("chat-form-answered");
     } finally {

@@ -192,7 +192,8 @@ export class ChatSession {
   notice = $state<RunNotice | null>(null);
   /** Where the page of older messages ends (ipc.getOlderMessages); null once the first is shown. */
   older = $state<number | null>(null);
-  loadingOlder = $state(false);
+  /** A page of older messages is on its way (nothing shows it: it only keeps a second one back). */
+  #loadingOlder = false;
   /** Counts the times the history was replaced: a page asked for before is not added after. */
   #loads = 0;
   readonly #onFinished: () => void;
@@ -227,9 +228,9 @@ export class ChatSession {
   /** Shows the page of messages before the first one shown, if there is one. */
   async loadOlder(): Promise<void> {
     const before = this.older;
-    if (before === null || this.loadingOlder) return;
+    if (before === null || this.#loadingOlder) return;
     const loads = this.#loads;
-    this.loadingOlder = true;
+    this.#loadingOlder = true;
     try {
       const page = await ipc.getOlderMessages(this.conversationId, before);
       if (loads !== this.#loads || this.older !== before) return;
@@ -237,7 +238,7 @@ export class ChatSession {
       this.items.unshift(...itemsFrom(page).filter((i) => !shown.has(i.id)));
       this.older = page.older;
     } finally {
-      this.loadingOlder = false;
+      this.#loadingOlder = false;
     }
   }
 

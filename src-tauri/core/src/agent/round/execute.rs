@@ -54,7 +54,7 @@ impl Run<'_> {
         // Boxed one by one (not mapped by a closure), so the run's future stays `Send` for a
         // caller that spawns it: a closure over borrowed calls defeats the compiler's proof.
         let mut jobs: Vec<Job<'_>> = Vec::with_capacity(runnable.len());
-        let describing: FuturesUnordered<Describing<'_>> = FuturesUnordered::new();
+        let mut describing: FuturesUnordered<Describing<'_>> = FuturesUnordered::new();
         let alone = runnable.len() == 1;
         for (i, call, tool) in runnable {
             jobs.push(Box::pin(async move { (i, ctx.execute(call, tool).await) }));
@@ -68,7 +68,6 @@ impl Run<'_> {
         }
         let mut running =
             futures_util::stream::iter(jobs).buffer_unordered(ctx.setup.limits.max_parallel.max(1));
-        let mut describing = describing;
         // Words on a call that is not recorded yet; words that come later are not shown (they
         // would not be saved), and once every call is done they are not waited for.
         let mut words: HashMap<usize, String> = HashMap::new();

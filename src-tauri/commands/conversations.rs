@@ -35,7 +35,7 @@ pub async fn rename_conversation(
 
 #[tauri::command]
 pub async fn delete_conversation(state: State<'_, AppState>, id: String) -> CommandResult<()> {
-    Ok(state.core().await.delete_conversation(&id).await?)
+    Ok(state.app().await.delete_conversation(&id).await?)
 }
 
 #[tauri::command]

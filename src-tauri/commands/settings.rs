@@ -18,5 +18,5 @@ pub async fn update_settings(
     state: State<'_, AppState>,
     settings: Settings,
 ) -> CommandResult<Settings> {
-    Ok(state.app().await.update_settings(settings)?)
+    Ok(state.app().await.update_settings(settings).await?)
 }

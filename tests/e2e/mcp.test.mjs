@@ -5,7 +5,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -279,14 +278,14 @@ test("a tool changed since first seen is held back until its diff is accepted in
 
 test("a remote server added by its address connects after the native dialog and lists its tools", async () => {
   const home = tempHome("mcp-remote");
-  const port = await freeLoopbackPort();
+  // Port 0, and the port it got read back (tests/peers/loopback.cjs says it): no probe-then-bind race.
   const everything = spawn(path.resolve("tests/peers/node_modules/.bin/mcp-server-everything"), ["streamableHttp"], {
-    env: { ...process.env, PORT: String(port), NODE_OPTIONS: `--require ${path.resolve("tests/peers/loopback.cjs")}` },
-    stdio: "ignore",
+    env: { ...process.env, PORT: "0", LOOPBACK_REPORT_PORT: "1", NODE_OPTIONS: `--require ${path.resolve("tests/peers/loopback.cjs")}` },
+    stdio: ["ignore", "ignore", "pipe"],
   });
   const app = await launch(home);
   try {
-    await until("server-everything to listen", () => run("bash", ["-c", `exec 3<>/dev/tcp/127.0.0.1/${port}`]).status === 0, 20000);
+    const port = await listeningPort(everything, 20000);
     const b = app.browser;
     await b.$(tid("nav-servers")).click();
     await pasteInto(b, `${tid("server-form")} input[name="name"]`, "remote");
@@ -304,7 +303,8 @@ test("a remote server added by its address connects after the native dialog and 
     assert.equal(await textOf(b, `${item} ${tid("server-command")}`), `streamable HTTP http://127.0.0.1:${port}/mcp`);
     await b.$(`${item} ${tid("server-tools-toggle")}`).click();
     await b.$(`${item} ${tid("tool-item")}[data-tool="echo"]`).waitForDisplayed({ timeout: 15000 });
-    assert.equal(await textOf(b, `${item} ${tid("tool-item")}[data-tool="echo"] ${tid("tool-status")}`), "new");
+    // Pinned as the app first saw the server list it, before anyone looked.
+    assert.equal(await textOf(b, `${item} ${tid("tool-item")}[data-tool="echo"] ${tid("tool-status")}`), "as first seen");
     await app.screenshot("servers-remote");
   } finally {
     await app.close();
@@ -312,12 +312,19 @@ test("a remote server added by its address connects after the native dialog and 
   }
 });
 
-/** A port nothing listens on, on 127.0.0.1. */
-async function freeLoopbackPort() {
-  const server = net.createServer();
-  server.listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+/** The port `child` (started with tests/peers/loopback.cjs and LOOPBACK_REPORT_PORT) says it got. */
+function listeningPort(child, timeout) {
+  return new Promise((resolve, reject) => {
+    let said = "";
+    const timer = setTimeout(() => reject(new Error(`no port said within ${timeout} ms: ${said}`)), timeout);
+    child.stderr.on("data", (chunk) => {
+      said += chunk;
+      const found = /loopback: listening on 127\.0\.0\.1:(\d+)/.exec(said);
+      if (found) {
+        clearTimeout(timer);
+        resolve(Number(found[1]));
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`it exited (${code}) before listening: ${said}`)));
+  });
 }

@@ -1,9 +1,10 @@
-//! Entry point: applies the theme before the first paint, then mounts the app.
+//! Entry point: applies the theme before the first paint, builds the window's
+//! stores, then mounts the app (which hands the stores to its components).
 
 import { mount } from "svelte";
 import "./app.css";
 import App from "./App.svelte";
-import { AppState } from "./lib/app-state.svelte";
+import { Stores } from "./lib/stores/stores";
 import { ThemeController } from "./lib/theme";
 
 const theme = new ThemeController();
@@ -14,4 +15,4 @@ if (!target) throw new Error("index.html has no #app element");
 
 // Drop the static boot frame from index.html (painted while this script loaded).
 target.replaceChildren();
-mount(App, { target, props: { app: new AppState(theme) } });
+mount(App, { target, props: { stores: new Stores(theme) } });

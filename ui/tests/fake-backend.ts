@@ -37,6 +37,28 @@ import type {
   StandingApproval,
 } from "../src/lib/types";
 import type { ApprovalAnswer, RunEvent } from "../src/lib/run-events";
+import golden from "./golden/runs.json";
+
+/**
+ * The keys of each event type as Rust sends them, read from real runs (golden/runs.json, written
+ * by the core's tests): an event this fake sends with other keys fails the test that caused it,
+ * so the fake cannot drift from Rust.
+ */
+const GOLDEN_KEYS = new Map<string, string>();
+for (const run of golden.runs) {
+  for (const event of run.events as Record<string, unknown>[]) {
+    GOLDEN_KEYS.set(String(event.type), Object.keys(event).sort().join(","));
+    if (event.type === "message_saved") GOLDEN_KEYS.set("message", Object.keys(event.message as object).sort().join(","));
+  }
+  for (const r of run.saved.tool_runs) GOLDEN_KEYS.set("tool_run", Object.keys(r).sort().join(","));
+}
+
+/** Throws when `value` has other keys than Rust's `kind` has (a kind no golden run shows is not checked). */
+export function checkShape(kind: string, value: object): void {
+  const want = GOLDEN_KEYS.get(kind);
+  const got = Object.keys(value).sort().join(",");
+  if (want !== undefined && want !== got) throw new Error(`the fake backend's ${kind} is not Rust's: ${got} ≠ ${want}`);
+}
 
 /** What the mocked `Channel` of a test file looks like to the backend. */
 interface FakeChannel {
@@ -285,6 +307,8 @@ export class FakeBackend {
     const feed = { runId, log: [] as RunEvent[], channels: [channel] };
     this.#feeds.set(conversationId, feed);
     const emit = (event: RunEvent) => {
+      checkShape(event.type, event);
+      if (event.type === "message_saved" || event.type === "answer_started") checkShape("message", event.message);
       feed.log.push(event);
       for (const listener of feed.channels) listener.onmessage(event);
       if (event.type === "run_finished") this.#feeds.delete(conversationId);
@@ -335,20 +359,22 @@ export class FakeBackend {
           id: `tr${++this.#ids}`, conversation_id: conversationId, message_id: first.id, call_id: callId, server: "time", tool: "get_current_time", display_name: "time · Get Current Time", arguments: args,
           decision: allowed ? "allowed" : "denied", decision_scope: "once", deny_reason: allowed ? null : result,
           started_at: allowed ? 1000 : null, finished_at: 1012, is_error: isError, retry_of: retryOf, description,
+          can_retry: allowed && isError,
         });
+        checkShape("tool_run", this.toolRuns[conversationId].at(-1)!);
         save(message({ id: `t${++this.#ids}`, conversation_id: conversationId, role: "tool", content: result, tool_call_id: callId, name: "time__get_current_time", is_error: isError }));
       };
       if (allowed) {
-        emit({ type: "tool_decided", call_id: callId, allowed, scope: "once", reason: null });
+        emit({ type: "tool_decided", call_id: callId, decision: "allowed", scope: "once", reason: null });
         emit({ type: "tool_started", call_id: callId });
         if (description !== null) emit({ type: "tool_described", call_id: callId, description });
         emit({ type: "tool_progress", call_id: callId, progress: 2, total: 4, message: "Asking the clock <b>twice</b>" });
         if (this.toolGate) await this.toolGate();
         record();
-        emit({ type: "tool_finished", call_id: callId, is_error: isError, content: result, full_length: null, duration_ms: 12 });
+        emit({ type: "tool_finished", call_id: callId, is_error: isError, content: result, full_length: null, duration_ms: 12, can_retry: isError });
       } else {
         record();
-        emit({ type: "tool_decided", call_id: callId, allowed, scope: "once", reason: denial });
+        emit({ type: "tool_decided", call_id: callId, decision: "denied", scope: "once", reason: denial });
       }
       if (retryOf !== null && isError) {
         // As Rust does: a retry that fails again (or is denied) ends the run; the model is not asked.

@@ -9,9 +9,8 @@ import userEvent from "@testing-library/user-event";
 import { invoke } from "@tauri-apps/api/core";
 import { expect, vi } from "vitest";
 import App from "../src/App.svelte";
-import { AppState } from "../src/lib/app-state.svelte";
-import { ThemeController } from "../src/lib/theme";
-import { FakeBackend, FakeDarkQuery } from "./fake-backend";
+import { FakeBackend } from "./fake-backend";
+import { newStores } from "./render-with-stores";
 
 /** A fresh `FakeBackend` that answers the mocked `invoke` from now on; call it in `beforeEach`. */
 export function installFakeBackend(): FakeBackend {
@@ -21,11 +20,14 @@ export function installFakeBackend(): FakeBackend {
   return backend;
 }
 
-/** Renders the App (light OS theme) and waits until it has loaded. */
+/**
+ * Renders the App (light OS theme) with fresh stores and waits until it has loaded. `app` is
+ * the UI store (page, toast), the window state the tests that drive the window read.
+ */
 export async function renderApp() {
-  const app = new AppState(new ThemeController(document.documentElement, new FakeDarkQuery(false).matchMedia));
+  const stores = newStores();
   const user = userEvent.setup();
-  const view = render(App, { props: { app } });
-  await waitFor(() => expect(app.ready).toBe(true));
-  return { app, user, ...view };
+  const view = render(App, { props: { stores } });
+  await waitFor(() => expect(stores.ui.ready).toBe(true));
+  return { stores, app: stores.ui, user, ...view };
 }

@@ -96,8 +96,8 @@ describe("settings", () => {
   it("lists every standing approval and revokes one in one click", async () => {
     const chat = backend.addConversation("Trip planning");
     backend.standingApprovals = [
-      { server: "fs", tool: "read_file", conversation_id: null, conversation_title: null, created_at: 1_700_000_000_000 },
-      { server: "time", tool: "get_current_time", conversation_id: chat.id, conversation_title: "Trip planning", created_at: 1_700_000_000_001 },
+      { server: "fs", tool: "read_file", display_name: "fs · Read File", conversation_id: null, conversation_title: null, created_at: 1_700_000_000_000 },
+      { server: "time", tool: "get_current_time", display_name: "time · Get Current Time", conversation_id: chat.id, conversation_title: "Trip planning", created_at: 1_700_000_000_001 },
     ];
     const { user } = await openSettings();
     const list = screen.getByTestId("standing-approvals");

@@ -36,7 +36,7 @@ fn bindings() -> String {
         crate::error::IpcError,
         crate::engine::AppStatus,
         crate::engine::KeychainStatus,
-        crate::engine::DatabaseUnavailable,
+        crate::error::DatabaseUnavailable,
         crate::settings::Theme,
         crate::settings::Settings,
         // conversations
@@ -72,7 +72,7 @@ fn bindings() -> String {
         crate::mcp::host::ServerState,
         crate::engine::McpServerView,
         crate::engine::McpServerStatus,
-        crate::mcp::pins::ToolStatus,
+        crate::policy::pins::ToolStatus,
         crate::engine::ToolReview,
         crate::mcp::config::ImportItem,
         crate::mcp::config::ImportPreview,

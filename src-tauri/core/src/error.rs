@@ -1,30 +1,38 @@
 //! The error a caller of [`crate::Core`] sees: one enum over the layers below it.
 //!
 //! Each layer keeps its own typed error (`StoreError`, `SecretError`, `SettingsError`); this
-//! module only composes them and adds [`InvalidInput`], the error for a bad value a person typed.
+//! module only composes them (with [`InvalidInput`], the error for a bad value a person typed,
+//! which is [`crate::text`]'s) and adds [`DatabaseUnavailable`], why the database could not be
+//! opened. It imports nothing above the layers it composes.
 
-use crate::engine::DatabaseUnavailable;
 use crate::mcp::config::ConfigError;
 use crate::mcp::server::McpError;
 use crate::providers::ProviderError;
 use crate::secrets::SecretError;
 use crate::settings::SettingsError;
 use crate::store::StoreError;
+pub use crate::text::InvalidInput;
 
-/// A value a person entered that cannot be accepted, with the form field at fault.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// Why the database is not available, kept for the app's lifetime so every caller can say so.
+#[derive(Debug, Clone, thiserror::Error, serde::Serialize, ts_rs::TS)]
 #[error("{message}")]
-pub struct InvalidInput {
-    /// The field name as the UI and the command line know it (`name`, `base_url`, `title`, …).
-    pub field: &'static str,
+pub struct DatabaseUnavailable {
+    /// `locked`, `corrupt`, `too_new` or `open`.
+    pub reason: &'static str,
     pub message: String,
 }
 
-impl InvalidInput {
-    pub fn new(field: &'static str, message: impl Into<String>) -> Self {
+impl From<&StoreError> for DatabaseUnavailable {
+    fn from(err: &StoreError) -> Self {
+        let reason = match err {
+            StoreError::Locked { .. } => "locked",
+            StoreError::Corrupt { .. } => "corrupt",
+            StoreError::TooNew { .. } => "too_new",
+            _ => "open",
+        };
         Self {
-            field,
-            message: message.into(),
+            reason,
+            message: err.to_string(),
         }
     }
 }

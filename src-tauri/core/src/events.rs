@@ -105,7 +105,7 @@ pub enum RunEvent {
     /// A call was allowed (and how) or denied (and why).
     ToolDecided {
         call_id: String,
-        allowed: bool,
+        decision: crate::store::ToolDecision,
         /// Who or what decided; `None` for a call denied before anyone was asked.
         scope: Option<crate::store::ApprovalScope>,
         reason: Option<String>,
@@ -136,6 +136,8 @@ pub enum RunEvent {
         /// message, saved next, has it whole).
         full_length: Option<i64>,
         duration_ms: u64,
+        /// Whether its Retry can run it again (it failed; see [`crate::store::ToolRun::retry_refusal`]).
+        can_retry: bool,
     },
     /// A message is complete and saved (user, assistant or tool), in full.
     MessageSaved {
@@ -189,11 +191,11 @@ mod tests {
             (
                 RunEvent::ToolDecided {
                     call_id: "c1".into(),
-                    allowed: false,
+                    decision: crate::store::ToolDecision::Denied,
                     scope: Some(crate::store::ApprovalScope::Once),
                     reason: Some("not now".into()),
                 },
-                json!({"type": "tool_decided", "call_id": "c1", "allowed": false, "scope": "once", "reason": "not now"}),
+                json!({"type": "tool_decided", "call_id": "c1", "decision": "denied", "scope": "once", "reason": "not now"}),
             ),
             (
                 RunEvent::ToolProgress {
@@ -211,8 +213,9 @@ mod tests {
                     content: "boom".into(),
                     full_length: None,
                     duration_ms: 12,
+                    can_retry: true,
                 },
-                json!({"type": "tool_finished", "call_id": "c1", "is_error": true, "content": "boom", "full_length": null, "duration_ms": 12}),
+                json!({"type": "tool_finished", "call_id": "c1", "is_error": true, "content": "boom", "full_length": null, "duration_ms": 12, "can_retry": true}),
             ),
             (
                 RunEvent::ToolCallProposed {

@@ -25,6 +25,6 @@ pub mod store;
 pub mod text;
 
 pub use crate::app::{App, AppConfig};
-pub use crate::engine::{AppStatus, Core, DatabaseUnavailable, KeychainStatus};
-pub use error::{CoreError, InvalidInput, IpcError};
+pub use crate::engine::{AppStatus, Core, KeychainStatus};
+pub use error::{CoreError, DatabaseUnavailable, InvalidInput, IpcError};
 pub use paths::AppPaths;

@@ -1,5 +1,6 @@
-//! Small text rules shared by every place a person types a name: trimming, control characters
-//! and length caps counted in characters, never bytes.
+//! Small text rules shared by every place a person types or reads a name: trimming, control
+//! characters and length caps counted in characters, never bytes; tools' names as people see them;
+//! and [`InvalidInput`], the error for a value typed that cannot be accepted. Imports nothing.
 
 /// Trims, turns every run of whitespace or control characters into one space, and keeps at most
 /// `max_chars` characters (a trailing "…" marks a cut).
@@ -36,6 +37,46 @@ pub fn one_line(input: &str, max_chars: usize) -> String {
         out.push('…');
     }
     out
+}
+
+/// "read_file" → "Read File"; "get-sum" → "Get Sum".
+pub fn title_case(name: &str) -> String {
+    name.split(['_', '-', ' ', '.'])
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut chars = w.chars();
+            chars.next().map_or_else(String::new, |first| {
+                first.to_uppercase().chain(chars).collect()
+            })
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// How a person sees a tool: "Server · Its Title", its name title-cased when it has no title.
+pub fn tool_display_name(server: &str, tool: &str, title: Option<&str>) -> String {
+    match title {
+        Some(title) => format!("{server} · {title}"),
+        None => format!("{server} · {}", title_case(tool)),
+    }
+}
+
+/// A value a person entered that cannot be accepted, with the form field at fault.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct InvalidInput {
+    /// The field name as the UI and the command line know it (`name`, `base_url`, `title`, …).
+    pub field: &'static str,
+    pub message: String,
+}
+
+impl InvalidInput {
+    pub fn new(field: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            field,
+            message: message.into(),
+        }
+    }
 }
 
 #[cfg(test)]

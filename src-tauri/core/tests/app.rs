@@ -363,3 +363,92 @@ async fn the_server_list_is_pushed_on_a_new_tool_a_crash_a_restart_and_a_switch_
     );
     app.shutdown(Duration::from_secs(5)).await;
 }
+
+#[tokio::test]
+async fn a_servers_tools_are_pinned_as_they_are_listed_not_when_they_are_read() {
+    if !support::mcp_peers_installed("pins as listed") {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let (app, store) = app_in(home.path(), "http://127.0.0.1:9").await;
+    let entry = ServerEntry {
+        command: Some(peers().join(".venv/bin/python").display().to_string()),
+        args: vec![peers().join("fault_server.py").display().to_string()],
+        ..ServerEntry::default()
+    };
+    app.core().mcp_add("fault", entry).await.unwrap();
+    app.start_servers().await;
+    let pins_of = |want: &'static str| {
+        let store = store.clone();
+        async move {
+            let deadline = Instant::now() + Duration::from_secs(60);
+            loop {
+                let pins = store.tool_pins("fault".into()).await.unwrap();
+                if pins.iter().any(|p| p.tool == want) {
+                    return pins;
+                }
+                assert!(Instant::now() < deadline, "{want} never pinned: {pins:?}");
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+    };
+    // No conversation and no page read the tools: the app pinned them as the server listed them.
+    let first = pins_of("echo").await;
+    let listed = app.running_tools("fault").await.unwrap();
+    assert_eq!(first.len(), listed.len(), "every tool listed is pinned");
+
+    // A tool the server adds later is pinned as its new list arrives.
+    let server = app.host().server("fault").unwrap();
+    let grow = serde_json::json!({"name": "sprout"});
+    server
+        .call_tool(
+            "grow",
+            grow.as_object().unwrap().clone(),
+            Duration::from_secs(30),
+        )
+        .await
+        .unwrap();
+    let grown = pins_of("sprout").await;
+    assert_eq!(grown.len(), first.len() + 1);
+    app.shutdown(Duration::from_secs(5)).await;
+}
+
+#[tokio::test]
+async fn deleting_a_conversation_mid_answer_stops_its_run_first_and_leaves_nothing_of_it() {
+    let Some(mock) = aimock("delete mid-run", "tool-loop.json", &[]) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let (app, store) = app_in(home.path(), &mock.root).await;
+    let story = app.core().create_conversation(None).await.unwrap().id;
+    let seen = Arc::new(Seen::default());
+    let run = app
+        .start_turn(
+            TurnRequest {
+                conversation_id: story.clone(),
+                text: Some("Tell me a slow story".into()),
+                ..TurnRequest::default()
+            },
+            seen.clone(),
+        )
+        .await
+        .unwrap();
+    seen.wait_for("text_delta", 3).await;
+
+    app.delete_conversation(&story).await.unwrap();
+
+    // The run had ended before the conversation went: nothing of it is written afterwards.
+    assert_eq!(run.finished().await, StopReason::Cancelled);
+    assert!(store.list_messages(story.clone()).await.unwrap().is_empty());
+    assert!(app.core().get_conversation(&story).await.is_err(), "gone");
+    assert!(
+        !app.core()
+            .list_conversations()
+            .await
+            .unwrap()
+            .iter()
+            .any(|c| c.id == story),
+        "not listed"
+    );
+    app.shutdown(Duration::from_secs(5)).await;
+}

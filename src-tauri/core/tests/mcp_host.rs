@@ -158,7 +158,7 @@ async fn an_import_from_claude_desktop_adds_what_the_preview_showed() {
 #[tokio::test]
 async fn a_tool_that_changes_after_it_was_pinned_is_held_back_until_accepted() {
     use switchboard_core::mcp::catalogue::ListedTool;
-    use switchboard_core::mcp::pins::ToolStatus;
+    use switchboard_core::policy::pins::ToolStatus;
     let python =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/peers/.venv/bin/python");
     if !python.exists() {
@@ -188,6 +188,11 @@ async fn a_tool_that_changes_after_it_was_pinned_is_held_back_until_accepted() {
     assert!(reviews
         .iter()
         .all(|r| r.status == ToolStatus::New && r.offered));
+    let again = core.mcp_review_tools("faulty", &first).await.unwrap();
+    assert_eq!(again, reviews, "reading the tools pins nothing");
+    let pinned = core.mcp_pin_new_tools("faulty", &first).await.unwrap();
+    assert_eq!(pinned, first.len());
+    assert_eq!(core.mcp_pin_new_tools("faulty", &first).await.unwrap(), 0);
     let again = core.mcp_review_tools("faulty", &first).await.unwrap();
     assert!(again.iter().all(|r| r.status == ToolStatus::Pinned));
 

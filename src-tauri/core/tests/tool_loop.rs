@@ -16,7 +16,7 @@ use switchboard_core::agent::{
 use switchboard_core::engine::{CallRef, TurnRequest};
 use switchboard_core::events::{RunEvent, StopReason};
 use switchboard_core::mcp::host::{McpHost, ServerState};
-use switchboard_core::mcp::pins::PinnedTool;
+use switchboard_core::policy::pins::PinnedTool;
 use switchboard_core::secrets::MemoryStore;
 use switchboard_core::settings::{MemorySettings, Settings};
 use switchboard_core::store::{
@@ -248,7 +248,7 @@ fn results_saved_before_shown(events: &[RunEvent]) {
             RunEvent::ToolFinished { call_id, .. }
             | RunEvent::ToolDecided {
                 call_id,
-                allowed: false,
+                decision: ToolDecision::Denied,
                 ..
             } => assert!(
                 saved.contains(call_id),
@@ -891,8 +891,21 @@ async fn a_failed_call_runs_again_from_its_retry_and_the_model_goes_on_with_its_
     let Some(w) = world("retry_call", &["fault"]).await else {
         return;
     };
-    let (reason, _) = w.say("Try the flaky tool", &ALLOW).await;
+    let (reason, first) = w.say("Try the flaky tool", &ALLOW).await;
     assert_eq!(reason, StopReason::Completed);
+    let finished: Vec<bool> = first
+        .all()
+        .into_iter()
+        .filter_map(|e| match e {
+            RunEvent::ToolFinished { can_retry, .. } => Some(can_retry),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        finished,
+        [true],
+        "the window is told the failed call can run again"
+    );
     let messages = w.messages().await;
     let failed = messages.iter().find(|m| m.role == Role::Tool).unwrap();
     assert!(failed.is_error);
@@ -957,6 +970,11 @@ async fn a_failed_call_runs_again_from_its_retry_and_the_model_goes_on_with_its_
     assert_eq!(runs.len(), 2);
     assert_eq!(runs[1].retry_of.as_ref(), Some(&original));
     assert!(!runs[1].is_error);
+    assert_eq!(
+        runs.iter().map(|r| r.can_retry).collect::<Vec<_>>(),
+        [true, false],
+        "the saved record says what the card's Retry offers"
+    );
 
     // A call that worked has nothing to retry.
     let refused = w
@@ -1157,4 +1175,97 @@ async fn the_command_line_runs_the_same_loop_and_prints_every_event_as_a_json_li
         .as_str()
         .unwrap()
         .contains("no tools are available"));
+}
+
+/// Ids (uuids) become `id-1`, `id-2`… in order of first sight; times and durations become 0:
+/// what is left of a run is the same on every machine.
+fn steady(value: &mut Value, ids: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map.iter_mut() {
+                if (key.ends_with("_at") || key == "duration_ms") && v.is_number() {
+                    *v = json!(0);
+                } else {
+                    steady(v, ids);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| steady(v, ids)),
+        Value::String(text) => {
+            let is_id = text.len() == 36
+                && text.chars().enumerate().all(|(i, c)| {
+                    if [8, 13, 18, 23].contains(&i) {
+                        c == '-'
+                    } else {
+                        c.is_ascii_hexdigit()
+                    }
+                });
+            if is_id {
+                let n = ids.iter().position(|seen| seen == text).unwrap_or_else(|| {
+                    ids.push(text.clone());
+                    ids.len() - 1
+                });
+                *text = format!("id-{}", n + 1);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Real runs as the window gets them, live and then saved, for the UI's tests: a Vitest test
+/// builds the chat from both and requires the same picture (one reducer), and the UI's fake
+/// backend sends events of exactly these shapes. `UPDATE_BINDINGS=1` writes the file anew;
+/// otherwise the test fails while it and Rust disagree.
+#[tokio::test]
+async fn the_golden_runs_the_window_reads_match_rust() {
+    let scenarios: [(&str, &str, Decision, &[&str]); 3] = [
+        (
+            "unknown tool, then a call that works",
+            "Typo then fix",
+            Decision::AllowOnce,
+            &["everything"],
+        ),
+        (
+            "a denied call",
+            "Delete everything",
+            Decision::Deny,
+            &["everything"],
+        ),
+        (
+            "a call that fails and can be retried",
+            "Try the flaky tool",
+            Decision::AllowOnce,
+            &["fault"],
+        ),
+    ];
+    let mut runs = Vec::new();
+    for (i, (name, text, decision, servers)) in scenarios.into_iter().enumerate() {
+        let Some(w) = world(&format!("golden_{i}"), servers).await else {
+            return;
+        };
+        let asker = Recorder::new(decision, Some("not on my machine"));
+        let (_, events) = w.say(text, &asker).await;
+        let saved = w.core.get_conversation(&w.conversation).await.unwrap();
+        let mut run = json!({"name": name, "events": events.all(), "saved": saved});
+        steady(&mut run, &mut Vec::new());
+        runs.push(run);
+    }
+    let now = serde_json::to_string_pretty(&json!({
+        "_": "Written by switchboard-core's the_golden_runs_the_window_reads_match_rust: never edit by hand.",
+        "runs": runs,
+    }))
+    .unwrap()
+        + "\n";
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui/tests/golden/runs.json");
+    if std::env::var_os("UPDATE_BINDINGS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &now).unwrap();
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == now,
+        "ui/tests/golden/runs.json does not match what Rust sends: run\n  UPDATE_BINDINGS=1 cargo test -p switchboard-core --test tool_loop golden\nand commit it"
+    );
 }

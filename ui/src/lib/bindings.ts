@@ -103,9 +103,11 @@ export type ToolRun = { id: string, conversation_id: string,
  */
 message_id: string, call_id: string, server: string, tool: string, 
 /**
- * "Server · Tool Name" as the person saw it when the call ran.
+ * "Server · Tool Name" as the person saw it when the call ran; the name the model used
+ * for a tool that does not exist. Rows older than the column get the server's name and the
+ * tool's, title-cased.
  */
-display_name: string | null, 
+display_name: string, 
 /**
  * The argument text exactly as the model sent it.
  */
@@ -121,12 +123,21 @@ retry_of: CallRef | null,
 /**
  * The model's few words on what the call did, when Settings asked for them.
  */
-description: string | null, };
+description: string | null, 
+/**
+ * Whether a Retry can run it again ([`ToolRun::retry_refusal`] has nothing to say); worked
+ * out from the rest whenever a run is read or made, never saved.
+ */
+can_retry: boolean, };
 
 /**
  * A tool the person allowed to run without asking.
  */
 export type StandingApproval = { server: string, tool: string, 
+/**
+ * "Server · Tool Name", as the Settings list shows it.
+ */
+display_name: string, 
 /**
  * The conversation it holds in; `None` for every conversation.
  */
@@ -243,7 +254,7 @@ arguments: string,
  */
 destructive: boolean, };
 
-export type RunEvent = { "type": "run_started", run_id: string, conversation_id: string, } | { "type": "status", text: string, } | { "type": "answer_started", message: Message, } | { "type": "text_delta", message_id: string, text: string, } | { "type": "reasoning_delta", message_id: string, text: string, } | { "type": "tool_warning", tool: string, message: string, } | { "type": "tool_call_proposed", call: ProposedCall, } | { "type": "approval_required", request_id: string, calls: Array<ApprovalItem>, } | { "type": "tool_decided", call_id: string, allowed: boolean, 
+export type RunEvent = { "type": "run_started", run_id: string, conversation_id: string, } | { "type": "status", text: string, } | { "type": "answer_started", message: Message, } | { "type": "text_delta", message_id: string, text: string, } | { "type": "reasoning_delta", message_id: string, text: string, } | { "type": "tool_warning", tool: string, message: string, } | { "type": "tool_call_proposed", call: ProposedCall, } | { "type": "approval_required", request_id: string, calls: Array<ApprovalItem>, } | { "type": "tool_decided", call_id: string, decision: ToolDecision, 
 /**
  * Who or what decided; `None` for a call denied before anyone was asked.
  */
@@ -257,7 +268,11 @@ content: string,
  * How many characters the whole has when `content` is only its start (the tool
  * message, saved next, has it whole).
  */
-full_length: number | null, duration_ms: number, } | { "type": "message_saved", message: Message, } | { "type": "run_finished", reason: StopReason, 
+full_length: number | null, duration_ms: number, 
+/**
+ * Whether its Retry can run it again (it failed; see [`crate::store::ToolRun::retry_refusal`]).
+ */
+can_retry: boolean, } | { "type": "message_saved", message: Message, } | { "type": "run_finished", reason: StopReason, 
 /**
  * What a person should know about why it ended, when it is not the usual.
  */

@@ -1,7 +1,8 @@
 // One open conversation as the chat shows it: user and assistant turns, each
-// answer with its tool cards, built the same way from what was saved (on open)
-// and from the live events of a run, so reopening shows exactly what was shown
-// live. Sending, stopping, retrying and answering approvals go through ipc.ts.
+// answer with its tool cards. One reducer (`reduceItems`) builds them: what was
+// saved is first turned into the events a live run sends (`eventsFrom`), so
+// reopening shows exactly what was shown live. Sending, stopping, retrying and
+// answering approvals go through ipc.ts.
 
 import * as ipc from "./ipc";
 import type { ApprovalAnswer, ApprovalItem, RunEvent } from "./run-events";
@@ -31,19 +32,8 @@ export interface ToolCard {
   full_length: number | null;
   /** the saved tool message that holds the result, to read it whole */
   result_id: string | null;
-}
-
-/** Whether a card's Retry can run it again: it failed on a real tool with arguments that are an object. */
-export function canRetry(card: ToolCard): boolean {
-  if (card.state !== "error" || !card.server) return false;
-  // As Rust reads them: no argument text at all is an empty object.
-  if (card.arguments.trim() === "") return true;
-  try {
-    const args: unknown = JSON.parse(card.arguments);
-    return typeof args === "object" && args !== null && !Array.isArray(args);
-  } catch {
-    return false;
-  }
+  /** the core says its Retry can run it again (it failed on a real tool with object arguments) */
+  can_retry: boolean;
 }
 
 export type ChatItem =
@@ -82,15 +72,6 @@ export function callKey(call: CallRef): string {
   return `${call.message_id}\u0000${call.call_id}`;
 }
 
-/** "get-current_time" → "Get Current Time", as the core names tools for people. */
-export function titleCase(name: string): string {
-  return name
-    .split(/[-_\s]+/)
-    .filter((w) => w !== "")
-    .map((w) => w[0].toUpperCase() + w.slice(1))
-    .join(" ");
-}
-
 function assistantFrom(m: Message): AssistantItem {
   return {
     kind: "assistant",
@@ -107,53 +88,228 @@ function assistantFrom(m: Message): AssistantItem {
   };
 }
 
-/** The chat as saved: each answer with its tool cards, results from the tool messages. */
-export function itemsFrom(detail: Pick<ConversationDetail, "messages" | "tool_runs">): ChatItem[] {
-  const runs = new Map<string, ToolRun>(detail.tool_runs.map((r) => [callKey(r), r]));
-  const items: ChatItem[] = [];
-  const cards = new Map<string, ToolCard>();
-  for (const m of detail.messages) {
-    if (m.role === "user") {
-      items.push({ kind: "user", id: m.id, text: m.content ?? "", created_at: m.created_at });
-    } else if (m.role === "assistant") {
-      const item = assistantFrom(m);
-      for (const call of storedCalls(m.tool_calls)) {
-        const run = runs.get(callKey({ message_id: m.id, call_id: call.id }));
-        const card: ToolCard = {
-          call_id: call.id,
-          server: run && run.server !== "" ? run.server : null,
-          display_name: run?.display_name ?? (run && run.server !== "" ? `${run.server} · ${titleCase(run.tool)}` : call.name),
-          arguments: call.arguments,
-          state: run?.decision === "denied" ? "denied" : "proposed",
-          content: null,
-          duration_ms: run?.started_at != null && run.finished_at != null ? run.finished_at - run.started_at : null,
-          reason: run?.deny_reason ?? null,
-          progress: null,
-          retry_of: run?.retry_of ?? null,
-          description: run?.description ?? null,
-          full_length: null,
-          result_id: null,
-        };
-        cards.set(call.id, card);
-        item.tools.push(card);
-      }
-      items.push(item);
-    } else if (m.role === "tool" && m.tool_call_id) {
-      const card = cards.get(m.tool_call_id);
-      if (card) {
-        showResult(card, m);
-        if (card.state !== "denied") card.state = m.is_error ? "error" : "done";
-      }
-    }
-  }
-  return items;
+/** A card as its call was proposed, before anything else is known of it. */
+function cardFrom(call: Extract<RunEvent, { type: "tool_call_proposed" }>["call"]): ToolCard {
+  return {
+    call_id: call.call_id,
+    server: call.server,
+    display_name: call.display_name,
+    arguments: call.arguments,
+    state: "proposed",
+    content: null,
+    duration_ms: null,
+    reason: null,
+    progress: null,
+    retry_of: call.retry_of,
+    description: null,
+    full_length: null,
+    result_id: null,
+    can_retry: false,
+  };
 }
 
-/** A saved tool message's result on its card (a long one as its start). */
-function showResult(card: ToolCard, message: Message): void {
-  card.content = message.content;
-  card.full_length = message.full_length;
-  card.result_id = message.id;
+/**
+ * What was saved, as the events a live run sent for it, in the same order: each answer, its
+ * calls as proposed and decided, and each result as finished and saved. Reduced by
+ * `reduceItems`, they build the chat as the run built it.
+ */
+export function eventsFrom(detail: Pick<ConversationDetail, "messages" | "tool_runs">): RunEvent[] {
+  const runs = new Map<string, ToolRun>(detail.tool_runs.map((r) => [callKey(r), r]));
+  const events: RunEvent[] = [];
+  /** The calls of the answer before the tool messages that follow it. */
+  let calls = new Map<string, ToolRun>();
+  for (const m of detail.messages) {
+    if (m.role === "assistant") {
+      events.push({ type: "answer_started", message: m });
+      calls = new Map();
+      for (const call of storedCalls(m.tool_calls)) {
+        const run = runs.get(callKey({ message_id: m.id, call_id: call.id }));
+        // A call with no record never got as far as one (the run stopped first): the model's name.
+        events.push({
+          type: "tool_call_proposed",
+          call: {
+            call_id: call.id,
+            message_id: m.id,
+            wire_name: call.name,
+            server: run && run.server !== "" ? run.server : null,
+            tool: run && run.server !== "" ? run.tool : null,
+            display_name: run?.display_name ?? call.name,
+            arguments: call.arguments,
+            retry_of: run?.retry_of ?? null,
+          },
+        });
+        if (!run) continue;
+        calls.set(call.id, run);
+        if (run.decision !== null) {
+          events.push({ type: "tool_decided", call_id: call.id, decision: run.decision, scope: run.decision_scope, reason: run.deny_reason });
+        }
+        if (run.description !== null) events.push({ type: "tool_described", call_id: call.id, description: run.description });
+      }
+    } else if (m.role === "tool" && m.tool_call_id) {
+      const run = calls.get(m.tool_call_id);
+      if (run?.started_at != null && run.finished_at !== null) {
+        events.push({
+          type: "tool_finished",
+          call_id: m.tool_call_id,
+          is_error: m.is_error,
+          content: m.content ?? "",
+          full_length: m.full_length,
+          duration_ms: run.finished_at - run.started_at,
+          can_retry: run.can_retry,
+        });
+      }
+      events.push({ type: "message_saved", message: m });
+    } else if (m.role === "user") {
+      events.push({ type: "message_saved", message: m });
+    }
+  }
+  return events;
+}
+
+/** Where the reducer is: the answer the run is on. */
+export interface ItemsCursor {
+  /** The calls its events name are that answer's (call ids repeat across answers with Ollama and
+   * Gemini, and a replayed run must not touch a later card). */
+  answerId: string | null;
+}
+
+function assistantIn(items: ChatItem[], id: string): AssistantItem | undefined {
+  const found = items.find((i) => i.kind === "assistant" && i.id === id);
+  return found?.kind === "assistant" ? found : undefined;
+}
+
+/** The card of that id in the answer the run is on, else the newest card of that id. */
+function cardIn(items: ChatItem[], cursor: ItemsCursor, callId: string): ToolCard | undefined {
+  const own = cursor.answerId ? assistantIn(items, cursor.answerId)?.tools.find((c) => c.call_id === callId) : undefined;
+  if (own) return own;
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i];
+    if (item.kind !== "assistant") continue;
+    const card = item.tools.find((c) => c.call_id === callId);
+    if (card) return card;
+  }
+  return undefined;
+}
+
+/**
+ * The one reducer of the chat's items: applies one event (live, or made from what was saved by
+ * `eventsFrom`) to `items`. Deltas add to their answer's text; the rest of a run's events
+ * (status, approvals, notices) are the session's, not the items'.
+ */
+export function reduceItems(items: ChatItem[], cursor: ItemsCursor, event: RunEvent): void {
+  switch (event.type) {
+    case "answer_started": {
+      // Replayed to a window that attached, the answer may be on screen already (as saved so
+      // far): it starts again from the event and the replay rebuilds it.
+      const fresh = assistantFrom(event.message);
+      cursor.answerId = fresh.id;
+      const at = items.findIndex((i) => i.kind === "assistant" && i.id === fresh.id);
+      if (at >= 0) items[at] = fresh;
+      else items.push(fresh);
+      break;
+    }
+    case "text_delta":
+    case "reasoning_delta": {
+      const item = assistantIn(items, event.message_id);
+      if (item && event.type === "text_delta") item.text += event.text;
+      else if (item) item.reasoning += event.text;
+      break;
+    }
+    case "tool_call_proposed": {
+      const item = assistantIn(items, event.call.message_id);
+      if (item && !item.tools.some((c) => c.call_id === event.call.call_id)) item.tools.push(cardFrom(event.call));
+      break;
+    }
+    case "approval_required":
+      for (const call of event.calls) {
+        const card = cardIn(items, cursor, call.call_id);
+        if (card) card.state = "waiting";
+      }
+      break;
+    case "tool_decided": {
+      const card = cardIn(items, cursor, event.call_id);
+      if (card && event.decision === "denied") {
+        card.state = "denied";
+        card.reason = event.reason;
+      } else if (card) {
+        card.state = "proposed";
+      }
+      break;
+    }
+    case "tool_started": {
+      const card = cardIn(items, cursor, event.call_id);
+      if (card) card.state = "running";
+      break;
+    }
+    case "tool_described": {
+      const card = cardIn(items, cursor, event.call_id);
+      if (card) card.description = event.description;
+      break;
+    }
+    case "tool_progress": {
+      const card = cardIn(items, cursor, event.call_id);
+      if (card && card.state === "running") {
+        card.progress = { progress: event.progress, total: event.total, message: event.message };
+      }
+      break;
+    }
+    case "tool_finished": {
+      const card = cardIn(items, cursor, event.call_id);
+      if (card) {
+        card.progress = null;
+        card.state = event.is_error ? "error" : "done";
+        card.content = event.content;
+        card.full_length = event.full_length;
+        card.duration_ms = event.duration_ms;
+        card.can_retry = event.can_retry;
+      }
+      break;
+    }
+    case "message_saved":
+      savedIn(items, cursor, event.message);
+      break;
+    case "run_finished":
+      cursor.answerId = null;
+      break;
+    default:
+      break;
+  }
+}
+
+function savedIn(items: ChatItem[], cursor: ItemsCursor, message: Message): void {
+  if (message.role === "user") {
+    if (!items.some((i) => i.id === message.id)) {
+      items.push({ kind: "user", id: message.id, text: message.content ?? "", created_at: message.created_at });
+    }
+  } else if (message.role === "assistant") {
+    const item = assistantIn(items, message.id);
+    if (!item) return;
+    const saved = assistantFrom(message);
+    item.text = saved.text;
+    item.status = saved.status;
+    item.finish_reason = saved.finish_reason;
+    item.error = saved.error;
+    item.input_tokens = saved.input_tokens;
+    item.output_tokens = saved.output_tokens;
+  } else if (message.role === "tool" && message.tool_call_id) {
+    const card = cardIn(items, cursor, message.tool_call_id);
+    if (card) {
+      // Saved, so finished: Rust shows the result only once it is written.
+      card.progress = null;
+      card.content = message.content;
+      card.full_length = message.full_length;
+      card.result_id = message.id;
+      if (card.state !== "denied") card.state = message.is_error ? "error" : "done";
+    }
+  }
+}
+
+/** The chat as saved: what the live run built, built again by the same reducer. */
+export function itemsFrom(detail: Pick<ConversationDetail, "messages" | "tool_runs">): ChatItem[] {
+  const items: ChatItem[] = [];
+  const cursor: ItemsCursor = { answerId: null };
+  for (const event of eventsFrom(detail)) reduceItems(items, cursor, event);
+  return items;
 }
 
 export interface PendingApproval {
@@ -197,9 +353,8 @@ export class ChatSession {
   /** Counts the times the history was replaced: a page asked for before is not added after. */
   #loads = 0;
   readonly #onFinished: () => void;
-  /** The answer the run is on: the calls its events name are that answer's (call ids repeat
-   * across answers with Ollama and Gemini, and a replayed run must not touch a later card). */
-  #answerId: string | null = null;
+  /** Where the reducer is in the run's events. */
+  readonly #cursor: ItemsCursor = { answerId: null };
   /** Deltas are shown once a frame, all that arrived since the last: these, by answer id. */
   readonly #pending = new Map<string, PendingText>();
   readonly #scheduleFrame: FrameScheduler;
@@ -244,7 +399,7 @@ export class ChatSession {
 
   /** Reads the whole of a result its card shows only the start of. */
   async showWholeResult(messageId: string, callId: string): Promise<void> {
-    const card = this.#assistant(messageId)?.tools.find((c) => c.call_id === callId);
+    const card = assistantIn(this.items, messageId)?.tools.find((c) => c.call_id === callId);
     if (!card?.result_id || card.full_length === null) return;
     const whole = await ipc.getMessageText(this.conversationId, card.result_id);
     card.content = whole;
@@ -305,24 +460,6 @@ export class ChatSession {
     await ipc.answerApproval(pending.request_id, answers);
   }
 
-  #assistant(id: string): AssistantItem | undefined {
-    const found = this.items.find((i) => i.kind === "assistant" && i.id === id);
-    return found?.kind === "assistant" ? found : undefined;
-  }
-
-  /** The card of that id in the answer the run is on, else the newest card of that id. */
-  #card(callId: string): ToolCard | undefined {
-    const current = this.#answerId ? this.#assistant(this.#answerId) : undefined;
-    const own = current?.tools.find((c) => c.call_id === callId);
-    if (own) return own;
-    for (const item of [...this.items].reverse()) {
-      if (item.kind !== "assistant") continue;
-      const card = item.tools.find((c) => c.call_id === callId);
-      if (card) return card;
-    }
-    return undefined;
-  }
-
   /**
    * Applies one event of the run. Text and reasoning deltas wait for the next frame, which shows
    * all that arrived since the last at once; any other event first shows the text waiting, so
@@ -334,6 +471,7 @@ export class ChatSession {
       return;
     }
     this.#flush();
+    reduceItems(this.items, this.#cursor, event);
     switch (event.type) {
       case "run_started":
         this.runId = event.run_id;
@@ -342,86 +480,13 @@ export class ChatSession {
       case "status":
         this.status = event.text;
         break;
-      case "answer_started": {
-        // Replayed to a window that attached, the answer may be on screen already (as saved so
-        // far): it starts again from the event and the replay rebuilds it.
-        const fresh = assistantFrom(event.message);
-        this.#answerId = fresh.id;
-        const at = this.items.findIndex((i) => i.kind === "assistant" && i.id === fresh.id);
-        if (at >= 0) this.items[at] = fresh;
-        else this.items.push(fresh);
-        break;
-      }
-      case "tool_call_proposed": {
-        const item = this.#assistant(event.call.message_id);
-        if (!item || item.tools.some((c) => c.call_id === event.call.call_id)) break;
-        item.tools.push({
-          call_id: event.call.call_id,
-          server: event.call.server,
-          display_name: event.call.display_name,
-          arguments: event.call.arguments,
-          state: "proposed",
-          content: null,
-          duration_ms: null,
-          reason: null,
-          progress: null,
-          retry_of: event.call.retry_of,
-          description: null,
-          full_length: null,
-          result_id: null,
-        });
-        break;
-      }
       case "approval_required":
-        for (const call of event.calls) {
-          const card = this.#card(call.call_id);
-          if (card) card.state = "waiting";
-        }
         this.approval = { request_id: event.request_id, calls: event.calls };
         break;
-      case "tool_decided": {
+      case "tool_decided":
         // Decided means answered: a replayed request (the window attached after it was
         // answered) is not asked again.
         if (this.approval?.calls.some((c) => c.call_id === event.call_id)) this.approval = null;
-        const card = this.#card(event.call_id);
-        if (card && !event.allowed) {
-          card.state = "denied";
-          card.reason = event.reason;
-        } else if (card) {
-          card.state = "proposed";
-        }
-        break;
-      }
-      case "tool_started": {
-        const card = this.#card(event.call_id);
-        if (card) card.state = "running";
-        break;
-      }
-      case "tool_described": {
-        const card = this.#card(event.call_id);
-        if (card) card.description = event.description;
-        break;
-      }
-      case "tool_progress": {
-        const card = this.#card(event.call_id);
-        if (card && card.state === "running") {
-          card.progress = { progress: event.progress, total: event.total, message: event.message };
-        }
-        break;
-      }
-      case "tool_finished": {
-        const card = this.#card(event.call_id);
-        if (card) {
-          card.progress = null;
-          card.state = event.is_error ? "error" : "done";
-          card.content = event.content;
-          card.full_length = event.full_length;
-          card.duration_ms = event.duration_ms;
-        }
-        break;
-      }
-      case "message_saved":
-        this.#saved(event.message);
         break;
       case "tool_warning":
         this.notice = { kind: "info", message: `${event.tool} was left out: ${event.message}`, retryable: false };
@@ -430,7 +495,6 @@ export class ChatSession {
         this.notice = { kind: "error", message: event.message, retryable: event.retryable };
         break;
       case "run_finished":
-        this.#answerId = null;
         this.running = false;
         this.runId = null;
         this.status = null;
@@ -439,6 +503,8 @@ export class ChatSession {
           this.notice = { kind: event.reason === "max_rounds" ? "info" : "error", message: event.message, retryable: false };
         }
         this.#onFinished();
+        break;
+      default:
         break;
     }
   }
@@ -462,37 +528,11 @@ export class ChatSession {
   /** Shows the deltas waiting for a frame. */
   #flush(): void {
     for (const [messageId, pending] of this.#pending) {
-      const item = this.#assistant(messageId);
-      if (!item) continue;
-      if (pending.text !== "") item.text += pending.text;
-      if (pending.reasoning !== "") item.reasoning += pending.reasoning;
+      if (pending.text !== "") reduceItems(this.items, this.#cursor, { type: "text_delta", message_id: messageId, text: pending.text });
+      if (pending.reasoning !== "") {
+        reduceItems(this.items, this.#cursor, { type: "reasoning_delta", message_id: messageId, text: pending.reasoning });
+      }
     }
     this.#pending.clear();
-  }
-
-  #saved(message: Message): void {
-    if (message.role === "user") {
-      if (!this.items.some((i) => i.id === message.id)) {
-        this.items.push({ kind: "user", id: message.id, text: message.content ?? "", created_at: message.created_at });
-      }
-    } else if (message.role === "assistant") {
-      const item = this.#assistant(message.id);
-      if (!item) return;
-      const saved = assistantFrom(message);
-      item.text = saved.text;
-      item.status = saved.status;
-      item.finish_reason = saved.finish_reason;
-      item.error = saved.error;
-      item.input_tokens = saved.input_tokens;
-      item.output_tokens = saved.output_tokens;
-    } else if (message.role === "tool" && message.tool_call_id) {
-      const card = this.#card(message.tool_call_id);
-      if (card) {
-        // Saved, so finished: Rust shows the result only once it is written.
-        card.progress = null;
-        showResult(card, message);
-        if (card.state !== "denied") card.state = message.is_error ? "error" : "done";
-      }
-    }
   }
 }

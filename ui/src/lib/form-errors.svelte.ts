@@ -6,7 +6,7 @@
 //! field inside the form it is given.
 
 import { tick } from "svelte";
-import { IpcError } from "./ipc";
+import { IpcError } from "./errors";
 import type { FieldErrors } from "./validation";
 
 export interface FormErrorsOptions {

@@ -1,7 +1,8 @@
 //! The only module that talks to the Rust side. One typed async function per
-//! command; every rejection becomes an `IpcError`. Components never call
-//! `invoke` themselves (house style, point 14): they go through `AppState`,
-//! which goes through here.
+//! command; every rejection becomes an `IpcError` (defined in `errors.ts`,
+//! re-exported here). Components never call `invoke` nor this module
+//! themselves (house style, point 14): they go through the stores in
+//! `stores/`, which go through here.
 
 import { Channel, invoke } from "@tauri-apps/api/core";
 import type { ApprovalAnswer, RunEvent } from "./run-events";
@@ -30,60 +31,9 @@ import type {
   ProviderPreset,
   Settings,
 } from "./types";
+import { IpcError, toIpcError } from "./errors";
 
-/** A command failed. `kind` and `field` come straight from the Rust `CommandError`. */
-export class IpcError extends Error {
-  readonly kind: string;
-  readonly field: string | null;
-
-  constructor(kind: string, message: string, field: string | null = null) {
-    super(message);
-    this.name = "IpcError";
-    this.kind = kind;
-    this.field = field;
-  }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null;
-}
-
-function fromCommandError(value: Record<string, unknown>): IpcError | null {
-  if (typeof value.message !== "string") return null;
-  const kind = typeof value.kind === "string" && value.kind !== "" ? value.kind : "internal";
-  const field = typeof value.field === "string" && value.field !== "" ? value.field : null;
-  return new IpcError(kind, value.message, field);
-}
-
-/**
- * Turns whatever `invoke` rejected with into an `IpcError`: the usual
- * `{kind, message, field?}` object, a plain string (or a string holding that
- * object as JSON), an `Error`, or anything else.
- */
-export function toIpcError(raw: unknown): IpcError {
-  if (raw instanceof IpcError) return raw;
-  if (typeof raw === "string") {
-    const text = raw.trim();
-    if (text.startsWith("{")) {
-      try {
-        const parsed: unknown = JSON.parse(text);
-        if (isRecord(parsed)) {
-          const err = fromCommandError(parsed);
-          if (err) return err;
-        }
-      } catch {
-        // not JSON: use the text as it is
-      }
-    }
-    return new IpcError("internal", raw);
-  }
-  if (raw instanceof Error) return new IpcError("internal", raw.message);
-  if (isRecord(raw)) {
-    const err = fromCommandError(raw);
-    if (err) return err;
-  }
-  return new IpcError("internal", String(raw));
-}
+export { IpcError, toIpcError };
 
 /** Outside the Tauri webview (a plain browser) there is nothing to invoke. */
 function outsideTheApp(): boolean {

@@ -1,5 +1,5 @@
 //! Which model a conversation chats with, and what the composer's model picker
-//! offers. Pure functions over the lists `AppState` holds: no IPC, no DOM.
+//! offers. Pure functions over the lists the stores hold: no IPC, no DOM.
 
 import type { Conversation, ModelInfo, Provider, Settings } from "./types";
 

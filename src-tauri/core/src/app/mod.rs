@@ -11,6 +11,7 @@
 
 mod runs;
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -26,9 +27,9 @@ use crate::events::{EventSink, StopReason};
 use crate::mcp::catalogue::ListedTool;
 use crate::mcp::elicitation::ElicitationBroker;
 use crate::mcp::host::McpHost;
-use crate::mcp::pins::ToolStatus;
 use crate::paths::AppPaths;
 use crate::policy::confirm::{Confirm, ToolChange};
+use crate::policy::pins::ToolStatus;
 use crate::secrets::SecretStore;
 use crate::settings::{Settings, SettingsError, SettingsSource};
 
@@ -95,6 +96,9 @@ pub struct App {
     server_watcher: std::sync::Mutex<CancellationToken>,
     /// Cancelled at shutdown: watchers end.
     quitting: CancellationToken,
+    /// Settings are read, changed and written by one caller at a time (a save from the window
+    /// and a removed provider's cleared default must not undo each other).
+    settings_writes: tokio::sync::Mutex<()>,
 }
 
 impl App {
@@ -113,7 +117,7 @@ impl App {
         if config.shows_forms {
             host = host.with_elicitor(Arc::new(forms.clone()));
         }
-        Arc::new(App {
+        let app = Arc::new(App {
             core,
             host,
             settings: config.settings,
@@ -124,7 +128,48 @@ impl App {
             config_changes: tokio::sync::watch::Sender::new(0),
             server_watcher: std::sync::Mutex::new(CancellationToken::new()),
             quitting: CancellationToken::new(),
-        })
+            settings_writes: tokio::sync::Mutex::new(()),
+        });
+        app.pin_tools_as_listed();
+        app
+    }
+
+    /// Pins each server's new tools as its list arrives (at start, and after every
+    /// `tools/list_changed`): the first sight of a tool is what a later change is held against.
+    /// Reading tools (for a turn, a panel, a page) never writes a pin. Ends when the app quits.
+    fn pin_tools_as_listed(self: &Arc<Self>) {
+        let mut changes = self.host.watch();
+        let app = Arc::downgrade(self);
+        let quitting = self.quitting.clone();
+        tokio::spawn(async move {
+            // The list each server had when it was last pinned from, by identity.
+            let mut seen: HashMap<String, Arc<Vec<ListedTool>>> = HashMap::new();
+            loop {
+                changes.borrow_and_update();
+                let Some(app) = app.upgrade() else { return };
+                let lists = app.host.running_tools();
+                seen.retain(|name, _| lists.iter().any(|(n, _)| n == name));
+                for (server, tools) in lists {
+                    if seen
+                        .get(&server)
+                        .is_some_and(|old| Arc::ptr_eq(old, &tools))
+                    {
+                        continue;
+                    }
+                    match app.core.mcp_pin_new_tools(&server, &tools).await {
+                        Ok(_) => {
+                            seen.insert(server, tools);
+                        }
+                        Err(e) => tracing::warn!(server, error = %e, "cannot pin new MCP tools"),
+                    }
+                }
+                drop(app);
+                tokio::select! {
+                    () = quitting.cancelled() => return,
+                    changed = changes.changed() => if changed.is_err() { return },
+                }
+            }
+        });
     }
 
     pub fn core(&self) -> &Core {
@@ -146,12 +191,27 @@ impl App {
         self.settings.load()
     }
 
-    /// Checks and saves the settings; returns them as saved.
+    /// Checks and saves the settings; returns them as saved. A default provider that is no
+    /// longer there (removed while the window still showed it) is cleared, as removing it
+    /// clears it: a save cannot bring it back.
     ///
     /// # Errors
     /// A value out of range (naming the field), or they cannot be written.
-    pub fn update_settings(&self, settings: Settings) -> Result<Settings, CoreError> {
-        let settings = settings.validated().map_err(SettingsError::from)?;
+    pub async fn update_settings(&self, settings: Settings) -> Result<Settings, CoreError> {
+        let mut settings = settings.validated().map_err(SettingsError::from)?;
+        let _one_at_a_time = self.settings_writes.lock().await;
+        if let (Some(named), Ok(providers)) = (
+            settings.default_provider.as_deref(),
+            self.core.list_providers().await,
+        ) {
+            if !providers
+                .iter()
+                .any(|p| p.name.eq_ignore_ascii_case(named.trim()))
+            {
+                settings.default_provider = None;
+                settings.default_model = None;
+            }
+        }
         self.settings.save(&settings)?;
         tracing::info!("settings saved");
         Ok(settings)
@@ -163,6 +223,7 @@ impl App {
     /// # Errors
     /// As [`Core::remove_provider`]; the settings cannot be written.
     pub async fn remove_provider(&self, name: &str) -> Result<(), CoreError> {
+        let _one_at_a_time = self.settings_writes.lock().await;
         self.core.remove_provider(name).await?;
         let mut settings = self.settings.load();
         let named_it = settings
@@ -239,6 +300,16 @@ impl App {
     /// Stops a run (its stream and every running call); a run that ended is left alone.
     pub fn stop_run(&self, run_id: &str) {
         self.runs.stop(run_id);
+    }
+
+    /// Deletes a conversation; a run under way there is stopped first and waited for, so
+    /// nothing of it is written after the conversation is gone.
+    ///
+    /// # Errors
+    /// Not found; the database.
+    pub async fn delete_conversation(&self, id: &str) -> Result<(), CoreError> {
+        self.runs.stop_in(id).await;
+        self.core.delete_conversation(id).await
     }
 
     /// Gives `sink` the run under way in `conversation_id`, from its start, then live; the

@@ -96,6 +96,8 @@ struct Entry {
     conversation_id: String,
     cancel: CancellationToken,
     feed: Arc<Feed>,
+    /// Turns true once the run's task has ended (what it had is saved).
+    ended: tokio::sync::watch::Receiver<bool>,
 }
 
 #[derive(Default)]
@@ -133,13 +135,23 @@ impl Runs {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The run under way in `conversation_id`, if any.
-    pub fn running_in(&self, conversation_id: &str) -> Option<String> {
-        self.inner()
+    /// Stops the run under way in `conversation_id`, if any, and waits until it has ended
+    /// (it saves what it had first): nothing of it is written after this returns.
+    pub async fn stop_in(&self, conversation_id: &str) {
+        let ending: Vec<_> = self
+            .inner()
             .by_id
-            .iter()
-            .find(|(_, e)| e.conversation_id == conversation_id)
-            .map(|(id, _)| id.clone())
+            .values()
+            .filter(|e| e.conversation_id == conversation_id)
+            .map(|e| {
+                e.cancel.cancel();
+                e.ended.clone()
+            })
+            .collect();
+        for mut ended in ending {
+            // An error means the task is gone, which is ended too.
+            let _ = ended.wait_for(|ended| *ended).await;
+        }
     }
 
     /// Refused while `conversation_id` has a run under way, or the app is quitting.
@@ -171,12 +183,14 @@ impl Runs {
         let cancel = CancellationToken::new();
         let feed = Arc::new(Feed::default());
         feed.subscribe(sink);
+        let (end, ended) = tokio::sync::watch::channel(false);
         inner.by_id.insert(
             run_id.to_owned(),
             Entry {
                 conversation_id: conversation_id.to_owned(),
                 cancel: cancel.clone(),
                 feed: Arc::clone(&feed),
+                ended,
             },
         );
         // Finished tasks are reaped here; their results were sent through their handles.
@@ -187,6 +201,7 @@ impl Runs {
         inner.tasks.spawn(async move {
             let reason = run.await;
             runs.inner().by_id.remove(&id);
+            end.send_replace(true);
             let _ = done.send(reason);
         });
         Ok(RunHandle {
@@ -284,6 +299,40 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn stopping_a_conversations_run_waits_until_it_has_saved_what_it_had() {
+        let runs = Runs::default();
+        let sink: Arc<dyn EventSink> = Arc::new(Seen::default());
+        let saved = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = Arc::clone(&saved);
+        let handle = runs
+            .start("r1", "c1", sink.clone(), |cancel, _| async move {
+                cancel.cancelled().await;
+                // Saving the partial answer takes a while.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                flag.store(true, std::sync::atomic::Ordering::SeqCst);
+                StopReason::Cancelled
+            })
+            .unwrap();
+        let other = runs
+            .start("r2", "c2", sink.clone(), |cancel, _| async move {
+                cancel.cancelled().await;
+                StopReason::Cancelled
+            })
+            .unwrap();
+        runs.stop_in("c1").await;
+        assert!(saved.load(std::sync::atomic::Ordering::SeqCst));
+        assert!(runs.check_free("c1").is_ok());
+        assert!(
+            runs.check_free("c2").is_err(),
+            "another conversation's run goes on"
+        );
+        runs.stop_in("nowhere").await;
+        assert_eq!(handle.finished().await, StopReason::Cancelled);
+        runs.stop(&other.run_id);
+        assert_eq!(other.finished().await, StopReason::Cancelled);
+    }
+
+    #[tokio::test]
     async fn one_run_per_conversation_and_none_once_quitting() {
         let runs = Runs::default();
         let sink: Arc<dyn EventSink> = Arc::new(Seen::default());
@@ -299,7 +348,7 @@ mod tests {
             }),
             Err(CoreError::RunUnderWay)
         ));
-        assert_eq!(runs.running_in("c1").as_deref(), Some("r1"));
+        assert_eq!(runs.attach("c1", sink.clone()).as_deref(), Some("r1"));
         // Once a run has said it finished, the next one may start, even before its task ends.
         let _ending = runs
             .start("r0", "c0", sink.clone(), |cancel, feed| async move {
@@ -321,7 +370,11 @@ mod tests {
         }
         runs.shutdown(Duration::from_secs(5)).await;
         assert_eq!(handle.finished().await, StopReason::Cancelled);
-        assert_eq!(runs.running_in("c1"), None, "a finished run is forgotten");
+        assert_eq!(
+            runs.attach("c1", sink.clone()),
+            None,
+            "a finished run is forgotten"
+        );
         assert!(matches!(
             runs.start("r3", "c2", sink, |_, _| async { StopReason::Completed }),
             Err(CoreError::Quitting)

@@ -81,6 +81,27 @@ async fn removing_the_default_provider_clears_the_default_and_a_new_conversation
 }
 
 #[tokio::test]
+async fn a_save_that_still_names_a_removed_default_provider_does_not_bring_it_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app_in(dir.path(), Settings::default()).await;
+    app.core().add_provider(provider("Local")).await.unwrap();
+    app.core().add_provider(provider("Other")).await.unwrap();
+    let chosen = Settings {
+        default_provider: Some("Local".into()),
+        default_model: Some("llama3.2".into()),
+        ..Settings::default()
+    };
+    let saved = app.update_settings(chosen.clone()).await.unwrap();
+    assert_eq!(saved.default_provider.as_deref(), Some("Local"));
+    // The window read the settings before the provider went, and saves them after.
+    app.remove_provider("Local").await.unwrap();
+    let saved = app.update_settings(chosen).await.unwrap();
+    assert_eq!(saved.default_provider, None);
+    assert_eq!(saved.default_model, None);
+    assert_eq!(app.settings().default_provider, None, "what was written");
+}
+
+#[tokio::test]
 async fn removing_another_provider_keeps_the_default() {
     let dir = tempfile::tempdir().unwrap();
     let app = app_in(

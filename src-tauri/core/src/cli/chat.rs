@@ -16,6 +16,7 @@ use crate::agent::{ApprovalAnswer, ApprovalRequest, Approver, Decision, FixedApp
 use crate::engine::{ToolSelection, TurnRequest};
 use crate::events::{EventSink, RunEvent, StopReason};
 use crate::mcp::host::ServerState;
+use crate::store::ToolDecision;
 use crate::App;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -220,7 +221,7 @@ impl Printer {
                 note(format!("{} {}", call.display_name, call.arguments));
             }
             RunEvent::ToolDecided {
-                allowed: false,
+                decision: ToolDecision::Denied,
                 reason,
                 ..
             } => note(format!("denied: {}", reason.clone().unwrap_or_default())),

@@ -14,8 +14,8 @@ use crate::app::{App, ToolAcceptance};
 use crate::mcp::catalogue::ListedTool;
 use crate::mcp::config::{claude_desktop_config_path, ConfigValue, ImportPreview, ServerEntry};
 use crate::mcp::oauth::LoopbackBrowser;
-use crate::mcp::pins::ToolStatus;
 use crate::policy::confirm::{Confirm, ServerApprovalRequest, ToolChange};
+use crate::policy::pins::ToolStatus;
 use crate::Core;
 
 #[derive(Debug, Subcommand)]
@@ -229,13 +229,16 @@ pub(crate) async fn run(
         }
         McpCommand::Tools { name, json } => {
             let tools = tools_of(core, &name).await?;
+            let listed: Vec<ListedTool> = tools.iter().map(ListedTool::from_rmcp).collect();
+            // Read before the new tools are pinned, so they can be shown as new.
+            let reviews = core.mcp_review_tools(name.trim(), &listed).await?;
+            // Listed here first: pinned as seen, as the app pins a server's list as it comes.
+            core.mcp_pin_new_tools(name.trim(), &listed).await?;
             if json {
                 serde_json::to_writer_pretty(&mut *out, &tools)
                     .map_err(|e| CliError::Output(e.to_string()))?;
                 writeln!(out)?;
             } else {
-                let listed: Vec<ListedTool> = tools.iter().map(ListedTool::from_rmcp).collect();
-                let reviews = core.mcp_review_tools(name.trim(), &listed).await?;
                 let rows: Vec<[String; 3]> = reviews
                     .iter()
                     .map(|r| {

@@ -11,7 +11,7 @@ use crate::agent::{RetryCall, RunLimits, RunSetup, ServerRules, ToolSource, Turn
 use crate::error::{CoreError, InvalidInput};
 use crate::events::CallRef;
 use crate::mcp::catalogue::{Catalogue, CatalogueTool, ListedTool};
-use crate::mcp::pins::ToolStatus;
+use crate::policy::pins::ToolStatus;
 use crate::policy::{self, Standing};
 use crate::providers::ToolCall;
 use crate::settings::Settings;
@@ -103,39 +103,22 @@ async fn retry_call(
     let run = store
         .get_tool_run(conversation_id.to_owned(), at.message_id, at.call_id)
         .await?;
-    let name = run.display_name.clone().unwrap_or_else(|| run.tool.clone());
     let refuse = |why: String| -> CoreError { InvalidInput::new("call", why).into() };
-    if !run.is_error {
-        return Err(refuse(format!(
-            "“{name}” did not fail; there is nothing to retry."
-        )));
-    }
-    if run.decision == Some(crate::store::ToolDecision::Denied) {
-        return Err(refuse(format!(
-            "“{name}” was not allowed to run; ask the model again if you want it to."
-        )));
-    }
-    if run.server.is_empty() {
-        return Err(refuse(format!(
-            "The model asked for “{name}”, a tool that does not exist; there is nothing to run again."
-        )));
+    if let Some(why) = run.retry_refusal() {
+        return Err(refuse(why));
     }
     let Some(tool) = offered
         .iter()
         .find(|t| t.server.eq_ignore_ascii_case(&run.server) && t.tool == run.tool)
     else {
         return Err(refuse(format!(
-            "“{name}” is not offered in this conversation now: its server is not running, its switch is off in the tools panel, or it changed and waits for review on the Servers page."
+            "“{}” is not offered in this conversation now: its server is not running, its switch is off in the tools panel, or it changed and waits for review on the Servers page.",
+            run.display_name
         )));
     };
     // A model's call ids are at most 40 characters at OpenAI: 6 + 32.
     let id = format!("retry_{}", new_id().replace('-', ""));
     let call = ToolCall::new(id, tool.wire_name.clone(), run.arguments.clone());
-    if !matches!(call.arguments, Ok(serde_json::Value::Object(_))) {
-        return Err(refuse(format!(
-            "The arguments of “{name}” are not a JSON object, so it cannot run as they are; send a message asking the model to call it again."
-        )));
-    }
     // A retry of a retry names the call the chain began with, whose card it answers.
     let of = run.retry_of.unwrap_or(CallRef {
         message_id: run.message_id,
@@ -300,7 +283,7 @@ impl Core {
 
     /// Every running server's tools under the names models see, with this conversation's
     /// switches and each tool's pin; returns the offered tools and the panel's view of all.
-    /// New tools are pinned as first seen.
+    /// Reads only: new tools are pinned by the app as their server lists them.
     ///
     /// # Errors
     /// The database.

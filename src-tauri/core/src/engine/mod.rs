@@ -21,33 +21,11 @@ use crate::secrets::{provider_account, SecretError, SecretStore};
 use crate::store::{Conversation, Message, ProviderRow, Store, StoreError, DEFAULT_BUSY_TIMEOUT};
 use crate::text::one_line;
 
+use crate::error::DatabaseUnavailable;
+
 /// The longest conversation title kept; longer ones are cut, not stored whole.
 pub const MAX_TITLE_CHARS: usize = 200;
 pub const DEFAULT_TITLE: &str = "New conversation";
-
-/// Why the database is not available, kept for the app's lifetime so every caller can say so.
-#[derive(Debug, Clone, thiserror::Error, Serialize, ts_rs::TS)]
-#[error("{message}")]
-pub struct DatabaseUnavailable {
-    /// `locked`, `corrupt`, `too_new` or `open`.
-    pub reason: &'static str,
-    pub message: String,
-}
-
-impl From<&StoreError> for DatabaseUnavailable {
-    fn from(err: &StoreError) -> Self {
-        let reason = match err {
-            StoreError::Locked { .. } => "locked",
-            StoreError::Corrupt { .. } => "corrupt",
-            StoreError::TooNew { .. } => "too_new",
-            _ => "open",
-        };
-        Self {
-            reason,
-            message: err.to_string(),
-        }
-    }
-}
 
 /// What the window needs to know before anything else.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]

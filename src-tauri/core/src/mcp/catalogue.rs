@@ -9,6 +9,8 @@ use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use crate::text::tool_display_name;
+
 pub const MAX_WIRE_NAME: usize = 64;
 const SEPARATOR: &str = "__";
 
@@ -81,11 +83,7 @@ impl Catalogue {
                     wire_name: wire,
                     server: server.to_owned(),
                     tool: tool.name.clone(),
-                    display_name: format!(
-                        "{} · {}",
-                        server,
-                        tool.title.clone().unwrap_or_else(|| title_case(&tool.name))
-                    ),
+                    display_name: tool_display_name(server, &tool.name, tool.title.as_deref()),
                     description: tool.description.clone(),
                     input_schema: tool.input_schema.clone(),
                     hash: tool_hash(tool),
@@ -136,20 +134,6 @@ fn hashed(name: &str, server: &str, tool: &str) -> String {
     let keep = MAX_WIRE_NAME - hex.len() - 1;
     let head: String = name.chars().take(keep).collect();
     format!("{head}_{hex}")
-}
-
-/// "read_file" → "Read File"; "get-sum" → "Get Sum".
-pub fn title_case(name: &str) -> String {
-    name.split(['_', '-', ' ', '.'])
-        .filter(|w| !w.is_empty())
-        .map(|w| {
-            let mut chars = w.chars();
-            chars.next().map_or_else(String::new, |first| {
-                first.to_uppercase().chain(chars).collect()
-            })
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 fn tool_hash(tool: &ListedTool) -> String {

@@ -5,13 +5,15 @@
 //! catalogue and to run a call.
 
 pub mod catalogue;
+pub mod client;
 pub mod config;
 pub mod elicitation;
 pub mod environment;
+pub mod error;
 pub mod host;
 pub mod launch;
 pub mod oauth;
-pub mod pins;
+pub mod process_group;
 pub mod remote;
 pub mod results;
 pub mod server;

@@ -22,9 +22,11 @@ use rmcp::transport::streamable_http_client::{
 };
 use rmcp::transport::StreamableHttpClientTransport;
 
+use super::client::HostClient;
 use super::elicitation::Elicitation;
+use super::error::{auth_challenge, McpError, StderrRing};
 use super::oauth::RemoteAuth;
-use super::server::{auth_challenge, HostClient, McpError, McpServer, StderrRing};
+use super::server::McpServer;
 use super::sse::SseTransport;
 
 /// How long connecting may take before a request is given up.
@@ -357,7 +359,7 @@ async fn handshake(
         }
         match stream_end.as_ref().and_then(ended_because) {
             Some(why) => startup(why),
-            None => startup(super::server::readable(&e)),
+            None => startup(super::error::readable(&e)),
         }
     })?;
     let kind = if transport == RemoteTransport::Sse {

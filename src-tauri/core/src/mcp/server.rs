@@ -1,338 +1,32 @@
 //! A connected MCP server, whatever its transport: the calls the host makes on it (tools,
-//! with idle and hard time limits, progress, cancellation), how it ended, and the errors a
-//! person reads. Starting one is [`super::stdio`]'s or [`super::remote`]'s job.
+//! with idle and hard time limits, progress, cancellation) and how it ended. Starting one is
+//! [`super::stdio`]'s or [`super::remote`]'s job; the errors a person reads are
+//! [`super::error`]'s, and our side of the connection is [`super::client`]'s.
 
-use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotification,
-    CancelledNotificationParam, ClientRequest, ProgressToken, ServerResult, Tool,
+    CancelledNotificationParam, ClientRequest, ServerResult, Tool,
 };
 use rmcp::service::{
     Peer, PeerRequestOptions, QuitReason, RoleClient, RunningService,
     RunningServiceCancellationToken, ServiceError,
 };
-use rmcp::transport::streamable_http_client::StreamableHttpError;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::elicitation::{Elicitation, ElicitationAnswer, ElicitationRequest};
-
-/// How much of a server's stderr is kept in memory.
-pub const STDERR_RING_BYTES: usize = 1024 * 1024;
-/// How much of it goes into an error message.
-pub const STDERR_TAIL_CHARS: usize = 2000;
-
-/// What went wrong with a server, with its stderr tail where it helps.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum McpError {
-    #[error("Cannot start “{server}”: {detail}")]
-    Spawn { server: String, detail: String },
-    #[error("“{server}” did not start: {detail}{}", tail_text(.stderr_tail))]
-    Startup {
-        server: String,
-        detail: String,
-        stderr_tail: String,
-    },
-    #[error("“{server}” did not answer `initialize` within {} s{}", .after.as_secs(), tail_text(.stderr_tail))]
-    StartupTimeout {
-        server: String,
-        after: Duration,
-        stderr_tail: String,
-    },
-    #[error("“{server}” failed: {detail}{}", tail_text(.stderr_tail))]
-    Request {
-        server: String,
-        detail: String,
-        stderr_tail: String,
-    },
-    #[error("“{server}” did not answer within {} s", .after.as_secs_f64())]
-    Timeout { server: String, after: Duration },
-    #[error("The call to “{server}” was stopped")]
-    Cancelled { server: String },
-    /// The server answered 401, or 403 for a scope the tokens lack: a person must sign in
-    /// (again). `challenge` is its `WWW-Authenticate` header, which says where and for what.
-    #[error("{}", sign_in_text(.server, *.more_scope))]
-    SignInRequired {
-        server: String,
-        challenge: String,
-        more_scope: bool,
-    },
-    #[error("Signing in to “{server}” failed: {detail}")]
-    SignInFailed { server: String, detail: String },
-}
-
-fn sign_in_text(server: &str, more_scope: bool) -> String {
-    if more_scope {
-        format!("“{server}” needs more permission than you gave it: sign in to it again")
-    } else {
-        format!("“{server}” asks you to sign in")
-    }
-}
-
-/// The `WWW-Authenticate` challenge of a 401 or a 403 somewhere in `e`'s chain, and whether it
-/// asks for more scope (403) rather than any sign-in.
-pub(crate) fn auth_challenge(e: &(dyn std::error::Error + 'static)) -> Option<(String, bool)> {
-    let http = causes(e).find_map(|err| err.downcast_ref::<StreamableHttpError<reqwest::Error>>());
-    match http? {
-        StreamableHttpError::AuthRequired(a) => Some((a.www_authenticate_header.clone(), false)),
-        StreamableHttpError::InsufficientScope(a) => {
-            Some((a.www_authenticate_header.clone(), true))
-        }
-        _ => None,
-    }
-}
-
-/// `e` and what caused it, down to the lowest cause, through the rmcp errors that do not
-/// name their cause as `source`.
-fn causes<'a>(
-    e: &'a (dyn std::error::Error + 'static),
-) -> impl Iterator<Item = &'a (dyn std::error::Error + 'static)> {
-    std::iter::successors(Some(e), |err| {
-        match err.downcast_ref::<rmcp::service::ClientInitializeError>() {
-            // rmcp does not mark this one as the source.
-            Some(rmcp::service::ClientInitializeError::TransportError { error, .. }) => {
-                Some(error as &(dyn std::error::Error + 'static))
-            }
-            _ => match err.downcast_ref::<ServiceError>() {
-                Some(ServiceError::TransportSend(error)) => Some(error),
-                _ => err.source(),
-            },
-        }
-    })
-}
+pub use super::client::{CallProgress, HostClient, ProgressSink};
+use super::client::{Heard, ProgressRoute, ProgressRoutes};
+use super::error::{auth_challenge, readable};
+pub use super::error::{McpError, StderrRing, STDERR_RING_BYTES, STDERR_TAIL_CHARS};
 
 /// How long one call may take: `idle` without an answer or progress, `hard_max` in all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CallLimits {
     pub idle: Duration,
     pub hard_max: Duration,
-}
-
-/// An rmcp error for a person. A network failure underneath says what failed and where
-/// (host and port, never the path or query, which may hold a session id); anything else keeps
-/// its text, without the transport's Rust type name.
-pub(crate) fn readable(e: &(dyn std::error::Error + 'static)) -> String {
-    for err in causes(e) {
-        if let Some(http) = err.downcast_ref::<reqwest::Error>() {
-            return crate::net::describe_error(http);
-        }
-        if let Some(StreamableHttpError::Client(http)) =
-            err.downcast_ref::<StreamableHttpError<reqwest::Error>>()
-        {
-            return crate::net::describe_error(http);
-        }
-    }
-    without_type_names(&e.to_string())
-}
-
-/// rmcp's "Transport [some::Rust<Type>] error: " prefixes, taken out.
-fn without_type_names(text: &str) -> String {
-    const END: &str = "] error: ";
-    let (mut kept, mut rest) = (String::new(), text);
-    while let Some(start) = rest.find("Transport [") {
-        let Some(end) = rest[start..].find(END) else {
-            break;
-        };
-        kept.push_str(&rest[..start]);
-        rest = &rest[start + end + END.len()..];
-    }
-    kept.push_str(rest);
-    kept
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn transport_type_names_are_taken_out() {
-        assert_eq!(
-            super::without_type_names(
-                "Send message error Transport [rmcp::W<a::B<c::D>>] error: Client error: boom, when x"
-            ),
-            "Send message error Client error: boom, when x"
-        );
-        assert_eq!(super::without_type_names("Transport [x"), "Transport [x");
-    }
-}
-
-fn tail_text(tail: &str) -> String {
-    if tail.trim().is_empty() {
-        String::new()
-    } else {
-        format!("\n--- its last words on stderr ---\n{}", tail.trim_end())
-    }
-}
-
-/// The last [`STDERR_RING_BYTES`] a server wrote to stderr.
-#[derive(Debug, Default)]
-pub struct StderrRing {
-    bytes: Mutex<VecDeque<u8>>,
-}
-
-impl StderrRing {
-    pub(crate) fn push(&self, chunk: &[u8]) {
-        let mut bytes = self
-            .bytes
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        bytes.extend(chunk);
-        let excess = bytes.len().saturating_sub(STDERR_RING_BYTES);
-        bytes.drain(..excess);
-    }
-
-    /// The last `max_chars` characters, as text.
-    pub fn tail(&self, max_chars: usize) -> String {
-        let bytes = self
-            .bytes
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let (a, b) = bytes.as_slices();
-        let text = String::from_utf8_lossy(&[a, b].concat()).into_owned();
-        let count = text.chars().count();
-        text.chars().skip(count.saturating_sub(max_chars)).collect()
-    }
-}
-
-/// A `notifications/progress` for a call in flight: how far it is, of how much if known, and
-/// what the server says it is doing (server text: show it as text only).
-#[derive(Debug, Clone, PartialEq)]
-pub struct CallProgress {
-    pub progress: f64,
-    pub total: Option<f64>,
-    pub message: Option<String>,
-}
-
-/// Where a caller wants the progress of its call.
-pub type ProgressSink = tokio::sync::mpsc::UnboundedSender<CallProgress>;
-
-/// The calls in flight that want their progress, by the token rmcp gave each request.
-type ProgressRoutes = Arc<Mutex<HashMap<ProgressToken, ProgressSink>>>;
-
-/// What the host answers to a server: it hears `notifications/tools/list_changed` (and
-/// counts them, so the supervisor can list the tools again) and `notifications/progress`
-/// (passed to the call it is about), and shows a server's `elicitation/create` form to the
-/// person through its [`Elicitation`] (declaring the capability only when it has one);
-/// everything else is rmcp's default.
-#[derive(Debug)]
-pub struct HostClient {
-    server: String,
-    tools_changed: tokio::sync::watch::Sender<u64>,
-    progress: ProgressRoutes,
-    elicitation: Elicitation,
-}
-
-/// What a connected server's [`HostClient`] hears, for its [`McpServer`].
-pub(crate) struct Heard {
-    tools_changed: tokio::sync::watch::Receiver<u64>,
-    progress: ProgressRoutes,
-}
-
-impl HostClient {
-    /// A client, and what it hears.
-    pub(crate) fn new(server: &str, elicitation: Elicitation) -> (HostClient, Heard) {
-        let (tools_changed, heard) = tokio::sync::watch::channel(0);
-        let progress = ProgressRoutes::default();
-        (
-            HostClient {
-                server: server.to_owned(),
-                tools_changed,
-                progress: Arc::clone(&progress),
-                elicitation,
-            },
-            Heard {
-                tools_changed: heard,
-                progress,
-            },
-        )
-    }
-}
-
-impl rmcp::ClientHandler for HostClient {
-    /// Who we are at `initialize`: Switchboard and its version (not rmcp's crate name), and
-    /// the newest protocol version that has an `initialize` handshake — rmcp's newest
-    /// (2026-07-28) replaced the handshake, so naming it inside one is a contradiction servers
-    /// and the official conformance suite reject.
-    fn get_info(&self) -> rmcp::model::ClientConfig {
-        let mut capabilities = rmcp::model::ClientCapabilities::default();
-        if self.elicitation.0.is_some() {
-            capabilities.elicitation = Some(
-                rmcp::model::ElicitationCapability::new()
-                    .with_form(rmcp::model::FormElicitationCapability::new()),
-            );
-        }
-        rmcp::model::ClientConfig::new(
-            capabilities,
-            rmcp::model::Implementation::new("switchboard", env!("CARGO_PKG_VERSION")),
-        )
-        .with_protocol_version(rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE)
-    }
-
-    /// A server's form, shown to the person; what they did goes back as it is (an accepted
-    /// form checked against its schema first). A form that cannot be shown is declined.
-    async fn create_elicitation(
-        &self,
-        request: rmcp::model::ElicitRequestParams,
-        _context: rmcp::service::RequestContext<RoleClient>,
-    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
-        use rmcp::model::{ElicitResult, ElicitationAction};
-        let id = uuid::Uuid::new_v4().to_string();
-        let form = ElicitationRequest::from_rmcp(id, &self.server, &request);
-        let (Some(elicitor), Some(form)) = (&self.elicitation.0, form) else {
-            return Ok(ElicitResult::new(ElicitationAction::Decline));
-        };
-        tracing::info!(server = %self.server, fields = form.fields.len(), "an MCP server asks for input");
-        Ok(match elicitor.elicit(form).await {
-            ElicitationAnswer::Accept { content } => {
-                ElicitResult::new(ElicitationAction::Accept).with_content(Value::Object(content))
-            }
-            ElicitationAnswer::Decline => ElicitResult::new(ElicitationAction::Decline),
-            ElicitationAnswer::Cancel => ElicitResult::new(ElicitationAction::Cancel),
-        })
-    }
-
-    async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
-        self.tools_changed.send_modify(|n| *n += 1);
-    }
-
-    /// rmcp has already extended the call's time limit; this passes the news on to whoever
-    /// made the call (a token no call is waiting on is ignored).
-    async fn on_progress(
-        &self,
-        params: rmcp::model::ProgressNotificationParam,
-        _context: rmcp::service::NotificationContext<RoleClient>,
-    ) {
-        let route = self
-            .progress
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .get(&params.progress_token)
-            .cloned();
-        if let Some(sink) = route {
-            let _ = sink.send(CallProgress {
-                progress: params.progress,
-                total: params.total,
-                message: params.message,
-            });
-        }
-    }
-}
-
-/// A call's progress route, taken down when the call ends however it ends.
-struct ProgressRoute<'a> {
-    routes: &'a ProgressRoutes,
-    token: ProgressToken,
-}
-
-impl Drop for ProgressRoute<'_> {
-    fn drop(&mut self) {
-        self.routes
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .remove(&self.token);
-    }
 }
 
 /// A connected server, local or remote. How its connection ends is awaited by a task of its
@@ -612,7 +306,7 @@ impl McpServer {
             .is_err()
         {
             tracing::warn!(server = %self.name, "MCP server did not end in time; killing its group");
-            super::stdio::end_process_group(self.pid).await;
+            super::process_group::end_process_group(self.pid).await;
         }
     }
 }

@@ -21,8 +21,11 @@ use process_wrap::tokio::CommandWrap;
 use rmcp::service::ServiceExt;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+use super::client::HostClient;
 use super::elicitation::Elicitation;
-use super::server::{HostClient, McpError, McpServer, StderrRing, STDERR_TAIL_CHARS};
+use super::error::{McpError, StderrRing, STDERR_TAIL_CHARS};
+use super::process_group::{end_process_group, GroupGuard};
+use super::server::McpServer;
 
 /// The longest line a server may send on stdout; a longer one stops it with a clear error
 /// instead of being buffered.
@@ -143,7 +146,7 @@ pub async fn start_with(
                     MAX_LINE_BYTES / (1024 * 1024)
                 )
             } else {
-                super::server::readable(&e)
+                super::error::readable(&e)
             };
             return Err(McpError::Startup {
                 server: name.to_owned(),
@@ -232,51 +235,6 @@ async fn drain_stderr(
         }
     }
 }
-
-/// Kills the group led by its pid when dropped, unless disarmed (set to `None`).
-struct GroupGuard(Option<u32>);
-
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        #[cfg(unix)]
-        if let Some(pgid) = self.0.take().and_then(|p| i32::try_from(p).ok()) {
-            let _ = nix::sys::signal::killpg(
-                nix::unistd::Pid::from_raw(pgid),
-                nix::sys::signal::Signal::SIGKILL,
-            );
-        }
-    }
-}
-
-/// TERM to every process left in the group led by `pgid`, then KILL to any still there after
-/// a second. Nothing happens when the group is already empty. (Windows: the Job Object ends
-/// every process in it when its handle closes.)
-#[cfg(unix)]
-pub(crate) async fn end_process_group(pgid: Option<u32>) {
-    use nix::sys::signal::{killpg, Signal};
-    use nix::unistd::Pid;
-    let Some(pgid) = pgid.and_then(|p| i32::try_from(p).ok()) else {
-        return;
-    };
-    let group = Pid::from_raw(pgid);
-    if killpg(group, Signal::SIGTERM).is_err() {
-        return; // no such group: everything has exited
-    }
-    for _ in 0..20 {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        if killpg(group, None).is_err() {
-            return;
-        }
-    }
-    tracing::warn!(
-        pgid,
-        "processes of a stopped MCP server ignored TERM; killing them"
-    );
-    let _ = killpg(group, Signal::SIGKILL);
-}
-
-#[cfg(not(unix))]
-pub(crate) async fn end_process_group(_pgid: Option<u32>) {}
 
 /// Reads a server's stdout and fails the read (which ends the connection) once a line grows
 /// past `cap` bytes without a newline, noting that it did.

@@ -8,6 +8,8 @@
 //! that was not offered never reaches [`decide`]: the loop answers it as an unknown tool.
 
 pub mod confirm;
+pub mod pins;
+pub mod servers;
 
 use std::collections::HashSet;
 

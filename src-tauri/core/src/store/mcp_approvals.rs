@@ -1,6 +1,6 @@
 //! Which MCP servers the person approved to start, and for which fingerprint of their command
 //! line or address (see [`crate::mcp::config::ServerEntry::fingerprint`]); and each server's
-//! tools as they were pinned (see [`crate::mcp::pins`]).
+//! tools as they were pinned (see [`crate::policy::pins`]).
 
 use rusqlite::{params, OptionalExtension};
 

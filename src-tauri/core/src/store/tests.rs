@@ -305,7 +305,7 @@ fn a_call(conversation_id: &str, message_id: &str, call_id: &str) -> ToolRun {
         call_id: call_id.to_owned(),
         server: "everything".into(),
         tool: "echo".into(),
-        display_name: None,
+        display_name: "everything · Echo".into(),
         arguments: "{}".into(),
         decision: Some(ToolDecision::Allowed),
         decision_scope: Some(ApprovalScope::Once),
@@ -316,6 +316,43 @@ fn a_call(conversation_id: &str, message_id: &str, call_id: &str) -> ToolRun {
         result: Some("{\"content\":[]}".into()),
         retry_of: None,
         description: None,
+        can_retry: false,
+    }
+}
+
+#[test]
+fn a_call_can_be_retried_when_it_failed_was_allowed_names_a_real_tool_and_has_object_arguments() {
+    let failed = |change: fn(&mut ToolRun)| {
+        let mut run = a_call("c", "m", "x");
+        run.is_error = true;
+        change(&mut run);
+        run.with_retry_rule()
+    };
+    assert!(failed(|_| {}).can_retry);
+    assert!(
+        failed(|r| r.arguments = "  ".into()).can_retry,
+        "no text is no arguments"
+    );
+    let refused = [
+        (failed(|r| r.is_error = false), "did not fail"),
+        (
+            failed(|r| r.decision = Some(ToolDecision::Denied)),
+            "was not allowed",
+        ),
+        (failed(|r| r.server = String::new()), "does not exist"),
+        (failed(|r| r.arguments = "[1]".into()), "not a JSON object"),
+        (
+            failed(|r| r.arguments = "{oops".into()),
+            "not a JSON object",
+        ),
+    ];
+    for (run, why) in refused {
+        assert!(!run.can_retry, "{why}");
+        let said = run.retry_refusal().expect("a reason");
+        assert!(
+            said.contains(why) && said.contains("everything · Echo"),
+            "{said}"
+        );
     }
 }
 

@@ -93,8 +93,10 @@ pub struct ToolRun {
     pub call_id: String,
     pub server: String,
     pub tool: String,
-    /// "Server · Tool Name" as the person saw it when the call ran.
-    pub display_name: Option<String>,
+    /// "Server · Tool Name" as the person saw it when the call ran; the name the model used
+    /// for a tool that does not exist. Rows older than the column get the server's name and the
+    /// tool's, title-cased.
+    pub display_name: String,
     /// The argument text exactly as the model sent it.
     pub arguments: String,
     /// `None` when the call never got that far (an unknown tool).
@@ -113,6 +115,49 @@ pub struct ToolRun {
     pub retry_of: Option<CallRef>,
     /// The model's few words on what the call did, when Settings asked for them.
     pub description: Option<String>,
+    /// Whether a Retry can run it again ([`ToolRun::retry_refusal`] has nothing to say); worked
+    /// out from the rest whenever a run is read or made, never saved.
+    pub can_retry: bool,
+}
+
+impl ToolRun {
+    /// Why a Retry cannot run this call again, or `None` when it can as far as the record goes:
+    /// it failed, it was allowed, its tool exists and its arguments are a JSON object (no text at
+    /// all is an empty one). Whether the tool is still offered is the caller's to check.
+    pub fn retry_refusal(&self) -> Option<String> {
+        let name = &self.display_name;
+        if !self.is_error {
+            return Some(format!("“{name}” did not fail; there is nothing to retry."));
+        }
+        if self.decision == Some(ToolDecision::Denied) {
+            return Some(format!(
+                "“{name}” was not allowed to run; ask the model again if you want it to."
+            ));
+        }
+        if self.server.is_empty() {
+            return Some(format!(
+                "The model asked for “{name}”, a tool that does not exist; there is nothing to run again."
+            ));
+        }
+        let object = self.arguments.trim().is_empty()
+            || matches!(
+                serde_json::from_str::<serde_json::Value>(&self.arguments),
+                Ok(serde_json::Value::Object(_))
+            );
+        if !object {
+            return Some(format!(
+                "The arguments of “{name}” are not a JSON object, so it cannot run as they are; send a message asking the model to call it again."
+            ));
+        }
+        None
+    }
+
+    /// Sets [`ToolRun::can_retry`] from the rest.
+    #[must_use]
+    pub fn with_retry_rule(mut self) -> Self {
+        self.can_retry = self.retry_refusal().is_none();
+        self
+    }
 }
 
 const RUN_COLUMNS: &str = "id, conversation_id, message_id, call_id, server, tool, arguments, \
@@ -167,7 +212,10 @@ fn run_from_row(row: &Row<'_>) -> rusqlite::Result<ToolRun> {
         finished_at: row.get(11)?,
         is_error: row.get(12)?,
         result: row.get(13)?,
-        display_name: row.get(14)?,
+        display_name: match row.get::<_, Option<String>>(14)? {
+            Some(name) => name,
+            None => shown_name(&row.get::<_, String>(4)?, &row.get::<_, String>(5)?),
+        },
         retry_of: match (
             row.get::<_, Option<String>>(17)?,
             row.get::<_, Option<String>>(15)?,
@@ -179,7 +227,19 @@ fn run_from_row(row: &Row<'_>) -> rusqlite::Result<ToolRun> {
             _ => None,
         },
         description: row.get(16)?,
-    })
+        can_retry: false,
+    }
+    .with_retry_rule())
+}
+
+/// The name of a call saved before display names were: its server's and its tool's, or the name
+/// the model used when no server has the tool.
+fn shown_name(server: &str, tool: &str) -> String {
+    if server.is_empty() {
+        tool.to_owned()
+    } else {
+        crate::text::tool_display_name(server, tool, None)
+    }
 }
 
 /// A tool the person allowed to run without asking.
@@ -187,6 +247,8 @@ fn run_from_row(row: &Row<'_>) -> rusqlite::Result<ToolRun> {
 pub struct StandingApproval {
     pub server: String,
     pub tool: String,
+    /// "Server · Tool Name", as the Settings list shows it.
+    pub display_name: String,
     /// The conversation it holds in; `None` for every conversation.
     pub conversation_id: Option<String>,
     /// That conversation's title, for the Settings list.
@@ -344,9 +406,11 @@ impl Store {
             )?;
             let rows = stmt.query_map([], |row| {
                 let conversation: String = row.get(2)?;
+                let (server, tool): (String, String) = (row.get(0)?, row.get(1)?);
                 Ok(StandingApproval {
-                    server: row.get(0)?,
-                    tool: row.get(1)?,
+                    display_name: shown_name(&server, &tool),
+                    server,
+                    tool,
                     conversation_id: Some(conversation).filter(|c| !c.is_empty()),
                     conversation_title: row.get(3)?,
                     created_at: row.get(4)?,

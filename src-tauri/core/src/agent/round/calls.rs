@@ -296,14 +296,14 @@ impl Run<'_> {
     /// Shows a call as allowed or denied (an unknown tool or bad arguments were never up for a
     /// decision).
     fn announce_decision(&self, call: &Call<'_>) {
-        let (allowed, scope, reason) = match &call.state {
-            CallState::Allowed(scope) => (true, Some(*scope), None),
-            CallState::Denied(scope, why) => (false, *scope, Some(why.clone())),
+        let (decision, scope, reason) = match &call.state {
+            CallState::Allowed(scope) => (ToolDecision::Allowed, Some(*scope), None),
+            CallState::Denied(scope, why) => (ToolDecision::Denied, *scope, Some(why.clone())),
             CallState::Invalid(_) | CallState::Undecided => return,
         };
         self.ctx.emit(RunEvent::ToolDecided {
             call_id: call.call.id.clone(),
-            allowed,
+            decision,
             scope,
             reason,
         });

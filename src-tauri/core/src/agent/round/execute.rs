@@ -76,8 +76,10 @@ impl Run<'_> {
                 next = running.next() => {
                     let Some((i, done)) = next else { break };
                     let call = &calls[i];
-                    if let Some(saved) = ctx.record(answer, call, &done, words.remove(&i)).await {
+                    let mut can_retry = false;
+                    if let Some((saved, retry)) = ctx.record(answer, call, &done, words.remove(&i)).await {
                         remember(history, &saved);
+                        can_retry = retry;
                     }
                     let (content, full_length) = Message::preview_of(&done.content);
                     ctx.emit(RunEvent::ToolFinished {
@@ -86,6 +88,7 @@ impl Run<'_> {
                         content,
                         full_length,
                         duration_ms: done.duration_ms,
+                        can_retry,
                     });
                     outcomes[i] = Some(done);
                 }

@@ -8,15 +8,15 @@ use crate::store::{new_id, Message, NewMessage, Role, ToolRun};
 
 impl Ctx<'_> {
     /// Saves the record of a call and the tool message the model reads, then shows the message
-    /// (a long result as a preview). Returns the message as saved, whole; `None` when the
-    /// database failed (said in the conversation).
+    /// (a long result as a preview). Returns the message as saved, whole, and whether a Retry can
+    /// run the call again; `None` when the database failed (said in the conversation).
     pub(super) async fn record(
         &self,
         answer: &Answer,
         call: &Call<'_>,
         done: &CallOutcome,
         description: Option<String>,
-    ) -> Option<Message> {
+    ) -> Option<(Message, bool)> {
         let (decision, decision_scope, deny_reason) = call.state.decision();
         let tool = call.tool.as_ref();
         let run = ToolRun {
@@ -26,7 +26,7 @@ impl Ctx<'_> {
             call_id: call.call.id.clone(),
             server: tool.map(|t| t.server.clone()).unwrap_or_default(),
             tool: tool.map_or_else(|| call.call.name.clone(), |t| t.tool.clone()),
-            display_name: tool.map(|t| t.display_name.clone()),
+            display_name: tool.map_or_else(|| call.call.name.clone(), |t| t.display_name.clone()),
             arguments: call.call.raw_arguments.clone(),
             decision,
             decision_scope,
@@ -37,17 +37,20 @@ impl Ctx<'_> {
             result: done.full.clone().or_else(|| Some(done.content.clone())),
             retry_of: answer.retry_of.clone(),
             description,
-        };
+            can_retry: false,
+        }
+        .with_retry_rule();
         let mut message = NewMessage::text(Role::Tool, done.content.clone());
         message.tool_call_id = Some(call.call.id.clone());
         message.name = Some(call.call.name.clone());
         message.is_error = done.is_error;
+        let can_retry = run.can_retry;
         match self.services.store.record_tool_call(run, message).await {
             Ok(saved) => {
                 self.emit(RunEvent::MessageSaved {
                     message: saved.clone().preview(),
                 });
-                Some(saved)
+                Some((saved, can_retry))
             }
             Err(e) => {
                 self.failed(&e.to_string());
@@ -60,7 +63,7 @@ impl Ctx<'_> {
 impl Run<'_> {
     /// [`Ctx::record`], and the run's copy of the conversation kept in step.
     pub(super) async fn record(&mut self, answer: &Answer, call: &Call<'_>, done: &CallOutcome) {
-        if let Some(saved) = self.ctx.record(answer, call, done, None).await {
+        if let Some((saved, _)) = self.ctx.record(answer, call, done, None).await {
             self.remember(&saved);
         }
     }

@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::secrets::MemoryStore;
+use crate::secrets::{MemoryStore, SecretStore};
 
 const CLAUDE: &str = r#"{
   "globalShortcut": "Ctrl+Space",

@@ -1,7 +1,8 @@
 //! Tools pinned as first seen: a tool whose description or schema changes afterwards (a
 //! "rug pull": a server that turns a harmless tool into one that asks the model to leak files)
 //! is held back — not offered to any model — until the person has read what changed and
-//! accepted it.
+//! accepted it. The app pins a server's new tools as its list arrives (at start and after each
+//! `tools/list_changed`); reading the tools for a conversation or a page only reviews them.
 
 use std::collections::HashMap;
 
@@ -9,7 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 use similar::TextDiff;
 
-use super::catalogue::CatalogueTool;
+use crate::mcp::catalogue::CatalogueTool;
 
 pub use crate::store::PinnedTool;
 
@@ -28,7 +29,7 @@ impl PinnedTool {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum ToolStatus {
-    /// Never seen: pinned now.
+    /// Not pinned yet: offered, and pinned as the app sees it listed.
     New,
     /// As pinned.
     Pinned,
@@ -48,6 +49,16 @@ pub fn review(tools: &[CatalogueTool], pins: &[PinnedTool]) -> Vec<ToolStatus> {
                 diff: diff(pin, tool),
             },
         })
+        .collect()
+}
+
+/// The pins to write for the tools that have none yet (trust on first sight).
+pub fn unpinned(tools: &[CatalogueTool], pins: &[PinnedTool]) -> Vec<PinnedTool> {
+    tools
+        .iter()
+        .zip(review(tools, pins))
+        .filter(|(_, status)| matches!(status, ToolStatus::New))
+        .map(|(tool, _)| PinnedTool::of(tool))
         .collect()
 }
 

@@ -1,0 +1,48 @@
+//! Approving a server: what the dialog shows for it as its entry is now, and approving exactly
+//! that (the rules are [`crate::policy::servers`]'; the flow that asks is
+//! [`crate::App::approve_server`]).
+
+use super::{find_server, McpServerView};
+use crate::engine::Core;
+use crate::error::CoreError;
+use crate::policy::servers::{self, ServerApprovalRequest};
+
+impl Core {
+    /// What the approval dialog must show for `name` as its entry is now: the full command
+    /// line (or address), and the fingerprint that approving exactly this approves.
+    ///
+    /// # Errors
+    /// Not found, an invalid entry.
+    pub fn mcp_approval_request(&self, name: &str) -> Result<ServerApprovalRequest, CoreError> {
+        let file = self.load_mcp()?;
+        let (key, entry) = find_server(&file, name)?;
+        Ok(ServerApprovalRequest::of(key, &entry.resolve(key)?))
+    }
+
+    /// Approves what `shown` showed, only if the entry still is exactly that: a file edited
+    /// while the dialog was open is not approved by it.
+    ///
+    /// # Errors
+    /// [`CoreError::Conflict`] when the entry changed; not found; the database.
+    pub async fn mcp_approve_shown(
+        &self,
+        shown: &ServerApprovalRequest,
+    ) -> Result<McpServerView, CoreError> {
+        let now = self.mcp_approval_request(&shown.server)?;
+        if !servers::still_as_shown(shown, &now) {
+            return Err(CoreError::Conflict {
+                field: "command_line",
+                message: format!(
+                    "“{}” changed in {} while you were reading it; review it again.",
+                    shown.server,
+                    self.mcp_file().display()
+                ),
+            });
+        }
+        self.store()?
+            .approve_mcp_server(now.server.clone(), now.fingerprint)
+            .await?;
+        tracing::info!(server = %now.server, command = %now.command_line, "MCP server approved");
+        self.mcp_server_view(now.server).await
+    }
+}

@@ -1,0 +1,206 @@
+//! Changing which servers there are and how each runs: add (typed on the command line, which
+//! approves it, or in the window, which does not), edit, remove (its secrets and approval too),
+//! import with a preview, and switching one off or on. Every change is written to mcp.json.
+
+use super::{find_server, McpServerView};
+use crate::engine::Core;
+use crate::error::{CoreError, InvalidInput};
+use crate::mcp::config::{
+    move_secrets_to_keychain, validate_name, ConfigValue, ImportPreview, ServerEntry,
+};
+
+impl Core {
+    /// Adds a server typed on the command line (or confirmed there), which counts as approving
+    /// it. Secret `env` / `headers` values move to the keychain first.
+    ///
+    /// # Errors
+    /// An invalid entry, a taken name, the keychain, the file or the database.
+    pub async fn mcp_add(
+        &self,
+        name: &str,
+        entry: ServerEntry,
+    ) -> Result<McpServerView, CoreError> {
+        self.mcp_add_entry(name, entry, true).await
+    }
+
+    /// Adds a server without approving it: what the window adds. The webview renders hostile
+    /// text, so nothing it sends may start a program; the server waits for the native dialog.
+    ///
+    /// # Errors
+    /// As [`Core::mcp_add`].
+    pub async fn mcp_add_unapproved(
+        &self,
+        name: &str,
+        entry: ServerEntry,
+    ) -> Result<McpServerView, CoreError> {
+        self.mcp_add_entry(name, entry, false).await
+    }
+
+    pub(super) async fn mcp_add_entry(
+        &self,
+        name: &str,
+        mut entry: ServerEntry,
+        approved: bool,
+    ) -> Result<McpServerView, CoreError> {
+        let name = validate_name(name)?;
+        let spec = entry.resolve(&name)?;
+        let mut file = self.load_mcp()?;
+        if file.find(&name).is_some() {
+            return Err(CoreError::Conflict {
+                field: "name",
+                message: format!("A server named “{name}” already exists."),
+            });
+        }
+        let server = name.clone();
+        entry = self
+            .secrets(move |s| move_secrets_to_keychain(&server, &mut entry, s).map(|_| entry))
+            .await
+            .map_err(CoreError::key_not_saved)?;
+        let fingerprint = entry.fingerprint();
+        file.servers.insert(name.clone(), entry);
+        file.save(&self.mcp_file())?;
+        if approved {
+            self.store()?
+                .approve_mcp_server(name.clone(), fingerprint)
+                .await?;
+        }
+        tracing::info!(server = %name, command = %spec.launch.display(), approved, "MCP server added");
+        self.mcp_server_view(name).await
+    }
+
+    /// Changes how a server runs to what the person typed — a program's command line (its
+    /// `KEY=value` words replace those variables; others are kept) or a remote server's
+    /// address — keeping everything else in its entry. The edited server needs approval again.
+    ///
+    /// # Errors
+    /// Not found; a program turned into an address or back (remove and add instead); an
+    /// invalid result; the keychain or the file.
+    pub async fn mcp_edit(
+        &self,
+        name: &str,
+        typed: ServerEntry,
+    ) -> Result<McpServerView, CoreError> {
+        let mut file = self.load_mcp()?;
+        let (key, current) = find_server(&file, name).map(|(k, e)| (k.clone(), e.clone()))?;
+        let mut entry = current.clone();
+        match (current.command.is_some(), typed.command) {
+            (true, Some(command)) => {
+                entry.command = Some(command);
+                entry.args = typed.args;
+                entry.env.extend(typed.env);
+            }
+            (false, None) if current.url.is_some() => entry.url = typed.url,
+            (true, None) => {
+                return Err(InvalidInput::new(
+                    "url",
+                    "This server runs a program: give its command line. To reach a remote server instead, remove this one and add that.",
+                )
+                .into())
+            }
+            _ => {
+                return Err(InvalidInput::new(
+                    "command_line",
+                    "This is a remote server: give its address. To run a program instead, remove this one and add that.",
+                )
+                .into())
+            }
+        }
+        entry.resolve(&key)?;
+        let server = key.clone();
+        entry = self
+            .secrets(move |s| move_secrets_to_keychain(&server, &mut entry, s).map(|_| entry))
+            .await
+            .map_err(CoreError::key_not_saved)?;
+        file.servers.insert(key.clone(), entry);
+        file.save(&self.mcp_file())?;
+        tracing::info!(server = %key, "MCP server edited; it needs approval again");
+        self.mcp_server_view(key).await
+    }
+
+    /// Removes a server, its keychain values and its approval.
+    ///
+    /// # Errors
+    /// Not found, the keychain, the file or the database.
+    pub async fn mcp_remove(&self, name: &str) -> Result<(), CoreError> {
+        let mut file = self.load_mcp()?;
+        let (key, entry) = find_server(&file, name).map(|(k, e)| (k.clone(), e.clone()))?;
+        let accounts: Vec<String> = entry
+            .env
+            .values()
+            .chain(entry.headers.values())
+            .filter_map(|v| match v {
+                ConfigValue::Keychain { keychain } => Some(keychain.clone()),
+                ConfigValue::Plain(_) => None,
+            })
+            .collect();
+        self.secrets(move |s| accounts.iter().try_for_each(|a| s.delete(a)))
+            .await?;
+        file.servers.remove(&key);
+        file.save(&self.mcp_file())?;
+        self.store()?.forget_mcp_approval(key.clone()).await?;
+        tracing::info!(server = %key, "MCP server removed");
+        Ok(())
+    }
+
+    /// What importing `text` would add, change nothing yet.
+    ///
+    /// # Errors
+    /// mcp.json or `text` cannot be read.
+    pub fn mcp_import_preview(&self, text: &str, origin: &str) -> Result<ImportPreview, CoreError> {
+        let current = self.load_mcp()?;
+        Ok(ImportPreview::from_text(text, origin, &current)?)
+    }
+
+    /// Adds every server the preview lists as added (approved: the person confirmed the
+    /// preview, which shows each command line). Returns the names added.
+    ///
+    /// # Errors
+    /// As [`Core::mcp_add`]; servers added before a failure stay added.
+    pub async fn mcp_import(&self, preview: &ImportPreview) -> Result<Vec<String>, CoreError> {
+        self.mcp_import_entries(preview, true).await
+    }
+
+    /// Imports what `preview` shows without approving it: what the window imports (each
+    /// server then waits for the native dialog; see [`Core::mcp_add_unapproved`]).
+    ///
+    /// # Errors
+    /// As [`Core::mcp_import`].
+    pub async fn mcp_import_unapproved(
+        &self,
+        preview: &ImportPreview,
+    ) -> Result<Vec<String>, CoreError> {
+        self.mcp_import_entries(preview, false).await
+    }
+
+    pub(super) async fn mcp_import_entries(
+        &self,
+        preview: &ImportPreview,
+        approved: bool,
+    ) -> Result<Vec<String>, CoreError> {
+        let mut added = Vec::new();
+        for (name, entry) in preview.entries() {
+            self.mcp_add_entry(name, entry.clone(), approved).await?;
+            added.push(name.clone());
+        }
+        Ok(added)
+    }
+
+    /// Turns a server on or off in mcp.json (its approval is untouched).
+    ///
+    /// # Errors
+    /// Not found; the file cannot be written.
+    pub async fn mcp_set_disabled(
+        &self,
+        name: &str,
+        disabled: bool,
+    ) -> Result<McpServerView, CoreError> {
+        let mut file = self.load_mcp()?;
+        let key = find_server(&file, name)?.0.clone();
+        if let Some(entry) = file.servers.get_mut(&key) {
+            entry.disabled = disabled;
+        }
+        file.save(&self.mcp_file())?;
+        tracing::info!(server = %key, disabled, "MCP server switched");
+        self.mcp_server_view(key).await
+    }
+}

@@ -1,0 +1,200 @@
+//! MCP servers as a person manages them: the list with each server's state of approval, add,
+//! remove (secrets and approval too), import with a preview, approve, and starting a
+//! server only when what it runs is exactly what was approved; handing every such server to
+//! the supervisor ([`McpHost`]).
+//!
+//! By idea: [`entries`] changes the list, [`approval`] approves a server as shown, [`running`]
+//! starts and stops them, [`tools`] reviews and pins their tools; this file is the views.
+
+mod approval;
+mod entries;
+mod running;
+mod tools;
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::Core;
+use crate::error::CoreError;
+use crate::mcp::config::{Launch, McpFile, ServerEntry, FILE_NAME};
+use crate::mcp::host::{McpHost, ServerState};
+use crate::mcp::launch::stderr_log_path;
+use crate::policy::pins::ToolStatus;
+use crate::policy::servers;
+
+pub(super) fn not_oauth(server: &str) -> CoreError {
+    CoreError::Conflict {
+        field: "url",
+        message: format!(
+            "“{server}” is not reached over streamable HTTP, so it has nothing to sign in to."
+        ),
+    }
+}
+
+/// A configured server with what the supervisor says about it, for the Servers page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct McpServerStatus {
+    #[serde(flatten)]
+    pub server: McpServerView,
+    /// `None` when the supervisor does not run it (disabled, needs approval, invalid).
+    pub state: Option<ServerState>,
+    /// What the supervisor runs: the program's resolved path (found on the login shell's
+    /// `PATH`), or the address; `None` when it is not run.
+    pub resolved: Option<String>,
+    /// Where its stderr is logged.
+    pub log_file: String,
+}
+
+/// One tool of a server, against its pin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct ToolReview {
+    pub tool: String,
+    /// The name models see.
+    pub wire_name: String,
+    /// "Server · Tool Name".
+    pub display_name: String,
+    #[serde(flatten)]
+    pub status: ToolStatus,
+    /// Whether it may be offered to a model (not while held back).
+    pub offered: bool,
+}
+
+/// One configured server as lists show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct McpServerView {
+    pub name: String,
+    /// `stdio`, `http` or `sse`; `None` when the entry cannot be used.
+    pub transport: Option<&'static str>,
+    /// The exact command line or address (secrets shown as keychain references).
+    pub command_line: Option<String>,
+    pub disabled: bool,
+    /// Approved as it is now; a new or changed server is not.
+    pub approved: bool,
+    /// Why the entry cannot be used.
+    pub error: Option<String>,
+    /// What an edit starts from: the program and its arguments as one shell-quoted line, or
+    /// the address; `None` for an entry that cannot be used.
+    pub edit_text: Option<String>,
+}
+
+impl Core {
+    pub fn mcp_file(&self) -> PathBuf {
+        self.paths.config_dir.join(FILE_NAME)
+    }
+
+    pub(super) fn load_mcp(&self) -> Result<McpFile, CoreError> {
+        Ok(McpFile::load(&self.mcp_file())?)
+    }
+
+    pub(super) async fn approved_fingerprint(
+        &self,
+        name: &str,
+    ) -> Result<Option<String>, CoreError> {
+        Ok(self.store()?.mcp_approval(name.to_owned()).await?)
+    }
+
+    /// Every configured server, in name order.
+    ///
+    /// # Errors
+    /// mcp.json cannot be read or parsed; the database.
+    pub async fn mcp_servers(&self) -> Result<Vec<McpServerView>, CoreError> {
+        let file = self.load_mcp()?;
+        let mut views = Vec::new();
+        for (name, spec) in file.specs() {
+            let view = match spec {
+                Ok(spec) => McpServerView {
+                    approved: servers::approved(
+                        self.approved_fingerprint(&name).await?.as_deref(),
+                        &spec,
+                    ),
+                    transport: Some(match spec.launch {
+                        Launch::Stdio { .. } => "stdio",
+                        Launch::Http { .. } => "http",
+                        Launch::Sse { .. } => "sse",
+                    }),
+                    command_line: Some(spec.launch.display()),
+                    edit_text: Some(match &spec.launch {
+                        Launch::Stdio { command, args, .. } => {
+                            shell_words::join(std::iter::once(command).chain(args))
+                        }
+                        Launch::Http { url, .. } | Launch::Sse { url, .. } => url.clone(),
+                    }),
+                    disabled: spec.disabled,
+                    error: None,
+                    name,
+                },
+                Err(e) => McpServerView {
+                    disabled: file.servers[&name].disabled,
+                    name,
+                    transport: None,
+                    command_line: None,
+                    edit_text: None,
+                    approved: false,
+                    error: Some(e.to_string()),
+                },
+            };
+            views.push(view);
+        }
+        Ok(views)
+    }
+
+    /// How [`Core::mcp_servers`] shows the server named exactly `name`.
+    pub async fn mcp_server_view(&self, name: String) -> Result<McpServerView, CoreError> {
+        self.mcp_servers()
+            .await?
+            .into_iter()
+            .find(|v| v.name == name)
+            .ok_or(CoreError::NotFound { what: name })
+    }
+
+    /// Every configured server with its supervisor state, in name order.
+    ///
+    /// # Errors
+    /// As [`Core::mcp_servers`].
+    pub async fn mcp_status(
+        &self,
+        host: Option<&McpHost>,
+    ) -> Result<Vec<McpServerStatus>, CoreError> {
+        let states = host.map(McpHost::states).unwrap_or_default();
+        let resolved = host.map(McpHost::resolved).unwrap_or_default();
+        Ok(self
+            .mcp_servers()
+            .await?
+            .into_iter()
+            .map(|server| McpServerStatus {
+                state: states.get(&server.name).cloned(),
+                resolved: resolved.get(&server.name).cloned(),
+                log_file: stderr_log_path(&self.paths.log_dir, &server.name)
+                    .display()
+                    .to_string(),
+                server,
+            })
+            .collect())
+    }
+
+    /// Where the host records its servers' process groups.
+    pub fn mcp_pid_file(&self) -> PathBuf {
+        self.paths.data_dir.join("mcp-processes.json")
+    }
+}
+
+/// Runs blocking work (the keychain, files) off the async runtime; a task that panicked is
+/// reported as the store's task error, as every other background task is.
+pub(super) async fn off_runtime<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, CoreError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| CoreError::Store(crate::store::StoreError::Task(e.to_string())))
+}
+
+/// The entry named `name` (ignoring case), or not found.
+pub(super) fn find_server<'f>(
+    file: &'f McpFile,
+    name: &str,
+) -> Result<(&'f String, &'f ServerEntry), CoreError> {
+    file.find(name).ok_or_else(|| CoreError::NotFound {
+        what: format!("server “{}”", name.trim()),
+    })
+}

@@ -1,0 +1,235 @@
+//! Running servers: preparing a launch only when what it runs is exactly what was approved,
+//! starting one or all under the supervisor, restarting, signing in and out of a remote one,
+//! its log, and the tools it lists now.
+
+use super::{find_server, not_oauth, off_runtime};
+use crate::engine::Core;
+use crate::error::CoreError;
+use crate::mcp::catalogue::ListedTool;
+use crate::mcp::config::Launch;
+use crate::mcp::environment::{login_shell_path, search_path, LOGIN_SHELL_TIMEOUT};
+use crate::mcp::host::McpHost;
+use crate::mcp::launch::{remote_launch, stderr_log_path, stdio_launch, ServerLaunch};
+use crate::mcp::oauth::{Authorizer, RemoteAuth};
+use crate::mcp::remote::{RemoteLaunch, RemoteTransport};
+use crate::mcp::server::{McpError, McpServer};
+use crate::policy::servers::{self};
+
+impl Core {
+    /// (Re)starts one server under `host`: whatever runs under that name is stopped first,
+    /// and it starts only if enabled and approved exactly as it is now.
+    ///
+    /// # Errors
+    /// As [`Core::mcp_prepare`].
+    pub async fn mcp_restart(&self, host: &McpHost, name: &str) -> Result<(), CoreError> {
+        let prepared = self.mcp_prepare(name).await;
+        let key = match &prepared {
+            Ok((key, _)) => key.clone(),
+            Err(_) => name.trim().to_owned(),
+        };
+        host.stop(&key).await;
+        let (key, launch) = prepared?;
+        host.spawn(&key, launch).await;
+        Ok(())
+    }
+
+    /// The end of a server's stderr log (at most `max_bytes`), or empty when it has none.
+    ///
+    /// # Errors
+    /// Not found; the log cannot be read.
+    pub async fn mcp_log_tail(&self, name: &str, max_bytes: u64) -> Result<String, CoreError> {
+        let file = self.load_mcp()?;
+        let key = find_server(&file, name)?.0.clone();
+        let path = stderr_log_path(&self.paths.log_dir, &key);
+        let read = off_runtime(move || -> std::io::Result<String> {
+            use std::io::{Read, Seek, SeekFrom};
+            let mut log = match std::fs::File::open(&path) {
+                Ok(log) => log,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(String::new()),
+                Err(e) => return Err(e),
+            };
+            let len = log.metadata()?.len();
+            log.seek(SeekFrom::Start(len.saturating_sub(max_bytes)))?;
+            let mut bytes = Vec::new();
+            log.read_to_end(&mut bytes)?;
+            Ok(String::from_utf8_lossy(&bytes).into_owned())
+        })
+        .await?;
+        read.map_err(|e| CoreError::Io {
+            what: "the server's log".into(),
+            detail: e.to_string(),
+        })
+    }
+
+    /// Signs in to the remote server `name` with OAuth (`authorizer` visits the authorization
+    /// page) and keeps the tokens in the keychain. The server is asked first what it wants (its
+    /// `WWW-Authenticate` challenge names the scopes and where its metadata is). Returns the
+    /// server's name as configured. The caller restarts it.
+    ///
+    /// # Errors
+    /// Not found, not approved, not a streamable HTTP server; the sign-in failed.
+    pub async fn mcp_sign_in(
+        &self,
+        name: &str,
+        authorizer: &dyn Authorizer,
+    ) -> Result<String, CoreError> {
+        let (key, remote, auth) = self.mcp_remote_auth(name).await?;
+        let challenge = crate::mcp::remote::challenge(&key, &remote).await?;
+        crate::mcp::oauth::sign_in(&key, &remote.url, &auth, challenge.as_deref(), authorizer)
+            .await?;
+        Ok(key)
+    }
+
+    /// Forgets the remote server `name`'s OAuth tokens. Returns its name as configured.
+    ///
+    /// # Errors
+    /// Not found, not approved, not a remote server; the keychain.
+    pub async fn mcp_sign_out(&self, name: &str) -> Result<String, CoreError> {
+        let (key, _, auth) = self.mcp_remote_auth(name).await?;
+        auth.tokens.forget().await.map_err(|e| {
+            CoreError::Mcp(McpError::SignInFailed {
+                server: key.clone(),
+                detail: e.to_string(),
+            })
+        })?;
+        Ok(key)
+    }
+
+    pub(super) async fn mcp_remote_auth(
+        &self,
+        name: &str,
+    ) -> Result<(String, RemoteLaunch, RemoteAuth), CoreError> {
+        let (key, launch) = self.mcp_prepare(name).await?;
+        match launch {
+            ServerLaunch::Remote(remote) if remote.transport != RemoteTransport::Sse => {
+                match remote.auth.clone() {
+                    Some(auth) => Ok((key, remote, auth)),
+                    None => Err(not_oauth(&key)),
+                }
+            }
+            _ => Err(not_oauth(&key)),
+        }
+    }
+
+    /// Everything needed to start or reach a server, only if it is enabled and approved exactly
+    /// as it is now.
+    ///
+    /// # Errors
+    /// [`CoreError::NeedsApproval`] with the full command line; not found; disabled; a secret
+    /// or the command that cannot be found.
+    pub async fn mcp_prepare(&self, name: &str) -> Result<(String, ServerLaunch), CoreError> {
+        let file = self.load_mcp()?;
+        let (key, entry) = find_server(&file, name)?;
+        let spec = entry.resolve(key)?;
+        if spec.disabled {
+            return Err(CoreError::Conflict {
+                field: "disabled",
+                message: format!("“{key}” is disabled in {}.", self.mcp_file().display()),
+            });
+        }
+        if !servers::approved(self.approved_fingerprint(key).await?.as_deref(), &spec) {
+            return Err(CoreError::NeedsApproval {
+                server: key.clone(),
+                command_line: spec.launch.display(),
+            });
+        }
+        let secrets = std::sync::Arc::clone(&self.secrets);
+        if !matches!(spec.launch, Launch::Stdio { .. }) {
+            let launch = off_runtime(move || remote_launch(&spec, &secrets)).await??;
+            return Ok((key.clone(), ServerLaunch::Remote(launch)));
+        }
+        let search = self
+            .search_path
+            .get_or_init(|| async {
+                let login = match std::env::var_os("SHELL") {
+                    Some(shell) if cfg!(unix) => {
+                        login_shell_path(std::path::Path::new(&shell), LOGIN_SHELL_TIMEOUT).await
+                    }
+                    _ => None,
+                };
+                search_path(login.as_deref(), std::env::var_os("PATH").as_deref())
+            })
+            .await
+            .clone();
+        let home = dirs::home_dir().unwrap_or_else(std::env::temp_dir);
+        let log_dir = self.paths.log_dir.clone();
+        let launch = off_runtime(move || {
+            stdio_launch(
+                &spec,
+                &*secrets,
+                &search,
+                std::env::vars_os(),
+                &home,
+                &log_dir,
+            )
+        })
+        .await??;
+        Ok((key.clone(), ServerLaunch::Stdio(launch)))
+    }
+
+    /// Starts or connects to a server (see [`Core::mcp_prepare`]) and completes its handshake.
+    ///
+    /// # Errors
+    /// As [`Core::mcp_prepare`]; the start failed (with the server's stderr tail).
+    pub async fn mcp_start(&self, name: &str) -> Result<McpServer, CoreError> {
+        let (key, launch) = self.mcp_prepare(name).await?;
+        Ok(launch.connect(&key, |_| {}).await?)
+    }
+
+    /// Hands every enabled, approved server (local or remote) to `host`, which starts them all
+    /// in the background. Returns the servers left out, with why (needs approval, invalid, a
+    /// secret that cannot be read).
+    ///
+    /// # Errors
+    /// mcp.json cannot be read.
+    pub async fn mcp_start_all(&self, host: &McpHost) -> Result<Vec<(String, String)>, CoreError> {
+        self.mcp_start_where(host, |_| true).await
+    }
+
+    /// As [`Core::mcp_start_all`], for the enabled servers whose name `wanted` accepts.
+    ///
+    /// # Errors
+    /// mcp.json cannot be read, or the database.
+    pub async fn mcp_start_where(
+        &self,
+        host: &McpHost,
+        wanted: impl Fn(&str) -> bool,
+    ) -> Result<Vec<(String, String)>, CoreError> {
+        let mut left_out = Vec::new();
+        for view in self.mcp_servers().await? {
+            if view.disabled || !wanted(&view.name) {
+                continue;
+            }
+            match self.mcp_prepare(&view.name).await {
+                Ok((name, launch)) => host.spawn(&name, launch).await,
+                Err(e) => left_out.push((view.name, e.to_string())),
+            }
+        }
+        for (name, why) in &left_out {
+            tracing::warn!(server = %name, %why, "MCP server not started");
+        }
+        Ok(left_out)
+    }
+
+    /// The tools a running server offers now, all pages.
+    ///
+    /// # Errors
+    /// [`CoreError::Conflict`] when it is not running; the server failed.
+    pub async fn mcp_running_tools(
+        &self,
+        host: &McpHost,
+        name: &str,
+    ) -> Result<Vec<ListedTool>, CoreError> {
+        let server = host
+            .server(name.trim())
+            .ok_or_else(|| CoreError::Conflict {
+                field: "name",
+                message: format!(
+                    "“{}” is not running; start it to see its tools.",
+                    name.trim()
+                ),
+            })?;
+        let tools = server.list_tools().await?;
+        Ok(tools.iter().map(ListedTool::from_rmcp).collect())
+    }
+}

@@ -1,0 +1,180 @@
+//! What went wrong with an MCP server, as a person reads it: [`McpError`], an rmcp error's
+//! chain turned into words (a network failure says what failed and where, never a URL's path
+//! or query), a sign-in a remote server asks for, and the last words a local server wrote on
+//! stderr ([`StderrRing`]).
+
+use std::collections::VecDeque;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use rmcp::service::ServiceError;
+use rmcp::transport::streamable_http_client::StreamableHttpError;
+
+/// How much of a server's stderr is kept in memory.
+pub const STDERR_RING_BYTES: usize = 1024 * 1024;
+/// How much of it goes into an error message.
+pub const STDERR_TAIL_CHARS: usize = 2000;
+
+/// What went wrong with a server, with its stderr tail where it helps.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum McpError {
+    #[error("Cannot start “{server}”: {detail}")]
+    Spawn { server: String, detail: String },
+    #[error("“{server}” did not start: {detail}{}", tail_text(.stderr_tail))]
+    Startup {
+        server: String,
+        detail: String,
+        stderr_tail: String,
+    },
+    #[error("“{server}” did not answer `initialize` within {} s{}", .after.as_secs(), tail_text(.stderr_tail))]
+    StartupTimeout {
+        server: String,
+        after: Duration,
+        stderr_tail: String,
+    },
+    #[error("“{server}” failed: {detail}{}", tail_text(.stderr_tail))]
+    Request {
+        server: String,
+        detail: String,
+        stderr_tail: String,
+    },
+    #[error("“{server}” did not answer within {} s", .after.as_secs_f64())]
+    Timeout { server: String, after: Duration },
+    #[error("The call to “{server}” was stopped")]
+    Cancelled { server: String },
+    /// The server answered 401, or 403 for a scope the tokens lack: a person must sign in
+    /// (again). `challenge` is its `WWW-Authenticate` header, which says where and for what.
+    #[error("{}", sign_in_text(.server, *.more_scope))]
+    SignInRequired {
+        server: String,
+        challenge: String,
+        more_scope: bool,
+    },
+    #[error("Signing in to “{server}” failed: {detail}")]
+    SignInFailed { server: String, detail: String },
+}
+
+fn sign_in_text(server: &str, more_scope: bool) -> String {
+    if more_scope {
+        format!("“{server}” needs more permission than you gave it: sign in to it again")
+    } else {
+        format!("“{server}” asks you to sign in")
+    }
+}
+
+/// The `WWW-Authenticate` challenge of a 401 or a 403 somewhere in `e`'s chain, and whether it
+/// asks for more scope (403) rather than any sign-in.
+pub(crate) fn auth_challenge(e: &(dyn std::error::Error + 'static)) -> Option<(String, bool)> {
+    let http = causes(e).find_map(|err| err.downcast_ref::<StreamableHttpError<reqwest::Error>>());
+    match http? {
+        StreamableHttpError::AuthRequired(a) => Some((a.www_authenticate_header.clone(), false)),
+        StreamableHttpError::InsufficientScope(a) => {
+            Some((a.www_authenticate_header.clone(), true))
+        }
+        _ => None,
+    }
+}
+
+/// `e` and what caused it, down to the lowest cause, through the rmcp errors that do not
+/// name their cause as `source`.
+fn causes<'a>(
+    e: &'a (dyn std::error::Error + 'static),
+) -> impl Iterator<Item = &'a (dyn std::error::Error + 'static)> {
+    std::iter::successors(Some(e), |err| {
+        match err.downcast_ref::<rmcp::service::ClientInitializeError>() {
+            // rmcp does not mark this one as the source.
+            Some(rmcp::service::ClientInitializeError::TransportError { error, .. }) => {
+                Some(error as &(dyn std::error::Error + 'static))
+            }
+            _ => match err.downcast_ref::<ServiceError>() {
+                Some(ServiceError::TransportSend(error)) => Some(error),
+                _ => err.source(),
+            },
+        }
+    })
+}
+
+/// An rmcp error for a person. A network failure underneath says what failed and where
+/// (host and port, never the path or query, which may hold a session id); anything else keeps
+/// its text, without the transport's Rust type name.
+pub(crate) fn readable(e: &(dyn std::error::Error + 'static)) -> String {
+    for err in causes(e) {
+        if let Some(http) = err.downcast_ref::<reqwest::Error>() {
+            return crate::net::describe_error(http);
+        }
+        if let Some(StreamableHttpError::Client(http)) =
+            err.downcast_ref::<StreamableHttpError<reqwest::Error>>()
+        {
+            return crate::net::describe_error(http);
+        }
+    }
+    without_type_names(&e.to_string())
+}
+
+/// rmcp's "Transport [some::Rust<Type>] error: " prefixes, taken out.
+fn without_type_names(text: &str) -> String {
+    const END: &str = "] error: ";
+    let (mut kept, mut rest) = (String::new(), text);
+    while let Some(start) = rest.find("Transport [") {
+        let Some(end) = rest[start..].find(END) else {
+            break;
+        };
+        kept.push_str(&rest[..start]);
+        rest = &rest[start + end + END.len()..];
+    }
+    kept.push_str(rest);
+    kept
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn transport_type_names_are_taken_out() {
+        assert_eq!(
+            super::without_type_names(
+                "Send message error Transport [rmcp::W<a::B<c::D>>] error: Client error: boom, when x"
+            ),
+            "Send message error Client error: boom, when x"
+        );
+        assert_eq!(super::without_type_names("Transport [x"), "Transport [x");
+    }
+}
+
+fn tail_text(tail: &str) -> String {
+    if tail.trim().is_empty() {
+        String::new()
+    } else {
+        format!("\n--- its last words on stderr ---\n{}", tail.trim_end())
+    }
+}
+
+/// The last [`STDERR_RING_BYTES`] a server wrote to stderr.
+#[derive(Debug, Default)]
+pub struct StderrRing {
+    bytes: Mutex<VecDeque<u8>>,
+}
+
+impl StderrRing {
+    pub(crate) fn push(&self, chunk: &[u8]) {
+        let mut bytes = self
+            .bytes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        bytes.extend(chunk);
+        let excess = bytes.len().saturating_sub(STDERR_RING_BYTES);
+        bytes.drain(..excess);
+    }
+
+    /// The last `max_chars` characters, as text.
+    pub fn tail(&self, max_chars: usize) -> String {
+        let bytes = self
+            .bytes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (a, b) = bytes.as_slices();
+        let text = String::from_utf8_lossy(&[a, b].concat()).into_owned();
+        let count = text.chars().count();
+        text.chars().skip(count.saturating_sub(max_chars)).collect()
+    }
+}

@@ -1,0 +1,169 @@
+// The conversations: the list in the sidebar, the open one with its messages (`detail`), and
+// every action on one (create, open, rename, auto-approve, model choice, delete), plus the tools
+// panel's state for one. Navigates through the UI store (which also shows failures) and, when a
+// conversation is deleted, forgets its chat session in `ChatSessions`.
+//
+// Consistency rule: after every mutation the list is refreshed from Rust, and only the
+// latest-issued refresh may be applied (`LatestOnly`), so quick creates and deletes always settle
+// on exactly what Rust has. A deleted conversation leaves the list at once (ids are never reused,
+// so no stale answer may bring it back), which keeps rapid open → delete → open sequences from
+// acting on a conversation that is already on its way out. A create navigates to what it created
+// only if the person has not gone elsewhere meanwhile (the UI store's navigation ticket).
+
+import * as ipc from "../ipc";
+import { IpcError } from "../errors";
+import { LatestOnly } from "../latest";
+import { ConversationTools } from "../conversation-tools.svelte";
+import type { Conversation, ConversationDetail } from "../types";
+import type { ChatSessions } from "./chat-sessions.svelte";
+import type { UiStore } from "./ui.svelte";
+
+export class ConversationsStore {
+  list = $state.raw<Conversation[]>([]);
+  /** the open conversation with its messages; null while loading */
+  detail = $state.raw<ConversationDetail | null>(null);
+
+  readonly #ui: UiStore;
+  readonly #chats: ChatSessions;
+  readonly #listGuard = new LatestOnly();
+  readonly #detailGuard = new LatestOnly();
+  /** conversations deleted (or being deleted) in this session */
+  readonly #deleted = new Set<string>();
+
+  constructor(ui: UiStore, chats: ChatSessions) {
+    this.#ui = ui;
+    this.#chats = chats;
+  }
+
+  /** The open conversation as best known: the loaded detail, else the list entry. */
+  get current(): Conversation | null {
+    const id = this.#ui.openId;
+    if (id === null) return null;
+    if (this.detail?.conversation.id === id) return this.detail.conversation;
+    return this.list.find((c) => c.id === id) ?? null;
+  }
+
+  // ------------------------------------------------------------ navigation
+
+  /** Leaves the open conversation for the welcome page. */
+  showWelcome(): void {
+    this.#ui.go({ name: "welcome" });
+    this.detail = null;
+  }
+
+  async open(id: string, known?: ConversationDetail): Promise<void> {
+    this.#ui.go({ name: "conversation", id });
+    this.detail = known ?? (this.detail?.conversation.id === id ? this.detail : null);
+    const isLatest = this.#detailGuard.begin();
+    try {
+      const detail = await ipc.getConversation(id);
+      if (isLatest() && this.#ui.openId === id) this.detail = detail;
+    } catch (err) {
+      if (!isLatest() || this.#deleted.has(id)) return;
+      this.#ui.report(err);
+      if (err instanceof IpcError && err.kind === "not_found" && this.#ui.openId === id) {
+        this.showWelcome();
+        void this.refresh();
+      }
+    }
+  }
+
+  // ------------------------------------------------------------ the list
+
+  async refresh(): Promise<void> {
+    const isLatest = this.#listGuard.begin();
+    try {
+      const list = await ipc.listConversations();
+      if (isLatest()) this.list = this.#withoutDeleted(list);
+    } catch (err) {
+      if (isLatest()) this.#ui.report(err);
+    }
+  }
+
+  #withoutDeleted(list: Conversation[]): Conversation[] {
+    return this.#deleted.size === 0 ? list : list.filter((c) => !this.#deleted.has(c.id));
+  }
+
+  #replace(updated: Conversation): void {
+    this.list = this.list.map((c) => (c.id === updated.id ? updated : c));
+    if (this.detail?.conversation.id === updated.id) {
+      this.detail = { ...this.detail, conversation: updated };
+    }
+  }
+
+  // ------------------------------------------------------------ actions
+
+  /** Creates a conversation and opens it, unless the person went elsewhere meanwhile. */
+  async create(): Promise<void> {
+    const stillWanted = this.#ui.beginNavigation();
+    try {
+      const created = await ipc.createConversation(null);
+      this.list = [created, ...this.list.filter((c) => c.id !== created.id)];
+      if (stillWanted()) void this.open(created.id, { conversation: created, messages: [], tool_runs: [], older: null });
+    } catch (err) {
+      this.#ui.report(err);
+    }
+    await this.refresh();
+  }
+
+  /**
+   * Renames and shows the title Rust returned (it may be trimmed).
+   * @throws IpcError, for the caller to show beside the title input
+   */
+  async rename(id: string, title: string): Promise<Conversation> {
+    try {
+      const renamed = await ipc.renameConversation(id, title);
+      this.#replace(renamed);
+      return renamed;
+    } finally {
+      void this.refresh();
+    }
+  }
+
+  /**
+   * Puts a conversation in or out of auto-approve, then shows it as Rust has it.
+   * @throws IpcError
+   */
+  async setAutoApprove(id: string, on: boolean): Promise<void> {
+    await ipc.setAutoApprove(id, on);
+    await this.open(id);
+    void this.refresh();
+  }
+
+  /**
+   * Picks the model a conversation chats with and shows what Rust stored.
+   * @throws IpcError
+   */
+  async setModel(id: string, provider: string | null, model: string | null): Promise<Conversation> {
+    try {
+      const updated = await ipc.setConversationModel(id, provider, model);
+      this.#replace(updated);
+      return updated;
+    } finally {
+      void this.refresh();
+    }
+  }
+
+  /**
+   * Takes the conversation out of the list (and closes it) at once, with its chat session; puts
+   * it back if Rust refuses.
+   */
+  async remove(id: string): Promise<void> {
+    this.#deleted.add(id);
+    this.#chats.forget(id);
+    this.list = this.list.filter((c) => c.id !== id);
+    if (this.#ui.openId === id) this.showWelcome();
+    try {
+      await ipc.deleteConversation(id);
+    } catch (err) {
+      if (!(err instanceof IpcError && err.kind === "not_found")) this.#deleted.delete(id);
+      this.#ui.report(err);
+    }
+    await this.refresh();
+  }
+
+  /** The tools panel's switches for one conversation (not loaded yet: call `load`). */
+  tools(id: string): ConversationTools {
+    return new ConversationTools(id, (err) => this.#ui.report(err));
+  }
+}

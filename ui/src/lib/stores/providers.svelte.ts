@@ -1,0 +1,267 @@
+// The model providers: the configured ones, the kinds and presets the "Add a provider" form
+// offers, each provider's models (asked for once per session), the local model servers found at
+// a first start, and whether an OS keychain is reachable for their keys. Adding, re-keying,
+// removing and testing a provider go through here.
+//
+// After every mutation the list is refreshed from Rust and only the latest-issued refresh may be
+// applied (`LatestOnly`). A provider's model list carries a ticket: when the provider changes (its
+// key, its existence) the list is forgotten and an answer already on its way is dropped. Removing
+// a provider reloads the Settings (Rust may have cleared a default that named it); failures go to
+// the UI store's toast.
+
+import * as ipc from "../ipc";
+import { toIpcError } from "../errors";
+import { LatestOnly } from "../latest";
+import type { ModelList, ModelLists } from "../model-choice";
+import type {
+  ConnectionReport,
+  KeychainStatus,
+  LocalServer,
+  ModelInfo,
+  NewProvider,
+  Provider,
+  ProviderKindInfo,
+  ProviderPreset,
+} from "../types";
+import type { SettingsStore } from "./settings.svelte";
+import type { UiStore } from "./ui.svelte";
+
+export class ProvidersStore {
+  keychain = $state.raw<KeychainStatus | null>(null);
+  list = $state.raw<Provider[]>([]);
+  kinds = $state.raw<ProviderKindInfo[]>([]);
+  presets = $state.raw<ProviderPreset[]>([]);
+  /** provider name → its models, each asked for once per session (see `ensureModels`) */
+  modelLists = $state.raw<ModelLists>({});
+  /** local model servers found at first start and not yet used or dismissed */
+  localServers = $state.raw<LocalServer[]>([]);
+
+  readonly #ui: UiStore;
+  readonly #settings: SettingsStore;
+  readonly #guard = new LatestOnly();
+  /** whether `list_providers` has answered at least once */
+  #loaded = false;
+  /** provider name → the ticket of its latest model request; a forgotten list's answer is dropped */
+  readonly #modelTickets = new Map<string, number>();
+
+  constructor(ui: UiStore, settings: SettingsStore) {
+    this.#ui = ui;
+    this.#settings = settings;
+  }
+
+  // ------------------------------------------------------------ derived
+
+  get hasProvider(): boolean {
+    return this.list.length > 0;
+  }
+
+  kindInfo(kind: string): ProviderKindInfo | undefined {
+    return this.kinds.find((k) => k.kind === kind);
+  }
+
+  /**
+   * The "Add a provider" choices: Rust's presets, or, should those not have
+   * loaded, one per kind so the form still works.
+   */
+  get presetChoices(): ProviderPreset[] {
+    if (this.presets.length > 0) return this.presets;
+    return this.kinds.map((k) => ({
+      id: k.kind,
+      label: k.label,
+      kind: k.kind,
+      base_url: k.default_base_url,
+      needs_key: k.needs_key,
+      local: k.kind === "ollama",
+    }));
+  }
+
+  /** Local servers to offer: only while no provider is configured. */
+  get localOffers(): LocalServer[] {
+    return this.list.length === 0 ? this.localServers : [];
+  }
+
+  // ------------------------------------------------------------ loading
+
+  async refresh(): Promise<void> {
+    const isLatest = this.#guard.begin();
+    try {
+      const list = await ipc.listProviders();
+      this.#loaded = true;
+      if (isLatest()) this.list = list;
+    } catch (err) {
+      if (isLatest()) this.#ui.report(err);
+    }
+  }
+
+  async refreshKeychain(): Promise<void> {
+    try {
+      this.keychain = await ipc.keychainStatus();
+    } catch (err) {
+      this.#ui.report(err);
+    }
+  }
+
+  async loadKinds(): Promise<void> {
+    try {
+      this.kinds = await ipc.listProviderKinds();
+    } catch (err) {
+      this.#ui.report(err);
+    }
+  }
+
+  async loadPresets(): Promise<void> {
+    try {
+      this.presets = await ipc.listProviderPresets();
+    } catch (err) {
+      this.#ui.report(err);
+    }
+  }
+
+  // ------------------------------------------------------------ providers
+
+  #replace(updated: Provider): void {
+    this.list = this.list.map((p) => (p.name === updated.name ? updated : p));
+  }
+
+  /**
+   * @throws IpcError, for the form to show beside the field at fault
+   */
+  async add(provider: NewProvider): Promise<Provider> {
+    try {
+      const added = await ipc.addProvider(provider);
+      this.#forgetModels(added.name);
+      this.list = [...this.list.filter((p) => p.name !== added.name), added];
+      return added;
+    } finally {
+      void this.refresh();
+    }
+  }
+
+  /**
+   * @throws IpcError
+   */
+  async setKey(name: string, apiKey: string): Promise<Provider> {
+    try {
+      const updated = await ipc.setProviderKey(name, apiKey);
+      this.#replace(updated);
+      this.#forgetModels(name);
+      return updated;
+    } finally {
+      void this.refresh();
+    }
+  }
+
+  async deleteKey(name: string): Promise<void> {
+    try {
+      this.#replace(await ipc.deleteProviderKey(name));
+      this.#forgetModels(name);
+    } catch (err) {
+      this.#ui.report(err);
+    }
+    await this.refresh();
+  }
+
+  async remove(name: string): Promise<void> {
+    try {
+      await ipc.removeProvider(name);
+      this.list = this.list.filter((p) => p.name !== name);
+      this.#forgetModels(name);
+    } catch (err) {
+      this.#ui.report(err);
+    }
+    // Rust may have cleared a default that named this provider.
+    await Promise.all([this.refresh(), this.#settings.load()]);
+  }
+
+  /** Never rejects: a failure to reach the provider comes back as a report with `ok` false. */
+  async test(name: string): Promise<ConnectionReport> {
+    try {
+      const report = await ipc.testProvider(name);
+      if (report.ok) this.#setModels(name, { state: "ready", models: report.models });
+      return report;
+    } catch (err) {
+      const error = toIpcError(err);
+      return { ok: false, elapsed_ms: 0, models: [], error_kind: error.kind, message: error.message };
+    }
+  }
+
+  // ------------------------------------------------------------ local servers
+
+  /** At a first start (no provider yet), asks once which local model servers are running. */
+  async lookForLocalServers(): Promise<void> {
+    if (!this.#loaded || this.list.length > 0) return;
+    try {
+      this.localServers = await ipc.detectLocalProviders();
+    } catch {
+      // Only an offer: a failed probe is not worth an error.
+    }
+  }
+
+  /**
+   * Adds a local server found at start as a provider (named as the server,
+   * its first model as the default) and stops offering it. A failure goes to
+   * the toast.
+   */
+  async useLocalServer(server: LocalServer): Promise<void> {
+    try {
+      const added = await this.add({
+        name: server.label,
+        kind: server.kind,
+        base_url: server.base_url,
+        default_model: server.suggested_model ?? server.models[0]?.id ?? null,
+        api_key: null,
+      });
+      this.#setModels(added.name, { state: "ready", models: server.models });
+      this.localServers = this.localServers.filter((s) => s.preset_id !== server.preset_id);
+    } catch (err) {
+      this.#ui.report(err);
+    }
+  }
+
+  /** "Not now": no more offer of this server in this session. */
+  dismissLocalServer(presetId: string): void {
+    this.localServers = this.localServers.filter((s) => s.preset_id !== presetId);
+  }
+
+  // ------------------------------------------------------------ models
+
+  #setModels(name: string, list: ModelList): void {
+    this.modelLists = { ...this.modelLists, [name]: list };
+  }
+
+  /** Drops a provider's list (its key or existence changed); an answer on its way is ignored. */
+  #forgetModels(name: string): void {
+    this.#modelTickets.set(name, (this.#modelTickets.get(name) ?? 0) + 1);
+    if (name in this.modelLists) {
+      const { [name]: _dropped, ...rest } = this.modelLists;
+      this.modelLists = rest;
+    }
+  }
+
+  /** Asks for each named provider's models, unless this session already has (or is asking). */
+  ensureModels(names: readonly string[]): void {
+    for (const name of names) {
+      if (!(name in this.modelLists)) void this.loadModels(name);
+    }
+  }
+
+  /** Asks every provider for its models again ("Refresh models"). */
+  refreshModels(): Promise<void> {
+    return Promise.all(this.list.map((p) => this.loadModels(p.name))).then(() => undefined);
+  }
+
+  /** Asks one provider for its models; a failure is kept in its list, not toasted. */
+  async loadModels(name: string): Promise<void> {
+    const ticket = (this.#modelTickets.get(name) ?? 0) + 1;
+    this.#modelTickets.set(name, ticket);
+    const isLatest = () => this.#modelTickets.get(name) === ticket;
+    const known: ModelInfo[] = this.modelLists[name]?.models ?? [];
+    this.#setModels(name, { state: "loading", models: known });
+    try {
+      const models = await ipc.listModels(name);
+      if (isLatest()) this.#setModels(name, { state: "ready", models });
+    } catch (err) {
+      if (isLatest()) this.#setModels(name, { state: "failed", models: known, message: toIpcError(err).message });
+    }
+  }
+}

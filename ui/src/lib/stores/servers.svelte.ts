@@ -1,0 +1,226 @@
+// The MCP servers: their list with each one's state (pushed by Rust at every change, so nothing
+// polls), the actions on a server (approve, switch on or off, sign in or out, restart, remove,
+// add, edit), their tools and the acceptance of a changed tool, a server's log, importing servers
+// from another app's configuration, the forms servers ask the person to fill in, and the standing
+// approvals of their tools (the tools that run without asking).
+//
+// A list fetched while Rust pushed a newer one is dropped (the push counter). Every action reloads
+// the list when it ends; failures go to the UI store's toast unless the caller shows them itself.
+
+import * as ipc from "../ipc";
+import { toIpcError } from "../errors";
+import type {
+  ImportPreview,
+  McpForm,
+  McpFormAnswer,
+  McpServerStatus,
+  McpServerView,
+  NewMcpServer,
+  StandingApproval,
+  ToolReview,
+} from "../types";
+import type { UiStore } from "./ui.svelte";
+
+export class ServersStore {
+  /** MCP servers with their states; null until first loaded. */
+  list = $state.raw<McpServerStatus[] | null>(null);
+  /** Forms MCP servers are waiting on, oldest first; the window shows the first. */
+  forms = $state.raw<McpForm[]>([]);
+
+  readonly #ui: UiStore;
+  /** how many server lists Rust has pushed (a fetched list older than a push is dropped) */
+  #pushes = 0;
+
+  constructor(ui: UiStore) {
+    this.#ui = ui;
+  }
+
+  /** Opens the Servers page and loads the list afresh. */
+  show(): void {
+    this.#ui.go({ name: "servers" });
+    void this.load();
+  }
+
+  async load(): Promise<void> {
+    const pushesBefore = this.#pushes;
+    try {
+      const servers = await ipc.listMcpServers();
+      // A list Rust pushed while this one was on its way is newer: keep that.
+      if (this.#pushes === pushesBefore) this.list = servers;
+    } catch (err) {
+      this.#ui.report(err);
+    }
+  }
+
+  /** Rust pushes the server list at every change: the Servers page never polls. */
+  async watchServers(): Promise<void> {
+    try {
+      await ipc.watchMcpServers((servers) => {
+        this.#pushes++;
+        this.list = servers;
+      });
+    } catch (err) {
+      // The page still loads the list when opened and after each action.
+      console.error("cannot listen for MCP server changes", err);
+    }
+  }
+
+  async watchForms(): Promise<void> {
+    try {
+      await ipc.watchMcpForms((form) => {
+        this.forms = [...this.forms.filter((f) => f.id !== form.id), form];
+      });
+    } catch (err) {
+      // Without a listener Rust declines every form (and logs it); nothing to show here.
+      console.error("cannot listen for MCP servers' forms", err);
+    }
+  }
+
+  // ------------------------------------------------------------ actions on a server
+
+  /** Runs one action on a server, reports a failure in the toast, then reloads the list. */
+  async #onServer<T>(action: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await action();
+    } catch (err) {
+      this.#ui.report(err);
+      return undefined;
+    } finally {
+      await this.load();
+    }
+  }
+
+  /** Rust shows its own native dialog; resolves whether the person approved. */
+  async approve(name: string): Promise<boolean> {
+    return (await this.#onServer(() => ipc.approveMcpServer(name))) ?? false;
+  }
+
+  async setEnabled(name: string, enabled: boolean): Promise<void> {
+    await this.#onServer(() => ipc.setMcpServerEnabled(name, enabled));
+  }
+
+  async signIn(name: string): Promise<void> {
+    await this.#onServer(() => ipc.signInMcpServer(name));
+  }
+
+  async signOut(name: string): Promise<void> {
+    await this.#onServer(() => ipc.signOutMcpServer(name));
+  }
+
+  async restart(name: string): Promise<void> {
+    await this.#onServer(() => ipc.restartMcpServer(name));
+  }
+
+  async remove(name: string): Promise<void> {
+    await this.#onServer(() => ipc.removeMcpServer(name));
+  }
+
+  /**
+   * @throws IpcError (for the form: `field` is name, command_line or url)
+   */
+  async add(server: NewMcpServer): Promise<McpServerView> {
+    try {
+      return await ipc.addMcpServer(server);
+    } finally {
+      void this.load();
+    }
+  }
+
+  /**
+   * Rust stops the server and asks for approval of the new command line in its own dialog.
+   * @throws IpcError (for the form: `field` is command_line or url)
+   */
+  async edit(name: string, typed: { command_line?: string; url?: string }): Promise<McpServerView> {
+    try {
+      return await ipc.editMcpServer(name, typed);
+    } finally {
+      void this.load();
+    }
+  }
+
+  // ------------------------------------------------------------ import
+
+  /**
+   * @throws IpcError (shown by the import panel)
+   */
+  async previewImport(text: string | null): Promise<ImportPreview> {
+    return ipc.previewMcpImport(text);
+  }
+
+  /**
+   * @throws IpcError (shown by the import panel)
+   */
+  async importServers(text: string | null): Promise<string[]> {
+    try {
+      return await ipc.importMcpServers(text);
+    } finally {
+      void this.load();
+    }
+  }
+
+  // ------------------------------------------------------------ tools and log
+
+  /** A running server's tools; a failure is reported and reads as none. */
+  async tools(name: string): Promise<ToolReview[]> {
+    try {
+      return await ipc.listMcpTools(name);
+    } catch (err) {
+      this.#ui.report(err);
+      return [];
+    }
+  }
+
+  /** Rust asks in its native dialog; resolves whether the change was accepted. */
+  async acceptTool(name: string, tool: string): Promise<boolean> {
+    try {
+      return await ipc.acceptMcpTool(name, tool);
+    } catch (err) {
+      this.#ui.report(err);
+      return false;
+    }
+  }
+
+  /** The end of a server's stderr log; a failure is reported and reads as empty. */
+  async log(name: string): Promise<string> {
+    try {
+      return await ipc.mcpServerLog(name);
+    } catch (err) {
+      this.#ui.report(err);
+      return "";
+    }
+  }
+
+  // ------------------------------------------------------------ standing approvals
+
+  /**
+   * Every standing approval of a tool (for one conversation or for all).
+   * @throws IpcError (the Settings list reports it)
+   */
+  standingApprovals(): Promise<StandingApproval[]> {
+    return ipc.listToolApprovals();
+  }
+
+  /**
+   * Revokes one standing approval; Rust asks again from the next call on.
+   * @throws IpcError
+   */
+  revokeApproval(approval: StandingApproval): Promise<void> {
+    return ipc.revokeToolApproval(approval.server, approval.tool, approval.conversation_id);
+  }
+
+  // ------------------------------------------------------------ forms
+
+  /**
+   * Sends the person's answer to a form; the form closes when Rust took it.
+   * @throws IpcError when the values do not fit the form (it stays open)
+   */
+  async answerForm(id: string, answer: McpFormAnswer): Promise<void> {
+    try {
+      await ipc.answerMcpForm(id, answer);
+    } catch (err) {
+      const error = toIpcError(err);
+      if (error.kind !== "not_found" && !error.message.includes("no longer open")) throw error;
+    }
+    this.forms = this.forms.filter((f) => f.id !== id);
+  }
+}

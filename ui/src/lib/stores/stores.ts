@@ -1,0 +1,59 @@
+// The window's stores, one per domain, built together with what each needs passed in (no
+// globals, no module-level instances: a test builds its own), and the first round of loading
+// (`start`). `main.ts` builds one; `App.svelte` hands it to the components through context
+// (`context.ts`). Owns no state of its own.
+
+import type { ThemeController } from "../theme";
+import { ChatSessions } from "./chat-sessions.svelte";
+import { ConversationsStore } from "./conversations.svelte";
+import { ProvidersStore } from "./providers.svelte";
+import { ServersStore } from "./servers.svelte";
+import { SettingsStore } from "./settings.svelte";
+import { UiStore } from "./ui.svelte";
+
+export class Stores {
+  readonly ui: UiStore;
+  readonly settings: SettingsStore;
+  readonly providers: ProvidersStore;
+  readonly servers: ServersStore;
+  /** The chat sessions, by conversation: a running answer outlives the page that shows it. */
+  readonly chats: ChatSessions;
+  readonly conversations: ConversationsStore;
+
+  constructor(theme: ThemeController) {
+    this.ui = new UiStore(theme);
+    this.settings = new SettingsStore(this.ui);
+    this.providers = new ProvidersStore(this.ui, this.settings);
+    this.servers = new ServersStore(this.ui);
+    // A run that ends (shown or not) changes the sidebar's order.
+    this.chats = new ChatSessions(() => void this.conversations.refresh());
+    this.conversations = new ConversationsStore(this.ui, this.chats);
+  }
+
+  /** The first round of loading; `ui.ready` once it is done (successfully or not). */
+  async start(): Promise<void> {
+    const { ui, conversations, providers, servers, settings } = this;
+    await ui.loadStatus();
+    if (ui.databaseError) {
+      ui.ready = true;
+      return;
+    }
+    await Promise.all([
+      providers.refreshKeychain(),
+      conversations.refresh(),
+      providers.refresh(),
+      providers.loadKinds(),
+      providers.loadPresets(),
+      settings.load(),
+      servers.watchForms(),
+      servers.watchServers(),
+    ]);
+    ui.ready = true;
+    // A reloaded window opens the conversation it showed (and attaches to its run, if any).
+    const before = ui.rememberedPage();
+    if (before?.name === "conversation" && conversations.list.some((c) => c.id === before.id)) {
+      void conversations.open(before.id);
+    }
+    await providers.lookForLocalServers();
+  }
+}

@@ -1,0 +1,23 @@
+// Renders one component on its own with the window's stores in its context, as App.svelte
+// provides them, for tests of a component outside the whole window. The stores are fresh (not
+// started) unless a test passes its own. Test-only code.
+
+import { render } from "@testing-library/svelte";
+import type { Component, MountOptions } from "svelte";
+import { storesContext } from "../src/lib/stores/context";
+import { Stores } from "../src/lib/stores/stores";
+import { ThemeController } from "../src/lib/theme";
+import { FakeDarkQuery } from "./fake-backend";
+
+/** Stores for a window with a light OS theme, nothing loaded yet. */
+export function newStores(): Stores {
+  return new Stores(new ThemeController(document.documentElement, new FakeDarkQuery(false).matchMedia));
+}
+
+/** Renders `component` with `props`, its context holding `stores`. */
+export function renderWithStores<P extends Record<string, unknown>>(component: Component<P>, props: P, stores: Stores = newStores()) {
+  // (MountOptions makes `props` optional or not by the props' type, which a generic cannot tell.)
+  const options = { props, context: storesContext(stores) } as Partial<MountOptions<P>>;
+  const view = render(component, options);
+  return { stores, ...view };
+}

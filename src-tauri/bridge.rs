@@ -31,12 +31,30 @@ impl SettingsSource for StoreSettings {
     }
 }
 
-/// A run's events onto the window's channel. A window that went away just stops listening.
-pub fn channel_sink(channel: Channel<RunEvent>) -> Arc<dyn EventSink> {
-    Arc::new(move |event: RunEvent| {
-        if let Err(e) = channel.send(event) {
+/// A run's events onto a window's channel. A window that went away just stops listening; one
+/// that reloads attaches again with a new channel, which replaces this one (same window label).
+struct ChannelSink {
+    channel: Channel<RunEvent>,
+    window: String,
+}
+
+impl EventSink for ChannelSink {
+    fn send(&self, event: RunEvent) {
+        if let Err(e) = self.channel.send(event) {
             tracing::debug!(error = %e, "the window stopped listening to a run");
         }
+    }
+
+    fn listener(&self) -> Option<&str> {
+        Some(&self.window)
+    }
+}
+
+/// The sink of the window labelled `window`, sending on `channel`.
+pub fn channel_sink(channel: Channel<RunEvent>, window: &str) -> Arc<dyn EventSink> {
+    Arc::new(ChannelSink {
+        channel,
+        window: window.to_owned(),
     })
 }
 

@@ -3,12 +3,14 @@
 //! and the per-conversation tool switches and standing approvals. Runs are the core's App's:
 //! it starts them on their own tasks, keeps their tokens and awaits them at quit.
 
+use std::sync::Arc;
 use switchboard_core::agent::ApprovalAnswer;
 use switchboard_core::engine::{CallRef, ConversationTool, TurnRequest};
-use switchboard_core::events::RunEvent;
+
+use switchboard_core::events::{EventSink, RunEvent};
 use switchboard_core::store::{StandingApproval, ToolToggle};
 use tauri::ipc::Channel;
-use tauri::State;
+use tauri::{State, Window};
 
 use super::error::CommandResult;
 use crate::bridge::channel_sink;
@@ -18,6 +20,7 @@ use crate::state::AppState;
 /// every event of the run arrives on `on_event`, the last being `run_finished`.
 #[tauri::command]
 pub async fn send_message(
+    window: Window,
     state: State<'_, AppState>,
     conversation_id: String,
     text: Option<String>,
@@ -28,13 +31,14 @@ pub async fn send_message(
         text,
         ..TurnRequest::default()
     };
-    start(&state, request, on_event).await
+    start(&state, request, channel_sink(on_event, window.label())).await
 }
 
 /// Runs a failed call again (its card's Retry), through the same approvals, and lets the model
 /// go on when it works; returns the run id like `send_message`.
 #[tauri::command]
 pub async fn retry_tool_call(
+    window: Window,
     state: State<'_, AppState>,
     conversation_id: String,
     message_id: String,
@@ -49,20 +53,16 @@ pub async fn retry_tool_call(
         }),
         ..TurnRequest::default()
     };
-    start(&state, request, on_event).await
+    start(&state, request, channel_sink(on_event, window.label())).await
 }
 
 /// Starts a turn with its events going to the window's channel; its run id.
 async fn start(
     state: &AppState,
     request: TurnRequest,
-    on_event: Channel<RunEvent>,
+    sink: Arc<dyn EventSink>,
 ) -> CommandResult<String> {
-    let app = state.app().await;
-    Ok(app
-        .start_turn(request, channel_sink(on_event))
-        .await?
-        .run_id)
+    Ok(state.app().await.start_turn(request, sink).await?.run_id)
 }
 
 /// A window that shows a conversation (again: after a reload, or coming back to it) is given
@@ -70,12 +70,13 @@ async fn start(
 /// `on_event`. Returns the run id, or `null` when nothing runs there.
 #[tauri::command]
 pub async fn attach_run(
+    window: Window,
     state: State<'_, AppState>,
     conversation_id: String,
     on_event: Channel<RunEvent>,
 ) -> CommandResult<Option<String>> {
-    let app = state.app().await;
-    Ok(app.attach(&conversation_id, channel_sink(on_event)))
+    let sink = channel_sink(on_event, window.label());
+    Ok(state.app().await.attach(&conversation_id, sink))
 }
 
 /// Stops a run: its model stream and every running tool call. Stopping a run that already

@@ -7,7 +7,7 @@
 
 use switchboard_core::app::ToolAcceptance;
 use switchboard_core::engine::{McpServerStatus, McpServerView, ToolReview};
-use switchboard_core::mcp::config::{claude_desktop_config_path, ImportPreview, ServerEntry};
+use switchboard_core::mcp::config::{claude_desktop_config_path, ImportPreview};
 use switchboard_core::mcp::elicitation::{ElicitationAnswer, ElicitationRequest};
 use switchboard_core::mcp::oauth::LoopbackBrowser;
 use tauri::ipc::Channel;
@@ -135,14 +135,16 @@ pub async fn add_mcp_server(
     command_line: Option<String>,
     url: Option<String>,
 ) -> CommandResult<McpServerView> {
-    let entry = ServerEntry::from_typed(command_line.as_deref(), url.as_deref())
-        .map_err(switchboard_core::CoreError::from)?;
-    let switchboard = state.app().await;
-    let view = switchboard.core().mcp_add_unapproved(&name, entry).await?;
-    switchboard
-        .approve_and_start(&view.name, &NativeConfirm(app))
-        .await?;
-    Ok(switchboard.core().mcp_server_view(view.name).await?)
+    Ok(state
+        .app()
+        .await
+        .add_typed_server(
+            &name,
+            command_line.as_deref(),
+            url.as_deref(),
+            &NativeConfirm(app),
+        )
+        .await?)
 }
 
 /// Changes how a server runs (its command line, or its address) to what the person typed,
@@ -155,27 +157,26 @@ pub async fn edit_mcp_server(
     command_line: Option<String>,
     url: Option<String>,
 ) -> CommandResult<McpServerView> {
-    let entry = ServerEntry::from_typed(command_line.as_deref(), url.as_deref())
-        .map_err(switchboard_core::CoreError::from)?;
-    let switchboard = state.app().await;
-    let view = switchboard.core().mcp_edit(&name, entry).await?;
-    switchboard.host().stop(&view.name).await;
-    switchboard
-        .approve_and_start(&view.name, &NativeConfirm(app))
-        .await?;
-    Ok(switchboard.core().mcp_server_view(view.name).await?)
+    Ok(state
+        .app()
+        .await
+        .edit_typed_server(
+            &name,
+            command_line.as_deref(),
+            url.as_deref(),
+            &NativeConfirm(app),
+        )
+        .await?)
 }
 
-/// A running server's tools, each as new (pinned now), as pinned, or changed since pinned
+/// A running server's tools, each as new (not pinned yet), as pinned, or changed since pinned
 /// (held back from models, with the diff).
 #[tauri::command]
 pub async fn list_mcp_tools(
     state: State<'_, AppState>,
     name: String,
 ) -> CommandResult<Vec<ToolReview>> {
-    let app = state.app().await;
-    let tools = app.running_tools(&name).await?;
-    Ok(app.core().mcp_review_tools(name.trim(), &tools).await?)
+    Ok(state.app().await.server_tools(&name).await?)
 }
 
 /// Offers a changed tool to models again, once the person accepts its diff in the native
@@ -187,10 +188,10 @@ pub async fn accept_mcp_tool(
     name: String,
     tool: String,
 ) -> CommandResult<bool> {
-    let switchboard = state.app().await;
-    let tools = switchboard.running_tools(&name).await?;
-    let answer = switchboard
-        .accept_tool(&name, &tool, &tools, &NativeConfirm(app))
+    let answer = state
+        .app()
+        .await
+        .accept_running_tool(&name, &tool, &NativeConfirm(app))
         .await?;
     Ok(answer != ToolAcceptance::KeptBack)
 }

@@ -159,6 +159,14 @@ pub enum RunEvent {
 /// stops listening.
 pub trait EventSink: Send + Sync {
     fn send(&self, event: RunEvent);
+
+    /// Who listens through this sink, when one listener can come back with a new sink (a
+    /// window that reloads): a run keeps one sink per listener, the newest, so the sinks of a
+    /// page that is gone are dropped instead of being sent every event. `None` (the command
+    /// line, tests) is never replaced.
+    fn listener(&self) -> Option<&str> {
+        None
+    }
 }
 
 impl<F: Fn(RunEvent) + Send + Sync> EventSink for F {

@@ -353,7 +353,11 @@ async fn one_tool_call_runs_on_a_real_server_and_the_model_answers_with_its_resu
         "{statuses:?}"
     );
     // The record of the call keeps the whole result and how it was allowed.
-    let runs = w.core.tool_runs(&w.conversation).await.unwrap();
+    let runs = w
+        .store
+        .list_tool_runs(w.conversation.clone())
+        .await
+        .unwrap();
     assert_eq!(runs.len(), 1);
     assert_eq!(
         (runs[0].server.as_str(), runs[0].tool.as_str()),
@@ -739,7 +743,11 @@ async fn a_denied_call_does_not_run_and_the_model_reads_the_reason() {
         .as_str()
         .unwrap()
         .contains("The user denied this call. Their reason: not on my machine"));
-    let runs = w.core.tool_runs(&w.conversation).await.unwrap();
+    let runs = w
+        .store
+        .list_tool_runs(w.conversation.clone())
+        .await
+        .unwrap();
     assert_eq!(runs[0].decision, Some(ToolDecision::Denied));
     // What the person refused has no Retry: Rust refuses it too.
     let refused = w

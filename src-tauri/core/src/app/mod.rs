@@ -7,11 +7,12 @@
 //! Settings names as the default).
 //!
 //! It must not know about windows, IPC or the terminal: adapters pass in an [`EventSink`] per
-//! run and a [`Confirm`] per question.
+//! run and a [`Confirm`](crate::policy::confirm::Confirm) per question. The server flows are
+//! [`servers`]'s, the runs' bookkeeping [`runs`]'.
 
 mod runs;
+mod servers;
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -19,33 +20,17 @@ use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
 pub use runs::{Feed, RunHandle, Runs};
+pub use servers::ToolAcceptance;
 
 use crate::agent::{self, ApprovalAnswer, Approver, PendingApprovals, RunServices};
-use crate::engine::{Core, McpServerStatus, McpServerView, TurnRequest};
+use crate::engine::{Core, TurnRequest};
 use crate::error::CoreError;
 use crate::events::{EventSink, StopReason};
-use crate::mcp::catalogue::ListedTool;
 use crate::mcp::elicitation::ElicitationBroker;
 use crate::mcp::host::McpHost;
 use crate::paths::AppPaths;
-use crate::policy::confirm::{Confirm, ToolChange};
-use crate::policy::pins::ToolStatus;
 use crate::secrets::SecretStore;
 use crate::settings::{Settings, SettingsError, SettingsSource};
-
-/// How long a server watcher waits after a change for the ones that come with it.
-const SETTLE: Duration = Duration::from_millis(20);
-
-/// What became of a changed tool the person was asked about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ToolAcceptance {
-    /// It had not changed: nothing to accept.
-    Unchanged,
-    /// Accepted: pinned as it is now and offered again.
-    Accepted,
-    /// Declined: still held back.
-    KeptBack,
-}
 
 /// What an [`App`] is built from.
 pub struct AppConfig {
@@ -132,44 +117,6 @@ impl App {
         });
         app.pin_tools_as_listed();
         app
-    }
-
-    /// Pins each server's new tools as its list arrives (at start, and after every
-    /// `tools/list_changed`): the first sight of a tool is what a later change is held against.
-    /// Reading tools (for a turn, a panel, a page) never writes a pin. Ends when the app quits.
-    fn pin_tools_as_listed(self: &Arc<Self>) {
-        let mut changes = self.host.watch();
-        let app = Arc::downgrade(self);
-        let quitting = self.quitting.clone();
-        tokio::spawn(async move {
-            // The list each server had when it was last pinned from, by identity.
-            let mut seen: HashMap<String, Arc<Vec<ListedTool>>> = HashMap::new();
-            loop {
-                changes.borrow_and_update();
-                let Some(app) = app.upgrade() else { return };
-                let lists = app.host.running_tools();
-                seen.retain(|name, _| lists.iter().any(|(n, _)| n == name));
-                for (server, tools) in lists {
-                    if seen
-                        .get(&server)
-                        .is_some_and(|old| Arc::ptr_eq(old, &tools))
-                    {
-                        continue;
-                    }
-                    match app.core.mcp_pin_new_tools(&server, &tools).await {
-                        Ok(_) => {
-                            seen.insert(server, tools);
-                        }
-                        Err(e) => tracing::warn!(server, error = %e, "cannot pin new MCP tools"),
-                    }
-                }
-                drop(app);
-                tokio::select! {
-                    () = quitting.cancelled() => return,
-                    changed = changes.changed() => if changed.is_err() { return },
-                }
-            }
-        });
     }
 
     pub fn core(&self) -> &Core {
@@ -351,183 +298,6 @@ impl App {
         self.forms
             .answer(id, answer)
             .map_err(|why| crate::error::InvalidInput::new("form", why).into())
-    }
-
-    // ---- MCP servers ------------------------------------------------------------------
-
-    /// Sends every configured server with its state now, and again after every change (a
-    /// start, a crash, a restart, a new tool list, a stop, or an approval, switch or removal
-    /// made through the app), until `send` says the listener is gone or the app quits. Changes
-    /// that come together (ten servers starting) are sent as one list. A later call replaces
-    /// this watcher: there is one window.
-    pub fn watch_servers(
-        self: &Arc<Self>,
-        send: impl Fn(Vec<McpServerStatus>) -> bool + Send + 'static,
-    ) {
-        let stop = self.quitting.child_token();
-        let previous = std::mem::replace(
-            &mut *self
-                .server_watcher
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-            stop.clone(),
-        );
-        previous.cancel();
-        let (mut hosts, mut configs) = (self.host.watch(), self.config_changes.subscribe());
-        let app = Arc::clone(self);
-        tokio::spawn(async move {
-            loop {
-                hosts.borrow_and_update();
-                configs.borrow_and_update();
-                match app.core.mcp_status(Some(&app.host)).await {
-                    Ok(list) => {
-                        if !send(list) {
-                            return;
-                        }
-                    }
-                    Err(e) => tracing::warn!(error = %e, "cannot list MCP servers for the window"),
-                }
-                tokio::select! {
-                    () = stop.cancelled() => return,
-                    Ok(()) = hosts.changed() => {}
-                    Ok(()) = configs.changed() => {}
-                }
-                // Let a burst settle into one list.
-                tokio::time::sleep(SETTLE).await;
-            }
-        });
-    }
-
-    fn servers_changed(&self) {
-        self.config_changes.send_modify(|n| *n = n.wrapping_add(1));
-    }
-
-    /// Hands every enabled, approved server to the supervisor, which starts them in the
-    /// background.
-    pub async fn start_servers(&self) {
-        if let Err(e) = self.core.mcp_start_all(&self.host).await {
-            tracing::warn!(error = %e, "MCP servers were not started");
-        }
-    }
-
-    /// Asks `confirm` about `name`'s full command line as it is now, and approves exactly what
-    /// was shown: if mcp.json changed in between, nothing is approved. Returns whether it was.
-    ///
-    /// # Errors
-    /// [`CoreError::Conflict`] when the entry changed while it was shown; not found; an
-    /// invalid entry; the database.
-    pub async fn approve_server(
-        &self,
-        name: &str,
-        confirm: &dyn Confirm,
-    ) -> Result<bool, CoreError> {
-        let request = self.core.mcp_approval_request(name)?;
-        if !confirm.approve_server(&request).await {
-            tracing::info!(server = %request.server, "MCP server not approved");
-            return Ok(false);
-        }
-        self.core.mcp_approve_shown(&request).await?;
-        self.servers_changed();
-        Ok(true)
-    }
-
-    /// [`App::approve_server`], then (re)starts it under the supervisor when approved.
-    ///
-    /// # Errors
-    /// As [`App::approve_server`].
-    pub async fn approve_and_start(
-        &self,
-        name: &str,
-        confirm: &dyn Confirm,
-    ) -> Result<bool, CoreError> {
-        if !self.approve_server(name, confirm).await? {
-            return Ok(false);
-        }
-        if let Err(e) = self.core.mcp_restart(&self.host, name).await {
-            // Approved but not startable (disabled, a missing secret): the list says why.
-            tracing::warn!(server = name.trim(), error = %e, "approved MCP server not started");
-        }
-        Ok(true)
-    }
-
-    /// Shows `confirm` how the held-back tool `tool` of `server` changed (its `tools` as listed
-    /// now) and offers it again if accepted.
-    ///
-    /// # Errors
-    /// No such tool; the database.
-    pub async fn accept_tool(
-        &self,
-        server: &str,
-        tool: &str,
-        tools: &[ListedTool],
-        confirm: &dyn Confirm,
-    ) -> Result<ToolAcceptance, CoreError> {
-        let server = server.trim();
-        let review = self.core.mcp_review_tools(server, tools).await?;
-        let Some(found) = review.iter().find(|t| t.tool == tool) else {
-            return Err(CoreError::NotFound {
-                what: format!("tool “{tool}” of “{server}”"),
-            });
-        };
-        let ToolStatus::Changed { diff } = &found.status else {
-            return Ok(ToolAcceptance::Unchanged);
-        };
-        let change = ToolChange {
-            server: server.to_owned(),
-            tool: tool.to_owned(),
-            diff: diff.clone(),
-        };
-        if !confirm.accept_tool(&change).await {
-            return Ok(ToolAcceptance::KeptBack);
-        }
-        self.core.mcp_accept_tool(server, tool, tools).await?;
-        Ok(ToolAcceptance::Accepted)
-    }
-
-    /// The tools a running server offers now (all pages).
-    ///
-    /// # Errors
-    /// Not running; the server failed.
-    pub async fn running_tools(&self, name: &str) -> Result<Vec<ListedTool>, CoreError> {
-        self.core.mcp_running_tools(&self.host, name).await
-    }
-
-    /// Stops a server and removes it with its keychain values and approval.
-    ///
-    /// # Errors
-    /// As [`Core::mcp_remove`].
-    pub async fn remove_server(&self, name: &str) -> Result<(), CoreError> {
-        self.host.stop(name.trim()).await;
-        self.core.mcp_remove(name).await?;
-        self.servers_changed();
-        Ok(())
-    }
-
-    /// Switches a server on (started if approved) or off (stopped).
-    ///
-    /// # Errors
-    /// Not found; the file; a start that cannot be prepared.
-    pub async fn set_server_enabled(
-        &self,
-        name: &str,
-        enabled: bool,
-    ) -> Result<McpServerView, CoreError> {
-        let view = self.core.mcp_set_disabled(name, !enabled).await?;
-        self.servers_changed();
-        if !enabled {
-            self.host.stop(&view.name).await;
-        } else if view.approved {
-            self.core.mcp_restart(&self.host, &view.name).await?;
-        }
-        Ok(view)
-    }
-
-    /// Restarts a server (a failed one gets a fresh count of tries).
-    ///
-    /// # Errors
-    /// As [`Core::mcp_restart`].
-    pub async fn restart_server(&self, name: &str) -> Result<(), CoreError> {
-        self.core.mcp_restart(&self.host, name).await
     }
 
     // ---- the end ----------------------------------------------------------------------

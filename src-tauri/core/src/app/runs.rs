@@ -52,13 +52,22 @@ impl Feed {
     }
 
     /// Sends `sink` everything so far, then every event from now on. Under one lock, so the
-    /// listener misses nothing and gets nothing twice.
+    /// listener misses nothing and gets nothing twice. A sink of the same listener that was
+    /// there before (a window's, before it reloaded) is dropped.
     pub fn subscribe(&self, sink: Arc<dyn EventSink>) {
         let mut state = self.state();
         for event in &state.log {
             sink.send(event.clone());
         }
+        if let Some(listener) = sink.listener() {
+            state.sinks.retain(|old| old.listener() != Some(listener));
+        }
         state.sinks.push(sink);
+    }
+
+    /// How many sinks it sends to now.
+    pub fn listeners(&self) -> usize {
+        self.state().sinks.len()
     }
 }
 
@@ -296,6 +305,47 @@ mod tests {
             *late.0.lock().unwrap(),
             [delta("Once upon a time"), delta(".")]
         );
+    }
+
+    /// A window's sink: the window's label says who listens.
+    struct WindowSink(&'static str, Seen);
+
+    impl EventSink for WindowSink {
+        fn send(&self, event: RunEvent) {
+            self.1.send(event);
+        }
+
+        fn listener(&self) -> Option<&str> {
+            Some(self.0)
+        }
+    }
+
+    #[test]
+    fn a_window_that_reloads_replaces_its_own_sink_and_no_one_elses() {
+        let feed = Feed::default();
+        let before = Arc::new(WindowSink("main", Seen::default()));
+        let terminal = Arc::new(Seen::default());
+        feed.subscribe(before.clone());
+        feed.subscribe(terminal.clone());
+        feed.send(delta("a"));
+        let after = Arc::new(WindowSink("main", Seen::default()));
+        feed.subscribe(after.clone());
+        let other = Arc::new(WindowSink("second", Seen::default()));
+        feed.subscribe(other.clone());
+        feed.send(delta("b"));
+        assert_eq!(
+            feed.listeners(),
+            3,
+            "the reloaded window's old sink is gone"
+        );
+        assert_eq!(
+            *before.1 .0.lock().unwrap(),
+            [delta("a")],
+            "not sent to after its page went"
+        );
+        assert_eq!(*after.1 .0.lock().unwrap(), [delta("a"), delta("b")]);
+        assert_eq!(terminal.0.lock().unwrap().len(), 2);
+        assert_eq!(other.1 .0.lock().unwrap().len(), 2);
     }
 
     #[tokio::test]

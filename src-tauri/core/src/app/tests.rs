@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::*;
 use crate::engine::NewProvider;
 use crate::mcp::config::ServerEntry;
-use crate::policy::confirm::{Always, ServerApprovalRequest};
+use crate::policy::confirm::{Always, Confirm, ServerApprovalRequest, ToolChange};
 use crate::secrets::MemoryStore;
 use crate::settings::MemorySettings;
 use crate::store::Store;

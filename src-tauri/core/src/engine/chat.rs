@@ -15,7 +15,7 @@ use crate::policy::pins::ToolStatus;
 use crate::policy::{self, Standing};
 use crate::providers::ToolCall;
 use crate::settings::Settings;
-use crate::store::{new_id, StandingApproval, Store, ToolRun, ToolToggle};
+use crate::store::{new_id, StandingApproval, Store, ToolToggle};
 use crate::text::one_line;
 
 /// Which of the offered tools a run may use (the command line's `--tools`).
@@ -437,17 +437,6 @@ impl Core {
                 what: format!("an approval of “{server} · {tool}”"),
             })
         }
-    }
-
-    /// Every tool call of a conversation, for its tool cards.
-    ///
-    /// # Errors
-    /// The database.
-    pub async fn tool_runs(&self, conversation_id: &str) -> Result<Vec<ToolRun>, CoreError> {
-        Ok(self
-            .store()?
-            .list_tool_runs(conversation_id.to_owned())
-            .await?)
     }
 }
 

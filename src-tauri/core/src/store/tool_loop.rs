@@ -160,9 +160,21 @@ impl ToolRun {
     }
 }
 
-const RUN_COLUMNS: &str = "id, conversation_id, message_id, call_id, server, tool, arguments, \
-     decision, decision_scope, deny_reason, started_at, finished_at, is_error, result, display_name, \
-     retry_of, description, retry_of_message";
+/// The columns of a run in [`run_from_row`]'s order, with `$result` where the result goes.
+macro_rules! run_columns {
+    ($result:literal) => {
+        concat!(
+            "id, conversation_id, message_id, call_id, server, tool, arguments, decision, \
+             decision_scope, deny_reason, started_at, finished_at, is_error, ",
+            $result,
+            ", display_name, retry_of, description, retry_of_message"
+        )
+    };
+}
+
+const RUN_COLUMNS: &str = run_columns!("result");
+/// The same with no result: a page of cards never reads a long result.
+const RUN_COLUMNS_NO_RESULT: &str = run_columns!("NULL");
 
 /// The calls made by the answers numbered `first..=last` of a conversation, without results.
 pub(super) fn runs_between(
@@ -171,9 +183,8 @@ pub(super) fn runs_between(
     first: i64,
     last: i64,
 ) -> Result<Vec<ToolRun>, StoreError> {
-    let columns = RUN_COLUMNS.replace(" result,", " NULL,");
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {columns} FROM tool_runs WHERE conversation_id = ?1 AND message_id IN \
+        "SELECT {RUN_COLUMNS_NO_RESULT} FROM tool_runs WHERE conversation_id = ?1 AND message_id IN \
          (SELECT id FROM messages WHERE conversation_id = ?1 AND seq BETWEEN ?2 AND ?3) \
          ORDER BY COALESCE(started_at, finished_at), rowid"
     ))?;

@@ -2,16 +2,16 @@
 //!
 //! Each layer keeps its own typed error (`StoreError`, `SecretError`, `SettingsError`); this
 //! module only composes them (with [`InvalidInput`], the error for a bad value a person typed,
-//! which is [`crate::text`]'s) and adds [`DatabaseUnavailable`], why the database could not be
+//! which is [`crate::input`]'s) and adds [`DatabaseUnavailable`], why the database could not be
 //! opened. It imports nothing above the layers it composes.
 
+pub use crate::input::InvalidInput;
 use crate::mcp::config::ConfigError;
 use crate::mcp::server::McpError;
 use crate::providers::ProviderError;
 use crate::secrets::SecretError;
 use crate::settings::SettingsError;
 use crate::store::StoreError;
-pub use crate::text::InvalidInput;
 
 /// Why the database is not available, kept for the app's lifetime so every caller can say so.
 #[derive(Debug, Clone, thiserror::Error, serde::Serialize, ts_rs::TS)]

@@ -11,6 +11,7 @@ pub mod cli;
 pub mod engine;
 pub mod error;
 pub mod events;
+pub mod input;
 pub mod instance;
 pub mod logging;
 pub mod mcp;

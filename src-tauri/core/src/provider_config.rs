@@ -5,8 +5,8 @@
 use serde::{Deserialize, Serialize};
 use url::Url;
 
+use crate::input::InvalidInput;
 use crate::text::one_line;
-use crate::text::InvalidInput;
 
 pub const MAX_NAME_CHARS: usize = 64;
 pub const MAX_MODEL_CHARS: usize = 200;

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::text::InvalidInput;
+use crate::input::InvalidInput;
 
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

@@ -1,6 +1,6 @@
 //! Small text rules shared by every place a person types or reads a name: trimming, control
-//! characters and length caps counted in characters, never bytes; tools' names as people see them;
-//! and [`InvalidInput`], the error for a value typed that cannot be accepted. Imports nothing.
+//! characters and length caps counted in characters, never bytes; tools' names as people see them.
+//! Imports nothing.
 
 /// Trims, turns every run of whitespace or control characters into one space, and keeps at most
 /// `max_chars` characters (a trailing "…" marks a cut).
@@ -58,24 +58,6 @@ pub fn tool_display_name(server: &str, tool: &str, title: Option<&str>) -> Strin
     match title {
         Some(title) => format!("{server} · {title}"),
         None => format!("{server} · {}", title_case(tool)),
-    }
-}
-
-/// A value a person entered that cannot be accepted, with the form field at fault.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
-pub struct InvalidInput {
-    /// The field name as the UI and the command line know it (`name`, `base_url`, `title`, …).
-    pub field: &'static str,
-    pub message: String,
-}
-
-impl InvalidInput {
-    pub fn new(field: &'static str, message: impl Into<String>) -> Self {
-        Self {
-            field,
-            message: message.into(),
-        }
     }
 }
 

@@ -1,17 +1,13 @@
 //! What went wrong with an MCP server, as a person reads it: [`McpError`], an rmcp error's
 //! chain turned into words (a network failure says what failed and where, never a URL's path
 //! or query), a sign-in a remote server asks for, and the last words a local server wrote on
-//! stderr ([`StderrRing`]).
+//! stderr (kept by [`super::process::StderrRing`]).
 
-use std::collections::VecDeque;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use rmcp::service::ServiceError;
 use rmcp::transport::streamable_http_client::StreamableHttpError;
 
-/// How much of a server's stderr is kept in memory.
-pub const STDERR_RING_BYTES: usize = 1024 * 1024;
 /// How much of it goes into an error message.
 pub const STDERR_TAIL_CHARS: usize = 2000;
 
@@ -127,6 +123,14 @@ fn without_type_names(text: &str) -> String {
     kept
 }
 
+fn tail_text(tail: &str) -> String {
+    if tail.trim().is_empty() {
+        String::new()
+    } else {
+        format!("\n--- its last words on stderr ---\n{}", tail.trim_end())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -138,43 +142,5 @@ mod tests {
             "Send message error Client error: boom, when x"
         );
         assert_eq!(super::without_type_names("Transport [x"), "Transport [x");
-    }
-}
-
-fn tail_text(tail: &str) -> String {
-    if tail.trim().is_empty() {
-        String::new()
-    } else {
-        format!("\n--- its last words on stderr ---\n{}", tail.trim_end())
-    }
-}
-
-/// The last [`STDERR_RING_BYTES`] a server wrote to stderr.
-#[derive(Debug, Default)]
-pub struct StderrRing {
-    bytes: Mutex<VecDeque<u8>>,
-}
-
-impl StderrRing {
-    pub(crate) fn push(&self, chunk: &[u8]) {
-        let mut bytes = self
-            .bytes
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        bytes.extend(chunk);
-        let excess = bytes.len().saturating_sub(STDERR_RING_BYTES);
-        bytes.drain(..excess);
-    }
-
-    /// The last `max_chars` characters, as text.
-    pub fn tail(&self, max_chars: usize) -> String {
-        let bytes = self
-            .bytes
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let (a, b) = bytes.as_slices();
-        let text = String::from_utf8_lossy(&[a, b].concat()).into_owned();
-        let count = text.chars().count();
-        text.chars().skip(count.saturating_sub(max_chars)).collect()
     }
 }

@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 use super::catalogue::ListedTool;
 use super::elicitation::{Elicitation, Elicitor};
 use super::launch::ServerLaunch;
-use super::process_group;
+use super::process;
 use super::server::{McpError, McpServer};
 
 /// Tries in a row before a crashing server is left failed.
@@ -482,7 +482,7 @@ impl PidRecords {
             };
             if same {
                 tracing::warn!(server = %name, pgid = record.pgid, "stopping an MCP server left running by an earlier run");
-                process_group::end_process_group(Some(record.pgid)).await;
+                process::end_process_group(Some(record.pgid)).await;
             }
         }
         self.write(&BTreeMap::new());

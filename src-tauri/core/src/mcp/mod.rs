@@ -13,7 +13,7 @@ pub mod error;
 pub mod host;
 pub mod launch;
 pub mod oauth;
-pub mod process_group;
+pub mod process;
 pub mod remote;
 pub mod results;
 pub mod server;

@@ -24,8 +24,9 @@ use rmcp::transport::StreamableHttpClientTransport;
 
 use super::client::HostClient;
 use super::elicitation::Elicitation;
-use super::error::{auth_challenge, McpError, StderrRing};
+use super::error::{auth_challenge, McpError};
 use super::oauth::RemoteAuth;
+use super::process::StderrRing;
 use super::server::McpServer;
 use super::sse::SseTransport;
 

@@ -20,7 +20,8 @@ use tokio_util::sync::CancellationToken;
 pub use super::client::{CallProgress, HostClient, ProgressSink};
 use super::client::{Heard, ProgressRoute, ProgressRoutes};
 use super::error::{auth_challenge, readable};
-pub use super::error::{McpError, StderrRing, STDERR_RING_BYTES, STDERR_TAIL_CHARS};
+pub use super::error::{McpError, STDERR_TAIL_CHARS};
+pub use super::process::{StderrRing, STDERR_RING_BYTES};
 
 /// How long one call may take: `idle` without an answer or progress, `hard_max` in all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -306,7 +307,7 @@ impl McpServer {
             .is_err()
         {
             tracing::warn!(server = %self.name, "MCP server did not end in time; killing its group");
-            super::process_group::end_process_group(self.pid).await;
+            super::process::end_process_group(self.pid).await;
         }
     }
 }

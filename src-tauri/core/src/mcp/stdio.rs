@@ -23,8 +23,9 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::client::HostClient;
 use super::elicitation::Elicitation;
-use super::error::{McpError, StderrRing, STDERR_TAIL_CHARS};
-use super::process_group::{end_process_group, GroupGuard};
+use super::error::{McpError, STDERR_TAIL_CHARS};
+use super::process::StderrRing;
+use super::process::{end_process_group, GroupGuard};
 use super::server::McpServer;
 
 /// The longest line a server may send on stdout; a longer one stops it with a clear error

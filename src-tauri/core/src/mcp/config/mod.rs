@@ -6,12 +6,12 @@
 //! to. Starting servers is [`super::launch`]'s business; this module never runs anything.
 //!
 //! Split by idea: [`entry`] is one server as written and checked (its launch, its
-//! fingerprint), [`import`] reads other apps' files into a preview, [`keychain`] moves secret
+//! fingerprint), [`import`] reads other apps' files into a preview, [`secrets`] moves secret
 //! values out of the file; this file is the file itself, its errors and server names.
 
 mod entry;
 mod import;
-mod keychain;
+mod secrets;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -23,7 +23,7 @@ use crate::text::one_line;
 
 pub use entry::{ConfigValue, Launch, OAuthEntry, ServerEntry, ServerSpec, Trust};
 pub use import::{claude_desktop_config_path, ImportItem, ImportPreview};
-pub use keychain::{looks_secret, move_secrets_to_keychain, secret_account};
+pub use secrets::{looks_secret, move_secrets_to_keychain, secret_account};
 
 pub const FILE_NAME: &str = "mcp.json";
 pub const MAX_NAME_CHARS: usize = 64;

@@ -1,8 +1,45 @@
-//! A local server's process group: everything it started lives in one group (a Job Object on
-//! Windows), and ending the server ends the group — politely first, then by force. Used by the
-//! stdio start, by a server's stop and by the host's clean-up of groups a killed app left.
+//! A local server's process: its group — everything it started lives in one group (a Job
+//! Object on Windows), and ending the server ends the group, politely first, then by force —
+//! and the last of what it wrote on stderr ([`StderrRing`]), for the errors a person reads.
+//! Used by the stdio start, by a server's stop and by the host's clean-up of groups a killed
+//! app left.
 
+use std::collections::VecDeque;
+use std::sync::Mutex;
 use std::time::Duration;
+
+/// How much of a server's stderr is kept in memory.
+pub const STDERR_RING_BYTES: usize = 1024 * 1024;
+
+/// The last [`STDERR_RING_BYTES`] a server wrote to stderr.
+#[derive(Debug, Default)]
+pub struct StderrRing {
+    bytes: Mutex<VecDeque<u8>>,
+}
+
+impl StderrRing {
+    pub(crate) fn push(&self, chunk: &[u8]) {
+        let mut bytes = self
+            .bytes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        bytes.extend(chunk);
+        let excess = bytes.len().saturating_sub(STDERR_RING_BYTES);
+        bytes.drain(..excess);
+    }
+
+    /// The last `max_chars` characters, as text.
+    pub fn tail(&self, max_chars: usize) -> String {
+        let bytes = self
+            .bytes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (a, b) = bytes.as_slices();
+        let text = String::from_utf8_lossy(&[a, b].concat()).into_owned();
+        let count = text.chars().count();
+        text.chars().skip(count.saturating_sub(max_chars)).collect()
+    }
+}
 
 /// Kills the group led by its pid when dropped, unless disarmed (set to `None`).
 pub(crate) struct GroupGuard(pub(crate) Option<u32>);

@@ -46,6 +46,15 @@ impl Seen {
     }
 }
 
+/// A turn that sends `text` in `conversation`.
+fn ask(conversation: &str, text: &str) -> TurnRequest {
+    TurnRequest {
+        conversation_id: conversation.to_owned(),
+        text: Some(text.to_owned()),
+        ..TurnRequest::default()
+    }
+}
+
 async fn app_in(home: &std::path::Path, mock_root: &str) -> (Arc<App>, Store) {
     let paths = AppPaths::under_home(home.to_path_buf());
     paths.create_all().unwrap();
@@ -104,11 +113,6 @@ async fn quitting_mid_answer_and_mid_call_cancels_both_keeps_what_was_shown_and_
     let story = app.core().create_conversation(None).await.unwrap().id;
     let slow_tool = app.core().create_conversation(None).await.unwrap().id;
     let (story_seen, tool_seen) = (Arc::new(Seen::default()), Arc::new(Seen::default()));
-    let ask = |conversation: &str, text: &str| TurnRequest {
-        conversation_id: conversation.to_owned(),
-        text: Some(text.to_owned()),
-        ..TurnRequest::default()
-    };
     let story_run = app
         .start_turn(ask(&story, "Tell me a slow story"), story_seen.clone())
         .await
@@ -199,14 +203,7 @@ async fn a_window_that_comes_back_mid_answer_gets_the_answer_so_far_and_the_rest
     let conversation = app.core().create_conversation(None).await.unwrap().id;
     let first = Arc::new(Seen::default());
     let run = app
-        .start_turn(
-            TurnRequest {
-                conversation_id: conversation.clone(),
-                text: Some("Tell me a slow story".into()),
-                ..TurnRequest::default()
-            },
-            first.clone(),
-        )
+        .start_turn(ask(&conversation, "Tell me a slow story"), first.clone())
         .await
         .unwrap();
     first.wait_for("text_delta", 3).await;
@@ -423,14 +420,7 @@ async fn deleting_a_conversation_mid_answer_stops_its_run_first_and_leaves_nothi
     let story = app.core().create_conversation(None).await.unwrap().id;
     let seen = Arc::new(Seen::default());
     let run = app
-        .start_turn(
-            TurnRequest {
-                conversation_id: story.clone(),
-                text: Some("Tell me a slow story".into()),
-                ..TurnRequest::default()
-            },
-            seen.clone(),
-        )
+        .start_turn(ask(&story, "Tell me a slow story"), seen.clone())
         .await
         .unwrap();
     seen.wait_for("text_delta", 3).await;

@@ -8,7 +8,7 @@ use std::future::Future;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use tokio::sync::oneshot;
+use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
@@ -19,13 +19,16 @@ use crate::events::{EventSink, RunEvent, StopReason};
 pub struct RunHandle {
     pub run_id: String,
     pub conversation_id: String,
-    finished: oneshot::Receiver<StopReason>,
+    ended: watch::Receiver<Option<StopReason>>,
 }
 
 impl RunHandle {
     /// Waits for the run to end and says why (a run whose task died ends `Error`).
-    pub async fn finished(self) -> StopReason {
-        self.finished.await.unwrap_or(StopReason::Error)
+    pub async fn finished(mut self) -> StopReason {
+        match self.ended.wait_for(Option::is_some).await {
+            Ok(reason) => reason.unwrap_or(StopReason::Error),
+            Err(_) => StopReason::Error,
+        }
     }
 }
 
@@ -66,7 +69,8 @@ impl Feed {
     }
 
     /// How many sinks it sends to now.
-    pub fn listeners(&self) -> usize {
+    #[cfg(test)]
+    fn listeners(&self) -> usize {
         self.state().sinks.len()
     }
 }
@@ -105,8 +109,9 @@ struct Entry {
     conversation_id: String,
     cancel: CancellationToken,
     feed: Arc<Feed>,
-    /// Turns true once the run's task has ended (what it had is saved).
-    ended: tokio::sync::watch::Receiver<bool>,
+    /// Says why once the run's task has ended (what it had is saved); the same signal its
+    /// [`RunHandle`] waits on.
+    ended: watch::Receiver<Option<StopReason>>,
 }
 
 #[derive(Default)]
@@ -159,7 +164,7 @@ impl Runs {
             .collect();
         for mut ended in ending {
             // An error means the task is gone, which is ended too.
-            let _ = ended.wait_for(|ended| *ended).await;
+            let _ = ended.wait_for(Option::is_some).await;
         }
     }
 
@@ -192,31 +197,29 @@ impl Runs {
         let cancel = CancellationToken::new();
         let feed = Arc::new(Feed::default());
         feed.subscribe(sink);
-        let (end, ended) = tokio::sync::watch::channel(false);
+        let (end, ended) = watch::channel(None);
         inner.by_id.insert(
             run_id.to_owned(),
             Entry {
                 conversation_id: conversation_id.to_owned(),
                 cancel: cancel.clone(),
                 feed: Arc::clone(&feed),
-                ended,
+                ended: ended.clone(),
             },
         );
         // Finished tasks are reaped here; their results were sent through their handles.
         while inner.tasks.try_join_next().is_some() {}
-        let (done, finished) = oneshot::channel();
         let run = work(cancel, feed);
         let (runs, id) = (self.clone(), run_id.to_owned());
         inner.tasks.spawn(async move {
             let reason = run.await;
             runs.inner().by_id.remove(&id);
-            end.send_replace(true);
-            let _ = done.send(reason);
+            end.send_replace(Some(reason));
         });
         Ok(RunHandle {
             run_id: run_id.to_owned(),
             conversation_id: conversation_id.to_owned(),
-            finished,
+            ended,
         })
     }
 

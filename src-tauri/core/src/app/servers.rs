@@ -258,9 +258,7 @@ impl App {
     ) -> Result<McpServerView, CoreError> {
         let entry = ServerEntry::from_typed(command_line, url)?;
         let view = self.core.mcp_add_unapproved(name, entry).await?;
-        self.servers_changed();
-        self.approve_and_start(&view.name, confirm).await?;
-        self.core.mcp_server_view(view.name).await
+        self.ask_about_changed(view.name, confirm).await
     }
 
     /// Changes how a server runs to what the person typed, stops it, and asks `confirm` about
@@ -278,9 +276,19 @@ impl App {
         let entry = ServerEntry::from_typed(command_line, url)?;
         let view = self.core.mcp_edit(name, entry).await?;
         self.host.stop(&view.name).await;
+        self.ask_about_changed(view.name, confirm).await
+    }
+
+    /// After a server was added or changed: the list is sent again, the person is asked about
+    /// it as it now is, and it is returned as it then is (approved or not).
+    async fn ask_about_changed(
+        &self,
+        name: String,
+        confirm: &dyn Confirm,
+    ) -> Result<McpServerView, CoreError> {
         self.servers_changed();
-        self.approve_and_start(&view.name, confirm).await?;
-        self.core.mcp_server_view(view.name).await
+        self.approve_and_start(&name, confirm).await?;
+        self.core.mcp_server_view(name).await
     }
 
     /// A running server's tools, each against its pin.

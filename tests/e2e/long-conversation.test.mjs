@@ -79,10 +79,17 @@ test("an answer that made 200 tool calls opens with its cards collapsed, and a c
       timeout: 20000,
       timeoutMsg: "the closing answer is not shown",
     });
+    // The newest cards come first and stay put while the older ones are built above them.
+    const newest = await b.execute(() => [...document.querySelectorAll('[data-testid="tool-card"]')].at(-1)?.dataset.callId);
+    assert.ok(newest, "cards are shown");
+    await b.waitUntil(async () => (await b.$$(tid("tool-card"))).length === 200, {
+      timeout: 20000,
+      timeoutMsg: "the 200 cards are not all built",
+    });
     const state = await listState(b, seeded.tool_cards.last_words);
     assert.ok(state.nodes < 2000, `${state.nodes} elements in the chat`);
     const cards = await b.$$(tid("tool-card"));
-    assert.ok(cards.length > 0, "cards are shown");
+    assert.equal(await cards[cards.length - 1].getAttribute("data-call-id"), newest, "the newest card is still the last");
     assert.equal((await b.$$(tid("tool-result"))).length, 0, "no card body is built while collapsed");
     // The last card on screen, opened.
     const last = cards[cards.length - 1];

@@ -1,0 +1,58 @@
+// An answer's many tool cards are built newest first, a batch a frame: the cards at the end (an
+// opened chat sits there) come at once and stay put while older ones arrive above them, and a
+// card that comes while the answer runs shows at once.
+import { afterEach, describe, expect, it } from "vitest";
+import { cleanup, render } from "@testing-library/svelte";
+import { createRawSnippet, flushSync } from "svelte";
+import ToolCardList from "../src/components/ToolCardList.svelte";
+import type { ToolCard } from "../src/lib/chat.svelte";
+
+function cardNumbered(n: number): ToolCard {
+  return {
+    call_id: `call_${n}`, server: "s", display_name: `Tool ${n}`, arguments: "{}", state: "done", content: "ok",
+    duration_ms: 1, reason: null, progress: null, retry_of: null, description: null, full_length: null,
+    result_id: null, can_retry: false,
+  };
+}
+
+const card = createRawSnippet((one: () => ToolCard) => ({
+  render: () => `<p data-id="${one().call_id}"></p>`,
+}));
+
+const ids = (root: HTMLElement) => [...root.querySelectorAll("p")].map((p) => p.dataset.id);
+const frame = () => new Promise((done) => requestAnimationFrame(() => done(undefined)));
+
+afterEach(cleanup);
+
+describe("an answer's tool cards", () => {
+  it("builds the newest twenty first, then older batches above them, in order", async () => {
+    const cards = Array.from({ length: 65 }, (_, i) => cardNumbered(i));
+    const view = render(ToolCardList, { cards, card });
+    expect(ids(view.container)).toEqual(cards.slice(45).map((c) => c.call_id));
+    await frame();
+    flushSync();
+    expect(ids(view.container)).toEqual(cards.slice(25).map((c) => c.call_id));
+    await frame();
+    await frame();
+    flushSync();
+    expect(ids(view.container)).toEqual(cards.map((c) => c.call_id));
+  });
+
+  it("shows a card that comes while older ones are still being built", async () => {
+    const cards = $state(Array.from({ length: 50 }, (_, i) => cardNumbered(i)));
+    const view = render(ToolCardList, { cards, card });
+    cards.push(cardNumbered(50));
+    flushSync();
+    expect(ids(view.container).at(-1)).toBe("call_50");
+    expect(ids(view.container)).toHaveLength(21);
+    for (let i = 0; i < 3; i++) await frame();
+    flushSync();
+    expect(ids(view.container)).toEqual(cards.map((c) => c.call_id));
+  });
+
+  it("a short answer's cards are all there at once", () => {
+    const cards = Array.from({ length: 3 }, (_, i) => cardNumbered(i));
+    const view = render(ToolCardList, { cards, card });
+    expect(ids(view.container)).toEqual(["call_0", "call_1", "call_2"]);
+  });
+});

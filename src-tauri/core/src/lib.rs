@@ -27,5 +27,6 @@ pub mod text;
 
 pub use crate::app::{App, AppConfig};
 pub use crate::engine::{AppStatus, Core, KeychainStatus};
-pub use error::{CoreError, DatabaseUnavailable, InvalidInput, IpcError};
+pub use error::{CoreError, DatabaseUnavailable, IpcError};
+pub use input::InvalidInput;
 pub use paths::AppPaths;

@@ -180,8 +180,8 @@ impl ServerEntry {
     pub fn from_typed(
         command_line: Option<&str>,
         url: Option<&str>,
-    ) -> Result<ServerEntry, crate::InvalidInput> {
-        use crate::InvalidInput;
+    ) -> Result<ServerEntry, crate::input::InvalidInput> {
+        use crate::input::InvalidInput;
         let command_line = command_line.map(str::trim).filter(|s| !s.is_empty());
         let url = url.map(str::trim).filter(|s| !s.is_empty());
         match (command_line, url) {

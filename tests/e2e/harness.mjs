@@ -21,37 +21,53 @@ export function tempHome(label) {
   return fs.mkdtempSync(path.join(os.tmpdir(), `switchboard-e2e-${label}-`));
 }
 
-/** A port free a moment ago. Only for programs that cannot be given port 0 (tauri-driver): their
- * start is retried when another process took the port in between (see startDriver). */
-async function portFreeNow() {
-  const server = net.createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address();
-  server.close();
-  await once(server, "close");
-  return port;
+/** `count` different ports, free a moment ago. Only for programs that cannot be given port 0
+ * (tauri-driver and its WebKitWebDriver): all are held open until all are chosen, so they
+ * differ from each other, and a start whose port was taken in between is retried (startDriver). */
+async function portsFreeNow(count) {
+  const servers = [];
+  for (let i = 0; i < count; i++) {
+    const server = net.createServer();
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    servers.push(server);
+  }
+  const ports = servers.map((s) => s.address().port);
+  await Promise.all(servers.map((s) => new Promise((done) => s.close(done))));
+  return ports;
+}
+
+/** `bytes` of a file, from its start or its end (a driver gone wrong can write gigabytes). */
+function part(file, bytes, end) {
+  const fd = fs.openSync(file, "r");
+  try {
+    const size = fs.fstatSync(fd).size;
+    const buffer = Buffer.alloc(Math.min(size, bytes));
+    fs.readSync(fd, buffer, 0, buffer.length, end ? size - buffer.length : 0);
+    return buffer.toString("utf8");
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 async function waitForPort(port, child, log) {
   for (let i = 0; i < 200; i++) {
-    if (child.exitCode !== null) throw new Error(`tauri-driver exited early:\n${log.join()}`);
+    if (child.exitCode !== null) throw new Error(`tauri-driver exited early:\n${log.tail()}`);
     if (await portAnswers(port)) return;
     await sleep(50);
   }
-  throw new Error(`tauri-driver did not listen on ${port}:\n${log.join()}`);
+  throw new Error(`tauri-driver did not listen on ${port}:\n${log.tail()}`);
 }
 
 /**
  * Starts tauri-driver for `home`. It takes its ports on the command line, so they are probed
- * first; a driver that dies (its port was taken between the probe and its bind) is started
- * again on other ports, and one that answers must still be alive a moment later (what
- * answered may have been someone else's server).
+ * first; a start that fails (the driver died, or its WebKitWebDriver could not listen because
+ * the port was taken between the probe and its bind, which leaves tauri-driver proxying to
+ * whatever holds the port) is stopped and tried again on other ports.
  */
 async function startDriver(home, env) {
   for (let attempt = 1; ; attempt++) {
-    const port = await portFreeNow();
-    const nativePort = await portFreeNow();
+    const [port, nativePort] = await portsFreeNow(2);
     // The driver's and the app's output go to a file, not a pipe: an app that outlived its
     // driver would otherwise hold this test process open.
     const logFile = path.join(ARTIFACTS, `${path.basename(home)}-${port}.log`);
@@ -61,17 +77,23 @@ async function startDriver(home, env) {
       stdio: ["ignore", logFd, logFd],
     });
     fs.closeSync(logFd);
-    const log = { join: () => fs.readFileSync(logFile, "utf8") };
+    // join: all of it (a test may check what it holds); tail: its end, for an error message.
+    const log = { join: () => fs.readFileSync(logFile, "utf8"), tail: () => part(logFile, 64 * 1024, true) };
+    const refused = () => /Unable to listen/.test(part(logFile, 64 * 1024, false));
     try {
       // tauri-driver listens before the WebKitWebDriver it starts does: wait for both.
       await waitForPort(port, driver, log);
       await waitForPort(nativePort, driver, log);
       await sleep(100);
-      if (driver.exitCode !== null) throw new Error(`tauri-driver exited early:\n${log.join()}`);
+      if (driver.exitCode !== null) throw new Error(`tauri-driver exited early:\n${log.tail()}`);
+      if (refused()) throw new Error(`WebKitWebDriver could not listen on ${nativePort}:\n${log.tail()}`);
       return { driver, port, log };
     } catch (e) {
-      if (driver.exitCode === null) driver.kill("SIGTERM");
-      if (attempt >= 5 || driver.exitCode === null) throw e;
+      if (driver.exitCode === null) {
+        driver.kill("SIGTERM");
+        await Promise.race([once(driver, "exit"), sleep(5000)]);
+      }
+      if (attempt >= 5) throw e;
     }
   }
 }
@@ -98,7 +120,7 @@ export async function launch(home, env = {}) {
     await browser.$("#app > *").waitForExist({ timeout: 30000 });
   } catch (e) {
     driver.kill("SIGTERM");
-    throw new Error(`the app did not start: ${e.message}\n${log.join()}`);
+    throw new Error(`the app did not start: ${e.message}\n${log.tail()}`);
   }
   return {
     browser,
@@ -108,8 +130,33 @@ export async function launch(home, env = {}) {
       // Let the page render its latest state before the picture is taken.
       await browser.executeAsync((done) => requestAnimationFrame(() => requestAnimationFrame(() => done())));
       await sleep(250);
+      // WebKitWebDriver takes its picture after the view's next presentation update; without
+      // accelerated compositing (the app's choice on a machine with no GPU, such as this
+      // Xvfb) an idle page has none, and the request hangs. An invisible pixel that changes
+      // every frame while the picture is taken gives it one.
+      await browser.execute(() => {
+        const dot = document.createElement("div");
+        dot.dataset.screenshotNudge = "";
+        dot.style.cssText = "position:fixed;left:0;top:0;width:1px;height:1px;pointer-events:none;opacity:0";
+        document.body.append(dot);
+        let shown = false;
+        const nudge = () => {
+          shown = !shown;
+          dot.style.opacity = shown ? "0.01" : "0";
+          dot.dataset.frame = String(requestAnimationFrame(nudge));
+        };
+        nudge();
+      });
       const file = path.join(ARTIFACTS, `${name}.png`);
-      await browser.saveScreenshot(file);
+      try {
+        await browser.saveScreenshot(file);
+      } finally {
+        await browser.execute(() => {
+          const dot = document.querySelector("[data-screenshot-nudge]");
+          if (dot) cancelAnimationFrame(Number(dot.dataset.frame));
+          dot?.remove();
+        });
+      }
       return file;
     },
     async close() {

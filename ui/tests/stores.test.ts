@@ -152,6 +152,48 @@ describe("the conversation list", () => {
     await openingA;
     expect(stores.conversations.detail?.conversation.id).toBe(b.id);
   });
+
+  it("keeps the page shown while a conversation's messages are read, then shows them at once", async () => {
+    const a = backend.addConversation("A");
+    sessionStorage.clear(); // no page remembered from an earlier test
+    const stores = newStores();
+    await stores.start();
+    backend.delay = (cmd) => (cmd === "get_conversation" ? 30 : 0);
+    const pages: unknown[] = [];
+    const opening = stores.conversations.open(a.id);
+    const watch = setInterval(() => pages.push({ page: stores.ui.page, loaded: stores.conversations.detail !== null }), 2);
+    await opening;
+    clearInterval(watch);
+    expect(pages).toContainEqual({ page: { name: "welcome" }, loaded: false });
+    expect(pages).not.toContainEqual({ page: { name: "conversation", id: a.id }, loaded: false });
+    expect(stores.ui.page).toEqual({ name: "conversation", id: a.id });
+    expect(stores.conversations.detail?.conversation.id).toBe(a.id);
+  });
+
+  it("shows a conversation whose messages are slow to come as loading, then with them", async () => {
+    const a = backend.addConversation("A");
+    sessionStorage.clear(); // no page remembered from an earlier test
+    const stores = newStores();
+    await stores.start();
+    backend.delay = (cmd) => (cmd === "get_conversation" ? 400 : 0);
+    const opening = stores.conversations.open(a.id);
+    await vi.waitFor(() => expect(stores.ui.page).toEqual({ name: "conversation", id: a.id }), { timeout: 300 });
+    expect(stores.conversations.detail).toBeNull();
+    await opening;
+    expect(stores.conversations.detail?.conversation.id).toBe(a.id);
+  });
+
+  it("does not open a conversation the person left for Settings while it was read", async () => {
+    const a = backend.addConversation("A");
+    sessionStorage.clear(); // no page remembered from an earlier test
+    const stores = newStores();
+    await stores.start();
+    backend.delay = (cmd) => (cmd === "get_conversation" ? 30 : 0);
+    const opening = stores.conversations.open(a.id);
+    stores.ui.showSettings();
+    await opening;
+    expect(stores.ui.page).toEqual({ name: "settings" });
+  });
 });
 
 describe("startup", () => {

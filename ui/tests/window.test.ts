@@ -189,7 +189,10 @@ describe("bursts", () => {
     // Rust answers slowly, so every click lands while earlier calls are still in flight.
     backend.delay = (cmd) => (cmd === "list_conversations" ? 25 : 15);
     for (let i = 0; i < 5; i++) {
-      await user.click(items()[0]);
+      const next = items()[0];
+      await user.click(next);
+      // A conversation opens when its messages come (the page shown stays until then).
+      await waitFor(() => expect(next.getAttribute("aria-current")).toBe("page"));
       await user.click(screen.getByTestId("delete-conversation"));
       await user.click(screen.getByTestId("confirm-ok"));
     }

@@ -18,6 +18,11 @@ import type { Conversation, ConversationDetail } from "../types";
 import type { ChatSessions } from "./chat-sessions.svelte";
 import type { UiStore } from "./ui.svelte";
 
+/** How long opening a conversation keeps the page shown while its messages are read. */
+const HOLD_MS = 150;
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
 export class ConversationsStore {
   list = $state.raw<Conversation[]>([]);
   /** the open conversation with its messages; null while loading */
@@ -52,11 +57,23 @@ export class ConversationsStore {
   }
 
   async open(id: string, known?: ConversationDetail): Promise<void> {
-    this.#ui.go({ name: "conversation", id });
-    this.detail = known ?? (this.detail?.conversation.id === id ? this.detail : null);
     const isLatest = this.#detailGuard.begin();
+    const reading = ipc.getConversation(id);
+    const shown = known ?? (this.detail?.conversation.id === id ? this.detail : null);
+    let early: ConversationDetail | null = null;
+    if (shown === null) {
+      // Nothing of it to show yet: the page shown stays until its messages come (in a few ms,
+      // usually) or HOLD_MS pass, so it paints once, finished, not empty first and then again
+      // (an empty frame in between held the newest messages back by ~50 ms).
+      const stillWanted = this.#ui.beginNavigation();
+      early = await Promise.race([reading.catch(() => null), sleep(HOLD_MS).then(() => null)]);
+      if (!isLatest() || !stillWanted()) return;
+    }
+    this.#ui.go({ name: "conversation", id });
+    this.detail = early ?? shown;
+    if (early !== null) return;
     try {
-      const detail = await ipc.getConversation(id);
+      const detail = await reading;
       if (isLatest() && this.#ui.openId === id) this.detail = detail;
     } catch (err) {
       if (!isLatest() || this.#deleted.has(id)) return;

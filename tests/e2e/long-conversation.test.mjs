@@ -32,6 +32,7 @@ async function listState(b, text) {
       shown: [...document.querySelectorAll('[data-testid="answer-text"]')].some((e) => e.textContent.includes(words)),
       firstQuestion: list?.querySelector('[data-role="user"] .content')?.textContent ?? null,
       scrollTop: list?.scrollTop ?? 0,
+      atEnd: list ? list.scrollHeight - list.scrollTop - list.clientHeight < 80 : false,
     };
   }, text);
 }
@@ -64,6 +65,27 @@ test("a conversation of 10,000 messages opens at its newest answer with a bounde
     }
     assert.ok(firsts.size >= 3, `older pages came as the chat scrolled up: ${[...firsts].join(" | ")}`);
     await app.screenshot("long-conversation-older");
+
+    // Scrolled up in one chat, another opens at its own end.
+    const atItsEnd = async (c) => {
+      await b.waitUntil(async () => (await listState(b, c.last_words)).shown, {
+        timeout: 20000,
+        timeoutMsg: `“${c.title}” does not show its newest answer`,
+      });
+      await b.waitUntil(async () => (await listState(b, c.last_words)).atEnd, {
+        timeout: 5000,
+        timeoutMsg: `“${c.title}” is not at its end`,
+      });
+    };
+    await open(b, seeded.tool_cards.id);
+    await atItsEnd(seeded.tool_cards);
+    await b.execute(() => {
+      const list = document.querySelector('[data-testid="message-list"]');
+      list.scrollTop = list.scrollHeight / 3;
+    });
+    await b.pause(400);
+    await open(b, seeded.ten_thousand.id);
+    await atItsEnd(seeded.ten_thousand);
   } finally {
     await app.close();
   }

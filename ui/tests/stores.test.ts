@@ -21,6 +21,16 @@ function deferred<T>() {
   return { promise, resolve };
 }
 
+/** Stores started on one conversation, A, not yet open, whose messages take `readMs` to read. */
+async function withOneConversation(readMs: number) {
+  const a = backend.addConversation("A");
+  sessionStorage.clear(); // no page remembered from an earlier test
+  const stores = newStores();
+  await stores.start();
+  backend.delay = (cmd) => (cmd === "get_conversation" ? readMs : 0);
+  return { a, stores };
+}
+
 beforeEach(() => {
   backend = installFakeBackend();
   query = new FakeDarkQuery(false);
@@ -154,11 +164,7 @@ describe("the conversation list", () => {
   });
 
   it("keeps the page shown while a conversation's messages are read, then shows them at once", async () => {
-    const a = backend.addConversation("A");
-    sessionStorage.clear(); // no page remembered from an earlier test
-    const stores = newStores();
-    await stores.start();
-    backend.delay = (cmd) => (cmd === "get_conversation" ? 30 : 0);
+    const { a, stores } = await withOneConversation(30);
     const pages: unknown[] = [];
     const opening = stores.conversations.open(a.id);
     const watch = setInterval(() => pages.push({ page: stores.ui.page, loaded: stores.conversations.detail !== null }), 2);
@@ -171,11 +177,7 @@ describe("the conversation list", () => {
   });
 
   it("shows a conversation whose messages are slow to come as loading, then with them", async () => {
-    const a = backend.addConversation("A");
-    sessionStorage.clear(); // no page remembered from an earlier test
-    const stores = newStores();
-    await stores.start();
-    backend.delay = (cmd) => (cmd === "get_conversation" ? 400 : 0);
+    const { a, stores } = await withOneConversation(400);
     const opening = stores.conversations.open(a.id);
     await vi.waitFor(() => expect(stores.ui.page).toEqual({ name: "conversation", id: a.id }), { timeout: 300 });
     expect(stores.conversations.detail).toBeNull();
@@ -184,11 +186,7 @@ describe("the conversation list", () => {
   });
 
   it("does not open a conversation the person left for Settings while it was read", async () => {
-    const a = backend.addConversation("A");
-    sessionStorage.clear(); // no page remembered from an earlier test
-    const stores = newStores();
-    await stores.start();
-    backend.delay = (cmd) => (cmd === "get_conversation" ? 30 : 0);
+    const { a, stores } = await withOneConversation(30);
     const opening = stores.conversations.open(a.id);
     stores.ui.showSettings();
     await opening;

@@ -23,8 +23,10 @@
 //   PATH="$HOME/.cache/switchboard-dev/tools/bin:$PATH" \
 //     bash bench/conversation_view.sh --app target/release/switchboard [--runs 3] [--only stream|open|cards]
 //
-// (--only may be given more than once.) It prints a Markdown table of medians with every run's
-// value and writes everything measured to bench/results/conversation-view-<app>-<time>.json.
+// (--only may be given more than once; --trace logs, for open and cards, what the page's main
+// thread did from the click to the newest message painted: see installTrace.) It prints a
+// Markdown table of medians with every run's value and writes everything measured to
+// bench/results/conversation-view-<app>-<time>.json.
 //
 // How it measures, inside the page (one script injected after launch):
 // - a requestAnimationFrame loop records every frame's time (WebKitGTK has no long-task
@@ -55,6 +57,7 @@ const { values: options } = parseArgs({
     app: { type: "string" },
     runs: { type: "string", default: "3" },
     only: { type: "string", multiple: true },
+    trace: { type: "boolean", default: false },
   },
 });
 if (!options.app) throw new Error("--app PATH (the switchboard binary to measure) is required");
@@ -130,6 +133,96 @@ function watchFor(words) {
   probe.seen = null;
   probe.clickAt = null;
   probe.frames = [];
+}
+
+/**
+ * With --trace: a timeline of what the page's main thread did, to tell script from rendering.
+ * A task loop (MessageChannel) records when tasks can run, so a gap between two of its tasks
+ * is the thread busy; animation-frame callbacks, ResizeObserver callbacks (as the virtualiser
+ * measures rows), DOM mutation batches and calls that force a layout are recorded with their
+ * times. The task loop keeps a core busy: timings taken with --trace are not the bench's figures.
+ */
+function installTrace() {
+  if (window.__trace) return;
+  const now = () => performance.timeOrigin + performance.now();
+  const trace = { on: false, events: [] };
+  window.__trace = trace;
+  const channel = new MessageChannel();
+  channel.port1.onmessage = () => {
+    if (!trace.on) return;
+    trace.events.push(["task", now()]);
+    channel.port2.postMessage(0);
+  };
+  trace.start = () => {
+    trace.on = true;
+    trace.events = [];
+    channel.port2.postMessage(0);
+  };
+  const timed = (kind, f, detail) => {
+    const at = now();
+    try {
+      return f();
+    } finally {
+      if (trace.on) trace.events.push([kind, at, now() - at, detail]);
+    }
+  };
+  const Observer = window.ResizeObserver;
+  window.ResizeObserver = class extends Observer {
+    constructor(callback) {
+      super((entries, observer) => timed("resize-observer", () => callback(entries, observer), entries.length));
+    }
+  };
+  const frame = window.requestAnimationFrame.bind(window);
+  window.requestAnimationFrame = (callback) => frame((ts) => timed("raf", () => callback(ts)));
+  new MutationObserver((records) => {
+    if (trace.on) trace.events.push(["mutations", now(), 0, records.length]);
+  }).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+  addEventListener("click", () => trace.start(), true);
+  // Calls that make the engine lay out there and then (reading a size, setting a scroll),
+  // recorded when they take 1 ms or more.
+  const record = (kind, at) => {
+    const ms = now() - at;
+    if (trace.on && ms >= 1) trace.events.push([kind, at, ms]);
+  };
+  for (const name of ["scrollTop", "scrollHeight", "clientHeight", "offsetHeight", "getBoundingClientRect", "scrollTo", "scrollBy"]) {
+    const proto = Object.getOwnPropertyDescriptor(Element.prototype, name) ? Element.prototype : HTMLElement.prototype;
+    const original = Object.getOwnPropertyDescriptor(proto, name);
+    const timedCall = (kind, f) => {
+      const at = now();
+      try {
+        return f();
+      } finally {
+        record(kind, at);
+      }
+    };
+    Object.defineProperty(proto, name, {
+      ...original,
+      ...(original.get && { get() { return timedCall(`get ${name}`, () => original.get.call(this)); } }),
+      ...(original.set && { set(v) { timedCall(`set ${name}`, () => original.set.call(this, v)); } }),
+      ...(original.value && { value(...args) { return timedCall(`${name}()`, () => original.value.apply(this, args)); } }),
+    });
+  }
+}
+
+/** The trace from `from` to `to` as lines: busy stretches of the thread (gaps between the task
+ * loop's tasks over 3 ms) with what ran inside them, and the frames. */
+function traceLines(from, to) {
+  const trace = window.__trace;
+  trace.on = false;
+  const frames = window.__bench.frames.filter((t) => t >= from && t <= to);
+  const events = trace.events.filter((e) => e[1] >= from && e[1] <= to);
+  const tasks = events.filter((e) => e[0] === "task").map((e) => e[1]);
+  const lines = [];
+  const at = (t) => (t - from).toFixed(1).padStart(7);
+  for (let i = 1; i < tasks.length; i++) {
+    const gap = tasks[i] - tasks[i - 1];
+    if (gap < 3) continue;
+    const inside = events.filter((e) => e[0] !== "task" && e[1] >= tasks[i - 1] && e[1] < tasks[i]);
+    const frameIn = frames.filter((t) => t >= tasks[i - 1] && t < tasks[i]);
+    const what = inside.map((e) => `${e[0]}@${at(e[1]).trim()}${e[2] ? `(${e[2].toFixed(1)}ms)` : ""}${e[3] !== undefined ? `[${e[3]}]` : ""}`);
+    lines.push(`${at(tasks[i - 1])} busy ${gap.toFixed(1).padStart(6)} ms${frameIn.length ? ` frame@${frameIn.map((t) => at(t).trim()).join(",")}` : ""} ${what.join(" ")}`);
+  }
+  return lines;
 }
 
 function probeState() {
@@ -362,6 +455,7 @@ async function openRun(seeded, target, timeoutS, screenshot) {
   try {
     const b = app.browser;
     await b.execute(installProbe);
+    if (options.trace) await b.execute(installTrace);
     await b.$(`${tid("conversation-item")}[data-id="${seeded.conversations.empty.id}"]`).click();
     await b.waitUntil(async () => b.execute(() => document.querySelector('[data-testid="message-list"]')?.textContent.includes("No messages yet") ?? false), {
       timeout: 20000,
@@ -377,6 +471,7 @@ async function openRun(seeded, target, timeoutS, screenshot) {
     if (!state?.clickAt) throw new Error("the click on the sidebar item was not seen in the page");
     const gaps = await gapsUntil(b, state.clickAt, seen ? seen.painted + TAIL_MS : deadline);
     const elements = await b.execute(messageListElements);
+    if (options.trace && seen) for (const line of await b.execute(traceLines, state.clickAt, seen.painted + 300)) log(`trace ${line}`);
     if (seen) await sleep(Math.max(0, seen.painted + SETTLE_MS - Date.now()));
     const open = webProcessMemory(seeded.home);
     if (screenshot) log(`screenshot: ${await app.screenshot(screenshot)}`);

@@ -1,11 +1,13 @@
 //! Entry point: applies the theme before the first paint, builds the window's
-//! stores, then mounts the app (which hands the stores to its components).
+//! stores, then mounts the app (which hands the stores to its components). Once the window
+//! has shown, it warms up what opening the first conversation would otherwise pay for.
 
 import { mount } from "svelte";
 import "./app.css";
 import App from "./App.svelte";
 import { Stores } from "./lib/stores/stores";
 import { ThemeController } from "./lib/theme";
+import { warmUp } from "./lib/warmup";
 
 const theme = new ThemeController();
 theme.set("system");
@@ -16,3 +18,6 @@ if (!target) throw new Error("index.html has no #app element");
 // Drop the static boot frame from index.html (painted while this script loaded).
 target.replaceChildren();
 mount(App, { target, props: { stores: new Stores(theme) } });
+
+// After the first frame and the start-up's own work (reading the list, the providers).
+requestAnimationFrame(() => setTimeout(() => warmUp(document), 300));

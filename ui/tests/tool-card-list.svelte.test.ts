@@ -1,6 +1,7 @@
-// An answer's many tool cards are built newest first, a batch a frame: the cards at the end (an
-// opened chat sits there) come at once and stay put while older ones arrive above them, and a
-// card that comes while the answer runs shows at once.
+// An answer's many tool cards are built newest first, a batch a frame from the frame after the
+// first: the cards at the end (an opened chat sits there) come at once and are painted on their
+// own, they stay put while older ones arrive above them, and a card that comes while the answer
+// runs shows at once.
 import { afterEach, describe, expect, it } from "vitest";
 import { cleanup, render } from "@testing-library/svelte";
 import { createRawSnippet, flushSync } from "svelte";
@@ -25,9 +26,12 @@ const frame = () => new Promise((done) => requestAnimationFrame(() => done(undef
 afterEach(cleanup);
 
 describe("an answer's tool cards", () => {
-  it("builds the newest twenty first, then older batches above them, in order", async () => {
+  it("builds the newest twenty first, then older batches above them from the frame after, in order", async () => {
     const cards = Array.from({ length: 65 }, (_, i) => cardNumbered(i));
     const view = render(ToolCardList, { cards, card });
+    expect(ids(view.container)).toEqual(cards.slice(45).map((c) => c.call_id));
+    await frame(); // the frame that paints the newest cards builds nothing more
+    flushSync();
     expect(ids(view.container)).toEqual(cards.slice(45).map((c) => c.call_id));
     await frame();
     flushSync();
@@ -45,7 +49,7 @@ describe("an answer's tool cards", () => {
     flushSync();
     expect(ids(view.container).at(-1)).toBe("call_50");
     expect(ids(view.container)).toHaveLength(21);
-    for (let i = 0; i < 3; i++) await frame();
+    for (let i = 0; i < 4; i++) await frame();
     flushSync();
     expect(ids(view.container)).toEqual(cards.map((c) => c.call_id));
   });

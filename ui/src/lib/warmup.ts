@@ -1,0 +1,130 @@
+// What the first conversation opened after launch would otherwise pay for, done while the
+// window is idle just after it shows: the Markdown parser and sanitiser run once (their first
+// run is several times slower than the next), and text in each face the chat uses (family,
+// size, weight, style) is laid out once, out of sight. A face's first use costs a fontconfig
+// lookup, ~5 ms each on Linux (measured in WebKitGTK: BENCHMARKS.md), and an answer brings
+// half a dozen at once, all inside the frame that paints it. Nothing here is shown, focusable
+// or read out, and the element it lays out is removed when it is done.
+
+import { renderMarkdown } from "./markdown";
+
+/** A face of the chat's text: family and size as CSS values (the theme's variables), weight, style. */
+export interface Face {
+  family: string;
+  size: string;
+  weight: number;
+  style?: "italic";
+}
+
+const UI = "var(--font-ui)";
+const MONO = "var(--font-mono)";
+
+/**
+ * The faces of the interface's type scale (app.css: --text-xs … --text-lg) in the weights the
+ * components use, italics where they use them, and code as `code` sets it (0.92em of the
+ * text around it). An answer's headings, code blocks and tables come from the sample Markdown.
+ */
+export const FACES: readonly Face[] = [
+  ...["--text-xs", "--text-sm", "--text-base", "--text-md", "--text-lg"].flatMap((size) =>
+    [400, 500, 600, 650, 700].map((weight) => ({ family: UI, size: `var(${size})`, weight })),
+  ),
+  { family: UI, size: "var(--text-sm)", weight: 400, style: "italic" },
+  { family: UI, size: "var(--text-md)", weight: 400, style: "italic" },
+  ...["--text-xs", "--text-sm", "--text-base", "--text-md"].flatMap((size) => [
+    { family: MONO, size: `var(${size})`, weight: 400 },
+    { family: MONO, size: `calc(var(${size}) * 0.92)`, weight: 400 },
+  ]),
+];
+
+/** Markdown with every construct an answer's renderer handles (one of each). */
+export const SAMPLE_MARKDOWN = [
+  "# Heading\n\n## Heading\n\n### Heading\n\n#### Heading",
+  "A paragraph with **bold**, *italic*, ~~struck~~, `inline code` and a [link](https://example.com).",
+  "1. first\n2. second\n\n- one\n- two",
+  "```rust\nfn main() {\n    println!(\"hello\");\n}\n```",
+  "| key | value |\n| --- | --- |\n| a | 1 |",
+  "> quoted\n\n---",
+].join("\n\n");
+
+/** Faces laid out per task: each new one costs a few ms, so a task stays well under a frame. */
+const FACES_PER_TASK = 3;
+
+export interface WarmupClock {
+  /** runs `task` once the window is idle (or soon); returns a cancel */
+  later(task: () => void): () => void;
+}
+
+/** The browser's clock: idle callbacks where the engine has them, else short timeouts. */
+export const browserClock: WarmupClock = {
+  later(task) {
+    if (typeof requestIdleCallback === "function") {
+      const id = requestIdleCallback(task, { timeout: 1000 });
+      return () => cancelIdleCallback(id);
+    }
+    const id = setTimeout(task, 16);
+    return () => clearTimeout(id);
+  },
+};
+
+/**
+ * Starts warming up in `doc`, a task at a time on `clock`; returns a function that stops it
+ * (and removes what it added). `faces` defaults to FACES.
+ */
+export function warmUp(doc: Document, clock: WarmupClock = browserClock, faces: readonly Face[] = FACES): () => void {
+  const box = doc.createElement("div");
+  box.setAttribute("aria-hidden", "true");
+  box.setAttribute("inert", "");
+  // Laid out (so its fonts load) but never painted, out of the way of the layout around it.
+  box.style.cssText =
+    "position:fixed;left:-10000px;top:0;width:600px;visibility:hidden;pointer-events:none;contain:layout style paint;";
+
+  const steps: Array<() => void> = [
+    () => {
+      const html = renderMarkdown(SAMPLE_MARKDOWN);
+      renderMarkdown(SAMPLE_MARKDOWN); // the second run is the one the optimiser has seen
+      const answer = doc.createElement("div");
+      answer.style.cssText = "font-family:var(--font-ui);font-size:var(--text-md);";
+      answer.innerHTML = html; // sanitised by renderMarkdown
+      box.append(answer);
+      doc.body.append(box);
+      void box.offsetHeight;
+    },
+  ];
+  for (let i = 0; i < faces.length; i += FACES_PER_TASK) {
+    const some = faces.slice(i, i + FACES_PER_TASK);
+    steps.push(() => {
+      for (const face of some) {
+        const line = doc.createElement("span");
+        line.textContent = "Text 0123 → · … fn x() {}";
+        line.style.fontFamily = face.family;
+        line.style.fontSize = face.size;
+        line.style.fontWeight = String(face.weight);
+        if (face.style) line.style.fontStyle = face.style;
+        box.append(line);
+      }
+      void box.offsetHeight;
+    });
+  }
+
+  let cancel: (() => void) | null = null;
+  let stopped = false;
+  const finish = (): void => {
+    stopped = true;
+    cancel?.();
+    box.remove();
+  };
+  const next = (i: number): void => {
+    if (stopped) return;
+    if (i === steps.length) {
+      finish();
+      return;
+    }
+    cancel = clock.later(() => {
+      if (stopped) return;
+      steps[i]();
+      next(i + 1);
+    });
+  };
+  next(0);
+  return finish;
+}

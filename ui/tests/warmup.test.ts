@@ -1,0 +1,99 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { FACES, warmUp, type WarmupClock } from "../src/lib/warmup";
+
+/** A clock whose tasks run only when the test says so. */
+function manualClock(): WarmupClock & { pending: Array<() => void>; runAll(): number } {
+  const pending: Array<() => void> = [];
+  return {
+    pending,
+    later(task) {
+      pending.push(task);
+      return () => {
+        const i = pending.indexOf(task);
+        if (i >= 0) pending.splice(i, 1);
+      };
+    },
+    runAll() {
+      let ran = 0;
+      while (pending.length > 0) {
+        pending.shift()!();
+        ran++;
+      }
+      return ran;
+    },
+  };
+}
+
+const box = () => document.body.querySelector<HTMLElement>('div[aria-hidden="true"]');
+
+afterEach(() => {
+  document.body.replaceChildren();
+});
+
+describe("warming up after the window shows", () => {
+  it("lays out the sample answer and every face a task at a time, hidden, then removes what it added", () => {
+    const clock = manualClock();
+    warmUp(document, clock);
+    expect(box()).toBeNull(); // nothing happens in the caller's task
+
+    clock.pending.shift()!(); // the first task: the sample answer
+    const added = box();
+    expect(added).not.toBeNull();
+    expect(added!.hasAttribute("inert")).toBe(true);
+    expect(added!.style.visibility).toBe("hidden");
+    expect(added!.style.position).toBe("fixed");
+    // The answer went through the app's own Markdown pipeline.
+    for (const tag of ["h1", "h2", "h3", "strong", "em", "code", "pre", "table", "blockquote", "ol", "ul"]) {
+      expect(added!.querySelector(tag), tag).not.toBeNull();
+    }
+    expect(added!.querySelector("a")?.hasAttribute("href")).toBe(true);
+
+    // One task per few faces, never all of them at once.
+    clock.pending.shift()!();
+    const first = added!.querySelectorAll("span").length;
+    expect(first).toBeGreaterThan(0);
+    expect(first).toBeLessThan(FACES.length);
+
+    const rest = clock.runAll();
+    expect(rest).toBeGreaterThan(1);
+    expect(box()).toBeNull(); // removed once done
+  });
+
+  it("gives each face its family, size, weight and style", () => {
+    const clock = manualClock();
+    const faces = [
+      { family: "var(--font-mono)", size: "calc(var(--text-md) * 0.92)", weight: 400 },
+      { family: "var(--font-ui)", size: "var(--text-sm)", weight: 700, style: "italic" as const },
+    ];
+    warmUp(document, clock, faces);
+    clock.pending.shift()!();
+    const added = box()!;
+    clock.pending.shift()!(); // the last task: the box goes once its faces are laid out
+    expect(box()).toBeNull();
+    const spans = [...added.querySelectorAll("span")].filter((s) => s.style.fontFamily);
+    expect(spans.map((s) => [s.style.fontFamily, s.style.fontSize, s.style.fontWeight, s.style.fontStyle])).toEqual([
+      ["var(--font-mono)", "calc(var(--text-md) * 0.92)", "400", ""],
+      ["var(--font-ui)", "var(--text-sm)", "700", "italic"],
+    ]);
+  });
+
+  it("covers each size of the type scale in each weight, and code at the size code is set", () => {
+    const sizes = ["--text-xs", "--text-sm", "--text-base", "--text-md", "--text-lg"];
+    for (const size of sizes) {
+      for (const weight of [400, 500, 600, 650, 700]) {
+        expect(FACES.some((f) => f.family === "var(--font-ui)" && f.size === `var(${size})` && f.weight === weight), `${size} ${weight}`).toBe(true);
+      }
+    }
+    expect(FACES.some((f) => f.family === "var(--font-mono)" && f.size === "calc(var(--text-md) * 0.92)")).toBe(true);
+  });
+
+  it("stops when told, removing what it added and running nothing more", () => {
+    const clock = manualClock();
+    const stop = warmUp(document, clock);
+    clock.pending.shift()!();
+    expect(box()).not.toBeNull();
+    stop();
+    expect(box()).toBeNull();
+    expect(clock.pending).toHaveLength(0);
+  });
+});

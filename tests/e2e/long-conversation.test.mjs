@@ -91,7 +91,7 @@ test("a conversation of 10,000 messages opens at its newest answer with a bounde
   }
 });
 
-test("an answer that made 200 tool calls opens with its cards collapsed, and a card opens to show its result", async () => {
+test("an answer that made 200 tool calls opens with its cards collapsed, builds older ones as the person scrolls up to them, and a card opens to show its result", async () => {
   const { home, seeded } = seededHome();
   const app = await launch(home);
   try {
@@ -101,20 +101,43 @@ test("an answer that made 200 tool calls opens with its cards collapsed, and a c
       timeout: 20000,
       timeoutMsg: "the closing answer is not shown",
     });
-    // The newest cards come first and stay put while the older ones are built above them.
+    // The newest cards come first; older ones wait, as a blank of their room, until the person
+    // scrolls up to them.
     const newest = await b.execute(() => [...document.querySelectorAll('[data-testid="tool-card"]')].at(-1)?.dataset.callId);
     assert.ok(newest, "cards are shown");
-    await b.waitUntil(async () => (await b.$$(tid("tool-card"))).length === 200, {
-      timeout: 20000,
-      timeoutMsg: "the 200 cards are not all built",
+    await new Promise((done) => setTimeout(done, 1000));
+    const atTheEnd = (await b.$$(tid("tool-card"))).length;
+    assert.ok(atTheEnd >= 20 && atTheEnd < 200, `${atTheEnd} cards built while the chat sits at its end`);
+    // Scrolled up into the blank, the cards come, and what is on screen stays where it is.
+    const before = await b.execute(() => {
+      const oldest = document.querySelector('[data-testid="tool-card"]');
+      oldest.scrollIntoView({ block: "center" });
+      return { id: oldest.dataset.callId, top: oldest.getBoundingClientRect().top, count: document.querySelectorAll('[data-testid="tool-card"]').length };
     });
+    await b.waitUntil(async () => (await b.$$(tid("tool-card"))).length > before.count, {
+      timeout: 10000,
+      timeoutMsg: "no older cards are built when the person scrolls up to them",
+    });
+    const after = await b.execute((id) => document.querySelector(`[data-call-id="${id}"]`).getBoundingClientRect().top, before.id);
+    assert.ok(Math.abs(after - before.top) <= 4, `the card on screen moved from ${before.top} to ${after} px as older ones came`);
+    await b.waitUntil(
+      async () => {
+        await b.execute(() => {
+          const list = document.querySelector('[data-testid="message-list"]');
+          list.scrollTop = Math.max(0, list.scrollTop - 600);
+        });
+        return (await b.$$(tid("tool-card"))).length === 200;
+      },
+      { timeout: 20000, interval: 200, timeoutMsg: "the 200 cards are not all built as the person scrolls to the top" },
+    );
     const state = await listState(b, seeded.tool_cards.last_words);
     assert.ok(state.nodes < 2000, `${state.nodes} elements in the chat`);
     const cards = await b.$$(tid("tool-card"));
     assert.equal(await cards[cards.length - 1].getAttribute("data-call-id"), newest, "the newest card is still the last");
     assert.equal((await b.$$(tid("tool-result"))).length, 0, "no card body is built while collapsed");
-    // The last card on screen, opened.
+    // The last card, brought back on screen and opened.
     const last = cards[cards.length - 1];
+    await b.execute((card) => card.scrollIntoView({ block: "center" }), last);
     await last.$("summary").click();
     const result = await last.$(tid("tool-result"));
     await result.waitForExist({ timeout: 5000 });

@@ -2,7 +2,7 @@
 // first: the cards at the end (an opened chat sits there) come at once and are painted on their
 // own, they stay put while older ones arrive above them, and a card that comes while the answer
 // runs shows at once.
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cleanup, render } from "@testing-library/svelte";
 import { createRawSnippet, flushSync } from "svelte";
 import ToolCardList from "../src/components/ToolCardList.svelte";
@@ -58,5 +58,75 @@ describe("an answer's tool cards", () => {
     const cards = Array.from({ length: 3 }, (_, i) => cardNumbered(i));
     const view = render(ToolCardList, { cards, card });
     expect(ids(view.container)).toEqual(["call_0", "call_1", "call_2"]);
+  });
+});
+
+describe("an answer's older tool cards, where the engine can tell what is near the screen", () => {
+  /** An IntersectionObserver the test drives: `show(true)` says the blank came near. */
+  class Watch {
+    static all: Watch[] = [];
+    readonly options: IntersectionObserverInit | undefined;
+    readonly #callback: (entries: Array<{ isIntersecting: boolean }>) => void;
+    target: Element | null = null;
+    constructor(callback: (entries: Array<{ isIntersecting: boolean }>) => void, options?: IntersectionObserverInit) {
+      this.#callback = callback;
+      this.options = options;
+      Watch.all.push(this);
+    }
+    observe(target: Element): void {
+      this.target = target;
+    }
+    disconnect(): void {
+      this.target = null;
+    }
+    show(near: boolean): void {
+      this.#callback([{ isIntersecting: near }]);
+    }
+  }
+
+  let saved: unknown;
+  beforeEach(() => {
+    saved = (globalThis as { IntersectionObserver?: unknown }).IntersectionObserver;
+    Watch.all = [];
+    (globalThis as { IntersectionObserver?: unknown }).IntersectionObserver = Watch;
+  });
+  afterEach(() => {
+    (globalThis as { IntersectionObserver?: unknown }).IntersectionObserver = saved;
+  });
+
+  const blank = (root: HTMLElement) => root.querySelector<HTMLElement>(".older");
+  const watching = () => Watch.all.filter((w) => w.target !== null);
+
+  it("builds none while the person stays at the end, holding their room with a blank", async () => {
+    const cards = Array.from({ length: 65 }, (_, i) => cardNumbered(i));
+    const scroller = document.createElement("div");
+    const view = render(ToolCardList, { cards, card, scroller });
+    for (let i = 0; i < 4; i++) await frame();
+    flushSync();
+    expect(ids(view.container)).toEqual(cards.slice(45).map((c) => c.call_id));
+    expect(blank(view.container)?.getAttribute("aria-hidden")).toBe("true");
+    expect(blank(view.container)?.style.getPropertyValue("--waiting")).toBe("45"); // the room of 45 cards
+    expect(watching()).toHaveLength(1);
+    expect(watching()[0].options?.root).toBe(scroller);
+    expect(watching()[0].target).toBe(blank(view.container));
+  });
+
+  it("builds older batches a frame apart while their blank is near, and stops when it is not", async () => {
+    const cards = Array.from({ length: 65 }, (_, i) => cardNumbered(i));
+    const view = render(ToolCardList, { cards, card });
+    await frame(); // the newest cards' frame
+    watching()[0].show(true);
+    await frame();
+    flushSync();
+    expect(ids(view.container)).toEqual(cards.slice(25).map((c) => c.call_id));
+    watching()[0].show(false);
+    for (let i = 0; i < 3; i++) await frame();
+    flushSync();
+    expect(ids(view.container)).toHaveLength(40);
+    watching()[0].show(true);
+    for (let i = 0; i < 3; i++) await frame();
+    flushSync();
+    expect(ids(view.container)).toEqual(cards.map((c) => c.call_id));
+    expect(blank(view.container)).toBeNull();
   });
 });

@@ -158,12 +158,14 @@ function installTrace() {
     trace.events = [];
     channel.port2.postMessage(0);
   };
-  const timed = (kind, f, detail) => {
+  // Runs `f`, recording it as `kind` while tracing (only when it took `atLeast` ms or more).
+  const timed = (kind, f, detail, atLeast = 0) => {
     const at = now();
     try {
       return f();
     } finally {
-      if (trace.on) trace.events.push([kind, at, now() - at, detail]);
+      const ms = now() - at;
+      if (trace.on && ms >= atLeast) trace.events.push([kind, at, ms, detail]);
     }
   };
   const Observer = window.ResizeObserver;
@@ -180,26 +182,14 @@ function installTrace() {
   addEventListener("click", () => trace.start(), true);
   // Calls that make the engine lay out there and then (reading a size, setting a scroll),
   // recorded when they take 1 ms or more.
-  const record = (kind, at) => {
-    const ms = now() - at;
-    if (trace.on && ms >= 1) trace.events.push([kind, at, ms]);
-  };
   for (const name of ["scrollTop", "scrollHeight", "clientHeight", "offsetHeight", "getBoundingClientRect", "scrollTo", "scrollBy"]) {
     const proto = Object.getOwnPropertyDescriptor(Element.prototype, name) ? Element.prototype : HTMLElement.prototype;
     const original = Object.getOwnPropertyDescriptor(proto, name);
-    const timedCall = (kind, f) => {
-      const at = now();
-      try {
-        return f();
-      } finally {
-        record(kind, at);
-      }
-    };
     Object.defineProperty(proto, name, {
       ...original,
-      ...(original.get && { get() { return timedCall(`get ${name}`, () => original.get.call(this)); } }),
-      ...(original.set && { set(v) { timedCall(`set ${name}`, () => original.set.call(this, v)); } }),
-      ...(original.value && { value(...args) { return timedCall(`${name}()`, () => original.value.apply(this, args)); } }),
+      ...(original.get && { get() { return timed(`get ${name}`, () => original.get.call(this), undefined, 1); } }),
+      ...(original.set && { set(v) { timed(`set ${name}`, () => original.set.call(this, v), undefined, 1); } }),
+      ...(original.value && { value(...args) { return timed(`${name}()`, () => original.value.apply(this, args), undefined, 1); } }),
     });
   }
 }

@@ -15,16 +15,20 @@
 //           open (3 s after it shows) and with this conversation open (3 s after painted).
 //           The first run saves a screenshot, tests/e2e/artifacts/bench-ten-thousand-open.png.
 //   cards   "Two hundred tool cards" (one answer that made 200 calls), opened the same way; the
-//           same metrics. Open and cards runs share one seeded home, made once per invocation.
+//           same metrics.
+//   short   "A short chat" (three turns that fill the window), opened the same way: the same
+//           metrics, the reference for the two above (what opening any chat costs here).
+//           Open, cards and short runs share one seeded home, made once per invocation.
 //
 // Run it through the wrapper, which gives it a virtual display and an unlocked keyring as the
 // e2e tests have (paths are taken from the repository root):
 //
 //   PATH="$HOME/.cache/switchboard-dev/tools/bin:$PATH" \
-//     bash bench/conversation_view.sh --app target/release/switchboard [--runs 3] [--only stream|open|cards]
+//     bash bench/conversation_view.sh --app target/release/switchboard [--runs 3] [--only stream|open|cards|short]
 //
-// (--only may be given more than once; --trace logs, for open and cards, what the page's main
-// thread did from the click to the newest message painted: see installTrace.) It prints a
+// (--only may be given more than once; --trace logs, for each chat opened, what the page's main
+// thread did from the click to the newest message painted: see installTrace; --css TEXT adds a
+// style sheet to the page before the click, to measure what a style costs without a build.) It prints a
 // Markdown table of medians with every run's value and writes everything measured to
 // bench/results/conversation-view-<app>-<time>.json.
 //
@@ -51,13 +55,14 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
-const SCENARIOS = ["stream", "open", "cards"];
+const SCENARIOS = ["stream", "open", "cards", "short"];
 const { values: options } = parseArgs({
   options: {
     app: { type: "string" },
     runs: { type: "string", default: "3" },
     only: { type: "string", multiple: true },
     trace: { type: "boolean", default: false },
+    css: { type: "string" },
   },
 });
 if (!options.app) throw new Error("--app PATH (the switchboard binary to measure) is required");
@@ -75,7 +80,7 @@ const CHUNK_CHARS = 16;
 const CHUNK_EVERY_MS = 20;
 const STREAM_PROMPT = "Write the long benchmark answer.";
 const STREAM_END = "This is where the long benchmark answer ends.";
-const TIMEOUT_S = { stream: 480, open: 180, cards: 180 };
+const TIMEOUT_S = { stream: 480, open: 180, cards: 180, short: 60 };
 const TAIL_MS = 1000; // frame gaps are watched this long after the newest message is painted
 const SETTLE_MS = 3000; // memory is read this long after a conversation shows
 const LONG_GAP_MS = 50;
@@ -124,6 +129,14 @@ function installProbe() {
       }),
     );
   }).observe(document.body, { subtree: true, childList: true, characterData: true });
+}
+
+/** With --css: adds a style sheet to the page, to try a style's cost without a build. */
+function addStyle(css) {
+  // A constructed sheet: the page's CSP does not apply to it, as it would to a <style>.
+  const sheet = new CSSStyleSheet();
+  sheet.replaceSync(css);
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
 }
 
 /** Starts watching for `words` at the end of the newest answer, and records frames afresh. */
@@ -180,6 +193,17 @@ function installTrace() {
     if (trace.on) trace.events.push(["mutations", now(), 0, records.length]);
   }).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
   addEventListener("click", () => trace.start(), true);
+  // Each call to a Rust command (Tauri sends them with fetch to its ipc: scheme): when it was
+  // made and, with its time, when its answer came.
+  const fetch = window.fetch.bind(window);
+  window.fetch = (input, ...rest) => {
+    const at = now();
+    const cmd = String(input?.url ?? input).split("/").pop();
+    if (trace.on) trace.events.push([`call ${cmd}`, at, 0]);
+    return fetch(input, ...rest).finally(() => {
+      if (trace.on) trace.events.push([`answer ${cmd}`, now(), now() - at]);
+    });
+  };
   // Calls that make the engine lay out there and then (reading a size, setting a scroll),
   // recorded when they take 1 ms or more.
   for (const name of ["scrollTop", "scrollHeight", "clientHeight", "offsetHeight", "getBoundingClientRect", "scrollTo", "scrollBy"]) {
@@ -446,6 +470,7 @@ async function openRun(seeded, target, timeoutS, screenshot) {
     const b = app.browser;
     await b.execute(installProbe);
     if (options.trace) await b.execute(installTrace);
+    if (options.css) await b.execute(addStyle, options.css);
     await b.$(`${tid("conversation-item")}[data-id="${seeded.conversations.empty.id}"]`).click();
     await b.waitUntil(async () => b.execute(() => document.querySelector('[data-testid="message-list"]')?.textContent.includes("No messages yet") ?? false), {
       timeout: 20000,
@@ -504,6 +529,10 @@ const METRICS = [
   ["cards", "long_gaps", "frame gaps > 50 ms, click → painted + 1 s", ""],
   ["cards", "elements", "DOM elements in message-list", ""],
   ["cards", "open_pss_mib", "web process PSS, 200 tool cards open", "MiB"],
+  ["short", "click_to_painted_ms", "click → newest answer painted", "ms"],
+  ["short", "max_gap_ms", "longest frame gap, click → painted + 1 s", "ms"],
+  ["short", "long_gaps", "frame gaps > 50 ms, click → painted + 1 s", ""],
+  ["short", "elements", "DOM elements in message-list", ""],
 ];
 
 function median(values) {
@@ -540,7 +569,7 @@ const streamed = longAnswer();
 const model = await startModel(streamed);
 let seeded = null;
 try {
-  seeded = chosen.includes("open") || chosen.includes("cards") ? seededHome(model) : null;
+  seeded = chosen.some((s) => s !== "stream") ? seededHome(model) : null;
   for (const scenario of SCENARIOS.filter((s) => chosen.includes(s))) {
     results[scenario] = [];
     for (let i = 1; i <= RUNS; i++) {
@@ -551,7 +580,7 @@ try {
           ? await streamRun(model)
           : scenario === "open"
             ? await openRun(seeded, seeded.conversations.ten_thousand, TIMEOUT_S.open, i === 1 ? "bench-ten-thousand-open" : null)
-            : await openRun(seeded, seeded.conversations.tool_cards, TIMEOUT_S.cards, null);
+            : await openRun(seeded, seeded.conversations[scenario === "cards" ? "tool_cards" : "short"], TIMEOUT_S[scenario], null);
       log(JSON.stringify(r));
       results[scenario].push({ ...r, loadavg_1min_at_start: loadavg });
     }

@@ -6,7 +6,7 @@
 # keyring daemon and stops it, with its scratch folders, when the bench ends.
 #
 #   PATH="$HOME/.cache/switchboard-dev/tools/bin:$PATH" \
-#     bash bench/conversation_view.sh --app target/release/switchboard [--runs 3] [--only stream|open|cards]
+#     bash bench/conversation_view.sh --app target/release/switchboard [--runs 3] [--only stream|open|cards|short]
 #
 # Relative paths (--app) are taken from the repository root. Needs tauri-driver on PATH,
 # WebKitWebDriver (Debian package webkit2gtk-driver), xvfb-run, dbus-run-session, gnome-keyring,

@@ -5,7 +5,7 @@
 
 DIR is a SWITCHBOARD_HOME whose database exists already (any command that opens the store
 creates it, e.g. `SWITCHBOARD_HOME=DIR switchboard provider add ...`) and that no app is using
-(the script takes the app's own lock, data/switchboard.lock, while it writes). It adds three
+(the script takes the app's own lock, data/switchboard.lock, while it writes). It adds four
 conversations, rows shaped as the app writes them (src-tauri/core/src/store/messages.rs and
 tool_loop.rs; schema in migrations.rs):
 
@@ -15,10 +15,12 @@ tool_loop.rs; schema in migrations.rs):
   message with a result of a few KB, a tool_runs row), then answers.
 - "Two hundred tool cards": a question, one answer making 200 tool calls, their 200 tool
   messages and tool_runs rows, and a closing answer.
+- "A short chat": three turns (one with three tool calls) that fill the window: what opening
+  any conversation costs, the reference for the two above.
 - "Empty": no messages.
 
 The content is the same on every run (a fixed random seed); ids are fresh uuid4s. Prints JSON
-naming each conversation's id and title and, for the two with messages, `last_words`: the
+naming each conversation's id and title and, for those with messages, `last_words`: the
 text that ends their newest answer (what the bench waits for on screen).
 """
 
@@ -49,6 +51,7 @@ IDENTIFIERS = ["open_store", "parse_args", "read_config", "send_batch", "retry_a
 LAST_WORDS = {
     "ten_thousand": "That is the newest answer of the ten-thousand-message conversation.",
     "tool_cards": "That is the closing answer after two hundred tool calls.",
+    "short": "That is the newest answer of the short conversation.",
 }
 
 
@@ -169,6 +172,18 @@ def tool_cards(db, rng, start_ms):
     return {"id": w.id, "title": "Two hundred tool cards", "last_words": LAST_WORDS["tool_cards"]}
 
 
+def short(db, rng, start_ms):
+    w = Writer(db, "A short chat", start_ms)
+    for turn in range(1, 4):
+        w.message("user", question(rng, turn))
+        if turn == 2:
+            w.tool_calls(rng, 3, content="I will look these up first.")
+        text = answer(rng, turn)
+        w.message("assistant", f"{text}\n\n{LAST_WORDS['short']}" if turn == 3 else text, finish_reason="stop")
+    w.finish()
+    return {"id": w.id, "title": "A short chat", "last_words": LAST_WORDS["short"]}
+
+
 def empty(db, start_ms):
     w = Writer(db, "Empty", start_ms)
     return {"id": w.id, "title": "Empty"}
@@ -196,7 +211,8 @@ def main():
             seeded = {
                 "ten_thousand": ten_thousand(db, rng, start),
                 "tool_cards": tool_cards(db, rng, start + 1_000),
-                "empty": empty(db, start + 2_000),
+                "short": short(db, rng, start + 2_000),
+                "empty": empty(db, start + 3_000),
             }
         db.close()
     print(json.dumps(seeded))

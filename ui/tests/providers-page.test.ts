@@ -121,6 +121,26 @@ describe("the add-provider form", () => {
     });
   });
 
+  it("says under a plain http:// address that a key travels unencrypted, and marks the listed provider", async () => {
+    const { user, field, retype } = await openProviders();
+    const hint = () => document.getElementById(field("base_url")!.getAttribute("aria-describedby")!)?.textContent ?? "";
+    expect(hint()).not.toContain("unencrypted");
+    await user.selectOptions(field("preset")!, "ollama");
+    expect(hint()).toContain("travels unencrypted");
+    await retype("base_url", "http://192.168.1.20:11434");
+    await user.click(screen.getByTestId("provider-submit"));
+    await waitFor(() => expect(screen.getAllByTestId("provider-item")).toHaveLength(1));
+    expect(within(providerItem("Ollama")).getByTestId("plain-http").textContent).toContain("unencrypted");
+  });
+
+  it("does not mark a provider reached over https", async () => {
+    const { user, retype } = await openProviders();
+    await retype("name", "Work");
+    await user.click(screen.getByTestId("provider-submit"));
+    await waitFor(() => expect(screen.getAllByTestId("provider-item")).toHaveLength(1));
+    expect(within(providerItem("Work")).queryByTestId("plain-http")).toBeNull();
+  });
+
   it("needs an address for a custom server, and says so beside the base URL", async () => {
     const { user, field, retype } = await openProviders();
     await user.selectOptions(field("preset")!, "custom");

@@ -16,6 +16,81 @@ pub fn client_builder() -> reqwest::ClientBuilder {
     reqwest::Client::builder().user_agent(USER_AGENT)
 }
 
+/// The most redirects followed for one request.
+pub const MAX_REDIRECTS: usize = 10;
+
+/// Whether a redirect stays on the origin (scheme, host and port) its request was first sent
+/// to: only then may what the request carries for that server (a key, a configured header)
+/// go along.
+pub fn same_origin(attempt: &reqwest::redirect::Attempt<'_>) -> bool {
+    attempt
+        .previous()
+        .first()
+        .is_some_and(|first| first.origin() == attempt.url().origin())
+}
+
+/// A redirect to another origin, refused. `to` is where it pointed: scheme, host and port.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "it redirected to another address ({to}), where Switchboard sends nothing meant for this one"
+)]
+pub struct CrossOriginRedirect {
+    pub to: String,
+}
+
+/// The redirects of a client whose requests carry a key (a model provider's): one that stays
+/// on the origin is followed with every header; one to another origin fails the request with
+/// [`CrossOriginRedirect`] (reqwest itself drops only `Authorization` across hosts, not
+/// `x-api-key` or `x-goog-api-key`).
+pub fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        if !same_origin(&attempt) {
+            let to = attempt.url().origin().ascii_serialization();
+            attempt.error(CrossOriginRedirect { to })
+        } else if attempt.previous().len() > MAX_REDIRECTS {
+            attempt.error(format!("more than {MAX_REDIRECTS} redirects"))
+        } else {
+            attempt.follow()
+        }
+    })
+}
+
+/// The [`CrossOriginRedirect`] a request failed with, if that is why.
+pub fn cross_origin_redirect(e: &reqwest::Error) -> Option<&CrossOriginRedirect> {
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        if let Some(ours) = s.downcast_ref::<CrossOriginRedirect>() {
+            return Some(ours);
+        }
+        source = s.source();
+    }
+    None
+}
+
+/// Whether `url`'s host is this computer or a private network: `localhost` (and names under
+/// it), a loopback address, a private IPv4 range (10/8, 172.16/12, 192.168/16), a link-local
+/// address, or an IPv6 unique local one (fc00::/7). Only there may a key travel over plain
+/// `http:`. Any other name is not known to be local without asking DNS, so it is not.
+pub fn is_local_address(url: &url::Url) -> bool {
+    use std::net::Ipv4Addr;
+    let v4 = |ip: Ipv4Addr| ip.is_loopback() || ip.is_private() || ip.is_link_local();
+    match url.host() {
+        Some(url::Host::Domain(name)) => {
+            let name = name.trim_end_matches('.').to_ascii_lowercase();
+            name == "localhost" || name.ends_with(".localhost")
+        }
+        Some(url::Host::Ipv4(ip)) => v4(ip),
+        Some(url::Host::Ipv6(ip)) => {
+            let first = ip.segments()[0];
+            ip.is_loopback()
+                || first & 0xfe00 == 0xfc00
+                || first & 0xffc0 == 0xfe80
+                || ip.to_ipv4_mapped().is_some_and(v4)
+        }
+        None => false,
+    }
+}
+
 /// Makes `ring` the process's TLS provider, for clients built elsewhere (rmcp's OAuth client).
 pub fn install_crypto_provider() {
     // Fails only when a provider is already installed, which is what we want either way.
@@ -132,6 +207,43 @@ pub(crate) fn refused_port() -> (tokio::net::TcpSocket, u16) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn only_this_computer_and_private_networks_are_local() {
+        for local in [
+            "http://127.0.0.1:11434",
+            "http://127.8.9.10",
+            "http://localhost:8080/v1",
+            "http://LOCALHOST./v1",
+            "http://ollama.localhost",
+            "http://10.0.0.5",
+            "http://172.16.1.1",
+            "http://172.31.255.255",
+            "http://192.168.1.20:1234/v1",
+            "http://169.254.10.10",
+            "http://[::1]:8000",
+            "http://[fd12:3456::1]",
+            "http://[fe80::1]",
+            "http://[::ffff:192.168.0.1]",
+        ] {
+            assert!(super::is_local_address(&local.parse().unwrap()), "{local}");
+        }
+        for remote in [
+            "http://api.openai.com/v1",
+            "http://8.8.8.8",
+            "http://172.32.0.1",
+            "http://100.64.0.1",
+            "http://[2001:db8::1]",
+            "http://[::ffff:8.8.8.8]",
+            "http://localhost.example.com",
+            "http://ollama",
+        ] {
+            assert!(
+                !super::is_local_address(&remote.parse().unwrap()),
+                "{remote}"
+            );
+        }
+    }
+
     #[test]
     fn clients_build_with_tls_whatever_the_order() {
         super::client_builder().build().expect("first client");

@@ -265,7 +265,8 @@ pub fn validate_name(raw: &str) -> Result<String, InvalidInput> {
     Ok(name)
 }
 
-/// Checks a base URL (empty means the kind's default): http or https, a host, no user name or
+/// Checks a base URL (empty means the kind's default): https, or http to this computer or a
+/// private network address only ([`crate::net::is_local_address`]), a host, no user name or
 /// password inside it (a key goes in the key field, where it is kept in the keychain).
 ///
 /// # Errors
@@ -299,6 +300,14 @@ pub fn validate_base_url(kind: ProviderKind, raw: Option<&str>) -> Result<String
         return Err(InvalidInput::new(
             "base_url",
             "The base URL needs a host name.",
+        ));
+    }
+    if url.scheme() == "http" && !crate::net::is_local_address(&url) {
+        return Err(InvalidInput::new(
+            "base_url",
+            "Plain http:// is allowed only for this computer or a private network address \
+             (localhost, 127.0.0.1, 10.…, 172.16–31.…, 192.168.…): anywhere else the API key \
+             would cross the internet unencrypted. Use https://.",
         ));
     }
     if !url.username().is_empty() || url.password().is_some() {
@@ -350,6 +359,8 @@ mod tests {
             "https://user:pw@example.com/v1",
             "https://example.com/v1?key=abc",
             "javascript:alert(1)",
+            "http://api.openai.com/v1",
+            "http://203.0.113.7:8080/v1",
         ] {
             let err = validate_base_url(ProviderKind::Openai, Some(bad)).unwrap_err();
             assert_eq!(err.field, "base_url", "{bad}");

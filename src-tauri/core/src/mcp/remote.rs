@@ -32,8 +32,6 @@ use super::sse::SseTransport;
 
 /// How long connecting may take before a request is given up.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-/// The most redirects followed for one request.
-const MAX_REDIRECTS: usize = 10;
 
 /// Which HTTP transport to speak.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -422,14 +420,10 @@ fn same_origin_redirects() -> reqwest::redirect::Policy {
             attempt.status(),
             reqwest::StatusCode::TEMPORARY_REDIRECT | reqwest::StatusCode::PERMANENT_REDIRECT
         );
-        let same_origin = attempt
-            .previous()
-            .first()
-            .is_some_and(|first| first.origin() == attempt.url().origin());
-        if !keeps_body || !same_origin {
+        if !keeps_body || !crate::net::same_origin(&attempt) {
             attempt.stop()
-        } else if attempt.previous().len() > MAX_REDIRECTS {
-            attempt.error(format!("more than {MAX_REDIRECTS} redirects"))
+        } else if attempt.previous().len() > crate::net::MAX_REDIRECTS {
+            attempt.error(format!("more than {} redirects", crate::net::MAX_REDIRECTS))
         } else {
             attempt.follow()
         }

@@ -21,6 +21,13 @@ pub enum ProviderError {
     Server { status: u16, message: String },
     #[error("Cannot reach the provider: {0}")]
     Network(String),
+    /// The provider's address sent the request on to another origin, which was not followed
+    /// (the key would have gone with it). `to` is that origin: scheme, host and port.
+    #[error(
+        "The provider's address redirected to another one ({to}); Switchboard does not follow \
+         it, so your API key was not sent there. Check the provider's base URL"
+    )]
+    Redirected { to: String },
     /// The stream broke after it had started; `partial_text` is what arrived before.
     #[error("The answer was cut off: {detail}")]
     StreamInterrupted {
@@ -51,10 +58,22 @@ impl ProviderError {
             ProviderError::Overloaded { .. } => "overloaded",
             ProviderError::Server { .. } => "server",
             ProviderError::Network(_) => "network",
+            ProviderError::Redirected { .. } => "redirected",
             ProviderError::StreamInterrupted { .. } => "stream_interrupted",
             ProviderError::BadResponse(_) => "bad_response",
             ProviderError::Cancelled => "cancelled",
             ProviderError::MissingKey => "no_key",
+        }
+    }
+
+    /// A request that failed before any answer: a redirect to another origin refused, or the
+    /// network.
+    pub fn from_request(e: &reqwest::Error) -> Self {
+        match crate::net::cross_origin_redirect(e) {
+            Some(refused) => ProviderError::Redirected {
+                to: refused.to.clone(),
+            },
+            None => ProviderError::Network(crate::net::describe_error(e)),
         }
     }
 

@@ -125,13 +125,13 @@ impl Endpoint {
                 .headers(self.headers.clone())
                 .send()
                 .await
-                .map_err(|e| ProviderError::Network(crate::net::describe_error(&e)))?;
+                .map_err(|e| ProviderError::from_request(&e))?;
             let status = response.status();
             let retry_after = super::retry_after(response.headers());
             let text = response
                 .text()
                 .await
-                .map_err(|e| ProviderError::Network(crate::net::describe_error(&e)))?;
+                .map_err(|e| ProviderError::from_request(&e))?;
             if !status.is_success() {
                 return Err(ProviderError::from_status(
                     status.as_u16(),
@@ -163,7 +163,7 @@ impl Endpoint {
             .json(body)
             .send()
             .await
-            .map_err(|e| ProviderError::Network(crate::net::describe_error(&e)))?;
+            .map_err(|e| ProviderError::from_request(&e))?;
         let status = response.status();
         if status.is_success() {
             return Ok(response);

@@ -168,6 +168,7 @@ impl HttpOptions {
         crate::net::client_builder()
             .connect_timeout(self.connect_timeout)
             .read_timeout(self.read_timeout)
+            .redirect(crate::net::same_origin_redirects())
             .build()
             .map_err(|e| ProviderError::Network(e.to_string()))
     }

@@ -1,0 +1,5 @@
+//! The threat suite: one test per way around Switchboard's trust boundary, each named as the
+//! attack it stops. A file per boundary; see the README for the count.
+
+mod plain_http;
+mod provider_redirects;

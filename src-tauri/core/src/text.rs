@@ -39,6 +39,52 @@ pub fn one_line(input: &str, max_chars: usize) -> String {
     out
 }
 
+/// Whether `c` hides text or acts on a display instead of showing as itself: C0 controls but
+/// newline and tab, DEL, C1 controls, the soft hyphen, bidi marks, embeddings, overrides and
+/// isolates (U+061C, U+200E–200F, U+202A–202E, U+2066–2069), zero-width and invisible
+/// operators (U+180E, U+200B–200D, U+2060–2064), line and paragraph separators (U+2028/2029),
+/// the byte-order mark, variation selectors (U+FE00–FE0F, U+E0100–E01EF) and Unicode tag
+/// characters (U+E0000–E007F). What approvals and the terminal show instead of passing on.
+pub fn is_hidden(c: char) -> bool {
+    matches!(c,
+        '\u{0}'..='\u{8}'
+        | '\u{b}'..='\u{1f}'
+        | '\u{7f}'..='\u{9f}'
+        | '\u{ad}'
+        | '\u{61c}'
+        | '\u{180e}'
+        | '\u{200b}'..='\u{200f}'
+        | '\u{2028}'..='\u{202e}'
+        | '\u{2060}'..='\u{2064}'
+        | '\u{2066}'..='\u{2069}'
+        | '\u{feff}'
+        | '\u{fe00}'..='\u{fe0f}'
+        | '\u{e0000}'..='\u{e007f}'
+        | '\u{e0100}'..='\u{e01ef}')
+}
+
+/// `text` with each [hidden](is_hidden) character written as JSON writes an escape (`\u001b`,
+/// a surrogate pair beyond U+FFFF), so it shows instead of acting. Inside a JSON string that is
+/// the same text once parsed, so one rule serves a terminal's words and its JSON lines.
+pub fn escape_hidden(text: &str) -> std::borrow::Cow<'_, str> {
+    use std::fmt::Write as _;
+    if !text.chars().any(is_hidden) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if is_hidden(c) {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                let _ = write!(out, "\\u{unit:04x}");
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// "read_file" → "Read File"; "get-sum" → "Get Sum".
 pub fn title_case(name: &str) -> String {
     name.split(['_', '-', ' ', '.'])
@@ -63,7 +109,31 @@ pub fn tool_display_name(server: &str, tool: &str, title: Option<&str>) -> Strin
 
 #[cfg(test)]
 mod tests {
-    use super::one_line;
+    use super::{escape_hidden, one_line};
+
+    #[test]
+    fn hidden_characters_are_escaped_and_the_rest_kept() {
+        assert_eq!(
+            escape_hidden("plain\ttext\nlines é 日本"),
+            "plain\ttext\nlines é 日本"
+        );
+        assert_eq!(
+            escape_hidden("\u{1b}]0;pwned\u{7}\u{1b}[2J\r\u{9b}"),
+            "\\u001b]0;pwned\\u0007\\u001b[2J\\u000d\\u009b"
+        );
+        assert_eq!(
+            escape_hidden("a\u{202e}b\u{2066}c\u{ad}d"),
+            "a\\u202eb\\u2066c\\u00add"
+        );
+        // A tag character (beyond U+FFFF) as JSON writes it: a surrogate pair.
+        assert_eq!(escape_hidden("x\u{e0041}"), "x\\udb40\\udc41");
+        let json = format!("\"{}\"", escape_hidden("\u{202e}\u{e0041}\u{fe0f}"));
+        assert_eq!(
+            serde_json::from_str::<String>(&json).unwrap(),
+            "\u{202e}\u{e0041}\u{fe0f}",
+            "an escaped JSON string parses back to the same text"
+        );
+    }
 
     #[test]
     fn whitespace_and_control_characters_collapse_to_single_spaces() {

@@ -137,7 +137,7 @@ async fn turn(
     }
     ctrl_c.abort();
     if !args.json {
-        eprintln!("(conversation {conversation})");
+        super::terminal::say!("(conversation {conversation})");
     }
     match reason {
         StopReason::Completed | StopReason::MaxRounds => Ok(()),
@@ -154,7 +154,7 @@ async fn start_servers(app: &App, tools: &ToolSelection, quiet: bool) -> Result<
         .await?
     {
         if !quiet {
-            eprintln!("switchboard: “{name}” is not used: {why}");
+            super::terminal::say!("switchboard: “{name}” is not used: {why}");
         }
     }
     // Woken by the supervisor at each change, not by a timer.
@@ -175,10 +175,10 @@ async fn start_servers(app: &App, tools: &ToolSelection, quiet: bool) -> Result<
         for (name, state) in host.states() {
             match state {
                 ServerState::Failed { reason } | ServerState::Restarting { reason, .. } => {
-                    eprintln!("switchboard: “{name}” did not start: {reason}");
+                    super::terminal::say!("switchboard: “{name}” did not start: {reason}");
                 }
                 ServerState::NeedsSignIn { reason } => {
-                    eprintln!("switchboard: {reason} (switchboard mcp login {name})");
+                    super::terminal::say!("switchboard: {reason} (switchboard mcp login {name})");
                 }
                 _ => {}
             }
@@ -201,7 +201,7 @@ impl Printer {
             return Ok(out.flush()?);
         }
         let note = |text: String| {
-            eprintln!("· {text}");
+            super::terminal::say!("· {text}");
         };
         match event {
             RunEvent::TextDelta { text, .. } => {
@@ -252,11 +252,11 @@ impl Printer {
                 note(format!("progress {progress}{of}{says}"));
             }
             RunEvent::ToolWarning { tool, message } => note(format!("{tool} left out: {message}")),
-            RunEvent::Error { message, .. } => eprintln!("switchboard: {message}"),
+            RunEvent::Error { message, .. } => super::terminal::say!("switchboard: {message}"),
             RunEvent::RunFinished {
                 message: Some(message),
                 ..
-            } => eprintln!("switchboard: {message}"),
+            } => super::terminal::say!("switchboard: {message}"),
             _ => {}
         }
         Ok(())
@@ -291,13 +291,12 @@ fn ask_on_terminal(request: &ApprovalRequest) -> Vec<ApprovalAnswer> {
             ));
             continue;
         }
-        eprintln!("\nThe model wants to run {} with:", call.display_name);
-        eprintln!("{}", call.arguments);
+        super::terminal::say!("\nThe model wants to run {} with:", call.display_name);
+        super::terminal::say!("{}", call.arguments);
         if call.destructive {
-            eprintln!("(its server marks it as destructive)");
+            super::terminal::say!("(its server marks it as destructive)");
         }
-        eprint!("Allow? [y] once, [c] for this conversation, [a] always, [n] deny (n REASON gives a reason): ");
-        let _ = std::io::stderr().flush();
+        super::terminal::ask!("Allow? [y] once, [c] for this conversation, [a] always, [n] deny (n REASON gives a reason): ");
         let mut line = String::new();
         if std::io::stdin().lock().read_line(&mut line).is_err() {
             answers.push(deny("The user gave no answer."));

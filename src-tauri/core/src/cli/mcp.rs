@@ -214,7 +214,9 @@ pub(crate) async fn run(
         }
         McpCommand::Login { name } => {
             let announce = |page: &str| {
-                eprintln!("Opening your browser to sign in. If it does not open, visit:\n  {page}");
+                super::terminal::say!(
+                    "Opening your browser to sign in. If it does not open, visit:\n  {page}"
+                );
             };
             let browser = LoopbackBrowser::new(announce);
             let server = core.mcp_sign_in(&name, &browser).await?;
@@ -307,7 +309,7 @@ pub(crate) async fn run(
                 writeln!(out, "{structured}")?;
             }
             if result.is_error == Some(true) {
-                eprintln!("switchboard: the tool “{tool}” reported an error");
+                super::terminal::say!("switchboard: the tool “{tool}” reported an error");
                 return Err(CliError::Failed);
             }
         }
@@ -386,16 +388,18 @@ impl TerminalConfirm {
     async fn ask(&self, shown: String, question: &'static str) -> bool {
         let yes = self.yes;
         tokio::task::spawn_blocking(move || {
-            eprintln!("{shown}");
+            super::terminal::say!("{shown}");
             if yes {
-                eprintln!("{question} Yes (--yes).");
+                super::terminal::say!("{question} Yes (--yes).");
                 return true;
             }
             if !std::io::stdin().is_terminal() {
-                eprintln!("{question} Not asked: no terminal to answer on (use --yes).");
+                super::terminal::say!(
+                    "{question} Not asked: no terminal to answer on (use --yes)."
+                );
                 return false;
             }
-            eprint!("{question} [y/N] ");
+            super::terminal::ask!("{question} [y/N] ");
             read_yes()
         })
         .await

@@ -6,6 +6,7 @@
 mod chat;
 mod mcp;
 mod provider;
+mod terminal;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -71,7 +72,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
     {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("switchboard: cannot start: {e}");
+            terminal::say!("switchboard: cannot start: {e}");
             return 1;
         }
     };
@@ -84,7 +85,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
             Ok(()) => 0,
             Err(CliError::Failed) => 1,
             Err(e) => {
-                eprintln!("switchboard: {e}");
+                terminal::say!("switchboard: {e}");
                 1
             }
         };
@@ -106,6 +107,8 @@ pub async fn run_with(app: &Arc<App>, args: &[&str], out: &mut impl Write) -> Re
 }
 
 async fn run(app: &Arc<App>, command: Command, out: &mut impl Write) -> Result<(), CliError> {
+    // Everything a command prints goes through one terminal filter (see `terminal`).
+    let out = &mut terminal::Terminal::new(out);
     match command {
         Command::Provider(command) => provider::run(app, command, out).await,
         Command::Mcp(command) => mcp::run(app, command, out).await,

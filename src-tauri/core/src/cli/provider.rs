@@ -115,7 +115,7 @@ pub(crate) async fn run(
             let providers = app.core().list_providers().await?;
             let keychain = app.core().keychain_status().await;
             if !keychain.available && !providers.is_empty() {
-                eprintln!(
+                super::terminal::say!(
                     "switchboard: {} — the KEY column cannot be checked.",
                     keychain.message
                 );

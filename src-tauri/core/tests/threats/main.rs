@@ -3,3 +3,5 @@
 
 mod plain_http;
 mod provider_redirects;
+mod scripted;
+mod terminal;

@@ -1,0 +1,117 @@
+//! The command line is a terminal, not a canvas: a model's answer printed by `switchboard chat`
+//! cannot send the terminal escape sequences (retitle it, clear it, move the cursor) or hide
+//! text with a carriage return or a bidi override; with `--json` the same text arrives exact.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use switchboard_core::engine::NewProvider;
+use switchboard_core::secrets::{MemoryStore, SecretStore};
+use switchboard_core::settings::MemorySettings;
+use switchboard_core::store::Store;
+use switchboard_core::{App, AppConfig, AppPaths, Core};
+
+use super::scripted::server;
+
+/// What the hostile model says: a new window title, a cleared screen, a line rewritten by a
+/// carriage return and a file name reversed by a bidi override.
+const HOSTILE: &str =
+    "Done.\u{1b}]0;owned\u{7}\u{1b}[2J\u{1b}[1A\rrm -rf ~ \u{202e}fdp.exe\u{9b}31m\u{e0041}";
+
+async fn app_answering(home: &std::path::Path, text: &'static str) -> Arc<App> {
+    let model = server(Box::new(move |_, _| {
+        let delta = serde_json::json!({"choices": [{"index": 0, "delta": {"content": text}}]});
+        let stop =
+            serde_json::json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]});
+        let body = format!("data: {delta}\n\ndata: {stop}\n\ndata: [DONE]\n\n");
+        (
+            200,
+            vec![("content-type".into(), "text/event-stream".into())],
+            body,
+        )
+    }))
+    .await;
+    let paths = AppPaths::under_home(home.to_path_buf());
+    paths.create_all().unwrap();
+    let secrets: Arc<dyn SecretStore> = Arc::new(MemoryStore::default());
+    let core = Core::with_store(
+        paths.clone(),
+        Store::open_in_memory().unwrap(),
+        Arc::clone(&secrets),
+    );
+    core.add_provider(NewProvider {
+        name: "Hostile".into(),
+        kind: Some("openai_compatible".into()),
+        base_url: Some(format!("{}/v1", model.origin)),
+        default_model: Some("m".into()),
+        api_key: None,
+    })
+    .await
+    .unwrap();
+    let config = AppConfig {
+        paths,
+        secrets,
+        settings: Arc::new(MemorySettings::default()),
+        shows_forms: false,
+        pid_file: None,
+    };
+    App::with_core(core, config).await
+}
+
+async fn chat(app: &Arc<App>, json: bool) -> String {
+    let mut args = vec![
+        "chat",
+        "--provider",
+        "Hostile",
+        "--tools",
+        "none",
+        "--approve",
+        "none",
+    ];
+    if json {
+        args.push("--json");
+    }
+    args.push("hello");
+    let mut out = Vec::new();
+    switchboard_core::cli::run_with(app, &args, &mut out)
+        .await
+        .unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+#[tokio::test]
+async fn model_text_cannot_send_escape_sequences_to_the_terminal() {
+    let home = tempfile::tempdir().unwrap();
+    let app = app_answering(home.path(), HOSTILE).await;
+    let shown = chat(&app, false).await;
+    let hidden: Vec<char> = shown
+        .chars()
+        .filter(|&c| switchboard_core::text::is_hidden(c))
+        .collect();
+    assert!(
+        hidden.is_empty(),
+        "the terminal was sent {hidden:?} in {shown:?}"
+    );
+    // Each character is still there to read, as an escape.
+    assert_eq!(
+        shown.trim_end(),
+        "Done.\\u001b]0;owned\\u0007\\u001b[2J\\u001b[1A\\u000drm -rf ~ \\u202efdp.exe\\u009b31m\\udb40\\udc41"
+    );
+}
+
+#[tokio::test]
+async fn model_text_in_json_lines_is_escaped_yet_parses_to_the_exact_text() {
+    let home = tempfile::tempdir().unwrap();
+    let app = app_answering(home.path(), HOSTILE).await;
+    let lines = chat(&app, true).await;
+    assert!(
+        !lines.chars().any(switchboard_core::text::is_hidden),
+        "{lines:?}"
+    );
+    let saved: Vec<Value> = lines
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["type"] == "message_saved" && e["message"]["role"] == "assistant")
+        .collect();
+    assert_eq!(saved.last().unwrap()["message"]["content"], HOSTILE);
+}

@@ -173,18 +173,26 @@ async fn start_servers(app: &App, tools: &ToolSelection, quiet: bool) -> Result<
     let _ = tokio::time::timeout(crate::mcp::launch::STARTUP_TIMEOUT, all_started).await;
     if !quiet {
         for (name, state) in host.states() {
-            match state {
-                ServerState::Failed { reason } | ServerState::Restarting { reason, .. } => {
-                    super::terminal::say!("switchboard: “{name}” did not start: {reason}");
-                }
-                ServerState::NeedsSignIn { reason } => {
-                    super::terminal::say!("switchboard: {reason} (switchboard mcp login {name})");
-                }
-                _ => {}
+            if let Some(line) = not_started(&name, &state) {
+                super::terminal::say!("switchboard: {line}");
             }
         }
     }
     Ok(())
+}
+
+/// What to say of a server that is not running after start-up: its reason, which names it
+/// already ("“srv” did not start: …"), and how to sign in where that is what it needs.
+fn not_started(name: &str, state: &ServerState) -> Option<String> {
+    match state {
+        ServerState::Failed { reason } | ServerState::Restarting { reason, .. } => {
+            Some(reason.clone())
+        }
+        ServerState::NeedsSignIn { reason } => {
+            Some(format!("{reason} (switchboard mcp login {name})"))
+        }
+        _ => None,
+    }
 }
 
 struct Printer {
@@ -318,4 +326,31 @@ fn ask_on_terminal(request: &ApprovalRequest) -> Vec<ApprovalAnswer> {
         });
     }
     answers
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::error::McpError;
+
+    #[test]
+    fn a_server_that_did_not_start_is_named_once() {
+        let reason = McpError::Startup {
+            server: "srv".into(),
+            detail: "exited with status 1".into(),
+            stderr_tail: String::new(),
+        }
+        .to_string();
+        let line = not_started("srv", &ServerState::Failed { reason }).unwrap();
+        assert_eq!(line, "“srv” did not start: exited with status 1");
+        assert_eq!(line.matches("srv").count(), 1, "{line}");
+        let sign_in = ServerState::NeedsSignIn {
+            reason: "“srv” asks you to sign in".into(),
+        };
+        assert_eq!(
+            not_started("srv", &sign_in).unwrap(),
+            "“srv” asks you to sign in (switchboard mcp login srv)"
+        );
+        assert_eq!(not_started("srv", &ServerState::Starting), None);
+    }
 }

@@ -91,9 +91,10 @@ pub(crate) enum McpCommand {
         tool: String,
         #[arg(default_value = "{}")]
         arguments: String,
-        /// Seconds to wait for the answer.
-        #[arg(long, default_value_t = 60)]
-        timeout: u64,
+        /// Seconds to wait for the answer; else the server's `timeoutSeconds` in mcp.json, else
+        /// Settings' tool timeout.
+        #[arg(long)]
+        timeout: Option<u64>,
     },
 }
 
@@ -289,10 +290,15 @@ pub(crate) async fn run(
                 serde_json::from_str(&arguments).map_err(|e| {
                     CliError::Usage(format!("the arguments must be a JSON object: {e}"))
                 })?;
+            let timeout = match timeout {
+                Some(secs) => Duration::from_secs(secs.max(1)),
+                None => core.mcp_call_timeout(
+                    &name,
+                    Duration::from_secs(u64::from(app.settings().tool_timeout_secs)),
+                )?,
+            };
             let server = core.mcp_start(&name).await?;
-            let result = server
-                .call_tool(&tool, arguments, Duration::from_secs(timeout.max(1)))
-                .await;
+            let result = server.call_tool(&tool, arguments, timeout).await;
             server.stop().await;
             let result = result.map_err(crate::CoreError::from)?;
             for part in &result.content {

@@ -372,6 +372,27 @@ mod tests {
         assert!(unknown.is_err(), "{unknown:?}");
         let bad_json = run_args(&app, &["mcp", "call", "everything", "echo", "{not json"]).await;
         assert!(matches!(bad_json, Err(CliError::Usage(_))));
+        // `mcp call` waits as long as the server's timeoutSeconds says, not a default of its own.
+        let file = app.core().mcp_file();
+        let mut config: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        config["mcpServers"]["everything"]["timeoutSeconds"] = 1.into();
+        std::fs::write(&file, config.to_string()).unwrap();
+        let slow = r#"{"duration": 30, "steps": 30}"#;
+        let cut = run_args(
+            &app,
+            &[
+                "mcp",
+                "call",
+                "everything",
+                "trigger-long-running-operation",
+                slow,
+            ],
+        )
+        .await
+        .unwrap_err()
+        .to_string();
+        assert!(cut.contains("within 1 s"), "{cut}");
         run_args(&app, &["mcp", "remove", "everything"])
             .await
             .unwrap();

@@ -12,6 +12,7 @@ mod running;
 mod tools;
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use serde::Serialize;
 
@@ -85,6 +86,20 @@ impl Core {
 
     pub(super) fn load_mcp(&self) -> Result<McpFile, CoreError> {
         Ok(McpFile::load(&self.mcp_file())?)
+    }
+
+    /// How long a call to `name` may take: its `timeoutSeconds` in mcp.json, else `default`
+    /// (Settings' tool timeout), as the tool loop decides it.
+    ///
+    /// # Errors
+    /// mcp.json cannot be read or parsed.
+    pub fn mcp_call_timeout(&self, name: &str, default: Duration) -> Result<Duration, CoreError> {
+        Ok(self
+            .load_mcp()?
+            .servers
+            .get(name)
+            .and_then(|entry| entry.timeout_seconds)
+            .map_or(default, Duration::from_secs))
     }
 
     pub(super) async fn approved_fingerprint(

@@ -1016,6 +1016,7 @@ async fn a_switched_off_tool_and_a_held_back_tool_are_never_offered() {
             vec![PinnedTool {
                 tool: "get-sum".into(),
                 hash: "an older version".into(),
+                title: None,
                 description: "Adds two numbers".into(),
                 input_schema: json!({"type": "object"}),
             }],

@@ -24,9 +24,11 @@ pub struct CatalogueTool {
     pub tool: String,
     /// "Server · Tool Name" for people.
     pub display_name: String,
+    /// The tool's title, as its server gave it.
+    pub title: Option<String>,
     pub description: String,
     pub input_schema: Value,
-    /// Hash of name, description, schema and annotations: changes when the tool changes.
+    /// Hash of name, title, description, schema and annotations: changes when the tool changes.
     pub hash: String,
     /// The server's hints (`readOnlyHint`, `destructiveHint`, …), as given.
     pub annotations: Option<Value>,
@@ -84,6 +86,7 @@ impl Catalogue {
                     server: server.to_owned(),
                     tool: tool.name.clone(),
                     display_name: tool_display_name(server, &tool.name, tool.title.as_deref()),
+                    title: tool.title.clone(),
                     description: tool.description.clone(),
                     input_schema: tool.input_schema.clone(),
                     hash: tool_hash(tool),
@@ -137,12 +140,17 @@ fn hashed(name: &str, server: &str, tool: &str) -> String {
 }
 
 fn tool_hash(tool: &ListedTool) -> String {
-    let canonical = serde_json::json!({
+    let mut canonical = serde_json::json!({
         "name": tool.name,
         "description": tool.description,
         "inputSchema": tool.input_schema,
         "annotations": tool.annotations,
     });
+    // Only a tool with a title has it in its hash, so the pins of tools without one (all pins
+    // made before titles were pinned) keep matching.
+    if let Some(title) = &tool.title {
+        canonical["title"] = title.clone().into();
+    }
     Sha256::digest(canonical.to_string().as_bytes())
         .iter()
         .map(|b| format!("{b:02x}"))

@@ -160,6 +160,7 @@ mod tests {
 
     fn tool(server: &str, name: &str, annotations: Option<Value>) -> CatalogueTool {
         CatalogueTool {
+            title: None,
             wire_name: format!("{server}__{name}"),
             server: server.into(),
             tool: name.into(),

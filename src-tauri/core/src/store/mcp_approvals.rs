@@ -14,6 +14,8 @@ use super::{now_ms, Store, StoreError};
 pub struct PinnedTool {
     pub tool: String,
     pub hash: String,
+    /// The title people read (in approvals and cards), when the server gave one.
+    pub title: Option<String>,
     pub description: String,
     pub input_schema: Value,
 }
@@ -64,13 +66,14 @@ impl Store {
     pub async fn tool_pins(&self, server: String) -> Result<Vec<PinnedTool>, StoreError> {
         self.call(move |conn| {
             let mut stmt = conn.prepare_cached(
-                "SELECT tool, hash, description, input_schema FROM mcp_tool_pins WHERE server = ?1",
+                "SELECT tool, hash, description, input_schema, title FROM mcp_tool_pins WHERE server = ?1",
             )?;
             let rows = stmt.query_map([&server], |row| {
                 let schema: String = row.get(3)?;
                 Ok(PinnedTool {
                     tool: row.get(0)?,
                     hash: row.get(1)?,
+                    title: row.get(4)?,
                     description: row.get(2)?,
                     input_schema: serde_json::from_str(&schema).unwrap_or_default(),
                 })
@@ -93,13 +96,14 @@ impl Store {
             let tx = conn.transaction()?;
             {
                 let mut stmt = tx.prepare_cached(
-                    "INSERT INTO mcp_tool_pins (server, tool, hash, description, input_schema, pinned_at) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(server, tool) DO UPDATE SET \
+                    "INSERT INTO mcp_tool_pins (server, tool, hash, description, input_schema, pinned_at, title) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(server, tool) DO UPDATE SET \
                      hash = excluded.hash, description = excluded.description, \
-                     input_schema = excluded.input_schema, pinned_at = excluded.pinned_at",
+                     input_schema = excluded.input_schema, pinned_at = excluded.pinned_at, \
+                     title = excluded.title",
                 )?;
                 for t in &tools {
-                    stmt.execute(params![server, t.tool, t.hash, t.description, t.input_schema.to_string(), now_ms()])?;
+                    stmt.execute(params![server, t.tool, t.hash, t.description, t.input_schema.to_string(), now_ms(), t.title])?;
                 }
             }
             tx.commit()?;
@@ -108,7 +112,8 @@ impl Store {
         .await
     }
 
-    /// Forgets an approval (the server was removed).
+    /// Forgets an approval, the server's pins and the standing approvals of its tools (the
+    /// server was removed: a new one of the same name inherits nothing).
     ///
     /// # Errors
     /// A failed query.
@@ -116,6 +121,7 @@ impl Store {
         self.call(move |conn| {
             conn.execute("DELETE FROM mcp_approvals WHERE server = ?1", [&server])?;
             conn.execute("DELETE FROM mcp_tool_pins WHERE server = ?1", [&server])?;
+            conn.execute("DELETE FROM tool_approvals WHERE server = ?1", [&server])?;
             Ok(())
         })
         .await

@@ -136,6 +136,11 @@ ALTER TABLE tool_runs ADD COLUMN retry_of TEXT;
 ALTER TABLE tool_runs ADD COLUMN description TEXT;
 ALTER TABLE tool_runs ADD COLUMN retry_of_message TEXT;
 "#,
+    // 7: a tool's title is part of what is pinned (issue 15): people read it in the approval
+    // dialog, so a server may not rename a tool unseen. Pins made before have none.
+    r#"
+ALTER TABLE mcp_tool_pins ADD COLUMN title TEXT;
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -4,4 +4,5 @@
 mod plain_http;
 mod provider_redirects;
 mod scripted;
+mod server_removal;
 mod terminal;

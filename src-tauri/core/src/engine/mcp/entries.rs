@@ -5,9 +5,7 @@
 use super::{find_server, McpServerView};
 use crate::engine::Core;
 use crate::error::{CoreError, InvalidInput};
-use crate::mcp::config::{
-    move_secrets_to_keychain, validate_name, ConfigValue, ImportPreview, ServerEntry,
-};
+use crate::mcp::config::{move_secrets_to_keychain, validate_name, ImportPreview, ServerEntry};
 
 impl Core {
     /// Adds a server typed on the command line (or confirmed there), which counts as approving
@@ -124,14 +122,13 @@ impl Core {
     pub async fn mcp_remove(&self, name: &str) -> Result<(), CoreError> {
         let mut file = self.load_mcp()?;
         let (key, entry) = find_server(&file, name).map(|(k, e)| (k.clone(), e.clone()))?;
+        // Its own secrets and its sign-in tokens, and nothing else (an entry edited by hand to
+        // name another account is not allowed to take that account with it).
         let accounts: Vec<String> = entry
-            .env
-            .values()
-            .chain(entry.headers.values())
-            .filter_map(|v| match v {
-                ConfigValue::Keychain { keychain } => Some(keychain.clone()),
-                ConfigValue::Plain(_) => None,
-            })
+            .keychain_references()
+            .into_iter()
+            .filter(|account| crate::mcp::config::is_own_account(&key, account))
+            .chain(std::iter::once(crate::mcp::oauth::token_account(&key)))
             .collect();
         self.secrets(move |s| accounts.iter().try_for_each(|a| s.delete(a)))
             .await?;

@@ -234,6 +234,20 @@ impl ServerEntry {
         }
     }
 
+    /// Every keychain account the entry refers to: in `env`, `headers` and the OAuth client
+    /// secret.
+    pub fn keychain_references(&self) -> Vec<String> {
+        self.env
+            .values()
+            .chain(self.headers.values())
+            .chain(self.oauth.as_ref().and_then(|o| o.client_secret.as_ref()))
+            .filter_map(|v| match v {
+                ConfigValue::Keychain { keychain } => Some(keychain.clone()),
+                ConfigValue::Plain(_) => None,
+            })
+            .collect()
+    }
+
     /// Checks the entry and works out its transport: the explicit `transport`, else `command`
     /// → stdio, else `url` → streamable HTTP with a fallback to legacy SSE.
     ///
@@ -276,6 +290,20 @@ impl ServerEntry {
         };
         if let Some(0) = self.timeout_seconds {
             return Err(entry_error(&name, "`timeoutSeconds` must be at least 1"));
+        }
+        if let Some(other) = self
+            .keychain_references()
+            .into_iter()
+            .find(|account| !super::secrets::is_own_account(&name, account))
+        {
+            return Err(entry_error(
+                &name,
+                format!(
+                    "it names the keychain entry “{}”, which is not its own: a server may use \
+                     only the secrets stored for it (mcp/{name}/…)",
+                    one_line(&other, 80)
+                ),
+            ));
         }
         let launch = match kind {
             Kind::Stdio => {
@@ -343,11 +371,14 @@ impl ServerEntry {
         })
     }
 
-    /// A hash of everything that decides what runs or where it connects: command, args, env,
-    /// cwd, URL, headers and transport (keychain references by name). A change to any of them
-    /// needs a new approval; `disabled`, `timeoutSeconds` and `trust` do not.
+    /// A hash of everything that decides what runs, where it connects and what it may do
+    /// unasked: command, args, env, cwd, URL, headers, transport (keychain references by name),
+    /// `trust` and `oauth` (client id, secret reference, metadata URL, scopes). A change to any
+    /// of them needs a new approval; `disabled` and `timeoutSeconds` do not. `trust` and `oauth`
+    /// count only when present, so an entry without them keeps the fingerprint it had before
+    /// they counted.
     pub fn fingerprint(&self) -> String {
-        let canonical = serde_json::json!({
+        let mut canonical = serde_json::json!({
             "command": self.command,
             "args": self.args,
             "env": self.env,
@@ -356,6 +387,12 @@ impl ServerEntry {
             "headers": self.headers,
             "transport": self.transport,
         });
+        if let Some(trust) = self.trust {
+            canonical["trust"] = serde_json::to_value(trust).unwrap_or_default();
+        }
+        if let Some(oauth) = &self.oauth {
+            canonical["oauth"] = serde_json::to_value(oauth).unwrap_or_default();
+        }
         let digest = Sha256::digest(canonical.to_string().as_bytes());
         digest.iter().map(|b| format!("{b:02x}")).collect()
     }

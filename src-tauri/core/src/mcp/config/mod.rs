@@ -23,7 +23,7 @@ use crate::text::one_line;
 
 pub use entry::{ConfigValue, Launch, OAuthEntry, ServerEntry, ServerSpec, Trust};
 pub use import::{claude_desktop_config_path, ImportItem, ImportPreview};
-pub use secrets::{looks_secret, move_secrets_to_keychain, secret_account};
+pub use secrets::{is_own_account, looks_secret, move_secrets_to_keychain, secret_account};
 
 pub const FILE_NAME: &str = "mcp.json";
 pub const MAX_NAME_CHARS: usize = 64;

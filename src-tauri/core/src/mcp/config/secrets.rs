@@ -32,6 +32,15 @@ pub fn secret_account(server: &str, place: &str, key: &str) -> String {
     format!("mcp/{server}/{place}/{key}")
 }
 
+/// Whether `account` is one of `server`'s own keychain entries (`mcp/<server>/…`), the only
+/// ones its entry may name: never a provider's key or another server's secret.
+pub fn is_own_account(server: &str, account: &str) -> bool {
+    account
+        .strip_prefix("mcp/")
+        .and_then(|rest| rest.strip_prefix(server))
+        .is_some_and(|rest| rest.starts_with('/'))
+}
+
 /// Moves every plain `env` / `headers` value whose name looks secret into the keychain and
 /// leaves a reference in the entry. Returns the names moved.
 ///

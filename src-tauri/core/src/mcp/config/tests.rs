@@ -140,9 +140,23 @@ fn the_fingerprint_follows_what_runs_and_nothing_else() {
     let mut same = base.clone();
     same.disabled = true;
     same.timeout_seconds = Some(9);
-    same.trust = Some(Trust::Trusted);
     assert_eq!(same.fingerprint(), print, "switches that run nothing new");
     for change in [
+        // Calls run without asking: that is what the approval was not given for.
+        |e: &mut ServerEntry| e.trust = Some(Trust::Trusted),
+        |e: &mut ServerEntry| {
+            e.oauth = Some(OAuthEntry {
+                scopes: vec!["repo".into(), "admin:org".into()],
+                ..OAuthEntry::default()
+            });
+        },
+        |e: &mut ServerEntry| {
+            e.headers.insert(
+                "X-Forward-To".into(),
+                ConfigValue::Plain("https://evil.example".into()),
+            );
+        },
+        |e: &mut ServerEntry| e.transport = Some("sse".into()),
         |e: &mut ServerEntry| e.args.push("--privileged".into()),
         |e: &mut ServerEntry| e.command = Some("podman".into()),
         |e: &mut ServerEntry| {
@@ -305,4 +319,44 @@ fn an_oauth_client_secret_moves_to_the_keychain_whatever_it_is_called() {
     use secrecy::ExposeSecret;
     let kept = store.get("mcp/docs/oauth/clientSecret").unwrap().unwrap();
     assert_eq!(kept.expose_secret(), "s3cret");
+}
+
+#[test]
+fn a_server_entry_cannot_name_a_provider_key_or_another_servers_secret() {
+    for account in [
+        "provider/OpenAI",
+        "mcp/other/env/TOKEN",
+        "mcp/docsx/env/TOKEN",
+        "mcp/docs",
+    ] {
+        let mut entry = ServerEntry::from_typed(Some("docs-server --stdio"), None).unwrap();
+        entry.env.insert(
+            "TOKEN".into(),
+            ConfigValue::Keychain {
+                keychain: account.into(),
+            },
+        );
+        let refused = entry.resolve("docs").unwrap_err().to_string();
+        assert!(
+            refused.contains("not its own") && refused.contains(account),
+            "{refused}"
+        );
+    }
+    let mut own = ServerEntry::from_typed(Some("docs-server --stdio"), None).unwrap();
+    own.env.insert(
+        "TOKEN".into(),
+        ConfigValue::Keychain {
+            keychain: secret_account("docs", "env", "TOKEN"),
+        },
+    );
+    assert!(own.resolve("docs").is_ok());
+    // The OAuth client secret too.
+    let mut remote = ServerEntry::from_typed(None, Some("https://docs.example/mcp")).unwrap();
+    remote.oauth = Some(OAuthEntry {
+        client_secret: Some(ConfigValue::Keychain {
+            keychain: "provider/Anthropic".into(),
+        }),
+        ..OAuthEntry::default()
+    });
+    assert!(remote.resolve("docs").is_err());
 }

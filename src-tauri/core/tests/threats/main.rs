@@ -1,6 +1,7 @@
 //! The threat suite: one test per way around Switchboard's trust boundary, each named as the
 //! attack it stops. A file per boundary; see the README for the count.
 
+mod oauth_pages;
 mod plain_http;
 mod provider_redirects;
 mod scripted;

@@ -4,6 +4,7 @@
 mod oauth_pages;
 mod plain_http;
 mod provider_redirects;
+mod repeated_call_ids;
 mod scripted;
 mod server_removal;
 mod terminal;

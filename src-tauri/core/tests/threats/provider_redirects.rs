@@ -110,12 +110,12 @@ async fn provider_key_does_not_follow_redirect_to_another_host() {
         assert_refused(first.map(|_| ()), &other.origin, &format!("{what} stream"));
     }
     assert!(
-        other.heads().is_empty(),
+        other.requests().is_empty(),
         "the other host was sent: {:?}",
-        other.heads()
+        other.requests()
     );
     // One request per call: the refusal is not retried.
-    assert_eq!(provider_host.heads().len(), KEYED.len() * 3);
+    assert_eq!(provider_host.requests().len(), KEYED.len() * 3);
 }
 
 #[tokio::test]
@@ -139,9 +139,9 @@ async fn provider_key_does_not_follow_any_kind_of_redirect_to_another_host() {
         );
     }
     assert!(
-        other.heads().is_empty(),
+        other.requests().is_empty(),
         "the other host was sent: {:?}",
-        other.heads()
+        other.requests()
     );
 }
 
@@ -158,7 +158,7 @@ async fn provider_key_does_not_follow_redirect_to_another_port_or_scheme() {
         &other_port.origin,
         "another port",
     );
-    assert!(other_port.heads().is_empty());
+    assert!(other_port.requests().is_empty());
 
     // The same host and port over https is another origin too (nothing listens for TLS there).
     let port = provider_host.origin.rsplit(':').next().unwrap().to_owned();
@@ -225,9 +225,9 @@ async fn a_same_origin_redirect_is_followed_with_the_key() {
         .await
         .unwrap();
     assert_eq!(answer.text, "moved fine");
-    let heads = moved.heads();
-    let followed: Vec<&String> = heads.iter().filter(|h| h.contains(" /v2/")).collect();
-    assert_eq!(followed.len(), 2, "{heads:?}");
+    let requests = moved.requests();
+    let followed: Vec<&String> = requests.iter().filter(|h| h.contains(" /v2/")).collect();
+    assert_eq!(followed.len(), 2, "{requests:?}");
     for head in followed {
         assert!(
             head.to_ascii_lowercase()

@@ -1,25 +1,32 @@
 //! A local HTTP server whose every answer is scripted: it binds port 0 (its port is read back,
-//! never probed), records each request's head, and closes each connection after answering.
+//! never probed), records each request (head and body), and closes each connection after
+//! answering. And an app whose model is such a server (OpenAI's streamed chat format).
 
 use std::sync::{Arc, Mutex};
 
+use serde_json::Value;
+use switchboard_core::engine::NewProvider;
+use switchboard_core::secrets::{MemoryStore, SecretStore};
+use switchboard_core::settings::MemorySettings;
+use switchboard_core::store::Store;
+use switchboard_core::{App, AppConfig, AppPaths, Core};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
 /// What a scripted server answers a request (method, path): status, extra headers, body.
 pub type Answer = Box<dyn Fn(&str, &str) -> (u16, Vec<(String, String)>, String) + Send + Sync>;
 
-/// A local HTTP server (port 0, read back) that records each request's head and answers it.
+/// A local HTTP server (port 0, read back) that records each request and answers it.
 pub struct Server {
     pub origin: String,
-    heads: Arc<Mutex<Vec<String>>>,
+    requests: Arc<Mutex<Vec<String>>>,
 }
 
 pub async fn server(answer: Answer) -> Server {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let origin = format!("http://{}", listener.local_addr().unwrap());
-    let heads = Arc::new(Mutex::new(Vec::new()));
-    let record = Arc::clone(&heads);
+    let requests = Arc::new(Mutex::new(Vec::new()));
+    let record = Arc::clone(&requests);
     let answer = Arc::new(answer);
     tokio::spawn(async move {
         loop {
@@ -66,7 +73,10 @@ pub async fn server(answer: Answer) -> Server {
                     words.next().unwrap_or("").to_owned(),
                     words.next().unwrap_or("").to_owned(),
                 );
-                record.lock().unwrap().push(head);
+                record
+                    .lock()
+                    .unwrap()
+                    .push(String::from_utf8_lossy(&buf).into_owned());
                 let (status, headers, body) = answer(&method, &path);
                 let mut out = format!(
                     "HTTP/1.1 {status} Scripted\r\nconnection: close\r\ncontent-length: {}\r\n",
@@ -82,11 +92,59 @@ pub async fn server(answer: Answer) -> Server {
             });
         }
     });
-    Server { origin, heads }
+    Server { origin, requests }
 }
 
 impl Server {
-    pub fn heads(&self) -> Vec<String> {
-        self.heads.lock().unwrap().clone()
+    /// Every request so far, head and body, as text.
+    pub fn requests(&self) -> Vec<String> {
+        self.requests.lock().unwrap().clone()
     }
+}
+
+/// A 200 answer streaming `chunks` as OpenAI's server-sent events, then `[DONE]`.
+pub fn sse(chunks: &[Value]) -> (u16, Vec<(String, String)>, String) {
+    let mut body: String = chunks.iter().map(|c| format!("data: {c}\n\n")).collect();
+    body.push_str("data: [DONE]\n\n");
+    (
+        200,
+        vec![("content-type".into(), "text/event-stream".into())],
+        body,
+    )
+}
+
+/// The chunk that ends an answer with `reason`.
+pub fn stop(reason: &str) -> Value {
+    serde_json::json!({"choices": [{"index": 0, "delta": {}, "finish_reason": reason}]})
+}
+
+/// An app (in `home`, keys in memory) whose one provider, "Hostile", is a scripted server
+/// answering with `answer`; the server is returned to read what it was sent.
+pub async fn app_with_model(home: &std::path::Path, answer: Answer) -> (Arc<App>, Server) {
+    let model = server(answer).await;
+    let paths = AppPaths::under_home(home.to_path_buf());
+    paths.create_all().unwrap();
+    let secrets: Arc<dyn SecretStore> = Arc::new(MemoryStore::default());
+    let core = Core::with_store(
+        paths.clone(),
+        Store::open_in_memory().unwrap(),
+        Arc::clone(&secrets),
+    );
+    core.add_provider(NewProvider {
+        name: "Hostile".into(),
+        kind: Some("openai_compatible".into()),
+        base_url: Some(format!("{}/v1", model.origin)),
+        default_model: Some("m".into()),
+        api_key: None,
+    })
+    .await
+    .unwrap();
+    let config = AppConfig {
+        paths,
+        secrets,
+        settings: Arc::new(MemorySettings::default()),
+        shows_forms: false,
+        pid_file: None,
+    };
+    (App::with_core(core, config).await, model)
 }

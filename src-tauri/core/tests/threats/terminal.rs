@@ -5,13 +5,9 @@
 use std::sync::Arc;
 
 use serde_json::Value;
-use switchboard_core::engine::NewProvider;
-use switchboard_core::secrets::{MemoryStore, SecretStore};
-use switchboard_core::settings::MemorySettings;
-use switchboard_core::store::Store;
-use switchboard_core::{App, AppConfig, AppPaths, Core};
+use switchboard_core::App;
 
-use super::scripted::server;
+use super::scripted::{app_with_model, sse, stop};
 
 /// What the hostile model says: a new window title, a cleared screen, a line rewritten by a
 /// carriage return and a file name reversed by a bidi override.
@@ -19,43 +15,15 @@ const HOSTILE: &str =
     "Done.\u{1b}]0;owned\u{7}\u{1b}[2J\u{1b}[1A\rrm -rf ~ \u{202e}fdp.exe\u{9b}31m\u{e0041}";
 
 async fn app_answering(home: &std::path::Path, text: &'static str) -> Arc<App> {
-    let model = server(Box::new(move |_, _| {
-        let delta = serde_json::json!({"choices": [{"index": 0, "delta": {"content": text}}]});
-        let stop =
-            serde_json::json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]});
-        let body = format!("data: {delta}\n\ndata: {stop}\n\ndata: [DONE]\n\n");
-        (
-            200,
-            vec![("content-type".into(), "text/event-stream".into())],
-            body,
-        )
-    }))
+    let (app, _model) = app_with_model(
+        home,
+        Box::new(move |_, _| {
+            let delta = serde_json::json!({"choices": [{"index": 0, "delta": {"content": text}}]});
+            sse(&[delta, stop("stop")])
+        }),
+    )
     .await;
-    let paths = AppPaths::under_home(home.to_path_buf());
-    paths.create_all().unwrap();
-    let secrets: Arc<dyn SecretStore> = Arc::new(MemoryStore::default());
-    let core = Core::with_store(
-        paths.clone(),
-        Store::open_in_memory().unwrap(),
-        Arc::clone(&secrets),
-    );
-    core.add_provider(NewProvider {
-        name: "Hostile".into(),
-        kind: Some("openai_compatible".into()),
-        base_url: Some(format!("{}/v1", model.origin)),
-        default_model: Some("m".into()),
-        api_key: None,
-    })
-    .await
-    .unwrap();
-    let config = AppConfig {
-        paths,
-        secrets,
-        settings: Arc::new(MemorySettings::default()),
-        shows_forms: false,
-        pid_file: None,
-    };
-    App::with_core(core, config).await
+    app
 }
 
 async fn chat(app: &Arc<App>, json: bool) -> String {

@@ -222,7 +222,10 @@ impl Run<'_> {
                 got.reasoning.push_str(&text);
                 got.unshown_reasoning.push_str(&text);
             }
-            ProviderEvent::ToolCall(call) => got.calls.push(call),
+            ProviderEvent::ToolCall(mut call) => {
+                call.id = distinct_id(&got.calls, &call.id);
+                got.calls.push(call);
+            }
             ProviderEvent::Usage {
                 input_tokens,
                 output_tokens,
@@ -237,6 +240,22 @@ impl Run<'_> {
             }),
         }
     }
+}
+
+/// `id`, or when an earlier call of the same answer has it (some providers repeat `call_0`),
+/// `id` with the first free `_2`, `_3`, … after it (`call_1`, `call_2`, … when there is none): each call then has its own
+/// approval, decision and result, and the answer replayed to the provider stays consistent.
+fn distinct_id(earlier: &[ToolCall], id: &str) -> String {
+    let taken = |candidate: &str| earlier.iter().any(|c| c.id == candidate);
+    let base = if id.is_empty() { "call" } else { id };
+    if !id.is_empty() && !taken(id) {
+        return id.to_owned();
+    }
+    let first = if id.is_empty() { 1 } else { 2 };
+    (first..)
+        .map(|n| format!("{base}_{n}"))
+        .find(|candidate| !taken(candidate))
+        .unwrap_or_default()
 }
 
 /// What a stream has produced so far.
@@ -276,4 +295,30 @@ pub(super) fn finish_text(reason: FinishReason) -> String {
         FinishReason::Other => "other",
     }
     .to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repeated_or_missing_call_ids_are_made_distinct() {
+        let mut calls: Vec<ToolCall> = Vec::new();
+        for id in ["call_0", "call_0", "call_0", "", "", "call_0_2x"] {
+            let id = distinct_id(&calls, id);
+            calls.push(ToolCall::new(id, "t".into(), "{}".into()));
+        }
+        let ids: Vec<&str> = calls.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "call_0",
+                "call_0_2",
+                "call_0_3",
+                "call_1",
+                "call_2",
+                "call_0_2x"
+            ]
+        );
+    }
 }

@@ -12,7 +12,7 @@
 //! - its exit awaited, not polled, and reported with the exit code.
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
@@ -207,18 +207,7 @@ async fn drain_stderr(
     log: Option<PathBuf>,
 ) {
     let mut file = match log {
-        Some(path) => {
-            if let Some(dir) = path.parent() {
-                let _ = tokio::fs::create_dir_all(dir).await;
-            }
-            tokio::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .await
-            .map_err(|e| tracing::warn!(path = %path.display(), error = %e, "cannot open the server's stderr log"))
-            .ok()
-        }
+        Some(path) => RotatingLog::open(path, STDERR_LOG_BYTES).await,
         None => None,
     };
     let mut buf = vec![0u8; 16 * 1024];
@@ -228,12 +217,73 @@ async fn drain_stderr(
             Ok(n) => {
                 ring.push(&buf[..n]);
                 if let Some(f) = file.as_mut() {
-                    if f.write_all(&buf[..n]).await.is_err() {
+                    if f.write(&buf[..n]).await.is_err() {
                         file = None;
                     }
                 }
             }
         }
+    }
+}
+
+/// How large a server's stderr log grows before it is rotated: the log and the one before it
+/// are kept, so a server that writes without end takes at most twice this.
+const STDERR_LOG_BYTES: u64 = 5 * 1024 * 1024;
+
+/// A log file that, past `cap` bytes, becomes `<name>.1` (replacing the one before) and starts
+/// afresh.
+struct RotatingLog {
+    path: PathBuf,
+    file: tokio::fs::File,
+    written: u64,
+    cap: u64,
+}
+
+impl RotatingLog {
+    async fn open(path: PathBuf, cap: u64) -> Option<RotatingLog> {
+        if let Some(dir) = path.parent() {
+            let _ = tokio::fs::create_dir_all(dir).await;
+        }
+        let file = Self::append_to(&path)
+            .await
+            .map_err(|e| tracing::warn!(path = %path.display(), error = %e, "cannot open the server's stderr log"))
+            .ok()?;
+        let written = file.metadata().await.map_or(0, |m| m.len());
+        Some(RotatingLog {
+            path,
+            file,
+            written,
+            cap,
+        })
+    }
+
+    async fn append_to(path: &Path) -> std::io::Result<tokio::fs::File> {
+        tokio::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .await
+    }
+
+    fn previous(&self) -> PathBuf {
+        let mut name = self.path.clone().into_os_string();
+        name.push(".1");
+        PathBuf::from(name)
+    }
+
+    async fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        if self.written > 0 && self.written + bytes.len() as u64 > self.cap {
+            self.file.flush().await?;
+            tokio::fs::rename(&self.path, self.previous()).await?;
+            self.file = Self::append_to(&self.path).await?;
+            self.written = 0;
+        }
+        self.file.write_all(bytes).await?;
+        // On disk at once (tokio hands writes to a thread): a person reading the log after a
+        // crash sees the last words.
+        self.file.flush().await?;
+        self.written += bytes.len() as u64;
+        Ok(())
     }
 }
 
@@ -284,5 +334,46 @@ impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for LineCap<R> {
             }
         }
         polled
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RotatingLog;
+
+    #[tokio::test]
+    async fn a_server_writing_without_end_keeps_two_logs_at_most_each_within_the_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mcp").join("chatty.log");
+        let mut log = RotatingLog::open(path.clone(), 1000).await.unwrap();
+        for i in 0..500 {
+            log.write(format!("line {i:04} of endless stderr\n").as_bytes())
+                .await
+                .unwrap();
+        }
+        drop(log);
+        let mut names: Vec<String> = std::fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["chatty.log", "chatty.log.1"]);
+        for name in &names {
+            let len = std::fs::metadata(path.parent().unwrap().join(name))
+                .unwrap()
+                .len();
+            assert!(len <= 1000, "{name}: {len} bytes");
+        }
+        // The newest lines are in the log, the ones just before in .1.
+        let newest = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            newest.ends_with("line 0499 of endless stderr\n"),
+            "{newest}"
+        );
+        // A reopened log goes on from its size.
+        let mut again = RotatingLog::open(path.clone(), 1000).await.unwrap();
+        assert_eq!(again.written, newest.len() as u64);
+        again.write(&[b'x'; 990]).await.unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap().len(), 990);
     }
 }

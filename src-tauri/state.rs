@@ -35,17 +35,14 @@ impl AppState {
     pub async fn app(&self) -> &Arc<App> {
         self.app
             .get_or_init(|| async {
-                let app = App::open(AppConfig {
+                App::open(AppConfig {
                     paths: self.paths.clone(),
                     secrets: Arc::clone(&self.secrets),
                     settings: Arc::clone(&self.settings),
                     shows_forms: true,
                     pid_file: None,
                 })
-                .await;
-                // This process holds the home's instance lock, so it alone may do this.
-                app.core().recover_after_crash().await;
-                app
+                .await
             })
             .await
     }

@@ -13,6 +13,11 @@ use crate::store::{Message, MessageStatus, Role};
 pub const NEVER_RAN: &str = "This call did not run: the run was interrupted before it finished.";
 
 /// The tool calls of an answer as stored: `[{"id", "name", "arguments"}]` (the raw text).
+/// Appended, for the model, to an answer that was cut off (the app stopped or crashed).
+pub const CUT_OFF_NOTE: &str = "[This answer was cut off here: it did not finish.]";
+/// Appended, for the model, to an answer the person stopped.
+pub const STOPPED_NOTE: &str = "[The person stopped this answer here.]";
+
 pub fn calls_to_json(calls: &[ToolCall]) -> Value {
     Value::Array(
         calls
@@ -82,7 +87,17 @@ pub fn for_model(messages: &[Message]) -> Vec<ChatMessage> {
                 if matches!(m.status, MessageStatus::Error | MessageStatus::Streaming) {
                     continue;
                 }
-                let text = m.content.clone().filter(|t| !t.is_empty());
+                let text = m.content.clone().filter(|t| !t.is_empty()).map(|t| {
+                    // The model is told its answer did not end there, so it does not take a
+                    // cut-off answer for a whole one.
+                    match (m.status, m.finish_reason.as_deref()) {
+                        (MessageStatus::Interrupted, Some("stopped")) => {
+                            format!("{t}\n\n{STOPPED_NOTE}")
+                        }
+                        (MessageStatus::Interrupted, _) => format!("{t}\n\n{CUT_OFF_NOTE}"),
+                        _ => t,
+                    }
+                });
                 let calls = calls_from_json(m.tool_calls.as_ref());
                 if text.is_none() && calls.is_empty() {
                     continue;
@@ -183,5 +198,34 @@ mod tests {
         let calls = vec![ToolCall::new("a".into(), "n".into(), "{\"x\": 1 }".into())];
         let back = calls_from_json(Some(&calls_to_json(&calls)));
         assert_eq!(back, calls);
+    }
+
+    #[test]
+    fn an_answer_cut_off_reaches_the_model_marked_as_cut_off() {
+        let mut cut = message(Role::Assistant, "The first step is");
+        cut.status = MessageStatus::Interrupted;
+        let mut stopped = message(Role::Assistant, "Here is a long list:");
+        stopped.status = MessageStatus::Interrupted;
+        stopped.finish_reason = Some("stopped".into());
+        let sent = for_model(&[
+            message(Role::User, "q"),
+            cut,
+            message(Role::User, "and?"),
+            stopped,
+        ]);
+        let texts: Vec<String> = sent
+            .iter()
+            .filter_map(|m| match m {
+                ChatMessage::Assistant { text, .. } => text.clone(),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                format!("The first step is\n\n{CUT_OFF_NOTE}"),
+                format!("Here is a long list:\n\n{STOPPED_NOTE}")
+            ]
+        );
     }
 }

@@ -115,6 +115,7 @@ impl App {
             quitting: CancellationToken::new(),
             settings_writes: tokio::sync::Mutex::new(()),
         });
+        app.core.recover_after_crash().await;
         app.pin_tools_as_listed();
         app
     }

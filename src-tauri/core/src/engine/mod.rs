@@ -143,11 +143,12 @@ impl Core {
         self
     }
 
-    /// Marks answers a crash left unfinished as interrupted. Call it only from the process
-    /// holding the home's instance lock (the window), never from the command line.
+    /// Marks answers a crash (or a kill) left unfinished as interrupted: those whose writing
+    /// process is gone, never one the window or another command line is still streaming.
+    /// Every entry point calls it when it opens the home ([`crate::App::with_core`]).
     pub async fn recover_after_crash(&self) {
         let Ok(store) = self.store() else { return };
-        match store.mark_unfinished_as_interrupted().await {
+        match store.recover_unfinished().await {
             Ok(0) => {}
             Ok(n) => tracing::info!(n, "marked answers left streaming by a crash as interrupted"),
             Err(e) => tracing::warn!(error = %e, "cannot mark unfinished answers as interrupted"),

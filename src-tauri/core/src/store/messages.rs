@@ -249,9 +249,9 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Message> {
 }
 
 impl Store {
-    /// Answers left `streaming` by a crash become `interrupted`; returns how many. Only the
-    /// app instance that holds the home's lock may call this — another process (the command
-    /// line) would cut off answers the window is still streaming.
+    /// Every answer left `streaming` becomes `interrupted`, whoever writes it; returns how
+    /// many. For a process that knows nothing else writes (a test that plays a crash); the app
+    /// calls [`Store::recover_unfinished`].
     ///
     /// # Errors
     /// A failed query.
@@ -265,6 +265,46 @@ impl Store {
         .await
     }
 
+    /// Answers left `streaming` by a process that is gone (killed, crashed: see `writers`)
+    /// become `interrupted`; returns how many. Answers this process or another live one is
+    /// writing are left alone, so any process may call it when it opens the home.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn recover_unfinished(&self) -> Result<usize, StoreError> {
+        let own = self.writer.id().to_owned();
+        let dir = self.data_dir.clone();
+        self.call(move |conn| {
+            let writers: Vec<Option<String>> = conn
+                .prepare("SELECT DISTINCT writer FROM messages WHERE status = 'streaming'")?
+                .query_map([], |row| row.get(0))?
+                .collect::<Result<_, _>>()?;
+            let mut marked = 0;
+            for writer in writers {
+                let gone = match (&writer, &dir) {
+                    (Some(id), _) if *id == own => false,
+                    (Some(id), Some(dir)) => super::writers::is_gone(dir, id),
+                    // A database in memory has no other writers.
+                    (Some(_), None) => false,
+                    // Written before answers named their writer: by a process long gone.
+                    (None, _) => true,
+                };
+                if gone {
+                    marked += conn.execute(
+                        "UPDATE messages SET status = 'interrupted' \
+                         WHERE status = 'streaming' AND writer IS ?1",
+                        [&writer],
+                    )?;
+                }
+            }
+            if let Some(dir) = &dir {
+                super::writers::sweep(dir, &own);
+            }
+            Ok(marked)
+        })
+        .await
+    }
+
     /// Appends a message to a conversation and marks the conversation active.
     ///
     /// # Errors
@@ -274,9 +314,16 @@ impl Store {
         conversation_id: String,
         message: NewMessage,
     ) -> Result<Message, StoreError> {
+        let writer = self.writer.id().to_owned();
         self.call(move |conn| {
             let tx = conn.transaction()?;
             let saved = insert(&tx, &conversation_id, &message)?;
+            if saved.status == MessageStatus::Streaming {
+                tx.execute_cached(
+                    "UPDATE messages SET writer = ?1 WHERE id = ?2",
+                    [&writer, &saved.id],
+                )?;
+            }
             tx.commit()?;
             Ok(saved)
         })

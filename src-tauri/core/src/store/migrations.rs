@@ -141,6 +141,11 @@ ALTER TABLE tool_runs ADD COLUMN retry_of_message TEXT;
     r#"
 ALTER TABLE mcp_tool_pins ADD COLUMN title TEXT;
 "#,
+    // 8: the process writing an answer that is still streaming (issue 15; see `writers`), so
+    // that any process opening the home can tell one cut off by a crash from one under way.
+    r#"
+ALTER TABLE messages ADD COLUMN writer TEXT;
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -11,6 +11,7 @@ mod messages;
 mod migrations;
 mod providers;
 mod tool_loop;
+mod writers;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -88,6 +89,10 @@ pub enum StoreError {
 #[derive(Clone)]
 pub struct Store {
     conn: Arc<Mutex<Connection>>,
+    /// This process as a writer of answers, and the folder where writers register (none for
+    /// a database in memory).
+    writer: Arc<writers::Writer>,
+    data_dir: Option<PathBuf>,
 }
 
 impl Store {
@@ -112,7 +117,12 @@ impl Store {
             .map_err(|e| classify(path, e, busy_timeout))?;
         conn.busy_timeout(busy_timeout)
             .map_err(|e| classify(path, e, busy_timeout))?;
-        Self::prepare(conn, path, busy_timeout)
+        let mut store = Self::prepare(conn, path, busy_timeout)?;
+        if let Some(dir) = path.parent() {
+            store.writer = Arc::new(writers::Writer::register(dir));
+            store.data_dir = Some(dir.to_path_buf());
+        }
+        Ok(store)
     }
 
     /// A private in-memory database, for tests.
@@ -160,6 +170,8 @@ impl Store {
         })?;
         Ok(Store {
             conn: Arc::new(Mutex::new(conn)),
+            writer: Arc::new(writers::Writer::private()),
+            data_dir: None,
         })
     }
 

@@ -159,10 +159,64 @@ async fn an_answer_left_streaming_by_a_crash_is_marked_interrupted_at_next_open(
     drop(store);
 
     let store = Store::open(&path, DEFAULT_BUSY_TIMEOUT).unwrap();
-    assert_eq!(store.mark_unfinished_as_interrupted().await.unwrap(), 1);
+    assert_eq!(store.recover_unfinished().await.unwrap(), 1);
     let messages = store.list_messages(conv.id).await.unwrap();
     assert_eq!(messages[0].status, MessageStatus::Interrupted);
     assert_eq!(messages[0].content.as_deref(), Some("half an ans"));
+}
+
+/// Lets `store`'s process die as kill -9 does: its writer lock goes, its file stays.
+fn kill(store: &mut Store) {
+    let writer = std::mem::replace(&mut store.writer, Arc::new(writers::Writer::private()));
+    Arc::try_unwrap(writer).unwrap().die();
+}
+
+#[tokio::test]
+async fn an_answer_cut_off_by_a_killed_process_is_interrupted_by_whoever_opens_next_and_a_live_one_is_not(
+) {
+    let (_dir, path) = temp_db();
+    // The command line streams an answer; the window streams another.
+    let mut cli = Store::open(&path, DEFAULT_BUSY_TIMEOUT).unwrap();
+    let window = Store::open(&path, DEFAULT_BUSY_TIMEOUT).unwrap();
+    let conv = cli.create_conversation("c".into()).await.unwrap();
+    let streaming = |text: &str| {
+        let mut m = NewMessage::text(Role::Assistant, text);
+        m.status = MessageStatus::Streaming;
+        m
+    };
+    let cut = cli
+        .append_message(conv.id.clone(), streaming("the CLI's hal"))
+        .await
+        .unwrap();
+    let live = window
+        .append_message(conv.id.clone(), streaming("the window's"))
+        .await
+        .unwrap();
+    // A third process opens the home while both live: nothing is touched.
+    let next = Store::open(&path, DEFAULT_BUSY_TIMEOUT).unwrap();
+    assert_eq!(next.recover_unfinished().await.unwrap(), 0);
+    // kill -9 of the command line: the next to open marks its answer, not the window's.
+    kill(&mut cli);
+    assert_eq!(next.recover_unfinished().await.unwrap(), 1);
+    let status = |id: &str, all: &[Message]| all.iter().find(|m| m.id == id).unwrap().status;
+    let all = next.list_messages(conv.id.clone()).await.unwrap();
+    assert_eq!(status(&cut.id, &all), MessageStatus::Interrupted);
+    assert_eq!(status(&live.id, &all), MessageStatus::Streaming);
+    // The writer's file went with it; the live ones stay.
+    let files = std::fs::read_dir(path.parent().unwrap().join("writers"))
+        .unwrap()
+        .count();
+    assert_eq!(files, 2, "the window's and the third process's");
+    // A process killed while it wrote nothing leaves a file, swept by the next recovery.
+    let mut idle = Store::open(&path, DEFAULT_BUSY_TIMEOUT).unwrap();
+    kill(&mut idle);
+    next.recover_unfinished().await.unwrap();
+    drop(window);
+    drop(next);
+    let files = std::fs::read_dir(path.parent().unwrap().join("writers"))
+        .unwrap()
+        .count();
+    assert_eq!(files, 0, "a process that ends well removes its file");
 }
 
 #[test]

@@ -51,6 +51,15 @@ pub enum Instance {
     Secondary { shown: bool, detail: String },
 }
 
+/// The process id the window on this home wrote when it took the lock, if it did (the file is
+/// removed when the window ends well; a killed window leaves it, naming a process now gone).
+pub fn primary_pid(data_dir: &Path) -> Option<u32> {
+    let text = std::fs::read_to_string(data_dir.join(INFO_FILE)).ok()?;
+    serde_json::from_str::<InstanceInfo>(&text)
+        .ok()
+        .map(|info| info.pid)
+}
+
 /// Takes the home's lock, or asks the instance holding it to show its window.
 /// `on_show` runs (on a listener thread) each time a later instance asks, and says whether it
 /// could show the window; only then is the asker told it was shown.

@@ -8,7 +8,7 @@ use std::os::unix::process::CommandExt;
 use std::time::{Duration, Instant};
 
 use serde_json::Map;
-use switchboard_core::mcp::host::{McpHost, ServerState};
+use switchboard_core::mcp::host::{stop_left_by_gone_processes, McpHost, ServerState};
 use switchboard_core::mcp::stdio::StdioLaunch;
 
 use support::{mcp_peers_installed, peers, stdio_launch};
@@ -248,6 +248,88 @@ async fn server_groups_left_by_a_killed_app_are_stopped_at_the_next_start() {
             group_members(pgid)
         );
         std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A group with a child, as a server leaves it, and its record (`pgid`, `start_time`).
+fn running_group(seconds: u32) -> (std::process::Child, serde_json::Value) {
+    let child = std::process::Command::new("sh")
+        .args([
+            "-c",
+            &format!("sleep {seconds} & exec sleep {}", seconds + 1),
+        ])
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let pgid = child.id();
+    let start_time: u64 = std::fs::read_to_string(format!("/proc/{pgid}/stat"))
+        .unwrap()
+        .rsplit_once(')')
+        .unwrap()
+        .1
+        .split_whitespace()
+        .nth(19)
+        .unwrap()
+        .parse()
+        .unwrap();
+    (
+        child,
+        serde_json::json!({"server": {"pgid": pgid, "start_time": start_time}}),
+    )
+}
+
+#[tokio::test]
+async fn servers_left_by_a_killed_command_line_or_window_are_stopped_by_whoever_starts_next() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path();
+    // A process that has ended: its id names no process now.
+    let mut ended = std::process::Command::new("true").spawn().unwrap();
+    let dead = ended.id();
+    ended.wait().unwrap();
+    // `switchboard chat` killed with -9 while its server ran.
+    let (mut cli_server, cli_record) = running_group(1100);
+    let cli_file = data.join(format!("mcp-processes-cli-{dead}.json"));
+    std::fs::write(&cli_file, cli_record.to_string()).unwrap();
+    // The window killed too: instance.json still names it.
+    let (mut window_server, window_record) = running_group(1200);
+    let window_file = data.join("mcp-processes.json");
+    std::fs::write(&window_file, window_record.to_string()).unwrap();
+    std::fs::write(
+        data.join("instance.json"),
+        serde_json::json!({"pid": dead, "port": 1, "token": "t"}).to_string(),
+    )
+    .unwrap();
+    // A command line still running (this test's own process): its servers are its own.
+    let (mut live_server, live_record) = running_group(1300);
+    let live_file = data.join(format!("mcp-processes-cli-{}.json", std::process::id()));
+    std::fs::write(&live_file, live_record.to_string()).unwrap();
+
+    stop_left_by_gone_processes(data, &data.join("mine.json"), &window_file).await;
+    assert!(
+        !cli_server.wait().unwrap().success(),
+        "the killed command line's server is stopped"
+    );
+    assert!(
+        !window_server.wait().unwrap().success(),
+        "the killed window's server is stopped"
+    );
+    assert!(
+        !cli_file.exists() && !window_file.exists(),
+        "their records are gone"
+    );
+    assert!(
+        live_server.try_wait().unwrap().is_none(),
+        "a live process's server runs on"
+    );
+    assert!(live_file.exists());
+    live_server.kill().unwrap();
+    live_server.wait().unwrap();
+    // Its child too, as the app would on quitting (each by its own id: nothing wider).
+    let pgid = u32::try_from(live_record["server"]["pgid"].as_u64().unwrap()).unwrap();
+    for pid in group_members(pgid) {
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status();
     }
 }
 

@@ -52,9 +52,11 @@ impl AppConfig {
         secrets: Arc<dyn SecretStore>,
         settings: Arc<dyn SettingsSource>,
     ) -> AppConfig {
-        let pid_file = paths
-            .data_dir
-            .join(format!("mcp-processes-cli-{}.json", std::process::id()));
+        let pid_file = paths.data_dir.join(format!(
+            "{}{}.json",
+            crate::mcp::host::CLI_RECORDS_PREFIX,
+            std::process::id()
+        ));
         AppConfig {
             paths,
             secrets,
@@ -99,6 +101,12 @@ impl App {
         let pid_file = config.pid_file.unwrap_or_else(|| core.mcp_pid_file());
         let forms = ElicitationBroker::default();
         let mut host = McpHost::new(pid_file.clone()).await;
+        crate::mcp::host::stop_left_by_gone_processes(
+            &core.paths().data_dir,
+            &pid_file,
+            &core.mcp_pid_file(),
+        )
+        .await;
         if config.shows_forms {
             host = host.with_elicitor(Arc::new(forms.clone()));
         }

@@ -6,7 +6,7 @@
 //! its next start.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -486,6 +486,48 @@ impl PidRecords {
             }
         }
         self.write(&BTreeMap::new());
+    }
+}
+
+/// The start of the name of the file where a command line records its servers' groups
+/// (`mcp-processes-cli-<pid>.json`, in the data folder).
+pub const CLI_RECORDS_PREFIX: &str = "mcp-processes-cli-";
+
+/// Stops the server groups that other processes of the same home recorded and left running
+/// when they were killed: each command line's `mcp-processes-cli-<pid>.json` whose process is
+/// gone, and the window's `window_records` when the window that wrote `instance.json` is gone.
+/// `own` (this process's file) is left alone; a reaped file is removed. Windows needs none of
+/// this: a Job Object ends a server with the process that started it.
+pub async fn stop_left_by_gone_processes(data_dir: &Path, own: &Path, window_records: &Path) {
+    if cfg!(not(unix)) {
+        return;
+    }
+    let mut gone = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(data_dir) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let pid = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.strip_prefix(CLI_RECORDS_PREFIX))
+                .and_then(|n| n.strip_suffix(".json"))
+                .and_then(|n| n.parse::<u32>().ok());
+            if pid.is_some_and(process_gone) && path != own {
+                gone.push(path);
+            }
+        }
+    }
+    let window_gone = crate::instance::primary_pid(data_dir).is_none_or(process_gone);
+    if window_gone && window_records != own && window_records.exists() {
+        gone.push(window_records.to_path_buf());
+    }
+    for path in gone {
+        let records = PidRecords {
+            path: path.clone(),
+            lock: Mutex::new(()),
+        };
+        records.stop_leftovers().await;
+        let _ = std::fs::remove_file(&path);
     }
 }
 

@@ -191,15 +191,7 @@ async fn server_groups_left_by_a_killed_app_are_stopped_at_the_next_start() {
         .spawn()
         .unwrap();
     let pgid = leftover.id();
-    let start_time = std::fs::read_to_string(format!("/proc/{pgid}/stat"))
-        .unwrap()
-        .rsplit_once(')')
-        .unwrap()
-        .1
-        .split_whitespace()
-        .nth(19)
-        .unwrap()
-        .to_owned();
+    let start_time = start_time_of(pgid);
     // And a record whose process has been replaced by another (a reused PID): left alone.
     let mut bystander = std::process::Command::new("sleep")
         .arg("1002")
@@ -218,7 +210,6 @@ async fn server_groups_left_by_a_killed_app_are_stopped_at_the_next_start() {
         .parse()
         .unwrap();
     let orphan_pgid = group_of(orphan);
-    let start_time: u64 = start_time.parse().unwrap();
     let records = serde_json::json!({
         "leftover": {"pgid": pgid, "start_time": start_time},
         "reused": {"pgid": bystander.id(), "start_time": 1},
@@ -251,6 +242,20 @@ async fn server_groups_left_by_a_killed_app_are_stopped_at_the_next_start() {
     }
 }
 
+/// A process's start time as the supervisor records it (field 22 of /proc/PID/stat).
+fn start_time_of(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .unwrap()
+        .rsplit_once(')')
+        .unwrap()
+        .1
+        .split_whitespace()
+        .nth(19)
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
 /// A group with a child, as a server leaves it, and its record (`pgid`, `start_time`).
 fn running_group(seconds: u32) -> (std::process::Child, serde_json::Value) {
     let child = std::process::Command::new("sh")
@@ -262,16 +267,7 @@ fn running_group(seconds: u32) -> (std::process::Child, serde_json::Value) {
         .spawn()
         .unwrap();
     let pgid = child.id();
-    let start_time: u64 = std::fs::read_to_string(format!("/proc/{pgid}/stat"))
-        .unwrap()
-        .rsplit_once(')')
-        .unwrap()
-        .1
-        .split_whitespace()
-        .nth(19)
-        .unwrap()
-        .parse()
-        .unwrap();
+    let start_time = start_time_of(pgid);
     (
         child,
         serde_json::json!({"server": {"pgid": pgid, "start_time": start_time}}),

@@ -75,6 +75,17 @@ fn assert_refused(result: Result<(), ProviderError>, to: &str, what: &str) {
     }
 }
 
+/// The model list (a GET) and a whole answer (a POST) both fail as refused redirects to `to`.
+async fn refuses_models_and_answers(client: &dyn Provider, to: &str, what: &str) {
+    assert_refused(
+        client.list_models().await.map(|_| ()),
+        to,
+        &format!("{what}: list_models"),
+    );
+    let answer = client.complete(request(), CancellationToken::new()).await;
+    assert_refused(answer.map(|_| ()), to, &format!("{what}: complete"));
+}
+
 const KEYED: [ProviderKind; 5] = [
     ProviderKind::Openai,
     ProviderKind::Openrouter,
@@ -90,19 +101,7 @@ async fn provider_key_does_not_follow_redirect_to_another_host() {
     for kind in KEYED {
         let client = provider(kind, &base(kind, &provider_host.origin));
         let what = format!("{kind:?}");
-        assert_refused(
-            client.list_models().await.map(|_| ()),
-            &other.origin,
-            &format!("{what} list_models"),
-        );
-        assert_refused(
-            client
-                .complete(request(), CancellationToken::new())
-                .await
-                .map(|_| ()),
-            &other.origin,
-            &format!("{what} complete"),
-        );
+        refuses_models_and_answers(&*client, &other.origin, &what).await;
         let mut stream = client.stream(request(), CancellationToken::new());
         let first = futures_util::StreamExt::next(&mut stream)
             .await
@@ -124,19 +123,7 @@ async fn provider_key_does_not_follow_any_kind_of_redirect_to_another_host() {
     for status in [301, 302, 303, 307, 308] {
         let provider_host = redirecting_to(&other.origin, status).await;
         let client = provider(ProviderKind::Anthropic, &provider_host.origin);
-        assert_refused(
-            client.list_models().await.map(|_| ()),
-            &other.origin,
-            &format!("HTTP {status}, GET"),
-        );
-        assert_refused(
-            client
-                .complete(request(), CancellationToken::new())
-                .await
-                .map(|_| ()),
-            &other.origin,
-            &format!("HTTP {status}, POST"),
-        );
+        refuses_models_and_answers(&*client, &other.origin, &format!("HTTP {status}")).await;
     }
     assert!(
         other.requests().is_empty(),

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::scripted::{app_with_model, sse, stop};
+use super::scripted::{app_with_model, chat, sse, stop};
 
 fn call(index: u32, id: &str, path: &str) -> Value {
     json!({"choices": [{"index": 0, "delta": {"tool_calls": [{
@@ -36,23 +36,8 @@ async fn repeated_call_ids_get_their_own_decision_and_result() {
         }),
     )
     .await;
-    let mut out = Vec::new();
-    let args = [
-        "chat",
-        "--provider",
-        "Hostile",
-        "--tools",
-        "none",
-        "--approve",
-        "none",
-        "--json",
-        "Delete them",
-    ];
-    switchboard_core::cli::run_with(&app, &args, &mut out)
+    let events: Vec<Value> = chat(&app, &["--json"], "Delete them")
         .await
-        .unwrap();
-    let events: Vec<Value> = String::from_utf8(out)
-        .unwrap()
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();

@@ -148,3 +148,24 @@ pub async fn app_with_model(home: &std::path::Path, answer: Answer) -> (Arc<App>
     };
     (App::with_core(core, config).await, model)
 }
+
+/// Runs `switchboard chat` against the "Hostile" provider, tools off and every call denied,
+/// with `extra` arguments before the prompt; returns what it printed.
+pub async fn chat(app: &Arc<App>, extra: &[&str], prompt: &str) -> String {
+    let mut args = vec![
+        "chat",
+        "--provider",
+        "Hostile",
+        "--tools",
+        "none",
+        "--approve",
+        "none",
+    ];
+    args.extend_from_slice(extra);
+    args.push(prompt);
+    let mut out = Vec::new();
+    switchboard_core::cli::run_with(app, &args, &mut out)
+        .await
+        .unwrap();
+    String::from_utf8(out).unwrap()
+}

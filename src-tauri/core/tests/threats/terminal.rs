@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use switchboard_core::App;
 
-use super::scripted::{app_with_model, sse, stop};
+use super::scripted::{app_with_model, chat, sse, stop};
 
 /// What the hostile model says: a new window title, a cleared screen, a line rewritten by a
 /// carriage return and a file name reversed by a bidi override.
@@ -26,32 +26,11 @@ async fn app_answering(home: &std::path::Path, text: &'static str) -> Arc<App> {
     app
 }
 
-async fn chat(app: &Arc<App>, json: bool) -> String {
-    let mut args = vec![
-        "chat",
-        "--provider",
-        "Hostile",
-        "--tools",
-        "none",
-        "--approve",
-        "none",
-    ];
-    if json {
-        args.push("--json");
-    }
-    args.push("hello");
-    let mut out = Vec::new();
-    switchboard_core::cli::run_with(app, &args, &mut out)
-        .await
-        .unwrap();
-    String::from_utf8(out).unwrap()
-}
-
 #[tokio::test]
 async fn model_text_cannot_send_escape_sequences_to_the_terminal() {
     let home = tempfile::tempdir().unwrap();
     let app = app_answering(home.path(), HOSTILE).await;
-    let shown = chat(&app, false).await;
+    let shown = chat(&app, &[], "hello").await;
     let hidden: Vec<char> = shown
         .chars()
         .filter(|&c| switchboard_core::text::is_hidden(c))
@@ -71,7 +50,7 @@ async fn model_text_cannot_send_escape_sequences_to_the_terminal() {
 async fn model_text_in_json_lines_is_escaped_yet_parses_to_the_exact_text() {
     let home = tempfile::tempdir().unwrap();
     let app = app_answering(home.path(), HOSTILE).await;
-    let lines = chat(&app, true).await;
+    let lines = chat(&app, &["--json"], "hello").await;
     assert!(
         !lines.chars().any(switchboard_core::text::is_hidden),
         "{lines:?}"

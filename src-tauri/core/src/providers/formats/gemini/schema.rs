@@ -1,5 +1,6 @@
 //! JSON Schema as MCP servers write it → the OpenAPI 3.0 subset Gemini's function
-//! declarations accept, keeping the meaning: `$ref`s are inlined (recursion cut at a depth),
+//! declarations accept, keeping the meaning: `$ref`s are inlined (recursion cut at a depth,
+//! the whole rewrite at [`MAX_NODES`]),
 //! `["string", "null"]` becomes `nullable`, `oneOf` becomes `anyOf`, `allOf` is merged,
 //! `const` becomes a one-value `enum`, and keywords Gemini refuses (`$schema`,
 //! `additionalProperties`, `exclusiveMinimum`, …) are dropped. What cannot be expressed is
@@ -36,6 +37,12 @@ pub const GEMINI_KEYWORDS: &[&str] = &[
 /// Deeper than this, a (recursive) `$ref` becomes a plain object.
 const MAX_DEPTH: usize = 16;
 
+/// The most schema nodes one rewrite makes. Inlining `$ref`s can multiply a small schema
+/// without end (a 2 KB schema whose definition refers to itself three times in an `anyOf`
+/// would make 3^16 nodes); past this, what is left becomes a plain object "too large to
+/// describe", so the rewrite's time and the declaration's size stay bounded.
+pub const MAX_NODES: usize = 5_000;
+
 pub fn for_gemini(schema: &Value) -> Value {
     let mut defs = Map::new();
     for key in ["$defs", "definitions"] {
@@ -43,7 +50,8 @@ pub fn for_gemini(schema: &Value) -> Value {
             defs.extend(d.iter().map(|(k, v)| (k.clone(), v.clone())));
         }
     }
-    let mut out = convert(schema, &defs, 0);
+    let mut budget = MAX_NODES;
+    let mut out = convert(schema, &defs, 0, &mut budget);
     if let Value::Object(map) = &mut out {
         if !map.contains_key("type") && map.contains_key("properties") {
             map.insert("type".into(), json!("object"));
@@ -63,10 +71,14 @@ pub fn is_empty_object(schema: &Value) -> bool {
         && schema.get("anyOf").is_none()
 }
 
-fn convert(node: &Value, defs: &Map<String, Value>, depth: usize) -> Value {
+fn convert(node: &Value, defs: &Map<String, Value>, depth: usize, budget: &mut usize) -> Value {
     let Value::Object(map) = node else {
         return json!({});
     };
+    if *budget == 0 {
+        return json!({"type": "object", "description": "(too large to describe)"});
+    }
+    *budget -= 1;
     if depth > MAX_DEPTH {
         return json!({"type": "object", "description": "(nested too deeply to describe)"});
     }
@@ -75,7 +87,7 @@ fn convert(node: &Value, defs: &Map<String, Value>, depth: usize) -> Value {
             .strip_prefix("#/$defs/")
             .or_else(|| reference.strip_prefix("#/definitions/"));
         let mut resolved = match name.and_then(|n| defs.get(n)) {
-            Some(target) => convert(target, defs, depth + 1),
+            Some(target) => convert(target, defs, depth + 1, budget),
             None => json!({"type": "object"}),
         };
         // A description beside the $ref describes this use of it.
@@ -92,7 +104,7 @@ fn convert(node: &Value, defs: &Map<String, Value>, depth: usize) -> Value {
     let mut merged = map.clone();
     if let Some(Value::Array(parts)) = map.get("allOf") {
         for part in parts {
-            if let Value::Object(p) = convert(part, defs, depth + 1) {
+            if let Value::Object(p) = convert(part, defs, depth + 1, budget) {
                 merge_into(&mut merged, &p);
             }
         }
@@ -131,7 +143,7 @@ fn convert(node: &Value, defs: &Map<String, Value>, depth: usize) -> Value {
                         if option.get("type").is_some_and(|t| t == "null") {
                             out.insert("nullable".into(), json!(true));
                         } else {
-                            kept.push(convert(option, defs, depth + 1));
+                            kept.push(convert(option, defs, depth + 1, budget));
                         }
                     }
                     if kept.len() == 1 {
@@ -165,7 +177,7 @@ fn convert(node: &Value, defs: &Map<String, Value>, depth: usize) -> Value {
                 if let Value::Object(props) = value {
                     let converted: Map<String, Value> = props
                         .iter()
-                        .map(|(k, v)| (k.clone(), convert(v, defs, depth + 1)))
+                        .map(|(k, v)| (k.clone(), convert(v, defs, depth + 1, budget)))
                         .collect();
                     out.insert("properties".into(), Value::Object(converted));
                 }
@@ -175,7 +187,7 @@ fn convert(node: &Value, defs: &Map<String, Value>, depth: usize) -> Value {
                     Value::Array(tuple) => tuple.first().cloned().unwrap_or(json!({})),
                     other => other.clone(),
                 };
-                out.insert("items".into(), convert(&item, defs, depth + 1));
+                out.insert("items".into(), convert(&item, defs, depth + 1, budget));
             }
             "format" => {
                 // Gemini takes only these string formats.

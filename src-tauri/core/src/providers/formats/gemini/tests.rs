@@ -184,3 +184,41 @@ fn an_unknown_finish_reason_after_function_calls_still_means_run_the_tools() {
         FinishReason::Other
     );
 }
+
+/// Counts the schema nodes (objects) in `value`.
+fn nodes(value: &Value) -> usize {
+    match value {
+        Value::Object(map) => 1 + map.values().map(nodes).sum::<usize>(),
+        Value::Array(items) => items.iter().map(nodes).sum(),
+        _ => 0,
+    }
+}
+
+#[test]
+fn gemini_schema_bomb_is_cut_within_budget() {
+    // Under 2 KB: a definition with ten properties, each the definition again. Inlined to the
+    // depth limit that is about 10^8 nodes.
+    let props: serde_json::Map<String, Value> = (0..10)
+        .map(|i| (format!("p{i}"), json!({"$ref": "#/$defs/node"})))
+        .collect();
+    let bomb = json!({"type": "object", "$defs": {"node": {"type": "object", "properties": props}},
+                      "properties": {"q": {"$ref": "#/$defs/node"}}});
+    assert!(
+        bomb.to_string().len() < 2048,
+        "{} bytes",
+        bomb.to_string().len()
+    );
+    let started = std::time::Instant::now();
+    let out = schema::for_gemini(&bomb);
+    eprintln!("rewrote the bomb in {:?}", started.elapsed());
+    let text = out.to_string();
+    assert!(text.contains("too large to describe"), "the rest is cut");
+    assert!(!text.contains("$ref"));
+    // Bounded: the nodes made (each may carry a few literal objects of its own).
+    assert!(
+        nodes(&out) <= 3 * schema::MAX_NODES,
+        "{} nodes",
+        nodes(&out)
+    );
+    assert!(text.len() < 1_000_000, "{} bytes", text.len());
+}

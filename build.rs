@@ -54,6 +54,7 @@ const COMMANDS: &[&str] = &[
     "list_tool_approvals",
     "revoke_tool_approval",
     "set_default_tools",
+    "open_link",
 ];
 
 fn main() {

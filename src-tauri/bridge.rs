@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use switchboard_core::events::{EventSink, RunEvent};
-use switchboard_core::policy::confirm::{Confirm, ServerApprovalRequest, ToolChange};
+use switchboard_core::policy::confirm::{Allowance, Confirm, ServerApprovalRequest, ToolChange};
 use switchboard_core::settings::{Settings, SettingsError, SettingsSource};
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager, Wry};
@@ -58,31 +58,31 @@ pub fn channel_sink(channel: Channel<RunEvent>, window: &str) -> Arc<dyn EventSi
     })
 }
 
-/// The dialog's buttons; on Linux (GTK) with mnemonics: Alt+A approves, Alt+D declines, and
-/// Escape declines everywhere.
-#[cfg(target_os = "linux")]
-const APPROVE_LABEL: &str = "_Approve and start";
-#[cfg(target_os = "linux")]
-const DECLINE_LABEL: &str = "_Don't start";
-#[cfg(not(target_os = "linux"))]
-const APPROVE_LABEL: &str = "Approve and start";
-#[cfg(not(target_os = "linux"))]
-const DECLINE_LABEL: &str = "Don't start";
+/// A dialog's buttons, the first one saying yes. On Linux (GTK) `_` marks the mnemonic (Alt+
+/// that letter presses it); elsewhere it is taken out. Escape always says no.
+type Buttons = (&'static str, &'static str);
 
-#[cfg(target_os = "linux")]
-const ACCEPT_TOOL_LABEL: &str = "_Accept the change";
-#[cfg(target_os = "linux")]
-const KEEP_HELD_LABEL: &str = "_Keep it held back";
-#[cfg(not(target_os = "linux"))]
-const ACCEPT_TOOL_LABEL: &str = "Accept the change";
-#[cfg(not(target_os = "linux"))]
-const KEEP_HELD_LABEL: &str = "Keep it held back";
+const START_SERVER: Buttons = ("_Approve and start", "_Don't start");
+const ACCEPT_TOOL: Buttons = ("_Accept the change", "_Keep it held back");
+const STOP_ASKING: Buttons = ("_Stop asking", "_Keep asking");
+const RUN_WITHOUT_ASKING: Buttons = ("_Run without asking", "_Keep asking");
+const OPEN_SIGN_IN: Buttons = ("_Open the sign-in page", "_Cancel");
+const OPEN_LINK: Buttons = ("_Open", "_Cancel");
+
+fn label(text: &str) -> String {
+    if cfg!(target_os = "linux") {
+        text.to_owned()
+    } else {
+        text.replace('_', "")
+    }
+}
 
 /// How much of a tool's diff the native dialog shows (a dialog taller than the screen cannot be
 /// answered).
 const DIALOG_DIFF_CHARS: usize = 3000;
 
 /// Native warning dialogs over the main window.
+#[derive(Clone)]
 pub struct NativeConfirm(pub AppHandle);
 
 #[async_trait::async_trait]
@@ -99,8 +99,7 @@ impl Confirm for NativeConfirm {
             request.server, request.command_line
         );
         let title = format!("Start the MCP server “{}”?", request.server);
-        self.ask(title, message, (APPROVE_LABEL, DECLINE_LABEL))
-            .await
+        self.ask(title, message, START_SERVER).await
     }
 
     async fn accept_tool(&self, change: &ToolChange) -> bool {
@@ -113,14 +112,24 @@ impl Confirm for NativeConfirm {
             clip(&change.diff, DIALOG_DIFF_CHARS)
         );
         let title = format!("Offer the changed tool “{}” again?", change.tool);
-        self.ask(title, message, (ACCEPT_TOOL_LABEL, KEEP_HELD_LABEL))
+        self.ask(title, message, ACCEPT_TOOL).await
+    }
+
+    async fn allow(&self, allowance: &Allowance) -> bool {
+        let buttons = match allowance {
+            Allowance::StandingApproval { .. } => STOP_ASKING,
+            Allowance::AutoApprove { .. } => RUN_WITHOUT_ASKING,
+            Allowance::SignIn { .. } => OPEN_SIGN_IN,
+            Allowance::OpenLink { .. } => OPEN_LINK,
+        };
+        self.ask(allowance.title(), allowance.message(), buttons)
             .await
     }
 }
 
 impl NativeConfirm {
     /// Two buttons; resolves true for the first. Closing it (Escape) is the second.
-    async fn ask(&self, title: String, message: String, (yes, no): (&str, &str)) -> bool {
+    async fn ask(&self, title: String, message: String, (yes, no): Buttons) -> bool {
         let (answer, answered) = tokio::sync::oneshot::channel();
         let mut dialog = self
             .0
@@ -128,7 +137,7 @@ impl NativeConfirm {
             .message(message)
             .title(title)
             .kind(MessageDialogKind::Warning)
-            .buttons(MessageDialogButtons::OkCancelCustom(yes.into(), no.into()));
+            .buttons(MessageDialogButtons::OkCancelCustom(label(yes), label(no)));
         if let Some(window) = self.0.get_webview_window("main") {
             dialog = dialog.parent(&window);
         }

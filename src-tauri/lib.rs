@@ -53,6 +53,7 @@ pub fn run() -> i32 {
         // Native dialogs, used from Rust only (the approval of an MCP server): the window is
         // granted none of this plugin's commands.
         .plugin(tauri_plugin_dialog::init())
+        .plugin(navigation_guard())
         .setup(move |app| {
             let _ = handle.set(app.handle().clone());
             // The store plugin would drop an unparsable file and overwrite it at the next save.
@@ -78,6 +79,7 @@ pub fn run() -> i32 {
         .invoke_handler(tauri::generate_handler![
             commands::app::app_status,
             commands::app::keychain_status,
+            commands::app::open_link,
             commands::chat::send_message,
             commands::chat::retry_tool_call,
             commands::chat::stop_run,
@@ -151,6 +153,32 @@ pub fn run() -> i32 {
     drop(instance_guard);
     drop(logs);
     code
+}
+
+/// Keeps every webview on the app's own pages: a script's `location.assign`, a form, a clicked
+/// or right-click-opened link, a redirect all stay put (logged). The way out is `open_link`.
+fn navigation_guard<R: tauri::Runtime>() -> tauri::plugin::TauriPlugin<R> {
+    tauri::plugin::Builder::new("navigation-guard")
+        .on_navigation(|_, url| {
+            let own = is_app_page(url);
+            if !own {
+                tracing::warn!(scheme = url.scheme(), host = ?url.host_str(), "the window tried to leave the app; it stays");
+            }
+            own
+        })
+        .build()
+}
+
+/// The app's own pages: its embedded assets (`tauri://localhost` on Linux and macOS,
+/// `http(s)://tauri.localhost` on Windows), or the dev server in a development build.
+fn is_app_page(url: &tauri::Url) -> bool {
+    let host = url.host_str();
+    match url.scheme() {
+        "tauri" => host == Some("localhost"),
+        "http" | "https" if host == Some("tauri.localhost") => true,
+        "http" if tauri::is_dev() => host == Some("localhost") && url.port() == Some(1420),
+        _ => false,
+    }
 }
 
 /// Resolves on SIGTERM or SIGINT (Unix) or Ctrl-C (Windows).

@@ -10,10 +10,10 @@ use switchboard_core::engine::{CallRef, ConversationTool, TurnRequest};
 use switchboard_core::events::{EventSink, RunEvent};
 use switchboard_core::store::{StandingApproval, ToolToggle};
 use tauri::ipc::Channel;
-use tauri::{State, Window};
+use tauri::{AppHandle, State, Window};
 
 use super::error::CommandResult;
-use crate::bridge::channel_sink;
+use crate::bridge::{channel_sink, NativeConfirm};
 use crate::state::AppState;
 
 /// Starts a turn (`text` `null` retries from the conversation as it is) and returns its run id;
@@ -88,13 +88,20 @@ pub async fn stop_run(state: State<'_, AppState>, run_id: String) -> CommandResu
 }
 
 /// Answers an approval request. Only the calls it asked about can be answered; the loop checks.
+/// "For this conversation" and "always" are confirmed in a native dialog first.
 #[tauri::command]
 pub async fn answer_approval(
+    app: AppHandle,
     state: State<'_, AppState>,
     request_id: String,
     answers: Vec<ApprovalAnswer>,
 ) -> CommandResult<()> {
-    Ok(state.app().await.answer_approval(&request_id, answers)?)
+    let confirm = NativeConfirm(app);
+    Ok(state
+        .app()
+        .await
+        .answer_approval(&request_id, answers, &confirm)
+        .await?)
 }
 
 #[tauri::command]
@@ -144,16 +151,19 @@ pub async fn set_default_tools(
         .await?)
 }
 
+/// Turning auto-approve on is confirmed in a native dialog first; off is not.
 #[tauri::command]
 pub async fn set_auto_approve(
+    app: AppHandle,
     state: State<'_, AppState>,
     conversation_id: String,
     on: bool,
 ) -> CommandResult<()> {
+    let confirm = NativeConfirm(app);
     Ok(state
-        .core()
+        .app()
         .await
-        .set_auto_approve(&conversation_id, on)
+        .set_auto_approve(&conversation_id, on, &confirm)
         .await?)
 }
 

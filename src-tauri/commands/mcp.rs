@@ -5,11 +5,14 @@
 //! bridge's `NativeConfirm`, through the core's one approval flow): the webview can ask for a
 //! server to be approved but cannot approve one itself.
 
+use std::sync::Arc;
+
 use switchboard_core::app::ToolAcceptance;
 use switchboard_core::engine::{McpServerStatus, McpServerView, ToolReview};
 use switchboard_core::mcp::config::{claude_desktop_config_path, ImportPreview};
 use switchboard_core::mcp::elicitation::{ElicitationAnswer, ElicitationRequest};
 use switchboard_core::mcp::oauth::LoopbackBrowser;
+use switchboard_core::policy::confirm::ask_before_sign_in;
 use tauri::ipc::Channel;
 use tauri::{AppHandle, State};
 
@@ -72,12 +75,18 @@ pub async fn restart_mcp_server(state: State<'_, AppState>, name: String) -> Com
 }
 
 /// Signs in to a remote server that asks for OAuth: the person's browser opens the server's
-/// authorization page, the answer comes back to a one-time listener on 127.0.0.1, the tokens go
-/// to the OS keychain, and the server is started again with them.
+/// authorization page (once the person said yes in a native dialog showing its host), the answer
+/// comes back to a one-time listener on 127.0.0.1, the tokens go to the OS keychain, and the
+/// server is started again with them.
 #[tauri::command]
-pub async fn sign_in_mcp_server(state: State<'_, AppState>, name: String) -> CommandResult<()> {
+pub async fn sign_in_mcp_server(
+    handle: AppHandle,
+    state: State<'_, AppState>,
+    name: String,
+) -> CommandResult<()> {
     let app = state.app().await;
-    let browser = LoopbackBrowser::new(|page| tracing::info!(%page, "MCP sign-in page opened"));
+    let browser = LoopbackBrowser::new(|page| tracing::info!(%page, "MCP sign-in page opened"))
+        .asking_first(ask_before_sign_in(Arc::new(NativeConfirm(handle)), &name));
     let server = app.core().mcp_sign_in(&name, &browser).await?;
     Ok(app.restart_server(&server).await?)
 }

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { BIN, launch, run, startAimock, tempHome, textOf, tid } from "./harness.mjs";
+import { BIN, launch, nativeWindow, pressIn, run, screenshotScreen, startAimock, tempHome, textOf, tid } from "./harness.mjs";
 
 /** The text of the chat's last row when it is an answer (each row of the list holds one message). */
 const ANSWER = `${tid("message-list")} > ol > li:last-child ${tid("answer-text")}`;
@@ -73,6 +73,10 @@ test("a prompt, an approval in the dialog, a tool card and the answer — and th
       await app.screenshot("chat-approval");
       await b.$(tid("choice-allow_always")).click();
       await b.$(tid("approval-submit")).click();
+      // "Always" is confirmed in Rust's own dialog, outside the webview.
+      const always = await nativeWindow("Stop asking before");
+      screenshotScreen("chat-always-confirm");
+      pressIn(always, "alt+s");
 
       await b.waitUntil(async () => (await textOf(b, ANSWER).catch(() => "")).includes("The sum of 2 and 3 is 5."), {
         timeout: 20000,

@@ -1,5 +1,6 @@
 // Launches the real Switchboard binary under tauri-driver for one WebDriver session, with its
 // own SWITCHBOARD_HOME, and stops everything it started.
+import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import fs from "node:fs";
@@ -256,6 +257,30 @@ export function filesContaining(dir, needle) {
 export function run(cmd, args, options = {}) {
   const r = spawnSync(cmd, args, { encoding: "utf8", timeout: 30000, ...options });
   return { status: r.status, stdout: r.stdout ?? "", stderr: r.stderr ?? "", error: r.error };
+}
+
+/** The X window whose title contains `title`, once it exists (xdotool). */
+export async function nativeWindow(title, ms = 15000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const found = run("xdotool", ["search", "--name", title]);
+    const id = found.stdout.trim().split("\n").filter(Boolean).at(-1);
+    if (id) return id;
+    if (Date.now() > deadline) throw new Error(`no window titled “${title}” appeared`);
+    await sleep(200);
+  }
+}
+
+/** A picture of the whole X screen (the webview screenshot does not show native dialogs). */
+export function screenshotScreen(name) {
+  const shot = run("import", ["-window", "root", path.join(ARTIFACTS, `${name}.png`)]);
+  assert.equal(shot.status, 0, shot.stderr);
+}
+
+/** Presses `keys` in the native window `id` (no window manager under Xvfb: focus it directly). */
+export function pressIn(id, keys) {
+  const focused = run("xdotool", ["windowfocus", "--sync", id, "key", "--clearmodifiers", keys]);
+  assert.equal(focused.status, 0, focused.stderr);
 }
 
 /** Whether something accepts connections on 127.0.0.1:`port`. */

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { ARTIFACTS, BIN, launch, pasteInto, run, tempHome, textOf, tid } from "./harness.mjs";
+import { BIN, launch, nativeWindow, pasteInto, pressIn, run, screenshotScreen, tempHome, textOf, tid } from "./harness.mjs";
 
 /** Running and not a zombie. */
 function alive(pid) {
@@ -100,30 +100,6 @@ test("approved MCP servers start with the app and none outlives it, even after k
   const third = lines(marks)[2];
   await until(`grandchild ${third} to be stopped at quit`, () => !alive(third), 15000);
 });
-
-/** The X window whose title contains `title`, once it exists (xdotool). */
-async function nativeWindow(title, ms = 15000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const found = run("xdotool", ["search", "--name", title]);
-    const id = found.stdout.trim().split("\n").filter(Boolean).at(-1);
-    if (id) return id;
-    if (Date.now() > deadline) throw new Error(`no window titled “${title}” appeared`);
-    await sleep(200);
-  }
-}
-
-/** A picture of the whole X screen (the webview screenshot does not show native dialogs). */
-function screenshotScreen(name) {
-  const shot = run("import", ["-window", "root", path.join(ARTIFACTS, `${name}.png`)]);
-  assert.equal(shot.status, 0, shot.stderr);
-}
-
-/** Presses `keys` in the native window `id` (no window manager under Xvfb: focus it directly). */
-function pressIn(id, keys) {
-  const focused = run("xdotool", ["windowfocus", "--sync", id, "key", "--clearmodifiers", keys]);
-  assert.equal(focused.status, 0, focused.stderr);
-}
 
 test("a server edited in mcp.json starts only once approved in the native dialog", async () => {
   const home = tempHome("mcp-approve");

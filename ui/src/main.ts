@@ -1,6 +1,7 @@
 //! Entry point: applies the theme before the first paint, builds the window's
 //! stores, then mounts the app (which hands the stores to its components). Once the window
-//! has shown, it warms up what opening the first conversation would otherwise pay for.
+//! has shown, it warms up what opening the first conversation would otherwise pay for. Links
+//! anywhere in the window go to Rust's `open_link`, never navigate the window.
 
 import { mount } from "svelte";
 import "./app.css";
@@ -8,6 +9,8 @@ import App from "./App.svelte";
 import { Stores } from "./lib/stores/stores";
 import { ThemeController } from "./lib/theme";
 import { warmUp } from "./lib/warmup";
+import { keepLinksInside } from "./lib/links";
+import { openLink } from "./lib/ipc";
 
 const theme = new ThemeController();
 theme.set("system");
@@ -17,7 +20,13 @@ if (!target) throw new Error("index.html has no #app element");
 
 // Drop the static boot frame from index.html (painted while this script loaded).
 target.replaceChildren();
-mount(App, { target, props: { stores: new Stores(theme) } });
+const stores = new Stores(theme);
+mount(App, { target, props: { stores } });
+
+// A link opens in the browser, after Rust's dialog shows its address; never in this window.
+keepLinksInside(document, (href) => {
+  openLink(href).catch((err: unknown) => stores.ui.report(err));
+});
 
 // After the first frame and the start-up's own work (reading the list, the providers).
 requestAnimationFrame(() => setTimeout(() => warmUp(document), 300));

@@ -231,6 +231,8 @@ export class FakeBackend {
   }
   /** What the person answers in Rust's native approval dialog. */
   approvalAnswer = true;
+  /** What the person answers in Rust's native dialog about a standing approval or auto-approve. */
+  allowanceAnswer = true;
   /** server name → what `mcp_server_log` answers */
   mcpLogs: Record<string, string> = {};
   /** server name → its tools as `list_mcp_tools` answers */
@@ -539,6 +541,10 @@ export class FakeBackend {
     answer_approval: (args) => {
       const waiting = this.#approvals.get(String(args.requestId));
       if (!waiting) throw { kind: "not_found", message: "That approval is no longer waiting." };
+      const broad = (args.answers as ApprovalAnswer[]).some((a) => a.decision === "allow_conversation" || a.decision === "allow_always");
+      if (broad && !this.allowanceAnswer) {
+        throw { kind: "not_confirmed", message: "Not done: you did not confirm that these tools may run without asking." };
+      }
       this.#approvals.delete(String(args.requestId));
       waiting(args.answers as ApprovalAnswer[]);
       return null;
@@ -590,6 +596,9 @@ export class FakeBackend {
     },
     set_auto_approve: (args) => {
       const conversation = this.#conversation(args.conversationId);
+      if (args.on && !this.allowanceAnswer) {
+        throw { kind: "not_confirmed", message: "Not done: you did not confirm that every tool may run without asking in this conversation." };
+      }
       conversation.auto_approve = Boolean(args.on);
       return null;
     },

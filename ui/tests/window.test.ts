@@ -240,6 +240,28 @@ describe("composer", () => {
     expect(screen.getByTestId("provider-form")).toBeTruthy();
   });
 
+  it("asks again when a standing approval is not confirmed in Rust's dialog", async () => {
+    backend.addProviderRecord("Work");
+    backend.addConversation("Chat");
+    backend.allowanceAnswer = false;
+    const { user } = await renderApp();
+    await user.click(items()[0]);
+    await user.type(await screen.findByTestId("composer-input"), "What time is it?{Enter}");
+    let dialog = await screen.findByTestId("approval-dialog");
+    await user.click(within(dialog).getByTestId("choice-allow_always"));
+    expect(within(dialog).getByTestId("confirm-elsewhere").textContent).toContain("separate dialog");
+    await user.click(within(dialog).getByTestId("approval-submit"));
+    expect(await screen.findByText(/did not confirm/)).toBeTruthy();
+    // Nothing was answered: the same request is shown again, and allowing once goes through.
+    dialog = await screen.findByTestId("approval-dialog");
+    await user.click(within(dialog).getByTestId("choice-allow_once"));
+    await user.click(within(dialog).getByTestId("approval-submit"));
+    const answered = backend.callsTo("answer_approval");
+    expect(answered.map((c) => (c.args?.answers as { decision: string }[])[0].decision)).toEqual(["allow_always", "allow_once"]);
+    await waitFor(() => expect(screen.queryByTestId("approval-dialog")).toBeNull());
+    await waitFor(() => expect(screen.getByTestId("message-list").querySelector("strong")?.textContent).toBe("noon"));
+  });
+
   it("sends, asks about the tool call, streams the answer with its tool card, and shows the same after reopening", async () => {
     backend.addProviderRecord("Work");
     const conversation = backend.addConversation("Chat");

@@ -81,6 +81,10 @@ pub enum CoreError {
         server: String,
         command_line: String,
     },
+    /// The person said no (or closed the dialog) when asked outside the webview; nothing
+    /// changed.
+    #[error("Not done: you did not confirm {what}.")]
+    NotConfirmed { what: String },
 }
 
 /// The one error shape the window sees: every command rejects with `{ kind, message, field }`.
@@ -88,7 +92,7 @@ pub enum CoreError {
 pub struct IpcError {
     /// Machine-readable: one of [`CoreError::kind`]'s names.
     #[ts(
-        type = "\"invalid_input\" | \"not_found\" | \"conflict\" | \"database\" | \"keychain\" | \"settings\" | \"provider\" | \"mcp_config\" | \"mcp\" | \"needs_approval\" | \"io\""
+        type = "\"invalid_input\" | \"not_found\" | \"conflict\" | \"database\" | \"keychain\" | \"settings\" | \"provider\" | \"mcp_config\" | \"mcp\" | \"needs_approval\" | \"io\" | \"not_confirmed\""
     )]
     pub kind: &'static str,
     pub message: String,
@@ -138,6 +142,7 @@ impl CoreError {
             CoreError::Mcp(_) => "mcp",
             CoreError::NeedsApproval { .. } => "needs_approval",
             CoreError::Io { .. } => "io",
+            CoreError::NotConfirmed { .. } => "not_confirmed",
         }
     }
 

@@ -29,6 +29,16 @@ pub fn same_origin(attempt: &reqwest::redirect::Attempt<'_>) -> bool {
         .is_some_and(|first| first.origin() == attempt.url().origin())
 }
 
+/// Whether two addresses have one origin (scheme, host and port); an address that does not
+/// parse has none.
+#[must_use]
+pub fn same_origin_urls(a: &str, b: &str) -> bool {
+    match (url::Url::parse(a), url::Url::parse(b)) {
+        (Ok(a), Ok(b)) => a.origin().is_tuple() && a.origin() == b.origin(),
+        _ => false,
+    }
+}
+
 /// A redirect to another origin, refused. `to` is where it pointed: scheme, host and port.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(

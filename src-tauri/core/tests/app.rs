@@ -144,7 +144,13 @@ async fn quitting_mid_answer_and_mid_call_cancels_both_keeps_what_was_shown_and_
             reason: None,
         })
         .collect();
-    app.answer_approval(&request_id.0, answers).unwrap();
+    app.answer_approval(
+        &request_id.0,
+        answers,
+        &switchboard_core::policy::confirm::Always(false),
+    )
+    .await
+    .expect("allowing once asks nobody else");
     tool_seen.wait_for("tool_started", 1).await;
     story_seen.wait_for("text_delta", 3).await;
     assert!(

@@ -12,7 +12,7 @@ export type IpcError = {
 /**
  * Machine-readable: one of [`CoreError::kind`]'s names.
  */
-kind: "invalid_input" | "not_found" | "conflict" | "database" | "keychain" | "settings" | "provider" | "mcp_config" | "mcp" | "needs_approval" | "io", message: string, 
+kind: "invalid_input" | "not_found" | "conflict" | "database" | "keychain" | "settings" | "provider" | "mcp_config" | "mcp" | "needs_approval" | "io" | "not_confirmed", message: string, 
 /**
  * For `invalid_input` and `conflict`: the form field at fault.
  */

@@ -5,6 +5,7 @@
 // answering approvals go through ipc.ts.
 
 import * as ipc from "./ipc";
+import { IpcError } from "./errors";
 import type { ApprovalAnswer, ApprovalItem, RunEvent } from "./run-events";
 import type { CallRef, ConversationDetail, Message, MessageStatus, ToolRun } from "./types";
 
@@ -457,7 +458,16 @@ export class ChatSession {
     const pending = this.approval;
     if (!pending) return;
     this.approval = null;
-    await ipc.answerApproval(pending.request_id, answers);
+    try {
+      await ipc.answerApproval(pending.request_id, answers);
+    } catch (err) {
+      // Not confirmed in Rust's own dialog: nothing was answered and the request still waits,
+      // so it is shown again.
+      if (err instanceof IpcError && err.kind === "not_confirmed" && this.approval === null) {
+        this.approval = pending;
+      }
+      throw err;
+    }
   }
 
   /**

@@ -61,6 +61,14 @@ export function keychainStatus(): Promise<KeychainStatus> {
   return call("keychain_status");
 }
 
+/**
+ * Opens a link in the person's browser: https, http or mailto only, after Rust's native dialog
+ * shows the whole address. Resolves with whether it was opened.
+ */
+export function openLink(url: string): Promise<boolean> {
+  return call("open_link", { url });
+}
+
 /** All conversations, newest first by `updated_at`. */
 export function listConversations(): Promise<Conversation[]> {
   return call("list_conversations");

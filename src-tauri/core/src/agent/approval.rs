@@ -76,13 +76,18 @@ impl Approver for FixedApprover {
 /// delivers one by its id. A request that is dropped unanswered (the run was stopped) denies.
 #[derive(Debug, Default)]
 pub struct PendingApprovals {
-    waiting: Mutex<HashMap<String, oneshot::Sender<Vec<ApprovalAnswer>>>>,
+    waiting: Mutex<HashMap<String, Waiting>>,
+}
+
+#[derive(Debug)]
+struct Waiting {
+    conversation_id: String,
+    calls: Vec<ApprovalItem>,
+    answer: oneshot::Sender<Vec<ApprovalAnswer>>,
 }
 
 impl PendingApprovals {
-    fn waiting(
-        &self,
-    ) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<Vec<ApprovalAnswer>>>> {
+    fn waiting(&self) -> std::sync::MutexGuard<'_, HashMap<String, Waiting>> {
         self.waiting
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -91,7 +96,7 @@ impl PendingApprovals {
     /// Delivers the answers to request `request_id`; `false` when nothing waits for it.
     pub fn answer(&self, request_id: &str, answers: Vec<ApprovalAnswer>) -> bool {
         match self.waiting().remove(request_id) {
-            Some(tx) => tx.send(answers).is_ok(),
+            Some(waiting) => waiting.answer.send(answers).is_ok(),
             None => false,
         }
     }
@@ -100,13 +105,27 @@ impl PendingApprovals {
     pub fn is_waiting(&self, request_id: &str) -> bool {
         self.waiting().contains_key(request_id)
     }
+
+    /// What request `request_id` asks about, while it waits: its conversation and its calls.
+    pub fn asked(&self, request_id: &str) -> Option<(String, Vec<ApprovalItem>)> {
+        self.waiting()
+            .get(request_id)
+            .map(|w| (w.conversation_id.clone(), w.calls.clone()))
+    }
 }
 
 impl Approver for PendingApprovals {
     fn ask(&self, request: ApprovalRequest) -> Answers<'_> {
         let (tx, rx) = oneshot::channel();
-        self.waiting().insert(request.request_id.clone(), tx);
         let id = request.request_id;
+        self.waiting().insert(
+            id.clone(),
+            Waiting {
+                conversation_id: request.conversation_id,
+                calls: request.calls,
+                answer: tx,
+            },
+        );
         Box::pin(async move {
             let answers = rx.await.unwrap_or_default();
             self.waiting().remove(&id);

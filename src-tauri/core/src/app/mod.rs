@@ -22,13 +22,14 @@ use tokio_util::sync::CancellationToken;
 pub use runs::{Feed, RunHandle, Runs};
 pub use servers::ToolAcceptance;
 
-use crate::agent::{self, ApprovalAnswer, Approver, PendingApprovals, RunServices};
+use crate::agent::{self, ApprovalAnswer, Approver, Decision, PendingApprovals, RunServices};
 use crate::engine::{Core, TurnRequest};
 use crate::error::CoreError;
 use crate::events::{EventSink, StopReason};
 use crate::mcp::elicitation::ElicitationBroker;
 use crate::mcp::host::McpHost;
 use crate::paths::AppPaths;
+use crate::policy::confirm::{Allowance, Confirm, StandingTool};
 use crate::secrets::SecretStore;
 use crate::settings::{Settings, SettingsError, SettingsSource};
 
@@ -275,23 +276,97 @@ impl App {
     }
 
     /// The window's answer to an approval request. Only the calls it asked about can be
-    /// answered: the loop checks.
+    /// answered: the loop checks. An answer that would stop asking about a tool (for this
+    /// conversation, or always) is first put to `confirm` (outside the webview), naming each
+    /// tool; if the person does not confirm, nothing is answered and the request still waits.
     ///
     /// # Errors
-    /// [`CoreError::NotFound`] when nothing waits for it (the run ended, or it was answered).
-    pub fn answer_approval(
+    /// [`CoreError::NotFound`] when nothing waits for it (the run ended, or it was answered);
+    /// [`CoreError::NotConfirmed`] when the person did not confirm a standing approval.
+    pub async fn answer_approval(
         &self,
         request_id: &str,
         answers: Vec<ApprovalAnswer>,
+        confirm: &dyn Confirm,
     ) -> Result<(), CoreError> {
+        let gone = || CoreError::NotFound {
+            what: "that approval: it is no longer waiting (the run ended or was answered)".into(),
+        };
+        let (conversation_id, calls) = self.approvals.asked(request_id).ok_or_else(gone)?;
+        let mut tools: Vec<StandingTool> = Vec::new();
+        for answer in &answers {
+            let everywhere = match answer.decision {
+                Decision::AllowConversation => false,
+                Decision::AllowAlways => true,
+                Decision::AllowOnce | Decision::Deny => continue,
+            };
+            let Some(call) = calls.iter().find(|c| c.call_id == answer.call_id) else {
+                continue;
+            };
+            let tool = StandingTool {
+                server: call.server.clone(),
+                tool: call.tool.clone(),
+                everywhere,
+            };
+            if !tools.contains(&tool) {
+                tools.push(tool);
+            }
+        }
+        if !tools.is_empty() {
+            let conversation = self.conversation_title(&conversation_id).await;
+            let allowance = Allowance::StandingApproval {
+                conversation,
+                tools,
+            };
+            if !confirm.allow(&allowance).await {
+                return Err(CoreError::NotConfirmed {
+                    what: "that these tools may run without asking".into(),
+                });
+            }
+        }
         if self.approvals.answer(request_id, answers) {
             Ok(())
         } else {
-            Err(CoreError::NotFound {
-                what: "that approval: it is no longer waiting (the run ended or was answered)"
-                    .into(),
-            })
+            Err(gone())
         }
+    }
+
+    /// Puts a conversation in or out of auto-approve; turning it on is first put to `confirm`
+    /// (outside the webview).
+    ///
+    /// # Errors
+    /// [`CoreError::NotConfirmed`] when the person did not confirm; not found; the database.
+    pub async fn set_auto_approve(
+        &self,
+        conversation_id: &str,
+        on: bool,
+        confirm: &dyn Confirm,
+    ) -> Result<(), CoreError> {
+        if on {
+            let conversation = self
+                .core
+                .store()?
+                .get_conversation(conversation_id.to_owned())
+                .await?;
+            let allowance = Allowance::AutoApprove {
+                conversation: conversation.title,
+            };
+            if !confirm.allow(&allowance).await {
+                return Err(CoreError::NotConfirmed {
+                    what: "that every tool may run without asking in this conversation".into(),
+                });
+            }
+        }
+        self.core.set_auto_approve(conversation_id, on).await
+    }
+
+    /// A conversation's title for a question, or a plain word when it cannot be read.
+    async fn conversation_title(&self, id: &str) -> String {
+        let read = match self.core.store() {
+            Ok(store) => store.get_conversation(id.to_owned()).await.ok(),
+            Err(_) => None,
+        };
+        read.map_or_else(|| "this conversation".into(), |c| c.title)
     }
 
     /// The person's answer to a server's form, checked against the form.

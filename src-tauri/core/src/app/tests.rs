@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::*;
 use crate::engine::NewProvider;
 use crate::mcp::config::ServerEntry;
-use crate::policy::confirm::{Always, Confirm, ServerApprovalRequest, ToolChange};
+use crate::policy::confirm::{Allowance, Always, Confirm, ServerApprovalRequest, ToolChange};
 use crate::secrets::MemoryStore;
 use crate::settings::MemorySettings;
 use crate::store::Store;
@@ -131,6 +131,10 @@ impl Confirm for EditsWhileAsking {
     }
 
     async fn accept_tool(&self, _: &ToolChange) -> bool {
+        true
+    }
+
+    async fn allow(&self, _: &Allowance) -> bool {
         true
     }
 }

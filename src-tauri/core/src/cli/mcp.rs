@@ -14,7 +14,7 @@ use crate::app::{App, ToolAcceptance};
 use crate::mcp::catalogue::ListedTool;
 use crate::mcp::config::{claude_desktop_config_path, ConfigValue, ImportPreview, ServerEntry};
 use crate::mcp::oauth::LoopbackBrowser;
-use crate::policy::confirm::{Confirm, ServerApprovalRequest, ToolChange};
+use crate::policy::confirm::{Allowance, Confirm, ServerApprovalRequest, ToolChange};
 use crate::policy::pins::ToolStatus;
 use crate::Core;
 
@@ -431,5 +431,10 @@ impl Confirm for TerminalConfirm {
             change.tool, change.server, change.diff
         );
         self.ask(shown, "Offer it to models as it is now?").await
+    }
+
+    async fn allow(&self, allowance: &Allowance) -> bool {
+        let shown = format!("{}\n{}", allowance.title(), allowance.message());
+        self.ask(shown, "Go on?").await
     }
 }

@@ -397,7 +397,11 @@ impl Core {
     ///
     /// # Errors
     /// Not found; the database.
-    pub async fn set_auto_approve(&self, conversation_id: &str, on: bool) -> Result<(), CoreError> {
+    pub(crate) async fn set_auto_approve(
+        &self,
+        conversation_id: &str,
+        on: bool,
+    ) -> Result<(), CoreError> {
         Ok(self
             .store()?
             .set_auto_approve(conversation_id.to_owned(), on)

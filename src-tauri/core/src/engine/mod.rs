@@ -449,6 +449,21 @@ impl Core {
             Some(model) => validate_model(Some(model))?,
             None => row.default_model.clone(),
         };
+        if !crate::net::same_origin_urls(&row.base_url, &base_url) {
+            // A key goes only to the address it was entered for: moving the address to another
+            // host (or scheme, or port) removes it first, so the webview cannot redirect it.
+            let account = provider_account(&row.name);
+            self.secrets(move |s| s.delete(&account))
+                .await
+                .map_err(|e| CoreError::Conflict {
+                    field: "base_url",
+                    message: format!(
+                        "The address was not changed: its stored key could not be removed \
+                         first ({e}), and a key goes only to the address it was entered for."
+                    ),
+                })?;
+            tracing::info!(provider = %row.name, "provider moved to another address; its key was removed");
+        }
         let row = self
             .store()?
             .update_provider(row.id, base_url, default_model)

@@ -203,7 +203,15 @@ pub struct LoopbackBrowser {
     announce: Arc<dyn Fn(&str) + Send + Sync>,
     open: Opener,
     timeout: Duration,
+    ask: Option<AskFirst>,
 }
+
+/// Asked with the sign-in page's address before it opens; `true` opens it.
+pub type AskFirst = Arc<
+    dyn Fn(String) -> std::pin::Pin<Box<dyn std::future::Future<Output = bool> + Send>>
+        + Send
+        + Sync,
+>;
 
 impl LoopbackBrowser {
     pub fn new(announce: impl Fn(&str) + Send + Sync + 'static) -> LoopbackBrowser {
@@ -211,7 +219,16 @@ impl LoopbackBrowser {
             announce: Arc::new(announce),
             open: Arc::new(open_in_browser),
             timeout: SIGN_IN_TIMEOUT,
+            ask: None,
         }
+    }
+
+    /// The page opens only once `ask` says yes to its address (a sign-in the webview asked
+    /// for: the person sees where the browser goes first).
+    #[must_use]
+    pub fn asking_first(mut self, ask: AskFirst) -> LoopbackBrowser {
+        self.ask = Some(ask);
+        self
     }
 
     /// Pages are opened by `open` instead of the browser.
@@ -241,6 +258,7 @@ impl Authorizer for LoopbackBrowser {
             announce: Arc::clone(&self.announce),
             open: Arc::clone(&self.open),
             timeout: self.timeout,
+            ask: self.ask.clone(),
         }))
     }
 }
@@ -251,6 +269,7 @@ struct LoopbackVisit {
     announce: Arc<dyn Fn(&str) + Send + Sync>,
     open: Opener,
     timeout: Duration,
+    ask: Option<AskFirst>,
 }
 
 #[async_trait::async_trait]
@@ -261,6 +280,11 @@ impl AuthorizationVisit for LoopbackVisit {
 
     async fn visit(self: Box<Self>, authorization_url: &str) -> Result<String, String> {
         openable(authorization_url)?;
+        if let Some(ask) = &self.ask {
+            if !ask(authorization_url.to_owned()).await {
+                return Err("the sign-in was cancelled: its page was not opened".into());
+            }
+        }
         (self.announce)(authorization_url);
         if let Err(e) = (self.open)(authorization_url) {
             tracing::warn!(error = %e, "cannot open the browser for an MCP sign-in");

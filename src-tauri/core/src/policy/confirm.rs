@@ -1,8 +1,11 @@
 //! [`Confirm`]: how the person is asked about what only they may allow — a server's exact
-//! command line before it first runs (or runs changed), and a changed tool before it is offered
-//! to models again. The window answers with a native dialog drawn by Rust (never the webview,
+//! command line before it first runs (or runs changed), a changed tool before it is offered
+//! to models again, and each [`Allowance`]: what would let tools run without asking or send
+//! the person's browser somewhere. The window answers with a native dialog drawn by Rust (never the webview,
 //! which renders hostile text), the command line on the terminal. The flows that ask live once,
 //! in [`crate::app::App`]; this module owns only the question's shape.
+
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -27,6 +30,137 @@ pub struct ToolChange {
     pub diff: String,
 }
 
+/// A tool the person would stop being asked about: in one conversation, or in all
+/// (`everywhere`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StandingTool {
+    pub server: String,
+    pub tool: String,
+    pub everywhere: bool,
+}
+
+/// What the webview may ask for but only the person may allow: each widens what runs without
+/// asking, or sends the browser somewhere. The window asks in a native dialog; a script in the
+/// webview can only make the dialog appear.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Allowance {
+    /// Stop asking before these tools run, from the conversation `conversation` (its title).
+    StandingApproval {
+        conversation: String,
+        tools: Vec<StandingTool>,
+    },
+    /// Every tool call of the conversation `conversation` (its title) runs without asking.
+    AutoApprove { conversation: String },
+    /// Open a sign-in page that the server `server` named, in the browser.
+    SignIn { server: String, url: String },
+    /// Open a link from the conversation in the browser (`url` as it will be opened, with a
+    /// look-alike domain in its `xn--` form).
+    OpenLink { url: String },
+}
+
+impl Allowance {
+    /// The question, one line: a dialog's title.
+    #[must_use]
+    pub fn title(&self) -> String {
+        match self {
+            Allowance::StandingApproval { tools, .. } => match tools.as_slice() {
+                [one] => format!("Stop asking before “{}” runs?", shown(&one.tool)),
+                many => format!("Stop asking before {} tools run?", many.len()),
+            },
+            Allowance::AutoApprove { conversation } => format!(
+                "Run every tool without asking in “{}”?",
+                shown(conversation)
+            ),
+            Allowance::SignIn { server, url } => {
+                format!("Sign in to “{}” at {}?", shown(server), host_of(url))
+            }
+            Allowance::OpenLink { url } if url.starts_with("mailto:") => {
+                format!("Write an email to {}?", shown(&url["mailto:".len()..]))
+            }
+            Allowance::OpenLink { url } => format!("Open {} in your browser?", host_of(url)),
+        }
+    }
+
+    /// What saying yes does, in full: a dialog's text. Names are hostile text, so their
+    /// invisible characters are shown as escapes.
+    #[must_use]
+    pub fn message(&self) -> String {
+        match self {
+            Allowance::StandingApproval {
+                conversation,
+                tools,
+            } => {
+                let list: Vec<String> = tools
+                    .iter()
+                    .map(|t| {
+                        let scope = if t.everywhere {
+                            "in every conversation".to_owned()
+                        } else {
+                            format!("in “{}”", shown(conversation))
+                        };
+                        format!("• “{}” of “{}”, {scope}", shown(&t.tool), shown(&t.server))
+                    })
+                    .collect();
+                format!(
+                    "These tools would run without asking you first:\n\n{}\n\nSay yes only if you \
+                     chose this in the approval. You can take it back in Settings.",
+                    list.join("\n")
+                )
+            }
+            Allowance::AutoApprove { conversation } => format!(
+                "Every tool call in “{}”, of every server, would run without asking you first, \
+                 including calls that change or delete things. Say yes only if you turned this on.",
+                shown(conversation)
+            ),
+            Allowance::SignIn { server, url } => format!(
+                "The MCP server “{}” asks you to sign in. Your browser would open:\n\n{}\n\nGo on only \
+                 if you expect to sign in at {}.",
+                shown(server),
+                shown_within(url, 2000),
+                host_of(url)
+            ),
+            Allowance::OpenLink { url } => format!(
+                "Your browser (or mail program) would open:\n\n{}\n\nCheck the address: a name \
+                 made to look like another is shown in its xn-- form.",
+                shown_within(url, 2000)
+            ),
+        }
+    }
+}
+
+/// Hostile text for a native dialog or a terminal: one line at most 300 characters, its
+/// invisible characters as escapes.
+fn shown(text: &str) -> String {
+    shown_within(text, 300)
+}
+
+fn shown_within(text: &str, max_chars: usize) -> String {
+    crate::text::escape_hidden(&crate::text::one_line(text, max_chars)).into_owned()
+}
+
+/// The host an address leads to, as the URL parser spells it (an internationalised name in
+/// its `xn--` form), or the whole address when it has none.
+#[must_use]
+pub fn host_of(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(parsed) => match parsed.host_str() {
+            Some(host) => shown(host),
+            None => shown(url),
+        },
+        Err(_) => shown(url),
+    }
+}
+
+/// What a sign-in to `server` asks before its page opens: [`Allowance::SignIn`], naming the
+/// page's host, put to `confirm`.
+pub fn ask_before_sign_in(confirm: Arc<dyn Confirm>, server: &str) -> crate::mcp::oauth::AskFirst {
+    let server = server.to_owned();
+    Arc::new(move |url| {
+        let (confirm, server) = (Arc::clone(&confirm), server.clone());
+        Box::pin(async move { confirm.allow(&Allowance::SignIn { server, url }).await })
+    })
+}
+
 /// Asks the person; `true` only for a clear yes. A way of asking that has no one to ask (no
 /// terminal, no window) answers no.
 #[async_trait::async_trait]
@@ -36,6 +170,9 @@ pub trait Confirm: Send + Sync {
 
     /// May the changed tool be offered to models again?
     async fn accept_tool(&self, change: &ToolChange) -> bool;
+
+    /// May this happen?
+    async fn allow(&self, allowance: &Allowance) -> bool;
 }
 
 /// Says the same to every question: `--yes` on the command line, and tests.
@@ -49,6 +186,10 @@ impl Confirm for Always {
     }
 
     async fn accept_tool(&self, _: &ToolChange) -> bool {
+        self.0
+    }
+
+    async fn allow(&self, _: &Allowance) -> bool {
         self.0
     }
 }

@@ -1,6 +1,7 @@
 //! The threat suite: one test per way around Switchboard's trust boundary, each named as the
 //! attack it stops. A file per boundary; see the README for the count.
 
+mod links;
 mod oauth_pages;
 mod plain_http;
 mod provider_redirects;
@@ -8,3 +9,7 @@ mod repeated_call_ids;
 mod scripted;
 mod server_removal;
 mod terminal;
+mod webview_grants;
+
+#[path = "../support/mod.rs"]
+mod support;

@@ -1,11 +1,13 @@
 //! A local HTTP server whose every answer is scripted: it binds port 0 (its port is read back,
 //! never probed), records each request (head and body), and closes each connection after
-//! answering. And an app whose model is such a server (OpenAI's streamed chat format).
+//! answering. And an app whose model is such a server (OpenAI's streamed chat format), and a
+//! stand-in for the person answering questions outside the webview.
 
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 use switchboard_core::engine::NewProvider;
+use switchboard_core::policy::confirm::{Allowance, Confirm, ServerApprovalRequest, ToolChange};
 use switchboard_core::secrets::{MemoryStore, SecretStore};
 use switchboard_core::settings::MemorySettings;
 use switchboard_core::store::Store;
@@ -168,4 +170,40 @@ pub async fn chat(app: &Arc<App>, extra: &[&str], prompt: &str) -> String {
         .await
         .unwrap();
     String::from_utf8(out).unwrap()
+}
+
+/// The person, asked outside the webview: says `answer` to every [`Allowance`] (and no to the
+/// rest) and keeps what it was asked.
+pub struct Asked {
+    answer: bool,
+    seen: Mutex<Vec<Allowance>>,
+}
+
+impl Asked {
+    pub fn new(answer: bool) -> Arc<Asked> {
+        Arc::new(Asked {
+            answer,
+            seen: Mutex::default(),
+        })
+    }
+
+    pub fn seen(&self) -> Vec<Allowance> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+#[async_trait::async_trait]
+impl Confirm for Asked {
+    async fn approve_server(&self, _: &ServerApprovalRequest) -> bool {
+        false
+    }
+
+    async fn accept_tool(&self, _: &ToolChange) -> bool {
+        false
+    }
+
+    async fn allow(&self, allowance: &Allowance) -> bool {
+        self.seen.lock().unwrap().push(allowance.clone());
+        self.answer
+    }
 }

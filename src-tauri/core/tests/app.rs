@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use switchboard_core::engine::{McpServerStatus, TurnRequest};
-use switchboard_core::events::{EventSink, RunEvent, StopReason};
+use switchboard_core::events::{RunEvent, StopReason};
 use switchboard_core::mcp::config::ServerEntry;
 use switchboard_core::mcp::host::ServerState;
 use switchboard_core::secrets::{MemoryStore, SecretStore};
@@ -16,35 +16,7 @@ use switchboard_core::settings::MemorySettings;
 use switchboard_core::store::{MessageStatus, Role, Store};
 use switchboard_core::{App, AppConfig, AppPaths, Core};
 
-use support::{aimock, peers, stdio_launch};
-
-#[derive(Default)]
-struct Seen(Mutex<Vec<RunEvent>>);
-
-impl EventSink for Seen {
-    fn send(&self, event: RunEvent) {
-        self.0.lock().unwrap().push(event);
-    }
-}
-
-impl Seen {
-    fn count(&self, kind: &str) -> usize {
-        self.0
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|e| serde_json::to_value(e).unwrap()["type"] == kind)
-            .count()
-    }
-
-    async fn wait_for(&self, kind: &str, n: usize) {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while self.count(kind) < n {
-            assert!(Instant::now() < deadline, "no {n} × {kind}");
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-    }
-}
+use support::{aimock, peers, stdio_launch, Seen};
 
 /// A turn that sends `text` in `conversation`.
 fn ask(conversation: &str, text: &str) -> TurnRequest {

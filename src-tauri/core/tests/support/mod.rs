@@ -271,3 +271,47 @@ impl Aimock {
         entries
     }
 }
+
+/// Every event of a run, as a window would get them.
+#[derive(Default)]
+pub struct Seen(pub std::sync::Mutex<Vec<switchboard_core::events::RunEvent>>);
+
+impl switchboard_core::events::EventSink for Seen {
+    fn send(&self, event: switchboard_core::events::RunEvent) {
+        self.0.lock().unwrap().push(event);
+    }
+}
+
+impl Seen {
+    pub fn count(&self, kind: &str) -> usize {
+        self.0
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|e| serde_json::to_value(e).unwrap()["type"] == kind)
+            .count()
+    }
+
+    pub async fn wait_for(&self, kind: &str, n: usize) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while self.count(kind) < n {
+            assert!(Instant::now() < deadline, "no {n} × {kind}");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// The first event `pick` finds, waiting up to 60 s for it.
+    pub async fn first<T>(
+        &self,
+        pick: impl Fn(&switchboard_core::events::RunEvent) -> Option<T>,
+    ) -> T {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Some(found) = self.0.lock().unwrap().iter().find_map(&pick) {
+                return found;
+            }
+            assert!(Instant::now() < deadline, "{:?}", self.0.lock().unwrap());
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+}

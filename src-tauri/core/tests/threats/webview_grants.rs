@@ -5,43 +5,20 @@
 //! not follow its address to another host.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 use switchboard_core::agent::{ApprovalAnswer, Decision};
 use switchboard_core::engine::{NewProvider, TurnRequest};
-use switchboard_core::events::{EventSink, RunEvent};
+use switchboard_core::events::RunEvent;
 use switchboard_core::mcp::host::ServerState;
 use switchboard_core::policy::confirm::{Allowance, StandingTool};
 use switchboard_core::secrets::{provider_account, MemoryStore, SecretStore};
 use switchboard_core::{App, CoreError};
 
 use super::scripted::{app_with_model, sse, stop, Asked, Server};
-use crate::support;
-
-#[derive(Default)]
-struct Seen(Mutex<Vec<RunEvent>>);
-
-impl EventSink for Seen {
-    fn send(&self, event: RunEvent) {
-        self.0.lock().unwrap().push(event);
-    }
-}
-
-impl Seen {
-    /// The first event `pick` finds, waiting up to 60 s for it.
-    async fn first<T>(&self, pick: impl Fn(&RunEvent) -> Option<T>) -> T {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Some(found) = self.0.lock().unwrap().iter().find_map(&pick) {
-                return found;
-            }
-            assert!(Instant::now() < deadline, "{:?}", self.0.lock().unwrap());
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-    }
-}
+use crate::support::{self, Seen};
 
 /// An app whose model asks once for the time server's `get_current_time`, then says "Done.";
 /// with mcp-server-time running as "time". `None` when the peers are not installed.

@@ -49,6 +49,10 @@ pub enum McpError {
     },
     #[error("Signing in to “{server}” failed: {detail}")]
     SignInFailed { server: String, detail: String },
+    /// Its tool list went past what a client keeps reading (pages, tools, bytes or time): a
+    /// server paging without end is stopped there.
+    #[error("“{server}” {detail}")]
+    ListTooLong { server: String, detail: String },
 }
 
 fn sign_in_text(server: &str, more_scope: bool) -> String {

@@ -221,11 +221,22 @@ impl McpHost {
                 started = launch.connect(name, |pid| self.pids.record(name, pid)) => started,
             };
             let reason = match started {
-                Ok(server) => {
+                Ok(server) => 'ran: {
                     let server = Arc::new(server);
                     let began = Instant::now();
-                    let tools = match server.list_tools().await {
+                    let listed = tokio::select! {
+                        () = stop.cancelled() => return self.stopped(name, &server).await,
+                        listed = server.list_tools() => listed,
+                    };
+                    let tools = match listed {
                         Ok(tools) => tools,
+                        // Paging without end, or too much: it cannot be used as it is.
+                        Err(e @ McpError::ListTooLong { .. }) => {
+                            server.stop().await;
+                            self.pids.forget(name);
+                            tracing::warn!(server = %name, "{e}");
+                            break 'ran e.to_string();
+                        }
                         // Some servers take `initialize` from anyone and ask for a sign-in
                         // at the first real request.
                         Err(e @ McpError::SignInRequired { .. }) => {
@@ -258,11 +269,7 @@ impl McpHost {
                     );
                     let why = loop {
                         tokio::select! {
-                            () = stop.cancelled() => {
-                                server.stop().await;
-                                self.pids.forget(name);
-                                return self.set_state(name, ServerState::Stopped, Some(None));
-                            }
+                            () = stop.cancelled() => return self.stopped(name, &server).await,
                             why = server.exited() => break why,
                             _ = pings.tick(), if server.pid().is_none() => {
                                 if let Err(e) = server.ping(PING_TIMEOUT).await {
@@ -271,8 +278,13 @@ impl McpHost {
                                 }
                             }
                             Ok(()) = tools_changed.changed() => {
-                                // `notifications/tools/list_changed`: list them again.
-                                if let Ok(tools) = server.list_tools().await {
+                                // `notifications/tools/list_changed`: list them again (a
+                                // flood of them is one change waiting, not a queue).
+                                let listed = tokio::select! {
+                                    () = stop.cancelled() => return self.stopped(name, &server).await,
+                                    listed = server.list_tools() => listed,
+                                };
+                                if let Ok(tools) = listed {
                                     self.set_tools(name, &tools);
                                     self.set_state(
                                         name,
@@ -344,6 +356,13 @@ impl McpHost {
                 () = tokio::time::sleep(delay) => {}
             }
         }
+    }
+
+    /// Stops a running server on its supervisor's way out.
+    async fn stopped(&self, name: &str, server: &McpServer) {
+        server.stop().await;
+        self.pids.forget(name);
+        self.set_state(name, ServerState::Stopped, Some(None));
     }
 
     /// Every server's state, by name.

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotification,
-    CancelledNotificationParam, ClientRequest, ServerResult, Tool,
+    CancelledNotificationParam, ClientRequest, PaginatedRequestParams, ServerResult, Tool,
 };
 use rmcp::service::{
     Peer, PeerRequestOptions, QuitReason, RoleClient, RunningService,
@@ -22,6 +22,23 @@ use super::client::{Heard, ProgressRoute, ProgressRoutes};
 use super::error::{auth_challenge, readable};
 pub use super::error::{McpError, STDERR_TAIL_CHARS};
 pub use super::process::{StderrRing, STDERR_RING_BYTES};
+
+/// How much of a server's tool list is read: pages, tools, bytes (as JSON) and time in all.
+#[derive(Debug, Clone)]
+pub struct ListLimits {
+    pub pages: usize,
+    pub tools: usize,
+    pub bytes: usize,
+    pub time: Duration,
+}
+
+/// Far beyond what a real server lists, well short of what would wedge the app.
+pub const LIST_LIMITS: ListLimits = ListLimits {
+    pages: 100,
+    tools: 5_000,
+    bytes: 16 * 1024 * 1024,
+    time: Duration::from_secs(30),
+};
 
 /// How long one call may take: `idle` without an answer or progress, `hard_max` in all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -180,15 +197,64 @@ impl McpServer {
         }
     }
 
-    /// Every tool, all pages.
+    /// Every tool, all pages, within [`LIST_LIMITS`]: a server that pages without end, lists
+    /// too much or stops answering mid-list is given up on, not waited for.
     ///
     /// # Errors
-    /// The server failed or went away.
+    /// The server failed or went away; [`McpError::ListTooLong`] past a limit.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, McpError> {
-        self.peer
-            .list_all_tools()
-            .await
-            .map_err(|e| self.service_error(&e))
+        self.list_tools_within(&LIST_LIMITS).await
+    }
+
+    /// [`McpServer::list_tools`] within `limits`.
+    ///
+    /// # Errors
+    /// As [`McpServer::list_tools`].
+    pub async fn list_tools_within(&self, limits: &ListLimits) -> Result<Vec<Tool>, McpError> {
+        let too_long = |detail: String| McpError::ListTooLong {
+            server: self.name.clone(),
+            detail,
+        };
+        let deadline = tokio::time::Instant::now() + limits.time;
+        let (mut tools, mut cursor, mut bytes) = (Vec::new(), None, 0usize);
+        for _ in 0..limits.pages {
+            let params = PaginatedRequestParams::default().with_cursor(cursor);
+            let page = tokio::time::timeout_at(deadline, self.peer.list_tools(Some(params)))
+                .await
+                .map_err(|_| {
+                    too_long(format!(
+                        "did not finish listing its tools within {} s",
+                        limits.time.as_secs()
+                    ))
+                })?
+                .map_err(|e| self.service_error(&e))?;
+            bytes += page
+                .tools
+                .iter()
+                .map(|t| serde_json::to_vec(t).map_or(0, |v| v.len()))
+                .sum::<usize>();
+            tools.extend(page.tools);
+            if tools.len() > limits.tools {
+                return Err(too_long(format!(
+                    "listed more than {} tools; the list was not read further",
+                    limits.tools
+                )));
+            }
+            if bytes > limits.bytes {
+                return Err(too_long(format!(
+                    "listed more than {} MiB of tools; the list was not read further",
+                    limits.bytes / (1024 * 1024)
+                )));
+            }
+            cursor = page.next_cursor;
+            if cursor.is_none() {
+                return Ok(tools);
+            }
+        }
+        Err(too_long(format!(
+            "kept its tool list going past {} pages; it was stopped there",
+            limits.pages
+        )))
     }
 
     /// Calls one tool with `arguments`, giving up after `timeout` without progress (and at

@@ -5,7 +5,7 @@
 //! answer. Pure rules over the entry and the recorded approval: the flow that asks is
 //! [`crate::app::App::approve_server`], the record is the store's.
 
-use crate::mcp::config::{Launch, ServerSpec};
+use crate::mcp::config::{ConfigValue, Launch, OAuthEntry, ServerSpec, Trust};
 
 pub use super::confirm::ServerApprovalRequest;
 
@@ -14,10 +14,78 @@ impl ServerApprovalRequest {
     pub fn of(name: &str, spec: &ServerSpec) -> ServerApprovalRequest {
         ServerApprovalRequest {
             server: name.to_owned(),
-            command_line: spec.launch.display(),
+            command_line: shown(spec),
             remote: !matches!(spec.launch, Launch::Stdio { .. }),
             fingerprint: spec.fingerprint.clone(),
         }
+    }
+}
+
+/// Everything approving `spec` allows, as the person is shown it: the command line or address;
+/// for a remote server each header (a secret's value masked, a keychain reference named);
+/// whether its read-only tools run without asking (`trust`); its sign-in settings. Each line's
+/// invisible characters are shown as escapes, so nothing hides past the dialog's edge.
+fn shown(spec: &ServerSpec) -> String {
+    let mut lines = vec![spec.launch.display()];
+    if let Launch::Http { headers, .. } | Launch::Sse { headers, .. } = &spec.launch {
+        for (name, value) in headers {
+            lines.push(format!("  header {name}: {}", header_value(name, value)));
+        }
+    }
+    if spec.trust == Trust::Trusted {
+        lines.push("  trusted: the tools it marks read-only run without asking".into());
+    }
+    let oauth = &spec.oauth;
+    if *oauth != OAuthEntry::default() {
+        let mut parts = Vec::new();
+        if let Some(id) = &oauth.client_id {
+            parts.push(format!("client id {id}"));
+        }
+        if let Some(secret) = &oauth.client_secret {
+            parts.push(format!("client secret {}", header_value("secret", secret)));
+        }
+        if let Some(url) = &oauth.client_metadata_url {
+            parts.push(format!("client metadata {url}"));
+        }
+        if !oauth.scopes.is_empty() {
+            parts.push(format!("scopes {}", oauth.scopes.join(" ")));
+        }
+        lines.push(format!("  sign-in: {}", parts.join(", ")));
+    }
+    lines
+        .iter()
+        .map(|line| {
+            let line = line
+                .replace('\n', "\\n")
+                .replace('\r', "\\r")
+                .replace('\t', "\\t");
+            crate::text::escape_hidden(&line).into_owned()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A header's value as shown: a keychain reference by its name; a value written in mcp.json
+/// under a name that says it is a secret, masked but for its scheme word (`Bearer`).
+fn header_value(name: &str, value: &ConfigValue) -> String {
+    const SECRET_NAMES: [&str; 7] = [
+        "auth", "cookie", "token", "key", "secret", "password", "session",
+    ];
+    let plain = match value {
+        ConfigValue::Keychain { .. } => return value.display(),
+        ConfigValue::Plain(plain) => plain,
+    };
+    let lower = name.to_ascii_lowercase();
+    if !SECRET_NAMES.iter().any(|s| lower.contains(s)) {
+        return plain.clone();
+    }
+    let count = plain.chars().count();
+    match plain.split_once(' ') {
+        Some((scheme, rest)) if scheme.len() <= 10 && !rest.is_empty() => format!(
+            "{scheme} •••• ({} characters, written in mcp.json)",
+            rest.chars().count()
+        ),
+        _ => format!("•••• ({count} characters, written in mcp.json)"),
     }
 }
 

@@ -1,12 +1,14 @@
 //! The threat suite: one test per way around Switchboard's trust boundary, each named as the
 //! attack it stops. A file per boundary; see the README for the count.
 
+mod hostile_servers;
 mod links;
 mod oauth_pages;
 mod plain_http;
 mod provider_redirects;
 mod repeated_call_ids;
 mod scripted;
+mod server_approval;
 mod server_removal;
 mod terminal;
 mod webview_grants;

@@ -1,0 +1,80 @@
+"""An MCP server written as bare JSON-RPC over stdio (no SDK), for faults the SDK will not
+produce: it answers `initialize` and the `initialized` notification like any server, then
+misbehaves as told.
+
+Options (one at a time):
+  --page-forever       every `tools/list` page has a tool and a `nextCursor` (a new one each time)
+  --hang-list          never answers `tools/list`
+  --no-initialize      never answers `initialize`
+  --deep-schema N      one tool (`deep`) whose input schema nests N levels, next to a plain `echo`
+  --notify-flood N     `echo` sends N `notifications/message` before its answer
+
+Tools otherwise: echo(text).
+"""
+
+import json
+import sys
+
+args = sys.argv[1:]
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def tool(name):
+    return {
+        "name": name,
+        "description": f"{name} says the text back",
+        "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}},
+    }
+
+
+def deep_schema(levels):
+    # Built as text: a dict nested this deep would not survive json.dumps' recursion.
+    inner = '{"type": "string"}'
+    return '{"type": "object", "properties": {"v": ' + '{"type": "array", "items": ' * levels + inner + "}" * levels + "}}"
+
+
+page = 0
+for line in sys.stdin:
+    try:
+        request = json.loads(line)
+    except ValueError:
+        continue
+    method, rid = request.get("method"), request.get("id")
+    if rid is None:
+        continue  # a notification
+    if method == "initialize":
+        if "--no-initialize" in args:
+            continue
+        send({"jsonrpc": "2.0", "id": rid, "result": {
+            "protocolVersion": request["params"]["protocolVersion"],
+            "capabilities": {"tools": {"listChanged": False}},
+            "serverInfo": {"name": "raw-server", "version": "1"},
+        }})
+    elif method == "tools/list":
+        if "--hang-list" in args:
+            continue
+        if "--page-forever" in args:
+            page += 1
+            send({"jsonrpc": "2.0", "id": rid, "result": {"tools": [tool(f"echo_{page}")], "nextCursor": f"page-{page}"}})
+        elif "--deep-schema" in args:
+            levels = int(args[args.index("--deep-schema") + 1])
+            text = '{"jsonrpc": "2.0", "id": %s, "result": {"tools": [%s, {"name": "deep", "description": "nested", "inputSchema": %s}]}}' % (
+                json.dumps(rid), json.dumps(tool("echo")), deep_schema(levels))
+            sys.stdout.write(text + "\n")
+            sys.stdout.flush()
+        else:
+            send({"jsonrpc": "2.0", "id": rid, "result": {"tools": [tool("echo")]}})
+    elif method == "tools/call":
+        if "--notify-flood" in args:
+            for i in range(int(args[args.index("--notify-flood") + 1])):
+                send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": f"flood {i}"}})
+        text = request["params"].get("arguments", {}).get("text", "")
+        send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": text}]}})
+    elif method == "ping":
+        send({"jsonrpc": "2.0", "id": rid, "result": {}})
+    else:
+        send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": f"no {method}"}})

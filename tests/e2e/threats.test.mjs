@@ -1,13 +1,15 @@
 // The trust boundary in the real window, as a script running in the page would try it: the
 // window never leaves the app (location, a form, window.open, a clicked link), a link opens only
 // after Rust's native dialog has shown its real host, and neither auto-approve nor a link to a
-// local file can be had by calling the app's commands directly.
+// local file can be had by calling the app's commands directly. And the command line: Ctrl-C
+// stops a verb's servers, a schema nested 10 000 levels costs one tool.
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { launch, nativeWindow, pressIn, run, screenshotScreen, sidebarIds, tempHome, textOf, tid } from "./harness.mjs";
+import { BIN, launch, nativeWindow, pressIn, run, screenshotScreen, sidebarIds, tempHome, textOf, tid } from "./harness.mjs";
 
 /** Calls one of the app's commands straight from the page, as a hostile script could. */
 function invokeFromPage(b, command, args) {
@@ -131,4 +133,51 @@ test("webview_cannot_turn_on_auto_approve_without_native_confirmation", async ()
   } finally {
     await app.close();
   }
+});
+
+/** Adds a raw_server.py server (tests/peers) to `home`, run with `fault`, via the command line. */
+function addRawServer(home, name, fault, prefix = "") {
+  const python = path.resolve("tests/peers/.venv/bin/python");
+  const script = path.resolve("tests/peers/raw_server.py");
+  const line = `${prefix}exec '${python}' '${script}' ${fault}`;
+  const added = run(BIN, ["mcp", "add", name, "--", "sh", "-c", line], { env: { ...process.env, SWITCHBOARD_HOME: home } });
+  assert.equal(added.status, 0, added.stderr);
+}
+
+function alive(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return !stat.slice(stat.lastIndexOf(")") + 1).trim().startsWith("Z");
+  } catch {
+    return false;
+  }
+}
+
+test("ctrl_c_on_a_cli_verb_stops_its_servers, even one that never answers", async () => {
+  const home = tempHome("threat-ctrl-c");
+  const marks = path.join(home, "grandchild");
+  // The server never answers its tool list and leaves a grandchild of its own running.
+  addRawServer(home, "mute", "--hang-list", `sleep 1000 & echo $! > '${marks}'; `);
+  const cli = spawn(BIN, ["mcp", "tools", "mute"], { env: { ...process.env, SWITCHBOARD_HOME: home } });
+  let stderr = "";
+  cli.stderr.on("data", (d) => (stderr += d));
+  const exited = new Promise((resolve) => cli.on("exit", (code, signal) => resolve({ code, signal })));
+  for (let i = 0; i < 100 && !fs.existsSync(marks); i++) await sleep(100);
+  const grandchild = Number(fs.readFileSync(marks, "utf8"));
+  assert.ok(alive(grandchild));
+  await sleep(500);
+  cli.kill("SIGINT");
+  assert.deepEqual(await exited, { code: 130, signal: null });
+  assert.match(stderr, /interrupted; stopping its MCP servers/);
+  for (let i = 0; i < 50 && alive(grandchild); i++) await sleep(100);
+  assert.ok(!alive(grandchild), "the server's process group outlived Ctrl-C");
+});
+
+test("a tool schema nested 10,000 levels holds back that tool on the command line; the rest is listed", () => {
+  const home = tempHome("threat-deep-schema");
+  addRawServer(home, "deep", "--deep-schema 10000");
+  const listed = run(BIN, ["mcp", "tools", "deep"], { env: { ...process.env, SWITCHBOARD_HOME: home }, timeout: 60000 });
+  assert.equal(listed.status, 0, listed.stderr);
+  assert.match(listed.stdout, /^echo\s+deep__echo\s+new/m);
+  assert.match(listed.stdout, /^deep: HELD BACK: its definition nests deeper than 64 levels/m);
 });

@@ -14,6 +14,7 @@ use crate::app::{App, ToolAcceptance};
 use crate::mcp::catalogue::ListedTool;
 use crate::mcp::config::{claude_desktop_config_path, ConfigValue, ImportPreview, ServerEntry};
 use crate::mcp::oauth::LoopbackBrowser;
+use crate::mcp::server::HeldBackTool;
 use crate::policy::confirm::{Allowance, Confirm, ServerApprovalRequest, ToolChange};
 use crate::policy::pins::ToolStatus;
 use crate::Core;
@@ -231,7 +232,7 @@ pub(crate) async fn run(
             writeln!(out, "Signed out of “{server}”: its tokens are forgotten.")?;
         }
         McpCommand::Tools { name, json } => {
-            let tools = tools_of(core, &name).await?;
+            let (tools, held) = listed_by(core, &name).await?;
             let listed: Vec<ListedTool> = tools.iter().map(ListedTool::from_rmcp).collect();
             // Read before the new tools are pinned, so they can be shown as new.
             let reviews = core.mcp_review_tools(name.trim(), &listed).await?;
@@ -254,6 +255,9 @@ pub(crate) async fn run(
                     })
                     .collect();
                 write_table(out, ["TOOL", "NAME FOR MODELS", "STATUS"], &rows)?;
+                for held in &held {
+                    writeln!(out, "{}: HELD BACK: {}", held.tool, held.reason)?;
+                }
                 if reviews.iter().any(|r| !r.offered) {
                     writeln!(
                         out,
@@ -325,10 +329,19 @@ pub(crate) async fn run(
 
 /// Starts the server, lists its tools, and stops it whatever the listing gave.
 async fn tools_of(core: &Core, name: &str) -> Result<Vec<rmcp::model::Tool>, CliError> {
+    Ok(listed_by(core, name).await?.0)
+}
+
+/// [`tools_of`], with the tools it held back as unusable.
+async fn listed_by(
+    core: &Core,
+    name: &str,
+) -> Result<(Vec<rmcp::model::Tool>, Vec<HeldBackTool>), CliError> {
     let server = core.mcp_start(name).await?;
     let listed = server.list_tools().await;
+    let held = server.held_back();
     server.stop().await;
-    Ok(listed.map_err(crate::CoreError::from)?)
+    Ok((listed.map_err(crate::CoreError::from)?, held))
 }
 
 /// `KEY=VALUE` arguments into a map.

@@ -54,6 +54,27 @@ pub fn is_cli_invocation(args: &[OsString]) -> bool {
 }
 
 /// Runs the command line and returns the process exit code.
+/// Resolves on Ctrl-C (SIGINT), or SIGTERM on Unix.
+async fn interrupted() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => tokio::select! {
+                _ = term.recv() => {}
+                _ = tokio::signal::ctrl_c() => {}
+            },
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
 pub fn main(args: Vec<OsString>) -> i32 {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
@@ -81,12 +102,21 @@ pub fn main(args: Vec<OsString>) -> i32 {
         let secrets = Arc::new(KeyringStore::new(paths.keychain_service()));
         let settings = Arc::new(SettingsFile::new(paths.settings_file()));
         let app = App::open(AppConfig::headless(paths, secrets, settings)).await;
-        let code = match run(&app, cli.command, &mut out).await {
-            Ok(()) => 0,
-            Err(CliError::Failed) => 1,
-            Err(e) => {
-                terminal::say!("switchboard: {e}");
-                1
+        // `chat` stops its answer on Ctrl-C itself (saving what was shown); any other verb
+        // is stopped here, and the servers it started are stopped with it below.
+        let stops_itself = matches!(cli.command, Command::Chat(_));
+        let code = tokio::select! {
+            ran = run(&app, cli.command, &mut out) => match ran {
+                Ok(()) => 0,
+                Err(CliError::Failed) => 1,
+                Err(e) => {
+                    terminal::say!("switchboard: {e}");
+                    1
+                }
+            },
+            () = interrupted(), if !stops_itself => {
+                terminal::say!("switchboard: interrupted; stopping its MCP servers");
+                130
             }
         };
         app.shutdown(std::time::Duration::from_secs(5)).await;

@@ -12,6 +12,7 @@ pub mod environment;
 pub mod error;
 pub mod host;
 pub mod launch;
+pub mod nesting;
 pub mod oauth;
 pub mod process;
 pub mod remote;

@@ -60,6 +60,24 @@ pub struct McpServer {
     exit: tokio::sync::watch::Receiver<Option<String>>,
     pid: Option<u32>,
     stderr: Arc<StderrRing>,
+    held_back: Mutex<Vec<HeldBackTool>>,
+}
+
+/// A tool left out of a server's list because it cannot be used as sent, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeldBackTool {
+    pub tool: String,
+    pub reason: String,
+}
+
+impl Drop for McpServer {
+    /// A local server dropped while still connected, without [`McpServer::stop`] (whoever held
+    /// it was cancelled: Ctrl-C on the command line), takes its process group with it.
+    fn drop(&mut self) {
+        if self.exit.borrow().is_none() {
+            drop(super::process::GroupGuard(self.pid));
+        }
+    }
 }
 
 impl std::fmt::Debug for McpServer {
@@ -112,6 +130,7 @@ impl McpServer {
             exit,
             pid,
             stderr,
+            held_back: Mutex::default(),
         }
     }
 }
@@ -206,6 +225,40 @@ impl McpServer {
         self.list_tools_within(&LIST_LIMITS).await
     }
 
+    /// The tools of the last list that were left out, and why.
+    pub fn held_back(&self) -> Vec<HeldBackTool> {
+        self.held_back
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// `tools` without those that arrived with a part nested too deep to use (see
+    /// [`super::nesting`]); they are kept in [`McpServer::held_back`] with the reason.
+    fn hold_back_unusable(&self, tools: Vec<Tool>) -> Vec<Tool> {
+        let (usable, unusable): (Vec<Tool>, Vec<Tool>) = tools.into_iter().partition(|tool| {
+            !serde_json::to_value(tool).is_ok_and(|v| super::nesting::was_too_deep(&v))
+        });
+        let held: Vec<HeldBackTool> = unusable
+            .into_iter()
+            .map(|tool| HeldBackTool {
+                tool: tool.name.to_string(),
+                reason: format!(
+                    "its definition nests deeper than {} levels, more than any real schema; it is not offered to models",
+                    super::nesting::MAX_DEPTH
+                ),
+            })
+            .collect();
+        for held in &held {
+            tracing::warn!(server = %self.name, tool = %held.tool, "tool held back: {}", held.reason);
+        }
+        *self
+            .held_back
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = held;
+        usable
+    }
+
     /// [`McpServer::list_tools`] within `limits`.
     ///
     /// # Errors
@@ -248,7 +301,7 @@ impl McpServer {
             }
             cursor = page.next_cursor;
             if cursor.is_none() {
-                return Ok(tools);
+                return Ok(self.hold_back_unusable(tools));
             }
         }
         Err(too_long(format!(

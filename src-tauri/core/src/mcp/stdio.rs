@@ -19,11 +19,12 @@ use std::time::Duration;
 
 use process_wrap::tokio::CommandWrap;
 use rmcp::service::ServiceExt;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 
 use super::client::HostClient;
 use super::elicitation::Elicitation;
 use super::error::{McpError, STDERR_TAIL_CHARS};
+use super::nesting;
 use super::process::StderrRing;
 use super::process::{end_process_group, GroupGuard};
 use super::server::McpServer;
@@ -120,7 +121,10 @@ pub async fn start_with(
     let mut abandoned = GroupGuard(pid);
     let overlong = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let transport = (
-        LineCap::new(stdout, MAX_LINE_BYTES, Arc::clone(&overlong)),
+        flattened(
+            LineCap::new(stdout, MAX_LINE_BYTES, Arc::clone(&overlong)),
+            name,
+        ),
         stdin,
     );
     let stderr = Arc::new(StderrRing::default());
@@ -285,6 +289,40 @@ impl RotatingLog {
         self.written += bytes.len() as u64;
         Ok(())
     }
+}
+
+/// The server's stdout, line by line, with any value nested past [`nesting::MAX_DEPTH`]
+/// flattened (so a schema nested 10 000 levels costs one tool, not the whole message). Ends
+/// (EOF) when `stdout` ends or fails.
+fn flattened(
+    stdout: impl tokio::io::AsyncRead + Unpin + Send + 'static,
+    server: &str,
+) -> tokio::io::DuplexStream {
+    let (mut into, out) = tokio::io::duplex(64 * 1024);
+    let server = server.to_owned();
+    tokio::spawn(async move {
+        let mut lines = tokio::io::BufReader::new(stdout);
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match lines.read_until(b'\n', &mut line).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            let flat = nesting::flatten_deep(&line, nesting::MAX_DEPTH);
+            if flat.is_some() {
+                tracing::warn!(%server, "a message nested past {} levels was cut there", nesting::MAX_DEPTH);
+            }
+            if into
+                .write_all(flat.as_deref().unwrap_or(&line))
+                .await
+                .is_err()
+            {
+                break;
+            }
+        }
+    });
+    out
 }
 
 /// Reads a server's stdout and fails the read (which ends the connection) once a line grows

@@ -1,6 +1,7 @@
 //! A hostile server cannot wedge the app: a tool list that pages without end is read no further
 //! than 100 pages and the server is marked failed; stopping a server that never answers its
-//! tool list (or `initialize`) returns at once.
+//! tool list (or `initialize`) returns at once; a tool schema nested 10 000 levels costs that
+//! one tool (held back with its reason), not the server's whole list.
 
 use std::time::{Duration, Instant};
 
@@ -88,5 +89,35 @@ async fn server_that_never_answers_is_stopped_at_once() {
         );
         assert_eq!(host.states().get(name), Some(&ServerState::Stopped));
     }
+    host.shutdown(Duration::from_secs(5)).await;
+}
+
+#[tokio::test]
+async fn tool_schema_nested_ten_thousand_levels_holds_back_that_tool_only() {
+    if !support::mcp_peers_installed("tool_schema_nested_ten_thousand_levels") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let host = host(dir.path()).await;
+    raw_server(&host, "deep", &["--deep-schema", "10000"]).await;
+    let running = until(&host, "deep", |s| !matches!(s, ServerState::Starting)).await;
+    assert_eq!(
+        running,
+        ServerState::Running {
+            pid: host.server("deep").and_then(|s| s.pid()),
+            tools: 1
+        }
+    );
+    let offered: Vec<String> = host
+        .running_tools()
+        .into_iter()
+        .filter(|(name, _)| name == "deep")
+        .flat_map(|(_, tools)| tools.iter().map(|t| t.name.clone()).collect::<Vec<_>>())
+        .collect();
+    assert_eq!(offered, ["echo"], "the server's other tool works");
+    let held = host.server("deep").unwrap().held_back();
+    assert_eq!(held.len(), 1);
+    assert_eq!(held[0].tool, "deep");
+    assert!(held[0].reason.contains("deeper than 64 levels"), "{held:?}");
     host.shutdown(Duration::from_secs(5)).await;
 }

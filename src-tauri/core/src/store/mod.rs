@@ -141,6 +141,19 @@ impl Store {
         let found: u32 = conn
             .pragma_query_value(None, "user_version", |row| row.get(0))
             .map_err(map)?;
+        // A damaged page (a disk error, a copy cut short) is found before anything is written:
+        // the file is left as it is for the person (or a recovery tool) to deal with.
+        if found > 0 {
+            let verdict: String = conn
+                .query_row("PRAGMA quick_check(1)", [], |row| row.get(0))
+                .map_err(map)?;
+            if verdict != "ok" {
+                return Err(StoreError::Corrupt {
+                    path: path.to_path_buf(),
+                    detail: format!("SQLite's check found damage: {verdict}"),
+                });
+            }
+        }
         let known = migrations::latest_version();
         if found > known {
             return Err(StoreError::TooNew {

@@ -1,6 +1,7 @@
 //! The threat suite: one test per way around Switchboard's trust boundary, each named as the
 //! attack it stops. A file per boundary; see the README for the count.
 
+mod damaged_database;
 mod hostile_servers;
 mod links;
 mod oauth_pages;

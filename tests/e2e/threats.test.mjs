@@ -181,3 +181,107 @@ test("a tool schema nested 10,000 levels holds back that tool on the command lin
   assert.match(listed.stdout, /^echo\s+deep__echo\s+new/m);
   assert.match(listed.stdout, /^deep: HELD BACK: its definition nests deeper than 64 levels/m);
 });
+
+/** Installs a canary in the page: any script that runs and calls out (alert, a new window…)
+ * or trips the CSP is recorded in `window.__canary`. */
+async function installCanary(b) {
+  await b.execute(() => {
+    window.__canary = [];
+    for (const name of ["alert", "confirm", "prompt", "print", "open"]) {
+      window[name] = (...args) => window.__canary.push(`${name}(${args.map(String).join(", ")})`);
+    }
+    document.addEventListener("securitypolicyviolation", (e) =>
+      window.__canary.push(`CSP blocked ${e.violatedDirective}: ${e.blockedURI}`),
+    );
+  });
+}
+
+/** What in `selector` could run or reach out: script-like elements, event handlers, script URLs. */
+function dangerousIn(b, selector) {
+  return b.execute((selector) => {
+    const found = [];
+    for (const root of document.querySelectorAll(selector)) {
+      for (const el of root.querySelectorAll("*")) {
+        const tag = el.tagName.toLowerCase();
+        if (["script", "iframe", "frame", "object", "embed", "form", "base", "meta", "link", "style", "template", "portal"].includes(tag)) {
+          found.push(`<${tag}>`);
+        }
+        for (const attr of el.attributes) {
+          const value = attr.value.replace(/\s/g, "").toLowerCase();
+          if (attr.name.startsWith("on") || value.startsWith("javascript:") || value.startsWith("data:text/html")) {
+            found.push(`${tag}[${attr.name}=${attr.value.slice(0, 60)}]`);
+          }
+        }
+      }
+    }
+    return found;
+  }, selector);
+}
+
+test("dompurify_xss_corpus_runs_nothing in model text, tool output, tool names and descriptions, server names and titles", async () => {
+  const home = tempHome("threat-corpus");
+  const payloads = path.resolve("tests/fixtures/hostile/dompurify-payloads.json");
+  const { payloads: corpus } = JSON.parse(fs.readFileSync(payloads, "utf8"));
+  const env = { ...process.env, SWITCHBOARD_HOME: home };
+  addRawServer(home, "hostile", `--describe '${payloads}'`);
+  // Server names: each payload a name can be (no "/"), as a server that exits at once.
+  const names = corpus.filter((p) => !/[/\r\n]/.test(p) && [...p].length <= 64).slice(0, 12);
+  // (A name with control characters or a "/" is refused by the config's own checks.)
+  const accepted = names.filter((name) => run(BIN, ["mcp", "add", name, "--", "true"], { env }).status === 0);
+  assert.ok(accepted.length >= 8, `only ${accepted.length} hostile server names were accepted`);
+  const seeded = run("python3", ["tests/e2e/seed_hostile.py", "--home", home, "--payloads", payloads], { env });
+  assert.equal(seeded.status, 0, seeded.stderr);
+  const corpusId = seeded.stdout.trim();
+
+  const app = await launch(home);
+  try {
+    const b = app.browser;
+    await installCanary(b);
+    // Every conversation title, in the sidebar.
+    await b.waitUntil(async () => (await sidebarIds(b)).length === corpus.length + 1, { timeout: 20000, timeoutMsg: "the titles did not load" });
+    // The corpus conversation: the question, the cards (opened), the answer.
+    await b.$(`${tid("conversation-item")}[data-id="${corpusId}"]`).click();
+    await b.waitUntil(async () => (await textOf(b, tid("message-list"))).includes("End of the hostile corpus."), {
+      timeout: 20000,
+      timeoutMsg: "the corpus answer was not shown",
+    });
+    const cards = await b.execute((sel) => {
+      const all = [...document.querySelectorAll(sel)];
+      for (const card of all) {
+        const details = card.matches("details") ? card : card.querySelector("details");
+        if (details) details.open = true;
+      }
+      for (const card of all) card.querySelector("summary")?.scrollIntoView();
+      return all.length;
+    }, tid("tool-card"));
+    assert.ok(cards > 0, "no tool cards");
+    await b.waitUntil(async () => (await b.$$(tid("tool-result"))).length === cards, {
+      timeout: 20000,
+      timeoutMsg: "the tool results were not all shown",
+    });
+    await app.screenshot("threat-corpus-conversation");
+    const inConversation = await dangerousIn(b, `${tid("message-list")}, ${tid("conversation-item")}`);
+
+    // Tool titles and descriptions, and server names, on the Servers page.
+    await b.$(tid("nav-servers")).click();
+    const hostile = `${tid("server-item")}[data-name="hostile"]`;
+    await b.$(hostile).waitForDisplayed({ timeout: 20000 });
+    await b.waitUntil(async () => /Running/.test(await textOf(b, `${hostile} ${tid("server-state")}`)), { timeout: 20000 });
+    await b.$(`${hostile} ${tid("server-tools-toggle")}`).click();
+    await b.waitUntil(async () => (await b.$$(`${hostile} ${tid("tool-item")}`)).length === corpus.length, {
+      timeout: 20000,
+      timeoutMsg: "the hostile server's tools were not listed",
+    });
+    await app.screenshot("threat-corpus-servers");
+    const onServers = await dangerousIn(b, tid("server-item"));
+
+    await sleep(500);
+    const canary = await b.execute(() => window.__canary);
+    assert.deepEqual(canary, [], "a payload ran (or tried to)");
+    assert.deepEqual(inConversation, [], "something that could run was left in the conversation");
+    assert.deepEqual(onServers, [], "something that could run was left on the Servers page");
+    assert.equal(await b.execute(() => location.href.startsWith("tauri://localhost")), true);
+  } finally {
+    await app.close();
+  }
+});

@@ -8,6 +8,8 @@ Options (one at a time):
   --no-initialize      never answers `initialize`
   --deep-schema N      one tool (`deep`) whose input schema nests N levels, next to a plain `echo`
   --notify-flood N     `echo` sends N `notifications/message` before its answer
+  --describe FILE      its tools are titled and described with the `payloads` of FILE (JSON),
+                       one tool (`t0`, `t1`, …) per payload
 
 Tools otherwise: echo(text).
 """
@@ -60,6 +62,11 @@ for line in sys.stdin:
         if "--page-forever" in args:
             page += 1
             send({"jsonrpc": "2.0", "id": rid, "result": {"tools": [tool(f"echo_{page}")], "nextCursor": f"page-{page}"}})
+        elif "--describe" in args:
+            with open(args[args.index("--describe") + 1], encoding="utf-8") as f:
+                payloads = json.load(f)["payloads"]
+            tools = [dict(tool(f"t{i}"), title=p, description=p) for i, p in enumerate(payloads)]
+            send({"jsonrpc": "2.0", "id": rid, "result": {"tools": tools}})
         elif "--deep-schema" in args:
             levels = int(args[args.index("--deep-schema") + 1])
             text = '{"jsonrpc": "2.0", "id": %s, "result": {"tools": [%s, {"name": "deep", "description": "nested", "inputSchema": %s}]}}' % (

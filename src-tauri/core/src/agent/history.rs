@@ -9,6 +9,10 @@ use serde_json::{json, Value};
 use crate::providers::{ChatMessage, Part, ToolCall};
 use crate::store::{Message, MessageStatus, Role};
 
+/// What a call that was started but never ended (its process was killed mid-call) is answered
+/// with, by whoever opens the home next.
+pub use crate::store::MAY_HAVE_RUN;
+
 /// What a call left without a result is answered with.
 pub const NEVER_RAN: &str = "This call did not run: the run was interrupted before it finished.";
 

@@ -279,17 +279,17 @@ impl Store {
                 .prepare("SELECT DISTINCT writer FROM messages WHERE status = 'streaming'")?
                 .query_map([], |row| row.get(0))?
                 .collect::<Result<_, _>>()?;
+            let gone = |writer: Option<&str>| match (writer, &dir) {
+                (Some(id), _) if id == own => false,
+                (Some(id), Some(dir)) => super::writers::is_gone(dir, id),
+                // A database in memory has no other writers.
+                (Some(_), None) => false,
+                // Written before answers named their writer: by a process long gone.
+                (None, _) => true,
+            };
             let mut marked = 0;
             for writer in writers {
-                let gone = match (&writer, &dir) {
-                    (Some(id), _) if *id == own => false,
-                    (Some(id), Some(dir)) => super::writers::is_gone(dir, id),
-                    // A database in memory has no other writers.
-                    (Some(_), None) => false,
-                    // Written before answers named their writer: by a process long gone.
-                    (None, _) => true,
-                };
-                if gone {
+                if gone(writer.as_deref()) {
                     marked += conn.execute(
                         "UPDATE messages SET status = 'interrupted' \
                          WHERE status = 'streaming' AND writer IS ?1",
@@ -297,6 +297,7 @@ impl Store {
                     )?;
                 }
             }
+            marked += answer_calls_cut_off(conn, gone)?;
             if let Some(dir) = &dir {
                 super::writers::sweep(dir, &own);
             }
@@ -479,6 +480,54 @@ impl Store {
 
 /// Inserts `message` at the end of the conversation and marks the conversation active, inside
 /// the caller's transaction.
+/// The result a call gets when it was started but never ended (its process was killed
+/// mid-call): it may have done its work, so the model must not assume it did not.
+pub const MAY_HAVE_RUN: &str = "This call was started, but Switchboard stopped (its process ended) before it finished: it may have run, and its outcome is unknown. Check before doing it again.";
+
+/// Calls recorded as started whose process is gone (`gone` says so of the answer's writer):
+/// each gets the result the model reads, [`MAY_HAVE_RUN`], and its
+/// record ends as an error. Returns how many.
+fn answer_calls_cut_off(
+    conn: &mut rusqlite::Connection,
+    gone: impl Fn(Option<&str>) -> bool,
+) -> Result<usize, StoreError> {
+    let started: Vec<(String, String, String, String, Option<String>)> = conn
+        .prepare(
+            "SELECT r.id, r.conversation_id, r.call_id, r.message_id, m.writer \
+             FROM tool_runs r JOIN messages m ON m.id = r.message_id \
+             WHERE r.finished_at IS NULL AND r.started_at IS NOT NULL",
+        )?
+        .query_map([], |row| {
+            Ok((
+                row.get(0)?,
+                row.get(1)?,
+                row.get(2)?,
+                row.get(3)?,
+                row.get(4)?,
+            ))
+        })?
+        .collect::<Result<_, _>>()?;
+    let mut ended = 0;
+    for (run_id, conversation_id, call_id, _, writer) in started {
+        if !gone(writer.as_deref()) {
+            continue;
+        }
+        let tx = conn.transaction()?;
+        let note = MAY_HAVE_RUN;
+        tx.execute(
+            "UPDATE tool_runs SET finished_at = ?1, is_error = 1, result = ?2 WHERE id = ?3",
+            params![super::now_ms(), note, run_id],
+        )?;
+        let mut message = NewMessage::text(Role::Tool, note);
+        message.tool_call_id = Some(call_id);
+        message.is_error = true;
+        insert(&tx, &conversation_id, &message)?;
+        tx.commit()?;
+        ended += 1;
+    }
+    Ok(ended)
+}
+
 pub(super) fn insert(
     tx: &rusqlite::Transaction<'_>,
     conversation_id: &str,

@@ -22,7 +22,8 @@ use rusqlite::{Connection, ErrorCode, OpenFlags};
 pub use conversations::Conversation;
 pub use mcp_approvals::PinnedTool;
 pub use messages::{
-    Message, MessagePage, MessageStatus, MessageUpdate, NewMessage, Role, TOOL_PREVIEW_CHARS,
+    Message, MessagePage, MessageStatus, MessageUpdate, NewMessage, Role, MAY_HAVE_RUN,
+    TOOL_PREVIEW_CHARS,
 };
 pub use providers::ProviderRow;
 pub use tool_loop::{ApprovalScope, CallRef, StandingApproval, ToolDecision, ToolRun, ToolToggle};

@@ -219,6 +219,42 @@ async fn an_answer_cut_off_by_a_killed_process_is_interrupted_by_whoever_opens_n
     assert_eq!(files, 0, "a process that ends well removes its file");
 }
 
+#[tokio::test]
+async fn a_call_started_by_a_killed_process_is_answered_that_it_may_have_run() {
+    let (_dir, path) = temp_db();
+    let mut cli = Store::open(&path, DEFAULT_BUSY_TIMEOUT).unwrap();
+    let conv = cli.create_conversation("c".into()).await.unwrap();
+    let mut answer = NewMessage::text(Role::Assistant, "");
+    answer.tool_calls = Some(serde_json::json!([
+        {"id": "call_1", "name": "files__delete", "arguments": "{\"path\": \"/tmp/a\"}"}
+    ]));
+    answer.finish_reason = Some("tool_calls".into());
+    let answer = cli.append_message(conv.id.clone(), answer).await.unwrap();
+    let mut started = a_call(&conv.id, &answer.id, "call_1");
+    started.id = ToolRun::id_for(&answer.id, "call_1");
+    started.finished_at = None;
+    started.result = None;
+    cli.record_tool_started(started).await.unwrap();
+
+    // While the command line lives, the call is its own.
+    let next = Store::open(&path, DEFAULT_BUSY_TIMEOUT).unwrap();
+    assert_eq!(next.recover_unfinished().await.unwrap(), 0);
+    // kill -9 mid-call: the next to open answers the call for the model.
+    kill(&mut cli);
+    assert_eq!(next.recover_unfinished().await.unwrap(), 1);
+    let all = next.list_messages(conv.id.clone()).await.unwrap();
+    let result = all.last().unwrap();
+    assert_eq!(
+        (result.role, result.tool_call_id.as_deref(), result.is_error),
+        (Role::Tool, Some("call_1"), true)
+    );
+    assert_eq!(result.content.as_deref(), Some(MAY_HAVE_RUN));
+    let runs = next.list_tool_runs(conv.id.clone()).await.unwrap();
+    assert_eq!(runs.len(), 1);
+    assert!(runs[0].finished_at.is_some() && runs[0].is_error);
+    assert_eq!(next.recover_unfinished().await.unwrap(), 0, "answered once");
+}
+
 #[test]
 fn a_file_that_is_not_a_database_is_reported_and_left_untouched() {
     let (_dir, path) = temp_db();

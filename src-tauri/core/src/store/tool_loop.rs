@@ -121,6 +121,22 @@ pub struct ToolRun {
 }
 
 impl ToolRun {
+    /// The record id of call `call_id` of the answer `message_id`: the same when it is recorded
+    /// as started and when it ends (a UUID made from the two, like every other id).
+    pub fn id_for(message_id: &str, call_id: &str) -> String {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::new()
+            .chain_update(message_id.as_bytes())
+            .chain_update([0])
+            .chain_update(call_id.as_bytes())
+            .finalize();
+        let mut bytes = [0u8; 16];
+        bytes.copy_from_slice(&digest[..16]);
+        uuid::Builder::from_custom_bytes(bytes)
+            .into_uuid()
+            .to_string()
+    }
+
     /// Why a Retry cannot run this call again, or `None` when it can as far as the record goes:
     /// it failed, it was allowed, its tool exists and its arguments are a JSON object (no text at
     /// all is an empty one). Whether the tool is still offered is the caller's to check.
@@ -158,6 +174,36 @@ impl ToolRun {
         self.can_retry = self.retry_refusal().is_none();
         self
     }
+}
+
+/// Writes `run`, replacing a record of the same id (a call recorded as started, now ended).
+fn upsert_run(tx: &rusqlite::Transaction<'_>, run: &ToolRun) -> rusqlite::Result<usize> {
+    tx.execute_cached(
+        &format!(
+            "INSERT OR REPLACE INTO tool_runs ({RUN_COLUMNS}) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"
+        ),
+        params![
+            run.id,
+            run.conversation_id,
+            run.message_id,
+            run.call_id,
+            run.server,
+            run.tool,
+            run.arguments,
+            run.decision.map(ToolDecision::as_str),
+            run.decision_scope.map(ApprovalScope::as_str),
+            run.deny_reason,
+            run.started_at,
+            run.finished_at,
+            run.is_error,
+            run.result,
+            run.display_name,
+            run.retry_of.as_ref().map(|r| &r.call_id),
+            run.description,
+            run.retry_of.as_ref().map(|r| &r.message_id),
+        ],
+    )
 }
 
 /// The columns of a run in [`run_from_row`]'s order, with `$result` where the result goes.
@@ -288,35 +334,32 @@ impl Store {
     ) -> Result<Message, StoreError> {
         self.call(move |conn| {
             let tx = conn.transaction()?;
-            tx.execute_cached(
-                &format!(
-                    "INSERT OR REPLACE INTO tool_runs ({RUN_COLUMNS}) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"
-                ),
-                params![
-                    run.id,
-                    run.conversation_id,
-                    run.message_id,
-                    run.call_id,
-                    run.server,
-                    run.tool,
-                    run.arguments,
-                    run.decision.map(ToolDecision::as_str),
-                    run.decision_scope.map(ApprovalScope::as_str),
-                    run.deny_reason,
-                    run.started_at,
-                    run.finished_at,
-                    run.is_error,
-                    run.result,
-                    run.display_name,
-                    run.retry_of.as_ref().map(|r| &r.call_id),
-                    run.description,
-                    run.retry_of.as_ref().map(|r| &r.message_id),
-                ],
-            )?;
+            upsert_run(&tx, &run)?;
             let saved = messages::insert(&tx, &run.conversation_id, &result)?;
             tx.commit()?;
             Ok(saved)
+        })
+        .await
+    }
+
+    /// Records that an allowed call is about to run (no result, no end time yet), and that this
+    /// process is the one running its answer: if the process dies mid-call, whoever opens the
+    /// home next tells the model the call may have run ([`Store::recover_unfinished`]). The
+    /// same run's [`Store::record_tool_call`] replaces the record when the call ends.
+    ///
+    /// # Errors
+    /// A failed write (the call must then not run).
+    pub async fn record_tool_started(&self, run: ToolRun) -> Result<(), StoreError> {
+        let writer = self.writer.id().to_owned();
+        self.call(move |conn| {
+            let tx = conn.transaction()?;
+            upsert_run(&tx, &run)?;
+            tx.execute_cached(
+                "UPDATE messages SET writer = ?1 WHERE id = ?2",
+                [&writer, &run.message_id],
+            )?;
+            tx.commit()?;
+            Ok(())
         })
         .await
     }

@@ -17,7 +17,7 @@ use crate::mcp::catalogue::CatalogueTool;
 use crate::mcp::results;
 use crate::mcp::server::{CallLimits, McpError};
 use crate::providers::ToolCall;
-use crate::store::{now_ms, Message};
+use crate::store::{now_ms, Message, ToolRun};
 
 /// A call running: its place in the round and its outcome.
 type Job<'a> = Pin<Box<dyn Future<Output = (usize, CallOutcome)> + Send + 'a>>;
@@ -32,11 +32,11 @@ impl Run<'_> {
         calls: &[Call<'_>],
         outcomes: &mut [Option<CallOutcome>],
     ) {
-        let runnable: Vec<(usize, &ToolCall, &CatalogueTool)> = calls
+        let runnable: Vec<(usize, &Call<'_>, &CatalogueTool)> = calls
             .iter()
             .enumerate()
             .filter_map(|(i, c)| match (&c.state, &c.tool) {
-                (CallState::Allowed(_), Some(tool)) => Some((i, c.call, tool)),
+                (CallState::Allowed(_), Some(tool)) => Some((i, c, tool)),
                 _ => None,
             })
             .collect();
@@ -57,10 +57,12 @@ impl Run<'_> {
         let mut describing: FuturesUnordered<Describing<'_>> = FuturesUnordered::new();
         let alone = runnable.len() == 1;
         for (i, call, tool) in runnable {
-            jobs.push(Box::pin(async move { (i, ctx.execute(call, tool).await) }));
+            jobs.push(Box::pin(async move {
+                (i, ctx.execute(answer, call, tool).await)
+            }));
             if let Some(within) = ctx.setup.limits.describe_within {
                 describing.push(Box::pin(async move {
-                    ctx.describe(call, tool, within)
+                    ctx.describe(call.call, tool, within)
                         .await
                         .map(|words| (i, words))
                 }));
@@ -142,12 +144,43 @@ impl Ctx<'_> {
         status::tidy_description(&answer)
     }
 
-    /// Runs one call on its server, passing its progress on to the window.
-    async fn execute(&self, call: &ToolCall, tool: &CatalogueTool) -> CallOutcome {
+    /// Runs one call on its server, passing its progress on to the window. It is recorded as
+    /// started first; a call that cannot be recorded does not run.
+    async fn execute(&self, answer: &Answer, call: &Call<'_>, tool: &CatalogueTool) -> CallOutcome {
+        let started_at = now_ms();
+        let (decision, decision_scope, _) = call.state.decision();
+        let started = ToolRun {
+            id: ToolRun::id_for(&answer.message_id, &call.call.id),
+            conversation_id: self.setup.conversation_id.clone(),
+            message_id: answer.message_id.clone(),
+            call_id: call.call.id.clone(),
+            server: tool.server.clone(),
+            tool: tool.tool.clone(),
+            display_name: tool.display_name.clone(),
+            arguments: call.call.raw_arguments.clone(),
+            decision,
+            decision_scope,
+            deny_reason: None,
+            started_at: Some(started_at),
+            finished_at: None,
+            is_error: false,
+            result: None,
+            retry_of: answer.retry_of.clone(),
+            description: None,
+            can_retry: false,
+        };
+        if let Err(e) = self.services.store.record_tool_started(started).await {
+            let mut outcome = CallOutcome::error(
+                format!("The call was not run: Switchboard could not record it first ({e})."),
+                Effect::Failed,
+            );
+            outcome.finished_at = now_ms();
+            return outcome;
+        }
+        let call = call.call;
         self.emit(RunEvent::ToolStarted {
             call_id: call.id.clone(),
         });
-        let started_at = now_ms();
         let idle = self
             .setup
             .rules

@@ -4,7 +4,7 @@
 use super::calls::Call;
 use super::{Answer, CallOutcome, Ctx, Run};
 use crate::events::RunEvent;
-use crate::store::{new_id, Message, NewMessage, Role, ToolRun};
+use crate::store::{Message, NewMessage, Role, ToolRun};
 
 impl Ctx<'_> {
     /// Saves the record of a call and the tool message the model reads, then shows the message
@@ -20,7 +20,7 @@ impl Ctx<'_> {
         let (decision, decision_scope, deny_reason) = call.state.decision();
         let tool = call.tool.as_ref();
         let run = ToolRun {
-            id: new_id(),
+            id: ToolRun::id_for(&answer.message_id, &call.call.id),
             conversation_id: self.setup.conversation_id.clone(),
             message_id: answer.message_id.clone(),
             call_id: call.call.id.clone(),

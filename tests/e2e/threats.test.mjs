@@ -285,3 +285,18 @@ test("dompurify_xss_corpus_runs_nothing in model text, tool output, tool names a
     await app.close();
   }
 });
+
+test("a server that never answers initialize does not hold up chat: the turn goes on without it and says so", () => {
+  const home = tempHome("threat-mute-init");
+  const env = { ...process.env, SWITCHBOARD_HOME: home };
+  addRawServer(home, "mute", "--no-initialize");
+  // A provider that refuses the connection at once: the turn ends right after it starts.
+  const provider = run(BIN, ["provider", "add", "Nowhere", "--kind", "openai_compatible", "--base-url", "http://127.0.0.1:9/v1", "--model", "m"], { env });
+  assert.equal(provider.status, 0, provider.stderr);
+  // spawnSync's 30 s limit is half the server start-up limit this used to wait out in silence.
+  const chat = run(BIN, ["chat", "--provider", "Nowhere", "--json", "--wait-for-servers", "2", "hi"], { env });
+  assert.equal(chat.error, undefined, "chat waited for the server");
+  assert.match(chat.stderr, /“mute” is still starting after 2 s \(it has not answered `initialize`\); this turn goes on without its tools/);
+  const events = chat.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  assert.equal(events.at(-1).type, "run_finished");
+});

@@ -50,6 +50,10 @@ pub(crate) struct ChatArgs {
     /// Print every event of the run as a JSON line.
     #[arg(long)]
     json: bool,
+    /// How long to wait for MCP servers to start before the turn goes on with those that are
+    /// ready (a slow first `npx` download may need more).
+    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
+    wait_for_servers: u64,
     /// What to say.
     prompt: String,
 }
@@ -76,7 +80,8 @@ pub(crate) async fn run(
     let tools = selection(&args.tools);
     if tools != ToolSelection::None {
         // Only the servers the selection can take a tool from are started.
-        start_servers(app, &tools, args.json).await?;
+        let wait = Duration::from_secs(args.wait_for_servers);
+        start_servers(app, &tools, args.json, wait).await?;
     }
     let result = turn(app, args, tools, out).await;
     app.host().shutdown(Duration::from_secs(5)).await;
@@ -145,8 +150,16 @@ async fn turn(
     }
 }
 
-/// Starts every enabled, approved server and waits until each has started or failed.
-async fn start_servers(app: &App, tools: &ToolSelection, quiet: bool) -> Result<(), CliError> {
+/// Starts every enabled, approved server and waits until each has started or failed, or
+/// `wait` at most (`--wait-for-servers`): the turn then begins with the servers that are
+/// ready, and says which are still starting (their tools are not offered in this turn). What
+/// did not start is said on stderr, also with `--json` (whose stdout stays the run's events).
+async fn start_servers(
+    app: &App,
+    tools: &ToolSelection,
+    quiet: bool,
+    wait: Duration,
+) -> Result<(), CliError> {
     let host = app.host();
     for (name, why) in app
         .core()
@@ -170,12 +183,16 @@ async fn start_servers(app: &App, tools: &ToolSelection, quiet: bool) -> Result<
             }
         }
     };
-    let _ = tokio::time::timeout(crate::mcp::launch::STARTUP_TIMEOUT, all_started).await;
-    if !quiet {
-        for (name, state) in host.states() {
-            if let Some(line) = not_started(&name, &state) {
-                super::terminal::say!("switchboard: {line}");
-            }
+    let _ = tokio::time::timeout(wait.min(crate::mcp::launch::STARTUP_TIMEOUT), all_started).await;
+    for (name, state) in host.states() {
+        if let Some(line) = not_started(&name, &state) {
+            super::terminal::say!("switchboard: {line}");
+        } else if state == ServerState::Starting {
+            super::terminal::say!(
+                "switchboard: “{name}” is still starting after {} s (it has not answered \
+                 `initialize`); this turn goes on without its tools (--wait-for-servers)",
+                wait.as_secs()
+            );
         }
     }
     Ok(())

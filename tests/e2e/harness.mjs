@@ -253,6 +253,16 @@ export function filesContaining(dir, needle) {
   return hits;
 }
 
+/** Whether process `pid` is running (and not a zombie). */
+export function alive(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return !stat.slice(stat.lastIndexOf(")") + 1).trim().startsWith("Z");
+  } catch {
+    return false;
+  }
+}
+
 /** Runs a program and returns { status, stdout, stderr }. */
 export function run(cmd, args, options = {}) {
   const r = spawnSync(cmd, args, { encoding: "utf8", timeout: 30000, ...options });

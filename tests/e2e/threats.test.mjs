@@ -9,7 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { BIN, launch, nativeWindow, pressIn, run, screenshotScreen, sidebarIds, tempHome, textOf, tid } from "./harness.mjs";
+import { alive, BIN, launch, nativeWindow, pressIn, run, screenshotScreen, sidebarIds, tempHome, textOf, tid } from "./harness.mjs";
 
 /** Calls one of the app's commands straight from the page, as a hostile script could. */
 function invokeFromPage(b, command, args) {
@@ -142,15 +142,6 @@ function addRawServer(home, name, fault, prefix = "") {
   const line = `${prefix}exec '${python}' '${script}' ${fault}`;
   const added = run(BIN, ["mcp", "add", name, "--", "sh", "-c", line], { env: { ...process.env, SWITCHBOARD_HOME: home } });
   assert.equal(added.status, 0, added.stderr);
-}
-
-function alive(pid) {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    return !stat.slice(stat.lastIndexOf(")") + 1).trim().startsWith("Z");
-  } catch {
-    return false;
-  }
 }
 
 test("ctrl_c_on_a_cli_verb_stops_its_servers, even one that never answers", async () => {

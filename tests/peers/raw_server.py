@@ -8,6 +8,7 @@ Options (one at a time):
   --no-initialize      never answers `initialize`
   --deep-schema N      one tool (`deep`) whose input schema nests N levels, next to a plain `echo`
   --notify-flood N     `echo` sends N `notifications/message` before its answer
+  --progress-flood N   `echo` sends N `notifications/progress` (for the call's token) before its answer
   --describe FILE      its tools are titled and described with the `payloads` of FILE (JSON),
                        one tool (`t0`, `t1`, …) per payload
 
@@ -76,6 +77,12 @@ for line in sys.stdin:
         else:
             send({"jsonrpc": "2.0", "id": rid, "result": {"tools": [tool("echo")]}})
     elif method == "tools/call":
+        token = (request["params"].get("_meta") or {}).get("progressToken")
+        if "--progress-flood" in args and token is not None:
+            total = int(args[args.index("--progress-flood") + 1])
+            for i in range(total):
+                send({"jsonrpc": "2.0", "method": "notifications/progress",
+                      "params": {"progressToken": token, "progress": i + 1, "total": total}})
         if "--notify-flood" in args:
             for i in range(int(args[args.index("--notify-flood") + 1])):
                 send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": f"flood {i}"}})

@@ -22,6 +22,16 @@ use serde_json::{Map, Number, Value};
 pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(600);
 /// The longest text a field takes, whatever the server allows.
 const MAX_TEXT_CHARS: usize = 10_000;
+/// At most this many forms of one server are open at once; more are declined at once.
+pub const MAX_OPEN_PER_SERVER: usize = 3;
+/// A form with more fields than this is declined (nobody fills in a hundred fields).
+pub const MAX_FIELDS: usize = 50;
+/// The longest a field's name may be (it is the answer's key, so it cannot be cut).
+const MAX_NAME_CHARS: usize = 200;
+/// What of a server's texts is shown: the message, each label and description, the choices.
+const MAX_MESSAGE_CHARS: usize = 4_000;
+const MAX_LABEL_CHARS: usize = 500;
+const MAX_OPTIONS: usize = 500;
 
 /// A server's question, as the window shows it. Every text in it is the server's: shown as
 /// text only.
@@ -107,6 +117,47 @@ impl ElicitationRequest {
             }),
             _ => None,
         }
+    }
+
+    /// Why this form is not shown at all, if it is too big to be a real question.
+    pub fn refusal(&self) -> Option<String> {
+        if self.fields.len() > MAX_FIELDS {
+            return Some(format!(
+                "it has {} fields (at most {MAX_FIELDS} are shown)",
+                self.fields.len()
+            ));
+        }
+        self.fields
+            .iter()
+            .any(|f| f.name.chars().count() > MAX_NAME_CHARS)
+            .then(|| format!("a field's name is longer than {MAX_NAME_CHARS} characters"))
+    }
+
+    /// The form with the server's texts cut to what a person can read: the message, each
+    /// label and description, the number of choices and each choice's label.
+    #[must_use]
+    pub fn bounded(mut self) -> Self {
+        self.message = cut(&self.message, MAX_MESSAGE_CHARS);
+        for field in &mut self.fields {
+            for text in [&mut field.title, &mut field.description]
+                .into_iter()
+                .flatten()
+            {
+                *text = cut(text, MAX_LABEL_CHARS);
+            }
+            if let Some(Value::String(default)) = &mut field.default {
+                *default = cut(default, MAX_TEXT_CHARS);
+            }
+            if let FieldKind::Choice { options } | FieldKind::MultiChoice { options, .. } =
+                &mut field.kind
+            {
+                options.truncate(MAX_OPTIONS);
+                for option in options {
+                    option.label = cut(&option.label, MAX_LABEL_CHARS);
+                }
+            }
+        }
+        self
     }
 
     /// Each field's default, where it has one.
@@ -531,6 +582,16 @@ impl ElicitationBroker {
     }
 }
 
+/// `text` cut to `max` characters, ending with "…" when it was cut.
+fn cut(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut kept: String = text.chars().take(max.saturating_sub(1)).collect();
+    kept.push('…');
+    kept
+}
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -542,8 +603,32 @@ impl Elicitor for ElicitationBroker {
     ) -> futures_util::future::BoxFuture<'static, ElicitationAnswer> {
         let inner = Arc::clone(&self.inner);
         Box::pin(async move {
+            if let Some(why) = request.refusal() {
+                tracing::warn!(server = %request.server, "an MCP server's form was declined: {why}");
+                return ElicitationAnswer::Decline;
+            }
+            let request = request.bounded();
             let id = request.id.clone();
             let (tx, rx) = tokio::sync::oneshot::channel();
+            {
+                // Counted and taken in one step, so a burst of forms cannot slip past the cap.
+                let mut pending = lock(&inner.pending);
+                let open_here = pending
+                    .values()
+                    .filter(|p| p.request.server == request.server)
+                    .count();
+                if open_here >= MAX_OPEN_PER_SERVER {
+                    tracing::warn!(server = %request.server, "an MCP server asked for another form while {open_here} were open; declined");
+                    return ElicitationAnswer::Decline;
+                }
+                pending.insert(
+                    id.clone(),
+                    Pending {
+                        request: request.clone(),
+                        answer: tx,
+                    },
+                );
+            }
             let shown = {
                 let listener = lock(&inner.listener);
                 listener
@@ -551,16 +636,10 @@ impl Elicitor for ElicitationBroker {
                     .is_some_and(|l| l.send(request.clone()).is_ok())
             };
             if !shown {
+                lock(&inner.pending).remove(&id);
                 tracing::info!(server = %request.server, "an MCP server asked for input with no window to show it; declined");
                 return ElicitationAnswer::Decline;
             }
-            lock(&inner.pending).insert(
-                id.clone(),
-                Pending {
-                    request,
-                    answer: tx,
-                },
-            );
             let timeout = lock(&inner.timeout).unwrap_or(ANSWER_TIMEOUT);
             let answer = tokio::time::timeout(timeout, rx).await;
             lock(&inner.pending).remove(&id);

@@ -2,8 +2,10 @@
 //! attack it stops. A file per boundary; see the README for the count.
 
 mod damaged_database;
+mod forms;
 mod hostile_servers;
 mod links;
+mod notification_flood;
 mod oauth_pages;
 mod plain_http;
 mod provider_redirects;

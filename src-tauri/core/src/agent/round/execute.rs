@@ -19,6 +19,9 @@ use crate::mcp::server::{CallLimits, McpError};
 use crate::providers::ToolCall;
 use crate::store::{now_ms, Message, ToolRun};
 
+/// How often the window hears a running call's progress, at most.
+const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// A call running: its place in the round and its outcome.
 type Job<'a> = Pin<Box<dyn Future<Output = (usize, CallOutcome)> + Send + 'a>>;
 /// The model describing a call: its place in the round and the words, if they came in time.
@@ -206,15 +209,25 @@ impl Ctx<'_> {
             Some(&progress),
         );
         tokio::pin!(running);
+        // A server may send progress as fast as it likes; the window gets the newest at most
+        // every PROGRESS_EVERY, so a flood of notifications cannot flood it.
+        let mut newest = None;
+        let mut every = tokio::time::interval(PROGRESS_EVERY);
+        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let result = loop {
             tokio::select! {
                 result = &mut running => break result,
-                Some(report) = reports.recv() => self.emit(RunEvent::ToolProgress {
-                    call_id: call.id.clone(),
-                    progress: report.progress,
-                    total: report.total,
-                    message: report.message,
-                }),
+                Some(report) = reports.recv() => newest = Some(report),
+                _ = every.tick(), if newest.is_some() => {
+                    if let Some(report) = newest.take() {
+                        self.emit(RunEvent::ToolProgress {
+                            call_id: call.id.clone(),
+                            progress: report.progress,
+                            total: report.total,
+                            message: report.message,
+                        });
+                    }
+                }
             }
         };
         let mut outcome = match result {

@@ -86,6 +86,26 @@ pub enum StoreError {
     Task(String),
 }
 
+impl StoreError {
+    /// Why a write failed, in a person's words: the disk is full, the file is read-only, the
+    /// disk failed; otherwise the error as it is.
+    pub fn why_not_written(&self) -> String {
+        let code = match self {
+            StoreError::Sqlite(e) => e.sqlite_error_code(),
+            _ => None,
+        };
+        match code {
+            Some(ErrorCode::DiskFull) => "the disk is full".into(),
+            Some(ErrorCode::ReadOnly) => "its file is read-only".into(),
+            Some(ErrorCode::SystemIoFailure) => "the disk reported an input/output error".into(),
+            Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
+                "another program holds it locked".into()
+            }
+            _ => self.to_string(),
+        }
+    }
+}
+
 /// A handle to the database; cheap to clone.
 #[derive(Clone)]
 pub struct Store {

@@ -14,6 +14,7 @@ mod scripted;
 mod server_approval;
 mod server_removal;
 mod terminal;
+mod unwritable_database;
 mod webview_grants;
 
 #[path = "../support/mod.rs"]

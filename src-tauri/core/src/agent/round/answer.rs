@@ -12,7 +12,7 @@ use crate::events::{RunEvent, StopReason};
 use crate::providers::{
     ChatRequest, FinishReason, ProviderError, ProviderEvent, ToolCall, ToolChoice,
 };
-use crate::store::{MessageStatus, MessageUpdate, NewMessage, Role};
+use crate::store::{MessageStatus, MessageUpdate, NewMessage, Role, StoreError};
 
 impl Run<'_> {
     /// Streams one answer. `ToolChoice::None` is the last answer at the round cap: tools stay
@@ -73,6 +73,7 @@ impl Run<'_> {
         // killed mid-answer loses nothing the person saw.
         let every = self.ctx.setup.limits.checkpoint_every;
         let mut written_at: Option<Instant> = None;
+        let mut unsaved = None;
         let ended = loop {
             let next = match (early.take(), written_at) {
                 (Some(next), _) => next,
@@ -80,7 +81,10 @@ impl Run<'_> {
                     biased;
                     next = stream.next() => next,
                     () = tokio::time::sleep_until((at + every).into()) => {
-                        self.checkpoint(&id, &mut got).await;
+                        if let Err(e) = self.checkpoint(&id, &mut got).await {
+                            unsaved = Some(e);
+                            break Ok(());
+                        }
                         written_at = Some(Instant::now());
                         continue;
                     }
@@ -93,10 +97,26 @@ impl Run<'_> {
                 Some(Ok(event)) => self.take(event, &mut got),
             }
             if got.has_unshown() && written_at.is_none_or(|at| at.elapsed() >= every) {
-                self.checkpoint(&id, &mut got).await;
+                if let Err(e) = self.checkpoint(&id, &mut got).await {
+                    unsaved = Some(e);
+                    break Ok(());
+                }
                 written_at = Some(Instant::now());
             }
         };
+        if let Some(e) = unsaved {
+            // Nothing more is asked of the model, and nothing unsaved is shown: the answer
+            // stops at the text last written.
+            drop(stream);
+            let said = cannot_write(&e);
+            let marked = MessageUpdate {
+                status: Some(MessageStatus::Error),
+                error: Some(said.clone()),
+                ..MessageUpdate::default()
+            };
+            let _ = self.ctx.services.store.update_message(id, marked).await;
+            return Err(self.ctx.failed(&said));
+        }
         if choice == ToolChoice::None && !got.calls.is_empty() {
             tracing::warn!(
                 n = got.calls.len(),
@@ -111,13 +131,13 @@ impl Run<'_> {
             .store
             .update_message(id.clone(), update)
             .await;
-        self.show(&id, &mut got);
         match saved {
             Ok(saved) => {
+                self.show(&id, &mut got);
                 self.remember(&saved);
                 self.ctx.emit(RunEvent::MessageSaved { message: saved });
             }
-            Err(e) => return Err(self.ctx.failed(&e.to_string())),
+            Err(e) => return Err(self.ctx.failed(&cannot_write(&e))),
         }
         match end {
             Some(end) => Err(end),
@@ -171,8 +191,12 @@ impl Run<'_> {
         (update, end)
     }
 
-    /// Writes the answer so far, then shows what the person has not seen of it yet.
-    async fn checkpoint(&self, id: &str, got: &mut Streamed) {
+    /// Writes the answer so far, then shows what the person has not seen of it yet; what could
+    /// not be written is not shown.
+    ///
+    /// # Errors
+    /// The write failed.
+    async fn checkpoint(&self, id: &str, got: &mut Streamed) -> Result<(), StoreError> {
         let checkpoint = MessageUpdate {
             content: Some(got.text.clone()),
             reasoning: got.reasoning(),
@@ -186,8 +210,10 @@ impl Run<'_> {
             .await
         {
             tracing::warn!(error = %e, "cannot checkpoint the streaming answer");
+            return Err(e);
         }
         self.show(id, got);
+        Ok(())
     }
 
     /// Sends the deltas not shown yet, reasoning first.
@@ -295,6 +321,15 @@ pub(super) fn finish_text(reason: FinishReason) -> String {
         FinishReason::Other => "other",
     }
     .to_owned()
+}
+
+/// What the conversation says when the answer cannot be written.
+fn cannot_write(e: &StoreError) -> String {
+    format!(
+        "Switchboard cannot write to its database: {}. The answer stops at the last text it \
+         saved; nothing after that point was shown.",
+        e.why_not_written()
+    )
 }
 
 #[cfg(test)]

@@ -143,10 +143,26 @@ impl Store {
     /// # Errors
     /// [`StoreError::NotFound`] when there is no such conversation.
     pub async fn delete_conversation(&self, id: String) -> Result<(), StoreError> {
+        let dir = self.data_dir.clone();
         self.call(move |conn| {
+            // Results too large for the database live in files of their own: they go too.
+            let files: Vec<String> = conn
+                .prepare(
+                    "SELECT json_extract(result, '$.file') FROM tool_runs \
+                     WHERE conversation_id = ?1 AND json_valid(result) \
+                     AND json_extract(result, '$.switchboard') IS NOT NULL \
+                     AND json_extract(result, '$.file') IS NOT NULL",
+                )?
+                .query_map([&id], |row| row.get(0))?
+                .collect::<Result<_, _>>()?;
             let changed = conn.execute("DELETE FROM conversations WHERE id = ?1", [&id])?;
             if changed == 0 {
                 return Err(not_found(&id));
+            }
+            if let Some(dir) = &dir {
+                for file in files.iter().filter(|f| is_result_file(f)) {
+                    let _ = std::fs::remove_file(dir.join(file));
+                }
             }
             Ok(())
         })
@@ -173,4 +189,11 @@ impl Store {
     pub async fn get_conversation(&self, id: String) -> Result<Conversation, StoreError> {
         self.call(move |conn| get(conn, &id)).await
     }
+}
+
+/// A file name a record may point at: `results/<id>.json`, nothing that leaves the folder.
+fn is_result_file(name: &str) -> bool {
+    name.strip_prefix("results/")
+        .and_then(|rest| rest.strip_suffix(".json"))
+        .is_some_and(|id| !id.is_empty() && id.chars().all(|c| c.is_ascii_hexdigit() || c == '-'))
 }

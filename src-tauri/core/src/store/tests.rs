@@ -220,6 +220,42 @@ async fn an_answer_cut_off_by_a_killed_process_is_interrupted_by_whoever_opens_n
 }
 
 #[tokio::test]
+async fn a_result_larger_than_the_database_keeps_goes_to_a_file_and_goes_with_its_conversation() {
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path, DEFAULT_BUSY_TIMEOUT).unwrap();
+    let conv = store.create_conversation("c".into()).await.unwrap();
+    let answer = store
+        .append_message(conv.id.clone(), NewMessage::text(Role::Assistant, ""))
+        .await
+        .unwrap();
+    let whole = format!(
+        "{{\"content\": [{{\"type\": \"text\", \"text\": \"{}\"}}]}}",
+        "y".repeat(tool_loop::MAX_STORED_RESULT + 1)
+    );
+    let mut run = a_call(&conv.id, &answer.id, "call_1");
+    run.result = Some(whole.clone());
+    let mut message = NewMessage::text(Role::Tool, "y".repeat(100));
+    message.tool_call_id = Some("call_1".into());
+    store.record_tool_call(run.clone(), message).await.unwrap();
+
+    let kept = store.list_tool_runs(conv.id.clone()).await.unwrap()[0]
+        .result
+        .clone()
+        .unwrap();
+    assert!(
+        kept.len() < 1_000,
+        "the database keeps a note, not the result"
+    );
+    let note: serde_json::Value = serde_json::from_str(&kept).unwrap();
+    assert_eq!(note["bytes"], whole.len());
+    let file = path.parent().unwrap().join(note["file"].as_str().unwrap());
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), whole);
+
+    store.delete_conversation(conv.id.clone()).await.unwrap();
+    assert!(!file.exists(), "the file went with its conversation");
+}
+
+#[tokio::test]
 async fn a_call_started_by_a_killed_process_is_answered_that_it_may_have_run() {
     let (_dir, path) = temp_db();
     let mut cli = Store::open(&path, DEFAULT_BUSY_TIMEOUT).unwrap();

@@ -176,6 +176,10 @@ impl ToolRun {
     }
 }
 
+/// The largest raw result a call's record keeps in the database; a larger one goes to a file
+/// ([`Store::record_tool_call`]).
+pub const MAX_STORED_RESULT: usize = 10 * 1024 * 1024;
+
 /// Writes `run`, replacing a record of the same id (a call recorded as started, now ended).
 fn upsert_run(tx: &rusqlite::Transaction<'_>, run: &ToolRun) -> rusqlite::Result<usize> {
     tx.execute_cached(
@@ -329,9 +333,18 @@ impl Store {
     /// [`StoreError::NotFound`] when the conversation is gone; a failed query.
     pub async fn record_tool_call(
         &self,
-        run: ToolRun,
+        mut run: ToolRun,
         result: NewMessage,
     ) -> Result<Message, StoreError> {
+        if run
+            .result
+            .as_ref()
+            .is_some_and(|r| r.len() > MAX_STORED_RESULT)
+        {
+            run.result = self
+                .keep_in_file(&run.id, run.result.take().unwrap_or_default())
+                .await;
+        }
         self.call(move |conn| {
             let tx = conn.transaction()?;
             upsert_run(&tx, &run)?;
@@ -340,6 +353,43 @@ impl Store {
             Ok(saved)
         })
         .await
+    }
+
+    /// A result too large for the database, written to `results/<run id>.json` under the data
+    /// folder; what the record keeps instead says where (and how large). Without a folder (a
+    /// database in memory) or when the file cannot be written, the record says the result was
+    /// not kept.
+    async fn keep_in_file(&self, run_id: &str, whole: String) -> Option<String> {
+        let bytes = whole.len();
+        let kept = match &self.data_dir {
+            Some(dir) => {
+                let name = format!("results/{run_id}.json");
+                let path = dir.join(&name);
+                let written = tokio::task::spawn_blocking(move || {
+                    std::fs::create_dir_all(path.parent().unwrap_or(&path))?;
+                    std::fs::write(&path, whole)
+                })
+                .await
+                .map_err(std::io::Error::other)
+                .and_then(|r| r);
+                match written {
+                    Ok(()) => Some(name),
+                    Err(e) => {
+                        tracing::warn!(error = %e, bytes, "a large tool result could not be kept in a file");
+                        None
+                    }
+                }
+            }
+            None => None,
+        };
+        Some(
+            serde_json::json!({
+                "switchboard": "The whole result was larger than the database keeps.",
+                "bytes": bytes,
+                "file": kept,
+            })
+            .to_string(),
+        )
     }
 
     /// Records that an allowed call is about to run (no result, no end time yet), and that this

@@ -5,7 +5,7 @@
 //! answer. Pure rules over the entry and the recorded approval: the flow that asks is
 //! [`crate::app::App::approve_server`], the record is the store's.
 
-use crate::mcp::config::{ConfigValue, Launch, OAuthEntry, ServerSpec, Trust};
+use crate::mcp::config::{looks_secret, ConfigValue, Launch, OAuthEntry, ServerSpec, Trust};
 
 pub use super::confirm::ServerApprovalRequest;
 
@@ -55,10 +55,9 @@ fn shown(spec: &ServerSpec) -> String {
     lines
         .iter()
         .map(|line| {
-            let line = line
-                .replace('\n', "\\n")
-                .replace('\r', "\\r")
-                .replace('\t', "\\t");
+            // Newline and tab are not hidden characters elsewhere (a terminal shows them as
+            // they are), but here they would break the one line.
+            let line = line.replace('\n', "\\n").replace('\t', "\\t");
             crate::text::escape_hidden(&line).into_owned()
         })
         .collect::<Vec<_>>()
@@ -66,17 +65,13 @@ fn shown(spec: &ServerSpec) -> String {
 }
 
 /// A header's value as shown: a keychain reference by its name; a value written in mcp.json
-/// under a name that says it is a secret, masked but for its scheme word (`Bearer`).
+/// under a name that [looks secret](looks_secret), masked but for its scheme word (`Bearer`).
 fn header_value(name: &str, value: &ConfigValue) -> String {
-    const SECRET_NAMES: [&str; 7] = [
-        "auth", "cookie", "token", "key", "secret", "password", "session",
-    ];
     let plain = match value {
         ConfigValue::Keychain { .. } => return value.display(),
         ConfigValue::Plain(plain) => plain,
     };
-    let lower = name.to_ascii_lowercase();
-    if !SECRET_NAMES.iter().any(|s| lower.contains(s)) {
+    if !looks_secret(name) {
         return plain.clone();
     }
     let count = plain.chars().count();

@@ -5,26 +5,24 @@ use crate::secrets::{SecretError, SecretStore};
 
 use super::{ConfigValue, ServerEntry};
 
-/// Whether an env or header name usually holds a secret (a token, key or password).
+/// Whether an env or header name usually holds a secret (a token, key, password, cookie or
+/// session): its value goes to the keychain when added, and is masked wherever it is shown.
 pub fn looks_secret(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    lower == "authorization"
-        || [
-            "token",
-            "secret",
-            "password",
-            "passwd",
-            "api_key",
-            "apikey",
-            "api-key",
-            "_key",
-            "-key",
-            "credential",
-            "_pat",
-            "auth",
-        ]
-        .iter()
-        .any(|w| lower.contains(w))
+    [
+        "token",
+        "secret",
+        "password",
+        "passwd",
+        "key",
+        "credential",
+        "_pat",
+        "auth",
+        "cookie",
+        "session",
+    ]
+    .iter()
+    .any(|w| lower.contains(w))
 }
 
 /// The keychain account a server's secret value is kept under.

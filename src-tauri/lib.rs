@@ -70,7 +70,7 @@ pub fn run() -> i32 {
             // so its MCP servers are stopped too.
             let handle = app.handle().clone();
             tauri::async_runtime::spawn(async move {
-                exit_signal().await;
+                switchboard_core::app::quit_signal().await;
                 tracing::info!("asked to quit by a signal");
                 handle.exit(0);
             });
@@ -178,32 +178,6 @@ fn is_app_page(url: &tauri::Url) -> bool {
         "http" | "https" if host == Some("tauri.localhost") => true,
         "http" if tauri::is_dev() => host == Some("localhost") && url.port() == Some(1420),
         _ => false,
-    }
-}
-
-/// Resolves on SIGTERM or SIGINT (Unix) or Ctrl-C (Windows).
-async fn exit_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        match (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::interrupt()),
-        ) {
-            (Ok(mut term), Ok(mut int)) => {
-                tokio::select! {
-                    _ = term.recv() => {}
-                    _ = int.recv() => {}
-                }
-            }
-            _ => std::future::pending::<()>().await,
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
     }
 }
 

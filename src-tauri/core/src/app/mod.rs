@@ -4,7 +4,7 @@
 //! files), the MCP supervisor, the runs under way (one per conversation, awaited at shutdown),
 //! pending approvals and forms; and it holds the flows that touch more than one of them, so each
 //! exists once (approving a server as shown, accepting a changed tool, removing a provider that
-//! Settings names as the default).
+//! Settings names as the default). [`quit_signal`] is when either adapter ends it.
 //!
 //! It must not know about windows, IPC or the terminal: adapters pass in an [`EventSink`] per
 //! run and a [`Confirm`](crate::policy::confirm::Confirm) per question. The server flows are
@@ -399,6 +399,34 @@ impl App {
         if self.pid_file != self.core.mcp_pid_file() {
             // A command line's own record, empty now.
             let _ = std::fs::remove_file(&self.pid_file);
+        }
+    }
+}
+
+/// Resolves when the app is asked to quit by a signal: SIGTERM or SIGINT (Unix), Ctrl-C
+/// (Windows). Never, when the signals cannot be listened to. The window and the command line
+/// both end on it.
+pub async fn quit_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) {
+            (Ok(mut term), Ok(mut int)) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = int.recv() => {}
+                }
+            }
+            _ => std::future::pending::<()>().await,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
         }
     }
 }

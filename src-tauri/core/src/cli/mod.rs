@@ -54,27 +54,6 @@ pub fn is_cli_invocation(args: &[OsString]) -> bool {
 }
 
 /// Runs the command line and returns the process exit code.
-/// Resolves on Ctrl-C (SIGINT), or SIGTERM on Unix.
-async fn interrupted() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => tokio::select! {
-                _ = term.recv() => {}
-                _ = tokio::signal::ctrl_c() => {}
-            },
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
-}
-
 pub fn main(args: Vec<OsString>) -> i32 {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
@@ -114,7 +93,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
                     1
                 }
             },
-            () = interrupted(), if !stops_itself => {
+            () = crate::app::quit_signal(), if !stops_itself => {
                 terminal::say!("switchboard: interrupted; stopping its MCP servers");
                 130
             }

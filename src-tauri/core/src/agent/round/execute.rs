@@ -151,26 +151,9 @@ impl Ctx<'_> {
     /// started first; a call that cannot be recorded does not run.
     async fn execute(&self, answer: &Answer, call: &Call<'_>, tool: &CatalogueTool) -> CallOutcome {
         let started_at = now_ms();
-        let (decision, decision_scope, _) = call.state.decision();
         let started = ToolRun {
-            id: ToolRun::id_for(&answer.message_id, &call.call.id),
-            conversation_id: self.setup.conversation_id.clone(),
-            message_id: answer.message_id.clone(),
-            call_id: call.call.id.clone(),
-            server: tool.server.clone(),
-            tool: tool.tool.clone(),
-            display_name: tool.display_name.clone(),
-            arguments: call.call.raw_arguments.clone(),
-            decision,
-            decision_scope,
-            deny_reason: None,
             started_at: Some(started_at),
-            finished_at: None,
-            is_error: false,
-            result: None,
-            retry_of: answer.retry_of.clone(),
-            description: None,
-            can_retry: false,
+            ..self.run_record(answer, call)
         };
         if let Err(e) = self.services.store.record_tool_started(started).await {
             let mut outcome = CallOutcome::error(

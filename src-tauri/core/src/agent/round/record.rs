@@ -7,19 +7,12 @@ use crate::events::RunEvent;
 use crate::store::{Message, NewMessage, Role, ToolRun};
 
 impl Ctx<'_> {
-    /// Saves the record of a call and the tool message the model reads, then shows the message
-    /// (a long result as a preview). Returns the message as saved, whole, and whether a Retry can
-    /// run the call again; `None` when the database failed (said in the conversation).
-    pub(super) async fn record(
-        &self,
-        answer: &Answer,
-        call: &Call<'_>,
-        done: &CallOutcome,
-        description: Option<String>,
-    ) -> Option<(Message, bool)> {
+    /// The record of `call` of `answer` as far as its decision goes: no times, no result. The
+    /// same id whether it is written as started ([`Ctx::execute`](super::execute)) or ended.
+    pub(super) fn run_record(&self, answer: &Answer, call: &Call<'_>) -> ToolRun {
         let (decision, decision_scope, deny_reason) = call.state.decision();
         let tool = call.tool.as_ref();
-        let run = ToolRun {
+        ToolRun {
             id: ToolRun::id_for(&answer.message_id, &call.call.id),
             conversation_id: self.setup.conversation_id.clone(),
             message_id: answer.message_id.clone(),
@@ -31,13 +24,33 @@ impl Ctx<'_> {
             decision,
             decision_scope,
             deny_reason,
+            started_at: None,
+            finished_at: None,
+            is_error: false,
+            result: None,
+            retry_of: answer.retry_of.clone(),
+            description: None,
+            can_retry: false,
+        }
+    }
+
+    /// Saves the record of a call and the tool message the model reads, then shows the message
+    /// (a long result as a preview). Returns the message as saved, whole, and whether a Retry can
+    /// run the call again; `None` when the database failed (said in the conversation).
+    pub(super) async fn record(
+        &self,
+        answer: &Answer,
+        call: &Call<'_>,
+        done: &CallOutcome,
+        description: Option<String>,
+    ) -> Option<(Message, bool)> {
+        let run = ToolRun {
             started_at: done.started_at,
             finished_at: Some(done.finished_at),
             is_error: done.is_error,
             result: done.full.clone().or_else(|| Some(done.content.clone())),
-            retry_of: answer.retry_of.clone(),
             description,
-            can_retry: false,
+            ..self.run_record(answer, call)
         }
         .with_retry_rule();
         let mut message = NewMessage::text(Role::Tool, done.content.clone());

@@ -233,30 +233,27 @@ impl McpServer {
             .clone()
     }
 
-    /// `tools` without those that arrived with a part nested too deep to use (see
-    /// [`super::nesting`]); they are kept in [`McpServer::held_back`] with the reason.
-    fn hold_back_unusable(&self, tools: Vec<Tool>) -> Vec<Tool> {
-        let (usable, unusable): (Vec<Tool>, Vec<Tool>) = tools.into_iter().partition(|tool| {
-            !serde_json::to_value(tool).is_ok_and(|v| super::nesting::was_too_deep(&v))
-        });
-        let held: Vec<HeldBackTool> = unusable
+    /// Keeps `held` (tools that arrived with a part nested too deep to use, see
+    /// [`super::nesting`]) as [`McpServer::held_back`], each with the reason.
+    fn hold_back(&self, held: Vec<String>) {
+        let reason = format!(
+            "its definition nests deeper than {} levels, more than any real schema; it is not offered to models",
+            super::nesting::MAX_DEPTH
+        );
+        let held: Vec<HeldBackTool> = held
             .into_iter()
-            .map(|tool| HeldBackTool {
-                tool: tool.name.to_string(),
-                reason: format!(
-                    "its definition nests deeper than {} levels, more than any real schema; it is not offered to models",
-                    super::nesting::MAX_DEPTH
-                ),
+            .map(|tool| {
+                tracing::warn!(server = %self.name, %tool, "tool held back: {reason}");
+                HeldBackTool {
+                    tool,
+                    reason: reason.clone(),
+                }
             })
             .collect();
-        for held in &held {
-            tracing::warn!(server = %self.name, tool = %held.tool, "tool held back: {}", held.reason);
-        }
         *self
             .held_back
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = held;
-        usable
     }
 
     /// [`McpServer::list_tools`] within `limits`.
@@ -269,7 +266,8 @@ impl McpServer {
             detail,
         };
         let deadline = tokio::time::Instant::now() + limits.time;
-        let (mut tools, mut cursor, mut bytes) = (Vec::new(), None, 0usize);
+        let (mut tools, mut held, mut cursor) = (Vec::new(), Vec::new(), None);
+        let (mut listed, mut bytes) = (0usize, 0usize);
         for _ in 0..limits.pages {
             let params = PaginatedRequestParams::default().with_cursor(cursor);
             let page = tokio::time::timeout_at(deadline, self.peer.list_tools(Some(params)))
@@ -281,13 +279,19 @@ impl McpServer {
                     ))
                 })?
                 .map_err(|e| self.service_error(&e))?;
-            bytes += page
-                .tools
-                .iter()
-                .map(|t| serde_json::to_vec(t).map_or(0, |v| v.len()))
-                .sum::<usize>();
-            tools.extend(page.tools);
-            if tools.len() > limits.tools {
+            // Each tool is written as JSON once: its size counts, and it shows whether a part
+            // of it was nested too deep to use.
+            for tool in page.tools {
+                let json = serde_json::to_string(&tool).unwrap_or_default();
+                bytes += json.len();
+                listed += 1;
+                if super::nesting::text_was_too_deep(&json) {
+                    held.push(tool.name.to_string());
+                } else {
+                    tools.push(tool);
+                }
+            }
+            if listed > limits.tools {
                 return Err(too_long(format!(
                     "listed more than {} tools; the list was not read further",
                     limits.tools
@@ -301,7 +305,8 @@ impl McpServer {
             }
             cursor = page.next_cursor;
             if cursor.is_none() {
-                return Ok(self.hold_back_unusable(tools));
+                self.hold_back(held);
+                return Ok(tools);
             }
         }
         Err(too_long(format!(

@@ -12,9 +12,8 @@ use switchboard_core::events::{RunEvent, StopReason};
 use switchboard_core::mcp::config::ServerEntry;
 use switchboard_core::mcp::host::ServerState;
 use switchboard_core::secrets::{MemoryStore, SecretStore};
-use switchboard_core::settings::MemorySettings;
 use switchboard_core::store::{MessageStatus, Role, Store};
-use switchboard_core::{App, AppConfig, AppPaths, Core};
+use switchboard_core::{App, AppPaths, Core};
 
 use support::{aimock, peers, stdio_launch, Seen};
 
@@ -35,14 +34,7 @@ async fn app_in(home: &std::path::Path, mock_root: &str) -> (Arc<App>, Store) {
     let core = Core::with_store(paths.clone(), store.clone(), Arc::clone(&secrets))
         .with_http_options(support::test_http());
     support::add_mock_provider(&core, mock_root).await;
-    let config = AppConfig {
-        paths,
-        secrets,
-        settings: Arc::new(MemorySettings::default()),
-        shows_forms: false,
-        pid_file: None,
-    };
-    (App::with_core(core, config).await, store)
+    (support::headless_app(core, paths, secrets).await, store)
 }
 
 fn alive(pid: u32) -> bool {

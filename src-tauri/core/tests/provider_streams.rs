@@ -1,6 +1,8 @@
 //! The streaming provider clients against a scripted local HTTP server: each connection gets the
 //! next scripted response, byte by byte as written here (chunked encoding, stalls, drops).
 
+mod support;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -11,7 +13,7 @@ use switchboard_core::providers::{
     ChatMessage, ChatRequest, FinishReason, HttpOptions, Part, Provider, ProviderError,
     ProviderEvent,
 };
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
@@ -46,29 +48,7 @@ async fn serve(scripts: Vec<Vec<Step>>) -> (String, Arc<Mutex<Seen>>) {
     tokio::spawn(async move {
         for script in scripts {
             let (mut socket, _) = listener.accept().await.unwrap();
-            let mut buf = Vec::new();
-            let mut tmp = [0u8; 4096];
-            // Read the head, then as much body as Content-Length says.
-            let head_end = loop {
-                let n = socket.read(&mut tmp).await.unwrap();
-                buf.extend_from_slice(&tmp[..n]);
-                if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                    break i + 4;
-                }
-            };
-            let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
-            let length = head
-                .lines()
-                .find_map(|l| {
-                    l.to_ascii_lowercase()
-                        .strip_prefix("content-length:")
-                        .map(|v| v.trim().parse::<usize>().unwrap())
-                })
-                .unwrap_or(0);
-            while buf.len() < head_end + length {
-                let n = socket.read(&mut tmp).await.unwrap();
-                buf.extend_from_slice(&tmp[..n]);
-            }
+            let buf = support::read_request(&mut socket).await.unwrap();
             record
                 .lock()
                 .unwrap()

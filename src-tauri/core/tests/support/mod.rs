@@ -315,3 +315,49 @@ impl Seen {
         }
     }
 }
+
+/// One HTTP request read off `socket`: its head, then as much body as `Content-Length` says.
+/// `None` when the connection ends or fails first.
+pub async fn read_request(socket: &mut tokio::net::TcpStream) -> Option<Vec<u8>> {
+    use tokio::io::AsyncReadExt;
+    let mut buf = Vec::new();
+    let mut tmp = [0u8; 4096];
+    let head_end = loop {
+        let n = socket.read(&mut tmp).await.ok().filter(|&n| n > 0)?;
+        buf.extend_from_slice(&tmp[..n]);
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
+    let length = head
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("content-length:")
+                .map(|v| v.trim().parse::<usize>().unwrap())
+        })
+        .unwrap_or(0);
+    while buf.len() < head_end + length {
+        let n = socket.read(&mut tmp).await.ok().filter(|&n| n > 0)?;
+        buf.extend_from_slice(&tmp[..n]);
+    }
+    Some(buf)
+}
+
+/// An app as the command line holds it, over `core` (made on `paths` and `secrets`): settings
+/// in memory, no forms, the app's own record of process groups.
+pub async fn headless_app(
+    core: switchboard_core::Core,
+    paths: switchboard_core::AppPaths,
+    secrets: std::sync::Arc<dyn switchboard_core::secrets::SecretStore>,
+) -> std::sync::Arc<switchboard_core::App> {
+    let config = switchboard_core::AppConfig {
+        paths,
+        secrets,
+        settings: std::sync::Arc::new(switchboard_core::settings::MemorySettings::default()),
+        shows_forms: false,
+        pid_file: None,
+    };
+    switchboard_core::App::with_core(core, config).await
+}

@@ -9,10 +9,9 @@ use serde_json::Value;
 use switchboard_core::engine::NewProvider;
 use switchboard_core::policy::confirm::{Allowance, Confirm, ServerApprovalRequest, ToolChange};
 use switchboard_core::secrets::{MemoryStore, SecretStore};
-use switchboard_core::settings::MemorySettings;
 use switchboard_core::store::Store;
-use switchboard_core::{App, AppConfig, AppPaths, Core};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use switchboard_core::{App, AppPaths, Core};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 
 /// What a scripted server answers a request (method, path): status, extra headers, body.
@@ -38,38 +37,10 @@ pub async fn server(answer: Answer) -> Server {
             let record = Arc::clone(&record);
             let answer = Arc::clone(&answer);
             tokio::spawn(async move {
-                let mut buf = Vec::new();
-                let mut tmp = [0u8; 4096];
-                let head_end = loop {
-                    let Ok(n) = socket.read(&mut tmp).await else {
-                        return;
-                    };
-                    if n == 0 {
-                        return;
-                    }
-                    buf.extend_from_slice(&tmp[..n]);
-                    if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                        break i + 4;
-                    }
+                let Some(buf) = crate::support::read_request(&mut socket).await else {
+                    return;
                 };
-                let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
-                let length = head
-                    .lines()
-                    .find_map(|l| {
-                        let l = l.to_ascii_lowercase();
-                        l.strip_prefix("content-length:")
-                            .map(|v| v.trim().parse::<usize>().unwrap())
-                    })
-                    .unwrap_or(0);
-                while buf.len() < head_end + length {
-                    let Ok(n) = socket.read(&mut tmp).await else {
-                        return;
-                    };
-                    if n == 0 {
-                        break;
-                    }
-                    buf.extend_from_slice(&tmp[..n]);
-                }
+                let head = String::from_utf8_lossy(&buf);
                 let mut words = head.split_whitespace();
                 let (method, path) = (
                     words.next().unwrap_or("").to_owned(),
@@ -141,14 +112,10 @@ pub async fn app_with_model(home: &std::path::Path, answer: Answer) -> (Arc<App>
     })
     .await
     .unwrap();
-    let config = AppConfig {
-        paths,
-        secrets,
-        settings: Arc::new(MemorySettings::default()),
-        shows_forms: false,
-        pid_file: None,
-    };
-    (App::with_core(core, config).await, model)
+    (
+        crate::support::headless_app(core, paths, secrets).await,
+        model,
+    )
 }
 
 /// Runs `switchboard chat` against the "Hostile" provider, tools off and every call denied,

@@ -91,18 +91,24 @@ pub fn stop(reason: &str) -> Value {
     serde_json::json!({"choices": [{"index": 0, "delta": {}, "finish_reason": reason}]})
 }
 
+/// A core in `home` with its database and keys in memory; the keys are returned to look at.
+pub fn memory_core(home: &std::path::Path) -> (Core, Arc<MemoryStore>) {
+    let paths = AppPaths::under_home(home.to_path_buf());
+    paths.create_all().unwrap();
+    let secrets = Arc::new(MemoryStore::default());
+    let core = Core::with_store(
+        paths,
+        Store::open_in_memory().unwrap(),
+        Arc::clone(&secrets) as Arc<dyn SecretStore>,
+    );
+    (core, secrets)
+}
+
 /// An app (in `home`, keys in memory) whose one provider, "Hostile", is a scripted server
 /// answering with `answer`; the server is returned to read what it was sent.
 pub async fn app_with_model(home: &std::path::Path, answer: Answer) -> (Arc<App>, Server) {
     let model = server(answer).await;
-    let paths = AppPaths::under_home(home.to_path_buf());
-    paths.create_all().unwrap();
-    let secrets: Arc<dyn SecretStore> = Arc::new(MemoryStore::default());
-    let core = Core::with_store(
-        paths.clone(),
-        Store::open_in_memory().unwrap(),
-        Arc::clone(&secrets),
-    );
+    let (core, secrets) = memory_core(home);
     core.add_provider(NewProvider {
         name: "Hostile".into(),
         kind: Some("openai_compatible".into()),
@@ -112,10 +118,9 @@ pub async fn app_with_model(home: &std::path::Path, answer: Answer) -> (Arc<App>
     })
     .await
     .unwrap();
-    (
-        crate::support::headless_app(core, paths, secrets).await,
-        model,
-    )
+    let paths = AppPaths::under_home(home.to_path_buf());
+    let app = crate::support::headless_app(core, paths, secrets).await;
+    (app, model)
 }
 
 /// Runs `switchboard chat` against the "Hostile" provider, tools off and every call denied,

@@ -2,31 +2,17 @@
 //! cannot name a provider's key, removing a server deletes its own secrets and sign-in tokens
 //! and nothing else, and a new server of the same name inherits no standing approval.
 
-use std::sync::Arc;
-
 use secrecy::{ExposeSecret, SecretString};
 use switchboard_core::mcp::config::{ConfigValue, ServerEntry};
 use switchboard_core::mcp::oauth::token_account;
-use switchboard_core::secrets::{provider_account, MemoryStore, SecretStore};
-use switchboard_core::store::Store;
-use switchboard_core::{AppPaths, Core};
+use switchboard_core::secrets::{provider_account, SecretStore};
 
-fn core(home: &std::path::Path) -> (Core, Arc<MemoryStore>) {
-    let paths = AppPaths::under_home(home.to_path_buf());
-    paths.create_all().unwrap();
-    let secrets = Arc::new(MemoryStore::default());
-    let core = Core::with_store(
-        paths,
-        Store::open_in_memory().unwrap(),
-        Arc::clone(&secrets) as Arc<dyn SecretStore>,
-    );
-    (core, secrets)
-}
+use super::scripted::memory_core;
 
 #[tokio::test]
 async fn removing_a_server_deletes_its_own_secrets_and_tokens_and_nothing_else() {
     let home = tempfile::tempdir().unwrap();
-    let (core, secrets) = core(home.path());
+    let (core, secrets) = memory_core(home.path());
     secrets
         .set(
             &provider_account("OpenAI"),
@@ -82,7 +68,7 @@ async fn removing_a_server_deletes_its_own_secrets_and_tokens_and_nothing_else()
 #[tokio::test]
 async fn a_server_naming_a_provider_key_in_its_entry_is_refused() {
     let home = tempfile::tempdir().unwrap();
-    let (core, _secrets) = core(home.path());
+    let (core, _secrets) = memory_core(home.path());
     let mut entry = ServerEntry::from_typed(Some("docs-server --stdio"), None).unwrap();
     entry.env.insert(
         "OPENAI_API_KEY".into(),
@@ -100,7 +86,7 @@ async fn a_server_naming_a_provider_key_in_its_entry_is_refused() {
 #[tokio::test]
 async fn a_new_server_with_a_removed_servers_name_inherits_no_standing_approval() {
     let home = tempfile::tempdir().unwrap();
-    let (core, _secrets) = core(home.path());
+    let (core, _secrets) = memory_core(home.path());
     let store = core.store().unwrap().clone();
     core.mcp_add(
         "files",
@@ -130,7 +116,7 @@ async fn a_new_server_with_a_removed_servers_name_inherits_no_standing_approval(
 #[tokio::test]
 async fn adding_trust_to_an_approved_server_needs_approval_again() {
     let home = tempfile::tempdir().unwrap();
-    let (core, _secrets) = core(home.path());
+    let (core, _secrets) = memory_core(home.path());
     core.mcp_add(
         "files",
         ServerEntry::from_typed(Some("files-server"), None).unwrap(),

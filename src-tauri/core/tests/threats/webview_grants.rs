@@ -14,10 +14,10 @@ use switchboard_core::engine::{NewProvider, TurnRequest};
 use switchboard_core::events::RunEvent;
 use switchboard_core::mcp::host::ServerState;
 use switchboard_core::policy::confirm::{Allowance, StandingTool};
-use switchboard_core::secrets::{provider_account, MemoryStore, SecretStore};
+use switchboard_core::secrets::{provider_account, SecretStore};
 use switchboard_core::{App, CoreError};
 
-use super::scripted::{app_with_model, sse, stop, Asked, Server};
+use super::scripted::{app_with_model, memory_core, sse, stop, Asked, Server};
 use crate::support::{self, Seen};
 
 /// An app whose model asks once for the time server's `get_current_time`, then says "Done.";
@@ -224,14 +224,7 @@ async fn webview_cannot_turn_on_auto_approve_without_native_confirmation() {
 #[tokio::test]
 async fn provider_key_does_not_move_with_its_address() {
     let home = tempfile::tempdir().unwrap();
-    let secrets = Arc::new(MemoryStore::default());
-    let paths = switchboard_core::AppPaths::under_home(home.path().to_path_buf());
-    paths.create_all().unwrap();
-    let core = switchboard_core::Core::with_store(
-        paths,
-        switchboard_core::store::Store::open_in_memory().unwrap(),
-        secrets.clone(),
-    );
+    let (core, secrets) = memory_core(home.path());
     core.add_provider(NewProvider {
         name: "Work".into(),
         kind: Some("openai_compatible".into()),

@@ -75,26 +75,21 @@ impl Run<'_> {
         let mut written_at: Option<Instant> = None;
         let mut unsaved = None;
         let ended = loop {
+            // `None`: the time to write the text waiting has come (the checkpoint is below).
             let next = match (early.take(), written_at) {
-                (Some(next), _) => next,
+                (Some(next), _) => Some(next),
                 (None, Some(at)) if got.has_unshown() => tokio::select! {
                     biased;
-                    next = stream.next() => next,
-                    () = tokio::time::sleep_until((at + every).into()) => {
-                        if let Err(e) = self.checkpoint(&id, &mut got).await {
-                            unsaved = Some(e);
-                            break Ok(());
-                        }
-                        written_at = Some(Instant::now());
-                        continue;
-                    }
+                    next = stream.next() => Some(next),
+                    () = tokio::time::sleep_until((at + every).into()) => None,
                 },
-                _ => stream.next().await,
+                _ => Some(stream.next().await),
             };
             match next {
-                None => break Ok(()),
-                Some(Err(e)) => break Err(e),
-                Some(Ok(event)) => self.take(event, &mut got),
+                None => {}
+                Some(None) => break Ok(()),
+                Some(Some(Err(e))) => break Err(e),
+                Some(Some(Ok(event))) => self.take(event, &mut got),
             }
             if got.has_unshown() && written_at.is_none_or(|at| at.elapsed() >= every) {
                 if let Err(e) = self.checkpoint(&id, &mut got).await {

@@ -491,24 +491,18 @@ fn answer_calls_cut_off(
     conn: &mut rusqlite::Connection,
     gone: impl Fn(Option<&str>) -> bool,
 ) -> Result<usize, StoreError> {
-    let started: Vec<(String, String, String, String, Option<String>)> = conn
+    let started: Vec<(String, String, String, Option<String>)> = conn
         .prepare(
-            "SELECT r.id, r.conversation_id, r.call_id, r.message_id, m.writer \
+            "SELECT r.id, r.conversation_id, r.call_id, m.writer \
              FROM tool_runs r JOIN messages m ON m.id = r.message_id \
              WHERE r.finished_at IS NULL AND r.started_at IS NOT NULL",
         )?
         .query_map([], |row| {
-            Ok((
-                row.get(0)?,
-                row.get(1)?,
-                row.get(2)?,
-                row.get(3)?,
-                row.get(4)?,
-            ))
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
         })?
         .collect::<Result<_, _>>()?;
     let mut ended = 0;
-    for (run_id, conversation_id, call_id, _, writer) in started {
+    for (run_id, conversation_id, call_id, writer) in started {
         if !gone(writer.as_deref()) {
             continue;
         }

@@ -13,6 +13,11 @@ Options (one at a time):
                        one tool (`t0`, `t1`, …) per payload
 
 Tools otherwise: echo(text).
+
+Over HTTP instead of stdio (streamable HTTP, no SDK), with any option above:
+  --http               binds 127.0.0.1 port 0 and prints `LISTENING <url>` once it listens; each
+                       POSTed request is answered as a server-sent event stream
+  --json-response      with --http: answered as one JSON body instead (notifications dropped)
 """
 
 import json
@@ -21,9 +26,12 @@ import sys
 args = sys.argv[1:]
 
 
+# What answering one request says, as JSON texts in order (the answer last).
+said = []
+
+
 def send(message):
-    sys.stdout.write(json.dumps(message) + "\n")
-    sys.stdout.flush()
+    said.append(json.dumps(message))
 
 
 def tool(name):
@@ -41,17 +49,18 @@ def deep_schema(levels):
 
 
 page = 0
-for line in sys.stdin:
-    try:
-        request = json.loads(line)
-    except ValueError:
-        continue
+
+
+def answer(request):
+    """The JSON texts that answer `request` (none for a notification or a request left hanging)."""
+    global page
+    said.clear()
     method, rid = request.get("method"), request.get("id")
     if rid is None:
-        continue  # a notification
+        return []  # a notification
     if method == "initialize":
         if "--no-initialize" in args:
-            continue
+            return []
         send({"jsonrpc": "2.0", "id": rid, "result": {
             "protocolVersion": request["params"]["protocolVersion"],
             "capabilities": {"tools": {"listChanged": False}},
@@ -59,7 +68,7 @@ for line in sys.stdin:
         }})
     elif method == "tools/list":
         if "--hang-list" in args:
-            continue
+            return []
         if "--page-forever" in args:
             page += 1
             send({"jsonrpc": "2.0", "id": rid, "result": {"tools": [tool(f"echo_{page}")], "nextCursor": f"page-{page}"}})
@@ -70,10 +79,8 @@ for line in sys.stdin:
             send({"jsonrpc": "2.0", "id": rid, "result": {"tools": tools}})
         elif "--deep-schema" in args:
             levels = int(args[args.index("--deep-schema") + 1])
-            text = '{"jsonrpc": "2.0", "id": %s, "result": {"tools": [%s, {"name": "deep", "description": "nested", "inputSchema": %s}]}}' % (
-                json.dumps(rid), json.dumps(tool("echo")), deep_schema(levels))
-            sys.stdout.write(text + "\n")
-            sys.stdout.flush()
+            said.append('{"jsonrpc": "2.0", "id": %s, "result": {"tools": [%s, {"name": "deep", "description": "nested", "inputSchema": %s}]}}' % (
+                json.dumps(rid), json.dumps(tool("echo")), deep_schema(levels)))
         else:
             send({"jsonrpc": "2.0", "id": rid, "result": {"tools": [tool("echo")]}})
     elif method == "tools/call":
@@ -92,3 +99,62 @@ for line in sys.stdin:
         send({"jsonrpc": "2.0", "id": rid, "result": {}})
     else:
         send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": f"no {method}"}})
+    return list(said)
+
+
+def serve_http():
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    one_at_a_time = threading.Lock()
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def reply(self, status, kind=None, body=b""):
+            self.send_response(status)
+            if kind:
+                self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_POST(self):
+            request = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+            with one_at_a_time:
+                texts = answer(request)
+            if not texts:
+                if request.get("id") is None:
+                    self.reply(202)
+                return  # a request left hanging: the connection stays open
+            if "--json-response" in args:
+                self.reply(200, "application/json", texts[-1].encode())
+            else:
+                stream = "".join(f"event: message\ndata: {t}\n\n" for t in texts)
+                self.reply(200, "text/event-stream", stream.encode())
+
+        def do_GET(self):
+            self.reply(405)
+
+        def do_DELETE(self):
+            self.reply(200)
+
+        def log_message(self, *_):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    print(f"LISTENING http://127.0.0.1:{server.server_address[1]}/mcp", flush=True)
+    server.serve_forever()
+
+
+if "--http" in args:
+    serve_http()
+else:
+    for line in sys.stdin:
+        try:
+            request = json.loads(line)
+        except ValueError:
+            continue
+        for text in answer(request):
+            sys.stdout.write(text + "\n")
+            sys.stdout.flush()

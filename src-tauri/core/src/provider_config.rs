@@ -243,8 +243,9 @@ pub struct Provider {
     pub created_at: i64,
 }
 
-/// Checks a provider name: required, one line, at most [`MAX_NAME_CHARS`] characters, and
-/// no `/` (it names the keychain entry).
+/// Checks a provider name: required, one line, at most [`MAX_NAME_CHARS`] characters, no `/`
+/// (it names the keychain entry) and no [hidden](crate::text::is_hidden) characters (which
+/// would make one provider's name look like another's).
 ///
 /// # Errors
 /// [`InvalidInput`] on field `name`.
@@ -261,6 +262,12 @@ pub fn validate_name(raw: &str) -> Result<String, InvalidInput> {
     }
     if name.contains('/') {
         return Err(InvalidInput::new("name", "A name cannot contain “/”."));
+    }
+    if let Some(hidden) = crate::text::first_hidden(&name) {
+        return Err(InvalidInput::new(
+            "name",
+            format!("A name cannot contain invisible characters ({hidden})."),
+        ));
     }
     Ok(name)
 }

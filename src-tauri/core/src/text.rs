@@ -63,6 +63,19 @@ pub fn is_hidden(c: char) -> bool {
         | '\u{e0100}'..='\u{e01ef}')
 }
 
+/// Whether `text` shows nothing: only spaces and [hidden](is_hidden) characters.
+pub fn is_blank(text: &str) -> bool {
+    text.chars().all(|c| c.is_whitespace() || is_hidden(c))
+}
+
+/// The first [hidden](is_hidden) character of `text`, written as `U+202E`, for a message that
+/// refuses a name holding one.
+pub fn first_hidden(text: &str) -> Option<String> {
+    text.chars()
+        .find(|&c| is_hidden(c))
+        .map(|c| format!("U+{:04X}", u32::from(c)))
+}
+
 /// `text` with each [hidden](is_hidden) character written as JSON writes an escape (`\u001b`,
 /// a surrogate pair beyond U+FFFF), so it shows instead of acting. Inside a JSON string that is
 /// the same text once parsed, so one rule serves a terminal's words and its JSON lines.

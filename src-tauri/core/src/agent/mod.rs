@@ -184,6 +184,9 @@ async fn turn(run: &mut round::Run<'_>) -> (StopReason, Option<String>) {
             return (StopReason::Completed, None);
         }
         let outcome = run.use_tools(&answer).await;
+        if let Some(said) = &outcome.unwritten {
+            return run.ctx.failed(said);
+        }
         if run.ctx.cancelled() {
             return (StopReason::Cancelled, None);
         }

@@ -221,7 +221,8 @@ impl Core {
         Ok(self.store()?.list_conversations().await?)
     }
 
-    /// Creates a conversation; a blank title becomes "New conversation", a long one is cut.
+    /// Creates a conversation; a blank title (or one of invisible characters only) becomes "New
+    /// conversation", a long one is cut.
     ///
     /// # Errors
     /// The database is unavailable or a query failed.
@@ -230,7 +231,7 @@ impl Core {
         title: Option<&str>,
     ) -> Result<Conversation, CoreError> {
         let title = one_line(title.unwrap_or_default(), MAX_TITLE_CHARS);
-        let title = if title.is_empty() {
+        let title = if crate::text::is_blank(&title) {
             DEFAULT_TITLE.to_owned()
         } else {
             title
@@ -239,14 +240,15 @@ impl Core {
     }
 
     /// # Errors
-    /// [`CoreError::Invalid`] for a blank title; not found; the database is unavailable.
+    /// [`CoreError::Invalid`] for a blank title (or one of invisible characters only, which
+    /// would leave a blank row in the list); not found; the database is unavailable.
     pub async fn rename_conversation(
         &self,
         id: &str,
         title: &str,
     ) -> Result<Conversation, CoreError> {
         let title = one_line(title, MAX_TITLE_CHARS);
-        if title.is_empty() {
+        if crate::text::is_blank(&title) {
             return Err(InvalidInput::new("title", "A title cannot be empty.").into());
         }
         Ok(self

@@ -73,6 +73,17 @@ async fn a_blank_title_is_refused_on_rename_and_defaulted_on_create() {
         .await
         .unwrap_err();
     assert_eq!((err.kind(), err.field()), ("invalid_input", Some("title")));
+    // Invisible characters alone would leave a blank row in the list.
+    let invisible = core
+        .create_conversation(Some("\u{202e}\u{200b} \u{2066}"))
+        .await
+        .unwrap();
+    assert_eq!(invisible.title, DEFAULT_TITLE);
+    let err = core
+        .rename_conversation(&conv.id, "\u{200b}\u{e0041}")
+        .await
+        .unwrap_err();
+    assert_eq!(err.field(), Some("title"));
 }
 
 #[tokio::test]

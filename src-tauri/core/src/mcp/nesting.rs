@@ -3,7 +3,9 @@
 //! whole `tools/list` answer vanish and the request wait out its time. Each line a stdio server
 //! sends is scanned once, without recursion; a value that begins deeper than [`MAX_DEPTH`] is
 //! replaced by the string [`TOO_DEEP`], so the message parses, and the one tool it was part of
-//! is held back with a reason while the server's other tools work.
+//! is held back with a reason while the server's other tools work. The same for every
+//! transport: a stdio server's lines, and each event of a server-sent event stream (streamable
+//! HTTP and legacy SSE).
 
 /// The deepest a container may begin in a message from a server (the JSON-RPC envelope of a
 /// tool list takes four levels before a schema starts).
@@ -61,6 +63,25 @@ pub fn flatten_deep(line: &[u8], max: usize) -> Option<Vec<u8>> {
         }
         out
     })
+}
+
+/// One message from `server` as it may be parsed: flattened past [`MAX_DEPTH`] (and said in
+/// the log) when it nests deeper, as it is otherwise.
+pub fn flatten_message(message: &[u8], server: &str) -> Option<Vec<u8>> {
+    let flat = flatten_deep(message, MAX_DEPTH);
+    if flat.is_some() {
+        tracing::warn!(%server, "a message nested past {MAX_DEPTH} levels was cut there");
+    }
+    flat
+}
+
+/// [`flatten_message`] for a message that is text (an event's data).
+pub fn flatten_text(message: String, server: &str) -> String {
+    match flatten_message(message.as_bytes(), server) {
+        // Only ASCII was put in place of whole values, so the text stays UTF-8.
+        Some(flat) => String::from_utf8(flat).unwrap_or(message),
+        None => message,
+    }
 }
 
 /// Whether a value from a server, written as JSON text, had a part nested too deep (see

@@ -175,24 +175,57 @@ pub async fn challenge(name: &str, launch: &RemoteLaunch) -> Result<Option<Strin
 const STANDALONE_STREAM_WAIT: Duration = Duration::from_secs(3);
 
 /// An HTTP client for the streamable HTTP transport that says when the standalone stream (the
-/// `GET` the transport opens after the handshake) has been tried, open or refused. Everything
-/// else is the wrapped client's.
+/// `GET` the transport opens after the handshake) has been tried, open or refused, and cuts
+/// each server-sent event's nesting at [`super::nesting::MAX_DEPTH`] (as the stdio transport
+/// does each line). Everything else is the wrapped client's.
 #[derive(Clone)]
 struct NoticesStandaloneStream<C> {
     inner: C,
     tried: Arc<tokio::sync::watch::Sender<bool>>,
+    server: Arc<str>,
 }
 
 impl<C> NoticesStandaloneStream<C> {
-    fn new(inner: C, tried: &Arc<tokio::sync::watch::Sender<bool>>) -> Self {
+    fn new(inner: C, tried: &Arc<tokio::sync::watch::Sender<bool>>, server: &str) -> Self {
         Self {
             inner,
             tried: Arc::clone(tried),
+            server: server.into(),
         }
     }
 }
 
 type SseStream = futures_util::stream::BoxStream<'static, Result<sse_stream::Sse, SseError>>;
+
+/// `events` with each one's data flattened past the depth serde_json parses.
+fn flattened(events: SseStream, server: &Arc<str>) -> SseStream {
+    use futures_util::StreamExt;
+    let server = Arc::clone(server);
+    events
+        .map(move |event| {
+            event.map(|mut event| {
+                event.data = event
+                    .data
+                    .map(|data| super::nesting::flatten_text(data, &server));
+                event
+            })
+        })
+        .boxed()
+}
+
+/// A POST's answer, with its event stream (if it is one) flattened.
+async fn flattened_answer<E>(
+    answer: impl std::future::Future<Output = Result<StreamableHttpPostResponse, E>>,
+    server: Arc<str>,
+) -> Result<StreamableHttpPostResponse, E> {
+    match answer.await? {
+        StreamableHttpPostResponse::Sse(events, session) => Ok(StreamableHttpPostResponse::Sse(
+            flattened(events, &server),
+            session,
+        )),
+        other => Ok(other),
+    }
+}
 
 impl<C: StreamableHttpClient> StreamableHttpClient for NoticesStandaloneStream<C> {
     type Error = C::Error;
@@ -208,8 +241,10 @@ impl<C: StreamableHttpClient> StreamableHttpClient for NoticesStandaloneStream<C
         Output = Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>>,
     > + Send
            + '_ {
-        self.inner
-            .post_message(uri, message, session_id, auth_header, custom_headers)
+        let answer = self
+            .inner
+            .post_message(uri, message, session_id, auth_header, custom_headers);
+        flattened_answer(answer, Arc::clone(&self.server))
     }
 
     fn post_message_with_max_sse_event_size(
@@ -224,14 +259,15 @@ impl<C: StreamableHttpClient> StreamableHttpClient for NoticesStandaloneStream<C
         Output = Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>>,
     > + Send
            + '_ {
-        self.inner.post_message_with_max_sse_event_size(
+        let answer = self.inner.post_message_with_max_sse_event_size(
             uri,
             message,
             session_id,
             auth_header,
             custom_headers,
             max_sse_event_size,
-        )
+        );
+        flattened_answer(answer, Arc::clone(&self.server))
     }
 
     fn delete_session(
@@ -255,14 +291,14 @@ impl<C: StreamableHttpClient> StreamableHttpClient for NoticesStandaloneStream<C
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> impl std::future::Future<Output = Result<SseStream, StreamableHttpError<Self::Error>>> + Send + '_
     {
-        let tried = Arc::clone(&self.tried);
+        let (tried, server) = (Arc::clone(&self.tried), Arc::clone(&self.server));
         let opening =
             self.inner
                 .get_stream(uri, session_id, last_event_id, auth_header, custom_headers);
         async move {
             let opened = opening.await;
             tried.send_replace(true);
-            opened
+            opened.map(|events| flattened(events, &server))
         }
     }
 
@@ -276,7 +312,7 @@ impl<C: StreamableHttpClient> StreamableHttpClient for NoticesStandaloneStream<C
         max_sse_event_size: usize,
     ) -> impl std::future::Future<Output = Result<SseStream, StreamableHttpError<Self::Error>>> + Send + '_
     {
-        let tried = Arc::clone(&self.tried);
+        let (tried, server) = (Arc::clone(&self.tried), Arc::clone(&self.server));
         let opening = self.inner.get_stream_with_max_sse_event_size(
             uri,
             session_id,
@@ -288,7 +324,7 @@ impl<C: StreamableHttpClient> StreamableHttpClient for NoticesStandaloneStream<C
         async move {
             let opened = opening.await;
             tried.send_replace(true);
-            opened
+            opened.map(|events| flattened(events, &server))
         }
     }
 }
@@ -311,7 +347,7 @@ async fn handshake(
     // Why a legacy SSE stream ended, when it failed on our side (an over-long event).
     let mut stream_end = None;
     let service = if transport == RemoteTransport::Sse {
-        let sse = SseTransport::connect(http, url, headers)
+        let sse = SseTransport::connect(http, url, headers, name)
             .await
             .map_err(|e| startup(e.to_string()))?;
         stream_end = Some(sse.end_reason());
@@ -326,13 +362,14 @@ async fn handshake(
         let opened = Arc::new(opened);
         let service = match signed_in {
             Some(manager) => {
-                let http = NoticesStandaloneStream::new(AuthClient::new(http, manager), &opened);
+                let http =
+                    NoticesStandaloneStream::new(AuthClient::new(http, manager), &opened, name);
                 client
                     .serve(StreamableHttpClientTransport::with_client(http, config))
                     .await
             }
             None => {
-                let http = NoticesStandaloneStream::new(http, &opened);
+                let http = NoticesStandaloneStream::new(http, &opened, name);
                 client
                     .serve(StreamableHttpClientTransport::with_client(http, config))
                     .await

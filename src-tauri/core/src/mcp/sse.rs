@@ -18,6 +18,7 @@ use rmcp::service::RoleClient;
 use rmcp::transport::Transport;
 use url::Url;
 
+use super::nesting::flatten_text;
 use crate::net::describe_error;
 
 /// The most messages read off the stream and not yet taken by the client.
@@ -70,7 +71,8 @@ impl std::fmt::Debug for SseTransport {
 }
 
 impl SseTransport {
-    /// Opens the event stream at `url` and waits for the `endpoint` event.
+    /// Opens the event stream at `url` (of the server `server`) and waits for the `endpoint`
+    /// event. Each message's nesting is cut at [`super::nesting::MAX_DEPTH`].
     ///
     /// # Errors
     /// The server cannot be reached, does not answer with an event stream, or does not name a
@@ -79,6 +81,7 @@ impl SseTransport {
         http: reqwest::Client,
         url: &str,
         headers: HeaderMap,
+        server: &str,
     ) -> Result<SseTransport, SseError> {
         let url = Url::parse(url).map_err(|_| SseError::BadUrl(url.to_owned()))?;
         let response = http
@@ -127,6 +130,7 @@ impl SseTransport {
         let (sender, incoming) = tokio::sync::mpsc::channel(BACKLOG);
         let ended = EndReason::default();
         let end = std::sync::Arc::clone(&ended);
+        let server = server.to_owned();
         let reader = tokio::spawn(async move {
             while let Some(event) = events.next().await {
                 match event {
@@ -134,7 +138,7 @@ impl SseTransport {
                         if matches!(event.event.as_deref(), None | Some("message"))
                             && event.data.is_some() =>
                     {
-                        let data = event.data.unwrap_or_default();
+                        let data = flatten_text(event.data.unwrap_or_default(), &server);
                         match serde_json::from_str::<ServerJsonRpcMessage>(&data) {
                             Ok(message) => {
                                 if sender.send(message).await.is_err() {

@@ -309,10 +309,7 @@ fn flattened(
                 Ok(0) | Err(_) => break,
                 Ok(_) => {}
             }
-            let flat = nesting::flatten_deep(&line, nesting::MAX_DEPTH);
-            if flat.is_some() {
-                tracing::warn!(%server, "a message nested past {} levels was cut there", nesting::MAX_DEPTH);
-            }
+            let flat = nesting::flatten_message(&line, &server);
             if into
                 .write_all(flat.as_deref().unwrap_or(&line))
                 .await

@@ -192,7 +192,7 @@ impl Store {
             if !mode.eq_ignore_ascii_case("wal") {
                 tracing::warn!(%mode, "SQLite refused WAL mode; continuing with this journal mode");
             }
-            conn.pragma_update(None, "synchronous", "normal")
+            conn.pragma_update(None, "synchronous", "full")
                 .map_err(map)?;
         }
         migrations::migrate(&mut conn).map_err(|e| match e {

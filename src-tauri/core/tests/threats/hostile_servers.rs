@@ -1,11 +1,14 @@
 //! A hostile server cannot wedge the app: a tool list that pages without end is read no further
 //! than 100 pages and the server is marked failed; stopping a server that never answers its
 //! tool list (or `initialize`) returns at once; a tool schema nested 10 000 levels costs that
-//! one tool (held back with its reason), not the server's whole list.
+//! one tool (held back with its reason), not the server's whole list, over stdio and over
+//! streamable HTTP alike.
 
 use std::time::{Duration, Instant};
 
+use switchboard_core::mcp::elicitation::Elicitation;
 use switchboard_core::mcp::host::{McpHost, ServerState, MAX_TRIES};
+use switchboard_core::mcp::remote::{RemoteLaunch, RemoteTransport};
 
 use crate::support::{self, peers, stdio_launch};
 
@@ -25,6 +28,33 @@ async fn raw_server(host: &McpHost, name: &str, fault: &[&str]) {
         stdio_launch(python.to_str().unwrap(), &args, Duration::from_secs(30)),
     )
     .await;
+}
+
+/// `raw_server.py` over streamable HTTP with `fault`: the process (killed when dropped) and
+/// its URL.
+fn http_raw_server(fault: &[&str]) -> (KilledOnDrop, String) {
+    let mut child = std::process::Command::new(peers().join(".venv/bin/python"))
+        .arg(peers().join("raw_server.py"))
+        .arg("--http")
+        .args(fault)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().expect("piped");
+    let url = support::read_until(stdout, "LISTENING ");
+    let child = KilledOnDrop(child);
+    (child, url.unwrap())
+}
+
+/// A child process, killed and waited for when dropped.
+struct KilledOnDrop(std::process::Child);
+
+impl Drop for KilledOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
 
 /// Waits up to 60 s for `name`'s state to satisfy `done`.
@@ -94,12 +124,38 @@ async fn server_that_never_answers_is_stopped_at_once() {
 
 #[tokio::test]
 async fn tool_schema_nested_ten_thousand_levels_holds_back_that_tool_only() {
+    held_back_when_nested_ten_thousand_levels(false).await;
+}
+
+#[tokio::test]
+async fn tool_schema_nested_ten_thousand_levels_over_http_holds_back_that_tool_only() {
+    held_back_when_nested_ten_thousand_levels(true).await;
+}
+
+/// `raw_server.py --deep-schema 10000` (over streamable HTTP when `http`): its `deep` tool is
+/// held back with its reason, its `echo` is offered.
+async fn held_back_when_nested_ten_thousand_levels(http: bool) {
     if !support::mcp_peers_installed("tool_schema_nested_ten_thousand_levels") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let host = host(dir.path()).await;
-    raw_server(&host, "deep", &["--deep-schema", "10000"]).await;
+    let _listening = if http {
+        let listening = http_raw_server(&["--deep-schema", "10000"]);
+        let launch = RemoteLaunch {
+            url: listening.1.clone(),
+            headers: Vec::new(),
+            transport: RemoteTransport::Http,
+            startup_timeout: Duration::from_secs(30),
+            auth: None,
+            elicitation: Elicitation::default(),
+        };
+        host.spawn("deep", launch).await;
+        Some(listening)
+    } else {
+        raw_server(&host, "deep", &["--deep-schema", "10000"]).await;
+        None
+    };
     let running = until(&host, "deep", |s| !matches!(s, ServerState::Starting)).await;
     assert_eq!(
         running,

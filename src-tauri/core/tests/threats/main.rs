@@ -8,6 +8,7 @@ mod links;
 mod notification_flood;
 mod oauth_pages;
 mod plain_http;
+mod power_pull;
 mod provider_redirects;
 mod repeated_call_ids;
 mod scripted;

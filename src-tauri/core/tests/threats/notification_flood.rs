@@ -3,18 +3,15 @@
 //! ends with its result, and the window hears its progress at most every 100 ms, not 20 000
 //! times.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use serde_json::json;
 use switchboard_core::agent::{Decision, FixedApprover};
 use switchboard_core::engine::TurnRequest;
 use switchboard_core::events::RunEvent;
-use switchboard_core::mcp::host::ServerState;
 
-use super::scripted::{app_with_model, sse, stop};
-use crate::support::{self, peers, stdio_launch, Seen};
+use super::scripted::{app_with_model, calls_once, raw_server};
+use crate::support::{self, Seen};
 
 #[tokio::test]
 async fn notification_flood_does_not_starve_the_loop_or_the_window() {
@@ -22,49 +19,13 @@ async fn notification_flood_does_not_starve_the_loop_or_the_window() {
         return;
     }
     let home = tempfile::tempdir().unwrap();
-    let turn = Arc::new(AtomicUsize::new(0));
     let (app, _model) = app_with_model(
         home.path(),
-        Box::new(move |_, _| {
-            if turn.fetch_add(1, Ordering::SeqCst) == 0 {
-                let call = json!({"choices": [{"index": 0, "delta": {"tool_calls": [{
-                    "index": 0, "id": "call_1", "type": "function",
-                    "function": {"name": "flood__echo", "arguments": "{\"text\": \"made it\"}"}
-                }]}}]});
-                sse(&[call, stop("tool_calls")])
-            } else {
-                let text = json!({"choices": [{"index": 0, "delta": {"content": "Done."}}]});
-                sse(&[text, stop("stop")])
-            }
-        }),
+        calls_once("flood__echo", "{\"text\": \"made it\"}"),
     )
     .await;
-    let python = peers().join(".venv/bin/python");
-    let script = peers().join("raw_server.py");
-    app.host()
-        .spawn(
-            "flood",
-            stdio_launch(
-                python.to_str().unwrap(),
-                &[
-                    script.to_str().unwrap(),
-                    "--progress-flood",
-                    "20000",
-                    "--notify-flood",
-                    "20000",
-                ],
-                Duration::from_secs(30),
-            ),
-        )
-        .await;
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !matches!(
-        app.host().states().get("flood"),
-        Some(ServerState::Running { .. })
-    ) {
-        assert!(Instant::now() < deadline, "{:?}", app.host().states());
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let flood = ["--progress-flood", "20000", "--notify-flood", "20000"];
+    raw_server(&app, "flood", &flood).await;
     let conversation = app.core().create_conversation(None).await.unwrap().id;
     let seen = Arc::new(Seen::default());
     app.start_turn_answered_by(

@@ -123,6 +123,55 @@ pub async fn app_with_model(home: &std::path::Path, answer: Answer) -> (Arc<App>
     (app, model)
 }
 
+/// A model that calls `tool` once with `arguments` (JSON text), then answers "Done.".
+pub fn calls_once(tool: &'static str, arguments: &'static str) -> Answer {
+    let turn = std::sync::atomic::AtomicUsize::new(0);
+    Box::new(move |_, _| {
+        if turn.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+            let call = serde_json::json!({"choices": [{"index": 0, "delta": {"tool_calls": [{
+                "index": 0, "id": "call_1", "type": "function",
+                "function": {"name": tool, "arguments": arguments}
+            }]}}]});
+            sse(&[call, stop("tool_calls")])
+        } else {
+            let text =
+                serde_json::json!({"choices": [{"index": 0, "delta": {"content": "Done."}}]});
+            sse(&[text, stop("stop")])
+        }
+    })
+}
+
+/// Starts `tests/peers/raw_server.py` with `args` as the app's server `name` and waits (up to
+/// 60 s) until it runs.
+pub async fn raw_server(app: &App, name: &str, args: &[&str]) {
+    let python = crate::support::peers().join(".venv/bin/python");
+    let script = crate::support::peers().join("raw_server.py");
+    let mut all = vec![script.to_str().unwrap()];
+    all.extend_from_slice(args);
+    app.host()
+        .spawn(
+            name,
+            crate::support::stdio_launch(
+                python.to_str().unwrap(),
+                &all,
+                std::time::Duration::from_secs(30),
+            ),
+        )
+        .await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !matches!(
+        app.host().states().get(name),
+        Some(switchboard_core::mcp::host::ServerState::Running { .. })
+    ) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{:?}",
+            app.host().states()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
 /// Runs `switchboard chat` against the "Hostile" provider, tools off and every call denied,
 /// with `extra` arguments before the prompt; returns what it printed.
 pub async fn chat(app: &Arc<App>, extra: &[&str], prompt: &str) -> String {

@@ -67,3 +67,34 @@ fn server_approval_shows_hidden_characters_in_arguments() {
     );
     assert_eq!(shown.lines().count(), 1, "one line: {shown:?}");
 }
+
+#[test]
+fn server_name_with_invisible_characters_is_refused() {
+    // "files" with a right-to-left override: shown as another name in the approval and list.
+    let file = McpFile::parse(
+        r#"{"mcpServers": {
+            "se\u202Eelif": {"command": "evil"},
+            "files\u200B": {"command": "evil"},
+            "files": {"command": "mcp-server-filesystem"}
+        }}"#,
+        "mcp.json",
+    )
+    .unwrap();
+    let specs = file.specs();
+    for (name, spec) in &specs {
+        if name == "files" {
+            assert!(spec.is_ok(), "{spec:?}");
+            continue;
+        }
+        let err = spec.as_ref().map(|_| ()).unwrap_err().to_string();
+        assert!(
+            err.contains("a name cannot contain invisible characters (U+"),
+            "{name:?}: {err}"
+        );
+        assert!(
+            err.contains("\\u"),
+            "the refusal shows the name escaped: {err}"
+        );
+    }
+    assert_eq!(specs.len(), 3);
+}

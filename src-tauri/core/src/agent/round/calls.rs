@@ -81,6 +81,7 @@ impl Run<'_> {
         let mut outcome = ToolsOutcome {
             effects: Vec::new(),
             last_error: None,
+            unwritten: self.ctx.unwritten().map(str::to_owned),
         };
         for done in outcomes.into_iter().flatten() {
             if done.effect == Effect::Failed {
@@ -118,6 +119,9 @@ impl Run<'_> {
         };
         self.ctx.emit(RunEvent::MessageSaved { message: saved });
         let outcome = self.use_tools(&answer).await;
+        if let Some(said) = &outcome.unwritten {
+            return Err(self.ctx.failed(said));
+        }
         if self.ctx.cancelled() {
             return Err((StopReason::Cancelled, None));
         }

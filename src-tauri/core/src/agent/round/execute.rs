@@ -82,14 +82,20 @@ impl Run<'_> {
                     let Some((i, done)) = next else { break };
                     let call = &calls[i];
                     let mut can_retry = false;
-                    if let Some((saved, retry)) = ctx.record(answer, call, &done, words.remove(&i)).await {
-                        remember(history, &saved);
-                        can_retry = retry;
-                    }
-                    let (content, full_length) = Message::preview_of(&done.content);
+                    let saved = ctx.record(answer, call, &done, words.remove(&i)).await;
+                    let shown = match &saved {
+                        Some((saved, retry)) => {
+                            remember(history, saved);
+                            can_retry = *retry;
+                            done.content.as_str()
+                        }
+                        // What could not be saved is not shown: the card says why instead.
+                        None => ctx.unwritten().unwrap_or_default(),
+                    };
+                    let (content, full_length) = Message::preview_of(shown);
                     ctx.emit(RunEvent::ToolFinished {
                         call_id: call.call.id.clone(),
-                        is_error: done.is_error,
+                        is_error: done.is_error || saved.is_none(),
                         content,
                         full_length,
                         duration_ms: done.duration_ms,
@@ -148,14 +154,22 @@ impl Ctx<'_> {
     }
 
     /// Runs one call on its server, passing its progress on to the window. It is recorded as
-    /// started first; a call that cannot be recorded does not run.
+    /// started first; a call that cannot be recorded does not run, and neither does any call
+    /// after a record failed.
     async fn execute(&self, answer: &Answer, call: &Call<'_>, tool: &CatalogueTool) -> CallOutcome {
+        if self.unwritten().is_some() {
+            return CallOutcome::error(
+                "The call was not run: Switchboard cannot write to its database.".to_owned(),
+                Effect::Neutral,
+            );
+        }
         let started_at = now_ms();
         let started = ToolRun {
             started_at: Some(started_at),
             ..self.run_record(answer, call)
         };
         if let Err(e) = self.services.store.record_tool_started(started).await {
+            self.not_written(&e);
             let mut outcome = CallOutcome::error(
                 format!("The call was not run: Switchboard could not record it first ({e})."),
                 Effect::Failed,

@@ -44,6 +44,8 @@ enum Effect {
 pub(super) struct ToolsOutcome {
     effects: Vec<Effect>,
     pub last_error: Option<String>,
+    /// What the conversation says when a call's record could not be written: the run stops.
+    pub unwritten: Option<String>,
 }
 
 impl ToolsOutcome {
@@ -94,6 +96,9 @@ pub(super) struct Ctx<'a> {
     cancel: CancellationToken,
     /// The offered tools by the name the model calls them.
     by_wire: HashMap<String, usize>,
+    /// What the conversation says once a call's record could not be written: the first such
+    /// failure. No call starts after it, and the run stops at the end of the round.
+    unwritten: std::sync::OnceLock<String>,
 }
 
 impl Ctx<'_> {
@@ -109,6 +114,23 @@ impl Ctx<'_> {
 
     pub fn cancelled(&self) -> bool {
         self.cancel.is_cancelled()
+    }
+
+    /// Notes that a call's record could not be written: nothing more runs, and the round ends
+    /// the run with this said.
+    fn not_written(&self, e: &StoreError) {
+        let said = format!(
+            "Switchboard cannot write to its database: {}. The run stops here: no call starts \
+             after this one, and a result that could not be saved is not shown.",
+            e.why_not_written()
+        );
+        tracing::warn!(error = %e, "a call's record could not be written");
+        let _ = self.unwritten.set(said);
+    }
+
+    /// What the conversation says when a call's record could not be written, if one could not.
+    pub fn unwritten(&self) -> Option<&str> {
+        self.unwritten.get().map(String::as_str)
     }
 
     /// Ends the run on an error that is not the provider's (the database).
@@ -159,6 +181,7 @@ impl<'a> Run<'a> {
                 services,
                 cancel,
                 by_wire,
+                unwritten: std::sync::OnceLock::new(),
             },
             standing,
             history: None,

@@ -36,7 +36,7 @@ impl Ctx<'_> {
 
     /// Saves the record of a call and the tool message the model reads, then shows the message
     /// (a long result as a preview). Returns the message as saved, whole, and whether a Retry can
-    /// run the call again; `None` when the database failed (said in the conversation).
+    /// run the call again; `None` when the database failed (the run then stops, saying why).
     pub(super) async fn record(
         &self,
         answer: &Answer,
@@ -66,7 +66,7 @@ impl Ctx<'_> {
                 Some((saved, can_retry))
             }
             Err(e) => {
-                self.failed(&e.to_string());
+                self.not_written(&e);
                 None
             }
         }

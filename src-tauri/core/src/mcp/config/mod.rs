@@ -67,7 +67,9 @@ pub(super) fn entry_error(name: &str, problem: impl Into<String>) -> ConfigError
     }
 }
 
-/// Checks a server name: 1 to 64 characters on one line, no `/` (it names keychain accounts).
+/// Checks a server name: 1 to 64 characters on one line, no `/` (it names keychain accounts),
+/// and no [hidden](crate::text::is_hidden) characters (a bidi override or a zero-width space
+/// would make one server's name look like another's in an approval).
 ///
 /// # Errors
 /// [`ConfigError::Entry`] saying what is wrong.
@@ -84,6 +86,12 @@ pub fn validate_name(raw: &str) -> Result<String, ConfigError> {
     }
     if name.contains('/') {
         return Err(entry_error(&name, "a name cannot contain “/”"));
+    }
+    if let Some(hidden) = crate::text::first_hidden(&name) {
+        return Err(entry_error(
+            &crate::text::escape_hidden(&name),
+            format!("a name cannot contain invisible characters ({hidden})"),
+        ));
     }
     if name != raw {
         return Err(entry_error(

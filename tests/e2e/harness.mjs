@@ -367,3 +367,29 @@ export async function chooseOption(browser, selector, value) {
     value,
   );
 }
+
+/** The port `child` (started with tests/peers/loopback.cjs and LOOPBACK_REPORT_PORT) says it got. */
+export function listeningPort(child, timeout) {
+  return new Promise((resolve, reject) => {
+    let said = "";
+    const timer = setTimeout(() => reject(new Error(`no port said within ${timeout} ms: ${said}`)), timeout);
+    child.stderr.on("data", (chunk) => {
+      said += chunk;
+      const found = /loopback: listening on 127\.0\.0\.1:(\d+)/.exec(said);
+      if (found) {
+        clearTimeout(timer);
+        resolve(Number(found[1]));
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`it exited (${code}) before listening: ${said}`)));
+  });
+}
+
+/** server-everything in an HTTP `mode` (streamableHttp, sse), bound to 127.0.0.1 port 0 by
+ * tests/peers/loopback.cjs, which says the port it got on stderr (read it with listeningPort). */
+export function everythingOverHttp(mode) {
+  return spawn(path.resolve("tests/peers/node_modules/.bin/mcp-server-everything"), [mode], {
+    env: { ...process.env, PORT: "0", LOOPBACK_REPORT_PORT: "1", NODE_OPTIONS: `--require ${path.resolve("tests/peers/loopback.cjs")}` },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+}

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { alive, BIN, launch, nativeWindow, pasteInto, pressIn, run, screenshotScreen, tempHome, textOf, tid } from "./harness.mjs";
+import { alive, BIN, everythingOverHttp, launch, listeningPort, nativeWindow, pasteInto, pressIn, run, screenshotScreen, tempHome, textOf, tid } from "./harness.mjs";
 
 async function until(what, check, ms = 30000) {
   const deadline = Date.now() + ms;
@@ -245,10 +245,7 @@ test("a tool changed since first seen is held back until its diff is accepted in
 test("a remote server added by its address connects after the native dialog and lists its tools", async () => {
   const home = tempHome("mcp-remote");
   // Port 0, and the port it got read back (tests/peers/loopback.cjs says it): no probe-then-bind race.
-  const everything = spawn(path.resolve("tests/peers/node_modules/.bin/mcp-server-everything"), ["streamableHttp"], {
-    env: { ...process.env, PORT: "0", LOOPBACK_REPORT_PORT: "1", NODE_OPTIONS: `--require ${path.resolve("tests/peers/loopback.cjs")}` },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const everything = everythingOverHttp("streamableHttp");
   const app = await launch(home);
   try {
     const port = await listeningPort(everything, 20000);
@@ -277,20 +274,3 @@ test("a remote server added by its address connects after the native dialog and 
     everything.kill("SIGTERM");
   }
 });
-
-/** The port `child` (started with tests/peers/loopback.cjs and LOOPBACK_REPORT_PORT) says it got. */
-function listeningPort(child, timeout) {
-  return new Promise((resolve, reject) => {
-    let said = "";
-    const timer = setTimeout(() => reject(new Error(`no port said within ${timeout} ms: ${said}`)), timeout);
-    child.stderr.on("data", (chunk) => {
-      said += chunk;
-      const found = /loopback: listening on 127\.0\.0\.1:(\d+)/.exec(said);
-      if (found) {
-        clearTimeout(timer);
-        resolve(Number(found[1]));
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`it exited (${code}) before listening: ${said}`)));
-  });
-}

@@ -1,7 +1,8 @@
 // The trust boundary in the real window, as a script running in the page would try it: the
 // window never leaves the app (location, a form, window.open, a clicked link), a link opens only
 // after Rust's native dialog has shown its real host, and neither auto-approve nor a link to a
-// local file can be had by calling the app's commands directly. And the command line: Ctrl-C
+// local file can be had by calling the app's commands directly; a remote server's approval
+// names its headers (a secret masked, never in the page) and its trust. And the command line: Ctrl-C
 // stops a verb's servers, a schema nested 10 000 levels costs one tool.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -9,7 +10,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { alive, BIN, launch, nativeWindow, pressIn, run, screenshotScreen, sidebarIds, tempHome, textOf, tid } from "./harness.mjs";
+import { alive, BIN, everythingOverHttp, launch, listeningPort, nativeWindow, pressIn, run, screenshotScreen, sidebarIds, tempHome, textOf, tid } from "./harness.mjs";
 
 /** Calls one of the app's commands straight from the page, as a hostile script could. */
 function invokeFromPage(b, command, args) {
@@ -290,4 +291,53 @@ test("a server that never answers initialize does not hold up chat: the turn goe
   assert.match(chat.stderr, /“mute” is still starting after 2 s \(it has not answered `initialize`\); this turn goes on without its tools/);
   const events = chat.stdout.trim().split("\n").map((l) => JSON.parse(l));
   assert.equal(events.at(-1).type, "run_finished");
+});
+
+test("remote_server_approval_names_its_headers_and_trust_and_the_page_never_gets_a_secret", async () => {
+  const home = tempHome("threat-remote-approval");
+  const everything = everythingOverHttp("streamableHttp");
+  try {
+    const port = await listeningPort(everything, 20000);
+    const secret = "sk-live-e2e-0123456789";
+    fs.mkdirSync(path.join(home, "config"), { recursive: true });
+    fs.writeFileSync(
+      path.join(home, "config", "mcp.json"),
+      JSON.stringify({
+        mcpServers: {
+          notes: {
+            url: `http://127.0.0.1:${port}/mcp`,
+            headers: { Authorization: `Bearer ${secret}`, "X-Region": "eu-west" },
+            trust: "trusted",
+          },
+        },
+      }),
+    );
+    const app = await launch(home);
+    try {
+      const b = app.browser;
+      await b.$(tid("nav-servers")).click();
+      const item = `${tid("server-item")}[data-name="notes"]`;
+      await b.$(item).waitForDisplayed({ timeout: 20000 });
+      assert.equal(await textOf(b, `${item} ${tid("server-state")}`), "Needs approval");
+      await b.$(`${item} ${tid("server-approve")}`).click();
+      const dialog = await nativeWindow("Start the MCP server “notes”");
+      // The dialog's words are Rust's (core tests read them); this picture is for eyes.
+      screenshotScreen("threat-remote-approval-headers");
+      pressIn(dialog, "alt+a");
+      await b.waitUntil(async () => /^Running · \d+ tools$/.test(await textOf(b, `${item} ${tid("server-state")}`)), {
+        timeout: 30000,
+        timeoutMsg: "the approved remote server does not show as running",
+      });
+      const page = await b.execute(() => document.documentElement.outerHTML);
+      assert.ok(!page.includes(secret), "a header's secret reached the page");
+      const seen = await invokeFromPage(b, "list_mcp_servers", {});
+      assert.ok(seen.ok, JSON.stringify(seen));
+      assert.ok(JSON.stringify(seen.value).includes("notes"), JSON.stringify(seen));
+      assert.ok(!JSON.stringify(seen.value).includes(secret), "a header's secret crossed into the webview");
+    } finally {
+      await app.close();
+    }
+  } finally {
+    everything.kill("SIGTERM");
+  }
 });

@@ -3,15 +3,13 @@
 //! ends with its result, and the window hears its progress at most every 100 ms, not 20 000
 //! times.
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use switchboard_core::agent::{Decision, FixedApprover};
-use switchboard_core::engine::TurnRequest;
+use switchboard_core::agent::Decision;
 use switchboard_core::events::RunEvent;
 
-use super::scripted::{app_with_model, calls_once, raw_server};
-use crate::support::{self, Seen};
+use super::scripted::{app_with_model, calls_once, one_turn, raw_server};
+use crate::support;
 
 #[tokio::test]
 async fn notification_flood_does_not_starve_the_loop_or_the_window() {
@@ -27,20 +25,7 @@ async fn notification_flood_does_not_starve_the_loop_or_the_window() {
     let flood = ["--progress-flood", "20000", "--notify-flood", "20000"];
     raw_server(&app, "flood", &flood).await;
     let conversation = app.core().create_conversation(None).await.unwrap().id;
-    let seen = Arc::new(Seen::default());
-    app.start_turn_answered_by(
-        TurnRequest {
-            conversation_id: conversation,
-            text: Some("Echo it".into()),
-            ..TurnRequest::default()
-        },
-        seen.clone(),
-        Arc::new(FixedApprover(Decision::AllowOnce)),
-    )
-    .await
-    .unwrap();
-    seen.wait_for("run_finished", 1).await;
-    let events = seen.0.lock().unwrap().clone();
+    let events = one_turn(&app, &conversation, "Echo it", Decision::AllowOnce).await;
     let finished = events.iter().find_map(|e| match e {
         RunEvent::ToolFinished {
             content, is_error, ..

@@ -172,6 +172,31 @@ pub async fn raw_server(app: &App, name: &str, args: &[&str]) {
     }
 }
 
+/// One turn of `conversation` in `app` that sends `text`, every call answered `decision`:
+/// everything the window heard, to the run's end.
+pub async fn one_turn(
+    app: &Arc<App>,
+    conversation: &str,
+    text: &str,
+    decision: switchboard_core::agent::Decision,
+) -> Vec<switchboard_core::events::RunEvent> {
+    let seen = Arc::new(crate::support::Seen::default());
+    app.start_turn_answered_by(
+        switchboard_core::engine::TurnRequest {
+            conversation_id: conversation.to_owned(),
+            text: Some(text.into()),
+            ..Default::default()
+        },
+        seen.clone(),
+        Arc::new(switchboard_core::agent::FixedApprover(decision)),
+    )
+    .await
+    .unwrap();
+    seen.wait_for("run_finished", 1).await;
+    let events = seen.0.lock().unwrap().clone();
+    events
+}
+
 /// Runs `switchboard chat` against the "Hostile" provider, tools off and every call denied,
 /// with `extra` arguments before the prompt; returns what it printed.
 pub async fn chat(app: &Arc<App>, extra: &[&str], prompt: &str) -> String {

@@ -4,16 +4,13 @@
 //! call: one whose start cannot be recorded does not run, one whose result cannot be saved does
 //! not show it, and either way the run stops there instead of asking the model on.
 
-use std::sync::Arc;
-
 use serde_json::json;
-use switchboard_core::agent::{Decision, FixedApprover};
-use switchboard_core::engine::TurnRequest;
+use switchboard_core::agent::Decision;
 use switchboard_core::events::RunEvent;
 use switchboard_core::store::MessageStatus;
 
-use super::scripted::{app_with_model, calls_once, raw_server, sse, stop};
-use crate::support::{self, Seen};
+use super::scripted::{app_with_model, calls_once, one_turn, raw_server, sse, stop};
+use crate::support;
 
 fn text(t: &str) -> serde_json::Value {
     json!({"choices": [{"index": 0, "delta": {"content": t}}]})
@@ -40,20 +37,7 @@ async fn disk_full_mid_answer_stops_at_the_saved_text_and_says_why() {
         })
         .await
         .unwrap();
-    let seen = Arc::new(Seen::default());
-    app.start_turn_answered_by(
-        TurnRequest {
-            conversation_id: conversation.clone(),
-            text: Some("Write a lot".into()),
-            ..TurnRequest::default()
-        },
-        seen.clone(),
-        Arc::new(FixedApprover(Decision::Deny)),
-    )
-    .await
-    .unwrap();
-    seen.wait_for("run_finished", 1).await;
-    let events = seen.0.lock().unwrap().clone();
+    let events = one_turn(&app, &conversation, "Write a lot", Decision::Deny).await;
     let shown: String = events
         .iter()
         .filter_map(|e| match e {
@@ -106,20 +90,7 @@ async fn turn_with_a_write_refused(sql: &'static str) -> (Vec<RunEvent>, usize) 
         .call(move |conn| Ok(conn.execute_batch(sql)?))
         .await
         .unwrap();
-    let seen = Arc::new(Seen::default());
-    app.start_turn_answered_by(
-        TurnRequest {
-            conversation_id: conversation,
-            text: Some("Echo it".into()),
-            ..TurnRequest::default()
-        },
-        seen.clone(),
-        Arc::new(FixedApprover(Decision::AllowOnce)),
-    )
-    .await
-    .unwrap();
-    seen.wait_for("run_finished", 1).await;
-    let events = seen.0.lock().unwrap().clone();
+    let events = one_turn(&app, &conversation, "Echo it", Decision::AllowOnce).await;
     app.shutdown(std::time::Duration::from_secs(5)).await;
     (events, model.requests().len())
 }

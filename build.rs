@@ -52,6 +52,7 @@ const COMMANDS: &[&str] = &[
     "set_conversation_tool",
     "set_auto_approve",
     "list_tool_approvals",
+    "allow_tool_always",
     "revoke_tool_approval",
     "set_default_tools",
     "open_link",

@@ -89,6 +89,7 @@ pub fn run() -> i32 {
             commands::chat::set_conversation_tool,
             commands::chat::set_auto_approve,
             commands::chat::list_tool_approvals,
+            commands::chat::allow_tool_always,
             commands::chat::revoke_tool_approval,
             commands::chat::set_default_tools,
             commands::conversations::list_conversations,

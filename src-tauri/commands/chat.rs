@@ -174,6 +174,22 @@ pub async fn list_tool_approvals(
     Ok(state.core().await.tool_approvals().await?)
 }
 
+/// Adding a standing approval from Settings is confirmed in a native dialog first.
+#[tauri::command]
+pub async fn allow_tool_always(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    server: String,
+    tool: String,
+) -> CommandResult<()> {
+    let confirm = NativeConfirm(app);
+    Ok(state
+        .app()
+        .await
+        .allow_running_tool_always(&server, &tool, &confirm)
+        .await?)
+}
+
 #[tauri::command]
 pub async fn revoke_tool_approval(
     state: State<'_, AppState>,

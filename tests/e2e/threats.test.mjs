@@ -2,7 +2,8 @@
 // window never leaves the app (location, a form, window.open, a clicked link), a link opens only
 // after Rust's native dialog has shown its real host, and neither auto-approve nor a link to a
 // local file can be had by calling the app's commands directly; a remote server's approval
-// names its headers (a secret masked, never in the page) and its trust. And the command line: Ctrl-C
+// names its headers (a secret masked, never in the page) and its trust, and a tool added in
+// Settings to run without asking needs the native dialog too. And the command line: Ctrl-C
 // stops a verb's servers, a schema nested 10 000 levels costs one tool.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -131,6 +132,46 @@ test("webview_cannot_turn_on_auto_approve_without_native_confirmation", async ()
       timeoutMsg: "auto-approve did not turn off",
     });
     await noNativeWindow("Run every tool without asking", 800);
+  } finally {
+    await app.close();
+  }
+});
+
+test("webview_cannot_add_a_standing_approval_in_settings_without_native_confirmation", async () => {
+  const home = tempHome("threat-settings-approval");
+  addRawServer(home, "raw", "--deep-schema 200");
+  const app = await launch(home);
+  try {
+    const b = app.browser;
+    await b.waitUntil(async () => {
+      const listed = await invokeFromPage(b, "list_mcp_servers", {});
+      return listed.ok && listed.value.some((s) => s.name === "raw" && s.state?.state === "running");
+    }, { timeout: 30000, timeoutMsg: "the server did not start" });
+    const standing = async () => (await invokeFromPage(b, "list_tool_approvals", {})).value;
+
+    // A script asks Rust directly: the native dialog names the tool; closed, nothing is added.
+    const asked = invokeFromPage(b, "allow_tool_always", { server: "raw", tool: "echo" });
+    let dialog = await nativeWindow("Stop asking before “echo” runs?");
+    pressIn(dialog, "Escape");
+    assert.deepEqual(await asked, { ok: false, kind: "not_confirmed" });
+    assert.deepEqual(await standing(), []);
+
+    // The person adds it in Settings and says yes in the dialog.
+    await b.$(tid("nav-settings")).click();
+    const toolSelect = await b.$(tid("approval-add-tool"));
+    await b.waitUntil(async () => (await toolSelect.$$("option")).length === 2, { timeoutMsg: "the tool list did not load" });
+    await toolSelect.selectByAttribute("value", "echo");
+    await b.$(tid("approval-add-submit")).click();
+    dialog = await nativeWindow("Stop asking before “echo” runs?");
+    screenshotScreen("threat-settings-approval-dialog");
+    pressIn(dialog, "alt+s");
+    await b.waitUntil(async () => (await b.$$(tid("approval-item"))).length === 1, {
+      timeoutMsg: "the approval was not listed after the person confirmed it",
+    });
+    assert.match(await textOf(b, tid("approval-item")), /in every conversation/);
+    const [added] = await standing();
+    assert.deepEqual([added.server, added.tool, added.conversation_id], ["raw", "echo", null]);
+    await app.screenshot("threat-settings-approval");
   } finally {
     await app.close();
   }

@@ -586,6 +586,18 @@ export class FakeBackend {
       return null;
     },
     list_tool_approvals: () => [...this.standingApprovals],
+    allow_tool_always: (args) => {
+      const [server, tool] = [String(args.server), String(args.tool)];
+      const listed = this.mcpTools[server]?.find((t) => t.tool === tool && t.offered);
+      if (!listed) throw { kind: "not_found", message: `Not found: a tool “${tool}” that “${server}” offers now.` };
+      // Rust's native dialog, answered with `allowanceAnswer`.
+      if (!this.allowanceAnswer) throw { kind: "not_confirmed", message: "Not done: you did not confirm that this tool may run without asking." };
+      this.standingApprovals = [
+        { server, tool, display_name: listed.display_name, conversation_id: null, conversation_title: null, created_at: this.#clock++ },
+        ...this.standingApprovals,
+      ];
+      return null;
+    },
     revoke_tool_approval: (args) => {
       const before = this.standingApprovals.length;
       this.standingApprovals = this.standingApprovals.filter(

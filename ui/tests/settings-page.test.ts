@@ -114,4 +114,42 @@ describe("settings", () => {
     await user.click(within(list).getByTestId("approval-revoke"));
     expect(await within(list).findByTestId("approvals-empty")).toBeTruthy();
   });
+
+  it("adds a tool of a running server for every conversation only after Rust's dialog says yes", async () => {
+    backend.mcpServers = [
+      { name: "fs", transport: "stdio", command_line: "uvx fs", edit_text: "uvx fs", disabled: false, approved: true, error: null, state: { state: "running", pid: 7, tools: 3 }, resolved: "/usr/bin/fs", log_file: "/logs/fs.log" },
+      { name: "off", transport: "stdio", command_line: "uvx off", edit_text: "uvx off", disabled: true, approved: true, error: null, state: { state: "stopped" }, resolved: "/usr/bin/off", log_file: "/logs/off.log" },
+    ];
+    backend.mcpTools = {
+      fs: [
+        { tool: "read_file", wire_name: "fs__read_file", display_name: "Fs · Read File", offered: true, status: "pinned" },
+        { tool: "write_file", wire_name: "fs__write_file", display_name: "Fs · Write File", offered: false, status: "changed", diff: "-a\n+b" },
+        { tool: "list_dir", wire_name: "fs__list_dir", display_name: "Fs · List Dir", offered: true, status: "pinned" },
+      ],
+    };
+    const { user } = await openSettings();
+    const form = screen.getByTestId("approval-add");
+    const serverSelect = within(form).getByTestId("approval-add-server") as HTMLSelectElement;
+    expect([...serverSelect.options].map((o) => o.value)).toEqual(["fs"]);
+    const toolSelect = within(form).getByTestId("approval-add-tool") as HTMLSelectElement;
+    // A tool held back is not offered here.
+    await waitFor(() => expect([...toolSelect.options].map((o) => o.value)).toEqual(["", "read_file", "list_dir"]));
+
+    // The person says no in Rust's dialog: nothing is added, and the page says so.
+    backend.allowanceAnswer = false;
+    await user.selectOptions(toolSelect, "read_file");
+    await user.click(within(form).getByTestId("approval-add-submit"));
+    expect(await within(form).findByTestId("approval-add-declined")).toBeTruthy();
+    expect(backend.standingApprovals).toEqual([]);
+
+    backend.allowanceAnswer = true;
+    await user.click(within(form).getByTestId("approval-add-submit"));
+    expect(backend.callsTo("allow_tool_always").at(-1)?.args).toEqual({ server: "fs", tool: "read_file" });
+    const list = screen.getByTestId("standing-approvals");
+    await waitFor(() => expect(within(list).getAllByTestId("approval-item")).toHaveLength(1));
+    expect(within(list).getByTestId("approval-item").textContent).toContain("in every conversation");
+    // What is allowed everywhere already is not offered again.
+    await waitFor(() => expect([...toolSelect.options].map((o) => o.value)).toEqual(["", "list_dir"]));
+    expect(within(form).queryByTestId("approval-add-declined")).toBeNull();
+  });
 });

@@ -412,3 +412,78 @@ async fn deleting_a_conversation_mid_answer_stops_its_run_first_and_leaves_nothi
     );
     app.shutdown(Duration::from_secs(5)).await;
 }
+
+#[tokio::test]
+async fn the_command_line_allows_lists_and_revokes_a_tool_that_runs_without_asking() {
+    if !support::mcp_peers_installed("cli_approvals") {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let paths = AppPaths::under_home(home.path().to_path_buf());
+    paths.create_all().unwrap();
+    let secrets: Arc<dyn SecretStore> = Arc::new(MemoryStore::default());
+    let core = Core::with_store(
+        paths.clone(),
+        Store::open_in_memory().unwrap(),
+        Arc::clone(&secrets),
+    );
+    let app = support::headless_app(core, paths, secrets).await;
+    let cli = |args: Vec<String>| {
+        let app = Arc::clone(&app);
+        async move {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let mut out = Vec::new();
+            let ran = switchboard_core::cli::run_with(&app, &args, &mut out).await;
+            (
+                ran.map_err(|e| e.to_string()),
+                String::from_utf8(out).unwrap(),
+            )
+        }
+    };
+    let words = |line: &str| line.split(' ').map(str::to_owned).collect::<Vec<_>>();
+    let python = peers().join(".venv/bin/python");
+    let script = peers().join("raw_server.py");
+    let (added, _) = cli(vec![
+        "mcp".into(),
+        "add".into(),
+        "raw".into(),
+        "--".into(),
+        python.display().to_string(),
+        script.display().to_string(),
+        "--deep-schema".into(),
+        "200".into(),
+    ])
+    .await;
+    added.unwrap();
+
+    // A tool the server does not offer (held back: nested too deep) is refused.
+    let (refused, _) = cli(words("mcp allow raw deep --yes")).await;
+    assert!(refused
+        .unwrap_err()
+        .contains("a tool “deep” that “raw” offers now"));
+    let (allowed, said) = cli(words("mcp allow raw echo --yes")).await;
+    allowed.unwrap();
+    assert_eq!(
+        said.trim(),
+        "“echo” of “raw” now runs without asking in every conversation."
+    );
+
+    let (listed, json) = cli(words("mcp approvals --json")).await;
+    listed.unwrap();
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(json.as_array().unwrap().len(), 1, "{json}");
+    assert_eq!(json[0]["server"], "raw");
+    assert_eq!(json[0]["tool"], "echo");
+    assert_eq!(json[0]["conversation_id"], serde_json::Value::Null);
+    let (_, table) = cli(words("mcp approvals")).await;
+    assert!(table.contains("every conversation"), "{table}");
+
+    let (revoked, said) = cli(words("mcp revoke raw echo")).await;
+    revoked.unwrap();
+    assert!(said.contains("asks again"), "{said}");
+    let (_, table) = cli(words("mcp approvals")).await;
+    assert!(table.starts_with("No tool runs without asking"), "{table}");
+    let (again, _) = cli(words("mcp revoke raw echo")).await;
+    assert!(again.is_err(), "nothing left to revoke");
+    app.shutdown(Duration::from_secs(5)).await;
+}

@@ -345,6 +345,11 @@ export function listToolApprovals(): Promise<StandingApproval[]> {
   return call("list_tool_approvals");
 }
 
+/** Rust confirms in its native dialog first; rejects `not_confirmed` when the person says no. */
+export function allowToolAlways(server: string, tool: string): Promise<void> {
+  return call("allow_tool_always", { server, tool });
+}
+
 export function revokeToolApproval(server: string, tool: string, conversationId: string | null): Promise<void> {
   return call("revoke_tool_approval", { server, tool, conversationId });
 }

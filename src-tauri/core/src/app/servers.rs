@@ -1,7 +1,7 @@
 //! The app's MCP servers: starting them, the list pushed to the window as it changes, the
-//! flows that ask the person (approving a server as shown, accepting a changed tool) for the
-//! window and the command line alike, adding and editing what the person typed, and pinning
-//! each server's tools as it lists them.
+//! flows that ask the person (approving a server as shown, accepting a changed tool, letting a
+//! tool run without asking in every conversation) for the window and the command line alike,
+//! adding and editing what the person typed, and pinning each server's tools as it lists them.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -12,7 +12,7 @@ use crate::engine::{McpServerStatus, McpServerView, ToolReview};
 use crate::error::CoreError;
 use crate::mcp::catalogue::ListedTool;
 use crate::mcp::config::ServerEntry;
-use crate::policy::confirm::{Confirm, ToolChange};
+use crate::policy::confirm::{Allowance, Confirm, StandingTool, ToolChange};
 use crate::policy::pins::ToolStatus;
 
 /// How long a server watcher waits after a change for the ones that come with it.
@@ -195,6 +195,67 @@ impl App {
         }
         self.core.mcp_accept_tool(server, tool, tools).await?;
         Ok(ToolAcceptance::Accepted)
+    }
+
+    /// Lets `server`'s tool `tool` run without asking in every conversation, as the person
+    /// asks from Settings or the command line. The tool must be one of `tools` (the server's
+    /// list now) and offered (not held back); the standing approval is first put to `confirm`
+    /// (outside the webview), naming it.
+    ///
+    /// # Errors
+    /// [`CoreError::NotFound`] when the server does not offer that tool;
+    /// [`CoreError::NotConfirmed`] when the person did not confirm; the database.
+    pub async fn allow_tool_always(
+        &self,
+        server: &str,
+        tool: &str,
+        tools: &[ListedTool],
+        confirm: &dyn Confirm,
+    ) -> Result<(), CoreError> {
+        let server = server.trim();
+        let offered = self
+            .core
+            .mcp_review_tools(server, tools)
+            .await?
+            .into_iter()
+            .any(|t| t.tool == tool && t.offered);
+        if !offered {
+            return Err(CoreError::NotFound {
+                what: format!("a tool “{tool}” that “{server}” offers now"),
+            });
+        }
+        let allowance = Allowance::StandingApproval {
+            conversation: String::new(),
+            tools: vec![StandingTool {
+                server: server.to_owned(),
+                tool: tool.to_owned(),
+                everywhere: true,
+            }],
+        };
+        if !confirm.allow(&allowance).await {
+            return Err(CoreError::NotConfirmed {
+                what: "that this tool may run without asking".into(),
+            });
+        }
+        Ok(self
+            .core
+            .store()?
+            .add_tool_approval(server.to_owned(), tool.to_owned(), None)
+            .await?)
+    }
+
+    /// [`App::allow_tool_always`] for a running server's tool, as it lists its tools now.
+    ///
+    /// # Errors
+    /// As [`App::running_tools`] and [`App::allow_tool_always`].
+    pub async fn allow_running_tool_always(
+        &self,
+        server: &str,
+        tool: &str,
+        confirm: &dyn Confirm,
+    ) -> Result<(), CoreError> {
+        let tools = self.running_tools(server).await?;
+        self.allow_tool_always(server, tool, &tools, confirm).await
     }
 
     /// The tools a running server offers now (all pages).

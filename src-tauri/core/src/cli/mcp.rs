@@ -85,6 +85,27 @@ pub(crate) enum McpCommand {
         #[arg(long)]
         yes: bool,
     },
+    /// List the tools that run without asking: in every conversation, or in one.
+    Approvals {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Let a tool run without asking in every conversation (starts the server to check it
+    /// offers the tool, and asks first).
+    Allow {
+        name: String,
+        tool: String,
+        #[arg(long)]
+        yes: bool,
+    },
+    /// Take back a tool's standing approval: in every conversation, or (--conversation) in one.
+    Revoke {
+        name: String,
+        tool: String,
+        /// The conversation it was allowed in (its id, as `approvals --json` shows).
+        #[arg(long)]
+        conversation: Option<String>,
+    },
     /// Start a server, call one tool with JSON arguments, print the result, stop it. Exits 1 on
     /// a tool error, a timeout or a crash, and leaves no process behind.
     Call {
@@ -283,6 +304,60 @@ pub(crate) async fn run(
                 ToolAcceptance::KeptBack => "Still held back.",
             };
             writeln!(out, "{said}")?;
+        }
+        McpCommand::Approvals { json } => {
+            let approvals = core.tool_approvals().await?;
+            if json {
+                serde_json::to_writer_pretty(&mut *out, &approvals)
+                    .map_err(|e| CliError::Output(e.to_string()))?;
+                writeln!(out)?;
+            } else if approvals.is_empty() {
+                writeln!(
+                    out,
+                    "No tool runs without asking. Allow one with: switchboard mcp allow NAME TOOL"
+                )?;
+            } else {
+                let rows: Vec<[String; 3]> = approvals
+                    .iter()
+                    .map(|a| {
+                        let scope = match (&a.conversation_id, &a.conversation_title) {
+                            (None, _) => "every conversation".to_owned(),
+                            (Some(_), Some(title)) => format!("“{title}” only"),
+                            (Some(id), None) => format!("{id} only (deleted)"),
+                        };
+                        [a.server.clone(), a.tool.clone(), scope]
+                    })
+                    .collect();
+                write_table(out, ["SERVER", "TOOL", "RUNS WITHOUT ASKING IN"], &rows)?;
+            }
+        }
+        McpCommand::Allow { name, tool, yes } => {
+            let listed: Vec<ListedTool> = tools_of(core, &name)
+                .await?
+                .iter()
+                .map(ListedTool::from_rmcp)
+                .collect();
+            match app
+                .allow_tool_always(&name, &tool, &listed, &TerminalConfirm { yes })
+                .await
+            {
+                Ok(()) => writeln!(
+                    out,
+                    "“{tool}” of “{}” now runs without asking in every conversation.",
+                    name.trim()
+                )?,
+                Err(crate::CoreError::NotConfirmed { .. }) => writeln!(out, "Not allowed.")?,
+                Err(other) => return Err(other.into()),
+            }
+        }
+        McpCommand::Revoke {
+            name,
+            tool,
+            conversation,
+        } => {
+            core.revoke_tool_approval(name.trim(), &tool, conversation.as_deref())
+                .await?;
+            writeln!(out, "Revoked: “{tool}” of “{}” asks again.", name.trim())?;
         }
         McpCommand::Call {
             name,

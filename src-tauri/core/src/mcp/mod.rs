@@ -11,6 +11,7 @@ pub mod elicitation;
 pub mod environment;
 pub mod error;
 pub mod host;
+mod http_client;
 pub mod launch;
 pub mod nesting;
 pub mod oauth;

@@ -4,8 +4,8 @@
 //! sends is scanned once, without recursion; a value that begins deeper than [`MAX_DEPTH`] is
 //! replaced by the string [`TOO_DEEP`], so the message parses, and the one tool it was part of
 //! is held back with a reason while the server's other tools work. The same for every
-//! transport: a stdio server's lines, and each event of a server-sent event stream (streamable
-//! HTTP and legacy SSE).
+//! transport: a stdio server's lines, each event of a server-sent event stream (streamable
+//! HTTP and legacy SSE), and a list answered as one JSON body ([`super::http_client`]).
 
 /// The deepest a container may begin in a message from a server (the JSON-RPC envelope of a
 /// tool list takes four levels before a schema starts).

@@ -1,7 +1,8 @@
 //! A remote MCP server reached over HTTP with the static headers its config names: streamable
-//! HTTP (rmcp's client), the legacy HTTP+SSE transport ([`super::sse`]), or — when the config
-//! does not say — streamable HTTP first and legacy SSE when the server does not take that, as
-//! the MCP spec's backwards-compatibility section describes.
+//! HTTP (rmcp's client, with what [`super::http_client`] adds), the legacy HTTP+SSE transport
+//! ([`super::sse`]), or — when the config does not say — streamable HTTP first and legacy SSE
+//! when the server does not take that, as the MCP spec's backwards-compatibility section
+//! describes.
 //!
 //! A server that asks for OAuth gets the tokens kept for it ([`super::oauth`]); one that asks
 //! and has none is reported as [`McpError::SignInRequired`], never signed in to unasked.
@@ -16,15 +17,13 @@ use std::time::Duration;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use rmcp::service::{QuitReason, ServiceExt};
 use rmcp::transport::auth::{AuthClient, AuthorizationManager};
-use rmcp::transport::streamable_http_client::{
-    SseError, StreamableHttpClient, StreamableHttpClientTransportConfig, StreamableHttpError,
-    StreamableHttpPostResponse,
-};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
 
 use super::client::HostClient;
 use super::elicitation::Elicitation;
 use super::error::{auth_challenge, McpError};
+use super::http_client::ServerHttp;
 use super::oauth::RemoteAuth;
 use super::process::StderrRing;
 use super::server::McpServer;
@@ -174,161 +173,6 @@ pub async fn challenge(name: &str, launch: &RemoteLaunch) -> Result<Option<Strin
 /// How long a streamable HTTP connection waits for its standalone stream to be tried.
 const STANDALONE_STREAM_WAIT: Duration = Duration::from_secs(3);
 
-/// An HTTP client for the streamable HTTP transport that says when the standalone stream (the
-/// `GET` the transport opens after the handshake) has been tried, open or refused, and cuts
-/// each server-sent event's nesting at [`super::nesting::MAX_DEPTH`] (as the stdio transport
-/// does each line). Everything else is the wrapped client's.
-#[derive(Clone)]
-struct NoticesStandaloneStream<C> {
-    inner: C,
-    tried: Arc<tokio::sync::watch::Sender<bool>>,
-    server: Arc<str>,
-}
-
-impl<C> NoticesStandaloneStream<C> {
-    fn new(inner: C, tried: &Arc<tokio::sync::watch::Sender<bool>>, server: &str) -> Self {
-        Self {
-            inner,
-            tried: Arc::clone(tried),
-            server: server.into(),
-        }
-    }
-}
-
-type SseStream = futures_util::stream::BoxStream<'static, Result<sse_stream::Sse, SseError>>;
-
-/// `events` with each one's data flattened past the depth serde_json parses.
-fn flattened(events: SseStream, server: &Arc<str>) -> SseStream {
-    use futures_util::StreamExt;
-    let server = Arc::clone(server);
-    events
-        .map(move |event| {
-            event.map(|mut event| {
-                event.data = event
-                    .data
-                    .map(|data| super::nesting::flatten_text(data, &server));
-                event
-            })
-        })
-        .boxed()
-}
-
-/// A POST's answer, with its event stream (if it is one) flattened.
-async fn flattened_answer<E>(
-    answer: impl std::future::Future<Output = Result<StreamableHttpPostResponse, E>>,
-    server: Arc<str>,
-) -> Result<StreamableHttpPostResponse, E> {
-    match answer.await? {
-        StreamableHttpPostResponse::Sse(events, session) => Ok(StreamableHttpPostResponse::Sse(
-            flattened(events, &server),
-            session,
-        )),
-        other => Ok(other),
-    }
-}
-
-impl<C: StreamableHttpClient> StreamableHttpClient for NoticesStandaloneStream<C> {
-    type Error = C::Error;
-
-    fn post_message(
-        &self,
-        uri: Arc<str>,
-        message: rmcp::model::ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> impl std::future::Future<
-        Output = Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>>,
-    > + Send
-           + '_ {
-        let answer = self
-            .inner
-            .post_message(uri, message, session_id, auth_header, custom_headers);
-        flattened_answer(answer, Arc::clone(&self.server))
-    }
-
-    fn post_message_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        message: rmcp::model::ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> impl std::future::Future<
-        Output = Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>>,
-    > + Send
-           + '_ {
-        let answer = self.inner.post_message_with_max_sse_event_size(
-            uri,
-            message,
-            session_id,
-            auth_header,
-            custom_headers,
-            max_sse_event_size,
-        );
-        flattened_answer(answer, Arc::clone(&self.server))
-    }
-
-    fn delete_session(
-        &self,
-        uri: Arc<str>,
-        session_id: Arc<str>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> impl std::future::Future<Output = Result<(), StreamableHttpError<Self::Error>>> + Send + '_
-    {
-        self.inner
-            .delete_session(uri, session_id, auth_header, custom_headers)
-    }
-
-    fn get_stream(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> impl std::future::Future<Output = Result<SseStream, StreamableHttpError<Self::Error>>> + Send + '_
-    {
-        let (tried, server) = (Arc::clone(&self.tried), Arc::clone(&self.server));
-        let opening =
-            self.inner
-                .get_stream(uri, session_id, last_event_id, auth_header, custom_headers);
-        async move {
-            let opened = opening.await;
-            tried.send_replace(true);
-            opened.map(|events| flattened(events, &server))
-        }
-    }
-
-    fn get_stream_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> impl std::future::Future<Output = Result<SseStream, StreamableHttpError<Self::Error>>> + Send + '_
-    {
-        let (tried, server) = (Arc::clone(&self.tried), Arc::clone(&self.server));
-        let opening = self.inner.get_stream_with_max_sse_event_size(
-            uri,
-            session_id,
-            last_event_id,
-            auth_header,
-            custom_headers,
-            max_sse_event_size,
-        );
-        async move {
-            let opened = opening.await;
-            tried.send_replace(true);
-            opened.map(|events| flattened(events, &server))
-        }
-    }
-}
-
 async fn handshake(
     name: &str,
     http: reqwest::Client,
@@ -362,14 +206,13 @@ async fn handshake(
         let opened = Arc::new(opened);
         let service = match signed_in {
             Some(manager) => {
-                let http =
-                    NoticesStandaloneStream::new(AuthClient::new(http, manager), &opened, name);
+                let http = AuthClient::new(ServerHttp::new(http, &opened, name), manager);
                 client
                     .serve(StreamableHttpClientTransport::with_client(http, config))
                     .await
             }
             None => {
-                let http = NoticesStandaloneStream::new(http, &opened, name);
+                let http = ServerHttp::new(http, &opened, name);
                 client
                     .serve(StreamableHttpClientTransport::with_client(http, config))
                     .await

@@ -103,7 +103,7 @@ impl Allowance {
                     .collect();
                 format!(
                     "These tools would run without asking you first:\n\n{}\n\nSay yes only if you \
-                     chose this in the approval. You can take it back in Settings.",
+                     chose this yourself. You can take it back in Settings.",
                     list.join("\n")
                 )
             }

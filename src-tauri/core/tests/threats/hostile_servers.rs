@@ -124,24 +124,29 @@ async fn server_that_never_answers_is_stopped_at_once() {
 
 #[tokio::test]
 async fn tool_schema_nested_ten_thousand_levels_holds_back_that_tool_only() {
-    held_back_when_nested_ten_thousand_levels(false).await;
+    held_back_when_nested_ten_thousand_levels(None).await;
 }
 
 #[tokio::test]
 async fn tool_schema_nested_ten_thousand_levels_over_http_holds_back_that_tool_only() {
-    held_back_when_nested_ten_thousand_levels(true).await;
+    held_back_when_nested_ten_thousand_levels(Some(&[])).await;
 }
 
-/// `raw_server.py --deep-schema 10000` (over streamable HTTP when `http`): its `deep` tool is
-/// held back with its reason, its `echo` is offered.
-async fn held_back_when_nested_ten_thousand_levels(http: bool) {
+#[tokio::test]
+async fn tool_schema_nested_ten_thousand_levels_in_one_json_body_holds_back_that_tool_only() {
+    held_back_when_nested_ten_thousand_levels(Some(&["--json-response"])).await;
+}
+
+/// `raw_server.py --deep-schema 10000` (over streamable HTTP, with these more arguments, when
+/// `http`): its `deep` tool is held back with its reason, its `echo` is offered.
+async fn held_back_when_nested_ten_thousand_levels(http: Option<&[&str]>) {
     if !support::mcp_peers_installed("tool_schema_nested_ten_thousand_levels") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let host = host(dir.path()).await;
-    let _listening = if http {
-        let listening = http_raw_server(&["--deep-schema", "10000"]);
+    let _listening = if let Some(more) = http {
+        let listening = http_raw_server(&[&["--deep-schema", "10000"], more].concat());
         let launch = RemoteLaunch {
             url: listening.1.clone(),
             headers: Vec::new(),

@@ -17,7 +17,7 @@ use switchboard_core::policy::confirm::{Allowance, StandingTool};
 use switchboard_core::secrets::{provider_account, SecretStore};
 use switchboard_core::{App, CoreError};
 
-use super::scripted::{app_with_model, memory_core, sse, stop, Asked, Server};
+use super::scripted::{app_with_model, memory_core, raw_server, sse, stop, Asked, Server};
 use crate::support::{self, Seen};
 
 /// An app whose model asks once for the time server's `get_current_time`, then says "Done.";
@@ -171,6 +171,67 @@ async fn a_confirmed_standing_approval_names_its_tool_and_holds() {
     let standing = app.core().tool_approvals().await.unwrap();
     assert_eq!(standing.len(), 1, "{standing:?}");
     assert_eq!(standing[0].conversation_id, None);
+    app.shutdown(Duration::from_secs(5)).await;
+}
+
+#[tokio::test]
+async fn webview_cannot_add_a_standing_approval_in_settings_without_native_confirmation() {
+    if !support::mcp_peers_installed("webview_grants") {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let (app, _model) = app_with_model(home.path(), Box::new(|_, _| sse(&[stop("stop")]))).await;
+    // `echo` is offered; `deep` is held back (nested too deep), so it is not the server's now.
+    raw_server(&app, "raw", &["--deep-schema", "200"]).await;
+    let nobody = Asked::new(true);
+    let unknown = app
+        .allow_running_tool_always("raw", "deep", nobody.as_ref())
+        .await
+        .unwrap_err();
+    assert!(matches!(unknown, CoreError::NotFound { .. }), "{unknown:?}");
+    assert!(
+        nobody.seen().is_empty(),
+        "nobody is asked about a tool not offered"
+    );
+
+    let person = Asked::new(false);
+    let refused = app
+        .allow_running_tool_always("raw", "echo", person.as_ref())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(refused, CoreError::NotConfirmed { .. }),
+        "{refused:?}"
+    );
+    assert!(app.core().tool_approvals().await.unwrap().is_empty());
+    let asked = person.seen();
+    assert_eq!(
+        asked,
+        [Allowance::StandingApproval {
+            conversation: String::new(),
+            tools: vec![StandingTool {
+                server: "raw".into(),
+                tool: "echo".into(),
+                everywhere: true,
+            }],
+        }]
+    );
+    assert!(asked[0]
+        .message()
+        .contains("“echo” of “raw”, in every conversation"));
+
+    app.allow_running_tool_always("raw", "echo", Asked::new(true).as_ref())
+        .await
+        .unwrap();
+    let standing = app.core().tool_approvals().await.unwrap();
+    assert_eq!(standing.len(), 1, "{standing:?}");
+    assert_eq!(
+        (
+            standing[0].tool.as_str(),
+            standing[0].conversation_id.as_deref()
+        ),
+        ("echo", None)
+    );
     app.shutdown(Duration::from_secs(5)).await;
 }
 

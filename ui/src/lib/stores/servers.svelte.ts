@@ -8,7 +8,7 @@
 // the list when it ends; failures go to the UI store's toast unless the caller shows them itself.
 
 import * as ipc from "../ipc";
-import { toIpcError } from "../errors";
+import { IpcError, toIpcError } from "../errors";
 import type {
   ImportPreview,
   McpForm,
@@ -198,6 +198,21 @@ export class ServersStore {
    */
   standingApprovals(): Promise<StandingApproval[]> {
     return ipc.listToolApprovals();
+  }
+
+  /**
+   * Lets a running server's tool run without asking in every conversation. Rust asks in its
+   * native dialog first; resolves whether the person confirmed.
+   * @throws IpcError (not running, no such tool, the database)
+   */
+  async allowAlways(server: string, tool: string): Promise<boolean> {
+    try {
+      await ipc.allowToolAlways(server, tool);
+      return true;
+    } catch (err) {
+      if (err instanceof IpcError && err.kind === "not_confirmed") return false;
+      throw err;
+    }
   }
 
   /**

@@ -134,8 +134,8 @@ impl NativeConfirm {
         let mut dialog = self
             .0
             .dialog()
-            .message(message)
-            .title(title)
+            .message(dialog_text(&message))
+            .title(title.replace('\0', NUL_SHOWN))
             .kind(MessageDialogKind::Warning)
             .buttons(MessageDialogButtons::OkCancelCustom(label(yes), label(no)));
         if let Some(window) = self.0.get_webview_window("main") {
@@ -145,6 +145,29 @@ impl NativeConfirm {
             let _ = answer.send(approved);
         });
         answered.await.unwrap_or(false)
+    }
+}
+
+/// What stands for a NUL in a dialog: the C string GTK is given would end there (and rfd
+/// panics on one).
+const NUL_SHOWN: &str = "\u{2400}";
+
+/// `text` as a native dialog shows it as written. On GTK, rfd hands the message to
+/// `gtk_message_dialog_format_secondary_text` as a printf format: a `%s` in a server's text or
+/// a link would read memory and a `%n` abort the app (glibc: "%n in writable segment"), so each
+/// `%` is doubled there.
+fn dialog_text(text: &str) -> String {
+    let text = text.replace('\0', NUL_SHOWN);
+    if cfg!(any(
+        target_os = "linux",
+        target_os = "freebsd",
+        target_os = "dragonfly",
+        target_os = "netbsd",
+        target_os = "openbsd"
+    )) {
+        text.replace('%', "%%")
+    } else {
+        text
     }
 }
 

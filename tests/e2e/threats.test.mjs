@@ -2,8 +2,9 @@
 // window never leaves the app (location, a form, window.open, a clicked link), a link opens only
 // after Rust's native dialog has shown its real host, and neither auto-approve nor a link to a
 // local file can be had by calling the app's commands directly; a remote server's approval
-// names its headers (a secret masked, never in the page) and its trust, and a tool added in
-// Settings to run without asking needs the native dialog too. And the command line: Ctrl-C
+// names its headers (a secret masked, never in the page) and its trust, a tool added in
+// Settings to run without asking needs the native dialog too, an OAuth sign-in page opens only
+// after its dialog, and a dialog's text is never a printf format. And the command line: Ctrl-C
 // stops a verb's servers, a schema nested 10 000 levels costs one tool.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -99,6 +100,25 @@ test("window_never_navigates_away and a link opens only after its real host is s
   }
 });
 
+test("native_dialog_text_is_never_a_format_string: percent signs in a link are shown, not obeyed", async () => {
+  const home = tempHome("threat-dialog-format");
+  const app = await launch(home);
+  try {
+    const b = app.browser;
+    // GTK's message dialog formats its text printf-style: %n would write memory (glibc aborts
+    // the app), %s would read it. Such a link is as easy to write as any other.
+    const asked = invokeFromPage(b, "open_link", { url: "https://example.com/%n%n%s%s%s%s%x%x?q=%25%s" });
+    const dialog = await nativeWindow("Open example.com in your browser?");
+    screenshotScreen("threat-dialog-format");
+    pressIn(dialog, "Escape");
+    assert.deepEqual(await asked, { ok: true, value: false }, "the app died showing the dialog");
+    await b.$(tid("new-conversation")).click();
+    await b.waitUntil(async () => (await sidebarIds(b)).length === 1, { timeoutMsg: "the app stopped working" });
+  } finally {
+    await app.close();
+  }
+});
+
 test("webview_cannot_turn_on_auto_approve_without_native_confirmation", async () => {
   const home = tempHome("threat-auto-approve");
   const app = await launch(home);
@@ -174,6 +194,89 @@ test("webview_cannot_add_a_standing_approval_in_settings_without_native_confirma
     await app.screenshot("threat-settings-approval");
   } finally {
     await app.close();
+  }
+});
+
+/** raw_server.py (tests/peers) over streamable HTTP with `args`: the process and its URL. */
+async function rawOverHttp(args) {
+  const child = spawn(path.resolve("tests/peers/.venv/bin/python"), [path.resolve("tests/peers/raw_server.py"), "--http", ...args], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const url = await new Promise((resolve, reject) => {
+    let said = "";
+    child.stdout.on("data", (chunk) => {
+      said += chunk;
+      const found = /LISTENING (\S+)/.exec(said);
+      if (found) resolve(found[1]);
+    });
+    child.once("exit", (code) => reject(new Error(`raw_server.py exited (${code}) before listening`)));
+  });
+  return { child, url };
+}
+
+test("oauth_sign_in_opens_nothing_until_the_person_sees_its_host, and a file: sign-in page is never opened", async () => {
+  const home = tempHome("threat-oauth-dialog");
+  const opened = path.join(home, "browser-opened");
+  const browser = path.join(home, "browser.sh");
+  // The browser: notes the page, then follows it (the server's sign-in page sends it straight
+  // back to Switchboard's loopback address with a code).
+  const python = path.resolve("tests/peers/.venv/bin/python");
+  fs.writeFileSync(
+    browser,
+    `#!/bin/sh\nprintf '%s\\n' "$1" >> '${opened}'\n'${python}' -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1]).read()' "$1" &\n`,
+    { mode: 0o755 },
+  );
+  const fair = await rawOverHttp(["--oauth", "-"]);
+  const hostile = await rawOverHttp(["--oauth", "file:///etc/passwd"]);
+  const env = { ...process.env, SWITCHBOARD_HOME: home };
+  for (const [name, server] of [["account", fair], ["hostile", hostile]]) {
+    const added = run(BIN, ["mcp", "add", name, "--url", server.url, "--transport", "http"], { env });
+    assert.equal(added.status, 0, added.stderr);
+  }
+  const app = await launch(home, { BROWSER: browser });
+  try {
+    const b = app.browser;
+    await b.$(tid("nav-servers")).click();
+    const item = (name) => `${tid("server-item")}[data-name="${name}"]`;
+    for (const name of ["account", "hostile"]) {
+      await b.waitUntil(async () => (await textOf(b, `${item(name)} ${tid("server-state")}`)) === "Needs sign-in", {
+        timeout: 30000,
+        timeoutMsg: `${name} did not ask for a sign-in`,
+      });
+    }
+    const port = new URL(fair.url).port;
+    const title = "Sign in to “account” at 127.0.0.1?";
+
+    // Closed, nothing is opened and the server still waits for a sign-in.
+    await b.$(`${item("account")} ${tid("server-sign-in")}`).click();
+    let dialog = await nativeWindow(title);
+    screenshotScreen("threat-oauth-dialog");
+    pressIn(dialog, "Escape");
+    await sleep(500);
+    assert.equal(fs.existsSync(opened), false, "the browser opened before the person said yes");
+    assert.equal(await textOf(b, `${item("account")} ${tid("server-state")}`), "Needs sign-in");
+
+    // Said yes: the page opens, the browser comes back with a code, and the server runs.
+    await b.$(`${item("account")} ${tid("server-sign-in")}`).click();
+    dialog = await nativeWindow(title);
+    pressIn(dialog, "alt+o");
+    await b.waitUntil(async () => /^Running · 1 tool/.test(await textOf(b, `${item("account")} ${tid("server-state")}`)), {
+      timeout: 30000,
+      timeoutMsg: "the server did not run after the sign-in",
+    });
+    const pages = fs.readFileSync(opened, "utf8").trim().split("\n");
+    assert.equal(pages.length, 1);
+    assert.ok(pages[0].startsWith(`http://127.0.0.1:${port}/authorize?`), pages[0]);
+
+    // A server whose sign-in page is a file: no dialog, nothing opened, and the page says why.
+    await b.$(`${item("hostile")} ${tid("server-sign-in")}`).click();
+    await noNativeWindow("Sign in to “hostile”", 1500);
+    assert.equal(fs.readFileSync(opened, "utf8").trim().split("\n").length, 1);
+    await app.screenshot("threat-oauth-signed-in");
+  } finally {
+    await app.close();
+    fair.child.kill();
+    hostile.child.kill();
   }
 });
 

@@ -18,6 +18,11 @@ Over HTTP instead of stdio (streamable HTTP, no SDK), with any option above:
   --http               binds 127.0.0.1 port 0 and prints `LISTENING <url>` once it listens; each
                        POSTed request is answered as a server-sent event stream
   --json-response      with --http: answered as one JSON body instead (notifications dropped)
+  --oauth PAGE         with --http: /mcp wants an OAuth token (401 with a challenge naming its
+                       metadata); the authorization server on the same port registers any
+                       client, names PAGE as its sign-in page (`-` for its own `/authorize`,
+                       which sends the browser straight back with a code) and trades that code
+                       for the token
 """
 
 import json
@@ -119,8 +124,39 @@ def serve_http():
             self.end_headers()
             self.wfile.write(body)
 
+        def origin(self):
+            return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+        def reply_json(self, status, value, headers=()):
+            self.send_response(status)
+            for name, text in headers:
+                self.send_header(name, text)
+            body = json.dumps(value).encode()
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def signed_out(self):
+            """With --oauth, answers a request that lacks the token with 401 and says so."""
+            if OAUTH is None or self.headers.get("Authorization") == f"Bearer {TOKEN}":
+                return False
+            challenge = f'Bearer resource_metadata="{self.origin()}/.well-known/oauth-protected-resource"'
+            self.reply_json(401, {"error": "invalid_token"}, [("WWW-Authenticate", challenge)])
+            return True
+
         def do_POST(self):
-            request = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+            body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            if OAUTH is not None and self.path == "/register":
+                client = json.loads(body)
+                self.reply_json(201, {**client, "client_id": "raw-client"})
+                return
+            if OAUTH is not None and self.path == "/token":
+                self.reply_json(200, {"access_token": TOKEN, "token_type": "Bearer", "expires_in": 3600})
+                return
+            if self.signed_out():
+                return
+            request = json.loads(body)
             with one_at_a_time:
                 texts = answer(request)
             if not texts:
@@ -134,7 +170,32 @@ def serve_http():
                 self.reply(200, "text/event-stream", stream.encode())
 
         def do_GET(self):
-            self.reply(405)
+            from urllib.parse import parse_qs, urlencode, urlsplit
+
+            here = self.origin()
+            if OAUTH is not None and self.path.startswith("/.well-known/oauth-protected-resource"):
+                self.reply_json(200, {"resource": f"{here}/mcp", "authorization_servers": [here]})
+            elif OAUTH is not None and self.path.startswith("/.well-known/oauth-authorization-server"):
+                page = f"{here}/authorize" if OAUTH == "-" else OAUTH
+                self.reply_json(200, {
+                    "issuer": here,
+                    "authorization_endpoint": page,
+                    "token_endpoint": f"{here}/token",
+                    "registration_endpoint": f"{here}/register",
+                    "response_types_supported": ["code"],
+                    "grant_types_supported": ["authorization_code", "refresh_token"],
+                    "code_challenge_methods_supported": ["S256"],
+                    "token_endpoint_auth_methods_supported": ["none"],
+                })
+            elif OAUTH is not None and self.path.startswith("/authorize"):
+                query = parse_qs(urlsplit(self.path).query)
+                back = query["redirect_uri"][0] + "?" + urlencode({"code": "raw-code", "state": query["state"][0]})
+                self.send_response(302)
+                self.send_header("Location", back)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+            elif not self.signed_out():
+                self.reply(405)
 
         def do_DELETE(self):
             self.reply(200)
@@ -146,6 +207,9 @@ def serve_http():
     print(f"LISTENING http://127.0.0.1:{server.server_address[1]}/mcp", flush=True)
     server.serve_forever()
 
+
+OAUTH = args[args.index("--oauth") + 1] if "--oauth" in args else None
+TOKEN = "raw-token"
 
 if "--http" in args:
     serve_http()

@@ -100,7 +100,7 @@ test("window_never_navigates_away and a link opens only after its real host is s
   }
 });
 
-test("native_dialog_text_is_never_a_format_string: percent signs in a link are shown, not obeyed", async () => {
+test("native_dialog_text_is_never_a_format_string: a link with %n does not take the app down (the screenshot shows it as written)", async () => {
   const home = tempHome("threat-dialog-format");
   const app = await launch(home);
   try {
@@ -202,16 +202,25 @@ async function rawOverHttp(args) {
   const child = spawn(path.resolve("tests/peers/.venv/bin/python"), [path.resolve("tests/peers/raw_server.py"), "--http", ...args], {
     stdio: ["ignore", "pipe", "inherit"],
   });
-  const url = await new Promise((resolve, reject) => {
-    let said = "";
-    child.stdout.on("data", (chunk) => {
-      said += chunk;
-      const found = /LISTENING (\S+)/.exec(said);
-      if (found) resolve(found[1]);
+  try {
+    const url = await new Promise((resolve, reject) => {
+      let said = "";
+      const timer = setTimeout(() => reject(new Error(`raw_server.py said no address within 20 s: ${said}`)), 20000);
+      child.stdout.on("data", (chunk) => {
+        said += chunk;
+        const found = /LISTENING (\S+)/.exec(said);
+        if (found) {
+          clearTimeout(timer);
+          resolve(found[1]);
+        }
+      });
+      child.once("exit", (code) => reject(new Error(`raw_server.py exited (${code}) before listening`)));
     });
-    child.once("exit", (code) => reject(new Error(`raw_server.py exited (${code}) before listening`)));
-  });
-  return { child, url };
+    return { child, url };
+  } catch (e) {
+    child.kill();
+    throw e;
+  }
 }
 
 test("oauth_sign_in_opens_nothing_until_the_person_sees_its_host, and a file: sign-in page is never opened", async () => {
@@ -226,15 +235,19 @@ test("oauth_sign_in_opens_nothing_until_the_person_sees_its_host, and a file: si
     `#!/bin/sh\nprintf '%s\\n' "$1" >> '${opened}'\n'${python}' -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1]).read()' "$1" &\n`,
     { mode: 0o755 },
   );
-  const fair = await rawOverHttp(["--oauth", "-"]);
-  const hostile = await rawOverHttp(["--oauth", "file:///etc/passwd"]);
-  const env = { ...process.env, SWITCHBOARD_HOME: home };
-  for (const [name, server] of [["account", fair], ["hostile", hostile]]) {
-    const added = run(BIN, ["mcp", "add", name, "--url", server.url, "--transport", "http"], { env });
-    assert.equal(added.status, 0, added.stderr);
-  }
-  const app = await launch(home, { BROWSER: browser });
+  const servers = [];
+  let app;
   try {
+    const fair = await rawOverHttp(["--oauth", "-"]);
+    servers.push(fair);
+    const hostile = await rawOverHttp(["--oauth", "file:///etc/passwd"]);
+    servers.push(hostile);
+    const env = { ...process.env, SWITCHBOARD_HOME: home };
+    for (const [name, server] of [["account", fair], ["hostile", hostile]]) {
+      const added = run(BIN, ["mcp", "add", name, "--url", server.url, "--transport", "http"], { env });
+      assert.equal(added.status, 0, added.stderr);
+    }
+    app = await launch(home, { BROWSER: browser });
     const b = app.browser;
     await b.$(tid("nav-servers")).click();
     const item = (name) => `${tid("server-item")}[data-name="${name}"]`;
@@ -268,15 +281,18 @@ test("oauth_sign_in_opens_nothing_until_the_person_sees_its_host, and a file: si
     assert.equal(pages.length, 1);
     assert.ok(pages[0].startsWith(`http://127.0.0.1:${port}/authorize?`), pages[0]);
 
-    // A server whose sign-in page is a file: no dialog, nothing opened, and the page says why.
+    // A server whose sign-in page is a file: no dialog, nothing opened, and the page says why
+    // (Switchboard's refusal, not a failure earlier in the sign-in).
     await b.$(`${item("hostile")} ${tid("server-sign-in")}`).click();
-    await noNativeWindow("Sign in to “hostile”", 1500);
+    await b.waitUntil(async () => (await b.execute(() => document.body.textContent)).includes("is not an https:// address; Switchboard does not open it"), {
+      timeoutMsg: "the page did not say why the sign-in page was refused",
+    });
+    await noNativeWindow("Sign in to “hostile”", 500);
     assert.equal(fs.readFileSync(opened, "utf8").trim().split("\n").length, 1);
     await app.screenshot("threat-oauth-signed-in");
   } finally {
-    await app.close();
-    fair.child.kill();
-    hostile.child.kill();
+    await app?.close();
+    for (const server of servers) server.child.kill();
   }
 });
 

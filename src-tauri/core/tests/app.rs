@@ -468,6 +468,11 @@ async fn the_command_line_allows_lists_and_revokes_a_tool_that_runs_without_aski
         "“echo” of “raw” now runs without asking in every conversation."
     );
 
+    // What was allowed is the definition seen then: it was pinned before the question.
+    let (_, tools) = cli(words("mcp tools raw")).await;
+    let echo = tools.lines().find(|l| l.starts_with("echo")).unwrap();
+    assert!(echo.ends_with("pinned") && !echo.contains("new"), "{tools}");
+
     let (listed, json) = cli(words("mcp approvals --json")).await;
     listed.unwrap();
     let json: serde_json::Value = serde_json::from_str(&json).unwrap();

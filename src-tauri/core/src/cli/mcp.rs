@@ -337,6 +337,9 @@ pub(crate) async fn run(
                 .iter()
                 .map(ListedTool::from_rmcp)
                 .collect();
+            // Pinned as seen (as `tools` does), so what is allowed is this definition: one
+            // that changes later is held back and asked about again.
+            core.mcp_pin_new_tools(name.trim(), &listed).await?;
             match app
                 .allow_tool_always(&name, &tool, &listed, &TerminalConfirm { yes })
                 .await

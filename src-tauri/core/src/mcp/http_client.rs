@@ -4,12 +4,12 @@
 //! [`super::nesting::MAX_DEPTH`], as the stdio transport does each line.
 //!
 //! An event stream is flattened event by event as it is read. An answer that is one JSON body
-//! is parsed by rmcp itself, past our reach; when that parse fails on depth and the request was
-//! a list (`tools/list`, `prompts/list`, `resources/list`, `resources/templates/list`, which
-//! change nothing and may be asked twice), the same request is sent once more and its body
-//! flattened before it is parsed, so one tool nested too deep is held back and the rest of the
-//! list is kept. Any other request nested too deep fails as rmcp says: a call is never sent
-//! twice.
+//! is parsed by rmcp itself, then cut here (as text) when it nests deeper than we allow. When
+//! rmcp's parse fails on serde_json's own depth limit and the request was a list
+//! (`tools/list`, `prompts/list`, `resources/list`, `resources/templates/list`, which change
+//! nothing and may be asked twice), the same request is sent once more and its body flattened
+//! before it is parsed, so one tool nested too deep is held back and the rest of the list is
+//! kept. Any other request nested too deep fails as rmcp says: a call is never sent twice.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -116,6 +116,9 @@ impl ServerHttp {
             (Ok(StreamableHttpPostResponse::Sse(events, session)), _) => Ok(
                 StreamableHttpPostResponse::Sse(flattened(events, &self.server), session),
             ),
+            (Ok(StreamableHttpPostResponse::Json(message, session)), _) => {
+                Ok(StreamableHttpPostResponse::Json(self.cut(message), session))
+            }
             (Err(error), Some(again)) if too_deep_to_parse(&error) => {
                 match self.flattened_json(again).await {
                     Some(answer) => Ok(answer),
@@ -123,6 +126,19 @@ impl ServerHttp {
                 }
             }
             (other, _) => other,
+        }
+    }
+
+    /// A JSON answer rmcp could parse, cut at [`super::nesting::MAX_DEPTH`] as every other
+    /// message is (serde_json parses up to 128 levels; a tool nested 65–128 levels is held back
+    /// on every transport alike).
+    fn cut(&self, message: ServerJsonRpcMessage) -> ServerJsonRpcMessage {
+        let Ok(text) = serde_json::to_vec(&message) else {
+            return message;
+        };
+        match super::nesting::flatten_message(&text, &self.server) {
+            Some(flat) => serde_json::from_slice(&flat).unwrap_or(message),
+            None => message,
         }
     }
 

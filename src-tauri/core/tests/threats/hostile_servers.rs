@@ -124,29 +124,38 @@ async fn server_that_never_answers_is_stopped_at_once() {
 
 #[tokio::test]
 async fn tool_schema_nested_ten_thousand_levels_holds_back_that_tool_only() {
-    held_back_when_nested_ten_thousand_levels(None).await;
+    held_back_when_nested(None, 10_000).await;
 }
 
 #[tokio::test]
 async fn tool_schema_nested_ten_thousand_levels_over_http_holds_back_that_tool_only() {
-    held_back_when_nested_ten_thousand_levels(Some(&[])).await;
+    held_back_when_nested(Some(&[]), 10_000).await;
 }
 
 #[tokio::test]
 async fn tool_schema_nested_ten_thousand_levels_in_one_json_body_holds_back_that_tool_only() {
-    held_back_when_nested_ten_thousand_levels(Some(&["--json-response"])).await;
+    held_back_when_nested(Some(&["--json-response"]), 10_000).await;
 }
 
-/// `raw_server.py --deep-schema 10000` (over streamable HTTP, with these more arguments, when
+/// Deeper than we allow (64) but within what serde_json parses (128): rmcp parses the body,
+/// and it is cut as every other transport cuts it.
+#[tokio::test]
+async fn tool_schema_nested_a_hundred_levels_in_one_json_body_is_held_back_as_over_stdio() {
+    held_back_when_nested(Some(&["--json-response"]), 100).await;
+    held_back_when_nested(None, 100).await;
+}
+
+/// `raw_server.py --deep-schema LEVELS` (over streamable HTTP, with these more arguments, when
 /// `http`): its `deep` tool is held back with its reason, its `echo` is offered.
-async fn held_back_when_nested_ten_thousand_levels(http: Option<&[&str]>) {
+async fn held_back_when_nested(http: Option<&[&str]>, levels: usize) {
+    let levels = levels.to_string();
     if !support::mcp_peers_installed("tool_schema_nested_ten_thousand_levels") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let host = host(dir.path()).await;
     let _listening = if let Some(more) = http {
-        let listening = http_raw_server(&[&["--deep-schema", "10000"], more].concat());
+        let listening = http_raw_server(&[&["--deep-schema", levels.as_str()], more].concat());
         let launch = RemoteLaunch {
             url: listening.1.clone(),
             headers: Vec::new(),
@@ -158,7 +167,7 @@ async fn held_back_when_nested_ten_thousand_levels(http: Option<&[&str]>) {
         host.spawn("deep", launch).await;
         Some(listening)
     } else {
-        raw_server(&host, "deep", &["--deep-schema", "10000"]).await;
+        raw_server(&host, "deep", &["--deep-schema", &levels]).await;
         None
     };
     let running = until(&host, "deep", |s| !matches!(s, ServerState::Starting)).await;

@@ -290,11 +290,7 @@ pub(crate) async fn run(
             }
         }
         McpCommand::Accept { name, tool, yes } => {
-            let listed: Vec<ListedTool> = tools_of(core, &name)
-                .await?
-                .iter()
-                .map(ListedTool::from_rmcp)
-                .collect();
+            let listed = tools_of(core, &name).await?;
             let said = match app
                 .accept_tool(&name, &tool, &listed, &TerminalConfirm { yes })
                 .await?
@@ -332,11 +328,7 @@ pub(crate) async fn run(
             }
         }
         McpCommand::Allow { name, tool, yes } => {
-            let listed: Vec<ListedTool> = tools_of(core, &name)
-                .await?
-                .iter()
-                .map(ListedTool::from_rmcp)
-                .collect();
+            let listed = tools_of(core, &name).await?;
             // Pinned as seen (as `tools` does), so what is allowed is this definition: one
             // that changes later is held back and asked about again.
             core.mcp_pin_new_tools(name.trim(), &listed).await?;
@@ -405,9 +397,15 @@ pub(crate) async fn run(
     Ok(())
 }
 
-/// Starts the server, lists its tools, and stops it whatever the listing gave.
-async fn tools_of(core: &Core, name: &str) -> Result<Vec<rmcp::model::Tool>, CliError> {
-    Ok(listed_by(core, name).await?.0)
+/// Starts the server, lists its tools (as the host pins and reviews them), and stops it
+/// whatever the listing gave.
+async fn tools_of(core: &Core, name: &str) -> Result<Vec<ListedTool>, CliError> {
+    Ok(listed_by(core, name)
+        .await?
+        .0
+        .iter()
+        .map(ListedTool::from_rmcp)
+        .collect())
 }
 
 /// [`tools_of`], with the tools it held back as unusable.

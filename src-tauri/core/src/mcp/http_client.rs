@@ -17,6 +17,9 @@ use std::sync::Arc;
 use futures_util::StreamExt;
 use reqwest::header::{HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::transport::common::http_header::{
+    EVENT_STREAM_MIME_TYPE, HEADER_SESSION_ID, JSON_MIME_TYPE,
+};
 use rmcp::transport::streamable_http_client::{
     SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
 };
@@ -90,6 +93,7 @@ fn is_list(message: &ClientJsonRpcMessage) -> bool {
 }
 
 /// One POST as rmcp's client sends it.
+#[derive(Clone)]
 struct Post {
     uri: Arc<str>,
     message: ClientJsonRpcMessage,
@@ -105,13 +109,7 @@ impl ServerHttp {
     where
         F: std::future::Future<Output = PostResult>,
     {
-        let again = is_list(&post.message).then(|| Post {
-            uri: Arc::clone(&post.uri),
-            message: post.message.clone(),
-            session_id: post.session_id.clone(),
-            auth_header: post.auth_header.clone(),
-            custom_headers: post.custom_headers.clone(),
-        });
+        let again = is_list(&post.message).then(|| post.clone());
         match (send(post).await, again) {
             (Ok(StreamableHttpPostResponse::Sse(events, session)), _) => Ok(
                 StreamableHttpPostResponse::Sse(flattened(events, &self.server), session),
@@ -148,7 +146,7 @@ impl ServerHttp {
         let mut request = self
             .inner
             .post(post.uri.as_ref())
-            .header(ACCEPT, "text/event-stream, application/json")
+            .header(ACCEPT, [EVENT_STREAM_MIME_TYPE, JSON_MIME_TYPE].join(", "))
             .json(&post.message);
         if let Some(token) = post.auth_header {
             request = request.bearer_auth(token);
@@ -157,19 +155,19 @@ impl ServerHttp {
             request = request.header(name, value);
         }
         if let Some(session) = &post.session_id {
-            request = request.header("Mcp-Session-Id", session.as_ref());
+            request = request.header(HEADER_SESSION_ID, session.as_ref());
         }
         let response = request.send().await.ok()?;
         let is_json = response
             .headers()
             .get(CONTENT_TYPE)
-            .is_some_and(|t| t.as_bytes().starts_with(b"application/json"));
+            .is_some_and(|t| t.as_bytes().starts_with(JSON_MIME_TYPE.as_bytes()));
         if !response.status().is_success() || !is_json {
             return None;
         }
         let session = response
             .headers()
-            .get("Mcp-Session-Id")
+            .get(HEADER_SESSION_ID)
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned);
         let mut body = Vec::new();

@@ -8,6 +8,7 @@ const COMMANDS: &[&str] = &[
     "list_conversations",
     "create_conversation",
     "rename_conversation",
+    "set_system_prompt",
     "delete_conversation",
     "get_conversation",
     "get_older_messages",

@@ -95,6 +95,7 @@ pub fn run() -> i32 {
             commands::conversations::list_conversations,
             commands::conversations::create_conversation,
             commands::conversations::rename_conversation,
+            commands::conversations::set_system_prompt,
             commands::conversations::delete_conversation,
             commands::conversations::get_conversation,
             commands::conversations::get_older_messages,

@@ -18,9 +18,23 @@ pub async fn create_conversation(
     title: Option<String>,
 ) -> CommandResult<Conversation> {
     Ok(state
+        .app()
+        .await
+        .create_conversation(title.as_deref(), None)
+        .await?)
+}
+
+/// What the model is told before this conversation; blank for nothing.
+#[tauri::command]
+pub async fn set_system_prompt(
+    state: State<'_, AppState>,
+    id: String,
+    system_prompt: String,
+) -> CommandResult<Conversation> {
+    Ok(state
         .core()
         .await
-        .create_conversation(title.as_deref())
+        .set_system_prompt(&id, &system_prompt)
         .await?)
 }
 

@@ -138,3 +138,38 @@ test("a hundred creates and deletes fired as fast as the UI allows leave a consi
     await app.close();
   }
 });
+
+test("a new conversation starts with Settings' system prompt, edited from its header, kept after a relaunch", async () => {
+  const home = tempHome("system-prompt");
+  let app = await launch(home);
+  try {
+    const b = app.browser;
+    await createConversation(b);
+    await b.$(tid("system-prompt-button")).click();
+    const input = b.$(tid("system-prompt-input"));
+    await input.waitForDisplayed();
+    const shown = await input.getValue();
+    assert.match(shown, /^You can use tools when they help with the task\./);
+    assert.match(shown, /try another approach/);
+    await app.screenshot("system-prompt-default");
+    await pasteInto(b, tid("system-prompt-input"), "Answer in French, in two sentences at most.");
+    await b.$(tid("system-prompt-save")).click();
+    await b.$(tid("system-prompt-saved")).waitForDisplayed({ timeoutMsg: "the system prompt was not saved" });
+    await app.screenshot("system-prompt-edited");
+  } finally {
+    await app.close();
+  }
+
+  app = await launch(home);
+  try {
+    const b = app.browser;
+    await b.waitUntil(async () => (await sidebarIds(b)).length === 1, { timeoutMsg: "the list did not load" });
+    await b.$(tid("conversation-item")).click();
+    await b.$(tid("system-prompt-button")).click();
+    const input = b.$(tid("system-prompt-input"));
+    await input.waitForDisplayed();
+    assert.equal(await input.getValue(), "Answer in French, in two sentences at most.");
+  } finally {
+    await app.close();
+  }
+});

@@ -24,7 +24,7 @@ function session() {
   const schedule: FrameScheduler = (callback) => frames.push(callback);
   const chat = new ChatSession(
     {
-      conversation: { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false },
+      conversation: { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "" },
       messages: [], tool_runs: [], older: null,
     },
     () => {},
@@ -111,7 +111,7 @@ describe("deltas of a streaming answer", () => {
     vi.useFakeTimers();
     const chat = new ChatSession(
       {
-        conversation: { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false },
+        conversation: { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "" },
         messages: [answer()], tool_runs: [], older: null,
       },
       () => {},

@@ -191,6 +191,7 @@ export class FakeBackend {
     tool_timeout_secs: 60,
     run_time_limit_secs: 600,
     describe_calls: false,
+    default_system_prompt: "You can use tools when they help with the task.",
   };
   calls: Call[] = [];
   /** milliseconds each command waits before answering */
@@ -400,7 +401,7 @@ export class FakeBackend {
     return this.calls.filter((call) => call.cmd === cmd);
   }
 
-  addConversation(title: string): Conversation {
+  addConversation(title: string, systemPrompt = ""): Conversation {
     const now = ++this.#clock;
     const conversation: Conversation = {
       id: `c${++this.#ids}`,
@@ -410,6 +411,7 @@ export class FakeBackend {
       provider: null,
       model: null,
       auto_approve: false,
+      system_prompt: systemPrompt,
     };
     this.conversations.push(conversation);
     this.messages[conversation.id] = [];
@@ -504,7 +506,16 @@ export class FakeBackend {
     list_conversations: () => this.#sorted(),
     create_conversation: (args) => {
       const title = typeof args.title === "string" ? args.title : "New conversation";
-      return this.addConversation(title);
+      return this.addConversation(title, this.settings.default_system_prompt);
+    },
+    set_system_prompt: (args) => {
+      const conversation = this.#conversation(args.id);
+      const text = String(args.systemPrompt).trimEnd();
+      if (text.length > 32_000) {
+        throw { kind: "invalid_input", message: "A system prompt can be at most 32000 characters long.", field: "system_prompt" };
+      }
+      conversation.system_prompt = text.trim() === "" ? "" : text;
+      return { ...conversation };
     },
     rename_conversation: (args) => {
       const conversation = this.#conversation(args.id);

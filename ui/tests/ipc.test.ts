@@ -70,12 +70,14 @@ describe("ipc", () => {
       tool_timeout_secs: 60,
       run_time_limit_secs: 600,
       describe_calls: false,
+      default_system_prompt: "",
     };
     const provider = { name: "Work", kind: "openai" as const, base_url: null, default_model: "gpt", api_key: "sk" };
     await ipc.appStatus();
     await ipc.listConversations();
     await ipc.createConversation(null);
     await ipc.renameConversation("c1", "New title");
+    await ipc.setSystemPrompt("c1", "Be brief.");
     await ipc.deleteConversation("c1");
     await ipc.getConversation("c1");
     await ipc.keychainStatus();
@@ -100,6 +102,7 @@ describe("ipc", () => {
       ["list_conversations", undefined],
       ["create_conversation", { title: null }],
       ["rename_conversation", { id: "c1", title: "New title" }],
+      ["set_system_prompt", { id: "c1", systemPrompt: "Be brief." }],
       ["delete_conversation", { id: "c1" }],
       ["get_conversation", { id: "c1" }],
       ["keychain_status", undefined],

@@ -22,6 +22,17 @@ async function openSettings() {
 }
 
 describe("settings", () => {
+  it("refuses a default system prompt over 32,000 characters beside its box", async () => {
+    const { user } = await openSettings();
+    const prompt = screen.getByTestId("settings-system-prompt") as HTMLTextAreaElement;
+    await user.clear(prompt);
+    await user.click(prompt);
+    await user.paste("x".repeat(32_001));
+    await user.click(screen.getByTestId("settings-save"));
+    expect((await screen.findByTestId("error-default_system_prompt")).textContent).toContain("at most 32000");
+    expect(backend.callsTo("update_settings")).toHaveLength(0);
+  });
+
   it("shows the run time limit in minutes and the saved values", async () => {
     backend.addProviderRecord("Work");
     backend.settings = { ...backend.settings, default_provider: "Work", run_time_limit_secs: 1800, max_rounds: 7 };
@@ -44,6 +55,9 @@ describe("settings", () => {
     await user.type(field("run_time_limit_minutes"), "45");
     expect((field("describe_calls") as HTMLInputElement).checked).toBe(false);
     await user.click(field("describe_calls"));
+    const prompt = screen.getByTestId("settings-system-prompt") as HTMLTextAreaElement;
+    expect(prompt.value).toBe("You can use tools when they help with the task.");
+    await user.type(prompt, " Answer briefly.");
     await user.click(screen.getByTestId("settings-save"));
 
     await screen.findByTestId("settings-saved");
@@ -56,6 +70,7 @@ describe("settings", () => {
         tool_timeout_secs: 60,
         run_time_limit_secs: 2700,
         describe_calls: true,
+        default_system_prompt: "You can use tools when they help with the task. Answer briefly.",
       },
     });
     expect(document.documentElement.dataset.theme).toBe("dark");

@@ -75,6 +75,7 @@ describe("settings checks", () => {
     tool_timeout_secs: 60,
     run_time_limit_secs: 600,
     describe_calls: false,
+    default_system_prompt: "Be brief.",
   };
 
   it("shows the run time limit in minutes and stores it in seconds", () => {

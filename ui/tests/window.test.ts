@@ -134,6 +134,74 @@ describe("rename", () => {
   });
 });
 
+describe("system prompt", () => {
+  it("a new conversation starts with Settings' default, shown and edited from its header", async () => {
+    const { user } = await renderApp();
+    await user.click(screen.getByTestId("new-conversation"));
+    await waitFor(() => expect(items()).toHaveLength(1));
+    await user.click(await screen.findByTestId("system-prompt-button"));
+    const input = (await screen.findByTestId("system-prompt-input")) as HTMLTextAreaElement;
+    expect(input.value).toBe(backend.settings.default_system_prompt);
+    expect(screen.getByTestId("system-prompt-save")).toHaveProperty("disabled", true);
+    expect(screen.queryByTestId("system-prompt-default")).toBeNull();
+
+    await user.clear(input);
+    await user.type(input, "Answer in French.{Enter}{Enter}");
+    expect(screen.getByTestId("system-prompt-count").textContent).toContain("19 / 32,000");
+    await user.click(screen.getByTestId("system-prompt-save"));
+    expect(await screen.findByTestId("system-prompt-saved")).toBeTruthy();
+    const id = backend.conversations[0].id;
+    expect(backend.callsTo("set_system_prompt")[0].args).toEqual({ id, systemPrompt: "Answer in French.\n\n" });
+    // The box shows what Rust kept (trailing lines trimmed); nothing left to save.
+    expect(input.value).toBe("Answer in French.");
+    expect(screen.getByTestId("system-prompt-save")).toHaveProperty("disabled", true);
+
+    // Ctrl+Enter saves a cleared prompt; the header says there is none; the default comes back in one click.
+    await user.clear(input);
+    await user.keyboard("{Control>}{Enter}{/Control}");
+    await waitFor(() => expect(backend.conversations[0].system_prompt).toBe(""));
+    expect(await screen.findByTestId("system-prompt-none")).toBeTruthy();
+    await user.click(screen.getByTestId("system-prompt-default"));
+    expect(input.value).toBe(backend.settings.default_system_prompt);
+  });
+
+  it("one side panel at a time, Esc closes, another conversation shows its own prompt", async () => {
+    backend.addConversation("Pirate", "Talk like a pirate.");
+    backend.addConversation("Plain");
+    const { user } = await renderApp();
+    await user.click(items()[1]);
+    await user.click(await screen.findByTestId("tools-button"));
+    expect(await screen.findByTestId("tools-panel")).toBeTruthy();
+    await user.click(screen.getByTestId("system-prompt-button"));
+    expect(screen.queryByTestId("tools-panel")).toBeNull();
+    const input = (await screen.findByTestId("system-prompt-input")) as HTMLTextAreaElement;
+    expect(input.value).toBe("Talk like a pirate.");
+    await user.type(input, " Arr.");
+
+    // Each conversation's page is its own: another one opens with its panels closed.
+    await user.click(items()[0]);
+    await waitFor(() => expect(screen.getByTestId("conversation-header-title").textContent?.trim()).toBe("Plain"));
+    expect(screen.queryByTestId("system-prompt-panel")).toBeNull();
+    await user.click(screen.getByTestId("system-prompt-button"));
+    expect(((await screen.findByTestId("system-prompt-input")) as HTMLTextAreaElement).value).toBe("");
+    await user.type(screen.getByTestId("system-prompt-input"), "{Escape}");
+    expect(screen.queryByTestId("system-prompt-panel")).toBeNull();
+    expect(backend.callsTo("set_system_prompt")).toHaveLength(0);
+  });
+
+  it("shows Rust's refusal beside the text and keeps the draft", async () => {
+    backend.addConversation("Chat");
+    backend.failures.set("set_system_prompt", { kind: "invalid_input", message: "Too long.", field: "system_prompt" });
+    const { user } = await renderApp();
+    await user.click(items()[0]);
+    await user.click(await screen.findByTestId("system-prompt-button"));
+    await user.type(await screen.findByTestId("system-prompt-input"), "Be brief.");
+    await user.click(screen.getByTestId("system-prompt-save"));
+    expect((await screen.findByTestId("system-prompt-error")).textContent).toBe("Too long.");
+    expect((screen.getByTestId("system-prompt-input") as HTMLTextAreaElement).value).toBe("Be brief.");
+  });
+});
+
 describe("delete", () => {
   it("asks in an in-app dialog; Cancel and Esc keep the conversation", async () => {
     backend.addConversation("Precious");

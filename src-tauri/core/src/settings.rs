@@ -42,6 +42,44 @@ pub struct Settings {
     /// more small request per call, waited for at most [`DESCRIBE_WITHIN`]).
     #[serde(default)]
     pub describe_calls: bool,
+    /// The system prompt a new conversation starts with (each conversation keeps its own copy,
+    /// edited from its header); empty for none.
+    #[serde(default = "default_system_prompt")]
+    pub default_system_prompt: String,
+}
+
+/// What a new conversation is told unless Settings say otherwise: how to go about tools.
+pub const DEFAULT_SYSTEM_PROMPT: &str = "You can use tools when they help with the task.
+- Use tools one after another when a task needs several steps.
+- If a tool call fails, try another approach before giving up.
+- If you cannot complete the task after reasonable attempts, explain what could not be done and why.
+- Stop calling tools once you have enough information to answer.";
+
+fn default_system_prompt() -> String {
+    DEFAULT_SYSTEM_PROMPT.to_owned()
+}
+
+/// The longest system prompt kept (a conversation's or the default), in characters.
+pub const MAX_SYSTEM_PROMPT_CHARS: usize = 32_000;
+
+/// A system prompt as kept: trailing spaces and blank lines dropped; too long is refused.
+///
+/// # Errors
+/// Longer than [`MAX_SYSTEM_PROMPT_CHARS`].
+pub fn tidy_system_prompt(field: &'static str, text: &str) -> Result<String, InvalidInput> {
+    let text = text.trim_end();
+    let text = if crate::text::is_blank(text) {
+        ""
+    } else {
+        text
+    };
+    if text.chars().count() > MAX_SYSTEM_PROMPT_CHARS {
+        return Err(InvalidInput::new(
+            field,
+            format!("A system prompt can be at most {MAX_SYSTEM_PROMPT_CHARS} characters long."),
+        ));
+    }
+    Ok(text.to_owned())
 }
 
 /// How long a call's description may take before the status line keeps the tool's name.
@@ -61,6 +99,7 @@ impl Default for Settings {
             tool_timeout_secs: 60,
             run_time_limit_secs: 600,
             describe_calls: false,
+            default_system_prompt: default_system_prompt(),
         }
     }
 }
@@ -115,6 +154,8 @@ impl Settings {
         )?;
         self.default_provider = blank_to_none(self.default_provider);
         self.default_model = blank_to_none(self.default_model);
+        self.default_system_prompt =
+            tidy_system_prompt("default_system_prompt", &self.default_system_prompt)?;
         Ok(self)
     }
 
@@ -327,9 +368,39 @@ mod tests {
             tool_timeout_secs: 30,
             run_time_limit_secs: 1200,
             describe_calls: true,
+            default_system_prompt: "Answer in French.".into(),
         };
         assert_eq!(Settings::from_entries(&s.to_entries()), s);
         assert_eq!(s.to_entries()["theme"], json!("dark"));
+    }
+
+    #[test]
+    fn the_default_system_prompt_is_the_tool_guidance_and_too_long_is_refused() {
+        let defaults = Settings::default();
+        assert!(defaults
+            .default_system_prompt
+            .contains("try another approach"));
+        // A file from before the setting existed gets the guidance, not nothing.
+        assert_eq!(
+            Settings::from_entries(&Map::new()).default_system_prompt,
+            DEFAULT_SYSTEM_PROMPT
+        );
+        // Cleared on purpose, it stays cleared; trailing blank lines go.
+        let cleared = Settings {
+            default_system_prompt: " \n\u{200b}\n".into(),
+            ..Settings::default()
+        };
+        assert_eq!(cleared.validated().unwrap().default_system_prompt, "");
+        let tidy = Settings {
+            default_system_prompt: "Be brief.\n\n".into(),
+            ..Settings::default()
+        };
+        assert_eq!(tidy.validated().unwrap().default_system_prompt, "Be brief.");
+        let long = Settings {
+            default_system_prompt: "x".repeat(MAX_SYSTEM_PROMPT_CHARS + 1),
+            ..Settings::default()
+        };
+        assert_eq!(long.validated().unwrap_err().field, "default_system_prompt");
     }
 
     #[test]

@@ -492,3 +492,175 @@ async fn the_command_line_allows_lists_and_revokes_a_tool_that_runs_without_aski
     assert!(again.is_err(), "nothing left to revoke");
     app.shutdown(Duration::from_secs(5)).await;
 }
+
+/// The system message of the newest request aimock received (`None`: the request had none).
+async fn last_system_message(mock: &support::Aimock) -> Option<String> {
+    let journal = mock.journal().await;
+    let body = &journal.last().expect("a request was sent")["body"];
+    let first = &body["messages"][0];
+    (first["role"] == "system").then(|| first["content"].as_str().unwrap_or_default().to_owned())
+}
+
+#[tokio::test]
+async fn a_new_conversation_tells_the_model_the_default_system_prompt_and_the_offered_servers_instructions(
+) {
+    if !support::mcp_peers_installed("system_prompt") {
+        return;
+    }
+    let Some(mock) = aimock("system_prompt", "tool-loop.json", &[]) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let (app, _store) = app_in(home.path(), &mock.root).await;
+    // server-everything answers `initialize` with instructions of its own.
+    app.host()
+        .spawn(
+            "everything",
+            stdio_launch(
+                &peers()
+                    .join("node_modules/.bin/mcp-server-everything")
+                    .to_string_lossy(),
+                &["stdio"],
+                Duration::from_secs(30),
+            ),
+        )
+        .await;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !matches!(
+        app.host().states().get("everything"),
+        Some(ServerState::Running { .. })
+    ) {
+        assert!(Instant::now() < deadline, "server-everything did not start");
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    let instructions = app
+        .host()
+        .server("everything")
+        .and_then(|s| s.instructions().map(str::to_owned))
+        .expect("server-everything gives instructions");
+
+    let conversation = app.create_conversation(None, None).await.unwrap();
+    assert_eq!(
+        conversation.system_prompt,
+        switchboard_core::settings::DEFAULT_SYSTEM_PROMPT
+    );
+    let turn = |text: &str, tools| TurnRequest {
+        tools,
+        ..ask(&conversation.id, text)
+    };
+    let sink = Arc::new(Seen::default());
+    let run = app
+        .start_turn(
+            turn("Say hello", switchboard_core::engine::ToolSelection::All),
+            sink.clone(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(run.finished().await, StopReason::Completed);
+    let system = last_system_message(&mock).await.expect("a system message");
+    let heading = "## Instructions from the MCP server “everything”";
+    assert!(
+        system.starts_with(switchboard_core::settings::DEFAULT_SYSTEM_PROMPT),
+        "{system}"
+    );
+    assert!(
+        system.ends_with(&format!("{heading}\n\n{}", instructions.trim())),
+        "{system}"
+    );
+
+    // With the server's tools not offered, its instructions are not sent either.
+    let run = app
+        .start_turn(
+            turn(
+                "Say hello again",
+                switchboard_core::engine::ToolSelection::None,
+            ),
+            sink.clone(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(run.finished().await, StopReason::Completed);
+    assert_eq!(
+        last_system_message(&mock).await.as_deref(),
+        Some(switchboard_core::settings::DEFAULT_SYSTEM_PROMPT)
+    );
+
+    // The conversation keeps an edited prompt; a cleared one sends no system message at all.
+    let edited = app
+        .core()
+        .set_system_prompt(&conversation.id, "Answer in French.\n\n")
+        .await
+        .unwrap();
+    assert_eq!(edited.system_prompt, "Answer in French.");
+    let run = app
+        .start_turn(
+            turn(
+                "Say hello in French",
+                switchboard_core::engine::ToolSelection::None,
+            ),
+            sink.clone(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(run.finished().await, StopReason::Completed);
+    assert_eq!(
+        last_system_message(&mock).await.as_deref(),
+        Some("Answer in French.")
+    );
+    app.core()
+        .set_system_prompt(&conversation.id, " \n")
+        .await
+        .unwrap();
+    let run = app
+        .start_turn(
+            turn(
+                "Say hello once more",
+                switchboard_core::engine::ToolSelection::None,
+            ),
+            sink,
+        )
+        .await
+        .unwrap();
+    assert_eq!(run.finished().await, StopReason::Completed);
+    assert_eq!(last_system_message(&mock).await, None);
+
+    // A prompt given outright wins over the default, and one too long is refused.
+    let told = app
+        .create_conversation(Some("Pirate"), Some("Talk like a pirate."))
+        .await
+        .unwrap();
+    assert_eq!(told.system_prompt, "Talk like a pirate.");
+    let long = "x".repeat(switchboard_core::settings::MAX_SYSTEM_PROMPT_CHARS + 1);
+    assert!(matches!(
+        app.core().set_system_prompt(&conversation.id, &long).await,
+        Err(switchboard_core::CoreError::Invalid(_))
+    ));
+
+    // The command line: `--system` and `--system-file` are sent, and the conversation keeps them.
+    let file = home.path().join("prompt.txt");
+    std::fs::write(&file, "Answer from the file.\n").unwrap();
+    for (flag, value, expected) in [
+        ("--system", "Be terse.".to_owned(), "Be terse."),
+        (
+            "--system-file",
+            file.display().to_string(),
+            "Answer from the file.",
+        ),
+    ] {
+        let args = [
+            "chat",
+            "--tools",
+            "none",
+            flag,
+            &value,
+            "Say hello from the terminal",
+        ];
+        let mut out = Vec::new();
+        switchboard_core::cli::run_with(&app, &args, &mut out)
+            .await
+            .unwrap();
+        assert_eq!(last_system_message(&mock).await.as_deref(), Some(expected));
+        let newest = app.core().list_conversations().await.unwrap().remove(0);
+        assert_eq!(newest.system_prompt, expected);
+    }
+}

@@ -49,7 +49,12 @@ export type Settings = { theme: Theme, default_provider: string | null, default_
  * Ask the model for a few words on what each tool call does, for the status line (one
  * more small request per call, waited for at most [`DESCRIBE_WITHIN`]).
  */
-describe_calls: boolean, };
+describe_calls: boolean, 
+/**
+ * The system prompt a new conversation starts with (each conversation keeps its own copy,
+ * edited from its header); empty for none.
+ */
+default_system_prompt: string, };
 
 export type Conversation = { id: string, title: string, created_at: number, updated_at: number, 
 /**
@@ -59,7 +64,11 @@ provider: string | null, model: string | null,
 /**
  * Every tool call runs without asking (shown as a badge).
  */
-auto_approve: boolean, };
+auto_approve: boolean, 
+/**
+ * What the model is told before the conversation (empty: nothing).
+ */
+system_prompt: string, };
 
 export type Role = "user" | "assistant" | "system" | "tool";
 

@@ -84,6 +84,12 @@ export function renameConversation(id: string, title: string): Promise<Conversat
   return call("rename_conversation", { id, title });
 }
 
+/** What the model is told before this conversation; blank for nothing. Too long → invalid_input
+ *  on "system_prompt". */
+export function setSystemPrompt(id: string, systemPrompt: string): Promise<Conversation> {
+  return call("set_system_prompt", { id, systemPrompt });
+}
+
 export function deleteConversation(id: string): Promise<void> {
   return call("delete_conversation", { id });
 }

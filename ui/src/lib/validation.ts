@@ -105,7 +105,11 @@ export interface SettingsDraft {
   tool_timeout_secs: number | null;
   run_time_limit_minutes: number | null;
   describe_calls: boolean;
+  default_system_prompt: string;
 }
+
+/** The longest system prompt Rust keeps, in characters (`MAX_SYSTEM_PROMPT_CHARS`). */
+export const MAX_SYSTEM_PROMPT_CHARS = 32_000;
 
 export function settingsToDraft(settings: Settings): SettingsDraft {
   return {
@@ -116,6 +120,7 @@ export function settingsToDraft(settings: Settings): SettingsDraft {
     tool_timeout_secs: settings.tool_timeout_secs,
     run_time_limit_minutes: Math.round((settings.run_time_limit_secs / 60) * 100) / 100,
     describe_calls: settings.describe_calls,
+    default_system_prompt: settings.default_system_prompt,
   };
 }
 
@@ -139,6 +144,9 @@ export function validateSettingsDraft(draft: SettingsDraft): FieldErrors {
   if (timeout) errors.tool_timeout_secs = timeout;
   const limit = checkRange(draft.run_time_limit_minutes, RUN_TIME_LIMIT_MINUTES, "a time limit in minutes", false);
   if (limit) errors.run_time_limit_minutes = limit;
+  if ([...draft.default_system_prompt].length > MAX_SYSTEM_PROMPT_CHARS) {
+    errors.default_system_prompt = `A system prompt can be at most ${MAX_SYSTEM_PROMPT_CHARS} characters long.`;
+  }
   return errors;
 }
 
@@ -152,6 +160,7 @@ export function draftToSettings(draft: SettingsDraft): Settings {
     tool_timeout_secs: draft.tool_timeout_secs ?? TOOL_TIMEOUT_SECS.min,
     run_time_limit_secs: Math.round((draft.run_time_limit_minutes ?? RUN_TIME_LIMIT_MINUTES.min) * 60),
     describe_calls: draft.describe_calls,
+    default_system_prompt: draft.default_system_prompt,
   };
 }
 

@@ -111,6 +111,9 @@ pub struct RunSetup {
     pub provider: Arc<dyn Provider>,
     pub provider_name: String,
     pub model: String,
+    /// What the model is told first: the conversation's system prompt and the instructions of
+    /// the servers whose tools are offered ([`crate::engine::system_prompt`]).
+    pub system: Option<String>,
     /// The tools offered to the model this run (already filtered by the conversation's
     /// switches and held-back pins).
     pub tools: Vec<CatalogueTool>,

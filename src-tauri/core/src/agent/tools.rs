@@ -29,6 +29,13 @@ pub trait ToolSource: Send + Sync {
     /// Each running server with its tools, as last listed.
     fn tools(&self) -> Vec<(String, Arc<Vec<ListedTool>>)>;
 
+    /// What a running server said at `initialize` on how to use it (added to the system
+    /// prompt when its tools are offered).
+    fn instructions(&self, server: &str) -> Option<String> {
+        let _ = server;
+        None
+    }
+
     /// Calls `tool` on `server`; the result is the `tools/call` result's JSON. The server's
     /// progress notifications for the call go to `progress`.
     fn call<'a>(
@@ -45,6 +52,11 @@ pub trait ToolSource: Send + Sync {
 impl ToolSource for McpHost {
     fn tools(&self) -> Vec<(String, Arc<Vec<ListedTool>>)> {
         self.running_tools()
+    }
+
+    fn instructions(&self, server: &str) -> Option<String> {
+        self.server(server)
+            .and_then(|s| s.instructions().map(str::to_owned))
     }
 
     fn call<'a>(

@@ -32,6 +32,7 @@ use crate::paths::AppPaths;
 use crate::policy::confirm::{Allowance, Confirm, StandingTool};
 use crate::secrets::SecretStore;
 use crate::settings::{Settings, SettingsError, SettingsSource};
+use crate::store::Conversation;
 
 /// What an [`App`] is built from.
 pub struct AppConfig {
@@ -197,6 +198,25 @@ impl App {
             );
         }
         Ok(())
+    }
+
+    // ---- conversations -----------------------------------------------------------------
+
+    /// Creates a conversation told `system_prompt` first, or Settings' default system prompt
+    /// when none is given.
+    ///
+    /// # Errors
+    /// As [`Core::create_conversation_with`].
+    pub async fn create_conversation(
+        &self,
+        title: Option<&str>,
+        system_prompt: Option<&str>,
+    ) -> Result<Conversation, CoreError> {
+        let prompt = match system_prompt {
+            Some(prompt) => prompt.to_owned(),
+            None => self.settings.load().default_system_prompt,
+        };
+        self.core.create_conversation_with(title, &prompt).await
     }
 
     // ---- runs -------------------------------------------------------------------------

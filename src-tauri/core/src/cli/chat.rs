@@ -54,8 +54,28 @@ pub(crate) struct ChatArgs {
     /// ready (a slow first `npx` download may need more).
     #[arg(long, value_name = "SECONDS", default_value_t = 10)]
     wait_for_servers: u64,
+    /// What the model is told first (the conversation keeps it); else Settings' default
+    /// system prompt for a new conversation, or the conversation's own.
+    #[arg(long, value_name = "TEXT", conflicts_with = "system_file")]
+    system: Option<String>,
+    /// `--system`, read from a file.
+    #[arg(long, value_name = "FILE")]
+    system_file: Option<std::path::PathBuf>,
     /// What to say.
     prompt: String,
+}
+
+impl ChatArgs {
+    /// The system prompt given on the command line, if any.
+    fn system_prompt(&self) -> Result<Option<String>, CliError> {
+        match (&self.system, &self.system_file) {
+            (Some(text), _) => Ok(Some(text.clone())),
+            (None, Some(path)) => std::fs::read_to_string(path)
+                .map(Some)
+                .map_err(|e| CliError::Usage(format!("Cannot read {}: {e}", path.display()))),
+            (None, None) => Ok(None),
+        }
+    }
 }
 
 fn selection(text: &str) -> ToolSelection {
@@ -94,9 +114,13 @@ async fn turn(
     tools: ToolSelection,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
+    let system = args.system_prompt()?;
     let conversation = match args.conversation {
-        Some(id) => id,
-        None => app.core().create_conversation(None).await?.id,
+        Some(id) => match system {
+            Some(system) => app.core().set_system_prompt(&id, &system).await?.id,
+            None => id,
+        },
+        None => app.create_conversation(None, system.as_deref()).await?.id,
     };
     let approver: Arc<dyn Approver> = match args.approve {
         ApproveMode::All => Arc::new(FixedApprover(Decision::AllowOnce)),

@@ -1,9 +1,10 @@
 //! The headless command line: the same binary as the desktop app, run with a subcommand, no
 //! display needed. It is an adapter over the same [`App`] the window holds, one file per verb
-//! group (`provider`, `mcp`, `chat`); this module parses, builds the app, dispatches and prints
-//! errors.
+//! group (`provider`, `mcp`, `chat`, `conversations`); this module parses, builds the app,
+//! dispatches and prints errors.
 
 mod chat;
+mod conversations;
 mod mcp;
 mod provider;
 mod terminal;
@@ -43,6 +44,9 @@ enum Command {
     Mcp(mcp::McpCommand),
     /// Chat from the terminal: one turn of the tool loop, the same one the window runs.
     Chat(chat::ChatArgs),
+    /// List, read, search, export and import conversations.
+    #[command(subcommand)]
+    Conversations(conversations::ConversationsCommand),
 }
 
 /// True when the process was started with arguments meant for the command line (anything
@@ -122,6 +126,7 @@ async fn run(app: &Arc<App>, command: Command, out: &mut impl Write) -> Result<(
         Command::Provider(command) => provider::run(app, command, out).await,
         Command::Mcp(command) => mcp::run(app, command, out).await,
         Command::Chat(args) => chat::run(app, args, out).await,
+        Command::Conversations(command) => conversations::run(app, command, out).await,
     }
 }
 
@@ -420,5 +425,137 @@ mod tests {
             .unwrap();
         let out = run_args(&app, &["provider", "list"]).await.unwrap();
         assert!(out.contains("No providers yet"), "{out}");
+    }
+
+    #[tokio::test]
+    async fn conversations_are_listed_shown_searched_exported_and_imported_from_the_command_line() {
+        use crate::store::{NewMessage, Role};
+        let app = app().await;
+        let conversation = app
+            .create_conversation(Some("Trip to Lisbon"), Some("Be brief."))
+            .await
+            .unwrap();
+        let store = app.core().store().unwrap();
+        store
+            .append_message(
+                conversation.id.clone(),
+                NewMessage::text(Role::User, "What is the weather in Lisbon?"),
+            )
+            .await
+            .unwrap();
+        store
+            .append_message(
+                conversation.id.clone(),
+                NewMessage::text(Role::Assistant, "Sunny, **21 °C**."),
+            )
+            .await
+            .unwrap();
+
+        let listed: serde_json::Value = serde_json::from_str(
+            &run_args(&app, &["conversations", "list", "--json"])
+                .await
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(listed[0]["id"], conversation.id.as_str());
+        assert_eq!(listed[0]["system_prompt"], "Be brief.");
+        let table = run_args(&app, &["conversations", "list"]).await.unwrap();
+        assert!(table.starts_with("ID"), "{table}");
+        assert!(table.contains("Trip to Lisbon"), "{table}");
+
+        let shown = run_args(&app, &["conversations", "show", &conversation.id])
+            .await
+            .unwrap();
+        assert!(
+            shown.contains("## You\n\nWhat is the weather in Lisbon?"),
+            "{shown}"
+        );
+        assert!(shown.contains("Sunny, **21 °C**."), "{shown}");
+
+        let hits: serde_json::Value = serde_json::from_str(
+            &run_args(&app, &["conversations", "search", "sunny", "--json"])
+                .await
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(hits.as_array().unwrap().len(), 1);
+        assert_eq!(hits[0]["conversation_id"], conversation.id.as_str());
+        assert_eq!(hits[0]["role"], "assistant");
+        let said = run_args(&app, &["conversations", "search", "weather lisbon"])
+            .await
+            .unwrap();
+        assert!(said.contains("[weather] in [Lisbon]"), "{said}");
+        let none = run_args(&app, &["conversations", "search", "snow"])
+            .await
+            .unwrap();
+        assert_eq!(none.trim(), "Nothing found for “snow”.");
+
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("trip.json");
+        let file_arg = file.display().to_string();
+        let wrote = run_args(
+            &app,
+            &[
+                "conversations",
+                "export",
+                &conversation.id,
+                "--format",
+                "json",
+                "-o",
+                &file_arg,
+            ],
+        )
+        .await
+        .unwrap();
+        assert!(wrote.contains("(2 messages)"), "{wrote}");
+        let imported: serde_json::Value = serde_json::from_str(
+            &run_args(&app, &["conversations", "import", &file_arg, "--json"])
+                .await
+                .unwrap(),
+        )
+        .unwrap();
+        let copy = imported["id"].as_str().unwrap().to_owned();
+        assert_ne!(copy, conversation.id);
+        let original = run_args(
+            &app,
+            &[
+                "conversations",
+                "export",
+                &conversation.id,
+                "--format",
+                "markdown",
+            ],
+        )
+        .await
+        .unwrap();
+        let again = run_args(
+            &app,
+            &["conversations", "export", &copy, "--format", "markdown"],
+        )
+        .await
+        .unwrap();
+        // The same conversation but for the export time in the line under the title.
+        let body = |text: &str| text.lines().skip(3).collect::<Vec<_>>().join("\n");
+        assert_eq!(body(&again), body(&original));
+        assert_eq!(
+            run_args(&app, &["conversations", "search", "sunny", "--json"])
+                .await
+                .map(|out| serde_json::from_str::<serde_json::Value>(&out)
+                    .unwrap()
+                    .as_array()
+                    .unwrap()
+                    .len())
+                .unwrap(),
+            2
+        );
+
+        // A file that is not an export is refused and nothing is added.
+        std::fs::write(&file, "{\"format\": \"other\"}").unwrap();
+        let refused = run_args(&app, &["conversations", "import", &file_arg]).await;
+        assert!(refused
+            .unwrap_err()
+            .to_string()
+            .contains("not a Switchboard conversation"));
+        assert_eq!(app.core().list_conversations().await.unwrap().len(), 2);
     }
 }

@@ -127,6 +127,25 @@ async fn retry_call(
     Ok(RetryCall { of, call })
 }
 
+/// What the model is told first: the conversation's system prompt, then each offered server's
+/// instructions under the server's name (`servers`: name and instructions, in order); `None`
+/// when there is neither.
+pub fn system_prompt(conversation: &str, servers: &[(String, String)]) -> Option<String> {
+    let mut parts: Vec<String> = Vec::with_capacity(servers.len() + 1);
+    if !conversation.trim().is_empty() {
+        parts.push(conversation.trim_end().to_owned());
+    }
+    for (server, text) in servers {
+        if !text.trim().is_empty() {
+            parts.push(format!(
+                "## Instructions from the MCP server “{server}”\n\n{}",
+                text.trim()
+            ));
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("\n\n"))
+}
+
 /// The longest title a first message gives a new conversation.
 const AUTO_TITLE_CHARS: usize = 60;
 
@@ -204,6 +223,19 @@ impl Core {
                 }
             }
         }
+        let instructions: Vec<(String, String)> = {
+            let mut servers: Vec<&str> = offered.iter().map(|t| t.server.as_str()).collect();
+            servers.sort_unstable();
+            servers.dedup();
+            servers
+                .into_iter()
+                .filter_map(|server| {
+                    tools
+                        .instructions(server)
+                        .map(|text| (server.to_owned(), text))
+                })
+                .collect()
+        };
         Ok(RunSetup {
             run_id: new_id(),
             conversation_id: conversation.id,
@@ -211,6 +243,7 @@ impl Core {
             provider,
             provider_name,
             model,
+            system: system_prompt(&conversation.system_prompt, &instructions),
             tools: offered,
             rules,
             standing,

@@ -230,13 +230,99 @@ impl Core {
         &self,
         title: Option<&str>,
     ) -> Result<Conversation, CoreError> {
+        self.create_conversation_with(title, "").await
+    }
+
+    /// Creates a conversation that tells the model `system_prompt` first (blank for nothing).
+    ///
+    /// # Errors
+    /// A system prompt that is too long; the database is unavailable or a query failed.
+    pub async fn create_conversation_with(
+        &self,
+        title: Option<&str>,
+        system_prompt: &str,
+    ) -> Result<Conversation, CoreError> {
         let title = one_line(title.unwrap_or_default(), MAX_TITLE_CHARS);
         let title = if crate::text::is_blank(&title) {
             DEFAULT_TITLE.to_owned()
         } else {
             title
         };
-        Ok(self.store()?.create_conversation(title).await?)
+        let system_prompt = crate::settings::tidy_system_prompt("system_prompt", system_prompt)?;
+        Ok(self
+            .store()?
+            .create_conversation_with(title, system_prompt)
+            .await?)
+    }
+
+    /// Conversations whose title, or one of whose messages (questions, answers, tool
+    /// results), holds every word of `text`; titles first, then messages newest first.
+    ///
+    /// # Errors
+    /// The database is unavailable or a query failed.
+    pub async fn search_conversations(
+        &self,
+        text: &str,
+        limit: Option<u32>,
+    ) -> Result<Vec<crate::store::SearchHit>, CoreError> {
+        Ok(self
+            .store()?
+            .search(text.to_owned(), limit.unwrap_or(50))
+            .await?)
+    }
+
+    /// Everything of one conversation, in the versioned export format.
+    ///
+    /// # Errors
+    /// Not found; the database is unavailable.
+    pub async fn export_conversation(
+        &self,
+        id: &str,
+    ) -> Result<crate::store::ConversationExport, CoreError> {
+        Ok(self.store()?.export_conversation(id.to_owned()).await?)
+    }
+
+    /// Reads an exported conversation (JSON text) and keeps it as a new conversation.
+    ///
+    /// # Errors
+    /// [`CoreError::Invalid`] (field `file`) for text that is not an export this build reads;
+    /// the database.
+    pub async fn import_conversation(&self, json: &str) -> Result<Conversation, CoreError> {
+        let file: crate::store::ConversationExport = serde_json::from_str(json).map_err(|e| {
+            InvalidInput::new(
+                "file",
+                format!("This is not a Switchboard conversation export: {e}."),
+            )
+        })?;
+        file.check()?;
+        let mut file = file;
+        file.conversation.title = {
+            let title = one_line(&file.conversation.title, MAX_TITLE_CHARS);
+            if crate::text::is_blank(&title) {
+                DEFAULT_TITLE.to_owned()
+            } else {
+                title
+            }
+        };
+        file.conversation.system_prompt =
+            crate::settings::tidy_system_prompt("system_prompt", &file.conversation.system_prompt)?;
+        Ok(self.store()?.import_conversation(file).await?)
+    }
+
+    /// Sets what the model is told before a conversation; blank for nothing.
+    ///
+    /// # Errors
+    /// Too long; not found; the database is unavailable.
+    pub async fn set_system_prompt(
+        &self,
+        id: &str,
+        system_prompt: &str,
+    ) -> Result<Conversation, CoreError> {
+        let system_prompt = crate::settings::tidy_system_prompt("system_prompt", system_prompt)?;
+        Ok(self
+            .store()?
+            .set_system_prompt(id.to_owned(), system_prompt)
+            .await?)
     }
 
     /// # Errors
@@ -564,7 +650,7 @@ mod connections;
 mod mcp;
 
 pub use crate::events::CallRef;
-pub use chat::{ConversationTool, ToolSelection, TurnRequest};
+pub use chat::{system_prompt, ConversationTool, ToolSelection, TurnRequest};
 pub use connections::{ConnectionReport, LocalServer};
 pub use mcp::{McpServerStatus, McpServerView, ToolReview};
 

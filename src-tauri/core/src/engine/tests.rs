@@ -454,3 +454,33 @@ async fn a_local_server_that_answers_is_offered_and_a_silent_port_is_not() {
     // An embedding model cannot chat: the one suggested is the first that can.
     assert_eq!(found[0].suggested_model.as_deref(), Some("llama3.2:3b"));
 }
+
+#[test]
+fn the_system_prompt_is_the_conversations_then_each_offered_servers_instructions() {
+    use crate::engine::system_prompt;
+    assert_eq!(system_prompt("", &[]), None);
+    assert_eq!(system_prompt(" \n", &[]), None);
+    assert_eq!(
+        system_prompt("Be brief.\n", &[]).as_deref(),
+        Some("Be brief.")
+    );
+    let servers = [
+        (
+            "git".to_owned(),
+            "Use the repository path given.\n".to_owned(),
+        ),
+        ("quiet".to_owned(), "  ".to_owned()),
+        ("time".to_owned(), "Times are in UTC.".to_owned()),
+    ];
+    assert_eq!(
+        system_prompt("Be brief.", &servers).as_deref(),
+        Some(
+            "Be brief.\n\n## Instructions from the MCP server “git”\n\nUse the repository path given.\n\n\
+             ## Instructions from the MCP server “time”\n\nTimes are in UTC."
+        )
+    );
+    assert_eq!(
+        system_prompt("", &servers[2..]).as_deref(),
+        Some("## Instructions from the MCP server “time”\n\nTimes are in UTC.")
+    );
+}

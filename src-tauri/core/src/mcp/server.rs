@@ -54,6 +54,8 @@ pub struct McpServer {
     name: String,
     peer: Peer<RoleClient>,
     info: Option<String>,
+    /// What the server said at `initialize` on how to use it, cut to [`MAX_INSTRUCTIONS_CHARS`].
+    instructions: Option<String>,
     tools_changed: tokio::sync::watch::Receiver<u64>,
     progress: ProgressRoutes,
     stop: Mutex<Option<RunningServiceCancellationToken>>,
@@ -62,6 +64,11 @@ pub struct McpServer {
     stderr: Arc<StderrRing>,
     held_back: Mutex<Vec<HeldBackTool>>,
 }
+
+/// The most of a server's `instructions` that goes into a system prompt: they are the server's
+/// words to the model, like a tool's description, and a server may not fill the prompt with
+/// them.
+pub const MAX_INSTRUCTIONS_CHARS: usize = 4_000;
 
 /// A tool left out of a server's list because it cannot be used as sent, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,6 +118,16 @@ impl McpServer {
                 .as_ref()
                 .map(|s| format!("{} {}", s.name, s.version))
         });
+        let instructions = service
+            .peer_info()
+            .and_then(|i| i.instructions.clone())
+            .map(|text| {
+                // Hidden characters are written out, as in every text a server gives the model
+                // that a person may be shown.
+                let text: String = text.trim().chars().take(MAX_INSTRUCTIONS_CHARS).collect();
+                crate::text::escape_hidden(&text).into_owned()
+            })
+            .filter(|text| !text.is_empty());
         let stop = Mutex::new(Some(service.cancellation_token()));
         let (exit_tx, exit) = tokio::sync::watch::channel(None);
         let server_name = name.to_owned();
@@ -124,6 +141,7 @@ impl McpServer {
             name: name.to_owned(),
             peer,
             info,
+            instructions,
             tools_changed: heard.tools_changed,
             progress: heard.progress,
             stop,
@@ -152,6 +170,11 @@ impl McpServer {
     /// The name and version the server gave at `initialize`.
     pub fn server_info(&self) -> Option<String> {
         self.info.clone()
+    }
+
+    /// What the server said at `initialize` on how to use its tools, if anything.
+    pub fn instructions(&self) -> Option<&str> {
+        self.instructions.as_deref()
     }
 
     /// Resolves when the server has ended (stopped, exited or crashed), with why.

@@ -17,9 +17,12 @@ pub struct Conversation {
     pub model: Option<String>,
     /// Every tool call runs without asking (shown as a badge).
     pub auto_approve: bool,
+    /// What the model is told before the conversation (empty: nothing).
+    pub system_prompt: String,
 }
 
-const COLUMNS: &str = "id, title, created_at, updated_at, provider, model, auto_approve";
+const COLUMNS: &str =
+    "id, title, created_at, updated_at, provider, model, auto_approve, system_prompt";
 
 /// The `updated_at` a conversation gets when something happens in it, given the SQL parameter
 /// that holds now: strictly later than every other conversation's, so it moves to the top even
@@ -37,6 +40,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Conversation> {
         provider: row.get(4)?,
         model: row.get(5)?,
         auto_approve: row.get(6)?,
+        system_prompt: row.get(7)?,
     })
 }
 
@@ -65,9 +69,21 @@ fn after_update(conn: &Connection, changed: usize, id: &str) -> Result<Conversat
 }
 
 impl Store {
+    /// A conversation with no system prompt.
+    ///
     /// # Errors
     /// A failed query.
     pub async fn create_conversation(&self, title: String) -> Result<Conversation, StoreError> {
+        self.create_conversation_with(title, String::new()).await
+    }
+
+    /// # Errors
+    /// A failed query.
+    pub async fn create_conversation_with(
+        &self,
+        title: String,
+        system_prompt: String,
+    ) -> Result<Conversation, StoreError> {
         self.call(move |conn| {
             let id = new_id();
             let now = now_ms();
@@ -76,11 +92,11 @@ impl Store {
             // burst of renames pushed other clocks past now.
             tx.execute(
                 &format!(
-                    "INSERT INTO conversations (id, title, created_at, updated_at) \
-                     VALUES (?1, ?2, ?3, {})",
+                    "INSERT INTO conversations (id, title, created_at, updated_at, system_prompt) \
+                     VALUES (?1, ?2, ?3, {}, ?4)",
                     touch("?3")
                 ),
-                params![id, title, now],
+                params![id, title, now, system_prompt],
             )?;
             // It starts with the default tool switches.
             tx.execute(
@@ -132,6 +148,25 @@ impl Store {
             let changed = conn.execute(
                 "UPDATE conversations SET provider = ?2, model = ?3 WHERE id = ?1",
                 params![id, provider, model],
+            )?;
+            after_update(conn, changed, &id)
+        })
+        .await
+    }
+
+    /// Sets what the model is told before the conversation. Not activity.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] when there is no such conversation.
+    pub async fn set_system_prompt(
+        &self,
+        id: String,
+        system_prompt: String,
+    ) -> Result<Conversation, StoreError> {
+        self.call(move |conn| {
+            let changed = conn.execute(
+                "UPDATE conversations SET system_prompt = ?2 WHERE id = ?1",
+                params![id, system_prompt],
             )?;
             after_update(conn, changed, &id)
         })

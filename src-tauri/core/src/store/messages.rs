@@ -25,7 +25,7 @@ impl Role {
         }
     }
 
-    fn parse(s: &str) -> Option<Role> {
+    pub(super) fn parse(s: &str) -> Option<Role> {
         Some(match s {
             "user" => Role::User,
             "assistant" => Role::Assistant,

@@ -146,6 +146,45 @@ ALTER TABLE mcp_tool_pins ADD COLUMN title TEXT;
     r#"
 ALTER TABLE messages ADD COLUMN writer TEXT;
 "#,
+    // 9: each conversation's system prompt (issue 16), copied from Settings' default when it is
+    // made and edited from its header; conversations made before have none.
+    r#"
+ALTER TABLE conversations ADD COLUMN system_prompt TEXT NOT NULL DEFAULT '';
+"#,
+    // 10: full-text search over what people read (issue 16): the text of questions, answers and
+    // tool results, indexed from `messages` itself (external content: nothing stored twice) and
+    // kept in step by triggers. Keyed on the messages' rowid, which nothing here renumbers (the
+    // app never runs VACUUM; `INSERT INTO message_search(message_search) VALUES('rebuild')`
+    // re-indexes if anything ever does). Words match without their accents ("cafe" finds "café").
+    r#"
+CREATE VIRTUAL TABLE message_search USING fts5(
+    content,
+    content = 'messages',
+    content_rowid = 'rowid',
+    tokenize = 'unicode61 remove_diacritics 2'
+);
+INSERT INTO message_search(rowid, content)
+    SELECT rowid, content FROM messages WHERE content IS NOT NULL AND role <> 'system';
+CREATE TRIGGER message_search_insert AFTER INSERT ON messages
+    WHEN new.content IS NOT NULL AND new.role <> 'system'
+BEGIN
+    INSERT INTO message_search(rowid, content) VALUES (new.rowid, new.content);
+END;
+CREATE TRIGGER message_search_delete AFTER DELETE ON messages
+    WHEN old.content IS NOT NULL AND old.role <> 'system'
+BEGIN
+    INSERT INTO message_search(message_search, rowid, content) VALUES ('delete', old.rowid, old.content);
+END;
+-- One trigger, in this order: SQLite runs a table's triggers newest first, and the old text
+-- must leave the index before the new one comes in.
+CREATE TRIGGER message_search_update AFTER UPDATE OF content ON messages
+BEGIN
+    INSERT INTO message_search(message_search, rowid, content)
+        SELECT 'delete', old.rowid, old.content WHERE old.content IS NOT NULL AND old.role <> 'system';
+    INSERT INTO message_search(rowid, content)
+        SELECT new.rowid, new.content WHERE new.content IS NOT NULL AND new.role <> 'system';
+END;
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -10,7 +10,9 @@ mod mcp_approvals;
 mod messages;
 mod migrations;
 mod providers;
+mod search;
 mod tool_loop;
+mod transfer;
 mod writers;
 
 use std::path::{Path, PathBuf};
@@ -26,7 +28,12 @@ pub use messages::{
     TOOL_PREVIEW_CHARS,
 };
 pub use providers::ProviderRow;
+pub use search::{SearchHit, SnippetPart, MAX_HITS as MAX_SEARCH_HITS};
 pub use tool_loop::{ApprovalScope, CallRef, StandingApproval, ToolDecision, ToolRun, ToolToggle};
+pub use transfer::{
+    to_markdown, ConversationExport, ExportedConversation, ExportedMessage, ExportedToolRun,
+    FORMAT as EXPORT_FORMAT, VERSION as EXPORT_VERSION,
+};
 
 /// Statements run through the connection's statement cache, for the ones a conversation runs
 /// again and again (appending and updating messages, recording tool calls): parsing the SQL

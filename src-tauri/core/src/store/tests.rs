@@ -633,3 +633,239 @@ async fn a_long_tool_result_reaches_a_page_as_a_preview_and_is_read_whole_on_dem
         Err(StoreError::NotFound { .. })
     ));
 }
+
+/// The message ids and roles `query` finds, in the order found (titles give no id).
+async fn found(store: &Store, query: &str) -> Vec<(Option<String>, String)> {
+    store
+        .search(query.into(), 50)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|h| (h.message_id, h.conversation_title))
+        .collect()
+}
+
+#[tokio::test]
+async fn search_finds_questions_answers_and_tool_results_and_follows_every_change() {
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path, DEFAULT_BUSY_TIMEOUT).unwrap();
+    let trip = store
+        .create_conversation("Trip to Lisbon".into())
+        .await
+        .unwrap();
+    let other = store.create_conversation("Recipes".into()).await.unwrap();
+    let question = store
+        .append_message(
+            trip.id.clone(),
+            NewMessage::text(Role::User, "What is the weather in Lisbon?"),
+        )
+        .await
+        .unwrap();
+    let mut streaming = NewMessage::text(Role::Assistant, "Let me look at the forecast");
+    streaming.status = MessageStatus::Streaming;
+    let answer = store
+        .append_message(trip.id.clone(), streaming)
+        .await
+        .unwrap();
+    let mut result = NewMessage::text(Role::Tool, "Lisbon: 21 °C, sunny, light breeze");
+    result.tool_call_id = Some("call_1".into());
+    let mut run = a_call(&trip.id, &answer.id, "call_1");
+    run.result = Some("{\"content\": []}".into());
+    let result = store.record_tool_call(run, result).await.unwrap();
+    let recipe = store
+        .append_message(
+            other.id.clone(),
+            NewMessage::text(Role::User, "A café au lait recipe"),
+        )
+        .await
+        .unwrap();
+
+    // Every word must be there; the last one is a prefix while it is typed; newest first.
+    assert_eq!(
+        found(&store, "lisbon").await,
+        vec![
+            (None, "Trip to Lisbon".to_owned()),
+            (Some(result.id.clone()), "Trip to Lisbon".to_owned()),
+            (Some(question.id.clone()), "Trip to Lisbon".to_owned()),
+        ]
+    );
+    assert_eq!(
+        found(&store, "weather lisb").await,
+        vec![(Some(question.id.clone()), "Trip to Lisbon".into())]
+    );
+    assert_eq!(
+        found(&store, "sunny breeze").await,
+        vec![(Some(result.id.clone()), "Trip to Lisbon".into())]
+    );
+    // Accents do not matter.
+    assert_eq!(
+        found(&store, "cafe").await,
+        vec![(Some(recipe.id.clone()), "Recipes".into())]
+    );
+    // Query syntax typed by a person is only words.
+    assert!(found(&store, "\"lisbon OR NEAR(").await.is_empty());
+    assert!(found(&store, "* - :").await.is_empty());
+    assert_eq!(found(&store, "lisbon AND").await, Vec::new());
+
+    // An answer that grows is found by what it says now, not by what it said.
+    store
+        .update_message(
+            answer.id.clone(),
+            MessageUpdate {
+                content: Some("It is sunny and warm in Lisbon today.".into()),
+                status: Some(MessageStatus::Complete),
+                ..MessageUpdate::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert!(found(&store, "forecast").await.is_empty());
+    assert!(found(&store, "warm")
+        .await
+        .iter()
+        .any(|(id, _)| id.as_deref() == Some(answer.id.as_str())));
+
+    // The matched words are marked in the snippet.
+    let hit = store.search("warm".into(), 50).await.unwrap().remove(0);
+    assert!(
+        hit.snippet.iter().any(|p| p.hit && p.text == "warm"),
+        "{:?}",
+        hit.snippet
+    );
+    assert_eq!(hit.role, Some(Role::Assistant));
+
+    // A deleted conversation leaves nothing behind in the index, after a reopen too.
+    store.delete_conversation(trip.id.clone()).await.unwrap();
+    drop(store);
+    let store = Store::open(&path, DEFAULT_BUSY_TIMEOUT).unwrap();
+    assert!(found(&store, "lisbon").await.is_empty());
+    assert_eq!(found(&store, "recipe").await.len(), 2);
+    let check: String = store
+        .call(|c| {
+            c.execute(
+                "INSERT INTO message_search(message_search, rank) VALUES('integrity-check', 1)",
+                [],
+            )?;
+            Ok("ok".to_owned())
+        })
+        .await
+        .unwrap();
+    assert_eq!(check, "ok");
+}
+
+#[tokio::test]
+async fn a_conversation_exported_and_imported_comes_back_whole_under_new_ids() {
+    let store = Store::open_in_memory().unwrap();
+    let conv = store
+        .create_conversation_with("Weather".into(), "Be brief.".into())
+        .await
+        .unwrap();
+    store
+        .append_message(
+            conv.id.clone(),
+            NewMessage::text(Role::User, "Weather in Paris?"),
+        )
+        .await
+        .unwrap();
+    let mut answer = NewMessage::text(Role::Assistant, "Checking.");
+    answer.tool_calls = Some(
+        serde_json::json!([{"id": "call_1", "name": "weather__now", "arguments": "{\"city\":\"Paris\"}"}]),
+    );
+    answer.model = Some("gpt-4o".into());
+    let answer = store.append_message(conv.id.clone(), answer).await.unwrap();
+    let mut result = NewMessage::text(Role::Tool, "Paris: 18 °C ```not a fence``` <b>bold</b>");
+    result.tool_call_id = Some("call_1".into());
+    let mut run = a_call(&conv.id, &answer.id, "call_1");
+    run.arguments = "{\"city\":\"Paris\"}".into();
+    run.result = Some("{\"content\": [{\"type\": \"text\", \"text\": \"Paris: 18 °C\"}]}".into());
+    store.record_tool_call(run, result).await.unwrap();
+    // A record that points at a result file of this home is never taken from a file.
+    let mut pointer = a_call(&conv.id, &answer.id, "call_2");
+    pointer.result = Some("{\"switchboard\": 1, \"file\": \"results/0000.json\"}".into());
+    let mut second = NewMessage::text(Role::Tool, "big");
+    second.tool_call_id = Some("call_2".into());
+    store.record_tool_call(pointer, second).await.unwrap();
+    store
+        .append_message(
+            conv.id.clone(),
+            NewMessage::text(Role::Assistant, "18 °C and sunny."),
+        )
+        .await
+        .unwrap();
+
+    let exported = store.export_conversation(conv.id.clone()).await.unwrap();
+    assert_eq!(exported.format, "switchboard.conversation");
+    assert_eq!(exported.version, 1);
+    exported.check().unwrap();
+    let json = serde_json::to_string(&exported).unwrap();
+    let read: ConversationExport = serde_json::from_str(&json).unwrap();
+    assert_eq!(read, exported);
+
+    let imported = store.import_conversation(read).await.unwrap();
+    assert_ne!(imported.id, conv.id);
+    assert_eq!(imported.title, "Weather");
+    assert_eq!(imported.system_prompt, "Be brief.");
+    assert!(!imported.auto_approve);
+    assert_eq!(
+        store.list_conversations().await.unwrap()[0].id,
+        imported.id,
+        "newest in the list"
+    );
+
+    let again = store
+        .export_conversation(imported.id.clone())
+        .await
+        .unwrap();
+    let strip = |file: &ConversationExport| {
+        let ids: std::collections::HashMap<&str, usize> = file
+            .messages
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.id.as_str(), i))
+            .collect();
+        let messages: Vec<_> = file
+            .messages
+            .iter()
+            .map(|m| ExportedMessage {
+                id: String::new(),
+                ..m.clone()
+            })
+            .collect();
+        let runs: Vec<_> = file
+            .tool_runs
+            .iter()
+            .map(|r| ExportedToolRun {
+                message_id: ids[r.message_id.as_str()].to_string(),
+                ..r.clone()
+            })
+            .collect();
+        (file.conversation.clone(), messages, runs)
+    };
+    let (before, after) = (strip(&exported), strip(&again));
+    assert_eq!(after.1, before.1, "the messages, times included");
+    assert_eq!(after.0.title, before.0.title);
+    assert_eq!(after.0.created_at, before.0.created_at);
+    assert_eq!(after.2.len(), 2);
+    assert_eq!(after.2[0], before.2[0], "the first call and its record");
+    assert_eq!(before.2[1].result, None, "a file pointer is not exported");
+    assert!(again
+        .messages
+        .iter()
+        .all(|m| !exported.messages.iter().any(|e| e.id == m.id)));
+
+    // The Markdown reads as a conversation, with the call collapsible and nothing unescaped.
+    let markdown = to_markdown(&exported);
+    assert!(markdown.starts_with("# Weather\n"), "{markdown}");
+    assert!(markdown.contains("> Be brief."));
+    assert!(markdown.contains("## You\n\nWeather in Paris?"));
+    assert!(markdown.contains("## Assistant (gpt-4o)\n\nChecking."));
+    assert!(
+        markdown.contains("<details>\n<summary>Tool call: everything · Echo</summary>"),
+        "{markdown}"
+    );
+    assert!(markdown.contains("\"city\": \"Paris\""));
+    assert!(
+        markdown.contains("````\nParis: 18 °C ```not a fence``` <b>bold</b>\n````"),
+        "{markdown}"
+    );
+}

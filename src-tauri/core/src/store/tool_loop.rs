@@ -181,7 +181,7 @@ impl ToolRun {
 pub const MAX_STORED_RESULT: usize = 10 * 1024 * 1024;
 
 /// Writes `run`, replacing a record of the same id (a call recorded as started, now ended).
-fn upsert_run(tx: &rusqlite::Transaction<'_>, run: &ToolRun) -> rusqlite::Result<usize> {
+pub(super) fn upsert_run(tx: &rusqlite::Transaction<'_>, run: &ToolRun) -> rusqlite::Result<usize> {
     tx.execute_cached(
         &format!(
             "INSERT OR REPLACE INTO tool_runs ({RUN_COLUMNS}) \

@@ -138,6 +138,16 @@ export class ConversationsStore {
   }
 
   /**
+   * Sets what the model is told before the conversation and shows what Rust kept (trimmed).
+   * @throws IpcError, for the caller to show beside the text
+   */
+  async setSystemPrompt(id: string, text: string): Promise<Conversation> {
+    const updated = await ipc.setSystemPrompt(id, text);
+    this.#replace(updated);
+    return updated;
+  }
+
+  /**
    * Puts a conversation in or out of auto-approve, then shows it as Rust has it.
    * @throws IpcError
    */

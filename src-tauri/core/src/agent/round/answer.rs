@@ -38,6 +38,7 @@ impl Run<'_> {
         start.model = Some(self.ctx.setup.model.clone());
         let request = ChatRequest {
             model: self.ctx.setup.model.clone(),
+            system: self.ctx.setup.system.clone(),
             messages,
             tools: self.ctx.specs(),
             tool_choice: choice,

@@ -15,11 +15,25 @@ use crate::providers::{
     ChatMessage, ChatRequest, FinishReason, Part, ProviderEvent, ToolCall, ToolChoice,
 };
 
+/// The role a system prompt is sent under: OpenAI's reasoning models (`o1`, `o3`, `o4-mini`…)
+/// take it as `developer`; every other model, and every other host, as `system`.
+fn system_role(model: &str) -> &'static str {
+    let mut chars = model.chars();
+    let reasoning = chars.next() == Some('o')
+        && chars.next().is_some_and(|c| c.is_ascii_digit())
+        && chars.next().is_none_or(|c| c == '-');
+    if reasoning {
+        "developer"
+    } else {
+        "system"
+    }
+}
+
 /// The request body for `POST {base}/chat/completions`.
 pub fn request_body(request: &ChatRequest, stream: bool) -> Value {
     let mut messages = Vec::with_capacity(request.messages.len() + 1);
     if let Some(system) = request.system.as_deref().filter(|s| !s.is_empty()) {
-        messages.push(json!({"role": "system", "content": system}));
+        messages.push(json!({"role": system_role(&request.model), "content": system}));
     }
     messages.extend(request.messages.iter().map(message));
 

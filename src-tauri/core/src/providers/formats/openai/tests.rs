@@ -70,6 +70,32 @@ fn a_request_carries_history_tools_and_streaming_options() {
 }
 
 #[test]
+fn reasoning_models_take_the_system_prompt_as_developer() {
+    let role = |model: &str| {
+        let request = ChatRequest {
+            model: model.into(),
+            system: Some("Be brief.".into()),
+            ..ChatRequest::default()
+        };
+        request_body(&request, false)["messages"][0]["role"].clone()
+    };
+    for model in ["o1", "o3", "o3-mini", "o4-mini", "o1-2024-12-17"] {
+        assert_eq!(role(model), "developer", "{model}");
+    }
+    for model in [
+        "gpt-4o",
+        "gpt-4.1",
+        "openai/o3",
+        "ollama3",
+        "o",
+        "omni",
+        "llama3.2",
+    ] {
+        assert_eq!(role(model), "system", "{model}");
+    }
+}
+
+#[test]
 fn a_failed_tool_result_says_so_in_its_text_and_images_become_data_urls() {
     let request = ChatRequest {
         model: "m".into(),

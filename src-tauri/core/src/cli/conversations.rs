@@ -1,0 +1,199 @@
+//! `switchboard conversations …`: list, read, search, export and import conversations from the
+//! terminal, with `--json` for scripts. Reads and writes the same database as the window.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::{Subcommand, ValueEnum};
+
+use super::CliError;
+use crate::store::{to_markdown, Role, SnippetPart};
+use crate::App;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ExportFormat {
+    /// Readable: each message under its author, tool calls as collapsible sections.
+    Markdown,
+    /// Everything (messages in full, tool calls and their records), in a versioned format that
+    /// `conversations import` reads back.
+    Json,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum ConversationsCommand {
+    /// Every conversation, most recently active first.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// One conversation, whole: as Markdown, or with `--json` in the export format.
+    Show {
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Conversations whose title or messages hold every word of QUERY (newest first).
+    Search {
+        query: String,
+        /// At most this many hits (1–200).
+        #[arg(long, default_value_t = 50)]
+        limit: u32,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Writes one conversation to a file (or to standard output).
+    Export {
+        id: String,
+        #[arg(long, value_enum, default_value = "markdown")]
+        format: ExportFormat,
+        /// The file to write; standard output when not given.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// Reads a JSON export back as a new conversation.
+    Import {
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn json_out(out: &mut impl Write, value: &impl serde::Serialize) -> Result<(), CliError> {
+    serde_json::to_writer_pretty(&mut *out, value).map_err(|e| CliError::Output(e.to_string()))?;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// A snippet for a terminal: matched words in `[` `]`.
+fn snippet_text(parts: &[SnippetPart]) -> String {
+    let text: String = parts
+        .iter()
+        .map(|p| {
+            if p.hit {
+                format!("[{}]", p.text)
+            } else {
+                p.text.clone()
+            }
+        })
+        .collect();
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+pub(crate) async fn run(
+    app: &Arc<App>,
+    command: ConversationsCommand,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let core = app.core();
+    match command {
+        ConversationsCommand::List { json } => {
+            let list = core.list_conversations().await?;
+            if json {
+                json_out(out, &list)?;
+            } else if list.is_empty() {
+                writeln!(out, "No conversations yet.")?;
+            } else {
+                let rows: Vec<[String; 3]> = list
+                    .iter()
+                    .map(|c| {
+                        [
+                            c.id.clone(),
+                            c.model.clone().unwrap_or_else(|| "-".into()),
+                            crate::text::one_line(&c.title, 80),
+                        ]
+                    })
+                    .collect();
+                super::write_table(out, ["ID", "MODEL", "TITLE"], &rows)?;
+            }
+        }
+        ConversationsCommand::Show { id, json } => {
+            let file = core.export_conversation(&id).await?;
+            if json {
+                json_out(out, &file)?;
+            } else {
+                write!(out, "{}", to_markdown(&file))?;
+            }
+        }
+        ConversationsCommand::Search { query, limit, json } => {
+            let hits = core.search_conversations(&query, Some(limit)).await?;
+            if json {
+                json_out(out, &hits)?;
+            } else if hits.is_empty() {
+                writeln!(out, "Nothing found for “{query}”.")?;
+            } else {
+                for hit in &hits {
+                    let what = match hit.role {
+                        None => "title",
+                        Some(Role::User) => "you",
+                        Some(Role::Assistant) => "answer",
+                        Some(Role::Tool) => "tool result",
+                        Some(Role::System) => "system",
+                    };
+                    writeln!(
+                        out,
+                        "{}  {}  ({what})\n    {}",
+                        hit.conversation_id,
+                        crate::text::one_line(&hit.conversation_title, 60),
+                        snippet_text(&hit.snippet)
+                    )?;
+                }
+            }
+        }
+        ConversationsCommand::Export { id, format, output } => {
+            let file = core.export_conversation(&id).await?;
+            let text = match format {
+                ExportFormat::Markdown => to_markdown(&file),
+                ExportFormat::Json => {
+                    let mut text = serde_json::to_string_pretty(&file)
+                        .map_err(|e| CliError::Output(e.to_string()))?;
+                    text.push('\n');
+                    text
+                }
+            };
+            match output {
+                Some(path) => {
+                    write_whole(&path, text.as_bytes())?;
+                    writeln!(
+                        out,
+                        "Wrote “{}” ({} messages) to {}.",
+                        file.conversation.title,
+                        file.messages.len(),
+                        path.display()
+                    )?;
+                }
+                // Printed as everything is: hidden characters as escapes (in JSON the same text
+                // once parsed); `-o FILE` writes them as they are.
+                None => out.write_all(text.as_bytes())?,
+            }
+        }
+        ConversationsCommand::Import { file, json } => {
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| CliError::Usage(format!("Cannot read {}: {e}", file.display())))?;
+            let conversation = core.import_conversation(&text).await?;
+            if json {
+                json_out(out, &conversation)?;
+            } else {
+                writeln!(
+                    out,
+                    "Imported “{}” as conversation {}.",
+                    conversation.title, conversation.id
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `path` through a file beside it, renamed over it when whole.
+fn write_whole(path: &std::path::Path, bytes: &[u8]) -> Result<(), CliError> {
+    let fail = |e: std::io::Error| CliError::Usage(format!("Cannot write {}: {e}", path.display()));
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let mut aside = tempfile::NamedTempFile::new_in(&dir).map_err(fail)?;
+    aside.write_all(bytes).map_err(fail)?;
+    aside.persist(path).map_err(|e| fail(e.error))?;
+    Ok(())
+}

@@ -7,16 +7,21 @@ Run inside a virtual display and a private session bus, for example:
         python3 bench/startup.py --app target/release/switchboard \
                                  --baseline target/release/baseline-app --runs 5
 
-Needs xwininfo (x11-utils) and xwd (x11-apps). For each run it starts the program with a fresh
+Needs xwininfo (x11-utils) and xwd (x11-apps), and installs them with apt-get when they are
+missing (a fresh Debian has neither). For each run it starts the program with a fresh
 SWITCHBOARD_HOME, records when its window is mapped and when the window first shows more than
 one colour (first paint of content), waits 3 s, then sums RSS and PSS over the whole process
 tree (the app, WebKitWebProcess, WebKitNetworkProcess) from /proc/*/smaps_rollup.
-Prints a Markdown table of medians.
+
+The two programs take turns, run by run (app, empty app, app, …), so a machine that gets
+slower or faster while the bench runs weighs on both alike; the ratio reported is the median
+of each pair's ratio. Prints every run, then a Markdown table of medians.
 """
 
 import argparse
 import os
 import re
+import shutil
 import signal
 import statistics
 import subprocess
@@ -109,25 +114,47 @@ def one_run(binary, title):
     return mapped, painted, rss, pss, names
 
 
+def install_tools():
+    """xwininfo and xwd, from Debian's x11-utils and x11-apps, when missing."""
+    if shutil.which("xwininfo") and shutil.which("xwd"):
+        return
+    sudo = [] if os.geteuid() == 0 else ["sudo"]
+    print("installing x11-utils and x11-apps (xwininfo, xwd)", flush=True)
+    subprocess.run(sudo + ["apt-get", "update", "-qq"], check=True)
+    subprocess.run(
+        sudo + ["env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-qq",
+                "--no-install-recommends", "x11-utils", "x11-apps"],
+        check=True, stdout=subprocess.DEVNULL,
+    )
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--app", required=True)
     ap.add_argument("--baseline", required=True)
-    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--runs", type=int, default=7)
     args = ap.parse_args()
+    install_tools()
+    programs = (("Switchboard", args.app, "Switchboard"), ("empty Tauri 2 app", args.baseline, "Baseline"))
+    runs = {label: [] for label, _, _ in programs}
+    for i in range(args.runs):
+        for label, binary, title in programs if i % 2 == 0 else reversed(programs):
+            r = one_run(binary, title)
+            runs[label].append(r)
+            print(f"run {i + 1} {label}: mapped {r[0] or -1:.3f} s, painted {r[1] or -1:.3f} s, "
+                  f"RSS {r[2] // 1024} MiB, PSS {r[3] // 1024} MiB", flush=True)
     rows = {}
-    for label, binary, title in (("Switchboard", args.app, "Switchboard"), ("empty Tauri 2 app", args.baseline, "Baseline")):
-        runs = [one_run(binary, title) for _ in range(args.runs)]
-        med = lambda i: statistics.median(r[i] for r in runs if r[i] is not None)
-        rows[label] = (med(0), med(1), med(2) / 1024, med(3) / 1024, sorted(set(runs[-1][4])))
-        print(f"{label}: {[(round(r[0] or -1, 3), round(r[1] or -1, 3), r[2] // 1024, r[3] // 1024) for r in runs]}", flush=True)
-    app, base = rows["Switchboard"], rows["empty Tauri 2 app"]
+    for label, got in runs.items():
+        med = lambda i: statistics.median(r[i] for r in got if r[i] is not None)
+        rows[label] = (med(0), med(1), med(2) / 1024, med(3) / 1024, sorted(set(got[-1][4])))
+    pairs = list(zip(runs["Switchboard"], runs["empty Tauri 2 app"]))
+    ratio = lambda i: statistics.median(a[i] / b[i] for a, b in pairs if a[i] and b[i])
     print()
-    print(f"| median of {args.runs} | window mapped | first paint | RSS (MiB) | PSS (MiB) | processes |")
+    print(f"| median of {args.runs}, taking turns | window mapped | first paint | RSS (MiB) | PSS (MiB) | processes |")
     print("| --- | --- | --- | --- | --- | --- |")
     for label, r in rows.items():
         print(f"| {label} | {r[0]:.2f} s | {r[1]:.2f} s | {r[2]:.0f} | {r[3]:.0f} | {', '.join(r[4])} |")
-    print(f"| ratio | {app[0] / base[0]:.2f}× | {app[1] / base[1]:.2f}× | {app[2] / base[2]:.2f}× | {app[3] / base[3]:.2f}× | |")
+    print(f"| ratio (median of the {len(pairs)} pairs) | {ratio(0):.2f}× | {ratio(1):.2f}× | {ratio(2):.2f}× | {ratio(3):.2f}× | |")
 
 
 if __name__ == "__main__":

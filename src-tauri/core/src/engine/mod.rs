@@ -27,6 +27,17 @@ use crate::error::DatabaseUnavailable;
 pub const MAX_TITLE_CHARS: usize = 200;
 pub const DEFAULT_TITLE: &str = "New conversation";
 
+/// The title a new (or imported) conversation gets: one line, cut to [`MAX_TITLE_CHARS`]; a
+/// blank one (or one of invisible characters only) becomes [`DEFAULT_TITLE`].
+fn new_title(title: &str) -> String {
+    let title = one_line(title, MAX_TITLE_CHARS);
+    if crate::text::is_blank(&title) {
+        DEFAULT_TITLE.to_owned()
+    } else {
+        title
+    }
+}
+
 /// What the window needs to know before anything else.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct AppStatus {
@@ -242,12 +253,7 @@ impl Core {
         title: Option<&str>,
         system_prompt: &str,
     ) -> Result<Conversation, CoreError> {
-        let title = one_line(title.unwrap_or_default(), MAX_TITLE_CHARS);
-        let title = if crate::text::is_blank(&title) {
-            DEFAULT_TITLE.to_owned()
-        } else {
-            title
-        };
+        let title = new_title(title.unwrap_or_default());
         let system_prompt = crate::settings::tidy_system_prompt("system_prompt", system_prompt)?;
         Ok(self
             .store()?
@@ -296,14 +302,7 @@ impl Core {
         })?;
         file.check()?;
         let mut file = file;
-        file.conversation.title = {
-            let title = one_line(&file.conversation.title, MAX_TITLE_CHARS);
-            if crate::text::is_blank(&title) {
-                DEFAULT_TITLE.to_owned()
-            } else {
-                title
-            }
-        };
+        file.conversation.title = new_title(&file.conversation.title);
         file.conversation.system_prompt =
             crate::settings::tidy_system_prompt("system_prompt", &file.conversation.system_prompt)?;
         Ok(self.store()?.import_conversation(file).await?)

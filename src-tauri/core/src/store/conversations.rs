@@ -68,6 +68,43 @@ fn after_update(conn: &Connection, changed: usize, id: &str) -> Result<Conversat
     get(conn, id)
 }
 
+/// Writes a new conversation (a new id, returned) with the default tool switches, made now
+/// unless `created_at` says when. `updated_at` is touched: a new conversation is the newest even right after a burst of renames pushed
+/// other clocks past now.
+pub(super) fn insert(
+    tx: &rusqlite::Transaction<'_>,
+    title: &str,
+    created_at: Option<i64>,
+    provider: Option<&str>,
+    model: Option<&str>,
+    system_prompt: &str,
+) -> rusqlite::Result<String> {
+    let id = new_id();
+    let now = now_ms();
+    tx.execute(
+        &format!(
+            "INSERT INTO conversations (id, title, created_at, updated_at, provider, model, \
+             system_prompt) VALUES (?1, ?2, ?3, {}, ?5, ?6, ?7)",
+            touch("?4")
+        ),
+        params![
+            id,
+            title,
+            created_at.unwrap_or(now),
+            now,
+            provider,
+            model,
+            system_prompt
+        ],
+    )?;
+    tx.execute(
+        "INSERT INTO conversation_tools (conversation_id, server, tool, enabled) \
+         SELECT ?1, server, tool, enabled FROM default_tools",
+        [&id],
+    )?;
+    Ok(id)
+}
+
 impl Store {
     /// A conversation with no system prompt.
     ///
@@ -85,25 +122,8 @@ impl Store {
         system_prompt: String,
     ) -> Result<Conversation, StoreError> {
         self.call(move |conn| {
-            let id = new_id();
-            let now = now_ms();
             let tx = conn.transaction()?;
-            // `updated_at` is touched: a new conversation is the newest even right after a
-            // burst of renames pushed other clocks past now.
-            tx.execute(
-                &format!(
-                    "INSERT INTO conversations (id, title, created_at, updated_at, system_prompt) \
-                     VALUES (?1, ?2, ?3, {}, ?4)",
-                    touch("?3")
-                ),
-                params![id, title, now, system_prompt],
-            )?;
-            // It starts with the default tool switches.
-            tx.execute(
-                "INSERT INTO conversation_tools (conversation_id, server, tool, enabled) \
-                 SELECT ?1, server, tool, enabled FROM default_tools",
-                [&id],
-            )?;
+            let id = insert(&tx, &title, None, None, None, &system_prompt)?;
             let created = get(&tx, &id)?;
             tx.commit()?;
             Ok(created)

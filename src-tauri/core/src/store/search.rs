@@ -43,10 +43,7 @@ const SNIPPET_WORDS: i32 = 16;
 /// words, never syntax), all of them required, the last one also matching as a prefix while it
 /// is being typed. `None` when there is no word to look for.
 pub fn fts_query(text: &str) -> Option<String> {
-    let words: Vec<&str> = text
-        .split(|c: char| c.is_whitespace() || c == '"')
-        .filter(|w| w.chars().any(char::is_alphanumeric))
-        .collect();
+    let words = typed_words(text);
     let last = words.len().checked_sub(1)?;
     Some(
         words
@@ -63,6 +60,13 @@ pub fn fts_query(text: &str) -> Option<String> {
             .collect::<Vec<_>>()
             .join(" "),
     )
+}
+
+/// The words of what a person typed: split at spaces and quotes, each holding a letter or digit.
+fn typed_words(text: &str) -> Vec<&str> {
+    text.split(|c: char| c.is_whitespace() || c == '"')
+        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .collect()
 }
 
 /// Splits FTS5's marked snippet into parts.
@@ -128,9 +132,8 @@ impl Store {
             return Ok(Vec::new());
         };
         let limit = limit.clamp(1, MAX_HITS);
-        let words: Vec<String> = text
-            .split(|c: char| c.is_whitespace() || c == '"')
-            .filter(|w| w.chars().any(char::is_alphanumeric))
+        let words: Vec<String> = typed_words(&text)
+            .into_iter()
             .map(str::to_lowercase)
             .collect();
         self.call(move |conn| {

@@ -10,8 +10,8 @@ use std::collections::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use super::{
-    conversations, messages, new_id, now_ms, Cached, CallRef, Conversation, MessageStatus,
-    NewMessage, Role, Store, StoreError, ToolRun,
+    conversations, messages, now_ms, Cached, CallRef, Conversation, MessageStatus, NewMessage,
+    Role, Store, StoreError, ToolRun,
 };
 use crate::input::InvalidInput;
 
@@ -242,28 +242,14 @@ impl Store {
     ) -> Result<Conversation, StoreError> {
         self.call(move |conn| {
             let tx = conn.transaction()?;
-            let id = new_id();
-            let now = now_ms();
-            tx.execute(
-                &format!(
-                    "INSERT INTO conversations (id, title, created_at, updated_at, provider, model, \
-                     system_prompt) VALUES (?1, ?2, ?3, {}, ?5, ?6, ?7)",
-                    conversations::touch("?4")
-                ),
-                rusqlite::params![
-                    id,
-                    file.conversation.title,
-                    file.conversation.created_at,
-                    now,
-                    file.conversation.provider,
-                    file.conversation.model,
-                    file.conversation.system_prompt,
-                ],
-            )?;
-            tx.execute(
-                "INSERT INTO conversation_tools (conversation_id, server, tool, enabled) \
-                 SELECT ?1, server, tool, enabled FROM default_tools",
-                [&id],
+            let c = &file.conversation;
+            let id = conversations::insert(
+                &tx,
+                &c.title,
+                Some(c.created_at),
+                c.provider.as_deref(),
+                c.model.as_deref(),
+                &c.system_prompt,
             )?;
             let mut new_ids: HashMap<String, String> = HashMap::new();
             for m in file.messages {
@@ -350,7 +336,10 @@ impl Store {
 pub fn to_markdown(file: &ConversationExport) -> String {
     let mut out = String::new();
     let c = &file.conversation;
-    out.push_str(&format!("# {}\n\n", one_line(&c.title)));
+    out.push_str(&format!(
+        "# {}\n\n",
+        crate::text::one_line(&c.title, usize::MAX)
+    ));
     let mut about = vec![format!(
         "Exported from Switchboard on {}",
         when(file.exported_at)
@@ -389,7 +378,10 @@ pub fn to_markdown(file: &ConversationExport) -> String {
                     out.push_str(&format!("{}\n\n", text.trim_end()));
                 }
                 if let Some(error) = &m.error {
-                    out.push_str(&format!("> **Failed:** {}\n\n", one_line(error)));
+                    out.push_str(&format!(
+                        "> **Failed:** {}\n\n",
+                        crate::text::one_line(error, usize::MAX)
+                    ));
                 }
             }
             Role::Tool => {
@@ -416,10 +408,6 @@ pub fn to_markdown(file: &ConversationExport) -> String {
         }
     }
     out
-}
-
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Text safe inside an HTML element (the `<summary>` of a section).

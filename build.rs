@@ -13,6 +13,7 @@ const COMMANDS: &[&str] = &[
     "get_conversation",
     "get_older_messages",
     "get_message_text",
+    "get_tool_result_view",
     "list_provider_kinds",
     "list_providers",
     "add_provider",

@@ -100,6 +100,7 @@ pub fn run() -> i32 {
             commands::conversations::get_conversation,
             commands::conversations::get_older_messages,
             commands::conversations::get_message_text,
+            commands::conversations::get_tool_result_view,
             commands::conversations::set_conversation_model,
             commands::mcp::list_mcp_servers,
             commands::mcp::watch_mcp_servers,

@@ -85,6 +85,21 @@ pub async fn get_message_text(
     Ok(state.core().await.message_text(&id, &message_id).await?)
 }
 
+/// What a tool card shows beyond a result's text (images, audio, links, structured content).
+#[tauri::command]
+pub async fn get_tool_result_view(
+    state: State<'_, AppState>,
+    id: String,
+    message_id: String,
+    call_id: String,
+) -> CommandResult<switchboard_core::mcp::results::ResultView> {
+    Ok(state
+        .core()
+        .await
+        .tool_result_view(&id, &message_id, &call_id)
+        .await?)
+}
+
 /// `null` provider clears the choice: the Settings default applies.
 #[tauri::command]
 pub async fn set_conversation_model(

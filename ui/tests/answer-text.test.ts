@@ -7,6 +7,7 @@ import DOMPurify from "dompurify";
 import AnswerText from "../src/components/AnswerText.svelte";
 import { markdown, renderMarkdown } from "../src/lib/markdown";
 import { AnswerBlocks } from "../src/lib/markdown-blocks";
+import { loadHighlighter } from "../src/lib/highlight.svelte";
 
 /** HTML as the DOM holds it: the sanitiser leaves text without tags as written ("&#60;"), the DOM writes "&lt;". */
 function dom(html: string): string {
@@ -177,5 +178,63 @@ describe("AnswerText", () => {
     const view = render(AnswerText, { id: "unsafe", text: SAMPLES[4], streaming: true });
     expect(view.container.querySelector("script, img, div, b")).toBeNull();
     expect(view.container.textContent).toContain("<script>alert(1)</script>");
+  });
+});
+
+describe("an answer's code, tables, task lists and images", () => {
+  const ANSWER = [
+    "| Step | Status |\n|------|:------:|\n| 1 | done |",
+    "- [x] read the notes\n- [ ] write the report",
+    "```rust\nfn main() {\n    let x = \"hi\";\n}\n```",
+    "![a chart](https://tracker.example.net/pixel.png?user=secret) and ![](data:image/png;base64,AAAA)",
+  ].join("\n\n");
+
+  it("never loads an image from an answer: it is a link that shows its address", () => {
+    const box = document.createElement("div");
+    box.innerHTML = renderMarkdown(ANSWER);
+    expect(box.querySelector("img")).toBeNull();
+    const links = [...box.querySelectorAll("a.image-link")];
+    expect(links.map((a) => a.textContent)).toEqual([
+      "Image “a chart”: https://tracker.example.net/pixel.png?user=secret",
+      "Image: data:image/png;base64,AAAA",
+    ]);
+    expect(links[0].getAttribute("href")).toBe("https://tracker.example.net/pixel.png?user=secret");
+    // Only https:, http: and mailto: stay links; the data: address is only shown.
+    expect(links[1].hasAttribute("href")).toBe(false);
+  });
+
+  it("renders tables and task lists without form controls", () => {
+    const box = document.createElement("div");
+    box.innerHTML = renderMarkdown(ANSWER);
+    expect([...box.querySelectorAll("th")].map((th) => th.textContent)).toEqual(["Step", "Status"]);
+    expect(box.querySelector("input")).toBeNull();
+    const boxes = [...box.querySelectorAll(".task-box")];
+    expect(boxes.map((b) => [b.textContent, b.classList.contains("task-done")])).toEqual([
+      ["☑", true],
+      ["☐", false],
+    ]);
+  });
+
+  it("a code block has its language and a Copy button, and is highlighted once the highlighter has loaded", async () => {
+    const view = render(AnswerText, { id: "code", text: ANSWER, streaming: false });
+    const block = view.container.querySelector(".code-block")!;
+    expect(block.querySelector(".code-lang")!.textContent).toBe("rust");
+    expect(block.querySelector("button.code-copy")!.textContent).toBe("Copy");
+    expect(block.querySelector("code")!.textContent).toBe('fn main() {\n    let x = "hi";\n}\n');
+    // The first render asked for the highlighter; the answer renders again when it is here.
+    await loadHighlighter();
+    await vi.waitFor(() => expect(view.container.querySelector(".code-block .hljs-keyword")).not.toBeNull());
+    const code = view.container.querySelector(".code-block code")!;
+    expect(code.textContent).toBe('fn main() {\n    let x = "hi";\n}\n');
+    expect(code.querySelector(".hljs-string")!.textContent).toBe('"hi"');
+  });
+
+  it("highlighted code is still sanitised: a fence cannot smuggle markup in", async () => {
+    await loadHighlighter();
+    const box = document.createElement("div");
+    box.innerHTML = renderMarkdown('```html\n<img src=x onerror="alert(1)"><script>alert(2)</script>\n```\n\n```"><img src=x onerror=alert(3)>\nx\n```');
+    expect(box.querySelector("img, script, [onerror]")).toBeNull();
+    expect(box.querySelectorAll(".code-block")).toHaveLength(2);
+    expect(box.textContent).toContain('<img src=x onerror="alert(1)">');
   });
 });

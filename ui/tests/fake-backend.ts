@@ -362,7 +362,7 @@ export class FakeBackend {
           id: `tr${++this.#ids}`, conversation_id: conversationId, message_id: first.id, call_id: callId, server: "time", tool: "get_current_time", display_name: "time · Get Current Time", arguments: args,
           decision: allowed ? "allowed" : "denied", decision_scope: "once", deny_reason: allowed ? null : result,
           started_at: allowed ? 1000 : null, finished_at: 1012, is_error: isError, retry_of: retryOf, description,
-          can_retry: allowed && isError,
+          can_retry: allowed && isError, rich: false,
         });
         checkShape("tool_run", this.toolRuns[conversationId].at(-1)!);
         save(message({ id: `t${++this.#ids}`, conversation_id: conversationId, role: "tool", content: result, tool_call_id: callId, name: "time__get_current_time", is_error: isError }));
@@ -374,7 +374,7 @@ export class FakeBackend {
         emit({ type: "tool_progress", call_id: callId, progress: 2, total: 4, message: "Asking the clock <b>twice</b>" });
         if (this.toolGate) await this.toolGate();
         record();
-        emit({ type: "tool_finished", call_id: callId, is_error: isError, content: result, full_length: null, duration_ms: 12, can_retry: isError });
+        emit({ type: "tool_finished", call_id: callId, is_error: isError, content: result, full_length: null, duration_ms: 12, can_retry: isError, rich: false });
       } else {
         record();
         emit({ type: "tool_decided", call_id: callId, decision: "denied", scope: "once", reason: denial });
@@ -539,6 +539,12 @@ export class FakeBackend {
       const found = (this.messages[String(args.id)] ?? []).find((m) => m.id === args.messageId);
       if (!found) throw { kind: "not_found", message: `Not found: message ${String(args.messageId)}` };
       return found.content ?? "";
+    },
+    get_tool_result_view: (args) => {
+      const run = (this.toolRuns[String(args.id)] ?? []).find((r) => r.message_id === args.messageId && r.call_id === args.callId);
+      if (!run) throw { kind: "not_found", message: `Not found: tool call ${String(args.callId)}` };
+      // The scripted runs' results are text only.
+      return { parts: [], structured: null };
     },
     send_message: (args) => this.#scriptedRun(String(args.conversationId), args.text as string | null, args.onEvent as FakeChannel),
     retry_tool_call: (args) => {

@@ -47,6 +47,8 @@ fn bindings() -> String {
         crate::store::ToolDecision,
         crate::store::ApprovalScope,
         crate::store::ToolRun,
+        crate::mcp::results::ResultPart,
+        crate::mcp::results::ResultView,
         crate::store::StandingApproval,
         crate::engine::ConversationDetail,
         crate::store::MessagePage,

@@ -138,6 +138,8 @@ pub enum RunEvent {
         duration_ms: u64,
         /// Whether its Retry can run it again (it failed; see [`crate::store::ToolRun::retry_refusal`]).
         can_retry: bool,
+        /// Whether the result has more than text to show ([`crate::store::ToolRun::rich`]).
+        rich: bool,
     },
     /// A message is complete and saved (user, assistant or tool), in full.
     MessageSaved {
@@ -222,8 +224,9 @@ mod tests {
                     full_length: None,
                     duration_ms: 12,
                     can_retry: true,
+                    rich: false,
                 },
-                json!({"type": "tool_finished", "call_id": "c1", "is_error": true, "content": "boom", "full_length": null, "duration_ms": 12, "can_retry": true}),
+                json!({"type": "tool_finished", "call_id": "c1", "is_error": true, "content": "boom", "full_length": null, "duration_ms": 12, "can_retry": true, "rich": false}),
             ),
             (
                 RunEvent::ToolCallProposed {

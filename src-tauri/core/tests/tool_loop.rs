@@ -490,6 +490,80 @@ async fn a_long_result_reaches_the_window_as_a_preview_and_the_model_and_the_rec
 }
 
 #[tokio::test]
+async fn an_image_structured_content_and_resource_links_reach_the_card_and_the_model_reads_text() {
+    use switchboard_core::mcp::results::ResultPart;
+    let Some(w) = world("rich-results", &["everything"]).await else {
+        return;
+    };
+    let (reason, events) = w.say("Show me pictures and data", &ALLOW).await;
+    assert_eq!(reason, StopReason::Completed);
+    let answer = events
+        .all()
+        .into_iter()
+        .find_map(|e| match e {
+            RunEvent::AnswerStarted { message } => Some(message.id),
+            _ => None,
+        })
+        .unwrap();
+    let finished: Vec<(String, bool)> = events
+        .all()
+        .into_iter()
+        .filter_map(|e| match e {
+            RunEvent::ToolFinished { call_id, rich, .. } => Some((call_id, rich)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(finished.len(), 3);
+    assert!(finished.iter().all(|(_, rich)| *rich), "{finished:?}");
+    // Read back as a window opening the conversation reads it.
+    let runs = w
+        .store
+        .list_tool_runs(w.conversation.clone())
+        .await
+        .unwrap();
+    assert!(runs.iter().all(|r| r.rich));
+
+    let view = |call: &'static str| {
+        let core = &w.core;
+        let conversation = w.conversation.clone();
+        let answer = answer.clone();
+        async move {
+            core.tool_result_view(&conversation, &answer, call)
+                .await
+                .unwrap()
+        }
+    };
+    let image = view("call_img").await;
+    assert!(
+        matches!(&image.parts[..], [ResultPart::Image { mime_type, data }]
+            if mime_type == "image/png" && data.starts_with("iVBORw0KGgo")),
+        "{image:?}"
+    );
+    let weather = view("call_struct").await;
+    assert!(weather.parts.is_empty());
+    let structured = weather.structured.expect("structured content");
+    assert!(structured["temperature"].is_number(), "{structured}");
+    let links = view("call_links").await;
+    assert_eq!(links.parts.len(), 2, "{links:?}");
+    assert!(links
+        .parts
+        .iter()
+        .all(|p| matches!(p, ResultPart::Link { uri, .. } if uri.starts_with("demo://"))));
+
+    // The model got text: the image named, not its bytes.
+    let sent = &w.requests().await[1]["messages"];
+    let image_result = sent
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool" && m["tool_call_id"] == "call_img")
+        .unwrap();
+    let text = image_result["content"].as_str().unwrap();
+    assert!(text.contains("[image: image/png"), "{text}");
+    assert!(!text.contains("iVBORw0KGgo"), "{text}");
+}
+
+#[tokio::test]
 async fn with_descriptions_on_the_model_says_in_a_few_words_what_a_running_call_does() {
     let Some(w) = world("describe", &["fault"]).await else {
         return;

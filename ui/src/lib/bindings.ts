@@ -137,7 +137,32 @@ description: string | null,
  * Whether a Retry can run it again ([`ToolRun::retry_refusal`] has nothing to say); worked
  * out from the rest whenever a run is read or made, never saved.
  */
-can_retry: boolean, };
+can_retry: boolean, 
+/**
+ * Whether the result has more than text for a person to see (images, audio, resources,
+ * links, structured content: [`crate::mcp::results::is_rich`]); the card then asks for
+ * its [`crate::mcp::results::view`].
+ */
+rich: boolean, };
+
+/**
+ * One piece of a result that is not plain text, as a tool card shows it. Base64 data is passed
+ * on as the server sent it; the window decodes it into a blob of the named type.
+ */
+export type ResultPart = { "kind": "image", mime_type: string, data: string, } | { "kind": "audio", mime_type: string, data: string, } | { "kind": "unshown", label: string, } | { "kind": "resource", uri: string, mime_type: string | null, text: string, } | { "kind": "link", uri: string, name: string, title: string | null, description: string | null, mime_type: string | null, };
+
+/**
+ * What a tool card shows of a result beyond its text.
+ */
+export type ResultView = { 
+/**
+ * The result's non-text content, in its order.
+ */
+parts: Array<ResultPart>, 
+/**
+ * The result's `structuredContent`, as sent.
+ */
+structured: JsonValue | null, };
 
 /**
  * A tool the person allowed to run without asking.
@@ -281,7 +306,11 @@ full_length: number | null, duration_ms: number,
 /**
  * Whether its Retry can run it again (it failed; see [`crate::store::ToolRun::retry_refusal`]).
  */
-can_retry: boolean, } | { "type": "message_saved", message: Message, } | { "type": "run_finished", reason: StopReason, 
+can_retry: boolean, 
+/**
+ * Whether the result has more than text to show ([`crate::store::ToolRun::rich`]).
+ */
+rich: boolean, } | { "type": "message_saved", message: Message, } | { "type": "run_finished", reason: StopReason, 
 /**
  * What a person should know about why it ended, when it is not the usual.
  */

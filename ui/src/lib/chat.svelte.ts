@@ -7,7 +7,7 @@
 import * as ipc from "./ipc";
 import { IpcError } from "./errors";
 import type { ApprovalAnswer, ApprovalItem, RunEvent } from "./run-events";
-import type { CallRef, ConversationDetail, Message, MessageStatus, ToolRun } from "./types";
+import type { CallRef, ConversationDetail, Message, MessageStatus, ResultView, ToolRun } from "./types";
 
 export type ToolCardState = "proposed" | "waiting" | "running" | "done" | "error" | "denied";
 
@@ -35,6 +35,8 @@ export interface ToolCard {
   result_id: string | null;
   /** the core says its Retry can run it again (it failed on a real tool with object arguments) */
   can_retry: boolean;
+  /** the result has more than text to show (images, audio, links, structured content) */
+  rich: boolean;
 }
 
 export type ChatItem =
@@ -106,6 +108,7 @@ function cardFrom(call: Extract<RunEvent, { type: "tool_call_proposed" }>["call"
     full_length: null,
     result_id: null,
     can_retry: false,
+    rich: false,
   };
 }
 
@@ -157,6 +160,7 @@ export function eventsFrom(detail: Pick<ConversationDetail, "messages" | "tool_r
           full_length: m.full_length,
           duration_ms: run.finished_at - run.started_at,
           can_retry: run.can_retry,
+          rich: run.rich,
         });
       }
       events.push({ type: "message_saved", message: m });
@@ -263,6 +267,7 @@ export function reduceItems(items: ChatItem[], cursor: ItemsCursor, event: RunEv
         card.full_length = event.full_length;
         card.duration_ms = event.duration_ms;
         card.can_retry = event.can_retry;
+        card.rich = event.rich;
       }
       break;
     }
@@ -405,6 +410,11 @@ export class ChatSession {
     const whole = await ipc.getMessageText(this.conversationId, card.result_id);
     card.content = whole;
     card.full_length = null;
+  }
+
+  /** What the result of call `callId` of the answer `messageId` holds beyond its text. */
+  resultView(messageId: string, callId: string): Promise<ResultView> {
+    return ipc.getToolResultView(this.conversationId, messageId, callId);
   }
 
   /** Starts a turn; `text` null retries. Rejects (with the IpcError) when it cannot start. */

@@ -29,6 +29,7 @@ import type {
   Provider,
   ProviderKindInfo,
   ProviderPreset,
+  ResultView,
   Settings,
 } from "./types";
 import { IpcError, toIpcError } from "./errors";
@@ -107,6 +108,11 @@ export function getOlderMessages(id: string, before: number, limit?: number): Pr
 /** The whole text of a message a page showed in part (a long tool result). */
 export function getMessageText(id: string, messageId: string): Promise<string> {
   return call("get_message_text", { id, messageId });
+}
+
+/** What the card of call `callId` of the answer `messageId` shows beyond the result's text. */
+export function getToolResultView(id: string, messageId: string, callId: string): Promise<ResultView> {
+  return call("get_tool_result_view", { id, messageId, callId });
 }
 
 /** The model this conversation chats with; both null: back to the defaults. */

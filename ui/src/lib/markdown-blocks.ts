@@ -7,6 +7,7 @@
 // (while it streams, link references across blocks excepted: see AnswerBlocks).
 
 import type { Token } from "marked";
+import { highlighter } from "./highlight.svelte";
 import { markdown, renderMarkdown, sanitize } from "./markdown";
 
 /** marked's own line-end normalisation, done first so that offsets count in the text it lexes. */
@@ -53,11 +54,16 @@ export class AnswerBlocks {
   #keptHtml: string[] = [];
   /** Whether a lex of this text met a link reference definition. */
   #definitions = false;
+  /** The highlighter's generation the kept blocks were rendered in (code is highlighted once it loads). */
+  #generation = highlighter.generation;
 
-  /** Safe HTML of each block of `text`. Text that does not start with the text before starts over. */
+  /**
+   * Safe HTML of each block of `text`. Text that does not start with the text before starts
+   * over, and so does everything once the code highlighter has arrived.
+   */
   render(text: string): string[] {
     const source = lineEnds(text);
-    if (!source.startsWith(this.#kept)) this.#reset();
+    if (!source.startsWith(this.#kept) || this.#generation !== highlighter.generation) this.#reset();
     const rest = source.slice(this.#kept.length);
     const tokens = markdown.lexer(rest);
 
@@ -100,6 +106,7 @@ export class AnswerBlocks {
   }
 
   #reset(): void {
+    this.#generation = highlighter.generation;
     this.#kept = "";
     this.#keptHtml = [];
     this.#definitions = false;
@@ -108,7 +115,7 @@ export class AnswerBlocks {
 
 /** How many finished answers keep their blocks (the least recently shown go first). */
 const FINISHED_KEPT = 200;
-const finished = new Map<string, { text: string; blocks: string[] }>();
+const finished = new Map<string, { text: string; generation: number; blocks: string[] }>();
 
 /**
  * The HTML of the finished answer `id` with the text `text`: as rendered before, else finished
@@ -117,7 +124,9 @@ const finished = new Map<string, { text: string; blocks: string[] }>();
 export function finishedAnswer(id: string, text: string, blocks: AnswerBlocks): string[] {
   const known = finished.get(id);
   finished.delete(id);
-  const entry = known?.text === text ? known : { text, blocks: blocks.finish(text) };
+  const generation = highlighter.generation;
+  const entry =
+    known?.text === text && known.generation === generation ? known : { text, generation, blocks: blocks.finish(text) };
   finished.set(id, entry);
   if (finished.size > FINISHED_KEPT) finished.delete(finished.keys().next().value as string);
   return entry.blocks;

@@ -24,6 +24,8 @@ export type {
   Provider,
   ProviderKind,
   ProviderKindInfo,
+  ResultPart,
+  ResultView,
   Role,
   Settings,
   StandingApproval,

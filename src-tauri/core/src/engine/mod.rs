@@ -420,6 +420,34 @@ impl Core {
             .unwrap_or_default())
     }
 
+    /// What the card of call `call_id` of the answer `message_id` shows beyond the result's
+    /// text: its images, audio, resources, links and structured content. Empty for a result
+    /// that was no MCP result (an error text) or that the record keeps in a file.
+    ///
+    /// # Errors
+    /// No such call; the database is unavailable.
+    pub async fn tool_result_view(
+        &self,
+        conversation_id: &str,
+        message_id: &str,
+        call_id: &str,
+    ) -> Result<crate::mcp::results::ResultView, CoreError> {
+        let run = self
+            .store()?
+            .get_tool_run(
+                conversation_id.to_owned(),
+                message_id.to_owned(),
+                call_id.to_owned(),
+            )
+            .await?;
+        let result = run
+            .result
+            .as_deref()
+            .and_then(|text| serde_json::from_str(text).ok())
+            .unwrap_or_default();
+        Ok(crate::mcp::results::view(&result))
+    }
+
     // ---- providers --------------------------------------------------------------------
 
     async fn provider_view(&self, row: ProviderRow) -> Result<Provider, CoreError> {

@@ -1,8 +1,10 @@
 //! A tool's result for the model: every content kind MCP defines (text, image, audio, embedded
 //! resource, resource link, structured content) turned into text a model can read, capped with
 //! a visible marker. The full result is kept for the record by the caller; only what goes to
-//! the model is cut.
+//! the model is cut. Also what a person sees of a result beyond its text ([`view`]): images,
+//! audio, resources, links and structured content, for the tool card.
 
+use serde::Serialize;
 use serde_json::Value;
 
 /// What goes to the model at most, unless Settings say otherwise.
@@ -75,6 +77,143 @@ pub fn for_model(result: &Value, max_chars: usize) -> ModelText {
     }
 }
 
+/// Whether a result has something for a person to see beyond the text the model reads: any
+/// content that is not text, or structured content. The card asks for [`view`] only then.
+pub fn is_rich(result: &Value) -> bool {
+    result
+        .get("structuredContent")
+        .is_some_and(|v| !v.is_null())
+        || result["content"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|item| item["type"].as_str() != Some("text"))
+}
+
+/// The image types a card shows; an image of any other type is named, not shown.
+pub const SHOWN_IMAGE_TYPES: [&str; 5] = [
+    "image/png",
+    "image/jpeg",
+    "image/gif",
+    "image/webp",
+    "image/svg+xml",
+];
+
+/// One piece of a result that is not plain text, as a tool card shows it. Base64 data is passed
+/// on as the server sent it; the window decodes it into a blob of the named type.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ResultPart {
+    /// An image of one of [`SHOWN_IMAGE_TYPES`].
+    Image { mime_type: String, data: String },
+    /// Audio, for a player.
+    Audio { mime_type: String, data: String },
+    /// Something that is not shown (an image of another type, binary resource contents, a kind
+    /// this app does not know), named with its size.
+    Unshown { label: String },
+    /// An embedded resource with text.
+    Resource {
+        uri: String,
+        mime_type: Option<String>,
+        text: String,
+    },
+    /// A link to a resource the server can give.
+    Link {
+        uri: String,
+        name: String,
+        title: Option<String>,
+        description: Option<String>,
+        mime_type: Option<String>,
+    },
+}
+
+/// What a tool card shows of a result beyond its text.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+pub struct ResultView {
+    /// The result's non-text content, in its order.
+    pub parts: Vec<ResultPart>,
+    /// The result's `structuredContent`, as sent.
+    pub structured: Option<Value>,
+}
+
+fn text_of(value: &Value) -> Option<String> {
+    value.as_str().map(str::to_owned)
+}
+
+/// The non-text parts and structured content of a result (its wire JSON).
+pub fn view(result: &Value) -> ResultView {
+    let mut parts = Vec::new();
+    for item in result["content"].as_array().into_iter().flatten() {
+        let mime_type = text_of(&item["mimeType"]);
+        let data = || item["data"].as_str().unwrap_or_default().to_owned();
+        let unshown = |what: &str, data: &Value| ResultPart::Unshown {
+            label: format!(
+                "{what}: {}, {}",
+                mime_type.as_deref().unwrap_or("unknown type"),
+                size(data.as_str().map_or(0, str::len))
+            ),
+        };
+        parts.push(match item["type"].as_str().unwrap_or_default() {
+            "text" => continue,
+            "image" => match &mime_type {
+                Some(t) if SHOWN_IMAGE_TYPES.contains(&t.to_ascii_lowercase().as_str()) => {
+                    ResultPart::Image {
+                        mime_type: t.to_ascii_lowercase(),
+                        data: data(),
+                    }
+                }
+                _ => unshown("Image", &item["data"]),
+            },
+            "audio"
+                if mime_type
+                    .as_deref()
+                    .is_some_and(|t| t.to_ascii_lowercase().starts_with("audio/")) =>
+            {
+                ResultPart::Audio {
+                    mime_type: mime_type.clone().unwrap_or_default().to_ascii_lowercase(),
+                    data: data(),
+                }
+            }
+            "audio" => unshown("Audio", &item["data"]),
+            "resource" => {
+                let resource = &item["resource"];
+                let uri = text_of(&resource["uri"]).unwrap_or_default();
+                match text_of(&resource["text"]) {
+                    Some(text) => ResultPart::Resource {
+                        uri,
+                        mime_type: text_of(&resource["mimeType"]),
+                        text,
+                    },
+                    None => ResultPart::Unshown {
+                        label: format!(
+                            "Resource {uri}: {}, {}",
+                            resource["mimeType"].as_str().unwrap_or("unknown type"),
+                            size(resource["blob"].as_str().map_or(0, str::len))
+                        ),
+                    },
+                }
+            }
+            "resource_link" => ResultPart::Link {
+                uri: text_of(&item["uri"]).unwrap_or_default(),
+                name: text_of(&item["name"]).unwrap_or_default(),
+                title: text_of(&item["title"]),
+                description: text_of(&item["description"]),
+                mime_type,
+            },
+            other => ResultPart::Unshown {
+                label: format!("Content of a kind this app does not show ({other})"),
+            },
+        });
+    }
+    ResultView {
+        parts,
+        structured: result
+            .get("structuredContent")
+            .filter(|v| !v.is_null())
+            .cloned(),
+    }
+}
+
 fn size(base64_len: usize) -> String {
     let bytes = base64_len / 4 * 3;
     if bytes >= 1024 * 1024 {
@@ -114,6 +253,69 @@ mod tests {
         );
         assert!(!out.is_error);
         assert_eq!(out.cut_chars, 0);
+    }
+
+    #[test]
+    fn a_card_sees_images_audio_resources_links_and_structured_content_but_not_svg_markup_inline() {
+        let result = json!({
+            "content": [
+                {"type": "text", "text": "Here you go"},
+                {"type": "image", "data": "iVBORw0K", "mimeType": "IMAGE/PNG"},
+                {"type": "image", "data": "PHN2Zz4=", "mimeType": "image/svg+xml"},
+                {"type": "image", "data": "AAAA", "mimeType": "image/x-icon"},
+                {"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"},
+                {"type": "resource", "resource": {"uri": "file:///notes.md", "mimeType": "text/markdown", "text": "# Notes"}},
+                {"type": "resource", "resource": {"uri": "file:///a.bin", "blob": "AAAA"}},
+                {"type": "resource_link", "uri": "https://example.com/big.csv", "name": "big.csv", "description": "All rows"},
+                {"type": "hologram"}
+            ],
+            "structuredContent": {"rows": 3}
+        });
+        assert!(is_rich(&result));
+        let shown = view(&result);
+        assert_eq!(
+            shown.parts,
+            vec![
+                ResultPart::Image {
+                    mime_type: "image/png".into(),
+                    data: "iVBORw0K".into()
+                },
+                ResultPart::Image {
+                    mime_type: "image/svg+xml".into(),
+                    data: "PHN2Zz4=".into()
+                },
+                ResultPart::Unshown {
+                    label: "Image: image/x-icon, 3 bytes".into()
+                },
+                ResultPart::Audio {
+                    mime_type: "audio/wav".into(),
+                    data: "UklGRg==".into()
+                },
+                ResultPart::Resource {
+                    uri: "file:///notes.md".into(),
+                    mime_type: Some("text/markdown".into()),
+                    text: "# Notes".into()
+                },
+                ResultPart::Unshown {
+                    label: "Resource file:///a.bin: unknown type, 3 bytes".into()
+                },
+                ResultPart::Link {
+                    uri: "https://example.com/big.csv".into(),
+                    name: "big.csv".into(),
+                    title: None,
+                    description: Some("All rows".into()),
+                    mime_type: None
+                },
+                ResultPart::Unshown {
+                    label: "Content of a kind this app does not show (hologram)".into()
+                },
+            ]
+        );
+        assert_eq!(shown.structured, Some(json!({"rows": 3})));
+        let plain =
+            json!({"content": [{"type": "text", "text": "only words"}], "structuredContent": null});
+        assert!(!is_rich(&plain));
+        assert!(view(&plain).parts.is_empty());
     }
 
     #[test]

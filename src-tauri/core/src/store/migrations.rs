@@ -185,6 +185,17 @@ BEGIN
         SELECT new.rowid, new.content WHERE new.content IS NOT NULL AND new.role <> 'system';
 END;
 "#,
+    // 11: whether a call's result has more than text for a person to see (issue 16): images,
+    // audio, resources, links or structured content, which its card then shows. Set when the
+    // call is recorded; worked out here for the calls recorded before.
+    r#"
+ALTER TABLE tool_runs ADD COLUMN rich INTEGER NOT NULL DEFAULT 0;
+UPDATE tool_runs SET rich = 1 WHERE json_valid(result) AND (
+    coalesce(json_type(result, '$.structuredContent'), 'null') <> 'null'
+    OR EXISTS (SELECT 1 FROM json_each(result, '$.content')
+               WHERE coalesce(json_extract(value, '$.type'), '') <> 'text')
+);
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

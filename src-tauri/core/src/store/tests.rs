@@ -443,6 +443,7 @@ fn a_call(conversation_id: &str, message_id: &str, call_id: &str) -> ToolRun {
         retry_of: None,
         description: None,
         can_retry: false,
+        rich: false,
     }
 }
 

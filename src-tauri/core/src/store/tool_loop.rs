@@ -118,6 +118,10 @@ pub struct ToolRun {
     /// Whether a Retry can run it again ([`ToolRun::retry_refusal`] has nothing to say); worked
     /// out from the rest whenever a run is read or made, never saved.
     pub can_retry: bool,
+    /// Whether the result has more than text for a person to see (images, audio, resources,
+    /// links, structured content: [`crate::mcp::results::is_rich`]); the card then asks for
+    /// its [`crate::mcp::results::view`].
+    pub rich: bool,
 }
 
 impl ToolRun {
@@ -185,7 +189,7 @@ pub(super) fn upsert_run(tx: &rusqlite::Transaction<'_>, run: &ToolRun) -> rusql
     tx.execute_cached(
         &format!(
             "INSERT OR REPLACE INTO tool_runs ({RUN_COLUMNS}) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)"
         ),
         params![
             run.id,
@@ -206,6 +210,7 @@ pub(super) fn upsert_run(tx: &rusqlite::Transaction<'_>, run: &ToolRun) -> rusql
             run.retry_of.as_ref().map(|r| &r.call_id),
             run.description,
             run.retry_of.as_ref().map(|r| &r.message_id),
+            run.rich,
         ],
     )
 }
@@ -217,7 +222,7 @@ macro_rules! run_columns {
             "id, conversation_id, message_id, call_id, server, tool, arguments, decision, \
              decision_scope, deny_reason, started_at, finished_at, is_error, ",
             $result,
-            ", display_name, retry_of, description, retry_of_message"
+            ", display_name, retry_of, description, retry_of_message, rich"
         )
     };
 }
@@ -289,6 +294,7 @@ fn run_from_row(row: &Row<'_>) -> rusqlite::Result<ToolRun> {
         },
         description: row.get(16)?,
         can_retry: false,
+        rich: row.get(18)?,
     }
     .with_retry_rule())
 }

@@ -293,6 +293,11 @@ impl Store {
                         call_id: of.call_id,
                     })
                 });
+                let result = r.result.filter(|text| !is_file_pointer(text));
+                let rich = result
+                    .as_deref()
+                    .and_then(|text| serde_json::from_str(text).ok())
+                    .is_some_and(|value| crate::mcp::results::is_rich(&value));
                 let run = ToolRun {
                     id: ToolRun::id_for(&message_id, &r.call_id),
                     conversation_id: id.clone(),
@@ -308,10 +313,11 @@ impl Store {
                     started_at: r.started_at,
                     finished_at: r.finished_at,
                     is_error: r.is_error,
-                    result: r.result.filter(|text| !is_file_pointer(text)),
+                    result,
                     retry_of,
                     description: r.description,
                     can_retry: false,
+                    rich,
                 };
                 super::tool_loop::upsert_run(&tx, &run)?;
             }

@@ -100,6 +100,7 @@ impl Run<'_> {
                         full_length,
                         duration_ms: done.duration_ms,
                         can_retry,
+                        rich: done.rich && saved.is_some(),
                     });
                     outcomes[i] = Some(done);
                 }
@@ -239,6 +240,7 @@ impl Ctx<'_> {
                         Effect::Succeeded
                     },
                     full: Some(value.to_string()),
+                    rich: results::is_rich(&value),
                     started_at: None,
                     finished_at: 0,
                     duration_ms: 0,

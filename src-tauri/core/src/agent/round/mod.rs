@@ -69,6 +69,8 @@ struct CallOutcome {
     effect: Effect,
     /// The whole result as the server sent it.
     full: Option<String>,
+    /// Whether it has more than text for a person to see.
+    rich: bool,
     started_at: Option<i64>,
     finished_at: i64,
     /// How long it ran, as the card shows it.
@@ -79,6 +81,7 @@ impl CallOutcome {
     fn error(content: String, effect: Effect) -> Self {
         CallOutcome {
             full: None,
+            rich: false,
             content,
             is_error: true,
             effect,

@@ -31,6 +31,7 @@ impl Ctx<'_> {
             retry_of: answer.retry_of.clone(),
             description: None,
             can_retry: false,
+            rich: false,
         }
     }
 
@@ -49,6 +50,7 @@ impl Ctx<'_> {
             finished_at: Some(done.finished_at),
             is_error: done.is_error,
             result: done.full.clone().or_else(|| Some(done.content.clone())),
+            rich: done.rich,
             description,
             ..self.run_record(answer, call)
         }

@@ -1,0 +1,139 @@
+// What an answer and a tool card show in the real window: a long Markdown answer with
+// highlighted code (with Copy), a table, a task list, a link that asks before it opens (the
+// window stays where it is) and an image address that is shown, never fetched; and tool
+// results with an image (shown from a blob, larger on click), structured content as a tree and
+// resource links as cards, all from server-everything's own tools.
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { BIN, launch, nativeWindow, pressIn, run, screenshotScreen, startAimock, tempHome, textOf, tid } from "./harness.mjs";
+
+function cli(home, args) {
+  const done = run(BIN, args, { env: { ...process.env, SWITCHBOARD_HOME: home } });
+  assert.equal(done.status, 0, `${args.join(" ")}: ${done.stderr}`);
+}
+
+async function withMock(label, everything, body) {
+  const mock = await startAimock(undefined, "tool-loop.json");
+  const home = tempHome(label);
+  try {
+    cli(home, ["provider", "add", "Mock", "--kind", "openai_compatible", "--base-url", `${mock.root}/v1`, "--model", "gpt-4o"]);
+    if (everything) {
+      cli(home, ["mcp", "add", "everything", "--", path.resolve("tests/peers/node_modules/.bin/mcp-server-everything"), "stdio"]);
+    }
+    await body(home, mock);
+  } finally {
+    await mock.stop();
+  }
+}
+
+async function send(b, text) {
+  await b.$(tid("new-conversation")).click();
+  const input = b.$(tid("composer-input"));
+  await input.waitForEnabled({ timeout: 20000 });
+  await input.setValue(text);
+  await b.keys("Enter");
+}
+
+test("a long Markdown answer: highlighted code with Copy, a table, a task list; its link asks first and its image is never fetched", async () => {
+  await withMock("render-markdown", false, async (home, mock) => {
+    const opened = path.join(home, "browser-opened");
+    const browser = path.join(home, "browser.sh");
+    fs.writeFileSync(browser, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${opened}'\n`, { mode: 0o755 });
+    const app = await launch(home, { BROWSER: browser });
+    try {
+      const b = app.browser;
+      const own = await b.execute(() => location.href);
+      await send(b, "Write it up in Markdown");
+      const answer = b.$(tid("answer-text"));
+      await answer.waitForDisplayed({ timeout: 20000 });
+      // The highlighter arrives after the first paint; the code is coloured once it has.
+      await b.$(`${tid("answer-text")} .code-block .hljs-keyword`).waitForExist({ timeout: 10000, timeoutMsg: "the code was never highlighted" });
+      assert.equal(await textOf(b, `${tid("answer-text")} .code-lang`), "rust");
+      assert.deepEqual(
+        await b.execute((sel) => [...document.querySelectorAll(`${sel} th`)].map((th) => th.textContent), tid("answer-text")),
+        ["Step", "Tool", "Status"],
+      );
+      assert.equal(await b.execute((sel) => document.querySelectorAll(`${sel} .task-box`).length, tid("answer-text")), 2);
+      // The image is an address on the page; nothing asked aimock's host (or any) for it.
+      assert.equal(await b.execute((sel) => document.querySelectorAll(`${sel} img`).length, tid("answer-text")), 0);
+      assert.match(await textOf(b, `${tid("answer-text")} a.image-link`), /^Image “a chart”: https:\/\/tracker\.example\.net\/pixel\.png\?user=secret$/);
+      assert.equal(
+        await b.execute(() => performance.getEntriesByType("resource").filter((e) => e.name.includes("tracker.example.net")).length),
+        0,
+      );
+
+      const copy = b.$(`${tid("answer-text")} button.code-copy`);
+      await copy.click();
+      await b.waitUntil(async () => (await copy.getText()) === "Copied", { timeout: 5000, timeoutMsg: "Copy did not copy" });
+      await app.screenshot("markdown-answer");
+
+      // The link asks first, with the whole address; no, and nothing opens and the window stays.
+      await b.$(`${tid("answer-text")} a[href="https://example.com/guide"]`).click();
+      const dialog = await nativeWindow("Open example.com in your browser?");
+      screenshotScreen("markdown-link-dialog");
+      pressIn(dialog, "Escape");
+      await sleep(800);
+      assert.ok(!fs.existsSync(opened), "a link opened that the person did not allow");
+      assert.equal(await b.execute(() => location.href), own, "a clicked link navigated the window");
+      await b.$(`${tid("answer-text")} a[href="https://example.com/guide"]`).click();
+      pressIn(await nativeWindow("Open example.com in your browser?"), "alt+o");
+      await b.waitUntil(() => fs.existsSync(opened), { timeout: 10000, timeoutMsg: "the allowed link did not open" });
+      assert.equal(fs.readFileSync(opened, "utf8"), "https://example.com/guide\n");
+      assert.equal(await b.execute(() => location.href), own);
+      void mock;
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+test("a tool's image shows in its card (larger on click), structured content as a tree, resource links as cards", async () => {
+  await withMock("render-tools", true, async (home) => {
+    const app = await launch(home);
+    try {
+      const b = app.browser;
+      await b.$(tid("nav-servers")).click();
+      const state = `${tid("server-item")}[data-name="everything"] ${tid("server-state")}`;
+      await b.waitUntil(async () => /^Running/.test(await textOf(b, state).catch(() => "")), { timeout: 30000, timeoutMsg: "everything does not start" });
+      await send(b, "Show me pictures and data");
+      await b.$(tid("approval-dialog")).waitForDisplayed({ timeout: 20000 });
+      await b.$(tid("approval-submit")).click();
+      await b.waitUntil(async () => (await textOf(b, tid("answer-text")).catch(() => "")).includes("two resources"), {
+        timeout: 30000,
+        timeoutMsg: "the answer does not appear",
+      });
+      const image = b.$(tid("tool-image"));
+      await image.waitForDisplayed({ timeout: 10000 });
+      // Drawn from a blob: the CSP lets it in and the PNG decodes.
+      assert.match(await image.getAttribute("src"), /^blob:/);
+      await b.waitUntil(() => b.execute((sel) => document.querySelector(sel).naturalWidth, tid("tool-image")).then((w) => w === 20), {
+        timeout: 5000,
+        timeoutMsg: "the image did not decode",
+      });
+      await app.screenshot("tool-image");
+      await image.click();
+      await b.$(tid("image-viewer")).waitForDisplayed({ timeout: 5000 });
+      await app.screenshot("tool-image-larger");
+      await b.keys("Escape");
+      await b.$(tid("image-viewer")).waitForExist({ reverse: true, timeout: 5000 });
+
+      const cards = await b.$$(tid("tool-card"));
+      assert.equal(cards.length, 3);
+      await cards[1].$("summary").click();
+      const tree = cards[1].$(tid("tool-structured"));
+      await tree.waitForDisplayed({ timeout: 10000 });
+      assert.match(await tree.getText(), /temperature/);
+      assert.match(await tree.getText(), /conditions/);
+      await cards[2].$("summary").click();
+      await cards[2].$(tid("tool-link")).waitForDisplayed({ timeout: 10000 });
+      assert.equal((await cards[2].$$(tid("tool-link"))).length, 2);
+      assert.match(await cards[2].$(tid("tool-link")).getText(), /demo:\/\/resource/);
+      await app.screenshot("tool-structured-and-links");
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -183,3 +183,33 @@ fn clip(text: &str, max: usize) -> String {
         count - max
     )
 }
+
+/// A native file dialog over the main window; `None` when the person closed it. `save` asks
+/// where to write (suggesting `file_name`), otherwise which file to open. `filter` names the
+/// kind of file and its extension.
+pub async fn choose_file(
+    app: &AppHandle,
+    title: &str,
+    save: Option<&str>,
+    filter: (&str, &str),
+) -> Option<std::path::PathBuf> {
+    let (answer, answered) = tokio::sync::oneshot::channel();
+    let mut dialog = app
+        .dialog()
+        .file()
+        .set_title(title.replace('\0', NUL_SHOWN))
+        .add_filter(filter.0, &[filter.1]);
+    if let Some(window) = app.get_webview_window("main") {
+        dialog = dialog.set_parent(&window);
+    }
+    let send = move |path: Option<tauri_plugin_dialog::FilePath>| {
+        let _ = answer.send(path.and_then(|p| p.into_path().ok()));
+    };
+    match save {
+        Some(name) => dialog
+            .set_file_name(name.replace('\0', NUL_SHOWN))
+            .save_file(send),
+        None => dialog.pick_file(send),
+    }
+    answered.await.ok().flatten()
+}

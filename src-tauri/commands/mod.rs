@@ -7,3 +7,4 @@ pub mod error;
 pub mod mcp;
 pub mod providers;
 pub mod settings;
+pub mod transfer;

@@ -1,7 +1,10 @@
-// Conversations in the real window: create, rename, delete, survive a relaunch.
+// Conversations in the real window: create, rename, delete, survive a relaunch; search that
+// opens a conversation at its hit; export through the native save dialog and import back.
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
 import { test } from "node:test";
-import { launch, pasteInto, sidebarIds, sidebarTitles, tempHome, textOf, tid } from "./harness.mjs";
+import { BIN, chooseInFileDialog, launch, nativeWindow, pasteInto, run, screenshotScreen, sidebarIds, sidebarTitles, tempHome, textOf, tid } from "./harness.mjs";
 
 async function createConversation(b) {
   const before = (await sidebarIds(b)).length;
@@ -169,6 +172,84 @@ test("a new conversation starts with Settings' system prompt, edited from its he
     const input = b.$(tid("system-prompt-input"));
     await input.waitForDisplayed();
     assert.equal(await input.getValue(), "Answer in French, in two sentences at most.");
+  } finally {
+    await app.close();
+  }
+});
+
+/** An export of a conversation of `count` messages (questions and answers), `special` at `at`. */
+function exportOf(title, count, at, special) {
+  const start = 1_750_000_000_000;
+  return {
+    format: "switchboard.conversation",
+    version: 1,
+    exported_at: start,
+    conversation: { title, created_at: start, updated_at: start + count, provider: null, model: null, system_prompt: "" },
+    messages: Array.from({ length: count }, (_, i) => ({
+      id: `m${i}`,
+      role: i % 2 === 0 ? "user" : "assistant",
+      content: i === at ? special : i % 2 === 0 ? `Question number ${i}` : `Answer number ${i}, with a few words to fill the row.`,
+      created_at: start + i,
+      status: "complete",
+    })),
+    tool_runs: [],
+  };
+}
+
+test("Ctrl+K finds a message far back in a long conversation and opens it there; export to JSON and import give the same conversation", async () => {
+  const home = tempHome("search-export");
+  const seed = path.join(home, "seed.json");
+  fs.writeFileSync(seed, JSON.stringify(exportOf("Island trip", 600, 44, "The ferry to Hvar leaves at nine from pier three.")));
+  const imported = run(BIN, ["conversations", "import", seed, "--json"], { env: { ...process.env, SWITCHBOARD_HOME: home } });
+  assert.equal(imported.status, 0, imported.stderr);
+  const app = await launch(home);
+  try {
+    const b = app.browser;
+    await b.$(tid("conversation-item")).waitForDisplayed({ timeout: 20000 });
+    await b.keys(["Control", "k"]);
+    const input = b.$(tid("search-input"));
+    await input.waitForDisplayed({ timeout: 5000 });
+    await input.setValue("hvar pier");
+    const hit = b.$(tid("search-hit"));
+    await hit.waitForDisplayed({ timeout: 10000 });
+    await app.screenshot("search-hits");
+    assert.match(await b.execute((sel) => document.querySelector(sel).textContent, tid("search-hit")), /Island trip/);
+    assert.deepEqual(
+      await b.execute((sel) => [...document.querySelectorAll(`${sel} mark`)].map((m) => m.textContent), tid("search-snippet")),
+      ["Hvar", "pier"],
+    );
+    await b.keys("Enter");
+    // Opened at the hit: the row is on screen, marked, 556 messages above the newest.
+    const row = b.$(`${tid("message-list")} .row.marked`);
+    await row.waitForDisplayed({ timeout: 15000, timeoutMsg: "the hit was not brought into view" });
+    assert.match(await row.getText(), /The ferry to Hvar leaves at nine from pier three\./);
+    assert.ok(await row.isDisplayed({ withinViewport: true }), "the hit is not in the viewport");
+    await app.screenshot("search-opened-at-hit");
+
+    // Export as JSON through the native save dialog, then import that file back.
+    const out = path.join(home, "island-trip-export.json");
+    await b.$(tid("export-button")).click();
+    await b.$(tid("export-json")).click();
+    await nativeWindow("Export as JSON");
+    screenshotScreen("export-save-dialog");
+    await chooseInFileDialog("Export as JSON", out, { replace: true });
+    await b.$(tid("export-saved")).waitForDisplayed({ timeout: 15000 });
+    assert.equal(await textOf(b, tid("export-saved")), `Saved to ${out}`);
+    const written = JSON.parse(fs.readFileSync(out, "utf8"));
+    assert.equal(written.messages.length, 600);
+
+    await b.$(tid("import-conversation")).click();
+    await chooseInFileDialog("Import a conversation", out);
+    await b.waitUntil(async () => (await sidebarTitles(b)).length === 2, { timeout: 15000, timeoutMsg: "the import did not arrive" });
+    assert.deepEqual(await sidebarTitles(b), ["Island trip", "Island trip"]);
+    await b.waitUntil(async () => (await textOf(b, tid("conversation-header-title")).catch(() => "")) === "Island trip", { timeout: 10000 });
+    // The same conversation: what the export of the import holds is what the first export held.
+    const ids = await sidebarIds(b);
+    const again = run(BIN, ["conversations", "export", ids[0], "--format", "json"], { env: { ...process.env, SWITCHBOARD_HOME: home } });
+    assert.equal(again.status, 0, again.stderr);
+    const strip = (file) => file.messages.map(({ id: _id, ...m }) => m);
+    assert.deepEqual(strip(JSON.parse(again.stdout)), strip(written));
+    await app.screenshot("imported");
   } finally {
     await app.close();
   }

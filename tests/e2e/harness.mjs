@@ -293,6 +293,39 @@ export function pressIn(id, keys) {
   assert.equal(focused.status, 0, focused.stderr);
 }
 
+/** Types `text` into the native window `id` (a file dialog's name field, say). */
+export function typeIn(id, text) {
+  const typed = run("xdotool", ["windowfocus", "--sync", id, "type", "--delay", "20", "--clearmodifiers", text]);
+  assert.equal(typed.status, 0, typed.stderr);
+}
+
+/**
+ * Answers the native file dialog titled `title` with `file`: its name field (a save dialog's,
+ * `replace`d) or its location field (an open dialog's, from Ctrl+L, given time to appear: keys
+ * typed before it is there are lost) gets the whole path, then Return until the dialog is no
+ * longer shown (GTK's completion may take the first Return; a closed dialog may be
+ * kept unmapped, so it is looked for among the windows shown).
+ */
+export async function chooseInFileDialog(title, file, { replace = false } = {}) {
+  const id = await nativeWindow(title);
+  const shown = () => run("xdotool", ["search", "--onlyvisible", "--name", title]).stdout.trim() !== "";
+  await sleep(300);
+  pressIn(id, replace ? "ctrl+a" : "ctrl+l");
+  await sleep(300);
+  typeIn(id, file);
+  for (let i = 0; i < 5; i++) {
+    await sleep(400);
+    if (!shown()) return;
+    // Not pressIn: the dialog may close between the check and the key.
+    run("xdotool", ["windowfocus", "--sync", id, "key", "--clearmodifiers", "Return"], { timeout: 3000 });
+  }
+  await sleep(400);
+  if (shown()) {
+    screenshotScreen("file-dialog-stuck");
+    assert.fail("the file dialog did not close");
+  }
+}
+
 /** Whether something accepts connections on 127.0.0.1:`port`. */
 export function portAnswers(port) {
   return new Promise((resolve) => {

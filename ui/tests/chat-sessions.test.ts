@@ -187,6 +187,21 @@ describe("a long conversation", () => {
     expect(backend.callsTo("get_older_messages").length).toBeGreaterThanOrEqual(5);
   });
 
+  it("reads back to a search hit far up in one read as long as the way there, and finds the row that shows it", async () => {
+    const conversation = backend.addConversation("Long");
+    longChat(conversation.id, 200);
+    const session = new ChatSession(await ipc.getConversation(conversation.id), () => {});
+    // Message 42 (numbered from 1) is t10, the result of the 11th turn's call: its answer's row shows it.
+    await session.loadUntil(42);
+    expect(backend.callsTo("get_older_messages").map((c) => c.args)).toEqual([{ id: conversation.id, before: 741, limit: 719 }]);
+    expect(session.itemShowing("t10")).toBe("a10");
+    expect(session.itemShowing("u10")).toBe("u10");
+    expect(session.itemShowing("nothing")).toBeNull();
+    // Already shown: nothing more is read.
+    await session.loadUntil(500);
+    expect(backend.callsTo("get_older_messages")).toHaveLength(1);
+  });
+
   it("a page asked for before the history was read again is not added to it", async () => {
     const conversation = backend.addConversation("Long");
     longChat(conversation.id, 30);

@@ -419,6 +419,19 @@ export class FakeBackend {
     return conversation;
   }
 
+  /** Questions and answers, one after the other, in `conversationId` (`texts[0]` a question). */
+  addMessages(conversationId: string, texts: string[]): void {
+    const saved = this.messages[conversationId];
+    texts.forEach((text, i) => {
+      saved.push({
+        id: `m${++this.#ids}`, conversation_id: conversationId, role: i % 2 === 0 ? "user" : "assistant", content: text,
+        created_at: ++this.#clock, tool_calls: null, tool_call_id: null, name: null, finish_reason: i % 2 === 0 ? null : "stop",
+        status: "complete", provider: null, model: null, input_tokens: null, output_tokens: null, reasoning: null, error: null,
+        is_error: false, full_length: null,
+      });
+    });
+  }
+
   addProviderRecord(
     name: string,
     kind: Provider["kind"] = "openai",
@@ -540,6 +553,33 @@ export class FakeBackend {
       if (!found) throw { kind: "not_found", message: `Not found: message ${String(args.messageId)}` };
       return found.content ?? "";
     },
+    // As Rust's search, near enough: every word, case aside; titles first, then messages newest first.
+    search_conversations: (args) => {
+      const words = String(args.text).toLowerCase().split(/\s+/).filter(Boolean);
+      const has = (text: string) => words.every((w) => text.toLowerCase().includes(w));
+      const marked = (text: string) => {
+        const at = text.toLowerCase().indexOf(words[0]);
+        return at < 0
+          ? [{ text, hit: false }]
+          : [{ text: text.slice(0, at), hit: false }, { text: text.slice(at, at + words[0].length), hit: true }, { text: text.slice(at + words[0].length), hit: false }].filter((p) => p.text !== "");
+      };
+      const titles = this.conversations.filter((c) => has(c.title)).map((c) => ({
+        conversation_id: c.id, conversation_title: c.title, message_id: null, seq: null, role: null, created_at: c.updated_at, snippet: marked(c.title),
+      }));
+      const messages = this.conversations.flatMap((c) =>
+        (this.messages[c.id] ?? []).flatMap((m, i) =>
+          m.content && has(m.content)
+            ? [{ conversation_id: c.id, conversation_title: c.title, message_id: m.id, seq: i + 1, role: m.role, created_at: m.created_at, snippet: marked(m.content) }]
+            : [],
+        ),
+      );
+      return [...titles, ...messages.sort((a, b) => b.created_at - a.created_at)];
+    },
+    export_conversation: (args) => {
+      const conversation = this.#conversation(args.id);
+      return `/home/someone/${conversation.title}.${args.format === "json" ? "json" : "md"}`;
+    },
+    import_conversation: () => this.addConversation("Imported conversation"),
     get_tool_result_view: (args) => {
       const run = (this.toolRuns[String(args.id)] ?? []).find((r) => r.message_id === args.messageId && r.call_id === args.callId);
       if (!run) throw { kind: "not_found", message: `Not found: tool call ${String(args.callId)}` };

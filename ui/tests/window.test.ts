@@ -565,3 +565,62 @@ describe("failures", () => {
     expect(screen.queryByTestId("new-conversation")).toBeNull();
   });
 });
+
+describe("search, export, import and shortcuts", () => {
+  it("Ctrl+K searches every conversation, marks the match, and Enter opens its conversation", async () => {
+    const trip = backend.addConversation("Trip planning");
+    backend.addMessages(trip.id, ["When does the ferry to Hvar leave?", "The ferry to Hvar leaves at nine."]);
+    backend.addConversation("Groceries");
+    const { user } = await renderApp();
+    await user.keyboard("{Control>}k{/Control}");
+    const input = await screen.findByTestId("search-input");
+    expect(document.activeElement).toBe(input);
+    await user.type(input, "ferry");
+    const hits = await screen.findAllByTestId("search-hit");
+    expect(hits).toHaveLength(2);
+    expect(hits[0].textContent).toContain("Trip planning");
+    expect(within(hits[0]).getByTestId("search-snippet").querySelector("mark")!.textContent).toBe("ferry");
+    // Down moves to the next hit; Enter opens it (the reading back to it: chat-sessions.test.ts, e2e).
+    await user.keyboard("{ArrowDown}");
+    expect(hits[1].getAttribute("aria-selected")).toBe("true");
+    await user.keyboard("{Enter}");
+    expect(screen.queryByTestId("search-dialog")).toBeNull();
+    await waitFor(() => expect(screen.getByTestId("conversation-header-title").textContent).toContain("Trip planning"));
+    expect(await screen.findByText("When does the ferry to Hvar leave?")).toBeTruthy();
+  });
+
+  it("says when nothing matches, and Esc closes the search", async () => {
+    backend.addConversation("Groceries");
+    const { user } = await renderApp();
+    await user.click(screen.getByTestId("open-search"));
+    await user.type(await screen.findByTestId("search-input"), "zebra");
+    expect((await screen.findByTestId("search-empty")).textContent).toContain("Nothing matches “zebra”");
+    await user.keyboard("{Escape}");
+    expect(screen.queryByTestId("search-dialog")).toBeNull();
+  });
+
+  it("exports as Markdown or JSON through the save dialog, and imports a file as a new, open conversation", async () => {
+    const c = backend.addConversation("Plans");
+    const { user } = await renderApp();
+    await user.click(items()[0]);
+    await user.click(await screen.findByTestId("export-button"));
+    await user.click(screen.getByTestId("export-json"));
+    expect((await screen.findByTestId("export-saved")).textContent).toBe("Saved to /home/someone/Plans.json");
+    expect(backend.callsTo("export_conversation")[0].args).toEqual({ id: c.id, format: "json" });
+    expect(screen.queryByTestId("export-menu")).toBeNull();
+
+    await user.click(screen.getByTestId("import-conversation"));
+    await waitFor(() => expect(screen.getByTestId("conversation-header-title").textContent).toContain("Imported conversation"));
+    expect(items()).toHaveLength(2);
+  });
+
+  it("Ctrl+/ shows the shortcuts and Esc closes them", async () => {
+    const { user } = await renderApp();
+    await user.keyboard("{Control>}/{/Control}");
+    const sheet = await screen.findByTestId("shortcuts-sheet");
+    expect(sheet.textContent).toMatch(/Search every conversation/);
+    expect(sheet.textContent).toMatch(/Copy the last answer/);
+    await user.keyboard("{Escape}");
+    expect(screen.queryByTestId("shortcuts-sheet")).toBeNull();
+  });
+});

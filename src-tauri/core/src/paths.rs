@@ -1,5 +1,6 @@
 //! Where Switchboard keeps its files: config, data and logs, either in the OS's usual places or
-//! all under `SWITCHBOARD_HOME`. Owns nothing on disk itself; it only names the paths.
+//! all under `SWITCHBOARD_HOME`. Owns nothing on disk itself; it only names the paths, and
+//! says how a file is written whole ([`write_whole`]).
 
 use std::path::{Path, PathBuf};
 
@@ -110,6 +111,23 @@ fn absolute(path: &Path) -> PathBuf {
     std::fs::canonicalize(path)
         .or_else(|_| std::path::absolute(path))
         .unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Writes `bytes` to `path` through a file beside it, renamed over it once whole: a reader (or
+/// a crash) never sees half a file. Makes the folder when it is missing.
+///
+/// # Errors
+/// The folder or file cannot be written.
+pub fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(dir)?;
+    let mut aside = tempfile::NamedTempFile::new_in(dir)?;
+    std::io::Write::write_all(&mut aside, bytes)?;
+    aside.persist(path).map_err(|e| e.error)?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -181,6 +181,38 @@ conversation_id: string | null,
  */
 conversation_title: string | null, created_at: number, };
 
+/**
+ * One piece of a hit's text: matched, or around the match.
+ */
+export type SnippetPart = { text: string, hit: boolean, };
+
+/**
+ * A conversation whose title or one of whose messages matched.
+ */
+export type SearchHit = { conversation_id: string, conversation_title: string, 
+/**
+ * The message that matched; `None` when the title did.
+ */
+message_id: string | null, 
+/**
+ * Where that message sits in its conversation: a window opens the conversation at it by
+ * reading pages back until one starts at or before it (a page's `older`).
+ */
+seq: number | null, role: Role | null, 
+/**
+ * When the message (or the conversation) was written, ms since the epoch.
+ */
+created_at: number, 
+/**
+ * The words around the match (the title for a title hit).
+ */
+snippet: Array<SnippetPart>, };
+
+/**
+ * The two ways a conversation is exported.
+ */
+export type ExportFormat = "markdown" | "json";
+
 export type ConversationDetail = { conversation: Conversation, 
 /**
  * The newest messages (a page of them, oldest first; tool results as previews).

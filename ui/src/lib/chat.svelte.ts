@@ -57,6 +57,9 @@ export type ChatItem =
 
 export type AssistantItem = Extract<ChatItem, { kind: "assistant" }>;
 
+/** The largest page of messages the core reads at once. */
+const MAX_PAGE = 1000;
+
 interface StoredCall {
   id: string;
   name: string;
@@ -386,14 +389,14 @@ export class ChatSession {
     this.#loads++;
   }
 
-  /** Shows the page of messages before the first one shown, if there is one. */
-  async loadOlder(): Promise<void> {
+  /** Shows the page of messages before the first one shown (`limit` messages at most), if there is one. */
+  async loadOlder(limit?: number): Promise<void> {
     const before = this.older;
     if (before === null || this.#loadingOlder) return;
     const loads = this.#loads;
     this.#loadingOlder = true;
     try {
-      const page = await ipc.getOlderMessages(this.conversationId, before);
+      const page = await ipc.getOlderMessages(this.conversationId, before, limit);
       if (loads !== this.#loads || this.older !== before) return;
       const shown = new Set(this.items.map((i) => i.id));
       this.items.unshift(...itemsFrom(page).filter((i) => !shown.has(i.id)));
@@ -401,6 +404,27 @@ export class ChatSession {
     } finally {
       this.#loadingOlder = false;
     }
+  }
+
+  /**
+   * Reads older pages until the message numbered `seq` (a search hit's) is shown, in pages as
+   * large as the core gives (so a hit far back costs a few reads, not one a page).
+   */
+  async loadUntil(seq: number): Promise<void> {
+    while (this.older !== null && this.older > seq) {
+      const before = this.older;
+      await this.loadOlder(Math.min(MAX_PAGE, before - seq + 20));
+      if (this.older === before) return;
+    }
+  }
+
+  /** The id of the chat item that shows message `messageId` (a tool result shows in its answer's card). */
+  itemShowing(messageId: string): string | null {
+    for (const item of this.items) {
+      if (item.id === messageId) return item.id;
+      if (item.kind === "assistant" && item.tools.some((c) => c.result_id === messageId)) return item.id;
+    }
+    return null;
   }
 
   /** Reads the whole of a result its card shows only the start of. */

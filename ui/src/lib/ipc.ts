@@ -29,7 +29,9 @@ import type {
   Provider,
   ProviderKindInfo,
   ProviderPreset,
+  ExportFormat,
   ResultView,
+  SearchHit,
   Settings,
 } from "./types";
 import { IpcError, toIpcError } from "./errors";
@@ -113,6 +115,21 @@ export function getMessageText(id: string, messageId: string): Promise<string> {
 /** What the card of call `callId` of the answer `messageId` shows beyond the result's text. */
 export function getToolResultView(id: string, messageId: string, callId: string): Promise<ResultView> {
   return call("get_tool_result_view", { id, messageId, callId });
+}
+
+/** Conversations whose title, and messages whose text, hold every word of `text`, newest first. */
+export function searchConversations(text: string, limit?: number): Promise<SearchHit[]> {
+  return call("search_conversations", { text, limit: limit ?? null });
+}
+
+/** Asks where to save conversation `id` and writes it there: the path, or null when the person closed the dialog. */
+export function exportConversation(id: string, format: ExportFormat): Promise<string | null> {
+  return call("export_conversation", { id, format });
+}
+
+/** Asks for an exported conversation (JSON) and keeps it as a new one; null when the person closed the dialog. */
+export function importConversation(): Promise<Conversation | null> {
+  return call("import_conversation", {});
 }
 
 /** The model this conversation chats with; both null: back to the defaults. */

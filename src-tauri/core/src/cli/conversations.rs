@@ -5,20 +5,11 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use clap::{Subcommand, ValueEnum};
+use clap::Subcommand;
 
 use super::CliError;
-use crate::store::{to_markdown, Role, SnippetPart};
+use crate::store::{export_text, to_markdown, ExportFormat, Role, SnippetPart};
 use crate::App;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum ExportFormat {
-    /// Readable: each message under its author, tool calls as collapsible sections.
-    Markdown,
-    /// Everything (messages in full, tool calls and their records), in a versioned format that
-    /// `conversations import` reads back.
-    Json,
-}
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum ConversationsCommand {
@@ -142,18 +133,9 @@ pub(crate) async fn run(
         }
         ConversationsCommand::Export { id, format, output } => {
             let file = core.export_conversation(&id).await?;
-            let text = match format {
-                ExportFormat::Markdown => to_markdown(&file),
-                ExportFormat::Json => {
-                    let mut text = serde_json::to_string_pretty(&file)
-                        .map_err(|e| CliError::Output(e.to_string()))?;
-                    text.push('\n');
-                    text
-                }
-            };
             match output {
                 Some(path) => {
-                    write_whole(&path, text.as_bytes())?;
+                    core.write_export(&file, format, path.clone()).await?;
                     writeln!(
                         out,
                         "Wrote “{}” ({} messages) to {}.",
@@ -164,13 +146,11 @@ pub(crate) async fn run(
                 }
                 // Printed as everything is: hidden characters as escapes (in JSON the same text
                 // once parsed); `-o FILE` writes them as they are.
-                None => out.write_all(text.as_bytes())?,
+                None => out.write_all(export_text(&file, format).as_bytes())?,
             }
         }
         ConversationsCommand::Import { file, json } => {
-            let text = std::fs::read_to_string(&file)
-                .map_err(|e| CliError::Usage(format!("Cannot read {}: {e}", file.display())))?;
-            let conversation = core.import_conversation(&text).await?;
+            let conversation = core.import_conversation_file(file).await?;
             if json {
                 json_out(out, &conversation)?;
             } else {
@@ -182,18 +162,5 @@ pub(crate) async fn run(
             }
         }
     }
-    Ok(())
-}
-
-/// Writes `bytes` to `path` through a file beside it, renamed over it when whole.
-fn write_whole(path: &std::path::Path, bytes: &[u8]) -> Result<(), CliError> {
-    let fail = |e: std::io::Error| CliError::Usage(format!("Cannot write {}: {e}", path.display()));
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let mut aside = tempfile::NamedTempFile::new_in(&dir).map_err(fail)?;
-    aside.write_all(bytes).map_err(fail)?;
-    aside.persist(path).map_err(|e| fail(e.error))?;
     Ok(())
 }

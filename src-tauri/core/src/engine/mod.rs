@@ -106,6 +106,9 @@ pub struct Core {
     search_path: tokio::sync::OnceCell<std::ffi::OsString>,
 }
 
+/// The largest export file an import reads.
+pub const MAX_IMPORT_BYTES: u64 = 1024 * 1024 * 1024;
+
 impl Core {
     /// Opens the database on the blocking pool. A database that cannot be opened does not fail
     /// this call: the core remembers why, every storage operation reports it, and the file is
@@ -288,6 +291,61 @@ impl Core {
         Ok(self.store()?.export_conversation(id.to_owned()).await?)
     }
 
+    /// Writes an export ([`Core::export_conversation`]) to `path` in `format`, whole or not at
+    /// all.
+    ///
+    /// # Errors
+    /// [`CoreError::Invalid`] (field `file`) when the file cannot be written.
+    pub async fn write_export(
+        &self,
+        file: &crate::store::ConversationExport,
+        format: crate::store::ExportFormat,
+        path: std::path::PathBuf,
+    ) -> Result<(), CoreError> {
+        let text = crate::store::export_text(file, format);
+        tokio::task::spawn_blocking(move || {
+            crate::paths::write_whole(&path, text.as_bytes()).map_err(|e| {
+                InvalidInput::new("file", format!("Cannot write {}: {e}.", path.display()))
+            })
+        })
+        .await
+        .map_err(|e| InvalidInput::new("file", format!("The export stopped: {e}.")))??;
+        Ok(())
+    }
+
+    /// Reads the export at `path` (JSON, at most [`MAX_IMPORT_BYTES`]) and keeps it as a new
+    /// conversation.
+    ///
+    /// # Errors
+    /// [`CoreError::Invalid`] (field `file`) for a file that cannot be read, is too large or is
+    /// not an export this build reads; the database.
+    pub async fn import_conversation_file(
+        &self,
+        path: std::path::PathBuf,
+    ) -> Result<Conversation, CoreError> {
+        let text = tokio::task::spawn_blocking(move || {
+            let cannot = |e: std::io::Error| {
+                InvalidInput::new("file", format!("Cannot read {}: {e}.", path.display()))
+            };
+            let size = std::fs::metadata(&path).map_err(cannot)?.len();
+            if size > MAX_IMPORT_BYTES {
+                return Err(InvalidInput::new(
+                    "file",
+                    format!(
+                        "{} is {} MB; an export this app reads is at most {} MB.",
+                        path.display(),
+                        size / (1024 * 1024),
+                        MAX_IMPORT_BYTES / (1024 * 1024)
+                    ),
+                ));
+            }
+            std::fs::read_to_string(&path).map_err(cannot)
+        })
+        .await
+        .map_err(|e| InvalidInput::new("file", format!("The import stopped: {e}.")))??;
+        self.import_conversation(&text).await
+    }
+
     /// Reads an exported conversation (JSON text) and keeps it as a new conversation.
     ///
     /// # Errors
@@ -303,6 +361,13 @@ impl Core {
         file.check()?;
         let mut file = file;
         file.conversation.title = new_title(&file.conversation.title);
+        for run in &mut file.tool_runs {
+            run.rich = run
+                .result
+                .as_deref()
+                .and_then(|text| serde_json::from_str(text).ok())
+                .is_some_and(|value| crate::mcp::results::is_rich(&value));
+        }
         file.conversation.system_prompt =
             crate::settings::tidy_system_prompt("system_prompt", &file.conversation.system_prompt)?;
         Ok(self.store()?.import_conversation(file).await?)

@@ -31,8 +31,9 @@ pub use providers::ProviderRow;
 pub use search::{SearchHit, SnippetPart, MAX_HITS as MAX_SEARCH_HITS};
 pub use tool_loop::{ApprovalScope, CallRef, StandingApproval, ToolDecision, ToolRun, ToolToggle};
 pub use transfer::{
-    to_markdown, ConversationExport, ExportedConversation, ExportedMessage, ExportedToolRun,
-    FORMAT as EXPORT_FORMAT, VERSION as EXPORT_VERSION,
+    export_file_name, export_text, to_markdown, ConversationExport, ExportFormat,
+    ExportedConversation, ExportedMessage, ExportedToolRun, FORMAT as EXPORT_FORMAT,
+    VERSION as EXPORT_VERSION,
 };
 
 /// Statements run through the connection's statement cache, for the ones a conversation runs

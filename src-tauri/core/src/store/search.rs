@@ -25,6 +25,9 @@ pub struct SearchHit {
     pub conversation_title: String,
     /// The message that matched; `None` when the title did.
     pub message_id: Option<String>,
+    /// Where that message sits in its conversation: a window opens the conversation at it by
+    /// reading pages back until one starts at or before it (a page's `older`).
+    pub seq: Option<i64>,
     pub role: Option<Role>,
     /// When the message (or the conversation) was written, ms since the epoch.
     pub created_at: i64,
@@ -158,6 +161,7 @@ impl Store {
                         conversation_id: id,
                         conversation_title: title,
                         message_id: None,
+                        seq: None,
                         role: None,
                         created_at: at,
                     });
@@ -169,7 +173,7 @@ impl Store {
             let left = i64::from(limit) - i64::try_from(hits.len()).unwrap_or(0);
             let mut stmt = conn.prepare_cached(&format!(
                 "SELECT m.conversation_id, c.title, m.id, m.role, m.created_at, \
-                        snippet(message_search, 0, '{OPEN}', '{CLOSE}', '…', {SNIPPET_WORDS}) \
+                        snippet(message_search, 0, '{OPEN}', '{CLOSE}', '…', {SNIPPET_WORDS}), m.seq \
                  FROM message_search \
                  JOIN messages m ON m.rowid = message_search.rowid \
                  JOIN conversations c ON c.id = m.conversation_id \
@@ -183,6 +187,7 @@ impl Store {
                     conversation_id: row.get(0)?,
                     conversation_title: row.get(1)?,
                     message_id: Some(row.get(2)?),
+                    seq: Some(row.get(6)?),
                     role: Role::parse(&role),
                     created_at: row.get(4)?,
                     snippet: parts(&snippet),

@@ -108,6 +108,10 @@ pub struct ExportedToolRun {
     pub retry_of: Option<CallRef>,
     #[serde(default)]
     pub description: Option<String>,
+    /// Whether the result has more than text to show ([`ToolRun::rich`]); an import works it
+    /// out again from the result.
+    #[serde(default)]
+    pub rich: bool,
 }
 
 impl ConversationExport {
@@ -163,6 +167,7 @@ impl ConversationExport {
                     result: r.result.filter(|text| !is_file_pointer(text)),
                     retry_of: r.retry_of,
                     description: r.description,
+                    rich: r.rich,
                 })
                 .collect(),
         }
@@ -293,11 +298,6 @@ impl Store {
                         call_id: of.call_id,
                     })
                 });
-                let result = r.result.filter(|text| !is_file_pointer(text));
-                let rich = result
-                    .as_deref()
-                    .and_then(|text| serde_json::from_str(text).ok())
-                    .is_some_and(|value| crate::mcp::results::is_rich(&value));
                 let run = ToolRun {
                     id: ToolRun::id_for(&message_id, &r.call_id),
                     conversation_id: id.clone(),
@@ -313,11 +313,11 @@ impl Store {
                     started_at: r.started_at,
                     finished_at: r.finished_at,
                     is_error: r.is_error,
-                    result,
+                    result: r.result.filter(|text| !is_file_pointer(text)),
                     retry_of,
                     description: r.description,
                     can_retry: false,
-                    rich,
+                    rich: r.rich,
                 };
                 super::tool_loop::upsert_run(&tx, &run)?;
             }
@@ -335,6 +335,66 @@ impl Store {
         })
         .await
     }
+}
+
+/// The two ways a conversation is exported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum ExportFormat {
+    /// Readable: each message under its author, tool calls as collapsible sections.
+    Markdown,
+    /// Everything (messages in full, tool calls and their records), in a versioned format that
+    /// import reads back.
+    Json,
+}
+
+impl ExportFormat {
+    /// The file name extension of this format.
+    pub fn extension(self) -> &'static str {
+        match self {
+            ExportFormat::Markdown => "md",
+            ExportFormat::Json => "json",
+        }
+    }
+}
+
+/// An export as the text of its file.
+pub fn export_text(file: &ConversationExport, format: ExportFormat) -> String {
+    match format {
+        ExportFormat::Markdown => to_markdown(file),
+        ExportFormat::Json => {
+            // A value of plain data always serialises.
+            let mut text = serde_json::to_string_pretty(file).unwrap_or_default();
+            text.push('\n');
+            text
+        }
+    }
+}
+
+/// A file name for an export of the conversation titled `title`: its words, without what a
+/// file system refuses, and the format's extension.
+pub fn export_file_name(title: &str, format: ExportFormat) -> String {
+    let stem: String = title
+        .chars()
+        .map(|c| {
+            if c.is_control() || "/\\:*?\"<>|".contains(c) {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let stem: String = stem.chars().take(80).collect();
+    let stem = stem.trim_matches(|c: char| c == '.' || c.is_whitespace());
+    let stem = if stem.is_empty() {
+        "Conversation"
+    } else {
+        stem
+    };
+    format!("{stem}.{}", format.extension())
 }
 
 /// A conversation as Markdown for people: the system prompt quoted, each message under its
@@ -510,6 +570,7 @@ mod tests {
                 result: None,
                 retry_of: None,
                 description: None,
+                rich: false,
             }],
             ..file
         };

@@ -14,7 +14,7 @@ import * as ipc from "../ipc";
 import { IpcError } from "../errors";
 import { LatestOnly } from "../latest";
 import { ConversationTools } from "../conversation-tools.svelte";
-import type { Conversation, ConversationDetail } from "../types";
+import type { Conversation, ConversationDetail, SearchHit } from "../types";
 import type { ChatSessions } from "./chat-sessions.svelte";
 import type { UiStore } from "./ui.svelte";
 
@@ -27,6 +27,8 @@ export class ConversationsStore {
   list = $state.raw<Conversation[]>([]);
   /** the open conversation with its messages; null while loading */
   detail = $state.raw<ConversationDetail | null>(null);
+  /** a message to bring into view once its conversation is open (a search hit) */
+  reveal = $state.raw<{ conversationId: string; messageId: string; seq: number } | null>(null);
 
   readonly #ui: UiStore;
   readonly #chats: ChatSessions;
@@ -85,6 +87,13 @@ export class ConversationsStore {
     }
   }
 
+  /** Opens a search hit's conversation, at the message that matched when it was a message. */
+  async openHit(hit: SearchHit): Promise<void> {
+    this.reveal =
+      hit.message_id !== null && hit.seq !== null ? { conversationId: hit.conversation_id, messageId: hit.message_id, seq: hit.seq } : null;
+    await this.open(hit.conversation_id);
+  }
+
   // ------------------------------------------------------------ the list
 
   async refresh(): Promise<void> {
@@ -121,6 +130,23 @@ export class ConversationsStore {
       this.#ui.report(err);
     }
     await this.refresh();
+  }
+
+  /** Asks for an exported conversation, keeps it as a new one and opens it; false when the person closed the dialog. */
+  async importFile(): Promise<boolean> {
+    const stillWanted = this.#ui.beginNavigation();
+    try {
+      const imported = await ipc.importConversation();
+      if (imported === null) return false;
+      this.list = [imported, ...this.list.filter((c) => c.id !== imported.id)];
+      if (stillWanted()) void this.open(imported.id);
+      return true;
+    } catch (err) {
+      this.#ui.report(err);
+      return false;
+    } finally {
+      await this.refresh();
+    }
   }
 
   /**

@@ -29,6 +29,8 @@ export class UiStore {
   ready = $state(false);
   page = $state.raw<Page>({ name: "welcome" });
   toast = $state.raw<Toast | null>(null);
+  /** the window-wide overlays: search (Ctrl/Cmd+K) and the shortcuts sheet (Ctrl/Cmd+/) */
+  overlay = $state<"search" | "shortcuts" | null>(null);
 
   readonly #theme: ThemeController;
   /** any navigation begins a new ticket, so a slow create does not pull the person away */

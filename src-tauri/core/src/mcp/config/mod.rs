@@ -145,14 +145,9 @@ impl McpFile {
             path: path.display().to_string(),
             detail: e.to_string(),
         };
-        let dir = path.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir).map_err(|e| err(&e))?;
         let mut text = serde_json::to_string_pretty(self).map_err(|e| err(&e))?;
         text.push('\n');
-        let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| err(&e))?;
-        std::io::Write::write_all(&mut tmp, text.as_bytes()).map_err(|e| err(&e))?;
-        tmp.persist(path).map_err(|e| err(&e.error))?;
-        Ok(())
+        crate::paths::write_whole(path, text.as_bytes()).map_err(|e| err(&e))
     }
 
     /// Every server, checked: a bad entry is reported by itself and does not hide the others.

@@ -203,3 +203,41 @@ pub async fn revoke_tool_approval(
         .revoke_tool_approval(&server, &tool, conversation_id.as_deref())
         .await?)
 }
+
+/// Sends `text` in place of the message of yours `message_id` and goes on from there; what
+/// followed it is kept as another branch. Returns the run id like `send_message`.
+#[tauri::command]
+pub async fn edit_message(
+    window: Window,
+    state: State<'_, AppState>,
+    conversation_id: String,
+    message_id: String,
+    text: String,
+    on_event: Channel<RunEvent>,
+) -> CommandResult<String> {
+    let request = TurnRequest {
+        conversation_id,
+        text: Some(text),
+        branch_from: Some(message_id),
+        ..TurnRequest::default()
+    };
+    start(&state, request, channel_sink(on_event, window.label())).await
+}
+
+/// Asks again for the answer that starts at `message_id` (the first message after a message of
+/// yours); the old answer is kept as another branch. Returns the run id like `send_message`.
+#[tauri::command]
+pub async fn regenerate(
+    window: Window,
+    state: State<'_, AppState>,
+    conversation_id: String,
+    message_id: String,
+    on_event: Channel<RunEvent>,
+) -> CommandResult<String> {
+    let request = TurnRequest {
+        conversation_id,
+        branch_from: Some(message_id),
+        ..TurnRequest::default()
+    };
+    start(&state, request, channel_sink(on_event, window.label())).await
+}

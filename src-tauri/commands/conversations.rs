@@ -114,3 +114,30 @@ pub async fn set_conversation_model(
         .set_conversation_model(&id, provider.as_deref(), model.as_deref())
         .await?)
 }
+
+/// Deletes a question and everything that answered it; refused while the conversation answers.
+/// Resolves with the ids of the messages deleted.
+#[tauri::command]
+pub async fn delete_turn(
+    state: State<'_, AppState>,
+    id: String,
+    message_id: String,
+) -> CommandResult<Vec<String>> {
+    Ok(state.app().await.delete_turn(&id, &message_id).await?)
+}
+
+/// Shows branch `position` (from 0) where `message_id` is the first message shown; refused
+/// while the conversation answers.
+#[tauri::command]
+pub async fn switch_branch(
+    state: State<'_, AppState>,
+    id: String,
+    message_id: String,
+    position: i64,
+) -> CommandResult<switchboard_core::store::SwitchedBranch> {
+    Ok(state
+        .app()
+        .await
+        .switch_branch(&id, &message_id, position)
+        .await?)
+}

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { BIN, launch, nativeWindow, pressIn, run, screenshotScreen, startAimock, tempHome, textOf, tid } from "./harness.mjs";
+import { BIN, launch, nativeWindow, pressIn, run, screenshotScreen, sendInNewConversation, startAimock, tempHome, textOf, tid } from "./harness.mjs";
 
 /** The text of the chat's last row when it is an answer (each row of the list holds one message). */
 const ANSWER = `${tid("message-list")} > ol > li:last-child ${tid("answer-text")}`;
@@ -126,11 +126,7 @@ test("a prompt, an approval in the dialog, a tool card and the answer — and th
 
 /** Sends `prompt` in a new conversation and allows the call it makes (once). */
 async function askAndAllow(b, prompt) {
-  await b.$(tid("new-conversation")).click();
-  const input = b.$(tid("composer-input"));
-  await input.waitForEnabled({ timeout: 20000 });
-  await input.setValue(prompt);
-  await b.keys("Enter");
+  await sendInNewConversation(b, prompt);
   await allowInDialog(b);
 }
 

@@ -293,6 +293,26 @@ export function pressIn(id, keys) {
   assert.equal(focused.status, 0, focused.stderr);
 }
 
+/** Starts a new conversation and sends `text` in it. */
+export async function sendInNewConversation(b, text) {
+  await b.$(tid("new-conversation")).click();
+  const input = b.$(tid("composer-input"));
+  await input.waitForEnabled({ timeout: 20000 });
+  await input.setValue(text);
+  await b.keys("Enter");
+}
+
+/**
+ * A stand-in for the person's browser under `home`: `env` makes the app use it, and each address
+ * it is asked to open is a line of the file `opened` (which exists once one was).
+ */
+export function fakeBrowser(home) {
+  const opened = path.join(home, "browser-opened");
+  const browser = path.join(home, "browser.sh");
+  fs.writeFileSync(browser, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${opened}'\n`, { mode: 0o755 });
+  return { opened, env: { BROWSER: browser } };
+}
+
 /** Types `text` into the native window `id` (a file dialog's name field, say). */
 export function typeIn(id, text) {
   const typed = run("xdotool", ["windowfocus", "--sync", id, "type", "--delay", "20", "--clearmodifiers", text]);

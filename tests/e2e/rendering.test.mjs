@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { BIN, launch, nativeWindow, pressIn, run, screenshotScreen, startAimock, tempHome, textOf, tid } from "./harness.mjs";
+import { BIN, fakeBrowser, launch, nativeWindow, pressIn, run, screenshotScreen, sendInNewConversation, startAimock, tempHome, textOf, tid } from "./harness.mjs";
 
 function cli(home, args) {
   const done = run(BIN, args, { env: { ...process.env, SWITCHBOARD_HOME: home } });
@@ -29,24 +29,14 @@ async function withMock(label, everything, body) {
   }
 }
 
-async function send(b, text) {
-  await b.$(tid("new-conversation")).click();
-  const input = b.$(tid("composer-input"));
-  await input.waitForEnabled({ timeout: 20000 });
-  await input.setValue(text);
-  await b.keys("Enter");
-}
-
 test("a long Markdown answer: highlighted code with Copy, a table, a task list; its link asks first and its image is never fetched", async () => {
   await withMock("render-markdown", false, async (home, mock) => {
-    const opened = path.join(home, "browser-opened");
-    const browser = path.join(home, "browser.sh");
-    fs.writeFileSync(browser, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${opened}'\n`, { mode: 0o755 });
-    const app = await launch(home, { BROWSER: browser });
+    const { opened, env } = fakeBrowser(home);
+    const app = await launch(home, env);
     try {
       const b = app.browser;
       const own = await b.execute(() => location.href);
-      await send(b, "Write it up in Markdown");
+      await sendInNewConversation(b, "Write it up in Markdown");
       const answer = b.$(tid("answer-text"));
       await answer.waitForDisplayed({ timeout: 20000 });
       // The highlighter arrives after the first paint; the code is coloured once it has.
@@ -98,7 +88,7 @@ test("a tool's image shows in its card (larger on click), structured content as 
       await b.$(tid("nav-servers")).click();
       const state = `${tid("server-item")}[data-name="everything"] ${tid("server-state")}`;
       await b.waitUntil(async () => /^Running/.test(await textOf(b, state).catch(() => "")), { timeout: 30000, timeoutMsg: "everything does not start" });
-      await send(b, "Show me pictures and data");
+      await sendInNewConversation(b, "Show me pictures and data");
       await b.$(tid("approval-dialog")).waitForDisplayed({ timeout: 20000 });
       await b.$(tid("approval-submit")).click();
       await b.waitUntil(async () => (await textOf(b, tid("answer-text")).catch(() => "")).includes("two resources"), {
@@ -132,6 +122,62 @@ test("a tool's image shows in its card (larger on click), structured content as 
       assert.equal((await cards[2].$$(tid("tool-link"))).length, 2);
       assert.match(await cards[2].$(tid("tool-link")).getText(), /demo:\/\/resource/);
       await app.screenshot("tool-structured-and-links");
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+test("an edited message keeps the old branch behind ‹ 1/2 ›, Regenerate adds another, and a message pair deletes", async () => {
+  await withMock("render-branches", false, async (home) => {
+    const app = await launch(home);
+    try {
+      const b = app.browser;
+      const answers = () => b.execute((sel) => [...document.querySelectorAll(sel)].map((e) => e.textContent.trim()), tid("answer-text"));
+      const hoverAndClick = async (row, id) => {
+        await row.moveTo();
+        const button = row.$(tid(id));
+        await button.waitForClickable({ timeout: 5000 });
+        await button.click();
+      };
+      await sendInNewConversation(b, "Say hello");
+      await b.waitUntil(async () => (await answers()).join() === "Hello.", { timeout: 20000, timeoutMsg: "no first answer" });
+
+      // Up in the empty composer edits the last message of yours.
+      const input = b.$(tid("composer-input"));
+      await b.$(tid("composer-send")).waitForExist({ timeout: 10000 });
+      await input.click();
+      await b.keys("ArrowUp");
+      const box = b.$(tid("edit-input"));
+      await box.waitForDisplayed({ timeout: 5000 });
+      assert.equal(await box.getValue(), "Say hello");
+      await box.clearValue();
+      await box.setValue("Say goodbye");
+      await app.screenshot("branch-editing");
+      await b.keys("Enter");
+      await b.waitUntil(async () => (await answers()).join() === "Goodbye.", { timeout: 20000, timeoutMsg: "the edited message got no answer" });
+      await b.waitUntil(async () => (await textOf(b, tid("branch-position")).catch(() => "")) === "2/2", { timeout: 10000, timeoutMsg: "no switcher" });
+
+      // Regenerate the answer: a second point, on the answer.
+      const answerRow = b.$(`${tid("message-list")} [data-role="assistant"]`);
+      await hoverAndClick(answerRow, "regenerate");
+      await b.waitUntil(async () => (await b.$$(tid("branch-switcher"))).length === 2, { timeout: 20000, timeoutMsg: "no second switcher" });
+      await b.waitUntil(async () => (await answers()).join() === "Goodbye.", { timeout: 20000 });
+      await app.screenshot("branch-switchers");
+
+      // Back to the first branch: the first question and its answer, whole.
+      await b.$(`${tid("message-list")} [data-role="user"] [aria-label="The branch before"]`).click();
+      await b.waitUntil(async () => (await answers()).join() === "Hello.", { timeout: 10000, timeoutMsg: "the old branch did not come back" });
+      assert.equal(await textOf(b, tid("branch-position")), "1/2");
+      assert.equal((await b.$$(tid("branch-switcher"))).length, 1, "the answer's point is in the other branch");
+      await app.screenshot("branch-switched-back");
+
+      // Delete the pair: asks first, then nothing is left.
+      await hoverAndClick(b.$(`${tid("message-list")} [data-role="user"]`), "delete-turn");
+      const dialog = b.$(tid("confirm-dialog"));
+      await dialog.waitForDisplayed({ timeout: 5000 });
+      await dialog.$("button=Delete").click();
+      await b.waitUntil(async () => (await answers()).length === 0, { timeout: 10000, timeoutMsg: "the pair stayed" });
     } finally {
       await app.close();
     }

@@ -12,7 +12,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { alive, BIN, everythingOverHttp, launch, listeningPort, nativeWindow, pressIn, run, screenshotScreen, sidebarIds, tempHome, textOf, tid } from "./harness.mjs";
+import { alive, BIN, everythingOverHttp, fakeBrowser, launch, listeningPort, nativeWindow, pressIn, run, screenshotScreen, sidebarIds, tempHome, textOf, tid } from "./harness.mjs";
 
 /** Calls one of the app's commands straight from the page, as a hostile script could. */
 function invokeFromPage(b, command, args) {
@@ -36,10 +36,8 @@ async function noNativeWindow(title, ms = 1500) {
 
 test("window_never_navigates_away and a link opens only after its real host is shown", async () => {
   const home = tempHome("threat-navigation");
-  const opened = path.join(home, "browser-opened");
-  const browser = path.join(home, "browser.sh");
-  fs.writeFileSync(browser, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${opened}'\n`, { mode: 0o755 });
-  const app = await launch(home, { BROWSER: browser });
+  const { opened, env } = fakeBrowser(home);
+  const app = await launch(home, env);
   try {
     const b = app.browser;
     const own = await b.execute(() => location.href);

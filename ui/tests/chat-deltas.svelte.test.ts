@@ -25,7 +25,7 @@ function session() {
   const chat = new ChatSession(
     {
       conversation: { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "" },
-      messages: [], tool_runs: [], older: null,
+      messages: [], tool_runs: [], older: null, branches: [],
     },
     () => {},
     schedule,
@@ -112,7 +112,7 @@ describe("deltas of a streaming answer", () => {
     const chat = new ChatSession(
       {
         conversation: { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "" },
-        messages: [answer()], tool_runs: [], older: null,
+        messages: [answer()], tool_runs: [], older: null, branches: [],
       },
       () => {},
     );

@@ -122,7 +122,7 @@ describe("a run replayed over what was saved", () => {
       {
         conversation: { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "" },
         messages: [{ ...base, id: "u1", role: "user", content: "time twice", status: "complete", finish_reason: null, tool_calls: null }, answer("a1"), answer("a2")],
-        tool_runs: [], older: null,
+        tool_runs: [], older: null, branches: [],
       },
       () => {},
     );

@@ -275,7 +275,34 @@ export class FakeBackend {
       messages,
       tool_runs: (this.toolRuns[id] ?? []).filter((r) => ids.has(r.message_id)).map((r) => ({ ...r })),
       older: start > 0 ? start + 1 : null,
+      branches: (this.branches[id] ?? []).flatMap((point) => {
+        const first = all[point.at];
+        return first && ids.has(first.id) ? [{ message_id: first.id, position: point.shown, count: point.tails.length }] : [];
+      }),
     };
+  }
+
+  /** As Rust's branches, for one level: at message index `at`, every branch's tail (the shown one's is null). */
+  branches: Record<string, { at: number; shown: number; tails: (Message[] | null)[] }[]> = {};
+
+  /** Keeps the tail from `at` on as a branch, as Rust's branch_off. */
+  #branchOff(id: string, at: number): void {
+    const all = this.messages[id];
+    const points = (this.branches[id] ??= []);
+    let point = points.find((p) => p.at === at);
+    if (!point) {
+      point = { at, shown: 0, tails: [null] };
+      points.push(point);
+    }
+    point.tails[point.shown] = all.splice(at);
+    point.tails.push(null);
+    point.shown = point.tails.length - 1;
+  }
+
+  #indexOf(id: string, messageId: unknown): number {
+    const at = (this.messages[id] ?? []).findIndex((m) => m.id === messageId);
+    if (at < 0) throw { kind: "not_found", message: `Not found: message ${String(messageId)}` };
+    return at;
   }
   #ids = 0;
 
@@ -554,6 +581,34 @@ export class FakeBackend {
       return found.content ?? "";
     },
     // As Rust's search, near enough: every word, case aside; titles first, then messages newest first.
+    edit_message: (args) => {
+      const id = String(args.conversationId);
+      this.#branchOff(id, this.#indexOf(id, args.messageId));
+      return this.#scriptedRun(id, String(args.text), args.onEvent as FakeChannel);
+    },
+    switch_branch: (args) => {
+      const id = String(args.id);
+      const at = this.#indexOf(id, args.messageId);
+      const point = (this.branches[id] ?? []).find((p) => p.at === at);
+      const position = Number(args.position);
+      if (!point || position < 0 || position >= point.tails.length) throw { kind: "not_found", message: "Not found: that branch" };
+      if (position !== point.shown) {
+        point.tails[point.shown] = this.messages[id].splice(at);
+        this.messages[id].push(...(point.tails[position] ?? []));
+        point.tails[position] = null;
+        point.shown = position;
+      }
+      const first = this.messages[id][at];
+      return { point: { message_id: first.id, position, count: point.tails.length }, seq: at + 1 };
+    },
+    delete_turn: (args) => {
+      const all = this.messages[String(args.id)] ?? [];
+      const at = all.findIndex((m) => m.id === args.messageId && m.role === "user");
+      if (at < 0) throw { kind: "not_found", message: `Not found: question ${String(args.messageId)}` };
+      let end = at + 1;
+      while (end < all.length && all[end].role !== "user") end++;
+      return all.splice(at, end - at).map((m) => m.id);
+    },
     search_conversations: (args) => {
       const words = String(args.text).toLowerCase().split(/\s+/).filter(Boolean);
       const has = (text: string) => words.every((w) => text.toLowerCase().includes(w));

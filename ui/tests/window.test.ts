@@ -624,3 +624,61 @@ describe("search, export, import and shortcuts", () => {
     expect(screen.queryByTestId("shortcuts-sheet")).toBeNull();
   });
 });
+
+describe("working with messages", () => {
+  it("deletes a question and its answer after asking, and keeps the rest", async () => {
+    const c = backend.addConversation("Pairs");
+    backend.addMessages(c.id, ["first question", "first answer", "second question", "second answer"]);
+    const { user } = await renderApp();
+    await user.click(items()[0]);
+    await screen.findByText("second answer");
+    const deletes = screen.getAllByTestId("delete-turn");
+    expect(deletes).toHaveLength(2);
+    await user.click(deletes[0]);
+    await user.click(await screen.findByText("Cancel"));
+    expect(screen.getByText("first answer")).toBeTruthy();
+    await user.click(screen.getAllByTestId("delete-turn")[0]);
+    await user.click(within(await screen.findByTestId("confirm-dialog")).getByText("Delete"));
+    await waitFor(() => expect(screen.queryByText("first answer")).toBeNull());
+    expect(screen.queryByText("first question")).toBeNull();
+    expect(screen.getByText("second answer")).toBeTruthy();
+    expect(backend.messages[c.id].map((m) => m.content)).toEqual(["second question", "second answer"]);
+  });
+});
+
+describe("branches", () => {
+  it("edits a sent message (Up in an empty composer), keeps the old branch, and switches with ‹ ›", async () => {
+    backend.addProviderRecord("Work");
+    const c = backend.addConversation("Branches");
+    backend.addMessages(c.id, ["What time is it in Paris?", "It is noon in Paris."]);
+    const { user } = await renderApp();
+    await user.click(items()[0]);
+    await screen.findByText("It is noon in Paris.");
+    // Up in the empty composer edits the last message of yours.
+    await user.click(await screen.findByTestId("composer-input"));
+    await user.keyboard("{ArrowUp}");
+    const box = (await screen.findByTestId("edit-input")) as HTMLTextAreaElement;
+    expect(box.value).toBe("What time is it in Paris?");
+    // Esc leaves it as it was.
+    await user.keyboard("{Escape}");
+    expect(screen.queryByTestId("edit-input")).toBeNull();
+    await user.click(screen.getByTestId("edit-message"));
+    const again = (await screen.findByTestId("edit-input")) as HTMLTextAreaElement;
+    await user.clear(again);
+    await user.type(again, "What time is it?{Enter}");
+    expect(screen.queryByText("It is noon in Paris.")).toBeNull();
+    const approval = await screen.findByTestId("approval-dialog");
+    await user.click(within(approval).getByTestId("approval-submit"));
+    await waitFor(() => expect(screen.getByTestId("branch-position").textContent).toBe("2/2"));
+    expect(backend.callsTo("edit_message")[0].args).toMatchObject({ conversationId: c.id, text: "What time is it?" });
+    expect(screen.queryByText("What time is it in Paris?")).toBeNull();
+
+    await user.click(screen.getByLabelText("The branch before"));
+    expect(await screen.findByText("It is noon in Paris.")).toBeTruthy();
+    expect(screen.getByTestId("branch-position").textContent).toBe("1/2");
+    expect(screen.getByLabelText("The branch before")).toHaveProperty("disabled", true);
+    await user.click(screen.getByLabelText("The branch after"));
+    await waitFor(() => expect(screen.queryByText("It is noon in Paris.")).toBeNull());
+    expect(screen.getByTestId("branch-position").textContent).toBe("2/2");
+  });
+});

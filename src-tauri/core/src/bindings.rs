@@ -54,6 +54,8 @@ fn bindings() -> String {
         crate::store::SearchHit,
         crate::store::ExportFormat,
         crate::engine::ConversationDetail,
+        crate::store::BranchPoint,
+        crate::store::SwitchedBranch,
         crate::store::MessagePage,
         crate::engine::ConversationTool,
         // a run's events and approvals

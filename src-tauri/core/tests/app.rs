@@ -664,3 +664,109 @@ async fn a_new_conversation_tells_the_model_the_default_system_prompt_and_the_of
         assert_eq!(newest.system_prompt, expected);
     }
 }
+
+#[tokio::test]
+async fn an_edited_message_and_a_regenerated_answer_branch_the_conversation_and_switch_back() {
+    let Some(mock) = aimock("branches", "tool-loop.json", &[]) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let (app, store) = app_in(home.path(), &mock.root).await;
+    let conversation = app.create_conversation(None, Some("")).await.unwrap();
+    let id = conversation.id.clone();
+    let run = |request: TurnRequest| {
+        let app = Arc::clone(&app);
+        async move {
+            let handle = app
+                .start_turn(request, Arc::new(Seen::default()))
+                .await
+                .unwrap();
+            handle.finished().await
+        }
+    };
+    let texts = || {
+        let store = store.clone();
+        let id = id.clone();
+        async move {
+            store
+                .list_messages(id)
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|m| (m.role, m.content.unwrap_or_default()))
+                .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(run(ask(&id, "Say hello")).await, StopReason::Completed);
+    let first = store.list_messages(id.clone()).await.unwrap();
+
+    // Only a message of yours can be edited; only an answer to one can be written again.
+    let refused = app
+        .start_turn(
+            TurnRequest {
+                branch_from: Some(first[1].id.clone()),
+                ..ask(&id, "Say goodbye")
+            },
+            Arc::new(Seen::default()),
+        )
+        .await;
+    assert!(matches!(
+        refused,
+        Err(switchboard_core::CoreError::Invalid(_))
+    ));
+    assert_eq!(texts().await.len(), 2, "a refused edit changes nothing");
+
+    // Edit "Say hello" into "Say goodbye": the model sees only the new branch.
+    let edit = TurnRequest {
+        branch_from: Some(first[0].id.clone()),
+        ..ask(&id, "Say goodbye")
+    };
+    assert_eq!(run(edit).await, StopReason::Completed);
+    assert_eq!(
+        texts().await,
+        [
+            (Role::User, "Say goodbye".into()),
+            (Role::Assistant, "Goodbye.".into())
+        ]
+    );
+    let journal = mock.journal().await;
+    let sent = &journal.last().unwrap()["body"]["messages"];
+    let said: Vec<&str> = sent
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .filter_map(|m| m["content"].as_str())
+        .collect();
+    assert_eq!(said, ["Say goodbye"]);
+
+    // Regenerate the answer: a second branch point, nested in the first.
+    let edited = store.list_messages(id.clone()).await.unwrap();
+    let again = TurnRequest {
+        conversation_id: id.clone(),
+        branch_from: Some(edited[1].id.clone()),
+        ..TurnRequest::default()
+    };
+    assert_eq!(run(again).await, StopReason::Completed);
+    let detail = app.core().get_conversation(&id).await.unwrap();
+    assert_eq!(detail.messages.len(), 2);
+    let points: Vec<(i64, i64)> = detail
+        .branches
+        .iter()
+        .map(|p| (p.position, p.count))
+        .collect();
+    assert_eq!(points, [(1, 2), (1, 2)]);
+    assert_eq!(detail.branches[0].message_id, edited[0].id);
+    assert_ne!(detail.branches[1].message_id, edited[1].id, "a new answer");
+
+    // Back to the first branch, whole.
+    let switched = app.switch_branch(&id, &edited[0].id, 0).await.unwrap();
+    assert_eq!(switched.point.message_id, first[0].id);
+    assert_eq!(
+        texts().await,
+        [
+            (Role::User, "Say hello".into()),
+            (Role::Assistant, "Hello.".into())
+        ]
+    );
+}

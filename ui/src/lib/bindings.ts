@@ -226,7 +226,32 @@ tool_runs: Array<ToolRun>,
  * Where the page before this one ends ([`Core::older_messages`]); `None` when `messages`
  * starts at the first message.
  */
-older: number | null, };
+older: number | null, 
+/**
+ * Where branches part among `messages`.
+ */
+branches: Array<BranchPoint>, };
+
+/**
+ * Where the branches of a conversation part, as a page of messages shows it: the message
+ * shown at that point, which of the branches it is, and how many there are.
+ */
+export type BranchPoint = { 
+/**
+ * The first message of the branch shown at this point (a question that was edited, or
+ * an answer asked for again).
+ */
+message_id: string, 
+/**
+ * Which branch is shown, from 0 (the first one written).
+ */
+position: number, count: number, };
+
+/**
+ * A branch point after a switch: the point as it is now, and the number of its first message
+ * (read pages back to it to show it).
+ */
+export type SwitchedBranch = { point: BranchPoint, seq: number, };
 
 /**
  * A run of consecutive messages of one conversation, oldest first, with the tool calls their
@@ -242,7 +267,11 @@ tool_runs: Array<ToolRun>,
  * Pass as `before` to read the page before this one; `None` when this page starts at the
  * conversation's first message.
  */
-older: number | null, };
+older: number | null, 
+/**
+ * Where branches part among `messages` (an edited question, an answer asked for again).
+ */
+branches: Array<BranchPoint>, };
 
 /**
  * A conversation's tools as the tools panel shows them.

@@ -7,7 +7,7 @@
 import * as ipc from "./ipc";
 import { IpcError } from "./errors";
 import type { ApprovalAnswer, ApprovalItem, RunEvent } from "./run-events";
-import type { CallRef, ConversationDetail, Message, MessageStatus, ResultView, ToolRun } from "./types";
+import type { BranchPoint, CallRef, ConversationDetail, Message, MessageStatus, ResultView, ToolRun } from "./types";
 
 export type ToolCardState = "proposed" | "waiting" | "running" | "done" | "error" | "denied";
 
@@ -56,6 +56,16 @@ export type ChatItem =
     };
 
 export type AssistantItem = Extract<ChatItem, { kind: "assistant" }>;
+
+/** Which branch is shown where branches part, and how many there are. */
+export interface BranchAt {
+  position: number;
+  count: number;
+}
+
+function branchesFrom(points: BranchPoint[]): Record<string, BranchAt> {
+  return Object.fromEntries(points.map((p) => [p.message_id, { position: p.position, count: p.count }]));
+}
 
 /** The largest page of messages the core reads at once. */
 const MAX_PAGE = 1000;
@@ -357,6 +367,10 @@ export class ChatSession {
   notice = $state<RunNotice | null>(null);
   /** Where the page of older messages ends (ipc.getOlderMessages); null once the first is shown. */
   older = $state<number | null>(null);
+  /** Where branches part, by the id of the first message shown at each point. */
+  branches = $state.raw<Record<string, BranchAt>>({});
+  /** A branch was started: once its run ends, the conversation is read again (its new point). */
+  #reloadWhenDone = false;
   /** A page of older messages is on its way (nothing shows it: it only keeps a second one back). */
   #loadingOlder = false;
   /** Counts the times the history was replaced: a page asked for before is not added after. */
@@ -373,6 +387,7 @@ export class ChatSession {
     this.conversationId = detail.conversation.id;
     this.items = itemsFrom(detail);
     this.older = detail.older;
+    this.branches = branchesFrom(detail.branches);
     this.#onFinished = onFinished;
     this.#scheduleFrame = scheduleFrame;
   }
@@ -386,6 +401,7 @@ export class ChatSession {
     this.#flush();
     this.items = itemsFrom(detail);
     this.older = detail.older;
+    this.branches = branchesFrom(detail.branches);
     this.#loads++;
   }
 
@@ -401,6 +417,7 @@ export class ChatSession {
       const shown = new Set(this.items.map((i) => i.id));
       this.items.unshift(...itemsFrom(page).filter((i) => !shown.has(i.id)));
       this.older = page.older;
+      this.branches = { ...branchesFrom(page.branches), ...this.branches };
     } finally {
       this.#loadingOlder = false;
     }
@@ -434,6 +451,51 @@ export class ChatSession {
     const whole = await ipc.getMessageText(this.conversationId, card.result_id);
     card.content = whole;
     card.full_length = null;
+  }
+
+  /** Sends `text` in place of the message of yours `messageId`; what followed stays as another branch. */
+  async editAndResend(messageId: string, text: string): Promise<void> {
+    await this.#branch(messageId, (onEvent) => ipc.editMessage(this.conversationId, messageId, text, onEvent));
+  }
+
+  /** Asks again for the answer that starts at `messageId`; the old one stays as another branch. */
+  async regenerate(messageId: string): Promise<void> {
+    await this.#branch(messageId, (onEvent) => ipc.regenerate(this.conversationId, messageId, onEvent));
+  }
+
+  /** The chat from `messageId` on leaves the screen (Rust keeps it as a branch) as the run starts. */
+  async #branch(messageId: string, begin: (onEvent: (event: RunEvent) => void) => Promise<string>): Promise<void> {
+    const at = this.items.findIndex((i) => i.id === messageId);
+    if (this.running || at < 0) return;
+    const kept = this.items;
+    this.#flush();
+    this.items = this.items.slice(0, at);
+    this.#reloadWhenDone = true;
+    try {
+      await this.#start(begin);
+    } catch (err) {
+      this.items = kept;
+      this.#reloadWhenDone = false;
+      throw err;
+    }
+  }
+
+  /**
+   * Shows branch `position` where `messageId` is the first message shown, reading the
+   * conversation again and back to that point. Resolves with the first message of the branch
+   * now shown there.
+   */
+  async switchBranch(messageId: string, position: number): Promise<string> {
+    const switched = await ipc.switchBranch(this.conversationId, messageId, position);
+    this.load(await ipc.getConversation(this.conversationId));
+    await this.loadUntil(switched.seq);
+    return switched.point.message_id;
+  }
+
+  /** Deletes the question `messageId` and its answers, then shows the chat without them. */
+  async deleteTurn(messageId: string): Promise<void> {
+    const deleted = new Set(await ipc.deleteTurn(this.conversationId, messageId));
+    this.items = this.items.filter((i) => !deleted.has(i.id));
   }
 
   /** What the result of call `callId` of the answer `messageId` holds beyond its text. */
@@ -547,6 +609,13 @@ export class ChatSession {
           this.notice = { kind: event.reason === "max_rounds" ? "info" : "error", message: event.message, retryable: false };
         }
         this.#onFinished();
+        if (this.#reloadWhenDone) {
+          this.#reloadWhenDone = false;
+          ipc.getConversation(this.conversationId).then(
+            (detail) => this.load(detail),
+            () => {},
+          );
+        }
         break;
       default:
         break;

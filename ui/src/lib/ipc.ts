@@ -33,6 +33,7 @@ import type {
   ResultView,
   SearchHit,
   Settings,
+  SwitchedBranch,
 } from "./types";
 import { IpcError, toIpcError } from "./errors";
 
@@ -115,6 +116,26 @@ export function getMessageText(id: string, messageId: string): Promise<string> {
 /** What the card of call `callId` of the answer `messageId` shows beyond the result's text. */
 export function getToolResultView(id: string, messageId: string, callId: string): Promise<ResultView> {
   return call("get_tool_result_view", { id, messageId, callId });
+}
+
+/** Sends `text` in place of the message of yours `messageId`; what followed is kept as another branch. Resolves with the run id. */
+export function editMessage(conversationId: string, messageId: string, text: string, onEvent: (event: RunEvent) => void): Promise<string> {
+  return call("edit_message", { conversationId, messageId, text, onEvent: eventChannel(onEvent) });
+}
+
+/** Asks again for the answer that starts at `messageId`; the old one is kept as another branch. Resolves with the run id. */
+export function regenerate(conversationId: string, messageId: string, onEvent: (event: RunEvent) => void): Promise<string> {
+  return call("regenerate", { conversationId, messageId, onEvent: eventChannel(onEvent) });
+}
+
+/** Shows branch `position` (from 0) where `messageId` is the first message shown. */
+export function switchBranch(id: string, messageId: string, position: number): Promise<SwitchedBranch> {
+  return call("switch_branch", { id, messageId, position });
+}
+
+/** Deletes the question `messageId` and everything that answered it: the ids of the messages deleted. */
+export function deleteTurn(id: string, messageId: string): Promise<string[]> {
+  return call("delete_turn", { id, messageId });
 }
 
 /** Conversations whose title, and messages whose text, hold every word of `text`, newest first. */
@@ -309,15 +330,20 @@ export function updateSettings(settings: Settings): Promise<Settings> {
   return call("update_settings", { settings });
 }
 
+/** A channel for a run's events, each handed to `onEvent`. */
+function eventChannel(onEvent: (event: RunEvent) => void): Channel<RunEvent> {
+  const channel = new Channel<RunEvent>();
+  channel.onmessage = onEvent;
+  return channel;
+}
+
 /**
  * Sends a message (`text` null: retry from the conversation as it is) and resolves the run's
  * id once it has started; its events arrive on `onEvent`, the last being `run_finished`.
  * invalid_input names `provider`, `model` or `text` in `field`.
  */
 export function sendMessage(conversationId: string, text: string | null, onEvent: (event: RunEvent) => void): Promise<string> {
-  const channel = new Channel<RunEvent>();
-  channel.onmessage = onEvent;
-  return call("send_message", { conversationId, text, onEvent: channel });
+  return call("send_message", { conversationId, text, onEvent: eventChannel(onEvent) });
 }
 
 /**
@@ -326,9 +352,7 @@ export function sendMessage(conversationId: string, text: string | null, onEvent
  * invalid_input (field `call`) says why a call cannot run again.
  */
 export function retryToolCall(conversationId: string, messageId: string, callId: string, onEvent: (event: RunEvent) => void): Promise<string> {
-  const channel = new Channel<RunEvent>();
-  channel.onmessage = onEvent;
-  return call("retry_tool_call", { conversationId, messageId, callId, onEvent: channel });
+  return call("retry_tool_call", { conversationId, messageId, callId, onEvent: eventChannel(onEvent) });
 }
 
 /**
@@ -336,9 +360,7 @@ export function retryToolCall(conversationId: string, messageId: string, callId:
  * `onEvent`. Resolves the run's id, or null when nothing runs there.
  */
 export function attachRun(conversationId: string, onEvent: (event: RunEvent) => void): Promise<string | null> {
-  const channel = new Channel<RunEvent>();
-  channel.onmessage = onEvent;
-  return call("attach_run", { conversationId, onEvent: channel });
+  return call("attach_run", { conversationId, onEvent: eventChannel(onEvent) });
 }
 
 /** Stops the run: its answer stream and every running tool call. */

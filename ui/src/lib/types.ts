@@ -4,6 +4,7 @@
 
 export type {
   AppStatus,
+  BranchPoint,
   CallRef,
   ConnectionReport,
   Conversation,
@@ -32,6 +33,7 @@ export type {
   SnippetPart,
   Settings,
   StandingApproval,
+  SwitchedBranch,
   Theme,
   ToolReview,
   ToolRun,

@@ -25,7 +25,7 @@ pub use servers::ToolAcceptance;
 use crate::agent::{self, ApprovalAnswer, Approver, Decision, PendingApprovals, RunServices};
 use crate::engine::{Core, TurnRequest};
 use crate::error::CoreError;
-use crate::events::{EventSink, StopReason};
+use crate::events::{EventSink, RunEvent, StopReason};
 use crate::mcp::elicitation::ElicitationBroker;
 use crate::mcp::host::McpHost;
 use crate::paths::AppPaths;
@@ -249,10 +249,12 @@ impl App {
         approver: Arc<dyn Approver>,
     ) -> Result<RunHandle, CoreError> {
         self.runs.check_free(&request.conversation_id)?;
+        let branch_from = request.branch_from.clone();
         let setup = self
             .core
             .prepare_turn(&self.host, request, &self.settings.load())
             .await?;
+
         let (run_id, conversation_id) = (setup.run_id.clone(), setup.conversation_id.clone());
         let app = Arc::clone(self);
         self.runs.start(
@@ -263,6 +265,17 @@ impl App {
                 let Ok(store) = app.core.store() else {
                     return StopReason::Error;
                 };
+                // Checked by prepare_turn; the old branch is set aside only once the run owns
+                // the conversation, so nothing else can start there meanwhile.
+                if let Some(at) = branch_from {
+                    if let Err(e) = store.branch_off(setup.conversation_id.clone(), at).await {
+                        feed.send(RunEvent::RunFinished {
+                            reason: StopReason::Error,
+                            message: Some(format!("The conversation could not branch: {e}")),
+                        });
+                        return StopReason::Error;
+                    }
+                }
                 let services = RunServices {
                     store,
                     tools: &app.host,
@@ -287,6 +300,40 @@ impl App {
     pub async fn delete_conversation(&self, id: &str) -> Result<(), CoreError> {
         self.runs.stop_in(id).await;
         self.core.delete_conversation(id).await
+    }
+
+    /// Shows branch `position` (from 0) of the branch point where `message_id` is the first
+    /// message shown. Refused while the conversation answers.
+    ///
+    /// # Errors
+    /// [`CoreError::RunUnderWay`]; no such message, point or branch; the database.
+    pub async fn switch_branch(
+        &self,
+        conversation_id: &str,
+        message_id: &str,
+        position: i64,
+    ) -> Result<crate::store::SwitchedBranch, CoreError> {
+        self.runs.check_free(conversation_id)?;
+        Ok(self
+            .core
+            .store()?
+            .switch_branch(conversation_id.to_owned(), message_id.to_owned(), position)
+            .await?)
+    }
+
+    /// Deletes the question `message_id` and everything that answered it (see
+    /// [`crate::store::Store::delete_turn`]); returns the ids of the messages deleted. Refused
+    /// while the conversation answers: the run reads and writes what would go.
+    ///
+    /// # Errors
+    /// [`CoreError::RunUnderWay`]; no such question; the database.
+    pub async fn delete_turn(
+        &self,
+        conversation_id: &str,
+        message_id: &str,
+    ) -> Result<Vec<String>, CoreError> {
+        self.runs.check_free(conversation_id)?;
+        self.core.delete_turn(conversation_id, message_id).await
     }
 
     /// Gives `sink` the run under way in `conversation_id`, from its start, then live; the

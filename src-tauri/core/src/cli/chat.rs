@@ -61,8 +61,27 @@ pub(crate) struct ChatArgs {
     /// `--system`, read from a file.
     #[arg(long, value_name = "FILE")]
     system_file: Option<std::path::PathBuf>,
+    /// Send PROMPT in place of this message of yours (its id) and go on from there; the
+    /// conversation keeps what followed it as another branch.
+    #[arg(
+        long,
+        value_name = "MESSAGE",
+        requires = "conversation",
+        conflicts_with = "regenerate"
+    )]
+    edit: Option<String>,
+    /// Ask again for this answer (its id: the first message after a message of yours); the
+    /// conversation keeps the old answer as another branch. Takes no PROMPT.
+    #[arg(
+        long,
+        value_name = "MESSAGE",
+        requires = "conversation",
+        conflicts_with = "prompt"
+    )]
+    regenerate: Option<String>,
     /// What to say.
-    prompt: String,
+    #[arg(required_unless_present = "regenerate")]
+    prompt: Option<String>,
 }
 
 impl ChatArgs {
@@ -133,12 +152,13 @@ async fn turn(
     });
     let request = TurnRequest {
         conversation_id: conversation.clone(),
-        text: Some(args.prompt),
+        text: args.prompt,
         provider: args.provider,
         model: args.model,
         tools,
         max_rounds: args.max_rounds,
         retry_call: None,
+        branch_from: args.edit.or(args.regenerate),
     };
     let run = app.start_turn_answered_by(request, sink, approver).await?;
     let ctrl_c = {

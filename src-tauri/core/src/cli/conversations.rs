@@ -48,6 +48,23 @@ pub(crate) enum ConversationsCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Shows branch N (from 1) where MESSAGE (the first message of the branch shown there: an
+    /// edited message of yours, or an answer asked for again) is.
+    Branch {
+        id: String,
+        message: String,
+        #[arg(value_parser = clap::value_parser!(i64).range(1..))]
+        n: i64,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Deletes one question (MESSAGE, a user message's id) and everything that answered it.
+    DeleteTurn {
+        id: String,
+        message: String,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn json_out(out: &mut impl Write, value: &impl serde::Serialize) -> Result<(), CliError> {
@@ -147,6 +164,33 @@ pub(crate) async fn run(
                 // Printed as everything is: hidden characters as escapes (in JSON the same text
                 // once parsed); `-o FILE` writes them as they are.
                 None => out.write_all(export_text(&file, format).as_bytes())?,
+            }
+        }
+        ConversationsCommand::Branch {
+            id,
+            message,
+            n,
+            json,
+        } => {
+            let switched = app.switch_branch(&id, &message, n - 1).await?;
+            if json {
+                json_out(out, &switched)?;
+            } else {
+                writeln!(
+                    out,
+                    "Showing branch {} of {} (it starts at message {}).",
+                    switched.point.position + 1,
+                    switched.point.count,
+                    switched.point.message_id
+                )?;
+            }
+        }
+        ConversationsCommand::DeleteTurn { id, message, json } => {
+            let deleted = app.delete_turn(&id, &message).await?;
+            if json {
+                json_out(out, &serde_json::json!({ "deleted": deleted }))?;
+            } else {
+                writeln!(out, "Deleted {} messages.", deleted.len())?;
             }
         }
         ConversationsCommand::Import { file, json } => {

@@ -558,4 +558,67 @@ mod tests {
             .contains("not a Switchboard conversation"));
         assert_eq!(app.core().list_conversations().await.unwrap().len(), 2);
     }
+
+    #[tokio::test]
+    async fn branches_are_switched_and_a_turn_is_deleted_from_the_command_line() {
+        use crate::store::{NewMessage, Role};
+        let app = app().await;
+        let id = app.create_conversation(None, Some("")).await.unwrap().id;
+        let store = app.core().store().unwrap();
+        let say = |role, text: &str| NewMessage::text(role, text);
+        let first = store
+            .append_message(id.clone(), say(Role::User, "first try"))
+            .await
+            .unwrap();
+        store
+            .append_message(id.clone(), say(Role::Assistant, "first answer"))
+            .await
+            .unwrap();
+        // As an edit does before its run: the old branch set aside, then the new question.
+        store
+            .branch_off(id.clone(), first.id.clone())
+            .await
+            .unwrap();
+        let second = store
+            .append_message(id.clone(), say(Role::User, "second try"))
+            .await
+            .unwrap();
+
+        let switched: serde_json::Value = serde_json::from_str(
+            &run_args(
+                &app,
+                &["conversations", "branch", &id, &second.id, "1", "--json"],
+            )
+            .await
+            .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(switched["point"]["message_id"], first.id.as_str());
+        assert_eq!(switched["point"]["position"], 0);
+        assert_eq!(switched["point"]["count"], 2);
+        let said = run_args(&app, &["conversations", "branch", &id, &first.id, "2"])
+            .await
+            .unwrap();
+        assert_eq!(
+            said.trim(),
+            format!(
+                "Showing branch 2 of 2 (it starts at message {}).",
+                second.id
+            )
+        );
+        let missing = run_args(&app, &["conversations", "branch", &id, &second.id, "3"]).await;
+        assert!(missing.unwrap_err().to_string().contains("Not found"));
+
+        let deleted: serde_json::Value = serde_json::from_str(
+            &run_args(
+                &app,
+                &["conversations", "delete-turn", &id, &second.id, "--json"],
+            )
+            .await
+            .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(deleted["deleted"], serde_json::json!([second.id]));
+        assert!(store.list_messages(id).await.unwrap().is_empty());
+    }
 }

@@ -15,6 +15,7 @@ use crate::policy::pins::ToolStatus;
 use crate::policy::{self, Standing};
 use crate::providers::ToolCall;
 use crate::settings::Settings;
+use crate::store::Role;
 use crate::store::{new_id, StandingApproval, Store, ToolToggle};
 use crate::text::one_line;
 
@@ -70,6 +71,10 @@ pub struct TurnRequest {
     pub max_rounds: Option<u32>,
     /// A failed call to run again (its card's Retry) instead of a message; `text` is `None`.
     pub retry_call: Option<CallRef>,
+    /// Starts a new branch at this message first, keeping the old one: with `text`, a question
+    /// of yours edited and sent again; without, an answer asked for again (the first message
+    /// after a question).
+    pub branch_from: Option<String>,
 }
 
 /// A conversation's tools as the tools panel shows them.
@@ -177,6 +182,33 @@ impl Core {
             .is_empty();
         if text.is_none() && is_empty {
             return Err(InvalidInput::new("text", "There is nothing to retry yet.").into());
+        }
+        if let Some(at) = &request.branch_from {
+            let (role, before) = store
+                .role_and_previous(conversation.id.clone(), at.clone())
+                .await?;
+            match (&text, role, before) {
+                (Some(_), Role::User, _) | (None, Role::Assistant, Some(Role::User)) => {}
+                (Some(_), ..) => {
+                    return Err(InvalidInput::new(
+                        "message",
+                        "Only a message of yours can be edited.",
+                    )
+                    .into())
+                }
+                (None, ..) => {
+                    return Err(InvalidInput::new(
+                        "message",
+                        "Only the answer to a message of yours can be written again.",
+                    )
+                    .into())
+                }
+            }
+            if request.retry_call.is_some() {
+                return Err(
+                    InvalidInput::new("message", "Retry a call or branch, not both.").into(),
+                );
+            }
         }
         if text.is_some() && request.retry_call.is_some() {
             return Err(

@@ -64,6 +64,8 @@ pub struct ConversationDetail {
     /// Where the page before this one ends ([`Core::older_messages`]); `None` when `messages`
     /// starts at the first message.
     pub older: Option<i64>,
+    /// Where branches part among `messages`.
+    pub branches: Vec<crate::store::BranchPoint>,
 }
 
 /// How many messages a window gets at first, and per page as it scrolls back.
@@ -291,6 +293,22 @@ impl Core {
         Ok(self.store()?.export_conversation(id.to_owned()).await?)
     }
 
+    /// Deletes a question and its answers; the window goes through [`crate::App::delete_turn`],
+    /// which first makes sure no run is under way there.
+    ///
+    /// # Errors
+    /// No such question; the database.
+    pub async fn delete_turn(
+        &self,
+        conversation_id: &str,
+        message_id: &str,
+    ) -> Result<Vec<String>, CoreError> {
+        Ok(self
+            .store()?
+            .delete_turn(conversation_id.to_owned(), message_id.to_owned())
+            .await?)
+    }
+
     /// Writes an export ([`Core::export_conversation`]) to `path` in `format`, whole or not at
     /// all.
     ///
@@ -449,6 +467,7 @@ impl Core {
             messages: page.messages,
             tool_runs: page.tool_runs,
             older: page.older,
+            branches: page.branches,
         })
     }
 

@@ -201,24 +201,12 @@ impl Store {
         let dir = self.data_dir.clone();
         self.call(move |conn| {
             // Results too large for the database live in files of their own: they go too.
-            let files: Vec<String> = conn
-                .prepare(
-                    "SELECT json_extract(result, '$.file') FROM tool_runs \
-                     WHERE conversation_id = ?1 AND json_valid(result) \
-                     AND json_extract(result, '$.switchboard') IS NOT NULL \
-                     AND json_extract(result, '$.file') IS NOT NULL",
-                )?
-                .query_map([&id], |row| row.get(0))?
-                .collect::<Result<_, _>>()?;
+            let files = result_files(conn, &id, 0, i64::MAX)?;
             let changed = conn.execute("DELETE FROM conversations WHERE id = ?1", [&id])?;
             if changed == 0 {
                 return Err(not_found(&id));
             }
-            if let Some(dir) = &dir {
-                for file in files.iter().filter(|f| is_result_file(f)) {
-                    let _ = std::fs::remove_file(dir.join(file));
-                }
-            }
+            remove_result_files(dir.as_deref(), &files);
             Ok(())
         })
         .await
@@ -243,6 +231,36 @@ impl Store {
     /// [`StoreError::NotFound`] when there is no such conversation.
     pub async fn get_conversation(&self, id: String) -> Result<Conversation, StoreError> {
         self.call(move |conn| get(conn, &id)).await
+    }
+}
+
+/// The files (under the data folder) that keep the results of conversation `id`'s calls made
+/// by the answers numbered `first..end`, where a result was too large for the database.
+pub(super) fn result_files(
+    conn: &Connection,
+    id: &str,
+    first: i64,
+    end: i64,
+) -> Result<Vec<String>, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT json_extract(r.result, '$.file') FROM tool_runs r \
+             JOIN messages m ON m.id = r.message_id AND m.conversation_id = r.conversation_id \
+             WHERE r.conversation_id = ?1 AND m.seq >= ?2 AND m.seq < ?3 AND json_valid(r.result) \
+             AND json_extract(r.result, '$.switchboard') IS NOT NULL \
+             AND json_extract(r.result, '$.file') IS NOT NULL",
+        )?
+        .query_map(params![id, first, end], |row| row.get(0))?
+        .collect::<Result<_, _>>()?)
+}
+
+/// Removes result files named by [`result_files`] once their records are gone (a file that
+/// cannot be removed stays: nothing points at it any more).
+pub(super) fn remove_result_files(dir: Option<&std::path::Path>, files: &[String]) {
+    if let Some(dir) = dir {
+        for file in files.iter().filter(|f| is_result_file(f)) {
+            let _ = std::fs::remove_file(dir.join(file));
+        }
     }
 }
 

@@ -136,6 +136,8 @@ pub struct MessagePage {
     /// Pass as `before` to read the page before this one; `None` when this page starts at the
     /// conversation's first message.
     pub older: Option<i64>,
+    /// Where branches part among `messages` (an edited question, an answer asked for again).
+    pub branches: Vec<super::BranchPoint>,
 }
 
 /// What a caller supplies to append a message; ids, order and time are the store's.
@@ -416,6 +418,7 @@ impl Store {
                     messages: Vec::new(),
                     tool_runs: Vec::new(),
                     older: None,
+                    branches: Vec::new(),
                 });
             };
             // The `limit`-th message back, then back again to one that is not a tool result.
@@ -437,6 +440,7 @@ impl Store {
                 .query_map(params![conversation_id, first, newest], from_row)?
                 .collect::<Result<Vec<_>, _>>()?;
             let tool_runs = super::tool_loop::runs_between(conn, &conversation_id, first, newest)?;
+            let branches = super::branches::points_between(conn, &conversation_id, first, newest)?;
             let older: Option<i64> = conn
                 .query_row_cached(
                     "SELECT 1 FROM messages WHERE conversation_id = ?1 AND seq < ?2 LIMIT 1",
@@ -449,7 +453,103 @@ impl Store {
                 messages,
                 tool_runs,
                 older,
+                branches,
             })
+        })
+        .await
+    }
+
+    /// The role of message `message_id` and of the message before it, if any.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] when the conversation has no such message; a failed query.
+    pub async fn role_and_previous(
+        &self,
+        conversation_id: String,
+        message_id: String,
+    ) -> Result<(Role, Option<Role>), StoreError> {
+        self.call(move |conn| {
+            let found: Option<(String, Option<String>)> = conn
+                .query_row(
+                    "SELECT m.role, (SELECT p.role FROM messages p WHERE p.conversation_id = m.conversation_id \
+                       AND p.seq < m.seq ORDER BY p.seq DESC LIMIT 1) \
+                     FROM messages m WHERE m.conversation_id = ?1 AND m.id = ?2",
+                    params![conversation_id, message_id],
+                    |row| Ok((row.get(0)?, row.get(1)?)),
+                )
+                .optional()?;
+            let (role, before) = found.ok_or_else(|| StoreError::NotFound {
+                what: format!("message {message_id}"),
+            })?;
+            let parse = |text: &str| {
+                Role::parse(text).ok_or_else(|| StoreError::InvalidRow {
+                    detail: format!("role {text}"),
+                })
+            };
+            Ok((parse(&role)?, before.as_deref().map(parse).transpose()?))
+        })
+        .await
+    }
+
+    /// Deletes the question `message_id` and everything that answered it: the messages after it
+    /// up to the next question, and their calls' records (and result files). Returns the ids of
+    /// the messages deleted, the question first.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] when the conversation has no such question; a failed query.
+    pub async fn delete_turn(
+        &self,
+        conversation_id: String,
+        message_id: String,
+    ) -> Result<Vec<String>, StoreError> {
+        let dir = self.data_dir.clone();
+        self.call(move |conn| {
+            let tx = conn.transaction()?;
+            let first: i64 = tx
+                .query_row(
+                    "SELECT seq FROM messages WHERE conversation_id = ?1 AND id = ?2 AND role = 'user'",
+                    params![conversation_id, message_id],
+                    |row| row.get(0),
+                )
+                .optional()?
+                .ok_or_else(|| StoreError::NotFound {
+                    what: format!("question {message_id}"),
+                })?;
+            let end: i64 = tx.query_row(
+                "SELECT COALESCE(MIN(seq), ?3) FROM messages \
+                 WHERE conversation_id = ?1 AND role = 'user' AND seq > ?2",
+                params![conversation_id, first, i64::MAX],
+                |row| row.get(0),
+            )?;
+            let files = conversations::result_files(&tx, &conversation_id, first, end)?;
+            let ids: Vec<String> = tx
+                .prepare(
+                    "SELECT id FROM messages WHERE conversation_id = ?1 AND seq >= ?2 AND seq < ?3 \
+                     ORDER BY seq",
+                )?
+                .query_map(params![conversation_id, first, end], |row| row.get(0))?
+                .collect::<Result<_, _>>()?;
+            tx.execute(
+                "DELETE FROM tool_runs WHERE conversation_id = ?1 AND message_id IN \
+                 (SELECT id FROM messages WHERE conversation_id = ?1 AND seq >= ?2 AND seq < ?3)",
+                params![conversation_id, first, end],
+            )?;
+            // Branch points whose branches start inside the turn go with it (their other
+            // branches too); one just before the next question stays where it is.
+            tx.execute(
+                "DELETE FROM message_branches WHERE conversation_id = ?1 AND after_seq >= \
+                 (SELECT COALESCE(MAX(seq), 0) FROM messages WHERE conversation_id = ?1 AND seq < ?2) \
+                 AND after_seq < \
+                 (SELECT MAX(seq) FROM messages WHERE conversation_id = ?1 AND seq < ?3)",
+                params![conversation_id, first, end],
+            )?;
+            tx.execute(
+                "DELETE FROM messages WHERE conversation_id = ?1 AND seq >= ?2 AND seq < ?3",
+                params![conversation_id, first, end],
+            )?;
+            tx.commit()?;
+            conversations::remove_result_files(dir.as_deref(), &files);
+            Ok(ids)
         })
         .await
     }

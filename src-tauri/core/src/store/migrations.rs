@@ -196,6 +196,18 @@ UPDATE tool_runs SET rich = 1 WHERE json_valid(result) AND (
                WHERE coalesce(json_extract(value, '$.type'), '') <> 'text')
 );
 "#,
+    // 12: branches (issue 16): a question edited and sent again, or an answer asked for again,
+    // starts a new branch and keeps the old one whole (see `branches`). A row a branch; the
+    // row without a snapshot is the branch shown, whose messages are in `messages`.
+    r#"
+CREATE TABLE message_branches (
+    conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    after_seq       INTEGER NOT NULL,
+    position        INTEGER NOT NULL,
+    snapshot        TEXT,
+    PRIMARY KEY (conversation_id, after_seq, position)
+);
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

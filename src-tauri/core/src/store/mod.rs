@@ -5,6 +5,7 @@
 //! A database that is locked, damaged or from a newer version is reported as such and never
 //! written to, let alone recreated.
 
+mod branches;
 mod conversations;
 mod mcp_approvals;
 mod messages;
@@ -21,6 +22,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 
+pub use branches::{BranchPoint, SwitchedBranch};
 pub use conversations::Conversation;
 pub use mcp_approvals::PinnedTool;
 pub use messages::{

@@ -870,3 +870,254 @@ async fn a_conversation_exported_and_imported_comes_back_whole_under_new_ids() {
         "{markdown}"
     );
 }
+
+#[tokio::test]
+async fn deleting_a_turn_takes_the_question_its_answers_and_their_calls_and_nothing_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("db.sqlite3"), DEFAULT_BUSY_TIMEOUT).unwrap();
+    let conv = store.create_conversation("turns".into()).await.unwrap();
+    let say = |role, text: &str| NewMessage::text(role, text);
+    let q1 = store
+        .append_message(conv.id.clone(), say(Role::User, "first question"))
+        .await
+        .unwrap();
+    store
+        .append_message(conv.id.clone(), say(Role::Assistant, "first answer"))
+        .await
+        .unwrap();
+    let q2 = store
+        .append_message(conv.id.clone(), say(Role::User, "second question pelican"))
+        .await
+        .unwrap();
+    let mut asking = say(Role::Assistant, "");
+    asking.tool_calls =
+        Some(serde_json::json!([{"id": "c1", "name": "everything__echo", "arguments": "{}"}]));
+    let asking = store.append_message(conv.id.clone(), asking).await.unwrap();
+    // A result too large for the database, kept in a file of its own.
+    let mut run = a_call(&conv.id, &asking.id, "c1");
+    run.result = Some("x".repeat(super::tool_loop::MAX_STORED_RESULT + 1));
+    let run_id = run.id.clone();
+    let mut result = say(Role::Tool, "pelican result");
+    result.tool_call_id = Some("c1".into());
+    store.record_tool_call(run, result).await.unwrap();
+    let file = dir.path().join(format!("results/{run_id}.json"));
+    assert!(file.exists());
+    store
+        .append_message(
+            conv.id.clone(),
+            say(Role::Assistant, "second answer pelican"),
+        )
+        .await
+        .unwrap();
+    let q3 = store
+        .append_message(conv.id.clone(), say(Role::User, "third question"))
+        .await
+        .unwrap();
+
+    // Only a question starts a turn.
+    assert!(matches!(
+        store.delete_turn(conv.id.clone(), asking.id.clone()).await,
+        Err(StoreError::NotFound { .. })
+    ));
+    let deleted = store
+        .delete_turn(conv.id.clone(), q2.id.clone())
+        .await
+        .unwrap();
+    assert_eq!(deleted.len(), 4);
+    assert_eq!(deleted[0], q2.id);
+    let left: Vec<String> = store
+        .list_messages(conv.id.clone())
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|m| m.content.unwrap_or_default())
+        .collect();
+    assert_eq!(left, ["first question", "first answer", "third question"]);
+    assert!(store
+        .list_tool_runs(conv.id.clone())
+        .await
+        .unwrap()
+        .is_empty());
+    assert!(!file.exists(), "the result file went with its record");
+    assert!(store.search("pelican".into(), 50).await.unwrap().is_empty());
+
+    // The last turn, a question with no answer yet, goes alone; then the first.
+    assert_eq!(
+        store
+            .delete_turn(conv.id.clone(), q3.id)
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    assert_eq!(
+        store
+            .delete_turn(conv.id.clone(), q1.id)
+            .await
+            .unwrap()
+            .len(),
+        2
+    );
+    assert!(store.list_messages(conv.id).await.unwrap().is_empty());
+}
+
+/// The contents of a conversation's messages, in order.
+async fn texts(store: &Store, conversation_id: &str) -> Vec<String> {
+    store
+        .list_messages(conversation_id.to_owned())
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|m| m.content.unwrap_or_default())
+        .collect()
+}
+
+#[tokio::test]
+async fn an_edit_and_a_regenerated_answer_start_branches_that_nest_and_switch_back_whole() {
+    let store = Store::open_in_memory().unwrap();
+    let conv = store.create_conversation("branches".into()).await.unwrap();
+    let id = conv.id.clone();
+    let say = |role, text: &str| NewMessage::text(role, text);
+    let append = |role, text: &'static str| {
+        let (store, id) = (store.clone(), id.clone());
+        async move { store.append_message(id, say(role, text)).await.unwrap() }
+    };
+    append(Role::User, "hi").await;
+    append(Role::Assistant, "hello").await;
+    let q = append(Role::User, "capital of France?").await;
+    let mut asking = say(Role::Assistant, "");
+    asking.tool_calls =
+        Some(serde_json::json!([{"id": "c1", "name": "web__search", "arguments": "{}"}]));
+    let asking = store.append_message(id.clone(), asking).await.unwrap();
+    let mut result = say(Role::Tool, "Paris is the capital");
+    result.tool_call_id = Some("c1".into());
+    store
+        .record_tool_call(a_call(&id, &asking.id, "c1"), result)
+        .await
+        .unwrap();
+    append(Role::Assistant, "Paris.").await;
+
+    // Edit the second question: what followed it is kept, the shown conversation ends before it.
+    store.branch_off(id.clone(), q.id.clone()).await.unwrap();
+    assert_eq!(texts(&store, &id).await, ["hi", "hello"]);
+    assert!(store.list_tool_runs(id.clone()).await.unwrap().is_empty());
+    let q2 = append(Role::User, "capital of Italy?").await;
+    let a2 = append(Role::Assistant, "Rome.").await;
+    let page = store.message_page(id.clone(), None, 60).await.unwrap();
+    assert_eq!(
+        page.branches,
+        [BranchPoint {
+            message_id: q2.id.clone(),
+            position: 1,
+            count: 2
+        }]
+    );
+
+    // Regenerate the answer in the new branch: a point nested in it.
+    store.branch_off(id.clone(), a2.id.clone()).await.unwrap();
+    let a3 = append(Role::Assistant, "Rome, of course.").await;
+    let page = store.message_page(id.clone(), None, 60).await.unwrap();
+    assert_eq!(
+        page.branches,
+        [
+            BranchPoint {
+                message_id: q2.id.clone(),
+                position: 1,
+                count: 2
+            },
+            BranchPoint {
+                message_id: a3.id.clone(),
+                position: 1,
+                count: 2
+            },
+        ]
+    );
+
+    // Back to the first branch: the old question, its call and record, and its answer, whole.
+    let switched = store
+        .switch_branch(id.clone(), q2.id.clone(), 0)
+        .await
+        .unwrap();
+    assert_eq!(
+        switched.point,
+        BranchPoint {
+            message_id: q.id.clone(),
+            position: 0,
+            count: 2
+        }
+    );
+    assert_eq!(switched.seq, 3, "the old question is the third message");
+    assert_eq!(
+        texts(&store, &id).await,
+        [
+            "hi",
+            "hello",
+            "capital of France?",
+            "",
+            "Paris is the capital",
+            "Paris."
+        ]
+    );
+    assert_eq!(store.list_tool_runs(id.clone()).await.unwrap().len(), 1);
+    let page = store.message_page(id.clone(), None, 60).await.unwrap();
+    assert_eq!(
+        page.branches.len(),
+        1,
+        "the nested point went with its branch"
+    );
+    assert_eq!(store.search("rome".into(), 50).await.unwrap().len(), 0);
+    assert_eq!(store.search("paris".into(), 50).await.unwrap().len(), 2);
+
+    // And forward again: the second branch with its own nested point as it was left.
+    store
+        .switch_branch(id.clone(), q.id.clone(), 1)
+        .await
+        .unwrap();
+    assert_eq!(
+        texts(&store, &id).await,
+        ["hi", "hello", "capital of Italy?", "Rome, of course."]
+    );
+    let page = store.message_page(id.clone(), None, 60).await.unwrap();
+    assert_eq!(
+        page.branches[1],
+        BranchPoint {
+            message_id: a3.id.clone(),
+            position: 1,
+            count: 2
+        }
+    );
+    store
+        .switch_branch(id.clone(), a3.id.clone(), 0)
+        .await
+        .unwrap();
+    assert_eq!(
+        texts(&store, &id).await,
+        ["hi", "hello", "capital of Italy?", "Rome."]
+    );
+
+    // A branch that does not exist, and the branch already shown.
+    assert!(matches!(
+        store.switch_branch(id.clone(), q2.id.clone(), 5).await,
+        Err(StoreError::NotFound { .. })
+    ));
+    let same = store
+        .switch_branch(id.clone(), q2.id.clone(), 1)
+        .await
+        .unwrap();
+    assert_eq!(same.point.position, 1);
+    assert_eq!(
+        texts(&store, &id).await,
+        ["hi", "hello", "capital of Italy?", "Rome."]
+    );
+
+    // Deleting the turn where the branches part takes its point (and the branches) along.
+    store.delete_turn(id.clone(), q2.id.clone()).await.unwrap();
+    assert_eq!(texts(&store, &id).await, ["hi", "hello"]);
+    let page = store.message_page(id.clone(), None, 60).await.unwrap();
+    assert!(page.branches.is_empty());
+    let count: i64 = store
+        .call(|c| Ok(c.query_row("SELECT COUNT(*) FROM message_branches", [], |r| r.get(0))?))
+        .await
+        .unwrap();
+    assert_eq!(count, 0);
+}

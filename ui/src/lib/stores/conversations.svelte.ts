@@ -42,12 +42,14 @@ export class ConversationsStore {
     this.#chats = chats;
   }
 
-  /** The open conversation as best known: the loaded detail, else the list entry. */
+  /**
+   * The open conversation as best known: the list entry (read again after every change, so it
+   * has the title Rust gave from the first message), else the loaded detail.
+   */
   get current(): Conversation | null {
     const id = this.#ui.openId;
     if (id === null) return null;
-    if (this.detail?.conversation.id === id) return this.detail.conversation;
-    return this.list.find((c) => c.id === id) ?? null;
+    return this.list.find((c) => c.id === id) ?? (this.detail?.conversation.id === id ? this.detail.conversation : null);
   }
 
   // ------------------------------------------------------------ navigation
@@ -125,7 +127,7 @@ export class ConversationsStore {
     try {
       const created = await ipc.createConversation(null);
       this.list = [created, ...this.list.filter((c) => c.id !== created.id)];
-      if (stillWanted()) void this.open(created.id, { conversation: created, messages: [], tool_runs: [], older: null });
+      if (stillWanted()) void this.open(created.id, { conversation: created, messages: [], tool_runs: [], older: null, branches: [] });
     } catch (err) {
       this.#ui.report(err);
     }

@@ -1,0 +1,322 @@
+//! Branches of a conversation. Editing a question and sending it again, or asking for another
+//! answer, starts a new branch at that message and keeps the old one, to be switched back to.
+//!
+//! The `messages` table always holds the branch that is shown, so paging, the model's history,
+//! search and export read one line of messages as before. Every other branch is kept whole in
+//! `message_branches` as a snapshot of the conversation's tail from the point where the
+//! branches part: its messages, their calls' records, and the branch points further down that
+//! tail (so branches nest). A branch point is named by the message before it (`after_seq`, 0
+//! at the start), so numbers left unused by a deleted turn never split a point from its
+//! branch. A branch point's row with no snapshot is the branch shown.
+//! Switching swaps the tail shown with the chosen snapshot, in one transaction; rows go back
+//! with their ids and numbers, so nothing that points at them changes.
+
+use rusqlite::types::Value as SqlValue;
+use rusqlite::{params, OptionalExtension, Transaction};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::{Store, StoreError};
+
+/// Where the branches of a conversation part, as a page of messages shows it: the message
+/// shown at that point, which of the branches it is, and how many there are.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct BranchPoint {
+    /// The first message of the branch shown at this point (a question that was edited, or
+    /// an answer asked for again).
+    pub message_id: String,
+    /// Which branch is shown, from 0 (the first one written).
+    pub position: i64,
+    pub count: i64,
+}
+
+/// A branch point after a switch: the point as it is now, and the number of its first message
+/// (read pages back to it to show it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct SwitchedBranch {
+    pub point: BranchPoint,
+    pub seq: i64,
+}
+
+/// A tail of a conversation, kept while another branch is shown. Rows are kept column by
+/// column as JSON, so a snapshot taken before a migration restores after it (a column added
+/// since takes its default).
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Snapshot {
+    messages: Vec<Map<String, Value>>,
+    tool_runs: Vec<Map<String, Value>>,
+    points: Vec<Map<String, Value>>,
+}
+
+fn json_of(value: SqlValue) -> Value {
+    match value {
+        SqlValue::Null | SqlValue::Blob(_) => Value::Null,
+        SqlValue::Integer(i) => Value::from(i),
+        SqlValue::Real(f) => Value::from(f),
+        SqlValue::Text(t) => Value::String(t),
+    }
+}
+
+fn sql_of(value: &Value) -> SqlValue {
+    match value {
+        Value::Null => SqlValue::Null,
+        Value::Bool(b) => SqlValue::Integer(i64::from(*b)),
+        Value::Number(n) => n.as_i64().map_or_else(
+            || SqlValue::Real(n.as_f64().unwrap_or(0.0)),
+            SqlValue::Integer,
+        ),
+        Value::String(s) => SqlValue::Text(s.clone()),
+        other => SqlValue::Text(other.to_string()),
+    }
+}
+
+/// The columns `table` has now.
+fn columns(tx: &Transaction<'_>, table: &str) -> Result<Vec<String>, StoreError> {
+    let mut stmt = tx.prepare_cached(&format!("SELECT name FROM pragma_table_info('{table}')"))?;
+    let names = stmt.query_map([], |row| row.get(0))?;
+    Ok(names.collect::<Result<_, _>>()?)
+}
+
+/// The rows of `table` matching `filter` (SQL over `?1` the conversation and `?2` a number).
+fn rows(
+    tx: &Transaction<'_>,
+    table: &str,
+    filter: &str,
+    conversation_id: &str,
+    at: i64,
+) -> Result<Vec<Map<String, Value>>, StoreError> {
+    let names = columns(tx, table)?;
+    let mut stmt = tx.prepare(&format!(
+        "SELECT {} FROM {table} WHERE {filter} ORDER BY rowid",
+        names.join(", ")
+    ))?;
+    let found = stmt.query_map(params![conversation_id, at], |row| {
+        let mut map = Map::new();
+        for (i, name) in names.iter().enumerate() {
+            map.insert(name.clone(), json_of(row.get(i)?));
+        }
+        Ok(map)
+    })?;
+    Ok(found.collect::<Result<_, _>>()?)
+}
+
+/// Writes `rows` back into `table`, the columns it still has only.
+fn put_back(
+    tx: &Transaction<'_>,
+    table: &str,
+    rows: &[Map<String, Value>],
+) -> Result<(), StoreError> {
+    let known = columns(tx, table)?;
+    for row in rows {
+        let (names, values): (Vec<&String>, Vec<SqlValue>) = row
+            .iter()
+            .filter(|(name, _)| known.contains(name))
+            .map(|(name, value)| (name, sql_of(value)))
+            .unzip();
+        let marks = vec!["?"; names.len()].join(", ");
+        let names: Vec<&str> = names.iter().map(|n| n.as_str()).collect();
+        tx.execute(
+            &format!(
+                "INSERT INTO {table} ({}) VALUES ({marks})",
+                names.join(", ")
+            ),
+            rusqlite::params_from_iter(values),
+        )?;
+    }
+    Ok(())
+}
+
+const TAIL_MESSAGES: &str = "conversation_id = ?1 AND seq > ?2";
+const TAIL_RUNS: &str = "conversation_id = ?1 AND message_id IN \
+     (SELECT id FROM messages WHERE conversation_id = ?1 AND seq > ?2)";
+const TAIL_POINTS: &str = "conversation_id = ?1 AND after_seq > ?2";
+
+/// Takes the tail after message number `at` out of the conversation shown, as a snapshot.
+fn take_tail(tx: &Transaction<'_>, conversation_id: &str, at: i64) -> Result<Snapshot, StoreError> {
+    let snapshot = Snapshot {
+        messages: rows(tx, "messages", TAIL_MESSAGES, conversation_id, at)?,
+        tool_runs: rows(tx, "tool_runs", TAIL_RUNS, conversation_id, at)?,
+        points: rows(tx, "message_branches", TAIL_POINTS, conversation_id, at)?,
+    };
+    tx.execute(
+        &format!("DELETE FROM tool_runs WHERE {TAIL_RUNS}"),
+        params![conversation_id, at],
+    )?;
+    tx.execute(
+        &format!("DELETE FROM messages WHERE {TAIL_MESSAGES}"),
+        params![conversation_id, at],
+    )?;
+    tx.execute(
+        &format!("DELETE FROM message_branches WHERE {TAIL_POINTS}"),
+        params![conversation_id, at],
+    )?;
+    Ok(snapshot)
+}
+
+fn put_tail(tx: &Transaction<'_>, snapshot: &Snapshot) -> Result<(), StoreError> {
+    put_back(tx, "messages", &snapshot.messages)?;
+    put_back(tx, "tool_runs", &snapshot.tool_runs)?;
+    put_back(tx, "message_branches", &snapshot.points)
+}
+
+fn text_of(snapshot: &Snapshot) -> Result<String, StoreError> {
+    serde_json::to_string(snapshot).map_err(|e| StoreError::InvalidRow {
+        detail: e.to_string(),
+    })
+}
+
+/// The number of the message before `message_id` in its conversation (0 for the first).
+fn seq_before(
+    tx: &Transaction<'_>,
+    conversation_id: &str,
+    message_id: &str,
+) -> Result<i64, StoreError> {
+    tx.query_row(
+        "SELECT (SELECT COALESCE(MAX(p.seq), 0) FROM messages p \
+                 WHERE p.conversation_id = m.conversation_id AND p.seq < m.seq) \
+         FROM messages m WHERE m.conversation_id = ?1 AND m.id = ?2",
+        params![conversation_id, message_id],
+        |row| row.get(0),
+    )
+    .optional()?
+    .ok_or_else(|| StoreError::NotFound {
+        what: format!("message {message_id}"),
+    })
+}
+
+/// The branch points of a conversation whose first shown message is numbered
+/// `first..=last`, in order.
+pub(super) fn points_between(
+    conn: &rusqlite::Connection,
+    conversation_id: &str,
+    first: i64,
+    last: i64,
+) -> Result<Vec<BranchPoint>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT m.id, p.position, p.count FROM \
+           (SELECT after_seq, COUNT(*) AS count, \
+                   MAX(CASE WHEN snapshot IS NULL THEN position END) AS position \
+            FROM message_branches WHERE conversation_id = ?1 GROUP BY after_seq) p \
+         JOIN messages m ON m.conversation_id = ?1 AND m.seq = \
+           (SELECT MIN(n.seq) FROM messages n WHERE n.conversation_id = ?1 AND n.seq > p.after_seq) \
+         WHERE m.seq BETWEEN ?2 AND ?3 ORDER BY m.seq",
+    )?;
+    let found = stmt.query_map(params![conversation_id, first, last], |row| {
+        Ok(BranchPoint {
+            message_id: row.get(0)?,
+            position: row.get::<_, Option<i64>>(1)?.unwrap_or(0),
+            count: row.get(2)?,
+        })
+    })?;
+    Ok(found.collect::<Result<_, _>>()?)
+}
+
+impl Store {
+    /// Starts a new branch at message `message_id`: the conversation from that message on is
+    /// kept as a branch of its own and taken out of what is shown, so that the next message
+    /// written begins the new branch.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] when the conversation has no such message; a failed query.
+    pub async fn branch_off(
+        &self,
+        conversation_id: String,
+        message_id: String,
+    ) -> Result<(), StoreError> {
+        self.call(move |conn| {
+            let tx = conn.transaction()?;
+            let at = seq_before(&tx, &conversation_id, &message_id)?;
+            let kept = text_of(&take_tail(&tx, &conversation_id, at)?)?;
+            let count: i64 = tx.query_row(
+                "SELECT COUNT(*) FROM message_branches WHERE conversation_id = ?1 AND after_seq = ?2",
+                params![conversation_id, at],
+                |row| row.get(0),
+            )?;
+            if count == 0 {
+                tx.execute(
+                    "INSERT INTO message_branches (conversation_id, after_seq, position, snapshot) \
+                     VALUES (?1, ?2, 0, ?3)",
+                    params![conversation_id, at, kept],
+                )?;
+            } else {
+                tx.execute(
+                    "UPDATE message_branches SET snapshot = ?3 \
+                     WHERE conversation_id = ?1 AND after_seq = ?2 AND snapshot IS NULL",
+                    params![conversation_id, at, kept],
+                )?;
+            }
+            tx.execute(
+                "INSERT INTO message_branches (conversation_id, after_seq, position, snapshot) \
+                 VALUES (?1, ?2, ?3, NULL)",
+                params![conversation_id, at, count.max(1)],
+            )?;
+            tx.commit()?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Shows branch `position` at the branch point where message `message_id` (the first
+    /// message of the branch shown there) is. Returns the point as it is now (its first
+    /// message is the chosen branch's) and that message's number.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] when there is no such message, no branch point there, or no
+    /// such branch; a failed query.
+    pub async fn switch_branch(
+        &self,
+        conversation_id: String,
+        message_id: String,
+        position: i64,
+    ) -> Result<SwitchedBranch, StoreError> {
+        self.call(move |conn| {
+            let tx = conn.transaction()?;
+            let at = seq_before(&tx, &conversation_id, &message_id)?;
+            let target: Option<Option<String>> = tx
+                .query_row(
+                    "SELECT snapshot FROM message_branches \
+                     WHERE conversation_id = ?1 AND after_seq = ?2 AND position = ?3",
+                    params![conversation_id, at, position],
+                    |row| row.get(0),
+                )
+                .optional()?;
+            let Some(target) = target else {
+                return Err(StoreError::NotFound {
+                    what: format!("branch {} at message {message_id}", position + 1),
+                });
+            };
+            // `None`: the branch asked for is the one shown.
+            if let Some(target) = target {
+                let shown = text_of(&take_tail(&tx, &conversation_id, at)?)?;
+                tx.execute(
+                    "UPDATE message_branches SET snapshot = ?3 \
+                     WHERE conversation_id = ?1 AND after_seq = ?2 AND snapshot IS NULL",
+                    params![conversation_id, at, shown],
+                )?;
+                tx.execute(
+                    "UPDATE message_branches SET snapshot = NULL \
+                     WHERE conversation_id = ?1 AND after_seq = ?2 AND position = ?3",
+                    params![conversation_id, at, position],
+                )?;
+                let snapshot: Snapshot =
+                    serde_json::from_str(&target).map_err(|e| StoreError::InvalidRow {
+                        detail: format!("a kept branch: {e}"),
+                    })?;
+                put_tail(&tx, &snapshot)?;
+            }
+            let first: i64 = tx.query_row(
+                "SELECT COALESCE(MIN(seq), 0) FROM messages WHERE conversation_id = ?1 AND seq > ?2",
+                params![conversation_id, at],
+                |row| row.get(0),
+            )?;
+            let point = points_between(&tx, &conversation_id, first, first)?
+                .pop()
+                .ok_or_else(|| StoreError::NotFound {
+                    what: format!("the branch point at message {message_id}"),
+                })?;
+            tx.commit()?;
+            Ok(SwitchedBranch { point, seq: first })
+        })
+        .await
+    }
+}

@@ -610,8 +610,11 @@ async fn with_descriptions_on_the_model_says_in_a_few_words_what_a_running_call_
         .expect("the status line says it");
     let kinds = events.kinds();
     let at = |kind: &str| kinds.iter().position(|k| k == kind).unwrap();
-    assert!(at("tool_started") < status && status < at("tool_finished"));
-    assert!(described < at("tool_finished"));
+    // While the call runs: before it ends. (Not necessarily after `tool_started`: the request
+    // for words goes out with the call, and its answer can beat the call's start record to the
+    // database on a loaded machine; the status line then names the call a moment early.)
+    assert!(status < at("tool_finished"), "{kinds:?}");
+    assert!(described < at("tool_finished"), "{kinds:?}");
     let asked: Vec<Value> = w
         .mock
         .journal()

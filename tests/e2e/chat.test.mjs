@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { BIN, launch, nativeWindow, pressIn, run, screenshotScreen, sendInNewConversation, startAimock, tempHome, textOf, tid } from "./harness.mjs";
+import { launch, nativeWindow, pressIn, screenshotScreen, sendInNewConversation, textOf, tid, withMockModel } from "./harness.mjs";
 
 /** The text of the chat's last row when it is an answer (each row of the list holds one message). */
 const ANSWER = `${tid("message-list")} > ol > li:last-child ${tid("answer-text")}`;
@@ -16,32 +16,6 @@ const ANSWER = `${tid("message-list")} > ol > li:last-child ${tid("answer-text")
 async function openCard(card) {
   await card.$("summary").click();
   await card.$(tid("tool-result")).waitForExist({ timeout: 10000 });
-}
-
-function cli(home, args) {
-  const done = run(BIN, args, { env: { ...process.env, SWITCHBOARD_HOME: home } });
-  assert.equal(done.status, 0, `${args.join(" ")}: ${done.stderr}`);
-}
-
-/**
- * Runs `body(home, mock)` with aimock playing the model (tool-loop.json) and a fresh home that
- * has it as its provider, `everything` and our `fault` server added too when asked; stops the mock however it ends.
- */
-async function withMockModel(label, { everything = false, fault = false } = {}, body) {
-  const mock = await startAimock(undefined, "tool-loop.json");
-  const home = tempHome(label);
-  try {
-    cli(home, ["provider", "add", "Mock", "--kind", "openai_compatible", "--base-url", `${mock.root}/v1`, "--model", "gpt-4o"]);
-    if (everything) {
-      cli(home, ["mcp", "add", "everything", "--", path.resolve("tests/peers/node_modules/.bin/mcp-server-everything"), "stdio"]);
-    }
-    if (fault) {
-      cli(home, ["mcp", "add", "fault", "--", path.resolve("tests/peers/.venv/bin/python"), path.resolve("tests/peers/fault_server.py")]);
-    }
-    await body(home, mock);
-  } finally {
-    await mock.stop();
-  }
 }
 
 /** Waits until the Servers page shows `name` running, then returns to the first conversation. */

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { BIN, chooseInFileDialog, launch, nativeWindow, pasteInto, run, screenshotScreen, sidebarIds, sidebarTitles, tempHome, textOf, tid } from "./harness.mjs";
+import { chooseInFileDialog, cli, launch, nativeWindow, pasteInto, screenshotScreen, sidebarIds, sidebarTitles, tempHome, textOf, tid } from "./harness.mjs";
 
 async function createConversation(b) {
   const before = (await sidebarIds(b)).length;
@@ -200,8 +200,7 @@ test("Ctrl+K finds a message far back in a long conversation and opens it there;
   const home = tempHome("search-export");
   const seed = path.join(home, "seed.json");
   fs.writeFileSync(seed, JSON.stringify(exportOf("Island trip", 600, 44, "The ferry to Hvar leaves at nine from pier three.")));
-  const imported = run(BIN, ["conversations", "import", seed, "--json"], { env: { ...process.env, SWITCHBOARD_HOME: home } });
-  assert.equal(imported.status, 0, imported.stderr);
+  cli(home, ["conversations", "import", seed, "--json"]);
   const app = await launch(home);
   try {
     const b = app.browser;
@@ -245,8 +244,7 @@ test("Ctrl+K finds a message far back in a long conversation and opens it there;
     await b.waitUntil(async () => (await textOf(b, tid("conversation-header-title")).catch(() => "")) === "Island trip", { timeout: 10000 });
     // The same conversation: what the export of the import holds is what the first export held.
     const ids = await sidebarIds(b);
-    const again = run(BIN, ["conversations", "export", ids[0], "--format", "json"], { env: { ...process.env, SWITCHBOARD_HOME: home } });
-    assert.equal(again.status, 0, again.stderr);
+    const again = cli(home, ["conversations", "export", ids[0], "--format", "json"]);
     const strip = (file) => file.messages.map(({ id: _id, ...m }) => m);
     assert.deepEqual(strip(JSON.parse(again.stdout)), strip(written));
     await app.screenshot("imported");

@@ -293,6 +293,34 @@ export function pressIn(id, keys) {
   assert.equal(focused.status, 0, focused.stderr);
 }
 
+/** Runs a command line verb of the app on `home`, which must succeed; its result. */
+export function cli(home, args) {
+  const done = run(BIN, args, { env: { ...process.env, SWITCHBOARD_HOME: home } });
+  assert.equal(done.status, 0, `${args.join(" ")}: ${done.stderr}`);
+  return done;
+}
+
+/**
+ * Runs `body(home, mock)` with aimock playing the model (tool-loop.json) and a fresh home that
+ * has it as its provider, `everything` and our `fault` server added too when asked; stops the mock however it ends.
+ */
+export async function withMockModel(label, { everything = false, fault = false } = {}, body) {
+  const mock = await startAimock(undefined, "tool-loop.json");
+  const home = tempHome(label);
+  try {
+    cli(home, ["provider", "add", "Mock", "--kind", "openai_compatible", "--base-url", `${mock.root}/v1`, "--model", "gpt-4o"]);
+    if (everything) {
+      cli(home, ["mcp", "add", "everything", "--", path.resolve("tests/peers/node_modules/.bin/mcp-server-everything"), "stdio"]);
+    }
+    if (fault) {
+      cli(home, ["mcp", "add", "fault", "--", path.resolve("tests/peers/.venv/bin/python"), path.resolve("tests/peers/fault_server.py")]);
+    }
+    await body(home, mock);
+  } finally {
+    await mock.stop();
+  }
+}
+
 /** Starts a new conversation and sends `text` in it. */
 export async function sendInNewConversation(b, text) {
   await b.$(tid("new-conversation")).click();

@@ -5,32 +5,12 @@
 // resource links as cards, all from server-everything's own tools.
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import path from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { BIN, fakeBrowser, launch, nativeWindow, pressIn, run, screenshotScreen, sendInNewConversation, startAimock, tempHome, textOf, tid } from "./harness.mjs";
-
-function cli(home, args) {
-  const done = run(BIN, args, { env: { ...process.env, SWITCHBOARD_HOME: home } });
-  assert.equal(done.status, 0, `${args.join(" ")}: ${done.stderr}`);
-}
-
-async function withMock(label, everything, body) {
-  const mock = await startAimock(undefined, "tool-loop.json");
-  const home = tempHome(label);
-  try {
-    cli(home, ["provider", "add", "Mock", "--kind", "openai_compatible", "--base-url", `${mock.root}/v1`, "--model", "gpt-4o"]);
-    if (everything) {
-      cli(home, ["mcp", "add", "everything", "--", path.resolve("tests/peers/node_modules/.bin/mcp-server-everything"), "stdio"]);
-    }
-    await body(home, mock);
-  } finally {
-    await mock.stop();
-  }
-}
+import { fakeBrowser, launch, nativeWindow, pressIn, screenshotScreen, sendInNewConversation, textOf, tid, withMockModel } from "./harness.mjs";
 
 test("a long Markdown answer: highlighted code with Copy, a table, a task list; its link asks first and its image is never fetched", async () => {
-  await withMock("render-markdown", false, async (home, mock) => {
+  await withMockModel("render-markdown", {}, async (home) => {
     const { opened, env } = fakeBrowser(home);
     const app = await launch(home, env);
     try {
@@ -73,7 +53,6 @@ test("a long Markdown answer: highlighted code with Copy, a table, a task list; 
       await b.waitUntil(() => fs.existsSync(opened), { timeout: 10000, timeoutMsg: "the allowed link did not open" });
       assert.equal(fs.readFileSync(opened, "utf8"), "https://example.com/guide\n");
       assert.equal(await b.execute(() => location.href), own);
-      void mock;
     } finally {
       await app.close();
     }
@@ -81,7 +60,7 @@ test("a long Markdown answer: highlighted code with Copy, a table, a task list; 
 });
 
 test("a tool's image shows in its card (larger on click), structured content as a tree, resource links as cards", async () => {
-  await withMock("render-tools", true, async (home) => {
+  await withMockModel("render-tools", { everything: true }, async (home) => {
     const app = await launch(home);
     try {
       const b = app.browser;
@@ -129,7 +108,7 @@ test("a tool's image shows in its card (larger on click), structured content as 
 });
 
 test("an edited message keeps the old branch behind ‹ 1/2 ›, Regenerate adds another, and a message pair deletes", async () => {
-  await withMock("render-branches", false, async (home) => {
+  await withMockModel("render-branches", {}, async (home) => {
     const app = await launch(home);
     try {
       const b = app.browser;

@@ -159,10 +159,35 @@ fn put_tail(tx: &Transaction<'_>, snapshot: &Snapshot) -> Result<(), StoreError>
     put_back(tx, "message_branches", &snapshot.points)
 }
 
-fn text_of(snapshot: &Snapshot) -> Result<String, StoreError> {
-    serde_json::to_string(snapshot).map_err(|e| StoreError::InvalidRow {
-        detail: e.to_string(),
-    })
+/// Keeps the tail shown after message number `at` as the snapshot of the branch point's shown
+/// branch, and takes it out of what is shown.
+fn set_aside_shown(tx: &Transaction<'_>, conversation_id: &str, at: i64) -> Result<(), StoreError> {
+    let kept = serde_json::to_string(&take_tail(tx, conversation_id, at)?).map_err(|e| {
+        StoreError::InvalidRow {
+            detail: e.to_string(),
+        }
+    })?;
+    tx.execute(
+        "UPDATE message_branches SET snapshot = ?3 \
+         WHERE conversation_id = ?1 AND after_seq = ?2 AND snapshot IS NULL",
+        params![conversation_id, at, kept],
+    )?;
+    Ok(())
+}
+
+/// Adds branch `position` to the point after message number `at`, as the branch shown.
+fn new_shown_branch(
+    tx: &Transaction<'_>,
+    conversation_id: &str,
+    at: i64,
+    position: i64,
+) -> Result<(), StoreError> {
+    tx.execute(
+        "INSERT INTO message_branches (conversation_id, after_seq, position, snapshot) \
+         VALUES (?1, ?2, ?3, NULL)",
+        params![conversation_id, at, position],
+    )?;
+    Ok(())
 }
 
 /// The number of the message before `message_id` in its conversation (0 for the first).
@@ -226,30 +251,17 @@ impl Store {
         self.call(move |conn| {
             let tx = conn.transaction()?;
             let at = seq_before(&tx, &conversation_id, &message_id)?;
-            let kept = text_of(&take_tail(&tx, &conversation_id, at)?)?;
             let count: i64 = tx.query_row(
                 "SELECT COUNT(*) FROM message_branches WHERE conversation_id = ?1 AND after_seq = ?2",
                 params![conversation_id, at],
                 |row| row.get(0),
             )?;
+            // The first branch at a point is the one that was shown until now.
             if count == 0 {
-                tx.execute(
-                    "INSERT INTO message_branches (conversation_id, after_seq, position, snapshot) \
-                     VALUES (?1, ?2, 0, ?3)",
-                    params![conversation_id, at, kept],
-                )?;
-            } else {
-                tx.execute(
-                    "UPDATE message_branches SET snapshot = ?3 \
-                     WHERE conversation_id = ?1 AND after_seq = ?2 AND snapshot IS NULL",
-                    params![conversation_id, at, kept],
-                )?;
+                new_shown_branch(&tx, &conversation_id, at, 0)?;
             }
-            tx.execute(
-                "INSERT INTO message_branches (conversation_id, after_seq, position, snapshot) \
-                 VALUES (?1, ?2, ?3, NULL)",
-                params![conversation_id, at, count.max(1)],
-            )?;
+            set_aside_shown(&tx, &conversation_id, at)?;
+            new_shown_branch(&tx, &conversation_id, at, count.max(1))?;
             tx.commit()?;
             Ok(())
         })
@@ -287,12 +299,7 @@ impl Store {
             };
             // `None`: the branch asked for is the one shown.
             if let Some(target) = target {
-                let shown = text_of(&take_tail(&tx, &conversation_id, at)?)?;
-                tx.execute(
-                    "UPDATE message_branches SET snapshot = ?3 \
-                     WHERE conversation_id = ?1 AND after_seq = ?2 AND snapshot IS NULL",
-                    params![conversation_id, at, shown],
-                )?;
+                set_aside_shown(&tx, &conversation_id, at)?;
                 tx.execute(
                     "UPDATE message_branches SET snapshot = NULL \
                      WHERE conversation_id = ?1 AND after_seq = ?2 AND position = ?3",

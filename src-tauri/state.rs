@@ -41,6 +41,7 @@ impl AppState {
                     settings: Arc::clone(&self.settings),
                     shows_forms: true,
                     pid_file: None,
+                    check: switchboard_core::store::OpenCheck::Pages,
                 })
                 .await
             })

@@ -27,6 +27,15 @@ test("a long Markdown answer: highlighted code with Copy, a table, a task list; 
         ["Step", "Tool", "Status"],
       );
       assert.equal(await b.execute((sel) => document.querySelectorAll(`${sel} .task-box`).length, tid("answer-text")), 2);
+      // Math is typeset as MathML once KaTeX (a chunk loaded when math first shows) is here.
+      await b.$(`${tid("answer-text")} .math-block math[display="block"] mfrac`).waitForExist({ timeout: 10000, timeoutMsg: "the math was never typeset" });
+      assert.equal(await b.execute((sel) => document.querySelectorAll(`${sel} math`).length, tid("answer-text")), 2);
+      assert.equal(await b.execute((sel) => document.querySelectorAll(`${sel} .math-source`).length, tid("answer-text")), 0);
+      // The webview lays MathML out: the fraction is taller than a line of text.
+      assert.ok(
+        await b.execute((sel) => document.querySelector(`${sel} .math-block math`).getBoundingClientRect().height > 30, tid("answer-text")),
+        "the display math was not laid out as math",
+      );
       // The image is an address on the page; nothing asked aimock's host (or any) for it.
       assert.equal(await b.execute((sel) => document.querySelectorAll(`${sel} img`).length, tid("answer-text")), 0);
       assert.match(await textOf(b, `${tid("answer-text")} a.image-link`), /^Image “a chart”: https:\/\/tracker\.example\.net\/pixel\.png\?user=secret$/);

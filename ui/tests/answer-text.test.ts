@@ -7,7 +7,7 @@ import DOMPurify from "dompurify";
 import AnswerText from "../src/components/AnswerText.svelte";
 import { markdown, renderMarkdown } from "../src/lib/markdown";
 import { AnswerBlocks } from "../src/lib/markdown-blocks";
-import { loadHighlighter } from "../src/lib/highlight.svelte";
+import { loadHighlighter } from "../src/lib/highlight";
 
 /** HTML as the DOM holds it: the sanitiser leaves text without tags as written ("&#60;"), the DOM writes "&lt;". */
 function dom(html: string): string {
@@ -227,6 +227,13 @@ describe("an answer's code, tables, task lists and images", () => {
     const code = view.container.querySelector(".code-block code")!;
     expect(code.textContent).toBe('fn main() {\n    let x = "hi";\n}\n');
     expect(code.querySelector(".hljs-string")!.textContent).toBe('"hi"');
+  });
+
+  it("a table keeps its columns' alignment, and a code block's Copy button is a plain button", () => {
+    const box = document.createElement("div");
+    box.innerHTML = renderMarkdown("| a | b | c |\n| :-- | :-: | --: |\n| 1 | 2 | 3 |\n\n```\nx\n```");
+    expect([...box.querySelectorAll("td")].map((td) => td.getAttribute("align"))).toEqual(["left", "center", "right"]);
+    expect(box.querySelector("button.code-copy")!.getAttribute("type")).toBe("button");
   });
 
   it("highlighted code is still sanitised: a fence cannot smuggle markup in", async () => {

@@ -1,5 +1,6 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { FACES, warmUp, type WarmupClock } from "../src/lib/warmup";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import hljs from "highlight.js/lib/common";
+import { CODE_LANGUAGES, FACES, warmUp, type WarmupClock } from "../src/lib/warmup";
 
 /** A clock whose tasks run only when the test says so. */
 function manualClock(): WarmupClock & { pending: Array<() => void>; runAll(): number } {
@@ -68,7 +69,8 @@ describe("warming up after the window shows", () => {
     warmUp(document, clock, faces);
     clock.pending.shift()!();
     const added = box()!;
-    clock.pending.shift()!(); // the last task: the box goes once its faces are laid out
+    clock.pending.shift()!(); // the faces
+    clock.pending.shift()!(); // the box goes once its faces are laid out
     expect(box()).toBeNull();
     const spans = [...added.querySelectorAll("span")].filter((s) => s.style.fontFamily);
     expect(spans.map((s) => [s.style.fontFamily, s.style.fontSize, s.style.fontWeight, s.style.fontStyle])).toEqual([
@@ -95,5 +97,20 @@ describe("warming up after the window shows", () => {
     stop();
     expect(box()).toBeNull();
     expect(clock.pending).toHaveLength(0);
+  });
+
+  it("then loads the code highlighter and compiles the grammars answers use most, one a task", async () => {
+    const clock = manualClock();
+    warmUp(document, clock, []);
+    clock.pending.shift()!(); // the sample answer
+    clock.pending.shift()!(); // the box goes
+    expect(box()).toBeNull();
+    clock.pending.shift()!(); // the highlighter is asked for
+    await vi.waitFor(() => expect(clock.pending).toHaveLength(1));
+    const compiled = () => CODE_LANGUAGES.filter((l) => (hljs.getLanguage(l) as { isCompiled?: boolean } | undefined)?.isCompiled);
+    clock.pending.shift()!();
+    expect(compiled()).toContain(CODE_LANGUAGES[0]);
+    clock.runAll();
+    expect(compiled()).toEqual(CODE_LANGUAGES);
   });
 });

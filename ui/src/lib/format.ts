@@ -2,6 +2,11 @@
 
 import type { MessageStatus, Role } from "./types";
 
+/** `text` safe inside HTML, in an element or a quoted attribute. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
 export function roleLabel(role: Role): string {
   switch (role) {
     case "user":

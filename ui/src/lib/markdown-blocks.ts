@@ -7,7 +7,7 @@
 // (while it streams, link references across blocks excepted: see AnswerBlocks).
 
 import type { Token } from "marked";
-import { highlighter } from "./highlight.svelte";
+import { lazyRenderers, missCount } from "./lazy-render.svelte";
 import { markdown, renderMarkdown, sanitize } from "./markdown";
 
 /** marked's own line-end normalisation, done first so that offsets count in the text it lexes. */
@@ -54,16 +54,29 @@ export class AnswerBlocks {
   #keptHtml: string[] = [];
   /** Whether a lex of this text met a link reference definition. */
   #definitions = false;
-  /** The highlighter's generation the kept blocks were rendered in (code is highlighted once it loads). */
-  #generation = highlighter.generation;
+  /**
+   * Whether a block rendered since the last start over asked for a renderer that was not here
+   * yet (code highlighting, math), and the renderers' generation then: such an answer starts
+   * over once one arrives; any other keeps what it rendered.
+   */
+  #stale = false;
+  #generation = 0;
+
+  /** Whether the HTML last given was rendered without a renderer it asked for. */
+  get stale(): boolean {
+    return this.#stale;
+  }
 
   /**
    * Safe HTML of each block of `text`. Text that does not start with the text before starts
-   * over, and so does everything once the code highlighter has arrived.
+   * over, and so does an answer rendered without a renderer once one has arrived.
    */
   render(text: string): string[] {
     const source = lineEnds(text);
-    if (!source.startsWith(this.#kept) || this.#generation !== highlighter.generation) this.#reset();
+    if (!source.startsWith(this.#kept) || (this.#stale && this.#generation !== lazyRenderers.generation)) {
+      this.#reset();
+    }
+    const misses = missCount();
     const rest = source.slice(this.#kept.length);
     const tokens = markdown.lexer(rest);
 
@@ -89,6 +102,7 @@ export class AnswerBlocks {
       if (at !== null) at += token.raw.length;
     }
 
+    this.#noteMisses(misses);
     this.#kept += rest.slice(0, keptEnd);
     this.#keptHtml.push(...html.slice(0, keptBlocks));
     return [...this.#keptHtml, ...html.slice(keptBlocks)];
@@ -100,13 +114,28 @@ export class AnswerBlocks {
    * which is cheaper than cutting it up.
    */
   finish(text: string): string[] {
-    if (this.#kept === "" || !lineEnds(text).startsWith(this.#kept)) return [renderMarkdown(text)];
+    if (this.#kept === "" || !lineEnds(text).startsWith(this.#kept)) return this.#whole(text);
     const blocks = this.render(text);
-    return this.#definitions ? [renderMarkdown(text)] : blocks;
+    return this.#definitions ? this.#whole(text) : blocks;
+  }
+
+  #whole(text: string): string[] {
+    this.#reset();
+    const misses = missCount();
+    const html = renderMarkdown(text);
+    this.#noteMisses(misses);
+    return [html];
+  }
+
+  /** Notes whether a renderer was missed since the count was `before`, and in which generation. */
+  #noteMisses(before: number): void {
+    if (missCount() === before) return;
+    this.#stale = true;
+    this.#generation = lazyRenderers.generation;
   }
 
   #reset(): void {
-    this.#generation = highlighter.generation;
+    this.#stale = false;
     this.#kept = "";
     this.#keptHtml = [];
     this.#definitions = false;
@@ -115,7 +144,7 @@ export class AnswerBlocks {
 
 /** How many finished answers keep their blocks (the least recently shown go first). */
 const FINISHED_KEPT = 200;
-const finished = new Map<string, { text: string; generation: number; blocks: string[] }>();
+const finished = new Map<string, { text: string; generation: number; stale: boolean; blocks: string[] }>();
 
 /**
  * The HTML of the finished answer `id` with the text `text`: as rendered before, else finished
@@ -124,9 +153,14 @@ const finished = new Map<string, { text: string; generation: number; blocks: str
 export function finishedAnswer(id: string, text: string, blocks: AnswerBlocks): string[] {
   const known = finished.get(id);
   finished.delete(id);
-  const generation = highlighter.generation;
-  const entry =
-    known?.text === text && known.generation === generation ? known : { text, generation, blocks: blocks.finish(text) };
+  // Reading the generation makes the caller render again when a renderer arrives; what was
+  // rendered with every renderer it asked for is kept as it is then.
+  const generation = lazyRenderers.generation;
+  let entry = known;
+  if (entry?.text !== text || (entry.stale && entry.generation !== generation)) {
+    const html = blocks.finish(text);
+    entry = { text, generation, stale: blocks.stale, blocks: html };
+  }
   finished.set(id, entry);
   if (finished.size > FINISHED_KEPT) finished.delete(finished.keys().next().value as string);
   return entry.blocks;

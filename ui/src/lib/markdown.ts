@@ -6,17 +6,16 @@
 // (markdown-blocks.ts) go through the same two.
 //
 // Beyond marked's defaults: a code block is a box with its language, a Copy button and the
-// code highlighted (highlight.svelte.ts, once it has loaded); an image is never fetched (a
+// code highlighted (highlight.ts, once it has loaded); an image is never fetched (a
 // fetched image can carry data out in its address): it is a link that shows where it points;
-// a task list item shows a ticked or empty box, not a form control.
+// a task list item shows a ticked or empty box, not a form control; math between dollars
+// (or \( \) and \[ \]) is typeset as MathML (math.ts, once KaTeX has loaded).
 
 import DOMPurify from "dompurify";
 import { Marked } from "marked";
-import { highlightCode } from "./highlight.svelte";
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
+import { escapeHtml } from "./format";
+import { highlightCode } from "./highlight";
+import { MATH_ATTRS, MATH_TAGS, mathExtension } from "./math";
 
 /** The longest image address shown whole; a longer one is shown cut (the link keeps it whole). */
 const SHOWN_ADDRESS = 120;
@@ -54,19 +53,24 @@ export const markdown = new Marked({
         : `<span class="task-box" title="Not done">☐</span> `;
     },
   },
-});
+}).use(mathExtension);
 
 const ALLOWED_TAGS = [
   "p", "br", "hr", "strong", "em", "del", "code", "pre", "blockquote",
   "ul", "ol", "li", "h1", "h2", "h3", "h4", "h5", "h6",
   "table", "thead", "tbody", "tr", "th", "td", "a", "span", "div", "button",
+  ...MATH_TAGS,
 ];
+const ALLOWED_ATTR = ["href", "title", "align", "class", "type", ...MATH_ATTRS];
+/** Attributes that are never an address: DOMPurify would otherwise hold their values to ALLOWED_URI_REGEXP. */
+const NOT_ADDRESSES = ["align", "type", ...MATH_ATTRS];
 
 /** `html` from the parser with everything that could run or reach out removed. */
 export function sanitize(html: string): string {
   return DOMPurify.sanitize(html, {
     ALLOWED_TAGS,
-    ALLOWED_ATTR: ["href", "title", "align", "class", "type"],
+    ALLOWED_ATTR,
+    ADD_URI_SAFE_ATTR: NOT_ADDRESSES,
     ALLOWED_URI_REGEXP: /^(?:https?:|mailto:)/i,
   });
 }

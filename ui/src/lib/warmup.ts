@@ -1,11 +1,14 @@
 // What the first conversation opened after launch would otherwise pay for, done while the
 // window is idle just after it shows: the Markdown parser and sanitiser run once (their first
 // run is several times slower than the next), and text in each face the chat uses (family,
-// size, weight, style) is laid out once, out of sight. A face's first use costs a fontconfig
+// size, weight, style) is laid out once, out of sight; then the code highlighter is loaded and
+// the grammars answers use most are compiled (each costs a few ms on its first use). A face's
+// first use costs a fontconfig
 // lookup, ~5 ms each on Linux (measured in WebKitGTK: BENCHMARKS.md), and an answer brings
 // half a dozen at once, all inside the frame that paints it. Nothing here is shown, focusable
 // or read out, and the element it lays out is removed when it is done.
 
+import { loadHighlighter, prepareLanguage } from "./highlight";
 import { renderMarkdown } from "./markdown";
 
 /** A face of the chat's text: family and size as CSS values (the theme's variables), weight, style. */
@@ -34,6 +37,14 @@ export const FACES: readonly Face[] = [
     { family: MONO, size: `var(${size})`, weight: 400 },
     { family: MONO, size: `calc(var(${size}) * 0.92)`, weight: 400 },
   ]),
+  // Highlighted code: comments in italics, `hljs-strong` in bold.
+  { family: MONO, size: "calc(var(--text-md) * 0.92)", weight: 400, style: "italic" },
+  { family: MONO, size: "calc(var(--text-md) * 0.92)", weight: 600 },
+];
+
+/** The languages whose grammars are compiled ahead: what answers hold most often. */
+export const CODE_LANGUAGES: readonly string[] = [
+  "python", "javascript", "typescript", "bash", "json", "rust", "shell", "sql", "go", "java", "cpp", "xml", "css", "yaml",
 ];
 
 /** Markdown with every construct an answer's renderer handles (one of each). */
@@ -78,7 +89,7 @@ export function warmUp(doc: Document, clock: WarmupClock = browserClock, faces: 
   box.style.cssText =
     "position:fixed;left:-10000px;top:0;width:600px;visibility:hidden;pointer-events:none;contain:layout style paint;";
 
-  const steps: Array<() => void> = [
+  const steps: Array<() => void | Promise<void>> = [
     () => {
       const html = renderMarkdown(SAMPLE_MARKDOWN);
       renderMarkdown(SAMPLE_MARKDOWN); // the second run is the one the optimiser has seen
@@ -106,12 +117,26 @@ export function warmUp(doc: Document, clock: WarmupClock = browserClock, faces: 
     });
   }
 
+  steps.push(
+    () => box.remove(),
+    () => loadHighlighter(),
+    ...CODE_LANGUAGES.map((language) => () => prepareLanguage(language)),
+  );
+  return runTasks(clock, steps, () => box.remove());
+}
+
+/**
+ * Runs `steps` one a task on `clock`, each after the one before (and after the promise it
+ * returned, if any), then `done`; returns a function that stops them (and runs `done`).
+ */
+export function runTasks(clock: WarmupClock, steps: ReadonlyArray<() => void | Promise<void>>, done: () => void): () => void {
   let cancel: (() => void) | null = null;
   let stopped = false;
   const finish = (): void => {
+    if (stopped) return;
     stopped = true;
     cancel?.();
-    box.remove();
+    done();
   };
   const next = (i: number): void => {
     if (stopped) return;
@@ -121,8 +146,9 @@ export function warmUp(doc: Document, clock: WarmupClock = browserClock, faces: 
     }
     cancel = clock.later(() => {
       if (stopped) return;
-      steps[i]();
-      next(i + 1);
+      const ran = steps[i]();
+      if (ran instanceof Promise) void ran.then(() => next(i + 1));
+      else next(i + 1);
     });
   };
   next(0);

@@ -32,7 +32,7 @@ use crate::paths::AppPaths;
 use crate::policy::confirm::{Allowance, Confirm, StandingTool};
 use crate::secrets::SecretStore;
 use crate::settings::{Settings, SettingsError, SettingsSource};
-use crate::store::Conversation;
+use crate::store::{Conversation, OpenCheck, DEFAULT_BUSY_TIMEOUT};
 
 /// What an [`App`] is built from.
 pub struct AppConfig {
@@ -45,6 +45,9 @@ pub struct AppConfig {
     /// Where the supervisor records its servers' process groups; `None`: the app's own file
     /// (only the process holding the home's instance lock may use that one).
     pub pid_file: Option<PathBuf>,
+    /// How much of the database is checked when it opens: every page, unless this process
+    /// only reads (a command line verb that lists, shows, searches or exports).
+    pub check: OpenCheck,
 }
 
 impl AppConfig {
@@ -65,6 +68,7 @@ impl AppConfig {
             settings,
             shows_forms: false,
             pid_file: Some(pid_file),
+            check: OpenCheck::Pages,
         }
     }
 }
@@ -93,7 +97,13 @@ pub struct App {
 impl App {
     /// Opens the database (see [`Core::open`]) and builds the app around it.
     pub async fn open(config: AppConfig) -> Arc<App> {
-        let core = Core::open(config.paths.clone(), Arc::clone(&config.secrets)).await;
+        let core = Core::open_with_timeout(
+            config.paths.clone(),
+            Arc::clone(&config.secrets),
+            DEFAULT_BUSY_TIMEOUT,
+            config.check,
+        )
+        .await;
         App::with_core(core, config).await
     }
 

@@ -49,6 +49,21 @@ enum Command {
     Conversations(conversations::ConversationsCommand),
 }
 
+impl Command {
+    /// Whether the verb only reads the database: its process then checks the file's header,
+    /// not every page, when it opens it (a search of a large home answers at once).
+    fn only_reads(&self) -> bool {
+        use conversations::ConversationsCommand as C;
+        matches!(
+            self,
+            Command::Conversations(
+                C::List { .. } | C::Show { .. } | C::Search { .. } | C::Export { .. }
+            ) | Command::Provider(provider::ProviderCommand::List { .. })
+                | Command::Mcp(mcp::McpCommand::List { .. } | mcp::McpCommand::Approvals { .. })
+        )
+    }
+}
+
 /// True when the process was started with arguments meant for the command line (anything
 /// but the `-psn_…` argument macOS adds to apps started from Finder).
 pub fn is_cli_invocation(args: &[OsString]) -> bool {
@@ -84,7 +99,11 @@ pub fn main(args: Vec<OsString>) -> i32 {
     let code = runtime.block_on(async {
         let secrets = Arc::new(KeyringStore::new(paths.keychain_service()));
         let settings = Arc::new(SettingsFile::new(paths.settings_file()));
-        let app = App::open(AppConfig::headless(paths, secrets, settings)).await;
+        let mut config = AppConfig::headless(paths, secrets, settings);
+        if cli.command.only_reads() {
+            config.check = crate::store::OpenCheck::Header;
+        }
+        let app = App::open(config).await;
         // `chat` stops its answer on Ctrl-C itself (saving what was shown); any other verb
         // is stopped here, and the servers it started are stopped with it below.
         let stops_itself = matches!(cli.command, Command::Chat(_));
@@ -318,6 +337,36 @@ mod tests {
                 .unwrap_err()
                 .to_string();
         assert!(unknown.contains("lm_studio"), "{unknown}");
+    }
+
+    #[test]
+    fn only_verbs_that_read_skip_the_page_check_at_open() {
+        let reads = |args: &[&str]| {
+            Cli::try_parse_from(std::iter::once("switchboard").chain(args.iter().copied()))
+                .unwrap()
+                .command
+                .only_reads()
+        };
+        for args in [
+            &["conversations", "list"][..],
+            &["conversations", "show", "c1", "--json"],
+            &["conversations", "search", "tea", "--json"],
+            &["conversations", "export", "c1", "--format", "json"],
+            &["provider", "list"],
+            &["mcp", "list", "--json"],
+            &["mcp", "approvals"],
+        ] {
+            assert!(reads(args), "{args:?}");
+        }
+        for args in [
+            &["conversations", "import", "f.json"][..],
+            &["conversations", "delete-turn", "c1", "m1"],
+            &["chat", "hello"],
+            &["provider", "remove", "p"],
+            &["mcp", "remove", "s"],
+        ] {
+            assert!(!reads(args), "{args:?}");
+        }
     }
 
     #[tokio::test]

@@ -18,7 +18,9 @@ use crate::provider_config::{
 };
 use crate::providers::HttpOptions;
 use crate::secrets::{provider_account, SecretError, SecretStore};
-use crate::store::{Conversation, Message, ProviderRow, Store, StoreError, DEFAULT_BUSY_TIMEOUT};
+use crate::store::{
+    Conversation, Message, OpenCheck, ProviderRow, Store, StoreError, DEFAULT_BUSY_TIMEOUT,
+};
 use crate::text::one_line;
 
 use crate::error::DatabaseUnavailable;
@@ -116,18 +118,22 @@ impl Core {
     /// this call: the core remembers why, every storage operation reports it, and the file is
     /// left as it was.
     pub async fn open(paths: AppPaths, secrets: Arc<dyn SecretStore>) -> Core {
-        Self::open_with_timeout(paths, secrets, DEFAULT_BUSY_TIMEOUT).await
+        Self::open_with_timeout(paths, secrets, DEFAULT_BUSY_TIMEOUT, OpenCheck::Pages).await
     }
 
+    /// [`Core::open`], waiting at most `busy_timeout` for a lock and checking as much of the
+    /// file as `check` says.
     pub async fn open_with_timeout(
         paths: AppPaths,
         secrets: Arc<dyn SecretStore>,
         busy_timeout: Duration,
+        check: OpenCheck,
     ) -> Core {
         let file = paths.database_file();
-        let opened = tokio::task::spawn_blocking(move || Store::open(&file, busy_timeout))
-            .await
-            .unwrap_or_else(|e| Err(StoreError::Task(e.to_string())));
+        let opened =
+            tokio::task::spawn_blocking(move || Store::open_checking(&file, busy_timeout, check))
+                .await
+                .unwrap_or_else(|e| Err(StoreError::Task(e.to_string())));
         let db = opened.map_err(|e| {
             tracing::error!(error = %e, "the database could not be opened");
             DatabaseUnavailable::from(&e)

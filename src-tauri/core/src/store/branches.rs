@@ -12,7 +12,7 @@
 //! with their ids and numbers, so nothing that points at them changes.
 
 use rusqlite::types::Value as SqlValue;
-use rusqlite::{params, OptionalExtension, Transaction};
+use rusqlite::{params, Connection, OptionalExtension, Params, Transaction};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -46,6 +46,51 @@ struct Snapshot {
     messages: Vec<Map<String, Value>>,
     tool_runs: Vec<Map<String, Value>>,
     points: Vec<Map<String, Value>>,
+}
+
+/// The result files (see `conversations::result_files`) that the branches kept at the points
+/// `filter` selects (SQL over `message_branches`) point at, with those of the branches nested
+/// in them: they go when those points go.
+pub(super) fn kept_result_files(
+    conn: &Connection,
+    filter: &str,
+    values: impl Params,
+) -> Result<Vec<String>, StoreError> {
+    let snapshots: Vec<String> = conn
+        .prepare(&format!(
+            "SELECT snapshot FROM message_branches WHERE snapshot IS NOT NULL AND {filter}"
+        ))?
+        .query_map(values, |row| row.get(0))?
+        .collect::<Result<_, _>>()?;
+    let mut files = Vec::new();
+    for snapshot in &snapshots {
+        files_in_snapshot(snapshot, &mut files);
+    }
+    Ok(files)
+}
+
+fn files_in_snapshot(text: &str, files: &mut Vec<String>) {
+    let Ok(snapshot) = serde_json::from_str::<Snapshot>(text) else {
+        return;
+    };
+    for run in &snapshot.tool_runs {
+        let Some(Value::String(result)) = run.get("result") else {
+            continue;
+        };
+        let Ok(record) = serde_json::from_str::<Value>(result) else {
+            continue;
+        };
+        if let (Some(_), Some(Value::String(file))) =
+            (record.get("switchboard"), record.get("file"))
+        {
+            files.push(file.clone());
+        }
+    }
+    for point in &snapshot.points {
+        if let Some(Value::String(nested)) = point.get("snapshot") {
+            files_in_snapshot(nested, files);
+        }
+    }
 }
 
 fn json_of(value: SqlValue) -> Value {

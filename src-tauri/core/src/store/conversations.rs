@@ -201,7 +201,12 @@ impl Store {
         let dir = self.data_dir.clone();
         self.call(move |conn| {
             // Results too large for the database live in files of their own: they go too.
-            let files = result_files(conn, &id, 0, i64::MAX)?;
+            let mut files = result_files(conn, &id, 0, i64::MAX)?;
+            files.extend(super::branches::kept_result_files(
+                conn,
+                "conversation_id = ?1",
+                [&id],
+            )?);
             let changed = conn.execute("DELETE FROM conversations WHERE id = ?1", [&id])?;
             if changed == 0 {
                 return Err(not_found(&id));

@@ -521,7 +521,7 @@ impl Store {
                 params![conversation_id, first, i64::MAX],
                 |row| row.get(0),
             )?;
-            let files = conversations::result_files(&tx, &conversation_id, first, end)?;
+            let mut files = conversations::result_files(&tx, &conversation_id, first, end)?;
             let ids: Vec<String> = tx
                 .prepare(
                     "SELECT id FROM messages WHERE conversation_id = ?1 AND seq >= ?2 AND seq < ?3 \
@@ -535,12 +535,15 @@ impl Store {
                 params![conversation_id, first, end],
             )?;
             // Branch points whose branches start inside the turn go with it (their other
-            // branches too); one just before the next question stays where it is.
+            // branches too, and the result files those point at); one just before the next
+            // question stays where it is.
+            files.extend(super::branches::kept_result_files(
+                &tx,
+                TURN_POINTS,
+                params![conversation_id, first, end],
+            )?);
             tx.execute(
-                "DELETE FROM message_branches WHERE conversation_id = ?1 AND after_seq >= \
-                 (SELECT COALESCE(MAX(seq), 0) FROM messages WHERE conversation_id = ?1 AND seq < ?2) \
-                 AND after_seq < \
-                 (SELECT MAX(seq) FROM messages WHERE conversation_id = ?1 AND seq < ?3)",
+                &format!("DELETE FROM message_branches WHERE {TURN_POINTS}"),
                 params![conversation_id, first, end],
             )?;
             tx.execute(
@@ -587,6 +590,12 @@ pub const MAY_HAVE_RUN: &str = "This call was started, but Switchboard stopped (
 /// Calls recorded as started whose process is gone (`gone` says so of the answer's writer):
 /// each gets the result the model reads, [`MAY_HAVE_RUN`], and its
 /// record ends as an error. Returns how many.
+/// The branch points of conversation `?1` whose branches start inside the turn of messages
+/// numbered `?2..?3`.
+const TURN_POINTS: &str = "conversation_id = ?1 AND after_seq >= \
+     (SELECT COALESCE(MAX(seq), 0) FROM messages WHERE conversation_id = ?1 AND seq < ?2) \
+     AND after_seq < (SELECT MAX(seq) FROM messages WHERE conversation_id = ?1 AND seq < ?3)";
+
 fn answer_calls_cut_off(
     conn: &mut rusqlite::Connection,
     gone: impl Fn(Option<&str>) -> bool,

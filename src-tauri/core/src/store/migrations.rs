@@ -208,6 +208,14 @@ CREATE TABLE message_branches (
     PRIMARY KEY (conversation_id, after_seq, position)
 );
 "#,
+    // 13: what recovery after a crash looks for (answers left streaming, calls left running)
+    // is found through these, not by reading every message: every process that opens the
+    // home runs it, and a home of 100 000 messages took ~0.4 s to scan.
+    r#"
+CREATE INDEX messages_streaming ON messages(writer) WHERE status = 'streaming';
+CREATE INDEX tool_runs_unfinished ON tool_runs(message_id)
+    WHERE finished_at IS NULL AND started_at IS NOT NULL;
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

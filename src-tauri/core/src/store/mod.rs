@@ -116,6 +116,19 @@ impl StoreError {
     }
 }
 
+/// How much opening a database checks before it is used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OpenCheck {
+    /// Reads every page (`PRAGMA quick_check`), so that damage is found before anything is
+    /// written: the window, and every command that may write.
+    #[default]
+    Pages,
+    /// Only the header and the schema: for a process that only reads (its cost does not grow
+    /// with the file). A damaged page shows as an error on the read that meets it. A database
+    /// an older version wrote is checked in full all the same, since it is about to be migrated.
+    Header,
+}
+
 /// A handle to the database; cheap to clone.
 #[derive(Clone)]
 pub struct Store {
@@ -134,6 +147,18 @@ impl Store {
     /// [`StoreError::Locked`], [`StoreError::Corrupt`], [`StoreError::TooNew`] or
     /// [`StoreError::Open`], each saying what happened; the file is not modified in those cases.
     pub fn open(path: &Path, busy_timeout: Duration) -> Result<Store, StoreError> {
+        Self::open_checking(path, busy_timeout, OpenCheck::Pages)
+    }
+
+    /// [`Store::open`], checking as much as `check` says.
+    ///
+    /// # Errors
+    /// As [`Store::open`].
+    pub fn open_checking(
+        path: &Path,
+        busy_timeout: Duration,
+        check: OpenCheck,
+    ) -> Result<Store, StoreError> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| StoreError::Open {
                 path: path.to_path_buf(),
@@ -148,7 +173,7 @@ impl Store {
             .map_err(|e| classify(path, e, busy_timeout))?;
         conn.busy_timeout(busy_timeout)
             .map_err(|e| classify(path, e, busy_timeout))?;
-        let mut store = Self::prepare(conn, path, busy_timeout)?;
+        let mut store = Self::prepare(conn, path, busy_timeout, check)?;
         if let Some(dir) = path.parent() {
             store.writer = Arc::new(writers::Writer::register(dir));
             store.data_dir = Some(dir.to_path_buf());
@@ -162,10 +187,20 @@ impl Store {
     /// Only if SQLite itself fails.
     pub fn open_in_memory() -> Result<Store, StoreError> {
         let conn = Connection::open_in_memory()?;
-        Self::prepare(conn, Path::new(":memory:"), DEFAULT_BUSY_TIMEOUT)
+        Self::prepare(
+            conn,
+            Path::new(":memory:"),
+            DEFAULT_BUSY_TIMEOUT,
+            OpenCheck::Pages,
+        )
     }
 
-    fn prepare(mut conn: Connection, path: &Path, busy: Duration) -> Result<Store, StoreError> {
+    fn prepare(
+        mut conn: Connection,
+        path: &Path,
+        busy: Duration,
+        check: OpenCheck,
+    ) -> Result<Store, StoreError> {
         let map = |e| classify(path, e, busy);
         // Reading the version is the first touch of the file: a damaged or foreign file fails
         // here, before anything is written to it.
@@ -174,7 +209,8 @@ impl Store {
             .map_err(map)?;
         // A damaged page (a disk error, a copy cut short) is found before anything is written:
         // the file is left as it is for the person (or a recovery tool) to deal with.
-        if found > 0 {
+        let known = migrations::latest_version();
+        if found > 0 && (check == OpenCheck::Pages || found < known) {
             let verdict: String = conn
                 .query_row("PRAGMA quick_check(1)", [], |row| row.get(0))
                 .map_err(map)?;
@@ -185,7 +221,6 @@ impl Store {
                 });
             }
         }
-        let known = migrations::latest_version();
         if found > known {
             return Err(StoreError::TooNew {
                 path: path.to_path_buf(),

@@ -1121,3 +1121,107 @@ async fn an_edit_and_a_regenerated_answer_start_branches_that_nest_and_switch_ba
         .unwrap();
     assert_eq!(count, 0);
 }
+
+#[tokio::test]
+async fn recovery_finds_what_a_crash_left_through_indexes_not_by_reading_every_message() {
+    let store = Store::open_in_memory().unwrap();
+    let plans: Vec<String> = store
+        .call(|c| {
+            let mut plans = Vec::new();
+            for (query, parameters) in [
+                (
+                    "SELECT DISTINCT writer FROM messages WHERE status = 'streaming'",
+                    0,
+                ),
+                (
+                    "UPDATE messages SET status = 'interrupted' \
+                     WHERE status = 'streaming' AND writer IS ?1",
+                    1,
+                ),
+                (
+                    "SELECT r.id, r.conversation_id, r.call_id, m.writer \
+                     FROM tool_runs r JOIN messages m ON m.id = r.message_id \
+                     WHERE r.finished_at IS NULL AND r.started_at IS NOT NULL",
+                    0,
+                ),
+            ] {
+                let mut stmt = c.prepare(&format!("EXPLAIN QUERY PLAN {query}"))?;
+                let nulls = vec![rusqlite::types::Null; parameters];
+                let details: Vec<String> = stmt
+                    .query_map(rusqlite::params_from_iter(nulls), |row| row.get(3))?
+                    .collect::<Result<_, _>>()?;
+                plans.push(details.join(" | "));
+            }
+            Ok(plans)
+        })
+        .await
+        .unwrap();
+    // A scan, if any, is of an index that holds only the rows recovery wants.
+    for plan in &plans {
+        for step in plan.split(" | ") {
+            assert!(
+                !step.starts_with("SCAN") || step.contains("INDEX"),
+                "{plan}"
+            );
+        }
+    }
+    assert!(plans[0].contains("messages_streaming"), "{}", plans[0]);
+    assert!(plans[2].contains("tool_runs_unfinished"), "{}", plans[2]);
+}
+
+#[tokio::test]
+async fn result_files_of_branches_kept_aside_go_with_their_turn_or_their_conversation() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("db.sqlite3"), DEFAULT_BUSY_TIMEOUT).unwrap();
+    let say = |role, text: &str| NewMessage::text(role, text);
+    // A turn whose answer called a tool with a result too large for the database, then that
+    // answer asked for again: the call and its file are in the branch kept aside.
+    let turn_with_a_hidden_file = |title: &'static str| {
+        let store = store.clone();
+        async move {
+            let conv = store.create_conversation(title.into()).await.unwrap();
+            let question = store
+                .append_message(conv.id.clone(), say(Role::User, "question"))
+                .await
+                .unwrap();
+            let mut asking = say(Role::Assistant, "");
+            asking.tool_calls = Some(
+                serde_json::json!([{"id": "c1", "name": "everything__echo", "arguments": "{}"}]),
+            );
+            let asking = store.append_message(conv.id.clone(), asking).await.unwrap();
+            let mut run = a_call(&conv.id, &asking.id, "c1");
+            run.result = Some("x".repeat(super::tool_loop::MAX_STORED_RESULT + 1));
+            let run_id = run.id.clone();
+            let mut result = say(Role::Tool, "big result");
+            result.tool_call_id = Some("c1".into());
+            store.record_tool_call(run, result).await.unwrap();
+            store
+                .branch_off(conv.id.clone(), asking.id.clone())
+                .await
+                .unwrap();
+            store
+                .append_message(conv.id.clone(), say(Role::Assistant, "another answer"))
+                .await
+                .unwrap();
+            (conv.id, question.id, run_id)
+        }
+    };
+    let file = |run_id: &str| dir.path().join(format!("results/{run_id}.json"));
+
+    let (conv, question, run_id) = turn_with_a_hidden_file("delete the turn").await;
+    assert!(store.list_tool_runs(conv.clone()).await.unwrap().is_empty());
+    assert!(file(&run_id).exists(), "kept with the branch set aside");
+    store.delete_turn(conv, question).await.unwrap();
+    assert!(
+        !file(&run_id).exists(),
+        "the hidden branch's file went with its turn"
+    );
+
+    let (conv, _, run_id) = turn_with_a_hidden_file("delete the conversation").await;
+    assert!(file(&run_id).exists());
+    store.delete_conversation(conv).await.unwrap();
+    assert!(
+        !file(&run_id).exists(),
+        "the hidden branch's file went with its conversation"
+    );
+}

@@ -358,6 +358,7 @@ pub async fn headless_app(
         settings: std::sync::Arc::new(switchboard_core::settings::MemorySettings::default()),
         shows_forms: false,
         pid_file: None,
+        check: switchboard_core::store::OpenCheck::Pages,
     };
     switchboard_core::App::with_core(core, config).await
 }

@@ -61,9 +61,9 @@ const ALLOWED_TAGS = [
   "table", "thead", "tbody", "tr", "th", "td", "a", "span", "div", "button",
   ...MATH_TAGS,
 ];
-const ALLOWED_ATTR = ["href", "title", "align", "class", "type", ...MATH_ATTRS];
 /** Attributes that are never an address: DOMPurify would otherwise hold their values to ALLOWED_URI_REGEXP. */
 const NOT_ADDRESSES = ["align", "type", ...MATH_ATTRS];
+const ALLOWED_ATTR = ["href", "title", "class", ...NOT_ADDRESSES];
 
 /** `html` from the parser with everything that could run or reach out removed. */
 export function sanitize(html: string): string {

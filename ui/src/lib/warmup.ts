@@ -3,9 +3,8 @@
 // run is several times slower than the next), and text in each face the chat uses (family,
 // size, weight, style) is laid out once, out of sight; then the code highlighter is loaded and
 // the grammars answers use most are compiled (each costs a few ms on its first use). A face's
-// first use costs a fontconfig
-// lookup, ~5 ms each on Linux (measured in WebKitGTK: BENCHMARKS.md), and an answer brings
-// half a dozen at once, all inside the frame that paints it. Nothing here is shown, focusable
+// first use costs a fontconfig lookup, ~5 ms each on Linux (measured in WebKitGTK:
+// BENCHMARKS.md), and an answer brings half a dozen at once, all inside the frame that paints it. Nothing here is shown, focusable
 // or read out, and the element it lays out is removed when it is done.
 
 import { loadHighlighter, prepareLanguage } from "./highlight";

@@ -77,12 +77,8 @@ fn files_in_snapshot(text: &str, files: &mut Vec<String>) {
         let Some(Value::String(result)) = run.get("result") else {
             continue;
         };
-        let Ok(record) = serde_json::from_str::<Value>(result) else {
-            continue;
-        };
-        if let (Some(_), Some(Value::String(file))) =
-            (record.get("switchboard"), record.get("file"))
-        {
+        let pointer = super::file_pointer(result);
+        if let Some(Value::String(file)) = pointer.as_ref().and_then(|p| p.get("file")) {
             files.push(file.clone());
         }
     }

@@ -587,15 +587,15 @@ impl Store {
 /// mid-call): it may have done its work, so the model must not assume it did not.
 pub const MAY_HAVE_RUN: &str = "This call was started, but Switchboard stopped (its process ended) before it finished: it may have run, and its outcome is unknown. Check before doing it again.";
 
-/// Calls recorded as started whose process is gone (`gone` says so of the answer's writer):
-/// each gets the result the model reads, [`MAY_HAVE_RUN`], and its
-/// record ends as an error. Returns how many.
 /// The branch points of conversation `?1` whose branches start inside the turn of messages
 /// numbered `?2..?3`.
 const TURN_POINTS: &str = "conversation_id = ?1 AND after_seq >= \
      (SELECT COALESCE(MAX(seq), 0) FROM messages WHERE conversation_id = ?1 AND seq < ?2) \
      AND after_seq < (SELECT MAX(seq) FROM messages WHERE conversation_id = ?1 AND seq < ?3)";
 
+/// Calls recorded as started whose process is gone (`gone` says so of the answer's writer):
+/// each gets the result the model reads, [`MAY_HAVE_RUN`], and its
+/// record ends as an error. Returns how many.
 fn answer_calls_cut_off(
     conn: &mut rusqlite::Connection,
     gone: impl Fn(Option<&str>) -> bool,

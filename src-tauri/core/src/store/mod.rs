@@ -291,6 +291,15 @@ fn classify(path: &Path, err: rusqlite::Error, busy: Duration) -> StoreError {
     }
 }
 
+/// The record `text` when it points at a result file of this machine's home (`{"switchboard":
+/// …, "file": "results/…"}`, its `file` null when the file could not be written): meaningless
+/// elsewhere, never taken from a file, and its file goes with the last record of it.
+fn file_pointer(text: &str) -> Option<serde_json::Value> {
+    serde_json::from_str::<serde_json::Value>(text)
+        .ok()
+        .filter(|v| v.get("switchboard").is_some() && v.get("file").is_some())
+}
+
 /// Milliseconds since the Unix epoch.
 pub fn now_ms() -> i64 {
     std::time::SystemTime::now()

@@ -164,7 +164,7 @@ impl ConversationExport {
                     started_at: r.started_at,
                     finished_at: r.finished_at,
                     is_error: r.is_error,
-                    result: r.result.filter(|text| !is_file_pointer(text)),
+                    result: r.result.filter(|text| super::file_pointer(text).is_none()),
                     retry_of: r.retry_of,
                     description: r.description,
                     rich: r.rich,
@@ -214,13 +214,6 @@ impl ConversationExport {
         }
         Ok(())
     }
-}
-
-/// A record that points at a result file of this machine's home (`{"switchboard": …, "file":
-/// "results/…"}`): meaningless elsewhere, and never taken from a file.
-fn is_file_pointer(text: &str) -> bool {
-    serde_json::from_str::<serde_json::Value>(text)
-        .is_ok_and(|v| v.get("switchboard").is_some() && v.get("file").is_some())
 }
 
 impl Store {
@@ -313,7 +306,7 @@ impl Store {
                     started_at: r.started_at,
                     finished_at: r.finished_at,
                     is_error: r.is_error,
-                    result: r.result.filter(|text| !is_file_pointer(text)),
+                    result: r.result.filter(|text| super::file_pointer(text).is_none()),
                     retry_of,
                     description: r.description,
                     can_retry: false,

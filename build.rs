@@ -47,6 +47,7 @@ const COMMANDS: &[&str] = &[
     "import_mcp_servers",
     "edit_mcp_server",
     "list_mcp_tools",
+    "list_mcp_offers",
     "accept_mcp_tool",
     "sign_in_mcp_server",
     "sign_out_mcp_server",

@@ -121,6 +121,7 @@ pub fn run() -> i32 {
             commands::mcp::import_mcp_servers,
             commands::mcp::edit_mcp_server,
             commands::mcp::list_mcp_tools,
+            commands::mcp::list_mcp_offers,
             commands::mcp::accept_mcp_tool,
             commands::mcp::sign_in_mcp_server,
             commands::mcp::sign_out_mcp_server,

@@ -11,6 +11,7 @@ use switchboard_core::app::ToolAcceptance;
 use switchboard_core::engine::{McpServerStatus, McpServerView, ToolReview};
 use switchboard_core::mcp::config::{claude_desktop_config_path, ImportPreview};
 use switchboard_core::mcp::elicitation::{ElicitationAnswer, ElicitationRequest};
+use switchboard_core::mcp::features::ServerOffers;
 use switchboard_core::mcp::oauth::LoopbackBrowser;
 use switchboard_core::policy::confirm::ask_before_sign_in;
 use tauri::ipc::Channel;
@@ -186,6 +187,16 @@ pub async fn list_mcp_tools(
     name: String,
 ) -> CommandResult<Vec<ToolReview>> {
     Ok(state.app().await.server_tools(&name).await?)
+}
+
+/// What a running server offers beside its tools: its resources, resource templates and
+/// prompts.
+#[tauri::command]
+pub async fn list_mcp_offers(
+    state: State<'_, AppState>,
+    name: String,
+) -> CommandResult<ServerOffers> {
+    Ok(state.app().await.server_offers(&name).await?)
 }
 
 /// Offers a changed tool to models again, once the person accepts its diff in the native

@@ -409,6 +409,11 @@ export async function startAimock(port, fixtures = "providers.json") {
   return {
     root,
     port: Number(new URL(root).port),
+    /** What aimock received, oldest first (each request body up to its 64 KB journal cap). */
+    async journal() {
+      const answer = await fetch(`${root}/__aimock/journal?limit=1000`);
+      return answer.json();
+    },
     async stop() {
       if (child.exitCode === null) {
         child.kill();

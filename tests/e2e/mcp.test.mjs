@@ -269,6 +269,15 @@ test("a remote server added by its address connects after the native dialog and 
     // Pinned as the app first saw the server list it, before anyone looked.
     assert.equal(await textOf(b, `${item} ${tid("tool-item")}[data-tool="echo"] ${tid("tool-status")}`), "as first seen");
     await app.screenshot("servers-remote");
+    // Beside its tools, what it offers: resources, resource templates and prompts (issue 17).
+    await b.$(`${item} ${tid("resource-item")}`).waitForExist({ timeout: 15000 });
+    const offers = `${item} ${tid("server-offers")}`;
+    await b.execute((selector) => document.querySelector(selector)?.scrollIntoView(), offers);
+    assert.match(await textOf(b, offers), /demo:\/\/resource\/static\/document\//);
+    assert.match(await textOf(b, offers), /demo:\/\/resource\/dynamic\/text\/\{resourceId\}/);
+    const prompt = `${item} ${tid("prompt-item")}[data-prompt="args-prompt"]`;
+    assert.equal(await textOf(b, `${prompt} ${tid("prompt-arguments")}`), "city*, state");
+    await app.screenshot("servers-resources-and-prompts");
   } finally {
     await app.close();
     everything.kill("SIGTERM");

@@ -5,9 +5,10 @@
 // resource links as cards, all from server-everything's own tools.
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import path from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fakeBrowser, launch, nativeWindow, pressIn, screenshotScreen, sendInNewConversation, textOf, tid, withMockModel } from "./harness.mjs";
+import { cli, fakeBrowser, launch, nativeWindow, pressIn, screenshotScreen, sendInNewConversation, textOf, tid, withMockModel } from "./harness.mjs";
 
 test("a long Markdown answer: highlighted code with Copy, a table, a task list; its link asks first and its image is never fetched", async () => {
   await withMockModel("render-markdown", {}, async (home) => {
@@ -166,6 +167,39 @@ test("an edited message keeps the old branch behind ‹ 1/2 ›, Regenerate adds
       await dialog.waitForDisplayed({ timeout: 5000 });
       await dialog.$("button=Delete").click();
       await b.waitUntil(async () => (await answers()).length === 0, { timeout: 10000, timeoutMsg: "the pair stayed" });
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+test("files attached from the command line reach the model and show on the message in the window", async () => {
+  await withMockModel("render-files", {}, async (home, mock) => {
+    const png = path.join(home, "pixel.png");
+    fs.writeFileSync(
+      png,
+      Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64"),
+    );
+    const csv = path.join(home, "scores.csv");
+    fs.writeFileSync(csv, "team,points\nred,3\n");
+    cli(home, ["chat", "--attach", png, "--attach", csv, "Say hello"]);
+    const sent = (await mock.journal()).at(-1).body.messages.find((m) => m.role === "user").content;
+    assert.deepEqual(
+      sent.map((part) => part.type),
+      ["image_url", "text", "text"],
+      "the image, the table, then the words",
+    );
+    const app = await launch(home);
+    try {
+      const b = app.browser;
+      await b.$(tid("conversation-item")).click();
+      const files = tid("message-files");
+      await b.$(files).waitForDisplayed({ timeout: 20000 });
+      assert.deepEqual(
+        await b.execute((sel) => [...document.querySelectorAll(`${sel} li`)].map((li) => li.textContent.replace(/\s+/g, " ").trim()), files),
+        ["Image pixel.png 70 B", "Text scores.csv 18 B"],
+      );
+      await app.screenshot("message-with-files");
     } finally {
       await app.close();
     }

@@ -23,6 +23,7 @@ import type {
   McpServerStatus,
   McpServerView,
   ImportPreview,
+  ServerOffers,
   ToolReview,
   Message,
   MessagePage,
@@ -82,6 +83,7 @@ function message(partial: Partial<Message> & Pick<Message, "id" | "conversation_
     error: null,
     is_error: false,
     full_length: null,
+    attachments: [],
     ...partial,
   };
 }
@@ -238,6 +240,8 @@ export class FakeBackend {
   mcpLogs: Record<string, string> = {};
   /** server name → its tools as `list_mcp_tools` answers */
   mcpTools: Record<string, ToolReview[]> = {};
+  /** server name → what `list_mcp_offers` answers (a running server not here offers nothing) */
+  mcpOffers: Record<string, ServerOffers> = {};
   /** Claude Desktop's configuration file as Rust would read it; null when there is none */
   claudeConfig: string | null = null;
   /** conversation id → its tool calls, as `get_conversation` answers them */
@@ -454,7 +458,7 @@ export class FakeBackend {
         id: `m${++this.#ids}`, conversation_id: conversationId, role: i % 2 === 0 ? "user" : "assistant", content: text,
         created_at: ++this.#clock, tool_calls: null, tool_call_id: null, name: null, finish_reason: i % 2 === 0 ? null : "stop",
         status: "complete", provider: null, model: null, input_tokens: null, output_tokens: null, reasoning: null, error: null,
-        is_error: false, full_length: null,
+        is_error: false, full_length: null, attachments: [],
       });
     });
   }
@@ -850,6 +854,13 @@ export class FakeBackend {
       const tools = this.mcpTools[String(args.name)];
       if (!tools) throw { kind: "conflict", message: `“${String(args.name)}” is not running; start it to see its tools.`, field: "name" };
       return tools.map((t) => ({ ...t }));
+    },
+    list_mcp_offers: (args) => {
+      const name = String(args.name);
+      if (!this.mcpTools[name] && !this.mcpOffers[name]) {
+        throw { kind: "conflict", message: `“${name}” is not running; start it to see what it offers.`, field: "name" };
+      }
+      return structuredClone(this.mcpOffers[name] ?? { resources: [], templates: [], prompts: [] });
     },
     accept_mcp_tool: (args) => {
       // Rust's native dialog, answered with `approvalAnswer`.

@@ -297,6 +297,69 @@ describe("the Servers page", () => {
       expect(within(item).getAllByTestId("tool-status").map((s) => s.textContent)).toEqual(["as first seen", "as first seen"]),
     );
   });
+  it("shows a running server's resources, templates and prompts, as text only", async () => {
+    backend.mcpServers = [server("everything")];
+    backend.mcpTools = { everything: [] };
+    backend.mcpOffers = {
+      everything: {
+        resources: [
+          {
+            uri: "demo://resource/static/document/features.md",
+            name: "features.md",
+            description: "<img src=x onerror=alert(1)> the features",
+            mime_type: "text/markdown",
+            size: 2048,
+          },
+        ],
+        templates: [
+          {
+            uri_template: "demo://resource/dynamic/text/{resourceId}",
+            name: "Dynamic Text Resource",
+            description: null,
+            mime_type: "text/plain",
+          },
+        ],
+        prompts: [
+          {
+            name: "args-prompt",
+            title: "Arguments Prompt",
+            description: "A prompt with two arguments",
+            arguments: [
+              { name: "city", description: "Name of the city", required: true },
+              { name: "state", description: null, required: false },
+            ],
+          },
+        ],
+      },
+    };
+    const { user } = await renderApp();
+    await user.click(screen.getByTestId("nav-servers"));
+    const item = await screen.findByTestId("server-item");
+    await user.click(within(item).getByTestId("server-tools-toggle"));
+    const resource = await within(item).findByTestId("resource-item");
+    expect(resource.textContent).toContain("demo://resource/static/document/features.md");
+    expect(resource.textContent).toContain("text/markdown · 2.0 KB");
+    expect(resource.textContent).toContain("<img src=x onerror=alert(1)> the features");
+    expect(document.querySelector("img[src=x]")).toBeNull();
+    expect(within(item).getByTestId("template-item").textContent).toContain(
+      "demo://resource/dynamic/text/{resourceId}",
+    );
+    const prompt = within(item).getByTestId("prompt-item");
+    expect(prompt.textContent).toContain("Arguments Prompt");
+    expect(prompt.textContent).toContain("/args-prompt");
+    expect(within(prompt).getByTestId("prompt-arguments").textContent).toBe("city*, state");
+    expect(backend.callsTo("list_mcp_offers")[0].args).toEqual({ name: "everything" });
+  });
+  it("says when a running server offers no resources or prompts", async () => {
+    backend.mcpServers = [server("time")];
+    backend.mcpTools = { time: [] };
+    const { user } = await renderApp();
+    await user.click(screen.getByTestId("nav-servers"));
+    const item = await screen.findByTestId("server-item");
+    await user.click(within(item).getByTestId("server-tools-toggle"));
+    const offers = await within(item).findByTestId("server-offers");
+    await vi.waitFor(() => expect(offers.textContent).toContain("offers no resources or prompts"));
+  });
 });
 
 function server(name: string, overrides: Partial<McpServerStatus> = {}): McpServerStatus {

@@ -81,6 +81,7 @@ describe("sidebar and conversations", () => {
         error: null,
         is_error: false,
         full_length: null,
+        attachments: [],
       },
     ];
     const { user } = await renderApp();
@@ -91,6 +92,24 @@ describe("sidebar and conversations", () => {
     expect(list.querySelector("b")).toBeNull();
     expect(list.textContent).toContain("Assistant");
     expect(list.querySelector("script")).toBeNull();
+  });
+
+  it("shows the files attached to a message of yours by kind, name and size, names as text", async () => {
+    const conversation = backend.addConversation("Files");
+    backend.addMessages(conversation.id, ["What is in these?", "A cat and a table."]);
+    backend.messages[conversation.id][0].attachments = [
+      { sha256: "a".repeat(64), name: "cat <img src=x onerror=alert(1)>.png", mime: "image/png", size: 2048, kind: "image" },
+      { sha256: "b".repeat(64), name: "scores.csv", mime: "text/plain", size: 19, kind: "text" },
+    ];
+    const { user } = await renderApp();
+    await user.click(items()[0]);
+    const files = await screen.findByTestId("message-files");
+    expect([...files.querySelectorAll("li")].map((li) => li.textContent?.replace(/\s+/g, " ").trim())).toEqual([
+      "Image cat <img src=x onerror=alert(1)>.png 2.0 KB",
+      "Text scores.csv 19 B",
+    ]);
+    expect(files.querySelector("img")).toBeNull();
+    expect(screen.getByTestId("message-list").textContent).toContain("What is in these?");
   });
 });
 

@@ -6,6 +6,7 @@
 
 pub mod agent;
 pub mod app;
+pub mod attachments;
 mod bindings;
 pub mod cli;
 pub mod engine;

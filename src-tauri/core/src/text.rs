@@ -120,6 +120,17 @@ pub fn tool_display_name(server: &str, tool: &str, title: Option<&str>) -> Strin
     }
 }
 
+/// A number of bytes for a person: "512 bytes", "14 KB", "3.2 MB".
+pub fn byte_size(bytes: u64) -> String {
+    if bytes >= 1024 * 1024 {
+        format!("{:.1} MB", bytes as f64 / (1024.0 * 1024.0))
+    } else if bytes >= 1024 {
+        format!("{} KB", bytes / 1024)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{escape_hidden, one_line};

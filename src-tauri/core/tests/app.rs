@@ -770,3 +770,126 @@ async fn an_edited_message_and_a_regenerated_answer_branch_the_conversation_and_
         ]
     );
 }
+
+/// A PNG of `width` × `height` pixels of one colour (small once scaled and written as JPEG:
+/// aimock's journal keeps request bodies up to 64 KB).
+fn png(width: u32, height: u32) -> Vec<u8> {
+    let image = image::RgbImage::from_pixel(width, height, image::Rgb([40, 90, 160]));
+    let mut out = std::io::Cursor::new(Vec::new());
+    image::DynamicImage::ImageRgb8(image)
+        .write_to(&mut out, image::ImageFormat::Png)
+        .unwrap();
+    out.into_inner()
+}
+
+#[tokio::test]
+async fn attached_files_reach_the_model_as_it_takes_them_and_one_it_cannot_read_is_refused_first() {
+    let Some(mock) = aimock("attachments", "tool-loop.json", &[]) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let (app, store) = app_in(home.path(), &mock.root).await;
+    let core = app.core();
+    let dir = home.path();
+    std::fs::write(dir.join("photo.txt"), png(3000, 1000)).unwrap(); // an image, whatever its name
+    std::fs::write(dir.join("scores.csv"), "team,points\nred,3\n").unwrap();
+    std::fs::write(dir.join("blob.bin"), [0u8, 159, 146, 150, 0, 1]).unwrap();
+
+    let refused = core
+        .keep_attachment_file(&dir.join("blob.bin"))
+        .await
+        .unwrap_err();
+    assert!(refused.to_string().contains("binary data"), "{refused}");
+    let image = core
+        .keep_attachment_file(&dir.join("photo.txt"))
+        .await
+        .unwrap();
+    assert_eq!(image.mime, "image/png");
+    let table = core
+        .keep_attachment_file(&dir.join("scores.csv"))
+        .await
+        .unwrap();
+    let files = vec![(&image).into(), (&table).into()];
+
+    let conversation = app.create_conversation(None, None).await.unwrap();
+    let run = app
+        .start_turn(
+            TurnRequest {
+                attachments: files.clone(),
+                ..ask(&conversation.id, "Say hello")
+            },
+            Arc::new(Seen::default()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(run.finished().await, StopReason::Completed);
+
+    // The model got the files in the order attached — the image (scaled to fit the API's
+    // 2048 px), the table inline under its name — then the words.
+    let journal = mock.journal().await;
+    let sent = &journal.last().unwrap()["body"]["messages"];
+    let user = sent
+        .as_array()
+        .unwrap_or_else(|| panic!("{}", journal.last().unwrap()))
+        .iter()
+        .find(|m| m["role"] == "user")
+        .unwrap();
+    let parts = user["content"].as_array().expect("parts");
+    assert_eq!(parts.len(), 3, "{user}");
+    let url = parts[0]["image_url"]["url"].as_str().unwrap();
+    let sent_image = {
+        use base64::Engine as _;
+        let data = url.strip_prefix("data:image/jpeg;base64,").expect(url);
+        image::load_from_memory(
+            &base64::engine::general_purpose::STANDARD
+                .decode(data)
+                .unwrap(),
+        )
+        .unwrap()
+    };
+    assert_eq!((sent_image.width(), sent_image.height()), (2048, 683));
+    assert_eq!(
+        parts[1]["text"],
+        "The attached file “scores.csv”:\n```\nteam,points\nred,3\n```"
+    );
+    assert_eq!(parts[2]["text"], "Say hello");
+    // The conversation keeps the files with the message, by name.
+    let saved = store.list_messages(conversation.id.clone()).await.unwrap();
+    let names: Vec<&str> = saved[0]
+        .attachments
+        .iter()
+        .map(|a| a.name.as_str())
+        .collect();
+    assert_eq!(names, ["photo.txt", "scores.csv"]);
+
+    // The person says this model does not take images: the same send is refused before
+    // anything is saved or sent, saying why.
+    core.set_model_takes_images("Mock", "gpt-4o", Some(false))
+        .await
+        .unwrap();
+    let refused = app
+        .start_turn(
+            TurnRequest {
+                attachments: files,
+                ..ask(&conversation.id, "Say hello")
+            },
+            Arc::new(Seen::default()),
+        )
+        .await
+        .err()
+        .expect("refused");
+    assert!(
+        refused.to_string().contains("not known to take images"),
+        "{refused}"
+    );
+    assert_eq!(
+        store
+            .list_messages(conversation.id.clone())
+            .await
+            .unwrap()
+            .len(),
+        saved.len()
+    );
+    assert_eq!(mock.journal().await.len(), journal.len());
+    app.shutdown(Duration::from_secs(5)).await;
+}

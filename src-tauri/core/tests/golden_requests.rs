@@ -1,6 +1,6 @@
-//! The exact JSON body each provider receives for one rich request (system prompt, an image,
-//! parallel tool calls, a failed tool result, a schema with `$ref`, forced tool use), pinned in
-//! `tests/golden/<api>.json`. A change to a wire format shows up here as a diff to review;
+//! The exact JSON body each provider receives for one rich request (system prompt, an image, a
+//! PDF, parallel tool calls, a failed tool result, a schema with `$ref`, forced tool use),
+//! pinned in `tests/golden/<api>.json`. A change to a wire format shows up here as a diff to review;
 //! `UPDATE_GOLDEN=1 cargo test -p switchboard-core --test golden_requests` rewrites the files.
 
 use std::path::PathBuf;
@@ -20,6 +20,13 @@ fn rich_request() -> ChatRequest {
                     Part::Image {
                         media_type: "image/png".into(),
                         data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==".into(),
+                    },
+                    // An attached PDF (issue 17): a document where the API takes one; the run
+                    // never gives Ollama one (it is told the file's name instead).
+                    Part::Document {
+                        media_type: "application/pdf".into(),
+                        data: "JVBERi0xLjcKJeLjz9MK".into(),
+                        name: "itinerary.pdf".into(),
                     },
                 ],
             },

@@ -256,7 +256,11 @@ fn the_files_of_each_folder_import_in_one_direction() {
 fn the_store_depends_on_nothing_above_it() {
     let modules = modules();
     let g = graph(&modules, 1, None);
-    let leaves: BTreeSet<String> = ["text", "input"].map(String::from).into();
+    // Leaves: each uses only std, crates and other leaves. `attachments` knows files and
+    // bytes (what a file is, the folder that keeps them), nothing of messages.
+    let leaves: BTreeSet<String> = ["text", "input", "paths", "attachments"]
+        .map(String::from)
+        .into();
     let above: Vec<&String> = g
         .get("store")
         .into_iter()
@@ -264,6 +268,15 @@ fn the_store_depends_on_nothing_above_it() {
         .filter(|m| !leaves.contains(*m))
         .collect();
     assert!(above.is_empty(), "the store imports {above:?}");
+    for leaf in &leaves {
+        let uses: Vec<&String> = g
+            .get(leaf)
+            .into_iter()
+            .flatten()
+            .filter(|m| !leaves.contains(*m))
+            .collect();
+        assert!(uses.is_empty(), "the leaf {leaf} imports {uses:?}");
+    }
 }
 
 #[test]

@@ -74,6 +74,28 @@ export type Role = "user" | "assistant" | "system" | "tool";
 
 export type MessageStatus = "streaming" | "complete" | "interrupted" | "error";
 
+/**
+ * What kind of file an attachment is, which decides how a model is given it.
+ */
+export type AttachmentKind = "image" | "pdf" | "text";
+
+/**
+ * A file attached to a message, as the message keeps it.
+ */
+export type Attachment = { 
+/**
+ * The SHA-256 of its bytes, in hex: its name in the folder.
+ */
+sha256: string, 
+/**
+ * Its file name as the person had it (shown, and given to the model with text files).
+ */
+name: string, 
+/**
+ * Its media type, from its content.
+ */
+mime: string, size: number, kind: AttachmentKind, };
+
 export type Message = { id: string, conversation_id: string, role: Role, content: string | null, created_at: number, tool_calls: JsonValue | null, tool_call_id: string | null, name: string | null, finish_reason: string | null, status: MessageStatus, provider: string | null, model: string | null, input_tokens: number | null, output_tokens: number | null, 
 /**
  * The model's reasoning text, where it showed any.
@@ -91,7 +113,11 @@ is_error: boolean,
  * Set when `content` is only the start of a long tool result ([`TOOL_PREVIEW_CHARS`]):
  * how many characters the whole has. [`Store::message_content`] reads the whole.
  */
-full_length: number | null, };
+full_length: number | null, 
+/**
+ * Files attached to a message of the person's (their bytes are in the attachments folder).
+ */
+attachments: Array<Attachment>, };
 
 /**
  * Whether a call was let run; the values of `tool_runs.decision`.
@@ -556,6 +582,49 @@ display_name: string,
  * Whether it may be offered to a model (not while held back).
  */
 offered: boolean, } & ({ "status": "new" } | { "status": "pinned" } | { "status": "changed", diff: string, });
+
+/**
+ * A resource a server lists.
+ */
+export type OfferedResource = { uri: string, 
+/**
+ * Its title, else its name.
+ */
+name: string, description: string | null, mime_type: string | null, 
+/**
+ * In bytes, where the server says.
+ */
+size: number | null, };
+
+/**
+ * A resource template a server lists: resources made from arguments.
+ */
+export type OfferedTemplate = { uri_template: string, name: string, description: string | null, mime_type: string | null, };
+
+/**
+ * An argument of a prompt.
+ */
+export type OfferedArgument = { name: string, description: string | null, required: boolean, };
+
+/**
+ * A prompt a server lists, with its arguments.
+ */
+export type OfferedPrompt = { 
+/**
+ * What `prompts/get` takes.
+ */
+name: string, 
+/**
+ * Its title, else its name.
+ */
+title: string, description: string | null, arguments: Array<OfferedArgument>, };
+
+/**
+ * What a running server offers beside its tools, as its Servers entry shows it: every text
+ * the server wrote with its hidden characters written out, descriptions cut to
+ * [`DESCRIPTION_CHARS`].
+ */
+export type ServerOffers = { resources: Array<OfferedResource>, templates: Array<OfferedTemplate>, prompts: Array<OfferedPrompt>, };
 
 export type ImportItem = { name: string, detail: string, };
 

@@ -7,7 +7,16 @@
 import * as ipc from "./ipc";
 import { IpcError } from "./errors";
 import type { ApprovalAnswer, ApprovalItem, RunEvent } from "./run-events";
-import type { BranchPoint, CallRef, ConversationDetail, Message, MessageStatus, ResultView, ToolRun } from "./types";
+import type {
+  Attachment,
+  BranchPoint,
+  CallRef,
+  ConversationDetail,
+  Message,
+  MessageStatus,
+  ResultView,
+  ToolRun,
+} from "./types";
 
 export type ToolCardState = "proposed" | "waiting" | "running" | "done" | "error" | "denied";
 
@@ -40,7 +49,7 @@ export interface ToolCard {
 }
 
 export type ChatItem =
-  | { kind: "user"; id: string; text: string; created_at: number }
+  | { kind: "user"; id: string; text: string; created_at: number; attachments: Attachment[] }
   | {
       kind: "assistant";
       id: string;
@@ -298,7 +307,13 @@ export function reduceItems(items: ChatItem[], cursor: ItemsCursor, event: RunEv
 function savedIn(items: ChatItem[], cursor: ItemsCursor, message: Message): void {
   if (message.role === "user") {
     if (!items.some((i) => i.id === message.id)) {
-      items.push({ kind: "user", id: message.id, text: message.content ?? "", created_at: message.created_at });
+      items.push({
+        kind: "user",
+        id: message.id,
+        text: message.content ?? "",
+        created_at: message.created_at,
+        attachments: message.attachments,
+      });
     }
   } else if (message.role === "assistant") {
     const item = assistantIn(items, message.id);

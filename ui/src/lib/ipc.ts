@@ -22,6 +22,7 @@ import type {
   McpServerView,
   NewMcpServer,
   ImportPreview,
+  ServerOffers,
   ToolReview,
   LocalServer,
   ModelInfo,
@@ -273,6 +274,11 @@ export function editMcpServer(name: string, typed: { command_line?: string; url?
 /** A running server's tools, each against its pin. */
 export function listMcpTools(name: string): Promise<ToolReview[]> {
   return call("list_mcp_tools", { name });
+}
+
+/** What a running server offers beside its tools: resources, resource templates, prompts. */
+export function listMcpOffers(name: string): Promise<ServerOffers> {
+  return call("list_mcp_offers", { name });
 }
 
 /** Rust shows the tool's diff in its native dialog; resolves whether the change was accepted. */

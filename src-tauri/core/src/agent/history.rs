@@ -4,10 +4,63 @@
 //! (the app was killed mid-run) gets one saying so, because every API refuses a tool call
 //! without an answer.
 
+use std::collections::HashMap;
+
 use serde_json::{json, Value};
 
+use crate::attachments::Attachment;
 use crate::providers::{ChatMessage, Part, ToolCall};
 use crate::store::{Message, MessageStatus, Role};
+
+/// A file attached to a message, made ready for the model ([`super::files`]), or why it is
+/// left out.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GivenFile {
+    /// An image or a PDF, as the API takes it.
+    Part(Part),
+    /// A text file's contents.
+    Text(String),
+    /// Why the model is not given it (the model reads that instead).
+    Left(String),
+}
+
+/// The conversation's attached files by SHA-256, made ready for the model.
+pub type GivenFiles = HashMap<String, GivenFile>;
+
+/// A person's message with its files: each file first (text in a fenced block under its
+/// name), then what they wrote.
+fn user_parts(m: &Message, files: &GivenFiles) -> Vec<Part> {
+    let mut parts: Vec<Part> = m.attachments.iter().map(|a| file_part(a, files)).collect();
+    let text = m.content.clone().unwrap_or_default();
+    if parts.is_empty() || !text.trim().is_empty() {
+        parts.push(Part::Text(text));
+    }
+    parts
+}
+
+fn file_part(file: &Attachment, files: &GivenFiles) -> Part {
+    match files.get(&file.sha256) {
+        Some(GivenFile::Part(part)) => part.clone(),
+        Some(GivenFile::Text(text)) => {
+            let text = text.strip_suffix('\n').unwrap_or(text);
+            // A fence longer than any run of backticks in the file, so none can close it.
+            let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+            let fence = "`".repeat(longest.max(2) + 1);
+            Part::Text(format!(
+                "The attached file “{}”:\n{fence}\n{text}\n{fence}",
+                file.name
+            ))
+        }
+        Some(GivenFile::Left(why)) => Part::Text(format!(
+            "[The file “{}” is attached here but not given to you: {why}]",
+            file.name
+        )),
+        None => Part::Text(format!(
+            "[The file “{}” is attached here but could not be read.]",
+            file.name
+        )),
+    }
+}
 
 /// What a call that was started but never ended (its process was killed mid-call) is answered
 /// with, by whoever opens the home next.
@@ -47,8 +100,8 @@ pub fn calls_from_json(value: Option<&Value>) -> Vec<ToolCall> {
         .collect()
 }
 
-/// The conversation for the model.
-pub fn for_model(messages: &[Message]) -> Vec<ChatMessage> {
+/// The conversation for the model; `files` holds its attached files, made ready.
+pub fn for_model(messages: &[Message], files: &GivenFiles) -> Vec<ChatMessage> {
     let mut out: Vec<ChatMessage> = Vec::new();
     // The calls of the last answer, each with its result once one is found. Results are saved
     // as each call finishes; the model reads them in the order it made the calls.
@@ -83,7 +136,7 @@ pub fn for_model(messages: &[Message]) -> Vec<ChatMessage> {
             Role::User => {
                 close(&mut out, &mut open);
                 out.push(ChatMessage::User {
-                    parts: vec![Part::Text(m.content.clone().unwrap_or_default())],
+                    parts: user_parts(m, files),
                 });
             }
             Role::Assistant => {
@@ -123,6 +176,11 @@ pub fn for_model(messages: &[Message]) -> Vec<ChatMessage> {
 mod tests {
     use super::*;
 
+    /// The conversation for a model, with no attached files.
+    fn for_model_plain(messages: &[Message]) -> Vec<ChatMessage> {
+        for_model(messages, &GivenFiles::new())
+    }
+
     fn message(role: Role, content: &str) -> Message {
         Message {
             id: "m".into(),
@@ -143,6 +201,7 @@ mod tests {
             error: None,
             is_error: false,
             full_length: None,
+            attachments: Vec::new(),
         }
     }
 
@@ -157,7 +216,7 @@ mod tests {
         result.tool_call_id = Some("a".into());
         let mut failed = message(Role::Assistant, "half");
         failed.status = MessageStatus::Error;
-        let history = for_model(&[
+        let history = for_model_plain(&[
             message(Role::User, "hi"),
             asked,
             result,
@@ -186,7 +245,8 @@ mod tests {
             m.tool_call_id = Some(id.into());
             m
         };
-        let history = for_model(&[message(Role::User, "hi"), asked, result("b"), result("a")]);
+        let history =
+            for_model_plain(&[message(Role::User, "hi"), asked, result("b"), result("a")]);
         let ids: Vec<&str> = history
             .iter()
             .filter_map(|m| match m {
@@ -211,7 +271,7 @@ mod tests {
         let mut stopped = message(Role::Assistant, "Here is a long list:");
         stopped.status = MessageStatus::Interrupted;
         stopped.finish_reason = Some("stopped".into());
-        let sent = for_model(&[
+        let sent = for_model_plain(&[
             message(Role::User, "q"),
             cut,
             message(Role::User, "and?"),
@@ -231,5 +291,67 @@ mod tests {
                 format!("Here is a long list:\n\n{STOPPED_NOTE}")
             ]
         );
+    }
+
+    #[test]
+    fn a_persons_files_come_before_their_words_each_as_the_model_can_take_it() {
+        let file = |sha: &str, name: &str, kind| Attachment {
+            sha256: sha.into(),
+            name: name.into(),
+            mime: "x".into(),
+            size: 1,
+            kind,
+        };
+        let mut asked = message(Role::User, "What is in these?");
+        asked.attachments = vec![
+            file("a", "notes.md", crate::attachments::AttachmentKind::Text),
+            file("b", "cat.png", crate::attachments::AttachmentKind::Image),
+            file("c", "paper.pdf", crate::attachments::AttachmentKind::Pdf),
+            file("d", "gone.txt", crate::attachments::AttachmentKind::Text),
+        ];
+        let image = Part::Image {
+            media_type: "image/png".into(),
+            data: "iVBOR".into(),
+        };
+        let files = GivenFiles::from([
+            (
+                "a".into(),
+                GivenFile::Text("# Title\n```rust\nfn x() {}\n```".into()),
+            ),
+            ("b".into(), GivenFile::Part(image.clone())),
+            (
+                "c".into(),
+                GivenFile::Left("this model's API does not take PDFs".into()),
+            ),
+        ]);
+        let history: [ChatMessage; 1] = for_model(&[asked], &files).try_into().unwrap();
+        let [ChatMessage::User { parts }] = history else {
+            panic!("not one user message");
+        };
+        assert_eq!(
+            parts,
+            [
+                Part::Text(
+                    "The attached file “notes.md”:\n````\n# Title\n```rust\nfn x() {}\n```\n````"
+                        .into()
+                ),
+                image,
+                Part::Text("[The file “paper.pdf” is attached here but not given to you: this model's API does not take PDFs]".into()),
+                Part::Text("[The file “gone.txt” is attached here but could not be read.]".into()),
+                Part::Text("What is in these?".into()),
+            ]
+        );
+        // Files alone: no empty text part after them.
+        let mut alone = message(Role::User, "");
+        alone.attachments = vec![file(
+            "b",
+            "cat.png",
+            crate::attachments::AttachmentKind::Image,
+        )];
+        let history: [ChatMessage; 1] = for_model(&[alone], &files).try_into().unwrap();
+        let [ChatMessage::User { parts }] = history else {
+            panic!("not one user message");
+        };
+        assert_eq!(parts.len(), 1);
     }
 }

@@ -12,6 +12,7 @@
 //! Owns the order of things and the rules; storage, providers and MCP are the layers it calls.
 
 pub mod approval;
+mod files;
 pub mod history;
 mod round;
 pub mod status;
@@ -84,8 +85,12 @@ pub struct ServerRules {
 /// How a turn begins.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TurnStart {
-    /// A new message from the person.
-    Message(String),
+    /// A new message from the person, with the files attached to it (kept already, judged
+    /// again from their bytes).
+    Message {
+        text: String,
+        attachments: Vec<crate::attachments::Attachment>,
+    },
     /// The model again, from the conversation as it is (Retry after a provider error).
     Again,
     /// A failed call again, from its card's Retry; when it succeeds the model goes on with its
@@ -114,6 +119,10 @@ pub struct RunSetup {
     /// What the model is told first: the conversation's system prompt and the instructions of
     /// the servers whose tools are offered ([`crate::engine::system_prompt`]).
     pub system: Option<String>,
+    /// What the model can be given besides text (images, PDFs).
+    pub media: crate::providers::media::Media,
+    /// Where the files attached to the conversation's messages are kept.
+    pub files: crate::attachments::AttachmentFiles,
     /// The tools offered to the model this run (already filtered by the conversation's
     /// switches and held-back pins).
     pub tools: Vec<CatalogueTool>,
@@ -165,7 +174,13 @@ async fn turn(run: &mut round::Run<'_>) -> (StopReason, Option<String>) {
         conversation_id: run.ctx.setup.conversation_id.clone(),
     });
     match run.ctx.setup.start.clone() {
-        TurnStart::Message(text) => match run.save(NewMessage::text(Role::User, text)).await {
+        TurnStart::Message { text, attachments } => match run
+            .save(NewMessage {
+                attachments,
+                ..NewMessage::text(Role::User, text)
+            })
+            .await
+        {
             Ok(saved) => run.ctx.emit(RunEvent::MessageSaved { message: saved }),
             Err(e) => return run.ctx.failed(&e.to_string()),
         },

@@ -12,6 +12,7 @@ use crate::engine::{McpServerStatus, McpServerView, ToolReview};
 use crate::error::CoreError;
 use crate::mcp::catalogue::ListedTool;
 use crate::mcp::config::ServerEntry;
+use crate::mcp::features::ServerOffers;
 use crate::policy::confirm::{Allowance, Confirm, StandingTool, ToolChange};
 use crate::policy::pins::ToolStatus;
 
@@ -264,6 +265,24 @@ impl App {
     /// Not running; the server failed.
     pub async fn running_tools(&self, name: &str) -> Result<Vec<ListedTool>, CoreError> {
         self.core.mcp_running_tools(&self.host, name).await
+    }
+
+    /// What a running server offers beside its tools: resources, templates, prompts.
+    ///
+    /// # Errors
+    /// Not running; the server failed.
+    pub async fn server_offers(&self, name: &str) -> Result<ServerOffers, CoreError> {
+        let server = self
+            .host
+            .server(name.trim())
+            .ok_or_else(|| CoreError::Conflict {
+                field: "name",
+                message: format!(
+                    "“{}” is not running; start it to see what it offers.",
+                    name.trim()
+                ),
+            })?;
+        Ok(server.offers().await?)
     }
 
     /// Stops a server and removes it with its keychain values and approval.

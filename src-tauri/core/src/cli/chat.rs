@@ -79,8 +79,12 @@ pub(crate) struct ChatArgs {
         conflicts_with = "prompt"
     )]
     regenerate: Option<String>,
-    /// What to say.
-    #[arg(required_unless_present = "regenerate")]
+    /// Attach a file to the message: an image (PNG, JPEG, GIF, WebP), a PDF, or a text or
+    /// code file (judged by its content). Repeat for several.
+    #[arg(long, value_name = "FILE", conflicts_with = "regenerate")]
+    attach: Vec<std::path::PathBuf>,
+    /// What to say (may be left out when files are attached).
+    #[arg(required_unless_present_any = ["regenerate", "attach"])]
     prompt: Option<String>,
 }
 
@@ -134,6 +138,16 @@ async fn turn(
     out: &mut impl Write,
 ) -> Result<(), CliError> {
     let system = args.system_prompt()?;
+    // Files are kept (and judged) first: a refused one leaves no new conversation behind.
+    let mut attachments = Vec::with_capacity(args.attach.len());
+    for path in &args.attach {
+        let kept = app.core().keep_attachment_file(path).await?;
+        attachments.push(crate::attachments::AttachmentRef::from(&kept));
+    }
+    let prompt = match (args.prompt, attachments.is_empty()) {
+        (None, false) => Some(String::new()),
+        (prompt, _) => prompt,
+    };
     let conversation = match args.conversation {
         Some(id) => match system {
             Some(system) => app.core().set_system_prompt(&id, &system).await?.id,
@@ -152,7 +166,8 @@ async fn turn(
     });
     let request = TurnRequest {
         conversation_id: conversation.clone(),
-        text: args.prompt,
+        text: prompt,
+        attachments,
         provider: args.provider,
         model: args.model,
         tools,

@@ -118,6 +118,8 @@ pub(crate) enum McpCommand {
         #[arg(long)]
         timeout: Option<u64>,
     },
+    #[command(flatten)]
+    Features(super::mcp_features::FeatureCommand),
 }
 
 pub(crate) async fn run(
@@ -127,6 +129,7 @@ pub(crate) async fn run(
 ) -> Result<(), CliError> {
     let core = app.core();
     match command {
+        McpCommand::Features(command) => return super::mcp_features::run(app, command, out).await,
         McpCommand::List { json } => {
             let servers = core.mcp_servers().await?;
             if json {

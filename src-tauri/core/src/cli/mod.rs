@@ -6,6 +6,7 @@
 mod chat;
 mod conversations;
 mod mcp;
+mod mcp_features;
 mod provider;
 mod terminal;
 
@@ -369,14 +370,15 @@ mod tests {
         }
     }
 
-    #[tokio::test]
-    async fn mcp_add_list_call_and_remove_from_the_command_line() {
+    /// An app in a fresh home, and server-everything's program (`None`: not installed, so the
+    /// test `test` says it is skipped).
+    async fn home_with_everything(test: &str) -> Option<(tempfile::TempDir, Arc<App>, String)> {
         let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../tests/peers/node_modules/.bin/mcp-server-everything");
         if !bin.exists() {
             assert!(std::env::var_os("SWITCHBOARD_REQUIRE_PEERS").is_none());
-            eprintln!("SKIPPED mcp cli: server-everything is not installed");
-            return;
+            eprintln!("SKIPPED {test}: server-everything is not installed");
+            return None;
         }
         let dir = tempfile::tempdir().unwrap();
         let app = App::open(headless(
@@ -384,7 +386,14 @@ mod tests {
             Arc::new(MemoryStore::new()),
         ))
         .await;
-        let bin = bin.display().to_string();
+        Some((dir, app, bin.display().to_string()))
+    }
+
+    #[tokio::test]
+    async fn mcp_add_list_call_and_remove_from_the_command_line() {
+        let Some((_dir, app, bin)) = home_with_everything("mcp cli").await else {
+            return;
+        };
         let added = run_args(
             &app,
             &[
@@ -464,6 +473,137 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_servers_resources_and_prompts_from_the_command_line() {
+        let Some((dir, app, bin)) = home_with_everything("mcp resources cli").await else {
+            return;
+        };
+        run_args(&app, &["mcp", "add", "everything", "--", &bin, "stdio"])
+            .await
+            .unwrap();
+
+        let listed = run_args(&app, &["mcp", "resources", "everything"])
+            .await
+            .unwrap();
+        assert!(
+            listed.starts_with("URI ")
+                && listed.contains("demo://resource/static/document/")
+                && listed.contains("TEMPLATE ")
+                && listed.contains("demo://resource/dynamic/text/{resourceId}"),
+            "{listed}"
+        );
+        let json: serde_json::Value = serde_json::from_str(
+            &run_args(&app, &["mcp", "resources", "everything", "--json"])
+                .await
+                .unwrap(),
+        )
+        .unwrap();
+        assert!(json["resources"].as_array().is_some_and(|r| !r.is_empty()));
+        assert!(json["resourceTemplates"]
+            .as_array()
+            .is_some_and(|t| t.len() >= 2));
+
+        let text = run_args(
+            &app,
+            &[
+                "mcp",
+                "read",
+                "everything",
+                "demo://resource/dynamic/text/4",
+            ],
+        )
+        .await
+        .unwrap();
+        assert!(
+            text.starts_with("Resource 4: This is a plaintext resource"),
+            "{text}"
+        );
+        // A blob is described on the terminal, and written whole with --output.
+        let blob_uri = "demo://resource/dynamic/blob/5";
+        let described = run_args(&app, &["mcp", "read", "everything", blob_uri])
+            .await
+            .unwrap();
+        assert!(
+            described.contains("text/plain") && described.contains("--output FILE"),
+            "{described}"
+        );
+        let saved = dir.path().join("blob.txt");
+        let wrote = run_args(
+            &app,
+            &[
+                "mcp",
+                "read",
+                "everything",
+                blob_uri,
+                "-o",
+                saved.to_str().unwrap(),
+            ],
+        )
+        .await
+        .unwrap();
+        assert!(wrote.starts_with("Wrote "), "{wrote}");
+        assert!(std::fs::read_to_string(&saved)
+            .unwrap()
+            .starts_with("Resource 5: This is a base64 blob"));
+        let unknown = run_args(&app, &["mcp", "read", "everything", "demo://nowhere"]).await;
+        assert!(unknown.is_err(), "{unknown:?}");
+
+        let prompts = run_args(&app, &["mcp", "prompts", "everything"])
+            .await
+            .unwrap();
+        assert!(
+            prompts
+                .lines()
+                .any(|l| l.starts_with("args-prompt ") && l.contains("city*, state")),
+            "{prompts}"
+        );
+        let prompt = run_args(
+            &app,
+            &[
+                "mcp",
+                "prompt",
+                "everything",
+                "args-prompt",
+                r#"{"city": "Oslo"}"#,
+            ],
+        )
+        .await
+        .unwrap();
+        assert_eq!(prompt, "user: What's weather in Oslo?\n");
+        let bad = run_args(&app, &["mcp", "prompt", "everything", "args-prompt", "[1]"]).await;
+        assert!(matches!(bad, Err(CliError::Usage(_))), "{bad:?}");
+
+        let completed = run_args(
+            &app,
+            &[
+                "mcp",
+                "complete",
+                "everything",
+                "--prompt",
+                "completable-prompt",
+                "name",
+                "",
+                "--context",
+                r#"{"department": "Engineering"}"#,
+                "--json",
+            ],
+        )
+        .await
+        .unwrap();
+        let values: Vec<String> = serde_json::from_str(&completed).unwrap();
+        assert_eq!(values, ["Alice", "Bob", "Charlie"]);
+        let usage = run_with(
+            &app,
+            &["mcp", "complete", "everything", "name"],
+            &mut Vec::new(),
+        )
+        .await;
+        assert!(
+            matches!(usage, Err(CliError::Usage(_))),
+            "--prompt or --template is required: {usage:?}"
+        );
+    }
+
+    #[tokio::test]
     async fn remove_deletes_the_provider() {
         let app = app().await;
         run_args(&app, &["provider", "add", "Local", "--kind", "ollama"])
@@ -474,6 +614,35 @@ mod tests {
             .unwrap();
         let out = run_args(&app, &["provider", "list"]).await.unwrap();
         assert!(out.contains("No providers yet"), "{out}");
+    }
+
+    #[tokio::test]
+    async fn whether_a_model_takes_images_is_the_persons_to_say() {
+        let app = app().await;
+        run_args(&app, &["provider", "add", "Local", "--kind", "ollama"])
+            .await
+            .unwrap();
+        let said = |words: &'static str| {
+            let app = Arc::clone(&app);
+            async move {
+                let args: Vec<&str> = words.split(' ').collect();
+                run_args(&app, &args).await.unwrap()
+            }
+        };
+        assert_eq!(
+            said("provider images Local my-model on").await,
+            "“my-model” of “Local” takes images.\n"
+        );
+        assert_eq!(
+            said("provider images Local llava:7b off").await,
+            "“llava:7b” of “Local” does not take images.\n"
+        );
+        assert_eq!(
+            said("provider images Local llava:7b auto").await,
+            "“llava:7b” of “Local” takes images (as its family is known to).\n"
+        );
+        let unknown = run_args(&app, &["provider", "images", "Nowhere", "m", "on"]).await;
+        assert!(unknown.is_err(), "{unknown:?}");
     }
 
     #[tokio::test]

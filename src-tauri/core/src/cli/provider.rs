@@ -44,6 +44,14 @@ pub(crate) enum ProviderCommand {
     Remove { name: String },
     /// Ask a provider for its models and say what worked or exactly what failed.
     Test { name: String },
+    /// Say whether a model takes images (attached images are sent only to models that do):
+    /// `on`, `off`, or `auto` (as its family is known to).
+    Images {
+        name: String,
+        model: String,
+        #[arg(value_parser = ["on", "off", "auto"])]
+        takes: String,
+    },
     /// List the models a provider offers.
     Models {
         name: String,
@@ -148,6 +156,32 @@ pub(crate) async fn run(
         ProviderCommand::Remove { name } => {
             app.remove_provider(&name).await?;
             writeln!(out, "Removed provider “{}” and its key.", name.trim())?;
+        }
+        ProviderCommand::Images { name, model, takes } => {
+            let takes = match takes.as_str() {
+                "on" => Some(true),
+                "off" => Some(false),
+                _ => None,
+            };
+            let core = app.core();
+            core.set_model_takes_images(&name, &model, takes).await?;
+            let now = core.model_media(&name, &model).await?;
+            writeln!(
+                out,
+                "“{}” of “{}” {} images{}.",
+                model.trim(),
+                name.trim(),
+                if now.images.is_some() {
+                    "takes"
+                } else {
+                    "does not take"
+                },
+                if takes.is_none() {
+                    " (as its family is known to)"
+                } else {
+                    ""
+                }
+            )?;
         }
         ProviderCommand::Test { name } => {
             let report = app.core().test_provider(&name).await?;

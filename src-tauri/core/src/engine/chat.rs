@@ -63,6 +63,8 @@ pub struct TurnRequest {
     pub conversation_id: String,
     /// The new message; `None` runs again from the conversation as it is (Retry).
     pub text: Option<String>,
+    /// Files kept already ([`Core::keep_attachment`]) that the new message carries.
+    pub attachments: Vec<crate::attachments::AttachmentRef>,
     /// Overrides the conversation's choice (the command line's `--provider` / `--model`).
     pub provider: Option<String>,
     pub model: Option<String>,
@@ -163,16 +165,29 @@ impl Core {
     pub async fn prepare_turn(
         &self,
         tools: &dyn ToolSource,
-        request: TurnRequest,
+        mut request: TurnRequest,
         settings: &Settings,
     ) -> Result<RunSetup, CoreError> {
         let store = self.store()?;
         let conversation = store
             .get_conversation(request.conversation_id.clone())
             .await?;
+        let attachments = self
+            .judge_attachments(std::mem::take(&mut request.attachments))
+            .await?;
         let text = match request.text.as_deref().map(str::trim) {
-            Some("") => return Err(InvalidInput::new("text", "Write a message first.").into()),
+            // Files alone are a message too.
+            Some("") if attachments.is_empty() => {
+                return Err(InvalidInput::new("text", "Write a message first.").into())
+            }
             Some(_) => request.text.clone(),
+            None if !attachments.is_empty() => {
+                return Err(InvalidInput::new(
+                    "attachments",
+                    "Files go with a new message, not a retry.",
+                )
+                .into())
+            }
             None => None,
         };
         // Read once: both the retry check and the first-message title need it.
@@ -217,6 +232,8 @@ impl Core {
         }
         let (provider_name, model) = self.choose_model(&conversation, &request, settings).await?;
         let provider = self.provider_client(&provider_name).await?;
+        let media = self.model_media(&provider_name, &model).await?;
+        super::attachments::check_media(&attachments, &media, &model)?;
 
         let (tools_offered, _) = self.conversation_catalogue(tools, &conversation.id).await?;
         let offered: Vec<_> = tools_offered
@@ -225,7 +242,10 @@ impl Core {
             .collect();
 
         let start = match (&text, request.retry_call) {
-            (Some(text), _) => TurnStart::Message(text.clone()),
+            (Some(text), _) => TurnStart::Message {
+                text: text.clone(),
+                attachments: attachments.clone(),
+            },
             (None, None) => TurnStart::Again,
             (None, Some(at)) => {
                 TurnStart::RetryCall(retry_call(store, &conversation.id, at, &offered).await?)
@@ -247,7 +267,12 @@ impl Core {
 
         if let Some(text) = &text {
             if conversation.title == DEFAULT_TITLE && is_empty {
-                let title = one_line(text, AUTO_TITLE_CHARS.min(MAX_TITLE_CHARS));
+                // A message of files alone is titled by its first file.
+                let about = match (text.trim(), attachments.first()) {
+                    ("", Some(file)) => file.name.as_str(),
+                    _ => text.as_str(),
+                };
+                let title = one_line(about, AUTO_TITLE_CHARS.min(MAX_TITLE_CHARS));
                 if !title.is_empty() {
                     store
                         .rename_conversation(conversation.id.clone(), title)
@@ -276,6 +301,8 @@ impl Core {
             provider_name,
             model,
             system: system_prompt(&conversation.system_prompt, &instructions),
+            media,
+            files: self.attachment_files(),
             tools: offered,
             rules,
             standing,

@@ -762,6 +762,7 @@ fn to_provider(row: ProviderRow, has_key: bool) -> Result<Provider, CoreError> {
     })
 }
 
+mod attachments;
 mod chat;
 mod connections;
 mod mcp;

@@ -10,6 +10,7 @@ pub mod config;
 pub mod elicitation;
 pub mod environment;
 pub mod error;
+pub mod features;
 pub mod host;
 mod http_client;
 pub mod launch;

@@ -23,33 +23,7 @@ pub struct ModelText {
 pub fn for_model(result: &Value, max_chars: usize) -> ModelText {
     let mut parts: Vec<String> = Vec::new();
     for item in result["content"].as_array().into_iter().flatten() {
-        parts.push(match item["type"].as_str().unwrap_or_default() {
-            "text" => item["text"].as_str().unwrap_or_default().to_owned(),
-            kind @ ("image" | "audio") => format!(
-                "[{kind}: {}, {} of base64 data]",
-                item["mimeType"].as_str().unwrap_or("unknown type"),
-                size(item["data"].as_str().map_or(0, str::len))
-            ),
-            "resource" => {
-                let resource = &item["resource"];
-                let uri = resource["uri"].as_str().unwrap_or("?");
-                match resource["text"].as_str() {
-                    Some(text) => format!("[resource {uri}]\n{text}"),
-                    None => format!(
-                        "[resource {uri}: {}, {} of binary data]",
-                        resource["mimeType"].as_str().unwrap_or("unknown type"),
-                        size(resource["blob"].as_str().map_or(0, str::len))
-                    ),
-                }
-            }
-            "resource_link" => format!(
-                "[link: {} {}]",
-                item["name"].as_str().unwrap_or_default(),
-                item["uri"].as_str().unwrap_or_default()
-            )
-            .replace("  ", " "),
-            other => format!("[{other} content]"),
-        });
+        parts.push(content_text(item));
     }
     if let Some(structured) = result.get("structuredContent").filter(|v| !v.is_null()) {
         // Servers that send structured content usually repeat it as text; add it only if not.
@@ -74,6 +48,38 @@ pub fn for_model(result: &Value, max_chars: usize) -> ModelText {
         text,
         is_error: result["isError"].as_bool().unwrap_or(false),
         cut_chars,
+    }
+}
+
+/// One content item of MCP's (a tool result's, a prompt message's) as text a model can read:
+/// text as it is, anything else named with its type and size.
+pub fn content_text(item: &Value) -> String {
+    match item["type"].as_str().unwrap_or_default() {
+        "text" => item["text"].as_str().unwrap_or_default().to_owned(),
+        kind @ ("image" | "audio") => format!(
+            "[{kind}: {}, {} of base64 data]",
+            item["mimeType"].as_str().unwrap_or("unknown type"),
+            base64_size(item["data"].as_str().map_or(0, str::len))
+        ),
+        "resource" => {
+            let resource = &item["resource"];
+            let uri = resource["uri"].as_str().unwrap_or("?");
+            match resource["text"].as_str() {
+                Some(text) => format!("[resource {uri}]\n{text}"),
+                None => format!(
+                    "[resource {uri}: {}, {} of binary data]",
+                    resource["mimeType"].as_str().unwrap_or("unknown type"),
+                    base64_size(resource["blob"].as_str().map_or(0, str::len))
+                ),
+            }
+        }
+        "resource_link" => format!(
+            "[link: {} {}]",
+            item["name"].as_str().unwrap_or_default(),
+            item["uri"].as_str().unwrap_or_default()
+        )
+        .replace("  ", " "),
+        other => format!("[{other} content]"),
     }
 }
 
@@ -150,7 +156,7 @@ pub fn view(result: &Value) -> ResultView {
             label: format!(
                 "{what}: {}, {}",
                 mime_type.as_deref().unwrap_or("unknown type"),
-                size(data.as_str().map_or(0, str::len))
+                base64_size(data.as_str().map_or(0, str::len))
             ),
         };
         parts.push(match item["type"].as_str().unwrap_or_default() {
@@ -188,7 +194,7 @@ pub fn view(result: &Value) -> ResultView {
                         label: format!(
                             "Resource {uri}: {}, {}",
                             resource["mimeType"].as_str().unwrap_or("unknown type"),
-                            size(resource["blob"].as_str().map_or(0, str::len))
+                            base64_size(resource["blob"].as_str().map_or(0, str::len))
                         ),
                     },
                 }
@@ -214,15 +220,9 @@ pub fn view(result: &Value) -> ResultView {
     }
 }
 
-fn size(base64_len: usize) -> String {
-    let bytes = base64_len / 4 * 3;
-    if bytes >= 1024 * 1024 {
-        format!("{:.1} MB", bytes as f64 / (1024.0 * 1024.0))
-    } else if bytes >= 1024 {
-        format!("{} KB", bytes / 1024)
-    } else {
-        format!("{bytes} bytes")
-    }
+/// The size of what `base64_len` characters of base64 decode to, for a person.
+pub fn base64_size(base64_len: usize) -> String {
+    crate::text::byte_size((base64_len / 4 * 3) as u64)
 }
 
 #[cfg(test)]

@@ -193,12 +193,17 @@ impl McpServer {
     }
 
     /// Whether the server has ended.
+    /// Our side of the connection, for the requests of [`super::features`].
+    pub(super) fn peer(&self) -> &Peer<RoleClient> {
+        &self.peer
+    }
+
     pub fn has_exited(&self) -> bool {
         self.exit.borrow().is_some()
     }
 
     /// A failed request: a sign-in the server asks for, or what went wrong.
-    fn service_error(&self, e: &ServiceError) -> McpError {
+    pub(super) fn service_error(&self, e: &ServiceError) -> McpError {
         match auth_challenge(e) {
             Some((challenge, more_scope)) => McpError::SignInRequired {
                 server: self.name.clone(),
@@ -209,7 +214,7 @@ impl McpServer {
         }
     }
 
-    fn request_error(&self, e: &impl std::fmt::Display) -> McpError {
+    pub(super) fn request_error(&self, e: &impl std::fmt::Display) -> McpError {
         McpError::Request {
             server: self.name.clone(),
             detail: e.to_string(),
@@ -284,56 +289,89 @@ impl McpServer {
     /// # Errors
     /// As [`McpServer::list_tools`].
     pub async fn list_tools_within(&self, limits: &ListLimits) -> Result<Vec<Tool>, McpError> {
+        let mut held = Vec::new();
+        let tools = self
+            .all_pages(
+                "tools",
+                limits,
+                |params| async move {
+                    let page = self.peer.list_tools(Some(params)).await?;
+                    Ok((page.tools, page.next_cursor))
+                },
+                // A tool with a part nested too deep to use is held back, not offered.
+                |tool: &Tool, json: &str| {
+                    let deep = super::nesting::text_was_too_deep(json);
+                    if deep {
+                        held.push(tool.name.to_string());
+                    }
+                    !deep
+                },
+            )
+            .await?;
+        self.hold_back(held);
+        Ok(tools)
+    }
+
+    /// Every item of one of the server's lists, page by page, within `limits` (`limits.tools`
+    /// counts the items, whatever they are): a server that pages without end, lists too much
+    /// or stops answering mid-list is given up on, not waited for. Each item is written as
+    /// JSON once, for its size and for `keep`, which may leave it out.
+    pub(super) async fn all_pages<T, Fut>(
+        &self,
+        what: &str,
+        limits: &ListLimits,
+        page: impl Fn(PaginatedRequestParams) -> Fut,
+        mut keep: impl FnMut(&T, &str) -> bool,
+    ) -> Result<Vec<T>, McpError>
+    where
+        T: serde::Serialize,
+        Fut: std::future::Future<Output = Result<(Vec<T>, Option<String>), ServiceError>>,
+    {
         let too_long = |detail: String| McpError::ListTooLong {
             server: self.name.clone(),
             detail,
         };
         let deadline = tokio::time::Instant::now() + limits.time;
-        let (mut tools, mut held, mut cursor) = (Vec::new(), Vec::new(), None);
+        let (mut items, mut cursor) = (Vec::new(), None);
         let (mut listed, mut bytes) = (0usize, 0usize);
         for _ in 0..limits.pages {
             let params = PaginatedRequestParams::default().with_cursor(cursor);
-            let page = tokio::time::timeout_at(deadline, self.peer.list_tools(Some(params)))
+            let (page, next) = tokio::time::timeout_at(deadline, page(params))
                 .await
                 .map_err(|_| {
                     too_long(format!(
-                        "did not finish listing its tools within {} s",
+                        "did not finish listing its {what} within {} s",
                         limits.time.as_secs()
                     ))
                 })?
                 .map_err(|e| self.service_error(&e))?;
-            // Each tool is written as JSON once: its size counts, and it shows whether a part
-            // of it was nested too deep to use.
-            for tool in page.tools {
-                let json = serde_json::to_string(&tool).unwrap_or_default();
+            for item in page {
+                let json = serde_json::to_string(&item).unwrap_or_default();
                 bytes += json.len();
                 listed += 1;
-                if super::nesting::text_was_too_deep(&json) {
-                    held.push(tool.name.to_string());
-                } else {
-                    tools.push(tool);
+                if keep(&item, &json) {
+                    items.push(item);
                 }
             }
             if listed > limits.tools {
                 return Err(too_long(format!(
-                    "listed more than {} tools; the list was not read further",
+                    "listed more than {} {what}; the list was not read further",
                     limits.tools
                 )));
             }
             if bytes > limits.bytes {
                 return Err(too_long(format!(
-                    "listed more than {} MiB of tools; the list was not read further",
+                    "listed more than {} MiB of {what}; the list was not read further",
                     limits.bytes / (1024 * 1024)
                 )));
             }
-            cursor = page.next_cursor;
+            cursor = next;
             if cursor.is_none() {
-                self.hold_back(held);
-                return Ok(tools);
+                return Ok(items);
             }
         }
         Err(too_long(format!(
-            "kept its tool list going past {} pages; it was stopped there",
+            "kept its list of {what} going past {} pages; it was stopped there",
             limits.pages
         )))
     }

@@ -24,6 +24,19 @@ pub const OPENROUTER_TITLE: &str = "Switchboard";
 /// # Errors
 /// [`ProviderError::MissingKey`] when the kind cannot work without a key and none is stored;
 /// otherwise what the client's constructor reports (a header that cannot be sent).
+/// The wire format a kind of provider speaks.
+pub fn api(kind: ProviderKind) -> super::tool_names::Api {
+    use super::tool_names::Api;
+    match kind {
+        ProviderKind::Openai | ProviderKind::Openrouter | ProviderKind::OpenaiCompatible => {
+            Api::OpenAi
+        }
+        ProviderKind::Anthropic => Api::Anthropic,
+        ProviderKind::Gemini => Api::Gemini,
+        ProviderKind::Ollama => Api::Ollama,
+    }
+}
+
 pub fn client(
     kind: ProviderKind,
     base_url: &str,

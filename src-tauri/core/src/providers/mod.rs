@@ -13,6 +13,7 @@ mod error;
 pub mod formats;
 pub mod gemini;
 mod http;
+pub mod media;
 pub mod ollama;
 pub mod openai;
 pub mod tool_names;
@@ -219,6 +220,13 @@ pub enum Part {
     Image {
         media_type: String,
         data: String,
+    },
+    /// A PDF, as base64, for the APIs that take one ([`media::Media::pdfs`]); `name` is its
+    /// file name.
+    Document {
+        media_type: String,
+        data: String,
+        name: String,
     },
 }
 

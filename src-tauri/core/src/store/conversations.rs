@@ -212,6 +212,7 @@ impl Store {
                 return Err(not_found(&id));
             }
             remove_result_files(dir.as_deref(), &files);
+            super::sweep_attachments(conn, dir.as_deref())?;
             Ok(())
         })
         .await

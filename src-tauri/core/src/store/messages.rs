@@ -91,6 +91,8 @@ pub struct Message {
     /// Set when `content` is only the start of a long tool result ([`TOOL_PREVIEW_CHARS`]):
     /// how many characters the whole has. [`Store::message_content`] reads the whole.
     pub full_length: Option<i64>,
+    /// Files attached to a message of the person's (their bytes are in the attachments folder).
+    pub attachments: Vec<crate::attachments::Attachment>,
 }
 
 /// How much of a tool result reaches the window with its message; the rest is read on demand.
@@ -157,6 +159,7 @@ pub struct NewMessage {
     pub reasoning: Option<String>,
     pub error: Option<String>,
     pub is_error: bool,
+    pub attachments: Vec<crate::attachments::Attachment>,
 }
 
 impl NewMessage {
@@ -177,6 +180,7 @@ impl NewMessage {
             reasoning: None,
             error: None,
             is_error: false,
+            attachments: Vec::new(),
         }
     }
 }
@@ -197,7 +201,7 @@ pub struct MessageUpdate {
 
 const COLUMNS: &str = "id, conversation_id, role, content, created_at, tool_calls, tool_call_id, \
      name, finish_reason, status, provider, model, input_tokens, output_tokens, reasoning, error, \
-     is_error, NULL";
+     is_error, NULL, attachments";
 
 /// [`COLUMNS`] for a window: a tool result cut to [`TOOL_PREVIEW_CHARS`] by SQLite, so a long
 /// one is never read whole.
@@ -208,7 +212,7 @@ fn preview_columns() -> String {
          CASE WHEN role = 'tool' AND length(content) > {n} THEN substr(content, 1, {n}) ELSE content END, \
          created_at, tool_calls, tool_call_id, name, finish_reason, status, provider, model, \
          input_tokens, output_tokens, reasoning, error, is_error, \
-         CASE WHEN role = 'tool' AND length(content) > {n} THEN length(content) END"
+         CASE WHEN role = 'tool' AND length(content) > {n} THEN length(content) END, attachments"
     )
 }
 
@@ -223,6 +227,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Message> {
     let role: String = row.get(2)?;
     let status: String = row.get(9)?;
     let tool_calls: Option<String> = row.get(5)?;
+    let attachments: Option<String> = row.get(18)?;
     Ok(Message {
         id: row.get(0)?,
         conversation_id: row.get(1)?,
@@ -247,6 +252,13 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Message> {
         error: row.get(15)?,
         is_error: row.get(16)?,
         full_length: row.get(17)?,
+        attachments: attachments
+            .map(|a| serde_json::from_str(&a))
+            .transpose()
+            .map_err(|e| {
+                rusqlite::Error::FromSqlConversionFailure(18, rusqlite::types::Type::Text, e.into())
+            })?
+            .unwrap_or_default(),
     })
 }
 
@@ -552,6 +564,7 @@ impl Store {
             )?;
             tx.commit()?;
             conversations::remove_result_files(dir.as_deref(), &files);
+            super::sweep_attachments(conn, dir.as_deref())?;
             Ok(ids)
         })
         .await
@@ -645,11 +658,16 @@ pub(super) fn insert(
     let id = new_id();
     let now = now_ms();
     let tool_calls = message.tool_calls.as_ref().map(ToString::to_string);
+    let attachments = (!message.attachments.is_empty())
+        .then(|| serde_json::to_string(&message.attachments))
+        .transpose()
+        .map_err(|e| rusqlite::Error::ToSqlConversionFailure(e.into()))?;
     tx.execute_cached(
         "INSERT INTO messages (id, conversation_id, seq, role, content, created_at, tool_calls, \
          tool_call_id, name, finish_reason, status, provider, model, input_tokens, output_tokens, \
-         reasoning, error, is_error) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+         reasoning, error, is_error, attachments) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, \
+         ?19)",
         params![
             id,
             conversation_id,
@@ -669,6 +687,7 @@ pub(super) fn insert(
             &message.reasoning,
             &message.error,
             message.is_error,
+            attachments,
         ],
     )?;
     tx.execute_cached(

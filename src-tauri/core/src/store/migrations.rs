@@ -216,6 +216,21 @@ CREATE INDEX messages_streaming ON messages(writer) WHERE status = 'streaming';
 CREATE INDEX tool_runs_unfinished ON tool_runs(message_id)
     WHERE finished_at IS NULL AND started_at IS NOT NULL;
 "#,
+    // 14: files attached to a message (issue 17): a JSON list of their records; the bytes are
+    // files named by their SHA-256 under the data folder's `attachments/`.
+    r#"
+ALTER TABLE messages ADD COLUMN attachments TEXT
+    CHECK (attachments IS NULL OR json_valid(attachments));
+
+-- What the person said of one model of a provider: whether it takes images (NULL: they did
+-- not say, and the model's family decides).
+CREATE TABLE provider_models (
+    provider_id   TEXT NOT NULL REFERENCES providers(id) ON DELETE CASCADE,
+    model         TEXT NOT NULL,
+    takes_images  INTEGER,
+    PRIMARY KEY (provider_id, model)
+);
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

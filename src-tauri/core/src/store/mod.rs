@@ -300,6 +300,48 @@ fn file_pointer(text: &str) -> Option<serde_json::Value> {
         .filter(|v| v.get("switchboard").is_some() && v.get("file").is_some())
 }
 
+impl Store {
+    /// The folder of attached files beside the database (none for a database in memory).
+    pub fn attachment_files(&self) -> Option<crate::attachments::AttachmentFiles> {
+        self.data_dir
+            .as_ref()
+            .map(|dir| crate::attachments::AttachmentFiles::new(dir.join("attachments")))
+    }
+}
+
+/// How long a kept file no message names yet is left alone: it may be waiting in a composer.
+pub const UNSENT_ATTACHMENT_GRACE: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// After messages are deleted: the attached files no message names any more (shown, or in a
+/// branch kept aside) are removed from `<data>/attachments/`, except those kept within
+/// [`UNSENT_ATTACHMENT_GRACE`].
+fn sweep_attachments(conn: &Connection, dir: Option<&Path>) -> Result<(), StoreError> {
+    let Some(dir) = dir else {
+        return Ok(());
+    };
+    let mut named: std::collections::HashSet<String> = conn
+        .prepare(
+            "SELECT json_extract(j.value, '$.sha256') FROM messages, json_each(messages.attachments) j \
+             WHERE messages.attachments IS NOT NULL",
+        )?
+        .query_map([], |row| row.get::<_, Option<String>>(0))?
+        .filter_map(|r| r.transpose())
+        .collect::<Result<_, _>>()?;
+    // A branch kept aside holds its rows as JSON: any SHA-256 in it keeps its file (a hash in
+    // other text may keep a file longer, never remove one too soon).
+    let sha = regex::Regex::new("[0-9a-f]{64}").expect("a valid pattern");
+    let snapshots: Vec<String> = conn
+        .prepare("SELECT snapshot FROM message_branches WHERE snapshot LIKE '%sha256%'")?
+        .query_map([], |row| row.get(0))?
+        .collect::<Result<_, _>>()?;
+    for snapshot in &snapshots {
+        named.extend(sha.find_iter(snapshot).map(|m| m.as_str().to_owned()));
+    }
+    crate::attachments::AttachmentFiles::new(dir.join("attachments"))
+        .remove_unreferenced(&named, UNSENT_ATTACHMENT_GRACE);
+    Ok(())
+}
+
 /// Milliseconds since the Unix epoch.
 pub fn now_ms() -> i64 {
     std::time::SystemTime::now()

@@ -131,4 +131,48 @@ impl Store {
         self.call(move |conn| Ok(conn.execute("DELETE FROM providers WHERE id = ?1", [&id])? == 1))
             .await
     }
+
+    /// Whether the person said `model` of this provider takes images (`None`: they did not
+    /// say; the model's family decides).
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn takes_images(
+        &self,
+        provider_id: String,
+        model: String,
+    ) -> Result<Option<bool>, StoreError> {
+        self.call(move |conn| {
+            Ok(conn
+                .query_row(
+                    "SELECT takes_images FROM provider_models WHERE provider_id = ?1 AND model = ?2",
+                    [&provider_id, &model],
+                    |row| row.get::<_, Option<bool>>(0),
+                )
+                .optional()?
+                .flatten())
+        })
+        .await
+    }
+
+    /// Records the person's word on whether `model` takes images (`None` forgets it).
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn set_takes_images(
+        &self,
+        provider_id: String,
+        model: String,
+        takes: Option<bool>,
+    ) -> Result<(), StoreError> {
+        self.call(move |conn| {
+            conn.execute(
+                "INSERT INTO provider_models (provider_id, model, takes_images) VALUES (?1, ?2, ?3) \
+                 ON CONFLICT (provider_id, model) DO UPDATE SET takes_images = excluded.takes_images",
+                params![provider_id, model, takes],
+            )?;
+            Ok(())
+        })
+        .await
+    }
 }

@@ -256,6 +256,66 @@ async fn a_result_larger_than_the_database_keeps_goes_to_a_file_and_goes_with_it
 }
 
 #[tokio::test]
+async fn an_attached_file_goes_when_no_message_names_it_any_more() {
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path, DEFAULT_BUSY_TIMEOUT).unwrap();
+    let files =
+        crate::attachments::AttachmentFiles::new(path.parent().unwrap().join("attachments"));
+    let shared = files.keep("shared.txt", b"in both").unwrap();
+    let own = files.keep("own.txt", b"in one").unwrap();
+    let waiting = files.keep("waiting.txt", b"in a composer").unwrap();
+    // Kept long ago, except the one waiting in a composer.
+    for a in [&shared, &own] {
+        std::fs::File::options()
+            .write(true)
+            .open(files.dir().join(&a.sha256))
+            .unwrap()
+            .set_modified(std::time::SystemTime::now() - Duration::from_secs(7200))
+            .unwrap();
+    }
+    let with = |files: Vec<crate::attachments::Attachment>| NewMessage {
+        attachments: files,
+        ..NewMessage::text(Role::User, "see attached")
+    };
+    let one = store.create_conversation("one".into()).await.unwrap();
+    let two = store.create_conversation("two".into()).await.unwrap();
+    let saved = store
+        .append_message(one.id.clone(), with(vec![shared.clone(), own.clone()]))
+        .await
+        .unwrap();
+    assert_eq!(saved.attachments, [shared.clone(), own.clone()]);
+    store
+        .append_message(two.id.clone(), with(vec![shared.clone()]))
+        .await
+        .unwrap();
+
+    // Exported with its bytes, imported as what they are (the name kept, the kind judged again).
+    let exported = store.export_conversation(one.id.clone()).await.unwrap();
+    let json = serde_json::to_string(&exported).unwrap();
+    assert!(
+        json.contains(r#""name":"own.txt","mime":"text/plain","size":6,"data":"aW4gb25l""#),
+        "{json}"
+    );
+    assert!(super::transfer::to_markdown(&exported)
+        .contains("- Attached: own.txt (text/plain, 6 bytes)"));
+    let back: super::transfer::ConversationExport = serde_json::from_str(&json).unwrap();
+    let imported = store.import_conversation(back).await.unwrap();
+    let copy = store.list_messages(imported.id.clone()).await.unwrap();
+    assert_eq!(copy[0].attachments, [shared.clone(), own.clone()]);
+    store.delete_conversation(imported.id).await.unwrap();
+
+    store.delete_conversation(one.id).await.unwrap();
+    assert!(files.read(&own.sha256).is_err(), "named by no message");
+    assert!(files.read(&shared.sha256).is_ok(), "still named by “two”");
+    assert!(files.read(&waiting.sha256).is_ok(), "kept a moment ago");
+    let question = store.list_messages(two.id.clone()).await.unwrap()[0]
+        .id
+        .clone();
+    store.delete_turn(two.id, question).await.unwrap();
+    assert!(files.read(&shared.sha256).is_err());
+}
+
+#[tokio::test]
 async fn a_call_started_by_a_killed_process_is_answered_that_it_may_have_run() {
     let (_dir, path) = temp_db();
     let mut cli = Store::open(&path, DEFAULT_BUSY_TIMEOUT).unwrap();

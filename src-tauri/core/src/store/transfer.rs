@@ -13,6 +13,9 @@ use super::{
     conversations, messages, now_ms, Cached, CallRef, Conversation, MessageStatus, NewMessage,
     Role, Store, StoreError, ToolRun,
 };
+use base64::Engine as _;
+
+use crate::attachments::{Attachment, AttachmentFiles};
 use crate::input::InvalidInput;
 
 /// What a file in this format says it is.
@@ -77,6 +80,19 @@ pub struct ExportedMessage {
     pub error: Option<String>,
     #[serde(default)]
     pub is_error: bool,
+    /// The files attached to a message of the person's, their bytes included.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<ExportedAttachment>,
+}
+
+/// A file attached to a message, whole. An import keeps it only as what its bytes are.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExportedAttachment {
+    pub name: String,
+    pub mime: String,
+    pub size: u64,
+    /// Its bytes in base64; `None` when it could not be read at export.
+    pub data: Option<String>,
 }
 
 /// One tool call as it happened, with its record.
@@ -115,7 +131,13 @@ pub struct ExportedToolRun {
 }
 
 impl ConversationExport {
-    fn new(conversation: Conversation, messages: Vec<super::Message>, runs: Vec<ToolRun>) -> Self {
+    /// The file for a conversation; the bytes of attached files are read from `files`.
+    fn new(
+        conversation: Conversation,
+        messages: Vec<super::Message>,
+        runs: Vec<ToolRun>,
+        files: Option<&AttachmentFiles>,
+    ) -> Self {
         Self {
             format: FORMAT.to_owned(),
             version: VERSION,
@@ -147,6 +169,22 @@ impl ConversationExport {
                     reasoning: m.reasoning,
                     error: m.error,
                     is_error: m.is_error,
+                    attachments: m
+                        .attachments
+                        .iter()
+                        .map(|a| ExportedAttachment {
+                            name: a.name.clone(),
+                            mime: a.mime.clone(),
+                            size: a.size,
+                            data: files.and_then(|files| match files.read(&a.sha256) {
+                                Ok(bytes) => Some(base64::engine::general_purpose::STANDARD.encode(bytes)),
+                                Err(e) => {
+                                    tracing::warn!(file = %a.name, error = %e, "an attached file could not be exported");
+                                    None
+                                }
+                            }),
+                        })
+                        .collect(),
                 })
                 .collect(),
             tool_runs: runs
@@ -225,7 +263,12 @@ impl Store {
         let conversation = self.get_conversation(id.clone()).await?;
         let messages = self.list_messages(id.clone()).await?;
         let runs = self.list_tool_runs(id).await?;
-        Ok(ConversationExport::new(conversation, messages, runs))
+        let files = self.attachment_files();
+        tokio::task::spawn_blocking(move || {
+            ConversationExport::new(conversation, messages, runs, files.as_ref())
+        })
+        .await
+        .map_err(|e| StoreError::Task(e.to_string()))
     }
 
     /// Writes a checked export as a new conversation (new ids, the default tool switches, no
@@ -238,6 +281,7 @@ impl Store {
         &self,
         file: ConversationExport,
     ) -> Result<Conversation, StoreError> {
+        let files = self.attachment_files();
         self.call(move |conn| {
             let tx = conn.transaction()?;
             let c = &file.conversation;
@@ -273,6 +317,7 @@ impl Store {
                         reasoning: m.reasoning,
                         error: m.error,
                         is_error: m.is_error,
+                        attachments: imported_files(files.as_ref(), &m.attachments),
                     },
                 )?;
                 tx.execute_cached(
@@ -392,6 +437,29 @@ pub fn export_file_name(title: &str, format: ExportFormat) -> String {
 
 /// A conversation as Markdown for people: the system prompt quoted, each message under its
 /// author, each tool call as a collapsible section with its arguments and result.
+/// The attached files of an imported message, kept as what their bytes are; one that cannot be
+/// decoded, kept, or is refused is left out.
+fn imported_files(
+    files: Option<&AttachmentFiles>,
+    exported: &[ExportedAttachment],
+) -> Vec<Attachment> {
+    let Some(files) = files else {
+        return Vec::new();
+    };
+    exported
+        .iter()
+        .filter_map(|a| {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(a.data.as_deref()?)
+                .ok()?;
+            files
+                .keep(&a.name, &bytes)
+                .map_err(|e| tracing::warn!(file = %a.name, error = %e, "an imported attachment was left out"))
+                .ok()
+        })
+        .collect()
+}
+
 pub fn to_markdown(file: &ConversationExport) -> String {
     let mut out = String::new();
     let c = &file.conversation;
@@ -428,6 +496,17 @@ pub fn to_markdown(file: &ConversationExport) -> String {
         match m.role {
             Role::User => {
                 out.push_str(&format!("## You\n\n{}\n\n", text.trim_end()));
+                for a in &m.attachments {
+                    out.push_str(&format!(
+                        "- Attached: {} ({}, {})\n",
+                        html_text(&a.name),
+                        a.mime,
+                        crate::text::byte_size(a.size)
+                    ));
+                }
+                if !m.attachments.is_empty() {
+                    out.push('\n');
+                }
             }
             Role::Assistant => {
                 answer = Some(&m.id);

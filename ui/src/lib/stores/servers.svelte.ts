@@ -17,6 +17,7 @@ import type {
   McpServerView,
   NewMcpServer,
   StandingApproval,
+  ServerOffers,
   ToolReview,
 } from "../types";
 import type { UiStore } from "./ui.svelte";
@@ -161,6 +162,16 @@ export class ServersStore {
   // ------------------------------------------------------------ tools and log
 
   /** A running server's tools; a failure is reported and reads as none. */
+  /** What a running server offers beside its tools; nothing (and the error reported) if it fails. */
+  async offers(name: string): Promise<ServerOffers> {
+    try {
+      return await ipc.listMcpOffers(name);
+    } catch (err) {
+      this.#ui.report(err);
+      return { resources: [], templates: [], prompts: [] };
+    }
+  }
+
   async tools(name: string): Promise<ToolReview[]> {
     try {
       return await ipc.listMcpTools(name);

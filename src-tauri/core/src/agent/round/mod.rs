@@ -167,6 +167,8 @@ pub(super) struct Run<'a> {
     /// The conversation as saved, read once when the first round asks the model and kept up
     /// to date with every message the run saves, so a round does not read it all again.
     history: Option<Vec<Message>>,
+    /// The conversation's attached files, made ready for the model once.
+    files: history::GivenFiles,
 }
 
 impl<'a> Run<'a> {
@@ -188,6 +190,7 @@ impl<'a> Run<'a> {
             },
             standing,
             history: None,
+            files: history::GivenFiles::new(),
         }
     }
 
@@ -211,16 +214,24 @@ impl<'a> Run<'a> {
     /// The conversation as the model reads it: from the run's copy, read from the database
     /// the first time.
     async fn history_for_model(&mut self) -> Result<Vec<ChatMessage>, StoreError> {
-        if let Some(messages) = self.history.as_ref() {
-            return Ok(history::for_model(messages));
-        }
-        let messages = self
-            .ctx
-            .services
-            .store
-            .list_messages(self.ctx.setup.conversation_id.clone())
-            .await?;
-        let out = history::for_model(&messages);
+        let messages = match self.history.take() {
+            Some(messages) => messages,
+            None => {
+                self.ctx
+                    .services
+                    .store
+                    .list_messages(self.ctx.setup.conversation_id.clone())
+                    .await?
+            }
+        };
+        super::files::prepare(
+            &messages,
+            &self.ctx.setup.files,
+            self.ctx.setup.media,
+            &mut self.files,
+        )
+        .await;
+        let out = history::for_model(&messages, &self.files);
         self.history = Some(messages);
         Ok(out)
     }

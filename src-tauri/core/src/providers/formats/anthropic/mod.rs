@@ -98,6 +98,12 @@ fn part(part: &Part) -> Value {
         Part::Text(text) => json!({"type": "text", "text": text}),
         Part::Image { media_type, data } => json!({"type": "image",
             "source": {"type": "base64", "media_type": media_type, "data": data}}),
+        Part::Document {
+            media_type,
+            data,
+            name,
+        } => json!({"type": "document", "title": name,
+            "source": {"type": "base64", "media_type": media_type, "data": data}}),
     }
 }
 

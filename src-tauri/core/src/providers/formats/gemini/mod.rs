@@ -105,7 +105,10 @@ fn contents(history: &[ChatMessage]) -> Vec<Value> {
 fn part(part: &Part) -> Value {
     match part {
         Part::Text(text) => json!({"text": text}),
-        Part::Image { media_type, data } => {
+        Part::Image { media_type, data }
+        | Part::Document {
+            media_type, data, ..
+        } => {
             json!({"inlineData": {"mimeType": media_type, "data": data}})
         }
     }

@@ -24,14 +24,16 @@ pub fn request_body(request: &ChatRequest) -> Value {
                     .iter()
                     .filter_map(|p| match p {
                         Part::Text(t) => Some(t.as_str()),
-                        Part::Image { .. } => None,
+                        // Ollama takes no documents: the run gives it a PDF's name instead
+                        // (see `media`), so none arrives here.
+                        Part::Image { .. } | Part::Document { .. } => None,
                     })
                     .collect();
                 let images: Vec<&str> = parts
                     .iter()
                     .filter_map(|p| match p {
                         Part::Image { data, .. } => Some(data.as_str()),
-                        Part::Text(_) => None,
+                        Part::Text(_) | Part::Document { .. } => None,
                     })
                     .collect();
                 let mut m = json!({"role": "user", "content": text.join("\n")});

@@ -74,6 +74,12 @@ fn message(message: &ChatMessage) -> Value {
                         Part::Text(text) => json!({"type": "text", "text": text}),
                         Part::Image { media_type, data } => json!({"type": "image_url",
                             "image_url": {"url": format!("data:{media_type};base64,{data}")}}),
+                        Part::Document {
+                            media_type,
+                            data,
+                            name,
+                        } => json!({"type": "file", "file": {"filename": name,
+                            "file_data": format!("data:{media_type};base64,{data}")}}),
                     })
                     .collect();
                 json!({"role": "user", "content": content})

@@ -213,3 +213,46 @@ pub async fn choose_file(
     }
     answered.await.ok().flatten()
 }
+
+/// The native open dialog for several files (any kind); empty when the person closed it.
+pub async fn choose_files(app: &AppHandle, title: &str) -> Vec<std::path::PathBuf> {
+    let (answer, answered) = tokio::sync::oneshot::channel();
+    let mut dialog = app
+        .dialog()
+        .file()
+        .set_title(title.replace('\0', NUL_SHOWN));
+    if let Some(window) = app.get_webview_window("main") {
+        dialog = dialog.set_parent(&window);
+    }
+    dialog.pick_files(move |paths| {
+        let paths = paths
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|p| p.into_path().ok())
+            .collect();
+        let _ = answer.send(paths);
+    });
+    answered.await.unwrap_or_default()
+}
+
+/// Files dragged over the window: Rust reads the dropped paths (the page never sees them),
+/// keeps each file, and tells the window what was kept and what was refused.
+pub fn on_drag_drop(app: &AppHandle, event: &tauri::DragDropEvent) {
+    use switchboard_core::attachments::DropEvent;
+    let state = app.state::<crate::state::AppState>();
+    match event {
+        tauri::DragDropEvent::Enter { .. } | tauri::DragDropEvent::Over { .. } => {
+            state.tell_drop(DropEvent::Over);
+        }
+        tauri::DragDropEvent::Leave => state.tell_drop(DropEvent::Left),
+        tauri::DragDropEvent::Drop { paths, .. } => {
+            let (app, paths) = (app.clone(), paths.clone());
+            tauri::async_runtime::spawn(async move {
+                let state = app.state::<crate::state::AppState>();
+                let attached = state.core().await.keep_attachment_files(paths).await;
+                state.tell_drop(DropEvent::Dropped { attached });
+            });
+        }
+        _ => {}
+    }
+}

@@ -54,6 +54,12 @@ pub fn run() -> i32 {
         // granted none of this plugin's commands.
         .plugin(tauri_plugin_dialog::init())
         .plugin(navigation_guard())
+        // Files dropped on the window are read by Rust (see `bridge::on_drag_drop`).
+        .on_window_event(|window, event| {
+            if let tauri::WindowEvent::DragDrop(drop) = event {
+                bridge::on_drag_drop(window.app_handle(), drop);
+            }
+        })
         .setup(move |app| {
             let _ = handle.set(app.handle().clone());
             // The store plugin would drop an unparsable file and overwrite it at the next save.
@@ -97,6 +103,14 @@ pub fn run() -> i32 {
             commands::conversations::rename_conversation,
             commands::conversations::set_system_prompt,
             commands::conversations::delete_conversation,
+            commands::attachments::choose_attachments,
+            commands::attachments::attach_pasted,
+            commands::attachments::watch_dropped_files,
+            commands::attachments::suggest_tools,
+            commands::attachments::list_running_offers,
+            commands::attachments::attach_resource,
+            commands::attachments::use_prompt,
+            commands::attachments::complete_argument,
             commands::conversations::get_conversation,
             commands::conversations::get_older_messages,
             commands::conversations::get_message_text,

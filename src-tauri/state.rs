@@ -2,9 +2,10 @@
 //! the app itself, opened on first use on the async runtime, so the window's first paint never
 //! waits for the database.
 
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
+use switchboard_core::attachments::DropEvent;
 use switchboard_core::secrets::SecretStore;
 use switchboard_core::settings::SettingsSource;
 use switchboard_core::{App, AppConfig, AppPaths, Core};
@@ -15,6 +16,8 @@ pub struct AppState {
     secrets: Arc<dyn SecretStore>,
     settings: Arc<dyn SettingsSource>,
     app: OnceCell<Arc<App>>,
+    /// Where files dragged over the window are told of (the window's latest listener).
+    drops: std::sync::Mutex<Option<tauri::ipc::Channel<DropEvent>>>,
 }
 
 impl AppState {
@@ -28,6 +31,24 @@ impl AppState {
             secrets,
             settings,
             app: OnceCell::new(),
+            drops: std::sync::Mutex::new(None),
+        }
+    }
+
+    /// Files dragged over the window are told to `channel` from now on.
+    pub fn listen_for_drops(&self, channel: tauri::ipc::Channel<DropEvent>) {
+        *self.drops.lock().unwrap_or_else(PoisonError::into_inner) = Some(channel);
+    }
+
+    /// Tells the window's listener of `event`, if it has one.
+    pub fn tell_drop(&self, event: DropEvent) {
+        if let Some(channel) = self
+            .drops
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+        {
+            let _ = channel.send(event);
         }
     }
 

@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 use switchboard_core::agent::ApprovalAnswer;
+use switchboard_core::attachments::AttachmentRef;
 use switchboard_core::engine::{CallRef, ConversationTool, TurnRequest};
 
 use switchboard_core::events::{EventSink, RunEvent};
@@ -16,19 +17,22 @@ use super::error::CommandResult;
 use crate::bridge::{channel_sink, NativeConfirm};
 use crate::state::AppState;
 
-/// Starts a turn (`text` `null` retries from the conversation as it is) and returns its run id;
-/// every event of the run arrives on `on_event`, the last being `run_finished`.
+/// Starts a turn (`text` `null` retries from the conversation as it is), carrying the kept files
+/// `attachments` names, and returns its run id; every event of the run arrives on `on_event`,
+/// the last being `run_finished`.
 #[tauri::command]
 pub async fn send_message(
     window: Window,
     state: State<'_, AppState>,
     conversation_id: String,
     text: Option<String>,
+    attachments: Option<Vec<AttachmentRef>>,
     on_event: Channel<RunEvent>,
 ) -> CommandResult<String> {
     let request = TurnRequest {
         conversation_id,
         text,
+        attachments: attachments.unwrap_or_default(),
         ..TurnRequest::default()
     };
     start(&state, request, channel_sink(on_event, window.label())).await

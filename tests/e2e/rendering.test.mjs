@@ -2,13 +2,14 @@
 // highlighted code (with Copy), a table, a task list, a link that asks before it opens (the
 // window stays where it is) and an image address that is shown, never fetched; and tool
 // results with an image (shown from a blob, larger on click), structured content as a tree and
-// resource links as cards, all from server-everything's own tools.
+// resource links as cards, all from server-everything's own tools; and files attached to a
+// message (from the command line, and through Attach… and the native picker).
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { cli, fakeBrowser, launch, nativeWindow, pressIn, screenshotScreen, sendInNewConversation, textOf, tid, withMockModel } from "./harness.mjs";
+import { chooseInFileDialog, cli, fakeBrowser, launch, nativeWindow, pressIn, screenshotScreen, sendInNewConversation, textOf, tid, withMockModel } from "./harness.mjs";
 
 test("a long Markdown answer: highlighted code with Copy, a table, a task list; its link asks first and its image is never fetched", async () => {
   await withMockModel("render-markdown", {}, async (home) => {
@@ -200,6 +201,90 @@ test("files attached from the command line reach the model and show on the messa
         ["Image pixel.png 70 B", "Text scores.csv 18 B"],
       );
       await app.screenshot("message-with-files");
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+test("Attach… picks a file in the native dialog; it shows as a chip, goes with the message and stays on it", async () => {
+  await withMockModel("render-attach", {}, async (home, mock) => {
+    const csv = path.join(home, "scores.csv");
+    fs.writeFileSync(csv, "team,points\nred,3\nblue,5\n");
+    const app = await launch(home);
+    try {
+      const b = app.browser;
+      await b.$(tid("new-conversation")).click();
+      const input = b.$(tid("composer-input"));
+      await input.waitForEnabled({ timeout: 20000 });
+      await b.$(tid("composer-attach")).click();
+      await chooseInFileDialog("Attach files", csv);
+      const chip = tid("composer-file");
+      await b.$(chip).waitForDisplayed({ timeout: 10000 });
+      assert.equal((await textOf(b, chip)).replace(/\s+/g, " ").replace("×", "").trim(), "Text scores.csv 25 B");
+      await app.screenshot("composer-with-a-file");
+      await input.setValue("Say hello");
+      await b.keys("Enter");
+      await b.$(tid("message-files")).waitForDisplayed({ timeout: 20000 });
+      await b.$(tid("answer")).waitForDisplayed({ timeout: 20000 });
+      assert.equal(await b.execute((sel) => document.querySelectorAll(sel).length, chip), 0, "the chip went with the message");
+      const sent = (await mock.journal()).at(-1).body.messages.find((m) => m.role === "user").content;
+      assert.equal(sent[0].text, "The attached file “scores.csv”:\n```\nteam,points\nred,3\nblue,5\n```");
+      assert.equal(sent[1].text, "Say hello");
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+test("/ picks a running server's prompt with its arguments (completed by the server) and @ attaches its resource", async () => {
+  await withMockModel("render-pickers", { everything: true }, async (home) => {
+    const app = await launch(home);
+    try {
+      const b = app.browser;
+      await b.$(tid("new-conversation")).click();
+      const input = b.$(tid("composer-input"));
+      await input.waitForEnabled({ timeout: 20000 });
+      // server-everything starts with the window; its prompts are listed once it runs.
+      const picker = tid("composer-picker");
+      await b.waitUntil(
+        async () => {
+          await input.setValue("/");
+          await b.$(picker).waitForDisplayed({ timeout: 5000 });
+          await sleep(300);
+          const n = await b.execute((sel) => document.querySelectorAll(sel).length, tid("picker-entry"));
+          if (n === 0) await b.keys("Escape");
+          return n > 0;
+        },
+        { timeout: 60000, interval: 500, timeoutMsg: "server-everything's prompts never showed" },
+      );
+      await b.$(tid("picker-search")).setValue("completable");
+      await app.screenshot("composer-prompt-picker");
+      await b.keys("Enter");
+      const argument = tid("picker-argument");
+      await b.$(argument).waitForDisplayed({ timeout: 10000 });
+      await b.$(argument).setValue("Eng");
+      // The server completes the department as it is typed (a datalist under the field).
+      await b.waitUntil(
+        async () => (await b.execute(() => [...document.querySelectorAll("datalist option")].map((o) => o.value))).includes("Engineering"),
+        { timeout: 10000, timeoutMsg: "no completion came" },
+      );
+      const fields = await b.$$(argument);
+      await fields[0].setValue("Engineering");
+      await fields[1].setValue("Alice");
+      await b.$(tid("picker-use")).click();
+      await b.waitUntil(async () => (await input.getValue()) === "Please promote Alice to the head of the Engineering team.", {
+        timeout: 10000,
+        timeoutMsg: "the prompt did not fill the composer",
+      });
+      await input.addValue(" See @");
+      await b.$(picker).waitForDisplayed({ timeout: 10000 });
+      await b.$(tid("picker-search")).setValue("features.md");
+      await b.keys("Enter");
+      await b.$(tid("composer-file")).waitForDisplayed({ timeout: 10000 });
+      assert.match(await textOf(b, tid("composer-file")), /Text\s+features\.md/);
+      assert.equal(await input.getValue(), "Please promote Alice to the head of the Engineering team. See ");
+      await app.screenshot("composer-after-pickers");
     } finally {
       await app.close();
     }

@@ -25,6 +25,10 @@ import type {
   ImportPreview,
   ServerOffers,
   ToolReview,
+  Attached,
+  Attachment,
+  AttachmentRef,
+  DropEvent,
   Message,
   MessagePage,
   ModelInfo,
@@ -240,6 +244,18 @@ export class FakeBackend {
   mcpLogs: Record<string, string> = {};
   /** server name → its tools as `list_mcp_tools` answers */
   mcpTools: Record<string, ToolReview[]> = {};
+  /** Files Rust has kept, by SHA-256. */
+  keptFiles = new Map<string, Attachment>();
+  /** What the person chooses in Rust's picker. */
+  picked: Attached = { kept: [], refused: [] };
+  /** Whether the chosen model takes images. */
+  modelTakesImages = true;
+  #drops: { onmessage: (event: DropEvent) => void } | null = null;
+  /** Rust tells the window of files dragged over it (kept ones are kept first). */
+  drop(event: DropEvent): void {
+    if (event.type === "dropped") for (const file of event.attached.kept) this.keptFiles.set(file.sha256, file);
+    this.#drops?.onmessage(structuredClone(event));
+  }
   /** server name → what `list_mcp_offers` answers (a running server not here offers nothing) */
   mcpOffers: Record<string, ServerOffers> = {};
   /** Claude Desktop's configuration file as Rust would read it; null when there is none */
@@ -335,7 +351,13 @@ export class FakeBackend {
    * server, asked about, then an answer in Markdown. Saves what it shows, as Rust does.
    * With `retryOf`, the run starts from that failed call run again, in an answer of its own.
    */
-  #scriptedRun(conversationId: string, text: string | null, channel: FakeChannel, retryOf: CallRef | null = null): string {
+  #scriptedRun(
+    conversationId: string,
+    text: string | null,
+    channel: FakeChannel,
+    retryOf: CallRef | null = null,
+    files: Attachment[] = [],
+  ): string {
     const runId = `run${++this.#ids}`;
     const saved = this.messages[conversationId] ?? (this.messages[conversationId] = []);
     const feed = { runId, log: [] as RunEvent[], channels: [channel] };
@@ -356,7 +378,9 @@ export class FakeBackend {
     void (async () => {
       await Promise.resolve();
       emit({ type: "run_started", run_id: runId, conversation_id: conversationId });
-      if (text !== null) save(message({ id: `u${++this.#ids}`, conversation_id: conversationId, role: "user", content: text }));
+      if (text !== null) {
+        save({ ...message({ id: `u${++this.#ids}`, conversation_id: conversationId, role: "user", content: text }), attachments: files });
+      }
       if (retryOf === null) emit({ type: "status", text: "Thinking…" });
       // A retry's answer is the person's: saved whole at once, no model.
       const first = message({ id: `a${++this.#ids}`, conversation_id: conversationId, role: "assistant", content: "", status: retryOf === null ? "streaming" : "complete", model: retryOf === null ? "gpt-test" : null });
@@ -645,7 +669,62 @@ export class FakeBackend {
       // The scripted runs' results are text only.
       return { parts: [], structured: null };
     },
-    send_message: (args) => this.#scriptedRun(String(args.conversationId), args.text as string | null, args.onEvent as FakeChannel),
+    send_message: (args) => {
+      // Rust judges each named file again: one it does not keep, or an image for a model that
+      // takes none, refuses the send before anything is saved.
+      const files = ((args.attachments as AttachmentRef[] | undefined) ?? []).map((ref) => {
+        const kept = this.keptFiles.get(ref.sha256);
+        if (!kept) throw { kind: "invalid_input", field: "attachments", message: `“${ref.name}” is no longer there to send; attach it again.` };
+        return { ...kept, name: ref.name };
+      });
+      if (!this.modelTakesImages && files.some((f) => f.kind === "image")) {
+        throw { kind: "invalid_input", field: "attachments", message: "“gpt-test” is not known to take images, so the image was not sent." };
+      }
+      return this.#scriptedRun(String(args.conversationId), args.text as string | null, args.onEvent as FakeChannel, null, files);
+    },
+    choose_attachments: () => {
+      // Rust's picker, answered with `picked`.
+      for (const file of this.picked.kept) this.keptFiles.set(file.sha256, file);
+      return structuredClone(this.picked);
+    },
+    attach_pasted: (args) => {
+      const data = atob(String(args.data));
+      if (!data.startsWith("\x89PNG")) {
+        throw { kind: "invalid_input", field: "attachments", message: `“${String(args.name)}” cannot be attached: it looks like binary data.` };
+      }
+      const file: Attachment = { sha256: "p".repeat(64), name: String(args.name), mime: "image/png", size: data.length, kind: "image" };
+      this.keptFiles.set(file.sha256, file);
+      return file;
+    },
+    list_running_offers: () =>
+      Object.entries(this.mcpOffers).map(([server, offers]) => ({ server, offers: structuredClone(offers) })),
+    attach_resource: (args) => {
+      const uri = String(args.uri);
+      if (uri.includes("nowhere")) throw { kind: "mcp", message: `“${String(args.server)}” failed: Unknown resource: ${uri}` };
+      const file: Attachment = {
+        sha256: uri.length.toString(16).padStart(64, "r"),
+        name: (args.name as string | null) ?? uri.split("/").pop() ?? "resource",
+        mime: "text/plain",
+        size: uri.length,
+        kind: "text",
+      };
+      this.keptFiles.set(file.sha256, file);
+      return { kept: [file], refused: [] };
+    },
+    use_prompt: (args) => {
+      const given = args.arguments as Record<string, string>;
+      if (args.prompt === "args-prompt") {
+        if (!given.city) throw { kind: "mcp", message: `“${String(args.server)}” failed: city is required` };
+        return { text: `What's weather in ${given.city}?`, attached: { kept: [], refused: [] } };
+      }
+      return { text: `The ${String(args.prompt)} prompt.`, attached: { kept: [], refused: [] } };
+    },
+    complete_argument: (args) =>
+      ["Engineering", "Sales", "Marketing", "Support"].filter((d) => d.startsWith(String(args.value))),
+    watch_dropped_files: (args) => {
+      this.#drops = args.onDrop as { onmessage: (event: DropEvent) => void };
+      return null;
+    },
     retry_tool_call: (args) => {
       const conversationId = String(args.conversationId);
       const run = (this.toolRuns[conversationId] ?? []).find((r) => r.message_id === args.messageId && r.call_id === args.callId);
@@ -682,6 +761,20 @@ export class FakeBackend {
         // A tool's own switch beats its server's; anything not switched is on.
         enabled: t.held_back || (switches.get(`${t.server}/${t.tool}`) ?? switches.get(t.server) ?? true),
       }));
+    },
+    suggest_tools: (args) => {
+      // Rust matches each file's kind and extension against the switched-off tools' names and
+      // descriptions; here, only a file's extension against a tool's name.
+      this.#conversation(args.conversationId);
+      const switches = this.toolSwitches[String(args.conversationId)] ?? new Map<string, boolean>();
+      const files = args.files as AttachmentRef[];
+      return this.catalogue.flatMap((t) => {
+        const on = t.held_back || (switches.get(`${t.server}/${t.tool}`) ?? switches.get(t.server) ?? true);
+        const file = files.find((f) => t.tool.split(/[_-]/).includes(f.name.split(".").pop() ?? ""));
+        return on || !file
+          ? []
+          : [{ server: t.server, tool: t.tool, display_name: t.display_name, why: `${file.name}: its name says “${file.name.split(".").pop()}”` }];
+      });
     },
     set_conversation_tool: (args) => {
       this.#conversation(args.conversationId);

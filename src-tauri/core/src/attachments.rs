@@ -64,6 +64,23 @@ impl From<&Attachment> for AttachmentRef {
     }
 }
 
+/// What became of files a person chose or dropped: those kept, and why each other one was not.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, ts_rs::TS)]
+pub struct Attached {
+    pub kept: Vec<Attachment>,
+    pub refused: Vec<String>,
+}
+
+/// Files dragged over the window, as the window is told: something is over it, it left, or it
+/// was dropped (and kept, or refused with the reason).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum DropEvent {
+    Over,
+    Left,
+    Dropped { attached: Attached },
+}
+
 /// What a file is, from its first bytes and its whole: `None` when it is none of the kinds a
 /// model can be given (binary data that is not an image or a PDF).
 pub fn sniff(bytes: &[u8]) -> Option<(AttachmentKind, &'static str)> {

@@ -493,26 +493,8 @@ async fn the_command_line_allows_lists_and_revokes_a_tool_that_runs_without_aski
     app.shutdown(Duration::from_secs(5)).await;
 }
 
-/// The system message of the newest request aimock received (`None`: the request had none).
-async fn last_system_message(mock: &support::Aimock) -> Option<String> {
-    let journal = mock.journal().await;
-    let body = &journal.last().expect("a request was sent")["body"];
-    let first = &body["messages"][0];
-    (first["role"] == "system").then(|| first["content"].as_str().unwrap_or_default().to_owned())
-}
-
-#[tokio::test]
-async fn a_new_conversation_tells_the_model_the_default_system_prompt_and_the_offered_servers_instructions(
-) {
-    if !support::mcp_peers_installed("system_prompt") {
-        return;
-    }
-    let Some(mock) = aimock("system_prompt", "tool-loop.json", &[]) else {
-        return;
-    };
-    let home = tempfile::tempdir().unwrap();
-    let (app, _store) = app_in(home.path(), &mock.root).await;
-    // server-everything answers `initialize` with instructions of its own.
+/// Starts server-everything (stdio) in `app`'s host and waits until it runs.
+async fn start_everything(app: &App) {
     app.host()
         .spawn(
             "everything",
@@ -533,6 +515,29 @@ async fn a_new_conversation_tells_the_model_the_default_system_prompt_and_the_of
         assert!(Instant::now() < deadline, "server-everything did not start");
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
+}
+
+/// The system message of the newest request aimock received (`None`: the request had none).
+async fn last_system_message(mock: &support::Aimock) -> Option<String> {
+    let journal = mock.journal().await;
+    let body = &journal.last().expect("a request was sent")["body"];
+    let first = &body["messages"][0];
+    (first["role"] == "system").then(|| first["content"].as_str().unwrap_or_default().to_owned())
+}
+
+#[tokio::test]
+async fn a_new_conversation_tells_the_model_the_default_system_prompt_and_the_offered_servers_instructions(
+) {
+    if !support::mcp_peers_installed("system_prompt") {
+        return;
+    }
+    let Some(mock) = aimock("system_prompt", "tool-loop.json", &[]) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let (app, _store) = app_in(home.path(), &mock.root).await;
+    // server-everything answers `initialize` with instructions of its own.
+    start_everything(&app).await;
     let instructions = app
         .host()
         .server("everything")
@@ -891,5 +896,105 @@ async fn attached_files_reach_the_model_as_it_takes_them_and_one_it_cannot_read_
         saved.len()
     );
     assert_eq!(mock.journal().await.len(), journal.len());
+    app.shutdown(Duration::from_secs(5)).await;
+}
+
+#[tokio::test]
+async fn the_composers_pickers_take_a_running_servers_prompts_and_resources_as_text_and_files() {
+    if !support::mcp_peers_installed("pickers") {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let paths = AppPaths::under_home(home.path().to_path_buf());
+    paths.create_all().unwrap();
+    let secrets: Arc<dyn SecretStore> = Arc::new(MemoryStore::default());
+    let core = Core::with_store(
+        paths.clone(),
+        Store::open_in_memory().unwrap(),
+        Arc::clone(&secrets),
+    );
+    let app = support::headless_app(core, paths, secrets).await;
+    start_everything(&app).await;
+
+    let offers = app.running_offers().await;
+    assert_eq!(offers.len(), 1);
+    assert_eq!(offers[0].server, "everything");
+    assert!(offers[0]
+        .offers
+        .prompts
+        .iter()
+        .any(|p| p.name == "args-prompt"));
+
+    // "/": a prompt with its arguments becomes the composer's text…
+    let used = app
+        .use_prompt(
+            "everything",
+            "args-prompt",
+            serde_json::json!({"city": "Oslo"})
+                .as_object()
+                .unwrap()
+                .clone(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(used.text, "What's weather in Oslo?");
+    assert!(used.attached.kept.is_empty());
+    // …and one that embeds a resource brings it as a file.
+    let embedded = app
+        .use_prompt(
+            "everything",
+            "resource-prompt",
+            serde_json::json!({"resourceType": "Text", "resourceId": "2"})
+                .as_object()
+                .unwrap()
+                .clone(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(embedded.attached.kept.len(), 1, "{embedded:?}");
+    assert_eq!(
+        embedded.attached.kept[0].kind,
+        switchboard_core::attachments::AttachmentKind::Text
+    );
+    let refused = app
+        .use_prompt("everything", "args-prompt", serde_json::Map::new())
+        .await;
+    assert!(
+        refused.is_err(),
+        "a required argument left out: {refused:?}"
+    );
+
+    // "@": a resource becomes a file under its listed name, judged by its content.
+    let attached = app
+        .attach_resource(
+            "everything",
+            "demo://resource/dynamic/text/3",
+            Some("Dynamic Text 3"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(attached.kept.len(), 1);
+    assert_eq!(attached.kept[0].name, "Dynamic Text 3");
+    let bytes = app
+        .core()
+        .attachment_files()
+        .read(&attached.kept[0].sha256)
+        .unwrap();
+    assert!(String::from_utf8(bytes).unwrap().starts_with("Resource 3:"));
+
+    // Arguments are completed by the server as they are typed.
+    let completed = app
+        .complete_argument(
+            "everything",
+            switchboard_core::mcp::features::Completing::Prompt("completable-prompt".into()),
+            "department",
+            "Ma",
+            Default::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(completed, ["Marketing"]);
+    let stopped = app.attach_resource("nowhere", "demo://x", None).await;
+    assert!(stopped.is_err());
     app.shutdown(Duration::from_secs(5)).await;
 }

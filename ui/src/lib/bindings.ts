@@ -96,6 +96,23 @@ name: string,
  */
 mime: string, size: number, kind: AttachmentKind, };
 
+/**
+ * A kept file a message is to carry, as the window or the command line names it: only its
+ * SHA-256 and name are taken; what it is comes from its bytes again.
+ */
+export type AttachmentRef = { sha256: string, name: string, };
+
+/**
+ * What became of files a person chose or dropped: those kept, and why each other one was not.
+ */
+export type Attached = { kept: Array<Attachment>, refused: Array<string>, };
+
+/**
+ * Files dragged over the window, as the window is told: something is over it, it left, or it
+ * was dropped (and kept, or refused with the reason).
+ */
+export type DropEvent = { "type": "over" } | { "type": "left" } | { "type": "dropped", attached: Attached, };
+
 export type Message = { id: string, conversation_id: string, role: Role, content: string | null, created_at: number, tool_calls: JsonValue | null, tool_call_id: string | null, name: string | null, finish_reason: string | null, status: MessageStatus, provider: string | null, model: string | null, input_tokens: number | null, output_tokens: number | null, 
 /**
  * The model's reasoning text, where it showed any.
@@ -315,6 +332,15 @@ held_back: boolean,
  * Rough tokens its definition costs in every request (characters / 4).
  */
 estimated_tokens: number, };
+
+/**
+ * A tool switched off in a conversation that fits a file attached to it (seed 002), and why.
+ */
+export type ToolSuggestion = { server: string, tool: string, display_name: string, 
+/**
+ * Which file it fits and why: "scores.csv: its name says “csv”".
+ */
+why: string, };
 
 /**
  * One call of a conversation: the call `call_id` of the answer `message_id` (a model's call
@@ -625,6 +651,17 @@ title: string, description: string | null, arguments: Array<OfferedArgument>, };
  * [`DESCRIPTION_CHARS`].
  */
 export type ServerOffers = { resources: Array<OfferedResource>, templates: Array<OfferedTemplate>, prompts: Array<OfferedPrompt>, };
+
+/**
+ * One running server's offers, for the pickers.
+ */
+export type OffersOf = { server: string, offers: ServerOffers, };
+
+/**
+ * A prompt made ready for the composer: its messages' text, and its images and embedded
+ * resources as files.
+ */
+export type PromptUse = { text: string, attached: Attached, };
 
 export type ImportItem = { name: string, detail: string, };
 

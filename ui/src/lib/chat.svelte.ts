@@ -518,9 +518,13 @@ export class ChatSession {
     return ipc.getToolResultView(this.conversationId, messageId, callId);
   }
 
-  /** Starts a turn; `text` null retries. Rejects (with the IpcError) when it cannot start. */
-  async send(text: string | null): Promise<void> {
-    await this.#start((onEvent) => ipc.sendMessage(this.conversationId, text, onEvent));
+  /**
+   * Starts a turn with the kept files `attachments`; `text` null retries. Rejects (with the
+   * IpcError) when it cannot start.
+   */
+  async send(text: string | null, attachments: Attachment[] = []): Promise<void> {
+    const files = attachments.map((a) => ({ sha256: a.sha256, name: a.name }));
+    await this.#start((onEvent) => ipc.sendMessage(this.conversationId, text, onEvent, files));
   }
 
   /** Runs a failed call of the answer `messageId` again. Rejects when it cannot start. */

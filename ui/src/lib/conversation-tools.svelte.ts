@@ -4,7 +4,7 @@
 // reading the list back from Rust after each change.
 
 import * as ipc from "./ipc";
-import type { ConversationTool } from "./types";
+import type { Attachment, ConversationTool, ToolSuggestion } from "./types";
 
 export type SwitchState = "on" | "off" | "mixed";
 
@@ -73,6 +73,33 @@ export class ConversationTools {
     this.busy = true;
     try {
       await ipc.setConversationTool(this.conversationId, server, tool, enabled);
+    } catch (err) {
+      this.report(err);
+    } finally {
+      await this.load();
+      this.busy = false;
+    }
+  }
+
+  /** The tools switched off here that fit `files` (seed 002); none if asking failed. */
+  async suggest(files: Attachment[]): Promise<ToolSuggestion[]> {
+    if (files.length === 0) return [];
+    try {
+      return await ipc.suggestTools(
+        this.conversationId,
+        files.map((f) => ({ sha256: f.sha256, name: f.name })),
+      );
+    } catch (err) {
+      this.report(err);
+      return [];
+    }
+  }
+
+  /** Switches the suggested tools on for this conversation. */
+  async enable(suggested: ToolSuggestion[]): Promise<void> {
+    this.busy = true;
+    try {
+      for (const s of suggested) await ipc.setConversationTool(this.conversationId, s.server, s.tool, true);
     } catch (err) {
       this.report(err);
     } finally {

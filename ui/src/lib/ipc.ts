@@ -7,6 +7,10 @@
 import { Channel, invoke } from "@tauri-apps/api/core";
 import type { ApprovalAnswer, RunEvent } from "./run-events";
 import type {
+  Attached,
+  Attachment,
+  AttachmentRef,
+  DropEvent,
   AppStatus,
   CommandError,
   Conversation,
@@ -22,8 +26,11 @@ import type {
   McpServerView,
   NewMcpServer,
   ImportPreview,
+  OffersOf,
+  PromptUse,
   ServerOffers,
   ToolReview,
+  ToolSuggestion,
   LocalServer,
   ModelInfo,
   NewProvider,
@@ -344,12 +351,73 @@ function eventChannel(onEvent: (event: RunEvent) => void): Channel<RunEvent> {
 }
 
 /**
- * Sends a message (`text` null: retry from the conversation as it is) and resolves the run's
- * id once it has started; its events arrive on `onEvent`, the last being `run_finished`.
- * invalid_input names `provider`, `model` or `text` in `field`.
+ * Sends a message (`text` null: retry from the conversation as it is) with the kept files
+ * `attachments` names, and resolves the run's id once it has started; its events arrive on
+ * `onEvent`, the last being `run_finished`. invalid_input names `provider`, `model`, `text` or
+ * `attachments` in `field` (a model that cannot take a file is refused before anything is saved).
  */
-export function sendMessage(conversationId: string, text: string | null, onEvent: (event: RunEvent) => void): Promise<string> {
-  return call("send_message", { conversationId, text, onEvent: eventChannel(onEvent) });
+export function sendMessage(
+  conversationId: string,
+  text: string | null,
+  onEvent: (event: RunEvent) => void,
+  attachments: AttachmentRef[] = [],
+): Promise<string> {
+  return call("send_message", { conversationId, text, attachments, onEvent: eventChannel(onEvent) });
+}
+
+/** Rust's native picker (several files); what was kept, and why any other was not. */
+export function chooseAttachments(): Promise<Attached> {
+  return call("choose_attachments");
+}
+
+/** Keeps a pasted file, given as base64 (the page never names a path). */
+export function attachPasted(name: string, data: string): Promise<Attachment> {
+  return call("attach_pasted", { name, data });
+}
+
+/** The tools switched off in the conversation that fit these kept files, and why each. */
+export function suggestTools(conversationId: string, files: AttachmentRef[]): Promise<ToolSuggestion[]> {
+  return call("suggest_tools", { conversationId, files });
+}
+
+/** Every running server's resources, resource templates and prompts, for the "/" and "@" pickers. */
+export function listRunningOffers(): Promise<OffersOf[]> {
+  return call("list_running_offers");
+}
+
+/** Reads a running server's resource and keeps its contents as files (named `name` when one). */
+export function attachResource(server: string, uri: string, name: string | null): Promise<Attached> {
+  return call("attach_resource", { server, uri, name });
+}
+
+/** A running server's prompt, got with `args`: its text for the composer and its files. */
+export function usePrompt(server: string, prompt: string, args: Record<string, string>): Promise<PromptUse> {
+  return call("use_prompt", { server, prompt, arguments: args });
+}
+
+/** What a running server suggests for an argument of a prompt or a resource template. */
+export function completeArgument(
+  server: string,
+  of: { prompt: string } | { template: string },
+  argument: string,
+  value: string,
+  context: Record<string, string>,
+): Promise<string[]> {
+  return call("complete_argument", {
+    server,
+    prompt: "prompt" in of ? of.prompt : null,
+    template: "template" in of ? of.template : null,
+    argument,
+    value,
+    context,
+  });
+}
+
+/** Files dragged over the window: over, left, or dropped (kept by Rust, or refused). */
+export function watchDroppedFiles(onDrop: (event: DropEvent) => void): Promise<void> {
+  const channel = new Channel<DropEvent>();
+  channel.onmessage = onDrop;
+  return call("watch_dropped_files", { onDrop: channel });
 }
 
 /**

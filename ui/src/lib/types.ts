@@ -4,14 +4,17 @@
 
 export type {
   AppStatus,
+  Attached,
   Attachment,
   AttachmentKind,
+  AttachmentRef,
   BranchPoint,
   CallRef,
   ConnectionReport,
   Conversation,
   ConversationDetail,
   ConversationTool,
+  DropEvent,
   ExportFormat,
   ImportItem,
   ImportPreview,
@@ -29,9 +32,11 @@ export type {
   OfferedPrompt,
   OfferedResource,
   OfferedTemplate,
+  OffersOf,
   Provider,
   ProviderKind,
   ProviderKindInfo,
+  PromptUse,
   ResultPart,
   ResultView,
   Role,
@@ -45,6 +50,7 @@ export type {
   ToolReview,
   ToolRun,
   ToolStatus,
+  ToolSuggestion,
 } from "./bindings";
 
 export type {

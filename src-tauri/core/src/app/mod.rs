@@ -10,6 +10,7 @@
 //! run and a [`Confirm`](crate::policy::confirm::Confirm) per question. The server flows are
 //! [`servers`]'s, the runs' bookkeeping [`runs`]'.
 
+mod offers;
 mod runs;
 mod servers;
 
@@ -19,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 
+pub use offers::{OffersOf, PromptUse};
 pub use runs::{Feed, RunHandle, Runs};
 pub use servers::ToolAcceptance;
 

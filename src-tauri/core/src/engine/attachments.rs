@@ -5,10 +5,11 @@
 
 use std::path::Path;
 
+use super::ConversationTool;
 use super::Core;
 use crate::attachments::{
-    Attachment, AttachmentFiles, AttachmentKind, AttachmentRef, KeepError, MAX_FILE_BYTES,
-    MAX_PER_MESSAGE,
+    Attached, Attachment, AttachmentFiles, AttachmentKind, AttachmentRef, KeepError,
+    MAX_FILE_BYTES, MAX_PER_MESSAGE,
 };
 use crate::error::CoreError;
 use crate::input::InvalidInput;
@@ -53,6 +54,14 @@ impl Core {
     pub async fn keep_attachment_file(&self, path: &Path) -> Result<Attachment, CoreError> {
         let files = self.attachment_files();
         let path = path.to_path_buf();
+        let shown = crate::attachments::shown_name(&path.to_string_lossy());
+        let named = |e: CoreError| match e {
+            CoreError::Io { detail, .. } => CoreError::Io {
+                what: format!("“{shown}”"),
+                detail,
+            },
+            other => other,
+        };
         blocking(move || {
             let name = path
                 .file_name()
@@ -72,6 +81,20 @@ impl Core {
             files.keep(&name, &std::fs::read(&path)?)
         })
         .await
+        .map_err(named)
+    }
+
+    /// [`Core::keep_attachment_file`] for each of `paths` (chosen in the picker, or dropped on
+    /// the window): one refused does not stop the others.
+    pub async fn keep_attachment_files(&self, paths: Vec<std::path::PathBuf>) -> Attached {
+        let mut attached = Attached::default();
+        for path in paths {
+            match self.keep_attachment_file(&path).await {
+                Ok(kept) => attached.kept.push(kept),
+                Err(e) => attached.refused.push(e.to_string()),
+            }
+        }
+        attached
     }
 
     /// The files a turn names, each judged again from its kept bytes.
@@ -109,6 +132,21 @@ impl Core {
         .await
     }
 
+    /// The tools switched off in a conversation that fit `files` (kept files, judged again).
+    ///
+    /// # Errors
+    /// A file not kept; the database.
+    pub async fn suggest_tools_for(
+        &self,
+        tools: &dyn crate::agent::tools::ToolSource,
+        conversation_id: &str,
+        files: Vec<AttachmentRef>,
+    ) -> Result<Vec<ToolSuggestion>, CoreError> {
+        let files = self.judge_attachments(files).await?;
+        let (_, listed) = self.conversation_catalogue(tools, conversation_id).await?;
+        Ok(suggest_tools(&files, &listed))
+    }
+
     /// What `model` of the provider `provider` can be given besides text.
     ///
     /// # Errors
@@ -144,6 +182,80 @@ impl Core {
             .set_takes_images(row.id, model.trim().to_owned(), takes)
             .await?)
     }
+}
+
+/// A tool switched off in a conversation that fits a file attached to it (seed 002), and why.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+pub struct ToolSuggestion {
+    pub server: String,
+    pub tool: String,
+    pub display_name: String,
+    /// Which file it fits and why: "scores.csv: its name says “csv”".
+    pub why: String,
+}
+
+/// The words that say a tool works on a file like `file`: its kind's, then its extension's.
+fn words_for(file: &Attachment) -> Vec<&'static str> {
+    let extension = file
+        .name
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default();
+    let mut words: Vec<&'static str> = match file.kind {
+        AttachmentKind::Image => vec!["image", "vision", "ocr", "photo", "picture"],
+        AttachmentKind::Pdf => vec!["pdf", "document", "extract"],
+        AttachmentKind::Text => Vec::new(),
+    };
+    words.extend_from_slice(match extension.as_str() {
+        "csv" | "tsv" => &["csv", "spreadsheet", "table", "data"],
+        "json" | "jsonl" => &["json"],
+        "md" | "markdown" => &["markdown"],
+        "html" | "htm" => &["html"],
+        "xml" => &["xml"],
+        "yaml" | "yml" => &["yaml"],
+        "sql" => &["sql", "database", "query"],
+        "py" => &["python", "code"],
+        "rs" | "js" | "ts" | "go" | "java" | "c" | "cpp" | "h" | "rb" | "sh" => &["code"],
+        _ => &[],
+    });
+    words
+}
+
+/// Whether `text` holds `word` as a word of its own (not inside another: "data" is not in
+/// "metadata"; names split at `_`, `-` and `.` too).
+fn mentions(text: &str, word: &str) -> bool {
+    text.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| w == word)
+}
+
+/// The tools switched off in a conversation that fit its newly attached `files`: by each
+/// file's kind and extension matched against each tool's name, title and description.
+pub fn suggest_tools(files: &[Attachment], tools: &[ConversationTool]) -> Vec<ToolSuggestion> {
+    let mut out: Vec<ToolSuggestion> = Vec::new();
+    for tool in tools.iter().filter(|t| !t.enabled && !t.held_back) {
+        let fit = files.iter().find_map(|file| {
+            words_for(file).into_iter().find_map(|word| {
+                let place = if mentions(&tool.tool, word) || mentions(&tool.display_name, word) {
+                    "its name says"
+                } else if mentions(&tool.description, word) {
+                    "its description says"
+                } else {
+                    return None;
+                };
+                Some(format!("{}: {place} “{word}”", file.name))
+            })
+        });
+        if let Some(why) = fit {
+            out.push(ToolSuggestion {
+                server: tool.server.clone(),
+                tool: tool.tool.clone(),
+                display_name: tool.display_name.clone(),
+                why,
+            });
+        }
+    }
+    out
 }
 
 /// Refuses `attachments` that `model` cannot be given, saying why and how to change it.
@@ -184,4 +296,65 @@ async fn blocking<T: Send + 'static>(
             detail: e.to_string(),
         })?
         .map_err(CoreError::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool(name: &str, description: &str, enabled: bool) -> ConversationTool {
+        ConversationTool {
+            server: "s".into(),
+            tool: name.into(),
+            wire_name: format!("s__{name}"),
+            display_name: crate::text::tool_display_name("s", name, None),
+            description: description.into(),
+            enabled,
+            held_back: false,
+            estimated_tokens: 10,
+        }
+    }
+
+    fn file(name: &str, kind: AttachmentKind) -> Attachment {
+        Attachment {
+            sha256: "0".repeat(64),
+            name: name.into(),
+            mime: "x".into(),
+            size: 1,
+            kind,
+        }
+    }
+
+    #[test]
+    fn a_file_suggests_the_switched_off_tools_that_fit_it_and_says_why() {
+        let tools = [
+            tool("query_csv", "Runs SQL over a table.", false),
+            tool("describe", "Describes an image with a vision model.", false),
+            tool("read_pdf", "Reads a document.", false),
+            tool("get_metadata", "Reads file metadata.", false),
+            tool("plot_csv", "Plots a table.", true),
+        ];
+        let suggested = suggest_tools(
+            &[
+                file("scores.csv", AttachmentKind::Text),
+                file("cat.png", AttachmentKind::Image),
+            ],
+            &tools,
+        );
+        let said: Vec<(&str, &str)> = suggested
+            .iter()
+            .map(|s| (s.tool.as_str(), s.why.as_str()))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                ("query_csv", "scores.csv: its name says “csv”"),
+                ("describe", "cat.png: its description says “image”"),
+            ]
+        );
+        // Already on, or fitting no file: not suggested ("data" is not in "metadata").
+        assert!(suggest_tools(&[file("notes.txt", AttachmentKind::Text)], &tools).is_empty());
+        let pdf = suggest_tools(&[file("paper.pdf", AttachmentKind::Pdf)], &tools);
+        assert_eq!(pdf[0].tool, "read_pdf");
+    }
 }

@@ -768,6 +768,7 @@ mod connections;
 mod mcp;
 
 pub use crate::events::CallRef;
+pub use attachments::ToolSuggestion;
 pub use chat::{system_prompt, ConversationTool, ToolSelection, TurnRequest};
 pub use connections::{ConnectionReport, LocalServer};
 pub use mcp::{McpServerStatus, McpServerView, ToolReview};

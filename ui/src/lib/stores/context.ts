@@ -5,6 +5,7 @@
 // its own. (Svelte's `createContext` hides its key, so a test could not build that map.)
 
 import { getContext, setContext } from "svelte";
+import type { AttachmentsStore } from "./attachments.svelte";
 import type { ChatSessions } from "./chat-sessions.svelte";
 import type { ConversationsStore } from "./conversations.svelte";
 import type { ProvidersStore } from "./providers.svelte";
@@ -53,4 +54,8 @@ export function getServers(): ServersStore {
 
 export function getSettings(): SettingsStore {
   return stores().settings;
+}
+
+export function getAttachments(): AttachmentsStore {
+  return stores().attachments;
 }

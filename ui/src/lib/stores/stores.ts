@@ -4,6 +4,7 @@
 // (`context.ts`). Owns no state of its own.
 
 import type { ThemeController } from "../theme";
+import { AttachmentsStore } from "./attachments.svelte";
 import { ChatSessions } from "./chat-sessions.svelte";
 import { ConversationsStore } from "./conversations.svelte";
 import { ProvidersStore } from "./providers.svelte";
@@ -19,6 +20,8 @@ export class Stores {
   /** The chat sessions, by conversation: a running answer outlives the page that shows it. */
   readonly chats: ChatSessions;
   readonly conversations: ConversationsStore;
+  /** Files into a message: picked, pasted, dropped on the window. */
+  readonly attachments: AttachmentsStore;
 
   constructor(theme: ThemeController) {
     this.ui = new UiStore(theme);
@@ -28,6 +31,7 @@ export class Stores {
     // A run that ends (shown or not) changes the sidebar's order.
     this.chats = new ChatSessions(() => void this.conversations.refresh());
     this.conversations = new ConversationsStore(this.ui, this.chats);
+    this.attachments = new AttachmentsStore(this.ui);
   }
 
   /** The first round of loading; `ui.ready` once it is done (successfully or not). */
@@ -47,6 +51,7 @@ export class Stores {
       settings.load(),
       servers.watchForms(),
       servers.watchServers(),
+      this.attachments.watchDrops(),
     ]);
     ui.ready = true;
     // A reloaded window opens the conversation it showed (and attaches to its run, if any).

@@ -37,6 +37,19 @@ async fn app_in(home: &std::path::Path, mock_root: &str) -> (Arc<App>, Store) {
     (support::headless_app(core, paths, secrets).await, store)
 }
 
+/// An app in `home` with no provider (a database in memory).
+async fn app_without_a_model(home: &std::path::Path) -> Arc<App> {
+    let paths = AppPaths::under_home(home.to_path_buf());
+    paths.create_all().unwrap();
+    let secrets: Arc<dyn SecretStore> = Arc::new(MemoryStore::default());
+    let core = Core::with_store(
+        paths.clone(),
+        Store::open_in_memory().unwrap(),
+        Arc::clone(&secrets),
+    );
+    support::headless_app(core, paths, secrets).await
+}
+
 fn alive(pid: u32) -> bool {
     std::path::Path::new(&format!("/proc/{pid}")).exists()
         && !std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
@@ -419,15 +432,7 @@ async fn the_command_line_allows_lists_and_revokes_a_tool_that_runs_without_aski
         return;
     }
     let home = tempfile::tempdir().unwrap();
-    let paths = AppPaths::under_home(home.path().to_path_buf());
-    paths.create_all().unwrap();
-    let secrets: Arc<dyn SecretStore> = Arc::new(MemoryStore::default());
-    let core = Core::with_store(
-        paths.clone(),
-        Store::open_in_memory().unwrap(),
-        Arc::clone(&secrets),
-    );
-    let app = support::headless_app(core, paths, secrets).await;
+    let app = app_without_a_model(home.path()).await;
     let cli = |args: Vec<String>| {
         let app = Arc::clone(&app);
         async move {
@@ -905,15 +910,7 @@ async fn the_composers_pickers_take_a_running_servers_prompts_and_resources_as_t
         return;
     }
     let home = tempfile::tempdir().unwrap();
-    let paths = AppPaths::under_home(home.path().to_path_buf());
-    paths.create_all().unwrap();
-    let secrets: Arc<dyn SecretStore> = Arc::new(MemoryStore::default());
-    let core = Core::with_store(
-        paths.clone(),
-        Store::open_in_memory().unwrap(),
-        Arc::clone(&secrets),
-    );
-    let app = support::headless_app(core, paths, secrets).await;
+    let app = app_without_a_model(home.path()).await;
     start_everything(&app).await;
 
     let offers = app.running_offers().await;

@@ -5,7 +5,6 @@
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, IsTerminal, Write};
-use std::time::Duration;
 
 use clap::Subcommand;
 
@@ -367,13 +366,7 @@ pub(crate) async fn run(
                 serde_json::from_str(&arguments).map_err(|e| {
                     CliError::Usage(format!("the arguments must be a JSON object: {e}"))
                 })?;
-            let timeout = match timeout {
-                Some(secs) => Duration::from_secs(secs.max(1)),
-                None => core.mcp_call_timeout(
-                    &name,
-                    Duration::from_secs(u64::from(app.settings().tool_timeout_secs)),
-                )?,
-            };
+            let timeout = super::mcp_features::timeout_for(app, &name, timeout)?;
             let server = core.mcp_start(&name).await?;
             let result = server.call_tool(&tool, arguments, timeout).await;
             server.stop().await;

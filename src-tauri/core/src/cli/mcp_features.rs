@@ -310,9 +310,9 @@ async fn on_server<T>(
     Ok(done.map_err(crate::CoreError::from)?)
 }
 
-/// How long to wait for one answer: `--timeout`, else the server's `timeoutSeconds`, else
-/// Settings' tool timeout.
-fn timeout_for(app: &App, name: &str, secs: Option<u64>) -> Result<Duration, CliError> {
+/// How long to wait for one answer (`mcp call` too): `--timeout`, else the server's
+/// `timeoutSeconds`, else Settings' tool timeout.
+pub(super) fn timeout_for(app: &App, name: &str, secs: Option<u64>) -> Result<Duration, CliError> {
     Ok(match secs {
         Some(secs) => Duration::from_secs(secs.max(1)),
         None => app.core().mcp_call_timeout(

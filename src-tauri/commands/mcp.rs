@@ -69,6 +69,54 @@ pub async fn set_mcp_server_enabled(
     Ok(state.app().await.set_server_enabled(&name, enabled).await?)
 }
 
+/// Adds a folder, chosen in Rust's native folder dialog, to those a server is given as its
+/// roots (the webview cannot name a folder to give); the server as it now is, or `null`
+/// when the person closed the dialog.
+#[tauri::command]
+pub async fn add_mcp_server_root(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    name: String,
+) -> CommandResult<Option<McpServerView>> {
+    let Some(folder) = crate::bridge::choose_folder(&app, "Give this server a folder").await else {
+        return Ok(None);
+    };
+    let app = state.app().await;
+    let mut folders = current_roots(&app, &name).await?;
+    folders.push(folder);
+    Ok(Some(app.set_server_roots(&name, &folders).await?))
+}
+
+/// Takes a folder away from a server's roots (only ever fewer folders from the webview).
+#[tauri::command]
+pub async fn remove_mcp_server_root(
+    state: State<'_, AppState>,
+    name: String,
+    folder: String,
+) -> CommandResult<McpServerView> {
+    let app = state.app().await;
+    let folders: Vec<std::path::PathBuf> = current_roots(&app, &name)
+        .await?
+        .into_iter()
+        .filter(|f| f.to_string_lossy() != folder)
+        .collect();
+    Ok(app.set_server_roots(&name, &folders).await?)
+}
+
+async fn current_roots(
+    app: &switchboard_core::App,
+    name: &str,
+) -> Result<Vec<std::path::PathBuf>, switchboard_core::CoreError> {
+    Ok(app
+        .core()
+        .mcp_servers()
+        .await?
+        .into_iter()
+        .find(|s| s.name == name)
+        .map(|s| s.roots.into_iter().map(std::path::PathBuf::from).collect())
+        .unwrap_or_default())
+}
+
 /// Stops a server and starts it again (a failed one gets a fresh count of tries).
 #[tauri::command]
 pub async fn restart_mcp_server(state: State<'_, AppState>, name: String) -> CommandResult<()> {

@@ -10,21 +10,27 @@ says so on stderr when cancelled), slow(seconds) answers after a while, progress
 every) works for a while reporting progress, grow(name) adds a tool and sends
 notifications/tools/list_changed, mutate() rewrites echo's description and sends the same, big(megabytes)
 answers with that much text, flaky(key) fails the first time it is called with a key and works
-after, ask() asks the person where to deploy (elicitation) and says what they answered. (A server that writes stdout without ever ending the line cannot be
+after, ask() asks the person where to deploy (elicitation) and says what they answered, picture(megabytes)
+answers with a PNG of noise that large, report() answers in seed 002's artifact contract (a CSV
+to open the canvas at, an HTML page with a script that must not run). (A server that writes stdout without ever ending the line cannot be
 made with the SDK, which points file descriptor 1 at stderr while it serves; the tests use a
 shell one-liner for that.)
 """
 
 import asyncio
+import base64
+import json
 import os
+import struct
 import sys
 import time
+import zlib
 
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context, Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 args = sys.argv[1:]
@@ -142,6 +148,60 @@ def flaky(key: str) -> str:
 def big(megabytes: float) -> str:
     """Answers with `megabytes` MB of text (one JSON-RPC line)."""
     return "x" * int(megabytes * 1024 * 1024)
+
+
+def noisy_png(side: int) -> bytes:
+    """A `side` × `side` RGB PNG of noise, which compresses badly (so it stays large)."""
+    raw = b"".join(b"\x00" + os.urandom(side * 3) for _ in range(side))
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(body))
+            + kind
+            + body
+            + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+        )
+
+    header = struct.pack(">IIBBBBB", side, side, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(raw, 1))
+        + chunk(b"IEND", b"")
+    )
+
+
+@server.tool()
+def picture(megabytes: float) -> list:
+    """Answers with a PNG of noise of about `megabytes` MB (and a line of text)."""
+    side = max(8, int((megabytes * 1024 * 1024 / 3) ** 0.5))
+    return [f"A noisy picture, {side} × {side} pixels.", Image(data=noisy_png(side), format="png")]
+
+
+REPORT_HTML = (
+    "<!doctype html><html><body><h1 id='t'>Quarterly report</h1>"
+    "<script>document.getElementById('t').textContent = 'SCRIPT RAN';"
+    "window.parent.document.title = 'SCRIPT RAN';</script></body></html>"
+)
+
+
+@server.tool()
+def report() -> str:
+    """Answers in seed 002's result contract: a CSV (the primary file) and an HTML page whose
+    script must never run, with display.open_canvas."""
+    def b64(text: str) -> str:
+        return base64.b64encode(text.encode()).decode()
+
+    return json.dumps(
+        {
+            "results": {"rows": 3},
+            "artifacts": [
+                {"name": "report.html", "b64": b64(REPORT_HTML), "mime": "text/html"},
+                {"name": "scores.csv", "b64": b64("name,score\nAda,92\nGrace,88\nLinus,75\n"), "mime": "text/csv"},
+            ],
+            "display": {"open_canvas": True, "primary_file": "scores.csv"},
+        }
+    )
 
 
 server.run()

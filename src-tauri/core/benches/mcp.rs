@@ -184,6 +184,7 @@ async fn main() {
             startup_timeout: Duration::from_secs(20),
             auth: None,
             elicitation: Default::default(),
+            roots: Default::default(),
         },
     )
     .await

@@ -99,6 +99,7 @@ async fn direct(
                 name: call.name,
                 content: result.content[0].as_text().unwrap().text.clone(),
                 is_error: false,
+                images: Vec::new(),
             });
         }
     }

@@ -31,6 +31,9 @@ pub enum AttachmentKind {
     Pdf,
     /// UTF-8 text (code, CSV, Markdown, …): inline, in a fenced block under its name.
     Text,
+    /// Anything else a tool produced (audio, an archive, …): kept and shown, never given to a
+    /// model. A person cannot attach one ([`judge`] refuses it).
+    Other,
 }
 
 /// A file attached to a message, as the message keeps it.
@@ -126,7 +129,7 @@ pub fn judge(name: &str, bytes: &[u8]) -> Result<(AttachmentKind, &'static str),
     let size = bytes.len() as u64;
     let limit = match kind {
         AttachmentKind::Text => MAX_TEXT_BYTES,
-        AttachmentKind::Image | AttachmentKind::Pdf => MAX_FILE_BYTES,
+        AttachmentKind::Image | AttachmentKind::Pdf | AttachmentKind::Other => MAX_FILE_BYTES,
     };
     if size > limit {
         return Err(refuse(format!(
@@ -136,6 +139,7 @@ pub fn judge(name: &str, bytes: &[u8]) -> Result<(AttachmentKind, &'static str),
                 AttachmentKind::Text => "text",
                 AttachmentKind::Image => "image",
                 AttachmentKind::Pdf => "PDF",
+                AttachmentKind::Other => "binary",
             },
             crate::text::byte_size(limit)
         )));
@@ -173,12 +177,7 @@ impl AttachmentFiles {
     /// As [`judge`]; the file could not be written.
     pub fn keep(&self, name: &str, bytes: &[u8]) -> Result<Attachment, KeepError> {
         let (kind, mime) = judge(name, bytes)?;
-        let sha256 = hex(&Sha256::digest(bytes));
-        let path = self.path(&sha256);
-        if !path.exists() {
-            std::fs::create_dir_all(&self.dir)?;
-            crate::paths::write_whole(&path, bytes)?;
-        }
+        let sha256 = self.write(bytes)?;
         Ok(Attachment {
             sha256,
             name: shown_name(name),
@@ -186,6 +185,78 @@ impl AttachmentFiles {
             size: bytes.len() as u64,
             kind,
         })
+    }
+
+    /// Keeps a file a tool produced (an artifact): any kind, at most [`MAX_FILE_BYTES`]. Its
+    /// kind comes from its bytes; its media type from them where they say (images, PDFs), else
+    /// the one the server gave when it is well formed, else one from its name.
+    ///
+    /// # Errors
+    /// Empty or too large; the file could not be written.
+    pub fn keep_produced(
+        &self,
+        name: &str,
+        given_mime: Option<&str>,
+        bytes: &[u8],
+    ) -> Result<Attachment, KeepError> {
+        let shown = shown_name(name);
+        let refuse = |why: String| KeepError::Refused(InvalidInput::new("artifacts", why));
+        if bytes.is_empty() {
+            return Err(refuse(format!("“{shown}” is empty.")));
+        }
+        if bytes.len() as u64 > MAX_FILE_BYTES {
+            return Err(refuse(format!(
+                "“{shown}” is {}; a file from a tool can be at most {}.",
+                crate::text::byte_size(bytes.len() as u64),
+                crate::text::byte_size(MAX_FILE_BYTES)
+            )));
+        }
+        let given = given_mime
+            .map(|m| {
+                m.split(';')
+                    .next()
+                    .unwrap_or_default()
+                    .trim()
+                    .to_ascii_lowercase()
+            })
+            .filter(|m| is_media_type(m));
+        let (kind, mime) = match sniff(bytes) {
+            Some((kind @ (AttachmentKind::Image | AttachmentKind::Pdf), mime)) => {
+                (kind, mime.to_owned())
+            }
+            Some((AttachmentKind::Text, plain)) => (
+                AttachmentKind::Text,
+                given
+                    .filter(|m| !m.starts_with("image/") && !m.starts_with("audio/"))
+                    .or_else(|| mime_from_name(&shown).map(str::to_owned))
+                    .unwrap_or_else(|| plain.to_owned()),
+            ),
+            _ => (
+                AttachmentKind::Other,
+                given
+                    .or_else(|| mime_from_name(&shown).map(str::to_owned))
+                    .unwrap_or_else(|| "application/octet-stream".to_owned()),
+            ),
+        };
+        let sha256 = self.write(bytes)?;
+        Ok(Attachment {
+            sha256,
+            name: shown,
+            mime,
+            size: bytes.len() as u64,
+            kind,
+        })
+    }
+
+    /// Writes `bytes` under their SHA-256 unless they are kept already; returns the name.
+    fn write(&self, bytes: &[u8]) -> std::io::Result<String> {
+        let sha256 = hex(&Sha256::digest(bytes));
+        let path = self.path(&sha256);
+        if !path.exists() {
+            std::fs::create_dir_all(&self.dir)?;
+            crate::paths::write_whole(&path, bytes)?;
+        }
+        Ok(sha256)
     }
 
     /// The bytes of a kept file.
@@ -331,6 +402,43 @@ pub fn fit_image(
         "it could not be made smaller than {}",
         crate::text::byte_size(limits.max_bytes as u64)
     ))
+}
+
+/// Whether `mime` is a plain `type/subtype` (no parameters, nothing a window could misread).
+fn is_media_type(mime: &str) -> bool {
+    let mut halves = mime.splitn(2, '/');
+    let ok = |s: &str| {
+        !s.is_empty()
+            && s.len() <= 100
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"!#$&-^_.+".contains(&b))
+    };
+    matches!((halves.next(), halves.next()), (Some(t), Some(s)) if ok(t) && ok(s))
+}
+
+/// The media type a file's extension names, for the kinds a canvas shows.
+pub fn mime_from_name(name: &str) -> Option<&'static str> {
+    let ext = name.rsplit_once('.')?.1.to_ascii_lowercase();
+    Some(match ext.as_str() {
+        "html" | "htm" => "text/html",
+        "md" | "markdown" => "text/markdown",
+        "csv" => "text/csv",
+        "tsv" => "text/tab-separated-values",
+        "json" => "application/json",
+        "svg" => "image/svg+xml",
+        "txt" | "log" => "text/plain",
+        "xml" => "application/xml",
+        "js" | "mjs" => "text/javascript",
+        "css" => "text/css",
+        "py" => "text/x-python",
+        "rs" => "text/x-rust",
+        "wav" => "audio/wav",
+        "mp3" => "audio/mpeg",
+        "ogg" => "audio/ogg",
+        "pdf" => "application/pdf",
+        "zip" => "application/zip",
+        _ => return None,
+    })
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -64,6 +64,7 @@ fn bindings() -> String {
         crate::store::MessagePage,
         crate::engine::ConversationTool,
         crate::engine::ToolSuggestion,
+        crate::engine::ConversationArtifact,
         // a run's events and approvals
         crate::events::CallRef,
         crate::events::StopReason,

@@ -140,6 +140,12 @@ pub enum RunEvent {
         can_retry: bool,
         /// Whether the result has more than text to show ([`crate::store::ToolRun::rich`]).
         rich: bool,
+        /// The files the result carried, kept (the tool message carries them too): the canvas
+        /// lists them.
+        artifacts: Vec<crate::attachments::Attachment>,
+        /// The SHA-256 of the file the result asked the canvas to open at (seed 002's
+        /// `display.open_canvas` and `primary_file`).
+        open_canvas: Option<String>,
     },
     /// A message is complete and saved (user, assistant or tool), in full.
     MessageSaved {
@@ -225,8 +231,10 @@ mod tests {
                     duration_ms: 12,
                     can_retry: true,
                     rich: false,
+                    artifacts: Vec::new(),
+                    open_canvas: None,
                 },
-                json!({"type": "tool_finished", "call_id": "c1", "is_error": true, "content": "boom", "full_length": null, "duration_ms": 12, "can_retry": true, "rich": false}),
+                json!({"type": "tool_finished", "call_id": "c1", "is_error": true, "content": "boom", "full_length": null, "duration_ms": 12, "can_retry": true, "rich": false, "artifacts": [], "open_canvas": null}),
             ),
             (
                 RunEvent::ToolCallProposed {

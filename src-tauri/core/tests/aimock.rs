@@ -189,6 +189,7 @@ async fn tool_results_go_back_in_a_form_each_api_accepts() {
                 }
                 .into(),
                 is_error: false,
+                images: Vec::new(),
             });
         let mut history = vec![
             question,

@@ -1,5 +1,5 @@
 //! The exact JSON body each provider receives for one rich request (system prompt, an image, a
-//! PDF, parallel tool calls, a failed tool result, a schema with `$ref`, forced tool use),
+//! PDF, parallel tool calls, a tool's image in its result, a failed tool result, a schema with `$ref`, forced tool use),
 //! pinned in `tests/golden/<api>.json`. A change to a wire format shows up here as a diff to review;
 //! `UPDATE_GOLDEN=1 cargo test -p switchboard-core --test golden_requests` rewrites the files.
 
@@ -7,7 +7,9 @@ use std::path::PathBuf;
 
 use serde_json::{json, Value};
 use switchboard_core::providers::formats::{anthropic, gemini, ollama, openai};
-use switchboard_core::providers::{ChatMessage, ChatRequest, Part, ToolCall, ToolChoice, ToolSpec};
+use switchboard_core::providers::{
+    ChatMessage, ChatRequest, Image, Part, ToolCall, ToolChoice, ToolSpec,
+};
 
 fn rich_request() -> ChatRequest {
     ChatRequest {
@@ -48,14 +50,22 @@ fn rich_request() -> ChatRequest {
             ChatMessage::Tool {
                 tool_call_id: "call_1".into(),
                 name: "weather__get_forecast".into(),
-                content: "Paris: 18 °C, sunny; tomorrow 15 °C, rain".into(),
+                content: "Paris: 18 °C, sunny; tomorrow 15 °C, rain\n[image: image/png, 67 bytes of base64 data]".into(),
                 is_error: false,
+                // A tool's image (issue 17): in the tool result for Anthropic and Gemini, on the
+                // tool message for Ollama, in a user message after the round's results for
+                // OpenAI.
+                images: vec![Image {
+                    media_type: "image/png".into(),
+                    data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==".into(),
+                }],
             },
             ChatMessage::Tool {
                 tool_call_id: "call_2".into(),
                 name: "weather__get_forecast".into(),
                 content: "upstream weather service timed out after 60 s".into(),
                 is_error: true,
+                images: Vec::new(),
             },
         ],
         tools: vec![

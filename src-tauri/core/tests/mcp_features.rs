@@ -112,6 +112,7 @@ async fn resources_are_listed_and_read_over_streamable_http() {
         startup_timeout: Duration::from_secs(20),
         auth: None,
         elicitation: Default::default(),
+        roots: Default::default(),
     };
     let server = remote::connect("everything", &launch).await.unwrap();
     lists_and_reads_resources(&server).await;

@@ -26,6 +26,7 @@ fn launch(url: String, transport: RemoteTransport) -> RemoteLaunch {
         startup_timeout: Duration::from_secs(20),
         auth: None,
         elicitation: Default::default(),
+        roots: Default::default(),
     }
 }
 

@@ -49,6 +49,7 @@ fn launch(program: &Path, args: &[&str], declared: &[(&str, &str)]) -> StdioLaun
         stderr_log: None,
         startup_timeout: Duration::from_secs(20),
         elicitation: Default::default(),
+        roots: Default::default(),
     }
 }
 
@@ -532,4 +533,60 @@ async fn a_start_abandoned_before_the_handshake_leaves_no_process_behind() {
         wait_gone(grandchild, Duration::from_secs(5)),
         "grandchild {grandchild} survived"
     );
+}
+
+#[tokio::test]
+async fn server_filesystem_works_in_the_folders_it_is_given_as_roots_and_hears_when_they_change() {
+    let Some(bin) = peer(
+        "filesystem roots",
+        "node_modules/.bin/mcp-server-filesystem",
+    ) else {
+        return;
+    };
+    let dirs = tempfile::tempdir().unwrap();
+    let (first, second) = (dirs.path().join("first"), dirs.path().join("second"));
+    std::fs::create_dir_all(&first).unwrap();
+    std::fs::create_dir_all(&second).unwrap();
+    std::fs::write(second.join("notes.md"), "# Notes").unwrap();
+    // No folder on its command line: it asks for its roots.
+    let mut given = launch(&bin, &[], &[]);
+    given.roots = switchboard_core::mcp::client::Roots::new(vec![first.clone()]);
+    let server = stdio::start("filesystem", given).await.unwrap();
+    let allowed = || async {
+        let result = server
+            .call_tool(
+                "list_allowed_directories",
+                Map::new(),
+                Duration::from_secs(10),
+            )
+            .await
+            .unwrap();
+        text_of(&result)
+    };
+    // It asks once it is initialized: wait for it to have heard.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap().display().to_string();
+    while !allowed().await.contains(&canonical(&first)) {
+        assert!(Instant::now() < deadline, "{}", allowed().await);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(server.roots(), [first.clone()]);
+
+    // Changed while it runs: it is told, asks again, and works in the new folder only.
+    server.set_roots(vec![second.clone()]).await.unwrap();
+    while !allowed().await.contains(&canonical(&second)) {
+        assert!(Instant::now() < deadline, "{}", allowed().await);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(!allowed().await.contains(&canonical(&first)));
+    let read = server
+        .call_tool(
+            "read_text_file",
+            args(json!({"path": second.join("notes.md")})),
+            Duration::from_secs(10),
+        )
+        .await
+        .unwrap();
+    assert!(text_of(&read).contains("# Notes"), "{}", text_of(&read));
+    server.stop().await;
 }

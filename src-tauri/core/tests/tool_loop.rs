@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use switchboard_core::agent::{
     self, ApprovalAnswer, ApprovalRequest, Approver, Decision, FixedApprover, RunServices, RunSetup,
 };
+use switchboard_core::attachments::{Attachment, AttachmentKind};
 use switchboard_core::engine::{CallRef, TurnRequest};
 use switchboard_core::events::{RunEvent, StopReason};
 use switchboard_core::mcp::host::{McpHost, ServerState};
@@ -550,17 +551,204 @@ async fn an_image_structured_content_and_resource_links_reach_the_card_and_the_m
         .iter()
         .all(|p| matches!(p, ResultPart::Link { uri, .. } if uri.starts_with("demo://"))));
 
-    // The model got text: the image named, not its bytes.
-    let sent = &w.requests().await[1]["messages"];
+    // The tool message names the image in its text; the image itself follows the round's
+    // results as a user message (OpenAI's API takes no image in a tool message), because
+    // this model takes images.
+    let sent = w.requests().await[1]["messages"].clone();
+    let sent = sent.as_array().unwrap();
     let image_result = sent
-        .as_array()
-        .unwrap()
+        .iter()
+        .position(|m| m["role"] == "tool" && m["tool_call_id"] == "call_img")
+        .unwrap();
+    let text = sent[image_result]["content"].as_str().unwrap();
+    assert!(text.contains("[image: image/png"), "{text}");
+    assert!(!text.contains("iVBORw0KGgo"), "{text}");
+    let last_result = sent.iter().rposition(|m| m["role"] == "tool").unwrap();
+    let images = &sent[last_result + 1];
+    assert_eq!(images["role"], "user", "{images}");
+    let parts = images["content"].as_array().unwrap();
+    assert_eq!(
+        parts[0]["text"],
+        "The images the tool everything__get-tiny-image returned (call call_img):"
+    );
+    let url = parts[1]["image_url"]["url"].as_str().unwrap();
+    assert!(
+        url.starts_with("data:image/png;base64,iVBORw0KGgo"),
+        "{url}"
+    );
+    assert_eq!(parts.len(), 2, "{images}");
+    // The image is the conversation's one file from a tool, kept with the tool message.
+    let files = w.core.artifacts(&w.conversation).await.unwrap();
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert_eq!(
+        (files[0].file.name.as_str(), files[0].call_id.as_str()),
+        ("image-1.png", "call_img")
+    );
+
+    // The person says this model does not take images: the next answer is told so instead.
+    w.core
+        .set_model_takes_images("Mock", "gpt-4o", Some(false))
+        .await
+        .unwrap();
+    let (reason, _) = w.say("Say goodbye", &ALLOW).await;
+    assert_eq!(reason, StopReason::Completed);
+    let sent = w.requests().await.last().unwrap()["messages"].clone();
+    let sent = sent.as_array().unwrap();
+    assert!(!Value::from(sent.clone()).to_string().contains("image_url"));
+    let image_result = sent
         .iter()
         .find(|m| m["role"] == "tool" && m["tool_call_id"] == "call_img")
         .unwrap();
-    let text = image_result["content"].as_str().unwrap();
-    assert!(text.contains("[image: image/png"), "{text}");
-    assert!(!text.contains("iVBORw0KGgo"), "{text}");
+    assert!(
+        image_result["content"].as_str().unwrap().ends_with(
+            "[The image “image-1.png” of this result is not given to you: this model does not take images]"
+        ),
+        "{image_result}"
+    );
+}
+
+#[tokio::test]
+async fn the_model_reads_a_servers_resource_itself_through_the_same_approvals() {
+    let Some(w) = world("read-resource", &["everything"]).await else {
+        return;
+    };
+    let (reason, events) = w.say("Read resource seven", &ALLOW).await;
+    assert_eq!(reason, StopReason::Completed);
+    // Offered beside the server's tools, naming the servers that have resources.
+    let first = &w.requests().await[0];
+    let offered = first["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["function"]["name"] == "switchboard__read_resource")
+        .unwrap_or_else(|| panic!("{}", first["tools"]));
+    assert_eq!(
+        offered["function"]["parameters"]["properties"]["server"]["enum"],
+        json!(["everything"])
+    );
+    // Each call was asked about like any other (the approver saw both), and recorded.
+    let asked = events
+        .all()
+        .into_iter()
+        .filter(|e| matches!(e, RunEvent::ApprovalRequired { .. }))
+        .count();
+    assert!(asked >= 1, "the calls were put to the approver");
+    let runs = w
+        .store
+        .list_tool_runs(w.conversation.clone())
+        .await
+        .unwrap();
+    let read = runs.iter().find(|r| r.call_id == "call_read").unwrap();
+    assert_eq!(
+        (read.server.as_str(), read.tool.as_str(), read.is_error),
+        ("switchboard/built-in", "read_resource", false)
+    );
+    assert_eq!(read.display_name, "Switchboard · Read Resource");
+    let missing = runs.iter().find(|r| r.call_id == "call_missing").unwrap();
+    assert!(missing.is_error, "{missing:?}");
+    // The model read the resource's text, and the server's refusal of the other.
+    let sent = w.requests().await[1]["messages"].clone();
+    let result = |id: &str| {
+        sent.as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["role"] == "tool" && m["tool_call_id"] == id)
+            .unwrap()["content"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let text = result("call_read");
+    assert!(
+        text.starts_with("[resource demo://resource/dynamic/text/7]\n"),
+        "{text}"
+    );
+    assert!(
+        result("call_missing").starts_with("Error: "),
+        "{}",
+        result("call_missing")
+    );
+}
+
+#[tokio::test]
+async fn a_results_files_are_kept_listed_read_saved_and_exported_and_seed_002s_contract_opens_the_canvas(
+) {
+    let Some(w) = world("artifacts", &["fault"]).await else {
+        return;
+    };
+    let (reason, events) = w.say("Make the quarterly report", &ALLOW).await;
+    assert_eq!(reason, StopReason::Completed);
+    let finished: Vec<(String, Vec<Attachment>, Option<String>)> = events
+        .all()
+        .into_iter()
+        .filter_map(|e| match e {
+            RunEvent::ToolFinished {
+                call_id,
+                artifacts,
+                open_canvas,
+                is_error: false,
+                ..
+            } => Some((call_id, artifacts, open_canvas)),
+            _ => None,
+        })
+        .collect();
+    let of = |call: &str| finished.iter().find(|f| f.0 == call).expect(call).clone();
+    // The contract's files, the canvas to open at its primary file (the CSV).
+    let (_, report, open) = of("call_report");
+    let names: Vec<(&str, &str)> = report
+        .iter()
+        .map(|a| (a.name.as_str(), a.mime.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        [("report.html", "text/html"), ("scores.csv", "text/csv")]
+    );
+    assert_eq!(open.as_deref(), Some(report[1].sha256.as_str()));
+    // A 5 MB picture is kept whole (the model is given it within its API's limits).
+    let (_, picture, open) = of("call_picture");
+    assert_eq!(open, None);
+    assert_eq!(picture.len(), 1);
+    assert_eq!(picture[0].kind, AttachmentKind::Image);
+    assert!(picture[0].size > 5_000_000, "{:?}", picture[0]);
+    assert_eq!(w.requests().await.len(), 2);
+
+    // Listed for the canvas and the command line, read back, saved where asked.
+    let files = w.core.artifacts(&w.conversation).await.unwrap();
+    assert_eq!(files.len(), 3);
+    let (_, html) = w
+        .core
+        .artifact_bytes(&w.conversation, &report[0].sha256)
+        .await
+        .unwrap();
+    assert!(String::from_utf8(html).unwrap().contains("<script>"));
+    let out = w._home.path().join("saved.csv");
+    w.core
+        .save_artifact(&w.conversation, &report[1].sha256, &out)
+        .await
+        .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "name,score\nAda,92\nGrace,88\nLinus,75\n"
+    );
+    // Only a file of this conversation's tool results can be read through it.
+    let other = w.core.create_conversation(None).await.unwrap();
+    assert!(w
+        .core
+        .artifact_bytes(&other.id, &report[0].sha256)
+        .await
+        .is_err());
+
+    // An export names the files with the tool messages that carry them (their bytes go with
+    // them from a database on disk: the store's tests show that).
+    let exported = w.core.export_conversation(&w.conversation).await.unwrap();
+    let mut named: Vec<String> = exported
+        .messages
+        .iter()
+        .filter(|m| m.role == Role::Tool)
+        .flat_map(|m| m.attachments.iter().map(|a| a.name.clone()))
+        .collect();
+    named.sort(); // the two calls run at once: either may be saved first
+    assert_eq!(named, ["image-1.png", "report.html", "scores.csv"]);
 }
 
 #[tokio::test]

@@ -77,7 +77,7 @@ export type MessageStatus = "streaming" | "complete" | "interrupted" | "error";
 /**
  * What kind of file an attachment is, which decides how a model is given it.
  */
-export type AttachmentKind = "image" | "pdf" | "text";
+export type AttachmentKind = "image" | "pdf" | "text" | "other";
 
 /**
  * A file attached to a message, as the message keeps it.
@@ -343,6 +343,23 @@ export type ToolSuggestion = { server: string, tool: string, display_name: strin
 why: string, };
 
 /**
+ * One file a tool produced in a conversation.
+ */
+export type ConversationArtifact = { file: Attachment, 
+/**
+ * The tool message that carries it.
+ */
+message_id: string, 
+/**
+ * The call that produced it.
+ */
+call_id: string, 
+/**
+ * The tool's name as the model called it.
+ */
+tool: string, created_at: number, };
+
+/**
  * One call of a conversation: the call `call_id` of the answer `message_id` (a model's call
  * ids are only unique within one answer; Ollama and Gemini number them from 0 each time).
  */
@@ -423,7 +440,17 @@ can_retry: boolean,
 /**
  * Whether the result has more than text to show ([`crate::store::ToolRun::rich`]).
  */
-rich: boolean, } | { "type": "message_saved", message: Message, } | { "type": "run_finished", reason: StopReason, 
+rich: boolean, 
+/**
+ * The files the result carried, kept (the tool message carries them too): the canvas
+ * lists them.
+ */
+artifacts: Array<Attachment>, 
+/**
+ * The SHA-256 of the file the result asked the canvas to open at (seed 002's
+ * `display.open_canvas` and `primary_file`).
+ */
+open_canvas: string | null, } | { "type": "message_saved", message: Message, } | { "type": "run_finished", reason: StopReason, 
 /**
  * What a person should know about why it ended, when it is not the usual.
  */
@@ -546,7 +573,11 @@ error: string | null,
  * What an edit starts from: the program and its arguments as one shell-quoted line, or
  * the address; `None` for an entry that cannot be used.
  */
-edit_text: string | null, };
+edit_text: string | null, 
+/**
+ * The folders it is given as its roots.
+ */
+roots: Array<string>, };
 
 /**
  * A configured server with what the supervisor says about it, for the Servers page.
@@ -585,7 +616,11 @@ error: string | null,
  * What an edit starts from: the program and its arguments as one shell-quoted line, or
  * the address; `None` for an entry that cannot be used.
  */
-edit_text: string | null, };
+edit_text: string | null, 
+/**
+ * The folders it is given as its roots.
+ */
+roots: Array<string>, };
 
 /**
  * What a listed tool is, against its pin.

@@ -8,6 +8,7 @@ import { Channel, invoke } from "@tauri-apps/api/core";
 import type { ApprovalAnswer, RunEvent } from "./run-events";
 import type {
   Attached,
+  ConversationArtifact,
   Attachment,
   AttachmentRef,
   DropEvent,
@@ -373,6 +374,21 @@ export function chooseAttachments(): Promise<Attached> {
 /** Keeps a pasted file, given as base64 (the page never names a path). */
 export function attachPasted(name: string, data: string): Promise<Attachment> {
   return call("attach_pasted", { name, data });
+}
+
+/** The files tools produced in a conversation (its canvas), oldest first. */
+export function listArtifacts(conversationId: string): Promise<ConversationArtifact[]> {
+  return call("list_artifacts", { conversationId });
+}
+
+/** One of a conversation's artifacts as base64, for its preview (refused above 20 MB). */
+export function readArtifact(conversationId: string, sha256: string): Promise<string> {
+  return call("read_artifact", { conversationId, sha256 });
+}
+
+/** Rust's Save As dialog for one of a conversation's artifacts; the path written, or null when closed. */
+export function saveArtifact(conversationId: string, sha256: string): Promise<string | null> {
+  return call("save_artifact", { conversationId, sha256 });
 }
 
 /** The tools switched off in the conversation that fit these kept files, and why each. */

@@ -75,5 +75,9 @@ fn give(files: &AttachmentFiles, file: &Attachment, media: Media) -> GivenFile {
             name: file.name.clone(),
         }),
         AttachmentKind::Pdf => GivenFile::Left("this model's API does not take PDFs".into()),
+        AttachmentKind::Other => GivenFile::Left(format!(
+            "a model cannot be given a file of type {}",
+            file.mime
+        )),
     }
 }

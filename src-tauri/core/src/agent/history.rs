@@ -8,8 +8,8 @@ use std::collections::HashMap;
 
 use serde_json::{json, Value};
 
-use crate::attachments::Attachment;
-use crate::providers::{ChatMessage, Part, ToolCall};
+use crate::attachments::{Attachment, AttachmentKind};
+use crate::providers::{ChatMessage, Image, Part, ToolCall};
 use crate::store::{Message, MessageStatus, Role};
 
 /// A file attached to a message, made ready for the model ([`super::files`]), or why it is
@@ -60,6 +60,37 @@ fn file_part(file: &Attachment, files: &GivenFiles) -> Part {
             file.name
         )),
     }
+}
+
+/// A tool message's text, and the images its result carried as the model is given them. An
+/// image the model cannot be given is said in the text; the result's other files are already
+/// named there.
+fn tool_images(m: &Message, files: &GivenFiles) -> (String, Vec<Image>) {
+    let mut content = m.content.clone().unwrap_or_default();
+    let mut images = Vec::new();
+    for file in m
+        .attachments
+        .iter()
+        .filter(|a| a.kind == AttachmentKind::Image)
+    {
+        match files.get(&file.sha256) {
+            Some(GivenFile::Part(Part::Image { media_type, data })) => images.push(Image {
+                media_type: media_type.clone(),
+                data: data.clone(),
+            }),
+            Some(GivenFile::Left(why)) => {
+                content.push_str(&format!(
+                    "\n[The image “{}” of this result is not given to you: {why}]",
+                    file.name
+                ));
+            }
+            _ => content.push_str(&format!(
+                "\n[The image “{}” of this result could not be read.]",
+                file.name
+            )),
+        }
+    }
+    (content, images)
 }
 
 /// What a call that was started but never ended (its process was killed mid-call) is answered
@@ -113,6 +144,7 @@ pub fn for_model(messages: &[Message], files: &GivenFiles) -> Vec<ChatMessage> {
                 name: call.name,
                 content: NEVER_RAN.to_owned(),
                 is_error: true,
+                images: Vec::new(),
             }));
         }
     };
@@ -126,11 +158,13 @@ pub fn for_model(messages: &[Message], files: &GivenFiles) -> Vec<ChatMessage> {
                 else {
                     continue; // a result for no call the model still has: dropped
                 };
+                let (content, images) = tool_images(m, files);
                 *slot = Some(ChatMessage::Tool {
                     tool_call_id: id,
                     name: m.name.clone().unwrap_or_else(|| call.name.clone()),
-                    content: m.content.clone().unwrap_or_default(),
+                    content,
                     is_error: m.is_error,
+                    images,
                 });
             }
             Role::User => {

@@ -12,6 +12,7 @@
 //! Owns the order of things and the rules; storage, providers and MCP are the layers it calls.
 
 pub mod approval;
+pub mod builtin;
 mod files;
 pub mod history;
 mod round;

@@ -47,6 +47,29 @@ pub trait ToolSource: Send + Sync {
         cancel: &'a CancellationToken,
         progress: Option<&'a ProgressSink>,
     ) -> CallFuture<'a>;
+
+    /// The running servers that declared resources (for the built-in `read_resource`).
+    fn resource_servers(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Reads `uri` from `server`; the result has the shape of a `tools/call` result (each
+    /// content an embedded resource: [`super::builtin::as_call_result`]).
+    fn read_resource<'a>(
+        &'a self,
+        server: &'a str,
+        uri: &'a str,
+        timeout: std::time::Duration,
+    ) -> CallFuture<'a> {
+        let _ = (uri, timeout);
+        Box::pin(async move {
+            Err(McpError::Request {
+                server: server.to_owned(),
+                detail: "it has no resources".to_owned(),
+                stderr_tail: String::new(),
+            })
+        })
+    }
 }
 
 impl ToolSource for McpHost {
@@ -59,6 +82,42 @@ impl ToolSource for McpHost {
             .and_then(|s| s.instructions().map(str::to_owned))
     }
 
+    fn resource_servers(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .running_tools()
+            .into_iter()
+            .map(|(name, _)| name)
+            .filter(|name| self.server(name).is_some_and(|s| s.offers_resources()))
+            .collect();
+        names.sort();
+        names
+    }
+
+    fn read_resource<'a>(
+        &'a self,
+        server: &'a str,
+        uri: &'a str,
+        timeout: std::time::Duration,
+    ) -> CallFuture<'a> {
+        Box::pin(async move {
+            let running = running(self, server)?;
+            if !running.offers_resources() {
+                return Err(McpError::Request {
+                    server: server.to_owned(),
+                    detail: "it has no resources".to_owned(),
+                    stderr_tail: String::new(),
+                });
+            }
+            let read = running.read_resource(uri, timeout).await?;
+            let read = serde_json::to_value(&read).map_err(|e| McpError::Request {
+                server: server.to_owned(),
+                detail: format!("what it read cannot be understood: {e}"),
+                stderr_tail: String::new(),
+            })?;
+            Ok(super::builtin::as_call_result(&read))
+        })
+    }
+
     fn call<'a>(
         &'a self,
         server: &'a str,
@@ -69,11 +128,7 @@ impl ToolSource for McpHost {
         progress: Option<&'a ProgressSink>,
     ) -> CallFuture<'a> {
         Box::pin(async move {
-            let running = self.server(server).ok_or_else(|| McpError::Request {
-                server: server.to_owned(),
-                detail: "it is not running right now (see the Servers page)".to_owned(),
-                stderr_tail: String::new(),
-            })?;
+            let running = running(self, server)?;
             let result = running
                 .call_tool_limited(tool, arguments, limits, cancel, progress)
                 .await?;
@@ -84,4 +139,13 @@ impl ToolSource for McpHost {
             })
         })
     }
+}
+
+/// A running server of `host`'s, or why not.
+fn running(host: &McpHost, server: &str) -> Result<Arc<crate::mcp::server::McpServer>, McpError> {
+    host.server(server).ok_or_else(|| McpError::Request {
+        server: server.to_owned(),
+        detail: "it is not running right now (see the Servers page)".to_owned(),
+        stderr_tail: String::new(),
+    })
 }

@@ -315,6 +315,27 @@ impl App {
         Ok(view)
     }
 
+    /// Gives a server `folders` as its roots (all of them: an empty list takes them away),
+    /// kept in mcp.json; a running server is told at once (`notifications/roots/list_changed`)
+    /// without a restart.
+    ///
+    /// # Errors
+    /// A folder that is not an absolute path to a folder; not found; the file.
+    pub async fn set_server_roots(
+        &self,
+        name: &str,
+        folders: &[std::path::PathBuf],
+    ) -> Result<McpServerView, CoreError> {
+        let (key, folders) = self.core.mcp_set_roots(name, folders).await?;
+        if let Some(running) = self.host.server(&key) {
+            if let Err(e) = running.set_roots(folders).await {
+                tracing::warn!(server = %key, error = %e, "a server was not told of its new folders");
+            }
+        }
+        self.servers_changed();
+        self.core.mcp_server_view(key).await
+    }
+
     /// Restarts a server (a failed one gets a fresh count of tries).
     ///
     /// # Errors

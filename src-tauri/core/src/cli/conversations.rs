@@ -58,6 +58,22 @@ pub(crate) enum ConversationsCommand {
         #[arg(long)]
         json: bool,
     },
+    /// The files tools produced in a conversation (its canvas), oldest first.
+    Artifacts {
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Writes one file a tool produced (FILE: its name, or its SHA-256 or the first 8 or more
+    /// characters of it) to OUTPUT, whole.
+    SaveArtifact {
+        id: String,
+        file: String,
+        #[arg(short, long, value_name = "OUTPUT")]
+        output: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
     /// Deletes one question (MESSAGE, a user message's id) and everything that answered it.
     DeleteTurn {
         id: String,
@@ -113,6 +129,69 @@ pub(crate) async fn run(
                     })
                     .collect();
                 super::write_table(out, ["ID", "MODEL", "TITLE"], &rows)?;
+            }
+        }
+        ConversationsCommand::Artifacts { id, json } => {
+            let list = core.artifacts(&id).await?;
+            if json {
+                json_out(out, &list)?;
+            } else if list.is_empty() {
+                writeln!(out, "No tool has produced a file in this conversation.")?;
+            } else {
+                let rows: Vec<[String; 5]> = list
+                    .iter()
+                    .map(|a| {
+                        [
+                            a.file.sha256[..12].to_owned(),
+                            a.file.name.clone(),
+                            a.file.mime.clone(),
+                            crate::text::byte_size(a.file.size),
+                            crate::text::one_line(&a.tool, 40),
+                        ]
+                    })
+                    .collect();
+                super::write_table(out, ["FILE", "NAME", "TYPE", "SIZE", "TOOL"], &rows)?;
+            }
+        }
+        ConversationsCommand::SaveArtifact {
+            id,
+            file,
+            output,
+            json,
+        } => {
+            let list = core.artifacts(&id).await?;
+            let chosen = list
+                .iter()
+                .rev()
+                .find(|a| a.file.sha256 == file || a.file.name == file)
+                .or_else(|| {
+                    let prefix = file.to_ascii_lowercase();
+                    let mut by_prefix = list
+                        .iter()
+                        .filter(|a| prefix.len() >= 8 && a.file.sha256.starts_with(&prefix));
+                    let first = by_prefix.next()?;
+                    by_prefix
+                        .all(|a| a.file.sha256 == first.file.sha256)
+                        .then_some(first)
+                })
+                .ok_or_else(|| {
+                    crate::error::CoreError::NotFound {
+                        what: format!("a file “{file}” among this conversation's tool results (see: switchboard conversations artifacts {id})"),
+                    }
+                })?;
+            let saved = core
+                .save_artifact(&id, &chosen.file.sha256, &output)
+                .await?;
+            if json {
+                json_out(out, &serde_json::json!({"file": saved, "path": output}))?;
+            } else {
+                writeln!(
+                    out,
+                    "Saved “{}” ({}) to {}",
+                    saved.name,
+                    crate::text::byte_size(saved.size),
+                    output.display()
+                )?;
             }
         }
         ConversationsCommand::Show { id, json } => {

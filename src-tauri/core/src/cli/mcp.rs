@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
 
 use clap::Subcommand;
 
@@ -117,6 +118,16 @@ pub(crate) enum McpCommand {
         #[arg(long)]
         timeout: Option<u64>,
     },
+    /// The folders a server is given as its roots: shown, or set to FOLDER… (all of them;
+    /// `--none` takes them all away). Relative folders are taken from the current one.
+    Roots {
+        name: String,
+        folders: Vec<PathBuf>,
+        #[arg(long, conflicts_with = "folders")]
+        none: bool,
+        #[arg(long)]
+        json: bool,
+    },
     #[command(flatten)]
     Features(super::mcp_features::FeatureCommand),
 }
@@ -202,6 +213,38 @@ pub(crate) async fn run(
                 view.name,
                 view.command_line.unwrap_or_default()
             )?;
+        }
+        McpCommand::Roots {
+            name,
+            folders,
+            none,
+            json,
+        } => {
+            let roots = if folders.is_empty() && !none {
+                core.mcp_servers()
+                    .await?
+                    .into_iter()
+                    .find(|s| s.name == name.trim())
+                    .ok_or_else(|| crate::CoreError::NotFound {
+                        what: format!("MCP server “{}”", name.trim()),
+                    })?
+                    .roots
+            } else {
+                let here = std::env::current_dir()?;
+                let folders: Vec<PathBuf> = folders.iter().map(|f| here.join(f)).collect();
+                app.set_server_roots(&name, &folders).await?.roots
+            };
+            if json {
+                serde_json::to_writer_pretty(&mut *out, &roots)
+                    .map_err(|e| CliError::Output(e.to_string()))?;
+                writeln!(out)?;
+            } else if roots.is_empty() {
+                writeln!(out, "“{}” is given no folders.", name.trim())?;
+            } else {
+                for root in roots {
+                    writeln!(out, "{root}")?;
+                }
+            }
         }
         McpCommand::Remove { name } => {
             app.remove_server(&name).await?;

@@ -58,7 +58,11 @@ impl Command {
         matches!(
             self,
             Command::Conversations(
-                C::List { .. } | C::Show { .. } | C::Search { .. } | C::Export { .. }
+                C::List { .. }
+                    | C::Show { .. }
+                    | C::Search { .. }
+                    | C::Export { .. }
+                    | C::Artifacts { .. }
             ) | Command::Provider(provider::ProviderCommand::List { .. })
                 | Command::Mcp(mcp::McpCommand::List { .. } | mcp::McpCommand::Approvals { .. })
         )

@@ -204,7 +204,7 @@ fn words_for(file: &Attachment) -> Vec<&'static str> {
     let mut words: Vec<&'static str> = match file.kind {
         AttachmentKind::Image => vec!["image", "vision", "ocr", "photo", "picture"],
         AttachmentKind::Pdf => vec!["pdf", "document", "extract"],
-        AttachmentKind::Text => Vec::new(),
+        AttachmentKind::Text | AttachmentKind::Other => Vec::new(),
     };
     words.extend_from_slice(match extension.as_str() {
         "csv" | "tsv" => &["csv", "spreadsheet", "table", "data"],

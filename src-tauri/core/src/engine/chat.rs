@@ -236,10 +236,26 @@ impl Core {
         super::attachments::check_media(&attachments, &media, &model)?;
 
         let (tools_offered, _) = self.conversation_catalogue(tools, &conversation.id).await?;
-        let offered: Vec<_> = tools_offered
+        let mut offered: Vec<_> = tools_offered
             .into_iter()
             .filter(|t| request.tools.offers(t))
             .collect();
+        // The model can read the resources of the servers whose tools it is offered.
+        let with_resources: Vec<String> = tools
+            .resource_servers()
+            .into_iter()
+            .filter(|s| offered.iter().any(|t| &t.server == s))
+            .collect();
+        if let Some(mut read) = crate::agent::builtin::read_resource_tool(&with_resources) {
+            // A server's own tool may already have the name (a server called "switchboard").
+            let base = read.wire_name.clone();
+            let mut n = 1;
+            while offered.iter().any(|t| t.wire_name == read.wire_name) {
+                n += 1;
+                read.wire_name = format!("{base}_{n}");
+            }
+            offered.push(read);
+        }
 
         let start = match (&text, request.retry_call) {
             (Some(text), _) => TurnStart::Message {

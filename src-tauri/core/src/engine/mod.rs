@@ -762,12 +762,14 @@ fn to_provider(row: ProviderRow, has_key: bool) -> Result<Provider, CoreError> {
     })
 }
 
+mod artifacts;
 mod attachments;
 mod chat;
 mod connections;
 mod mcp;
 
 pub use crate::events::CallRef;
+pub use artifacts::{ConversationArtifact, MAX_PREVIEW_BYTES};
 pub use attachments::ToolSuggestion;
 pub use chat::{system_prompt, ConversationTool, ToolSelection, TurnRequest};
 pub use connections::{ConnectionReport, LocalServer};

@@ -37,17 +37,73 @@ pub struct HostClient {
     tools_changed: tokio::sync::watch::Sender<u64>,
     progress: ProgressRoutes,
     elicitation: Elicitation,
+    roots: Roots,
 }
 
 /// What a connected server's [`HostClient`] hears, for its [`McpServer`].
 pub(crate) struct Heard {
     pub(super) tools_changed: tokio::sync::watch::Receiver<u64>,
     pub(super) progress: ProgressRoutes,
+    pub(super) roots: Roots,
+}
+
+/// The folders a server is given as its roots (`roots/list`, issue 17), shared by its launch,
+/// its client and its [`McpServer`], so a change reaches a running server (which is then
+/// sent `notifications/roots/list_changed`). The 2026-07-28 spec deprecates roots; they are
+/// kept small: folders, as `file://` URIs named by their last part.
+#[derive(Debug, Clone, Default)]
+pub struct Roots(Arc<Mutex<Vec<std::path::PathBuf>>>);
+
+impl Roots {
+    pub fn new(folders: Vec<std::path::PathBuf>) -> Self {
+        Self(Arc::new(Mutex::new(folders)))
+    }
+
+    /// Replaces the folders; whether they changed.
+    pub fn set(&self, folders: Vec<std::path::PathBuf>) -> bool {
+        let mut now = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let changed = *now != folders;
+        *now = folders;
+        changed
+    }
+
+    pub fn folders(&self) -> Vec<std::path::PathBuf> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The roots as a server reads them (a folder that is not an absolute path is left out).
+    #[allow(deprecated)] // roots are deprecated by SEP-2577; the issue keeps them, small
+    pub fn list(&self) -> Vec<rmcp::model::Root> {
+        self.folders()
+            .iter()
+            .filter_map(|dir| {
+                let uri = url::Url::from_directory_path(dir).ok()?;
+                let uri = uri.as_str();
+                // `file:///home/me/notes`, as servers write roots; `/` stays `file:///`.
+                let uri = if uri.len() > "file:///".len() {
+                    uri.trim_end_matches('/')
+                } else {
+                    uri
+                };
+                let root = rmcp::model::Root::new(uri);
+                Some(match dir.file_name() {
+                    Some(name) => root.with_name(name.to_string_lossy()),
+                    None => root,
+                })
+            })
+            .collect()
+    }
 }
 
 impl HostClient {
     /// A client, and what it hears.
-    pub(crate) fn new(server: &str, elicitation: Elicitation) -> (HostClient, Heard) {
+    pub(crate) fn new(server: &str, elicitation: Elicitation, roots: Roots) -> (HostClient, Heard) {
         let (tools_changed, heard) = tokio::sync::watch::channel(0);
         let progress = ProgressRoutes::default();
         (
@@ -56,10 +112,12 @@ impl HostClient {
                 tools_changed,
                 progress: Arc::clone(&progress),
                 elicitation,
+                roots: roots.clone(),
             },
             Heard {
                 tools_changed: heard,
                 progress,
+                roots,
             },
         )
     }
@@ -72,6 +130,9 @@ impl rmcp::ClientHandler for HostClient {
     /// and the official conformance suite reject.
     fn get_info(&self) -> rmcp::model::ClientConfig {
         let mut capabilities = rmcp::model::ClientCapabilities::default();
+        let mut roots = rmcp::model::RootsCapabilities::default();
+        roots.list_changed = Some(true);
+        capabilities.roots = Some(roots);
         if self.elicitation.0.is_some() {
             capabilities.elicitation = Some(
                 rmcp::model::ElicitationCapability::new()
@@ -106,6 +167,15 @@ impl rmcp::ClientHandler for HostClient {
             ElicitationAnswer::Decline => ElicitResult::new(ElicitationAction::Decline),
             ElicitationAnswer::Cancel => ElicitResult::new(ElicitationAction::Cancel),
         })
+    }
+
+    /// The folders this server is given (none until the person gives it some).
+    #[allow(deprecated)] // as in Roots::list
+    async fn list_roots(
+        &self,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ListRootsResult, rmcp::ErrorData> {
+        Ok(rmcp::model::ListRootsResult::new(self.roots.list()))
     }
 
     async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {

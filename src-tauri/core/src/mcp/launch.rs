@@ -50,6 +50,17 @@ impl ServerLaunch {
         self
     }
 
+    /// The same launch, giving the server `roots` as its folders.
+    #[must_use]
+    pub fn with_roots(mut self, roots: Vec<std::path::PathBuf>) -> ServerLaunch {
+        let roots = super::client::Roots::new(roots);
+        match &mut self {
+            ServerLaunch::Stdio(launch) => launch.roots = roots,
+            ServerLaunch::Remote(launch) => launch.roots = roots,
+        }
+        self
+    }
+
     /// Starts or connects to the server and completes the MCP handshake; `spawned` is called
     /// with a local server's process id as soon as it exists.
     ///
@@ -133,6 +144,7 @@ pub fn remote_launch(
             tokens: KeychainTokens::new(Arc::clone(secrets), &spec.name, url),
         }),
         elicitation: Elicitation::default(),
+        roots: super::client::Roots::default(),
     })
 }
 
@@ -212,6 +224,7 @@ pub fn stdio_launch(
         stderr_log: Some(stderr_log_path(log_dir, &spec.name)),
         startup_timeout: STARTUP_TIMEOUT,
         elicitation: Elicitation::default(),
+        roots: super::client::Roots::default(),
     })
 }
 

@@ -21,6 +21,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::transport::StreamableHttpClientTransport;
 
 use super::client::HostClient;
+use super::client::Roots;
 use super::elicitation::Elicitation;
 use super::error::{auth_challenge, McpError};
 use super::http_client::ServerHttp;
@@ -55,6 +56,8 @@ pub struct RemoteLaunch {
     pub auth: Option<RemoteAuth>,
     /// Who shows the server's forms to the person.
     pub elicitation: Elicitation,
+    /// The folders it is given as its roots.
+    pub roots: Roots,
 }
 
 impl std::fmt::Debug for RemoteLaunch {
@@ -112,6 +115,7 @@ pub async fn connect(name: &str, launch: &RemoteLaunch) -> Result<McpServer, Mcp
                 transport,
                 manager,
                 launch.elicitation.clone(),
+                launch.roots.clone(),
             );
             match tokio::time::timeout_at(deadline, connecting).await {
                 Ok(result) => result,
@@ -181,13 +185,14 @@ async fn handshake(
     transport: RemoteTransport,
     signed_in: Option<AuthorizationManager>,
     elicitation: Elicitation,
+    roots: Roots,
 ) -> Result<McpServer, McpError> {
     let startup = |detail: String| McpError::Startup {
         server: name.to_owned(),
         detail,
         stderr_tail: String::new(),
     };
-    let (client, heard) = HostClient::new(name, elicitation);
+    let (client, heard) = HostClient::new(name, elicitation, roots);
     // Why a legacy SSE stream ended, when it failed on our side (an over-long event).
     let mut stream_end = None;
     let service = if transport == RemoteTransport::Sse {
@@ -331,6 +336,7 @@ mod tests {
             startup_timeout: Duration::from_secs(1),
             auth: None,
             elicitation: Elicitation::default(),
+            roots: Roots::default(),
         };
         let shown = format!("{launch:?}");
         assert!(

@@ -58,6 +58,7 @@ pub struct McpServer {
     instructions: Option<String>,
     tools_changed: tokio::sync::watch::Receiver<u64>,
     progress: ProgressRoutes,
+    roots: super::client::Roots,
     stop: Mutex<Option<RunningServiceCancellationToken>>,
     exit: tokio::sync::watch::Receiver<Option<String>>,
     pid: Option<u32>,
@@ -144,6 +145,7 @@ impl McpServer {
             instructions,
             tools_changed: heard.tools_changed,
             progress: heard.progress,
+            roots: heard.roots,
             stop,
             exit,
             pid,
@@ -494,5 +496,31 @@ impl McpServer {
             tracing::warn!(server = %self.name, "MCP server did not end in time; killing its group");
             super::process::end_process_group(self.pid).await;
         }
+    }
+}
+
+impl McpServer {
+    /// The folders this server is given as its roots.
+    pub fn roots(&self) -> Vec<std::path::PathBuf> {
+        self.roots.folders()
+    }
+
+    /// Gives the server `folders` as its roots; when they changed, it is told
+    /// (`notifications/roots/list_changed`) and asks for them again.
+    ///
+    /// # Errors
+    /// The notification could not be sent (the server went away).
+    pub async fn set_roots(&self, folders: Vec<std::path::PathBuf>) -> Result<(), McpError> {
+        if self.roots.set(folders) {
+            self.peer
+                .notify_roots_list_changed()
+                .await
+                .map_err(|e| McpError::Request {
+                    server: self.name.clone(),
+                    detail: format!("it could not be told its folders changed: {e}"),
+                    stderr_tail: self.stderr.tail(400),
+                })?;
+        }
+        Ok(())
     }
 }

@@ -22,6 +22,7 @@ use rmcp::service::ServiceExt;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 
 use super::client::HostClient;
+use super::client::Roots;
 use super::elicitation::Elicitation;
 use super::error::{McpError, STDERR_TAIL_CHARS};
 use super::nesting;
@@ -49,6 +50,8 @@ pub struct StdioLaunch {
     pub startup_timeout: Duration,
     /// Who shows the server's forms to the person.
     pub elicitation: Elicitation,
+    /// The folders it is given as its roots.
+    pub roots: Roots,
 }
 
 impl std::fmt::Debug for StdioLaunch {
@@ -137,7 +140,7 @@ pub async fn start_with(
     }
     tracing::info!(server = name, pid, program = %launch.program.display(), "MCP server started");
 
-    let (client, heard) = HostClient::new(name, launch.elicitation.clone());
+    let (client, heard) = HostClient::new(name, launch.elicitation.clone(), launch.roots.clone());
     let handshake = tokio::time::timeout(launch.startup_timeout, client.serve(transport)).await;
     let service = match handshake {
         Ok(Ok(service)) => service,

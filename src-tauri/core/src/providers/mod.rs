@@ -210,7 +210,17 @@ pub enum ChatMessage {
         name: String,
         content: String,
         is_error: bool,
+        /// Images the tool returned, given back with its result where the API takes them
+        /// (only for a model that takes images; else `content` names them).
+        images: Vec<Image>,
     },
+}
+
+/// An image as base64 with its media type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Image {
+    pub media_type: String,
+    pub data: String,
 }
 
 #[derive(Debug, Clone, PartialEq)]

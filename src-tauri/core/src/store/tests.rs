@@ -264,8 +264,20 @@ async fn an_attached_file_goes_when_no_message_names_it_any_more() {
     let shared = files.keep("shared.txt", b"in both").unwrap();
     let own = files.keep("own.txt", b"in one").unwrap();
     let waiting = files.keep("waiting.txt", b"in a composer").unwrap();
+    // A file a tool produced, of a kind a person cannot attach.
+    let sound = files
+        .keep_produced(
+            "beep.wav",
+            Some("audio/wav; rate=8000"),
+            b"RIFF\x24\0\0\0WAVEfmt ",
+        )
+        .unwrap();
+    assert_eq!(
+        (sound.kind, sound.mime.as_str()),
+        (crate::attachments::AttachmentKind::Other, "audio/wav")
+    );
     // Kept long ago, except the one waiting in a composer.
-    for a in [&shared, &own] {
+    for a in [&shared, &own, &sound] {
         std::fs::File::options()
             .write(true)
             .open(files.dir().join(&a.sha256))
@@ -280,10 +292,16 @@ async fn an_attached_file_goes_when_no_message_names_it_any_more() {
     let one = store.create_conversation("one".into()).await.unwrap();
     let two = store.create_conversation("two".into()).await.unwrap();
     let saved = store
-        .append_message(one.id.clone(), with(vec![shared.clone(), own.clone()]))
+        .append_message(
+            one.id.clone(),
+            with(vec![shared.clone(), own.clone(), sound.clone()]),
+        )
         .await
         .unwrap();
-    assert_eq!(saved.attachments, [shared.clone(), own.clone()]);
+    assert_eq!(
+        saved.attachments,
+        [shared.clone(), own.clone(), sound.clone()]
+    );
     store
         .append_message(two.id.clone(), with(vec![shared.clone()]))
         .await
@@ -301,11 +319,15 @@ async fn an_attached_file_goes_when_no_message_names_it_any_more() {
     let back: super::transfer::ConversationExport = serde_json::from_str(&json).unwrap();
     let imported = store.import_conversation(back).await.unwrap();
     let copy = store.list_messages(imported.id.clone()).await.unwrap();
-    assert_eq!(copy[0].attachments, [shared.clone(), own.clone()]);
+    assert_eq!(
+        copy[0].attachments,
+        [shared.clone(), own.clone(), sound.clone()]
+    );
     store.delete_conversation(imported.id).await.unwrap();
 
     store.delete_conversation(one.id).await.unwrap();
     assert!(files.read(&own.sha256).is_err(), "named by no message");
+    assert!(files.read(&sound.sha256).is_err(), "named by no message");
     assert!(files.read(&shared.sha256).is_ok(), "still named by “two”");
     assert!(files.read(&waiting.sha256).is_ok(), "kept a moment ago");
     let question = store.list_messages(two.id.clone()).await.unwrap()[0]

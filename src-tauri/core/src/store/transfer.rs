@@ -452,8 +452,10 @@ fn imported_files(
             let bytes = base64::engine::general_purpose::STANDARD
                 .decode(a.data.as_deref()?)
                 .ok()?;
+            // A file a tool produced may be of a kind a person cannot attach.
             files
                 .keep(&a.name, &bytes)
+                .or_else(|_| files.keep_produced(&a.name, Some(&a.mime), &bytes))
                 .map_err(|e| tracing::warn!(file = %a.name, error = %e, "an imported attachment was left out"))
                 .ok()
         })

@@ -53,6 +53,7 @@ pub fn stdio_launch(program: &str, args: &[&str], startup_timeout: Duration) -> 
         stderr_log: None,
         startup_timeout,
         elicitation: Default::default(),
+        roots: Default::default(),
     }
 }
 

@@ -163,6 +163,7 @@ async fn held_back_when_nested(http: Option<&[&str]>, levels: usize) {
             startup_timeout: Duration::from_secs(30),
             auth: None,
             elicitation: Elicitation::default(),
+            roots: Default::default(),
         };
         host.spawn("deep", launch).await;
         Some(listening)

@@ -11,11 +11,11 @@ use serde_json::Value;
 
 use super::calls::{Call, CallState};
 use super::{remember, Answer, CallOutcome, Ctx, Effect, Run};
-use crate::agent::status;
+use crate::agent::{builtin, status};
 use crate::events::RunEvent;
 use crate::mcp::catalogue::CatalogueTool;
-use crate::mcp::results;
 use crate::mcp::server::{CallLimits, McpError};
+use crate::mcp::{artifacts, results};
 use crate::providers::ToolCall;
 use crate::store::{now_ms, Message, ToolRun};
 
@@ -101,6 +101,8 @@ impl Run<'_> {
                         duration_ms: done.duration_ms,
                         can_retry,
                         rich: done.rich && saved.is_some(),
+                        artifacts: if saved.is_some() { done.files.clone() } else { Vec::new() },
+                        open_canvas: done.open_canvas.clone().filter(|_| saved.is_some()),
                     });
                     outcomes[i] = Some(done);
                 }
@@ -198,14 +200,18 @@ impl Ctx<'_> {
         };
         let cancel = self.cancel.child_token();
         let (progress, mut reports) = tokio::sync::mpsc::unbounded_channel();
-        let running = self.services.tools.call(
-            &tool.server,
-            &tool.tool,
-            arguments,
-            limits,
-            &cancel,
-            Some(&progress),
-        );
+        let running = if tool.server == builtin::SERVER {
+            builtin::call(self.services.tools, &tool.tool, &arguments, limits)
+        } else {
+            self.services.tools.call(
+                &tool.server,
+                &tool.tool,
+                arguments,
+                limits,
+                &cancel,
+                Some(&progress),
+            )
+        };
         tokio::pin!(running);
         // A server may send progress as fast as it likes; the window gets the newest at most
         // every PROGRESS_EVERY, so a flood of notifications cannot flood it.
@@ -231,6 +237,7 @@ impl Ctx<'_> {
         let mut outcome = match result {
             Ok(value) => {
                 let text = results::for_model(&value, self.setup.limits.max_model_chars);
+                let (files, open_canvas) = self.keep_artifacts(&call.id, &value).await;
                 CallOutcome {
                     content: text.text,
                     is_error: text.is_error,
@@ -241,6 +248,8 @@ impl Ctx<'_> {
                     },
                     full: Some(value.to_string()),
                     rich: results::is_rich(&value),
+                    files,
+                    open_canvas,
                     started_at: None,
                     finished_at: 0,
                     duration_ms: 0,
@@ -259,5 +268,43 @@ impl Ctx<'_> {
         // window that shows the saved conversation must show the same duration).
         outcome.duration_ms = u64::try_from(outcome.finished_at - started_at).unwrap_or(0);
         outcome
+    }
+
+    /// Keeps the files a result carries ([`artifacts::from_result`]) in the attachments folder;
+    /// returns their records and the one the canvas is to open at. A file that cannot be kept
+    /// is left out (logged): the result itself is kept whole either way.
+    async fn keep_artifacts(
+        &self,
+        call_id: &str,
+        result: &Value,
+    ) -> (Vec<crate::attachments::Attachment>, Option<String>) {
+        let found = artifacts::from_result(result);
+        for problem in &found.problems {
+            tracing::warn!(call = %call_id, %problem, "a file of a tool's result was left out");
+        }
+        if found.files.is_empty() {
+            return (Vec::new(), None);
+        }
+        let files = self.setup.files.clone();
+        let kept = tokio::task::spawn_blocking(move || {
+            let mut kept = Vec::new();
+            let mut primary = None;
+            for file in &found.files {
+                match files.keep_produced(&file.name, file.mime.as_deref(), &file.bytes) {
+                    Ok(record) => {
+                        if found.primary.as_ref() == Some(&file.name)
+                            || (found.open_canvas && found.primary.is_none() && primary.is_none())
+                        {
+                            primary = Some(record.sha256.clone());
+                        }
+                        kept.push(record);
+                    }
+                    Err(e) => tracing::warn!(file = %file.name, error = %e, "a file of a tool's result was not kept"),
+                }
+            }
+            (kept, primary.filter(|_| found.open_canvas))
+        })
+        .await;
+        kept.unwrap_or_default()
     }
 }

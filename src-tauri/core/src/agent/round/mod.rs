@@ -71,6 +71,10 @@ struct CallOutcome {
     full: Option<String>,
     /// Whether it has more than text for a person to see.
     rich: bool,
+    /// The files it carried, kept in the attachments folder: the tool message carries them.
+    files: Vec<crate::attachments::Attachment>,
+    /// The file the result asked the canvas to open at (seed 002's `display`), its SHA-256.
+    open_canvas: Option<String>,
     started_at: Option<i64>,
     finished_at: i64,
     /// How long it ran, as the card shows it.
@@ -82,6 +86,8 @@ impl CallOutcome {
         CallOutcome {
             full: None,
             rich: false,
+            files: Vec::new(),
+            open_canvas: None,
             content,
             is_error: true,
             effect,

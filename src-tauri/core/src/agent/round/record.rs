@@ -59,6 +59,7 @@ impl Ctx<'_> {
         message.tool_call_id = Some(call.call.id.clone());
         message.name = Some(call.call.name.clone());
         message.is_error = done.is_error;
+        message.attachments = done.files.clone();
         let can_retry = run.can_retry;
         match self.services.store.record_tool_call(run, message).await {
             Ok(saved) => {

@@ -182,6 +182,47 @@ impl Core {
         Ok(added)
     }
 
+    /// Sets the folders a server is given as its roots in mcp.json (its approval is
+    /// untouched); returns its name and the folders.
+    ///
+    /// # Errors
+    /// A folder that is not an absolute path to a folder; not found; the file.
+    pub async fn mcp_set_roots(
+        &self,
+        name: &str,
+        folders: &[std::path::PathBuf],
+    ) -> Result<(String, Vec<std::path::PathBuf>), CoreError> {
+        let mut shown = Vec::new();
+        for folder in folders {
+            if !folder.is_absolute() {
+                return Err(InvalidInput::new(
+                    "roots",
+                    format!("“{}” is not an absolute path.", folder.display()),
+                )
+                .into());
+            }
+            if !folder.is_dir() {
+                return Err(InvalidInput::new(
+                    "roots",
+                    format!("“{}” is not a folder.", folder.display()),
+                )
+                .into());
+            }
+            let text = folder.to_string_lossy().into_owned();
+            if !shown.contains(&text) {
+                shown.push(text);
+            }
+        }
+        let mut file = self.load_mcp()?;
+        let key = find_server(&file, name)?.0.clone();
+        let entry = file.servers.get_mut(&key).expect("found above");
+        entry.roots = shown;
+        let folders = entry.root_folders();
+        file.save(&self.mcp_file())?;
+        tracing::info!(server = %key, roots = folders.len(), "MCP server's folders changed");
+        Ok((key, folders))
+    }
+
     /// Turns a server on or off in mcp.json (its approval is untouched).
     ///
     /// # Errors

@@ -77,6 +77,8 @@ pub struct McpServerView {
     /// What an edit starts from: the program and its arguments as one shell-quoted line, or
     /// the address; `None` for an entry that cannot be used.
     pub edit_text: Option<String>,
+    /// The folders it is given as its roots.
+    pub roots: Vec<String>,
 }
 
 impl Core {
@@ -137,6 +139,7 @@ impl Core {
                     }),
                     disabled: spec.disabled,
                     error: None,
+                    roots: spec.roots.iter().map(|p| p.display().to_string()).collect(),
                     name,
                 },
                 Err(e) => McpServerView {
@@ -147,6 +150,7 @@ impl Core {
                     edit_text: None,
                     approved: false,
                     error: Some(e.to_string()),
+                    roots: Vec::new(),
                 },
             };
             views.push(view);

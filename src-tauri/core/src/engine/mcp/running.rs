@@ -134,9 +134,10 @@ impl Core {
             });
         }
         let secrets = std::sync::Arc::clone(&self.secrets);
+        let roots = spec.roots.clone();
         if !matches!(spec.launch, Launch::Stdio { .. }) {
             let launch = off_runtime(move || remote_launch(&spec, &secrets)).await??;
-            return Ok((key.clone(), ServerLaunch::Remote(launch)));
+            return Ok((key.clone(), ServerLaunch::Remote(launch).with_roots(roots)));
         }
         let search = self
             .search_path
@@ -164,7 +165,7 @@ impl Core {
             )
         })
         .await??;
-        Ok((key.clone(), ServerLaunch::Stdio(launch)))
+        Ok((key.clone(), ServerLaunch::Stdio(launch).with_roots(roots)))
     }
 
     /// Starts or connects to a server (see [`Core::mcp_prepare`]) and completes its handshake.

@@ -40,6 +40,10 @@ pub struct ServerEntry {
     /// How to sign in to a remote server that asks for OAuth, when the defaults will not do.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub oauth: Option<OAuthEntry>,
+    /// Folders the server is given as its roots (absolute paths; `~/` is the home folder).
+    /// Not part of the approval: they are chosen by the person, one by one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub roots: Vec<String>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -118,6 +122,8 @@ pub struct ServerSpec {
     pub oauth: OAuthEntry,
     /// What a start approval is tied to; see [`ServerEntry::fingerprint`].
     pub fingerprint: String,
+    /// The folders given to it as its roots ([`ServerEntry::roots`], made absolute).
+    pub roots: Vec<std::path::PathBuf>,
 }
 
 impl Launch {
@@ -368,7 +374,22 @@ impl ServerEntry {
             timeout_secs: self.timeout_seconds,
             trust: self.trust.unwrap_or_default(),
             oauth: self.oauth.clone().unwrap_or_default(),
+            roots: self.root_folders(),
         })
+    }
+
+    /// [`ServerEntry::roots`] as absolute paths (`~/` expanded); any other is left out.
+    pub fn root_folders(&self) -> Vec<std::path::PathBuf> {
+        self.roots
+            .iter()
+            .filter_map(|raw| {
+                let path = match raw.strip_prefix("~/") {
+                    Some(rest) => dirs::home_dir()?.join(rest),
+                    None => std::path::PathBuf::from(raw),
+                };
+                path.is_absolute().then_some(path)
+            })
+            .collect()
     }
 
     /// A hash of everything that decides what runs, where it connects and what it may do

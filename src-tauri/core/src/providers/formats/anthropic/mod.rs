@@ -79,12 +79,28 @@ fn messages(history: &[ChatMessage]) -> Vec<Value> {
                 tool_call_id,
                 content,
                 is_error,
+                images,
                 ..
-            } => (
-                "user",
-                vec![json!({"type": "tool_result", "tool_use_id": tool_call_id,
-                    "content": content, "is_error": is_error})],
-            ),
+            } => {
+                // A result with images is a list of blocks: its text, then each image.
+                let content = if images.is_empty() {
+                    json!(content)
+                } else {
+                    let mut blocks = vec![json!({"type": "text", "text": content})];
+                    blocks.extend(images.iter().map(|i| {
+                        part(&Part::Image {
+                            media_type: i.media_type.clone(),
+                            data: i.data.clone(),
+                        })
+                    }));
+                    Value::Array(blocks)
+                };
+                (
+                    "user",
+                    vec![json!({"type": "tool_result", "tool_use_id": tool_call_id,
+                        "content": content, "is_error": is_error})],
+                )
+            }
         };
         super::push_turn(&mut out, role, blocks);
     }

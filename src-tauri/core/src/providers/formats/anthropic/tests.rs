@@ -36,12 +36,14 @@ fn tool_results_of_one_round_go_back_in_one_user_turn_with_their_error_flags() {
                 name: "time__now".into(),
                 content: "12:00".into(),
                 is_error: false,
+                images: Vec::new(),
             },
             ChatMessage::Tool {
                 tool_call_id: "toolu_2".into(),
                 name: "fs__list".into(),
                 content: "denied".into(),
                 is_error: true,
+                images: Vec::new(),
             },
         ],
         tools: vec![ToolSpec {

@@ -86,13 +86,19 @@ fn contents(history: &[ChatMessage]) -> Vec<Value> {
                 name,
                 content,
                 is_error,
+                images,
                 ..
             } => {
                 let key = if *is_error { "error" } else { "content" };
-                (
-                    "user",
-                    vec![json!({"functionResponse": {"name": name, "response": {key: content}}})],
-                )
+                let mut response = json!({"name": name, "response": {key: content}});
+                if !images.is_empty() {
+                    // Gemini's multimodal function responses: the images inside the response.
+                    response["parts"] = images
+                        .iter()
+                        .map(|i| json!({"inlineData": {"mimeType": i.media_type, "data": i.data}}))
+                        .collect();
+                }
+                ("user", vec![json!({"functionResponse": response})])
             }
         };
         super::push_turn(&mut out, role, parts);

@@ -33,6 +33,7 @@ fn history_maps_to_user_and_model_turns_with_function_parts() {
                 name: "everything__echo".into(),
                 content: "Echo: hi".into(),
                 is_error: false,
+                images: Vec::new(),
             },
         ],
         tools: vec![

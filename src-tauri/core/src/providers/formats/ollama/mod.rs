@@ -61,10 +61,15 @@ pub fn request_body(request: &ChatRequest) -> Value {
                 name,
                 content,
                 is_error,
+                images,
                 ..
             } => {
-                json!({"role": "tool", "content": super::tool_result_text(content, *is_error),
-                    "tool_name": name})
+                let mut m = json!({"role": "tool",
+                    "content": super::tool_result_text(content, *is_error), "tool_name": name});
+                if !images.is_empty() {
+                    m["images"] = images.iter().map(|i| json!(i.data)).collect();
+                }
+                m
             }
         });
     }
@@ -244,6 +249,7 @@ mod tests {
                     name: "time__now".into(),
                     content: "12:00".into(),
                     is_error: false,
+                    images: Vec::new(),
                 },
             ],
             tools: vec![ToolSpec {

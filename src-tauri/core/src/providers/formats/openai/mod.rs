@@ -35,7 +35,32 @@ pub fn request_body(request: &ChatRequest, stream: bool) -> Value {
     if let Some(system) = request.system.as_deref().filter(|s| !s.is_empty()) {
         messages.push(json!({"role": system_role(&request.model), "content": system}));
     }
-    messages.extend(request.messages.iter().map(message));
+    // Tool messages carry text only: the images of one round's results follow them, in one
+    // user message after the last of them (a tool message must answer its call directly).
+    let mut images: Vec<Value> = Vec::new();
+    for (i, m) in request.messages.iter().enumerate() {
+        messages.push(message(m));
+        if let ChatMessage::Tool {
+            tool_call_id,
+            name,
+            images: given,
+            ..
+        } = m
+        {
+            if !given.is_empty() {
+                images.push(json!({"type": "text",
+                    "text": format!("The images the tool {name} returned (call {tool_call_id}):")}));
+                images.extend(given.iter().map(|g| {
+                    json!({"type": "image_url",
+                    "image_url": {"url": format!("data:{};base64,{}", g.media_type, g.data)}})
+                }));
+            }
+        }
+        let round_ends = !matches!(request.messages.get(i + 1), Some(ChatMessage::Tool { .. }));
+        if round_ends && !images.is_empty() {
+            messages.push(json!({"role": "user", "content": std::mem::take(&mut images)}));
+        }
+    }
 
     let mut body = Map::new();
     body.insert("model".into(), json!(request.model));

@@ -35,6 +35,7 @@ fn a_request_carries_history_tools_and_streaming_options() {
                 name: "fs__list_directory".into(),
                 content: "README.md".into(),
                 is_error: false,
+                images: Vec::new(),
             },
         ],
         tools: vec![ToolSpec {
@@ -114,6 +115,7 @@ fn a_failed_tool_result_says_so_in_its_text_and_images_become_data_urls() {
                 name: "t".into(),
                 content: "file not found".into(),
                 is_error: true,
+                images: Vec::new(),
             },
         ],
         ..ChatRequest::default()

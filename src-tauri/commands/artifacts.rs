@@ -1,0 +1,72 @@
+//! The canvas (issue 17): the files tools produced in a conversation, read for a preview and
+//! saved through the native save dialog. The webview names a file by its conversation and
+//! SHA-256 only; the core checks it is one of that conversation's tool results.
+
+use base64::Engine as _;
+use switchboard_core::engine::ConversationArtifact;
+use tauri::{AppHandle, State};
+
+use super::error::CommandResult;
+use crate::bridge::choose_file;
+use crate::state::AppState;
+
+/// The files tools produced in the conversation, oldest first.
+#[tauri::command]
+pub async fn list_artifacts(
+    state: State<'_, AppState>,
+    conversation_id: String,
+) -> CommandResult<Vec<ConversationArtifact>> {
+    Ok(state.core().await.artifacts(&conversation_id).await?)
+}
+
+/// One of them as base64, for its preview.
+#[tauri::command]
+pub async fn read_artifact(
+    state: State<'_, AppState>,
+    conversation_id: String,
+    sha256: String,
+) -> CommandResult<String> {
+    let (_, bytes) = state
+        .core()
+        .await
+        .artifact_bytes(&conversation_id, &sha256)
+        .await?;
+    Ok(base64::engine::general_purpose::STANDARD.encode(bytes))
+}
+
+/// Asks where to save one of them (suggesting its name) and writes it there; the path, or
+/// `null` when the person closed the dialog.
+#[tauri::command]
+pub async fn save_artifact(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    conversation_id: String,
+    sha256: String,
+) -> CommandResult<Option<String>> {
+    let core = state.core().await;
+    let Some(found) = core
+        .artifacts(&conversation_id)
+        .await?
+        .into_iter()
+        .find(|a| a.file.sha256 == sha256)
+    else {
+        return Err(switchboard_core::CoreError::NotFound {
+            what: "that file among this conversation's tool results".into(),
+        }
+        .into());
+    };
+    let name = found.file.name;
+    let extension = name.rsplit_once('.').map_or("*", |(_, e)| e).to_owned();
+    let Some(path) = choose_file(
+        &app,
+        "Save As",
+        Some(&name),
+        ("This kind of file", &extension),
+    )
+    .await
+    else {
+        return Ok(None);
+    };
+    core.save_artifact(&conversation_id, &sha256, &path).await?;
+    Ok(Some(path.display().to_string()))
+}

@@ -200,10 +200,13 @@ fn navigation_guard<R: tauri::Runtime>() -> tauri::plugin::TauriPlugin<R> {
 }
 
 /// The app's own pages: its embedded assets (`tauri://localhost` on Linux and macOS,
-/// `http(s)://tauri.localhost` on Windows), or the dev server in a development build.
+/// `http(s)://tauri.localhost` on Windows), or the dev server in a development build; and
+/// `about:srcdoc`, the document of the canvas's sandboxed frame for an HTML file (no scripts,
+/// no origin, no network: it cannot reach the app's commands).
 fn is_app_page(url: &tauri::Url) -> bool {
     let host = url.host_str();
     match url.scheme() {
+        "about" => url.path() == "srcdoc",
         "tauri" => host == Some("localhost"),
         "http" | "https" if host == Some("tauri.localhost") => true,
         "http" if tauri::is_dev() => host == Some("localhost") && url.port() == Some(1420),
@@ -219,4 +222,23 @@ fn show_main_window(app: &AppHandle) -> bool {
     let _ = window.unminimize();
     let _ = window.show();
     window.set_focus().is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_window_stays_on_the_apps_pages_and_only_the_canvas_frame_is_about_srcdoc() {
+        let page = |url: &str| super::is_app_page(&tauri::Url::parse(url).unwrap());
+        assert!(page("tauri://localhost/index.html"));
+        assert!(page("about:srcdoc"));
+        for away in [
+            "about:blank",
+            "https://example.com/",
+            "tauri://elsewhere/",
+            "file:///etc/passwd",
+            "data:text/html,<h1>hi</h1>",
+        ] {
+            assert!(!page(away), "{away}");
+        }
+    }
 }

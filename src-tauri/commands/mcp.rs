@@ -82,7 +82,7 @@ pub async fn add_mcp_server_root(
         return Ok(None);
     };
     let app = state.app().await;
-    let mut folders = current_roots(&app, &name).await?;
+    let mut folders = current_roots(app, &name).await?;
     folders.push(folder);
     Ok(Some(app.set_server_roots(&name, &folders).await?))
 }
@@ -95,7 +95,7 @@ pub async fn remove_mcp_server_root(
     folder: String,
 ) -> CommandResult<McpServerView> {
     let app = state.app().await;
-    let folders: Vec<std::path::PathBuf> = current_roots(&app, &name)
+    let folders: Vec<std::path::PathBuf> = current_roots(app, &name)
         .await?
         .into_iter()
         .filter(|f| f.to_string_lossy() != folder)

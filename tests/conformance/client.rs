@@ -70,6 +70,7 @@ async fn run(scenario: &str, url: &str) -> Result<(), McpError> {
         startup_timeout: Duration::from_secs(20),
         auth: Some(auth.clone()),
         elicitation: Elicitation(Some(Arc::new(SubmitsAsFilled))),
+        roots: Default::default(),
     };
     let mut sign_ins = 0;
     loop {

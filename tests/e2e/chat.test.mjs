@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { launch, nativeWindow, pressIn, screenshotScreen, sendInNewConversation, textOf, tid, withMockModel } from "./harness.mjs";
+import { chooseInFileDialog, launch, nativeWindow, pressIn, screenshotScreen, sendInNewConversation, textOf, tid, withMockModel } from "./harness.mjs";
 
 /** The text of the chat's last row when it is an answer (each row of the list holds one message). */
 const ANSWER = `${tid("message-list")} > ol > li:last-child ${tid("answer-text")}`;
@@ -112,7 +112,7 @@ async function allowInDialog(b) {
 }
 
 async function answerSays(b, text) {
-  await b.waitUntil(async () => (await textOf(b, ANSWER).catch(() => "")).includes(text), {
+  await b.waitUntil(async () => ((await textOf(b, ANSWER).catch(() => "")) ?? "").includes(text), {
     timeout: 30000,
     timeoutMsg: `the answer does not say “${text}”`,
   });
@@ -450,6 +450,85 @@ test("the Servers page shows a new tool, a crash and the restart as Rust pushes 
       assert.ok(crashed, JSON.stringify(seen));
       console.log(`the crash was shown ${crashed[0] - killed} ms after the kill`);
       await app.screenshot("servers-restarted");
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+/** Clicks the canvas's file named `name`. */
+async function openInCanvas(b, name) {
+  const clicked = await b.execute(
+    (sel, wanted) => {
+      const file = [...document.querySelectorAll(sel)].find((f) => f.textContent.includes(wanted));
+      file?.click();
+      return Boolean(file);
+    },
+    tid("canvas-file"),
+    name,
+  );
+  assert.ok(clicked, `${name} is in the canvas`);
+}
+
+test("a result's files open in the canvas at its primary file; an HTML file's script never runs; Save As writes the very bytes", async () => {
+  await withMockModel("canvas", { fault: true }, async (home) => {
+    const app = await launch(home);
+    try {
+      const b = app.browser;
+      await serverRunning(b, "fault");
+      await askAndAllow(b, "Make the quarterly report");
+      await answerSays(b, "The report is ready");
+      // The result asked for the canvas at scores.csv: it is open there, as a table.
+      const canvas = b.$(tid("canvas"));
+      await canvas.waitForDisplayed({ timeout: 15000 });
+      const current = `${tid("canvas-file")}[aria-current="true"]`;
+      await b.waitUntil(async () => ((await textOf(b, current).catch(() => "")) ?? "").includes("scores.csv"), {
+        timeout: 10000,
+        timeoutMsg: "the canvas is not at the primary file",
+      });
+      await b.$(tid("canvas-table")).waitForDisplayed({ timeout: 10000 });
+      assert.equal(await textOf(b, tid("canvas-table")), "namescoreAda92Grace88Linus75");
+      const names = await b.execute((sel) => [...document.querySelectorAll(sel)].map((f) => f.textContent), tid("canvas-file"));
+      assert.equal(names.length, 3, names.join(" | "));
+      for (const name of ["report.html", "scores.csv", "image-1.png"]) {
+        assert.ok(names.some((n) => n.includes(name)), `${name} is listed: ${names.join(" | ")}`);
+      }
+      await app.screenshot("canvas-csv");
+
+      // Save As… through the native dialog writes exactly the file's bytes.
+      const out = path.join(home, "saved-scores.csv");
+      await b.$(tid("canvas-save")).click();
+      await nativeWindow("Save As");
+      await chooseInFileDialog("Save As", out, { replace: true });
+      await b.$(tid("canvas-saved")).waitForDisplayed({ timeout: 15000 });
+      assert.equal(await textOf(b, tid("canvas-saved")), `Saved to ${out}`);
+      assert.equal(fs.readFileSync(out, "utf8"), "name,score\nAda,92\nGrace,88\nLinus,75\n");
+
+      // The HTML file: its source first; rendered, in a frame where its script does not run.
+      await openInCanvas(b, "report.html");
+      await b.$(tid("canvas-code")).waitForDisplayed({ timeout: 10000 });
+      assert.match(await textOf(b, tid("canvas-code")), /<script>/);
+      await b.$(tid("canvas-render")).click();
+      const frame = b.$(tid("canvas-html-frame"));
+      await frame.waitForDisplayed({ timeout: 10000 });
+      assert.equal(await frame.getAttribute("sandbox"), "");
+      const title = await b.getTitle();
+      await b.switchToFrame(await frame);
+      let heading = null;
+      for (let i = 0; i < 20 && heading === null; i++) {
+        heading = await b.execute(() => document.querySelector("h1")?.textContent ?? null);
+        if (heading === null) await new Promise((r) => setTimeout(r, 250));
+      }
+      assert.equal(await b.execute(() => document.location.href), "about:srcdoc");
+      await b.switchToParentFrame();
+      assert.equal(heading, "Quarterly report", "the page's script did not run");
+      assert.equal(await b.getTitle(), title);
+      await app.screenshot("canvas-html");
+
+      // The picture of 5 MB is there as an image.
+      await openInCanvas(b, "image-1.png");
+      await b.$(tid("canvas-image")).waitForDisplayed({ timeout: 15000 });
+      await app.screenshot("canvas-image");
     } finally {
       await app.close();
     }

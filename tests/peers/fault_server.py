@@ -8,7 +8,8 @@ Options:
 Tools: echo(text), crash() exits mid-call after a word on stderr, hang() never answers (and
 says so on stderr when cancelled), slow(seconds) answers after a while, progress(seconds,
 every) works for a while reporting progress, grow(name) adds a tool and sends
-notifications/tools/list_changed, mutate() rewrites echo's description and sends the same, big(megabytes)
+notifications/tools/list_changed, mutate() rewrites echo's description and sends the same, note(name, text) adds a resource and
+sends notifications/resources/list_changed, big(megabytes)
 answers with that much text, flaky(key) fails the first time it is called with a key and works
 after, ask() asks the person where to deploy (elicitation) and says what they answered, picture(megabytes)
 answers with a PNG of noise that large, report() answers in seed 002's artifact contract (a CSV
@@ -31,6 +32,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from mcp.server.mcpserver import Context, Image, MCPServer
+from mcp.server.mcpserver.resources import TextResource
 from mcp.server.mcpserver.exceptions import ToolError
 
 args = sys.argv[1:]
@@ -113,6 +115,15 @@ async def grow(name: str, ctx: Context) -> str:
     server.add_tool(added, name=name, description=f"A tool added at run time: {name}")
     await ctx.request_context.session.send_tool_list_changed()
     return f"added {name}"
+
+
+@server.tool()
+async def note(name: str, text: str, ctx: Context) -> str:
+    """Adds a resource note://`name` holding `text` and tells the client the resource list
+    changed."""
+    server.add_resource(TextResource(uri=f"note://{name}", name=name, text=text, mime_type="text/plain"))
+    await ctx.request_context.session.send_resource_list_changed()
+    return f"noted {name}"
 
 
 @server.tool()

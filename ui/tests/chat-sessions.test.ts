@@ -135,7 +135,7 @@ describe("a run replayed over what was saved", () => {
     session.apply({ type: "tool_call_proposed", call: call("a1") });
     session.apply({ type: "tool_decided", call_id: "0", decision: "allowed", scope: "once", reason: null });
     session.apply({ type: "tool_started", call_id: "0" });
-    session.apply({ type: "tool_finished", call_id: "0", is_error: false, content: "noon", full_length: null, duration_ms: 3, can_retry: false, rich: false });
+    session.apply({ type: "tool_finished", call_id: "0", is_error: false, content: "noon", full_length: null, duration_ms: 3, can_retry: false, rich: false, artifacts: [], open_canvas: null });
     session.apply({ type: "answer_started", message: { ...answer("a2"), status: "streaming", tool_calls: null } });
     session.apply({ type: "tool_call_proposed", call: call("a2") });
 

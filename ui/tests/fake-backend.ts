@@ -9,6 +9,9 @@
 //                     list_models rejects with kind "provider")
 //   connectionMs      the elapsed_ms a successful test_provider reports
 //   localServers      what detect_local_providers finds
+//   toolFiles         the files the scripted tool call's result carries (kept with their bytes),
+//                     and toolOpensCanvas the one it asks the canvas to open at
+//   saveAs            the folder the person picks in Rust's Save As dialog (null: they close it)
 
 import type {
   AppStatus,
@@ -39,6 +42,7 @@ import type {
   Settings,
   ToolRun,
   ConversationTool,
+  ConversationArtifact,
   StandingApproval,
 } from "../src/lib/types";
 import type { ApprovalAnswer, RunEvent } from "../src/lib/run-events";
@@ -95,6 +99,21 @@ function message(partial: Partial<Message> & Pick<Message, "id" | "conversation_
 /** As Rust's MESSAGE_PAGE and TOOL_PREVIEW_CHARS. */
 const PAGE = 60;
 const PREVIEW = 4_000;
+/** As Rust's MAX_PREVIEW_BYTES: read_artifact refuses a larger file. */
+const MAX_PREVIEW_BYTES = 20 * 1024 * 1024;
+
+/** A file a tool produced, with its bytes (base64), as a test hands it to the fake. */
+export interface ToolFile {
+  file: Attachment;
+  data: string;
+}
+
+/** A tool's file of `name` and type `mime` holding `text` (its size the text's length in UTF-8). */
+export function toolFile(name: string, mime: string, text: string, kind: Attachment["kind"] = "text"): ToolFile {
+  const bytes = new TextEncoder().encode(text);
+  const sha256 = Array.from(name + text).reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7).toString(16).padStart(64, "f");
+  return { file: { sha256, name, mime, size: bytes.length, kind }, data: btoa(String.fromCharCode(...bytes)) };
+}
 
 /** Mirrors `ProviderKind::info` in src-tauri/core/src/provider_config.rs. */
 export const KINDS: ProviderKindInfo[] = [
@@ -229,6 +248,8 @@ export class FakeBackend {
 
   /** What `list_mcp_servers` answers, and `pushServers` sends. */
   mcpServers: McpServerStatus[] = [];
+  /** What Rust's folder dialog answers (null: the person closed it). */
+  pickedFolder: string | null = "/home/me/notes";
   /** The window's listener for the server list, once it has asked. */
   #serverWatch: { onmessage: (servers: McpServerStatus[]) => void } | null = null;
 
@@ -248,6 +269,13 @@ export class FakeBackend {
   keptFiles = new Map<string, Attachment>();
   /** What the person chooses in Rust's picker. */
   picked: Attached = { kept: [], refused: [] };
+  /** The bytes (base64) of files Rust has kept, by SHA-256. */
+  fileBytes = new Map<string, string>();
+  /** The files the scripted tool call's result carries when it works, and the one it asks the canvas to open at. */
+  toolFiles: ToolFile[] = [];
+  toolOpensCanvas: string | null = null;
+  /** The folder the person picks in Rust's Save As dialog; null: they close it. */
+  saveAs: string | null = "/home/someone/Downloads";
   /** Whether the chosen model takes images. */
   modelTakesImages = true;
   #drops: { onmessage: (event: DropEvent) => void } | null = null;
@@ -411,6 +439,9 @@ export class FakeBackend {
       const isError = !allowed || failure !== null;
       // Model text, as Rust passes it on: markup in it must stay text.
       const description = allowed && this.settings.describe_calls ? "Looking up the <i>time</i> in Paris" : null;
+      // As Rust does: the files a result carries are kept, and travel on its tool message.
+      const produced = allowed && !isError ? this.toolFiles.map((f) => this.#keep(f)) : [];
+      const openCanvas = produced.length > 0 ? this.toolOpensCanvas : null;
       // As Rust does: a result is written, then shown.
       const record = () => {
         (this.toolRuns[conversationId] ??= []).push({
@@ -420,7 +451,7 @@ export class FakeBackend {
           can_retry: allowed && isError, rich: false,
         });
         checkShape("tool_run", this.toolRuns[conversationId].at(-1)!);
-        save(message({ id: `t${++this.#ids}`, conversation_id: conversationId, role: "tool", content: result, tool_call_id: callId, name: "time__get_current_time", is_error: isError }));
+        save(message({ id: `t${++this.#ids}`, conversation_id: conversationId, role: "tool", content: result, tool_call_id: callId, name: "time__get_current_time", is_error: isError, attachments: produced, created_at: ++this.#clock }));
       };
       if (allowed) {
         emit({ type: "tool_decided", call_id: callId, decision: "allowed", scope: "once", reason: null });
@@ -429,7 +460,7 @@ export class FakeBackend {
         emit({ type: "tool_progress", call_id: callId, progress: 2, total: 4, message: "Asking the clock <b>twice</b>" });
         if (this.toolGate) await this.toolGate();
         record();
-        emit({ type: "tool_finished", call_id: callId, is_error: isError, content: result, full_length: null, duration_ms: 12, can_retry: isError, rich: false });
+        emit({ type: "tool_finished", call_id: callId, is_error: isError, content: result, full_length: null, duration_ms: 12, can_retry: isError, rich: false, artifacts: produced, open_canvas: openCanvas });
       } else {
         record();
         emit({ type: "tool_decided", call_id: callId, decision: "denied", scope: "once", reason: denial });
@@ -485,6 +516,50 @@ export class FakeBackend {
         is_error: false, full_length: null, attachments: [],
       });
     });
+  }
+
+  /** Keeps a tool's file with its bytes, as Rust keeps the files a result carries. */
+  #keep(tool: ToolFile): Attachment {
+    this.keptFiles.set(tool.file.sha256, tool.file);
+    this.fileBytes.set(tool.file.sha256, tool.data);
+    return { ...tool.file };
+  }
+
+  /**
+   * A finished call of `tool` (its name as the model called it) in `conversationId` whose result
+   * carried `files`, saved as Rust saves one: an answer with the call, its record, and the tool
+   * message that carries the files. Returns that tool message's id.
+   */
+  addToolFiles(conversationId: string, files: ToolFile[], tool = "files__make"): string {
+    const saved = this.messages[conversationId];
+    const answerId = `a${++this.#ids}`;
+    const callId = `call_${++this.#ids}`;
+    saved.push(message({ id: answerId, conversation_id: conversationId, role: "assistant", content: "", created_at: ++this.#clock, finish_reason: "tool_calls", tool_calls: [{ id: callId, name: tool, arguments: "{}" }] }));
+    (this.toolRuns[conversationId] ??= []).push({
+      id: `tr${++this.#ids}`, conversation_id: conversationId, message_id: answerId, call_id: callId, server: tool.split("__")[0], tool: tool.split("__")[1] ?? tool,
+      display_name: tool, arguments: "{}", decision: "allowed", decision_scope: "once", deny_reason: null, started_at: 1000, finished_at: 1010,
+      is_error: false, retry_of: null, description: null, can_retry: false, rich: false,
+    });
+    const toolMessageId = `t${++this.#ids}`;
+    saved.push(message({ id: toolMessageId, conversation_id: conversationId, role: "tool", content: "Made the files.", created_at: ++this.#clock, tool_call_id: callId, name: tool, attachments: files.map((f) => this.#keep(f)) }));
+    return toolMessageId;
+  }
+
+  /** As Rust's artifacts: the files the conversation's tool messages carry, oldest first. */
+  #artifacts(conversationId: unknown): ConversationArtifact[] {
+    this.#conversation(conversationId);
+    return (this.messages[String(conversationId)] ?? []).flatMap((m) =>
+      m.role === "tool"
+        ? m.attachments.map((file) => ({ file: { ...file }, message_id: m.id, call_id: m.tool_call_id ?? "", tool: m.name ?? "", created_at: m.created_at }))
+        : [],
+    );
+  }
+
+  /** One of the conversation's artifacts, as Rust finds it (else not found). */
+  #artifact(conversationId: unknown, sha256: unknown): Attachment {
+    const found = this.#artifacts(conversationId).find((a) => a.file.sha256 === sha256);
+    if (!found) throw { kind: "not_found", message: "Not found: that file among this conversation's tool results" };
+    return found.file;
   }
 
   addProviderRecord(
@@ -721,6 +796,21 @@ export class FakeBackend {
     },
     complete_argument: (args) =>
       ["Engineering", "Sales", "Marketing", "Support"].filter((d) => d.startsWith(String(args.value))),
+    list_artifacts: (args) => this.#artifacts(args.conversationId),
+    read_artifact: (args) => {
+      const file = this.#artifact(args.conversationId, args.sha256);
+      if (file.size > MAX_PREVIEW_BYTES) {
+        throw { kind: "invalid_input", field: "artifact", message: `“${file.name}” is ${(file.size / (1024 * 1024)).toFixed(1)} MB: too large to preview; save it instead.` };
+      }
+      const data = this.fileBytes.get(file.sha256);
+      if (data === undefined) throw { kind: "io", message: `Could not read “${file.name}”: it is not in the attachments folder.` };
+      return data;
+    },
+    save_artifact: (args) => {
+      const file = this.#artifact(args.conversationId, args.sha256);
+      // Rust's Save As dialog, answered with `saveAs`.
+      return this.saveAs === null ? null : `${this.saveAs}/${file.name}`;
+    },
     watch_dropped_files: (args) => {
       this.#drops = args.onDrop as { onmessage: (event: DropEvent) => void };
       return null;
@@ -894,6 +984,18 @@ export class FakeBackend {
       server.state = server.disabled ? { state: "stopped" } : server.approved ? { state: "starting" } : null;
       return this.#mcpView(server);
     },
+    add_mcp_server_root: (args) => {
+      // Rust's folder dialog, answered with `pickedFolder` (null: closed).
+      const server = this.#mcpServer(args.name);
+      if (this.pickedFolder === null) return null;
+      if (!server.roots.includes(this.pickedFolder)) server.roots = [...server.roots, this.pickedFolder];
+      return this.#mcpView(server);
+    },
+    remove_mcp_server_root: (args) => {
+      const server = this.#mcpServer(args.name);
+      server.roots = server.roots.filter((f) => f !== args.folder);
+      return this.#mcpView(server);
+    },
     restart_mcp_server: (args) => {
       this.#mcpServer(args.name).state = { state: "starting" };
       return null;
@@ -919,6 +1021,7 @@ export class FakeBackend {
         transport: url ? "http" : "stdio",
         command_line: url ? `streamable HTTP ${url}` : commandLine,
         edit_text: url ?? commandLine,
+        roots: [],
         disabled: false,
         approved: this.approvalAnswer,
         error: null,
@@ -974,6 +1077,7 @@ export class FakeBackend {
             transport: "stdio",
             command_line: item.detail,
             edit_text: item.detail,
+            roots: [],
             disabled: false,
             approved: false,
             error: null,

@@ -84,6 +84,7 @@ describe("a server that asks for a sign-in", () => {
         transport: "http",
         command_line: "https://docs.example.com/mcp",
         edit_text: null,
+        roots: [],
         disabled: false,
         approved: true,
         error: null,

@@ -22,6 +22,7 @@ describe("the Servers page", () => {
           transport: "stdio",
           command_line: "npx -y @modelcontextprotocol/server-everything stdio",
           edit_text: "npx -y @modelcontextprotocol/server-everything stdio",
+          roots: [],
           disabled: false,
           approved: true,
           error: null,
@@ -34,6 +35,7 @@ describe("the Servers page", () => {
           transport: "stdio",
           command_line: "sh -c 'exit 1'",
           edit_text: "sh -c 'exit 1'",
+          roots: [],
           disabled: false,
           approved: true,
           error: null,
@@ -46,6 +48,7 @@ describe("the Servers page", () => {
           transport: "stdio",
           command_line: "uvx mcp-server-time --extra",
           edit_text: "uvx mcp-server-time --extra",
+          roots: [],
           disabled: false,
           approved: false,
           error: null,
@@ -350,6 +353,25 @@ describe("the Servers page", () => {
     expect(within(prompt).getByTestId("prompt-arguments").textContent).toBe("city*, state");
     expect(backend.callsTo("list_mcp_offers")[0].args).toEqual({ name: "everything" });
   });
+  it("gives a server a folder picked in Rust's dialog and takes it away again", async () => {
+    backend.mcpServers = [server("files")];
+    const { user } = await renderApp();
+    await user.click(screen.getByTestId("nav-servers"));
+    const item = await screen.findByTestId("server-item");
+    expect(within(item).getByTestId("server-roots").textContent).toContain("none");
+    await user.click(within(item).getByTestId("server-add-root"));
+    await vi.waitFor(() => expect(within(item).getAllByTestId("server-root")).toHaveLength(1));
+    expect(within(item).getByTestId("server-root").textContent).toContain("/home/me/notes");
+    expect(backend.mcpServers[0].roots).toEqual(["/home/me/notes"]);
+    // The dialog closed: nothing changes.
+    backend.pickedFolder = null;
+    await user.click(within(item).getByTestId("server-add-root"));
+    expect(backend.mcpServers[0].roots).toEqual(["/home/me/notes"]);
+    await user.click(within(item).getByRole("button", { name: "Take /home/me/notes away from files" }));
+    await vi.waitFor(() => expect(within(item).queryAllByTestId("server-root")).toHaveLength(0));
+    expect(backend.mcpServers[0].roots).toEqual([]);
+  });
+
   it("says when a running server offers no resources or prompts", async () => {
     backend.mcpServers = [server("time")];
     backend.mcpTools = { time: [] };
@@ -368,6 +390,7 @@ function server(name: string, overrides: Partial<McpServerStatus> = {}): McpServ
     transport: "stdio",
     command_line: `uvx mcp-server-${name}`,
     edit_text: `uvx mcp-server-${name}`,
+    roots: [],
     disabled: false,
     approved: true,
     error: null,

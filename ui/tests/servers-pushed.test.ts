@@ -26,6 +26,7 @@ function fault(state: McpServerStatus["state"]): McpServerStatus {
     transport: "stdio",
     command_line: "python fault_server.py",
     edit_text: "python fault_server.py",
+    roots: [],
     disabled: false,
     approved: true,
     error: null,

@@ -404,6 +404,36 @@ pub fn fit_image(
     ))
 }
 
+/// The text of a PDF, for a model whose API takes no PDFs: at most [`MAX_TEXT_BYTES`] of it,
+/// with a marker where it was cut.
+///
+/// # Errors
+/// The PDF cannot be read (damaged, encrypted, or something the extractor does not know), or
+/// it has no text (a scan).
+pub fn pdf_text(bytes: &[u8]) -> Result<String, String> {
+    // The extractor panics on some damaged files: a panic is a failure like any other.
+    let extracted = std::panic::catch_unwind(|| pdf_extract::extract_text_from_mem(bytes))
+        .map_err(|_| "the PDF could not be read".to_owned())?
+        .map_err(|e| format!("the PDF could not be read ({e})"))?;
+    let text = extracted.trim();
+    if text.is_empty() {
+        return Err("it has no text to extract (a scanned PDF?)".into());
+    }
+    let limit = usize::try_from(MAX_TEXT_BYTES).unwrap_or(usize::MAX);
+    if text.len() <= limit {
+        return Ok(text.to_owned());
+    }
+    let mut end = limit;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    Ok(format!(
+        "{}\n…[cut: the rest of the PDF's text ({}) was not given]",
+        &text[..end],
+        crate::text::byte_size((text.len() - end) as u64)
+    ))
+}
+
 /// Whether `mime` is a plain `type/subtype` (no parameters, nothing a window could misread).
 fn is_media_type(mime: &str) -> bool {
     let mut halves = mime.splitn(2, '/');
@@ -484,6 +514,22 @@ mod tests {
         let refused = judge("notes.txt", b"\x00\x01\x02binary").unwrap_err();
         assert!(refused.message.contains("binary data"), "{refused}");
         assert_eq!(refused.field, "attachments");
+    }
+
+    #[test]
+    fn a_pdfs_text_is_extracted_and_a_damaged_one_says_so() {
+        let pdf = std::fs::read(
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("../../tests/fixtures/files/itinerary.pdf"),
+        )
+        .unwrap();
+        let text = pdf_text(&pdf).unwrap();
+        assert!(
+            text.contains("Itinerary: Paris on Monday, Tokyo on Friday."),
+            "{text:?}"
+        );
+        let damaged = pdf_text(b"%PDF-1.7\n1 0 obj << /Type /Catalog").unwrap_err();
+        assert!(damaged.contains("could not be read"), "{damaged}");
     }
 
     #[test]

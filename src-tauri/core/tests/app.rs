@@ -253,7 +253,8 @@ impl Pushed {
 }
 
 #[tokio::test]
-async fn the_server_list_is_pushed_on_a_new_tool_a_crash_a_restart_and_a_switch_off() {
+async fn the_server_list_is_pushed_on_a_new_tool_a_new_resource_a_crash_a_restart_and_a_switch_off()
+{
     if !support::mcp_peers_installed("pushed servers") {
         return;
     }
@@ -308,6 +309,29 @@ async fn the_server_list_is_pushed_on_a_new_tool_a_crash_a_restart_and_a_switch_
     eprintln!(
         "new tool pushed {} ms after its call returned",
         seen.saturating_duration_since(grown).as_millis()
+    );
+
+    // A new resource: the server says its resources changed; a list is pushed (the window
+    // reads the server's offers again on it), and they have the resource.
+    let noted = Instant::now();
+    let note = serde_json::json!({"name": "plan", "text": "Ship it"});
+    server
+        .call_tool(
+            "note",
+            note.as_object().unwrap().clone(),
+            Duration::from_secs(30),
+        )
+        .await
+        .unwrap();
+    pushed
+        .first(noted, "the resource change", |s| {
+            matches!(s, ServerState::Running { .. })
+        })
+        .await;
+    let offers = app.server_offers("fault").await.unwrap();
+    assert!(
+        offers.resources.iter().any(|r| r.uri == "note://plan"),
+        "{offers:?}"
     );
 
     // A crash, then the restart.
@@ -819,7 +843,15 @@ async fn attached_files_reach_the_model_as_it_takes_them_and_one_it_cannot_read_
         .keep_attachment_file(&dir.join("scores.csv"))
         .await
         .unwrap();
-    let files = vec![(&image).into(), (&table).into()];
+    // A PDF, for an API that takes none (an OpenAI-compatible host): its text goes instead.
+    let pdf = core
+        .keep_attachment_file(
+            &std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("../../tests/fixtures/files/itinerary.pdf"),
+        )
+        .await
+        .unwrap();
+    let files = vec![(&image).into(), (&table).into(), (&pdf).into()];
 
     let conversation = app.create_conversation(None, None).await.unwrap();
     let run = app
@@ -845,7 +877,7 @@ async fn attached_files_reach_the_model_as_it_takes_them_and_one_it_cannot_read_
         .find(|m| m["role"] == "user")
         .unwrap();
     let parts = user["content"].as_array().expect("parts");
-    assert_eq!(parts.len(), 3, "{user}");
+    assert_eq!(parts.len(), 4, "{user}");
     let url = parts[0]["image_url"]["url"].as_str().unwrap();
     let sent_image = {
         use base64::Engine as _;
@@ -862,7 +894,13 @@ async fn attached_files_reach_the_model_as_it_takes_them_and_one_it_cannot_read_
         parts[1]["text"],
         "The attached file “scores.csv”:\n```\nteam,points\nred,3\n```"
     );
-    assert_eq!(parts[2]["text"], "Say hello");
+    let pdf_text = parts[2]["text"].as_str().unwrap();
+    assert!(
+        pdf_text.starts_with("The attached file “itinerary.pdf”:\n```\n")
+            && pdf_text.contains("Itinerary: Paris on Monday, Tokyo on Friday."),
+        "{pdf_text}"
+    );
+    assert_eq!(parts[3]["text"], "Say hello");
     // The conversation keeps the files with the message, by name.
     let saved = store.list_messages(conversation.id.clone()).await.unwrap();
     let names: Vec<&str> = saved[0]
@@ -870,7 +908,7 @@ async fn attached_files_reach_the_model_as_it_takes_them_and_one_it_cannot_read_
         .iter()
         .map(|a| a.name.as_str())
         .collect();
-    assert_eq!(names, ["photo.txt", "scores.csv"]);
+    assert_eq!(names, ["photo.txt", "scores.csv", "itinerary.pdf"]);
 
     // The person says this model does not take images: the same send is refused before
     // anything is saved or sent, saying why.

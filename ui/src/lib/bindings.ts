@@ -519,7 +519,12 @@ id: string,
 /**
  * A human name, where the provider gives one.
  */
-name: string | null, };
+name: string | null, 
+/**
+ * Whether it takes images, where the list says (OpenRouter's
+ * `architecture.input_modalities`); absent when it does not say.
+ */
+takes_images?: boolean, };
 
 /**
  * What "Test connection" found: the models, or exactly what failed.

@@ -2,7 +2,8 @@
 // answer with its tool cards. One reducer (`reduceItems`) builds them: what was
 // saved is first turned into the events a live run sends (`eventsFrom`), so
 // reopening shows exactly what was shown live. Sending, stopping, retrying and
-// answering approvals go through ipc.ts.
+// answering approvals go through ipc.ts. The live events are passed on, once applied, to
+// whoever built the session (the canvas's files are kept in a store of their own).
 
 import * as ipc from "./ipc";
 import { IpcError } from "./errors";
@@ -46,6 +47,8 @@ export interface ToolCard {
   can_retry: boolean;
   /** the result has more than text to show (images, audio, links, structured content) */
   rich: boolean;
+  /** the files the result carried, kept by Rust (the canvas shows them) */
+  artifacts: Attachment[];
 }
 
 export type ChatItem =
@@ -131,6 +134,7 @@ function cardFrom(call: Extract<RunEvent, { type: "tool_call_proposed" }>["call"
     result_id: null,
     can_retry: false,
     rich: false,
+    artifacts: [],
   };
 }
 
@@ -183,6 +187,9 @@ export function eventsFrom(detail: Pick<ConversationDetail, "messages" | "tool_r
           duration_ms: run.finished_at - run.started_at,
           can_retry: run.can_retry,
           rich: run.rich,
+          artifacts: m.attachments,
+          // Asked once, when the result came: reopening does not open the canvas again.
+          open_canvas: null,
         });
       }
       events.push({ type: "message_saved", message: m });
@@ -290,6 +297,8 @@ export function reduceItems(items: ChatItem[], cursor: ItemsCursor, event: RunEv
         card.duration_ms = event.duration_ms;
         card.can_retry = event.can_retry;
         card.rich = event.rich;
+        // (Runs recorded before files were kept send none.)
+        card.artifacts = event.artifacts ?? [];
       }
       break;
     }
@@ -333,6 +342,7 @@ function savedIn(items: ChatItem[], cursor: ItemsCursor, message: Message): void
       card.content = message.content;
       card.full_length = message.full_length;
       card.result_id = message.id;
+      card.artifacts = message.attachments;
       if (card.state !== "denied") card.state = message.is_error ? "error" : "done";
     }
   }
@@ -391,6 +401,8 @@ export class ChatSession {
   /** Counts the times the history was replaced: a page asked for before is not added after. */
   #loads = 0;
   readonly #onFinished: () => void;
+  /** Hears every event of the run but the deltas, once applied (the canvas's files). */
+  readonly #onEvent: (event: RunEvent) => void;
   /** Where the reducer is in the run's events. */
   readonly #cursor: ItemsCursor = { answerId: null };
   /** Deltas are shown once a frame, all that arrived since the last: these, by answer id. */
@@ -398,13 +410,19 @@ export class ChatSession {
   readonly #scheduleFrame: FrameScheduler;
   #frameScheduled = false;
 
-  constructor(detail: ConversationDetail, onFinished: () => void, scheduleFrame: FrameScheduler = nextFrame) {
+  constructor(
+    detail: ConversationDetail,
+    onFinished: () => void,
+    scheduleFrame: FrameScheduler = nextFrame,
+    onEvent: (event: RunEvent) => void = () => {},
+  ) {
     this.conversationId = detail.conversation.id;
     this.items = itemsFrom(detail);
     this.older = detail.older;
     this.branches = branchesFrom(detail.branches);
     this.#onFinished = onFinished;
     this.#scheduleFrame = scheduleFrame;
+    this.#onEvent = onEvent;
   }
 
   /**
@@ -597,6 +615,7 @@ export class ChatSession {
     }
     this.#flush();
     reduceItems(this.items, this.#cursor, event);
+    this.#onEvent(event);
     switch (event.type) {
       case "run_started":
         this.runId = event.run_id;

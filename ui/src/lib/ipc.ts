@@ -249,6 +249,16 @@ export function setMcpServerEnabled(name: string, enabled: boolean): Promise<Mcp
   return call("set_mcp_server_enabled", { name, enabled });
 }
 
+/** Rust's folder dialog, then the chosen folder is given to the server as a root; null when closed. */
+export function addMcpServerRoot(name: string): Promise<McpServerView | null> {
+  return call("add_mcp_server_root", { name });
+}
+
+/** Takes a folder away from those a server is given as its roots. */
+export function removeMcpServerRoot(name: string, folder: string): Promise<McpServerView> {
+  return call("remove_mcp_server_root", { name, folder });
+}
+
 export function restartMcpServer(name: string): Promise<void> {
   return call("restart_mcp_server", { name });
 }

@@ -12,6 +12,7 @@ export type {
   CallRef,
   ConnectionReport,
   Conversation,
+  ConversationArtifact,
   ConversationDetail,
   ConversationTool,
   DropEvent,

@@ -76,7 +76,8 @@ pub fn call<'a>(
                 .ok_or_else(|| refuse(format!("read_resource needs “{key}” (a string)")))
         };
         let (server, uri) = (text("server")?, text("uri")?);
-        source.read_resource(server, uri, limits.hard_max).await
+        let read = source.read_resource(server, uri, limits.hard_max).await?;
+        Ok(as_call_result(&read))
     })
 }
 

@@ -74,7 +74,11 @@ fn give(files: &AttachmentFiles, file: &Attachment, media: Media) -> GivenFile {
             data: base64(&bytes),
             name: file.name.clone(),
         }),
-        AttachmentKind::Pdf => GivenFile::Left("this model's API does not take PDFs".into()),
+        // An API that takes no PDFs is given the PDF's text instead.
+        AttachmentKind::Pdf => match crate::attachments::pdf_text(&bytes) {
+            Ok(text) => GivenFile::Text(text),
+            Err(why) => GivenFile::Left(why),
+        },
         AttachmentKind::Other => GivenFile::Left(format!(
             "a model cannot be given a file of type {}",
             file.mime

@@ -53,8 +53,7 @@ pub trait ToolSource: Send + Sync {
         Vec::new()
     }
 
-    /// Reads `uri` from `server`; the result has the shape of a `tools/call` result (each
-    /// content an embedded resource: [`super::builtin::as_call_result`]).
+    /// Reads `uri` from `server`: the `resources/read` result's JSON.
     fn read_resource<'a>(
         &'a self,
         server: &'a str,
@@ -114,7 +113,7 @@ impl ToolSource for McpHost {
                 detail: format!("what it read cannot be understood: {e}"),
                 stderr_tail: String::new(),
             })?;
-            Ok(super::builtin::as_call_result(&read))
+            Ok(read)
         })
     }
 

@@ -267,21 +267,20 @@ pub(super) fn check_media(
     media: &Media,
     model: &str,
 ) -> Result<(), CoreError> {
-    for a in attachments {
-        let refused = match a.kind {
-            AttachmentKind::Image if media.images.is_none() => format!(
+    // A PDF always goes: as a document where the API takes one, else as its text.
+    if let Some(a) = attachments
+        .iter()
+        .find(|a| a.kind == AttachmentKind::Image && media.images.is_none())
+    {
+        return Err(InvalidInput::new(
+            "attachments",
+            format!(
                 "“{model}” is not known to take images, so “{}” was not sent. If it does, \
                  say so: switchboard provider images PROVIDER {model} on",
                 a.name
             ),
-            AttachmentKind::Pdf if !media.pdfs => format!(
-                "This model's API does not take PDFs, so “{}” was not sent. Attach its text \
-                 instead, or choose an Anthropic, Gemini or OpenAI model.",
-                a.name
-            ),
-            _ => continue,
-        };
-        return Err(InvalidInput::new("attachments", refused).into());
+        )
+        .into());
     }
     Ok(())
 }

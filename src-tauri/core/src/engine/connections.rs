@@ -88,7 +88,30 @@ impl Core {
     /// As [`Core::provider_client`], then [`CoreError::Provider`] for what the provider said.
     pub async fn list_models(&self, name: &str) -> Result<Vec<ModelInfo>, CoreError> {
         let client = self.provider_client(name).await?;
-        Ok(client.list_models().await?)
+        let models = client.list_models().await?;
+        self.remember_listed_images(name, &models).await;
+        Ok(models)
+    }
+
+    /// Keeps what a model list said of its models' images, for [`Core::model_media`].
+    async fn remember_listed_images(&self, provider: &str, models: &[ModelInfo]) {
+        let listed: Vec<(String, bool)> = models
+            .iter()
+            .filter_map(|m| Some((m.id.clone(), m.takes_images?)))
+            .collect();
+        if listed.is_empty() {
+            return;
+        }
+        let kept = match (self.provider_row(provider).await, self.store()) {
+            (Ok(row), Ok(store)) => store
+                .set_listed_images(row.id, listed)
+                .await
+                .map_err(CoreError::from),
+            (Err(e), _) | (_, Err(e)) => Err(e),
+        };
+        if let Err(e) = kept {
+            tracing::warn!(provider, error = %e, "what the model list says of images was not kept");
+        }
     }
 
     /// Asks the named provider for its models and reports what happened, failures included.
@@ -103,6 +126,9 @@ impl Core {
             Err(other) => return Err(other),
         };
         let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        if let Ok(models) = &outcome {
+            self.remember_listed_images(name, models).await;
+        }
         let report = match outcome {
             Ok(models) => ConnectionReport {
                 ok: true,

@@ -484,3 +484,58 @@ fn the_system_prompt_is_the_conversations_then_each_offered_servers_instructions
         Some("## Instructions from the MCP server “time”\n\nTimes are in UTC.")
     );
 }
+
+#[tokio::test]
+async fn a_model_list_that_says_which_models_take_images_is_believed_until_the_person_says_otherwise(
+) {
+    // OpenRouter's list names each model's input kinds.
+    let (base, _) = answer_with(
+        200,
+        r#"{"data": [
+            {"id": "acme/seer-1", "architecture": {"input_modalities": ["text", "image"]}},
+            {"id": "acme/scribe-1", "architecture": {"input_modalities": ["text"]}},
+            {"id": "acme/plain-1"}
+        ]}"#,
+    )
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let core = core_in(dir.path(), Arc::new(MemoryStore::new()))
+        .await
+        .with_http_options(quick());
+    core.add_provider(NewProvider {
+        base_url: Some(base),
+        ..provider("Router", "openai_compatible", Some("sk-x"))
+    })
+    .await
+    .unwrap();
+    // Unknown families: neither is taken to take images before the list is read.
+    for model in ["acme/seer-1", "acme/scribe-1"] {
+        let media = core.model_media("Router", model).await.unwrap();
+        assert!(media.images.is_none(), "{model}");
+    }
+    let models = core.list_models("Router").await.unwrap();
+    let said: Vec<Option<bool>> = models.iter().map(|m| m.takes_images).collect();
+    assert_eq!(said, [None, Some(false), Some(true)]); // plain, scribe, seer (sorted)
+    assert!(core
+        .model_media("Router", "acme/seer-1")
+        .await
+        .unwrap()
+        .images
+        .is_some());
+    assert!(core
+        .model_media("Router", "acme/scribe-1")
+        .await
+        .unwrap()
+        .images
+        .is_none());
+    // The person's word wins over the list's.
+    core.set_model_takes_images("Router", "acme/seer-1", Some(false))
+        .await
+        .unwrap();
+    assert!(core
+        .model_media("Router", "acme/seer-1")
+        .await
+        .unwrap()
+        .images
+        .is_none());
+}

@@ -35,6 +35,9 @@ pub(super) type ProgressRoutes = Arc<Mutex<HashMap<ProgressToken, ProgressSink>>
 pub struct HostClient {
     server: String,
     tools_changed: tokio::sync::watch::Sender<u64>,
+    /// Counts `notifications/resources/list_changed`, `…/resources/updated` and
+    /// `…/prompts/list_changed`: what the window shows of the server's offers is read again.
+    offers_changed: tokio::sync::watch::Sender<u64>,
     progress: ProgressRoutes,
     elicitation: Elicitation,
     roots: Roots,
@@ -43,6 +46,7 @@ pub struct HostClient {
 /// What a connected server's [`HostClient`] hears, for its [`McpServer`].
 pub(crate) struct Heard {
     pub(super) tools_changed: tokio::sync::watch::Receiver<u64>,
+    pub(super) offers_changed: tokio::sync::watch::Receiver<u64>,
     pub(super) progress: ProgressRoutes,
     pub(super) roots: Roots,
 }
@@ -105,17 +109,20 @@ impl HostClient {
     /// A client, and what it hears.
     pub(crate) fn new(server: &str, elicitation: Elicitation, roots: Roots) -> (HostClient, Heard) {
         let (tools_changed, heard) = tokio::sync::watch::channel(0);
+        let (offers_changed, offers_heard) = tokio::sync::watch::channel(0);
         let progress = ProgressRoutes::default();
         (
             HostClient {
                 server: server.to_owned(),
                 tools_changed,
+                offers_changed,
                 progress: Arc::clone(&progress),
                 elicitation,
                 roots: roots.clone(),
             },
             Heard {
                 tools_changed: heard,
+                offers_changed: offers_heard,
                 progress,
                 roots,
             },
@@ -180,6 +187,28 @@ impl rmcp::ClientHandler for HostClient {
 
     async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
         self.tools_changed.send_modify(|n| *n += 1);
+    }
+
+    async fn on_resource_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        self.offers_changed.send_modify(|n| *n += 1);
+    }
+
+    async fn on_resource_updated(
+        &self,
+        _params: rmcp::model::ResourceUpdatedNotificationParam,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        self.offers_changed.send_modify(|n| *n += 1);
+    }
+
+    async fn on_prompt_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        self.offers_changed.send_modify(|n| *n += 1);
     }
 
     /// rmcp has already extended the call's time limit; this passes the news on to whoever

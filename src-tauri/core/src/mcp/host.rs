@@ -262,6 +262,7 @@ impl McpHost {
                         Some(Some(Arc::clone(&server))),
                     );
                     let mut tools_changed = server.tools_changed();
+                    let mut offers_changed = server.offers_changed();
                     // A local server's exit is seen at once; a remote one is asked now and then.
                     let mut pings = tokio::time::interval_at(
                         tokio::time::Instant::now() + self.ping_every,
@@ -276,6 +277,12 @@ impl McpHost {
                                     server.stop().await;
                                     break format!("it stopped answering: {e}");
                                 }
+                            }
+                            Ok(()) = offers_changed.changed() => {
+                                // Resources or prompts changed: whoever shows them reads
+                                // them again when the list is sent.
+                                tracing::debug!(server = name, "MCP server's resources or prompts changed");
+                                self.changed();
                             }
                             Ok(()) = tools_changed.changed() => {
                                 // `notifications/tools/list_changed`: list them again (a

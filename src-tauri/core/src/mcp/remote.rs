@@ -20,8 +20,8 @@ use rmcp::transport::auth::{AuthClient, AuthorizationManager};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
 
-use super::client::HostClient;
 use super::client::Roots;
+use super::client::{Heard, HostClient};
 use super::elicitation::Elicitation;
 use super::error::{auth_challenge, McpError};
 use super::http_client::ServerHttp;
@@ -114,8 +114,7 @@ pub async fn connect(name: &str, launch: &RemoteLaunch) -> Result<McpServer, Mcp
                 headers,
                 transport,
                 manager,
-                launch.elicitation.clone(),
-                launch.roots.clone(),
+                HostClient::new(name, launch.elicitation.clone(), launch.roots.clone()),
             );
             match tokio::time::timeout_at(deadline, connecting).await {
                 Ok(result) => result,
@@ -184,15 +183,13 @@ async fn handshake(
     headers: HeaderMap,
     transport: RemoteTransport,
     signed_in: Option<AuthorizationManager>,
-    elicitation: Elicitation,
-    roots: Roots,
+    (client, heard): (HostClient, Heard),
 ) -> Result<McpServer, McpError> {
     let startup = |detail: String| McpError::Startup {
         server: name.to_owned(),
         detail,
         stderr_tail: String::new(),
     };
-    let (client, heard) = HostClient::new(name, elicitation, roots);
     // Why a legacy SSE stream ended, when it failed on our side (an over-long event).
     let mut stream_end = None;
     let service = if transport == RemoteTransport::Sse {

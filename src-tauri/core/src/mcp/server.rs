@@ -57,6 +57,7 @@ pub struct McpServer {
     /// What the server said at `initialize` on how to use it, cut to [`MAX_INSTRUCTIONS_CHARS`].
     instructions: Option<String>,
     tools_changed: tokio::sync::watch::Receiver<u64>,
+    offers_changed: tokio::sync::watch::Receiver<u64>,
     progress: ProgressRoutes,
     roots: super::client::Roots,
     stop: Mutex<Option<RunningServiceCancellationToken>>,
@@ -144,6 +145,7 @@ impl McpServer {
             info,
             instructions,
             tools_changed: heard.tools_changed,
+            offers_changed: heard.offers_changed,
             progress: heard.progress,
             roots: heard.roots,
             stop,
@@ -192,6 +194,11 @@ impl McpServer {
     /// Changes each time the server says its tool list changed.
     pub fn tools_changed(&self) -> tokio::sync::watch::Receiver<u64> {
         self.tools_changed.clone()
+    }
+
+    /// Bumped when the server says its resources or prompts changed.
+    pub fn offers_changed(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.offers_changed.clone()
     }
 
     /// Whether the server has ended.

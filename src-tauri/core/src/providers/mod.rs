@@ -101,6 +101,11 @@ pub struct ModelInfo {
     pub id: String,
     /// A human name, where the provider gives one.
     pub name: Option<String>,
+    /// Whether it takes images, where the list says (OpenRouter's
+    /// `architecture.input_modalities`); absent when it does not say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub takes_images: Option<bool>,
 }
 
 /// Reads `items[*][id_key]` (and an optional display name) into a sorted model list.
@@ -122,6 +127,10 @@ fn models_from(
                     .and_then(|k| m.get(k))
                     .and_then(Value::as_str)
                     .map(str::to_owned),
+                takes_images: m
+                    .pointer("/architecture/input_modalities")
+                    .and_then(Value::as_array)
+                    .map(|kinds| kinds.iter().any(|k| k == "image")),
             })
         })
         .collect();

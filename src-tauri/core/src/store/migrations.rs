@@ -231,6 +231,11 @@ CREATE TABLE provider_models (
     PRIMARY KEY (provider_id, model)
 );
 "#,
+    // 15: what a provider's model list says of a model's images (OpenRouter says), used when
+    // the person has not said.
+    r#"
+ALTER TABLE provider_models ADD COLUMN listed_images INTEGER;
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -145,12 +145,41 @@ impl Store {
         self.call(move |conn| {
             Ok(conn
                 .query_row(
-                    "SELECT takes_images FROM provider_models WHERE provider_id = ?1 AND model = ?2",
+                    "SELECT COALESCE(takes_images, listed_images) FROM provider_models \
+                     WHERE provider_id = ?1 AND model = ?2",
                     [&provider_id, &model],
                     |row| row.get::<_, Option<bool>>(0),
                 )
                 .optional()?
                 .flatten())
+        })
+        .await
+    }
+
+    /// Records what a provider's model list says of its models' images (the person's own word,
+    /// [`Store::set_takes_images`], still wins).
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn set_listed_images(
+        &self,
+        provider_id: String,
+        listed: Vec<(String, bool)>,
+    ) -> Result<(), StoreError> {
+        if listed.is_empty() {
+            return Ok(());
+        }
+        self.call(move |conn| {
+            let tx = conn.transaction()?;
+            for (model, takes) in &listed {
+                tx.execute(
+                    "INSERT INTO provider_models (provider_id, model, listed_images) VALUES (?1, ?2, ?3) \
+                     ON CONFLICT (provider_id, model) DO UPDATE SET listed_images = excluded.listed_images",
+                    params![provider_id, model, takes],
+                )?;
+            }
+            tx.commit()?;
+            Ok(())
         })
         .await
     }

@@ -2,18 +2,25 @@
 // conversation that is answering keeps its session (its live answer, its Stop) while the person
 // looks at another page, and gets it back when they return. A conversation shown for the first
 // time (or again after a reload of the window) is built from what was saved and then attached to
-// the run under way there, if any, which replays that run from its start.
+// the run under way there, if any, which replays that run from its start. Every run event a
+// session applies is passed on with its conversation's id (the canvas's files hear them).
 
 import { ChatSession } from "../chat.svelte";
+import type { RunEvent } from "../run-events";
 import type { ConversationDetail } from "../types";
 
 export class ChatSessions {
   readonly #sessions = new Map<string, ChatSession>();
   readonly #onFinished: (conversationId: string) => void;
+  readonly #onEvent: (conversationId: string, event: RunEvent) => void;
 
-  /** `onFinished` hears of every run that ends, shown or not (the sidebar's order changes). */
-  constructor(onFinished: (conversationId: string) => void) {
+  /**
+   * `onFinished` hears of every run that ends, shown or not (the sidebar's order changes);
+   * `onEvent` of every event a session applies but the text deltas.
+   */
+  constructor(onFinished: (conversationId: string) => void, onEvent: (conversationId: string, event: RunEvent) => void = () => {}) {
     this.#onFinished = onFinished;
+    this.#onEvent = onEvent;
   }
 
   /**
@@ -31,7 +38,7 @@ export class ChatSessions {
       session.load(detail);
       return session;
     }
-    session = new ChatSession(detail, () => this.#onFinished(id));
+    session = new ChatSession(detail, () => this.#onFinished(id), undefined, (event) => this.#onEvent(id, event));
     this.#sessions.set(id, session);
     void session.attach();
     return session;

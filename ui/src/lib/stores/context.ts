@@ -5,6 +5,7 @@
 // its own. (Svelte's `createContext` hides its key, so a test could not build that map.)
 
 import { getContext, setContext } from "svelte";
+import type { ArtifactsStore } from "./artifacts.svelte";
 import type { AttachmentsStore } from "./attachments.svelte";
 import type { ChatSessions } from "./chat-sessions.svelte";
 import type { ConversationsStore } from "./conversations.svelte";
@@ -58,4 +59,8 @@ export function getSettings(): SettingsStore {
 
 export function getAttachments(): AttachmentsStore {
   return stores().attachments;
+}
+
+export function getArtifacts(): ArtifactsStore {
+  return stores().artifacts;
 }

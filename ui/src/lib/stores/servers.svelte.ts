@@ -108,6 +108,15 @@ export class ServersStore {
     await this.#onServer(() => ipc.signOutMcpServer(name));
   }
 
+  /** Gives the server a folder the person picks in Rust's folder dialog. */
+  async addRoot(name: string): Promise<void> {
+    await this.#onServer(() => ipc.addMcpServerRoot(name));
+  }
+
+  async removeRoot(name: string, folder: string): Promise<void> {
+    await this.#onServer(() => ipc.removeMcpServerRoot(name, folder));
+  }
+
   async restart(name: string): Promise<void> {
     await this.#onServer(() => ipc.restartMcpServer(name));
   }

@@ -4,6 +4,7 @@
 // (`context.ts`). Owns no state of its own.
 
 import type { ThemeController } from "../theme";
+import { ArtifactsStore } from "./artifacts.svelte";
 import { AttachmentsStore } from "./attachments.svelte";
 import { ChatSessions } from "./chat-sessions.svelte";
 import { ConversationsStore } from "./conversations.svelte";
@@ -22,14 +23,21 @@ export class Stores {
   readonly conversations: ConversationsStore;
   /** Files into a message: picked, pasted, dropped on the window. */
   readonly attachments: AttachmentsStore;
+  /** The canvas: the files tools produced, by conversation. */
+  readonly artifacts: ArtifactsStore;
 
   constructor(theme: ThemeController) {
     this.ui = new UiStore(theme);
     this.settings = new SettingsStore(this.ui);
     this.providers = new ProvidersStore(this.ui, this.settings);
     this.servers = new ServersStore(this.ui);
-    // A run that ends (shown or not) changes the sidebar's order.
-    this.chats = new ChatSessions(() => void this.conversations.refresh());
+    this.artifacts = new ArtifactsStore();
+    // A run that ends (shown or not) changes the sidebar's order; the files its tools produce
+    // go to the canvas.
+    this.chats = new ChatSessions(
+      () => void this.conversations.refresh(),
+      (conversationId, event) => this.artifacts.heard(conversationId, event),
+    );
     this.conversations = new ConversationsStore(this.ui, this.chats);
     this.attachments = new AttachmentsStore(this.ui);
   }

@@ -51,6 +51,7 @@ const COMMANDS: &[&str] = &[
     "choose_attachments",
     "attach_pasted",
     "list_artifacts",
+    "allow_model_images",
     "add_mcp_server_root",
     "remove_mcp_server_root",
     "read_artifact",

@@ -214,17 +214,22 @@ pub async fn choose_file(
     answered.await.ok().flatten()
 }
 
-/// The native folder dialog over the main window; `None` when the person closed it.
-pub async fn choose_folder(app: &AppHandle, title: &str) -> Option<std::path::PathBuf> {
-    let (answer, answered) = tokio::sync::oneshot::channel();
-    let mut dialog = app
+/// A native file dialog titled `title`, over the main window when there is one.
+fn file_dialog(app: &AppHandle, title: &str) -> tauri_plugin_dialog::FileDialogBuilder<tauri::Wry> {
+    let dialog = app
         .dialog()
         .file()
         .set_title(title.replace('\0', NUL_SHOWN));
-    if let Some(window) = app.get_webview_window("main") {
-        dialog = dialog.set_parent(&window);
+    match app.get_webview_window("main") {
+        Some(window) => dialog.set_parent(&window),
+        None => dialog,
     }
-    dialog.pick_folder(move |path| {
+}
+
+/// The native folder dialog over the main window; `None` when the person closed it.
+pub async fn choose_folder(app: &AppHandle, title: &str) -> Option<std::path::PathBuf> {
+    let (answer, answered) = tokio::sync::oneshot::channel();
+    file_dialog(app, title).pick_folder(move |path| {
         let _ = answer.send(path.and_then(|p| p.into_path().ok()));
     });
     answered.await.ok().flatten()
@@ -233,14 +238,7 @@ pub async fn choose_folder(app: &AppHandle, title: &str) -> Option<std::path::Pa
 /// The native open dialog for several files (any kind); empty when the person closed it.
 pub async fn choose_files(app: &AppHandle, title: &str) -> Vec<std::path::PathBuf> {
     let (answer, answered) = tokio::sync::oneshot::channel();
-    let mut dialog = app
-        .dialog()
-        .file()
-        .set_title(title.replace('\0', NUL_SHOWN));
-    if let Some(window) = app.get_webview_window("main") {
-        dialog = dialog.set_parent(&window);
-    }
-    dialog.pick_files(move |paths| {
+    file_dialog(app, title).pick_files(move |paths| {
         let paths = paths
             .unwrap_or_default()
             .into_iter()

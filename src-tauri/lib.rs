@@ -106,6 +106,7 @@ pub fn run() -> i32 {
             commands::attachments::choose_attachments,
             commands::attachments::attach_pasted,
             commands::artifacts::list_artifacts,
+            commands::attachments::allow_model_images,
             commands::mcp::add_mcp_server_root,
             commands::mcp::remove_mcp_server_root,
             commands::artifacts::read_artifact,

@@ -28,6 +28,20 @@ pub async fn choose_attachments(
     Ok(state.core().await.keep_attachment_files(paths).await)
 }
 
+/// The person says the model the conversation uses takes images (after a send with an image
+/// was refused for it); returns the model's name.
+#[tauri::command]
+pub async fn allow_model_images(
+    state: State<'_, AppState>,
+    conversation_id: String,
+) -> CommandResult<String> {
+    let app = state.app().await;
+    Ok(app
+        .core()
+        .allow_images_in(&conversation_id, &app.settings())
+        .await?)
+}
+
 /// Keeps a pasted file, given as base64.
 #[tauri::command]
 pub async fn attach_pasted(

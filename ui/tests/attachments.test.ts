@@ -82,16 +82,34 @@ describe("attaching files", () => {
     await waitFor(() => expect(backend.callsTo("send_message")).toHaveLength(1));
   });
 
-  it("a send Rust refuses keeps the text and the files, and says why", async () => {
+  it("a send Rust refuses for images says why and keeps the text and the files", async () => {
     backend.modelTakesImages = false;
     backend.picked = { kept: [PHOTO], refused: [] };
     const user = await openConversation();
     await user.click(screen.getByTestId("composer-attach"));
     await waitFor(() => expect(chips()).toHaveLength(1));
     await user.type(screen.getByTestId("composer-input"), "Describe it{Enter}");
-    expect((await screen.findByTestId("error-toast")).textContent).toContain("not known to take images");
+    expect((await screen.findByTestId("images-refused")).textContent).toContain("not known to take images");
+    await user.click(screen.getByRole("button", { name: "Keep them here" }));
+    expect(screen.queryByTestId("images-refused")).toBeNull();
     expect((screen.getByTestId("composer-input") as HTMLTextAreaElement).value).toBe("Describe it");
     expect(chips()).toEqual(["Image photo.png 2.0 KB"]);
+    expect(backend.callsTo("allow_model_images")).toHaveLength(0);
+  });
+
+  it("the person can say the model takes images, and the same message goes", async () => {
+    backend.modelTakesImages = false;
+    backend.picked = { kept: [PHOTO], refused: [] };
+    const user = await openConversation();
+    await user.click(screen.getByTestId("composer-attach"));
+    await waitFor(() => expect(chips()).toHaveLength(1));
+    await user.type(screen.getByTestId("composer-input"), "Describe it{Enter}");
+    await screen.findByTestId("images-refused");
+    await user.click(screen.getByRole("button", { name: "It takes images: send" }));
+    await waitFor(() => expect(backend.callsTo("allow_model_images")).toHaveLength(1));
+    await waitFor(() => expect(backend.callsTo("send_message")).toHaveLength(2));
+    await waitFor(() => expect((screen.getByTestId("composer-input") as HTMLTextAreaElement).value).toBe(""));
+    expect(chips()).toEqual([]);
   });
 
   it("a file suggests the switched-off tools that fit it, and one click turns them on here", async () => {

@@ -12,7 +12,7 @@ vi.mock("@tauri-apps/api/core", () => ({
   },
 }));
 
-import { screen, waitFor, within } from "@testing-library/svelte";
+import { configure, screen, waitFor, within } from "@testing-library/svelte";
 import type { FakeBackend, ToolFile } from "./fake-backend";
 import { toolFile } from "./fake-backend";
 import { installFakeBackend, renderApp } from "./render-app";
@@ -83,7 +83,11 @@ async function choose(canvas: HTMLElement, user: Awaited<ReturnType<typeof openC
   return within(canvas).findByTestId("canvas-preview");
 }
 
-describe("the canvas", () => {
+// The panel and papaparse are loaded on first use (dynamic imports, compiled by Vite on first
+// load): on a busy machine that takes longer than Testing Library's default second.
+configure({ asyncUtilTimeout: 10_000 });
+
+describe("the canvas", { timeout: 30_000 }, () => {
   it("opens at the file a tool's result names, and lists every file the result carried", async () => {
     backend.addConversation("Chat");
     backend.toolFiles = [NOTES, CSV, DATA];

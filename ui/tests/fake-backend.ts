@@ -762,6 +762,10 @@ export class FakeBackend {
       for (const file of this.picked.kept) this.keptFiles.set(file.sha256, file);
       return structuredClone(this.picked);
     },
+    allow_model_images: () => {
+      this.modelTakesImages = true;
+      return "gpt-test";
+    },
     attach_pasted: (args) => {
       const data = atob(String(args.data));
       if (!data.startsWith("\x89PNG")) {

@@ -50,6 +50,17 @@ async fn app_without_a_model(home: &std::path::Path) -> Arc<App> {
     support::headless_app(core, paths, secrets).await
 }
 
+/// Runs the command line in `app` with `args`; what it returned and what it printed.
+async fn run_cli(app: Arc<App>, args: Vec<String>) -> (Result<(), String>, String) {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut out = Vec::new();
+    let ran = switchboard_core::cli::run_with(&app, &args, &mut out).await;
+    (
+        ran.map_err(|e| e.to_string()),
+        String::from_utf8(out).unwrap(),
+    )
+}
+
 fn alive(pid: u32) -> bool {
     std::path::Path::new(&format!("/proc/{pid}")).exists()
         && !std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
@@ -457,18 +468,7 @@ async fn the_command_line_allows_lists_and_revokes_a_tool_that_runs_without_aski
     }
     let home = tempfile::tempdir().unwrap();
     let app = app_without_a_model(home.path()).await;
-    let cli = |args: Vec<String>| {
-        let app = Arc::clone(&app);
-        async move {
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            let mut out = Vec::new();
-            let ran = switchboard_core::cli::run_with(&app, &args, &mut out).await;
-            (
-                ran.map_err(|e| e.to_string()),
-                String::from_utf8(out).unwrap(),
-            )
-        }
-    };
+    let cli = |args: Vec<String>| run_cli(Arc::clone(&app), args);
     let words = |line: &str| line.split(' ').map(str::to_owned).collect::<Vec<_>>();
     let python = peers().join(".venv/bin/python");
     let script = peers().join("raw_server.py");
@@ -939,6 +939,25 @@ async fn attached_files_reach_the_model_as_it_takes_them_and_one_it_cannot_read_
         saved.len()
     );
     assert_eq!(mock.journal().await.len(), journal.len());
+
+    // The window's answer to that refusal: the person says this model takes images, and the
+    // same send goes.
+    let model = core
+        .allow_images_in(&conversation.id, &app.settings())
+        .await
+        .unwrap();
+    assert_eq!(model, "gpt-4o");
+    let run = app
+        .start_turn(
+            TurnRequest {
+                attachments: vec![(&image).into()],
+                ..ask(&conversation.id, "Say hello")
+            },
+            Arc::new(Seen::default()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(run.finished().await, StopReason::Completed);
     app.shutdown(Duration::from_secs(5)).await;
 }
 
@@ -1031,5 +1050,93 @@ async fn the_composers_pickers_take_a_running_servers_prompts_and_resources_as_t
     assert_eq!(completed, ["Marketing"]);
     let stopped = app.attach_resource("nowhere", "demo://x", None).await;
     assert!(stopped.is_err());
+    app.shutdown(Duration::from_secs(5)).await;
+}
+
+#[tokio::test]
+async fn the_command_line_lists_and_saves_a_conversations_tool_files_and_gives_a_server_folders() {
+    let Some(mock) = aimock("cli files", "tool-loop.json", &[]) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let (app, _store) = app_in(home.path(), &mock.root).await;
+    let cli = |args: Vec<String>| run_cli(Arc::clone(&app), args);
+    let words = |line: &str| line.split(' ').map(str::to_owned).collect::<Vec<_>>();
+    let python = peers().join(".venv/bin/python").display().to_string();
+    let script = peers().join("fault_server.py").display().to_string();
+    let (added, _) = cli(words(&format!("mcp add fault -- {python} {script}"))).await;
+    added.unwrap();
+
+    let (ran, said) = cli(vec![
+        "chat".into(),
+        "Make the quarterly report".into(),
+        "--approve".into(),
+        "all".into(),
+        "--wait-for-servers".into(),
+        "30".into(),
+    ])
+    .await;
+    ran.unwrap();
+    assert!(said.contains("The report is ready"), "{said}");
+    let (ran, listed) = cli(words("conversations list --json")).await;
+    ran.unwrap();
+    let listed: serde_json::Value = serde_json::from_str(&listed).unwrap();
+    let conversation = listed[0]["id"].as_str().unwrap().to_owned();
+
+    let (ran, listed) = cli(words(&format!(
+        "conversations artifacts {conversation} --json"
+    )))
+    .await;
+    ran.unwrap();
+    let listed: serde_json::Value = serde_json::from_str(&listed).unwrap();
+    let mut names: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["file"]["name"].as_str().unwrap())
+        .collect();
+    names.sort_unstable();
+    assert_eq!(names, ["image-1.png", "report.html", "scores.csv"]);
+    let out = home.path().join("scores-copy.csv");
+    let (ran, said) = cli(words(&format!(
+        "conversations save-artifact {conversation} scores.csv -o {}",
+        out.display()
+    )))
+    .await;
+    ran.unwrap();
+    assert!(
+        said.starts_with("Saved “scores.csv” (36 bytes) to "),
+        "{said}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "name,score\nAda,92\nGrace,88\nLinus,75\n"
+    );
+    let (ran, _) = cli(words(&format!(
+        "conversations save-artifact {conversation} nothing.txt -o {}",
+        out.display()
+    )))
+    .await;
+    assert!(ran.unwrap_err().contains("nothing.txt"));
+
+    // Folders for a server: set (kept in mcp.json), shown, taken away.
+    let folder = home.path().join("notes");
+    std::fs::create_dir_all(&folder).unwrap();
+    let (ran, said) = cli(words(&format!("mcp roots fault {}", folder.display()))).await;
+    ran.unwrap();
+    assert_eq!(said.trim(), folder.display().to_string());
+    let (ran, said) = cli(words("mcp roots fault --json")).await;
+    ran.unwrap();
+    assert_eq!(
+        serde_json::from_str::<Vec<String>>(&said).unwrap(),
+        [folder.display().to_string()]
+    );
+    let mcp_json = std::fs::read_to_string(home.path().join("config/mcp.json")).unwrap();
+    assert!(mcp_json.contains("\"roots\""), "{mcp_json}");
+    let (ran, _) = cli(words("mcp roots fault /no/such/folder")).await;
+    assert!(ran.unwrap_err().contains("is not a folder"));
+    let (ran, said) = cli(words("mcp roots fault --none")).await;
+    ran.unwrap();
+    assert_eq!(said.trim(), "“fault” is given no folders.");
     app.shutdown(Duration::from_secs(5)).await;
 }

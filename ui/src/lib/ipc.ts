@@ -381,6 +381,11 @@ export function chooseAttachments(): Promise<Attached> {
   return call("choose_attachments");
 }
 
+/** The person says the model this conversation uses takes images; Rust keeps that and returns the model's name. */
+export function allowModelImages(conversationId: string): Promise<string> {
+  return call("allow_model_images", { conversationId });
+}
+
 /** Keeps a pasted file, given as base64 (the page never names a path). */
 export function attachPasted(name: string, data: string): Promise<Attachment> {
   return call("attach_pasted", { name, data });

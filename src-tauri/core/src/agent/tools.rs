@@ -61,13 +61,7 @@ pub trait ToolSource: Send + Sync {
         timeout: std::time::Duration,
     ) -> CallFuture<'a> {
         let _ = (uri, timeout);
-        Box::pin(async move {
-            Err(McpError::Request {
-                server: server.to_owned(),
-                detail: "it has no resources".to_owned(),
-                stderr_tail: String::new(),
-            })
-        })
+        Box::pin(async move { Err(no_resources(server)) })
     }
 }
 
@@ -101,11 +95,7 @@ impl ToolSource for McpHost {
         Box::pin(async move {
             let running = running(self, server)?;
             if !running.offers_resources() {
-                return Err(McpError::Request {
-                    server: server.to_owned(),
-                    detail: "it has no resources".to_owned(),
-                    stderr_tail: String::new(),
-                });
+                return Err(no_resources(server));
             }
             let read = running.read_resource(uri, timeout).await?;
             let read = serde_json::to_value(&read).map_err(|e| McpError::Request {
@@ -137,6 +127,14 @@ impl ToolSource for McpHost {
                 stderr_tail: String::new(),
             })
         })
+    }
+}
+
+fn no_resources(server: &str) -> McpError {
+    McpError::Request {
+        server: server.to_owned(),
+        detail: "it has no resources".to_owned(),
+        stderr_tail: String::new(),
     }
 }
 

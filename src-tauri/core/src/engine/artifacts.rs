@@ -95,16 +95,7 @@ impl Core {
         }
         let files = self.attachment_files();
         let sha = file.sha256.clone();
-        let bytes = tokio::task::spawn_blocking(move || files.read(&sha))
-            .await
-            .map_err(|e| CoreError::Io {
-                what: "a file from a tool".into(),
-                detail: e.to_string(),
-            })?
-            .map_err(|e| CoreError::Io {
-                what: format!("“{}”", file.name),
-                detail: e.to_string(),
-            })?;
+        let bytes = on_disk(&file.name, move || files.read(&sha)).await?;
         Ok((file, bytes))
     }
 
@@ -120,20 +111,27 @@ impl Core {
     ) -> Result<Attachment, CoreError> {
         let file = self.artifact(conversation_id, sha256).await?;
         let files = self.attachment_files();
-        let (sha, to, name) = (file.sha256.clone(), path.to_path_buf(), file.name.clone());
-        tokio::task::spawn_blocking(move || {
+        let (sha, to) = (file.sha256.clone(), path.to_path_buf());
+        on_disk(&file.name, move || {
             let bytes = files.read(&sha)?;
             crate::paths::write_whole(&to, &bytes)
         })
-        .await
-        .map_err(|e| CoreError::Io {
-            what: "a file from a tool".into(),
-            detail: e.to_string(),
-        })?
-        .map_err(|e| CoreError::Io {
-            what: format!("“{name}”"),
-            detail: e.to_string(),
-        })?;
+        .await?;
         Ok(file)
     }
+}
+
+/// Runs `work` (reading or writing the file `name`) off the async threads.
+async fn on_disk<T: Send + 'static>(
+    name: &str,
+    work: impl FnOnce() -> std::io::Result<T> + Send + 'static,
+) -> Result<T, CoreError> {
+    let io = |detail: String| CoreError::Io {
+        what: format!("“{name}”"),
+        detail,
+    };
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| io(e.to_string()))?
+        .map_err(|e| io(e.to_string()))
 }

@@ -166,6 +166,30 @@ impl Core {
         ))
     }
 
+    /// Records that the model a conversation would use now takes images (the person said so
+    /// when a send with an image was refused); returns that model's name.
+    ///
+    /// # Errors
+    /// No such conversation; no model to choose; the database.
+    pub async fn allow_images_in(
+        &self,
+        conversation_id: &str,
+        settings: &crate::settings::Settings,
+    ) -> Result<String, CoreError> {
+        let conversation = self
+            .store()?
+            .get_conversation(conversation_id.to_owned())
+            .await?;
+        let request = super::TurnRequest {
+            conversation_id: conversation.id.clone(),
+            ..super::TurnRequest::default()
+        };
+        let (provider, model) = self.choose_model(&conversation, &request, settings).await?;
+        self.set_model_takes_images(&provider, &model, Some(true))
+            .await?;
+        Ok(model)
+    }
+
     /// Records whether `model` of `provider` takes images (`None`: as its family says).
     ///
     /// # Errors

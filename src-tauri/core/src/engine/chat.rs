@@ -330,7 +330,7 @@ impl Core {
     /// The provider and model: the request's, else the conversation's, else Settings'
     /// default, else the only provider there is; the model likewise, else the provider's own
     /// default model.
-    async fn choose_model(
+    pub(super) async fn choose_model(
         &self,
         conversation: &crate::store::Conversation,
         request: &TurnRequest,

@@ -207,6 +207,24 @@ test("files attached from the command line reach the model and show on the messa
   });
 });
 
+/**
+ * Clicks Attach… until Rust's file dialog is up: a click made while the new conversation is
+ * still being laid out can land beside the button (seen once in six runs). A second click
+ * cannot open a second dialog: the first one, when it is up, is modal over the window.
+ */
+async function openAttachDialog(b) {
+  for (let i = 0; i < 3; i++) {
+    await b.$(tid("composer-attach")).click();
+    try {
+      await nativeWindow("Attach files", 15000);
+      return;
+    } catch {
+      screenshotScreen(`attach-dialog-missing-${i}`);
+    }
+  }
+  assert.fail("the Attach files dialog never appeared");
+}
+
 test("Attach… picks a file in the native dialog; it shows as a chip, goes with the message and stays on it", async () => {
   await withMockModel("render-attach", {}, async (home, mock) => {
     const csv = path.join(home, "scores.csv");
@@ -217,7 +235,7 @@ test("Attach… picks a file in the native dialog; it shows as a chip, goes with
       await b.$(tid("new-conversation")).click();
       const input = b.$(tid("composer-input"));
       await input.waitForEnabled({ timeout: 20000 });
-      await b.$(tid("composer-attach")).click();
+      await openAttachDialog(b);
       await chooseInFileDialog("Attach files", csv);
       const chip = tid("composer-file");
       await b.$(chip).waitForDisplayed({ timeout: 10000 });

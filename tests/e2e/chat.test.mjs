@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { chooseInFileDialog, launch, nativeWindow, pressIn, screenshotScreen, sendInNewConversation, textOf, tid, withMockModel } from "./harness.mjs";
+import { chooseInFileDialog, openNewConversation, launch, nativeWindow, pressIn, screenshotScreen, sendInNewConversation, textOf, tid, withMockModel } from "./harness.mjs";
 
 /** The text of the chat's last row when it is an answer (each row of the list holds one message). */
 const ANSWER = `${tid("message-list")} > ol > li:last-child ${tid("answer-text")}`;
@@ -35,7 +35,7 @@ test("a prompt, an approval in the dialog, a tool card and the answer — and th
     try {
       const b = app.browser;
       await serverRunning(b, "everything");
-      await b.$(tid("new-conversation")).click();
+      await openNewConversation(b);
       const input = b.$(tid("composer-input"));
       await input.waitForEnabled({ timeout: 20000 });
       await input.setValue("Add 2 and 3");
@@ -199,7 +199,7 @@ const STORY = "Once upon a time a switchboard operator connected every call in t
 
 /** Sends the slow story prompt in a new conversation and waits until part of it is shown. */
 async function startStory(b, atLeast) {
-  await b.$(tid("new-conversation")).click();
+  await openNewConversation(b);
   const input = b.$(tid("composer-input"));
   await input.waitForEnabled({ timeout: 20000 });
   await input.setValue("Tell me a slow story");
@@ -274,7 +274,7 @@ test("the tools panel switches a server's tools off, and the model is not offere
     try {
       const b = app.browser;
       await serverRunning(b, "everything");
-      await b.$(tid("new-conversation")).click();
+      await openNewConversation(b);
       await b.$(tid("tools-button")).click();
       const panel = b.$(tid("tools-panel"));
       await panel.waitForDisplayed({ timeout: 20000 });
@@ -327,7 +327,7 @@ const LONG_STORY =
 
 /** Starts the ten-second story in a new conversation and waits until `atLeast` characters show. */
 async function startLongStory(b, atLeast) {
-  await b.$(tid("new-conversation")).click();
+  await openNewConversation(b);
   const input = b.$(tid("composer-input"));
   await input.waitForEnabled({ timeout: 20000 });
   await input.setValue("Tell me a long slow story");

@@ -321,13 +321,38 @@ export async function withMockModel(label, { everything = false, fault = false }
   }
 }
 
-/** Starts a new conversation and sends `text` in it. */
-export async function sendInNewConversation(b, text) {
+/**
+ * Clicks New conversation and waits until the new one is open. It is made in Rust before it is
+ * shown: until then the composer on screen is the last conversation's, and text typed into it
+ * stays there (seen once in twelve runs).
+ */
+export async function openNewConversation(b) {
+  const openNow = () =>
+    b.execute(() => document.querySelector('[data-testid="conversation-item"][aria-current="page"]')?.dataset.id ?? null);
+  const before = await openNow();
   await b.$(tid("new-conversation")).click();
+  await b.waitUntil(async () => ![null, before].includes(await openNow()), {
+    timeout: 20000,
+    timeoutMsg: "the new conversation was not opened in 20 s",
+  });
+}
+
+/** Starts a new conversation and sends `text` in it; returns once it is shown as sent. */
+export async function sendInNewConversation(b, text) {
+  await openNewConversation(b);
   const input = b.$(tid("composer-input"));
   await input.waitForEnabled({ timeout: 20000 });
   await input.setValue(text);
+  await b.waitUntil(async () => (await input.getValue()) === text, { timeout: 5000, timeoutMsg: `the composer does not hold "${text}"` });
   await b.keys("Enter");
+  await b.waitUntil(
+    async () =>
+      b.execute(
+        (sent) => [...document.querySelectorAll('[data-role="user"]')].some((m) => m.textContent.includes(sent)),
+        text,
+      ),
+    { timeout: 20000, timeoutMsg: `"${text}" was not shown as sent in 20 s` },
+  );
 }
 
 /**

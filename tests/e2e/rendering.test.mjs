@@ -9,7 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { chooseInFileDialog, cli, fakeBrowser, launch, nativeWindow, pressIn, screenshotScreen, sendInNewConversation, textOf, tid, withMockModel } from "./harness.mjs";
+import { chooseInFileDialog, openNewConversation, cli, fakeBrowser, launch, nativeWindow, pressIn, screenshotScreen, sendInNewConversation, textOf, tid, withMockModel } from "./harness.mjs";
 
 test("a long Markdown answer: highlighted code with Copy, a table, a task list; its link asks first and its image is never fetched", async () => {
   await withMockModel("render-markdown", {}, async (home) => {
@@ -232,7 +232,7 @@ test("Attach… picks a file in the native dialog; it shows as a chip, goes with
     const app = await launch(home);
     try {
       const b = app.browser;
-      await b.$(tid("new-conversation")).click();
+      await openNewConversation(b);
       const input = b.$(tid("composer-input"));
       await input.waitForEnabled({ timeout: 20000 });
       await openAttachDialog(b);
@@ -260,7 +260,7 @@ test("/ picks a running server's prompt with its arguments (completed by the ser
     const app = await launch(home);
     try {
       const b = app.browser;
-      await b.$(tid("new-conversation")).click();
+      await openNewConversation(b);
       const input = b.$(tid("composer-input"));
       await input.waitForEnabled({ timeout: 20000 });
       // server-everything starts with the window; its prompts are listed once it runs.

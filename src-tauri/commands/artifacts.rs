@@ -1,6 +1,8 @@
 //! The canvas (issue 17): the files tools produced in a conversation, read for a preview and
 //! saved through the native save dialog. The webview names a file by its conversation and
-//! SHA-256 only; the core checks it is one of that conversation's tool results.
+//! SHA-256 only; the core checks it is one of that conversation's tool results. A resource link
+//! a result carries is read into the canvas on the person's click, named by the call that
+//! returned it.
 
 use base64::Engine as _;
 use switchboard_core::engine::ConversationArtifact;
@@ -44,18 +46,8 @@ pub async fn save_artifact(
     sha256: String,
 ) -> CommandResult<Option<String>> {
     let core = state.core().await;
-    let Some(found) = core
-        .artifacts(&conversation_id)
-        .await?
-        .into_iter()
-        .find(|a| a.file.sha256 == sha256)
-    else {
-        return Err(switchboard_core::CoreError::NotFound {
-            what: "that file among this conversation's tool results".into(),
-        }
-        .into());
-    };
-    let name = found.file.name;
+    let found = core.artifact(&conversation_id, &sha256).await?;
+    let name = found.name.clone();
     let extension = name.rsplit_once('.').map_or("*", |(_, e)| e).to_owned();
     let Some(path) = choose_file(
         &app,
@@ -67,6 +59,23 @@ pub async fn save_artifact(
     else {
         return Ok(None);
     };
-    core.save_artifact(&conversation_id, &sha256, &path).await?;
+    core.write_artifact(&found, &path).await?;
     Ok(Some(path.display().to_string()))
+}
+
+/// Reads the link `uri` that call `call_id` of answer `message_id` returned, through the server
+/// that returned it, and keeps what it reads among the conversation's files; returns them.
+#[tauri::command]
+pub async fn read_tool_link(
+    state: State<'_, AppState>,
+    conversation_id: String,
+    message_id: String,
+    call_id: String,
+    uri: String,
+) -> CommandResult<Vec<ConversationArtifact>> {
+    Ok(state
+        .app()
+        .await
+        .read_tool_link(&conversation_id, &message_id, &call_id, &uri)
+        .await?)
 }

@@ -42,6 +42,32 @@ pub async fn allow_model_images(
         .await?)
 }
 
+/// Whether `model` of `provider` is given images: the person's word, else what the
+/// provider's model list says, else what its family is known to take.
+#[tauri::command]
+pub async fn model_images(
+    state: State<'_, AppState>,
+    provider: String,
+    model: String,
+) -> CommandResult<bool> {
+    Ok(state.core().await.model_media(&provider, &model).await?.images.is_some())
+}
+
+/// The person says whether `model` of `provider` takes images (the composer's switch).
+#[tauri::command]
+pub async fn set_model_images(
+    state: State<'_, AppState>,
+    provider: String,
+    model: String,
+    takes: bool,
+) -> CommandResult<()> {
+    Ok(state
+        .core()
+        .await
+        .set_model_takes_images(&provider, &model, Some(takes))
+        .await?)
+}
+
 /// Keeps a pasted file, given as base64.
 #[tauri::command]
 pub async fn attach_pasted(

@@ -208,8 +208,9 @@ pub async fn revoke_tool_approval(
         .await?)
 }
 
-/// Sends `text` in place of the message of yours `message_id` and goes on from there; what
-/// followed it is kept as another branch. Returns the run id like `send_message`.
+/// Sends `text` with `attachments` (the files the message had that the person kept, and any
+/// added) in place of the message of yours `message_id` and goes on from there; what followed
+/// it is kept as another branch. Returns the run id like `send_message`.
 #[tauri::command]
 pub async fn edit_message(
     window: Window,
@@ -217,11 +218,13 @@ pub async fn edit_message(
     conversation_id: String,
     message_id: String,
     text: String,
+    attachments: Vec<AttachmentRef>,
     on_event: Channel<RunEvent>,
 ) -> CommandResult<String> {
     let request = TurnRequest {
         conversation_id,
         text: Some(text),
+        attachments,
         branch_from: Some(message_id),
         ..TurnRequest::default()
     };

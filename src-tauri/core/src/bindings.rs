@@ -65,6 +65,7 @@ fn bindings() -> String {
         crate::engine::ConversationTool,
         crate::engine::ToolSuggestion,
         crate::engine::ConversationArtifact,
+        crate::engine::ToolLink,
         // a run's events and approvals
         crate::events::CallRef,
         crate::events::StopReason,

@@ -1140,3 +1140,152 @@ async fn the_command_line_lists_and_saves_a_conversations_tool_files_and_gives_a
     assert_eq!(said.trim(), "“fault” is given no folders.");
     app.shutdown(Duration::from_secs(5)).await;
 }
+
+#[tokio::test]
+async fn a_resource_link_a_tool_returned_is_read_into_the_canvas_only_when_asked_and_only_if_it_was_returned(
+) {
+    let Some(mock) = aimock("links", "tool-loop.json", &[]) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let (app, store) = app_in(home.path(), &mock.root).await;
+    let cli = |args: Vec<String>| run_cli(Arc::clone(&app), args);
+    let words = |line: &str| line.split(' ').map(str::to_owned).collect::<Vec<_>>();
+    let everything = peers()
+        .join("node_modules/.bin/mcp-server-everything")
+        .display()
+        .to_string();
+    let (added, _) = cli(words(&format!("mcp add everything -- {everything} stdio"))).await;
+    added.unwrap();
+    let (ran, said) = cli(vec![
+        "chat".into(),
+        "Show me pictures and data".into(),
+        "--approve".into(),
+        "all".into(),
+        "--wait-for-servers".into(),
+        "30".into(),
+    ])
+    .await;
+    ran.unwrap();
+    assert!(said.contains("two resources"), "{said}");
+    let (ran, listed) = cli(words("conversations list --json")).await;
+    ran.unwrap();
+    let listed: serde_json::Value = serde_json::from_str(&listed).unwrap();
+    let conversation = listed[0]["id"].as_str().unwrap().to_owned();
+
+    // Both links the call returned are listed, none read yet.
+    let links = app.core().tool_links(&conversation).await.unwrap();
+    assert_eq!(links.len(), 2, "{links:?}");
+    assert!(links.iter().all(|l| l.server == "everything" && l.call_id == "call_links"));
+    let before = app.core().artifacts(&conversation).await.unwrap().len();
+    let (ran, said) = cli(words(&format!("conversations links {conversation} --json"))).await;
+    ran.unwrap();
+    let said: serde_json::Value = serde_json::from_str(&said).unwrap();
+    assert_eq!(said[1]["uri"], links[1].uri.as_str());
+
+    // The command line starts the server, reads the newest link with that address, keeps it.
+    let (ran, said) = cli(words(&format!(
+        "conversations read-link {conversation} {} --json",
+        links[0].uri
+    )))
+    .await;
+    ran.unwrap();
+    let kept: serde_json::Value = serde_json::from_str(&said).unwrap();
+    assert_eq!(kept[0]["file"]["name"], links[0].name.as_str(), "{kept}");
+    let after = app.core().artifacts(&conversation).await.unwrap();
+    assert_eq!(after.len(), before + 1);
+    let new = after.iter().find(|a| a.file.name == links[0].name).unwrap();
+    assert_eq!(new.call_id, "call_links");
+    assert!(new.file.size > 0);
+
+    // The window's way (an app of its own on the same database, as the command line's
+    // stopped its host): through the running server; the same file is not kept twice.
+    let paths = AppPaths::under_home(home.path().to_path_buf());
+    let secrets: Arc<dyn SecretStore> = Arc::new(MemoryStore::default());
+    let core = Core::with_store(paths.clone(), store.clone(), Arc::clone(&secrets));
+    let window = support::headless_app(core, paths, secrets).await;
+    start_everything(&window).await;
+    let second = &links[1];
+    let read = window
+        .read_tool_link(&conversation, &second.message_id, &second.call_id, &second.uri)
+        .await
+        .unwrap();
+    assert_eq!(read.len(), 1);
+    assert_eq!(read[0].file.name, second.name);
+    window
+        .read_tool_link(&conversation, &second.message_id, &second.call_id, &second.uri)
+        .await
+        .unwrap();
+    assert_eq!(
+        app.core().artifacts(&conversation).await.unwrap().len(),
+        before + 2
+    );
+
+    // An address the call did not return is not read, whatever server has it.
+    let other = window
+        .read_tool_link(
+            &conversation,
+            &second.message_id,
+            &second.call_id,
+            "demo://resource/static/document/architecture.md",
+        )
+        .await
+        .unwrap_err();
+    assert!(other.to_string().contains("that link"), "{other}");
+    let (ran, _) = cli(words(&format!(
+        "conversations read-link {conversation} file:///etc/passwd"
+    )))
+    .await;
+    assert!(ran.unwrap_err().contains("conversations links"));
+    window.shutdown(Duration::from_secs(5)).await;
+    app.shutdown(Duration::from_secs(5)).await;
+}
+
+#[tokio::test]
+async fn an_edited_message_keeps_its_files_unless_others_are_attached() {
+    let Some(mock) = aimock("edit files", "tool-loop.json", &[]) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let (app, store) = app_in(home.path(), &mock.root).await;
+    let cli = |args: Vec<String>| run_cli(Arc::clone(&app), args);
+    let owned = |words: &[&str]| words.iter().map(|w| (*w).to_owned()).collect::<Vec<_>>();
+    let notes = home.path().join("notes.txt");
+    std::fs::write(&notes, "the first file\n").unwrap();
+    let other = home.path().join("other.txt");
+    std::fs::write(&other, "the second file\n").unwrap();
+    let (ran, _) = cli(owned(&["chat", "Say hello", "--attach", &notes.display().to_string()])).await;
+    ran.unwrap();
+    let conversation = app.core().list_conversations().await.unwrap()[0].id.clone();
+    let files_of_first = || async {
+        let messages = store.list_messages(conversation.clone()).await.unwrap();
+        let names: Vec<String> = messages[0].attachments.iter().map(|a| a.name.clone()).collect();
+        (messages[0].id.clone(), messages[0].content.clone().unwrap_or_default(), names)
+    };
+    let (first, _, names) = files_of_first().await;
+    assert_eq!(names, ["notes.txt"]);
+
+    let (ran, _) = cli(owned(&["chat", "Say goodbye", "--conversation", &conversation, "--edit", &first])).await;
+    ran.unwrap();
+    let (edited, text, names) = files_of_first().await;
+    assert_eq!((text.as_str(), names.as_slice()), ("Say goodbye", ["notes.txt".to_owned()].as_slice()));
+    let journal = mock.journal().await;
+    let sent = journal.last().unwrap()["body"]["messages"].to_string();
+    assert!(sent.contains("the first file"), "{sent}");
+
+    let (ran, _) = cli(owned(&[
+        "chat",
+        "Say hello",
+        "--conversation",
+        &conversation,
+        "--edit",
+        &edited,
+        "--attach",
+        &other.display().to_string(),
+    ]))
+    .await;
+    ran.unwrap();
+    let (_, _, names) = files_of_first().await;
+    assert_eq!(names, ["other.txt"]);
+    app.shutdown(Duration::from_secs(5)).await;
+}

@@ -360,6 +360,19 @@ call_id: string,
 tool: string, created_at: number, };
 
 /**
+ * A resource link a tool's result carries (MCP `resource_link`): read on demand.
+ */
+export type ToolLink = { 
+/**
+ * The assistant message that asked for the call.
+ */
+message_id: string, call_id: string, 
+/**
+ * The server that ran the call, and reads the link.
+ */
+server: string, tool: string, uri: string, name: string, mime_type: string | null, };
+
+/**
  * One call of a conversation: the call `call_id` of the answer `message_id` (a model's call
  * ids are only unique within one answer; Ollama and Gemini number them from 0 each time).
  */

@@ -10,6 +10,7 @@
 //! run and a [`Confirm`](crate::policy::confirm::Confirm) per question. The server flows are
 //! [`servers`]'s, the runs' bookkeeping [`runs`]'.
 
+mod links;
 mod offers;
 mod runs;
 mod servers;

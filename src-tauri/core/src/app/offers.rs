@@ -145,7 +145,7 @@ impl App {
             .await?)
     }
 
-    fn running(&self, server: &str) -> Result<std::sync::Arc<McpServer>, CoreError> {
+    pub(super) fn running(&self, server: &str) -> Result<std::sync::Arc<McpServer>, CoreError> {
         self.host
             .server(server.trim())
             .ok_or_else(|| CoreError::Conflict {
@@ -155,7 +155,7 @@ impl App {
     }
 
     /// How long a server may take to answer a read or a prompt: Settings' tool timeout.
-    fn answer_within(&self) -> Duration {
+    pub(super) fn answer_within(&self) -> Duration {
         Duration::from_secs(u64::from(self.settings().tool_timeout_secs))
     }
 

@@ -62,7 +62,8 @@ pub(crate) struct ChatArgs {
     #[arg(long, value_name = "FILE")]
     system_file: Option<std::path::PathBuf>,
     /// Send PROMPT in place of this message of yours (its id) and go on from there; the
-    /// conversation keeps what followed it as another branch.
+    /// conversation keeps what followed it as another branch. The message's files go again
+    /// unless --attach names others.
     #[arg(
         long,
         value_name = "MESSAGE",
@@ -143,6 +144,16 @@ async fn turn(
     for path in &args.attach {
         let kept = app.core().keep_attachment_file(path).await?;
         attachments.push(crate::attachments::AttachmentRef::from(&kept));
+    }
+    // An edited message keeps its files unless others are attached in their place.
+    if let (Some(edited), Some(id), true) = (&args.edit, &args.conversation, attachments.is_empty()) {
+        attachments = app
+            .core()
+            .message_files(id, edited)
+            .await?
+            .iter()
+            .map(crate::attachments::AttachmentRef::from)
+            .collect();
     }
     let prompt = match (args.prompt, attachments.is_empty()) {
         (None, false) => Some(String::new()),

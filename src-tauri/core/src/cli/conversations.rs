@@ -74,6 +74,23 @@ pub(crate) enum ConversationsCommand {
         #[arg(long)]
         json: bool,
     },
+    /// The resource links tools returned in a conversation (read one with read-link).
+    Links {
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Starts the server that returned the link URI (the newest such link), reads it, keeps
+    /// what it reads among the conversation's files (the canvas), stops the server.
+    ReadLink {
+        id: String,
+        uri: String,
+        #[arg(long)]
+        json: bool,
+        /// Seconds to wait for the answer (else as `mcp call`).
+        #[arg(long)]
+        timeout: Option<u64>,
+    },
     /// Deletes one question (MESSAGE, a user message's id) and everything that answered it.
     DeleteTurn {
         id: String,
@@ -192,6 +209,62 @@ pub(crate) async fn run(
                     crate::text::byte_size(saved.size),
                     output.display()
                 )?;
+            }
+        }
+        ConversationsCommand::Links { id, json } => {
+            let links = core.tool_links(&id).await?;
+            if json {
+                json_out(out, &links)?;
+            } else if links.is_empty() {
+                writeln!(out, "No tool has returned a link in this conversation.")?;
+            } else {
+                let rows: Vec<[String; 4]> = links
+                    .iter()
+                    .map(|l| {
+                        [
+                            crate::text::one_line(&l.uri, 80),
+                            crate::text::one_line(&l.name, 40),
+                            crate::text::one_line(&l.server, 30),
+                            crate::text::one_line(&l.tool, 30),
+                        ]
+                    })
+                    .collect();
+                super::write_table(out, ["URI", "NAME", "SERVER", "TOOL"], &rows)?;
+            }
+        }
+        ConversationsCommand::ReadLink {
+            id,
+            uri,
+            json,
+            timeout,
+        } => {
+            let link = core
+                .tool_links(&id)
+                .await?
+                .into_iter()
+                .rev()
+                .find(|l| l.uri == uri)
+                .ok_or_else(|| crate::error::CoreError::NotFound {
+                    what: format!("a link “{uri}” among this conversation's tool results (see: switchboard conversations links {id})"),
+                })?;
+            let timeout = super::mcp_features::timeout_for(app, &link.server, timeout)?;
+            let server = core.mcp_start(&link.server).await?;
+            let read = core.read_tool_link(&id, &link, &server, timeout).await;
+            server.stop().await;
+            let kept = read?;
+            if json {
+                json_out(out, &kept)?;
+            } else {
+                for a in &kept {
+                    writeln!(
+                        out,
+                        "Kept “{}” ({}, {}) as {}",
+                        a.file.name,
+                        a.file.mime,
+                        crate::text::byte_size(a.file.size),
+                        &a.file.sha256[..12]
+                    )?;
+                }
             }
         }
         ConversationsCommand::Show { id, json } => {

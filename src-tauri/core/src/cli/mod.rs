@@ -63,6 +63,7 @@ impl Command {
                     | C::Search { .. }
                     | C::Export { .. }
                     | C::Artifacts { .. }
+                    | C::Links { .. }
             ) | Command::Provider(provider::ProviderCommand::List { .. })
                 | Command::Mcp(mcp::McpCommand::List { .. } | mcp::McpCommand::Approvals { .. })
         )

@@ -132,6 +132,26 @@ impl Core {
         .await
     }
 
+    /// The files message `message_id` of a conversation carries (an edit keeps them).
+    ///
+    /// # Errors
+    /// No such message in the conversation shown; the database.
+    pub async fn message_files(
+        &self,
+        conversation_id: &str,
+        message_id: &str,
+    ) -> Result<Vec<Attachment>, CoreError> {
+        self.store()?
+            .list_messages(conversation_id.to_owned())
+            .await?
+            .into_iter()
+            .find(|m| m.id == message_id)
+            .map(|m| m.attachments)
+            .ok_or_else(|| CoreError::NotFound {
+                what: format!("message {}", crate::text::one_line(message_id, 40)),
+            })
+    }
+
     /// The tools switched off in a conversation that fit `files` (kept files, judged again).
     ///
     /// # Errors

@@ -769,7 +769,7 @@ mod connections;
 mod mcp;
 
 pub use crate::events::CallRef;
-pub use artifacts::{ConversationArtifact, MAX_PREVIEW_BYTES};
+pub use artifacts::{ConversationArtifact, ToolLink, MAX_PREVIEW_BYTES};
 pub use attachments::ToolSuggestion;
 pub use chat::{system_prompt, ConversationTool, ToolSelection, TurnRequest};
 pub use connections::{ConnectionReport, LocalServer};

@@ -90,6 +90,29 @@ pub fn from_result(result: &Value) -> Artifacts {
     out
 }
 
+/// The files of a `resources/read` result (its wire JSON) for a resource link a tool returned:
+/// one content is named as the link names it, several by their addresses; a content's own
+/// media type wins over the link's.
+pub fn from_read(link_name: &str, link_mime: Option<&str>, read: &Value) -> Artifacts {
+    let mut out = Artifacts::default();
+    let contents = read["contents"].as_array().map(Vec::as_slice).unwrap_or_default();
+    for (i, item) in contents.iter().enumerate() {
+        let name = if contents.len() == 1 && !link_name.trim().is_empty() {
+            link_name.to_owned()
+        } else {
+            name_from_uri(item["uri"].as_str().unwrap_or_default())
+                .unwrap_or_else(|| format!("resource-{}", i + 1))
+        };
+        let mime = item["mimeType"].as_str().or(link_mime);
+        if let Some(text) = item["text"].as_str() {
+            out.push(name, mime, text.as_bytes().to_vec(), false);
+        } else {
+            out.push_base64(&name, mime, &item["blob"], false);
+        }
+    }
+    out
+}
+
 impl Artifacts {
     /// Seed 002's contract in `doc`, if `doc` is one; the same file named twice (in text and
     /// in structured content) is taken once.
@@ -234,6 +257,32 @@ mod tests {
         let found = from_result(&wrong);
         assert_eq!(found.primary, None);
         assert_eq!(found.problems.len(), 1);
+    }
+
+    #[test]
+    fn a_read_link_is_named_as_the_link_names_it_when_it_is_one_file() {
+        let one = from_read(
+            "totals.csv",
+            Some("text/csv"),
+            &json!({"contents": [{"uri": "demo://r/1", "text": "a,b\n1,2\n"}]}),
+        );
+        assert_eq!(one.files.len(), 1);
+        assert_eq!(one.files[0].name, "totals.csv");
+        assert_eq!(one.files[0].mime.as_deref(), Some("text/csv"));
+        assert_eq!(one.files[0].bytes, b"a,b\n1,2\n");
+        let two = from_read(
+            "both",
+            None,
+            &json!({"contents": [
+                {"uri": "demo://r/a.txt", "text": "A", "mimeType": "text/plain"},
+                {"uri": "demo://r/b.bin", "blob": b64(&[1, 2, 3])},
+                {"uri": "demo://r/c.bin", "blob": "not base64!"}
+            ]}),
+        );
+        let names: Vec<&str> = two.files.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["a.txt", "b.bin"]);
+        assert_eq!(two.files[1].bytes, [1, 2, 3]);
+        assert_eq!(two.problems.len(), 1, "{:?}", two.problems);
     }
 
     #[test]

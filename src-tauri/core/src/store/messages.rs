@@ -592,6 +592,55 @@ impl Store {
         })
         .await
     }
+
+    /// Adds `files` to the files message `id` of a conversation carries (one already there is
+    /// not added twice); returns the message's files as they are now.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] when there is no such message; a failed query.
+    pub async fn add_attachments(
+        &self,
+        conversation_id: String,
+        id: String,
+        files: Vec<crate::attachments::Attachment>,
+    ) -> Result<Vec<crate::attachments::Attachment>, StoreError> {
+        self.call(move |conn| {
+            let tx = conn.transaction()?;
+            let stored: Option<String> = tx
+                .query_row(
+                    "SELECT attachments FROM messages WHERE conversation_id = ?1 AND id = ?2",
+                    params![conversation_id, id],
+                    |row| row.get(0),
+                )
+                .optional()?
+                .ok_or_else(|| StoreError::NotFound {
+                    what: format!("message {id}"),
+                })?;
+            let mut all: Vec<crate::attachments::Attachment> = stored
+                .map(|a| serde_json::from_str(&a))
+                .transpose()
+                .map_err(|e| StoreError::InvalidRow {
+                    detail: format!("message {id}'s files: {e}"),
+                })?
+                .unwrap_or_default();
+            for file in files {
+                if !all.iter().any(|a| a.sha256 == file.sha256) {
+                    all.push(file);
+                }
+            }
+            let text = serde_json::to_string(&all)
+                .map_err(|e| StoreError::InvalidRow {
+                    detail: format!("message {id}'s files: {e}"),
+                })?;
+            tx.execute(
+                "UPDATE messages SET attachments = ?3 WHERE conversation_id = ?1 AND id = ?2",
+                params![conversation_id, id, text],
+            )?;
+            tx.commit()?;
+            Ok(all)
+        })
+        .await
+    }
 }
 
 /// Inserts `message` at the end of the conversation and marks the conversation active, inside

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { chooseInFileDialog, openNewConversation, launch, nativeWindow, pressIn, screenshotScreen, sendInNewConversation, textOf, tid, withMockModel } from "./harness.mjs";
+import { chooseInFileDialog, openNewConversation, serverRunning, launch, nativeWindow, pressIn, screenshotScreen, sendInNewConversation, textOf, tid, withMockModel } from "./harness.mjs";
 
 /** The text of the chat's last row when it is an answer (each row of the list holds one message). */
 const ANSWER = `${tid("message-list")} > ol > li:last-child ${tid("answer-text")}`;
@@ -19,15 +19,6 @@ async function openCard(card) {
 }
 
 /** Waits until the Servers page shows `name` running, then returns to the first conversation. */
-async function serverRunning(b, name) {
-  await b.$(tid("nav-servers")).click();
-  const state = `${tid("server-item")}[data-name="${name}"] ${tid("server-state")}`;
-  await b.waitUntil(async () => /^Running/.test(await textOf(b, state).catch(() => "")), {
-    timeout: 30000,
-    timeoutMsg: `${name} does not start`,
-  });
-}
-
 test("a prompt, an approval in the dialog, a tool card and the answer — and the same after a relaunch", async () => {
   await withMockModel("chat", { everything: true }, async (home) => {
     let app = await launch(home);

@@ -287,6 +287,59 @@ export function screenshotScreen(name) {
   assert.equal(shot.status, 0, shot.stderr);
 }
 
+/** The largest window shown on the X screen (the app's own, when no dialog is up): its place and size. */
+function largestWindow() {
+  const ids = run("xdotool", ["search", "--onlyvisible", "--name", "."]).stdout.trim().split("\n").filter(Boolean);
+  let best = null;
+  for (const id of ids) {
+    const shape = run("xdotool", ["getwindowgeometry", "--shell", id]).stdout;
+    const value = (key) => Number(new RegExp(`^${key}=(-?\\d+)$`, "m").exec(shape)?.[1] ?? 0);
+    const place = { x: value("X"), y: value("Y"), width: value("WIDTH"), height: value("HEIGHT") };
+    if (!best || place.width * place.height > best.width * best.height) best = place;
+  }
+  assert.ok(best, "no window is shown");
+  return best;
+}
+
+/**
+ * Drags `files` from a file manager's stand-in (tests/e2e/drag_source.py, GTK 3: a real X
+ * drag and drop, text/uri-list) and drops them in the middle of the app's window, with the
+ * mouse moved by xdotool as a person would. Returns once the drag has ended.
+ */
+export async function dropFilesOnWindow(files) {
+  const target = largestWindow();
+  const source = spawn("/usr/bin/python3", [path.join(path.dirname(new URL(import.meta.url).pathname), "drag_source.py"), ...files], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let said = "";
+  source.stdout.on("data", (chunk) => (said += chunk));
+  try {
+    const deadline = Date.now() + 15000;
+    while (!said.includes("ready")) {
+      assert.ok(Date.now() < deadline, "the drag source never showed");
+      assert.equal(source.exitCode, null, "the drag source stopped (python3-gi and GTK 3 are needed)");
+      await sleep(100);
+    }
+    await sleep(300);
+    const [x, y] = [Math.round(target.x + target.width / 2), Math.round(target.y + target.height / 2)];
+    // Press on the source, pass the drag threshold, then move over the window in steps (GTK
+    // and WebKit see "enter" and "over" before the drop) and let go.
+    const steps = ["mousemove", "20", "20", "sleep", "0.3", "mousedown", "1", "sleep", "0.2", "mousemove", "30", "30", "sleep", "0.2", "mousemove", "60", "50", "sleep", "0.2"];
+    for (let i = 1; i <= 6; i++) {
+      steps.push("mousemove", String(Math.round(60 + ((x - 60) * i) / 6)), String(Math.round(50 + ((y - 50) * i) / 6)), "sleep", "0.15");
+    }
+    steps.push("sleep", "0.5", "mouseup", "1");
+    const moved = run("xdotool", steps);
+    assert.equal(moved.status, 0, moved.stderr);
+    while (!said.includes("drag ended")) {
+      assert.ok(Date.now() < deadline + 10000, "the drag never ended");
+      await sleep(100);
+    }
+  } finally {
+    source.kill();
+  }
+}
+
 /** Presses `keys` in the native window `id` (no window manager under Xvfb: focus it directly). */
 export function pressIn(id, keys) {
   const focused = run("xdotool", ["windowfocus", "--sync", id, "key", "--clearmodifiers", keys]);
@@ -334,6 +387,16 @@ export async function openNewConversation(b) {
   await b.waitUntil(async () => ![null, before].includes(await openNow()), {
     timeout: 20000,
     timeoutMsg: "the new conversation was not opened in 20 s",
+  });
+}
+
+/** Opens the Servers page and waits until server `name` runs. */
+export async function serverRunning(b, name) {
+  await b.$(tid("nav-servers")).click();
+  const state = `${tid("server-item")}[data-name="${name}"] ${tid("server-state")}`;
+  await b.waitUntil(async () => /^Running/.test(await textOf(b, state).catch(() => "")), {
+    timeout: 30000,
+    timeoutMsg: `${name} does not start`,
   });
 }
 

@@ -9,7 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { chooseInFileDialog, openNewConversation, cli, fakeBrowser, launch, nativeWindow, pressIn, screenshotScreen, sendInNewConversation, textOf, tid, withMockModel } from "./harness.mjs";
+import { chooseInFileDialog, dropFilesOnWindow, openNewConversation, serverRunning, cli, fakeBrowser, launch, nativeWindow, pressIn, screenshotScreen, sendInNewConversation, textOf, tid, withMockModel } from "./harness.mjs";
 
 test("a long Markdown answer: highlighted code with Copy, a table, a task list; its link asks first and its image is never fetched", async () => {
   await withMockModel("render-markdown", {}, async (home) => {
@@ -249,6 +249,57 @@ test("Attach… picks a file in the native dialog; it shows as a chip, goes with
       const sent = (await mock.journal()).at(-1).body.messages.find((m) => m.role === "user").content;
       assert.equal(sent[0].text, "The attached file “scores.csv”:\n```\nteam,points\nred,3\nblue,5\n```");
       assert.equal(sent[1].text, "Say hello");
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+test("files dropped on the window become chips; a CSV suggests the switched-off tool that fits it, and one click turns it on", async () => {
+  await withMockModel("render-drop", { fault: true }, async (home) => {
+    const csv = path.join(home, "scores.csv");
+    fs.writeFileSync(csv, "team,points\nred,3\nblue,5\n");
+    const notes = path.join(home, "notes.md");
+    fs.writeFileSync(notes, "# Notes\n\nBring the scores.\n");
+    const app = await launch(home);
+    try {
+      const b = app.browser;
+      await serverRunning(b, "fault");
+      await openNewConversation(b);
+      // fault's report tool (its description says "CSV") off in this conversation.
+      await b.$(tid("tools-button")).click();
+      await b.$(tid("tools-panel")).waitForDisplayed({ timeout: 20000 });
+      await b.waitUntil(async () => /tools offered/.test((await textOf(b, tid("tools-summary")).catch(() => "")) ?? ""), {
+        timeout: 20000,
+        timeoutMsg: "the panel lists no tools",
+      });
+      const total = Number(/of (\d+) tools/.exec(await textOf(b, tid("tools-summary")))[1]);
+      await b.$(`${tid("tools-tool-switch")}[data-tool="report"]`).click();
+      await b.waitUntil(async () => (await textOf(b, tid("tools-summary"))).startsWith(`${total - 1} of ${total}`), {
+        timeout: 10000,
+        timeoutMsg: "switching report off is not counted",
+      });
+      await b.$(tid("tools-close")).click();
+      await b.$(tid("composer-input")).waitForEnabled({ timeout: 20000 });
+
+      await dropFilesOnWindow([csv, notes]);
+      const chips = tid("composer-file");
+      await b.waitUntil(async () => (await b.$$(chips)).length === 2, { timeout: 15000, timeoutMsg: "the dropped files are not chips" });
+      const shown = await b.execute((sel) => [...document.querySelectorAll(sel)].map((c) => c.textContent.replace(/\s+/g, " ").replace("×", "").trim()), chips);
+      assert.deepEqual(shown.sort(), ["Text notes.md 27 B", "Text scores.csv 25 B"]);
+      const suggestion = b.$(tid("tool-suggestion"));
+      await suggestion.waitForDisplayed({ timeout: 15000 });
+      const said = (await suggestion.getText()).replace(/\s+/g, " ");
+      assert.match(said, /A tool that is off fits these files: .*Report/);
+      assert.match(said, /scores\.csv: its description says “csv”/);
+      await app.screenshot("composer-dropped-files");
+      await b.$(tid("tool-suggestion-enable")).click();
+      await suggestion.waitForDisplayed({ reverse: true, timeout: 10000 });
+      await b.$(tid("tools-button")).click();
+      await b.waitUntil(async () => (await textOf(b, tid("tools-summary"))).startsWith(`${total} of ${total}`), {
+        timeout: 10000,
+        timeoutMsg: "the suggested tool was not turned on",
+      });
     } finally {
       await app.close();
     }

@@ -292,9 +292,7 @@ impl Ctx<'_> {
             for file in &found.files {
                 match files.keep_produced(&file.name, file.mime.as_deref(), &file.bytes) {
                     Ok(record) => {
-                        if found.primary.as_ref() == Some(&file.name)
-                            || (found.open_canvas && found.primary.is_none() && primary.is_none())
-                        {
+                        if found.primary.as_ref() == Some(&file.name) {
                             primary = Some(record.sha256.clone());
                         }
                         kept.push(record);
@@ -302,7 +300,12 @@ impl Ctx<'_> {
                     Err(e) => tracing::warn!(file = %file.name, error = %e, "a file of a tool's result was not kept"),
                 }
             }
-            (kept, primary.filter(|_| found.open_canvas))
+            // The canvas opens at the primary file, else at the first one kept.
+            let open_at = found
+                .open_canvas
+                .then(|| primary.or_else(|| kept.first().map(|f| f.sha256.clone())))
+                .flatten();
+            (kept, open_at)
         })
         .await;
         kept.unwrap_or_default()

@@ -50,7 +50,13 @@ pub async fn model_images(
     provider: String,
     model: String,
 ) -> CommandResult<bool> {
-    Ok(state.core().await.model_media(&provider, &model).await?.images.is_some())
+    Ok(state
+        .core()
+        .await
+        .model_media(&provider, &model)
+        .await?
+        .images
+        .is_some())
 }
 
 /// The person says whether `model` of `provider` takes images (the composer's switch).

@@ -1176,7 +1176,9 @@ async fn a_resource_link_a_tool_returned_is_read_into_the_canvas_only_when_asked
     // Both links the call returned are listed, none read yet.
     let links = app.core().tool_links(&conversation).await.unwrap();
     assert_eq!(links.len(), 2, "{links:?}");
-    assert!(links.iter().all(|l| l.server == "everything" && l.call_id == "call_links"));
+    assert!(links
+        .iter()
+        .all(|l| l.server == "everything" && l.call_id == "call_links"));
     let before = app.core().artifacts(&conversation).await.unwrap().len();
     let (ran, said) = cli(words(&format!("conversations links {conversation} --json"))).await;
     ran.unwrap();
@@ -1207,13 +1209,23 @@ async fn a_resource_link_a_tool_returned_is_read_into_the_canvas_only_when_asked
     start_everything(&window).await;
     let second = &links[1];
     let read = window
-        .read_tool_link(&conversation, &second.message_id, &second.call_id, &second.uri)
+        .read_tool_link(
+            &conversation,
+            &second.message_id,
+            &second.call_id,
+            &second.uri,
+        )
         .await
         .unwrap();
     assert_eq!(read.len(), 1);
     assert_eq!(read[0].file.name, second.name);
     window
-        .read_tool_link(&conversation, &second.message_id, &second.call_id, &second.uri)
+        .read_tool_link(
+            &conversation,
+            &second.message_id,
+            &second.call_id,
+            &second.uri,
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -1254,21 +1266,46 @@ async fn an_edited_message_keeps_its_files_unless_others_are_attached() {
     std::fs::write(&notes, "the first file\n").unwrap();
     let other = home.path().join("other.txt");
     std::fs::write(&other, "the second file\n").unwrap();
-    let (ran, _) = cli(owned(&["chat", "Say hello", "--attach", &notes.display().to_string()])).await;
+    let (ran, _) = cli(owned(&[
+        "chat",
+        "Say hello",
+        "--attach",
+        &notes.display().to_string(),
+    ]))
+    .await;
     ran.unwrap();
     let conversation = app.core().list_conversations().await.unwrap()[0].id.clone();
     let files_of_first = || async {
         let messages = store.list_messages(conversation.clone()).await.unwrap();
-        let names: Vec<String> = messages[0].attachments.iter().map(|a| a.name.clone()).collect();
-        (messages[0].id.clone(), messages[0].content.clone().unwrap_or_default(), names)
+        let names: Vec<String> = messages[0]
+            .attachments
+            .iter()
+            .map(|a| a.name.clone())
+            .collect();
+        (
+            messages[0].id.clone(),
+            messages[0].content.clone().unwrap_or_default(),
+            names,
+        )
     };
     let (first, _, names) = files_of_first().await;
     assert_eq!(names, ["notes.txt"]);
 
-    let (ran, _) = cli(owned(&["chat", "Say goodbye", "--conversation", &conversation, "--edit", &first])).await;
+    let (ran, _) = cli(owned(&[
+        "chat",
+        "Say goodbye",
+        "--conversation",
+        &conversation,
+        "--edit",
+        &first,
+    ]))
+    .await;
     ran.unwrap();
     let (edited, text, names) = files_of_first().await;
-    assert_eq!((text.as_str(), names.as_slice()), ("Say goodbye", ["notes.txt".to_owned()].as_slice()));
+    assert_eq!(
+        (text.as_str(), names.as_slice()),
+        ("Say goodbye", ["notes.txt".to_owned()].as_slice())
+    );
     let journal = mock.journal().await;
     let sent = journal.last().unwrap()["body"]["messages"].to_string();
     assert!(sent.contains("the first file"), "{sent}");

@@ -146,7 +146,8 @@ async fn turn(
         attachments.push(crate::attachments::AttachmentRef::from(&kept));
     }
     // An edited message keeps its files unless others are attached in their place.
-    if let (Some(edited), Some(id), true) = (&args.edit, &args.conversation, attachments.is_empty()) {
+    if let (Some(edited), Some(id), true) = (&args.edit, &args.conversation, attachments.is_empty())
+    {
         attachments = app
             .core()
             .message_files(id, edited)

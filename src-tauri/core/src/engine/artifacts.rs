@@ -122,8 +122,7 @@ impl Core {
     ) -> Result<Vec<ConversationArtifact>, CoreError> {
         let read = server.read_resource(&link.uri, timeout).await?;
         let read = serde_json::to_value(&read).unwrap_or_default();
-        let found =
-            crate::mcp::artifacts::from_read(&link.name, link.mime_type.as_deref(), &read);
+        let found = crate::mcp::artifacts::from_read(&link.name, link.mime_type.as_deref(), &read);
         let files = self.attachment_files();
         let (kept, mut refused) = tokio::task::spawn_blocking(move || {
             let mut kept = Vec::new();
@@ -148,7 +147,11 @@ impl Core {
                 if refused.is_empty() {
                     format!("{} sent nothing for {}.", link.server, link.uri)
                 } else {
-                    format!("Nothing of {} could be kept: {}", link.uri, refused.join("; "))
+                    format!(
+                        "Nothing of {} could be kept: {}",
+                        link.uri,
+                        refused.join("; ")
+                    )
                 },
             )
             .into());
@@ -163,7 +166,11 @@ impl Core {
                 what: "the result of that call in the conversation shown".into(),
             })?;
         store
-            .add_attachments(conversation_id.to_owned(), tool_message.id.clone(), kept.clone())
+            .add_attachments(
+                conversation_id.to_owned(),
+                tool_message.id.clone(),
+                kept.clone(),
+            )
             .await?;
         Ok(kept
             .into_iter()
@@ -211,7 +218,11 @@ impl Core {
     ///
     /// # Errors
     /// Not one of its artifacts; a failed query.
-    pub async fn artifact(&self, conversation_id: &str, sha256: &str) -> Result<Attachment, CoreError> {
+    pub async fn artifact(
+        &self,
+        conversation_id: &str,
+        sha256: &str,
+    ) -> Result<Attachment, CoreError> {
         self.artifacts(conversation_id)
             .await?
             .into_iter()

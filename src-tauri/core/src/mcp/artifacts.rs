@@ -95,7 +95,10 @@ pub fn from_result(result: &Value) -> Artifacts {
 /// media type wins over the link's.
 pub fn from_read(link_name: &str, link_mime: Option<&str>, read: &Value) -> Artifacts {
     let mut out = Artifacts::default();
-    let contents = read["contents"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let contents = read["contents"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
     for (i, item) in contents.iter().enumerate() {
         let name = if contents.len() == 1 && !link_name.trim().is_empty() {
             link_name.to_owned()

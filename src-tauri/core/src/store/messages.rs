@@ -628,10 +628,9 @@ impl Store {
                     all.push(file);
                 }
             }
-            let text = serde_json::to_string(&all)
-                .map_err(|e| StoreError::InvalidRow {
-                    detail: format!("message {id}'s files: {e}"),
-                })?;
+            let text = serde_json::to_string(&all).map_err(|e| StoreError::InvalidRow {
+                detail: format!("message {id}'s files: {e}"),
+            })?;
             tx.execute(
                 "UPDATE messages SET attachments = ?3 WHERE conversation_id = ?1 AND id = ?2",
                 params![conversation_id, id, text],

@@ -112,6 +112,21 @@ test("a tool's image shows in its card (larger on click), structured content as 
       assert.equal((await cards[2].$$(tid("tool-link"))).length, 2);
       assert.match(await cards[2].$(tid("tool-link")).getText(), /demo:\/\/resource/);
       await app.screenshot("tool-structured-and-links");
+
+      // A link is read only when asked, through the server that returned it, into the canvas.
+      const links = await cards[2].$$(tid("tool-link"));
+      await links[1].$(tid("tool-link-open")).click();
+      await b.$(tid("canvas")).waitForDisplayed({ timeout: 15000 });
+      const current = `${tid("canvas-file")}[aria-current="true"]`;
+      await b.waitUntil(async () => /Text Resource 2/.test((await textOf(b, current).catch(() => "")) ?? ""), {
+        timeout: 15000,
+        timeoutMsg: "the canvas is not at the link's file",
+      });
+      await b.$(tid("canvas-code")).waitForDisplayed({ timeout: 10000 });
+      assert.match(await textOf(b, tid("canvas-code")), /Resource 2/);
+      const names = await b.execute((sel) => [...document.querySelectorAll(sel)].map((f) => f.textContent.replace(/\s+/g, " ").trim()), tid("canvas-file"));
+      assert.equal(names.length, 2, `the tool's image and the link's file: ${names}`);
+      await app.screenshot("canvas-link");
     } finally {
       await app.close();
     }
@@ -225,7 +240,7 @@ async function openAttachDialog(b) {
   assert.fail("the Attach files dialog never appeared");
 }
 
-test("Attach… picks a file in the native dialog; it shows as a chip, goes with the message and stays on it", async () => {
+test("Attach… picks a file in the native dialog; it shows as a chip, goes with the message and stays on it, and an edit keeps it", async () => {
   await withMockModel("render-attach", {}, async (home, mock) => {
     const csv = path.join(home, "scores.csv");
     fs.writeFileSync(csv, "team,points\nred,3\nblue,5\n");
@@ -241,6 +256,13 @@ test("Attach… picks a file in the native dialog; it shows as a chip, goes with
       await b.$(chip).waitForDisplayed({ timeout: 10000 });
       assert.equal((await textOf(b, chip)).replace(/\s+/g, " ").replace("×", "").trim(), "Text scores.csv 25 B");
       await app.screenshot("composer-with-a-file");
+      // gpt-4o is known to take images; the person can say otherwise, and take it back.
+      const images = b.$(tid("model-images"));
+      await b.waitUntil(async () => (await images.getAttribute("aria-pressed").catch(() => null)) === "true", { timeout: 10000, timeoutMsg: "the images switch is not on" });
+      await images.click();
+      await b.waitUntil(async () => (await images.getAttribute("aria-pressed")) === "false", { timeout: 10000, timeoutMsg: "the images switch did not turn off" });
+      await images.click();
+      await b.waitUntil(async () => (await images.getAttribute("aria-pressed")) === "true", { timeout: 10000, timeoutMsg: "the images switch did not turn back on" });
       await input.setValue("Say hello");
       await b.keys("Enter");
       await b.$(tid("message-files")).waitForDisplayed({ timeout: 20000 });
@@ -249,6 +271,22 @@ test("Attach… picks a file in the native dialog; it shows as a chip, goes with
       const sent = (await mock.journal()).at(-1).body.messages.find((m) => m.role === "user").content;
       assert.equal(sent[0].text, "The attached file “scores.csv”:\n```\nteam,points\nred,3\nblue,5\n```");
       assert.equal(sent[1].text, "Say hello");
+
+      // Edited, the message keeps its file (shown as a chip in the edit form) unless removed.
+      const question = b.$('[data-role="user"]');
+      await question.moveTo();
+      await question.$(tid("edit-message")).waitForClickable({ timeout: 5000 });
+      await question.$(tid("edit-message")).click();
+      await b.$(tid("edit-file")).waitForDisplayed({ timeout: 5000 });
+      assert.match(await textOf(b, tid("edit-file")), /scores\.csv/);
+      await app.screenshot("edit-with-a-file");
+      await b.$(tid("edit-input")).setValue("Say goodbye");
+      await b.$(tid("edit-send")).click();
+      await b.waitUntil(async () => (await textOf(b, tid("answer-text")).catch(() => "")) === "Goodbye.", { timeout: 20000, timeoutMsg: "no answer to the edit" });
+      assert.match(await textOf(b, tid("message-files")), /scores\.csv/);
+      const edited = (await mock.journal()).at(-1).body.messages.find((m) => m.role === "user").content;
+      assert.equal(edited[0].text, sent[0].text);
+      assert.equal(edited[1].text, "Say goodbye");
     } finally {
       await app.close();
     }

@@ -112,6 +112,26 @@ describe("attaching files", () => {
     expect(chips()).toEqual([]);
   });
 
+  it("once the person says the model takes images, the composer's images switch for it is on", async () => {
+    backend.providers[0].default_model = "gpt-4o";
+    backend.modelTakesImages = false;
+    backend.picked = { kept: [PHOTO], refused: [] };
+    const user = await openConversation();
+    const switch_ = await screen.findByTestId("model-images");
+    await waitFor(() => expect(switch_.getAttribute("aria-pressed")).toBe("false"));
+    await user.click(screen.getByTestId("composer-attach"));
+    await waitFor(() => expect(chips()).toHaveLength(1));
+    await user.type(screen.getByTestId("composer-input"), "Describe it{Enter}");
+    await screen.findByTestId("images-refused");
+    await user.click(screen.getByRole("button", { name: "It takes images: send" }));
+    await waitFor(() => expect(screen.getByTestId("model-images").getAttribute("aria-pressed")).toBe("true"));
+    expect(screen.getByTestId("model-images").title).toBe("This model is given images — click if it does not take them");
+    // Rust kept the word for that model (the dialog's command, not the switch's).
+    expect(backend.imageWords.get("Work/gpt-4o")).toBe(true);
+    expect(backend.callsTo("set_model_images")).toHaveLength(0);
+    expect(backend.callsTo("model_images").at(-1)?.args).toEqual({ provider: "Work", model: "gpt-4o" });
+  });
+
   it("a file suggests the switched-off tools that fit it, and one click turns them on here", async () => {
     backend.catalogue = [
       { server: "data", tool: "query_csv", wire_name: "data__query_csv", display_name: "Data · Query Csv", description: "SQL over a table.", held_back: false, estimated_tokens: 40 },
@@ -155,6 +175,81 @@ describe("attaching files", () => {
     await fireEvent.paste(input, { clipboardData: { files: [junk] } });
     await waitFor(() => expect(screen.getByTestId("composer-refusals").textContent).toContain("“junk.bin” cannot be attached"));
     expect(chips()).toEqual(["Image pasted.png 10 B"]);
+  });
+});
+
+describe("editing a message that carried files", () => {
+  /** "What is in these?" sent with the photo and the table (both still kept), and its answer; the question's id. */
+  function sentWithFiles(): string {
+    const id = backend.conversations[0].id;
+    backend.addMessages(id, ["What is in these?", "A photo and a table."]);
+    backend.messages[id][0].attachments = [PHOTO, TABLE];
+    backend.keptFiles.set(PHOTO.sha256, PHOTO);
+    backend.keptFiles.set(TABLE.sha256, TABLE);
+    return backend.messages[id][0].id;
+  }
+
+  function editChips(): string[] {
+    return screen.queryAllByTestId("edit-file").map((c) => c.textContent?.replace(/\s+/g, " ").replace("×", "").trim() ?? "");
+  }
+
+  async function startEditing(): Promise<Awaited<ReturnType<typeof openConversation>>> {
+    const user = await openConversation();
+    await screen.findByTestId("message-files");
+    await user.click(screen.getByTestId("edit-message"));
+    await screen.findByTestId("edit-input");
+    return user;
+  }
+
+  it("shows the message's files as chips; one taken off, the rest go with the edit and on the message sent", async () => {
+    const messageId = sentWithFiles();
+    const user = await startEditing();
+    expect(editChips()).toEqual(["Image photo.png 2.0 KB", "Text scores.csv 19 B"]);
+    // The form shows the files in place of the message's own list.
+    expect(screen.queryByTestId("message-files")).toBeNull();
+
+    await user.click(screen.getByRole("button", { name: "Remove photo.png" }));
+    expect(editChips()).toEqual(["Text scores.csv 19 B"]);
+    await user.click(screen.getByTestId("edit-send"));
+    await waitFor(() => expect(backend.callsTo("edit_message")).toHaveLength(1));
+    expect(backend.callsTo("edit_message")[0].args).toMatchObject({
+      conversationId: backend.conversations[0].id,
+      messageId,
+      text: "What is in these?",
+      attachments: [{ sha256: TABLE.sha256, name: "scores.csv" }],
+    });
+    // The message that takes its place shows, as the run starts, with the file that stayed.
+    await screen.findByTestId("approval-dialog");
+    const shown = screen.getByTestId("message-files");
+    expect(shown.textContent).toContain("scores.csv");
+    expect(shown.textContent).not.toContain("photo.png");
+    expect(screen.queryByTestId("edit-input")).toBeNull();
+  });
+
+  it("Send needs text or a file, files alone can go, and Cancel puts every file back", async () => {
+    const messageId = sentWithFiles();
+    const user = await startEditing();
+    const send = screen.getByTestId("edit-send") as HTMLButtonElement;
+    await user.clear(screen.getByTestId("edit-input"));
+    expect(send.disabled).toBe(false);
+    await user.click(screen.getByRole("button", { name: "Remove photo.png" }));
+    await user.click(screen.getByRole("button", { name: "Remove scores.csv" }));
+    expect(editChips()).toEqual([]);
+    expect(send.disabled).toBe(true);
+
+    await user.click(screen.getByRole("button", { name: "Cancel" }));
+    expect(screen.queryByTestId("edit-input")).toBeNull();
+    expect(screen.getByTestId("message-files").textContent).toMatch(/photo\.png.*scores\.csv/s);
+    expect(backend.callsTo("edit_message")).toHaveLength(0);
+
+    await user.click(screen.getByTestId("edit-message"));
+    expect((await screen.findByTestId("edit-input") as HTMLTextAreaElement).value).toBe("What is in these?");
+    expect(editChips()).toEqual(["Image photo.png 2.0 KB", "Text scores.csv 19 B"]);
+    await user.clear(screen.getByTestId("edit-input"));
+    await user.click(screen.getByRole("button", { name: "Remove scores.csv" }));
+    await user.click(screen.getByTestId("edit-send"));
+    await waitFor(() => expect(backend.callsTo("edit_message")).toHaveLength(1));
+    expect(backend.callsTo("edit_message")[0].args).toMatchObject({ messageId, text: "", attachments: [{ sha256: PHOTO.sha256, name: "photo.png" }] });
   });
 });
 

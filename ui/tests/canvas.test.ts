@@ -337,3 +337,78 @@ describe("the artifacts store", () => {
     ]);
   });
 });
+
+describe("a link a tool's result returned", { timeout: 30_000 }, () => {
+  const REPORT = toolFile("q3.md", "text/markdown", "# Q3\n\nUp **4%**.");
+
+  /** "Links": a question and one call whose result returned three links (only the first can be read). */
+  function conversationWithLinks() {
+    const conversation = backend.addConversation("Links");
+    backend.addMessages(conversation.id, ["Find the Q3 report"]);
+    const call = backend.addToolLinks(conversation.id, [
+      { kind: "link", uri: "docs://reports/q3.md", name: "q3.md", title: "Q3 report", description: "The quarter", mime_type: "text/markdown" },
+      { kind: "link", uri: "docs://reports/gone.md", name: "gone.md", title: null, description: null, mime_type: null },
+      { kind: "link", uri: "https://example.com/q3.csv", name: "q3.csv", title: null, description: null, mime_type: "text/csv" },
+    ]);
+    backend.linkFiles["docs://reports/q3.md"] = [REPORT];
+    return { id: conversation.id, ...call };
+  }
+
+  /** Opens the tool card; resolves with it and its link cards. */
+  async function openLinks(user: Awaited<ReturnType<typeof openConversation>>["user"]) {
+    const card = await screen.findByTestId("tool-card");
+    await user.click(card.querySelector("summary")!);
+    return { card, links: await within(card).findAllByTestId("tool-link") };
+  }
+
+  it("Open in canvas has the server read the link, and the canvas opens at what it kept", async () => {
+    const { id, messageId, callId } = conversationWithLinks();
+    backend.delay = (cmd) => (cmd === "read_tool_link" ? 1_000 : 0);
+    const { user } = await openConversation();
+    const { card, links } = await openLinks(user);
+    expect(links.map((l) => within(l).getByTestId("tool-link-open").textContent)).toEqual(["Open in canvas", "Open in canvas", "Open in canvas"]);
+    // A web address still opens through the app's link dialog.
+    expect(links[2].querySelector("a")?.getAttribute("href")).toBe("https://example.com/q3.csv");
+    expect(within(card).queryByTestId("tool-files")).toBeNull();
+
+    const button = within(links[0]).getByTestId("tool-link-open") as HTMLButtonElement;
+    await user.click(button);
+    expect(button.textContent).toBe("Reading…");
+    expect(button.disabled).toBe(true);
+    const canvas = await screen.findByTestId("canvas");
+    await waitFor(() => expect(listed(canvas)).toEqual(["q3.md Markdown · 16 B · from docs__find"]));
+    await waitFor(() =>
+      expect(within(canvas).getAllByTestId("canvas-file").find((f) => f.getAttribute("aria-current") === "true")?.dataset.sha256).toBe(REPORT.file.sha256),
+    );
+    expect((await within(canvas).findByTestId("canvas-markdown")).querySelector("strong")?.textContent).toBe("4%");
+    expect(backend.callsTo("read_tool_link").map((c) => c.args)).toEqual([{ conversationId: id, messageId, callId, uri: "docs://reports/q3.md" }]);
+    await waitFor(() => expect(button.textContent).toBe("Open in canvas"));
+    expect(button.disabled).toBe(false);
+    // The call's card counts the file its link gave, and so does the header.
+    expect(within(card).getByTestId("tool-files").textContent).toBe("1 file");
+    expect(screen.getByTestId("canvas-count").textContent).toBe("1");
+    expect(within(links[0]).queryByTestId("tool-link-error")).toBeNull();
+  });
+
+  it("says under the link's card why it could not be read, as plain text, and opens nothing", async () => {
+    conversationWithLinks();
+    const { user } = await openConversation();
+    const { links } = await openLinks(user);
+    await user.click(within(links[1]).getByTestId("tool-link-open"));
+    expect((await within(links[1]).findByTestId("tool-link-error")).textContent).toBe("“docs” failed: Unknown resource: docs://reports/gone.md");
+    expect(within(links[1]).getByTestId("tool-link-open").textContent).toBe("Open in canvas");
+
+    backend.failures.set("read_tool_link", { kind: "mcp", message: "“docs” failed: <img src=x onerror=alert(1)><b>no</b>", field: null });
+    await user.click(within(links[0]).getByTestId("tool-link-open"));
+    const error = await within(links[0]).findByTestId("tool-link-error");
+    expect(error.textContent).toBe("“docs” failed: <img src=x onerror=alert(1)><b>no</b>");
+    expect(error.querySelector("img, b")).toBeNull();
+    expect(screen.queryByTestId("canvas")).toBeNull();
+    expect(screen.queryByTestId("error-toast")).toBeNull();
+    // Read again once it works, the error goes.
+    backend.failures.delete("read_tool_link");
+    await user.click(within(links[0]).getByTestId("tool-link-open"));
+    await screen.findByTestId("canvas");
+    await waitFor(() => expect(within(links[0]).queryByTestId("tool-link-error")).toBeNull());
+  });
+});

@@ -12,6 +12,10 @@
 //   toolFiles         the files the scripted tool call's result carries (kept with their bytes),
 //                     and toolOpensCanvas the one it asks the canvas to open at
 //   saveAs            the folder the person picks in Rust's Save As dialog (null: they close it)
+//   modelTakesImages  whether a model the person has said nothing of takes images, and
+//                     imageWords the person's word on one ("provider/model" → takes)
+//   linkFiles         what reading a link (read_tool_link) gives, by its address; a link not
+//                     here fails as its server would (addToolLinks saves a call that returned links)
 
 import type {
   AppStatus,
@@ -36,6 +40,8 @@ import type {
   MessagePage,
   ModelInfo,
   NewProvider,
+  ResultPart,
+  ResultView,
   Provider,
   ProviderKindInfo,
   ProviderPreset,
@@ -276,8 +282,14 @@ export class FakeBackend {
   toolOpensCanvas: string | null = null;
   /** The folder the person picks in Rust's Save As dialog; null: they close it. */
   saveAs: string | null = "/home/someone/Downloads";
-  /** Whether the chosen model takes images. */
+  /** Whether a model the person has said nothing of takes images. */
   modelTakesImages = true;
+  /** "provider/model" → the person's word on whether it takes images (set_model_images, allow_model_images). */
+  imageWords = new Map<string, boolean>();
+  /** A link's address → the files reading it gives (read_tool_link); a link not here fails as its server would. */
+  linkFiles: Record<string, ToolFile[]> = {};
+  /** "message id/call id" → what get_tool_result_view answers for that call (absent: text only). */
+  resultViews: Record<string, ResultView> = {};
   #drops: { onmessage: (event: DropEvent) => void } | null = null;
   /** Rust tells the window of files dragged over it (kept ones are kept first). */
   drop(event: DropEvent): void {
@@ -545,6 +557,58 @@ export class FakeBackend {
     return toolMessageId;
   }
 
+  /**
+   * A finished call of `tool` in `conversationId` whose result returned `links` (resource links,
+   * read only on demand), saved as Rust saves one. Returns the answer's and the call's ids.
+   */
+  addToolLinks(conversationId: string, links: Extract<ResultPart, { kind: "link" }>[], tool = "docs__find"): { messageId: string; callId: string } {
+    const saved = this.messages[conversationId];
+    const messageId = `a${++this.#ids}`;
+    const callId = `call_${++this.#ids}`;
+    saved.push(message({ id: messageId, conversation_id: conversationId, role: "assistant", content: "", created_at: ++this.#clock, finish_reason: "tool_calls", tool_calls: [{ id: callId, name: tool, arguments: "{}" }] }));
+    (this.toolRuns[conversationId] ??= []).push({
+      id: `tr${++this.#ids}`, conversation_id: conversationId, message_id: messageId, call_id: callId, server: tool.split("__")[0], tool: tool.split("__")[1] ?? tool,
+      display_name: tool, arguments: "{}", decision: "allowed", decision_scope: "once", deny_reason: null, started_at: 1000, finished_at: 1010,
+      is_error: false, retry_of: null, description: null, can_retry: false, rich: true,
+    });
+    saved.push(message({ id: `t${++this.#ids}`, conversation_id: conversationId, role: "tool", content: "Found these.", created_at: ++this.#clock, tool_call_id: callId, name: tool }));
+    this.resultViews[`${messageId}/${callId}`] = { parts: links.map((l) => ({ ...l })), structured: null };
+    return { messageId, callId };
+  }
+
+  /** The provider and model a conversation chats with, as "provider/model" (its own, else Settings', else the first provider's default); null when none is named. */
+  #modelOf(conversationId: unknown): string | null {
+    const conversation = this.#conversation(conversationId);
+    const provider = this.providers.find((p) => p.name === (conversation.provider ?? this.settings.default_provider)) ?? this.providers[0];
+    if (!provider) return null;
+    const model =
+      conversation.model ??
+      (provider.name === this.settings.default_provider ? this.settings.default_model : null) ??
+      provider.default_model ??
+      this.modelLists[provider.name]?.[0]?.id ??
+      null;
+    return model === null ? null : `${provider.name}/${model}`;
+  }
+
+  /** Whether the model of `conversationId` takes images: the person's word, else `modelTakesImages`. */
+  #takesImages(conversationId: unknown): boolean {
+    const model = this.#modelOf(conversationId);
+    return (model === null ? undefined : this.imageWords.get(model)) ?? this.modelTakesImages;
+  }
+
+  /** As Rust judges the files a message names: each must be kept, and images need a model that takes them. */
+  #filesOf(conversationId: unknown, refs: AttachmentRef[] | undefined): Attachment[] {
+    const files = (refs ?? []).map((ref) => {
+      const kept = this.keptFiles.get(ref.sha256);
+      if (!kept) throw { kind: "invalid_input", field: "attachments", message: `“${ref.name}” is no longer there to send; attach it again.` };
+      return { ...kept, name: ref.name };
+    });
+    if (!this.#takesImages(conversationId) && files.some((f) => f.kind === "image")) {
+      throw { kind: "invalid_input", field: "attachments", message: "“gpt-test” is not known to take images, so the image was not sent." };
+    }
+    return files;
+  }
+
   /** As Rust's artifacts: the files the conversation's tool messages carry, oldest first. */
   #artifacts(conversationId: unknown): ConversationArtifact[] {
     this.#conversation(conversationId);
@@ -686,8 +750,12 @@ export class FakeBackend {
     // As Rust's search, near enough: every word, case aside; titles first, then messages newest first.
     edit_message: (args) => {
       const id = String(args.conversationId);
-      this.#branchOff(id, this.#indexOf(id, args.messageId));
-      return this.#scriptedRun(id, String(args.text), args.onEvent as FakeChannel);
+      const at = this.#indexOf(id, args.messageId);
+      // As Rust: the files are judged before anything changes; an empty text needs a file.
+      const files = this.#filesOf(id, args.attachments as AttachmentRef[] | undefined);
+      if (String(args.text).trim() === "" && files.length === 0) throw { kind: "invalid_input", field: "text", message: "Write a message or attach a file." };
+      this.#branchOff(id, at);
+      return this.#scriptedRun(id, String(args.text), args.onEvent as FakeChannel, null, files);
     },
     switch_branch: (args) => {
       const id = String(args.id);
@@ -741,20 +809,13 @@ export class FakeBackend {
     get_tool_result_view: (args) => {
       const run = (this.toolRuns[String(args.id)] ?? []).find((r) => r.message_id === args.messageId && r.call_id === args.callId);
       if (!run) throw { kind: "not_found", message: `Not found: tool call ${String(args.callId)}` };
-      // The scripted runs' results are text only.
-      return { parts: [], structured: null };
+      // The scripted runs' results are text only; a call addToolLinks saved returned links.
+      return structuredClone(this.resultViews[`${String(args.messageId)}/${String(args.callId)}`] ?? { parts: [], structured: null });
     },
     send_message: (args) => {
       // Rust judges each named file again: one it does not keep, or an image for a model that
       // takes none, refuses the send before anything is saved.
-      const files = ((args.attachments as AttachmentRef[] | undefined) ?? []).map((ref) => {
-        const kept = this.keptFiles.get(ref.sha256);
-        if (!kept) throw { kind: "invalid_input", field: "attachments", message: `“${ref.name}” is no longer there to send; attach it again.` };
-        return { ...kept, name: ref.name };
-      });
-      if (!this.modelTakesImages && files.some((f) => f.kind === "image")) {
-        throw { kind: "invalid_input", field: "attachments", message: "“gpt-test” is not known to take images, so the image was not sent." };
-      }
+      const files = this.#filesOf(args.conversationId, args.attachments as AttachmentRef[] | undefined);
       return this.#scriptedRun(String(args.conversationId), args.text as string | null, args.onEvent as FakeChannel, null, files);
     },
     choose_attachments: () => {
@@ -762,9 +823,21 @@ export class FakeBackend {
       for (const file of this.picked.kept) this.keptFiles.set(file.sha256, file);
       return structuredClone(this.picked);
     },
-    allow_model_images: () => {
-      this.modelTakesImages = true;
-      return "gpt-test";
+    allow_model_images: (args) => {
+      // As Rust: the person's word, for the model the conversation chats with.
+      const model = this.#modelOf(args.conversationId);
+      if (model === null) this.modelTakesImages = true;
+      else this.imageWords.set(model, true);
+      return model?.split("/").slice(1).join("/") ?? "gpt-test";
+    },
+    model_images: (args) => {
+      const provider = this.#provider(args.provider);
+      return this.imageWords.get(`${provider.name}/${String(args.model)}`) ?? this.modelTakesImages;
+    },
+    set_model_images: (args) => {
+      const provider = this.#provider(args.provider);
+      this.imageWords.set(`${provider.name}/${String(args.model)}`, Boolean(args.takes));
+      return null;
     },
     attach_pasted: (args) => {
       const data = atob(String(args.data));
@@ -801,6 +874,24 @@ export class FakeBackend {
     complete_argument: (args) =>
       ["Engineering", "Sales", "Marketing", "Support"].filter((d) => d.startsWith(String(args.value))),
     list_artifacts: (args) => this.#artifacts(args.conversationId),
+    read_tool_link: (args) => {
+      // As Rust: the link must be one the call returned; its server reads it, and what it sends
+      // is kept as files of the call's tool message.
+      const id = String(args.conversationId);
+      const uri = String(args.uri);
+      const link = this.resultViews[`${String(args.messageId)}/${String(args.callId)}`]?.parts.find((p) => p.kind === "link" && p.uri === uri);
+      if (!link) throw { kind: "not_found", message: "Not found: that link among the call's result" };
+      const run = (this.toolRuns[id] ?? []).find((r) => r.message_id === args.messageId && r.call_id === args.callId);
+      const files = this.linkFiles[uri];
+      if (!files) throw { kind: "mcp", message: `“${run?.server ?? "server"}” failed: Unknown resource: ${uri}` };
+      const all = this.messages[id] ?? [];
+      const result = all.slice(this.#indexOf(id, args.messageId)).find((m) => m.role === "tool" && m.tool_call_id === args.callId);
+      if (!result) throw { kind: "not_found", message: "Not found: the result of that call in the conversation shown" };
+      const kept = files.map((f) => this.#keep(f));
+      const have = new Set(result.attachments.map((f) => f.sha256));
+      result.attachments = [...result.attachments, ...kept.filter((f) => !have.has(f.sha256))];
+      return kept.map((file) => ({ file, message_id: result.id, call_id: result.tool_call_id ?? "", tool: result.name ?? "", created_at: result.created_at }));
+    },
     read_artifact: (args) => {
       const file = this.#artifact(args.conversationId, args.sha256);
       if (file.size > MAX_PREVIEW_BYTES) {

@@ -181,3 +181,58 @@ describe("the model picker", () => {
     expect(selectedText(picker)).toBe(long);
   });
 });
+
+describe("the images switch beside the picker", () => {
+  it("says whether the chosen model is given images, and a click gives Rust the opposite word", async () => {
+    twoProviders();
+    backend.addConversation("Chat");
+    backend.modelTakesImages = false;
+    const { user } = await openPicker();
+    const button = await screen.findByTestId("model-images");
+    await waitFor(() => expect(button.getAttribute("aria-pressed")).toBe("false"));
+    expect(button.title).toBe("This model is not given images — click if it takes them");
+    expect(backend.callsTo("model_images").at(-1)?.args).toEqual({ provider: "Work", model: "gpt-4o" });
+
+    await user.click(button);
+    await waitFor(() => expect(button.getAttribute("aria-pressed")).toBe("true"));
+    expect(button.title).toBe("This model is given images — click if it does not take them");
+    expect(backend.callsTo("set_model_images").map((c) => c.args)).toEqual([{ provider: "Work", model: "gpt-4o", takes: true }]);
+
+    await user.click(button);
+    await waitFor(() => expect(button.getAttribute("aria-pressed")).toBe("false"));
+    expect(backend.callsTo("set_model_images").map((c) => c.args?.takes)).toEqual([true, false]);
+    expect(backend.imageWords.get("Work/gpt-4o")).toBe(false);
+  });
+
+  it("is read again for the model chosen next", async () => {
+    twoProviders();
+    backend.addConversation("Chat");
+    backend.modelTakesImages = false;
+    backend.imageWords.set("Local/qwen3:8b", true);
+    const { user, picker } = await openPicker();
+    const button = await screen.findByTestId("model-images");
+    await waitFor(() => expect(button.getAttribute("aria-pressed")).toBe("false"));
+
+    await user.selectOptions(picker, option(picker, "Local", "qwen3:8b"));
+    await waitFor(() => expect(screen.getByTestId("model-images").getAttribute("aria-pressed")).toBe("true"));
+    expect(backend.callsTo("model_images").at(-1)?.args).toEqual({ provider: "Local", model: "qwen3:8b" });
+    expect(backend.callsTo("set_model_images")).toHaveLength(0);
+  });
+
+  it("is not there while no model is chosen, nor when Rust cannot say (and that is no toast)", async () => {
+    backend.addProviderRecord("Empty", "openai", true);
+    backend.addConversation("Chat");
+    const { user } = await openPicker();
+    expect(screen.queryByTestId("model-images")).toBeNull();
+    expect(backend.callsTo("model_images")).toHaveLength(0);
+
+    await user.click(screen.getByTestId("nav-providers"));
+    backend.modelLists.Empty = models("gpt-4o");
+    backend.failures.set("model_images", { kind: "not_found", message: "No provider named Empty.", field: null });
+    await user.click(screen.getAllByTestId("conversation-item")[0]);
+    await user.click(await screen.findByTestId("model-picker-refresh"));
+    await waitFor(() => expect(backend.callsTo("model_images")).toHaveLength(1));
+    expect(screen.queryByTestId("model-images")).toBeNull();
+    expect(screen.queryByTestId("error-toast")).toBeNull();
+  });
+});

@@ -486,9 +486,13 @@ export class ChatSession {
     card.full_length = null;
   }
 
-  /** Sends `text` in place of the message of yours `messageId`; what followed stays as another branch. */
-  async editAndResend(messageId: string, text: string): Promise<void> {
-    await this.#branch(messageId, (onEvent) => ipc.editMessage(this.conversationId, messageId, text, onEvent));
+  /**
+   * Sends `text` with the kept files `attachments` in place of the message of yours `messageId`;
+   * what followed stays as another branch. Rejects (with the IpcError) when it cannot start.
+   */
+  async editAndResend(messageId: string, text: string, attachments: Attachment[] = []): Promise<void> {
+    const files = attachments.map((a) => ({ sha256: a.sha256, name: a.name }));
+    await this.#branch(messageId, (onEvent) => ipc.editMessage(this.conversationId, messageId, text, files, onEvent));
   }
 
   /** Asks again for the answer that starts at `messageId`; the old one stays as another branch. */
@@ -529,6 +533,15 @@ export class ChatSession {
   async deleteTurn(messageId: string): Promise<void> {
     const deleted = new Set(await ipc.deleteTurn(this.conversationId, messageId));
     this.items = this.items.filter((i) => !deleted.has(i.id));
+  }
+
+  /** Files now kept with the result of call `callId` of the answer `messageId` (a link it returned, read): its card counts them. */
+  addResultFiles(messageId: string, callId: string, files: Attachment[]): void {
+    const card = assistantIn(this.items, messageId)?.tools.find((c) => c.call_id === callId);
+    if (!card) return;
+    const have = new Set(card.artifacts.map((f) => f.sha256));
+    const fresh = files.filter((f) => !have.has(f.sha256) && have.add(f.sha256));
+    if (fresh.length > 0) card.artifacts = [...card.artifacts, ...fresh];
   }
 
   /** What the result of call `callId` of the answer `messageId` holds beyond its text. */

@@ -127,9 +127,19 @@ export function getToolResultView(id: string, messageId: string, callId: string)
   return call("get_tool_result_view", { id, messageId, callId });
 }
 
-/** Sends `text` in place of the message of yours `messageId`; what followed is kept as another branch. Resolves with the run id. */
-export function editMessage(conversationId: string, messageId: string, text: string, onEvent: (event: RunEvent) => void): Promise<string> {
-  return call("edit_message", { conversationId, messageId, text, onEvent: eventChannel(onEvent) });
+/**
+ * Sends `text` with the kept files `attachments` names in place of the message of yours
+ * `messageId`; what followed is kept as another branch. Resolves with the run id. The text may
+ * be empty when files go; refusals are sendMessage's.
+ */
+export function editMessage(
+  conversationId: string,
+  messageId: string,
+  text: string,
+  attachments: AttachmentRef[],
+  onEvent: (event: RunEvent) => void,
+): Promise<string> {
+  return call("edit_message", { conversationId, messageId, text, attachments, onEvent: eventChannel(onEvent) });
 }
 
 /** Asks again for the answer that starts at `messageId`; the old one is kept as another branch. Resolves with the run id. */
@@ -386,6 +396,19 @@ export function allowModelImages(conversationId: string): Promise<string> {
   return call("allow_model_images", { conversationId });
 }
 
+/**
+ * Whether `model` of `provider` is given images now: the person's word, else what the
+ * provider's model list says, else what its family is known to take.
+ */
+export function modelImages(provider: string, model: string): Promise<boolean> {
+  return call("model_images", { provider, model });
+}
+
+/** The person says whether `model` of `provider` takes images; Rust keeps that word. */
+export function setModelImages(provider: string, model: string, takes: boolean): Promise<void> {
+  return call("set_model_images", { provider, model, takes });
+}
+
 /** Keeps a pasted file, given as base64 (the page never names a path). */
 export function attachPasted(name: string, data: string): Promise<Attachment> {
   return call("attach_pasted", { name, data });
@@ -404,6 +427,15 @@ export function readArtifact(conversationId: string, sha256: string): Promise<st
 /** Rust's Save As dialog for one of a conversation's artifacts; the path written, or null when closed. */
 export function saveArtifact(conversationId: string, sha256: string): Promise<string | null> {
   return call("save_artifact", { conversationId, sha256 });
+}
+
+/**
+ * Reads the link (an MCP resource_link) `uri` that the call `callId` of the answer `messageId`
+ * returned, through the server that returned it; what it reads is kept as files of that call's
+ * result (list_artifacts lists them from then on). Resolves with those files.
+ */
+export function readToolLink(conversationId: string, messageId: string, callId: string, uri: string): Promise<ConversationArtifact[]> {
+  return call("read_tool_link", { conversationId, messageId, callId, uri });
 }
 
 /** The tools switched off in the conversation that fit these kept files, and why each. */

@@ -3,8 +3,9 @@
 // open and which file it shows. Hears every run event of every conversation (ChatSessions passes
 // them on): a tool message saved with files adds them, a `tool_finished` adds any not seen yet
 // and, when the result asked for it (`open_canvas`), opens the canvas at that file. Bytes are
-// read and saved through ipc.ts only when the canvas asks; none are kept here. Knows nothing of
-// the DOM or of how a file is shown.
+// read and saved through ipc.ts only when the canvas asks; none are kept here. A link a tool's
+// result returned is read here too (`readLink`): what Rust keeps of it joins the list. Knows
+// nothing of the DOM or of how a file is shown.
 
 import * as ipc from "../ipc";
 import type { RunEvent } from "../run-events";
@@ -142,6 +143,19 @@ export class ArtifactsStore {
   /** Rust's Save As dialog for a file; the path written, or null when the person closed it. Rejects with Rust's words. */
   save(conversationId: string, sha256: string): Promise<string | null> {
     return ipc.saveArtifact(conversationId, sha256);
+  }
+
+  /**
+   * Reads the link `uri` that call `callId` of the answer `messageId` returned, through the
+   * server that returned it; Rust keeps what it reads as files of that call's result. They join
+   * the canvas's list at once, then the list is read again. Resolves with those files (the
+   * first is the one to open); rejects with Rust's words.
+   */
+  async readLink(conversationId: string, messageId: string, callId: string, uri: string): Promise<ConversationArtifact[]> {
+    const read = await ipc.readToolLink(conversationId, messageId, callId, uri);
+    for (const artifact of read) this.#add(conversationId, artifact);
+    await this.load(conversationId);
+    return read;
   }
 
   /** One event of a run in `conversationId` (from its chat session). */

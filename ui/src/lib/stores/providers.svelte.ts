@@ -7,7 +7,8 @@
 // applied (`LatestOnly`). A provider's model list carries a ticket: when the provider changes (its
 // key, its existence) the list is forgotten and an answer already on its way is dropped. Removing
 // a provider reloads the Settings (Rust may have cleared a default that named it); failures go to
-// the UI store's toast.
+// the UI store's toast. Whether a model is given images (the composer's switch) is asked of Rust
+// per model and kept here as last read.
 
 import * as ipc from "../ipc";
 import { toIpcError } from "../errors";
@@ -35,6 +36,10 @@ export class ProvidersStore {
   modelLists = $state.raw<ModelLists>({});
   /** local model servers found at first start and not yet used or dismissed */
   localServers = $state.raw<LocalServer[]>([]);
+  /** `provider\u0000model` → whether Rust gives that model images now, as last read; absent: not known */
+  imageModels = $state.raw<Readonly<Record<string, boolean>>>({});
+  /** Counts the times the person said elsewhere that a model takes images: the switch reads again. */
+  imagesSaid = $state(0);
 
   readonly #ui: UiStore;
   readonly #settings: SettingsStore;
@@ -43,6 +48,8 @@ export class ProvidersStore {
   #loaded = false;
   /** provider name → the ticket of its latest model request; a forgotten list's answer is dropped */
   readonly #modelTickets = new Map<string, number>();
+  /** `provider\u0000model` → the ticket of its latest images read; an older answer is dropped */
+  readonly #imageTickets = new Map<string, number>();
 
   constructor(ui: UiStore, settings: SettingsStore) {
     this.#ui = ui;
@@ -264,4 +271,49 @@ export class ProvidersStore {
       if (isLatest()) this.#setModels(name, { state: "failed", models: known, message: toIpcError(err).message });
     }
   }
+
+  // ------------------------------------------------------------ images
+
+  /** Whether `model` of `provider` is given images, as last read; null while not known. */
+  takesImages(provider: string, model: string): boolean | null {
+    return this.imageModels[imagesKey(provider, model)] ?? null;
+  }
+
+  /** Asks Rust whether `model` of `provider` is given images now; a failure leaves what was known. */
+  async readImages(provider: string, model: string): Promise<void> {
+    const key = imagesKey(provider, model);
+    const ticket = (this.#imageTickets.get(key) ?? 0) + 1;
+    this.#imageTickets.set(key, ticket);
+    try {
+      const takes = await ipc.modelImages(provider, model);
+      if (this.#imageTickets.get(key) === ticket) this.imageModels = { ...this.imageModels, [key]: takes };
+    } catch {
+      // Only a switch: a model Rust cannot judge shows none (or the word last read), and no toast each time it shows.
+    }
+  }
+
+  /**
+   * The person's word on whether `model` of `provider` takes images; then read again.
+   * @throws IpcError
+   */
+  async setImages(provider: string, model: string, takes: boolean): Promise<void> {
+    await ipc.setModelImages(provider, model, takes);
+    await this.readImages(provider, model);
+  }
+
+  /**
+   * The person says the model conversation `conversationId` chats with takes images (a send was
+   * refused for them): Rust keeps that word, and the switch reads again. Resolves the model's name.
+   * @throws IpcError
+   */
+  async allowImagesIn(conversationId: string): Promise<string> {
+    const model = await ipc.allowModelImages(conversationId);
+    this.imagesSaid++;
+    return model;
+  }
+}
+
+/** One key for a model of a provider (names may hold any character but NUL). */
+function imagesKey(provider: string, model: string): string {
+  return `${provider}\u0000${model}`;
 }

@@ -522,6 +522,27 @@ async fn the_command_line_allows_lists_and_revokes_a_tool_that_runs_without_aski
     app.shutdown(Duration::from_secs(5)).await;
 }
 
+/// Adds a server on the command line (`server`: `NAME -- COMMAND ARGS…`, split at spaces),
+/// sends `prompt` in a new conversation with every call allowed; returns the conversation's id
+/// and what the chat printed.
+async fn chat_with_server(app: &Arc<App>, server: &str, prompt: &str) -> (String, String) {
+    let mut add = vec!["mcp".to_owned(), "add".to_owned()];
+    add.extend(server.split(' ').map(str::to_owned));
+    run_cli(Arc::clone(app), add).await.0.unwrap();
+    let chat = [
+        "chat",
+        prompt,
+        "--approve",
+        "all",
+        "--wait-for-servers",
+        "30",
+    ];
+    let (ran, said) = run_cli(Arc::clone(app), chat.map(str::to_owned).to_vec()).await;
+    ran.unwrap();
+    let conversation = app.core().list_conversations().await.unwrap()[0].id.clone();
+    (conversation, said)
+}
+
 /// Starts server-everything (stdio) in `app`'s host and waits until it runs.
 async fn start_everything(app: &App) {
     app.host()
@@ -1064,24 +1085,13 @@ async fn the_command_line_lists_and_saves_a_conversations_tool_files_and_gives_a
     let words = |line: &str| line.split(' ').map(str::to_owned).collect::<Vec<_>>();
     let python = peers().join(".venv/bin/python").display().to_string();
     let script = peers().join("fault_server.py").display().to_string();
-    let (added, _) = cli(words(&format!("mcp add fault -- {python} {script}"))).await;
-    added.unwrap();
-
-    let (ran, said) = cli(vec![
-        "chat".into(),
-        "Make the quarterly report".into(),
-        "--approve".into(),
-        "all".into(),
-        "--wait-for-servers".into(),
-        "30".into(),
-    ])
+    let (conversation, said) = chat_with_server(
+        &app,
+        &format!("fault -- {python} {script}"),
+        "Make the quarterly report",
+    )
     .await;
-    ran.unwrap();
     assert!(said.contains("The report is ready"), "{said}");
-    let (ran, listed) = cli(words("conversations list --json")).await;
-    ran.unwrap();
-    let listed: serde_json::Value = serde_json::from_str(&listed).unwrap();
-    let conversation = listed[0]["id"].as_str().unwrap().to_owned();
 
     let (ran, listed) = cli(words(&format!(
         "conversations artifacts {conversation} --json"
@@ -1155,23 +1165,13 @@ async fn a_resource_link_a_tool_returned_is_read_into_the_canvas_only_when_asked
         .join("node_modules/.bin/mcp-server-everything")
         .display()
         .to_string();
-    let (added, _) = cli(words(&format!("mcp add everything -- {everything} stdio"))).await;
-    added.unwrap();
-    let (ran, said) = cli(vec![
-        "chat".into(),
-        "Show me pictures and data".into(),
-        "--approve".into(),
-        "all".into(),
-        "--wait-for-servers".into(),
-        "30".into(),
-    ])
+    let (conversation, said) = chat_with_server(
+        &app,
+        &format!("everything -- {everything} stdio"),
+        "Show me pictures and data",
+    )
     .await;
-    ran.unwrap();
     assert!(said.contains("two resources"), "{said}");
-    let (ran, listed) = cli(words("conversations list --json")).await;
-    ran.unwrap();
-    let listed: serde_json::Value = serde_json::from_str(&listed).unwrap();
-    let conversation = listed[0]["id"].as_str().unwrap().to_owned();
 
     // Both links the call returned are listed, none read yet.
     let links = app.core().tool_links(&conversation).await.unwrap();

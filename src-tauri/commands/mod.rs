@@ -10,3 +10,4 @@ pub mod mcp;
 pub mod providers;
 pub mod settings;
 pub mod transfer;
+pub mod usage;

@@ -12,6 +12,7 @@ import type { Message } from "../src/lib/types";
 const base = {
   conversation_id: "c1", created_at: 1, tool_call_id: null, name: null, provider: null, model: null, tool_calls: null,
   input_tokens: null, output_tokens: null, reasoning: null, error: null, is_error: false, full_length: null, attachments: [], finish_reason: null,
+  cost_pico: null,
 };
 
 function answer(fields: Partial<Message> = {}): Message {

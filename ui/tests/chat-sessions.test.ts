@@ -112,6 +112,7 @@ describe("a run replayed over what was saved", () => {
     const base = {
       conversation_id: "c1", created_at: 1, tool_call_id: null, name: null, provider: null, model: null,
       input_tokens: null, output_tokens: null, reasoning: null, error: null, is_error: false, full_length: null, attachments: [],
+      cost_pico: null,
     };
     const answer = (id: string) => ({
       ...base, id, role: "assistant" as const, content: "", status: "complete" as const, finish_reason: "tool_calls",
@@ -155,7 +156,7 @@ describe("a long conversation", () => {
     const base = {
       conversation_id: conversationId, created_at: 1, tool_call_id: null, name: null, provider: null, model: null,
       input_tokens: null, output_tokens: null, reasoning: null, error: null, is_error: false, full_length: null, attachments: [],
-      status: "complete" as const, finish_reason: null, tool_calls: null,
+      status: "complete" as const, finish_reason: null, tool_calls: null, cost_pico: null,
     };
     for (let t = 0; t < turns; t++) {
       all.push({ ...base, id: `u${t}`, role: "user", content: `question ${t}` });

@@ -16,6 +16,10 @@
 //                     imageWords the person's word on one ("provider/model" → takes)
 //   linkFiles         what reading a link (read_tool_link) gives, by its address; a link not
 //                     here fails as its server would (addToolLinks saves a call that returned links)
+//   usage             every request a model answered, as Rust's usage table: the scripted run's
+//                     answer adds one (priced when its model has a price); addUsage adds others
+//   setPrice          a model's price, the person's or what its provider's list says (a model
+//                     list's `price` is also kept, as Rust keeps it, when it is listed)
 
 import type {
   AppStatus,
@@ -39,7 +43,10 @@ import type {
   Message,
   MessagePage,
   ModelInfo,
+  ModelPrice,
   NewProvider,
+  Price,
+  PriceSource,
   ResultPart,
   ResultView,
   Provider,
@@ -50,6 +57,9 @@ import type {
   ConversationTool,
   ConversationArtifact,
   StandingApproval,
+  UsageDay,
+  UsageReport,
+  UsageTotal,
 } from "../src/lib/types";
 import type { ApprovalAnswer, RunEvent } from "../src/lib/run-events";
 import golden from "./golden/runs.json";
@@ -75,6 +85,50 @@ export function checkShape(kind: string, value: object): void {
   if (want !== undefined && want !== got) throw new Error(`the fake backend's ${kind} is not Rust's: ${got} ≠ ${want}`);
 }
 
+/** One request a model answered, as a row of Rust's usage table. */
+export interface UsageRecord {
+  /** milliseconds since 1970 */
+  at: number;
+  conversation_id: string | null;
+  message_id: string | null;
+  provider: string;
+  model: string;
+  purpose: "answer" | "description";
+  input_tokens: number;
+  output_tokens: number;
+  /** null when the model had no price */
+  cost_pico: number | null;
+}
+
+/** As Rust's `from_usd_per_million`: a plain non-negative decimal ("2.50", ".5") in pico-dollars per token, exactly; null otherwise. */
+export function fromUsdPerMillion(text: string): number | null {
+  const trimmed = text.trim();
+  const [whole, fraction = ""] = trimmed.split(/\.(.*)/s);
+  if ((whole === "" && fraction === "") || !/^\d*$/.test(whole) || !/^\d*$/.test(fraction)) return null;
+  return Number(whole || "0") * 1_000_000 + Number(fraction.slice(0, 6).padEnd(6, "0"));
+}
+
+/** As Rust's `Price::cost`: what `input` and `output` tokens cost, in pico-dollars. */
+function costOf(price: Price, input: number, output: number): number {
+  return input * price.input + output * price.output;
+}
+
+/** Requests, tokens and cost added up, as Rust's TOTALS. */
+function totalOf(rows: UsageRecord[]): UsageTotal {
+  return {
+    requests: rows.length,
+    input_tokens: rows.reduce((sum, r) => sum + r.input_tokens, 0),
+    output_tokens: rows.reduce((sum, r) => sum + r.output_tokens, 0),
+    cost_pico: rows.reduce((sum, r) => sum + (r.cost_pico ?? 0), 0),
+    unpriced: rows.filter((r) => r.cost_pico === null).length,
+  };
+}
+
+/** SQLite's BINARY order, near enough for ASCII names. */
+function byText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 /** What the mocked `Channel` of a test file looks like to the backend. */
 interface FakeChannel {
   onmessage: (event: RunEvent) => void;
@@ -98,6 +152,7 @@ function message(partial: Partial<Message> & Pick<Message, "id" | "conversation_
     is_error: false,
     full_length: null,
     attachments: [],
+    cost_pico: null,
     ...partial,
   };
 }
@@ -288,6 +343,10 @@ export class FakeBackend {
   imageWords = new Map<string, boolean>();
   /** A link's address → the files reading it gives (read_tool_link); a link not here fails as its server would. */
   linkFiles: Record<string, ToolFile[]> = {};
+  /** Every request a model answered, oldest first, as Rust's usage table. */
+  usage: UsageRecord[] = [];
+  /** "provider\u0000model" → the person's price and what the provider's list says, as Rust's provider_models. */
+  #prices = new Map<string, { provider: string; model: string; said: Price | null; listed: Price | null }>();
   /** "message id/call id" → what get_tool_result_view answers for that call (absent: text only). */
   resultViews: Record<string, ResultView> = {};
   #drops: { onmessage: (event: DropEvent) => void } | null = null;
@@ -489,7 +548,15 @@ export class FakeBackend {
       emit({ type: "answer_started", message: second });
       const answer = allowed && !isError ? "It is **noon** in Paris. <script>alert(1)</script>" : "I could not look it up.";
       for (const piece of [answer.slice(0, 6), answer.slice(6)]) emit({ type: "text_delta", message_id: second.id, text: piece });
-      save({ ...second, content: answer, status: "complete", finish_reason: "stop", input_tokens: 30, output_tokens: 8 });
+      // As Rust: the answer's tokens are priced at its model's price, and the request recorded
+      // before the saved answer is shown.
+      const provider = this.#providerOf(conversationId)?.name ?? null;
+      const price = provider === null ? null : (this.#modelPrice(provider, "gpt-test")?.price ?? null);
+      const cost = price === null ? null : costOf(price, 30, 8);
+      if (provider !== null) {
+        this.addUsage({ conversation_id: conversationId, message_id: second.id, provider, model: "gpt-test", input_tokens: 30, output_tokens: 8, cost_pico: cost });
+      }
+      save({ ...second, content: answer, status: "complete", finish_reason: "stop", input_tokens: 30, output_tokens: 8, cost_pico: cost });
       emit({ type: "run_finished", reason: "completed", message: null });
     })();
     return runId;
@@ -525,7 +592,7 @@ export class FakeBackend {
         id: `m${++this.#ids}`, conversation_id: conversationId, role: i % 2 === 0 ? "user" : "assistant", content: text,
         created_at: ++this.#clock, tool_calls: null, tool_call_id: null, name: null, finish_reason: i % 2 === 0 ? null : "stop",
         status: "complete", provider: null, model: null, input_tokens: null, output_tokens: null, reasoning: null, error: null,
-        is_error: false, full_length: null, attachments: [],
+        is_error: false, full_length: null, attachments: [], cost_pico: null,
       });
     });
   }
@@ -576,10 +643,16 @@ export class FakeBackend {
     return { messageId, callId };
   }
 
+  /** The provider a conversation chats with: its own, else Settings', else the first. */
+  #providerOf(conversationId: unknown): Provider | undefined {
+    const conversation = this.#conversation(conversationId);
+    return this.providers.find((p) => p.name === (conversation.provider ?? this.settings.default_provider)) ?? this.providers[0];
+  }
+
   /** The provider and model a conversation chats with, as "provider/model" (its own, else Settings', else the first provider's default); null when none is named. */
   #modelOf(conversationId: unknown): string | null {
     const conversation = this.#conversation(conversationId);
-    const provider = this.providers.find((p) => p.name === (conversation.provider ?? this.settings.default_provider)) ?? this.providers[0];
+    const provider = this.#providerOf(conversationId);
     if (!provider) return null;
     const model =
       conversation.model ??
@@ -645,6 +718,44 @@ export class FakeBackend {
     };
     this.providers.push(provider);
     return provider;
+  }
+
+  /** A price for `model` of `provider`: the person's (`said_by` "person") or its list's. */
+  setPrice(provider: string, model: string, price: Price | null, saidBy: PriceSource = "person"): void {
+    const key = `${provider}\u0000${model}`;
+    const entry = this.#prices.get(key) ?? { provider, model, said: null, listed: null };
+    if (saidBy === "person") entry.said = price;
+    else entry.listed = price;
+    this.#prices.set(key, entry);
+  }
+
+  /** The price that counts for `model` of `provider`, as Rust's model_price: the person's, else the list's. */
+  #modelPrice(provider: string, model: string): ModelPrice | null {
+    const entry = this.#prices.get(`${provider}\u0000${model}`);
+    if (entry?.said) return { provider, model, price: { ...entry.said }, said_by: "person" };
+    if (entry?.listed) return { provider, model, price: { ...entry.listed }, said_by: "provider" };
+    return null;
+  }
+
+  /** As Rust's remember_listing: what a model list says of its models' prices is kept. */
+  #rememberListing(provider: string, listed: ModelInfo[]): void {
+    for (const m of listed) if (m.price) this.setPrice(provider, m.id, m.price, "provider");
+  }
+
+  /** A request a model answered (now, in no conversation, unpriced, unless `row` says otherwise). */
+  addUsage(row: Partial<UsageRecord> & Pick<UsageRecord, "provider" | "model">): UsageRecord {
+    const record: UsageRecord = {
+      at: Date.now(),
+      conversation_id: null,
+      message_id: null,
+      purpose: "answer",
+      input_tokens: 0,
+      output_tokens: 0,
+      cost_pico: null,
+      ...row,
+    };
+    this.usage.push(record);
+    return record;
   }
 
   #sorted(): Conversation[] {
@@ -1027,6 +1138,7 @@ export class FakeBackend {
       if (!reached.ok) {
         return { ok: false, elapsed_ms: 40, models: [], ...reached.failure };
       }
+      this.#rememberListing(String(args.name), reached.models);
       const count = reached.models.length;
       return {
         ok: true,
@@ -1039,6 +1151,7 @@ export class FakeBackend {
     list_models: (args) => {
       const reached = this.#reach(args.name);
       if (!reached.ok) throw { kind: "provider", message: reached.failure.message };
+      this.#rememberListing(String(args.name), reached.models);
       return reached.models;
     },
     detect_local_providers: () => this.localServers.map((server) => ({ ...server, models: [...server.models] })),
@@ -1221,6 +1334,52 @@ export class FakeBackend {
         this.settings = { ...this.settings, default_provider: null, default_model: null };
       }
       return null;
+    },
+    list_prices: () =>
+      [...this.#prices.values()]
+        .filter((p) => this.providers.some((x) => x.name === p.provider))
+        .sort((a, b) => a.provider.toLowerCase().localeCompare(b.provider.toLowerCase()) || byText(a.model, b.model))
+        .flatMap((p) => this.#modelPrice(p.provider, p.model) ?? []),
+    set_model_price: (args) => {
+      // As Rust's command: the prices are read first (input and output together, cached optional,
+      // all three empty forgets), then the model and the provider.
+      const typed = (value: unknown) => (typeof value === "string" && value.trim() !== "" ? value : null);
+      const [input, output, cached] = [typed(args.input), typed(args.output), typed(args.cached)];
+      const read = (field: string, text: string) => {
+        const value = fromUsdPerMillion(text);
+        if (value === null) throw { kind: "invalid_input", field, message: "Write dollars per million tokens, such as 2.50." };
+        return value;
+      };
+      let price: Price | null = null;
+      if (input !== null && output !== null) {
+        price = { input: read("input", input), output: read("output", output), cached_input: cached === null ? null : read("cached", cached) };
+      } else if (input === null && (output !== null || cached !== null)) {
+        throw { kind: "invalid_input", field: "input", message: "Give the input price too." };
+      } else if (input !== null) {
+        throw { kind: "invalid_input", field: "output", message: "Give the output price too." };
+      }
+      const model = String(args.model ?? "").trim();
+      if (model === "") throw { kind: "invalid_input", field: "model", message: "Name the model." };
+      const provider = this.#provider(args.provider);
+      this.setPrice(provider.name, model, price, "person");
+      return this.#modelPrice(provider.name, model);
+    },
+    conversation_usage: (args) => totalOf(this.usage.filter((r) => r.conversation_id === args.conversationId)),
+    usage_report: (args): UsageReport => {
+      // As Rust's usage_by_day: the requests since `since`, by UTC day, provider and model, oldest day first.
+      const since = Number(args.since);
+      const groups = new Map<string, UsageRecord[]>();
+      for (const r of this.usage.filter((r) => r.at >= since)) {
+        const key = [new Date(r.at).toISOString().slice(0, 10), r.provider, r.model].join("\u0000");
+        groups.set(key, [...(groups.get(key) ?? []), r]);
+      }
+      const days: UsageDay[] = [...groups.entries()]
+        .map(([key, rows]) => {
+          const [day, provider, model] = key.split("\u0000");
+          return { day, provider, model, ...totalOf(rows) };
+        })
+        .sort((a, b) => byText(a.day, b.day) || byText(a.provider, b.provider) || byText(a.model, b.model));
+      return { since, days, total: totalOf(this.usage.filter((r) => r.at >= since)) };
     },
     get_settings: () => ({ ...this.settings }),
     update_settings: (args) => {

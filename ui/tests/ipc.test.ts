@@ -123,4 +123,21 @@ describe("ipc", () => {
       ["set_conversation_model", { id: "c1", provider: null, model: null }],
     ]);
   });
+
+  it("calls the price and usage commands with the prices as typed and camelCase keys", async () => {
+    invokeMock.mockResolvedValue(null);
+    await ipc.listPrices();
+    await ipc.setModelPrice("Work", "gpt-4o", { input: "2.50", output: "10", cached: null });
+    await ipc.setModelPrice("Work", "gpt-4o", { input: null, output: null, cached: null });
+    await ipc.conversationUsage("c1");
+    await ipc.usageReport(1_700_000_000_000);
+
+    expect(invokeMock.mock.calls).toEqual([
+      ["list_prices", undefined],
+      ["set_model_price", { provider: "Work", model: "gpt-4o", input: "2.50", output: "10", cached: null }],
+      ["set_model_price", { provider: "Work", model: "gpt-4o", input: null, output: null, cached: null }],
+      ["conversation_usage", { conversationId: "c1" }],
+      ["usage_report", { since: 1_700_000_000_000 }],
+    ]);
+  });
 });

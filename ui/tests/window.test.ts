@@ -82,6 +82,7 @@ describe("sidebar and conversations", () => {
         is_error: false,
         full_length: null,
         attachments: [],
+        cost_pico: null,
       },
     ];
     const { user } = await renderApp();

@@ -66,6 +66,13 @@ fn bindings() -> String {
         crate::engine::ToolSuggestion,
         crate::engine::ConversationArtifact,
         crate::engine::ToolLink,
+        // what models cost
+        crate::price::Price,
+        crate::store::PriceSource,
+        crate::store::ModelPrice,
+        crate::store::UsageTotal,
+        crate::store::UsageDay,
+        crate::engine::UsageReport,
         // a run's events and approvals
         crate::events::CallRef,
         crate::events::StopReason,

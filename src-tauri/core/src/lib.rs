@@ -20,6 +20,7 @@ pub mod mcp;
 pub mod net;
 pub mod paths;
 pub mod policy;
+pub mod price;
 pub mod provider_config;
 pub mod providers;
 pub mod secrets;

@@ -1326,3 +1326,80 @@ async fn an_edited_message_keeps_its_files_unless_others_are_attached() {
     assert_eq!(names, ["other.txt"]);
     app.shutdown(Duration::from_secs(5)).await;
 }
+
+#[tokio::test]
+async fn each_answer_costs_its_tokens_at_the_models_price_and_the_totals_are_their_exact_sum() {
+    let Some(mock) = aimock("cost", "tool-loop.json", &[]) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let (app, store) = app_in(home.path(), &mock.root).await;
+    let cli = |args: &[&str]| {
+        run_cli(
+            Arc::clone(&app),
+            args.iter().map(|a| (*a).to_owned()).collect(),
+        )
+    };
+
+    // No price yet: tokens only, and said so.
+    let (ran, said) = cli(&["provider", "price", "Mock", "gpt-4o"]).await;
+    ran.unwrap();
+    assert!(said.contains("has no price"), "{said}");
+    let (ran, _) = cli(&["chat", "Say hello"]).await;
+    ran.unwrap();
+    let (ran, said) = cli(&[
+        "provider", "price", "Mock", "gpt-4o", "--input", "2.50", "--output", "10",
+    ])
+    .await;
+    ran.unwrap();
+    assert_eq!(
+        said.trim(),
+        "“gpt-4o” of “Mock”: input $2.5, output $10 per million tokens (said by you)."
+    );
+    let (ran, _) = cli(&["provider", "price", "Mock", "gpt-4o", "--input", "two"]).await;
+    assert!(ran.is_err(), "a price is a number, with --output");
+
+    // Priced: two answers in a new conversation.
+    let (ran, _) = cli(&["chat", "Say goodbye"]).await;
+    ran.unwrap();
+    let conversation = app.core().list_conversations().await.unwrap()[0].id.clone();
+    let (ran, _) = cli(&["chat", "--conversation", &conversation, "Say hello"]).await;
+    ran.unwrap();
+    let messages = store.list_messages(conversation.clone()).await.unwrap();
+    let answers: Vec<_> = messages
+        .iter()
+        .filter(|m| m.role == Role::Assistant)
+        .collect();
+    assert_eq!(answers.len(), 2);
+    let mut sum = 0;
+    for answer in &answers {
+        let (input, output) = (answer.input_tokens.unwrap(), answer.output_tokens.unwrap());
+        assert!(input > 0 && output > 0, "aimock reports usage");
+        let cost = answer.cost_pico.expect("a priced answer has a cost");
+        assert_eq!(cost, input * 2_500_000 + output * 10_000_000);
+        sum += cost;
+    }
+    let total = app.core().conversation_usage(&conversation).await.unwrap();
+    assert_eq!(
+        (total.requests, total.cost_pico, total.unpriced),
+        (2, sum, 0)
+    );
+
+    // Every conversation's requests by day: the unpriced one counted, its cost not guessed.
+    let (ran, said) = cli(&["usage", "--json"]).await;
+    ran.unwrap();
+    let report: serde_json::Value = serde_json::from_str(&said).unwrap();
+    assert_eq!(report["total"]["requests"], 3);
+    assert_eq!(report["total"]["unpriced"], 1);
+    assert_eq!(report["total"]["cost_pico"], sum);
+    assert_eq!(report["days"][0]["model"], "gpt-4o");
+    let (ran, said) = cli(&["usage"]).await;
+    ran.unwrap();
+    assert!(said.contains("+ 1 unpriced"), "{said}");
+    let (ran, _) = cli(&["usage", "--since", "yesterday"]).await;
+    assert!(ran.unwrap_err().contains("YYYY-MM-DD"));
+    let (ran, said) = cli(&["usage", "--since", "2999-01-01"]).await;
+    ran.unwrap();
+    assert!(said.contains("No model was asked"), "{said}");
+    app.shutdown(Duration::from_secs(5)).await;
+}

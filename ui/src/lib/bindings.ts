@@ -134,7 +134,11 @@ full_length: number | null,
 /**
  * Files attached to a message of the person's (their bytes are in the attachments folder).
  */
-attachments: Array<Attachment>, };
+attachments: Array<Attachment>, 
+/**
+ * What the answer cost in pico-dollars, when its model had a price.
+ */
+cost_pico: number | null, };
 
 /**
  * Whether a call was let run; the values of `tool_runs.decision`.
@@ -373,6 +377,64 @@ message_id: string, call_id: string,
 server: string, tool: string, uri: string, name: string, mime_type: string | null, };
 
 /**
+ * A model's price, in pico-dollars per token.
+ */
+export type Price = { input: number, output: number, 
+/**
+ * Input read from the provider's cache, where it prices that apart.
+ */
+cached_input: number | null, };
+
+/**
+ * Whose word a price is.
+ */
+export type PriceSource = "person" | "provider";
+
+/**
+ * One model's price, as the price table shows it.
+ */
+export type ModelPrice = { provider: string, model: string, price: Price, said_by: PriceSource, };
+
+/**
+ * Requests, tokens and cost added up (of a conversation, or of one day, provider and model).
+ */
+export type UsageTotal = { requests: number, input_tokens: number, output_tokens: number, 
+/**
+ * The cost of the requests whose model had a price.
+ */
+cost_pico: number, 
+/**
+ * Requests whose model had no price (their tokens are counted, their cost is not).
+ */
+unpriced: number, };
+
+/**
+ * One day's use of one model (days in UTC).
+ */
+export type UsageDay = { 
+/**
+ * `YYYY-MM-DD`.
+ */
+day: string, provider: string, model: string, requests: number, input_tokens: number, output_tokens: number, 
+/**
+ * The cost of the requests whose model had a price.
+ */
+cost_pico: number, 
+/**
+ * Requests whose model had no price (their tokens are counted, their cost is not).
+ */
+unpriced: number, };
+
+/**
+ * Use since a time: by day, provider and model, and all of it added up.
+ */
+export type UsageReport = { 
+/**
+ * Milliseconds since 1970.
+ */
+since: number, days: Array<UsageDay>, total: UsageTotal, };
+
+/**
  * One call of a conversation: the call `call_id` of the answer `message_id` (a model's call
  * ids are only unique within one answer; Ollama and Gemini number them from 0 each time).
  */
@@ -537,7 +599,11 @@ name: string | null,
  * Whether it takes images, where the list says (OpenRouter's
  * `architecture.input_modalities`); absent when it does not say.
  */
-takes_images?: boolean, };
+takes_images?: boolean, 
+/**
+ * What it costs, where the list says (OpenRouter's `pricing`, dollars per token).
+ */
+price?: Price, };
 
 /**
  * What "Test connection" found: the models, or exactly what failed.

@@ -64,6 +64,8 @@ export type ChatItem =
       model: string | null;
       input_tokens: number | null;
       output_tokens: number | null;
+      /** what the answer cost in pico-dollars, when its model had a price */
+      cost_pico: number | null;
       tools: ToolCard[];
     };
 
@@ -112,6 +114,7 @@ function assistantFrom(m: Message): AssistantItem {
     model: m.model,
     input_tokens: m.input_tokens,
     output_tokens: m.output_tokens,
+    cost_pico: m.cost_pico ?? null,
     tools: [],
   };
 }
@@ -334,6 +337,7 @@ function savedIn(items: ChatItem[], cursor: ItemsCursor, message: Message): void
     item.error = saved.error;
     item.input_tokens = saved.input_tokens;
     item.output_tokens = saved.output_tokens;
+    item.cost_pico = saved.cost_pico;
   } else if (message.role === "tool" && message.tool_call_id) {
     const card = cardIn(items, cursor, message.tool_call_id);
     if (card) {

@@ -34,6 +34,7 @@ import type {
   ToolSuggestion,
   LocalServer,
   ModelInfo,
+  ModelPrice,
   NewProvider,
   Provider,
   ProviderKindInfo,
@@ -43,6 +44,9 @@ import type {
   SearchHit,
   Settings,
   SwitchedBranch,
+  TypedPrice,
+  UsageReport,
+  UsageTotal,
 } from "./types";
 import { IpcError, toIpcError } from "./errors";
 
@@ -353,6 +357,31 @@ export function answerMcpForm(id: string, answer: McpFormAnswer): Promise<void> 
 /** The end of the server's stderr log (empty when it has written nothing). */
 export function mcpServerLog(name: string): Promise<string> {
   return call("mcp_server_log", { name });
+}
+
+/** Every model with a price (the person's, else what its provider's list says), by provider and model. */
+export function listPrices(): Promise<ModelPrice[]> {
+  return call("list_prices");
+}
+
+/**
+ * The person's price for `model` of `provider`, as typed (dollars per million tokens); all three
+ * null forgets it. Resolves the price that counts now (after forgetting: the provider list's, or
+ * null). invalid_input names `input`, `output` or `cached` (a price missing or not a number) or
+ * `model` in `field`.
+ */
+export function setModelPrice(provider: string, model: string, price: TypedPrice): Promise<ModelPrice | null> {
+  return call("set_model_price", { provider, model, input: price.input, output: price.output, cached: price.cached });
+}
+
+/** A conversation's requests added up: every round of every answer, branches and descriptions too. */
+export function conversationUsage(conversationId: string): Promise<UsageTotal> {
+  return call("conversation_usage", { conversationId });
+}
+
+/** Every model's use since `since` (milliseconds since 1970), by day (UTC), provider and model. */
+export function usageReport(since: number): Promise<UsageReport> {
+  return call("usage_report", { since });
 }
 
 export function getSettings(): Promise<Settings> {

@@ -28,12 +28,15 @@ export type {
   MessagePage,
   MessageStatus,
   ModelInfo,
+  ModelPrice,
   NewProvider,
   OfferedArgument,
   OfferedPrompt,
   OfferedResource,
   OfferedTemplate,
   OffersOf,
+  Price,
+  PriceSource,
   Provider,
   ProviderKind,
   ProviderKindInfo,
@@ -52,6 +55,9 @@ export type {
   ToolRun,
   ToolStatus,
   ToolSuggestion,
+  UsageDay,
+  UsageReport,
+  UsageTotal,
 } from "./bindings";
 
 export type {
@@ -74,4 +80,15 @@ export interface NewMcpServer {
   name: string;
   command_line?: string;
   url?: string;
+}
+
+/**
+ * A model's price as the person typed it, in dollars per million tokens ("2.50"); Rust reads it
+ * (the page never does sums on prices). Input and output go together, cached input is optional;
+ * all three null forgets the person's price.
+ */
+export interface TypedPrice {
+  input: string | null;
+  output: string | null;
+  cached: string | null;
 }

@@ -236,6 +236,7 @@ mod tests {
             is_error: false,
             full_length: None,
             attachments: Vec::new(),
+            cost_pico: None,
         }
     }
 

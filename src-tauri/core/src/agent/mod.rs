@@ -131,6 +131,8 @@ pub struct RunSetup {
     pub standing: Standing,
     pub auto_approve: bool,
     pub limits: RunLimits,
+    /// What the model costs, when a price is known: each answer's cost is kept with it.
+    pub price: Option<crate::price::Price>,
 }
 
 /// The services a run talks to.

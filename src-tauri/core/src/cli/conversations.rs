@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use clap::Subcommand;
 
-use super::CliError;
+use super::{json_out, CliError};
 use crate::store::{export_text, to_markdown, ExportFormat, Role, SnippetPart};
 use crate::App;
 
@@ -98,12 +98,6 @@ pub(crate) enum ConversationsCommand {
         #[arg(long)]
         json: bool,
     },
-}
-
-fn json_out(out: &mut impl Write, value: &impl serde::Serialize) -> Result<(), CliError> {
-    serde_json::to_writer_pretty(&mut *out, value).map_err(|e| CliError::Output(e.to_string()))?;
-    writeln!(out)?;
-    Ok(())
 }
 
 /// A snippet for a terminal: matched words in `[` `]`.

@@ -9,6 +9,7 @@ mod mcp;
 mod mcp_features;
 mod provider;
 mod terminal;
+mod usage;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -48,6 +49,8 @@ enum Command {
     /// List, read, search, export and import conversations.
     #[command(subcommand)]
     Conversations(conversations::ConversationsCommand),
+    /// Tokens and cost by day, provider and model (days in UTC).
+    Usage(usage::UsageArgs),
 }
 
 impl Command {
@@ -64,7 +67,9 @@ impl Command {
                     | C::Export { .. }
                     | C::Artifacts { .. }
                     | C::Links { .. }
-            ) | Command::Provider(provider::ProviderCommand::List { .. })
+            ) | Command::Provider(
+                provider::ProviderCommand::List { .. } | provider::ProviderCommand::Prices { .. }
+            ) | Command::Usage(_)
                 | Command::Mcp(mcp::McpCommand::List { .. } | mcp::McpCommand::Approvals { .. })
         )
     }
@@ -152,7 +157,18 @@ async fn run(app: &Arc<App>, command: Command, out: &mut impl Write) -> Result<(
         Command::Mcp(command) => mcp::run(app, command, out).await,
         Command::Chat(args) => chat::run(app, args, out).await,
         Command::Conversations(command) => conversations::run(app, command, out).await,
+        Command::Usage(args) => usage::run(app, args, out).await,
     }
+}
+
+/// `value` as pretty JSON and a newline (every `--json`).
+pub(crate) fn json_out(
+    out: &mut impl Write,
+    value: &impl serde::Serialize,
+) -> Result<(), CliError> {
+    serde_json::to_writer_pretty(&mut *out, value).map_err(|e| CliError::Output(e.to_string()))?;
+    writeln!(out)?;
+    Ok(())
 }
 
 pub(crate) fn write_table<const N: usize>(

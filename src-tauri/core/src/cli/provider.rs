@@ -7,8 +7,9 @@ use std::io::Write;
 use clap::Subcommand;
 use secrecy::SecretString;
 
-use super::{write_table, CliError};
+use super::{json_out, write_table, CliError};
 use crate::engine::NewProvider;
+use crate::price::{self, Price};
 use crate::provider_config::{preset_by_id, Preset, ProviderKind, PRESETS};
 use crate::App;
 
@@ -51,6 +52,27 @@ pub(crate) enum ProviderCommand {
         model: String,
         #[arg(value_parser = ["on", "off", "auto"])]
         takes: String,
+    },
+    /// Set what a model costs, in dollars per million tokens (`--input` and `--output`
+    /// together, `--cached` for cached input), `--none` to forget it; with neither, show it.
+    Price {
+        name: String,
+        model: String,
+        #[arg(long, value_name = "USD", value_parser = per_million, requires = "output", conflicts_with = "none")]
+        input: Option<u64>,
+        #[arg(long, value_name = "USD", value_parser = per_million, requires = "input")]
+        output: Option<u64>,
+        #[arg(long, value_name = "USD", value_parser = per_million, requires = "input")]
+        cached: Option<u64>,
+        #[arg(long)]
+        none: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Every model with a price: yours, or what its provider's model list says.
+    Prices {
+        #[arg(long)]
+        json: bool,
     },
     /// List the models a provider offers.
     Models {
@@ -157,6 +179,53 @@ pub(crate) async fn run(
             app.remove_provider(&name).await?;
             writeln!(out, "Removed provider “{}” and its key.", name.trim())?;
         }
+        ProviderCommand::Price {
+            name,
+            model,
+            input,
+            output,
+            cached,
+            none,
+            json,
+        } => {
+            let core = app.core();
+            let now = match (input.zip(output), none) {
+                (Some((input, output)), _) => {
+                    let price = Price {
+                        input,
+                        output,
+                        cached_input: cached,
+                    };
+                    core.set_model_price(&name, &model, Some(price)).await?
+                }
+                (None, true) => core.set_model_price(&name, &model, None).await?,
+                (None, false) => core.model_price(&name, &model).await?,
+            };
+            if json {
+                return json_out(out, &now);
+            }
+            match now {
+                Some(p) => writeln!(out, "{}", price_line(&p))?,
+                None => writeln!(
+                    out,
+                    "“{}” of “{}” has no price: its answers show tokens only.",
+                    model.trim(),
+                    name.trim()
+                )?,
+            }
+        }
+        ProviderCommand::Prices { json } => {
+            let prices = app.core().prices().await?;
+            if json {
+                return json_out(out, &prices);
+            }
+            if prices.is_empty() {
+                writeln!(out, "No model has a price yet.")?;
+            }
+            for p in &prices {
+                writeln!(out, "{}", price_line(p))?;
+            }
+        }
         ProviderCommand::Images { name, model, takes } => {
             let takes = match takes.as_str() {
                 "on" => Some(true),
@@ -225,4 +294,28 @@ fn read_key(var: &str) -> Result<SecretString, CliError> {
             "the variable {var} is not valid text"
         ))),
     }
+}
+
+/// Dollars per million tokens as typed (`2.50`), in pico-dollars per token.
+fn per_million(text: &str) -> Result<u64, String> {
+    price::from_usd_per_million(text).ok_or_else(|| {
+        format!("“{text}” is not a price in dollars per million tokens, such as 2.50")
+    })
+}
+
+/// One model's price for a person: dollars per million tokens, and whose word it is.
+fn price_line(p: &crate::store::ModelPrice) -> String {
+    let cached = p
+        .price
+        .cached_input
+        .map(|c| format!(", cached input ${}", price::usd_per_million(c)))
+        .unwrap_or_default();
+    format!(
+        "“{}” of “{}”: input ${}, output ${}{cached} per million tokens (said by {}).",
+        p.model,
+        p.provider,
+        price::usd_per_million(p.price.input),
+        price::usd_per_million(p.price.output),
+        p.said_by
+    )
 }

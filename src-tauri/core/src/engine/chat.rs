@@ -234,6 +234,10 @@ impl Core {
         let provider = self.provider_client(&provider_name).await?;
         let media = self.model_media(&provider_name, &model).await?;
         super::attachments::check_media(&attachments, &media, &model)?;
+        let price = self
+            .model_price(&provider_name, &model)
+            .await?
+            .map(|p| p.price);
 
         let (tools_offered, _) = self.conversation_catalogue(tools, &conversation.id).await?;
         let mut offered: Vec<_> = tools_offered
@@ -324,6 +328,7 @@ impl Core {
             standing,
             auto_approve: conversation.auto_approve,
             limits,
+            price,
         })
     }
 

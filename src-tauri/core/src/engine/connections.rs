@@ -89,28 +89,33 @@ impl Core {
     pub async fn list_models(&self, name: &str) -> Result<Vec<ModelInfo>, CoreError> {
         let client = self.provider_client(name).await?;
         let models = client.list_models().await?;
-        self.remember_listed_images(name, &models).await;
+        self.remember_listing(name, &models).await;
         Ok(models)
     }
 
-    /// Keeps what a model list said of its models' images, for [`Core::model_media`].
-    async fn remember_listed_images(&self, provider: &str, models: &[ModelInfo]) {
-        let listed: Vec<(String, bool)> = models
+    /// Keeps what a model list said of its models' images and prices, for
+    /// [`Core::model_media`] and [`Core::model_price`] (the person's word still wins).
+    async fn remember_listing(&self, provider: &str, models: &[ModelInfo]) {
+        let images: Vec<(String, bool)> = models
             .iter()
             .filter_map(|m| Some((m.id.clone(), m.takes_images?)))
             .collect();
-        if listed.is_empty() {
+        let prices: Vec<(String, crate::price::Price)> = models
+            .iter()
+            .filter_map(|m| Some((m.id.clone(), m.price?)))
+            .collect();
+        if images.is_empty() && prices.is_empty() {
             return;
         }
-        let kept = match (self.provider_row(provider).await, self.store()) {
-            (Ok(row), Ok(store)) => store
-                .set_listed_images(row.id, listed)
-                .await
-                .map_err(CoreError::from),
-            (Err(e), _) | (_, Err(e)) => Err(e),
+        let kept = async {
+            let id = self.provider_row(provider).await?.id;
+            let store = self.store()?;
+            store.set_listed_images(id.clone(), images).await?;
+            store.set_listed_prices(id, prices).await?;
+            Ok::<_, CoreError>(())
         };
-        if let Err(e) = kept {
-            tracing::warn!(provider, error = %e, "what the model list says of images was not kept");
+        if let Err(e) = kept.await {
+            tracing::warn!(provider, error = %e, "what the model list says of images and prices was not kept");
         }
     }
 
@@ -127,7 +132,7 @@ impl Core {
         };
         let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         if let Ok(models) = &outcome {
-            self.remember_listed_images(name, models).await;
+            self.remember_listing(name, models).await;
         }
         let report = match outcome {
             Ok(models) => ConnectionReport {

@@ -767,6 +767,7 @@ mod attachments;
 mod chat;
 mod connections;
 mod mcp;
+mod usage;
 
 pub use crate::events::CallRef;
 pub use artifacts::{ConversationArtifact, ToolLink, MAX_PREVIEW_BYTES};
@@ -774,6 +775,7 @@ pub use attachments::ToolSuggestion;
 pub use chat::{system_prompt, ConversationTool, ToolSelection, TurnRequest};
 pub use connections::{ConnectionReport, LocalServer};
 pub use mcp::{McpServerStatus, McpServerView, ToolReview};
+pub use usage::UsageReport;
 
 #[cfg(test)]
 mod tests;

@@ -539,3 +539,87 @@ async fn a_model_list_that_says_which_models_take_images_is_believed_until_the_p
         .images
         .is_none());
 }
+
+#[tokio::test]
+async fn a_price_comes_from_the_provider_list_or_the_person_and_is_never_guessed() {
+    // OpenRouter's list gives dollars per token; "-1" is a price it cannot say.
+    let (base, _) = answer_with(
+        200,
+        r#"{"data": [
+            {"id": "acme/seer-1", "pricing": {"prompt": "0.0000025", "completion": "0.00001", "input_cache_read": "0.00000125"}},
+            {"id": "acme/auto", "pricing": {"prompt": "-1", "completion": "-1"}},
+            {"id": "acme/plain-1"}
+        ]}"#,
+    )
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let core = core_in(dir.path(), Arc::new(MemoryStore::new()))
+        .await
+        .with_http_options(quick());
+    core.add_provider(NewProvider {
+        base_url: Some(base),
+        ..provider("Router", "openai_compatible", Some("sk-x"))
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        core.model_price("Router", "acme/seer-1").await.unwrap(),
+        None
+    );
+    core.list_models("Router").await.unwrap();
+    let listed = core
+        .model_price("Router", "acme/seer-1")
+        .await
+        .unwrap()
+        .unwrap();
+    let from_list = crate::price::Price {
+        input: 2_500_000,
+        output: 10_000_000,
+        cached_input: Some(1_250_000),
+    };
+    assert_eq!(listed.price, from_list);
+    assert_eq!(listed.said_by, crate::store::PriceSource::Provider);
+    assert_eq!(core.model_price("Router", "acme/auto").await.unwrap(), None);
+    assert_eq!(
+        core.model_price("Router", "acme/plain-1").await.unwrap(),
+        None
+    );
+
+    // The person's word wins; forgotten, the list's counts again.
+    let mine = crate::price::Price {
+        input: 1_000_000,
+        output: 2_000_000,
+        cached_input: None,
+    };
+    let said = core
+        .set_model_price("Router", "acme/seer-1", Some(mine))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (said.price, said.said_by),
+        (mine, crate::store::PriceSource::Person)
+    );
+    core.list_models("Router").await.unwrap();
+    assert_eq!(
+        core.model_price("Router", "acme/seer-1")
+            .await
+            .unwrap()
+            .unwrap()
+            .price,
+        mine,
+        "a list read again does not override the person"
+    );
+    let prices = core.prices().await.unwrap();
+    assert_eq!(prices.len(), 1);
+    let forgotten = core
+        .set_model_price("Router", "acme/seer-1", None)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(forgotten.price, from_list);
+    assert!(core
+        .set_model_price("Nowhere", "m", Some(mine))
+        .await
+        .is_err());
+}

@@ -26,6 +26,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::price;
+
 pub use error::ProviderError;
 
 /// The events of one answer, in order; it ends after `Finish` (and usage) or with an error.
@@ -106,6 +108,10 @@ pub struct ModelInfo {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub takes_images: Option<bool>,
+    /// What it costs, where the list says (OpenRouter's `pricing`, dollars per token).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub price: Option<price::Price>,
 }
 
 /// Reads `items[*][id_key]` (and an optional display name) into a sorted model list.
@@ -131,12 +137,29 @@ fn models_from(
                     .pointer("/architecture/input_modalities")
                     .and_then(Value::as_array)
                     .map(|kinds| kinds.iter().any(|k| k == "image")),
+                price: listed_price(m),
             })
         })
         .collect();
     models.sort_by(|a, b| a.id.cmp(&b.id));
     models.dedup_by(|a, b| a.id == b.id);
     Ok(models)
+}
+
+/// A model's price as OpenRouter's list gives it (`pricing.prompt`, `completion` and
+/// `input_cache_read`, dollars per token as text); none unless both main prices are there.
+fn listed_price(model: &Value) -> Option<price::Price> {
+    let per_token = |key: &str| {
+        model
+            .pointer(&format!("/pricing/{key}"))
+            .and_then(Value::as_str)
+            .and_then(price::from_usd_per_token)
+    };
+    Some(price::Price {
+        input: per_token("prompt")?,
+        output: per_token("completion")?,
+        cached_input: per_token("input_cache_read"),
+    })
 }
 
 /// A whole answer, as [`Provider::complete`] collects it.

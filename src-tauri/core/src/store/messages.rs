@@ -93,6 +93,9 @@ pub struct Message {
     pub full_length: Option<i64>,
     /// Files attached to a message of the person's (their bytes are in the attachments folder).
     pub attachments: Vec<crate::attachments::Attachment>,
+    /// What the answer cost in pico-dollars, when its model had a price.
+    #[ts(type = "number | null")]
+    pub cost_pico: Option<i64>,
 }
 
 /// How much of a tool result reaches the window with its message; the rest is read on demand.
@@ -197,11 +200,12 @@ pub struct MessageUpdate {
     pub input_tokens: Option<i64>,
     pub output_tokens: Option<i64>,
     pub error: Option<String>,
+    pub cost_pico: Option<i64>,
 }
 
 const COLUMNS: &str = "id, conversation_id, role, content, created_at, tool_calls, tool_call_id, \
      name, finish_reason, status, provider, model, input_tokens, output_tokens, reasoning, error, \
-     is_error, NULL, attachments";
+     is_error, NULL, attachments, cost_pico";
 
 /// [`COLUMNS`] for a window: a tool result cut to [`TOOL_PREVIEW_CHARS`] by SQLite, so a long
 /// one is never read whole.
@@ -212,7 +216,8 @@ fn preview_columns() -> String {
          CASE WHEN role = 'tool' AND length(content) > {n} THEN substr(content, 1, {n}) ELSE content END, \
          created_at, tool_calls, tool_call_id, name, finish_reason, status, provider, model, \
          input_tokens, output_tokens, reasoning, error, is_error, \
-         CASE WHEN role = 'tool' AND length(content) > {n} THEN length(content) END, attachments"
+         CASE WHEN role = 'tool' AND length(content) > {n} THEN length(content) END, attachments, \
+         cost_pico"
     )
 }
 
@@ -259,6 +264,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Message> {
                 rusqlite::Error::FromSqlConversionFailure(18, rusqlite::types::Type::Text, e.into())
             })?
             .unwrap_or_default(),
+        cost_pico: row.get(19)?,
     })
 }
 
@@ -362,8 +368,8 @@ impl Store {
                  reasoning = COALESCE(?3, reasoning), tool_calls = COALESCE(?4, tool_calls), \
                  finish_reason = COALESCE(?5, finish_reason), status = COALESCE(?6, status), \
                  input_tokens = COALESCE(?7, input_tokens), \
-                 output_tokens = COALESCE(?8, output_tokens), error = COALESCE(?9, error) \
-                 WHERE id = ?1",
+                 output_tokens = COALESCE(?8, output_tokens), error = COALESCE(?9, error), \
+                 cost_pico = COALESCE(?10, cost_pico) WHERE id = ?1",
                 params![
                     id,
                     update.content,
@@ -374,6 +380,7 @@ impl Store {
                     update.input_tokens,
                     update.output_tokens,
                     update.error,
+                    update.cost_pico,
                 ],
             )?;
             if changed == 0 {

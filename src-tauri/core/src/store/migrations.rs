@@ -236,6 +236,28 @@ CREATE TABLE provider_models (
     r#"
 ALTER TABLE provider_models ADD COLUMN listed_images INTEGER;
 "#,
+    // 16: what models cost (issue 18). Prices are JSON `Price`s (pico-dollars per token): the
+    // person's word, and what the provider's list says; an answer's cost in pico-dollars; and
+    // every request a model answered, kept after its conversation is gone (the Usage page).
+    r#"
+ALTER TABLE provider_models ADD COLUMN price TEXT;
+ALTER TABLE provider_models ADD COLUMN listed_price TEXT;
+ALTER TABLE messages ADD COLUMN cost_pico INTEGER;
+CREATE TABLE usage (
+    id               INTEGER PRIMARY KEY,
+    at               INTEGER NOT NULL,
+    conversation_id  TEXT,
+    message_id       TEXT,
+    provider         TEXT NOT NULL,
+    model            TEXT NOT NULL,
+    purpose          TEXT NOT NULL,
+    input_tokens     INTEGER NOT NULL DEFAULT 0,
+    output_tokens    INTEGER NOT NULL DEFAULT 0,
+    cost_pico        INTEGER
+);
+CREATE INDEX usage_at ON usage (at);
+CREATE INDEX usage_conversation ON usage (conversation_id);
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -14,6 +14,7 @@ mod providers;
 mod search;
 mod tool_loop;
 mod transfer;
+mod usage;
 mod writers;
 
 use std::path::{Path, PathBuf};
@@ -37,6 +38,7 @@ pub use transfer::{
     ExportedConversation, ExportedMessage, ExportedToolRun, FORMAT as EXPORT_FORMAT,
     VERSION as EXPORT_VERSION,
 };
+pub use usage::{ModelPrice, NewUsage, PriceSource, UsageDay, UsagePurpose, UsageTotal};
 
 /// Statements run through the connection's statement cache, for the ones a conversation runs
 /// again and again (appending and updating messages, recording tool calls): parsing the SQL

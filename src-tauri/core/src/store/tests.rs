@@ -1307,3 +1307,65 @@ async fn result_files_of_branches_kept_aside_go_with_their_turn_or_their_convers
         "the hidden branch's file went with its conversation"
     );
 }
+
+#[tokio::test]
+async fn usage_adds_up_by_conversation_and_by_day_and_outlives_its_conversation() {
+    use super::{NewUsage, UsagePurpose};
+    let store = Store::open_in_memory().unwrap();
+    let conv = store.create_conversation("x".into()).await.unwrap();
+    let row =
+        |conversation: Option<&str>, model: &str, tokens: (i64, i64), cost: Option<i64>| NewUsage {
+            conversation_id: conversation.map(str::to_owned),
+            message_id: None,
+            provider: "P".into(),
+            model: model.into(),
+            purpose: UsagePurpose::Answer,
+            input_tokens: tokens.0,
+            output_tokens: tokens.1,
+            cost_pico: cost,
+        };
+    store
+        .record_usage(row(Some(&conv.id), "a", (100, 10), Some(7)))
+        .await
+        .unwrap();
+    store
+        .record_usage(row(Some(&conv.id), "a", (200, 20), Some(11)))
+        .await
+        .unwrap();
+    store
+        .record_usage(row(Some(&conv.id), "b", (5, 5), None))
+        .await
+        .unwrap();
+    store
+        .record_usage(row(None, "a", (1, 1), Some(1)))
+        .await
+        .unwrap();
+
+    let total = store.conversation_usage(conv.id.clone()).await.unwrap();
+    assert_eq!(
+        (
+            total.requests,
+            total.input_tokens,
+            total.output_tokens,
+            total.cost_pico,
+            total.unpriced
+        ),
+        (3, 305, 35, 18, 1)
+    );
+    store.delete_conversation(conv.id.clone()).await.unwrap();
+    let days = store.usage_by_day(0).await.unwrap();
+    let by_model: Vec<(&str, i64, i64, i64)> = days
+        .iter()
+        .map(|d| {
+            (
+                d.model.as_str(),
+                d.total.requests,
+                d.total.cost_pico,
+                d.total.unpriced,
+            )
+        })
+        .collect();
+    assert_eq!(by_model, [("a", 3, 19, 0), ("b", 1, 0, 1)]);
+    assert_eq!(days[0].day.len(), "2026-11-26".len());
+    assert!(store.usage_by_day(i64::MAX).await.unwrap().is_empty());
+}

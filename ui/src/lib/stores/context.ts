@@ -14,6 +14,7 @@ import type { ServersStore } from "./servers.svelte";
 import type { SettingsStore } from "./settings.svelte";
 import type { Stores } from "./stores";
 import type { UiStore } from "./ui.svelte";
+import type { UsageStore } from "./usage.svelte";
 
 const KEY = Symbol("switchboard.stores");
 
@@ -63,4 +64,8 @@ export function getAttachments(): AttachmentsStore {
 
 export function getArtifacts(): ArtifactsStore {
   return stores().artifacts;
+}
+
+export function getUsage(): UsageStore {
+  return stores().usage;
 }

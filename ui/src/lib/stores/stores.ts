@@ -12,6 +12,7 @@ import { ProvidersStore } from "./providers.svelte";
 import { ServersStore } from "./servers.svelte";
 import { SettingsStore } from "./settings.svelte";
 import { UiStore } from "./ui.svelte";
+import { UsageStore } from "./usage.svelte";
 
 export class Stores {
   readonly ui: UiStore;
@@ -25,6 +26,8 @@ export class Stores {
   readonly attachments: AttachmentsStore;
   /** The canvas: the files tools produced, by conversation. */
   readonly artifacts: ArtifactsStore;
+  /** What models cost: prices, each conversation's total, the Usage page's report. */
+  readonly usage: UsageStore;
 
   constructor(theme: ThemeController) {
     this.ui = new UiStore(theme);
@@ -32,11 +35,18 @@ export class Stores {
     this.providers = new ProvidersStore(this.ui, this.settings);
     this.servers = new ServersStore(this.ui);
     this.artifacts = new ArtifactsStore();
-    // A run that ends (shown or not) changes the sidebar's order; the files its tools produce
-    // go to the canvas.
+    this.usage = new UsageStore(this.ui);
+    // A run that ends (shown or not) changes the sidebar's order and what the conversation has
+    // cost, as does each answer saved; the files its tools produce go to the canvas.
     this.chats = new ChatSessions(
-      () => void this.conversations.refresh(),
-      (conversationId, event) => this.artifacts.heard(conversationId, event),
+      (conversationId) => {
+        void this.conversations.refresh();
+        void this.usage.readTotal(conversationId);
+      },
+      (conversationId, event) => {
+        this.artifacts.heard(conversationId, event);
+        if (event.type === "message_saved" && event.message.role === "assistant") void this.usage.readTotal(conversationId);
+      },
     );
     this.conversations = new ConversationsStore(this.ui, this.chats);
     this.attachments = new AttachmentsStore(this.ui);

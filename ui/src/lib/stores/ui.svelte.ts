@@ -16,7 +16,8 @@ export type Page =
   | { name: "conversation"; id: string }
   | { name: "providers" }
   | { name: "settings" }
-  | { name: "servers" };
+  | { name: "servers" }
+  | { name: "usage" };
 
 export interface Toast {
   id: number;
@@ -99,6 +100,10 @@ export class UiStore {
 
   showSettings(): void {
     this.go({ name: "settings" });
+  }
+
+  showUsage(): void {
+    this.go({ name: "usage" });
   }
 
   /** The page this window showed before a reload, if it was a conversation. */

@@ -12,7 +12,7 @@ use crate::events::{RunEvent, StopReason};
 use crate::providers::{
     ChatRequest, FinishReason, ProviderError, ProviderEvent, ToolCall, ToolChoice,
 };
-use crate::store::{MessageStatus, MessageUpdate, NewMessage, Role, StoreError};
+use crate::store::{MessageStatus, MessageUpdate, NewMessage, Role, StoreError, UsagePurpose};
 
 impl Run<'_> {
     /// Streams one answer. `ToolChoice::None` is the last answer at the round cap: tools stay
@@ -127,6 +127,14 @@ impl Run<'_> {
             .store
             .update_message(id.clone(), update)
             .await;
+        self.ctx
+            .record_usage(
+                UsagePurpose::Answer,
+                Some(&id),
+                got.input_tokens,
+                got.output_tokens,
+            )
+            .await;
         match saved {
             Ok(saved) => {
                 self.show(&id, &mut got);
@@ -156,6 +164,7 @@ impl Run<'_> {
             reasoning: got.reasoning(),
             input_tokens: got.input_tokens,
             output_tokens: got.output_tokens,
+            cost_pico: self.ctx.cost_of(got.input_tokens, got.output_tokens),
             ..MessageUpdate::default()
         };
         let end = match ended {

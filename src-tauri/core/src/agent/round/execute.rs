@@ -143,12 +143,27 @@ impl Ctx<'_> {
         // `timeout` hands back an answer that was ready when it was next polled even if that
         // was after the deadline (a busy machine polls late): a late answer is late all the same.
         let answer = match tokio::time::timeout(within, asked).await {
-            Ok(Ok(answer)) if asked_at.elapsed() <= within => answer.text,
+            Ok(Ok(answer)) => {
+                // Late or not, the model answered: what it cost counts.
+                let tokens = |n: Option<u64>| n.map(|n| i64::try_from(n).unwrap_or(i64::MAX));
+                self.record_usage(
+                    crate::store::UsagePurpose::Description,
+                    None,
+                    tokens(answer.input_tokens),
+                    tokens(answer.output_tokens),
+                )
+                .await;
+                if asked_at.elapsed() > within {
+                    tracing::debug!(?within, "the description of a call came too late");
+                    return None;
+                }
+                answer.text
+            }
             Ok(Err(e)) => {
                 tracing::debug!(error = %e, "no description of a call");
                 return None;
             }
-            Ok(Ok(_)) | Err(_) => {
+            Err(_) => {
                 tracing::debug!(?within, "the description of a call came too late");
                 return None;
             }

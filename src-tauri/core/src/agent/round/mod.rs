@@ -9,6 +9,7 @@ mod answer;
 mod calls;
 mod execute;
 mod record;
+mod usage;
 
 use std::collections::HashMap;
 

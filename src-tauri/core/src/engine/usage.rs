@@ -1,0 +1,104 @@
+//! What models cost and what they were asked, on the core's side (issue 18): a model's price
+//! (the person's word, else what its provider's list says; never guessed), the price table,
+//! a conversation's total and the use of every model by day.
+
+use serde::Serialize;
+
+use super::Core;
+use crate::error::CoreError;
+use crate::price::Price;
+use crate::store::{ModelPrice, UsageDay, UsageTotal};
+
+/// Use since a time: by day, provider and model, and all of it added up.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct UsageReport {
+    /// Milliseconds since 1970.
+    #[ts(type = "number")]
+    pub since: i64,
+    pub days: Vec<UsageDay>,
+    pub total: UsageTotal,
+}
+
+impl Core {
+    /// What `model` of the provider `provider` costs, and whose word that is; `None` when
+    /// nobody said.
+    ///
+    /// # Errors
+    /// No such provider; the database.
+    pub async fn model_price(
+        &self,
+        provider: &str,
+        model: &str,
+    ) -> Result<Option<ModelPrice>, CoreError> {
+        let row = self.provider_row(provider).await?;
+        let found = self
+            .store()?
+            .model_price(row.id, model.trim().to_owned())
+            .await?;
+        Ok(found.map(|(price, said_by)| ModelPrice {
+            provider: row.name,
+            model: model.trim().to_owned(),
+            price,
+            said_by,
+        }))
+    }
+
+    /// Records the person's price for `model` of `provider` (`None` forgets it); returns the
+    /// price that counts now.
+    ///
+    /// # Errors
+    /// No such provider; an empty model name; the database.
+    pub async fn set_model_price(
+        &self,
+        provider: &str,
+        model: &str,
+        price: Option<Price>,
+    ) -> Result<Option<ModelPrice>, CoreError> {
+        let model = model.trim();
+        if model.is_empty() {
+            return Err(crate::input::InvalidInput::new("model", "Name the model.").into());
+        }
+        let row = self.provider_row(provider).await?;
+        self.store()?
+            .set_price(row.id, model.to_owned(), price)
+            .await?;
+        self.model_price(&row.name, model).await
+    }
+
+    /// Every model with a price.
+    ///
+    /// # Errors
+    /// The database.
+    pub async fn prices(&self) -> Result<Vec<ModelPrice>, CoreError> {
+        Ok(self.store()?.prices().await?)
+    }
+
+    /// A conversation's requests added up: every round of every answer (branches too) and
+    /// every description for the status line.
+    ///
+    /// # Errors
+    /// The database.
+    pub async fn conversation_usage(&self, conversation_id: &str) -> Result<UsageTotal, CoreError> {
+        Ok(self
+            .store()?
+            .conversation_usage(conversation_id.to_owned())
+            .await?)
+    }
+
+    /// The use of every model since `since` (milliseconds since 1970), by day (UTC).
+    ///
+    /// # Errors
+    /// The database.
+    pub async fn usage(&self, since: i64) -> Result<UsageReport, CoreError> {
+        let days = self.store()?.usage_by_day(since).await?;
+        let mut total = UsageTotal::default();
+        for day in &days {
+            total.requests += day.total.requests;
+            total.input_tokens += day.total.input_tokens;
+            total.output_tokens += day.total.output_tokens;
+            total.cost_pico += day.total.cost_pico;
+            total.unpriced += day.total.unpriced;
+        }
+        Ok(UsageReport { since, days, total })
+    }
+}

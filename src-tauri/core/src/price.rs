@@ -1,0 +1,142 @@
+//! What a model costs (issue 18): prices per token in pico-dollars (10⁻¹² USD), read exactly
+//! from the decimal text providers publish (OpenRouter: dollars per token) and people type
+//! (dollars per million tokens), and an answer's cost from its tokens. Integers throughout, so
+//! a conversation's total is exactly the sum of its answers' costs. Pure.
+
+use serde::{Deserialize, Serialize};
+
+/// Pico-dollars in one dollar.
+const PICO: u64 = 1_000_000_000_000;
+
+/// A model's price, in pico-dollars per token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct Price {
+    #[ts(type = "number")]
+    pub input: u64,
+    #[ts(type = "number")]
+    pub output: u64,
+    /// Input read from the provider's cache, where it prices that apart.
+    #[ts(type = "number | null")]
+    pub cached_input: Option<u64>,
+}
+
+impl Price {
+    /// What `input` and `output` tokens cost, in pico-dollars (saturating: never wraps).
+    pub fn cost(&self, input: u64, output: u64) -> u64 {
+        input
+            .saturating_mul(self.input)
+            .saturating_add(output.saturating_mul(self.output))
+    }
+}
+
+/// Dollars per token as text ("0.0000025") in pico-dollars per token; `None` for what is not a
+/// plain non-negative decimal (OpenRouter writes "-1" for a price it cannot say).
+pub fn from_usd_per_token(text: &str) -> Option<u64> {
+    decimal(text, 12)
+}
+
+/// Dollars per million tokens as text ("2.50") in pico-dollars per token.
+pub fn from_usd_per_million(text: &str) -> Option<u64> {
+    decimal(text, 6)
+}
+
+/// Pico-dollars per token as dollars per million tokens, for a person ("2.5").
+pub fn usd_per_million(pico_per_token: u64) -> String {
+    trimmed(pico_per_token / 1_000_000, pico_per_token % 1_000_000, 6)
+}
+
+/// An amount of pico-dollars for a person: "$0.0123" (four significant places below a cent,
+/// two above), "$0" for nothing.
+pub fn usd(pico: u64) -> String {
+    if pico == 0 {
+        return "$0".into();
+    }
+    let dollars = pico / PICO;
+    let rest = pico % PICO;
+    if dollars > 0 || rest >= PICO / 100 {
+        // Cents, rounded half up.
+        let cents = (pico + PICO / 200) / (PICO / 100);
+        return format!("${}.{:02}", cents / 100, cents % 100);
+    }
+    // Below a cent: enough digits to show four significant ones.
+    let digits = 12 - (rest.ilog10() as usize + 1);
+    let places = (digits + 4).min(12);
+    let unit = 10u64.pow(12 - u32::try_from(places).unwrap_or(12));
+    let rounded = (rest + unit / 2) / unit;
+    let text = format!("{rounded:0places$}");
+    format!("$0.{}", text.trim_end_matches('0'))
+}
+
+/// `text` as a non-negative decimal times 10^`scale`, exactly (digits past `scale` are cut).
+fn decimal(text: &str, scale: u32) -> Option<u64> {
+    let text = text.trim();
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    if (whole.is_empty() && fraction.is_empty())
+        || !whole.bytes().all(|b| b.is_ascii_digit())
+        || !fraction.bytes().all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let whole: u64 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().ok()?
+    };
+    let mut fraction: String = fraction.chars().take(scale as usize).collect();
+    while fraction.len() < scale as usize {
+        fraction.push('0');
+    }
+    let fraction: u64 = if fraction.is_empty() {
+        0
+    } else {
+        fraction.parse().ok()?
+    };
+    whole.checked_mul(10u64.pow(scale))?.checked_add(fraction)
+}
+
+/// `whole.fraction` (of `scale` digits) without trailing zeros.
+fn trimmed(whole: u64, fraction: u64, scale: usize) -> String {
+    if fraction == 0 {
+        return whole.to_string();
+    }
+    let digits = format!("{fraction:0scale$}");
+    format!("{whole}.{}", digits.trim_end_matches('0'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prices_are_read_exactly_from_decimal_text() {
+        assert_eq!(from_usd_per_token("0.0000025"), Some(2_500_000));
+        assert_eq!(from_usd_per_token("0"), Some(0));
+        assert_eq!(from_usd_per_token("-1"), None);
+        assert_eq!(from_usd_per_token("1e-6"), None);
+        assert_eq!(from_usd_per_token(""), None);
+        assert_eq!(from_usd_per_million("2.50"), Some(2_500_000));
+        assert_eq!(from_usd_per_million("0.075"), Some(75_000));
+        assert_eq!(from_usd_per_million(".5"), Some(500_000));
+        assert_eq!(from_usd_per_million("15"), Some(15_000_000));
+        assert_eq!(usd_per_million(2_500_000), "2.5");
+        assert_eq!(usd_per_million(15_000_000), "15");
+        assert_eq!(usd_per_million(75_000), "0.075");
+    }
+
+    #[test]
+    fn a_cost_is_tokens_times_price_and_shown_in_dollars() {
+        let gpt = Price {
+            input: from_usd_per_million("2.5").unwrap(),
+            output: from_usd_per_million("10").unwrap(),
+            cached_input: None,
+        };
+        // 1 200 in, 300 out: $0.003 + $0.003.
+        assert_eq!(gpt.cost(1_200, 300), 6_000_000_000);
+        assert_eq!(usd(gpt.cost(1_200, 300)), "$0.006");
+        assert_eq!(usd(1_234_567_890_123), "$1.23");
+        assert_eq!(usd(12_345_678), "$0.00001235");
+        assert_eq!(usd(0), "$0");
+        assert_eq!(usd(10_000_000_000), "$0.01");
+        assert_eq!(gpt.cost(u64::MAX, 2), u64::MAX, "saturates");
+    }
+}

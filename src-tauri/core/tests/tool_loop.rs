@@ -830,6 +830,25 @@ async fn with_descriptions_on_the_model_says_in_a_few_words_what_a_running_call_
         run.description.as_deref(),
         Some("Counting through three slow steps")
     );
+    // The description's request counts with the answer's rounds in what the conversation used.
+    let answers = w
+        .store
+        .list_messages(w.conversation.clone())
+        .await
+        .unwrap()
+        .iter()
+        .filter(|m| m.role == Role::Assistant)
+        .count();
+    let used = w
+        .store
+        .conversation_usage(w.conversation.clone())
+        .await
+        .unwrap();
+    assert_eq!(
+        used.requests,
+        i64::try_from(answers).unwrap() + 1,
+        "{used:?}"
+    );
 
     // Too late: the status line keeps the tool's name, and the call is not held up.
     let other = w.core.create_conversation(None).await.unwrap().id;

@@ -37,6 +37,8 @@ async function openUsage() {
   const view = await renderApp();
   await view.user.click(screen.getByTestId("nav-usage"));
   expect(screen.getByTestId("nav-usage").getAttribute("aria-current")).toBe("page");
+  // The page is a chunk of its own, loaded the first time it opens.
+  await screen.findByTestId("usage-period", undefined, { timeout: 10000 });
   return view;
 }
 

@@ -1,6 +1,6 @@
 //! Conversation commands.
 
-use switchboard_core::engine::ConversationDetail;
+use switchboard_core::engine::{ConversationDetail, ProfileChoice};
 use switchboard_core::store::{Conversation, MessagePage};
 use tauri::State;
 
@@ -16,11 +16,12 @@ pub async fn list_conversations(state: State<'_, AppState>) -> CommandResult<Vec
 pub async fn create_conversation(
     state: State<'_, AppState>,
     title: Option<String>,
+    profile: Option<ProfileChoice>,
 ) -> CommandResult<Conversation> {
     Ok(state
         .app()
         .await
-        .create_conversation(title.as_deref(), None)
+        .create_conversation(title.as_deref(), None, &profile.unwrap_or_default())
         .await?)
 }
 

@@ -7,6 +7,7 @@ pub mod chat;
 pub mod conversations;
 pub mod error;
 pub mod mcp;
+pub mod profiles;
 pub mod providers;
 pub mod settings;
 pub mod transfer;

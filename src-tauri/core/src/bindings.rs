@@ -41,6 +41,11 @@ fn bindings() -> String {
         crate::settings::Settings,
         // conversations
         crate::store::Conversation,
+        crate::store::ToolToggle,
+        crate::store::ProfileFields,
+        crate::store::Profile,
+        crate::engine::ImportedProfile,
+        crate::engine::ProfileChoice,
         crate::store::Role,
         crate::store::MessageStatus,
         crate::attachments::AttachmentKind,

@@ -133,6 +133,7 @@ impl CoreError {
             CoreError::Conflict { .. } | CoreError::RunUnderWay | CoreError::Quitting => "conflict",
             CoreError::DatabaseUnavailable(_) => "database",
             CoreError::Store(StoreError::NotFound { .. }) => "not_found",
+            CoreError::Store(StoreError::Conflict { .. }) => "conflict",
             CoreError::Store(_) => "database",
             CoreError::Secret(_) | CoreError::KeyNotSaved(_) => "keychain",
             CoreError::Settings(SettingsError::Invalid(_)) => "invalid_input",

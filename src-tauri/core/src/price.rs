@@ -23,8 +23,17 @@ pub struct Price {
 impl Price {
     /// What `input` and `output` tokens cost, in pico-dollars (saturating: never wraps).
     pub fn cost(&self, input: u64, output: u64) -> u64 {
-        input
+        self.cost_with_cache(input, 0, output)
+    }
+
+    /// What `input` tokens (of which `cached` were read from the provider's cache) and
+    /// `output` tokens cost: cached ones at the cached-input price where there is one, else at
+    /// the input price (never guessed lower).
+    pub fn cost_with_cache(&self, input: u64, cached: u64, output: u64) -> u64 {
+        let cached = cached.min(input);
+        (input - cached)
             .saturating_mul(self.input)
+            .saturating_add(cached.saturating_mul(self.cached_input.unwrap_or(self.input)))
             .saturating_add(output.saturating_mul(self.output))
     }
 }
@@ -138,5 +147,28 @@ mod tests {
         assert_eq!(usd(0), "$0");
         assert_eq!(usd(10_000_000_000), "$0.01");
         assert_eq!(gpt.cost(u64::MAX, 2), u64::MAX, "saturates");
+    }
+
+    #[test]
+    fn cached_input_costs_its_own_price_or_the_input_price_when_there_is_none() {
+        let price = Price {
+            input: 2_500_000,
+            output: 10_000_000,
+            cached_input: Some(1_250_000),
+        };
+        assert_eq!(
+            price.cost_with_cache(1000, 800, 10),
+            200 * 2_500_000 + 800 * 1_250_000 + 10 * 10_000_000
+        );
+        // More cached than sent is read as all of it cached, never as negative input.
+        assert_eq!(price.cost_with_cache(10, 50, 0), 10 * 1_250_000);
+        let unpriced_cache = Price {
+            cached_input: None,
+            ..price
+        };
+        assert_eq!(
+            unpriced_cache.cost_with_cache(1000, 800, 0),
+            unpriced_cache.cost(1000, 0)
+        );
     }
 }

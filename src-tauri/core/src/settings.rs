@@ -104,7 +104,7 @@ impl Default for Settings {
     }
 }
 
-fn check_range(
+pub(crate) fn check_range(
     field: &'static str,
     label: &str,
     value: u32,

@@ -7,7 +7,7 @@ mod support;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use switchboard_core::engine::{McpServerStatus, TurnRequest};
+use switchboard_core::engine::{McpServerStatus, ProfileChoice, TurnRequest};
 use switchboard_core::events::{RunEvent, StopReason};
 use switchboard_core::mcp::config::ServerEntry;
 use switchboard_core::mcp::host::ServerState;
@@ -594,7 +594,10 @@ async fn a_new_conversation_tells_the_model_the_default_system_prompt_and_the_of
         .and_then(|s| s.instructions().map(str::to_owned))
         .expect("server-everything gives instructions");
 
-    let conversation = app.create_conversation(None, None).await.unwrap();
+    let conversation = app
+        .create_conversation(None, None, &ProfileChoice::Default)
+        .await
+        .unwrap();
     assert_eq!(
         conversation.system_prompt,
         switchboard_core::settings::DEFAULT_SYSTEM_PROMPT
@@ -681,7 +684,11 @@ async fn a_new_conversation_tells_the_model_the_default_system_prompt_and_the_of
 
     // A prompt given outright wins over the default, and one too long is refused.
     let told = app
-        .create_conversation(Some("Pirate"), Some("Talk like a pirate."))
+        .create_conversation(
+            Some("Pirate"),
+            Some("Talk like a pirate."),
+            &ProfileChoice::Default,
+        )
         .await
         .unwrap();
     assert_eq!(told.system_prompt, "Talk like a pirate.");
@@ -727,7 +734,10 @@ async fn an_edited_message_and_a_regenerated_answer_branch_the_conversation_and_
     };
     let home = tempfile::tempdir().unwrap();
     let (app, store) = app_in(home.path(), &mock.root).await;
-    let conversation = app.create_conversation(None, Some("")).await.unwrap();
+    let conversation = app
+        .create_conversation(None, Some(""), &ProfileChoice::Default)
+        .await
+        .unwrap();
     let id = conversation.id.clone();
     let run = |request: TurnRequest| {
         let app = Arc::clone(&app);
@@ -874,7 +884,10 @@ async fn attached_files_reach_the_model_as_it_takes_them_and_one_it_cannot_read_
         .unwrap();
     let files = vec![(&image).into(), (&table).into(), (&pdf).into()];
 
-    let conversation = app.create_conversation(None, None).await.unwrap();
+    let conversation = app
+        .create_conversation(None, None, &ProfileChoice::Default)
+        .await
+        .unwrap();
     let run = app
         .start_turn(
             TurnRequest {
@@ -1401,5 +1414,237 @@ async fn each_answer_costs_its_tokens_at_the_models_price_and_the_totals_are_the
     let (ran, said) = cli(&["usage", "--since", "2999-01-01"]).await;
     ran.unwrap();
     assert!(said.contains("No model was asked"), "{said}");
+    app.shutdown(Duration::from_secs(5)).await;
+}
+
+/// The request bodies aimock received since the `since`th.
+async fn bodies_since(mock: &support::Aimock, since: usize) -> Vec<serde_json::Value> {
+    mock.journal()
+        .await
+        .into_iter()
+        .skip(since)
+        .map(|e| e["body"].clone())
+        .collect()
+}
+
+fn tool_names(body: &serde_json::Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|t| t["function"]["name"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn a_profile_gives_a_conversation_its_system_prompt_model_tools_and_limits() {
+    if !support::mcp_peers_installed("profiles") {
+        return;
+    }
+    let Some(mock) = aimock("profiles", "tool-loop.json", &[]) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let (app, _store) = app_in(home.path(), &mock.root).await;
+    start_everything(&app).await;
+    let cli = |args: &[&str]| {
+        run_cli(
+            Arc::clone(&app),
+            args.iter().map(|a| (*a).to_owned()).collect(),
+        )
+    };
+
+    // Made on the command line: the echo tool alone of server-everything's, another model,
+    // two rounds at most; the default for new conversations.
+    let (made, json) = cli(&[
+        "profile",
+        "create",
+        "Echo only",
+        "--system",
+        "You test tools.",
+        "--provider",
+        "mock",
+        "--model",
+        "gpt-4o-mini",
+        "--max-rounds",
+        "2",
+        "--switch",
+        "everything=off",
+        "--switch",
+        "everything:echo=on",
+        "--default",
+        "--json",
+    ])
+    .await;
+    made.unwrap();
+    let profile: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(profile["name"], "Echo only");
+    assert_eq!(
+        profile["provider"], "Mock",
+        "the provider as it is spelled here"
+    );
+    assert_eq!(profile["is_default"], true);
+    assert_eq!(profile["tools"].as_array().unwrap().len(), 2, "{json}");
+    let profile_id = profile["id"].as_str().unwrap().to_owned();
+    let (taken, _) = cli(&["profile", "create", "echo ONLY"]).await;
+    assert!(taken.unwrap_err().contains("exists already"));
+
+    // A new conversation starts from the default profile: its prompt, model and tools go in
+    // the request, and its limit stops the loop.
+    let conversation = app
+        .create_conversation(None, None, &ProfileChoice::Default)
+        .await
+        .unwrap();
+    assert_eq!(
+        conversation.profile_id.as_deref(),
+        Some(profile_id.as_str())
+    );
+    assert_eq!(conversation.system_prompt, "You test tools.");
+    let before = mock.journal().await.len();
+    let seen = Arc::new(Seen::default());
+    let run = app
+        .start_turn_answered_by(
+            ask(&conversation.id, "Loop forever"),
+            seen.clone(),
+            Arc::new(switchboard_core::agent::FixedApprover(
+                switchboard_core::agent::Decision::AllowOnce,
+            )),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        run.finished().await,
+        StopReason::MaxRounds,
+        "the profile's 2 rounds"
+    );
+    let bodies = bodies_since(&mock, before).await;
+    assert_eq!(bodies.len(), 3, "two rounds and the last answer");
+    assert_eq!(bodies[0]["model"], "gpt-4o-mini");
+    let system = bodies[0]["messages"][0]["content"].as_str().unwrap();
+    assert!(system.starts_with("You test tools."), "{system}");
+    let names = tool_names(&bodies[0]);
+    assert!(names.contains(&"everything__echo".to_owned()), "{names:?}");
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.starts_with("everything__") && n != "everything__echo"),
+        "only the echo tool of everything's: {names:?}"
+    );
+
+    // `--profile none` starts from Settings whatever the default; `--profile NAME` from it.
+    let before = mock.journal().await.len();
+    let (ran, _) = cli(&["chat", "--tools", "none", "--profile", "none", "Say hello"]).await;
+    ran.unwrap();
+    let plain = app.core().list_conversations().await.unwrap().remove(0);
+    assert_eq!(plain.profile_id, None);
+    let body = &bodies_since(&mock, before).await[0];
+    assert_eq!(body["model"], "gpt-4o");
+    assert_eq!(
+        body["messages"][0]["content"],
+        switchboard_core::settings::DEFAULT_SYSTEM_PROMPT
+    );
+
+    // Switching: the plain conversation follows the profile from its next message.
+    let (applied, said) = cli(&["profile", "apply", &plain.id, "echo only"]).await;
+    applied.unwrap();
+    assert!(said.contains("follows the profile “Echo only”"), "{said}");
+    let before = mock.journal().await.len();
+    let (ran, _) = cli(&[
+        "chat",
+        "--conversation",
+        &plain.id,
+        "--tools",
+        "none",
+        "Say goodbye",
+    ])
+    .await;
+    ran.unwrap();
+    let body = &bodies_since(&mock, before).await[0];
+    assert_eq!(body["model"], "gpt-4o-mini");
+    assert_eq!(body["messages"][0]["content"], "You test tools.");
+    let toggles = app
+        .core()
+        .store()
+        .unwrap()
+        .tool_toggles(plain.id.clone())
+        .await
+        .unwrap();
+    assert_eq!(toggles.len(), 2, "the profile's switches: {toggles:?}");
+
+    // Export, import (a taken name gets a number; a provider this machine lacks is left
+    // out, and said), duplicate, delete.
+    let file = home.path().join("echo.json");
+    let (exported, _) = cli(&[
+        "profile",
+        "export",
+        "Echo only",
+        "--out",
+        &file.display().to_string(),
+    ])
+    .await;
+    exported.unwrap();
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(written["kind"], "switchboard.profile");
+    assert!(written.get("id").is_none() && written.get("is_default").is_none());
+    let (imported, json) = cli(&["profile", "import", &file.display().to_string(), "--json"]).await;
+    imported.unwrap();
+    let imported: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(imported["profile"]["name"], "Echo only (2)");
+    assert_eq!(imported["profile"]["model"], "gpt-4o-mini");
+    assert_eq!(imported["profile"]["is_default"], false);
+    let elsewhere = home.path().join("elsewhere.json");
+    let mut other = written.clone();
+    other["provider"] = "Far away".into();
+    std::fs::write(&elsewhere, other.to_string()).unwrap();
+    let (imported, json) = cli(&[
+        "profile",
+        "import",
+        &elsewhere.display().to_string(),
+        "--json",
+    ])
+    .await;
+    imported.unwrap();
+    let imported: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(imported["profile"]["name"], "Echo only (3)");
+    assert_eq!(imported["profile"]["provider"], serde_json::Value::Null);
+    assert_eq!(imported["notes"].as_array().unwrap().len(), 2, "{json}");
+    std::fs::write(
+        &elsewhere,
+        r#"{"kind":"switchboard.conversation","version":1,"name":"x"}"#,
+    )
+    .unwrap();
+    let (refused, _) = cli(&["profile", "import", &elsewhere.display().to_string()]).await;
+    assert!(refused.unwrap_err().contains("not a Switchboard profile"));
+    let (copied, json) = cli(&["profile", "duplicate", "Echo only", "--json"]).await;
+    copied.unwrap();
+    assert!(json.contains("\"name\": \"Echo only (copy)\""), "{json}");
+    let (listed, table) = cli(&["profile", "list"]).await;
+    listed.unwrap();
+    assert!(table.contains("Echo only (default)"), "{table}");
+    assert_eq!(
+        table.lines().count(),
+        5,
+        "a header and four profiles: {table}"
+    );
+
+    let (deleted, _) = cli(&["profile", "delete", "Echo only"]).await;
+    deleted.unwrap();
+    let kept = app
+        .core()
+        .get_conversation(&plain.id)
+        .await
+        .unwrap()
+        .conversation;
+    assert_eq!(kept.profile_id, None, "follows no profile now");
+    assert_eq!(
+        kept.system_prompt, "You test tools.",
+        "and keeps what it gave"
+    );
+    let (_, said) = cli(&["profile", "default"]).await;
+    assert!(said.starts_with("No default profile"), "{said}");
     app.shutdown(Duration::from_secs(5)).await;
 }

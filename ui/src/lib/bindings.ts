@@ -68,7 +68,68 @@ auto_approve: boolean,
 /**
  * What the model is told before the conversation (empty: nothing).
  */
-system_prompt: string, };
+system_prompt: string, 
+/**
+ * The profile this conversation follows (its prompt, model, tools and limits), if any.
+ */
+profile_id: string | null, };
+
+/**
+ * A conversation's switch for one server (`tool` is `None`) or one tool.
+ */
+export type ToolToggle = { server: string, tool: string | null, enabled: boolean, };
+
+/**
+ * What the person sets in a profile (and what its JSON export holds).
+ */
+export type ProfileFields = { system_prompt: string, 
+/**
+ * The provider (by name) and model; none for Settings' default model.
+ */
+provider: string | null, model: string | null, 
+/**
+ * The loop's limits; none for Settings' value.
+ */
+max_rounds: number | null, tool_timeout_secs: number | null, run_time_limit_secs: number | null, 
+/**
+ * Switches for servers (`tool` null) and tools; anything not listed is on.
+ */
+tools: Array<ToolToggle>, };
+
+/**
+ * A profile: what a conversation that follows it is told, asks and may use.
+ */
+export type Profile = { id: string, name: string, 
+/**
+ * New conversations start from it.
+ */
+is_default: boolean, created_at: number, updated_at: number, system_prompt: string, 
+/**
+ * The provider (by name) and model; none for Settings' default model.
+ */
+provider: string | null, model: string | null, 
+/**
+ * The loop's limits; none for Settings' value.
+ */
+max_rounds: number | null, tool_timeout_secs: number | null, run_time_limit_secs: number | null, 
+/**
+ * Switches for servers (`tool` null) and tools; anything not listed is on.
+ */
+tools: Array<ToolToggle>, };
+
+/**
+ * A profile read from a file, and what was changed to keep it here.
+ */
+export type ImportedProfile = { profile: Profile, 
+/**
+ * Each change in a sentence (a name taken, a provider this machine does not have).
+ */
+notes: Array<string>, };
+
+/**
+ * Which profile a new conversation starts from.
+ */
+export type ProfileChoice = { "kind": "default" } | { "kind": "none" } | { "kind": "named", "id": string };
 
 export type Role = "user" | "assistant" | "system" | "tool";
 
@@ -406,7 +467,11 @@ cost_pico: number,
 /**
  * Requests whose model had no price (their tokens are counted, their cost is not).
  */
-unpriced: number, };
+unpriced: number, 
+/**
+ * Of the input tokens, those read from the provider's prompt cache.
+ */
+cached_input_tokens: number, };
 
 /**
  * One day's use of one model (days in UTC).
@@ -423,7 +488,11 @@ cost_pico: number,
 /**
  * Requests whose model had no price (their tokens are counted, their cost is not).
  */
-unpriced: number, };
+unpriced: number, 
+/**
+ * Of the input tokens, those read from the provider's prompt cache.
+ */
+cached_input_tokens: number, };
 
 /**
  * Use since a time: by day, provider and model, and all of it added up.

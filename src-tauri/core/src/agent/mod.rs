@@ -231,7 +231,7 @@ async fn turn(run: &mut round::Run<'_>) -> (StopReason, Option<String>) {
         Ok(_) => (
             StopReason::MaxRounds,
             Some(format!(
-                "The model used tools for {max_rounds} rounds, the limit (Settings › Max rounds), and was asked to answer with what it had."
+                "The model used tools for {max_rounds} rounds, the limit (Settings › Max rounds, or the conversation's profile), and was asked to answer with what it had."
             )),
         ),
         Err(end) => end,

@@ -215,21 +215,40 @@ impl App {
 
     // ---- conversations -----------------------------------------------------------------
 
-    /// Creates a conversation told `system_prompt` first, or Settings' default system prompt
-    /// when none is given.
+    /// Creates a conversation from `profile` (the default profile, when there is one, unless
+    /// another or none is chosen): its system prompt, model, tool switches and limits. With no
+    /// profile it is told Settings' default system prompt and has the default switches.
+    /// `system_prompt`, when given, replaces whichever prompt it would be told.
     ///
     /// # Errors
-    /// As [`Core::create_conversation_with`].
+    /// As [`Core::create_conversation_with`]; no such profile.
     pub async fn create_conversation(
         &self,
         title: Option<&str>,
         system_prompt: Option<&str>,
+        profile: &crate::engine::ProfileChoice,
     ) -> Result<Conversation, CoreError> {
-        let prompt = match system_prompt {
-            Some(prompt) => prompt.to_owned(),
-            None => self.settings.load().default_system_prompt,
+        use crate::engine::ProfileChoice;
+        let profile = match profile {
+            ProfileChoice::Named(key) => Some(key.clone()),
+            ProfileChoice::Default => self.core.store()?.default_profile().await?.map(|p| p.id),
+            ProfileChoice::None => None,
         };
-        self.core.create_conversation_with(title, &prompt).await
+        let Some(profile) = profile else {
+            let prompt = match system_prompt {
+                Some(prompt) => prompt.to_owned(),
+                None => self.settings.load().default_system_prompt,
+            };
+            return self.core.create_conversation_with(title, &prompt).await;
+        };
+        let made = self
+            .core
+            .create_conversation_from_profile(title, &profile)
+            .await?;
+        match system_prompt {
+            Some(prompt) => self.core.set_system_prompt(&made.id, prompt).await,
+            None => Ok(made),
+        }
     }
 
     // ---- runs -------------------------------------------------------------------------

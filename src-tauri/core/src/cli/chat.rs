@@ -13,7 +13,7 @@ use clap::{Args, ValueEnum};
 use super::CliError;
 use crate::agent::approval::Answers;
 use crate::agent::{ApprovalAnswer, ApprovalRequest, Approver, Decision, FixedApprover};
-use crate::engine::{ToolSelection, TurnRequest};
+use crate::engine::{ProfileChoice, ToolSelection, TurnRequest};
 use crate::events::{EventSink, RunEvent, StopReason};
 use crate::mcp::host::ServerState;
 use crate::store::ToolDecision;
@@ -61,6 +61,11 @@ pub(crate) struct ChatArgs {
     /// `--system`, read from a file.
     #[arg(long, value_name = "FILE")]
     system_file: Option<std::path::PathBuf>,
+    /// Start from this profile (its system prompt, model, tools and limits), or `none`; a new
+    /// conversation starts from the default profile otherwise. With --conversation, the
+    /// conversation follows the profile from this message on.
+    #[arg(long, value_name = "NAME")]
+    profile: Option<String>,
     /// Send PROMPT in place of this message of yours (its id) and go on from there; the
     /// conversation keeps what followed it as another branch. The message's files go again
     /// unless --attach names others.
@@ -161,11 +166,26 @@ async fn turn(
         (prompt, _) => prompt,
     };
     let conversation = match args.conversation {
-        Some(id) => match system {
-            Some(system) => app.core().set_system_prompt(&id, &system).await?.id,
-            None => id,
-        },
-        None => app.create_conversation(None, system.as_deref()).await?.id,
+        Some(id) => {
+            if let Some(profile) = &args.profile {
+                let key = Some(profile.as_str()).filter(|p| *p != "none");
+                app.core().set_conversation_profile(&id, key).await?;
+            }
+            match system {
+                Some(system) => app.core().set_system_prompt(&id, &system).await?.id,
+                None => id,
+            }
+        }
+        None => {
+            let choice = match args.profile.as_deref() {
+                None => ProfileChoice::Default,
+                Some("none") => ProfileChoice::None,
+                Some(name) => ProfileChoice::Named(name.to_owned()),
+            };
+            app.create_conversation(None, system.as_deref(), &choice)
+                .await?
+                .id
+        }
     };
     let approver: Arc<dyn Approver> = match args.approve {
         ApproveMode::All => Arc::new(FixedApprover(Decision::AllowOnce)),

@@ -1,12 +1,13 @@
 //! The headless command line: the same binary as the desktop app, run with a subcommand, no
 //! display needed. It is an adapter over the same [`App`] the window holds, one file per verb
-//! group (`provider`, `mcp`, `chat`, `conversations`); this module parses, builds the app,
+//! group (`provider`, `mcp`, `chat`, `conversations`, `usage`, `profile`); this module parses, builds the app,
 //! dispatches and prints errors.
 
 mod chat;
 mod conversations;
 mod mcp;
 mod mcp_features;
+mod profile;
 mod provider;
 mod terminal;
 mod usage;
@@ -51,6 +52,9 @@ enum Command {
     Conversations(conversations::ConversationsCommand),
     /// Tokens and cost by day, provider and model (days in UTC).
     Usage(usage::UsageArgs),
+    /// Profiles: a system prompt, a model, a tool set and limits a conversation starts from.
+    #[command(subcommand)]
+    Profile(profile::ProfileCommand),
 }
 
 impl Command {
@@ -70,6 +74,11 @@ impl Command {
             ) | Command::Provider(
                 provider::ProviderCommand::List { .. } | provider::ProviderCommand::Prices { .. }
             ) | Command::Usage(_)
+                | Command::Profile(
+                    profile::ProfileCommand::List { .. }
+                        | profile::ProfileCommand::Show { .. }
+                        | profile::ProfileCommand::Export { .. }
+                )
                 | Command::Mcp(mcp::McpCommand::List { .. } | mcp::McpCommand::Approvals { .. })
         )
     }
@@ -158,6 +167,7 @@ async fn run(app: &Arc<App>, command: Command, out: &mut impl Write) -> Result<(
         Command::Chat(args) => chat::run(app, args, out).await,
         Command::Conversations(command) => conversations::run(app, command, out).await,
         Command::Usage(args) => usage::run(app, args, out).await,
+        Command::Profile(command) => profile::run(app, command, out).await,
     }
 }
 
@@ -671,7 +681,11 @@ mod tests {
         use crate::store::{NewMessage, Role};
         let app = app().await;
         let conversation = app
-            .create_conversation(Some("Trip to Lisbon"), Some("Be brief."))
+            .create_conversation(
+                Some("Trip to Lisbon"),
+                Some("Be brief."),
+                &crate::engine::ProfileChoice::Default,
+            )
             .await
             .unwrap();
         let store = app.core().store().unwrap();
@@ -802,7 +816,11 @@ mod tests {
     async fn branches_are_switched_and_a_turn_is_deleted_from_the_command_line() {
         use crate::store::{NewMessage, Role};
         let app = app().await;
-        let id = app.create_conversation(None, Some("")).await.unwrap().id;
+        let id = app
+            .create_conversation(None, Some(""), &crate::engine::ProfileChoice::Default)
+            .await
+            .unwrap()
+            .id;
         let store = app.core().store().unwrap();
         let say = |role, text: &str| NewMessage::text(role, text);
         let first = store

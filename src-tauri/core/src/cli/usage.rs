@@ -62,7 +62,7 @@ pub(crate) async fn run(
                 crate::text::one_line(&d.provider, 30),
                 crate::text::one_line(&d.model, 40),
                 d.total.requests.to_string(),
-                d.total.input_tokens.to_string(),
+                in_tokens(&d.total),
                 d.total.output_tokens.to_string(),
                 cost(&d.total),
             ]
@@ -77,9 +77,17 @@ pub(crate) async fn run(
         out,
         "In all: {} requests, {} tokens in, {} out, {}.",
         report.total.requests,
-        report.total.input_tokens,
+        in_tokens(&report.total),
         report.total.output_tokens,
         cost(&report.total)
     )?;
     Ok(())
+}
+
+/// Input tokens, with those read from the provider's cache in brackets when there were any.
+fn in_tokens(total: &crate::store::UsageTotal) -> String {
+    match total.cached_input_tokens {
+        0 => total.input_tokens.to_string(),
+        cached => format!("{} ({cached} cached)", total.input_tokens),
+    }
 }

@@ -274,6 +274,8 @@ impl Core {
         let rules = self.server_rules();
         let standing =
             Standing::in_conversation(&store.list_tool_approvals().await?, &conversation.id);
+        // The profile the conversation follows sets its limits where it says.
+        let settings = &self.settings_for(&conversation, settings).await?;
         let mut limits = RunLimits {
             max_rounds: request.max_rounds.unwrap_or(settings.max_rounds),
             run_time_limit: Duration::from_secs(u64::from(settings.run_time_limit_secs)),

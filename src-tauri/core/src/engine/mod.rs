@@ -31,6 +31,49 @@ pub const DEFAULT_TITLE: &str = "New conversation";
 
 /// The title a new (or imported) conversation gets: one line, cut to [`MAX_TITLE_CHARS`]; a
 /// blank one (or one of invisible characters only) becomes [`DEFAULT_TITLE`].
+/// Reads a file to import (at most [`MAX_IMPORT_BYTES`]) as text.
+///
+/// # Errors
+/// [`CoreError::Invalid`] (field `file`): it cannot be read or is too large.
+async fn read_import_file(path: PathBuf) -> Result<String, CoreError> {
+    let text = tokio::task::spawn_blocking(move || {
+        let cannot = |e: std::io::Error| {
+            InvalidInput::new("file", format!("Cannot read {}: {e}.", path.display()))
+        };
+        let size = std::fs::metadata(&path).map_err(cannot)?.len();
+        if size > MAX_IMPORT_BYTES {
+            return Err(InvalidInput::new(
+                "file",
+                format!(
+                    "{} is {} MB; a file this app imports is at most {} MB.",
+                    path.display(),
+                    size / (1024 * 1024),
+                    MAX_IMPORT_BYTES / (1024 * 1024)
+                ),
+            ));
+        }
+        std::fs::read_to_string(&path).map_err(cannot)
+    })
+    .await
+    .map_err(|e| InvalidInput::new("file", format!("The import stopped: {e}.")))??;
+    Ok(text)
+}
+
+/// Writes `text` to `path` whole (a half-written file is never left there).
+///
+/// # Errors
+/// [`CoreError::Invalid`] (field `file`): it cannot be written.
+async fn write_text_file(path: PathBuf, text: String) -> Result<(), CoreError> {
+    tokio::task::spawn_blocking(move || {
+        crate::paths::write_whole(&path, text.as_bytes()).map_err(|e| {
+            InvalidInput::new("file", format!("Cannot write {}: {e}.", path.display()))
+        })
+    })
+    .await
+    .map_err(|e| InvalidInput::new("file", format!("The export stopped: {e}.")))??;
+    Ok(())
+}
+
 fn new_title(title: &str) -> String {
     let title = one_line(title, MAX_TITLE_CHARS);
     if crate::text::is_blank(&title) {
@@ -326,15 +369,7 @@ impl Core {
         format: crate::store::ExportFormat,
         path: std::path::PathBuf,
     ) -> Result<(), CoreError> {
-        let text = crate::store::export_text(file, format);
-        tokio::task::spawn_blocking(move || {
-            crate::paths::write_whole(&path, text.as_bytes()).map_err(|e| {
-                InvalidInput::new("file", format!("Cannot write {}: {e}.", path.display()))
-            })
-        })
-        .await
-        .map_err(|e| InvalidInput::new("file", format!("The export stopped: {e}.")))??;
-        Ok(())
+        write_text_file(path, crate::store::export_text(file, format)).await
     }
 
     /// Reads the export at `path` (JSON, at most [`MAX_IMPORT_BYTES`]) and keeps it as a new
@@ -347,26 +382,7 @@ impl Core {
         &self,
         path: std::path::PathBuf,
     ) -> Result<Conversation, CoreError> {
-        let text = tokio::task::spawn_blocking(move || {
-            let cannot = |e: std::io::Error| {
-                InvalidInput::new("file", format!("Cannot read {}: {e}.", path.display()))
-            };
-            let size = std::fs::metadata(&path).map_err(cannot)?.len();
-            if size > MAX_IMPORT_BYTES {
-                return Err(InvalidInput::new(
-                    "file",
-                    format!(
-                        "{} is {} MB; an export this app reads is at most {} MB.",
-                        path.display(),
-                        size / (1024 * 1024),
-                        MAX_IMPORT_BYTES / (1024 * 1024)
-                    ),
-                ));
-            }
-            std::fs::read_to_string(&path).map_err(cannot)
-        })
-        .await
-        .map_err(|e| InvalidInput::new("file", format!("The import stopped: {e}.")))??;
+        let text = read_import_file(path).await?;
         self.import_conversation(&text).await
     }
 
@@ -767,6 +783,7 @@ mod attachments;
 mod chat;
 mod connections;
 mod mcp;
+mod profiles;
 mod usage;
 
 pub use crate::events::CallRef;
@@ -775,6 +792,7 @@ pub use attachments::ToolSuggestion;
 pub use chat::{system_prompt, ConversationTool, ToolSelection, TurnRequest};
 pub use connections::{ConnectionReport, LocalServer};
 pub use mcp::{McpServerStatus, McpServerView, ToolReview};
+pub use profiles::{ImportedProfile, ProfileChoice, MAX_PROFILE_NAME_CHARS};
 pub use usage::UsageReport;
 
 #[cfg(test)]

@@ -63,9 +63,11 @@ pub trait Provider: Send + Sync {
                     ProviderEvent::Usage {
                         input_tokens,
                         output_tokens,
+                        cached_input_tokens,
                     } => {
                         done.input_tokens = input_tokens.or(done.input_tokens);
                         done.output_tokens = output_tokens.or(done.output_tokens);
+                        done.cached_input_tokens = cached_input_tokens.or(done.cached_input_tokens);
                     }
                     ProviderEvent::Finish(reason) => done.finish = Some(reason),
                     ProviderEvent::ToolWarning(w) => done.warnings.push(w),
@@ -170,6 +172,8 @@ pub struct Completion {
     pub tool_calls: Vec<ToolCall>,
     pub input_tokens: Option<u64>,
     pub output_tokens: Option<u64>,
+    /// Of the input tokens, those read from the provider's prompt cache.
+    pub cached_input_tokens: Option<u64>,
     pub finish: Option<FinishReason>,
     pub warnings: Vec<tool_names::ToolWarning>,
 }
@@ -357,9 +361,12 @@ pub enum ProviderEvent {
     ReasoningDelta(String),
     /// A tool call whose arguments are complete.
     ToolCall(ToolCall),
+    /// Tokens of the answer: `input_tokens` counts every input token, of which
+    /// `cached_input_tokens` were read from the provider's prompt cache.
     Usage {
         input_tokens: Option<u64>,
         output_tokens: Option<u64>,
+        cached_input_tokens: Option<u64>,
     },
     Finish(FinishReason),
     /// A tool left out of the request because this provider would refuse it (sent first,

@@ -19,10 +19,12 @@ pub struct Conversation {
     pub auto_approve: bool,
     /// What the model is told before the conversation (empty: nothing).
     pub system_prompt: String,
+    /// The profile this conversation follows (its prompt, model, tools and limits), if any.
+    pub profile_id: Option<String>,
 }
 
 const COLUMNS: &str =
-    "id, title, created_at, updated_at, provider, model, auto_approve, system_prompt";
+    "id, title, created_at, updated_at, provider, model, auto_approve, system_prompt, profile_id";
 
 /// The `updated_at` a conversation gets when something happens in it, given the SQL parameter
 /// that holds now: strictly later than every other conversation's, so it moves to the top even
@@ -41,6 +43,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Conversation> {
         model: row.get(5)?,
         auto_approve: row.get(6)?,
         system_prompt: row.get(7)?,
+        profile_id: row.get(8)?,
     })
 }
 

@@ -258,6 +258,38 @@ CREATE TABLE usage (
 CREATE INDEX usage_at ON usage (at);
 CREATE INDEX usage_conversation ON usage (conversation_id);
 "#,
+    // 17: profiles (issue 18): a name, a system prompt, a model, the loop's limits (NULL: the
+    // Settings value) and a tool set (switches as a conversation's: anything not listed is on);
+    // at most one is the default a new conversation starts from. A conversation names the
+    // profile it follows, if any; deleting the profile leaves the conversation as it is. And
+    // the input tokens a request read from the provider's cache.
+    r#"
+CREATE TABLE profiles (
+    id                   TEXT PRIMARY KEY,
+    name                 TEXT NOT NULL,
+    system_prompt        TEXT NOT NULL DEFAULT '',
+    provider             TEXT,
+    model                TEXT,
+    max_rounds           INTEGER,
+    tool_timeout_secs    INTEGER,
+    run_time_limit_secs  INTEGER,
+    is_default           INTEGER NOT NULL DEFAULT 0,
+    created_at           INTEGER NOT NULL,
+    updated_at           INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX profiles_by_name ON profiles (name COLLATE NOCASE);
+CREATE UNIQUE INDEX profiles_one_default ON profiles (is_default) WHERE is_default = 1;
+CREATE TABLE profile_tools (
+    profile_id  TEXT NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
+    server      TEXT NOT NULL,
+    tool        TEXT NOT NULL DEFAULT '',
+    enabled     INTEGER NOT NULL,
+    PRIMARY KEY (profile_id, server, tool)
+);
+ALTER TABLE conversations ADD COLUMN profile_id TEXT REFERENCES profiles(id) ON DELETE SET NULL;
+-- Of a request's input tokens, those the provider read from its prompt cache (priced apart).
+ALTER TABLE usage ADD COLUMN cached_input_tokens INTEGER NOT NULL DEFAULT 0;
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -10,6 +10,7 @@ mod conversations;
 mod mcp_approvals;
 mod messages;
 mod migrations;
+mod profiles;
 mod providers;
 mod search;
 mod tool_loop;
@@ -30,6 +31,7 @@ pub use messages::{
     Message, MessagePage, MessageStatus, MessageUpdate, NewMessage, Role, MAY_HAVE_RUN,
     TOOL_PREVIEW_CHARS,
 };
+pub use profiles::{Profile, ProfileFields};
 pub use providers::ProviderRow;
 pub use search::{SearchHit, SnippetPart, MAX_HITS as MAX_SEARCH_HITS};
 pub use tool_loop::{ApprovalScope, CallRef, StandingApproval, ToolDecision, ToolRun, ToolToggle};
@@ -90,6 +92,9 @@ pub enum StoreError {
     Open { path: PathBuf, detail: String },
     #[error("Not found: {what}")]
     NotFound { what: String },
+    /// A name (or other unique value) another row has.
+    #[error("{what}")]
+    Conflict { what: String },
     #[error("A stored value is not valid: {detail}")]
     InvalidRow { detail: String },
     #[error("A database query failed: {0}")]

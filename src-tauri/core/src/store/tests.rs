@@ -855,7 +855,19 @@ async fn a_conversation_exported_and_imported_comes_back_whole_under_new_ids() {
         serde_json::json!([{"id": "call_1", "name": "weather__now", "arguments": "{\"city\":\"Paris\"}"}]),
     );
     answer.model = Some("gpt-4o".into());
+    answer.input_tokens = Some(120);
+    answer.output_tokens = Some(30);
     let answer = store.append_message(conv.id.clone(), answer).await.unwrap();
+    store
+        .update_message(
+            answer.id.clone(),
+            MessageUpdate {
+                cost_pico: Some(600_000_000),
+                ..MessageUpdate::default()
+            },
+        )
+        .await
+        .unwrap();
     let mut result = NewMessage::text(Role::Tool, "Paris: 18 °C ```not a fence``` <b>bold</b>");
     result.tool_call_id = Some("call_1".into());
     let mut run = a_call(&conv.id, &answer.id, "call_1");
@@ -941,7 +953,12 @@ async fn a_conversation_exported_and_imported_comes_back_whole_under_new_ids() {
     assert!(markdown.starts_with("# Weather\n"), "{markdown}");
     assert!(markdown.contains("> Be brief."));
     assert!(markdown.contains("## You\n\nWeather in Paris?"));
-    assert!(markdown.contains("## Assistant (gpt-4o)\n\nChecking."));
+    assert!(
+        markdown
+            .contains("## Assistant (gpt-4o)\n\nChecking.\n\n*120 tokens in · 30 out · $0.0006*"),
+        "{markdown}"
+    );
+    assert_eq!(exported.messages[1].cost_pico, Some(600_000_000));
     assert!(
         markdown.contains("<details>\n<summary>Tool call: everything · Echo</summary>"),
         "{markdown}"
@@ -1322,6 +1339,7 @@ async fn usage_adds_up_by_conversation_and_by_day_and_outlives_its_conversation(
             purpose: UsagePurpose::Answer,
             input_tokens: tokens.0,
             output_tokens: tokens.1,
+            cached_input_tokens: tokens.0 / 10,
             cost_pico: cost,
         };
     store
@@ -1352,6 +1370,11 @@ async fn usage_adds_up_by_conversation_and_by_day_and_outlives_its_conversation(
         ),
         (3, 305, 35, 18, 1)
     );
+    assert_eq!(
+        total.cached_input_tokens,
+        10 + 20,
+        "of the input, the cached"
+    );
     store.delete_conversation(conv.id.clone()).await.unwrap();
     let days = store.usage_by_day(0).await.unwrap();
     let by_model: Vec<(&str, i64, i64, i64)> = days
@@ -1368,4 +1391,95 @@ async fn usage_adds_up_by_conversation_and_by_day_and_outlives_its_conversation(
     assert_eq!(by_model, [("a", 3, 19, 0), ("b", 1, 0, 1)]);
     assert_eq!(days[0].day.len(), "2026-11-26".len());
     assert!(store.usage_by_day(i64::MAX).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_profile_put_on_a_conversation_replaces_its_prompt_and_switches_and_keeps_a_model_it_does_not_name(
+) {
+    let store = Store::open_in_memory().unwrap();
+    let toggle = |server: &str, tool: Option<&str>, enabled| ToolToggle {
+        server: server.into(),
+        tool: tool.map(Into::into),
+        enabled,
+    };
+    let research = store
+        .create_profile(
+            "Research".into(),
+            ProfileFields {
+                system_prompt: "Cite sources.".into(),
+                max_rounds: Some(4),
+                tools: vec![toggle("fetch", None, true), toggle("git", None, false)],
+                ..ProfileFields::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert!(matches!(
+        store
+            .create_profile("RESEARCH".into(), ProfileFields::default())
+            .await,
+        Err(StoreError::Conflict { .. })
+    ));
+
+    let conv = store.create_conversation("c".into()).await.unwrap();
+    store
+        .set_conversation_model(conv.id.clone(), Some("Mock".into()), Some("m1".into()))
+        .await
+        .unwrap();
+    store
+        .set_tool_toggle(conv.id.clone(), toggle("time", Some("now"), false))
+        .await
+        .unwrap();
+    let applied = store
+        .set_conversation_profile(conv.id.clone(), Some(research.id.clone()))
+        .await
+        .unwrap();
+    assert_eq!(applied.profile_id.as_deref(), Some(research.id.as_str()));
+    assert_eq!(applied.system_prompt, "Cite sources.");
+    assert_eq!(
+        (applied.provider.as_deref(), applied.model.as_deref()),
+        (Some("Mock"), Some("m1")),
+        "a profile naming no model leaves the conversation's"
+    );
+    let mut switches = store.tool_toggles(conv.id.clone()).await.unwrap();
+    switches.sort_by(|a, b| a.server.cmp(&b.server));
+    assert_eq!(
+        switches,
+        [toggle("fetch", None, true), toggle("git", None, false)]
+    );
+
+    // One default at a time; a deleted profile leaves its conversations as they are.
+    let other = store
+        .create_profile("Other".into(), ProfileFields::default())
+        .await
+        .unwrap();
+    store
+        .set_default_profile(Some(research.id.clone()))
+        .await
+        .unwrap();
+    store
+        .set_default_profile(Some(other.id.clone()))
+        .await
+        .unwrap();
+    let defaults: Vec<String> = store
+        .list_profiles()
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|p| p.is_default)
+        .map(|p| p.name)
+        .collect();
+    assert_eq!(defaults, ["Other"]);
+    let fresh = store
+        .create_conversation_from_profile("d".into(), research.id.clone())
+        .await
+        .unwrap();
+    assert_eq!(fresh.system_prompt, "Cite sources.");
+    store.delete_profile(research.id.clone()).await.unwrap();
+    for id in [conv.id, fresh.id] {
+        let kept = store.get_conversation(id).await.unwrap();
+        assert_eq!(kept.profile_id, None);
+        assert_eq!(kept.system_prompt, "Cite sources.");
+    }
+    assert!(store.get_profile(research.id).await.is_err());
 }

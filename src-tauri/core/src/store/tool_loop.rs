@@ -324,7 +324,7 @@ pub struct StandingApproval {
 }
 
 /// A conversation's switch for one server (`tool` is `None`) or one tool.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ToolToggle {
     pub server: String,
     pub tool: Option<String>,
@@ -666,7 +666,7 @@ impl Store {
 }
 
 /// A row of `server, tool, enabled` (`tool` '' for the server's own switch).
-fn toggle_from_row(row: &Row<'_>) -> rusqlite::Result<ToolToggle> {
+pub(super) fn toggle_from_row(row: &Row<'_>) -> rusqlite::Result<ToolToggle> {
     let tool: String = row.get(1)?;
     Ok(ToolToggle {
         server: row.get(0)?,

@@ -74,6 +74,9 @@ pub struct ExportedMessage {
     pub input_tokens: Option<i64>,
     #[serde(default)]
     pub output_tokens: Option<i64>,
+    /// What the answer cost, in pico-dollars (none: its model had no price).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_pico: Option<i64>,
     #[serde(default)]
     pub reasoning: Option<String>,
     #[serde(default)]
@@ -166,6 +169,7 @@ impl ConversationExport {
                     model: m.model,
                     input_tokens: m.input_tokens,
                     output_tokens: m.output_tokens,
+                    cost_pico: m.cost_pico,
                     reasoning: m.reasoning,
                     error: m.error,
                     is_error: m.is_error,
@@ -321,8 +325,8 @@ impl Store {
                     },
                 )?;
                 tx.execute_cached(
-                    "UPDATE messages SET created_at = ?2 WHERE id = ?1",
-                    rusqlite::params![saved.id, m.created_at],
+                    "UPDATE messages SET created_at = ?2, cost_pico = ?3 WHERE id = ?1",
+                    rusqlite::params![saved.id, m.created_at, m.cost_pico],
                 )?;
                 new_ids.insert(m.id, saved.id);
             }
@@ -407,6 +411,23 @@ pub fn export_text(file: &ConversationExport, format: ExportFormat) -> String {
             text
         }
     }
+}
+
+/// An answer's tokens and cost as one line ("120 tokens in · 30 out · $0.0006"); `None` when
+/// the provider said no tokens.
+fn spent(m: &ExportedMessage) -> Option<String> {
+    if m.input_tokens.is_none() && m.output_tokens.is_none() {
+        return None;
+    }
+    let mut parts = vec![
+        format!("{} tokens in", m.input_tokens.unwrap_or(0)),
+        format!("{} out", m.output_tokens.unwrap_or(0)),
+    ];
+    parts.push(match m.cost_pico {
+        Some(pico) => crate::price::usd(u64::try_from(pico).unwrap_or(0)),
+        None => "no price".to_owned(),
+    });
+    Some(parts.join(" · "))
 }
 
 /// A file name for an export of the conversation titled `title`: its words, without what a
@@ -516,6 +537,9 @@ pub fn to_markdown(file: &ConversationExport) -> String {
                 out.push_str(&format!("## Assistant{}\n\n", by.unwrap_or_default()));
                 if !text.trim().is_empty() {
                     out.push_str(&format!("{}\n\n", text.trim_end()));
+                }
+                if let Some(line) = spent(m) {
+                    out.push_str(&format!("*{line}*\n\n"));
                 }
                 if let Some(error) = &m.error {
                     out.push_str(&format!(

@@ -67,6 +67,8 @@ pub struct NewUsage {
     pub purpose: UsagePurpose,
     pub input_tokens: i64,
     pub output_tokens: i64,
+    /// Of the input tokens, those read from the provider's prompt cache.
+    pub cached_input_tokens: i64,
     /// `None` when the model had no price.
     pub cost_pico: Option<i64>,
 }
@@ -86,6 +88,9 @@ pub struct UsageTotal {
     /// Requests whose model had no price (their tokens are counted, their cost is not).
     #[ts(type = "number")]
     pub unpriced: i64,
+    /// Of the input tokens, those read from the provider's prompt cache.
+    #[ts(type = "number")]
+    pub cached_input_tokens: i64,
 }
 
 /// One day's use of one model (days in UTC).
@@ -101,7 +106,7 @@ pub struct UsageDay {
 }
 
 const TOTALS: &str = "COUNT(*), COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0), \
-     COALESCE(SUM(cost_pico), 0), COUNT(*) - COUNT(cost_pico)";
+     COALESCE(SUM(cost_pico), 0), COUNT(*) - COUNT(cost_pico), COALESCE(SUM(cached_input_tokens), 0)";
 
 fn total_from(row: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<UsageTotal> {
     Ok(UsageTotal {
@@ -110,6 +115,7 @@ fn total_from(row: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<UsageTotal
         output_tokens: row.get(at + 2)?,
         cost_pico: row.get(at + 3)?,
         unpriced: row.get(at + 4)?,
+        cached_input_tokens: row.get(at + 5)?,
     })
 }
 
@@ -246,7 +252,8 @@ impl Store {
         self.call(move |conn| {
             conn.execute_cached(
                 "INSERT INTO usage (at, conversation_id, message_id, provider, model, purpose, \
-                 input_tokens, output_tokens, cost_pico) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                 input_tokens, output_tokens, cost_pico, cached_input_tokens) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                 params![
                     now_ms(),
                     usage.conversation_id,
@@ -257,6 +264,7 @@ impl Store {
                     usage.input_tokens,
                     usage.output_tokens,
                     usage.cost_pico,
+                    usage.cached_input_tokens,
                 ],
             )?;
             Ok(())

@@ -128,12 +128,7 @@ impl Run<'_> {
             .update_message(id.clone(), update)
             .await;
         self.ctx
-            .record_usage(
-                UsagePurpose::Answer,
-                Some(&id),
-                got.input_tokens,
-                got.output_tokens,
-            )
+            .record_usage(UsagePurpose::Answer, Some(&id), got.tokens())
             .await;
         match saved {
             Ok(saved) => {
@@ -164,7 +159,7 @@ impl Run<'_> {
             reasoning: got.reasoning(),
             input_tokens: got.input_tokens,
             output_tokens: got.output_tokens,
-            cost_pico: self.ctx.cost_of(got.input_tokens, got.output_tokens),
+            cost_pico: self.ctx.cost_of(got.tokens()),
             ..MessageUpdate::default()
         };
         let end = match ended {
@@ -260,9 +255,13 @@ impl Run<'_> {
             ProviderEvent::Usage {
                 input_tokens,
                 output_tokens,
+                cached_input_tokens,
             } => {
                 got.input_tokens = input_tokens.map(saturating_i64).or(got.input_tokens);
                 got.output_tokens = output_tokens.map(saturating_i64).or(got.output_tokens);
+                got.cached_input_tokens = cached_input_tokens
+                    .map(saturating_i64)
+                    .or(got.cached_input_tokens);
             }
             ProviderEvent::Finish(reason) => got.finish = Some(reason),
             ProviderEvent::ToolWarning(w) => self.ctx.emit(RunEvent::ToolWarning {
@@ -300,10 +299,19 @@ struct Streamed {
     calls: Vec<ToolCall>,
     input_tokens: Option<i64>,
     output_tokens: Option<i64>,
+    cached_input_tokens: Option<i64>,
     finish: Option<FinishReason>,
 }
 
 impl Streamed {
+    fn tokens(&self) -> super::usage::Tokens {
+        super::usage::Tokens {
+            input: self.input_tokens,
+            output: self.output_tokens,
+            cached_input: self.cached_input_tokens,
+        }
+    }
+
     fn has_unshown(&self) -> bool {
         !self.unshown_text.is_empty() || !self.unshown_reasoning.is_empty()
     }

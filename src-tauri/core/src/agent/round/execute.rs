@@ -145,14 +145,13 @@ impl Ctx<'_> {
         let answer = match tokio::time::timeout(within, asked).await {
             Ok(Ok(answer)) => {
                 // Late or not, the model answered: what it cost counts.
-                let tokens = |n: Option<u64>| n.map(|n| i64::try_from(n).unwrap_or(i64::MAX));
-                self.record_usage(
-                    crate::store::UsagePurpose::Description,
-                    None,
-                    tokens(answer.input_tokens),
-                    tokens(answer.output_tokens),
-                )
-                .await;
+                let tokens = super::usage::Tokens::said(
+                    answer.input_tokens,
+                    answer.output_tokens,
+                    answer.cached_input_tokens,
+                );
+                self.record_usage(crate::store::UsagePurpose::Description, None, tokens)
+                    .await;
                 if asked_at.elapsed() > within {
                     tracing::debug!(?within, "the description of a call came too late");
                     return None;

@@ -5,17 +5,38 @@
 use super::Ctx;
 use crate::store::{NewUsage, UsagePurpose};
 
+/// A request's tokens as its provider said them (`cached_input` counted in `input`).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Tokens {
+    pub input: Option<i64>,
+    pub output: Option<i64>,
+    pub cached_input: Option<i64>,
+}
+
+impl Tokens {
+    /// Tokens a provider counted (unsigned) as kept (signed, saturating).
+    pub fn said(input: Option<u64>, output: Option<u64>, cached_input: Option<u64>) -> Self {
+        let n = |n: Option<u64>| n.map(|n| i64::try_from(n).unwrap_or(i64::MAX));
+        Tokens {
+            input: n(input),
+            output: n(output),
+            cached_input: n(cached_input),
+        }
+    }
+}
+
 impl Ctx<'_> {
-    /// What `input` and `output` tokens cost at the run's price, in pico-dollars; `None` with
-    /// no price or no tokens.
-    pub(super) fn cost_of(&self, input: Option<i64>, output: Option<i64>) -> Option<i64> {
-        if input.is_none() && output.is_none() {
+    /// What `tokens` cost at the run's price, in pico-dollars; `None` with no price or no
+    /// tokens.
+    pub(super) fn cost_of(&self, tokens: Tokens) -> Option<i64> {
+        if tokens.input.is_none() && tokens.output.is_none() {
             return None;
         }
-        let tokens = |n: Option<i64>| u64::try_from(n.unwrap_or(0)).unwrap_or(0);
-        self.setup
-            .price
-            .map(|p| i64::try_from(p.cost(tokens(input), tokens(output))).unwrap_or(i64::MAX))
+        let n = |n: Option<i64>| u64::try_from(n.unwrap_or(0)).unwrap_or(0);
+        self.setup.price.map(|p| {
+            let cost = p.cost_with_cache(n(tokens.input), n(tokens.cached_input), n(tokens.output));
+            i64::try_from(cost).unwrap_or(i64::MAX)
+        })
     }
 
     /// Records one request the model answered with `input` and `output` tokens (nothing when
@@ -24,10 +45,9 @@ impl Ctx<'_> {
         &self,
         purpose: UsagePurpose,
         message_id: Option<&str>,
-        input: Option<i64>,
-        output: Option<i64>,
+        tokens: Tokens,
     ) {
-        if input.is_none() && output.is_none() {
+        if tokens.input.is_none() && tokens.output.is_none() {
             return;
         }
         let usage = NewUsage {
@@ -36,9 +56,10 @@ impl Ctx<'_> {
             provider: self.setup.provider_name.clone(),
             model: self.setup.model.clone(),
             purpose,
-            input_tokens: input.unwrap_or(0),
-            output_tokens: output.unwrap_or(0),
-            cost_pico: self.cost_of(input, output),
+            input_tokens: tokens.input.unwrap_or(0),
+            output_tokens: tokens.output.unwrap_or(0),
+            cached_input_tokens: tokens.cached_input.unwrap_or(0),
+            cost_pico: self.cost_of(tokens),
         };
         if let Err(e) = self.services.store.record_usage(usage).await {
             tracing::warn!(error = %e, "a request's tokens and cost were not recorded");

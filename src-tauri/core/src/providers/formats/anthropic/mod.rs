@@ -196,6 +196,26 @@ struct MessageDeltaBody {
 struct Usage {
     input_tokens: Option<u64>,
     output_tokens: Option<u64>,
+    /// Input read from the prompt cache, and written to it: Anthropic counts neither in
+    /// `input_tokens`.
+    cache_read_input_tokens: Option<u64>,
+    cache_creation_input_tokens: Option<u64>,
+}
+
+impl Usage {
+    /// Every input token (cache reads and writes included) and the cache reads, when the
+    /// usage says any input at all.
+    fn input(&self) -> Option<(u64, u64)> {
+        let parts = [
+            self.input_tokens,
+            self.cache_read_input_tokens,
+            self.cache_creation_input_tokens,
+        ];
+        parts.iter().any(Option::is_some).then(|| {
+            let read = self.cache_read_input_tokens.unwrap_or(0);
+            (parts.iter().flatten().sum(), read)
+        })
+    }
 }
 
 #[derive(Deserialize)]
@@ -215,7 +235,8 @@ struct OpenCall {
 #[derive(Default)]
 pub struct StreamDecoder {
     calls: BTreeMap<u32, OpenCall>,
-    input_tokens: Option<u64>,
+    /// Every input token and the cache reads among them, as `message_start` said.
+    input: Option<(u64, u64)>,
     stop_reason: Option<FinishReason>,
     finished: bool,
 }
@@ -242,7 +263,7 @@ impl StreamDecode for StreamDecoder {
         let mut out = Vec::new();
         match event {
             StreamEvent::MessageStart { message } => {
-                self.input_tokens = message.usage.and_then(|u| u.input_tokens);
+                self.input = message.usage.and_then(|u| u.input());
             }
             StreamEvent::ContentBlockStart {
                 index,
@@ -283,8 +304,11 @@ impl StreamDecode for StreamDecoder {
                     self.stop_reason = Some(finish_reason(&reason));
                 }
                 if let Some(usage) = usage {
+                    // A newer API repeats the input counts here; else message_start's stand.
+                    let input = usage.input().or(self.input);
                     out.push(ProviderEvent::Usage {
-                        input_tokens: usage.input_tokens.or(self.input_tokens),
+                        input_tokens: input.map(|(all, _)| all),
+                        cached_input_tokens: input.map(|(_, read)| read).filter(|n| *n > 0),
                         output_tokens: usage.output_tokens,
                     });
                 }

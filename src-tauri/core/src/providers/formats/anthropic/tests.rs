@@ -109,7 +109,8 @@ fn a_streamed_answer_with_thinking_text_and_a_tool_call_decodes_in_order() {
             )),
             ProviderEvent::Usage {
                 input_tokens: Some(25),
-                output_tokens: Some(40)
+                output_tokens: Some(40),
+                cached_input_tokens: None,
             },
             ProviderEvent::Finish(FinishReason::ToolCalls),
         ]
@@ -162,4 +163,21 @@ fn a_required_tool_choice_is_any_and_images_are_base64_sources() {
         body["messages"][0]["content"][0]["source"],
         json!({"type": "base64", "media_type": "image/png", "data": "AAAA"})
     );
+}
+
+#[test]
+fn cache_reads_and_writes_count_as_input_and_the_reads_are_said_apart() {
+    let events = decode_all(&[
+        r#"{"type":"message_start","message":{"id":"m","usage":{"input_tokens":21,"cache_creation_input_tokens":188,"cache_read_input_tokens":1800,"output_tokens":1}}}"#,
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}"#,
+        r#"{"type":"content_block_stop","index":0}"#,
+        r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":12}}"#,
+        r#"{"type":"message_stop"}"#,
+    ]);
+    assert!(events.contains(&ProviderEvent::Usage {
+        input_tokens: Some(21 + 188 + 1800),
+        output_tokens: Some(12),
+        cached_input_tokens: Some(1800),
+    }));
 }

@@ -164,6 +164,8 @@ struct FunctionCall {
 struct UsageMetadata {
     prompt_token_count: Option<u64>,
     candidates_token_count: Option<u64>,
+    /// Of the prompt's tokens, those read from a cached context.
+    cached_content_token_count: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -175,7 +177,7 @@ struct ApiError {
 #[derive(Default)]
 pub struct StreamDecoder {
     calls_seen: usize,
-    usage: Option<(Option<u64>, Option<u64>)>,
+    usage: Option<UsageMetadata>,
     finish: Option<FinishReason>,
     finished: bool,
 }
@@ -230,7 +232,7 @@ impl StreamDecode for StreamDecoder {
         }
         if let Some(usage) = chunk.usage_metadata {
             // Every chunk repeats the running totals; only the last one counts.
-            self.usage = Some((usage.prompt_token_count, usage.candidates_token_count));
+            self.usage = Some(usage);
         }
         Ok(out)
     }
@@ -242,10 +244,11 @@ impl StreamDecode for StreamDecoder {
         }
         self.finished = true;
         let mut out = Vec::new();
-        if let Some((input_tokens, output_tokens)) = self.usage {
+        if let Some(usage) = self.usage.take() {
             out.push(ProviderEvent::Usage {
-                input_tokens,
-                output_tokens,
+                input_tokens: usage.prompt_token_count,
+                output_tokens: usage.candidates_token_count,
+                cached_input_tokens: usage.cached_content_token_count,
             });
         }
         let reason = self.finish.unwrap_or(if self.calls_seen > 0 {

@@ -94,7 +94,8 @@ fn a_stream_with_thoughts_text_and_whole_function_calls_decodes() {
             ProviderEvent::ToolCall(ToolCall::new("fc-2".into(), "b".into(), "{}".into())),
             ProviderEvent::Usage {
                 input_tokens: Some(10),
-                output_tokens: Some(22)
+                output_tokens: Some(22),
+                cached_input_tokens: None,
             },
             ProviderEvent::Finish(FinishReason::ToolCalls),
         ]

@@ -184,6 +184,7 @@ impl StreamDecode for StreamDecoder {
             out.push(ProviderEvent::Usage {
                 input_tokens: line.prompt_eval_count,
                 output_tokens: line.eval_count,
+                cached_input_tokens: None,
             });
             let reason = match line.done_reason.as_deref() {
                 Some("length") => FinishReason::Length,
@@ -307,7 +308,8 @@ mod tests {
                 )),
                 ProviderEvent::Usage {
                     input_tokens: Some(30),
-                    output_tokens: Some(9)
+                    output_tokens: Some(9),
+                    cached_input_tokens: None,
                 },
                 ProviderEvent::Finish(FinishReason::ToolCalls),
             ]

@@ -191,6 +191,13 @@ struct FunctionDelta {
 struct Usage {
     prompt_tokens: Option<u64>,
     completion_tokens: Option<u64>,
+    /// `cached_tokens`: of the prompt tokens, those read from OpenAI's prompt cache.
+    prompt_tokens_details: Option<PromptDetails>,
+}
+
+#[derive(Deserialize)]
+struct PromptDetails {
+    cached_tokens: Option<u64>,
 }
 
 #[derive(Default)]
@@ -275,6 +282,7 @@ impl StreamDecode for StreamDecoder {
             events.push(ProviderEvent::Usage {
                 input_tokens: usage.prompt_tokens,
                 output_tokens: usage.completion_tokens,
+                cached_input_tokens: usage.prompt_tokens_details.and_then(|d| d.cached_tokens),
             });
         }
         Ok(events)

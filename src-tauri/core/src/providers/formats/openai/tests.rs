@@ -147,7 +147,8 @@ fn text_streams_as_deltas_then_usage_and_finish() {
             ProviderEvent::Finish(FinishReason::Stop),
             ProviderEvent::Usage {
                 input_tokens: Some(12),
-                output_tokens: Some(2)
+                output_tokens: Some(2),
+                cached_input_tokens: None,
             },
         ]
     );
@@ -281,4 +282,18 @@ fn calls_from_a_host_that_omits_ids_and_indexes_get_stable_ids() {
             .collect::<Vec<_>>(),
         vec![("call_0", "a"), ("call_1", "b")]
     );
+}
+
+#[test]
+fn cached_prompt_tokens_are_said_apart() {
+    let events = decode_all(&[
+        r#"{"choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"stop"}]}"#,
+        r#"{"choices":[],"usage":{"prompt_tokens":2006,"completion_tokens":300,"prompt_tokens_details":{"cached_tokens":1920}}}"#,
+        "[DONE]",
+    ]);
+    assert!(events.contains(&ProviderEvent::Usage {
+        input_tokens: Some(2006),
+        output_tokens: Some(300),
+        cached_input_tokens: Some(1920),
+    }));
 }

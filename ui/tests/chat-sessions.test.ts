@@ -121,7 +121,7 @@ describe("a run replayed over what was saved", () => {
     // Saved so far: the question, round 1's answer with its call "0", round 2's answer with its own call "0".
     const session = new ChatSession(
       {
-        conversation: { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "" },
+        conversation: { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "", profile_id: null },
         messages: [{ ...base, id: "u1", role: "user", content: "time twice", status: "complete", finish_reason: null, tool_calls: null }, answer("a1"), answer("a2")],
         tool_runs: [], older: null, branches: [],
       },

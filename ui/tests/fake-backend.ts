@@ -20,6 +20,9 @@
 //                     answer adds one (priced when its model has a price); addUsage adds others
 //   setPrice          a model's price, the person's or what its provider's list says (a model
 //                     list's `price` is also kept, as Rust keeps it, when it is listed)
+//   profiles          the profiles (addProfile adds one); profileToImport what the person picks in
+//                     Rust's Open dialog for import_profile (null: they close it); export_profile
+//                     answers with `saveAs` as Save As does
 
 import type {
   AppStatus,
@@ -52,8 +55,12 @@ import type {
   Provider,
   ProviderKindInfo,
   ProviderPreset,
+  Profile,
+  ProfileChoice,
+  ProfileFields,
   Settings,
   ToolRun,
+  ToolToggle,
   ConversationTool,
   ConversationArtifact,
   StandingApproval,
@@ -96,6 +103,8 @@ export interface UsageRecord {
   purpose: "answer" | "description";
   input_tokens: number;
   output_tokens: number;
+  /** of the input tokens, those read from the provider's prompt cache (absent: none) */
+  cached_input_tokens?: number;
   /** null when the model had no price */
   cost_pico: number | null;
 }
@@ -119,6 +128,7 @@ function totalOf(rows: UsageRecord[]): UsageTotal {
     requests: rows.length,
     input_tokens: rows.reduce((sum, r) => sum + r.input_tokens, 0),
     output_tokens: rows.reduce((sum, r) => sum + r.output_tokens, 0),
+    cached_input_tokens: rows.reduce((sum, r) => sum + (r.cached_input_tokens ?? 0), 0),
     cost_pico: rows.reduce((sum, r) => sum + (r.cost_pico ?? 0), 0),
     unpriced: rows.filter((r) => r.cost_pico === null).length,
   };
@@ -367,6 +377,10 @@ export class FakeBackend {
   toolSwitches: Record<string, Map<string, boolean>> = {};
   /** the switches a new conversation starts with */
   defaultSwitches = new Map<string, boolean>();
+  /** the profiles, in no order (list_profiles sorts them by name, any case) */
+  profiles: Profile[] = [];
+  /** the profile file the person picks in Rust's Open dialog (import_profile); null: they close it */
+  profileToImport: { name: string; fields: Partial<ProfileFields> } | null = null;
   /** awaited while the scripted tool call runs, after it reported progress */
   toolGate: (() => Promise<void>) | null = null;
   /** when set, the scripted tool call's next run fails with this error (then it is cleared) */
@@ -577,11 +591,98 @@ export class FakeBackend {
       model: null,
       auto_approve: false,
       system_prompt: systemPrompt,
+      profile_id: null,
     };
     this.conversations.push(conversation);
     this.messages[conversation.id] = [];
     this.toolSwitches[conversation.id] = new Map(this.defaultSwitches);
     return conversation;
+  }
+
+  /** A profile named `name` (Settings' model and limits, every tool on, unless `fields` says otherwise). */
+  addProfile(name: string, fields: Partial<ProfileFields> = {}, isDefault = false): Profile {
+    const now = ++this.#clock;
+    const profile: Profile = { id: `pr${++this.#ids}`, name, is_default: false, created_at: now, updated_at: now, ...emptyProfileFields(), ...fields };
+    if (isDefault) for (const p of this.profiles) p.is_default = false;
+    profile.is_default = isDefault;
+    this.profiles.push(profile);
+    return profile;
+  }
+
+  /** As Rust's `profile`: by id, else by name (any case); else not found. */
+  #profile(key: unknown): Profile {
+    const text = String(key ?? "").trim();
+    const found = this.profiles.find((p) => p.id === text) ?? this.profiles.find((p) => p.name.toLowerCase() === text.toLowerCase());
+    if (!found) throw { kind: "not_found", message: `Not found: profile “${text}”` };
+    return found;
+  }
+
+  /** As Rust's `checked`: a profile's name and fields as kept, or the first field at fault. */
+  #checkedProfile(rawName: unknown, raw: unknown): { name: string; fields: ProfileFields } {
+    const oneLine = (text: unknown) => String(text ?? "").split(/\s+/).filter(Boolean).join(" ");
+    const name = oneLine(rawName);
+    if (name === "") throw { kind: "invalid_input", field: "name", message: "Name the profile." };
+    if ([...name].length > 60) throw { kind: "invalid_input", field: "name", message: "Keep the name to 60 characters or fewer." };
+    const given = { ...emptyProfileFields(), ...(raw as Partial<ProfileFields>) };
+    const prompt = String(given.system_prompt ?? "").trimEnd();
+    if ([...prompt].length > 32_000) {
+      throw { kind: "invalid_input", field: "system_prompt", message: "A system prompt can be at most 32000 characters long." };
+    }
+    const providerName = (given.provider ?? "").trim();
+    const provider = providerName === "" ? null : this.#provider(providerName).name;
+    const model = oneLine(given.model) || null;
+    if (model !== null && provider === null) throw { kind: "invalid_input", field: "provider", message: "Choose the model's provider too." };
+    const limit = (field: string, label: string, value: number | null, min: number, max: number) => {
+      if (value === null || value === undefined) return null;
+      if (!Number.isInteger(value) || value < min || value > max) throw { kind: "invalid_input", field, message: `${label} must be between ${min} and ${max}` };
+      return value;
+    };
+    const tools: ToolToggle[] = [];
+    for (const t of given.tools ?? []) {
+      const server = String(t.server ?? "").trim();
+      if (server === "") throw { kind: "invalid_input", field: "tools", message: "A tool switch names no server." };
+      const tool = t.tool === null || t.tool === undefined || t.tool.trim() === "" ? null : t.tool.trim();
+      const at = tools.findIndex((k) => k.server.toLowerCase() === server.toLowerCase() && k.tool === tool);
+      if (at >= 0) tools.splice(at, 1);
+      tools.push({ server, tool, enabled: Boolean(t.enabled) });
+    }
+    return {
+      name,
+      fields: {
+        system_prompt: prompt.trim() === "" ? "" : prompt,
+        provider,
+        model,
+        max_rounds: limit("max_rounds", "Max rounds", given.max_rounds, 1, 100),
+        tool_timeout_secs: limit("tool_timeout_secs", "Tool timeout (seconds)", given.tool_timeout_secs, 1, 3600),
+        run_time_limit_secs: limit("run_time_limit_secs", "Run time limit (seconds)", given.run_time_limit_secs, 10, 86_400),
+        tools,
+      },
+    };
+  }
+
+  /** A taken name (any case) among the profiles other than `except`: a conflict on "name". */
+  #claimProfileName(name: string, except: string | null = null): void {
+    if (this.profiles.some((p) => p.id !== except && p.name.toLowerCase() === name.toLowerCase())) {
+      throw { kind: "conflict", field: "name", message: `A profile named “${name}” exists already.` };
+    }
+  }
+
+  /** As Rust's free_name: `name`, else with " (2)", " (3)"… until no profile has it (any case). */
+  #freeProfileName(name: string): string {
+    const taken = (n: string) => this.profiles.some((p) => p.name.toLowerCase() === n.toLowerCase());
+    if (!taken(name)) return name;
+    for (let n = 2; ; n++) if (!taken(`${name} (${n})`)) return `${name} (${n})`;
+  }
+
+  /** As Rust's apply: the conversation follows `profile`, told its prompt, asking its model (when it names a provider), with its switches. */
+  #applyProfile(conversation: Conversation, profile: Profile): void {
+    conversation.profile_id = profile.id;
+    conversation.system_prompt = profile.system_prompt;
+    if (profile.provider !== null) {
+      conversation.provider = profile.provider;
+      conversation.model = profile.model;
+    }
+    this.toolSwitches[conversation.id] = new Map(profile.tools.map((t) => [t.tool === null ? t.server : `${t.server}/${t.tool}`, t.enabled]));
   }
 
   /** Questions and answers, one after the other, in `conversationId` (`texts[0]` a question). */
@@ -824,7 +925,72 @@ export class FakeBackend {
     list_conversations: () => this.#sorted(),
     create_conversation: (args) => {
       const title = typeof args.title === "string" ? args.title : "New conversation";
-      return this.addConversation(title, this.settings.default_system_prompt);
+      // As Rust: absent is the default profile, if any; "none" is Settings' prompt and switches.
+      const choice = (args.profile as ProfileChoice | undefined) ?? { kind: "default" };
+      const profile =
+        choice.kind === "named" ? this.#profile(choice.id) : choice.kind === "default" ? this.profiles.find((p) => p.is_default) : undefined;
+      const conversation = this.addConversation(title, this.settings.default_system_prompt);
+      if (profile) this.#applyProfile(conversation, profile);
+      return { ...conversation };
+    },
+    list_profiles: () =>
+      [...this.profiles]
+        .sort((a, b) => byText(a.name.toLowerCase(), b.name.toLowerCase()))
+        .map((p) => structuredClone(p)),
+    create_profile: (args) => {
+      const { name, fields } = this.#checkedProfile(args.name, args.fields);
+      this.#claimProfileName(name);
+      return structuredClone(this.addProfile(name, fields));
+    },
+    update_profile: (args) => {
+      const profile = this.#profile(args.id);
+      const { name, fields } = this.#checkedProfile(args.name, args.fields);
+      this.#claimProfileName(name, profile.id);
+      Object.assign(profile, fields, { name, updated_at: ++this.#clock });
+      return structuredClone(profile);
+    },
+    duplicate_profile: (args) => {
+      const original = this.#profile(args.id);
+      const { id: _id, name: _name, is_default: _default, created_at: _created, updated_at: _updated, ...fields } = structuredClone(original);
+      return structuredClone(this.addProfile(this.#freeProfileName(`${original.name} (copy)`), fields));
+    },
+    delete_profile: (args) => {
+      const profile = this.#profile(args.id);
+      this.profiles = this.profiles.filter((p) => p.id !== profile.id);
+      for (const c of this.conversations) if (c.profile_id === profile.id) c.profile_id = null;
+      return null;
+    },
+    set_default_profile: (args) => {
+      const id = args.id === null || args.id === undefined ? null : this.#profile(args.id).id;
+      for (const p of this.profiles) p.is_default = p.id === id;
+      return null;
+    },
+    export_profile: (args) => {
+      const profile = this.#profile(args.id);
+      // Rust's Save As dialog, answered with `saveAs`.
+      return this.saveAs === null ? null : `${this.saveAs}/${profile.name}.json`;
+    },
+    import_profile: () => {
+      // Rust's Open dialog, answered with `profileToImport`.
+      const file = this.profileToImport;
+      if (file === null) return null;
+      const notes: string[] = [];
+      const fields = { ...emptyProfileFields(), ...structuredClone(file.fields) };
+      if (fields.provider && !this.providers.some((p) => p.name === fields.provider?.trim())) {
+        notes.push(`There is no provider “${fields.provider}” here, so the profile uses Settings' default model.`);
+        fields.provider = null;
+        fields.model = null;
+      }
+      const checked = this.#checkedProfile(file.name, fields);
+      const free = this.#freeProfileName(checked.name);
+      if (free !== checked.name) notes.push(`A profile named “${checked.name}” exists; this one is “${free}”.`);
+      return { profile: structuredClone(this.addProfile(free, checked.fields)), notes };
+    },
+    set_conversation_profile: (args) => {
+      const conversation = this.#conversation(args.conversationId);
+      if (args.profileId === null || args.profileId === undefined) conversation.profile_id = null;
+      else this.#applyProfile(conversation, this.#profile(args.profileId));
+      return { ...conversation };
     },
     set_system_prompt: (args) => {
       const conversation = this.#conversation(args.id);
@@ -1387,6 +1553,11 @@ export class FakeBackend {
       return { ...this.settings };
     },
   };
+}
+
+/** A profile's fields as Rust's `ProfileFields::default()`: no prompt, Settings' model and limits, every tool on. */
+export function emptyProfileFields(): ProfileFields {
+  return { system_prompt: "", provider: null, model: null, max_rounds: null, tool_timeout_secs: null, run_time_limit_secs: null, tools: [] };
 }
 
 /** A controllable `prefers-color-scheme: dark` query. */

@@ -40,6 +40,10 @@ import type {
   ProviderKindInfo,
   ProviderPreset,
   ExportFormat,
+  ImportedProfile,
+  Profile,
+  ProfileChoice,
+  ProfileFields,
   ResultView,
   SearchHit,
   Settings,
@@ -91,9 +95,12 @@ export function listConversations(): Promise<Conversation[]> {
   return call("list_conversations");
 }
 
-/** `null` title: Rust names it "New conversation". */
-export function createConversation(title: string | null): Promise<Conversation> {
-  return call("create_conversation", { title });
+/**
+ * `null` title: Rust names it "New conversation". `profile` absent: the default profile if there
+ * is one, else Settings' system prompt and tool switches.
+ */
+export function createConversation(title: string | null, profile?: ProfileChoice): Promise<Conversation> {
+  return call("create_conversation", profile === undefined ? { title } : { title, profile });
 }
 
 /** Rust trims the title and caps it at 200 characters; empty → invalid_input on "title". */
@@ -179,6 +186,61 @@ export function importConversation(): Promise<Conversation | null> {
 /** The model this conversation chats with; both null: back to the defaults. */
 export function setConversationModel(id: string, provider: string | null, model: string | null): Promise<Conversation> {
   return call("set_conversation_model", { id, provider, model });
+}
+
+// ------------------------------------------------------------ profiles
+
+/** Every profile, by name (any case). */
+export function listProfiles(): Promise<Profile[]> {
+  return call("list_profiles");
+}
+
+/**
+ * invalid_input names `name`, `system_prompt`, `provider`, `model`, `max_rounds`,
+ * `tool_timeout_secs`, `run_time_limit_secs` or `tools` in `field`; a taken name is a conflict
+ * on `name`.
+ */
+export function createProfile(name: string, fields: ProfileFields): Promise<Profile> {
+  return call("create_profile", { name, fields });
+}
+
+/** Refusals as createProfile's. */
+export function updateProfile(id: string, name: string, fields: ProfileFields): Promise<Profile> {
+  return call("update_profile", { id, name, fields });
+}
+
+/** A copy named "… (copy)" (or "… (copy) (2)"…), not the default. */
+export function duplicateProfile(id: string): Promise<Profile> {
+  return call("duplicate_profile", { id });
+}
+
+/** Conversations that followed it keep their prompt, model and tools, and follow no profile. */
+export function deleteProfile(id: string): Promise<void> {
+  return call("delete_profile", { id });
+}
+
+/** Makes a profile the one new conversations start from; null: none is. */
+export function setDefaultProfile(id: string | null): Promise<void> {
+  return call("set_default_profile", { id });
+}
+
+/** Rust asks where to save the profile's JSON and writes it: the path, or null when the person closed the dialog. */
+export function exportProfile(id: string): Promise<string | null> {
+  return call("export_profile", { id });
+}
+
+/** Rust asks for a profile's JSON file and keeps it (renamed, or without its provider, as `notes` say); null when closed. */
+export function importProfile(): Promise<ImportedProfile | null> {
+  return call("import_profile");
+}
+
+/**
+ * Puts a profile on a conversation: its system prompt, its model (when it names a provider) and
+ * its tool switches replace the conversation's, from the next message. null: it follows no
+ * profile and keeps what it has.
+ */
+export function setConversationProfile(conversationId: string, profileId: string | null): Promise<Conversation> {
+  return call("set_conversation_profile", { conversationId, profileId });
 }
 
 export function listProviderKinds(): Promise<ProviderKindInfo[]> {

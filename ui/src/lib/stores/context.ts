@@ -9,6 +9,7 @@ import type { ArtifactsStore } from "./artifacts.svelte";
 import type { AttachmentsStore } from "./attachments.svelte";
 import type { ChatSessions } from "./chat-sessions.svelte";
 import type { ConversationsStore } from "./conversations.svelte";
+import type { ProfilesStore } from "./profiles.svelte";
 import type { ProvidersStore } from "./providers.svelte";
 import type { ServersStore } from "./servers.svelte";
 import type { SettingsStore } from "./settings.svelte";
@@ -68,4 +69,8 @@ export function getArtifacts(): ArtifactsStore {
 
 export function getUsage(): UsageStore {
   return stores().usage;
+}
+
+export function getProfiles(): ProfilesStore {
+  return stores().profiles;
 }

@@ -1,7 +1,8 @@
 // The conversations: the list in the sidebar, the open one with its messages (`detail`), and
-// every action on one (create, open, rename, auto-approve, model choice, delete), plus the tools
-// panel's state for one. Navigates through the UI store (which also shows failures) and, when a
-// conversation is deleted, forgets its chat session in `ChatSessions`.
+// every action on one (create, from a profile or not, open, rename, auto-approve, model choice,
+// profile, delete), plus the tools panel's state for one. Navigates through the UI store (which
+// also shows failures) and, when a conversation is deleted, forgets its chat session in
+// `ChatSessions`.
 //
 // Consistency rule: after every mutation the list is refreshed from Rust, and only the
 // latest-issued refresh may be applied (`LatestOnly`), so quick creates and deletes always settle
@@ -14,7 +15,7 @@ import * as ipc from "../ipc";
 import { IpcError } from "../errors";
 import { LatestOnly } from "../latest";
 import { ConversationTools } from "../conversation-tools.svelte";
-import type { Conversation, ConversationDetail, SearchHit } from "../types";
+import type { Conversation, ConversationDetail, ProfileChoice, SearchHit } from "../types";
 import type { ChatSessions } from "./chat-sessions.svelte";
 import type { UiStore } from "./ui.svelte";
 
@@ -121,11 +122,14 @@ export class ConversationsStore {
 
   // ------------------------------------------------------------ actions
 
-  /** Creates a conversation and opens it, unless the person went elsewhere meanwhile. */
-  async create(): Promise<void> {
+  /**
+   * Creates a conversation and opens it, unless the person went elsewhere meanwhile. `profile`
+   * absent: it starts from the default profile, if there is one (else Settings' defaults).
+   */
+  async create(profile?: ProfileChoice): Promise<void> {
     const stillWanted = this.#ui.beginNavigation();
     try {
-      const created = await ipc.createConversation(null);
+      const created = await ipc.createConversation(null, profile);
       this.list = [created, ...this.list.filter((c) => c.id !== created.id)];
       if (stillWanted()) void this.open(created.id, { conversation: created, messages: [], tool_runs: [], older: null, branches: [] });
     } catch (err) {
@@ -192,6 +196,22 @@ export class ConversationsStore {
   async setModel(id: string, provider: string | null, model: string | null): Promise<Conversation> {
     try {
       const updated = await ipc.setConversationModel(id, provider, model);
+      this.#replace(updated);
+      return updated;
+    } finally {
+      void this.refresh();
+    }
+  }
+
+  /**
+   * Puts a profile on a conversation (null: it follows none and keeps what it has) and shows
+   * what Rust stored: its system prompt, model and tool switches are the profile's from the next
+   * message (the caller reads the tools panel again).
+   * @throws IpcError
+   */
+  async setProfile(id: string, profileId: string | null): Promise<Conversation> {
+    try {
+      const updated = await ipc.setConversationProfile(id, profileId);
       this.#replace(updated);
       return updated;
     } finally {

@@ -190,6 +190,15 @@ export class ServersStore {
     }
   }
 
+  /** A running server's tools, or null when they cannot be listed (not running): nothing reported. */
+  async toolsIfRunning(name: string): Promise<ToolReview[] | null> {
+    try {
+      return await ipc.listMcpTools(name);
+    } catch {
+      return null;
+    }
+  }
+
   /** Rust asks in its native dialog; resolves whether the change was accepted. */
   async acceptTool(name: string, tool: string): Promise<boolean> {
     try {

@@ -8,6 +8,7 @@ import { ArtifactsStore } from "./artifacts.svelte";
 import { AttachmentsStore } from "./attachments.svelte";
 import { ChatSessions } from "./chat-sessions.svelte";
 import { ConversationsStore } from "./conversations.svelte";
+import { ProfilesStore } from "./profiles.svelte";
 import { ProvidersStore } from "./providers.svelte";
 import { ServersStore } from "./servers.svelte";
 import { SettingsStore } from "./settings.svelte";
@@ -28,6 +29,8 @@ export class Stores {
   readonly artifacts: ArtifactsStore;
   /** What models cost: prices, each conversation's total, the Usage page's report. */
   readonly usage: UsageStore;
+  /** Profiles: a system prompt, a model, a tool set and limits under a name. */
+  readonly profiles: ProfilesStore;
 
   constructor(theme: ThemeController) {
     this.ui = new UiStore(theme);
@@ -50,6 +53,7 @@ export class Stores {
     );
     this.conversations = new ConversationsStore(this.ui, this.chats);
     this.attachments = new AttachmentsStore(this.ui);
+    this.profiles = new ProfilesStore(this.ui, this.conversations);
   }
 
   /** The first round of loading; `ui.ready` once it is done (successfully or not). */
@@ -63,6 +67,7 @@ export class Stores {
     await Promise.all([
       providers.refreshKeychain(),
       conversations.refresh(),
+      this.profiles.load(),
       providers.refresh(),
       providers.loadKinds(),
       providers.loadPresets(),

@@ -1,0 +1,425 @@
+// Profiles (issue 18) against an in-memory backend: the store, Settings › Profiles (the list, its
+// actions and the form, with Rust's refusals beside their fields), the sidebar's menu that starts
+// a conversation from a profile, and the conversation header's switch of profile.
+import { beforeEach, describe, expect, it, vi } from "vitest";
+
+vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
+
+import { screen, waitFor, within } from "@testing-library/svelte";
+import { IpcError } from "../src/lib/errors";
+import { draftToFields, profileToDraft, toolsOffLabel, validateProfileDraft, withServer, withTool } from "../src/lib/profiles";
+import type { McpServerStatus, ToolReview } from "../src/lib/types";
+import { type FakeBackend, emptyProfileFields } from "./fake-backend";
+import { installFakeBackend, renderApp } from "./render-app";
+import { newStores } from "./render-with-stores";
+
+let backend: FakeBackend;
+
+beforeEach(() => {
+  backend = installFakeBackend();
+});
+
+function server(name: string, running = true): McpServerStatus {
+  return {
+    name,
+    transport: "stdio",
+    command_line: `uvx mcp-server-${name}`,
+    edit_text: `uvx mcp-server-${name}`,
+    roots: [],
+    disabled: false,
+    approved: true,
+    error: null,
+    state: running ? { state: "running", pid: 7, tools: 2 } : { state: "stopped" },
+    resolved: `/usr/bin/${name}`,
+    log_file: `/logs/mcp/${name}.log`,
+  };
+}
+
+function review(serverName: string, tool: string): ToolReview {
+  return { tool, wire_name: `${serverName}__${tool}`, display_name: `${serverName} · ${tool}`, offered: true, status: "pinned" };
+}
+
+async function openSettings() {
+  const view = await renderApp();
+  await view.user.click(screen.getByTestId("nav-settings"));
+  // The section is a chunk of its own, loaded the first time Settings opens.
+  const section = await screen.findByTestId("profiles-section", undefined, { timeout: 10000 });
+  return { ...view, section };
+}
+
+function item(name: string): HTMLElement {
+  const found = screen.queryAllByTestId("profile-item").find((el) => el.dataset.name === name);
+  if (!found) throw new Error(`no profile item named ${name}`);
+  return found;
+}
+
+function names(): string[] {
+  return screen.queryAllByTestId("profile-item").map((el) => el.dataset.name ?? "");
+}
+
+describe("the profiles store", () => {
+  it("lists by name, creates, refuses a taken name (any case) on the name field, copies, and keeps one default", async () => {
+    backend.addProfile("research");
+    const stores = newStores();
+    const { profiles } = stores;
+    await profiles.load();
+    expect(profiles.all.map((p) => p.name)).toEqual(["research"]);
+
+    const coding = await profiles.create("Coding", { ...emptyProfileFields(), max_rounds: 5 });
+    expect(coding).toMatchObject({ name: "Coding", max_rounds: 5, is_default: false });
+    expect(profiles.all.map((p) => p.name)).toEqual(["Coding", "research"]);
+
+    const refused = await profiles.create("RESEARCH", emptyProfileFields()).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(IpcError);
+    expect(refused).toMatchObject({ kind: "conflict", field: "name" });
+
+    const copy = await profiles.duplicate(coding.id);
+    expect(copy?.name).toBe("Coding (copy)");
+    expect((await profiles.duplicate(coding.id))?.name).toBe("Coding (copy) (2)");
+
+    await profiles.setDefault(coding.id);
+    expect(profiles.defaultProfile?.id).toBe(coding.id);
+    await profiles.setDefault(copy!.id);
+    expect(profiles.all.filter((p) => p.is_default).map((p) => p.id)).toEqual([copy!.id]);
+    await profiles.setDefault(null);
+    expect(profiles.defaultProfile).toBeNull();
+    expect(backend.callsTo("set_default_profile").at(-1)?.args).toEqual({ id: null });
+  });
+
+  it("deletes a profile: the conversations that followed it follow none and keep what they had", async () => {
+    const coding = backend.addProfile("Coding", { system_prompt: "Write code." });
+    const stores = newStores();
+    await stores.profiles.load();
+    await stores.conversations.create({ kind: "named", id: coding.id });
+    const created = backend.conversations[0];
+    expect(created).toMatchObject({ profile_id: coding.id, system_prompt: "Write code." });
+    await waitFor(() => expect(stores.conversations.list[0]?.profile_id).toBe(coding.id));
+
+    await stores.profiles.remove(coding.id);
+    expect(stores.profiles.all).toEqual([]);
+    expect(stores.conversations.list[0]).toMatchObject({ profile_id: null, system_prompt: "Write code." });
+  });
+
+  it("imports a profile with Rust's notes, and resolves null when the dialog is closed", async () => {
+    backend.addProfile("Coding");
+    backend.profileToImport = { name: "coding", fields: { provider: "Elsewhere", model: "m-1", max_rounds: 7 } };
+    const stores = newStores();
+    const result = await stores.profiles.importFile();
+    expect(result?.profile).toMatchObject({ name: "coding (2)", provider: null, model: null, max_rounds: 7 });
+    expect(result?.notes).toHaveLength(2);
+    expect(stores.profiles.all.map((p) => p.name)).toEqual(["Coding", "coding (2)"]);
+
+    backend.profileToImport = null;
+    expect(await stores.profiles.importFile()).toBeNull();
+  });
+});
+
+describe("the form's draft", () => {
+  it("sends blank limits as null, a model only with its provider, and flips switches as a conversation's", () => {
+    const draft = { ...profileToDraft(null), name: "Coding", max_rounds: " 5 ", provider: "", model: "" };
+    expect(validateProfileDraft(draft)).toEqual({});
+    expect(draftToFields(draft)).toEqual({ ...emptyProfileFields(), max_rounds: 5 });
+    expect(validateProfileDraft({ ...draft, max_rounds: "2.5", run_time_limit_secs: "5", model: "x" })).toEqual({
+      max_rounds: expect.stringContaining("1 to 100"),
+      run_time_limit_secs: expect.stringContaining("10 to 86400"),
+      provider: "Choose the model's provider too.",
+    });
+
+    let tools = withTool([], "fs", "write_file", false);
+    expect(tools).toEqual([{ server: "fs", tool: "write_file", enabled: false }]);
+    tools = withServer(tools, "git", false);
+    expect(toolsOffLabel(tools)).toBe("1 server and 1 tool off");
+    // A tool switched back to what its server says is not listed; a server switched on drops its tools' switches.
+    expect(withTool(tools, "fs", "write_file", true)).toEqual([{ server: "git", tool: null, enabled: false }]);
+    expect(withServer(withTool(tools, "git", "log", true), "git", true)).toEqual([{ server: "fs", tool: "write_file", enabled: false }]);
+    expect(toolsOffLabel([])).toBe("Every tool on");
+  });
+});
+
+describe("Settings › Profiles", () => {
+  it("lists each profile with its default badge, model and what it switches off", async () => {
+    backend.addProviderRecord("Work");
+    backend.addProfile("Research", { provider: "Work", model: "gpt-4o", tools: [{ server: "git", tool: null, enabled: false }] }, true);
+    backend.addProfile("Coding");
+    await openSettings();
+    await waitFor(() => expect(names()).toEqual(["Coding", "Research"]));
+
+    const research = item("Research");
+    expect(within(research).getByTestId("profile-default-badge").textContent).toBe("Default");
+    expect(within(research).getByTestId("profile-model-label").textContent).toBe("Work · gpt-4o");
+    expect(within(research).getByTestId("profile-tools-off").textContent).toBe("1 server off");
+    expect(within(research).getByTestId("profile-default").textContent?.trim()).toBe("Stop being default");
+
+    const coding = item("Coding");
+    expect(within(coding).queryByTestId("profile-default-badge")).toBeNull();
+    expect(within(coding).getByTestId("profile-model-label").textContent).toBe("Settings' default");
+    expect(within(coding).getByTestId("profile-tools-off").textContent).toBe("Every tool on");
+  });
+
+  it("creates a profile: blank limits go as null, the switches as flipped", async () => {
+    backend.addProviderRecord("Work");
+    backend.modelLists.Work = [{ id: "gpt-4o", name: null }];
+    backend.mcpServers = [server("fs"), server("git"), server("time", false)];
+    backend.mcpTools = { fs: [review("fs", "read_file"), review("fs", "write_file")], git: [review("git", "log")] };
+    const { user, section } = await openSettings();
+    await user.click(within(section).getByTestId("profile-new"));
+    const form = within(section).getByTestId("profile-form");
+    const get = (id: string) => within(form).getByTestId(id);
+
+    // Blank limits show Settings' values.
+    expect((get("profile-max-rounds") as HTMLInputElement).placeholder).toBe("Settings: 10");
+    expect((get("profile-tool-timeout") as HTMLInputElement).placeholder).toBe("Settings: 60");
+    expect((get("profile-time-limit") as HTMLInputElement).placeholder).toBe("Settings: 600");
+    const provider = get("profile-provider") as HTMLSelectElement;
+    expect([...provider.options].map((o) => o.textContent)).toEqual(["Settings' default model", "Work"]);
+    expect((get("profile-model") as HTMLInputElement).disabled).toBe(true);
+
+    await user.type(get("profile-name"), "Coding");
+    await user.type(get("profile-system-prompt"), "Write small diffs.");
+    await user.selectOptions(provider, "Work");
+    await user.type(get("profile-model"), "gpt-4o");
+    await user.type(get("profile-max-rounds"), "25");
+
+    // Every server shows on; a stopped server has no tools to unfold.
+    const serverSwitch = (name: string) =>
+      within(form).getAllByTestId("profile-server-switch").find((el) => el.dataset.server === name) as HTMLInputElement;
+    expect(["fs", "git", "time"].map((name) => serverSwitch(name).checked)).toEqual([true, true, true]);
+    await user.click(serverSwitch("git"));
+    const expand = await waitFor(() => {
+      const found = within(form).getAllByTestId("profile-server-expand").find((el) => el.dataset.server === "fs");
+      if (!found) throw new Error("fs's tools are not listed yet");
+      return found;
+    });
+    expect(within(form).queryAllByTestId("profile-server-expand").some((el) => el.dataset.server === "time")).toBe(false);
+    await user.click(expand);
+    expect(expand.getAttribute("aria-expanded")).toBe("true");
+    const writeFile = within(form)
+      .getAllByTestId("profile-tool-switch")
+      .find((el) => el.dataset.server === "fs" && el.dataset.tool === "write_file") as HTMLInputElement;
+    expect(writeFile.checked).toBe(true);
+    await user.click(writeFile);
+    expect(serverSwitch("fs").indeterminate).toBe(true);
+
+    await user.click(get("profile-save"));
+    await waitFor(() => expect(names()).toEqual(["Coding"]));
+    expect(backend.callsTo("create_profile")[0].args).toEqual({
+      name: "Coding",
+      fields: {
+        system_prompt: "Write small diffs.",
+        provider: "Work",
+        model: "gpt-4o",
+        max_rounds: 25,
+        tool_timeout_secs: null,
+        run_time_limit_secs: null,
+        tools: [
+          { server: "git", tool: null, enabled: false },
+          { server: "fs", tool: "write_file", enabled: false },
+        ],
+      },
+    });
+    expect(screen.queryByTestId("profile-form")).toBeNull();
+    expect(within(item("Coding")).getByTestId("profile-tools-off").textContent).toBe("1 server and 1 tool off");
+    expect(screen.getByTestId("profile-message").textContent).toBe("Created “Coding”.");
+  });
+
+  it("edits a profile in place: a limit cleared goes as null, Cancel keeps it as it was", async () => {
+    backend.addProfile("Coding", { max_rounds: 5, system_prompt: "Be brief." });
+    const { user } = await openSettings();
+    await waitFor(() => expect(names()).toEqual(["Coding"]));
+
+    await user.click(within(item("Coding")).getByTestId("profile-edit"));
+    let form = screen.getByTestId("profile-form");
+    await user.type(within(form).getByTestId("profile-name"), " v2");
+    await user.click(within(form).getByTestId("profile-cancel"));
+    expect(screen.queryByTestId("profile-form")).toBeNull();
+    expect(backend.callsTo("update_profile")).toHaveLength(0);
+
+    await user.click(within(item("Coding")).getByTestId("profile-edit"));
+    form = screen.getByTestId("profile-form");
+    expect((within(form).getByTestId("profile-name") as HTMLInputElement).value).toBe("Coding");
+    expect((within(form).getByTestId("profile-system-prompt") as HTMLTextAreaElement).value).toBe("Be brief.");
+    const rounds = within(form).getByTestId("profile-max-rounds") as HTMLInputElement;
+    expect(rounds.value).toBe("5");
+    await user.clear(rounds);
+    await user.click(within(form).getByTestId("profile-save"));
+    await waitFor(() => expect(screen.queryByTestId("profile-form")).toBeNull());
+    expect(backend.callsTo("update_profile")[0].args).toMatchObject({ name: "Coding", fields: { max_rounds: null, system_prompt: "Be brief." } });
+    expect(backend.profiles[0].max_rounds).toBeNull();
+  });
+
+  it("shows Rust's refusals under the field they name, and the form's own checks before sending", async () => {
+    backend.addProfile("Research");
+    const { user, section } = await openSettings();
+    await user.click(within(section).getByTestId("profile-new"));
+    const form = within(section).getByTestId("profile-form");
+    const name = within(form).getByTestId("profile-name");
+
+    // A taken name (any case): Rust's conflict, under the name.
+    await user.type(name, "research");
+    await user.click(within(form).getByTestId("profile-save"));
+    const error = await within(form).findByTestId("error-name");
+    expect(error.textContent).toBe("A profile named “research” exists already.");
+    expect(error.closest(".field")?.contains(name)).toBe(true);
+    expect(name.getAttribute("aria-invalid")).toBe("true");
+    expect(document.activeElement).toBe(name);
+    await user.type(name, " 2");
+    expect(within(form).queryByTestId("error-name")).toBeNull();
+
+    // Rust's refusal of the prompt, under the prompt.
+    backend.failures.set("create_profile", { kind: "invalid_input", field: "system_prompt", message: "Too long for Rust." });
+    await user.click(within(form).getByTestId("profile-save"));
+    const promptError = await within(form).findByTestId("error-system_prompt");
+    expect(promptError.textContent).toBe("Too long for Rust.");
+    expect(promptError.closest(".field")?.contains(within(form).getByTestId("profile-system-prompt"))).toBe(true);
+    backend.failures.delete("create_profile");
+
+    // A limit out of range is not sent.
+    const calls = backend.callsTo("create_profile").length;
+    const timeLimit = within(form).getByTestId("profile-time-limit");
+    await user.type(timeLimit, "5");
+    await user.click(within(form).getByTestId("profile-save"));
+    const limitError = await within(form).findByTestId("error-run_time_limit_secs");
+    expect(limitError.textContent).toContain("from 10 to 86400");
+    expect(limitError.closest(".field")?.contains(timeLimit)).toBe(true);
+    expect(backend.callsTo("create_profile")).toHaveLength(calls);
+  });
+
+  it("duplicates, makes default, exports, and deletes after asking", async () => {
+    const coding = backend.addProfile("Coding");
+    const chat = backend.addConversation("Chat");
+    chat.profile_id = coding.id;
+    const { user } = await openSettings();
+    await waitFor(() => expect(names()).toEqual(["Coding"]));
+
+    await user.click(within(item("Coding")).getByTestId("profile-duplicate"));
+    await waitFor(() => expect(names()).toEqual(["Coding", "Coding (copy)"]));
+    expect(screen.getByTestId("profile-message").textContent).toBe("Copied “Coding” as “Coding (copy)”.");
+
+    await user.click(within(item("Coding")).getByTestId("profile-default"));
+    await waitFor(() => expect(within(item("Coding")).queryByTestId("profile-default-badge")).not.toBeNull());
+    expect(backend.callsTo("set_default_profile")[0].args).toEqual({ id: coding.id });
+    await user.click(within(item("Coding (copy)")).getByTestId("profile-default"));
+    await waitFor(() => expect(within(item("Coding")).queryByTestId("profile-default-badge")).toBeNull());
+    expect(within(item("Coding (copy)")).getByTestId("profile-default-badge")).toBeTruthy();
+
+    await user.click(within(item("Coding")).getByTestId("profile-export"));
+    await waitFor(() => expect(screen.getByTestId("profile-message").textContent).toBe("Saved “Coding” to /home/someone/Downloads/Coding.json"));
+    expect(backend.callsTo("export_profile")[0].args).toEqual({ id: coding.id });
+
+    await user.click(within(item("Coding")).getByTestId("profile-delete"));
+    const dialog = screen.getByTestId("confirm-dialog");
+    expect(dialog.textContent).toContain("“Coding” will be deleted");
+    await user.click(within(dialog).getByTestId("confirm-cancel"));
+    expect(backend.callsTo("delete_profile")).toHaveLength(0);
+    await user.click(within(item("Coding")).getByTestId("profile-delete"));
+    await user.click(within(screen.getByTestId("confirm-dialog")).getByTestId("confirm-ok"));
+    await waitFor(() => expect(names()).toEqual(["Coding (copy)"]));
+    expect(backend.conversations[0].profile_id).toBeNull();
+  });
+
+  it("imports a profile and shows what Rust changed", async () => {
+    backend.addProfile("Coding");
+    backend.profileToImport = { name: "Coding", fields: { provider: "Elsewhere", model: "m-1" } };
+    const { user, section } = await openSettings();
+    await user.click(within(section).getByTestId("profile-import"));
+    const notes = await screen.findByTestId("profile-import-notes");
+    expect(notes.textContent).toContain("Imported “Coding (2)”.");
+    expect(notes.textContent).toContain("There is no provider “Elsewhere” here");
+    expect(notes.textContent).toContain("A profile named “Coding” exists; this one is “Coding (2)”.");
+    await waitFor(() => expect(names()).toEqual(["Coding", "Coding (2)"]));
+  });
+});
+
+describe("the sidebar's profile menu", () => {
+  it("is shown only once a profile exists", async () => {
+    await renderApp();
+    expect(screen.queryByTestId("new-conversation-profile")).toBeNull();
+  });
+
+  it("starts a conversation from the profile chosen, or from none; New conversation keeps the default", async () => {
+    const coding = backend.addProfile("Coding", { system_prompt: "Write code." });
+    backend.addProfile("Research", { system_prompt: "Cite sources." }, true);
+    const { user } = await renderApp();
+
+    const chooser = screen.getByTestId("new-conversation-profile");
+    expect(chooser.getAttribute("aria-expanded")).toBe("false");
+    await user.click(chooser);
+    const options = screen.getAllByTestId("new-conversation-profile-option");
+    expect(options.map((o) => o.dataset.id ?? o.dataset.kind)).toEqual([coding.id, backend.profiles[1].id, "none"]);
+    expect(document.activeElement).toBe(options[0]);
+    await user.click(options[0]);
+
+    await waitFor(() => expect(backend.conversations).toHaveLength(1));
+    expect(backend.callsTo("create_conversation")[0].args).toEqual({ title: null, profile: { kind: "named", id: coding.id } });
+    expect(backend.conversations[0]).toMatchObject({ profile_id: coding.id, system_prompt: "Write code." });
+    expect(screen.queryByTestId("new-conversation-profile-option")).toBeNull();
+
+    // From the keyboard: the arrow opens the menu, Down and Enter pick "No profile".
+    chooser.focus();
+    await user.keyboard("{ArrowDown}");
+    expect(document.activeElement?.getAttribute("data-id")).toBe(coding.id);
+    await user.keyboard("{End}{Enter}");
+    await waitFor(() => expect(backend.conversations).toHaveLength(2));
+    expect(backend.callsTo("create_conversation")[1].args).toEqual({ title: null, profile: { kind: "none" } });
+    expect(backend.conversations[1]).toMatchObject({ profile_id: null, system_prompt: backend.settings.default_system_prompt });
+
+    // Escape closes the menu and gives the focus back.
+    await user.click(chooser);
+    await user.keyboard("{Escape}");
+    expect(screen.queryByTestId("new-conversation-profile-option")).toBeNull();
+    expect(document.activeElement).toBe(chooser);
+
+    await user.click(screen.getByTestId("new-conversation"));
+    await waitFor(() => expect(backend.conversations).toHaveLength(3));
+    expect(backend.callsTo("create_conversation")[2].args).toEqual({ title: null });
+    expect(backend.conversations[2]).toMatchObject({ profile_id: backend.profiles[1].id, system_prompt: "Cite sources." });
+  });
+});
+
+describe("the conversation header's profile", () => {
+  it("shows the profile followed and switches to another or none, reading the tools and prompt again", async () => {
+    backend.addProviderRecord("Work");
+    const coding = backend.addProfile("Coding", {
+      system_prompt: "Write code.",
+      provider: "Work",
+      model: "gpt-4o",
+      tools: [{ server: "time", tool: null, enabled: false }],
+    });
+    backend.addProfile("Research");
+    backend.catalogue = [
+      { server: "time", tool: "now", wire_name: "time__now", display_name: "time · now", description: "", held_back: false, estimated_tokens: 10 },
+    ];
+    const chat = backend.addConversation("Chat", "Be nice.");
+    const { user } = await renderApp();
+    await user.click(screen.getAllByTestId("conversation-item").find((el) => el.dataset.id === chat.id)!);
+
+    const header = await screen.findByTestId("conversation-profile");
+    expect(within(header).getByTestId("conversation-profile-name").textContent).toBe("No profile");
+    await user.click(screen.getByTestId("system-prompt-button"));
+    expect((screen.getByTestId("system-prompt-input") as HTMLTextAreaElement).value).toBe("Be nice.");
+    await waitFor(() => expect(screen.getByTestId("tools-count").textContent).toBe("1/1"));
+    const toolReads = backend.callsTo("list_conversation_tools").length;
+
+    await user.click(header);
+    const options = screen.getAllByTestId("conversation-profile-option");
+    expect(options.find((o) => o.dataset.kind === "none")?.getAttribute("aria-checked")).toBe("true");
+    await user.click(options.find((o) => o.dataset.id === coding.id)!);
+
+    await waitFor(() => expect(within(header).getByTestId("conversation-profile-name").textContent).toBe("Coding"));
+    expect(backend.callsTo("set_conversation_profile")[0].args).toEqual({ conversationId: chat.id, profileId: coding.id });
+    expect(screen.getByTestId("conversation-profile-note").textContent).toContain("Tools and prompt change from the next message.");
+    await waitFor(() => expect(backend.callsTo("list_conversation_tools").length).toBeGreaterThan(toolReads));
+    await waitFor(() => expect(screen.getByTestId("tools-count").textContent).toBe("0/1"));
+    await waitFor(() => expect((screen.getByTestId("system-prompt-input") as HTMLTextAreaElement).value).toBe("Write code."));
+    expect(screen.getByTestId("model-picker")).toBeTruthy();
+    expect(backend.conversations[0]).toMatchObject({ provider: "Work", model: "gpt-4o" });
+
+    await user.click(header);
+    expect(screen.getAllByTestId("conversation-profile-option").find((o) => o.dataset.id === coding.id)?.getAttribute("aria-checked")).toBe("true");
+    await user.click(screen.getAllByTestId("conversation-profile-option").find((o) => o.dataset.kind === "none")!);
+    await waitFor(() => expect(within(header).getByTestId("conversation-profile-name").textContent).toBe("No profile"));
+    expect(backend.callsTo("set_conversation_profile")[1].args).toEqual({ conversationId: chat.id, profileId: null });
+    // Following no profile keeps what the conversation has.
+    expect(backend.conversations[0]).toMatchObject({ profile_id: null, system_prompt: "Write code.", model: "gpt-4o" });
+  });
+});

@@ -72,6 +72,7 @@ const COMMANDS: &[&str] = &[
     "export_profile",
     "import_profile",
     "set_conversation_profile",
+    "compare_models",
     "watch_dropped_files",
     "suggest_tools",
     "list_running_offers",

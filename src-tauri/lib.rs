@@ -127,6 +127,7 @@ pub fn run() -> i32 {
             commands::profiles::export_profile,
             commands::profiles::import_profile,
             commands::profiles::set_conversation_profile,
+            commands::chat::compare_models,
             commands::attachments::watch_dropped_files,
             commands::attachments::suggest_tools,
             commands::attachments::list_running_offers,

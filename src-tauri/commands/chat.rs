@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 use switchboard_core::agent::ApprovalAnswer;
+use switchboard_core::app::{CompareRequest, ComparedModel};
 use switchboard_core::attachments::AttachmentRef;
 use switchboard_core::engine::{CallRef, ConversationTool, TurnRequest};
 
@@ -58,6 +59,36 @@ pub async fn retry_tool_call(
         ..TurnRequest::default()
     };
     start(&state, request, channel_sink(on_event, window.label())).await
+}
+
+/// Asks two to four models the same question at once (each its own tool loop and approvals);
+/// returns the comparison's run id. Every event arrives on `on_event`, those of each model's run
+/// wrapped in `lane` with its model; `comparison_folded` says where the answers are kept, and
+/// `run_finished` ends it. Stop with `stop_run`: the comparison's id stops all, a lane's one.
+#[tauri::command]
+pub async fn compare_models(
+    window: Window,
+    state: State<'_, AppState>,
+    conversation_id: String,
+    text: String,
+    attachments: Option<Vec<AttachmentRef>>,
+    models: Vec<ComparedModel>,
+    on_event: Channel<RunEvent>,
+) -> CommandResult<String> {
+    let request = CompareRequest {
+        conversation_id,
+        text,
+        attachments: attachments.unwrap_or_default(),
+        models: models.into_iter().map(|m| (m.provider, m.model)).collect(),
+        ..CompareRequest::default()
+    };
+    let sink = channel_sink(on_event, window.label());
+    Ok(state
+        .app()
+        .await
+        .start_comparison(request, sink)
+        .await?
+        .run_id)
 }
 
 /// Starts a turn with its events going to the window's channel; its run id.

@@ -46,6 +46,7 @@ fn bindings() -> String {
         crate::store::Profile,
         crate::engine::ImportedProfile,
         crate::engine::ProfileChoice,
+        crate::app::ComparedModel,
         crate::store::Role,
         crate::store::MessageStatus,
         crate::attachments::AttachmentKind,

@@ -161,6 +161,19 @@ pub enum RunEvent {
         message: String,
         retryable: bool,
     },
+    /// An event of one model's run in a comparison: `lane` is the model's place (from 0) in
+    /// the order the models were asked for.
+    Lane {
+        lane: u32,
+        provider: String,
+        model: String,
+        event: Box<RunEvent>,
+    },
+    /// A comparison ended: its answers are branches of the conversation after the question,
+    /// the one shown starting at `message_id` (none: no model answered).
+    ComparisonFolded {
+        message_id: Option<String>,
+    },
 }
 
 /// Where a run sends its events. Sending never fails the run: a window that went away just

@@ -1648,3 +1648,246 @@ async fn a_profile_gives_a_conversation_its_system_prompt_model_tools_and_limits
     assert!(said.starts_with("No default profile"), "{said}");
     app.shutdown(Duration::from_secs(5)).await;
 }
+
+/// Allows every call as `decision` says, noting who asked about which tool.
+struct Noting {
+    decision: switchboard_core::agent::Decision,
+    asked: Mutex<Vec<(Option<String>, String)>>,
+}
+
+impl switchboard_core::agent::Approver for Noting {
+    fn ask(
+        &self,
+        request: switchboard_core::agent::ApprovalRequest,
+    ) -> switchboard_core::agent::approval::Answers<'_> {
+        let mut asked = self.asked.lock().unwrap();
+        for call in &request.calls {
+            asked.push((request.asked_by.clone(), call.tool.clone()));
+        }
+        let answers = request
+            .calls
+            .iter()
+            .map(|c| switchboard_core::agent::ApprovalAnswer {
+                call_id: c.call_id.clone(),
+                decision: self.decision,
+                reason: None,
+            })
+            .collect();
+        Box::pin(std::future::ready(answers))
+    }
+}
+
+#[tokio::test]
+async fn two_models_answer_one_question_side_by_side_each_with_its_tools_and_approvals_and_one_is_picked(
+) {
+    if !support::mcp_peers_installed("compare") {
+        return;
+    }
+    let Some(mock) = aimock("compare", "tool-loop.json", &[]) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let (app, store) = app_in(home.path(), &mock.root).await;
+    app.core()
+        .add_provider(switchboard_core::engine::NewProvider {
+            name: "Other".into(),
+            kind: Some("openai_compatible".into()),
+            base_url: Some(format!("{}/v1", mock.root)),
+            default_model: Some("gpt-4o-mini".into()),
+            api_key: Some(secrecy::SecretString::from("sk-aimock")),
+        })
+        .await
+        .unwrap();
+    start_everything(&app).await;
+    let conversation = app
+        .create_conversation(None, Some(""), &ProfileChoice::None)
+        .await
+        .unwrap()
+        .id;
+    let noting = Arc::new(Noting {
+        decision: switchboard_core::agent::Decision::AllowConversation,
+        asked: Mutex::new(Vec::new()),
+    });
+    let seen = Arc::new(Seen::default());
+    let before = mock.journal().await.len();
+    let run = app
+        .start_comparison_answered_by(
+            switchboard_core::app::CompareRequest {
+                conversation_id: conversation.clone(),
+                text: "Compare the sum".into(),
+                models: vec![
+                    ("mock".into(), Some("gpt-4o".into())),
+                    ("Other".into(), None),
+                ],
+                ..Default::default()
+            },
+            seen.clone(),
+            noting.clone(),
+        )
+        .await
+        .unwrap();
+    assert!(matches!(
+        app.start_turn(ask(&conversation, "Say hello"), Arc::new(Seen::default()))
+            .await,
+        Err(switchboard_core::CoreError::RunUnderWay)
+    ));
+    assert_eq!(run.finished().await, StopReason::Completed);
+
+    // Each model ran its own loop: its own tool, asked about under its name.
+    let mut asked = noting.asked.lock().unwrap().clone();
+    asked.sort();
+    assert_eq!(
+        asked,
+        [
+            (Some("Mock · gpt-4o".to_owned()), "get-sum".to_owned()),
+            (Some("Other · gpt-4o-mini".to_owned()), "echo".to_owned()),
+        ]
+    );
+    let bodies = bodies_since(&mock, before).await;
+    assert_eq!(bodies.len(), 4, "two rounds per model");
+    let models: Vec<&str> = bodies.iter().filter_map(|b| b["model"].as_str()).collect();
+    assert_eq!(models.iter().filter(|m| **m == "gpt-4o").count(), 2);
+    assert_eq!(models.iter().filter(|m| **m == "gpt-4o-mini").count(), 2);
+    // Every event of a model's run came tagged with it.
+    let events = seen.0.lock().unwrap().clone();
+    let tagged = |lane: u32| {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                RunEvent::Lane {
+                    lane: l,
+                    model,
+                    event,
+                    ..
+                } if *l == lane => Some((model.clone(), event.as_ref().clone())),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    assert!(tagged(0).iter().all(|(m, _)| m == "gpt-4o"));
+    assert!(tagged(1).iter().any(|(m, e)| m == "gpt-4o-mini"
+        && matches!(e, RunEvent::ToolFinished { content, .. } if content.contains("five"))));
+    let folded = events.iter().find_map(|e| match e {
+        RunEvent::ComparisonFolded { message_id } => message_id.clone(),
+        _ => None,
+    });
+    let first_answer = folded.expect("the answers were folded");
+
+    // "For this conversation" in a lane holds in the conversation itself.
+    let approvals = app.core().tool_approvals().await.unwrap();
+    assert_eq!(approvals.len(), 2, "{approvals:?}");
+    assert!(approvals
+        .iter()
+        .all(|a| a.conversation_id.as_deref() == Some(conversation.as_str())));
+
+    // One conversation with the question once and the first answer shown; the other kept
+    // as a branch; the lanes gone; the usage of both counted in the conversation.
+    let texts = || {
+        let store = store.clone();
+        let id = conversation.clone();
+        async move {
+            store
+                .list_messages(id)
+                .await
+                .unwrap()
+                .into_iter()
+                .filter(|m| m.role != Role::Tool)
+                .filter_map(|m| m.content.filter(|c| !c.is_empty()))
+                .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(texts().await, ["Compare the sum", "gpt-4o: the sum is 5."]);
+    assert_eq!(app.core().list_conversations().await.unwrap().len(), 1);
+    let detail = app.core().get_conversation(&conversation).await.unwrap();
+    assert_eq!(detail.branches.len(), 1);
+    assert_eq!(detail.branches[0].message_id, first_answer);
+    assert_eq!(detail.branches[0].count, 2);
+    let usage = app.core().conversation_usage(&conversation).await.unwrap();
+    assert_eq!(usage.requests, 4);
+    assert_eq!(
+        (
+            detail.conversation.provider.as_deref(),
+            detail.conversation.model.as_deref()
+        ),
+        (Some("Mock"), Some("gpt-4o"))
+    );
+
+    // Picking the other answer: it is shown, and its model answers the next message.
+    app.switch_branch(&conversation, &first_answer, 1)
+        .await
+        .unwrap();
+    assert_eq!(
+        texts().await,
+        ["Compare the sum", "gpt-4o-mini: it echoed five."]
+    );
+    let before = mock.journal().await.len();
+    let run = app
+        .start_turn(
+            ask(&conversation, "And after the comparison"),
+            Arc::new(Seen::default()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(run.finished().await, StopReason::Completed);
+    let body = &bodies_since(&mock, before).await[0];
+    assert_eq!(body["model"], "gpt-4o-mini");
+    let history = body["messages"].to_string();
+    assert!(history.contains("it echoed five") && !history.contains("the sum is 5"));
+
+    // The command line: each answer under its model's name; with --json, events tagged.
+    let (ran, said) = run_cli(
+        Arc::clone(&app),
+        [
+            "chat",
+            "--compare",
+            "Mock:gpt-4o,Other",
+            "--approve",
+            "all",
+            "Compare the sum",
+        ]
+        .map(str::to_owned)
+        .to_vec(),
+    )
+    .await;
+    ran.unwrap();
+    assert!(
+        said.contains("── Mock · gpt-4o ──\ngpt-4o: the sum is 5.")
+            && said.contains("── Other · gpt-4o-mini ──\ngpt-4o-mini: it echoed five."),
+        "{said}"
+    );
+    let (ran, json) = run_cli(
+        Arc::clone(&app),
+        [
+            "chat",
+            "--compare",
+            "Mock:gpt-4o,Other",
+            "--tools",
+            "none",
+            "--json",
+            "Say hello",
+        ]
+        .map(str::to_owned)
+        .to_vec(),
+    )
+    .await;
+    ran.unwrap();
+    let lines: Vec<serde_json::Value> = json
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let lanes: Vec<&serde_json::Value> = lines.iter().filter(|l| l["type"] == "lane").collect();
+    assert!(lanes.iter().any(|l| l["model"] == "gpt-4o"));
+    assert!(lanes.iter().any(|l| l["model"] == "gpt-4o-mini"
+        && l["event"]["type"] == "message_saved"
+        && l["event"]["message"]["content"] == "Hello."));
+    assert!(lines.iter().any(|l| l["type"] == "comparison_folded"));
+    let (refused, _) = run_cli(
+        Arc::clone(&app),
+        ["chat", "--compare", "Mock", "x"]
+            .map(str::to_owned)
+            .to_vec(),
+    )
+    .await;
+    assert!(refused.unwrap_err().contains("two to"));
+    app.shutdown(Duration::from_secs(5)).await;
+}

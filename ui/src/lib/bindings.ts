@@ -131,6 +131,15 @@ notes: Array<string>, };
  */
 export type ProfileChoice = { "kind": "default" } | { "kind": "none" } | { "kind": "named", "id": string };
 
+/**
+ * One model of a comparison, as the window names it.
+ */
+export type ComparedModel = { provider: string, 
+/**
+ * `None`: the provider's default model.
+ */
+model: string | null, };
+
 export type Role = "user" | "assistant" | "system" | "tool";
 
 export type MessageStatus = "streaming" | "complete" | "interrupted" | "error";
@@ -598,7 +607,7 @@ open_canvas: string | null, } | { "type": "message_saved", message: Message, } |
 /**
  * What a person should know about why it ended, when it is not the usual.
  */
-message: string | null, } | { "type": "error", message: string, retryable: boolean, };
+message: string | null, } | { "type": "error", message: string, retryable: boolean, } | { "type": "lane", lane: number, provider: string, model: string, event: RunEvent, } | { "type": "comparison_folded", message_id: string | null, };
 
 /**
  * The person's choice for one call.

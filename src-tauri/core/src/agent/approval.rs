@@ -41,6 +41,8 @@ pub struct ApprovalRequest {
     pub request_id: String,
     pub conversation_id: String,
     pub calls: Vec<ApprovalItem>,
+    /// The model asking, in a comparison ("Provider · model"); `None` otherwise.
+    pub asked_by: Option<String>,
 }
 
 pub type Answers<'a> = Pin<Box<dyn Future<Output = Vec<ApprovalAnswer>> + Send + 'a>>;
@@ -143,6 +145,7 @@ mod tests {
             request_id: id.into(),
             conversation_id: "c".into(),
             calls: vec![],
+            asked_by: None,
         }
     }
 

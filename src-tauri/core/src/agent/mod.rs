@@ -129,6 +129,9 @@ pub struct RunSetup {
     pub tools: Vec<CatalogueTool>,
     pub rules: HashMap<String, ServerRules>,
     pub standing: Standing,
+    /// The conversation whose standing approvals hold, and where one made "for this
+    /// conversation" is kept: the run's own, or the one a comparison's lane answers for.
+    pub approvals_in: String,
     pub auto_approve: bool,
     pub limits: RunLimits,
     /// What the model costs, when a price is known: each answer's cost is kept with it.

@@ -10,6 +10,7 @@
 //! run and a [`Confirm`](crate::policy::confirm::Confirm) per question. The server flows are
 //! [`servers`]'s, the runs' bookkeeping [`runs`]'.
 
+mod compare;
 mod links;
 mod offers;
 mod runs;
@@ -21,6 +22,7 @@ use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 
+pub use compare::{CompareRequest, ComparedModel, MAX_COMPARED};
 pub use offers::{OffersOf, PromptUse};
 pub use runs::{Feed, RunHandle, Runs};
 pub use servers::ToolAcceptance;
@@ -346,11 +348,34 @@ impl App {
         position: i64,
     ) -> Result<crate::store::SwitchedBranch, CoreError> {
         self.runs.check_free(conversation_id)?;
-        Ok(self
-            .core
-            .store()?
+        let store = self.core.store()?;
+        let switched = store
             .switch_branch(conversation_id.to_owned(), message_id.to_owned(), position)
-            .await?)
+            .await?;
+        // An answer picked among a comparison's (or any answer by another model) makes its
+        // model the one that answers next.
+        let first = store
+            .get_message(
+                conversation_id.to_owned(),
+                switched.point.message_id.clone(),
+            )
+            .await?;
+        if let (crate::store::Role::Assistant, Some(provider), Some(model)) =
+            (first.role, first.provider, first.model)
+        {
+            if self
+                .core
+                .store()?
+                .find_provider(provider.clone())
+                .await?
+                .is_some()
+            {
+                store
+                    .set_conversation_model(conversation_id.to_owned(), Some(provider), Some(model))
+                    .await?;
+            }
+        }
+        Ok(switched)
     }
 
     /// Deletes the question `message_id` and everything that answered it (see

@@ -89,6 +89,17 @@ pub(crate) struct ChatArgs {
     /// code file (judged by its content). Repeat for several.
     #[arg(long, value_name = "FILE", conflicts_with = "regenerate")]
     attach: Vec<std::path::PathBuf>,
+    /// Ask two to four models at once, each running its own tool loop:
+    /// `PROVIDER[:MODEL],PROVIDER[:MODEL]`. Each answer is printed under its model's name
+    /// (with --json every event comes tagged with its model); the first that completed is
+    /// shown in the conversation, and `conversations branch` picks another.
+    #[arg(
+        long,
+        value_name = "MODELS",
+        value_parser = compared,
+        conflicts_with_all = ["provider", "model", "edit", "regenerate"]
+    )]
+    compare: Option<Compared>,
     /// What to say (may be left out when files are attached).
     #[arg(required_unless_present_any = ["regenerate", "attach"])]
     prompt: Option<String>,
@@ -105,6 +116,33 @@ impl ChatArgs {
             (None, None) => Ok(None),
         }
     }
+}
+
+/// The models of `--compare`: a provider and its model (`None`: its default), in order.
+#[derive(Debug, Clone)]
+pub(crate) struct Compared(Vec<(String, Option<String>)>);
+
+/// `PROVIDER[:MODEL],…` as pairs.
+fn compared(text: &str) -> Result<Compared, String> {
+    let models: Vec<(String, Option<String>)> = text
+        .split(',')
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+        .map(|m| match m.split_once(':') {
+            Some((provider, model)) => (
+                provider.trim().to_owned(),
+                Some(model.trim().to_owned()).filter(|m| !m.is_empty()),
+            ),
+            None => (m.to_owned(), None),
+        })
+        .collect();
+    if models.len() < 2 || models.len() > crate::app::MAX_COMPARED {
+        return Err(format!(
+            "name two to {} models, comma-separated",
+            crate::app::MAX_COMPARED
+        ));
+    }
+    Ok(Compared(models))
 }
 
 fn selection(text: &str) -> ToolSelection {
@@ -196,6 +234,7 @@ async fn turn(
     let sink: Arc<dyn EventSink> = Arc::new(move |event: RunEvent| {
         let _ = tx.send(event);
     });
+    let compare = args.compare.clone();
     let request = TurnRequest {
         conversation_id: conversation.clone(),
         text: prompt,
@@ -207,7 +246,21 @@ async fn turn(
         retry_call: None,
         branch_from: args.edit.or(args.regenerate),
     };
-    let run = app.start_turn_answered_by(request, sink, approver).await?;
+    let run = match compare {
+        Some(Compared(models)) => {
+            let request = crate::app::CompareRequest {
+                conversation_id: request.conversation_id,
+                text: request.text.unwrap_or_default(),
+                attachments: request.attachments,
+                models,
+                tools: request.tools,
+                max_rounds: request.max_rounds,
+            };
+            app.start_comparison_answered_by(request, sink, approver)
+                .await?
+        }
+        None => app.start_turn_answered_by(request, sink, approver).await?,
+    };
     let ctrl_c = {
         let (app, run_id) = (Arc::clone(app), run.run_id.clone());
         tokio::spawn(async move {
@@ -221,6 +274,8 @@ async fn turn(
     let mut printer = Printer {
         json: args.json,
         mid_line: false,
+        lanes: std::collections::BTreeMap::new(),
+        prefix: String::new(),
     };
     let reason = loop {
         tokio::select! {
@@ -307,6 +362,10 @@ struct Printer {
     json: bool,
     /// The answer's last line has no newline yet.
     mid_line: bool,
+    /// In a comparison: each model's name and what it has said, printed when all are done.
+    lanes: std::collections::BTreeMap<u32, (String, String)>,
+    /// Put before each line on stderr: the model's name, in a comparison.
+    prefix: String,
 }
 
 impl Printer {
@@ -316,8 +375,43 @@ impl Printer {
             writeln!(out, "{line}")?;
             return Ok(out.flush()?);
         }
+        if let RunEvent::Lane {
+            lane,
+            provider,
+            model,
+            event,
+        } = event
+        {
+            let label = format!("{provider} · {model}");
+            let (_, said) = self
+                .lanes
+                .entry(*lane)
+                .or_insert_with(|| (label.clone(), String::new()));
+            return match event.as_ref() {
+                RunEvent::TextDelta { text, .. } => {
+                    said.push_str(text);
+                    Ok(())
+                }
+                RunEvent::MessageSaved { .. } | RunEvent::AnswerStarted { .. } => Ok(()),
+                other => Printer {
+                    json: false,
+                    mid_line: false,
+                    lanes: std::collections::BTreeMap::new(),
+                    prefix: format!("[{label}] "),
+                }
+                .print(other, out),
+            };
+        }
+        if let RunEvent::ComparisonFolded { .. } = event {
+            for (label, said) in self.lanes.values() {
+                writeln!(out, "── {label} ──")?;
+                writeln!(out, "{}\n", said.trim_end())?;
+            }
+            return Ok(());
+        }
+        let prefix = self.prefix.clone();
         let note = |text: String| {
-            super::terminal::say!("· {text}");
+            super::terminal::say!("· {prefix}{text}");
         };
         match event {
             RunEvent::TextDelta { text, .. } => {
@@ -368,11 +462,13 @@ impl Printer {
                 note(format!("progress {progress}{of}{says}"));
             }
             RunEvent::ToolWarning { tool, message } => note(format!("{tool} left out: {message}")),
-            RunEvent::Error { message, .. } => super::terminal::say!("switchboard: {message}"),
+            RunEvent::Error { message, .. } => {
+                super::terminal::say!("switchboard: {prefix}{message}");
+            }
             RunEvent::RunFinished {
                 message: Some(message),
                 ..
-            } => super::terminal::say!("switchboard: {message}"),
+            } => super::terminal::say!("switchboard: {prefix}{message}"),
             _ => {}
         }
         Ok(())
@@ -407,7 +503,8 @@ fn ask_on_terminal(request: &ApprovalRequest) -> Vec<ApprovalAnswer> {
             ));
             continue;
         }
-        super::terminal::say!("\nThe model wants to run {} with:", call.display_name);
+        let who = request.asked_by.as_deref().unwrap_or("The model");
+        super::terminal::say!("\n{who} wants to run {} with:", call.display_name);
         super::terminal::say!("{}", call.arguments);
         if call.destructive {
             super::terminal::say!("(its server marks it as destructive)");

@@ -134,6 +134,30 @@ async fn retry_call(
     Ok(RetryCall { of, call })
 }
 
+/// Titles a conversation still called [`DEFAULT_TITLE`] by its first message (a message of
+/// files alone by its first file).
+async fn title_by_first_message(
+    store: &Store,
+    conversation: &crate::store::Conversation,
+    text: &str,
+    attachments: &[crate::attachments::Attachment],
+) -> Result<(), CoreError> {
+    if conversation.title != DEFAULT_TITLE {
+        return Ok(());
+    }
+    let about = match (text.trim(), attachments.first()) {
+        ("", Some(file)) => file.name.as_str(),
+        _ => text,
+    };
+    let title = one_line(about, AUTO_TITLE_CHARS.min(MAX_TITLE_CHARS));
+    if !title.is_empty() {
+        store
+            .rename_conversation(conversation.id.clone(), title)
+            .await?;
+    }
+    Ok(())
+}
+
 /// What the model is told first: the conversation's system prompt, then each offered server's
 /// instructions under the server's name (`servers`: name and instructions, in order); `None`
 /// when there is neither.
@@ -272,8 +296,14 @@ impl Core {
             }
         };
         let rules = self.server_rules();
+        // A lane of a comparison stands for its conversation: what is allowed there is
+        // allowed in it, and what is allowed "for this conversation" there is the conversation's.
+        let approvals_in = conversation
+            .lane_of
+            .clone()
+            .unwrap_or_else(|| conversation.id.clone());
         let standing =
-            Standing::in_conversation(&store.list_tool_approvals().await?, &conversation.id);
+            Standing::in_conversation(&store.list_tool_approvals().await?, &approvals_in);
         // The profile the conversation follows sets its limits where it says.
         let settings = &self.settings_for(&conversation, settings).await?;
         let mut limits = RunLimits {
@@ -288,18 +318,8 @@ impl Core {
         limits.max_rounds = limits.max_rounds.clamp(1, 100);
 
         if let Some(text) = &text {
-            if conversation.title == DEFAULT_TITLE && is_empty {
-                // A message of files alone is titled by its first file.
-                let about = match (text.trim(), attachments.first()) {
-                    ("", Some(file)) => file.name.as_str(),
-                    _ => text.as_str(),
-                };
-                let title = one_line(about, AUTO_TITLE_CHARS.min(MAX_TITLE_CHARS));
-                if !title.is_empty() {
-                    store
-                        .rename_conversation(conversation.id.clone(), title)
-                        .await?;
-                }
+            if is_empty {
+                title_by_first_message(store, &conversation, text, &attachments).await?;
             }
         }
         let instructions: Vec<(String, String)> = {
@@ -328,16 +348,53 @@ impl Core {
             tools: offered,
             rules,
             standing,
+            approvals_in,
             auto_approve: conversation.auto_approve,
             limits,
             price,
         })
     }
 
+    /// Writes a message of the person's into a conversation (its files judged first; the
+    /// conversation titled by it when it is the first), for the models of a comparison to
+    /// answer.
+    ///
+    /// # Errors
+    /// An empty message; a file refused; no such conversation; the database.
+    pub async fn ask_question(
+        &self,
+        conversation_id: &str,
+        text: &str,
+        attachments: Vec<crate::attachments::AttachmentRef>,
+    ) -> Result<crate::store::Message, CoreError> {
+        let store = self.store()?;
+        let conversation = store.get_conversation(conversation_id.to_owned()).await?;
+        let attachments = self.judge_attachments(attachments).await?;
+        if text.trim().is_empty() && attachments.is_empty() {
+            return Err(InvalidInput::new("text", "Write a message first.").into());
+        }
+        let is_empty = store
+            .list_messages(conversation.id.clone())
+            .await?
+            .is_empty();
+        if is_empty {
+            title_by_first_message(store, &conversation, text, &attachments).await?;
+        }
+        Ok(store
+            .append_message(
+                conversation.id,
+                crate::store::NewMessage {
+                    attachments,
+                    ..crate::store::NewMessage::text(crate::store::Role::User, text)
+                },
+            )
+            .await?)
+    }
+
     /// The provider and model: the request's, else the conversation's, else Settings'
     /// default, else the only provider there is; the model likewise, else the provider's own
     /// default model.
-    pub(super) async fn choose_model(
+    pub(crate) async fn choose_model(
         &self,
         conversation: &crate::store::Conversation,
         request: &TurnRequest,

@@ -218,6 +218,11 @@ impl Core {
             Ok(n) => tracing::info!(n, "marked answers left streaming by a crash as interrupted"),
             Err(e) => tracing::warn!(error = %e, "cannot mark unfinished answers as interrupted"),
         }
+        match store.fold_left_lanes().await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(n, "folded the answers of comparisons a crash left behind"),
+            Err(e) => tracing::warn!(error = %e, "cannot fold the lanes of unfinished comparisons"),
+        }
     }
 
     pub fn paths(&self) -> &AppPaths {

@@ -42,10 +42,10 @@ pub struct SwitchedBranch {
 /// column as JSON, so a snapshot taken before a migration restores after it (a column added
 /// since takes its default).
 #[derive(Debug, Default, Serialize, Deserialize)]
-struct Snapshot {
-    messages: Vec<Map<String, Value>>,
-    tool_runs: Vec<Map<String, Value>>,
-    points: Vec<Map<String, Value>>,
+pub(super) struct Snapshot {
+    pub messages: Vec<Map<String, Value>>,
+    pub tool_runs: Vec<Map<String, Value>>,
+    pub points: Vec<Map<String, Value>>,
 }
 
 /// The result files (see `conversations::result_files`) that the branches kept at the points
@@ -119,7 +119,7 @@ fn columns(tx: &Transaction<'_>, table: &str) -> Result<Vec<String>, StoreError>
 }
 
 /// The rows of `table` matching `filter` (SQL over `?1` the conversation and `?2` a number).
-fn rows(
+pub(super) fn rows(
     tx: &Transaction<'_>,
     table: &str,
     filter: &str,
@@ -142,7 +142,7 @@ fn rows(
 }
 
 /// Writes `rows` back into `table`, the columns it still has only.
-fn put_back(
+pub(super) fn put_back(
     tx: &Transaction<'_>,
     table: &str,
     rows: &[Map<String, Value>],
@@ -167,13 +167,17 @@ fn put_back(
     Ok(())
 }
 
-const TAIL_MESSAGES: &str = "conversation_id = ?1 AND seq > ?2";
-const TAIL_RUNS: &str = "conversation_id = ?1 AND message_id IN \
+pub(super) const TAIL_MESSAGES: &str = "conversation_id = ?1 AND seq > ?2";
+pub(super) const TAIL_RUNS: &str = "conversation_id = ?1 AND message_id IN \
      (SELECT id FROM messages WHERE conversation_id = ?1 AND seq > ?2)";
 const TAIL_POINTS: &str = "conversation_id = ?1 AND after_seq > ?2";
 
 /// Takes the tail after message number `at` out of the conversation shown, as a snapshot.
-fn take_tail(tx: &Transaction<'_>, conversation_id: &str, at: i64) -> Result<Snapshot, StoreError> {
+pub(super) fn take_tail(
+    tx: &Transaction<'_>,
+    conversation_id: &str,
+    at: i64,
+) -> Result<Snapshot, StoreError> {
     let snapshot = Snapshot {
         messages: rows(tx, "messages", TAIL_MESSAGES, conversation_id, at)?,
         tool_runs: rows(tx, "tool_runs", TAIL_RUNS, conversation_id, at)?,
@@ -194,7 +198,7 @@ fn take_tail(tx: &Transaction<'_>, conversation_id: &str, at: i64) -> Result<Sna
     Ok(snapshot)
 }
 
-fn put_tail(tx: &Transaction<'_>, snapshot: &Snapshot) -> Result<(), StoreError> {
+pub(super) fn put_tail(tx: &Transaction<'_>, snapshot: &Snapshot) -> Result<(), StoreError> {
     put_back(tx, "messages", &snapshot.messages)?;
     put_back(tx, "tool_runs", &snapshot.tool_runs)?;
     put_back(tx, "message_branches", &snapshot.points)
@@ -217,7 +221,7 @@ fn set_aside_shown(tx: &Transaction<'_>, conversation_id: &str, at: i64) -> Resu
 }
 
 /// Adds branch `position` to the point after message number `at`, as the branch shown.
-fn new_shown_branch(
+pub(super) fn new_shown_branch(
     tx: &Transaction<'_>,
     conversation_id: &str,
     at: i64,

@@ -21,10 +21,15 @@ pub struct Conversation {
     pub system_prompt: String,
     /// The profile this conversation follows (its prompt, model, tools and limits), if any.
     pub profile_id: Option<String>,
+    /// Set on a lane of a comparison: the conversation it answers for (hidden from lists; the
+    /// window never sees a lane).
+    #[serde(skip)]
+    #[ts(skip)]
+    pub lane_of: Option<String>,
 }
 
 const COLUMNS: &str =
-    "id, title, created_at, updated_at, provider, model, auto_approve, system_prompt, profile_id";
+    "id, title, created_at, updated_at, provider, model, auto_approve, system_prompt, profile_id, lane_of";
 
 /// The `updated_at` a conversation gets when something happens in it, given the SQL parameter
 /// that holds now: strictly later than every other conversation's, so it moves to the top even
@@ -44,6 +49,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Conversation> {
         auto_approve: row.get(6)?,
         system_prompt: row.get(7)?,
         profile_id: row.get(8)?,
+        lane_of: row.get(9)?,
     })
 }
 
@@ -228,7 +234,8 @@ impl Store {
     pub async fn list_conversations(&self) -> Result<Vec<Conversation>, StoreError> {
         self.call(|conn| {
             let mut stmt = conn.prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM conversations ORDER BY updated_at DESC, id DESC"
+                "SELECT {COLUMNS} FROM conversations WHERE lane_of IS NULL \
+                 ORDER BY updated_at DESC, id DESC"
             ))?;
             let rows = stmt.query_map([], from_row)?;
             Ok(rows.collect::<Result<Vec<_>, _>>()?)

@@ -397,6 +397,29 @@ impl Store {
         .await
     }
 
+    /// One message of a conversation, in full.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`]; a failed query.
+    pub async fn get_message(
+        &self,
+        conversation_id: String,
+        id: String,
+    ) -> Result<Message, StoreError> {
+        self.call(move |conn| {
+            conn.query_row_cached(
+                &format!("SELECT {COLUMNS} FROM messages WHERE id = ?1 AND conversation_id = ?2"),
+                [&id, &conversation_id],
+                from_row,
+            )
+            .optional()?
+            .ok_or_else(|| StoreError::NotFound {
+                what: format!("message {id}"),
+            })
+        })
+        .await
+    }
+
     /// The messages of a conversation in the order they were written.
     ///
     /// # Errors

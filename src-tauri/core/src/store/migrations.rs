@@ -262,7 +262,7 @@ CREATE INDEX usage_conversation ON usage (conversation_id);
     // Settings value) and a tool set (switches as a conversation's: anything not listed is on);
     // at most one is the default a new conversation starts from. A conversation names the
     // profile it follows, if any; deleting the profile leaves the conversation as it is. And
-    // the input tokens a request read from the provider's cache.
+    // the input tokens a request read from the provider's cache; and lanes of comparisons.
     r#"
 CREATE TABLE profiles (
     id                   TEXT PRIMARY KEY,
@@ -289,6 +289,10 @@ CREATE TABLE profile_tools (
 ALTER TABLE conversations ADD COLUMN profile_id TEXT REFERENCES profiles(id) ON DELETE SET NULL;
 -- Of a request's input tokens, those the provider read from its prompt cache (priced apart).
 ALTER TABLE usage ADD COLUMN cached_input_tokens INTEGER NOT NULL DEFAULT 0;
+-- A lane: a hidden copy of a conversation in which one model of a comparison answers, folded
+-- back into the conversation as a branch when the comparison ends.
+ALTER TABLE conversations ADD COLUMN lane_of TEXT REFERENCES conversations(id) ON DELETE CASCADE;
+CREATE INDEX conversations_lanes ON conversations (lane_of) WHERE lane_of IS NOT NULL;
 "#,
 ];
 

@@ -7,6 +7,7 @@
 
 mod branches;
 mod conversations;
+mod lanes;
 mod mcp_approvals;
 mod messages;
 mod migrations;

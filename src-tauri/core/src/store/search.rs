@@ -143,7 +143,8 @@ impl Store {
             let mut hits = Vec::new();
             // Titles: few enough to read all; every word must be in the title.
             let mut stmt = conn.prepare_cached(
-                "SELECT id, title, updated_at FROM conversations ORDER BY updated_at DESC, id DESC",
+                "SELECT id, title, updated_at FROM conversations WHERE lane_of IS NULL \
+                 ORDER BY updated_at DESC, id DESC",
             )?;
             let titles = stmt.query_map([], |row| {
                 Ok((
@@ -177,7 +178,7 @@ impl Store {
                  FROM message_search \
                  JOIN messages m ON m.rowid = message_search.rowid \
                  JOIN conversations c ON c.id = m.conversation_id \
-                 WHERE message_search MATCH ?1 \
+                 WHERE message_search MATCH ?1 AND c.lane_of IS NULL \
                  ORDER BY message_search.rowid DESC LIMIT ?2"
             ))?;
             let rows = stmt.query_map(params![query, left], |row| {

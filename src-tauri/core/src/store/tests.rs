@@ -1483,3 +1483,65 @@ async fn a_profile_put_on_a_conversation_replaces_its_prompt_and_switches_and_ke
     }
     assert!(store.get_profile(research.id).await.is_err());
 }
+
+#[tokio::test]
+async fn lanes_copy_the_conversation_and_fold_back_as_branches_even_after_a_crash() {
+    let store = Store::open_in_memory().unwrap();
+    let conv = store.create_conversation("c".into()).await.unwrap();
+    store
+        .append_message(
+            conv.id.clone(),
+            NewMessage::text(Role::User, "Which is best?"),
+        )
+        .await
+        .unwrap();
+    let lanes = store.open_lanes(conv.id.clone(), 3).await.unwrap();
+    assert_eq!(
+        store.list_conversations().await.unwrap().len(),
+        1,
+        "lanes are hidden"
+    );
+    let copied = store.list_messages(lanes[0].clone()).await.unwrap();
+    assert_eq!(copied.len(), 1);
+    assert_eq!(copied[0].content.as_deref(), Some("Which is best?"));
+    // Lane 0 wrote nothing (a crash came first); lanes 1 and 2 answered.
+    for (lane, says) in [(&lanes[1], "B"), (&lanes[2], "C")] {
+        store
+            .append_message(lane.clone(), NewMessage::text(Role::Assistant, says))
+            .await
+            .unwrap();
+    }
+    assert_eq!(store.fold_left_lanes().await.unwrap(), 1);
+    let shown: Vec<String> = store
+        .list_messages(conv.id.clone())
+        .await
+        .unwrap()
+        .into_iter()
+        .filter_map(|m| m.content)
+        .collect();
+    assert_eq!(shown, ["Which is best?", "B"]);
+    for lane in &lanes {
+        assert!(
+            store.get_conversation(lane.clone()).await.is_err(),
+            "no lane is left"
+        );
+    }
+    let page = store.message_page(conv.id.clone(), None, 10).await.unwrap();
+    assert_eq!(page.branches.len(), 1);
+    assert_eq!(
+        page.branches[0].count, 2,
+        "a lane that wrote nothing leaves no branch"
+    );
+    let first = page.branches[0].message_id.clone();
+    store
+        .switch_branch(conv.id.clone(), first, 1)
+        .await
+        .unwrap();
+    let last = store
+        .list_messages(conv.id.clone())
+        .await
+        .unwrap()
+        .pop()
+        .unwrap();
+    assert_eq!(last.content.as_deref(), Some("C"));
+}

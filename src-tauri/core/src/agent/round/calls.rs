@@ -226,6 +226,7 @@ impl Run<'_> {
             request_id: new_id(),
             conversation_id: self.ctx.setup.conversation_id.clone(),
             calls: items.clone(),
+            asked_by: None,
         };
         self.ctx.emit(RunEvent::ApprovalRequired {
             request_id: request.request_id.clone(),
@@ -254,7 +255,7 @@ impl Run<'_> {
             call.state = match answer.decision {
                 Decision::AllowOnce => CallState::Allowed(ApprovalScope::Once),
                 Decision::AllowConversation => {
-                    let here = Some(self.ctx.setup.conversation_id.clone());
+                    let here = Some(self.ctx.setup.approvals_in.clone());
                     self.stand(tool, here).await;
                     CallState::Allowed(ApprovalScope::Conversation)
                 }

@@ -1,0 +1,208 @@
+//! Lanes of a comparison (issue 18): several models answer one question at once, each in a
+//! lane — a hidden copy of the conversation (`lane_of` names it) with the conversation's
+//! messages, calls, prompt and tool switches, where that model's run writes as any run
+//! writes. When the comparison ends the lanes are folded back: each lane's answer becomes a
+//! branch of the conversation after the question (one shown, the others kept as branches to
+//! switch to), their usage is counted in the conversation, and the lanes are gone. Lanes left
+//! by a crash are folded at the next start.
+
+use rusqlite::{params, OptionalExtension, Transaction};
+use serde_json::Value;
+
+use super::branches::{
+    new_shown_branch, put_back, put_tail, rows, take_tail, Snapshot, TAIL_MESSAGES, TAIL_RUNS,
+};
+use super::conversations::{self, touch};
+use super::{new_id, now_ms, Store, StoreError, ToolRun};
+
+/// Every message number is after this.
+const FROM_THE_START: i64 = i64::MIN;
+
+/// Makes one lane of `main`: a hidden copy with its messages (new ids, the same numbers), the
+/// records of their calls and its switches.
+fn open_one(tx: &Transaction<'_>, main: &str) -> Result<String, StoreError> {
+    let lane = new_id();
+    tx.execute(
+        "INSERT INTO conversations (id, title, created_at, updated_at, provider, model, \
+         auto_approve, system_prompt, profile_id, lane_of) \
+         SELECT ?2, title, created_at, updated_at, provider, model, auto_approve, \
+                system_prompt, profile_id, id FROM conversations WHERE id = ?1",
+        params![main, lane],
+    )?;
+    tx.execute(
+        "INSERT INTO conversation_tools (conversation_id, server, tool, enabled) \
+         SELECT ?2, server, tool, enabled FROM conversation_tools WHERE conversation_id = ?1",
+        params![main, lane],
+    )?;
+    let mut messages = rows(tx, "messages", TAIL_MESSAGES, main, FROM_THE_START)?;
+    let mut runs = rows(tx, "tool_runs", TAIL_RUNS, main, FROM_THE_START)?;
+    let mut new_ids = std::collections::HashMap::new();
+    for m in &mut messages {
+        let id = new_id();
+        if let Some(Value::String(old)) = m.insert("id".into(), Value::String(id.clone())) {
+            new_ids.insert(old, id);
+        }
+        m.insert("conversation_id".into(), Value::String(lane.clone()));
+    }
+    for r in &mut runs {
+        let message = r
+            .get("message_id")
+            .and_then(Value::as_str)
+            .and_then(|old| new_ids.get(old))
+            .cloned()
+            .unwrap_or_default();
+        let call = r.get("call_id").and_then(Value::as_str).unwrap_or_default();
+        r.insert("id".into(), Value::String(ToolRun::id_for(&message, call)));
+        r.insert("message_id".into(), Value::String(message));
+        r.insert("conversation_id".into(), Value::String(lane.clone()));
+    }
+    put_back(tx, "messages", &messages)?;
+    put_back(tx, "tool_runs", &runs)?;
+    Ok(lane)
+}
+
+/// `snapshot` as the conversation `to`'s.
+fn moved_to(mut snapshot: Snapshot, to: &str) -> Snapshot {
+    for row in snapshot
+        .messages
+        .iter_mut()
+        .chain(snapshot.tool_runs.iter_mut())
+        .chain(snapshot.points.iter_mut())
+    {
+        row.insert("conversation_id".into(), Value::String(to.to_owned()));
+    }
+    snapshot
+}
+
+/// Folds `lanes` (in order) back into `main` after its last message: the lane at `shown`
+/// (else the first that answered) is shown, the others kept as branches; lanes that wrote
+/// nothing leave no branch. Returns the first message shown after that point, if any.
+fn fold(
+    tx: &Transaction<'_>,
+    main: &str,
+    lanes: &[String],
+    shown: usize,
+) -> Result<Option<String>, StoreError> {
+    let at: i64 = tx.query_row(
+        "SELECT COALESCE(MAX(seq), 0) FROM messages WHERE conversation_id = ?1",
+        [main],
+        |row| row.get(0),
+    )?;
+    let mut answers: Vec<(usize, Snapshot)> = Vec::new();
+    for (i, lane) in lanes.iter().enumerate() {
+        let tail = moved_to(take_tail(tx, lane, at)?, main);
+        tx.execute(
+            "UPDATE usage SET conversation_id = ?1 WHERE conversation_id = ?2",
+            params![main, lane],
+        )?;
+        tx.execute("DELETE FROM conversations WHERE id = ?1", [lane])?;
+        if !tail.messages.is_empty() {
+            answers.push((i, tail));
+        }
+    }
+    let shown = answers.iter().position(|(i, _)| *i == shown).unwrap_or(0);
+    let several = answers.len() > 1;
+    for (position, (_, tail)) in answers.into_iter().enumerate() {
+        let position = i64::try_from(position).unwrap_or(i64::MAX);
+        if usize::try_from(position).ok() == Some(shown) {
+            put_tail(tx, &tail)?;
+            if several {
+                new_shown_branch(tx, main, at, position)?;
+            }
+        } else {
+            let kept = serde_json::to_string(&tail).map_err(|e| StoreError::InvalidRow {
+                detail: e.to_string(),
+            })?;
+            tx.execute(
+                "INSERT INTO message_branches (conversation_id, after_seq, position, snapshot) \
+                 VALUES (?1, ?2, ?3, ?4)",
+                params![main, at, position, kept],
+            )?;
+        }
+    }
+    tx.execute(
+        &format!(
+            "UPDATE conversations SET updated_at = {} WHERE id = ?1",
+            touch("?2")
+        ),
+        params![main, now_ms()],
+    )?;
+    Ok(tx
+        .query_row(
+            "SELECT id FROM messages WHERE conversation_id = ?1 AND seq > ?2 ORDER BY seq LIMIT 1",
+            params![main, at],
+            |row| row.get(0),
+        )
+        .optional()?)
+}
+
+impl Store {
+    /// Opens `n` lanes of the conversation `main` (see the module), in order.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`]; a failed query.
+    pub async fn open_lanes(&self, main: String, n: usize) -> Result<Vec<String>, StoreError> {
+        self.call(move |conn| {
+            let tx = conn.transaction()?;
+            conversations::get(&tx, &main)?;
+            let lanes = (0..n)
+                .map(|_| open_one(&tx, &main))
+                .collect::<Result<Vec<_>, _>>()?;
+            tx.commit()?;
+            Ok(lanes)
+        })
+        .await
+    }
+
+    /// Folds `lanes` back into `main` (see the module); returns the first message of the
+    /// answer shown, when any lane answered.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn fold_lanes(
+        &self,
+        main: String,
+        lanes: Vec<String>,
+        shown: usize,
+    ) -> Result<Option<String>, StoreError> {
+        self.call(move |conn| {
+            let tx = conn.transaction()?;
+            let first = fold(&tx, &main, &lanes, shown)?;
+            tx.commit()?;
+            Ok(first)
+        })
+        .await
+    }
+
+    /// Folds every lane left behind (by a crash) into its conversation; returns how many
+    /// conversations had some.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn fold_left_lanes(&self) -> Result<usize, StoreError> {
+        self.call(|conn| {
+            let tx = conn.transaction()?;
+            let left: Vec<(String, String)> = {
+                let mut stmt = tx.prepare(
+                    "SELECT lane_of, id FROM conversations WHERE lane_of IS NOT NULL \
+                     ORDER BY lane_of, rowid",
+                )?;
+                let rows = stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
+                rows.collect::<Result<_, _>>()?
+            };
+            let mut mains: Vec<String> = left.iter().map(|(m, _)| m.clone()).collect();
+            mains.dedup();
+            for main in &mains {
+                let lanes: Vec<String> = left
+                    .iter()
+                    .filter(|(m, _)| m == main)
+                    .map(|(_, l)| l.clone())
+                    .collect();
+                fold(&tx, main, &lanes, 0)?;
+            }
+            tx.commit()?;
+            Ok(mains.len())
+        })
+        .await
+    }
+}

@@ -1802,6 +1802,13 @@ async fn two_models_answer_one_question_side_by_side_each_with_its_tools_and_app
     assert_eq!(detail.branches.len(), 1);
     assert_eq!(detail.branches[0].message_id, first_answer);
     assert_eq!(detail.branches[0].count, 2);
+    assert_eq!(
+        detail.branches[0].models,
+        [
+            Some("Mock · gpt-4o".to_owned()),
+            Some("Other · gpt-4o-mini".to_owned())
+        ]
+    );
     let usage = app.core().conversation_usage(&conversation).await.unwrap();
     assert_eq!(usage.requests, 4);
     assert_eq!(

@@ -362,7 +362,12 @@ message_id: string,
 /**
  * Which branch is shown, from 0 (the first one written).
  */
-position: number, count: number, };
+position: number, count: number, 
+/**
+ * At a comparison, the model (“Provider · model”) that wrote each branch, by position;
+ * empty elsewhere.
+ */
+models: Array<string | null>, };
 
 /**
  * A branch point after a switch: the point as it is now, and the number of its first message

@@ -28,6 +28,9 @@ pub struct BranchPoint {
     /// Which branch is shown, from 0 (the first one written).
     pub position: i64,
     pub count: i64,
+    /// At a comparison, the model (“Provider · model”) that wrote each branch, by position;
+    /// empty elsewhere.
+    pub models: Vec<Option<String>>,
 }
 
 /// A branch point after a switch: the point as it is now, and the number of its first message
@@ -263,8 +266,8 @@ pub(super) fn points_between(
     last: i64,
 ) -> Result<Vec<BranchPoint>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT m.id, p.position, p.count FROM \
-           (SELECT after_seq, COUNT(*) AS count, \
+        "SELECT m.id, p.position, p.count, p.labelled, p.after_seq FROM \
+           (SELECT after_seq, COUNT(*) AS count, COUNT(model) AS labelled, \
                    MAX(CASE WHEN snapshot IS NULL THEN position END) AS position \
             FROM message_branches WHERE conversation_id = ?1 GROUP BY after_seq) p \
          JOIN messages m ON m.conversation_id = ?1 AND m.seq = \
@@ -272,13 +275,32 @@ pub(super) fn points_between(
          WHERE m.seq BETWEEN ?2 AND ?3 ORDER BY m.seq",
     )?;
     let found = stmt.query_map(params![conversation_id, first, last], |row| {
-        Ok(BranchPoint {
-            message_id: row.get(0)?,
-            position: row.get::<_, Option<i64>>(1)?.unwrap_or(0),
-            count: row.get(2)?,
-        })
+        let labelled: i64 = row.get(3)?;
+        Ok((
+            BranchPoint {
+                message_id: row.get(0)?,
+                position: row.get::<_, Option<i64>>(1)?.unwrap_or(0),
+                count: row.get(2)?,
+                models: Vec::new(),
+            },
+            (labelled > 0).then_some(row.get::<_, i64>(4)?),
+        ))
     })?;
-    Ok(found.collect::<Result<_, _>>()?)
+    let mut points = Vec::new();
+    for point in found {
+        let (mut point, labelled_at) = point?;
+        if let Some(at) = labelled_at {
+            let mut models = conn.prepare_cached(
+                "SELECT model FROM message_branches WHERE conversation_id = ?1 AND after_seq = ?2 \
+                 ORDER BY position",
+            )?;
+            point.models = models
+                .query_map(params![conversation_id, at], |row| row.get(0))?
+                .collect::<Result<_, _>>()?;
+        }
+        points.push(point);
+    }
+    Ok(points)
 }
 
 impl Store {

@@ -83,13 +83,29 @@ fn fold(
     lanes: &[String],
     shown: usize,
 ) -> Result<Option<String>, StoreError> {
+    // Each lane's model, as its conversation row says (the run set it): the branch's label.
+    let label_of = |lane: &str| -> Result<Option<String>, StoreError> {
+        Ok(tx
+            .query_row(
+                "SELECT provider, model FROM messages WHERE conversation_id = ?1 \
+                 AND role = 'assistant' AND model IS NOT NULL ORDER BY seq DESC LIMIT 1",
+                [lane],
+                |row| Ok((row.get::<_, Option<String>>(0)?, row.get::<_, String>(1)?)),
+            )
+            .optional()?
+            .map(|(provider, model)| match provider {
+                Some(p) => format!("{p} · {model}"),
+                None => model,
+            }))
+    };
     let at: i64 = tx.query_row(
         "SELECT COALESCE(MAX(seq), 0) FROM messages WHERE conversation_id = ?1",
         [main],
         |row| row.get(0),
     )?;
-    let mut answers: Vec<(usize, Snapshot)> = Vec::new();
+    let mut answers: Vec<(usize, Snapshot, Option<String>)> = Vec::new();
     for (i, lane) in lanes.iter().enumerate() {
+        let label = label_of(lane)?;
         let tail = moved_to(take_tail(tx, lane, at)?, main);
         tx.execute(
             "UPDATE usage SET conversation_id = ?1 WHERE conversation_id = ?2",
@@ -97,18 +113,20 @@ fn fold(
         )?;
         tx.execute("DELETE FROM conversations WHERE id = ?1", [lane])?;
         if !tail.messages.is_empty() {
-            answers.push((i, tail));
+            answers.push((i, tail, label));
         }
     }
-    let shown = answers.iter().position(|(i, _)| *i == shown).unwrap_or(0);
+    let shown = answers.iter().position(|(i, ..)| *i == shown).unwrap_or(0);
     let several = answers.len() > 1;
-    for (position, (_, tail)) in answers.into_iter().enumerate() {
+    for (position, (_, tail, label)) in answers.into_iter().enumerate() {
         let position = i64::try_from(position).unwrap_or(i64::MAX);
-        if usize::try_from(position).ok() == Some(shown) {
+        let is_shown = usize::try_from(position).ok() == Some(shown);
+        if is_shown {
             put_tail(tx, &tail)?;
-            if several {
-                new_shown_branch(tx, main, at, position)?;
+            if !several {
+                continue;
             }
+            new_shown_branch(tx, main, at, position)?;
         } else {
             let kept = serde_json::to_string(&tail).map_err(|e| StoreError::InvalidRow {
                 detail: e.to_string(),
@@ -119,6 +137,11 @@ fn fold(
                 params![main, at, position, kept],
             )?;
         }
+        tx.execute(
+            "UPDATE message_branches SET model = ?4 \
+             WHERE conversation_id = ?1 AND after_seq = ?2 AND position = ?3",
+            params![main, at, position, label],
+        )?;
     }
     tx.execute(
         &format!(

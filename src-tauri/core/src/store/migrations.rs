@@ -293,6 +293,8 @@ ALTER TABLE usage ADD COLUMN cached_input_tokens INTEGER NOT NULL DEFAULT 0;
 -- back into the conversation as a branch when the comparison ends.
 ALTER TABLE conversations ADD COLUMN lane_of TEXT REFERENCES conversations(id) ON DELETE CASCADE;
 CREATE INDEX conversations_lanes ON conversations (lane_of) WHERE lane_of IS NOT NULL;
+-- At a comparison, the model that wrote each branch ("Provider · model").
+ALTER TABLE message_branches ADD COLUMN model TEXT;
 "#,
 ];
 

@@ -1108,7 +1108,8 @@ async fn an_edit_and_a_regenerated_answer_start_branches_that_nest_and_switch_ba
         [BranchPoint {
             message_id: q2.id.clone(),
             position: 1,
-            count: 2
+            count: 2,
+            models: Vec::new(),
         }]
     );
 
@@ -1122,12 +1123,14 @@ async fn an_edit_and_a_regenerated_answer_start_branches_that_nest_and_switch_ba
             BranchPoint {
                 message_id: q2.id.clone(),
                 position: 1,
-                count: 2
+                count: 2,
+                models: Vec::new(),
             },
             BranchPoint {
                 message_id: a3.id.clone(),
                 position: 1,
-                count: 2
+                count: 2,
+                models: Vec::new(),
             },
         ]
     );
@@ -1142,7 +1145,8 @@ async fn an_edit_and_a_regenerated_answer_start_branches_that_nest_and_switch_ba
         BranchPoint {
             message_id: q.id.clone(),
             position: 0,
-            count: 2
+            count: 2,
+            models: Vec::new(),
         }
     );
     assert_eq!(switched.seq, 3, "the old question is the third message");
@@ -1182,7 +1186,8 @@ async fn an_edit_and_a_regenerated_answer_start_branches_that_nest_and_switch_ba
         BranchPoint {
             message_id: a3.id.clone(),
             position: 1,
-            count: 2
+            count: 2,
+            models: Vec::new(),
         }
     );
     store

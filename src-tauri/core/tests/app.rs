@@ -1819,6 +1819,21 @@ async fn two_models_answer_one_question_side_by_side_each_with_its_tools_and_app
         (Some("Mock"), Some("gpt-4o"))
     );
 
+    // The export has both answers: the other under its model's name.
+    let export = app.core().export_conversation(&conversation).await.unwrap();
+    assert_eq!(export.other_answers.len(), 1);
+    assert_eq!(
+        export.other_answers[0].model.as_deref(),
+        Some("Other · gpt-4o-mini")
+    );
+    let markdown = switchboard_core::store::to_markdown(&export);
+    assert!(
+        markdown.contains(
+            "<details>\n<summary>Also answered by Other · gpt-4o-mini</summary>\n\ngpt-4o-mini: it echoed five."
+        ),
+        "{markdown}"
+    );
+
     // Picking the other answer: it is shown, and its model answers the next message.
     app.switch_branch(&conversation, &first_answer, 1)
         .await

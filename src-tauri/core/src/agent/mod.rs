@@ -132,6 +132,9 @@ pub struct RunSetup {
     /// The conversation whose standing approvals hold, and where one made "for this
     /// conversation" is kept: the run's own, or the one a comparison's lane answers for.
     pub approvals_in: String,
+    /// A comparison's lane: the conversation whose messages come before the lane's own in
+    /// what the model reads.
+    pub history_from: Option<String>,
     pub auto_approve: bool,
     pub limits: RunLimits,
     /// What the model costs, when a price is known: each answer's cost is kept with it.

@@ -214,9 +214,15 @@ impl Core {
             }
             None => None,
         };
-        // Read once: both the retry check and the first-message title need it.
+        // Read once: both the retry check and the first-message title need it. A lane of a
+        // comparison answers what its conversation holds.
         let is_empty = store
-            .list_messages(conversation.id.clone())
+            .list_messages(
+                conversation
+                    .lane_of
+                    .clone()
+                    .unwrap_or_else(|| conversation.id.clone()),
+            )
             .await?
             .is_empty();
         if text.is_none() && is_empty {
@@ -348,6 +354,7 @@ impl Core {
             tools: offered,
             rules,
             standing,
+            history_from: conversation.lane_of.clone(),
             approvals_in,
             auto_approve: conversation.auto_approve,
             limits,

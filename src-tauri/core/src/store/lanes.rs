@@ -1,7 +1,7 @@
 //! Lanes of a comparison (issue 18): several models answer one question at once, each in a
-//! lane — a hidden copy of the conversation (`lane_of` names it) with the conversation's
-//! messages, calls, prompt and tool switches, where that model's run writes as any run
-//! writes. When the comparison ends the lanes are folded back: each lane's answer becomes a
+//! lane — a hidden conversation (`lane_of` names the one it answers for) with the
+//! conversation's prompt, model and tool switches but none of its messages: its run reads the
+//! conversation's messages, then its own, and writes as any run writes. When the comparison ends the lanes are folded back: each lane's answer becomes a
 //! branch of the conversation after the question (one shown, the others kept as branches to
 //! switch to), their usage is counted in the conversation, and the lanes are gone. Lanes left
 //! by a crash are folded at the next start.
@@ -9,17 +9,15 @@
 use rusqlite::{params, OptionalExtension, Transaction};
 use serde_json::Value;
 
-use super::branches::{
-    new_shown_branch, put_back, put_tail, rows, take_tail, Snapshot, TAIL_MESSAGES, TAIL_RUNS,
-};
+use super::branches::{new_shown_branch, put_tail, take_tail, Snapshot};
 use super::conversations::{self, touch};
-use super::{new_id, now_ms, Store, StoreError, ToolRun};
+use super::{new_id, now_ms, Store, StoreError};
 
 /// Every message number is after this.
 const FROM_THE_START: i64 = i64::MIN;
 
-/// Makes one lane of `main`: a hidden copy with its messages (new ids, the same numbers), the
-/// records of their calls and its switches.
+/// Makes one lane of `main`: a hidden conversation with its prompt, model and switches, and
+/// no messages: a lane's run reads the conversation's messages before its own.
 fn open_one(tx: &Transaction<'_>, main: &str) -> Result<String, StoreError> {
     let lane = new_id();
     tx.execute(
@@ -34,35 +32,11 @@ fn open_one(tx: &Transaction<'_>, main: &str) -> Result<String, StoreError> {
          SELECT ?2, server, tool, enabled FROM conversation_tools WHERE conversation_id = ?1",
         params![main, lane],
     )?;
-    let mut messages = rows(tx, "messages", TAIL_MESSAGES, main, FROM_THE_START)?;
-    let mut runs = rows(tx, "tool_runs", TAIL_RUNS, main, FROM_THE_START)?;
-    let mut new_ids = std::collections::HashMap::new();
-    for m in &mut messages {
-        let id = new_id();
-        if let Some(Value::String(old)) = m.insert("id".into(), Value::String(id.clone())) {
-            new_ids.insert(old, id);
-        }
-        m.insert("conversation_id".into(), Value::String(lane.clone()));
-    }
-    for r in &mut runs {
-        let message = r
-            .get("message_id")
-            .and_then(Value::as_str)
-            .and_then(|old| new_ids.get(old))
-            .cloned()
-            .unwrap_or_default();
-        let call = r.get("call_id").and_then(Value::as_str).unwrap_or_default();
-        r.insert("id".into(), Value::String(ToolRun::id_for(&message, call)));
-        r.insert("message_id".into(), Value::String(message));
-        r.insert("conversation_id".into(), Value::String(lane.clone()));
-    }
-    put_back(tx, "messages", &messages)?;
-    put_back(tx, "tool_runs", &runs)?;
     Ok(lane)
 }
 
-/// `snapshot` as the conversation `to`'s.
-fn moved_to(mut snapshot: Snapshot, to: &str) -> Snapshot {
+/// `snapshot` as the conversation `to`'s, its messages numbered on from `after`.
+fn moved_to(mut snapshot: Snapshot, to: &str, after: i64) -> Snapshot {
     for row in snapshot
         .messages
         .iter_mut()
@@ -70,6 +44,12 @@ fn moved_to(mut snapshot: Snapshot, to: &str) -> Snapshot {
         .chain(snapshot.points.iter_mut())
     {
         row.insert("conversation_id".into(), Value::String(to.to_owned()));
+    }
+    snapshot
+        .messages
+        .sort_by_key(|m| m.get("seq").and_then(Value::as_i64).unwrap_or(0));
+    for (seq, message) in (after + 1..).zip(snapshot.messages.iter_mut()) {
+        message.insert("seq".into(), Value::from(seq));
     }
     snapshot
 }
@@ -106,7 +86,7 @@ fn fold(
     let mut answers: Vec<(usize, Snapshot, Option<String>)> = Vec::new();
     for (i, lane) in lanes.iter().enumerate() {
         let label = label_of(lane)?;
-        let tail = moved_to(take_tail(tx, lane, at)?, main);
+        let tail = moved_to(take_tail(tx, lane, FROM_THE_START)?, main, at);
         tx.execute(
             "UPDATE usage SET conversation_id = ?1 WHERE conversation_id = ?2",
             params![main, lane],

@@ -1490,7 +1490,7 @@ async fn a_profile_put_on_a_conversation_replaces_its_prompt_and_switches_and_ke
 }
 
 #[tokio::test]
-async fn lanes_copy_the_conversation_and_fold_back_as_branches_even_after_a_crash() {
+async fn lanes_fold_back_as_branches_numbered_after_the_question_even_after_a_crash() {
     let store = Store::open_in_memory().unwrap();
     let conv = store.create_conversation("c".into()).await.unwrap();
     store
@@ -1506,9 +1506,18 @@ async fn lanes_copy_the_conversation_and_fold_back_as_branches_even_after_a_cras
         1,
         "lanes are hidden"
     );
-    let copied = store.list_messages(lanes[0].clone()).await.unwrap();
-    assert_eq!(copied.len(), 1);
-    assert_eq!(copied[0].content.as_deref(), Some("Which is best?"));
+    assert!(
+        store
+            .list_messages(lanes[0].clone())
+            .await
+            .unwrap()
+            .is_empty(),
+        "a lane holds only what its model writes"
+    );
+    assert_eq!(
+        store.tool_toggles(lanes[0].clone()).await.unwrap(),
+        store.tool_toggles(conv.id.clone()).await.unwrap()
+    );
     // Lane 0 wrote nothing (a crash came first); lanes 1 and 2 answered.
     for (lane, says) in [(&lanes[1], "B"), (&lanes[2], "C")] {
         store
@@ -1549,4 +1558,15 @@ async fn lanes_copy_the_conversation_and_fold_back_as_branches_even_after_a_cras
         .pop()
         .unwrap();
     assert_eq!(last.content.as_deref(), Some("C"));
+    // Numbered on after the question, whatever the lane numbered them.
+    let numbers: Vec<i64> = store
+        .call(move |c| {
+            let mut stmt =
+                c.prepare("SELECT seq FROM messages WHERE conversation_id = ?1 ORDER BY seq")?;
+            let rows = stmt.query_map([&conv.id], |r| r.get(0))?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        })
+        .await
+        .unwrap();
+    assert_eq!(numbers, [1, 2]);
 }

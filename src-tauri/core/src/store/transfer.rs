@@ -36,6 +36,36 @@ pub struct ConversationExport {
     pub messages: Vec<ExportedMessage>,
     #[serde(default)]
     pub tool_runs: Vec<ExportedToolRun>,
+    /// The answers of a comparison's other models, each after its question (an import keeps
+    /// the answers shown only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub other_answers: Vec<OtherAnswer>,
+}
+
+/// One model's answer to a question of a comparison, kept as a branch beside the one shown.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OtherAnswer {
+    /// The question (an exported message's id).
+    pub after: String,
+    /// "Provider · model".
+    pub model: Option<String>,
+    /// Its messages: the answers, and the results of its tool calls.
+    pub messages: Vec<ExportedMessage>,
+}
+
+/// A message kept in a branch (a row's columns as JSON) as exported; `None` when it does not
+/// read as one.
+fn kept_message(row: &serde_json::Map<String, serde_json::Value>) -> Option<ExportedMessage> {
+    use serde_json::Value;
+    let mut row = row.clone();
+    row.remove("attachments");
+    if let Some(Value::String(calls)) = row.get("tool_calls") {
+        let calls = serde_json::from_str(calls).unwrap_or(Value::Null);
+        row.insert("tool_calls".into(), calls);
+    }
+    let is_error = row.get("is_error").and_then(Value::as_i64).unwrap_or(0) != 0;
+    row.insert("is_error".into(), Value::Bool(is_error));
+    serde_json::from_value(Value::Object(row)).ok()
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -212,6 +242,7 @@ impl ConversationExport {
                     rich: r.rich,
                 })
                 .collect(),
+            other_answers: Vec::new(),
         }
     }
 
@@ -266,10 +297,39 @@ impl Store {
     pub async fn export_conversation(&self, id: String) -> Result<ConversationExport, StoreError> {
         let conversation = self.get_conversation(id.clone()).await?;
         let messages = self.list_messages(id.clone()).await?;
-        let runs = self.list_tool_runs(id).await?;
+        let runs = self.list_tool_runs(id.clone()).await?;
+        let kept: Vec<(Option<String>, Option<String>, String)> = self
+            .call(move |conn| {
+                let mut stmt = conn.prepare(
+                    "SELECT (SELECT m.id FROM messages m \
+                             WHERE m.conversation_id = b.conversation_id AND m.seq = b.after_seq), \
+                            b.model, b.snapshot FROM message_branches b \
+                     WHERE b.conversation_id = ?1 AND b.snapshot IS NOT NULL \
+                       AND b.model IS NOT NULL \
+                     ORDER BY b.after_seq, b.position",
+                )?;
+                let rows =
+                    stmt.query_map([&id], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?;
+                Ok(rows.collect::<Result<_, _>>()?)
+            })
+            .await?;
         let files = self.attachment_files();
         tokio::task::spawn_blocking(move || {
-            ConversationExport::new(conversation, messages, runs, files.as_ref())
+            let other_answers = kept
+                .into_iter()
+                .filter_map(|(after, model, snapshot)| {
+                    let snapshot: super::branches::Snapshot =
+                        serde_json::from_str(&snapshot).ok()?;
+                    Some(OtherAnswer {
+                        after: after?,
+                        model,
+                        messages: snapshot.messages.iter().filter_map(kept_message).collect(),
+                    })
+                })
+                .collect();
+            let mut file = ConversationExport::new(conversation, messages, runs, files.as_ref());
+            file.other_answers = other_answers;
+            file
         })
         .await
         .map_err(|e| StoreError::Task(e.to_string()))
@@ -514,10 +574,18 @@ pub fn to_markdown(file: &ConversationExport) -> String {
         .map(|r| ((r.message_id.as_str(), r.call_id.as_str()), r))
         .collect();
     let mut answer: Option<&str> = None;
+    // The other models' answers to the question shown last, written once its answer is.
+    let mut others: Vec<&OtherAnswer> = Vec::new();
     for m in &file.messages {
         let text = m.content.as_deref().unwrap_or_default();
         match m.role {
             Role::User => {
+                other_answers(&mut out, &others);
+                others = file
+                    .other_answers
+                    .iter()
+                    .filter(|o| o.after == m.id)
+                    .collect();
                 out.push_str(&format!("## You\n\n{}\n\n", text.trim_end()));
                 for a in &m.attachments {
                     out.push_str(&format!(
@@ -571,7 +639,46 @@ pub fn to_markdown(file: &ConversationExport) -> String {
             Role::System => {}
         }
     }
+    other_answers(&mut out, &others);
     out
+}
+
+/// The other models' answers of a comparison, each folded under its model's name.
+fn other_answers(out: &mut String, others: &[&OtherAnswer]) {
+    for other in others {
+        let model = other.model.as_deref().unwrap_or("another model");
+        out.push_str(&format!(
+            "<details>\n<summary>Also answered by {}</summary>\n\n",
+            html_text(model)
+        ));
+        let answers: Vec<&ExportedMessage> = other
+            .messages
+            .iter()
+            .filter(|m| m.role == Role::Assistant)
+            .collect();
+        for m in &answers {
+            let text = m.content.as_deref().unwrap_or_default().trim_end();
+            if !text.is_empty() {
+                out.push_str(&format!("{text}\n\n"));
+            }
+        }
+        // What the whole answer spent, its rounds added up (a cost only when each had one).
+        let sum = |of: fn(&ExportedMessage) -> Option<i64>| {
+            answers.iter().filter_map(|m| of(m)).reduce(|a, b| a + b)
+        };
+        if let Some(first) = answers.first() {
+            let total = ExportedMessage {
+                input_tokens: sum(|m| m.input_tokens),
+                output_tokens: sum(|m| m.output_tokens),
+                cost_pico: answers.iter().map(|m| m.cost_pico).sum::<Option<i64>>(),
+                ..(*first).clone()
+            };
+            if let Some(line) = spent(&total) {
+                out.push_str(&format!("*{line}*\n\n"));
+            }
+        }
+        out.push_str("</details>\n\n");
+    }
 }
 
 /// Text safe inside an HTML element (the `<summary>` of a section).
@@ -635,6 +742,7 @@ mod tests {
             },
             messages: vec![],
             tool_runs: vec![],
+            other_answers: vec![],
         };
         assert!(file.check().is_ok());
         let other = ConversationExport {

@@ -224,11 +224,17 @@ impl<'a> Run<'a> {
         let messages = match self.history.take() {
             Some(messages) => messages,
             None => {
-                self.ctx
-                    .services
-                    .store
-                    .list_messages(self.ctx.setup.conversation_id.clone())
-                    .await?
+                let store = self.ctx.services.store;
+                let mut messages = match &self.ctx.setup.history_from {
+                    Some(earlier) => store.list_messages(earlier.clone()).await?,
+                    None => Vec::new(),
+                };
+                messages.extend(
+                    store
+                        .list_messages(self.ctx.setup.conversation_id.clone())
+                        .await?,
+                );
+                messages
             }
         };
         super::files::prepare(

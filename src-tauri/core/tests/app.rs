@@ -37,6 +37,20 @@ async fn app_in(home: &std::path::Path, mock_root: &str) -> (Arc<App>, Store) {
     (support::headless_app(core, paths, secrets).await, store)
 }
 
+/// aimock playing the model (tool-loop.json) and an app on it in a home of its own, for a test
+/// that also needs the MCP peers; `None` (the test is skipped, and says so) without them.
+async fn app_with_peers(
+    test: &str,
+) -> Option<(support::Aimock, tempfile::TempDir, Arc<App>, Store)> {
+    if !support::mcp_peers_installed(test) {
+        return None;
+    }
+    let mock = aimock(test, "tool-loop.json", &[])?;
+    let home = tempfile::tempdir().unwrap();
+    let (app, store) = app_in(home.path(), &mock.root).await;
+    Some((mock, home, app, store))
+}
+
 /// An app in `home` with no provider (a database in memory).
 async fn app_without_a_model(home: &std::path::Path) -> Arc<App> {
     let paths = AppPaths::under_home(home.to_path_buf());
@@ -71,14 +85,9 @@ fn alive(pid: u32) -> bool {
 
 #[tokio::test]
 async fn quitting_mid_answer_and_mid_call_cancels_both_keeps_what_was_shown_and_leaves_no_server() {
-    if !support::mcp_peers_installed("quit") {
-        return;
-    }
-    let Some(mock) = aimock("quit", "tool-loop.json", &[]) else {
+    let Some((_mock, _home, app, store)) = app_with_peers("quit").await else {
         return;
     };
-    let home = tempfile::tempdir().unwrap();
-    let (app, store) = app_in(home.path(), &mock.root).await;
     app.host()
         .spawn(
             "fault",
@@ -578,14 +587,9 @@ async fn last_system_message(mock: &support::Aimock) -> Option<String> {
 #[tokio::test]
 async fn a_new_conversation_tells_the_model_the_default_system_prompt_and_the_offered_servers_instructions(
 ) {
-    if !support::mcp_peers_installed("system_prompt") {
-        return;
-    }
-    let Some(mock) = aimock("system_prompt", "tool-loop.json", &[]) else {
+    let Some((mock, home, app, _store)) = app_with_peers("system_prompt").await else {
         return;
     };
-    let home = tempfile::tempdir().unwrap();
-    let (app, _store) = app_in(home.path(), &mock.root).await;
     // server-everything answers `initialize` with instructions of its own.
     start_everything(&app).await;
     let instructions = app
@@ -1441,14 +1445,9 @@ fn tool_names(body: &serde_json::Value) -> Vec<String> {
 
 #[tokio::test]
 async fn a_profile_gives_a_conversation_its_system_prompt_model_tools_and_limits() {
-    if !support::mcp_peers_installed("profiles") {
-        return;
-    }
-    let Some(mock) = aimock("profiles", "tool-loop.json", &[]) else {
+    let Some((mock, home, app, _store)) = app_with_peers("profiles").await else {
         return;
     };
-    let home = tempfile::tempdir().unwrap();
-    let (app, _store) = app_in(home.path(), &mock.root).await;
     start_everything(&app).await;
     let cli = |args: &[&str]| {
         run_cli(
@@ -1680,14 +1679,9 @@ impl switchboard_core::agent::Approver for Noting {
 #[tokio::test]
 async fn two_models_answer_one_question_side_by_side_each_with_its_tools_and_approvals_and_one_is_picked(
 ) {
-    if !support::mcp_peers_installed("compare") {
-        return;
-    }
-    let Some(mock) = aimock("compare", "tool-loop.json", &[]) else {
+    let Some((mock, _home, app, store)) = app_with_peers("compare").await else {
         return;
     };
-    let home = tempfile::tempdir().unwrap();
-    let (app, store) = app_in(home.path(), &mock.root).await;
     app.core()
         .add_provider(switchboard_core::engine::NewProvider {
             name: "Other".into(),

@@ -23,6 +23,9 @@
 //   profiles          the profiles (addProfile adds one); profileToImport what the person picks in
 //                     Rust's Open dialog for import_profile (null: they close it); export_profile
 //                     answers with `saveAs` as Save As does
+//   compareScript     what each compared model does in compare_models, by its lane (text in two
+//                     pieces, maybe a call asked about first, maybe a failure); laneGate is awaited
+//                     by each lane between its two pieces (stop_run ends a lane waiting there)
 
 import type {
   AppStatus,
@@ -68,7 +71,7 @@ import type {
   UsageReport,
   UsageTotal,
 } from "../src/lib/types";
-import type { ApprovalAnswer, RunEvent } from "../src/lib/run-events";
+import type { ApprovalAnswer, RunEvent, StopReason } from "../src/lib/run-events";
 import golden from "./golden/runs.json";
 
 /**
@@ -90,6 +93,28 @@ export function checkShape(kind: string, value: object): void {
   const want = GOLDEN_KEYS.get(kind);
   const got = Object.keys(value).sort().join(",");
   if (want !== undefined && want !== got) throw new Error(`the fake backend's ${kind} is not Rust's: ${got} ≠ ${want}`);
+}
+
+/** Throws when an event (or a lane's event in it) has other keys than Rust's. */
+function checkEvent(event: RunEvent): void {
+  checkShape(event.type, event);
+  if (event.type === "message_saved" || event.type === "answer_started") checkShape("message", event.message);
+  if (event.type === "lane") checkEvent(event.event);
+}
+
+/** "Provider · model", as Rust labels a compared model's branch. */
+function labelOf(m: Pick<Message, "provider" | "model">): string | null {
+  return m.model === null ? null : m.provider === null ? m.model : `${m.provider} · ${m.model}`;
+}
+
+/** What one compared model does in the fake's comparison. */
+export interface LaneScript {
+  /** its answer, streamed in these pieces (laneGate awaited after the first) */
+  pieces: string[];
+  /** first a call to the time tool, asked about */
+  tool?: boolean;
+  /** instead of answering, it fails with this (an `error` event, then run_finished "error") */
+  fail?: string;
 }
 
 /** One request a model answered, as a row of Rust's usage table. */
@@ -390,6 +415,27 @@ export class FakeBackend {
   #approvals = new Map<string, (answers: ApprovalAnswer[]) => void>();
   /** conversation id → its run under way: what it sent so far and who listens (as Rust's feed) */
   #feeds = new Map<string, { runId: string; log: RunEvent[]; channels: FakeChannel[] }>();
+  /** run id → what stop_run does to it (a comparison's lanes, and the comparison itself) */
+  #stops = new Map<string, () => void>();
+  /** What each compared model does, by its lane (see compareScript in the header). */
+  compareScript: (lane: number) => LaneScript = (lane) =>
+    lane === 1 ? { pieces: ["It is **noon**", " in Paris, says the clock."], tool: true } : { pieces: [`Lane ${lane}: **Paris**`, " is the capital of France."] };
+  /** Every comparison started: its run id and its lanes' run ids, in order. */
+  comparisons: { runId: string; lanes: string[] }[] = [];
+  /** Awaited by each compared model between the two pieces of its text. */
+  laneGate: ((lane: number) => Promise<void>) | null = null;
+
+  /** Starts the feed of a run of `conversationId` (what attach_run replays): its `emit`, which checks each event against Rust's. */
+  #openFeed(conversationId: string, runId: string, channel: FakeChannel): (event: RunEvent) => void {
+    const feed = { runId, log: [] as RunEvent[], channels: [channel] };
+    this.#feeds.set(conversationId, feed);
+    return (event: RunEvent) => {
+      checkEvent(event);
+      feed.log.push(event);
+      for (const listener of feed.channels) listener.onmessage(event);
+      if (event.type === "run_finished") this.#feeds.delete(conversationId);
+    };
+  }
   #clock = 1_700_000_000_000;
 
   /** As Rust's message_page: messages numbered from 1, about `limit` before `before`, reaching back
@@ -410,13 +456,18 @@ export class FakeBackend {
       older: start > 0 ? start + 1 : null,
       branches: (this.branches[id] ?? []).flatMap((point) => {
         const first = all[point.at];
-        return first && ids.has(first.id) ? [{ message_id: first.id, position: point.shown, count: point.tails.length }] : [];
+        return first && ids.has(first.id)
+          ? [{ message_id: first.id, position: point.shown, count: point.tails.length, models: (point.picks ?? []).map(labelOf) }]
+          : [];
       }),
     };
   }
 
-  /** As Rust's branches, for one level: at message index `at`, every branch's tail (the shown one's is null). */
-  branches: Record<string, { at: number; shown: number; tails: (Message[] | null)[] }[]> = {};
+  /**
+   * As Rust's branches, for one level: at message index `at`, every branch's tail (the shown one's
+   * is null); at a comparison, the model that wrote each (`picks`, by position).
+   */
+  branches: Record<string, { at: number; shown: number; tails: (Message[] | null)[]; picks?: Pick<Message, "provider" | "model">[] }[]> = {};
 
   /** Keeps the tail from `at` on as a branch, as Rust's branch_off. */
   #branchOff(id: string, at: number): void {
@@ -473,15 +524,7 @@ export class FakeBackend {
   ): string {
     const runId = `run${++this.#ids}`;
     const saved = this.messages[conversationId] ?? (this.messages[conversationId] = []);
-    const feed = { runId, log: [] as RunEvent[], channels: [channel] };
-    this.#feeds.set(conversationId, feed);
-    const emit = (event: RunEvent) => {
-      checkShape(event.type, event);
-      if (event.type === "message_saved" || event.type === "answer_started") checkShape("message", event.message);
-      feed.log.push(event);
-      for (const listener of feed.channels) listener.onmessage(event);
-      if (event.type === "run_finished") this.#feeds.delete(conversationId);
-    };
+    const emit = this.#openFeed(conversationId, runId, channel);
     const save = (m: Message) => {
       const at = saved.findIndex((x) => x.id === m.id);
       if (at >= 0) saved[at] = m;
@@ -572,6 +615,161 @@ export class FakeBackend {
       }
       save({ ...second, content: answer, status: "complete", finish_reason: "stop", input_tokens: 30, output_tokens: 8, cost_pico: cost });
       emit({ type: "run_finished", reason: "completed", message: null });
+    })();
+    return runId;
+  }
+
+  /**
+   * A comparison as Rust's start_comparison plays it: the models checked first (two to four, each
+   * once, of providers that exist), the question written once, then each model's run in a lane
+   * of its own (its events wrapped in `lane`; `compareScript` says what each does), and once all
+   * have ended their answers folded in as branches after the question: the first in order that
+   * answered is shown, and its model becomes the conversation's.
+   */
+  #compare(args: Record<string, unknown>): string {
+    const conversationId = String(args.conversationId);
+    const conversation = this.#conversation(conversationId);
+    const refuse = (message: string) => ({ kind: "invalid_input", field: "models", message });
+    const asked = (args.models as { provider: string; model: string | null }[] | undefined) ?? [];
+    if (asked.length < 2 || asked.length > 4) throw refuse("Compare two to four models.");
+    if (this.#feeds.has(conversationId)) throw { kind: "conflict", message: "This conversation is answering already: stop it first." };
+    const models: { provider: string; model: string }[] = [];
+    for (const m of asked) {
+      const provider = this.providers.find((p) => p.name === m.provider);
+      if (!provider) throw refuse(`There is no provider named “${m.provider}”.`);
+      const model = m.model ?? provider.default_model ?? this.modelLists[provider.name]?.[0]?.id ?? null;
+      if (model === null) throw refuse(`“${provider.name}” names no default model: pick one of its models.`);
+      if (models.some((x) => x.provider.toLowerCase() === provider.name.toLowerCase() && x.model === model)) {
+        throw refuse("Each model can be asked once in a comparison.");
+      }
+      models.push({ provider: provider.name, model });
+    }
+    const files = this.#filesOf(conversationId, args.attachments as AttachmentRef[] | undefined);
+    const text = String(args.text ?? "");
+    if (text.trim() === "" && files.length === 0) throw { kind: "invalid_input", field: "text", message: "Write a message or attach a file." };
+
+    const runId = `run${++this.#ids}`;
+    const emit = this.#openFeed(conversationId, runId, args.onEvent as FakeChannel);
+    const saved = this.messages[conversationId];
+    const lanes = models.map((m, lane) => {
+      let stop: () => void = () => {};
+      const stopped = new Promise<"stopped">((resolve) => (stop = () => resolve("stopped")));
+      const laneRun = `run${++this.#ids}`;
+      this.#stops.set(laneRun, stop);
+      return { ...m, lane, runId: laneRun, stop, stopped, tail: [] as Message[], runs: [] as ToolRun[] };
+    });
+    this.#stops.set(runId, () => lanes.forEach((l) => l.stop()));
+    this.comparisons.push({ runId, lanes: lanes.map((l) => l.runId) });
+
+    const runLane = async (l: (typeof lanes)[number]): Promise<StopReason> => {
+      const hidden = `${conversationId}~lane${l.lane}`;
+      const send = (event: RunEvent) => emit({ type: "lane", lane: l.lane, provider: l.provider, model: l.model, event });
+      const save = (m: Message) => {
+        const at = l.tail.findIndex((x) => x.id === m.id);
+        if (at >= 0) l.tail[at] = m;
+        else l.tail.push(m);
+        send({ type: "message_saved", message: m });
+      };
+      const answer = () => message({ id: `a${++this.#ids}`, conversation_id: hidden, role: "assistant", content: "", status: "streaming", provider: l.provider, model: l.model, created_at: ++this.#clock });
+      const end = (reason: StopReason, why: string | null = null): StopReason => {
+        send({ type: "run_finished", reason, message: why });
+        this.#stops.delete(l.runId);
+        return reason;
+      };
+      const script = this.compareScript(l.lane);
+      send({ type: "run_started", run_id: l.runId, conversation_id: hidden });
+      send({ type: "status", text: "Thinking…" });
+      if (script.fail !== undefined) {
+        send({ type: "error", message: script.fail, retryable: true });
+        return end("error");
+      }
+      if (script.tool) {
+        const first = answer();
+        l.tail.push(first);
+        send({ type: "answer_started", message: first });
+        const callId = "call_1";
+        const callArgs = '{"timezone":"Europe/Paris"}';
+        save({ ...first, status: "complete", finish_reason: "tool_calls", tool_calls: [{ id: callId, name: "time__get_current_time", arguments: callArgs }] });
+        send({
+          type: "tool_call_proposed",
+          call: { call_id: callId, message_id: first.id, wire_name: "time__get_current_time", server: "time", tool: "get_current_time", display_name: "time · Get Current Time", arguments: callArgs, retry_of: null },
+        });
+        const requestId = `req${++this.#ids}`;
+        const answers = await Promise.race([
+          l.stopped,
+          new Promise<ApprovalAnswer[]>((resolve) => {
+            this.#approvals.set(requestId, resolve);
+            send({
+              type: "approval_required",
+              request_id: requestId,
+              calls: [{ call_id: callId, server: "time", tool: "get_current_time", display_name: "time · Get Current Time", description: "Current time in a time zone", arguments: '{\n  "timezone": "Europe/Paris"\n}', destructive: false }],
+            });
+          }),
+        ]);
+        if (answers === "stopped") {
+          this.#approvals.delete(requestId);
+          return end("cancelled");
+        }
+        const allowed = answers[0]?.decision !== "deny";
+        const result = allowed ? '{"datetime": "2026-11-23T12:00:00+01:00"}' : "The user denied this call.";
+        l.runs.push({
+          id: `tr${++this.#ids}`, conversation_id: hidden, message_id: first.id, call_id: callId, server: "time", tool: "get_current_time", display_name: "time · Get Current Time", arguments: callArgs,
+          decision: allowed ? "allowed" : "denied", decision_scope: "once", deny_reason: allowed ? null : result,
+          started_at: allowed ? 1000 : null, finished_at: 1012, is_error: !allowed, retry_of: null, description: null, can_retry: false, rich: false,
+        });
+        send({ type: "tool_decided", call_id: callId, decision: allowed ? "allowed" : "denied", scope: "once", reason: allowed ? null : result });
+        if (allowed) send({ type: "tool_started", call_id: callId });
+        save(message({ id: `t${++this.#ids}`, conversation_id: hidden, role: "tool", content: result, tool_call_id: callId, name: "time__get_current_time", is_error: !allowed, created_at: ++this.#clock }));
+        if (allowed) {
+          send({ type: "tool_finished", call_id: callId, is_error: false, content: result, full_length: null, duration_ms: 12, can_retry: false, rich: false, artifacts: [], open_canvas: null });
+        }
+        send({ type: "status", text: "Reading results…" });
+      }
+      const last = answer();
+      l.tail.push(last);
+      send({ type: "answer_started", message: last });
+      const [head, ...rest] = script.pieces;
+      send({ type: "text_delta", message_id: last.id, text: head });
+      if ((await Promise.race([l.stopped, this.laneGate?.(l.lane) ?? Promise.resolve()])) === "stopped") {
+        save({ ...last, content: head, status: "interrupted", finish_reason: "stopped" });
+        return end("cancelled");
+      }
+      for (const piece of rest) send({ type: "text_delta", message_id: last.id, text: piece });
+      save({ ...last, content: script.pieces.join(""), status: "complete", finish_reason: "stop", input_tokens: 20, output_tokens: 9 });
+      return end("completed");
+    };
+
+    void (async () => {
+      await Promise.resolve();
+      emit({ type: "run_started", run_id: runId, conversation_id: conversationId });
+      const question = { ...message({ id: `u${++this.#ids}`, conversation_id: conversationId, role: "user", content: text, created_at: ++this.#clock }), attachments: files };
+      saved.push(question);
+      emit({ type: "message_saved", message: question });
+      const reasons = await Promise.all(lanes.map(runLane));
+      this.#stops.delete(runId);
+      // As Rust's fold_lanes: lanes that wrote nothing leave no branch.
+      const answered = (r: StopReason) => r === "completed" || r === "max_rounds";
+      const shownLane = Math.max(reasons.findIndex(answered), 0);
+      const kept = lanes.filter((l) => l.tail.length > 0);
+      const shown = Math.max(kept.findIndex((l) => l.lane === shownLane), 0);
+      const at = saved.length;
+      const tails = kept.map((l) => l.tail.map((m) => ({ ...m, conversation_id: conversationId })));
+      for (const l of kept) (this.toolRuns[conversationId] ??= []).push(...l.runs.map((r) => ({ ...r, conversation_id: conversationId })));
+      if (tails.length > 0) saved.push(...tails[shown]);
+      if (tails.length > 1) {
+        (this.branches[conversationId] ??= []).push({
+          at,
+          shown,
+          tails: tails.map((t, i) => (i === shown ? null : t)),
+          picks: kept.map((l) => ({ provider: l.provider, model: l.model })),
+        });
+      }
+      conversation.provider = models[shownLane].provider;
+      conversation.model = models[shownLane].model;
+      conversation.updated_at = ++this.#clock;
+      emit({ type: "comparison_folded", message_id: saved[at]?.id ?? null });
+      const stoppedAll = reasons.every((r) => r === "cancelled");
+      emit({ type: "run_finished", reason: reasons.some(answered) ? "completed" : stoppedAll ? "cancelled" : (reasons[0] ?? "error"), message: null });
     })();
     return runId;
   }
@@ -922,7 +1120,7 @@ export class FakeBackend {
   #handlers: Record<string, Handler> = {
     app_status: () => this.status,
     keychain_status: () => this.keychain,
-    list_conversations: () => this.#sorted(),
+    list_conversations: () => this.#sorted().map((c) => ({ ...c })),
     create_conversation: (args) => {
       const title = typeof args.title === "string" ? args.title : "New conversation";
       // As Rust: absent is the default profile, if any; "none" is Settings' prompt and switches.
@@ -1046,8 +1244,11 @@ export class FakeBackend {
         point.tails[position] = null;
         point.shown = position;
       }
+      // As Rust: at a comparison, the branch picked is its model's, which answers next.
+      const pick = point.picks?.[position];
+      if (pick) Object.assign(this.#conversation(id), { provider: pick.provider, model: pick.model });
       const first = this.messages[id][at];
-      return { point: { message_id: first.id, position, count: point.tails.length }, seq: at + 1 };
+      return { point: { message_id: first.id, position, count: point.tails.length, models: (point.picks ?? []).map(labelOf) }, seq: at + 1 };
     },
     delete_turn: (args) => {
       const all = this.messages[String(args.id)] ?? [];
@@ -1206,7 +1407,11 @@ export class FakeBackend {
       waiting(args.answers as ApprovalAnswer[]);
       return null;
     },
-    stop_run: () => null,
+    stop_run: (args) => {
+      this.#stops.get(String(args.runId))?.();
+      return null;
+    },
+    compare_models: (args) => this.#compare(args),
     attach_run: (args) => {
       const feed = this.#feeds.get(String(args.conversationId));
       if (!feed) return null;

@@ -4,14 +4,22 @@
 // reopening shows exactly what was shown live. Sending, stopping, retrying and
 // answering approvals go through ipc.ts. The live events are passed on, once applied, to
 // whoever built the session (the canvas's files are kept in a store of their own).
+//
+// A run as the window follows it (its items, status line, approval, notice, deltas shown once a
+// frame) is a `RunFeed`; the session is one, and so is each model of a comparison (issue 18,
+// seed 003): the comparison's `lane` events are each given to that model's `Lane`, a feed of its
+// own that the comparison's columns show, until the answers are folded into the conversation as
+// branches and the conversation is read again.
 
 import * as ipc from "./ipc";
 import { IpcError } from "./errors";
-import type { ApprovalAnswer, ApprovalItem, RunEvent } from "./run-events";
+import type { ApprovalAnswer, ApprovalItem, RunEvent, StopReason } from "./run-events";
 import type {
   Attachment,
+  AttachmentRef,
   BranchPoint,
   CallRef,
+  ComparedModel,
   ConversationDetail,
   Message,
   MessageStatus,
@@ -75,10 +83,19 @@ export type AssistantItem = Extract<ChatItem, { kind: "assistant" }>;
 export interface BranchAt {
   position: number;
   count: number;
+  /** At a comparison, the model ("Provider · model") that wrote each branch, by position; else empty. */
+  models: (string | null)[];
 }
 
 function branchesFrom(points: BranchPoint[]): Record<string, BranchAt> {
-  return Object.fromEntries(points.map((p) => [p.message_id, { position: p.position, count: p.count }]));
+  return Object.fromEntries(
+    points.map((p) => [p.message_id, { position: p.position, count: p.count, models: p.models ?? [] }]),
+  );
+}
+
+/** The kept files a message names, as a command takes them. */
+function refsOf(attachments: Attachment[]): AttachmentRef[] {
+  return attachments.map((a) => ({ sha256: a.sha256, name: a.name }));
 }
 
 /** The largest page of messages the core reads at once. */
@@ -386,18 +403,188 @@ interface PendingText {
   reasoning: string;
 }
 
-export class ChatSession {
-  readonly conversationId: string;
+/**
+ * One run as the window follows it: the items its events build (`reduceItems`), its status
+ * line, the approval it waits for and what went wrong. Text and reasoning deltas wait for the
+ * next frame, which shows all that arrived since the last at once; any other event first shows
+ * the text waiting, so everything is shown in the order it came (a saved answer's text replaces
+ * all of its deltas). The chat session is one; each model of a comparison is another (`Lane`).
+ */
+export class RunFeed {
   items = $state<ChatItem[]>([]);
   running = $state(false);
   runId = $state<string | null>(null);
   status = $state<string | null>(null);
   approval = $state<PendingApproval | null>(null);
   notice = $state<RunNotice | null>(null);
+  protected readonly scheduleFrame: FrameScheduler;
+  /** Where the reducer is in the run's events. */
+  readonly #cursor: ItemsCursor = { answerId: null };
+  /** Deltas are shown once a frame, all that arrived since the last: these, by answer id. */
+  readonly #pending = new Map<string, PendingText>();
+  #frameScheduled = false;
+
+  constructor(scheduleFrame: FrameScheduler = nextFrame) {
+    this.scheduleFrame = scheduleFrame;
+  }
+
+  /** Applies one event of the run. */
+  apply(event: RunEvent): void {
+    if (event.type === "text_delta" || event.type === "reasoning_delta") {
+      this.#hold(event.message_id, event.type === "text_delta" ? "text" : "reasoning", event.text);
+      return;
+    }
+    this.flush();
+    reduceItems(this.items, this.#cursor, event);
+    this.heard(event);
+    switch (event.type) {
+      case "run_started":
+        this.runId = event.run_id;
+        this.running = true;
+        break;
+      case "status":
+        this.status = event.text;
+        break;
+      case "approval_required":
+        this.approval = { request_id: event.request_id, calls: event.calls };
+        break;
+      case "tool_decided":
+        // Decided means answered: a replayed request (the window attached after it was
+        // answered) is not asked again.
+        if (this.approval?.calls.some((c) => c.call_id === event.call_id)) this.approval = null;
+        break;
+      case "tool_warning":
+        this.notice = { kind: "info", message: `${event.tool} was left out: ${event.message}`, retryable: false };
+        break;
+      case "error":
+        this.notice = { kind: "error", message: event.message, retryable: event.retryable };
+        break;
+      case "run_finished":
+        this.running = false;
+        this.runId = null;
+        this.status = null;
+        this.approval = null;
+        if (event.message && event.reason !== "error") {
+          this.notice = { kind: event.reason === "max_rounds" ? "info" : "error", message: event.message, retryable: false };
+        } else if (event.message && this.notice === null) {
+          this.notice = { kind: "error", message: event.message, retryable: false };
+        }
+        this.finished(event.reason);
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** Every event but the deltas, once applied to the items (before the run's own state). */
+  protected heard(_event: RunEvent): void {}
+
+  /** The run ended, its state already reset. */
+  protected finished(_reason: StopReason): void {}
+
+  /** Answers the approval this run waits for. */
+  async answer(answers: ApprovalAnswer[]): Promise<void> {
+    const pending = this.approval;
+    if (!pending) return;
+    this.approval = null;
+    try {
+      await ipc.answerApproval(pending.request_id, answers);
+    } catch (err) {
+      // Not confirmed in Rust's own dialog: nothing was answered and the request still waits,
+      // so it is shown again.
+      if (err instanceof IpcError && err.kind === "not_confirmed" && this.approval === null) {
+        this.approval = pending;
+      }
+      throw err;
+    }
+  }
+
+  /** Keeps a delta for the next frame, which is asked for if it was not already. */
+  #hold(messageId: string, field: keyof PendingText, text: string): void {
+    let pending = this.#pending.get(messageId);
+    if (!pending) {
+      pending = { text: "", reasoning: "" };
+      this.#pending.set(messageId, pending);
+    }
+    pending[field] += text;
+    if (this.#frameScheduled) return;
+    this.#frameScheduled = true;
+    this.scheduleFrame(() => {
+      this.#frameScheduled = false;
+      this.flush();
+    });
+  }
+
+  /** Shows the deltas waiting for a frame. */
+  protected flush(): void {
+    for (const [messageId, pending] of this.#pending) {
+      if (pending.text !== "") reduceItems(this.items, this.#cursor, { type: "text_delta", message_id: messageId, text: pending.text });
+      if (pending.reasoning !== "") {
+        reduceItems(this.items, this.#cursor, { type: "reasoning_delta", message_id: messageId, text: pending.reasoning });
+      }
+    }
+    this.#pending.clear();
+  }
+}
+
+/** One model of a comparison: its own run (its rounds, tool calls and approvals), shown in a column. */
+export class Lane extends RunFeed {
+  /** Its place among the models compared, from 0, in the order they were asked. */
+  readonly index: number;
+  readonly provider: string;
+  readonly model: string;
+  /** How its run ended; null while it runs (or before it started). */
+  ended = $state<StopReason | null>(null);
+
+  constructor(index: number, provider: string, model: string, scheduleFrame?: FrameScheduler) {
+    super(scheduleFrame);
+    this.index = index;
+    this.provider = provider;
+    this.model = model;
+  }
+
+  /** "Provider · model", as Rust names a compared model. */
+  get label(): string {
+    return `${this.provider} · ${this.model}`;
+  }
+
+  /** Its answers: its rounds, each with its text and tool cards (the question is the conversation's). */
+  get answers(): AssistantItem[] {
+    return this.items.filter((i): i is AssistantItem => i.kind === "assistant");
+  }
+
+  protected override heard(event: RunEvent): void {
+    if (event.type === "run_started") this.ended = null;
+  }
+
+  protected override finished(reason: StopReason): void {
+    this.ended = reason;
+  }
+}
+
+/** Several models answering one question, each in a lane of its own, until their answers are folded into branches. */
+export class Comparison {
+  /** The lanes heard of so far, in the order the models were asked. */
+  lanes = $state<Lane[]>([]);
+  /** The answers are branches of the conversation now. */
+  folded = $state(false);
+}
+
+/** An approval to ask now: whose run waits for it, and the model that asks (null: the conversation's own run). */
+export interface Asking {
+  approval: PendingApproval;
+  askedBy: string | null;
+  feed: RunFeed;
+}
+
+export class ChatSession extends RunFeed {
+  readonly conversationId: string;
   /** Where the page of older messages ends (ipc.getOlderMessages); null once the first is shown. */
   older = $state<number | null>(null);
   /** Where branches part, by the id of the first message shown at each point. */
   branches = $state.raw<Record<string, BranchAt>>({});
+  /** The comparison under way (or just folded, until the conversation is read again); null otherwise. */
+  comparison = $state.raw<Comparison | null>(null);
   /** A branch was started: once its run ends, the conversation is read again (its new point). */
   #reloadWhenDone = false;
   /** A page of older messages is on its way (nothing shows it: it only keeps a second one back). */
@@ -407,12 +594,6 @@ export class ChatSession {
   readonly #onFinished: () => void;
   /** Hears every event of the run but the deltas, once applied (the canvas's files). */
   readonly #onEvent: (event: RunEvent) => void;
-  /** Where the reducer is in the run's events. */
-  readonly #cursor: ItemsCursor = { answerId: null };
-  /** Deltas are shown once a frame, all that arrived since the last: these, by answer id. */
-  readonly #pending = new Map<string, PendingText>();
-  readonly #scheduleFrame: FrameScheduler;
-  #frameScheduled = false;
 
   constructor(
     detail: ConversationDetail,
@@ -420,25 +601,27 @@ export class ChatSession {
     scheduleFrame: FrameScheduler = nextFrame,
     onEvent: (event: RunEvent) => void = () => {},
   ) {
+    super(scheduleFrame);
     this.conversationId = detail.conversation.id;
     this.items = itemsFrom(detail);
     this.older = detail.older;
     this.branches = branchesFrom(detail.branches);
     this.#onFinished = onFinished;
-    this.#scheduleFrame = scheduleFrame;
     this.#onEvent = onEvent;
   }
 
   /**
    * Replaces what is shown with what was saved (not while a run is under way). Deltas still
-   * waiting for a frame go first, so none is added to what was saved.
+   * waiting for a frame go first, so none is added to what was saved. A comparison's columns go:
+   * its answers are in what was saved.
    */
   load(detail: ConversationDetail): void {
     if (this.running || detail.conversation.id !== this.conversationId) return;
-    this.#flush();
+    this.flush();
     this.items = itemsFrom(detail);
     this.older = detail.older;
     this.branches = branchesFrom(detail.branches);
+    this.comparison = null;
     this.#loads++;
   }
 
@@ -495,8 +678,7 @@ export class ChatSession {
    * what followed stays as another branch. Rejects (with the IpcError) when it cannot start.
    */
   async editAndResend(messageId: string, text: string, attachments: Attachment[] = []): Promise<void> {
-    const files = attachments.map((a) => ({ sha256: a.sha256, name: a.name }));
-    await this.#branch(messageId, (onEvent) => ipc.editMessage(this.conversationId, messageId, text, files, onEvent));
+    await this.#branch(messageId, (onEvent) => ipc.editMessage(this.conversationId, messageId, text, refsOf(attachments), onEvent));
   }
 
   /** Asks again for the answer that starts at `messageId`; the old one stays as another branch. */
@@ -509,7 +691,7 @@ export class ChatSession {
     const at = this.items.findIndex((i) => i.id === messageId);
     if (this.running || at < 0) return;
     const kept = this.items;
-    this.#flush();
+    this.flush();
     this.items = this.items.slice(0, at);
     this.#reloadWhenDone = true;
     try {
@@ -524,7 +706,8 @@ export class ChatSession {
   /**
    * Shows branch `position` where `messageId` is the first message shown, reading the
    * conversation again and back to that point. Resolves with the first message of the branch
-   * now shown there.
+   * now shown there. (At a comparison this picks that branch's model, which Rust makes the
+   * conversation's.)
    */
   async switchBranch(messageId: string, position: number): Promise<string> {
     const switched = await ipc.switchBranch(this.conversationId, messageId, position);
@@ -558,8 +741,16 @@ export class ChatSession {
    * IpcError) when it cannot start.
    */
   async send(text: string | null, attachments: Attachment[] = []): Promise<void> {
-    const files = attachments.map((a) => ({ sha256: a.sha256, name: a.name }));
-    await this.#start((onEvent) => ipc.sendMessage(this.conversationId, text, onEvent, files));
+    await this.#start((onEvent) => ipc.sendMessage(this.conversationId, text, onEvent, refsOf(attachments)));
+  }
+
+  /**
+   * Asks `models` (two to four) the question `text` with the kept files `attachments`, each
+   * answering in a lane of its own; once all have answered, the answers are branches of the
+   * conversation and it is read again. Rejects (with the IpcError) when it cannot start.
+   */
+  async compare(text: string, attachments: Attachment[], models: ComparedModel[]): Promise<void> {
+    await this.#start((onEvent) => ipc.compareModels(this.conversationId, text, refsOf(attachments), models, onEvent));
   }
 
   /** Runs a failed call of the answer `messageId` again. Rejects when it cannot start. */
@@ -570,6 +761,7 @@ export class ChatSession {
   async #start(begin: (onEvent: (event: RunEvent) => void) => Promise<string>): Promise<void> {
     if (this.running) return;
     this.notice = null;
+    this.comparison = null;
     this.running = true;
     this.status = "Starting…";
     try {
@@ -583,7 +775,8 @@ export class ChatSession {
 
   /**
    * Attaches to the run under way in this conversation, if any (the window was reloaded, or
-   * shows the conversation again): the run is replayed from its start, then goes on live.
+   * shows the conversation again): the run is replayed from its start, then goes on live (a
+   * comparison's columns are built again from its lanes' events).
    */
   async attach(): Promise<void> {
     if (this.running) return;
@@ -600,107 +793,70 @@ export class ChatSession {
     }
   }
 
+  /** Stops the run (a comparison: every model of it). */
   async stop(): Promise<void> {
     if (this.runId) await ipc.stopRun(this.runId);
   }
 
-  async answer(answers: ApprovalAnswer[]): Promise<void> {
-    const pending = this.approval;
-    if (!pending) return;
-    this.approval = null;
-    try {
-      await ipc.answerApproval(pending.request_id, answers);
-    } catch (err) {
-      // Not confirmed in Rust's own dialog: nothing was answered and the request still waits,
-      // so it is shown again.
-      if (err instanceof IpcError && err.kind === "not_confirmed" && this.approval === null) {
-        this.approval = pending;
-      }
-      throw err;
-    }
+  /** Stops the model of lane `index` of the comparison under way, and only it. */
+  async stopLane(index: number): Promise<void> {
+    const lane = this.comparison?.lanes.find((l) => l.index === index);
+    if (lane?.running && lane.runId) await ipc.stopRun(lane.runId);
   }
 
-  /**
-   * Applies one event of the run. Text and reasoning deltas wait for the next frame, which shows
-   * all that arrived since the last at once; any other event first shows the text waiting, so
-   * everything is shown in the order it came (a saved answer's text replaces all of its deltas).
-   */
-  apply(event: RunEvent): void {
-    if (event.type === "text_delta" || event.type === "reasoning_delta") {
-      this.#hold(event.message_id, event.type === "text_delta" ? "text" : "reasoning", event.text);
-      return;
+  /** The approval to ask now: the run's own, else the first model's of a comparison that waits for one. */
+  get asking(): Asking | null {
+    if (this.approval) return { approval: this.approval, askedBy: null, feed: this };
+    for (const lane of this.comparison?.lanes ?? []) {
+      if (lane.approval) return { approval: lane.approval, askedBy: lane.label, feed: lane };
     }
-    this.#flush();
-    reduceItems(this.items, this.#cursor, event);
+    return null;
+  }
+
+  /** Answers the approval asked now (`asking`): the run's own or a compared model's. */
+  override async answer(answers: ApprovalAnswer[]): Promise<void> {
+    const asking = this.asking;
+    if (!asking) return;
+    await (asking.feed === this ? super.answer(answers) : asking.feed.answer(answers));
+  }
+
+  protected override heard(event: RunEvent): void {
     this.#onEvent(event);
-    switch (event.type) {
-      case "run_started":
-        this.runId = event.run_id;
-        this.running = true;
-        break;
-      case "status":
-        this.status = event.text;
-        break;
-      case "approval_required":
-        this.approval = { request_id: event.request_id, calls: event.calls };
-        break;
-      case "tool_decided":
-        // Decided means answered: a replayed request (the window attached after it was
-        // answered) is not asked again.
-        if (this.approval?.calls.some((c) => c.call_id === event.call_id)) this.approval = null;
-        break;
-      case "tool_warning":
-        this.notice = { kind: "info", message: `${event.tool} was left out: ${event.message}`, retryable: false };
-        break;
-      case "error":
-        this.notice = { kind: "error", message: event.message, retryable: event.retryable };
-        break;
-      case "run_finished":
-        this.running = false;
-        this.runId = null;
-        this.status = null;
-        this.approval = null;
-        if (event.message && event.reason !== "error") {
-          this.notice = { kind: event.reason === "max_rounds" ? "info" : "error", message: event.message, retryable: false };
-        }
-        this.#onFinished();
-        if (this.#reloadWhenDone) {
-          this.#reloadWhenDone = false;
-          ipc.getConversation(this.conversationId).then(
-            (detail) => this.load(detail),
-            () => {},
-          );
-        }
-        break;
-      default:
-        break;
+    if (event.type === "lane") {
+      // The columns say how each model is doing: the conversation's status line gives way.
+      this.status = null;
+      this.#reloadWhenDone = true;
+      this.#lane(event).apply(event.event);
+    } else if (event.type === "comparison_folded") {
+      this.#reloadWhenDone = true;
+      if (this.comparison) this.comparison.folded = true;
     }
   }
 
-  /** Keeps a delta for the next frame, which is asked for if it was not already. */
-  #hold(messageId: string, field: keyof PendingText, text: string): void {
-    let pending = this.#pending.get(messageId);
-    if (!pending) {
-      pending = { text: "", reasoning: "" };
-      this.#pending.set(messageId, pending);
+  /** The lane a `lane` event is for, made when first heard of. */
+  #lane(event: Extract<RunEvent, { type: "lane" }>): Lane {
+    const comparison = (this.comparison ??= new Comparison());
+    let lane = comparison.lanes.find((l) => l.index === event.lane);
+    if (!lane) {
+      lane = new Lane(event.lane, event.provider, event.model, this.scheduleFrame);
+      comparison.lanes = [...comparison.lanes, lane].sort((a, b) => a.index - b.index);
     }
-    pending[field] += text;
-    if (this.#frameScheduled) return;
-    this.#frameScheduled = true;
-    this.#scheduleFrame(() => {
-      this.#frameScheduled = false;
-      this.#flush();
-    });
+    return lane;
   }
 
-  /** Shows the deltas waiting for a frame. */
-  #flush(): void {
-    for (const [messageId, pending] of this.#pending) {
-      if (pending.text !== "") reduceItems(this.items, this.#cursor, { type: "text_delta", message_id: messageId, text: pending.text });
-      if (pending.reasoning !== "") {
-        reduceItems(this.items, this.#cursor, { type: "reasoning_delta", message_id: messageId, text: pending.reasoning });
-      }
-    }
-    this.#pending.clear();
+  protected override finished(): void {
+    this.#onFinished();
+    if (!this.#reloadWhenDone) return;
+    this.#reloadWhenDone = false;
+    ipc.getConversation(this.conversationId).then(
+      (detail) => {
+        // Another run started meanwhile: the conversation is read again when it ends.
+        if (this.running) this.#reloadWhenDone = true;
+        else this.load(detail);
+      },
+      () => {
+        this.comparison = null;
+      },
+    );
   }
 }

@@ -14,6 +14,7 @@ import type {
   DropEvent,
   AppStatus,
   CommandError,
+  ComparedModel,
   Conversation,
   ConversationDetail,
   MessagePage,
@@ -475,6 +476,26 @@ export function sendMessage(
   attachments: AttachmentRef[] = [],
 ): Promise<string> {
   return call("send_message", { conversationId, text, attachments, onEvent: eventChannel(onEvent) });
+}
+
+/**
+ * Asks two to four `models` the question `text` (with the kept files `attachments`) at once, each
+ * in a lane of its own with its own rounds, tool calls and approvals; resolves the comparison's
+ * run id. Its events arrive on `onEvent`: `run_started`, the question's `message_saved`, each
+ * model's events wrapped in `lane`, then `comparison_folded` (the answers are branches of the
+ * conversation now) and `run_finished`. `stopRun` with the comparison's id stops every model, with
+ * a lane's run id that model only. invalid_input names `models` in `field` (fewer than two or
+ * more than four, one twice, a provider that does not exist); a conflict when the conversation
+ * is already answering.
+ */
+export function compareModels(
+  conversationId: string,
+  text: string,
+  attachments: AttachmentRef[],
+  models: ComparedModel[],
+  onEvent: (event: RunEvent) => void,
+): Promise<string> {
+  return call("compare_models", { conversationId, text, attachments, models, onEvent: eventChannel(onEvent) });
 }
 
 /** Rust's native picker (several files); what was kept, and why any other was not. */

@@ -10,6 +10,7 @@ export type {
   AttachmentRef,
   BranchPoint,
   CallRef,
+  ComparedModel,
   ConnectionReport,
   Conversation,
   ConversationArtifact,

@@ -1,0 +1,373 @@
+// Several models side by side (issue 18, seed 003): the composer's Compare sends one message to
+// two to four models; each answers in a column of its own (its text, its tool calls, its
+// approvals labelled with it, its Stop); once all have answered their answers are branches of
+// the conversation, the one shown first and the others a click away ("Also answered by"), and
+// a window that reloads meanwhile builds the columns again from the run's replay.
+import { beforeEach, describe, expect, it, vi } from "vitest";
+
+vi.mock("@tauri-apps/api/core", () => ({
+  invoke: vi.fn(),
+  Channel: class {
+    onmessage: (event: unknown) => void = () => {};
+  },
+}));
+
+import { cleanup, screen, waitFor, within } from "@testing-library/svelte";
+import type { UserEvent } from "@testing-library/user-event";
+import { models, type FakeBackend } from "./fake-backend";
+import { installFakeBackend, renderApp } from "./render-app";
+import { ChatSession } from "../src/lib/chat.svelte";
+import type { ConversationDetail } from "../src/lib/types";
+
+let backend: FakeBackend;
+
+beforeEach(() => {
+  backend = installFakeBackend();
+  sessionStorage.clear();
+  backend.addProviderRecord("Work", "openai", true, { default_model: "gpt-a" });
+  backend.modelLists.Work = models("gpt-a", "gpt-b", "gpt-c");
+  backend.addProviderRecord("Local", "ollama", false, { default_model: "llama3" });
+  backend.modelLists.Local = models("llama3", "qwen");
+});
+
+/** The compared models' lanes wait between the two pieces of their text until `release()`. */
+function holdLanes(): () => void {
+  let release: () => void = () => {};
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  backend.laneGate = () => gate;
+  return () => release();
+}
+
+function option(provider: string, model: string): HTMLElement {
+  const found = screen
+    .getAllByTestId("compare-model-option")
+    .find((o) => o.dataset.provider === provider && o.dataset.model === model);
+  if (!found) throw new Error(`no option for ${provider} · ${model}`);
+  return found;
+}
+
+function columns(): HTMLElement[] {
+  return screen.queryAllByTestId("compare-column");
+}
+
+function columnText(lane: number): string {
+  const column = columns().find((c) => c.dataset.lane === String(lane));
+  return column ? within(column).queryAllByTestId("compare-column-text").map((t) => (t.textContent ?? "").trim()).join(" ") : "";
+}
+
+/** Opens the conversation, turns Compare on, checks `picked` (provider, model) and sends `text`. */
+async function compare(user: UserEvent, picked: [string, string][], text = "What is the capital of France?"): Promise<void> {
+  await user.click(screen.getAllByTestId("conversation-item")[0]);
+  await user.click(await screen.findByTestId("compare-toggle"));
+  await waitFor(() => expect(screen.getAllByTestId("compare-model-option")).toHaveLength(5));
+  for (const [provider, model] of picked) await user.click(option(provider, model));
+  await user.type(screen.getByTestId("composer-input"), `${text}{Enter}`);
+}
+
+describe("the composer's Compare", () => {
+  it("offers every model the providers know, two to four of them, and sends compare_models with those checked", async () => {
+    const c = backend.addConversation("Compare");
+    backend.compareScript = (lane) => ({ pieces: [`Answer ${lane}`, "."] });
+    const { user } = await renderApp();
+    await user.click(screen.getAllByTestId("conversation-item")[0]);
+    const toggle = await screen.findByTestId("compare-toggle");
+    expect(toggle.getAttribute("aria-pressed")).toBe("false");
+    expect(screen.queryByTestId("compare-models")).toBeNull();
+    await user.click(toggle);
+    expect(toggle.getAttribute("aria-pressed")).toBe("true");
+    await waitFor(() => expect(screen.getAllByTestId("compare-model-option")).toHaveLength(5));
+    const options = screen.getAllByTestId("compare-model-option");
+    expect(options.map((o) => `${o.dataset.provider}/${o.dataset.model}`)).toEqual(["Work/gpt-a", "Work/gpt-b", "Work/gpt-c", "Local/llama3", "Local/qwen"]);
+    expect(options.every((o) => o.getAttribute("role") === "checkbox" && o.getAttribute("aria-checked") === "false")).toBe(true);
+
+    // One model is not a comparison: Send waits for a second.
+    await user.type(screen.getByTestId("composer-input"), "Hello");
+    await user.click(option("Work", "gpt-b"));
+    expect(option("Work", "gpt-b").getAttribute("aria-checked")).toBe("true");
+    expect(screen.getByTestId("composer-send")).toHaveProperty("disabled", true);
+    for (const [p, m] of [["Local", "qwen"], ["Work", "gpt-a"], ["Local", "llama3"]]) await user.click(option(p, m));
+    // Four checked: the fifth cannot be, and the hint says why.
+    expect(option("Work", "gpt-c")).toHaveProperty("disabled", true);
+    expect(screen.getByTestId("compare-hint").textContent).toMatch(/4 models at most/);
+    // Unchecking one frees a place.
+    await user.click(option("Local", "llama3"));
+    expect(option("Work", "gpt-c")).toHaveProperty("disabled", false);
+    expect(screen.getByTestId("composer-send")).toHaveProperty("disabled", false);
+
+    await user.click(screen.getByTestId("composer-input"));
+    await user.keyboard("{Enter}");
+    await waitFor(() => expect(backend.callsTo("compare_models")).toHaveLength(1));
+    expect(backend.callsTo("compare_models")[0].args).toMatchObject({
+      conversationId: c.id,
+      text: "Hello",
+      attachments: [],
+      models: [
+        { provider: "Work", model: "gpt-b" },
+        { provider: "Local", model: "qwen" },
+        { provider: "Work", model: "gpt-a" },
+      ],
+    });
+    expect(backend.callsTo("send_message")).toHaveLength(0);
+    // Asked: the box empties and Compare goes off (the next message goes to the answer picked).
+    expect((screen.getByTestId("composer-input") as HTMLTextAreaElement).value).toBe("");
+    expect(screen.getByTestId("compare-toggle").getAttribute("aria-pressed")).toBe("false");
+    await waitFor(() => expect(screen.getByTestId("composer-send")).toBeTruthy());
+
+    // Compare off: a message goes as it always did.
+    await user.type(screen.getByTestId("composer-input"), "And Spain?{Enter}");
+    await waitFor(() => expect(backend.callsTo("send_message")).toHaveLength(1));
+    expect(backend.callsTo("compare_models")).toHaveLength(1);
+  });
+
+  it("sends the files attached with the question, which is saved once with them", async () => {
+    const c = backend.addConversation("Compare");
+    backend.compareScript = (lane) => ({ pieces: [`Read ${lane}`, "."] });
+    const table = { sha256: "t".repeat(64), name: "scores.csv", mime: "text/csv", size: 12, kind: "text" as const };
+    backend.picked = { kept: [table], refused: [] };
+    const { user } = await renderApp();
+    await user.click(screen.getAllByTestId("conversation-item")[0]);
+    await user.click(await screen.findByTestId("composer-attach"));
+    await screen.findByTestId("composer-files");
+    await user.click(screen.getByTestId("compare-toggle"));
+    await waitFor(() => expect(screen.getAllByTestId("compare-model-option")).toHaveLength(5));
+    await user.click(option("Work", "gpt-a"));
+    await user.click(option("Local", "llama3"));
+    await user.type(screen.getByTestId("composer-input"), "Sum it up{Enter}");
+    await waitFor(() => expect(backend.callsTo("compare_models")).toHaveLength(1));
+    expect(backend.callsTo("compare_models")[0].args).toMatchObject({ attachments: [{ sha256: table.sha256, name: "scores.csv" }] });
+    expect(screen.queryByTestId("composer-files")).toBeNull();
+    await waitFor(() => expect(screen.getByTestId("branch-position").textContent).toBe("1/2"));
+    const questions = backend.messages[c.id].filter((m) => m.role === "user");
+    expect(questions).toHaveLength(1);
+    expect(questions[0].attachments.map((f) => f.name)).toEqual(["scores.csv"]);
+    expect(within(screen.getByTestId("message-list")).getAllByTestId("message-files")).toHaveLength(1);
+  });
+
+  it("keeps the message when Rust refuses the models, and says why", async () => {
+    backend.addConversation("Compare");
+    backend.failures.set("compare_models", { kind: "invalid_input", field: "models", message: "Each model can be asked once in a comparison." });
+    const { user, app } = await renderApp();
+    await compare(user, [["Work", "gpt-a"], ["Local", "qwen"]], "Hi");
+    await waitFor(() => expect(app.toast?.message).toBe("Each model can be asked once in a comparison."));
+    expect((screen.getByTestId("composer-input") as HTMLTextAreaElement).value).toBe("Hi");
+    expect(screen.getByTestId("compare-toggle").getAttribute("aria-pressed")).toBe("true");
+  });
+});
+
+describe("a comparison under way", () => {
+  it("streams each model into its own column, asks a model's approval in its name, then keeps the answers as branches to pick from", async () => {
+    const c = backend.addConversation("Compare");
+    const release = holdLanes();
+    const { user } = await renderApp();
+    await compare(user, [["Local", "qwen"], ["Work", "gpt-b"], ["Work", "gpt-c"]]);
+
+    await waitFor(() => expect(columns()).toHaveLength(3));
+    expect(columns().map((col) => [col.dataset.lane, col.dataset.model])).toEqual([["0", "qwen"], ["1", "gpt-b"], ["2", "gpt-c"]]);
+    expect(columns().map((col) => within(col).getByTestId("compare-column-label").textContent)).toEqual(["Local · qwen", "Work · gpt-b", "Work · gpt-c"]);
+    // The question once, before the columns.
+    expect(screen.getByTestId("message-list").textContent?.match(/What is the capital of France\?/g)).toHaveLength(1);
+    // Each lane streams its own text (Markdown, as answers are).
+    await waitFor(() => expect(columnText(0)).toBe("Lane 0: Paris"));
+    expect(columns()[0].querySelector("strong")?.textContent).toBe("Paris");
+    await waitFor(() => expect(columnText(2)).toBe("Lane 2: Paris"));
+    expect(screen.getAllByTestId("compare-column-stop")).toHaveLength(3);
+    expect(screen.getByTestId("compare-stop-all")).toBeTruthy();
+
+    // The second model asks to run a tool: the dialog says which model asks.
+    const dialog = await screen.findByTestId("approval-dialog");
+    expect(within(dialog).getByTestId("approval-asked-by").textContent?.replace(/\s+/g, " ").trim()).toBe(
+      "Work · gpt-b wants to run time · Get Current Time.",
+    );
+    expect(within(columns()[1]).getByTestId("compare-column-status").textContent).toBe("Waiting for your approval…");
+    await user.click(within(dialog).getByTestId("approval-submit"));
+    const answered = backend.callsTo("answer_approval");
+    expect(answered).toHaveLength(1);
+    expect(answered[0].args).toMatchObject({ answers: [{ call_id: "call_1", decision: "allow_once" }] });
+    await waitFor(() => expect(within(columns()[1]).getByTestId("tool-card").dataset.state).toBe("done"));
+    await waitFor(() => expect(columnText(1)).toBe("It is noon"));
+
+    // All answer: the columns go, the conversation is read again, the first model's answer shown.
+    const fetches = backend.callsTo("get_conversation").length;
+    release();
+    await waitFor(() => expect(screen.queryByTestId("compare-columns")).toBeNull());
+    expect(backend.callsTo("get_conversation").length).toBeGreaterThan(fetches);
+    await waitFor(() => expect(screen.getByTestId("message-list").textContent).toContain("Lane 0: Paris is the capital of France."));
+    expect(screen.getByTestId("message-list").textContent?.match(/What is the capital of France\?/g)).toHaveLength(1);
+    expect(screen.getByTestId("branch-position").textContent).toBe("1/3");
+    expect(screen.getByTestId("branch-model").textContent).toBe("Local · qwen");
+    // Its model answers next.
+    const picker = screen.getByTestId("model-picker") as HTMLSelectElement;
+    await waitFor(() => expect(picker.value).toBe(JSON.stringify(["Local", "qwen"])));
+
+    // The others, under the answer: picking one shows it and makes its model the conversation's.
+    const row = screen.getByTestId("branch-models");
+    expect(row.textContent).toContain("Also answered by");
+    const others = within(row).getAllByTestId("branch-model-option");
+    expect(others.map((o) => [o.dataset.position, o.textContent])).toEqual([["1", "Work · gpt-b"], ["2", "Work · gpt-c"]]);
+    await user.click(others[1]);
+    await waitFor(() => expect(screen.getByTestId("branch-model").textContent).toBe("Work · gpt-c"));
+    expect(backend.callsTo("switch_branch").at(-1)?.args).toMatchObject({ id: c.id, position: 2 });
+    expect(screen.getByTestId("message-list").textContent).toContain("Lane 2: Paris is the capital of France.");
+    expect(screen.queryByText("Lane 0: Paris", { exact: false })).toBeNull();
+    expect(screen.getByTestId("branch-position").textContent).toBe("3/3");
+    await waitFor(() => expect(picker.value).toBe(JSON.stringify(["Work", "gpt-c"])));
+    expect(within(screen.getByTestId("branch-models")).getAllByTestId("branch-model-option").map((o) => o.textContent)).toEqual([
+      "Local · qwen",
+      "Work · gpt-b",
+    ]);
+
+    // The model that answered with a tool: its card is kept with its answer.
+    await user.click(within(screen.getByTestId("branch-models")).getAllByTestId("branch-model-option")[1]);
+    await waitFor(() => expect(screen.getByTestId("branch-model").textContent).toBe("Work · gpt-b"));
+    expect(screen.getByTestId("tool-card").dataset.state).toBe("done");
+    expect(screen.getByTestId("message-list").textContent).toContain("It is noon in Paris, says the clock.");
+    await waitFor(() => expect(picker.value).toBe(JSON.stringify(["Work", "gpt-b"])));
+    // The next message goes to the model picked.
+    await user.type(screen.getByTestId("composer-input"), "Thanks{Enter}");
+    await waitFor(() => expect(backend.callsTo("send_message")).toHaveLength(1));
+    expect(backend.conversations.find((x) => x.id === c.id)).toMatchObject({ provider: "Work", model: "gpt-b" });
+  });
+
+  it("stops one model with its own run id, and all of them with the comparison's", async () => {
+    backend.addConversation("Compare");
+    backend.compareScript = (lane) => ({ pieces: [`Answer ${lane} begins`, " and ends."] });
+    holdLanes();
+    const { user } = await renderApp();
+    await compare(user, [["Work", "gpt-a"], ["Local", "qwen"]]);
+    await waitFor(() => expect(screen.getAllByTestId("compare-column-stop")).toHaveLength(2));
+    const [comparison] = backend.comparisons;
+
+    await user.click(within(columns()[0]).getByTestId("compare-column-stop"));
+    expect(backend.callsTo("stop_run").map((c) => c.args)).toEqual([{ runId: comparison.lanes[0] }]);
+    await waitFor(() => expect(columns()[0].dataset.state).toBe("stopped"));
+    expect(within(columns()[0]).getByTestId("compare-column-status").textContent).toBe("Stopped");
+    expect(within(columns()[0]).queryByTestId("compare-column-stop")).toBeNull();
+    // The other goes on.
+    expect(columns()[1].dataset.state).toBe("running");
+    expect(within(columns()[1]).getByTestId("compare-column-stop")).toBeTruthy();
+
+    await user.click(screen.getByTestId("compare-stop-all"));
+    expect(backend.callsTo("stop_run").map((c) => c.args)).toEqual([{ runId: comparison.lanes[0] }, { runId: comparison.runId }]);
+    await waitFor(() => expect(screen.queryByTestId("compare-columns")).toBeNull());
+    // What each had written is kept, as branches.
+    await waitFor(() => expect(screen.getByTestId("branch-position").textContent).toBe("1/2"));
+    expect(screen.getByTestId("message-list").textContent).toContain("Answer 0 begins");
+    expect(screen.getByTestId("composer-send")).toBeTruthy();
+  });
+
+  it("the composer's Stop stops the whole comparison", async () => {
+    backend.addConversation("Compare");
+    backend.compareScript = (lane) => ({ pieces: [`Answer ${lane}`, "."] });
+    holdLanes();
+    const { user } = await renderApp();
+    await compare(user, [["Work", "gpt-a"], ["Local", "qwen"]]);
+    await waitFor(() => expect(columns()).toHaveLength(2));
+    await user.click(screen.getByTestId("composer-stop"));
+    expect(backend.callsTo("stop_run").map((c) => c.args)).toEqual([{ runId: backend.comparisons[0].runId }]);
+    await waitFor(() => expect(screen.queryByTestId("compare-columns")).toBeNull());
+  });
+
+  it("a model that fails says so in its column; the others answer", async () => {
+    backend.addConversation("Compare");
+    backend.compareScript = (lane) => (lane === 1 ? { pieces: [], fail: "The model is overloaded: try again later." } : { pieces: ["Fine", "."] });
+    const release = holdLanes();
+    const { user } = await renderApp();
+    await compare(user, [["Work", "gpt-a"], ["Local", "qwen"]]);
+    await waitFor(() => expect(columns()).toHaveLength(2));
+    await waitFor(() => expect(within(columns()[1]).getByTestId("compare-column-error").textContent).toBe("The model is overloaded: try again later."));
+    expect(columns()[1].dataset.state).toBe("failed");
+    expect(within(columns()[1]).getByTestId("compare-column-status").textContent).toBe("Failed");
+    expect(columns()[0].dataset.state).toBe("running");
+    release();
+    // Only one model answered: its answer is shown, with no branches.
+    await waitFor(() => expect(screen.queryByTestId("compare-columns")).toBeNull());
+    expect(screen.getByTestId("message-list").textContent).toContain("Fine.");
+    expect(screen.queryByTestId("branch-switcher")).toBeNull();
+    expect(screen.queryByTestId("branch-models")).toBeNull();
+  });
+
+  it("model text stays text: markup in a column is never run", async () => {
+    backend.addConversation("Compare");
+    backend.compareScript = () => ({ pieces: ['<img src=x onerror="alert(1)"><b>bold</b><script>alert(2)</script>', " end"] });
+    holdLanes();
+    const { user } = await renderApp();
+    await compare(user, [["Work", "gpt-a"], ["Local", "qwen"]]);
+    await waitFor(() => expect(columns()).toHaveLength(2));
+    await waitFor(() => expect(columnText(1)).toContain("<b>bold</b>"));
+    expect(columnText(0)).toContain('<img src=x onerror="alert(1)">');
+    const all = screen.getByTestId("compare-columns");
+    expect(all.querySelector("script")).toBeNull();
+    expect(all.querySelector("img")).toBeNull();
+    expect(all.querySelector("b")).toBeNull();
+  });
+});
+
+describe("a window that comes back to a comparison", () => {
+  it("builds the columns again from the replay, asks the waiting approval in the model's name, and sees the fold", async () => {
+    backend.addConversation("Compare");
+    const release = holdLanes();
+    const first = await renderApp();
+    await compare(first.user, [["Work", "gpt-a"], ["Work", "gpt-b"]]);
+    await screen.findByTestId("approval-dialog");
+    await waitFor(() => expect(columnText(0)).toBe("Lane 0: Paris"));
+
+    // The page reloads: a new window state, the same backend with its comparison under way.
+    cleanup();
+    const { user } = await renderApp();
+    await waitFor(() => expect(columns()).toHaveLength(2));
+    expect(backend.callsTo("attach_run").length).toBeGreaterThan(0);
+    expect(columns().map((col) => within(col).getByTestId("compare-column-label").textContent)).toEqual(["Work · gpt-a", "Work · gpt-b"]);
+    await waitFor(() => expect(columnText(0)).toBe("Lane 0: Paris"));
+    // The question shown once, though it was saved before the reload and replayed after.
+    expect(screen.getByTestId("message-list").textContent?.match(/What is the capital of France\?/g)).toHaveLength(1);
+    const dialog = await screen.findByTestId("approval-dialog");
+    expect(within(dialog).getByTestId("approval-asked-by").textContent).toContain("Work · gpt-b");
+    // Stop, for each model and for all, works on the runs replayed.
+    expect(screen.getAllByTestId("compare-column-stop")).toHaveLength(2);
+    expect(screen.getByTestId("composer-stop")).toBeTruthy();
+
+    await user.click(within(dialog).getByTestId("approval-submit"));
+    await waitFor(() => expect(within(columns()[1]).getByTestId("tool-card").dataset.state).toBe("done"));
+    release();
+    await waitFor(() => expect(screen.queryByTestId("compare-columns")).toBeNull());
+    expect(screen.getByTestId("branch-model").textContent).toBe("Work · gpt-a");
+    expect(within(screen.getByTestId("branch-models")).getAllByTestId("branch-model-option").map((o) => o.textContent)).toEqual(["Work · gpt-b"]);
+  });
+
+  it("a session replaying a comparison puts each lane's events in its own lane, whatever their ids", () => {
+    const detail: ConversationDetail = {
+      conversation: { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "", profile_id: null },
+      messages: [], tool_runs: [], older: null, branches: [],
+    };
+    const session = new ChatSession(detail, () => {}, (callback) => callback());
+    const base = {
+      conversation_id: "hidden", created_at: 1, tool_call_id: null, name: null, provider: "Work", input_tokens: null, output_tokens: null,
+      reasoning: null, error: null, is_error: false, full_length: null, attachments: [], cost_pico: null, tool_calls: null, finish_reason: null,
+    };
+    const lane = (index: number, model: string, event: Parameters<ChatSession["apply"]>[0]) =>
+      session.apply({ type: "lane", lane: index, provider: "Work", model, event });
+    session.apply({ type: "run_started", run_id: "cmp", conversation_id: "c1" });
+    session.apply({ type: "message_saved", message: { ...base, conversation_id: "c1", id: "u1", role: "user", content: "Q", status: "complete", model: null } });
+    // Lane 1 is heard of first; both answers have the same id in their hidden conversations.
+    lane(1, "b", { type: "run_started", run_id: "r1", conversation_id: "hidden1" });
+    lane(0, "a", { type: "run_started", run_id: "r0", conversation_id: "hidden0" });
+    lane(0, "a", { type: "answer_started", message: { ...base, id: "x", role: "assistant", content: "", status: "streaming", model: "a" } });
+    lane(1, "b", { type: "answer_started", message: { ...base, id: "x", role: "assistant", content: "", status: "streaming", model: "b" } });
+    lane(0, "a", { type: "text_delta", message_id: "x", text: "from a" });
+    lane(1, "b", { type: "text_delta", message_id: "x", text: "from b" });
+    lane(1, "b", { type: "approval_required", request_id: "q1", calls: [] });
+
+    expect(session.comparison?.lanes.map((l) => [l.index, l.label, l.runId, l.answers.map((a) => a.text)])).toEqual([
+      [0, "Work · a", "r0", ["from a"]],
+      [1, "Work · b", "r1", ["from b"]],
+    ]);
+    expect(session.items.map((i) => i.id)).toEqual(["u1"]);
+    expect(session.runId).toBe("cmp");
+    expect(session.asking?.askedBy).toBe("Work · b");
+    expect(session.asking?.feed).toBe(session.comparison?.lanes[1]);
+    lane(0, "a", { type: "run_finished", reason: "completed", message: null });
+    expect(session.comparison?.lanes[0].running).toBe(false);
+    expect(session.comparison?.lanes[0].ended).toBe("completed");
+    expect(session.running).toBe(true);
+  });
+});

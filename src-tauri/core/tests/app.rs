@@ -1907,3 +1907,94 @@ async fn two_models_answer_one_question_side_by_side_each_with_its_tools_and_app
     assert!(refused.unwrap_err().contains("two to"));
     app.shutdown(Duration::from_secs(5)).await;
 }
+
+#[tokio::test]
+async fn stop_on_one_model_stops_it_alone_and_stop_all_ends_the_comparison_keeping_what_each_said()
+{
+    let Some(mock) = aimock("compare_stop", "tool-loop.json", &[]) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let (app, store) = app_in(home.path(), &mock.root).await;
+    let conversation = app
+        .create_conversation(None, Some(""), &ProfileChoice::None)
+        .await
+        .unwrap()
+        .id;
+    let seen = Arc::new(Seen::default());
+    let run = app
+        .start_comparison_answered_by(
+            switchboard_core::app::CompareRequest {
+                conversation_id: conversation.clone(),
+                text: "Tell me a long slow story".into(),
+                models: vec![
+                    ("Mock".into(), Some("gpt-4o".into())),
+                    ("Mock".into(), Some("gpt-4o-mini".into())),
+                ],
+                tools: switchboard_core::engine::ToolSelection::None,
+                ..Default::default()
+            },
+            seen.clone(),
+            Arc::new(switchboard_core::agent::FixedApprover(
+                switchboard_core::agent::Decision::Deny,
+            )),
+        )
+        .await
+        .unwrap();
+    let lane_of = |e: &RunEvent, lane: u32| match e {
+        RunEvent::Lane { lane: l, event, .. } if *l == lane => Some(event.as_ref().clone()),
+        _ => None,
+    };
+    let first_run = seen
+        .first(|e| match lane_of(e, 0) {
+            Some(RunEvent::RunStarted { run_id, .. }) => Some(run_id),
+            _ => None,
+        })
+        .await;
+    seen.first(|e| matches!(lane_of(e, 0), Some(RunEvent::TextDelta { .. })).then_some(()))
+        .await;
+    app.stop_run(&first_run);
+    let stopped = seen
+        .first(|e| match lane_of(e, 0) {
+            Some(RunEvent::RunFinished { reason, .. }) => Some(reason),
+            _ => None,
+        })
+        .await;
+    assert_eq!(stopped, StopReason::Cancelled);
+    // The other model goes on after the first stopped.
+    let count_of_second = || {
+        seen.0
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|e| matches!(lane_of(e, 1), Some(RunEvent::TextDelta { .. })))
+            .count()
+    };
+    let before = count_of_second();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while count_of_second() <= before {
+        assert!(Instant::now() < deadline, "the second model stopped too");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // Stop all ends it; each partial answer is kept, the first model's as a branch.
+    app.stop_run(&run.run_id);
+    assert_eq!(run.finished().await, StopReason::Cancelled);
+    let shown = store.list_messages(conversation.clone()).await.unwrap();
+    assert_eq!(shown.len(), 2, "the question and one answer shown");
+    assert_eq!(shown[1].status, MessageStatus::Interrupted);
+    assert!(shown[1].content.as_deref().is_some_and(|c| {
+        // What was streamed before the stop: some of the story's beginning.
+        let start = "Once upon a long night the switchboard hummed.";
+        !c.is_empty() && (start.starts_with(c) || c.starts_with(start))
+    }));
+    let detail = app.core().get_conversation(&conversation).await.unwrap();
+    assert_eq!(detail.branches.len(), 1);
+    assert_eq!(detail.branches[0].count, 2);
+    assert!(
+        app.start_turn(ask(&conversation, "Say hello"), Arc::new(Seen::default()))
+            .await
+            .is_ok(),
+        "the conversation is free again"
+    );
+    app.shutdown(Duration::from_secs(5)).await;
+}

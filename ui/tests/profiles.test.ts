@@ -211,9 +211,12 @@ describe("Settings › Profiles", () => {
         max_rounds: 25,
         tool_timeout_secs: null,
         run_time_limit_secs: null,
+        // Every server shown is named, on or off: one added later follows the defaults.
         tools: [
           { server: "git", tool: null, enabled: false },
           { server: "fs", tool: "write_file", enabled: false },
+          { server: "fs", tool: null, enabled: true },
+          { server: "time", tool: null, enabled: true },
         ],
       },
     });

@@ -82,7 +82,7 @@ export function validateProfileDraft(draft: ProfileDraft): FieldErrors {
 }
 
 /** Call only after `validateProfileDraft` found nothing. */
-export function draftToFields(draft: ProfileDraft): ProfileFields {
+export function draftToFields(draft: ProfileDraft, servers: readonly string[] = []): ProfileFields {
   const provider = draft.provider === "" ? null : draft.provider;
   const model = draft.model.trim();
   return {
@@ -92,7 +92,14 @@ export function draftToFields(draft: ProfileDraft): ProfileFields {
     max_rounds: readLimit(draft.max_rounds),
     tool_timeout_secs: readLimit(draft.tool_timeout_secs),
     run_time_limit_secs: readLimit(draft.run_time_limit_secs),
-    tools: draft.tools.map((t) => ({ ...t })),
+    // Every server the form showed is named, on or off: a server the profile does not name
+    // (one added later) follows the switches new conversations start with.
+    tools: [
+      ...draft.tools.map((t) => ({ ...t })),
+      ...servers
+        .filter((server) => !draft.tools.some((t) => t.server === server && t.tool === null))
+        .map((server) => ({ server, tool: null, enabled: true })),
+    ],
   };
 }
 

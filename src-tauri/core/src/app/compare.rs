@@ -4,8 +4,8 @@
 //! [`App::stop_run`] — its events sent tagged with its model ([`RunEvent::Lane`]). The
 //! comparison is itself a run of the conversation, so nothing else starts there meanwhile and
 //! stopping it stops every lane. When all have ended, the answers become branches after the
-//! question: the first that completed is shown (its model answers the next message) and
-//! switching branch there picks another ([`App::switch_branch`]).
+//! question: of those that completed, the first in the order asked is shown (its model answers
+//! the next message), and switching branch there picks another ([`App::switch_branch`]).
 
 use std::sync::Arc;
 
@@ -33,6 +33,13 @@ pub struct CompareRequest {
     pub tools: ToolSelection,
     pub max_rounds: Option<u32>,
 }
+
+/// What a comparison starts from: its question, its lanes and their runs, ready.
+type Prepared = (
+    crate::store::Message,
+    Vec<String>,
+    Vec<crate::agent::RunSetup>,
+);
 
 /// Sends one lane's events on, tagged with its model.
 struct LaneSink {
@@ -135,36 +142,22 @@ impl App {
         }
 
         let store = self.core.store()?.clone();
-        let question = self
-            .core
-            .ask_question(&main, &request.text, request.attachments.clone())
-            .await?;
-        let lanes = store.open_lanes(main.clone(), models.len()).await?;
-        let mut setups = Vec::with_capacity(lanes.len());
-        for (lane, (provider, model)) in lanes.iter().zip(&models) {
-            let asked = TurnRequest {
-                conversation_id: lane.clone(),
-                provider: Some(provider.clone()),
-                model: Some(model.clone()),
-                tools: request.tools.clone(),
-                max_rounds: request.max_rounds,
-                ..TurnRequest::default()
-            };
-            match self.core.prepare_turn(&self.host, asked, &settings).await {
-                Ok(setup) => setups.push(setup),
-                Err(e) => {
-                    // Nothing was answered: the lanes go, the question stays (Retry answers it).
-                    let _ = store.fold_lanes(main.clone(), lanes.clone(), 0).await;
-                    return Err(e);
-                }
-            }
-        }
 
+        // The comparison owns the conversation before anything is written there: it waits
+        // for what is prepared below, and ends without a word if that fails (the caller is
+        // told why).
+        let (prepared, ready) = tokio::sync::oneshot::channel::<Prepared>();
         let app = Arc::clone(self);
         let run_id = new_id();
         let conversation_id = main.clone();
         let supervisor_id = run_id.clone();
-        self.runs.start(&run_id, &main, sink, move |cancel, feed| async move {
+        let folding = store.clone();
+        let lane_models = models.clone();
+        let handle = self.runs.start(&run_id, &main, sink, move |cancel, feed| async move {
+            let Ok((question, lanes, setups)) = ready.await else {
+                return StopReason::Error;
+            };
+            let store = folding;
             feed.send(RunEvent::RunStarted {
                 run_id: supervisor_id,
                 conversation_id: conversation_id.clone(),
@@ -227,12 +220,12 @@ impl App {
                 futures_util::future::join_all(handles.into_iter().map(RunHandle::finished)).await;
             stopper.abort();
             let answered = |r: &StopReason| matches!(r, StopReason::Completed | StopReason::MaxRounds);
-            let shown = reasons.iter().position(answered).unwrap_or(0);
+            let first_answered = reasons.iter().position(answered).unwrap_or(0);
             let folded = store
-                .fold_lanes(conversation_id.clone(), lanes, shown)
+                .fold_lanes(conversation_id.clone(), lanes, first_answered)
                 .await;
-            let message_id = match folded {
-                Ok(first) => first,
+            let shown = match folded {
+                Ok(shown) => shown,
                 Err(e) => {
                     feed.send(RunEvent::RunFinished {
                         reason: StopReason::Error,
@@ -242,7 +235,7 @@ impl App {
                 }
             };
             // The answer shown is the one picked until another is: its model answers next.
-            if let Some((provider, model)) = models.get(shown) {
+            if let Some((provider, model)) = shown.as_ref().and_then(|(_, lane)| lane_models.get(*lane)) {
                 if let Err(e) = store
                     .set_conversation_model(
                         conversation_id.clone(),
@@ -254,6 +247,7 @@ impl App {
                     tracing::warn!(error = %e, "the compared model shown was not made the conversation's");
                 }
             }
+            let message_id = shown.map(|(first, _)| first);
             feed.send(RunEvent::ComparisonFolded { message_id });
             let reason = if reasons.iter().any(answered) {
                 StopReason::Completed
@@ -267,6 +261,58 @@ impl App {
                 message: None,
             });
             reason
-        })
+        })?;
+        match self
+            .prepare_lanes(&request, &models, &settings, &store)
+            .await
+        {
+            Ok(ready) => {
+                let _ = prepared.send(ready);
+                Ok(handle)
+            }
+            Err(e) => {
+                drop(prepared);
+                Err(e)
+            }
+        }
+    }
+
+    /// Writes the question and opens a lane per model with its run prepared.
+    ///
+    /// # Errors
+    /// An empty question or a refused file; what [`crate::Core::prepare_turn`] refuses (the
+    /// lanes then go; the question stays, for Retry to answer).
+    async fn prepare_lanes(
+        &self,
+        request: &CompareRequest,
+        models: &[(String, String)],
+        settings: &crate::settings::Settings,
+        store: &crate::store::Store,
+    ) -> Result<Prepared, CoreError> {
+        let main = &request.conversation_id;
+        let question = self
+            .core
+            .ask_question(main, &request.text, request.attachments.clone(), models)
+            .await?;
+        let lanes = store.open_lanes(main.clone(), models.len()).await?;
+        let mut setups = Vec::with_capacity(lanes.len());
+        for (lane, (provider, model)) in lanes.iter().zip(models) {
+            let asked = TurnRequest {
+                conversation_id: lane.clone(),
+                provider: Some(provider.clone()),
+                model: Some(model.clone()),
+                tools: request.tools.clone(),
+                max_rounds: request.max_rounds,
+                ..TurnRequest::default()
+            };
+            match self.core.prepare_turn(&self.host, asked, settings).await {
+                Ok(setup) => setups.push(setup),
+                Err(e) => {
+                    let _ = store.fold_lanes(main.clone(), lanes.clone(), 0).await;
+                    return Err(e);
+                }
+            }
+        }
+        Ok((question, lanes, setups))
     }
 }

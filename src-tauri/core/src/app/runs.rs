@@ -85,23 +85,54 @@ impl EventSink for Feed {
         for sink in &state.sinks {
             sink.send(event.clone());
         }
-        match (state.log.last_mut(), event) {
-            (
-                Some(RunEvent::TextDelta { message_id, text }),
-                RunEvent::TextDelta {
-                    message_id: id,
-                    text: more,
-                },
-            )
-            | (
-                Some(RunEvent::ReasoningDelta { message_id, text }),
-                RunEvent::ReasoningDelta {
-                    message_id: id,
-                    text: more,
-                },
-            ) if *message_id == id => text.push_str(&more),
-            (_, event) => state.log.push(event),
+        // A comparison's models stream at once: a lane's delta joins the last delta that lane
+        // sent while nothing else of that lane came between.
+        if let RunEvent::Lane {
+            lane, event: inner, ..
+        } = &event
+        {
+            let same_lane = |e: &RunEvent| matches!(e, RunEvent::Lane { lane: l, .. } if l == lane);
+            if let Some(RunEvent::Lane { event: last, .. }) =
+                state.log.iter_mut().rev().find(|e| same_lane(e))
+            {
+                if joined(last, inner) {
+                    return;
+                }
+            }
+            state.log.push(event);
+            return;
         }
+        let joined_last = state
+            .log
+            .last_mut()
+            .is_some_and(|last| joined(last, &event));
+        if !joined_last {
+            state.log.push(event);
+        }
+    }
+}
+
+/// Adds `next` to `last` when both are text (or reasoning) of the same message; whether it did.
+fn joined(last: &mut RunEvent, next: &RunEvent) -> bool {
+    match (last, next) {
+        (
+            RunEvent::TextDelta { message_id, text },
+            RunEvent::TextDelta {
+                message_id: id,
+                text: more,
+            },
+        )
+        | (
+            RunEvent::ReasoningDelta { message_id, text },
+            RunEvent::ReasoningDelta {
+                message_id: id,
+                text: more,
+            },
+        ) if message_id == id => {
+            text.push_str(more);
+            true
+        }
+        _ => false,
     }
 }
 
@@ -307,6 +338,39 @@ mod tests {
         assert_eq!(
             *late.0.lock().unwrap(),
             [delta("Once upon a time"), delta(".")]
+        );
+    }
+
+    #[tokio::test]
+    async fn the_models_of_a_comparison_are_kept_in_one_piece_each_however_they_interleave() {
+        let lane = |n: u32, event: RunEvent| RunEvent::Lane {
+            lane: n,
+            provider: "P".into(),
+            model: format!("m{n}"),
+            event: Box::new(event),
+        };
+        let feed = Feed::default();
+        for (n, chunk) in [
+            (0, "Once "),
+            (1, "It "),
+            (0, "upon"),
+            (1, "was"),
+            (0, " a time"),
+        ] {
+            feed.send(lane(n, delta(chunk)));
+        }
+        feed.send(lane(1, RunEvent::Status { text: "…".into() }));
+        feed.send(lane(1, delta(" late")));
+        let late = Arc::new(Seen::default());
+        feed.subscribe(late.clone());
+        assert_eq!(
+            *late.0.lock().unwrap(),
+            [
+                lane(0, delta("Once upon a time")),
+                lane(1, delta("It was")),
+                lane(1, RunEvent::Status { text: "…".into() }),
+                lane(1, delta(" late")),
+            ]
         );
     }
 

@@ -91,8 +91,8 @@ pub(crate) struct ChatArgs {
     attach: Vec<std::path::PathBuf>,
     /// Ask two to four models at once, each running its own tool loop:
     /// `PROVIDER[:MODEL],PROVIDER[:MODEL]`. Each answer is printed under its model's name
-    /// (with --json every event comes tagged with its model); the first that completed is
-    /// shown in the conversation, and `conversations branch` picks another.
+    /// (with --json every event comes tagged with its model); of those that completed, the
+    /// first named is shown in the conversation, and `conversations branch` picks another.
     #[arg(
         long,
         value_name = "MODELS",
@@ -228,7 +228,7 @@ async fn turn(
     let approver: Arc<dyn Approver> = match args.approve {
         ApproveMode::All => Arc::new(FixedApprover(Decision::AllowOnce)),
         ApproveMode::None => Arc::new(FixedApprover(Decision::Deny)),
-        ApproveMode::Ask => Arc::new(TerminalApprover),
+        ApproveMode::Ask => Arc::new(TerminalApprover::default()),
     };
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<RunEvent>();
     let sink: Arc<dyn EventSink> = Arc::new(move |event: RunEvent| {
@@ -475,12 +475,18 @@ impl Printer {
     }
 }
 
-/// Asks on the terminal, one call at a time. Without a terminal, every call is denied.
-struct TerminalApprover;
+/// Asks on the terminal, one call at a time: the models of a comparison ask in turn, each
+/// question and its answer whole, so a line typed never answers another model's call.
+/// Without a terminal, every call is denied.
+#[derive(Default)]
+struct TerminalApprover {
+    one_at_a_time: tokio::sync::Mutex<()>,
+}
 
 impl Approver for TerminalApprover {
     fn ask(&self, request: ApprovalRequest) -> Answers<'_> {
         Box::pin(async move {
+            let _turn = self.one_at_a_time.lock().await;
             tokio::task::spawn_blocking(move || ask_on_terminal(&request))
                 .await
                 .unwrap_or_default()

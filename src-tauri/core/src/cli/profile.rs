@@ -327,9 +327,7 @@ pub(crate) async fn run(
             }
         }
         ProfileCommand::Import { file, json } => {
-            let text = std::fs::read_to_string(&file)
-                .map_err(|e| CliError::Usage(format!("Cannot read {}: {e}", file.display())))?;
-            let imported = core.import_profile(&text).await?;
+            let imported = core.import_profile_file(file).await?;
             if json {
                 return json_out(out, &imported);
             }

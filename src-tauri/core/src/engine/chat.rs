@@ -362,21 +362,27 @@ impl Core {
         })
     }
 
-    /// Writes a message of the person's into a conversation (its files judged first; the
-    /// conversation titled by it when it is the first), for the models of a comparison to
-    /// answer.
+    /// Writes a message of the person's into a conversation (its files judged first, and
+    /// checked against what each of the `models` (provider, model) takes; the conversation
+    /// titled by it when it is the first), for the models of a comparison to answer.
     ///
     /// # Errors
-    /// An empty message; a file refused; no such conversation; the database.
+    /// An empty message; a file refused, or one a model cannot be given; no such
+    /// conversation; the database.
     pub async fn ask_question(
         &self,
         conversation_id: &str,
         text: &str,
         attachments: Vec<crate::attachments::AttachmentRef>,
+        models: &[(String, String)],
     ) -> Result<crate::store::Message, CoreError> {
         let store = self.store()?;
         let conversation = store.get_conversation(conversation_id.to_owned()).await?;
         let attachments = self.judge_attachments(attachments).await?;
+        for (provider, model) in models {
+            let media = self.model_media(provider, model).await?;
+            super::attachments::check_media(&attachments, &media, model)?;
+        }
         if text.trim().is_empty() && attachments.is_empty() {
             return Err(InvalidInput::new("text", "Write a message first.").into());
         }

@@ -29,8 +29,6 @@ use crate::error::DatabaseUnavailable;
 pub const MAX_TITLE_CHARS: usize = 200;
 pub const DEFAULT_TITLE: &str = "New conversation";
 
-/// The title a new (or imported) conversation gets: one line, cut to [`MAX_TITLE_CHARS`]; a
-/// blank one (or one of invisible characters only) becomes [`DEFAULT_TITLE`].
 /// Reads a file to import (at most [`MAX_IMPORT_BYTES`]) as text.
 ///
 /// # Errors
@@ -74,6 +72,8 @@ async fn write_text_file(path: PathBuf, text: String) -> Result<(), CoreError> {
     Ok(())
 }
 
+/// The title a new (or imported) conversation gets: one line, cut to [`MAX_TITLE_CHARS`]; a
+/// blank one (or one of invisible characters only) becomes [`DEFAULT_TITLE`].
 fn new_title(title: &str) -> String {
     let title = one_line(title, MAX_TITLE_CHARS);
     if crate::text::is_blank(&title) {

@@ -16,6 +16,12 @@ use crate::text::one_line;
 
 /// The longest profile name, in characters.
 pub const MAX_PROFILE_NAME_CHARS: usize = 60;
+/// The most tool switches a profile keeps.
+pub const MAX_PROFILE_SWITCHES: usize = 1_000;
+/// The longest server or tool name a switch may name, in characters.
+const MAX_SWITCH_NAME_CHARS: usize = 200;
+/// The largest profile file read: a long system prompt and many switches fit well within.
+pub const MAX_PROFILE_FILE_BYTES: usize = 1024 * 1024;
 
 /// What a profile's JSON file says it is, so that any other JSON is refused by name.
 const FILE_KIND: &str = "switchboard.profile";
@@ -97,24 +103,52 @@ fn check_limit(
     value.map_or(Ok(()), |v| check_range(field, label, v, range))
 }
 
-/// Switches with a server named, tidied, the last word on each switch kept.
+/// Switches with a server named, tidied (one line each, no control characters), the last
+/// word on each switch kept.
 fn tidy_tools(tools: Vec<ToolToggle>) -> Result<Vec<ToolToggle>, InvalidInput> {
+    if tools.len() > MAX_PROFILE_SWITCHES {
+        return Err(InvalidInput::new(
+            "tools",
+            format!("A profile keeps at most {MAX_PROFILE_SWITCHES} tool switches."),
+        ));
+    }
+    let name = |text: &str| -> Result<String, InvalidInput> {
+        let text = one_line(text, usize::MAX);
+        if text.chars().count() > MAX_SWITCH_NAME_CHARS {
+            return Err(InvalidInput::new(
+                "tools",
+                format!(
+                    "A server or tool name is at most {MAX_SWITCH_NAME_CHARS} characters long."
+                ),
+            ));
+        }
+        Ok(text)
+    };
     let mut kept: Vec<ToolToggle> = Vec::with_capacity(tools.len());
+    let mut at: std::collections::HashMap<(String, Option<String>), usize> =
+        std::collections::HashMap::new();
     for toggle in tools {
-        let server = toggle.server.trim().to_owned();
+        let server = name(&toggle.server)?;
         if server.is_empty() {
             return Err(InvalidInput::new("tools", "A tool switch names no server."));
         }
-        let tool = toggle
-            .tool
-            .map(|t| t.trim().to_owned())
-            .filter(|t| !t.is_empty());
-        kept.retain(|k| !(k.server.eq_ignore_ascii_case(&server) && k.tool == tool));
-        kept.push(ToolToggle {
+        let tool = match toggle.tool {
+            Some(t) => Some(name(&t)?).filter(|t| !t.is_empty()),
+            None => None,
+        };
+        let key = (server.to_lowercase(), tool.clone());
+        let switch = ToolToggle {
             server,
             tool,
             enabled: toggle.enabled,
-        });
+        };
+        match at.get(&key) {
+            Some(&i) => kept[i] = switch,
+            None => {
+                at.insert(key, kept.len());
+                kept.push(switch);
+            }
+        }
     }
     Ok(kept)
 }
@@ -306,6 +340,13 @@ impl Core {
             )
             .into()
         };
+        if json.len() > MAX_PROFILE_FILE_BYTES {
+            return Err(not_a_profile(format!(
+                "it is {} KB, and a profile file is at most {} KB",
+                json.len() / 1024,
+                MAX_PROFILE_FILE_BYTES / 1024
+            )));
+        }
         let file: ProfileFile =
             serde_json::from_str(json).map_err(|e| not_a_profile(e.to_string()))?;
         if file.kind != FILE_KIND {
@@ -457,6 +498,15 @@ mod tests {
         assert_eq!(
             tidy_tools(vec![t("  ", None, true)]).unwrap_err().field,
             "tools"
+        );
+        let many = vec![t("s", None, true); MAX_PROFILE_SWITCHES + 1];
+        assert_eq!(tidy_tools(many).unwrap_err().field, "tools");
+        let long = "x".repeat(MAX_SWITCH_NAME_CHARS + 1);
+        assert!(tidy_tools(vec![t(&long, None, true)]).is_err());
+        assert_eq!(
+            tidy_tools(vec![t("a\u{1b}[31mb", None, true)]).unwrap()[0].server,
+            "a [31mb",
+            "no control character reaches a terminal"
         );
     }
 

@@ -18,14 +18,14 @@ const FROM_THE_START: i64 = i64::MIN;
 
 /// Makes one lane of `main`: a hidden conversation with its prompt, model and switches, and
 /// no messages: a lane's run reads the conversation's messages before its own.
-fn open_one(tx: &Transaction<'_>, main: &str) -> Result<String, StoreError> {
+fn open_one(tx: &Transaction<'_>, main: &str, writer: &str) -> Result<String, StoreError> {
     let lane = new_id();
     tx.execute(
         "INSERT INTO conversations (id, title, created_at, updated_at, provider, model, \
-         auto_approve, system_prompt, profile_id, lane_of) \
+         auto_approve, system_prompt, profile_id, lane_of, lane_writer) \
          SELECT ?2, title, created_at, updated_at, provider, model, auto_approve, \
-                system_prompt, profile_id, id FROM conversations WHERE id = ?1",
-        params![main, lane],
+                system_prompt, profile_id, id, ?3 FROM conversations WHERE id = ?1",
+        params![main, lane, writer],
     )?;
     tx.execute(
         "INSERT INTO conversation_tools (conversation_id, server, tool, enabled) \
@@ -55,15 +55,16 @@ fn moved_to(mut snapshot: Snapshot, to: &str, after: i64) -> Snapshot {
 }
 
 /// Folds `lanes` (in order) back into `main` after its last message: the lane at `shown`
-/// (else the first that answered) is shown, the others kept as branches; lanes that wrote
-/// nothing leave no branch. Returns the first message shown after that point, if any.
+/// (else the first that wrote anything) is shown, the others kept as branches; lanes that
+/// wrote nothing leave no branch. Returns the first message shown after that point and which
+/// lane it is, when any lane wrote.
 fn fold(
     tx: &Transaction<'_>,
     main: &str,
     lanes: &[String],
     shown: usize,
-) -> Result<Option<String>, StoreError> {
-    // Each lane's model, as its conversation row says (the run set it): the branch's label.
+) -> Result<Option<(String, usize)>, StoreError> {
+    // Each lane's model, as the newest answer its model wrote there says: the branch's label.
     let label_of = |lane: &str| -> Result<Option<String>, StoreError> {
         Ok(tx
             .query_row(
@@ -97,6 +98,7 @@ fn fold(
         }
     }
     let shown = answers.iter().position(|(i, ..)| *i == shown).unwrap_or(0);
+    let shown_lane = answers.get(shown).map(|(i, ..)| *i);
     let several = answers.len() > 1;
     for (position, (_, tail, label)) in answers.into_iter().enumerate() {
         let position = i64::try_from(position).unwrap_or(i64::MAX);
@@ -130,13 +132,14 @@ fn fold(
         ),
         params![main, now_ms()],
     )?;
-    Ok(tx
+    let first: Option<String> = tx
         .query_row(
             "SELECT id FROM messages WHERE conversation_id = ?1 AND seq > ?2 ORDER BY seq LIMIT 1",
             params![main, at],
             |row| row.get(0),
         )
-        .optional()?)
+        .optional()?;
+    Ok(first.zip(shown_lane))
 }
 
 impl Store {
@@ -145,11 +148,12 @@ impl Store {
     /// # Errors
     /// [`StoreError::NotFound`]; a failed query.
     pub async fn open_lanes(&self, main: String, n: usize) -> Result<Vec<String>, StoreError> {
+        let writer = self.writer.id().to_owned();
         self.call(move |conn| {
             let tx = conn.transaction()?;
             conversations::get(&tx, &main)?;
             let lanes = (0..n)
-                .map(|_| open_one(&tx, &main))
+                .map(|_| open_one(&tx, &main, &writer))
                 .collect::<Result<Vec<_>, _>>()?;
             tx.commit()?;
             Ok(lanes)
@@ -158,7 +162,7 @@ impl Store {
     }
 
     /// Folds `lanes` back into `main` (see the module); returns the first message of the
-    /// answer shown, when any lane answered.
+    /// answer shown and which lane wrote it, when any lane wrote.
     ///
     /// # Errors
     /// A failed query.
@@ -167,7 +171,7 @@ impl Store {
         main: String,
         lanes: Vec<String>,
         shown: usize,
-    ) -> Result<Option<String>, StoreError> {
+    ) -> Result<Option<(String, usize)>, StoreError> {
         self.call(move |conn| {
             let tx = conn.transaction()?;
             let first = fold(&tx, &main, &lanes, shown)?;
@@ -177,21 +181,32 @@ impl Store {
         .await
     }
 
-    /// Folds every lane left behind (by a crash) into its conversation; returns how many
-    /// conversations had some.
+    /// Folds every lane left behind by a process that is gone (killed, crashed) into its
+    /// conversation; a comparison this process or another live one runs is left alone, so any
+    /// process may call it when it opens the home. Returns how many conversations had some.
     ///
     /// # Errors
     /// A failed query.
     pub async fn fold_left_lanes(&self) -> Result<usize, StoreError> {
-        self.call(|conn| {
+        let own = self.writer.id().to_owned();
+        let dir = self.data_dir.clone();
+        self.call(move |conn| {
             let tx = conn.transaction()?;
             let left: Vec<(String, String)> = {
                 let mut stmt = tx.prepare(
-                    "SELECT lane_of, id FROM conversations WHERE lane_of IS NOT NULL \
-                     ORDER BY lane_of, rowid",
+                    "SELECT lane_of, id, lane_writer FROM conversations \
+                     WHERE lane_of IS NOT NULL ORDER BY lane_of, rowid",
                 )?;
-                let rows = stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
-                rows.collect::<Result<_, _>>()?
+                let rows = stmt.query_map([], |row| {
+                    Ok((row.get(0)?, row.get(1)?, row.get::<_, Option<String>>(2)?))
+                })?;
+                let rows: Vec<(String, String, Option<String>)> = rows.collect::<Result<_, _>>()?;
+                rows.into_iter()
+                    .filter(|(_, _, writer)| {
+                        super::writers::gone(&own, dir.as_deref(), writer.as_deref())
+                    })
+                    .map(|(main, lane, _)| (main, lane))
+                    .collect()
             };
             let mut mains: Vec<String> = left.iter().map(|(m, _)| m.clone()).collect();
             mains.dedup();

@@ -299,14 +299,7 @@ impl Store {
                 .prepare("SELECT DISTINCT writer FROM messages WHERE status = 'streaming'")?
                 .query_map([], |row| row.get(0))?
                 .collect::<Result<_, _>>()?;
-            let gone = |writer: Option<&str>| match (writer, &dir) {
-                (Some(id), _) if id == own => false,
-                (Some(id), Some(dir)) => super::writers::is_gone(dir, id),
-                // A database in memory has no other writers.
-                (Some(_), None) => false,
-                // Written before answers named their writer: by a process long gone.
-                (None, _) => true,
-            };
+            let gone = |writer: Option<&str>| super::writers::gone(&own, dir.as_deref(), writer);
             let mut marked = 0;
             for writer in writers {
                 if gone(writer.as_deref()) {

@@ -292,6 +292,9 @@ ALTER TABLE usage ADD COLUMN cached_input_tokens INTEGER NOT NULL DEFAULT 0;
 -- A lane: a hidden copy of a conversation in which one model of a comparison answers, folded
 -- back into the conversation as a branch when the comparison ends.
 ALTER TABLE conversations ADD COLUMN lane_of TEXT REFERENCES conversations(id) ON DELETE CASCADE;
+-- The process (see store::writers) whose comparison a lane is: only a lane whose process is
+-- gone is folded by another.
+ALTER TABLE conversations ADD COLUMN lane_writer TEXT;
 CREATE INDEX conversations_lanes ON conversations (lane_of) WHERE lane_of IS NOT NULL;
 -- At a comparison, the model that wrote each branch ("Provider · model").
 ALTER TABLE message_branches ADD COLUMN model TEXT;

@@ -156,13 +156,27 @@ pub(super) fn apply(
             fields.model
         ],
     )?;
+    // The switches every new conversation starts with, and the profile's over them: a server
+    // it does not name stays as Settings' defaults have it.
     tx.execute(
         "DELETE FROM conversation_tools WHERE conversation_id = ?1",
         [conversation_id],
     )?;
     tx.execute(
         "INSERT INTO conversation_tools (conversation_id, server, tool, enabled) \
-         SELECT ?1, server, tool, enabled FROM profile_tools WHERE profile_id = ?2",
+         SELECT ?1, server, tool, enabled FROM default_tools",
+        [conversation_id],
+    )?;
+    // A server's switch in the profile sets all its tools: the defaults' tool switches go.
+    tx.execute(
+        "DELETE FROM conversation_tools WHERE conversation_id = ?1 AND tool <> '' AND server IN \
+         (SELECT server FROM profile_tools WHERE profile_id = ?2 AND tool = '')",
+        params![conversation_id, profile.id],
+    )?;
+    tx.execute(
+        "INSERT INTO conversation_tools (conversation_id, server, tool, enabled) \
+         SELECT ?1, server, tool, enabled FROM profile_tools WHERE profile_id = ?2 \
+         ON CONFLICT (conversation_id, server, tool) DO UPDATE SET enabled = excluded.enabled",
         params![conversation_id, profile.id],
     )?;
     Ok(())

@@ -1426,6 +1426,13 @@ async fn a_profile_put_on_a_conversation_replaces_its_prompt_and_switches_and_ke
         Err(StoreError::Conflict { .. })
     ));
 
+    // New conversations start with "secret" off (Settings' default switches).
+    let defaults = store.create_conversation("d".into()).await.unwrap();
+    store
+        .set_tool_toggle(defaults.id.clone(), toggle("secret", None, false))
+        .await
+        .unwrap();
+    store.set_default_tools_from(defaults.id).await.unwrap();
     let conv = store.create_conversation("c".into()).await.unwrap();
     store
         .set_conversation_model(conv.id.clone(), Some("Mock".into()), Some("m1".into()))
@@ -1450,7 +1457,12 @@ async fn a_profile_put_on_a_conversation_replaces_its_prompt_and_switches_and_ke
     switches.sort_by(|a, b| a.server.cmp(&b.server));
     assert_eq!(
         switches,
-        [toggle("fetch", None, true), toggle("git", None, false)]
+        [
+            toggle("fetch", None, true),
+            toggle("git", None, false),
+            toggle("secret", None, false)
+        ],
+        "the profile's switches over the defaults: a server it does not name stays off"
     );
 
     // One default at a time; a deleted profile leaves its conversations as they are.
@@ -1491,7 +1503,8 @@ async fn a_profile_put_on_a_conversation_replaces_its_prompt_and_switches_and_ke
 
 #[tokio::test]
 async fn lanes_fold_back_as_branches_numbered_after_the_question_even_after_a_crash() {
-    let store = Store::open_in_memory().unwrap();
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path, DEFAULT_BUSY_TIMEOUT).unwrap();
     let conv = store.create_conversation("c".into()).await.unwrap();
     store
         .append_message(
@@ -1525,6 +1538,13 @@ async fn lanes_fold_back_as_branches_numbered_after_the_question_even_after_a_cr
             .await
             .unwrap();
     }
+    // Another process opening the home leaves a live comparison alone…
+    let other = Store::open(&path, DEFAULT_BUSY_TIMEOUT).unwrap();
+    assert_eq!(other.fold_left_lanes().await.unwrap(), 0);
+    assert_eq!(store.fold_left_lanes().await.unwrap(), 0, "its own too");
+    // …and folds it once its process is gone.
+    drop(store);
+    let store = other;
     assert_eq!(store.fold_left_lanes().await.unwrap(), 1);
     let shown: Vec<String> = store
         .list_messages(conv.id.clone())

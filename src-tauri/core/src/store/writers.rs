@@ -9,6 +9,18 @@
 use std::fs::{File, OpenOptions, TryLockError};
 use std::path::{Path, PathBuf};
 
+/// Whether the writer `writer` is gone, seen from the process `own` with writers registered
+/// in `dir` (none: a database in memory, which has no other writers). A row written before rows
+/// named their writer was written by a process long gone.
+pub(crate) fn gone(own: &str, dir: Option<&Path>, writer: Option<&str>) -> bool {
+    match (writer, dir) {
+        (Some(id), _) if id == own => false,
+        (Some(id), Some(dir)) => is_gone(dir, id),
+        (Some(_), None) => false,
+        (None, _) => true,
+    }
+}
+
 /// This process's writer id and the lock that says it is alive; the file is removed on drop.
 #[derive(Debug)]
 pub(crate) struct Writer {

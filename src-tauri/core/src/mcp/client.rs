@@ -34,17 +34,95 @@ pub(super) type ProgressRoutes = Arc<Mutex<HashMap<ProgressToken, ProgressSink>>
 #[derive(Debug)]
 pub struct HostClient {
     server: String,
-    tools_changed: tokio::sync::watch::Sender<u64>,
-    /// Counts `notifications/resources/list_changed`, `…/resources/updated` and
-    /// `…/prompts/list_changed`: what the window shows of the server's offers is read again.
-    offers_changed: tokio::sync::watch::Sender<u64>,
+    changes: Changes,
+    forms: FormsOpen,
     progress: ProgressRoutes,
     elicitation: Elicitation,
     roots: Roots,
 }
 
+/// Where a server's news of change is counted, whichever way it arrives: as a notification on
+/// a 2025-11-25 connection ([`HostClient`]) or on a 2026-07-28 `subscriptions/listen` stream
+/// ([`super::listen`]).
+#[derive(Debug, Clone)]
+pub(crate) struct Changes {
+    tools: Arc<tokio::sync::watch::Sender<u64>>,
+    /// Counts `notifications/resources/list_changed`, `…/resources/updated` and
+    /// `…/prompts/list_changed`: what the window shows of the server's offers is read again.
+    offers: Arc<tokio::sync::watch::Sender<u64>>,
+}
+
+impl Changes {
+    /// The server's tool list changed.
+    pub(crate) fn tools(&self) {
+        self.tools.send_modify(|n| *n += 1);
+    }
+
+    /// The server's resources or prompts changed.
+    pub(crate) fn offers(&self) {
+        self.offers.send_modify(|n| *n += 1);
+    }
+}
+
+/// How many of a server's forms are open now. While one is, that server's calls do not count
+/// the time against their limits: a person slower than the idle limit is not a timed-out call.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FormsOpen(Arc<tokio::sync::watch::Sender<usize>>);
+
+impl FormsOpen {
+    pub(crate) fn watch(&self) -> tokio::sync::watch::Receiver<usize> {
+        self.0.subscribe()
+    }
+}
+
+/// Counts a form as open until dropped (answered, or its call abandoned).
+struct FormShown<'a>(&'a FormsOpen);
+
+impl<'a> FormShown<'a> {
+    fn new(forms: &'a FormsOpen) -> Self {
+        forms.0.send_modify(|n| *n += 1);
+        FormShown(forms)
+    }
+}
+
+impl Drop for FormShown<'_> {
+    fn drop(&mut self) {
+        self.0 .0.send_modify(|n| *n = n.saturating_sub(1));
+    }
+}
+
+/// A server's form, shown to the person (whether it came as a 2025-11-25 request or inside a
+/// 2026-07-28 `input_required` result); what they did goes back as it is (an accepted form
+/// checked against its schema first). A form that cannot be shown is declined. While it is
+/// open it is counted in `forms`.
+pub(crate) async fn answer_form(
+    server: &str,
+    elicitation: &Elicitation,
+    forms: &FormsOpen,
+    request: &rmcp::model::ElicitRequestParams,
+) -> rmcp::model::ElicitResult {
+    use rmcp::model::{ElicitResult, ElicitationAction};
+    let id = uuid::Uuid::new_v4().to_string();
+    let form = ElicitationRequest::from_rmcp(id, server, request);
+    let (Some(elicitor), Some(form)) = (&elicitation.0, form) else {
+        return ElicitResult::new(ElicitationAction::Decline);
+    };
+    tracing::info!(server = %server, fields = form.fields.len(), "an MCP server asks for input");
+    let _shown = FormShown::new(forms);
+    match elicitor.elicit(form).await {
+        ElicitationAnswer::Accept { content } => {
+            ElicitResult::new(ElicitationAction::Accept).with_content(Value::Object(content))
+        }
+        ElicitationAnswer::Decline => ElicitResult::new(ElicitationAction::Decline),
+        ElicitationAnswer::Cancel => ElicitResult::new(ElicitationAction::Cancel),
+    }
+}
+
 /// What a connected server's [`HostClient`] hears, for its [`McpServer`].
 pub(crate) struct Heard {
+    pub(super) changes: Changes,
+    pub(super) forms: FormsOpen,
+    pub(super) elicitation: Elicitation,
     pub(super) tools_changed: tokio::sync::watch::Receiver<u64>,
     pub(super) offers_changed: tokio::sync::watch::Receiver<u64>,
     pub(super) progress: ProgressRoutes,
@@ -105,22 +183,44 @@ impl Roots {
     }
 }
 
+/// How a connection over stdio or streamable HTTP begins: `server/discover` at 2026-07-28
+/// first (stateless, per-request metadata, `MCP-Protocol-Version` on every HTTP request),
+/// and the 2025-11-25 `initialize` handshake on the same connection when the server answers
+/// the probe as an older server does (a JSON-RPC error such as "method not found"), or says
+/// nothing for rmcp's 10 s. A server that answers `initialize` with 2025-06-18 or 2025-03-26
+/// is spoken to in that version. Legacy HTTP+SSE keeps to the handshake.
+pub(crate) fn lifecycle() -> rmcp::service::ClientLifecycleMode {
+    use rmcp::model::ProtocolVersion;
+    rmcp::service::ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
+    }
+}
+
 impl HostClient {
     /// A client, and what it hears.
     pub(crate) fn new(server: &str, elicitation: Elicitation, roots: Roots) -> (HostClient, Heard) {
         let (tools_changed, heard) = tokio::sync::watch::channel(0);
         let (offers_changed, offers_heard) = tokio::sync::watch::channel(0);
+        let changes = Changes {
+            tools: Arc::new(tools_changed),
+            offers: Arc::new(offers_changed),
+        };
         let progress = ProgressRoutes::default();
+        let forms = FormsOpen::default();
         (
             HostClient {
                 server: server.to_owned(),
-                tools_changed,
-                offers_changed,
+                changes: changes.clone(),
+                forms: forms.clone(),
                 progress: Arc::clone(&progress),
-                elicitation,
+                elicitation: elicitation.clone(),
                 roots: roots.clone(),
             },
             Heard {
+                changes,
+                forms,
+                elicitation,
                 tools_changed: heard,
                 offers_changed: offers_heard,
                 progress,
@@ -153,27 +253,14 @@ impl rmcp::ClientHandler for HostClient {
         .with_protocol_version(rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE)
     }
 
-    /// A server's form, shown to the person; what they did goes back as it is (an accepted
-    /// form checked against its schema first). A form that cannot be shown is declined.
+    /// A server's form (a 2025-11-25 `elicitation/create` sent while a call runs), shown
+    /// to the person; see [`answer_form`].
     async fn create_elicitation(
         &self,
         request: rmcp::model::ElicitRequestParams,
         _context: rmcp::service::RequestContext<RoleClient>,
     ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
-        use rmcp::model::{ElicitResult, ElicitationAction};
-        let id = uuid::Uuid::new_v4().to_string();
-        let form = ElicitationRequest::from_rmcp(id, &self.server, &request);
-        let (Some(elicitor), Some(form)) = (&self.elicitation.0, form) else {
-            return Ok(ElicitResult::new(ElicitationAction::Decline));
-        };
-        tracing::info!(server = %self.server, fields = form.fields.len(), "an MCP server asks for input");
-        Ok(match elicitor.elicit(form).await {
-            ElicitationAnswer::Accept { content } => {
-                ElicitResult::new(ElicitationAction::Accept).with_content(Value::Object(content))
-            }
-            ElicitationAnswer::Decline => ElicitResult::new(ElicitationAction::Decline),
-            ElicitationAnswer::Cancel => ElicitResult::new(ElicitationAction::Cancel),
-        })
+        Ok(answer_form(&self.server, &self.elicitation, &self.forms, &request).await)
     }
 
     /// The folders this server is given (none until the person gives it some).
@@ -186,14 +273,14 @@ impl rmcp::ClientHandler for HostClient {
     }
 
     async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
-        self.tools_changed.send_modify(|n| *n += 1);
+        self.changes.tools();
     }
 
     async fn on_resource_list_changed(
         &self,
         _context: rmcp::service::NotificationContext<RoleClient>,
     ) {
-        self.offers_changed.send_modify(|n| *n += 1);
+        self.changes.offers();
     }
 
     async fn on_resource_updated(
@@ -201,14 +288,14 @@ impl rmcp::ClientHandler for HostClient {
         _params: rmcp::model::ResourceUpdatedNotificationParam,
         _context: rmcp::service::NotificationContext<RoleClient>,
     ) {
-        self.offers_changed.send_modify(|n| *n += 1);
+        self.changes.offers();
     }
 
     async fn on_prompt_list_changed(
         &self,
         _context: rmcp::service::NotificationContext<RoleClient>,
     ) {
-        self.offers_changed.send_modify(|n| *n += 1);
+        self.changes.offers();
     }
 
     /// rmcp has already extended the call's time limit; this passes the news on to whoever

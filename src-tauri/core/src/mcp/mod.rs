@@ -15,6 +15,7 @@ pub mod features;
 pub mod host;
 mod http_client;
 pub mod launch;
+mod listen;
 pub mod nesting;
 pub mod oauth;
 pub mod process;

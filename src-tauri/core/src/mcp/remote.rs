@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
-use rmcp::service::{QuitReason, ServiceExt};
+use rmcp::service::{ClientServiceExt, QuitReason, ServiceExt};
 use rmcp::transport::auth::{AuthClient, AuthorizationManager};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
@@ -210,13 +210,19 @@ async fn handshake(
             Some(manager) => {
                 let http = AuthClient::new(ServerHttp::new(http, &opened, name), manager);
                 client
-                    .serve(StreamableHttpClientTransport::with_client(http, config))
+                    .serve_with_lifecycle(
+                        StreamableHttpClientTransport::with_client(http, config),
+                        super::client::lifecycle(),
+                    )
                     .await
             }
             None => {
                 let http = ServerHttp::new(http, &opened, name);
                 client
-                    .serve(StreamableHttpClientTransport::with_client(http, config))
+                    .serve_with_lifecycle(
+                        StreamableHttpClientTransport::with_client(http, config),
+                        super::client::lifecycle(),
+                    )
                     .await
             }
         };

@@ -60,6 +60,8 @@ pub struct McpServer {
     offers_changed: tokio::sync::watch::Receiver<u64>,
     progress: ProgressRoutes,
     roots: super::client::Roots,
+    elicitation: super::elicitation::Elicitation,
+    forms: super::client::FormsOpen,
     stop: Mutex<Option<RunningServiceCancellationToken>>,
     exit: tokio::sync::watch::Receiver<Option<String>>,
     pid: Option<u32>,
@@ -71,6 +73,9 @@ pub struct McpServer {
 /// words to the model, like a tool's description, and a server may not fill the prompt with
 /// them.
 pub const MAX_INSTRUCTIONS_CHARS: usize = 4_000;
+
+/// How many times one call may come back `input_required` before it is given up.
+pub const MAX_INPUT_ROUNDS: usize = 16;
 
 /// A tool left out of a server's list because it cannot be used as sent, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -134,8 +139,19 @@ impl McpServer {
         let (exit_tx, exit) = tokio::sync::watch::channel(None);
         let server_name = name.to_owned();
         let ring = Arc::clone(&stderr);
+        let closed = CancellationToken::new();
+        if super::listen::is_modern(&peer) {
+            tokio::spawn(super::listen::follow(
+                name.to_owned(),
+                peer.clone(),
+                heard.changes.clone(),
+                closed.clone(),
+            ));
+        }
         tokio::spawn(async move {
-            let why = ended(service.waiting().await).await;
+            let quit = service.waiting().await;
+            closed.cancel();
+            let why = ended(quit).await;
             tracing::info!(server = %server_name, %why, stderr_tail = %ring.tail(400), "MCP server ended");
             let _ = exit_tx.send(Some(why));
         });
@@ -148,6 +164,8 @@ impl McpServer {
             offers_changed: heard.offers_changed,
             progress: heard.progress,
             roots: heard.roots,
+            elicitation: heard.elicitation,
+            forms: heard.forms,
             stop,
             exit,
             pid,
@@ -174,6 +192,13 @@ impl McpServer {
     /// The name and version the server gave at `initialize`.
     pub fn server_info(&self) -> Option<String> {
         self.info.clone()
+    }
+
+    /// The protocol version spoken with the server (`2026-07-28`, `2025-11-25`, …).
+    pub fn protocol(&self) -> Option<String> {
+        self.peer
+            .peer_info()
+            .map(|info| info.protocol_version.to_string())
     }
 
     /// What the server said at `initialize` on how to use its tools, if anything.
@@ -412,7 +437,13 @@ impl McpServer {
     /// Calls one tool. The call fails after `limits.idle` without an answer or a progress
     /// notification (each one extends it), or after `limits.hard_max` in all, or when
     /// `cancel` fires; in each case the server is sent `notifications/cancelled` and a late
-    /// answer is ignored. Progress notifications go to `progress`, if given.
+    /// answer is ignored. Progress notifications go to `progress`, if given. While one of the
+    /// server's forms is open, neither limit counts the time.
+    ///
+    /// A 2026-07-28 server may answer `input_required` (a multi round-trip request): its
+    /// forms are shown, its roots given, and the call sent again with the answers and its
+    /// `requestState` untouched, at most [`MAX_INPUT_ROUNDS`] times. A request for sampling
+    /// is refused: Switchboard does not run the person's model for a server.
     ///
     /// # Errors
     /// [`McpError::Timeout`], [`McpError::Cancelled`], or the server failed or went away.
@@ -424,49 +455,181 @@ impl McpServer {
         cancel: &CancellationToken,
         progress: Option<&ProgressSink>,
     ) -> Result<CallToolResult, McpError> {
-        let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
-        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-        let mut options = PeerRequestOptions::with_timeout(limits.idle);
-        options.reset_timeout_on_progress = true;
-        options.max_total_timeout = Some(limits.hard_max);
+        let mut params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+        let mut state_only = 0u32;
+        for _ in 0..MAX_INPUT_ROUNDS {
+            let request = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
+            match self.send_timed(request, limits, cancel, progress).await? {
+                ServerResult::CallToolResult(result) => return Ok(result),
+                ServerResult::InputRequiredResult(asked) => {
+                    let requests = asked.input_requests.unwrap_or_default();
+                    if requests.is_empty() {
+                        if asked.request_state.is_none() {
+                            return Err(self.request_error(
+                                &"the server asked for input without saying what it needs",
+                            ));
+                        }
+                        // Only state: the server is busy and asks to be called again.
+                        state_only += 1;
+                        let pause = Duration::from_millis(100 * u64::from(state_only.min(20)));
+                        tokio::select! {
+                            () = tokio::time::sleep(pause) => {}
+                            () = cancel.cancelled() => return Err(McpError::Cancelled { server: self.name.clone() }),
+                        }
+                    } else {
+                        state_only = 0;
+                    }
+                    let answers = tokio::select! {
+                        answers = self.answer_inputs(requests) => answers?,
+                        () = cancel.cancelled() => return Err(McpError::Cancelled { server: self.name.clone() }),
+                    };
+                    params.input_responses = (!answers.is_empty()).then_some(answers);
+                    params.request_state = asked.request_state;
+                }
+                _ => {
+                    return Err(self.request_error(
+                        &"the server answered `tools/call` with something other than a tool result",
+                    ))
+                }
+            }
+        }
+        Err(self.request_error(&format!(
+            "it asked for more input {MAX_INPUT_ROUNDS} times in one call; the call was stopped there"
+        )))
+    }
+
+    /// The answers to an `input_required` result's requests, under the server's keys.
+    async fn answer_inputs(
+        &self,
+        requests: rmcp::model::InputRequests,
+    ) -> Result<rmcp::model::InputResponses, McpError> {
+        use rmcp::model::InputRequest;
+        let mut answers = rmcp::model::InputResponses::new();
+        // One at a time: the person answers one form before the next is shown.
+        for (key, request) in requests {
+            let answer = match request {
+                InputRequest::Elicitation(form) => serde_json::to_value(
+                    super::client::answer_form(
+                        &self.name,
+                        &self.elicitation,
+                        &self.forms,
+                        &form.params,
+                    )
+                    .await,
+                ),
+                #[allow(deprecated)] // roots are deprecated (SEP-2577); kept small, as in Roots
+                InputRequest::ListRoots(_) => {
+                    serde_json::to_value(rmcp::model::ListRootsResult::new(self.roots.list()))
+                }
+                InputRequest::CreateMessage(_) => {
+                    return Err(self.request_error(
+                        &"it asked to use the language model (sampling), which Switchboard does not do for servers",
+                    ))
+                }
+                _ => {
+                    return Err(self.request_error(
+                        &"it asked for a kind of input Switchboard does not know",
+                    ))
+                }
+            };
+            let answer = answer.map_err(|e| self.request_error(&e))?;
+            answers.insert(key, answer);
+        }
+        Ok(answers)
+    }
+
+    /// Sends one request and waits for its answer within `limits` (time spent while one of
+    /// the server's forms is open is not counted), or until `cancel`; see
+    /// [`McpServer::call_tool_limited`].
+    async fn send_timed(
+        &self,
+        request: ClientRequest,
+        limits: CallLimits,
+        cancel: &CancellationToken,
+        progress: Option<&ProgressSink>,
+    ) -> Result<ServerResult, McpError> {
         let handle = self
             .peer
-            .send_request_with_option(request, options)
+            .send_request_with_option(request, PeerRequestOptions::no_options())
             .await
             .map_err(|e| self.service_error(&e))?;
         let (id, peer) = (handle.id.clone(), handle.peer.clone());
-        // Registered once rmcp has named the token, just after the request left: a server
-        // that reports progress within that instant has that one report missed.
-        let _route = progress.map(|sink| {
-            self.progress
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .insert(handle.progress_token.clone(), sink.clone());
-            ProgressRoute {
-                routes: &self.progress,
-                token: handle.progress_token.clone(),
+        // Every call hears its own progress, to put off its idle limit; the caller hears it
+        // too if it asked. Registered once rmcp has named the token, just after the request
+        // left: a server that reports progress within that instant has that one report missed.
+        let (heard_tx, mut heard) = tokio::sync::mpsc::unbounded_channel();
+        self.progress
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(handle.progress_token.clone(), heard_tx);
+        let _route = ProgressRoute {
+            routes: &self.progress,
+            token: handle.progress_token.clone(),
+        };
+        let mut forms = self.forms.watch();
+        let mut paused = (*forms.borrow_and_update() > 0).then(tokio::time::Instant::now);
+        let began = tokio::time::Instant::now();
+        let mut idle_end = began + limits.idle;
+        let mut hard_end = began + limits.hard_max;
+        let answer = handle.await_response();
+        tokio::pin!(answer);
+        let ended = loop {
+            let deadline = idle_end.min(hard_end);
+            tokio::select! {
+                answer = &mut answer => break Ok(answer),
+                () = cancel.cancelled() => break Err(None),
+                Some(news) = heard.recv() => {
+                    idle_end = tokio::time::Instant::now() + limits.idle;
+                    if let Some(sink) = progress {
+                        let _ = sink.send(news);
+                    }
+                }
+                Ok(()) = forms.changed() => {
+                    let open = *forms.borrow_and_update() > 0;
+                    let now = tokio::time::Instant::now();
+                    match (open, paused) {
+                        (true, None) => paused = Some(now),
+                        (false, Some(since)) => {
+                            paused = None;
+                            // The limits start again where they stood; the idle one afresh.
+                            hard_end += now - since;
+                            idle_end = now + limits.idle;
+                        }
+                        _ => {}
+                    }
+                }
+                () = tokio::time::sleep_until(deadline), if paused.is_none() => {
+                    let after = if idle_end <= hard_end { limits.idle } else { limits.hard_max };
+                    break Err(Some(after));
+                }
             }
-        });
-        let answer = tokio::select! {
-            answer = handle.await_response() => answer,
-            () = cancel.cancelled() => {
+        };
+        let answer = match ended {
+            Ok(answer) => answer,
+            Err(timeout) => {
+                let reason = if timeout.is_some() {
+                    "timed out"
+                } else {
+                    "stopped by the user"
+                };
                 let notification = CancelledNotification::new(CancelledNotificationParam::new(
                     Some(id),
-                    Some("stopped by the user".into()),
+                    Some(reason.into()),
                 ));
                 let _ = peer.send_notification(notification.into()).await;
-                return Err(McpError::Cancelled { server: self.name.clone() });
+                return Err(match timeout {
+                    Some(after) => McpError::Timeout {
+                        server: self.name.clone(),
+                        after,
+                    },
+                    None => McpError::Cancelled {
+                        server: self.name.clone(),
+                    },
+                });
             }
         };
         match answer {
-            Ok(ServerResult::CallToolResult(result)) => Ok(result),
-            Ok(_) => Err(self.request_error(
-                &"the server answered `tools/call` with something other than a tool result",
-            )),
-            Err(ServiceError::Timeout { timeout }) => Err(McpError::Timeout {
-                server: self.name.clone(),
-                after: timeout,
-            }),
+            Ok(answer) => Ok(answer),
             // The server went away: say how (exit code, an over-long line), which the exit
             // watcher knows a moment later.
             // A 401 or 403: the connection stands, a sign-in is wanted.

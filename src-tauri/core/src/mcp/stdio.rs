@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use process_wrap::tokio::CommandWrap;
-use rmcp::service::ServiceExt;
+use rmcp::service::ClientServiceExt;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 
 use super::client::HostClient;
@@ -141,7 +141,11 @@ pub async fn start_with(
     tracing::info!(server = name, pid, program = %launch.program.display(), "MCP server started");
 
     let (client, heard) = HostClient::new(name, launch.elicitation.clone(), launch.roots.clone());
-    let handshake = tokio::time::timeout(launch.startup_timeout, client.serve(transport)).await;
+    let handshake = tokio::time::timeout(
+        launch.startup_timeout,
+        client.serve_with_lifecycle(transport, super::client::lifecycle()),
+    )
+    .await;
     let service = match handshake {
         Ok(Ok(service)) => service,
         Ok(Err(e)) => {

@@ -1,0 +1,234 @@
+//! The two protocols side by side (issue 19): a 2026-07-28 server (our fault server on the
+//! Python SDK, which speaks it) and a 2025-11-25 one (server-everything as installed) in one
+//! host, each spoken to in its newest version; multi round-trip requests (a form, the roots,
+//! sampling refused, the request state sent back untouched, a server that never stops
+//! asking); and a form that takes 70 s of the person's thinking under a 5 s idle limit, on
+//! both protocols, without the call timing out.
+
+mod support;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures_util::future::BoxFuture;
+use serde_json::{json, Map, Value};
+use switchboard_core::mcp::client::Roots;
+use switchboard_core::mcp::elicitation::{
+    Elicitation, ElicitationAnswer, ElicitationRequest, Elicitor, FieldKind,
+};
+use switchboard_core::mcp::server::{CallLimits, McpServer};
+use switchboard_core::mcp::stdio::{self, StdioLaunch};
+use tokio_util::sync::CancellationToken;
+
+use support::{mcp_peers_installed, peers, stdio_launch};
+
+/// A person who sends each form with its defaults after thinking for `think`.
+struct Thinker {
+    think: Duration,
+    asked: AtomicUsize,
+}
+
+impl Elicitor for Thinker {
+    fn elicit(&self, request: ElicitationRequest) -> BoxFuture<'static, ElicitationAnswer> {
+        self.asked.fetch_add(1, Ordering::SeqCst);
+        let think = self.think;
+        Box::pin(async move {
+            tokio::time::sleep(think).await;
+            match request.check(&filled(&request)) {
+                Ok(content) => ElicitationAnswer::Accept { content },
+                Err(_) => ElicitationAnswer::Cancel,
+            }
+        })
+    }
+}
+
+/// The form's defaults, and a plain answer for each required field without one.
+fn filled(request: &ElicitationRequest) -> Map<String, Value> {
+    let mut content = request.defaults();
+    for field in request.fields.iter().filter(|f| f.required) {
+        if content.contains_key(&field.name) {
+            continue;
+        }
+        let value = match &field.kind {
+            FieldKind::Text { format, .. } => match *format {
+                Some("email") => json!("ada@example.com"),
+                Some("uri") => json!("https://example.com"),
+                Some("date") => json!("1815-12-10"),
+                Some(_) => json!("1815-12-10T00:00:00Z"),
+                None => json!("Ada Lovelace"),
+            },
+            FieldKind::Number { minimum, .. } => json!(minimum.unwrap_or(1.0).max(1.0) as i64),
+            FieldKind::Boolean => json!(true),
+            FieldKind::Choice { options } => json!(options[0].value),
+            FieldKind::MultiChoice { options, .. } => json!([options[0].value]),
+        };
+        content.insert(field.name.clone(), value);
+    }
+    content
+}
+
+fn thinker(think: Duration) -> Arc<Thinker> {
+    Arc::new(Thinker {
+        think,
+        asked: AtomicUsize::new(0),
+    })
+}
+
+fn with_person(mut launch: StdioLaunch, person: &Arc<Thinker>) -> StdioLaunch {
+    launch.elicitation = Elicitation(Some(Arc::clone(person) as Arc<dyn Elicitor>));
+    launch
+}
+
+fn fault_server() -> StdioLaunch {
+    let script = peers().join("fault_server.py");
+    stdio_launch(
+        &peers().join(".venv/bin/python").to_string_lossy(),
+        &[&script.to_string_lossy()],
+        Duration::from_secs(20),
+    )
+}
+
+fn everything() -> StdioLaunch {
+    stdio_launch(
+        &peers()
+            .join("node_modules/.bin/mcp-server-everything")
+            .to_string_lossy(),
+        &["stdio"],
+        Duration::from_secs(20),
+    )
+}
+
+fn limits(idle: Duration) -> CallLimits {
+    CallLimits {
+        idle,
+        hard_max: idle * 4,
+    }
+}
+
+async fn call(
+    server: &McpServer,
+    tool: &str,
+    arguments: Value,
+    idle: Duration,
+) -> Result<String, String> {
+    let arguments: Map<String, Value> = arguments.as_object().cloned().unwrap_or_default();
+    server
+        .call_tool_limited(
+            tool,
+            arguments,
+            limits(idle),
+            &CancellationToken::new(),
+            None,
+        )
+        .await
+        .map(|result| serde_json::to_string(&result.content).unwrap())
+        .map_err(|e| e.to_string())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_server_is_spoken_to_in_its_newest_version_and_multi_round_trips_work() {
+    if !mcp_peers_installed("each_server_is_spoken_to_in_its_newest_version") {
+        return;
+    }
+    let person = thinker(Duration::ZERO);
+    let dir = tempfile::tempdir().unwrap();
+    let mut modern = with_person(fault_server(), &person);
+    modern.roots = Roots::new(vec![dir.path().to_owned()]);
+    let modern = stdio::start("faulty", modern).await.unwrap();
+    let legacy = stdio::start("everything", with_person(everything(), &person))
+        .await
+        .unwrap();
+    assert_eq!(modern.protocol().as_deref(), Some("2026-07-28"));
+    assert_eq!(legacy.protocol().as_deref(), Some("2025-11-25"));
+
+    let short = Duration::from_secs(20);
+    // Both answer in one host, one after the other and at once.
+    let (a, b) = tokio::join!(
+        call(&modern, "echo", json!({"text": "modern"}), short),
+        call(&legacy, "echo", json!({"message": "legacy"}), short),
+    );
+    assert!(a.unwrap().contains("modern"));
+    assert!(b.unwrap().contains("legacy"));
+
+    // A form inside an `input_required` result: shown, answered, the call sent again.
+    let chose = call(&modern, "ask", json!({}), short).await.unwrap();
+    assert!(
+        chose.contains("the person chose staging with 2 replicas"),
+        "{chose}"
+    );
+    assert_eq!(person.asked.load(Ordering::SeqCst), 1);
+
+    // The roots, asked for the same way.
+    let roots = call(&modern, "roots_seen", json!({}), short).await.unwrap();
+    let uri = url::Url::from_directory_path(dir.path()).unwrap();
+    assert!(
+        roots.contains(uri.as_str().trim_end_matches('/')),
+        "{roots}"
+    );
+
+    // The request state goes back as it came.
+    let state = call(&modern, "stateful", json!({}), short).await.unwrap();
+    assert!(state.contains("the state came back untouched"), "{state}");
+
+    // Sampling is refused with a clear word, and the server is still there after.
+    let sampled = call(&modern, "sample", json!({}), short).await.unwrap_err();
+    assert!(sampled.contains("sampling"), "{sampled}");
+    // A server that never stops asking is given up on, not followed forever.
+    let busy = call(&modern, "busy", json!({}), short).await.unwrap_err();
+    assert!(busy.contains("asked for more input"), "{busy}");
+    let after = call(&modern, "echo", json!({"text": "still here"}), short)
+        .await
+        .unwrap();
+    assert!(after.contains("still here"));
+
+    modern.stop().await;
+    legacy.stop().await;
+}
+
+/// The issue's case: the person thinks for 70 s over a form while the call's idle limit is
+/// 5 s. On 2025-11-25 (server-everything's form, sent while the call waits) the call's
+/// timers pause while the form is open; on 2026-07-28 (the fault server's form inside an
+/// `input_required` result) no call is waiting while it is. Both calls end with the answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_form_answered_after_seventy_seconds_does_not_time_out_its_call() {
+    if !mcp_peers_installed("a_form_answered_after_seventy_seconds_does_not_time_out_its_call") {
+        return;
+    }
+    let think = Duration::from_secs(70);
+    let idle = Duration::from_secs(5);
+    let person = thinker(think);
+    let modern = stdio::start("faulty", with_person(fault_server(), &person))
+        .await
+        .unwrap();
+    let legacy = stdio::start("everything", with_person(everything(), &person))
+        .await
+        .unwrap();
+    let began = Instant::now();
+    let (a, b) = tokio::join!(
+        call(&modern, "ask", json!({}), idle),
+        call(&legacy, "trigger-elicitation-request", json!({}), idle),
+    );
+    assert!(began.elapsed() >= think);
+    let a = a.unwrap();
+    assert!(a.contains("the person chose staging"), "{a}");
+    let b = b.unwrap();
+    assert!(b.contains("Ada Lovelace"), "{b}");
+    assert_eq!(person.asked.load(Ordering::SeqCst), 2);
+
+    // And a call with no form open still times out at its idle limit.
+    let hung = call(&legacy, "echo", json!({"message": "ok"}), idle).await;
+    assert!(hung.is_ok());
+    let slow = call(
+        &modern,
+        "slow",
+        json!({"seconds": 30}),
+        Duration::from_secs(1),
+    )
+    .await
+    .unwrap_err();
+    assert!(slow.contains("1s") || slow.contains("1 s"), "{slow}");
+
+    modern.stop().await;
+    legacy.stop().await;
+}

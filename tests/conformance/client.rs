@@ -31,6 +31,7 @@ use switchboard_core::mcp::oauth::{
 use switchboard_core::mcp::remote::{self, RemoteLaunch, RemoteTransport};
 use switchboard_core::mcp::server::{McpError, McpServer};
 use switchboard_core::secrets::MemoryStore;
+use switchboard_core::store::{PinnedTool, Store};
 
 /// The client ID metadata document the suite expects a client to name (it is never fetched).
 const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
@@ -95,10 +96,7 @@ async fn attempt(scenario: &str, launch: &RemoteLaunch) -> Result<(), McpError> 
 /// The `"oauth"` entry this client would have: our metadata document, and the pre-registered
 /// client the suite names for the scenario that has one.
 fn oauth_settings() -> OAuthSettings {
-    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
-        .ok()
-        .and_then(|text| serde_json::from_str(&text).ok())
-        .unwrap_or_default();
+    let context = conformance_context();
     let text = |key: &str| context.get(key).and_then(Value::as_str).map(str::to_owned);
     OAuthSettings {
         client_id: text("client_id"),
@@ -106,6 +104,40 @@ fn oauth_settings() -> OAuthSettings {
         client_metadata_url: Some(CLIENT_METADATA_URL.to_owned()),
         scopes: Vec::new(),
     }
+}
+
+/// Each tool's input schema after a trip through the store, where the app pins what it saw.
+async fn kept_schemas(tools: &[rmcp::model::Tool]) -> std::collections::HashMap<String, Value> {
+    let store = Store::open_in_memory().expect("an in-memory store");
+    let pins = tools
+        .iter()
+        .map(|t| PinnedTool {
+            tool: t.name.to_string(),
+            hash: String::new(),
+            title: t.title.clone(),
+            description: t.description.as_deref().unwrap_or_default().to_owned(),
+            input_schema: Value::Object((*t.input_schema).clone()),
+        })
+        .collect();
+    store
+        .pin_tools("conformance".into(), pins)
+        .await
+        .expect("pinned");
+    store
+        .tool_pins("conformance".into())
+        .await
+        .expect("read back")
+        .into_iter()
+        .map(|pin| (pin.tool, pin.input_schema))
+        .collect()
+}
+
+/// What the suite passes a scenario's client in `MCP_CONFORMANCE_CONTEXT` (null if nothing).
+fn conformance_context() -> Value {
+    std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default()
 }
 
 /// A person who sends a server's form as the window fills it in: with its defaults (the
@@ -183,7 +215,33 @@ async fn exercise(scenario: &str, server: &McpServer) -> Result<(), McpError> {
             .collect::<Vec<_>>()
             .join(", ")
     );
+    // A scenario may name the calls to make and their arguments (the custom-headers one).
+    let named: Vec<(String, Value)> = conformance_context()
+        .get("toolCalls")
+        .and_then(Value::as_array)
+        .map(|calls| {
+            calls
+                .iter()
+                .filter_map(|call| {
+                    Some((
+                        call.get("name")?.as_str()?.to_owned(),
+                        call.get("arguments").cloned().unwrap_or_else(|| json!({})),
+                    ))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let kept = kept_schemas(&tools).await;
     let calls: Vec<(&str, Value)> = match scenario {
+        // The schema as Switchboard keeps it (pinned in its store), sent back to be compared.
+        "json-schema-2020-12-preservation" => tools
+            .iter()
+            .filter(|t| t.name != "json_schema_echo")
+            .filter_map(|t| kept.get(t.name.as_ref()))
+            .map(|schema| ("json_schema_echo", json!({"schema": schema})))
+            .take(1)
+            .collect(),
+        _ if !named.is_empty() => named.iter().map(|(n, a)| (n.as_str(), a.clone())).collect(),
         "tools_call" | "tools-call" => vec![("add_numbers", json!({"a": 5, "b": 3}))],
         // Every other scenario's tools take no arguments (the SSE reconnection test, the
         // elicitation test): call each one.

@@ -188,13 +188,40 @@ impl Roots {
 /// and the 2025-11-25 `initialize` handshake on the same connection when the server answers
 /// the probe as an older server does (a JSON-RPC error such as "method not found"), or says
 /// nothing for rmcp's 10 s. A server that answers `initialize` with 2025-06-18 or 2025-03-26
-/// is spoken to in that version. Legacy HTTP+SSE keeps to the handshake.
-pub(crate) fn lifecycle() -> rmcp::service::ClientLifecycleMode {
+/// is spoken to in that version. Legacy HTTP+SSE keeps to the handshake, and so does a second
+/// start after [`misanswered_probe`] (`probe` false).
+pub(crate) fn lifecycle(probe: bool) -> rmcp::service::ClientLifecycleMode {
     use rmcp::model::ProtocolVersion;
+    if !probe {
+        return rmcp::service::ClientLifecycleMode::Initialize;
+    }
     rmcp::service::ClientLifecycleMode::Auto {
         preferred_versions: vec![ProtocolVersion::V_2026_07_28],
         legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
     }
+}
+
+/// Why one start (or connection) did not give a server.
+pub(crate) enum Start {
+    Failed(super::error::McpError),
+    /// The `server/discover` probe was answered with another result: try `initialize` alone.
+    ProbeMisanswered,
+}
+
+impl From<super::error::McpError> for Start {
+    fn from(e: super::error::McpError) -> Self {
+        Start::Failed(e)
+    }
+}
+
+/// Whether a start that probed with `server/discover` failed because the server answered the
+/// probe with some other result (an older server that answers every method with `{}`): worth
+/// one more start, with `initialize` alone.
+pub(crate) fn misanswered_probe(error: &rmcp::service::ClientInitializeError) -> bool {
+    matches!(
+        error,
+        rmcp::service::ClientInitializeError::ExpectedInitResult(Some(_))
+    )
 }
 
 impl HostClient {

@@ -69,7 +69,7 @@ impl ServerLaunch {
     pub async fn connect(
         &self,
         name: &str,
-        spawned: impl FnOnce(Option<u32>) + Send,
+        spawned: impl Fn(Option<u32>) + Send + Sync,
     ) -> Result<McpServer, McpError> {
         match self {
             ServerLaunch::Stdio(launch) => stdio::start_with(name, launch.clone(), spawned).await,

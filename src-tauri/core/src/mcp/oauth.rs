@@ -481,6 +481,27 @@ pub async fn sign_in(
     }
     if !auth.settings.scopes.is_empty() {
         request = request.with_scopes(auth.settings.scopes.iter().cloned());
+    } else if let Some(wanted) = challenge.and_then(challenged_scopes) {
+        // Asked for more (a step-up): ask for what was granted before as well as what the
+        // server asks for now (SEP-2350), so the new token does not lose what the old one had.
+        let granted = auth
+            .tokens
+            .read()
+            .await
+            .ok()
+            .flatten()
+            .and_then(|record| record.credentials)
+            .map(|credentials| credentials.granted_scopes)
+            .unwrap_or_default();
+        if !granted.is_empty() {
+            let mut scopes = granted;
+            for scope in wanted {
+                if !scopes.contains(&scope) {
+                    scopes.push(scope);
+                }
+            }
+            request = request.with_scopes(scopes);
+        }
     }
     if let Some(id) = &auth.settings.client_id {
         request = request.with_preregistered_client(id);
@@ -516,6 +537,24 @@ pub async fn sign_in(
         .map_err(|e| failed(server, describe(&e)))?;
     tracing::info!(server, "signed in to a remote MCP server");
     Ok(())
+}
+
+/// The scopes a `WWW-Authenticate` challenge names (`scope="a b"`), if it names any.
+fn challenged_scopes(challenge: &str) -> Option<Vec<String>> {
+    let lower = challenge.to_ascii_lowercase();
+    let at = lower
+        .match_indices("scope=")
+        .map(|(at, _)| at)
+        .find(|&at| {
+            at == 0 || !lower[..at].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+        })?;
+    let rest = &challenge[at + "scope=".len()..];
+    let value = match rest.strip_prefix('"') {
+        Some(quoted) => quoted.split('"').next()?,
+        None => rest.split(',').next()?,
+    };
+    let scopes: Vec<String> = value.split_whitespace().map(str::to_owned).collect();
+    (!scopes.is_empty()).then_some(scopes)
 }
 
 /// A manager with the kept tokens, for [`rmcp::transport::auth::AuthClient`]; `None` when
@@ -583,6 +622,25 @@ mod tests {
         let store = Arc::new(MemoryStore::new());
         let tokens = KeychainTokens::new(store.clone(), "docs", url);
         (store, tokens)
+    }
+
+    #[test]
+    fn a_challenge_names_its_scopes_quoted_or_not() {
+        let scopes = |c: &str| challenged_scopes(c);
+        assert_eq!(
+            scopes(
+                r#"Bearer resource_metadata="x", scope="mcp:read mcp:write", error="insufficient_scope""#
+            ),
+            Some(vec!["mcp:read".to_owned(), "mcp:write".to_owned()])
+        );
+        assert_eq!(
+            scopes(r#"Bearer scope=read:data, error="x""#),
+            Some(vec!["read:data".to_owned()])
+        );
+        // `error_scope=` or `myscope=` is not `scope=`; no scope is no scopes.
+        assert_eq!(scopes(r#"Bearer myscope="a""#), None);
+        assert_eq!(scopes(r#"Bearer scope="""#), None);
+        assert_eq!(scopes("Bearer"), None);
     }
 
     #[tokio::test]

@@ -21,7 +21,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::transport::StreamableHttpClientTransport;
 
 use super::client::Roots;
-use super::client::{Heard, HostClient};
+use super::client::{Heard, HostClient, Start};
 use super::elicitation::Elicitation;
 use super::error::{auth_challenge, McpError};
 use super::http_client::ServerHttp;
@@ -107,17 +107,52 @@ pub async fn connect(name: &str, launch: &RemoteLaunch) -> Result<McpServer, Mcp
             signed_in.take()
         };
         async move {
-            let connecting = handshake(
-                name,
-                http,
-                &launch.url,
-                headers,
-                transport,
-                manager,
-                HostClient::new(name, launch.elicitation.clone(), launch.roots.clone()),
-            );
+            let connecting = async {
+                let client =
+                    HostClient::new(name, launch.elicitation.clone(), launch.roots.clone());
+                let first = handshake(
+                    name,
+                    http.clone(),
+                    &launch.url,
+                    headers.clone(),
+                    (transport, true),
+                    manager,
+                    client,
+                )
+                .await;
+                let Err(Start::ProbeMisanswered) = first else {
+                    return first;
+                };
+                tracing::info!(
+                    server = name,
+                    "MCP server answered server/discover wrongly; connecting again with initialize"
+                );
+                // The second connection signs in as the first did.
+                let manager = match &launch.auth {
+                    Some(auth) => super::oauth::signed_in_manager(name, &launch.url, auth).await?,
+                    None => None,
+                };
+                let client =
+                    HostClient::new(name, launch.elicitation.clone(), launch.roots.clone());
+                handshake(
+                    name,
+                    http,
+                    &launch.url,
+                    headers,
+                    (transport, false),
+                    manager,
+                    client,
+                )
+                .await
+            };
             match tokio::time::timeout_at(deadline, connecting).await {
-                Ok(result) => result,
+                Ok(Ok(server)) => Ok(server),
+                Ok(Err(Start::Failed(e))) => Err(e),
+                Ok(Err(Start::ProbeMisanswered)) => Err(McpError::Startup {
+                    server: name.to_owned(),
+                    detail: "it answered server/discover with something else".into(),
+                    stderr_tail: String::new(),
+                }),
                 Err(_) => Err(McpError::StartupTimeout {
                     server: name.to_owned(),
                     after: launch.startup_timeout,
@@ -181,10 +216,10 @@ async fn handshake(
     http: reqwest::Client,
     url: &str,
     headers: HeaderMap,
-    transport: RemoteTransport,
+    (transport, probe): (RemoteTransport, bool),
     signed_in: Option<AuthorizationManager>,
     (client, heard): (HostClient, Heard),
-) -> Result<McpServer, McpError> {
+) -> Result<McpServer, Start> {
     let startup = |detail: String| McpError::Startup {
         server: name.to_owned(),
         detail,
@@ -212,7 +247,7 @@ async fn handshake(
                 client
                     .serve_with_lifecycle(
                         StreamableHttpClientTransport::with_client(http, config),
-                        super::client::lifecycle(),
+                        super::client::lifecycle(probe),
                     )
                     .await
             }
@@ -221,7 +256,7 @@ async fn handshake(
                 client
                     .serve_with_lifecycle(
                         StreamableHttpClientTransport::with_client(http, config),
-                        super::client::lifecycle(),
+                        super::client::lifecycle(probe),
                     )
                     .await
             }
@@ -237,17 +272,21 @@ async fn handshake(
         service
     }
     .map_err(|e| {
-        if let Some((challenge, more_scope)) = auth_challenge(&e) {
-            return McpError::SignInRequired {
+        if probe && transport != RemoteTransport::Sse && super::client::misanswered_probe(&e) {
+            return Start::ProbeMisanswered;
+        }
+        Start::Failed(if let Some((challenge, more_scope)) = auth_challenge(&e) {
+            McpError::SignInRequired {
                 server: name.to_owned(),
                 challenge,
                 more_scope,
-            };
-        }
-        match stream_end.as_ref().and_then(ended_because) {
-            Some(why) => startup(why),
-            None => startup(super::error::readable(&e)),
-        }
+            }
+        } else {
+            match stream_end.as_ref().and_then(ended_because) {
+                Some(why) => startup(why),
+                None => startup(super::error::readable(&e)),
+            }
+        })
     })?;
     let kind = if transport == RemoteTransport::Sse {
         "legacy HTTP+SSE"

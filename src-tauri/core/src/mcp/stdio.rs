@@ -21,8 +21,8 @@ use process_wrap::tokio::CommandWrap;
 use rmcp::service::ClientServiceExt;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 
-use super::client::HostClient;
 use super::client::Roots;
+use super::client::{HostClient, Start};
 use super::elicitation::Elicitation;
 use super::error::{McpError, STDERR_TAIL_CHARS};
 use super::nesting;
@@ -83,8 +83,32 @@ pub async fn start(name: &str, launch: StdioLaunch) -> Result<McpServer, McpErro
 pub async fn start_with(
     name: &str,
     launch: StdioLaunch,
-    spawned: impl FnOnce(Option<u32>) + Send,
+    spawned: impl Fn(Option<u32>) + Send + Sync,
 ) -> Result<McpServer, McpError> {
+    match start_once(name, &launch, true, &spawned).await {
+        Err(Start::ProbeMisanswered) => {
+            tracing::info!(
+                server = name,
+                "MCP server answered server/discover wrongly; starting it again with initialize"
+            );
+            match start_once(name, &launch, false, &spawned).await {
+                Ok(server) => Ok(server),
+                Err(Start::Failed(e)) => Err(e),
+                Err(Start::ProbeMisanswered) => unreachable!("no probe without one"),
+            }
+        }
+        Err(Start::Failed(e)) => Err(e),
+        Ok(server) => Ok(server),
+    }
+}
+
+/// One start: with the `server/discover` probe first when `probe`, else `initialize` alone.
+async fn start_once(
+    name: &str,
+    launch: &StdioLaunch,
+    probe: bool,
+    spawned: &(impl Fn(Option<u32>) + Send + Sync),
+) -> Result<McpServer, Start> {
     let mut command = tokio::process::Command::new(&launch.program);
     command
         .args(&launch.args)
@@ -114,7 +138,7 @@ pub async fn start_with(
         child.inner_mut().stdin().take(),
         child.inner_mut().stdout().take(),
     ) else {
-        return Err(spawn_error("no pipes to the process".into()));
+        return Err(spawn_error("no pipes to the process".into()).into());
     };
     let stderr_pipe = child.inner_mut().stderr().take();
     let pid = child.id();
@@ -143,7 +167,7 @@ pub async fn start_with(
     let (client, heard) = HostClient::new(name, launch.elicitation.clone(), launch.roots.clone());
     let handshake = tokio::time::timeout(
         launch.startup_timeout,
-        client.serve_with_lifecycle(transport, super::client::lifecycle()),
+        client.serve_with_lifecycle(transport, super::client::lifecycle(probe)),
     )
     .await;
     let service = match handshake {
@@ -152,6 +176,9 @@ pub async fn start_with(
             // Give a dying server a moment to finish its last words.
             tokio::time::sleep(Duration::from_millis(100)).await;
             end_process_group(pid).await;
+            if probe && super::client::misanswered_probe(&e) {
+                return Err(Start::ProbeMisanswered);
+            }
             let detail = if overlong.load(std::sync::atomic::Ordering::SeqCst) {
                 format!(
                     "it sent a single line longer than {} MiB on stdout",
@@ -164,7 +191,8 @@ pub async fn start_with(
                 server: name.to_owned(),
                 detail,
                 stderr_tail: stderr.tail(STDERR_TAIL_CHARS),
-            });
+            }
+            .into());
         }
         Err(_) => {
             end_process_group(pid).await;
@@ -172,7 +200,8 @@ pub async fn start_with(
                 server: name.to_owned(),
                 after: launch.startup_timeout,
                 stderr_tail: stderr.tail(STDERR_TAIL_CHARS),
-            });
+            }
+            .into());
         }
     };
     abandoned.0 = None;

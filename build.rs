@@ -84,6 +84,7 @@ const COMMANDS: &[&str] = &[
     "sign_out_mcp_server",
     "watch_mcp_forms",
     "answer_mcp_form",
+    "visit_mcp_form",
     "send_message",
     "retry_tool_call",
     "stop_run",

@@ -164,6 +164,7 @@ pub fn run() -> i32 {
             commands::mcp::sign_out_mcp_server,
             commands::mcp::watch_mcp_forms,
             commands::mcp::answer_mcp_form,
+            commands::mcp::visit_mcp_form,
             commands::providers::list_provider_kinds,
             commands::providers::list_provider_presets,
             commands::providers::test_provider,

@@ -136,7 +136,11 @@ pub async fn sign_in_mcp_server(
     let app = state.app().await;
     let browser = LoopbackBrowser::new(|page| tracing::info!(%page, "MCP sign-in page opened"))
         .asking_first(ask_before_sign_in(Arc::new(NativeConfirm(handle)), &name));
-    let server = app.core().mcp_sign_in(&name, &browser).await?;
+    let refused_with = app.host().sign_in_challenge(&name);
+    let server = app
+        .core()
+        .mcp_sign_in(&name, &browser, refused_with)
+        .await?;
     Ok(app.restart_server(&server).await?)
 }
 
@@ -174,6 +178,18 @@ pub async fn answer_mcp_form(
     answer: ElicitationAnswer,
 ) -> CommandResult<()> {
     Ok(state.app().await.answer_form(&id, answer)?)
+}
+
+/// Opens the page a server's URL-mode request names in the person's browser (they clicked
+/// Open in its card) and answers the request `accept`. The window names the request, never
+/// the address: Rust opens only what it checked when the request arrived (`https:`, or
+/// `http:` on loopback).
+#[tauri::command]
+pub async fn visit_mcp_form(state: State<'_, AppState>, id: String) -> CommandResult<()> {
+    Ok(state
+        .app()
+        .await
+        .visit_form_page(&id, &switchboard_core::mcp::oauth::open_in_browser)?)
 }
 
 /// Stops a server and removes it from mcp.json, with its keychain secrets and approval.

@@ -232,3 +232,183 @@ async fn a_form_answered_after_seventy_seconds_does_not_time_out_its_call() {
     modern.stop().await;
     legacy.stop().await;
 }
+
+/// A step-up in the app: a running remote server refuses a call with 403 insufficient_scope.
+/// The call fails saying so, the server is marked "Needs sign-in" at once (not at its next
+/// start), and the challenge is kept for the sign-in to ask for the scopes it names.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_refused_for_more_scope_marks_the_server_needs_sign_in_at_once() {
+    use switchboard_core::mcp::host::{McpHost, ServerState};
+    use switchboard_core::mcp::remote::{RemoteLaunch, RemoteTransport};
+    if !mcp_peers_installed("a_call_refused_for_more_scope_marks_the_server_needs_sign_in_at_once")
+    {
+        return;
+    }
+    let mut child = std::process::Command::new(peers().join(".venv/bin/python"))
+        .arg(peers().join("step_up_server.py"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let port = support::read_until(
+        child.stderr.take().unwrap(),
+        "step-up: listening on 127.0.0.1:",
+    )
+    .expect("the step-up server listens");
+    struct Kill(std::process::Child);
+    impl Drop for Kill {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let _child = Kill(child);
+
+    let dir = tempfile::tempdir().unwrap();
+    let host = McpHost::new(dir.path().join("pids.json")).await;
+    host.spawn(
+        "files",
+        RemoteLaunch {
+            url: format!("http://127.0.0.1:{port}/mcp"),
+            headers: Vec::new(),
+            transport: RemoteTransport::Http,
+            startup_timeout: Duration::from_secs(20),
+            auth: None,
+            elicitation: Elicitation::default(),
+            roots: Roots::default(),
+        },
+    )
+    .await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let server = loop {
+        if let Some(server) = host.server("files") {
+            if matches!(
+                host.states().get("files"),
+                Some(ServerState::Running { .. })
+            ) {
+                break server;
+            }
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{:?}",
+            host.states().get("files")
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(server.protocol().as_deref(), Some("2026-07-28"));
+    let short = Duration::from_secs(10);
+    assert!(call(&server, "read", json!({}), short)
+        .await
+        .unwrap()
+        .contains("read: fine"));
+
+    let refused = call(&server, "write", json!({"text": "x"}), short)
+        .await
+        .unwrap_err();
+    assert!(refused.contains("more permission"), "{refused}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(ServerState::NeedsSignIn { reason }) = host.states().get("files") {
+            assert!(reason.contains("more permission"), "{reason}");
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{:?}",
+            host.states().get("files")
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let challenge = host
+        .sign_in_challenge("files")
+        .expect("the challenge is kept");
+    assert!(challenge.contains("files:write"), "{challenge}");
+    assert!(host.server("files").is_none());
+    host.shutdown(Duration::from_secs(10)).await;
+}
+
+/// Who answers a page request: records what it was shown and says it went there.
+struct Visitor {
+    shown: std::sync::Mutex<Vec<ElicitationRequest>>,
+}
+
+impl Elicitor for Visitor {
+    fn elicit(&self, request: ElicitationRequest) -> BoxFuture<'static, ElicitationAnswer> {
+        self.shown.lock().unwrap().push(request);
+        Box::pin(async {
+            ElicitationAnswer::Accept {
+                content: Map::new(),
+            }
+        })
+    }
+}
+
+/// URL-mode elicitation with a real 2025-11-25 server (server-everything's
+/// `trigger-url-elicitation`, offered only to a client that declares URL mode): the page is
+/// shown with its host, the person's visit goes back; a page that may not be opened (not
+/// https, nor http on loopback) is never shown and is declined.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_asks_the_person_to_visit_a_page() {
+    if !mcp_peers_installed("a_server_asks_the_person_to_visit_a_page") {
+        return;
+    }
+    let visitor = Arc::new(Visitor {
+        shown: std::sync::Mutex::default(),
+    });
+    let mut launch = everything();
+    launch.elicitation = Elicitation(Some(Arc::clone(&visitor) as Arc<dyn Elicitor>));
+    let server = stdio::start("everything", launch).await.unwrap();
+    let short = Duration::from_secs(20);
+    let done = call(
+        &server,
+        "trigger-url-elicitation",
+        json!({"url": "https://pay.example.com/checkout?id=42", "message": "Pay for the upgrade"}),
+        short,
+    )
+    .await
+    .unwrap();
+    assert!(
+        done.contains("User completed the URL elicitation flow"),
+        "{done}"
+    );
+    {
+        let shown = visitor.shown.lock().unwrap();
+        let page = shown[0].url.as_ref().expect("a page, not a form");
+        assert_eq!(page.host, "pay.example.com");
+        assert_eq!(page.url, "https://pay.example.com/checkout?id=42");
+        assert_eq!(shown[0].message, "Pay for the upgrade");
+        assert!(shown[0].fields.is_empty());
+    }
+    for refused in [
+        "http://pay.example.com/checkout",
+        "file:///etc/passwd",
+        "javascript:alert(1)",
+    ] {
+        let answer = call(
+            &server,
+            "trigger-url-elicitation",
+            json!({"url": refused}),
+            short,
+        )
+        .await;
+        // server-everything's own schema may refuse the address first; either way the
+        // person is never shown it.
+        if let Ok(answer) = answer {
+            assert!(answer.contains("declined"), "{refused}: {answer}");
+        }
+    }
+    assert_eq!(visitor.shown.lock().unwrap().len(), 1);
+    let loopback = call(
+        &server,
+        "trigger-url-elicitation",
+        json!({"url": "http://127.0.0.1:8123/done"}),
+        short,
+    )
+    .await
+    .unwrap();
+    assert!(loopback.contains("completed"), "{loopback}");
+    assert_eq!(visitor.shown.lock().unwrap().len(), 2);
+    server.stop().await;
+}

@@ -910,7 +910,13 @@ format: string | null, min_length: number | null, max_length: number | null, } |
  * A server's question, as the window shows it. Every text in it is the server's: shown as
  * text only.
  */
-export type ElicitationRequest = { id: string, server: string, message: string, fields: Array<ElicitField>, };
+export type ElicitationRequest = { id: string, server: string, message: string, fields: Array<ElicitField>, 
+/**
+ * URL mode: the server asks the person to visit this page (an out-of-band sign-in or
+ * payment) instead of filling in fields. Opened in the browser only when they click, by
+ * Rust ([`ElicitationBroker::visit`]); the window never opens it itself.
+ */
+url: UrlVisit | null, };
 
 /**
  * What the person did with a form.

@@ -508,6 +508,32 @@ impl App {
             .map_err(|why| crate::error::InvalidInput::new("form", why).into())
     }
 
+    /// Opens the page of the URL-mode request `id` in the person's browser (they clicked
+    /// Open; the address was checked when the request arrived) and answers it `accept`.
+    ///
+    /// # Errors
+    /// No such page is open; the browser could not be started.
+    pub fn visit_form_page(
+        &self,
+        id: &str,
+        open: &dyn Fn(&str) -> std::io::Result<()>,
+    ) -> Result<(), CoreError> {
+        let visit = self
+            .forms
+            .visit(id)
+            .map_err(|why| crate::error::InvalidInput::new("form", why))?;
+        open(&visit.url).map_err(|e| CoreError::Io {
+            what: "the browser".into(),
+            detail: e.to_string(),
+        })?;
+        self.answer_form(
+            id,
+            crate::mcp::elicitation::ElicitationAnswer::Accept {
+                content: serde_json::Map::new(),
+            },
+        )
+    }
+
     // ---- the end ----------------------------------------------------------------------
 
     /// Stops every run (each saves what it had and ends `cancelled`) and waits for them, then

@@ -287,7 +287,7 @@ pub(crate) async fn run(
                 );
             };
             let browser = LoopbackBrowser::new(announce);
-            let server = core.mcp_sign_in(&name, &browser).await?;
+            let server = core.mcp_sign_in(&name, &browser, None).await?;
             writeln!(
                 out,
                 "Signed in to “{server}”. Its tokens are in the OS keychain."

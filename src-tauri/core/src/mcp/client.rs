@@ -270,7 +270,8 @@ impl rmcp::ClientHandler for HostClient {
         if self.elicitation.0.is_some() {
             capabilities.elicitation = Some(
                 rmcp::model::ElicitationCapability::new()
-                    .with_form(rmcp::model::FormElicitationCapability::new()),
+                    .with_form(rmcp::model::FormElicitationCapability::new())
+                    .with_url(rmcp::model::UrlElicitationCapability::new()),
             );
         }
         rmcp::model::ClientConfig::new(
@@ -297,6 +298,26 @@ impl rmcp::ClientHandler for HostClient {
         _context: rmcp::service::RequestContext<RoleClient>,
     ) -> Result<rmcp::model::ListRootsResult, rmcp::ErrorData> {
         Ok(rmcp::model::ListRootsResult::new(self.roots.list()))
+    }
+
+    /// `notifications/elicitation/complete`: a page the server asked the person to visit is
+    /// done. Anything else a server invents is ignored.
+    async fn on_custom_notification(
+        &self,
+        notification: rmcp::model::CustomNotification,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        if notification.method != "notifications/elicitation/complete" {
+            return;
+        }
+        let id = notification
+            .params
+            .as_ref()
+            .and_then(|p| p.get("elicitationId"))
+            .and_then(Value::as_str);
+        if let (Some(elicitor), Some(id)) = (&self.elicitation.0, id) {
+            elicitor.completed(&self.server, id);
+        }
     }
 
     async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {

@@ -32,6 +32,8 @@ const MAX_NAME_CHARS: usize = 200;
 const MAX_MESSAGE_CHARS: usize = 4_000;
 const MAX_LABEL_CHARS: usize = 500;
 const MAX_OPTIONS: usize = 500;
+/// The longest address a URL-mode request may name.
+const MAX_URL_CHARS: usize = 8_192;
 
 /// A server's question, as the window shows it. Every text in it is the server's: shown as
 /// text only.
@@ -41,6 +43,42 @@ pub struct ElicitationRequest {
     pub server: String,
     pub message: String,
     pub fields: Vec<ElicitField>,
+    /// URL mode: the server asks the person to visit this page (an out-of-band sign-in or
+    /// payment) instead of filling in fields. Opened in the browser only when they click, by
+    /// Rust ([`ElicitationBroker::visit`]); the window never opens it itself.
+    pub url: Option<UrlVisit>,
+}
+
+/// The page of a URL-mode request: the whole address, and its host as the URL parser spells
+/// it (a look-alike internationalised name in its `xn--` form), which the window shows large.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+pub struct UrlVisit {
+    pub url: String,
+    pub host: String,
+    /// The server's name for this request (2025-11-25), which its
+    /// `notifications/elicitation/complete` names when the visit is done.
+    #[serde(skip)]
+    #[ts(skip)]
+    pub elicitation_id: String,
+}
+
+impl UrlVisit {
+    /// The page, if it may be opened: `https:`, or `http:` on this computer's loopback.
+    ///
+    /// # Errors
+    /// Why it is refused, for a person.
+    pub fn of(raw: &str, elicitation_id: &str) -> Result<Self, String> {
+        if raw.chars().count() > MAX_URL_CHARS {
+            return Err("the address is too long".into());
+        }
+        super::oauth::openable(raw)?;
+        let parsed = url::Url::parse(raw).map_err(|e| e.to_string())?;
+        Ok(UrlVisit {
+            url: parsed.to_string(),
+            host: parsed.host_str().unwrap_or_default().to_owned(),
+            elicitation_id: elicitation_id.to_owned(),
+        })
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
@@ -101,8 +139,9 @@ pub enum ElicitationAnswer {
 }
 
 impl ElicitationRequest {
-    /// The form a server's `elicitation/create` asks for; `None` for a mode Switchboard does
-    /// not show (URL mode, which it does not declare).
+    /// What a server's `elicitation/create` asks for: a form, or a page to visit; `None` for
+    /// a page that may not be opened (not `https:`, nor `http:` on loopback) or a mode
+    /// Switchboard does not know.
     pub fn from_rmcp(id: String, server: &str, params: &ElicitRequestParams) -> Option<Self> {
         match params {
             ElicitRequestParams::FormElicitationParams {
@@ -114,7 +153,28 @@ impl ElicitationRequest {
                 server: server.to_owned(),
                 message: message.clone(),
                 fields: fields_of(requested_schema),
+                url: None,
             }),
+            ElicitRequestParams::UrlElicitationParams {
+                message,
+                url,
+                elicitation_id,
+                ..
+            } => {
+                match UrlVisit::of(url, elicitation_id) {
+                    Ok(visit) => Some(ElicitationRequest {
+                        id,
+                        server: server.to_owned(),
+                        message: message.clone(),
+                        fields: Vec::new(),
+                        url: Some(visit),
+                    }),
+                    Err(why) => {
+                        tracing::warn!(server, "an MCP server asked the person to visit a page that is not opened: {why}");
+                        None
+                    }
+                }
+            }
             _ => None,
         }
     }
@@ -511,6 +571,10 @@ pub trait Elicitor: Send + Sync {
         &self,
         request: ElicitationRequest,
     ) -> futures_util::future::BoxFuture<'static, ElicitationAnswer>;
+
+    /// The server says the visit it asked for (`elicitation_id`) is done
+    /// (`notifications/elicitation/complete`): a request for it still open can close.
+    fn completed(&self, _server: &str, _elicitation_id: &str) {}
 }
 
 /// The window's side of elicitation: requests go to the one listener (the window, which
@@ -573,6 +637,21 @@ impl ElicitationBroker {
         Ok(())
     }
 
+    /// The page of the open URL-mode request `id`, for Rust to open in the browser on the
+    /// person's click; the request is then answered `accept` (they went to the page).
+    ///
+    /// # Errors
+    /// No such request is open, or it is a form, not a page.
+    pub fn visit(&self, id: &str) -> Result<UrlVisit, String> {
+        lock(&self.inner.pending)
+            .get(id)
+            .ok_or_else(|| "this request is no longer open (its server stopped asking)".to_owned())?
+            .request
+            .url
+            .clone()
+            .ok_or_else(|| "this request is a form, not a page to visit".to_owned())
+    }
+
     /// The forms open now.
     pub fn open(&self) -> Vec<ElicitationRequest> {
         lock(&self.inner.pending)
@@ -597,6 +676,34 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Elicitor for ElicitationBroker {
+    /// A page request the server says is done is answered `accept` for the person (they did
+    /// what it asked, elsewhere); its window is told by the answer failing if they click.
+    fn completed(&self, server: &str, elicitation_id: &str) {
+        if elicitation_id.is_empty() {
+            return;
+        }
+        let mut pending = lock(&self.inner.pending);
+        let done = pending
+            .iter()
+            .find(|(_, p)| {
+                p.request.server == server
+                    && p.request
+                        .url
+                        .as_ref()
+                        .is_some_and(|u| u.elicitation_id == elicitation_id)
+            })
+            .map(|(id, _)| id.clone());
+        if let Some(open) = done.and_then(|id| pending.remove(&id)) {
+            tracing::info!(
+                server,
+                "an MCP server says the page it asked the person to visit is done"
+            );
+            let _ = open.answer.send(ElicitationAnswer::Accept {
+                content: Map::new(),
+            });
+        }
+    }
+
     fn elicit(
         &self,
         request: ElicitationRequest,
@@ -800,5 +907,76 @@ mod tests {
         let _window = broker.listen();
         assert_eq!(broker.elicit(request()).await, ElicitationAnswer::Cancel);
         assert!(broker.open().is_empty());
+    }
+
+    fn page(id: &str, url: &str, elicitation_id: &str) -> Option<ElicitationRequest> {
+        let params: ElicitRequestParams = serde_json::from_value(json!({
+            "mode": "url", "message": "Sign in to <b>Pay</b>", "url": url, "elicitationId": elicitation_id,
+        }))
+        .unwrap();
+        ElicitationRequest::from_rmcp(id.into(), "pay", &params)
+    }
+
+    #[test]
+    fn a_page_is_shown_only_if_it_may_be_opened() {
+        let shown = page("p1", "https://xn--pypal-4ve.com/login?a=1", "e").unwrap();
+        let visit = shown.url.unwrap();
+        assert_eq!(visit.host, "xn--pypal-4ve.com");
+        assert!(shown.fields.is_empty());
+        assert!(page("p2", "http://localhost:9/done", "e").is_some());
+        assert!(page("p3", "http://[::1]:9/done", "e").is_some());
+        for refused in [
+            "http://example.com/",
+            "file:///etc/passwd",
+            "javascript:alert(1)",
+            "ms-settings:",
+        ] {
+            assert!(page("p4", refused, "e").is_none(), "{refused}");
+        }
+        let long = format!("https://example.com/{}", "a".repeat(MAX_URL_CHARS));
+        assert!(page("p5", &long, "e").is_none());
+    }
+
+    #[tokio::test]
+    async fn a_page_is_visited_by_id_and_closed_when_its_server_says_it_is_done() {
+        let broker = ElicitationBroker::default();
+        let mut window = broker.listen();
+        let asking = tokio::spawn({
+            let broker = broker.clone();
+            async move {
+                broker
+                    .elicit(page("p1", "https://pay.example.com/", "el-7").unwrap())
+                    .await
+            }
+        });
+        let shown = window.recv().await.unwrap();
+        assert_eq!(
+            broker.visit(&shown.id).unwrap().url,
+            "https://pay.example.com/"
+        );
+        assert!(broker.visit("nope").is_err());
+        // Another server's word, or another request's, closes nothing.
+        broker.completed("other", "el-7");
+        broker.completed("pay", "el-8");
+        assert_eq!(broker.open().len(), 1);
+        broker.completed("pay", "el-7");
+        assert_eq!(
+            asking.await.unwrap(),
+            ElicitationAnswer::Accept {
+                content: Map::new()
+            }
+        );
+        assert!(broker.open().is_empty());
+        // A form is not a page.
+        let form = tokio::spawn({
+            let broker = broker.clone();
+            async move { broker.elicit(request()).await }
+        });
+        let shown = window.recv().await.unwrap();
+        assert!(broker.visit(&shown.id).is_err());
+        broker
+            .answer(&shown.id, ElicitationAnswer::Decline)
+            .unwrap();
+        assert_eq!(form.await.unwrap(), ElicitationAnswer::Decline);
     }
 }

@@ -74,6 +74,9 @@ struct Slot {
     tools: Arc<Vec<ListedTool>>,
     stop: CancellationToken,
     task: Option<tokio::task::JoinHandle<()>>,
+    /// The challenge of the call that asked for a sign-in while the server ran (a step-up),
+    /// for the sign-in to ask for what it names.
+    challenge: Option<String>,
 }
 
 /// The servers this app runs.
@@ -197,6 +200,7 @@ impl McpHost {
                 tools: Arc::default(),
                 stop: stop.clone(),
                 task: None,
+                challenge: None,
             },
         );
         let host = self.clone();
@@ -263,6 +267,7 @@ impl McpHost {
                     );
                     let mut tools_changed = server.tools_changed();
                     let mut offers_changed = server.offers_changed();
+                    let mut sign_in_wanted = server.sign_in_wanted();
                     // A local server's exit is seen at once; a remote one is asked now and then.
                     let mut pings = tokio::time::interval_at(
                         tokio::time::Instant::now() + self.ping_every,
@@ -276,6 +281,26 @@ impl McpHost {
                                 if let Err(e) = server.ping(PING_TIMEOUT).await {
                                     server.stop().await;
                                     break format!("it stopped answering: {e}");
+                                }
+                            }
+                            Ok(()) = sign_in_wanted.changed() => {
+                                // A call was refused for want of a sign-in (a step-up to more
+                                // scope, or a token gone): nothing more will work until the
+                                // person signs in, so say so now, not at the next start.
+                                let challenge = sign_in_wanted.borrow_and_update().clone();
+                                if let Some(challenge) = challenge {
+                                    server.stop().await;
+                                    self.pids.forget(name);
+                                    if let Some(slot) = self.slots().get_mut(name) {
+                                        slot.challenge = Some(challenge);
+                                    }
+                                    return self.set_state(
+                                        name,
+                                        ServerState::NeedsSignIn {
+                                            reason: format!("“{name}” refused a call: it needs more permission than you gave it; sign in to it again"),
+                                        },
+                                        Some(None),
+                                    );
                                 }
                             }
                             Ok(()) = offers_changed.changed() => {
@@ -389,6 +414,13 @@ impl McpHost {
     }
 
     /// The running server `name`, for calls.
+    /// The challenge of the call that asked `name` for a sign-in while it ran, if one did.
+    pub fn sign_in_challenge(&self, name: &str) -> Option<String> {
+        self.slots()
+            .get(name)
+            .and_then(|slot| slot.challenge.clone())
+    }
+
     pub fn server(&self, name: &str) -> Option<Arc<McpServer>> {
         self.slots().get(name).and_then(|s| s.server.clone())
     }

@@ -62,6 +62,10 @@ pub struct McpServer {
     roots: super::client::Roots,
     elicitation: super::elicitation::Elicitation,
     forms: super::client::FormsOpen,
+    /// The `WWW-Authenticate` challenge of a call the server refused for want of a sign-in
+    /// (a token gone, or a step-up: more scope): the supervisor stops the server and marks it
+    /// "Needs sign-in" at once, and the sign-in asks for what the challenge names.
+    sign_in_wanted: tokio::sync::watch::Sender<Option<String>>,
     stop: Mutex<Option<RunningServiceCancellationToken>>,
     exit: tokio::sync::watch::Receiver<Option<String>>,
     pid: Option<u32>,
@@ -166,6 +170,7 @@ impl McpServer {
             roots: heard.roots,
             elicitation: heard.elicitation,
             forms: heard.forms,
+            sign_in_wanted: tokio::sync::watch::Sender::new(None),
             stop,
             exit,
             pid,
@@ -219,6 +224,11 @@ impl McpServer {
     /// Changes each time the server says its tool list changed.
     pub fn tools_changed(&self) -> tokio::sync::watch::Receiver<u64> {
         self.tools_changed.clone()
+    }
+
+    /// Set to the server's challenge when it refused a call for want of a sign-in.
+    pub fn sign_in_wanted(&self) -> tokio::sync::watch::Receiver<Option<String>> {
+        self.sign_in_wanted.subscribe()
     }
 
     /// Bumped when the server says its resources or prompts changed.
@@ -633,7 +643,13 @@ impl McpServer {
             // The server went away: say how (exit code, an over-long line), which the exit
             // watcher knows a moment later.
             // A 401 or 403: the connection stands, a sign-in is wanted.
-            Err(e) if auth_challenge(&e).is_some() => Err(self.service_error(&e)),
+            Err(e) if auth_challenge(&e).is_some() => {
+                let refused = self.service_error(&e);
+                if let McpError::SignInRequired { challenge, .. } = &refused {
+                    self.sign_in_wanted.send_replace(Some(challenge.clone()));
+                }
+                Err(refused)
+            }
             Err(e @ (ServiceError::TransportClosed | ServiceError::TransportSend(_))) => {
                 let why = tokio::time::timeout(Duration::from_secs(5), self.exited()).await;
                 match why {

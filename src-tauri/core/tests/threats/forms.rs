@@ -28,6 +28,7 @@ fn form(server: &str, id: usize, fields: usize, message: &str) -> ElicitationReq
                 default: None,
             })
             .collect(),
+        url: None,
     }
 }
 

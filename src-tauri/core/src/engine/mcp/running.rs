@@ -64,7 +64,8 @@ impl Core {
     /// Signs in to the remote server `name` with OAuth (`authorizer` visits the authorization
     /// page) and keeps the tokens in the keychain. The server is asked first what it wants (its
     /// `WWW-Authenticate` challenge names the scopes and where its metadata is). Returns the
-    /// server's name as configured. The caller restarts it.
+    /// server's name as configured. The caller restarts it. `refused_with` is the challenge of
+    /// a call the running server refused for more scope, when there was one.
     ///
     /// # Errors
     /// Not found, not approved, not a streamable HTTP server; the sign-in failed.
@@ -72,9 +73,15 @@ impl Core {
         &self,
         name: &str,
         authorizer: &dyn Authorizer,
+        refused_with: Option<String>,
     ) -> Result<String, CoreError> {
         let (key, remote, auth) = self.mcp_remote_auth(name).await?;
-        let challenge = crate::mcp::remote::challenge(&key, &remote).await?;
+        // A call refused while the server ran (a step-up) said what it wants; otherwise the
+        // server is asked now.
+        let challenge = match refused_with {
+            Some(challenge) => Some(challenge),
+            None => crate::mcp::remote::challenge(&key, &remote).await?,
+        };
         crate::mcp::oauth::sign_in(&key, &remote.url, &auth, challenge.as_deref(), authorizer)
             .await?;
         Ok(key)

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { chooseInFileDialog, openNewConversation, serverRunning, launch, nativeWindow, pressIn, screenshotScreen, sendInNewConversation, textOf, tid, withMockModel } from "./harness.mjs";
+import { chooseInFileDialog, fakeBrowser, openNewConversation, serverRunning, launch, nativeWindow, pressIn, screenshotScreen, sendInNewConversation, textOf, tid, withMockModel } from "./harness.mjs";
 
 /** The text of the chat's last row when it is an answer (each row of the list holds one message). */
 const ANSWER = `${tid("message-list")} > ol > li:last-child ${tid("answer-text")}`;
@@ -186,6 +186,33 @@ test("a server's form (elicitation) is shown over the chat, filled in and sent; 
     }
   });
 });
+test("a server asks the person to visit a page (URL mode, inside a 2026-07-28 input_required result): its host is shown, Rust opens it only on Open", async () => {
+  await withMockModel("chat-url-form", { fault: true }, async (home) => {
+    const { opened, env } = fakeBrowser(home);
+    const app = await launch(home, env);
+    try {
+      const b = app.browser;
+      await serverRunning(b, "fault");
+      await askAndAllow(b, "Pay for the upgrade");
+      const form = b.$(tid("mcp-form"));
+      await form.waitForDisplayed({ timeout: 20000 });
+      assert.equal(await textOf(b, tid("mcp-form-url-host")), "pay.example.com");
+      assert.equal(await textOf(b, tid("mcp-form-url")), "https://pay.example.com/checkout?order=42");
+      assert.match(await textOf(b, tid("mcp-form-message")), /Pay for the upgrade on the payment page/);
+      assert.equal(fs.existsSync(opened), false, "nothing opens before the person clicks Open");
+      await app.screenshot("mcp-form-url");
+      await b.$(tid("mcp-form-open")).click();
+      await form.waitForDisplayed({ reverse: true, timeout: 10000 });
+      await b.waitUntil(() => fs.existsSync(opened), { timeout: 10000, timeoutMsg: "the browser was not asked to open the page" });
+      assert.equal(fs.readFileSync(opened, "utf8").trim(), "https://pay.example.com/checkout?order=42");
+      await answerSays(b, "You went to the payment page; the upgrade is on its way.");
+      await app.screenshot("chat-url-form-visited");
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 const STORY = "Once upon a time a switchboard operator connected every call in town, one plug at a time, all night.";
 
 /** Sends the slow story prompt in a new conversation and waits until part of it is shown. */

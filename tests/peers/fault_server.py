@@ -13,7 +13,7 @@ sends notifications/resources/list_changed, big(megabytes)
 answers with that much text, flaky(key) fails the first time it is called with a key and works
 after, ask() asks the person where to deploy (elicitation; at 2026-07-28 inside an
 `input_required` result) and says what they answered, roots_seen() asks for the roots,
-sample() asks for sampling, stateful() checks its `requestState` comes back untouched, busy()
+sample() asks for sampling, pay() asks the person to visit a payment page (URL mode), stateful() checks its `requestState` comes back untouched, busy()
 never stops asking, picture(megabytes)
 answers with a PNG of noise that large, report() answers in seed 002's artifact contract (a CSV
 to open the canvas at, an HTML page with a script that must not run). (A server that writes stdout without ever ending the line cannot be
@@ -45,7 +45,7 @@ from mcp.server.mcpserver import (
     Resolve,
     Sample,
 )
-from mcp_types import InputRequiredResult, ListRootsResult, CreateMessageResult, SamplingMessage, TextContent
+from mcp_types import ElicitRequest, ElicitRequestURLParams, InputRequiredResult, ListRootsResult, CreateMessageResult, SamplingMessage, TextContent
 from mcp.server.mcpserver.resources import TextResource
 from mcp.server.mcpserver.exceptions import ToolError
 
@@ -137,6 +137,32 @@ def a_sample() -> Sample:
 async def sample(said: Annotated[CreateMessageResult, Resolve(a_sample)]) -> str:
     """Asks to use the client's model (sampling), which a client may refuse."""
     return f"the model said {said.content}"
+
+
+PAY_URL = "https://pay.example.com/checkout?order=42"
+
+
+@server.tool()
+async def pay(ctx: Context) -> InputRequiredResult | str:
+    """Asks the person to visit a payment page (URL-mode elicitation): inside an
+    `input_required` result at 2026-07-28, as `elicitation/create` at 2025-11-25."""
+    message = "Pay for the upgrade on the payment page"
+    if ctx.protocol_version == "2026-07-28":
+        answer = (ctx.input_responses or {}).get("pay")
+        if answer is None:
+            return InputRequiredResult(
+                input_requests={
+                    "pay": ElicitRequest(
+                        params=ElicitRequestURLParams(mode="url", message=message, url=PAY_URL, elicitation_id="pay-42")
+                    )
+                }
+            )
+        action = answer.get("action") if isinstance(answer, dict) else getattr(answer, "action", None)
+    else:
+        action = (await ctx.elicit_url(message, PAY_URL, "pay-42")).action
+    if action == "accept":
+        return "the person went to the payment page"
+    return f"the person answered {action}"
 
 
 STATE = "opaque:v1:" + base64.b64encode(b"round one").decode()

@@ -331,6 +331,10 @@ export class FakeBackend {
   #forms: { onmessage: (form: McpForm) => void } | null = null;
   /** Answers the window sent to forms, in order. */
   formAnswers: { id: string; answer: McpFormAnswer }[] = [];
+  /** Forms asked and not answered yet, by id (what Rust's broker holds). */
+  #openForms = new Map<string, McpForm>();
+  /** The pages Rust opened in the browser for URL-mode requests, in order. */
+  formVisits: { id: string; url: string }[] = [];
   /** Rust's check of a sent form: a message refuses it (the form stays open). */
   formRefusal: (content: Record<string, unknown>) => string | null = () => null;
   /** Servers the window signed in to. */
@@ -339,6 +343,7 @@ export class FakeBackend {
   /** A server asks the person to fill in `form`. */
   askForm(form: McpForm): void {
     if (!this.#forms) throw new Error("the window is not listening for forms");
+    this.#openForms.set(form.id, form);
     this.#forms.onmessage(form);
   }
 
@@ -1542,6 +1547,17 @@ export class FakeBackend {
       const refusal = answer.action === "accept" ? this.formRefusal(answer.content) : null;
       if (refusal) throw { kind: "invalid_input", message: refusal, field: "form" };
       this.formAnswers.push({ id: String(args.id), answer });
+      this.#openForms.delete(String(args.id));
+      return null;
+    },
+    visit_mcp_form: (args) => {
+      const id = String(args.id);
+      const open = this.#openForms.get(id);
+      if (!open) throw { kind: "invalid_input", message: "this request is no longer open (its server stopped asking)", field: "form" };
+      if (!open.url) throw { kind: "invalid_input", message: "this request is a form, not a page to visit", field: "form" };
+      this.formVisits.push({ id, url: open.url.url });
+      this.formAnswers.push({ id, answer: { action: "accept", content: {} } });
+      this.#openForms.delete(id);
       return null;
     },
     sign_in_mcp_server: (args) => {

@@ -1,5 +1,5 @@
-// A form an MCP server asks the person to fill in (elicitation), and signing in to a server
-// that asks for OAuth, on the Servers page.
+// A form an MCP server asks the person to fill in (elicitation), a page it asks them to visit
+// (URL mode), and signing in to a server that asks for OAuth, on the Servers page.
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => ({
@@ -31,6 +31,18 @@ function form(): McpForm {
       { name: "notify", title: "Tell the team", description: null, required: false, default: true, type: "boolean" },
       { name: "email", title: "Email", description: null, required: false, default: null, type: "text", format: "email", min_length: null, max_length: null },
     ],
+    url: null,
+  };
+}
+
+/** A URL-mode request: a page to visit, no fields. */
+function page(): McpForm {
+  return {
+    id: "form-2",
+    server: "<b>billing</b>",
+    message: "Pay for the plan <img src=x onerror=alert(1)>",
+    fields: [],
+    url: { url: "https://xn--pypal-4ve.com/checkout?session=abc&next=%2Fdone", host: "xn--pypal-4ve.com" },
   };
 }
 
@@ -73,6 +85,64 @@ describe("a server's form", () => {
     await user.click(await screen.findByTestId("mcp-form-decline"));
     await waitFor(() => expect(screen.queryByTestId("mcp-form")).toBeNull());
     expect(backend.formAnswers).toEqual([{ id: "form-1", answer: { action: "decline" } }]);
+  });
+});
+
+describe("a server's page to visit", () => {
+  it("shows the host, the whole address and the server's words as text, without fields", async () => {
+    await renderApp();
+    backend.askForm(page());
+    const dialog = await screen.findByTestId("mcp-form");
+    expect(dialog.querySelector("img, b, a, input, select")).toBeNull();
+    expect(within(dialog).getByText("“<b>billing</b>” asks you to visit a page")).toBeTruthy();
+    expect(screen.getByTestId("mcp-form-message").textContent).toBe("Pay for the plan <img src=x onerror=alert(1)>");
+    expect(screen.getByTestId("mcp-form-url-host").textContent).toBe("xn--pypal-4ve.com");
+    expect(screen.getByTestId("mcp-form-url").textContent).toBe("https://xn--pypal-4ve.com/checkout?session=abc&next=%2Fdone");
+    expect(within(dialog).getByText("Opens a page on")).toBeTruthy();
+    expect(within(dialog).queryByTestId("mcp-form-field")).toBeNull();
+    expect(within(dialog).queryByTestId("mcp-form-send")).toBeNull();
+  });
+
+  it("has Rust open it with the request's id only, then closes", async () => {
+    const { user } = await renderApp();
+    backend.askForm(page());
+    await user.click(await screen.findByTestId("mcp-form-open"));
+    await waitFor(() => expect(screen.queryByTestId("mcp-form")).toBeNull());
+    expect(backend.callsTo("visit_mcp_form").map((call) => call.args)).toEqual([{ id: "form-2" }]);
+    expect(backend.callsTo("answer_mcp_form")).toEqual([]);
+    expect(backend.formVisits).toEqual([{ id: "form-2", url: "https://xn--pypal-4ve.com/checkout?session=abc&next=%2Fdone" }]);
+  });
+
+  it("keeps the request open with Rust's reason when the browser cannot be started", async () => {
+    backend.failures.set("visit_mcp_form", { kind: "io", message: "cannot start the browser", field: null });
+    const { user } = await renderApp();
+    backend.askForm(page());
+    await user.click(await screen.findByTestId("mcp-form-open"));
+    expect((await screen.findByTestId("mcp-form-problem")).textContent).toBe("cannot start the browser");
+    expect(screen.getByTestId("mcp-form-url-host")).toBeTruthy();
+    backend.failures.delete("visit_mcp_form");
+    await user.keyboard("{Escape}");
+    await waitFor(() => expect(screen.queryByTestId("mcp-form")).toBeNull());
+    expect(backend.formAnswers).toEqual([{ id: "form-2", answer: { action: "cancel" } }]);
+  });
+
+  it("declines when the person says no, without opening anything", async () => {
+    const { user } = await renderApp();
+    backend.askForm(page());
+    await user.click(await screen.findByTestId("mcp-form-decline"));
+    await waitFor(() => expect(screen.queryByTestId("mcp-form")).toBeNull());
+    expect(backend.formAnswers).toEqual([{ id: "form-2", answer: { action: "decline" } }]);
+    expect(backend.callsTo("visit_mcp_form")).toEqual([]);
+  });
+
+  it("closes quietly when the server already called the visit done", async () => {
+    const { user } = await renderApp();
+    backend.askForm(page());
+    // Rust answered it when the server said it was done: the fake no longer holds it.
+    backend.failures.set("visit_mcp_form", { kind: "invalid_input", message: "this request is no longer open (its server stopped asking)", field: "form" });
+    await user.click(await screen.findByTestId("mcp-form-open"));
+    await waitFor(() => expect(screen.queryByTestId("mcp-form")).toBeNull());
+    expect(screen.queryByTestId("mcp-form-problem")).toBeNull();
   });
 });
 

@@ -114,6 +114,7 @@ fn bindings() -> String {
         crate::mcp::elicitation::ChoiceOption,
         crate::mcp::elicitation::FieldKind,
         crate::mcp::elicitation::ElicitField,
+        crate::mcp::elicitation::UrlVisit,
         crate::mcp::elicitation::ElicitationRequest,
         crate::mcp::elicitation::ElicitationAnswer,
     );

@@ -411,4 +411,18 @@ async fn a_server_asks_the_person_to_visit_a_page() {
     assert!(loopback.contains("completed"), "{loopback}");
     assert_eq!(visitor.shown.lock().unwrap().len(), 2);
     server.stop().await;
+
+    // The same at 2026-07-28: the page rides an `input_required` result (our fault server).
+    let mut launch = fault_server();
+    launch.elicitation = Elicitation(Some(Arc::clone(&visitor) as Arc<dyn Elicitor>));
+    let modern = stdio::start("faulty", launch).await.unwrap();
+    assert_eq!(modern.protocol().as_deref(), Some("2026-07-28"));
+    let paid = call(&modern, "pay", json!({}), short).await.unwrap();
+    assert!(
+        paid.contains("the person went to the payment page"),
+        "{paid}"
+    );
+    let shown = visitor.shown.lock().unwrap().last().cloned().unwrap();
+    assert_eq!(shown.url.unwrap().host, "pay.example.com");
+    modern.stop().await;
 }

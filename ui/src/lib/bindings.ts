@@ -907,6 +907,12 @@ default: JsonValue | null, } & ({ "type": "text",
 format: string | null, min_length: number | null, max_length: number | null, } | { "type": "number", integer: boolean, minimum: number | null, maximum: number | null, } | { "type": "boolean" } | { "type": "choice", options: Array<ChoiceOption>, } | { "type": "multi_choice", options: Array<ChoiceOption>, min_items: number | null, max_items: number | null, });
 
 /**
+ * The page of a URL-mode request: the whole address, and its host as the URL parser spells
+ * it (a look-alike internationalised name in its `xn--` form), which the window shows large.
+ */
+export type UrlVisit = { url: string, host: string, };
+
+/**
  * A server's question, as the window shows it. Every text in it is the server's: shown as
  * text only.
  */

@@ -417,6 +417,14 @@ export function answerMcpForm(id: string, answer: McpFormAnswer): Promise<void> 
   return call("answer_mcp_form", { id, answer });
 }
 
+/**
+ * The person clicked Open on a server's URL-mode request: Rust opens the page it checked (in
+ * the system browser) and answers the request `accept`. Only the id goes; never the address.
+ */
+export function visitMcpForm(id: string): Promise<void> {
+  return call("visit_mcp_form", { id });
+}
+
 /** The end of the server's stderr log (empty when it has written nothing). */
 export function mcpServerLog(name: string): Promise<string> {
   return call("mcp_server_log", { name });

@@ -71,7 +71,8 @@ impl UrlVisit {
         if raw.chars().count() > MAX_URL_CHARS {
             return Err("the address is too long".into());
         }
-        super::oauth::openable(raw)?;
+        super::pages::secure_or_loopback(raw)
+            .map_err(|why| format!("the page “{}” {why}", crate::text::one_line(raw, 120)))?;
         let parsed = url::Url::parse(raw).map_err(|e| e.to_string())?;
         Ok(UrlVisit {
             url: parsed.to_string(),

@@ -18,6 +18,7 @@ pub mod launch;
 mod listen;
 pub mod nesting;
 pub mod oauth;
+pub mod pages;
 pub mod process;
 pub mod remote;
 pub mod results;

@@ -301,34 +301,17 @@ impl AuthorizationVisit for LoopbackVisit {
 }
 
 /// Whether a sign-in page named by a server (its metadata's authorization endpoint) may be
-/// opened: `https:`, or `http:` on this computer's loopback only. Anything else (`file:`,
-/// `search-ms:`, `ms-settings:`, a custom app's scheme, plain http across a network) is refused,
-/// so a hostile server cannot start a program or open a local file through the browser.
+/// opened: see [`super::pages::secure_or_loopback`].
 ///
 /// # Errors
 /// Why the address is refused, for a person.
 pub fn openable(url: &str) -> Result<(), String> {
-    let refuse = |why: &str| {
-        Err(format!(
+    super::pages::secure_or_loopback(url).map_err(|why| {
+        format!(
             "the server's sign-in page “{}” {why}; Switchboard does not open it",
             crate::text::one_line(url, 120)
-        ))
-    };
-    let Ok(parsed) = url::Url::parse(url) else {
-        return refuse("is not a valid address");
-    };
-    let loopback = match parsed.host() {
-        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        None => false,
-    };
-    match parsed.scheme() {
-        "https" if parsed.host().is_some() => Ok(()),
-        "http" if loopback => Ok(()),
-        "http" => refuse("is plain http:// on another computer"),
-        _ => refuse("is not an https:// address"),
-    }
+        )
+    })
 }
 
 /// Opens `url` in the person's browser: `$BROWSER` when set (as xdg-open and most command

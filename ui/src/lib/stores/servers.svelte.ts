@@ -1,8 +1,8 @@
 // The MCP servers: their list with each one's state (pushed by Rust at every change, so nothing
 // polls), the actions on a server (approve, switch on or off, sign in or out, restart, remove,
 // add, edit), their tools and the acceptance of a changed tool, a server's log, importing servers
-// from another app's configuration, the forms servers ask the person to fill in, and the standing
-// approvals of their tools (the tools that run without asking).
+// from another app's configuration, the forms servers ask the person to fill in (or pages to
+// visit), and the standing approvals of their tools (the tools that run without asking).
 //
 // A list fetched while Rust pushed a newer one is dropped (the push counter). Every action reloads
 // the list when it ends; failures go to the UI store's toast unless the caller shows them itself.
@@ -259,8 +259,22 @@ export class ServersStore {
    * @throws IpcError when the values do not fit the form (it stays open)
    */
   async answerForm(id: string, answer: McpFormAnswer): Promise<void> {
+    await this.#closeForm(id, () => ipc.answerMcpForm(id, answer));
+  }
+
+  /**
+   * Has Rust open the page of a URL-mode request in the browser (which answers it `accept`);
+   * the request closes when Rust did.
+   * @throws IpcError when the page could not be opened (the request stays open)
+   */
+  async visitForm(id: string): Promise<void> {
+    await this.#closeForm(id, () => ipc.visitMcpForm(id));
+  }
+
+  /** Runs `action` on form `id`, then closes it; one Rust no longer holds closes too. */
+  async #closeForm(id: string, action: () => Promise<void>): Promise<void> {
     try {
-      await ipc.answerMcpForm(id, answer);
+      await action();
     } catch (err) {
       const error = toIpcError(err);
       if (error.kind !== "not_found" && !error.message.includes("no longer open")) throw error;

@@ -85,6 +85,8 @@ const COMMANDS: &[&str] = &[
     "watch_mcp_forms",
     "answer_mcp_form",
     "visit_mcp_form",
+    "prepare_mcp_app",
+    "app_call_tool",
     "send_message",
     "retry_tool_call",
     "stop_run",

@@ -68,6 +68,7 @@ const STOP_ASKING: Buttons = ("_Stop asking", "_Keep asking");
 const RUN_WITHOUT_ASKING: Buttons = ("_Run without asking", "_Keep asking");
 const OPEN_SIGN_IN: Buttons = ("_Open the sign-in page", "_Cancel");
 const OPEN_LINK: Buttons = ("_Open", "_Cancel");
+const RUN_FOR_APP: Buttons = ("_Run", "_Cancel");
 
 fn label(text: &str) -> String {
     if cfg!(target_os = "linux") {
@@ -121,6 +122,7 @@ impl Confirm for NativeConfirm {
             Allowance::AutoApprove { .. } => RUN_WITHOUT_ASKING,
             Allowance::SignIn { .. } => OPEN_SIGN_IN,
             Allowance::OpenLink { .. } => OPEN_LINK,
+            Allowance::AppToolCall { .. } => RUN_FOR_APP,
         };
         self.ask(allowance.title(), allowance.message(), buttons)
             .await

@@ -54,6 +54,11 @@ pub fn run() -> i32 {
         // granted none of this plugin's commands.
         .plugin(tauri_plugin_dialog::init())
         .plugin(navigation_guard())
+        // MCP Apps' pages, by token, each under its own Content-Security-Policy (loaded only in
+        // a sandboxed frame of a tool card).
+        .register_uri_scheme_protocol(commands::apps::SCHEME, |ctx, request| {
+            commands::apps::serve_app_page(ctx.app_handle(), &request)
+        })
         // Files dropped on the window are read by Rust (see `bridge::on_drag_drop`).
         .on_window_event(|window, event| {
             if let tauri::WindowEvent::DragDrop(drop) = event {
@@ -165,6 +170,8 @@ pub fn run() -> i32 {
             commands::mcp::watch_mcp_forms,
             commands::mcp::answer_mcp_form,
             commands::mcp::visit_mcp_form,
+            commands::apps::prepare_mcp_app,
+            commands::apps::app_call_tool,
             commands::providers::list_provider_kinds,
             commands::providers::list_provider_presets,
             commands::providers::test_provider,
@@ -226,6 +233,10 @@ fn is_app_page(url: &tauri::Url) -> bool {
     let host = url.host_str();
     match url.scheme() {
         "about" => url.path() == "srcdoc",
+        // An MCP App's page in its sandboxed frame (scripts only, an opaque origin, its own
+        // policy; see commands::apps).
+        "mcp-app" => host == Some("localhost"),
+        "http" | "https" if host == Some("mcp-app.localhost") => true,
         "tauri" => host == Some("localhost"),
         "http" | "https" if host == Some("tauri.localhost") => true,
         "http" if tauri::is_dev() => host == Some("localhost") && url.port() == Some(1420),
@@ -250,7 +261,10 @@ mod tests {
         let page = |url: &str| super::is_app_page(&tauri::Url::parse(url).unwrap());
         assert!(page("tauri://localhost/index.html"));
         assert!(page("about:srcdoc"));
+        assert!(page("mcp-app://localhost/0123abcd"));
+        assert!(page("http://mcp-app.localhost/0123abcd"));
         for away in [
+            "mcp-app://elsewhere/0123abcd",
             "about:blank",
             "https://example.com/",
             "tauri://elsewhere/",

@@ -69,6 +69,11 @@ impl AppState {
             .await
     }
 
+    /// The app if it has been built (an app page can only exist once it has).
+    pub fn app_now(&self) -> Option<&Arc<App>> {
+        self.app.get()
+    }
+
     pub async fn core(&self) -> &Core {
         self.app().await.core()
     }

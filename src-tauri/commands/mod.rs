@@ -1,6 +1,7 @@
 //! Thin IPC adapters, one file per area: parse the call, hand it to the core, map the error.
 
 pub mod app;
+pub mod apps;
 pub mod artifacts;
 pub mod attachments;
 pub mod chat;

@@ -116,6 +116,7 @@ fn bindings() -> String {
         crate::mcp::elicitation::ElicitField,
         crate::mcp::elicitation::UrlVisit,
         crate::mcp::elicitation::ElicitationRequest,
+        crate::mcp::apps::McpAppView,
         crate::mcp::elicitation::ElicitationAnswer,
     );
     out.trim_end().to_owned() + "\n"

@@ -426,3 +426,34 @@ async fn a_server_asks_the_person_to_visit_a_page() {
     assert_eq!(shown.url.unwrap().host, "pay.example.com");
     modern.stop().await;
 }
+
+/// An MCP App's page (SEP-1865) read from its tool's server: the tool names its `ui://`
+/// resource, the page comes back as HTML with the policy it is served under (nothing but its
+/// own inline code; no network, since it declares no domains), and an address that is not
+/// `ui://` is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_app_page_is_read_from_its_tools_server_with_its_policy() {
+    use switchboard_core::mcp::apps::read_app;
+    use switchboard_core::mcp::catalogue::ListedTool;
+    if !mcp_peers_installed("an_app_page_is_read_from_its_tools_server_with_its_policy") {
+        return;
+    }
+    let server = stdio::start("faulty", fault_server()).await.unwrap();
+    let tools = server.list_tools().await.unwrap();
+    let dashboard = tools.iter().find(|t| t.name == "dashboard").unwrap();
+    let listed = ListedTool::from_rmcp(dashboard);
+    assert_eq!(listed.app.as_deref(), Some("ui://fault/dashboard"));
+    let page = read_app(&server, "ui://fault/dashboard", Duration::from_secs(10))
+        .await
+        .unwrap();
+    assert!(page.html.contains("Fault dashboard"));
+    assert!(page.prefers_border);
+    assert!(page.csp.starts_with("default-src 'none'"), "{}", page.csp);
+    assert!(page.csp.contains("connect-src 'none'"), "{}", page.csp);
+    let refused = read_app(&server, "note://anything", Duration::from_secs(10))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(refused.contains("not a ui:// resource"), "{refused}");
+    server.stop().await;
+}

@@ -96,7 +96,7 @@ async fn servers_start_in_the_background_and_a_crash_restarts_with_backoff() {
     else {
         panic!()
     };
-    assert_eq!(tools, 18);
+    assert_eq!(tools, 19);
     let records = std::fs::read_to_string(dir.path().join("pids.json")).unwrap();
     assert!(
         records.contains("faulty") && records.contains("everything"),
@@ -115,7 +115,7 @@ async fn servers_start_in_the_background_and_a_crash_restarts_with_backoff() {
         .await
         .unwrap();
     wait_for(&host, "faulty", |s| {
-        matches!(s, ServerState::Running { tools: 19, .. })
+        matches!(s, ServerState::Running { tools: 20, .. })
     })
     .await;
 
@@ -131,7 +131,7 @@ async fn servers_start_in_the_background_and_a_crash_restarts_with_backoff() {
     )
     .await;
     assert!(
-        matches!(back, ServerState::Running { tools: 18, .. }),
+        matches!(back, ServerState::Running { tools: 19, .. }),
         "the restarted server starts afresh: {back:?}"
     );
 

@@ -925,6 +925,23 @@ export type ElicitationRequest = { id: string, server: string, message: string, 
 url: UrlVisit | null, };
 
 /**
+ * What the window needs to show a call's app: where to load it from, and what to hand it.
+ */
+export type McpAppView = { 
+/**
+ * The address the shell serves the page at (its own scheme).
+ */
+src: string, server: string, tool: string, resource_uri: string, 
+/**
+ * The arguments the tool was called with.
+ */
+arguments: unknown, 
+/**
+ * The call's result as the server sent it (`content`, `structuredContent`, `isError`).
+ */
+result: unknown, prefers_border: boolean, };
+
+/**
  * What the person did with a form.
  */
 export type ElicitationAnswer = { "action": "accept", content: { [key in string]: JsonValue }, } | { "action": "decline" } | { "action": "cancel" };

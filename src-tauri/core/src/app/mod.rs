@@ -10,6 +10,7 @@
 //! run and a [`Confirm`](crate::policy::confirm::Confirm) per question. The server flows are
 //! [`servers`]'s, the runs' bookkeeping [`runs`]'.
 
+mod apps;
 mod compare;
 mod links;
 mod offers;
@@ -97,6 +98,8 @@ pub struct App {
     /// Settings are read, changed and written by one caller at a time (a save from the window
     /// and a removed provider's cleared default must not undo each other).
     settings_writes: tokio::sync::Mutex<()>,
+    /// The MCP App pages the shell serves ([`App::open_app`]).
+    app_pages: apps::AppPages,
 }
 
 impl App {
@@ -139,6 +142,7 @@ impl App {
             server_watcher: std::sync::Mutex::new(CancellationToken::new()),
             quitting: CancellationToken::new(),
             settings_writes: tokio::sync::Mutex::new(()),
+            app_pages: apps::AppPages::default(),
         });
         app.core.recover_after_crash().await;
         app.pin_tools_as_listed();

@@ -529,6 +529,87 @@ impl Core {
         Ok((offered, panel))
     }
 
+    /// What the policy says about a call an MCP App asks for from a tool card: the tool
+    /// `tool` of the app's own server `server`, in `conversation_id`. The same pipeline as a
+    /// model's call (the person's standing approvals, the server's trust, auto-approve, a
+    /// destructive tool asking every time), after the same gates: the tool must be listed by
+    /// the running server, not held back since it changed, and not switched off in the
+    /// conversation. A tool meant for its app alone is judged as any other.
+    ///
+    /// # Errors
+    /// Not found (no such tool on the server); the database.
+    pub async fn app_call_verdict(
+        &self,
+        tools: &dyn ToolSource,
+        conversation_id: &str,
+        server: &str,
+        tool: &str,
+    ) -> Result<(crate::mcp::catalogue::CatalogueTool, policy::Verdict), CoreError> {
+        let not_found = || CoreError::NotFound {
+            what: format!(
+                "the tool “{}” of “{}”",
+                one_line(tool, 80),
+                one_line(server, 80)
+            ),
+        };
+        let servers = tools.tools();
+        let (_, listed) = servers
+            .iter()
+            .find(|(name, _)| name == server)
+            .ok_or_else(not_found)?;
+        let mut one = listed
+            .iter()
+            .find(|t| t.name == tool)
+            .cloned()
+            .ok_or_else(not_found)?;
+        let changed = self
+            .mcp_review_tools(server, std::slice::from_ref(&one))
+            .await?
+            .into_iter()
+            .any(|review| matches!(review.status, ToolStatus::Changed { .. }));
+        one.app_only = false;
+        let catalogue = Catalogue::build([(server, std::slice::from_ref(&one))]);
+        let Some(entry) = catalogue.tools().first().cloned() else {
+            return Err(not_found());
+        };
+        if changed {
+            return Ok((
+                entry,
+                policy::Verdict::Deny(
+                    "it changed since you first saw it; accept the change on the Servers page first"
+                        .into(),
+                ),
+            ));
+        }
+        let store = self.store()?;
+        let toggles = store.tool_toggles(conversation_id.to_owned()).await?;
+        if policy::offered(std::slice::from_ref(&entry), &HashSet::new(), &toggles).is_empty() {
+            return Ok((
+                entry,
+                policy::Verdict::Deny("it is switched off in this conversation".into()),
+            ));
+        }
+        let conversation = store.get_conversation(conversation_id.to_owned()).await?;
+        let approvals_in = conversation
+            .lane_of
+            .clone()
+            .unwrap_or_else(|| conversation.id.clone());
+        let standing =
+            Standing::in_conversation(&store.list_tool_approvals().await?, &approvals_in);
+        let facts = policy::CallFacts {
+            tool: &entry,
+            trust: self
+                .server_rules()
+                .get(server)
+                .map(|r| r.trust)
+                .unwrap_or_default(),
+            auto_approve: conversation.auto_approve,
+            standing: &standing,
+        };
+        let verdict = policy::decide(&facts);
+        Ok((entry, verdict))
+    }
+
     /// Each server's trust and call timeout from mcp.json (an unreadable file means defaults).
     fn server_rules(&self) -> HashMap<String, ServerRules> {
         match self.load_mcp() {

@@ -42,6 +42,12 @@ pub struct ListedTool {
     pub description: String,
     pub input_schema: Value,
     pub annotations: Option<Value>,
+    /// The `ui://` resource of the tool's MCP App (`_meta.ui.resourceUri`), shown in its card
+    /// after a call; `None` without one (or with an address that is not `ui://`).
+    pub app: Option<String>,
+    /// The tool is for its app alone (`_meta.ui.visibility` without `"model"`): never offered
+    /// to a model.
+    pub app_only: bool,
 }
 
 impl ListedTool {
@@ -58,8 +64,22 @@ impl ListedTool {
             description: tool.description.as_deref().unwrap_or_default().to_owned(),
             input_schema: wire["inputSchema"].clone(),
             annotations: wire.get("annotations").cloned(),
+            app: app_of(&wire["_meta"]),
+            app_only: wire["_meta"]["ui"]["visibility"]
+                .as_array()
+                .is_some_and(|seen_by| !seen_by.iter().any(|v| v == "model")),
         }
     }
+}
+
+/// A tool's MCP App: `_meta.ui.resourceUri` (or the older flat `_meta["ui/resourceUri"]`),
+/// when it is a `ui://` address of reasonable length.
+fn app_of(meta: &Value) -> Option<String> {
+    let uri = meta["ui"]["resourceUri"]
+        .as_str()
+        .or_else(|| meta["ui/resourceUri"].as_str())?;
+    (uri.starts_with("ui://") && uri.len() <= 2_048 && !uri.chars().any(char::is_control))
+        .then(|| uri.to_owned())
 }
 
 #[derive(Debug, Clone, Default)]
@@ -73,7 +93,7 @@ impl Catalogue {
     pub fn build<'a>(servers: impl IntoIterator<Item = (&'a str, &'a [ListedTool])>) -> Self {
         let mut catalogue = Catalogue::default();
         for (server, tools) in servers {
-            for tool in tools {
+            for tool in tools.iter().filter(|t| !t.app_only) {
                 let mut wire = wire_name(server, &tool.name);
                 if catalogue.by_wire.contains_key(&wire) {
                     wire = hashed(&wire, server, &tool.name);
@@ -170,7 +190,37 @@ mod tests {
             description: format!("{name} does things"),
             input_schema: json!({"type": "object"}),
             annotations: None,
+            app: None,
+            app_only: false,
         }
+    }
+
+    #[test]
+    fn an_app_tool_keeps_its_ui_resource_and_one_for_the_app_alone_is_not_offered() {
+        let rmcp_tool = |meta: Value| -> rmcp::model::Tool {
+            serde_json::from_value(json!({
+                "name": "chart", "inputSchema": {"type": "object"}, "_meta": meta,
+            }))
+            .unwrap()
+        };
+        let listed = ListedTool::from_rmcp(&rmcp_tool(
+            json!({"ui": {"resourceUri": "ui://charts/bar"}}),
+        ));
+        assert_eq!(listed.app.as_deref(), Some("ui://charts/bar"));
+        assert!(!listed.app_only);
+        let flat = ListedTool::from_rmcp(&rmcp_tool(json!({"ui/resourceUri": "ui://charts/old"})));
+        assert_eq!(flat.app.as_deref(), Some("ui://charts/old"));
+        let elsewhere = ListedTool::from_rmcp(&rmcp_tool(
+            json!({"ui": {"resourceUri": "https://evil.example/app"}}),
+        ));
+        assert_eq!(elsewhere.app, None);
+        let hidden = ListedTool::from_rmcp(&rmcp_tool(
+            json!({"ui": {"resourceUri": "ui://charts/bar", "visibility": ["app"]}}),
+        ));
+        assert!(hidden.app_only);
+        let both = [listed, hidden];
+        let catalogue = Catalogue::build([("charts", &both[..])]);
+        assert_eq!(catalogue.tools().len(), 1);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! Must not know about providers, the UI or the tool loop: the loop asks this module for the
 //! catalogue and to run a call.
 
+pub mod apps;
 pub mod artifacts;
 pub mod catalogue;
 pub mod client;

@@ -56,6 +56,13 @@ pub enum Allowance {
     /// Open a link from the conversation in the browser (`url` as it will be opened, with a
     /// look-alike domain in its `xn--` form).
     OpenLink { url: String },
+    /// Run the tool `tool` of `server` with `arguments` (JSON text), as the server's own app
+    /// (MCP Apps) in a tool card asks.
+    AppToolCall {
+        server: String,
+        tool: String,
+        arguments: String,
+    },
 }
 
 impl Allowance {
@@ -78,6 +85,9 @@ impl Allowance {
                 format!("Write an email to {}?", shown(&url["mailto:".len()..]))
             }
             Allowance::OpenLink { url } => format!("Open {} in your browser?", host_of(url)),
+            Allowance::AppToolCall { server, tool, .. } => {
+                format!("Let the “{}” app run “{}”?", shown(server), shown(tool))
+            }
         }
     }
 
@@ -123,6 +133,17 @@ impl Allowance {
                 "Your browser (or mail program) would open:\n\n{}\n\nCheck the address: a name \
                  made to look like another is shown in its xn-- form.",
                 shown_within(url, 2000)
+            ),
+            Allowance::AppToolCall {
+                server,
+                tool,
+                arguments,
+            } => format!(
+                "The app that the MCP server “{}” showed in a tool card asks to run its tool “{}” \
+                 with:\n\n{}\n\nSay yes only if you just asked the app to do this.",
+                shown(server),
+                shown(tool),
+                crate::text::escape_hidden(&crate::text::one_line(arguments, 2000))
             ),
         }
     }

@@ -103,6 +103,8 @@ mod tests {
             description: description.into(),
             input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
             annotations: None,
+            app: None,
+            app_only: false,
         }];
         Catalogue::build([("files", &tools[..])])
     }

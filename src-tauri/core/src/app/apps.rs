@@ -63,12 +63,7 @@ impl App {
     ) -> Result<Option<(String, McpAppView)>, CoreError> {
         let run = self
             .core
-            .store()?
-            .get_tool_run(
-                conversation_id.to_owned(),
-                message_id.to_owned(),
-                call_id.to_owned(),
-            )
+            .tool_run(conversation_id, message_id, call_id)
             .await?;
         let app = self
             .host
@@ -126,12 +121,7 @@ impl App {
     ) -> Result<Value, CoreError> {
         let run = self
             .core
-            .store()?
-            .get_tool_run(
-                conversation_id.to_owned(),
-                message_id.to_owned(),
-                call_id.to_owned(),
-            )
+            .tool_run(conversation_id, message_id, call_id)
             .await?;
         let (entry, verdict) = self
             .core

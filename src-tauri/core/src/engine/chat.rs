@@ -95,6 +95,21 @@ pub struct ConversationTool {
     pub estimated_tokens: usize,
 }
 
+/// The standing approvals that hold in `conversation`, and the conversation they are kept
+/// for: a lane of a comparison stands for its conversation (what is allowed there is allowed
+/// in it, and what is allowed "for this conversation" there is the conversation's).
+async fn standing_in(
+    store: &Store,
+    conversation: &crate::store::Conversation,
+) -> Result<(String, Standing), CoreError> {
+    let approvals_in = conversation
+        .lane_of
+        .clone()
+        .unwrap_or_else(|| conversation.id.clone());
+    let standing = Standing::in_conversation(&store.list_tool_approvals().await?, &approvals_in);
+    Ok((approvals_in, standing))
+}
+
 /// The call a failed call's Retry makes: the same tool (under the name it is offered by now)
 /// with the same arguments, and an id of its own.
 ///
@@ -302,14 +317,7 @@ impl Core {
             }
         };
         let rules = self.server_rules();
-        // A lane of a comparison stands for its conversation: what is allowed there is
-        // allowed in it, and what is allowed "for this conversation" there is the conversation's.
-        let approvals_in = conversation
-            .lane_of
-            .clone()
-            .unwrap_or_else(|| conversation.id.clone());
-        let standing =
-            Standing::in_conversation(&store.list_tool_approvals().await?, &approvals_in);
+        let (approvals_in, standing) = standing_in(store, &conversation).await?;
         // The profile the conversation follows sets its limits where it says.
         let settings = &self.settings_for(&conversation, settings).await?;
         let mut limits = RunLimits {
@@ -590,12 +598,7 @@ impl Core {
             ));
         }
         let conversation = store.get_conversation(conversation_id.to_owned()).await?;
-        let approvals_in = conversation
-            .lane_of
-            .clone()
-            .unwrap_or_else(|| conversation.id.clone());
-        let standing =
-            Standing::in_conversation(&store.list_tool_approvals().await?, &approvals_in);
+        let (_, standing) = standing_in(store, &conversation).await?;
         let facts = policy::CallFacts {
             tool: &entry,
             trust: self

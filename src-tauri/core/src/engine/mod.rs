@@ -531,6 +531,26 @@ impl Core {
             .unwrap_or_default())
     }
 
+    /// The call `call_id` of the answer `message_id` in `conversation_id`, as saved.
+    ///
+    /// # Errors
+    /// Not found; the database.
+    pub async fn tool_run(
+        &self,
+        conversation_id: &str,
+        message_id: &str,
+        call_id: &str,
+    ) -> Result<crate::store::ToolRun, CoreError> {
+        Ok(self
+            .store()?
+            .get_tool_run(
+                conversation_id.to_owned(),
+                message_id.to_owned(),
+                call_id.to_owned(),
+            )
+            .await?)
+    }
+
     /// What the card of call `call_id` of the answer `message_id` shows beyond the result's
     /// text: its images, audio, resources, links and structured content. Empty for a result
     /// that was no MCP result (an error text) or that the record keeps in a file.
@@ -543,14 +563,7 @@ impl Core {
         message_id: &str,
         call_id: &str,
     ) -> Result<crate::mcp::results::ResultView, CoreError> {
-        let run = self
-            .store()?
-            .get_tool_run(
-                conversation_id.to_owned(),
-                message_id.to_owned(),
-                call_id.to_owned(),
-            )
-            .await?;
+        let run = self.tool_run(conversation_id, message_id, call_id).await?;
         let result = run
             .result
             .as_deref()

@@ -213,6 +213,61 @@ test("a server asks the person to visit a page (URL mode, inside a 2026-07-28 in
   });
 });
 
+test("an MCP App in a tool card: the call's result shown in its sandboxed frame, no way to the app's commands, the parent or the network; its tool call asks first", async () => {
+  await withMockModel("chat-mcp-app", { fault: true }, async (home) => {
+    const app = await launch(home);
+    try {
+      const b = app.browser;
+      await serverRunning(b, "fault");
+      await askAndAllow(b, "Show the Oslo dashboard");
+      await answerSays(b, "Here is the dashboard for Oslo.");
+      const frame = b.$(tid("mcp-app-frame"));
+      await frame.waitForDisplayed({ timeout: 20000 });
+      assert.equal(await frame.getAttribute("sandbox"), "allow-scripts");
+      assert.match(await textOf(b, tid("mcp-app-caption")), /fault/);
+      await b.switchToFrame(await frame);
+      const probe = () => b.$("#probe").getText();
+      const probed = (text) => ["host: Switchboard", "network: ", "ipc_fetch: ", "tauri_fetch: ", "invoke: ", "input: "].every((k) => text.includes(k));
+      await b.waitUntil(async () => probed(await probe()), { timeout: 20000 }).catch(async () => {
+        throw new Error(`the app did not finish probing; it found:\n${await probe()}`);
+      });
+      const found = await probe();
+      for (const wall of ["parent: blocked", "storage: blocked", "ipc_fetch: blocked", "tauri_fetch: blocked", "invoke: blocked", "network: blocked"]) {
+        assert.ok(found.includes(wall), `${wall} in:\n${found}`);
+      }
+      assert.match(found, /input: \{"city":"Oslo"\}/);
+      await b.waitUntil(async () => (await b.$("#result").getText()) === "result: dashboard for Oslo: 21 degrees", {
+        timeout: 10000,
+        timeoutMsg: "the app was not handed the call's result",
+      });
+      // The app asks for a tool of its server: the person is asked, outside the webview.
+      await b.$("#echo").click();
+      await b.switchToParentFrame();
+      let dialog = await nativeWindow("Let the “fault” app run “echo”?");
+      screenshotScreen("mcp-app-asks");
+      pressIn(dialog, "Escape");
+      await b.switchToFrame(await b.$(tid("mcp-app-frame")));
+      await b.waitUntil(async () => /^refused: .*you said no/.test(await b.$("#echoed").getText()), {
+        timeout: 10000,
+        timeoutMsg: "a call the person refused was not refused",
+      });
+      await b.$("#echo").click();
+      await b.switchToParentFrame();
+      dialog = await nativeWindow("Let the “fault” app run “echo”?");
+      pressIn(dialog, "alt+r");
+      await b.switchToFrame(await b.$(tid("mcp-app-frame")));
+      await b.waitUntil(async () => (await b.$("#echoed").getText()) === "echoed: from the app", {
+        timeout: 10000,
+        timeoutMsg: "the app's allowed call did not come back",
+      });
+      await b.switchToParentFrame();
+      await app.screenshot("chat-mcp-app");
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 const STORY = "Once upon a time a switchboard operator connected every call in town, one plug at a time, all night.";
 
 /** Sends the slow story prompt in a new conversation and waits until part of it is shown. */

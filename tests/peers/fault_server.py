@@ -180,7 +180,7 @@ DASHBOARD_HTML = """<!doctype html>
 <script>
 const found = {};
 const show = () => { document.getElementById("probe").textContent =
-  Object.keys(found).sort().map((k) => k + ": " + found[k]).join("\n"); };
+  Object.keys(found).sort().map((k) => k + ": " + found[k]).join("\\n"); };
 document.addEventListener("securitypolicyviolation", (e) => {
   found["csp-" + e.effectiveDirective] = "blocked"; show(); });
 found.internals = typeof window.__TAURI_INTERNALS__ === "undefined" ? "absent" : "present";
@@ -205,6 +205,7 @@ const request = (method, params) => new Promise((resolve, reject) => {
 const notify = (method, params) => window.parent.postMessage({jsonrpc: "2.0", method, params}, "*");
 window.addEventListener("message", (event) => {
   const m = event.data; if (!m || m.jsonrpc !== "2.0") return;
+  if (m.method) { found["heard " + m.method] = "yes"; show(); }
   if (m.id !== undefined && waiting.has(m.id)) {
     const w = waiting.get(m.id); waiting.delete(m.id);
     m.error ? w.reject(m.error) : w.resolve(m.result); return; }

@@ -23,6 +23,11 @@
 //   profiles          the profiles (addProfile adds one); profileToImport what the person picks in
 //                     Rust's Open dialog for import_profile (null: they close it); export_profile
 //                     answers with `saveAs` as Save As does
+//   appTools          "server/tool" → the MCP App its calls have (prepare_mcp_app answers from it;
+//                     charts/show_chart has one, and addToolApp saves a finished call of it);
+//                     appServerTools the tools of a server its apps may call (app_call_tool), and
+//                     appCallAllowed what the person answers Rust's approval of such a call
+//   linkAnswer        what the person answers Rust's confirm for open_link; linksAsked every address
 //   compareScript     what each compared model does in compare_models, by its lane (text in two
 //                     pieces, maybe a call asked about first, maybe a failure); laneGate is awaited
 //                     by each lane between its two pieces (stop_run ends a lane waiting there)
@@ -40,6 +45,7 @@ import type {
   McpServerStatus,
   McpServerView,
   ImportPreview,
+  McpAppView,
   ServerOffers,
   ToolReview,
   Attached,
@@ -387,6 +393,22 @@ export class FakeBackend {
   usage: UsageRecord[] = [];
   /** "provider\u0000model" → the person's price and what the provider's list says, as Rust's provider_models. */
   #prices = new Map<string, { provider: string; model: string; said: Price | null; listed: Price | null }>();
+  /** "server/tool" → the MCP App (SEP-1865) its calls have; a tool not here has none. */
+  appTools: Record<string, { resource_uri: string; prefers_border: boolean }> = {
+    "charts/show_chart": { resource_uri: "ui://charts/chart.html", prefers_border: true },
+  };
+  /** server → the tools its apps may call, each answering a CallToolResult for its arguments. */
+  appServerTools: Record<string, Record<string, (args: Record<string, unknown>) => unknown>> = {
+    charts: {
+      show_chart: (args) => ({ content: [{ type: "text", text: `A chart of ${String(args.city)}.` }], structuredContent: { city: args.city, points: [3, 1, 2] } }),
+      refresh_chart: (args) => ({ content: [{ type: "text", text: `Refreshed ${JSON.stringify(args)}` }], structuredContent: { points: [1, 2, 3] } }),
+    },
+  };
+  /** What the person answers in Rust's approval of a call an app asks for. */
+  appCallAllowed = true;
+  /** What the person answers in Rust's confirm before a link opens; every address it was asked about. */
+  linkAnswer = true;
+  linksAsked: string[] = [];
   /** "message id/call id" → what get_tool_result_view answers for that call (absent: text only). */
   resultViews: Record<string, ResultView> = {};
   #drops: { onmessage: (event: DropEvent) => void } | null = null;
@@ -947,6 +969,36 @@ export class FakeBackend {
     return { messageId, callId };
   }
 
+  /**
+   * A finished call of `tool` (the model's name for it, "server__tool") with `args` in
+   * `conversationId`, saved as Rust saves one, its result what the server's tool answers (a tool
+   * of appServerTools) or "Done." Returns the answer's and the call's ids.
+   */
+  addToolApp(conversationId: string, tool = "charts__show_chart", args: Record<string, unknown> = { city: "Paris" }): { messageId: string; callId: string } {
+    const saved = this.messages[conversationId];
+    const [server, name = tool] = tool.split("__");
+    const messageId = `a${++this.#ids}`;
+    const callId = `call_${++this.#ids}`;
+    const json = JSON.stringify(args);
+    saved.push(message({ id: messageId, conversation_id: conversationId, role: "assistant", content: "", created_at: ++this.#clock, finish_reason: "tool_calls", tool_calls: [{ id: callId, name: tool, arguments: json }] }));
+    (this.toolRuns[conversationId] ??= []).push({
+      id: `tr${++this.#ids}`, conversation_id: conversationId, message_id: messageId, call_id: callId, server, tool: name,
+      display_name: `${server} · ${name}`, arguments: json, decision: "allowed", decision_scope: "once", deny_reason: null, started_at: 1000, finished_at: 1010,
+      is_error: false, retry_of: null, description: null, can_retry: false, rich: false,
+    });
+    const answered = this.appServerTools[server]?.[name]?.(args) as { content?: { text?: string }[] } | undefined;
+    const text = answered?.content?.[0]?.text ?? "Done.";
+    saved.push(message({ id: `t${++this.#ids}`, conversation_id: conversationId, role: "tool", content: text, created_at: ++this.#clock, tool_call_id: callId, name: tool }));
+    return { messageId, callId };
+  }
+
+  /** The call `callId` of the answer `messageId` in conversation `id`, as Rust finds it (else not found). */
+  #toolRun(id: unknown, messageId: unknown, callId: unknown): ToolRun {
+    const run = (this.toolRuns[String(id)] ?? []).find((r) => r.message_id === messageId && r.call_id === callId);
+    if (!run) throw { kind: "not_found", message: `Not found: tool call ${String(callId)}` };
+    return run;
+  }
+
   /** The provider a conversation chats with: its own, else Settings', else the first. */
   #providerOf(conversationId: unknown): Provider | undefined {
     const conversation = this.#conversation(conversationId);
@@ -1294,6 +1346,40 @@ export class FakeBackend {
       if (!run) throw { kind: "not_found", message: `Not found: tool call ${String(args.callId)}` };
       // The scripted runs' results are text only; a call addToolLinks saved returned links.
       return structuredClone(this.resultViews[`${String(args.messageId)}/${String(args.callId)}`] ?? { parts: [], structured: null });
+    },
+    prepare_mcp_app: (args): McpAppView | null => {
+      // As Rust: the call's tool names a ui:// resource, which its server (running) serves; the
+      // view carries the arguments and the result the server sent (as saved).
+      const run = this.#toolRun(args.id, args.messageId, args.callId);
+      const app = this.appTools[`${run.server}/${run.tool}`];
+      if (!app) return null;
+      const result = (this.messages[String(args.id)] ?? []).find((m) => m.role === "tool" && m.tool_call_id === run.call_id);
+      if (!result) throw { kind: "not_found", message: "Not found: the result of that call" };
+      const answered = this.appServerTools[run.server]?.[run.tool]?.(JSON.parse(run.arguments) as Record<string, unknown>);
+      return {
+        src: `mcp-app://localhost/${run.call_id}-${++this.#ids}`,
+        server: run.server,
+        tool: run.tool,
+        resource_uri: app.resource_uri,
+        arguments: JSON.parse(run.arguments) as unknown,
+        result: answered ?? { content: [{ type: "text", text: result.content ?? "" }], isError: result.is_error },
+        prefers_border: app.prefers_border,
+      };
+    },
+    app_call_tool: (args) => {
+      // As Rust: only the app's own server's tools, after the person's approval.
+      const run = this.#toolRun(args.id, args.messageId, args.callId);
+      if (!this.appTools[`${run.server}/${run.tool}`]) {
+        throw { kind: "invalid_input", field: "call", message: "That call's tool has no app." };
+      }
+      const tool = this.appServerTools[run.server]?.[String(args.tool)];
+      if (!tool) throw { kind: "not_found", message: `Not found: tool “${String(args.tool)}” of “${run.server}”` };
+      if (!this.appCallAllowed) throw { kind: "not_confirmed", message: `You did not allow the app to call “${String(args.tool)}”.` };
+      return tool(args.arguments as Record<string, unknown>);
+    },
+    open_link: (args) => {
+      this.linksAsked.push(String(args.url));
+      return this.linkAnswer;
     },
     send_message: (args) => {
       // Rust judges each named file again: one it does not keep, or an image for a model that

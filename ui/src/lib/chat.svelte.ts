@@ -3,7 +3,8 @@
 // saved is first turned into the events a live run sends (`eventsFrom`), so
 // reopening shows exactly what was shown live. Sending, stopping, retrying and
 // answering approvals go through ipc.ts. The live events are passed on, once applied, to
-// whoever built the session (the canvas's files are kept in a store of their own).
+// whoever built the session (the canvas's files are kept in a store of their own). A tool card's
+// MCP App is asked for here, once per call, and what the app asks of its server goes from here.
 //
 // A run as the window follows it (its items, status line, approval, notice, deltas shown once a
 // frame) is a `RunFeed`; the session is one, and so is each model of a comparison (issue 18,
@@ -14,6 +15,7 @@
 import * as ipc from "./ipc";
 import { IpcError } from "./errors";
 import type { ApprovalAnswer, ApprovalItem, RunEvent, StopReason } from "./run-events";
+import type { McpAppCalls } from "./mcpAppBridge";
 import type {
   Attachment,
   AttachmentRef,
@@ -21,6 +23,7 @@ import type {
   CallRef,
   ComparedModel,
   ConversationDetail,
+  McpAppView,
   Message,
   MessageStatus,
   ResultView,
@@ -57,6 +60,17 @@ export interface ToolCard {
   rich: boolean;
   /** the files the result carried, kept by Rust (the canvas shows them) */
   artifacts: Attachment[];
+}
+
+/** How many calls' MCP Apps a session remembers (the newest asked for): fewer than Rust serves. */
+const KEPT_APPS = 32;
+
+/** What a tool card needs for the MCP App of its call (ChatSession.appHost builds it). */
+export interface McpAppHost extends McpAppCalls {
+  /** the call's app, null when its tool has none; asked of Rust once per call while it answers */
+  prepare(): Promise<McpAppView | null>;
+  /** Switchboard's version, told to the app */
+  hostVersion: string;
 }
 
 export type ChatItem =
@@ -592,6 +606,8 @@ export class ChatSession extends RunFeed {
   /** Counts the times the history was replaced: a page asked for before is not added after. */
   #loads = 0;
   readonly #onFinished: () => void;
+  /** The MCP Apps of calls asked of Rust, by "message id/call id". */
+  readonly #apps = new Map<string, Promise<McpAppView | null>>();
   /** Hears every event of the run but the deltas, once applied (the canvas's files). */
   readonly #onEvent: (event: RunEvent) => void;
 
@@ -729,6 +745,37 @@ export class ChatSession extends RunFeed {
     const have = new Set(card.artifacts.map((f) => f.sha256));
     const fresh = files.filter((f) => !have.has(f.sha256) && have.add(f.sha256));
     if (fresh.length > 0) card.artifacts = [...card.artifacts, ...fresh];
+  }
+
+  /**
+   * What the card of call `callId` of the answer `messageId` needs for its MCP App: the app (asked
+   * of Rust once per call, so a card built again does not ask again; a failure is asked again),
+   * and the app's calls of its server's tools and links, each for this call.
+   */
+  appHost(messageId: string, callId: string, hostVersion: string): McpAppHost {
+    const key = `${messageId}/${callId}`;
+    return {
+      prepare: () => {
+        let app = this.#apps.get(key);
+        if (!app) {
+          app = ipc.prepareMcpApp(this.conversationId, messageId, callId);
+          this.#apps.set(key, app);
+          const asked = app;
+          asked.catch(() => {
+            if (this.#apps.get(key) === asked) this.#apps.delete(key);
+          });
+          // Rust serves the pages it handed out last (64); an older card asks again.
+          for (const old of this.#apps.keys()) {
+            if (this.#apps.size <= KEPT_APPS) break;
+            this.#apps.delete(old);
+          }
+        }
+        return app;
+      },
+      callTool: (tool, args) => ipc.appCallTool(this.conversationId, messageId, callId, tool, args),
+      openLink: (url) => ipc.openLink(url),
+      hostVersion,
+    };
   }
 
   /** What the result of call `callId` of the answer `messageId` holds beyond its text. */

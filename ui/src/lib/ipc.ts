@@ -22,6 +22,7 @@ import type {
   StandingApproval,
   ConnectionReport,
   KeychainStatus,
+  McpAppView,
   McpForm,
   McpFormAnswer,
   McpServerStatus,
@@ -137,6 +138,24 @@ export function getMessageText(id: string, messageId: string): Promise<string> {
 /** What the card of call `callId` of the answer `messageId` shows beyond the result's text. */
 export function getToolResultView(id: string, messageId: string, callId: string): Promise<ResultView> {
   return call("get_tool_result_view", { id, messageId, callId });
+}
+
+/**
+ * The MCP App (SEP-1865) of the call `callId` of the answer `messageId`: where Rust serves its
+ * HTML, with what the call took and returned; null when the call's tool has none. Rejects when
+ * the app cannot be read (its server is not running…).
+ */
+export function prepareMcpApp(id: string, messageId: string, callId: string): Promise<McpAppView | null> {
+  return call("prepare_mcp_app", { id, messageId, callId });
+}
+
+/**
+ * The MCP App of the call `callId` asks to call `tool` of the same server with `args`: Rust
+ * applies the conversation's approvals (it may ask in its native dialog) and resolves the raw
+ * CallToolResult; rejects when denied, or the tool is unknown or another server's.
+ */
+export function appCallTool(id: string, messageId: string, callId: string, tool: string, args: Record<string, unknown>): Promise<unknown> {
+  return call("app_call_tool", { id, messageId, callId, tool, arguments: args });
 }
 
 /**

@@ -24,6 +24,7 @@ export type {
   JsonValue,
   KeychainStatus,
   LocalServer,
+  McpAppView,
   McpServerStatus,
   McpServerView,
   Message,

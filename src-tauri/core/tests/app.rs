@@ -1998,3 +1998,75 @@ async fn stop_on_one_model_stops_it_alone_and_stop_all_ends_the_comparison_keepi
     );
     app.shutdown(Duration::from_secs(5)).await;
 }
+
+/// Issue 19: a real 2025-11-25 server (server-everything as installed) and a 2026-07-28 one
+/// (our fault server on the Python SDK) answer in one conversation, in one round, each spoken
+/// to in its own version; both results reach the model.
+#[tokio::test]
+async fn a_2025_server_and_a_2026_server_answer_side_by_side_in_one_conversation() {
+    let Some((mock, _home, app, store)) = app_with_peers("two_protocols").await else {
+        return;
+    };
+    start_everything(&app).await;
+    app.host()
+        .spawn(
+            "fault",
+            stdio_launch(
+                &peers().join(".venv/bin/python").to_string_lossy(),
+                &[&peers().join("fault_server.py").to_string_lossy()],
+                Duration::from_secs(30),
+            ),
+        )
+        .await;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !matches!(
+        app.host().states().get("fault"),
+        Some(ServerState::Running { .. })
+    ) {
+        assert!(Instant::now() < deadline, "the fault server did not start");
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert_eq!(
+        app.host()
+            .server("everything")
+            .unwrap()
+            .protocol()
+            .as_deref(),
+        Some("2025-11-25")
+    );
+    assert_eq!(
+        app.host().server("fault").unwrap().protocol().as_deref(),
+        Some("2026-07-28")
+    );
+    let conversation = app.core().create_conversation(None).await.unwrap().id;
+    let before = mock.journal().await.len();
+    let run = app
+        .start_turn_answered_by(
+            ask(&conversation, "Ask both protocols"),
+            Arc::new(Seen::default()),
+            Arc::new(switchboard_core::agent::FixedApprover(
+                switchboard_core::agent::Decision::AllowOnce,
+            )),
+        )
+        .await
+        .unwrap();
+    assert_eq!(run.finished().await, StopReason::Completed);
+    let messages = store.list_messages(conversation.clone()).await.unwrap();
+    let tool_texts: Vec<&str> = messages
+        .iter()
+        .filter(|m| m.role == Role::Tool)
+        .map(|m| m.content.as_deref().unwrap_or_default())
+        .collect();
+    assert_eq!(tool_texts.len(), 2, "{tool_texts:?}");
+    assert!(
+        tool_texts.iter().any(|t| t.contains("from 2025-11-25")),
+        "{tool_texts:?}"
+    );
+    assert!(
+        tool_texts.iter().any(|t| t.contains("from 2026-07-28")),
+        "{tool_texts:?}"
+    );
+    let answer = messages.last().unwrap();
+    assert_eq!(answer.content.as_deref(), Some("Both servers answered."));
+    assert_eq!(bodies_since(&mock, before).await.len(), 2);
+}

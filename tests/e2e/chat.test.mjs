@@ -268,6 +268,29 @@ test("an MCP App in a tool card: the call's result shown in its sandboxed frame,
   });
 });
 
+test("the MCP Apps reference example (ext-apps' basic-server-vanillajs) shows the server's time in its card through Switchboard's bridge", async () => {
+  await withMockModel("chat-reference-app", { basicApp: true }, async (home) => {
+    const app = await launch(home);
+    try {
+      const b = app.browser;
+      await serverRunning(b, "basic");
+      await askAndAllow(b, "What time is it on the server");
+      await answerSays(b, "The server's clock is in its app.");
+      const frame = b.$(tid("mcp-app-frame"));
+      await frame.waitForDisplayed({ timeout: 20000 });
+      await b.switchToFrame(await frame);
+      await b.waitUntil(async () => /^\d{4}-\d{2}-\d{2}T/.test(await b.$("#server-time").getText()), {
+        timeout: 20000,
+        timeoutMsg: "the reference app did not show the time from the call's result",
+      });
+      await b.switchToParentFrame();
+      await app.screenshot("chat-reference-app");
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 const STORY = "Once upon a time a switchboard operator connected every call in town, one plug at a time, all night.";
 
 /** Sends the slow story prompt in a new conversation and waits until part of it is shown. */

@@ -357,7 +357,7 @@ export function cli(home, args) {
  * Runs `body(home, mock)` with aimock playing the model (tool-loop.json) and a fresh home that
  * has it as its provider, `everything` and our `fault` server added too when asked; stops the mock however it ends.
  */
-export async function withMockModel(label, { everything = false, fault = false } = {}, body) {
+export async function withMockModel(label, { everything = false, fault = false, basicApp = false } = {}, body) {
   const mock = await startAimock(undefined, "tool-loop.json");
   const home = tempHome(label);
   try {
@@ -367,6 +367,10 @@ export async function withMockModel(label, { everything = false, fault = false }
     }
     if (fault) {
       cli(home, ["mcp", "add", "fault", "--", path.resolve("tests/peers/.venv/bin/python"), path.resolve("tests/peers/fault_server.py")]);
+    }
+    if (basicApp) {
+      // The MCP Apps extension's own reference example (ext-apps' basic-server-vanillajs).
+      cli(home, ["mcp", "add", "basic", "--", path.resolve("tests/peers/node_modules/.bin/mcp-server-basic-vanillajs"), "--stdio"]);
     }
     await body(home, mock);
   } finally {

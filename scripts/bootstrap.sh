@@ -124,7 +124,7 @@ case "${1:-}" in
     done
     say "core tests (no WebKit), with the real peers in tests/peers required"
     SWITCHBOARD_REQUIRE_PEERS=1 cargo test -p switchboard-core --quiet
-    say "the official MCP client conformance suite (core) against our host"
+    say "the official MCP client conformance suite (what MCP 2025-11-25 and 2026-07-28 require) against our host"
     cargo build -p switchboard-core --example conformance_client --quiet
     bash tests/conformance/run.sh "$CARGO_TARGET_DIR/debug/examples/conformance_client"
     say "app crate tests"

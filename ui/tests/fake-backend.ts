@@ -31,6 +31,12 @@
 //   compareScript     what each compared model does in compare_models, by its lane (text in two
 //                     pieces, maybe a call asked about first, maybe a failure); laneGate is awaited
 //                     by each lane between its two pieces (stop_run ends a lane waiting there)
+//   needSignIn        puts a server into `needs_sign_in` and pushes the list, as Rust does when a
+//                     remote server refuses a call for want of (more) permission; toolWantsSignIn
+//                     has the scripted call's next run refused so (the time server must be listed)
+//   signInRefusal     what sign_in_mcp_server rejects with (the person said no, the sign-in
+//                     failed); null: it signs in, the server restarts (`starting`, pushed) and runs
+//                     signInStartsAfter ms later (pushed; null: it never gets there)
 
 import type {
   AppStatus,
@@ -345,6 +351,16 @@ export class FakeBackend {
   formRefusal: (content: Record<string, unknown>) => string | null = () => null;
   /** Servers the window signed in to. */
   signIns: string[] = [];
+  /** What sign_in_mcp_server rejects with; null: the sign-in works. */
+  signInRefusal: CommandError | null = null;
+  /** Milliseconds from a sign-in until its restarted server runs (pushed); null: it never does. */
+  signInStartsAfter: number | null = 5;
+
+  /** A remote server refused a call for want of a sign-in: Rust marks it so at once and pushes the list. */
+  needSignIn(name: string, reason = `“${name}” refused a call: it needs more permission than you gave it; sign in to it again`): void {
+    this.#mcpServer(name).state = { state: "needs_sign_in", reason };
+    this.pushServers();
+  }
 
   /** A server asks the person to fill in `form`. */
   askForm(form: McpForm): void {
@@ -437,6 +453,9 @@ export class FakeBackend {
   toolGate: (() => Promise<void>) | null = null;
   /** when set, the scripted tool call's next run fails with this error (then it is cleared) */
   toolFailure: string | null = null;
+  /** when set, the scripted tool call's next run is refused by the time server for want of a
+   * sign-in: the call fails and the server is marked `needs_sign_in` (then it is cleared) */
+  toolWantsSignIn = false;
   /** what `list_tool_approvals` answers */
   standingApprovals: StandingApproval[] = [];
   #approvals = new Map<string, (answers: ApprovalAnswer[]) => void>();
@@ -588,7 +607,9 @@ export class FakeBackend {
       const allowed = answers[0]?.decision !== "deny";
       const reason = answers[0]?.reason ?? null;
       const denial = `The user denied this call.${reason ? ` Their reason: ${reason}` : ""}`;
-      const failure = allowed ? this.toolFailure : null;
+      const wantsSignIn = allowed && this.toolWantsSignIn;
+      this.toolWantsSignIn = false;
+      const failure = wantsSignIn ? "“time” needs more permission than you gave it: sign in to it again" : allowed ? this.toolFailure : null;
       this.toolFailure = null;
       const result = allowed ? (failure ?? '{"datetime": "2026-11-23T12:00:00+01:00"}') : denial;
       const isError = !allowed || failure !== null;
@@ -614,6 +635,8 @@ export class FakeBackend {
         if (description !== null) emit({ type: "tool_described", call_id: callId, description });
         emit({ type: "tool_progress", call_id: callId, progress: 2, total: 4, message: "Asking the clock <b>twice</b>" });
         if (this.toolGate) await this.toolGate();
+        // As Rust: the refusal marks the server at once (before the call's card is told).
+        if (wantsSignIn) this.needSignIn("time");
         record();
         emit({ type: "tool_finished", call_id: callId, is_error: isError, content: result, full_length: null, duration_ms: 12, can_retry: isError, rich: false, artifacts: produced, open_canvas: openCanvas });
       } else {
@@ -1647,8 +1670,23 @@ export class FakeBackend {
       return null;
     },
     sign_in_mcp_server: (args) => {
-      this.signIns.push(String(args.name));
-      this.#mcpServer(args.name).state = { state: "running", pid: null, tools: 1 };
+      const server = this.#mcpServer(args.name);
+      // Rust's native dialog, then the browser's sign-in: either may refuse.
+      if (this.signInRefusal) throw this.signInRefusal;
+      this.signIns.push(server.name);
+      // As Rust: signed in, the server is started again (the command returns then), and runs a
+      // moment later; each change is pushed.
+      server.state = { state: "starting" };
+      this.pushServers();
+      const after = this.signInStartsAfter;
+      if (after !== null) {
+        setTimeout(() => {
+          const now = this.mcpServers.find((s) => s.name === server.name);
+          if (now?.state?.state !== "starting") return;
+          now.state = { state: "running", pid: null, tools: 1 };
+          this.pushServers();
+        }, after);
+      }
       return null;
     },
     approve_mcp_server: (args) => {

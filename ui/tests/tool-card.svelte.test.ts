@@ -1,10 +1,24 @@
 // A tool card builds its body (arguments pretty-printed, the result) only while it is open, so
-// a long chat's collapsed cards cost their summaries.
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { cleanup, render, within } from "@testing-library/svelte";
+// a long chat's collapsed cards cost their summaries. A failed call whose server wants a sign-in
+// offers one, and retries the call once after a sign-in from the card (against the fake backend).
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+
+vi.mock("@tauri-apps/api/core", () => ({
+  invoke: vi.fn(),
+  Channel: class {
+    onmessage: (event: unknown) => void = () => {};
+  },
+}));
+
+import { cleanup, waitFor, within } from "@testing-library/svelte";
 import userEvent from "@testing-library/user-event";
 import ToolCardView from "../src/components/ToolCardView.svelte";
 import type { ToolCard } from "../src/lib/chat.svelte";
+import type { Stores } from "../src/lib/stores/stores";
+import type { McpServerStatus } from "../src/lib/types";
+import type { FakeBackend } from "./fake-backend";
+import { installFakeBackend } from "./render-app";
+import { newStores, renderWithStores } from "./render-with-stores";
 
 const card: ToolCard = {
   call_id: "call_1", server: "time", display_name: "time · Get Current Time", arguments: '{"timezone":"Europe/Paris"}',
@@ -20,7 +34,7 @@ afterEach(() => {
 describe("a tool card", () => {
   it("a collapsed tool card builds no body", () => {
     const parse = vi.spyOn(JSON, "parse");
-    const view = render(ToolCardView, { card });
+    const view = renderWithStores(ToolCardView, { card });
     expect(view.getByTestId("tool-state").textContent).toBe("Done");
     expect(view.queryByTestId("tool-result")).toBeNull();
     expect(view.container.querySelector(".body")).toBeNull();
@@ -29,7 +43,7 @@ describe("a tool card", () => {
 
   it("builds its body when opened and drops it when closed", async () => {
     const user = userEvent.setup();
-    const view = render(ToolCardView, { card });
+    const view = renderWithStores(ToolCardView, { card });
     const summary = view.container.querySelector("summary")!;
     await user.click(summary);
     const result = await view.findByTestId("tool-result");
@@ -43,7 +57,7 @@ describe("a tool card", () => {
     const user = userEvent.setup();
     const long = $state<ToolCard>({ ...card, content: "x".repeat(4000), full_length: 52_000 });
     let asked = 0;
-    const view = render(ToolCardView, {
+    const view = renderWithStores(ToolCardView, {
       card: long,
       onShowWhole: async () => {
         asked++;
@@ -79,7 +93,7 @@ describe("a tool card with more than text", () => {
     const blobs = stubBlobs();
     const user = userEvent.setup();
     let asked = 0;
-    const view = render(ToolCardView, {
+    const view = renderWithStores(ToolCardView, {
       card: rich,
       loadView: async () => {
         asked++;
@@ -126,7 +140,7 @@ describe("a tool card with more than text", () => {
   it("an SVG is an <img> from a blob, never markup in the page; bad data and other types are named", async () => {
     stubBlobs();
     const svg = btoa('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><script>alert(2)</script></svg>');
-    const view = render(ToolCardView, {
+    const view = renderWithStores(ToolCardView, {
       card: rich,
       loadView: async () => ({
         parts: [
@@ -148,18 +162,230 @@ describe("a tool card with more than text", () => {
 
   it("says so when what the result holds cannot be read, and a plain result is never asked for", async () => {
     stubBlobs();
-    const failing = render(ToolCardView, { card: rich, loadView: async () => Promise.reject({ kind: "not_found", message: "tool call c1 was not found" }) });
+    const failing = renderWithStores(ToolCardView, { card: rich, loadView: async () => Promise.reject({ kind: "not_found", message: "tool call c1 was not found" }) });
     expect((await failing.findByTestId("tool-media-error")).textContent).toMatch(/could not be read: tool call c1 was not found/);
     const loadView = vi.fn();
-    render(ToolCardView, { card, loadView });
+    renderWithStores(ToolCardView, { card, loadView });
     expect(loadView).not.toHaveBeenCalled();
   });
 
   it("a long result shows its size in the summary", () => {
-    const view = render(ToolCardView, { card: { ...card, content: "x".repeat(4000), full_length: 52_000 } });
+    const view = renderWithStores(ToolCardView, { card: { ...card, content: "x".repeat(4000), full_length: 52_000 } });
     expect(view.getByTestId("tool-result-size").textContent).toBe(`${(52_000).toLocaleString()} characters`);
     cleanup();
-    const short = render(ToolCardView, { card });
+    const short = renderWithStores(ToolCardView, { card });
     expect(short.queryByTestId("tool-result-size")).toBeNull();
+  });
+});
+
+describe("a failed call whose server wants a sign-in", () => {
+  let backend: FakeBackend;
+  let stores: Stores;
+
+  function remote(name: string, state: McpServerStatus["state"]): McpServerStatus {
+    return {
+      name, transport: "http", command_line: `streamable HTTP https://${name}.example.com/mcp`, edit_text: `https://${name}.example.com/mcp`,
+      roots: [], disabled: false, approved: true, error: null, state, resolved: `https://${name}.example.com/mcp`, log_file: `/logs/mcp/${name}.log`,
+    };
+  }
+
+  const failed: ToolCard = {
+    ...card, state: "error", content: "“time” needs more permission than you gave it: sign in to it again", result_id: "t2", can_retry: true,
+  };
+
+  /** The time server refused the call: Rust marked it at once and pushed the list. */
+  beforeEach(async () => {
+    backend = installFakeBackend();
+    backend.mcpServers = [remote("time", { state: "running", pid: null, tools: 1 }), remote("clock", { state: "running", pid: null, tools: 2 })];
+    stores = newStores();
+    await stores.servers.watchServers();
+    backend.needSignIn("time");
+  });
+
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("offers a sign-in only on a failed card of a server that wants one, naming the server as text", async () => {
+    const offered = renderWithStores(ToolCardView, { card: failed, onRetry: () => {} }, stores);
+    const button = offered.getByTestId("tool-card-sign-in") as HTMLButtonElement;
+    expect(button.textContent).toBe("Sign in to “time”");
+    expect(button.disabled).toBe(false);
+    expect(offered.getByTestId("tool-card-sign-in-why").textContent?.trim()).toBe(
+      "“time” needs you to sign in (or to allow more) before this call can run.",
+    );
+    // Beside the summary, not in it (a button in a summary is lost to keyboards).
+    expect(offered.container.querySelector("summary [data-testid=tool-card-sign-in]")).toBeNull();
+    cleanup();
+
+    for (const other of [
+      { ...failed, state: "done" as const },
+      { ...failed, state: "denied" as const, reason: "The user denied this call." },
+      { ...failed, server: "clock" },
+      { ...failed, server: null },
+    ]) {
+      const view = renderWithStores(ToolCardView, { card: other, onRetry: () => {} }, stores);
+      expect(view.getByTestId("tool-card")).toBeTruthy();
+      expect(view.queryByTestId("tool-card-sign-in")).toBeNull();
+      expect(view.queryByTestId("tool-card-sign-in-why")).toBeNull();
+      cleanup();
+    }
+
+    // A server's name is its own text: never markup.
+    const hostile = '<img src=x onerror="alert(1)">';
+    backend.mcpServers = [...backend.mcpServers, remote(hostile, { state: "needs_sign_in", reason: "sign in" })];
+    backend.pushServers();
+    const named = renderWithStores(ToolCardView, { card: { ...failed, server: hostile } }, stores);
+    expect(named.getByTestId("tool-card-sign-in").textContent).toBe(`Sign in to “${hostile}”`);
+    expect(named.getByTestId("tool-card-sign-in-why").textContent).toContain(`“${hostile}” needs you to sign in`);
+    expect(named.container.querySelector("img")).toBeNull();
+  });
+
+  it("signs in, waits for the server to run again, then retries the call once", async () => {
+    const user = userEvent.setup();
+    backend.delay = (cmd) => (cmd === "sign_in_mcp_server" ? 40 : 0);
+    backend.signInStartsAfter = 60;
+    const statesAtRetry: (string | undefined)[] = [];
+    const onRetry = vi.fn(() => void statesAtRetry.push(stores.servers.stateOf("time")?.state));
+    const view = renderWithStores(ToolCardView, { card: failed, onRetry }, stores);
+
+    await user.click(view.getByTestId("tool-card-sign-in"));
+    const button = view.getByTestId("tool-card-sign-in") as HTMLButtonElement;
+    expect(button.textContent).toBe("Signing in…");
+    expect(button.disabled).toBe(true);
+    expect(backend.signIns).toEqual(["time"]);
+    // Signed in, the server restarts: the card waits for it, and has not retried yet.
+    expect((await view.findByTestId("tool-card-sign-in-wait")).textContent).toBe("Signed in. Waiting for “time” to run again…");
+    expect(view.queryByTestId("tool-card-sign-in")).toBeNull();
+    expect(stores.servers.stateOf("time")?.state).toBe("starting");
+    expect(onRetry).not.toHaveBeenCalled();
+
+    await waitFor(() => expect(onRetry).toHaveBeenCalledTimes(1));
+    expect(statesAtRetry).toEqual(["running"]);
+    expect(view.queryByTestId("tool-card-sign-in-wait")).toBeNull();
+    expect(view.queryByTestId("tool-card-sign-in-error")).toBeNull();
+    // Later changes of the server do not run the call again.
+    backend.pushServers();
+    backend.needSignIn("time");
+    backend.mcpServers[0].state = { state: "running", pid: null, tools: 1 };
+    backend.pushServers();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(onRetry).toHaveBeenCalledTimes(1);
+    expect(backend.callsTo("sign_in_mcp_server")).toHaveLength(1);
+  });
+
+  it("does not retry a call that cannot be retried, or has no Retry now, after the sign-in", async () => {
+    const user = userEvent.setup();
+    const onRetry = vi.fn();
+    const view = renderWithStores(ToolCardView, { card: { ...failed, can_retry: false }, onRetry }, stores);
+    await user.click(view.getByTestId("tool-card-sign-in"));
+    await waitFor(() => expect(stores.servers.stateOf("time")?.state).toBe("running"));
+    await waitFor(() => expect(view.queryByTestId("tool-card-sign-in-wait")).toBeNull());
+    expect(onRetry).not.toHaveBeenCalled();
+    cleanup();
+
+    // No Retry given (a comparison's card, or a run under way): signed in, nothing runs.
+    backend.needSignIn("time");
+    const bare = renderWithStores(ToolCardView, { card: failed }, stores);
+    await user.click(bare.getByTestId("tool-card-sign-in"));
+    await waitFor(() => expect(bare.queryByTestId("tool-card-sign-in-wait")).toBeNull());
+    expect(backend.signIns).toEqual(["time", "time"]);
+    expect(bare.queryByTestId("tool-card-sign-in")).toBeNull();
+  });
+
+  it("shows why a refused sign-in failed, keeps the button for another try, and never retries then", async () => {
+    const user = userEvent.setup();
+    const onRetry = vi.fn();
+    backend.signInRefusal = { kind: "mcp", message: "Signing in to “time” failed: the sign-in was cancelled: its page was not opened", field: null };
+    const view = renderWithStores(ToolCardView, { card: failed, onRetry }, stores);
+
+    await user.click(view.getByTestId("tool-card-sign-in"));
+    expect((await view.findByTestId("tool-card-sign-in-error")).textContent).toBe(
+      "Signing in to “time” failed: the sign-in was cancelled: its page was not opened",
+    );
+    const button = view.getByTestId("tool-card-sign-in") as HTMLButtonElement;
+    expect(button.disabled).toBe(false);
+    expect(button.textContent).toBe("Sign in to “time”");
+    expect(stores.servers.stateOf("time")?.state).toBe("needs_sign_in");
+    expect(backend.signIns).toEqual([]);
+    expect(onRetry).not.toHaveBeenCalled();
+    // Not in the toast either: the card says it.
+    expect(stores.ui.toast).toBeNull();
+
+    // Another try that works: the error goes, and the call runs again once.
+    backend.signInRefusal = null;
+    await user.click(button);
+    await waitFor(() => expect(onRetry).toHaveBeenCalledTimes(1));
+    expect(view.queryByTestId("tool-card-sign-in-error")).toBeNull();
+    expect(backend.signIns).toEqual(["time"]);
+  });
+
+  it("drops the button without retrying when the server is signed in elsewhere (the Servers page)", async () => {
+    const onRetry = vi.fn();
+    const view = renderWithStores(ToolCardView, { card: failed, onRetry }, stores);
+    expect(view.getByTestId("tool-card-sign-in")).toBeTruthy();
+
+    await stores.servers.signIn("time");
+    await waitFor(() => expect(view.queryByTestId("tool-card-sign-in")).toBeNull());
+    await waitFor(() => expect(stores.servers.stateOf("time")?.state).toBe("running"));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(view.queryByTestId("tool-card-sign-in-why")).toBeNull();
+    expect(view.queryByTestId("tool-card-sign-in-wait")).toBeNull();
+    expect(onRetry).not.toHaveBeenCalled();
+    // The failed card keeps its own Retry for the person.
+    expect(view.getByTestId("retry-call")).toBeTruthy();
+  });
+
+  it("gives up after 30 s when the server does not run again, says so, and does not retry", async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    const user = userEvent.setup({ advanceTimers: vi.advanceTimersByTime });
+    backend.signInStartsAfter = null;
+    const onRetry = vi.fn();
+    const view = renderWithStores(ToolCardView, { card: failed, onRetry }, stores);
+    await user.click(view.getByTestId("tool-card-sign-in"));
+    await view.findByTestId("tool-card-sign-in-wait");
+
+    await vi.advanceTimersByTimeAsync(29_000);
+    expect(view.getByTestId("tool-card-sign-in-wait")).toBeTruthy();
+    await vi.advanceTimersByTimeAsync(1_500);
+    expect((await view.findByTestId("tool-card-sign-in-error")).textContent).toBe(
+      "“time” did not run again within 30 s of the sign-in, so the call was not retried.",
+    );
+    expect(view.queryByTestId("tool-card-sign-in-wait")).toBeNull();
+
+    // It runs at last: the message goes, and the call is still left to the person's Retry.
+    backend.mcpServers[0].state = { state: "running", pid: null, tools: 1 };
+    backend.pushServers();
+    await waitFor(() => expect(view.queryByTestId("tool-card-sign-in-error")).toBeNull());
+    expect(onRetry).not.toHaveBeenCalled();
+  });
+
+  it("says why when the server fails to start after the sign-in, and does not retry", async () => {
+    const user = userEvent.setup();
+    backend.signInStartsAfter = null;
+    const onRetry = vi.fn();
+    const view = renderWithStores(ToolCardView, { card: failed, onRetry }, stores);
+    await user.click(view.getByTestId("tool-card-sign-in"));
+    await view.findByTestId("tool-card-sign-in-wait");
+    backend.mcpServers[0].state = { state: "failed", reason: "“time” answered 500 to initialize" };
+    backend.pushServers();
+    expect((await view.findByTestId("tool-card-sign-in-error")).textContent).toBe(
+      "“time” did not start again after the sign-in, so the call was not retried: “time” answered 500 to initialize",
+    );
+    expect(onRetry).not.toHaveBeenCalled();
+  });
+
+  it("a card taken away while its server restarts does not retry its call", async () => {
+    const user = userEvent.setup();
+    backend.signInStartsAfter = null;
+    const onRetry = vi.fn();
+    const view = renderWithStores(ToolCardView, { card: failed, onRetry }, stores);
+    await user.click(view.getByTestId("tool-card-sign-in"));
+    await view.findByTestId("tool-card-sign-in-wait");
+    view.unmount();
+    backend.mcpServers[0].state = { state: "running", pid: null, tools: 1 };
+    backend.pushServers();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(onRetry).not.toHaveBeenCalled();
   });
 });

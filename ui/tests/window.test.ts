@@ -9,6 +9,7 @@ vi.mock("@tauri-apps/api/core", () => ({
 }));
 
 import { fireEvent, screen, waitFor, within } from "@testing-library/svelte";
+import type { McpServerStatus } from "../src/lib/types";
 import type { FakeBackend } from "./fake-backend";
 import { installFakeBackend, renderApp } from "./render-app";
 
@@ -482,6 +483,76 @@ describe("composer", () => {
     await user.click(items().find((i) => i.dataset.id === conversation.id)!);
     await waitFor(() => expect(screen.getByTestId("tool-description").textContent).toBe("Looking up the <i>time</i> in Paris"));
     await waitFor(() => expect(screen.getByTestId("message-list").innerHTML).toBe(live));
+  });
+
+  /** The scripted call's server, remote and running until it refuses a call for want of a sign-in. */
+  function timeServer(): McpServerStatus {
+    return {
+      name: "time", transport: "http", command_line: "streamable HTTP https://time.example.com/mcp", edit_text: "https://time.example.com/mcp",
+      roots: [], disabled: false, approved: true, error: null, state: { state: "running", pid: null, tools: 1 },
+      resolved: "https://time.example.com/mcp", log_file: "/logs/mcp/time.log",
+    };
+  }
+
+  it("a call refused for want of a sign-in offers one in its card; signed in, the call runs again once", async () => {
+    backend.addProviderRecord("Work");
+    const conversation = backend.addConversation("Chat");
+    backend.mcpServers = [timeServer()];
+    backend.toolWantsSignIn = true;
+    const { user, stores } = await renderApp();
+    await askTheTimeAndAllow(user);
+    const list = screen.getByTestId("message-list");
+    await waitFor(() => expect(within(list).getByTestId("tool-card").dataset.state).toBe("error"));
+    await waitFor(() => expect(screen.getByTestId("composer-send")).toBeTruthy());
+    const failed = within(list).getByTestId("tool-card");
+    expect(stores.servers.stateOf("time")?.state).toBe("needs_sign_in");
+    expect(within(failed).getByTestId("tool-card-sign-in-why").textContent).toContain("“time” needs you to sign in");
+    expect(within(failed).getByTestId("retry-call")).toBeTruthy();
+
+    await user.click(within(failed).getByTestId("tool-card-sign-in"));
+    // Signed in and the server runs again: the call is run again, asked about like any call.
+    const dialog = await screen.findByTestId("approval-dialog");
+    expect(backend.signIns).toEqual(["time"]);
+    expect(stores.servers.stateOf("time")?.state).toBe("running");
+    const [answer] = backend.messages[conversation.id].filter((m) => m.role === "assistant");
+    expect(backend.callsTo("retry_tool_call")).toHaveLength(1);
+    expect(backend.callsTo("retry_tool_call")[0].args).toMatchObject({ conversationId: conversation.id, messageId: answer.id, callId: "call_1" });
+    await user.click(within(dialog).getByTestId("approval-submit"));
+    await waitFor(() => expect(within(list).getAllByTestId("tool-card")).toHaveLength(2));
+    await waitFor(() => expect(within(list).getAllByTestId("tool-card")[1].dataset.state).toBe("done"));
+    await waitFor(() => expect(screen.getByTestId("composer-send")).toBeTruthy());
+    expect(within(list).queryByTestId("tool-card-sign-in")).toBeNull();
+    expect(within(list).queryAllByTestId("retry-call")).toHaveLength(0);
+    expect(backend.callsTo("retry_tool_call")).toHaveLength(1);
+  });
+
+  it("a refused sign-in says why in the card and runs nothing; signed in elsewhere, the offer goes and nothing runs", async () => {
+    backend.addProviderRecord("Work");
+    backend.addConversation("Chat");
+    backend.mcpServers = [timeServer()];
+    backend.toolWantsSignIn = true;
+    const { user, stores } = await renderApp();
+    await askTheTimeAndAllow(user);
+    const list = screen.getByTestId("message-list");
+    await waitFor(() => expect(screen.getByTestId("composer-send")).toBeTruthy());
+    const failed = within(list).getByTestId("tool-card");
+
+    backend.signInRefusal = { kind: "mcp", message: "Signing in to “time” failed: the sign-in was not finished within 300 s", field: null };
+    await user.click(within(failed).getByTestId("tool-card-sign-in"));
+    expect((await within(failed).findByTestId("tool-card-sign-in-error")).textContent).toBe(
+      "Signing in to “time” failed: the sign-in was not finished within 300 s",
+    );
+    expect((within(failed).getByTestId("tool-card-sign-in") as HTMLButtonElement).disabled).toBe(false);
+
+    // The Servers page's sign-in: the card's offer goes with the server's need, and its call waits for Retry.
+    backend.signInRefusal = null;
+    await stores.servers.signIn("time");
+    await waitFor(() => expect(stores.servers.stateOf("time")?.state).toBe("running"));
+    await waitFor(() => expect(within(failed).queryByTestId("tool-card-sign-in")).toBeNull());
+    expect(within(failed).queryByTestId("tool-card-sign-in-error")).toBeNull();
+    expect(screen.queryByTestId("approval-dialog")).toBeNull();
+    expect(backend.callsTo("retry_tool_call")).toHaveLength(0);
+    expect(within(failed).getByTestId("retry-call")).toBeTruthy();
   });
 
   it("a denied call shows as denied with the reason the model was given", async () => {

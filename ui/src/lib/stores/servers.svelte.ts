@@ -1,8 +1,9 @@
 // The MCP servers: their list with each one's state (pushed by Rust at every change, so nothing
-// polls), the actions on a server (approve, switch on or off, sign in or out, restart, remove,
-// add, edit), their tools and the acceptance of a changed tool, a server's log, importing servers
-// from another app's configuration, the forms servers ask the person to fill in (or pages to
-// visit), and the standing approvals of their tools (the tools that run without asking).
+// polls), waiting for a server to run (after a sign-in, heard from those lists), the actions on a
+// server (approve, switch on or off, sign in or out, restart, remove, add, edit), their tools and
+// the acceptance of a changed tool, a server's log, importing servers from another app's
+// configuration, the forms servers ask the person to fill in (or pages to visit), and the
+// standing approvals of their tools (the tools that run without asking).
 //
 // A list fetched while Rust pushed a newer one is dropped (the push counter). Every action reloads
 // the list when it ends; failures go to the UI store's toast unless the caller shows them itself.
@@ -13,6 +14,7 @@ import type {
   ImportPreview,
   McpForm,
   McpFormAnswer,
+  McpServerState,
   McpServerStatus,
   McpServerView,
   NewMcpServer,
@@ -21,6 +23,15 @@ import type {
   ToolReview,
 } from "../types";
 import type { UiStore } from "./ui.svelte";
+
+/** How waiting for a server to run ended (`ServersStore.untilRunning`). */
+export type RunWait =
+  | { ended: "running" }
+  /** it stopped short of running: failed, stopped, gone from the list (state null), or asks for a sign-in again */
+  | { ended: "short"; state: McpServerState | null }
+  | { ended: "timed_out" }
+  /** the waiter gave up (its signal aborted) */
+  | { ended: "abandoned" };
 
 export class ServersStore {
   /** MCP servers with their states; null until first loaded. */
@@ -31,6 +42,8 @@ export class ServersStore {
   readonly #ui: UiStore;
   /** how many server lists Rust has pushed (a fetched list older than a push is dropped) */
   #pushes = 0;
+  /** told of every new list, pushed or fetched (what waits for a server to run) */
+  readonly #heard = new Set<() => void>();
 
   constructor(ui: UiStore) {
     this.#ui = ui;
@@ -47,7 +60,7 @@ export class ServersStore {
     try {
       const servers = await ipc.listMcpServers();
       // A list Rust pushed while this one was on its way is newer: keep that.
-      if (this.#pushes === pushesBefore) this.list = servers;
+      if (this.#pushes === pushesBefore) this.#setList(servers);
     } catch (err) {
       this.#ui.report(err);
     }
@@ -58,12 +71,60 @@ export class ServersStore {
     try {
       await ipc.watchMcpServers((servers) => {
         this.#pushes++;
-        this.list = servers;
+        this.#setList(servers);
       });
     } catch (err) {
       // The page still loads the list when opened and after each action.
       console.error("cannot listen for MCP server changes", err);
     }
+  }
+
+  #setList(servers: McpServerStatus[]): void {
+    this.list = servers;
+    for (const heard of [...this.#heard]) heard();
+  }
+
+  /** What the list says of server `name` now (null: not in it, not started, or no list yet). */
+  stateOf(name: string): McpServerState | null {
+    return this.list?.find((s) => s.name === name)?.state ?? null;
+  }
+
+  /**
+   * Waits until the list shows server `name` running, as after a sign-in (which restarts it),
+   * for `ms` at most. Ends early when the server stops short of running: it failed, it was
+   * stopped or removed, or it asks for a sign-in again once it has left that state (the list at
+   * the start may not show the restart yet). Only the lists Rust pushes (or an action fetches)
+   * are heard: nothing polls.
+   */
+  untilRunning(name: string, ms: number, signal?: AbortSignal): Promise<RunWait> {
+    return new Promise((resolve) => {
+      if (signal?.aborted) return resolve({ ended: "abandoned" });
+      /** the server has been seen in a state other than `needs_sign_in` */
+      let left = false;
+      const end = (outcome: RunWait): void => {
+        clearTimeout(timer);
+        this.#heard.delete(look);
+        signal?.removeEventListener("abort", abandon);
+        resolve(outcome);
+      };
+      const abandon = (): void => end({ ended: "abandoned" });
+      const look = (): void => {
+        if (this.list === null) return;
+        const server = this.list.find((s) => s.name === name);
+        const state = server?.state ?? null;
+        if (state?.state === "running") return end({ ended: "running" });
+        if (state?.state === "needs_sign_in") {
+          if (left) end({ ended: "short", state });
+          return;
+        }
+        left = true;
+        if (!server || state?.state === "failed" || state?.state === "stopped") end({ ended: "short", state });
+      };
+      const timer = setTimeout(() => end({ ended: "timed_out" }), ms);
+      signal?.addEventListener("abort", abandon);
+      this.#heard.add(look);
+      look();
+    });
   }
 
   async watchForms(): Promise<void> {
@@ -100,8 +161,21 @@ export class ServersStore {
     await this.#onServer(() => ipc.setMcpServerEnabled(name, enabled));
   }
 
+  /** Rust shows its own native dialog, then the browser signs in and the server restarts. */
   async signIn(name: string): Promise<void> {
     await this.#onServer(() => ipc.signInMcpServer(name));
+  }
+
+  /**
+   * The same for a caller that shows a failure itself (a tool call's card), not in the toast.
+   * @throws IpcError (the person said no, or the sign-in failed)
+   */
+  async signInOrThrow(name: string): Promise<void> {
+    try {
+      await ipc.signInMcpServer(name);
+    } finally {
+      await this.load();
+    }
   }
 
   async signOut(name: string): Promise<void> {

@@ -81,7 +81,11 @@ test("test connection lists a server's models, or says exactly what failed", asy
     await b.$(tid("provider-submit")).click();
 
     const studio = `${tid("provider-item")}[data-name="Studio"]`;
+    const nowhere = `${tid("provider-item")}[data-name="Nowhere"]`;
+    // Both listed before a click: Nowhere, listed above Studio when it came, once took the
+    // click meant for Studio's Test.
     await b.$(studio).waitForDisplayed();
+    await b.$(nowhere).waitForDisplayed();
     await b.$(`${studio} ${tid("provider-test")}`).click();
     const good = b.$(`${studio} ${tid("provider-test-result")}`);
     await good.waitForDisplayed({ timeout: 20000 });
@@ -90,7 +94,6 @@ test("test connection lists a server's models, or says exactly what failed", asy
     assert.match(goodText, /Connected in \d+ ms: \d+ models\./);
     assert.match(goodText, /gpt-4o/);
 
-    const nowhere = `${tid("provider-item")}[data-name="Nowhere"]`;
     await b.$(`${nowhere} ${tid("provider-test")}`).click();
     const bad = b.$(`${nowhere} ${tid("provider-test-result")}`);
     await bad.waitForDisplayed({ timeout: 20000 });

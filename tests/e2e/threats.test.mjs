@@ -12,7 +12,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { alive, BIN, everythingOverHttp, fakeBrowser, launch, listeningPort, nativeWindow, pressIn, run, screenshotScreen, sidebarIds, tempHome, textOf, tid } from "./harness.mjs";
+import { alive, BIN, everythingOverHttp, fakeBrowser, launch, listeningPort, nativeWindow, pressIn, run, screenshotScreen, sendInNewConversation, sidebarIds, tempHome, textOf, tid, withMockModel } from "./harness.mjs";
 
 /** Calls one of the app's commands straight from the page, as a hostile script could. */
 function invokeFromPage(b, command, args) {
@@ -221,18 +221,26 @@ async function rawOverHttp(args) {
   }
 }
 
-test("oauth_sign_in_opens_nothing_until_the_person_sees_its_host, and a file: sign-in page is never opened", async () => {
-  const home = tempHome("threat-oauth-dialog");
+/**
+ * A stand-in for the person's browser under `home` that notes each page it is asked to open (a
+ * line of the file `opened`), then follows it: a raw_server.py sign-in page sends it straight
+ * back to Switchboard's loopback address with a code.
+ */
+function followingBrowser(home) {
   const opened = path.join(home, "browser-opened");
   const browser = path.join(home, "browser.sh");
-  // The browser: notes the page, then follows it (the server's sign-in page sends it straight
-  // back to Switchboard's loopback address with a code).
   const python = path.resolve("tests/peers/.venv/bin/python");
   fs.writeFileSync(
     browser,
     `#!/bin/sh\nprintf '%s\\n' "$1" >> '${opened}'\n'${python}' -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1]).read()' "$1" &\n`,
     { mode: 0o755 },
   );
+  return { opened, browser };
+}
+
+test("oauth_sign_in_opens_nothing_until_the_person_sees_its_host, and a file: sign-in page is never opened", async () => {
+  const home = tempHome("threat-oauth-dialog");
+  const { opened, browser } = followingBrowser(home);
   const servers = [];
   let app;
   try {
@@ -293,6 +301,75 @@ test("oauth_sign_in_opens_nothing_until_the_person_sees_its_host, and a file: si
     for (const server of servers) server.child.kill();
   }
 });
+
+test("a step-up in the conversation: a call refused for more scope offers Sign in in its card, and after the sign-in the call runs again and the model goes on", async () => {
+  await withMockModel("threat-step-up", {}, async (home) => {
+    const { opened, browser } = followingBrowser(home);
+    const server = await rawOverHttp(["--oauth", "-", "--step-up"]);
+    let app;
+    try {
+      const env = { ...process.env, SWITCHBOARD_HOME: home };
+      const added = run(BIN, ["mcp", "add", "files", "--url", server.url, "--transport", "http"], { env });
+      assert.equal(added.status, 0, added.stderr);
+      app = await launch(home, { BROWSER: browser });
+      const b = app.browser;
+      const state = `${tid("server-item")}[data-name="files"] ${tid("server-state")}`;
+      const title = "Sign in to “files” at 127.0.0.1?";
+      // Signed in once, with no scope asked for: reading works, writing will not.
+      await b.$(tid("nav-servers")).click();
+      await b.waitUntil(async () => (await textOf(b, state)) === "Needs sign-in", { timeout: 30000, timeoutMsg: "files did not ask for a sign-in" });
+      await b.$(`${tid("server-item")}[data-name="files"] ${tid("server-sign-in")}`).click();
+      pressIn(await nativeWindow(title), "alt+o");
+      await b.waitUntil(async () => /^Running · 2 tools/.test(await textOf(b, state)), { timeout: 30000, timeoutMsg: "files did not run after its sign-in" });
+
+      await sendInNewConversation(b, "Write the note");
+      await allowTheCall(b);
+      await answerSays(b, "Writing the note needs more permission.");
+      const failed = b.$(tid("tool-card"));
+      assert.equal(await failed.getAttribute("data-state"), "error");
+      // The server is marked at once; its card says why and offers the sign-in.
+      const offer = failed.$(tid("tool-card-sign-in"));
+      await offer.waitForDisplayed({ timeout: 20000 });
+      assert.match(await textOf(b, tid("tool-card-sign-in-why")), /“files” needs you to sign in \(or to allow more\)/);
+      await app.screenshot("step-up-offered");
+
+      await offer.click();
+      pressIn(await nativeWindow(title), "alt+o");
+      // Signed in again, asking for what the 403 named: the call is retried once, asked first.
+      await allowTheCall(b);
+      await answerSays(b, "The note is written now that you signed in.");
+      const cards = await b.$$(tid("tool-card"));
+      assert.equal(cards.length, 2);
+      assert.equal(await cards[1].getAttribute("data-state"), "done");
+      assert.equal((await b.$$(tid("tool-card-sign-in"))).length, 0, "the sign-in has done its job");
+      const pages = fs.readFileSync(opened, "utf8").trim().split("\n");
+      assert.equal(pages.length, 2);
+      const asked = new URL(pages[1]).searchParams.get("scope") ?? "";
+      assert.deepEqual(asked.split(" ").sort(), ["files:read", "files:write"], pages[1]);
+      await app.screenshot("step-up-retried");
+    } finally {
+      await app?.close();
+      server.child.kill();
+    }
+  });
+});
+
+/** Waits for the approval dialog of a tool call and allows it once. */
+async function allowTheCall(b) {
+  const dialog = b.$(tid("approval-dialog"));
+  await dialog.waitForDisplayed({ timeout: 20000 });
+  await b.$(tid("approval-submit")).click();
+  await dialog.waitForDisplayed({ reverse: true, timeout: 10000 });
+}
+
+/** Waits until the last answer says `text`. */
+async function answerSays(b, text) {
+  const answer = `${tid("message-list")} > ol > li:last-child ${tid("answer-text")}`;
+  await b.waitUntil(async () => ((await textOf(b, answer).catch(() => "")) ?? "").includes(text), {
+    timeout: 30000,
+    timeoutMsg: `the answer does not say “${text}”`,
+  });
+}
 
 /** Adds a raw_server.py server (tests/peers) to `home`, run with `fault`, via the command line. */
 function addRawServer(home, name, fault, prefix = "") {

@@ -23,6 +23,9 @@ Over HTTP instead of stdio (streamable HTTP, no SDK), with any option above:
                        client, names PAGE as its sign-in page (`-` for its own `/authorize`,
                        which sends the browser straight back with a code) and trades that code
                        for the token
+  --step-up            with --oauth: a second tool `write`, which a token signed in without the
+                       scope `files:write` is refused with 403 insufficient_scope (a step-up);
+                       the authorization server grants what `/authorize` was asked for
 """
 
 import json
@@ -86,6 +89,9 @@ def answer(request):
             levels = int(args[args.index("--deep-schema") + 1])
             said.append('{"jsonrpc": "2.0", "id": %s, "result": {"tools": [%s, {"name": "deep", "description": "nested", "inputSchema": %s}]}}' % (
                 json.dumps(rid), json.dumps(tool("echo")), deep_schema(levels)))
+        elif "--step-up" in args:
+            write = dict(tool("write"), description="write keeps the text (needs files:write)")
+            send({"jsonrpc": "2.0", "id": rid, "result": {"tools": [tool("echo"), write]}})
         else:
             send({"jsonrpc": "2.0", "id": rid, "result": {"tools": [tool("echo")]}})
     elif method == "tools/call":
@@ -99,6 +105,8 @@ def answer(request):
             for i in range(int(args[args.index("--notify-flood") + 1])):
                 send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": f"flood {i}"}})
         text = request["params"].get("arguments", {}).get("text", "")
+        if request["params"].get("name") == "write":
+            text = f"wrote {text}"
         send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": text}]}})
     elif method == "ping":
         send({"jsonrpc": "2.0", "id": rid, "result": {}})
@@ -138,11 +146,30 @@ def serve_http():
             self.wfile.write(body)
 
         def signed_out(self):
-            """With --oauth, answers a request that lacks the token with 401 and says so."""
-            if OAUTH is None or self.headers.get("Authorization") == f"Bearer {TOKEN}":
+            """With --oauth, answers a request that lacks a token with 401 and says so."""
+            if OAUTH is None or self.scopes() is not None:
                 return False
             challenge = f'Bearer resource_metadata="{self.origin()}/.well-known/oauth-protected-resource"'
             self.reply_json(401, {"error": "invalid_token"}, [("WWW-Authenticate", challenge)])
+            return True
+
+        def scopes(self):
+            """The scopes of the request's token; None without a token this server gave."""
+            given = self.headers.get("Authorization", "").removeprefix("Bearer ")
+            return GRANTED.get(given)
+
+        def short_of_scope(self, request):
+            """With --step-up, answers a `write` call whose token lacks files:write with 403."""
+            if "--step-up" not in args or request.get("method") != "tools/call":
+                return False
+            if request["params"].get("name") != "write" or "files:write" in self.scopes():
+                return False
+            challenge = (
+                'Bearer error="insufficient_scope", scope="files:read files:write", '
+                f'resource_metadata="{self.origin()}/.well-known/oauth-protected-resource", '
+                'error_description="writing needs files:write"'
+            )
+            self.reply_json(403, {"error": "insufficient_scope"}, [("WWW-Authenticate", challenge)])
             return True
 
         def do_POST(self):
@@ -152,11 +179,24 @@ def serve_http():
                 self.reply_json(201, {**client, "client_id": "raw-client"})
                 return
             if OAUTH is not None and self.path == "/token":
-                self.reply_json(200, {"access_token": TOKEN, "token_type": "Bearer", "expires_in": 3600})
+                from urllib.parse import parse_qs
+
+                form = parse_qs(body.decode())
+                code = form.get("code", form.get("refresh_token", [""]))[0]
+                scopes = CODES.get(code, "").split()
+                token = f"raw-token-{len(GRANTED) + 1}"
+                GRANTED[token] = scopes
+                CODES[f"refresh-{token}"] = " ".join(scopes)
+                self.reply_json(200, {
+                    "access_token": token, "token_type": "Bearer", "expires_in": 3600,
+                    "refresh_token": f"refresh-{token}", "scope": " ".join(scopes),
+                })
                 return
             if self.signed_out():
                 return
             request = json.loads(body)
+            if self.short_of_scope(request):
+                return
             with one_at_a_time:
                 texts = answer(request)
             if not texts:
@@ -189,7 +229,9 @@ def serve_http():
                 })
             elif OAUTH is not None and self.path.startswith("/authorize"):
                 query = parse_qs(urlsplit(self.path).query)
-                back = query["redirect_uri"][0] + "?" + urlencode({"code": "raw-code", "state": query["state"][0]})
+                code = f"raw-code-{len(CODES) + 1}"
+                CODES[code] = query.get("scope", [""])[0]
+                back = query["redirect_uri"][0] + "?" + urlencode({"code": code, "state": query["state"][0]})
                 self.send_response(302)
                 self.send_header("Location", back)
                 self.send_header("Content-Length", "0")
@@ -209,7 +251,10 @@ def serve_http():
 
 
 OAUTH = args[args.index("--oauth") + 1] if "--oauth" in args else None
-TOKEN = "raw-token"
+# What the authorization server gave: each code's scopes (asked for at /authorize), each
+# token's scopes.
+CODES = {}
+GRANTED = {}
 
 if "--http" in args:
     serve_http()

@@ -177,6 +177,22 @@ async fn each_server_is_spoken_to_in_its_newest_version_and_multi_round_trips_wo
     // A server that never stops asking is given up on, not followed forever.
     let busy = call(&modern, "busy", json!({}), short).await.unwrap_err();
     assert!(busy.contains("asked for more input"), "{busy}");
+    // The call's time limit is the whole call's, over all its rounds, not each round's.
+    let limited = modern
+        .call_tool_limited(
+            "busy",
+            Map::new(),
+            CallLimits {
+                idle: short,
+                hard_max: Duration::from_secs(1),
+            },
+            &CancellationToken::new(),
+            None,
+        )
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(limited.contains("did not answer within 1 s"), "{limited}");
     let after = call(&modern, "echo", json!({"text": "still here"}), short)
         .await
         .unwrap();

@@ -2,10 +2,12 @@
 //! per app shown (the window loads `<scheme>://…/<token>` into a sandboxed frame and never
 //! sees the page's HTML), and the calls an app makes to its own server's tools — judged by the
 //! conversation's approvals as a model's call is, asked in a native dialog when the policy
-//! asks, refused for any other server.
+//! asks, refused for any other server, and paced (an app calling in a loop is stopped; one
+//! dialog at a time per app).
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
@@ -16,8 +18,8 @@ use crate::mcp::server::CallLimits;
 use crate::policy::confirm::{Allowance, Confirm};
 use crate::policy::Verdict;
 
-/// How many app pages are kept to serve (the most recently shown; older frames reload theirs
-/// when shown again).
+/// How many app pages are kept to serve until their frames load them (the most recently
+/// shown).
 const KEPT_PAGES: usize = 64;
 
 /// The app pages the shell may serve, by token.
@@ -38,13 +40,83 @@ impl AppPages {
         token
     }
 
-    fn get(&self, token: &str) -> Option<AppDocument> {
+    /// The page kept under `token`, no longer kept: a token opens its page once (a frame
+    /// shown again asks for a new one), so an address seen elsewhere opens nothing.
+    fn take(&self, token: &str) -> Option<AppDocument> {
+        let mut pages = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let at = pages.iter().position(|(t, _)| t == token)?;
+        pages.remove(at).map(|(_, document)| document)
+    }
+}
+
+/// How many tool calls the app of one card may make within [`PACE_WINDOW`].
+const CALLS_PER_WINDOW: usize = 30;
+const PACE_WINDOW: Duration = Duration::from_secs(60);
+
+/// What the apps shown have been calling, by card: how often (an app calling in a loop is
+/// stopped, not followed), and whether one is waiting on the person (one dialog at a time per
+/// app, not a stack of them).
+#[derive(Default)]
+pub struct AppCallPace(Mutex<Pace>);
+
+#[derive(Default)]
+struct Pace {
+    recent: HashMap<String, VecDeque<Instant>>,
+    asking: HashSet<String>,
+}
+
+impl AppCallPace {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Pace> {
         self.0
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .iter()
-            .find(|(t, _)| t == token)
-            .map(|(_, document)| document.clone())
+    }
+
+    /// Counts a call of the app in `card`, or says why it is refused: too many calls of late.
+    fn admit(&self, card: &str, now: Instant) -> Result<(), String> {
+        let mut pace = self.lock();
+        pace.recent.retain(|_, calls| {
+            while calls
+                .front()
+                .is_some_and(|t| now.duration_since(*t) >= PACE_WINDOW)
+            {
+                calls.pop_front();
+            }
+            !calls.is_empty()
+        });
+        let calls = pace.recent.entry(card.to_owned()).or_default();
+        if calls.len() >= CALLS_PER_WINDOW {
+            return Err(format!(
+                "the app asked to run tools more than {CALLS_PER_WINDOW} times in {} s",
+                PACE_WINDOW.as_secs()
+            ));
+        }
+        calls.push_back(now);
+        Ok(())
+    }
+
+    /// Marks the app in `card` as waiting on the person until the guard is dropped; `None`
+    /// when it already is.
+    fn asking<'a>(&'a self, card: &str) -> Option<Asking<'a>> {
+        self.lock().asking.insert(card.to_owned()).then(|| Asking {
+            pace: self,
+            card: card.to_owned(),
+        })
+    }
+}
+
+/// An app waiting on the person, no longer once dropped.
+struct Asking<'a> {
+    pace: &'a AppCallPace,
+    card: String,
+}
+
+impl Drop for Asking<'_> {
+    fn drop(&mut self) {
+        self.pace.lock().asking.remove(&self.card);
     }
 }
 
@@ -97,9 +169,9 @@ impl App {
         Ok(Some((self.app_pages.keep(document), view)))
     }
 
-    /// The page kept under `token`, for the shell to serve.
+    /// The page kept under `token`, for the shell to serve once.
     pub fn app_page(&self, token: &str) -> Option<AppDocument> {
-        self.app_pages.get(token)
+        self.app_pages.take(token)
     }
 
     /// Runs `tool` with `arguments` for the app shown in the card of the call `call_id` (of
@@ -123,10 +195,7 @@ impl App {
             .core
             .tool_run(conversation_id, message_id, call_id)
             .await?;
-        let (entry, verdict) = self
-            .core
-            .app_call_verdict(&self.host, conversation_id, &run.server, tool)
-            .await?;
+        let card = format!("{conversation_id}/{message_id}/{call_id}");
         let refused = |why: String| -> CoreError {
             InvalidInput::new(
                 "tool",
@@ -134,6 +203,13 @@ impl App {
             )
             .into()
         };
+        self.app_calls
+            .admit(&card, Instant::now())
+            .map_err(refused)?;
+        let (entry, verdict) = self
+            .core
+            .app_call_verdict(&self.host, conversation_id, &run.server, tool)
+            .await?;
         match verdict {
             Verdict::Allow(_) => {}
             Verdict::Deny(why) => return Err(refused(why)),
@@ -142,6 +218,11 @@ impl App {
                     server: run.server.clone(),
                     tool: entry.tool.clone(),
                     arguments: Value::Object(arguments.clone()).to_string(),
+                };
+                let Some(_asking) = self.app_calls.asking(&card) else {
+                    return Err(refused(
+                        "the app is already waiting for your answer about another call".into(),
+                    ));
                 };
                 if !confirm.allow(&asked).await {
                     return Err(refused("you said no".into()));
@@ -164,5 +245,39 @@ impl App {
             )
             .await?;
         Ok(serde_json::to_value(result).unwrap_or(Value::Null))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_app_calling_in_a_loop_is_stopped_and_let_go_a_minute_later() {
+        let pace = AppCallPace::default();
+        let start = Instant::now();
+        for _ in 0..CALLS_PER_WINDOW {
+            pace.admit("c/m/1", start).unwrap();
+        }
+        let refused = pace.admit("c/m/1", start).unwrap_err();
+        assert!(refused.contains("more than 30 times in 60 s"), "{refused}");
+        // Another card's app is counted on its own.
+        pace.admit("c/m/2", start).unwrap();
+        pace.admit("c/m/1", start + PACE_WINDOW).unwrap();
+        assert_eq!(
+            pace.lock().recent.len(),
+            1,
+            "cards gone quiet are forgotten"
+        );
+    }
+
+    #[test]
+    fn one_dialog_at_a_time_per_app() {
+        let pace = AppCallPace::default();
+        let first = pace.asking("c/m/1").expect("the first ask");
+        assert!(pace.asking("c/m/1").is_none());
+        assert!(pace.asking("c/m/2").is_some());
+        drop(first);
+        assert!(pace.asking("c/m/1").is_some());
     }
 }

@@ -100,6 +100,8 @@ pub struct App {
     settings_writes: tokio::sync::Mutex<()>,
     /// The MCP App pages the shell serves ([`App::open_app`]).
     app_pages: apps::AppPages,
+    /// How often the apps shown call their servers' tools ([`App::app_call_tool`]).
+    app_calls: apps::AppCallPace,
 }
 
 impl App {
@@ -143,6 +145,7 @@ impl App {
             quitting: CancellationToken::new(),
             settings_writes: tokio::sync::Mutex::new(()),
             app_pages: apps::AppPages::default(),
+            app_calls: apps::AppCallPace::default(),
         });
         app.core.recover_after_crash().await;
         app.pin_tools_as_listed();

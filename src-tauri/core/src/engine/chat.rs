@@ -570,12 +570,12 @@ impl Core {
             .find(|t| t.name == tool)
             .cloned()
             .ok_or_else(not_found)?;
+        one.app_only = false;
         let changed = self
             .mcp_review_tools(server, std::slice::from_ref(&one))
             .await?
             .into_iter()
             .any(|review| matches!(review.status, ToolStatus::Changed { .. }));
-        one.app_only = false;
         let catalogue = Catalogue::build([(server, std::slice::from_ref(&one))]);
         let Some(entry) = catalogue.tools().first().cloned() else {
             return Err(not_found());

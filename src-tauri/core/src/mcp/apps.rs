@@ -141,6 +141,10 @@ pub fn content_security_policy(declared: &Value) -> String {
         format!("base-uri {}", list("baseUriDomains")),
         "object-src 'none'".to_owned(),
         "form-action 'none'".to_owned(),
+        // Sandboxed by its own policy too, not only by the frame that loads it: wherever the
+        // page ends up (a top-level window included) it has an opaque origin and no way to the
+        // app's commands.
+        "sandbox allow-scripts".to_owned(),
     ]
     .join("; ")
 }
@@ -181,6 +185,11 @@ fn origin(raw: &str) -> Option<String> {
         return None;
     }
     let host = parsed.host_str()?;
+    // `*.localhost` names this computer's own services (the webview's `ipc.localhost`, the
+    // app's `tauri.localhost` on Windows): never a page's to reach.
+    if host.ends_with(".localhost") {
+        return None;
+    }
     let loopback = matches!(host, "localhost" | "127.0.0.1" | "[::1]");
     match parsed.scheme() {
         "https" | "wss" => {}
@@ -208,6 +217,7 @@ mod tests {
         assert!(csp.contains("connect-src 'none'"));
         assert!(csp.contains("frame-src 'none'"));
         assert!(csp.contains("script-src 'unsafe-inline';"));
+        assert!(csp.ends_with("; sandbox allow-scripts"), "{csp}");
         assert!(!csp.contains("http"));
     }
 
@@ -216,7 +226,8 @@ mod tests {
         let csp = content_security_policy(&json!({
             "connectDomains": ["https://api.example.com", "https://api.example.com/path",
                 "*", "'unsafe-eval'", "data:", "https://x.com; script-src *", "http://example.com",
-                "http://localhost:8080", "wss://live.example.com", "https://user:pw@example.com"],
+                "http://localhost:8080", "wss://live.example.com", "https://user:pw@example.com",
+                "https://ipc.localhost", "http://tauri.localhost"],
             "resourceDomains": ["https://*.cdn.example.com", "https://*.com", "javascript:alert(1)"],
         }));
         assert!(
@@ -241,7 +252,7 @@ mod tests {
         }
         assert_eq!(
             csp.matches(';').count(),
-            10,
+            11,
             "no directive smuggled in: {csp}"
         );
     }

@@ -91,9 +91,24 @@ pub struct Catalogue {
 impl Catalogue {
     /// Builds the catalogue from each server's tools, in the order given.
     pub fn build<'a>(servers: impl IntoIterator<Item = (&'a str, &'a [ListedTool])>) -> Self {
+        Self::build_from(servers, false)
+    }
+
+    /// As [`Catalogue::build`], with the tools meant for their app alone too: what is pinned
+    /// and reviewed (a change to such a tool holds it back from its app as any other).
+    pub fn with_app_tools<'a>(
+        servers: impl IntoIterator<Item = (&'a str, &'a [ListedTool])>,
+    ) -> Self {
+        Self::build_from(servers, true)
+    }
+
+    fn build_from<'a>(
+        servers: impl IntoIterator<Item = (&'a str, &'a [ListedTool])>,
+        app_tools: bool,
+    ) -> Self {
         let mut catalogue = Catalogue::default();
         for (server, tools) in servers {
-            for tool in tools.iter().filter(|t| !t.app_only) {
+            for tool in tools.iter().filter(|t| app_tools || !t.app_only) {
                 let mut wire = wire_name(server, &tool.name);
                 if catalogue.by_wire.contains_key(&wire) {
                     wire = hashed(&wire, server, &tool.name);
@@ -221,6 +236,12 @@ mod tests {
         let both = [listed, hidden];
         let catalogue = Catalogue::build([("charts", &both[..])]);
         assert_eq!(catalogue.tools().len(), 1);
+        assert_eq!(
+            Catalogue::with_app_tools([("charts", &both[..])])
+                .tools()
+                .len(),
+            2
+        );
     }
 
     #[test]

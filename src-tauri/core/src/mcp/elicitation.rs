@@ -749,13 +749,30 @@ impl Elicitor for ElicitationBroker {
                 return ElicitationAnswer::Decline;
             }
             let timeout = lock(&inner.timeout).unwrap_or(ANSWER_TIMEOUT);
+            // Taken down however this ends, its call stopped (this future dropped) included:
+            // a form whose call is gone must not stay open, nor count against its server.
+            let _open = Opened {
+                pending: &inner.pending,
+                id: &id,
+            };
             let answer = tokio::time::timeout(timeout, rx).await;
-            lock(&inner.pending).remove(&id);
             match answer {
                 Ok(Ok(answer)) => answer,
                 _ => ElicitationAnswer::Cancel,
             }
         })
+    }
+}
+
+/// A form in the broker's open list, taken out when dropped.
+struct Opened<'a> {
+    pending: &'a Mutex<HashMap<String, Pending>>,
+    id: &'a str,
+}
+
+impl Drop for Opened<'_> {
+    fn drop(&mut self) {
+        lock(self.pending).remove(self.id);
     }
 }
 
@@ -900,6 +917,24 @@ mod tests {
             ElicitationAnswer::Accept { .. }
         ));
         assert!(broker.answer("e1", ElicitationAnswer::Decline).is_err());
+    }
+
+    #[tokio::test]
+    async fn a_form_whose_call_stopped_is_no_longer_open() {
+        let broker = ElicitationBroker::default();
+        let mut window = broker.listen();
+        let asking = tokio::spawn({
+            let broker = broker.clone();
+            async move { broker.elicit(request()).await }
+        });
+        let shown = window.recv().await.unwrap();
+        assert_eq!(broker.open().len(), 1);
+        asking.abort();
+        let _ = asking.await;
+        assert!(broker.open().is_empty());
+        assert!(broker
+            .answer(&shown.id, ElicitationAnswer::Decline)
+            .is_err());
     }
 
     #[tokio::test]

@@ -287,18 +287,21 @@ impl McpHost {
                                 // A call was refused for want of a sign-in (a step-up to more
                                 // scope, or a token gone): nothing more will work until the
                                 // person signs in, so say so now, not at the next start.
-                                let challenge = sign_in_wanted.borrow_and_update().clone();
-                                if let Some(challenge) = challenge {
+                                let wanted = sign_in_wanted.borrow_and_update().clone();
+                                if let Some((challenge, more_scope)) = wanted {
                                     server.stop().await;
                                     self.pids.forget(name);
                                     if let Some(slot) = self.slots().get_mut(name) {
                                         slot.challenge = Some(challenge);
                                     }
+                                    let reason = if more_scope {
+                                        format!("“{name}” refused a call: it needs more permission than you gave it; sign in to it again")
+                                    } else {
+                                        format!("“{name}” refused a call: it no longer takes your sign-in; sign in to it again")
+                                    };
                                     return self.set_state(
                                         name,
-                                        ServerState::NeedsSignIn {
-                                            reason: format!("“{name}” refused a call: it needs more permission than you gave it; sign in to it again"),
-                                        },
+                                        ServerState::NeedsSignIn { reason },
                                         Some(None),
                                     );
                                 }

@@ -68,6 +68,12 @@ pub(crate) async fn follow(
             // A stream that carried news and ended is opened again at once.
             Ok(true) => pause = Duration::from_millis(250),
             Ok(false) => {}
+            // The server refused the stream (it does not offer `subscriptions/listen`): asking
+            // again would only be refused again.
+            Err(rmcp::service::ServiceError::McpError(e)) => {
+                tracing::info!(server = %server, error = %e, "a server refused its change stream; its changes are not heard");
+                return;
+            }
             Err(e) => {
                 tracing::debug!(server = %server, error = %e, "a server's change stream failed");
             }

@@ -438,8 +438,9 @@ fn failed(server: &str, detail: impl std::fmt::Display) -> McpError {
 /// Signs in to the remote server `server` at `url`: discovers its authorization server (from
 /// `challenge`, the `WWW-Authenticate` header of its 401 or 403, when there is one), registers
 /// or uses the configured client, has `authorizer` visit the authorization page, exchanges the
-/// code and keeps the tokens in the keychain. Scopes: the configured ones, else those the
-/// challenge names, else those the server's metadata lists, else none.
+/// code and keeps the tokens in the keychain. Scopes: the configured ones, else those granted
+/// before, with those the challenge names added; else those the server's metadata lists, else
+/// none.
 ///
 /// # Errors
 /// [`McpError::SignInFailed`] saying which step failed.
@@ -462,29 +463,35 @@ pub async fn sign_in(
     if let Some(challenge) = challenge {
         request = request.with_challenge(challenge);
     }
-    if !auth.settings.scopes.is_empty() {
-        request = request.with_scopes(auth.settings.scopes.iter().cloned());
-    } else if let Some(wanted) = challenge.and_then(challenged_scopes) {
-        // Asked for more (a step-up): ask for what was granted before as well as what the
-        // server asks for now (SEP-2350), so the new token does not lose what the old one had.
-        let granted = auth
-            .tokens
+    let wanted = challenge.and_then(challenged_scopes);
+    // The configured scopes, else (asked for more: a step-up) what was granted before, so
+    // the new token does not lose what the old one had (SEP-2350); with what the server asks
+    // for now added to either.
+    let mut scopes = if !auth.settings.scopes.is_empty() {
+        auth.settings.scopes.clone()
+    } else if wanted.is_some() {
+        auth.tokens
             .read()
             .await
             .ok()
             .flatten()
             .and_then(|record| record.credentials)
             .map(|credentials| credentials.granted_scopes)
-            .unwrap_or_default();
-        if !granted.is_empty() {
-            let mut scopes = granted;
-            for scope in wanted {
-                if !scopes.contains(&scope) {
-                    scopes.push(scope);
-                }
-            }
-            request = request.with_scopes(scopes);
+            .unwrap_or_default()
+            .into_iter()
+            // A token response's empty `scope` is read as one empty scope: none.
+            .filter(|scope| !scope.trim().is_empty())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    for scope in wanted.into_iter().flatten() {
+        if !scopes.contains(&scope) {
+            scopes.push(scope);
         }
+    }
+    if !scopes.is_empty() {
+        request = request.with_scopes(scopes);
     }
     if let Some(id) = &auth.settings.client_id {
         request = request.with_preregistered_client(id);
@@ -524,20 +531,63 @@ pub async fn sign_in(
 
 /// The scopes a `WWW-Authenticate` challenge names (`scope="a b"`), if it names any.
 fn challenged_scopes(challenge: &str) -> Option<Vec<String>> {
-    let lower = challenge.to_ascii_lowercase();
-    let at = lower
-        .match_indices("scope=")
-        .map(|(at, _)| at)
-        .find(|&at| {
-            at == 0 || !lower[..at].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
-        })?;
-    let rest = &challenge[at + "scope=".len()..];
-    let value = match rest.strip_prefix('"') {
-        Some(quoted) => quoted.split('"').next()?,
-        None => rest.split(',').next()?,
-    };
+    let (_, value) = challenge_params(challenge)
+        .into_iter()
+        .find(|(name, _)| name == "scope")?;
     let scopes: Vec<String> = value.split_whitespace().map(str::to_owned).collect();
     (!scopes.is_empty()).then_some(scopes)
+}
+
+/// The parameters of a `WWW-Authenticate` challenge (`Bearer a="x", b=y`, RFC 9110 §11.6.1):
+/// names lower-cased, quoted values unquoted and unescaped. What is inside a quoted value is
+/// never read as a parameter (`error_description="use scope=x"` names no scope).
+fn challenge_params(challenge: &str) -> Vec<(String, String)> {
+    let is_end = |c: char| c == '=' || c == ',' || c.is_whitespace();
+    let mut rest = challenge.trim_start();
+    // The scheme: a first token not followed by `=`.
+    let first = rest.find(is_end).unwrap_or(rest.len());
+    if !rest[first..].trim_start().starts_with('=') {
+        rest = &rest[first..];
+    }
+    let mut params = Vec::new();
+    loop {
+        rest = rest.trim_start_matches(|c: char| c == ',' || c.is_whitespace());
+        if rest.is_empty() {
+            return params;
+        }
+        let end = rest.find(is_end).unwrap_or(rest.len());
+        let name = rest[..end].to_ascii_lowercase();
+        rest = rest[end..].trim_start();
+        let Some(after) = rest.strip_prefix('=') else {
+            continue; // a bare token (a second scheme, say): no value to take
+        };
+        rest = after.trim_start();
+        let value = if let Some(quoted) = rest.strip_prefix('"') {
+            let mut value = String::new();
+            let mut chars = quoted.char_indices();
+            let mut end = quoted.len();
+            while let Some((at, c)) = chars.next() {
+                match c {
+                    '\\' => value.extend(chars.next().map(|(_, c)| c)),
+                    '"' => {
+                        end = at + 1;
+                        break;
+                    }
+                    c => value.push(c),
+                }
+            }
+            rest = &quoted[end..];
+            value
+        } else {
+            let end = rest
+                .find(|c: char| c == ',' || c.is_whitespace())
+                .unwrap_or(rest.len());
+            let value = rest[..end].to_owned();
+            rest = &rest[end..];
+            value
+        };
+        params.push((name, value));
+    }
 }
 
 /// A manager with the kept tokens, for [`rmcp::transport::auth::AuthClient`]; `None` when
@@ -622,6 +672,19 @@ mod tests {
         );
         // `error_scope=` or `myscope=` is not `scope=`; no scope is no scopes.
         assert_eq!(scopes(r#"Bearer myscope="a""#), None);
+        // Nor is a `scope=` inside another parameter's quoted value; quotes may be escaped.
+        assert_eq!(
+            scopes(r#"Bearer error_description="ask for scope=admin", error="insufficient_scope""#),
+            None
+        );
+        assert_eq!(
+            scopes(r#"Bearer error_description="a \"quoted\" scope=x", scope="files:write""#),
+            Some(vec!["files:write".to_owned()])
+        );
+        assert_eq!(
+            scopes(r#"Bearer realm="x",scope = "a b""#),
+            Some(vec!["a".to_owned(), "b".to_owned()])
+        );
         assert_eq!(scopes(r#"Bearer scope="""#), None);
         assert_eq!(scopes("Bearer"), None);
     }

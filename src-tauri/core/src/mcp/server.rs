@@ -64,8 +64,9 @@ pub struct McpServer {
     forms: super::client::FormsOpen,
     /// The `WWW-Authenticate` challenge of a call the server refused for want of a sign-in
     /// (a token gone, or a step-up: more scope): the supervisor stops the server and marks it
-    /// "Needs sign-in" at once, and the sign-in asks for what the challenge names.
-    sign_in_wanted: tokio::sync::watch::Sender<Option<String>>,
+    /// "Needs sign-in" at once, and the sign-in asks for what the challenge names. With it,
+    /// whether it asked for more scope (a 403) rather than for a token at all (a 401).
+    sign_in_wanted: tokio::sync::watch::Sender<Option<(String, bool)>>,
     stop: Mutex<Option<RunningServiceCancellationToken>>,
     exit: tokio::sync::watch::Receiver<Option<String>>,
     pid: Option<u32>,
@@ -226,8 +227,9 @@ impl McpServer {
         self.tools_changed.clone()
     }
 
-    /// Set to the server's challenge when it refused a call for want of a sign-in.
-    pub fn sign_in_wanted(&self) -> tokio::sync::watch::Receiver<Option<String>> {
+    /// Set to the server's challenge, and whether it asked for more scope, when it refused a
+    /// call for want of a sign-in.
+    pub fn sign_in_wanted(&self) -> tokio::sync::watch::Receiver<Option<(String, bool)>> {
         self.sign_in_wanted.subscribe()
     }
 
@@ -467,9 +469,16 @@ impl McpServer {
     ) -> Result<CallToolResult, McpError> {
         let mut params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
         let mut state_only = 0u32;
+        // The whole call's time, over all its rounds (forms open not counted): `hard_max` is
+        // for the call, not for each round of it.
+        let mut spent = Duration::ZERO;
         for _ in 0..MAX_INPUT_ROUNDS {
             let request = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
-            match self.send_timed(request, limits, cancel, progress).await? {
+            let (answer, took) = self
+                .send_timed(request, limits, spent, cancel, progress)
+                .await?;
+            spent += took;
+            match answer {
                 ServerResult::CallToolResult(result) => return Ok(result),
                 ServerResult::InputRequiredResult(asked) => {
                     let requests = asked.input_requests.unwrap_or_default();
@@ -482,6 +491,13 @@ impl McpServer {
                         // Only state: the server is busy and asks to be called again.
                         state_only += 1;
                         let pause = Duration::from_millis(100 * u64::from(state_only.min(20)));
+                        if spent + pause >= limits.hard_max {
+                            return Err(McpError::Timeout {
+                                server: self.name.clone(),
+                                after: limits.hard_max,
+                            });
+                        }
+                        spent += pause;
                         tokio::select! {
                             () = tokio::time::sleep(pause) => {}
                             () = cancel.cancelled() => return Err(McpError::Cancelled { server: self.name.clone() }),
@@ -548,16 +564,18 @@ impl McpServer {
         Ok(answers)
     }
 
-    /// Sends one request and waits for its answer within `limits` (time spent while one of
-    /// the server's forms is open is not counted), or until `cancel`; see
-    /// [`McpServer::call_tool_limited`].
+    /// Sends one request and waits for its answer within `limits`, of whose `hard_max` the
+    /// call has `spent` some already (time spent while one of the server's forms is open is
+    /// not counted), or until `cancel`; see [`McpServer::call_tool_limited`]. Returns the
+    /// answer and the time it counted.
     async fn send_timed(
         &self,
         request: ClientRequest,
         limits: CallLimits,
+        spent: Duration,
         cancel: &CancellationToken,
         progress: Option<&ProgressSink>,
-    ) -> Result<ServerResult, McpError> {
+    ) -> Result<(ServerResult, Duration), McpError> {
         let handle = self
             .peer
             .send_request_with_option(request, PeerRequestOptions::no_options())
@@ -580,7 +598,8 @@ impl McpServer {
         let mut paused = (*forms.borrow_and_update() > 0).then(tokio::time::Instant::now);
         let began = tokio::time::Instant::now();
         let mut idle_end = began + limits.idle;
-        let mut hard_end = began + limits.hard_max;
+        let mut hard_end = began + limits.hard_max.saturating_sub(spent);
+        let mut not_counted = Duration::ZERO;
         let answer = handle.await_response();
         tokio::pin!(answer);
         let ended = loop {
@@ -603,6 +622,7 @@ impl McpServer {
                             paused = None;
                             // The limits start again where they stood; the idle one afresh.
                             hard_end += now - since;
+                            not_counted += now - since;
                             idle_end = now + limits.idle;
                         }
                         _ => {}
@@ -614,6 +634,10 @@ impl McpServer {
                 }
             }
         };
+        if let Some(since) = paused {
+            not_counted += tokio::time::Instant::now() - since;
+        }
+        let took = began.elapsed().saturating_sub(not_counted);
         let answer = match ended {
             Ok(answer) => answer,
             Err(timeout) => {
@@ -639,14 +663,20 @@ impl McpServer {
             }
         };
         match answer {
-            Ok(answer) => Ok(answer),
+            Ok(answer) => Ok((answer, took)),
             // The server went away: say how (exit code, an over-long line), which the exit
             // watcher knows a moment later.
             // A 401 or 403: the connection stands, a sign-in is wanted.
             Err(e) if auth_challenge(&e).is_some() => {
                 let refused = self.service_error(&e);
-                if let McpError::SignInRequired { challenge, .. } = &refused {
-                    self.sign_in_wanted.send_replace(Some(challenge.clone()));
+                if let McpError::SignInRequired {
+                    challenge,
+                    more_scope,
+                    ..
+                } = &refused
+                {
+                    self.sign_in_wanted
+                        .send_replace(Some((challenge.clone(), *more_scope)));
                 }
                 Err(refused)
             }

@@ -19,7 +19,7 @@ impl Core {
         server: &str,
         tools: &[ListedTool],
     ) -> Result<Vec<ToolReview>, CoreError> {
-        let catalogue = Catalogue::build([(server, tools)]);
+        let catalogue = Catalogue::with_app_tools([(server, tools)]);
         let pins = self.store()?.tool_pins(server.to_owned()).await?;
         let statuses = review(catalogue.tools(), &pins);
         Ok(catalogue
@@ -46,7 +46,7 @@ impl Core {
         server: &str,
         tools: &[ListedTool],
     ) -> Result<usize, CoreError> {
-        let catalogue = Catalogue::build([(server, tools)]);
+        let catalogue = Catalogue::with_app_tools([(server, tools)]);
         let store = self.store()?;
         let pins = store.tool_pins(server.to_owned()).await?;
         let new = unpinned(catalogue.tools(), &pins);
@@ -68,7 +68,7 @@ impl Core {
         tool: &str,
         tools: &[ListedTool],
     ) -> Result<(), CoreError> {
-        let catalogue = Catalogue::build([(server, tools)]);
+        let catalogue = Catalogue::with_app_tools([(server, tools)]);
         let current = catalogue
             .tools()
             .iter()

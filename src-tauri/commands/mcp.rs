@@ -153,21 +153,33 @@ pub async fn sign_out_mcp_server(state: State<'_, AppState>, name: String) -> Co
 }
 
 /// The window listens for servers' forms: each arrives on `on_form` (those already open
-/// first); a later call replaces the listener (a reloaded window).
+/// first), and the id of each closed without its answer (its server said it is done, it timed
+/// out, its call stopped) on `on_closed`; a later call replaces the listeners (a reloaded
+/// window).
 #[tauri::command]
 pub async fn watch_mcp_forms(
     state: State<'_, AppState>,
     on_form: Channel<ElicitationRequest>,
+    on_closed: Channel<String>,
 ) -> CommandResult<()> {
-    let mut forms = state.app().await.forms().listen();
+    let forms = state.app().await.forms().clone();
+    forward(forms.listen_closed(), on_closed);
+    forward(forms.listen(), on_form);
+    Ok(())
+}
+
+/// Sends what `news` hears to the window until either ends.
+fn forward<T: tauri::ipc::IpcResponse + Send + 'static>(
+    mut news: tokio::sync::mpsc::UnboundedReceiver<T>,
+    window: Channel<T>,
+) {
     tauri::async_runtime::spawn(async move {
-        while let Some(form) = forms.recv().await {
-            if on_form.send(form).is_err() {
+        while let Some(item) = news.recv().await {
+            if window.send(item).is_err() {
                 break;
             }
         }
     });
-    Ok(())
 }
 
 /// The person's answer to a server's form, checked against the form in Rust.

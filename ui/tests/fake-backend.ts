@@ -341,6 +341,7 @@ export class FakeBackend {
   localServers: LocalServer[] = [];
   /** The window's listener for servers' forms, once it has asked. */
   #forms: { onmessage: (form: McpForm) => void } | null = null;
+  #closedForms: { onmessage: (id: string) => void } | null = null;
   /** Answers the window sent to forms, in order. */
   formAnswers: { id: string; answer: McpFormAnswer }[] = [];
   /** Forms asked and not answered yet, by id (what Rust's broker holds). */
@@ -363,6 +364,13 @@ export class FakeBackend {
   }
 
   /** A server asks the person to fill in `form`. */
+  /** Rust closes form `id` without the person's answer (its server said it is done, say). */
+  closeForm(id: string): void {
+    if (!this.#closedForms) throw new Error("the window is not listening for closed forms");
+    this.#openForms.delete(id);
+    this.#closedForms.onmessage(id);
+  }
+
   askForm(form: McpForm): void {
     if (!this.#forms) throw new Error("the window is not listening for forms");
     this.#openForms.set(form.id, form);
@@ -1649,6 +1657,7 @@ export class FakeBackend {
     },
     watch_mcp_forms: (args) => {
       this.#forms = args.onForm as { onmessage: (form: McpForm) => void };
+      this.#closedForms = args.onClosed as { onmessage: (id: string) => void };
       return null;
     },
     answer_mcp_form: (args) => {

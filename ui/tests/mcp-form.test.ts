@@ -135,6 +135,22 @@ describe("a server's page to visit", () => {
     expect(backend.callsTo("visit_mcp_form")).toEqual([]);
   });
 
+  it("is taken down when Rust closes it without an answer (its server said the visit is done), and a close heard first keeps it from showing", async () => {
+    await renderApp();
+    backend.askForm(page());
+    await screen.findByTestId("mcp-form");
+    backend.closeForm("form-2");
+    await waitFor(() => expect(screen.queryByTestId("mcp-form")).toBeNull());
+    expect(backend.callsTo("visit_mcp_form")).toEqual([]);
+    expect(backend.callsTo("answer_mcp_form")).toEqual([]);
+    // The two are heard apart: a close that came before its form keeps it away.
+    backend.closeForm("form-3");
+    backend.askForm({ ...page(), id: "form-3" });
+    backend.askForm(form());
+    await screen.findByTestId("mcp-form");
+    expect(screen.queryByTestId("mcp-form-url")).toBeNull();
+  });
+
   it("closes quietly when the server already called the visit done", async () => {
     const { user } = await renderApp();
     backend.askForm(page());

@@ -424,11 +424,17 @@ export function signOutMcpServer(name: string): Promise<void> {
   return call("sign_out_mcp_server", { name });
 }
 
-/** Servers' forms arrive on `onForm` from now on (those already open first). */
-export function watchMcpForms(onForm: (form: McpForm) => void): Promise<void> {
-  const channel = new Channel<McpForm>();
-  channel.onmessage = onForm;
-  return call("watch_mcp_forms", { onForm: channel });
+/**
+ * Servers' forms arrive on `onForm` from now on (those already open first); the id of each one
+ * closed without the person's answer (its server said it is done, it timed out, its call
+ * stopped) on `onClosed`.
+ */
+export function watchMcpForms(onForm: (form: McpForm) => void, onClosed: (id: string) => void): Promise<void> {
+  const forms = new Channel<McpForm>();
+  forms.onmessage = onForm;
+  const closed = new Channel<string>();
+  closed.onmessage = onClosed;
+  return call("watch_mcp_forms", { onForm: forms, onClosed: closed });
 }
 
 /** The person's answer to a form; invalid when the values do not fit it (the form stays open). */

@@ -591,6 +591,20 @@ struct BrokerInner {
     listener: Mutex<Option<tokio::sync::mpsc::UnboundedSender<ElicitationRequest>>>,
     pending: Mutex<HashMap<String, Pending>>,
     timeout: Mutex<Option<Duration>>,
+    /// Where the ids of forms closed without the window's answer go.
+    closed: Mutex<Option<tokio::sync::mpsc::UnboundedSender<String>>>,
+}
+
+impl BrokerInner {
+    /// Takes form `id` out of the open list without the window's answer (the server said it
+    /// is done, it timed out, its call stopped) and tells the window to take it down.
+    fn close(&self, id: &str) -> Option<Pending> {
+        let open = lock(&self.pending).remove(id)?;
+        if let Some(closed) = lock(&self.closed).as_ref() {
+            let _ = closed.send(id.to_owned());
+        }
+        Some(open)
+    }
 }
 
 struct Pending {
@@ -607,6 +621,15 @@ impl ElicitationBroker {
             let _ = tx.send(pending.request.clone());
         }
         *lock(&self.inner.listener) = Some(tx);
+        rx
+    }
+
+    /// The ids of forms closed from now on without the window's answer — their server said
+    /// the page is done, they timed out, their call stopped — for the window to take down
+    /// (replacing any earlier listener, as [`ElicitationBroker::listen`] does).
+    pub fn listen_closed(&self) -> tokio::sync::mpsc::UnboundedReceiver<String> {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        *lock(&self.inner.closed) = Some(tx);
         rx
     }
 
@@ -678,13 +701,12 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl Elicitor for ElicitationBroker {
     /// A page request the server says is done is answered `accept` for the person (they did
-    /// what it asked, elsewhere); its window is told by the answer failing if they click.
+    /// what it asked, elsewhere), and the window told to take it down.
     fn completed(&self, server: &str, elicitation_id: &str) {
         if elicitation_id.is_empty() {
             return;
         }
-        let mut pending = lock(&self.inner.pending);
-        let done = pending
+        let done = lock(&self.inner.pending)
             .iter()
             .find(|(_, p)| {
                 p.request.server == server
@@ -694,7 +716,7 @@ impl Elicitor for ElicitationBroker {
                         .is_some_and(|u| u.elicitation_id == elicitation_id)
             })
             .map(|(id, _)| id.clone());
-        if let Some(open) = done.and_then(|id| pending.remove(&id)) {
+        if let Some(open) = done.and_then(|id| self.inner.close(&id)) {
             tracing::info!(
                 server,
                 "an MCP server says the page it asked the person to visit is done"
@@ -752,7 +774,7 @@ impl Elicitor for ElicitationBroker {
             // Taken down however this ends, its call stopped (this future dropped) included:
             // a form whose call is gone must not stay open, nor count against its server.
             let _open = Opened {
-                pending: &inner.pending,
+                inner: &inner,
                 id: &id,
             };
             let answer = tokio::time::timeout(timeout, rx).await;
@@ -764,15 +786,15 @@ impl Elicitor for ElicitationBroker {
     }
 }
 
-/// A form in the broker's open list, taken out when dropped.
+/// A form in the broker's open list, closed when dropped if it still is.
 struct Opened<'a> {
-    pending: &'a Mutex<HashMap<String, Pending>>,
+    inner: &'a BrokerInner,
     id: &'a str,
 }
 
 impl Drop for Opened<'_> {
     fn drop(&mut self) {
-        lock(self.pending).remove(self.id);
+        self.inner.close(self.id);
     }
 }
 
@@ -923,6 +945,7 @@ mod tests {
     async fn a_form_whose_call_stopped_is_no_longer_open() {
         let broker = ElicitationBroker::default();
         let mut window = broker.listen();
+        let mut closed = broker.listen_closed();
         let asking = tokio::spawn({
             let broker = broker.clone();
             async move { broker.elicit(request()).await }
@@ -932,9 +955,21 @@ mod tests {
         asking.abort();
         let _ = asking.await;
         assert!(broker.open().is_empty());
+        assert_eq!(closed.recv().await.as_deref(), Some(shown.id.as_str()));
         assert!(broker
             .answer(&shown.id, ElicitationAnswer::Decline)
             .is_err());
+        // One the window answered is not reported closed.
+        let asking = tokio::spawn({
+            let broker = broker.clone();
+            async move { broker.elicit(request()).await }
+        });
+        let shown = window.recv().await.unwrap();
+        broker
+            .answer(&shown.id, ElicitationAnswer::Decline)
+            .unwrap();
+        asking.await.unwrap();
+        assert!(closed.try_recv().is_err());
     }
 
     #[tokio::test]
@@ -977,6 +1012,7 @@ mod tests {
     async fn a_page_is_visited_by_id_and_closed_when_its_server_says_it_is_done() {
         let broker = ElicitationBroker::default();
         let mut window = broker.listen();
+        let mut closed = broker.listen_closed();
         let asking = tokio::spawn({
             let broker = broker.clone();
             async move {
@@ -995,7 +1031,10 @@ mod tests {
         broker.completed("other", "el-7");
         broker.completed("pay", "el-8");
         assert_eq!(broker.open().len(), 1);
+        assert!(closed.try_recv().is_err());
         broker.completed("pay", "el-7");
+        // The window is told to take it down.
+        assert_eq!(closed.recv().await.as_deref(), Some(shown.id.as_str()));
         assert_eq!(
             asking.await.unwrap(),
             ElicitationAnswer::Accept {

@@ -38,6 +38,8 @@ export class ServersStore {
   list = $state.raw<McpServerStatus[] | null>(null);
   /** Forms MCP servers are waiting on, oldest first; the window shows the first. */
   forms = $state.raw<McpForm[]>([]);
+  /** the ids of forms Rust closed without an answer (the newest 64) */
+  #closedForms = new Set<string>();
 
   readonly #ui: UiStore;
   /** how many server lists Rust has pushed (a fetched list older than a push is dropped) */
@@ -129,9 +131,18 @@ export class ServersStore {
 
   async watchForms(): Promise<void> {
     try {
-      await ipc.watchMcpForms((form) => {
-        this.forms = [...this.forms.filter((f) => f.id !== form.id), form];
-      });
+      await ipc.watchMcpForms(
+        (form) => {
+          if (this.#closedForms.has(form.id)) return;
+          this.forms = [...this.forms.filter((f) => f.id !== form.id), form];
+        },
+        (id) => {
+          // Heard apart from the forms, so a close may come before its form: kept a while.
+          this.#closedForms.add(id);
+          if (this.#closedForms.size > 64) this.#closedForms.delete(this.#closedForms.values().next().value!);
+          this.forms = this.forms.filter((f) => f.id !== id);
+        },
+      );
     } catch (err) {
       // Without a listener Rust declines every form (and logs it); nothing to show here.
       console.error("cannot listen for MCP servers' forms", err);

@@ -7,10 +7,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { chooseInFileDialog, fakeBrowser, openNewConversation, serverRunning, launch, nativeWindow, pressIn, screenshotScreen, sendInNewConversation, textOf, tid, withMockModel } from "./harness.mjs";
-
-/** The text of the chat's last row when it is an answer (each row of the list holds one message). */
-const ANSWER = `${tid("message-list")} > ol > li:last-child ${tid("answer-text")}`;
+import { allowInDialog, ANSWER, answerSays, chooseInFileDialog, fakeBrowser, openNewConversation, serverRunning, launch, nativeWindow, pressIn, screenshotScreen, sendInNewConversation, textOf, tid, withMockModel } from "./harness.mjs";
 
 /** Opens a tool card and waits for its body, which the card builds only once it is open. */
 async function openCard(card) {
@@ -88,25 +85,10 @@ test("a prompt, an approval in the dialog, a tool card and the answer — and th
   });
 });
 
-
 /** Sends `prompt` in a new conversation and allows the call it makes (once). */
 async function askAndAllow(b, prompt) {
   await sendInNewConversation(b, prompt);
   await allowInDialog(b);
-}
-
-async function allowInDialog(b) {
-  const dialog = b.$(tid("approval-dialog"));
-  await dialog.waitForDisplayed({ timeout: 20000 });
-  await b.$(tid("approval-submit")).click();
-  await dialog.waitForDisplayed({ reverse: true, timeout: 10000 });
-}
-
-async function answerSays(b, text) {
-  await b.waitUntil(async () => ((await textOf(b, ANSWER).catch(() => "")) ?? "").includes(text), {
-    timeout: 30000,
-    timeoutMsg: `the answer does not say “${text}”`,
-  });
 }
 
 test("a failed call's Retry runs it again and the model goes on; calls described in words; a server that crashes mid-call is a red card with its last words", async () => {

@@ -571,3 +571,22 @@ export function everythingOverHttp(mode) {
     stdio: ["ignore", "ignore", "pipe"],
   });
 }
+
+/** The text of the conversation's last answer. */
+export const ANSWER = `${tid("message-list")} > ol > li:last-child ${tid("answer-text")}`;
+
+/** Waits for the approval dialog of a tool call and allows it once. */
+export async function allowInDialog(b) {
+  const dialog = b.$(tid("approval-dialog"));
+  await dialog.waitForDisplayed({ timeout: 20000 });
+  await b.$(tid("approval-submit")).click();
+  await dialog.waitForDisplayed({ reverse: true, timeout: 10000 });
+}
+
+/** Waits until the last answer says `text`. */
+export async function answerSays(b, text) {
+  await b.waitUntil(async () => ((await textOf(b, ANSWER).catch(() => "")) ?? "").includes(text), {
+    timeout: 30000,
+    timeoutMsg: `the answer does not say “${text}”`,
+  });
+}

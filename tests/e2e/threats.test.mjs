@@ -12,7 +12,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { alive, BIN, everythingOverHttp, fakeBrowser, launch, listeningPort, nativeWindow, pressIn, run, screenshotScreen, sendInNewConversation, sidebarIds, tempHome, textOf, tid, withMockModel } from "./harness.mjs";
+import { allowInDialog, alive, answerSays, BIN, everythingOverHttp, fakeBrowser, launch, listeningPort, nativeWindow, pressIn, run, screenshotScreen, sendInNewConversation, sidebarIds, tempHome, textOf, tid, withMockModel } from "./harness.mjs";
 
 /** Calls one of the app's commands straight from the page, as a hostile script could. */
 function invokeFromPage(b, command, args) {
@@ -323,7 +323,7 @@ test("a step-up in the conversation: a call refused for more scope offers Sign i
       await b.waitUntil(async () => /^Running · 2 tools/.test(await textOf(b, state)), { timeout: 30000, timeoutMsg: "files did not run after its sign-in" });
 
       await sendInNewConversation(b, "Write the note");
-      await allowTheCall(b);
+      await allowInDialog(b);
       await answerSays(b, "Writing the note needs more permission.");
       const failed = b.$(tid("tool-card"));
       assert.equal(await failed.getAttribute("data-state"), "error");
@@ -336,7 +336,7 @@ test("a step-up in the conversation: a call refused for more scope offers Sign i
       await offer.click();
       pressIn(await nativeWindow(title), "alt+o");
       // Signed in again, asking for what the 403 named: the call is retried once, asked first.
-      await allowTheCall(b);
+      await allowInDialog(b);
       await answerSays(b, "The note is written now that you signed in.");
       const cards = await b.$$(tid("tool-card"));
       assert.equal(cards.length, 2);
@@ -353,23 +353,6 @@ test("a step-up in the conversation: a call refused for more scope offers Sign i
     }
   });
 });
-
-/** Waits for the approval dialog of a tool call and allows it once. */
-async function allowTheCall(b) {
-  const dialog = b.$(tid("approval-dialog"));
-  await dialog.waitForDisplayed({ timeout: 20000 });
-  await b.$(tid("approval-submit")).click();
-  await dialog.waitForDisplayed({ reverse: true, timeout: 10000 });
-}
-
-/** Waits until the last answer says `text`. */
-async function answerSays(b, text) {
-  const answer = `${tid("message-list")} > ol > li:last-child ${tid("answer-text")}`;
-  await b.waitUntil(async () => ((await textOf(b, answer).catch(() => "")) ?? "").includes(text), {
-    timeout: 30000,
-    timeoutMsg: `the answer does not say “${text}”`,
-  });
-}
 
 /** Adds a raw_server.py server (tests/peers) to `home`, run with `fault`, via the command line. */
 function addRawServer(home, name, fault, prefix = "") {

@@ -14,6 +14,7 @@ use crate::app::{App, ToolAcceptance};
 use crate::mcp::catalogue::ListedTool;
 use crate::mcp::config::{claude_desktop_config_path, ConfigValue, ImportPreview, ServerEntry};
 use crate::mcp::oauth::LoopbackBrowser;
+use crate::mcp::registry;
 use crate::mcp::server::HeldBackTool;
 use crate::policy::confirm::{Allowance, Confirm, ServerApprovalRequest, ToolChange};
 use crate::policy::pins::ToolStatus;
@@ -128,6 +129,22 @@ pub(crate) enum McpCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Search the MCP Registry (the official one, or --registry URL) for servers whose name
+    /// holds QUERY: each one's version, where it comes from and what it needs to run.
+    Search {
+        query: String,
+        /// The registry's address (an organisation's own); else the official registry.
+        #[arg(long, value_name = "URL")]
+        registry: Option<String>,
+        /// Where to go on from (the `next_cursor` of the page before).
+        #[arg(long)]
+        cursor: Option<String>,
+        /// How many servers a page (1 to 100).
+        #[arg(long, default_value_t = 30)]
+        limit: u32,
+        #[arg(long)]
+        json: bool,
+    },
     #[command(flatten)]
     Features(super::mcp_features::FeatureCommand),
 }
@@ -140,6 +157,25 @@ pub(crate) async fn run(
     let core = app.core();
     match command {
         McpCommand::Features(command) => return super::mcp_features::run(app, command, out).await,
+        McpCommand::Search {
+            query,
+            registry,
+            cursor,
+            limit,
+            json,
+        } => {
+            let registry = registry.as_deref().unwrap_or(registry::OFFICIAL_REGISTRY);
+            let page = registry::search(registry, &query, cursor.as_deref(), limit)
+                .await
+                .map_err(|e| CliError::Usage(e.to_string()))?;
+            if json {
+                serde_json::to_writer_pretty(&mut *out, &page)
+                    .map_err(|e| CliError::Output(e.to_string()))?;
+                writeln!(out)?;
+            } else {
+                write_found(&page, out)?;
+            }
+        }
         McpCommand::List { json } => {
             let servers = core.mcp_servers().await?;
             if json {
@@ -565,4 +601,54 @@ impl Confirm for TerminalConfirm {
         let shown = format!("{}\n{}", allowance.title(), allowance.message());
         self.ask(shown, "Go on?").await
     }
+}
+
+/// A page of registry servers as a table: name, version, where each comes from (with what it
+/// needs: `*` required, `(secret)` a key), description; then how to ask for the next page.
+fn write_found(page: &registry::SearchPage, out: &mut impl Write) -> Result<(), CliError> {
+    if page.servers.is_empty() {
+        writeln!(out, "No servers found.")?;
+        return Ok(());
+    }
+    let rows: Vec<[String; 4]> = page
+        .servers
+        .iter()
+        .map(|server| {
+            let sources: Vec<String> = server
+                .sources
+                .iter()
+                .map(|source| {
+                    let needs: Vec<String> = source
+                        .needs
+                        .iter()
+                        .map(|need| {
+                            format!(
+                                "{}{}{}",
+                                need.name,
+                                if need.required { "*" } else { "" },
+                                if need.secret { " (secret)" } else { "" }
+                            )
+                        })
+                        .collect();
+                    let what = format!("{} {}", source.kind.label(), source.identifier);
+                    if needs.is_empty() {
+                        what
+                    } else {
+                        format!("{what} [{}]", needs.join(", "))
+                    }
+                })
+                .collect();
+            [
+                server.name.clone(),
+                server.version.clone(),
+                sources.join("; "),
+                crate::text::one_line(&server.description, 80),
+            ]
+        })
+        .collect();
+    write_table(out, ["NAME", "VERSION", "FROM", "DESCRIPTION"], &rows)?;
+    if let Some(next) = &page.next_cursor {
+        writeln!(out, "More: add --cursor '{next}'")?;
+    }
+    Ok(())
 }

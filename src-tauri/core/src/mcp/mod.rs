@@ -21,6 +21,7 @@ pub mod nesting;
 pub mod oauth;
 pub mod pages;
 pub mod process;
+pub mod registry;
 pub mod remote;
 pub mod results;
 pub mod server;

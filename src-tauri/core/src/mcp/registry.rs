@@ -1,0 +1,562 @@
+//! The MCP Registry (the official one, or an organisation's own, over the registry's v0.1
+//! API) as a place to find servers: a search read page by page, and what each server found
+//! is — where it comes from (an npm or PyPI package, an OCI image, a remote address) and what
+//! it needs from the person to run (environment variables, arguments, headers). Nothing here
+//! installs or starts anything.
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+/// The official registry's address, used unless another is given.
+pub const OFFICIAL_REGISTRY: &str = "https://registry.modelcontextprotocol.io";
+
+/// How long one request to a registry may take in all.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(20);
+/// The most of a registry's answer read (a page of 100 servers is well under 1 MiB).
+const MAX_ANSWER_BYTES: usize = 8 * 1024 * 1024;
+/// The most servers asked for in one page (the registry's own cap).
+pub const MAX_PAGE: u32 = 100;
+
+/// Why a registry gave no answer to use.
+#[derive(Debug, thiserror::Error)]
+pub enum RegistryError {
+    #[error("“{0}” is not a registry address (an http:// or https:// URL)")]
+    BadAddress(String),
+    #[error("The registry at {registry} could not be reached: {detail}")]
+    Unreachable { registry: String, detail: String },
+    #[error("The registry at {registry} answered {status}: {detail}")]
+    Refused {
+        registry: String,
+        status: u16,
+        detail: String,
+    },
+    #[error(
+        "The registry at {registry} answered with something that is not a server list: {detail}"
+    )]
+    Malformed { registry: String, detail: String },
+}
+
+/// One page of a search.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchPage {
+    pub servers: Vec<FoundServer>,
+    /// What to ask for the next page with; `None` on the last.
+    pub next_cursor: Option<String>,
+}
+
+/// A server as the registry describes it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FoundServer {
+    /// Its registry name (`io.github.owner/name`).
+    pub name: String,
+    pub title: Option<String>,
+    pub description: String,
+    pub version: String,
+    /// Its source repository's address.
+    pub repository: Option<String>,
+    pub website: Option<String>,
+    /// `active`, `deprecated`, … as the registry says.
+    pub status: Option<String>,
+    /// The ways to run it, as published: packages first, then remote addresses.
+    pub sources: Vec<Source>,
+}
+
+/// One way to run a server.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Source {
+    pub kind: SourceKind,
+    /// The package's name, the image (with its tag) or the remote address.
+    pub identifier: String,
+    /// The package's version, where the package names one.
+    pub version: Option<String>,
+    /// `stdio`, `streamable-http` or `sse`.
+    pub transport: String,
+    /// What the person gives it to run.
+    pub needs: Vec<Need>,
+}
+
+/// Where a source comes from.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceKind {
+    Npm,
+    Pypi,
+    Oci,
+    Nuget,
+    Mcpb,
+    /// Reached at an address, nothing installed.
+    Remote,
+    /// A package kind this version of Switchboard does not know.
+    Other,
+}
+
+impl SourceKind {
+    fn of(registry_type: &str) -> Self {
+        match registry_type {
+            "npm" => SourceKind::Npm,
+            "pypi" => SourceKind::Pypi,
+            "oci" => SourceKind::Oci,
+            "nuget" => SourceKind::Nuget,
+            "mcpb" => SourceKind::Mcpb,
+            _ => SourceKind::Other,
+        }
+    }
+
+    /// Its name as the person reads it.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            SourceKind::Npm => "npm",
+            SourceKind::Pypi => "PyPI",
+            SourceKind::Oci => "OCI image",
+            SourceKind::Nuget => "NuGet",
+            SourceKind::Mcpb => "MCP bundle",
+            SourceKind::Remote => "remote",
+            SourceKind::Other => "other",
+        }
+    }
+}
+
+/// Something a source needs from the person: a value for an environment variable, an
+/// argument or a header (or for a `{variable}` inside one of those).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Need {
+    pub kind: NeedKind,
+    pub name: String,
+    pub description: Option<String>,
+    pub required: bool,
+    /// A key or a token: kept in the OS keychain, never shown.
+    pub secret: bool,
+    pub default: Option<String>,
+    pub choices: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum NeedKind {
+    Environment,
+    Argument,
+    Header,
+}
+
+/// Searches `registry` for servers whose name (or, on newer registries, description) holds
+/// `query`, newest versions only, `limit` a page (at most [`MAX_PAGE`]), from `cursor`.
+///
+/// # Errors
+/// The address is not one; the registry could not be reached, refused, or answered
+/// something else than a server list.
+pub async fn search(
+    registry: &str,
+    query: &str,
+    cursor: Option<&str>,
+    limit: u32,
+) -> Result<SearchPage, RegistryError> {
+    let mut url = endpoint(registry, "v0.1/servers")?;
+    {
+        let mut pairs = url.query_pairs_mut();
+        if !query.is_empty() {
+            pairs.append_pair("search", query);
+        }
+        pairs.append_pair("version", "latest");
+        pairs.append_pair("limit", &limit.clamp(1, MAX_PAGE).to_string());
+        if let Some(cursor) = cursor {
+            pairs.append_pair("cursor", cursor);
+        }
+    }
+    let body = get(registry, url).await?;
+    let list: wire::List = serde_json::from_slice(&body).map_err(|e| RegistryError::Malformed {
+        registry: registry.to_owned(),
+        detail: e.to_string(),
+    })?;
+    Ok(SearchPage {
+        servers: list.servers.into_iter().map(FoundServer::from).collect(),
+        next_cursor: list.metadata.next_cursor.filter(|c| !c.is_empty()),
+    })
+}
+
+/// `path` under the registry's address (which may have a path of its own).
+fn endpoint(registry: &str, path: &str) -> Result<url::Url, RegistryError> {
+    let bad = || RegistryError::BadAddress(registry.to_owned());
+    let mut base = url::Url::parse(registry).map_err(|_| bad())?;
+    if !matches!(base.scheme(), "http" | "https") || base.host_str().is_none() {
+        return Err(bad());
+    }
+    if !base.path().ends_with('/') {
+        let with_slash = format!("{}/", base.path());
+        base.set_path(&with_slash);
+    }
+    base.set_query(None);
+    base.join(path).map_err(|_| bad())
+}
+
+/// The body of a GET of `url`, read up to [`MAX_ANSWER_BYTES`].
+async fn get(registry: &str, url: url::Url) -> Result<Vec<u8>, RegistryError> {
+    let unreachable = |detail: String| RegistryError::Unreachable {
+        registry: registry.to_owned(),
+        detail,
+    };
+    let client = crate::net::client_builder()
+        .timeout(REQUEST_TIMEOUT)
+        .build()
+        .map_err(|e| unreachable(e.to_string()))?;
+    let mut response = client
+        .get(url)
+        .header(reqwest::header::ACCEPT, "application/json")
+        .send()
+        .await
+        .map_err(|e| unreachable(crate::net::describe_error(&e)))?;
+    let status = response.status();
+    let mut body = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|e| unreachable(crate::net::describe_error(&e)))?
+    {
+        if body.len() + chunk.len() > MAX_ANSWER_BYTES {
+            return Err(RegistryError::Malformed {
+                registry: registry.to_owned(),
+                detail: format!("its answer is larger than {} MiB", MAX_ANSWER_BYTES >> 20),
+            });
+        }
+        body.extend_from_slice(&chunk);
+    }
+    if !status.is_success() {
+        // A registry's error is a problem document (`detail`, `title`), or any text.
+        let said: Option<wire::Problem> = serde_json::from_slice(&body).ok();
+        let detail = said
+            .and_then(|p| p.detail.or(p.title))
+            .unwrap_or_else(|| String::from_utf8_lossy(&body).chars().take(200).collect());
+        return Err(RegistryError::Refused {
+            registry: registry.to_owned(),
+            status: status.as_u16(),
+            detail,
+        });
+    }
+    Ok(body)
+}
+
+impl From<wire::Entry> for FoundServer {
+    fn from(entry: wire::Entry) -> Self {
+        let server = entry.server;
+        let packages = server.packages.into_iter().map(|package| {
+            let mut needs = Vec::new();
+            for argument in package
+                .runtime_arguments
+                .iter()
+                .chain(&package.package_arguments)
+            {
+                argument_needs(argument, &mut needs);
+            }
+            for variable in &package.environment_variables {
+                input_needs(variable, NeedKind::Environment, &mut needs);
+            }
+            for header in &package.transport.headers {
+                input_needs(header, NeedKind::Header, &mut needs);
+            }
+            Source {
+                kind: SourceKind::of(&package.registry_type),
+                identifier: package.identifier,
+                version: package.version,
+                transport: package.transport.kind,
+                needs,
+            }
+        });
+        let remotes = server.remotes.into_iter().map(|remote| {
+            let mut needs = Vec::new();
+            for header in &remote.headers {
+                input_needs(header, NeedKind::Header, &mut needs);
+            }
+            for (name, variable) in &remote.variables {
+                needs.push(variable.need(NeedKind::Header, name));
+            }
+            Source {
+                kind: SourceKind::Remote,
+                identifier: remote.url,
+                version: None,
+                transport: remote.kind,
+                needs,
+            }
+        });
+        FoundServer {
+            name: server.name,
+            title: server.title,
+            description: server.description,
+            version: server.version,
+            repository: server.repository.map(|r| r.url).filter(|u| !u.is_empty()),
+            website: server.website_url,
+            status: entry.meta.official.and_then(|o| o.status),
+            sources: packages.chain(remotes).collect(),
+        }
+    }
+}
+
+/// What an argument needs: nothing when its value is fixed; a value for each `{variable}` in
+/// it; else its own value.
+fn argument_needs(argument: &wire::Argument, needs: &mut Vec<Need>) {
+    let name = argument
+        .input
+        .name
+        .clone()
+        .or_else(|| argument.value_hint.clone())
+        .unwrap_or_else(|| "argument".to_owned());
+    if !argument.input.variables.is_empty() {
+        for (variable, input) in &argument.input.variables {
+            needs.push(input.need(NeedKind::Argument, variable));
+        }
+    } else if argument.input.value.is_none() {
+        needs.push(argument.input.need(NeedKind::Argument, &name));
+    }
+}
+
+/// What a named input (an environment variable, a header) needs, as [`argument_needs`].
+fn input_needs(input: &wire::Input, kind: NeedKind, needs: &mut Vec<Need>) {
+    let name = input.name.clone().unwrap_or_default();
+    if !input.variables.is_empty() {
+        for (variable, inner) in &input.variables {
+            needs.push(inner.need(kind, variable));
+        }
+    } else if input.value.is_none() {
+        needs.push(input.need(kind, &name));
+    }
+}
+
+/// The registry's JSON, read leniently: what Switchboard does not use is not required.
+mod wire {
+    use std::collections::BTreeMap;
+
+    use serde::Deserialize;
+
+    #[derive(Deserialize)]
+    pub struct List {
+        pub servers: Vec<Entry>,
+        #[serde(default)]
+        pub metadata: Metadata,
+    }
+
+    #[derive(Deserialize, Default)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Metadata {
+        pub next_cursor: Option<String>,
+    }
+
+    #[derive(Deserialize)]
+    pub struct Entry {
+        pub server: Server,
+        #[serde(rename = "_meta", default)]
+        pub meta: EntryMeta,
+    }
+
+    #[derive(Deserialize, Default)]
+    pub struct EntryMeta {
+        #[serde(rename = "io.modelcontextprotocol.registry/official")]
+        pub official: Option<Official>,
+    }
+
+    #[derive(Deserialize)]
+    pub struct Official {
+        pub status: Option<String>,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Server {
+        pub name: String,
+        #[serde(default)]
+        pub title: Option<String>,
+        #[serde(default)]
+        pub description: String,
+        #[serde(default)]
+        pub version: String,
+        #[serde(default)]
+        pub repository: Option<Repository>,
+        #[serde(default)]
+        pub website_url: Option<String>,
+        #[serde(default)]
+        pub packages: Vec<Package>,
+        #[serde(default)]
+        pub remotes: Vec<Remote>,
+    }
+
+    #[derive(Deserialize)]
+    pub struct Repository {
+        #[serde(default)]
+        pub url: String,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Package {
+        pub registry_type: String,
+        pub identifier: String,
+        #[serde(default)]
+        pub version: Option<String>,
+        #[serde(default)]
+        pub transport: Transport,
+        #[serde(default)]
+        pub runtime_arguments: Vec<Argument>,
+        #[serde(default)]
+        pub package_arguments: Vec<Argument>,
+        #[serde(default)]
+        pub environment_variables: Vec<Input>,
+    }
+
+    #[derive(Deserialize)]
+    pub struct Transport {
+        #[serde(rename = "type")]
+        pub kind: String,
+        #[serde(default)]
+        pub headers: Vec<Input>,
+    }
+
+    impl Default for Transport {
+        fn default() -> Self {
+            Transport {
+                kind: "stdio".to_owned(),
+                headers: Vec::new(),
+            }
+        }
+    }
+
+    #[derive(Deserialize)]
+    pub struct Remote {
+        #[serde(rename = "type")]
+        pub kind: String,
+        pub url: String,
+        #[serde(default)]
+        pub headers: Vec<Input>,
+        #[serde(default)]
+        pub variables: BTreeMap<String, Input>,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Argument {
+        #[serde(flatten)]
+        pub input: Input,
+        #[serde(default)]
+        pub value_hint: Option<String>,
+    }
+
+    /// An input: an argument's, an environment variable's, a header's or a variable's.
+    #[derive(Deserialize, Default)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Input {
+        #[serde(default)]
+        pub name: Option<String>,
+        #[serde(default)]
+        pub description: Option<String>,
+        #[serde(default)]
+        pub is_required: bool,
+        #[serde(default)]
+        pub is_secret: bool,
+        #[serde(default)]
+        pub default: Option<String>,
+        #[serde(default)]
+        pub value: Option<String>,
+        #[serde(default)]
+        pub choices: Vec<String>,
+        #[serde(default)]
+        pub variables: BTreeMap<String, Input>,
+    }
+
+    impl Input {
+        pub fn need(&self, kind: super::NeedKind, name: &str) -> super::Need {
+            super::Need {
+                kind,
+                name: name.to_owned(),
+                description: self.description.clone(),
+                required: self.is_required,
+                secret: self.is_secret,
+                default: self.default.clone(),
+                choices: self.choices.clone(),
+            }
+        }
+    }
+
+    #[derive(Deserialize)]
+    pub struct Problem {
+        pub title: Option<String>,
+        pub detail: Option<String>,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_registry_address_may_have_a_path_of_its_own() {
+        assert_eq!(
+            endpoint("https://registry.example.com", "v0.1/servers")
+                .unwrap()
+                .as_str(),
+            "https://registry.example.com/v0.1/servers"
+        );
+        assert_eq!(
+            endpoint("https://example.com/mcp/registry?x=1", "v0.1/servers")
+                .unwrap()
+                .as_str(),
+            "https://example.com/mcp/registry/v0.1/servers"
+        );
+        for bad in ["file:///etc", "registry.example.com", "ftp://x.example"] {
+            assert!(matches!(
+                endpoint(bad, "v0.1/servers"),
+                Err(RegistryError::BadAddress(_))
+            ));
+        }
+    }
+
+    #[test]
+    fn the_recorded_entries_read_as_their_sources_and_needs() {
+        let recorded = include_str!("../../../../tests/fixtures/registry/servers.json");
+        let entries: Vec<wire::Entry> = serde_json::from_str(recorded).unwrap();
+        let found: Vec<FoundServer> = entries.into_iter().map(FoundServer::from).collect();
+        let by_name = |name: &str| found.iter().find(|s| s.name == name).unwrap();
+
+        let filesystem = by_name("io.github.modelcontextprotocol/server-filesystem");
+        assert_eq!(filesystem.sources[0].kind, SourceKind::Npm);
+        assert_eq!(
+            filesystem.sources[0].identifier,
+            "@modelcontextprotocol/server-filesystem"
+        );
+        let folder = &filesystem.sources[0].needs[0];
+        assert_eq!(
+            (folder.kind, folder.name.as_str(), folder.required),
+            (NeedKind::Argument, "allowed_directory", true)
+        );
+
+        let time = by_name("io.github.modelcontextprotocol/server-time");
+        assert_eq!(time.sources[0].kind, SourceKind::Pypi);
+        assert_eq!(time.sources[0].needs[0].name, "--local-timezone");
+        assert!(!time.sources[0].needs[0].required);
+
+        // The image's fixed arguments need nothing; its token is a secret to give.
+        let github = by_name("io.github.github/github-mcp-server");
+        assert_eq!(
+            github.sources.iter().map(|s| s.kind).collect::<Vec<_>>(),
+            [SourceKind::Oci, SourceKind::Remote]
+        );
+        let token: Vec<_> = github.sources[0]
+            .needs
+            .iter()
+            .map(|n| (n.name.as_str(), n.secret))
+            .collect();
+        assert_eq!(token, [("token", true)]);
+
+        let remote = by_name("ai.adadvisor/mcp-server");
+        assert_eq!(remote.sources.len(), 1);
+        let header = &remote.sources[0].needs[0];
+        assert_eq!(
+            (
+                header.kind,
+                header.name.as_str(),
+                header.required,
+                header.secret
+            ),
+            (NeedKind::Header, "Authorization", true, true)
+        );
+        assert_eq!(remote.status.as_deref(), Some("active"));
+        assert!(remote.repository.is_none());
+    }
+}

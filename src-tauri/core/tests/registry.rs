@@ -1,0 +1,195 @@
+//! Finding servers in the MCP Registry, against a scripted registry
+//! (tests/peers/registry_server.py, the registry's v0.1 API over the recorded entries of
+//! tests/fixtures/registry), never the network: a search read page by page, what each server
+//! needs, a registry that fails, and `switchboard mcp search`.
+
+mod support;
+
+use std::sync::Arc;
+
+use switchboard_core::mcp::registry::{self, RegistryError, SourceKind};
+use switchboard_core::secrets::{MemoryStore, SecretStore};
+use switchboard_core::store::Store;
+use switchboard_core::{AppPaths, Core};
+
+/// The scripted registry, stopped when dropped.
+struct Registry {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Drop for Registry {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn registry() -> Registry {
+    let child = std::process::Command::new("python3")
+        .arg(support::peers().join("registry_server.py"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3 runs the scripted registry");
+    let mut registry = Registry {
+        child,
+        url: String::new(),
+    };
+    let port = support::read_until(
+        registry.child.stderr.take().unwrap(),
+        "registry: listening on 127.0.0.1:",
+    )
+    .expect("the scripted registry listens");
+    registry.url = format!("http://127.0.0.1:{port}");
+    registry
+}
+
+#[tokio::test]
+async fn a_search_is_read_page_by_page_with_what_each_server_needs() {
+    let registry = registry();
+    let first = registry::search(&registry.url, "SERVER", None, 2)
+        .await
+        .unwrap();
+    assert_eq!(first.servers.len(), 2);
+    let mut names: Vec<String> = first.servers.iter().map(|s| s.name.clone()).collect();
+    let mut cursor = first.next_cursor.clone();
+    while let Some(next) = cursor {
+        let page = registry::search(&registry.url, "SERVER", Some(&next), 2)
+            .await
+            .unwrap();
+        names.extend(page.servers.iter().map(|s| s.name.clone()));
+        cursor = page.next_cursor;
+    }
+    assert_eq!(
+        names,
+        [
+            "io.github.modelcontextprotocol/server-everything",
+            "io.github.modelcontextprotocol/server-filesystem",
+            "io.github.modelcontextprotocol/server-time",
+            "io.github.github/github-mcp-server",
+            "ai.adadvisor/mcp-server",
+        ]
+    );
+
+    let time = registry::search(&registry.url, "time", None, 30)
+        .await
+        .unwrap();
+    assert_eq!(time.servers.len(), 1);
+    assert!(time.next_cursor.is_none());
+    let server = &time.servers[0];
+    assert_eq!(server.version, "2026.10.19");
+    assert_eq!(
+        server.repository.as_deref(),
+        Some("https://github.com/modelcontextprotocol/servers")
+    );
+    assert_eq!(server.sources[0].kind, SourceKind::Pypi);
+    assert_eq!(server.sources[0].identifier, "mcp-server-time");
+    assert_eq!(server.sources[0].transport, "stdio");
+
+    let none = registry::search(&registry.url, "no such server", None, 30)
+        .await
+        .unwrap();
+    assert!(none.servers.is_empty());
+}
+
+#[tokio::test]
+async fn a_registry_that_fails_says_how() {
+    let registry = registry();
+    let refused = registry::search(&registry.url, "broken", None, 30)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&refused, RegistryError::Refused { status: 500, detail, .. } if detail == "the database is down"),
+        "{refused:?}"
+    );
+    let garbled = registry::search(&registry.url, "garbled", None, 30)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(garbled, RegistryError::Malformed { .. }),
+        "{garbled:?}"
+    );
+    let (_held, port) = support::refused_port();
+    let away = registry::search(&format!("http://127.0.0.1:{port}"), "x", None, 30)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(away, RegistryError::Unreachable { .. }),
+        "{away:?}"
+    );
+    assert!(matches!(
+        registry::search("registry.example.com", "x", None, 30).await,
+        Err(RegistryError::BadAddress(_))
+    ));
+}
+
+#[tokio::test]
+async fn mcp_search_on_the_command_line_prints_a_table_or_json() {
+    let registry = registry();
+    let home = tempfile::tempdir().unwrap();
+    let paths = AppPaths::under_home(home.path().to_path_buf());
+    paths.create_all().unwrap();
+    let secrets: Arc<dyn SecretStore> = Arc::new(MemoryStore::default());
+    let core = Core::with_store(
+        paths.clone(),
+        Store::open_in_memory().unwrap(),
+        Arc::clone(&secrets),
+    );
+    let app = support::headless_app(core, paths, secrets).await;
+    let run = |args: Vec<String>| {
+        let app = Arc::clone(&app);
+        async move {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let mut out = Vec::new();
+            let ran = switchboard_core::cli::run_with(&app, &args, &mut out).await;
+            (
+                ran.map_err(|e| e.to_string()),
+                String::from_utf8(out).unwrap(),
+            )
+        }
+    };
+    let args = |more: &[&str]| -> Vec<String> {
+        ["mcp", "search"]
+            .iter()
+            .chain(more)
+            .map(|s| (*s).to_owned())
+            .chain(["--registry".to_owned(), registry.url.clone()])
+            .collect()
+    };
+
+    let (ran, table) = run(args(&["github"])).await;
+    ran.unwrap();
+    assert!(
+        table.contains("io.github.github/github-mcp-server"),
+        "{table}"
+    );
+    assert!(
+        table.contains("OCI image ghcr.io/github/github-mcp-server:1.10.1 [token (secret)]"),
+        "{table}"
+    );
+    assert!(
+        table.contains("remote https://api.githubcopilot.com/mcp/"),
+        "{table}"
+    );
+
+    let (ran, json) = run(args(&["filesystem", "--json"])).await;
+    ran.unwrap();
+    let page: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let need = &page["servers"][0]["sources"][0]["needs"][0];
+    assert_eq!(need["name"], "allowed_directory");
+    assert_eq!(need["required"], true);
+    assert_eq!(page["servers"][0]["sources"][0]["kind"], "npm");
+
+    let (ran, paged) = run(args(&["server", "--limit", "2"])).await;
+    ran.unwrap();
+    assert!(paged.contains("More: add --cursor '2'"), "{paged}");
+
+    let (ran, _) = run(args(&["broken"])).await;
+    let said = ran.unwrap_err();
+    assert!(
+        said.contains("answered 500: the database is down"),
+        "{said}"
+    );
+}

@@ -1,7 +1,7 @@
 //! Finding servers in the MCP Registry, against a scripted registry
 //! (tests/peers/registry_server.py, the registry's v0.1 API over the recorded entries of
 //! tests/fixtures/registry), never the network: a search read page by page, what each server
-//! needs, a registry that fails, and `switchboard mcp search`.
+//! needs, a registry that fails, and `switchboard mcp search` and `mcp install`.
 
 mod support;
 
@@ -192,4 +192,110 @@ async fn mcp_search_on_the_command_line_prints_a_table_or_json() {
         said.contains("answered 500: the database is down"),
         "{said}"
     );
+}
+
+#[tokio::test]
+async fn mcp_install_adds_the_entry_the_registry_describes_with_its_secrets_in_the_keychain() {
+    let registry = registry();
+    let home = tempfile::tempdir().unwrap();
+    let paths = AppPaths::under_home(home.path().to_path_buf());
+    paths.create_all().unwrap();
+    let store = Arc::new(MemoryStore::default());
+    let secrets: Arc<dyn SecretStore> = store.clone();
+    let core = Core::with_store(
+        paths.clone(),
+        Store::open_in_memory().unwrap(),
+        Arc::clone(&secrets),
+    );
+    let app = support::headless_app(core, paths, secrets).await;
+    let install = |more: &[&str]| {
+        let app = Arc::clone(&app);
+        let args: Vec<String> = ["mcp", "install"]
+            .iter()
+            .chain(more)
+            .map(|s| (*s).to_owned())
+            .chain(["--registry".to_owned(), registry.url.clone()])
+            .collect();
+        async move {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let mut out = Vec::new();
+            let ran = switchboard_core::cli::run_with(&app, &args, &mut out).await;
+            (
+                ran.map_err(|e| e.to_string()),
+                String::from_utf8(out).unwrap(),
+            )
+        }
+    };
+
+    // A remote server: its required secret header goes to the keychain, not mcp.json.
+    let (ran, _) = install(&["ai.adadvisor/mcp-server", "--yes"]).await;
+    let said = ran.unwrap_err();
+    assert!(said.contains("needs Authorization"), "{said}");
+    let (ran, said) = install(&[
+        "ai.adadvisor/mcp-server",
+        "--value",
+        "Authorization=Bearer adv_sk_1",
+        "--as",
+        "ads",
+        "--yes",
+    ])
+    .await;
+    ran.unwrap();
+    assert!(
+        said.contains("Added “ads” (ai.adadvisor/mcp-server 1.0.1)"),
+        "{said}"
+    );
+    assert!(said.contains("Approved"), "{said}");
+    let file = std::fs::read_to_string(app.core().mcp_file()).unwrap();
+    assert!(!file.contains("adv_sk_1"), "{file}");
+    let written: serde_json::Value = serde_json::from_str(&file).unwrap();
+    let ads = &written["mcpServers"]["ads"];
+    assert_eq!(ads["url"], "https://api.adadvisor.ai/mcp");
+    let account = ads["headers"]["Authorization"]["keychain"]
+        .as_str()
+        .unwrap();
+    assert_eq!(
+        secrecy::ExposeSecret::expose_secret(&store.get(account).unwrap().unwrap()),
+        "Bearer adv_sk_1"
+    );
+
+    // A package: npx at its version, with every folder given, approved as shown.
+    let (ran, said) = install(&[
+        "io.github.modelcontextprotocol/server-filesystem@2026.8.31",
+        "--value",
+        "allowed_directory=/srv/a",
+        "--value",
+        "allowed_directory=/srv/b",
+        "--yes",
+    ])
+    .await;
+    ran.unwrap();
+    assert!(said.contains("Added “server-filesystem”"), "{said}");
+    let servers = app.core().mcp_servers().await.unwrap();
+    let files = servers
+        .iter()
+        .find(|s| s.name == "server-filesystem")
+        .unwrap();
+    assert!(files.approved);
+    assert_eq!(
+        files.command_line.as_deref().map(|c| c
+            .ends_with("npx -y @modelcontextprotocol/server-filesystem@2026.8.31 /srv/a /srv/b")),
+        Some(true),
+        "{:?}",
+        files.command_line
+    );
+
+    // A version the registry does not have, and a name already taken.
+    let (ran, _) = install(&["io.github.modelcontextprotocol/server-time@0.0.1", "--yes"]).await;
+    assert!(ran.unwrap_err().contains("answered 404"));
+    let (ran, _) = install(&[
+        "ai.adadvisor/mcp-server",
+        "--value",
+        "Authorization=x",
+        "--as",
+        "ads",
+        "--yes",
+    ])
+    .await;
+    assert!(ran.unwrap_err().contains("already exists"));
 }

@@ -14,8 +14,8 @@ use crate::app::{App, ToolAcceptance};
 use crate::mcp::catalogue::ListedTool;
 use crate::mcp::config::{claude_desktop_config_path, ConfigValue, ImportPreview, ServerEntry};
 use crate::mcp::oauth::LoopbackBrowser;
-use crate::mcp::registry;
 use crate::mcp::server::HeldBackTool;
+use crate::mcp::{install, registry};
 use crate::policy::confirm::{Allowance, Confirm, ServerApprovalRequest, ToolChange};
 use crate::policy::pins::ToolStatus;
 use crate::Core;
@@ -145,6 +145,30 @@ pub(crate) enum McpCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Install a server from the MCP Registry: NAME[@VERSION] as `mcp search` lists it. Shows
+    /// the command line it will run and asks before approving it, as `mcp approve` does.
+    Install {
+        /// The registry's name of the server, with `@VERSION` for one not the newest.
+        server: String,
+        #[arg(long, value_name = "URL")]
+        registry: Option<String>,
+        /// Its name here; else the last part of its registry name.
+        #[arg(long = "as", value_name = "NAME")]
+        local_name: Option<String>,
+        /// Which of its sources to use (1 for the first, as `mcp search` lists them); else
+        /// the first one Switchboard can install.
+        #[arg(long)]
+        source: Option<usize>,
+        /// A value it needs (see `mcp search`); repeat for each, and for a repeated argument.
+        #[arg(long = "value", value_name = "NAME=VALUE")]
+        values: Vec<String>,
+        /// A value it needs, read from this environment variable of the same name (keeps
+        /// secrets off the command line).
+        #[arg(long = "value-from-env", value_name = "NAME")]
+        values_from_env: Vec<String>,
+        #[arg(long)]
+        yes: bool,
+    },
     #[command(flatten)]
     Features(super::mcp_features::FeatureCommand),
 }
@@ -157,6 +181,73 @@ pub(crate) async fn run(
     let core = app.core();
     match command {
         McpCommand::Features(command) => return super::mcp_features::run(app, command, out).await,
+        McpCommand::Install {
+            server,
+            registry,
+            local_name,
+            source,
+            values,
+            values_from_env,
+            yes,
+        } => {
+            let registry = registry.as_deref().unwrap_or(registry::OFFICIAL_REGISTRY);
+            let (wanted, version) = server.rsplit_once('@').unwrap_or((&server, "latest"));
+            let published = registry::fetch(registry, wanted, version)
+                .await
+                .map_err(|e| CliError::Usage(e.to_string()))?;
+            let mut given: BTreeMap<String, Vec<String>> = BTreeMap::new();
+            for (key, value) in values
+                .iter()
+                .map(|item| {
+                    item.split_once('=').ok_or_else(|| {
+                        CliError::Usage(format!("--value {item}: write it as NAME=VALUE"))
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?
+            {
+                given
+                    .entry(key.to_owned())
+                    .or_default()
+                    .push(value.to_owned());
+            }
+            for key in values_from_env {
+                let value = std::env::var(&key).map_err(|_| {
+                    CliError::Usage(format!("--value-from-env {key}: the variable is not set"))
+                })?;
+                given.entry(key).or_default().push(value);
+            }
+            let plan = install::plan(&published, source.map(|n| n.saturating_sub(1)), &given)
+                .map_err(|e| CliError::Usage(e.to_string()))?;
+            if let Some(runtime) = plan.runtime {
+                let path = core.server_search_path().await;
+                let home = dirs::home_dir().unwrap_or_else(std::env::temp_dir);
+                if crate::mcp::environment::resolve_command(runtime, &path, &home).is_err() {
+                    return Err(CliError::Usage(install::runtime_missing(runtime)));
+                }
+            }
+            let name = local_name
+                .unwrap_or_else(|| wanted.rsplit('/').next().unwrap_or(wanted).to_owned());
+            let view = core.mcp_install(&name, plan).await?;
+            writeln!(
+                out,
+                "Added “{}” ({} {}) from the registry.",
+                view.name,
+                published.found().name,
+                published.found().version
+            )?;
+            if app
+                .approve_server(&view.name, &TerminalConfirm { yes })
+                .await?
+            {
+                writeln!(out, "Approved: it starts with the app.")?;
+            } else {
+                writeln!(
+                    out,
+                    "Not approved: it will not start until you run `switchboard mcp approve {}`.",
+                    view.name
+                )?;
+            }
+        }
         McpCommand::Search {
             query,
             registry,

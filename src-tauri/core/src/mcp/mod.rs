@@ -15,6 +15,7 @@ pub mod error;
 pub mod features;
 pub mod host;
 mod http_client;
+pub mod install;
 pub mod launch;
 mod listen;
 pub mod nesting;

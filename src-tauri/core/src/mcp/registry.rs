@@ -170,7 +170,11 @@ pub async fn search(
         detail: e.to_string(),
     })?;
     Ok(SearchPage {
-        servers: list.servers.into_iter().map(FoundServer::from).collect(),
+        servers: list
+            .servers
+            .into_iter()
+            .map(|entry| Published::from(entry).found())
+            .collect(),
         next_cursor: list.metadata.next_cursor.filter(|c| !c.is_empty()),
     })
 }
@@ -236,58 +240,112 @@ async fn get(registry: &str, url: url::Url) -> Result<Vec<u8>, RegistryError> {
     Ok(body)
 }
 
-impl From<wire::Entry> for FoundServer {
+/// One version of a server as the registry published it, whole: what [`search`] shows of it
+/// and what an install is worked out from.
+#[derive(Debug, Clone)]
+pub struct Published {
+    pub(crate) server: wire::Server,
+    status: Option<String>,
+}
+
+impl Published {
+    /// Reads one entry of the registry (`{"server": …, "_meta": …}`).
+    ///
+    /// # Errors
+    /// It is not one.
+    pub fn from_json(text: &str) -> Result<Self, serde_json::Error> {
+        let entry: wire::Entry = serde_json::from_str(text)?;
+        Ok(Published::from(entry))
+    }
+
+    /// What the person is shown of it.
+    #[must_use]
+    pub fn found(&self) -> FoundServer {
+        found_server(&self.server, self.status.clone())
+    }
+}
+
+impl From<wire::Entry> for Published {
     fn from(entry: wire::Entry) -> Self {
-        let server = entry.server;
-        let packages = server.packages.into_iter().map(|package| {
-            let mut needs = Vec::new();
-            for argument in package
-                .runtime_arguments
-                .iter()
-                .chain(&package.package_arguments)
-            {
-                argument_needs(argument, &mut needs);
-            }
-            for variable in &package.environment_variables {
-                input_needs(variable, NeedKind::Environment, &mut needs);
-            }
-            for header in &package.transport.headers {
-                input_needs(header, NeedKind::Header, &mut needs);
-            }
-            Source {
-                kind: SourceKind::of(&package.registry_type),
-                identifier: package.identifier,
-                version: package.version,
-                transport: package.transport.kind,
-                needs,
-            }
-        });
-        let remotes = server.remotes.into_iter().map(|remote| {
-            let mut needs = Vec::new();
-            for header in &remote.headers {
-                input_needs(header, NeedKind::Header, &mut needs);
-            }
-            for (name, variable) in &remote.variables {
-                needs.push(variable.need(NeedKind::Header, name));
-            }
-            Source {
-                kind: SourceKind::Remote,
-                identifier: remote.url,
-                version: None,
-                transport: remote.kind,
-                needs,
-            }
-        });
-        FoundServer {
-            name: server.name,
-            title: server.title,
-            description: server.description,
-            version: server.version,
-            repository: server.repository.map(|r| r.url).filter(|u| !u.is_empty()),
-            website: server.website_url,
+        Published {
+            server: entry.server,
             status: entry.meta.official.and_then(|o| o.status),
-            sources: packages.chain(remotes).collect(),
         }
+    }
+}
+
+/// The server `name` at `version` (`latest` for the newest) from `registry`.
+///
+/// # Errors
+/// As [`search`]; a server the registry does not have is [`RegistryError::Refused`] with 404.
+pub async fn fetch(registry: &str, name: &str, version: &str) -> Result<Published, RegistryError> {
+    let mut url = endpoint(registry, "v0.1/servers/")?;
+    url.path_segments_mut()
+        .map_err(|()| RegistryError::BadAddress(registry.to_owned()))?
+        .pop_if_empty()
+        .extend([name, "versions", version]);
+    let body = get(registry, url).await?;
+    let entry: wire::Entry =
+        serde_json::from_slice(&body).map_err(|e| RegistryError::Malformed {
+            registry: registry.to_owned(),
+            detail: e.to_string(),
+        })?;
+    Ok(Published::from(entry))
+}
+
+fn found_server(server: &wire::Server, status: Option<String>) -> FoundServer {
+    let packages = server.packages.iter().map(|package| {
+        let mut needs = Vec::new();
+        for argument in package
+            .runtime_arguments
+            .iter()
+            .chain(&package.package_arguments)
+        {
+            argument_needs(argument, &mut needs);
+        }
+        for variable in &package.environment_variables {
+            input_needs(variable, NeedKind::Environment, &mut needs);
+        }
+        for header in &package.transport.headers {
+            input_needs(header, NeedKind::Header, &mut needs);
+        }
+        Source {
+            kind: SourceKind::of(&package.registry_type),
+            identifier: package.identifier.clone(),
+            version: package.version.clone(),
+            transport: package.transport.kind.clone(),
+            needs,
+        }
+    });
+    let remotes = server.remotes.iter().map(|remote| {
+        let mut needs = Vec::new();
+        for header in &remote.headers {
+            input_needs(header, NeedKind::Header, &mut needs);
+        }
+        for (name, variable) in &remote.variables {
+            needs.push(variable.need(NeedKind::Header, name));
+        }
+        Source {
+            kind: SourceKind::Remote,
+            identifier: remote.url.clone(),
+            version: None,
+            transport: remote.kind.clone(),
+            needs,
+        }
+    });
+    FoundServer {
+        name: server.name.clone(),
+        title: server.title.clone(),
+        description: server.description.clone(),
+        version: server.version.clone(),
+        repository: server
+            .repository
+            .as_ref()
+            .map(|r| r.url.clone())
+            .filter(|u| !u.is_empty()),
+        website: server.website_url.clone(),
+        status,
+        sources: packages.chain(remotes).collect(),
     }
 }
 
@@ -322,7 +380,7 @@ fn input_needs(input: &wire::Input, kind: NeedKind, needs: &mut Vec<Need>) {
 }
 
 /// The registry's JSON, read leniently: what Switchboard does not use is not required.
-mod wire {
+pub(crate) mod wire {
     use std::collections::BTreeMap;
 
     use serde::Deserialize;
@@ -358,7 +416,7 @@ mod wire {
         pub status: Option<String>,
     }
 
-    #[derive(Deserialize)]
+    #[derive(Deserialize, Clone, Debug)]
     #[serde(rename_all = "camelCase")]
     pub struct Server {
         pub name: String,
@@ -378,13 +436,13 @@ mod wire {
         pub remotes: Vec<Remote>,
     }
 
-    #[derive(Deserialize)]
+    #[derive(Deserialize, Clone, Debug)]
     pub struct Repository {
         #[serde(default)]
         pub url: String,
     }
 
-    #[derive(Deserialize)]
+    #[derive(Deserialize, Clone, Debug)]
     #[serde(rename_all = "camelCase")]
     pub struct Package {
         pub registry_type: String,
@@ -401,7 +459,7 @@ mod wire {
         pub environment_variables: Vec<Input>,
     }
 
-    #[derive(Deserialize)]
+    #[derive(Deserialize, Clone, Debug)]
     pub struct Transport {
         #[serde(rename = "type")]
         pub kind: String,
@@ -418,7 +476,7 @@ mod wire {
         }
     }
 
-    #[derive(Deserialize)]
+    #[derive(Deserialize, Clone, Debug)]
     pub struct Remote {
         #[serde(rename = "type")]
         pub kind: String,
@@ -429,17 +487,22 @@ mod wire {
         pub variables: BTreeMap<String, Input>,
     }
 
-    #[derive(Deserialize)]
+    #[derive(Deserialize, Clone, Debug)]
     #[serde(rename_all = "camelCase")]
     pub struct Argument {
         #[serde(flatten)]
         pub input: Input,
+        /// `positional` or `named`.
+        #[serde(rename = "type", default)]
+        pub kind: String,
         #[serde(default)]
         pub value_hint: Option<String>,
+        #[serde(default)]
+        pub is_repeated: bool,
     }
 
     /// An input: an argument's, an environment variable's, a header's or a variable's.
-    #[derive(Deserialize, Default)]
+    #[derive(Deserialize, Default, Clone, Debug)]
     #[serde(rename_all = "camelCase")]
     pub struct Input {
         #[serde(default)]
@@ -511,7 +574,10 @@ mod tests {
     fn the_recorded_entries_read_as_their_sources_and_needs() {
         let recorded = include_str!("../../../../tests/fixtures/registry/servers.json");
         let entries: Vec<wire::Entry> = serde_json::from_str(recorded).unwrap();
-        let found: Vec<FoundServer> = entries.into_iter().map(FoundServer::from).collect();
+        let found: Vec<FoundServer> = entries
+            .into_iter()
+            .map(|entry| Published::from(entry).found())
+            .collect();
         let by_name = |name: &str| found.iter().find(|s| s.name == name).unwrap();
 
         let filesystem = by_name("io.github.modelcontextprotocol/server-filesystem");

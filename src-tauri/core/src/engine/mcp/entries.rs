@@ -5,7 +5,35 @@
 use super::{find_server, McpServerView};
 use crate::engine::Core;
 use crate::error::{CoreError, InvalidInput};
-use crate::mcp::config::{move_secrets_to_keychain, validate_name, ImportPreview, ServerEntry};
+use crate::mcp::config::{
+    move_secrets_to_keychain, secret_account, validate_name, ConfigValue, ImportPreview,
+    ServerEntry,
+};
+use crate::mcp::install::InstallPlan;
+use crate::secrets::{SecretError, SecretStore};
+
+/// Moves the `secret` values of `entry` (`("env" | "headers", key)`) to the keychain, the
+/// entry keeping their references.
+fn keep_declared_secrets(
+    server: &str,
+    entry: &mut ServerEntry,
+    secret: &[(&'static str, String)],
+    store: &dyn SecretStore,
+) -> Result<(), SecretError> {
+    for (place, key) in secret {
+        let values = if *place == "headers" {
+            &mut entry.headers
+        } else {
+            &mut entry.env
+        };
+        if let Some(ConfigValue::Plain(plain)) = values.get(key).cloned() {
+            let account = secret_account(server, place, key);
+            store.set(&account, &secrecy::SecretString::from(plain))?;
+            values.insert(key.clone(), ConfigValue::Keychain { keychain: account });
+        }
+    }
+    Ok(())
+}
 
 impl Core {
     /// Adds a server typed on the command line (or confirmed there), which counts as approving
@@ -34,11 +62,39 @@ impl Core {
         self.mcp_add_entry(name, entry, false).await
     }
 
+    /// Adds the server an install from the MCP Registry worked out, not approved (the
+    /// person approves it as any new server, seeing its command line): the values the
+    /// registry marks secret go to the keychain whatever they are called.
+    ///
+    /// # Errors
+    /// As [`Core::mcp_add`].
+    pub async fn mcp_install(
+        &self,
+        name: &str,
+        plan: InstallPlan,
+    ) -> Result<McpServerView, CoreError> {
+        self.add_entry_keeping(name, plan.entry, false, plan.secrets)
+            .await
+    }
+
     pub(super) async fn mcp_add_entry(
+        &self,
+        name: &str,
+        entry: ServerEntry,
+        approved: bool,
+    ) -> Result<McpServerView, CoreError> {
+        self.add_entry_keeping(name, entry, approved, Vec::new())
+            .await
+    }
+
+    /// Adds `entry`, its `secret` values (`("env" | "headers", key)`) and those that look
+    /// secret moved to the keychain first.
+    async fn add_entry_keeping(
         &self,
         name: &str,
         mut entry: ServerEntry,
         approved: bool,
+        secret: Vec<(&'static str, String)>,
     ) -> Result<McpServerView, CoreError> {
         let name = validate_name(name)?;
         let spec = entry.resolve(&name)?;
@@ -51,7 +107,10 @@ impl Core {
         }
         let server = name.clone();
         entry = self
-            .secrets(move |s| move_secrets_to_keychain(&server, &mut entry, s).map(|_| entry))
+            .secrets(move |s| {
+                keep_declared_secrets(&server, &mut entry, &secret, s)?;
+                move_secrets_to_keychain(&server, &mut entry, s).map(|_| entry)
+            })
             .await
             .map_err(CoreError::key_not_saved)?;
         let fingerprint = entry.fingerprint();

@@ -16,6 +16,23 @@ use crate::mcp::server::{McpError, McpServer};
 use crate::policy::servers::{self};
 
 impl Core {
+    /// Where a server's program is looked for: the login shell's PATH, then the app's own
+    /// (asked of the shell once).
+    pub async fn server_search_path(&self) -> std::ffi::OsString {
+        self.search_path
+            .get_or_init(|| async {
+                let login = match std::env::var_os("SHELL") {
+                    Some(shell) if cfg!(unix) => {
+                        login_shell_path(std::path::Path::new(&shell), LOGIN_SHELL_TIMEOUT).await
+                    }
+                    _ => None,
+                };
+                search_path(login.as_deref(), std::env::var_os("PATH").as_deref())
+            })
+            .await
+            .clone()
+    }
+
     /// (Re)starts one server under `host`: whatever runs under that name is stopped first,
     /// and it starts only if enabled and approved exactly as it is now.
     ///
@@ -146,19 +163,7 @@ impl Core {
             let launch = off_runtime(move || remote_launch(&spec, &secrets)).await??;
             return Ok((key.clone(), ServerLaunch::Remote(launch).with_roots(roots)));
         }
-        let search = self
-            .search_path
-            .get_or_init(|| async {
-                let login = match std::env::var_os("SHELL") {
-                    Some(shell) if cfg!(unix) => {
-                        login_shell_path(std::path::Path::new(&shell), LOGIN_SHELL_TIMEOUT).await
-                    }
-                    _ => None,
-                };
-                search_path(login.as_deref(), std::env::var_os("PATH").as_deref())
-            })
-            .await
-            .clone();
+        let search = self.server_search_path().await;
         let home = dirs::home_dir().unwrap_or_else(std::env::temp_dir);
         let log_dir = self.paths.log_dir.clone();
         let launch = off_runtime(move || {

@@ -325,6 +325,7 @@ export class FakeBackend {
     run_time_limit_secs: 600,
     describe_calls: false,
     default_system_prompt: "You can use tools when they help with the task.",
+    mcp_registry: "https://registry.modelcontextprotocol.io",
   };
   calls: Call[] = [];
   /** milliseconds each command waits before answering */

@@ -71,6 +71,7 @@ describe("ipc", () => {
       run_time_limit_secs: 600,
       describe_calls: false,
       default_system_prompt: "",
+      mcp_registry: "https://registry.modelcontextprotocol.io",
     };
     const provider = { name: "Work", kind: "openai" as const, base_url: null, default_model: "gpt", api_key: "sk" };
     await ipc.appStatus();

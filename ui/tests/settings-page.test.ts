@@ -33,6 +33,24 @@ describe("settings", () => {
     expect(backend.callsTo("update_settings")).toHaveLength(0);
   });
 
+  it("takes an organisation's own MCP Registry address and refuses one that is not http(s) beside its box", async () => {
+    const { user, field } = await openSettings();
+    const registry = screen.getByTestId("settings-mcp-registry") as HTMLInputElement;
+    expect(registry.value).toBe("https://registry.modelcontextprotocol.io");
+    await user.clear(registry);
+    await user.type(registry, "registry.example.com");
+    await user.click(screen.getByTestId("settings-save"));
+    expect((await screen.findByTestId("error-mcp_registry")).textContent).toContain("http:// or https://");
+    expect(backend.callsTo("update_settings")).toHaveLength(0);
+    await user.clear(field("mcp_registry"));
+    await user.type(field("mcp_registry"), " https://mcp.example.com/registry ");
+    await user.click(screen.getByTestId("settings-save"));
+    await screen.findByTestId("settings-saved");
+    expect((backend.callsTo("update_settings")[0].args as { settings: { mcp_registry: string } }).settings.mcp_registry).toBe(
+      "https://mcp.example.com/registry",
+    );
+  });
+
   it("shows the run time limit in minutes and the saved values", async () => {
     backend.addProviderRecord("Work");
     backend.settings = { ...backend.settings, default_provider: "Work", run_time_limit_secs: 1800, max_rounds: 7 };
@@ -71,6 +89,7 @@ describe("settings", () => {
         run_time_limit_secs: 2700,
         describe_calls: true,
         default_system_prompt: "You can use tools when they help with the task. Answer briefly.",
+        mcp_registry: "https://registry.modelcontextprotocol.io",
       },
     });
     expect(document.documentElement.dataset.theme).toBe("dark");

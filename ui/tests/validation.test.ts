@@ -76,6 +76,7 @@ describe("settings checks", () => {
     run_time_limit_secs: 600,
     describe_calls: false,
     default_system_prompt: "Be brief.",
+    mcp_registry: "https://registry.modelcontextprotocol.io",
   };
 
   it("shows the run time limit in minutes and stores it in seconds", () => {

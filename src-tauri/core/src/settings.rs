@@ -46,6 +46,13 @@ pub struct Settings {
     /// edited from its header); empty for none.
     #[serde(default = "default_system_prompt")]
     pub default_system_prompt: String,
+    /// The MCP Registry servers are found in (an organisation may run its own).
+    #[serde(default = "default_mcp_registry")]
+    pub mcp_registry: String,
+}
+
+fn default_mcp_registry() -> String {
+    crate::mcp::registry::OFFICIAL_REGISTRY.to_owned()
 }
 
 /// What a new conversation is told unless Settings say otherwise: how to go about tools.
@@ -100,6 +107,7 @@ impl Default for Settings {
             run_time_limit_secs: 600,
             describe_calls: false,
             default_system_prompt: default_system_prompt(),
+            mcp_registry: default_mcp_registry(),
         }
     }
 }
@@ -156,6 +164,17 @@ impl Settings {
         self.default_model = blank_to_none(self.default_model);
         self.default_system_prompt =
             tidy_system_prompt("default_system_prompt", &self.default_system_prompt)?;
+        let registry = self.mcp_registry.trim();
+        self.mcp_registry = if registry.is_empty() {
+            default_mcp_registry()
+        } else if crate::mcp::registry::is_address(registry) {
+            registry.trim_end_matches('/').to_owned()
+        } else {
+            return Err(InvalidInput::new(
+                "mcp_registry",
+                "Enter the registry's http:// or https:// address.",
+            ));
+        };
         Ok(self)
     }
 
@@ -369,9 +388,43 @@ mod tests {
             run_time_limit_secs: 1200,
             describe_calls: true,
             default_system_prompt: "Answer in French.".into(),
+            mcp_registry: "https://registry.example.com/mcp".into(),
         };
         assert_eq!(Settings::from_entries(&s.to_entries()), s);
         assert_eq!(s.to_entries()["theme"], json!("dark"));
+    }
+
+    #[test]
+    fn the_mcp_registry_is_the_official_one_unless_another_address_is_given() {
+        assert_eq!(
+            Settings::from_entries(&Map::new()).mcp_registry,
+            crate::mcp::registry::OFFICIAL_REGISTRY
+        );
+        let own = Settings {
+            mcp_registry: " https://registry.example.com/ ".into(),
+            ..Settings::default()
+        };
+        assert_eq!(
+            own.validated().unwrap().mcp_registry,
+            "https://registry.example.com"
+        );
+        let cleared = Settings {
+            mcp_registry: String::new(),
+            ..Settings::default()
+        };
+        assert_eq!(
+            cleared.validated().unwrap().mcp_registry,
+            crate::mcp::registry::OFFICIAL_REGISTRY
+        );
+        for bad in ["registry.example.com", "file:///srv/registry"] {
+            let err = Settings {
+                mcp_registry: bad.into(),
+                ..Settings::default()
+            }
+            .validated()
+            .unwrap_err();
+            assert_eq!(err.field, "mcp_registry");
+        }
     }
 
     #[test]

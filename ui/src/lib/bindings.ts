@@ -54,7 +54,11 @@ describe_calls: boolean,
  * The system prompt a new conversation starts with (each conversation keeps its own copy,
  * edited from its header); empty for none.
  */
-default_system_prompt: string, };
+default_system_prompt: string, 
+/**
+ * The MCP Registry servers are found in (an organisation may run its own).
+ */
+mcp_registry: string, };
 
 export type Conversation = { id: string, title: string, created_at: number, updated_at: number, 
 /**

@@ -106,6 +106,7 @@ export interface SettingsDraft {
   run_time_limit_minutes: number | null;
   describe_calls: boolean;
   default_system_prompt: string;
+  mcp_registry: string;
 }
 
 /** The longest system prompt Rust keeps, in characters (`MAX_SYSTEM_PROMPT_CHARS`). */
@@ -121,6 +122,7 @@ export function settingsToDraft(settings: Settings): SettingsDraft {
     run_time_limit_minutes: Math.round((settings.run_time_limit_secs / 60) * 100) / 100,
     describe_calls: settings.describe_calls,
     default_system_prompt: settings.default_system_prompt,
+    mcp_registry: settings.mcp_registry,
   };
 }
 
@@ -147,7 +149,19 @@ export function validateSettingsDraft(draft: SettingsDraft): FieldErrors {
   if ([...draft.default_system_prompt].length > MAX_SYSTEM_PROMPT_CHARS) {
     errors.default_system_prompt = `A system prompt can be at most ${MAX_SYSTEM_PROMPT_CHARS} characters long.`;
   }
+  const registry = draft.mcp_registry.trim();
+  if (registry !== "" && !isWebAddress(registry)) errors.mcp_registry = "Enter the registry's http:// or https:// address.";
   return errors;
+}
+
+/** Whether `text` is an http:// or https:// address with a host. */
+function isWebAddress(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+  } catch {
+    return false;
+  }
 }
 
 /** Call only after `validateSettingsDraft` returned no errors. */
@@ -161,6 +175,7 @@ export function draftToSettings(draft: SettingsDraft): Settings {
     run_time_limit_secs: Math.round((draft.run_time_limit_minutes ?? RUN_TIME_LIMIT_MINUTES.min) * 60),
     describe_calls: draft.describe_calls,
     default_system_prompt: draft.default_system_prompt,
+    mcp_registry: draft.mcp_registry.trim(),
   };
 }
 

@@ -133,7 +133,8 @@ pub(crate) enum McpCommand {
     /// holds QUERY: each one's version, where it comes from and what it needs to run.
     Search {
         query: String,
-        /// The registry's address (an organisation's own); else the official registry.
+        /// The registry's address (an organisation's own); else Settings' (the official
+        /// registry unless changed).
         #[arg(long, value_name = "URL")]
         registry: Option<String>,
         /// Where to go on from (the `next_cursor` of the page before).
@@ -190,7 +191,8 @@ pub(crate) async fn run(
             values_from_env,
             yes,
         } => {
-            let registry = registry.as_deref().unwrap_or(registry::OFFICIAL_REGISTRY);
+            let registry = registry.unwrap_or_else(|| app.settings().mcp_registry);
+            let registry = registry.as_str();
             let (wanted, version) = server.rsplit_once('@').unwrap_or((&server, "latest"));
             let published = registry::fetch(registry, wanted, version)
                 .await
@@ -255,7 +257,8 @@ pub(crate) async fn run(
             limit,
             json,
         } => {
-            let registry = registry.as_deref().unwrap_or(registry::OFFICIAL_REGISTRY);
+            let registry = registry.unwrap_or_else(|| app.settings().mcp_registry);
+            let registry = registry.as_str();
             let page = registry::search(registry, &query, cursor.as_deref(), limit)
                 .await
                 .map_err(|e| CliError::Usage(e.to_string()))?;

@@ -179,6 +179,12 @@ pub async fn search(
     })
 }
 
+/// Whether `text` is an address a registry may have (`http:` or `https:`, with a host).
+#[must_use]
+pub fn is_address(text: &str) -> bool {
+    endpoint(text, "v0.1/servers").is_ok()
+}
+
 /// `path` under the registry's address (which may have a path of its own).
 fn endpoint(registry: &str, path: &str) -> Result<url::Url, RegistryError> {
     let bad = || RegistryError::BadAddress(registry.to_owned());

@@ -241,6 +241,20 @@ mod tests {
         );
     }
 
+    /// Windows: a bare `npx` is the `npx.cmd` Node.js installs (by PATHEXT), which the
+    /// standard library then runs through `cmd.exe` with its arguments quoted for it.
+    #[cfg(windows)]
+    #[test]
+    fn a_bare_name_finds_its_cmd_file_on_windows() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("npx.cmd"), "@echo off\r\n").unwrap();
+        let found = resolve_command("npx", dir.path().as_os_str(), dir.path()).unwrap();
+        assert!(found
+            .to_string_lossy()
+            .to_ascii_lowercase()
+            .ends_with("npx.cmd"));
+    }
+
     fn make_executable(path: &Path) {
         #[cfg(unix)]
         {

@@ -121,7 +121,16 @@ async fn start_once(
     #[cfg(unix)]
     wrapped.wrap(process_wrap::tokio::ProcessGroup::leader());
     #[cfg(windows)]
-    wrapped.wrap(process_wrap::tokio::JobObject);
+    {
+        // A console program started from a windowed app gets a console window of its own:
+        // one flashing up for each server is what people complain of in other clients.
+        // (A `.cmd`/`.bat` server, found by PATHEXT as `npx.cmd` is, runs through `cmd.exe`
+        // with its arguments quoted by the standard library's batch-file rules.)
+        wrapped.wrap(process_wrap::tokio::CreationFlags(
+            windows::Win32::System::Threading::CREATE_NO_WINDOW,
+        ));
+        wrapped.wrap(process_wrap::tokio::JobObject);
+    }
     wrapped.wrap(process_wrap::tokio::KillOnDrop);
 
     let spawn_error = |detail: String| McpError::Spawn {

@@ -15,7 +15,7 @@ use switchboard_core::secrets::{MemoryStore, SecretStore};
 use switchboard_core::store::{MessageStatus, Role, Store};
 use switchboard_core::{App, AppPaths, Core};
 
-use support::{aimock, peers, stdio_launch, Seen};
+use support::{aimock, peers, run_cli, stdio_launch, Seen};
 
 /// A turn that sends `text` in `conversation`.
 fn ask(conversation: &str, text: &str) -> TurnRequest {
@@ -53,26 +53,7 @@ async fn app_with_peers(
 
 /// An app in `home` with no provider (a database in memory).
 async fn app_without_a_model(home: &std::path::Path) -> Arc<App> {
-    let paths = AppPaths::under_home(home.to_path_buf());
-    paths.create_all().unwrap();
-    let secrets: Arc<dyn SecretStore> = Arc::new(MemoryStore::default());
-    let core = Core::with_store(
-        paths.clone(),
-        Store::open_in_memory().unwrap(),
-        Arc::clone(&secrets),
-    );
-    support::headless_app(core, paths, secrets).await
-}
-
-/// Runs the command line in `app` with `args`; what it returned and what it printed.
-async fn run_cli(app: Arc<App>, args: Vec<String>) -> (Result<(), String>, String) {
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let mut out = Vec::new();
-    let ran = switchboard_core::cli::run_with(&app, &args, &mut out).await;
-    (
-        ran.map_err(|e| e.to_string()),
-        String::from_utf8(out).unwrap(),
-    )
+    support::app_without_a_model(home, Arc::new(MemoryStore::default())).await
 }
 
 fn alive(pid: u32) -> bool {

@@ -9,8 +9,6 @@ use std::sync::Arc;
 
 use switchboard_core::mcp::registry::{self, RegistryError, SourceKind};
 use switchboard_core::secrets::{MemoryStore, SecretStore};
-use switchboard_core::store::Store;
-use switchboard_core::{AppPaths, Core};
 
 /// The scripted registry, stopped when dropped.
 struct Registry {
@@ -22,6 +20,18 @@ impl Drop for Registry {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+impl Registry {
+    /// The command line `mcp VERB MORE… --registry` this registry.
+    fn verb(&self, verb: &str, more: &[&str]) -> Vec<String> {
+        ["mcp", verb]
+            .iter()
+            .chain(more)
+            .map(|s| (*s).to_owned())
+            .chain(["--registry".to_owned(), self.url.clone()])
+            .collect()
     }
 }
 
@@ -129,35 +139,9 @@ async fn a_registry_that_fails_says_how() {
 async fn mcp_search_on_the_command_line_prints_a_table_or_json() {
     let registry = registry();
     let home = tempfile::tempdir().unwrap();
-    let paths = AppPaths::under_home(home.path().to_path_buf());
-    paths.create_all().unwrap();
-    let secrets: Arc<dyn SecretStore> = Arc::new(MemoryStore::default());
-    let core = Core::with_store(
-        paths.clone(),
-        Store::open_in_memory().unwrap(),
-        Arc::clone(&secrets),
-    );
-    let app = support::headless_app(core, paths, secrets).await;
-    let run = |args: Vec<String>| {
-        let app = Arc::clone(&app);
-        async move {
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            let mut out = Vec::new();
-            let ran = switchboard_core::cli::run_with(&app, &args, &mut out).await;
-            (
-                ran.map_err(|e| e.to_string()),
-                String::from_utf8(out).unwrap(),
-            )
-        }
-    };
-    let args = |more: &[&str]| -> Vec<String> {
-        ["mcp", "search"]
-            .iter()
-            .chain(more)
-            .map(|s| (*s).to_owned())
-            .chain(["--registry".to_owned(), registry.url.clone()])
-            .collect()
-    };
+    let app = support::app_without_a_model(home.path(), Arc::new(MemoryStore::default())).await;
+    let run = |args: Vec<String>| support::run_cli(Arc::clone(&app), args);
+    let args = |more: &[&str]| registry.verb("search", more);
 
     let (ran, table) = run(args(&["github"])).await;
     ran.unwrap();
@@ -198,34 +182,10 @@ async fn mcp_search_on_the_command_line_prints_a_table_or_json() {
 async fn mcp_install_adds_the_entry_the_registry_describes_with_its_secrets_in_the_keychain() {
     let registry = registry();
     let home = tempfile::tempdir().unwrap();
-    let paths = AppPaths::under_home(home.path().to_path_buf());
-    paths.create_all().unwrap();
     let store = Arc::new(MemoryStore::default());
-    let secrets: Arc<dyn SecretStore> = store.clone();
-    let core = Core::with_store(
-        paths.clone(),
-        Store::open_in_memory().unwrap(),
-        Arc::clone(&secrets),
-    );
-    let app = support::headless_app(core, paths, secrets).await;
-    let install = |more: &[&str]| {
-        let app = Arc::clone(&app);
-        let args: Vec<String> = ["mcp", "install"]
-            .iter()
-            .chain(more)
-            .map(|s| (*s).to_owned())
-            .chain(["--registry".to_owned(), registry.url.clone()])
-            .collect();
-        async move {
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            let mut out = Vec::new();
-            let ran = switchboard_core::cli::run_with(&app, &args, &mut out).await;
-            (
-                ran.map_err(|e| e.to_string()),
-                String::from_utf8(out).unwrap(),
-            )
-        }
-    };
+    let app = support::app_without_a_model(home.path(), store.clone()).await;
+    let install =
+        |more: &[&str]| support::run_cli(Arc::clone(&app), registry.verb("install", more));
 
     // A remote server: its required secret header goes to the keychain, not mcp.json.
     let (ran, _) = install(&["ai.adadvisor/mcp-server", "--yes"]).await;

@@ -230,12 +230,11 @@ pub(crate) async fn run(
             let name = local_name
                 .unwrap_or_else(|| wanted.rsplit('/').next().unwrap_or(wanted).to_owned());
             let view = core.mcp_install(&name, plan).await?;
+            let found = published.found();
             writeln!(
                 out,
                 "Added “{}” ({} {}) from the registry.",
-                view.name,
-                published.found().name,
-                published.found().version
+                view.name, found.name, found.version
             )?;
             if app
                 .approve_server(&view.name, &TerminalConfirm { yes })

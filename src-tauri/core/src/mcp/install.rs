@@ -51,7 +51,10 @@ impl InstallError {
 /// an OCI image, else a remote address; its index among [`Published::found`]'s sources.
 #[must_use]
 pub fn first_installable(published: &Published) -> Option<usize> {
-    let found = published.found();
+    installable(&published.found())
+}
+
+fn installable(found: &super::registry::FoundServer) -> Option<usize> {
     found.sources.iter().position(|source| {
         matches!(
             (source.kind, source.transport.as_str()),
@@ -87,7 +90,7 @@ pub fn plan(
                 count: found.sources.len(),
             })
         }
-        None => first_installable(published).ok_or_else(|| InstallError::NothingToInstall {
+        None => installable(&found).ok_or_else(|| InstallError::NothingToInstall {
             server: name.to_owned(),
             kinds: kinds(&found.sources),
         })?,

@@ -363,3 +363,33 @@ pub async fn headless_app(
     };
     switchboard_core::App::with_core(core, config).await
 }
+
+/// An app as the command line holds it in `home`, with no provider, a database in memory and
+/// `secrets` as its keychain.
+pub async fn app_without_a_model(
+    home: &Path,
+    secrets: std::sync::Arc<dyn switchboard_core::secrets::SecretStore>,
+) -> std::sync::Arc<switchboard_core::App> {
+    let paths = switchboard_core::AppPaths::under_home(home.to_path_buf());
+    paths.create_all().unwrap();
+    let core = switchboard_core::Core::with_store(
+        paths.clone(),
+        switchboard_core::store::Store::open_in_memory().unwrap(),
+        std::sync::Arc::clone(&secrets),
+    );
+    headless_app(core, paths, secrets).await
+}
+
+/// Runs the command line in `app` with `args`; what it returned and what it printed.
+pub async fn run_cli(
+    app: std::sync::Arc<switchboard_core::App>,
+    args: Vec<String>,
+) -> (Result<(), String>, String) {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut out = Vec::new();
+    let ran = switchboard_core::cli::run_with(&app, &args, &mut out).await;
+    (
+        ran.map_err(|e| e.to_string()),
+        String::from_utf8(out).unwrap(),
+    )
+}

@@ -42,6 +42,8 @@ const COMMANDS: &[&str] = &[
     "restart_mcp_server",
     "remove_mcp_server",
     "add_mcp_server",
+    "search_mcp_registry",
+    "install_mcp_server",
     "mcp_server_log",
     "preview_mcp_import",
     "import_mcp_servers",

@@ -1,5 +1,6 @@
 //! MCP server commands for the Servers page: the list, and what a person does to a server
-//! (approve in a native dialog, switch on and off, restart, remove, add, read its log).
+//! (approve in a native dialog, switch on and off, restart, remove, add, read its log), and
+//! finding and installing servers from the MCP Registry.
 //!
 //! Approval is decided in Rust, by a native dialog that shows the full command line (the
 //! bridge's `NativeConfirm`, through the core's one approval flow): the webview can ask for a
@@ -7,12 +8,13 @@
 
 use std::sync::Arc;
 
-use switchboard_core::app::ToolAcceptance;
+use switchboard_core::app::{InstallRequest, ToolAcceptance};
 use switchboard_core::engine::{McpServerStatus, McpServerView, ToolReview};
 use switchboard_core::mcp::config::{claude_desktop_config_path, ImportPreview};
 use switchboard_core::mcp::elicitation::{ElicitationAnswer, ElicitationRequest};
 use switchboard_core::mcp::features::ServerOffers;
 use switchboard_core::mcp::oauth::LoopbackBrowser;
+use switchboard_core::mcp::registry::SearchPage;
 use switchboard_core::policy::confirm::ask_before_sign_in;
 use tauri::ipc::Channel;
 use tauri::{AppHandle, State};
@@ -23,6 +25,8 @@ use crate::state::AppState;
 
 /// How much of a server's stderr log the page shows.
 const LOG_TAIL_BYTES: u64 = 64 * 1024;
+/// How many of the registry's servers a page of Browse shows.
+const REGISTRY_PAGE: u32 = 20;
 
 /// Every configured server with its state (starting, running, restarting, failed, stopped, or
 /// none when it is not run: disabled, needs approval, invalid).
@@ -347,4 +351,34 @@ async fn import_source(text: Option<String>) -> CommandResult<(String, String)> 
 pub async fn mcp_server_log(state: State<'_, AppState>, name: String) -> CommandResult<String> {
     let core = state.core().await;
     Ok(core.mcp_log_tail(&name, LOG_TAIL_BYTES).await?)
+}
+
+/// One page of the MCP Registry's servers (the registry Settings names) matching `query`.
+#[tauri::command]
+pub async fn search_mcp_registry(
+    state: State<'_, AppState>,
+    query: String,
+    cursor: Option<String>,
+) -> CommandResult<SearchPage> {
+    Ok(state
+        .app()
+        .await
+        .search_registry(&query, cursor.as_deref(), REGISTRY_PAGE, None)
+        .await?)
+}
+
+/// Adds the server the registry describes, built from its `server.json` and the values the
+/// person gave (secret ones go to the keychain, never back to the webview), then asks for its
+/// approval in the native dialog with the full command line. Returns the server as it now is.
+#[tauri::command]
+pub async fn install_mcp_server(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    request: InstallRequest,
+) -> CommandResult<McpServerView> {
+    Ok(state
+        .app()
+        .await
+        .install_from_registry(&request, &NativeConfirm(app))
+        .await?)
 }

@@ -283,3 +283,88 @@ test("a remote server added by its address connects after the native dialog and 
     everything.kill("SIGTERM");
   }
 });
+
+/** tests/peers/registry_server.py (the MCP Registry's v0.1 API over recorded entries), and its address. */
+async function scriptedRegistry() {
+  const child = spawn("python3", [path.resolve("tests/peers/registry_server.py")], { stdio: ["ignore", "ignore", "pipe"] });
+  const port = await new Promise((resolve, reject) => {
+    let said = "";
+    const timer = setTimeout(() => reject(new Error(`the registry said no port: ${said}`)), 15000);
+    child.stderr.on("data", (chunk) => {
+      said += chunk;
+      const found = /registry: listening on 127\.0\.0\.1:(\d+)/.exec(said);
+      if (found) {
+        clearTimeout(timer);
+        resolve(Number(found[1]));
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`the registry exited (${code}): ${said}`)));
+  });
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+test("a server found in the MCP Registry is installed from Browse, its secret to the keychain, and waits for the native dialog", async () => {
+  const home = tempHome("mcp-registry");
+  const registry = await scriptedRegistry();
+  const app = await launch(home);
+  try {
+    const b = app.browser;
+    // The registry is a setting (organisations run their own).
+    await b.$(tid("nav-settings")).click();
+    await pasteInto(b, tid("settings-mcp-registry"), registry.url);
+    await b.$(tid("settings-save")).click();
+    await b.$(tid("settings-saved")).waitForDisplayed({ timeout: 10000 });
+
+    await b.$(tid("nav-servers")).click();
+    await pasteInto(b, tid("registry-query"), "io.github");
+    await b.$(tid("registry-search")).click();
+    const github = `${tid("registry-item")}[data-name="io.github.github/github-mcp-server"]`;
+    await b.$(github).waitForDisplayed({ timeout: 15000 });
+    const names = await b.$$(tid("registry-item")).map((item) => item.getAttribute("data-name"));
+    assert.deepEqual(names, [
+      "io.github.modelcontextprotocol/server-everything",
+      "io.github.modelcontextprotocol/server-filesystem",
+      "io.github.modelcontextprotocol/server-time",
+      "io.github.github/github-mcp-server",
+    ]);
+    assert.match(await textOf(b, `${github} ${tid("registry-source-line")}`), /^OCI image · ghcr\.io\/github\/github-mcp-server:1\.10\.1/);
+    await b.$(github).scrollIntoView();
+    await app.screenshot("registry-browse");
+
+    // A failing registry says so on the page.
+    await pasteInto(b, tid("registry-query"), "broken");
+    await b.$(tid("registry-search")).click();
+    await b.$(tid("registry-error")).waitForDisplayed({ timeout: 15000 });
+    assert.match(await textOf(b, tid("registry-error")), /answered 500/);
+
+    // A remote server that needs a secret header.
+    await pasteInto(b, tid("registry-query"), "adadvisor");
+    await b.$(tid("registry-search")).click();
+    const ads = `${tid("registry-item")}[data-name="ai.adadvisor/mcp-server"]`;
+    await b.$(ads).waitForDisplayed({ timeout: 15000 });
+    await b.$(`${ads} ${tid("registry-install")}`).click();
+    const token = `${ads} [data-need="Authorization"]`;
+    await b.$(token).waitForDisplayed({ timeout: 5000 });
+    assert.equal(await b.$(token).getAttribute("type"), "password");
+    await pasteInto(b, token, "Bearer adv_sk_e2e_secret");
+    await app.screenshot("registry-install-form");
+    await b.$(`${ads} ${tid("registry-install-submit")}`).click();
+    // Rust's own dialog shows the address it will reach; declined, the server waits.
+    const dialog = await nativeWindow("Start the MCP server “mcp-server”");
+    screenshotScreen("registry-consent");
+    pressIn(dialog, "alt+d");
+    await b.$(`${ads} ${tid("registry-installed")}`).waitForDisplayed({ timeout: 10000 });
+    assert.equal(await textOf(b, `${ads} ${tid("registry-installed")}`), "Added “mcp-server”; it waits for your approval.");
+    const item = `${tid("server-item")}[data-name="mcp-server"]`;
+    await b.$(item).waitForDisplayed({ timeout: 10000 });
+    assert.equal(await textOf(b, `${item} ${tid("server-state")}`), "Needs approval");
+    assert.match(await textOf(b, `${item} ${tid("server-command")}`), /https:\/\/api\.adadvisor\.ai\/mcp/);
+    assert.equal(await b.$(token).getValue(), "", "the secret does not stay in the page");
+  } finally {
+    await app.close();
+    registry.child.kill();
+  }
+  const file = fs.readFileSync(path.join(home, "config", "mcp.json"), "utf8");
+  assert.ok(!file.includes("adv_sk_e2e_secret"), file);
+  assert.match(JSON.parse(file).mcpServers["mcp-server"].headers.Authorization.keychain, /mcp-server/);
+});

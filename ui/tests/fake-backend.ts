@@ -37,6 +37,9 @@
 //   signInRefusal     what sign_in_mcp_server rejects with (the person said no, the sign-in
 //                     failed); null: it signs in, the server restarts (`starting`, pushed) and runs
 //                     signInStartsAfter ms later (pushed; null: it never gets there)
+//   registry          the MCP Registry's servers (registryPage a page); installed every
+//                     install_mcp_server request; missingRuntimes the source kinds whose program
+//                     is not on the PATH
 
 import type {
   AppStatus,
@@ -51,6 +54,8 @@ import type {
   McpServerStatus,
   McpServerView,
   ImportPreview,
+  InstallRequest,
+  RegistryServer,
   McpAppView,
   ServerOffers,
   ToolReview,
@@ -85,6 +90,58 @@ import type {
 } from "../src/lib/types";
 import type { ApprovalAnswer, RunEvent, StopReason } from "../src/lib/run-events";
 import golden from "./golden/runs.json";
+
+/** Two servers as the MCP Registry describes them (after Rust's reading of `server.json`). */
+const REGISTRY: RegistryServer[] = [
+  {
+    name: "io.github.modelcontextprotocol/server-time",
+    title: "Time",
+    description: "Time and time-zone conversion.",
+    version: "2026.10.19",
+    repository: "https://github.com/modelcontextprotocol/servers",
+    website: null,
+    status: "active",
+    sources: [{ kind: "pypi", identifier: "mcp-server-time", version: "2026.10.19", transport: "stdio", needs: [] }],
+  },
+  {
+    name: "io.github.github/github-mcp-server",
+    title: null,
+    description: "GitHub's own MCP server.",
+    version: "1.10.1",
+    repository: "javascript:alert(1)",
+    website: null,
+    status: "deprecated",
+    sources: [
+      { kind: "nuget", identifier: "GitHub.Mcp", version: "1.10.1", transport: "stdio", needs: [] },
+      {
+        kind: "remote",
+        identifier: "https://api.githubcopilot.com/mcp/",
+        version: null,
+        transport: "streamable-http",
+        needs: [
+          {
+            kind: "header",
+            name: "Authorization",
+            description: "A GitHub token, as Bearer TOKEN",
+            required: true,
+            secret: true,
+            default: null,
+            choices: [],
+          },
+          {
+            kind: "header",
+            name: "X-MCP-Toolsets",
+            description: "Which toolsets",
+            required: false,
+            secret: false,
+            default: null,
+            choices: ["repos", "issues"],
+          },
+        ],
+      },
+    ],
+  },
+];
 
 /**
  * The keys of each event type as Rust sends them, read from real runs (golden/runs.json, written
@@ -391,6 +448,14 @@ export class FakeBackend {
   }
   /** What the person answers in Rust's native approval dialog. */
   approvalAnswer = true;
+  /** The MCP Registry's servers (search_mcp_registry pages through those whose name holds the query). */
+  registry: RegistryServer[] = structuredClone(REGISTRY);
+  /** How many servers a page of the registry holds. */
+  registryPage = 20;
+  /** Every install asked for, as the window sent it (values and all). */
+  installed: InstallRequest[] = [];
+  /** Source kinds whose runtime is not on the PATH (install_mcp_server refuses them). */
+  missingRuntimes: string[] = [];
   /** What the person answers in Rust's native dialog about a standing approval or auto-approve. */
   allowanceAnswer = true;
   /** server name → what `mcp_server_log` answers */
@@ -1188,6 +1253,28 @@ export class FakeBackend {
     return preview;
   }
 
+  /** A server added unapproved, then Rust's native dialog, answered with `approvalAnswer`. */
+  #addServer(name: string, commandLine: string | null, url: string | null): McpServerView {
+    if (this.mcpServers.some((s) => s.name === name)) {
+      throw { kind: "conflict", message: `A server named “${name}” already exists.`, field: "name" };
+    }
+    const server: McpServerStatus = {
+      name,
+      transport: url ? "http" : "stdio",
+      command_line: url ? `streamable HTTP ${url}` : commandLine,
+      edit_text: url ?? commandLine,
+      roots: [],
+      disabled: false,
+      approved: this.approvalAnswer,
+      error: null,
+      state: this.approvalAnswer ? { state: "starting" } : null,
+      resolved: null,
+      log_file: `/logs/mcp/${name}.log`,
+    };
+    this.mcpServers = [...this.mcpServers, server];
+    return this.#mcpView(server);
+  }
+
   #mcpView(server: McpServerStatus): McpServerView {
     const { state: _state, log_file: _log, resolved: _resolved, ...view } = server;
     return { ...view };
@@ -1736,30 +1823,39 @@ export class FakeBackend {
     },
     add_mcp_server: (args) => {
       const name = String(args.name ?? "").trim();
-      if (this.mcpServers.some((s) => s.name === name)) {
-        throw { kind: "conflict", message: `A server named “${name}” already exists.`, field: "name" };
-      }
       const commandLine = (args.commandLine as string | null) ?? null;
       const url = (args.url as string | null) ?? null;
       if (commandLine?.includes("'") && commandLine.split("'").length % 2 === 0) {
         throw { kind: "invalid_input", message: "A quote in the command line is not closed.", field: "command_line" };
       }
-      // Added unapproved; then Rust's native dialog, answered with `approvalAnswer`.
-      const server: McpServerStatus = {
-        name,
-        transport: url ? "http" : "stdio",
-        command_line: url ? `streamable HTTP ${url}` : commandLine,
-        edit_text: url ?? commandLine,
-        roots: [],
-        disabled: false,
-        approved: this.approvalAnswer,
-        error: null,
-        state: this.approvalAnswer ? { state: "starting" } : null,
-        resolved: null,
-        log_file: `/logs/mcp/${name}.log`,
-      };
-      this.mcpServers = [...this.mcpServers, server];
-      return this.#mcpView(server);
+      return this.#addServer(name, commandLine, url);
+    },
+    search_mcp_registry: (args) => {
+      const query = String(args.query ?? "").toLowerCase();
+      const found = this.registry.filter((s) => s.name.toLowerCase().includes(query));
+      const start = Number(args.cursor ?? 0);
+      const end = start + this.registryPage;
+      return { servers: structuredClone(found.slice(start, end)), next_cursor: end < found.length ? String(end) : null };
+    },
+    install_mcp_server: (args) => {
+      // Rust fetches the entry, builds the command line, checks its runtime, keeps the secrets
+      // in the keychain (here: `installed`) and asks for approval like any new server.
+      const request = args.request as InstallRequest;
+      this.installed.push(structuredClone(request));
+      const found = this.registry.find((s) => s.name === request.server);
+      if (!found) throw { kind: "registry", message: `The registry has no server “${request.server}”.`, field: null };
+      const source = found.sources[request.source ?? 0];
+      const missing = source.needs.filter((n) => n.required && !request.values[n.name]?.length).map((n) => n.name);
+      if (missing.length > 0) {
+        throw { kind: "install", message: `“${found.name}” needs a value for ${missing.join(", ")}`, field: null };
+      }
+      if (this.missingRuntimes.includes(source.kind)) {
+        throw { kind: "install", message: `This server runs with “${source.kind}”, which is not on your PATH`, field: null };
+      }
+      const name = request.name ?? found.name.split("/").pop()!;
+      if (source.kind === "remote") return this.#addServer(name, null, source.identifier);
+      const run = source.kind === "npm" ? `npx -y ${source.identifier}@${source.version}` : `uvx ${source.identifier}==${source.version}`;
+      return this.#addServer(name, run, null);
     },
     edit_mcp_server: (args) => {
       const server = this.#mcpServer(args.name);

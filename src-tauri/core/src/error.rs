@@ -7,6 +7,8 @@
 
 pub use crate::input::InvalidInput;
 use crate::mcp::config::ConfigError;
+use crate::mcp::install::InstallError;
+use crate::mcp::registry::RegistryError;
 use crate::mcp::server::McpError;
 use crate::providers::ProviderError;
 use crate::secrets::SecretError;
@@ -72,6 +74,12 @@ pub enum CoreError {
     McpConfig(#[from] ConfigError),
     #[error(transparent)]
     Mcp(#[from] McpError),
+    /// An MCP Registry gave no answer to use.
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
+    /// A server the registry describes cannot be installed as asked.
+    #[error(transparent)]
+    Install(#[from] InstallError),
     #[error("Cannot read {what}: {detail}")]
     Io { what: String, detail: String },
     /// The server is new or changed since the person approved it: it does not start until
@@ -92,7 +100,7 @@ pub enum CoreError {
 pub struct IpcError {
     /// Machine-readable: one of [`CoreError::kind`]'s names.
     #[ts(
-        type = "\"invalid_input\" | \"not_found\" | \"conflict\" | \"database\" | \"keychain\" | \"settings\" | \"provider\" | \"mcp_config\" | \"mcp\" | \"needs_approval\" | \"io\" | \"not_confirmed\""
+        type = "\"invalid_input\" | \"not_found\" | \"conflict\" | \"database\" | \"keychain\" | \"settings\" | \"provider\" | \"mcp_config\" | \"mcp\" | \"registry\" | \"install\" | \"needs_approval\" | \"io\" | \"not_confirmed\""
     )]
     pub kind: &'static str,
     pub message: String,
@@ -141,6 +149,8 @@ impl CoreError {
             CoreError::Provider(_) => "provider",
             CoreError::McpConfig(_) => "mcp_config",
             CoreError::Mcp(_) => "mcp",
+            CoreError::Registry(_) => "registry",
+            CoreError::Install(_) => "install",
             CoreError::NeedsApproval { .. } => "needs_approval",
             CoreError::Io { .. } => "io",
             CoreError::NotConfirmed { .. } => "not_confirmed",

@@ -1,11 +1,17 @@
 //! Finding servers in the MCP Registry, against a scripted registry
 //! (tests/peers/registry_server.py, the registry's v0.1 API over the recorded entries of
 //! tests/fixtures/registry), never the network: a search read page by page, what each server
-//! needs, a registry that fails, and `switchboard mcp search` and `mcp install`.
+//! needs, a registry that fails, `switchboard mcp search` and `mcp install`, and the window's
+//! Browse and Install (the registry Settings names; approval asked as for any new server).
 
 mod support;
 
-use std::sync::Arc;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use switchboard_core::app::InstallRequest;
+use switchboard_core::policy::confirm::{Allowance, Confirm, ServerApprovalRequest, ToolChange};
+use switchboard_core::CoreError;
 
 use switchboard_core::mcp::registry::{self, RegistryError, SourceKind};
 use switchboard_core::secrets::{MemoryStore, SecretStore};
@@ -190,7 +196,10 @@ async fn mcp_install_adds_the_entry_the_registry_describes_with_its_secrets_in_t
     // A remote server: its required secret header goes to the keychain, not mcp.json.
     let (ran, _) = install(&["ai.adadvisor/mcp-server", "--yes"]).await;
     let said = ran.unwrap_err();
-    assert!(said.contains("needs Authorization"), "{said}");
+    assert!(
+        said.contains("needs a value for Authorization: give each with --value NAME=VALUE"),
+        "{said}"
+    );
     let (ran, said) = install(&[
         "ai.adadvisor/mcp-server",
         "--value",
@@ -258,4 +267,112 @@ async fn mcp_install_adds_the_entry_the_registry_describes_with_its_secrets_in_t
     ])
     .await;
     assert!(ran.unwrap_err().contains("already exists"));
+}
+
+/// The native dialog: answers `approve`, and keeps what it was shown.
+struct Dialog {
+    approve: bool,
+    shown: Mutex<Vec<ServerApprovalRequest>>,
+}
+
+#[async_trait::async_trait]
+impl Confirm for Dialog {
+    async fn approve_server(&self, request: &ServerApprovalRequest) -> bool {
+        self.shown.lock().unwrap().push(request.clone());
+        self.approve
+    }
+
+    async fn accept_tool(&self, _: &ToolChange) -> bool {
+        false
+    }
+
+    async fn allow(&self, _: &Allowance) -> bool {
+        false
+    }
+}
+
+#[tokio::test]
+async fn the_window_searches_the_registry_settings_name_and_installs_with_approval_asked() {
+    let registry = registry();
+    let home = tempfile::tempdir().unwrap();
+    let store = Arc::new(MemoryStore::default());
+    let app = support::app_without_a_model(home.path(), store.clone()).await;
+    let mut settings = app.settings();
+    settings.mcp_registry = registry.url.clone();
+    app.update_settings(settings).await.unwrap();
+
+    let page = app
+        .search_registry("github-mcp", None, 20, None)
+        .await
+        .unwrap();
+    let names: Vec<&str> = page.servers.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["io.github.github/github-mcp-server"]);
+    let Err(CoreError::Registry(RegistryError::Refused { status: 500, .. })) =
+        app.search_registry("broken", None, 20, None).await
+    else {
+        panic!("a registry answering 500 is said so");
+    };
+
+    // Declined: the server is added but waits; its secret is in the keychain, never in the
+    // file, and the dialog showed the address with the secret as its keychain reference.
+    let declined = Dialog {
+        approve: false,
+        shown: Mutex::default(),
+    };
+    let mut values = BTreeMap::new();
+    values.insert(
+        "Authorization".to_owned(),
+        vec!["Bearer adv_sk_2".to_owned()],
+    );
+    let ask = InstallRequest {
+        server: "ai.adadvisor/mcp-server".to_owned(),
+        version: Some("1.0.1".to_owned()),
+        values,
+        ..InstallRequest::default()
+    };
+    let view = app.install_from_registry(&ask, &declined).await.unwrap();
+    assert_eq!(view.name, "mcp-server");
+    assert!(!view.approved);
+    let shown = declined.shown.lock().unwrap().clone();
+    assert_eq!(shown.len(), 1);
+    assert!(shown[0].remote);
+    assert!(
+        shown[0]
+            .command_line
+            .contains("https://api.adadvisor.ai/mcp"),
+        "{}",
+        shown[0].command_line
+    );
+    assert!(!shown[0].command_line.contains("adv_sk_2"));
+    let file = std::fs::read_to_string(app.core().mcp_file()).unwrap();
+    assert!(!file.contains("adv_sk_2"), "{file}");
+
+    // A value left out is refused before anything is added; approved, it is recorded so.
+    let approved = Dialog {
+        approve: true,
+        shown: Mutex::default(),
+    };
+    let bare = InstallRequest {
+        name: Some("ads".to_owned()),
+        ..ask.clone()
+    };
+    let bare = InstallRequest {
+        values: BTreeMap::new(),
+        ..bare
+    };
+    let Err(CoreError::Install(refused)) = app.install_from_registry(&bare, &approved).await else {
+        panic!("a required value left out is refused");
+    };
+    assert_eq!(
+        refused.to_string(),
+        "“ai.adadvisor/mcp-server” needs a value for Authorization"
+    );
+    assert!(approved.shown.lock().unwrap().is_empty());
+    let ads = InstallRequest {
+        name: Some("ads".to_owned()),
+        ..ask
+    };
+    let view = app.install_from_registry(&ads, &approved).await.unwrap();
+    assert!(view.approved);
+    assert_eq!(approved.shown.lock().unwrap().len(), 1);
 }

@@ -12,7 +12,7 @@ export type IpcError = {
 /**
  * Machine-readable: one of [`CoreError::kind`]'s names.
  */
-kind: "invalid_input" | "not_found" | "conflict" | "database" | "keychain" | "settings" | "provider" | "mcp_config" | "mcp" | "needs_approval" | "io" | "not_confirmed", message: string, 
+kind: "invalid_input" | "not_found" | "conflict" | "database" | "keychain" | "settings" | "provider" | "mcp_config" | "mcp" | "registry" | "install" | "needs_approval" | "io" | "not_confirmed", message: string, 
 /**
  * For `invalid_input` and `conflict`: the form field at fault.
  */
@@ -792,6 +792,100 @@ edit_text: string | null,
  * The folders it is given as its roots.
  */
 roots: Array<string>, };
+
+/**
+ * One page of a search.
+ */
+export type SearchPage = { servers: Array<FoundServer>, 
+/**
+ * What to ask for the next page with; `None` on the last.
+ */
+next_cursor: string | null, };
+
+/**
+ * A server as the registry describes it.
+ */
+export type FoundServer = { 
+/**
+ * Its registry name (`io.github.owner/name`).
+ */
+name: string, title: string | null, description: string, version: string, 
+/**
+ * Its source repository's address.
+ */
+repository: string | null, website: string | null, 
+/**
+ * `active`, `deprecated`, … as the registry says.
+ */
+status: string | null, 
+/**
+ * The ways to run it, as published: packages first, then remote addresses.
+ */
+sources: Array<Source>, };
+
+/**
+ * One way to run a server.
+ */
+export type Source = { kind: SourceKind, 
+/**
+ * The package's name, the image (with its tag) or the remote address.
+ */
+identifier: string, 
+/**
+ * The package's version, where the package names one.
+ */
+version: string | null, 
+/**
+ * `stdio`, `streamable-http` or `sse`.
+ */
+transport: string, 
+/**
+ * What the person gives it to run.
+ */
+needs: Array<Need>, };
+
+/**
+ * Where a source comes from.
+ */
+export type SourceKind = "npm" | "pypi" | "oci" | "nuget" | "mcpb" | "remote" | "other";
+
+/**
+ * Something a source needs from the person: a value for an environment variable, an
+ * argument or a header (or for a `{variable}` inside one of those).
+ */
+export type Need = { kind: NeedKind, name: string, description: string | null, required: boolean, 
+/**
+ * A key or a token: kept in the OS keychain, never shown.
+ */
+secret: boolean, default: string | null, choices: Array<string>, };
+
+export type NeedKind = "environment" | "argument" | "header";
+
+/**
+ * What the person asked to install.
+ */
+export type InstallRequest = { 
+/**
+ * The registry's name of the server (`io.github.owner/name`).
+ */
+server: string, 
+/**
+ * A published version; `None` for the newest.
+ */
+version: string | null, 
+/**
+ * Which of its sources (an index into [`FoundServer::sources`]); `None` for the first
+ * one Switchboard can install.
+ */
+source: number | null, 
+/**
+ * Its name here; `None` for the last part of its registry name.
+ */
+name: string | null, 
+/**
+ * The values it needs, by name (several for a repeated argument).
+ */
+values: { [key in string]: Array<string> }, };
 
 /**
  * What a listed tool is, against its pin.

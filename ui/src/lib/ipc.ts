@@ -28,6 +28,8 @@ import type {
   McpServerStatus,
   McpServerView,
   NewMcpServer,
+  InstallRequest,
+  RegistryPage,
   ImportPreview,
   OffersOf,
   PromptUse,
@@ -369,6 +371,19 @@ export function removeMcpServer(name: string): Promise<void> {
  * approval in the native dialog; resolves the server as it then is.
  * invalid_input names `command_line` or `url` in `field`; a taken name is a conflict on `name`.
  */
+/** One page of the MCP Registry's servers (the registry Settings names) matching `query`. */
+export function searchMcpRegistry(query: string, cursor: string | null): Promise<RegistryPage> {
+  return call("search_mcp_registry", { query, cursor });
+}
+
+/**
+ * Adds the server the registry describes with the values given (secret ones go to the
+ * keychain), then Rust asks for its approval in its own dialog; the server as it then is.
+ */
+export function installMcpServer(request: InstallRequest): Promise<McpServerView> {
+  return call("install_mcp_server", { request });
+}
+
 export function addMcpServer(server: NewMcpServer): Promise<McpServerView> {
   return call("add_mcp_server", {
     name: server.name,

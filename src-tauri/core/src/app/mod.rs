@@ -8,12 +8,13 @@
 //!
 //! It must not know about windows, IPC or the terminal: adapters pass in an [`EventSink`] per
 //! run and a [`Confirm`](crate::policy::confirm::Confirm) per question. The server flows are
-//! [`servers`]'s, the runs' bookkeeping [`runs`]'.
+//! [`servers`]'s (and, for servers from the MCP Registry, [`registry`]'s), the runs' bookkeeping [`runs`]'.
 
 mod apps;
 mod compare;
 mod links;
 mod offers;
+mod registry;
 mod runs;
 mod servers;
 
@@ -25,6 +26,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use compare::{CompareRequest, ComparedModel, MAX_COMPARED};
 pub use offers::{OffersOf, PromptUse};
+pub use registry::{InstallRequest, Installed};
 pub use runs::{Feed, RunHandle, Runs};
 pub use servers::ToolAcceptance;
 

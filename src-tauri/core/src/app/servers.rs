@@ -112,7 +112,7 @@ impl App {
         });
     }
 
-    fn servers_changed(&self) {
+    pub(super) fn servers_changed(&self) {
         self.config_changes.send_modify(|n| *n = n.wrapping_add(1));
     }
 
@@ -382,7 +382,7 @@ impl App {
 
     /// After a server was added or changed: the list is sent again, the person is asked about
     /// it as it now is, and it is returned as it then is (approved or not).
-    async fn ask_about_changed(
+    pub(super) async fn ask_about_changed(
         &self,
         name: String,
         confirm: &dyn Confirm,

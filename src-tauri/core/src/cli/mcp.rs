@@ -10,12 +10,14 @@ use std::path::PathBuf;
 use clap::Subcommand;
 
 use super::{write_table, CliError};
-use crate::app::{App, ToolAcceptance};
+use crate::app::{App, InstallRequest, Installed, ToolAcceptance};
+use crate::error::CoreError;
 use crate::mcp::catalogue::ListedTool;
 use crate::mcp::config::{claude_desktop_config_path, ConfigValue, ImportPreview, ServerEntry};
+use crate::mcp::install::InstallError;
 use crate::mcp::oauth::LoopbackBrowser;
+use crate::mcp::registry;
 use crate::mcp::server::HeldBackTool;
-use crate::mcp::{install, registry};
 use crate::policy::confirm::{Allowance, Confirm, ServerApprovalRequest, ToolChange};
 use crate::policy::pins::ToolStatus;
 use crate::Core;
@@ -191,12 +193,10 @@ pub(crate) async fn run(
             values_from_env,
             yes,
         } => {
-            let registry = registry.unwrap_or_else(|| app.settings().mcp_registry);
-            let registry = registry.as_str();
-            let (wanted, version) = server.rsplit_once('@').unwrap_or((&server, "latest"));
-            let published = registry::fetch(registry, wanted, version)
-                .await
-                .map_err(|e| CliError::Usage(e.to_string()))?;
+            let (wanted, version) = match server.rsplit_once('@') {
+                Some((wanted, version)) => (wanted.to_owned(), Some(version.to_owned())),
+                None => (server, None),
+            };
             let mut given: BTreeMap<String, Vec<String>> = BTreeMap::new();
             for (key, value) in values
                 .iter()
@@ -218,19 +218,26 @@ pub(crate) async fn run(
                 })?;
                 given.entry(key).or_default().push(value);
             }
-            let plan = install::plan(&published, source.map(|n| n.saturating_sub(1)), &given)
-                .map_err(|e| CliError::Usage(e.to_string()))?;
-            if let Some(runtime) = plan.runtime {
-                let path = core.server_search_path().await;
-                let home = dirs::home_dir().unwrap_or_else(std::env::temp_dir);
-                if crate::mcp::environment::resolve_command(runtime, &path, &home).is_err() {
-                    return Err(CliError::Usage(install::runtime_missing(runtime)));
+            let ask = InstallRequest {
+                server: wanted,
+                version,
+                source: source.map(|n| n.saturating_sub(1)),
+                name: local_name,
+                values: given,
+                registry,
+            };
+            let Installed { view, found } = match app.add_from_registry(&ask).await {
+                Ok(installed) => installed,
+                Err(CoreError::Install(e @ InstallError::Missing { .. })) => {
+                    return Err(CliError::Usage(format!(
+                        "{e}: give each with --value NAME=VALUE"
+                    )))
                 }
-            }
-            let name = local_name
-                .unwrap_or_else(|| wanted.rsplit('/').next().unwrap_or(wanted).to_owned());
-            let view = core.mcp_install(&name, plan).await?;
-            let found = published.found();
+                Err(e @ (CoreError::Install(_) | CoreError::Registry(_))) => {
+                    return Err(CliError::Usage(e.to_string()))
+                }
+                Err(e) => return Err(e.into()),
+            };
             writeln!(
                 out,
                 "Added “{}” ({} {}) from the registry.",
@@ -256,11 +263,13 @@ pub(crate) async fn run(
             limit,
             json,
         } => {
-            let registry = registry.unwrap_or_else(|| app.settings().mcp_registry);
-            let registry = registry.as_str();
-            let page = registry::search(registry, &query, cursor.as_deref(), limit)
+            let page = app
+                .search_registry(&query, cursor.as_deref(), limit, registry.as_deref())
                 .await
-                .map_err(|e| CliError::Usage(e.to_string()))?;
+                .map_err(|e| match e {
+                    CoreError::Registry(_) => CliError::Usage(e.to_string()),
+                    other => other.into(),
+                })?;
             if json {
                 serde_json::to_writer_pretty(&mut *out, &page)
                     .map_err(|e| CliError::Output(e.to_string()))?;

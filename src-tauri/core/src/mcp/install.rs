@@ -32,8 +32,11 @@ pub enum InstallError {
         chosen: usize,
         count: usize,
     },
-    #[error("“{server}” needs {}: give each with --value NAME=VALUE", .names.join(", "))]
+    #[error("“{server}” needs a value for {}", .names.join(", "))]
     Missing { server: String, names: Vec<String> },
+    /// The program the server runs with is not on the PATH servers are started with.
+    #[error("{}", runtime_missing(.runtime))]
+    RuntimeMissing { runtime: &'static str },
     #[error("“{server}” wants the secret “{name}” on its command line, where Switchboard does not write secrets; add it by hand")]
     SecretOnCommandLine { server: String, name: String },
 }
@@ -317,7 +320,7 @@ impl Builder<'_> {
 
 /// What to install for `runtime` to be found, said to the person when it is missing.
 #[must_use]
-pub fn runtime_missing(runtime: &str) -> String {
+fn runtime_missing(runtime: &str) -> String {
     let what = match runtime {
         "npx" => "Node.js (it brings npx: https://nodejs.org)",
         "uvx" => "uv (it brings uvx: https://docs.astral.sh/uv/)",
@@ -358,7 +361,7 @@ mod tests {
         let missing = plan(&filesystem, None, &BTreeMap::new()).unwrap_err();
         assert_eq!(
             missing.to_string(),
-            "“io.github.modelcontextprotocol/server-filesystem” needs allowed_directory: give each with --value NAME=VALUE"
+            "“io.github.modelcontextprotocol/server-filesystem” needs a value for allowed_directory"
         );
         let plan = plan(
             &filesystem,

@@ -38,7 +38,7 @@ pub enum RegistryError {
 }
 
 /// One page of a search.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct SearchPage {
     pub servers: Vec<FoundServer>,
     /// What to ask for the next page with; `None` on the last.
@@ -46,7 +46,7 @@ pub struct SearchPage {
 }
 
 /// A server as the registry describes it.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, ts_rs::TS)]
 pub struct FoundServer {
     /// Its registry name (`io.github.owner/name`).
     pub name: String,
@@ -63,7 +63,7 @@ pub struct FoundServer {
 }
 
 /// One way to run a server.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, ts_rs::TS)]
 pub struct Source {
     pub kind: SourceKind,
     /// The package's name, the image (with its tag) or the remote address.
@@ -77,7 +77,7 @@ pub struct Source {
 }
 
 /// Where a source comes from.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum SourceKind {
     Npm,
@@ -120,7 +120,7 @@ impl SourceKind {
 
 /// Something a source needs from the person: a value for an environment variable, an
 /// argument or a header (or for a `{variable}` inside one of those).
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, ts_rs::TS)]
 pub struct Need {
     pub kind: NeedKind,
     pub name: String,
@@ -132,7 +132,7 @@ pub struct Need {
     pub choices: Vec<String>,
 }
 
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum NeedKind {
     Environment,

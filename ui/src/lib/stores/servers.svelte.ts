@@ -1,6 +1,7 @@
 // The MCP servers: their list with each one's state (pushed by Rust at every change, so nothing
 // polls), waiting for a server to run (after a sign-in, heard from those lists), the actions on a
-// server (approve, switch on or off, sign in or out, restart, remove, add, edit), their tools and
+// server (approve, switch on or off, sign in or out, restart, remove, add, edit), finding and
+// installing servers from the MCP Registry, their tools and
 // the acceptance of a changed tool, a server's log, importing servers from another app's
 // configuration, the forms servers ask the person to fill in (or pages to visit), and the
 // standing approvals of their tools (the tools that run without asking).
@@ -12,12 +13,14 @@ import * as ipc from "../ipc";
 import { IpcError, toIpcError } from "../errors";
 import type {
   ImportPreview,
+  InstallRequest,
   McpForm,
   McpFormAnswer,
   McpServerState,
   McpServerStatus,
   McpServerView,
   NewMcpServer,
+  RegistryPage,
   StandingApproval,
   ServerOffers,
   ToolReview,
@@ -216,6 +219,23 @@ export class ServersStore {
   async add(server: NewMcpServer): Promise<McpServerView> {
     try {
       return await ipc.addMcpServer(server);
+    } finally {
+      void this.load();
+    }
+  }
+
+  /** @throws IpcError (shown by Browse) */
+  async searchRegistry(query: string, cursor: string | null): Promise<RegistryPage> {
+    return ipc.searchMcpRegistry(query, cursor);
+  }
+
+  /**
+   * Installs a server from the registry; Rust then asks for approval in its own dialog.
+   * @throws IpcError (shown by the install form)
+   */
+  async install(request: InstallRequest): Promise<McpServerView> {
+    try {
+      return await ipc.installMcpServer(request);
     } finally {
       void this.load();
     }

@@ -6,6 +6,7 @@
 //! opened. It imports nothing above the layers it composes.
 
 pub use crate::input::InvalidInput;
+use crate::mcp::bundle::BundleError;
 use crate::mcp::config::ConfigError;
 use crate::mcp::install::InstallError;
 use crate::mcp::registry::RegistryError;
@@ -80,6 +81,9 @@ pub enum CoreError {
     /// A server the registry describes cannot be installed as asked.
     #[error(transparent)]
     Install(#[from] InstallError),
+    /// An MCP bundle (`.mcpb`) that cannot be installed as asked.
+    #[error(transparent)]
+    Bundle(#[from] BundleError),
     #[error("Cannot read {what}: {detail}")]
     Io { what: String, detail: String },
     /// The server is new or changed since the person approved it: it does not start until
@@ -150,7 +154,7 @@ impl CoreError {
             CoreError::McpConfig(_) => "mcp_config",
             CoreError::Mcp(_) => "mcp",
             CoreError::Registry(_) => "registry",
-            CoreError::Install(_) => "install",
+            CoreError::Install(_) | CoreError::Bundle(_) => "install",
             CoreError::NeedsApproval { .. } => "needs_approval",
             CoreError::Io { .. } => "io",
             CoreError::NotConfirmed { .. } => "not_confirmed",

@@ -70,6 +70,18 @@ impl AppPaths {
         self.data_dir.join("switchboard.db")
     }
 
+    /// The folder MCP bundles are unpacked in, one folder each.
+    pub fn bundles_dir(&self) -> PathBuf {
+        self.data_dir.join("bundles")
+    }
+
+    /// Whether `dir` is one bundle's own folder: a folder right inside [`Self::bundles_dir`].
+    pub fn is_bundle_dir(&self, dir: &Path) -> bool {
+        let mut parts = dir.components();
+        matches!(parts.next_back(), Some(std::path::Component::Normal(_)))
+            && parts.as_path() == self.bundles_dir()
+    }
+
     pub fn settings_file(&self) -> PathBuf {
         self.config_dir.join("settings.json")
     }

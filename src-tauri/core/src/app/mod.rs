@@ -8,9 +8,10 @@
 //!
 //! It must not know about windows, IPC or the terminal: adapters pass in an [`EventSink`] per
 //! run and a [`Confirm`](crate::policy::confirm::Confirm) per question. The server flows are
-//! [`servers`]'s (and, for servers from the MCP Registry, [`registry`]'s), the runs' bookkeeping [`runs`]'.
+//! [`servers`]'s (and, for servers from the MCP Registry and bundles, [`registry`]'s and [`bundles`]'), the runs' bookkeeping [`runs`]'.
 
 mod apps;
+mod bundles;
 mod compare;
 mod links;
 mod offers;

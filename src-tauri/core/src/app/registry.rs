@@ -77,13 +77,7 @@ impl App {
         let version = ask.version.as_deref().unwrap_or("latest");
         let published = registry::fetch(&registry, &ask.server, version).await?;
         let plan = install::plan(&published, ask.source, &ask.values)?;
-        if let Some(runtime) = plan.runtime {
-            let path = self.core.server_search_path().await;
-            let home = dirs::home_dir().unwrap_or_else(std::env::temp_dir);
-            if resolve_command(runtime, &path, &home).is_err() {
-                return Err(InstallError::RuntimeMissing { runtime }.into());
-            }
-        }
+        self.runtime_found(plan.runtime.as_deref()).await?;
         let name = match ask.name.as_deref().map(str::trim) {
             Some(name) if !name.is_empty() => name.to_owned(),
             _ => local_name(&ask.server).to_owned(),
@@ -94,6 +88,21 @@ impl App {
             view,
             found: published.found(),
         })
+    }
+
+    /// Whether `runtime` (the program a server runs with) is on the PATH servers start with.
+    pub(super) async fn runtime_found(&self, runtime: Option<&str>) -> Result<(), InstallError> {
+        let Some(runtime) = runtime else {
+            return Ok(());
+        };
+        let path = self.core.server_search_path().await;
+        let home = dirs::home_dir().unwrap_or_else(std::env::temp_dir);
+        match resolve_command(runtime, &path, &home) {
+            Ok(_) => Ok(()),
+            Err(_) => Err(InstallError::RuntimeMissing {
+                runtime: runtime.to_owned(),
+            }),
+        }
     }
 
     /// [`App::add_from_registry`], then asks `confirm` to approve it as it now is (the full

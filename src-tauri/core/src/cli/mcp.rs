@@ -12,6 +12,7 @@ use clap::Subcommand;
 use super::{write_table, CliError};
 use crate::app::{App, InstallRequest, Installed, ToolAcceptance};
 use crate::error::CoreError;
+use crate::mcp::bundle::{BundleError, BundleInfo};
 use crate::mcp::catalogue::ListedTool;
 use crate::mcp::config::{claude_desktop_config_path, ConfigValue, ImportPreview, ServerEntry};
 use crate::mcp::install::InstallError;
@@ -148,10 +149,12 @@ pub(crate) enum McpCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Install a server from the MCP Registry: NAME[@VERSION] as `mcp search` lists it. Shows
-    /// the command line it will run and asks before approving it, as `mcp approve` does.
+    /// Install a server from the MCP Registry (NAME[@VERSION] as `mcp search` lists it) or an
+    /// MCP bundle (FILE.mcpb, which is unpacked into the data folder). Shows what it is and
+    /// the command line it will run, and asks before approving it, as `mcp approve` does.
     Install {
-        /// The registry's name of the server, with `@VERSION` for one not the newest.
+        /// The registry's name of the server, with `@VERSION` for one not the newest; or the
+        /// path of a `.mcpb` bundle.
         server: String,
         #[arg(long, value_name = "URL")]
         registry: Option<String>,
@@ -193,10 +196,6 @@ pub(crate) async fn run(
             values_from_env,
             yes,
         } => {
-            let (wanted, version) = match server.rsplit_once('@') {
-                Some((wanted, version)) => (wanted.to_owned(), Some(version.to_owned())),
-                None => (server, None),
-            };
             let mut given: BTreeMap<String, Vec<String>> = BTreeMap::new();
             for (key, value) in values
                 .iter()
@@ -218,6 +217,21 @@ pub(crate) async fn run(
                 })?;
                 given.entry(key).or_default().push(value);
             }
+            if is_bundle(&server) {
+                let path = PathBuf::from(&server);
+                let info = app.inspect_bundle(&path).await.map_err(install_error)?;
+                write_bundle(&info, out)?;
+                let (view, _) = app
+                    .add_bundle(&path, local_name.as_deref(), &given)
+                    .await
+                    .map_err(install_error)?;
+                writeln!(out, "Added “{}” from the bundle.", view.name)?;
+                return approve_installed(app, &view.name, yes, out).await;
+            }
+            let (wanted, version) = match server.rsplit_once('@') {
+                Some((wanted, version)) => (wanted.to_owned(), Some(version.to_owned())),
+                None => (server, None),
+            };
             let ask = InstallRequest {
                 server: wanted,
                 version,
@@ -226,35 +240,14 @@ pub(crate) async fn run(
                 values: given,
                 registry,
             };
-            let Installed { view, found } = match app.add_from_registry(&ask).await {
-                Ok(installed) => installed,
-                Err(CoreError::Install(e @ InstallError::Missing { .. })) => {
-                    return Err(CliError::Usage(format!(
-                        "{e}: give each with --value NAME=VALUE"
-                    )))
-                }
-                Err(e @ (CoreError::Install(_) | CoreError::Registry(_))) => {
-                    return Err(CliError::Usage(e.to_string()))
-                }
-                Err(e) => return Err(e.into()),
-            };
+            let Installed { view, found } =
+                app.add_from_registry(&ask).await.map_err(install_error)?;
             writeln!(
                 out,
                 "Added “{}” ({} {}) from the registry.",
                 view.name, found.name, found.version
             )?;
-            if app
-                .approve_server(&view.name, &TerminalConfirm { yes })
-                .await?
-            {
-                writeln!(out, "Approved: it starts with the app.")?;
-            } else {
-                writeln!(
-                    out,
-                    "Not approved: it will not start until you run `switchboard mcp approve {}`.",
-                    view.name
-                )?;
-            }
+            approve_installed(app, &view.name, yes, out).await?;
         }
         McpCommand::Search {
             query,
@@ -707,6 +700,91 @@ impl Confirm for TerminalConfirm {
 
 /// A page of registry servers as a table: name, version, where each comes from (with what it
 /// needs: `*` required, `(secret)` a key), description; then how to ask for the next page.
+/// An install's failure as the command line says it: what the person can mend (a value
+/// missing, a runtime, a registry or bundle refused) as a usage error, a missing value with
+/// how to give it.
+fn install_error(e: CoreError) -> CliError {
+    match e {
+        CoreError::Install(InstallError::Missing { .. })
+        | CoreError::Bundle(BundleError::Missing(_)) => {
+            CliError::Usage(format!("{e}: give each with --value NAME=VALUE"))
+        }
+        CoreError::Install(_) | CoreError::Bundle(_) | CoreError::Registry(_) => {
+            CliError::Usage(e.to_string())
+        }
+        other => other.into(),
+    }
+}
+
+/// Whether `mcp install`'s argument names a bundle file rather than a registry name.
+fn is_bundle(server: &str) -> bool {
+    server.to_ascii_lowercase().ends_with(".mcpb") || std::path::Path::new(server).is_file()
+}
+
+/// Asks (or, with `--yes`, takes as asked) whether the server just installed may start.
+async fn approve_installed(
+    app: &App,
+    name: &str,
+    yes: bool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    if app.approve_server(name, &TerminalConfirm { yes }).await? {
+        writeln!(out, "Approved: it starts with the app.")?;
+    } else {
+        writeln!(
+            out,
+            "Not approved: it will not start until you run `switchboard mcp approve {name}`."
+        )?;
+    }
+    Ok(())
+}
+
+/// What a bundle is, as the consent screen shows it: its name, author, tools, what it runs
+/// and what it asks for.
+fn write_bundle(info: &BundleInfo, out: &mut impl Write) -> Result<(), CliError> {
+    let title = info.display_name.as_deref().unwrap_or(&info.name);
+    writeln!(out, "{title} {} by {}", info.version, info.author)?;
+    if !info.description.is_empty() {
+        writeln!(out, "  {}", info.description)?;
+    }
+    writeln!(
+        out,
+        "  {} server, {} files ({} bytes unpacked); runs: {}",
+        info.server_type, info.files, info.unpacked_bytes, info.command_line
+    )?;
+    let tools: Vec<&str> = info.tools.iter().map(|t| t.name.as_str()).collect();
+    let more = if info.tools_generated {
+        " (and more it makes as it runs)"
+    } else {
+        ""
+    };
+    writeln!(
+        out,
+        "  tools: {}{more}",
+        if tools.is_empty() {
+            "none listed".to_owned()
+        } else {
+            tools.join(", ")
+        }
+    )?;
+    for option in &info.user_config {
+        writeln!(
+            out,
+            "  asks for {} ({}{}{}): {}",
+            option.key,
+            option.kind,
+            if option.required { ", required" } else { "" },
+            if option.sensitive {
+                ", kept in the keychain"
+            } else {
+                ""
+            },
+            option.title
+        )?;
+    }
+    Ok(())
+}
+
 fn write_found(page: &registry::SearchPage, out: &mut impl Write) -> Result<(), CliError> {
     if page.servers.is_empty() {
         writeln!(out, "No servers found.")?;

@@ -18,7 +18,7 @@ pub struct InstallPlan {
     /// `("env" | "headers", key)` of the values the registry marks secret.
     pub secrets: Vec<(&'static str, String)>,
     /// `npx`, `uvx` or `docker`; `None` for a remote server.
-    pub runtime: Option<&'static str>,
+    pub runtime: Option<String>,
 }
 
 /// Why a server cannot be installed as asked.
@@ -36,7 +36,7 @@ pub enum InstallError {
     Missing { server: String, names: Vec<String> },
     /// The program the server runs with is not on the PATH servers are started with.
     #[error("{}", runtime_missing(.runtime))]
-    RuntimeMissing { runtime: &'static str },
+    RuntimeMissing { runtime: String },
     #[error("“{server}” wants the secret “{name}” on its command line, where Switchboard does not write secrets; add it by hand")]
     SecretOnCommandLine { server: String, name: String },
 }
@@ -184,7 +184,7 @@ impl Builder<'_> {
         self.arguments(&package.package_arguments, false, &mut args)?;
         self.plan.entry.command = Some(runtime.to_owned());
         self.plan.entry.args = args;
-        self.plan.runtime = Some(runtime);
+        self.plan.runtime = Some(runtime.to_owned());
         Ok(())
     }
 
@@ -320,11 +320,14 @@ impl Builder<'_> {
 
 /// What to install for `runtime` to be found, said to the person when it is missing.
 #[must_use]
-fn runtime_missing(runtime: &str) -> String {
+pub(crate) fn runtime_missing(runtime: &str) -> String {
     let what = match runtime {
         "npx" => "Node.js (it brings npx: https://nodejs.org)",
         "uvx" => "uv (it brings uvx: https://docs.astral.sh/uv/)",
         "docker" => "Docker (https://docs.docker.com/get-docker/)",
+        "node" => "Node.js (https://nodejs.org)",
+        "python3" | "python" => "Python 3 (https://www.python.org)",
+        "uv" => "uv (https://docs.astral.sh/uv/)",
         other => other,
     };
     format!("This server runs with “{runtime}”, which is not on your PATH: install {what}, then try again")
@@ -382,7 +385,7 @@ mod tests {
                 "/srv/b"
             ]
         );
-        assert_eq!(plan.runtime, Some("npx"));
+        assert_eq!(plan.runtime.as_deref(), Some("npx"));
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 pub mod apps;
 pub mod artifacts;
+pub mod bundle;
 pub mod catalogue;
 pub mod client;
 pub mod config;

@@ -194,6 +194,13 @@ impl Core {
         file.servers.remove(&key);
         file.save(&self.mcp_file())?;
         self.store()?.forget_mcp_approval(key.clone()).await?;
+        // A bundle it was installed from goes with it (only its own folder, as mcp.json names it).
+        let folder = entry.cwd.as_deref().map(std::path::Path::new);
+        if let Some(bundle) = folder.filter(|dir| self.paths().is_bundle_dir(dir)) {
+            if let Err(e) = std::fs::remove_dir_all(bundle) {
+                tracing::warn!(server = %key, error = %e, "the server's bundle folder was not removed");
+            }
+        }
         tracing::info!(server = %key, "MCP server removed");
         Ok(())
     }

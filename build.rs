@@ -44,6 +44,8 @@ const COMMANDS: &[&str] = &[
     "add_mcp_server",
     "search_mcp_registry",
     "install_mcp_server",
+    "open_mcp_bundle",
+    "install_mcp_bundle",
     "mcp_server_log",
     "preview_mcp_import",
     "import_mcp_servers",

@@ -160,6 +160,8 @@ pub fn run() -> i32 {
             commands::mcp::add_mcp_server,
             commands::mcp::search_mcp_registry,
             commands::mcp::install_mcp_server,
+            commands::mcp::open_mcp_bundle,
+            commands::mcp::install_mcp_bundle,
             commands::mcp::mcp_server_log,
             commands::mcp::preview_mcp_import,
             commands::mcp::import_mcp_servers,

@@ -1,6 +1,6 @@
 //! MCP server commands for the Servers page: the list, and what a person does to a server
 //! (approve in a native dialog, switch on and off, restart, remove, add, read its log), and
-//! finding and installing servers from the MCP Registry.
+//! finding and installing servers from the MCP Registry or from MCP bundles.
 //!
 //! Approval is decided in Rust, by a native dialog that shows the full command line (the
 //! bridge's `NativeConfirm`, through the core's one approval flow): the webview can ask for a
@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use switchboard_core::app::{InstallRequest, ToolAcceptance};
+use switchboard_core::app::{BundleInstallRequest, InstallRequest, OfferedBundle, ToolAcceptance};
 use switchboard_core::engine::{McpServerStatus, McpServerView, ToolReview};
 use switchboard_core::mcp::config::{claude_desktop_config_path, ImportPreview};
 use switchboard_core::mcp::elicitation::{ElicitationAnswer, ElicitationRequest};
@@ -380,5 +380,38 @@ pub async fn install_mcp_server(
         .app()
         .await
         .install_from_registry(&request, &NativeConfirm(app))
+        .await?)
+}
+
+/// Asks for an MCP bundle (`.mcpb`) in the native open dialog and reads it, nothing unpacked:
+/// what the consent screen shows, with the token to install it by; `null` when the dialog
+/// was closed. The webview never names a file.
+#[tauri::command]
+pub async fn open_mcp_bundle(
+    app: AppHandle,
+    state: State<'_, AppState>,
+) -> CommandResult<Option<OfferedBundle>> {
+    let Some(path) =
+        crate::bridge::choose_file(&app, "Install an MCP bundle", None, ("MCP bundle", "mcpb"))
+            .await
+    else {
+        return Ok(None);
+    };
+    Ok(Some(state.app().await.offer_bundle(&path).await?))
+}
+
+/// Unpacks the bundle offered under `request.token` and adds its server with the values the
+/// person gave (sensitive ones to the keychain), then asks for its approval in the native
+/// dialog with the full command line. Returns the server as it now is.
+#[tauri::command]
+pub async fn install_mcp_bundle(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    request: BundleInstallRequest,
+) -> CommandResult<McpServerView> {
+    Ok(state
+        .app()
+        .await
+        .install_offered_bundle(&request, &NativeConfirm(app))
         .await?)
 }

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { alive, BIN, everythingOverHttp, launch, listeningPort, nativeWindow, pasteInto, pressIn, run, screenshotScreen, tempHome, textOf, tid } from "./harness.mjs";
+import { alive, BIN, chooseInFileDialog, everythingOverHttp, launch, listeningPort, nativeWindow, pasteInto, pressIn, run, screenshotScreen, tempHome, textOf, tid } from "./harness.mjs";
 
 async function until(what, check, ms = 30000) {
   const deadline = Date.now() + ms;
@@ -367,4 +367,68 @@ test("a server found in the MCP Registry is installed from Browse, its secret to
   const file = fs.readFileSync(path.join(home, "config", "mcp.json"), "utf8");
   assert.ok(!file.includes("adv_sk_e2e_secret"), file);
   assert.match(JSON.parse(file).mcpServers["mcp-server"].headers.Authorization.keychain, /mcp-server/);
+});
+
+/** An MCP bundle at `file` around tests/peers/raw_server.py (stdlib-only Python; tool `echo`). */
+function echoBundle(file) {
+  const manifest = {
+    manifest_version: "0.3",
+    name: "Echo Bundle",
+    version: "1.2.0",
+    description: "Says back what it is given.",
+    author: { name: "Someone" },
+    server: {
+      type: "python",
+      entry_point: "server/main.py",
+      mcp_config: { command: "python3", args: ["${__dirname}/server/main.py"], env: { ECHO_KEY: "${user_config.api_key}" } },
+    },
+    tools: [{ name: "echo", description: "Says it back" }],
+    user_config: { api_key: { type: "string", title: "API key", sensitive: true, required: true } },
+  };
+  const made = run("python3", [
+    "-c",
+    "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:\n    z.writestr('manifest.json', sys.argv[2])\n    z.write(sys.argv[3], 'server/main.py')",
+    file,
+    JSON.stringify(manifest),
+    path.resolve("tests/peers/raw_server.py"),
+  ]);
+  assert.equal(made.status, 0, made.stderr);
+}
+
+test("an MCP bundle chosen in the native dialog shows its consent screen, installs, and runs once approved", async () => {
+  const home = tempHome("mcp-bundle");
+  const file = path.join(home, "echo.mcpb");
+  echoBundle(file);
+  const app = await launch(home);
+  try {
+    const b = app.browser;
+    await b.$(tid("nav-servers")).click();
+    await b.$(tid("bundle-open")).click();
+    await chooseInFileDialog("Install an MCP bundle", file);
+    await b.$(tid("bundle-consent")).waitForDisplayed({ timeout: 15000 });
+    assert.equal(await textOf(b, tid("bundle-title")), "Echo Bundle");
+    assert.match(await textOf(b, tid("bundle-command")), /^ECHO_KEY=\$\{user_config\.api_key\} python3 <bundle>\/server\/main\.py$/);
+    const key = `${tid("bundle-form")} [data-option="api_key"]`;
+    await pasteInto(b, key, "sk-bundle-e2e");
+    await b.$(tid("bundle-consent")).scrollIntoView();
+    await app.screenshot("bundle-consent");
+    await b.$(tid("bundle-submit")).click();
+    const dialog = await nativeWindow("Start the MCP server “echo-bundle”");
+    screenshotScreen("bundle-approval");
+    pressIn(dialog, "alt+a");
+    const item = `${tid("server-item")}[data-name="echo-bundle"]`;
+    await b.$(item).waitForDisplayed({ timeout: 10000 });
+    await b.waitUntil(async () => (await textOf(b, `${item} ${tid("server-state")}`)) === "Running · 1 tool", {
+      timeout: 30000,
+      timeoutMsg: "the bundle's server does not run",
+    });
+    assert.equal(await textOf(b, tid("bundle-installed")), "Added “echo-bundle”; it is starting.");
+  } finally {
+    await app.close();
+  }
+  const config = JSON.parse(fs.readFileSync(path.join(home, "config", "mcp.json"), "utf8"));
+  const entry = config.mcpServers["echo-bundle"];
+  assert.equal(entry.cwd, path.join(home, "data", "bundles", "echo-bundle"));
+  assert.ok(fs.existsSync(path.join(entry.cwd, "server", "main.py")));
+  assert.ok(!JSON.stringify(config).includes("sk-bundle-e2e"));
 });

@@ -37,6 +37,8 @@
 //   signInRefusal     what sign_in_mcp_server rejects with (the person said no, the sign-in
 //                     failed); null: it signs in, the server restarts (`starting`, pushed) and runs
 //                     signInStartsAfter ms later (pushed; null: it never gets there)
+//   pickedBundle      the .mcpb Rust's open dialog picks, as Rust read it (null: closed);
+//                     bundleInstalls every install_mcp_bundle request
 //   registry          the MCP Registry's servers (registryPage a page); installed every
 //                     install_mcp_server request; missingRuntimes the source kinds whose program
 //                     is not on the PATH
@@ -56,6 +58,8 @@ import type {
   ImportPreview,
   InstallRequest,
   RegistryServer,
+  BundleInstallRequest,
+  OfferedBundle,
   McpAppView,
   ServerOffers,
   ToolReview,
@@ -456,6 +460,10 @@ export class FakeBackend {
   installed: InstallRequest[] = [];
   /** Source kinds whose runtime is not on the PATH (install_mcp_server refuses them). */
   missingRuntimes: string[] = [];
+  /** The bundle the person picks in Rust's open dialog (null: they close it), as Rust read it. */
+  pickedBundle: OfferedBundle | null = null;
+  /** Every install_mcp_bundle request, as the window sent it. */
+  bundleInstalls: BundleInstallRequest[] = [];
   /** What the person answers in Rust's native dialog about a standing approval or auto-approve. */
   allowanceAnswer = true;
   /** server name → what `mcp_server_log` answers */
@@ -1836,6 +1844,22 @@ export class FakeBackend {
       const start = Number(args.cursor ?? 0);
       const end = start + this.registryPage;
       return { servers: structuredClone(found.slice(start, end)), next_cursor: end < found.length ? String(end) : null };
+    },
+    open_mcp_bundle: () => structuredClone(this.pickedBundle),
+    install_mcp_bundle: (args) => {
+      // Rust checks the values, unpacks the bundle, keeps sensitive values in the keychain and
+      // asks for approval like any new server.
+      const request = args.request as BundleInstallRequest;
+      this.bundleInstalls.push(structuredClone(request));
+      const bundle = this.pickedBundle;
+      if (!bundle || bundle.token !== request.token) {
+        throw { kind: "not_found", message: "Not found: that bundle (choose its file again)", field: null };
+      }
+      const missing = bundle.info.user_config.filter((o) => o.required && !request.values[o.key]?.length);
+      if (missing.length > 0) {
+        throw { kind: "install", message: `The bundle needs a value for ${missing.map((o) => o.key).join(", ")}`, field: null };
+      }
+      return this.#addServer(request.name ?? bundle.info.name, bundle.info.command_line.replace("<bundle>", "/data/bundles/x"), null);
     },
     install_mcp_server: (args) => {
       // Rust fetches the entry, builds the command line, checks its runtime, keeps the secrets

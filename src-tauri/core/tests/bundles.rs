@@ -101,7 +101,9 @@ async fn a_bundle_is_installed_from_the_command_line_runs_and_goes_with_its_serv
         "{said}"
     );
     assert!(
-        said.contains("runs: ECHO_KEY=${user_config.api_key}"),
+        said.contains(
+            "runs: ECHO_KEY=${user_config.api_key} ECHO_MODE=${user_config.mode} python3 <bundle>/server/main.py ${user_config.folders}"
+        ),
         "{said}"
     );
     let err = ran.unwrap_err();
@@ -198,7 +200,7 @@ fn hostile_bundles_are_refused_before_anything_is_unpacked() {
         dir.path(),
         "unknown.mcpb",
         &manifest("9.0"),
-        &[main.clone()],
+        std::slice::from_ref(&main),
     );
     let err = refused(&unknown);
     assert!(matches!(&err, BundleError::UnknownVersion(v) if v == "9.0"));
@@ -206,12 +208,22 @@ fn hostile_bundles_are_refused_before_anything_is_unpacked() {
 
     let mut elsewhere = ok.clone();
     elsewhere["server"]["entry_point"] = json!("server/missing.py");
-    let missing = bundle(dir.path(), "missing.mcpb", &elsewhere, &[main.clone()]);
+    let missing = bundle(
+        dir.path(),
+        "missing.mcpb",
+        &elsewhere,
+        std::slice::from_ref(&main),
+    );
     assert!(matches!(refused(&missing), BundleError::NoEntryPoint(_)));
 
     let mut other = ok.clone();
     other["compatibility"] = json!({ "platforms": ["plan9"] });
-    let platform = bundle(dir.path(), "platform.mcpb", &other, &[main.clone()]);
+    let platform = bundle(
+        dir.path(),
+        "platform.mcpb",
+        &other,
+        std::slice::from_ref(&main),
+    );
     assert!(matches!(refused(&platform), BundleError::Platform { .. }));
 
     // 8 MiB of zeros deflate to a few KiB: a bomb's ratio.

@@ -888,6 +888,81 @@ name: string | null,
 values: { [key in string]: Array<string> }, };
 
 /**
+ * What the consent screen shows of a bundle before anything is unpacked. Every text is the
+ * bundle author's: hostile, shown as text.
+ */
+export type BundleInfo = { name: string, display_name: string | null, version: string, description: string, author: string, author_url: string | null, repository: string | null, homepage: string | null, 
+/**
+ * `node`, `python`, `binary` or `uv`.
+ */
+server_type: string, 
+/**
+ * The command line it runs, the bundle's folder written `<bundle>`.
+ */
+command_line: string, tools: Array<BundleTool>, 
+/**
+ * It says it makes more tools than those listed once it runs.
+ */
+tools_generated: boolean, prompts: Array<string>, 
+/**
+ * What it asks the person for.
+ */
+user_config: Array<BundleOption>, files: number, 
+/**
+ * What it unpacks to, in bytes.
+ */
+unpacked_bytes: number, };
+
+export type BundleTool = { name: string, description: string | null, };
+
+/**
+ * One value the bundle asks for (`user_config`).
+ */
+export type BundleOption = { key: string, title: string, description: string | null, 
+/**
+ * `string`, `number`, `boolean`, `directory` or `file`.
+ */
+kind: string, required: boolean, 
+/**
+ * A key or a token: kept in the OS keychain, never shown.
+ */
+sensitive: boolean, 
+/**
+ * Several values (folders, files).
+ */
+multiple: boolean, 
+/**
+ * Its default, `${HOME}` and the like put in.
+ */
+default: Array<string>, min: number | null, max: number | null, };
+
+/**
+ * A bundle the person chose in the window, shown for consent.
+ */
+export type OfferedBundle = { 
+/**
+ * What the window names it by when installing it.
+ */
+token: string, 
+/**
+ * The file's name (not its folder).
+ */
+file_name: string, info: BundleInfo, };
+
+/**
+ * Installing a bundle offered to the window, with the person's values.
+ */
+export type BundleInstallRequest = { token: string, 
+/**
+ * Its name here; `None` for one made from its manifest name.
+ */
+name: string | null, 
+/**
+ * By `user_config` key (several for a `multiple` one).
+ */
+values: { [key in string]: Array<string> }, };
+
+/**
  * What a listed tool is, against its pin.
  */
 export type ToolStatus = { "status": "new" } | { "status": "pinned" } | { "status": "changed", diff: string, };

@@ -30,6 +30,8 @@ import type {
   NewMcpServer,
   InstallRequest,
   RegistryPage,
+  BundleInstallRequest,
+  OfferedBundle,
   ImportPreview,
   OffersOf,
   PromptUse,
@@ -382,6 +384,19 @@ export function searchMcpRegistry(query: string, cursor: string | null): Promise
  */
 export function installMcpServer(request: InstallRequest): Promise<McpServerView> {
   return call("install_mcp_server", { request });
+}
+
+/**
+ * Rust's open dialog asks for an MCP bundle (.mcpb) and reads it, nothing unpacked; null when
+ * the dialog was closed.
+ */
+export function openMcpBundle(): Promise<OfferedBundle | null> {
+  return call("open_mcp_bundle");
+}
+
+/** Unpacks the offered bundle and adds its server; Rust then asks for approval in its own dialog. */
+export function installMcpBundle(request: BundleInstallRequest): Promise<McpServerView> {
+  return call("install_mcp_bundle", { request });
 }
 
 export function addMcpServer(server: NewMcpServer): Promise<McpServerView> {

@@ -2,16 +2,86 @@
 //! read and checked (what the consent screen shows), then — with the person's values — its
 //! runtime looked for, unpacked into its own folder under the data folder, and added
 //! unapproved: the person approves it as any new server, seeing the command line it runs.
-//! A bundle that cannot be added leaves no folder behind.
+//! A bundle that cannot be added leaves no folder behind. The window names a bundle only by
+//! the token it was given when the person chose the file in a native dialog.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
 
 use super::App;
 use crate::engine::McpServerView;
 use crate::error::CoreError;
 use crate::mcp::bundle::{Bundle, BundleError, BundleInfo};
 use crate::policy::confirm::Confirm;
+
+/// A bundle the person chose in the window, shown for consent.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+pub struct OfferedBundle {
+    /// What the window names it by when installing it.
+    pub token: String,
+    /// The file's name (not its folder).
+    pub file_name: String,
+    pub info: BundleInfo,
+}
+
+/// Installing a bundle offered to the window, with the person's values.
+#[derive(Debug, Clone, Deserialize, ts_rs::TS)]
+pub struct BundleInstallRequest {
+    pub token: String,
+    /// Its name here; `None` for one made from its manifest name.
+    pub name: Option<String>,
+    /// By `user_config` key (several for a `multiple` one).
+    #[serde(default)]
+    pub values: BTreeMap<String, Vec<String>>,
+}
+
+/// The bundles chosen in the window, by token; the newest few kept.
+#[derive(Debug, Default)]
+pub(super) struct OfferedBundles(Mutex<HashMap<String, (u64, PathBuf)>>);
+
+/// How many chosen bundles are remembered at once (the oldest forgotten first).
+const OFFERED_KEPT: usize = 16;
+
+impl OfferedBundles {
+    fn offer(&self, path: PathBuf) -> String {
+        let token = uuid::Uuid::new_v4().to_string();
+        let mut offered = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let next = offered.values().map(|(n, _)| n + 1).max().unwrap_or(0);
+        if offered.len() >= OFFERED_KEPT {
+            if let Some(oldest) = offered
+                .iter()
+                .min_by_key(|(_, (n, _))| *n)
+                .map(|(t, _)| t.clone())
+            {
+                offered.remove(&oldest);
+            }
+        }
+        offered.insert(token.clone(), (next, path));
+        token
+    }
+
+    fn path(&self, token: &str) -> Option<PathBuf> {
+        let offered = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        offered.get(token).map(|(_, p)| p.clone())
+    }
+
+    fn forget(&self, token: &str) {
+        let mut offered = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        offered.remove(token);
+    }
+}
 
 /// A bundle opened in a blocking task (zip reading is blocking file work).
 async fn open(path: PathBuf) -> Result<Bundle, CoreError> {
@@ -69,6 +139,47 @@ impl App {
     /// [`CoreError::Bundle`]: not a bundle, or one refused (see [`Bundle::open`]).
     pub async fn inspect_bundle(&self, path: &Path) -> Result<BundleInfo, CoreError> {
         Ok(open(path.to_owned()).await?.info().clone())
+    }
+
+    /// Reads the bundle the person chose at `path` (in a native dialog, never named by the
+    /// webview) and remembers it under a token for [`App::install_offered_bundle`].
+    ///
+    /// # Errors
+    /// As [`App::inspect_bundle`].
+    pub async fn offer_bundle(&self, path: &Path) -> Result<OfferedBundle, CoreError> {
+        let info = self.inspect_bundle(path).await?;
+        let file_name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        Ok(OfferedBundle {
+            token: self.offered_bundles.offer(path.to_owned()),
+            file_name,
+            info,
+        })
+    }
+
+    /// Installs the bundle offered under `ask.token` ([`App::install_bundle`]); once added,
+    /// the token is spent.
+    ///
+    /// # Errors
+    /// [`CoreError::NotFound`] for a token not offered; as [`App::install_bundle`].
+    pub async fn install_offered_bundle(
+        &self,
+        ask: &BundleInstallRequest,
+        confirm: &dyn Confirm,
+    ) -> Result<McpServerView, CoreError> {
+        let path = self
+            .offered_bundles
+            .path(&ask.token)
+            .ok_or_else(|| CoreError::NotFound {
+                what: "that bundle (choose its file again)".to_owned(),
+            })?;
+        let (view, _) = self
+            .add_bundle(&path, ask.name.as_deref(), &ask.values)
+            .await?;
+        self.offered_bundles.forget(&ask.token);
+        self.ask_about_changed(view.name, confirm).await
     }
 
     /// Unpacks the bundle at `path` and adds its server as `name` (else a name made from its

@@ -25,6 +25,7 @@ use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 
+pub use bundles::{BundleInstallRequest, OfferedBundle};
 pub use compare::{CompareRequest, ComparedModel, MAX_COMPARED};
 pub use offers::{OffersOf, PromptUse};
 pub use registry::{InstallRequest, Installed};
@@ -105,6 +106,9 @@ pub struct App {
     app_pages: apps::AppPages,
     /// How often the apps shown call their servers' tools ([`App::app_call_tool`]).
     app_calls: apps::AppCallPace,
+    /// Bundles the person chose in the window, by the token the window names them with
+    /// ([`App::offer_bundle`]): the webview never names a file to install.
+    offered_bundles: bundles::OfferedBundles,
 }
 
 impl App {
@@ -149,6 +153,7 @@ impl App {
             settings_writes: tokio::sync::Mutex::new(()),
             app_pages: apps::AppPages::default(),
             app_calls: apps::AppCallPace::default(),
+            offered_bundles: bundles::OfferedBundles::default(),
         });
         app.core.recover_after_crash().await;
         app.pin_tools_as_listed();

@@ -547,6 +547,11 @@ fn describe(
     }
     line.push(run.command.unwrap_or_default());
     line.extend(run.args.unwrap_or_default());
+    // The bundle's folder is not known yet; the person's values are shown as the slots they fill.
+    let line: Vec<String> = line
+        .iter()
+        .map(|part| part.replace("${__dirname}", "<bundle>"))
+        .collect();
     let user_config = manifest
         .user_config
         .iter()

@@ -1,7 +1,7 @@
 // The MCP servers: their list with each one's state (pushed by Rust at every change, so nothing
 // polls), waiting for a server to run (after a sign-in, heard from those lists), the actions on a
 // server (approve, switch on or off, sign in or out, restart, remove, add, edit), finding and
-// installing servers from the MCP Registry, their tools and
+// installing servers from the MCP Registry or a bundle, their tools and
 // the acceptance of a changed tool, a server's log, importing servers from another app's
 // configuration, the forms servers ask the person to fill in (or pages to visit), and the
 // standing approvals of their tools (the tools that run without asking).
@@ -13,6 +13,7 @@ import * as ipc from "../ipc";
 import { IpcError, toIpcError } from "../errors";
 import type {
   ImportPreview,
+  BundleInstallRequest,
   InstallRequest,
   McpForm,
   McpFormAnswer,
@@ -20,6 +21,7 @@ import type {
   McpServerStatus,
   McpServerView,
   NewMcpServer,
+  OfferedBundle,
   RegistryPage,
   StandingApproval,
   ServerOffers,
@@ -236,6 +238,23 @@ export class ServersStore {
   async install(request: InstallRequest): Promise<McpServerView> {
     try {
       return await ipc.installMcpServer(request);
+    } finally {
+      void this.load();
+    }
+  }
+
+  /** Rust's open dialog; the bundle chosen, read and checked (null: the dialog was closed). @throws IpcError */
+  async openBundle(): Promise<OfferedBundle | null> {
+    return ipc.openMcpBundle();
+  }
+
+  /**
+   * Unpacks the offered bundle; Rust then asks for approval in its own dialog.
+   * @throws IpcError (shown by the consent screen)
+   */
+  async installBundle(request: BundleInstallRequest): Promise<McpServerView> {
+    try {
+      return await ipc.installMcpBundle(request);
     } finally {
       void this.load();
     }

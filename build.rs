@@ -46,6 +46,8 @@ const COMMANDS: &[&str] = &[
     "install_mcp_server",
     "open_mcp_bundle",
     "install_mcp_bundle",
+    "watch_server_proposals",
+    "accept_server_proposal",
     "mcp_server_log",
     "preview_mcp_import",
     "import_mcp_servers",

@@ -9,6 +9,7 @@ mod state;
 use std::sync::{Arc, OnceLock};
 
 use switchboard_core::instance::{self, Instance};
+use switchboard_core::mcp::proposal;
 use switchboard_core::secrets::KeyringStore;
 use switchboard_core::{logging, AppPaths};
 use tauri::{AppHandle, Manager};
@@ -30,10 +31,19 @@ pub fn run() -> i32 {
 
     // One app per home: a second start shows the first window instead of opening the same
     // database twice.
+    // A `switchboard://` link the app was opened with (Linux and Windows pass it as the
+    // argument): shown to the window as a proposal, by this instance or the one running.
+    let link = std::env::args().skip(1).find(|a| proposal::is_link(a));
     let handle: Arc<OnceLock<AppHandle>> = Arc::default();
     let for_listener = Arc::clone(&handle);
-    let instance_guard = match instance::acquire(&paths.data_dir, move || {
-        for_listener.get().is_some_and(show_main_window)
+    let instance_guard = match instance::acquire(&paths.data_dir, link.as_deref(), move |link| {
+        let Some(app) = for_listener.get() else {
+            return false;
+        };
+        if let Some(link) = link {
+            propose(app, link);
+        }
+        show_main_window(app)
     }) {
         Ok(Instance::Primary(guard)) => guard,
         Ok(Instance::Secondary { shown, detail }) => {
@@ -77,6 +87,9 @@ pub fn run() -> i32 {
             tauri::async_runtime::spawn(async move {
                 handle.state::<AppState>().app().await.start_servers().await;
             });
+            if let Some(link) = link.clone() {
+                propose(app.handle(), link);
+            }
             // TERM (logout, shutdown, a process manager) and Ctrl-C end the app the normal way,
             // so its MCP servers are stopped too.
             let handle = app.handle().clone();
@@ -162,6 +175,8 @@ pub fn run() -> i32 {
             commands::mcp::install_mcp_server,
             commands::mcp::open_mcp_bundle,
             commands::mcp::install_mcp_bundle,
+            commands::mcp::watch_server_proposals,
+            commands::mcp::accept_server_proposal,
             commands::mcp::mcp_server_log,
             commands::mcp::preview_mcp_import,
             commands::mcp::import_mcp_servers,
@@ -249,6 +264,17 @@ fn is_app_page(url: &tauri::Url) -> bool {
 }
 
 /// Brings the main window to the front; `false` when there is no window to show yet.
+/// Shows the window what `link` proposes (it keeps it until the window listens); a link that
+/// proposes nothing is only logged.
+fn propose(app: &AppHandle, link: String) {
+    let app = app.clone();
+    tauri::async_runtime::spawn(async move {
+        if let Err(e) = app.state::<AppState>().app().await.propose(&link) {
+            tracing::warn!(error = %e, "a link was not followed");
+        }
+    });
+}
+
 fn show_main_window(app: &AppHandle) -> bool {
     let Some(window) = app.get_webview_window("main") else {
         return false;

@@ -1,6 +1,7 @@
 //! MCP server commands for the Servers page: the list, and what a person does to a server
 //! (approve in a native dialog, switch on and off, restart, remove, add, read its log), and
-//! finding and installing servers from the MCP Registry or from MCP bundles.
+//! finding and installing servers from the MCP Registry or from MCP bundles, and servers
+//! proposed by `switchboard://` links.
 //!
 //! Approval is decided in Rust, by a native dialog that shows the full command line (the
 //! bridge's `NativeConfirm`, through the core's one approval flow): the webview can ask for a
@@ -14,6 +15,7 @@ use switchboard_core::mcp::config::{claude_desktop_config_path, ImportPreview};
 use switchboard_core::mcp::elicitation::{ElicitationAnswer, ElicitationRequest};
 use switchboard_core::mcp::features::ServerOffers;
 use switchboard_core::mcp::oauth::LoopbackBrowser;
+use switchboard_core::mcp::proposal::ShownProposal;
 use switchboard_core::mcp::registry::SearchPage;
 use switchboard_core::policy::confirm::ask_before_sign_in;
 use tauri::ipc::Channel;
@@ -413,5 +415,34 @@ pub async fn install_mcp_bundle(
         .app()
         .await
         .install_offered_bundle(&request, &NativeConfirm(app))
+        .await?)
+}
+
+/// The window listens for servers proposed by `switchboard://` links: those that came before
+/// it are sent at once; a later call replaces the listener (a reloaded window).
+#[tauri::command]
+pub async fn watch_server_proposals(
+    state: State<'_, AppState>,
+    on_proposal: Channel<ShownProposal>,
+) -> CommandResult<()> {
+    state
+        .app()
+        .await
+        .watch_proposals(move |shown| on_proposal.send(shown).is_ok());
+    Ok(())
+}
+
+/// Adds the server a link proposed (by its token), not approved, and asks for its approval in
+/// the native dialog with the full command line: only ever because the person asked.
+#[tauri::command]
+pub async fn accept_server_proposal(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    token: String,
+) -> CommandResult<McpServerView> {
+    Ok(state
+        .app()
+        .await
+        .accept_proposal(&token, &NativeConfirm(app))
         .await?)
 }

@@ -432,3 +432,35 @@ test("an MCP bundle chosen in the native dialog shows its consent screen, instal
   assert.ok(fs.existsSync(path.join(entry.cwd, "server", "main.py")));
   assert.ok(!JSON.stringify(config).includes("sk-bundle-e2e"));
 });
+
+test("a switchboard:// link opened while the app runs is handed to it and only proposes the server", async () => {
+  const home = tempHome("mcp-link");
+  const env = { ...process.env, SWITCHBOARD_HOME: home };
+  const app = await launch(home);
+  try {
+    const b = app.browser;
+    await b.$(tid("nav-servers")).click();
+    const config = JSON.stringify({ command: "uvx", args: ["mcp-server-time"], env: { TIME_KEY: "sk-link-secret" } });
+    const link = `switchboard://install?name=linked&config=${encodeURIComponent(config)}`;
+    // What the desktop does with a link: start the app with it; the running one takes it.
+    const second = run(BIN, [link], { env });
+    assert.equal(second.status, 0, second.stderr);
+    const dialog = tid("confirm-dialog");
+    await b.$(dialog).waitForDisplayed({ timeout: 15000 });
+    assert.equal(await textOf(b, tid("proposal-name")), "linked");
+    assert.equal(await textOf(b, tid("proposal-command")), "TIME_KEY='<from the link>' uvx mcp-server-time");
+    assert.equal(await b.$$(tid("server-item")).length, 0, "a link adds nothing by itself");
+    await app.screenshot("link-proposal");
+    await b.$(tid("confirm-ok")).click();
+    const approval = await nativeWindow("Start the MCP server “linked”");
+    pressIn(approval, "alt+d");
+    const item = `${tid("server-item")}[data-name="linked"]`;
+    await b.$(item).waitForDisplayed({ timeout: 10000 });
+    assert.equal(await textOf(b, `${item} ${tid("server-state")}`), "Needs approval");
+    assert.match(await textOf(b, `${item} ${tid("server-command")}`), /uvx mcp-server-time$/);
+  } finally {
+    await app.close();
+  }
+  const file = fs.readFileSync(path.join(home, "config", "mcp.json"), "utf8");
+  assert.ok(!file.includes("sk-link-secret"), "the link's secret went to the keychain");
+});

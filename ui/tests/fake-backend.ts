@@ -37,6 +37,8 @@
 //   signInRefusal     what sign_in_mcp_server rejects with (the person said no, the sign-in
 //                     failed); null: it signs in, the server restarts (`starting`, pushed) and runs
 //                     signInStartsAfter ms later (pushed; null: it never gets there)
+//   propose           a switchboard:// link opened: what it proposes reaches the window
+//                     (an entry is then kept for accept_server_proposal)
 //   pickedBundle      the .mcpb Rust's open dialog picks, as Rust read it (null: closed);
 //                     bundleInstalls every install_mcp_bundle request
 //   registry          the MCP Registry's servers (registryPage a page); installed every
@@ -60,6 +62,7 @@ import type {
   RegistryServer,
   BundleInstallRequest,
   OfferedBundle,
+  ShownProposal,
   McpAppView,
   ServerOffers,
   ToolReview,
@@ -460,6 +463,16 @@ export class FakeBackend {
   installed: InstallRequest[] = [];
   /** Source kinds whose runtime is not on the PATH (install_mcp_server refuses them). */
   missingRuntimes: string[] = [];
+  /** What a link proposed as an entry, by token (accept_server_proposal adds it). */
+  proposalEntries = new Map<string, { name: string; command_line: string }>();
+  #proposalWatch: { onmessage: (proposal: ShownProposal) => void } | null = null;
+
+  /** A switchboard:// link was opened: Rust shows the window what it proposes. */
+  propose(proposal: ShownProposal): void {
+    if (proposal.kind === "entry") this.proposalEntries.set(proposal.token, { name: proposal.name, command_line: proposal.command_line });
+    this.#proposalWatch?.onmessage(structuredClone(proposal));
+  }
+
   /** The bundle the person picks in Rust's open dialog (null: they close it), as Rust read it. */
   pickedBundle: OfferedBundle | null = null;
   /** Every install_mcp_bundle request, as the window sent it. */
@@ -1844,6 +1857,16 @@ export class FakeBackend {
       const start = Number(args.cursor ?? 0);
       const end = start + this.registryPage;
       return { servers: structuredClone(found.slice(start, end)), next_cursor: end < found.length ? String(end) : null };
+    },
+    watch_server_proposals: (args) => {
+      this.#proposalWatch = args.onProposal as { onmessage: (proposal: ShownProposal) => void };
+      return null;
+    },
+    accept_server_proposal: (args) => {
+      const proposal = this.proposalEntries.get(String(args.token));
+      if (!proposal) throw { kind: "not_found", message: "Not found: that proposed server (open its link again)", field: null };
+      this.proposalEntries.delete(String(args.token));
+      return this.#addServer(proposal.name, proposal.command_line, null);
     },
     open_mcp_bundle: () => structuredClone(this.pickedBundle),
     install_mcp_bundle: (args) => {

@@ -113,6 +113,7 @@ fn bindings() -> String {
         crate::mcp::bundle::BundleOption,
         crate::app::OfferedBundle,
         crate::app::BundleInstallRequest,
+        crate::mcp::proposal::ShownProposal,
         crate::policy::pins::ToolStatus,
         crate::engine::ToolReview,
         crate::mcp::features::OfferedResource,

@@ -60,15 +60,17 @@ pub fn primary_pid(data_dir: &Path) -> Option<u32> {
         .map(|info| info.pid)
 }
 
-/// Takes the home's lock, or asks the instance holding it to show its window.
-/// `on_show` runs (on a listener thread) each time a later instance asks, and says whether it
-/// could show the window; only then is the asker told it was shown.
+/// Takes the home's lock, or asks the instance holding it to show its window (handing it
+/// `link`, the `switchboard://` link this start was given, if any). `on_show` runs (on a
+/// listener thread) each time a later instance asks, with the link it handed over, and says
+/// whether it could show the window; only then is the asker told it was shown.
 ///
 /// # Errors
 /// The lock file cannot be created or locked for a reason other than another instance.
 pub fn acquire(
     data_dir: &Path,
-    on_show: impl Fn() -> bool + Send + 'static,
+    link: Option<&str>,
+    on_show: impl Fn(Option<String>) -> bool + Send + 'static,
 ) -> Result<Instance, InstanceError> {
     let io_err = |path: &Path, e: std::io::Error| InstanceError::Io {
         path: path.to_path_buf(),
@@ -85,7 +87,7 @@ pub fn acquire(
         .map_err(|e| io_err(&lock_path, e))?;
     match lock.try_lock() {
         Ok(()) => {}
-        Err(TryLockError::WouldBlock) => return Ok(ask_the_first_to_show(&info_path)),
+        Err(TryLockError::WouldBlock) => return Ok(ask_the_first_to_show(&info_path, link)),
         Err(TryLockError::Error(e)) => return Err(io_err(&lock_path, e)),
     }
 
@@ -121,20 +123,26 @@ pub fn acquire(
     }))
 }
 
-/// Reads one line; a matching token is a request to show the window, answered with
-/// [`REPLY`] only when the window was shown.
-fn answer(stream: TcpStream, token: &str, on_show: &dyn Fn() -> bool) {
+/// Reads two lines: a matching token is a request to show the window, and the next line the
+/// link it hands over (empty for none); answered with [`REPLY`] only when the window was
+/// shown.
+fn answer(stream: TcpStream, token: &str, on_show: &dyn Fn(Option<String>) -> bool) {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
     let mut line = String::new();
     let mut reader = BufReader::new(&stream);
     if reader.read_line(&mut line).is_err() || line.trim() != token {
         return;
     }
-    let reply = if on_show() { REPLY } else { "not-ready" };
+    let mut link = String::new();
+    let link = match reader.read_line(&mut link) {
+        Ok(_) if !link.trim().is_empty() => Some(link.trim().to_owned()),
+        _ => None,
+    };
+    let reply = if on_show(link) { REPLY } else { "not-ready" };
     let _ = (&stream).write_all(format!("{reply}\n").as_bytes());
 }
 
-fn ask_the_first_to_show(info_path: &Path) -> Instance {
+fn ask_the_first_to_show(info_path: &Path, link: Option<&str>) -> Instance {
     let secondary = |shown: bool, detail: String| Instance::Secondary { shown, detail };
     let info: InstanceInfo = match std::fs::read(info_path)
         .ok()
@@ -153,7 +161,13 @@ fn ask_the_first_to_show(info_path: &Path) -> Instance {
     let result = (|| -> std::io::Result<bool> {
         let stream = TcpStream::connect_timeout(&addr, Duration::from_secs(2))?;
         stream.set_read_timeout(Some(Duration::from_secs(3)))?;
-        (&stream).write_all(format!("{}\n", info.token).as_bytes())?;
+        // One line each, so a link cannot smuggle in another line.
+        let link: String = link
+            .unwrap_or_default()
+            .chars()
+            .filter(|c| !c.is_control())
+            .collect();
+        (&stream).write_all(format!("{}\n{link}\n", info.token).as_bytes())?;
         let mut reply = String::new();
         BufReader::new(&stream).read_line(&mut reply)?;
         Ok(reply.trim() == REPLY)
@@ -191,23 +205,39 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let shown = Arc::new(AtomicUsize::new(0));
         let counter = Arc::clone(&shown);
-        let first = acquire(dir.path(), move || {
+        let links = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let heard = Arc::clone(&links);
+        let first = acquire(dir.path(), None, move |link| {
             counter.fetch_add(1, Ordering::SeqCst);
+            heard.lock().unwrap().push(link);
             true
         })
         .unwrap();
         assert!(matches!(first, Instance::Primary(_)));
 
-        match acquire(dir.path(), || true).unwrap() {
+        match acquire(dir.path(), None, |_| true).unwrap() {
             Instance::Secondary { shown: true, .. } => {}
             Instance::Secondary { detail, .. } => panic!("not shown: {detail}"),
             Instance::Primary(_) => panic!("two primaries on one home"),
         }
         assert_eq!(shown.load(Ordering::SeqCst), 1);
+        // A later start given a link hands it over, one line however it is written.
+        let link = "switchboard://install?registry=a/b\nforged";
+        assert!(matches!(
+            acquire(dir.path(), Some(link), |_| true).unwrap(),
+            Instance::Secondary { shown: true, .. }
+        ));
+        assert_eq!(
+            *links.lock().unwrap(),
+            [
+                None,
+                Some("switchboard://install?registry=a/bforged".to_owned())
+            ]
+        );
 
         drop(first);
         assert!(matches!(
-            acquire(dir.path(), || true).unwrap(),
+            acquire(dir.path(), None, |_| true).unwrap(),
             Instance::Primary(_)
         ));
     }
@@ -215,8 +245,8 @@ mod tests {
     #[test]
     fn a_first_instance_without_a_window_yet_does_not_claim_it_was_shown() {
         let dir = tempfile::tempdir().unwrap();
-        let _first = acquire(dir.path(), || false).unwrap();
-        match acquire(dir.path(), || true).unwrap() {
+        let _first = acquire(dir.path(), None, |_| false).unwrap();
+        match acquire(dir.path(), None, |_| true).unwrap() {
             Instance::Secondary { shown, .. } => assert!(!shown),
             Instance::Primary(_) => panic!("two primaries on one home"),
         }
@@ -225,9 +255,9 @@ mod tests {
     #[test]
     fn different_homes_run_side_by_side() {
         let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-        let _first = acquire(a.path(), || true).unwrap();
+        let _first = acquire(a.path(), None, |_| true).unwrap();
         assert!(matches!(
-            acquire(b.path(), || true).unwrap(),
+            acquire(b.path(), None, |_| true).unwrap(),
             Instance::Primary(_)
         ));
     }

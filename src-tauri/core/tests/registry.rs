@@ -376,3 +376,50 @@ async fn the_window_searches_the_registry_settings_name_and_installs_with_approv
     assert!(view.approved);
     assert_eq!(approved.shown.lock().unwrap().len(), 1);
 }
+
+#[tokio::test]
+async fn mcp_install_follows_a_switchboard_link_to_the_registry_or_to_an_entry() {
+    let registry = registry();
+    let home = tempfile::tempdir().unwrap();
+    let store = Arc::new(MemoryStore::default());
+    let app = support::app_without_a_model(home.path(), store.clone()).await;
+
+    let link = "switchboard://install?registry=ai.adadvisor/mcp-server&version=1.0.1";
+    let (ran, said) = support::run_cli(
+        Arc::clone(&app),
+        registry.verb(
+            "install",
+            &[link, "--value", "Authorization=Bearer l", "--as", "ads"],
+        ),
+    )
+    .await;
+    ran.unwrap();
+    assert!(
+        said.contains("Added “ads” (ai.adadvisor/mcp-server 1.0.1)"),
+        "{said}"
+    );
+
+    let config = r#"{"command":"uvx","args":["mcp-server-time"]}"#;
+    let encoded: String = url::form_urlencoded::byte_serialize(config.as_bytes()).collect();
+    let link = format!("switchboard://install?name=time&config={encoded}");
+    let (ran, said) =
+        support::run_cli(Arc::clone(&app), vec!["mcp".into(), "install".into(), link]).await;
+    ran.unwrap();
+    assert!(said.contains("Added “time” from the link."), "{said}");
+    // Not approved without --yes on a terminal that is not one: a link only proposes.
+    assert!(said.contains("Not approved"), "{said}");
+    let servers = app.core().mcp_servers().await.unwrap();
+    let time = servers.iter().find(|s| s.name == "time").unwrap();
+    assert!(!time.approved);
+
+    let (ran, _) = support::run_cli(
+        Arc::clone(&app),
+        vec![
+            "mcp".into(),
+            "install".into(),
+            "switchboard://delete?name=x".into(),
+        ],
+    )
+    .await;
+    assert!(ran.unwrap_err().contains("only install servers"));
+}

@@ -963,6 +963,15 @@ name: string | null,
 values: { [key in string]: Array<string> }, };
 
 /**
+ * A proposal as the window shows it, by the token it is accepted with.
+ */
+export type ShownProposal = { "kind": "registry", token: string, name: string, version: string | null, } | { "kind": "entry", token: string, name: string, 
+/**
+ * What it would run, its environment and header values hidden.
+ */
+command_line: string, };
+
+/**
  * What a listed tool is, against its pin.
  */
 export type ToolStatus = { "status": "new" } | { "status": "pinned" } | { "status": "changed", diff: string, };

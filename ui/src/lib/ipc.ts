@@ -32,6 +32,7 @@ import type {
   RegistryPage,
   BundleInstallRequest,
   OfferedBundle,
+  ShownProposal,
   ImportPreview,
   OffersOf,
   PromptUse,
@@ -397,6 +398,21 @@ export function openMcpBundle(): Promise<OfferedBundle | null> {
 /** Unpacks the offered bundle and adds its server; Rust then asks for approval in its own dialog. */
 export function installMcpBundle(request: BundleInstallRequest): Promise<McpServerView> {
   return call("install_mcp_bundle", { request });
+}
+
+/**
+ * Listens for servers proposed by switchboard:// links: those that came before are sent at
+ * once, the others as they come.
+ */
+export function watchServerProposals(onProposal: (proposal: ShownProposal) => void): Promise<void> {
+  const channel = new Channel<ShownProposal>();
+  channel.onmessage = onProposal;
+  return call("watch_server_proposals", { onProposal: channel });
+}
+
+/** Adds the server a link proposed; Rust then asks for approval in its own dialog. */
+export function acceptServerProposal(token: string): Promise<McpServerView> {
+  return call("accept_server_proposal", { token });
 }
 
 export function addMcpServer(server: NewMcpServer): Promise<McpServerView> {

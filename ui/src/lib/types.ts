@@ -32,6 +32,7 @@ export type {
   BundleInstallRequest,
   BundleOption,
   OfferedBundle,
+  ShownProposal,
   InstallRequest,
   Need as RegistryNeed,
   SearchPage as RegistryPage,

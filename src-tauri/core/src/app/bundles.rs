@@ -5,9 +5,8 @@
 //! A bundle that cannot be added leaves no folder behind. The window names a bundle only by
 //! the token it was given when the person chose the file in a native dialog.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
@@ -38,50 +37,8 @@ pub struct BundleInstallRequest {
     pub values: BTreeMap<String, Vec<String>>,
 }
 
-/// The bundles chosen in the window, by token; the newest few kept.
-#[derive(Debug, Default)]
-pub(super) struct OfferedBundles(Mutex<HashMap<String, (u64, PathBuf)>>);
-
 /// How many chosen bundles are remembered at once (the oldest forgotten first).
-const OFFERED_KEPT: usize = 16;
-
-impl OfferedBundles {
-    fn offer(&self, path: PathBuf) -> String {
-        let token = uuid::Uuid::new_v4().to_string();
-        let mut offered = self
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let next = offered.values().map(|(n, _)| n + 1).max().unwrap_or(0);
-        if offered.len() >= OFFERED_KEPT {
-            if let Some(oldest) = offered
-                .iter()
-                .min_by_key(|(_, (n, _))| *n)
-                .map(|(t, _)| t.clone())
-            {
-                offered.remove(&oldest);
-            }
-        }
-        offered.insert(token.clone(), (next, path));
-        token
-    }
-
-    fn path(&self, token: &str) -> Option<PathBuf> {
-        let offered = self
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        offered.get(token).map(|(_, p)| p.clone())
-    }
-
-    fn forget(&self, token: &str) {
-        let mut offered = self
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        offered.remove(token);
-    }
-}
+pub(super) const OFFERED_KEPT: usize = 16;
 
 /// A bundle opened in a blocking task (zip reading is blocking file work).
 async fn open(path: PathBuf) -> Result<Bundle, CoreError> {
@@ -153,7 +110,7 @@ impl App {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         Ok(OfferedBundle {
-            token: self.offered_bundles.offer(path.to_owned()),
+            token: self.offered_bundles.keep(path.to_owned()),
             file_name,
             info,
         })
@@ -171,14 +128,14 @@ impl App {
     ) -> Result<McpServerView, CoreError> {
         let path = self
             .offered_bundles
-            .path(&ask.token)
+            .get(&ask.token)
             .ok_or_else(|| CoreError::NotFound {
                 what: "that bundle (choose its file again)".to_owned(),
             })?;
         let (view, _) = self
             .add_bundle(&path, ask.name.as_deref(), &ask.values)
             .await?;
-        self.offered_bundles.forget(&ask.token);
+        self.offered_bundles.take_if(&ask.token, |_| true);
         self.ask_about_changed(view.name, confirm).await
     }
 

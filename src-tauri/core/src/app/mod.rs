@@ -13,8 +13,10 @@
 mod apps;
 mod bundles;
 mod compare;
+mod kept;
 mod links;
 mod offers;
+mod proposals;
 mod registry;
 mod runs;
 mod servers;
@@ -108,7 +110,9 @@ pub struct App {
     app_calls: apps::AppCallPace,
     /// Bundles the person chose in the window, by the token the window names them with
     /// ([`App::offer_bundle`]): the webview never names a file to install.
-    offered_bundles: bundles::OfferedBundles,
+    offered_bundles: kept::Kept<std::path::PathBuf>,
+    /// Servers proposed by `switchboard://` links ([`App::propose`]).
+    proposals: proposals::Proposals,
 }
 
 impl App {
@@ -153,7 +157,8 @@ impl App {
             settings_writes: tokio::sync::Mutex::new(()),
             app_pages: apps::AppPages::default(),
             app_calls: apps::AppCallPace::default(),
-            offered_bundles: bundles::OfferedBundles::default(),
+            offered_bundles: kept::Kept::new(bundles::OFFERED_KEPT),
+            proposals: proposals::Proposals::default(),
         });
         app.core.recover_after_crash().await;
         app.pin_tools_as_listed();

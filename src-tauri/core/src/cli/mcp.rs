@@ -17,6 +17,7 @@ use crate::mcp::catalogue::ListedTool;
 use crate::mcp::config::{claude_desktop_config_path, ConfigValue, ImportPreview, ServerEntry};
 use crate::mcp::install::InstallError;
 use crate::mcp::oauth::LoopbackBrowser;
+use crate::mcp::proposal::{self, Proposal};
 use crate::mcp::registry;
 use crate::mcp::server::HeldBackTool;
 use crate::policy::confirm::{Allowance, Confirm, ServerApprovalRequest, ToolChange};
@@ -153,8 +154,8 @@ pub(crate) enum McpCommand {
     /// MCP bundle (FILE.mcpb, which is unpacked into the data folder). Shows what it is and
     /// the command line it will run, and asks before approving it, as `mcp approve` does.
     Install {
-        /// The registry's name of the server, with `@VERSION` for one not the newest; or the
-        /// path of a `.mcpb` bundle.
+        /// The registry's name of the server, with `@VERSION` for one not the newest; the path
+        /// of a `.mcpb` bundle; or a `switchboard://install?…` link.
         server: String,
         #[arg(long, value_name = "URL")]
         registry: Option<String>,
@@ -228,9 +229,21 @@ pub(crate) async fn run(
                 writeln!(out, "Added “{}” from the bundle.", view.name)?;
                 return approve_installed(app, &view.name, yes, out).await;
             }
-            let (wanted, version) = match server.rsplit_once('@') {
-                Some((wanted, version)) => (wanted.to_owned(), Some(version.to_owned())),
-                None => (server, None),
+            let (wanted, version) = if proposal::is_link(&server) {
+                match proposal::parse(&server).map_err(|e| CliError::Usage(e.to_string()))? {
+                    Proposal::Registry { name, version } => (name, version),
+                    Proposal::Entry { name, entry } => {
+                        let name = local_name.unwrap_or(name);
+                        let view = core.mcp_add_unapproved(&name, *entry).await?;
+                        writeln!(out, "Added “{}” from the link.", view.name)?;
+                        return approve_installed(app, &view.name, yes, out).await;
+                    }
+                }
+            } else {
+                match server.rsplit_once('@') {
+                    Some((wanted, version)) => (wanted.to_owned(), Some(version.to_owned())),
+                    None => (server, None),
+                }
             };
             let ask = InstallRequest {
                 server: wanted,

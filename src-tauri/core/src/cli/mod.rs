@@ -87,9 +87,10 @@ impl Command {
 /// True when the process was started with arguments meant for the command line (anything
 /// but the `-psn_…` argument macOS adds to apps started from Finder).
 pub fn is_cli_invocation(args: &[OsString]) -> bool {
-    args.iter()
-        .skip(1)
-        .any(|a| !a.to_string_lossy().starts_with("-psn_"))
+    args.iter().skip(1).any(|a| {
+        let a = a.to_string_lossy();
+        !a.starts_with("-psn_") && !crate::mcp::proposal::is_link(&a)
+    })
 }
 
 /// Runs the command line and returns the process exit code.

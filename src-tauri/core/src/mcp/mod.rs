@@ -23,6 +23,7 @@ pub mod nesting;
 pub mod oauth;
 pub mod pages;
 pub mod process;
+pub mod proposal;
 pub mod registry;
 pub mod remote;
 pub mod results;

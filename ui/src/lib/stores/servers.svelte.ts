@@ -23,6 +23,7 @@ import type {
   NewMcpServer,
   OfferedBundle,
   RegistryPage,
+  ShownProposal,
   StandingApproval,
   ServerOffers,
   ToolReview,
@@ -71,6 +72,39 @@ export class ServersStore {
     } catch (err) {
       this.#ui.report(err);
     }
+  }
+
+  /** Servers proposed by switchboard:// links, oldest first, until the person answers. */
+  proposals = $state<ShownProposal[]>([]);
+  /** What Browse is asked to search for (a link proposed a server of the registry). */
+  browseFor = $state<{ query: string } | null>(null);
+
+  async watchProposals(): Promise<void> {
+    try {
+      await ipc.watchServerProposals((proposal) => {
+        this.proposals = [...this.proposals, proposal];
+      });
+    } catch (err) {
+      console.error("cannot listen for proposed servers", err);
+    }
+  }
+
+  dismissProposal(token: string): void {
+    this.proposals = this.proposals.filter((p) => p.token !== token);
+  }
+
+  /** A proposed entry: Rust adds it unapproved and shows its native approval dialog. */
+  async acceptProposal(token: string): Promise<void> {
+    this.dismissProposal(token);
+    await this.#onServer(() => ipc.acceptServerProposal(token));
+    this.show();
+  }
+
+  /** A proposed registry server: the Servers page's Browse searches for it. */
+  findProposal(token: string, name: string): void {
+    this.dismissProposal(token);
+    this.browseFor = { query: name };
+    this.show();
   }
 
   /** Rust pushes the server list at every change: the Servers page never polls. */

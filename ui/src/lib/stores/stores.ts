@@ -74,6 +74,7 @@ export class Stores {
       settings.load(),
       servers.watchForms(),
       servers.watchServers(),
+      servers.watchProposals(),
       this.attachments.watchDrops(),
     ]);
     ui.ready = true;

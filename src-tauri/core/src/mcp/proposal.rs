@@ -1,0 +1,221 @@
+//! `switchboard://` links that propose an MCP server — from the registry by name, or as an
+//! mcp.json entry — read into what the person is shown. A link only ever proposes: nothing
+//! here adds or starts anything, and what the window sees of a proposed entry has its
+//! environment and header values hidden (a link may carry a key).
+//!
+//!   switchboard://install?registry=io.github.owner/name[&version=1.2.3]
+//!   switchboard://install?name=NAME&config=ENTRY
+//!
+//! ENTRY is an mcp.json server entry as JSON, or that JSON in base64 (URL-safe or not), as
+//! other clients' install links write it.
+
+use base64::Engine;
+use serde::Serialize;
+
+use super::config::ServerEntry;
+
+/// The scheme Switchboard's links use.
+pub const SCHEME: &str = "switchboard";
+/// The longest link read.
+const MAX_CHARS: usize = 16 * 1024;
+
+/// Why a link proposes nothing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("This switchboard:// link proposes no server: {0}")]
+pub struct ProposalError(String);
+
+/// What a link proposes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Proposal {
+    /// A server of the MCP Registry (its newest version unless one is named).
+    Registry {
+        name: String,
+        version: Option<String>,
+    },
+    /// A server as an mcp.json entry.
+    Entry {
+        name: String,
+        entry: Box<ServerEntry>,
+    },
+}
+
+/// A proposal as the window shows it, by the token it is accepted with.
+#[derive(Debug, Clone, Serialize, PartialEq, ts_rs::TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ShownProposal {
+    Registry {
+        token: String,
+        name: String,
+        version: Option<String>,
+    },
+    Entry {
+        token: String,
+        name: String,
+        /// What it would run, its environment and header values hidden.
+        command_line: String,
+    },
+}
+
+/// Whether `arg` is a Switchboard link (what the app is started with when one is opened).
+#[must_use]
+pub fn is_link(arg: &str) -> bool {
+    arg.get(..SCHEME.len() + 1)
+        .is_some_and(|head| head.eq_ignore_ascii_case(&format!("{SCHEME}:")))
+}
+
+/// What `link` proposes.
+///
+/// # Errors
+/// Not a `switchboard://install` link; no server named; an entry that cannot be read or run.
+pub fn parse(link: &str) -> Result<Proposal, ProposalError> {
+    let refuse = |why: &str| ProposalError(why.to_owned());
+    if link.chars().count() > MAX_CHARS {
+        return Err(refuse("it is too long"));
+    }
+    let url = url::Url::parse(link).map_err(|e| refuse(&e.to_string()))?;
+    if url.scheme() != SCHEME {
+        return Err(refuse("it is not a switchboard:// link"));
+    }
+    // `switchboard://install?…` (host `install`) or `switchboard:install?…`.
+    let action = url
+        .host_str()
+        .unwrap_or_else(|| url.path().trim_matches('/'));
+    if action != "install" {
+        return Err(refuse("Switchboard's links only install servers"));
+    }
+    let query = |key: &str| {
+        url.query_pairs()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.trim().to_owned())
+            .filter(|v| !v.is_empty())
+    };
+    if let Some(name) = query("registry") {
+        return Ok(Proposal::Registry {
+            name,
+            version: query("version"),
+        });
+    }
+    let name = query("name").ok_or_else(|| refuse("it names no server"))?;
+    let config = query("config").ok_or_else(|| refuse("it has neither registry= nor config="))?;
+    let json = if config.starts_with('{') {
+        config
+    } else {
+        let engines = [
+            base64::engine::general_purpose::STANDARD,
+            base64::engine::general_purpose::URL_SAFE,
+            base64::engine::general_purpose::STANDARD_NO_PAD,
+            base64::engine::general_purpose::URL_SAFE_NO_PAD,
+        ];
+        let bytes = engines
+            .iter()
+            .find_map(|e| e.decode(config.as_bytes()).ok())
+            .ok_or_else(|| refuse("its config is neither JSON nor base64"))?;
+        String::from_utf8(bytes).map_err(|_| refuse("its config is not text"))?
+    };
+    let entry: ServerEntry =
+        serde_json::from_str(&json).map_err(|e| refuse(&format!("its config: {e}")))?;
+    entry.resolve(&name).map_err(|e| refuse(&e.to_string()))?;
+    Ok(Proposal::Entry {
+        name,
+        entry: Box::new(entry),
+    })
+}
+
+impl Proposal {
+    /// How the window shows it, with `token`.
+    #[must_use]
+    pub fn shown(&self, token: String) -> ShownProposal {
+        match self {
+            Proposal::Registry { name, version } => ShownProposal::Registry {
+                token,
+                name: name.clone(),
+                version: version.clone(),
+            },
+            Proposal::Entry { name, entry } => {
+                let mut hidden = (**entry).clone();
+                for value in hidden.env.values_mut().chain(hidden.headers.values_mut()) {
+                    *value = super::config::ConfigValue::Plain("<from the link>".to_owned());
+                }
+                let command_line = hidden
+                    .resolve(name)
+                    .map(|spec| spec.launch.display())
+                    .unwrap_or_default();
+                ShownProposal::Entry {
+                    token,
+                    name: name.clone(),
+                    command_line,
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_propose_a_registry_server_or_an_entry() {
+        assert_eq!(
+            parse("switchboard://install?registry=io.github.owner/time&version=1.0.0").unwrap(),
+            Proposal::Registry {
+                name: "io.github.owner/time".into(),
+                version: Some("1.0.0".into())
+            }
+        );
+        let config = r#"{"command":"uvx","args":["mcp-server-time"],"env":{"TOKEN":"sk-in-link"}}"#;
+        let encoded = base64::engine::general_purpose::STANDARD.encode(config);
+        for link in [
+            format!(
+                "switchboard://install?name=time&config={}",
+                urlencode(config)
+            ),
+            format!(
+                "switchboard://install?name=time&config={}",
+                urlencode(&encoded)
+            ),
+        ] {
+            let Proposal::Entry { name, entry } = parse(&link).unwrap() else {
+                panic!("an entry");
+            };
+            assert_eq!(name, "time");
+            assert_eq!(entry.command.as_deref(), Some("uvx"));
+            let shown = Proposal::Entry { name, entry }.shown("t".into());
+            let ShownProposal::Entry { command_line, .. } = shown else {
+                panic!("shown as an entry");
+            };
+            assert_eq!(command_line, "TOKEN='<from the link>' uvx mcp-server-time");
+        }
+        assert!(is_link("SWITCHBOARD://install?x"));
+        assert!(!is_link("mcp"));
+    }
+
+    #[test]
+    fn links_that_propose_nothing_say_why() {
+        for (link, why) in [
+            (
+                "https://example.com/install?registry=x",
+                "not a switchboard",
+            ),
+            ("switchboard://delete?name=x", "only install"),
+            (
+                "switchboard://install?name=x",
+                "neither registry= nor config=",
+            ),
+            ("switchboard://install?name=x&config=%7Bnot", "its config"),
+            ("switchboard://install?name=x&config=%7B%7D", "command"),
+        ] {
+            let err = parse(link).unwrap_err().to_string();
+            assert!(err.contains(why), "{link}: {err}");
+        }
+        assert!(parse(&format!(
+            "switchboard://install?registry={}",
+            "a".repeat(20_000)
+        ))
+        .is_err());
+    }
+
+    fn urlencode(text: &str) -> String {
+        url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
+    }
+}

@@ -1,0 +1,49 @@
+// A switchboard:// link only proposes a server: the window shows what it would run, and only
+// the person's answer has Rust add it (then ask for approval) or Browse look it up.
+import { beforeEach, describe, expect, it, vi } from "vitest";
+
+vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
+
+import { screen, waitFor, within } from "@testing-library/svelte";
+import type { FakeBackend } from "./fake-backend";
+import { installFakeBackend, renderApp } from "./render-app";
+
+let backend: FakeBackend;
+
+beforeEach(() => {
+  backend = installFakeBackend();
+});
+
+describe("a server proposed by a link", () => {
+  it("shows what an entry would run as text, and adds nothing when dismissed", async () => {
+    const { user } = await renderApp();
+    backend.propose({ kind: "entry", token: "p1", name: "<img src=x onerror=alert(1)>", command_line: "TOKEN='<from the link>' uvx mcp-server-time" });
+    const dialog = await screen.findByTestId("confirm-dialog");
+    expect(within(dialog).getByTestId("proposal-name").textContent).toBe("<img src=x onerror=alert(1)>");
+    expect(dialog.querySelector("img")).toBeNull();
+    expect(within(dialog).getByTestId("proposal-command").textContent).toBe("TOKEN='<from the link>' uvx mcp-server-time");
+    await user.click(within(dialog).getByTestId("confirm-cancel"));
+    await waitFor(() => expect(screen.queryByTestId("confirm-dialog")).toBeNull());
+    expect(backend.calls.some((c) => c.cmd === "accept_server_proposal")).toBe(false);
+    expect(backend.mcpServers).toEqual([]);
+  });
+
+  it("adds an entry through Rust when the person goes on, and shows it on the Servers page", async () => {
+    backend.approvalAnswer = false;
+    const { user } = await renderApp();
+    backend.propose({ kind: "entry", token: "p2", name: "time", command_line: "uvx mcp-server-time" });
+    await user.click(await screen.findByTestId("confirm-ok"));
+    const [item] = await screen.findAllByTestId("server-item");
+    expect(item.dataset.name).toBe("time");
+    expect(within(item).getByTestId("server-state").textContent).toBe("Needs approval");
+  });
+
+  it("looks a registry server up in Browse", async () => {
+    const { user } = await renderApp();
+    backend.propose({ kind: "registry", token: "p3", name: "io.github.modelcontextprotocol/server-time", version: null });
+    await user.click(await screen.findByTestId("confirm-ok"));
+    const items = await screen.findAllByTestId("registry-item");
+    expect(items.map((i) => i.dataset.name)).toEqual(["io.github.modelcontextprotocol/server-time"]);
+    expect(screen.getByTestId<HTMLInputElement>("registry-query").value).toBe("io.github.modelcontextprotocol/server-time");
+  });
+});

@@ -46,8 +46,8 @@ find "$CARGO_TARGET_DIR/release/bundle" -maxdepth 2 -type f \( -name '*.deb' -o 
 $check || exit 0
 
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
-deb=$(ls -t "$CARGO_TARGET_DIR"/release/bundle/deb/*"_${version}_"*.deb | head -1)
-[ -f "$deb" ] || die "no .deb of version $version was built"
+deb=$(ls -t "$CARGO_TARGET_DIR"/release/bundle/deb/*"_${version}_"*.deb 2>/dev/null | head -1 || true)
+[ -n "$deb" ] && [ -f "$deb" ] || die "no .deb of version $version was built"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 say "checking $(basename "$deb") in a scratch root"

@@ -263,18 +263,18 @@ fn is_app_page(url: &tauri::Url) -> bool {
     }
 }
 
-/// Brings the main window to the front; `false` when there is no window to show yet.
 /// Shows the window what `link` proposes (it keeps it until the window listens); a link that
-/// proposes nothing is only logged.
+/// proposes nothing is only logged, without what it said (it may carry a key).
 fn propose(app: &AppHandle, link: String) {
     let app = app.clone();
     tauri::async_runtime::spawn(async move {
-        if let Err(e) = app.state::<AppState>().app().await.propose(&link) {
-            tracing::warn!(error = %e, "a link was not followed");
+        if app.state::<AppState>().app().await.propose(&link).is_err() {
+            tracing::warn!("a switchboard:// link was not followed: it proposes no server");
         }
     });
 }
 
+/// Brings the main window to the front; `false` when there is no window to show yet.
 fn show_main_window(app: &AppHandle) -> bool {
     let Some(window) = app.get_webview_window("main") else {
         return false;

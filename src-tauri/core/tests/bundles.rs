@@ -70,6 +70,8 @@ fn refused(path: &Path) -> BundleError {
     Bundle::open(path).expect_err("the bundle is refused")
 }
 
+// Unix paths and `python3`: the Windows job of the CI workflow skips it.
+#[cfg(unix)]
 #[tokio::test]
 async fn a_bundle_is_installed_from_the_command_line_runs_and_goes_with_its_server() {
     let dir = tempfile::tempdir().unwrap();
@@ -152,6 +154,10 @@ async fn a_bundle_is_installed_from_the_command_line_runs_and_goes_with_its_serv
         "sk-bundle-secret"
     );
     assert!(folder.join("server/main.py").is_file());
+    assert_eq!(
+        std::fs::read_to_string(folder.join(".switchboard-server")).unwrap(),
+        "echo-bundle"
+    );
 
     // It runs.
     let (ran, said) = support::run_cli(
@@ -173,6 +179,30 @@ async fn a_bundle_is_installed_from_the_command_line_runs_and_goes_with_its_serv
     // Installed again it needs another name; removed, its folder goes with it.
     let (ran, _) = install(&["--value", "api_key=x", "--yes"]).await;
     assert!(ran.unwrap_err().contains("already exists"));
+    // An entry that names another server's bundle folder does not take it when removed.
+    let (ran, said) = support::run_cli(
+        Arc::clone(&app),
+        ["mcp", "add", "squatter", "--", "python3", "x.py"]
+            .map(str::to_owned)
+            .to_vec(),
+    )
+    .await;
+    ran.unwrap_or_else(|e| panic!("{e}: {said}"));
+    let file = app.core().mcp_file();
+    let mut config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    config["mcpServers"]["squatter"]["cwd"] = json!(folder.display().to_string());
+    std::fs::write(&file, config.to_string()).unwrap();
+    let (ran, _) = support::run_cli(
+        Arc::clone(&app),
+        ["mcp", "remove", "squatter"].map(str::to_owned).to_vec(),
+    )
+    .await;
+    ran.unwrap();
+    assert!(
+        folder.join("server/main.py").is_file(),
+        "not the squatter's to remove"
+    );
     let (ran, _) = support::run_cli(
         Arc::clone(&app),
         ["mcp", "remove", "echo-bundle"].map(str::to_owned).to_vec(),

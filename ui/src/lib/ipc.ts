@@ -369,11 +369,6 @@ export function removeMcpServer(name: string): Promise<void> {
   return call("remove_mcp_server", { name });
 }
 
-/**
- * Adds a server from a command line or an address (exactly one), then Rust asks for its
- * approval in the native dialog; resolves the server as it then is.
- * invalid_input names `command_line` or `url` in `field`; a taken name is a conflict on `name`.
- */
 /** One page of the MCP Registry's servers (the registry Settings names) matching `query`. */
 export function searchMcpRegistry(query: string, cursor: string | null): Promise<RegistryPage> {
   return call("search_mcp_registry", { query, cursor });
@@ -415,6 +410,11 @@ export function acceptServerProposal(token: string): Promise<McpServerView> {
   return call("accept_server_proposal", { token });
 }
 
+/**
+ * Adds a server from a command line or an address (exactly one), then Rust asks for its
+ * approval in the native dialog; resolves the server as it then is.
+ * invalid_input names `command_line` or `url` in `field`; a taken name is a conflict on `name`.
+ */
 export function addMcpServer(server: NewMcpServer): Promise<McpServerView> {
   return call("add_mcp_server", {
     name: server.name,

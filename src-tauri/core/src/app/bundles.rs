@@ -7,13 +7,14 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use super::App;
 use crate::engine::McpServerView;
 use crate::error::CoreError;
-use crate::mcp::bundle::{Bundle, BundleError, BundleInfo};
+use crate::mcp::bundle::{Bundle, BundleError, BundleInfo, OWNER_FILE};
 use crate::policy::confirm::Confirm;
 
 /// A bundle the person chose in the window, shown for consent.
@@ -41,13 +42,14 @@ pub struct BundleInstallRequest {
 pub(super) const OFFERED_KEPT: usize = 16;
 
 /// A bundle opened in a blocking task (zip reading is blocking file work).
-async fn open(path: PathBuf) -> Result<Bundle, CoreError> {
+async fn open(path: PathBuf) -> Result<Arc<Bundle>, CoreError> {
     tokio::task::spawn_blocking(move || Bundle::open(&path))
         .await
         .map_err(|e| CoreError::Io {
             what: "the bundle".to_owned(),
             detail: e.to_string(),
         })?
+        .map(Arc::new)
         .map_err(CoreError::from)
 }
 
@@ -89,28 +91,29 @@ fn free_folder(root: &Path, name: &str) -> PathBuf {
 }
 
 impl App {
-    /// What the bundle at `path` is, read and checked, nothing unpacked: for the consent
-    /// screen.
+    /// The bundle at `path`, read and checked (from a private copy: what is later unpacked is
+    /// what was read), nothing unpacked: [`Bundle::info`] is what the consent screen shows.
     ///
     /// # Errors
     /// [`CoreError::Bundle`]: not a bundle, or one refused (see [`Bundle::open`]).
-    pub async fn inspect_bundle(&self, path: &Path) -> Result<BundleInfo, CoreError> {
-        Ok(open(path.to_owned()).await?.info().clone())
+    pub async fn open_bundle(&self, path: &Path) -> Result<Arc<Bundle>, CoreError> {
+        open(path.to_owned()).await
     }
 
     /// Reads the bundle the person chose at `path` (in a native dialog, never named by the
     /// webview) and remembers it under a token for [`App::install_offered_bundle`].
     ///
     /// # Errors
-    /// As [`App::inspect_bundle`].
+    /// As [`App::open_bundle`].
     pub async fn offer_bundle(&self, path: &Path) -> Result<OfferedBundle, CoreError> {
-        let info = self.inspect_bundle(path).await?;
+        let bundle = self.open_bundle(path).await?;
+        let info = bundle.info().clone();
         let file_name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         Ok(OfferedBundle {
-            token: self.offered_bundles.keep(path.to_owned()),
+            token: self.offered_bundles.keep(bundle),
             file_name,
             info,
         })
@@ -126,21 +129,21 @@ impl App {
         ask: &BundleInstallRequest,
         confirm: &dyn Confirm,
     ) -> Result<McpServerView, CoreError> {
-        let path = self
+        let bundle = self
             .offered_bundles
             .get(&ask.token)
             .ok_or_else(|| CoreError::NotFound {
                 what: "that bundle (choose its file again)".to_owned(),
             })?;
-        let (view, _) = self
-            .add_bundle(&path, ask.name.as_deref(), &ask.values)
+        let view = self
+            .add_bundle(bundle, ask.name.as_deref(), &ask.values)
             .await?;
         self.offered_bundles.take_if(&ask.token, |_| true);
         self.ask_about_changed(view.name, confirm).await
     }
 
-    /// Unpacks the bundle at `path` and adds its server as `name` (else a name made from its
-    /// manifest), not approved, with `values` for what it asks (sensitive ones to the
+    /// Unpacks `bundle` (as it was read) and adds its server as `name` (else a name made from
+    /// its manifest), not approved, with `values` for what it asks (sensitive ones to the
     /// keychain).
     ///
     /// # Errors
@@ -148,11 +151,10 @@ impl App {
     /// name; the file system, the keychain or mcp.json.
     pub async fn add_bundle(
         &self,
-        path: &Path,
+        bundle: Arc<Bundle>,
         name: Option<&str>,
         values: &BTreeMap<String, Vec<String>>,
-    ) -> Result<(McpServerView, BundleInfo), CoreError> {
-        let bundle = open(path.to_owned()).await?;
+    ) -> Result<McpServerView, CoreError> {
         let name = match name.map(str::trim) {
             Some(name) if !name.is_empty() => name.to_owned(),
             _ => local_name(&bundle.info().name),
@@ -172,18 +174,27 @@ impl App {
         let dir = free_folder(&self.core.paths().bundles_dir(), &name);
         let plan = bundle.plan(&dir, values)?;
         self.runtime_found(plan.runtime.as_deref()).await?;
-        let info = bundle.info().clone();
         let target = dir.clone();
-        tokio::task::spawn_blocking(move || bundle.unpack(&target))
-            .await
-            .map_err(|e| BundleError::Io {
-                path: dir.display().to_string(),
+        let owner = name.clone();
+        tokio::task::spawn_blocking(move || {
+            bundle.unpack(&target)?;
+            std::fs::write(target.join(OWNER_FILE), owner).map_err(|e| BundleError::Io {
+                path: target.display().to_string(),
                 detail: e.to_string(),
-            })??;
+            })
+        })
+        .await
+        .map_err(|e| BundleError::Io {
+            path: dir.display().to_string(),
+            detail: e.to_string(),
+        })?
+        .inspect_err(|_| {
+            let _ = std::fs::remove_dir_all(&dir);
+        })?;
         match self.core.mcp_install(&name, plan).await {
             Ok(view) => {
                 self.servers_changed();
-                Ok((view, info))
+                Ok(view)
             }
             Err(e) => {
                 let _ = std::fs::remove_dir_all(&dir);
@@ -199,12 +210,12 @@ impl App {
     /// As [`App::add_bundle`] and [`App::approve_server`].
     pub async fn install_bundle(
         &self,
-        path: &Path,
+        bundle: Arc<Bundle>,
         name: Option<&str>,
         values: &BTreeMap<String, Vec<String>>,
         confirm: &dyn Confirm,
     ) -> Result<McpServerView, CoreError> {
-        let (view, _) = self.add_bundle(path, name, values).await?;
+        let view = self.add_bundle(bundle, name, values).await?;
         self.ask_about_changed(view.name, confirm).await
     }
 }

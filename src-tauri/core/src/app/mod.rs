@@ -110,7 +110,7 @@ pub struct App {
     app_calls: apps::AppCallPace,
     /// Bundles the person chose in the window, by the token the window names them with
     /// ([`App::offer_bundle`]): the webview never names a file to install.
-    offered_bundles: kept::Kept<std::path::PathBuf>,
+    offered_bundles: kept::Kept<Arc<crate::mcp::bundle::Bundle>>,
     /// Servers proposed by `switchboard://` links ([`App::propose`]).
     proposals: proposals::Proposals,
 }

@@ -48,11 +48,14 @@ impl App {
         let token = self.proposals.kept.keep(proposal.clone());
         let shown = proposal.shown(token);
         tracing::info!("a link proposed an MCP server");
-        let delivered = lock(&self.proposals.listener)
-            .as_ref()
-            .is_some_and(|send| send(shown.clone()));
-        if !delivered {
-            lock(&self.proposals.waiting).push(shown.clone());
+        // Under the listener's lock, so a window starting to listen meanwhile misses nothing.
+        let listener = lock(&self.proposals.listener);
+        if !listener.as_ref().is_some_and(|send| send(shown.clone())) {
+            let mut waiting = lock(&self.proposals.waiting);
+            if waiting.len() >= KEPT {
+                waiting.remove(0);
+            }
+            waiting.push(shown.clone());
         }
         Ok(shown)
     }
@@ -60,6 +63,7 @@ impl App {
     /// The window listens for proposals: those that came before it are sent at once; a later
     /// call replaces the listener (a reloaded window).
     pub fn watch_proposals(&self, send: impl Fn(ShownProposal) -> bool + Send + Sync + 'static) {
+        let mut listener = lock(&self.proposals.listener);
         let waiting = std::mem::take(&mut *lock(&self.proposals.waiting));
         let mut missed = Vec::new();
         for shown in waiting {
@@ -68,7 +72,7 @@ impl App {
             }
         }
         lock(&self.proposals.waiting).extend(missed);
-        *lock(&self.proposals.listener) = Some(Box::new(send));
+        *listener = Some(Box::new(send));
     }
 
     /// Adds the server the link under `token` proposed as an entry, not approved, and asks
@@ -87,12 +91,12 @@ impl App {
             .proposals
             .kept
             .take_if(token, |p| matches!(p, Proposal::Entry { .. }));
-        let Some(Proposal::Entry { name, entry }) = taken else {
+        let Some((name, plan)) = taken.and_then(Proposal::into_plan) else {
             return Err(CoreError::NotFound {
                 what: "that proposed server (open its link again)".to_owned(),
             });
         };
-        let view = self.core.mcp_add_unapproved(&name, *entry).await?;
+        let view = self.core.mcp_install(&name, plan).await?;
         self.ask_about_changed(view.name, confirm).await
     }
 }

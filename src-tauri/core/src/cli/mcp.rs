@@ -220,10 +220,10 @@ pub(crate) async fn run(
             }
             if is_bundle(&server) {
                 let path = PathBuf::from(&server);
-                let info = app.inspect_bundle(&path).await.map_err(install_error)?;
-                write_bundle(&info, out)?;
-                let (view, _) = app
-                    .add_bundle(&path, local_name.as_deref(), &given)
+                let bundle = app.open_bundle(&path).await.map_err(install_error)?;
+                write_bundle(bundle.info(), out)?;
+                let view = app
+                    .add_bundle(bundle, local_name.as_deref(), &given)
                     .await
                     .map_err(install_error)?;
                 writeln!(out, "Added “{}” from the bundle.", view.name)?;
@@ -232,9 +232,12 @@ pub(crate) async fn run(
             let (wanted, version) = if proposal::is_link(&server) {
                 match proposal::parse(&server).map_err(|e| CliError::Usage(e.to_string()))? {
                     Proposal::Registry { name, version } => (name, version),
-                    Proposal::Entry { name, entry } => {
+                    entry => {
+                        let (name, plan) = entry.into_plan().ok_or_else(|| {
+                            CliError::Usage("the link proposes no server entry".to_owned())
+                        })?;
                         let name = local_name.unwrap_or(name);
-                        let view = core.mcp_add_unapproved(&name, *entry).await?;
+                        let view = core.mcp_install(&name, plan).await?;
                         writeln!(out, "Added “{}” from the link.", view.name)?;
                         return approve_installed(app, &view.name, yes, out).await;
                     }
@@ -711,8 +714,6 @@ impl Confirm for TerminalConfirm {
     }
 }
 
-/// A page of registry servers as a table: name, version, where each comes from (with what it
-/// needs: `*` required, `(secret)` a key), description; then how to ask for the next page.
 /// An install's failure as the command line says it: what the person can mend (a value
 /// missing, a runtime, a registry or bundle refused) as a usage error, a missing value with
 /// how to give it.
@@ -755,49 +756,59 @@ async fn approve_installed(
 /// What a bundle is, as the consent screen shows it: its name, author, tools, what it runs
 /// and what it asks for.
 fn write_bundle(info: &BundleInfo, out: &mut impl Write) -> Result<(), CliError> {
+    // The bundle's words are its author's: one line each, no control characters.
+    let text = |s: &str| crate::text::one_line(s, 400);
     let title = info.display_name.as_deref().unwrap_or(&info.name);
-    writeln!(out, "{title} {} by {}", info.version, info.author)?;
+    writeln!(
+        out,
+        "{} {} by {}",
+        text(title),
+        text(&info.version),
+        text(&info.author)
+    )?;
     if !info.description.is_empty() {
-        writeln!(out, "  {}", info.description)?;
+        writeln!(out, "  {}", text(&info.description))?;
     }
     writeln!(
         out,
         "  {} server, {} files ({} bytes unpacked); runs: {}",
-        info.server_type, info.files, info.unpacked_bytes, info.command_line
+        info.server_type,
+        info.files,
+        info.unpacked_bytes,
+        crate::text::one_line(&info.command_line, usize::MAX)
     )?;
-    let tools: Vec<&str> = info.tools.iter().map(|t| t.name.as_str()).collect();
+    let tools: Vec<String> = info.tools.iter().map(|t| text(&t.name)).collect();
     let more = if info.tools_generated {
         " (and more it makes as it runs)"
     } else {
         ""
     };
-    writeln!(
-        out,
-        "  tools: {}{more}",
-        if tools.is_empty() {
-            "none listed".to_owned()
-        } else {
-            tools.join(", ")
-        }
-    )?;
+    let listed = if tools.is_empty() {
+        "none listed".to_owned()
+    } else {
+        tools.join(", ")
+    };
+    writeln!(out, "  tools: {listed}{more}")?;
     for option in &info.user_config {
         writeln!(
             out,
             "  asks for {} ({}{}{}): {}",
-            option.key,
-            option.kind,
+            text(&option.key),
+            text(&option.kind),
             if option.required { ", required" } else { "" },
             if option.sensitive {
                 ", kept in the keychain"
             } else {
                 ""
             },
-            option.title
+            text(&option.title)
         )?;
     }
     Ok(())
 }
 
+/// A page of registry servers as a table: name, version, where each comes from (with what it
+/// needs: `*` required, `(secret)` a key), description; then how to ask for the next page.
 fn write_found(page: &registry::SearchPage, out: &mut impl Write) -> Result<(), CliError> {
     if page.servers.is_empty() {
         writeln!(out, "No servers found.")?;

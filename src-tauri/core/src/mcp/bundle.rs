@@ -21,6 +21,9 @@ use super::install::InstallPlan;
 /// The manifest versions this Switchboard reads (`dxt_version` "0.1" is the same format under
 /// its old name).
 pub const MANIFEST_VERSIONS: &[&str] = &["0.1", "0.2", "0.3", "0.4"];
+/// The file in an unpacked bundle's folder that says which server it belongs to: only that
+/// server's removal removes the folder.
+pub const OWNER_FILE: &str = ".switchboard-server";
 /// The most files a bundle may hold.
 const MAX_FILES: usize = 20_000;
 /// The largest file a bundle may unpack to.
@@ -43,6 +46,8 @@ pub enum BundleError {
     NotZip(String),
     #[error("The bundle has no manifest.json")]
     NoManifest,
+    #[error("The bundle's “{0}” is encrypted or compressed in a way Switchboard does not read (it reads stored and deflated files)")]
+    Unreadable(String),
     #[error("The bundle's manifest.json cannot be read: {0}")]
     Manifest(String),
     #[error("The bundle's manifest is of version “{0}”, which this Switchboard does not know (it reads {known}); update Switchboard or ask for a bundle of a known version", known = MANIFEST_VERSIONS.join(", "))]
@@ -231,7 +236,8 @@ fn this_platform() -> &'static str {
 /// A bundle read and checked, not unpacked.
 #[derive(Debug)]
 pub struct Bundle {
-    path: PathBuf,
+    /// A private copy of the file, read and checked: what is unpacked is what was shown.
+    copy: tempfile::NamedTempFile,
     manifest: Manifest,
     info: BundleInfo,
 }
@@ -245,8 +251,20 @@ impl Bundle {
     /// compressed; no manifest, or one of an unknown version or not for this computer; no
     /// entry point.
     pub fn open(path: &Path) -> Result<Self, BundleError> {
-        let mut zip = zip::ZipArchive::new(File::open(path).map_err(io(path))?)
-            .map_err(|e| BundleError::NotZip(e.to_string()))?;
+        let mut source = File::open(path).map_err(io(path))?;
+        let size = source.metadata().map_err(io(path))?.len();
+        if size > MAX_TOTAL_BYTES {
+            return Err(BundleError::TooLarge {
+                path: path.display().to_string(),
+                bytes: size,
+            });
+        }
+        let mut copy = tempfile::NamedTempFile::new().map_err(io(path))?;
+        std::io::copy(&mut (&mut source).take(MAX_TOTAL_BYTES), copy.as_file_mut())
+            .map_err(io(path))?;
+        let reopened = copy.reopen().map_err(io(copy.path()))?;
+        let mut zip =
+            zip::ZipArchive::new(reopened).map_err(|e| BundleError::NotZip(e.to_string()))?;
         let (files, unpacked_bytes) = check_contents(&mut zip)?;
         let manifest = read_manifest(&mut zip)?;
         let version = manifest
@@ -278,7 +296,7 @@ impl Bundle {
         }
         let info = describe(&manifest, files, unpacked_bytes)?;
         Ok(Self {
-            path: path.to_owned(),
+            copy,
             manifest,
             info,
         })
@@ -305,7 +323,12 @@ impl Bundle {
         for option in &self.info.user_config {
             let value = match values.get(&option.key) {
                 Some(v) if v.iter().any(|s| !s.is_empty()) => v.clone(),
-                _ => option.default.clone(),
+                // A default may name the bundle's folder, known only now.
+                _ => option
+                    .default
+                    .iter()
+                    .map(|d| substitute(d, dir, &BTreeMap::new()))
+                    .collect(),
             };
             if value.is_empty() {
                 if option.required {
@@ -326,8 +349,8 @@ impl Bundle {
             ..ServerEntry::default()
         };
         let command = run.command.unwrap_or_default();
-        if uses_sensitive(&command, &given).is_some() {
-            return Err(BundleError::SecretOnCommandLine(command));
+        if let Some(key) = uses_sensitive(&command, &given) {
+            return Err(BundleError::SecretOnCommandLine(key));
         }
         let command = fill(&command);
         let program_inside = command.contains('/') || command.contains('\\');
@@ -342,8 +365,10 @@ impl Bundle {
                 return Err(BundleError::SecretOnCommandLine(key));
             }
             // A lone `${user_config.KEY}` of several values is one argument each.
-            match whole_option(&arg).and_then(|key| given.get(key)) {
-                Some((_, value)) => args.extend(value.iter().cloned()),
+            // One not given is no argument at all.
+            match whole_option(&arg).map(|key| given.get(key)) {
+                Some(Some((_, value))) => args.extend(value.iter().cloned()),
+                Some(None) => {}
                 None => args.push(fill(&arg)),
             }
         }
@@ -381,8 +406,9 @@ impl Bundle {
             .prefix(".unpacking-")
             .tempdir_in(parent)
             .map_err(io(parent))?;
-        let mut zip = zip::ZipArchive::new(File::open(&self.path).map_err(io(&self.path))?)
-            .map_err(|e| BundleError::NotZip(e.to_string()))?;
+        let copy = self.copy.reopen().map_err(io(self.copy.path()))?;
+        let mut zip = zip::ZipArchive::new(copy).map_err(|e| BundleError::NotZip(e.to_string()))?;
+        let mut total: u64 = 0;
         for index in 0..zip.len() {
             let mut file = zip
                 .by_index(index)
@@ -393,6 +419,7 @@ impl Bundle {
                 .into_owned();
             let relative = file
                 .enclosed_name()
+                .filter(|_| !file.is_symlink())
                 .ok_or_else(|| BundleError::UnsafePath(name.clone()))?;
             let target = staging.path().join(&relative);
             if file.is_dir() {
@@ -406,7 +433,8 @@ impl Bundle {
             let mut out = File::create(&target).map_err(io(&target))?;
             let written = std::io::copy(&mut (&mut file).take(declared + 1), &mut out)
                 .map_err(io(&target))?;
-            if written > declared {
+            total = total.saturating_add(written);
+            if written > declared || total > MAX_TOTAL_BYTES {
                 return Err(BundleError::TooLarge {
                     path: name,
                     bytes: written,
@@ -450,6 +478,14 @@ fn check_contents<R: Read + Seek>(
         {
             return Err(BundleError::UnsafePath(name));
         }
+        if file.encrypted()
+            || !matches!(
+                file.compression(),
+                zip::CompressionMethod::Stored | zip::CompressionMethod::Deflated
+            )
+        {
+            return Err(BundleError::Unreadable(name));
+        }
         let size = file.size();
         total = total.saturating_add(size);
         if size > MAX_FILE_BYTES || total > MAX_TOTAL_BYTES {
@@ -467,9 +503,10 @@ fn check_contents<R: Read + Seek>(
 }
 
 fn read_manifest<R: Read + Seek>(zip: &mut zip::ZipArchive<R>) -> Result<Manifest, BundleError> {
-    let file = zip
-        .by_name("manifest.json")
-        .map_err(|_| BundleError::NoManifest)?;
+    let file = zip.by_name("manifest.json").map_err(|e| match e {
+        zip::result::ZipError::FileNotFound => BundleError::NoManifest,
+        other => BundleError::Manifest(other.to_string()),
+    })?;
     let mut text = String::new();
     file.take(MAX_MANIFEST_BYTES)
         .read_to_string(&mut text)
@@ -497,6 +534,7 @@ fn run_config(manifest: &Manifest, dir: &Path) -> McpConfig {
     let entry = dir.join(&server.entry_point).display().to_string();
     let default = match server.kind.as_str() {
         "node" => ("node".to_owned(), vec![entry]),
+        "python" if cfg!(windows) => ("python".to_owned(), vec![entry]),
         "python" => ("python3".to_owned(), vec![entry]),
         "uv" => (
             "uv".to_owned(),
@@ -598,7 +636,8 @@ fn describe(
 /// A `user_config` default as text values, `${HOME}` and the like put in.
 fn defaults(value: Option<&Value>) -> Vec<String> {
     let one = |v: &Value| match v {
-        Value::String(s) => Some(substitute(s, Path::new(""), &BTreeMap::new())),
+        // `${__dirname}` stays until the folder is known ([`Bundle::plan`]).
+        Value::String(s) => Some(substitute(s, Path::new("${__dirname}"), &BTreeMap::new())),
         Value::Number(n) => Some(n.to_string()),
         Value::Bool(b) => Some(b.to_string()),
         _ => None,

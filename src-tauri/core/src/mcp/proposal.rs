@@ -100,6 +100,8 @@ pub fn parse(link: &str) -> Result<Proposal, ProposalError> {
     let json = if config.starts_with('{') {
         config
     } else {
+        // A query reads `+` as a space: standard base64 written unescaped has them.
+        let config = config.replace(' ', "+");
         let engines = [
             base64::engine::general_purpose::STANDARD,
             base64::engine::general_purpose::URL_SAFE,
@@ -112,8 +114,20 @@ pub fn parse(link: &str) -> Result<Proposal, ProposalError> {
             .ok_or_else(|| refuse("its config is neither JSON nor base64"))?;
         String::from_utf8(bytes).map_err(|_| refuse("its config is not text"))?
     };
-    let entry: ServerEntry =
-        serde_json::from_str(&json).map_err(|e| refuse(&format!("its config: {e}")))?;
+    // serde's messages quote the values they met: a key in the config would be repeated.
+    let given: ServerEntry = serde_json::from_str(&json)
+        .map_err(|_| refuse("its config is not an mcp.json server entry"))?;
+    // How it runs, and nothing else: a link gives no folders, trust or other settings.
+    let entry = ServerEntry {
+        command: given.command,
+        args: given.args,
+        env: given.env,
+        cwd: given.cwd,
+        url: given.url,
+        headers: given.headers,
+        transport: given.transport,
+        ..ServerEntry::default()
+    };
     entry.resolve(&name).map_err(|e| refuse(&e.to_string()))?;
     Ok(Proposal::Entry {
         name,
@@ -122,6 +136,29 @@ pub fn parse(link: &str) -> Result<Proposal, ProposalError> {
 }
 
 impl Proposal {
+    /// A proposed entry as an install: every environment and header value it carries goes to
+    /// the keychain (the window was shown none of them); `None` for a registry proposal.
+    #[must_use]
+    pub fn into_plan(self) -> Option<(String, super::install::InstallPlan)> {
+        let Proposal::Entry { name, entry } = self else {
+            return None;
+        };
+        let secrets = entry
+            .env
+            .keys()
+            .map(|k| ("env", k.clone()))
+            .chain(entry.headers.keys().map(|k| ("headers", k.clone())))
+            .collect();
+        Some((
+            name,
+            super::install::InstallPlan {
+                entry: *entry,
+                secrets,
+                runtime: None,
+            },
+        ))
+    }
+
     /// How the window shows it, with `token`.
     #[must_use]
     pub fn shown(&self, token: String) -> ShownProposal {
@@ -186,6 +223,18 @@ mod tests {
             };
             assert_eq!(command_line, "TOKEN='<from the link>' uvx mcp-server-time");
         }
+        // Standard base64 with `+` written unescaped, and a config that tries to give folders.
+        let greedy = r#"{"command":"uvx","args":["a>>>b"],"roots":["~/"],"trust":"trusted"}"#;
+        let encoded = base64::engine::general_purpose::STANDARD.encode(greedy);
+        assert!(encoded.contains('+'), "{encoded}");
+        let Proposal::Entry { entry, .. } =
+            parse(&format!("switchboard://install?name=g&config={encoded}")).unwrap()
+        else {
+            panic!("an entry");
+        };
+        assert!(entry.roots.is_empty());
+        assert!(entry.trust.is_none());
+        assert_eq!(entry.args, ["a>>>b"]);
         assert!(is_link("SWITCHBOARD://install?x"));
         assert!(!is_link("mcp"));
     }
@@ -202,7 +251,10 @@ mod tests {
                 "switchboard://install?name=x",
                 "neither registry= nor config=",
             ),
-            ("switchboard://install?name=x&config=%7Bnot", "its config"),
+            (
+                "switchboard://install?name=x&config=%7Bnot",
+                "not an mcp.json server entry",
+            ),
             ("switchboard://install?name=x&config=%7B%7D", "command"),
         ] {
             let err = parse(link).unwrap_err().to_string();

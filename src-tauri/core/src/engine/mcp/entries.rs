@@ -195,8 +195,14 @@ impl Core {
         file.save(&self.mcp_file())?;
         self.store()?.forget_mcp_approval(key.clone()).await?;
         // A bundle it was installed from goes with it (only its own folder, as mcp.json names it).
+        // Only a folder that says it is this server's: an entry naming another's is not enough.
         let folder = entry.cwd.as_deref().map(std::path::Path::new);
-        if let Some(bundle) = folder.filter(|dir| self.paths().is_bundle_dir(dir)) {
+        let owned = |dir: &&std::path::Path| {
+            self.paths().is_bundle_dir(dir)
+                && std::fs::read_to_string(dir.join(crate::mcp::bundle::OWNER_FILE))
+                    .is_ok_and(|owner| owner == key)
+        };
+        if let Some(bundle) = folder.filter(owned) {
             if let Err(e) = std::fs::remove_dir_all(bundle) {
                 tracing::warn!(server = %key, error = %e, "the server's bundle folder was not removed");
             }

@@ -119,11 +119,13 @@ impl App {
         })
     }
 
-    /// Installs the bundle offered under `ask.token` ([`App::install_bundle`]); once added,
-    /// the token is spent.
+    /// Installs the bundle offered under `ask.token`: [`App::add_bundle`] (the token is then
+    /// spent), then asks `confirm` to approve it as it now is (the full command line shown);
+    /// the server as it then is, approved or not.
     ///
     /// # Errors
-    /// [`CoreError::NotFound`] for a token not offered; as [`App::install_bundle`].
+    /// [`CoreError::NotFound`] for a token not offered; as [`App::add_bundle`] and
+    /// [`App::approve_server`].
     pub async fn install_offered_bundle(
         &self,
         ask: &BundleInstallRequest,
@@ -201,22 +203,6 @@ impl App {
                 Err(e)
             }
         }
-    }
-
-    /// [`App::add_bundle`], then asks `confirm` to approve it as it now is (the full command
-    /// line shown); the server as it then is, approved or not.
-    ///
-    /// # Errors
-    /// As [`App::add_bundle`] and [`App::approve_server`].
-    pub async fn install_bundle(
-        &self,
-        bundle: Arc<Bundle>,
-        name: Option<&str>,
-        values: &BTreeMap<String, Vec<String>>,
-        confirm: &dyn Confirm,
-    ) -> Result<McpServerView, CoreError> {
-        let view = self.add_bundle(bundle, name, values).await?;
-        self.ask_about_changed(view.name, confirm).await
     }
 }
 

@@ -3,6 +3,9 @@
 //! `src-tauri/capabilities/` grants to the main window — and nothing else.
 
 const COMMANDS: &[&str] = &[
+    "check_for_update",
+    "install_update",
+    "restart_app",
     "app_status",
     "keychain_status",
     "list_conversations",

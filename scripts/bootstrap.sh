@@ -17,7 +17,8 @@ mkdir -p "$CARGO_TARGET_DIR" "$TOOLS"
 APT_PACKAGES=(libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libayatana-appindicator3-dev
   libxdo-dev libssl-dev libdbus-1-dev pkg-config build-essential file
   dbus dbus-x11 gnome-keyring libsecret-tools)
-TEST_APT_PACKAGES=(xvfb xauth webkit2gtk-driver python3 python3-venv python3-gi gir1.2-gtk-3.0 xdotool imagemagick)
+TEST_APT_PACKAGES=(xvfb xauth webkit2gtk-driver python3 python3-venv python3-gi gir1.2-gtk-3.0 xdotool imagemagick
+  libarchive-tools desktop-file-utils)
 
 say() { printf '\n== %s\n' "$*" >&2; }
 die() { printf 'bootstrap: %s\n' "$*" >&2; exit 1; }

@@ -254,7 +254,7 @@ pub async fn choose_files(app: &AppHandle, title: &str) -> Vec<std::path::PathBu
 /// Files dragged over the window: Rust reads the dropped paths (the page never sees them),
 /// keeps each file, and tells the window what was kept and what was refused.
 pub fn on_drag_drop(app: &AppHandle, event: &tauri::DragDropEvent) {
-    use switchboard_core::attachments::DropEvent;
+    use switchboard_core::app::DropEvent;
     let state = app.state::<crate::state::AppState>();
     match event {
         tauri::DragDropEvent::Enter { .. } | tauri::DragDropEvent::Over { .. } => {
@@ -265,8 +265,9 @@ pub fn on_drag_drop(app: &AppHandle, event: &tauri::DragDropEvent) {
             let (app, paths) = (app.clone(), paths.clone());
             tauri::async_runtime::spawn(async move {
                 let state = app.state::<crate::state::AppState>();
-                let attached = state.core().await.keep_attachment_files(paths).await;
-                state.tell_drop(DropEvent::Dropped { attached });
+                for told in state.app().await.take_dropped(paths).await {
+                    state.tell_drop(told);
+                }
             });
         }
         _ => {}

@@ -6,6 +6,7 @@ mod bridge;
 mod commands;
 mod state;
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use switchboard_core::instance::{self, Instance};
@@ -58,8 +59,23 @@ pub fn run() -> i32 {
     };
 
     tracing::info!(home = %paths.display_home(), version = env!("CARGO_PKG_VERSION"), "starting");
+    let mut context = tauri::generate_context!();
+    if let Err(e) = updates_from_env(context.config_mut()) {
+        eprintln!("switchboard: {e}");
+        return 1;
+    }
+    let restart = Arc::new(AtomicBool::new(false));
+    let updates = commands::updates::Updates::new(Arc::clone(&restart));
     let built = tauri::Builder::default()
         .plugin(tauri_plugin_store::Builder::new().build())
+        // `switchboard://` links: the scheme is declared in tauri.conf.json, so the packages
+        // register it (the .desktop entry's MimeType, the Windows installers, the macOS
+        // Info.plist). The window is granted none of this plugin's commands.
+        .plugin(tauri_plugin_deep_link::init())
+        // Updates of the app itself, when the person asks (Settings); the window is granted
+        // none of this plugin's commands, only the app's own `check_for_update`/`install_update`.
+        .plugin(tauri_plugin_updater::Builder::new().build())
+        .manage(updates)
         // Native dialogs, used from Rust only (the approval of an MCP server): the window is
         // granted none of this plugin's commands.
         .plugin(tauri_plugin_dialog::init())
@@ -90,6 +106,7 @@ pub fn run() -> i32 {
             if let Some(link) = link.clone() {
                 propose(app.handle(), link);
             }
+            follow_links_from_the_os(app.handle());
             // TERM (logout, shutdown, a process manager) and Ctrl-C end the app the normal way,
             // so its MCP servers are stopped too.
             let handle = app.handle().clone();
@@ -204,8 +221,11 @@ pub fn run() -> i32 {
             commands::providers::remove_provider,
             commands::settings::get_settings,
             commands::settings::update_settings,
+            commands::updates::check_for_update,
+            commands::updates::install_update,
+            commands::updates::restart_app,
         ])
-        .build(tauri::generate_context!());
+        .build(context);
     let app = match built {
         Ok(app) => app,
         Err(e) => {
@@ -226,8 +246,58 @@ pub fn run() -> i32 {
     });
     tracing::info!(code, "window closed; exiting");
     drop(instance_guard);
+    if restart.load(Ordering::SeqCst) {
+        tracing::info!("starting again, as asked after an update");
+        drop(logs);
+        // Started only now, with the instance lock released, so it becomes the one running.
+        tauri::process::restart(&tauri::Env::default());
+    }
     drop(logs);
     code
+}
+
+/// The update address and key from the environment (an organisation's own, or a test's) in
+/// place of the build's, checked by the core ([`switchboard_core::updates::configured`]).
+fn updates_from_env(
+    config: &mut tauri::Config,
+) -> Result<(), switchboard_core::updates::UpdateError> {
+    use switchboard_core::updates::{configured, PUBKEY_VAR, URL_VAR};
+    let url = std::env::var(URL_VAR).ok();
+    let pubkey = std::env::var(PUBKEY_VAR).ok();
+    let plugins = &mut config.plugins.0;
+    if let Some(updater) = configured(plugins.get("updater"), url.as_deref(), pubkey.as_deref())? {
+        tracing::info!(address = %url.unwrap_or_default(), "updates from the address the environment names");
+        plugins.insert("updater".into(), updater);
+    }
+    Ok(())
+}
+
+/// Links the OS hands over while the app runs. On Linux and Windows a link starts a second
+/// copy with the link as its argument, which hands it to this one (see [`instance`]); an
+/// AppImage, which no package installed, registers the scheme itself. On macOS links arrive as
+/// events.
+fn follow_links_from_the_os(app: &AppHandle) {
+    #[cfg(target_os = "macos")]
+    {
+        use tauri_plugin_deep_link::DeepLinkExt;
+        let handle = app.clone();
+        app.deep_link().on_open_url(move |event| {
+            for url in event.urls() {
+                if proposal::is_link(url.as_str()) {
+                    propose(&handle, url.to_string());
+                }
+            }
+        });
+    }
+    #[cfg(target_os = "linux")]
+    if app.env().appimage.is_some() {
+        use tauri_plugin_deep_link::DeepLinkExt;
+        if let Err(e) = app.deep_link().register_all() {
+            tracing::warn!(error = %e, "switchboard:// links could not be registered");
+        }
+    }
+    #[cfg(not(any(target_os = "macos", target_os = "linux")))]
+    let _ = app;
 }
 
 /// Keeps every webview on the app's own pages: a script's `location.assign`, a form, a clicked

@@ -5,7 +5,7 @@
 use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
-use switchboard_core::attachments::DropEvent;
+use switchboard_core::app::DropEvent;
 use switchboard_core::secrets::SecretStore;
 use switchboard_core::settings::SettingsSource;
 use switchboard_core::{App, AppConfig, AppPaths, Core};

@@ -5,8 +5,9 @@
 //! and judges every file.
 
 use base64::Engine as _;
+use switchboard_core::app::DropEvent;
 use switchboard_core::app::{OffersOf, PromptUse};
-use switchboard_core::attachments::{Attached, Attachment, AttachmentRef, DropEvent};
+use switchboard_core::attachments::{Attached, Attachment, AttachmentRef};
 use switchboard_core::engine::ToolSuggestion;
 use switchboard_core::mcp::features::Completing;
 use switchboard_core::InvalidInput;

@@ -12,4 +12,5 @@ pub mod profiles;
 pub mod providers;
 pub mod settings;
 pub mod transfer;
+pub mod updates;
 pub mod usage;

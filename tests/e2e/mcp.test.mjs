@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { alive, BIN, chooseInFileDialog, everythingOverHttp, launch, listeningPort, nativeWindow, pasteInto, pressIn, run, screenshotScreen, tempHome, textOf, tid } from "./harness.mjs";
+import { alive, BIN, chooseInFileDialog, dropFilesOnWindow, everythingOverHttp, launch, listeningPort, nativeWindow, pasteInto, pressIn, run, screenshotScreen, tempHome, textOf, tid } from "./harness.mjs";
 
 async function until(what, check, ms = 30000) {
   const deadline = Date.now() + ms;
@@ -431,6 +431,34 @@ test("an MCP bundle chosen in the native dialog shows its consent screen, instal
   assert.equal(entry.cwd, path.join(home, "data", "bundles", "echo-bundle"));
   assert.ok(fs.existsSync(path.join(entry.cwd, "server", "main.py")));
   assert.ok(!JSON.stringify(config).includes("sk-bundle-e2e"));
+});
+
+test("an MCP bundle dropped on the window opens its consent screen from any page; a broken one is refused with the reason", async () => {
+  const home = tempHome("mcp-bundle-drop");
+  const file = path.join(home, "echo.mcpb");
+  echoBundle(file);
+  const broken = path.join(home, "broken.mcpb");
+  fs.writeFileSync(broken, "not a zip at all");
+  const app = await launch(home);
+  try {
+    const b = app.browser;
+    await dropFilesOnWindow([file]);
+    await b.$(tid("bundle-consent")).waitForDisplayed({ timeout: 15000 });
+    assert.equal(await textOf(b, tid("bundle-title")), "Echo Bundle");
+    assert.equal(await b.$(tid("bundle-name")).getValue(), "echo-bundle");
+    await app.screenshot("bundle-dropped");
+
+    await dropFilesOnWindow([broken]);
+    await b.$(tid("bundle-open-error")).waitForDisplayed({ timeout: 15000 });
+    assert.match(await textOf(b, tid("bundle-open-error")), /^broken\.mcpb: /);
+    assert.ok(!(await b.$(tid("bundle-consent")).isExisting()));
+  } finally {
+    await app.close();
+  }
+  // Nothing was unpacked or added before consent.
+  assert.ok(!fs.existsSync(path.join(home, "data", "bundles", "echo-bundle")));
+  const config = path.join(home, "config", "mcp.json");
+  assert.ok(!fs.existsSync(config) || !fs.readFileSync(config, "utf8").includes("echo-bundle"));
 });
 
 test("a switchboard:// link opened while the app runs is handed to it and only proposes the server", async () => {

@@ -14,6 +14,7 @@ let backend: FakeBackend;
 const BUNDLE: OfferedBundle = {
   token: "t-1",
   file_name: "echo.mcpb",
+  suggested_name: "echo-bundle",
   info: {
     name: "Echo Bundle",
     display_name: "<img src=x onerror=alert(1)>Echo",
@@ -100,5 +101,28 @@ describe("Install a bundle", () => {
     expect(key.value).toBe("");
     const [server] = await screen.findAllByTestId("server-item");
     expect(server.dataset.name).toBe("echo-bundle");
+  });
+
+  it("shows a bundle dropped on the window from any page, and says why Rust refused another", async () => {
+    const { user } = await renderApp();
+    expect(screen.queryByTestId("bundle-install")).toBeNull();
+    backend.drop({ type: "bundle", offered: BUNDLE });
+    const consent = await screen.findByTestId("bundle-consent");
+    expect(within(consent).getByTestId("bundle-author").textContent).toBe("Someone");
+    expect(screen.getByTestId<HTMLInputElement>("bundle-name").value).toBe("echo-bundle");
+
+    backend.drop({ type: "bundle_refused", file_name: "evil.mcpb", reason: "The bundle holds “../evil.txt”, a path that leads outside the bundle" });
+    expect((await screen.findByTestId("bundle-open-error")).textContent).toBe(
+      "evil.mcpb: The bundle holds “../evil.txt”, a path that leads outside the bundle",
+    );
+    expect(screen.queryByTestId("bundle-consent")).toBeNull();
+
+    backend.drop({ type: "bundle", offered: BUNDLE });
+    await screen.findByTestId("bundle-consent");
+    expect(screen.queryByTestId("bundle-open-error")).toBeNull();
+    await user.type(screen.getByTestId("bundle-form").querySelector<HTMLInputElement>('[data-option="api_key"]')!, "k");
+    await user.click(screen.getByTestId("bundle-submit"));
+    await screen.findByTestId("bundle-installed");
+    expect(backend.bundleInstalls.map((r) => r.token)).toEqual(["t-1"]);
   });
 });

@@ -94,6 +94,8 @@ import type {
   UsageDay,
   UsageReport,
   UsageTotal,
+  UpdateProgress,
+  UpdateStatus,
 } from "../src/lib/types";
 import type { ApprovalAnswer, RunEvent, StopReason } from "../src/lib/run-events";
 import golden from "./golden/runs.json";
@@ -108,7 +110,8 @@ const REGISTRY: RegistryServer[] = [
     repository: "https://github.com/modelcontextprotocol/servers",
     website: null,
     status: "active",
-    sources: [{ kind: "pypi", identifier: "mcp-server-time", version: "2026.10.19", transport: "stdio", needs: [] }],
+    sources: [{ kind: "pypi", identifier: "mcp-server-time", version: "2026.10.19", transport: "stdio", needs: [], installable: true }],
+    suggested_name: "server-time",
   },
   {
     name: "io.github.github/github-mcp-server",
@@ -119,12 +122,13 @@ const REGISTRY: RegistryServer[] = [
     website: null,
     status: "deprecated",
     sources: [
-      { kind: "nuget", identifier: "GitHub.Mcp", version: "1.10.1", transport: "stdio", needs: [] },
+      { kind: "nuget", identifier: "GitHub.Mcp", version: "1.10.1", transport: "stdio", needs: [], installable: false },
       {
         kind: "remote",
         identifier: "https://api.githubcopilot.com/mcp/",
         version: null,
         transport: "streamable-http",
+        installable: true,
         needs: [
           {
             kind: "header",
@@ -147,6 +151,7 @@ const REGISTRY: RegistryServer[] = [
         ],
       },
     ],
+    suggested_name: "github-mcp-server",
   },
 ];
 
@@ -455,6 +460,12 @@ export class FakeBackend {
   }
   /** What the person answers in Rust's native approval dialog. */
   approvalAnswer = true;
+  /** What check_for_update answers (Rust asks the build's update address). */
+  update: UpdateStatus = { state: "not_configured", current: "0.1.0" };
+  /** What install_update reports as it downloads, and the error it then rejects with, if any. */
+  updateInstall: { chunks: UpdateProgress[]; fails?: CommandError } = { chunks: [] };
+  /** How many times the window asked to restart. */
+  restarts = 0;
   /** The MCP Registry's servers (search_mcp_registry pages through those whose name holds the query). */
   registry: RegistryServer[] = structuredClone(REGISTRY);
   /** How many servers a page of the registry holds. */
@@ -526,6 +537,7 @@ export class FakeBackend {
   /** Rust tells the window of files dragged over it (kept ones are kept first). */
   drop(event: DropEvent): void {
     if (event.type === "dropped") for (const file of event.attached.kept) this.keptFiles.set(file.sha256, file);
+    if (event.type === "bundle") this.pickedBundle = structuredClone(event.offered);
     this.#drops?.onmessage(structuredClone(event));
   }
   /** server name → what `list_mcp_offers` answers (a running server not here offers nothing) */
@@ -2044,6 +2056,21 @@ export class FakeBackend {
         })
         .sort((a, b) => byText(a.day, b.day) || byText(a.provider, b.provider) || byText(a.model, b.model));
       return { since, days, total: totalOf(this.usage.filter((r) => r.at >= since)) };
+    },
+    check_for_update: () => structuredClone(this.update),
+    install_update: (args) => {
+      // Rust downloads the release the last check found and checks its signature first.
+      if (this.update.state !== "available") {
+        throw { kind: "update", message: "Check for updates first: there is no update waiting to be installed.", field: null };
+      }
+      const channel = args.onProgress as { onmessage: (progress: UpdateProgress) => void };
+      for (const chunk of this.updateInstall.chunks) channel.onmessage(structuredClone(chunk));
+      if (this.updateInstall.fails) throw structuredClone(this.updateInstall.fails);
+      return this.update.version;
+    },
+    restart_app: () => {
+      this.restarts++;
+      return null;
     },
     get_settings: () => ({ ...this.settings }),
     update_settings: (args) => {

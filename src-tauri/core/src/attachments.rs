@@ -74,16 +74,6 @@ pub struct Attached {
     pub refused: Vec<String>,
 }
 
-/// Files dragged over the window, as the window is told: something is over it, it left, or it
-/// was dropped (and kept, or refused with the reason).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum DropEvent {
-    Over,
-    Left,
-    Dropped { attached: Attached },
-}
-
 /// What a file is, from its first bytes and its whole: `None` when it is none of the kinds a
 /// model can be given (binary data that is not an image or a PDF).
 pub fn sniff(bytes: &[u8]) -> Option<(AttachmentKind, &'static str)> {

@@ -15,6 +15,7 @@ use crate::providers::ProviderError;
 use crate::secrets::SecretError;
 use crate::settings::SettingsError;
 use crate::store::StoreError;
+use crate::updates::UpdateError;
 
 /// Why the database is not available, kept for the app's lifetime so every caller can say so.
 #[derive(Debug, Clone, thiserror::Error, serde::Serialize, ts_rs::TS)]
@@ -84,6 +85,9 @@ pub enum CoreError {
     /// An MCP bundle (`.mcpb`) that cannot be installed as asked.
     #[error(transparent)]
     Bundle(#[from] BundleError),
+    /// The app's own update was not checked for or installed.
+    #[error(transparent)]
+    Update(#[from] UpdateError),
     #[error("Cannot read {what}: {detail}")]
     Io { what: String, detail: String },
     /// The server is new or changed since the person approved it: it does not start until
@@ -104,7 +108,7 @@ pub enum CoreError {
 pub struct IpcError {
     /// Machine-readable: one of [`CoreError::kind`]'s names.
     #[ts(
-        type = "\"invalid_input\" | \"not_found\" | \"conflict\" | \"database\" | \"keychain\" | \"settings\" | \"provider\" | \"mcp_config\" | \"mcp\" | \"registry\" | \"install\" | \"needs_approval\" | \"io\" | \"not_confirmed\""
+        type = "\"invalid_input\" | \"not_found\" | \"conflict\" | \"database\" | \"keychain\" | \"settings\" | \"provider\" | \"mcp_config\" | \"mcp\" | \"registry\" | \"install\" | \"update\" | \"needs_approval\" | \"io\" | \"not_confirmed\""
     )]
     pub kind: &'static str,
     pub message: String,
@@ -156,6 +160,7 @@ impl CoreError {
             CoreError::Registry(_) => "registry",
             CoreError::Install(_) | CoreError::Bundle(_) => "install",
             CoreError::NeedsApproval { .. } => "needs_approval",
+            CoreError::Update(_) => "update",
             CoreError::Io { .. } => "io",
             CoreError::NotConfirmed { .. } => "not_confirmed",
         }

@@ -27,6 +27,7 @@ pub mod secrets;
 pub mod settings;
 pub mod store;
 pub mod text;
+pub mod updates;
 
 pub use crate::app::{App, AppConfig};
 pub use crate::engine::{AppStatus, Core, KeychainStatus};

@@ -347,3 +347,58 @@ fn a_bundle_without_mcp_config_runs_as_its_type_says_and_keeps_secrets_off_the_c
         .unwrap_err();
     assert!(matches!(err, BundleError::SecretOnCommandLine(k) if k == "api_key"));
 }
+
+/// Files dropped on the window: each bundle offered for consent (nothing unpacked, nothing
+/// added) or refused with its reason; the other files attached together.
+#[tokio::test]
+async fn dropped_bundles_are_offered_for_consent_and_other_files_attached() {
+    use switchboard_core::app::DropEvent;
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let app = support::app_without_a_model(home.path(), Arc::new(MemoryStore::default())).await;
+    let good = bundle(
+        dir.path(),
+        "Echo.MCPB",
+        &manifest("0.3"),
+        &[("server/main.py", server())],
+    );
+    let broken = dir.path().join("broken.mcpb");
+    std::fs::write(&broken, "not a zip").unwrap();
+    let notes = dir.path().join("notes.txt");
+    std::fs::write(&notes, "plain words").unwrap();
+
+    let told = app.take_dropped(vec![notes.clone(), good, broken]).await;
+    assert_eq!(told.len(), 3, "{told:?}");
+    let DropEvent::Bundle { offered } = &told[0] else {
+        panic!("{told:?}")
+    };
+    assert_eq!(offered.file_name, "Echo.MCPB");
+    assert_eq!(offered.info.name, "Echo Bundle");
+    let DropEvent::BundleRefused { file_name, reason } = &told[1] else {
+        panic!("{told:?}")
+    };
+    assert_eq!(file_name, "broken.mcpb");
+    assert!(!reason.is_empty());
+    let DropEvent::Dropped { attached } = &told[2] else {
+        panic!("{told:?}")
+    };
+    assert_eq!(attached.kept.len(), 1);
+    assert_eq!(attached.kept[0].name, "notes.txt");
+    // Offered, not installed: nothing unpacked, no server added.
+    let bundles = app.core().paths().bundles_dir();
+    assert!(!bundles.exists() || std::fs::read_dir(&bundles).unwrap().next().is_none());
+    assert!(app.core().mcp_servers().await.unwrap().is_empty());
+
+    // Only bundles dropped: no empty attachment news.
+    let again = bundle(
+        dir.path(),
+        "again.mcpb",
+        &manifest("0.3"),
+        &[("server/main.py", server())],
+    );
+    let told = app.take_dropped(vec![again]).await;
+    assert!(
+        matches!(told.as_slice(), [DropEvent::Bundle { .. }]),
+        "{told:?}"
+    );
+}

@@ -12,7 +12,7 @@ export type IpcError = {
 /**
  * Machine-readable: one of [`CoreError::kind`]'s names.
  */
-kind: "invalid_input" | "not_found" | "conflict" | "database" | "keychain" | "settings" | "provider" | "mcp_config" | "mcp" | "registry" | "install" | "needs_approval" | "io" | "not_confirmed", message: string, 
+kind: "invalid_input" | "not_found" | "conflict" | "database" | "keychain" | "settings" | "provider" | "mcp_config" | "mcp" | "registry" | "install" | "update" | "needs_approval" | "io" | "not_confirmed", message: string, 
 /**
  * For `invalid_input` and `conflict`: the form field at fault.
  */
@@ -183,9 +183,10 @@ export type Attached = { kept: Array<Attachment>, refused: Array<string>, };
 
 /**
  * Files dragged over the window, as the window is told: something is over it, it left, or it
- * was dropped (and kept, or refused with the reason).
+ * was dropped. Dropped files are attached (kept, or refused with the reason), except MCP
+ * bundles, each offered for install as if chosen with the button (or refused with the reason).
  */
-export type DropEvent = { "type": "over" } | { "type": "left" } | { "type": "dropped", attached: Attached, };
+export type DropEvent = { "type": "over" } | { "type": "left" } | { "type": "dropped", attached: Attached, } | { "type": "bundle", offered: OfferedBundle, } | { "type": "bundle_refused", file_name: string, reason: string, };
 
 export type Message = { id: string, conversation_id: string, role: Role, content: string | null, created_at: number, tool_calls: JsonValue | null, tool_call_id: string | null, name: string | null, finish_reason: string | null, status: MessageStatus, provider: string | null, model: string | null, input_tokens: number | null, output_tokens: number | null, 
 /**
@@ -821,7 +822,11 @@ status: string | null,
 /**
  * The ways to run it, as published: packages first, then remote addresses.
  */
-sources: Array<Source>, };
+sources: Array<Source>, 
+/**
+ * The name it gets here unless the person gives one ([`local_name`]).
+ */
+suggested_name: string, };
 
 /**
  * One way to run a server.
@@ -842,7 +847,12 @@ transport: string,
 /**
  * What the person gives it to run.
  */
-needs: Array<Need>, };
+needs: Array<Need>, 
+/**
+ * Whether Switchboard can install it: a stdio package of npm, PyPI or an OCI image, or a
+ * remote address over streamable HTTP or SSE.
+ */
+installable: boolean, };
 
 /**
  * Where a source comes from.
@@ -947,7 +957,11 @@ token: string,
 /**
  * The file's name (not its folder).
  */
-file_name: string, info: BundleInfo, };
+file_name: string, 
+/**
+ * The name its server gets here unless the person gives one.
+ */
+suggested_name: string, info: BundleInfo, };
 
 /**
  * Installing a bundle offered to the window, with the person's values.
@@ -961,6 +975,28 @@ name: string | null,
  * By `user_config` key (several for a `multiple` one).
  */
 values: { [key in string]: Array<string> }, };
+
+/**
+ * What the window is told after a check.
+ */
+export type UpdateStatus = { "state": "not_configured", current: string, } | { "state": "up_to_date", current: string, } | { "state": "available", current: string, version: string, 
+/**
+ * When it was published, as the address says.
+ */
+date: string | null, 
+/**
+ * What it changes, as the address says (plain text, shown as such).
+ */
+notes: string | null, 
+/**
+ * `false` when this copy cannot replace itself (not installed from a package).
+ */
+installable: boolean, };
+
+/**
+ * How far a download has come.
+ */
+export type UpdateProgress = { received: number, total: number | null, };
 
 /**
  * A proposal as the window shows it, by the token it is accepted with.

@@ -56,6 +56,8 @@ import type {
   Settings,
   SwitchedBranch,
   TypedPrice,
+  UpdateProgress,
+  UpdateStatus,
   UsageReport,
   UsageTotal,
 } from "./types";
@@ -533,6 +535,27 @@ export function getSettings(): Promise<Settings> {
 /** invalid_input names the Settings key at fault in `field`. */
 export function updateSettings(settings: Settings): Promise<Settings> {
   return call("update_settings", { settings });
+}
+
+/** Asks this build's update address whether there is a newer release (update: it failed). */
+export function checkForUpdate(): Promise<UpdateStatus> {
+  return call("check_for_update");
+}
+
+/**
+ * Downloads the release the last check found and installs it once Rust has checked its
+ * signature; resolves its version. update: refused (a bad signature, a copy not installed from a
+ * package) or failed.
+ */
+export function installUpdate(onProgress: (progress: UpdateProgress) => void): Promise<string> {
+  const channel = new Channel<UpdateProgress>();
+  channel.onmessage = onProgress;
+  return call("install_update", { onProgress: channel });
+}
+
+/** Quits (stopping every run and server) and starts again, into an installed update. */
+export function restartApp(): Promise<void> {
+  return call("restart_app");
 }
 
 /** A channel for a run's events, each handed to `onEvent`. */

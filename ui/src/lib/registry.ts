@@ -1,7 +1,6 @@
 //! How the Servers page's Browse shows what the MCP Registry says of a server: each way to
-//! run it as a line of text, each value it needs as a label, and which ways Switchboard can
-//! install (the same rule as Rust's `install::installable`; Rust decides, this only greys out
-//! the others).
+//! run it as a line of text and each value it needs as a label. (Which ways Switchboard can
+//! install, and the name a server gets here, Rust says on each entry.)
 
 import type { RegistryNeed, RegistrySource } from "./types";
 
@@ -14,12 +13,6 @@ const KIND_LABEL: Record<RegistrySource["kind"], string> = {
   remote: "remote",
   other: "other",
 };
-
-/** Whether Switchboard can install this source: a stdio package of npm, PyPI or OCI, or a remote address. */
-export function installable(source: RegistrySource): boolean {
-  if (source.kind === "remote") return source.transport === "streamable-http" || source.transport === "sse";
-  return (source.kind === "npm" || source.kind === "pypi" || source.kind === "oci") && source.transport === "stdio";
-}
 
 /** "npm · @scope/pkg@1.2.3 · stdio" */
 export function sourceLabel(source: RegistrySource): string {

@@ -72,6 +72,8 @@ export type {
   ToolStatus,
   ToolSuggestion,
   ToolToggle,
+  UpdateProgress,
+  UpdateStatus,
   UsageDay,
   UsageReport,
   UsageTotal,

@@ -12,10 +12,24 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::App;
+use crate::attachments::Attached;
 use crate::engine::McpServerView;
 use crate::error::CoreError;
 use crate::mcp::bundle::{Bundle, BundleError, BundleInfo, OWNER_FILE};
 use crate::policy::confirm::Confirm;
+
+/// Files dragged over the window, as the window is told: something is over it, it left, or it
+/// was dropped. Dropped files are attached (kept, or refused with the reason), except MCP
+/// bundles, each offered for install as if chosen with the button (or refused with the reason).
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum DropEvent {
+    Over,
+    Left,
+    Dropped { attached: Attached },
+    Bundle { offered: Box<OfferedBundle> },
+    BundleRefused { file_name: String, reason: String },
+}
 
 /// A bundle the person chose in the window, shown for consent.
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
@@ -24,6 +38,8 @@ pub struct OfferedBundle {
     pub token: String,
     /// The file's name (not its folder).
     pub file_name: String,
+    /// The name its server gets here unless the person gives one.
+    pub suggested_name: String,
     pub info: BundleInfo,
 }
 
@@ -108,15 +124,35 @@ impl App {
     pub async fn offer_bundle(&self, path: &Path) -> Result<OfferedBundle, CoreError> {
         let bundle = self.open_bundle(path).await?;
         let info = bundle.info().clone();
-        let file_name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
         Ok(OfferedBundle {
             token: self.offered_bundles.keep(bundle),
-            file_name,
+            file_name: file_name(path),
+            suggested_name: local_name(&info.name),
             info,
         })
+    }
+
+    /// What the window is told of files dropped on it: the `.mcpb` files among them offered for
+    /// install, each on its own, and the others attached, together.
+    pub async fn take_dropped(&self, paths: Vec<PathBuf>) -> Vec<DropEvent> {
+        let (bundles, files): (Vec<_>, Vec<_>) = paths.into_iter().partition(|p| is_bundle_file(p));
+        let mut told = Vec::new();
+        for path in bundles {
+            told.push(match self.offer_bundle(&path).await {
+                Ok(offered) => DropEvent::Bundle {
+                    offered: Box::new(offered),
+                },
+                Err(e) => DropEvent::BundleRefused {
+                    file_name: file_name(&path),
+                    reason: e.to_string(),
+                },
+            });
+        }
+        if !files.is_empty() || told.is_empty() {
+            let attached = self.core().keep_attachment_files(files).await;
+            told.push(DropEvent::Dropped { attached });
+        }
+        told
     }
 
     /// Installs the bundle offered under `ask.token`: [`App::add_bundle`] (the token is then
@@ -204,6 +240,20 @@ impl App {
             }
         }
     }
+}
+
+/// A file's name without its folder.
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Whether `path` names an MCP bundle (`.mcpb`, or `.dxt` as the format was first called).
+pub fn is_bundle_file(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("mcpb") || e.eq_ignore_ascii_case("dxt"))
 }
 
 #[cfg(test)]

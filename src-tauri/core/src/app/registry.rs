@@ -80,7 +80,7 @@ impl App {
         self.runtime_found(plan.runtime.as_deref()).await?;
         let name = match ask.name.as_deref().map(str::trim) {
             Some(name) if !name.is_empty() => name.to_owned(),
-            _ => local_name(&ask.server).to_owned(),
+            _ => registry::local_name(&ask.server).to_owned(),
         };
         let view = self.core.mcp_install(&name, plan).await?;
         self.servers_changed();
@@ -117,27 +117,5 @@ impl App {
     ) -> Result<McpServerView, CoreError> {
         let installed = self.add_from_registry(ask).await?;
         self.ask_about_changed(installed.view.name, confirm).await
-    }
-}
-
-/// The name a server from the registry gets here unless the person gives one: the last part
-/// of its registry name (`io.github.owner/server-time` → `server-time`).
-fn local_name(registry_name: &str) -> &str {
-    registry_name
-        .rsplit('/')
-        .next()
-        .filter(|n| !n.is_empty())
-        .unwrap_or(registry_name)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::local_name;
-
-    #[test]
-    fn a_server_is_named_here_after_the_last_part_of_its_registry_name() {
-        assert_eq!(local_name("io.github.owner/server-time"), "server-time");
-        assert_eq!(local_name("plain"), "plain");
-        assert_eq!(local_name("trailing/"), "trailing/");
     }
 }

@@ -58,15 +58,7 @@ pub fn first_installable(published: &Published) -> Option<usize> {
 }
 
 fn installable(found: &super::registry::FoundServer) -> Option<usize> {
-    found.sources.iter().position(|source| {
-        matches!(
-            (source.kind, source.transport.as_str()),
-            (
-                SourceKind::Npm | SourceKind::Pypi | SourceKind::Oci,
-                "stdio"
-            ) | (SourceKind::Remote, "streamable-http" | "sse")
-        )
-    })
+    found.sources.iter().position(|source| source.installable)
 }
 
 /// The entry that runs source `chosen` (an index among [`Published::found`]'s sources, or

@@ -60,6 +60,19 @@ pub struct FoundServer {
     pub status: Option<String>,
     /// The ways to run it, as published: packages first, then remote addresses.
     pub sources: Vec<Source>,
+    /// The name it gets here unless the person gives one ([`local_name`]).
+    pub suggested_name: String,
+}
+
+/// The name a server from the registry gets here unless the person gives one: the last part
+/// of its registry name (`io.github.owner/server-time` → `server-time`).
+#[must_use]
+pub fn local_name(registry_name: &str) -> &str {
+    registry_name
+        .rsplit('/')
+        .next()
+        .filter(|n| !n.is_empty())
+        .unwrap_or(registry_name)
 }
 
 /// One way to run a server.
@@ -74,6 +87,35 @@ pub struct Source {
     pub transport: String,
     /// What the person gives it to run.
     pub needs: Vec<Need>,
+    /// Whether Switchboard can install it: a stdio package of npm, PyPI or an OCI image, or a
+    /// remote address over streamable HTTP or SSE.
+    pub installable: bool,
+}
+
+impl Source {
+    fn new(
+        kind: SourceKind,
+        identifier: String,
+        version: Option<String>,
+        transport: String,
+        needs: Vec<Need>,
+    ) -> Self {
+        let installable = matches!(
+            (kind, transport.as_str()),
+            (
+                SourceKind::Npm | SourceKind::Pypi | SourceKind::Oci,
+                "stdio"
+            ) | (SourceKind::Remote, "streamable-http" | "sse")
+        );
+        Self {
+            kind,
+            identifier,
+            version,
+            transport,
+            needs,
+            installable,
+        }
+    }
 }
 
 /// Where a source comes from.
@@ -315,13 +357,13 @@ fn found_server(server: &wire::Server, status: Option<String>) -> FoundServer {
         for header in &package.transport.headers {
             input_needs(header, NeedKind::Header, &mut needs);
         }
-        Source {
-            kind: SourceKind::of(&package.registry_type),
-            identifier: package.identifier.clone(),
-            version: package.version.clone(),
-            transport: package.transport.kind.clone(),
+        Source::new(
+            SourceKind::of(&package.registry_type),
+            package.identifier.clone(),
+            package.version.clone(),
+            package.transport.kind.clone(),
             needs,
-        }
+        )
     });
     let remotes = server.remotes.iter().map(|remote| {
         let mut needs = Vec::new();
@@ -331,13 +373,13 @@ fn found_server(server: &wire::Server, status: Option<String>) -> FoundServer {
         for (name, variable) in &remote.variables {
             needs.push(variable.need(NeedKind::Header, name));
         }
-        Source {
-            kind: SourceKind::Remote,
-            identifier: remote.url.clone(),
-            version: None,
-            transport: remote.kind.clone(),
+        Source::new(
+            SourceKind::Remote,
+            remote.url.clone(),
+            None,
+            remote.kind.clone(),
             needs,
-        }
+        )
     });
     FoundServer {
         name: server.name.clone(),
@@ -352,6 +394,7 @@ fn found_server(server: &wire::Server, status: Option<String>) -> FoundServer {
         website: server.website_url.clone(),
         status,
         sources: packages.chain(remotes).collect(),
+        suggested_name: local_name(&server.name).to_owned(),
     }
 }
 
@@ -553,6 +596,13 @@ pub(crate) mod wire {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_server_is_named_here_after_the_last_part_of_its_registry_name() {
+        assert_eq!(local_name("io.github.owner/server-time"), "server-time");
+        assert_eq!(local_name("plain"), "plain");
+        assert_eq!(local_name("trailing/"), "trailing/");
+    }
 
     #[test]
     fn a_registry_address_may_have_a_path_of_its_own() {

@@ -2,11 +2,15 @@
 // window. The page never names a path: Rust opens the picker and reads dropped files, and a
 // paste hands over bytes the page already has. This store hears what became of each (kept, or
 // refused with the reason) and keeps, until the open composer takes them, the files dropped and
-// the reasons for those refused.
+// the reasons for those refused. An MCP bundle dropped goes to the Servers page's consent screen
+// instead (Rust read and checked it, as if chosen with the button).
 
 import * as ipc from "../ipc";
 import type { Attached, Attachment, DropEvent, OffersOf, PromptUse } from "../types";
 import type { UiStore } from "./ui.svelte";
+
+/** An MCP bundle dropped on the window, as Rust tells of it. */
+export type BundleDrop = Extract<DropEvent, { type: "bundle" | "bundle_refused" }>;
 
 export class AttachmentsStore implements PickerStore {
   /** Something is being dragged over the window. */
@@ -16,9 +20,12 @@ export class AttachmentsStore implements PickerStore {
   /** Why files dropped were refused, until the composer takes them. */
   droppedRefusals = $state<string[]>([]);
   readonly #ui: UiStore;
+  readonly #onBundle: (event: BundleDrop) => void;
 
-  constructor(ui: UiStore) {
+  /** `onBundle` is given each MCP bundle dropped (offered for install, or refused). */
+  constructor(ui: UiStore, onBundle: (event: BundleDrop) => void) {
     this.#ui = ui;
+    this.#onBundle = onBundle;
   }
 
   /** Listens for files dragged over the window (once, at start). */
@@ -36,6 +43,9 @@ export class AttachmentsStore implements PickerStore {
       this.over = true;
     } else if (event.type === "left") {
       this.over = false;
+    } else if (event.type === "bundle" || event.type === "bundle_refused") {
+      this.over = false;
+      this.#onBundle(event);
     } else {
       this.over = false;
       this.dropped = [...this.dropped, ...event.attached.kept];

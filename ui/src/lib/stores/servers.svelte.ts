@@ -28,6 +28,7 @@ import type {
   ServerOffers,
   ToolReview,
 } from "../types";
+import type { BundleDrop } from "./attachments.svelte";
 import type { UiStore } from "./ui.svelte";
 
 /** How waiting for a server to run ended (`ServersStore.untilRunning`). */
@@ -76,6 +77,15 @@ export class ServersStore {
 
   /** Servers proposed by switchboard:// links, oldest first, until the person answers. */
   proposals = $state<ShownProposal[]>([]);
+  /** An MCP bundle dropped on the window, until the consent screen takes it. */
+  droppedBundle = $state<BundleDrop | null>(null);
+
+  /** A bundle dropped on the window: the Servers page's consent screen shows it. */
+  bundleDropped(bundle: BundleDrop): void {
+    this.droppedBundle = bundle;
+    this.show();
+  }
+
   /** What Browse is asked to search for (a link proposed a server of the registry). */
   browseFor = $state<{ query: string } | null>(null);
 

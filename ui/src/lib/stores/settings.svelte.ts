@@ -1,11 +1,12 @@
 // The Settings as Rust keeps them (theme, default provider and model, tool-loop limits), whether
 // the first load failed, and saving them. Applies the saved theme through the UI store, which also
 // shows a failure to load. Only the latest-issued load or save may be applied (`LatestOnly`), so a
-// slow load never overwrites what was just saved.
+// slow load never overwrites what was just saved. Also the app's own updates, checked and
+// installed only when the person asks (Rust checks the signature).
 
 import * as ipc from "../ipc";
 import { LatestOnly } from "../latest";
-import type { Settings } from "../types";
+import type { Settings, UpdateProgress, UpdateStatus } from "../types";
 import type { UiStore } from "./ui.svelte";
 
 export class SettingsStore {
@@ -48,5 +49,33 @@ export class SettingsStore {
       this.#ui.applyTheme(saved.theme);
     }
     return saved;
+  }
+
+  // ------------------------------------------------------------------ the app's own updates
+
+  /**
+   * Asks this build's update address for a newer release.
+   * @throws IpcError (kind update: the address could not be reached or answered nonsense)
+   */
+  checkForUpdate(): Promise<UpdateStatus> {
+    return ipc.checkForUpdate();
+  }
+
+  /**
+   * Downloads and installs the release the last check found; Rust refuses one whose signature
+   * does not match. Resolves the version installed.
+   * @throws IpcError (kind update)
+   */
+  installUpdate(onProgress: (progress: UpdateProgress) => void): Promise<string> {
+    return ipc.installUpdate(onProgress);
+  }
+
+  /** Quits and starts again into the installed update. */
+  async restart(): Promise<void> {
+    try {
+      await ipc.restartApp();
+    } catch (err) {
+      this.#ui.report(err);
+    }
   }
 }

@@ -52,7 +52,7 @@ export class Stores {
       },
     );
     this.conversations = new ConversationsStore(this.ui, this.chats);
-    this.attachments = new AttachmentsStore(this.ui);
+    this.attachments = new AttachmentsStore(this.ui, (bundle) => this.servers.bundleDropped(bundle));
     this.profiles = new ProfilesStore(this.ui, this.conversations);
   }
 

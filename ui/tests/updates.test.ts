@@ -23,14 +23,9 @@ async function openUpdates() {
 
 describe("Updates", () => {
   it("asks nothing until the person checks, and says who updates a build with no update address", async () => {
-    const calls: string[] = [];
-    const invoke = backend.invoke;
-    backend.invoke = (cmd, args) => {
-      calls.push(cmd);
-      return invoke(cmd, args);
-    };
     const { user, section } = await openUpdates();
-    expect(calls).not.toContain("check_for_update");
+    expect(backend.calls.map((c) => c.cmd)).toContain("get_settings");
+    expect(backend.calls.map((c) => c.cmd)).not.toContain("check_for_update");
     expect(within(section).queryByTestId("update-status")).toBeNull();
     await user.click(within(section).getByTestId("update-check"));
     expect((await within(section).findByTestId("update-status")).textContent).toContain("names no update address");
@@ -81,6 +76,21 @@ describe("Updates", () => {
     expect(within(section).queryByTestId("update-restart")).toBeNull();
     expect(within(section).queryByTestId("update-progress")).toBeNull();
     expect(backend.restarts).toBe(0);
+  });
+
+  it("a new check takes back what the last one found until it answers", async () => {
+    backend.update = { state: "available", current: "0.1.0", version: "0.2.0", date: null, notes: null, installable: true };
+    const { user, section } = await openUpdates();
+    await user.click(within(section).getByTestId("update-check"));
+    await within(section).findByTestId("update-install");
+    backend.delay = (cmd) => (cmd === "check_for_update" ? 400 : 0);
+    backend.update = { state: "up_to_date", current: "0.1.0" };
+    await user.click(within(section).getByTestId("update-check"));
+    expect(within(section).getByTestId("update-check").textContent?.trim()).toBe("Checking…");
+    expect(within(section).queryByTestId("update-install")).toBeNull();
+    expect(within(section).queryByTestId("update-status")).toBeNull();
+    expect((await within(section).findByTestId("update-status")).textContent).toBe("Switchboard 0.1.0 is the newest release.");
+    expect(within(section).queryByTestId("update-install")).toBeNull();
   });
 
   it("offers no install to a copy that cannot replace itself", async () => {

@@ -16,7 +16,6 @@ use tauri_plugin_updater::{Update, UpdaterExt};
 use super::error::CommandResult;
 
 /// The release the last check found, and whether the person asked to restart into it.
-#[derive(Default)]
 pub struct Updates {
     found: Mutex<Option<Update>>,
     restart: Arc<AtomicBool>,

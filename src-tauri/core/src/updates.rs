@@ -88,10 +88,6 @@ pub fn configured(
 ) -> Result<Option<Value>, UpdateError> {
     let url = url.map(str::trim).filter(|u| !u.is_empty());
     let pubkey = pubkey.map(str::trim).filter(|k| !k.is_empty());
-    let mut out = config.cloned().unwrap_or_else(|| json!({}));
-    if !out.is_object() {
-        out = json!({});
-    }
     let Some(url) = url else {
         if pubkey.is_some() {
             return Err(UpdateError::BadAddress(format!(
@@ -112,6 +108,10 @@ pub fn configured(
         }
         endpoints.push(one.to_owned());
     }
+    let mut out = config
+        .filter(|c| c.is_object())
+        .cloned()
+        .unwrap_or_else(|| json!({}));
     out["endpoints"] = json!(endpoints);
     out["pubkey"] = json!(pubkey);
     out["dangerousInsecureTransportProtocol"] = json!(loopback_http);

@@ -16,6 +16,11 @@ export class IpcError extends Error {
   }
 }
 
+/** What a caught value says, for a line of text: an `Error`'s message, anything else as text. */
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null;
 }

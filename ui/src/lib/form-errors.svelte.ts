@@ -6,7 +6,7 @@
 //! field inside the form it is given.
 
 import { tick } from "svelte";
-import { IpcError } from "./errors";
+import { errorText, IpcError } from "./errors";
 import type { FieldErrors } from "./validation";
 
 export interface FormErrorsOptions {
@@ -86,7 +86,7 @@ export class FormErrors {
       this.fields = fieldError;
       await this.#focusFirst();
     } else {
-      this.form = err instanceof Error ? err.message : String(err);
+      this.form = errorText(err);
     }
   }
 

@@ -15,7 +15,7 @@ use super::App;
 use crate::attachments::Attached;
 use crate::engine::McpServerView;
 use crate::error::CoreError;
-use crate::mcp::bundle::{Bundle, BundleError, BundleInfo, OWNER_FILE};
+use crate::mcp::bundle::{is_bundle_file, Bundle, BundleError, BundleInfo, OWNER_FILE};
 use crate::policy::confirm::Confirm;
 
 /// Files dragged over the window, as the window is told: something is over it, it left, or it
@@ -247,13 +247,6 @@ fn file_name(path: &Path) -> String {
     path.file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default()
-}
-
-/// Whether `path` names an MCP bundle (`.mcpb`, or `.dxt` as the format was first called).
-pub fn is_bundle_file(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("mcpb") || e.eq_ignore_ascii_case("dxt"))
 }
 
 #[cfg(test)]

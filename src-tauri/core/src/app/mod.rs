@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 
-pub use bundles::{is_bundle_file, BundleInstallRequest, DropEvent, OfferedBundle};
+pub use bundles::{BundleInstallRequest, DropEvent, OfferedBundle};
 pub use compare::{CompareRequest, ComparedModel, MAX_COMPARED};
 pub use offers::{OffersOf, PromptUse};
 pub use registry::{InstallRequest, Installed};

@@ -12,7 +12,7 @@ use clap::Subcommand;
 use super::{write_table, CliError};
 use crate::app::{App, InstallRequest, Installed, ToolAcceptance};
 use crate::error::CoreError;
-use crate::mcp::bundle::{BundleError, BundleInfo};
+use crate::mcp::bundle::{is_bundle_file, BundleError, BundleInfo};
 use crate::mcp::catalogue::ListedTool;
 use crate::mcp::config::{claude_desktop_config_path, ConfigValue, ImportPreview, ServerEntry};
 use crate::mcp::install::InstallError;
@@ -732,7 +732,8 @@ fn install_error(e: CoreError) -> CliError {
 
 /// Whether `mcp install`'s argument names a bundle file rather than a registry name.
 fn is_bundle(server: &str) -> bool {
-    server.to_ascii_lowercase().ends_with(".mcpb") || std::path::Path::new(server).is_file()
+    let path = std::path::Path::new(server);
+    is_bundle_file(path) || path.is_file()
 }
 
 /// Asks (or, with `--yes`, takes as asked) whether the server just installed may start.

@@ -37,6 +37,15 @@ const RATIO_FROM_BYTES: u64 = 1024 * 1024;
 /// The largest manifest read.
 const MAX_MANIFEST_BYTES: u64 = 1024 * 1024;
 
+/// Whether `path` names an MCP bundle by its extension (`.mcpb`, or `.dxt` as the format was
+/// first called), as a file dropped on the window or given to `mcp install` is told apart.
+#[must_use]
+pub fn is_bundle_file(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("mcpb") || e.eq_ignore_ascii_case("dxt"))
+}
+
 /// Why a bundle cannot be installed.
 #[derive(Debug, thiserror::Error)]
 pub enum BundleError {

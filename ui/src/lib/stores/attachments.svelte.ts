@@ -6,6 +6,7 @@
 // instead (Rust read and checked it, as if chosen with the button).
 
 import * as ipc from "../ipc";
+import { errorText } from "../errors";
 import type { Attached, Attachment, DropEvent, OffersOf, PromptUse } from "../types";
 import type { UiStore } from "./ui.svelte";
 
@@ -113,7 +114,7 @@ export class AttachmentsStore implements PickerStore {
     try {
       return await ipc.attachPasted(file.name || pastedName(file.type), await base64Of(file));
     } catch (err) {
-      return err instanceof Error ? err.message : String(err);
+      return errorText(err);
     }
   }
 }

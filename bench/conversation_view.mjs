@@ -153,7 +153,10 @@ function watchFor(words) {
  * A task loop (MessageChannel) records when tasks can run, so a gap between two of its tasks
  * is the thread busy; animation-frame callbacks, ResizeObserver callbacks (as the virtualiser
  * measures rows), DOM mutation batches and calls that force a layout are recorded with their
- * times. The task loop keeps a core busy: timings taken with --trace are not the bench's figures.
+ * times. Time inside DOM, Intl and JSON calls that can be slow is summed per call, and so are
+ * the page's own User Timing measures (`performance.measure`), so a build with a few measures
+ * added tells where its script time goes. The task loop keeps a core busy: timings taken with
+ * --trace are not the bench's figures.
  */
 function installTrace() {
   if (window.__trace) return;
@@ -169,6 +172,7 @@ function installTrace() {
   trace.start = () => {
     trace.on = true;
     trace.events = [];
+    trace.sums = {};
     channel.port2.postMessage(0);
   };
   // Runs `f`, recording it as `kind` while tracing (only when it took `atLeast` ms or more).
@@ -204,6 +208,39 @@ function installTrace() {
       if (trace.on) trace.events.push([`answer ${cmd}`, now(), now() - at]);
     });
   };
+  // Time spent inside calls that can be slow, summed per name while tracing.
+  trace.sums = {};
+  const summed = (obj, name, label) => {
+    const original = Object.getOwnPropertyDescriptor(obj, name);
+    if (!original) return;
+    const add = (t0) => {
+      if (!trace.on) return;
+      const s = (trace.sums[label] ??= [0, 0]);
+      s[0] += 1;
+      s[1] += performance.now() - t0;
+    };
+    if (original.value) {
+      Object.defineProperty(obj, name, { ...original, value(...args) { const t0 = performance.now(); try { return original.value.apply(this, args); } finally { add(t0); } } });
+    } else if (original.set) {
+      Object.defineProperty(obj, name, { ...original, set(v) { const t0 = performance.now(); try { original.set.call(this, v); } finally { add(t0); } } });
+    }
+  };
+  summed(Date.prototype, "toLocaleTimeString", "Date.toLocaleTimeString");
+  summed(Date.prototype, "toLocaleDateString", "Date.toLocaleDateString");
+  summed(Date.prototype, "toLocaleString", "Date.toLocaleString");
+  summed(Number.prototype, "toLocaleString", "Number.toLocaleString");
+  summed(String.prototype, "localeCompare", "String.localeCompare");
+  summed(DOMParser.prototype, "parseFromString", "DOMParser.parseFromString");
+  summed(Element.prototype, "innerHTML", "set innerHTML");
+  summed(Document.prototype, "importNode", "importNode");
+  summed(Node.prototype, "cloneNode", "cloneNode");
+  summed(DOMImplementation.prototype, "createHTMLDocument", "createHTMLDocument");
+  summed(Document.prototype, "createTreeWalker", "createTreeWalker");
+  summed(window, "getComputedStyle", "getComputedStyle");
+  summed(Element.prototype, "setAttribute", "setAttribute");
+  summed(Node.prototype, "appendChild", "appendChild");
+  summed(Node.prototype, "insertBefore", "insertBefore");
+  summed(JSON, "parse", "JSON.parse");
   // Calls that make the engine lay out there and then (reading a size, setting a scroll),
   // recorded when they take 1 ms or more.
   for (const name of ["scrollTop", "scrollHeight", "clientHeight", "offsetHeight", "getBoundingClientRect", "scrollTo", "scrollBy"]) {
@@ -236,6 +273,15 @@ function traceLines(from, to) {
     const what = inside.map((e) => `${e[0]}@${at(e[1]).trim()}${e[2] ? `(${e[2].toFixed(1)}ms)` : ""}${e[3] !== undefined ? `[${e[3]}]` : ""}`);
     lines.push(`${at(tasks[i - 1])} busy ${gap.toFixed(1).padStart(6)} ms${frameIn.length ? ` frame@${frameIn.map((t) => at(t).trim()).join(",")}` : ""} ${what.join(" ")}`);
   }
+  const sums = { ...trace.sums };
+  for (const m of performance.getEntriesByType("measure")) {
+    const begun = performance.timeOrigin + m.startTime;
+    if (begun < from || begun > to) continue;
+    const s = (sums[`measure ${m.name}`] ??= [0, 0]);
+    s[0] += 1;
+    s[1] += m.duration;
+  }
+  lines.push(`sums ${Object.entries(sums).map(([k, [n, ms]]) => `${k} ${n}× ${ms.toFixed(1)} ms`).join(", ")}`);
   return lines;
 }
 

@@ -1107,6 +1107,7 @@ export class FakeBackend {
   addToolApp(conversationId: string, tool = "charts__show_chart", args: Record<string, unknown> = { city: "Paris" }): { messageId: string; callId: string } {
     const saved = this.messages[conversationId];
     const [server, name = tool] = tool.split("__");
+    this.runServer(server);
     const messageId = `a${++this.#ids}`;
     const callId = `call_${++this.#ids}`;
     const json = JSON.stringify(args);
@@ -1120,6 +1121,29 @@ export class FakeBackend {
     const text = answered?.content?.[0]?.text ?? "Done.";
     saved.push(message({ id: `t${++this.#ids}`, conversation_id: conversationId, role: "tool", content: text, created_at: ++this.#clock, tool_call_id: callId, name: tool }));
     return { messageId, callId };
+  }
+
+  /**
+   * `server` running, as Rust's list shows it: its tools with an app (appTools) named in its
+   * state, so the window's tool cards ask for those apps. Added to the list if it is not there.
+   */
+  runServer(server: string): void {
+    const apps = Object.keys(this.appTools)
+      .filter((key) => key.startsWith(`${server}/`))
+      .map((key) => key.slice(server.length + 1));
+    const state = { state: "running" as const, pid: null, tools: apps.length || 1, apps };
+    const known = this.mcpServers.find((s) => s.name === server);
+    if (known) known.state = state;
+    else {
+      this.mcpServers = [
+        ...this.mcpServers,
+        {
+          name: server, transport: "stdio", command_line: `uvx ${server}`, edit_text: `uvx ${server}`, roots: [], disabled: false,
+          approved: true, error: null, state, resolved: null, log_file: `/logs/mcp/${server}.log`,
+        },
+      ];
+    }
+    this.pushServers();
   }
 
   /** The call `callId` of the answer `messageId` in conversation `id`, as Rust finds it (else not found). */
@@ -1813,7 +1837,7 @@ export class FakeBackend {
         setTimeout(() => {
           const now = this.mcpServers.find((s) => s.name === server.name);
           if (now?.state?.state !== "starting") return;
-          now.state = { state: "running", pid: null, tools: 1 };
+          now.state = { state: "running", pid: null, tools: 1, apps: [] };
           this.pushServers();
         }, after);
       }

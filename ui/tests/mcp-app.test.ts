@@ -2,7 +2,8 @@
 // call whose tool has an app shows it under the card's summary, in a frame sandboxed to scripts,
 // captioned with its server; what the app asks (a tool of its server, a link) goes to Rust for that
 // call and nothing more; a call without an app shows none; an app that cannot be read says so in
-// its card. The chat session asks Rust once per call.
+// its card. A card asks Rust only when its server runs and names the tool among those with an
+// app; the chat session asks Rust once per call.
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => ({
@@ -134,16 +135,30 @@ describe("a tool card's MCP App", () => {
     await waitFor(() => expect(posted.find((m) => m.method === "ui/notifications/host-context-changed")?.params).toEqual({ theme: "dark" }));
   });
 
-  it("shows no app for a call whose tool has none", async () => {
+  it("shows no app for a call whose tool has none, and does not ask Rust for one", async () => {
     const conversation = backend.addConversation("Chart");
     backend.addMessages(conversation.id, ["Chart Paris"]);
     backend.addToolApp(conversation.id, "time__get_current_time", { timezone: "Europe/Paris" });
     await openConversation();
     const card = await screen.findByTestId("tool-card");
-    await waitFor(() => expect(backend.callsTo("prepare_mcp_app")).toHaveLength(1));
+    await waitFor(() => expect(backend.callsTo("watch_mcp_servers").length + backend.callsTo("list_mcp_servers").length).toBeGreaterThan(0));
     await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(backend.callsTo("prepare_mcp_app")).toEqual([]);
     expect(within(card).queryByTestId("mcp-app")).toBeNull();
     expect(within(card).queryByTestId("mcp-app-error")).toBeNull();
+  });
+
+  it("asks for a card's app once its server runs, not before", async () => {
+    const { id, messageId, callId } = conversationWithApp();
+    backend.mcpServers[0].state = { state: "starting" };
+    await openConversation();
+    await screen.findByTestId("tool-card");
+    await waitFor(() => expect(backend.callsTo("watch_mcp_servers").length + backend.callsTo("list_mcp_servers").length).toBeGreaterThan(0));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(backend.callsTo("prepare_mcp_app")).toEqual([]);
+    backend.runServer("charts");
+    await appFrame();
+    expect(backend.callsTo("prepare_mcp_app").map((c) => c.args)).toEqual([{ id, messageId, callId }]);
   });
 
   it("says in the card, as plain text, why the app could not be read", async () => {
@@ -161,6 +176,7 @@ describe("a tool card's MCP App", () => {
   it("asks only once the call has finished", async () => {
     const conversation = backend.addConversation("Clock");
     backend.appTools["time/get_current_time"] = { resource_uri: "ui://time/clock.html", prefers_border: false };
+    backend.runServer("time");
     let finish: () => void = () => {};
     backend.toolGate = () => new Promise<void>((resolve) => (finish = resolve));
     const { user } = await openConversation();

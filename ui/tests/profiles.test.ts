@@ -29,7 +29,7 @@ function server(name: string, running = true): McpServerStatus {
     disabled: false,
     approved: true,
     error: null,
-    state: running ? { state: "running", pid: 7, tools: 2 } : { state: "stopped" },
+    state: running ? { state: "running", pid: 7, tools: 2, apps: [] } : { state: "stopped" },
     resolved: `/usr/bin/${name}`,
     log_file: `/logs/mcp/${name}.log`,
   };

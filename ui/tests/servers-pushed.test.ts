@@ -38,7 +38,7 @@ function fault(state: McpServerStatus["state"]): McpServerStatus {
 
 describe("the Servers page, kept current by Rust", () => {
   it("shows a crash, the restart and a new tool as they are pushed, with no timer and no fetch", async () => {
-    backend.mcpServers = [fault({ state: "running", pid: 42, tools: 10 })];
+    backend.mcpServers = [fault({ state: "running", pid: 42, tools: 10, apps: [] })];
     // Timers set by the app's own code (the test library's waitFor sets its own).
     const ours: string[] = [];
     const real = window.setInterval.bind(window);
@@ -57,7 +57,7 @@ describe("the Servers page, kept current by Rust", () => {
     backend.pushServers();
     await waitFor(() => expect(state()).toMatch(/^Crashed · restarting/));
 
-    backend.mcpServers = [fault({ state: "running", pid: 43, tools: 11 })];
+    backend.mcpServers = [fault({ state: "running", pid: 43, tools: 11, apps: [] })];
     backend.pushServers();
     await waitFor(() => expect(state()).toMatch(/^Running/));
     expect(screen.getByTestId("server-item").textContent).toContain("11");

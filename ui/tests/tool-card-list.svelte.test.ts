@@ -10,7 +10,7 @@ import type { ToolCard } from "../src/lib/chat.svelte";
 
 function cardNumbered(n: number): ToolCard {
   return {
-    call_id: `call_${n}`, server: "s", display_name: `Tool ${n}`, arguments: "{}", state: "done", content: "ok",
+    call_id: `call_${n}`, server: "s", tool: `tool_${n}`, display_name: `Tool ${n}`, arguments: "{}", state: "done", content: "ok",
     duration_ms: 1, reason: null, progress: null, retry_of: null, description: null, full_length: null,
     result_id: null, can_retry: false, rich: false, artifacts: [],
   };

@@ -21,7 +21,7 @@ import { installFakeBackend } from "./render-app";
 import { newStores, renderWithStores } from "./render-with-stores";
 
 const card: ToolCard = {
-  call_id: "call_1", server: "time", display_name: "time · Get Current Time", arguments: '{"timezone":"Europe/Paris"}',
+  call_id: "call_1", server: "time", tool: "get_current_time", display_name: "time · Get Current Time", arguments: '{"timezone":"Europe/Paris"}',
   state: "done", content: "2026-11-23T12:00:00+01:00", duration_ms: 12, reason: null, progress: null, retry_of: null, description: null,
   full_length: null, result_id: "t1", can_retry: false, rich: false, artifacts: [],
 };
@@ -196,7 +196,7 @@ describe("a failed call whose server wants a sign-in", () => {
   /** The time server refused the call: Rust marked it at once and pushed the list. */
   beforeEach(async () => {
     backend = installFakeBackend();
-    backend.mcpServers = [remote("time", { state: "running", pid: null, tools: 1 }), remote("clock", { state: "running", pid: null, tools: 2 })];
+    backend.mcpServers = [remote("time", { state: "running", pid: null, tools: 1, apps: [] }), remote("clock", { state: "running", pid: null, tools: 2, apps: [] })];
     stores = newStores();
     await stores.servers.watchServers();
     backend.needSignIn("time");
@@ -267,7 +267,7 @@ describe("a failed call whose server wants a sign-in", () => {
     // Later changes of the server do not run the call again.
     backend.pushServers();
     backend.needSignIn("time");
-    backend.mcpServers[0].state = { state: "running", pid: null, tools: 1 };
+    backend.mcpServers[0].state = { state: "running", pid: null, tools: 1, apps: [] };
     backend.pushServers();
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(onRetry).toHaveBeenCalledTimes(1);
@@ -354,7 +354,7 @@ describe("a failed call whose server wants a sign-in", () => {
     expect(view.queryByTestId("tool-card-sign-in-wait")).toBeNull();
 
     // It runs at last: the message goes, and the call is still left to the person's Retry.
-    backend.mcpServers[0].state = { state: "running", pid: null, tools: 1 };
+    backend.mcpServers[0].state = { state: "running", pid: null, tools: 1, apps: [] };
     backend.pushServers();
     await waitFor(() => expect(view.queryByTestId("tool-card-sign-in-error")).toBeNull());
     expect(onRetry).not.toHaveBeenCalled();
@@ -383,7 +383,7 @@ describe("a failed call whose server wants a sign-in", () => {
     await user.click(view.getByTestId("tool-card-sign-in"));
     await view.findByTestId("tool-card-sign-in-wait");
     view.unmount();
-    backend.mcpServers[0].state = { state: "running", pid: null, tools: 1 };
+    backend.mcpServers[0].state = { state: "running", pid: null, tools: 1, apps: [] };
     backend.pushServers();
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(onRetry).not.toHaveBeenCalled();

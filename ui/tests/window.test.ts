@@ -489,7 +489,7 @@ describe("composer", () => {
   function timeServer(): McpServerStatus {
     return {
       name: "time", transport: "http", command_line: "streamable HTTP https://time.example.com/mcp", edit_text: "https://time.example.com/mcp",
-      roots: [], disabled: false, approved: true, error: null, state: { state: "running", pid: null, tools: 1 },
+      roots: [], disabled: false, approved: true, error: null, state: { state: "running", pid: null, tools: 1, apps: [] },
       resolved: "https://time.example.com/mcp", log_file: "/logs/mcp/time.log",
     };
   }

@@ -130,7 +130,9 @@ async fn the_supervisor_runs_a_remote_server_and_notices_when_it_goes_away() {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         match host.states().get("everything") {
-            Some(ServerState::Running { pid: None, tools }) if *tools >= 10 => break,
+            Some(ServerState::Running {
+                pid: None, tools, ..
+            }) if *tools >= 10 => break,
             other => assert!(Instant::now() < deadline, "{other:?}"),
         }
         tokio::time::sleep(Duration::from_millis(50)).await;

@@ -89,14 +89,18 @@ async fn servers_start_in_the_background_and_a_crash_restarts_with_backoff() {
     for name in ["everything", "faulty", "time"] {
         wait_for(&host, name, |s| matches!(s, ServerState::Running { .. })).await;
     }
+    let states = host.states();
     let ServerState::Running {
         pid: Some(first_pid),
         tools,
-    } = host.states()["faulty"]
+        ref apps,
+    } = states["faulty"]
     else {
         panic!()
     };
     assert_eq!(tools, 19);
+    // Its state names the tools that have an MCP App, so a card asks only for those.
+    assert_eq!(apps, &["dashboard".to_owned()]);
     let records = std::fs::read_to_string(dir.path().join("pids.json")).unwrap();
     assert!(
         records.contains("faulty") && records.contains("everything"),

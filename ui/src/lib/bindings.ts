@@ -719,7 +719,12 @@ suggested_model: string | null, };
 /**
  * What a person sees of a server.
  */
-export type ServerState = { "state": "starting" } | { "state": "running", pid: number | null, tools: number, } | { "state": "restarting", attempt: number, in_secs: number, reason: string, } | { "state": "failed", reason: string, } | { "state": "needs_sign_in", reason: string, } | { "state": "stopped" };
+export type ServerState = { "state": "starting" } | { "state": "running", pid: number | null, tools: number, 
+/**
+ * The tools that have an MCP App (their names), so a tool card asks for its app only
+ * when its tool has one.
+ */
+apps: Array<string>, } | { "state": "restarting", attempt: number, in_secs: number, reason: string, } | { "state": "failed", reason: string, } | { "state": "needs_sign_in", reason: string, } | { "state": "stopped" };
 
 /**
  * One configured server as lists show it.

@@ -36,6 +36,8 @@ export interface ToolCard {
   call_id: string;
   /** the server it runs on; null for a tool the model made up */
   server: string | null;
+  /** the tool's name on that server; null for a tool the model made up */
+  tool: string | null;
   display_name: string;
   arguments: string;
   state: ToolCardState;
@@ -155,6 +157,7 @@ function cardFrom(call: Extract<RunEvent, { type: "tool_call_proposed" }>["call"
   return {
     call_id: call.call_id,
     server: call.server,
+    tool: call.tool,
     display_name: call.display_name,
     arguments: call.arguments,
     state: "proposed",

@@ -37,6 +37,9 @@ pub enum ServerState {
     Running {
         pid: Option<u32>,
         tools: usize,
+        /// The tools that have an MCP App (their names), so a tool card asks for its app only
+        /// when its tool has one.
+        apps: Vec<String>,
     },
     /// Waiting `in_secs` before try `attempt` (of [`MAX_TRIES`]) after a crash.
     Restarting {
@@ -166,9 +169,21 @@ impl McpHost {
         self.changed();
     }
 
-    fn set_tools(&self, name: &str, tools: &[rmcp::model::Tool]) {
+    /// Keeps `tools` as `name`'s last list; returns the state of a server running with them.
+    fn set_tools(&self, name: &str, pid: Option<u32>, tools: &[rmcp::model::Tool]) -> ServerState {
+        let listed: Vec<ListedTool> = tools.iter().map(ListedTool::from_rmcp).collect();
+        let apps = listed
+            .iter()
+            .filter(|t| t.app.is_some())
+            .map(|t| t.name.clone())
+            .collect();
         if let Some(slot) = self.slots().get_mut(name) {
-            slot.tools = Arc::new(tools.iter().map(ListedTool::from_rmcp).collect());
+            slot.tools = Arc::new(listed);
+        }
+        ServerState::Running {
+            pid,
+            tools: tools.len(),
+            apps,
         }
     }
 
@@ -256,15 +271,8 @@ impl McpHost {
                         }
                         Err(_) => Vec::new(),
                     };
-                    self.set_tools(name, &tools);
-                    self.set_state(
-                        name,
-                        ServerState::Running {
-                            pid: server.pid(),
-                            tools: tools.len(),
-                        },
-                        Some(Some(Arc::clone(&server))),
-                    );
+                    let running = self.set_tools(name, server.pid(), &tools);
+                    self.set_state(name, running, Some(Some(Arc::clone(&server))));
                     let mut tools_changed = server.tools_changed();
                     let mut offers_changed = server.offers_changed();
                     let mut sign_in_wanted = server.sign_in_wanted();
@@ -320,12 +328,8 @@ impl McpHost {
                                     listed = server.list_tools() => listed,
                                 };
                                 if let Ok(tools) = listed {
-                                    self.set_tools(name, &tools);
-                                    self.set_state(
-                                        name,
-                                        ServerState::Running { pid: server.pid(), tools: tools.len() },
-                                        None,
-                                    );
+                                    let running = self.set_tools(name, server.pid(), &tools);
+                                    self.set_state(name, running, None);
                                 }
                             }
                         }

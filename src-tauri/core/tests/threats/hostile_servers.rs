@@ -176,7 +176,8 @@ async fn held_back_when_nested(http: Option<&[&str]>, levels: usize) {
         running,
         ServerState::Running {
             pid: host.server("deep").and_then(|s| s.pid()),
-            tools: 1
+            tools: 1,
+            apps: vec![],
         }
     );
     let offered: Vec<String> = host

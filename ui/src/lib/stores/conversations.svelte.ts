@@ -14,6 +14,7 @@
 import * as ipc from "../ipc";
 import { IpcError } from "../errors";
 import { LatestOnly } from "../latest";
+import { afterLateFrame } from "../frame-budget";
 import { ConversationTools } from "../conversation-tools.svelte";
 import type { Conversation, ConversationDetail, ProfileChoice, SearchHit } from "../types";
 import type { ChatSessions } from "./chat-sessions.svelte";
@@ -63,7 +64,9 @@ export class ConversationsStore {
 
   async open(id: string, known?: ConversationDetail): Promise<void> {
     const isLatest = this.#detailGuard.begin();
-    const reading = ipc.getConversation(id);
+    // A large conversation's answer can take much of a frame to read: the chat is then built
+    // in the next frame, not in the same one.
+    const reading = afterLateFrame(ipc.getConversation(id));
     const shown = known ?? (this.detail?.conversation.id === id ? this.detail : null);
     let early: ConversationDetail | null = null;
     if (shown === null) {

@@ -146,6 +146,55 @@ describe("a run replayed over what was saved", () => {
       ["a2", "proposed", null],
     ]);
   });
+
+  it("puts each result on its own card when a round's calls finish out of their order, live and reopened", async () => {
+    const { ChatSession, itemsFrom } = await import("../src/lib/chat.svelte");
+    const base = {
+      conversation_id: "c1", created_at: 1, tool_call_id: null, name: null, provider: null, model: null,
+      input_tokens: null, output_tokens: null, reasoning: null, error: null, is_error: false, full_length: null, attachments: [],
+      cost_pico: null, status: "complete" as const, finish_reason: null, tool_calls: null,
+    };
+    const ids = ["a", "b", "c", "d"];
+    const answer = {
+      ...base, id: "a1", role: "assistant" as const, content: "", finish_reason: "tool_calls",
+      tool_calls: ids.map((id) => ({ id, name: "time__now", arguments: "{}" })),
+    };
+    const conversation = { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "", profile_id: null };
+    const session = new ChatSession({ conversation, messages: [], tool_runs: [], older: null, branches: [] }, () => {}, (frame) => frame());
+    session.apply({ type: "run_started", run_id: "r1", conversation_id: "c1" });
+    session.apply({ type: "answer_started", message: { ...answer, status: "streaming", tool_calls: null } });
+    for (const id of ids) {
+      session.apply({ type: "tool_call_proposed", call: { call_id: id, message_id: "a1", wire_name: "time__now", server: "time", tool: "now", display_name: "time · Now", arguments: "{}", retry_of: null } });
+    }
+    const finished = ["c", "a", "d", "b"];
+    for (const id of finished) {
+      session.apply({ type: "tool_started", call_id: id });
+      session.apply({ type: "tool_finished", call_id: id, is_error: id === "d", content: `result of ${id}`, full_length: null, duration_ms: 1, can_retry: false, rich: false, artifacts: [], open_canvas: null });
+    }
+    const shown = (items: typeof session.items) =>
+      items.flatMap((i) => (i.kind === "assistant" ? i.tools.map((c) => [c.call_id, c.state, c.content]) : []));
+    const expected = [
+      ["a", "done", "result of a"],
+      ["b", "done", "result of b"],
+      ["c", "done", "result of c"],
+      ["d", "error", "result of d"],
+    ];
+    expect(shown(session.items)).toEqual(expected);
+
+    // Saved in the order they finished: reopened, each result is still on its own card.
+    const reopened = itemsFrom({
+      messages: [
+        answer,
+        ...finished.map((id) => ({ ...base, id: `t-${id}`, role: "tool" as const, content: `result of ${id}`, tool_call_id: id, is_error: id === "d" })),
+      ],
+      tool_runs: ids.map((id) => ({
+        id: `r-${id}`, conversation_id: "c1", message_id: "a1", call_id: id, server: "time", tool: "now", display_name: "time · Now", arguments: "{}",
+        decision: "allowed" as const, decision_scope: "once" as const, deny_reason: null, started_at: 1, finished_at: 2, is_error: id === "d",
+        retry_of: null, description: null, can_retry: false, rich: false,
+      })),
+    });
+    expect(shown(reopened)).toEqual(expected);
+  });
 });
 
 describe("a long conversation", () => {

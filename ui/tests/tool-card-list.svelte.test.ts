@@ -1,4 +1,4 @@
-// An answer's many tool cards are built newest first, a batch a frame from the frame after the
+// An answer's many tool cards are built newest first, then older batches a frame from the frame after the
 // first: the cards at the end (an opened chat sits there) come at once and are painted on their
 // own, they stay put while older ones arrive above them, and a card that comes while the answer
 // runs shows at once.
@@ -26,7 +26,7 @@ const frame = () => new Promise((done) => requestAnimationFrame(() => done(undef
 afterEach(cleanup);
 
 describe("an answer's tool cards", () => {
-  it("builds the newest twenty first, then older batches above them from the frame after, in order", async () => {
+  it("builds the newest twenty first, then older batches of ten above them from the frame after, in order", async () => {
     const cards = Array.from({ length: 65 }, (_, i) => cardNumbered(i));
     const view = render(ToolCardList, { cards, card });
     expect(ids(view.container)).toEqual(cards.slice(45).map((c) => c.call_id));
@@ -35,9 +35,11 @@ describe("an answer's tool cards", () => {
     expect(ids(view.container)).toEqual(cards.slice(45).map((c) => c.call_id));
     await frame();
     flushSync();
+    expect(ids(view.container)).toEqual(cards.slice(35).map((c) => c.call_id));
+    await frame();
+    flushSync();
     expect(ids(view.container)).toEqual(cards.slice(25).map((c) => c.call_id));
-    await frame();
-    await frame();
+    for (let i = 0; i < 3; i++) await frame();
     flushSync();
     expect(ids(view.container)).toEqual(cards.map((c) => c.call_id));
   });
@@ -49,7 +51,7 @@ describe("an answer's tool cards", () => {
     flushSync();
     expect(ids(view.container).at(-1)).toBe("call_50");
     expect(ids(view.container)).toHaveLength(21);
-    for (let i = 0; i < 4; i++) await frame();
+    for (let i = 0; i < 5; i++) await frame();
     flushSync();
     expect(ids(view.container)).toEqual(cards.map((c) => c.call_id));
   });
@@ -118,13 +120,13 @@ describe("an answer's older tool cards, where the engine can tell what is near t
     watching()[0].show(true);
     await frame();
     flushSync();
-    expect(ids(view.container)).toEqual(cards.slice(25).map((c) => c.call_id));
+    expect(ids(view.container)).toEqual(cards.slice(35).map((c) => c.call_id));
     watching()[0].show(false);
     for (let i = 0; i < 3; i++) await frame();
     flushSync();
-    expect(ids(view.container)).toHaveLength(40);
+    expect(ids(view.container)).toHaveLength(30);
     watching()[0].show(true);
-    for (let i = 0; i < 3; i++) await frame();
+    for (let i = 0; i < 4; i++) await frame();
     flushSync();
     expect(ids(view.container)).toEqual(cards.map((c) => c.call_id));
     expect(blank(view.container)).toBeNull();

@@ -242,6 +242,10 @@ export interface ItemsCursor {
   /** The calls its events name are that answer's (call ids repeat across answers with Ollama and
    * Gemini, and a replayed run must not touch a later card). */
   answerId: string | null;
+  /** Where in that answer's cards the last one looked up is: a run's events (and a saved
+   * answer's, replayed) name its calls in order, so the next is there or just after, and a
+   * chat of hundreds of calls is built without searching the cards for each event. */
+  at?: number;
 }
 
 function assistantIn(items: ChatItem[], id: string): AssistantItem | undefined {
@@ -251,8 +255,15 @@ function assistantIn(items: ChatItem[], id: string): AssistantItem | undefined {
 
 /** The card of that id in the answer the run is on, else the newest card of that id. */
 function cardIn(items: ChatItem[], cursor: ItemsCursor, callId: string): ToolCard | undefined {
-  const own = cursor.answerId ? assistantIn(items, cursor.answerId)?.tools.find((c) => c.call_id === callId) : undefined;
-  if (own) return own;
+  const tools = cursor.answerId ? assistantIn(items, cursor.answerId)?.tools : undefined;
+  if (tools) {
+    const hint = cursor.at ?? 0;
+    const at = tools[hint]?.call_id === callId ? hint : tools[hint + 1]?.call_id === callId ? hint + 1 : tools.findIndex((c) => c.call_id === callId);
+    if (at >= 0) {
+      cursor.at = at;
+      return tools[at];
+    }
+  }
   for (let i = items.length - 1; i >= 0; i--) {
     const item = items[i];
     if (item.kind !== "assistant") continue;

@@ -1,7 +1,7 @@
-// An answer's many tool cards are built newest first, then older batches a frame from the frame after the
-// first: the cards at the end (an opened chat sits there) come at once and are painted on their
-// own, they stay put while older ones arrive above them, and a card that comes while the answer
-// runs shows at once.
+// An answer's many tool cards are built newest first, then older ones a batch a frame from the
+// frame after the first: the cards at the end (an opened chat sits there) come at once and are
+// painted on their own, they stay put while older ones arrive above them, and a card that comes
+// while the answer runs shows at once.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cleanup, render } from "@testing-library/svelte";
 import { createRawSnippet, flushSync } from "svelte";

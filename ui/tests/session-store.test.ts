@@ -1,7 +1,8 @@
 // The chat sessions live in their store, outside any component: a running answer is the same
 // session after the person visits other pages (the conversation view is gone meanwhile), and a
 // deleted conversation's session goes with it. Checked on the stores alone and on the
-// conversation view rendered on its own with the stores in its context.
+// conversation view rendered on its own with the stores in its context. In the whole window,
+// each conversation keeps its own draft in the message box while another is open.
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => ({
@@ -15,7 +16,7 @@ import { screen, waitFor, within } from "@testing-library/svelte";
 import userEvent from "@testing-library/user-event";
 import ConversationView from "../src/components/ConversationView.svelte";
 import type { FakeBackend } from "./fake-backend";
-import { installFakeBackend } from "./render-app";
+import { installFakeBackend, renderApp } from "./render-app";
 import { newStores, renderWithStores } from "./render-with-stores";
 
 let backend: FakeBackend;
@@ -108,5 +109,45 @@ describe("the conversation view with the stores in its context", () => {
     await waitFor(() => expect(backend.callsTo("delete_conversation")).toHaveLength(1));
     expect(stores.chats.get(chat.id)).toBeUndefined();
     expect(stores.ui.page).toEqual({ name: "welcome" });
+  });
+
+  it("keeps each conversation's draft in the message box while another is open, and none of the other's panels", async () => {
+    backend.addProviderRecord("Work");
+    const first = backend.addConversation("First");
+    const second = backend.addConversation("Second");
+    const { stores, user } = await renderApp();
+    const title = () => screen.getByTestId("conversation-header-title").textContent?.trim();
+    const box = () => screen.getByTestId("composer-input") as HTMLTextAreaElement;
+    const openConversation = async (id: string, name: string) => {
+      await stores.conversations.open(id);
+      await waitFor(() => expect(title()).toBe(name));
+    };
+
+    // Half a message and the prompt panel open, in the first.
+    await openConversation(first.id, "First");
+    await user.type(box(), "Half written");
+    await user.click(screen.getByTestId("system-prompt-button"));
+    await screen.findByTestId("system-prompt-panel");
+
+    // The second: an empty box, and not the first's panel.
+    await openConversation(second.id, "Second");
+    expect(box().value).toBe("");
+    expect(screen.queryByTestId("system-prompt-panel")).toBeNull();
+
+    // Each draft comes back to its own conversation, through another page too.
+    await user.type(box(), "Other words");
+    await openConversation(first.id, "First");
+    expect(box().value).toBe("Half written");
+    stores.ui.showSettings();
+    await openConversation(second.id, "Second");
+    expect(box().value).toBe("Other words");
+
+    // Sent, the second's draft empties; the first's stays. A deleted conversation's draft goes.
+    await user.type(box(), "{Enter}");
+    await waitFor(() => expect(screen.getByTestId("message-list").textContent).toContain("Other words"));
+    expect(box().value).toBe("");
+    expect(stores.chats.draftOf(first.id).text).toBe("Half written");
+    await stores.conversations.remove(first.id);
+    expect(stores.chats.draftOf(first.id).text).toBe("");
   });
 });

@@ -6,11 +6,14 @@
 // session applies is passed on with its conversation's id (the canvas's files hear them).
 
 import { ChatSession } from "../chat.svelte";
+import { ComposerDraft } from "../composer-draft.svelte";
 import type { RunEvent } from "../run-events";
 import type { ConversationDetail } from "../types";
 
 export class ChatSessions {
   readonly #sessions = new Map<string, ChatSession>();
+  /** What the composer holds, by conversation: kept while the window lives, whatever is open. */
+  readonly #drafts = new Map<string, ComposerDraft>();
   readonly #onFinished: (conversationId: string) => void;
   readonly #onEvent: (conversationId: string, event: RunEvent) => void;
 
@@ -49,8 +52,23 @@ export class ChatSessions {
     return this.#sessions.get(conversationId);
   }
 
-  /** A deleted conversation's session goes with it. */
+  /**
+   * The composer's draft for `conversationId`: the same one each time it is asked for, so what
+   * was written there is found again. Others left empty are let go.
+   */
+  draftOf(conversationId: string): ComposerDraft {
+    let draft = this.#drafts.get(conversationId);
+    if (!draft) {
+      for (const [other, kept] of this.#drafts) if (kept.empty) this.#drafts.delete(other);
+      draft = new ComposerDraft();
+      this.#drafts.set(conversationId, draft);
+    }
+    return draft;
+  }
+
+  /** A deleted conversation's session and draft go with it. */
   forget(conversationId: string): void {
     this.#sessions.delete(conversationId);
+    this.#drafts.delete(conversationId);
   }
 }

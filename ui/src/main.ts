@@ -1,14 +1,17 @@
 //! Entry point: applies the theme before the first paint, builds the window's
 //! stores, then mounts the app (which hands the stores to its components). Once the window
-//! has shown, it warms up what opening the first conversation would otherwise pay for. Links
-//! anywhere in the window go to Rust's `open_link`, never navigate the window.
+//! has shown, it warms up what opening the first conversation would otherwise pay for
+//! (warmup.ts, then warm-chat.ts). Links anywhere in the window go to Rust's `open_link`, never
+//! navigate the window.
 
 import { mount } from "svelte";
 import "./app.css";
 import App from "./App.svelte";
 import { Stores } from "./lib/stores/stores";
 import { ThemeController } from "./lib/theme";
-import { warmUp } from "./lib/warmup";
+import { browserClock, FACES, warmUp } from "./lib/warmup";
+import { chatWarmup } from "./lib/warm-chat";
+import { storesContext } from "./lib/stores/context";
 import { keepLinksInside } from "./lib/links";
 import { openLink } from "./lib/ipc";
 
@@ -29,4 +32,7 @@ keepLinksInside(document, (href) => {
 });
 
 // After the first frame and the start-up's own work (reading the list, the providers).
-requestAnimationFrame(() => setTimeout(() => warmUp(document), 300));
+// Last, a made-up chat is opened out of sight a few times (warm-chat.ts).
+requestAnimationFrame(() =>
+  setTimeout(() => warmUp(document, browserClock, FACES, chatWarmup(document, storesContext(stores), () => stores.chats.running)), 300),
+);

@@ -1,29 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import hljs from "highlight.js/lib/common";
-import { CODE_LANGUAGES, FACES, warmUp, type WarmupClock } from "../src/lib/warmup";
-
-/** A clock whose tasks run only when the test says so. */
-function manualClock(): WarmupClock & { pending: Array<() => void>; runAll(): number } {
-  const pending: Array<() => void> = [];
-  return {
-    pending,
-    later(task) {
-      pending.push(task);
-      return () => {
-        const i = pending.indexOf(task);
-        if (i >= 0) pending.splice(i, 1);
-      };
-    },
-    runAll() {
-      let ran = 0;
-      while (pending.length > 0) {
-        pending.shift()!();
-        ran++;
-      }
-      return ran;
-    },
-  };
-}
+import { CODE_LANGUAGES, FACES, warmUp } from "../src/lib/warmup";
+import { manualClock } from "./manual-clock";
 
 const box = () => document.body.querySelector<HTMLElement>('div[aria-hidden="true"]');
 

@@ -146,6 +146,11 @@ export class AnswerBlocks {
 const FINISHED_KEPT = 200;
 const finished = new Map<string, { text: string; generation: number; stale: boolean; blocks: string[] }>();
 
+/** Lets go of the kept blocks of the finished answer `id` (one that will not be shown again). */
+export function forgetFinished(id: string): void {
+  finished.delete(id);
+}
+
 /**
  * The HTML of the finished answer `id` with the text `text`: as rendered before, else finished
  * by `blocks` (which carries on from what it rendered while the answer streamed, if it did).

@@ -76,11 +76,23 @@ export const browserClock: WarmupClock = {
   },
 };
 
+/** Steps run after the warm-up's own (one a task), and what stops them (removes what they added). */
+export interface MoreSteps {
+  steps: ReadonlyArray<() => void | Promise<void>>;
+  done: () => void;
+}
+
 /**
- * Starts warming up in `doc`, a task at a time on `clock`; returns a function that stops it
- * (and removes what it added). `faces` defaults to FACES.
+ * Starts warming up in `doc`, a task at a time on `clock`, then runs `more` (warm-chat.ts:
+ * opening a made-up chat); returns a function that stops it (and removes what it added).
+ * `faces` defaults to FACES.
  */
-export function warmUp(doc: Document, clock: WarmupClock = browserClock, faces: readonly Face[] = FACES): () => void {
+export function warmUp(
+  doc: Document,
+  clock: WarmupClock = browserClock,
+  faces: readonly Face[] = FACES,
+  more: MoreSteps = { steps: [], done: () => {} },
+): () => void {
   const box = doc.createElement("div");
   box.setAttribute("aria-hidden", "true");
   box.setAttribute("inert", "");
@@ -120,8 +132,12 @@ export function warmUp(doc: Document, clock: WarmupClock = browserClock, faces: 
     () => box.remove(),
     () => loadHighlighter(),
     ...CODE_LANGUAGES.map((language) => () => prepareLanguage(language)),
+    ...more.steps,
   );
-  return runTasks(clock, steps, () => box.remove());
+  return runTasks(clock, steps, () => {
+    box.remove();
+    more.done();
+  });
 }
 
 /**

@@ -47,6 +47,12 @@ export class ChatSessions {
     return session;
   }
 
+  /** Whether an answer is coming in any conversation. */
+  get running(): boolean {
+    for (const session of this.#sessions.values()) if (session.running) return true;
+    return false;
+  }
+
   /** The session of `conversationId`, if the window has one. */
   get(conversationId: string): ChatSession | undefined {
     return this.#sessions.get(conversationId);

@@ -1,0 +1,240 @@
+//! The made-up chat the window opens out of sight, a few times, while it is idle after start-up
+//! (warmup.ts runs these steps after its own), so that the first chat a person opens does not
+//! pay for running the chat's code for the first time. JavaScriptCore runs a function in its
+//! slowest tier until it has been called some dozens of times; a chat's first opening runs the
+//! list's, the rows' and each tool card's code cold, which measured about twice as slow as the
+//! same opening after other chats had been opened (BENCHMARKS.md, session 24). Each round mounts
+//! the real `MessageList` with made-up rows (answers in Markdown, a batch of tool cards, a list
+//! long enough to be virtualised in some rounds), lets it lay out, and unmounts it.
+//!
+//! A round waits while the person is using the window (input in the last second) or an answer
+//! is coming (`running`): the warm-up only ever takes time no one is using.
+//!
+//! The list is built in a shadow root, with a copy of the page's style sheets, in a box that is
+//! laid out but never painted or read out: nothing of it can be seen, focused or clicked, and
+//! nothing in the page finds its rows (its test ids, its "answers") from outside.
+
+import { mount, unmount } from "svelte";
+import MessageList from "../components/MessageList.svelte";
+import type { ChatItem, ToolCard } from "./chat.svelte";
+import { forgetFinished } from "./markdown-blocks";
+import { SAMPLE_MARKDOWN } from "./warmup";
+
+/** One opening of the made-up chat: how many tool calls its answer made, and its length in rows. */
+export interface WarmRound {
+  cards: number;
+  rows: number;
+}
+
+/**
+ * The openings, smallest first (the first, run cold, is the longest task per card). Some have
+ * more rows than the list shows plainly (12), so the virtualised list is warmed too; the cards
+ * add up to more calls than the engine needs to compile a card's code.
+ */
+export const WARM_ROUNDS: readonly WarmRound[] = [
+  { cards: 4, rows: 6 },
+  { cards: 12, rows: 6 },
+  { cards: 20, rows: 16 },
+  { cards: 20, rows: 6 },
+  { cards: 20, rows: 16 },
+  { cards: 20, rows: 6 },
+];
+
+/** The ids of the made-up answers: the same each round, so the cache of finished answers holds
+ *  a few of them at most (each round's text differs, so each renders again); let go at the end. */
+const answerId = (i: number | "calls" | "closing"): string => `warm-up-answer-${i}`;
+/** Earlier turns a round has at most (its rows less the last three). */
+const EARLIER_MAX = 32;
+
+function toolCard(round: number, i: number): ToolCard {
+  const failed = i % 7 === 6;
+  return {
+    call_id: `warm-up-${round}-${i}`,
+    server: "warm-up",
+    tool: "read_note",
+    display_name: "warm-up · read_note",
+    arguments: JSON.stringify({ path: `notes/${i}.md` }),
+    state: failed ? "error" : "done",
+    content: failed ? "The note could not be read." : `Note ${i}: what it says.`,
+    duration_ms: i % 2 === 0 ? 120 + i : 1450 + i,
+    reason: null,
+    progress: null,
+    retry_of: null,
+    description: i % 3 === 0 ? "Reads one note" : null,
+    full_length: i % 5 === 0 ? 12_000 + i : null,
+    result_id: `warm-up-result-${round}-${i}`,
+    can_retry: failed,
+    rich: false,
+    artifacts: [],
+  };
+}
+
+function answer(id: string, text: string, tools: ToolCard[] = []): ChatItem {
+  return {
+    kind: "assistant",
+    id,
+    text,
+    reasoning: "",
+    status: "complete",
+    finish_reason: "stop",
+    error: null,
+    model: "warm-up",
+    input_tokens: 1_200,
+    output_tokens: 340,
+    cost_pico: 2_000_000,
+    tools,
+  };
+}
+
+function question(id: string, text: string): ChatItem {
+  return { kind: "user", id, text, created_at: 0, attachments: [] };
+}
+
+/** Round `round`'s rows: earlier turns, then a question, an answer that made the calls, and a closing answer. */
+export function warmChat(round: number, { cards, rows }: WarmRound): ChatItem[] {
+  const items: ChatItem[] = [];
+  for (let i = 0; items.length + 3 < rows && i < EARLIER_MAX; i++) {
+    items.push(question(`warm-up-${round}-q${i}`, `An earlier question, number ${i}?`));
+    items.push(answer(answerId(i), `An earlier answer with **bold** and \`code\`, number ${i}, round ${round}.`));
+  }
+  items.push(question(`warm-up-${round}-q`, "Read my notes and sum them up."));
+  items.push(answer(answerId("calls"), "", Array.from({ length: cards }, (_, i) => toolCard(round, i))));
+  items.push(answer(answerId("closing"), `${SAMPLE_MARKDOWN}\n\nRound ${round}.`));
+  return items;
+}
+
+/** The page's style rules as text, for the shadow root (rules of a sheet that cannot be read are left out). */
+function pageStyles(doc: Document): string {
+  let text = "";
+  for (const sheet of Array.from(doc.styleSheets)) {
+    try {
+      for (const rule of Array.from(sheet.cssRules)) text += `${rule.cssText}\n`;
+    } catch {
+      // A sheet from elsewhere: its rules are not readable, and the chat's are not in it.
+    }
+  }
+  return text;
+}
+
+/** The warm-up's steps (one a task) and what stops it (removes what it added), for `warmUp`. */
+export interface WarmSteps {
+  steps: Array<() => void | Promise<void>>;
+  done: () => void;
+}
+
+/** A round waits until this long after the person's last input (a key, a click, the wheel). */
+export const QUIET_MS = 1000;
+/** While it waits, it looks again this often. */
+const WAIT_STEP_MS = 250;
+const INPUTS = ["pointerdown", "keydown", "wheel"] as const;
+
+/** What a round waits for, and how it tells time (a test gives its own). */
+export interface WarmWhen {
+  /** whether an answer is coming in some conversation (a round then waits) */
+  running: () => boolean;
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+}
+
+const browserWhen = (running: () => boolean): WarmWhen => ({
+  running,
+  now: () => performance.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+});
+
+/**
+ * The steps that open the made-up chat in `doc` once per round of `rounds`, the list mounted
+ * with `context` (the window's stores: a tool card reads the servers' states), each opening
+ * unmounted in the step after it. Each round first waits for a quiet window (`when`: whether
+ * an answer is coming, or the clock to use). A step that throws stops the rest (the warm-up only saves
+ * time; it is never worth an error).
+ */
+export function chatWarmup(
+  doc: Document,
+  context: Map<unknown, unknown>,
+  when: WarmWhen | (() => boolean),
+  rounds: readonly WarmRound[] = WARM_ROUNDS,
+): WarmSteps {
+  const clock = typeof when === "function" ? browserWhen(when) : when;
+  let host: HTMLElement | null = null;
+  let target: HTMLElement | null = null;
+  let shown: ReturnType<typeof mount> | null = null;
+  let broken = false;
+  let lastInput = -Infinity;
+  const heard = (): void => {
+    lastInput = clock.now();
+  };
+  const view = doc.defaultView;
+  for (const type of INPUTS) view?.addEventListener(type, heard, { capture: true, passive: true });
+
+  /** Resolves once no answer is coming and the person has been still for QUIET_MS. */
+  const quiet = async (): Promise<void> => {
+    while (!broken && (clock.running() || clock.now() - lastInput < QUIET_MS)) await clock.sleep(WAIT_STEP_MS);
+  };
+
+  const close = (): void => {
+    if (shown === null) return;
+    const list = shown;
+    shown = null;
+    void unmount(list);
+  };
+  const done = (): void => {
+    broken = true;
+    close();
+    for (const id of [answerId("calls"), answerId("closing"), ...Array.from({ length: EARLIER_MAX }, (_, i) => answerId(i))]) forgetFinished(id);
+    host?.remove();
+    host = null;
+    for (const type of INPUTS) view?.removeEventListener(type, heard, { capture: true });
+  };
+  const guarded = (step: () => void) => (): void => {
+    if (broken) return;
+    try {
+      step();
+    } catch (err) {
+      done();
+      console.warn("the chat's warm-up stopped", err);
+    }
+  };
+
+  const steps: WarmSteps["steps"] = [
+    guarded(() => {
+      host = doc.createElement("div");
+      host.setAttribute("aria-hidden", "true");
+      host.setAttribute("inert", "");
+      // Laid out (as a chat pane is) but never painted, out of the way of the layout around it.
+      host.style.cssText =
+        "position:fixed;left:-10000px;top:0;width:1000px;height:800px;visibility:hidden;pointer-events:none;contain:strict;";
+      const shadow = host.attachShadow({ mode: "open" });
+      const style = doc.createElement("style");
+      style.textContent = pageStyles(doc);
+      target = doc.createElement("div");
+      target.style.cssText = "display:flex;flex-direction:column;height:100%;";
+      shadow.append(style, target);
+      doc.body.append(host);
+    }),
+  ];
+  rounds.forEach((round, n) => {
+    steps.push(
+      quiet,
+      guarded(() => {
+        if (!target) return;
+        shown = mount(MessageList, {
+          target,
+          context,
+          props: {
+            items: warmChat(n, round),
+            onRetry: () => {},
+            onRetryCall: () => {},
+            onShowWhole: () => Promise.resolve(),
+            onDeleteTurn: () => {},
+            onEdit: () => {},
+            onRegenerate: () => {},
+          },
+        });
+      }),
+      guarded(close),
+    );
+  });
+  steps.push(guarded(done));
+  return { steps, done };
+}

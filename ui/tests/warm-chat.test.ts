@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { flushSync } from "svelte";
 import { chatWarmup, QUIET_MS, warmChat, WARM_ROUNDS, type WarmRound, type WarmWhen } from "../src/lib/warm-chat";
 import { warmUp } from "../src/lib/warmup";
 import { manualClock, type ManualClock } from "./manual-clock";
@@ -40,12 +41,16 @@ afterEach(() => {
 
 describe("opening a made-up chat out of sight after start-up", () => {
   it("mounts the real chat list once per round in a hidden shadow root, unmounts it, then removes everything", async () => {
-    const style = document.createElement("style");
-    style.textContent = ".marker-rule { color: red; }";
-    document.head.append(style);
+    const sheet = document.createElement("link");
+    sheet.rel = "stylesheet";
+    sheet.href = "/assets/app.css";
+    const inline = document.createElement("style");
+    inline.textContent = ".marker-rule { color: red; }";
+    document.head.append(sheet, inline);
     const rounds: WarmRound[] = [
       { cards: 3, rows: 5 },
-      { cards: 5, rows: 16 },
+      { cards: 5, rows: 17 },
+      { cards: 2, rows: 5 },
     ];
     const clock = manualClock();
     warmUp(document, clock, [], chatWarmup(document, storesContext(newStores()), quietWhen(), rounds));
@@ -57,8 +62,10 @@ describe("opening a made-up chat out of sight after start-up", () => {
     expect(added.style.visibility).toBe("hidden");
     expect(added.style.position).toBe("fixed");
     const shadow = added.shadowRoot!;
-    // The page's rules go with it: the list's scoped styles apply inside.
-    expect(shadow.querySelector("style")?.textContent).toContain(".marker-rule");
+    // The page's style sheets go with it (the list's scoped styles apply inside), linked: an
+    // inline copy would be refused by the CSP.
+    expect([...shadow.querySelectorAll<HTMLLinkElement>('link[rel="stylesheet"]')].map((l) => l.getAttribute("href"))).toEqual(["/assets/app.css"]);
+    expect(shadow.querySelector("style")).toBeNull();
     expect(shadow.querySelector('[data-testid="message-list"]')).toBeNull();
 
     // Round one (after its wait for a quiet window): a plain list with its question, the
@@ -77,29 +84,39 @@ describe("opening a made-up chat out of sight after start-up", () => {
 
     await stepUntil(clock, () => shadow.querySelector('[data-testid="message-list"]') !== null); // round two: virtualised
     expect(shadow.querySelector('[data-testid="message-list"] ol')).not.toBeNull();
+    expect(shadow.querySelector("ol.list")).toBeNull(); // not the plain list
     clock.step();
     expect(shadow.querySelector('[data-testid="message-list"]')).toBeNull();
+
+    await stepUntil(clock, () => shadow.querySelector('[data-testid="message-list"]') !== null); // round three: plain again
+    expect(shadow.querySelector("ol.list")).not.toBeNull();
 
     await stepUntil(clock, () => host() === null); // the last step
     expect(clock.pending).toHaveLength(0);
     // The made-up answers are not kept among the finished answers' HTML.
-    const earlier = warmChat(0, rounds[0])[1]; // an answer the plain list of round one showed, with neither code nor math
+    const earlier = warmChat(2, rounds[2])[1]; // an answer the plain list of the last round showed, with neither code nor math
     expect(earlier.kind).toBe("assistant");
     const blocks = new AnswerBlocks();
     const finish = vi.spyOn(blocks, "finish");
     finishedAnswer(earlier.id, earlier.kind === "assistant" ? earlier.text : "", blocks);
     expect(finish).toHaveBeenCalledOnce();
-    style.remove();
+    sheet.remove();
+    inline.remove();
   });
 
   it("stopped part-way, removes what it added", async () => {
     const clock = manualClock();
     const stop = warmUp(document, clock, [], chatWarmup(document, storesContext(newStores()), quietWhen(), [{ cards: 2, rows: 4 }]));
     await stepUntil(clock, () => host()?.shadowRoot?.querySelector('[data-testid="tool-card"]') != null); // the list is mounted
-    expect(host()!.shadowRoot!.querySelectorAll('[data-testid="tool-card"]')).toHaveLength(2);
+    const shadow = host()!.shadowRoot!;
+    expect(shadow.querySelectorAll('[data-testid="tool-card"]')).toHaveLength(2);
+    const unlisten = vi.spyOn(window, "removeEventListener");
     stop();
     expect(host()).toBeNull();
+    expect(shadow.querySelector('[data-testid="message-list"]')).toBeNull(); // unmounted, not only taken off the page
     expect(clock.pending).toHaveLength(0);
+    // It no longer hears the person's input.
+    expect(unlisten.mock.calls.map(([type]) => type).sort()).toEqual(["keydown", "pointerdown", "wheel"]);
   });
 
   it("stops at an error, removing what it added, and never throws into the page", async () => {
@@ -144,6 +161,21 @@ describe("opening a made-up chat out of sight after start-up", () => {
     const before = looks;
     await steps[1]();
     expect(looks).toBe(before);
+  });
+
+  it("leaves a round out when the person starts something between its wait and its task", async () => {
+    const when = quietWhen();
+    const { steps, done } = chatWarmup(document, storesContext(newStores()), when, [{ cards: 1, rows: 3 }]);
+    void steps[0]();
+    await steps[1](); // calm: the wait ends at once
+    window.dispatchEvent(new KeyboardEvent("keydown")); // then a key, before the round's task
+    void steps[2]();
+    expect(host()!.shadowRoot!.querySelector('[data-testid="message-list"]')).toBeNull();
+    when.time += QUIET_MS; // a second later, a round would go ahead
+    void steps[2]();
+    flushSync();
+    expect(host()!.shadowRoot!.querySelector('[data-testid="message-list"]')).not.toBeNull();
+    done();
   });
 
   it("has rounds with plain and virtualised lists, and enough cards for the engine to compile a card", () => {

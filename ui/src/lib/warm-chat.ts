@@ -2,17 +2,19 @@
 //! (warmup.ts runs these steps after its own), so that the first chat a person opens does not
 //! pay for running the chat's code for the first time. JavaScriptCore runs a function in its
 //! slowest tier until it has been called some dozens of times; a chat's first opening runs the
-//! list's, the rows' and each tool card's code cold, which measured about twice as slow as the
-//! same opening after other chats had been opened (BENCHMARKS.md, session 24). Each round mounts
+//! list's, the rows' and each tool card's code cold, which measured about 1.6 times as long as
+//! the same opening after other chats had been opened (BENCHMARKS.md, session 24). Each round mounts
 //! the real `MessageList` with made-up rows (answers in Markdown, a batch of tool cards, a list
 //! long enough to be virtualised in some rounds), lets it lay out, and unmounts it.
 //!
 //! A round waits while the person is using the window (input in the last second) or an answer
-//! is coming (`running`): the warm-up only ever takes time no one is using.
+//! is coming (`running`), and is left out if either began by the time its task runs; a round
+//! already mounting runs to its end (a few tens of ms the first time, less after).
 //!
-//! The list is built in a shadow root, with a copy of the page's style sheets, in a box that is
-//! laid out but never painted or read out: nothing of it can be seen, focused or clicked, and
-//! nothing in the page finds its rows (its test ids, its "answers") from outside.
+//! The list is built in a shadow root that links the page's own style sheets (no inline style:
+//! the CSP allows none), in a box that is laid out but never painted or read out: nothing of it
+//! can be seen, focused or clicked, and nothing in the page finds its rows (its test ids, its
+//! "answers") from outside.
 
 import { mount, unmount } from "svelte";
 import MessageList from "../components/MessageList.svelte";
@@ -20,7 +22,7 @@ import type { ChatItem, ToolCard } from "./chat.svelte";
 import { forgetFinished } from "./markdown-blocks";
 import { SAMPLE_MARKDOWN } from "./warmup";
 
-/** One opening of the made-up chat: how many tool calls its answer made, and its length in rows. */
+/** One opening of the made-up chat: how many tool calls its answer made, and its length in rows (at most). */
 export interface WarmRound {
   cards: number;
   rows: number;
@@ -34,9 +36,9 @@ export interface WarmRound {
 export const WARM_ROUNDS: readonly WarmRound[] = [
   { cards: 4, rows: 6 },
   { cards: 12, rows: 6 },
-  { cards: 20, rows: 16 },
+  { cards: 20, rows: 17 },
   { cards: 20, rows: 6 },
-  { cards: 20, rows: 16 },
+  { cards: 20, rows: 17 },
   { cards: 20, rows: 6 },
 ];
 
@@ -90,10 +92,10 @@ function question(id: string, text: string): ChatItem {
   return { kind: "user", id, text, created_at: 0, attachments: [] };
 }
 
-/** Round `round`'s rows: earlier turns, then a question, an answer that made the calls, and a closing answer. */
+/** Round `round`'s rows (`rows` at most): earlier turns, then a question, an answer that made the calls, and a closing answer. */
 export function warmChat(round: number, { cards, rows }: WarmRound): ChatItem[] {
   const items: ChatItem[] = [];
-  for (let i = 0; items.length + 3 < rows && i < EARLIER_MAX; i++) {
+  for (let i = 0; items.length + 5 <= rows && i < EARLIER_MAX; i++) {
     items.push(question(`warm-up-${round}-q${i}`, `An earlier question, number ${i}?`));
     items.push(answer(answerId(i), `An earlier answer with **bold** and \`code\`, number ${i}, round ${round}.`));
   }
@@ -103,17 +105,13 @@ export function warmChat(round: number, { cards, rows }: WarmRound): ChatItem[] 
   return items;
 }
 
-/** The page's style rules as text, for the shadow root (rules of a sheet that cannot be read are left out). */
-function pageStyles(doc: Document): string {
-  let text = "";
-  for (const sheet of Array.from(doc.styleSheets)) {
-    try {
-      for (const rule of Array.from(sheet.cssRules)) text += `${rule.cssText}\n`;
-    } catch {
-      // A sheet from elsewhere: its rules are not readable, and the chat's are not in it.
-    }
-  }
-  return text;
+/**
+ * The page's style sheets for the shadow root: its `<link rel="stylesheet">` elements cloned
+ * (the same files, which the CSP allows, `style-src 'self'`, and the engine has already read).
+ * A `<style>` element is not copied: the CSP allows none, so a copy would only be refused.
+ */
+function pageStyles(doc: Document): Node[] {
+  return Array.from(doc.querySelectorAll('link[rel="stylesheet"]'), (link) => link.cloneNode());
 }
 
 /** The warm-up's steps (one a task) and what stops it (removes what it added), for `warmUp`. */
@@ -167,9 +165,11 @@ export function chatWarmup(
   const view = doc.defaultView;
   for (const type of INPUTS) view?.addEventListener(type, heard, { capture: true, passive: true });
 
-  /** Resolves once no answer is coming and the person has been still for QUIET_MS. */
+  /** Whether no answer is coming and the person has been still for QUIET_MS. */
+  const calm = (): boolean => !clock.running() && clock.now() - lastInput >= QUIET_MS;
+  /** Resolves once it is calm (or the warm-up has stopped). */
   const quiet = async (): Promise<void> => {
-    while (!broken && (clock.running() || clock.now() - lastInput < QUIET_MS)) await clock.sleep(WAIT_STEP_MS);
+    while (!broken && !calm()) await clock.sleep(WAIT_STEP_MS);
   };
 
   const close = (): void => {
@@ -205,11 +205,9 @@ export function chatWarmup(
       host.style.cssText =
         "position:fixed;left:-10000px;top:0;width:1000px;height:800px;visibility:hidden;pointer-events:none;contain:strict;";
       const shadow = host.attachShadow({ mode: "open" });
-      const style = doc.createElement("style");
-      style.textContent = pageStyles(doc);
       target = doc.createElement("div");
       target.style.cssText = "display:flex;flex-direction:column;height:100%;";
-      shadow.append(style, target);
+      shadow.append(...pageStyles(doc), target);
       doc.body.append(host);
     }),
   ];
@@ -217,7 +215,8 @@ export function chatWarmup(
     steps.push(
       quiet,
       guarded(() => {
-        if (!target) return;
+        // The task comes a moment after the wait ended: a round that would now be in the way is left out.
+        if (!target || !calm()) return;
         shown = mount(MessageList, {
           target,
           context,

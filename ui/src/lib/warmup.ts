@@ -142,7 +142,8 @@ export function warmUp(
 
 /**
  * Runs `steps` one a task on `clock`, each after the one before (and after the promise it
- * returned, if any), then `done`; returns a function that stops them (and runs `done`).
+ * returned, if any), then `done`; returns a function that stops them (and runs `done`). A
+ * step's promise that fails ends them as stopping does.
  */
 export function runTasks(clock: WarmupClock, steps: ReadonlyArray<() => void | Promise<void>>, done: () => void): () => void {
   let cancel: (() => void) | null = null;
@@ -162,7 +163,7 @@ export function runTasks(clock: WarmupClock, steps: ReadonlyArray<() => void | P
     cancel = clock.later(() => {
       if (stopped) return;
       const ran = steps[i]();
-      if (ran instanceof Promise) void ran.then(() => next(i + 1));
+      if (ran instanceof Promise) void ran.then(() => next(i + 1), finish);
       else next(i + 1);
     });
   };

@@ -20,7 +20,7 @@ import { mount, unmount } from "svelte";
 import MessageList from "../components/MessageList.svelte";
 import type { ChatItem, ToolCard } from "./chat.svelte";
 import { forgetFinished } from "./markdown-blocks";
-import { SAMPLE_MARKDOWN } from "./warmup";
+import { SAMPLE_MARKDOWN, type MoreSteps } from "./warmup";
 
 /** One opening of the made-up chat: how many tool calls its answer made, and its length in rows (at most). */
 export interface WarmRound {
@@ -45,8 +45,6 @@ export const WARM_ROUNDS: readonly WarmRound[] = [
 /** The ids of the made-up answers: the same each round, so the cache of finished answers holds
  *  a few of them at most (each round's text differs, so each renders again); let go at the end. */
 const answerId = (i: number | "calls" | "closing"): string => `warm-up-answer-${i}`;
-/** Earlier turns a round has at most (its rows less the last three). */
-const EARLIER_MAX = 32;
 
 function toolCard(round: number, i: number): ToolCard {
   const failed = i % 7 === 6;
@@ -95,7 +93,7 @@ function question(id: string, text: string): ChatItem {
 /** Round `round`'s rows (`rows` at most): earlier turns, then a question, an answer that made the calls, and a closing answer. */
 export function warmChat(round: number, { cards, rows }: WarmRound): ChatItem[] {
   const items: ChatItem[] = [];
-  for (let i = 0; items.length + 5 <= rows && i < EARLIER_MAX; i++) {
+  for (let i = 0; items.length + 5 <= rows; i++) {
     items.push(question(`warm-up-${round}-q${i}`, `An earlier question, number ${i}?`));
     items.push(answer(answerId(i), `An earlier answer with **bold** and \`code\`, number ${i}, round ${round}.`));
   }
@@ -112,12 +110,6 @@ export function warmChat(round: number, { cards, rows }: WarmRound): ChatItem[] 
  */
 function pageStyles(doc: Document): Node[] {
   return Array.from(doc.querySelectorAll('link[rel="stylesheet"]'), (link) => link.cloneNode());
-}
-
-/** The warm-up's steps (one a task) and what stops it (removes what it added), for `warmUp`. */
-export interface WarmSteps {
-  steps: Array<() => void | Promise<void>>;
-  done: () => void;
 }
 
 /** A round waits until this long after the person's last input (a key, a click, the wheel). */
@@ -152,12 +144,14 @@ export function chatWarmup(
   context: Map<unknown, unknown>,
   when: WarmWhen | (() => boolean),
   rounds: readonly WarmRound[] = WARM_ROUNDS,
-): WarmSteps {
+): MoreSteps {
   const clock = typeof when === "function" ? browserWhen(when) : when;
   let host: HTMLElement | null = null;
   let target: HTMLElement | null = null;
   let shown: ReturnType<typeof mount> | null = null;
   let broken = false;
+  /** The made-up answers mounted so far (their HTML is let go at the end). */
+  const answers = new Set<string>();
   let lastInput = -Infinity;
   const heard = (): void => {
     lastInput = clock.now();
@@ -181,7 +175,7 @@ export function chatWarmup(
   const done = (): void => {
     broken = true;
     close();
-    for (const id of [answerId("calls"), answerId("closing"), ...Array.from({ length: EARLIER_MAX }, (_, i) => answerId(i))]) forgetFinished(id);
+    for (const id of answers) forgetFinished(id);
     host?.remove();
     host = null;
     for (const type of INPUTS) view?.removeEventListener(type, heard, { capture: true });
@@ -196,7 +190,7 @@ export function chatWarmup(
     }
   };
 
-  const steps: WarmSteps["steps"] = [
+  const steps: Array<() => void | Promise<void>> = [
     guarded(() => {
       host = doc.createElement("div");
       host.setAttribute("aria-hidden", "true");
@@ -217,11 +211,13 @@ export function chatWarmup(
       guarded(() => {
         // The task comes a moment after the wait ended: a round that would now be in the way is left out.
         if (!target || !calm()) return;
+        const items = warmChat(n, round);
+        for (const item of items) if (item.kind === "assistant") answers.add(item.id);
         shown = mount(MessageList, {
           target,
           context,
           props: {
-            items: warmChat(n, round),
+            items,
             onRetry: () => {},
             onRetryCall: () => {},
             onShowWhole: () => Promise.resolve(),

@@ -1,7 +1,7 @@
 // At a first start: the offer to use a model server found running on this computer.
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
-vi.mock("@tauri-apps/api/core", () => ({ invoke: vi.fn() }));
+vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
 import { screen, waitFor, within } from "@testing-library/svelte";
 import { runningLmStudio, runningOllama, type FakeBackend } from "./fake-backend";

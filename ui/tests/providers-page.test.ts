@@ -1,7 +1,7 @@
 // The Providers page against an in-memory backend.
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
-vi.mock("@tauri-apps/api/core", () => ({ invoke: vi.fn() }));
+vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
 import { screen, waitFor, within } from "@testing-library/svelte";
 import { models, type FakeBackend } from "./fake-backend";

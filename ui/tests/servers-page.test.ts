@@ -1,7 +1,7 @@
 // The Servers page: MCP servers with what the supervisor says of each.
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
-vi.mock("@tauri-apps/api/core", () => ({ invoke: vi.fn() }));
+vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
 import { screen, within } from "@testing-library/svelte";
 import type { FakeBackend } from "./fake-backend";

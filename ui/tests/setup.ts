@@ -1,6 +1,24 @@
-// Runs before every test file: a clean <html> (no theme left over).
-import { afterEach } from "vitest";
+// Runs before every test file: a clean <html> (no theme left over), and no Svelte dev warning let
+// through. Svelte reports a misuse it finds at run time (a binding to a prop its parent did not
+// bind, a state read outside its owner, …) with console.warn and goes on; here such a warning
+// fails the test that caused it, so it is seen when it is made rather than lost in the output.
+import { afterEach, beforeEach, vi } from "vitest";
+
+let svelteWarnings: string[] = [];
+
+beforeEach(() => {
+  svelteWarnings = [];
+  const warn = console.warn.bind(console);
+  vi.spyOn(console, "warn").mockImplementation((...args: unknown[]) => {
+    const first = args[0];
+    if (typeof first === "string" && first.includes("[svelte]")) svelteWarnings.push(first);
+    warn(...args);
+  });
+});
 
 afterEach(() => {
   delete document.documentElement.dataset.theme;
+  const seen = svelteWarnings;
+  svelteWarnings = [];
+  if (seen.length > 0) throw new Error(`Svelte warned during the test:\n${seen.join("\n")}`);
 });

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
-vi.mock("@tauri-apps/api/core", () => ({ invoke: vi.fn() }));
+vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
 import { invoke } from "@tauri-apps/api/core";
 import { Stores } from "../src/lib/stores/stores";

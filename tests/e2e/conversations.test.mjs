@@ -199,7 +199,23 @@ function exportOf(title, count, at, special) {
 test("Ctrl+K finds a message far back in a long conversation and opens it there; export to JSON and import give the same conversation", async () => {
   const home = tempHome("search-export");
   const seed = path.join(home, "seed.json");
-  fs.writeFileSync(seed, JSON.stringify(exportOf("Island trip", 600, 44, "The ferry to Hvar leaves at nine from pier three.")));
+  const seeded = exportOf("Island trip", 600, 44, "The ferry to Hvar leaves at nine from pier three.");
+  // The last answer was asked for again: the first answer is kept as a branch beside it.
+  seeded.version = 2;
+  seeded.branches = [
+    {
+      after: "m598",
+      shown: 1,
+      others: [
+        {
+          position: 0,
+          messages: [{ id: "b0", role: "assistant", content: "An earlier answer to the last question.", created_at: seeded.exported_at + 600, status: "complete" }],
+          tool_runs: [],
+        },
+      ],
+    },
+  ];
+  fs.writeFileSync(seed, JSON.stringify(seeded));
   cli(home, ["conversations", "import", seed, "--json"]);
   const app = await launch(home);
   try {
@@ -236,6 +252,8 @@ test("Ctrl+K finds a message far back in a long conversation and opens it there;
     assert.equal(await textOf(b, tid("export-saved")), `Saved to ${out}`);
     const written = JSON.parse(fs.readFileSync(out, "utf8"));
     assert.equal(written.messages.length, 600);
+    assert.equal(written.branches.length, 1, "the branch kept beside the last answer is exported");
+    assert.equal(written.branches[0].others[0].messages[0].content, "An earlier answer to the last question.");
 
     await b.$(tid("import-conversation")).click();
     await chooseInFileDialog("Import a conversation", out);
@@ -246,7 +264,19 @@ test("Ctrl+K finds a message far back in a long conversation and opens it there;
     const ids = await sidebarIds(b);
     const again = cli(home, ["conversations", "export", ids[0], "--format", "json"]);
     const strip = (file) => file.messages.map(({ id: _id, ...m }) => m);
-    assert.deepEqual(strip(JSON.parse(again.stdout)), strip(written));
+    const exportedAgain = JSON.parse(again.stdout);
+    assert.deepEqual(strip(exportedAgain), strip(written));
+    const kept = (file) => file.branches.map((p) => [p.shown, p.others.map((o) => [o.position, o.messages.map((m) => m.content)])]);
+    assert.deepEqual(kept(exportedAgain), kept(written));
+    // The import shows the answer it was exported showing, with the other one to switch to.
+    await b.$(tid("branch-position")).waitForDisplayed({ timeout: 10000, timeoutMsg: "the imported answer has no branch switcher" });
+    assert.equal(await textOf(b, tid("branch-position")), "2/2");
+    await b.$(`${tid("branch-switcher")} button[aria-label="The branch before"]`).click();
+    await b.waitUntil(async () => (await textOf(b, tid("branch-position"))) === "1/2", { timeout: 10000, timeoutMsg: "the switcher did not go to the first answer" });
+    await b.waitUntil(async () => /An earlier answer to the last question\./.test(await textOf(b, tid("message-list"))), {
+      timeout: 10000,
+      timeoutMsg: "the imported branch's answer is not shown",
+    });
     await app.screenshot("imported");
   } finally {
     await app.close();

@@ -1800,11 +1800,14 @@ async fn two_models_answer_one_question_side_by_side_each_with_its_tools_and_app
 
     // The export has both answers: the other under its model's name.
     let export = app.core().export_conversation(&conversation).await.unwrap();
-    assert_eq!(export.other_answers.len(), 1);
+    assert_eq!(export.branches.len(), 1);
+    let point = &export.branches[0];
+    assert_eq!(point.others.len(), 1);
     assert_eq!(
-        export.other_answers[0].model.as_deref(),
+        point.model(point.others[0].position),
         Some("Other · gpt-4o-mini")
     );
+    assert_eq!(point.model(point.shown), Some("Mock · gpt-4o"));
     let markdown = switchboard_core::store::to_markdown(&export);
     assert!(
         markdown.contains(

@@ -418,14 +418,7 @@ impl Store {
     /// # Errors
     /// A failed query.
     pub async fn list_messages(&self, conversation_id: String) -> Result<Vec<Message>, StoreError> {
-        self.call(move |conn| {
-            let mut stmt = conn.prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM messages WHERE conversation_id = ?1 ORDER BY seq"
-            ))?;
-            let rows = stmt.query_map([&conversation_id], from_row)?;
-            Ok(rows.collect::<Result<Vec<_>, _>>()?)
-        })
-        .await
+        self.call(move |conn| tail(conn, &conversation_id, 0)).await
     }
 
     /// About `limit` messages of a conversation that come before the message numbered `before`
@@ -713,6 +706,19 @@ fn answer_calls_cut_off(
         ended += 1;
     }
     Ok(ended)
+}
+
+/// The messages of a conversation numbered after `after` (all of them after 0), whole, in order.
+pub(super) fn tail(
+    conn: &rusqlite::Connection,
+    conversation_id: &str,
+    after: i64,
+) -> Result<Vec<Message>, StoreError> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM messages WHERE conversation_id = ?1 AND seq > ?2 ORDER BY seq"
+    ))?;
+    let rows = stmt.query_map(params![conversation_id, after], from_row)?;
+    Ok(rows.collect::<Result<Vec<_>, _>>()?)
 }
 
 pub(super) fn insert(

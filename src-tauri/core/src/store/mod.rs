@@ -37,9 +37,9 @@ pub use providers::ProviderRow;
 pub use search::{SearchHit, SnippetPart, MAX_HITS as MAX_SEARCH_HITS};
 pub use tool_loop::{ApprovalScope, CallRef, StandingApproval, ToolDecision, ToolRun, ToolToggle};
 pub use transfer::{
-    export_file_name, export_text, to_markdown, ConversationExport, ExportFormat,
-    ExportedConversation, ExportedMessage, ExportedToolRun, OtherAnswer, FORMAT as EXPORT_FORMAT,
-    VERSION as EXPORT_VERSION,
+    export_file_name, export_text, to_markdown, ConversationExport, ExportFormat, ExportedBranch,
+    ExportedBranchPoint, ExportedConversation, ExportedMessage, ExportedToolRun,
+    FORMAT as EXPORT_FORMAT, VERSION as EXPORT_VERSION,
 };
 pub use usage::{ModelPrice, NewUsage, PriceSource, UsageDay, UsagePurpose, UsageTotal};
 

@@ -890,7 +890,7 @@ async fn a_conversation_exported_and_imported_comes_back_whole_under_new_ids() {
 
     let exported = store.export_conversation(conv.id.clone()).await.unwrap();
     assert_eq!(exported.format, "switchboard.conversation");
-    assert_eq!(exported.version, 1);
+    assert_eq!(exported.version, super::transfer::VERSION);
     exported.check().unwrap();
     let json = serde_json::to_string(&exported).unwrap();
     let read: ConversationExport = serde_json::from_str(&json).unwrap();
@@ -1071,30 +1071,56 @@ async fn texts(store: &Store, conversation_id: &str) -> Vec<String> {
         .collect()
 }
 
-#[tokio::test]
-async fn an_edit_and_a_regenerated_answer_start_branches_that_nest_and_switch_back_whole() {
-    let store = Store::open_in_memory().unwrap();
-    let conv = store.create_conversation("branches".into()).await.unwrap();
-    let id = conv.id.clone();
+/// A conversation "branches" of a greeting and a question answered after a tool call with its
+/// record: "hi", "hello", "capital of France?", a call, its result "Paris is the capital",
+/// "Paris.". Returns its id and the question.
+async fn two_turns_with_a_call(store: &Store) -> (String, Message) {
+    let id = store
+        .create_conversation("branches".into())
+        .await
+        .unwrap()
+        .id;
     let say = |role, text: &str| NewMessage::text(role, text);
-    let append = |role, text: &'static str| {
-        let (store, id) = (store.clone(), id.clone());
-        async move { store.append_message(id, say(role, text)).await.unwrap() }
-    };
-    append(Role::User, "hi").await;
-    append(Role::Assistant, "hello").await;
-    let q = append(Role::User, "capital of France?").await;
+    for (role, text) in [(Role::User, "hi"), (Role::Assistant, "hello")] {
+        store
+            .append_message(id.clone(), say(role, text))
+            .await
+            .unwrap();
+    }
+    let q = store
+        .append_message(id.clone(), say(Role::User, "capital of France?"))
+        .await
+        .unwrap();
     let mut asking = say(Role::Assistant, "");
     asking.tool_calls =
         Some(serde_json::json!([{"id": "c1", "name": "web__search", "arguments": "{}"}]));
     let asking = store.append_message(id.clone(), asking).await.unwrap();
     let mut result = say(Role::Tool, "Paris is the capital");
     result.tool_call_id = Some("c1".into());
+    let mut run = a_call(&id, &asking.id, "c1");
+    run.result =
+        Some("{\"content\": [{\"type\": \"text\", \"text\": \"Paris is the capital\"}]}".into());
+    store.record_tool_call(run, result).await.unwrap();
     store
-        .record_tool_call(a_call(&id, &asking.id, "c1"), result)
+        .append_message(id.clone(), say(Role::Assistant, "Paris."))
         .await
         .unwrap();
-    append(Role::Assistant, "Paris.").await;
+    (id, q)
+}
+
+/// Adds a message of plain text to conversation `id`.
+async fn append_text(store: &Store, id: &str, role: Role, text: &str) -> Message {
+    store
+        .append_message(id.to_owned(), NewMessage::text(role, text))
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn an_edit_and_a_regenerated_answer_start_branches_that_nest_and_switch_back_whole() {
+    let store = Store::open_in_memory().unwrap();
+    let (id, q) = two_turns_with_a_call(&store).await;
+    let append = |role, text: &'static str| append_text(&store, &id, role, text);
 
     // Edit the second question: what followed it is kept, the shown conversation ends before it.
     store.branch_off(id.clone(), q.id.clone()).await.unwrap();
@@ -1224,6 +1250,229 @@ async fn an_edit_and_a_regenerated_answer_start_branches_that_nest_and_switch_ba
         .await
         .unwrap();
     assert_eq!(count, 0);
+}
+
+/// An export as JSON with its messages' ids replaced by their order in the file and the times
+/// an import sets left out, so two exports of one conversation compare equal.
+fn canonical(file: &ConversationExport) -> serde_json::Value {
+    use serde_json::Value;
+    fn ids(value: &Value, found: &mut std::collections::HashMap<String, usize>) {
+        match value {
+            Value::Object(map) => {
+                if let (Some(Value::String(id)), Some(_)) = (map.get("id"), map.get("role")) {
+                    let next = found.len();
+                    found.entry(id.clone()).or_insert(next);
+                }
+                map.values().for_each(|v| ids(v, found));
+            }
+            Value::Array(items) => items.iter().for_each(|v| ids(v, found)),
+            _ => {}
+        }
+    }
+    fn rename(value: &mut Value, found: &std::collections::HashMap<String, usize>) {
+        match value {
+            Value::String(text) => {
+                if let Some(i) = found.get(text.as_str()) {
+                    *text = format!("message {i}");
+                }
+            }
+            Value::Object(map) => map.values_mut().for_each(|v| rename(v, found)),
+            Value::Array(items) => items.iter_mut().for_each(|v| rename(v, found)),
+            _ => {}
+        }
+    }
+    let mut value = serde_json::to_value(file).unwrap();
+    let mut found = std::collections::HashMap::new();
+    ids(&value, &mut found);
+    rename(&mut value, &found);
+    value.as_object_mut().unwrap().remove("exported_at");
+    value["conversation"]
+        .as_object_mut()
+        .unwrap()
+        .remove("updated_at");
+    value
+}
+
+#[tokio::test]
+async fn branches_are_exported_whole_and_an_import_keeps_them_to_switch_to() {
+    let store = Store::open_in_memory().unwrap();
+    let (id, q) = two_turns_with_a_call(&store).await;
+    let append = |role, text: &'static str| append_text(&store, &id, role, text);
+    // The question edited (a branch at it), then the new answer asked for again (a point
+    // further down the new branch).
+    store.branch_off(id.clone(), q.id.clone()).await.unwrap();
+    append(Role::User, "capital of Italy?").await;
+    let a2 = append(Role::Assistant, "Rome.").await;
+    store.branch_off(id.clone(), a2.id.clone()).await.unwrap();
+    append(Role::Assistant, "Rome, of course.").await;
+
+    let exported = store.export_conversation(id.clone()).await.unwrap();
+    exported.check().unwrap();
+    let contents = |messages: &[ExportedMessage]| -> Vec<String> {
+        messages
+            .iter()
+            .map(|m| m.content.clone().unwrap_or_default())
+            .collect()
+    };
+    assert_eq!(
+        contents(&exported.messages),
+        ["hi", "hello", "capital of Italy?", "Rome, of course."]
+    );
+    assert!(exported.tool_runs.is_empty());
+    assert_eq!(exported.branches.len(), 2, "{:#?}", exported.branches);
+    let edit = &exported.branches[0];
+    assert_eq!(
+        edit.after.as_deref(),
+        Some(exported.messages[1].id.as_str())
+    );
+    assert_eq!((edit.shown, edit.others.len()), (1, 1));
+    let old = &edit.others[0];
+    assert_eq!(old.position, 0);
+    assert_eq!(
+        contents(&old.messages),
+        ["capital of France?", "", "Paris is the capital", "Paris."]
+    );
+    assert_eq!(
+        old.tool_runs.len(),
+        1,
+        "the old branch's call and its record"
+    );
+    assert_eq!(old.tool_runs[0].message_id, old.messages[1].id);
+    assert!(old.tool_runs[0]
+        .result
+        .as_deref()
+        .unwrap()
+        .contains("Paris"));
+    let again = &exported.branches[1];
+    assert_eq!(
+        again.after.as_deref(),
+        Some(exported.messages[2].id.as_str())
+    );
+    assert_eq!(contents(&again.others[0].messages), ["Rome."]);
+    // Reading the branches changed nothing.
+    assert_eq!(
+        texts(&store, &id).await,
+        ["hi", "hello", "capital of Italy?", "Rome, of course."]
+    );
+    assert_eq!(
+        store
+            .message_page(id.clone(), None, 60)
+            .await
+            .unwrap()
+            .branches
+            .len(),
+        2
+    );
+
+    let markdown = to_markdown(&exported);
+    assert!(
+        markdown.contains("<summary>Another version of this question (1 of 2)</summary>\n\n**You:** capital of France?\n\nParis."),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("<summary>Another answer (1 of 2)</summary>\n\nRome.\n\n</details>"),
+        "{markdown}"
+    );
+
+    // Through a file and back: the same conversation, its branches there to switch to.
+    let json = serde_json::to_string(&exported).unwrap();
+    let imported = store
+        .import_conversation(serde_json::from_str(&json).unwrap())
+        .await
+        .unwrap();
+    let copy = imported.id.clone();
+    let round = store.export_conversation(copy.clone()).await.unwrap();
+    assert_eq!(canonical(&round), canonical(&exported));
+    let page = store.message_page(copy.clone(), None, 60).await.unwrap();
+    assert_eq!(
+        page.branches
+            .iter()
+            .map(|p| (p.position, p.count))
+            .collect::<Vec<_>>(),
+        [(1, 2), (1, 2)]
+    );
+    let question = page.branches[0].message_id.clone();
+    store
+        .switch_branch(copy.clone(), question.clone(), 0)
+        .await
+        .unwrap();
+    assert_eq!(
+        texts(&store, &copy).await,
+        [
+            "hi",
+            "hello",
+            "capital of France?",
+            "",
+            "Paris is the capital",
+            "Paris."
+        ]
+    );
+    let runs = store.list_tool_runs(copy.clone()).await.unwrap();
+    assert_eq!(runs.len(), 1);
+    assert!(runs[0].result.as_deref().unwrap().contains("Paris"));
+    assert_eq!(
+        store.search("paris".into(), 50).await.unwrap().len(),
+        2,
+        "the rows the copy shows now; the original keeps them in a branch"
+    );
+    // Back to the new question, whose point names the old question while it is shown.
+    let shown = store.message_page(copy.clone(), None, 60).await.unwrap();
+    assert_ne!(shown.branches[0].message_id, question);
+    store
+        .switch_branch(copy.clone(), shown.branches[0].message_id.clone(), 1)
+        .await
+        .unwrap();
+    let page = store.message_page(copy.clone(), None, 60).await.unwrap();
+    store
+        .switch_branch(copy.clone(), page.branches[1].message_id.clone(), 0)
+        .await
+        .unwrap();
+    assert_eq!(
+        texts(&store, &copy).await,
+        ["hi", "hello", "capital of Italy?", "Rome."]
+    );
+    // The original is untouched by all this.
+    assert_eq!(
+        texts(&store, &id).await,
+        ["hi", "hello", "capital of Italy?", "Rome, of course."]
+    );
+
+    // The first message edited: a point at the very start, the whole conversation above kept
+    // as its other branch with both its points nested in it, and back again through a file.
+    let first = store.list_messages(id.clone()).await.unwrap()[0].id.clone();
+    store.branch_off(id.clone(), first).await.unwrap();
+    append(Role::User, "hey").await;
+    let exported = store.export_conversation(id.clone()).await.unwrap();
+    exported.check().unwrap();
+    assert_eq!(contents(&exported.messages), ["hey"]);
+    assert_eq!(exported.branches.len(), 1);
+    let start = &exported.branches[0];
+    assert_eq!((start.after.as_deref(), start.shown), (None, 1));
+    let whole = &start.others[0];
+    assert_eq!(
+        contents(&whole.messages),
+        ["hi", "hello", "capital of Italy?", "Rome, of course."]
+    );
+    assert_eq!(whole.branches.len(), 2, "both points went with it");
+    assert_eq!(whole.branches[0].others[0].tool_runs.len(), 1);
+    let imported = store.import_conversation(exported.clone()).await.unwrap();
+    let round = store
+        .export_conversation(imported.id.clone())
+        .await
+        .unwrap();
+    assert_eq!(canonical(&round), canonical(&exported));
+    let page = store
+        .message_page(imported.id.clone(), None, 60)
+        .await
+        .unwrap();
+    store
+        .switch_branch(imported.id.clone(), page.branches[0].message_id.clone(), 0)
+        .await
+        .unwrap();
+    assert_eq!(
+        texts(&store, &imported.id).await,
+        ["hi", "hello", "capital of Italy?", "Rome, of course."]
+    );
 }
 
 #[tokio::test]

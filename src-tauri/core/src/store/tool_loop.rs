@@ -247,6 +247,21 @@ pub(super) fn runs_between(
     Ok(rows.collect::<Result<Vec<_>, _>>()?)
 }
 
+/// The calls made by the answers of a conversation numbered after `after`, results included.
+pub(super) fn runs_after(
+    conn: &rusqlite::Connection,
+    conversation_id: &str,
+    after: i64,
+) -> Result<Vec<ToolRun>, StoreError> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {RUN_COLUMNS} FROM tool_runs WHERE conversation_id = ?1 AND message_id IN \
+         (SELECT id FROM messages WHERE conversation_id = ?1 AND seq > ?2) \
+         ORDER BY COALESCE(started_at, finished_at), rowid"
+    ))?;
+    let rows = stmt.query_map(params![conversation_id, after], run_from_row)?;
+    Ok(rows.collect::<Result<Vec<_>, _>>()?)
+}
+
 /// An optional text column read as one of its known values; any other value is a bad row.
 fn parsed<T>(row: &Row<'_>, i: usize, parse: fn(&str) -> Option<T>) -> rusqlite::Result<Option<T>> {
     row.get::<_, Option<String>>(i)?

@@ -1,17 +1,20 @@
 //! A conversation taken out of the database and put back: the versioned JSON format that
-//! holds everything (messages in full, every tool call with its arguments and record), its
-//! Markdown rendering for people to read, and importing a file as a new conversation. An
-//! imported file is untrusted: it is checked whole before anything is written, its ids are
-//! replaced by new ones, and nothing in it can switch on auto-approve, approve a tool or point
-//! at a file on this machine.
+//! holds everything (messages in full, every tool call with its arguments and record, and every
+//! branch kept beside the one shown), its Markdown rendering for people to read, and importing
+//! a file as a new conversation. An imported file is untrusted: it is checked whole before
+//! anything is written, its ids are replaced by new ones, and nothing in it can switch on
+//! auto-approve, approve a tool or point at a file on this machine.
 
 use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
+use rusqlite::{params, OptionalExtension, Transaction};
+
+use super::branches::{put_tail, take_tail, Snapshot};
 use super::{
-    conversations, messages, now_ms, Cached, CallRef, Conversation, MessageStatus, NewMessage,
-    Role, Store, StoreError, ToolRun,
+    conversations, messages, now_ms, tool_loop, Cached, CallRef, Conversation, Message,
+    MessageStatus, NewMessage, Role, Store, StoreError, ToolRun,
 };
 use base64::Engine as _;
 
@@ -20,8 +23,10 @@ use crate::input::InvalidInput;
 
 /// What a file in this format says it is.
 pub const FORMAT: &str = "switchboard.conversation";
-/// The version this build writes; it reads this one only.
-pub const VERSION: u32 = 1;
+/// The version this build writes; it reads this one and those before it. Version 2 added the
+/// branches (a file of version 1 held a comparison's other answers only, which an import left
+/// out).
+pub const VERSION: u32 = 2;
 /// The most messages an imported file may hold.
 pub const MAX_IMPORT_MESSAGES: usize = 200_000;
 
@@ -36,36 +41,49 @@ pub struct ConversationExport {
     pub messages: Vec<ExportedMessage>,
     #[serde(default)]
     pub tool_runs: Vec<ExportedToolRun>,
-    /// The answers of a comparison's other models, each after its question (an import keeps
-    /// the answers shown only).
+    /// Where the messages above part into branches, with the branches not shown there.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub other_answers: Vec<OtherAnswer>,
+    pub branches: Vec<ExportedBranchPoint>,
 }
 
-/// One model's answer to a question of a comparison, kept as a branch beside the one shown.
+/// A point where a conversation parts into branches: a question edited and sent again, an
+/// answer asked for again, or the models of a comparison. The branch shown goes on in the
+/// messages of the line the point is on; the others are kept here whole.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct OtherAnswer {
-    /// The question (an exported message's id).
-    pub after: String,
-    /// "Provider · model".
-    pub model: Option<String>,
-    /// Its messages: the answers, and the results of its tool calls.
-    pub messages: Vec<ExportedMessage>,
+pub struct ExportedBranchPoint {
+    /// The message right before the point, one of its line's (an exported message's id);
+    /// none at the very start of the conversation.
+    pub after: Option<String>,
+    /// Which branch the line goes on with, from 0 (the first one written).
+    pub shown: i64,
+    /// At a comparison, the model (“Provider · model”) that wrote each branch, by position;
+    /// empty elsewhere.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub models: Vec<Option<String>>,
+    /// The branches not shown.
+    pub others: Vec<ExportedBranch>,
 }
 
-/// A message kept in a branch (a row's columns as JSON) as exported; `None` when it does not
-/// read as one.
-fn kept_message(row: &serde_json::Map<String, serde_json::Value>) -> Option<ExportedMessage> {
-    use serde_json::Value;
-    let mut row = row.clone();
-    row.remove("attachments");
-    if let Some(Value::String(calls)) = row.get("tool_calls") {
-        let calls = serde_json::from_str(calls).unwrap_or(Value::Null);
-        row.insert("tool_calls".into(), calls);
+/// A branch not shown, whole: its messages, their calls and the points further down it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExportedBranch {
+    /// Its place among the point's branches, from 0.
+    pub position: i64,
+    pub messages: Vec<ExportedMessage>,
+    #[serde(default)]
+    pub tool_runs: Vec<ExportedToolRun>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub branches: Vec<ExportedBranchPoint>,
+}
+
+impl ExportedBranchPoint {
+    /// The model that wrote branch `position` of a comparison.
+    pub fn model(&self, position: i64) -> Option<&str> {
+        usize::try_from(position)
+            .ok()
+            .and_then(|i| self.models.get(i))
+            .and_then(Option::as_deref)
     }
-    let is_error = row.get("is_error").and_then(Value::as_i64).unwrap_or(0) != 0;
-    row.insert("is_error".into(), Value::Bool(is_error));
-    serde_json::from_value(Value::Object(row)).ok()
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -163,14 +181,217 @@ pub struct ExportedToolRun {
     pub rich: bool,
 }
 
+/// A message as exported, the bytes of its attached files read from `files`.
+fn exported_message(m: Message, files: Option<&AttachmentFiles>) -> ExportedMessage {
+    ExportedMessage {
+        id: m.id,
+        role: m.role,
+        content: m.content,
+        created_at: m.created_at,
+        tool_calls: m.tool_calls,
+        tool_call_id: m.tool_call_id,
+        name: m.name,
+        finish_reason: m.finish_reason,
+        status: m.status,
+        provider: m.provider,
+        model: m.model,
+        input_tokens: m.input_tokens,
+        output_tokens: m.output_tokens,
+        cost_pico: m.cost_pico,
+        reasoning: m.reasoning,
+        error: m.error,
+        is_error: m.is_error,
+        attachments: m
+            .attachments
+            .iter()
+            .map(|a| ExportedAttachment {
+                name: a.name.clone(),
+                mime: a.mime.clone(),
+                size: a.size,
+                data: files.and_then(|files| match files.read(&a.sha256) {
+                    Ok(bytes) => Some(base64::engine::general_purpose::STANDARD.encode(bytes)),
+                    Err(e) => {
+                        tracing::warn!(file = %a.name, error = %e, "an attached file could not be exported");
+                        None
+                    }
+                }),
+            })
+            .collect(),
+    }
+}
+
+/// A call as exported (a record kept in a result file of this machine's is left out).
+fn exported_run(r: ToolRun) -> ExportedToolRun {
+    ExportedToolRun {
+        message_id: r.message_id,
+        call_id: r.call_id,
+        server: r.server,
+        tool: r.tool,
+        display_name: r.display_name,
+        arguments: r.arguments,
+        decision: r.decision,
+        decision_scope: r.decision_scope,
+        deny_reason: r.deny_reason,
+        started_at: r.started_at,
+        finished_at: r.finished_at,
+        is_error: r.is_error,
+        result: r.result.filter(|text| super::file_pointer(text).is_none()),
+        retry_of: r.retry_of,
+        description: r.description,
+        rich: r.rich,
+    }
+}
+
+/// A line of a conversation as read from the database: its messages, their calls, and the
+/// points along it with every branch not shown there.
+struct ReadLine {
+    messages: Vec<Message>,
+    runs: Vec<ToolRun>,
+    points: Vec<ReadPoint>,
+}
+
+struct ReadPoint {
+    after: Option<String>,
+    shown: i64,
+    models: Vec<Option<String>>,
+    others: Vec<(i64, ReadLine)>,
+}
+
+/// The messages of `conversation_id` numbered after `after`, their calls, and the branch
+/// points numbered over `points_over` with their branches. A branch not shown is read by
+/// showing it in `tx` for a moment (its point's shown tail set aside, then put back): the
+/// readers of what is shown read it, whatever columns its snapshot was taken with. `tx` is
+/// the reader's own and is never committed.
+fn read_line(
+    tx: &Transaction<'_>,
+    conversation_id: &str,
+    after: i64,
+    points_over: i64,
+) -> Result<ReadLine, StoreError> {
+    let messages = messages::tail(tx, conversation_id, after)?;
+    let runs = tool_loop::runs_after(tx, conversation_id, after)?;
+    type Row = (i64, i64, Option<String>, Option<String>);
+    let rows: Vec<Row> = tx
+        .prepare(
+            "SELECT after_seq, position, model, snapshot FROM message_branches \
+             WHERE conversation_id = ?1 AND after_seq > ?2 ORDER BY after_seq, position",
+        )?
+        .query_map(params![conversation_id, points_over], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+        })?
+        .collect::<Result<_, _>>()?;
+    let mut grouped: Vec<(i64, Vec<Row>)> = Vec::new();
+    for row in rows {
+        match grouped.last_mut() {
+            Some((at, group)) if *at == row.0 => group.push(row),
+            _ => grouped.push((row.0, vec![row])),
+        }
+    }
+    let mut points = Vec::new();
+    for (at, group) in grouped {
+        // The message before the point; within a branch it must be one of the branch's own.
+        let before: Option<(String, i64)> = tx
+            .query_row(
+                "SELECT id, seq FROM messages WHERE conversation_id = ?1 AND seq <= ?2 \
+                 ORDER BY seq DESC LIMIT 1",
+                params![conversation_id, at],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .optional()?;
+        if points_over >= 0 && before.as_ref().is_none_or(|(_, seq)| *seq <= points_over) {
+            tracing::warn!(
+                conversation = conversation_id,
+                at,
+                "a branch point with no message of its branch before it is left out of the export"
+            );
+            continue;
+        }
+        let shown = group
+            .iter()
+            .find(|(_, _, _, snapshot)| snapshot.is_none())
+            .map_or(0, |(_, position, _, _)| *position);
+        let models = if group.iter().any(|(_, _, model, _)| model.is_some()) {
+            group.iter().map(|(_, _, model, _)| model.clone()).collect()
+        } else {
+            Vec::new()
+        };
+        let mut others = Vec::new();
+        for (_, position, _, snapshot) in group {
+            let Some(snapshot) = snapshot else { continue };
+            let snapshot: Snapshot = match serde_json::from_str(&snapshot) {
+                Ok(snapshot) => snapshot,
+                Err(e) => {
+                    tracing::warn!(conversation = conversation_id, at, position, error = %e, "a kept branch that does not read is left out of the export");
+                    continue;
+                }
+            };
+            let shown_tail = take_tail(tx, conversation_id, at)?;
+            put_tail(tx, &snapshot)?;
+            let line = read_line(tx, conversation_id, at, at)?;
+            take_tail(tx, conversation_id, at)?;
+            put_tail(tx, &shown_tail)?;
+            others.push((position, line));
+        }
+        points.push(ReadPoint {
+            after: before.map(|(id, _)| id),
+            shown,
+            models,
+            others,
+        });
+    }
+    Ok(ReadLine {
+        messages,
+        runs,
+        points,
+    })
+}
+
+impl ReadLine {
+    /// The line as exported: its messages, their calls and its branch points.
+    fn exported(
+        self,
+        files: Option<&AttachmentFiles>,
+    ) -> (
+        Vec<ExportedMessage>,
+        Vec<ExportedToolRun>,
+        Vec<ExportedBranchPoint>,
+    ) {
+        let messages = self
+            .messages
+            .into_iter()
+            .map(|m| exported_message(m, files))
+            .collect();
+        let runs = self.runs.into_iter().map(exported_run).collect();
+        let points = self
+            .points
+            .into_iter()
+            .map(|point| ExportedBranchPoint {
+                after: point.after,
+                shown: point.shown,
+                models: point.models,
+                others: point
+                    .others
+                    .into_iter()
+                    .map(|(position, line)| {
+                        let (messages, tool_runs, branches) = line.exported(files);
+                        ExportedBranch {
+                            position,
+                            messages,
+                            tool_runs,
+                            branches,
+                        }
+                    })
+                    .collect(),
+            })
+            .collect();
+        (messages, runs, points)
+    }
+}
+
 impl ConversationExport {
     /// The file for a conversation; the bytes of attached files are read from `files`.
-    fn new(
-        conversation: Conversation,
-        messages: Vec<super::Message>,
-        runs: Vec<ToolRun>,
-        files: Option<&AttachmentFiles>,
-    ) -> Self {
+    fn new(conversation: Conversation, line: ReadLine, files: Option<&AttachmentFiles>) -> Self {
+        let (messages, tool_runs, branches) = line.exported(files);
         Self {
             format: FORMAT.to_owned(),
             version: VERSION,
@@ -183,74 +404,19 @@ impl ConversationExport {
                 model: conversation.model,
                 system_prompt: conversation.system_prompt,
             },
-            messages: messages
-                .into_iter()
-                .map(|m| ExportedMessage {
-                    id: m.id,
-                    role: m.role,
-                    content: m.content,
-                    created_at: m.created_at,
-                    tool_calls: m.tool_calls,
-                    tool_call_id: m.tool_call_id,
-                    name: m.name,
-                    finish_reason: m.finish_reason,
-                    status: m.status,
-                    provider: m.provider,
-                    model: m.model,
-                    input_tokens: m.input_tokens,
-                    output_tokens: m.output_tokens,
-                    cost_pico: m.cost_pico,
-                    reasoning: m.reasoning,
-                    error: m.error,
-                    is_error: m.is_error,
-                    attachments: m
-                        .attachments
-                        .iter()
-                        .map(|a| ExportedAttachment {
-                            name: a.name.clone(),
-                            mime: a.mime.clone(),
-                            size: a.size,
-                            data: files.and_then(|files| match files.read(&a.sha256) {
-                                Ok(bytes) => Some(base64::engine::general_purpose::STANDARD.encode(bytes)),
-                                Err(e) => {
-                                    tracing::warn!(file = %a.name, error = %e, "an attached file could not be exported");
-                                    None
-                                }
-                            }),
-                        })
-                        .collect(),
-                })
-                .collect(),
-            tool_runs: runs
-                .into_iter()
-                .map(|r| ExportedToolRun {
-                    message_id: r.message_id,
-                    call_id: r.call_id,
-                    server: r.server,
-                    tool: r.tool,
-                    display_name: r.display_name,
-                    arguments: r.arguments,
-                    decision: r.decision,
-                    decision_scope: r.decision_scope,
-                    deny_reason: r.deny_reason,
-                    started_at: r.started_at,
-                    finished_at: r.finished_at,
-                    is_error: r.is_error,
-                    result: r.result.filter(|text| super::file_pointer(text).is_none()),
-                    retry_of: r.retry_of,
-                    description: r.description,
-                    rich: r.rich,
-                })
-                .collect(),
-            other_answers: Vec::new(),
+            messages,
+            tool_runs,
+            branches,
         }
     }
 
     /// Checks a file before anything of it is written.
     ///
     /// # Errors
-    /// Not this format or version; too many messages; two messages with one id; a tool run
-    /// of a message that is not in the file.
+    /// Not this format or a version this build reads; too many messages; two messages with
+    /// one id; a tool run of a message that is not in its line; a branch point after a
+    /// message that is not one of its line's, two at one place, or whose branches are not
+    /// numbered one each from 0.
     pub fn check(&self) -> Result<(), InvalidInput> {
         let bad = |why: String| InvalidInput::new("file", why);
         if self.format != FORMAT {
@@ -259,34 +425,103 @@ impl ConversationExport {
                 self.format
             )));
         }
-        if self.version != VERSION {
+        if !(1..=VERSION).contains(&self.version) {
             return Err(bad(format!(
-                "This conversation was exported in version {} of the format; this Switchboard reads version {VERSION}.",
+                "This conversation was exported in version {} of the format; this Switchboard reads versions 1 to {VERSION}.",
                 self.version
             )));
         }
-        if self.messages.len() > MAX_IMPORT_MESSAGES {
+        let mut ids = HashSet::new();
+        check_line(
+            &self.messages,
+            &self.tool_runs,
+            &self.branches,
+            true,
+            &mut ids,
+        )
+        .map_err(bad)?;
+        if ids.len() > MAX_IMPORT_MESSAGES {
             return Err(bad(format!(
                 "The file holds {} messages; at most {MAX_IMPORT_MESSAGES} can be imported.",
-                self.messages.len()
+                ids.len()
             )));
-        }
-        let mut ids = HashSet::new();
-        for message in &self.messages {
-            if !ids.insert(message.id.as_str()) {
-                return Err(bad(format!("Two messages have the id “{}”.", message.id)));
-            }
-        }
-        for run in &self.tool_runs {
-            if !ids.contains(run.message_id.as_str()) {
-                return Err(bad(format!(
-                    "A tool call names the message “{}”, which is not in the file.",
-                    run.message_id
-                )));
-            }
         }
         Ok(())
     }
+}
+
+/// Checks one line of a file (the conversation shown, or a branch) and the branches along it,
+/// adding its messages' ids to `ids` (every id of the file once). Only the conversation's own
+/// line may have a point at its very start: a branch's points come after a message of its.
+fn check_line<'a>(
+    messages: &'a [ExportedMessage],
+    runs: &[ExportedToolRun],
+    points: &'a [ExportedBranchPoint],
+    top: bool,
+    ids: &mut HashSet<&'a str>,
+) -> Result<(), String> {
+    let mut own = HashSet::new();
+    for message in messages {
+        if !ids.insert(message.id.as_str()) {
+            return Err(format!("Two messages have the id “{}”.", message.id));
+        }
+        own.insert(message.id.as_str());
+        if ids.len() > MAX_IMPORT_MESSAGES {
+            return Ok(());
+        }
+    }
+    for run in runs {
+        if !own.contains(run.message_id.as_str()) {
+            return Err(format!(
+                "A tool call names the message “{}”, which is not in the file beside it.",
+                run.message_id
+            ));
+        }
+    }
+    let mut places = HashSet::new();
+    for point in points {
+        match point.after.as_deref() {
+            Some(after) if !own.contains(after) => {
+                return Err(format!(
+                    "A branch point follows the message “{after}”, which is not in the file beside it."
+                ));
+            }
+            None if !top => {
+                return Err("A branch point inside a branch names no message before it.".to_owned());
+            }
+            _ => {}
+        }
+        if !places.insert(point.after.as_deref()) {
+            return Err(format!(
+                "Two branch points follow the message “{}”.",
+                point.after.as_deref().unwrap_or("(the start)")
+            ));
+        }
+        let count = point.others.len() + 1;
+        let mut positions: Vec<i64> = point.others.iter().map(|b| b.position).collect();
+        positions.push(point.shown);
+        positions.sort_unstable();
+        let numbered = positions
+            .iter()
+            .enumerate()
+            .all(|(i, &p)| i64::try_from(i) == Ok(p));
+        if !numbered || !(point.models.is_empty() || point.models.len() == count) {
+            return Err(format!(
+                "The branches after the message “{}” are not numbered one each from 1 to {count}.",
+                point.after.as_deref().unwrap_or("(the start)")
+            ));
+        }
+        for branch in &point.others {
+            check_line(
+                &branch.messages,
+                &branch.tool_runs,
+                &branch.branches,
+                false,
+                ids,
+            )?;
+        }
+    }
+    Ok(())
 }
 
 impl Store {
@@ -295,41 +530,19 @@ impl Store {
     /// # Errors
     /// [`StoreError::NotFound`]; a failed query.
     pub async fn export_conversation(&self, id: String) -> Result<ConversationExport, StoreError> {
-        let conversation = self.get_conversation(id.clone()).await?;
-        let messages = self.list_messages(id.clone()).await?;
-        let runs = self.list_tool_runs(id.clone()).await?;
-        let kept: Vec<(Option<String>, Option<String>, String)> = self
+        let (conversation, line) = self
             .call(move |conn| {
-                let mut stmt = conn.prepare(
-                    "SELECT (SELECT m.id FROM messages m \
-                             WHERE m.conversation_id = b.conversation_id AND m.seq = b.after_seq), \
-                            b.model, b.snapshot FROM message_branches b \
-                     WHERE b.conversation_id = ?1 AND b.snapshot IS NOT NULL \
-                       AND b.model IS NOT NULL \
-                     ORDER BY b.after_seq, b.position",
-                )?;
-                let rows =
-                    stmt.query_map([&id], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?;
-                Ok(rows.collect::<Result<_, _>>()?)
+                let tx = conn.transaction()?;
+                let conversation = conversations::get(&tx, &id)?;
+                let line = read_line(&tx, &id, 0, -1)?;
+                // The branches were read by showing each for a moment: none of it is kept.
+                tx.rollback()?;
+                Ok((conversation, line))
             })
             .await?;
         let files = self.attachment_files();
         tokio::task::spawn_blocking(move || {
-            let other_answers = kept
-                .into_iter()
-                .filter_map(|(after, model, snapshot)| {
-                    let snapshot: super::branches::Snapshot =
-                        serde_json::from_str(&snapshot).ok()?;
-                    Some(OtherAnswer {
-                        after: after?,
-                        model,
-                        messages: snapshot.messages.iter().filter_map(kept_message).collect(),
-                    })
-                })
-                .collect();
-            let mut file = ConversationExport::new(conversation, messages, runs, files.as_ref());
-            file.other_answers = other_answers;
-            file
+            ConversationExport::new(conversation, line, files.as_ref())
         })
         .await
         .map_err(|e| StoreError::Task(e.to_string()))
@@ -357,72 +570,16 @@ impl Store {
                 c.model.as_deref(),
                 &c.system_prompt,
             )?;
-            let mut new_ids: HashMap<String, String> = HashMap::new();
-            for m in file.messages {
-                let status = match m.status {
-                    MessageStatus::Streaming => MessageStatus::Interrupted,
-                    other => other,
-                };
-                let saved = messages::insert(
-                    &tx,
-                    &id,
-                    &NewMessage {
-                        role: m.role,
-                        content: m.content,
-                        tool_calls: m.tool_calls,
-                        tool_call_id: m.tool_call_id,
-                        name: m.name,
-                        finish_reason: m.finish_reason,
-                        status,
-                        provider: m.provider,
-                        model: m.model,
-                        input_tokens: m.input_tokens,
-                        output_tokens: m.output_tokens,
-                        reasoning: m.reasoning,
-                        error: m.error,
-                        is_error: m.is_error,
-                        attachments: imported_files(files.as_ref(), &m.attachments),
-                    },
-                )?;
-                tx.execute_cached(
-                    "UPDATE messages SET created_at = ?2, cost_pico = ?3 WHERE id = ?1",
-                    rusqlite::params![saved.id, m.created_at, m.cost_pico],
-                )?;
-                new_ids.insert(m.id, saved.id);
-            }
-            for r in file.tool_runs {
-                let Some(message_id) = new_ids.get(&r.message_id).cloned() else {
-                    continue;
-                };
-                let retry_of = r.retry_of.and_then(|of| {
-                    new_ids.get(&of.message_id).map(|message_id| CallRef {
-                        message_id: message_id.clone(),
-                        call_id: of.call_id,
-                    })
-                });
-                let run = ToolRun {
-                    id: ToolRun::id_for(&message_id, &r.call_id),
-                    conversation_id: id.clone(),
-                    message_id,
-                    call_id: r.call_id,
-                    server: r.server,
-                    tool: r.tool,
-                    display_name: r.display_name,
-                    arguments: r.arguments,
-                    decision: r.decision,
-                    decision_scope: r.decision_scope,
-                    deny_reason: r.deny_reason,
-                    started_at: r.started_at,
-                    finished_at: r.finished_at,
-                    is_error: r.is_error,
-                    result: r.result.filter(|text| super::file_pointer(text).is_none()),
-                    retry_of,
-                    description: r.description,
-                    can_retry: false,
-                    rich: r.rich,
-                };
-                super::tool_loop::upsert_run(&tx, &run)?;
-            }
+            let mut placed = Placed::new();
+            import_line(
+                &tx,
+                &id,
+                file.messages,
+                file.tool_runs,
+                file.branches,
+                files.as_ref(),
+                &mut placed,
+            )?;
             // The import is the newest thing in the list, whatever its messages' times.
             tx.execute(
                 &format!(
@@ -437,6 +594,135 @@ impl Store {
         })
         .await
     }
+}
+
+/// Where an import put each message of the file: its new id and number, by its id in the file.
+type Placed = HashMap<String, (String, i64)>;
+
+/// Writes one line of a checked file (the conversation shown, or a branch) after what is shown
+/// now, then each branch along it: a branch is written where its point is, as if shown, and
+/// kept as that point's snapshot (the tail shown there set aside meanwhile), so it is kept
+/// exactly as a branch made in this app is.
+fn import_line(
+    tx: &Transaction<'_>,
+    id: &str,
+    messages: Vec<ExportedMessage>,
+    runs: Vec<ExportedToolRun>,
+    points: Vec<ExportedBranchPoint>,
+    files: Option<&AttachmentFiles>,
+    placed: &mut Placed,
+) -> Result<(), StoreError> {
+    for m in messages {
+        let status = match m.status {
+            MessageStatus::Streaming => MessageStatus::Interrupted,
+            other => other,
+        };
+        let saved = messages::insert(
+            tx,
+            id,
+            &NewMessage {
+                role: m.role,
+                content: m.content,
+                tool_calls: m.tool_calls,
+                tool_call_id: m.tool_call_id,
+                name: m.name,
+                finish_reason: m.finish_reason,
+                status,
+                provider: m.provider,
+                model: m.model,
+                input_tokens: m.input_tokens,
+                output_tokens: m.output_tokens,
+                reasoning: m.reasoning,
+                error: m.error,
+                is_error: m.is_error,
+                attachments: imported_files(files, &m.attachments),
+            },
+        )?;
+        let seq: i64 = tx.query_row_cached(
+            "UPDATE messages SET created_at = ?2, cost_pico = ?3 WHERE id = ?1 RETURNING seq",
+            rusqlite::params![saved.id, m.created_at, m.cost_pico],
+            |row| row.get(0),
+        )?;
+        placed.insert(m.id, (saved.id, seq));
+    }
+    for r in runs {
+        let Some((message_id, _)) = placed.get(&r.message_id).cloned() else {
+            continue;
+        };
+        let retry_of = r.retry_of.and_then(|of| {
+            placed.get(&of.message_id).map(|(message_id, _)| CallRef {
+                message_id: message_id.clone(),
+                call_id: of.call_id,
+            })
+        });
+        let run = ToolRun {
+            id: ToolRun::id_for(&message_id, &r.call_id),
+            conversation_id: id.to_owned(),
+            message_id,
+            call_id: r.call_id,
+            server: r.server,
+            tool: r.tool,
+            display_name: r.display_name,
+            arguments: r.arguments,
+            decision: r.decision,
+            decision_scope: r.decision_scope,
+            deny_reason: r.deny_reason,
+            started_at: r.started_at,
+            finished_at: r.finished_at,
+            is_error: r.is_error,
+            result: r.result.filter(|text| super::file_pointer(text).is_none()),
+            retry_of,
+            description: r.description,
+            can_retry: false,
+            rich: r.rich,
+        };
+        tool_loop::upsert_run(tx, &run)?;
+    }
+    for point in points {
+        let at = match &point.after {
+            None => 0,
+            Some(after) => match placed.get(after) {
+                Some(&(_, seq)) => seq,
+                // `check` lets no such file through.
+                None => continue,
+            },
+        };
+        let models = point.models;
+        let model = |position: i64| {
+            usize::try_from(position)
+                .ok()
+                .and_then(|i| models.get(i).cloned())
+                .flatten()
+        };
+        let mut rows: Vec<(i64, Option<String>)> = vec![(point.shown, None)];
+        for branch in point.others {
+            let shown_tail = take_tail(tx, id, at)?;
+            import_line(
+                tx,
+                id,
+                branch.messages,
+                branch.tool_runs,
+                branch.branches,
+                files,
+                placed,
+            )?;
+            let kept = serde_json::to_string(&take_tail(tx, id, at)?).map_err(|e| {
+                StoreError::InvalidRow {
+                    detail: e.to_string(),
+                }
+            })?;
+            put_tail(tx, &shown_tail)?;
+            rows.push((branch.position, Some(kept)));
+        }
+        for (position, snapshot) in rows {
+            tx.execute(
+                "INSERT INTO message_branches (conversation_id, after_seq, position, snapshot, model) \
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![id, at, position, snapshot, model(position)],
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// The two ways a conversation is exported.
@@ -574,17 +860,26 @@ pub fn to_markdown(file: &ConversationExport) -> String {
         .map(|r| ((r.message_id.as_str(), r.call_id.as_str()), r))
         .collect();
     let mut answer: Option<&str> = None;
-    // The other models' answers to the question shown last, written once its answer is.
-    let mut others: Vec<&OtherAnswer> = Vec::new();
+    // The branches not shown after the question shown last (other answers to it), written
+    // once its answer is.
+    let mut pending: Vec<&ExportedBranchPoint> = Vec::new();
+    let mut previous: Option<&str> = None;
     for m in &file.messages {
         let text = m.content.as_deref().unwrap_or_default();
         match m.role {
             Role::User => {
-                other_answers(&mut out, &others);
-                others = file
-                    .other_answers
+                branch_sections(&mut out, &pending);
+                // Other versions of this question (it was edited and sent again).
+                let edited: Vec<&ExportedBranchPoint> = file
+                    .branches
                     .iter()
-                    .filter(|o| o.after == m.id)
+                    .filter(|p| p.after.as_deref() == previous)
+                    .collect();
+                branch_sections(&mut out, &edited);
+                pending = file
+                    .branches
+                    .iter()
+                    .filter(|p| p.after.as_deref() == Some(m.id.as_str()))
                     .collect();
                 out.push_str(&format!("## You\n\n{}\n\n", text.trim_end()));
                 for a in &m.attachments {
@@ -638,47 +933,79 @@ pub fn to_markdown(file: &ConversationExport) -> String {
             }
             Role::System => {}
         }
+        previous = Some(m.id.as_str());
     }
-    other_answers(&mut out, &others);
+    branch_sections(&mut out, &pending);
     out
 }
 
-/// The other models' answers of a comparison, each folded under its model's name.
-fn other_answers(out: &mut String, others: &[&OtherAnswer]) {
-    for other in others {
-        let model = other.model.as_deref().unwrap_or("another model");
-        out.push_str(&format!(
-            "<details>\n<summary>Also answered by {}</summary>\n\n",
-            html_text(model)
-        ));
-        let answers: Vec<&ExportedMessage> = other
-            .messages
-            .iter()
-            .filter(|m| m.role == Role::Assistant)
-            .collect();
-        for m in &answers {
-            let text = m.content.as_deref().unwrap_or_default().trim_end();
-            if !text.is_empty() {
-                out.push_str(&format!("{text}\n\n"));
+/// The branches not shown at `points`, each folded: a comparison's other answers under their
+/// model's name, another version of a question with what answered it, another answer.
+fn branch_sections(out: &mut String, points: &[&ExportedBranchPoint]) {
+    for point in points {
+        let count = point.others.len() + 1;
+        for branch in &point.others {
+            if !point.models.is_empty() {
+                let model = point.model(branch.position).unwrap_or("another model");
+                also_answered(out, model, &branch.messages);
+                continue;
             }
-        }
-        // What the whole answer spent, its rounds added up (a cost only when each had one).
-        let sum = |of: fn(&ExportedMessage) -> Option<i64>| {
-            answers.iter().filter_map(|m| of(m)).reduce(|a, b| a + b)
-        };
-        if let Some(first) = answers.first() {
-            let total = ExportedMessage {
-                input_tokens: sum(|m| m.input_tokens),
-                output_tokens: sum(|m| m.output_tokens),
-                cost_pico: answers.iter().map(|m| m.cost_pico).sum::<Option<i64>>(),
-                ..(*first).clone()
+            let which = format!("{} of {count}", branch.position + 1);
+            let summary = if branch
+                .messages
+                .first()
+                .is_some_and(|m| m.role == Role::User)
+            {
+                format!("Another version of this question ({which})")
+            } else {
+                format!("Another answer ({which})")
             };
-            if let Some(line) = spent(&total) {
-                out.push_str(&format!("*{line}*\n\n"));
+            out.push_str(&format!("<details>\n<summary>{summary}</summary>\n\n"));
+            for m in &branch.messages {
+                let text = m.content.as_deref().unwrap_or_default().trim_end();
+                match m.role {
+                    Role::User => out.push_str(&format!("**You:** {text}\n\n")),
+                    Role::Assistant if !text.is_empty() => out.push_str(&format!("{text}\n\n")),
+                    _ => {}
+                }
             }
+            out.push_str("</details>\n\n");
         }
-        out.push_str("</details>\n\n");
     }
+}
+
+/// Another model's answer of a comparison, folded under the model's name.
+fn also_answered(out: &mut String, model: &str, messages: &[ExportedMessage]) {
+    out.push_str(&format!(
+        "<details>\n<summary>Also answered by {}</summary>\n\n",
+        html_text(model)
+    ));
+    let answers: Vec<&ExportedMessage> = messages
+        .iter()
+        .filter(|m| m.role == Role::Assistant)
+        .collect();
+    for m in &answers {
+        let text = m.content.as_deref().unwrap_or_default().trim_end();
+        if !text.is_empty() {
+            out.push_str(&format!("{text}\n\n"));
+        }
+    }
+    // What the whole answer spent, its rounds added up (a cost only when each had one).
+    let sum = |of: fn(&ExportedMessage) -> Option<i64>| {
+        answers.iter().filter_map(|m| of(m)).reduce(|a, b| a + b)
+    };
+    if let Some(first) = answers.first() {
+        let total = ExportedMessage {
+            input_tokens: sum(|m| m.input_tokens),
+            output_tokens: sum(|m| m.output_tokens),
+            cost_pico: answers.iter().map(|m| m.cost_pico).sum::<Option<i64>>(),
+            ..(*first).clone()
+        };
+        if let Some(line) = spent(&total) {
+            out.push_str(&format!("*{line}*\n\n"));
+        }
+    }
+    out.push_str("</details>\n\n");
 }
 
 /// Text safe inside an HTML element (the `<summary>` of a section).
@@ -726,9 +1053,9 @@ mod tests {
         assert_eq!(fenced("plain\n", "json"), "```json\nplain\n```\n");
     }
 
-    #[test]
-    fn a_file_of_another_format_or_version_or_with_loose_ends_is_refused() {
-        let file = ConversationExport {
+    /// A file of this version with no messages.
+    fn empty_file() -> ConversationExport {
+        ConversationExport {
             format: FORMAT.into(),
             version: VERSION,
             exported_at: 0,
@@ -742,8 +1069,13 @@ mod tests {
             },
             messages: vec![],
             tool_runs: vec![],
-            other_answers: vec![],
-        };
+            branches: vec![],
+        }
+    }
+
+    #[test]
+    fn a_file_of_another_format_or_version_or_with_loose_ends_is_refused() {
+        let file = empty_file();
         assert!(file.check().is_ok());
         let other = ConversationExport {
             format: "chatgpt".into(),
@@ -755,10 +1087,19 @@ mod tests {
             .message
             .contains("not a Switchboard conversation"));
         let newer = ConversationExport {
-            version: 2,
+            version: VERSION + 1,
             ..file.clone()
         };
-        assert!(newer.check().unwrap_err().message.contains("version 2"));
+        assert!(newer
+            .check()
+            .unwrap_err()
+            .message
+            .contains(&format!("version {}", VERSION + 1)));
+        let first = ConversationExport {
+            version: 1,
+            ..file.clone()
+        };
+        assert!(first.check().is_ok(), "a file of version 1 is still read");
         let loose = ConversationExport {
             tool_runs: vec![ExportedToolRun {
                 message_id: "nowhere".into(),
@@ -781,5 +1122,63 @@ mod tests {
             ..file
         };
         assert!(loose.check().unwrap_err().message.contains("nowhere"));
+    }
+
+    #[test]
+    fn a_file_whose_branches_do_not_hold_together_is_refused() {
+        let message = |id: &str, role: &str| -> ExportedMessage {
+            serde_json::from_value(serde_json::json!({
+                "id": id, "role": role, "content": id, "created_at": 0, "status": "complete",
+            }))
+            .unwrap()
+        };
+        let branch = |position: i64, ids: &[&str]| ExportedBranch {
+            position,
+            messages: ids.iter().map(|id| message(id, "assistant")).collect(),
+            tool_runs: vec![],
+            branches: vec![],
+        };
+        let point =
+            |after: Option<&str>, shown: i64, others: Vec<ExportedBranch>| ExportedBranchPoint {
+                after: after.map(Into::into),
+                shown,
+                models: vec![],
+                others,
+            };
+        let file = |branches: Vec<ExportedBranchPoint>| ConversationExport {
+            messages: vec![message("q", "user"), message("a", "assistant")],
+            branches,
+            ..empty_file()
+        };
+        let refused = |branches| file(branches).check().unwrap_err().message;
+        assert!(file(vec![point(Some("q"), 1, vec![branch(0, &["a0"])])])
+            .check()
+            .is_ok());
+        assert!(
+            refused(vec![point(Some("elsewhere"), 1, vec![branch(0, &["a0"])])])
+                .contains("elsewhere")
+        );
+        assert!(
+            refused(vec![point(Some("q"), 1, vec![branch(0, &["a"])])]).contains("Two messages")
+        );
+        assert!(refused(vec![point(Some("q"), 1, vec![branch(1, &["a0"])])]).contains("numbered"));
+        assert!(refused(vec![point(Some("q"), 2, vec![branch(0, &["a0"])])]).contains("numbered"));
+        assert!(refused(vec![
+            point(Some("q"), 1, vec![branch(0, &["a0"])]),
+            point(Some("q"), 1, vec![branch(0, &["a1"])]),
+        ])
+        .contains("Two branch points"));
+        // A point inside a branch names a message of that branch, not one of the line above.
+        let mut nested = branch(0, &["a0"]);
+        nested.branches = vec![point(Some("q"), 1, vec![branch(0, &["a00"])])];
+        assert!(refused(vec![point(Some("q"), 1, vec![nested])]).contains("“q”"));
+        let mut nested = branch(0, &["a0"]);
+        nested.branches = vec![point(None, 1, vec![branch(0, &["a00"])])];
+        assert!(refused(vec![point(Some("q"), 1, vec![nested])]).contains("names no message"));
+        let mut nested = branch(0, &["a0"]);
+        nested.branches = vec![point(Some("a0"), 1, vec![branch(0, &["a00"])])];
+        assert!(file(vec![point(Some("q"), 1, vec![nested])])
+            .check()
+            .is_ok());
     }
 }

@@ -12,6 +12,7 @@ const COMMANDS: &[&str] = &[
     "create_conversation",
     "rename_conversation",
     "set_system_prompt",
+    "save_draft",
     "delete_conversation",
     "get_conversation",
     "get_older_messages",

@@ -137,6 +137,7 @@ pub fn run() -> i32 {
             commands::conversations::create_conversation,
             commands::conversations::rename_conversation,
             commands::conversations::set_system_prompt,
+            commands::conversations::save_draft,
             commands::conversations::delete_conversation,
             commands::attachments::choose_attachments,
             commands::attachments::attach_pasted,

@@ -36,7 +36,15 @@ pub async fn send_message(
         attachments: attachments.unwrap_or_default(),
         ..TurnRequest::default()
     };
-    start(&state, request, channel_sink(on_event, window.label())).await
+    let sink = channel_sink(on_event, window.label());
+    let app = state.app().await;
+    // A new message is what the composer held; a retry is not.
+    let handle = if request.text.is_some() {
+        app.send_composed(request, sink).await?
+    } else {
+        app.start_turn(request, sink).await?
+    };
+    Ok(handle.run_id)
 }
 
 /// Runs a failed call again (its card's Retry), through the same approvals, and lets the model
@@ -86,7 +94,7 @@ pub async fn compare_models(
     Ok(state
         .app()
         .await
-        .start_comparison(request, sink)
+        .compare_composed(request, sink)
         .await?
         .run_id)
 }

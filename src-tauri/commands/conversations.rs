@@ -1,6 +1,6 @@
 //! Conversation commands.
 
-use switchboard_core::engine::{ConversationDetail, ProfileChoice};
+use switchboard_core::engine::{ConversationDetail, Draft, ProfileChoice};
 use switchboard_core::store::{Conversation, MessagePage};
 use tauri::State;
 
@@ -37,6 +37,12 @@ pub async fn set_system_prompt(
         .await
         .set_system_prompt(&id, &system_prompt)
         .await?)
+}
+
+/// Keeps what the composer of this conversation holds (an empty draft: forgets it).
+#[tauri::command]
+pub async fn save_draft(state: State<'_, AppState>, id: String, draft: Draft) -> CommandResult<()> {
+    Ok(state.core().await.save_draft(&id, &draft).await?)
 }
 
 #[tauri::command]

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { chooseInFileDialog, cli, launch, nativeWindow, pasteInto, screenshotScreen, sidebarIds, sidebarTitles, tempHome, textOf, tid } from "./harness.mjs";
+import { chooseInFileDialog, cli, launch, nativeWindow, openNewConversation, pasteInto, screenshotScreen, sidebarIds, sidebarTitles, tempHome, textOf, tid, withMockModel } from "./harness.mjs";
 
 async function createConversation(b) {
   const before = (await sidebarIds(b)).length;
@@ -51,6 +51,54 @@ test("a conversation created and renamed is still there after quitting and relau
   } finally {
     await app.close();
   }
+});
+
+test("a message half written is in its composer again after quitting and relaunching, and goes once sent", async () => {
+  await withMockModel("draft", {}, async (home) => {
+    const thought = "Half a thought about the ferries to Hvar";
+    let app = await launch(home);
+    let id;
+    try {
+      const b = app.browser;
+      await openNewConversation(b);
+      [id] = await sidebarIds(b);
+      await pasteInto(b, tid("composer-input"), thought);
+      // Rust has it once typing rests (the command line reads the same database).
+      await b.waitUntil(async () => JSON.parse(cli(home, ["conversations", "draft", id, "--json"]).stdout)?.text === thought, {
+        timeout: 10000,
+        timeoutMsg: "the draft was not saved",
+      });
+    } finally {
+      await app.close();
+    }
+
+    app = await launch(home);
+    try {
+      const b = app.browser;
+      await b.$(tid("conversation-item")).waitForDisplayed({ timeout: 20000 });
+      await b.$(tid("conversation-item")).click();
+      await b.waitUntil(async () => (await b.$(tid("composer-input")).getValue()) === thought, {
+        timeout: 10000,
+        timeoutMsg: "the composer did not get its draft back",
+      });
+      await app.screenshot("draft-after-relaunch");
+      await b.$(tid("composer-send")).click();
+      await b.waitUntil(async () => (await textOf(b, tid("message-list")).catch(() => "")).includes(thought), {
+        timeout: 20000,
+        timeoutMsg: "the message was not sent",
+      });
+      await b.waitUntil(async () => (await b.$(tid("composer-input")).getValue()) === "", {
+        timeout: 10000,
+        timeoutMsg: "the composer kept the sent message",
+      });
+      await b.waitUntil(async () => JSON.parse(cli(home, ["conversations", "draft", id, "--json"]).stdout) === null, {
+        timeout: 10000,
+        timeoutMsg: "the sent message's draft was still kept",
+      });
+    } finally {
+      await app.close();
+    }
+  });
 });
 
 test("a 100 000-character title is trimmed, not stored whole", async () => {

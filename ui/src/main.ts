@@ -2,7 +2,7 @@
 //! stores, then mounts the app (which hands the stores to its components). Once the window
 //! has shown, it warms up what opening the first conversation would otherwise pay for
 //! (warmup.ts, then warm-chat.ts). Links anywhere in the window go to Rust's `open_link`, never
-//! navigate the window.
+//! navigate the window. Composers' drafts are saved when the window goes out of use.
 
 import { mount } from "svelte";
 import "./app.css";
@@ -29,6 +29,15 @@ mount(App, { target, props: { stores } });
 // A link opens in the browser, after Rust's dialog shows its address; never in this window.
 keepLinksInside(document, (href) => {
   openLink(href).catch((err: unknown) => stores.ui.report(err));
+});
+
+// What a composer holds goes to Rust at once when the window goes out of use (hidden, left for
+// another window, closed or reloaded), not only when typing rests.
+const keepDrafts = (): void => stores.chats.flush();
+addEventListener("pagehide", keepDrafts);
+addEventListener("blur", keepDrafts);
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "hidden") keepDrafts();
 });
 
 // After the first frame and the start-up's own work (reading the list, the providers).

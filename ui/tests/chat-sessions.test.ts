@@ -15,6 +15,7 @@ import type { FakeBackend } from "./fake-backend";
 import { installFakeBackend, renderApp } from "./render-app";
 import * as ipc from "../src/lib/ipc";
 import { ChatSession } from "../src/lib/chat.svelte";
+import { ChatSessions, DRAFT_SAVE_MS } from "../src/lib/stores/chat-sessions.svelte";
 import type { Message, ToolRun } from "../src/lib/types";
 
 let backend: FakeBackend;
@@ -123,7 +124,7 @@ describe("a run replayed over what was saved", () => {
       {
         conversation: { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "", profile_id: null },
         messages: [{ ...base, id: "u1", role: "user", content: "time twice", status: "complete", finish_reason: null, tool_calls: null }, answer("a1"), answer("a2")],
-        tool_runs: [], older: null, branches: [],
+        tool_runs: [], older: null, branches: [], draft: null,
       },
       () => {},
     );
@@ -160,7 +161,7 @@ describe("a run replayed over what was saved", () => {
       tool_calls: ids.map((id) => ({ id, name: "time__now", arguments: "{}" })),
     };
     const conversation = { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "", profile_id: null };
-    const session = new ChatSession({ conversation, messages: [], tool_runs: [], older: null, branches: [] }, () => {}, (frame) => frame());
+    const session = new ChatSession({ conversation, messages: [], tool_runs: [], older: null, branches: [], draft: null }, () => {}, (frame) => frame());
     session.apply({ type: "run_started", run_id: "r1", conversation_id: "c1" });
     session.apply({ type: "answer_started", message: { ...answer, status: "streaming", tool_calls: null } });
     for (const id of ids) {
@@ -272,5 +273,88 @@ describe("a long conversation", () => {
     await session.showWholeResult("a0", "c");
     expect(card()?.content).toHaveLength(10_000);
     expect(card()?.full_length).toBeNull();
+  });
+});
+
+describe("a message half written", () => {
+  it("is told to Rust once typing rests, and a new window finds it in its conversation's composer", async () => {
+    backend.addProviderRecord("Work");
+    backend.addConversation("Chat");
+    const first = await renderApp();
+    await first.user.click(items()[0]);
+    await first.user.type(await screen.findByTestId("composer-input"), "Half a thought");
+    await waitFor(() => expect(backend.drafts[backend.conversations[0].id]?.text).toBe("Half a thought"));
+
+    // The app closed and opened: a new window state, the same Rust.
+    cleanup();
+    const { user } = await renderApp();
+    await user.click(items()[0]);
+    const input = (await screen.findByTestId("composer-input")) as HTMLTextAreaElement;
+    await waitFor(() => expect(input.value).toBe("Half a thought"));
+    const saves = backend.callsTo("save_draft").length;
+
+    // Sent: the box empties, and so does what Rust keeps.
+    await user.type(input, "{Enter}");
+    await waitFor(() => expect(backend.drafts[backend.conversations[0].id]).toBeUndefined());
+    expect(backend.callsTo("save_draft").length).toBeGreaterThan(saves);
+  });
+});
+
+describe("the window's drafts", () => {
+  const kept = (text: string) => ({ text, attachments: [], comparing: true, compared: [{ provider: "Work", model: "gpt-4o" }] });
+
+  it("wait for typing to rest before telling Rust, send at once when the window goes, and let a deleted conversation's go", async () => {
+    vi.useFakeTimers();
+    try {
+      const a = backend.addConversation("A");
+      const b = backend.addConversation("B");
+      const chats = new ChatSessions(() => {});
+      const draft = chats.draftOf(a.id);
+      draft.text = "Hel";
+      draft.text = "Hello";
+      draft.comparing = true;
+      await vi.advanceTimersByTimeAsync(DRAFT_SAVE_MS - 1);
+      expect(backend.callsTo("save_draft")).toHaveLength(0);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(backend.callsTo("save_draft").map((c) => c.args)).toEqual([
+        { id: a.id, draft: { text: "Hello", attachments: [], comparing: true, compared: [] } },
+      ]);
+
+      // The window goes: what is waiting is sent now.
+      draft.text = "Hello there";
+      chats.flush();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(backend.drafts[a.id]?.text).toBe("Hello there");
+      await vi.advanceTimersByTimeAsync(DRAFT_SAVE_MS);
+      expect(backend.callsTo("save_draft")).toHaveLength(2);
+
+      // A conversation deleted while its draft waited: nothing is sent for it.
+      chats.draftOf(b.id).text = "gone";
+      chats.forget(b.id);
+      await vi.advanceTimersByTimeAsync(DRAFT_SAVE_MS);
+      expect(backend.callsTo("save_draft")).toHaveLength(2);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("restore what was kept only into a composer not written in since the window began, and restoring sends nothing", async () => {
+    const a = backend.addConversation("A");
+    const b = backend.addConversation("B");
+    backend.drafts[a.id] = kept("from last time");
+    backend.drafts[b.id] = kept("from last time");
+    const chats = new ChatSessions(() => {});
+    chats.open(await ipc.getConversation(a.id));
+    const restored = chats.draftOf(a.id);
+    expect(restored.text).toBe("from last time");
+    expect(restored.comparing).toBe(true);
+    expect(restored.compared).toEqual([{ provider: "Work", model: "gpt-4o" }]);
+
+    // Written in before its conversation was read: what the person wrote stays.
+    chats.draftOf(b.id).text = "newer";
+    chats.open(await ipc.getConversation(b.id));
+    expect(chats.draftOf(b.id).text).toBe("newer");
+    await new Promise((resolve) => setTimeout(resolve, DRAFT_SAVE_MS + 50));
+    expect(backend.callsTo("save_draft").map((c) => c.args?.id)).toEqual([b.id]);
   });
 });

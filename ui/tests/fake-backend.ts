@@ -51,6 +51,7 @@ import type {
   CommandError,
   ConnectionReport,
   Conversation,
+  Draft,
   KeychainStatus,
   LocalServer,
   McpForm,
@@ -546,6 +547,8 @@ export class FakeBackend {
   claudeConfig: string | null = null;
   /** conversation id → its tool calls, as `get_conversation` answers them */
   toolRuns: Record<string, ToolRun[]> = {};
+  /** What each conversation's composer holds, as `save_draft` keeps it (none: nothing). */
+  drafts: Record<string, Draft> = {};
   /** the running servers' tools, as `list_conversation_tools` starts from */
   catalogue: Omit<ConversationTool, "enabled">[] = [];
   /** conversation id → its switches: "server" or "server/tool" → on */
@@ -1440,12 +1443,25 @@ export class FakeBackend {
       conversation.updated_at = ++this.#clock;
       return { ...conversation };
     },
+    save_draft: (args) => {
+      this.#conversation(args.id);
+      const draft = args.draft as Draft;
+      const empty = draft.text === "" && draft.attachments.length === 0 && !draft.comparing && draft.compared.length === 0;
+      if (empty) delete this.drafts[String(args.id)];
+      else this.drafts[String(args.id)] = structuredClone(draft);
+      return null;
+    },
     delete_conversation: (args) => {
       this.#conversation(args.id);
       this.conversations = this.conversations.filter((c) => c.id !== args.id);
+      delete this.drafts[String(args.id)];
       return null;
     },
-    get_conversation: (args) => ({ conversation: { ...this.#conversation(args.id) }, ...this.#page(String(args.id), null, PAGE) }),
+    get_conversation: (args) => ({
+      conversation: { ...this.#conversation(args.id) },
+      ...this.#page(String(args.id), null, PAGE),
+      draft: this.drafts[String(args.id)] ?? null,
+    }),
     get_older_messages: (args) => {
       this.#conversation(args.id);
       return this.#page(String(args.id), Number(args.before), typeof args.limit === "number" ? args.limit : PAGE);

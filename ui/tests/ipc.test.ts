@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => ({ invoke: vi.fn() }));
@@ -13,6 +15,17 @@ beforeEach(() => {
 });
 
 describe("ipc", () => {
+  it("is called by the stores, never by a component (house style, point 14)", () => {
+    const svelteFiles = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+        entry.isDirectory() ? svelteFiles(join(dir, entry.name)) : entry.name.endsWith(".svelte") ? [join(dir, entry.name)] : [],
+      );
+    const files = svelteFiles(join(__dirname, "../src"));
+    expect(files.length).toBeGreaterThan(20);
+    const callers = files.filter((file) => /(from\s+|import\s*\(\s*)["'][./]*(lib\/)?ipc["']|@tauri-apps\/api\/core/.test(readFileSync(file, "utf8")));
+    expect(callers).toEqual([]);
+  });
+
   it("turns a rejected {kind,message,field} into an IpcError", async () => {
     invokeMock.mockRejectedValueOnce({ kind: "invalid_input", message: "Name is empty.", field: "name" });
     const error = await ipc.listProviders().catch((e: unknown) => e);

@@ -10,10 +10,11 @@ import { invoke } from "@tauri-apps/api/core";
 import { expect, vi } from "vitest";
 import App from "../src/App.svelte";
 import { FakeBackend } from "./fake-backend";
-import { newStores } from "./render-with-stores";
+import { newStores, settleStores } from "./render-with-stores";
 
 /** A fresh `FakeBackend` that answers the mocked `invoke` from now on; call it in `beforeEach`. */
 export function installFakeBackend(): FakeBackend {
+  settleStores();
   const backend = new FakeBackend();
   vi.mocked(invoke).mockReset();
   vi.mocked(invoke).mockImplementation(backend.invoke as typeof invoke);

@@ -9,9 +9,23 @@ import { Stores } from "../src/lib/stores/stores";
 import { ThemeController } from "../src/lib/theme";
 import { FakeDarkQuery } from "./fake-backend";
 
+/** The stores made since the last `settleStores`. */
+const made: Stores[] = [];
+
 /** Stores for a window with a light OS theme, nothing loaded yet. */
 export function newStores(): Stores {
-  return new Stores(new ThemeController(document.documentElement, new FakeDarkQuery(false).matchMedia));
+  const stores = new Stores(new ThemeController(document.documentElement, new FakeDarkQuery(false).matchMedia));
+  made.push(stores);
+  return stores;
+}
+
+/**
+ * Sends what the composers of the stores made so far still wait to save, now, to the backend
+ * answering now, and forgets those stores: a test's drafts never land in the next test's
+ * backend (whose conversations have the same ids).
+ */
+export function settleStores(): void {
+  for (const stores of made.splice(0)) stores.chats.flush();
 }
 
 /** Renders `component` with `props`, its context holding `stores`. */

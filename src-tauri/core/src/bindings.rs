@@ -47,6 +47,7 @@ fn bindings() -> String {
         crate::engine::ImportedProfile,
         crate::engine::ProfileChoice,
         crate::app::ComparedModel,
+        crate::engine::Draft,
         crate::store::Role,
         crate::store::MessageStatus,
         crate::attachments::AttachmentKind,

@@ -144,6 +144,19 @@ export type ComparedModel = { provider: string,
  */
 model: string | null, };
 
+/**
+ * What the composer of one conversation holds.
+ */
+export type Draft = { text: string, 
+/**
+ * Files kept already that the message is to carry.
+ */
+attachments: Array<Attachment>, 
+/**
+ * Compare is on: the message is to go to the models in `compared`.
+ */
+comparing: boolean, compared: Array<ComparedModel>, };
+
 export type Role = "user" | "assistant" | "system" | "tool";
 
 export type MessageStatus = "streaming" | "complete" | "interrupted" | "error";
@@ -352,7 +365,11 @@ older: number | null,
 /**
  * Where branches part among `messages`.
  */
-branches: Array<BranchPoint>, };
+branches: Array<BranchPoint>, 
+/**
+ * What the composer held when the conversation was left (none: nothing).
+ */
+draft: Draft | null, };
 
 /**
  * Where the branches of a conversation part, as a page of messages shows it: the message

@@ -17,6 +17,7 @@ import type {
   ComparedModel,
   Conversation,
   ConversationDetail,
+  Draft,
   MessagePage,
   ConversationTool,
   StandingApproval,
@@ -121,6 +122,11 @@ export function renameConversation(id: string, title: string): Promise<Conversat
  *  on "system_prompt". */
 export function setSystemPrompt(id: string, systemPrompt: string): Promise<Conversation> {
   return call("set_system_prompt", { id, systemPrompt });
+}
+
+/** Keeps what the composer of conversation `id` holds (an empty draft: forgets it). */
+export function saveDraft(id: string, draft: Draft): Promise<void> {
+  return call("save_draft", { id, draft });
 }
 
 export function deleteConversation(id: string): Promise<void> {

@@ -16,6 +16,7 @@ export type {
   ConversationArtifact,
   ConversationDetail,
   ConversationTool,
+  Draft,
   DropEvent,
   ExportFormat,
   ImportedProfile,

@@ -17,8 +17,7 @@ use crate::store::new_id;
 
 use super::{App, RunHandle};
 
-/// The most models one comparison asks.
-pub const MAX_COMPARED: usize = 4;
+pub use crate::engine::{ComparedModel, MAX_COMPARED};
 
 /// What a caller asks of a comparison.
 #[derive(Debug, Clone, Default)]
@@ -76,14 +75,6 @@ impl Approver for LaneApprover {
     }
 }
 
-/// One model of a comparison, as the window names it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, ts_rs::TS)]
-pub struct ComparedModel {
-    pub provider: String,
-    /// `None`: the provider's default model.
-    pub model: Option<String>,
-}
-
 impl App {
     /// [`App::start_comparison_answered_by`] with its approvals the window's to answer.
     ///
@@ -97,6 +88,22 @@ impl App {
         let approver = Arc::clone(&self.approvals) as Arc<dyn Approver>;
         self.start_comparison_answered_by(request, sink, approver)
             .await
+    }
+
+    /// [`App::start_comparison`] for the question a conversation's composer held: its kept
+    /// draft goes once the comparison has started (as [`App::send_composed`]).
+    ///
+    /// # Errors
+    /// As [`App::start_comparison`]; the draft stays then.
+    pub async fn compare_composed(
+        self: &Arc<Self>,
+        request: CompareRequest,
+        sink: Arc<dyn EventSink>,
+    ) -> Result<RunHandle, CoreError> {
+        let conversation_id = request.conversation_id.clone();
+        let handle = self.start_comparison(request, sink).await?;
+        self.core.forget_draft(&conversation_id).await;
+        Ok(handle)
     }
 
     /// Starts a comparison (see the module); its events go to `sink`, the last being

@@ -291,6 +291,23 @@ impl App {
         self.start_turn_answered_by(request, sink, approver).await
     }
 
+    /// [`App::start_turn`] for the message a conversation's composer held: once the turn has
+    /// started, the draft kept for that composer goes, so a message sent never comes back as a
+    /// draft (the window empties its box as well, but may be closed before it says so).
+    ///
+    /// # Errors
+    /// As [`App::start_turn`]; the draft stays then.
+    pub async fn send_composed(
+        self: &Arc<Self>,
+        request: TurnRequest,
+        sink: Arc<dyn EventSink>,
+    ) -> Result<RunHandle, CoreError> {
+        let conversation_id = request.conversation_id.clone();
+        let handle = self.start_turn(request, sink).await?;
+        self.core.forget_draft(&conversation_id).await;
+        Ok(handle)
+    }
+
     /// [`App::start_turn`] with its approvals answered by `approver` (the terminal, or a fixed
     /// answer).
     ///

@@ -181,3 +181,46 @@ async fn a_server_changed_while_its_approval_was_shown_is_not_approved() {
             .approved
     );
 }
+
+#[tokio::test]
+async fn a_message_sent_from_the_composer_takes_its_draft_along_and_a_refused_one_keeps_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app_in(dir.path(), Settings::default()).await;
+    let conversation = app.core().create_conversation(None).await.unwrap();
+    let draft = crate::engine::Draft {
+        text: "hello".into(),
+        ..crate::engine::Draft::default()
+    };
+    app.core()
+        .save_draft(&conversation.id, &draft)
+        .await
+        .unwrap();
+    let ask = |provider: Option<&str>| TurnRequest {
+        conversation_id: conversation.id.clone(),
+        text: Some("hello".into()),
+        provider: provider.map(Into::into),
+        ..TurnRequest::default()
+    };
+    let quiet = || Arc::new(|_: crate::events::RunEvent| {});
+
+    // Refused (no model chosen): the draft stays, to be sent again.
+    assert!(app.send_composed(ask(None), quiet()).await.is_err());
+    assert_eq!(
+        app.core().draft(&conversation.id).await.unwrap(),
+        Some(draft)
+    );
+
+    // Started (its model's server is not there, which the run finds out later): gone.
+    app.core()
+        .add_provider(NewProvider {
+            base_url: Some("http://127.0.0.1:9".into()),
+            ..provider("Local")
+        })
+        .await
+        .unwrap();
+    app.send_composed(ask(Some("Local")), quiet())
+        .await
+        .unwrap();
+    assert_eq!(app.core().draft(&conversation.id).await.unwrap(), None);
+    app.shutdown(std::time::Duration::from_secs(5)).await;
+}

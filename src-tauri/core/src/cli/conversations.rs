@@ -91,6 +91,13 @@ pub(crate) enum ConversationsCommand {
         #[arg(long)]
         timeout: Option<u64>,
     },
+    /// What the window's composer holds for the conversation and has not sent: its text, the
+    /// files attached and the models a comparison would ask (nothing when empty).
+    Draft {
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// Deletes one question (MESSAGE, a user message's id) and everything that answered it.
     DeleteTurn {
         id: String,
@@ -329,6 +336,36 @@ pub(crate) async fn run(
                     switched.point.count,
                     switched.point.message_id
                 )?;
+            }
+        }
+        ConversationsCommand::Draft { id, json } => {
+            let draft = core.draft(&id).await?;
+            if json {
+                json_out(out, &draft)?;
+            } else if let Some(draft) = draft {
+                if !draft.text.is_empty() {
+                    writeln!(out, "{}", draft.text)?;
+                }
+                for file in &draft.attachments {
+                    writeln!(
+                        out,
+                        "Attached: {} ({}, {})",
+                        file.name,
+                        file.mime,
+                        crate::text::byte_size(file.size)
+                    )?;
+                }
+                if draft.comparing {
+                    let models: Vec<String> = draft
+                        .compared
+                        .iter()
+                        .map(|m| match &m.model {
+                            Some(model) => format!("{} · {model}", m.provider),
+                            None => m.provider.clone(),
+                        })
+                        .collect();
+                    writeln!(out, "Compare: {}", models.join(", "))?;
+                }
             }
         }
         ConversationsCommand::DeleteTurn { id, message, json } => {

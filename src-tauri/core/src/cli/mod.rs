@@ -71,6 +71,7 @@ impl Command {
                     | C::Export { .. }
                     | C::Artifacts { .. }
                     | C::Links { .. }
+                    | C::Draft { .. }
             ) | Command::Provider(
                 provider::ProviderCommand::List { .. } | provider::ProviderCommand::Prices { .. }
             ) | Command::Usage(_)
@@ -319,6 +320,57 @@ mod tests {
         let parsed: serde_json::Value = serde_json::from_str(&json).unwrap();
         assert_eq!(parsed[0]["has_key"], true);
         assert!(!json.contains("777777"));
+    }
+
+    #[tokio::test]
+    async fn conversations_draft_prints_what_the_window_has_not_sent() {
+        let app = app().await;
+        let id = app.core().create_conversation(None).await.unwrap().id;
+        assert_eq!(
+            run_args(&app, &["conversations", "draft", &id])
+                .await
+                .unwrap(),
+            ""
+        );
+        assert_eq!(
+            run_args(&app, &["conversations", "draft", &id, "--json"])
+                .await
+                .unwrap()
+                .trim(),
+            "null"
+        );
+        let draft = crate::engine::Draft {
+            text: "Half a thought".into(),
+            comparing: true,
+            compared: vec![
+                crate::engine::ComparedModel {
+                    provider: "Work".into(),
+                    model: Some("gpt-4o".into()),
+                },
+                crate::engine::ComparedModel {
+                    provider: "Local".into(),
+                    model: None,
+                },
+            ],
+            ..crate::engine::Draft::default()
+        };
+        app.core().save_draft(&id, &draft).await.unwrap();
+        assert_eq!(
+            run_args(&app, &["conversations", "draft", &id])
+                .await
+                .unwrap(),
+            "Half a thought\nCompare: Work · gpt-4o, Local\n"
+        );
+        let json = run_args(&app, &["conversations", "draft", &id, "--json"])
+            .await
+            .unwrap();
+        assert_eq!(
+            serde_json::from_str::<crate::engine::Draft>(&json).unwrap(),
+            draft
+        );
+        assert!(run_args(&app, &["conversations", "draft", "nowhere"])
+            .await
+            .is_err());
     }
 
     #[tokio::test]

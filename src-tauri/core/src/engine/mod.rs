@@ -111,6 +111,8 @@ pub struct ConversationDetail {
     pub older: Option<i64>,
     /// Where branches part among `messages`.
     pub branches: Vec<crate::store::BranchPoint>,
+    /// What the composer held when the conversation was left (none: nothing).
+    pub draft: Option<Draft>,
 }
 
 /// How many messages a window gets at first, and per page as it scrolls back.
@@ -489,12 +491,14 @@ impl Core {
         let page = store
             .message_page(id.to_owned(), None, MESSAGE_PAGE)
             .await?;
+        let draft = self.kept_draft(store.draft(id.to_owned()).await?).await?;
         Ok(ConversationDetail {
             conversation,
             messages: page.messages,
             tool_runs: page.tool_runs,
             older: page.older,
             branches: page.branches,
+            draft,
         })
     }
 
@@ -800,6 +804,7 @@ mod artifacts;
 mod attachments;
 mod chat;
 mod connections;
+mod drafts;
 mod mcp;
 mod profiles;
 mod usage;
@@ -809,6 +814,7 @@ pub use artifacts::{ConversationArtifact, ToolLink, MAX_PREVIEW_BYTES};
 pub use attachments::ToolSuggestion;
 pub use chat::{system_prompt, ConversationTool, ToolSelection, TurnRequest};
 pub use connections::{ConnectionReport, LocalServer};
+pub use drafts::{ComparedModel, Draft, MAX_COMPARED, MAX_DRAFT_CHARS};
 pub use mcp::{McpServerStatus, McpServerView, ToolReview};
 pub use profiles::{ImportedProfile, ProfileChoice, MAX_PROFILE_NAME_CHARS};
 pub use usage::UsageReport;

@@ -623,3 +623,98 @@ async fn a_price_comes_from_the_provider_list_or_the_person_and_is_never_guessed
         .await
         .is_err());
 }
+
+#[tokio::test]
+async fn a_draft_comes_back_with_its_conversation_until_it_is_emptied() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core_in(dir.path(), Arc::new(MemoryStore::new())).await;
+    let conv = core.create_conversation(Some("Notes")).await.unwrap();
+    assert_eq!(core.get_conversation(&conv.id).await.unwrap().draft, None);
+    let draft = Draft {
+        text: "Half a thought".into(),
+        attachments: vec![],
+        comparing: true,
+        compared: vec![ComparedModel {
+            provider: "Work".into(),
+            model: Some("gpt-4o".into()),
+        }],
+    };
+    core.save_draft(&conv.id, &draft).await.unwrap();
+    assert_eq!(
+        core.get_conversation(&conv.id).await.unwrap().draft,
+        Some(draft.clone())
+    );
+    let listed = core.list_conversations().await.unwrap();
+    assert_eq!(
+        listed[0].updated_at, conv.updated_at,
+        "writing a draft is not a change to the conversation"
+    );
+
+    // Too much for a draft: refused beside the box, what was kept stays.
+    let long = Draft {
+        text: "x".repeat(MAX_DRAFT_CHARS + 1),
+        ..Draft::default()
+    };
+    let refused = core.save_draft(&conv.id, &long).await.unwrap_err();
+    assert!(
+        matches!(&refused, CoreError::Invalid(e) if e.field == "draft"),
+        "{refused:?}"
+    );
+    let crowd = Draft {
+        compared: vec![draft.compared[0].clone(); MAX_COMPARED + 1],
+        ..draft.clone()
+    };
+    let refused = core.save_draft(&conv.id, &crowd).await.unwrap_err();
+    assert!(
+        matches!(&refused, CoreError::Invalid(e) if e.field == "draft" && e.message.contains("models")),
+        "{refused:?}"
+    );
+    let heavy = Draft {
+        attachments: vec![
+            core.attachment_files().keep("a.txt", b"a").unwrap();
+            crate::attachments::MAX_PER_MESSAGE + 1
+        ],
+        ..draft.clone()
+    };
+    let refused = core.save_draft(&conv.id, &heavy).await.unwrap_err();
+    assert!(
+        matches!(&refused, CoreError::Invalid(e) if e.field == "draft" && e.message.contains("files")),
+        "{refused:?}"
+    );
+    assert_eq!(
+        core.get_conversation(&conv.id).await.unwrap().draft,
+        Some(draft)
+    );
+
+    // Its files' records are the window's word only until read back: judged again from the
+    // kept bytes, and one no longer kept left out.
+    let kept = core
+        .attachment_files()
+        .keep("notes.txt", b"plain words")
+        .unwrap();
+    let claimed = crate::attachments::Attachment {
+        mime: "image/png".into(),
+        size: 1,
+        name: "dir/../notes.txt".into(),
+        ..kept.clone()
+    };
+    let missing = crate::attachments::Attachment {
+        sha256: "0".repeat(64),
+        ..kept.clone()
+    };
+    let with_files = Draft {
+        attachments: vec![claimed, missing],
+        ..Draft::default()
+    };
+    core.save_draft(&conv.id, &with_files).await.unwrap();
+    let read = core.draft(&conv.id).await.unwrap().unwrap();
+    assert_eq!(read.attachments, [kept]);
+
+    // Emptied (sent, or cleared by hand): nothing comes back.
+    core.save_draft(&conv.id, &Draft::default()).await.unwrap();
+    assert_eq!(core.get_conversation(&conv.id).await.unwrap().draft, None);
+    assert!(matches!(
+        core.save_draft("nowhere", &Draft::default()).await,
+        Err(CoreError::Store(StoreError::NotFound { .. }))
+    ));
+}

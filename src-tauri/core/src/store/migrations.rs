@@ -299,6 +299,15 @@ CREATE INDEX conversations_lanes ON conversations (lane_of) WHERE lane_of IS NOT
 -- At a comparison, the model that wrote each branch ("Provider · model").
 ALTER TABLE message_branches ADD COLUMN model TEXT;
 "#,
+    // 18: what a conversation's composer holds until it is sent (see `drafts`), so a message
+    // half written outlives the window: a row only while there is something.
+    r#"
+CREATE TABLE drafts (
+    conversation_id TEXT PRIMARY KEY REFERENCES conversations(id) ON DELETE CASCADE,
+    draft           TEXT NOT NULL CHECK (json_valid(draft)),
+    updated_at      INTEGER NOT NULL
+);
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

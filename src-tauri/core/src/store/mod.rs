@@ -7,6 +7,7 @@
 
 mod branches;
 mod conversations;
+mod drafts;
 mod lanes;
 mod mcp_approvals;
 mod messages;
@@ -321,8 +322,8 @@ impl Store {
 pub const UNSENT_ATTACHMENT_GRACE: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// After messages are deleted: the attached files no message names any more (shown, or in a
-/// branch kept aside) are removed from `<data>/attachments/`, except those kept within
-/// [`UNSENT_ATTACHMENT_GRACE`].
+/// branch kept aside) and no draft names are removed from `<data>/attachments/`, except those
+/// kept within [`UNSENT_ATTACHMENT_GRACE`].
 fn sweep_attachments(conn: &Connection, dir: Option<&Path>) -> Result<(), StoreError> {
     let Some(dir) = dir else {
         return Ok(());
@@ -342,8 +343,13 @@ fn sweep_attachments(conn: &Connection, dir: Option<&Path>) -> Result<(), StoreE
         .prepare("SELECT snapshot FROM message_branches WHERE snapshot LIKE '%sha256%'")?
         .query_map([], |row| row.get(0))?
         .collect::<Result<_, _>>()?;
-    for snapshot in &snapshots {
-        named.extend(sha.find_iter(snapshot).map(|m| m.as_str().to_owned()));
+    // So does a draft (what a composer holds) that names it.
+    let drafts: Vec<String> = conn
+        .prepare("SELECT draft FROM drafts WHERE draft LIKE '%sha256%'")?
+        .query_map([], |row| row.get(0))?
+        .collect::<Result<_, _>>()?;
+    for kept in snapshots.iter().chain(&drafts) {
+        named.extend(sha.find_iter(kept).map(|m| m.as_str().to_owned()));
     }
     crate::attachments::AttachmentFiles::new(dir.join("attachments"))
         .remove_unreferenced(&named, UNSENT_ATTACHMENT_GRACE);

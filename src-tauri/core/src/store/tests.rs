@@ -256,6 +256,61 @@ async fn a_result_larger_than_the_database_keeps_goes_to_a_file_and_goes_with_it
 }
 
 #[tokio::test]
+async fn a_draft_is_kept_until_emptied_keeps_its_files_and_goes_with_its_conversation() {
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path, DEFAULT_BUSY_TIMEOUT).unwrap();
+    let files =
+        crate::attachments::AttachmentFiles::new(path.parent().unwrap().join("attachments"));
+    let drafted = files.keep("notes.txt", b"half done").unwrap();
+    // Kept long ago: only a name keeps it.
+    std::fs::File::options()
+        .write(true)
+        .open(files.dir().join(&drafted.sha256))
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - Duration::from_secs(7200))
+        .unwrap();
+    let one = store.create_conversation("one".into()).await.unwrap();
+    let other = store.create_conversation("other".into()).await.unwrap();
+    assert_eq!(store.draft(one.id.clone()).await.unwrap(), None);
+    let draft = serde_json::json!({
+        "text": "half", "attachments": [drafted], "comparing": false, "compared": []
+    })
+    .to_string();
+    store
+        .save_draft(one.id.clone(), Some("{\"text\": \"first\"}".into()))
+        .await
+        .unwrap();
+    store
+        .save_draft(one.id.clone(), Some(draft.clone()))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.draft(one.id.clone()).await.unwrap(),
+        Some(draft.clone())
+    );
+
+    // Files are swept when a conversation goes: the draft's file stays.
+    store.delete_conversation(other.id).await.unwrap();
+    assert!(files.read(&drafted.sha256).is_ok(), "named by a draft");
+
+    // Emptied: forgotten. Kept again, then its conversation deleted: the draft and its file go.
+    store.save_draft(one.id.clone(), None).await.unwrap();
+    assert_eq!(store.draft(one.id.clone()).await.unwrap(), None);
+    store.save_draft(one.id.clone(), Some(draft)).await.unwrap();
+    store.delete_conversation(one.id.clone()).await.unwrap();
+    assert!(files.read(&drafted.sha256).is_err(), "named by nothing now");
+    let rows: i64 = store
+        .call(|c| Ok(c.query_row("SELECT COUNT(*) FROM drafts", [], |r| r.get(0))?))
+        .await
+        .unwrap();
+    assert_eq!(rows, 0);
+    assert!(matches!(
+        store.save_draft(one.id, Some("{}".into())).await,
+        Err(StoreError::NotFound { .. })
+    ));
+}
+
+#[tokio::test]
 async fn an_attached_file_goes_when_no_message_names_it_any_more() {
     let (_dir, path) = temp_db();
     let store = Store::open(&path, DEFAULT_BUSY_TIMEOUT).unwrap();

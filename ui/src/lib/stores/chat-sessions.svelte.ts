@@ -4,16 +4,29 @@
 // time (or again after a reload of the window) is built from what was saved and then attached to
 // the run under way there, if any, which replays that run from its start. Every run event a
 // session applies is passed on with its conversation's id (the canvas's files hear them).
+// Each conversation's composer draft lives here too; what it holds is told to Rust once typing
+// rests, so it is found again after the app is closed and opened.
 
 import { ChatSession } from "../chat.svelte";
 import { ComposerDraft } from "../composer-draft.svelte";
+import * as ipc from "../ipc";
 import type { RunEvent } from "../run-events";
 import type { ConversationDetail } from "../types";
+
+/** How long a composer rests before what it holds is told to Rust. */
+export const DRAFT_SAVE_MS = 300;
 
 export class ChatSessions {
   readonly #sessions = new Map<string, ChatSession>();
   /** What the composer holds, by conversation: kept while the window lives, whatever is open. */
   readonly #drafts = new Map<string, ComposerDraft>();
+  /** Drafts changed and not yet told to Rust, by conversation. */
+  readonly #unsaved = new Map<string, { draft: ComposerDraft; timer: ReturnType<typeof setTimeout> }>();
+  /** The save of each conversation's draft under way: the next waits for it (in order). */
+  readonly #saving = new Map<string, Promise<void>>();
+  /** Conversations whose composer was written in since this window began: what Rust kept
+   * for them is older than what the window holds, and is never restored. */
+  readonly #written = new Set<string>();
   readonly #onFinished: (conversationId: string) => void;
   readonly #onEvent: (conversationId: string, event: RunEvent) => void;
 
@@ -44,6 +57,9 @@ export class ChatSessions {
     session = new ChatSession(detail, () => this.#onFinished(id), undefined, (event) => this.#onEvent(id, event));
     this.#sessions.set(id, session);
     void session.attach();
+    // What the composer held when the conversation was last left (unless it was written in
+    // since this window began).
+    if (detail.draft && !this.#written.has(id)) this.draftOf(id).restore(detail.draft);
     return session;
   }
 
@@ -66,15 +82,52 @@ export class ChatSessions {
     let draft = this.#drafts.get(conversationId);
     if (!draft) {
       for (const [other, kept] of this.#drafts) if (kept.empty) this.#drafts.delete(other);
-      draft = new ComposerDraft();
+      const made = new ComposerDraft(() => {
+        this.#written.add(conversationId);
+        this.#saveSoon(conversationId, made);
+      });
+      draft = made;
       this.#drafts.set(conversationId, draft);
     }
     return draft;
+  }
+
+  #saveSoon(conversationId: string, draft: ComposerDraft): void {
+    clearTimeout(this.#unsaved.get(conversationId)?.timer);
+    const timer = setTimeout(() => this.#save(conversationId), DRAFT_SAVE_MS);
+    this.#unsaved.set(conversationId, { draft, timer });
+  }
+
+  #save(conversationId: string): void {
+    const unsaved = this.#unsaved.get(conversationId);
+    if (!unsaved) return;
+    clearTimeout(unsaved.timer);
+    this.#unsaved.delete(conversationId);
+    // One at a time per conversation, each sending what the composer holds when it goes, so
+    // an older draft never lands after a newer one. Not kept is not lost: the window still
+    // holds it, and the next change tries again.
+    const send = (): Promise<void> => ipc.saveDraft(conversationId, unsaved.draft.saved);
+    const before = this.#saving.get(conversationId);
+    // Sent now when none is under way (a window going away has no later).
+    const saving: Promise<void> = (before ? before.then(send) : send())
+      .catch((err: unknown) => console.warn("a draft was not kept", err))
+      .finally(() => {
+        if (this.#saving.get(conversationId) === saving) this.#saving.delete(conversationId);
+      });
+    this.#saving.set(conversationId, saving);
+  }
+
+  /** Tells Rust now what every composer not yet saved holds (the window is going away). */
+  flush(): void {
+    for (const conversationId of [...this.#unsaved.keys()]) this.#save(conversationId);
   }
 
   /** A deleted conversation's session and draft go with it. */
   forget(conversationId: string): void {
     this.#sessions.delete(conversationId);
     this.#drafts.delete(conversationId);
+    clearTimeout(this.#unsaved.get(conversationId)?.timer);
+    this.#unsaved.delete(conversationId);
+    this.#written.delete(conversationId);
   }
 }

@@ -16,7 +16,7 @@ import { IpcError } from "../errors";
 import { LatestOnly } from "../latest";
 import { afterLateFrame } from "../frame-budget";
 import { ConversationTools } from "../conversation-tools.svelte";
-import type { Conversation, ConversationDetail, ProfileChoice, SearchHit } from "../types";
+import type { Conversation, ConversationDetail, ExportFormat, ProfileChoice, SearchHit } from "../types";
 import type { ChatSessions } from "./chat-sessions.svelte";
 import type { UiStore } from "./ui.svelte";
 
@@ -134,7 +134,7 @@ export class ConversationsStore {
     try {
       const created = await ipc.createConversation(null, profile);
       this.list = [created, ...this.list.filter((c) => c.id !== created.id)];
-      if (stillWanted()) void this.open(created.id, { conversation: created, messages: [], tool_runs: [], older: null, branches: [] });
+      if (stillWanted()) void this.open(created.id, { conversation: created, messages: [], tool_runs: [], older: null, branches: [], draft: null });
     } catch (err) {
       this.#ui.report(err);
     }
@@ -156,6 +156,23 @@ export class ConversationsStore {
     } finally {
       await this.refresh();
     }
+  }
+
+  /**
+   * Saves conversation `id` as `format` where the person picks in the native save dialog;
+   * the file's path, or null when they closed the dialog.
+   * @throws IpcError, for the caller to show
+   */
+  exportAs(id: string, format: ExportFormat): Promise<string | null> {
+    return ipc.exportConversation(id, format);
+  }
+
+  /**
+   * At most `limit` hits for `query` across every conversation, newest first.
+   * @throws IpcError, for the caller to show beside the query
+   */
+  search(query: string, limit: number): Promise<SearchHit[]> {
+    return ipc.searchConversations(query, limit);
   }
 
   /**

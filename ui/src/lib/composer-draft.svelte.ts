@@ -26,7 +26,7 @@ export class ComposerDraft {
   set text(value: string) {
     if (value === this.#text) return;
     this.#text = value;
-    this.#changed();
+    this.#onChange();
   }
 
   get files(): Attachment[] {
@@ -34,7 +34,7 @@ export class ComposerDraft {
   }
   set files(value: Attachment[]) {
     this.#files = value;
-    this.#changed();
+    this.#onChange();
   }
 
   /** Compare is on: the message goes to the models checked in `compared`. */
@@ -44,7 +44,7 @@ export class ComposerDraft {
   set comparing(value: boolean) {
     if (value === this.#comparing) return;
     this.#comparing = value;
-    this.#changed();
+    this.#onChange();
   }
 
   get compared(): ComparedModel[] {
@@ -52,10 +52,6 @@ export class ComposerDraft {
   }
   set compared(value: ComparedModel[]) {
     this.#compared = value;
-    this.#changed();
-  }
-
-  #changed(): void {
     this.#onChange();
   }
 

@@ -1,9 +1,9 @@
 //! What the composer holds for a conversation until it is sent, kept in the database so that a
 //! message half written outlives the window: its text, the files attached (kept files named by
 //! their SHA-256, which the sweep of unused files leaves alone while a draft names them, and
-//! whose records are judged again when read) and the models a comparison would ask. Only
-//! something is kept: an empty draft is no row, and a message sent from the composer takes its
-//! draft with it ([`crate::App::send_composed`]).
+//! whose records are judged again from their bytes when first saved) and the models a
+//! comparison would ask. Only something is kept: an empty draft is no row, and a message sent
+//! from the composer takes its draft with it ([`crate::App::send_composed`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -61,40 +61,37 @@ impl Core {
     pub async fn draft(&self, id: &str) -> Result<Option<Draft>, CoreError> {
         let store = self.store()?;
         store.get_conversation(id.to_owned()).await?;
-        self.kept_draft(store.draft(id.to_owned()).await?).await
+        Ok(read_draft(store.draft(id.to_owned()).await?))
     }
 
-    /// A kept draft as read back, its files' records judged again from their bytes (what the
-    /// window sent is not trusted for them) and those no longer kept left out; `None` for one
-    /// that no longer reads (written by a build whose draft had another shape), which is
-    /// dropped rather than shown wrong.
-    pub(super) async fn kept_draft(
+    /// The records of the files a draft names, judged again from their kept bytes (the
+    /// window's word on a file's kind or size is not taken), those no longer kept left out. A
+    /// file the draft kept already (the same SHA-256 and name) keeps the record it was given
+    /// then: a file is read once when attached, not again at every pause in typing.
+    async fn judged_files(
         &self,
-        kept: Option<String>,
-    ) -> Result<Option<Draft>, CoreError> {
-        let Some(text) = kept else {
-            return Ok(None);
-        };
-        let mut draft: Draft = match serde_json::from_str(&text) {
-            Ok(draft) => draft,
-            Err(e) => {
-                tracing::warn!(error = %e, "a kept draft does not read; it is left out");
-                return Ok(None);
-            }
-        };
-        if !draft.attachments.is_empty() {
-            let files = self.attachment_files();
-            let named = std::mem::take(&mut draft.attachments);
-            draft.attachments = tokio::task::spawn_blocking(move || {
-                named
-                    .iter()
-                    .filter_map(|a| files.record(&a.sha256, &a.name).ok())
-                    .collect()
-            })
-            .await
-            .map_err(|e| StoreError::Task(e.to_string()))?;
+        before: Option<Draft>,
+        named: Vec<Attachment>,
+    ) -> Result<Vec<Attachment>, CoreError> {
+        if named.is_empty() {
+            return Ok(named);
         }
-        Ok(Some(draft))
+        let before = before.map(|d| d.attachments).unwrap_or_default();
+        let files = self.attachment_files();
+        Ok(tokio::task::spawn_blocking(move || {
+            named
+                .iter()
+                .filter_map(|a| {
+                    before
+                        .iter()
+                        .find(|b| b.sha256 == a.sha256 && b.name == a.name)
+                        .cloned()
+                        .or_else(|| files.record(&a.sha256, &a.name).ok())
+                })
+                .collect()
+        })
+        .await
+        .map_err(|e| StoreError::Task(e.to_string()))?)
     }
 
     /// Forgets what the composer of conversation `id` held (its message was sent). A failure
@@ -128,10 +125,16 @@ impl Core {
                 "A comparison asks at most {MAX_COMPARED} models."
             )));
         }
+        let store = self.store()?;
         let kept = if draft.is_empty() {
             None
         } else {
-            let json = serde_json::to_string(draft).map_err(|e| StoreError::InvalidRow {
+            let before = read_draft(store.draft(id.to_owned()).await?);
+            let draft = Draft {
+                attachments: self.judged_files(before, draft.attachments.clone()).await?,
+                ..draft.clone()
+            };
+            let json = serde_json::to_string(&draft).map_err(|e| StoreError::InvalidRow {
                 detail: e.to_string(),
             })?;
             if json.len() > MAX_DRAFT_BYTES {
@@ -142,6 +145,14 @@ impl Core {
             }
             Some(json)
         };
-        Ok(self.store()?.save_draft(id.to_owned(), kept).await?)
+        Ok(store.save_draft(id.to_owned(), kept).await?)
     }
+}
+
+/// A kept draft as read back; `None` for one that no longer reads (written by a build whose
+/// draft had another shape), which is dropped rather than shown wrong.
+pub(super) fn read_draft(kept: Option<String>) -> Option<Draft> {
+    serde_json::from_str(&kept?)
+        .map_err(|e| tracing::warn!(error = %e, "a kept draft does not read; it is left out"))
+        .ok()
 }

@@ -491,7 +491,7 @@ impl Core {
         let page = store
             .message_page(id.to_owned(), None, MESSAGE_PAGE)
             .await?;
-        let draft = self.kept_draft(store.draft(id.to_owned()).await?).await?;
+        let draft = drafts::read_draft(store.draft(id.to_owned()).await?);
         Ok(ConversationDetail {
             conversation,
             messages: page.messages,

@@ -686,8 +686,8 @@ async fn a_draft_comes_back_with_its_conversation_until_it_is_emptied() {
         Some(draft)
     );
 
-    // Its files' records are the window's word only until read back: judged again from the
-    // kept bytes, and one no longer kept left out.
+    // Its files' records are not the window's word: judged again from the kept bytes when
+    // saved, and one no longer kept left out.
     let kept = core
         .attachment_files()
         .keep("notes.txt", b"plain words")

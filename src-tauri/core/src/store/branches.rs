@@ -201,6 +201,19 @@ pub(super) fn take_tail(
     Ok(snapshot)
 }
 
+/// [`take_tail`] as the text a branch point keeps it in (`message_branches.snapshot`).
+pub(super) fn take_tail_kept(
+    tx: &Transaction<'_>,
+    conversation_id: &str,
+    at: i64,
+) -> Result<String, StoreError> {
+    serde_json::to_string(&take_tail(tx, conversation_id, at)?).map_err(|e| {
+        StoreError::InvalidRow {
+            detail: e.to_string(),
+        }
+    })
+}
+
 pub(super) fn put_tail(tx: &Transaction<'_>, snapshot: &Snapshot) -> Result<(), StoreError> {
     put_back(tx, "messages", &snapshot.messages)?;
     put_back(tx, "tool_runs", &snapshot.tool_runs)?;
@@ -210,11 +223,7 @@ pub(super) fn put_tail(tx: &Transaction<'_>, snapshot: &Snapshot) -> Result<(), 
 /// Keeps the tail shown after message number `at` as the snapshot of the branch point's shown
 /// branch, and takes it out of what is shown.
 fn set_aside_shown(tx: &Transaction<'_>, conversation_id: &str, at: i64) -> Result<(), StoreError> {
-    let kept = serde_json::to_string(&take_tail(tx, conversation_id, at)?).map_err(|e| {
-        StoreError::InvalidRow {
-            detail: e.to_string(),
-        }
-    })?;
+    let kept = take_tail_kept(tx, conversation_id, at)?;
     tx.execute(
         "UPDATE message_branches SET snapshot = ?3 \
          WHERE conversation_id = ?1 AND after_seq = ?2 AND snapshot IS NULL",

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use rusqlite::{params, OptionalExtension, Transaction};
 
-use super::branches::{put_tail, take_tail, Snapshot};
+use super::branches::{put_tail, take_tail, take_tail_kept, Snapshot};
 use super::{
     conversations, messages, now_ms, tool_loop, Cached, CallRef, Conversation, Message,
     MessageStatus, NewMessage, Role, Store, StoreError, ToolRun,
@@ -678,7 +678,7 @@ fn import_line(
         };
         tool_loop::upsert_run(tx, &run)?;
     }
-    for point in points {
+    for mut point in points {
         let at = match &point.after {
             None => 0,
             Some(after) => match placed.get(after) {
@@ -687,15 +687,8 @@ fn import_line(
                 None => continue,
             },
         };
-        let models = point.models;
-        let model = |position: i64| {
-            usize::try_from(position)
-                .ok()
-                .and_then(|i| models.get(i).cloned())
-                .flatten()
-        };
         let mut rows: Vec<(i64, Option<String>)> = vec![(point.shown, None)];
-        for branch in point.others {
+        for branch in std::mem::take(&mut point.others) {
             let shown_tail = take_tail(tx, id, at)?;
             import_line(
                 tx,
@@ -706,11 +699,7 @@ fn import_line(
                 files,
                 placed,
             )?;
-            let kept = serde_json::to_string(&take_tail(tx, id, at)?).map_err(|e| {
-                StoreError::InvalidRow {
-                    detail: e.to_string(),
-                }
-            })?;
+            let kept = take_tail_kept(tx, id, at)?;
             put_tail(tx, &shown_tail)?;
             rows.push((branch.position, Some(kept)));
         }
@@ -718,7 +707,7 @@ fn import_line(
             tx.execute(
                 "INSERT INTO message_branches (conversation_id, after_seq, position, snapshot, model) \
                  VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![id, at, position, snapshot, model(position)],
+                params![id, at, position, snapshot, point.model(position)],
             )?;
         }
     }

@@ -6,7 +6,8 @@
 #   bash scripts/package.sh --check     Linux: build the .deb and .rpm and prove them — unpack each
 #                                       into a scratch root, check the desktop entry (switchboard://
 #                                       links included) and icons, run the packaged `switchboard
-#                                       --version` and `switchboard mcp list`, start the packaged app
+#                                       --version`, `switchboard mcp list` and `switchboard
+#                                       shell-command install|remove`, start the packaged app
 #                                       under Xvfb with a scratch HOME and see its window, then
 #                                       remove the scratch root (nothing is left)
 # Needs what `bash scripts/bootstrap.sh test` installs. Packages land in
@@ -43,6 +44,22 @@ for arg in "$@"; do
   esac
 done
 
+# The Windows installers' parts that put `switchboard` on the PATH cannot be built here; what
+# can be checked is that they are what the bundler and Windows Installer read.
+if $check; then
+  python3 - <<'PY' || die "the Windows installer parts in src-tauri/windows are not well formed"
+import json, re, xml.dom.minidom
+conf = json.load(open("tauri.conf.json"))["bundle"]["windows"]
+wix = xml.dom.minidom.parse(conf["wix"]["fragmentPaths"][0])
+ids = [c.getAttribute("Id") for c in wix.getElementsByTagName("Component")]
+assert ids == conf["wix"]["componentRefs"], ids
+env = wix.getElementsByTagName("Environment")[0]
+assert env.getAttribute("Name") == "PATH" and env.getAttribute("Value") == "[INSTALLDIR]"
+nsh = open(conf["nsis"]["installerHooks"]).read()
+for hook, verb in (("NSIS_HOOK_POSTINSTALL", "install"), ("NSIS_HOOK_PREUNINSTALL", "remove")):
+    assert re.search(r"!macro %s\n\s+ExecWait '\"\$INSTDIR\\\$\{MAINBINARYNAME\}\.exe\" shell-command %s'" % (hook, verb), nsh), hook
+PY
+fi
 [ -x ui/node_modules/.bin/tauri ] || (cd ui && npm install --no-audit --no-fund --loglevel=error)
 say "building release packages ($bundles); the release build takes a while"
 (cd ui && npm run --silent build)
@@ -114,6 +131,18 @@ user="$scratch/user"
 mkdir -p "$user"
 run_packaged() { env HOME="$user" XDG_CACHE_HOME="$user/.cache" XDG_CONFIG_HOME="$user/.config" XDG_DATA_HOME="$user/.local/share" SWITCHBOARD_HOME="$scratch/home" "$@"; }
 run_packaged "$bin" mcp list
+# The command line on the PATH: the package's own /usr/bin/switchboard is enough, and
+# `shell-command install` leaves it alone; off the PATH, it links ~/.local/bin/switchboard to
+# the binary (what the macOS app and the AppImage do), which runs, and `remove` takes it away.
+said=$(run_packaged PATH="$scratch/root/usr/bin:/usr/bin:/bin" "$bin" shell-command install --json)
+node -e 'const s = JSON.parse(process.argv[1]); if (!s.current || s.changed !== false) { console.error("package: shell-command install changed a packaged switchboard: " + process.argv[1]); process.exit(1); }' "$said"
+said=$(run_packaged PATH=/usr/bin:/bin "$bin" shell-command install --json)
+node -e 'const s = JSON.parse(process.argv[1]); if (!s.installed || s.changed !== true || s.on_path || !s.hint) { console.error("package: shell-command install off the PATH: " + process.argv[1]); process.exit(1); }' "$said"
+[ "$(readlink "$user/.local/bin/switchboard")" = "$bin" ] || die "shell-command install made no link at ~/.local/bin/switchboard"
+said=$(run_packaged PATH="$user/.local/bin:/usr/bin:/bin" switchboard --version)
+[ "$said" = "switchboard $version" ] || die "the linked switchboard said “$said”"
+run_packaged PATH=/usr/bin:/bin "$bin" shell-command remove
+[ ! -e "$user/.local/bin/switchboard" ] && [ ! -L "$user/.local/bin/switchboard" ] || die "shell-command remove left the link"
 # The packaged app, started as the desktop would, shows its window.
 run_packaged BIN="$bin" SHOT="$scratch/window.png" xvfb-run -a -s "-screen 0 1280x900x24" dbus-run-session -- bash -c '
   "$BIN" & app=$!

@@ -225,6 +225,9 @@ pub fn run() -> i32 {
             commands::updates::check_for_update,
             commands::updates::install_update,
             commands::updates::restart_app,
+            commands::shell_command::shell_command_status,
+            commands::shell_command::install_shell_command,
+            commands::shell_command::remove_shell_command,
         ])
         .build(context);
     let app = match built {

@@ -11,6 +11,7 @@ pub mod mcp;
 pub mod profiles;
 pub mod providers;
 pub mod settings;
+pub mod shell_command;
 pub mod transfer;
 pub mod updates;
 pub mod usage;

@@ -1,5 +1,6 @@
 // Settings in the real window: checked values, kept across a relaunch, the theme applied.
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
@@ -46,6 +47,45 @@ test("settings are checked, saved to settings.json, kept across a relaunch and t
     await app.screenshot("conversation-dark");
     await b.$(tid("nav-settings")).click();
     await b.waitUntil(async () => (await b.$(field("max_rounds")).getValue()) === "25");
+  } finally {
+    await app.close();
+  }
+});
+
+test("Settings › Command line links switchboard into the user's bin, which runs this app, and takes it away again", async () => {
+  const home = tempHome("command-line");
+  // The app's own HOME, so the link lands in a folder of the test's; the login shell names the
+  // file the hint speaks of.
+  const user = tempHome("command-line-user");
+  const link = path.join(user, ".local", "bin", "switchboard");
+  // Its PATH without /usr/local/bin, which root (the CI machine's user) could write to and
+  // would be given instead.
+  const PATH = process.env.PATH.split(path.delimiter)
+    .filter((dir) => !dir.startsWith("/usr/local/"))
+    .join(path.delimiter);
+  const app = await launch(home, { HOME: user, SHELL: "/bin/zsh", PATH });
+  try {
+    const b = app.browser;
+    await b.$(tid("nav-settings")).click();
+    const status = await b.$(tid("command-line-status"));
+    await status.waitForDisplayed();
+    assert.match(await status.getText(), /No switchboard command is on your PATH yet\. Adding it puts it at .*\.local\/bin\/switchboard\./);
+
+    await b.$(tid("command-line-install")).click();
+    await b.$(tid("command-line-done")).waitForDisplayed();
+    assert.equal(fs.readlinkSync(link), fs.realpathSync(process.env.SWITCHBOARD_BIN));
+    assert.match(await b.$(tid("command-line-status")).getText(), /runs this app, but a terminal does not look there yet/);
+    assert.match(
+      await b.$(tid("command-line-hint")).getText(),
+      /is not on your PATH; add this line to ~\/\.zprofile and open a new terminal: export PATH="\$HOME\/\.local\/bin:\$PATH"/,
+    );
+    await b.$(tid("command-line-section")).scrollIntoView();
+    await app.screenshot("settings-command-line");
+    assert.match(execFileSync(link, ["--version"], { encoding: "utf8" }), /^switchboard \d+\.\d+\.\d+/);
+
+    await b.$(tid("command-line-remove")).click();
+    await b.waitUntil(async () => (await b.$(tid("command-line-done")).getText()).startsWith("Removed"));
+    assert.equal(fs.lstatSync(link, { throwIfNoEntry: false }), undefined, "the link is gone");
   } finally {
     await app.close();
   }

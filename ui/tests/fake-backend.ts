@@ -96,6 +96,7 @@ import type {
   UsageReport,
   UsageTotal,
   UpdateProgress,
+  ShellCommandStatus,
   UpdateStatus,
 } from "../src/lib/types";
 import type { ApprovalAnswer, RunEvent, StopReason } from "../src/lib/run-events";
@@ -467,6 +468,19 @@ export class FakeBackend {
   updateInstall: { chunks: UpdateProgress[]; fails?: CommandError } = { chunks: [] };
   /** How many times the window asked to restart. */
   restarts = 0;
+  /** The `switchboard` command as Rust finds it; install and remove change it as Rust would. */
+  shellCommand: ShellCommandStatus = {
+    binary: "/opt/Switchboard/switchboard",
+    found: null,
+    current: false,
+    place: "/home/ann/.local/bin/switchboard",
+    installed: false,
+    on_path: true,
+    hint: null,
+    changed: null,
+  };
+  /** What install_shell_command and remove_shell_command reject with, if anything. */
+  shellCommandFails: CommandError | null = null;
   /** The MCP Registry's servers (search_mcp_registry pages through those whose name holds the query). */
   registry: RegistryServer[] = structuredClone(REGISTRY);
   /** How many servers a page of the registry holds. */
@@ -2096,6 +2110,32 @@ export class FakeBackend {
         })
         .sort((a, b) => byText(a.day, b.day) || byText(a.provider, b.provider) || byText(a.model, b.model));
       return { since, days, total: totalOf(this.usage.filter((r) => r.at >= since)) };
+    },
+    shell_command_status: () => ({ ...structuredClone(this.shellCommand), changed: null }),
+    install_shell_command: () => {
+      if (this.shellCommandFails) throw structuredClone(this.shellCommandFails);
+      const s = this.shellCommand;
+      // Rust changes nothing when `switchboard` already runs this app.
+      const changed = !s.current;
+      if (changed) {
+        s.installed = true;
+        if (s.found === null && s.on_path) {
+          s.found = s.place;
+          s.current = true;
+        }
+      }
+      return { ...structuredClone(s), changed };
+    },
+    remove_shell_command: () => {
+      if (this.shellCommandFails) throw structuredClone(this.shellCommandFails);
+      const s = this.shellCommand;
+      const changed = s.installed;
+      s.installed = false;
+      if (changed && s.found === s.place) {
+        s.found = null;
+        s.current = false;
+      }
+      return { ...structuredClone(s), changed };
     },
     check_for_update: () => structuredClone(this.update),
     install_update: (args) => {

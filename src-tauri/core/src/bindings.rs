@@ -116,6 +116,7 @@ fn bindings() -> String {
         crate::app::BundleInstallRequest,
         crate::updates::UpdateStatus,
         crate::updates::UpdateProgress,
+        crate::shell_command::ShellCommandStatus,
         crate::mcp::proposal::ShownProposal,
         crate::policy::pins::ToolStatus,
         crate::engine::ToolReview,

@@ -14,6 +14,7 @@ use crate::mcp::server::McpError;
 use crate::providers::ProviderError;
 use crate::secrets::SecretError;
 use crate::settings::SettingsError;
+use crate::shell_command::ShellCommandError;
 use crate::store::StoreError;
 use crate::updates::UpdateError;
 
@@ -88,6 +89,9 @@ pub enum CoreError {
     /// The app's own update was not checked for or installed.
     #[error(transparent)]
     Update(#[from] UpdateError),
+    /// The `switchboard` command was not put on the PATH, or not taken off it.
+    #[error(transparent)]
+    ShellCommand(#[from] ShellCommandError),
     #[error("Cannot read {what}: {detail}")]
     Io { what: String, detail: String },
     /// The server is new or changed since the person approved it: it does not start until
@@ -158,7 +162,7 @@ impl CoreError {
             CoreError::McpConfig(_) => "mcp_config",
             CoreError::Mcp(_) => "mcp",
             CoreError::Registry(_) => "registry",
-            CoreError::Install(_) | CoreError::Bundle(_) => "install",
+            CoreError::Install(_) | CoreError::Bundle(_) | CoreError::ShellCommand(_) => "install",
             CoreError::NeedsApproval { .. } => "needs_approval",
             CoreError::Update(_) => "update",
             CoreError::Io { .. } => "io",

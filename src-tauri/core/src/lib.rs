@@ -25,6 +25,7 @@ pub mod provider_config;
 pub mod providers;
 pub mod secrets;
 pub mod settings;
+pub mod shell_command;
 pub mod store;
 pub mod text;
 pub mod updates;

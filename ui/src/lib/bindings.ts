@@ -1021,6 +1021,45 @@ installable: boolean, };
 export type UpdateProgress = { received: number, total: number | null, };
 
 /**
+ * What a new terminal finds, and where `install` puts (or has put) the command.
+ */
+export type ShellCommandStatus = { 
+/**
+ * The program `switchboard` should run: this app's binary (the AppImage when run from one).
+ */
+binary: string, 
+/**
+ * What `switchboard` runs in a terminal now, if anything.
+ */
+found: string | null, 
+/**
+ * Whether that is this app's binary.
+ */
+current: boolean, 
+/**
+ * Where the command is put: the link (Linux, macOS), or the folder added to the user's
+ * PATH (Windows).
+ */
+place: string, 
+/**
+ * Whether the command is there (the link points at `binary`; on Windows, the folder is on
+ * the user's PATH).
+ */
+installed: boolean, 
+/**
+ * Whether a new terminal looks in the place's folder.
+ */
+on_path: boolean, 
+/**
+ * How to put the place's folder on the PATH, when it is not.
+ */
+hint: string | null, 
+/**
+ * What the last `install` or `remove` changed (`None` from `status`).
+ */
+changed: boolean | null, };
+
+/**
  * A proposal as the window shows it, by the token it is accepted with.
  */
 export type ShownProposal = { "kind": "registry", token: string, name: string, version: string | null, } | { "kind": "entry", token: string, name: string, 

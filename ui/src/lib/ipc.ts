@@ -58,6 +58,7 @@ import type {
   SwitchedBranch,
   TypedPrice,
   UpdateProgress,
+  ShellCommandStatus,
   UpdateStatus,
   UsageReport,
   UsageTotal,
@@ -557,6 +558,21 @@ export function installUpdate(onProgress: (progress: UpdateProgress) => void): P
   const channel = new Channel<UpdateProgress>();
   channel.onmessage = onProgress;
   return call("install_update", { onProgress: channel });
+}
+
+/** What `switchboard` runs in a terminal, and where Switchboard would put it. */
+export function shellCommandStatus(): Promise<ShellCommandStatus> {
+  return call("shell_command_status");
+}
+
+/** Makes `switchboard` in new terminals run this app (install: it could not). */
+export function installShellCommand(): Promise<ShellCommandStatus> {
+  return call("install_shell_command");
+}
+
+/** Takes away the `switchboard` this app put on the PATH (install: it could not). */
+export function removeShellCommand(): Promise<ShellCommandStatus> {
+  return call("remove_shell_command");
 }
 
 /** Quits (stopping every run and server) and starts again, into an installed update. */

@@ -73,6 +73,7 @@ export type {
   ToolStatus,
   ToolSuggestion,
   ToolToggle,
+  ShellCommandStatus,
   UpdateProgress,
   UpdateStatus,
   UsageDay,

@@ -1,6 +1,6 @@
 //! The headless command line: the same binary as the desktop app, run with a subcommand, no
 //! display needed. It is an adapter over the same [`App`] the window holds, one file per verb
-//! group (`provider`, `mcp`, `chat`, `conversations`, `usage`, `profile`); this module parses, builds the app,
+//! group (`provider`, `mcp`, `chat`, `conversations`, `usage`, `profile`, `shell_command`); this module parses, builds the app,
 //! dispatches and prints errors.
 
 mod chat;
@@ -9,6 +9,7 @@ mod mcp;
 mod mcp_features;
 mod profile;
 mod provider;
+mod shell_command;
 mod terminal;
 mod usage;
 
@@ -55,6 +56,9 @@ enum Command {
     /// Profiles: a system prompt, a model, a tool set and limits a conversation starts from.
     #[command(subcommand)]
     Profile(profile::ProfileCommand),
+    /// Whether a terminal finds this app as `switchboard`; put it there or take it away.
+    #[command(subcommand, name = "shell-command")]
+    Shell(shell_command::ShellCommandCommand),
 }
 
 impl Command {
@@ -102,6 +106,22 @@ pub fn main(args: Vec<OsString>) -> i32 {
             let _ = e.print();
             return e.exit_code();
         }
+    };
+    // Needs no data folder and no database: an installer's hook runs it.
+    let cli = match cli.command {
+        Command::Shell(command) => {
+            let mut out = terminal::Terminal::new(std::io::stdout().lock());
+            let code = match shell_command::run(command, &mut out) {
+                Ok(()) => 0,
+                Err(e) => {
+                    terminal::say!("switchboard: {e}");
+                    1
+                }
+            };
+            let _ = out.flush();
+            return code;
+        }
+        command => Cli { command },
     };
     let paths = AppPaths::from_env();
     let _ = paths.create_all();
@@ -170,6 +190,7 @@ async fn run(app: &Arc<App>, command: Command, out: &mut impl Write) -> Result<(
         Command::Conversations(command) => conversations::run(app, command, out).await,
         Command::Usage(args) => usage::run(app, args, out).await,
         Command::Profile(command) => profile::run(app, command, out).await,
+        Command::Shell(command) => shell_command::run(command, out),
     }
 }
 
@@ -225,6 +246,8 @@ pub enum CliError {
     /// The failure was already printed as the command's output.
     #[error("the command failed (said above)")]
     Failed,
+    #[error(transparent)]
+    ShellCommand(#[from] crate::shell_command::ShellCommandError),
 }
 
 impl From<std::io::Error> for CliError {
@@ -276,6 +299,24 @@ mod tests {
             "provider",
             "list"
         ])));
+    }
+
+    #[tokio::test]
+    async fn shell_command_status_says_what_switchboard_runs_as_json_and_changes_nothing() {
+        let app = app().await;
+        let out = run_args(&app, &["shell-command", "status", "--json"])
+            .await
+            .unwrap();
+        let status: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let exe = std::env::current_exe().unwrap();
+        assert_eq!(status["binary"], exe.display().to_string());
+        assert_eq!(status["changed"], serde_json::Value::Null);
+        assert!(
+            status["place"].as_str().unwrap().ends_with("switchboard"),
+            "{out}"
+        );
+        let words = run_args(&app, &["shell-command", "status"]).await.unwrap();
+        assert!(words.contains("switchboard"), "{words}");
     }
 
     #[test]

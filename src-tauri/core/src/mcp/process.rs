@@ -6,7 +6,6 @@
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
-use std::time::Duration;
 
 /// How much of a server's stderr is kept in memory.
 pub const STDERR_RING_BYTES: usize = 1024 * 1024;
@@ -71,7 +70,7 @@ pub(crate) async fn end_process_group(pgid: Option<u32>) {
         return; // no such group: everything has exited
     }
     for _ in 0..20 {
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         if killpg(group, None).is_err() {
             return;
         }

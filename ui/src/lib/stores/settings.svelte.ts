@@ -2,11 +2,12 @@
 // the first load failed, and saving them. Applies the saved theme through the UI store, which also
 // shows a failure to load. Only the latest-issued load or save may be applied (`LatestOnly`), so a
 // slow load never overwrites what was just saved. Also the app's own updates, checked and
-// installed only when the person asks (Rust checks the signature).
+// installed only when the person asks (Rust checks the signature), and the `switchboard` command
+// in a terminal.
 
 import * as ipc from "../ipc";
 import { LatestOnly } from "../latest";
-import type { Settings, UpdateProgress, UpdateStatus } from "../types";
+import type { Settings, ShellCommandStatus, UpdateProgress, UpdateStatus } from "../types";
 import type { UiStore } from "./ui.svelte";
 
 export class SettingsStore {
@@ -49,6 +50,23 @@ export class SettingsStore {
       this.#ui.applyTheme(saved.theme);
     }
     return saved;
+  }
+
+  // ------------------------------------------------------------------ the command line
+
+  /** What `switchboard` runs in a terminal, and where it would be put. @throws IpcError */
+  shellCommand(): Promise<ShellCommandStatus> {
+    return ipc.shellCommandStatus();
+  }
+
+  /** Makes `switchboard` in new terminals run this app. @throws IpcError (kind install) */
+  installShellCommand(): Promise<ShellCommandStatus> {
+    return ipc.installShellCommand();
+  }
+
+  /** Takes away the `switchboard` this app put. @throws IpcError (kind install) */
+  removeShellCommand(): Promise<ShellCommandStatus> {
+    return ipc.removeShellCommand();
   }
 
   // ------------------------------------------------------------------ the app's own updates

@@ -23,6 +23,7 @@ const COMMANDS: &[&str] = &[
     "get_tool_result_view",
     "delete_turn",
     "switch_branch",
+    "reveal_message",
     "edit_message",
     "regenerate",
     "search_conversations",

@@ -176,6 +176,7 @@ pub fn run() -> i32 {
             commands::conversations::get_tool_result_view,
             commands::conversations::delete_turn,
             commands::conversations::switch_branch,
+            commands::conversations::reveal_message,
             commands::chat::edit_message,
             commands::chat::regenerate,
             commands::transfer::search_conversations,

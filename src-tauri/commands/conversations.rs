@@ -148,3 +148,14 @@ pub async fn switch_branch(
         .switch_branch(&id, &message_id, position)
         .await?)
 }
+
+/// Shows message `message_id` (a search hit), switching to the branch that holds it; returns
+/// its number. Refused while the conversation answers.
+#[tauri::command]
+pub async fn reveal_message(
+    state: State<'_, AppState>,
+    id: String,
+    message_id: String,
+) -> CommandResult<i64> {
+    Ok(state.app().await.reveal_message(&id, &message_id).await?)
+}

@@ -177,6 +177,22 @@ test("an edited message keeps the old branch behind ‹ 1/2 ›, Regenerate adds
       assert.equal((await b.$$(tid("branch-switcher"))).length, 1, "the answer's point is in the other branch");
       await app.screenshot("branch-switched-back");
 
+      // Search finds the edited question in the branch not shown, says so, and opens it.
+      await b.keys(["Control", "k"]);
+      const search = b.$(tid("search-input"));
+      await search.waitForDisplayed({ timeout: 5000 });
+      await search.setValue("say goodbye");
+      const hit = b.$(tid("search-hit"));
+      await hit.waitForDisplayed({ timeout: 10000 });
+      assert.match(await hit.getText(), /You, another version/);
+      await app.screenshot("search-another-version");
+      await b.keys("Enter");
+      await b.waitUntil(async () => (await answers()).join() === "Goodbye.", { timeout: 10000, timeoutMsg: "the hit's branch was not shown" });
+      assert.equal(await textOf(b, tid("branch-position")), "2/2");
+      const marked = b.$(`${tid("message-list")} .row.marked`);
+      await marked.waitForDisplayed({ timeout: 10000, timeoutMsg: "the hit was not marked" });
+      assert.match(await marked.getText(), /Say goodbye/);
+
       // Delete the pair: asks first, then nothing is left.
       await hoverAndClick(b.$(`${tid("message-list")} [data-role="user"]`), "delete-turn");
       const dialog = b.$(tid("confirm-dialog"));

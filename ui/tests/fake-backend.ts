@@ -1513,6 +1513,20 @@ export class FakeBackend {
       const first = this.messages[id][at];
       return { point: { message_id: first.id, position, count: point.tails.length, models: (point.picks ?? []).map(labelOf) }, seq: at + 1 };
     },
+    reveal_message: (args) => {
+      const id = String(args.id);
+      const shown = (this.messages[id] ?? []).findIndex((m) => m.id === args.messageId);
+      if (shown >= 0) return shown + 1;
+      // As Rust: the branch holding it is switched to.
+      const point = (this.branches[id] ?? []).find((p) => p.tails.some((tail) => tail?.some((m) => m.id === args.messageId)));
+      if (!point) throw { kind: "not_found", message: `Not found: message ${String(args.messageId)}` };
+      const position = point.tails.findIndex((tail) => tail?.some((m) => m.id === args.messageId));
+      point.tails[point.shown] = this.messages[id].splice(point.at);
+      this.messages[id].push(...(point.tails[position] ?? []));
+      point.tails[position] = null;
+      point.shown = position;
+      return this.messages[id].findIndex((m) => m.id === args.messageId) + 1;
+    },
     delete_turn: (args) => {
       const all = this.messages[String(args.id)] ?? [];
       const at = all.findIndex((m) => m.id === args.messageId && m.role === "user");
@@ -1531,15 +1545,19 @@ export class FakeBackend {
           : [{ text: text.slice(0, at), hit: false }, { text: text.slice(at, at + words[0].length), hit: true }, { text: text.slice(at + words[0].length), hit: false }].filter((p) => p.text !== "");
       };
       const titles = this.conversations.filter((c) => has(c.title)).map((c) => ({
-        conversation_id: c.id, conversation_title: c.title, message_id: null, seq: null, role: null, created_at: c.updated_at, snippet: marked(c.title),
+        conversation_id: c.id, conversation_title: c.title, message_id: null, seq: null, role: null, created_at: c.updated_at, snippet: marked(c.title), other_version: false,
       }));
-      const messages = this.conversations.flatMap((c) =>
-        (this.messages[c.id] ?? []).flatMap((m, i) =>
+      const hitsIn = (c: Conversation, messages: Message[], first: number, otherVersion: boolean) =>
+        messages.flatMap((m, i) =>
           m.content && has(m.content)
-            ? [{ conversation_id: c.id, conversation_title: c.title, message_id: m.id, seq: i + 1, role: m.role, created_at: m.created_at, snippet: marked(m.content) }]
+            ? [{ conversation_id: c.id, conversation_title: c.title, message_id: m.id, seq: first + i + 1, role: m.role, created_at: m.created_at, snippet: marked(m.content), other_version: otherVersion }]
             : [],
-        ),
-      );
+        );
+      // As Rust: the branches not shown are searched too, their hits marked as another version.
+      const messages = this.conversations.flatMap((c) => [
+        ...hitsIn(c, this.messages[c.id] ?? [], 0, false),
+        ...(this.branches[c.id] ?? []).flatMap((p) => p.tails.flatMap((tail) => hitsIn(c, tail ?? [], p.at, true))),
+      ]);
       return [...titles, ...messages.sort((a, b) => b.created_at - a.created_at)];
     },
     export_conversation: (args) => {

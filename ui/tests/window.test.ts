@@ -680,6 +680,27 @@ describe("search, export, import and shortcuts", () => {
     expect(await screen.findByText("When does the ferry to Hvar leave?")).toBeTruthy();
   });
 
+  it("finds an answer of a version not shown, says so, and opening it shows that version", async () => {
+    const trip = backend.addConversation("Trip planning");
+    backend.addMessages(trip.id, ["Which ferry to Hvar?", "The slow ferry at nine.", "The fast catamaran at noon."]);
+    // The first answer was asked for again: it is kept as branch 0 of the point after the question.
+    const [question, first, second] = backend.messages[trip.id];
+    second.role = "assistant";
+    backend.messages[trip.id] = [question, second];
+    backend.branches[trip.id] = [{ at: 1, shown: 1, tails: [[first], null] }];
+    const { user } = await renderApp();
+    await user.keyboard("{Control>}k{/Control}");
+    await user.type(await screen.findByTestId("search-input"), "slow ferry");
+    const hits = await screen.findAllByTestId("search-hit");
+    expect(hits).toHaveLength(1);
+    expect(hits[0].textContent).toContain("Assistant, another version");
+    await user.click(hits[0]);
+    expect(await screen.findByText("The slow ferry at nine.")).toBeTruthy();
+    expect(screen.queryByText("The fast catamaran at noon.")).toBeNull();
+    expect(screen.getByTestId("branch-switcher").textContent).toContain("1/2");
+    expect(backend.callsTo("reveal_message")[0].args).toEqual({ id: trip.id, messageId: first.id });
+  });
+
   it("says when nothing matches, and Esc closes the search", async () => {
     backend.addConversation("Groceries");
     const { user } = await renderApp();

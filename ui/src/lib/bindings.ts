@@ -341,7 +341,12 @@ created_at: number,
 /**
  * The words around the match (the title for a title hit).
  */
-snippet: Array<SnippetPart>, };
+snippet: Array<SnippetPart>, 
+/**
+ * The message is in a branch not shown now (another answer, or the question before an
+ * edit): opening it shows that branch (`reveal_message`).
+ */
+other_version: boolean, };
 
 /**
  * The two ways a conversation is exported.

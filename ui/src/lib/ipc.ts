@@ -197,6 +197,11 @@ export function switchBranch(id: string, messageId: string, position: number): P
   return call("switch_branch", { id, messageId, position });
 }
 
+/** Shows message `messageId` (a search hit), switching to the branch that holds it: its number. */
+export function revealMessage(id: string, messageId: string): Promise<number> {
+  return call("reveal_message", { id, messageId });
+}
+
 /** Deletes the question `messageId` and everything that answered it: the ids of the messages deleted. */
 export function deleteTurn(id: string, messageId: string): Promise<string[]> {
   return call("delete_turn", { id, messageId });

@@ -389,13 +389,45 @@ impl App {
         let switched = store
             .switch_branch(conversation_id.to_owned(), message_id.to_owned(), position)
             .await?;
-        // An answer picked among a comparison's (or any answer by another model) makes its
-        // model the one that answers next.
+        self.answer_with_model_of(conversation_id, &switched.point.message_id)
+            .await?;
+        Ok(switched)
+    }
+
+    /// Shows message `message_id` (a search hit), switching to the branch that holds it when
+    /// it is not shown; returns its number. Refused while the conversation answers.
+    ///
+    /// # Errors
+    /// [`CoreError::RunUnderWay`]; no such message in the conversation or its branches; the
+    /// database.
+    pub async fn reveal_message(
+        &self,
+        conversation_id: &str,
+        message_id: &str,
+    ) -> Result<i64, CoreError> {
+        self.runs.check_free(conversation_id)?;
+        let (seq, switched) = self
+            .core
+            .store()?
+            .reveal_message(conversation_id.to_owned(), message_id.to_owned())
+            .await?;
+        if let Some(switched) = switched {
+            self.answer_with_model_of(conversation_id, &switched.point.message_id)
+                .await?;
+        }
+        Ok(seq)
+    }
+
+    /// An answer picked among a comparison's (or any answer by another model) makes its model
+    /// the one that answers next: `first` is the first message of the branch now shown.
+    async fn answer_with_model_of(
+        &self,
+        conversation_id: &str,
+        first: &str,
+    ) -> Result<(), CoreError> {
+        let store = self.core.store()?;
         let first = store
-            .get_message(
-                conversation_id.to_owned(),
-                switched.point.message_id.clone(),
-            )
+            .get_message(conversation_id.to_owned(), first.to_owned())
             .await?;
         if let (crate::store::Role::Assistant, Some(provider), Some(model)) =
             (first.role, first.provider, first.model)
@@ -412,7 +444,7 @@ impl App {
                     .await?;
             }
         }
-        Ok(switched)
+        Ok(())
     }
 
     /// Deletes the question `message_id` and everything that answered it (see

@@ -58,6 +58,14 @@ pub(crate) enum ConversationsCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Shows MESSAGE (a search hit, `other_version` or not): the branch that holds it is
+    /// switched to, with each branch it is nested in.
+    Reveal {
+        id: String,
+        message: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// The files tools produced in a conversation (its canvas), oldest first.
     Artifacts {
         id: String,
@@ -291,9 +299,18 @@ pub(crate) async fn run(
                         Some(Role::Tool) => "tool result",
                         Some(Role::System) => "system",
                     };
+                    let version = if hit.other_version {
+                        format!(
+                            ", another version: conversations reveal {} {}",
+                            hit.conversation_id,
+                            hit.message_id.as_deref().unwrap_or_default()
+                        )
+                    } else {
+                        String::new()
+                    };
                     writeln!(
                         out,
-                        "{}  {}  ({what})\n    {}",
+                        "{}  {}  ({what}{version})\n    {}",
                         hit.conversation_id,
                         crate::text::one_line(&hit.conversation_title, 60),
                         snippet_text(&hit.snippet)
@@ -336,6 +353,17 @@ pub(crate) async fn run(
                     switched.point.count,
                     switched.point.message_id
                 )?;
+            }
+        }
+        ConversationsCommand::Reveal { id, message, json } => {
+            let seq = app.reveal_message(&id, &message).await?;
+            if json {
+                json_out(
+                    out,
+                    &serde_json::json!({ "message_id": message, "seq": seq }),
+                )?;
+            } else {
+                writeln!(out, "Message {message} is shown (number {seq}).")?;
             }
         }
         ConversationsCommand::Draft { id, json } => {

@@ -360,46 +360,156 @@ impl Store {
         self.call(move |conn| {
             let tx = conn.transaction()?;
             let at = seq_before(&tx, &conversation_id, &message_id)?;
-            let target: Option<Option<String>> = tx
-                .query_row(
-                    "SELECT snapshot FROM message_branches \
-                     WHERE conversation_id = ?1 AND after_seq = ?2 AND position = ?3",
-                    params![conversation_id, at, position],
-                    |row| row.get(0),
-                )
-                .optional()?;
-            let Some(target) = target else {
+            if !show_branch(&tx, &conversation_id, at, position)? {
                 return Err(StoreError::NotFound {
                     what: format!("branch {} at message {message_id}", position + 1),
                 });
-            };
-            // `None`: the branch asked for is the one shown.
-            if let Some(target) = target {
-                set_aside_shown(&tx, &conversation_id, at)?;
-                tx.execute(
-                    "UPDATE message_branches SET snapshot = NULL \
-                     WHERE conversation_id = ?1 AND after_seq = ?2 AND position = ?3",
-                    params![conversation_id, at, position],
-                )?;
-                let snapshot: Snapshot =
-                    serde_json::from_str(&target).map_err(|e| StoreError::InvalidRow {
-                        detail: format!("a kept branch: {e}"),
-                    })?;
-                put_tail(&tx, &snapshot)?;
             }
-            let first: i64 = tx.query_row(
-                "SELECT COALESCE(MIN(seq), 0) FROM messages WHERE conversation_id = ?1 AND seq > ?2",
-                params![conversation_id, at],
-                |row| row.get(0),
-            )?;
-            let point = points_between(&tx, &conversation_id, first, first)?
-                .pop()
-                .ok_or_else(|| StoreError::NotFound {
-                    what: format!("the branch point at message {message_id}"),
-                })?;
+            let switched = switched_at(&tx, &conversation_id, at)?;
             tx.commit()?;
-            Ok(SwitchedBranch { point, seq: first })
+            Ok(switched)
         })
         .await
     }
+
+    /// Shows message `message_id` of a conversation: when it is in a branch not shown, that
+    /// branch is switched to — and each branch it is nested in, outermost first — in one
+    /// transaction. Returns the message's number, and the innermost point switched (`None`
+    /// when the message was shown already).
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] when neither the conversation shown nor any branch it keeps
+    /// holds the message; a failed query.
+    pub async fn reveal_message(
+        &self,
+        conversation_id: String,
+        message_id: String,
+    ) -> Result<(i64, Option<SwitchedBranch>), StoreError> {
+        self.call(move |conn| {
+            let tx = conn.transaction()?;
+            let shown = |tx: &Transaction<'_>| -> Result<Option<i64>, StoreError> {
+                Ok(tx
+                    .query_row(
+                        "SELECT seq FROM messages WHERE conversation_id = ?1 AND id = ?2",
+                        params![conversation_id, message_id],
+                        |row| row.get(0),
+                    )
+                    .optional()?)
+            };
+            if let Some(seq) = shown(&tx)? {
+                return Ok((seq, None));
+            }
+            let kept: Vec<(i64, i64, String)> = tx
+                .prepare(
+                    "SELECT after_seq, position, snapshot FROM message_branches \
+                     WHERE conversation_id = ?1 AND snapshot IS NOT NULL ORDER BY after_seq",
+                )?
+                .query_map(params![conversation_id], |row| {
+                    Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+                })?
+                .collect::<Result<_, _>>()?;
+            let path = kept.iter().find_map(|(at, position, text)| {
+                path_to(text, &message_id).map(|rest| {
+                    let mut path = vec![(*at, *position)];
+                    path.extend(rest);
+                    path
+                })
+            });
+            let not_found = || StoreError::NotFound {
+                what: format!("message {message_id}"),
+            };
+            let path = path.ok_or_else(not_found)?;
+            for &(at, position) in &path {
+                if !show_branch(&tx, &conversation_id, at, position)? {
+                    return Err(not_found());
+                }
+            }
+            let seq = shown(&tx)?.ok_or_else(not_found)?;
+            let last = path.last().map_or(0, |(at, _)| *at);
+            let switched = switched_at(&tx, &conversation_id, last)?;
+            tx.commit()?;
+            Ok((seq, Some(switched)))
+        })
+        .await
+    }
+}
+
+/// Shows branch `position` of the point after message number `at` in place of the branch
+/// shown there. `false` when the point has no such branch.
+fn show_branch(
+    tx: &Transaction<'_>,
+    conversation_id: &str,
+    at: i64,
+    position: i64,
+) -> Result<bool, StoreError> {
+    let target: Option<Option<String>> = tx
+        .query_row(
+            "SELECT snapshot FROM message_branches \
+             WHERE conversation_id = ?1 AND after_seq = ?2 AND position = ?3",
+            params![conversation_id, at, position],
+            |row| row.get(0),
+        )
+        .optional()?;
+    let Some(target) = target else {
+        return Ok(false);
+    };
+    // `None`: the branch asked for is the one shown.
+    if let Some(target) = target {
+        set_aside_shown(tx, conversation_id, at)?;
+        tx.execute(
+            "UPDATE message_branches SET snapshot = NULL \
+             WHERE conversation_id = ?1 AND after_seq = ?2 AND position = ?3",
+            params![conversation_id, at, position],
+        )?;
+        let snapshot: Snapshot =
+            serde_json::from_str(&target).map_err(|e| StoreError::InvalidRow {
+                detail: format!("a kept branch: {e}"),
+            })?;
+        put_tail(tx, &snapshot)?;
+    }
+    Ok(true)
+}
+
+/// The point after message number `at` as it is now, and the number of its first message.
+fn switched_at(
+    tx: &Transaction<'_>,
+    conversation_id: &str,
+    at: i64,
+) -> Result<SwitchedBranch, StoreError> {
+    let first: i64 = tx.query_row(
+        "SELECT COALESCE(MIN(seq), 0) FROM messages WHERE conversation_id = ?1 AND seq > ?2",
+        params![conversation_id, at],
+        |row| row.get(0),
+    )?;
+    let point = points_between(tx, conversation_id, first, first)?
+        .pop()
+        .ok_or_else(|| StoreError::NotFound {
+            what: format!("the branch point after message {at}"),
+        })?;
+    Ok(SwitchedBranch { point, seq: first })
+}
+
+/// The points to switch, outermost first, inside the kept branch `text` to show message `id`:
+/// empty when the branch holds it itself, `None` when neither it nor a branch nested in it does.
+fn path_to(text: &str, id: &str) -> Option<Vec<(i64, i64)>> {
+    let snapshot: Snapshot = serde_json::from_str(text).ok()?;
+    if snapshot
+        .messages
+        .iter()
+        .any(|m| m.get("id").and_then(Value::as_str) == Some(id))
+    {
+        return Some(Vec::new());
+    }
+    snapshot.points.iter().find_map(|point| {
+        let Some(Value::String(inner)) = point.get("snapshot") else {
+            return None;
+        };
+        let at = point.get("after_seq")?.as_i64()?;
+        let position = point.get("position")?.as_i64()?;
+        path_to(inner, id).map(|rest| {
+            let mut path = vec![(at, position)];
+            path.extend(rest);
+            path
+        })
+    })
 }

@@ -308,6 +308,38 @@ CREATE TABLE drafts (
     updated_at      INTEGER NOT NULL
 );
 "#,
+    // 19: search finds words in the branches not shown too (an answer asked for again, the
+    // question before an edit). Their messages live in snapshots (see `branches`), so they are
+    // indexed apart: `branch_search` holds them (with what a hit shows), and triggers only mark
+    // a conversation whose kept branches changed; the next search re-reads its snapshots
+    // (`search::refresh_branch_index`) before it looks. Every way a snapshot changes is caught,
+    // and none pays for indexing at the moment it branches.
+    r#"
+CREATE VIRTUAL TABLE branch_search USING fts5(
+    content,
+    conversation_id UNINDEXED,
+    message_id UNINDEXED,
+    role UNINDEXED,
+    created_at UNINDEXED,
+    seq UNINDEXED,
+    tokenize = 'unicode61 remove_diacritics 2'
+);
+CREATE TABLE branch_search_stale (conversation_id TEXT PRIMARY KEY) WITHOUT ROWID;
+INSERT OR IGNORE INTO branch_search_stale
+    SELECT DISTINCT conversation_id FROM message_branches WHERE snapshot IS NOT NULL;
+CREATE TRIGGER branch_search_kept AFTER INSERT ON message_branches WHEN new.snapshot IS NOT NULL
+BEGIN
+    INSERT OR IGNORE INTO branch_search_stale VALUES (new.conversation_id);
+END;
+CREATE TRIGGER branch_search_changed AFTER UPDATE OF snapshot ON message_branches
+BEGIN
+    INSERT OR IGNORE INTO branch_search_stale VALUES (new.conversation_id);
+END;
+CREATE TRIGGER branch_search_gone AFTER DELETE ON message_branches WHEN old.snapshot IS NOT NULL
+BEGIN
+    INSERT OR IGNORE INTO branch_search_stale VALUES (old.conversation_id);
+END;
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

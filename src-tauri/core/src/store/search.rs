@@ -1,11 +1,15 @@
 //! Full-text search across every conversation: the words a person types turned into a safe
 //! FTS5 query, matched against the text of questions, answers and tool results (the
-//! `message_search` index, kept in step by triggers) and against titles, newest first, each hit
-//! with the words around it split into plain and matched parts (text only: nothing to render).
+//! `message_search` index, kept in step by triggers), against those of the branches not shown
+//! (`branch_search`, brought up to date here before each search) and against titles, newest
+//! first, each hit with the words around it split into plain and matched parts (text only:
+//! nothing to render).
 
-use rusqlite::params;
+use rusqlite::{params, Connection, Transaction};
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
+use super::branches::Snapshot;
 use super::{Role, Store, StoreError};
 
 /// The most hits one search returns.
@@ -33,6 +37,9 @@ pub struct SearchHit {
     pub created_at: i64,
     /// The words around the match (the title for a title hit).
     pub snippet: Vec<SnippetPart>,
+    /// The message is in a branch not shown now (another answer, or the question before an
+    /// edit): opening it shows that branch (`reveal_message`).
+    pub other_version: bool,
 }
 
 /// What marks a match inside FTS5's snippet: private-use characters (a message that holds
@@ -140,6 +147,7 @@ impl Store {
             .map(str::to_lowercase)
             .collect();
         self.call(move |conn| {
+            refresh_branch_index(conn)?;
             let mut hits = Vec::new();
             // Titles: few enough to read all; every word must be in the title.
             let mut stmt = conn.prepare_cached(
@@ -165,6 +173,7 @@ impl Store {
                         seq: None,
                         role: None,
                         created_at: at,
+                        other_version: false,
                     });
                     if hits.len() >= limit as usize {
                         return Ok(hits);
@@ -181,26 +190,128 @@ impl Store {
                  WHERE message_search MATCH ?1 AND c.lane_of IS NULL \
                  ORDER BY message_search.rowid DESC LIMIT ?2"
             ))?;
-            let rows = stmt.query_map(params![query, left], |row| {
-                let role: String = row.get(3)?;
-                let snippet: String = row.get(5)?;
-                Ok(SearchHit {
-                    conversation_id: row.get(0)?,
-                    conversation_title: row.get(1)?,
-                    message_id: Some(row.get(2)?),
-                    seq: Some(row.get(6)?),
-                    role: Role::parse(&role),
-                    created_at: row.get(4)?,
-                    snippet: parts(&snippet),
-                })
-            })?;
-            for row in rows {
-                hits.push(row?);
-            }
+            let mut found = stmt
+                .query_map(params![query, left], |row| message_hit(row, false))?
+                .collect::<Result<Vec<_>, _>>()?;
+            found.extend(branch_hits(conn, &query, left)?);
+            // Newest first, whichever branch a message is in.
+            found.sort_by_key(|hit| std::cmp::Reverse(hit.created_at));
+            found.truncate(usize::try_from(left).unwrap_or(0));
+            hits.extend(found);
             Ok(hits)
         })
         .await
     }
+}
+
+/// Messages of the branches not shown that match `query`, newest first; at most `limit`.
+fn branch_hits(conn: &Connection, query: &str, limit: i64) -> Result<Vec<SearchHit>, StoreError> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT b.conversation_id, c.title, b.message_id, b.role, b.created_at, \
+                snippet(branch_search, 0, '{OPEN}', '{CLOSE}', '…', {SNIPPET_WORDS}), b.seq \
+         FROM branch_search b JOIN conversations c ON c.id = b.conversation_id \
+         WHERE branch_search MATCH ?1 AND c.lane_of IS NULL \
+         ORDER BY b.created_at DESC LIMIT ?2"
+    ))?;
+    let rows = stmt.query_map(params![query, limit], |row| message_hit(row, true))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// A message's hit from a row of (conversation id, title, message id, role, created at,
+/// marked snippet, seq).
+fn message_hit(row: &rusqlite::Row<'_>, other_version: bool) -> rusqlite::Result<SearchHit> {
+    let role: String = row.get(3)?;
+    let snippet: String = row.get(5)?;
+    Ok(SearchHit {
+        conversation_id: row.get(0)?,
+        conversation_title: row.get(1)?,
+        message_id: Some(row.get(2)?),
+        seq: Some(row.get(6)?),
+        role: Role::parse(&role),
+        created_at: row.get(4)?,
+        snippet: parts(&snippet),
+        other_version,
+    })
+}
+
+/// Re-reads the kept branches of every conversation whose branches changed since the last
+/// search (the triggers of migration 19 name them) into `branch_search`.
+///
+/// # Errors
+/// A failed query; a snapshot that cannot be read is skipped, not fatal.
+pub(super) fn refresh_branch_index(conn: &mut Connection) -> Result<(), StoreError> {
+    let stale: Vec<String> = conn
+        .prepare_cached("SELECT conversation_id FROM branch_search_stale")?
+        .query_map([], |row| row.get(0))?
+        .collect::<Result<_, _>>()?;
+    if stale.is_empty() {
+        return Ok(());
+    }
+    let tx = conn.transaction()?;
+    for conversation_id in &stale {
+        index_branches(&tx, conversation_id)?;
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+fn index_branches(tx: &Transaction<'_>, conversation_id: &str) -> Result<(), StoreError> {
+    tx.execute(
+        "DELETE FROM branch_search WHERE conversation_id = ?1",
+        params![conversation_id],
+    )?;
+    let kept: Vec<String> = tx
+        .prepare_cached(
+            "SELECT snapshot FROM message_branches WHERE conversation_id = ?1 AND snapshot IS NOT NULL",
+        )?
+        .query_map(params![conversation_id], |row| row.get(0))?
+        .collect::<Result<_, _>>()?;
+    let mut messages = Vec::new();
+    for text in &kept {
+        snapshot_messages(text, &mut messages);
+    }
+    let mut insert = tx.prepare_cached(
+        "INSERT INTO branch_search (content, conversation_id, message_id, role, created_at, seq) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?;
+    for message in messages {
+        let text = |key: &str| message.get(key).and_then(Value::as_str);
+        let number = |key: &str| message.get(key).and_then(Value::as_i64);
+        let (Some(content), Some(id), Some(role)) = (text("content"), text("id"), text("role"))
+        else {
+            continue;
+        };
+        if role == "system" {
+            continue;
+        }
+        insert.execute(params![
+            content,
+            conversation_id,
+            id,
+            role,
+            number("created_at").unwrap_or(0),
+            number("seq").unwrap_or(0)
+        ])?;
+    }
+    tx.execute(
+        "DELETE FROM branch_search_stale WHERE conversation_id = ?1",
+        params![conversation_id],
+    )?;
+    Ok(())
+}
+
+/// Every message a kept branch holds, with those of the branches nested in it.
+fn snapshot_messages(text: &str, out: &mut Vec<Map<String, Value>>) {
+    let Ok(snapshot) = serde_json::from_str::<Snapshot>(text) else {
+        tracing::warn!("a kept branch could not be read for search; it is left out");
+        return;
+    };
+    for point in &snapshot.points {
+        if let Some(Value::String(inner)) = point.get("snapshot") {
+            snapshot_messages(inner, out);
+        }
+    }
+    out.extend(snapshot.messages);
 }
 
 #[cfg(test)]

@@ -1171,6 +1171,96 @@ async fn append_text(store: &Store, id: &str, role: Role, text: &str) -> Message
         .unwrap()
 }
 
+/// What `query` finds as (message id, whether it is in a branch not shown), newest first.
+async fn found_versions(store: &Store, query: &str) -> Vec<(String, bool)> {
+    store
+        .search(query.into(), 50)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter_map(|h| Some((h.message_id?, h.other_version)))
+        .collect()
+}
+
+#[tokio::test]
+async fn search_finds_words_in_branches_not_shown_and_reveal_shows_them_however_deep() {
+    let store = Store::open_in_memory().unwrap();
+    let (id, q) = two_turns_with_a_call(&store).await;
+    // The second question edited; the new branch's answer asked for again (a point nested in
+    // it); then back to the first branch: the edit's branch, with both its answers, is kept.
+    store.branch_off(id.clone(), q.id.clone()).await.unwrap();
+    let q2 = append_text(&store, &id, Role::User, "capital of Italy?").await;
+    let a2 = append_text(&store, &id, Role::Assistant, "Rome, said first.").await;
+    store.branch_off(id.clone(), a2.id.clone()).await.unwrap();
+    let a3 = append_text(&store, &id, Role::Assistant, "Rome, said again.").await;
+    store
+        .switch_branch(id.clone(), q2.id.clone(), 0)
+        .await
+        .unwrap();
+    assert_eq!(texts(&store, &id).await.last().unwrap(), "Paris.");
+
+    assert_eq!(
+        found_versions(&store, "rome said").await,
+        [(a3.id.clone(), true), (a2.id.clone(), true)],
+        "both answers of the branch not shown, the nested one too, newest first"
+    );
+    assert_eq!(
+        found_versions(&store, "italy").await,
+        [(q2.id.clone(), true)]
+    );
+    let paris = found_versions(&store, "paris").await;
+    assert!(
+        !paris.is_empty() && paris.iter().all(|(_, other)| !other),
+        "{paris:?}"
+    );
+    let hit_seq = store.search("first".into(), 50).await.unwrap()[0].seq;
+
+    // The first answer of the edited question, two points deep: both switched in one go.
+    let (seq, switched) = store
+        .reveal_message(id.clone(), a2.id.clone())
+        .await
+        .unwrap();
+    assert_eq!(
+        texts(&store, &id).await,
+        ["hi", "hello", "capital of Italy?", "Rome, said first."]
+    );
+    assert_eq!(
+        Some(seq),
+        hit_seq,
+        "the message keeps the number its hit gave"
+    );
+    let switched = switched.expect("a branch was switched");
+    assert_eq!(switched.point.message_id, a2.id);
+    assert_eq!((switched.point.position, switched.point.count), (0, 2));
+
+    // Search follows what is shown now.
+    assert_eq!(
+        found_versions(&store, "rome said").await,
+        [(a3.id.clone(), true), (a2.id.clone(), false)]
+    );
+    assert!(found_versions(&store, "paris")
+        .await
+        .iter()
+        .all(|(_, other)| *other));
+
+    // A message shown already switches nothing; one that is nowhere is not found.
+    let (again, none) = store
+        .reveal_message(id.clone(), q2.id.clone())
+        .await
+        .unwrap();
+    assert!(none.is_none());
+    assert!(again < seq);
+    assert!(matches!(
+        store.reveal_message(id.clone(), "nope".into()).await,
+        Err(StoreError::NotFound { .. })
+    ));
+
+    // The kept branches' words go with their conversation.
+    store.delete_conversation(id.clone()).await.unwrap();
+    assert!(found_versions(&store, "rome").await.is_empty());
+    assert!(found_versions(&store, "paris").await.is_empty());
+}
+
 #[tokio::test]
 async fn an_edit_and_a_regenerated_answer_start_branches_that_nest_and_switch_back_whole() {
     let store = Store::open_in_memory().unwrap();
@@ -1249,8 +1339,21 @@ async fn an_edit_and_a_regenerated_answer_start_branches_that_nest_and_switch_ba
         1,
         "the nested point went with its branch"
     );
-    assert_eq!(store.search("rome".into(), 50).await.unwrap().len(), 0);
-    assert_eq!(store.search("paris".into(), 50).await.unwrap().len(), 2);
+    // Search tells what is shown from what is kept.
+    let versions = |query: &'static str| {
+        let store = &store;
+        async move {
+            let hits = store.search(query.into(), 50).await.unwrap();
+            let other = hits.iter().filter(|h| h.other_version).count();
+            (hits.len() - other, other)
+        }
+    };
+    assert_eq!(
+        versions("rome").await,
+        (0, 2),
+        "Rome. and Rome, of course., both kept"
+    );
+    assert_eq!(versions("paris").await, (2, 0));
 
     // And forward again: the second branch with its own nested point as it was left.
     store
@@ -1466,7 +1569,13 @@ async fn branches_are_exported_whole_and_an_import_keeps_them_to_switch_to() {
     assert_eq!(runs.len(), 1);
     assert!(runs[0].result.as_deref().unwrap().contains("Paris"));
     assert_eq!(
-        store.search("paris".into(), 50).await.unwrap().len(),
+        store
+            .search("paris".into(), 50)
+            .await
+            .unwrap()
+            .iter()
+            .filter(|h| !h.other_version)
+            .count(),
         2,
         "the rows the copy shows now; the original keeps them in a branch"
     );

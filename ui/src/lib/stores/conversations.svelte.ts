@@ -93,8 +93,26 @@ export class ConversationsStore {
     }
   }
 
-  /** Opens a search hit's conversation, at the message that matched when it was a message. */
+  /**
+   * Opens a search hit's conversation, at the message that matched when it was a message. A
+   * message in a branch not shown is shown first: Rust switches to its branch (refused while the
+   * conversation answers), and the conversation is read once, as it is now.
+   */
   async openHit(hit: SearchHit): Promise<void> {
+    if (hit.other_version && hit.message_id !== null) {
+      const isLatest = this.#detailGuard.begin();
+      try {
+        const seq = await ipc.revealMessage(hit.conversation_id, hit.message_id);
+        const detail = await ipc.getConversation(hit.conversation_id);
+        if (!isLatest()) return;
+        this.reveal = { conversationId: hit.conversation_id, messageId: hit.message_id, seq };
+        this.#ui.go({ name: "conversation", id: hit.conversation_id });
+        this.detail = detail;
+      } catch (err) {
+        if (isLatest()) this.#ui.report(err);
+      }
+      return;
+    }
     this.reveal =
       hit.message_id !== null && hit.seq !== null ? { conversationId: hit.conversation_id, messageId: hit.message_id, seq: hit.seq } : null;
     await this.open(hit.conversation_id);

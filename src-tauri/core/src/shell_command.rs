@@ -79,8 +79,10 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ShellCommandError + '_ {
 pub struct Surroundings {
     /// This program's file (`current_exe`).
     pub exe: PathBuf,
-    /// `APPIMAGE`: the AppImage this program was started from, if it was.
-    pub appimage: Option<PathBuf>,
+    /// `APPIMAGE` and `APPDIR`: the AppImage this program was started from and where it is
+    /// mounted, if it was. Taken only when `exe` is inside that mount: a program started from
+    /// an AppImage'd terminal inherits both and is not that AppImage.
+    pub appimage: Option<(PathBuf, PathBuf)>,
     pub home: Option<PathBuf>,
     /// The PATH a new terminal starts with (this process's).
     pub path: OsString,
@@ -94,7 +96,9 @@ impl Surroundings {
     pub fn of_process() -> Result<Self, ShellCommandError> {
         Ok(Self {
             exe: std::env::current_exe().map_err(ShellCommandError::NoBinary)?,
-            appimage: std::env::var_os("APPIMAGE").map(PathBuf::from),
+            appimage: std::env::var_os("APPIMAGE")
+                .zip(std::env::var_os("APPDIR"))
+                .map(|(image, dir)| (PathBuf::from(image), PathBuf::from(dir))),
             home: dirs::home_dir(),
             path: std::env::var_os("PATH").unwrap_or_default(),
             shell: std::env::var("SHELL").ok(),
@@ -107,7 +111,7 @@ impl Surroundings {
     /// [`ShellCommandError::Temporary`] when it lives somewhere that goes away.
     pub fn binary(&self) -> Result<PathBuf, ShellCommandError> {
         let binary = match &self.appimage {
-            Some(image) if image.is_file() => image.clone(),
+            Some((image, mount)) if image.is_file() && self.exe.starts_with(mount) => image.clone(),
             _ => self.exe.clone(),
         };
         if is_temporary(&binary) {
@@ -698,8 +702,13 @@ mod tests {
             std::fs::create_dir_all(&bin).unwrap();
             std::os::unix::fs::symlink(t.root.join("Old/Switchboard-0.9.AppImage"), bin.join(NAME))
                 .unwrap();
+            // Started from another AppImage (a terminal, say): this program is not that one.
+            let mut around = t.around(&t.program("opt/sb/switchboard"), std::slice::from_ref(&bin));
+            around.appimage = Some((image.clone(), t.root.join("tmp-mount")));
+            assert_eq!(around.binary().unwrap(), t.root.join("opt/sb/switchboard"));
+
             let mut around = t.around(&mount, std::slice::from_ref(&bin));
-            around.appimage = Some(image.clone());
+            around.appimage = Some((image.clone(), t.root.join("tmp-mount")));
             let done = install(&around).unwrap();
             assert_eq!(done.binary, image.display().to_string());
             assert_eq!(

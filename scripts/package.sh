@@ -57,7 +57,7 @@ env = wix.getElementsByTagName("Environment")[0]
 assert env.getAttribute("Name") == "PATH" and env.getAttribute("Value") == "[INSTALLDIR]"
 nsh = open(conf["nsis"]["installerHooks"]).read()
 for hook, verb in (("NSIS_HOOK_POSTINSTALL", "install"), ("NSIS_HOOK_PREUNINSTALL", "remove")):
-    assert re.search(r"!macro %s\n\s+ExecWait '\"\$INSTDIR\\\$\{MAINBINARYNAME\}\.exe\" shell-command %s'" % (hook, verb), nsh), hook
+    assert re.search(r"!macro %s\n(?:[ \t]+[^\n]*\n)*?[ \t]+ExecWait '\"\$INSTDIR\\\$\{MAINBINARYNAME\}\.exe\" shell-command %s'" % (hook, verb), nsh), hook
 PY
 fi
 [ -x ui/node_modules/.bin/tauri ] || (cd ui && npm install --no-audit --no-fund --loglevel=error)

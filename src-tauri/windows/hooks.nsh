@@ -10,6 +10,9 @@
   ExecWait '"$INSTDIR\${MAINBINARYNAME}.exe" shell-command install' $0
 !macroend
 
+; The template asks to close a running app only after this hook: asked first here, so an
+; uninstall the person calls off leaves the PATH as it was.
 !macro NSIS_HOOK_PREUNINSTALL
+  !insertmacro CheckIfAppIsRunning "$INSTDIR\${MAINBINARYNAME}.exe" "${PRODUCTNAME}"
   ExecWait '"$INSTDIR\${MAINBINARYNAME}.exe" shell-command remove' $0
 !macroend

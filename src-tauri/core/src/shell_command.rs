@@ -50,7 +50,7 @@ pub enum ShellCommandError {
         "Switchboard is running from {0}, which goes away when it quits; move it to Applications (or a folder of yours) and run it from there first."
     )]
     Temporary(String),
-    #[error("{0} is someone else's file, not a link to Switchboard; it was left alone.")]
+    #[error("{0} is someone else's (a file, or a link to another program); it was left alone. Remove it yourself if it should run this app.")]
     Occupied(String),
     #[error("No home folder is known (HOME is not set).")]
     NoHome,
@@ -351,16 +351,20 @@ mod imp {
     }
 
     pub(super) fn install(
-        _around: &Surroundings,
+        around: &Surroundings,
         binary: &Path,
         link: &Path,
     ) -> Result<bool, ShellCommandError> {
-        match std::fs::symlink_metadata(link) {
-            Ok(meta) if !meta.file_type().is_symlink() => {
+        if std::fs::symlink_metadata(link).is_ok() {
+            if std::fs::read_link(link).is_ok_and(|t| t == binary) {
+                return Ok(false);
+            }
+            // Only a link of this app's (to this binary, or to a copy no longer there) is
+            // replaced: a file, or a link to another program, is someone else's.
+            let home = around.home.as_deref().ok_or(ShellCommandError::NoHome)?;
+            if !ours(home, binary).iter().any(|mine| mine == link) {
                 return Err(ShellCommandError::Occupied(link.display().to_string()));
             }
-            Ok(_) if std::fs::read_link(link).is_ok_and(|t| t == binary) => return Ok(false),
-            _ => {}
         }
         let dir = link.parent().unwrap_or(Path::new("/"));
         std::fs::create_dir_all(dir).map_err(io(dir))?;
@@ -691,6 +695,22 @@ mod tests {
             assert_eq!(std::fs::read_to_string(&theirs).unwrap(), "#!/bin/sh\n");
             assert_eq!(remove(&around).unwrap().changed, Some(false));
             assert!(theirs.exists());
+        }
+
+        #[test]
+        fn a_link_to_another_program_is_not_replaced_but_one_to_a_copy_gone_is() {
+            let t = Home::new();
+            let exe = t.program("opt/sb/switchboard");
+            let other = t.program("Cellar/switchboard/1.0/bin/switchboard");
+            let bin = t.home().join(".local/bin");
+            std::fs::create_dir_all(&bin).unwrap();
+            std::os::unix::fs::symlink(&other, bin.join(NAME)).unwrap();
+            let around = t.around(&exe, std::slice::from_ref(&bin));
+            let err = install(&around).unwrap_err();
+            assert!(matches!(err, ShellCommandError::Occupied(_)), "{err}");
+            assert_eq!(std::fs::read_link(bin.join(NAME)).unwrap(), other);
+            assert_eq!(remove(&around).unwrap().changed, Some(false));
+            assert!(bin.join(NAME).exists());
         }
 
         #[test]

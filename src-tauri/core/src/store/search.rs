@@ -195,7 +195,8 @@ impl Store {
                 .collect::<Result<Vec<_>, _>>()?;
             found.extend(branch_hits(conn, &query, left)?);
             // Newest first, whichever branch a message is in.
-            found.sort_by_key(|hit| std::cmp::Reverse(hit.created_at));
+            // (Ids are time-ordered: they settle messages written in the same millisecond.)
+            found.sort_by(|a, b| (b.created_at, &b.message_id).cmp(&(a.created_at, &a.message_id)));
             found.truncate(usize::try_from(left).unwrap_or(0));
             hits.extend(found);
             Ok(hits)
@@ -211,7 +212,7 @@ fn branch_hits(conn: &Connection, query: &str, limit: i64) -> Result<Vec<SearchH
                 snippet(branch_search, 0, '{OPEN}', '{CLOSE}', '…', {SNIPPET_WORDS}), b.seq \
          FROM branch_search b JOIN conversations c ON c.id = b.conversation_id \
          WHERE branch_search MATCH ?1 AND c.lane_of IS NULL \
-         ORDER BY b.created_at DESC LIMIT ?2"
+         ORDER BY b.created_at DESC, b.message_id DESC LIMIT ?2"
     ))?;
     let rows = stmt.query_map(params![query, limit], |row| message_hit(row, true))?;
     Ok(rows.collect::<Result<_, _>>()?)

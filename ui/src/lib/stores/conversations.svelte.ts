@@ -101,10 +101,14 @@ export class ConversationsStore {
   async openHit(hit: SearchHit): Promise<void> {
     if (hit.other_version && hit.message_id !== null) {
       const isLatest = this.#detailGuard.begin();
+      const stillWanted = this.#ui.beginNavigation();
       try {
         const seq = await ipc.revealMessage(hit.conversation_id, hit.message_id);
+        // The branch shown may be another model's answer, which now answers next (the list
+        // says which).
+        void this.refresh();
         const detail = await ipc.getConversation(hit.conversation_id);
-        if (!isLatest()) return;
+        if (!isLatest() || !stillWanted()) return;
         this.reveal = { conversationId: hit.conversation_id, messageId: hit.message_id, seq };
         this.#ui.go({ name: "conversation", id: hit.conversation_id });
         this.detail = detail;

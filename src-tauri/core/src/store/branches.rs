@@ -11,6 +11,8 @@
 //! Switching swaps the tail shown with the chosen snapshot, in one transaction; rows go back
 //! with their ids and numbers, so nothing that points at them changes.
 
+use std::ops::ControlFlow;
+
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{params, Connection, OptionalExtension, Params, Transaction};
 use serde::{Deserialize, Serialize};
@@ -59,37 +61,75 @@ pub(super) fn kept_result_files(
     filter: &str,
     values: impl Params,
 ) -> Result<Vec<String>, StoreError> {
-    let snapshots: Vec<String> = conn
-        .prepare(&format!(
-            "SELECT snapshot FROM message_branches WHERE snapshot IS NOT NULL AND {filter}"
-        ))?
-        .query_map(values, |row| row.get(0))?
-        .collect::<Result<_, _>>()?;
     let mut files = Vec::new();
-    for snapshot in &snapshots {
-        files_in_snapshot(snapshot, &mut files);
+    for text in &kept_snapshots(conn, filter, values)? {
+        walk_kept(text, &mut |snapshot, _| {
+            for run in &snapshot.tool_runs {
+                let Some(Value::String(result)) = run.get("result") else {
+                    continue;
+                };
+                let pointer = super::file_pointer(result);
+                if let Some(Value::String(file)) = pointer.as_ref().and_then(|p| p.get("file")) {
+                    files.push(file.clone());
+                }
+            }
+            ControlFlow::Continue(())
+        });
     }
     Ok(files)
 }
 
-fn files_in_snapshot(text: &str, files: &mut Vec<String>) {
-    let Ok(snapshot) = serde_json::from_str::<Snapshot>(text) else {
-        return;
-    };
-    for run in &snapshot.tool_runs {
-        let Some(Value::String(result)) = run.get("result") else {
-            continue;
+/// The snapshots (as kept, JSON) of the branches not shown at the points `filter` (SQL over
+/// `message_branches`) selects.
+pub(super) fn kept_snapshots(
+    conn: &Connection,
+    filter: &str,
+    values: impl Params,
+) -> Result<Vec<String>, StoreError> {
+    Ok(conn
+        .prepare(&format!(
+            "SELECT snapshot FROM message_branches WHERE snapshot IS NOT NULL AND {filter}"
+        ))?
+        .query_map(values, |row| row.get(0))?
+        .collect::<Result<_, _>>()?)
+}
+
+/// Hands `visit` every snapshot in the kept branch `text` — the branches nested in it first,
+/// then its own — each with the points to switch, outermost first, to show it (empty for
+/// `text`'s own), until `visit` breaks. A snapshot that does not read is left out, with what is
+/// nested in it; the count of those is returned.
+pub(super) fn walk_kept(
+    text: &str,
+    visit: &mut impl FnMut(Snapshot, &[(i64, i64)]) -> ControlFlow<()>,
+) -> usize {
+    fn walk(
+        text: &str,
+        path: &mut Vec<(i64, i64)>,
+        unreadable: &mut usize,
+        visit: &mut impl FnMut(Snapshot, &[(i64, i64)]) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        let Ok(snapshot) = serde_json::from_str::<Snapshot>(text) else {
+            *unreadable += 1;
+            return ControlFlow::Continue(());
         };
-        let pointer = super::file_pointer(result);
-        if let Some(Value::String(file)) = pointer.as_ref().and_then(|p| p.get("file")) {
-            files.push(file.clone());
+        for point in &snapshot.points {
+            let Some(Value::String(nested)) = point.get("snapshot") else {
+                continue;
+            };
+            // A point's row always names both (NOT NULL); -1 is no point, should one not.
+            let number = |key: &str| point.get(key).and_then(Value::as_i64).unwrap_or(-1);
+            path.push((number("after_seq"), number("position")));
+            let flow = walk(nested, path, unreadable, visit);
+            path.pop();
+            if flow.is_break() {
+                return flow;
+            }
         }
+        visit(snapshot, path)
     }
-    for point in &snapshot.points {
-        if let Some(Value::String(nested)) = point.get("snapshot") {
-            files_in_snapshot(nested, files);
-        }
-    }
+    let mut unreadable = 0;
+    let _ = walk(text, &mut Vec::new(), &mut unreadable, visit);
+    unreadable
 }
 
 fn json_of(value: SqlValue) -> Value {
@@ -409,11 +449,19 @@ impl Store {
                 })?
                 .collect::<Result<_, _>>()?;
             let path = kept.iter().find_map(|(at, position, text)| {
-                path_to(text, &message_id).map(|rest| {
-                    let mut path = vec![(*at, *position)];
-                    path.extend(rest);
-                    path
-                })
+                let mut found = None;
+                walk_kept(text, &mut |snapshot, rest| {
+                    if snapshot
+                        .messages
+                        .iter()
+                        .any(|m| m.get("id").and_then(Value::as_str) == Some(&message_id))
+                    {
+                        found = Some([&[(*at, *position)], rest].concat());
+                        return ControlFlow::Break(());
+                    }
+                    ControlFlow::Continue(())
+                });
+                found
             });
             let not_found = || StoreError::NotFound {
                 what: format!("message {message_id}"),
@@ -487,29 +535,4 @@ fn switched_at(
             what: format!("the branch point after message {at}"),
         })?;
     Ok(SwitchedBranch { point, seq: first })
-}
-
-/// The points to switch, outermost first, inside the kept branch `text` to show message `id`:
-/// empty when the branch holds it itself, `None` when neither it nor a branch nested in it does.
-fn path_to(text: &str, id: &str) -> Option<Vec<(i64, i64)>> {
-    let snapshot: Snapshot = serde_json::from_str(text).ok()?;
-    if snapshot
-        .messages
-        .iter()
-        .any(|m| m.get("id").and_then(Value::as_str) == Some(id))
-    {
-        return Some(Vec::new());
-    }
-    snapshot.points.iter().find_map(|point| {
-        let Some(Value::String(inner)) = point.get("snapshot") else {
-            return None;
-        };
-        let at = point.get("after_seq")?.as_i64()?;
-        let position = point.get("position")?.as_i64()?;
-        path_to(inner, id).map(|rest| {
-            let mut path = vec![(at, position)];
-            path.extend(rest);
-            path
-        })
-    })
 }

@@ -5,11 +5,13 @@
 //! first, each hit with the words around it split into plain and matched parts (text only:
 //! nothing to render).
 
+use std::ops::ControlFlow;
+
 use rusqlite::{params, Connection, Transaction};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::branches::Snapshot;
+use super::branches::{kept_snapshots, walk_kept};
 use super::{Role, Store, StoreError};
 
 /// The most hits one search returns.
@@ -261,15 +263,15 @@ fn index_branches(tx: &Transaction<'_>, conversation_id: &str) -> Result<(), Sto
         "DELETE FROM branch_search WHERE conversation_id = ?1",
         params![conversation_id],
     )?;
-    let kept: Vec<String> = tx
-        .prepare_cached(
-            "SELECT snapshot FROM message_branches WHERE conversation_id = ?1 AND snapshot IS NOT NULL",
-        )?
-        .query_map(params![conversation_id], |row| row.get(0))?
-        .collect::<Result<_, _>>()?;
     let mut messages = Vec::new();
-    for text in &kept {
-        snapshot_messages(text, &mut messages);
+    for text in &kept_snapshots(tx, "conversation_id = ?1", params![conversation_id])? {
+        let unreadable = walk_kept(text, &mut |snapshot, _| {
+            messages.extend(snapshot.messages);
+            ControlFlow::Continue(())
+        });
+        if unreadable > 0 {
+            tracing::warn!("a kept branch could not be read for search; it is left out");
+        }
     }
     let mut insert = tx.prepare_cached(
         "INSERT INTO branch_search (content, conversation_id, message_id, role, created_at, seq) \
@@ -299,20 +301,6 @@ fn index_branches(tx: &Transaction<'_>, conversation_id: &str) -> Result<(), Sto
         params![conversation_id],
     )?;
     Ok(())
-}
-
-/// Every message a kept branch holds, with those of the branches nested in it.
-fn snapshot_messages(text: &str, out: &mut Vec<Map<String, Value>>) {
-    let Ok(snapshot) = serde_json::from_str::<Snapshot>(text) else {
-        tracing::warn!("a kept branch could not be read for search; it is left out");
-        return;
-    };
-    for point in &snapshot.points {
-        if let Some(Value::String(inner)) = point.get("snapshot") {
-            snapshot_messages(inner, out);
-        }
-    }
-    out.extend(snapshot.messages);
 }
 
 #[cfg(test)]

@@ -111,13 +111,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
     let cli = match cli.command {
         Command::Shell(command) => {
             let mut out = terminal::Terminal::new(std::io::stdout().lock());
-            let code = match shell_command::run(command, &mut out) {
-                Ok(()) => 0,
-                Err(e) => {
-                    terminal::say!("switchboard: {e}");
-                    1
-                }
-            };
+            let code = exit_code(shell_command::run(command, &mut out));
             let _ = out.flush();
             return code;
         }
@@ -150,14 +144,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
         // is stopped here, and the servers it started are stopped with it below.
         let stops_itself = matches!(cli.command, Command::Chat(_));
         let code = tokio::select! {
-            ran = run(&app, cli.command, &mut out) => match ran {
-                Ok(()) => 0,
-                Err(CliError::Failed) => 1,
-                Err(e) => {
-                    terminal::say!("switchboard: {e}");
-                    1
-                }
-            },
+            ran = run(&app, cli.command, &mut out) => exit_code(ran),
             () = crate::app::quit_signal(), if !stops_itself => {
                 terminal::say!("switchboard: interrupted; stopping its MCP servers");
                 130
@@ -168,6 +155,18 @@ pub fn main(args: Vec<OsString>) -> i32 {
     });
     let _ = out.flush();
     code
+}
+
+/// The exit code of a verb that ran, its error said on stderr (unless it said it already).
+fn exit_code(ran: Result<(), CliError>) -> i32 {
+    match ran {
+        Ok(()) => 0,
+        Err(CliError::Failed) => 1,
+        Err(e) => {
+            terminal::say!("switchboard: {e}");
+            1
+        }
+    }
 }
 
 /// Runs a command line (`args` without the program name) against `app`, writing to `out`.

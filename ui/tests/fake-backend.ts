@@ -1070,6 +1070,15 @@ export class FakeBackend {
     });
   }
 
+  /** As Rust's switch: the tail shown at `point` is kept, and branch `position`'s is shown. */
+  #showBranch(id: string, point: FakeBackend["branches"][string][number], position: number): void {
+    if (position === point.shown) return;
+    point.tails[point.shown] = this.messages[id].splice(point.at);
+    this.messages[id].push(...(point.tails[position] ?? []));
+    point.tails[position] = null;
+    point.shown = position;
+  }
+
   /** Keeps a tool's file with its bytes, as Rust keeps the files a result carries. */
   #keep(tool: ToolFile): Attachment {
     this.keptFiles.set(tool.file.sha256, tool.file);
@@ -1501,12 +1510,7 @@ export class FakeBackend {
       const point = (this.branches[id] ?? []).find((p) => p.at === at);
       const position = Number(args.position);
       if (!point || position < 0 || position >= point.tails.length) throw { kind: "not_found", message: "Not found: that branch" };
-      if (position !== point.shown) {
-        point.tails[point.shown] = this.messages[id].splice(at);
-        this.messages[id].push(...(point.tails[position] ?? []));
-        point.tails[position] = null;
-        point.shown = position;
-      }
+      this.#showBranch(id, point, position);
       // As Rust: at a comparison, the branch picked is its model's, which answers next.
       const pick = point.picks?.[position];
       if (pick) Object.assign(this.#conversation(id), { provider: pick.provider, model: pick.model });
@@ -1520,11 +1524,7 @@ export class FakeBackend {
       // As Rust: the branch holding it is switched to.
       const point = (this.branches[id] ?? []).find((p) => p.tails.some((tail) => tail?.some((m) => m.id === args.messageId)));
       if (!point) throw { kind: "not_found", message: `Not found: message ${String(args.messageId)}` };
-      const position = point.tails.findIndex((tail) => tail?.some((m) => m.id === args.messageId));
-      point.tails[point.shown] = this.messages[id].splice(point.at);
-      this.messages[id].push(...(point.tails[position] ?? []));
-      point.tails[position] = null;
-      point.shown = position;
+      this.#showBranch(id, point, point.tails.findIndex((tail) => tail?.some((m) => m.id === args.messageId)));
       return this.messages[id].findIndex((m) => m.id === args.messageId) + 1;
     },
     delete_turn: (args) => {

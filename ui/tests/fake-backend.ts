@@ -660,6 +660,11 @@ export class FakeBackend {
   }
   #ids = 0;
 
+  /** The commands this fake answers (each must be one of Rust's). */
+  commands(): string[] {
+    return Object.keys(this.#handlers);
+  }
+
   invoke = async (cmd: string, args?: Record<string, unknown>): Promise<unknown> => {
     this.calls.push({ cmd, args });
     // The answer is worked out when the call arrives and delivered after the

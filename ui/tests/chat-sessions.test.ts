@@ -276,6 +276,38 @@ describe("a long conversation", () => {
   });
 });
 
+describe("a conversation read ahead of the page that shows it", () => {
+  it("has its chat built as the read comes, taken once by the session that shows it", async () => {
+    const conversation = backend.addConversation("Read ahead");
+    backend.addMessages(conversation.id, ["first words", "an answer"]);
+    const detail = await ipc.getConversation(conversation.id);
+    const chats = new ChatSessions(() => {});
+    const texts = (session: ChatSession) => session.items.map((i) => i.text);
+    chats.prepare(detail);
+    // Built at prepare: what the read held then is what the session shows.
+    const question = detail.messages.find((m) => m.role === "user")!;
+    question.content = "changed after it was read";
+    const session = chats.open(detail);
+    expect(texts(session)[0]).toBe("first words");
+    // Taken once: opened again, the chat is built from the read as it is now.
+    expect(texts(chats.open(detail))[0]).toBe("changed after it was read");
+  });
+
+  it("is not built for a conversation whose answer is coming (its session keeps what it shows)", async () => {
+    const conversation = backend.addConversation("Running");
+    const detail = await ipc.getConversation(conversation.id);
+    const chats = new ChatSessions(() => {});
+    const session = chats.open(detail);
+    session.running = true;
+    chats.prepare(detail);
+    session.running = false;
+    // Nothing was kept for it: opening builds the chat from the read as it is now.
+    backend.addMessages(conversation.id, ["said since"]);
+    detail.messages.push(...backend.messages[conversation.id]);
+    expect(chats.open(detail).items.map((i) => i.text)).toEqual(["said since"]);
+  });
+});
+
 describe("a message half written", () => {
   it("is told to Rust once typing rests, and a new window finds it in its conversation's composer", async () => {
     backend.addProviderRecord("Work");

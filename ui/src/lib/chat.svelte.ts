@@ -625,15 +625,17 @@ export class ChatSession extends RunFeed {
   /** Hears every event of the run but the deltas, once applied (the canvas's files). */
   readonly #onEvent: (event: RunEvent) => void;
 
+  /** `items`: what `detail` holds, built by `itemsFrom` ahead of the session (else built here). */
   constructor(
     detail: ConversationDetail,
     onFinished: () => void,
     scheduleFrame: FrameScheduler = nextFrame,
     onEvent: (event: RunEvent) => void = () => {},
+    items: ChatItem[] = itemsFrom(detail),
   ) {
     super(scheduleFrame);
     this.conversationId = detail.conversation.id;
-    this.items = itemsFrom(detail);
+    this.items = items;
     this.older = detail.older;
     this.branches = branchesFrom(detail.branches);
     this.#onFinished = onFinished;
@@ -643,12 +645,12 @@ export class ChatSession extends RunFeed {
   /**
    * Replaces what is shown with what was saved (not while a run is under way). Deltas still
    * waiting for a frame go first, so none is added to what was saved. A comparison's columns go:
-   * its answers are in what was saved.
+   * its answers are in what was saved. `items`: as the constructor's.
    */
-  load(detail: ConversationDetail): void {
+  load(detail: ConversationDetail, items?: ChatItem[]): void {
     if (this.running || detail.conversation.id !== this.conversationId) return;
     this.flush();
-    this.items = itemsFrom(detail);
+    this.items = items ?? itemsFrom(detail);
     this.older = detail.older;
     this.branches = branchesFrom(detail.branches);
     this.comparison = null;

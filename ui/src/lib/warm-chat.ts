@@ -5,7 +5,8 @@
 //! list's, the rows' and each tool card's code cold, which measured about 1.6 times as long as
 //! the same opening after other chats had been opened (BENCHMARKS.md, session 24). Each round mounts
 //! the real `MessageList` with made-up rows (answers in Markdown, a batch of tool cards, a list
-//! long enough to be virtualised in some rounds), lets it lay out, and unmounts it.
+//! long enough to be virtualised in some rounds), built from made-up saved messages by the same
+//! reducer as a chat read from the core, lets it lay out, and unmounts it.
 //!
 //! A round waits while the person is using the window (input in the last second) or an answer
 //! is coming (`running`), and is left out if either began by the time its task runs; a round
@@ -18,7 +19,8 @@
 
 import { mount, unmount } from "svelte";
 import MessageList from "../components/MessageList.svelte";
-import type { ChatItem, ToolCard } from "./chat.svelte";
+import { itemsFrom, type ChatItem } from "./chat.svelte";
+import type { ConversationDetail, Message } from "./types";
 import { forgetFinished } from "./markdown-blocks";
 import { SAMPLE_MARKDOWN, type MoreSteps } from "./warmup";
 
@@ -46,61 +48,88 @@ export const WARM_ROUNDS: readonly WarmRound[] = [
  *  a few of them at most (each round's text differs, so each renders again); let go at the end. */
 const answerId = (i: number | "calls" | "closing"): string => `warm-up-answer-${i}`;
 
-function toolCard(round: number, i: number): ToolCard {
-  const failed = i % 7 === 6;
+/** The made-up chat as the core would send it: messages, and a record of each call. */
+type Saved = Pick<ConversationDetail, "messages" | "tool_runs">;
+
+function message(id: string, role: Message["role"], content: string | null, more: Partial<Message> = {}): Message {
   return {
-    call_id: `warm-up-${round}-${i}`,
+    id,
+    conversation_id: "warm-up",
+    role,
+    content,
+    created_at: 0,
+    tool_calls: null,
+    tool_call_id: null,
+    name: null,
+    finish_reason: role === "assistant" ? "stop" : null,
+    status: "complete",
+    provider: role === "assistant" ? "warm-up" : null,
+    model: role === "assistant" ? "warm-up" : null,
+    input_tokens: role === "assistant" ? 1_200 : null,
+    output_tokens: role === "assistant" ? 340 : null,
+    reasoning: null,
+    error: null,
+    is_error: false,
+    full_length: null,
+    attachments: [],
+    cost_pico: role === "assistant" ? 2_000_000 : null,
+    ...more,
+  };
+}
+
+/** Call `i` of round `round`, made by the answer `answer`: its record and its result's message. */
+function toolCall(saved: Saved, answer: string, round: number, i: number): { id: string; name: string; arguments: string } {
+  const failed = i % 7 === 6;
+  const id = `warm-up-${round}-${i}`;
+  const args = JSON.stringify({ path: `notes/${i}.md` });
+  const took = i % 2 === 0 ? 120 + i : 1450 + i;
+  saved.tool_runs.push({
+    id: `warm-up-run-${round}-${i}`,
+    conversation_id: "warm-up",
+    message_id: answer,
+    call_id: id,
     server: "warm-up",
     tool: "read_note",
     display_name: "warm-up · read_note",
-    arguments: JSON.stringify({ path: `notes/${i}.md` }),
-    state: failed ? "error" : "done",
-    content: failed ? "The note could not be read." : `Note ${i}: what it says.`,
-    duration_ms: i % 2 === 0 ? 120 + i : 1450 + i,
-    reason: null,
-    progress: null,
+    arguments: args,
+    decision: "allowed",
+    decision_scope: "once",
+    deny_reason: null,
+    started_at: 1_000,
+    finished_at: 1_000 + took,
+    is_error: failed,
     retry_of: null,
     description: i % 3 === 0 ? "Reads one note" : null,
-    full_length: i % 5 === 0 ? 12_000 + i : null,
-    result_id: `warm-up-result-${round}-${i}`,
     can_retry: failed,
     rich: false,
-    artifacts: [],
-  };
+  });
+  saved.messages.push(
+    message(`warm-up-result-${round}-${i}`, "tool", failed ? "The note could not be read." : `Note ${i}: what it says.`, {
+      tool_call_id: id,
+      is_error: failed,
+      full_length: i % 5 === 0 ? 12_000 + i : null,
+    }),
+  );
+  return { id, name: "warm-up__read_note", arguments: args };
 }
 
-function answer(id: string, text: string, tools: ToolCard[] = []): ChatItem {
-  return {
-    kind: "assistant",
-    id,
-    text,
-    reasoning: "",
-    status: "complete",
-    finish_reason: "stop",
-    error: null,
-    model: "warm-up",
-    input_tokens: 1_200,
-    output_tokens: 340,
-    cost_pico: 2_000_000,
-    tools,
-  };
-}
-
-function question(id: string, text: string): ChatItem {
-  return { kind: "user", id, text, created_at: 0, attachments: [] };
-}
-
-/** Round `round`'s rows (`rows` at most): earlier turns, then a question, an answer that made the calls, and a closing answer. */
+/**
+ * Round `round`'s rows (`rows` at most): earlier turns, then a question, an answer that made the
+ * calls, and a closing answer. Built from made-up saved messages by the reducer that builds a
+ * chat read from the core (`itemsFrom`), so that code is warm too.
+ */
 export function warmChat(round: number, { cards, rows }: WarmRound): ChatItem[] {
-  const items: ChatItem[] = [];
-  for (let i = 0; items.length + 5 <= rows; i++) {
-    items.push(question(`warm-up-${round}-q${i}`, `An earlier question, number ${i}?`));
-    items.push(answer(answerId(i), `An earlier answer with **bold** and \`code\`, number ${i}, round ${round}.`));
+  const saved: Saved = { messages: [], tool_runs: [] };
+  for (let i = 0; saved.messages.length + 5 <= rows; i++) {
+    saved.messages.push(message(`warm-up-${round}-q${i}`, "user", `An earlier question, number ${i}?`));
+    saved.messages.push(message(answerId(i), "assistant", `An earlier answer with **bold** and \`code\`, number ${i}, round ${round}.`));
   }
-  items.push(question(`warm-up-${round}-q`, "Read my notes and sum them up."));
-  items.push(answer(answerId("calls"), "", Array.from({ length: cards }, (_, i) => toolCard(round, i))));
-  items.push(answer(answerId("closing"), `${SAMPLE_MARKDOWN}\n\nRound ${round}.`));
-  return items;
+  saved.messages.push(message(`warm-up-${round}-q`, "user", "Read my notes and sum them up."));
+  const calls = message(answerId("calls"), "assistant", "", { finish_reason: "tool_calls" });
+  saved.messages.push(calls);
+  calls.tool_calls = Array.from({ length: cards }, (_, i) => toolCall(saved, calls.id, round, i));
+  saved.messages.push(message(answerId("closing"), "assistant", `${SAMPLE_MARKDOWN}\n\nRound ${round}.`));
+  return itemsFrom(saved);
 }
 
 /**

@@ -7,7 +7,7 @@
 // Each conversation's composer draft lives here too; what it holds is told to Rust once typing
 // rests, so it is found again after the app is closed and opened.
 
-import { ChatSession } from "../chat.svelte";
+import { ChatSession, itemsFrom, type ChatItem } from "../chat.svelte";
 import { ComposerDraft } from "../composer-draft.svelte";
 import * as ipc from "../ipc";
 import type { RunEvent } from "../run-events";
@@ -27,6 +27,9 @@ export class ChatSessions {
   /** Conversations whose composer was written in since this window began: what Rust kept
    * for them is older than what the window holds, and is never restored. */
   readonly #written = new Set<string>();
+  /** Chat items built from a conversation read before its session shows them (`prepare`), by
+   * the read; each is taken once. */
+  readonly #prepared = new WeakMap<ConversationDetail, ChatItem[]>();
   readonly #onFinished: (conversationId: string) => void;
   readonly #onEvent: (conversationId: string, event: RunEvent) => void;
 
@@ -49,18 +52,31 @@ export class ChatSessions {
     for (const [other, session] of this.#sessions) {
       if (other !== id && !session.running) this.#sessions.delete(other);
     }
+    const items = this.#prepared.get(detail);
+    this.#prepared.delete(detail);
     let session = this.#sessions.get(id);
     if (session) {
-      session.load(detail);
+      session.load(detail, items);
       return session;
     }
-    session = new ChatSession(detail, () => this.#onFinished(id), undefined, (event) => this.#onEvent(id, event));
+    session = new ChatSession(detail, () => this.#onFinished(id), undefined, (event) => this.#onEvent(id, event), items);
     this.#sessions.set(id, session);
     void session.attach();
     // What the composer held when the conversation was last left (unless it was written in
     // since this window began).
     if (detail.draft && !this.#written.has(id)) this.draftOf(id).restore(detail.draft);
     return session;
+  }
+
+  /**
+   * Builds the chat items of a conversation just read, for the session that will show them
+   * (`open`), unless its session is running (it keeps what it shows). A long chat's items (an
+   * answer of hundreds of calls) take a good part of a frame to build: built as the read comes,
+   * they are not built in the frame that mounts the chat.
+   */
+  prepare(detail: ConversationDetail): void {
+    if (this.#sessions.get(detail.conversation.id)?.running) return;
+    this.#prepared.set(detail, itemsFrom(detail));
   }
 
   /** Whether an answer is coming in any conversation. */

@@ -64,9 +64,15 @@ export class ConversationsStore {
 
   async open(id: string, known?: ConversationDetail): Promise<void> {
     const isLatest = this.#detailGuard.begin();
-    // A large conversation's answer can take much of a frame to read: the chat is then built
-    // in the next frame, not in the same one.
-    const reading = afterLateFrame(ipc.getConversation(id));
+    // A large conversation's answer can take much of a frame to read, and its chat items more
+    // (built as it comes, `ChatSessions.prepare`): the chat is then mounted in the next frame,
+    // not in the same one.
+    const reading = afterLateFrame(
+      ipc.getConversation(id).then((detail) => {
+        this.#chats.prepare(detail);
+        return detail;
+      }),
+    );
     const shown = known ?? (this.detail?.conversation.id === id ? this.detail : null);
     let early: ConversationDetail | null = null;
     if (shown === null) {

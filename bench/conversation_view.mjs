@@ -27,7 +27,8 @@
 //     bash bench/conversation_view.sh --app target/release/switchboard [--runs 3] [--only stream|open|cards|short]
 //
 // (--only may be given more than once; --trace logs, for each chat opened, what the page's main
-// thread did from the click to the newest message painted: see installTrace; --css TEXT adds a
+// thread did from the click to the newest message painted, and for a streamed answer the
+// stretches the thread was busy for STREAM_BUSY_MS or more: see installTrace; --css TEXT adds a
 // style sheet to the page before the click, to measure what a style costs without a build.) It prints a
 // Markdown table of medians with every run's value and writes everything measured to
 // bench/results/conversation-view-<app>-<time>.json.
@@ -84,6 +85,7 @@ const TIMEOUT_S = { stream: 480, open: 180, cards: 180, short: 60 };
 const TAIL_MS = 1000; // frame gaps are watched this long after the newest message is painted
 const SETTLE_MS = 3000; // memory is read this long after a conversation shows
 const LONG_GAP_MS = 50;
+const STREAM_BUSY_MS = 30; // with --trace, a stream's busy stretches this long or longer are logged
 
 const log = (line) => console.error(`# ${line}`);
 
@@ -164,12 +166,23 @@ function installTrace() {
   const trace = { on: false, events: [] };
   window.__trace = trace;
   const channel = new MessageChannel();
+  // A long trace (a streamed answer) keeps only the stretches the thread was busy for
+  // `minBusy` ms or more, not every task.
+  let lastTask = 0;
   channel.port1.onmessage = () => {
     if (!trace.on) return;
-    trace.events.push(["task", now()]);
+    const t = now();
+    if (trace.minBusy) {
+      if (lastTask && t - lastTask >= trace.minBusy) trace.events.push(["busy", lastTask, t - lastTask]);
+      lastTask = t;
+    } else {
+      trace.events.push(["task", t]);
+    }
     channel.port2.postMessage(0);
   };
-  trace.start = () => {
+  trace.start = (minBusy = 0) => {
+    trace.minBusy = minBusy;
+    lastTask = 0;
     trace.on = true;
     trace.events = [];
     trace.sums = {};
@@ -283,6 +296,23 @@ function traceLines(from, to) {
   }
   lines.push(`sums ${Object.entries(sums).map(([k, [n, ms]]) => `${k} ${n}× ${ms.toFixed(1)} ms`).join(", ")}`);
   return lines;
+}
+
+/** With --trace on a streamed answer: the stretches the thread was busy for `minBusy` ms or
+ * more (as `trace.start(minBusy)` kept them), each with what ran inside it and the frames. */
+function busyLines(from, to) {
+  const trace = window.__trace;
+  trace.on = false;
+  const frames = window.__bench.frames.filter((t) => t >= from && t <= to);
+  const at = (t) => (t - from).toFixed(1).padStart(9);
+  return trace.events
+    .filter((e) => e[0] === "busy" && e[1] >= from && e[1] <= to)
+    .map(([, start, ms]) => {
+      const inside = trace.events.filter((e) => e[0] !== "busy" && e[1] >= start && e[1] < start + ms);
+      const frameIn = frames.filter((t) => t >= start && t < start + ms);
+      const what = inside.map((e) => `${e[0]}@${at(e[1]).trim()}${e[2] ? `(${e[2].toFixed(1)}ms)` : ""}${e[3] !== undefined ? `[${e[3]}]` : ""}`);
+      return `${at(start)} busy ${ms.toFixed(1).padStart(6)} ms${frameIn.length ? ` frame@${frameIn.map((t) => at(t).trim()).join(",")}` : ""} ${what.join(" ")}`;
+    });
 }
 
 function probeState() {
@@ -477,11 +507,13 @@ async function streamRun(model) {
   try {
     const b = app.browser;
     await b.execute(installProbe);
+    if (options.trace) await b.execute(installTrace);
     await b.$(tid("new-conversation")).click();
     const input = b.$(tid("composer-input"));
     await input.waitForEnabled({ timeout: 20000 });
     await input.setValue(STREAM_PROMPT);
     await b.execute(watchFor, STREAM_END);
+    if (options.trace) await b.execute((minBusy) => window.__trace.start(minBusy), STREAM_BUSY_MS);
     await b.keys("Enter");
     const deadline = Date.now() + TIMEOUT_S.stream * 1000;
     const state = await waitShown(b, deadline);
@@ -489,6 +521,7 @@ async function streamRun(model) {
     const { first, last } = model.sent;
     if (!last) throw new Error(`the server had not sent the whole answer after ${TIMEOUT_S.stream} s`);
     const gaps = await gapsUntil(b, first, seen?.painted ?? deadline);
+    if (options.trace) for (const line of await b.execute(busyLines, first, seen?.painted ?? deadline)) log(`trace ${line}`);
     return {
       home,
       stream_s: (last - first) / 1000,

@@ -180,6 +180,16 @@ function installTrace() {
     }
     channel.port2.postMessage(0);
   };
+  // One busy stretch of the thread, from `start` for `ms`, as a line: when (ms after `from`,
+  // padded to `width`), how long, the frames in it and what ran inside it (`events`, those of
+  // its kinds that are not the stretches themselves).
+  trace.stretch = (from, width, start, ms, events, frames) => {
+    const at = (t) => (t - from).toFixed(1).padStart(width);
+    const inside = events.filter((e) => e[1] >= start && e[1] < start + ms);
+    const frameIn = frames.filter((t) => t >= start && t < start + ms);
+    const what = inside.map((e) => `${e[0]}@${at(e[1]).trim()}${e[2] ? `(${e[2].toFixed(1)}ms)` : ""}${e[3] !== undefined ? `[${e[3]}]` : ""}`);
+    return `${at(start)} busy ${ms.toFixed(1).padStart(6)} ms${frameIn.length ? ` frame@${frameIn.map((t) => at(t).trim()).join(",")}` : ""} ${what.join(" ")}`;
+  };
   trace.start = (minBusy = 0) => {
     trace.minBusy = minBusy;
     lastTask = 0;
@@ -276,15 +286,12 @@ function traceLines(from, to) {
   const frames = window.__bench.frames.filter((t) => t >= from && t <= to);
   const events = trace.events.filter((e) => e[1] >= from && e[1] <= to);
   const tasks = events.filter((e) => e[0] === "task").map((e) => e[1]);
+  const others = events.filter((e) => e[0] !== "task");
   const lines = [];
-  const at = (t) => (t - from).toFixed(1).padStart(7);
   for (let i = 1; i < tasks.length; i++) {
     const gap = tasks[i] - tasks[i - 1];
     if (gap < 3) continue;
-    const inside = events.filter((e) => e[0] !== "task" && e[1] >= tasks[i - 1] && e[1] < tasks[i]);
-    const frameIn = frames.filter((t) => t >= tasks[i - 1] && t < tasks[i]);
-    const what = inside.map((e) => `${e[0]}@${at(e[1]).trim()}${e[2] ? `(${e[2].toFixed(1)}ms)` : ""}${e[3] !== undefined ? `[${e[3]}]` : ""}`);
-    lines.push(`${at(tasks[i - 1])} busy ${gap.toFixed(1).padStart(6)} ms${frameIn.length ? ` frame@${frameIn.map((t) => at(t).trim()).join(",")}` : ""} ${what.join(" ")}`);
+    lines.push(trace.stretch(from, 7, tasks[i - 1], gap, others, frames));
   }
   const sums = { ...trace.sums };
   for (const m of performance.getEntriesByType("measure")) {
@@ -304,15 +311,10 @@ function busyLines(from, to) {
   const trace = window.__trace;
   trace.on = false;
   const frames = window.__bench.frames.filter((t) => t >= from && t <= to);
-  const at = (t) => (t - from).toFixed(1).padStart(9);
+  const others = trace.events.filter((e) => e[0] !== "busy");
   return trace.events
     .filter((e) => e[0] === "busy" && e[1] >= from && e[1] <= to)
-    .map(([, start, ms]) => {
-      const inside = trace.events.filter((e) => e[0] !== "busy" && e[1] >= start && e[1] < start + ms);
-      const frameIn = frames.filter((t) => t >= start && t < start + ms);
-      const what = inside.map((e) => `${e[0]}@${at(e[1]).trim()}${e[2] ? `(${e[2].toFixed(1)}ms)` : ""}${e[3] !== undefined ? `[${e[3]}]` : ""}`);
-      return `${at(start)} busy ${ms.toFixed(1).padStart(6)} ms${frameIn.length ? ` frame@${frameIn.map((t) => at(t).trim()).join(",")}` : ""} ${what.join(" ")}`;
-    });
+    .map(([, start, ms]) => trace.stretch(from, 9, start, ms, others, frames));
 }
 
 function probeState() {

@@ -135,6 +135,8 @@ pub enum OpenCheck {
     /// Only the header and the schema: for a process that only reads (its cost does not grow
     /// with the file). A damaged page shows as an error on the read that meets it. A database
     /// an older version wrote is checked in full all the same, since it is about to be migrated.
+    /// Such a store keeps nothing of its own in the file: a search's update of the index of
+    /// kept branches is dropped when the search ends.
     Header,
 }
 
@@ -146,6 +148,9 @@ pub struct Store {
     /// a database in memory).
     writer: Arc<writers::Writer>,
     data_dir: Option<PathBuf>,
+    /// How much was checked when the file was opened. A store checked only at its header is a
+    /// reader's: it keeps no work of its own in the file (see [`Store::search`]).
+    check: OpenCheck,
 }
 
 impl Store {
@@ -260,6 +265,7 @@ impl Store {
             conn: Arc::new(Mutex::new(conn)),
             writer: Arc::new(writers::Writer::private()),
             data_dir: None,
+            check,
         })
     }
 

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::branches::{kept_snapshots, walk_kept};
-use super::{Role, Store, StoreError};
+use super::{OpenCheck, Role, Store, StoreError};
 
 /// The most hits one search returns.
 pub const MAX_HITS: u32 = 200;
@@ -148,63 +148,83 @@ impl Store {
             .into_iter()
             .map(str::to_lowercase)
             .collect();
+        // A store opened by a verb that only reads (checked at the header, not every page)
+        // keeps nothing in the file: it brings the index of kept branches up to date inside a
+        // transaction it then drops, and the next process that writes does the work for good.
+        let keep = self.check == OpenCheck::Pages;
         self.call(move |conn| {
-            refresh_branch_index(conn)?;
-            let mut hits = Vec::new();
-            // Titles: few enough to read all; every word must be in the title.
-            let mut stmt = conn.prepare_cached(
-                "SELECT id, title, updated_at FROM conversations WHERE lane_of IS NULL \
-                 ORDER BY updated_at DESC, id DESC",
-            )?;
-            let titles = stmt.query_map([], |row| {
-                Ok((
-                    row.get::<_, String>(0)?,
-                    row.get::<_, String>(1)?,
-                    row.get::<_, i64>(2)?,
-                ))
-            })?;
-            for row in titles {
-                let (id, title, at) = row?;
-                let lower = title.to_lowercase();
-                if words.iter().all(|w| lower.contains(w.as_str())) {
-                    hits.push(SearchHit {
-                        snippet: title_parts(&title, &words),
-                        conversation_id: id,
-                        conversation_title: title,
-                        message_id: None,
-                        seq: None,
-                        role: None,
-                        created_at: at,
-                        other_version: false,
-                    });
-                    if hits.len() >= limit as usize {
-                        return Ok(hits);
-                    }
-                }
+            let tx = conn.transaction()?;
+            refresh_branch_index(&tx)?;
+            let hits = find(&tx, &query, &words, limit)?;
+            if keep {
+                tx.commit()?;
             }
-            let left = i64::from(limit) - i64::try_from(hits.len()).unwrap_or(0);
-            let mut stmt = conn.prepare_cached(&format!(
-                "SELECT m.conversation_id, c.title, m.id, m.role, m.created_at, \
-                        snippet(message_search, 0, '{OPEN}', '{CLOSE}', '…', {SNIPPET_WORDS}), m.seq \
-                 FROM message_search \
-                 JOIN messages m ON m.rowid = message_search.rowid \
-                 JOIN conversations c ON c.id = m.conversation_id \
-                 WHERE message_search MATCH ?1 AND c.lane_of IS NULL \
-                 ORDER BY message_search.rowid DESC LIMIT ?2"
-            ))?;
-            let mut found = stmt
-                .query_map(params![query, left], |row| message_hit(row, false))?
-                .collect::<Result<Vec<_>, _>>()?;
-            found.extend(branch_hits(conn, &query, left)?);
-            // Newest first, whichever branch a message is in.
-            // (Ids are time-ordered: they settle messages written in the same millisecond.)
-            found.sort_by(|a, b| (b.created_at, &b.message_id).cmp(&(a.created_at, &a.message_id)));
-            found.truncate(usize::try_from(left).unwrap_or(0));
-            hits.extend(found);
             Ok(hits)
         })
         .await
     }
+}
+
+/// The hits of `query` (whose typed `words` a title must all contain), at most `limit`:
+/// titles first, then messages of every version, newest first.
+fn find(
+    conn: &Connection,
+    query: &str,
+    words: &[String],
+    limit: u32,
+) -> Result<Vec<SearchHit>, StoreError> {
+    let mut hits = Vec::new();
+    // Titles: few enough to read all; every word must be in the title.
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, title, updated_at FROM conversations WHERE lane_of IS NULL \
+         ORDER BY updated_at DESC, id DESC",
+    )?;
+    let titles = stmt.query_map([], |row| {
+        Ok((
+            row.get::<_, String>(0)?,
+            row.get::<_, String>(1)?,
+            row.get::<_, i64>(2)?,
+        ))
+    })?;
+    for row in titles {
+        let (id, title, at) = row?;
+        let lower = title.to_lowercase();
+        if words.iter().all(|w| lower.contains(w.as_str())) {
+            hits.push(SearchHit {
+                snippet: title_parts(&title, words),
+                conversation_id: id,
+                conversation_title: title,
+                message_id: None,
+                seq: None,
+                role: None,
+                created_at: at,
+                other_version: false,
+            });
+            if hits.len() >= limit as usize {
+                return Ok(hits);
+            }
+        }
+    }
+    let left = i64::from(limit) - i64::try_from(hits.len()).unwrap_or(0);
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT m.conversation_id, c.title, m.id, m.role, m.created_at, \
+                snippet(message_search, 0, '{OPEN}', '{CLOSE}', '…', {SNIPPET_WORDS}), m.seq \
+         FROM message_search \
+         JOIN messages m ON m.rowid = message_search.rowid \
+         JOIN conversations c ON c.id = m.conversation_id \
+         WHERE message_search MATCH ?1 AND c.lane_of IS NULL \
+         ORDER BY message_search.rowid DESC LIMIT ?2"
+    ))?;
+    let mut found = stmt
+        .query_map(params![query, left], |row| message_hit(row, false))?
+        .collect::<Result<Vec<_>, _>>()?;
+    found.extend(branch_hits(conn, query, left)?);
+    // Newest first, whichever branch a message is in.
+    // (Ids are time-ordered: they settle messages written in the same millisecond.)
+    found.sort_by(|a, b| (b.created_at, &b.message_id).cmp(&(a.created_at, &a.message_id)));
+    found.truncate(usize::try_from(left).unwrap_or(0));
+    hits.extend(found);
+    Ok(hits)
 }
 
 /// Messages of the branches not shown that match `query`, newest first; at most `limit`.
@@ -242,19 +262,14 @@ fn message_hit(row: &rusqlite::Row<'_>, other_version: bool) -> rusqlite::Result
 ///
 /// # Errors
 /// A failed query; a snapshot that cannot be read is skipped, not fatal.
-pub(super) fn refresh_branch_index(conn: &mut Connection) -> Result<(), StoreError> {
-    let stale: Vec<String> = conn
+pub(super) fn refresh_branch_index(tx: &Transaction<'_>) -> Result<(), StoreError> {
+    let stale: Vec<String> = tx
         .prepare_cached("SELECT conversation_id FROM branch_search_stale")?
         .query_map([], |row| row.get(0))?
         .collect::<Result<_, _>>()?;
-    if stale.is_empty() {
-        return Ok(());
-    }
-    let tx = conn.transaction()?;
     for conversation_id in &stale {
-        index_branches(&tx, conversation_id)?;
+        index_branches(tx, conversation_id)?;
     }
-    tx.commit()?;
     Ok(())
 }
 

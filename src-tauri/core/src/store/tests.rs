@@ -1262,6 +1262,50 @@ async fn search_finds_words_in_branches_not_shown_and_reveal_shows_them_however_
 }
 
 #[tokio::test]
+async fn a_search_by_a_reader_finds_kept_branches_yet_leaves_the_file_as_it_was() {
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path, DEFAULT_BUSY_TIMEOUT).unwrap();
+    let (id, q) = two_turns_with_a_call(&store).await;
+    store.branch_off(id.clone(), q.id.clone()).await.unwrap();
+    let q2 = append_text(&store, &id, Role::User, "capital of Italy?").await;
+    store.switch_branch(id.clone(), q2.id, 0).await.unwrap();
+    drop(store);
+    // (stale conversations, rows of the branch index) as the file holds them.
+    let on_disk = || {
+        let conn = Connection::open(&path).unwrap();
+        let count = |table: &str| -> i64 {
+            conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+                .unwrap()
+        };
+        (count("branch_search_stale"), count("branch_search"))
+    };
+    assert_eq!(
+        on_disk(),
+        (1, 0),
+        "the switch left the branch index to the next search"
+    );
+
+    // A verb that only reads (checked at the header) finds the kept question, twice, and
+    // keeps nothing in the file.
+    let reader = Store::open_checking(&path, DEFAULT_BUSY_TIMEOUT, OpenCheck::Header).unwrap();
+    for _ in 0..2 {
+        let hits = reader.search("italy".into(), 10).await.unwrap();
+        assert_eq!(hits.len(), 1);
+        assert!(hits[0].other_version);
+    }
+    drop(reader);
+    assert_eq!(on_disk(), (1, 0));
+
+    // The window (every page checked) keeps the index it brought up to date.
+    let writer = Store::open(&path, DEFAULT_BUSY_TIMEOUT).unwrap();
+    assert_eq!(found_versions(&writer, "italy").await.len(), 1);
+    drop(writer);
+    let (stale, rows) = on_disk();
+    assert_eq!(stale, 0);
+    assert!(rows > 0);
+}
+
+#[tokio::test]
 async fn an_edit_and_a_regenerated_answer_start_branches_that_nest_and_switch_back_whole() {
     let store = Store::open_in_memory().unwrap();
     let (id, q) = two_turns_with_a_call(&store).await;

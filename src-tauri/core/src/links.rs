@@ -6,8 +6,9 @@
 use crate::error::{CoreError, InvalidInput};
 use crate::policy::confirm::{Allowance, Confirm};
 
-/// The longest address that is opened (what a browser's address bar would take).
-const MAX_CHARS: usize = 8_192;
+/// The longest address that is opened, as it will be opened (percent-encoded): the confirmation
+/// shows every character of it, so a longer one would be opened partly unseen.
+pub const MAX_CHARS: usize = 2_000;
 
 /// `raw` as it will be opened, or why it will not be.
 ///
@@ -26,7 +27,11 @@ pub fn openable(raw: &str) -> Result<String, InvalidInput> {
         "mailto" => return Err(refuse("it names no address to write to")),
         _ => return Err(refuse("only https:, http: and mailto: links open")),
     }
-    Ok(parsed.to_string())
+    let url = parsed.to_string();
+    if url.chars().count() > MAX_CHARS {
+        return Err(refuse("it is too long"));
+    }
+    Ok(url)
 }
 
 /// Asks `confirm` about `raw` as it will be opened, and if the person says yes, opens it with
@@ -82,6 +87,20 @@ mod tests {
             openable("mailto:me@example.com").unwrap(),
             "mailto:me@example.com"
         );
+    }
+
+    #[test]
+    fn every_character_of_an_address_that_opens_is_shown_before_it_opens() {
+        let longest = format!("https://example.com/{}", "a".repeat(MAX_CHARS - 20));
+        assert_eq!(longest.chars().count(), MAX_CHARS);
+        let url = openable(&longest).unwrap();
+        let text = Allowance::OpenLink { url: url.clone() }.message();
+        assert!(text.contains(&url), "the whole address is in the question");
+        assert!(openable(&format!("{longest}a")).is_err());
+        // Short as typed, too long once encoded: measured as it would be opened.
+        let spaced = format!("https://example.com/{}x", " ".repeat(MAX_CHARS / 2));
+        assert!(spaced.chars().count() < MAX_CHARS);
+        assert!(openable(&spaced).is_err());
     }
 
     #[test]

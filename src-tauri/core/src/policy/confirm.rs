@@ -132,7 +132,7 @@ impl Allowance {
             Allowance::OpenLink { url } => format!(
                 "Your browser (or mail program) would open:\n\n{}\n\nCheck the address: a name \
                  made to look like another is shown in its xn-- form.",
-                shown_within(url, 2000)
+                shown_within(url, crate::links::MAX_CHARS)
             ),
             Allowance::AppToolCall {
                 server,

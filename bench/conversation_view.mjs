@@ -8,8 +8,9 @@
 //           between animation frames from the first chunk sent to the end painted, how many
 //           gaps exceed 50 ms, and the time from the server sending the last chunk to its text
 //           being in the DOM and painted.
-//   open    "Ten thousand messages" (bench/seed_conversations.py), opened from "Empty" by a click
-//           on its sidebar item. Measured: click to the newest answer's last words in the DOM and
+//   open    "Ten thousand messages" (bench/seed_conversations.py: every tenth tool result has an
+//           image; two branches near its end, first versions shown), opened from "Empty" by a
+//           click on its sidebar item. Measured: click to the newest answer's last words in the DOM and
 //           painted; frame gaps from the click to 1 s after painted; DOM elements inside
 //           [data-testid="message-list"]; PSS and RSS of the app's WebKitWebProcess with "Empty"
 //           open (3 s after it shows) and with this conversation open (3 s after painted).
@@ -47,6 +48,7 @@
 // - times are performance.timeOrigin + performance.now(), comparable with Date.now() in this
 //   process (same machine clock): the server's send times are Date.now().
 // A scenario that does not show its end in time is stopped and reported as "> N s".
+import { execFile, spawn } from "node:child_process";
 import { once } from "node:events";
 import fs from "node:fs";
 import http from "node:http";
@@ -88,6 +90,55 @@ const LONG_GAP_MS = 50;
 const STREAM_BUSY_MS = 30; // with --trace, a stream's busy stretches this long or longer are logged
 
 const log = (line) => console.error(`# ${line}`);
+
+// ---------------------------------------------------------------- the machine beside the page
+
+const USER_HZ = 100; // /proc/stat's unit of time on Linux
+
+/**
+ * Whether the machine stalled, not the page: on each CPU (taskset) a process beside the app
+ * sleeps 2 ms at a time and notes each sleep that overran by 20 ms or more (its start, epoch ms,
+ * and the overrun), and the CPU time the hypervisor took ("steal", /proc/stat) is read at both
+ * ends. A long frame gap with a stall of a probe inside it may be the machine's (a CPU the app
+ * needed was taken from it); one with none is the app's.
+ */
+function startHostProbe() {
+  const script = [
+    "import sys, time",
+    "while True:",
+    "    t = time.time(); time.sleep(0.002); d = time.time() - t - 0.002",
+    "    if d >= 0.020: print(f'{t * 1000:.0f} {d * 1000:.0f}', flush=True)",
+  ].join("\n");
+  const stalls = [];
+  const children = os.cpus().map((_, cpu) => {
+    const child = spawn("taskset", ["-c", String(cpu), "python3", "-c", script], { stdio: ["ignore", "pipe", "inherit"] });
+    let rest = "";
+    child.stdout.on("data", (chunk) => {
+      const lines = (rest + chunk).split("\n");
+      rest = lines.pop();
+      for (const line of lines) stalls.push(line.split(" ").map(Number));
+    });
+    return child;
+  });
+  const steal = () => Number(fs.readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/)[8] ?? 0);
+  const stealAtStart = steal();
+  return {
+    /** Stops the probe: its stalls, and the steal time (ms, all CPUs) since it started. */
+    stop() {
+      for (const child of children) child.kill();
+      return { stalls, steal_ms: (steal() - stealAtStart) * (1000 / USER_HZ) };
+    },
+  };
+}
+
+/** Each long gap ([at, ms] after `from`) with the longest stall of the probe that overlaps it (0: none). */
+function withHostStalls(longGaps, from, stalls) {
+  return longGaps.map(([at, ms]) => {
+    const start = from + at;
+    const overlapping = stalls.filter(([t, over]) => t < start + ms && t + over > start);
+    return [at, ms, Math.max(0, ...overlapping.map(([, over]) => over))];
+  });
+}
 
 // ---------------------------------------------------------------- in the page
 
@@ -338,7 +389,19 @@ function messageListElements() {
 
 function cli(home, args) {
   const done = run(process.env.SWITCHBOARD_BIN, args, { env: { ...process.env, SWITCHBOARD_HOME: home } });
-  if (done.status !== 0) throw new Error(`switchboard ${args.join(" ")}: ${done.stderr}`);
+  if (done.status !== 0) throw new Error(`switchboard ${args.join(" ")}: ${done.stdout}${done.stderr}`);
+}
+
+/**
+ * `cli` for a command that asks the model: it runs beside this process (the model server is in
+ * it, and a synchronous run would leave it unable to answer).
+ */
+function cliAsking(home, args) {
+  return new Promise((resolve, reject) => {
+    execFile(process.env.SWITCHBOARD_BIN, args, { env: { ...process.env, SWITCHBOARD_HOME: home }, timeout: 120000 }, (error, stdout, stderr) =>
+      error ? reject(new Error(`switchboard ${args.join(" ")}: ${error.message}\n${stdout}${stderr}`)) : resolve(stdout),
+    );
+  });
 }
 
 /** Waits until the page has painted the words it watches for, or until `deadline` (Date.now()). */
@@ -516,6 +579,7 @@ async function streamRun(model) {
     await input.setValue(STREAM_PROMPT);
     await b.execute(watchFor, STREAM_END);
     if (options.trace) await b.execute((minBusy) => window.__trace.start(minBusy), STREAM_BUSY_MS);
+    const host = startHostProbe();
     await b.keys("Enter");
     const deadline = Date.now() + TIMEOUT_S.stream * 1000;
     const state = await waitShown(b, deadline);
@@ -523,11 +587,17 @@ async function streamRun(model) {
     const { first, last } = model.sent;
     if (!last) throw new Error(`the server had not sent the whole answer after ${TIMEOUT_S.stream} s`);
     const gaps = await gapsUntil(b, first, seen?.painted ?? deadline);
+    const { stalls, steal_ms } = host.stop();
     if (options.trace) for (const line of await b.execute(busyLines, first, seen?.painted ?? deadline)) log(`trace ${line}`);
     return {
       home,
       stream_s: (last - first) / 1000,
       ...gaps,
+      // [ms after the first chunk, gap ms, the longest stall of the machine inside it (0: none)]
+      long_gaps_at_ms: gaps ? withHostStalls(gaps.long_gaps_at_ms, first, stalls) : null,
+      host_stalls: stalls.length,
+      host_longest_stall_ms: Math.max(0, ...stalls.map(([, over]) => over)),
+      host_steal_ms: Math.round(steal_ms),
       last_chunk_to_dom_ms: seen ? seen.dom - last : null,
       last_chunk_to_painted_ms: seen ? seen.painted - last : null,
     };
@@ -537,11 +607,19 @@ async function streamRun(model) {
 }
 
 /** A home with `model` as its provider and the seeded conversations. */
-function seededHome(model) {
+async function seededHome(model) {
   const home = homeWith(model, "bench-seeded");
   const seeded = run("python3", ["bench/seed_conversations.py", "--home", home], { timeout: 120000 });
   if (seeded.status !== 0) throw new Error(`seeding failed: ${seeded.stderr}`);
-  return { home, conversations: JSON.parse(seeded.stdout) };
+  const conversations = JSON.parse(seeded.stdout);
+  // Two branches near the end of the ten thousand, made as a person makes them (the command
+  // line, the model answering "OK."), then the first versions shown again: the chat opens with
+  // a switcher at its last answer and one at its third question from the end.
+  const { id, last_answer_id: lastAnswer, questions } = conversations.ten_thousand;
+  await cliAsking(home, ["chat", "--conversation", id, "--tools", "none", "--regenerate", lastAnswer]);
+  await cliAsking(home, ["chat", "--conversation", id, "--tools", "none", "--edit", questions[0], "That question, asked again."]);
+  cli(home, ["conversations", "reveal", id, lastAnswer]);
+  return { home, conversations };
 }
 
 /** Opens "Empty", then `target` from the sidebar, in a fresh app on `seeded.home`. */
@@ -650,7 +728,7 @@ const streamed = longAnswer();
 const model = await startModel(streamed);
 let seeded = null;
 try {
-  seeded = chosen.some((s) => s !== "stream") ? seededHome(model) : null;
+  seeded = chosen.some((s) => s !== "stream") ? await seededHome(model) : null;
   for (const scenario of SCENARIOS.filter((s) => chosen.includes(s))) {
     results[scenario] = [];
     for (let i = 1; i <= RUNS; i++) {

@@ -12,7 +12,10 @@ tool_loop.rs; schema in migrations.rs):
 - "Ten thousand messages": exactly 10,000 messages. Turns of a user question and an answer of a
   few hundred characters of Markdown (paragraphs, a list with inline code, often a fenced code
   block); every fifth turn the model first calls a tool (an answer with one tool call, the tool
-  message with a result of a few KB, a tool_runs row), then answers.
+  message with a result of a few KB, a tool_runs row), then answers; every tenth turn's result
+  also carries a PNG image (its card shows it). bench/conversation_view.mjs then makes two
+  branches near its end through the command line (an answer asked for again, a question
+  edited) and shows the first versions again, so the chat opens with two switchers.
 - "Two hundred tool cards": a question, one answer making 200 tool calls, their 200 tool
   messages and tool_runs rows, and a closing answer.
 - "A short chat": three turns (one with three tool calls) that fill the window: what opening
@@ -21,10 +24,12 @@ tool_loop.rs; schema in migrations.rs):
 
 The content is the same on every run (a fixed random seed); ids are fresh uuid4s. Prints JSON
 naming each conversation's id and title and, for those with messages, `last_words`: the
-text that ends their newest answer (what the bench waits for on screen).
+text that ends their newest answer (what the bench waits for on screen); for the ten thousand,
+also `last_answer_id` and `questions` (the ids of its last three questions).
 """
 
 import argparse
+import base64
 import fcntl
 import json
 import os
@@ -33,8 +38,9 @@ import sqlite3
 import sys
 import time
 import uuid
+import zlib
 
-SCHEMA_VERSION = 6  # migrations.rs: the last column this script writes came in migration 6
+SCHEMA_VERSION = 11  # migrations.rs: the last column this script writes (tool_runs.rich) came in migration 11
 MODEL = "gpt-4o"
 TOOLS = [  # (server, tool, the name shown on the card)
     ("everything", "echo", "everything · Echo"),
@@ -79,6 +85,20 @@ def answer(rng, n):
     return "\n\n".join(parts)
 
 
+def png(width, height, rgb):
+    """A PNG of one colour, base64: the image a tool's result carries."""
+    def chunk(kind, data):
+        body = kind + data
+        return len(data).to_bytes(4, "big") + body + zlib.crc32(body).to_bytes(4, "big")
+    rows = b"".join(b"\x00" + bytes(rgb) * width for _ in range(height))
+    header = width.to_bytes(4, "big") + height.to_bytes(4, "big") + bytes([8, 2, 0, 0, 0])
+    data = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+    return base64.b64encode(data).decode()
+
+
+IMAGE = png(240, 160, (70, 130, 180))
+
+
 def tool_result(rng, n):
     """A result of a few KB: a JSON listing, as many tools return."""
     rows = [
@@ -120,8 +140,9 @@ class Writer:
         )
         return message_id
 
-    def tool_calls(self, rng, count, content=None):
-        """An answer that calls `count` tools, then each call's tool message and tool_runs row."""
+    def tool_calls(self, rng, count, content=None, image=False):
+        """An answer that calls `count` tools, then each call's tool message and tool_runs row
+        (with `image`, each result carries IMAGE after its text)."""
         calls = []
         for _ in range(count):
             server, tool, shown = rng.choice(TOOLS)
@@ -130,15 +151,18 @@ class Writer:
         answer_id = self.message("assistant", content, tool_calls=[c for c, *_ in calls], finish_reason="tool_calls")
         for call, server, tool, shown in calls:
             result = tool_result(rng, self.seq)
+            parts = [{"type": "text", "text": result}]
+            if image:
+                parts.append({"type": "image", "data": IMAGE, "mimeType": "image/png"})
             started = self.now + 10
             finished = started + rng.randint(20, 900)
             self.db.execute(
                 "INSERT INTO tool_runs (id, conversation_id, message_id, call_id, server, tool, arguments, "
-                "decision, decision_scope, started_at, finished_at, is_error, result, display_name) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, 'allowed', 'once', ?, ?, 0, ?, ?)",
+                "decision, decision_scope, started_at, finished_at, is_error, result, display_name, rich) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, 'allowed', 'once', ?, ?, 0, ?, ?, ?)",
                 (
                     str(uuid.uuid4()), self.id, answer_id, call["id"], server, tool, call["arguments"],
-                    started, finished, json.dumps({"content": [{"type": "text", "text": result}], "isError": False}), shown,
+                    started, finished, json.dumps({"content": parts, "isError": False}), shown, int(image),
                 ),
             )
             self.message("tool", result, tool_call_id=call["id"], name=call["name"])
@@ -149,18 +173,19 @@ class Writer:
 
 def ten_thousand(db, rng, start_ms):
     w = Writer(db, "Ten thousand messages", start_ms)
-    total, turn = 10_000, 0
+    total, turn, questions, last = 10_000, 0, [], None
     while w.seq < total:
         left = total - w.seq
         turn += 1
-        w.message("user", question(rng, turn))
+        questions.append(w.message("user", question(rng, turn)))
         # A turn with a call takes four messages; the last turn is a plain one whatever the count.
         if turn % 5 == 0 and left > 4:
-            w.tool_calls(rng, 1)
+            w.tool_calls(rng, 1, image=turn % 10 == 0)
         text = answer(rng, turn)
-        w.message("assistant", f"{text}\n\n{LAST_WORDS['ten_thousand']}" if w.seq + 1 == total else text, finish_reason="stop")
+        last = w.message("assistant", f"{text}\n\n{LAST_WORDS['ten_thousand']}" if w.seq + 1 == total else text, finish_reason="stop")
     w.finish()
-    return {"id": w.id, "title": "Ten thousand messages", "last_words": LAST_WORDS["ten_thousand"]}
+    return {"id": w.id, "title": "Ten thousand messages", "last_words": LAST_WORDS["ten_thousand"],
+            "last_answer_id": last, "questions": questions[-3:]}
 
 
 def tool_cards(db, rng, start_ms):

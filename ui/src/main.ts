@@ -9,7 +9,7 @@ import "./app.css";
 import App from "./App.svelte";
 import { Stores } from "./lib/stores/stores";
 import { ThemeController } from "./lib/theme";
-import { browserClock, FACES, warmUp } from "./lib/warmup";
+import { answeringLately, browserClock, FACES, warmUp } from "./lib/warmup";
 import { chatWarmup } from "./lib/warm-chat";
 import { storesContext } from "./lib/stores/context";
 import { keepLinksInside } from "./lib/links";
@@ -43,5 +43,8 @@ document.addEventListener("visibilitychange", () => {
 // After the first frame and the start-up's own work (reading the list, the providers).
 // Last, a made-up chat is opened out of sight a few times (warm-chat.ts).
 requestAnimationFrame(() =>
-  setTimeout(() => warmUp(document, browserClock, FACES, chatWarmup(document, storesContext(stores), () => stores.chats.running)), 300),
+  setTimeout(() => {
+    const answering = answeringLately(() => stores.chats.running);
+    warmUp(document, browserClock, FACES, chatWarmup(document, storesContext(stores), answering), answering);
+  }, 300),
 );

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import hljs from "highlight.js/lib/common";
-import { CODE_LANGUAGES, FACES, warmUp } from "../src/lib/warmup";
+import { AFTER_ANSWER_MS, answeringLately, CODE_LANGUAGES, FACES, warmUp } from "../src/lib/warmup";
 import { manualClock } from "./manual-clock";
 
 const box = () => document.body.querySelector<HTMLElement>('div[aria-hidden="true"]');
@@ -75,6 +75,40 @@ describe("warming up after the window shows", () => {
     stop();
     expect(box()).toBeNull();
     expect(clock.pending).toHaveLength(0);
+  });
+
+  it("runs no step while an answer is coming: each waits for a task after the answer ends", () => {
+    const clock = manualClock();
+    let answering = true;
+    warmUp(document, clock, FACES, undefined, () => answering);
+    for (let i = 0; i < 5; i++) clock.pending.shift()!();
+    expect(box()).toBeNull(); // nothing laid out while the answer streams
+    expect(clock.pending).toHaveLength(1); // the first step, put off again
+
+    answering = false;
+    clock.pending.shift()!();
+    expect(box()).not.toBeNull(); // the sample answer, once the answer has ended
+    answering = true;
+    clock.pending.shift()!();
+    expect([...box()!.querySelectorAll("span")].filter((s) => s.style.fontFamily)).toHaveLength(0); // the faces wait again
+    answering = false;
+    clock.runAll();
+    expect(box()).toBeNull(); // and the warm-up ends as before
+  });
+
+  it("waits while an answer comes and for a second after it ends", () => {
+    let running = false;
+    let now = 0;
+    const wait = answeringLately(() => running, () => now);
+    expect(wait()).toBe(false);
+    running = true;
+    now = 5_000;
+    expect(wait()).toBe(true);
+    running = false;
+    now += AFTER_ANSWER_MS - 1;
+    expect(wait()).toBe(true); // the answer's end is still being drawn
+    now += 1;
+    expect(wait()).toBe(false);
   });
 
   it("then loads the code highlighter and compiles the grammars answers use most, one a task", async () => {

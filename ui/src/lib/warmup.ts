@@ -5,7 +5,10 @@
 // the grammars answers use most are compiled (each costs a few ms on its first use). A face's
 // first use costs a fontconfig lookup, ~5 ms each on Linux (measured in WebKitGTK:
 // BENCHMARKS.md), and an answer brings half a dozen at once, all inside the frame that paints it. Nothing here is shown, focusable
-// or read out, and the element it lays out is removed when it is done.
+// or read out, and the element it lays out is removed when it is done. While an answer is
+// coming, and for a second after it ends, no step runs (each waits for a later idle moment): a
+// step's layout would also lay out the streamed answer, a frame of 50 ms or more at the start
+// or the end of a stream.
 
 import { loadHighlighter, prepareLanguage } from "./highlight";
 import { renderMarkdown } from "./markdown";
@@ -76,6 +79,21 @@ export const browserClock: WarmupClock = {
   },
 };
 
+/** How long after an answer ends the warm-up still waits (the end's own work: lists, usage). */
+export const AFTER_ANSWER_MS = 1000;
+
+/**
+ * Whether the warm-up should wait: `running()` (an answer is coming) now, or it was when last
+ * asked less than `quietMs` ago by `now`.
+ */
+export function answeringLately(running: () => boolean, now: () => number = () => performance.now(), quietMs = AFTER_ANSWER_MS): () => boolean {
+  let last = -Infinity;
+  return () => {
+    if (running()) last = now();
+    return now() - last < quietMs;
+  };
+}
+
 /** Steps run after the warm-up's own (one a task), and what stops them (removes what they added). */
 export interface MoreSteps {
   steps: ReadonlyArray<() => void | Promise<void>>;
@@ -85,13 +103,15 @@ export interface MoreSteps {
 /**
  * Starts warming up in `doc`, a task at a time on `clock`, then runs `more` (warm-chat.ts:
  * opening a made-up chat); returns a function that stops it (and removes what it added).
- * `faces` defaults to FACES.
+ * `faces` defaults to FACES. While `answering()` (an answer is coming in some conversation)
+ * no step runs.
  */
 export function warmUp(
   doc: Document,
   clock: WarmupClock = browserClock,
   faces: readonly Face[] = FACES,
   more: MoreSteps = { steps: [], done: () => {} },
+  answering: () => boolean = () => false,
 ): () => void {
   const box = doc.createElement("div");
   box.setAttribute("aria-hidden", "true");
@@ -134,18 +154,29 @@ export function warmUp(
     ...CODE_LANGUAGES.map((language) => () => prepareLanguage(language)),
     ...more.steps,
   );
-  return runTasks(clock, steps, () => {
-    box.remove();
-    more.done();
-  });
+  return runTasks(
+    clock,
+    steps,
+    () => {
+      box.remove();
+      more.done();
+    },
+    answering,
+  );
 }
 
 /**
  * Runs `steps` one a task on `clock`, each after the one before (and after the promise it
  * returned, if any), then `done`; returns a function that stops them (and runs `done`). A
- * step's promise that fails ends them as stopping does.
+ * step's promise that fails ends them as stopping does. A step whose task comes while
+ * `wait()` is put off to the clock's next task.
  */
-export function runTasks(clock: WarmupClock, steps: ReadonlyArray<() => void | Promise<void>>, done: () => void): () => void {
+export function runTasks(
+  clock: WarmupClock,
+  steps: ReadonlyArray<() => void | Promise<void>>,
+  done: () => void,
+  wait: () => boolean = () => false,
+): () => void {
   let cancel: (() => void) | null = null;
   let stopped = false;
   const finish = (): void => {
@@ -162,6 +193,10 @@ export function runTasks(clock: WarmupClock, steps: ReadonlyArray<() => void | P
     }
     cancel = clock.later(() => {
       if (stopped) return;
+      if (wait()) {
+        next(i);
+        return;
+      }
       const ran = steps[i]();
       if (ran instanceof Promise) void ran.then(() => next(i + 1), finish);
       else next(i + 1);

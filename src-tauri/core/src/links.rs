@@ -6,9 +6,9 @@
 use crate::error::{CoreError, InvalidInput};
 use crate::policy::confirm::{Allowance, Confirm};
 
-/// The longest address that is opened, as it will be opened (percent-encoded): the confirmation
-/// shows every character of it, so a longer one would be opened partly unseen.
-pub const MAX_CHARS: usize = 2_000;
+/// The longest address that is opened, as it will be opened (percent-encoded): as long as the
+/// confirmation shows whole, so that no character of one is opened unseen.
+const MAX_CHARS: usize = crate::policy::confirm::SHOWN_ADDRESS_CHARS;
 
 /// `raw` as it will be opened, or why it will not be.
 ///

@@ -126,13 +126,13 @@ impl Allowance {
                 "The MCP server “{}” asks you to sign in. Your browser would open:\n\n{}\n\nGo on only \
                  if you expect to sign in at {}.",
                 shown(server),
-                shown_within(url, 2000),
+                shown_within(url, SHOWN_ADDRESS_CHARS),
                 host_of(url)
             ),
             Allowance::OpenLink { url } => format!(
                 "Your browser (or mail program) would open:\n\n{}\n\nCheck the address: a name \
                  made to look like another is shown in its xn-- form.",
-                shown_within(url, crate::links::MAX_CHARS)
+                shown_within(url, SHOWN_ADDRESS_CHARS)
             ),
             Allowance::AppToolCall {
                 server,
@@ -154,6 +154,9 @@ impl Allowance {
 fn shown(text: &str) -> String {
     shown_within(text, 300)
 }
+
+/// The longest address a question shows whole (links.rs opens none longer).
+pub const SHOWN_ADDRESS_CHARS: usize = 2_000;
 
 fn shown_within(text: &str, max_chars: usize) -> String {
     crate::text::escape_hidden(&crate::text::one_line(text, max_chars)).into_owned()

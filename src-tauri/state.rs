@@ -8,7 +8,7 @@ use std::time::Duration;
 use switchboard_core::app::DropEvent;
 use switchboard_core::secrets::SecretStore;
 use switchboard_core::settings::SettingsSource;
-use switchboard_core::{App, AppConfig, AppPaths, Core};
+use switchboard_core::{App, AppConfig, AppPaths};
 use tokio::sync::OnceCell;
 
 pub struct AppState {
@@ -63,6 +63,7 @@ impl AppState {
                     shows_forms: true,
                     pid_file: None,
                     check: switchboard_core::store::OpenCheck::Pages,
+                    http: switchboard_core::providers::HttpOptions::default(),
                 })
                 .await
             })
@@ -72,10 +73,6 @@ impl AppState {
     /// The app if it has been built (an app page can only exist once it has).
     pub fn app_now(&self) -> Option<&Arc<App>> {
         self.app.get()
-    }
-
-    pub async fn core(&self) -> &Core {
-        self.app().await.core()
     }
 
     /// Stops every run and server, waiting at most `deadline` (the app is quitting).

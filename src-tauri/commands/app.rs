@@ -13,12 +13,12 @@ use crate::state::AppState;
 
 #[tauri::command]
 pub async fn app_status(state: State<'_, AppState>) -> CommandResult<AppStatus> {
-    Ok(state.core().await.status(env!("CARGO_PKG_VERSION")))
+    Ok(state.app().await.status(env!("CARGO_PKG_VERSION")))
 }
 
 #[tauri::command]
 pub async fn keychain_status(state: State<'_, AppState>) -> CommandResult<KeychainStatus> {
-    Ok(state.core().await.keychain_status().await)
+    Ok(state.app().await.keychain_status().await)
 }
 
 /// Opens a link from the conversation in the person's browser (or mail program): `https:`,

@@ -5,7 +5,7 @@
 //! returned it.
 
 use base64::Engine as _;
-use switchboard_core::engine::ConversationArtifact;
+use switchboard_core::app::ConversationArtifact;
 use tauri::{AppHandle, State};
 
 use super::error::CommandResult;
@@ -18,7 +18,7 @@ pub async fn list_artifacts(
     state: State<'_, AppState>,
     conversation_id: String,
 ) -> CommandResult<Vec<ConversationArtifact>> {
-    Ok(state.core().await.artifacts(&conversation_id).await?)
+    Ok(state.app().await.artifacts(&conversation_id).await?)
 }
 
 /// One of them as base64, for its preview.
@@ -29,7 +29,7 @@ pub async fn read_artifact(
     sha256: String,
 ) -> CommandResult<String> {
     let (_, bytes) = state
-        .core()
+        .app()
         .await
         .artifact_bytes(&conversation_id, &sha256)
         .await?;
@@ -45,8 +45,8 @@ pub async fn save_artifact(
     conversation_id: String,
     sha256: String,
 ) -> CommandResult<Option<String>> {
-    let core = state.core().await;
-    let found = core.artifact(&conversation_id, &sha256).await?;
+    let switchboard = state.app().await;
+    let found = switchboard.artifact(&conversation_id, &sha256).await?;
     let name = found.name.clone();
     let extension = name.rsplit_once('.').map_or("*", |(_, e)| e).to_owned();
     let Some(path) = choose_file(
@@ -59,7 +59,7 @@ pub async fn save_artifact(
     else {
         return Ok(None);
     };
-    core.write_artifact(&found, &path).await?;
+    switchboard.write_artifact(&found, &path).await?;
     Ok(Some(path.display().to_string()))
 }
 

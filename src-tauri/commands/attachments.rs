@@ -6,9 +6,9 @@
 
 use base64::Engine as _;
 use switchboard_core::app::DropEvent;
+use switchboard_core::app::ToolSuggestion;
 use switchboard_core::app::{OffersOf, PromptUse};
 use switchboard_core::attachments::{Attached, Attachment, AttachmentRef};
-use switchboard_core::engine::ToolSuggestion;
 use switchboard_core::mcp::features::Completing;
 use switchboard_core::InvalidInput;
 use tauri::ipc::Channel;
@@ -26,7 +26,7 @@ pub async fn choose_attachments(
     state: State<'_, AppState>,
 ) -> CommandResult<Attached> {
     let paths = choose_files(&app, "Attach files").await;
-    Ok(state.core().await.keep_attachment_files(paths).await)
+    Ok(state.app().await.keep_attachment_files(paths).await)
 }
 
 /// The person says the model the conversation uses takes images (after a send with an image
@@ -38,7 +38,6 @@ pub async fn allow_model_images(
 ) -> CommandResult<String> {
     let app = state.app().await;
     Ok(app
-        .core()
         .allow_images_in(&conversation_id, &app.settings())
         .await?)
 }
@@ -52,7 +51,7 @@ pub async fn model_images(
     model: String,
 ) -> CommandResult<bool> {
     Ok(state
-        .core()
+        .app()
         .await
         .model_media(&provider, &model)
         .await?
@@ -69,7 +68,7 @@ pub async fn set_model_images(
     takes: bool,
 ) -> CommandResult<()> {
     Ok(state
-        .core()
+        .app()
         .await
         .set_model_takes_images(&provider, &model, Some(takes))
         .await?)
@@ -86,7 +85,7 @@ pub async fn attach_pasted(
         .decode(data.trim())
         .map_err(|_| InvalidInput::new("attachments", "The pasted data could not be read."))
         .map_err(switchboard_core::CoreError::from)?;
-    Ok(state.core().await.keep_attachment(name, bytes).await?)
+    Ok(state.app().await.keep_attachment(name, bytes).await?)
 }
 
 /// The tools switched off in the conversation that fit the files `files` names (seed 002):
@@ -98,10 +97,7 @@ pub async fn suggest_tools(
     files: Vec<AttachmentRef>,
 ) -> CommandResult<Vec<ToolSuggestion>> {
     let app = state.app().await;
-    Ok(app
-        .core()
-        .suggest_tools_for(app.host(), &conversation_id, files)
-        .await?)
+    Ok(app.suggest_tools_for(&conversation_id, files).await?)
 }
 
 /// The window listens for files dragged over it and dropped on it; a later call replaces the

@@ -5,9 +5,9 @@
 
 use std::sync::Arc;
 use switchboard_core::agent::ApprovalAnswer;
+use switchboard_core::app::{CallRef, ConversationTool, TurnRequest};
 use switchboard_core::app::{CompareRequest, ComparedModel};
 use switchboard_core::attachments::AttachmentRef;
-use switchboard_core::engine::{CallRef, ConversationTool, TurnRequest};
 
 use switchboard_core::events::{EventSink, RunEvent};
 use switchboard_core::store::{StandingApproval, ToolToggle};
@@ -153,11 +153,7 @@ pub async fn list_conversation_tools(
     conversation_id: String,
 ) -> CommandResult<Vec<ConversationTool>> {
     let app = state.app().await;
-    Ok(app
-        .core()
-        .conversation_catalogue(app.host(), &conversation_id)
-        .await?
-        .1)
+    Ok(app.conversation_catalogue(&conversation_id).await?.1)
 }
 
 /// Switches a server (`tool` `null`) or one tool on or off for a conversation.
@@ -175,7 +171,7 @@ pub async fn set_conversation_tool(
         enabled,
     };
     Ok(state
-        .core()
+        .app()
         .await
         .set_conversation_tool(&conversation_id, toggle)
         .await?)
@@ -188,7 +184,7 @@ pub async fn set_default_tools(
     conversation_id: String,
 ) -> CommandResult<()> {
     Ok(state
-        .core()
+        .app()
         .await
         .set_default_tools_from(&conversation_id)
         .await?)
@@ -214,7 +210,7 @@ pub async fn set_auto_approve(
 pub async fn list_tool_approvals(
     state: State<'_, AppState>,
 ) -> CommandResult<Vec<StandingApproval>> {
-    Ok(state.core().await.tool_approvals().await?)
+    Ok(state.app().await.tool_approvals().await?)
 }
 
 /// Adding a standing approval from Settings is confirmed in a native dialog first.
@@ -241,7 +237,7 @@ pub async fn revoke_tool_approval(
     conversation_id: Option<String>,
 ) -> CommandResult<()> {
     Ok(state
-        .core()
+        .app()
         .await
         .revoke_tool_approval(&server, &tool, conversation_id.as_deref())
         .await?)

@@ -1,6 +1,6 @@
 //! Conversation commands.
 
-use switchboard_core::engine::{ConversationDetail, Draft, ProfileChoice};
+use switchboard_core::app::{ConversationDetail, Draft, ProfileChoice};
 use switchboard_core::store::{Conversation, MessagePage};
 use tauri::State;
 
@@ -9,7 +9,7 @@ use crate::state::AppState;
 
 #[tauri::command]
 pub async fn list_conversations(state: State<'_, AppState>) -> CommandResult<Vec<Conversation>> {
-    Ok(state.core().await.list_conversations().await?)
+    Ok(state.app().await.list_conversations().await?)
 }
 
 #[tauri::command]
@@ -33,7 +33,7 @@ pub async fn set_system_prompt(
     system_prompt: String,
 ) -> CommandResult<Conversation> {
     Ok(state
-        .core()
+        .app()
         .await
         .set_system_prompt(&id, &system_prompt)
         .await?)
@@ -42,7 +42,7 @@ pub async fn set_system_prompt(
 /// Keeps what the composer of this conversation holds (an empty draft: forgets it).
 #[tauri::command]
 pub async fn save_draft(state: State<'_, AppState>, id: String, draft: Draft) -> CommandResult<()> {
-    Ok(state.core().await.save_draft(&id, &draft).await?)
+    Ok(state.app().await.save_draft(&id, &draft).await?)
 }
 
 #[tauri::command]
@@ -51,7 +51,7 @@ pub async fn rename_conversation(
     id: String,
     title: String,
 ) -> CommandResult<Conversation> {
-    Ok(state.core().await.rename_conversation(&id, &title).await?)
+    Ok(state.app().await.rename_conversation(&id, &title).await?)
 }
 
 #[tauri::command]
@@ -64,7 +64,7 @@ pub async fn get_conversation(
     state: State<'_, AppState>,
     id: String,
 ) -> CommandResult<ConversationDetail> {
-    Ok(state.core().await.get_conversation(&id).await?)
+    Ok(state.app().await.get_conversation(&id).await?)
 }
 
 /// The page of messages before `before` (a page's `older`), as the person scrolls back.
@@ -75,11 +75,7 @@ pub async fn get_older_messages(
     before: i64,
     limit: Option<u32>,
 ) -> CommandResult<MessagePage> {
-    Ok(state
-        .core()
-        .await
-        .older_messages(&id, before, limit)
-        .await?)
+    Ok(state.app().await.older_messages(&id, before, limit).await?)
 }
 
 /// The whole text of a message a page showed in part (a long tool result).
@@ -89,7 +85,7 @@ pub async fn get_message_text(
     id: String,
     message_id: String,
 ) -> CommandResult<String> {
-    Ok(state.core().await.message_text(&id, &message_id).await?)
+    Ok(state.app().await.message_text(&id, &message_id).await?)
 }
 
 /// What a tool card shows beyond a result's text (images, audio, links, structured content).
@@ -101,7 +97,7 @@ pub async fn get_tool_result_view(
     call_id: String,
 ) -> CommandResult<switchboard_core::mcp::results::ResultView> {
     Ok(state
-        .core()
+        .app()
         .await
         .tool_result_view(&id, &message_id, &call_id)
         .await?)
@@ -116,7 +112,7 @@ pub async fn set_conversation_model(
     model: Option<String>,
 ) -> CommandResult<Conversation> {
     Ok(state
-        .core()
+        .app()
         .await
         .set_conversation_model(&id, provider.as_deref(), model.as_deref())
         .await?)

@@ -9,9 +9,10 @@
 
 use std::sync::Arc;
 
+use switchboard_core::app::ImportSource;
 use switchboard_core::app::{BundleInstallRequest, InstallRequest, OfferedBundle, ToolAcceptance};
-use switchboard_core::engine::{McpServerStatus, McpServerView, ToolReview};
-use switchboard_core::mcp::config::{claude_desktop_config_path, ImportPreview};
+use switchboard_core::app::{McpServerStatus, McpServerView, ToolReview};
+use switchboard_core::mcp::config::ImportPreview;
 use switchboard_core::mcp::elicitation::{ElicitationAnswer, ElicitationRequest};
 use switchboard_core::mcp::features::ServerOffers;
 use switchboard_core::mcp::oauth::LoopbackBrowser;
@@ -35,7 +36,7 @@ const REGISTRY_PAGE: u32 = 20;
 #[tauri::command]
 pub async fn list_mcp_servers(state: State<'_, AppState>) -> CommandResult<Vec<McpServerStatus>> {
     let app = state.app().await;
-    Ok(app.core().mcp_status(Some(app.host())).await?)
+    Ok(app.mcp_status().await?)
 }
 
 /// The window listens for the server list: every configured server with its state arrives on
@@ -114,7 +115,6 @@ async fn current_roots(
     name: &str,
 ) -> Result<Vec<std::path::PathBuf>, switchboard_core::CoreError> {
     Ok(app
-        .core()
         .mcp_servers()
         .await?
         .into_iter()
@@ -142,20 +142,15 @@ pub async fn sign_in_mcp_server(
     let app = state.app().await;
     let browser = LoopbackBrowser::new(|page| tracing::info!(%page, "MCP sign-in page opened"))
         .asking_first(ask_before_sign_in(Arc::new(NativeConfirm(handle)), &name));
-    let refused_with = app.host().sign_in_challenge(&name);
-    let server = app
-        .core()
-        .mcp_sign_in(&name, &browser, refused_with)
-        .await?;
-    Ok(app.restart_server(&server).await?)
+    app.sign_in_server(&name, &browser).await?;
+    Ok(())
 }
 
 /// Forgets a remote server's OAuth tokens and starts it again without them.
 #[tauri::command]
 pub async fn sign_out_mcp_server(state: State<'_, AppState>, name: String) -> CommandResult<()> {
-    let app = state.app().await;
-    let server = app.core().mcp_sign_out(&name).await?;
-    Ok(app.restart_server(&server).await?)
+    state.app().await.sign_out_server(&name).await?;
+    Ok(())
 }
 
 /// The window listens for servers' forms: each arrives on `on_form` (those already open
@@ -305,9 +300,8 @@ pub async fn preview_mcp_import(
     state: State<'_, AppState>,
     text: Option<String>,
 ) -> CommandResult<ImportPreview> {
-    let core = state.core().await;
-    let (text, origin) = import_source(text).await?;
-    Ok(core.mcp_import_preview(&text, &origin)?)
+    let app = state.app().await;
+    Ok(app.mcp_import_preview_of(import_source(text)).await?)
 }
 
 /// Imports what [`preview_mcp_import`] showed for the same source, read again here. Imported
@@ -317,42 +311,21 @@ pub async fn import_mcp_servers(
     state: State<'_, AppState>,
     text: Option<String>,
 ) -> CommandResult<Vec<String>> {
-    let core = state.core().await;
-    let (text, origin) = import_source(text).await?;
-    let preview = core.mcp_import_preview(&text, &origin)?;
-    Ok(core.mcp_import_unapproved(&preview).await?)
+    let app = state.app().await;
+    let preview = app.mcp_import_preview_of(import_source(text)).await?;
+    Ok(app.mcp_import_unapproved(&preview).await?)
 }
 
-/// Pasted text, or Claude Desktop's file read from its usual place.
-async fn import_source(text: Option<String>) -> CommandResult<(String, String)> {
-    if let Some(text) = text {
-        return Ok((text, "the pasted text".to_owned()));
-    }
-    let path =
-        claude_desktop_config_path().ok_or_else(|| switchboard_core::CoreError::NotFound {
-            what: "Claude Desktop's configuration folder".into(),
-        })?;
-    match tokio::fs::read_to_string(&path).await {
-        Ok(text) => Ok((text, path.display().to_string())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            Err(switchboard_core::CoreError::NotFound {
-                what: format!("Claude Desktop's settings ({})", path.display()),
-            }
-            .into())
-        }
-        Err(e) => Err(switchboard_core::CoreError::Io {
-            what: path.display().to_string(),
-            detail: e.to_string(),
-        }
-        .into()),
-    }
+/// Pasted text, or Claude Desktop's file from its usual place.
+fn import_source(text: Option<String>) -> ImportSource {
+    text.map_or(ImportSource::ClaudeDesktop, ImportSource::Text)
 }
 
 /// The end of a server's stderr log.
 #[tauri::command]
 pub async fn mcp_server_log(state: State<'_, AppState>, name: String) -> CommandResult<String> {
-    let core = state.core().await;
-    Ok(core.mcp_log_tail(&name, LOG_TAIL_BYTES).await?)
+    let app = state.app().await;
+    Ok(app.mcp_log_tail(&name, LOG_TAIL_BYTES).await?)
 }
 
 /// One page of the MCP Registry's servers (the registry Settings names) matching `query`.

@@ -1,7 +1,7 @@
 //! Profiles (issue 18): list, create, edit, copy, delete, choose the default, export to and
 //! import from a JSON file the person picks, and put one on a conversation.
 
-use switchboard_core::engine::ImportedProfile;
+use switchboard_core::app::ImportedProfile;
 use switchboard_core::store::{
     export_file_name, Conversation, ExportFormat, Profile, ProfileFields,
 };
@@ -15,7 +15,7 @@ const KIND: (&str, &str) = ("Switchboard profile (JSON)", "json");
 
 #[tauri::command]
 pub async fn list_profiles(state: State<'_, AppState>) -> CommandResult<Vec<Profile>> {
-    Ok(state.core().await.list_profiles().await?)
+    Ok(state.app().await.list_profiles().await?)
 }
 
 #[tauri::command]
@@ -24,7 +24,7 @@ pub async fn create_profile(
     name: String,
     fields: ProfileFields,
 ) -> CommandResult<Profile> {
-    Ok(state.core().await.create_profile(&name, fields).await?)
+    Ok(state.app().await.create_profile(&name, fields).await?)
 }
 
 #[tauri::command]
@@ -34,21 +34,17 @@ pub async fn update_profile(
     name: String,
     fields: ProfileFields,
 ) -> CommandResult<Profile> {
-    Ok(state
-        .core()
-        .await
-        .update_profile(&id, &name, fields)
-        .await?)
+    Ok(state.app().await.update_profile(&id, &name, fields).await?)
 }
 
 #[tauri::command]
 pub async fn duplicate_profile(state: State<'_, AppState>, id: String) -> CommandResult<Profile> {
-    Ok(state.core().await.duplicate_profile(&id).await?)
+    Ok(state.app().await.duplicate_profile(&id).await?)
 }
 
 #[tauri::command]
 pub async fn delete_profile(state: State<'_, AppState>, id: String) -> CommandResult<()> {
-    Ok(state.core().await.delete_profile(&id).await?)
+    Ok(state.app().await.delete_profile(&id).await?)
 }
 
 /// Makes a profile the one new conversations start from; `null`: none is.
@@ -57,11 +53,7 @@ pub async fn set_default_profile(
     state: State<'_, AppState>,
     id: Option<String>,
 ) -> CommandResult<()> {
-    Ok(state
-        .core()
-        .await
-        .set_default_profile(id.as_deref())
-        .await?)
+    Ok(state.app().await.set_default_profile(id.as_deref()).await?)
 }
 
 /// Asks where to save the profile's JSON and writes it; the path, or `null` when the person
@@ -72,13 +64,13 @@ pub async fn export_profile(
     state: State<'_, AppState>,
     id: String,
 ) -> CommandResult<Option<String>> {
-    let core = state.core().await;
-    let profile = core.profile(&id).await?;
+    let switchboard = state.app().await;
+    let profile = switchboard.profile(&id).await?;
     let name = export_file_name(&profile.name, ExportFormat::Json);
     let Some(path) = choose_file(&app, "Export the profile", Some(&name), KIND).await else {
         return Ok(None);
     };
-    core.write_profile(&profile.id, path.clone()).await?;
+    switchboard.write_profile(&profile.id, path.clone()).await?;
     Ok(Some(path.display().to_string()))
 }
 
@@ -91,7 +83,7 @@ pub async fn import_profile(
     let Some(path) = choose_file(&app, "Import a profile", None, KIND).await else {
         return Ok(None);
     };
-    Ok(Some(state.core().await.import_profile_file(path).await?))
+    Ok(Some(state.app().await.import_profile_file(path).await?))
 }
 
 /// Puts a profile on a conversation (its prompt, model and tools from the next message);
@@ -103,7 +95,7 @@ pub async fn set_conversation_profile(
     profile_id: Option<String>,
 ) -> CommandResult<Conversation> {
     Ok(state
-        .core()
+        .app()
         .await
         .set_conversation_profile(&conversation_id, profile_id.as_deref())
         .await?)

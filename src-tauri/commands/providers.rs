@@ -2,7 +2,7 @@
 //! no command ever returns one.
 
 use secrecy::SecretString;
-use switchboard_core::engine::{ConnectionReport, LocalServer, NewProvider};
+use switchboard_core::app::{ConnectionReport, LocalServer, NewProvider};
 use switchboard_core::provider_config::{
     Preset, Provider, ProviderKind, ProviderKindInfo, PRESETS,
 };
@@ -29,7 +29,7 @@ pub async fn test_provider(
     state: State<'_, AppState>,
     name: String,
 ) -> CommandResult<ConnectionReport> {
-    Ok(state.core().await.test_provider(&name).await?)
+    Ok(state.app().await.test_provider(&name).await?)
 }
 
 #[tauri::command]
@@ -37,17 +37,17 @@ pub async fn list_models(
     state: State<'_, AppState>,
     name: String,
 ) -> CommandResult<Vec<ModelInfo>> {
-    Ok(state.core().await.list_models(&name).await?)
+    Ok(state.app().await.list_models(&name).await?)
 }
 
 #[tauri::command]
 pub async fn detect_local_providers(state: State<'_, AppState>) -> CommandResult<Vec<LocalServer>> {
-    Ok(state.core().await.detect_local_providers().await)
+    Ok(state.app().await.detect_local_providers().await)
 }
 
 #[tauri::command]
 pub async fn list_providers(state: State<'_, AppState>) -> CommandResult<Vec<Provider>> {
-    Ok(state.core().await.list_providers().await?)
+    Ok(state.app().await.list_providers().await?)
 }
 
 #[tauri::command]
@@ -55,7 +55,7 @@ pub async fn add_provider(
     state: State<'_, AppState>,
     provider: NewProvider,
 ) -> CommandResult<Provider> {
-    Ok(state.core().await.add_provider(provider).await?)
+    Ok(state.app().await.add_provider(provider).await?)
 }
 
 #[tauri::command]
@@ -66,7 +66,7 @@ pub async fn update_provider(
     default_model: Option<String>,
 ) -> CommandResult<Provider> {
     Ok(state
-        .core()
+        .app()
         .await
         .update_provider(&name, base_url.as_deref(), default_model.as_deref())
         .await?)
@@ -78,7 +78,7 @@ pub async fn set_provider_key(
     name: String,
     api_key: SecretString,
 ) -> CommandResult<Provider> {
-    Ok(state.core().await.set_provider_key(&name, api_key).await?)
+    Ok(state.app().await.set_provider_key(&name, api_key).await?)
 }
 
 #[tauri::command]
@@ -86,7 +86,7 @@ pub async fn delete_provider_key(
     state: State<'_, AppState>,
     name: String,
 ) -> CommandResult<Provider> {
-    Ok(state.core().await.delete_provider_key(&name).await?)
+    Ok(state.app().await.delete_provider_key(&name).await?)
 }
 
 #[tauri::command]

@@ -16,7 +16,7 @@ async fn run(
     state: State<'_, AppState>,
     act: fn(&Surroundings) -> Result<ShellCommandStatus, ShellCommandError>,
 ) -> CommandResult<ShellCommandStatus> {
-    let path = state.app().await.core().server_search_path().await;
+    let path = state.app().await.server_search_path().await;
     let done = tokio::task::spawn_blocking(move || {
         let mut around = Surroundings::of_process()?;
         around.path = path;

@@ -16,11 +16,7 @@ pub async fn search_conversations(
     text: String,
     limit: Option<u32>,
 ) -> CommandResult<Vec<SearchHit>> {
-    Ok(state
-        .core()
-        .await
-        .search_conversations(&text, limit)
-        .await?)
+    Ok(state.app().await.search_conversations(&text, limit).await?)
 }
 
 /// Asks where to save conversation `id` and writes it there; resolves with the file's path, or
@@ -32,8 +28,8 @@ pub async fn export_conversation(
     id: String,
     format: ExportFormat,
 ) -> CommandResult<Option<String>> {
-    let core = state.core().await;
-    let file = core.export_conversation(&id).await?;
+    let switchboard = state.app().await;
+    let file = switchboard.export_conversation(&id).await?;
     let (kind, title) = match format {
         ExportFormat::Markdown => ("Markdown", "Export as Markdown"),
         ExportFormat::Json => ("Switchboard conversation (JSON)", "Export as JSON"),
@@ -42,7 +38,9 @@ pub async fn export_conversation(
     let Some(path) = choose_file(&app, title, Some(&name), (kind, format.extension())).await else {
         return Ok(None);
     };
-    core.write_export(&file, format, path.clone()).await?;
+    switchboard
+        .write_export(&file, format, path.clone())
+        .await?;
     Ok(Some(path.display().to_string()))
 }
 
@@ -64,6 +62,6 @@ pub async fn import_conversation(
         return Ok(None);
     };
     Ok(Some(
-        state.core().await.import_conversation_file(path).await?,
+        state.app().await.import_conversation_file(path).await?,
     ))
 }

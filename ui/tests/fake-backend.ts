@@ -1869,7 +1869,7 @@ export class FakeBackend {
     visit_mcp_form: (args) => {
       const id = String(args.id);
       const open = this.#openForms.get(id);
-      if (!open) throw { kind: "invalid_input", message: "this request is no longer open (its server stopped asking)", field: "form" };
+      if (!open) throw { kind: "not_found", message: "Not found: that request: it is no longer open (its server stopped asking)", field: null };
       if (!open.url) throw { kind: "invalid_input", message: "this request is a form, not a page to visit", field: "form" };
       this.formVisits.push({ id, url: open.url.url });
       this.formAnswers.push({ id, answer: { action: "accept", content: {} } });

@@ -155,7 +155,7 @@ describe("a server's page to visit", () => {
     const { user } = await renderApp();
     backend.askForm(page());
     // Rust answered it when the server said it was done: the fake no longer holds it.
-    backend.failures.set("visit_mcp_form", { kind: "invalid_input", message: "this request is no longer open (its server stopped asking)", field: "form" });
+    backend.failures.set("visit_mcp_form", { kind: "not_found", message: "Not found: that request: it is no longer open (its server stopped asking)", field: null });
     await user.click(await screen.findByTestId("mcp-form-open"));
     await waitFor(() => expect(screen.queryByTestId("mcp-form")).toBeNull());
     expect(screen.queryByTestId("mcp-form-problem")).toBeNull();

@@ -7,7 +7,7 @@
 //! Measured: writing them (the index is kept by triggers as the app writes), the first search
 //! after the branches were made (which indexes those conversations' kept branches), then each kind of
 //! query (a common word, a rare one, two words, a prefix being typed, a word in no message)
-//! through `Core::search_conversations`, 30 times each: median and p95. With `SWITCHBOARD_BIN`
+//! through `App::search_conversations`, 30 times each: median and p95. With `SWITCHBOARD_BIN`
 //! set to a built binary, also the whole `switchboard conversations search … --json` process
 //! on that home, 15 times each.
 //!
@@ -17,8 +17,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use switchboard_core::secrets::MemoryStore;
+use switchboard_core::settings::MemorySettings;
 use switchboard_core::store::Store;
-use switchboard_core::{AppPaths, Core};
+use switchboard_core::{App, AppConfig, AppPaths};
 
 const CONVERSATIONS: usize = 1_000;
 const PER_CONVERSATION: usize = 100;
@@ -128,14 +129,18 @@ async fn main() {
         + std::fs::metadata(paths.database_file().with_extension("db-wal"))
             .map(|m| m.len())
             .unwrap_or(0);
-    let core = Core::with_store(
-        paths.clone(),
+    let app = App::with_store(
         store.clone(),
-        Arc::new(MemoryStore::default()),
-    );
+        AppConfig::headless(
+            paths.clone(),
+            Arc::new(MemoryStore::default()),
+            Arc::new(MemorySettings::default()),
+        ),
+    )
+    .await;
 
     let started = Instant::now();
-    core.search_conversations("zzzzqq", None).await.unwrap();
+    app.search_conversations("zzzzqq", None).await.unwrap();
     let indexed = started.elapsed();
 
     let queries = [
@@ -162,7 +167,7 @@ async fn main() {
         let mut hits = 0;
         for _ in 0..RUNS {
             let t = Instant::now();
-            hits = core.search_conversations(query, None).await.unwrap().len();
+            hits = app.search_conversations(query, None).await.unwrap().len();
             times.push(t.elapsed());
         }
         times.sort();
@@ -177,7 +182,7 @@ async fn main() {
         println!("\n(the whole process: set SWITCHBOARD_BIN to a built switchboard to measure it)");
         return;
     };
-    drop(core);
+    drop(app);
     drop(store);
     println!("\nThe whole `switchboard conversations search QUERY --json` process:\n");
     println!("| query | median | p95 |");

@@ -24,17 +24,18 @@ use rmcp::transport::TokioChildProcess;
 use secrecy::SecretString;
 use support::{aimock, peers, stdio_launch};
 use switchboard_core::agent::{self, Decision, FixedApprover, RunServices};
-use switchboard_core::engine::{NewProvider, TurnRequest};
+use switchboard_core::app::{NewProvider, TurnRequest};
 use switchboard_core::events::RunEvent;
-use switchboard_core::mcp::host::{McpHost, ServerState};
+use switchboard_core::mcp::host::ServerState;
 use switchboard_core::provider_config::ProviderKind;
 use switchboard_core::providers::{
     connect, ChatMessage, ChatRequest, HttpOptions, Part, ProviderEvent, ToolCall, ToolSpec,
 };
 use switchboard_core::secrets::MemoryStore;
+use switchboard_core::settings::MemorySettings;
 use switchboard_core::settings::Settings;
 use switchboard_core::store::Store;
-use switchboard_core::{AppPaths, Core};
+use switchboard_core::{App, AppConfig, AppPaths};
 use tokio_util::sync::CancellationToken;
 
 const ROUNDS: u32 = 20;
@@ -117,9 +118,20 @@ async fn main() {
     let home = tempfile::tempdir().unwrap();
     let paths = AppPaths::under_home(home.path().to_path_buf());
     let store = Store::open(&paths.database_file(), Duration::from_secs(5)).unwrap();
-    let core = Core::with_store(paths, store.clone(), Arc::new(MemoryStore::default()))
-        .with_http_options(options());
-    core.add_provider(NewProvider {
+    let app = App::with_store(
+        store.clone(),
+        AppConfig {
+            pid_file: Some(home.path().join("pids.json")),
+            http: options(),
+            ..AppConfig::headless(
+                paths,
+                Arc::new(MemoryStore::default()),
+                Arc::new(MemorySettings::default()),
+            )
+        },
+    )
+    .await;
+    app.add_provider(NewProvider {
         name: "Mock".into(),
         kind: Some("openai_compatible".into()),
         base_url: Some(format!("{}/v1", mock.root)),
@@ -129,7 +141,7 @@ async fn main() {
     .await
     .unwrap();
     let everything = peers().join("node_modules/.bin/mcp-server-everything");
-    let host = McpHost::new(home.path().join("pids.json")).await;
+    let host = app.host();
     let startup = Duration::from_secs(60);
     host.spawn(
         "everything",
@@ -167,10 +179,7 @@ async fn main() {
     )
     .unwrap();
     let tools: Vec<ToolSpec> = {
-        let (offered, _) = core
-            .conversation_catalogue(&host, "none")
-            .await
-            .unwrap_or_default();
+        let (offered, _) = app.conversation_catalogue("none").await.unwrap_or_default();
         offered.iter().map(agent::tools::spec).collect()
     };
 
@@ -179,10 +188,9 @@ async fn main() {
     let mut app_times = Vec::new();
     let mut direct_times = Vec::new();
     for i in 0..=REPEATS {
-        let conversation = core.create_conversation(None).await.unwrap().id;
-        let mut setup = core
+        let conversation = app.create_conversation_with(None, "").await.unwrap().id;
+        let mut setup = app
             .prepare_turn(
-                &host,
                 TurnRequest {
                     conversation_id: conversation,
                     text: Some("Bench loop".into()),
@@ -195,29 +203,29 @@ async fn main() {
         setup.limits.max_rounds = ROUNDS;
         let services = RunServices {
             store: &store,
-            tools: &host,
+            tools: host,
             approver: &allow,
             sink: &sink,
         };
         let started = Instant::now();
         agent::run(setup, services, CancellationToken::new()).await;
-        let app = started.elapsed();
+        let looped = started.elapsed();
         let bare = direct(&*client, &peer, &tools).await;
         if i > 0 {
             // the first pair warms up connections and caches
-            app_times.push(app);
+            app_times.push(looped);
             direct_times.push(bare);
         }
     }
-    let (app, bare) = (median(app_times), median(direct_times));
-    let per_round = (app.saturating_sub(bare)) / (ROUNDS + 1);
+    let (looped, bare) = (median(app_times), median(direct_times));
+    let per_round = (looped.saturating_sub(bare)) / (ROUNDS + 1);
     println!("## Tool loop (`cargo bench -p switchboard-core --bench tool_loop`)\n");
     println!("| measure | loop | direct | ratio |\n|---|---:|---:|---:|");
     println!(
         "| {ROUNDS} rounds + the last answer (median of {REPEATS}) | {} | {} | {:.3}× |",
-        ms(app),
+        ms(looped),
         ms(bare),
-        app.as_secs_f64() / bare.as_secs_f64()
+        looped.as_secs_f64() / bare.as_secs_f64()
     );
     println!(
         "\nOverhead per round (loop − direct) / {}: {}",
@@ -228,10 +236,9 @@ async fn main() {
     // Eight calls of 500 ms in one round.
     let mut spans = Vec::new();
     for _ in 0..5 {
-        let conversation = core.create_conversation(None).await.unwrap().id;
-        let setup = core
+        let conversation = app.create_conversation_with(None, "").await.unwrap().id;
+        let setup = app
             .prepare_turn(
-                &host,
                 TurnRequest {
                     conversation_id: conversation,
                     text: Some("Eight slow calls".into()),
@@ -253,7 +260,7 @@ async fn main() {
         };
         let services = RunServices {
             store: &store,
-            tools: &host,
+            tools: host,
             approver: &allow,
             sink: &sink,
         };

@@ -1,4 +1,4 @@
-//! The error a caller of [`crate::Core`] sees: one enum over the layers below it.
+//! The error a caller of [`crate::App`] sees: one enum over the layers below it.
 //!
 //! Each layer keeps its own typed error (`StoreError`, `SecretError`, `SettingsError`); this
 //! module only composes them (with [`InvalidInput`], the error for a bad value a person typed,
@@ -107,14 +107,64 @@ pub enum CoreError {
     NotConfirmed { what: String },
 }
 
+/// What kind of error it is, for code to tell apart ([`CoreError::kind`]); the words are
+/// the message's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// A value the person gave does not fit (see `field`).
+    InvalidInput,
+    NotFound,
+    /// It clashes with what is there, or a run is under way, or the app is quitting.
+    Conflict,
+    Database,
+    Keychain,
+    Settings,
+    Provider,
+    McpConfig,
+    Mcp,
+    Registry,
+    Install,
+    Update,
+    NeedsApproval,
+    Io,
+    /// The person did not confirm in the native dialog.
+    NotConfirmed,
+}
+
+impl ErrorKind {
+    /// Its name on the wire (`invalid_input`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::InvalidInput => "invalid_input",
+            ErrorKind::NotFound => "not_found",
+            ErrorKind::Conflict => "conflict",
+            ErrorKind::Database => "database",
+            ErrorKind::Keychain => "keychain",
+            ErrorKind::Settings => "settings",
+            ErrorKind::Provider => "provider",
+            ErrorKind::McpConfig => "mcp_config",
+            ErrorKind::Mcp => "mcp",
+            ErrorKind::Registry => "registry",
+            ErrorKind::Install => "install",
+            ErrorKind::Update => "update",
+            ErrorKind::NeedsApproval => "needs_approval",
+            ErrorKind::Io => "io",
+            ErrorKind::NotConfirmed => "not_confirmed",
+        }
+    }
+}
+
+impl PartialEq<&str> for ErrorKind {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
 /// The one error shape the window sees: every command rejects with `{ kind, message, field }`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
 pub struct IpcError {
-    /// Machine-readable: one of [`CoreError::kind`]'s names.
-    #[ts(
-        type = "\"invalid_input\" | \"not_found\" | \"conflict\" | \"database\" | \"keychain\" | \"settings\" | \"provider\" | \"mcp_config\" | \"mcp\" | \"registry\" | \"install\" | \"update\" | \"needs_approval\" | \"io\" | \"not_confirmed\""
-    )]
-    pub kind: &'static str,
+    pub kind: ErrorKind,
     pub message: String,
     /// For `invalid_input` and `conflict`: the form field at fault.
     pub field: Option<&'static str>,
@@ -146,27 +196,32 @@ impl CoreError {
     }
 
     /// A short machine-readable name for the IPC edge and `--json` output.
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> ErrorKind {
         match self {
-            CoreError::Invalid(_) => "invalid_input",
-            CoreError::NotFound { .. } => "not_found",
-            CoreError::Conflict { .. } | CoreError::RunUnderWay | CoreError::Quitting => "conflict",
-            CoreError::DatabaseUnavailable(_) => "database",
-            CoreError::Store(StoreError::NotFound { .. }) => "not_found",
-            CoreError::Store(StoreError::Conflict { .. }) => "conflict",
-            CoreError::Store(_) => "database",
-            CoreError::Secret(_) | CoreError::KeyNotSaved(_) => "keychain",
-            CoreError::Settings(SettingsError::Invalid(_)) => "invalid_input",
-            CoreError::Settings(_) => "settings",
-            CoreError::Provider(_) => "provider",
-            CoreError::McpConfig(_) => "mcp_config",
-            CoreError::Mcp(_) => "mcp",
-            CoreError::Registry(_) => "registry",
-            CoreError::Install(_) | CoreError::Bundle(_) | CoreError::ShellCommand(_) => "install",
-            CoreError::NeedsApproval { .. } => "needs_approval",
-            CoreError::Update(_) => "update",
-            CoreError::Io { .. } => "io",
-            CoreError::NotConfirmed { .. } => "not_confirmed",
+            CoreError::Invalid(_) | CoreError::Settings(SettingsError::Invalid(_)) => {
+                ErrorKind::InvalidInput
+            }
+            CoreError::NotFound { .. } | CoreError::Store(StoreError::NotFound { .. }) => {
+                ErrorKind::NotFound
+            }
+            CoreError::Conflict { .. }
+            | CoreError::RunUnderWay
+            | CoreError::Quitting
+            | CoreError::Store(StoreError::Conflict { .. }) => ErrorKind::Conflict,
+            CoreError::DatabaseUnavailable(_) | CoreError::Store(_) => ErrorKind::Database,
+            CoreError::Secret(_) | CoreError::KeyNotSaved(_) => ErrorKind::Keychain,
+            CoreError::Settings(_) => ErrorKind::Settings,
+            CoreError::Provider(_) => ErrorKind::Provider,
+            CoreError::McpConfig(_) => ErrorKind::McpConfig,
+            CoreError::Mcp(_) => ErrorKind::Mcp,
+            CoreError::Registry(_) => ErrorKind::Registry,
+            CoreError::Install(_) | CoreError::Bundle(_) | CoreError::ShellCommand(_) => {
+                ErrorKind::Install
+            }
+            CoreError::NeedsApproval { .. } => ErrorKind::NeedsApproval,
+            CoreError::Update(_) => ErrorKind::Update,
+            CoreError::Io { .. } => ErrorKind::Io,
+            CoreError::NotConfirmed { .. } => ErrorKind::NotConfirmed,
         }
     }
 

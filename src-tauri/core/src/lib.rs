@@ -2,14 +2,13 @@
 //!
 //! Owns storage (SQLite), secrets (the OS keychain), settings, provider configuration, logging,
 //! the single-instance guard and the headless command line. It must never depend on `tauri`:
-//! the desktop shell in `src-tauri/` is a thin adapter over [`Core`].
+//! the desktop shell in `src-tauri/` is a thin adapter over [`App`].
 
 pub mod agent;
 pub mod app;
 pub mod attachments;
 mod bindings;
 pub mod cli;
-pub mod engine;
 pub mod error;
 pub mod events;
 pub mod input;
@@ -31,7 +30,7 @@ pub mod text;
 pub mod updates;
 
 pub use crate::app::{App, AppConfig};
-pub use crate::engine::{AppStatus, Core, KeychainStatus};
-pub use error::{CoreError, DatabaseUnavailable, IpcError};
+pub use crate::app::{AppStatus, KeychainStatus};
+pub use error::{CoreError, DatabaseUnavailable, ErrorKind, IpcError};
 pub use input::InvalidInput;
 pub use paths::AppPaths;

@@ -49,6 +49,53 @@ pub fn from_usd_per_million(text: &str) -> Option<u64> {
     decimal(text, 6)
 }
 
+/// Why a price as a person typed it was refused, naming the field to fix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum TypedPriceError {
+    #[error("Write dollars per million tokens, such as 2.50.")]
+    NotAPrice { field: &'static str },
+    #[error("Give the {field} price too.")]
+    Missing { field: &'static str },
+}
+
+impl TypedPriceError {
+    /// The field to fix: `input`, `output` or `cached`.
+    pub fn field(&self) -> &'static str {
+        match self {
+            TypedPriceError::NotAPrice { field } | TypedPriceError::Missing { field } => field,
+        }
+    }
+}
+
+/// A price as a person types it (the window's form, the command line's flags), in dollars per
+/// million tokens such as `2.50`: input and output together, cached input optional. All three
+/// blank is no price (the person's is forgotten).
+///
+/// # Errors
+/// A field that is not such an amount; input without output, or output without input.
+pub fn typed(
+    input: Option<&str>,
+    output: Option<&str>,
+    cached: Option<&str>,
+) -> Result<Option<Price>, TypedPriceError> {
+    fn given(text: Option<&str>) -> Option<&str> {
+        text.map(str::trim).filter(|t| !t.is_empty())
+    }
+    let read = |field: &'static str, text: &str| {
+        from_usd_per_million(text).ok_or(TypedPriceError::NotAPrice { field })
+    };
+    match (given(input), given(output), given(cached)) {
+        (None, None, None) => Ok(None),
+        (Some(input), Some(output), cached) => Ok(Some(Price {
+            input: read("input", input)?,
+            output: read("output", output)?,
+            cached_input: cached.map(|c| read("cached", c)).transpose()?,
+        })),
+        (None, ..) => Err(TypedPriceError::Missing { field: "input" }),
+        (_, None, _) => Err(TypedPriceError::Missing { field: "output" }),
+    }
+}
+
 /// Pico-dollars per token as dollars per million tokens, for a person ("2.5").
 pub fn usd_per_million(pico_per_token: u64) -> String {
     trimmed(pico_per_token / 1_000_000, pico_per_token % 1_000_000, 6)
@@ -114,6 +161,44 @@ fn trimmed(whole: u64, fraction: u64, scale: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_typed_price_needs_input_and_output_together_and_blank_is_none() {
+        assert_eq!(typed(None, Some(" "), Some("")), Ok(None));
+        assert_eq!(
+            typed(Some("2.50"), Some("10"), None),
+            Ok(Some(Price {
+                input: 2_500_000,
+                output: 10_000_000,
+                cached_input: None,
+            }))
+        );
+        assert_eq!(
+            typed(Some(" 1 "), Some("2"), Some("0.5"))
+                .unwrap()
+                .unwrap()
+                .cached_input,
+            Some(500_000)
+        );
+        assert_eq!(
+            typed(None, Some("2"), None),
+            Err(TypedPriceError::Missing { field: "input" })
+        );
+        assert_eq!(
+            typed(Some("2"), None, Some("1")),
+            Err(TypedPriceError::Missing { field: "output" })
+        );
+        let wrong = typed(Some("2"), Some("two"), None).unwrap_err();
+        assert_eq!(wrong.field(), "output");
+        assert_eq!(
+            wrong.to_string(),
+            "Write dollars per million tokens, such as 2.50."
+        );
+        assert_eq!(
+            typed(Some("2"), Some("3"), Some("-1")).unwrap_err().field(),
+            "cached"
+        );
+    }
     use super::*;
 
     #[test]

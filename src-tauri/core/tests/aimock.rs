@@ -13,14 +13,14 @@ use std::time::Duration;
 
 use secrecy::SecretString;
 use serde_json::{json, Value};
-use switchboard_core::engine::NewProvider;
+use switchboard_core::app::NewProvider;
 use switchboard_core::provider_config::ProviderKind;
 use switchboard_core::providers::{
     connect, ChatMessage, ChatRequest, Completion, FinishReason, HttpOptions, Part, Provider,
     ProviderError, ToolCall, ToolSpec,
 };
 use switchboard_core::secrets::MemoryStore;
-use switchboard_core::{AppPaths, Core};
+use switchboard_core::{App, AppConfig, AppPaths};
 use tokio_util::sync::CancellationToken;
 
 mod support;
@@ -352,17 +352,19 @@ async fn test_connection_lists_the_mocks_models_for_openai_compatible_and_ollama
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let core = Core::open(
-        AppPaths::under_home(dir.path().to_path_buf()),
-        Arc::new(MemoryStore::new()),
-    )
-    .await
-    .with_http_options(options());
+    let app = App::open(AppConfig {
+        http: options(),
+        ..support::headless_config(
+            AppPaths::under_home(dir.path().to_path_buf()),
+            Arc::new(MemoryStore::new()),
+        )
+    })
+    .await;
     for (name, kind, base) in [
         ("Studio", "openai_compatible", format!("{}/v1", mock.root)),
         ("Local", "ollama", mock.root.clone()),
     ] {
-        core.add_provider(NewProvider {
+        app.add_provider(NewProvider {
             name: name.into(),
             kind: Some(kind.into()),
             base_url: Some(base),
@@ -371,7 +373,7 @@ async fn test_connection_lists_the_mocks_models_for_openai_compatible_and_ollama
         })
         .await
         .unwrap();
-        let report = core.test_provider(name).await.unwrap();
+        let report = app.test_provider(name).await.unwrap();
         assert!(report.ok, "{name}: {report:?}");
         assert!(
             report.models.iter().any(|m| m.id == "gpt-4o"),

@@ -7,13 +7,13 @@ mod support;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use switchboard_core::engine::{McpServerStatus, ProfileChoice, TurnRequest};
+use switchboard_core::app::{McpServerStatus, ProfileChoice, TurnRequest};
 use switchboard_core::events::{RunEvent, StopReason};
 use switchboard_core::mcp::config::ServerEntry;
 use switchboard_core::mcp::host::ServerState;
 use switchboard_core::secrets::{MemoryStore, SecretStore};
 use switchboard_core::store::{MessageStatus, Role, Store};
-use switchboard_core::{App, AppPaths, Core};
+use switchboard_core::{App, AppPaths};
 
 use support::{aimock, peers, run_cli, stdio_launch, Seen};
 
@@ -31,10 +31,9 @@ async fn app_in(home: &std::path::Path, mock_root: &str) -> (Arc<App>, Store) {
     paths.create_all().unwrap();
     let store = Store::open_in_memory().unwrap();
     let secrets: Arc<dyn SecretStore> = Arc::new(MemoryStore::default());
-    let core = Core::with_store(paths.clone(), store.clone(), Arc::clone(&secrets))
-        .with_http_options(support::test_http());
-    support::add_mock_provider(&core, mock_root).await;
-    (support::headless_app(core, paths, secrets).await, store)
+    let app = support::headless_app(store.clone(), paths, secrets).await;
+    support::add_mock_provider(&app, mock_root).await;
+    (app, store)
 }
 
 /// aimock playing the model (tool-loop.json) and an app on it in a home of its own, for a test
@@ -88,8 +87,8 @@ async fn quitting_mid_answer_and_mid_call_cancels_both_keeps_what_was_shown_and_
         tokio::time::sleep(Duration::from_millis(25)).await;
     };
 
-    let story = app.core().create_conversation(None).await.unwrap().id;
-    let slow_tool = app.core().create_conversation(None).await.unwrap().id;
+    let story = app.create_conversation_with(None, "").await.unwrap().id;
+    let slow_tool = app.create_conversation_with(None, "").await.unwrap().id;
     let (story_seen, tool_seen) = (Arc::new(Seen::default()), Arc::new(Seen::default()));
     let story_run = app
         .start_turn(ask(&story, "Tell me a slow story"), story_seen.clone())
@@ -184,7 +183,7 @@ async fn a_window_that_comes_back_mid_answer_gets_the_answer_so_far_and_the_rest
     };
     let home = tempfile::tempdir().unwrap();
     let (app, _store) = app_in(home.path(), &mock.root).await;
-    let conversation = app.core().create_conversation(None).await.unwrap().id;
+    let conversation = app.create_conversation_with(None, "").await.unwrap().id;
     let first = Arc::new(Seen::default());
     let run = app
         .start_turn(ask(&conversation, "Tell me a slow story"), first.clone())
@@ -268,7 +267,7 @@ async fn the_server_list_is_pushed_on_a_new_tool_a_new_resource_a_crash_a_restar
         args: vec![script],
         ..ServerEntry::default()
     };
-    app.core().mcp_add("fault", entry).await.unwrap();
+    app.mcp_add("fault", entry).await.unwrap();
     let pushed = Pushed::default();
     let log = pushed.clone();
     app.watch_servers(move |list| {
@@ -381,7 +380,7 @@ async fn a_servers_tools_are_pinned_as_they_are_listed_not_when_they_are_read() 
         args: vec![peers().join("fault_server.py").display().to_string()],
         ..ServerEntry::default()
     };
-    app.core().mcp_add("fault", entry).await.unwrap();
+    app.mcp_add("fault", entry).await.unwrap();
     app.start_servers().await;
     let pins_of = |want: &'static str| {
         let store = store.clone();
@@ -425,7 +424,7 @@ async fn deleting_a_conversation_mid_answer_stops_its_run_first_and_leaves_nothi
     };
     let home = tempfile::tempdir().unwrap();
     let (app, store) = app_in(home.path(), &mock.root).await;
-    let story = app.core().create_conversation(None).await.unwrap().id;
+    let story = app.create_conversation_with(None, "").await.unwrap().id;
     let seen = Arc::new(Seen::default());
     let run = app
         .start_turn(ask(&story, "Tell me a slow story"), seen.clone())
@@ -438,10 +437,9 @@ async fn deleting_a_conversation_mid_answer_stops_its_run_first_and_leaves_nothi
     // The run had ended before the conversation went: nothing of it is written afterwards.
     assert_eq!(run.finished().await, StopReason::Cancelled);
     assert!(store.list_messages(story.clone()).await.unwrap().is_empty());
-    assert!(app.core().get_conversation(&story).await.is_err(), "gone");
+    assert!(app.get_conversation(&story).await.is_err(), "gone");
     assert!(
-        !app.core()
-            .list_conversations()
+        !app.list_conversations()
             .await
             .unwrap()
             .iter()
@@ -529,7 +527,7 @@ async fn chat_with_server(app: &Arc<App>, server: &str, prompt: &str) -> (String
     ];
     let (ran, said) = run_cli(Arc::clone(app), chat.map(str::to_owned).to_vec()).await;
     ran.unwrap();
-    let conversation = app.core().list_conversations().await.unwrap()[0].id.clone();
+    let conversation = app.list_conversations().await.unwrap()[0].id.clone();
     (conversation, said)
 }
 
@@ -594,7 +592,7 @@ async fn a_new_conversation_tells_the_model_the_default_system_prompt_and_the_of
     let sink = Arc::new(Seen::default());
     let run = app
         .start_turn(
-            turn("Say hello", switchboard_core::engine::ToolSelection::All),
+            turn("Say hello", switchboard_core::app::ToolSelection::All),
             sink.clone(),
         )
         .await
@@ -616,7 +614,7 @@ async fn a_new_conversation_tells_the_model_the_default_system_prompt_and_the_of
         .start_turn(
             turn(
                 "Say hello again",
-                switchboard_core::engine::ToolSelection::None,
+                switchboard_core::app::ToolSelection::None,
             ),
             sink.clone(),
         )
@@ -630,7 +628,6 @@ async fn a_new_conversation_tells_the_model_the_default_system_prompt_and_the_of
 
     // The conversation keeps an edited prompt; a cleared one sends no system message at all.
     let edited = app
-        .core()
         .set_system_prompt(&conversation.id, "Answer in French.\n\n")
         .await
         .unwrap();
@@ -639,7 +636,7 @@ async fn a_new_conversation_tells_the_model_the_default_system_prompt_and_the_of
         .start_turn(
             turn(
                 "Say hello in French",
-                switchboard_core::engine::ToolSelection::None,
+                switchboard_core::app::ToolSelection::None,
             ),
             sink.clone(),
         )
@@ -650,15 +647,14 @@ async fn a_new_conversation_tells_the_model_the_default_system_prompt_and_the_of
         last_system_message(&mock).await.as_deref(),
         Some("Answer in French.")
     );
-    app.core()
-        .set_system_prompt(&conversation.id, " \n")
+    app.set_system_prompt(&conversation.id, " \n")
         .await
         .unwrap();
     let run = app
         .start_turn(
             turn(
                 "Say hello once more",
-                switchboard_core::engine::ToolSelection::None,
+                switchboard_core::app::ToolSelection::None,
             ),
             sink,
         )
@@ -679,7 +675,7 @@ async fn a_new_conversation_tells_the_model_the_default_system_prompt_and_the_of
     assert_eq!(told.system_prompt, "Talk like a pirate.");
     let long = "x".repeat(switchboard_core::settings::MAX_SYSTEM_PROMPT_CHARS + 1);
     assert!(matches!(
-        app.core().set_system_prompt(&conversation.id, &long).await,
+        app.set_system_prompt(&conversation.id, &long).await,
         Err(switchboard_core::CoreError::Invalid(_))
     ));
 
@@ -707,7 +703,7 @@ async fn a_new_conversation_tells_the_model_the_default_system_prompt_and_the_of
             .await
             .unwrap();
         assert_eq!(last_system_message(&mock).await.as_deref(), Some(expected));
-        let newest = app.core().list_conversations().await.unwrap().remove(0);
+        let newest = app.list_conversations().await.unwrap().remove(0);
         assert_eq!(newest.system_prompt, expected);
     }
 }
@@ -798,7 +794,7 @@ async fn an_edited_message_and_a_regenerated_answer_branch_the_conversation_and_
         ..TurnRequest::default()
     };
     assert_eq!(run(again).await, StopReason::Completed);
-    let detail = app.core().get_conversation(&id).await.unwrap();
+    let detail = app.get_conversation(&id).await.unwrap();
     assert_eq!(detail.messages.len(), 2);
     let points: Vec<(i64, i64)> = detail
         .branches
@@ -839,28 +835,27 @@ async fn attached_files_reach_the_model_as_it_takes_them_and_one_it_cannot_read_
     };
     let home = tempfile::tempdir().unwrap();
     let (app, store) = app_in(home.path(), &mock.root).await;
-    let core = app.core();
     let dir = home.path();
     std::fs::write(dir.join("photo.txt"), png(3000, 1000)).unwrap(); // an image, whatever its name
     std::fs::write(dir.join("scores.csv"), "team,points\nred,3\n").unwrap();
     std::fs::write(dir.join("blob.bin"), [0u8, 159, 146, 150, 0, 1]).unwrap();
 
-    let refused = core
+    let refused = app
         .keep_attachment_file(&dir.join("blob.bin"))
         .await
         .unwrap_err();
     assert!(refused.to_string().contains("binary data"), "{refused}");
-    let image = core
+    let image = app
         .keep_attachment_file(&dir.join("photo.txt"))
         .await
         .unwrap();
     assert_eq!(image.mime, "image/png");
-    let table = core
+    let table = app
         .keep_attachment_file(&dir.join("scores.csv"))
         .await
         .unwrap();
     // A PDF, for an API that takes none (an OpenAI-compatible host): its text goes instead.
-    let pdf = core
+    let pdf = app
         .keep_attachment_file(
             &std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
                 .join("../../tests/fixtures/files/itinerary.pdf"),
@@ -931,7 +926,7 @@ async fn attached_files_reach_the_model_as_it_takes_them_and_one_it_cannot_read_
 
     // The person says this model does not take images: the same send is refused before
     // anything is saved or sent, saying why.
-    core.set_model_takes_images("Mock", "gpt-4o", Some(false))
+    app.set_model_takes_images("Mock", "gpt-4o", Some(false))
         .await
         .unwrap();
     let refused = app
@@ -961,7 +956,7 @@ async fn attached_files_reach_the_model_as_it_takes_them_and_one_it_cannot_read_
 
     // The window's answer to that refusal: the person says this model takes images, and the
     // same send goes.
-    let model = core
+    let model = app
         .allow_images_in(&conversation.id, &app.settings())
         .await
         .unwrap();
@@ -1049,7 +1044,6 @@ async fn the_composers_pickers_take_a_running_servers_prompts_and_resources_as_t
     assert_eq!(attached.kept.len(), 1);
     assert_eq!(attached.kept[0].name, "Dynamic Text 3");
     let bytes = app
-        .core()
         .attachment_files()
         .read(&attached.kept[0].sha256)
         .unwrap();
@@ -1172,12 +1166,12 @@ async fn a_resource_link_a_tool_returned_is_read_into_the_canvas_only_when_asked
     assert!(said.contains("two resources"), "{said}");
 
     // Both links the call returned are listed, none read yet.
-    let links = app.core().tool_links(&conversation).await.unwrap();
+    let links = app.tool_links(&conversation).await.unwrap();
     assert_eq!(links.len(), 2, "{links:?}");
     assert!(links
         .iter()
         .all(|l| l.server == "everything" && l.call_id == "call_links"));
-    let before = app.core().artifacts(&conversation).await.unwrap().len();
+    let before = app.artifacts(&conversation).await.unwrap().len();
     let (ran, said) = cli(words(&format!("conversations links {conversation} --json"))).await;
     ran.unwrap();
     let said: serde_json::Value = serde_json::from_str(&said).unwrap();
@@ -1192,7 +1186,7 @@ async fn a_resource_link_a_tool_returned_is_read_into_the_canvas_only_when_asked
     ran.unwrap();
     let kept: serde_json::Value = serde_json::from_str(&said).unwrap();
     assert_eq!(kept[0]["file"]["name"], links[0].name.as_str(), "{kept}");
-    let after = app.core().artifacts(&conversation).await.unwrap();
+    let after = app.artifacts(&conversation).await.unwrap();
     assert_eq!(after.len(), before + 1);
     let new = after.iter().find(|a| a.file.name == links[0].name).unwrap();
     assert_eq!(new.call_id, "call_links");
@@ -1202,8 +1196,7 @@ async fn a_resource_link_a_tool_returned_is_read_into_the_canvas_only_when_asked
     // stopped its host): through the running server; the same file is not kept twice.
     let paths = AppPaths::under_home(home.path().to_path_buf());
     let secrets: Arc<dyn SecretStore> = Arc::new(MemoryStore::default());
-    let core = Core::with_store(paths.clone(), store.clone(), Arc::clone(&secrets));
-    let window = support::headless_app(core, paths, secrets).await;
+    let window = support::headless_app(store.clone(), paths, secrets).await;
     start_everything(&window).await;
     let second = &links[1];
     let read = window
@@ -1231,7 +1224,7 @@ async fn a_resource_link_a_tool_returned_is_read_into_the_canvas_only_when_asked
     // read again are not.
     let changed = usize::from(again[0].file.sha256 != read[0].file.sha256);
     assert_eq!(
-        app.core().artifacts(&conversation).await.unwrap().len(),
+        app.artifacts(&conversation).await.unwrap().len(),
         before + 2 + changed
     );
 
@@ -1276,7 +1269,7 @@ async fn an_edited_message_keeps_its_files_unless_others_are_attached() {
     ]))
     .await;
     ran.unwrap();
-    let conversation = app.core().list_conversations().await.unwrap()[0].id.clone();
+    let conversation = app.list_conversations().await.unwrap()[0].id.clone();
     let files_of_first = || async {
         let messages = store.list_messages(conversation.clone()).await.unwrap();
         let names: Vec<String> = messages[0]
@@ -1360,11 +1353,21 @@ async fn each_answer_costs_its_tokens_at_the_models_price_and_the_totals_are_the
     );
     let (ran, _) = cli(&["provider", "price", "Mock", "gpt-4o", "--input", "two"]).await;
     assert!(ran.is_err(), "a price is a number, with --output");
+    // Read as the window's form reads it: the same words, naming the field.
+    let (ran, _) = cli(&[
+        "provider", "price", "Mock", "gpt-4o", "--input", "2", "--output", "ten",
+    ])
+    .await;
+    let refused = ran.unwrap_err();
+    assert!(
+        refused.contains("Write dollars per million tokens"),
+        "{refused}"
+    );
 
     // Priced: two answers in a new conversation.
     let (ran, _) = cli(&["chat", "Say goodbye"]).await;
     ran.unwrap();
-    let conversation = app.core().list_conversations().await.unwrap()[0].id.clone();
+    let conversation = app.list_conversations().await.unwrap()[0].id.clone();
     let (ran, _) = cli(&["chat", "--conversation", &conversation, "Say hello"]).await;
     ran.unwrap();
     let messages = store.list_messages(conversation.clone()).await.unwrap();
@@ -1381,7 +1384,7 @@ async fn each_answer_costs_its_tokens_at_the_models_price_and_the_totals_are_the
         assert_eq!(cost, input * 2_500_000 + output * 10_000_000);
         sum += cost;
     }
-    let total = app.core().conversation_usage(&conversation).await.unwrap();
+    let total = app.conversation_usage(&conversation).await.unwrap();
     assert_eq!(
         (total.requests, total.cost_pico, total.unpriced),
         (2, sum, 0)
@@ -1522,7 +1525,7 @@ async fn a_profile_gives_a_conversation_its_system_prompt_model_tools_and_limits
     let before = mock.journal().await.len();
     let (ran, _) = cli(&["chat", "--tools", "none", "--profile", "none", "Say hello"]).await;
     ran.unwrap();
-    let plain = app.core().list_conversations().await.unwrap().remove(0);
+    let plain = app.list_conversations().await.unwrap().remove(0);
     assert_eq!(plain.profile_id, None);
     let body = &bodies_since(&mock, before).await[0];
     assert_eq!(body["model"], "gpt-4o");
@@ -1550,7 +1553,6 @@ async fn a_profile_gives_a_conversation_its_system_prompt_model_tools_and_limits
     assert_eq!(body["model"], "gpt-4o-mini");
     assert_eq!(body["messages"][0]["content"], "You test tools.");
     let toggles = app
-        .core()
         .store()
         .unwrap()
         .tool_toggles(plain.id.clone())
@@ -1617,12 +1619,7 @@ async fn a_profile_gives_a_conversation_its_system_prompt_model_tools_and_limits
 
     let (deleted, _) = cli(&["profile", "delete", "Echo only"]).await;
     deleted.unwrap();
-    let kept = app
-        .core()
-        .get_conversation(&plain.id)
-        .await
-        .unwrap()
-        .conversation;
+    let kept = app.get_conversation(&plain.id).await.unwrap().conversation;
     assert_eq!(kept.profile_id, None, "follows no profile now");
     assert_eq!(
         kept.system_prompt, "You test tools.",
@@ -1667,16 +1664,15 @@ async fn two_models_answer_one_question_side_by_side_each_with_its_tools_and_app
     let Some((mock, _home, app, store)) = app_with_peers("compare").await else {
         return;
     };
-    app.core()
-        .add_provider(switchboard_core::engine::NewProvider {
-            name: "Other".into(),
-            kind: Some("openai_compatible".into()),
-            base_url: Some(format!("{}/v1", mock.root)),
-            default_model: Some("gpt-4o-mini".into()),
-            api_key: Some(secrecy::SecretString::from("sk-aimock")),
-        })
-        .await
-        .unwrap();
+    app.add_provider(switchboard_core::app::NewProvider {
+        name: "Other".into(),
+        kind: Some("openai_compatible".into()),
+        base_url: Some(format!("{}/v1", mock.root)),
+        default_model: Some("gpt-4o-mini".into()),
+        api_key: Some(secrecy::SecretString::from("sk-aimock")),
+    })
+    .await
+    .unwrap();
     start_everything(&app).await;
     let conversation = app
         .create_conversation(None, Some(""), &ProfileChoice::None)
@@ -1753,7 +1749,7 @@ async fn two_models_answer_one_question_side_by_side_each_with_its_tools_and_app
     let first_answer = folded.expect("the answers were folded");
 
     // "For this conversation" in a lane holds in the conversation itself.
-    let approvals = app.core().tool_approvals().await.unwrap();
+    let approvals = app.tool_approvals().await.unwrap();
     assert_eq!(approvals.len(), 2, "{approvals:?}");
     assert!(approvals
         .iter()
@@ -1776,8 +1772,8 @@ async fn two_models_answer_one_question_side_by_side_each_with_its_tools_and_app
         }
     };
     assert_eq!(texts().await, ["Compare the sum", "gpt-4o: the sum is 5."]);
-    assert_eq!(app.core().list_conversations().await.unwrap().len(), 1);
-    let detail = app.core().get_conversation(&conversation).await.unwrap();
+    assert_eq!(app.list_conversations().await.unwrap().len(), 1);
+    let detail = app.get_conversation(&conversation).await.unwrap();
     assert_eq!(detail.branches.len(), 1);
     assert_eq!(detail.branches[0].message_id, first_answer);
     assert_eq!(detail.branches[0].count, 2);
@@ -1788,7 +1784,7 @@ async fn two_models_answer_one_question_side_by_side_each_with_its_tools_and_app
             Some("Other · gpt-4o-mini".to_owned())
         ]
     );
-    let usage = app.core().conversation_usage(&conversation).await.unwrap();
+    let usage = app.conversation_usage(&conversation).await.unwrap();
     assert_eq!(usage.requests, 4);
     assert_eq!(
         (
@@ -1799,7 +1795,7 @@ async fn two_models_answer_one_question_side_by_side_each_with_its_tools_and_app
     );
 
     // The export has both answers: the other under its model's name.
-    let export = app.core().export_conversation(&conversation).await.unwrap();
+    let export = app.export_conversation(&conversation).await.unwrap();
     assert_eq!(export.branches.len(), 1);
     let point = &export.branches[0];
     assert_eq!(point.others.len(), 1);
@@ -1919,7 +1915,7 @@ async fn stop_on_one_model_stops_it_alone_and_stop_all_ends_the_comparison_keepi
                     ("Mock".into(), Some("gpt-4o".into())),
                     ("Mock".into(), Some("gpt-4o-mini".into())),
                 ],
-                tools: switchboard_core::engine::ToolSelection::None,
+                tools: switchboard_core::app::ToolSelection::None,
                 ..Default::default()
             },
             seen.clone(),
@@ -1975,7 +1971,7 @@ async fn stop_on_one_model_stops_it_alone_and_stop_all_ends_the_comparison_keepi
         let start = "Once upon a long night the switchboard hummed.";
         !c.is_empty() && (start.starts_with(c) || c.starts_with(start))
     }));
-    let detail = app.core().get_conversation(&conversation).await.unwrap();
+    let detail = app.get_conversation(&conversation).await.unwrap();
     assert_eq!(detail.branches.len(), 1);
     assert_eq!(detail.branches[0].count, 2);
     assert!(
@@ -2026,7 +2022,7 @@ async fn a_2025_server_and_a_2026_server_answer_side_by_side_in_one_conversation
         app.host().server("fault").unwrap().protocol().as_deref(),
         Some("2026-07-28")
     );
-    let conversation = app.core().create_conversation(None).await.unwrap().id;
+    let conversation = app.create_conversation_with(None, "").await.unwrap().id;
     let before = mock.journal().await.len();
     let run = app
         .start_turn_answered_by(

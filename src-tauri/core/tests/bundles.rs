@@ -113,7 +113,7 @@ async fn a_bundle_is_installed_from_the_command_line_runs_and_goes_with_its_serv
         err.contains("needs a value for api_key: give each with --value"),
         "{err}"
     );
-    let bundles = app.core().paths().bundles_dir();
+    let bundles = app.paths().bundles_dir();
     assert!(!bundles.exists() || std::fs::read_dir(&bundles).unwrap().next().is_none());
 
     let (ran, said) = install(&[
@@ -132,7 +132,7 @@ async fn a_bundle_is_installed_from_the_command_line_runs_and_goes_with_its_serv
         "{said}"
     );
     assert!(said.contains("Approved"), "{said}");
-    let written = std::fs::read_to_string(app.core().mcp_file()).unwrap();
+    let written = std::fs::read_to_string(app.mcp_file()).unwrap();
     assert!(!written.contains("sk-bundle-secret"), "{written}");
     let config: serde_json::Value = serde_json::from_str(&written).unwrap();
     let entry = &config["mcpServers"]["echo-bundle"];
@@ -188,7 +188,7 @@ async fn a_bundle_is_installed_from_the_command_line_runs_and_goes_with_its_serv
     )
     .await;
     ran.unwrap_or_else(|e| panic!("{e}: {said}"));
-    let file = app.core().mcp_file();
+    let file = app.mcp_file();
     let mut config: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     config["mcpServers"]["squatter"]["cwd"] = json!(folder.display().to_string());
@@ -385,9 +385,9 @@ async fn dropped_bundles_are_offered_for_consent_and_other_files_attached() {
     assert_eq!(attached.kept.len(), 1);
     assert_eq!(attached.kept[0].name, "notes.txt");
     // Offered, not installed: nothing unpacked, no server added.
-    let bundles = app.core().paths().bundles_dir();
+    let bundles = app.paths().bundles_dir();
     assert!(!bundles.exists() || std::fs::read_dir(&bundles).unwrap().next().is_none());
-    assert!(app.core().mcp_servers().await.unwrap().is_empty());
+    assert!(app.mcp_servers().await.unwrap().is_empty());
 
     // Only bundles dropped: no empty attachment news.
     let again = bundle(

@@ -284,24 +284,40 @@ fn the_store_depends_on_nothing_above_it() {
 fn a_circle_is_found_when_there_is_one() {
     let mut modules = BTreeMap::new();
     modules.insert(String::new(), "pub use error::CoreError;".to_owned());
-    modules.insert("error".to_owned(), "use crate::engine::Core;".to_owned());
-    modules.insert(
-        "engine".to_owned(),
-        "fn f() -> crate::CoreError {}".to_owned(),
-    );
-    modules.insert("engine::run".to_owned(), "use super::chat::X;".to_owned());
-    modules.insert(
-        "engine::chat".to_owned(),
-        "use crate::engine::run::Y;".to_owned(),
-    );
+    modules.insert("error".to_owned(), "use crate::app::App;".to_owned());
+    modules.insert("app".to_owned(), "fn f() -> crate::CoreError {}".to_owned());
+    modules.insert("app::run".to_owned(), "use super::chat::X;".to_owned());
+    modules.insert("app::chat".to_owned(), "use crate::app::run::Y;".to_owned());
     modules.insert("store".to_owned(), "use crate::text::t;".to_owned());
     modules.insert("text".to_owned(), String::new());
     assert_eq!(
         circles(&graph(&modules, 1, None)),
-        vec![vec!["engine".to_owned(), "error".to_owned()]]
+        vec![vec!["app".to_owned(), "error".to_owned()]]
     );
     assert_eq!(
-        circles(&graph(&modules, 2, Some("engine"))),
-        vec![vec!["engine::chat".to_owned(), "engine::run".to_owned()]]
+        circles(&graph(&modules, 2, Some("app"))),
+        vec![vec!["app::chat".to_owned(), "app::run".to_owned()]]
+    );
+}
+
+#[test]
+fn the_app_is_the_one_object_the_window_and_the_command_line_hold() {
+    let modules = modules();
+    // What the window and the command line ask for is `App`'s: no layer of its own under it
+    // (the engine that `App` used to wrap, reached through `app.core()`), no second root.
+    for gone in ["engine", "core"] {
+        assert!(
+            !modules.contains_key(gone),
+            "`{gone}` is a layer under `App`: its operations belong to `app/`"
+        );
+    }
+    let roots: Vec<&String> = modules
+        .iter()
+        .filter(|(_, source)| source.contains("pub fn core(&self)"))
+        .map(|(module, _)| module)
+        .collect();
+    assert!(
+        roots.is_empty(),
+        "an accessor to a layer under `App` in {roots:?}"
     );
 }

@@ -1,4 +1,4 @@
-//! Managing MCP servers through the core as the window and the command line do: add counts as
+//! Managing MCP servers through the app as the window and the command line do: add counts as
 //! approval, an edited mcp.json does not start until approved again, secrets go to the
 //! keychain, import previews, and removal cleans up — with server-everything as the real peer.
 
@@ -10,7 +10,8 @@ use secrecy::ExposeSecret;
 use serde_json::json;
 use switchboard_core::mcp::config::{ConfigValue, McpFile, ServerEntry};
 use switchboard_core::secrets::{MemoryStore, SecretStore};
-use switchboard_core::{AppPaths, Core, CoreError};
+use switchboard_core::settings::MemorySettings;
+use switchboard_core::{App, AppConfig, AppPaths, CoreError};
 
 fn everything() -> Option<PathBuf> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -26,8 +27,14 @@ fn everything() -> Option<PathBuf> {
     None
 }
 
-async fn core(dir: &std::path::Path, secrets: Arc<MemoryStore>) -> Core {
-    Core::open(AppPaths::under_home(dir.to_path_buf()), secrets).await
+/// An app as the command line holds it, its home `dir`.
+async fn app_in(dir: &std::path::Path, secrets: Arc<MemoryStore>) -> Arc<App> {
+    App::open(AppConfig::headless(
+        AppPaths::under_home(dir.to_path_buf()),
+        secrets,
+        Arc::new(MemorySettings::default()),
+    ))
+    .await
 }
 
 #[tokio::test]
@@ -35,7 +42,7 @@ async fn an_added_server_starts_an_edited_one_waits_for_approval_and_a_removed_o
     let Some(bin) = everything() else { return };
     let dir = tempfile::tempdir().unwrap();
     let secrets = Arc::new(MemoryStore::new());
-    let core = core(dir.path(), Arc::clone(&secrets)).await;
+    let app = app_in(dir.path(), Arc::clone(&secrets)).await;
     let entry = ServerEntry {
         command: Some(bin.display().to_string()),
         args: vec!["stdio".into()],
@@ -49,7 +56,7 @@ async fn an_added_server_starts_an_edited_one_waits_for_approval_and_a_removed_o
         .into(),
         ..ServerEntry::default()
     };
-    let view = core.mcp_add("Everything", entry).await.unwrap();
+    let view = app.mcp_add("Everything", entry).await.unwrap();
     assert!(view.approved, "adding is approving");
     assert!(
         view.command_line
@@ -58,7 +65,7 @@ async fn an_added_server_starts_an_edited_one_waits_for_approval_and_a_removed_o
             .contains("API_TOKEN='<keychain:mcp/Everything/env/API_TOKEN>'"),
         "{view:?}"
     );
-    let file_text = std::fs::read_to_string(core.mcp_file()).unwrap();
+    let file_text = std::fs::read_to_string(app.mcp_file()).unwrap();
     assert!(!file_text.contains("tok-123-secret"), "{file_text}");
     assert_eq!(
         secrets
@@ -69,7 +76,7 @@ async fn an_added_server_starts_an_edited_one_waits_for_approval_and_a_removed_o
         "tok-123-secret"
     );
     assert!(matches!(
-        core.mcp_add(
+        app.mcp_add(
             "everything",
             ServerEntry {
                 command: Some("x".into()),
@@ -81,7 +88,7 @@ async fn an_added_server_starts_an_edited_one_waits_for_approval_and_a_removed_o
     ));
 
     // It starts, and the server receives the secret from the keychain.
-    let server = core.mcp_start("everything").await.unwrap();
+    let server = app.mcp_start("everything").await.unwrap();
     let env = server
         .call_tool("get-env", Default::default(), Duration::from_secs(10))
         .await
@@ -94,33 +101,33 @@ async fn an_added_server_starts_an_edited_one_waits_for_approval_and_a_removed_o
     server.stop().await;
 
     // Someone edits mcp.json behind the app's back: it does not start until approved again.
-    let mut file = McpFile::load(&core.mcp_file()).unwrap();
+    let mut file = McpFile::load(&app.mcp_file()).unwrap();
     file.servers
         .get_mut("Everything")
         .unwrap()
         .args
         .push("--extra".into());
-    file.save(&core.mcp_file()).unwrap();
-    match core.mcp_start("Everything").await {
+    file.save(&app.mcp_file()).unwrap();
+    match app.mcp_start("Everything").await {
         Err(CoreError::NeedsApproval { command_line, .. }) => {
             assert!(command_line.ends_with("stdio --extra"), "{command_line}");
         }
         other => panic!("expected NeedsApproval, got {other:?}"),
     }
-    let listed = core.mcp_servers().await.unwrap();
+    let listed = app.mcp_servers().await.unwrap();
     assert!(!listed[0].approved);
-    let shown = core.mcp_approval_request("Everything").unwrap();
-    assert!(core.mcp_approve_shown(&shown).await.unwrap().approved);
+    let shown = app.mcp_approval_request("Everything").unwrap();
+    assert!(app.mcp_approve_shown(&shown).await.unwrap().approved);
 
     // Disabled servers do not start; removal takes the keychain value and approval along.
-    core.mcp_remove("EVERYTHING").await.unwrap();
-    assert!(core.mcp_servers().await.unwrap().is_empty());
+    app.mcp_remove("EVERYTHING").await.unwrap();
+    assert!(app.mcp_servers().await.unwrap().is_empty());
     assert!(secrets
         .get("mcp/Everything/env/API_TOKEN")
         .unwrap()
         .is_none());
     assert!(matches!(
-        core.mcp_start("Everything").await,
+        app.mcp_start("Everything").await,
         Err(CoreError::NotFound { .. })
     ));
 }
@@ -128,27 +135,27 @@ async fn an_added_server_starts_an_edited_one_waits_for_approval_and_a_removed_o
 #[tokio::test]
 async fn an_import_from_claude_desktop_adds_what_the_preview_showed() {
     let dir = tempfile::tempdir().unwrap();
-    let core = core(dir.path(), Arc::new(MemoryStore::new())).await;
+    let app = app_in(dir.path(), Arc::new(MemoryStore::new())).await;
     let claude = json!({"mcpServers": {
         "time": {"command": "uvx", "args": ["mcp-server-time"]},
         "broken": {"args": ["no command"]}
     }})
     .to_string();
-    let preview = core
+    let preview = app
         .mcp_import_preview(&claude, "claude_desktop_config.json")
         .unwrap();
     assert_eq!(preview.added.len(), 1);
     assert_eq!(preview.invalid.len(), 1);
-    let added = core.mcp_import(&preview).await.unwrap();
+    let added = app.mcp_import(&preview).await.unwrap();
     assert_eq!(added, ["time"]);
-    let servers = core.mcp_servers().await.unwrap();
+    let servers = app.mcp_servers().await.unwrap();
     assert_eq!(servers.len(), 1);
     assert!(
         servers[0].approved,
         "confirming the preview approves what it showed"
     );
     // Importing the same file again adds nothing and says why.
-    let again = core
+    let again = app
         .mcp_import_preview(&claude, "claude_desktop_config.json")
         .unwrap();
     assert!(again.added.is_empty());
@@ -168,8 +175,8 @@ async fn a_tool_that_changes_after_it_was_pinned_is_held_back_until_accepted() {
     }
     let script = python.parent().unwrap().join("../../fault_server.py");
     let dir = tempfile::tempdir().unwrap();
-    let core = core(dir.path(), Arc::new(MemoryStore::new())).await;
-    core.mcp_add(
+    let app = app_in(dir.path(), Arc::new(MemoryStore::new())).await;
+    app.mcp_add(
         "faulty",
         ServerEntry {
             command: Some(python.display().to_string()),
@@ -179,21 +186,21 @@ async fn a_tool_that_changes_after_it_was_pinned_is_held_back_until_accepted() {
     )
     .await
     .unwrap();
-    let server = core.mcp_start("faulty").await.unwrap();
+    let server = app.mcp_start("faulty").await.unwrap();
     let listed = |tools: Vec<rmcp::model::Tool>| -> Vec<ListedTool> {
         tools.iter().map(ListedTool::from_rmcp).collect()
     };
     let first = listed(server.list_tools().await.unwrap());
-    let reviews = core.mcp_review_tools("faulty", &first).await.unwrap();
+    let reviews = app.mcp_review_tools("faulty", &first).await.unwrap();
     assert!(reviews
         .iter()
         .all(|r| r.status == ToolStatus::New && r.offered));
-    let again = core.mcp_review_tools("faulty", &first).await.unwrap();
+    let again = app.mcp_review_tools("faulty", &first).await.unwrap();
     assert_eq!(again, reviews, "reading the tools pins nothing");
-    let pinned = core.mcp_pin_new_tools("faulty", &first).await.unwrap();
+    let pinned = app.mcp_pin_new_tools("faulty", &first).await.unwrap();
     assert_eq!(pinned, first.len());
-    assert_eq!(core.mcp_pin_new_tools("faulty", &first).await.unwrap(), 0);
-    let again = core.mcp_review_tools("faulty", &first).await.unwrap();
+    assert_eq!(app.mcp_pin_new_tools("faulty", &first).await.unwrap(), 0);
+    let again = app.mcp_review_tools("faulty", &first).await.unwrap();
     assert!(again.iter().all(|r| r.status == ToolStatus::Pinned));
 
     // The server rewrites `echo` to ask the model for a private key.
@@ -202,7 +209,7 @@ async fn a_tool_that_changes_after_it_was_pinned_is_held_back_until_accepted() {
         .await
         .unwrap();
     let changed = listed(server.list_tools().await.unwrap());
-    let reviews = core.mcp_review_tools("faulty", &changed).await.unwrap();
+    let reviews = app.mcp_review_tools("faulty", &changed).await.unwrap();
     let echo = reviews.iter().find(|r| r.tool == "echo").unwrap();
     assert!(!echo.offered, "a changed tool is not offered");
     let ToolStatus::Changed { diff } = &echo.status else {
@@ -217,10 +224,10 @@ async fn a_tool_that_changes_after_it_was_pinned_is_held_back_until_accepted() {
         .filter(|r| r.tool != "echo")
         .all(|r| r.offered));
 
-    core.mcp_accept_tool("faulty", "echo", &changed)
+    app.mcp_accept_tool("faulty", "echo", &changed)
         .await
         .unwrap();
-    let accepted = core.mcp_review_tools("faulty", &changed).await.unwrap();
+    let accepted = app.mcp_review_tools("faulty", &changed).await.unwrap();
     assert!(accepted
         .iter()
         .all(|r| r.offered && r.status == ToolStatus::Pinned));
@@ -231,8 +238,8 @@ async fn a_tool_that_changes_after_it_was_pinned_is_held_back_until_accepted() {
 async fn an_edit_in_the_window_keeps_the_rest_of_the_entry_and_needs_approval_again() {
     let dir = tempfile::tempdir().unwrap();
     let secrets = Arc::new(MemoryStore::new());
-    let core = core(dir.path(), Arc::clone(&secrets)).await;
-    let added = core
+    let app = app_in(dir.path(), Arc::clone(&secrets)).await;
+    let added = app
         .mcp_add(
             "files",
             ServerEntry::from_typed(Some("MODE=ro npx -y server-filesystem /tmp"), None).unwrap(),
@@ -244,7 +251,7 @@ async fn an_edit_in_the_window_keeps_the_rest_of_the_entry_and_needs_approval_ag
         Some("npx -y server-filesystem /tmp")
     );
     // Another server added from the window waits for the native dialog.
-    let typed = core
+    let typed = app
         .mcp_add_unapproved(
             "remote",
             ServerEntry::from_typed(None, Some("http://127.0.0.1:9/mcp")).unwrap(),
@@ -253,7 +260,7 @@ async fn an_edit_in_the_window_keeps_the_rest_of_the_entry_and_needs_approval_ag
         .unwrap();
     assert!(!typed.approved);
 
-    let edited = core
+    let edited = app
         .mcp_edit(
             "files",
             ServerEntry::from_typed(
@@ -269,7 +276,7 @@ async fn an_edit_in_the_window_keeps_the_rest_of_the_entry_and_needs_approval_ag
         edited.edit_text.as_deref(),
         Some("npx -y server-filesystem '/my files'")
     );
-    let file = McpFile::load(&core.mcp_file()).unwrap();
+    let file = McpFile::load(&app.mcp_file()).unwrap();
     let entry = &file.servers["files"];
     assert_eq!(entry.env["MODE"], ConfigValue::Plain("ro".into()), "kept");
     assert_eq!(
@@ -280,7 +287,7 @@ async fn an_edit_in_the_window_keeps_the_rest_of_the_entry_and_needs_approval_ag
         "a typed secret goes to the keychain"
     );
     // A program cannot become an address by an edit, nor the other way round.
-    let err = core
+    let err = app
         .mcp_edit(
             "files",
             ServerEntry::from_typed(None, Some("http://h/mcp")).unwrap(),
@@ -291,7 +298,7 @@ async fn an_edit_in_the_window_keeps_the_rest_of_the_entry_and_needs_approval_ag
         matches!(&err, CoreError::Invalid(e) if e.field == "url"),
         "{err:?}"
     );
-    let err = core
+    let err = app
         .mcp_edit(
             "remote",
             ServerEntry::from_typed(Some("npx x"), None).unwrap(),
@@ -302,7 +309,7 @@ async fn an_edit_in_the_window_keeps_the_rest_of_the_entry_and_needs_approval_ag
         matches!(&err, CoreError::Invalid(e) if e.field == "command_line"),
         "{err:?}"
     );
-    let moved = core
+    let moved = app
         .mcp_edit(
             "remote",
             ServerEntry::from_typed(None, Some("http://127.0.0.1:10/mcp")).unwrap(),

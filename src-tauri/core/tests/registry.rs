@@ -215,7 +215,7 @@ async fn mcp_install_adds_the_entry_the_registry_describes_with_its_secrets_in_t
         "{said}"
     );
     assert!(said.contains("Approved"), "{said}");
-    let file = std::fs::read_to_string(app.core().mcp_file()).unwrap();
+    let file = std::fs::read_to_string(app.mcp_file()).unwrap();
     assert!(!file.contains("adv_sk_1"), "{file}");
     let written: serde_json::Value = serde_json::from_str(&file).unwrap();
     let ads = &written["mcpServers"]["ads"];
@@ -240,7 +240,7 @@ async fn mcp_install_adds_the_entry_the_registry_describes_with_its_secrets_in_t
     .await;
     ran.unwrap();
     assert!(said.contains("Added “server-filesystem”"), "{said}");
-    let servers = app.core().mcp_servers().await.unwrap();
+    let servers = app.mcp_servers().await.unwrap();
     let files = servers
         .iter()
         .find(|s| s.name == "server-filesystem")
@@ -344,7 +344,7 @@ async fn the_window_searches_the_registry_settings_name_and_installs_with_approv
         shown[0].command_line
     );
     assert!(!shown[0].command_line.contains("adv_sk_2"));
-    let file = std::fs::read_to_string(app.core().mcp_file()).unwrap();
+    let file = std::fs::read_to_string(app.mcp_file()).unwrap();
     assert!(!file.contains("adv_sk_2"), "{file}");
 
     // A value left out is refused before anything is added; approved, it is recorded so.
@@ -408,7 +408,7 @@ async fn mcp_install_follows_a_switchboard_link_to_the_registry_or_to_an_entry()
     assert!(said.contains("Added “time” from the link."), "{said}");
     // Not approved without --yes on a terminal that is not one: a link only proposes.
     assert!(said.contains("Not approved"), "{said}");
-    let servers = app.core().mcp_servers().await.unwrap();
+    let servers = app.mcp_servers().await.unwrap();
     let time = servers.iter().find(|s| s.name == "time").unwrap();
     assert!(!time.approved);
 

@@ -13,17 +13,17 @@ use serde_json::{json, Value};
 use switchboard_core::agent::{
     self, ApprovalAnswer, ApprovalRequest, Approver, Decision, FixedApprover, RunServices, RunSetup,
 };
+use switchboard_core::app::{CallRef, TurnRequest};
 use switchboard_core::attachments::{Attachment, AttachmentKind};
-use switchboard_core::engine::{CallRef, TurnRequest};
 use switchboard_core::events::{RunEvent, StopReason};
-use switchboard_core::mcp::host::{McpHost, ServerState};
+use switchboard_core::mcp::host::ServerState;
 use switchboard_core::policy::pins::PinnedTool;
 use switchboard_core::secrets::MemoryStore;
 use switchboard_core::settings::{MemorySettings, Settings};
 use switchboard_core::store::{
     ApprovalScope, Message, MessageStatus, Role, Store, ToolDecision, ToolToggle,
 };
-use switchboard_core::{App, AppConfig, AppPaths, Core, CoreError};
+use switchboard_core::{App, AppConfig, AppPaths, CoreError};
 use tokio_util::sync::CancellationToken;
 
 use support::{aimock, peers, stdio_launch, Aimock};
@@ -31,13 +31,12 @@ use support::{aimock, peers, stdio_launch, Aimock};
 /// How long a test server may take to start.
 const STARTUP: Duration = Duration::from_secs(30);
 
-/// A core over an in-memory database with one provider pointed at the mock, a host running
+/// An app over an in-memory database with one provider pointed at the mock, its host running
 /// the servers named, and a conversation.
 struct World {
-    core: Core,
+    app: Arc<App>,
     store: Store,
     secrets: Arc<MemoryStore>,
-    host: McpHost,
     conversation: String,
     _home: tempfile::TempDir,
     mock: Aimock,
@@ -51,14 +50,19 @@ async fn world(test: &str, servers: &[&str]) -> Option<World> {
     let home = tempfile::tempdir().unwrap();
     let store = Store::open_in_memory().unwrap();
     let secrets = Arc::new(MemoryStore::default());
-    let core = Core::with_store(
-        AppPaths::under_home(home.path().to_path_buf()),
+    let app = App::with_store(
         store.clone(),
-        Arc::clone(&secrets) as _,
+        AppConfig {
+            pid_file: Some(home.path().join("pids.json")),
+            ..support::headless_config(
+                AppPaths::under_home(home.path().to_path_buf()),
+                Arc::clone(&secrets) as _,
+            )
+        },
     )
-    .with_http_options(support::test_http());
-    support::add_mock_provider(&core, &mock.root).await;
-    let host = McpHost::new(home.path().join("pids.json")).await;
+    .await;
+    support::add_mock_provider(&app, &mock.root).await;
+    let host = app.host();
     for &name in servers {
         let launch = match name {
             "everything" => stdio_launch(
@@ -87,12 +91,11 @@ async fn world(test: &str, servers: &[&str]) -> Option<World> {
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
     }
-    let conversation = core.create_conversation(None).await.unwrap().id;
+    let conversation = app.create_conversation_with(None, "").await.unwrap().id;
     Some(World {
-        core,
+        app,
         store,
         secrets,
-        host,
         conversation,
         _home: home,
         mock,
@@ -156,9 +159,8 @@ impl Approver for Recorder {
 
 impl World {
     async fn setup(&self, text: &str) -> RunSetup {
-        self.core
+        self.app
             .prepare_turn(
-                &self.host,
                 TurnRequest {
                     conversation_id: self.conversation.clone(),
                     text: Some(text.into()),
@@ -183,7 +185,7 @@ impl World {
             setup,
             RunServices {
                 store: &self.store,
-                tools: &self.host,
+                tools: self.app.host(),
                 approver,
                 sink: &sink,
             },
@@ -194,9 +196,8 @@ impl World {
 
     /// A turn that runs the call `call_id` of the answer `message_id` again (its card's Retry).
     async fn retry(&self, message_id: &str, call_id: &str) -> Result<RunSetup, CoreError> {
-        self.core
+        self.app
             .prepare_turn(
-                &self.host,
                 TurnRequest {
                     conversation_id: self.conversation.clone(),
                     retry_call: Some(CallRef {
@@ -368,7 +369,7 @@ async fn one_tool_call_runs_on_a_real_server_and_the_model_answers_with_its_resu
     assert!(runs[0].result.as_deref().unwrap().contains("content"));
     // A first message names the conversation.
     let title = w
-        .core
+        .app
         .get_conversation(&w.conversation)
         .await
         .unwrap()
@@ -470,7 +471,7 @@ async fn a_long_result_reaches_the_window_as_a_preview_and_the_model_and_the_rec
     assert_eq!(shown.full_length, Some(whole));
     // Saved whole, read whole on demand, and sent whole to the model.
     let text = w
-        .core
+        .app
         .message_text(&w.conversation, &shown.id)
         .await
         .unwrap();
@@ -525,11 +526,11 @@ async fn an_image_structured_content_and_resource_links_reach_the_card_and_the_m
     assert!(runs.iter().all(|r| r.rich));
 
     let view = |call: &'static str| {
-        let core = &w.core;
+        let app = &w.app;
         let conversation = w.conversation.clone();
         let answer = answer.clone();
         async move {
-            core.tool_result_view(&conversation, &answer, call)
+            app.tool_result_view(&conversation, &answer, call)
                 .await
                 .unwrap()
         }
@@ -578,7 +579,7 @@ async fn an_image_structured_content_and_resource_links_reach_the_card_and_the_m
     );
     assert_eq!(parts.len(), 2, "{images}");
     // The image is the conversation's one file from a tool, kept with the tool message.
-    let files = w.core.artifacts(&w.conversation).await.unwrap();
+    let files = w.app.artifacts(&w.conversation).await.unwrap();
     assert_eq!(files.len(), 1, "{files:?}");
     assert_eq!(
         (files[0].file.name.as_str(), files[0].call_id.as_str()),
@@ -586,7 +587,7 @@ async fn an_image_structured_content_and_resource_links_reach_the_card_and_the_m
     );
 
     // The person says this model does not take images: the next answer is told so instead.
-    w.core
+    w.app
         .set_model_takes_images("Mock", "gpt-4o", Some(false))
         .await
         .unwrap();
@@ -713,16 +714,16 @@ async fn a_results_files_are_kept_listed_read_saved_and_exported_and_seed_002s_c
     assert_eq!(w.requests().await.len(), 2);
 
     // Listed for the canvas and the command line, read back, saved where asked.
-    let files = w.core.artifacts(&w.conversation).await.unwrap();
+    let files = w.app.artifacts(&w.conversation).await.unwrap();
     assert_eq!(files.len(), 3);
     let (_, html) = w
-        .core
+        .app
         .artifact_bytes(&w.conversation, &report[0].sha256)
         .await
         .unwrap();
     assert!(String::from_utf8(html).unwrap().contains("<script>"));
     let out = w._home.path().join("saved.csv");
-    w.core
+    w.app
         .save_artifact(&w.conversation, &report[1].sha256, &out)
         .await
         .unwrap();
@@ -731,16 +732,16 @@ async fn a_results_files_are_kept_listed_read_saved_and_exported_and_seed_002s_c
         "name,score\nAda,92\nGrace,88\nLinus,75\n"
     );
     // Only a file of this conversation's tool results can be read through it.
-    let other = w.core.create_conversation(None).await.unwrap();
+    let other = w.app.create_conversation_with(None, "").await.unwrap();
     assert!(w
-        .core
+        .app
         .artifact_bytes(&other.id, &report[0].sha256)
         .await
         .is_err());
 
     // An export names the files with the tool messages that carry them (their bytes go with
     // them from a database on disk: the store's tests show that).
-    let exported = w.core.export_conversation(&w.conversation).await.unwrap();
+    let exported = w.app.export_conversation(&w.conversation).await.unwrap();
     let mut named: Vec<String> = exported
         .messages
         .iter()
@@ -761,8 +762,7 @@ async fn with_descriptions_on_the_model_says_in_a_few_words_what_a_running_call_
         ..Settings::default()
     };
     let prepare = |conversation: String| {
-        w.core.prepare_turn(
-            &w.host,
+        w.app.prepare_turn(
             TurnRequest {
                 conversation_id: conversation,
                 text: Some("Show me progress".into()),
@@ -851,7 +851,7 @@ async fn with_descriptions_on_the_model_says_in_a_few_words_what_a_running_call_
     );
 
     // Too late: the status line keeps the tool's name, and the call is not held up.
-    let other = w.core.create_conversation(None).await.unwrap().id;
+    let other = w.app.create_conversation_with(None, "").await.unwrap().id;
     let mut setup = prepare(other.clone()).await.unwrap();
     // No time at all: whatever the machine's load, the answer comes after the deadline.
     setup.limits.describe_within = Some(Duration::ZERO);
@@ -1055,17 +1055,17 @@ async fn allowing_for_the_conversation_stops_asking_about_that_tool() {
         1,
         "asked in round 1 only"
     );
-    let approvals = w.core.tool_approvals().await.unwrap();
+    let approvals = w.app.tool_approvals().await.unwrap();
     assert_eq!(approvals.len(), 1);
     assert_eq!(
         approvals[0].conversation_id.as_deref(),
         Some(w.conversation.as_str())
     );
-    w.core
+    w.app
         .revoke_tool_approval("everything", "echo", Some(&w.conversation))
         .await
         .unwrap();
-    assert!(w.core.tool_approvals().await.unwrap().is_empty());
+    assert!(w.app.tool_approvals().await.unwrap().is_empty());
 }
 
 #[tokio::test]
@@ -1153,7 +1153,7 @@ async fn a_server_that_crashes_mid_call_is_an_error_result_the_run_goes_on_and_a
     // there without asking the model.
     let deadline = Instant::now() + Duration::from_secs(60);
     while !matches!(
-        w.host.states().get("fault"),
+        w.app.host().states().get("fault"),
         Some(ServerState::Running { .. })
     ) {
         assert!(Instant::now() < deadline, "fault does not come back");
@@ -1282,7 +1282,7 @@ async fn a_switched_off_tool_and_a_held_back_tool_are_never_offered() {
     let Some(w) = world("not_offered", &["everything"]).await else {
         return;
     };
-    w.core
+    w.app
         .set_conversation_tool(
             &w.conversation,
             ToolToggle {
@@ -1322,11 +1322,7 @@ async fn a_switched_off_tool_and_a_held_back_tool_are_never_offered() {
         !offered.contains(&"everything__get-sum".to_owned()),
         "{offered:?}"
     );
-    let (_, panel) = w
-        .core
-        .conversation_catalogue(&w.host, &w.conversation)
-        .await
-        .unwrap();
+    let (_, panel) = w.app.conversation_catalogue(&w.conversation).await.unwrap();
     let sum = panel.iter().find(|t| t.tool == "get-sum").unwrap();
     assert!(sum.held_back);
     let env = panel.iter().find(|t| t.tool == "get-env").unwrap();
@@ -1352,9 +1348,8 @@ async fn a_429_is_an_error_in_the_conversation_that_can_be_retried() {
     assert!(answer.error.unwrap().contains("Slow down"));
     // Retry: no new user message, the conversation as it is; the failed answer is not sent.
     let retry = w
-        .core
+        .app
         .prepare_turn(
-            &w.host,
             TurnRequest {
                 conversation_id: w.conversation.clone(),
                 ..TurnRequest::default()
@@ -1418,8 +1413,8 @@ async fn the_command_line_runs_the_same_loop_and_prints_every_event_as_a_json_li
     };
     // The command line's own app, over the same database and keychain.
     let paths = AppPaths::under_home(w._home.path().to_path_buf());
-    let app = App::with_core(
-        Core::with_store(paths.clone(), w.store.clone(), Arc::clone(&w.secrets) as _),
+    let app = App::with_store(
+        w.store.clone(),
         AppConfig::headless(
             paths,
             w.secrets.clone(),
@@ -1538,7 +1533,7 @@ async fn the_golden_runs_the_window_reads_match_rust() {
         };
         let asker = Recorder::new(decision, Some("not on my machine"));
         let (_, events) = w.say(text, &asker).await;
-        let saved = w.core.get_conversation(&w.conversation).await.unwrap();
+        let saved = w.app.get_conversation(&w.conversation).await.unwrap();
         let mut run = json!({"name": name, "events": events.all(), "saved": saved});
         steady(&mut run, &mut Vec::new());
         runs.push(run);

@@ -6,13 +6,15 @@
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
 
 /**
+ * What kind of error it is, for code to tell apart ([`CoreError::kind`]); the words are
+ * the message's.
+ */
+export type ErrorKind = "invalid_input" | "not_found" | "conflict" | "database" | "keychain" | "settings" | "provider" | "mcp_config" | "mcp" | "registry" | "install" | "update" | "needs_approval" | "io" | "not_confirmed";
+
+/**
  * The one error shape the window sees: every command rejects with `{ kind, message, field }`.
  */
-export type IpcError = { 
-/**
- * Machine-readable: one of [`CoreError::kind`]'s names.
- */
-kind: "invalid_input" | "not_found" | "conflict" | "database" | "keychain" | "settings" | "provider" | "mcp_config" | "mcp" | "registry" | "install" | "update" | "needs_approval" | "io" | "not_confirmed", message: string, 
+export type IpcError = { kind: ErrorKind, message: string, 
 /**
  * For `invalid_input` and `conflict`: the form field at fault.
  */
@@ -363,7 +365,7 @@ messages: Array<Message>,
  */
 tool_runs: Array<ToolRun>, 
 /**
- * Where the page before this one ends ([`Core::older_messages`]); `None` when `messages`
+ * Where the page before this one ends ([`App::older_messages`]); `None` when `messages`
  * starts at the first message.
  */
 older: number | null, 

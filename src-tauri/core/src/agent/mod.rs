@@ -108,7 +108,7 @@ pub struct RetryCall {
     pub call: crate::providers::ToolCall,
 }
 
-/// Everything one run needs, gathered by the engine.
+/// Everything one run needs, gathered by the app ([`crate::app`]).
 pub struct RunSetup {
     pub run_id: String,
     pub conversation_id: String,
@@ -118,7 +118,7 @@ pub struct RunSetup {
     pub provider_name: String,
     pub model: String,
     /// What the model is told first: the conversation's system prompt and the instructions of
-    /// the servers whose tools are offered ([`crate::engine::system_prompt`]).
+    /// the servers whose tools are offered ([`crate::app::system_prompt`]).
     pub system: Option<String>,
     /// What the model can be given besides text (images, PDFs).
     pub media: crate::providers::media::Media,

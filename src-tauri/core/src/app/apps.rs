@@ -133,10 +133,7 @@ impl App {
         message_id: &str,
         call_id: &str,
     ) -> Result<Option<(String, McpAppView)>, CoreError> {
-        let run = self
-            .core
-            .tool_run(conversation_id, message_id, call_id)
-            .await?;
+        let run = self.tool_run(conversation_id, message_id, call_id).await?;
         let app = self
             .host
             .running_tools()
@@ -191,10 +188,7 @@ impl App {
         arguments: Map<String, Value>,
         confirm: &dyn Confirm,
     ) -> Result<Value, CoreError> {
-        let run = self
-            .core
-            .tool_run(conversation_id, message_id, call_id)
-            .await?;
+        let run = self.tool_run(conversation_id, message_id, call_id).await?;
         let card = format!("{conversation_id}/{message_id}/{call_id}");
         let refused = |why: String| -> CoreError {
             InvalidInput::new(
@@ -207,8 +201,7 @@ impl App {
             .admit(&card, Instant::now())
             .map_err(refused)?;
         let (entry, verdict) = self
-            .core
-            .app_call_verdict(&self.host, conversation_id, &run.server, tool)
+            .app_call_verdict(conversation_id, &run.server, tool)
             .await?;
         match verdict {
             Verdict::Allow(_) => {}

@@ -12,8 +12,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::App;
+use crate::app::McpServerView;
 use crate::attachments::Attached;
-use crate::engine::McpServerView;
 use crate::error::CoreError;
 use crate::mcp::bundle::{is_bundle_file, Bundle, BundleError, BundleInfo, OWNER_FILE};
 use crate::policy::confirm::Confirm;
@@ -149,7 +149,7 @@ impl App {
             });
         }
         if !files.is_empty() || told.is_empty() {
-            let attached = self.core().keep_attachment_files(files).await;
+            let attached = self.keep_attachment_files(files).await;
             told.push(DropEvent::Dropped { attached });
         }
         told
@@ -197,19 +197,13 @@ impl App {
             Some(name) if !name.is_empty() => name.to_owned(),
             _ => local_name(&bundle.info().name),
         };
-        if self
-            .core
-            .mcp_servers()
-            .await?
-            .iter()
-            .any(|s| s.name == name)
-        {
+        if self.mcp_servers().await?.iter().any(|s| s.name == name) {
             return Err(CoreError::Conflict {
                 field: "name",
                 message: format!("A server named “{name}” already exists."),
             });
         }
-        let dir = free_folder(&self.core.paths().bundles_dir(), &name);
+        let dir = free_folder(&self.paths().bundles_dir(), &name);
         let plan = bundle.plan(&dir, values)?;
         self.runtime_found(plan.runtime.as_deref()).await?;
         let target = dir.clone();
@@ -229,7 +223,7 @@ impl App {
         .inspect_err(|_| {
             let _ = std::fs::remove_dir_all(&dir);
         })?;
-        match self.core.mcp_install(&name, plan).await {
+        match self.mcp_install(&name, plan).await {
             Ok(view) => {
                 self.servers_changed();
                 Ok(view)

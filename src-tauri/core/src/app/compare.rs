@@ -10,21 +10,21 @@
 use std::sync::Arc;
 
 use crate::agent::{self, Approver, RunServices};
-use crate::engine::{ToolSelection, TurnRequest};
+use crate::app::{ToolSelection, TurnRequest};
 use crate::error::{CoreError, InvalidInput};
 use crate::events::{EventSink, RunEvent, StopReason};
 use crate::store::new_id;
 
 use super::{App, RunHandle};
 
-pub use crate::engine::{ComparedModel, MAX_COMPARED};
+use super::MAX_COMPARED;
 
 /// What a caller asks of a comparison.
 #[derive(Debug, Clone, Default)]
 pub struct CompareRequest {
     pub conversation_id: String,
     pub text: String,
-    /// Files kept already ([`crate::Core::keep_attachment`]) that the question carries.
+    /// Files kept already ([`crate::App::keep_attachment`]) that the question carries.
     pub attachments: Vec<crate::attachments::AttachmentRef>,
     /// The models, in the order their answers are shown: a provider by name and its model
     /// (`None`: the provider's default model).
@@ -102,7 +102,7 @@ impl App {
     ) -> Result<RunHandle, CoreError> {
         let conversation_id = request.conversation_id.clone();
         let handle = self.start_comparison(request, sink).await?;
-        self.core.forget_draft(&conversation_id).await;
+        self.forget_draft(&conversation_id).await;
         Ok(handle)
     }
 
@@ -126,7 +126,7 @@ impl App {
         self.runs.check_free(&main)?;
         let settings = self.settings.load();
         // Every model is checked before anything is written.
-        let conversation = self.core.store()?.get_conversation(main.clone()).await?;
+        let conversation = self.store()?.get_conversation(main.clone()).await?;
         let mut models: Vec<(String, String)> = Vec::with_capacity(request.models.len());
         for (provider, model) in &request.models {
             let asked = TurnRequest {
@@ -135,10 +135,7 @@ impl App {
                 model: model.clone(),
                 ..TurnRequest::default()
             };
-            let chosen = self
-                .core
-                .choose_model(&conversation, &asked, &settings)
-                .await?;
+            let chosen = self.choose_model(&conversation, &asked, &settings).await?;
             if models
                 .iter()
                 .any(|m| m.0.eq_ignore_ascii_case(&chosen.0) && m.1 == chosen.1)
@@ -148,7 +145,7 @@ impl App {
             models.push(chosen);
         }
 
-        let store = self.core.store()?.clone();
+        let store = self.store()?.clone();
 
         // The comparison owns the conversation before anything is written there: it waits
         // for what is prepared below, and ends without a word if that fails (the caller is
@@ -191,7 +188,7 @@ impl App {
                     &lane_conversation,
                     lane_sink.clone(),
                     move |cancel, lane_feed| async move {
-                        let Ok(store) = runner.core.store() else {
+                        let Ok(store) = runner.store() else {
                             return StopReason::Error;
                         };
                         let services = RunServices {
@@ -287,7 +284,7 @@ impl App {
     /// Writes the question and opens a lane per model with its run prepared.
     ///
     /// # Errors
-    /// An empty question or a refused file; what [`crate::Core::prepare_turn`] refuses (the
+    /// An empty question or a refused file; what [`crate::App::prepare_turn`] refuses (the
     /// lanes then go; the question stays, for Retry to answer).
     async fn prepare_lanes(
         &self,
@@ -298,7 +295,6 @@ impl App {
     ) -> Result<Prepared, CoreError> {
         let main = &request.conversation_id;
         let question = self
-            .core
             .ask_question(main, &request.text, request.attachments.clone(), models)
             .await?;
         let lanes = store.open_lanes(main.clone(), models.len()).await?;
@@ -312,7 +308,7 @@ impl App {
                 max_rounds: request.max_rounds,
                 ..TurnRequest::default()
             };
-            match self.core.prepare_turn(&self.host, asked, settings).await {
+            match self.prepare_turn(asked, settings).await {
                 Ok(setup) => setups.push(setup),
                 Err(e) => {
                     let _ = store.fold_lanes(main.clone(), lanes.clone(), 0).await;

@@ -2,7 +2,7 @@
 //! only a link that call's result carries, through the running server that returned it.
 
 use super::App;
-use crate::engine::ConversationArtifact;
+use crate::app::ConversationArtifact;
 use crate::error::CoreError;
 
 impl App {
@@ -20,12 +20,10 @@ impl App {
         uri: &str,
     ) -> Result<Vec<ConversationArtifact>, CoreError> {
         let link = self
-            .core
             .tool_link(conversation_id, message_id, call_id, uri)
             .await?;
         let server = self.running(&link.server)?;
-        self.core
-            .read_tool_link(conversation_id, &link, &server, self.answer_within())
+        self.read_link_through(conversation_id, &link, &server, self.answer_within())
             .await
     }
 }

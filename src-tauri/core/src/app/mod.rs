@@ -1,25 +1,40 @@
 //! [`App`], the composition root: the one object the window and the command line hold. Built
-//! from paths, a secret store, a settings source, who answers tool approvals and whether
-//! servers' forms have someone to show them, it owns the [`Core`] (database, keychain, config
-//! files), the MCP supervisor, the runs under way (one per conversation, awaited at shutdown),
-//! pending approvals and forms; and it holds the flows that touch more than one of them, so each
-//! exists once (approving a server as shown, accepting a changed tool, removing a provider that
-//! Settings names as the default). [`quit_signal`] is when either adapter ends it.
+//! from paths, a secret store, a settings source and whether servers' forms have someone to
+//! show them, it owns the database (or why it could not be opened), the keychain, the config
+//! files, the MCP supervisor, the runs under way (one per conversation, awaited at shutdown),
+//! pending approvals and forms; every operation a window or a script can ask for is one of its
+//! methods, with input checked and errors typed. [`quit_signal`] is when either adapter ends it.
 //!
 //! It must not know about windows, IPC or the terminal: adapters pass in an [`EventSink`] per
-//! run and a [`Confirm`](crate::policy::confirm::Confirm) per question. The server flows are
-//! [`servers`]'s (and, for servers from the MCP Registry and bundles, [`registry`]'s and [`bundles`]'), the runs' bookkeeping [`runs`]'.
+//! run and a [`Confirm`](crate::policy::confirm::Confirm) per question.
+//!
+//! By idea: [`home`] opens the database and the keychain; [`conversations`], [`providers`],
+//! [`profiles`], [`drafts`], [`attachments`], [`artifacts`], [`links`] and [`usage`] are what a
+//! person keeps; [`connections`] reaches providers; [`turns`] prepares a turn and [`runs`] keeps
+//! it going ([`compare`] several at once); [`servers`] is the MCP servers and the flows that ask
+//! about them ([`registry`] and [`bundles`] add them, [`offers`], [`apps`] and [`proposals`] are
+//! what they offer); this file is the runs' entry points, approvals, forms and the end.
 
 mod apps;
+mod artifacts;
+mod attachments;
 mod bundles;
 mod compare;
+mod connections;
+mod conversations;
+mod drafts;
+mod home;
 mod kept;
 mod links;
 mod offers;
+mod profiles;
 mod proposals;
+mod providers;
 mod registry;
 mod runs;
 mod servers;
+mod turns;
+mod usage;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -27,24 +42,39 @@ use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 
+pub use crate::events::CallRef;
+pub use artifacts::{ConversationArtifact, ToolLink, MAX_PREVIEW_BYTES};
+pub use attachments::ToolSuggestion;
 pub use bundles::{BundleInstallRequest, DropEvent, OfferedBundle};
-pub use compare::{CompareRequest, ComparedModel, MAX_COMPARED};
+pub use compare::CompareRequest;
+pub use connections::{ConnectionReport, LocalServer};
+pub use drafts::{ComparedModel, Draft, MAX_COMPARED, MAX_DRAFT_CHARS};
+pub use home::{
+    AppStatus, ConversationDetail, KeychainStatus, NewProvider, DEFAULT_TITLE, MAX_IMPORT_BYTES,
+    MAX_TITLE_CHARS, MESSAGE_PAGE,
+};
 pub use offers::{OffersOf, PromptUse};
+pub use profiles::{ImportedProfile, ProfileChoice, MAX_PROFILE_NAME_CHARS};
 pub use registry::{InstallRequest, Installed};
 pub use runs::{Feed, RunHandle, Runs};
-pub use servers::ToolAcceptance;
+pub use servers::{ImportSource, McpServerStatus, McpServerView, ToolAcceptance, ToolReview};
+pub use turns::{system_prompt, ConversationTool, ToolSelection, TurnRequest};
+pub use usage::UsageReport;
+
+use home::{new_title, read_import_file, write_text_file};
 
 use crate::agent::{self, ApprovalAnswer, Approver, Decision, PendingApprovals, RunServices};
-use crate::engine::{Core, TurnRequest};
 use crate::error::CoreError;
+use crate::error::DatabaseUnavailable;
 use crate::events::{EventSink, RunEvent, StopReason};
 use crate::mcp::elicitation::ElicitationBroker;
 use crate::mcp::host::McpHost;
 use crate::paths::AppPaths;
 use crate::policy::confirm::{Allowance, Confirm, StandingTool};
+use crate::providers::HttpOptions;
 use crate::secrets::SecretStore;
 use crate::settings::{Settings, SettingsError, SettingsSource};
-use crate::store::{Conversation, OpenCheck, DEFAULT_BUSY_TIMEOUT};
+use crate::store::{Conversation, OpenCheck, Store};
 
 /// What an [`App`] is built from.
 pub struct AppConfig {
@@ -60,6 +90,8 @@ pub struct AppConfig {
     /// How much of the database is checked when it opens: every page, unless this process
     /// only reads (a command line verb that lists, shows, searches or exports).
     pub check: OpenCheck,
+    /// Time limits and retries of provider clients (tests use short ones).
+    pub http: HttpOptions,
 }
 
 impl AppConfig {
@@ -81,12 +113,20 @@ impl AppConfig {
             shows_forms: false,
             pid_file: Some(pid_file),
             check: OpenCheck::Pages,
+            http: HttpOptions::default(),
         }
     }
 }
 
 pub struct App {
-    core: Core,
+    paths: AppPaths,
+    /// The database, or why it could not be opened (every storage operation reports it).
+    db: Result<Store, DatabaseUnavailable>,
+    secrets: Arc<dyn SecretStore>,
+    /// Time limits and retries of every provider client the app builds.
+    http: HttpOptions,
+    /// The login shell's `PATH` merged with the app's, read once when a server first starts.
+    search_path: tokio::sync::OnceCell<std::ffi::OsString>,
     host: McpHost,
     settings: Arc<dyn SettingsSource>,
     /// Tool-call approvals the window answers ([`App::answer_approval`]).
@@ -116,35 +156,40 @@ pub struct App {
 }
 
 impl App {
-    /// Opens the database (see [`Core::open`]) and builds the app around it.
+    /// Opens the database (one that cannot be opened is remembered, not an error: see
+    /// [`App::database_error`]) and builds the app around it.
     pub async fn open(config: AppConfig) -> Arc<App> {
-        let core = Core::open_with_timeout(
-            config.paths.clone(),
-            Arc::clone(&config.secrets),
-            DEFAULT_BUSY_TIMEOUT,
-            config.check,
-        )
-        .await;
-        App::with_core(core, config).await
+        let db = home::open_store(&config.paths, config.check).await;
+        App::build(db, config).await
     }
 
-    /// Builds the app around a core already open (tests give one over an in-memory store).
-    /// Servers recorded in the pid file by a run that was killed are stopped first.
-    pub async fn with_core(core: Core, config: AppConfig) -> Arc<App> {
-        let pid_file = config.pid_file.unwrap_or_else(|| core.mcp_pid_file());
+    /// Builds the app around a store already open (tests give one in memory).
+    pub async fn with_store(store: Store, config: AppConfig) -> Arc<App> {
+        App::build(Ok(store), config).await
+    }
+
+    /// Servers recorded in the pid file by a run that was killed are stopped first; answers a
+    /// crash left streaming are marked interrupted.
+    async fn build(db: Result<Store, DatabaseUnavailable>, config: AppConfig) -> Arc<App> {
+        let own_pid_file = servers::pid_file_of(&config.paths);
+        let pid_file = config.pid_file.unwrap_or_else(|| own_pid_file.clone());
         let forms = ElicitationBroker::default();
         let mut host = McpHost::new(pid_file.clone()).await;
         crate::mcp::host::stop_left_by_gone_processes(
-            &core.paths().data_dir,
+            &config.paths.data_dir,
             &pid_file,
-            &core.mcp_pid_file(),
+            &own_pid_file,
         )
         .await;
         if config.shows_forms {
             host = host.with_elicitor(Arc::new(forms.clone()));
         }
         let app = Arc::new(App {
-            core,
+            paths: config.paths,
+            db,
+            secrets: config.secrets,
+            http: config.http,
+            search_path: tokio::sync::OnceCell::new(),
             host,
             settings: config.settings,
             approvals: Arc::default(),
@@ -160,13 +205,9 @@ impl App {
             offered_bundles: kept::Kept::new(bundles::OFFERED_KEPT),
             proposals: proposals::Proposals::default(),
         });
-        app.core.recover_after_crash().await;
+        app.recover_after_crash().await;
         app.pin_tools_as_listed();
         app
-    }
-
-    pub fn core(&self) -> &Core {
-        &self.core
     }
 
     pub fn host(&self) -> &McpHost {
@@ -195,7 +236,7 @@ impl App {
         let _one_at_a_time = self.settings_writes.lock().await;
         if let (Some(named), Ok(providers)) = (
             settings.default_provider.as_deref(),
-            self.core.list_providers().await,
+            self.list_providers().await,
         ) {
             if !providers
                 .iter()
@@ -214,10 +255,10 @@ impl App {
     /// so the next new conversation asks for a model instead of failing.
     ///
     /// # Errors
-    /// As [`Core::remove_provider`]; the settings cannot be written.
+    /// As [`App::remove_provider`]; the settings cannot be written.
     pub async fn remove_provider(&self, name: &str) -> Result<(), CoreError> {
         let _one_at_a_time = self.settings_writes.lock().await;
-        self.core.remove_provider(name).await?;
+        self.remove_provider_and_key(name).await?;
         let mut settings = self.settings.load();
         let named_it = settings
             .default_provider
@@ -243,17 +284,17 @@ impl App {
     /// `system_prompt`, when given, replaces whichever prompt it would be told.
     ///
     /// # Errors
-    /// As [`Core::create_conversation_with`]; no such profile.
+    /// As [`App::create_conversation_with`]; no such profile.
     pub async fn create_conversation(
         &self,
         title: Option<&str>,
         system_prompt: Option<&str>,
-        profile: &crate::engine::ProfileChoice,
+        profile: &crate::app::ProfileChoice,
     ) -> Result<Conversation, CoreError> {
-        use crate::engine::ProfileChoice;
+        use crate::app::ProfileChoice;
         let profile = match profile {
             ProfileChoice::Named(key) => Some(key.clone()),
-            ProfileChoice::Default => self.core.store()?.default_profile().await?.map(|p| p.id),
+            ProfileChoice::Default => self.store()?.default_profile().await?.map(|p| p.id),
             ProfileChoice::None => None,
         };
         let Some(profile) = profile else {
@@ -261,14 +302,13 @@ impl App {
                 Some(prompt) => prompt.to_owned(),
                 None => self.settings.load().default_system_prompt,
             };
-            return self.core.create_conversation_with(title, &prompt).await;
+            return self.create_conversation_with(title, &prompt).await;
         };
         let made = self
-            .core
             .create_conversation_from_profile(title, &profile)
             .await?;
         match system_prompt {
-            Some(prompt) => self.core.set_system_prompt(&made.id, prompt).await,
+            Some(prompt) => self.set_system_prompt(&made.id, prompt).await,
             None => Ok(made),
         }
     }
@@ -281,7 +321,7 @@ impl App {
     ///
     /// # Errors
     /// [`CoreError::RunUnderWay`] while the conversation answers; [`CoreError::Quitting`];
-    /// what [`Core::prepare_turn`] refuses.
+    /// what [`App::prepare_turn`] refuses.
     pub async fn start_turn(
         self: &Arc<Self>,
         request: TurnRequest,
@@ -304,7 +344,7 @@ impl App {
     ) -> Result<RunHandle, CoreError> {
         let conversation_id = request.conversation_id.clone();
         let handle = self.start_turn(request, sink).await?;
-        self.core.forget_draft(&conversation_id).await;
+        self.forget_draft(&conversation_id).await;
         Ok(handle)
     }
 
@@ -321,10 +361,7 @@ impl App {
     ) -> Result<RunHandle, CoreError> {
         self.runs.check_free(&request.conversation_id)?;
         let branch_from = request.branch_from.clone();
-        let setup = self
-            .core
-            .prepare_turn(&self.host, request, &self.settings.load())
-            .await?;
+        let setup = self.prepare_turn(request, &self.settings.load()).await?;
 
         let (run_id, conversation_id) = (setup.run_id.clone(), setup.conversation_id.clone());
         let app = Arc::clone(self);
@@ -333,7 +370,7 @@ impl App {
             &conversation_id,
             sink,
             move |cancel, feed| async move {
-                let Ok(store) = app.core.store() else {
+                let Ok(store) = app.store() else {
                     return StopReason::Error;
                 };
                 // Checked by prepare_turn; the old branch is set aside only once the run owns
@@ -370,7 +407,7 @@ impl App {
     /// Not found; the database.
     pub async fn delete_conversation(&self, id: &str) -> Result<(), CoreError> {
         self.runs.stop_in(id).await;
-        self.core.delete_conversation(id).await
+        Ok(self.store()?.delete_conversation(id.to_owned()).await?)
     }
 
     /// Shows branch `position` (from 0) of the branch point where `message_id` is the first
@@ -385,7 +422,7 @@ impl App {
         position: i64,
     ) -> Result<crate::store::SwitchedBranch, CoreError> {
         self.runs.check_free(conversation_id)?;
-        let store = self.core.store()?;
+        let store = self.store()?;
         let switched = store
             .switch_branch(conversation_id.to_owned(), message_id.to_owned(), position)
             .await?;
@@ -407,7 +444,6 @@ impl App {
     ) -> Result<i64, CoreError> {
         self.runs.check_free(conversation_id)?;
         let (seq, switched) = self
-            .core
             .store()?
             .reveal_message(conversation_id.to_owned(), message_id.to_owned())
             .await?;
@@ -425,7 +461,7 @@ impl App {
         conversation_id: &str,
         first: &str,
     ) -> Result<(), CoreError> {
-        let store = self.core.store()?;
+        let store = self.store()?;
         let first = store
             .get_message(conversation_id.to_owned(), first.to_owned())
             .await?;
@@ -433,7 +469,6 @@ impl App {
             (first.role, first.provider, first.model)
         {
             if self
-                .core
                 .store()?
                 .find_provider(provider.clone())
                 .await?
@@ -459,7 +494,10 @@ impl App {
         message_id: &str,
     ) -> Result<Vec<String>, CoreError> {
         self.runs.check_free(conversation_id)?;
-        self.core.delete_turn(conversation_id, message_id).await
+        Ok(self
+            .store()?
+            .delete_turn(conversation_id.to_owned(), message_id.to_owned())
+            .await?)
     }
 
     /// Gives `sink` the run under way in `conversation_id`, from its start, then live; the
@@ -537,7 +575,6 @@ impl App {
     ) -> Result<(), CoreError> {
         if on {
             let conversation = self
-                .core
                 .store()?
                 .get_conversation(conversation_id.to_owned())
                 .await?;
@@ -550,12 +587,15 @@ impl App {
                 });
             }
         }
-        self.core.set_auto_approve(conversation_id, on).await
+        Ok(self
+            .store()?
+            .set_auto_approve(conversation_id.to_owned(), on)
+            .await?)
     }
 
     /// A conversation's title for a question, or a plain word when it cannot be read.
     async fn conversation_title(&self, id: &str) -> String {
-        let read = match self.core.store() {
+        let read = match self.store() {
             Ok(store) => store.get_conversation(id.to_owned()).await.ok(),
             Err(_) => None,
         };
@@ -565,16 +605,14 @@ impl App {
     /// The person's answer to a server's form, checked against the form.
     ///
     /// # Errors
-    /// [`CoreError::Invalid`] (field `form`) when the form is no longer open or the values do
-    /// not fit it; the form then stays open.
+    /// [`CoreError::NotFound`] when the form is no longer open; [`CoreError::Invalid`] (field
+    /// `form`) when the values do not fit it, and the form then stays open.
     pub fn answer_form(
         &self,
         id: &str,
         answer: crate::mcp::elicitation::ElicitationAnswer,
     ) -> Result<(), CoreError> {
-        self.forms
-            .answer(id, answer)
-            .map_err(|why| crate::error::InvalidInput::new("form", why).into())
+        self.forms.answer(id, answer).map_err(form_error)
     }
 
     /// Opens the page of the URL-mode request `id` in the person's browser (they clicked
@@ -587,10 +625,7 @@ impl App {
         id: &str,
         open: &dyn Fn(&str) -> std::io::Result<()>,
     ) -> Result<(), CoreError> {
-        let visit = self
-            .forms
-            .visit(id)
-            .map_err(|why| crate::error::InvalidInput::new("form", why))?;
+        let visit = self.forms.visit(id).map_err(form_error)?;
         open(&visit.url).map_err(|e| CoreError::Io {
             what: "the browser".into(),
             detail: e.to_string(),
@@ -615,9 +650,23 @@ impl App {
             .saturating_sub(started.elapsed())
             .max(Duration::from_secs(1));
         self.host.shutdown(left).await;
-        if self.pid_file != self.core.mcp_pid_file() {
+        if self.pid_file != self.mcp_pid_file() {
             // A command line's own record, empty now.
             let _ = std::fs::remove_file(&self.pid_file);
+        }
+    }
+}
+
+/// A server's request that is no longer open is not found (the window drops it quietly); an
+/// answer that does not fit, or a visit to a form, is the person's input to fix.
+fn form_error(e: crate::mcp::elicitation::FormError) -> CoreError {
+    use crate::mcp::elicitation::FormError;
+    match e {
+        FormError::Closed => CoreError::NotFound {
+            what: "that request: it is no longer open (its server stopped asking)".into(),
+        },
+        FormError::Unfit(_) | FormError::NotAPage => {
+            crate::error::InvalidInput::new("form", e.to_string()).into()
         }
     }
 }
@@ -650,5 +699,7 @@ pub async fn quit_signal() {
     }
 }
 
+#[cfg(test)]
+mod home_tests;
 #[cfg(test)]
 mod tests;

@@ -146,12 +146,7 @@ impl App {
     }
 
     pub(super) fn running(&self, server: &str) -> Result<std::sync::Arc<McpServer>, CoreError> {
-        self.host
-            .server(server.trim())
-            .ok_or_else(|| CoreError::Conflict {
-                field: "server",
-                message: format!("“{}” is not running.", server.trim()),
-            })
+        self.running_server(server, "server", None)
     }
 
     /// How long a server may take to answer a read or a prompt: Settings' tool timeout.
@@ -192,7 +187,7 @@ impl App {
     }
 
     async fn keep_bytes(&self, name: &str, bytes: Vec<u8>, attached: &mut Attached) {
-        match self.core.keep_attachment(name.to_owned(), bytes).await {
+        match self.keep_attachment(name.to_owned(), bytes).await {
             Ok(kept) => attached.kept.push(kept),
             Err(e) => attached.refused.push(e.to_string()),
         }

@@ -6,7 +6,7 @@
 use std::sync::Mutex;
 
 use super::App;
-use crate::engine::McpServerView;
+use crate::app::McpServerView;
 use crate::error::CoreError;
 use crate::mcp::proposal::{self, Proposal, ShownProposal};
 use crate::policy::confirm::Confirm;
@@ -96,7 +96,7 @@ impl App {
                 what: "that proposed server (open its link again)".to_owned(),
             });
         };
-        let view = self.core.mcp_install(&name, plan).await?;
+        let view = self.mcp_install(&name, plan).await?;
         self.ask_about_changed(view.name, confirm).await
     }
 }

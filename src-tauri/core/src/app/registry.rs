@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use super::App;
-use crate::engine::McpServerView;
+use crate::app::McpServerView;
 use crate::error::CoreError;
 use crate::mcp::environment::resolve_command;
 use crate::mcp::install::{self, InstallError};
@@ -82,7 +82,7 @@ impl App {
             Some(name) if !name.is_empty() => name.to_owned(),
             _ => registry::local_name(&ask.server).to_owned(),
         };
-        let view = self.core.mcp_install(&name, plan).await?;
+        let view = self.mcp_install(&name, plan).await?;
         self.servers_changed();
         Ok(Installed {
             view,
@@ -95,7 +95,7 @@ impl App {
         let Some(runtime) = runtime else {
             return Ok(());
         };
-        let path = self.core.server_search_path().await;
+        let path = self.server_search_path().await;
         let home = dirs::home_dir().unwrap_or_else(std::env::temp_dir);
         match resolve_command(runtime, &path, &home) {
             Ok(_) => Ok(()),

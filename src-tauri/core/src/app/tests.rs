@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
+use super::NewProvider;
 use super::*;
-use crate::engine::NewProvider;
 use crate::mcp::config::ServerEntry;
 use crate::policy::confirm::{Allowance, Always, Confirm, ServerApprovalRequest, ToolChange};
 use crate::secrets::MemoryStore;
@@ -15,13 +15,8 @@ async fn app_in(dir: &std::path::Path, settings: Settings) -> Arc<App> {
     let paths = AppPaths::under_home(dir.to_path_buf());
     paths.create_all().unwrap();
     let secrets: Arc<dyn SecretStore> = Arc::new(MemoryStore::default());
-    let core = Core::with_store(
-        paths.clone(),
+    App::with_store(
         Store::open_in_memory().unwrap(),
-        Arc::clone(&secrets),
-    );
-    App::with_core(
-        core,
         AppConfig::headless(paths, secrets, Arc::new(MemorySettings::new(settings))),
     )
     .await
@@ -51,14 +46,14 @@ async fn removing_the_default_provider_clears_the_default_and_a_new_conversation
     )
     .await;
     for name in ["Local", "Other", "Third"] {
-        app.core().add_provider(provider(name)).await.unwrap();
+        app.add_provider(provider(name)).await.unwrap();
     }
     app.remove_provider("local").await.unwrap();
     let settings = app.settings();
     assert_eq!(settings.default_provider, None);
     assert_eq!(settings.default_model, None);
 
-    let conversation = app.core().create_conversation(None).await.unwrap();
+    let conversation = app.create_conversation_with(None, "").await.unwrap();
     let refused = app
         .start_turn(
             TurnRequest {
@@ -84,8 +79,8 @@ async fn removing_the_default_provider_clears_the_default_and_a_new_conversation
 async fn a_save_that_still_names_a_removed_default_provider_does_not_bring_it_back() {
     let dir = tempfile::tempdir().unwrap();
     let app = app_in(dir.path(), Settings::default()).await;
-    app.core().add_provider(provider("Local")).await.unwrap();
-    app.core().add_provider(provider("Other")).await.unwrap();
+    app.add_provider(provider("Local")).await.unwrap();
+    app.add_provider(provider("Other")).await.unwrap();
     let chosen = Settings {
         default_provider: Some("Local".into()),
         default_model: Some("llama3.2".into()),
@@ -112,8 +107,8 @@ async fn removing_another_provider_keeps_the_default() {
         },
     )
     .await;
-    app.core().add_provider(provider("Local")).await.unwrap();
-    app.core().add_provider(provider("Other")).await.unwrap();
+    app.add_provider(provider("Local")).await.unwrap();
+    app.add_provider(provider("Other")).await.unwrap();
     app.remove_provider("Other").await.unwrap();
     assert_eq!(app.settings().default_provider.as_deref(), Some("Local"));
 }
@@ -144,57 +139,36 @@ async fn a_server_changed_while_its_approval_was_shown_is_not_approved() {
     let dir = tempfile::tempdir().unwrap();
     let app = app_in(dir.path(), Settings::default()).await;
     let entry = ServerEntry::from_typed(Some("python3 --version"), None).unwrap();
-    app.core().mcp_add_unapproved("py", entry).await.unwrap();
+    app.mcp_add_unapproved("py", entry).await.unwrap();
 
     let err = app
-        .approve_server("py", &EditsWhileAsking(app.core().mcp_file()))
+        .approve_server("py", &EditsWhileAsking(app.mcp_file()))
         .await
         .unwrap_err();
     assert!(matches!(err, CoreError::Conflict { .. }), "{err:?}");
     assert!(err.to_string().contains("changed"), "{err}");
-    assert!(
-        !app.core()
-            .mcp_server_view("py".into())
-            .await
-            .unwrap()
-            .approved
-    );
+    assert!(!app.mcp_server_view("py".into()).await.unwrap().approved);
 
     // Shown as it is now and approved: approved.
     assert!(app.approve_server("py", &Always(true)).await.unwrap());
-    assert!(
-        app.core()
-            .mcp_server_view("py".into())
-            .await
-            .unwrap()
-            .approved
-    );
+    assert!(app.mcp_server_view("py".into()).await.unwrap().approved);
     // A "no" approves nothing.
     let entry = ServerEntry::from_typed(Some("python3 -V"), None).unwrap();
-    app.core().mcp_add_unapproved("other", entry).await.unwrap();
+    app.mcp_add_unapproved("other", entry).await.unwrap();
     assert!(!app.approve_server("other", &Always(false)).await.unwrap());
-    assert!(
-        !app.core()
-            .mcp_server_view("other".into())
-            .await
-            .unwrap()
-            .approved
-    );
+    assert!(!app.mcp_server_view("other".into()).await.unwrap().approved);
 }
 
 #[tokio::test]
 async fn a_message_sent_from_the_composer_takes_its_draft_along_and_a_refused_one_keeps_it() {
     let dir = tempfile::tempdir().unwrap();
     let app = app_in(dir.path(), Settings::default()).await;
-    let conversation = app.core().create_conversation(None).await.unwrap();
-    let draft = crate::engine::Draft {
+    let conversation = app.create_conversation_with(None, "").await.unwrap();
+    let draft = crate::app::Draft {
         text: "hello".into(),
-        ..crate::engine::Draft::default()
+        ..crate::app::Draft::default()
     };
-    app.core()
-        .save_draft(&conversation.id, &draft)
-        .await
-        .unwrap();
+    app.save_draft(&conversation.id, &draft).await.unwrap();
     let ask = |provider: Option<&str>| TurnRequest {
         conversation_id: conversation.id.clone(),
         text: Some("hello".into()),
@@ -205,22 +179,18 @@ async fn a_message_sent_from_the_composer_takes_its_draft_along_and_a_refused_on
 
     // Refused (no model chosen): the draft stays, to be sent again.
     assert!(app.send_composed(ask(None), quiet()).await.is_err());
-    assert_eq!(
-        app.core().draft(&conversation.id).await.unwrap(),
-        Some(draft)
-    );
+    assert_eq!(app.draft(&conversation.id).await.unwrap(), Some(draft));
 
     // Started (its model's server is not there, which the run finds out later): gone.
-    app.core()
-        .add_provider(NewProvider {
-            base_url: Some("http://127.0.0.1:9".into()),
-            ..provider("Local")
-        })
-        .await
-        .unwrap();
+    app.add_provider(NewProvider {
+        base_url: Some("http://127.0.0.1:9".into()),
+        ..provider("Local")
+    })
+    .await
+    .unwrap();
     app.send_composed(ask(Some("Local")), quiet())
         .await
         .unwrap();
-    assert_eq!(app.core().draft(&conversation.id).await.unwrap(), None);
+    assert_eq!(app.draft(&conversation.id).await.unwrap(), None);
     app.shutdown(std::time::Duration::from_secs(5)).await;
 }

@@ -13,7 +13,7 @@ use clap::{Args, ValueEnum};
 use super::CliError;
 use crate::agent::approval::Answers;
 use crate::agent::{ApprovalAnswer, ApprovalRequest, Approver, Decision, FixedApprover};
-use crate::engine::{ProfileChoice, ToolSelection, TurnRequest};
+use crate::app::{ProfileChoice, ToolSelection, TurnRequest};
 use crate::events::{EventSink, RunEvent, StopReason};
 use crate::mcp::host::ServerState;
 use crate::store::ToolDecision;
@@ -185,14 +185,13 @@ async fn turn(
     // Files are kept (and judged) first: a refused one leaves no new conversation behind.
     let mut attachments = Vec::with_capacity(args.attach.len());
     for path in &args.attach {
-        let kept = app.core().keep_attachment_file(path).await?;
+        let kept = app.keep_attachment_file(path).await?;
         attachments.push(crate::attachments::AttachmentRef::from(&kept));
     }
     // An edited message keeps its files unless others are attached in their place.
     if let (Some(edited), Some(id), true) = (&args.edit, &args.conversation, attachments.is_empty())
     {
         attachments = app
-            .core()
             .message_files(id, edited)
             .await?
             .iter()
@@ -207,10 +206,10 @@ async fn turn(
         Some(id) => {
             if let Some(profile) = &args.profile {
                 let key = Some(profile.as_str()).filter(|p| *p != "none");
-                app.core().set_conversation_profile(&id, key).await?;
+                app.set_conversation_profile(&id, key).await?;
             }
             match system {
-                Some(system) => app.core().set_system_prompt(&id, &system).await?.id,
+                Some(system) => app.set_system_prompt(&id, &system).await?.id,
                 None => id,
             }
         }
@@ -307,11 +306,7 @@ async fn start_servers(
     wait: Duration,
 ) -> Result<(), CliError> {
     let host = app.host();
-    for (name, why) in app
-        .core()
-        .mcp_start_where(host, |name| tools.takes_from(name))
-        .await?
-    {
+    for (name, why) in app.mcp_start_where(|name| tools.takes_from(name)).await? {
         if !quiet {
             super::terminal::say!("switchboard: “{name}” is not used: {why}");
         }

@@ -135,10 +135,9 @@ pub(crate) async fn run(
     command: ConversationsCommand,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
-    let core = app.core();
     match command {
         ConversationsCommand::List { json } => {
-            let list = core.list_conversations().await?;
+            let list = app.list_conversations().await?;
             if json {
                 json_out(out, &list)?;
             } else if list.is_empty() {
@@ -158,7 +157,7 @@ pub(crate) async fn run(
             }
         }
         ConversationsCommand::Artifacts { id, json } => {
-            let list = core.artifacts(&id).await?;
+            let list = app.artifacts(&id).await?;
             if json {
                 json_out(out, &list)?;
             } else if list.is_empty() {
@@ -185,7 +184,7 @@ pub(crate) async fn run(
             output,
             json,
         } => {
-            let list = core.artifacts(&id).await?;
+            let list = app.artifacts(&id).await?;
             let chosen = list
                 .iter()
                 .rev()
@@ -205,9 +204,7 @@ pub(crate) async fn run(
                         what: format!("a file “{file}” among this conversation's tool results (see: switchboard conversations artifacts {id})"),
                     }
                 })?;
-            let saved = core
-                .save_artifact(&id, &chosen.file.sha256, &output)
-                .await?;
+            let saved = app.save_artifact(&id, &chosen.file.sha256, &output).await?;
             if json {
                 json_out(out, &serde_json::json!({"file": saved, "path": output}))?;
             } else {
@@ -221,7 +218,7 @@ pub(crate) async fn run(
             }
         }
         ConversationsCommand::Links { id, json } => {
-            let links = core.tool_links(&id).await?;
+            let links = app.tool_links(&id).await?;
             if json {
                 json_out(out, &links)?;
             } else if links.is_empty() {
@@ -247,7 +244,7 @@ pub(crate) async fn run(
             json,
             timeout,
         } => {
-            let link = core
+            let link = app
                 .tool_links(&id)
                 .await?
                 .into_iter()
@@ -257,8 +254,8 @@ pub(crate) async fn run(
                     what: format!("a link “{uri}” among this conversation's tool results (see: switchboard conversations links {id})"),
                 })?;
             let timeout = super::mcp_features::timeout_for(app, &link.server, timeout)?;
-            let server = core.mcp_start(&link.server).await?;
-            let read = core.read_tool_link(&id, &link, &server, timeout).await;
+            let server = app.mcp_start(&link.server).await?;
+            let read = app.read_link_through(&id, &link, &server, timeout).await;
             server.stop().await;
             let kept = read?;
             if json {
@@ -277,7 +274,7 @@ pub(crate) async fn run(
             }
         }
         ConversationsCommand::Show { id, json } => {
-            let file = core.export_conversation(&id).await?;
+            let file = app.export_conversation(&id).await?;
             if json {
                 json_out(out, &file)?;
             } else {
@@ -285,7 +282,7 @@ pub(crate) async fn run(
             }
         }
         ConversationsCommand::Search { query, limit, json } => {
-            let hits = core.search_conversations(&query, Some(limit)).await?;
+            let hits = app.search_conversations(&query, Some(limit)).await?;
             if json {
                 json_out(out, &hits)?;
             } else if hits.is_empty() {
@@ -319,10 +316,10 @@ pub(crate) async fn run(
             }
         }
         ConversationsCommand::Export { id, format, output } => {
-            let file = core.export_conversation(&id).await?;
+            let file = app.export_conversation(&id).await?;
             match output {
                 Some(path) => {
-                    core.write_export(&file, format, path.clone()).await?;
+                    app.write_export(&file, format, path.clone()).await?;
                     writeln!(
                         out,
                         "Wrote “{}” ({} messages) to {}.",
@@ -367,7 +364,7 @@ pub(crate) async fn run(
             }
         }
         ConversationsCommand::Draft { id, json } => {
-            let draft = core.draft(&id).await?;
+            let draft = app.draft(&id).await?;
             if json {
                 json_out(out, &draft)?;
             } else if let Some(draft) = draft {
@@ -405,7 +402,7 @@ pub(crate) async fn run(
             }
         }
         ConversationsCommand::Import { file, json } => {
-            let conversation = core.import_conversation_file(file).await?;
+            let conversation = app.import_conversation_file(file).await?;
             if json {
                 json_out(out, &conversation)?;
             } else {

@@ -10,11 +10,11 @@ use std::path::PathBuf;
 use clap::Subcommand;
 
 use super::{write_table, CliError};
-use crate::app::{App, InstallRequest, Installed, ToolAcceptance};
+use crate::app::{App, ImportSource, InstallRequest, Installed, ToolAcceptance};
 use crate::error::CoreError;
 use crate::mcp::bundle::{is_bundle_file, BundleError, BundleInfo};
 use crate::mcp::catalogue::ListedTool;
-use crate::mcp::config::{claude_desktop_config_path, ConfigValue, ImportPreview, ServerEntry};
+use crate::mcp::config::{ConfigValue, ImportPreview, ServerEntry};
 use crate::mcp::install::InstallError;
 use crate::mcp::oauth::LoopbackBrowser;
 use crate::mcp::proposal::{self, Proposal};
@@ -22,7 +22,6 @@ use crate::mcp::registry;
 use crate::mcp::server::HeldBackTool;
 use crate::policy::confirm::{Allowance, Confirm, ServerApprovalRequest, ToolChange};
 use crate::policy::pins::ToolStatus;
-use crate::Core;
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum McpCommand {
@@ -185,7 +184,6 @@ pub(crate) async fn run(
     command: McpCommand,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
-    let core = app.core();
     match command {
         McpCommand::Features(command) => return super::mcp_features::run(app, command, out).await,
         McpCommand::Install {
@@ -237,7 +235,7 @@ pub(crate) async fn run(
                             CliError::Usage("the link proposes no server entry".to_owned())
                         })?;
                         let name = local_name.unwrap_or(name);
-                        let view = core.mcp_install(&name, plan).await?;
+                        let view = app.mcp_install(&name, plan).await?;
                         writeln!(out, "Added “{}” from the link.", view.name)?;
                         return approve_installed(app, &view.name, yes, out).await;
                     }
@@ -288,7 +286,7 @@ pub(crate) async fn run(
             }
         }
         McpCommand::List { json } => {
-            let servers = core.mcp_servers().await?;
+            let servers = app.mcp_servers().await?;
             if json {
                 serde_json::to_writer_pretty(&mut *out, &servers)
                     .map_err(|e| CliError::Output(e.to_string()))?;
@@ -353,7 +351,7 @@ pub(crate) async fn run(
                 entry.command = Some(program.clone());
                 entry.args = args.to_vec();
             }
-            let view = core.mcp_add(&name, entry).await?;
+            let view = app.mcp_add(&name, entry).await?;
             writeln!(
                 out,
                 "Added MCP server “{}”: {}",
@@ -368,7 +366,7 @@ pub(crate) async fn run(
             json,
         } => {
             let roots = if folders.is_empty() && !none {
-                core.mcp_servers()
+                app.mcp_servers()
                     .await?
                     .into_iter()
                     .find(|s| s.name == name.trim())
@@ -398,15 +396,11 @@ pub(crate) async fn run(
             writeln!(out, "Removed MCP server “{}”.", name.trim())?;
         }
         McpCommand::Import { file, claude, yes } => {
-            let path = match (file, claude) {
-                (Some(path), _) => path,
-                (None, _) => claude_desktop_config_path().ok_or_else(|| {
-                    CliError::Usage("this system has no config folder for Claude Desktop".into())
-                })?,
+            let source = match (file, claude) {
+                (Some(path), _) => ImportSource::File(path),
+                (None, _) => ImportSource::ClaudeDesktop,
             };
-            let text = std::fs::read_to_string(&path)
-                .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", path.display())))?;
-            let preview = core.mcp_import_preview(&text, &path.display().to_string())?;
+            let preview = app.mcp_import_preview_of(source).await?;
             print_preview(out, &preview)?;
             if preview.added.is_empty() {
                 return Ok(());
@@ -415,7 +409,7 @@ pub(crate) async fn run(
                 writeln!(out, "Nothing imported.")?;
                 return Ok(());
             }
-            let added = core.mcp_import(&preview).await?;
+            let added = app.mcp_import(&preview).await?;
             writeln!(out, "Imported {}.", added.join(", "))?;
         }
         McpCommand::Approve { name, yes } => {
@@ -434,23 +428,23 @@ pub(crate) async fn run(
                 );
             };
             let browser = LoopbackBrowser::new(announce);
-            let server = core.mcp_sign_in(&name, &browser, None).await?;
+            let server = app.sign_in_server(&name, &browser).await?;
             writeln!(
                 out,
                 "Signed in to “{server}”. Its tokens are in the OS keychain."
             )?;
         }
         McpCommand::Logout { name } => {
-            let server = core.mcp_sign_out(&name).await?;
+            let server = app.sign_out_server(&name).await?;
             writeln!(out, "Signed out of “{server}”: its tokens are forgotten.")?;
         }
         McpCommand::Tools { name, json } => {
-            let (tools, held) = listed_by(core, &name).await?;
+            let (tools, held) = listed_by(app, &name).await?;
             let listed: Vec<ListedTool> = tools.iter().map(ListedTool::from_rmcp).collect();
             // Read before the new tools are pinned, so they can be shown as new.
-            let reviews = core.mcp_review_tools(name.trim(), &listed).await?;
+            let reviews = app.mcp_review_tools(name.trim(), &listed).await?;
             // Listed here first: pinned as seen, as the app pins a server's list as it comes.
-            core.mcp_pin_new_tools(name.trim(), &listed).await?;
+            app.mcp_pin_new_tools(name.trim(), &listed).await?;
             if json {
                 serde_json::to_writer_pretty(&mut *out, &tools)
                     .map_err(|e| CliError::Output(e.to_string()))?;
@@ -482,7 +476,7 @@ pub(crate) async fn run(
             }
         }
         McpCommand::Accept { name, tool, yes } => {
-            let listed = tools_of(core, &name).await?;
+            let listed = tools_of(app, &name).await?;
             let said = match app
                 .accept_tool(&name, &tool, &listed, &TerminalConfirm { yes })
                 .await?
@@ -494,7 +488,7 @@ pub(crate) async fn run(
             writeln!(out, "{said}")?;
         }
         McpCommand::Approvals { json } => {
-            let approvals = core.tool_approvals().await?;
+            let approvals = app.tool_approvals().await?;
             if json {
                 serde_json::to_writer_pretty(&mut *out, &approvals)
                     .map_err(|e| CliError::Output(e.to_string()))?;
@@ -520,10 +514,10 @@ pub(crate) async fn run(
             }
         }
         McpCommand::Allow { name, tool, yes } => {
-            let listed = tools_of(core, &name).await?;
+            let listed = tools_of(app, &name).await?;
             // Pinned as seen (as `tools` does), so what is allowed is this definition: one
             // that changes later is held back and asked about again.
-            core.mcp_pin_new_tools(name.trim(), &listed).await?;
+            app.mcp_pin_new_tools(name.trim(), &listed).await?;
             match app
                 .allow_tool_always(&name, &tool, &listed, &TerminalConfirm { yes })
                 .await
@@ -542,7 +536,7 @@ pub(crate) async fn run(
             tool,
             conversation,
         } => {
-            core.revoke_tool_approval(name.trim(), &tool, conversation.as_deref())
+            app.revoke_tool_approval(name.trim(), &tool, conversation.as_deref())
                 .await?;
             writeln!(out, "Revoked: “{tool}” of “{}” asks again.", name.trim())?;
         }
@@ -557,7 +551,7 @@ pub(crate) async fn run(
                     CliError::Usage(format!("the arguments must be a JSON object: {e}"))
                 })?;
             let timeout = super::mcp_features::timeout_for(app, &name, timeout)?;
-            let server = core.mcp_start(&name).await?;
+            let server = app.mcp_start(&name).await?;
             let result = server.call_tool(&tool, arguments, timeout).await;
             server.stop().await;
             let result = result.map_err(crate::CoreError::from)?;
@@ -585,8 +579,8 @@ pub(crate) async fn run(
 
 /// Starts the server, lists its tools (as the host pins and reviews them), and stops it
 /// whatever the listing gave.
-async fn tools_of(core: &Core, name: &str) -> Result<Vec<ListedTool>, CliError> {
-    Ok(listed_by(core, name)
+async fn tools_of(app: &App, name: &str) -> Result<Vec<ListedTool>, CliError> {
+    Ok(listed_by(app, name)
         .await?
         .0
         .iter()
@@ -596,10 +590,10 @@ async fn tools_of(core: &Core, name: &str) -> Result<Vec<ListedTool>, CliError> 
 
 /// [`tools_of`], with the tools it held back as unusable.
 async fn listed_by(
-    core: &Core,
+    app: &App,
     name: &str,
 ) -> Result<(Vec<rmcp::model::Tool>, Vec<HeldBackTool>), CliError> {
-    let server = core.mcp_start(name).await?;
+    let server = app.mcp_start(name).await?;
     let listed = server.list_tools().await;
     let held = server.held_back();
     server.stop().await;

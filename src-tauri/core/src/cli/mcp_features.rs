@@ -304,7 +304,7 @@ async fn on_server<T>(
     name: &str,
     work: impl for<'s> FnOnce(&'s McpServer) -> Work<'s, T>,
 ) -> Result<T, CliError> {
-    let server = app.core().mcp_start(name).await?;
+    let server = app.mcp_start(name).await?;
     let done = work(&server).await;
     server.stop().await;
     Ok(done.map_err(crate::CoreError::from)?)
@@ -315,7 +315,7 @@ async fn on_server<T>(
 pub(super) fn timeout_for(app: &App, name: &str, secs: Option<u64>) -> Result<Duration, CliError> {
     Ok(match secs {
         Some(secs) => Duration::from_secs(secs.max(1)),
-        None => app.core().mcp_call_timeout(
+        None => app.mcp_call_timeout(
             name,
             Duration::from_secs(u64::from(app.settings().tool_timeout_secs)),
         )?,

@@ -262,7 +262,6 @@ mod tests {
     use crate::secrets::{MemoryStore, SecretStore};
     use crate::settings::MemorySettings;
     use crate::store::Store;
-    use crate::Core;
 
     fn headless(paths: AppPaths, secrets: Arc<dyn SecretStore>) -> AppConfig {
         AppConfig::headless(paths, secrets, Arc::new(MemorySettings::default()))
@@ -271,12 +270,7 @@ mod tests {
     async fn app() -> Arc<App> {
         let paths = AppPaths::under_home("/nonexistent".into());
         let secrets: Arc<dyn SecretStore> = Arc::new(MemoryStore::new());
-        let core = Core::with_store(
-            paths.clone(),
-            Store::open_in_memory().unwrap(),
-            Arc::clone(&secrets),
-        );
-        App::with_core(core, headless(paths, secrets)).await
+        App::with_store(Store::open_in_memory().unwrap(), headless(paths, secrets)).await
     }
 
     async fn run_args(app: &Arc<App>, args: &[&str]) -> Result<String, CliError> {
@@ -365,7 +359,7 @@ mod tests {
     #[tokio::test]
     async fn conversations_draft_prints_what_the_window_has_not_sent() {
         let app = app().await;
-        let id = app.core().create_conversation(None).await.unwrap().id;
+        let id = app.create_conversation_with(None, "").await.unwrap().id;
         assert_eq!(
             run_args(&app, &["conversations", "draft", &id])
                 .await
@@ -379,22 +373,22 @@ mod tests {
                 .trim(),
             "null"
         );
-        let draft = crate::engine::Draft {
+        let draft = crate::app::Draft {
             text: "Half a thought".into(),
             comparing: true,
             compared: vec![
-                crate::engine::ComparedModel {
+                crate::app::ComparedModel {
                     provider: "Work".into(),
                     model: Some("gpt-4o".into()),
                 },
-                crate::engine::ComparedModel {
+                crate::app::ComparedModel {
                     provider: "Local".into(),
                     model: None,
                 },
             ],
-            ..crate::engine::Draft::default()
+            ..crate::app::Draft::default()
         };
-        app.core().save_draft(&id, &draft).await.unwrap();
+        app.save_draft(&id, &draft).await.unwrap();
         assert_eq!(
             run_args(&app, &["conversations", "draft", &id])
                 .await
@@ -405,7 +399,7 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(
-            serde_json::from_str::<crate::engine::Draft>(&json).unwrap(),
+            serde_json::from_str::<crate::app::Draft>(&json).unwrap(),
             draft
         );
         assert!(run_args(&app, &["conversations", "draft", "nowhere"])
@@ -416,7 +410,6 @@ mod tests {
     #[tokio::test]
     async fn a_missing_key_variable_is_an_error_and_adds_nothing() {
         let app = app().await;
-        let core = app.core();
         let err = run_args(
             &app,
             &[
@@ -432,13 +425,12 @@ mod tests {
         .await
         .unwrap_err();
         assert!(err.to_string().contains("not set"));
-        assert!(core.list_providers().await.unwrap().is_empty());
+        assert!(app.list_providers().await.unwrap().is_empty());
     }
 
     #[tokio::test]
     async fn a_preset_sets_the_kind_and_address_and_a_test_reports_a_failure() {
         let app = app().await;
-        let core = app.core();
         let (_closed, port) = crate::net::refused_port();
         let url = format!("http://127.0.0.1:{port}/v1");
         run_args(
@@ -447,10 +439,10 @@ mod tests {
         )
         .await
         .unwrap();
-        let listed = core.list_providers().await.unwrap();
+        let listed = app.list_providers().await.unwrap();
         assert_eq!(listed[0].kind, ProviderKind::OpenaiCompatible);
         assert_eq!(listed[0].base_url, "http://127.0.0.1:1234/v1");
-        core.update_provider("Studio", Some(&url), None)
+        app.update_provider("Studio", Some(&url), None)
             .await
             .unwrap();
         let err = run_args(&app, &["provider", "test", "Studio"])
@@ -569,7 +561,7 @@ mod tests {
         let bad_json = run_args(&app, &["mcp", "call", "everything", "echo", "{not json"]).await;
         assert!(matches!(bad_json, Err(CliError::Usage(_))));
         // `mcp call` waits as long as the server's timeoutSeconds says, not a default of its own.
-        let file = app.core().mcp_file();
+        let file = app.mcp_file();
         let mut config: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
         config["mcpServers"]["everything"]["timeoutSeconds"] = 1.into();
@@ -777,11 +769,11 @@ mod tests {
             .create_conversation(
                 Some("Trip to Lisbon"),
                 Some("Be brief."),
-                &crate::engine::ProfileChoice::Default,
+                &crate::app::ProfileChoice::Default,
             )
             .await
             .unwrap();
-        let store = app.core().store().unwrap();
+        let store = app.store().unwrap();
         store
             .append_message(
                 conversation.id.clone(),
@@ -902,7 +894,7 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("not a Switchboard conversation"));
-        assert_eq!(app.core().list_conversations().await.unwrap().len(), 2);
+        assert_eq!(app.list_conversations().await.unwrap().len(), 2);
     }
 
     #[tokio::test]
@@ -910,11 +902,11 @@ mod tests {
         use crate::store::{NewMessage, Role};
         let app = app().await;
         let id = app
-            .create_conversation(None, Some(""), &crate::engine::ProfileChoice::Default)
+            .create_conversation(None, Some(""), &crate::app::ProfileChoice::Default)
             .await
             .unwrap()
             .id;
-        let store = app.core().store().unwrap();
+        let store = app.store().unwrap();
         let say = |role, text: &str| NewMessage::text(role, text);
         let first = store
             .append_message(id.clone(), say(Role::User, "first try"))

@@ -192,7 +192,6 @@ impl FieldArgs {
             };
             let every = list.trim() == "all";
             fields.tools = app
-                .core()
                 .mcp_servers()
                 .await?
                 .into_iter()
@@ -227,10 +226,9 @@ pub(crate) async fn run(
     command: ProfileCommand,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
-    let core = app.core();
     match command {
         ProfileCommand::List { json } => {
-            let profiles = core.list_profiles().await?;
+            let profiles = app.list_profiles().await?;
             if json {
                 return json_out(out, &profiles);
             }
@@ -255,7 +253,7 @@ pub(crate) async fn run(
             write_table(out, ["NAME", "MODEL", "TOOLS", "SYSTEM PROMPT"], &rows)?;
         }
         ProfileCommand::Show { name, json } => {
-            let profile = core.profile(&name).await?;
+            let profile = app.profile(&name).await?;
             if json {
                 return json_out(out, &profile);
             }
@@ -268,9 +266,9 @@ pub(crate) async fn run(
             json,
         } => {
             let fields = fields.apply(app, ProfileFields::default()).await?;
-            let mut made = core.create_profile(&name, fields).await?;
+            let mut made = app.create_profile(&name, fields).await?;
             if default {
-                core.set_default_profile(Some(&made.id)).await?;
+                app.set_default_profile(Some(&made.id)).await?;
                 made.is_default = true;
             }
             done(out, json, &made, "Made")?;
@@ -281,32 +279,32 @@ pub(crate) async fn run(
             fields,
             json,
         } => {
-            let profile = core.profile(&name).await?;
+            let profile = app.profile(&name).await?;
             let fields = fields.apply(app, profile.fields).await?;
             let new_name = rename.unwrap_or(profile.name);
-            let updated = core.update_profile(&profile.id, &new_name, fields).await?;
+            let updated = app.update_profile(&profile.id, &new_name, fields).await?;
             done(out, json, &updated, "Changed")?;
         }
         ProfileCommand::Duplicate { name, json } => {
-            let copy = core.duplicate_profile(&name).await?;
+            let copy = app.duplicate_profile(&name).await?;
             done(out, json, &copy, "Made")?;
         }
         ProfileCommand::Delete { name } => {
-            let profile = core.profile(&name).await?;
-            core.delete_profile(&profile.id).await?;
+            let profile = app.profile(&name).await?;
+            app.delete_profile(&profile.id).await?;
             writeln!(out, "Deleted the profile “{}”.", profile.name)?;
         }
         ProfileCommand::Default { name, none } => match (name, none) {
             (Some(name), _) => {
-                let profile = core.profile(&name).await?;
-                core.set_default_profile(Some(&profile.id)).await?;
+                let profile = app.profile(&name).await?;
+                app.set_default_profile(Some(&profile.id)).await?;
                 writeln!(out, "New conversations start from “{}”.", profile.name)?;
             }
             (None, true) => {
-                core.set_default_profile(None).await?;
+                app.set_default_profile(None).await?;
                 writeln!(out, "New conversations start from Settings (no profile).")?;
             }
-            (None, false) => match core.list_profiles().await?.iter().find(|p| p.is_default) {
+            (None, false) => match app.list_profiles().await?.iter().find(|p| p.is_default) {
                 Some(p) => writeln!(out, "{}", p.name)?,
                 None => writeln!(
                     out,
@@ -315,7 +313,7 @@ pub(crate) async fn run(
             },
         },
         ProfileCommand::Export { name, out: file } => {
-            let json = core.export_profile(&name).await?;
+            let json = app.export_profile(&name).await?;
             match file {
                 Some(path) => {
                     std::fs::write(&path, json).map_err(|e| {
@@ -327,7 +325,7 @@ pub(crate) async fn run(
             }
         }
         ProfileCommand::Import { file, json } => {
-            let imported = core.import_profile_file(file).await?;
+            let imported = app.import_profile_file(file).await?;
             if json {
                 return json_out(out, &imported);
             }
@@ -342,12 +340,12 @@ pub(crate) async fn run(
             none,
         } => {
             let key = name.filter(|_| !none);
-            let updated = core
+            let updated = app
                 .set_conversation_profile(&conversation, key.as_deref())
                 .await?;
             match key {
                 Some(_) => {
-                    let profile = core
+                    let profile = app
                         .profile(updated.profile_id.as_deref().unwrap_or_default())
                         .await?;
                     writeln!(

@@ -8,8 +8,8 @@ use clap::Subcommand;
 use secrecy::SecretString;
 
 use super::{json_out, write_table, CliError};
-use crate::engine::NewProvider;
-use crate::price::{self, Price};
+use crate::app::NewProvider;
+use crate::price;
 use crate::provider_config::{preset_by_id, Preset, ProviderKind, PRESETS};
 use crate::App;
 
@@ -58,12 +58,12 @@ pub(crate) enum ProviderCommand {
     Price {
         name: String,
         model: String,
-        #[arg(long, value_name = "USD", value_parser = per_million, requires = "output", conflicts_with = "none")]
-        input: Option<u64>,
-        #[arg(long, value_name = "USD", value_parser = per_million, requires = "input")]
-        output: Option<u64>,
-        #[arg(long, value_name = "USD", value_parser = per_million, requires = "input")]
-        cached: Option<u64>,
+        #[arg(long, value_name = "USD", requires = "output", conflicts_with = "none")]
+        input: Option<String>,
+        #[arg(long, value_name = "USD", requires = "input")]
+        output: Option<String>,
+        #[arg(long, value_name = "USD", requires = "input")]
+        cached: Option<String>,
         #[arg(long)]
         none: bool,
         #[arg(long)]
@@ -119,7 +119,6 @@ pub(crate) async fn run(
                 Some(var) => Some(read_key(&var)?),
             };
             let provider = app
-                .core()
                 .add_provider(NewProvider {
                     name,
                     kind: Some(kind.as_str().to_owned()),
@@ -142,8 +141,8 @@ pub(crate) async fn run(
             )?;
         }
         ProviderCommand::List { json } => {
-            let providers = app.core().list_providers().await?;
-            let keychain = app.core().keychain_status().await;
+            let providers = app.list_providers().await?;
+            let keychain = app.keychain_status().await;
             if !keychain.available && !providers.is_empty() {
                 super::terminal::say!(
                     "switchboard: {} — the KEY column cannot be checked.",
@@ -188,18 +187,13 @@ pub(crate) async fn run(
             none,
             json,
         } => {
-            let core = app.core();
-            let now = match (input.zip(output), none) {
-                (Some((input, output)), _) => {
-                    let price = Price {
-                        input,
-                        output,
-                        cached_input: cached,
-                    };
-                    core.set_model_price(&name, &model, Some(price)).await?
+            let now = match (input.is_some() || output.is_some(), none) {
+                (true, _) => {
+                    let typed = (input.as_deref(), output.as_deref(), cached.as_deref());
+                    app.set_typed_model_price(&name, &model, typed).await?
                 }
-                (None, true) => core.set_model_price(&name, &model, None).await?,
-                (None, false) => core.model_price(&name, &model).await?,
+                (false, true) => app.set_model_price(&name, &model, None).await?,
+                (false, false) => app.model_price(&name, &model).await?,
             };
             if json {
                 return json_out(out, &now);
@@ -215,7 +209,7 @@ pub(crate) async fn run(
             }
         }
         ProviderCommand::Prices { json } => {
-            let prices = app.core().prices().await?;
+            let prices = app.prices().await?;
             if json {
                 return json_out(out, &prices);
             }
@@ -232,9 +226,8 @@ pub(crate) async fn run(
                 "off" => Some(false),
                 _ => None,
             };
-            let core = app.core();
-            core.set_model_takes_images(&name, &model, takes).await?;
-            let now = core.model_media(&name, &model).await?;
+            app.set_model_takes_images(&name, &model, takes).await?;
+            let now = app.model_media(&name, &model).await?;
             writeln!(
                 out,
                 "“{}” of “{}” {} images{}.",
@@ -253,7 +246,7 @@ pub(crate) async fn run(
             )?;
         }
         ProviderCommand::Test { name } => {
-            let report = app.core().test_provider(&name).await?;
+            let report = app.test_provider(&name).await?;
             writeln!(out, "{}", report.message)?;
             for model in report.models.iter().take(10) {
                 writeln!(out, "  {}", model.id)?;
@@ -266,7 +259,7 @@ pub(crate) async fn run(
             }
         }
         ProviderCommand::Models { name, json } => {
-            let models = app.core().list_models(&name).await?;
+            let models = app.list_models(&name).await?;
             if json {
                 serde_json::to_writer_pretty(&mut *out, &models)
                     .map_err(|e| CliError::Output(e.to_string()))?;
@@ -294,13 +287,6 @@ fn read_key(var: &str) -> Result<SecretString, CliError> {
             "the variable {var} is not valid text"
         ))),
     }
-}
-
-/// Dollars per million tokens as typed (`2.50`), in pico-dollars per token.
-fn per_million(text: &str) -> Result<u64, String> {
-    price::from_usd_per_million(text).ok_or_else(|| {
-        format!("“{text}” is not a price in dollars per million tokens, such as 2.50")
-    })
 }
 
 /// One model's price for a person: dollars per million tokens, and whose word it is.

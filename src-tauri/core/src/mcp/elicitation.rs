@@ -643,15 +643,14 @@ impl ElicitationBroker {
     /// The person's answer to the form `id`, checked against it first.
     ///
     /// # Errors
-    /// No such form is open, or the values do not fit it (the form stays open).
-    pub fn answer(&self, id: &str, answer: ElicitationAnswer) -> Result<(), String> {
+    /// [`FormError::Closed`]: no such form is open; [`FormError::Unfit`]: the values do not
+    /// fit it (the form stays open).
+    pub fn answer(&self, id: &str, answer: ElicitationAnswer) -> Result<(), FormError> {
         let mut pending = lock(&self.inner.pending);
-        let open = pending
-            .get(id)
-            .ok_or("this form is no longer open (its server stopped asking)")?;
+        let open = pending.get(id).ok_or(FormError::Closed)?;
         let answer = match answer {
             ElicitationAnswer::Accept { content } => ElicitationAnswer::Accept {
-                content: open.request.check(&content)?,
+                content: open.request.check(&content).map_err(FormError::Unfit)?,
             },
             other => other,
         };
@@ -665,15 +664,15 @@ impl ElicitationBroker {
     /// person's click; the request is then answered `accept` (they went to the page).
     ///
     /// # Errors
-    /// No such request is open, or it is a form, not a page.
-    pub fn visit(&self, id: &str) -> Result<UrlVisit, String> {
+    /// [`FormError::Closed`]: no such request is open; [`FormError::NotAPage`]: it is a form.
+    pub fn visit(&self, id: &str) -> Result<UrlVisit, FormError> {
         lock(&self.inner.pending)
             .get(id)
-            .ok_or_else(|| "this request is no longer open (its server stopped asking)".to_owned())?
+            .ok_or(FormError::Closed)?
             .request
             .url
             .clone()
-            .ok_or_else(|| "this request is a form, not a page to visit".to_owned())
+            .ok_or(FormError::NotAPage)
     }
 
     /// The forms open now.
@@ -683,6 +682,20 @@ impl ElicitationBroker {
             .map(|p| p.request.clone())
             .collect()
     }
+}
+
+/// Why an answer to a server's request was not taken.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FormError {
+    /// It is not open: answered already, cancelled, out of time, or its server stopped asking.
+    #[error("this request is no longer open (its server stopped asking)")]
+    Closed,
+    /// The values do not fit the form (which field, and why); the form stays open.
+    #[error("{0}")]
+    Unfit(String),
+    /// It asks for values, not a visit to a page.
+    #[error("this request is a form, not a page to visit")]
+    NotAPage,
 }
 
 /// `text` cut to `max` characters, ending with "…" when it was cut.
@@ -918,9 +931,10 @@ mod tests {
         assert_eq!(shown.id, "e1");
         let mut bad = shown.defaults();
         bad.insert("age".into(), json!(-1));
-        assert!(broker
-            .answer("e1", ElicitationAnswer::Accept { content: bad })
-            .is_err());
+        assert!(matches!(
+            broker.answer("e1", ElicitationAnswer::Accept { content: bad }),
+            Err(FormError::Unfit(why)) if why.to_lowercase().contains("age")
+        ));
         assert_eq!(
             broker.open().len(),
             1,
@@ -938,7 +952,10 @@ mod tests {
             asking.await.unwrap(),
             ElicitationAnswer::Accept { .. }
         ));
-        assert!(broker.answer("e1", ElicitationAnswer::Decline).is_err());
+        assert_eq!(
+            broker.answer("e1", ElicitationAnswer::Decline),
+            Err(FormError::Closed)
+        );
     }
 
     #[tokio::test]
@@ -956,9 +973,10 @@ mod tests {
         let _ = asking.await;
         assert!(broker.open().is_empty());
         assert_eq!(closed.recv().await.as_deref(), Some(shown.id.as_str()));
-        assert!(broker
-            .answer(&shown.id, ElicitationAnswer::Decline)
-            .is_err());
+        assert_eq!(
+            broker.answer(&shown.id, ElicitationAnswer::Decline),
+            Err(FormError::Closed)
+        );
         // One the window answered is not reported closed.
         let asking = tokio::spawn({
             let broker = broker.clone();
@@ -1026,7 +1044,7 @@ mod tests {
             broker.visit(&shown.id).unwrap().url,
             "https://pay.example.com/"
         );
-        assert!(broker.visit("nope").is_err());
+        assert_eq!(broker.visit("nope"), Err(FormError::Closed));
         // Another server's word, or another request's, closes nothing.
         broker.completed("other", "el-7");
         broker.completed("pay", "el-8");
@@ -1048,7 +1066,7 @@ mod tests {
             async move { broker.elicit(request()).await }
         });
         let shown = window.recv().await.unwrap();
-        assert!(broker.visit(&shown.id).is_err());
+        assert_eq!(broker.visit(&shown.id), Err(FormError::NotAPage));
         broker
             .answer(&shown.id, ElicitationAnswer::Decline)
             .unwrap();

@@ -1,5 +1,5 @@
 //! Conversations: create, rename, delete, list newest first, load with their messages.
-//! Titles arrive here already normalised by the caller ([`crate::engine`]).
+//! Titles arrive here already normalised by the caller ([`crate::app`]).
 
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde::Serialize;

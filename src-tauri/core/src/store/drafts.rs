@@ -1,5 +1,5 @@
 //! The `drafts` table: what the composer of a conversation holds until it is sent, one row
-//! per conversation while there is something, kept as the engine's JSON (the store does not
+//! per conversation while there is something, kept as the app's JSON (the store does not
 //! read it, but for the files it names: see `sweep_attachments`). A row goes with its
 //! conversation.
 

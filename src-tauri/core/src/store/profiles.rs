@@ -1,6 +1,6 @@
 //! Profiles as kept: a name, a system prompt, a model, the loop's limits and a tool set; which
 //! one is the default; and a profile put on a conversation (its prompt, model and switches
-//! copied in one transaction). The engine checks a profile before it gets here.
+//! copied in one transaction). The app checks a profile before it gets here.
 
 use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
 use serde::{Deserialize, Serialize};

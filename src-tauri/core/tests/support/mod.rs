@@ -68,8 +68,8 @@ pub fn test_http() -> switchboard_core::providers::HttpOptions {
 }
 
 /// Adds the provider "Mock" (OpenAI-compatible, model gpt-4o) pointing at aimock's `root`.
-pub async fn add_mock_provider(core: &switchboard_core::Core, root: &str) {
-    core.add_provider(switchboard_core::engine::NewProvider {
+pub async fn add_mock_provider(app: &switchboard_core::App, root: &str) {
+    app.add_provider(switchboard_core::app::NewProvider {
         name: "Mock".into(),
         kind: Some("openai_compatible".into()),
         base_url: Some(format!("{root}/v1")),
@@ -346,22 +346,31 @@ pub async fn read_request(socket: &mut tokio::net::TcpStream) -> Option<Vec<u8>>
     Some(buf)
 }
 
-/// An app as the command line holds it, over `core` (made on `paths` and `secrets`): settings
-/// in memory, no forms, the app's own record of process groups.
-pub async fn headless_app(
-    core: switchboard_core::Core,
+/// What an app as the command line holds it is built from: `paths` and `secrets`, settings in
+/// memory, no forms, the app's own record of process groups, provider clients that give up
+/// quickly.
+pub fn headless_config(
     paths: switchboard_core::AppPaths,
     secrets: std::sync::Arc<dyn switchboard_core::secrets::SecretStore>,
-) -> std::sync::Arc<switchboard_core::App> {
-    let config = switchboard_core::AppConfig {
+) -> switchboard_core::AppConfig {
+    switchboard_core::AppConfig {
         paths,
         secrets,
         settings: std::sync::Arc::new(switchboard_core::settings::MemorySettings::default()),
         shows_forms: false,
         pid_file: None,
         check: switchboard_core::store::OpenCheck::Pages,
-    };
-    switchboard_core::App::with_core(core, config).await
+        http: test_http(),
+    }
+}
+
+/// An app as the command line holds it ([`headless_config`]) over `store`.
+pub async fn headless_app(
+    store: switchboard_core::store::Store,
+    paths: switchboard_core::AppPaths,
+    secrets: std::sync::Arc<dyn switchboard_core::secrets::SecretStore>,
+) -> std::sync::Arc<switchboard_core::App> {
+    switchboard_core::App::with_store(store, headless_config(paths, secrets)).await
 }
 
 /// An app as the command line holds it in `home`, with no provider, a database in memory and
@@ -372,12 +381,12 @@ pub async fn app_without_a_model(
 ) -> std::sync::Arc<switchboard_core::App> {
     let paths = switchboard_core::AppPaths::under_home(home.to_path_buf());
     paths.create_all().unwrap();
-    let core = switchboard_core::Core::with_store(
-        paths.clone(),
+    headless_app(
         switchboard_core::store::Store::open_in_memory().unwrap(),
-        std::sync::Arc::clone(&secrets),
-    );
-    headless_app(core, paths, secrets).await
+        paths,
+        secrets,
+    )
+    .await
 }
 
 /// Runs the command line in `app` with `args`; what it returned and what it printed.

@@ -6,11 +6,11 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
-use switchboard_core::engine::NewProvider;
+use switchboard_core::app::NewProvider;
 use switchboard_core::policy::confirm::{Allowance, Confirm, ServerApprovalRequest, ToolChange};
 use switchboard_core::secrets::{MemoryStore, SecretStore};
 use switchboard_core::store::Store;
-use switchboard_core::{App, AppPaths, Core};
+use switchboard_core::{App, AppPaths};
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 
@@ -91,25 +91,26 @@ pub fn stop(reason: &str) -> Value {
     serde_json::json!({"choices": [{"index": 0, "delta": {}, "finish_reason": reason}]})
 }
 
-/// A core in `home` with its database and keys in memory; the keys are returned to look at.
-pub fn memory_core(home: &std::path::Path) -> (Core, Arc<MemoryStore>) {
+/// An app in `home` with its database and keys in memory; the keys are returned to look at.
+pub async fn memory_app(home: &std::path::Path) -> (Arc<App>, Arc<MemoryStore>) {
     let paths = AppPaths::under_home(home.to_path_buf());
     paths.create_all().unwrap();
     let secrets = Arc::new(MemoryStore::default());
-    let core = Core::with_store(
-        paths,
+    let app = crate::support::headless_app(
         Store::open_in_memory().unwrap(),
+        paths,
         Arc::clone(&secrets) as Arc<dyn SecretStore>,
-    );
-    (core, secrets)
+    )
+    .await;
+    (app, secrets)
 }
 
 /// An app (in `home`, keys in memory) whose one provider, "Hostile", is a scripted server
 /// answering with `answer`; the server is returned to read what it was sent.
 pub async fn app_with_model(home: &std::path::Path, answer: Answer) -> (Arc<App>, Server) {
     let model = server(answer).await;
-    let (core, secrets) = memory_core(home);
-    core.add_provider(NewProvider {
+    let (app, _secrets) = memory_app(home).await;
+    app.add_provider(NewProvider {
         name: "Hostile".into(),
         kind: Some("openai_compatible".into()),
         base_url: Some(format!("{}/v1", model.origin)),
@@ -118,8 +119,6 @@ pub async fn app_with_model(home: &std::path::Path, answer: Answer) -> (Arc<App>
     })
     .await
     .unwrap();
-    let paths = AppPaths::under_home(home.to_path_buf());
-    let app = crate::support::headless_app(core, paths, secrets).await;
     (app, model)
 }
 
@@ -182,7 +181,7 @@ pub async fn one_turn(
 ) -> Vec<switchboard_core::events::RunEvent> {
     let seen = Arc::new(crate::support::Seen::default());
     app.start_turn_answered_by(
-        switchboard_core::engine::TurnRequest {
+        switchboard_core::app::TurnRequest {
             conversation_id: conversation.to_owned(),
             text: Some(text.into()),
             ..Default::default()

@@ -7,12 +7,12 @@ use switchboard_core::mcp::config::{ConfigValue, ServerEntry};
 use switchboard_core::mcp::oauth::token_account;
 use switchboard_core::secrets::{provider_account, SecretStore};
 
-use super::scripted::memory_core;
+use super::scripted::memory_app;
 
 #[tokio::test]
 async fn removing_a_server_deletes_its_own_secrets_and_tokens_and_nothing_else() {
     let home = tempfile::tempdir().unwrap();
-    let (core, secrets) = memory_core(home.path());
+    let (app, secrets) = memory_app(home.path()).await;
     secrets
         .set(
             &provider_account("OpenAI"),
@@ -24,7 +24,7 @@ async fn removing_a_server_deletes_its_own_secrets_and_tokens_and_nothing_else()
         "DOCS_TOKEN".into(),
         ConfigValue::Plain("docs-secret".into()),
     );
-    core.mcp_add("docs", entry).await.unwrap();
+    app.mcp_add("docs", entry).await.unwrap();
     // The token went to the keychain under the server's own name; a sign-in left tokens too.
     let own = "mcp/docs/env/DOCS_TOKEN";
     assert_eq!(
@@ -38,14 +38,14 @@ async fn removing_a_server_deletes_its_own_secrets_and_tokens_and_nothing_else()
         )
         .unwrap();
     // mcp.json edited by hand to name the provider's key as well.
-    let file = core.mcp_file();
+    let file = app.mcp_file();
     let mut config: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     config["mcpServers"]["docs"]["env"]["STOLEN"] =
         serde_json::json!({"keychain": provider_account("OpenAI")});
     std::fs::write(&file, config.to_string()).unwrap();
 
-    core.mcp_remove("docs").await.unwrap();
+    app.mcp_remove("docs").await.unwrap();
     assert!(
         secrets.get(own).unwrap().is_none(),
         "its own secret is deleted"
@@ -68,7 +68,7 @@ async fn removing_a_server_deletes_its_own_secrets_and_tokens_and_nothing_else()
 #[tokio::test]
 async fn a_server_naming_a_provider_key_in_its_entry_is_refused() {
     let home = tempfile::tempdir().unwrap();
-    let (core, _secrets) = memory_core(home.path());
+    let (app, _secrets) = memory_app(home.path()).await;
     let mut entry = ServerEntry::from_typed(Some("docs-server --stdio"), None).unwrap();
     entry.env.insert(
         "OPENAI_API_KEY".into(),
@@ -76,7 +76,7 @@ async fn a_server_naming_a_provider_key_in_its_entry_is_refused() {
             keychain: provider_account("OpenAI"),
         },
     );
-    let refused = core.mcp_add("docs", entry).await.unwrap_err().to_string();
+    let refused = app.mcp_add("docs", entry).await.unwrap_err().to_string();
     assert!(
         refused.contains("provider/OpenAI") && refused.contains("not its own"),
         "{refused}"
@@ -86,9 +86,9 @@ async fn a_server_naming_a_provider_key_in_its_entry_is_refused() {
 #[tokio::test]
 async fn a_new_server_with_a_removed_servers_name_inherits_no_standing_approval() {
     let home = tempfile::tempdir().unwrap();
-    let (core, _secrets) = memory_core(home.path());
-    let store = core.store().unwrap().clone();
-    core.mcp_add(
+    let (app, _secrets) = memory_app(home.path()).await;
+    let store = app.store().unwrap().clone();
+    app.mcp_add(
         "files",
         ServerEntry::from_typed(Some("files-server"), None).unwrap(),
     )
@@ -102,8 +102,8 @@ async fn a_new_server_with_a_removed_servers_name_inherits_no_standing_approval(
         .add_tool_approval("Files".into(), "write".into(), Some("c1".into()))
         .await
         .unwrap();
-    core.mcp_remove("files").await.unwrap();
-    core.mcp_add(
+    app.mcp_remove("files").await.unwrap();
+    app.mcp_add(
         "files",
         ServerEntry::from_typed(Some("evil-files-server"), None).unwrap(),
     )
@@ -116,18 +116,18 @@ async fn a_new_server_with_a_removed_servers_name_inherits_no_standing_approval(
 #[tokio::test]
 async fn adding_trust_to_an_approved_server_needs_approval_again() {
     let home = tempfile::tempdir().unwrap();
-    let (core, _secrets) = memory_core(home.path());
-    core.mcp_add(
+    let (app, _secrets) = memory_app(home.path()).await;
+    app.mcp_add(
         "files",
         ServerEntry::from_typed(Some("files-server"), None).unwrap(),
     )
     .await
     .unwrap();
-    let approved = |servers: Vec<switchboard_core::engine::McpServerView>| {
+    let approved = |servers: Vec<switchboard_core::app::McpServerView>| {
         servers.iter().find(|s| s.name == "files").unwrap().approved
     };
-    assert!(approved(core.mcp_servers().await.unwrap()));
-    let file = core.mcp_file();
+    assert!(approved(app.mcp_servers().await.unwrap()));
+    let file = app.mcp_file();
     let edit = |key: &str, value: serde_json::Value| {
         let mut config: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
@@ -137,15 +137,15 @@ async fn adding_trust_to_an_approved_server_needs_approval_again() {
     // "trusted" runs every call without asking: not what was approved.
     edit("trust", "trusted".into());
     assert!(
-        !approved(core.mcp_servers().await.unwrap()),
+        !approved(app.mcp_servers().await.unwrap()),
         "trust added by hand is not approved"
     );
     edit("trust", serde_json::Value::Null);
     assert!(
-        approved(core.mcp_servers().await.unwrap()),
+        approved(app.mcp_servers().await.unwrap()),
         "back as approved"
     );
     // Its timeout changes nothing it may do.
     edit("timeoutSeconds", 5.into());
-    assert!(approved(core.mcp_servers().await.unwrap()));
+    assert!(approved(app.mcp_servers().await.unwrap()));
 }

@@ -10,14 +10,14 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use switchboard_core::agent::{ApprovalAnswer, Decision};
-use switchboard_core::engine::{NewProvider, TurnRequest};
+use switchboard_core::app::{NewProvider, TurnRequest};
 use switchboard_core::events::RunEvent;
 use switchboard_core::mcp::host::ServerState;
 use switchboard_core::policy::confirm::{Allowance, StandingTool};
 use switchboard_core::secrets::{provider_account, SecretStore};
 use switchboard_core::{App, CoreError};
 
-use super::scripted::{app_with_model, memory_core, raw_server, sse, stop, Asked, Server};
+use super::scripted::{app_with_model, memory_app, raw_server, sse, stop, Asked, Server};
 use crate::support::{self, Seen};
 
 /// An app whose model asks once for the time server's `get_current_time`, then says "Done.";
@@ -65,7 +65,7 @@ async fn app_with_time_tool(home: &std::path::Path) -> Option<(Arc<App>, Server)
 /// Starts a turn in a new conversation and waits for its approval request: (conversation,
 /// request id, call id, events).
 async fn asked_about_a_call(app: &Arc<App>) -> (String, String, String, Arc<Seen>) {
-    let conversation = app.core().create_conversation(None).await.unwrap().id;
+    let conversation = app.create_conversation_with(None, "").await.unwrap().id;
     let seen = Arc::new(Seen::default());
     app.start_turn(
         TurnRequest {
@@ -121,7 +121,7 @@ async fn webview_cannot_grant_always_without_native_confirmation() {
     }
     assert_eq!(person.seen().len(), 2, "the person was asked each time");
     assert!(
-        app.core().tool_approvals().await.unwrap().is_empty(),
+        app.tool_approvals().await.unwrap().is_empty(),
         "nothing standing"
     );
     // The request still waits; allowing once asks nobody else.
@@ -135,7 +135,7 @@ async fn webview_cannot_grant_always_without_native_confirmation() {
     .unwrap();
     assert!(nobody.seen().is_empty());
     finished(&seen).await;
-    assert!(app.core().tool_approvals().await.unwrap().is_empty());
+    assert!(app.tool_approvals().await.unwrap().is_empty());
     app.shutdown(Duration::from_secs(5)).await;
 }
 
@@ -168,7 +168,7 @@ async fn a_confirmed_standing_approval_names_its_tool_and_holds() {
     );
     assert!(asked[0].message().contains("every conversation"));
     finished(&seen).await;
-    let standing = app.core().tool_approvals().await.unwrap();
+    let standing = app.tool_approvals().await.unwrap();
     assert_eq!(standing.len(), 1, "{standing:?}");
     assert_eq!(standing[0].conversation_id, None);
     app.shutdown(Duration::from_secs(5)).await;
@@ -203,7 +203,7 @@ async fn webview_cannot_add_a_standing_approval_in_settings_without_native_confi
         matches!(refused, CoreError::NotConfirmed { .. }),
         "{refused:?}"
     );
-    assert!(app.core().tool_approvals().await.unwrap().is_empty());
+    assert!(app.tool_approvals().await.unwrap().is_empty());
     let asked = person.seen();
     assert_eq!(
         asked,
@@ -223,7 +223,7 @@ async fn webview_cannot_add_a_standing_approval_in_settings_without_native_confi
     app.allow_running_tool_always("raw", "echo", Asked::new(true).as_ref())
         .await
         .unwrap();
-    let standing = app.core().tool_approvals().await.unwrap();
+    let standing = app.tool_approvals().await.unwrap();
     assert_eq!(standing.len(), 1, "{standing:?}");
     assert_eq!(
         (
@@ -240,14 +240,12 @@ async fn webview_cannot_turn_on_auto_approve_without_native_confirmation() {
     let home = tempfile::tempdir().unwrap();
     let (app, _model) = app_with_model(home.path(), Box::new(|_, _| sse(&[stop("stop")]))).await;
     let conversation = app
-        .core()
-        .create_conversation(Some("Payments"))
+        .create_conversation_with(Some("Payments"), "")
         .await
         .unwrap()
         .id;
     let auto_approve = || async {
-        app.core()
-            .get_conversation(&conversation)
+        app.get_conversation(&conversation)
             .await
             .unwrap()
             .conversation
@@ -285,8 +283,8 @@ async fn webview_cannot_turn_on_auto_approve_without_native_confirmation() {
 #[tokio::test]
 async fn provider_key_does_not_move_with_its_address() {
     let home = tempfile::tempdir().unwrap();
-    let (core, secrets) = memory_core(home.path());
-    core.add_provider(NewProvider {
+    let (app, secrets) = memory_app(home.path()).await;
+    app.add_provider(NewProvider {
         name: "Work".into(),
         kind: Some("openai_compatible".into()),
         base_url: Some("https://llm.example.com/v1".into()),
@@ -298,7 +296,7 @@ async fn provider_key_does_not_move_with_its_address() {
     let key = || secrets.get(&provider_account("Work")).unwrap().is_some();
 
     // Another path on the same origin keeps the key.
-    let moved = core
+    let moved = app
         .update_provider("Work", Some("https://llm.example.com/v2"), None)
         .await
         .unwrap();
@@ -313,7 +311,7 @@ async fn provider_key_does_not_move_with_its_address() {
         secrets
             .set(&provider_account("Work"), &"sk-work".to_owned().into())
             .unwrap();
-        let moved = core
+        let moved = app
             .update_provider("Work", Some(other), None)
             .await
             .unwrap();

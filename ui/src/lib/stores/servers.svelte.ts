@@ -445,7 +445,7 @@ export class ServersStore {
       await action();
     } catch (err) {
       const error = toIpcError(err);
-      if (error.kind !== "not_found" && !error.message.includes("no longer open")) throw error;
+      if (error.kind !== "not_found") throw error;
     }
     this.forms = this.forms.filter((f) => f.id !== id);
   }

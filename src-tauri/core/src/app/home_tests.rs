@@ -1,4 +1,4 @@
-//! What a person notices when using conversations and providers through the core.
+//! What a person notices when using conversations and providers through the app.
 
 use std::sync::Arc;
 
@@ -6,9 +6,37 @@ use secrecy::{ExposeSecret, SecretString};
 
 use super::*;
 use crate::secrets::MemoryStore;
+use crate::store::{Store, StoreError};
 
-async fn core_in(dir: &std::path::Path, secrets: Arc<dyn SecretStore>) -> Core {
-    Core::open(AppPaths::under_home(dir.to_path_buf()), secrets).await
+fn config(paths: AppPaths, secrets: Arc<dyn SecretStore>) -> AppConfig {
+    AppConfig::headless(
+        paths,
+        secrets,
+        Arc::new(crate::settings::MemorySettings::default()),
+    )
+}
+
+/// An app whose home is `dir`, its database opened there.
+async fn core_in(dir: &std::path::Path, secrets: Arc<dyn SecretStore>) -> Arc<App> {
+    App::open(config(AppPaths::under_home(dir.to_path_buf()), secrets)).await
+}
+
+/// [`core_in`], with provider clients that give up quickly.
+async fn quick_core_in(dir: &std::path::Path, secrets: Arc<dyn SecretStore>) -> Arc<App> {
+    App::open(AppConfig {
+        http: quick(),
+        ..config(AppPaths::under_home(dir.to_path_buf()), secrets)
+    })
+    .await
+}
+
+/// An app over a database in memory, with `secrets`.
+async fn in_memory(secrets: Arc<dyn SecretStore>) -> Arc<App> {
+    App::with_store(
+        Store::open_in_memory().unwrap(),
+        config(AppPaths::under_home("/nonexistent".into()), secrets),
+    )
+    .await
 }
 
 fn provider(name: &str, kind: &str, key: Option<&str>) -> NewProvider {
@@ -47,7 +75,7 @@ async fn a_100_000_character_title_is_trimmed_not_stored_whole() {
     let dir = tempfile::tempdir().unwrap();
     let core = core_in(dir.path(), Arc::new(MemoryStore::new())).await;
     let conv = core
-        .create_conversation(Some(&"t".repeat(100_000)))
+        .create_conversation_with(Some(&"t".repeat(100_000)), "")
         .await
         .unwrap();
     assert_eq!(conv.title.chars().count(), MAX_TITLE_CHARS);
@@ -61,21 +89,23 @@ async fn a_100_000_character_title_is_trimmed_not_stored_whole() {
 
 #[tokio::test]
 async fn a_blank_title_is_refused_on_rename_and_defaulted_on_create() {
-    let core = Core::with_store(
-        AppPaths::under_home("/nonexistent".into()),
-        Store::open_in_memory().unwrap(),
-        Arc::new(MemoryStore::new()),
-    );
-    let conv = core.create_conversation(Some("   ")).await.unwrap();
+    let core = in_memory(Arc::new(MemoryStore::new())).await;
+    let conv = core
+        .create_conversation_with(Some("   "), "")
+        .await
+        .unwrap();
     assert_eq!(conv.title, DEFAULT_TITLE);
     let err = core
         .rename_conversation(&conv.id, " \n ")
         .await
         .unwrap_err();
-    assert_eq!((err.kind(), err.field()), ("invalid_input", Some("title")));
+    assert_eq!(
+        (err.kind().as_str(), err.field()),
+        ("invalid_input", Some("title"))
+    );
     // Invisible characters alone would leave a blank row in the list.
     let invisible = core
-        .create_conversation(Some("\u{202e}\u{200b} \u{2066}"))
+        .create_conversation_with(Some("\u{202e}\u{200b} \u{2066}"), "")
         .await
         .unwrap();
     assert_eq!(invisible.title, DEFAULT_TITLE);
@@ -88,17 +118,13 @@ async fn a_blank_title_is_refused_on_rename_and_defaulted_on_create() {
 
 #[tokio::test]
 async fn a_hundred_concurrent_creates_and_deletes_leave_a_consistent_list() {
-    let core = Arc::new(Core::with_store(
-        AppPaths::under_home("/nonexistent".into()),
-        Store::open_in_memory().unwrap(),
-        Arc::new(MemoryStore::new()),
-    ));
+    let core = in_memory(Arc::new(MemoryStore::new())).await;
     let mut tasks = Vec::new();
     for i in 0..100 {
         let core = Arc::clone(&core);
         tasks.push(tokio::spawn(async move {
             let c = core
-                .create_conversation(Some(&format!("c{i}")))
+                .create_conversation_with(Some(&format!("c{i}")), "")
                 .await
                 .unwrap();
             if i % 2 == 0 {
@@ -165,11 +191,7 @@ async fn with_no_keychain_a_provider_with_a_key_is_not_saved_at_all() {
 
 #[tokio::test]
 async fn bad_provider_input_is_refused_naming_the_field() {
-    let core = Core::with_store(
-        AppPaths::under_home("/nonexistent".into()),
-        Store::open_in_memory().unwrap(),
-        Arc::new(MemoryStore::new()),
-    );
+    let core = in_memory(Arc::new(MemoryStore::new())).await;
     let err = core
         .add_provider(provider("  ", "openai", None))
         .await
@@ -194,17 +216,16 @@ async fn bad_provider_input_is_refused_naming_the_field() {
         .add_provider(provider("local", "ollama", None))
         .await
         .unwrap_err();
-    assert_eq!((err.kind(), err.field()), ("conflict", Some("name")));
+    assert_eq!(
+        (err.kind().as_str(), err.field()),
+        ("conflict", Some("name"))
+    );
 }
 
 #[tokio::test]
 async fn a_key_can_be_replaced_and_deleted_and_goes_with_its_provider() {
     let secrets = Arc::new(MemoryStore::new());
-    let core = Core::with_store(
-        AppPaths::under_home("/nonexistent".into()),
-        Store::open_in_memory().unwrap(),
-        secrets.clone(),
-    );
+    let core = in_memory(secrets.clone()).await;
     core.add_provider(provider("Claude", "anthropic", None))
         .await
         .unwrap();
@@ -251,10 +272,13 @@ async fn a_damaged_database_is_reported_by_every_operation_and_left_untouched() 
     .unwrap();
     let before = std::fs::read(paths.database_file()).unwrap();
 
-    let core = Core::open(paths.clone(), Arc::new(MemoryStore::new())).await;
+    let core = App::open(config(paths.clone(), Arc::new(MemoryStore::new()))).await;
     let problem = core.database_error().expect("must report");
     assert_eq!(problem.reason, "corrupt");
-    let err = core.create_conversation(Some("x")).await.unwrap_err();
+    let err = core
+        .create_conversation_with(Some("x"), "")
+        .await
+        .unwrap_err();
     assert_eq!(err.kind(), "database");
     assert_eq!(std::fs::read(paths.database_file()).unwrap(), before);
 }
@@ -304,9 +328,7 @@ async fn test_connection_lists_the_models_with_the_key_read_from_the_keychain() 
     )
     .await;
     let dir = tempfile::tempdir().unwrap();
-    let core = core_in(dir.path(), Arc::new(MemoryStore::new()))
-        .await
-        .with_http_options(quick());
+    let core = quick_core_in(dir.path(), Arc::new(MemoryStore::new())).await;
     core.add_provider(NewProvider {
         base_url: Some(format!("{base}/v1")),
         ..provider("Local", "openai_compatible", Some("sk-local-123"))
@@ -340,9 +362,7 @@ async fn test_connection_lists_the_models_with_the_key_read_from_the_keychain() 
 async fn test_connection_says_exactly_what_failed() {
     let (base, _) = answer_with(401, r#"{"error":{"message":"Incorrect API key provided"}}"#).await;
     let dir = tempfile::tempdir().unwrap();
-    let core = core_in(dir.path(), Arc::new(MemoryStore::new()))
-        .await
-        .with_http_options(quick());
+    let core = quick_core_in(dir.path(), Arc::new(MemoryStore::new())).await;
     core.add_provider(NewProvider {
         base_url: Some(base),
         ..provider("Hosted", "openai", Some("sk-wrong"))
@@ -391,8 +411,8 @@ async fn a_conversation_remembers_its_provider_and_model_and_refuses_an_unknown_
     core.add_provider(provider("Local", "ollama", None))
         .await
         .unwrap();
-    let a = core.create_conversation(Some("a")).await.unwrap();
-    let b = core.create_conversation(Some("b")).await.unwrap();
+    let a = core.create_conversation_with(Some("a"), "").await.unwrap();
+    let b = core.create_conversation_with(Some("b"), "").await.unwrap();
     let picked = core
         .set_conversation_model(&a.id, Some(" Local "), Some(" llama3.2:3b "))
         .await
@@ -457,7 +477,7 @@ async fn a_local_server_that_answers_is_offered_and_a_silent_port_is_not() {
 
 #[test]
 fn the_system_prompt_is_the_conversations_then_each_offered_servers_instructions() {
-    use crate::engine::system_prompt;
+    use crate::app::system_prompt;
     assert_eq!(system_prompt("", &[]), None);
     assert_eq!(system_prompt(" \n", &[]), None);
     assert_eq!(
@@ -499,9 +519,7 @@ async fn a_model_list_that_says_which_models_take_images_is_believed_until_the_p
     )
     .await;
     let dir = tempfile::tempdir().unwrap();
-    let core = core_in(dir.path(), Arc::new(MemoryStore::new()))
-        .await
-        .with_http_options(quick());
+    let core = quick_core_in(dir.path(), Arc::new(MemoryStore::new())).await;
     core.add_provider(NewProvider {
         base_url: Some(base),
         ..provider("Router", "openai_compatible", Some("sk-x"))
@@ -553,9 +571,7 @@ async fn a_price_comes_from_the_provider_list_or_the_person_and_is_never_guessed
     )
     .await;
     let dir = tempfile::tempdir().unwrap();
-    let core = core_in(dir.path(), Arc::new(MemoryStore::new()))
-        .await
-        .with_http_options(quick());
+    let core = quick_core_in(dir.path(), Arc::new(MemoryStore::new())).await;
     core.add_provider(NewProvider {
         base_url: Some(base),
         ..provider("Router", "openai_compatible", Some("sk-x"))
@@ -628,7 +644,10 @@ async fn a_price_comes_from_the_provider_list_or_the_person_and_is_never_guessed
 async fn a_draft_comes_back_with_its_conversation_until_it_is_emptied() {
     let dir = tempfile::tempdir().unwrap();
     let core = core_in(dir.path(), Arc::new(MemoryStore::new())).await;
-    let conv = core.create_conversation(Some("Notes")).await.unwrap();
+    let conv = core
+        .create_conversation_with(Some("Notes"), "")
+        .await
+        .unwrap();
     assert_eq!(core.get_conversation(&conv.id).await.unwrap().draft, None);
     let draft = Draft {
         text: "Half a thought".into(),

@@ -1,14 +1,14 @@
 //! Talking to configured providers outside a chat: a client built from the stored provider and
 //! the key read from the keychain at that moment, "Test connection", the model list for the
 //! picker, and finding a model server already running on this computer (the first-start
-//! offer). Streaming a chat is the tool loop's business, through [`Core::provider_client`].
+//! offer). Streaming a chat is the tool loop's business, through [`App::provider_client`].
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::Core;
+use super::App;
 use crate::error::CoreError;
 use crate::provider_config::{preset_by_id, ProviderKind};
 use crate::providers::{connect, HttpOptions, ModelInfo, Provider, ProviderError};
@@ -60,7 +60,7 @@ fn probe_options() -> HttpOptions {
     }
 }
 
-impl Core {
+impl App {
     /// A client for the named provider, with its key read from the keychain now. A provider
     /// that can work without a key (Ollama, OpenAI-compatible hosts) still works when the
     /// keychain cannot be asked.
@@ -69,7 +69,8 @@ impl Core {
     /// Not found; the database; the keychain (for kinds that need a key); a missing key.
     pub async fn provider_client(&self, name: &str) -> Result<Arc<dyn Provider>, CoreError> {
         let row = self.provider_row(name).await?;
-        let kind = ProviderKind::parse(&row.kind).ok_or_else(|| super::unknown_kind(&row))?;
+        let kind =
+            ProviderKind::parse(&row.kind).ok_or_else(|| super::providers::unknown_kind(&row))?;
         let account = provider_account(&row.name);
         let key = match self.secrets(move |s| s.get(&account)).await {
             Ok(key) => key,
@@ -85,7 +86,7 @@ impl Core {
     /// The models the named provider offers, sorted.
     ///
     /// # Errors
-    /// As [`Core::provider_client`], then [`CoreError::Provider`] for what the provider said.
+    /// As [`App::provider_client`], then [`CoreError::Provider`] for what the provider said.
     pub async fn list_models(&self, name: &str) -> Result<Vec<ModelInfo>, CoreError> {
         let client = self.provider_client(name).await?;
         let models = client.list_models().await?;
@@ -94,7 +95,7 @@ impl Core {
     }
 
     /// Keeps what a model list said of its models' images and prices, for
-    /// [`Core::model_media`] and [`Core::model_price`] (the person's word still wins).
+    /// [`App::model_media`] and [`App::model_price`] (the person's word still wins).
     async fn remember_listing(&self, provider: &str, models: &[ModelInfo]) {
         let images: Vec<(String, bool)> = models
             .iter()
@@ -152,7 +153,7 @@ impl Core {
                 models: Vec::new(),
                 error_kind: Some(match &e {
                     CoreError::Provider(p) => p.kind(),
-                    other => other.kind(),
+                    other => other.kind().as_str(),
                 }),
                 message: e.to_string(),
             },

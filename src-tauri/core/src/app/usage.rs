@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::Core;
+use super::App;
 use crate::error::CoreError;
 use crate::price::Price;
 use crate::store::{ModelPrice, UsageDay, UsageTotal};
@@ -19,7 +19,7 @@ pub struct UsageReport {
     pub total: UsageTotal,
 }
 
-impl Core {
+impl App {
     /// What `model` of the provider `provider` costs, and whose word that is; `None` when
     /// nobody said.
     ///
@@ -63,6 +63,23 @@ impl Core {
             .set_price(row.id, model.to_owned(), price)
             .await?;
         self.model_price(&row.name, model).await
+    }
+
+    /// [`App::set_model_price`] with the price as a person typed it ([`crate::price::typed`]):
+    /// the window's form and the command line's flags read it alike.
+    ///
+    /// # Errors
+    /// [`CoreError::Invalid`] naming the field (`input`, `output`, `cached`) that is not an
+    /// amount, or the one missing; as [`App::set_model_price`].
+    pub async fn set_typed_model_price(
+        &self,
+        provider: &str,
+        model: &str,
+        (input, output, cached): (Option<&str>, Option<&str>, Option<&str>),
+    ) -> Result<Option<ModelPrice>, CoreError> {
+        let price = crate::price::typed(input, output, cached)
+            .map_err(|e| crate::input::InvalidInput::new(e.field(), e.to_string()))?;
+        self.set_model_price(provider, model, price).await
     }
 
     /// Every model with a price.

@@ -2,15 +2,15 @@
 //! first seen, and accepting a changed one (the rules are [`crate::policy::pins`]').
 
 use super::ToolReview;
-use crate::engine::Core;
+use crate::app::App;
 use crate::error::CoreError;
 use crate::mcp::catalogue::{Catalogue, ListedTool};
 use crate::policy::pins::{review, unpinned, PinnedTool, ToolStatus};
 
-impl Core {
+impl App {
     /// Reviews a server's tools against their pins, reading only: unchanged and not yet pinned
     /// tools are offered, changed ones are held back with a diff until accepted. Tools are
-    /// pinned as the app first sees them listed ([`Core::mcp_pin_new_tools`]), never here.
+    /// pinned as the app first sees them listed ([`App::mcp_pin_new_tools`]), never here.
     ///
     /// # Errors
     /// The database.

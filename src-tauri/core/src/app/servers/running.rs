@@ -3,19 +3,18 @@
 //! its log, and the tools it lists now.
 
 use super::{find_server, not_oauth, off_runtime};
-use crate::engine::Core;
+use crate::app::App;
 use crate::error::CoreError;
 use crate::mcp::catalogue::ListedTool;
 use crate::mcp::config::Launch;
 use crate::mcp::environment::{login_shell_path, search_path, LOGIN_SHELL_TIMEOUT};
-use crate::mcp::host::McpHost;
 use crate::mcp::launch::{remote_launch, stderr_log_path, stdio_launch, ServerLaunch};
 use crate::mcp::oauth::{Authorizer, RemoteAuth};
 use crate::mcp::remote::{RemoteLaunch, RemoteTransport};
 use crate::mcp::server::{McpError, McpServer};
 use crate::policy::servers::{self};
 
-impl Core {
+impl App {
     /// Where a server's program is looked for: the login shell's PATH, then the app's own
     /// (asked of the shell once).
     pub async fn server_search_path(&self) -> std::ffi::OsString {
@@ -33,20 +32,20 @@ impl Core {
             .clone()
     }
 
-    /// (Re)starts one server under `host`: whatever runs under that name is stopped first,
+    /// (Re)starts one server: whatever runs under that name is stopped first,
     /// and it starts only if enabled and approved exactly as it is now.
     ///
     /// # Errors
-    /// As [`Core::mcp_prepare`].
-    pub async fn mcp_restart(&self, host: &McpHost, name: &str) -> Result<(), CoreError> {
+    /// As [`App::mcp_prepare`].
+    pub async fn mcp_restart(&self, name: &str) -> Result<(), CoreError> {
         let prepared = self.mcp_prepare(name).await;
         let key = match &prepared {
             Ok((key, _)) => key.clone(),
             Err(_) => name.trim().to_owned(),
         };
-        host.stop(&key).await;
+        self.host.stop(&key).await;
         let (key, launch) = prepared?;
-        host.spawn(&key, launch).await;
+        self.host.spawn(&key, launch).await;
         Ok(())
     }
 
@@ -180,32 +179,31 @@ impl Core {
         Ok((key.clone(), ServerLaunch::Stdio(launch).with_roots(roots)))
     }
 
-    /// Starts or connects to a server (see [`Core::mcp_prepare`]) and completes its handshake.
+    /// Starts or connects to a server (see [`App::mcp_prepare`]) and completes its handshake.
     ///
     /// # Errors
-    /// As [`Core::mcp_prepare`]; the start failed (with the server's stderr tail).
+    /// As [`App::mcp_prepare`]; the start failed (with the server's stderr tail).
     pub async fn mcp_start(&self, name: &str) -> Result<McpServer, CoreError> {
         let (key, launch) = self.mcp_prepare(name).await?;
         Ok(launch.connect(&key, |_| {}).await?)
     }
 
-    /// Hands every enabled, approved server (local or remote) to `host`, which starts them all
+    /// Hands every enabled, approved server (local or remote) to the supervisor, which starts them all
     /// in the background. Returns the servers left out, with why (needs approval, invalid, a
     /// secret that cannot be read).
     ///
     /// # Errors
     /// mcp.json cannot be read.
-    pub async fn mcp_start_all(&self, host: &McpHost) -> Result<Vec<(String, String)>, CoreError> {
-        self.mcp_start_where(host, |_| true).await
+    pub async fn mcp_start_all(&self) -> Result<Vec<(String, String)>, CoreError> {
+        self.mcp_start_where(|_| true).await
     }
 
-    /// As [`Core::mcp_start_all`], for the enabled servers whose name `wanted` accepts.
+    /// As [`App::mcp_start_all`], for the enabled servers whose name `wanted` accepts.
     ///
     /// # Errors
     /// mcp.json cannot be read, or the database.
     pub async fn mcp_start_where(
         &self,
-        host: &McpHost,
         wanted: impl Fn(&str) -> bool,
     ) -> Result<Vec<(String, String)>, CoreError> {
         let mut left_out = Vec::new();
@@ -214,7 +212,7 @@ impl Core {
                 continue;
             }
             match self.mcp_prepare(&view.name).await {
-                Ok((name, launch)) => host.spawn(&name, launch).await,
+                Ok((name, launch)) => self.host.spawn(&name, launch).await,
                 Err(e) => left_out.push((view.name, e.to_string())),
             }
         }
@@ -228,21 +226,27 @@ impl Core {
     ///
     /// # Errors
     /// [`CoreError::Conflict`] when it is not running; the server failed.
-    pub async fn mcp_running_tools(
-        &self,
-        host: &McpHost,
-        name: &str,
-    ) -> Result<Vec<ListedTool>, CoreError> {
-        let server = host
-            .server(name.trim())
-            .ok_or_else(|| CoreError::Conflict {
-                field: "name",
-                message: format!(
-                    "“{}” is not running; start it to see its tools.",
-                    name.trim()
-                ),
-            })?;
+    pub async fn mcp_running_tools(&self, name: &str) -> Result<Vec<ListedTool>, CoreError> {
+        let server = self.running_server(name, "name", Some("see its tools"))?;
         let tools = server.list_tools().await?;
         Ok(tools.iter().map(ListedTool::from_rmcp).collect())
+    }
+
+    /// The server `name` as it runs under the supervisor, or a conflict on `field` saying it
+    /// is not running (and, with `to`, what starting it would let the person do).
+    pub(in crate::app) fn running_server(
+        &self,
+        name: &str,
+        field: &'static str,
+        to: Option<&str>,
+    ) -> Result<std::sync::Arc<McpServer>, CoreError> {
+        let name = name.trim();
+        self.host.server(name).ok_or_else(|| CoreError::Conflict {
+            field,
+            message: match to {
+                Some(to) => format!("“{name}” is not running; start it to {to}."),
+                None => format!("“{name}” is not running."),
+            },
+        })
     }
 }

@@ -3,11 +3,11 @@
 //! [`crate::App::approve_server`]).
 
 use super::{find_server, McpServerView};
-use crate::engine::Core;
+use crate::app::App;
 use crate::error::CoreError;
 use crate::policy::servers::{self, ServerApprovalRequest};
 
-impl Core {
+impl App {
     /// What the approval dialog must show for `name` as its entry is now: the full command
     /// line (or address), and the fingerprint that approving exactly this approves.
     ///

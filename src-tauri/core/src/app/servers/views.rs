@@ -1,25 +1,15 @@
-//! MCP servers as a person manages them: the list with each server's state of approval, add,
-//! remove (secrets and approval too), import with a preview, approve, and starting a
-//! server only when what it runs is exactly what was approved; handing every such server to
-//! the supervisor ([`McpHost`]).
-//!
-//! By idea: [`entries`] changes the list, [`approval`] approves a server as shown, [`running`]
-//! starts and stops them, [`tools`] reviews and pins their tools; this file is the views.
-
-mod approval;
-mod entries;
-mod running;
-mod tools;
+//! MCP servers as the Servers page and `switchboard mcp list` show them: each configured
+//! server with its state of approval and what the supervisor ([`crate::mcp::host::McpHost`]) says of it.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use serde::Serialize;
 
-use super::Core;
+use crate::app::App;
 use crate::error::CoreError;
 use crate::mcp::config::{Launch, McpFile, ServerEntry, FILE_NAME};
-use crate::mcp::host::{McpHost, ServerState};
+use crate::mcp::host::ServerState;
 use crate::mcp::launch::stderr_log_path;
 use crate::policy::pins::ToolStatus;
 use crate::policy::servers;
@@ -81,12 +71,12 @@ pub struct McpServerView {
     pub roots: Vec<String>,
 }
 
-impl Core {
+impl App {
     pub fn mcp_file(&self) -> PathBuf {
         self.paths.config_dir.join(FILE_NAME)
     }
 
-    pub(super) fn load_mcp(&self) -> Result<McpFile, CoreError> {
+    pub(in crate::app) fn load_mcp(&self) -> Result<McpFile, CoreError> {
         Ok(McpFile::load(&self.mcp_file())?)
     }
 
@@ -158,7 +148,7 @@ impl Core {
         Ok(views)
     }
 
-    /// How [`Core::mcp_servers`] shows the server named exactly `name`.
+    /// How [`App::mcp_servers`] shows the server named exactly `name`.
     pub async fn mcp_server_view(&self, name: String) -> Result<McpServerView, CoreError> {
         self.mcp_servers()
             .await?
@@ -170,13 +160,10 @@ impl Core {
     /// Every configured server with its supervisor state, in name order.
     ///
     /// # Errors
-    /// As [`Core::mcp_servers`].
-    pub async fn mcp_status(
-        &self,
-        host: Option<&McpHost>,
-    ) -> Result<Vec<McpServerStatus>, CoreError> {
-        let states = host.map(McpHost::states).unwrap_or_default();
-        let resolved = host.map(McpHost::resolved).unwrap_or_default();
+    /// As [`App::mcp_servers`].
+    pub async fn mcp_status(&self) -> Result<Vec<McpServerStatus>, CoreError> {
+        let states = self.host.states();
+        let resolved = self.host.resolved();
         Ok(self
             .mcp_servers()
             .await?
@@ -192,10 +179,15 @@ impl Core {
             .collect())
     }
 
-    /// Where the host records its servers' process groups.
+    /// Where the window's host records its servers' process groups.
     pub fn mcp_pid_file(&self) -> PathBuf {
-        self.paths.data_dir.join("mcp-processes.json")
+        pid_file_of(&self.paths)
     }
+}
+
+/// Where the window's host records its servers' process groups, in the home `paths`.
+pub(in crate::app) fn pid_file_of(paths: &crate::paths::AppPaths) -> PathBuf {
+    paths.data_dir.join("mcp-processes.json")
 }
 
 /// Runs blocking work (the keychain, files) off the async runtime; a task that panicked is

@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Core;
+use super::App;
 use crate::attachments::{Attachment, MAX_PER_MESSAGE};
 use crate::error::{CoreError, InvalidInput};
 use crate::store::StoreError;
@@ -53,7 +53,7 @@ impl Draft {
     }
 }
 
-impl Core {
+impl App {
     /// What the composer of conversation `id` holds, if anything.
     ///
     /// # Errors

@@ -10,12 +10,12 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::Core;
+use super::App;
 use crate::attachments::Attachment;
 use crate::error::CoreError;
 use crate::store::Role;
 
-/// The most bytes [`Core::artifact_bytes`] gives a window for a preview.
+/// The most bytes [`App::artifact_bytes`] gives a window for a preview.
 pub const MAX_PREVIEW_BYTES: u64 = 20 * 1024 * 1024;
 
 /// One file a tool produced in a conversation.
@@ -46,7 +46,7 @@ pub struct ToolLink {
     pub mime_type: Option<String>,
 }
 
-impl Core {
+impl App {
     /// The resource links the conversation's tool results carry, oldest first.
     ///
     /// # Errors
@@ -113,7 +113,7 @@ impl Core {
     /// # Errors
     /// The server refused or failed, or took longer than `timeout`; it sent nothing that
     /// could be kept; the database.
-    pub async fn read_tool_link(
+    pub async fn read_link_through(
         &self,
         conversation_id: &str,
         link: &ToolLink,
@@ -275,7 +275,7 @@ impl Core {
         Ok(file)
     }
 
-    /// Writes `file` (a record [`Core::artifact`] gave) to `path`, whole.
+    /// Writes `file` (a record [`App::artifact`] gave) to `path`, whole.
     ///
     /// # Errors
     /// It cannot be read or written.

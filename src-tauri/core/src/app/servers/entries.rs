@@ -3,8 +3,9 @@
 //! import with a preview, and switching one off or on. Every change is written to mcp.json.
 
 use super::{find_server, McpServerView};
-use crate::engine::Core;
+use crate::app::App;
 use crate::error::{CoreError, InvalidInput};
+use crate::mcp::config::claude_desktop_config_path;
 use crate::mcp::config::{
     move_secrets_to_keychain, secret_account, validate_name, ConfigValue, ImportPreview,
     ServerEntry,
@@ -35,7 +36,7 @@ fn keep_declared_secrets(
     Ok(())
 }
 
-impl Core {
+impl App {
     /// Adds a server typed on the command line (or confirmed there), which counts as approving
     /// it. Secret `env` / `headers` values move to the keychain first.
     ///
@@ -53,7 +54,7 @@ impl Core {
     /// text, so nothing it sends may start a program; the server waits for the native dialog.
     ///
     /// # Errors
-    /// As [`Core::mcp_add`].
+    /// As [`App::mcp_add`].
     pub async fn mcp_add_unapproved(
         &self,
         name: &str,
@@ -67,7 +68,7 @@ impl Core {
     /// registry marks secret go to the keychain whatever they are called.
     ///
     /// # Errors
-    /// As [`Core::mcp_add`].
+    /// As [`App::mcp_add`].
     pub async fn mcp_install(
         &self,
         name: &str,
@@ -220,20 +221,57 @@ impl Core {
         Ok(ImportPreview::from_text(text, origin, &current)?)
     }
 
+    /// What importing from `source` would add (the window's paste or Claude Desktop's file,
+    /// the command line's file), changing nothing yet; read again for the import itself, so
+    /// what is imported is what is there then.
+    ///
+    /// # Errors
+    /// [`CoreError::NotFound`]: this system has no place for Claude Desktop's settings, or no
+    /// such file; [`CoreError::Io`]: it cannot be read; as [`App::mcp_import_preview`].
+    pub async fn mcp_import_preview_of(
+        &self,
+        source: ImportSource,
+    ) -> Result<ImportPreview, CoreError> {
+        let path = match source {
+            ImportSource::Text(text) => return self.mcp_import_preview(&text, "the pasted text"),
+            ImportSource::File(path) => path,
+            ImportSource::ClaudeDesktop => {
+                claude_desktop_config_path().ok_or_else(|| CoreError::NotFound {
+                    what: "Claude Desktop's configuration folder on this system".into(),
+                })?
+            }
+        };
+        let text = match tokio::fs::read_to_string(&path).await {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(CoreError::NotFound {
+                    what: path.display().to_string(),
+                })
+            }
+            Err(e) => {
+                return Err(CoreError::Io {
+                    what: path.display().to_string(),
+                    detail: e.to_string(),
+                })
+            }
+        };
+        self.mcp_import_preview(&text, &path.display().to_string())
+    }
+
     /// Adds every server the preview lists as added (approved: the person confirmed the
     /// preview, which shows each command line). Returns the names added.
     ///
     /// # Errors
-    /// As [`Core::mcp_add`]; servers added before a failure stay added.
+    /// As [`App::mcp_add`]; servers added before a failure stay added.
     pub async fn mcp_import(&self, preview: &ImportPreview) -> Result<Vec<String>, CoreError> {
         self.mcp_import_entries(preview, true).await
     }
 
     /// Imports what `preview` shows without approving it: what the window imports (each
-    /// server then waits for the native dialog; see [`Core::mcp_add_unapproved`]).
+    /// server then waits for the native dialog; see [`App::mcp_add_unapproved`]).
     ///
     /// # Errors
-    /// As [`Core::mcp_import`].
+    /// As [`App::mcp_import`].
     pub async fn mcp_import_unapproved(
         &self,
         preview: &ImportPreview,
@@ -313,4 +351,15 @@ impl Core {
         tracing::info!(server = %key, disabled, "MCP server switched");
         self.mcp_server_view(key).await
     }
+}
+
+/// Where servers to import come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ImportSource {
+    /// JSON pasted into the window: Claude Desktop's or VS Code's shape, or a bare map.
+    Text(String),
+    /// A file the person named.
+    File(std::path::PathBuf),
+    /// Claude Desktop's own settings, from their usual place on this system.
+    ClaudeDesktop,
 }

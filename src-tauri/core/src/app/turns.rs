@@ -6,7 +6,7 @@
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
-use super::{Core, DEFAULT_TITLE, MAX_TITLE_CHARS};
+use super::{App, DEFAULT_TITLE, MAX_TITLE_CHARS};
 use crate::agent::{RetryCall, RunLimits, RunSetup, ServerRules, ToolSource, TurnStart};
 use crate::error::{CoreError, InvalidInput};
 use crate::events::CallRef;
@@ -63,7 +63,7 @@ pub struct TurnRequest {
     pub conversation_id: String,
     /// The new message; `None` runs again from the conversation as it is (Retry).
     pub text: Option<String>,
-    /// Files kept already ([`Core::keep_attachment`]) that the new message carries.
+    /// Files kept already ([`App::keep_attachment`]) that the new message carries.
     pub attachments: Vec<crate::attachments::AttachmentRef>,
     /// Overrides the conversation's choice (the command line's `--provider` / `--model`).
     pub provider: Option<String>,
@@ -195,7 +195,7 @@ pub fn system_prompt(conversation: &str, servers: &[(String, String)]) -> Option
 /// The longest title a first message gives a new conversation.
 const AUTO_TITLE_CHARS: usize = 60;
 
-impl Core {
+impl App {
     /// Gathers everything a turn needs and checks it, before anything is saved.
     ///
     /// # Errors
@@ -203,10 +203,10 @@ impl Core {
     /// provider whose key is missing; the database.
     pub async fn prepare_turn(
         &self,
-        tools: &dyn ToolSource,
         mut request: TurnRequest,
         settings: &Settings,
     ) -> Result<RunSetup, CoreError> {
+        let tools: &dyn ToolSource = &self.host;
         let store = self.store()?;
         let conversation = store
             .get_conversation(request.conversation_id.clone())
@@ -284,7 +284,7 @@ impl Core {
             .await?
             .map(|p| p.price);
 
-        let (tools_offered, _) = self.conversation_catalogue(tools, &conversation.id).await?;
+        let (tools_offered, _) = self.conversation_catalogue(&conversation.id).await?;
         let mut offered: Vec<_> = tools_offered
             .into_iter()
             .filter(|t| request.tools.offers(t))
@@ -482,7 +482,6 @@ impl Core {
     /// The database.
     pub async fn conversation_catalogue(
         &self,
-        tools: &dyn ToolSource,
         conversation_id: &str,
     ) -> Result<
         (
@@ -491,7 +490,7 @@ impl Core {
         ),
         CoreError,
     > {
-        let servers = tools.tools();
+        let servers = ToolSource::tools(&self.host);
         let mut held_back = HashSet::new();
         for (server, listed) in &servers {
             for review in self.mcp_review_tools(server, listed).await? {
@@ -548,7 +547,6 @@ impl Core {
     /// Not found (no such tool on the server); the database.
     pub async fn app_call_verdict(
         &self,
-        tools: &dyn ToolSource,
         conversation_id: &str,
         server: &str,
         tool: &str,
@@ -560,7 +558,7 @@ impl Core {
                 one_line(server, 80)
             ),
         };
-        let servers = tools.tools();
+        let servers = ToolSource::tools(&self.host);
         let (_, listed) = servers
             .iter()
             .find(|(name, _)| name == server)
@@ -659,21 +657,6 @@ impl Core {
         Ok(self
             .store()?
             .set_default_tools_from(conversation_id.to_owned())
-            .await?)
-    }
-
-    /// Puts a conversation in or out of auto-approve.
-    ///
-    /// # Errors
-    /// Not found; the database.
-    pub(crate) async fn set_auto_approve(
-        &self,
-        conversation_id: &str,
-        on: bool,
-    ) -> Result<(), CoreError> {
-        Ok(self
-            .store()?
-            .set_auto_approve(conversation_id.to_owned(), on)
             .await?)
     }
 

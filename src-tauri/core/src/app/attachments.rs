@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
+use super::App;
 use super::ConversationTool;
-use super::Core;
 use crate::attachments::{
     Attached, Attachment, AttachmentFiles, AttachmentKind, AttachmentRef, KeepError,
     MAX_FILE_BYTES, MAX_PER_MESSAGE,
@@ -28,7 +28,7 @@ impl From<KeepError> for CoreError {
     }
 }
 
-impl Core {
+impl App {
     /// The folder of attached files, under the data folder.
     pub fn attachment_files(&self) -> AttachmentFiles {
         AttachmentFiles::new(self.paths.data_dir.join("attachments"))
@@ -50,7 +50,7 @@ impl Core {
     /// Reads the file at `path` and keeps it.
     ///
     /// # Errors
-    /// As [`Core::keep_attachment`]; the file cannot be read, or is larger than any kind may be.
+    /// As [`App::keep_attachment`]; the file cannot be read, or is larger than any kind may be.
     pub async fn keep_attachment_file(&self, path: &Path) -> Result<Attachment, CoreError> {
         let files = self.attachment_files();
         let path = path.to_path_buf();
@@ -84,7 +84,7 @@ impl Core {
         .map_err(named)
     }
 
-    /// [`Core::keep_attachment_file`] for each of `paths` (chosen in the picker, or dropped on
+    /// [`App::keep_attachment_file`] for each of `paths` (chosen in the picker, or dropped on
     /// the window): one refused does not stop the others.
     pub async fn keep_attachment_files(&self, paths: Vec<std::path::PathBuf>) -> Attached {
         let mut attached = Attached::default();
@@ -158,12 +158,11 @@ impl Core {
     /// A file not kept; the database.
     pub async fn suggest_tools_for(
         &self,
-        tools: &dyn crate::agent::tools::ToolSource,
         conversation_id: &str,
         files: Vec<AttachmentRef>,
     ) -> Result<Vec<ToolSuggestion>, CoreError> {
         let files = self.judge_attachments(files).await?;
-        let (_, listed) = self.conversation_catalogue(tools, conversation_id).await?;
+        let (_, listed) = self.conversation_catalogue(conversation_id).await?;
         Ok(suggest_tools(&files, &listed))
     }
 
@@ -173,7 +172,8 @@ impl Core {
     /// No such provider; the database.
     pub async fn model_media(&self, provider: &str, model: &str) -> Result<Media, CoreError> {
         let row = self.provider_row(provider).await?;
-        let kind = ProviderKind::parse(&row.kind).ok_or_else(|| super::unknown_kind(&row))?;
+        let kind =
+            ProviderKind::parse(&row.kind).ok_or_else(|| super::providers::unknown_kind(&row))?;
         let switch = self
             .store()?
             .takes_images(row.id.clone(), model.to_owned())

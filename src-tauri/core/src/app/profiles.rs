@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{new_title, Core};
+use super::{new_title, App};
 use crate::error::{CoreError, InvalidInput};
 use crate::settings::{
     check_range, tidy_system_prompt, Settings, MAX_ROUNDS_RANGE, RUN_TIME_LIMIT_RANGE,
@@ -153,7 +153,7 @@ fn tidy_tools(tools: Vec<ToolToggle>) -> Result<Vec<ToolToggle>, InvalidInput> {
     Ok(kept)
 }
 
-impl Core {
+impl App {
     /// # Errors
     /// The database.
     pub async fn list_profiles(&self) -> Result<Vec<Profile>, CoreError> {
@@ -230,7 +230,7 @@ impl Core {
     }
 
     /// # Errors
-    /// As [`Core::create_profile`]; no such profile.
+    /// As [`App::create_profile`]; no such profile.
     pub async fn update_profile(
         &self,
         key: &str,
@@ -315,10 +315,10 @@ impl Core {
         super::write_text_file(path, self.export_profile(key).await?).await
     }
 
-    /// Keeps the profile the JSON file at `path` holds (see [`Core::import_profile`]).
+    /// Keeps the profile the JSON file at `path` holds (see [`App::import_profile`]).
     ///
     /// # Errors
-    /// The file cannot be read or is too large; as [`Core::import_profile`].
+    /// The file cannot be read or is too large; as [`App::import_profile`].
     pub async fn import_profile_file(
         &self,
         path: std::path::PathBuf,

@@ -2,13 +2,27 @@
 //! flows that ask the person (approving a server as shown, accepting a changed tool, letting a
 //! tool run without asking in every conversation) for the window and the command line alike,
 //! adding and editing what the person typed, and pinning each server's tools as it lists them.
+//!
+//! By idea: [`views`] is the list as the Servers page shows it, [`entries`] changes mcp.json,
+//! [`approval`] approves a server as shown, [`running`] starts and stops servers (only as
+//! approved), [`tools`] reviews and pins their tools; this file holds the flows that ask.
+
+mod approval;
+mod entries;
+mod running;
+mod tools;
+mod views;
+
+pub use entries::ImportSource;
+pub(super) use views::pid_file_of;
+use views::{find_server, not_oauth, off_runtime};
+pub use views::{McpServerStatus, McpServerView, ToolReview};
 
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use super::App;
-use crate::engine::{McpServerStatus, McpServerView, ToolReview};
 use crate::error::CoreError;
 use crate::mcp::catalogue::ListedTool;
 use crate::mcp::config::ServerEntry;
@@ -53,7 +67,7 @@ impl App {
                     {
                         continue;
                     }
-                    match app.core.mcp_pin_new_tools(&server, &tools).await {
+                    match app.mcp_pin_new_tools(&server, &tools).await {
                         Ok(_) => {
                             seen.insert(server, tools);
                         }
@@ -93,7 +107,7 @@ impl App {
             loop {
                 hosts.borrow_and_update();
                 configs.borrow_and_update();
-                match app.core.mcp_status(Some(&app.host)).await {
+                match app.mcp_status().await {
                     Ok(list) => {
                         if !send(list) {
                             return;
@@ -119,7 +133,7 @@ impl App {
     /// Hands every enabled, approved server to the supervisor, which starts them in the
     /// background.
     pub async fn start_servers(&self) {
-        if let Err(e) = self.core.mcp_start_all(&self.host).await {
+        if let Err(e) = self.mcp_start_all().await {
             tracing::warn!(error = %e, "MCP servers were not started");
         }
     }
@@ -135,12 +149,12 @@ impl App {
         name: &str,
         confirm: &dyn Confirm,
     ) -> Result<bool, CoreError> {
-        let request = self.core.mcp_approval_request(name)?;
+        let request = self.mcp_approval_request(name)?;
         if !confirm.approve_server(&request).await {
             tracing::info!(server = %request.server, "MCP server not approved");
             return Ok(false);
         }
-        self.core.mcp_approve_shown(&request).await?;
+        self.mcp_approve_shown(&request).await?;
         self.servers_changed();
         Ok(true)
     }
@@ -157,7 +171,7 @@ impl App {
         if !self.approve_server(name, confirm).await? {
             return Ok(false);
         }
-        if let Err(e) = self.core.mcp_restart(&self.host, name).await {
+        if let Err(e) = self.mcp_restart(name).await {
             // Approved but not startable (disabled, a missing secret): the list says why.
             tracing::warn!(server = name.trim(), error = %e, "approved MCP server not started");
         }
@@ -177,7 +191,7 @@ impl App {
         confirm: &dyn Confirm,
     ) -> Result<ToolAcceptance, CoreError> {
         let server = server.trim();
-        let review = self.core.mcp_review_tools(server, tools).await?;
+        let review = self.mcp_review_tools(server, tools).await?;
         let Some(found) = review.iter().find(|t| t.tool == tool) else {
             return Err(CoreError::NotFound {
                 what: format!("tool “{tool}” of “{server}”"),
@@ -194,7 +208,7 @@ impl App {
         if !confirm.accept_tool(&change).await {
             return Ok(ToolAcceptance::KeptBack);
         }
-        self.core.mcp_accept_tool(server, tool, tools).await?;
+        self.mcp_accept_tool(server, tool, tools).await?;
         Ok(ToolAcceptance::Accepted)
     }
 
@@ -215,7 +229,6 @@ impl App {
     ) -> Result<(), CoreError> {
         let server = server.trim();
         let offered = self
-            .core
             .mcp_review_tools(server, tools)
             .await?
             .into_iter()
@@ -239,7 +252,6 @@ impl App {
             });
         }
         Ok(self
-            .core
             .store()?
             .add_tool_approval(server.to_owned(), tool.to_owned(), None)
             .await?)
@@ -264,7 +276,7 @@ impl App {
     /// # Errors
     /// Not running; the server failed.
     pub async fn running_tools(&self, name: &str) -> Result<Vec<ListedTool>, CoreError> {
-        self.core.mcp_running_tools(&self.host, name).await
+        self.mcp_running_tools(name).await
     }
 
     /// What a running server offers beside its tools: resources, templates, prompts.
@@ -272,26 +284,17 @@ impl App {
     /// # Errors
     /// Not running; the server failed.
     pub async fn server_offers(&self, name: &str) -> Result<ServerOffers, CoreError> {
-        let server = self
-            .host
-            .server(name.trim())
-            .ok_or_else(|| CoreError::Conflict {
-                field: "name",
-                message: format!(
-                    "“{}” is not running; start it to see what it offers.",
-                    name.trim()
-                ),
-            })?;
+        let server = self.running_server(name, "name", Some("see what it offers"))?;
         Ok(server.offers().await?)
     }
 
     /// Stops a server and removes it with its keychain values and approval.
     ///
     /// # Errors
-    /// As [`Core::mcp_remove`].
+    /// As [`App::mcp_remove`].
     pub async fn remove_server(&self, name: &str) -> Result<(), CoreError> {
         self.host.stop(name.trim()).await;
-        self.core.mcp_remove(name).await?;
+        self.mcp_remove(name).await?;
         self.servers_changed();
         Ok(())
     }
@@ -305,12 +308,12 @@ impl App {
         name: &str,
         enabled: bool,
     ) -> Result<McpServerView, CoreError> {
-        let view = self.core.mcp_set_disabled(name, !enabled).await?;
+        let view = self.mcp_set_disabled(name, !enabled).await?;
         self.servers_changed();
         if !enabled {
             self.host.stop(&view.name).await;
         } else if view.approved {
-            self.core.mcp_restart(&self.host, &view.name).await?;
+            self.mcp_restart(&view.name).await?;
         }
         Ok(view)
     }
@@ -326,22 +329,60 @@ impl App {
         name: &str,
         folders: &[std::path::PathBuf],
     ) -> Result<McpServerView, CoreError> {
-        let (key, folders) = self.core.mcp_set_roots(name, folders).await?;
+        let (key, folders) = self.mcp_set_roots(name, folders).await?;
         if let Some(running) = self.host.server(&key) {
             if let Err(e) = running.set_roots(folders).await {
                 tracing::warn!(server = %key, error = %e, "a server was not told of its new folders");
             }
         }
         self.servers_changed();
-        self.core.mcp_server_view(key).await
+        self.mcp_server_view(key).await
     }
 
     /// Restarts a server (a failed one gets a fresh count of tries).
     ///
     /// # Errors
-    /// As [`Core::mcp_restart`].
+    /// As [`App::mcp_restart`].
     pub async fn restart_server(&self, name: &str) -> Result<(), CoreError> {
-        self.core.mcp_restart(&self.host, name).await
+        self.mcp_restart(name).await
+    }
+
+    /// Signs in to the remote server `name` through `authorizer` (the adapter's browser: the
+    /// window's asks first in a native dialog, the terminal's says where it goes), with what
+    /// the server last refused a call for when it did; the tokens go to the keychain. A server
+    /// this app supervises is started again with them. Returns its name as configured.
+    ///
+    /// # Errors
+    /// As [`App::mcp_sign_in`]; the server does not start again.
+    pub async fn sign_in_server(
+        &self,
+        name: &str,
+        authorizer: &dyn crate::mcp::oauth::Authorizer,
+    ) -> Result<String, CoreError> {
+        let refused_with = self.host.sign_in_challenge(name.trim());
+        let server = self.mcp_sign_in(name, authorizer, refused_with).await?;
+        self.restart_if_supervised(&server).await?;
+        Ok(server)
+    }
+
+    /// Forgets the remote server `name`'s tokens; one this app supervises is started again
+    /// without them. Returns its name as configured.
+    ///
+    /// # Errors
+    /// As [`App::mcp_sign_out`]; the server does not start again.
+    pub async fn sign_out_server(&self, name: &str) -> Result<String, CoreError> {
+        let server = self.mcp_sign_out(name).await?;
+        self.restart_if_supervised(&server).await?;
+        Ok(server)
+    }
+
+    /// Starts `server` again if the supervisor holds it (the window's servers; a command
+    /// line's app starts none of its own).
+    async fn restart_if_supervised(&self, server: &str) -> Result<(), CoreError> {
+        if self.host.states().contains_key(server) {
+            self.restart_server(server).await?;
+        }
+        Ok(())
     }
 
     /// Adds a server from what the person typed in the window (a command line or an address)
@@ -358,7 +399,7 @@ impl App {
         confirm: &dyn Confirm,
     ) -> Result<McpServerView, CoreError> {
         let entry = ServerEntry::from_typed(command_line, url)?;
-        let view = self.core.mcp_add_unapproved(name, entry).await?;
+        let view = self.mcp_add_unapproved(name, entry).await?;
         self.ask_about_changed(view.name, confirm).await
     }
 
@@ -375,7 +416,7 @@ impl App {
         confirm: &dyn Confirm,
     ) -> Result<McpServerView, CoreError> {
         let entry = ServerEntry::from_typed(command_line, url)?;
-        let view = self.core.mcp_edit(name, entry).await?;
+        let view = self.mcp_edit(name, entry).await?;
         self.host.stop(&view.name).await;
         self.ask_about_changed(view.name, confirm).await
     }
@@ -389,7 +430,7 @@ impl App {
     ) -> Result<McpServerView, CoreError> {
         self.servers_changed();
         self.approve_and_start(&name, confirm).await?;
-        self.core.mcp_server_view(name).await
+        self.mcp_server_view(name).await
     }
 
     /// A running server's tools, each against its pin.
@@ -398,7 +439,7 @@ impl App {
     /// Not running; the server failed; the database.
     pub async fn server_tools(&self, name: &str) -> Result<Vec<ToolReview>, CoreError> {
         let tools = self.running_tools(name).await?;
-        self.core.mcp_review_tools(name.trim(), &tools).await
+        self.mcp_review_tools(name.trim(), &tools).await
     }
 
     /// [`App::accept_tool`] for a running server's tool, as it lists its tools now.

@@ -1,0 +1,238 @@
+//! The app's home: opening its database (or remembering why it could not), the keychain, what
+//! the window asks first (version, home, whether the database opened), the shapes conversations
+//! and providers are handed out in, and reading and writing the files a person imports and
+//! exports.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use secrecy::SecretString;
+use serde::Serialize;
+
+use crate::error::{CoreError, InvalidInput};
+use crate::paths::AppPaths;
+use crate::secrets::{SecretError, SecretStore};
+use crate::store::{Conversation, Message, OpenCheck, Store, StoreError, DEFAULT_BUSY_TIMEOUT};
+use crate::text::one_line;
+
+use super::{App, Draft};
+use crate::error::DatabaseUnavailable;
+
+/// The longest conversation title kept; longer ones are cut, not stored whole.
+pub const MAX_TITLE_CHARS: usize = 200;
+pub const DEFAULT_TITLE: &str = "New conversation";
+
+/// Reads a file to import (at most [`MAX_IMPORT_BYTES`]) as text.
+///
+/// # Errors
+/// [`CoreError::Invalid`] (field `file`): it cannot be read or is too large.
+pub(super) async fn read_import_file(path: PathBuf) -> Result<String, CoreError> {
+    let text = tokio::task::spawn_blocking(move || {
+        let cannot = |e: std::io::Error| {
+            InvalidInput::new("file", format!("Cannot read {}: {e}.", path.display()))
+        };
+        let size = std::fs::metadata(&path).map_err(cannot)?.len();
+        if size > MAX_IMPORT_BYTES {
+            return Err(InvalidInput::new(
+                "file",
+                format!(
+                    "{} is {} MB; a file this app imports is at most {} MB.",
+                    path.display(),
+                    size / (1024 * 1024),
+                    MAX_IMPORT_BYTES / (1024 * 1024)
+                ),
+            ));
+        }
+        std::fs::read_to_string(&path).map_err(cannot)
+    })
+    .await
+    .map_err(|e| InvalidInput::new("file", format!("The import stopped: {e}.")))??;
+    Ok(text)
+}
+
+/// Writes `text` to `path` whole (a half-written file is never left there).
+///
+/// # Errors
+/// [`CoreError::Invalid`] (field `file`): it cannot be written.
+pub(super) async fn write_text_file(path: PathBuf, text: String) -> Result<(), CoreError> {
+    tokio::task::spawn_blocking(move || {
+        crate::paths::write_whole(&path, text.as_bytes()).map_err(|e| {
+            InvalidInput::new("file", format!("Cannot write {}: {e}.", path.display()))
+        })
+    })
+    .await
+    .map_err(|e| InvalidInput::new("file", format!("The export stopped: {e}.")))??;
+    Ok(())
+}
+
+/// The title a new (or imported) conversation gets: one line, cut to [`MAX_TITLE_CHARS`]; a
+/// blank one (or one of invisible characters only) becomes [`DEFAULT_TITLE`].
+pub(super) fn new_title(title: &str) -> String {
+    let title = one_line(title, MAX_TITLE_CHARS);
+    if crate::text::is_blank(&title) {
+        DEFAULT_TITLE.to_owned()
+    } else {
+        title
+    }
+}
+
+/// What the window needs to know before anything else.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct AppStatus {
+    pub version: &'static str,
+    /// The home in use, as a person would write it.
+    pub home: String,
+    /// Why the database could not be opened, when it could not.
+    pub database_error: Option<crate::error::IpcError>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct KeychainStatus {
+    pub available: bool,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+pub struct ConversationDetail {
+    pub conversation: Conversation,
+    /// The newest messages (a page of them, oldest first; tool results as previews).
+    pub messages: Vec<Message>,
+    /// The calls of the answers in `messages`, for the tool cards.
+    pub tool_runs: Vec<crate::store::ToolRun>,
+    /// Where the page before this one ends ([`App::older_messages`]); `None` when `messages`
+    /// starts at the first message.
+    pub older: Option<i64>,
+    /// Where branches part among `messages`.
+    pub branches: Vec<crate::store::BranchPoint>,
+    /// What the composer held when the conversation was left (none: nothing).
+    pub draft: Option<Draft>,
+}
+
+/// How many messages a window gets at first, and per page as it scrolls back.
+pub const MESSAGE_PAGE: u32 = 60;
+
+/// A provider as typed into the form or the command line.
+#[derive(Debug, Clone, Default, serde::Deserialize, ts_rs::TS)]
+pub struct NewProvider {
+    pub name: String,
+    #[ts(optional = nullable)]
+    pub kind: Option<String>,
+    /// Empty or missing: the kind's usual address.
+    #[ts(optional = nullable)]
+    pub base_url: Option<String>,
+    #[ts(optional = nullable)]
+    pub default_model: Option<String>,
+    /// Moved into the keychain and dropped; never stored anywhere else.
+    #[serde(default, deserialize_with = "deserialize_secret")]
+    #[ts(type = "string | null", optional)]
+    pub api_key: Option<SecretString>,
+}
+
+fn deserialize_secret<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<SecretString>, D::Error> {
+    let raw: Option<String> = serde::Deserialize::deserialize(d)?;
+    Ok(raw
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+        .map(SecretString::from))
+}
+
+/// The largest export file an import reads.
+pub const MAX_IMPORT_BYTES: u64 = 1024 * 1024 * 1024;
+
+/// Opens the database on the blocking pool, checking as much of the file as `check` says. A
+/// database that cannot be opened is not an error here: the app remembers why, every storage
+/// operation reports it, and the file is left as it was.
+pub(super) async fn open_store(
+    paths: &AppPaths,
+    check: OpenCheck,
+) -> Result<Store, DatabaseUnavailable> {
+    let file = paths.database_file();
+    let opened = tokio::task::spawn_blocking(move || {
+        Store::open_checking(&file, DEFAULT_BUSY_TIMEOUT, check)
+    })
+    .await
+    .unwrap_or_else(|e| Err(StoreError::Task(e.to_string())));
+    opened.map_err(|e| {
+        tracing::error!(error = %e, "the database could not be opened");
+        DatabaseUnavailable::from(&e)
+    })
+}
+
+impl App {
+    /// Marks answers a crash (or a kill) left unfinished as interrupted: those whose writing
+    /// process is gone, never one the window or another command line is still streaming.
+    /// Every entry point calls it when it opens the home ([`App::open`]).
+    pub async fn recover_after_crash(&self) {
+        let Ok(store) = self.store() else { return };
+        match store.recover_unfinished().await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(n, "marked answers left streaming by a crash as interrupted"),
+            Err(e) => tracing::warn!(error = %e, "cannot mark unfinished answers as interrupted"),
+        }
+        match store.fold_left_lanes().await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(n, "folded the answers of comparisons a crash left behind"),
+            Err(e) => tracing::warn!(error = %e, "cannot fold the lanes of unfinished comparisons"),
+        }
+    }
+
+    pub fn paths(&self) -> &AppPaths {
+        &self.paths
+    }
+
+    pub fn database_error(&self) -> Option<&DatabaseUnavailable> {
+        self.db.as_ref().err()
+    }
+
+    /// The app's version, its home, and whether the database opened.
+    pub fn status(&self, version: &'static str) -> AppStatus {
+        AppStatus {
+            version,
+            home: self.paths.display_home(),
+            database_error: self
+                .database_error()
+                .map(|e| CoreError::from(e.clone()).into()),
+        }
+    }
+
+    /// The database, or why it is unavailable.
+    ///
+    /// # Errors
+    /// [`CoreError::DatabaseUnavailable`].
+    pub fn store(&self) -> Result<&Store, CoreError> {
+        self.db.as_ref().map_err(|e| CoreError::from(e.clone()))
+    }
+
+    pub(super) async fn secrets<T, F>(&self, work: F) -> Result<T, CoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&dyn SecretStore) -> Result<T, SecretError> + Send + 'static,
+    {
+        let secrets = Arc::clone(&self.secrets);
+        tokio::task::spawn_blocking(move || work(secrets.as_ref()))
+            .await
+            .map_err(|e| SecretError::Failed {
+                detail: e.to_string(),
+            })?
+            .map_err(CoreError::from)
+    }
+
+    pub async fn keychain_status(&self) -> KeychainStatus {
+        match self.secrets(|s| s.probe().map(|()| s.backend())).await {
+            Ok(backend) => KeychainStatus {
+                available: true,
+                message: format!("Keys are kept in {backend}."),
+            },
+            Err(CoreError::Secret(SecretError::Unavailable { detail })) => KeychainStatus {
+                available: false,
+                message: detail,
+            },
+            Err(e) => KeychainStatus {
+                available: false,
+                message: e.to_string(),
+            },
+        }
+    }
+}

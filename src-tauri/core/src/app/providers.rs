@@ -1,0 +1,240 @@
+//! Providers as a person manages them: added, changed, removed, their keys kept in the
+//! keychain (never anywhere else) and handed only to code that talks to the provider.
+
+use std::path::PathBuf;
+
+use secrecy::{ExposeSecret, SecretString};
+
+use super::{App, NewProvider};
+use crate::error::{CoreError, InvalidInput};
+use crate::provider_config::{
+    validate_base_url, validate_model, validate_name, Provider, ProviderKind,
+};
+use crate::secrets::provider_account;
+use crate::store::{ProviderRow, StoreError};
+use crate::text::one_line;
+
+impl App {
+    // ---- providers --------------------------------------------------------------------
+
+    pub(super) async fn provider_view(&self, row: ProviderRow) -> Result<Provider, CoreError> {
+        let account = provider_account(&row.name);
+        let has_key = self.secrets(move |s| s.get(&account)).await?.is_some();
+        to_provider(row, has_key)
+    }
+
+    pub(super) async fn provider_row(&self, name: &str) -> Result<ProviderRow, CoreError> {
+        self.store()?
+            .find_provider(name.trim().to_owned())
+            .await?
+            .ok_or_else(|| CoreError::NotFound {
+                what: format!("provider “{}”", one_line(name, 80)),
+            })
+    }
+
+    /// Every provider, with whether a key is stored (asked of the keychain once per provider).
+    /// When the keychain is unreachable, providers are still listed, shown without keys.
+    ///
+    /// # Errors
+    /// The database is unavailable or a query failed.
+    pub async fn list_providers(&self) -> Result<Vec<Provider>, CoreError> {
+        let rows = self.store()?.list_providers().await?;
+        let accounts: Vec<String> = rows.iter().map(|r| provider_account(&r.name)).collect();
+        let has_keys = self
+            .secrets(move |s| {
+                accounts
+                    .iter()
+                    .map(|a| s.get(a).map(|k| k.is_some()))
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .await
+            .unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "cannot ask the keychain which providers have keys");
+                vec![false; rows.len()]
+            });
+        rows.into_iter()
+            .zip(has_keys)
+            .map(|(row, has_key)| to_provider(row, has_key))
+            .collect()
+    }
+
+    /// Adds a provider. With a key, the key is stored in the keychain first; if that fails,
+    /// nothing is saved at all.
+    ///
+    /// # Errors
+    /// Invalid input (naming the field), a taken name, an unreachable keychain, the database.
+    pub async fn add_provider(&self, new: NewProvider) -> Result<Provider, CoreError> {
+        let name = validate_name(&new.name)?;
+        let kind = match new.kind.as_deref().map(str::trim) {
+            None | Some("") => {
+                return Err(
+                    InvalidInput::new("kind", "Choose what kind of provider this is.").into(),
+                )
+            }
+            Some(k) => ProviderKind::parse(k).ok_or_else(|| {
+                InvalidInput::new(
+                    "kind",
+                    format!("Unknown provider kind “{}”.", one_line(k, 40)),
+                )
+            })?,
+        };
+        let base_url = validate_base_url(kind, new.base_url.as_deref())?;
+        let default_model = validate_model(new.default_model.as_deref())?;
+        let store = self.store()?;
+        let key = new.api_key.filter(|k| !k.expose_secret().trim().is_empty());
+        // The row first: inserting it claims the name atomically, so two adds of one name can
+        // never write (or roll back) each other's key.
+        let row = store
+            .insert_provider(
+                name.clone(),
+                kind.as_str().to_owned(),
+                base_url,
+                default_model,
+            )
+            .await?
+            .ok_or_else(|| name_taken(&name))?;
+        let has_key = key.is_some();
+        if let Some(key) = key {
+            let account = provider_account(&row.name);
+            let stored = self
+                .secrets(move |s| s.set(&account, &key))
+                .await
+                .map_err(CoreError::key_not_saved);
+            if let Err(e) = stored {
+                // Nothing half-saved: the provider goes again with its key.
+                let _ = store.delete_provider(row.id.clone()).await;
+                return Err(e);
+            }
+        }
+        tracing::info!(provider = %row.name, kind = kind.as_str(), has_key, "provider added");
+        to_provider(row, has_key)
+    }
+
+    /// Changes a provider's base URL and default model; `None` keeps a value as it is, an
+    /// empty string returns it to the default (the kind's URL; no model).
+    ///
+    /// # Errors
+    /// Invalid input, not found, the database.
+    pub async fn update_provider(
+        &self,
+        name: &str,
+        base_url: Option<&str>,
+        default_model: Option<&str>,
+    ) -> Result<Provider, CoreError> {
+        let row = self.provider_row(name).await?;
+        let kind = ProviderKind::parse(&row.kind).ok_or_else(|| unknown_kind(&row))?;
+        let base_url = match base_url {
+            Some(url) => validate_base_url(kind, Some(url))?,
+            None => row.base_url.clone(),
+        };
+        let default_model = match default_model {
+            Some(model) => validate_model(Some(model))?,
+            None => row.default_model.clone(),
+        };
+        if !crate::net::same_origin_urls(&row.base_url, &base_url) {
+            // A key goes only to the address it was entered for: moving the address to another
+            // host (or scheme, or port) removes it first, so the webview cannot redirect it.
+            let account = provider_account(&row.name);
+            self.secrets(move |s| s.delete(&account))
+                .await
+                .map_err(|e| CoreError::Conflict {
+                    field: "base_url",
+                    message: format!(
+                        "The address was not changed: its stored key could not be removed \
+                         first ({e}), and a key goes only to the address it was entered for."
+                    ),
+                })?;
+            tracing::info!(provider = %row.name, "provider moved to another address; its key was removed");
+        }
+        let row = self
+            .store()?
+            .update_provider(row.id, base_url, default_model)
+            .await?;
+        self.provider_view(row).await
+    }
+
+    /// Stores or replaces a provider's key in the keychain.
+    ///
+    /// # Errors
+    /// A blank key, not found, an unreachable keychain.
+    pub async fn set_provider_key(
+        &self,
+        name: &str,
+        key: SecretString,
+    ) -> Result<Provider, CoreError> {
+        if key.expose_secret().trim().is_empty() {
+            return Err(InvalidInput::new("api_key", "Paste the API key first.").into());
+        }
+        let row = self.provider_row(name).await?;
+        let account = provider_account(&row.name);
+        self.secrets(move |s| s.set(&account, &key))
+            .await
+            .map_err(CoreError::key_not_saved)?;
+        tracing::info!(provider = %row.name, "provider key stored in the keychain");
+        to_provider(row, true)
+    }
+
+    /// # Errors
+    /// Not found, an unreachable keychain.
+    pub async fn delete_provider_key(&self, name: &str) -> Result<Provider, CoreError> {
+        let row = self.provider_row(name).await?;
+        let account = provider_account(&row.name);
+        self.secrets(move |s| s.delete(&account)).await?;
+        tracing::info!(provider = %row.name, "provider key deleted from the keychain");
+        to_provider(row, false)
+    }
+
+    /// Removes a provider and its key. The key goes first, so a failure leaves the provider
+    /// listed (and removable again) rather than an orphaned key in the keychain.
+    ///
+    /// # Errors
+    /// Not found, an unreachable keychain, the database.
+    pub(super) async fn remove_provider_and_key(&self, name: &str) -> Result<(), CoreError> {
+        let row = self.provider_row(name).await?;
+        let account = provider_account(&row.name);
+        self.secrets(move |s| s.delete(&account)).await?;
+        self.store()?.delete_provider(row.id).await?;
+        tracing::info!(provider = %row.name, "provider removed");
+        Ok(())
+    }
+
+    /// The key of a provider, for code that talks to it; never for the UI.
+    ///
+    /// # Errors
+    /// Not found, an unreachable keychain.
+    pub async fn provider_key(&self, name: &str) -> Result<Option<SecretString>, CoreError> {
+        let row = self.provider_row(name).await?;
+        let account = provider_account(&row.name);
+        self.secrets(move |s| s.get(&account)).await
+    }
+
+    pub fn database_path(&self) -> PathBuf {
+        self.paths.database_file()
+    }
+}
+
+fn name_taken(name: &str) -> CoreError {
+    CoreError::Conflict {
+        field: "name",
+        message: format!("A provider named “{name}” already exists."),
+    }
+}
+
+pub(super) fn unknown_kind(row: &ProviderRow) -> CoreError {
+    CoreError::Store(StoreError::InvalidRow {
+        detail: format!("provider “{}” has an unknown kind “{}”", row.name, row.kind),
+    })
+}
+
+fn to_provider(row: ProviderRow, has_key: bool) -> Result<Provider, CoreError> {
+    let kind = ProviderKind::parse(&row.kind).ok_or_else(|| unknown_kind(&row))?;
+    Ok(Provider {
+        id: row.id,
+        name: row.name,
+        kind,
+        base_url: row.base_url,
+        default_model: row.default_model,
+        has_key,
+        created_at: row.created_at,
+    })
+}

@@ -1,6 +1,6 @@
 //! Chat commands: send a message (or retry it, or run one failed call again) and stream the
 //! run's events over a `Channel`, attach to a run under way, stop a run, answer an approval,
-//! and the per-conversation tool switches and standing approvals. Runs are the core's App's:
+//! and the per-conversation tool switches and standing approvals. Runs are `App`'s:
 //! it starts them on their own tasks, keeps their tokens and awaits them at quit.
 
 use std::sync::Arc;

@@ -342,7 +342,7 @@ export function models(...ids: string[]): ModelInfo[] {
   return ids.map((id) => ({ id, name: null }));
 }
 
-/** Mirrors `is_chat_model` in engine/connections.rs. */
+/** Mirrors `is_chat_model` in app/connections.rs. */
 function suggested(ids: string[]): string | null {
   return ids.find((id) => !["embed", "minilm", "bge-", "rerank", "nomic-bert"].some((w) => id.toLowerCase().includes(w))) ?? null;
 }

@@ -2,7 +2,7 @@
 //! `@copilotkit/aimock` (installed into `tests/peers/` by `scripts/bootstrap.sh test`): streamed
 //! text, parallel tool calls, tool results sent back in a form the mock's parser of each API
 //! accepts, the headers keys travel in (read back from the mock's request journal), model lists
-//! through the engine's "Test connection", and the mock's chaos flags (429, 500, disconnect,
+//! through the app's "Test connection", and the mock's chaos flags (429, 500, disconnect,
 //! malformed JSON).
 //!
 //! Without the mock installed these tests say they were skipped, unless

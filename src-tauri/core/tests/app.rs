@@ -1360,9 +1360,18 @@ async fn each_answer_costs_its_tokens_at_the_models_price_and_the_totals_are_the
     .await;
     let refused = ran.unwrap_err();
     assert!(
-        refused.contains("Write dollars per million tokens"),
+        refused.contains("--output ten") && refused.contains("Write dollars per million tokens"),
         "{refused}"
     );
+    // An empty value (an unset variable in a script) is refused, not read as "no price".
+    let (ran, _) = cli(&[
+        "provider", "price", "Mock", "gpt-4o", "--input", "", "--output", "",
+    ])
+    .await;
+    assert!(ran.is_err(), "an empty price is refused");
+    let (ran, said) = cli(&["provider", "price", "Mock", "gpt-4o"]).await;
+    ran.unwrap();
+    assert!(said.contains("input $2.5"), "the price stays: {said}");
 
     // Priced: two answers in a new conversation.
     let (ran, _) = cli(&["chat", "Say goodbye"]).await;

@@ -1293,7 +1293,21 @@ async fn a_switched_off_tool_and_a_held_back_tool_are_never_offered() {
         )
         .await
         .unwrap();
-    // get-sum as pinned long ago, before its description changed: held back.
+    // get-sum as pinned long ago, before its description changed: held back. The app pins
+    // each tool when it first sees it, in the background; that first pin comes before ours,
+    // or it would overwrite it.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !w
+        .store
+        .tool_pins("everything".into())
+        .await
+        .unwrap()
+        .iter()
+        .any(|p| p.tool == "get-sum")
+    {
+        assert!(Instant::now() < deadline, "get-sum was never pinned");
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
     w.store
         .pin_tools(
             "everything".into(),

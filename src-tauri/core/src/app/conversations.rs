@@ -78,7 +78,7 @@ impl App {
         write_text_file(path, crate::store::export_text(file, format)).await
     }
 
-    /// Reads the export at `path` (JSON, at most [`MAX_IMPORT_BYTES`]) and keeps it as a new
+    /// Reads the export at `path` (JSON, at most [`super::MAX_IMPORT_BYTES`]) and keeps it as a new
     /// conversation.
     ///
     /// # Errors

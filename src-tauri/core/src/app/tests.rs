@@ -194,3 +194,56 @@ async fn a_message_sent_from_the_composer_takes_its_draft_along_and_a_refused_on
     assert_eq!(app.draft(&conversation.id).await.unwrap(), None);
     app.shutdown(std::time::Duration::from_secs(5)).await;
 }
+
+#[tokio::test]
+async fn a_form_no_longer_open_is_not_found_and_a_form_is_not_a_page_to_visit() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app_in(dir.path(), Settings::default()).await;
+    let decline = crate::mcp::elicitation::ElicitationAnswer::Decline;
+    let closed = app.answer_form("gone", decline).unwrap_err();
+    assert_eq!(closed.kind(), crate::error::ErrorKind::NotFound, "{closed}");
+    let never_opened = app.visit_form_page("gone", &|_| Ok(())).unwrap_err();
+    assert_eq!(never_opened.kind(), crate::error::ErrorKind::NotFound);
+}
+
+#[tokio::test]
+async fn an_import_reads_pasted_text_and_names_a_missing_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app_in(dir.path(), Settings::default()).await;
+    let pasted = r#"{"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"]}}}"#;
+    let preview = app
+        .mcp_import_preview_of(ImportSource::Text(pasted.into()))
+        .await
+        .unwrap();
+    assert_eq!(preview.added.len(), 1);
+    let missing = dir.path().join("no-such.json");
+    let err = app
+        .mcp_import_preview_of(ImportSource::File(missing.clone()))
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), crate::error::ErrorKind::NotFound);
+    assert!(
+        err.to_string().contains(&missing.display().to_string()),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn only_the_windows_app_starts_a_server_again_after_a_sign_in() {
+    let dir = tempfile::tempdir().unwrap();
+    // A command line's app keeps a record of its own and runs no server between verbs.
+    let cli = app_in(dir.path(), Settings::default()).await;
+    assert!(!cli.runs_the_homes_servers());
+    let paths = AppPaths::under_home(dir.path().join("window"));
+    paths.create_all().unwrap();
+    let secrets: Arc<dyn SecretStore> = Arc::new(MemoryStore::default());
+    let window = App::with_store(
+        Store::open_in_memory().unwrap(),
+        AppConfig {
+            pid_file: None,
+            ..AppConfig::headless(paths, secrets, Arc::new(MemorySettings::default()))
+        },
+    )
+    .await;
+    assert!(window.runs_the_homes_servers());
+}

@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use clap::Subcommand;
+use clap::{builder::NonEmptyStringValueParser, Subcommand};
 use secrecy::SecretString;
 
 use super::{json_out, write_table, CliError};
@@ -58,11 +58,11 @@ pub(crate) enum ProviderCommand {
     Price {
         name: String,
         model: String,
-        #[arg(long, value_name = "USD", requires = "output", conflicts_with = "none")]
+        #[arg(long, value_name = "USD", value_parser = NonEmptyStringValueParser::new(), requires = "output", conflicts_with = "none")]
         input: Option<String>,
-        #[arg(long, value_name = "USD", requires = "input")]
+        #[arg(long, value_name = "USD", value_parser = NonEmptyStringValueParser::new(), requires = "input")]
         output: Option<String>,
-        #[arg(long, value_name = "USD", requires = "input")]
+        #[arg(long, value_name = "USD", value_parser = NonEmptyStringValueParser::new(), requires = "input")]
         cached: Option<String>,
         #[arg(long)]
         none: bool,
@@ -189,8 +189,17 @@ pub(crate) async fn run(
         } => {
             let now = match (input.is_some() || output.is_some(), none) {
                 (true, _) => {
+                    // Read as the window's form reads it; a refusal names the flag and value.
                     let typed = (input.as_deref(), output.as_deref(), cached.as_deref());
-                    app.set_typed_model_price(&name, &model, typed).await?
+                    let price = price::typed(typed.0, typed.1, typed.2).map_err(|e| {
+                        let given = match e.field() {
+                            "input" => typed.0,
+                            "output" => typed.1,
+                            _ => typed.2,
+                        };
+                        CliError::Usage(format!("--{} {}: {e}", e.field(), given.unwrap_or("")))
+                    })?;
+                    app.set_model_price(&name, &model, price).await?
                 }
                 (false, true) => app.set_model_price(&name, &model, None).await?,
                 (false, false) => app.model_price(&name, &model).await?,

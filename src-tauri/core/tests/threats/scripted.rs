@@ -96,10 +96,13 @@ pub async fn memory_app(home: &std::path::Path) -> (Arc<App>, Arc<MemoryStore>) 
     let paths = AppPaths::under_home(home.to_path_buf());
     paths.create_all().unwrap();
     let secrets = Arc::new(MemoryStore::default());
-    let app = crate::support::headless_app(
+    // Provider clients as the app has them (time limits and retries), not the tests' short ones.
+    let app = App::with_store(
         Store::open_in_memory().unwrap(),
-        paths,
-        Arc::clone(&secrets) as Arc<dyn SecretStore>,
+        switchboard_core::AppConfig {
+            http: switchboard_core::providers::HttpOptions::default(),
+            ..crate::support::headless_config(paths, Arc::clone(&secrets) as Arc<dyn SecretStore>)
+        },
     )
     .await;
     (app, secrets)

@@ -232,20 +232,25 @@ impl App {
         &self,
         source: ImportSource,
     ) -> Result<ImportPreview, CoreError> {
-        let path = match source {
+        let (path, claude) = match source {
             ImportSource::Text(text) => return self.mcp_import_preview(&text, "the pasted text"),
-            ImportSource::File(path) => path,
+            ImportSource::File(path) => (path, false),
             ImportSource::ClaudeDesktop => {
-                claude_desktop_config_path().ok_or_else(|| CoreError::NotFound {
-                    what: "Claude Desktop's configuration folder on this system".into(),
-                })?
+                let path = claude_desktop_config_path().ok_or_else(|| CoreError::NotFound {
+                    what: "Claude Desktop's configuration folder".into(),
+                })?;
+                (path, true)
             }
         };
         let text = match tokio::fs::read_to_string(&path).await {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(CoreError::NotFound {
-                    what: path.display().to_string(),
+                    what: if claude {
+                        format!("Claude Desktop's settings ({})", path.display())
+                    } else {
+                        path.display().to_string()
+                    },
                 })
             }
             Err(e) => {

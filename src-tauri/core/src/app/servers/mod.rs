@@ -349,8 +349,8 @@ impl App {
 
     /// Signs in to the remote server `name` through `authorizer` (the adapter's browser: the
     /// window's asks first in a native dialog, the terminal's says where it goes), with what
-    /// the server last refused a call for when it did; the tokens go to the keychain. A server
-    /// this app supervises is started again with them. Returns its name as configured.
+    /// the server last refused a call for when it did; the tokens go to the keychain. The
+    /// window's app starts the server again with them. Returns its name as configured.
     ///
     /// # Errors
     /// As [`App::mcp_sign_in`]; the server does not start again.
@@ -365,8 +365,8 @@ impl App {
         Ok(server)
     }
 
-    /// Forgets the remote server `name`'s tokens; one this app supervises is started again
-    /// without them. Returns its name as configured.
+    /// Forgets the remote server `name`'s tokens; the window's app starts it again without
+    /// them. Returns its name as configured.
     ///
     /// # Errors
     /// As [`App::mcp_sign_out`]; the server does not start again.
@@ -376,13 +376,20 @@ impl App {
         Ok(server)
     }
 
-    /// Starts `server` again if the supervisor holds it (the window's servers; a command
-    /// line's app starts none of its own).
+    /// Starts `server` again as it is now when this app runs the home's servers (the
+    /// window's: refused, and said so, when it is off or not approved); a command line's app
+    /// runs none between verbs and starts nothing.
     async fn restart_if_supervised(&self, server: &str) -> Result<(), CoreError> {
-        if self.host.states().contains_key(server) {
+        if self.runs_the_homes_servers() {
             self.restart_server(server).await?;
         }
         Ok(())
+    }
+
+    /// Whether this app keeps the home's own record of server processes: the window's (only
+    /// the process holding the home's instance lock may), not a command line's.
+    pub(super) fn runs_the_homes_servers(&self) -> bool {
+        self.pid_file == self.mcp_pid_file()
     }
 
     /// Adds a server from what the person typed in the window (a command line or an address)

@@ -650,7 +650,7 @@ impl App {
             .saturating_sub(started.elapsed())
             .max(Duration::from_secs(1));
         self.host.shutdown(left).await;
-        if self.pid_file != self.mcp_pid_file() {
+        if !self.runs_the_homes_servers() {
             // A command line's own record, empty now.
             let _ = std::fs::remove_file(&self.pid_file);
         }

@@ -30,7 +30,11 @@
 // (--only may be given more than once; --trace logs, for each chat opened, what the page's main
 // thread did from the click to the newest message painted, and for a streamed answer the
 // stretches the thread was busy for STREAM_BUSY_MS or more: see installTrace; --css TEXT adds a
-// style sheet to the page before the click, to measure what a style costs without a build.) It prints a
+// style sheet to the page before the click, to measure what a style costs without a build;
+// --stream-chars N streams an answer of about N characters instead of 80,000, for a quick look
+// at a stream's start or end; --send-after MS sends the stream's question MS after launch;
+// --threads samples which threads of the machine ran or waited for a CPU (bench/threads.py) and
+// logs them for each frame gap of a stream over 40 ms, and the busiest over the whole stream.) It prints a
 // Markdown table of medians with every run's value and writes everything measured to
 // bench/results/conversation-view-<app>-<time>.json.
 //
@@ -66,6 +70,9 @@ const { values: options } = parseArgs({
     only: { type: "string", multiple: true },
     trace: { type: "boolean", default: false },
     css: { type: "string" },
+    "stream-chars": { type: "string", default: "80000" },
+    "send-after": { type: "string" },
+    threads: { type: "boolean", default: false },
   },
 });
 if (!options.app) throw new Error("--app PATH (the switchboard binary to measure) is required");
@@ -78,7 +85,12 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 process.chdir(ROOT); // the harness keeps its artifacts under tests/e2e/ of the working directory
 const { launch, run, tempHome, tid } = await import("../tests/e2e/harness.mjs");
 
-const STREAM_CHARS = 80_000;
+const STREAM_CHARS = Number(options["stream-chars"]);
+if (!Number.isInteger(STREAM_CHARS) || STREAM_CHARS < 1) throw new Error(`--stream-chars takes a whole number, not ${options["stream-chars"]}`);
+// --send-after MS: the stream's question is sent this long after launch (by default as soon as
+// the composer takes it, about a second after launch: the start-up's idle work unfinished).
+const SEND_AFTER_MS = options["send-after"] === undefined ? null : Number(options["send-after"]);
+if (SEND_AFTER_MS !== null && !(SEND_AFTER_MS >= 0)) throw new Error(`--send-after takes milliseconds, not ${options["send-after"]}`);
 const CHUNK_CHARS = 16;
 const CHUNK_EVERY_MS = 20;
 const STREAM_PROMPT = "Write the long benchmark answer.";
@@ -129,6 +141,43 @@ function startHostProbe() {
       return { stalls, steal_ms: (steal() - stealAtStart) * (1000 / USER_HZ) };
     },
   };
+}
+
+/** Starts bench/threads.py; `stop()` ends it and resolves to its readings ({t, s: [[pid, tid, process, thread, ran ns, waited ns]]}). */
+function startThreadProbe() {
+  const child = spawn("python3", [path.join(ROOT, "bench/threads.py")], { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  child.stdout.on("data", (chunk) => (out += chunk));
+  const ended = once(child, "exit");
+  return {
+    async stop() {
+      child.kill("SIGTERM");
+      await ended;
+      return out.split("\n").filter(Boolean).map((line) => JSON.parse(line));
+    },
+  };
+}
+
+/** The threads that ran or waited for a CPU most in the readings from `start` to `end` (epoch ms), as text: "process[pid]/thread[tid] ran R waited W" (ms). */
+function busiestThreads(readings, start, end, count = 8) {
+  const sums = new Map();
+  for (const r of readings) {
+    if (r.t <= start || r.t > end) continue;
+    for (const [pid, tid, proc, thread, ran, waited] of r.s) {
+      const key = `${proc}[${pid}]/${thread}[${tid}]`;
+      const sum = sums.get(key) ?? [0, 0];
+      sum[0] += ran / 1e6;
+      sum[1] += waited / 1e6;
+      sums.set(key, sum);
+    }
+  }
+  const top = [...sums].sort((a, b) => b[1][0] + b[1][1] - (a[1][0] + a[1][1])).slice(0, count);
+  return top.map(([k, [ran, waited]]) => `${k} ran ${ran.toFixed(1)} waited ${waited.toFixed(1)}`).join("; ");
+}
+
+/** For each gap ([at, ms, …] after `from`), a line naming the threads that ran or waited for a CPU most inside it (a reading up to 10 ms after it counts). */
+function threadLines(gaps, from, readings) {
+  return gaps.map(([at, ms]) => `gap at ${at} ms, ${ms} ms: ${busiestThreads(readings, from + at, from + at + ms + 10)}`);
 }
 
 /** Each long gap ([at, ms] after `from`) with the longest stall of the probe that overlaps it (0: none). */
@@ -568,11 +617,14 @@ function homeWith(model, label) {
 
 async function streamRun(model) {
   const home = homeWith(model, "bench-stream");
+  const launched = Date.now();
   const app = await launch(home);
   try {
     const b = app.browser;
     await b.execute(installProbe);
     if (options.trace) await b.execute(installTrace);
+    const threads = options.threads ? startThreadProbe() : null;
+    if (SEND_AFTER_MS !== null) await sleep(Math.max(0, launched + SEND_AFTER_MS - Date.now()));
     await b.$(tid("new-conversation")).click();
     const input = b.$(tid("composer-input"));
     await input.waitForEnabled({ timeout: 20000 });
@@ -588,6 +640,13 @@ async function streamRun(model) {
     if (!last) throw new Error(`the server had not sent the whole answer after ${TIMEOUT_S.stream} s`);
     const gaps = await gapsUntil(b, first, seen?.painted ?? deadline);
     const { stalls, steal_ms } = host.stop();
+    if (threads) {
+      const readings = await threads.stop();
+      // the gaps over 40 ms, so that near misses are seen too
+      const near = gaps ? (await b.execute(frameGaps, first, seen?.painted ?? deadline, 40)).long_gaps_at_ms : [];
+      for (const line of threadLines(near, first, readings)) log(`threads ${line}`);
+      log(`threads over the whole stream: ${busiestThreads(readings, first, seen?.painted ?? deadline, 12)}`);
+    }
     if (options.trace) for (const line of await b.execute(busyLines, first, seen?.painted ?? deadline)) log(`trace ${line}`);
     return {
       home,

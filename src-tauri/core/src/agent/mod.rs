@@ -128,10 +128,8 @@ pub struct RunSetup {
     /// switches and held-back pins).
     pub tools: Vec<CatalogueTool>,
     pub rules: HashMap<String, ServerRules>,
+    /// The standing approvals that hold, and where one given during the run is kept.
     pub standing: Standing,
-    /// The conversation whose standing approvals hold, and where one made "for this
-    /// conversation" is kept: the run's own, or the one a comparison's lane answers for.
-    pub approvals_in: String,
     /// A comparison's lane: the conversation whose messages come before the lane's own in
     /// what the model reads.
     pub history_from: Option<String>,

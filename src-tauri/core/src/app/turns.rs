@@ -95,21 +95,6 @@ pub struct ConversationTool {
     pub estimated_tokens: usize,
 }
 
-/// The standing approvals that hold in `conversation`, and the conversation they are kept
-/// for: a lane of a comparison stands for its conversation (what is allowed there is allowed
-/// in it, and what is allowed "for this conversation" there is the conversation's).
-async fn standing_in(
-    store: &Store,
-    conversation: &crate::store::Conversation,
-) -> Result<(String, Standing), CoreError> {
-    let approvals_in = conversation
-        .lane_of
-        .clone()
-        .unwrap_or_else(|| conversation.id.clone());
-    let standing = Standing::in_conversation(&store.list_tool_approvals().await?, &approvals_in);
-    Ok((approvals_in, standing))
-}
-
 /// The call a failed call's Retry makes: the same tool (under the name it is offered by now)
 /// with the same arguments, and an id of its own.
 ///
@@ -317,7 +302,8 @@ impl App {
             }
         };
         let rules = self.server_rules();
-        let (approvals_in, standing) = standing_in(store, &conversation).await?;
+        let standing =
+            Standing::in_conversation(&store.list_tool_approvals().await?, &conversation);
         // The profile the conversation follows sets its limits where it says.
         let settings = &self.settings_for(&conversation, settings).await?;
         let mut limits = RunLimits {
@@ -363,7 +349,6 @@ impl App {
             rules,
             standing,
             history_from: conversation.lane_of.clone(),
-            approvals_in,
             auto_approve: conversation.auto_approve,
             limits,
             price,
@@ -596,7 +581,8 @@ impl App {
             ));
         }
         let conversation = store.get_conversation(conversation_id.to_owned()).await?;
-        let (_, standing) = standing_in(store, &conversation).await?;
+        let standing =
+            Standing::in_conversation(&store.list_tool_approvals().await?, &conversation);
         let facts = policy::CallFacts {
             tool: &entry,
             trust: self

@@ -2,7 +2,9 @@
 //! say Allow, Ask or Deny, and the most restrictive answer wins. Pure code over facts the
 //! caller gathered (the conversation's toggles, the server's trust, the tool's pin, the
 //! person's standing approvals, auto-approve); it decides, it never asks — asking is the
-//! loop's job, and what the person answers is enforced there, in Rust.
+//! loop's job, and what the person answers is enforced there, in Rust. Which standing approvals
+//! hold in a conversation, and what a grant given while asked adds to them, are [`Standing`]'s;
+//! saving a grant is the caller's.
 //!
 //! Which tools are *offered* at all (toggles, held-back pins) is [`offered`]; a call to a tool
 //! that was not offered never reaches [`decide`]: the loop answers it as an unknown tool.
@@ -17,7 +19,7 @@ use serde_json::Value;
 
 use crate::mcp::catalogue::CatalogueTool;
 use crate::mcp::config::Trust;
-use crate::store::{ApprovalScope, StandingApproval, ToolToggle};
+use crate::store::{ApprovalScope, Conversation, StandingApproval, ToolToggle};
 
 /// What the pipeline says about one call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,32 +49,71 @@ impl Verdict {
     }
 }
 
-/// The standing approvals that hold in one conversation.
+/// The standing approvals that hold in one conversation, and where one given there is kept.
 #[derive(Debug, Clone, Default)]
 pub struct Standing {
     /// (server, tool) allowed in every conversation.
     pub always: HashSet<(String, String)>,
     /// (server, tool) allowed in this conversation.
     pub conversation: HashSet<(String, String)>,
+    /// The conversation whose approvals "for this conversation" these are, and where one given
+    /// during a run is kept: the conversation itself, or, for a lane of a comparison, the
+    /// conversation it answers for (what is allowed there is allowed in the lane).
+    pub kept_in: String,
+}
+
+/// What the person allows when asked about a call, beyond the call itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grant {
+    /// The tool runs without asking in this conversation from now on.
+    Conversation,
+    /// The tool runs without asking in every conversation from now on.
+    Always,
 }
 
 impl Standing {
-    /// Of the person's standing approvals, those that hold in `conversation_id`.
-    pub fn in_conversation(approvals: &[StandingApproval], conversation_id: &str) -> Standing {
-        let mut standing = Standing::default();
+    /// Of the person's standing approvals, those that hold in `conversation`.
+    pub fn in_conversation(
+        approvals: &[StandingApproval],
+        conversation: &Conversation,
+    ) -> Standing {
+        let kept_in = conversation
+            .lane_of
+            .clone()
+            .unwrap_or_else(|| conversation.id.clone());
+        let mut standing = Standing {
+            kept_in,
+            ..Standing::default()
+        };
         for a in approvals {
             let key = (a.server.clone(), a.tool.clone());
             match a.conversation_id.as_deref() {
                 None => {
                     standing.always.insert(key);
                 }
-                Some(id) if id == conversation_id => {
+                Some(id) if id == standing.kept_in => {
                     standing.conversation.insert(key);
                 }
                 Some(_) => {}
             }
         }
         standing
+    }
+
+    /// Lets `tool` run without asking from now on, as `grant` says; returns the conversation
+    /// the approval is to be saved for (`None`: every conversation), as the store keeps it.
+    pub fn grant(&mut self, tool: &CatalogueTool, grant: Grant) -> Option<String> {
+        let key = (tool.server.clone(), tool.tool.clone());
+        match grant {
+            Grant::Conversation => {
+                self.conversation.insert(key);
+                Some(self.kept_in.clone())
+            }
+            Grant::Always => {
+                self.always.insert(key);
+                None
+            }
+        }
     }
 }
 
@@ -207,6 +248,70 @@ mod tests {
             ..facts(&t, &nothing)
         };
         assert_eq!(decide(&auto), Verdict::Allow(ApprovalScope::AutoApprove));
+    }
+
+    fn conversation(id: &str, lane_of: Option<&str>) -> Conversation {
+        Conversation {
+            id: id.into(),
+            title: String::new(),
+            created_at: 0,
+            updated_at: 0,
+            provider: None,
+            model: None,
+            auto_approve: false,
+            system_prompt: String::new(),
+            profile_id: None,
+            lane_of: lane_of.map(Into::into),
+        }
+    }
+
+    fn approval(tool: &str, conversation: Option<&str>) -> StandingApproval {
+        StandingApproval {
+            server: "fs".into(),
+            tool: tool.into(),
+            display_name: String::new(),
+            conversation_id: conversation.map(Into::into),
+            conversation_title: None,
+            created_at: 0,
+        }
+    }
+
+    #[test]
+    fn a_lane_of_a_comparison_stands_for_its_conversation_and_keeps_its_grants_there() {
+        let approvals = [
+            approval("read", Some("c1")),
+            approval("write", Some("c2")),
+            approval("list", None),
+        ];
+        let key = |t: &str| ("fs".to_owned(), t.to_owned());
+        for (here, lane_of) in [("c1", None), ("lane-1", Some("c1"))] {
+            let mut standing = Standing::in_conversation(&approvals, &conversation(here, lane_of));
+            assert_eq!(standing.kept_in, "c1", "{here}");
+            assert_eq!(
+                standing.conversation,
+                HashSet::from([key("read")]),
+                "{here}"
+            );
+            assert_eq!(standing.always, HashSet::from([key("list")]), "{here}");
+            // What the person allows while asked holds at once, and is saved where it is kept.
+            let stat = tool("fs", "stat", None);
+            assert_eq!(
+                standing.grant(&stat, Grant::Conversation),
+                Some("c1".to_owned())
+            );
+            assert_eq!(
+                decide(&facts(&stat, &standing)),
+                Verdict::Allow(ApprovalScope::Conversation)
+            );
+            let rm = tool("fs", "rm", None);
+            assert_eq!(standing.grant(&rm, Grant::Always), None);
+            assert_eq!(
+                decide(&facts(&rm, &standing)),
+                Verdict::Allow(ApprovalScope::Always)
+            );
+        }
+        let elsewhere = Standing::in_conversation(&approvals, &conversation("c3", None));
+        assert!(elsewhere.conversation.is_empty());
     }
 
     #[test]

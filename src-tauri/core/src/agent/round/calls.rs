@@ -12,7 +12,7 @@ use crate::agent::approval::{ApprovalRequest, Decision};
 use crate::agent::{history, status, RetryCall};
 use crate::events::{ApprovalItem, ProposedCall, RunEvent, StopReason};
 use crate::mcp::catalogue::CatalogueTool;
-use crate::policy::{self, CallFacts, Verdict};
+use crate::policy::{self, CallFacts, Grant, Verdict};
 use crate::providers::{FinishReason, ToolCall};
 use crate::store::{new_id, ApprovalScope, NewMessage, Role, ToolDecision};
 
@@ -255,12 +255,11 @@ impl Run<'_> {
             call.state = match answer.decision {
                 Decision::AllowOnce => CallState::Allowed(ApprovalScope::Once),
                 Decision::AllowConversation => {
-                    let here = Some(self.ctx.setup.approvals_in.clone());
-                    self.stand(tool, here).await;
+                    self.stand(tool, Grant::Conversation).await;
                     CallState::Allowed(ApprovalScope::Conversation)
                 }
                 Decision::AllowAlways => {
-                    self.stand(tool, None).await;
+                    self.stand(tool, Grant::Always).await;
                     CallState::Allowed(ApprovalScope::Always)
                 }
                 Decision::Deny => {
@@ -279,19 +278,15 @@ impl Run<'_> {
         }
     }
 
-    /// Lets `tool` run without asking from now on: in `conversation`, or everywhere (`None`).
-    async fn stand(&mut self, tool: &CatalogueTool, conversation: Option<String>) {
-        let key = (tool.server.clone(), tool.tool.clone());
-        if conversation.is_some() {
-            self.standing.conversation.insert(key);
-        } else {
-            self.standing.always.insert(key);
-        }
+    /// Lets `tool` run without asking from now on, as `grant` says ([`Standing::grant`]), and
+    /// saves the approval.
+    async fn stand(&mut self, tool: &CatalogueTool, grant: Grant) {
+        let kept_for = self.standing.grant(tool, grant);
         let saved = self
             .ctx
             .services
             .store
-            .add_tool_approval(tool.server.clone(), tool.tool.clone(), conversation)
+            .add_tool_approval(tool.server.clone(), tool.tool.clone(), kept_for)
             .await;
         if let Err(e) = saved {
             tracing::warn!(error = %e, "cannot save a standing tool approval");

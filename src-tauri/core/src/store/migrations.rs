@@ -340,6 +340,44 @@ BEGIN
     INSERT OR IGNORE INTO branch_search_stale VALUES (old.conversation_id);
 END;
 "#,
+    // 20: an answer is indexed for search once it stops streaming, not at each checkpoint. The
+    // loop writes a growing answer's whole text every 50 ms, and each write took the old text
+    // out of the index and put the new one in: for a long answer, tens of kilobytes tokenised
+    // twice, twenty times a second, and index segments to merge (a burst of 46 ms of CPU, a
+    // frame the window missed, in the stream benchmark: BENCHMARKS.md). Search finds an answer
+    // when it is complete, stopped, failed or interrupted (recovery after a crash marks it so).
+    // The answers streaming now leave the index first, as the new triggers would have kept it.
+    r#"
+DROP TRIGGER message_search_insert;
+DROP TRIGGER message_search_delete;
+DROP TRIGGER message_search_update;
+INSERT INTO message_search(message_search, rowid, content)
+    SELECT 'delete', rowid, content FROM messages
+    WHERE status = 'streaming' AND content IS NOT NULL AND role <> 'system';
+CREATE TRIGGER message_search_insert AFTER INSERT ON messages
+    WHEN new.content IS NOT NULL AND new.role <> 'system' AND new.status <> 'streaming'
+BEGIN
+    INSERT INTO message_search(rowid, content) VALUES (new.rowid, new.content);
+END;
+CREATE TRIGGER message_search_delete AFTER DELETE ON messages
+    WHEN old.content IS NOT NULL AND old.role <> 'system' AND old.status <> 'streaming'
+BEGIN
+    INSERT INTO message_search(message_search, rowid, content) VALUES ('delete', old.rowid, old.content);
+END;
+-- One trigger, in this order: SQLite runs a table's triggers newest first, and the old text
+-- must leave the index before the new one comes in. A checkpoint of a streaming answer
+-- (streaming before and after) does nothing here.
+CREATE TRIGGER message_search_update AFTER UPDATE OF content, status ON messages
+    WHEN old.status <> 'streaming' OR new.status <> 'streaming'
+BEGIN
+    INSERT INTO message_search(message_search, rowid, content)
+        SELECT 'delete', old.rowid, old.content
+        WHERE old.content IS NOT NULL AND old.role <> 'system' AND old.status <> 'streaming';
+    INSERT INTO message_search(rowid, content)
+        SELECT new.rowid, new.content
+        WHERE new.content IS NOT NULL AND new.role <> 'system' AND new.status <> 'streaming';
+END;
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {
@@ -357,8 +395,87 @@ pub fn migrate(conn: &mut Connection) -> Result<(), rusqlite_migration::Error> {
 
 #[cfg(test)]
 mod tests {
+    use rusqlite::Connection;
+
     #[test]
     fn the_migrations_are_valid() {
         assert!(super::migrations().validate().is_ok());
+    }
+
+    /// The rowids `words` finds in the search index.
+    fn found(conn: &Connection, words: &str) -> Vec<i64> {
+        let mut statement = conn
+            .prepare(
+                "SELECT rowid FROM message_search WHERE message_search MATCH ?1 ORDER BY rowid",
+            )
+            .unwrap();
+        let rows = statement.query_map([words], |row| row.get(0)).unwrap();
+        rows.collect::<Result<_, _>>().unwrap()
+    }
+
+    #[test]
+    fn an_answer_streaming_when_search_stopped_indexing_checkpoints_is_indexed_once_when_it_ends() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        super::migrations().to_version(&mut conn, 19).unwrap();
+        conn.execute_batch(
+            "INSERT INTO conversations (id, title, created_at, updated_at) VALUES ('c', 'Trip', 0, 0);
+             INSERT INTO messages (id, conversation_id, seq, role, content, created_at, status)
+                 VALUES ('q', 'c', 1, 'user', 'weather in Lisbon', 0, 'complete'),
+                        ('a', 'c', 2, 'assistant', 'looking at the forecast', 0, 'streaming');",
+        )
+        .unwrap();
+        assert_eq!(
+            found(&conn, "forecast").len(),
+            1,
+            "indexed as it streamed, before"
+        );
+        super::migrate(&mut conn).unwrap();
+        assert!(found(&conn, "forecast").is_empty());
+        assert_eq!(found(&conn, "lisbon").len(), 1);
+
+        // Checkpoints of a streaming answer leave the index alone; its end puts it in, once.
+        conn.execute(
+            "UPDATE messages SET content = 'looking at the forecast now' WHERE id = 'a'",
+            [],
+        )
+        .unwrap();
+        assert!(found(&conn, "forecast").is_empty());
+        conn.execute(
+            "UPDATE messages SET content = 'sunny, says the forecast', status = 'complete' WHERE id = 'a'",
+            [],
+        )
+        .unwrap();
+        assert_eq!(found(&conn, "forecast").len(), 1);
+        assert!(found(&conn, "looking").is_empty());
+        // A later change to the finished answer moves its words; the index matches the table.
+        conn.execute(
+            "UPDATE messages SET content = 'rain, says the forecast' WHERE id = 'a'",
+            [],
+        )
+        .unwrap();
+        assert!(found(&conn, "sunny").is_empty());
+        assert_eq!(found(&conn, "rain").len(), 1);
+        conn.execute(
+            "INSERT INTO message_search(message_search, rank) VALUES('integrity-check', 1)",
+            [],
+        )
+        .unwrap();
+        // An answer cut off by a crash is indexed when recovery marks it interrupted; one
+        // deleted while it streams leaves nothing behind.
+        conn.execute_batch(
+            "INSERT INTO messages (id, conversation_id, seq, role, content, created_at, status)
+                 VALUES ('b', 'c', 3, 'assistant', 'halfway through a thought', 0, 'streaming'),
+                        ('d', 'c', 4, 'assistant', 'never finished', 0, 'streaming');
+             UPDATE messages SET status = 'interrupted' WHERE id = 'b';
+             DELETE FROM messages WHERE id = 'd';",
+        )
+        .unwrap();
+        assert_eq!(found(&conn, "halfway").len(), 1);
+        assert!(found(&conn, "finished").is_empty());
+        conn.execute(
+            "INSERT INTO message_search(message_search, rank) VALUES('integrity-check', 1)",
+            [],
+        )
+        .unwrap();
     }
 }

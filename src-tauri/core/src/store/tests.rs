@@ -845,7 +845,20 @@ async fn search_finds_questions_answers_and_tool_results_and_follows_every_chang
     assert!(found(&store, "* - :").await.is_empty());
     assert_eq!(found(&store, "lisbon AND").await, Vec::new());
 
-    // An answer that grows is found by what it says now, not by what it said.
+    // An answer is not found while it streams (its checkpoints would cost the index a
+    // rewrite each), and is found by what it says once it ends, not by what it said.
+    assert!(found(&store, "forecast").await.is_empty());
+    store
+        .update_message(
+            answer.id.clone(),
+            MessageUpdate {
+                content: Some("Let me look at the forecast for Lisbon".into()),
+                ..MessageUpdate::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert!(found(&store, "forecast").await.is_empty());
     store
         .update_message(
             answer.id.clone(),

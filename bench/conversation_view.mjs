@@ -316,8 +316,19 @@ function installTrace() {
   };
   const frame = window.requestAnimationFrame.bind(window);
   window.requestAnimationFrame = (callback) => frame((ts) => timed("raf", () => callback(ts)));
+  // A batch of DOM changes: how many, and where (the test ids of the nearest marked elements
+  // around the changed nodes, a few at most).
+  const where = (records) => {
+    const ids = new Set();
+    for (const r of records) {
+      const el = r.target instanceof Element ? r.target : r.target.parentElement;
+      ids.add(el?.closest("[data-testid]")?.getAttribute("data-testid") ?? el?.tagName?.toLowerCase() ?? "?");
+      if (ids.size === 4) break;
+    }
+    return `${records.length} in ${[...ids].join(",")}`;
+  };
   new MutationObserver((records) => {
-    if (trace.on) trace.events.push(["mutations", now(), 0, records.length]);
+    if (trace.on) trace.events.push(["mutations", now(), 0, where(records)]);
   }).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
   addEventListener("click", () => trace.start(), true);
   // Each call to a Rust command (Tauri sends them with fetch to its ipc: scheme): when it was

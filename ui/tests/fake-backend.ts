@@ -217,12 +217,39 @@ export interface UsageRecord {
   cost_pico: number | null;
 }
 
-/** As Rust's `from_usd_per_million`: a plain non-negative decimal ("2.50", ".5") in pico-dollars per token, exactly; null otherwise. */
+/** As Rust's `from_usd_per_million`: a plain non-negative decimal ("2.50", ".5") in pico-dollars per token, exactly, up to u64's largest; null otherwise. */
 export function fromUsdPerMillion(text: string): number | null {
   const trimmed = text.trim();
   const [whole, fraction = ""] = trimmed.split(/\.(.*)/s);
   if ((whole === "" && fraction === "") || !/^\d*$/.test(whole) || !/^\d*$/.test(fraction)) return null;
-  return Number(whole || "0") * 1_000_000 + Number(fraction.slice(0, 6).padEnd(6, "0"));
+  const pico = BigInt(whole || "0") * 1_000_000n + BigInt(fraction.slice(0, 6).padEnd(6, "0"));
+  return pico > 18_446_744_073_709_551_615n ? null : Number(pico);
+}
+
+/** A refusal of a typed price, as Rust's `TypedPriceError` reaches the window. */
+export interface TypedPriceRefusal {
+  kind: "invalid_input";
+  field: "input" | "output" | "cached";
+  message: string;
+}
+
+/**
+ * As Rust's `price::typed`: a price as a person types it (input and output together, cached
+ * optional, all three blank is none); throws a `TypedPriceRefusal` naming the field to fix.
+ * Pinned to Rust's by golden/typed-prices.json (prices.test.ts).
+ */
+export function typedPrice(input: string | null, output: string | null, cached: string | null): Price | null {
+  const given = (text: string | null) => (text !== null && text.trim() !== "" ? text : null);
+  const [i, o, c] = [given(input), given(output), given(cached)];
+  const refuse = (field: TypedPriceRefusal["field"], message: string): never => {
+    throw { kind: "invalid_input", field, message } satisfies TypedPriceRefusal;
+  };
+  const read = (field: TypedPriceRefusal["field"], text: string) =>
+    fromUsdPerMillion(text) ?? refuse(field, "Write dollars per million tokens, such as 2.50.");
+  if (i === null && o === null && c === null) return null;
+  if (i === null) return refuse("input", "Give the input price too.");
+  if (o === null) return refuse("output", "Give the output price too.");
+  return { input: read("input", i), output: read("output", o), cached_input: c === null ? null : read("cached", c) };
 }
 
 /** As Rust's `Price::cost`: what `input` and `output` tokens cost, in pico-dollars. */
@@ -2094,23 +2121,9 @@ export class FakeBackend {
         .sort((a, b) => a.provider.toLowerCase().localeCompare(b.provider.toLowerCase()) || byText(a.model, b.model))
         .flatMap((p) => this.#modelPrice(p.provider, p.model) ?? []),
     set_model_price: (args) => {
-      // As Rust's command: the prices are read first (input and output together, cached optional,
-      // all three empty forgets), then the model and the provider.
-      const typed = (value: unknown) => (typeof value === "string" && value.trim() !== "" ? value : null);
-      const [input, output, cached] = [typed(args.input), typed(args.output), typed(args.cached)];
-      const read = (field: string, text: string) => {
-        const value = fromUsdPerMillion(text);
-        if (value === null) throw { kind: "invalid_input", field, message: "Write dollars per million tokens, such as 2.50." };
-        return value;
-      };
-      let price: Price | null = null;
-      if (input !== null && output !== null) {
-        price = { input: read("input", input), output: read("output", output), cached_input: cached === null ? null : read("cached", cached) };
-      } else if (input === null && (output !== null || cached !== null)) {
-        throw { kind: "invalid_input", field: "input", message: "Give the input price too." };
-      } else if (input !== null) {
-        throw { kind: "invalid_input", field: "output", message: "Give the output price too." };
-      }
+      // As Rust's command: the prices are read first (price::typed), then the model and the provider.
+      const typed = (value: unknown) => (typeof value === "string" ? value : null);
+      const price = typedPrice(typed(args.input), typed(args.output), typed(args.cached));
       const model = String(args.model ?? "").trim();
       if (model === "") throw { kind: "invalid_input", field: "model", message: "Name the model." };
       const provider = this.#provider(args.provider);

@@ -5,7 +5,8 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
 import { screen, waitFor, within } from "@testing-library/svelte";
-import type { FakeBackend } from "./fake-backend";
+import { typedPrice, type FakeBackend } from "./fake-backend";
+import golden from "./golden/typed-prices.json";
 import { installFakeBackend, renderApp } from "./render-app";
 
 let backend: FakeBackend;
@@ -160,4 +161,26 @@ describe("prices", () => {
     expect(rows()[0].querySelector("img")).toBeNull();
     expect(rows()[0].textContent).toContain('<img src=x onerror="alert(1)">');
   });
+});
+
+describe("the fake backend reads a typed price as Rust does", () => {
+  // golden/typed-prices.json is written by Rust (price.rs:
+  // the_typed_prices_the_fake_backend_reads_match_rust) from its own `price::typed`.
+  it("has Rust's cases to check, refusals and prices both", () => {
+    expect(golden.cases.filter((c) => c.error !== null).length).toBeGreaterThan(5);
+    expect(golden.cases.filter((c) => c.price !== null).length).toBeGreaterThan(3);
+  });
+
+  for (const c of golden.cases) {
+    it(`reads ${JSON.stringify([c.input, c.output, c.cached])} as Rust does`, () => {
+      let got: unknown;
+      try {
+        got = { price: typedPrice(c.input, c.output, c.cached), error: null };
+      } catch (refusal) {
+        const { field, message } = refusal as { field: string; message: string };
+        got = { price: null, error: { field, message } };
+      }
+      expect(got).toEqual({ price: c.price, error: c.error });
+    });
+  }
 });

@@ -162,6 +162,70 @@ fn trimmed(whole: u64, fraction: u64, scale: usize) -> String {
 #[cfg(test)]
 mod tests {
 
+    /// Prices as people type them, for the golden file below: plain amounts, blanks, spaces,
+    /// leading dots, cut digits, signs, exponents, a second dot, letters, an amount past u64,
+    /// and each combination of fields given or left out.
+    const TYPED: &[(&str, &str, &str)] = &[
+        ("2.50", "10", ""),
+        ("2.5", "10.000", "1.25"),
+        (" .5 ", "0", " "),
+        ("0.0000001", "3.1234567", ""),
+        ("", "", ""),
+        ("  ", "\t", ""),
+        ("", "10", ""),
+        ("", "", "1"),
+        ("2", "", ""),
+        ("2", "", "1"),
+        ("-1", "10", ""),
+        ("+1", "10", ""),
+        ("1e3", "10", ""),
+        ("1.2.3", "10", ""),
+        ("ten", "10", ""),
+        ("2", "ten", ""),
+        ("2", "10", "x"),
+        (".", "10", ""),
+        ("99999999999999999999", "10", ""),
+        ("18446744073709", "1", ""),
+        ("\u{a0}3\u{a0}", "1", ""),
+    ];
+
+    /// The rules `ui/tests/fake-backend.ts` keeps in TypeScript for the window's tests (a typed
+    /// price read as Rust reads it), pinned to Rust's: every case of `TYPED` with what Rust
+    /// makes of it, in `ui/tests/golden/typed-prices.json`, which `prices.test.ts` runs the
+    /// fake's rule against.
+    #[test]
+    fn the_typed_prices_the_fake_backend_reads_match_rust() {
+        let cases: Vec<serde_json::Value> = TYPED
+            .iter()
+            .map(|&(input, output, cached)| {
+                let read = typed(Some(input), Some(output), Some(cached));
+                serde_json::json!({
+                    "input": input,
+                    "output": output,
+                    "cached": cached,
+                    "price": read.as_ref().ok(),
+                    "error": read.as_ref().err().map(|e| serde_json::json!({
+                        "field": e.field(),
+                        "message": e.to_string(),
+                    })),
+                })
+            })
+            .collect();
+        let now =
+            serde_json::to_string_pretty(&serde_json::json!({ "cases": cases })).unwrap() + "\n";
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../ui/tests/golden/typed-prices.json");
+        if std::env::var_os("UPDATE_BINDINGS").is_some() {
+            std::fs::write(&path, &now).unwrap();
+            return;
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            committed == now,
+            "ui/tests/golden/typed-prices.json does not match Rust: run\n  UPDATE_BINDINGS=1 cargo test -p switchboard-core --lib price\nand commit it"
+        );
+    }
+
     #[test]
     fn a_typed_price_needs_input_and_output_together_and_blank_is_none() {
         assert_eq!(typed(None, Some(" "), Some("")), Ok(None));

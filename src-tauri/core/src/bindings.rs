@@ -1,7 +1,9 @@
 //! The TypeScript side of the IPC edge, generated from Rust: `ui/src/lib/bindings.ts` declares
 //! every type a command takes or returns and every event it streams. The test here fails when
 //! that file and these types disagree; `UPDATE_BINDINGS=1 cargo test -p switchboard-core
-//! bindings` writes it anew. Owns the list of types only: each type's shape is its own module's.
+//! bindings` writes it anew. Owns the list of types only: each type's shape is its own module's;
+//! and the check that a file written from Rust for the window's side (`matches_golden`) is up
+//! to date.
 
 #![cfg(test)]
 
@@ -143,16 +145,27 @@ fn bindings() -> String {
 
 #[test]
 fn the_typescript_bindings_match_rust() {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/lib/bindings.ts");
-    let now = bindings();
+    matches_golden(
+        "ui/src/lib/bindings.ts",
+        &bindings(),
+        "UPDATE_BINDINGS=1 cargo test -p switchboard-core bindings",
+    );
+}
+
+/// Asserts that the file at `path` (from the repository's root), written from Rust for the
+/// window's side, holds `now`; with `UPDATE_BINDINGS` set, writes `now` there instead.
+/// `update` is the command that writes it, for the failure to say.
+pub(crate) fn matches_golden(path: &str, now: &str, update: &str) {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(path);
     if std::env::var_os("UPDATE_BINDINGS").is_some() {
-        std::fs::write(&path, &now).unwrap();
+        std::fs::write(&file, now).unwrap();
         return;
     }
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    let committed = std::fs::read_to_string(&file).unwrap_or_default();
     assert!(
         committed == now,
-        "ui/src/lib/bindings.ts does not match the Rust types: run\n  UPDATE_BINDINGS=1 cargo test -p switchboard-core bindings\nand commit it"
+        "{path} does not match Rust: run\n  {update}\nand commit it"
     );
 }

@@ -213,16 +213,10 @@ mod tests {
             .collect();
         let now =
             serde_json::to_string_pretty(&serde_json::json!({ "cases": cases })).unwrap() + "\n";
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../ui/tests/golden/typed-prices.json");
-        if std::env::var_os("UPDATE_BINDINGS").is_some() {
-            std::fs::write(&path, &now).unwrap();
-            return;
-        }
-        let committed = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            committed == now,
-            "ui/tests/golden/typed-prices.json does not match Rust: run\n  UPDATE_BINDINGS=1 cargo test -p switchboard-core --lib price\nand commit it"
+        crate::bindings::matches_golden(
+            "ui/tests/golden/typed-prices.json",
+            &now,
+            "UPDATE_BINDINGS=1 cargo test -p switchboard-core --lib price",
         );
     }
 

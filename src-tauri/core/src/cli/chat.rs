@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
-use super::CliError;
+use super::output::CliError;
 use crate::agent::approval::Answers;
 use crate::agent::{ApprovalAnswer, ApprovalRequest, Approver, Decision, FixedApprover};
 use crate::app::{ProfileChoice, ToolSelection, TurnRequest};

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use clap::Subcommand;
 
-use super::{json_out, CliError};
+use super::output::{json_out, CliError};
 use crate::store::{export_text, to_markdown, ExportFormat, Role, SnippetPart};
 use crate::App;
 
@@ -153,7 +153,7 @@ pub(crate) async fn run(
                         ]
                     })
                     .collect();
-                super::write_table(out, ["ID", "MODEL", "TITLE"], &rows)?;
+                super::output::write_table(out, ["ID", "MODEL", "TITLE"], &rows)?;
             }
         }
         ConversationsCommand::Artifacts { id, json } => {
@@ -175,7 +175,7 @@ pub(crate) async fn run(
                         ]
                     })
                     .collect();
-                super::write_table(out, ["FILE", "NAME", "TYPE", "SIZE", "TOOL"], &rows)?;
+                super::output::write_table(out, ["FILE", "NAME", "TYPE", "SIZE", "TOOL"], &rows)?;
             }
         }
         ConversationsCommand::SaveArtifact {
@@ -235,7 +235,7 @@ pub(crate) async fn run(
                         ]
                     })
                     .collect();
-                super::write_table(out, ["URI", "NAME", "SERVER", "TOOL"], &rows)?;
+                super::output::write_table(out, ["URI", "NAME", "SERVER", "TOOL"], &rows)?;
             }
         }
         ConversationsCommand::ReadLink {

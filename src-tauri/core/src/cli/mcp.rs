@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use clap::Subcommand;
 
-use super::{write_table, CliError};
+use super::output::{write_table, CliError};
 use crate::app::{App, ImportSource, InstallRequest, Installed, ToolAcceptance};
 use crate::error::CoreError;
 use crate::mcp::bundle::{is_bundle_file, BundleError, BundleInfo};

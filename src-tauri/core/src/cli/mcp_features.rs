@@ -12,7 +12,7 @@ use clap::Subcommand;
 use rmcp::model::ResourceContents;
 use serde::Serialize;
 
-use super::{write_table, CliError};
+use super::output::{write_table, CliError};
 use crate::app::App;
 use crate::mcp::features::Completing;
 use crate::mcp::server::McpServer;

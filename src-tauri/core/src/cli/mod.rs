@@ -7,6 +7,7 @@ mod chat;
 mod conversations;
 mod mcp;
 mod mcp_features;
+mod output;
 mod profile;
 mod provider;
 mod shell_command;
@@ -22,7 +23,8 @@ use clap::{Parser, Subcommand};
 use crate::app::{App, AppConfig};
 use crate::secrets::KeyringStore;
 use crate::settings::SettingsFile;
-use crate::{AppPaths, CoreError};
+use crate::AppPaths;
+pub use output::CliError;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -190,68 +192,6 @@ async fn run(app: &Arc<App>, command: Command, out: &mut impl Write) -> Result<(
         Command::Usage(args) => usage::run(app, args, out).await,
         Command::Profile(command) => profile::run(app, command, out).await,
         Command::Shell(command) => shell_command::run(command, out),
-    }
-}
-
-/// `value` as pretty JSON and a newline (every `--json`).
-pub(crate) fn json_out(
-    out: &mut impl Write,
-    value: &impl serde::Serialize,
-) -> Result<(), CliError> {
-    serde_json::to_writer_pretty(&mut *out, value).map_err(|e| CliError::Output(e.to_string()))?;
-    writeln!(out)?;
-    Ok(())
-}
-
-pub(crate) fn write_table<const N: usize>(
-    out: &mut impl Write,
-    header: [&str; N],
-    rows: &[[String; N]],
-) -> std::io::Result<()> {
-    let mut widths = header.map(|h| h.chars().count());
-    for row in rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let line = |cells: Vec<&str>| {
-        cells
-            .iter()
-            .zip(widths)
-            .map(|(c, w)| format!("{c:<w$}"))
-            .collect::<Vec<_>>()
-            .join("  ")
-            .trim_end()
-            .to_owned()
-    };
-    writeln!(out, "{}", line(header.to_vec()))?;
-    for row in rows {
-        writeln!(out, "{}", line(row.iter().map(String::as_str).collect()))?;
-    }
-    Ok(())
-}
-
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum CliError {
-    #[error(transparent)]
-    Core(#[from] CoreError),
-    #[error("Cannot read the API key: {0}")]
-    KeyVariable(String),
-    #[error("Cannot write the output: {0}")]
-    Output(String),
-    #[error("{0}")]
-    Usage(String),
-    /// The failure was already printed as the command's output.
-    #[error("the command failed (said above)")]
-    Failed,
-    #[error(transparent)]
-    ShellCommand(#[from] crate::shell_command::ShellCommandError),
-}
-
-impl From<std::io::Error> for CliError {
-    fn from(e: std::io::Error) -> Self {
-        CliError::Output(e.to_string())
     }
 }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use clap::{Args, Subcommand};
 
-use super::{json_out, write_table, CliError};
+use super::output::{json_out, write_table, CliError};
 use crate::store::{Profile, ProfileFields, ToolToggle};
 use crate::App;
 

@@ -7,7 +7,7 @@ use std::io::Write;
 use clap::{builder::NonEmptyStringValueParser, Subcommand};
 use secrecy::SecretString;
 
-use super::{json_out, write_table, CliError};
+use super::output::{json_out, write_table, CliError};
 use crate::app::NewProvider;
 use crate::price;
 use crate::provider_config::{preset_by_id, Preset, ProviderKind, PRESETS};

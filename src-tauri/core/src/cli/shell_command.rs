@@ -6,7 +6,7 @@ use std::io::Write;
 
 use clap::Subcommand;
 
-use super::{json_out, CliError};
+use super::output::{json_out, CliError};
 use crate::shell_command::{self as sc, ShellCommandStatus, Surroundings};
 
 #[derive(Debug, Subcommand)]

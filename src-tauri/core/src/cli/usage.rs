@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use clap::Args;
 
-use super::{json_out, write_table, CliError};
+use super::output::{json_out, write_table, CliError};
 use crate::price::usd;
 use crate::App;
 

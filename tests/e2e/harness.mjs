@@ -288,7 +288,7 @@ export function screenshotScreen(name) {
 }
 
 /** The largest window shown on the X screen (the app's own, when no dialog is up): its place and size. */
-function largestWindow() {
+export function largestWindow() {
   const ids = run("xdotool", ["search", "--onlyvisible", "--name", "."]).stdout.trim().split("\n").filter(Boolean);
   let best = null;
   for (const id of ids) {

@@ -9,7 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { chooseInFileDialog, dropFilesOnWindow, openNewConversation, serverRunning, cli, fakeBrowser, launch, nativeWindow, pressIn, screenshotScreen, sendInNewConversation, textOf, tid, withMockModel } from "./harness.mjs";
+import { chooseInFileDialog, dropFilesOnWindow, openNewConversation, serverRunning, cli, fakeBrowser, launch, sidebarIds, nativeWindow, pressIn, screenshotScreen, sendInNewConversation, textOf, tid, withMockModel } from "./harness.mjs";
 
 test("a long Markdown answer: highlighted code with Copy, a table, a task list; its link asks first and its image is never fetched", async () => {
   await withMockModel("render-markdown", {}, async (home) => {
@@ -127,6 +127,41 @@ test("a tool's image shows in its card (larger on click), structured content as 
       const names = await b.execute((sel) => [...document.querySelectorAll(sel)].map((f) => f.textContent.replace(/\s+/g, " ").trim()), tid("canvas-file"));
       assert.equal(names.length, 2, `the tool's image and the link's file: ${names}`);
       await app.screenshot("canvas-link");
+
+      // Exported with its calls through the save dialog and imported back: the same
+      // conversation, its cards and the image drawn again from the imported result.
+      await b.$(tid("canvas-close")).click();
+      const [first] = await sidebarIds(b);
+      const out = path.join(home, "tools-export.json");
+      await b.$(tid("export-button")).click();
+      await b.$(tid("export-json")).click();
+      await chooseInFileDialog("Export as JSON", out, { replace: true });
+      await b.$(tid("export-saved")).waitForDisplayed({ timeout: 15000 });
+      const written = JSON.parse(fs.readFileSync(out, "utf8"));
+      assert.equal(written.tool_runs.length, 3);
+      assert.ok(written.tool_runs.every((run) => run.result && run.decision === "allowed"), "each call is exported with its decision and result");
+      assert.ok(written.messages.some((m) => m.role === "assistant" && Array.isArray(m.tool_calls) && m.tool_calls.length === 3));
+      await b.$(tid("import-conversation")).click();
+      await chooseInFileDialog("Import a conversation", out);
+      await b.waitUntil(async () => (await sidebarIds(b)).length === 2, { timeout: 15000, timeoutMsg: "the import did not arrive" });
+      const imported = (await sidebarIds(b)).find((id) => id !== first);
+      await b.$(`${tid("conversation-item")}[data-id="${imported}"][aria-current="page"]`).waitForExist({ timeout: 10000, timeoutMsg: "the import is not opened" });
+      // What the import holds is what was exported, the calls tied to the same answers.
+      const again = JSON.parse(cli(home, ["conversations", "export", imported, "--format", "json"]).stdout);
+      const same = (file) => {
+        const at = new Map(file.messages.map((m, i) => [m.id, i]));
+        return {
+          messages: file.messages.map(({ id: _id, ...m }) => m),
+          tool_runs: file.tool_runs.map(({ message_id, ...run }) => ({ ...run, message: at.get(message_id) })),
+        };
+      };
+      assert.deepEqual(same(again), same(written));
+      await b.waitUntil(async () => (await b.$$(tid("tool-card"))).length === 3, { timeout: 10000, timeoutMsg: "the imported calls' cards are not shown" });
+      await b.waitUntil(() => b.execute((sel) => document.querySelector(sel)?.naturalWidth ?? 0, tid("tool-image")).then((w) => w === 20), {
+        timeout: 10000,
+        timeoutMsg: "the imported call's image is not drawn",
+      });
+      await app.screenshot("imported-tool-calls");
     } finally {
       await app.close();
     }

@@ -12,7 +12,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { allowInDialog, alive, answerSays, BIN, everythingOverHttp, fakeBrowser, launch, listeningPort, nativeWindow, pressIn, run, screenshotScreen, sendInNewConversation, sidebarIds, tempHome, textOf, tid, withMockModel } from "./harness.mjs";
+import { allowInDialog, alive, answerSays, BIN, everythingOverHttp, fakeBrowser, largestWindow, launch, listeningPort, nativeWindow, pressIn, run, screenshotScreen, sendInNewConversation, sidebarIds, tempHome, textOf, tid, withMockModel } from "./harness.mjs";
 
 /** Calls one of the app's commands straight from the page, as a hostile script could. */
 function invokeFromPage(b, command, args) {
@@ -85,6 +85,32 @@ test("window_never_navigates_away and a link opens only after its real host is s
     await b.waitUntil(() => fs.existsSync(opened), { timeout: 10000, timeoutMsg: "the allowed link did not open" });
     assert.equal(fs.readFileSync(opened, "utf8"), "https://xn--pypal-4ve.com/signin\n");
     assert.equal(await b.execute(() => location.href), own);
+
+    // WebKit's own menu on the link: "Open Link" and "Open Link in New Window" leave the
+    // window where it is, open no other window and ask nothing.
+    const refusals = () =>
+      fs.readdirSync(path.join(home, "logs")).reduce((n, f) => n + fs.readFileSync(path.join(home, "logs", f), "utf8").split("tried to leave the app").length - 1, 0);
+    for (const [item, keys] of [["open-link", "Down Return"], ["open-link-in-new-window", "Down Down Return"]]) {
+      const before = refusals();
+      const at = await b.execute(() => {
+        const r = document.getElementById("hostile-link").getBoundingClientRect();
+        return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+      });
+      const place = largestWindow();
+      const clicked = run("xdotool", ["mousemove", String(Math.round(place.x + at.x)), String(Math.round(place.y + at.y)), "click", "3"]);
+      assert.equal(clicked.status, 0, clicked.stderr);
+      await sleep(600);
+      screenshotScreen(`threat-link-menu-${item}`);
+      const chosen = run("xdotool", ["key", "--delay", "150", ...keys.split(" ")]);
+      assert.equal(chosen.status, 0, chosen.stderr);
+      await sleep(1000);
+      assert.equal(await b.execute(() => location.href), own, `the menu's ${item} navigated the window`);
+      assert.equal((await b.getWindowHandles()).length, 1, `the menu's ${item} opened a window`);
+      await noNativeWindow("in your browser?");
+      // "Open Link" reaches Rust's guard (which refuses and logs it): the menu did act.
+      if (item === "open-link") assert.ok(refusals() > before, "the menu's Open Link never reached the navigation guard");
+    }
+    assert.equal(fs.readFileSync(opened, "utf8").trim().split("\n").length, 1, "the menu opened the link in the browser");
 
     // Straight to the command: a local file or another scheme opens nothing and asks nothing.
     for (const url of ["file:///etc/passwd", "search-ms:query=x", "javascript:alert(1)"]) {

@@ -186,7 +186,7 @@ function checkEvent(event: RunEvent): void {
 }
 
 /** "Provider · model", as Rust labels a compared model's branch. */
-function labelOf(m: Pick<Message, "provider" | "model">): string | null {
+export function labelOf(m: Pick<Message, "provider" | "model">): string | null {
   return m.model === null ? null : m.provider === null ? m.model : `${m.provider} · ${m.model}`;
 }
 
@@ -253,7 +253,7 @@ export function typedPrice(input: string | null, output: string | null, cached: 
 }
 
 /** As Rust's `Price::cost`: what `input` and `output` tokens cost, in pico-dollars. */
-function costOf(price: Price, input: number, output: number): number {
+export function costOf(price: Price, input: number, output: number): number {
   return input * price.input + output * price.output;
 }
 

@@ -5,7 +5,8 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
 import { screen, waitFor, within } from "@testing-library/svelte";
-import { typedPrice, type FakeBackend } from "./fake-backend";
+import { costOf, labelOf, typedPrice, type FakeBackend } from "./fake-backend";
+import labels from "./golden/branch-labels.json";
 import golden from "./golden/typed-prices.json";
 import { installFakeBackend, renderApp } from "./render-app";
 
@@ -183,4 +184,22 @@ describe("the fake backend reads a typed price as Rust does", () => {
       expect(got).toEqual({ price: c.price, error: c.error });
     });
   }
+});
+
+describe("the fake backend adds up a cost and labels a compared answer as Rust does", () => {
+  // golden/typed-prices.json's costs are Rust's Price::cost; golden/branch-labels.json is
+  // written by store/lanes.rs (the_branch_labels_the_fake_backend_makes_match_rust).
+  it("costs what Rust's price costs", () => {
+    expect(golden.costs.length).toBeGreaterThan(3);
+    for (const c of golden.costs) {
+      expect(costOf(c.price, c.input_tokens, c.output_tokens)).toBe(c.cost);
+    }
+  });
+
+  it("labels a branch of a comparison as Rust does", () => {
+    expect(labels.cases.length).toBeGreaterThan(3);
+    for (const c of labels.cases) {
+      expect(labelOf({ provider: c.provider, model: c.model })).toBe(c.label);
+    }
+  });
 });

@@ -190,9 +190,9 @@ mod tests {
     ];
 
     /// The rules `ui/tests/fake-backend.ts` keeps in TypeScript for the window's tests (a typed
-    /// price read as Rust reads it), pinned to Rust's: every case of `TYPED` with what Rust
-    /// makes of it, in `ui/tests/golden/typed-prices.json`, which `prices.test.ts` runs the
-    /// fake's rule against.
+    /// price read as Rust reads it, and what a priced answer costs), pinned to Rust's: every
+    /// case of `TYPED` with what Rust makes of it, and a few costs, in
+    /// `ui/tests/golden/typed-prices.json`, which `prices.test.ts` runs the fake's rules against.
     #[test]
     fn the_typed_prices_the_fake_backend_reads_match_rust() {
         let cases: Vec<serde_json::Value> = TYPED
@@ -211,8 +211,32 @@ mod tests {
                 })
             })
             .collect();
+        // What a priced answer costs, as the fake backend adds it up beside Rust's.
+        let costs: Vec<serde_json::Value> = [
+            (2_500_000, 10_000_000, 30, 8),
+            (75_000, 15_000_000, 0, 0),
+            (0, 0, 12_000, 345),
+            (150_000, 600_000, 1_000_000, 250_000),
+        ]
+        .into_iter()
+        .map(|(input, output, input_tokens, output_tokens)| {
+            let price = Price {
+                input,
+                output,
+                cached_input: None,
+            };
+            serde_json::json!({
+                "price": price,
+                "input_tokens": input_tokens,
+                "output_tokens": output_tokens,
+                "cost": price.cost(input_tokens, output_tokens),
+            })
+        })
+        .collect();
         let now =
-            serde_json::to_string_pretty(&serde_json::json!({ "cases": cases })).unwrap() + "\n";
+            serde_json::to_string_pretty(&serde_json::json!({ "cases": cases, "costs": costs }))
+                .unwrap()
+                + "\n";
         crate::bindings::matches_golden(
             "ui/tests/golden/typed-prices.json",
             &now,

@@ -302,8 +302,7 @@ impl App {
             }
         };
         let rules = self.server_rules();
-        let standing =
-            Standing::in_conversation(&store.list_tool_approvals().await?, &conversation);
+        let standing = self.standing_in(&conversation).await?;
         // The profile the conversation follows sets its limits where it says.
         let settings = &self.settings_for(&conversation, settings).await?;
         let mut limits = RunLimits {
@@ -581,8 +580,7 @@ impl App {
             ));
         }
         let conversation = store.get_conversation(conversation_id.to_owned()).await?;
-        let standing =
-            Standing::in_conversation(&store.list_tool_approvals().await?, &conversation);
+        let standing = self.standing_in(&conversation).await?;
         let facts = policy::CallFacts {
             tool: &entry,
             trust: self
@@ -644,6 +642,16 @@ impl App {
             .store()?
             .set_default_tools_from(conversation_id.to_owned())
             .await?)
+    }
+
+    /// What stands for a conversation: its own grants (a lane's are its conversation's) and
+    /// the ones given for always.
+    async fn standing_in(
+        &self,
+        conversation: &crate::store::Conversation,
+    ) -> Result<Standing, CoreError> {
+        let approvals = self.store()?.list_tool_approvals().await?;
+        Ok(Standing::in_conversation(&approvals, conversation))
     }
 
     /// Every standing approval of a tool, for the Settings list.

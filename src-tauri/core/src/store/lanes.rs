@@ -74,10 +74,7 @@ fn fold(
                 |row| Ok((row.get::<_, Option<String>>(0)?, row.get::<_, String>(1)?)),
             )
             .optional()?
-            .map(|(provider, model)| match provider {
-                Some(p) => format!("{p} · {model}"),
-                None => model,
-            }))
+            .and_then(|(provider, model)| branch_label(provider.as_deref(), Some(&model))))
     };
     let at: i64 = tx.query_row(
         "SELECT COALESCE(MAX(seq), 0) FROM messages WHERE conversation_id = ?1",
@@ -222,5 +219,50 @@ impl Store {
             Ok(mains.len())
         })
         .await
+    }
+}
+
+/// A branch's label at a comparison, from the provider and model its answer names:
+/// "Provider · model", the model alone when no provider is named, none without a model.
+pub(crate) fn branch_label(provider: Option<&str>, model: Option<&str>) -> Option<String> {
+    let model = model?;
+    Some(match provider {
+        Some(p) => format!("{p} · {model}"),
+        None => model.to_owned(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::branch_label;
+
+    /// Every label case, with Rust's label, in `ui/tests/golden/branch-labels.json`, which the
+    /// window's fake backend (`labelOf`) is checked against.
+    #[test]
+    fn the_branch_labels_the_fake_backend_makes_match_rust() {
+        let cases: Vec<serde_json::Value> = [
+            (Some("Work"), Some("gpt-4o")),
+            (None, Some("llama3.2")),
+            (Some("Work"), None),
+            (None, None),
+            (Some(""), Some("m")),
+            (Some("Open · Router"), Some("acme/seer-1")),
+        ]
+        .into_iter()
+        .map(|(provider, model)| {
+            serde_json::json!({
+                "provider": provider,
+                "model": model,
+                "label": branch_label(provider, model),
+            })
+        })
+        .collect();
+        let now =
+            serde_json::to_string_pretty(&serde_json::json!({ "cases": cases })).unwrap() + "\n";
+        crate::bindings::matches_golden(
+            "ui/tests/golden/branch-labels.json",
+            &now,
+            "UPDATE_BINDINGS=1 cargo test -p switchboard-core --lib branch_labels",
+        );
     }
 }

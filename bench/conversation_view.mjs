@@ -30,11 +30,13 @@
 // (--only may be given more than once; --trace logs, for each chat opened, what the page's main
 // thread did from the click to the newest message painted, and for a streamed answer the
 // stretches the thread was busy for STREAM_BUSY_MS or more: see installTrace; --css TEXT adds a
-// style sheet to the page before the click, to measure what a style costs without a build;
+// style sheet to the page before the click (or, for a stream, before the question is sent), to
+// measure what a style costs without a build;
 // --stream-chars N streams an answer of about N characters instead of 80,000, for a quick look
 // at a stream's start or end; --send-after MS sends the stream's question MS after launch;
 // --threads samples which threads of the machine ran or waited for a CPU (bench/threads.py) and
-// logs them for each frame gap of a stream over 40 ms, and the busiest over the whole stream.) It prints a
+// logs them for each frame gap of a stream over 40 ms, the busiest over the whole stream, and what the
+// page's main thread ran in each 10 s of it.) It prints a
 // Markdown table of medians with every run's value and writes everything measured to
 // bench/results/conversation-view-<app>-<time>.json.
 //
@@ -173,6 +175,20 @@ function busiestThreads(readings, start, end, count = 8) {
   }
   const top = [...sums].sort((a, b) => b[1][0] + b[1][1] - (a[1][0] + a[1][1])).slice(0, count);
   return top.map(([k, [ran, waited]]) => `${k} ran ${ran.toFixed(1)} waited ${waited.toFixed(1)}`).join("; ");
+}
+
+/** CPU ms the web process's main thread ran in each `window` ms from `start` to `end` (epoch ms): whether its cost follows the answer's length. */
+function pageThreadPerWindow(readings, start, end, window) {
+  const per = [];
+  for (let from = start; from < end; from += window) {
+    let ran = 0;
+    for (const r of readings) {
+      if (r.t <= from || r.t > Math.min(from + window, end)) continue;
+      for (const [pid, tid, proc, , ns] of r.s) if (proc.startsWith("WebKitWebProc") && pid === tid) ran += ns / 1e6;
+    }
+    per.push(Math.round(ran));
+  }
+  return per;
 }
 
 /** For each gap ([at, ms, …] after `from`), a line naming the threads that ran or waited for a CPU most inside it (a reading up to 10 ms after it counts). */
@@ -634,6 +650,7 @@ async function streamRun(model) {
     const b = app.browser;
     await b.execute(installProbe);
     if (options.trace) await b.execute(installTrace);
+    if (options.css) await b.execute(addStyle, options.css);
     const threads = options.threads ? startThreadProbe() : null;
     if (SEND_AFTER_MS !== null) await sleep(Math.max(0, launched + SEND_AFTER_MS - Date.now()));
     await b.$(tid("new-conversation")).click();
@@ -657,6 +674,7 @@ async function streamRun(model) {
       const near = gaps ? (await b.execute(frameGaps, first, seen?.painted ?? deadline, 40)).long_gaps_at_ms : [];
       for (const line of threadLines(near, first, readings)) log(`threads ${line}`);
       log(`threads over the whole stream: ${busiestThreads(readings, first, seen?.painted ?? deadline, 12)}`);
+      log(`the page's main thread, CPU ms in each 10 s of the stream: ${pageThreadPerWindow(readings, first, seen?.painted ?? deadline, 10000).join(" ")}`);
     }
     if (options.trace) for (const line of await b.execute(busyLines, first, seen?.painted ?? deadline)) log(`trace ${line}`);
     return {

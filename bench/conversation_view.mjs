@@ -28,16 +28,15 @@
 //     bash bench/conversation_view.sh --app target/release/switchboard [--runs 3] [--only stream|open|cards|short]
 //
 // (--only may be given more than once; --trace logs, for each chat opened, what the page's main
-// thread did from the click to the newest message painted, and for a streamed answer the
-// stretches the thread was busy for STREAM_BUSY_MS or more: see installTrace; --css TEXT adds a
-// style sheet to the page before the click (or, for a stream, before the question is sent), to
-// measure what a style costs without a build;
-// --stream-chars N streams an answer of about N characters instead of 80,000, for a quick look
-// at a stream's start or end; --send-after MS sends the stream's question MS after launch;
-// --threads samples which threads of the machine ran or waited for a CPU (bench/threads.py) and
-// logs them for each frame gap of a stream over 40 ms, the busiest over the whole stream, and what the
-// page's main thread ran in each 10 s of it.) It prints a
-// Markdown table of medians with every run's value and writes everything measured to
+// thread did from the click to the newest message painted, and for a streamed answer the stretches
+// the thread was busy for STREAM_BUSY_MS or more: see installTrace; --css TEXT adds a style sheet
+// to the page before the click (or, for a stream, before the question is sent), to measure what a
+// style costs without a build; --stream-chars N streams an answer of about N characters instead of
+// 80,000, for a quick look at a stream's start or end; --send-after MS sends the stream's question
+// MS after launch; --threads samples which threads of the machine ran or waited for a CPU
+// (bench/threads.py) and logs them for each frame gap of a stream over 40 ms, the busiest over the
+// whole stream, and what the page's main thread ran in each 10 s of it.) It prints a Markdown table
+// of medians with every run's value and writes everything measured to
 // bench/results/conversation-view-<app>-<time>.json.
 //
 // How it measures, inside the page (one script injected after launch):
@@ -160,21 +159,26 @@ function startThreadProbe() {
   };
 }
 
-/** The threads that ran or waited for a CPU most in the readings from `start` to `end` (epoch ms), as text: "process[pid]/thread[tid] ran R waited W" (ms). */
-function busiestThreads(readings, start, end, count = 8) {
+/** What each thread did in the readings from `start` to `end` (epoch ms): "process[pid]/thread[tid]" → { main: whether it is its process's first thread, ran, waited } (ms). */
+function threadSums(readings, start, end) {
   const sums = new Map();
   for (const r of readings) {
     if (r.t <= start || r.t > end) continue;
     for (const [pid, tid, proc, thread, ran, waited] of r.s) {
       const key = `${proc}[${pid}]/${thread}[${tid}]`;
-      const sum = sums.get(key) ?? [0, 0];
-      sum[0] += ran / 1e6;
-      sum[1] += waited / 1e6;
+      const sum = sums.get(key) ?? { main: pid === tid, ran: 0, waited: 0 };
+      sum.ran += ran / 1e6;
+      sum.waited += waited / 1e6;
       sums.set(key, sum);
     }
   }
-  const top = [...sums].sort((a, b) => b[1][0] + b[1][1] - (a[1][0] + a[1][1])).slice(0, count);
-  return top.map(([k, [ran, waited]]) => `${k} ran ${ran.toFixed(1)} waited ${waited.toFixed(1)}`).join("; ");
+  return sums;
+}
+
+/** The threads that ran or waited for a CPU most in the readings from `start` to `end` (epoch ms), as text: "process[pid]/thread[tid] ran R waited W" (ms). */
+function busiestThreads(readings, start, end, count = 8) {
+  const top = [...threadSums(readings, start, end)].sort((a, b) => b[1].ran + b[1].waited - (a[1].ran + a[1].waited)).slice(0, count);
+  return top.map(([k, { ran, waited }]) => `${k} ran ${ran.toFixed(1)} waited ${waited.toFixed(1)}`).join("; ");
 }
 
 /** CPU ms the web process's main thread ran in each `window` ms from `start` to `end` (epoch ms): whether its cost follows the answer's length. */
@@ -182,10 +186,7 @@ function pageThreadPerWindow(readings, start, end, window) {
   const per = [];
   for (let from = start; from < end; from += window) {
     let ran = 0;
-    for (const r of readings) {
-      if (r.t <= from || r.t > Math.min(from + window, end)) continue;
-      for (const [pid, tid, proc, , ns] of r.s) if (proc.startsWith("WebKitWebProc") && pid === tid) ran += ns / 1e6;
-    }
+    for (const [key, sum] of threadSums(readings, from, Math.min(from + window, end))) if (key.startsWith("WebKitWebProc") && sum.main) ran += sum.ran;
     per.push(Math.round(ran));
   }
   return per;
@@ -666,17 +667,19 @@ async function streamRun(model) {
     const seen = state?.seen?.painted ? state.seen : null;
     const { first, last } = model.sent;
     if (!last) throw new Error(`the server had not sent the whole answer after ${TIMEOUT_S.stream} s`);
-    const gaps = await gapsUntil(b, first, seen?.painted ?? deadline);
+    // the stream's end: its last words painted, or the deadline if they never were
+    const end = seen?.painted ?? deadline;
+    const gaps = await gapsUntil(b, first, end);
     const { stalls, steal_ms } = host.stop();
     if (threads) {
       const readings = await threads.stop();
       // the gaps over 40 ms, so that near misses are seen too
-      const near = gaps ? (await b.execute(frameGaps, first, seen?.painted ?? deadline, 40)).long_gaps_at_ms : [];
+      const near = gaps ? (await b.execute(frameGaps, first, end, 40)).long_gaps_at_ms : [];
       for (const line of threadLines(near, first, readings)) log(`threads ${line}`);
-      log(`threads over the whole stream: ${busiestThreads(readings, first, seen?.painted ?? deadline, 12)}`);
-      log(`the page's main thread, CPU ms in each 10 s of the stream: ${pageThreadPerWindow(readings, first, seen?.painted ?? deadline, 10000).join(" ")}`);
+      log(`threads over the whole stream: ${busiestThreads(readings, first, end, 12)}`);
+      log(`the page's main thread, CPU ms in each 10 s of the stream: ${pageThreadPerWindow(readings, first, end, 10000).join(" ")}`);
     }
-    if (options.trace) for (const line of await b.execute(busyLines, first, seen?.painted ?? deadline)) log(`trace ${line}`);
+    if (options.trace) for (const line of await b.execute(busyLines, first, end)) log(`trace ${line}`);
     return {
       home,
       stream_s: (last - first) / 1000,

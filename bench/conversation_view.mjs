@@ -359,6 +359,16 @@ function installTrace() {
       if (trace.on) trace.events.push([`answer ${cmd}`, now(), now() - at]);
     });
   };
+  // Each message Rust sends the page (a run's event on its channel, or a command's answer):
+  // when it came, how long its handler ran, and the event's type.
+  // (`__TAURI_INTERNALS__`'s functions cannot be replaced; the Map of callbacks it exposes can.)
+  const callbacks = window.__TAURI_INTERNALS__?.callbacks;
+  const kind = (raw) => raw?.message?.type ?? (raw && typeof raw === "object" && "end" in raw ? "end" : "answer");
+  if (callbacks instanceof Map) {
+    callbacks.set = function (id, callback) {
+      return Map.prototype.set.call(this, id, (raw) => timed("ipc", () => callback(raw), kind(raw)));
+    };
+  }
   // Time spent inside calls that can be slow, summed per name while tracing.
   trace.sums = {};
   const summed = (obj, name, label) => {

@@ -29,6 +29,7 @@ pub fn run() -> i32 {
         return 1;
     }
     let logs = logging::init(Some(&paths.log_dir), "info", "info");
+    let masks = logs.masks();
 
     // One app per home: a second start shows the first window instead of opening the same
     // database twice.
@@ -96,7 +97,10 @@ pub fn run() -> i32 {
             // The store plugin would drop an unparsable file and overwrite it at the next save.
             switchboard_core::settings::set_aside_if_unreadable(&paths.settings_file());
             let settings = app.store(paths.settings_file())?;
-            let secrets = Arc::new(KeyringStore::new(paths.keychain_service()));
+            let secrets = Arc::new(switchboard_core::secrets::Masking::new(
+                KeyringStore::new(paths.keychain_service()),
+                masks.clone(),
+            ));
             let settings = Arc::new(bridge::StoreSettings(settings));
             app.manage(AppState::new(paths.clone(), secrets, settings));
             let handle = app.handle().clone();

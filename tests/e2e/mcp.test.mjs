@@ -468,15 +468,26 @@ test("a switchboard:// link opened while the app runs is handed to it and only p
   try {
     const b = app.browser;
     await b.$(tid("nav-servers")).click();
-    const config = JSON.stringify({ command: "uvx", args: ["mcp-server-time"], env: { TIME_KEY: "sk-link-secret" } });
+    const dialog = tid("confirm-dialog");
+    // A link that brings a secret, or a variable that changes what the runtime loads, is
+    // refused, and the window says why.
+    const secret = JSON.stringify({ command: "uvx", args: ["mcp-server-time"], env: { TIME_KEY: "sk-link-secret" } });
+    const refused = run(BIN, [`switchboard://install?name=leaky&config=${encodeURIComponent(secret)}`], { env });
+    assert.equal(refused.status, 0, refused.stderr);
+    await b.$(tid("proposal-refused")).waitForDisplayed({ timeout: 15000 });
+    assert.match(await textOf(b, tid("proposal-refused")), /TIME_KEY.*a link cannot bring a secret/);
+    await app.screenshot("link-refused");
+    await b.$(tid("confirm-ok")).click();
+    await b.$(dialog).waitForDisplayed({ timeout: 5000, reverse: true });
+    const config = JSON.stringify({ command: "uvx", args: ["mcp-server-time"], env: { TZ: "Europe/Oslo" } });
     const link = `switchboard://install?name=linked&config=${encodeURIComponent(config)}`;
     // What the desktop does with a link: start the app with it; the running one takes it.
     const second = run(BIN, [link], { env });
     assert.equal(second.status, 0, second.stderr);
-    const dialog = tid("confirm-dialog");
     await b.$(dialog).waitForDisplayed({ timeout: 15000 });
     assert.equal(await textOf(b, tid("proposal-name")), "linked");
-    assert.equal(await textOf(b, tid("proposal-command")), "TIME_KEY='<from the link>' uvx mcp-server-time");
+    // Every value the link brings is shown whole.
+    assert.equal(await textOf(b, tid("proposal-command")), "TZ=Europe/Oslo uvx mcp-server-time");
     assert.equal(await b.$$(tid("server-item")).length, 0, "a link adds nothing by itself");
     await app.screenshot("link-proposal");
     await b.$(tid("confirm-ok")).click();
@@ -490,5 +501,7 @@ test("a switchboard:// link opened while the app runs is handed to it and only p
     await app.close();
   }
   const file = fs.readFileSync(path.join(home, "config", "mcp.json"), "utf8");
-  assert.ok(!file.includes("sk-link-secret"), "the link's secret went to the keychain");
+  assert.ok(!file.includes("sk-link-secret"), "the refused link left nothing");
+  assert.ok(!file.includes("leaky"), "the refused link added nothing");
+  assert.ok(file.includes("Europe/Oslo"), "what the link showed is what was added");
 });

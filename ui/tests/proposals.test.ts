@@ -17,11 +17,11 @@ beforeEach(() => {
 describe("a server proposed by a link", () => {
   it("shows what an entry would run as text, and adds nothing when dismissed", async () => {
     const { user } = await renderApp();
-    backend.propose({ kind: "entry", token: "p1", name: "<img src=x onerror=alert(1)>", command_line: "TOKEN='<from the link>' uvx mcp-server-time" });
+    backend.propose({ kind: "entry", token: "p1", name: "<img src=x onerror=alert(1)>", command_line: "TZ=Europe/Oslo uvx mcp-server-time" });
     const dialog = await screen.findByTestId("confirm-dialog");
     expect(within(dialog).getByTestId("proposal-name").textContent).toBe("<img src=x onerror=alert(1)>");
     expect(dialog.querySelector("img")).toBeNull();
-    expect(within(dialog).getByTestId("proposal-command").textContent).toBe("TOKEN='<from the link>' uvx mcp-server-time");
+    expect(within(dialog).getByTestId("proposal-command").textContent).toBe("TZ=Europe/Oslo uvx mcp-server-time");
     await user.click(within(dialog).getByTestId("confirm-cancel"));
     await waitFor(() => expect(screen.queryByTestId("confirm-dialog")).toBeNull());
     expect(backend.calls.some((c) => c.cmd === "accept_server_proposal")).toBe(false);
@@ -45,5 +45,17 @@ describe("a server proposed by a link", () => {
     const items = await screen.findAllByTestId("registry-item");
     expect(items.map((i) => i.dataset.name)).toEqual(["io.github.modelcontextprotocol/server-time"]);
     expect(screen.getByTestId<HTMLInputElement>("registry-query").value).toBe("io.github.modelcontextprotocol/server-time");
+  });
+
+  it("says why a link was not followed, as text, and adds nothing", async () => {
+    const { user } = await renderApp();
+    const reason = "This switchboard:// link proposes no server: this link sets <b>NODE_OPTIONS</b>, which changes how Node.js finds or loads code";
+    backend.propose({ kind: "refused", token: "p4", reason });
+    const dialog = await screen.findByTestId("confirm-dialog");
+    expect(within(dialog).getByTestId("proposal-refused").textContent).toBe(reason);
+    expect(dialog.querySelector("b")).toBeNull();
+    await user.click(within(dialog).getByTestId("confirm-ok"));
+    await waitFor(() => expect(screen.queryByTestId("confirm-dialog")).toBeNull());
+    expect(backend.calls.some((c) => c.cmd === "accept_server_proposal")).toBe(false);
   });
 });

@@ -2,11 +2,14 @@
 //! anything that looks like a credential scrubbed from every line before it is written.
 //!
 //! Keys are never logged on purpose (they are `SecretString`s); the scrubber is the second
-//! line of defence against a header or URL that carries one.
+//! line of defence against a header or URL that carries one. It masks by shape (a bearer
+//! token, `sk-…`), by name (`GITHUB_TOKEN=…`, `API_KEY: …`) and by value: every value the
+//! keychain was given or gave back this run is in [`Masks`], and masked wherever it would be
+//! printed.
 
 use std::io::{self, Write};
 use std::path::Path;
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock, PoisonError, RwLock};
 
 use regex::Regex;
 use tracing_appender::non_blocking::WorkerGuard;
@@ -26,11 +29,69 @@ static SECRET_PATTERNS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         r"(AIza)[0-9A-Za-z_-]{20,}",
         // user:password@ inside URLs.
         r"(://[^/\s:@]+:)[^@\s/]+@",
+        // A variable or header whose name ends like a secret's: GITHUB_TOKEN=…, MY_API_KEY: …,
+        // X-Auth-Token: … (a keychain reference, `<keychain:…>`, is left as it is).
+        r#"(?i)(\b[a-z0-9_.-]*(?:token|secret|passwd|password|[_-]key|apikey|credential|_pat|[_-]auth|cookie)["']?\s*[:=]\s*["']?)[^\s"',;&}<]+"#,
     ]
     .iter()
     .map(|p| Regex::new(p).expect("secret pattern compiles"))
     .collect()
 });
+
+/// The secret values known this run, masked wherever a line is written. Values shorter than
+/// [`Masks::SHORTEST`] are not kept: masking `1` or `true` everywhere would hide the log, not
+/// a secret.
+#[derive(Clone, Default)]
+pub struct Masks(Arc<RwLock<Vec<String>>>);
+
+impl Masks {
+    pub const SHORTEST: usize = 6;
+
+    /// Remembers `value` to be masked from now on.
+    pub fn add(&self, value: &str) {
+        let value = value.trim();
+        if value.chars().count() < Self::SHORTEST {
+            return;
+        }
+        let mut known = self.0.write().unwrap_or_else(PoisonError::into_inner);
+        if !known.iter().any(|k| k == value) {
+            known.push(value.to_owned());
+            // Longest first, so a value holding another is masked whole.
+            known.sort_by_key(|k| std::cmp::Reverse(k.len()));
+        }
+    }
+
+    /// Whether no value is known.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.0
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_empty()
+    }
+
+    /// `text` with every known value replaced by `[redacted]`.
+    #[must_use]
+    pub fn mask<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
+        let known = self.0.read().unwrap_or_else(PoisonError::into_inner);
+        if !known.iter().any(|k| text.contains(k.as_str())) {
+            return std::borrow::Cow::Borrowed(text);
+        }
+        let mut out = text.to_owned();
+        for value in known.iter() {
+            if out.contains(value.as_str()) {
+                out = out.replace(value.as_str(), "[redacted]");
+            }
+        }
+        std::borrow::Cow::Owned(out)
+    }
+
+    /// `line` masked by value, then by shape and name ([`redact`]).
+    #[must_use]
+    pub fn scrub(&self, line: &str) -> String {
+        redact(&self.mask(line))
+    }
+}
 
 /// Replaces every credential-looking part of `line` with `[redacted]`.
 pub fn redact(line: &str) -> String {
@@ -43,16 +104,16 @@ pub fn redact(line: &str) -> String {
     out
 }
 
-/// Wraps a writer so each formatted event passes through [`redact`].
+/// Wraps a writer so each formatted event passes through [`Masks::scrub`].
 #[derive(Clone)]
-pub struct Redacting<M>(pub M);
+pub struct Redacting<M>(pub M, pub Masks);
 
-pub struct RedactingWriter<W>(W);
+pub struct RedactingWriter<W>(W, Masks);
 
 impl<W: Write> Write for RedactingWriter<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let text = String::from_utf8_lossy(buf);
-        self.0.write_all(redact(&text).as_bytes())?;
+        self.0.write_all(self.1.scrub(&text).as_bytes())?;
         Ok(buf.len())
     }
 
@@ -65,23 +126,34 @@ impl<'a, M: MakeWriter<'a>> MakeWriter<'a> for Redacting<M> {
     type Writer = RedactingWriter<M::Writer>;
 
     fn make_writer(&'a self) -> Self::Writer {
-        RedactingWriter(self.0.make_writer())
+        RedactingWriter(self.0.make_writer(), self.1.clone())
     }
 }
 
 /// Keep this alive for as long as the process logs; dropping it flushes the file.
 pub struct LogGuard {
     _file: Option<WorkerGuard>,
+    masks: Masks,
+}
+
+impl LogGuard {
+    /// The values this log masks: hand them to the secret store
+    /// ([`crate::secrets::Masking`]) so each secret it sees is masked.
+    #[must_use]
+    pub fn masks(&self) -> Masks {
+        self.masks.clone()
+    }
 }
 
 /// Starts logging: to stderr at `stderr_level` and, with `log_dir`, to
 /// `switchboard.YYYY-MM-DD.log` there at `file_level`, keeping the last 7 days (rmcp's own
 /// messages go to the file only). `RUST_LOG` overrides both levels. Calling it twice is harmless (the second call changes nothing).
 pub fn init(log_dir: Option<&Path>, stderr_level: &str, file_level: &str) -> LogGuard {
+    let masks = Masks::default();
     let filter =
         |level: &str| EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(level));
     let stderr_layer = tracing_subscriber::fmt::layer()
-        .with_writer(Redacting(io::stderr))
+        .with_writer(Redacting(io::stderr, masks.clone()))
         // No colours: escape codes between a field's name and its value would hide it from
         // the scrubber.
         .with_ansi(false)
@@ -105,7 +177,7 @@ pub fn init(log_dir: Option<&Path>, stderr_level: &str, file_level: &str) -> Log
         guard = Some(g);
         Some(
             tracing_subscriber::fmt::layer()
-                .with_writer(Redacting(writer))
+                .with_writer(Redacting(writer, masks.clone()))
                 .with_ansi(false)
                 .with_filter(filter(file_level)),
         )
@@ -115,7 +187,10 @@ pub fn init(log_dir: Option<&Path>, stderr_level: &str, file_level: &str) -> Log
         .with(stderr_layer)
         .with(file_layer)
         .try_init();
-    LogGuard { _file: guard }
+    LogGuard {
+        _file: guard,
+        masks,
+    }
 }
 
 #[cfg(test)]
@@ -143,6 +218,36 @@ mod tests {
             assert!(!out.contains(secret), "{line} -> {out}");
             assert!(out.contains("[redacted]"), "{line} -> {out}");
         }
+    }
+
+    #[test]
+    fn secrets_are_masked_by_their_name_and_by_their_value() {
+        for (line, secret) in [
+            ("GITHUB_TOKEN=ghp_abcdef123", "ghp_abcdef123"),
+            (
+                "command=GITHUB_PERSONAL_ACCESS_TOKEN='tok-1234' docker run",
+                "tok-1234",
+            ),
+            ("MY_API_KEY: plain-value-9", "plain-value-9"),
+            ("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI", "wJalrXUtnFEMI"),
+            ("X-Auth-Token: 0123abcd", "0123abcd"),
+            ("DB_PASSWORD=hunter22", "hunter22"),
+        ] {
+            let out = redact(line);
+            assert!(!out.contains(secret), "{line} -> {out}");
+        }
+        // What is not a secret's value stays: a count of tokens, a keychain reference.
+        for kept in [
+            "input_tokens=1200 output_tokens=80",
+            "API_TOKEN='<keychain:mcp/x/env/API_TOKEN>' uvx t",
+        ] {
+            assert_eq!(redact(kept), kept);
+        }
+        let masks = super::Masks::default();
+        masks.add("plain-but-known");
+        masks.add("abc"); // too short to be masked everywhere
+        let out = masks.scrub("server said plain-but-known and abc");
+        assert_eq!(out, "server said [redacted] and abc");
     }
 
     #[test]

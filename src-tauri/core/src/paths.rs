@@ -111,9 +111,47 @@ impl AppPaths {
     pub fn create_all(&self) -> std::io::Result<()> {
         for dir in [&self.config_dir, &self.data_dir, &self.log_dir] {
             std::fs::create_dir_all(dir)?;
+            private_dir(dir)?;
+        }
+        if let Some(home) = &self.home {
+            private_dir(home)?;
         }
         Ok(())
     }
+}
+
+/// Makes `dir` the person's alone (0700 on Unix): nothing the app keeps under it — the
+/// database, mcp.json, logs, servers' stderr, bundles — can be read by another account.
+///
+/// # Errors
+/// The folder's mode cannot be set.
+pub fn private_dir(dir: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(dir)?.permissions().mode() & 0o777;
+        if mode & 0o077 != 0 {
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode & 0o700 | 0o700))?;
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
+}
+
+/// Makes the file at `path` the person's alone (0600 on Unix).
+///
+/// # Errors
+/// Its mode cannot be set.
+pub fn private_file(path: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
 }
 
 /// The one spelling of a home folder (`DIR`, `DIR/` and a symlink to it are the same home,

@@ -45,6 +45,68 @@ pub trait SecretStore: Send + Sync {
     fn probe(&self) -> Result<(), SecretError>;
 }
 
+/// A secret store that tells the log of every value it stores or reads, so that the value is
+/// masked in every line written from then on ([`crate::logging::Masks`]).
+pub struct Masking<S> {
+    inner: S,
+    masks: crate::logging::Masks,
+}
+
+impl<S: SecretStore> Masking<S> {
+    pub fn new(inner: S, masks: crate::logging::Masks) -> Self {
+        Self { inner, masks }
+    }
+}
+
+impl<S: SecretStore + ?Sized> SecretStore for std::sync::Arc<S> {
+    fn backend(&self) -> String {
+        (**self).backend()
+    }
+
+    fn set(&self, account: &str, secret: &SecretString) -> Result<(), SecretError> {
+        (**self).set(account, secret)
+    }
+
+    fn get(&self, account: &str) -> Result<Option<SecretString>, SecretError> {
+        (**self).get(account)
+    }
+
+    fn delete(&self, account: &str) -> Result<(), SecretError> {
+        (**self).delete(account)
+    }
+
+    fn probe(&self) -> Result<(), SecretError> {
+        (**self).probe()
+    }
+}
+
+impl<S: SecretStore> SecretStore for Masking<S> {
+    fn backend(&self) -> String {
+        self.inner.backend()
+    }
+
+    fn set(&self, account: &str, secret: &SecretString) -> Result<(), SecretError> {
+        self.masks.add(secret.expose_secret());
+        self.inner.set(account, secret)
+    }
+
+    fn get(&self, account: &str) -> Result<Option<SecretString>, SecretError> {
+        let got = self.inner.get(account)?;
+        if let Some(secret) = &got {
+            self.masks.add(secret.expose_secret());
+        }
+        Ok(got)
+    }
+
+    fn delete(&self, account: &str) -> Result<(), SecretError> {
+        self.inner.delete(account)
+    }
+
+    fn probe(&self) -> Result<(), SecretError> {
+        self.inner.probe()
+    }
+}
+
 /// The account name a provider's key is kept under.
 pub fn provider_account(provider_name: &str) -> String {
     format!("provider/{provider_name}")
@@ -137,6 +199,15 @@ impl MemoryStore {
             entries: Mutex::default(),
             unavailable: Some(detail.into()),
         }
+    }
+
+    /// Whether some account's value holds `value` (a test's look at what was kept).
+    pub fn holds_value(&self, value: &str) -> bool {
+        self.entries
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+            .any(|v| v.expose_secret().contains(value))
     }
 
     fn check(&self) -> Result<(), SecretError> {

@@ -348,6 +348,54 @@ fn a_bundle_without_mcp_config_runs_as_its_type_says_and_keeps_secrets_off_the_c
     assert!(matches!(err, BundleError::SecretOnCommandLine(k) if k == "api_key"));
 }
 
+#[test]
+fn a_bundle_may_point_its_runtime_at_its_own_folder_and_nowhere_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("unpacked");
+    let mut values = std::collections::BTreeMap::new();
+    values.insert("api_key".to_owned(), vec!["typed".to_owned()]);
+    let with_env = |name: &str, env: serde_json::Value| {
+        let mut m = manifest("0.3");
+        m["server"]["mcp_config"]["env"] = env;
+        let file = bundle(dir.path(), name, &m, &[("server/main.py", server())]);
+        Bundle::open(&file).unwrap().plan(&target, &values)
+    };
+    // Its own lib folder: what Python bundles do.
+    let plan = with_env(
+        "own.mcpb",
+        json!({ "PYTHONPATH": "${__dirname}/server/lib" }),
+    )
+    .unwrap();
+    assert_eq!(
+        plan.entry.env["PYTHONPATH"],
+        switchboard_core::mcp::config::ConfigValue::Plain(
+            target.join("server/lib").display().to_string()
+        )
+    );
+    // Anything else that changes what the runtime loads is refused, with its reason.
+    for (name, env) in [
+        ("preload.mcpb", json!({ "LD_PRELOAD": "/tmp/x.so" })),
+        (
+            "options.mcpb",
+            json!({ "NODE_OPTIONS": "--require /tmp/x.js" }),
+        ),
+        (
+            "escape.mcpb",
+            json!({ "PYTHONPATH": "${__dirname}/../../elsewhere" }),
+        ),
+        (
+            "index.mcpb",
+            json!({ "PIP_INDEX_URL": "https://evil.example" }),
+        ),
+    ] {
+        let err = with_env(name, env).unwrap_err();
+        assert!(
+            matches!(&err, BundleError::Refused(why) if why.contains("finds or loads code")),
+            "{name}: {err}"
+        );
+    }
+}
+
 /// Files dropped on the window: each bundle offered for consent (nothing unpacked, nothing
 /// added) or refused with its reason; the other files attached together.
 #[tokio::test]

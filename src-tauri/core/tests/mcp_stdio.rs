@@ -47,6 +47,7 @@ fn launch(program: &Path, args: &[&str], declared: &[(&str, &str)]) -> StdioLaun
         env: server_env(own, &path, declared.iter().copied()),
         cwd: None,
         stderr_log: None,
+        stderr_masks: Default::default(),
         startup_timeout: Duration::from_secs(20),
         elicitation: Default::default(),
         roots: Default::default(),

@@ -16,51 +16,7 @@ use switchboard_core::CoreError;
 use switchboard_core::mcp::registry::{self, RegistryError, SourceKind};
 use switchboard_core::secrets::{MemoryStore, SecretStore};
 
-/// The scripted registry, stopped when dropped.
-struct Registry {
-    child: std::process::Child,
-    url: String,
-}
-
-impl Drop for Registry {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Registry {
-    /// The command line `mcp VERB MORE… --registry` this registry.
-    fn verb(&self, verb: &str, more: &[&str]) -> Vec<String> {
-        ["mcp", verb]
-            .iter()
-            .chain(more)
-            .map(|s| (*s).to_owned())
-            .chain(["--registry".to_owned(), self.url.clone()])
-            .collect()
-    }
-}
-
-fn registry() -> Registry {
-    let child = std::process::Command::new("python3")
-        .arg(support::peers().join("registry_server.py"))
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("python3 runs the scripted registry");
-    let mut registry = Registry {
-        child,
-        url: String::new(),
-    };
-    let port = support::read_until(
-        registry.child.stderr.take().unwrap(),
-        "registry: listening on 127.0.0.1:",
-    )
-    .expect("the scripted registry listens");
-    registry.url = format!("http://127.0.0.1:{port}");
-    registry
-}
+use support::scripted_registry as registry;
 
 #[tokio::test]
 async fn a_search_is_read_page_by_page_with_what_each_server_needs() {

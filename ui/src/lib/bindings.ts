@@ -1071,9 +1071,9 @@ changed: boolean | null, };
  */
 export type ShownProposal = { "kind": "registry", token: string, name: string, version: string | null, } | { "kind": "entry", token: string, name: string, 
 /**
- * What it would run, its environment and header values hidden.
+ * What it would run, every environment value whole.
  */
-command_line: string, };
+command_line: string, } | { "kind": "refused", token: string, reason: string, };
 
 /**
  * What a listed tool is, against its pin.

@@ -43,11 +43,28 @@ impl App {
     /// # Errors
     /// [`CoreError::Invalid`] on field `link` when it proposes nothing.
     pub fn propose(&self, link: &str) -> Result<ShownProposal, CoreError> {
-        let proposal = proposal::parse(link)
-            .map_err(|e| crate::input::InvalidInput::new("link", e.to_string()))?;
+        let proposal = match proposal::parse(link) {
+            Ok(proposal) => proposal,
+            Err(e) => {
+                // Said to the window too: the person clicked a link and should hear why
+                // nothing came of it.
+                tracing::info!("a link was refused: {e}");
+                self.show_proposal(ShownProposal::Refused {
+                    token: uuid::Uuid::new_v4().to_string(),
+                    reason: e.to_string(),
+                });
+                return Err(crate::input::InvalidInput::new("link", e.to_string()).into());
+            }
+        };
         let token = self.proposals.kept.keep(proposal.clone());
         let shown = proposal.shown(token);
         tracing::info!("a link proposed an MCP server");
+        self.show_proposal(shown.clone());
+        Ok(shown)
+    }
+
+    /// Sends `shown` to the window now, or keeps it for when it listens.
+    fn show_proposal(&self, shown: ShownProposal) {
         // Under the listener's lock, so a window starting to listen meanwhile misses nothing.
         let listener = lock(&self.proposals.listener);
         if !listener.as_ref().is_some_and(|send| send(shown.clone())) {
@@ -55,9 +72,8 @@ impl App {
             if waiting.len() >= KEPT {
                 waiting.remove(0);
             }
-            waiting.push(shown.clone());
+            waiting.push(shown);
         }
-        Ok(shown)
     }
 
     /// The window listens for proposals: those that came before it are sent at once; a later

@@ -121,7 +121,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
     };
     let paths = AppPaths::from_env();
     let _ = paths.create_all();
-    let _logs = crate::logging::init(Some(&paths.log_dir), "error", "info");
+    let logs = crate::logging::init(Some(&paths.log_dir), "error", "info");
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -135,7 +135,10 @@ pub fn main(args: Vec<OsString>) -> i32 {
     };
     let mut out = std::io::stdout().lock();
     let code = runtime.block_on(async {
-        let secrets = Arc::new(KeyringStore::new(paths.keychain_service()));
+        let secrets = Arc::new(crate::secrets::Masking::new(
+            KeyringStore::new(paths.keychain_service()),
+            logs.masks(),
+        ));
         let settings = Arc::new(SettingsFile::new(paths.settings_file()));
         let mut config = AppConfig::headless(paths, secrets, settings);
         if cli.command.only_reads() {

@@ -15,7 +15,7 @@ use std::path::{Component, Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::config::{ConfigValue, ServerEntry};
+use super::config::{looks_secret, outside, ConfigValue, ServerEntry};
 use super::install::InstallPlan;
 
 /// The manifest versions this Switchboard reads (`dxt_version` "0.1" is the same format under
@@ -83,6 +83,9 @@ pub enum BundleError {
     Missing(Vec<String>),
     #[error("The bundle's “{key}” must be {what}")]
     BadValue { key: String, what: String },
+    /// What it would run is not taken from a bundle ([`super::config::outside`]).
+    #[error("The bundle is refused: {0}")]
+    Refused(String),
     #[error("The bundle puts the sensitive value “{0}” on its command line, where Switchboard does not write secrets; it is refused")]
     SecretOnCommandLine(String),
 }
@@ -383,10 +386,19 @@ impl Bundle {
         }
         let mut secrets = Vec::new();
         for (key, value) in run.env.unwrap_or_default() {
-            if uses_sensitive(&value, &given).is_some() {
+            // Only what the person typed is a secret; the manifest's own values are shown.
+            let typed = value.contains("${user_config.");
+            if uses_sensitive(&value, &given).is_some() || typed && looks_secret(&key) {
                 secrets.push(("env", key.clone()));
             }
-            entry.env.insert(key, ConfigValue::Plain(fill(&value)));
+            let value = fill(&value);
+            // A bundle may point its own runtime at its own folder (`PYTHONPATH` to its
+            // `lib`), and nowhere else.
+            if !only_inside(&value, dir) {
+                outside::check_environment([&key], "this bundle")
+                    .map_err(|e| BundleError::Refused(e.0))?;
+            }
+            entry.env.insert(key, ConfigValue::Plain(value));
         }
         entry.command = Some(command.clone());
         entry.args = args;
@@ -693,6 +705,20 @@ type Given<'a> = BTreeMap<&'a str, (&'a BundleOption, Vec<String>)>;
 /// The key of `text` when it is exactly `${user_config.KEY}`.
 fn whole_option(text: &str) -> Option<&str> {
     text.strip_prefix("${user_config.")?.strip_suffix('}')
+}
+
+/// Whether every path in a path list `value` is inside `dir` (the bundle's own folder).
+fn only_inside(value: &str, dir: &Path) -> bool {
+    let separator = if cfg!(windows) { ';' } else { ':' };
+    !value.is_empty()
+        && value.split(separator).all(|part| {
+            let path = Path::new(part);
+            path.is_absolute()
+                && path
+                    .components()
+                    .all(|c| !matches!(c, std::path::Component::ParentDir))
+                && path.starts_with(dir)
+        })
 }
 
 /// The first sensitive option `text` puts in, if any.

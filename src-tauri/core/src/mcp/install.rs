@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use super::config::{ConfigValue, ServerEntry};
+use super::config::{looks_secret, outside, ConfigValue, ServerEntry};
 use super::registry::{wire, Published, SourceKind};
 
 /// An install worked out: the entry, which of its values go to the keychain, and the
@@ -39,6 +39,11 @@ pub enum InstallError {
     RuntimeMissing { runtime: String },
     #[error("“{server}” wants the secret “{name}” on its command line, where Switchboard does not write secrets; add it by hand")]
     SecretOnCommandLine { server: String, name: String },
+    #[error("“{server}” puts the secret “{name}” in its address, where Switchboard does not write secrets; add it by hand with a header instead")]
+    SecretInAddress { server: String, name: String },
+    /// What the entry would run is not taken from the registry ([`outside`]).
+    #[error("“{server}” is not installed: {why}")]
+    Refused { server: String, why: String },
 }
 
 impl InstallError {
@@ -110,6 +115,12 @@ pub fn plan(
         let needs: Vec<&str> = builder.missing.iter().map(String::as_str).collect();
         return Err(InstallError::missing(name, &needs));
     }
+    outside::check_entry(&builder.plan.entry, "this registry entry").map_err(|e| {
+        InstallError::Refused {
+            server: name.to_owned(),
+            why: e.0,
+        }
+    })?;
     Ok(builder.plan)
 }
 
@@ -141,6 +152,14 @@ impl Builder<'_> {
         if package.transport.kind != "stdio" {
             return Err(unsupported());
         }
+        let refused = |e: outside::Refused| InstallError::Refused {
+            server: self.server.to_owned(),
+            why: e.0,
+        };
+        outside::check_identifier(&package.registry_type, &package.identifier).map_err(refused)?;
+        if let Some(version) = &package.version {
+            outside::check_version(version).map_err(refused)?;
+        }
         let (runtime, mut args) = match kind {
             SourceKind::Npm => ("npx", vec!["-y".to_owned()]),
             SourceKind::Pypi => ("uvx", Vec::new()),
@@ -154,8 +173,12 @@ impl Builder<'_> {
         self.arguments(&package.runtime_arguments, oci, &mut args)?;
         for variable in &package.environment_variables {
             let key = variable.name.clone().unwrap_or_default();
-            if let Some(value) = self.value_of(variable, &key)? {
-                if variable.is_secret || self.has_secret_variable(variable) {
+            if let Some((value, typed)) = self.value_of(variable, &key)? {
+                if typed
+                    && (variable.is_secret
+                        || self.has_secret_variable(variable)
+                        || looks_secret(&key))
+                {
                     self.plan.secrets.push(("env", key.clone()));
                 }
                 self.plan
@@ -183,14 +206,23 @@ impl Builder<'_> {
     fn remote(&mut self, remote: &wire::Remote) -> Result<(), InstallError> {
         let mut url = remote.url.clone();
         for (variable, input) in &remote.variables {
-            if let Some(value) = self.value_of(input, variable)? {
+            // An address is written in mcp.json, shown everywhere and logged: no secret in it.
+            if input.is_secret || self.has_secret_variable(input) {
+                return Err(InstallError::SecretInAddress {
+                    server: self.server.to_owned(),
+                    name: variable.clone(),
+                });
+            }
+            if let Some((value, _)) = self.value_of(input, variable)? {
                 url = url.replace(&format!("{{{variable}}}"), &value);
             }
         }
         for header in &remote.headers {
             let key = header.name.clone().unwrap_or_default();
-            if let Some(value) = self.value_of(header, &key)? {
-                if header.is_secret || self.has_secret_variable(header) {
+            if let Some((value, typed)) = self.value_of(header, &key)? {
+                if typed
+                    && (header.is_secret || self.has_secret_variable(header) || looks_secret(&key))
+                {
                     self.plan.secrets.push(("headers", key.clone()));
                 }
                 self.plan
@@ -221,27 +253,30 @@ impl Builder<'_> {
                 .clone()
                 .or_else(|| argument.value_hint.clone())
                 .unwrap_or_else(|| "argument".to_owned());
-            let values: Vec<String> = if input.variables.is_empty() && input.value.is_none() {
-                match self.values.get(&label).filter(|v| !v.is_empty()) {
-                    Some(given) if argument.is_repeated => given.clone(),
-                    Some(given) => given[..1].to_vec(),
-                    None => match &input.default {
-                        Some(default) => vec![default.clone()],
-                        None => {
-                            if input.is_required {
-                                self.missing.push(label);
+            let (values, typed): (Vec<String>, bool) =
+                if input.variables.is_empty() && input.value.is_none() {
+                    match self.values.get(&label).filter(|v| !v.is_empty()) {
+                        Some(given) if argument.is_repeated => (given.clone(), true),
+                        Some(given) => (given[..1].to_vec(), true),
+                        None => match &input.default {
+                            Some(default) => (vec![default.clone()], false),
+                            None => {
+                                if input.is_required {
+                                    self.missing.push(label);
+                                }
+                                continue;
                             }
-                            continue;
-                        }
-                    },
-                }
-            } else {
-                match self.value_of(input, &label)? {
-                    Some(value) => vec![value],
-                    None => continue,
-                }
-            };
-            let secret = input.is_secret || self.has_secret_variable(input);
+                        },
+                    }
+                } else {
+                    match self.value_of(input, &label)? {
+                        Some((value, typed)) => (vec![value], typed),
+                        None => continue,
+                    }
+                };
+            // What the registry itself writes is shown whole; only what the person typed
+            // for a secret is kept off the command line.
+            let secret = typed && (input.is_secret || self.has_secret_variable(input));
             for value in values {
                 if secret {
                     let pass_through = oci && input.name.as_deref() == Some("-e");
@@ -278,15 +313,27 @@ impl Builder<'_> {
     }
 
     /// The value of `input` (named `key`): its fixed value with each `{variable}` filled in,
-    /// or the person's, or its default; `None` (and, when required, noted missing) when there
-    /// is none.
-    fn value_of(&mut self, input: &wire::Input, key: &str) -> Result<Option<String>, InstallError> {
+    /// or the person's, or its default, with whether the person typed any of it; `None` (and,
+    /// when required, noted missing) when there is none.
+    fn value_of(
+        &mut self,
+        input: &wire::Input,
+        key: &str,
+    ) -> Result<Option<(String, bool)>, InstallError> {
         let given = |name: &str| self.values.get(name).and_then(|v| v.first()).cloned();
         if let Some(template) = &input.value {
             let mut value = template.clone();
             let mut complete = true;
+            let mut typed = false;
             for (variable, inner) in &input.variables {
-                match given(variable).or_else(|| inner.default.clone()) {
+                let filled = match given(variable) {
+                    Some(mine) => {
+                        typed = true;
+                        Some(mine)
+                    }
+                    None => inner.default.clone(),
+                };
+                match filled {
                     Some(filled) => value = value.replace(&format!("{{{variable}}}"), &filled),
                     None => {
                         complete = false;
@@ -296,9 +343,12 @@ impl Builder<'_> {
                     }
                 }
             }
-            return Ok(complete.then_some(value));
+            return Ok(complete.then_some((value, typed)));
         }
-        match given(key).or_else(|| input.default.clone()) {
+        match given(key)
+            .map(|mine| (mine, true))
+            .or_else(|| input.default.clone().map(|d| (d, false)))
+        {
             Some(value) => Ok(Some(value)),
             None => {
                 if input.is_required {
@@ -482,5 +532,81 @@ mod tests {
             super::plan(&everything, Some(1), &BTreeMap::new()),
             Err(InstallError::NothingToInstall { .. })
         ));
+    }
+
+    fn hostile(server: serde_json::Value) -> Published {
+        let mut server = server;
+        server["name"] = "io.example/hostile".into();
+        server["version"] = "1.0.0".into();
+        Published::from_json(&serde_json::json!({ "server": server }).to_string()).unwrap()
+    }
+
+    fn refusal(published: &Published, values: &BTreeMap<String, Vec<String>>) -> String {
+        plan(published, None, values).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_registry_entry_cannot_hide_what_runs() {
+        // A variable that makes the runtime load the author's code, fixed by the entry.
+        let loader = hostile(serde_json::json!({"packages": [{
+            "registryType": "npm", "identifier": "harmless", "version": "1.0.0",
+            "transport": {"type": "stdio"},
+            "environmentVariables": [{"name": "NODE_OPTIONS", "value": "--require /tmp/x.js"}]
+        }]}));
+        assert!(refusal(&loader, &BTreeMap::new()).contains("NODE_OPTIONS"));
+        // An identifier read as an option by npx, uvx or docker.
+        for (kind, identifier) in [
+            ("npm", "--registry=https://evil.example"),
+            ("pypi", "--index-url=https://evil.example"),
+            ("oci", "--privileged"),
+            ("npm", "a b; id"),
+        ] {
+            let odd = hostile(serde_json::json!({"packages": [{
+                "registryType": kind, "identifier": identifier, "version": "1.0.0",
+                "transport": {"type": "stdio"}
+            }]}));
+            let why = refusal(&odd, &BTreeMap::new());
+            assert!(why.contains("is not a"), "{identifier}: {why}");
+        }
+        let version = hostile(serde_json::json!({"packages": [{
+            "registryType": "npm", "identifier": "ok", "version": "-1 --x",
+            "transport": {"type": "stdio"}
+        }]}));
+        assert!(refusal(&version, &BTreeMap::new()).contains("not a version"));
+        // A container widened by its runtime arguments.
+        let widened = hostile(serde_json::json!({"packages": [{
+            "registryType": "oci", "identifier": "docker.io/x/y", "version": "1",
+            "transport": {"type": "stdio"},
+            "runtimeArguments": [{"type": "named", "name": "-v", "value": "/:/host"}]
+        }]}));
+        assert!(refusal(&widened, &BTreeMap::new()).contains("/:/host"));
+        // A secret in the address.
+        let addressed = hostile(serde_json::json!({"remotes": [{
+            "type": "streamable-http", "url": "https://x.example/{key}/mcp",
+            "variables": {"key": {"isSecret": true, "isRequired": true}}
+        }]}));
+        let why = refusal(&addressed, &values(&[("key", "s3cr3t-value")]));
+        assert!(why.contains("in its address"), "{why}");
+        assert!(!why.contains("s3cr3t-value"), "{why}");
+    }
+
+    #[test]
+    fn only_what_the_person_typed_for_a_secret_is_kept_apart() {
+        // A fixed value the registry marks secret is the registry's: shown whole, in the entry.
+        let fixed = hostile(serde_json::json!({"packages": [{
+            "registryType": "pypi", "identifier": "tool", "version": "1.0.0",
+            "transport": {"type": "stdio"},
+            "environmentVariables": [
+                {"name": "MODE_TOKEN", "value": "published-by-the-registry", "isSecret": true},
+                {"name": "API_KEY", "isSecret": false},
+            ]
+        }]}));
+        let plan = plan(&fixed, None, &values(&[("API_KEY", "typed-by-me")])).unwrap();
+        assert_eq!(
+            plan.entry.env.get("MODE_TOKEN"),
+            Some(&ConfigValue::Plain("published-by-the-registry".to_owned()))
+        );
+        // What the person typed under a secret's name goes to the keychain.
+        assert_eq!(plan.secrets, [("env", "API_KEY".to_owned())]);
     }
 }

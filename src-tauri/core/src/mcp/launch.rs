@@ -202,6 +202,14 @@ pub fn stdio_launch(
         });
     };
     let declared = resolve_values(&spec.name, env, secrets)?;
+    let stderr_masks = crate::logging::Masks::default();
+    for (key, value) in env {
+        if let (ConfigValue::Keychain { .. }, Some((_, secret))) =
+            (value, declared.iter().find(|(k, _)| k == key))
+        {
+            stderr_masks.add(secret);
+        }
+    }
     let cwd = match cwd {
         Some(dir) if dir.is_absolute() => dir.clone(),
         Some(dir) => home.join(dir),
@@ -222,6 +230,7 @@ pub fn stdio_launch(
         ),
         cwd: Some(cwd),
         stderr_log: Some(stderr_log_path(log_dir, &spec.name)),
+        stderr_masks,
         startup_timeout: STARTUP_TIMEOUT,
         elicitation: Elicitation::default(),
         roots: super::client::Roots::default(),

@@ -1,7 +1,10 @@
 //! `switchboard://` links that propose an MCP server — from the registry by name, or as an
 //! mcp.json entry — read into what the person is shown. A link only ever proposes: nothing
-//! here adds or starts anything, and what the window sees of a proposed entry has its
-//! environment and header values hidden (a link may carry a key).
+//! here adds or starts anything. What the window is shown of a proposed entry is all of it,
+//! every environment and header value whole: a link cannot bring a secret (a secret-looking
+//! value is refused, and the person types it in the server's settings), nor a variable that
+//! changes how the runtime loads code, nor arguments that widen a container
+//! ([`super::config::outside`]).
 //!
 //!   switchboard://install?registry=io.github.owner/name[&version=1.2.3]
 //!   switchboard://install?name=NAME&config=ENTRY
@@ -12,7 +15,7 @@
 use base64::Engine;
 use serde::Serialize;
 
-use super::config::ServerEntry;
+use super::config::{outside, ServerEntry};
 
 /// The scheme Switchboard's links use.
 pub const SCHEME: &str = "switchboard";
@@ -51,9 +54,12 @@ pub enum ShownProposal {
     Entry {
         token: String,
         name: String,
-        /// What it would run, its environment and header values hidden.
+        /// What it would run, every environment value whole.
         command_line: String,
     },
+    /// A link that proposes nothing, and why (said in the window, so that a link the person
+    /// clicked does not vanish unexplained); `token` only tells one from another.
+    Refused { token: String, reason: String },
 }
 
 /// Whether `arg` is a Switchboard link (what the app is started with when one is opened).
@@ -129,6 +135,18 @@ pub fn parse(link: &str) -> Result<Proposal, ProposalError> {
         ..ServerEntry::default()
     };
     entry.resolve(&name).map_err(|e| refuse(&e.to_string()))?;
+    let from = "this link";
+    outside::check_entry(&entry, from)
+        .and_then(|()| outside::check_no_secrets(&entry.env, "variable", from))
+        .and_then(|()| outside::check_no_secrets(&entry.headers, "header", from))
+        .map_err(|e| refuse(&e.0))?;
+    if let Some(url) = &entry.url {
+        if crate::logging::redact(url) != *url {
+            return Err(refuse(
+                "its address carries what looks like a key; a link cannot bring a secret",
+            ));
+        }
+    }
     Ok(Proposal::Entry {
         name,
         entry: Box::new(entry),
@@ -136,24 +154,18 @@ pub fn parse(link: &str) -> Result<Proposal, ProposalError> {
 }
 
 impl Proposal {
-    /// A proposed entry as an install: every environment and header value it carries goes to
-    /// the keychain (the window was shown none of them); `None` for a registry proposal.
+    /// A proposed entry as an install: every value it carries stays in the entry as shown
+    /// (a link brings no secret); `None` for a registry proposal.
     #[must_use]
     pub fn into_plan(self) -> Option<(String, super::install::InstallPlan)> {
         let Proposal::Entry { name, entry } = self else {
             return None;
         };
-        let secrets = entry
-            .env
-            .keys()
-            .map(|k| ("env", k.clone()))
-            .chain(entry.headers.keys().map(|k| ("headers", k.clone())))
-            .collect();
         Some((
             name,
             super::install::InstallPlan {
                 entry: *entry,
-                secrets,
+                secrets: Vec::new(),
                 runtime: None,
             },
         ))
@@ -169,14 +181,27 @@ impl Proposal {
                 version: version.clone(),
             },
             Proposal::Entry { name, entry } => {
-                let mut hidden = (**entry).clone();
-                for value in hidden.env.values_mut().chain(hidden.headers.values_mut()) {
-                    *value = super::config::ConfigValue::Plain("<from the link>".to_owned());
-                }
-                let command_line = hidden
+                // Every value whole, each header on a line of its own, hidden characters as
+                // escapes: what the link brings is all shown.
+                let mut lines: Vec<String> = entry
                     .resolve(name)
                     .map(|spec| spec.launch.display())
-                    .unwrap_or_default();
+                    .into_iter()
+                    .collect();
+                lines.extend(
+                    entry
+                        .headers
+                        .iter()
+                        .map(|(k, v)| format!("  header {k}: {}", v.display())),
+                );
+                let command_line = lines
+                    .iter()
+                    .map(|line| {
+                        let line = line.replace('\n', "\\n").replace('\t', "\\t");
+                        crate::text::escape_hidden(&line).into_owned()
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n");
                 ShownProposal::Entry {
                     token,
                     name: name.clone(),
@@ -200,7 +225,7 @@ mod tests {
                 version: Some("1.0.0".into())
             }
         );
-        let config = r#"{"command":"uvx","args":["mcp-server-time"],"env":{"TOKEN":"sk-in-link"}}"#;
+        let config = r#"{"command":"uvx","args":["mcp-server-time"],"env":{"TZ":"Europe/Oslo"}}"#;
         let encoded = base64::engine::general_purpose::STANDARD.encode(config);
         for link in [
             format!(
@@ -221,7 +246,8 @@ mod tests {
             let ShownProposal::Entry { command_line, .. } = shown else {
                 panic!("shown as an entry");
             };
-            assert_eq!(command_line, "TOKEN='<from the link>' uvx mcp-server-time");
+            // Every value the link brings is shown whole.
+            assert_eq!(command_line, "TZ=Europe/Oslo uvx mcp-server-time");
         }
         // Standard base64 with `+` written unescaped, and a config that tries to give folders.
         let greedy = r#"{"command":"uvx","args":["a>>>b"],"roots":["~/"],"trust":"trusted"}"#;
@@ -265,6 +291,65 @@ mod tests {
             "a".repeat(20_000)
         ))
         .is_err());
+    }
+
+    fn entry_link(config: &str) -> String {
+        format!("switchboard://install?name=x&config={}", urlencode(config))
+    }
+
+    #[test]
+    fn a_link_cannot_bring_a_secret_or_change_what_the_runtime_loads() {
+        for (config, why) in [
+            (
+                r#"{"command":"uvx","args":["t"],"env":{"GITHUB_TOKEN":"ghp_x"}}"#,
+                "GITHUB_TOKEN",
+            ),
+            (
+                r#"{"command":"uvx","args":["t"],"env":{"X":"sk-proj-0123456789abcdef"}}"#,
+                "looks like a secret",
+            ),
+            (
+                r#"{"url":"https://e.example/mcp","headers":{"Authorization":"Bearer abc"}}"#,
+                "Authorization",
+            ),
+            (
+                r#"{"url":"https://e.example/mcp?api_key=abcdefgh123"}"#,
+                "cannot bring a secret",
+            ),
+            (
+                r#"{"command":"npx","args":["-y","harmless"],"env":{"NODE_OPTIONS":"--require /tmp/x.js"}}"#,
+                "NODE_OPTIONS",
+            ),
+            (
+                r#"{"command":"uvx","args":["t"],"env":{"LD_PRELOAD":"/tmp/x.so"}}"#,
+                "dynamic loader",
+            ),
+            (
+                r#"{"command":"uvx","args":["t"],"env":{"UV_INDEX_URL":"https://evil.example"}}"#,
+                "uv",
+            ),
+            (
+                r#"{"command":"docker","args":["run","-i","--rm","-v","/:/host","img"]}"#,
+                "/:/host",
+            ),
+        ] {
+            let err = parse(&entry_link(config)).unwrap_err().to_string();
+            assert!(err.contains(why), "{config}: {err}");
+        }
+        // An empty secret is the person's to type; a header that is not secret is shown.
+        let link = entry_link(
+            r#"{"url":"https://e.example/mcp","headers":{"X-Region":"eu","Authorization":""}}"#,
+        );
+        let proposal = parse(&link).unwrap();
+        let ShownProposal::Entry { command_line, .. } = proposal.shown("t".into()) else {
+            panic!("an entry");
+        };
+        assert!(
+            command_line.contains("header X-Region: eu"),
+            "{command_line}"
+        );
+        let (_, plan) = proposal.into_plan().unwrap();
+        assert!(plan.secrets.is_empty());
     }
 
     fn urlencode(text: &str) -> String {

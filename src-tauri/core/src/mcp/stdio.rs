@@ -47,6 +47,9 @@ pub struct StdioLaunch {
     pub cwd: Option<PathBuf>,
     /// Where stderr is appended, besides the ring.
     pub stderr_log: Option<PathBuf>,
+    /// The server's own secrets (read from the keychain for its environment), masked in what
+    /// its stderr is kept as: a server that prints its token does not write it to a file.
+    pub stderr_masks: crate::logging::Masks,
     pub startup_timeout: Duration,
     /// Who shows the server's forms to the person.
     pub elicitation: Elicitation,
@@ -169,6 +172,7 @@ async fn start_once(
             pipe,
             Arc::clone(&stderr),
             launch.stderr_log.clone(),
+            launch.stderr_masks.clone(),
         ));
     }
     tracing::info!(server = name, pid, program = %launch.program.display(), "MCP server started");
@@ -254,23 +258,47 @@ async fn drain_stderr(
     mut pipe: tokio::process::ChildStderr,
     ring: Arc<StderrRing>,
     log: Option<PathBuf>,
+    masks: crate::logging::Masks,
 ) {
     let mut file = match log {
         Some(path) => RotatingLog::open(path, STDERR_LOG_BYTES).await,
         None => None,
     };
     let mut buf = vec![0u8; 16 * 1024];
+    // Bytes after the last newline, held until their line is whole so that a secret split
+    // across two reads is still masked (a line past the buffer's size goes as it is).
+    let mut pending: Vec<u8> = Vec::new();
     loop {
-        match pipe.read(&mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => {
-                ring.push(&buf[..n]);
-                if let Some(f) = file.as_mut() {
-                    if f.write(&buf[..n]).await.is_err() {
-                        file = None;
-                    }
+        let read = pipe.read(&mut buf).await;
+        let done = !matches!(read, Ok(n) if n > 0);
+        if let Ok(n) = read {
+            pending.extend_from_slice(&buf[..n]);
+        }
+        let cut = if done || masks.is_empty() || pending.len() > buf.len() {
+            pending.len()
+        } else {
+            pending
+                .iter()
+                .rposition(|b| *b == b'\n')
+                .map_or(0, |i| i + 1)
+        };
+        if cut > 0 {
+            let whole: Vec<u8> = pending.drain(..cut).collect();
+            let text = String::from_utf8_lossy(&whole);
+            let masked = masks.mask(&text);
+            let bytes = match &masked {
+                std::borrow::Cow::Borrowed(_) => whole.as_slice(),
+                std::borrow::Cow::Owned(out) => out.as_bytes(),
+            };
+            ring.push(bytes);
+            if let Some(f) = file.as_mut() {
+                if f.write(bytes).await.is_err() {
+                    file = None;
                 }
             }
+        }
+        if done {
+            break;
         }
     }
 }
@@ -307,11 +335,12 @@ impl RotatingLog {
     }
 
     async fn append_to(path: &Path) -> std::io::Result<tokio::fs::File> {
-        tokio::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .await
+        let mut options = tokio::fs::OpenOptions::new();
+        options.create(true).append(true);
+        // What a server writes to stderr is the person's to read alone.
+        #[cfg(unix)]
+        options.mode(0o600);
+        options.open(path).await
     }
 
     fn previous(&self) -> PathBuf {

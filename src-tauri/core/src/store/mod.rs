@@ -179,6 +179,15 @@ impl Store {
                 detail: e.to_string(),
             })?;
         }
+        // Made the person's alone before SQLite opens it: its journal files (-wal, -shm) take
+        // the database's mode.
+        if !path.exists() {
+            let mut new = std::fs::OpenOptions::new();
+            new.write(true).create_new(true);
+            #[cfg(unix)]
+            std::os::unix::fs::OpenOptionsExt::mode(&mut new, 0o600);
+            let _ = new.open(path);
+        }
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
             | OpenFlags::SQLITE_OPEN_NO_MUTEX

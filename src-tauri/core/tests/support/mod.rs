@@ -51,6 +51,7 @@ pub fn stdio_launch(program: &str, args: &[&str], startup_timeout: Duration) -> 
         env: server_env(std::env::vars_os(), &path, []),
         cwd: None,
         stderr_log: None,
+        stderr_masks: Default::default(),
         startup_timeout,
         elicitation: Default::default(),
         roots: Default::default(),
@@ -401,4 +402,51 @@ pub async fn run_cli(
         ran.map_err(|e| e.to_string()),
         String::from_utf8(out).unwrap(),
     )
+}
+
+/// The scripted registry (tests/peers/registry_server.py over tests/fixtures/registry), on
+/// a port it chose; stopped when dropped.
+pub struct Registry {
+    child: std::process::Child,
+    pub url: String,
+}
+
+impl Drop for Registry {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Registry {
+    /// The command line `mcp VERB MORE… --registry` this registry.
+    pub fn verb(&self, verb: &str, more: &[&str]) -> Vec<String> {
+        ["mcp", verb]
+            .iter()
+            .chain(more)
+            .map(|s| (*s).to_owned())
+            .chain(["--registry".to_owned(), self.url.clone()])
+            .collect()
+    }
+}
+
+pub fn scripted_registry() -> Registry {
+    let child = std::process::Command::new("python3")
+        .arg(peers().join("registry_server.py"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3 runs the scripted registry");
+    let mut registry = Registry {
+        child,
+        url: String::new(),
+    };
+    let port = read_until(
+        registry.child.stderr.take().unwrap(),
+        "registry: listening on 127.0.0.1:",
+    )
+    .expect("the scripted registry listens");
+    registry.url = format!("http://127.0.0.1:{port}");
+    registry
 }

@@ -31,3 +31,32 @@ fn provider_key_is_not_sent_over_plain_http_to_a_public_address() {
         );
     }
 }
+
+#[test]
+fn a_remote_mcp_server_is_not_reached_over_plain_http_on_a_public_address() {
+    use switchboard_core::mcp::config::ServerEntry;
+    for public in [
+        "http://mcp.example.com/mcp",
+        "http://203.0.113.7:8080/mcp",
+        "http://[2001:db8::1]/mcp",
+    ] {
+        let entry = ServerEntry {
+            url: Some(public.to_owned()),
+            ..ServerEntry::default()
+        };
+        let err = entry.resolve("remote").unwrap_err().to_string();
+        assert!(err.contains("plain http://"), "{public}: {err}");
+    }
+    for fine in [
+        "http://127.0.0.1:3000/mcp",
+        "http://localhost:3000/mcp",
+        "http://10.0.0.5/mcp",
+        "https://mcp.example.com/mcp",
+    ] {
+        let entry = ServerEntry {
+            url: Some(fine.to_owned()),
+            ..ServerEntry::default()
+        };
+        assert!(entry.resolve("remote").is_ok(), "{fine}");
+    }
+}

@@ -63,9 +63,11 @@ impl App {
         self.mcp_add_entry(name, entry, false).await
     }
 
-    /// Adds the server an install from the MCP Registry worked out, not approved (the
-    /// person approves it as any new server, seeing its command line): the values the
-    /// registry marks secret go to the keychain whatever they are called.
+    /// Adds the server an install worked out (the MCP Registry, a bundle, a link), not
+    /// approved (the person approves it as any new server, seeing its command line): the
+    /// values the person typed for a secret go to the keychain whatever they are called, and
+    /// nothing else does — what the registry, the bundle or the link wrote stays in the entry,
+    /// shown whole.
     ///
     /// # Errors
     /// As [`App::mcp_add`].
@@ -74,7 +76,7 @@ impl App {
         name: &str,
         plan: InstallPlan,
     ) -> Result<McpServerView, CoreError> {
-        self.add_entry_keeping(name, plan.entry, false, plan.secrets)
+        self.add_entry_keeping(name, plan.entry, false, Some(plan.secrets))
             .await
     }
 
@@ -84,21 +86,21 @@ impl App {
         entry: ServerEntry,
         approved: bool,
     ) -> Result<McpServerView, CoreError> {
-        self.add_entry_keeping(name, entry, approved, Vec::new())
-            .await
+        self.add_entry_keeping(name, entry, approved, None).await
     }
 
-    /// Adds `entry`, its `secret` values (`("env" | "headers", key)`) and those that look
-    /// secret moved to the keychain first.
+    /// Adds `entry`, its `declared` secret values (`("env" | "headers", key)`) moved to the
+    /// keychain first; without a declaration (the person typed the entry), those whose name
+    /// looks secret. It is logged only after: no value that went to the keychain is written.
     async fn add_entry_keeping(
         &self,
         name: &str,
         mut entry: ServerEntry,
         approved: bool,
-        secret: Vec<(&'static str, String)>,
+        declared: Option<Vec<(&'static str, String)>>,
     ) -> Result<McpServerView, CoreError> {
         let name = validate_name(name)?;
-        let spec = entry.resolve(&name)?;
+        entry.resolve(&name)?;
         let mut file = self.load_mcp()?;
         if file.find(&name).is_some() {
             return Err(CoreError::Conflict {
@@ -108,13 +110,16 @@ impl App {
         }
         let server = name.clone();
         entry = self
-            .secrets(move |s| {
-                keep_declared_secrets(&server, &mut entry, &secret, s)?;
-                move_secrets_to_keychain(&server, &mut entry, s).map(|_| entry)
+            .secrets(move |s| match declared {
+                Some(secret) => {
+                    keep_declared_secrets(&server, &mut entry, &secret, s).map(|()| entry)
+                }
+                None => move_secrets_to_keychain(&server, &mut entry, s).map(|_| entry),
             })
             .await
             .map_err(CoreError::key_not_saved)?;
         let fingerprint = entry.fingerprint();
+        let spec = entry.resolve(&name)?;
         file.servers.insert(name.clone(), entry);
         file.save(&self.mcp_file())?;
         if approved {

@@ -440,6 +440,13 @@ fn check_url(name: &str, raw: &str) -> Result<String, ConfigError> {
             "the URL must start with http:// or https://",
         ));
     }
+    if url.scheme() == "http" && !crate::net::is_local_address(&url) {
+        return Err(entry_error(
+            name,
+            "plain http:// is only for this computer or a private network (a header or token \
+             would cross the internet in clear); use https://",
+        ));
+    }
     if !url.username().is_empty() || url.password().is_some() {
         return Err(entry_error(
             name,

@@ -11,6 +11,7 @@
 
 mod entry;
 mod import;
+pub mod outside;
 mod secrets;
 
 use std::collections::BTreeMap;

@@ -1,0 +1,620 @@
+//! What an entry that comes from outside the person — a `switchboard://` link, an MCP Registry
+//! entry, a bundle's manifest — may not set, because the approval would not show what it
+//! does: an environment variable that changes how a runtime finds or loads code (the command
+//! line reads `npx -y harmless` while `NODE_OPTIONS` loads a file of the author's), an
+//! argument that widens a container past its box (privileged mode, the host's `/` or home,
+//! the host's network or processes, added capabilities), and a package identifier or version
+//! that an argument vector could read as an option. Each is refused with its reason; the
+//! person can still type such an entry themselves, where they see all of it.
+//!
+//! The lists are families, argued one by one below; each has a test.
+
+use std::collections::BTreeMap;
+
+use super::{ConfigValue, ServerEntry};
+use crate::text::one_line;
+
+/// Why an entry from outside is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Refused(pub String);
+
+/// A family of variables that change what a runtime loads or where it loads it from.
+struct Family {
+    what: &'static str,
+    /// Whole names (compared without case on Windows' behalf).
+    names: &'static [&'static str],
+    /// Name prefixes (also without case).
+    prefixes: &'static [&'static str],
+}
+
+/// The families. A name in any of them, from outside, is refused.
+const FAMILIES: &[Family] = &[
+    // ld.so and dyld: load a library into every process the server starts.
+    Family {
+        what: "the dynamic loader",
+        names: &[],
+        prefixes: &["LD_", "DYLD_"],
+    },
+    // Where programs are found: `npx` could be the author's own.
+    Family {
+        what: "where programs are found",
+        names: &["PATH", "PATHEXT", "COMSPEC"],
+        prefixes: &[],
+    },
+    // Node: --require / --import a file, other module folders, a loader, TLS turned off.
+    Family {
+        what: "Node.js",
+        names: &[
+            "NODE_OPTIONS",
+            "NODE_PATH",
+            "NODE_EXTRA_CA_CERTS",
+            "NODE_TLS_REJECT_UNAUTHORIZED",
+            "NODE_REPL_EXTERNAL_MODULE",
+        ],
+        prefixes: &[],
+    },
+    // npm and npx: another registry, scripts, a global prefix, a user config file.
+    Family {
+        what: "npm",
+        names: &["NPM_TOKEN", "COREPACK_NPM_REGISTRY"],
+        prefixes: &["NPM_CONFIG_", "YARN_", "PNPM_", "BUN_", "COREPACK_"],
+    },
+    // uv and uvx: another index, a Python of its own, a config file.
+    Family {
+        what: "uv",
+        names: &[],
+        prefixes: &["UV_"],
+    },
+    // pip: another index, extra indexes, a config file.
+    Family {
+        what: "pip",
+        names: &[],
+        prefixes: &["PIP_"],
+    },
+    // Python: a module path, a start-up file, another home.
+    Family {
+        what: "Python",
+        names: &[
+            "PYTHONPATH",
+            "PYTHONHOME",
+            "PYTHONSTARTUP",
+            "PYTHONUSERBASE",
+            "PYTHONEXECUTABLE",
+            "PYTHONINSPECT",
+            "PYTHONPLATLIBDIR",
+            "PYTHONBREAKPOINT",
+            "PYTHONWARNINGS",
+            "VIRTUAL_ENV",
+            "CONDA_PREFIX",
+        ],
+        prefixes: &[],
+    },
+    // Other runtimes a server may be written in.
+    Family {
+        what: "another language's runtime",
+        names: &[
+            "PERL5LIB",
+            "PERL5OPT",
+            "PERLLIB",
+            "RUBYOPT",
+            "RUBYLIB",
+            "GEM_HOME",
+            "GEM_PATH",
+            "BUNDLE_GEMFILE",
+            "JAVA_TOOL_OPTIONS",
+            "_JAVA_OPTIONS",
+            "JDK_JAVA_OPTIONS",
+            "CLASSPATH",
+            "DOTNET_STARTUP_HOOKS",
+            "DOTNET_ADDITIONAL_DEPS",
+            "CORECLR_PROFILER_PATH",
+            "GOFLAGS",
+            "DENO_DIR",
+        ],
+        prefixes: &[],
+    },
+    // Shells read these before running anything.
+    Family {
+        what: "the shell",
+        names: &[
+            "BASH_ENV",
+            "ENV",
+            "SHELLOPTS",
+            "PROMPT_COMMAND",
+            "IFS",
+            "ZDOTDIR",
+        ],
+        prefixes: &["BASH_FUNC_"],
+    },
+    // Docker and Git run commands and reach hosts of their own choosing.
+    Family {
+        what: "Docker or Git",
+        names: &[
+            "DOCKER_HOST",
+            "DOCKER_CONFIG",
+            "DOCKER_CONTEXT",
+            "GIT_SSH",
+            "GIT_SSH_COMMAND",
+            "GIT_EXEC_PATH",
+            "GIT_ASKPASS",
+            "GIT_PROXY_COMMAND",
+        ],
+        prefixes: &["GIT_CONFIG"],
+    },
+    // Where traffic goes and which certificates are trusted: a download through the author's
+    // proxy, or from a host the person's trust store does not vouch for.
+    Family {
+        what: "proxies or trusted certificates",
+        names: &[
+            "HTTP_PROXY",
+            "HTTPS_PROXY",
+            "ALL_PROXY",
+            "NO_PROXY",
+            "SSL_CERT_FILE",
+            "SSL_CERT_DIR",
+            "REQUESTS_CA_BUNDLE",
+            "CURL_CA_BUNDLE",
+        ],
+        prefixes: &[],
+    },
+    // Where programs read their own settings from.
+    Family {
+        what: "where programs read their settings",
+        names: &[
+            "HOME",
+            "USERPROFILE",
+            "APPDATA",
+            "XDG_CONFIG_HOME",
+            "XDG_DATA_HOME",
+        ],
+        prefixes: &[],
+    },
+];
+
+/// The family `name` belongs to, if it changes what a runtime loads.
+#[must_use]
+pub fn loader_family(name: &str) -> Option<&'static str> {
+    let upper = name.to_ascii_uppercase();
+    FAMILIES
+        .iter()
+        .find(|f| {
+            f.names.iter().any(|n| *n == upper) || f.prefixes.iter().any(|p| upper.starts_with(p))
+        })
+        .map(|f| f.what)
+}
+
+/// Refuses an environment from outside that sets a variable of a loader family.
+///
+/// # Errors
+/// [`Refused`] naming the variable and its family.
+pub fn check_environment<'a>(
+    names: impl IntoIterator<Item = &'a String>,
+    from: &str,
+) -> Result<(), Refused> {
+    for name in names {
+        if let Some(family) = loader_family(name) {
+            return Err(Refused(format!(
+                "{from} sets {}, which changes how {family} finds or loads code; it is not \
+                 taken from {from} (add the server yourself if you mean it)",
+                one_line(name, 60)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `command` runs containers (Docker or a look-alike that reads its flags).
+fn runs_containers(command: &str) -> bool {
+    let base = command
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(command)
+        .to_ascii_lowercase();
+    let base = base.strip_suffix(".exe").unwrap_or(&base);
+    matches!(base, "docker" | "podman" | "nerdctl")
+}
+
+/// Namespaces a container may share with the host only if the person says so.
+const HOST_NAMESPACES: &[&str] = &[
+    "--network",
+    "--net",
+    "--pid",
+    "--ipc",
+    "--uts",
+    "--userns",
+    "--cgroupns",
+];
+
+/// Refuses a container's arguments that widen it: privileged mode, added capabilities or
+/// devices, a loosened security profile, a host namespace, a mount of the host's `/`, the
+/// home folder, `/root`, `/home`, `/Users` or Docker's socket.
+///
+/// # Errors
+/// [`Refused`] naming the argument.
+pub fn check_container(command: &str, args: &[String], from: &str) -> Result<(), Refused> {
+    if !runs_containers(command) {
+        return Ok(());
+    }
+    let refuse = |arg: &str, why: &str| {
+        Err(Refused(format!(
+            "{from} runs a container with {}, which {why}; it is not taken from {from}",
+            one_line(arg, 80)
+        )))
+    };
+    let mut i = 0;
+    while i < args.len() {
+        let arg = args[i].as_str();
+        let (flag, inline) = match arg.split_once('=') {
+            Some((flag, value)) if arg.starts_with("--") => (flag, Some(value)),
+            _ => (arg, None),
+        };
+        let next = || inline.or_else(|| args.get(i + 1).map(String::as_str));
+        match flag {
+            "--privileged" => return refuse(arg, "gives it the whole computer"),
+            "--cap-add" => return refuse(arg, "gives it powers a container does not have"),
+            "--device" | "--device-cgroup-rule" => {
+                return refuse(arg, "hands it the computer's devices")
+            }
+            "--security-opt" if next().is_some_and(|v| !v.starts_with("no-new-privileges")) => {
+                return refuse(arg, "loosens its security profile")
+            }
+            f if HOST_NAMESPACES.contains(&f) && next().is_some_and(|v| v == "host") => {
+                return refuse(arg, "shares the computer's own namespace with it")
+            }
+            "-v" | "--volume" | "--mount" => {
+                if let Some(spec) = next().filter(|spec| widens_mount(spec)) {
+                    return refuse(spec, "mounts the computer's root, home or Docker's socket");
+                }
+            }
+            f if f.starts_with('-') && !f.starts_with("--") && f.len() > 2 => {
+                // Short flags run together (`-itv /:/h`, `-v/:/h`).
+                let cluster = &f[1..];
+                if let Some(at) = cluster.find('v') {
+                    let rest = &cluster[at + 1..];
+                    let spec = if rest.is_empty() { next() } else { Some(rest) };
+                    if let Some(spec) = spec.filter(|spec| widens_mount(spec)) {
+                        return refuse(spec, "mounts the computer's root, home or Docker's socket");
+                    }
+                }
+            }
+            _ => {}
+        }
+        // The image: what follows are the container's own arguments, not Docker's.
+        if !arg.starts_with('-') && i > 0 && !takes_value(&args[i - 1]) && arg != "run" {
+            break;
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
+/// Whether the flag before a word takes it as its value (`-e NAME`, `-p 1:2`, `-v a:b`).
+fn takes_value(previous: &str) -> bool {
+    previous.starts_with('-') && !previous.contains('=') && {
+        let flag = previous.trim_start_matches('-');
+        !matches!(
+            flag,
+            "i" | "t"
+                | "it"
+                | "ti"
+                | "d"
+                | "rm"
+                | "interactive"
+                | "tty"
+                | "detach"
+                | "init"
+                | "read-only"
+                | "privileged"
+        )
+    }
+}
+
+/// Whether a `-v` / `--mount` spec mounts the host's root, a home folder or Docker's socket.
+fn widens_mount(spec: &str) -> bool {
+    let raw = if spec.contains("source=") || spec.contains("src=") {
+        spec.split(',')
+            .find_map(|part| {
+                part.strip_prefix("source=")
+                    .or_else(|| part.strip_prefix("src="))
+            })
+            .unwrap_or("")
+    } else {
+        spec.split(':').next().unwrap_or("")
+    };
+    let source = raw.trim_end_matches(['/', '\\']);
+    let home = dirs::home_dir().map(|h| h.display().to_string());
+    let root = !raw.is_empty() && (source.is_empty() || source.ends_with(':'));
+    root || matches!(
+        source,
+        "~" | "$HOME" | "${HOME}" | "%USERPROFILE%" | "/root" | "/home" | "/Users"
+    ) || home.is_some_and(|h| source == h.trim_end_matches('/'))
+        || source.ends_with("docker.sock")
+        || source.ends_with("podman.sock")
+}
+
+/// What an entry from outside may carry, checked whole: its environment (no loader family)
+/// and, for a container, its arguments.
+///
+/// # Errors
+/// [`Refused`] with the first reason found.
+pub fn check_entry(entry: &ServerEntry, from: &str) -> Result<(), Refused> {
+    check_environment(entry.env.keys(), from)?;
+    if let Some(command) = &entry.command {
+        check_container(command, &entry.args, from)?;
+    }
+    Ok(())
+}
+
+/// A link may not bring a secret: a value under a secret-looking name, or one shaped like a
+/// key, is refused (the person types it into the server's settings instead).
+///
+/// # Errors
+/// [`Refused`] naming the variable or header.
+pub fn check_no_secrets(
+    values: &BTreeMap<String, ConfigValue>,
+    place: &str,
+    from: &str,
+) -> Result<(), Refused> {
+    for (key, value) in values {
+        let secret_value = match value {
+            ConfigValue::Plain(plain) => !plain.is_empty() && looks_like_a_key(plain),
+            ConfigValue::Keychain { .. } => true,
+        };
+        let filled = !matches!(value, ConfigValue::Plain(p) if p.is_empty());
+        if filled && (super::looks_secret(key) || secret_value) {
+            return Err(Refused(format!(
+                "{from} carries a value for the {place} “{}”, which looks like a secret; a \
+                 link cannot bring a secret: add the server, then type that value in its settings",
+                one_line(key, 60)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Whether a value is shaped like a well-known key (the log scrubber's shapes).
+fn looks_like_a_key(value: &str) -> bool {
+    crate::logging::redact(value) != value
+        || ["ghp_", "gho_", "github_pat_", "xox", "glpat-", "AKIA"]
+            .iter()
+            .any(|p| value.starts_with(p))
+}
+
+/// The grammar of a package's identifier in its registry, so that nothing that starts with
+/// `-` or holds spaces or shell characters reaches an argument vector.
+///
+/// # Errors
+/// [`Refused`] saying which grammar it breaks.
+pub fn check_identifier(kind: &str, identifier: &str) -> Result<(), Refused> {
+    static NPM: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^(@[a-z0-9][a-z0-9._~-]*/)?[a-zA-Z0-9][a-zA-Z0-9._~-]*$").unwrap()
+    });
+    // PEP 508's names.
+    static PYPI: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$").unwrap()
+    });
+    // The OCI distribution reference grammar: [domain[:port]/]path[:tag][@digest].
+    static OCI: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        let component = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*";
+        let domain = r"(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::[0-9]+)?/)";
+        let tag = r"(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})";
+        let digest = r"(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})";
+        regex::Regex::new(&format!(
+            r"^{domain}?{component}(?:/{component})*{tag}?{digest}?$"
+        ))
+        .unwrap()
+    });
+    static NUGET: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$").unwrap());
+    let (grammar, max) = match kind {
+        "npm" => (&*NPM, 214),
+        "pypi" => (&*PYPI, 200),
+        "oci" => (&*OCI, 255),
+        "nuget" => (&*NUGET, 100),
+        _ => return Ok(()),
+    };
+    if identifier.len() > max || !grammar.is_match(identifier) {
+        return Err(Refused(format!(
+            "its {kind} package “{}” is not a {kind} package name",
+            one_line(identifier, 80)
+        )));
+    }
+    Ok(())
+}
+
+/// A version as registries write one (semver, PEP 440 with its epoch and local part, an
+/// image tag): no leading `-`, no spaces or shell characters.
+///
+/// # Errors
+/// [`Refused`].
+pub fn check_version(version: &str) -> Result<(), Refused> {
+    let ok = version.len() <= 128
+        && version
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric())
+        && version
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._+-!".contains(c));
+    if ok {
+        Ok(())
+    } else {
+        Err(Refused(format!(
+            "its version “{}” is not a version",
+            one_line(version, 40)
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(names: &[&str]) -> Vec<String> {
+        names.iter().map(|n| (*n).to_owned()).collect()
+    }
+
+    #[test]
+    fn each_family_of_loader_variables_is_refused_from_outside() {
+        for (name, family) in [
+            ("LD_PRELOAD", "the dynamic loader"),
+            ("LD_LIBRARY_PATH", "the dynamic loader"),
+            ("DYLD_INSERT_LIBRARIES", "the dynamic loader"),
+            ("PATH", "where programs are found"),
+            ("Path", "where programs are found"),
+            ("NODE_OPTIONS", "Node.js"),
+            ("NODE_PATH", "Node.js"),
+            ("npm_config_registry", "npm"),
+            ("NPM_CONFIG_USERCONFIG", "npm"),
+            ("UV_INDEX_URL", "uv"),
+            ("UV_PYTHON", "uv"),
+            ("PIP_INDEX_URL", "pip"),
+            ("PIP_EXTRA_INDEX_URL", "pip"),
+            ("PYTHONPATH", "Python"),
+            ("PYTHONSTARTUP", "Python"),
+            ("PERL5OPT", "another language's runtime"),
+            ("JAVA_TOOL_OPTIONS", "another language's runtime"),
+            ("DOTNET_STARTUP_HOOKS", "another language's runtime"),
+            ("BASH_ENV", "the shell"),
+            ("BASH_FUNC_ls%%", "the shell"),
+            ("GIT_SSH_COMMAND", "Docker or Git"),
+            ("DOCKER_HOST", "Docker or Git"),
+            ("HTTPS_PROXY", "proxies or trusted certificates"),
+            ("NODE_EXTRA_CA_CERTS", "Node.js"),
+            ("HOME", "where programs read their settings"),
+        ] {
+            assert_eq!(loader_family(name), Some(family), "{name}");
+            let err = check_environment(&env(&[name]), "this link").unwrap_err();
+            assert!(err.0.contains(name) && err.0.contains(family), "{err}");
+        }
+        for harmless in [
+            "GITHUB_TOKEN",
+            "ALLOWED_DIRS",
+            "LOG_LEVEL",
+            "TZ",
+            "PYTHONUNBUFFERED_X",
+            "NODE_ENV",
+        ] {
+            assert_eq!(loader_family(harmless), None, "{harmless}");
+        }
+    }
+
+    fn argv(words: &str) -> Vec<String> {
+        words.split(' ').map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn arguments_that_widen_a_container_are_refused() {
+        for (args, shown) in [
+            ("run -i --rm --privileged img", "--privileged"),
+            ("run -i --rm --cap-add SYS_ADMIN img", "--cap-add"),
+            ("run -i --rm --cap-add=NET_ADMIN img", "--cap-add=NET_ADMIN"),
+            ("run -i --rm --network host img", "--network"),
+            ("run -i --rm --net=host img", "--net=host"),
+            ("run -i --rm --pid=host img", "--pid=host"),
+            ("run -i --rm --ipc host img", "--ipc"),
+            ("run -i --rm --userns=host img", "--userns=host"),
+            ("run -i --rm -v /:/host img", "/:/host"),
+            ("run -i --rm --volume=/:/host:ro img", "/:/host:ro"),
+            ("run -i --rm -v ~:/h img", "~:/h"),
+            ("run -i --rm -v /root:/r img", "/root:/r"),
+            ("run -i --rm -itv /:/h img", "/:/h"),
+            (
+                "run -i --rm -v /var/run/docker.sock:/var/run/docker.sock img",
+                "docker.sock",
+            ),
+            (
+                "run -i --rm --mount type=bind,source=/,target=/h img",
+                "source=/",
+            ),
+            ("run -i --rm --device /dev/sda img", "--device"),
+            (
+                "run -i --rm --security-opt seccomp=unconfined img",
+                "--security-opt",
+            ),
+        ] {
+            let err = check_container("docker", &argv(args), "this registry entry").unwrap_err();
+            assert!(err.0.contains(shown), "{args}: {err}");
+        }
+        // What a server may do: its own port on loopback, a folder it is given, its token by
+        // name, no new privileges, its own network; and the container's own arguments.
+        for fine in [
+            "run -i --rm -p 127.0.0.1:8085:8085 -e TOKEN img:1",
+            "run -i --rm -v /srv/notes:/notes:ro img",
+            "run -i --rm --security-opt no-new-privileges img",
+            "run -i --rm --network none img",
+            "run -i --rm img --privileged",
+        ] {
+            assert!(
+                check_container("docker", &argv(fine), "x").is_ok(),
+                "{fine}"
+            );
+        }
+        assert!(check_container("/usr/bin/podman", &argv("run --privileged i"), "x").is_err());
+        assert!(check_container("npx", &argv("--privileged"), "x").is_ok());
+    }
+
+    #[test]
+    fn identifiers_follow_their_registrys_grammar() {
+        for (kind, good) in [
+            ("npm", "@modelcontextprotocol/server-filesystem"),
+            ("npm", "mcp-server"),
+            ("pypi", "mcp-server-time"),
+            ("pypi", "mcp_server.git"),
+            ("oci", "ghcr.io/github/github-mcp-server"),
+            ("oci", "docker.io/mcp/time:1.0"),
+            (
+                "oci",
+                "localhost:5000/a/b@sha256:0123456789abcdef0123456789abcdef",
+            ),
+            ("nuget", "Contoso.Mcp.Server"),
+        ] {
+            assert!(check_identifier(kind, good).is_ok(), "{kind} {good}");
+        }
+        for (kind, bad) in [
+            ("npm", "--registry=https://evil.example"),
+            ("npm", "-y"),
+            ("npm", "a b"),
+            ("npm", "a;rm -rf ~"),
+            ("npm", "$(id)"),
+            ("pypi", "--index-url=https://evil.example"),
+            ("pypi", "pkg==1 --extra"),
+            ("pypi", "-e"),
+            ("oci", "--privileged"),
+            ("oci", "-v=/:/h"),
+            ("oci", "img `id`"),
+            ("nuget", "-source"),
+            ("nuget", "a|b"),
+        ] {
+            assert!(check_identifier(kind, bad).is_err(), "{kind} {bad}");
+        }
+        for good in [
+            "1.0.0",
+            "2026.8.31",
+            "1.0.0-beta.1+build.5",
+            "1!2.0",
+            "latest",
+        ] {
+            assert!(check_version(good).is_ok(), "{good}");
+        }
+        for bad in ["-1", "1.0 --x", "1;id", "", "$(id)"] {
+            assert!(check_version(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_link_brings_no_secret() {
+        let plain = |v: &str| ConfigValue::Plain(v.to_owned());
+        let mut values = BTreeMap::new();
+        values.insert("LOG_LEVEL".to_owned(), plain("debug"));
+        values.insert("API_TOKEN".to_owned(), plain(""));
+        assert!(check_no_secrets(&values, "variable", "this link").is_ok());
+        values.insert("GITHUB_TOKEN".to_owned(), plain("ghp_abc"));
+        let err = check_no_secrets(&values, "variable", "this link").unwrap_err();
+        assert!(err.0.contains("GITHUB_TOKEN"), "{err}");
+        let mut shaped = BTreeMap::new();
+        shaped.insert("X".to_owned(), plain("sk-proj-0123456789abcdef"));
+        assert!(check_no_secrets(&shaped, "variable", "this link").is_err());
+    }
+}

@@ -78,10 +78,6 @@ fn label(text: &str) -> String {
     }
 }
 
-/// How much of a tool's diff the native dialog shows (a dialog taller than the screen cannot be
-/// answered).
-const DIALOG_DIFF_CHARS: usize = 3000;
-
 /// Native warning dialogs over the main window.
 #[derive(Clone)]
 pub struct NativeConfirm(pub AppHandle);
@@ -104,16 +100,8 @@ impl Confirm for NativeConfirm {
     }
 
     async fn accept_tool(&self, change: &ToolChange) -> bool {
-        let message = format!(
-            "The MCP server “{}” changed its tool “{}” since you first saw it. A changed \
-             description can tell the model to do something else. It was held back; accept it \
-             only if this change is expected:\n\n{}",
-            change.server,
-            change.tool,
-            clip(&change.diff, DIALOG_DIFF_CHARS)
-        );
-        let title = format!("Offer the changed tool “{}” again?", change.tool);
-        self.ask(title, message, ACCEPT_TOOL).await
+        self.ask(change.title(), change.message(), ACCEPT_TOOL)
+            .await
     }
 
     async fn allow(&self, allowance: &Allowance) -> bool {
@@ -171,19 +159,6 @@ fn dialog_text(text: &str) -> String {
     } else {
         text
     }
-}
-
-/// The first `max` characters of `text`, saying how much was left out (the page shows all).
-fn clip(text: &str, max: usize) -> String {
-    let count = text.chars().count();
-    if count <= max {
-        return text.to_owned();
-    }
-    let kept: String = text.chars().take(max).collect();
-    format!(
-        "{kept}\n… ({} more characters: the whole diff is on the Servers page)",
-        count - max
-    )
 }
 
 /// A native file dialog over the main window; `None` when the person closed it. `save` asks

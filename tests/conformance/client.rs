@@ -117,6 +117,10 @@ async fn kept_schemas(tools: &[rmcp::model::Tool]) -> std::collections::HashMap<
             title: t.title.clone(),
             description: t.description.as_deref().unwrap_or_default().to_owned(),
             input_schema: Value::Object((*t.input_schema).clone()),
+            annotations: t
+                .annotations
+                .as_ref()
+                .and_then(|a| serde_json::to_value(a).ok()),
         })
         .collect();
     store

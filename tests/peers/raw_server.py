@@ -11,6 +11,8 @@ Options (one at a time):
   --progress-flood N   `echo` sends N `notifications/progress` (for the call's token) before its answer
   --describe FILE      its tools are titled and described with the `payloads` of FILE (JSON),
                        one tool (`t0`, `t1`, …) per payload
+  --odd-names          lists `echo` twice (the second described otherwise), and a tool whose
+                       name holds a zero-width space (`read\u200bfile`)
 
 Tools otherwise: echo(text).
 
@@ -89,6 +91,9 @@ def answer(request):
             levels = int(args[args.index("--deep-schema") + 1])
             said.append('{"jsonrpc": "2.0", "id": %s, "result": {"tools": [%s, {"name": "deep", "description": "nested", "inputSchema": %s}]}}' % (
                 json.dumps(rid), json.dumps(tool("echo")), deep_schema(levels)))
+        elif "--odd-names" in args:
+            second = dict(tool("echo"), description="a second echo, described otherwise")
+            send({"jsonrpc": "2.0", "id": rid, "result": {"tools": [tool("echo"), second, tool("read\u200bfile")]}})
         elif "--step-up" in args:
             write = dict(tool("write"), description="write keeps the text (needs files:write)")
             send({"jsonrpc": "2.0", "id": rid, "result": {"tools": [tool("echo"), write]}})

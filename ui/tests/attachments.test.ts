@@ -134,8 +134,8 @@ describe("attaching files", () => {
 
   it("a file suggests the switched-off tools that fit it, and one click turns them on here", async () => {
     backend.catalogue = [
-      { server: "data", tool: "query_csv", wire_name: "data__query_csv", display_name: "Data · Query Csv", description: "SQL over a table.", held_back: false, estimated_tokens: 40 },
-      { server: "data", tool: "plot", wire_name: "data__plot", display_name: "Data · Plot", description: "Plots.", held_back: false, estimated_tokens: 30 },
+      { server: "data", tool: "query_csv", wire_name: "data__query_csv", display_name: "Data · Query Csv", description: "SQL over a table.", held_back: false, held_reason: null, estimated_tokens: 40 },
+      { server: "data", tool: "plot", wire_name: "data__plot", display_name: "Data · Plot", description: "Plots.", held_back: false, held_reason: null, estimated_tokens: 30 },
     ];
     const id = backend.conversations[0].id;
     backend.toolSwitches[id] = new Map([["data", false]]);

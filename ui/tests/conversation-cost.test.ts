@@ -23,7 +23,7 @@ async function openFirst() {
 }
 
 function tool(name: string, tokens: number) {
-  return { server: "fs", tool: name, wire_name: `fs__${name}`, display_name: `fs · ${name}`, description: name, held_back: false, estimated_tokens: tokens };
+  return { server: "fs", tool: name, wire_name: `fs__${name}`, display_name: `fs · ${name}`, description: name, held_back: false, held_reason: null, estimated_tokens: tokens };
 }
 
 describe("each answer's cost", () => {

@@ -1197,7 +1197,7 @@ export class FakeBackend {
         ...this.mcpServers,
         {
           name: server, transport: "stdio", command_line: `uvx ${server}`, edit_text: `uvx ${server}`, roots: [], disabled: false,
-          approved: true, error: null, state, resolved: null, log_file: `/logs/mcp/${server}.log`,
+          approved: true, error: null, state, resolved: null, log_file: `/logs/mcp/${server}.log`, held_back: [],
         },
       ];
     }
@@ -1384,7 +1384,7 @@ export class FakeBackend {
       error: null,
       state: this.approvalAnswer ? { state: "starting" } : null,
       resolved: null,
-      log_file: `/logs/mcp/${name}.log`,
+      log_file: `/logs/mcp/${name}.log`, held_back: [],
     };
     this.mcpServers = [...this.mcpServers, server];
     return this.#mcpView(server);
@@ -2071,7 +2071,7 @@ export class FakeBackend {
             error: null,
             state: null,
             resolved: null,
-            log_file: `/logs/mcp/${item.name}.log`,
+            log_file: `/logs/mcp/${item.name}.log`, held_back: [],
           },
         ];
       }

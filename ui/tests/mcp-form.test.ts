@@ -176,7 +176,7 @@ describe("a server that asks for a sign-in", () => {
         error: null,
         state: { state: "needs_sign_in", reason: "“docs” asks you to sign in" },
         resolved: "https://docs.example.com/mcp",
-        log_file: "/logs/mcp/docs.log",
+        log_file: "/logs/mcp/docs.log", held_back: [],
       },
     ];
     const { user } = await renderApp();

@@ -31,7 +31,7 @@ function server(name: string, running = true): McpServerStatus {
     error: null,
     state: running ? { state: "running", pid: 7, tools: 2, apps: [] } : { state: "stopped" },
     resolved: `/usr/bin/${name}`,
-    log_file: `/logs/mcp/${name}.log`,
+    log_file: `/logs/mcp/${name}.log`, held_back: [],
   };
 }
 
@@ -390,7 +390,7 @@ describe("the conversation header's profile", () => {
     });
     backend.addProfile("Research");
     backend.catalogue = [
-      { server: "time", tool: "now", wire_name: "time__now", display_name: "time · now", description: "", held_back: false, estimated_tokens: 10 },
+      { server: "time", tool: "now", wire_name: "time__now", display_name: "time · now", description: "", held_back: false, held_reason: null, estimated_tokens: 10 },
     ];
     const chat = backend.addConversation("Chat", "Be nice.");
     const { user } = await renderApp();

@@ -15,6 +15,36 @@ beforeEach(() => {
 });
 
 describe("the Servers page", () => {
+  it("says which listed tools are not offered to models, and why, as text", async () => {
+    backend.mcpServers = [
+      {
+        name: "dupes",
+        transport: "stdio",
+        command_line: "uvx dupes",
+        edit_text: "uvx dupes",
+        roots: [],
+        disabled: false,
+        approved: true,
+        error: null,
+        state: { state: "running", pid: 7, tools: 1, apps: [] },
+        resolved: "/usr/bin/uvx",
+        log_file: "/logs/mcp/dupes.log",
+        held_back: [
+          { tool: "search", reason: "the server lists another tool by this name; only the first is offered to models" },
+          { tool: "read\\u200bfile<b>x</b>", reason: "its name holds the hidden character U+200B, so what you read is not its name; it is not offered to models" },
+        ],
+      },
+    ];
+    const { user } = await renderApp();
+    await user.click(screen.getByTestId("nav-servers"));
+    const [item] = await screen.findAllByTestId("server-item");
+    const held = within(item).getByTestId("server-held-back");
+    expect(held.querySelector("p")?.textContent).toBe("2 tools it lists are not offered to models:");
+    expect(held.textContent).toContain("search: the server lists another tool by this name");
+    expect(held.textContent).toContain("read\\u200bfile<b>x</b>: its name holds the hidden character U+200B");
+    expect(held.querySelector("b")).toBeNull();
+  });
+
   it("shows each server's state, command line and failure in plain text", async () => {
     backend.mcpServers = [
         {
@@ -28,7 +58,7 @@ describe("the Servers page", () => {
           error: null,
           state: { state: "running", pid: 42, tools: 13, apps: [] },
           resolved: "/usr/local/bin/npx",
-          log_file: "/logs/mcp/everything.log",
+          log_file: "/logs/mcp/everything.log", held_back: [],
         },
         {
           name: "<img src=x onerror=alert(1)>",
@@ -41,7 +71,7 @@ describe("the Servers page", () => {
           error: null,
           state: { state: "failed", reason: "the server exited with code 1\nfatal: DATABASE_URL is not set\n(gave up after 5 tries)" },
           resolved: "/usr/bin/sh",
-          log_file: "/logs/mcp/x.log",
+          log_file: "/logs/mcp/x.log", held_back: [],
         },
         {
           name: "edited",
@@ -54,7 +84,7 @@ describe("the Servers page", () => {
           error: null,
           state: null,
           resolved: null,
-          log_file: "/logs/mcp/edited.log",
+          log_file: "/logs/mcp/edited.log", held_back: [],
         },
       ];
     const { user } = await renderApp();
@@ -396,7 +426,7 @@ function server(name: string, overrides: Partial<McpServerStatus> = {}): McpServ
     error: null,
     state: { state: "running", pid: 7, tools: 2, apps: [] },
     resolved: `/usr/bin/${name}`,
-    log_file: `/logs/mcp/${name}.log`,
+    log_file: `/logs/mcp/${name}.log`, held_back: [],
     ...overrides,
   };
 }

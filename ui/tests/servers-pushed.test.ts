@@ -32,7 +32,7 @@ function fault(state: McpServerStatus["state"]): McpServerStatus {
     error: null,
     state,
     resolved: "/usr/bin/python",
-    log_file: "/logs/mcp/fault.log",
+    log_file: "/logs/mcp/fault.log", held_back: [],
   };
 }
 

@@ -151,8 +151,8 @@ describe("settings", () => {
 
   it("adds a tool of a running server for every conversation only after Rust's dialog says yes", async () => {
     backend.mcpServers = [
-      { name: "fs", transport: "stdio", command_line: "uvx fs", edit_text: "uvx fs", roots: [], disabled: false, approved: true, error: null, state: { state: "running", pid: 7, tools: 3, apps: [] }, resolved: "/usr/bin/fs", log_file: "/logs/fs.log" },
-      { name: "off", transport: "stdio", command_line: "uvx off", edit_text: "uvx off", roots: [], disabled: true, approved: true, error: null, state: { state: "stopped" }, resolved: "/usr/bin/off", log_file: "/logs/off.log" },
+      { name: "fs", transport: "stdio", command_line: "uvx fs", edit_text: "uvx fs", roots: [], disabled: false, approved: true, error: null, state: { state: "running", pid: 7, tools: 3, apps: [] }, resolved: "/usr/bin/fs", log_file: "/logs/fs.log", held_back: [] },
+      { name: "off", transport: "stdio", command_line: "uvx off", edit_text: "uvx off", roots: [], disabled: true, approved: true, error: null, state: { state: "stopped" }, resolved: "/usr/bin/off", log_file: "/logs/off.log", held_back: [] },
     ];
     backend.mcpTools = {
       fs: [

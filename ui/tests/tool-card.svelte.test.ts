@@ -185,7 +185,7 @@ describe("a failed call whose server wants a sign-in", () => {
   function remote(name: string, state: McpServerStatus["state"]): McpServerStatus {
     return {
       name, transport: "http", command_line: `streamable HTTP https://${name}.example.com/mcp`, edit_text: `https://${name}.example.com/mcp`,
-      roots: [], disabled: false, approved: true, error: null, state, resolved: `https://${name}.example.com/mcp`, log_file: `/logs/mcp/${name}.log`,
+      roots: [], disabled: false, approved: true, error: null, state, resolved: `https://${name}.example.com/mcp`, log_file: `/logs/mcp/${name}.log`, held_back: [],
     };
   }
 

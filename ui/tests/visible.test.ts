@@ -13,6 +13,12 @@ describe("visibleWhitespace", () => {
     );
   });
 
+  it("names what Unicode calls default-ignorable or format, by property: Hangul fillers, joiners, other format characters", () => {
+    expect(visibleWhitespace("a\u3164b\u115fc\uffa0d\u034fe\u17b4f\ufff9g\u{1d173}h")).toBe(
+      "a⟨U+3164⟩b⟨U+115F⟩c⟨U+FFA0⟩d⟨U+034F⟩e⟨U+17B4⟩f⟨U+FFF9⟩g⟨U+1D173⟩h",
+    );
+  });
+
   it("names DEL, C1 and C0 controls, and shows tabs, carriage returns and trailing spaces", () => {
     expect(visibleWhitespace("\u001b[2J\u007f\u009b\u0007")).toBe("⟨U+001B⟩[2J⟨U+007F⟩⟨U+009B⟩⟨U+0007⟩");
     expect(visibleWhitespace("a\tb\rc  \nd")).toBe("a⇥\tb␍c··\nd");

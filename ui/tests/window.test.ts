@@ -490,7 +490,7 @@ describe("composer", () => {
     return {
       name: "time", transport: "http", command_line: "streamable HTTP https://time.example.com/mcp", edit_text: "https://time.example.com/mcp",
       roots: [], disabled: false, approved: true, error: null, state: { state: "running", pid: null, tools: 1, apps: [] },
-      resolved: "https://time.example.com/mcp", log_file: "/logs/mcp/time.log",
+      resolved: "https://time.example.com/mcp", log_file: "/logs/mcp/time.log", held_back: [],
     };
   }
 
@@ -582,9 +582,25 @@ describe("tools panel", () => {
       display_name: `${server} · ${name}`,
       description: `<img src=x onerror="alert(1)"> ${name} does things`,
       held_back,
+      held_reason: held_back ? "it changed since it was first seen; review the change on the Servers page" : null,
       estimated_tokens: tokens,
     };
   }
+
+  it("shows a tool's hidden characters by name, and a tool its server lists twice beside the one offered", async () => {
+    const sneaky = { ...tool("fs", "read", 100), display_name: "fs · Read\u202efdp.exe", description: "Reads.\u{e0049}\u{e0067}" };
+    const twice = { ...tool("fs", "read", 0, true), held_reason: "the server lists another tool by this name; only the first is offered to models" };
+    backend.catalogue = [sneaky, twice];
+    backend.addConversation("Chat");
+    const { user } = await renderApp();
+    await user.click(items()[0]);
+    await user.click(await screen.findByTestId("tools-button"));
+    const panel = await screen.findByTestId("tools-panel");
+    expect(panel.textContent).toContain("Read⟨U+202E⟩fdp.exe");
+    expect(panel.textContent).toContain("Reads.⟨U+E0049⟩⟨U+E0067⟩");
+    expect(panel.textContent).not.toContain("\u202e");
+    expect(within(panel).getByTestId("tools-held-reason").textContent).toBe(twice.held_reason);
+  });
 
   it("switches servers and tools, counts the tokens offered, and makes the set the default for new conversations", async () => {
     backend.catalogue = [tool("fs", "read", 100), tool("fs", "write", 200), tool("time", "now", 50), tool("time", "convert", 60, true)];
@@ -601,7 +617,7 @@ describe("tools panel", () => {
     // A held-back tool cannot be switched on here.
     const held = within(panel).getAllByTestId("tools-tool-switch").find((s) => s.dataset.tool === "convert") as HTMLInputElement;
     expect(held.disabled).toBe(true);
-    expect(panel.textContent).toContain("review it on the Servers page");
+    expect(panel.textContent).toContain("review the change on the Servers page");
 
     const write = within(panel).getAllByTestId("tools-tool-switch").find((s) => s.dataset.tool === "write")!;
     await user.click(write);

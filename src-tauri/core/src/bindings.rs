@@ -123,6 +123,7 @@ fn bindings() -> String {
         crate::mcp::proposal::ShownProposal,
         crate::policy::pins::ToolStatus,
         crate::app::ToolReview,
+        crate::mcp::server::HeldBackTool,
         crate::mcp::features::OfferedResource,
         crate::mcp::features::OfferedTemplate,
         crate::mcp::features::OfferedArgument,

@@ -89,7 +89,9 @@ pub enum RunEvent {
         message_id: String,
         text: String,
     },
-    /// The provider left a tool out of the request (its name or schema would be refused).
+    /// A tool left out of the request: the provider would refuse its name or schema, or (at
+    /// the run's start) it is held back (changed since pinned, or left out of its server's
+    /// list).
     ToolWarning {
         tool: String,
         message: String,

@@ -1,6 +1,7 @@
 //! Small text rules shared by every place a person types or reads a name: trimming, control
 //! characters and length caps counted in characters, never bytes; tools' names as people see them.
-//! Imports nothing.
+//! Imports nothing of the app; which characters hide is Unicode's word, through the regex
+//! crate's property tables.
 
 /// Trims, turns every run of whitespace or control characters into one space, and keeps at most
 /// `max_chars` characters (a trailing "…" marks a cut).
@@ -39,28 +40,39 @@ pub fn one_line(input: &str, max_chars: usize) -> String {
     out
 }
 
-/// Whether `c` hides text or acts on a display instead of showing as itself: C0 controls but
-/// newline and tab, DEL, C1 controls, the soft hyphen, bidi marks, embeddings, overrides and
-/// isolates (U+061C, U+200E–200F, U+202A–202E, U+2066–2069), zero-width and invisible
-/// operators (U+180E, U+200B–200D, U+2060–2064), line and paragraph separators (U+2028/2029),
-/// the byte-order mark, variation selectors (U+FE00–FE0F, U+E0100–E01EF) and Unicode tag
-/// characters (U+E0000–E007F). What approvals and the terminal show instead of passing on.
+/// The characters that hide text or act on a display instead of showing as themselves, by
+/// Unicode's own properties (the regex crate's tables, kept with each Unicode release) rather
+/// than a list of ours: every default-ignorable code point (zero-width characters, variation
+/// selectors, Hangul fillers, tag characters, …), every format character (bidi marks,
+/// embeddings, overrides and isolates, the soft hyphen, the byte-order mark, …), every control
+/// character but newline and tab, and the line and paragraph separators.
+static HIDDEN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r"[[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Cc}\p{Zl}\p{Zp}\p{Bidi_Control}]--[\n\t]]",
+    )
+    .expect("the hidden characters' class compiles")
+});
+
+/// Whether `c` hides text or acts on a display instead of showing as itself ([`HIDDEN`]):
+/// what approvals, lists and the terminal show as an escape instead of passing on.
 pub fn is_hidden(c: char) -> bool {
-    matches!(c,
-        '\u{0}'..='\u{8}'
-        | '\u{b}'..='\u{1f}'
-        | '\u{7f}'..='\u{9f}'
-        | '\u{ad}'
-        | '\u{61c}'
-        | '\u{180e}'
-        | '\u{200b}'..='\u{200f}'
-        | '\u{2028}'..='\u{202e}'
-        | '\u{2060}'..='\u{2064}'
-        | '\u{2066}'..='\u{2069}'
-        | '\u{feff}'
-        | '\u{fe00}'..='\u{fe0f}'
-        | '\u{e0000}'..='\u{e007f}'
-        | '\u{e0100}'..='\u{e01ef}')
+    if c.is_ascii() {
+        return c.is_ascii_control() && c != '\n' && c != '\t';
+    }
+    let mut buf = [0u8; 4];
+    HIDDEN.is_match(c.encode_utf8(&mut buf))
+}
+
+/// `text` without Unicode tag characters (U+E0000–E007F): invisible to a person, read by a
+/// model as instructions ("ASCII smuggling"). What a tool's description becomes before a
+/// model is offered it.
+pub fn without_tags(text: &str) -> std::borrow::Cow<'_, str> {
+    let tag = |c: char| ('\u{e0000}'..='\u{e007f}').contains(&c);
+    if text.chars().any(tag) {
+        std::borrow::Cow::Owned(text.chars().filter(|&c| !tag(c)).collect())
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
 }
 
 /// Whether `text` shows nothing: only spaces and [hidden](is_hidden) characters.
@@ -81,7 +93,7 @@ pub fn first_hidden(text: &str) -> Option<String> {
 /// the same text once parsed, so one rule serves a terminal's words and its JSON lines.
 pub fn escape_hidden(text: &str) -> std::borrow::Cow<'_, str> {
     use std::fmt::Write as _;
-    if !text.chars().any(is_hidden) {
+    if !HIDDEN.is_match(text) {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 16);
@@ -133,7 +145,52 @@ pub fn byte_size(bytes: u64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{escape_hidden, one_line};
+    use super::{escape_hidden, first_hidden, is_hidden, one_line, without_tags};
+
+    #[test]
+    fn what_hides_is_unicodes_word_by_property() {
+        // One of each family the issue names, and some the old hand list missed.
+        for (c, what) in [
+            ('\u{200b}', "zero-width space (default-ignorable)"),
+            ('\u{2060}', "word joiner"),
+            ('\u{202e}', "bidi override"),
+            ('\u{2067}', "bidi isolate"),
+            ('\u{061c}', "Arabic letter mark"),
+            ('\u{e0041}', "tag character"),
+            ('\u{e007f}', "cancel tag"),
+            ('\u{fe0f}', "variation selector"),
+            ('\u{e0100}', "variation selector supplement"),
+            ('\u{115f}', "Hangul choseong filler"),
+            ('\u{3164}', "Hangul filler"),
+            ('\u{ffa0}', "halfwidth Hangul filler"),
+            ('\u{034f}', "combining grapheme joiner"),
+            ('\u{17b4}', "Khmer vowel inherent"),
+            ('\u{180e}', "Mongolian vowel separator"),
+            ('\u{fff9}', "interlinear annotation anchor (format)"),
+            ('\u{1d173}', "musical symbol begin beam (format)"),
+            ('\u{2028}', "line separator"),
+            ('\u{85}', "next line (C1 control)"),
+            ('\u{7f}', "delete"),
+            ('\u{1b}', "escape"),
+        ] {
+            assert!(is_hidden(c), "{what} U+{:04X}", u32::from(c));
+        }
+        for shown in ['a', 'é', '日', ' ', '\n', '\t', '\u{a0}', '😀', 'ж'] {
+            assert!(!is_hidden(shown), "U+{:04X}", u32::from(shown));
+        }
+        assert_eq!(first_hidden("read\u{3164}file").as_deref(), Some("U+3164"));
+    }
+
+    #[test]
+    fn tag_characters_leave_what_a_model_reads() {
+        let smuggled =
+            "Reads a file.\u{e0001}\u{e0049}\u{e0067}\u{e006e}\u{e006f}\u{e0072}\u{e0065}";
+        assert_eq!(without_tags(smuggled), "Reads a file.");
+        assert!(matches!(
+            without_tags("plain"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
 
     #[test]
     fn hidden_characters_are_escaped_and_the_rest_kept() {

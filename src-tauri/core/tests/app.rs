@@ -510,6 +510,82 @@ async fn the_command_line_allows_lists_and_revokes_a_tool_that_runs_without_aski
     app.shutdown(Duration::from_secs(5)).await;
 }
 
+#[tokio::test]
+async fn tools_a_server_lists_but_cannot_offer_are_said_on_its_page_in_the_panel_and_at_a_runs_start(
+) {
+    let Some((_mock, _home, app, _store)) = app_with_peers("held back tools").await else {
+        return;
+    };
+    let python = peers().join(".venv/bin/python").display().to_string();
+    let script = peers().join("raw_server.py").display().to_string();
+    start_and_wait(
+        &app,
+        "odd",
+        stdio_launch(&python, &[&script, "--odd-names"], Duration::from_secs(30)),
+    )
+    .await;
+    // The Servers page: each, with why.
+    let held = app
+        .mcp_status()
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|s| s.server.name == "odd")
+        .map(|s| s.held_back);
+    // A server the host runs without an mcp.json entry is not on the page; ask the host.
+    let held = held.unwrap_or_else(|| app.host().server("odd").unwrap().held_back());
+    assert_eq!(held.len(), 2, "{held:?}");
+    assert_eq!(held[0].tool, "echo");
+    assert!(
+        held[0].reason.contains("another tool by this name"),
+        "{held:?}"
+    );
+    assert_eq!(
+        held[1].tool, "read\\u200bfile",
+        "shown with its hidden character as an escape"
+    );
+    assert!(held[1].reason.contains("U+200B"), "{held:?}");
+
+    // The first echo is offered, once; the panel shows all three.
+    let conversation = app.create_conversation_with(None, "").await.unwrap().id;
+    let (offered, panel) = app.conversation_catalogue(&conversation).await.unwrap();
+    let odd: Vec<_> = offered.iter().filter(|t| t.server == "odd").collect();
+    assert_eq!(odd.len(), 1);
+    assert_eq!(odd[0].description, "echo says the text back");
+    let panel: Vec<_> = panel.iter().filter(|t| t.server == "odd").collect();
+    assert_eq!(panel.len(), 3);
+    assert_eq!(panel.iter().filter(|t| t.held_back).count(), 2);
+    assert!(panel
+        .iter()
+        .filter(|t| t.held_back)
+        .all(|t| t.held_reason.is_some() && !t.enabled));
+
+    // A run starts by saying them.
+    let seen = Arc::new(Seen::default());
+    let run = app
+        .start_turn(ask(&conversation, "Say hello"), seen.clone())
+        .await
+        .unwrap();
+    run.finished().await;
+    let warnings: Vec<String> = seen
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|e| match e {
+            RunEvent::ToolWarning { tool, message } => Some(format!("{tool}: {message}")),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with("odd · Echo: the server lists another tool"),
+        "{warnings:?}"
+    );
+    assert!(warnings[1].contains("U+200B"), "{warnings:?}");
+    app.shutdown(Duration::from_secs(5)).await;
+}
+
 /// Adds a server on the command line (`server`: `NAME -- COMMAND ARGS…`, split at spaces),
 /// sends `prompt` in a new conversation with every call allowed; returns the conversation's id
 /// and what the chat printed.
@@ -533,24 +609,24 @@ async fn chat_with_server(app: &Arc<App>, server: &str, prompt: &str) -> (String
 
 /// Starts server-everything (stdio) in `app`'s host and waits until it runs.
 async fn start_everything(app: &App) {
-    app.host()
-        .spawn(
-            "everything",
-            stdio_launch(
-                &peers()
-                    .join("node_modules/.bin/mcp-server-everything")
-                    .to_string_lossy(),
-                &["stdio"],
-                Duration::from_secs(30),
-            ),
-        )
-        .await;
+    let program = peers().join("node_modules/.bin/mcp-server-everything");
+    let launch = stdio_launch(
+        &program.to_string_lossy(),
+        &["stdio"],
+        Duration::from_secs(30),
+    );
+    start_and_wait(app, "everything", launch).await;
+}
+
+/// Starts `launch` as `name` in `app`'s host and waits (up to a minute) until it runs.
+async fn start_and_wait(app: &App, name: &str, launch: switchboard_core::mcp::stdio::StdioLaunch) {
+    app.host().spawn(name, launch).await;
     let deadline = Instant::now() + Duration::from_secs(60);
     while !matches!(
-        app.host().states().get("everything"),
+        app.host().states().get(name),
         Some(ServerState::Running { .. })
     ) {
-        assert!(Instant::now() < deadline, "server-everything did not start");
+        assert!(Instant::now() < deadline, "{name} did not start");
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
 }

@@ -1317,6 +1317,7 @@ async fn a_switched_off_tool_and_a_held_back_tool_are_never_offered() {
                 title: None,
                 description: "Adds two numbers".into(),
                 input_schema: json!({"type": "object"}),
+                annotations: None,
             }],
         )
         .await

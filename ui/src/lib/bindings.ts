@@ -433,9 +433,14 @@ export type ConversationTool = { server: string, tool: string, wire_name: string
  */
 enabled: boolean, 
 /**
- * Changed since pinned: not offered until accepted on the Servers page.
+ * Not offered: changed since pinned (until accepted on the Servers page), or left out of
+ * its server's list ([`crate::mcp::server::HeldBackTool`]).
  */
 held_back: boolean, 
+/**
+ * Why it is held back, for the person.
+ */
+held_reason: string | null, 
 /**
  * Rough tokens its definition costs in every request (characters / 4).
  */
@@ -796,7 +801,11 @@ resolved: string | null,
 /**
  * Where its stderr is logged.
  */
-log_file: string, name: string, 
+log_file: string, 
+/**
+ * The tools its last list held that are not offered to models, and why.
+ */
+held_back: Array<HeldBackTool>, name: string, 
 /**
  * `stdio`, `http` or `sse`; `None` when the entry cannot be used.
  */
@@ -1096,6 +1105,16 @@ display_name: string,
  * Whether it may be offered to a model (not while held back).
  */
 offered: boolean, } & ({ "status": "new" } | { "status": "pinned" } | { "status": "changed", diff: string, });
+
+/**
+ * A tool left out of a server's list because it cannot be used as sent, and why: said on
+ * the Servers page, in a conversation's tools panel and at a run's start.
+ */
+export type HeldBackTool = { 
+/**
+ * Its name as the server sent it, hidden characters written as escapes.
+ */
+tool: string, reason: string, };
 
 /**
  * A resource a server lists.

@@ -1,6 +1,7 @@
-// Text with its hidden characters made visible, for the approval dialog: what
-// runs is exactly what the person read, so nothing may hide in it. The list is
-// the core's (`text::is_hidden`, which the command line uses).
+// Text with its hidden characters made visible, for the approval dialog, the Servers
+// page and the tools panel: what runs is exactly what the person read, so nothing may
+// hide in it. The rule is the core's (`text::is_hidden`, which native dialogs and the
+// command line use).
 
 const NAMES: Record<string, string> = {
   "\t": "⇥\t",
@@ -8,12 +9,13 @@ const NAMES: Record<string, string> = {
   "\u00a0": "⍽",
 };
 
-/** Controls (C0 but newline and tab, DEL, C1), the soft hyphen, bidi marks,
- * embeddings, overrides and isolates, zero-width and invisible operators, line
- * and paragraph separators, the byte-order mark, variation selectors and tag
- * characters. */
+/** Unicode's own properties, as the core's `text::is_hidden` reads them (there from the regex
+ * crate's tables, here from the JavaScript engine's): every default-ignorable code point
+ * (zero-width characters, variation selectors, Hangul fillers, tag characters, …), every
+ * format character (bidi marks, embeddings, overrides and isolates, the soft hyphen, …), every
+ * control but newline and tab, and the line and paragraph separators. */
 const HIDDEN =
-  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufe00-\ufe0f\ufeff\u{e0000}-\u{e007f}\u{e0100}-\u{e01ef}]/gu;
+  /(?![\n\t])[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Cc}\p{Zl}\p{Zp}\p{Bidi_Control}]/gu;
 
 /** Tabs, carriage returns, no-break spaces, trailing spaces and hidden characters, shown. */
 export function visibleWhitespace(text: string): string {

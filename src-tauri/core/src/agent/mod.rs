@@ -137,7 +137,13 @@ pub struct RunSetup {
     pub limits: RunLimits,
     /// What the model costs, when a price is known: each answer's cost is kept with it.
     pub price: Option<crate::price::Price>,
+    /// The tools of the running servers that are not offered, and why (display name, reason):
+    /// said at the run's start, each as a [`RunEvent::ToolWarning`].
+    pub held_back: Vec<(String, String)>,
 }
+
+/// The most held-back tools named one by one at a run's start; the rest are counted.
+pub const HELD_BACK_SAID: usize = 10;
 
 /// The services a run talks to.
 #[derive(Clone, Copy)]
@@ -180,6 +186,19 @@ async fn turn(run: &mut round::Run<'_>) -> (StopReason, Option<String>) {
         run_id: run.ctx.setup.run_id.clone(),
         conversation_id: run.ctx.setup.conversation_id.clone(),
     });
+    let held = &run.ctx.setup.held_back;
+    for (tool, reason) in held.iter().take(HELD_BACK_SAID) {
+        run.ctx.emit(RunEvent::ToolWarning {
+            tool: tool.clone(),
+            message: reason.clone(),
+        });
+    }
+    if held.len() > HELD_BACK_SAID {
+        run.ctx.emit(RunEvent::ToolWarning {
+            tool: format!("{} more tools", held.len() - HELD_BACK_SAID),
+            message: "held back as well; the Servers page says why".to_owned(),
+        });
+    }
     match run.ctx.setup.start.clone() {
         TurnStart::Message { text, attachments } => match run
             .save(NewMessage {

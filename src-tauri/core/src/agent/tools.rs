@@ -13,11 +13,12 @@ use crate::mcp::host::McpHost;
 use crate::mcp::server::{CallLimits, McpError, ProgressSink};
 use crate::providers::ToolSpec;
 
-/// A tool as a model is offered it: its wire name, description and input schema.
+/// A tool as a model is offered it: its wire name, description (without the Unicode tag
+/// characters a person cannot see and a model reads) and input schema.
 pub fn spec(tool: &CatalogueTool) -> ToolSpec {
     ToolSpec {
         name: tool.wire_name.clone(),
-        description: tool.description.clone(),
+        description: crate::text::without_tags(&tool.description).into_owned(),
         parameters: tool.input_schema.clone(),
     }
 }
@@ -28,6 +29,12 @@ pub type CallFuture<'a> = Pin<Box<dyn Future<Output = Result<Value, McpError>> +
 pub trait ToolSource: Send + Sync {
     /// Each running server with its tools, as last listed.
     fn tools(&self) -> Vec<(String, Arc<Vec<ListedTool>>)>;
+
+    /// The tools each running server listed that are not offered, and why
+    /// ([`crate::mcp::server::HeldBackTool`]).
+    fn held_back(&self) -> Vec<(String, crate::mcp::server::HeldBackTool)> {
+        Vec::new()
+    }
 
     /// What a running server said at `initialize` on how to use it (added to the system
     /// prompt when its tools are offered).
@@ -68,6 +75,14 @@ pub trait ToolSource: Send + Sync {
 impl ToolSource for McpHost {
     fn tools(&self) -> Vec<(String, Arc<Vec<ListedTool>>)> {
         self.running_tools()
+    }
+
+    fn held_back(&self) -> Vec<(String, crate::mcp::server::HeldBackTool)> {
+        self.running_tools()
+            .into_iter()
+            .filter_map(|(name, _)| self.server(&name).map(|s| (name, s.held_back())))
+            .flat_map(|(name, held)| held.into_iter().map(move |h| (name.clone(), h)))
+            .collect()
     }
 
     fn instructions(&self, server: &str) -> Option<String> {

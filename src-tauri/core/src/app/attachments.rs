@@ -354,6 +354,7 @@ mod tests {
             description: description.into(),
             enabled,
             held_back: false,
+            held_reason: None,
             estimated_tokens: 10,
         }
     }

@@ -89,8 +89,11 @@ pub struct ConversationTool {
     pub description: String,
     /// On for this conversation (its own switch, else its server's, else on).
     pub enabled: bool,
-    /// Changed since pinned: not offered until accepted on the Servers page.
+    /// Not offered: changed since pinned (until accepted on the Servers page), or left out of
+    /// its server's list ([`crate::mcp::server::HeldBackTool`]).
     pub held_back: bool,
+    /// Why it is held back, for the person.
+    pub held_reason: Option<String>,
     /// Rough tokens its definition costs in every request (characters / 4).
     pub estimated_tokens: usize,
 }
@@ -269,7 +272,13 @@ impl App {
             .await?
             .map(|p| p.price);
 
-        let (tools_offered, _) = self.conversation_catalogue(&conversation.id).await?;
+        let (tools_offered, panel) = self.conversation_catalogue(&conversation.id).await?;
+        // Said at the run's start: the tools its servers have that the model is not offered.
+        let held_back = panel
+            .into_iter()
+            .filter(|t| t.held_back)
+            .map(|t| (t.display_name, t.held_reason.unwrap_or_default()))
+            .collect();
         let mut offered: Vec<_> = tools_offered
             .into_iter()
             .filter(|t| request.tools.offers(t))
@@ -351,6 +360,7 @@ impl App {
             auto_approve: conversation.auto_approve,
             limits,
             price,
+            held_back,
         })
     }
 
@@ -497,7 +507,7 @@ impl App {
             .cloned()
             .collect();
         let on: HashSet<&str> = offered.iter().map(|t| t.wire_name.as_str()).collect();
-        let panel = catalogue
+        let mut panel: Vec<ConversationTool> = catalogue
             .tools()
             .iter()
             .map(|t| {
@@ -510,6 +520,10 @@ impl App {
                     description: t.description.clone(),
                     enabled: held || on.contains(t.wire_name.as_str()),
                     held_back: held,
+                    held_reason: held.then(|| {
+                        "it changed since it was first seen; review the change on the Servers page"
+                            .to_owned()
+                    }),
                     estimated_tokens: (t.wire_name.len()
                         + t.description.len()
                         + t.input_schema.to_string().len())
@@ -517,6 +531,22 @@ impl App {
                 }
             })
             .collect();
+        // Tools their servers listed but that cannot be offered at all: said, never offered.
+        panel.extend(
+            ToolSource::held_back(&self.host)
+                .into_iter()
+                .map(|(server, held)| ConversationTool {
+                    wire_name: crate::mcp::catalogue::wire_name(&server, &held.tool),
+                    display_name: crate::text::tool_display_name(&server, &held.tool, None),
+                    server,
+                    tool: held.tool,
+                    description: String::new(),
+                    enabled: false,
+                    held_back: true,
+                    held_reason: Some(held.reason),
+                    estimated_tokens: 0,
+                }),
+        );
         Ok((offered, panel))
     }
 

@@ -82,11 +82,41 @@ pub const MAX_INSTRUCTIONS_CHARS: usize = 4_000;
 /// How many times one call may come back `input_required` before it is given up.
 pub const MAX_INPUT_ROUNDS: usize = 16;
 
-/// A tool left out of a server's list because it cannot be used as sent, and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A tool left out of a server's list because it cannot be used as sent, and why: said on
+/// the Servers page, in a conversation's tools panel and at a run's start.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
 pub struct HeldBackTool {
+    /// Its name as the server sent it, hidden characters written as escapes.
     pub tool: String,
     pub reason: String,
+}
+
+/// Why a listed tool is left out, if it is: a part nested too deep to use, a name holding a
+/// hidden character (it would be shown as one thing and be another), or a name the server
+/// already gave another tool in this list (of the two, the first is offered).
+fn why_held(
+    tool: &Tool,
+    json: &str,
+    seen: &mut std::collections::HashSet<String>,
+) -> Option<String> {
+    if super::nesting::text_was_too_deep(json) {
+        return Some(format!(
+            "its definition nests deeper than {} levels, more than any real schema; it is not offered to models",
+            super::nesting::MAX_DEPTH
+        ));
+    }
+    if let Some(hidden) = crate::text::first_hidden(&tool.name) {
+        return Some(format!(
+            "its name holds the hidden character {hidden}, so what you read is not its name; it is not offered to models"
+        ));
+    }
+    if !seen.insert(tool.name.to_string()) {
+        return Some(
+            "the server lists another tool by this name; only the first is offered to models"
+                .to_owned(),
+        );
+    }
+    None
 }
 
 impl Drop for McpServer {
@@ -307,23 +337,12 @@ impl McpServer {
             .clone()
     }
 
-    /// Keeps `held` (tools that arrived with a part nested too deep to use, see
-    /// [`super::nesting`]) as [`McpServer::held_back`], each with the reason.
-    fn hold_back(&self, held: Vec<String>) {
-        let reason = format!(
-            "its definition nests deeper than {} levels, more than any real schema; it is not offered to models",
-            super::nesting::MAX_DEPTH
-        );
-        let held: Vec<HeldBackTool> = held
-            .into_iter()
-            .map(|tool| {
-                tracing::warn!(server = %self.name, %tool, "tool held back: {reason}");
-                HeldBackTool {
-                    tool,
-                    reason: reason.clone(),
-                }
-            })
-            .collect();
+    /// Keeps `held` (the tools [`why_held`] left out of the last list) as
+    /// [`McpServer::held_back`].
+    fn hold_back(&self, held: Vec<HeldBackTool>) {
+        for HeldBackTool { tool, reason } in &held {
+            tracing::warn!(server = %self.name, %tool, "tool held back: {reason}");
+        }
         *self
             .held_back
             .lock()
@@ -336,6 +355,7 @@ impl McpServer {
     /// As [`McpServer::list_tools`].
     pub async fn list_tools_within(&self, limits: &ListLimits) -> Result<Vec<Tool>, McpError> {
         let mut held = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         let tools = self
             .all_pages(
                 "tools",
@@ -344,13 +364,16 @@ impl McpServer {
                     let page = self.peer.list_tools(Some(params)).await?;
                     Ok((page.tools, page.next_cursor))
                 },
-                // A tool with a part nested too deep to use is held back, not offered.
-                |tool: &Tool, json: &str| {
-                    let deep = super::nesting::text_was_too_deep(json);
-                    if deep {
-                        held.push(tool.name.to_string());
+                // A tool that cannot be used as sent is held back, not offered, and said.
+                |tool: &Tool, json: &str| match why_held(tool, json, &mut seen) {
+                    Some(reason) => {
+                        held.push(HeldBackTool {
+                            tool: crate::text::escape_hidden(&tool.name).into_owned(),
+                            reason,
+                        });
+                        false
                     }
-                    !deep
+                    None => true,
                 },
             )
             .await?;

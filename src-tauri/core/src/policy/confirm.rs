@@ -30,6 +30,40 @@ pub struct ToolChange {
     pub diff: String,
 }
 
+impl ToolChange {
+    /// The most of a diff a dialog shows; the Servers page shows all of it.
+    pub const SHOWN_DIFF_CHARS: usize = 3_000;
+
+    /// The question, one line: a dialog's title.
+    #[must_use]
+    pub fn title(&self) -> String {
+        format!("Offer the changed tool “{}” again?", shown(&self.tool))
+    }
+
+    /// The question whole: the server and tool as one line each, and the diff (a hint that now
+    /// claims more safety called out first), every hidden character of them written as an
+    /// escape, the diff cut at [`ToolChange::SHOWN_DIFF_CHARS`].
+    #[must_use]
+    pub fn message(&self) -> String {
+        let count = self.diff.chars().count();
+        let mut diff: String = self.diff.chars().take(Self::SHOWN_DIFF_CHARS).collect();
+        if count > Self::SHOWN_DIFF_CHARS {
+            diff.push_str(&format!(
+                "\n… ({} more characters: the whole diff is on the Servers page)",
+                count - Self::SHOWN_DIFF_CHARS
+            ));
+        }
+        format!(
+            "The MCP server “{}” changed its tool “{}” since you first saw it. A changed \
+             description can tell the model to do something else. It was held back; accept it \
+             only if this change is expected:\n\n{}",
+            shown(&self.server),
+            shown(&self.tool),
+            crate::text::escape_hidden(&diff)
+        )
+    }
+}
+
 /// A tool the person would stop being asked about: in one conversation, or in all
 /// (`everywhere`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -215,5 +249,29 @@ impl Confirm for Always {
 
     async fn allow(&self, _: &Allowance) -> bool {
         self.0
+    }
+}
+
+#[cfg(test)]
+mod tool_change_tests {
+    use super::ToolChange;
+
+    #[test]
+    fn a_tool_change_is_asked_about_with_its_hidden_characters_shown() {
+        let change = ToolChange {
+            server: "files\u{202e}txt.exe".into(),
+            tool: "read\u{200b}file".into(),
+            diff: format!("-old\n+new \u{e0041}\u{e0042}\n{}", "x".repeat(4_000)),
+        };
+        let title = change.title();
+        assert!(title.contains("read\\u200bfile"), "{title}");
+        let message = change.message();
+        assert!(message.contains("files\\u202etxt.exe"), "{message}");
+        assert!(
+            message.contains("+new \\udb40\\udc41\\udb40\\udc42"),
+            "{message}"
+        );
+        assert!(!message.chars().any(crate::text::is_hidden), "{message:?}");
+        assert!(message.contains("more characters: the whole diff is on the Servers page"));
     }
 }

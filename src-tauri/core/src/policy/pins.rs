@@ -22,6 +22,7 @@ impl PinnedTool {
             title: tool.title.clone(),
             description: tool.description.clone(),
             input_schema: tool.input_schema.clone(),
+            annotations: tool.annotations.clone(),
         }
     }
 }
@@ -63,26 +64,73 @@ pub fn unpinned(tools: &[CatalogueTool], pins: &[PinnedTool]) -> Vec<PinnedTool>
         .collect()
 }
 
-/// A unified diff of the title, the description and the pretty-printed schema.
+/// A unified diff of the title, the description, the pretty-printed schema and the
+/// annotations, after a line for each hint that now claims the tool is safer than it claimed
+/// when pinned (what makes its calls run without asking on a trusted server, or asked more
+/// lightly).
 pub fn diff(before: &PinnedTool, now: &CatalogueTool) -> String {
-    let render = |title: Option<&str>, description: &str, schema: &Value| {
+    let render = |title: Option<&str>, description: &str, schema: &Value, hints: Option<&Value>| {
         format!(
-            "title: {}\n\ndescription:\n{description}\n\ninput schema:\n{}\n",
+            "title: {}\n\ndescription:\n{description}\n\ninput schema:\n{}\n\nannotations:\n{}\n",
             title.unwrap_or("(none)"),
-            serde_json::to_string_pretty(schema).unwrap_or_default()
+            serde_json::to_string_pretty(schema).unwrap_or_default(),
+            hints.map_or_else(
+                || "(none)".to_owned(),
+                |a| serde_json::to_string_pretty(a).unwrap_or_default()
+            )
         )
     };
     let old = render(
         before.title.as_deref(),
         &before.description,
         &before.input_schema,
+        before.annotations.as_ref(),
     );
-    let new = render(now.title.as_deref(), &now.description, &now.input_schema);
-    TextDiff::from_lines(&old, &new)
-        .unified_diff()
-        .context_radius(3)
-        .header("as approved", "now")
-        .to_string()
+    let new = render(
+        now.title.as_deref(),
+        &now.description,
+        &now.input_schema,
+        now.annotations.as_ref(),
+    );
+    let mut out: String = loosened(before.annotations.as_ref(), now.annotations.as_ref())
+        .into_iter()
+        .map(|line| format!("LOOSENED: {line}\n"))
+        .collect();
+    out.push_str(
+        &TextDiff::from_lines(&old, &new)
+            .unified_diff()
+            .context_radius(3)
+            .header("as approved", "now")
+            .to_string(),
+    );
+    out
+}
+
+/// What a server's hints now claim that they did not when pinned, each said for a person. The
+/// spec's defaults count for a hint not given: `readOnlyHint` false, `destructiveHint` true,
+/// `openWorldHint` true.
+pub fn loosened(before: Option<&Value>, now: Option<&Value>) -> Vec<&'static str> {
+    let hint = |a: Option<&Value>, name: &str, default: bool| {
+        a.and_then(|a| a.get(name))
+            .and_then(Value::as_bool)
+            .unwrap_or(default)
+    };
+    let mut said = Vec::new();
+    if !hint(before, "readOnlyHint", false) && hint(now, "readOnlyHint", false) {
+        said.push(
+            "it now says it only reads (on a server you trust, its calls run without asking)",
+        );
+    }
+    if hint(before, "destructiveHint", true)
+        && !hint(now, "destructiveHint", true)
+        && !hint(now, "readOnlyHint", false)
+    {
+        said.push("it now says it destroys nothing");
+    }
+    if hint(before, "openWorldHint", true) && !hint(now, "openWorldHint", true) {
+        said.push("it now says it reaches nothing outside (no web, no other systems)");
+    }
+    said
 }
 
 #[cfg(test)]
@@ -107,6 +155,54 @@ mod tests {
             app_only: false,
         }];
         Catalogue::build([("files", &tools[..])])
+    }
+
+    fn hinted(hints: serde_json::Value) -> Catalogue {
+        let tools = [ListedTool {
+            name: "delete_file".into(),
+            title: None,
+            description: "Deletes a file".into(),
+            input_schema: json!({"type": "object"}),
+            annotations: Some(hints),
+            app: None,
+            app_only: false,
+        }];
+        Catalogue::build([("files", &tools[..])])
+    }
+
+    #[test]
+    fn a_change_to_annotations_alone_is_shown_and_a_loosening_called_out() {
+        let before = hinted(json!({"destructiveHint": true}));
+        let pins = unpinned(before.tools(), &[]);
+        assert_eq!(pins[0].annotations, Some(json!({"destructiveHint": true})));
+        let now = hinted(json!({"readOnlyHint": true, "destructiveHint": false}));
+        let [ToolStatus::Changed { diff }] = &review(now.tools(), &pins)[..] else {
+            panic!("a change to the hints alone is held back")
+        };
+        assert!(diff.contains("+  \"readOnlyHint\": true"), "{diff}");
+        assert!(diff.contains("-  \"destructiveHint\": true"), "{diff}");
+        assert!(
+            diff.starts_with("LOOSENED: it now says it only reads"),
+            "{diff}"
+        );
+        // Tightening is shown, not called out.
+        let pins = unpinned(now.tools(), &[]);
+        let [ToolStatus::Changed { diff }] = &review(before.tools(), &pins)[..] else {
+            panic!("held back")
+        };
+        assert!(!diff.contains("LOOSENED"), "{diff}");
+        assert!(diff.contains("destructiveHint"), "{diff}");
+        // The spec's defaults: no hints at all is "may destroy, reaches outside".
+        assert_eq!(
+            loosened(
+                None,
+                Some(&json!({"destructiveHint": false, "openWorldHint": false}))
+            ),
+            [
+                "it now says it destroys nothing",
+                "it now says it reaches nothing outside (no web, no other systems)"
+            ]
+        );
     }
 
     #[test]

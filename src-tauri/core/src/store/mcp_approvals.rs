@@ -18,6 +18,9 @@ pub struct PinnedTool {
     pub title: Option<String>,
     pub description: String,
     pub input_schema: Value,
+    /// The server's hints as pinned; `None` when it gave none (or it was pinned before they
+    /// were kept).
+    pub annotations: Option<Value>,
 }
 
 impl Store {
@@ -66,16 +69,18 @@ impl Store {
     pub async fn tool_pins(&self, server: String) -> Result<Vec<PinnedTool>, StoreError> {
         self.call(move |conn| {
             let mut stmt = conn.prepare_cached(
-                "SELECT tool, hash, description, input_schema, title FROM mcp_tool_pins WHERE server = ?1",
+                "SELECT tool, hash, description, input_schema, title, annotations FROM mcp_tool_pins WHERE server = ?1",
             )?;
             let rows = stmt.query_map([&server], |row| {
                 let schema: String = row.get(3)?;
+                let annotations: Option<String> = row.get(5)?;
                 Ok(PinnedTool {
                     tool: row.get(0)?,
                     hash: row.get(1)?,
                     title: row.get(4)?,
                     description: row.get(2)?,
                     input_schema: serde_json::from_str(&schema).unwrap_or_default(),
+                    annotations: annotations.and_then(|a| serde_json::from_str(&a).ok()),
                 })
             })?;
             Ok(rows.collect::<Result<Vec<_>, _>>()?)
@@ -96,14 +101,15 @@ impl Store {
             let tx = conn.transaction()?;
             {
                 let mut stmt = tx.prepare_cached(
-                    "INSERT INTO mcp_tool_pins (server, tool, hash, description, input_schema, pinned_at, title) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(server, tool) DO UPDATE SET \
+                    "INSERT INTO mcp_tool_pins (server, tool, hash, description, input_schema, pinned_at, title, annotations) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT(server, tool) DO UPDATE SET \
                      hash = excluded.hash, description = excluded.description, \
                      input_schema = excluded.input_schema, pinned_at = excluded.pinned_at, \
-                     title = excluded.title",
+                     title = excluded.title, annotations = excluded.annotations",
                 )?;
                 for t in &tools {
-                    stmt.execute(params![server, t.tool, t.hash, t.description, t.input_schema.to_string(), now_ms(), t.title])?;
+                    let annotations = t.annotations.as_ref().map(Value::to_string);
+                    stmt.execute(params![server, t.tool, t.hash, t.description, t.input_schema.to_string(), now_ms(), t.title, annotations])?;
                 }
             }
             tx.commit()?;

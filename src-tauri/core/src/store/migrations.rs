@@ -378,6 +378,12 @@ BEGIN
         WHERE new.content IS NOT NULL AND new.role <> 'system' AND new.status <> 'streaming';
 END;
 "#,
+    // 21: a tool's pin keeps its annotations (`readOnlyHint`, `destructiveHint`, …), so that a
+    // change to them alone is shown, not just held back (issue 54). NULL: pinned before.
+    r#"
+ALTER TABLE mcp_tool_pins ADD COLUMN annotations TEXT
+    CHECK (annotations IS NULL OR json_valid(annotations));
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -35,6 +35,8 @@ pub struct McpServerStatus {
     pub resolved: Option<String>,
     /// Where its stderr is logged.
     pub log_file: String,
+    /// The tools its last list held that are not offered to models, and why.
+    pub held_back: Vec<crate::mcp::server::HeldBackTool>,
 }
 
 /// One tool of a server, against its pin.
@@ -174,6 +176,11 @@ impl App {
                 log_file: stderr_log_path(&self.paths.log_dir, &server.name)
                     .display()
                     .to_string(),
+                held_back: self
+                    .host
+                    .server(&server.name)
+                    .map(|s| s.held_back())
+                    .unwrap_or_default(),
                 server,
             })
             .collect())

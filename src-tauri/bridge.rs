@@ -69,6 +69,8 @@ const RUN_WITHOUT_ASKING: Buttons = ("_Run without asking", "_Keep asking");
 const OPEN_SIGN_IN: Buttons = ("_Open the sign-in page", "_Cancel");
 const OPEN_LINK: Buttons = ("_Open", "_Cancel");
 const RUN_FOR_APP: Buttons = ("_Run", "_Cancel");
+const OPEN_FORM_PAGE: Buttons = ("_Open the page", "_Cancel");
+const PUT_ON_PATH: Buttons = ("_Put it there", "_Cancel");
 
 fn label(text: &str) -> String {
     if cfg!(target_os = "linux") {
@@ -111,6 +113,8 @@ impl Confirm for NativeConfirm {
             Allowance::SignIn { .. } => OPEN_SIGN_IN,
             Allowance::OpenLink { .. } => OPEN_LINK,
             Allowance::AppToolCall { .. } => RUN_FOR_APP,
+            Allowance::FormPage { .. } => OPEN_FORM_PAGE,
+            Allowance::ShellCommand { .. } => PUT_ON_PATH,
         };
         self.ask(allowance.title(), allowance.message(), buttons)
             .await

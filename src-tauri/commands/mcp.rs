@@ -194,15 +194,25 @@ pub async fn answer_mcp_form(
 }
 
 /// Opens the page a server's URL-mode request names in the person's browser (they clicked
-/// Open in its card) and answers the request `accept`. The window names the request, never
-/// the address: Rust opens only what it checked when the request arrived (`https:`, or
-/// `http:` on loopback).
+/// Open in its card, then said yes in the native dialog showing the address) and answers the
+/// request `accept`; `false` when they said no (the request stays open). The window names the
+/// request, never the address: Rust opens only what it checked when the request arrived
+/// (`https:`, or `http:` on loopback).
 #[tauri::command]
-pub async fn visit_mcp_form(state: State<'_, AppState>, id: String) -> CommandResult<()> {
+pub async fn visit_mcp_form(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    id: String,
+) -> CommandResult<bool> {
     Ok(state
         .app()
         .await
-        .visit_form_page(&id, &switchboard_core::mcp::oauth::open_in_browser)?)
+        .visit_form_page(
+            &id,
+            &NativeConfirm(app),
+            &switchboard_core::mcp::oauth::open_in_browser,
+        )
+        .await?)
 }
 
 /// Stops a server and removes it from mcp.json, with its keychain secrets and approval.

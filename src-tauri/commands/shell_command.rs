@@ -1,15 +1,18 @@
 //! Settings › Command line: whether a terminal finds this app as `switchboard`, and putting it
-//! there or taking it away — [`switchboard_core::shell_command`]'s, run off the main thread.
+//! there (after the person said yes in a native dialog) or taking it away —
+//! [`switchboard_core::shell_command`]'s, run off the main thread.
 //! An app started from the Dock or a launcher has not the PATH a terminal has: the login
 //! shell's is asked for (once, the same the MCP servers get) and put first.
 
+use switchboard_core::policy::confirm::Confirm;
 use switchboard_core::shell_command::{
     self as sc, ShellCommandError, ShellCommandStatus, Surroundings,
 };
 use switchboard_core::CoreError;
-use tauri::State;
+use tauri::{AppHandle, State};
 
 use super::error::CommandResult;
+use crate::bridge::NativeConfirm;
 use crate::state::AppState;
 
 async fn run(
@@ -36,11 +39,23 @@ pub async fn shell_command_status(state: State<'_, AppState>) -> CommandResult<S
     run(state, sc::status).await
 }
 
-/// Makes `switchboard` in new terminals run this app.
+/// Makes `switchboard` in new terminals run this app, once the person said yes in the native
+/// dialog naming the binary and where it goes; on a no, the status as it was (`changed`:
+/// false).
 #[tauri::command]
 pub async fn install_shell_command(
+    app: AppHandle,
     state: State<'_, AppState>,
 ) -> CommandResult<ShellCommandStatus> {
+    let before = run(state.clone(), sc::status).await?;
+    if let Some(asked) = sc::install_question(&before) {
+        if !NativeConfirm(app).allow(&asked).await {
+            return Ok(ShellCommandStatus {
+                changed: Some(false),
+                ..before
+            });
+        }
+    }
     run(state, sc::install).await
 }
 

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { allowInDialog, ANSWER, answerSays, chooseInFileDialog, fakeBrowser, openNewConversation, serverRunning, launch, nativeWindow, pressIn, screenshotScreen, sendInNewConversation, textOf, tid, withMockModel } from "./harness.mjs";
+import { allowInDialog, ANSWER, answerSays, chooseInFileDialog, fakeBrowser, openNewConversation, serverRunning, launch, nativeWindow, pressIn, screenshotScreen, sendInNewConversation, textOf, tid, windowGone, withMockModel } from "./harness.mjs";
 
 /** Opens a tool card and waits for its body, which the card builds only once it is open. */
 async function openCard(card) {
@@ -183,7 +183,17 @@ test("a server asks the person to visit a page (URL mode, inside a 2026-07-28 in
       assert.match(await textOf(b, tid("mcp-form-message")), /Pay for the upgrade on the payment page/);
       assert.equal(fs.existsSync(opened), false, "nothing opens before the person clicks Open");
       await app.screenshot("mcp-form-url");
+      // Rust asks in its own dialog, showing the address; no keeps the request open.
       await b.$(tid("mcp-form-open")).click();
+      let dialog = await nativeWindow("Open the page “fault” asks for, at pay.example.com?");
+      screenshotScreen("mcp-form-url-native");
+      pressIn(dialog, "Escape");
+      await windowGone("Open the page “fault” asks for");
+      assert.ok(await form.isDisplayed(), "a no leaves the request open");
+      assert.equal(fs.existsSync(opened), false, "nothing opens on a no");
+      await b.$(tid("mcp-form-open")).click();
+      dialog = await nativeWindow("Open the page “fault” asks for, at pay.example.com?");
+      pressIn(dialog, "alt+o");
       await form.waitForDisplayed({ reverse: true, timeout: 10000 });
       await b.waitUntil(() => fs.existsSync(opened), { timeout: 10000, timeoutMsg: "the browser was not asked to open the page" });
       assert.equal(fs.readFileSync(opened, "utf8").trim(), "https://pay.example.com/checkout?order=42");

@@ -281,6 +281,15 @@ export async function nativeWindow(title, ms = 15000) {
   }
 }
 
+/** Waits until no window titled `title` is on the X screen (a native dialog was answered). */
+export async function windowGone(title, ms = 15000) {
+  const deadline = Date.now() + ms;
+  while (run("xdotool", ["search", "--name", title]).stdout.trim()) {
+    if (Date.now() > deadline) throw new Error(`the window “${title}” is still there`);
+    await sleep(100);
+  }
+}
+
 /** A picture of the whole X screen (the webview screenshot does not show native dialogs). */
 export function screenshotScreen(name) {
   const shot = run("import", ["-window", "root", path.join(ARTIFACTS, `${name}.png`)]);

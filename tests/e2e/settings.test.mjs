@@ -4,10 +4,12 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { launch, pasteInto, tempHome, tid } from "./harness.mjs";
+import { launch, nativeWindow, pasteInto, pressIn, screenshotScreen, tempHome, tid, windowGone } from "./harness.mjs";
 
 const field = (name) => `${tid("settings-form")} [name="${name}"]`;
 const theme = (b) => b.execute(() => document.documentElement.dataset.theme);
+/** What Settings › Command line said of the last press ("" before any). */
+const doneSays = (b) => b.execute(() => document.querySelector('[data-testid="command-line-done"]')?.textContent?.trim() ?? "");
 
 test("settings are checked, saved to settings.json, kept across a relaunch and the theme applies", async () => {
   const home = tempHome("settings");
@@ -71,8 +73,25 @@ test("Settings › Command line links switchboard into the user's bin, which run
     await status.waitForDisplayed();
     assert.match(await status.getText(), /No switchboard command is on your PATH yet\. Adding it puts it at .*\.local\/bin\/switchboard\./);
 
+    // Rust asks first, outside the webview, naming the binary and where it goes: a no changes
+    // nothing.
+    const question = "Make “switchboard” in a terminal run this app?";
     await b.$(tid("command-line-install")).click();
-    await b.$(tid("command-line-done")).waitForDisplayed();
+    pressIn(await nativeWindow(question), "Escape");
+    await windowGone(question);
+    await b.waitUntil(async () => (await doneSays(b)) === "Nothing to change.", {
+      timeout: 10000,
+      timeoutMsg: "a no was not said",
+    });
+    assert.equal(fs.lstatSync(link, { throwIfNoEntry: false }), undefined, "a no puts nothing there");
+    await b.$(tid("command-line-install")).click();
+    const dialog = await nativeWindow(question);
+    screenshotScreen("settings-command-line-asks");
+    pressIn(dialog, "alt+p");
+    await b.waitUntil(async () => (await doneSays(b)) === "Added.", {
+      timeout: 10000,
+      timeoutMsg: "the command was not added",
+    });
     assert.equal(fs.readlinkSync(link), fs.realpathSync(process.env.SWITCHBOARD_BIN));
     assert.match(await b.$(tid("command-line-status")).getText(), /runs this app, but a terminal does not look there yet/);
     assert.match(

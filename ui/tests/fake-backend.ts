@@ -1898,10 +1898,12 @@ export class FakeBackend {
       const open = this.#openForms.get(id);
       if (!open) throw { kind: "not_found", message: "Not found: that request: it is no longer open (its server stopped asking)", field: null };
       if (!open.url) throw { kind: "invalid_input", message: "this request is a form, not a page to visit", field: "form" };
+      // Rust's native dialog shows the address first; the person may say no.
+      if (!this.approvalAnswer) return false;
       this.formVisits.push({ id, url: open.url.url });
       this.formAnswers.push({ id, answer: { action: "accept", content: {} } });
       this.#openForms.delete(id);
-      return null;
+      return true;
     },
     sign_in_mcp_server: (args) => {
       const server = this.#mcpServer(args.name);

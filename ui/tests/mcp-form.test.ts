@@ -113,6 +113,16 @@ describe("a server's page to visit", () => {
     expect(backend.formVisits).toEqual([{ id: "form-2", url: "https://xn--pypal-4ve.com/checkout?session=abc&next=%2Fdone" }]);
   });
 
+  it("stays open when the person says no in Rust's dialog", async () => {
+    backend.approvalAnswer = false;
+    const { user } = await renderApp();
+    backend.askForm(page());
+    await user.click(await screen.findByTestId("mcp-form-open"));
+    await waitFor(() => expect(backend.callsTo("visit_mcp_form")).toHaveLength(1));
+    expect(screen.getByTestId("mcp-form")).toBeTruthy();
+    expect(backend.formVisits).toEqual([]);
+  });
+
   it("keeps the request open with Rust's reason when the browser cannot be started", async () => {
     backend.failures.set("visit_mcp_form", { kind: "io", message: "cannot start the browser", field: null });
     const { user } = await renderApp();

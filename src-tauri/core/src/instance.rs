@@ -6,16 +6,26 @@
 //! Owns `<data dir>/switchboard.lock` and `<data dir>/instance.json`; nothing else.
 
 use std::fs::{File, OpenOptions, TryLockError};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
 const LOCK_FILE: &str = "switchboard.lock";
 const INFO_FILE: &str = "instance.json";
 const REPLY: &str = "shown";
+/// The most a request may hold: the token's line and a link's (links are read up to 16 KiB).
+const MAX_REQUEST_BYTES: u64 = 64 * 1024;
+/// How long a request may take to arrive whole, however slowly it drips in.
+const REQUEST_TIME: Duration = Duration::from_secs(3);
+/// How many requests are answered at once; a connection past that is closed unread, so a
+/// flood of silent clients holds a few threads for [`REQUEST_TIME`] at most, and memory for
+/// [`MAX_REQUEST_BYTES`] each.
+const MAX_ANSWERING: usize = 8;
 
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -70,7 +80,7 @@ pub fn primary_pid(data_dir: &Path) -> Option<u32> {
 pub fn acquire(
     data_dir: &Path,
     link: Option<&str>,
-    on_show: impl Fn(Option<String>) -> bool + Send + 'static,
+    on_show: impl Fn(Option<String>) -> bool + Send + Sync + 'static,
 ) -> Result<Instance, InstanceError> {
     let io_err = |path: &Path, e: std::io::Error| InstanceError::Io {
         path: path.to_path_buf(),
@@ -109,11 +119,32 @@ pub fn acquire(
     std::fs::write(&partial, json).map_err(|e| io_err(&partial, e))?;
     std::fs::rename(&partial, &info_path).map_err(|e| io_err(&info_path, e))?;
 
+    let on_show = Arc::new(on_show);
+    let token = Arc::new(token);
+    let answering = Arc::new(AtomicUsize::new(0));
     std::thread::Builder::new()
         .name("instance-listener".into())
         .spawn(move || {
+            // Each request on a thread of its own, so a slow or silent one blocks no other.
             for stream in listener.incoming().flatten() {
-                answer(stream, &token, &on_show);
+                if answering.fetch_add(1, Ordering::SeqCst) >= MAX_ANSWERING {
+                    answering.fetch_sub(1, Ordering::SeqCst);
+                    continue; // dropped: closed unread
+                }
+                let (token, on_show, done) = (
+                    Arc::clone(&token),
+                    Arc::clone(&on_show),
+                    Arc::clone(&answering),
+                );
+                let spawned = std::thread::Builder::new()
+                    .name("instance-request".into())
+                    .spawn(move || {
+                        answer(&stream, &token, &*on_show);
+                        done.fetch_sub(1, Ordering::SeqCst);
+                    });
+                if spawned.is_err() {
+                    answering.fetch_sub(1, Ordering::SeqCst);
+                }
             }
         })
         .map_err(|e| io_err(&info_path, e))?;
@@ -123,23 +154,45 @@ pub fn acquire(
     }))
 }
 
-/// Reads two lines: a matching token is a request to show the window, and the next line the
-/// link it hands over (empty for none); answered with [`REPLY`] only when the window was
-/// shown.
-fn answer(stream: TcpStream, token: &str, on_show: &dyn Fn(Option<String>) -> bool) {
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
-    let mut line = String::new();
-    let mut reader = BufReader::new(&stream);
-    if reader.read_line(&mut line).is_err() || line.trim() != token {
+/// Reads a request — at most [`MAX_REQUEST_BYTES`], within [`REQUEST_TIME`] — then checks it:
+/// a first line that is the token asks to show the window, and the second is the link it hands
+/// over (empty for none); answered with [`REPLY`] only when the window was shown.
+fn answer(stream: &TcpStream, token: &str, on_show: &dyn Fn(Option<String>) -> bool) {
+    let Some(request) = read_request(stream, Instant::now() + REQUEST_TIME) else {
+        return;
+    };
+    let mut lines = request.split('\n');
+    if lines.next().map(str::trim) != Some(token) {
         return;
     }
-    let mut link = String::new();
-    let link = match reader.read_line(&mut link) {
-        Ok(_) if !link.trim().is_empty() => Some(link.trim().to_owned()),
-        _ => None,
-    };
+    let link = lines
+        .next()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned);
     let reply = if on_show(link) { REPLY } else { "not-ready" };
-    let _ = (&stream).write_all(format!("{reply}\n").as_bytes());
+    let mut out = stream;
+    let _ = out.write_all(format!("{reply}\n").as_bytes());
+}
+
+/// The request's two lines, read until both are in, the sender stops, [`MAX_REQUEST_BYTES`]
+/// are read or `deadline` passes (then `None`).
+fn read_request(stream: &TcpStream, deadline: Instant) -> Option<String> {
+    let mut limited = stream.take(MAX_REQUEST_BYTES);
+    let mut bytes = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while bytes.iter().filter(|b| **b == b'\n').count() < 2 {
+        let left = deadline.checked_duration_since(Instant::now())?;
+        stream
+            .set_read_timeout(Some(left.max(Duration::from_millis(1))))
+            .ok()?;
+        match limited.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => bytes.extend_from_slice(&chunk[..n]),
+            Err(_) => return None,
+        }
+    }
+    String::from_utf8(bytes).ok()
 }
 
 fn ask_the_first_to_show(info_path: &Path, link: Option<&str>) -> Instance {
@@ -250,6 +303,52 @@ mod tests {
             Instance::Secondary { shown, .. } => assert!(!shown),
             Instance::Primary(_) => panic!("two primaries on one home"),
         }
+    }
+
+    #[test]
+    fn a_slow_or_silent_client_blocks_no_second_start_and_grows_no_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        let _first = acquire(dir.path(), None, |_| true).unwrap();
+        let info: InstanceInfo =
+            serde_json::from_slice(&std::fs::read(dir.path().join(INFO_FILE)).unwrap()).unwrap();
+        let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, info.port));
+        // A client dripping a byte every 100 ms (each read's timeout alone never fires), one
+        // that says nothing, and one that sends far more than a request without a newline.
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let drip = {
+            let stop = Arc::clone(&stop);
+            let stream = TcpStream::connect(addr).unwrap();
+            std::thread::spawn(move || {
+                let mut sent = 0usize;
+                while !stop.load(Ordering::SeqCst) && (&stream).write_all(b"x").is_ok() {
+                    sent += 1;
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+                sent
+            })
+        };
+        let _silent = TcpStream::connect(addr).unwrap();
+        let flood = std::thread::spawn(move || {
+            let stream = TcpStream::connect(addr).unwrap();
+            let block = vec![b'a'; 64 * 1024];
+            let mut sent = 0usize;
+            while sent < 16 * 1024 * 1024 && (&stream).write_all(&block).is_ok() {
+                sent += block.len();
+            }
+            sent
+        });
+        // A second start is shown all the same, while they hang on.
+        match acquire(dir.path(), None, |_| true).unwrap() {
+            Instance::Secondary { shown, detail } => assert!(shown, "{detail}"),
+            Instance::Primary(_) => panic!("two primaries on one home"),
+        }
+        // The flood was cut off after what a request may hold, not read to its end.
+        let flooded = flood.join().unwrap();
+        assert!(flooded < 16 * 1024 * 1024, "{flooded} bytes were taken in");
+        // The dripping client is hung up on once its time is up.
+        let dripped = drip.join().unwrap();
+        stop.store(true, Ordering::SeqCst);
+        assert!(dripped < 200, "still read after {dripped} drips");
     }
 
     #[test]

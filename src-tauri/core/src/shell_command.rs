@@ -204,6 +204,18 @@ pub fn install(around: &Surroundings) -> Result<ShellCommandStatus, ShellCommand
     })
 }
 
+/// What the window asks the person, outside the webview, before [`install`] changes anything
+/// (the binary, and where it is put); `None` when nothing would change.
+#[must_use]
+pub fn install_question(before: &ShellCommandStatus) -> Option<crate::policy::confirm::Allowance> {
+    let unchanged =
+        before.current && !is_temporary(Path::new(before.found.as_deref().unwrap_or_default()));
+    (!unchanged).then(|| crate::policy::confirm::Allowance::ShellCommand {
+        binary: before.binary.clone(),
+        place: before.place.clone(),
+    })
+}
+
 /// Takes away what [`install`] put; a `switchboard` a package installed is left alone.
 ///
 /// # Errors
@@ -635,12 +647,23 @@ mod tests {
             assert!(!before.current);
             assert_eq!(before.place, local.join(NAME).display().to_string());
             assert!(before.on_path && before.hint.is_none() && !before.installed);
+            // The window asks first, naming what would run and where it goes.
+            let Some(asked) = install_question(&before) else {
+                panic!("installing changes the PATH: the person is asked")
+            };
+            let text = asked.message();
+            assert!(text.contains(&exe.display().to_string()), "{text}");
+            assert!(text.contains(&before.place), "{text}");
 
             let done = install(&around).unwrap();
             assert_eq!(done.changed, Some(true));
             assert!(done.current && done.installed, "{done:?}");
             assert_eq!(std::fs::read_link(local.join(NAME)).unwrap(), exe);
             assert_eq!(install(&around).unwrap().changed, Some(false));
+            assert!(
+                install_question(&status(&around).unwrap()).is_none(),
+                "nothing to ask when nothing would change"
+            );
 
             let gone = remove(&around).unwrap();
             assert_eq!(gone.changed, Some(true));

@@ -586,6 +586,167 @@ async fn tools_a_server_lists_but_cannot_offer_are_said_on_its_page_in_the_panel
     app.shutdown(Duration::from_secs(5)).await;
 }
 
+#[tokio::test]
+async fn a_call_an_mcp_app_makes_is_recorded_with_the_conversations_calls_saying_who_asked() {
+    if !support::mcp_peers_installed("app calls recorded") {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let (app, store) = app_in(home.path(), "http://127.0.0.1:9").await;
+    let python = peers().join(".venv/bin/python").display().to_string();
+    let script = peers().join("fault_server.py").display().to_string();
+    start_and_wait(
+        &app,
+        "fault",
+        stdio_launch(&python, &[&script], Duration::from_secs(30)),
+    )
+    .await;
+    // The model's call whose card shows the app.
+    let conversation = app.create_conversation_with(None, "").await.unwrap().id;
+    let answer = store
+        .append_message(
+            conversation.clone(),
+            switchboard_core::store::NewMessage::text(Role::Assistant, ""),
+        )
+        .await
+        .unwrap();
+    let card = switchboard_core::store::ToolRun {
+        id: switchboard_core::store::ToolRun::id_for(&answer.id, "call_1"),
+        conversation_id: conversation.clone(),
+        message_id: answer.id.clone(),
+        call_id: "call_1".into(),
+        server: "fault".into(),
+        tool: "dashboard".into(),
+        display_name: "fault · Dashboard".into(),
+        arguments: r#"{"city":"Oslo"}"#.into(),
+        decision: Some(switchboard_core::store::ToolDecision::Allowed),
+        decision_scope: Some(switchboard_core::store::ApprovalScope::Once),
+        deny_reason: None,
+        started_at: Some(1),
+        finished_at: Some(2),
+        is_error: false,
+        result: Some("{}".into()),
+        retry_of: None,
+        description: None,
+        can_retry: false,
+        rich: false,
+        asked_by: None,
+    };
+    store
+        .record_tool_call(
+            card,
+            switchboard_core::store::NewMessage {
+                tool_call_id: Some("call_1".into()),
+                ..switchboard_core::store::NewMessage::text(Role::Tool, "dashboard")
+            },
+        )
+        .await
+        .unwrap();
+    let messages_before = store
+        .list_messages(conversation.clone())
+        .await
+        .unwrap()
+        .len();
+
+    let echo = |text: &str| {
+        let mut args = serde_json::Map::new();
+        args.insert("text".into(), text.into());
+        args
+    };
+    let yes = switchboard_core::policy::confirm::Always(true);
+    let no = switchboard_core::policy::confirm::Always(false);
+    let ran = app
+        .app_call_tool(
+            &conversation,
+            &answer.id,
+            "call_1",
+            "echo",
+            echo("from the app"),
+            &yes,
+        )
+        .await
+        .unwrap();
+    assert!(ran.to_string().contains("from the app"), "{ran}");
+    let refused = app
+        .app_call_tool(
+            &conversation,
+            &answer.id,
+            "call_1",
+            "echo",
+            echo("refused"),
+            &no,
+        )
+        .await
+        .unwrap_err();
+    assert!(refused.to_string().contains("you said no"), "{refused}");
+
+    let runs = store.list_tool_runs(conversation.clone()).await.unwrap();
+    let by_app: Vec<_> = runs.iter().filter(|r| r.asked_by.is_some()).collect();
+    assert_eq!(by_app.len(), 2, "{runs:?}");
+    for run in &by_app {
+        assert_eq!(
+            run.asked_by.as_deref(),
+            Some("the app in the card of “fault · Dashboard” (call call_1)")
+        );
+        assert_eq!((run.server.as_str(), run.tool.as_str()), ("fault", "echo"));
+        assert_eq!(run.message_id, answer.id);
+    }
+    assert_eq!(
+        by_app[0].decision,
+        Some(switchboard_core::store::ToolDecision::Allowed)
+    );
+    assert_eq!(by_app[0].arguments, r#"{"text":"from the app"}"#);
+    assert!(by_app[0]
+        .result
+        .as_deref()
+        .unwrap()
+        .contains("from the app"));
+    assert!(by_app[0].started_at.is_some() && by_app[0].finished_at.is_some());
+    assert_eq!(
+        by_app[1].decision,
+        Some(switchboard_core::store::ToolDecision::Denied)
+    );
+    assert_eq!(by_app[1].deny_reason.as_deref(), Some("you said no"));
+    // The model never asked: it reads nothing of them.
+    assert_eq!(
+        store
+            .list_messages(conversation.clone())
+            .await
+            .unwrap()
+            .len(),
+        messages_before
+    );
+    // The conversation as the command line shows it says who asked, what ran, what came back.
+    let (shown, said) = run_cli(
+        Arc::clone(&app),
+        vec!["conversations".into(), "show".into(), conversation.clone()],
+    )
+    .await;
+    shown.unwrap();
+    assert!(
+        said.contains("Tool call by the app in the card of “fault · Dashboard” (call call_1): fault · Echo</summary>"),
+        "{said}"
+    );
+    assert!(said.contains("from the app"), "{said}");
+    assert!(
+        said.contains("fault · Echo — refused: you said no"),
+        "{said}"
+    );
+    let (shown, json) = run_cli(
+        Arc::clone(&app),
+        vec![
+            "conversations".into(),
+            "show".into(),
+            conversation,
+            "--json".into(),
+        ],
+    )
+    .await;
+    shown.unwrap();
+    assert_eq!(json.matches("\"asked_by\"").count(), 2, "{json}");
+    app.shutdown(Duration::from_secs(5)).await;
+}
+
 /// Adds a server on the command line (`server`: `NAME -- COMMAND ARGS…`, split at spaces),
 /// sends `prompt` in a new conversation with every call allowed; returns the conversation's id
 /// and what the chat printed.

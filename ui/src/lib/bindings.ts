@@ -280,7 +280,13 @@ can_retry: boolean,
  * links, structured content: [`crate::mcp::results::is_rich`]); the card then asks for
  * its [`crate::mcp::results::view`].
  */
-rich: boolean, };
+rich: boolean, 
+/**
+ * Who asked for the call when the model did not: the MCP App shown in the card of another
+ * call ([`Store::record_app_call`]). Such a call has no tool message: the model never
+ * asked, and does not read its result.
+ */
+asked_by?: string, };
 
 /**
  * One piece of a result that is not plain text, as a tool card shows it. Base64 data is passed

@@ -503,10 +503,11 @@ export function answerMcpForm(id: string, answer: McpFormAnswer): Promise<void> 
 }
 
 /**
- * The person clicked Open on a server's URL-mode request: Rust opens the page it checked (in
- * the system browser) and answers the request `accept`. Only the id goes; never the address.
+ * The person clicked Open on a server's URL-mode request: Rust shows the address in its native
+ * dialog and, on yes, opens the page it checked (in the system browser) and answers the
+ * request `accept`; `false` when the person said no. Only the id goes; never the address.
  */
-export function visitMcpForm(id: string): Promise<void> {
+export function visitMcpForm(id: string): Promise<boolean> {
   return call("visit_mcp_form", { id });
 }
 

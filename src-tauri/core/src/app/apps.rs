@@ -17,6 +17,7 @@ use crate::mcp::apps::{AppDocument, McpAppView};
 use crate::mcp::server::CallLimits;
 use crate::policy::confirm::{Allowance, Confirm};
 use crate::policy::Verdict;
+use crate::store::{ApprovalScope, ToolDecision, ToolRun};
 
 /// How many app pages are kept to serve until their frames load them (the most recently
 /// shown).
@@ -203,14 +204,42 @@ impl App {
         let (entry, verdict) = self
             .app_call_verdict(conversation_id, &run.server, tool)
             .await?;
-        match verdict {
-            Verdict::Allow(_) => {}
-            Verdict::Deny(why) => return Err(refused(why)),
+        // The call is kept with the conversation's, saying which app asked, whatever happens.
+        let arguments_text = Value::Object(arguments.clone()).to_string();
+        let call_id = format!("app-{}", uuid::Uuid::new_v4());
+        let mut record = ToolRun {
+            id: ToolRun::id_for(message_id, &call_id),
+            conversation_id: conversation_id.to_owned(),
+            message_id: message_id.to_owned(),
+            call_id,
+            server: run.server.clone(),
+            tool: entry.tool.clone(),
+            display_name: entry.display_name.clone(),
+            arguments: arguments_text.clone(),
+            decision: None,
+            decision_scope: None,
+            deny_reason: None,
+            started_at: None,
+            finished_at: None,
+            is_error: false,
+            result: None,
+            retry_of: None,
+            description: None,
+            can_retry: false,
+            rich: false,
+            asked_by: Some(crate::store::asked_by_app(&run.display_name, &run.call_id)),
+        };
+        let scope = match verdict {
+            Verdict::Allow(scope) => scope,
+            Verdict::Deny(why) => {
+                self.keep_app_call(denied(record, &why)).await;
+                return Err(refused(why));
+            }
             Verdict::Ask => {
                 let asked = Allowance::AppToolCall {
                     server: run.server.clone(),
                     tool: entry.tool.clone(),
-                    arguments: Value::Object(arguments.clone()).to_string(),
+                    arguments: arguments_text,
                 };
                 let Some(_asking) = self.app_calls.asking(&card) else {
                     return Err(refused(
@@ -218,11 +247,16 @@ impl App {
                     ));
                 };
                 if !confirm.allow(&asked).await {
+                    self.keep_app_call(denied(record, "you said no")).await;
                     return Err(refused("you said no".into()));
                 }
+                ApprovalScope::Once
             }
-        }
+        };
         tracing::info!(server = %run.server, tool = %entry.tool, "an MCP app runs a tool of its server");
+        record.decision = Some(ToolDecision::Allowed);
+        record.decision_scope = Some(scope);
+        record.started_at = Some(crate::store::now_ms());
         let server = self.running(&run.server)?;
         let idle = self.answer_within();
         let result = server
@@ -236,9 +270,46 @@ impl App {
                 &self.quitting,
                 None,
             )
-            .await?;
-        Ok(serde_json::to_value(result).unwrap_or(Value::Null))
+            .await;
+        record.finished_at = Some(crate::store::now_ms());
+        let result = match result {
+            Ok(result) => {
+                let json = serde_json::to_value(result).unwrap_or(Value::Null);
+                record.is_error = json["isError"] == Value::Bool(true);
+                record.rich = crate::mcp::results::is_rich(&json);
+                record.result = Some(json.to_string());
+                self.keep_app_call(record).await;
+                json
+            }
+            Err(e) => {
+                record.is_error = true;
+                record.result = Some(e.to_string());
+                self.keep_app_call(record).await;
+                return Err(e.into());
+            }
+        };
+        Ok(result)
     }
+
+    /// Keeps the record of an app's call; a database that fails is logged, not the app's
+    /// problem (its call ran, or was refused, either way).
+    async fn keep_app_call(&self, record: ToolRun) {
+        let kept = match self.store() {
+            Ok(store) => store.record_app_call(record).await.map_err(CoreError::from),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = kept {
+            tracing::warn!(error = %e, "an MCP app's call was not recorded");
+        }
+    }
+}
+
+/// `record` as a call that was refused, and why, now.
+fn denied(mut record: ToolRun, why: &str) -> ToolRun {
+    record.decision = Some(ToolDecision::Denied);
+    record.deny_reason = Some(why.to_owned());
+    record.finished_at = Some(crate::store::now_ms());
+    record
 }
 
 #[cfg(test)]

@@ -615,17 +615,34 @@ impl App {
         self.forms.answer(id, answer).map_err(form_error)
     }
 
-    /// Opens the page of the URL-mode request `id` in the person's browser (they clicked
-    /// Open; the address was checked when the request arrived) and answers it `accept`.
+    /// Opens the page of the URL-mode request `id` in the person's browser once they said yes
+    /// to `confirm` outside the webview (they clicked Open; the address was checked when the
+    /// request arrived), and answers it `accept`. `Ok(false)`: they said no, and the request
+    /// stays open.
     ///
     /// # Errors
     /// No such page is open; the browser could not be started.
-    pub fn visit_form_page(
+    pub async fn visit_form_page(
         &self,
         id: &str,
-        open: &dyn Fn(&str) -> std::io::Result<()>,
-    ) -> Result<(), CoreError> {
+        confirm: &dyn crate::policy::confirm::Confirm,
+        open: &(dyn Fn(&str) -> std::io::Result<()> + Sync),
+    ) -> Result<bool, CoreError> {
         let visit = self.forms.visit(id).map_err(form_error)?;
+        let server = self
+            .forms
+            .open()
+            .into_iter()
+            .find(|r| r.id == id)
+            .map(|r| r.server)
+            .unwrap_or_default();
+        let asked = crate::policy::confirm::Allowance::FormPage {
+            server,
+            url: visit.url.clone(),
+        };
+        if !confirm.allow(&asked).await {
+            return Ok(false);
+        }
         open(&visit.url).map_err(|e| CoreError::Io {
             what: "the browser".into(),
             detail: e.to_string(),
@@ -635,7 +652,8 @@ impl App {
             crate::mcp::elicitation::ElicitationAnswer::Accept {
                 content: serde_json::Map::new(),
             },
-        )
+        )?;
+        Ok(true)
     }
 
     // ---- the end ----------------------------------------------------------------------

@@ -202,7 +202,10 @@ async fn a_form_no_longer_open_is_not_found_and_a_form_is_not_a_page_to_visit() 
     let decline = crate::mcp::elicitation::ElicitationAnswer::Decline;
     let closed = app.answer_form("gone", decline).unwrap_err();
     assert_eq!(closed.kind(), crate::error::ErrorKind::NotFound, "{closed}");
-    let never_opened = app.visit_form_page("gone", &|_| Ok(())).unwrap_err();
+    let never_opened = app
+        .visit_form_page("gone", &crate::policy::confirm::Always(true), &|_| Ok(()))
+        .await
+        .unwrap_err();
     assert_eq!(never_opened.kind(), crate::error::ErrorKind::NotFound);
 }
 

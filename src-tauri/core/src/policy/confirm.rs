@@ -97,6 +97,12 @@ pub enum Allowance {
         tool: String,
         arguments: String,
     },
+    /// Open the page the server `server` asks the person to visit (a URL-mode form: an
+    /// out-of-band sign-in or payment), `url` as it will be opened.
+    FormPage { server: String, url: String },
+    /// Make `switchboard` in new terminals run `binary`, put at `place` (a link, or a folder
+    /// added to the PATH).
+    ShellCommand { binary: String, place: String },
 }
 
 impl Allowance {
@@ -121,6 +127,14 @@ impl Allowance {
             Allowance::OpenLink { url } => format!("Open {} in your browser?", host_of(url)),
             Allowance::AppToolCall { server, tool, .. } => {
                 format!("Let the “{}” app run “{}”?", shown(server), shown(tool))
+            }
+            Allowance::FormPage { server, url } => format!(
+                "Open the page “{}” asks for, at {}?",
+                shown(server),
+                host_of(url)
+            ),
+            Allowance::ShellCommand { .. } => {
+                "Make “switchboard” in a terminal run this app?".to_owned()
             }
         }
     }
@@ -178,6 +192,20 @@ impl Allowance {
                 shown(server),
                 shown(tool),
                 crate::text::escape_hidden(&crate::text::one_line(arguments, 2000))
+            ),
+            Allowance::FormPage { server, url } => format!(
+                "The MCP server “{}” asks you to visit a page. Your browser would open:\n\n{}\n\n\
+                 Go on only if you expect to continue at {}: a page can ask for a password or a \
+                 payment.",
+                shown(server),
+                shown_within(url, SHOWN_ADDRESS_CHARS),
+                host_of(url)
+            ),
+            Allowance::ShellCommand { binary, place } => format!(
+                "Typing “switchboard” in a new terminal would run\n\n{}\n\nput there as\n\n{}\n\n\
+                 Say yes only if you asked for this in Settings. You can take it away there.",
+                shown_within(binary, SHOWN_ADDRESS_CHARS),
+                shown_within(place, SHOWN_ADDRESS_CHARS)
             ),
         }
     }

@@ -384,6 +384,11 @@ END;
 ALTER TABLE mcp_tool_pins ADD COLUMN annotations TEXT
     CHECK (annotations IS NULL OR json_valid(annotations));
 "#,
+    // 22: a call the model did not ask for — an MCP App's, from its tool card — is recorded
+    // with the conversation's calls, saying who asked (issue 54). NULL: the model asked.
+    r#"
+ALTER TABLE tool_runs ADD COLUMN asked_by TEXT;
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -36,7 +36,9 @@ pub use messages::{
 pub use profiles::{Profile, ProfileFields};
 pub use providers::ProviderRow;
 pub use search::{SearchHit, SnippetPart, MAX_HITS as MAX_SEARCH_HITS};
-pub use tool_loop::{ApprovalScope, CallRef, StandingApproval, ToolDecision, ToolRun, ToolToggle};
+pub use tool_loop::{
+    asked_by_app, ApprovalScope, CallRef, StandingApproval, ToolDecision, ToolRun, ToolToggle,
+};
 pub use transfer::{
     export_file_name, export_text, to_markdown, ConversationExport, ExportFormat, ExportedBranch,
     ExportedBranchPoint, ExportedConversation, ExportedMessage, ExportedToolRun,

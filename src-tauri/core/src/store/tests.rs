@@ -581,6 +581,7 @@ fn a_call(conversation_id: &str, message_id: &str, call_id: &str) -> ToolRun {
         description: None,
         can_retry: false,
         rich: false,
+        asked_by: None,
     }
 }
 

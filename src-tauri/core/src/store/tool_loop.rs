@@ -122,6 +122,12 @@ pub struct ToolRun {
     /// links, structured content: [`crate::mcp::results::is_rich`]); the card then asks for
     /// its [`crate::mcp::results::view`].
     pub rich: bool,
+    /// Who asked for the call when the model did not: the MCP App shown in the card of another
+    /// call ([`Store::record_app_call`]). Such a call has no tool message: the model never
+    /// asked, and does not read its result.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub asked_by: Option<String>,
 }
 
 impl ToolRun {
@@ -180,6 +186,13 @@ impl ToolRun {
     }
 }
 
+/// [`ToolRun::asked_by`] of a call the MCP App in the card of call `call_id` (shown as
+/// `display_name`) made.
+#[must_use]
+pub fn asked_by_app(display_name: &str, call_id: &str) -> String {
+    format!("the app in the card of “{display_name}” (call {call_id})")
+}
+
 /// The largest raw result a call's record keeps in the database; a larger one goes to a file
 /// ([`Store::record_tool_call`]).
 pub const MAX_STORED_RESULT: usize = 10 * 1024 * 1024;
@@ -189,7 +202,7 @@ pub(super) fn upsert_run(tx: &rusqlite::Transaction<'_>, run: &ToolRun) -> rusql
     tx.execute_cached(
         &format!(
             "INSERT OR REPLACE INTO tool_runs ({RUN_COLUMNS}) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)"
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)"
         ),
         params![
             run.id,
@@ -211,6 +224,7 @@ pub(super) fn upsert_run(tx: &rusqlite::Transaction<'_>, run: &ToolRun) -> rusql
             run.description,
             run.retry_of.as_ref().map(|r| &r.message_id),
             run.rich,
+            run.asked_by,
         ],
     )
 }
@@ -222,7 +236,7 @@ macro_rules! run_columns {
             "id, conversation_id, message_id, call_id, server, tool, arguments, decision, \
              decision_scope, deny_reason, started_at, finished_at, is_error, ",
             $result,
-            ", display_name, retry_of, description, retry_of_message, rich"
+            ", display_name, retry_of, description, retry_of_message, rich, asked_by"
         )
     };
 }
@@ -310,6 +324,7 @@ fn run_from_row(row: &Row<'_>) -> rusqlite::Result<ToolRun> {
         description: row.get(16)?,
         can_retry: false,
         rich: row.get(18)?,
+        asked_by: row.get(19)?,
     }
     .with_retry_rule())
 }
@@ -357,6 +372,19 @@ impl Store {
         mut run: ToolRun,
         result: NewMessage,
     ) -> Result<Message, StoreError> {
+        self.spill_large_result(&mut run).await;
+        self.call(move |conn| {
+            let tx = conn.transaction()?;
+            upsert_run(&tx, &run)?;
+            let saved = messages::insert(&tx, &run.conversation_id, &result)?;
+            tx.commit()?;
+            Ok(saved)
+        })
+        .await
+    }
+
+    /// Moves a result past [`MAX_STORED_RESULT`] out of `run` into a file ([`Store::keep_in_file`]).
+    async fn spill_large_result(&self, run: &mut ToolRun) {
         if run
             .result
             .as_ref()
@@ -366,14 +394,6 @@ impl Store {
                 .keep_in_file(&run.id, run.result.take().unwrap_or_default())
                 .await;
         }
-        self.call(move |conn| {
-            let tx = conn.transaction()?;
-            upsert_run(&tx, &run)?;
-            let saved = messages::insert(&tx, &run.conversation_id, &result)?;
-            tx.commit()?;
-            Ok(saved)
-        })
-        .await
     }
 
     /// A result too large for the database, written to `results/<run id>.json` under the data
@@ -429,6 +449,22 @@ impl Store {
                 "UPDATE messages SET writer = ?1 WHERE id = ?2",
                 [&writer, &run.message_id],
             )?;
+            tx.commit()?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Records a call an MCP App made from its tool card (`run.asked_by` says which), as it
+    /// ended or was refused: with the conversation's calls, and no tool message.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] when the conversation is gone; a failed query.
+    pub async fn record_app_call(&self, mut run: ToolRun) -> Result<(), StoreError> {
+        self.spill_large_result(&mut run).await;
+        self.call(move |conn| {
+            let tx = conn.transaction()?;
+            upsert_run(&tx, &run)?;
             tx.commit()?;
             Ok(())
         })

@@ -179,6 +179,9 @@ pub struct ExportedToolRun {
     /// out again from the result.
     #[serde(default)]
     pub rich: bool,
+    /// Who asked for it when the model did not ([`ToolRun::asked_by`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asked_by: Option<String>,
 }
 
 /// A message as exported, the bytes of its attached files read from `files`.
@@ -239,6 +242,7 @@ fn exported_run(r: ToolRun) -> ExportedToolRun {
         retry_of: r.retry_of,
         description: r.description,
         rich: r.rich,
+        asked_by: r.asked_by,
     }
 }
 
@@ -675,6 +679,7 @@ fn import_line(
             description: r.description,
             can_retry: false,
             rich: r.rich,
+            asked_by: r.asked_by,
         };
         tool_loop::upsert_run(tx, &run)?;
     }
@@ -919,6 +924,17 @@ pub fn to_markdown(file: &ConversationExport) -> String {
                     ));
                 }
                 out.push_str(&format!("Result:\n\n{}\n</details>\n\n", fenced(text, "")));
+                // What the app shown in this call's card ran, and what it was told.
+                if let (Some(a), Some(run)) = (answer, run) {
+                    let by = super::tool_loop::asked_by_app(&run.display_name, &run.call_id);
+                    for made in file
+                        .tool_runs
+                        .iter()
+                        .filter(|r| r.message_id == a && r.asked_by.as_deref() == Some(&by))
+                    {
+                        app_call_section(&mut out, made);
+                    }
+                }
             }
             Role::System => {}
         }
@@ -926,6 +942,29 @@ pub fn to_markdown(file: &ConversationExport) -> String {
     }
     branch_sections(&mut out, &pending);
     out
+}
+
+/// A call an MCP App made, folded: who asked, whether it ran, its arguments and result.
+fn app_call_section(out: &mut String, made: &ExportedToolRun) {
+    let how = match (&made.decision, &made.deny_reason) {
+        (Some(super::ToolDecision::Denied), Some(why)) => format!(" — refused: {}", html_text(why)),
+        (Some(super::ToolDecision::Denied), None) => " — refused".to_owned(),
+        _ if made.is_error => " — failed".to_owned(),
+        _ => String::new(),
+    };
+    out.push_str(&format!(
+        "<details>\n<summary>Tool call by {}: {}{how}</summary>\n\n",
+        html_text(made.asked_by.as_deref().unwrap_or("an app")),
+        html_text(&made.display_name)
+    ));
+    out.push_str(&format!(
+        "Arguments:\n\n{}\n",
+        fenced(&pretty(&made.arguments), "json")
+    ));
+    if let Some(result) = &made.result {
+        out.push_str(&format!("Result:\n\n{}\n", fenced(result, "")));
+    }
+    out.push_str("</details>\n\n");
 }
 
 /// The branches not shown at `points`, each folded: a comparison's other answers under their
@@ -1107,6 +1146,7 @@ mod tests {
                 retry_of: None,
                 description: None,
                 rich: false,
+                asked_by: None,
             }],
             ..file
         };

@@ -431,18 +431,22 @@ export class ServersStore {
   }
 
   /**
-   * Has Rust open the page of a URL-mode request in the browser (which answers it `accept`);
-   * the request closes when Rust did.
+   * Has Rust ask in its native dialog, then open the page of a URL-mode request in the browser
+   * (which answers it `accept`); the request closes when Rust did, and stays open when the
+   * person said no there.
    * @throws IpcError when the page could not be opened (the request stays open)
    */
   async visitForm(id: string): Promise<void> {
     await this.#closeForm(id, () => ipc.visitMcpForm(id));
   }
 
-  /** Runs `action` on form `id`, then closes it; one Rust no longer holds closes too. */
-  async #closeForm(id: string, action: () => Promise<void>): Promise<void> {
+  /**
+   * Runs `action` on form `id`, then closes it; one Rust no longer holds closes too. An
+   * action that says `false` (the person said no in Rust's native dialog) leaves it open.
+   */
+  async #closeForm(id: string, action: () => Promise<void | boolean>): Promise<void> {
     try {
-      await action();
+      if ((await action()) === false) return;
     } catch (err) {
       const error = toIpcError(err);
       if (error.kind !== "not_found") throw error;

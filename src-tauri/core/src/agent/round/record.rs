@@ -32,6 +32,7 @@ impl Ctx<'_> {
             description: None,
             can_retry: false,
             rich: false,
+            asked_by: None,
         }
     }
 

@@ -54,6 +54,9 @@ describe("a server proposed by a link", () => {
     const dialog = await screen.findByTestId("confirm-dialog");
     expect(within(dialog).getByTestId("proposal-refused").textContent).toBe(reason);
     expect(dialog.querySelector("b")).toBeNull();
+    // It only tells: one button, which has the focus.
+    expect(within(dialog).queryByTestId("confirm-cancel")).toBeNull();
+    expect(document.activeElement).toBe(within(dialog).getByTestId("confirm-ok"));
     await user.click(within(dialog).getByTestId("confirm-ok"));
     await waitFor(() => expect(screen.queryByTestId("confirm-dialog")).toBeNull());
     expect(backend.calls.some((c) => c.cmd === "accept_server_proposal")).toBe(false);

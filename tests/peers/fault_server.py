@@ -193,7 +193,7 @@ const attempt = (name, p) => p.then(() => { found[name] = "reached"; show(); },
 attempt("ipc_fetch", fetch("ipc://localhost/list_conversations", {method: "POST", body: "{}",
   headers: {"Content-Type": "application/json", "Tauri-Callback": "1", "Tauri-Error": "2"}}));
 attempt("tauri_fetch", fetch("tauri://localhost/index.html"));
-attempt("network", fetch("https://example.com/"));
+attempt("network", fetch(NETWORK_PROBE));
 if (window.__TAURI_INTERNALS__) {
   attempt("invoke", window.__TAURI_INTERNALS__.invoke("list_conversations"));
 } else { found.invoke = "blocked"; show(); }
@@ -237,7 +237,10 @@ request("ui/initialize", {protocolVersion: "2026-01-26", appInfo: {name: "fault-
     meta={"ui": {"csp": {"connectDomains": [], "resourceDomains": []}, "prefersBorder": True}},
 )
 def dashboard_page() -> str:
-    return DASHBOARD_HTML
+    # Where the page tries the network: a loopback server the test runs and watches (so the
+    # check means something offline too), else a public address.
+    probe = os.environ.get("FAULT_NETWORK_PROBE", "https://example.com/")
+    return DASHBOARD_HTML.replace("NETWORK_PROBE", json.dumps(probe))
 
 
 @server.tool(meta={"ui": {"resourceUri": "ui://fault/dashboard"}})

@@ -5,8 +5,8 @@
 //! through the app's "Test connection", and the mock's chaos flags (429, 500, disconnect,
 //! malformed JSON).
 //!
-//! Without the mock installed these tests say they were skipped, unless
-//! `SWITCHBOARD_REQUIRE_PEERS=1` (set by the test command) makes that a failure.
+//! Without the mock installed these tests fail, unless `SWITCHBOARD_SKIP_PEERS=1` says to skip
+//! them (each then says it was skipped); the test command never sets it.
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -2,7 +2,8 @@
 //! `switchboard_core::mcp::features`, against servers written by others: server-everything over
 //! stdio and streamable HTTP, and mcp-server-time, which offers neither resources nor prompts.
 //!
-//! Without the peers installed these tests say SKIPPED, unless `SWITCHBOARD_REQUIRE_PEERS=1`.
+//! Without the peers installed these tests fail, unless `SWITCHBOARD_SKIP_PEERS=1` says to skip
+//! them (each then says SKIPPED); the test command never sets it.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -220,7 +221,7 @@ async fn a_server_with_no_resources_or_prompts_lists_none_and_keeps_working() {
     let bin = peers().join(".venv/bin/mcp-server-time");
     if !bin.exists() {
         assert!(
-            std::env::var_os("SWITCHBOARD_REQUIRE_PEERS").is_none(),
+            std::env::var_os("SWITCHBOARD_SKIP_PEERS").is_some_and(|v| v == "1"),
             "mcp-server-time is not installed (scripts/bootstrap.sh test installs it)"
         );
         eprintln!("SKIPPED no resources: mcp-server-time is not installed");

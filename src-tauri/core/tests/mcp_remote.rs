@@ -5,8 +5,8 @@
 //! for what a real one will not do on demand (our headers on the wire, an endpoint on another
 //! origin, a server that goes away).
 //!
-//! Without the peers installed the server-everything tests say SKIPPED, unless
-//! `SWITCHBOARD_REQUIRE_PEERS=1`.
+//! Without the peers installed the server-everything tests fail, unless
+//! `SWITCHBOARD_SKIP_PEERS=1` says to skip them (each then says SKIPPED).
 
 use std::time::{Duration, Instant};
 

@@ -3,7 +3,8 @@
 //! `switchboard_core::mcp::stdio`: the handshake, tools, calls, the environment a server sees,
 //! start failures with the server's own words, and stopping that leaves no process behind.
 //!
-//! Without the peers installed these tests say SKIPPED, unless `SWITCHBOARD_REQUIRE_PEERS=1`.
+//! Without the peers installed these tests fail, unless `SWITCHBOARD_SKIP_PEERS=1` says to skip
+//! them (each then says SKIPPED); the test command never sets it.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -25,7 +26,7 @@ fn peer(test: &str, rel: &str) -> Option<PathBuf> {
         return Some(path);
     }
     assert!(
-        std::env::var_os("SWITCHBOARD_REQUIRE_PEERS").is_none(),
+        std::env::var_os("SWITCHBOARD_SKIP_PEERS").is_some_and(|v| v == "1"),
         "{} is not installed (scripts/bootstrap.sh test installs it)",
         path.display()
     );
@@ -589,5 +590,101 @@ async fn server_filesystem_works_in_the_folders_it_is_given_as_roots_and_hears_w
         .await
         .unwrap();
     assert!(text_of(&read).contains("# Notes"), "{}", text_of(&read));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn server_memory_keeps_what_it_is_told_in_its_file_and_reads_it_back() {
+    let Some(bin) = peer("memory server", "node_modules/.bin/mcp-server-memory") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("memory.jsonl");
+    let file_text = file.display().to_string();
+    let server = stdio::start(
+        "memory",
+        launch(&bin, &[], &[("MEMORY_FILE_PATH", file_text.as_str())]),
+    )
+    .await
+    .unwrap();
+    let created = server
+        .call_tool(
+            "create_entities",
+            args(json!({"entities": [{
+                "name": "Oslo",
+                "entityType": "city",
+                "observations": ["capital of Norway"]
+            }]})),
+            Duration::from_secs(10),
+        )
+        .await
+        .unwrap();
+    assert_ne!(created.is_error, Some(true), "{}", text_of(&created));
+    let found = server
+        .call_tool(
+            "search_nodes",
+            args(json!({"query": "Norway"})),
+            Duration::from_secs(10),
+        )
+        .await
+        .unwrap();
+    assert!(text_of(&found).contains("Oslo"), "{}", text_of(&found));
+    server.stop().await;
+    // Kept where its environment said, for its next start.
+    let kept = std::fs::read_to_string(&file).unwrap();
+    assert!(kept.contains("capital of Norway"), "{kept}");
+}
+
+#[tokio::test]
+async fn the_python_git_server_reads_the_log_of_the_repository_it_is_given() {
+    let Some(bin) = peer("git server", ".venv/bin/mcp-server-git") else {
+        return;
+    };
+    let repo = tempfile::tempdir().unwrap();
+    let git = |args: &[&str]| {
+        let done = std::process::Command::new("git")
+            .args(args)
+            .current_dir(repo.path())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", repo.path())
+            .output()
+            .expect("git runs");
+        assert!(done.status.success(), "git {args:?}: {:?}", done);
+    };
+    git(&["init", "-q", "-b", "main"]);
+    std::fs::write(repo.path().join("README.md"), "hello\n").unwrap();
+    git(&["add", "README.md"]);
+    git(&[
+        "-c",
+        "user.name=Test",
+        "-c",
+        "user.email=test@example.com",
+        "commit",
+        "-q",
+        "-m",
+        "The first words of the project",
+    ]);
+    let repo_text = repo.path().display().to_string();
+    let server = stdio::start(
+        "git",
+        launch(&bin, &["--repository", repo_text.as_str()], &[]),
+    )
+    .await
+    .unwrap();
+    let tools = server.list_tools().await.unwrap();
+    assert!(tools.iter().any(|t| t.name == "git_log"), "{tools:?}");
+    let log = server
+        .call_tool(
+            "git_log",
+            args(json!({"repo_path": repo_text})),
+            Duration::from_secs(20),
+        )
+        .await
+        .unwrap();
+    assert!(
+        text_of(&log).contains("The first words of the project"),
+        "{}",
+        text_of(&log)
+    );
     server.stop().await;
 }

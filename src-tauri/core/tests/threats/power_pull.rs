@@ -1,7 +1,9 @@
-//! An answer that has ended is on the disk, not only in a buffer: the database commits with
-//! `synchronous=FULL` (in WAL mode: the log is flushed to the disk at every commit), and a
-//! process killed right after it ended an answer leaves files that, copied as they are (no
-//! `sync`, as if the power went), open with every ended answer whole.
+//! An answer that has ended outlives its process: a process killed right after it ended an
+//! answer leaves files that, copied as they are, open with every ended answer whole. What this
+//! proves is a crash of the app, not a power cut: the copy reads what the operating system
+//! holds, synced or not. Against a power cut the database commits with `synchronous=FULL` (in
+//! WAL mode the log is flushed to the disk at every commit), which is checked here to be in
+//! force; cutting the power itself would need a file system layer that drops unsynced writes.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};

@@ -110,6 +110,20 @@ pub fn escape_hidden(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// `lines` as one text for a dialog or consent screen, a line each: within a line, a newline or
+/// tab is written `\n` / `\t` (it would break the line) and every [hidden](is_hidden)
+/// character as an escape.
+pub fn escaped_lines<S: AsRef<str>>(lines: &[S]) -> String {
+    lines
+        .iter()
+        .map(|line| {
+            let line = line.as_ref().replace('\n', "\\n").replace('\t', "\\t");
+            escape_hidden(&line).into_owned()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// "read_file" → "Read File"; "get-sum" → "Get Sum".
 pub fn title_case(name: &str) -> String {
     name.split(['_', '-', ' ', '.'])

@@ -396,7 +396,7 @@ impl Bundle {
             // `lib`), and nowhere else.
             if !only_inside(&value, dir) {
                 outside::check_environment([&key], "this bundle")
-                    .map_err(|e| BundleError::Refused(e.0))?;
+                    .map_err(|e| BundleError::Refused(e.message))?;
             }
             entry.env.insert(key, ConfigValue::Plain(value));
         }

@@ -118,7 +118,7 @@ pub fn plan(
     outside::check_entry(&builder.plan.entry, "this registry entry").map_err(|e| {
         InstallError::Refused {
             server: name.to_owned(),
-            why: e.0,
+            why: e.message,
         }
     })?;
     Ok(builder.plan)
@@ -154,7 +154,7 @@ impl Builder<'_> {
         }
         let refused = |e: outside::Refused| InstallError::Refused {
             server: self.server.to_owned(),
-            why: e.0,
+            why: e.message,
         };
         outside::check_identifier(&package.registry_type, &package.identifier).map_err(refused)?;
         if let Some(version) = &package.version {

@@ -139,7 +139,7 @@ pub fn parse(link: &str) -> Result<Proposal, ProposalError> {
     outside::check_entry(&entry, from)
         .and_then(|()| outside::check_no_secrets(&entry.env, "variable", from))
         .and_then(|()| outside::check_no_secrets(&entry.headers, "header", from))
-        .map_err(|e| refuse(&e.0))?;
+        .map_err(|e| refuse(&e.message))?;
     if let Some(url) = &entry.url {
         if crate::logging::redact(url) != *url {
             return Err(refuse(
@@ -183,25 +183,10 @@ impl Proposal {
             Proposal::Entry { name, entry } => {
                 // Every value whole, each header on a line of its own, hidden characters as
                 // escapes: what the link brings is all shown.
-                let mut lines: Vec<String> = entry
+                let command_line = entry
                     .resolve(name)
-                    .map(|spec| spec.launch.display())
-                    .into_iter()
-                    .collect();
-                lines.extend(
-                    entry
-                        .headers
-                        .iter()
-                        .map(|(k, v)| format!("  header {k}: {}", v.display())),
-                );
-                let command_line = lines
-                    .iter()
-                    .map(|line| {
-                        let line = line.replace('\n', "\\n").replace('\t', "\\t");
-                        crate::text::escape_hidden(&line).into_owned()
-                    })
-                    .collect::<Vec<_>>()
-                    .join("\n");
+                    .map(|spec| spec.launch.display_whole())
+                    .unwrap_or_default();
                 ShownProposal::Entry {
                     token,
                     name: name.clone(),

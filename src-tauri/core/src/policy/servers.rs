@@ -52,16 +52,7 @@ fn shown(spec: &ServerSpec) -> String {
         }
         lines.push(format!("  sign-in: {}", parts.join(", ")));
     }
-    lines
-        .iter()
-        .map(|line| {
-            // Newline and tab are not hidden characters elsewhere (a terminal shows them as
-            // they are), but here they would break the one line.
-            let line = line.replace('\n', "\\n").replace('\t', "\\t");
-            crate::text::escape_hidden(&line).into_owned()
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    crate::text::escaped_lines(&lines)
 }
 
 /// A header's value as shown: a keychain reference by its name; a value written in mcp.json

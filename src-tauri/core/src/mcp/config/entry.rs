@@ -155,6 +155,23 @@ impl Launch {
     }
 }
 
+impl Launch {
+    /// [`Launch::display`] with a remote server's headers, each on a line of its own, every
+    /// value as it is (a keychain reference by name), and hidden characters as escapes: what a
+    /// consent screen shows of an entry that came from outside (a link, an import).
+    pub fn display_whole(&self) -> String {
+        let mut lines = vec![self.display()];
+        if let Launch::Http { headers, .. } | Launch::Sse { headers, .. } = self {
+            lines.extend(
+                headers
+                    .iter()
+                    .map(|(k, v)| format!("  header {k}: {}", v.display())),
+            );
+        }
+        crate::text::escaped_lines(&lines)
+    }
+}
+
 impl ConfigValue {
     pub fn display(&self) -> String {
         match self {

@@ -118,9 +118,17 @@ impl ImportPreview {
                     "“{name}” uses VS Code `${{input:…}}` values, which only VS Code can fill in: set them after importing"
                 ));
             }
+            // The person's own file: what would change how the runtime loads code is flagged,
+            // not refused (a link, a registry entry or a bundle may not set it at all).
+            if let Err(flag) = super::outside::check_entry(&entry, "this file") {
+                preview.warnings.push(format!(
+                    "“{name}” {}: check that you mean it before importing",
+                    flag.what
+                ));
+            }
             preview.added.push(ImportItem {
                 name: name.clone(),
-                detail: spec.launch.display(),
+                detail: spec.launch.display_whole(),
             });
             preview.entries.insert(name, entry);
         }

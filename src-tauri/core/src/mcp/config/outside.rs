@@ -14,10 +14,34 @@ use std::collections::BTreeMap;
 use super::{ConfigValue, ServerEntry};
 use crate::text::one_line;
 
-/// Why an entry from outside is refused.
+/// Why an entry from outside is refused: the whole sentence, and what the entry does (for a
+/// file of the person's own, which is flagged instead of refused).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct Refused(pub String);
+#[error("{message}")]
+pub struct Refused {
+    pub message: String,
+    pub what: String,
+}
+
+impl Refused {
+    /// `from` does `what`, and so is not taken.
+    fn not_taken(from: &str, what: String) -> Self {
+        Refused {
+            message: format!(
+                "{from} {what}; it is not taken from {from} (add the server yourself if you mean it)"
+            ),
+            what,
+        }
+    }
+
+    /// A refusal that is its own sentence.
+    fn said(message: String) -> Self {
+        Refused {
+            what: message.clone(),
+            message,
+        }
+    }
+}
 
 /// A family of variables that change what a runtime loads or where it loads it from.
 struct Family {
@@ -194,11 +218,13 @@ pub fn check_environment<'a>(
 ) -> Result<(), Refused> {
     for name in names {
         if let Some(family) = loader_family(name) {
-            return Err(Refused(format!(
-                "{from} sets {}, which changes how {family} finds or loads code; it is not \
-                 taken from {from} (add the server yourself if you mean it)",
-                one_line(name, 60)
-            )));
+            return Err(Refused::not_taken(
+                from,
+                format!(
+                    "sets {}, which changes how {family} finds or loads code",
+                    one_line(name, 60)
+                ),
+            ));
         }
     }
     Ok(())
@@ -237,10 +263,10 @@ pub fn check_container(command: &str, args: &[String], from: &str) -> Result<(),
         return Ok(());
     }
     let refuse = |arg: &str, why: &str| {
-        Err(Refused(format!(
-            "{from} runs a container with {}, which {why}; it is not taken from {from}",
-            one_line(arg, 80)
-        )))
+        Err(Refused::not_taken(
+            from,
+            format!("runs a container with {}, which {why}", one_line(arg, 80)),
+        ))
     };
     let mut i = 0;
     while i < args.len() {
@@ -363,7 +389,7 @@ pub fn check_no_secrets(
         };
         let filled = !matches!(value, ConfigValue::Plain(p) if p.is_empty());
         if filled && (super::looks_secret(key) || secret_value) {
-            return Err(Refused(format!(
+            return Err(Refused::said(format!(
                 "{from} carries a value for the {place} “{}”, which looks like a secret; a \
                  link cannot bring a secret: add the server, then type that value in its settings",
                 one_line(key, 60)
@@ -415,7 +441,7 @@ pub fn check_identifier(kind: &str, identifier: &str) -> Result<(), Refused> {
         _ => return Ok(()),
     };
     if identifier.len() > max || !grammar.is_match(identifier) {
-        return Err(Refused(format!(
+        return Err(Refused::said(format!(
             "its {kind} package “{}” is not a {kind} package name",
             one_line(identifier, 80)
         )));
@@ -440,7 +466,7 @@ pub fn check_version(version: &str) -> Result<(), Refused> {
     if ok {
         Ok(())
     } else {
-        Err(Refused(format!(
+        Err(Refused::said(format!(
             "its version “{}” is not a version",
             one_line(version, 40)
         )))
@@ -486,7 +512,10 @@ mod tests {
         ] {
             assert_eq!(loader_family(name), Some(family), "{name}");
             let err = check_environment(&env(&[name]), "this link").unwrap_err();
-            assert!(err.0.contains(name) && err.0.contains(family), "{err}");
+            assert!(
+                err.message.contains(name) && err.message.contains(family),
+                "{err}"
+            );
         }
         for harmless in [
             "GITHUB_TOKEN",
@@ -535,7 +564,7 @@ mod tests {
             ),
         ] {
             let err = check_container("docker", &argv(args), "this registry entry").unwrap_err();
-            assert!(err.0.contains(shown), "{args}: {err}");
+            assert!(err.message.contains(shown), "{args}: {err}");
         }
         // What a server may do: its own port on loopback, a folder it is given, its token by
         // name, no new privileges, its own network; and the container's own arguments.
@@ -612,7 +641,7 @@ mod tests {
         assert!(check_no_secrets(&values, "variable", "this link").is_ok());
         values.insert("GITHUB_TOKEN".to_owned(), plain("ghp_abc"));
         let err = check_no_secrets(&values, "variable", "this link").unwrap_err();
-        assert!(err.0.contains("GITHUB_TOKEN"), "{err}");
+        assert!(err.message.contains("GITHUB_TOKEN"), "{err}");
         let mut shaped = BTreeMap::new();
         shaped.insert("X".to_owned(), plain("sk-proj-0123456789abcdef"));
         assert!(check_no_secrets(&shaped, "variable", "this link").is_err());

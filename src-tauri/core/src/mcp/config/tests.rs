@@ -360,3 +360,41 @@ fn a_server_entry_cannot_name_a_provider_key_or_another_servers_secret() {
     });
     assert!(remote.resolve("docs").is_err());
 }
+
+#[test]
+fn an_import_preview_shows_every_value_whole_and_flags_what_changes_the_runtime() {
+    let text = r#"{"mcpServers": {
+        "notes": {"command": "npx", "args": ["-y", "notes"], "env": {"NODE_OPTIONS": "--require /tmp/x.js", "MODE": "ro"}},
+        "boxed": {"command": "docker", "args": ["run", "-i", "--rm", "--privileged", "img"]},
+        "docs": {"url": "https://docs.example/mcp", "headers": {"X-Region": "eu", "Authorization": "Bearer tok-123"}}
+    }}"#;
+    let preview = ImportPreview::from_text(text, "a file", &McpFile::default()).unwrap();
+    let detail = |name: &str| {
+        preview
+            .added
+            .iter()
+            .find(|i| i.name == name)
+            .map(|i| i.detail.clone())
+            .unwrap()
+    };
+    assert_eq!(
+        detail("notes"),
+        "MODE=ro NODE_OPTIONS='--require /tmp/x.js' npx -y notes"
+    );
+    let docs = detail("docs");
+    assert!(docs.contains("header X-Region: eu"), "{docs}");
+    assert!(
+        docs.contains("header Authorization: Bearer tok-123"),
+        "{docs}"
+    );
+    let warned = preview.warnings.join("\n");
+    assert!(
+        warned.contains("“notes” sets NODE_OPTIONS, which changes how Node.js finds or loads code"),
+        "{warned}"
+    );
+    assert!(
+        warned.contains("“boxed” runs a container with --privileged"),
+        "{warned}"
+    );
+    assert!(!warned.contains("“docs”"), "{warned}");
+}

@@ -139,8 +139,9 @@ pub fn acquire(
                 let spawned = std::thread::Builder::new()
                     .name("instance-request".into())
                     .spawn(move || {
+                        // Counted down however the answer ends, a panic in `on_show` too.
+                        let _slot = Slot(done);
                         answer(&stream, &token, &*on_show);
-                        done.fetch_sub(1, Ordering::SeqCst);
                     });
                 if spawned.is_err() {
                     answering.fetch_sub(1, Ordering::SeqCst);
@@ -152,6 +153,15 @@ pub fn acquire(
         _lock: lock,
         info_path,
     }))
+}
+
+/// One of the [`MAX_ANSWERING`] places, given back when dropped.
+struct Slot(Arc<AtomicUsize>);
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// Reads a request — at most [`MAX_REQUEST_BYTES`], within [`REQUEST_TIME`] — then checks it:
@@ -319,8 +329,13 @@ mod tests {
             let stop = Arc::clone(&stop);
             let stream = TcpStream::connect(addr).unwrap();
             std::thread::spawn(move || {
+                // At most 30 s of dripping, so a listener that never hangs up fails the test
+                // below instead of hanging it.
                 let mut sent = 0usize;
-                while !stop.load(Ordering::SeqCst) && (&stream).write_all(b"x").is_ok() {
+                while sent < 300
+                    && !stop.load(Ordering::SeqCst)
+                    && (&stream).write_all(b"x").is_ok()
+                {
                     sent += 1;
                     std::thread::sleep(Duration::from_millis(100));
                 }

@@ -101,6 +101,20 @@ pub fn is_local_address(url: &url::Url) -> bool {
     }
 }
 
+/// [`is_local_address`], or a name that only a local network resolves: one without a dot (a
+/// host on the LAN, a compose service) or under `.local`, `.lan`, `.internal` or `.home.arpa`.
+/// For a server of the person's own; a public name over plain `http:` is not.
+pub fn is_local_network_name(url: &url::Url) -> bool {
+    is_local_address(url)
+        || matches!(url.host(), Some(url::Host::Domain(name)) if {
+            let name = name.trim_end_matches('.').to_ascii_lowercase();
+            !name.contains('.')
+                || [".local", ".lan", ".internal", ".home.arpa"]
+                    .iter()
+                    .any(|tail| name.ends_with(tail))
+        })
+}
+
 /// Makes `ring` the process's TLS provider, for clients built elsewhere (rmcp's OAuth client).
 pub fn install_crypto_provider() {
     // Fails only when a provider is already installed, which is what we want either way.

@@ -110,6 +110,23 @@ pub fn escape_hidden(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// `value` with the tag characters taken out of every string in it, keys too
+/// ([`without_tags`]): a tool's schema as a model reads it.
+#[must_use]
+pub fn without_tags_json(value: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::String(text) => Value::String(without_tags(text).into_owned()),
+        Value::Array(items) => Value::Array(items.iter().map(without_tags_json).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (without_tags(k).into_owned(), without_tags_json(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
 /// `lines` as one text for a dialog or consent screen, a line each: within a line, a newline or
 /// tab is written `\n` / `\t` (it would break the line) and every [hidden](is_hidden)
 /// character as an escape.

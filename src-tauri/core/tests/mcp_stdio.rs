@@ -688,3 +688,24 @@ async fn the_python_git_server_reads_the_log_of_the_repository_it_is_given() {
     );
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_servers_secret_is_masked_in_its_stderr_log_even_when_split_across_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("split.log");
+    // A long line (past one read's 16 KiB), the secret's first half, a pause, then the rest.
+    let script = "head -c 20000 /dev/zero | tr '\\0' x >&2; printf 'abc-sec' >&2; sleep 0.3; \
+                  printf 'ret-value and more\\n' >&2; exit 3";
+    let mut given = launch(Path::new("sh"), &["-c", script], &[]);
+    given.stderr_log = Some(log.clone());
+    given.stderr_masks.add("abc-secret-value");
+    let err = stdio::start("split", given).await.unwrap_err();
+    assert!(!err.to_string().contains("abc-secret-value"), "{err}");
+    let written = std::fs::read_to_string(&log).unwrap();
+    assert!(!written.contains("abc-secret-value"), "the secret was written");
+    assert!(
+        written.ends_with("[redacted] and more\n"),
+        "{}",
+        &written[written.len().saturating_sub(80)..]
+    );
+}

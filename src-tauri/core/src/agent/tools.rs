@@ -13,13 +13,13 @@ use crate::mcp::host::McpHost;
 use crate::mcp::server::{CallLimits, McpError, ProgressSink};
 use crate::providers::ToolSpec;
 
-/// A tool as a model is offered it: its wire name, description (without the Unicode tag
-/// characters a person cannot see and a model reads) and input schema.
+/// A tool as a model is offered it: its wire name, description and input schema, without the
+/// Unicode tag characters a person cannot see and a model reads.
 pub fn spec(tool: &CatalogueTool) -> ToolSpec {
     ToolSpec {
         name: tool.wire_name.clone(),
         description: crate::text::without_tags(&tool.description).into_owned(),
-        parameters: tool.input_schema.clone(),
+        parameters: crate::text::without_tags_json(&tool.input_schema),
     }
 }
 

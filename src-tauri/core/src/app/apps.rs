@@ -242,9 +242,9 @@ impl App {
                     arguments: arguments_text,
                 };
                 let Some(_asking) = self.app_calls.asking(&card) else {
-                    return Err(refused(
-                        "the app is already waiting for your answer about another call".into(),
-                    ));
+                    let why = "the app is already waiting for your answer about another call";
+                    self.keep_app_call(denied(record, why)).await;
+                    return Err(refused(why.into()));
                 };
                 if !confirm.allow(&asked).await {
                     self.keep_app_call(denied(record, "you said no")).await;

@@ -171,9 +171,10 @@ pub fn system_prompt(conversation: &str, servers: &[(String, String)]) -> Option
     }
     for (server, text) in servers {
         if !text.trim().is_empty() {
+            // A server's words to the model, like a tool's description: no tag characters.
             parts.push(format!(
                 "## Instructions from the MCP server “{server}”\n\n{}",
-                text.trim()
+                crate::text::without_tags(text.trim())
             ));
         }
     }

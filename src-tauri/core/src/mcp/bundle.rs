@@ -392,14 +392,20 @@ impl Bundle {
                 secrets.push(("env", key.clone()));
             }
             let value = fill(&value);
-            // A bundle may point its own runtime at its own folder (`PYTHONPATH` to its
-            // `lib`), and nowhere else.
-            if !only_inside(&value, dir) {
+            // A bundle may point its runtime's module path at its own folder (`PYTHONPATH` to
+            // its `lib`), and nowhere else; no other loader variable at all.
+            let module_path = matches!(
+                key.to_ascii_uppercase().as_str(),
+                "PYTHONPATH" | "NODE_PATH" | "PERL5LIB" | "RUBYLIB" | "CLASSPATH" | "GEM_PATH"
+            );
+            if !(module_path && only_inside(&value, dir)) {
                 outside::check_environment([&key], "this bundle")
                     .map_err(|e| BundleError::Refused(e.message))?;
             }
             entry.env.insert(key, ConfigValue::Plain(value));
         }
+        outside::check_command(&command, &args, "this bundle")
+            .map_err(|e| BundleError::Refused(e.message))?;
         entry.command = Some(command.clone());
         entry.args = args;
         Ok(InstallPlan {

@@ -135,18 +135,19 @@ pub fn parse(link: &str) -> Result<Proposal, ProposalError> {
         ..ServerEntry::default()
     };
     entry.resolve(&name).map_err(|e| refuse(&e.to_string()))?;
+    if entry.cwd.as_deref().is_some_and(|c| !c.trim().is_empty()) {
+        // A folder of the link's choosing decides what runs (a project's `.npmrc`,
+        // `node_modules/.bin`, `uv.toml`, Python's path).
+        return Err(refuse(
+            "a link cannot choose the folder a server runs in; add the server yourself if you mean it",
+        ));
+    }
     let from = "this link";
     outside::check_entry(&entry, from)
         .and_then(|()| outside::check_no_secrets(&entry.env, "variable", from))
         .and_then(|()| outside::check_no_secrets(&entry.headers, "header", from))
+        .and_then(|()| outside::check_no_secret_words(&entry.args, entry.url.as_deref(), from))
         .map_err(|e| refuse(&e.message))?;
-    if let Some(url) = &entry.url {
-        if crate::logging::redact(url) != *url {
-            return Err(refuse(
-                "its address carries what looks like a key; a link cannot bring a secret",
-            ));
-        }
-    }
     Ok(Proposal::Entry {
         name,
         entry: Box::new(entry),
@@ -316,6 +317,22 @@ mod tests {
             (
                 r#"{"command":"docker","args":["run","-i","--rm","-v","/:/host","img"]}"#,
                 "/:/host",
+            ),
+            (
+                r#"{"command":"npx","args":["-y","harmless"],"cwd":"/tmp/evil"}"#,
+                "cannot choose the folder",
+            ),
+            (
+                r#"{"command":"env","args":["LD_PRELOAD=/tmp/x.so","npx","-y","harmless"]}"#,
+                "LD_PRELOAD",
+            ),
+            (
+                r#"{"command":"npx","args":["-y","harmless","--api-key=sk-proj-0123456789abcdef"]}"#,
+                "command line",
+            ),
+            (
+                r#"{"url":"https://e.example/mcp?token=abc123"}"#,
+                "in its address",
             ),
         ] {
             let err = parse(&entry_link(config)).unwrap_err().to_string();

@@ -266,7 +266,8 @@ async fn drain_stderr(
     };
     let mut buf = vec![0u8; 16 * 1024];
     // Bytes after the last newline, held until their line is whole so that a secret split
-    // across two reads is still masked (a line past the buffer's size goes as it is).
+    // across two reads is still masked; a line without an end is held up to
+    // [`STDERR_LINE_BYTES`], then goes out as it is (masked, but a secret cut there could be).
     let mut pending: Vec<u8> = Vec::new();
     loop {
         let read = pipe.read(&mut buf).await;
@@ -274,13 +275,14 @@ async fn drain_stderr(
         if let Ok(n) = read {
             pending.extend_from_slice(&buf[..n]);
         }
-        let cut = if done || masks.is_empty() || pending.len() > buf.len() {
+        let line_end = pending
+            .iter()
+            .rposition(|b| *b == b'\n')
+            .map_or(0, |i| i + 1);
+        let cut = if done || masks.is_empty() || pending.len() - line_end > STDERR_LINE_BYTES {
             pending.len()
         } else {
-            pending
-                .iter()
-                .rposition(|b| *b == b'\n')
-                .map_or(0, |i| i + 1)
+            line_end
         };
         if cut > 0 {
             let whole: Vec<u8> = pending.drain(..cut).collect();
@@ -302,6 +304,9 @@ async fn drain_stderr(
         }
     }
 }
+
+/// The longest line of a server's stderr held whole for its secrets to be masked.
+const STDERR_LINE_BYTES: usize = 1024 * 1024;
 
 /// How large a server's stderr log grows before it is rotated: the log and the one before it
 /// are kept, so a server that writes without end takes at most twice this.

@@ -22,7 +22,9 @@ impl PinnedTool {
             title: tool.title.clone(),
             description: tool.description.clone(),
             input_schema: tool.input_schema.clone(),
-            annotations: tool.annotations.clone(),
+            // `null`, not nothing, when the tool has none: a pin without this column (made
+            // before it was kept) says nothing about them.
+            annotations: Some(tool.annotations.clone().unwrap_or(Value::Null)),
         }
     }
 }
@@ -74,7 +76,7 @@ pub fn diff(before: &PinnedTool, now: &CatalogueTool) -> String {
             "title: {}\n\ndescription:\n{description}\n\ninput schema:\n{}\n\nannotations:\n{}\n",
             title.unwrap_or("(none)"),
             serde_json::to_string_pretty(schema).unwrap_or_default(),
-            hints.map_or_else(
+            hints.filter(|a| !a.is_null()).map_or_else(
                 || "(none)".to_owned(),
                 |a| serde_json::to_string_pretty(a).unwrap_or_default()
             )
@@ -92,7 +94,15 @@ pub fn diff(before: &PinnedTool, now: &CatalogueTool) -> String {
         &now.input_schema,
         now.annotations.as_ref(),
     );
-    let mut out: String = loosened(before.annotations.as_ref(), now.annotations.as_ref())
+    // A pin made before annotations were kept cannot say what loosened.
+    let called_out = match &before.annotations {
+        None => Vec::new(),
+        Some(pinned) => loosened(
+            Some(pinned).filter(|a| !a.is_null()),
+            now.annotations.as_ref(),
+        ),
+    };
+    let mut out: String = called_out
         .into_iter()
         .map(|line| format!("LOOSENED: {line}\n"))
         .collect();
@@ -175,6 +185,14 @@ mod tests {
         let before = hinted(json!({"destructiveHint": true}));
         let pins = unpinned(before.tools(), &[]);
         assert_eq!(pins[0].annotations, Some(json!({"destructiveHint": true})));
+        // A pin from before annotations were kept calls nothing out (it cannot tell).
+        let mut old = pins.clone();
+        old[0].annotations = None;
+        let now_read_only = hinted(json!({"readOnlyHint": true}));
+        let [ToolStatus::Changed { diff }] = &review(now_read_only.tools(), &old)[..] else {
+            panic!("held back")
+        };
+        assert!(!diff.contains("LOOSENED"), "{diff}");
         let now = hinted(json!({"readOnlyHint": true, "destructiveHint": false}));
         let [ToolStatus::Changed { diff }] = &review(now.tools(), &pins)[..] else {
             panic!("a change to the hints alone is held back")

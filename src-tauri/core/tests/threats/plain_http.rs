@@ -51,6 +51,8 @@ fn a_remote_mcp_server_is_not_reached_over_plain_http_on_a_public_address() {
         "http://127.0.0.1:3000/mcp",
         "http://localhost:3000/mcp",
         "http://10.0.0.5/mcp",
+        "http://nas.local:8080/mcp",
+        "http://mcp:3000/mcp",
         "https://mcp.example.com/mcp",
     ] {
         let entry = ServerEntry {

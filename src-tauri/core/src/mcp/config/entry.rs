@@ -457,7 +457,7 @@ fn check_url(name: &str, raw: &str) -> Result<String, ConfigError> {
             "the URL must start with http:// or https://",
         ));
     }
-    if url.scheme() == "http" && !crate::net::is_local_address(&url) {
+    if url.scheme() == "http" && !crate::net::is_local_network_name(&url) {
         return Err(entry_error(
             name,
             "plain http:// is only for this computer or a private network (a header or token \

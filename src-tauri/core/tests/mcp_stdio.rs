@@ -702,7 +702,10 @@ async fn a_servers_secret_is_masked_in_its_stderr_log_even_when_split_across_rea
     let err = stdio::start("split", given).await.unwrap_err();
     assert!(!err.to_string().contains("abc-secret-value"), "{err}");
     let written = std::fs::read_to_string(&log).unwrap();
-    assert!(!written.contains("abc-secret-value"), "the secret was written");
+    assert!(
+        !written.contains("abc-secret-value"),
+        "the secret was written"
+    );
     assert!(
         written.ends_with("[redacted] and more\n"),
         "{}",

@@ -127,25 +127,19 @@ pub fn acquire(
         .spawn(move || {
             // Each request on a thread of its own, so a slow or silent one blocks no other.
             for stream in listener.incoming().flatten() {
-                if answering.fetch_add(1, Ordering::SeqCst) >= MAX_ANSWERING {
-                    answering.fetch_sub(1, Ordering::SeqCst);
-                    continue; // dropped: closed unread
+                let (slot, before) = Slot::take(&answering);
+                if before >= MAX_ANSWERING {
+                    continue; // dropped, the slot with it: closed unread
                 }
-                let (token, on_show, done) = (
-                    Arc::clone(&token),
-                    Arc::clone(&on_show),
-                    Arc::clone(&answering),
-                );
-                let spawned = std::thread::Builder::new()
+                let (token, on_show) = (Arc::clone(&token), Arc::clone(&on_show));
+                // The slot goes with the thread, given back however the answer ends (a panic
+                // in `on_show` too), or with the closure when no thread could be made.
+                let _ = std::thread::Builder::new()
                     .name("instance-request".into())
                     .spawn(move || {
-                        // Counted down however the answer ends, a panic in `on_show` too.
-                        let _slot = Slot(done);
+                        let _slot = slot;
                         answer(&stream, &token, &*on_show);
                     });
-                if spawned.is_err() {
-                    answering.fetch_sub(1, Ordering::SeqCst);
-                }
             }
         })
         .map_err(|e| io_err(&info_path, e))?;
@@ -157,6 +151,14 @@ pub fn acquire(
 
 /// One of the [`MAX_ANSWERING`] places, given back when dropped.
 struct Slot(Arc<AtomicUsize>);
+
+impl Slot {
+    /// Takes a place in `count`, with how many were taken before it.
+    fn take(count: &Arc<AtomicUsize>) -> (Slot, usize) {
+        let before = count.fetch_add(1, Ordering::SeqCst);
+        (Slot(Arc::clone(count)), before)
+    }
+}
 
 impl Drop for Slot {
     fn drop(&mut self) {
@@ -324,18 +326,13 @@ mod tests {
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, info.port));
         // A client dripping a byte every 100 ms (each read's timeout alone never fires), one
         // that says nothing, and one that sends far more than a request without a newline.
-        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let drip = {
-            let stop = Arc::clone(&stop);
             let stream = TcpStream::connect(addr).unwrap();
             std::thread::spawn(move || {
                 // At most 30 s of dripping, so a listener that never hangs up fails the test
                 // below instead of hanging it.
                 let mut sent = 0usize;
-                while sent < 300
-                    && !stop.load(Ordering::SeqCst)
-                    && (&stream).write_all(b"x").is_ok()
-                {
+                while sent < 300 && (&stream).write_all(b"x").is_ok() {
                     sent += 1;
                     std::thread::sleep(Duration::from_millis(100));
                 }
@@ -362,7 +359,6 @@ mod tests {
         assert!(flooded < 16 * 1024 * 1024, "{flooded} bytes were taken in");
         // The dripping client is hung up on once its time is up.
         let dripped = drip.join().unwrap();
-        stop.store(true, Ordering::SeqCst);
         assert!(dripped < 200, "still read after {dripped} drips");
     }
 

@@ -83,8 +83,9 @@ pub fn is_blank(text: &str) -> bool {
 /// The first [hidden](is_hidden) character of `text`, written as `U+202E`, for a message that
 /// refuses a name holding one.
 pub fn first_hidden(text: &str) -> Option<String> {
-    text.chars()
-        .find(|&c| is_hidden(c))
+    HIDDEN
+        .find(text)
+        .and_then(|m| m.as_str().chars().next())
         .map(|c| format!("U+{:04X}", u32::from(c)))
 }
 

@@ -621,16 +621,10 @@ async fn a_call_an_mcp_app_makes_is_recorded_with_the_conversations_calls_saying
         arguments: r#"{"city":"Oslo"}"#.into(),
         decision: Some(switchboard_core::store::ToolDecision::Allowed),
         decision_scope: Some(switchboard_core::store::ApprovalScope::Once),
-        deny_reason: None,
         started_at: Some(1),
         finished_at: Some(2),
-        is_error: false,
         result: Some("{}".into()),
-        retry_of: None,
-        description: None,
-        can_retry: false,
-        rich: false,
-        asked_by: None,
+        ..Default::default()
     };
     store
         .record_tool_call(

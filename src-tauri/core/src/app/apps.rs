@@ -216,18 +216,8 @@ impl App {
             tool: entry.tool.clone(),
             display_name: entry.display_name.clone(),
             arguments: arguments_text.clone(),
-            decision: None,
-            decision_scope: None,
-            deny_reason: None,
-            started_at: None,
-            finished_at: None,
-            is_error: false,
-            result: None,
-            retry_of: None,
-            description: None,
-            can_retry: false,
-            rich: false,
             asked_by: Some(crate::store::asked_by_app(&run.display_name, &run.call_id)),
+            ..ToolRun::default()
         };
         let scope = match verdict {
             Verdict::Allow(scope) => scope,

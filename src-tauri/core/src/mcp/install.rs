@@ -174,11 +174,7 @@ impl Builder<'_> {
         for variable in &package.environment_variables {
             let key = variable.name.clone().unwrap_or_default();
             if let Some((value, typed)) = self.value_of(variable, &key)? {
-                if typed
-                    && (variable.is_secret
-                        || self.has_secret_variable(variable)
-                        || looks_secret(&key))
-                {
+                if self.kept_secret(variable, &key, typed) {
                     self.plan.secrets.push(("env", key.clone()));
                 }
                 self.plan
@@ -220,9 +216,7 @@ impl Builder<'_> {
         for header in &remote.headers {
             let key = header.name.clone().unwrap_or_default();
             if let Some((value, typed)) = self.value_of(header, &key)? {
-                if typed
-                    && (header.is_secret || self.has_secret_variable(header) || looks_secret(&key))
-                {
+                if self.kept_secret(header, &key, typed) {
                     self.plan.secrets.push(("headers", key.clone()));
                 }
                 self.plan
@@ -305,6 +299,12 @@ impl Builder<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Whether the value of `input` (named `key`) goes to the keychain: only what the person
+    /// `typed`, when the registry or its name says it is a secret.
+    fn kept_secret(&self, input: &wire::Input, key: &str, typed: bool) -> bool {
+        typed && (input.is_secret || self.has_secret_variable(input) || looks_secret(key))
     }
 
     /// Whether any `{variable}` of `input` is a secret.

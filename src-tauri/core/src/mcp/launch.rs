@@ -203,11 +203,10 @@ pub fn stdio_launch(
     };
     let declared = resolve_values(&spec.name, env, secrets)?;
     let stderr_masks = crate::logging::Masks::default();
-    for (key, value) in env {
-        if let (ConfigValue::Keychain { .. }, Some((_, secret))) =
-            (value, declared.iter().find(|(k, _)| k == key))
-        {
-            stderr_masks.add(secret);
+    // `declared` is `env` read, in its order: the values read from the keychain are masked.
+    for (value, (_, read)) in env.values().zip(&declared) {
+        if matches!(value, ConfigValue::Keychain { .. }) {
+            stderr_masks.add(read);
         }
     }
     let cwd = match cwd {

@@ -84,7 +84,7 @@ impl ApprovalScope {
 }
 
 /// One tool call as it happened.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, ts_rs::TS)]
 pub struct ToolRun {
     pub id: String,
     pub conversation_id: String,

@@ -550,7 +550,7 @@ pub fn check_command(command: &str, args: &[String], from: &str) -> Result<(), R
                 continue; // an option's value (`timeout -s KILL`, `nice -n 5`)
             }
             if base == "env" {
-                if matches!(word.as_str(), "-S" | "--split-string") || word.starts_with("-S") {
+                if word == "--split-string" || word.starts_with("-S") {
                     return Err(Refused::not_taken(
                         from,
                         "runs env -S, a command line split from one word, which cannot be checked \
@@ -635,12 +635,12 @@ pub fn check_no_secrets(
     from: &str,
 ) -> Result<(), Refused> {
     for (key, value) in values {
-        let secret_value = match value {
-            ConfigValue::Plain(plain) => !plain.is_empty() && looks_like_a_key(plain),
+        let secret = match value {
+            ConfigValue::Plain(plain) if plain.is_empty() => false,
+            ConfigValue::Plain(plain) => super::looks_secret(key) || looks_like_a_key(plain),
             ConfigValue::Keychain { .. } => true,
         };
-        let filled = !matches!(value, ConfigValue::Plain(p) if p.is_empty());
-        if filled && (super::looks_secret(key) || secret_value) {
+        if secret {
             return Err(Refused::said(format!(
                 "{from} carries a value for the {place} “{}”, which looks like a secret; a \
                  link cannot bring a secret: add the server, then type that value in its settings",

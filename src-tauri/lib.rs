@@ -94,6 +94,7 @@ pub fn run() -> i32 {
         })
         .setup(move |app| {
             let _ = handle.set(app.handle().clone());
+            main_window(app.handle())?;
             // The store plugin would drop an unparsable file and overwrite it at the next save.
             switchboard_core::settings::set_aside_if_unreadable(&paths.settings_file());
             let settings = app.store(paths.settings_file())?;
@@ -321,6 +322,27 @@ fn navigation_guard<R: tauri::Runtime>() -> tauri::plugin::TauriPlugin<R> {
             own
         })
         .build()
+}
+
+/// Builds the main window as tauri.conf.json describes it (`create: false` there, so it is
+/// built here): a request for another window (`window.open`, a link's `target`, WebKit's
+/// "Open Link in New Window") opens none, and is logged like a navigation the guard refused.
+fn main_window(app: &tauri::AppHandle) -> tauri::Result<()> {
+    let config = app
+        .config()
+        .app
+        .windows
+        .iter()
+        .find(|w| w.label == "main")
+        .cloned()
+        .unwrap_or_default();
+    tauri::WebviewWindowBuilder::from_config(app, &config)?
+        .on_new_window(|url, _| {
+            tracing::warn!(scheme = url.scheme(), host = ?url.host_str(), "the window tried to leave the app for a new window; none opens");
+            tauri::webview::NewWindowResponse::Deny
+        })
+        .build()?;
+    Ok(())
 }
 
 /// The app's own pages: its embedded assets (`tauri://localhost` on Linux and macOS,

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { allowInDialog, ANSWER, answerSays, chooseInFileDialog, fakeBrowser, openNewConversation, serverRunning, launch, nativeWindow, pressIn, screenshotScreen, sendInNewConversation, textOf, tid, watchingServer, windowGone, withMockModel } from "./harness.mjs";
+import { allowInDialog, ANSWER, answerSays, chooseInFileDialog, cli, fakeBrowser, openNewConversation, serverRunning, launch, nativeWindow, pressIn, screenshotScreen, sendInNewConversation, textOf, tid, watchingServer, windowGone, withMockModel } from "./harness.mjs";
 
 /** Opens a tool card and waits for its body, which the card builds only once it is open. */
 async function openCard(card) {
@@ -303,6 +303,13 @@ test("the MCP Apps reference example (ext-apps' basic-server-vanillajs) shows th
   });
 });
 
+/** The newest conversation's last answer as the database keeps it (the CLI reads it). */
+function storedAnswer(home) {
+  const [newest] = JSON.parse(cli(home, ["conversations", "list", "--json"]).stdout);
+  const shown = JSON.parse(cli(home, ["conversations", "show", newest.id, "--json"]).stdout);
+  return shown.messages.filter((m) => m.role === "assistant").at(-1);
+}
+
 const STORY = "Once upon a time a switchboard operator connected every call in town, one plug at a time, all night.";
 
 /** Sends the slow story prompt in a new conversation and waits until part of it is shown. */
@@ -333,8 +340,9 @@ test("Stop mid-answer keeps what was shown, marked stopped, and the composer is 
         timeout: 10000,
         timeoutMsg: "the answer is not marked stopped",
       });
-      // Nothing more arrives after Stop.
-      await new Promise((r) => setTimeout(r, 1000));
+      // Nothing more arrives after Stop: the run is over and what it saved is what is shown.
+      await b.waitUntil(() => storedAnswer(home).status === "interrupted", { timeout: 10000, interval: 250, timeoutMsg: "the stopped answer is not saved as interrupted" });
+      assert.equal(storedAnswer(home).content, kept);
       assert.equal(await textOf(b, ANSWER), kept);
       await app.screenshot("chat-stopped");
     } finally {
@@ -470,7 +478,8 @@ test("a streaming answer outlives a visit to Settings and a reload: it is live w
       // Away while it ends: Settings stays open.
       await b.$(tid("nav-settings")).click();
       await b.$(tid("settings-form")).waitForDisplayed({ timeout: 10000 });
-      await new Promise((r) => setTimeout(r, 11000));
+      // Waits for the answer's end as the database records it, not for a time.
+      await b.waitUntil(() => storedAnswer(home).status === "complete", { timeout: 30000, interval: 500, timeoutMsg: "the answer never ended" });
       assert.ok(await b.$(tid("settings-form")).isDisplayed(), "the window stayed on Settings");
       assert.equal(await b.$(tid("message-list")).isExisting(), false);
       await b.$(tid("conversation-item")).click();

@@ -357,6 +357,18 @@ export function pressIn(id, keys) {
 }
 
 /** Runs a command line verb of the app on `home`, which must succeed; its result. */
+/**
+ * Resolves once the window has drawn `frames` more frames: what a frame's observers and effects
+ * do (a card built as it scrolls into view) is done by then. The signal a check that something
+ * did *not* happen on screen waits for, instead of a time.
+ */
+export async function framesDrawn(b, frames = 5) {
+  await b.executeAsync((n, done) => {
+    const step = () => (n-- <= 0 ? done() : requestAnimationFrame(step));
+    step();
+  }, frames);
+}
+
 export function cli(home, args) {
   const done = run(BIN, args, { env: { ...process.env, SWITCHBOARD_HOME: home } });
   assert.equal(done.status, 0, `${args.join(" ")}: ${done.stderr}`);

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { test } from "node:test";
-import { BIN, launch, run, tempHome, tid } from "./harness.mjs";
+import { BIN, framesDrawn, launch, run, tempHome, tid } from "./harness.mjs";
 
 /** A home with a provider (so the store exists) and the bench's three seeded conversations. */
 function seededHome() {
@@ -105,7 +105,7 @@ test("an answer that made 200 tool calls opens with its cards collapsed, builds 
     // scrolls up to them.
     const newest = await b.execute(() => [...document.querySelectorAll('[data-testid="tool-card"]')].at(-1)?.dataset.callId);
     assert.ok(newest, "cards are shown");
-    await b.pause(1000);
+    await framesDrawn(b, 10);
     const atTheEnd = (await b.$$(tid("tool-card"))).length;
     assert.ok(atTheEnd >= 20 && atTheEnd < 200, `${atTheEnd} cards built while the chat sits at its end`);
     // Scrolled up into the blank, the cards come, and what is on screen stays where it is.

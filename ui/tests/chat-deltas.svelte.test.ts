@@ -125,3 +125,29 @@ describe("deltas of a streaming answer", () => {
     expect(item.text).toBe("Hi");
   });
 });
+
+describe("tools a run leaves out", () => {
+  it("each is said, not only the last", () => {
+    const { chat } = session();
+    chat.apply({ type: "tool_warning", tool: "files · read", message: "its name holds U+200B" });
+    chat.apply({ type: "tool_warning", tool: "notes · search", message: "the server lists it twice" });
+    chat.apply({ type: "tool_warning", tool: "12 more tools", message: "held back as well; the Servers page says why" });
+    expect(chat.notice?.kind).toBe("info");
+    expect(chat.notice?.message.split("\n")).toEqual([
+      "files · read was left out: its name holds U+200B",
+      "notes · search was left out: the server lists it twice",
+      "12 more tools was left out: held back as well; the Servers page says why",
+    ]);
+  });
+
+  it("an error shown stays, with what was left out under it", () => {
+    const { chat } = session();
+    chat.apply({ type: "error", message: "The provider refused the request.", retryable: true });
+    chat.apply({ type: "tool_warning", tool: "notes · search", message: "the server lists it twice" });
+    expect(chat.notice).toMatchObject({
+      kind: "error",
+      retryable: true,
+      message: "The provider refused the request.\nnotes · search was left out: the server lists it twice",
+    });
+  });
+});

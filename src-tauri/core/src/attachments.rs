@@ -243,7 +243,6 @@ impl AttachmentFiles {
         let sha256 = hex(&Sha256::digest(bytes));
         let path = self.path(&sha256);
         if !path.exists() {
-            std::fs::create_dir_all(&self.dir)?;
             crate::paths::write_whole(&path, bytes)?;
         }
         Ok(sha256)

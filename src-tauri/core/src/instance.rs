@@ -86,7 +86,7 @@ pub fn acquire(
         path: path.to_path_buf(),
         detail: e.to_string(),
     };
-    std::fs::create_dir_all(data_dir).map_err(|e| io_err(data_dir, e))?;
+    crate::paths::create_private_dirs(data_dir).map_err(|e| io_err(data_dir, e))?;
     let lock_path = data_dir.join(LOCK_FILE);
     let info_path = data_dir.join(INFO_FILE);
     let lock = OpenOptions::new()
@@ -114,10 +114,9 @@ pub fn acquire(
         token: token.clone(),
     };
     let json = serde_json::to_vec(&info).unwrap_or_default();
-    // Written aside and renamed, so a second copy never reads half a file.
-    let partial = data_dir.join(format!("{INFO_FILE}.{}", std::process::id()));
-    std::fs::write(&partial, json).map_err(|e| io_err(&partial, e))?;
-    std::fs::rename(&partial, &info_path).map_err(|e| io_err(&info_path, e))?;
+    // Written aside and renamed, so a second copy never reads half a file; the person's alone,
+    // as it holds the token.
+    crate::paths::write_whole(&info_path, &json).map_err(|e| io_err(&info_path, e))?;
 
     let on_show = Arc::new(on_show);
     let token = Arc::new(token);
@@ -279,6 +278,16 @@ mod tests {
         })
         .unwrap();
         assert!(matches!(first, Instance::Primary(_)));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let info = std::fs::metadata(dir.path().join(INFO_FILE)).unwrap();
+            assert_eq!(
+                info.permissions().mode() & 0o777,
+                0o600,
+                "its token is the person's alone"
+            );
+        }
 
         match acquire(dir.path(), None, |_| true).unwrap() {
             Instance::Secondary { shown: true, .. } => {}

@@ -130,6 +130,69 @@ impl<'a, M: MakeWriter<'a>> MakeWriter<'a> for Redacting<M> {
     }
 }
 
+/// The daily log, each of its files the person's alone (0600 on Unix): the appender makes a
+/// new file at the turn of the day with the process's default mode, so the first line written
+/// on a new day (and the first of the run) makes the folder's log files private.
+struct PrivateDaily {
+    inner: tracing_appender::rolling::RollingFileAppender,
+    dir: std::path::PathBuf,
+    day: Option<u64>,
+}
+
+impl PrivateDaily {
+    fn new(inner: tracing_appender::rolling::RollingFileAppender, dir: &Path) -> PrivateDaily {
+        let mut log = PrivateDaily {
+            inner,
+            dir: dir.to_path_buf(),
+            day: None,
+        };
+        log.make_private();
+        log
+    }
+
+    fn make_private(&mut self) {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let Ok(entries) = std::fs::read_dir(&self.dir) else {
+                return;
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                if !name.to_string_lossy().starts_with("switchboard.") {
+                    continue;
+                }
+                if let Ok(meta) = entry.metadata() {
+                    if meta.is_file() && meta.permissions().mode() & 0o077 != 0 {
+                        let _ = std::fs::set_permissions(
+                            entry.path(),
+                            std::fs::Permissions::from_mode(0o600),
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Write for PrivateDaily {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let written = self.inner.write(buf)?;
+        let day = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() / 86_400);
+        if self.day != Some(day) {
+            self.day = Some(day);
+            self.make_private();
+        }
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
 /// Keep this alive for as long as the process logs; dropping it flushes the file.
 pub struct LogGuard {
     _file: Option<WorkerGuard>,
@@ -147,7 +210,8 @@ impl LogGuard {
 
 /// Starts logging: to stderr at `stderr_level` and, with `log_dir`, to
 /// `switchboard.YYYY-MM-DD.log` there at `file_level`, keeping the last 7 days (rmcp's own
-/// messages go to the file only). `RUST_LOG` overrides both levels. Calling it twice is harmless (the second call changes nothing).
+/// messages go to the file only). `RUST_LOG` overrides both levels. Calling it twice is harmless: the second call changes
+/// nothing, and the masks it returns are not the log's (a process logs through its first).
 pub fn init(log_dir: Option<&Path>, stderr_level: &str, file_level: &str) -> LogGuard {
     let masks = Masks::default();
     let filter =
@@ -173,7 +237,7 @@ pub fn init(log_dir: Option<&Path>, stderr_level: &str, file_level: &str) -> Log
             .build(dir)
             .map_err(|e| eprintln!("switchboard: cannot write logs to {}: {e}", dir.display()))
             .ok()?;
-        let (writer, g) = tracing_appender::non_blocking(appender);
+        let (writer, g) = tracing_appender::non_blocking(PrivateDaily::new(appender, dir));
         guard = Some(g);
         Some(
             tracing_subscriber::fmt::layer()

@@ -110,7 +110,7 @@ impl AppPaths {
     /// When a folder cannot be created (permissions, a file in the way).
     pub fn create_all(&self) -> std::io::Result<()> {
         for dir in [&self.config_dir, &self.data_dir, &self.log_dir] {
-            std::fs::create_dir_all(dir)?;
+            create_private_dirs(dir)?;
             private_dir(dir)?;
         }
         if let Some(home) = &self.home {
@@ -138,6 +138,33 @@ pub fn private_dir(dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Creates `dir` and the folders above it that are missing, each new one the person's alone
+/// (0700 on Unix); folders that exist keep their mode.
+///
+/// # Errors
+/// A folder cannot be created.
+pub fn create_private_dirs(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
+}
+
+/// Writes `bytes` to a new file at `path` that only the person can read (0600 on Unix),
+/// replacing what is there.
+///
+/// # Errors
+/// The file cannot be created or written.
+pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(path)?;
+    std::io::Write::write_all(&mut file, bytes)
+}
+
 /// The one spelling of a home folder (`DIR`, `DIR/` and a symlink to it are the same home,
 /// with the same keychain namespace): created if missing, then resolved.
 fn absolute(path: &Path) -> PathBuf {
@@ -148,7 +175,8 @@ fn absolute(path: &Path) -> PathBuf {
 }
 
 /// Writes `bytes` to `path` through a file beside it, renamed over it once whole: a reader (or
-/// a crash) never sees half a file. Makes the folder when it is missing.
+/// a crash) never sees half a file. The file is the person's alone (0600 on Unix), as is the
+/// folder when it is made.
 ///
 /// # Errors
 /// The folder or file cannot be written.
@@ -157,7 +185,7 @@ pub fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
-    std::fs::create_dir_all(dir)?;
+    create_private_dirs(dir)?;
     let mut aside = tempfile::NamedTempFile::new_in(dir)?;
     std::io::Write::write_all(&mut aside, bytes)?;
     aside.persist(path).map_err(|e| e.error)?;

@@ -283,11 +283,7 @@ impl SettingsSource for SettingsFile {
             .unwrap_or_default();
         entries.extend(settings.to_entries());
         let text = serde_json::to_vec_pretty(&entries).map_err(|e| save(&e))?;
-        let aside = self
-            .path
-            .with_extension(format!("json.{}", std::process::id()));
-        std::fs::write(&aside, text).map_err(|e| save(&e))?;
-        std::fs::rename(&aside, &self.path).map_err(|e| save(&e))
+        crate::paths::write_whole(&self.path, &text).map_err(|e| save(&e))
     }
 }
 
@@ -502,6 +498,12 @@ mod tests {
             1,
             "nothing left aside"
         );
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600, "the person's alone, as they were written");
+        }
     }
 
     #[test]

@@ -258,10 +258,24 @@ async fn a_secret_added_by_any_path_is_in_no_file_under_the_home() {
         paths.database_file(),
         app_file(&paths, "mcp.json"),
         stderr_log.0.clone(),
+        log.0.clone(),
     ] {
         let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600, "{} is {mode:o}", file.display());
     }
+    // And everything else under the home: settings, the bundle's files, the locks, the
+    // record of servers' processes, the folders they are in.
+    let mut open_to_others = Vec::new();
+    for (path, _) in &every {
+        for p in path.ancestors().take_while(|p| p.starts_with(home.path())) {
+            let mode = std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            if mode & 0o077 != 0 {
+                open_to_others.push(format!("{} is {mode:o}", p.display()));
+            }
+        }
+    }
+    open_to_others.dedup();
+    assert!(open_to_others.is_empty(), "{open_to_others:#?}");
 }
 
 fn app_file(paths: &AppPaths, name: &str) -> std::path::PathBuf {

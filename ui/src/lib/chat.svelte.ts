@@ -414,6 +414,8 @@ export interface RunNotice {
   message: string;
   retryable: boolean;
   kind: "error" | "info";
+  /** Says which tools this run left out, a line each; later ones are added to it. */
+  leftOut?: boolean;
 }
 
 /** Runs `callback` once, before the window next draws; tests pass one that runs it when they say. */
@@ -481,9 +483,16 @@ export class RunFeed {
         // answered) is not asked again.
         if (this.approval?.calls.some((c) => c.call_id === event.call_id)) this.approval = null;
         break;
-      case "tool_warning":
-        this.notice = { kind: "info", message: `${event.tool} was left out: ${event.message}`, retryable: false };
+      case "tool_warning": {
+        // Every tool left out is said, not only the last (a run's start may report several),
+        // and an error already shown stays, with the line under it.
+        const said = `${event.tool} was left out: ${event.message}`;
+        const kept = this.notice?.leftOut || this.notice?.kind === "error" ? this.notice : null;
+        this.notice = kept
+          ? { ...kept, message: `${kept.message}\n${said}`, leftOut: true }
+          : { kind: "info", message: said, retryable: false, leftOut: true };
         break;
+      }
       case "error":
         this.notice = { kind: "error", message: event.message, retryable: event.retryable };
         break;

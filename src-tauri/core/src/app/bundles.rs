@@ -210,9 +210,11 @@ impl App {
         let owner = name.clone();
         tokio::task::spawn_blocking(move || {
             bundle.unpack(&target)?;
-            std::fs::write(target.join(OWNER_FILE), owner).map_err(|e| BundleError::Io {
-                path: target.display().to_string(),
-                detail: e.to_string(),
+            crate::paths::write_private(&target.join(OWNER_FILE), owner.as_bytes()).map_err(|e| {
+                BundleError::Io {
+                    path: target.display().to_string(),
+                    detail: e.to_string(),
+                }
             })
         })
         .await

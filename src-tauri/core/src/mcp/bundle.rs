@@ -428,11 +428,12 @@ impl Bundle {
             });
         }
         let parent = dir.parent().unwrap_or(dir);
-        std::fs::create_dir_all(parent).map_err(io(parent))?;
+        crate::paths::create_private_dirs(parent).map_err(io(parent))?;
         let staging = tempfile::Builder::new()
             .prefix(".unpacking-")
             .tempdir_in(parent)
             .map_err(io(parent))?;
+        crate::paths::private_dir(staging.path()).map_err(io(parent))?;
         let copy = self.copy.reopen().map_err(io(self.copy.path()))?;
         let mut zip = zip::ZipArchive::new(copy).map_err(|e| BundleError::NotZip(e.to_string()))?;
         let mut total: u64 = 0;
@@ -450,14 +451,18 @@ impl Bundle {
                 .ok_or_else(|| BundleError::UnsafePath(name.clone()))?;
             let target = staging.path().join(&relative);
             if file.is_dir() {
-                std::fs::create_dir_all(&target).map_err(io(&target))?;
+                crate::paths::create_private_dirs(&target).map_err(io(&target))?;
                 continue;
             }
             if let Some(folder) = target.parent() {
-                std::fs::create_dir_all(folder).map_err(io(folder))?;
+                crate::paths::create_private_dirs(folder).map_err(io(folder))?;
             }
             let declared = file.size();
-            let mut out = File::create(&target).map_err(io(&target))?;
+            let mut options = std::fs::OpenOptions::new();
+            options.write(true).create_new(true);
+            #[cfg(unix)]
+            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+            let mut out = options.open(&target).map_err(io(&target))?;
             let written = std::io::copy(&mut (&mut file).take(declared + 1), &mut out)
                 .map_err(io(&target))?;
             total = total.saturating_add(written);
@@ -470,8 +475,9 @@ impl Bundle {
             #[cfg(unix)]
             if let Some(mode) = file.unix_mode() {
                 use std::os::unix::fs::PermissionsExt;
-                // Keep only the permission bits (an executable stays one; no setuid).
-                let perms = std::fs::Permissions::from_mode(mode & 0o755);
+                // Keep only the person's permission bits (an executable stays one; no setuid,
+                // nothing for other accounts).
+                let perms = std::fs::Permissions::from_mode((mode & 0o700) | 0o600);
                 std::fs::set_permissions(&target, perms).map_err(io(&target))?;
             }
         }

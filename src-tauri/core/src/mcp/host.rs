@@ -486,14 +486,7 @@ impl PidRecords {
 
     fn write(&self, records: &BTreeMap<String, PidRecord>) {
         let result = (|| -> std::io::Result<()> {
-            if let Some(dir) = self.path.parent() {
-                std::fs::create_dir_all(dir)?;
-            }
-            let dir = self.path.parent().unwrap_or(std::path::Path::new("."));
-            let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-            std::io::Write::write_all(&mut tmp, serde_json::to_string(records)?.as_bytes())?;
-            tmp.persist(&self.path).map_err(|e| e.error)?;
-            Ok(())
+            crate::paths::write_whole(&self.path, serde_json::to_string(records)?.as_bytes())
         })();
         if let Err(e) = result {
             tracing::warn!(path = %self.path.display(), error = %e, "cannot record MCP server processes");

@@ -324,7 +324,7 @@ struct RotatingLog {
 impl RotatingLog {
     async fn open(path: PathBuf, cap: u64) -> Option<RotatingLog> {
         if let Some(dir) = path.parent() {
-            let _ = tokio::fs::create_dir_all(dir).await;
+            let _ = crate::paths::create_private_dirs(dir);
         }
         let file = Self::append_to(&path)
             .await

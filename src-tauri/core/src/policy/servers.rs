@@ -5,7 +5,7 @@
 //! answer. Pure rules over the entry and the recorded approval: the flow that asks is
 //! [`crate::app::App::approve_server`], the record is the store's.
 
-use crate::mcp::config::{looks_secret, ConfigValue, Launch, OAuthEntry, ServerSpec, Trust};
+use crate::mcp::config::{Launch, OAuthEntry, ServerSpec, Trust};
 
 pub use super::confirm::ServerApprovalRequest;
 
@@ -22,16 +22,13 @@ impl ServerApprovalRequest {
 }
 
 /// Everything approving `spec` allows, as the person is shown it: the command line or address;
-/// for a remote server each header (a secret's value masked, a keychain reference named);
+/// for a remote server each header, its value whole (a keychain reference by its name): a
+/// value written in mcp.json was not typed into Switchboard, which would have put it in the
+/// keychain, so it is shown like every value that decides what runs;
 /// whether its read-only tools run without asking (`trust`); its sign-in settings. Each line's
 /// invisible characters are shown as escapes, so nothing hides past the dialog's edge.
 fn shown(spec: &ServerSpec) -> String {
-    let mut lines = vec![spec.launch.display()];
-    if let Launch::Http { headers, .. } | Launch::Sse { headers, .. } = &spec.launch {
-        for (name, value) in headers {
-            lines.push(format!("  header {name}: {}", header_value(name, value)));
-        }
-    }
+    let mut lines = spec.launch.lines_whole();
     if spec.trust == Trust::Trusted {
         lines.push("  trusted: the tools it marks read-only run without asking".into());
     }
@@ -42,7 +39,7 @@ fn shown(spec: &ServerSpec) -> String {
             parts.push(format!("client id {id}"));
         }
         if let Some(secret) = &oauth.client_secret {
-            parts.push(format!("client secret {}", header_value("secret", secret)));
+            parts.push(format!("client secret {}", secret.display()));
         }
         if let Some(url) = &oauth.client_metadata_url {
             parts.push(format!("client metadata {url}"));
@@ -53,26 +50,6 @@ fn shown(spec: &ServerSpec) -> String {
         lines.push(format!("  sign-in: {}", parts.join(", ")));
     }
     crate::text::escaped_lines(&lines)
-}
-
-/// A header's value as shown: a keychain reference by its name; a value written in mcp.json
-/// under a name that [looks secret](looks_secret), masked but for its scheme word (`Bearer`).
-fn header_value(name: &str, value: &ConfigValue) -> String {
-    let plain = match value {
-        ConfigValue::Keychain { .. } => return value.display(),
-        ConfigValue::Plain(plain) => plain,
-    };
-    if !looks_secret(name) {
-        return plain.clone();
-    }
-    let count = plain.chars().count();
-    match plain.split_once(' ') {
-        Some((scheme, rest)) if scheme.len() <= 10 && !rest.is_empty() => format!(
-            "{scheme} •••• ({} characters, written in mcp.json)",
-            rest.chars().count()
-        ),
-        _ => format!("•••• ({count} characters, written in mcp.json)"),
-    }
 }
 
 /// Whether a server may run as `spec` says, given the fingerprint the person approved for it.

@@ -176,7 +176,7 @@ impl Store {
         check: OpenCheck,
     ) -> Result<Store, StoreError> {
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| StoreError::Open {
+            crate::paths::create_private_dirs(dir).map_err(|e| StoreError::Open {
                 path: path.to_path_buf(),
                 detail: e.to_string(),
             })?;

@@ -1070,6 +1070,14 @@ async fn deleting_a_turn_takes_the_question_its_answers_and_their_calls_and_noth
     store.record_tool_call(run, result).await.unwrap();
     let file = dir.path().join(format!("results/{run_id}.json"));
     assert!(file.exists());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // A tool's result is the person's alone, as the database is.
+        let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&file), 0o600);
+        assert_eq!(mode(file.parent().unwrap()), 0o700);
+    }
     store
         .append_message(
             conv.id.clone(),

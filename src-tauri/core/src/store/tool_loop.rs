@@ -407,8 +407,7 @@ impl Store {
                 let name = format!("results/{run_id}.json");
                 let path = dir.join(&name);
                 let written = tokio::task::spawn_blocking(move || {
-                    std::fs::create_dir_all(path.parent().unwrap_or(&path))?;
-                    std::fs::write(&path, whole)
+                    crate::paths::write_whole(&path, whole.as_bytes())
                 })
                 .await
                 .map_err(std::io::Error::other)

@@ -35,13 +35,13 @@ impl Writer {
     pub(crate) fn register(data_dir: &Path) -> Writer {
         let id = uuid::Uuid::now_v7().simple().to_string();
         let path = lock_path(data_dir, &id);
-        let locked = std::fs::create_dir_all(path.parent().unwrap_or(data_dir))
+        let locked = crate::paths::create_private_dirs(path.parent().unwrap_or(data_dir))
             .and_then(|()| {
-                OpenOptions::new()
-                    .create(true)
-                    .truncate(false)
-                    .write(true)
-                    .open(&path)
+                let mut options = OpenOptions::new();
+                options.create(true).truncate(false).write(true);
+                #[cfg(unix)]
+                std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+                options.open(&path)
             })
             .and_then(|file| {
                 file.try_lock().map_err(|e| match e {

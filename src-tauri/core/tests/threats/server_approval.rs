@@ -1,5 +1,5 @@
-//! A server's approval shows everything it allows: a remote server's headers (a secret written
-//! in mcp.json masked, a keychain reference named), whether it is trusted, and its sign-in
+//! A server's approval shows everything it allows: a remote server's headers (a value written
+//! in mcp.json whole, a keychain reference named), whether it is trusted, and its sign-in
 //! settings; and nothing in an entry can hide past the dialog's edge (newlines, bidi controls
 //! and other invisible characters in arguments are shown as escapes).
 
@@ -17,7 +17,7 @@ fn request(mcp_json: &str, server: &str) -> ServerApprovalRequest {
 }
 
 #[test]
-fn remote_approval_shows_headers_trust_and_sign_in_with_secrets_masked() {
+fn remote_approval_shows_headers_whole_trust_and_sign_in() {
     let shown = request(
         r#"{"mcpServers": {"notes": {
             "url": "https://notes.example/mcp",
@@ -33,16 +33,22 @@ fn remote_approval_shows_headers_trust_and_sign_in_with_secrets_masked() {
     )
     .command_line;
     assert!(shown.contains("https://notes.example/mcp"), "{shown}");
+    // Written in mcp.json, not typed into Switchboard (which keeps what is typed in the
+    // keychain): shown whole, like every value that decides what runs.
     assert!(
-        shown.contains("header Authorization: Bearer •••• (18 characters"),
+        shown.contains("header Authorization: Bearer sk-live-0123456789"),
         "{shown}"
     );
-    assert!(!shown.contains("sk-live"), "a secret was shown: {shown}");
     assert!(
         shown.contains("header X-Api-Key: <keychain:mcp/notes/api-key>"),
         "{shown}"
     );
-    assert!(shown.contains("header X-Region: eu-west"), "{shown}");
+    assert!(
+        shown
+            .lines()
+            .any(|line| line == "  header X-Region: eu-west"),
+        "a header on a line of its own: {shown}"
+    );
     assert!(shown.contains("trusted: the tools it marks read-only run without asking"));
     assert!(
         shown.contains("sign-in: client id switchboard, scopes notes:read notes:write"),

@@ -160,6 +160,11 @@ impl Launch {
     /// value as it is (a keychain reference by name), and hidden characters as escapes: what a
     /// consent screen shows of an entry that came from outside (a link, an import).
     pub fn display_whole(&self) -> String {
+        crate::text::escaped_lines(&self.lines_whole())
+    }
+
+    /// The lines of [`Launch::display_whole`] before their hidden characters are escaped.
+    pub fn lines_whole(&self) -> Vec<String> {
         let mut lines = vec![self.display()];
         if let Launch::Http { headers, .. } | Launch::Sse { headers, .. } = self {
             lines.extend(
@@ -168,7 +173,7 @@ impl Launch {
                     .map(|(k, v)| format!("  header {k}: {}", v.display())),
             );
         }
-        crate::text::escaped_lines(&lines)
+        lines
     }
 }
 

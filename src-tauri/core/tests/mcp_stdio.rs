@@ -153,6 +153,60 @@ async fn server_everything_lists_its_tools_answers_calls_and_stops() {
     );
 }
 
+/// What the tests' code logs, kept to read (the runtime is one thread: its tasks log here too).
+#[derive(Clone, Default)]
+struct Logged(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Logged {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Logged {
+    type Writer = Logged;
+    fn make_writer(&'a self) -> Logged {
+        self.clone()
+    }
+}
+
+#[tokio::test]
+async fn a_server_that_leaves_on_term_is_ended_by_term_and_not_said_to_ignore_it() {
+    // server-everything keeps timers running: stdin closing does not end it, TERM does.
+    let Some(bin) = peer("term_only", "node_modules/.bin/mcp-server-everything") else {
+        return;
+    };
+    let logged = Logged::default();
+    let _logging = tracing::subscriber::set_default(
+        tracing_subscriber::fmt()
+            .with_writer(logged.clone())
+            .with_ansi(false)
+            .with_max_level(tracing::Level::INFO)
+            .finish(),
+    );
+    let server = stdio::start("everything", launch(&bin, &["stdio"], &[]))
+        .await
+        .unwrap();
+    server.list_tools().await.unwrap();
+    let pid = server.pid().unwrap();
+    server.stop().await;
+    // Stopping returns once the group has ended: nothing of it is left to wait for.
+    assert!(!alive(pid), "the server {pid} outlived its stop");
+    let said = String::from_utf8(logged.0.lock().unwrap().clone()).unwrap();
+    assert!(
+        said.contains("MCP server started"),
+        "the log was kept: {said}"
+    );
+    // Its leader, exited and reaped, is not taken for a process that ignored TERM (it was,
+    // while it waited unreaped: a second more and a false warning at every stop).
+    assert!(!said.contains("ignored TERM"), "{said}");
+    assert!(!said.contains("did not end in time"), "{said}");
+}
+
 #[tokio::test]
 async fn the_python_time_server_answers_with_a_time() {
     let Some(bin) = peer("time_server", ".venv/bin/mcp-server-time") else {

@@ -2,9 +2,16 @@
 //! plays the model from `tests/fixtures/aimock/tool-loop.json`, real MCP servers run the tools
 //! (server-everything over stdio, and our fault server for slow, hanging and crashing tools),
 //! and what the loop saved, emitted and sent to the model is checked — the last through
-//! aimock's request journal.
+//! aimock's request journal. And (`windows/`) what the loop makes of a provider's refusal of
+//! a request over the window or with too many tools, against a scripted provider.
 
 mod support;
+
+#[path = "threats/scripted.rs"]
+#[allow(dead_code)]
+mod scripted;
+#[path = "windows/refusals.rs"]
+mod window_refusals;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

@@ -35,6 +35,7 @@ mod runs;
 mod servers;
 mod turns;
 mod usage;
+mod windows;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -60,6 +61,7 @@ pub use runs::{Feed, RunHandle, Runs};
 pub use servers::{ImportSource, McpServerStatus, McpServerView, ToolAcceptance, ToolReview};
 pub use turns::{system_prompt, ConversationTool, ToolSelection, TurnRequest};
 pub use usage::UsageReport;
+pub use windows::WINDOW_RANGE;
 
 use home::{new_title, read_import_file, write_text_file};
 

@@ -79,7 +79,9 @@ impl Command {
                     | C::Links { .. }
                     | C::Draft { .. }
             ) | Command::Provider(
-                provider::ProviderCommand::List { .. } | provider::ProviderCommand::Prices { .. }
+                provider::ProviderCommand::List { .. }
+                    | provider::ProviderCommand::Prices { .. }
+                    | provider::ProviderCommand::Windows { .. }
             ) | Command::Usage(_)
                 | Command::Profile(
                     profile::ProfileCommand::List { .. }

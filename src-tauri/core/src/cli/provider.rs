@@ -74,6 +74,23 @@ pub(crate) enum ProviderCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Set how many tokens a model's window holds (what Switchboard fits each request into),
+    /// `--forget` to forget yours; with neither, say what it is and whose word that is.
+    Window {
+        name: String,
+        model: String,
+        #[arg(conflicts_with = "forget")]
+        tokens: Option<u64>,
+        #[arg(long)]
+        forget: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Every model whose window is known from you, a provider's refusal or its model list.
+    Windows {
+        #[arg(long)]
+        json: bool,
+    },
     /// List the models a provider offers.
     Models {
         name: String,
@@ -229,6 +246,47 @@ pub(crate) async fn run(
                 writeln!(out, "{}", price_line(p))?;
             }
         }
+        ProviderCommand::Window {
+            name,
+            model,
+            tokens,
+            forget,
+            json,
+        } => {
+            let now = match (tokens, forget) {
+                (Some(tokens), _) => app.set_model_window(&name, &model, Some(tokens)).await?,
+                (None, true) => app.set_model_window(&name, &model, None).await?,
+                (None, false) => app.model_window(&name, &model).await?,
+            };
+            if json {
+                return json_out(out, &now);
+            }
+            match now {
+                Some(w) => writeln!(out, "{}", window_line(&w))?,
+                None => writeln!(
+                    out,
+                    "The window of “{}” of “{}” is not known yet: set it with `switchboard provider \
+                     window {} {} TOKENS`, or it is learned the first time the provider refuses a \
+                     request over it.",
+                    model.trim(),
+                    name.trim(),
+                    shell_word(name.trim()),
+                    shell_word(model.trim())
+                )?,
+            }
+        }
+        ProviderCommand::Windows { json } => {
+            let windows = app.model_windows().await?;
+            if json {
+                return json_out(out, &windows);
+            }
+            if windows.is_empty() {
+                writeln!(out, "No model's window is recorded yet.")?;
+            }
+            for w in &windows {
+                writeln!(out, "{}", window_line(w))?;
+            }
+        }
         ProviderCommand::Images { name, model, takes } => {
             let takes = match takes.as_str() {
                 "on" => Some(true),
@@ -295,6 +353,27 @@ fn read_key(var: &str) -> Result<SecretString, CliError> {
         Err(std::env::VarError::NotUnicode(_)) => Err(CliError::KeyVariable(format!(
             "the variable {var} is not valid text"
         ))),
+    }
+}
+
+/// One model's window for a person: its tokens, and whose word it is.
+fn window_line(w: &crate::store::ModelWindow) -> String {
+    format!(
+        "“{}” of “{}”: {} tokens (said by {})",
+        w.model, w.provider, w.tokens, w.said_by
+    )
+}
+
+/// `word` as one shell word, quoted when it needs it.
+fn shell_word(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:@".contains(c))
+    {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
     }
 }
 

@@ -55,9 +55,35 @@ impl Drop for GroupGuard {
     }
 }
 
+/// How long a local server is given to leave on its own once its stdin has closed, before its
+/// group is sent TERM. Short: a person quitting or a script that has its answer must not wait
+/// on it, and a server that needs to tidy up on its way out does it on TERM as well (Node's and
+/// Python's servers leave at once on either; a server that keeps timers running, like
+/// server-everything, only on TERM).
+pub(crate) const STDIN_GRACE: std::time::Duration = std::time::Duration::from_millis(40);
+
+/// How long a group is given after TERM before KILL.
+const TERM_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Sends TERM to every process in the group led by `pgid`. False when the group is gone.
+#[cfg(unix)]
+pub(crate) fn term_group(pgid: Option<u32>) -> bool {
+    use nix::sys::signal::{killpg, Signal};
+    pgid.and_then(|p| i32::try_from(p).ok())
+        .is_some_and(|pgid| killpg(nix::unistd::Pid::from_raw(pgid), Signal::SIGTERM).is_ok())
+}
+
+#[cfg(not(unix))]
+pub(crate) fn term_group(_pgid: Option<u32>) -> bool {
+    false
+}
+
 /// TERM to every process left in the group led by `pgid`, then KILL to any still there after
-/// a second. Nothing happens when the group is already empty. (Windows: the Job Object ends
-/// every process in it when its handle closes.)
+/// [`TERM_GRACE`]. Nothing happens when the group is already empty. The group is looked at
+/// again soon after TERM and then less often, so a group that leaves at once is not waited
+/// for. The caller reaps a leader that is its own child before this: an exited leader not yet
+/// reaped still counts as in the group. (Windows: the Job Object ends every process in it when
+/// its handle closes.)
 #[cfg(unix)]
 pub(crate) async fn end_process_group(pgid: Option<u32>) {
     use nix::sys::signal::{killpg, Signal};
@@ -69,11 +95,14 @@ pub(crate) async fn end_process_group(pgid: Option<u32>) {
     if killpg(group, Signal::SIGTERM).is_err() {
         return; // no such group: everything has exited
     }
-    for _ in 0..20 {
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    let until = std::time::Instant::now() + TERM_GRACE;
+    let mut pause = std::time::Duration::from_millis(2);
+    while std::time::Instant::now() < until {
+        tokio::time::sleep(pause).await;
         if killpg(group, None).is_err() {
             return;
         }
+        pause = (pause * 2).min(std::time::Duration::from_millis(50));
     }
     tracing::warn!(
         pgid,

@@ -7,8 +7,9 @@
 //! - stderr drained all the time into a bounded ring (its tail goes into every start failure
 //!   and crash message) and a log file;
 //! - a startup deadline for a server that never answers `initialize`;
-//! - stop = close stdin (the MCP spec's shutdown), wait up to 3 s, then TERM and KILL to the
-//!   whole group: a leader that exits politely may leave children of its own behind;
+//! - stop = close stdin (the MCP spec's shutdown), wait [`STDIN_GRACE`] (40 ms), then TERM
+//!   and, a second later, KILL to the whole group: a leader that exits politely may leave
+//!   children of its own behind;
 //! - its exit awaited, not polled, and reported with the exit code.
 
 use std::ffi::OsString;
@@ -27,7 +28,7 @@ use super::elicitation::Elicitation;
 use super::error::{McpError, STDERR_TAIL_CHARS};
 use super::nesting;
 use super::process::StderrRing;
-use super::process::{end_process_group, GroupGuard};
+use super::process::{end_process_group, term_group, GroupGuard, STDIN_GRACE};
 use super::server::McpServer;
 
 /// The longest line a server may send on stdout; a longer one stops it with a clear error
@@ -226,11 +227,19 @@ async fn start_once(
         stderr,
         move |reason| async move {
             // The connection is closed (stdin with it): give the server a moment to exit on
-            // its own, then end its whole group, and say why it ended.
-            let status = match tokio::time::timeout(Duration::from_secs(3), child.wait()).await {
-                Ok(Ok(status)) => Some(status),
-                _ => None,
-            };
+            // its own, else TERM its group; its leader is reaped as it leaves (an exited
+            // leader not yet reaped would count as still running), then whatever is left of
+            // the group is ended, and why it ended is said.
+            let mut status = tokio::time::timeout(STDIN_GRACE, child.wait())
+                .await
+                .ok()
+                .and_then(Result::ok);
+            if status.is_none() && term_group(pid) {
+                status = tokio::time::timeout(Duration::from_secs(1), child.wait())
+                    .await
+                    .ok()
+                    .and_then(Result::ok);
+            }
             end_process_group(pid).await;
             let status = match status {
                 Some(status) => Some(status),

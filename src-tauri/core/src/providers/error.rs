@@ -13,8 +13,18 @@ pub enum ProviderError {
         retry_after: Option<Duration>,
         message: String,
     },
-    #[error("The conversation is too long for this model: {message}")]
-    ContextTooLong { message: String },
+    /// The request is over the model's window; `window` and `sent` (tokens) where the
+    /// provider names them.
+    #[error("The conversation is too long for this model{}: {message}", sizes(*.window, *.sent))]
+    ContextTooLong {
+        message: String,
+        window: Option<u64>,
+        sent: Option<u64>,
+    },
+    /// The request offers more tools than the provider takes (`max`, where it says): not a
+    /// long conversation, and not fixed by shortening one.
+    #[error("The provider takes {} tools in one request: {message}", max.map_or_else(|| "fewer".to_owned(), |m| format!("at most {m}")))]
+    TooManyTools { message: String, max: Option<usize> },
     #[error("The provider is overloaded: {message}")]
     Overloaded { message: String },
     #[error("The provider answered HTTP {status}: {message}")]
@@ -42,6 +52,16 @@ pub enum ProviderError {
     MissingKey,
 }
 
+/// " (it takes 8192 tokens; this request was 9034)", as much of it as is known.
+fn sizes(window: Option<u64>, sent: Option<u64>) -> String {
+    match (window, sent) {
+        (Some(w), Some(s)) => format!(" (it takes {w} tokens; this request was {s})"),
+        (Some(w), None) => format!(" (it takes {w} tokens)"),
+        (None, Some(s)) => format!(" (this request was {s} tokens)"),
+        (None, None) => String::new(),
+    }
+}
+
 fn retry_hint(after: Option<Duration>) -> String {
     after.map_or_else(String::new, |d| {
         format!(" (try again in {} s)", d.as_secs_f64().ceil())
@@ -55,6 +75,7 @@ impl ProviderError {
             ProviderError::Unauthorized { .. } => "unauthorized",
             ProviderError::RateLimited { .. } => "rate_limited",
             ProviderError::ContextTooLong { .. } => "context_too_long",
+            ProviderError::TooManyTools { .. } => "too_many_tools",
             ProviderError::Overloaded { .. } => "overloaded",
             ProviderError::Server { .. } => "server",
             ProviderError::Network(_) => "network",
@@ -91,19 +112,24 @@ impl ProviderError {
     /// Reads an error response: its status, body and `Retry-After`.
     pub fn from_status(status: u16, body: &str, retry_after: Option<Duration>) -> Self {
         let message = error_message(body);
-        let lower = message.to_ascii_lowercase();
         match status {
             401 | 403 => ProviderError::Unauthorized { message },
             429 => ProviderError::RateLimited {
                 retry_after,
                 message,
             },
-            400 | 413
-                if lower.contains("context")
-                    || lower.contains("too long")
-                    || lower.contains("maximum") && lower.contains("token") =>
-            {
-                ProviderError::ContextTooLong { message }
+            400 | 413 | 422 => {
+                if let Some(max) = super::overflow::read_too_many_tools(&message) {
+                    ProviderError::TooManyTools { message, max }
+                } else if let Some(over) = super::overflow::read_overflow(body, &message) {
+                    ProviderError::ContextTooLong {
+                        message,
+                        window: over.window,
+                        sent: over.sent,
+                    }
+                } else {
+                    ProviderError::Server { status, message }
+                }
             }
             503 | 529 => ProviderError::Overloaded { message },
             _ => ProviderError::Server { status, message },
@@ -113,7 +139,7 @@ impl ProviderError {
 
 /// The human part of an error body: `{"error": {"message": …}}`, `{"error": "…"}`,
 /// `{"message": …}`, or the text itself, cut to a readable length.
-fn error_message(body: &str) -> String {
+pub(super) fn error_message(body: &str) -> String {
     let parsed: Option<serde_json::Value> = serde_json::from_str(body).ok();
     let from_json = parsed.as_ref().and_then(|v| {
         v.pointer("/error/message")
@@ -153,7 +179,29 @@ mod tests {
             r#"{"error":{"message":"This model's maximum context length is 8192 tokens"}}"#,
             None,
         );
-        assert!(matches!(e, ProviderError::ContextTooLong { .. }));
+        assert!(
+            matches!(
+                e,
+                ProviderError::ContextTooLong {
+                    window: Some(8192),
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("(it takes 8192 tokens)"), "{e}");
+        // 2,009 tools where OpenAI takes 128: not a long conversation.
+        let e = ProviderError::from_status(
+            400,
+            r#"{"error":{"message":"Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length 2009 instead.","type":"invalid_request_error","param":"tools","code":"array_above_max_length"}}"#,
+            None,
+        );
+        assert_eq!(e.kind(), "too_many_tools");
+        assert!(
+            e.to_string()
+                .starts_with("The provider takes at most 128 tools in one request"),
+            "{e}"
+        );
         assert!(ProviderError::from_status(529, r#"{"error":"Overloaded"}"#, None).is_retryable());
         assert!(ProviderError::from_status(502, "", None).is_retryable());
         assert!(!ProviderError::from_status(404, "no such model", None).is_retryable());

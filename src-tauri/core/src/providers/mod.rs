@@ -16,7 +16,9 @@ mod http;
 pub mod media;
 pub mod ollama;
 pub mod openai;
+pub mod overflow;
 pub mod tool_names;
+pub mod windows;
 
 use std::pin::Pin;
 use std::time::Duration;

@@ -389,6 +389,13 @@ ALTER TABLE mcp_tool_pins ADD COLUMN annotations TEXT
     r#"
 ALTER TABLE tool_runs ADD COLUMN asked_by TEXT;
 "#,
+    // 23: each model's window in tokens (issue 55), by whose word: the person's, one learned
+    // from the provider's refusal of a request over it, and the provider's model list's.
+    r#"
+ALTER TABLE provider_models ADD COLUMN window_person INTEGER CHECK (window_person IS NULL OR window_person > 0);
+ALTER TABLE provider_models ADD COLUMN window_learned INTEGER CHECK (window_learned IS NULL OR window_learned > 0);
+ALTER TABLE provider_models ADD COLUMN window_listed INTEGER CHECK (window_listed IS NULL OR window_listed > 0);
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -18,6 +18,7 @@ mod search;
 mod tool_loop;
 mod transfer;
 mod usage;
+mod windows;
 mod writers;
 
 use std::path::{Path, PathBuf};
@@ -45,6 +46,7 @@ pub use transfer::{
     FORMAT as EXPORT_FORMAT, VERSION as EXPORT_VERSION,
 };
 pub use usage::{ModelPrice, NewUsage, PriceSource, UsageDay, UsagePurpose, UsageTotal};
+pub use windows::{ModelWindow, WindowSource};
 
 /// Statements run through the connection's statement cache, for the ones a conversation runs
 /// again and again (appending and updating messages, recording tool calls): parsing the SQL

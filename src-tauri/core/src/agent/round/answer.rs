@@ -120,6 +120,14 @@ impl Run<'_> {
             );
             got.calls.clear();
         }
+        if let Err(ProviderError::ContextTooLong {
+            window: Some(window),
+            ..
+        }) = &ended
+        {
+            // The provider said how large the model's window is: from now on it is known.
+            self.ctx.learn_window(*window).await;
+        }
         let (update, end) = self.finish(ended, &got);
         let saved = self
             .ctx

@@ -1,6 +1,7 @@
 //! What a run's requests cost: each answer's tokens priced with the run's price (when the
 //! model has one) and recorded once per request, answers' rounds and status-line descriptions
-//! alike. A record that cannot be written is logged; it never stops the run.
+//! alike; and the window a provider names when it refuses a request over it, kept for the
+//! model (issue 55). A record that cannot be written is logged; it never stops the run.
 
 use super::Ctx;
 use crate::store::{NewUsage, UsagePurpose};
@@ -63,6 +64,29 @@ impl Ctx<'_> {
         };
         if let Err(e) = self.services.store.record_usage(usage).await {
             tracing::warn!(error = %e, "a request's tokens and cost were not recorded");
+        }
+    }
+
+    /// Keeps the window the provider named when it refused a request over it, for this model.
+    pub(super) async fn learn_window(&self, tokens: u64) {
+        let learned = self
+            .services
+            .store
+            .set_model_window(
+                self.setup.provider_name.clone(),
+                self.setup.model.clone(),
+                crate::store::WindowSource::Learned,
+                Some(tokens),
+            )
+            .await;
+        match learned {
+            Ok(()) => tracing::info!(
+                provider = %self.setup.provider_name,
+                model = %self.setup.model,
+                tokens,
+                "learned a model's window from the provider's refusal"
+            ),
+            Err(e) => tracing::warn!(error = %e, "a model's window was not kept"),
         }
     }
 }

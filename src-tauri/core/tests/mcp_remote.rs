@@ -304,7 +304,7 @@ async fn an_sse_event_longer_than_the_cap_ends_the_connection_with_a_clear_reaso
     .to_string();
     assert!(err.contains("“endless” did not start"), "{err}");
     assert!(
-        err.contains("the server sent a single event longer than 16 MiB"),
+        err.contains("the server sent a single event longer than 32 MiB"),
         "{err}"
     );
 }

@@ -515,20 +515,22 @@ async fn stopping_a_call_tells_the_server_and_returns_at_once() {
 }
 
 #[tokio::test]
-async fn a_big_result_arrives_whole_and_a_line_over_16_mib_stops_the_server_with_a_clear_error() {
+async fn a_big_result_arrives_whole_and_a_line_over_32_mib_stops_the_server_with_a_clear_error() {
     let Some(faulty) = fault_server("big", &[]) else {
         return;
     };
     let server = stdio::start("faulty", faulty.clone()).await.unwrap();
-    let five = server
+    // 12 MB: 24 MB on the wire, as text and as structured content, past rmcp's own 16 MiB
+    // (which would drop the line quietly and leave the call to hang).
+    let twelve = server
         .call_tool(
             "big",
-            args(json!({"megabytes": 5})),
+            args(json!({"megabytes": 12})),
             Duration::from_secs(30),
         )
         .await
         .unwrap();
-    assert!(text_of(&five).len() > 5 * 1024 * 1024);
+    assert!(text_of(&twelve).len() > 12 * 1024 * 1024);
 
     let started = Instant::now();
     let err = server
@@ -543,7 +545,7 @@ async fn a_big_result_arrives_whole_and_a_line_over_16_mib_stops_the_server_with
         started.elapsed() < Duration::from_secs(20),
         "the call failed when the line passed the cap, not at its timeout"
     );
-    assert!(err.to_string().contains("longer than 16 MiB"), "{err}");
+    assert!(err.to_string().contains("longer than 32 MiB"), "{err}");
     assert!(server.has_exited());
 
     // A "server" that writes stdout without ever ending the line is stopped the same way,
@@ -557,7 +559,7 @@ async fn a_big_result_arrives_whole_and_a_line_over_16_mib_stops_the_server_with
     let err = stdio::start("endless", launch(Path::new("sh"), &["-c", &script], &[]))
         .await
         .unwrap_err();
-    assert!(err.to_string().contains("longer than 16 MiB"), "{err}");
+    assert!(err.to_string().contains("longer than 32 MiB"), "{err}");
     let pid: u32 = std::fs::read_to_string(&pidfile)
         .unwrap()
         .trim()

@@ -2,8 +2,9 @@
 //! plays the model from `tests/fixtures/aimock/tool-loop.json`, real MCP servers run the tools
 //! (server-everything over stdio, and our fault server for slow, hanging and crashing tools),
 //! and what the loop saved, emitted and sent to the model is checked — the last through
-//! aimock's request journal. And (`windows/`) what the loop makes of a provider's refusal of
-//! a request over the window or with too many tools, against a scripted provider.
+//! aimock's request journal. And (`windows/`) what the loop makes of a model's window against
+//! a scripted provider: its refusal of a request over the window or with too many tools, and
+//! a result far larger than the window.
 
 mod support;
 
@@ -12,6 +13,8 @@ mod support;
 mod scripted;
 #[path = "windows/refusals.rs"]
 mod window_refusals;
+#[path = "windows/results.rs"]
+mod window_results;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

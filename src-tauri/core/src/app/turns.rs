@@ -325,6 +325,12 @@ impl App {
             ..RunLimits::default()
         };
         limits.max_rounds = limits.max_rounds.clamp(1, 100);
+        // A tool's result gets its share of the model's window, when the window is known.
+        if let Some(window) = self.model_window(&provider_name, &model).await? {
+            limits.max_model_chars = limits
+                .max_model_chars
+                .min(crate::mcp::results::share_of_window(window.tokens));
+        }
 
         if let Some(text) = &text {
             if is_empty {

@@ -7,8 +7,18 @@
 use serde::Serialize;
 use serde_json::Value;
 
-/// What goes to the model at most, unless Settings say otherwise.
+/// What goes to the model at most, unless Settings say otherwise or the model's window is
+/// smaller ([`share_of_window`]).
 pub const DEFAULT_MODEL_CHARS: usize = 100_000;
+
+/// Characters of one tool result a model whose window is `tokens` gets at most: a quarter of
+/// the window, counted at three characters a token (cautious: English prose runs near four,
+/// JSON, code and most other languages fewer), and never under 1 000.
+pub fn share_of_window(tokens: u64) -> usize {
+    usize::try_from(tokens / 4 * 3)
+        .unwrap_or(usize::MAX)
+        .max(1_000)
+}
 
 /// The text a model gets for a `tools/call` result (its wire JSON).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,18 +37,36 @@ pub fn for_model(result: &Value, max_chars: usize) -> ModelText {
     }
     if let Some(structured) = result.get("structuredContent").filter(|v| !v.is_null()) {
         // Servers that send structured content usually repeat it as text; add it only if not.
+        // The Python SDK wraps a tool's string as `{"result": "…"}` beside the same text: the
+        // model is not given it twice.
+        let wraps_the_text = structured.as_object().is_some_and(|fields| {
+            fields.len() == 1
+                && fields
+                    .values()
+                    .next()
+                    .and_then(Value::as_str)
+                    .is_some_and(|text| parts.iter().any(|p| p == text))
+        });
         let json = structured.to_string();
-        if !parts.iter().any(|p| p.contains(&json)) {
+        if !wraps_the_text && !parts.iter().any(|p| p.contains(&json)) {
             parts.push(json);
         }
     }
     let text = parts.join("\n");
     let total = text.chars().count();
     let (text, cut_chars) = if total > max_chars {
-        let kept: String = text.chars().take(max_chars).collect();
+        // Its start and its end: a log's last lines, a listing's total, an error at the bottom
+        // are often what matters most after the first lines.
+        let head_chars = max_chars - max_chars / 3;
+        let tail_chars = max_chars - head_chars;
         let cut = total - max_chars;
+        let head: String = text.chars().take(head_chars).collect();
+        let tail: String = text.chars().skip(total - tail_chars).collect();
         (
-            format!("{kept}\n…[cut: {cut} more characters of this result were not shown to you]"),
+            format!(
+                "{head}\n…[cut: {cut} of this result's {total} characters were left out here, \
+                 between its start and its end]…\n{tail}"
+            ),
             cut,
         )
     } else {
@@ -319,15 +347,43 @@ mod tests {
     }
 
     #[test]
-    fn a_huge_result_is_cut_with_a_marker_the_model_can_see() {
-        let result =
-            json!({"content": [{"type": "text", "text": "é".repeat(250_000)}], "isError": true});
+    fn a_huge_result_is_cut_to_its_start_and_end_with_a_marker_the_model_can_see() {
+        let text = format!("BEGIN{}END", "é".repeat(250_000));
+        let result = json!({"content": [{"type": "text", "text": text}], "isError": true});
         let out = for_model(&result, DEFAULT_MODEL_CHARS);
-        assert_eq!(out.cut_chars, 150_000);
+        assert_eq!(out.cut_chars, 150_008);
         assert!(out.is_error);
-        assert!(out
-            .text
-            .ends_with("…[cut: 150000 more characters of this result were not shown to you]"));
-        assert_eq!(out.text.chars().filter(|c| *c == 'é').count(), 100_000);
+        assert!(out.text.starts_with("BEGINééé"), "its start");
+        assert!(out.text.ends_with("éééEND"), "its end");
+        assert!(out.text.contains(
+            "\n…[cut: 150008 of this result's 250008 characters were left out here, between its \
+             start and its end]…\n"
+        ));
+        let kept = out.text.chars().filter(|c| *c == 'é').count();
+        assert_eq!(kept, 100_000 - "BEGIN".len() - "END".len());
+    }
+
+    #[test]
+    fn a_string_wrapped_as_structured_content_is_not_given_twice() {
+        let result = json!({
+            "content": [{"type": "text", "text": "the answer"}],
+            "structuredContent": {"result": "the answer"}
+        });
+        assert_eq!(for_model(&result, DEFAULT_MODEL_CHARS).text, "the answer");
+        let other = json!({
+            "content": [{"type": "text", "text": "the answer"}],
+            "structuredContent": {"result": "another"}
+        });
+        assert_eq!(
+            for_model(&other, DEFAULT_MODEL_CHARS).text,
+            "the answer\n{\"result\":\"another\"}"
+        );
+    }
+
+    #[test]
+    fn a_models_share_of_its_window_is_a_quarter_of_it_in_characters() {
+        assert_eq!(share_of_window(8_192), 6_144);
+        assert_eq!(share_of_window(128_000), 96_000);
+        assert_eq!(share_of_window(1_000), 1_000, "never under 1 000");
     }
 }

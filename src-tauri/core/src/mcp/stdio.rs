@@ -2,7 +2,7 @@
 //! child's pipes), owned from start to stop:
 //! - its own process group (Unix) or Job Object (Windows), so stopping it stops everything it
 //!   started;
-//! - stdout behind a 16 MiB line cap: a longer line stops the server with a clear error instead
+//! - stdout behind a 32 MiB line cap: a longer line stops the server with a clear error instead
 //!   of being buffered;
 //! - stderr drained all the time into a bounded ring (its tail goes into every start failure
 //!   and crash message) and a log file;
@@ -32,8 +32,10 @@ use super::process::{end_process_group, term_group, GroupGuard, STDIN_GRACE};
 use super::server::McpServer;
 
 /// The longest line a server may send on stdout; a longer one stops it with a clear error
-/// instead of being buffered.
-pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+/// instead of being buffered. A heavy day's 10 MB result is twice that on the wire when the
+/// server sends it as text and as structured content too (the Python SDK does for a tool
+/// that returns a string), so the cap is well above it.
+pub const MAX_LINE_BYTES: usize = 32 * 1024 * 1024;
 
 /// Everything needed to start one stdio server; built by the host from the config, the login
 /// shell's `PATH` and the keychain. The environment holds real secrets, so `Debug` shows only
@@ -160,13 +162,17 @@ async fn start_once(
     // quitting, a stop) takes the whole group with it.
     let mut abandoned = GroupGuard(pid);
     let overlong = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let transport = (
+    // rmcp drops a line over its own 16 MiB quietly and waits on (the call then hangs to its
+    // timeout): its cap is lifted past ours, which ends the server with a clear error instead,
+    // and flattening only ever shortens a line.
+    let transport = rmcp::transport::async_rw::AsyncRwTransport::new_client(
         flattened(
             LineCap::new(stdout, MAX_LINE_BYTES, Arc::clone(&overlong)),
             name,
         ),
         stdin,
-    );
+    )
+    .with_max_line_length(MAX_LINE_BYTES + 1);
     let stderr = Arc::new(StderrRing::default());
     if let Some(pipe) = stderr_pipe {
         tokio::spawn(drain_stderr(

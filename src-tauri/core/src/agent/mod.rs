@@ -14,6 +14,7 @@
 pub mod approval;
 pub mod builtin;
 mod files;
+pub mod fit;
 pub mod history;
 mod round;
 pub mod status;

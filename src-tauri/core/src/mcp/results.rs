@@ -52,31 +52,39 @@ pub fn for_model(result: &Value, max_chars: usize) -> ModelText {
             parts.push(json);
         }
     }
-    let text = parts.join("\n");
-    let total = text.chars().count();
-    let (text, cut_chars) = if total > max_chars {
-        // Its start and its end: a log's last lines, a listing's total, an error at the bottom
-        // are often what matters most after the first lines.
-        let head_chars = max_chars - max_chars / 3;
-        let tail_chars = max_chars - head_chars;
-        let cut = total - max_chars;
-        let head: String = text.chars().take(head_chars).collect();
-        let tail: String = text.chars().skip(total - tail_chars).collect();
-        (
-            format!(
-                "{head}\n…[cut: {cut} of this result's {total} characters were left out here, \
-                 between its start and its end]…\n{tail}"
-            ),
-            cut,
-        )
-    } else {
-        (text, 0)
-    };
+    let (text, cut_chars) = cut_to(&parts.join("\n"), max_chars);
     ModelText {
         text,
         is_error: result["isError"].as_bool().unwrap_or(false),
         cut_chars,
     }
+}
+
+/// Room the marker of a cut takes beyond the characters kept: a text no longer than its cap and
+/// this is whole, or cut already.
+pub const CUT_MARKER_ROOM: usize = 200;
+
+/// `text` as a model gets it in at most `max_chars` characters (and the marker): whole, or its
+/// start and its end with what was left out between them said; and how many characters were
+/// left out. A log's last lines, a listing's total, an error at the bottom are often what
+/// matters most after the first lines.
+pub fn cut_to(text: &str, max_chars: usize) -> (String, usize) {
+    let total = text.chars().count();
+    if total <= max_chars {
+        return (text.to_owned(), 0);
+    }
+    let head_chars = max_chars - max_chars / 3;
+    let tail_chars = max_chars - head_chars;
+    let cut = total - max_chars;
+    let head: String = text.chars().take(head_chars).collect();
+    let tail: String = text.chars().skip(total - tail_chars).collect();
+    (
+        format!(
+            "{head}\n…[cut: {cut} of this result's {total} characters were left out here, \
+             between its start and its end]…\n{tail}"
+        ),
+        cut,
+    )
 }
 
 /// One content item of MCP's (a tool result's, a prompt message's) as text a model can read:

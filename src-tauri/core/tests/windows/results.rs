@@ -1,27 +1,20 @@
 //! A heavy day's result against a small window (issue 55): a tool that answers 10 MB, with a
 //! model whose window is 8 192 tokens, reaches the model as its share of the window — its start
 //! and its end, with what was left out said — and the run goes on to its answer. (That the
-//! whole stays kept, in a file beside the database, is the store's test.)
+//! whole stays kept, in a file beside the database, is the store's test.) And when the window
+//! is not known until the provider refuses a request over it: the window is learned, the
+//! request fitted and asked again, once, and the run goes on.
 
 use std::time::Duration;
 
 use switchboard_core::agent::Decision;
 use switchboard_core::events::{RunEvent, StopReason};
 
-use crate::scripted::{app_with_model, calls_once, one_turn};
+use crate::scripted::{app_with_model, calls_once, one_turn, sse, stop};
 use crate::support;
 
-#[tokio::test]
-async fn a_10_mb_result_reaches_an_8k_model_as_its_share_and_the_run_goes_on() {
-    if !support::mcp_peers_installed("a 10 MB result against an 8k window") {
-        return;
-    }
-    let home = tempfile::tempdir().unwrap();
-    let (app, model) =
-        app_with_model(home.path(), calls_once("fault__big", "{\"megabytes\": 10}")).await;
-    app.set_model_window("Hostile", "m", Some(8192))
-        .await
-        .unwrap();
+/// Starts our fault server as the app's server "fault" and waits until it runs.
+async fn fault_server(app: &switchboard_core::App) {
     let python = support::peers().join(".venv/bin/python");
     let script = support::peers().join("fault_server.py");
     app.host()
@@ -46,6 +39,97 @@ async fn a_10_mb_result_reaches_an_8k_model_as_its_share_and_the_run_goes_on() {
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+#[tokio::test]
+async fn a_window_learned_from_a_refusal_fits_the_request_and_asks_again_once() {
+    if !support::mcp_peers_installed("a window learned from a refusal") {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    // Calls `big` (1 MB), then refuses the request that carries its result as over 8 192
+    // tokens, then answers.
+    let turn = std::sync::atomic::AtomicUsize::new(0);
+    let (app, model) = app_with_model(
+        home.path(),
+        Box::new(move |_, _| match turn.fetch_add(1, std::sync::atomic::Ordering::SeqCst) {
+            0 => {
+                let call = serde_json::json!({"choices": [{"index": 0, "delta": {"tool_calls": [{
+                    "index": 0, "id": "call_1", "type": "function",
+                    "function": {"name": "fault__big", "arguments": "{\"megabytes\": 1}"}
+                }]}}]});
+                sse(&[call, stop("tool_calls")])
+            }
+            1 => (
+                400,
+                vec![("content-type".into(), "application/json".into())],
+                r#"{"error":{"message":"This model's maximum context length is 8192 tokens. However, your messages resulted in 26214 tokens. Please reduce the length of the messages.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}"#.to_owned(),
+            ),
+            _ => {
+                let text = serde_json::json!({"choices": [{"index": 0, "delta": {"content": "Done."}}]});
+                sse(&[text, stop("stop")])
+            }
+        }),
+    )
+    .await;
+    fault_server(&app).await;
+    let conversation = app.create_conversation_with(None, "").await.unwrap().id;
+    let events = one_turn(&app, &conversation, "Make it big", Decision::AllowOnce).await;
+
+    assert!(
+        matches!(
+            events.last(),
+            Some(RunEvent::RunFinished {
+                reason: StopReason::Completed,
+                ..
+            })
+        ),
+        "the run went on to its answer: {events:?}"
+    );
+    assert!(
+        events.iter().any(|e| matches!(e, RunEvent::Status { text } if text.starts_with("The model takes 8192 tokens: cutting tool results to fit"))),
+        "the person is told: {events:?}"
+    );
+    assert!(
+        !events.iter().any(|e| matches!(e, RunEvent::Error { .. })),
+        "no error is shown: {events:?}"
+    );
+    let requests = model.requests();
+    assert_eq!(
+        requests.len(),
+        3,
+        "the call, the refused request, the fitted one"
+    );
+    assert!(
+        requests[1].len() > 100_000,
+        "the refused request carried 100 000 characters"
+    );
+    assert!(
+        requests[2].len() < 8192 * 3,
+        "the fitted request was {} bytes",
+        requests[2].len()
+    );
+    let window = app.model_window("Hostile", "m").await.unwrap().unwrap();
+    assert_eq!(window.tokens, 8192);
+    assert_eq!(
+        window.said_by,
+        switchboard_core::store::WindowSource::Learned
+    );
+    app.shutdown(Duration::from_secs(5)).await;
+}
+
+#[tokio::test]
+async fn a_10_mb_result_reaches_an_8k_model_as_its_share_and_the_run_goes_on() {
+    if !support::mcp_peers_installed("a 10 MB result against an 8k window") {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let (app, model) =
+        app_with_model(home.path(), calls_once("fault__big", "{\"megabytes\": 10}")).await;
+    app.set_model_window("Hostile", "m", Some(8192))
+        .await
+        .unwrap();
+    fault_server(&app).await;
     let conversation = app.create_conversation_with(None, "").await.unwrap().id;
     let events = one_turn(&app, &conversation, "Make it big", Decision::AllowOnce).await;
 

@@ -44,6 +44,9 @@ impl Run<'_> {
             tool_choice: choice,
             ..ChatRequest::default()
         };
+        // Kept to fit and ask again, once, when the provider refuses it for a window smaller
+        // than the one planned for.
+        let mut unfitted = Some(request.clone());
         let mut stream = self
             .ctx
             .setup
@@ -89,7 +92,10 @@ impl Run<'_> {
             match next {
                 None => {}
                 Some(None) => break Ok(()),
-                Some(Some(Err(e))) => break Err(e),
+                Some(Some(Err(e))) => match self.fitted_again(&e, &got, &mut unfitted).await {
+                    Some(fitted) => stream = fitted,
+                    None => break Err(e),
+                },
                 Some(Some(Ok(event))) => self.take(event, &mut got),
             }
             if got.has_unshown() && written_at.is_none_or(|at| at.elapsed() >= every) {
@@ -154,6 +160,45 @@ impl Run<'_> {
                 retry_of: None,
             }),
         }
+    }
+
+    /// After the provider refused the request as over a window it names, before anything of
+    /// the answer came: the window is kept for the model, and when fitting the request to it
+    /// changes what is sent, the fitted request's stream (once per request: `unfitted` is
+    /// taken). `None`: the refusal stands.
+    async fn fitted_again(
+        &self,
+        refusal: &ProviderError,
+        got: &Streamed,
+        unfitted: &mut Option<ChatRequest>,
+    ) -> Option<crate::providers::EventStream> {
+        let ProviderError::ContextTooLong {
+            window: Some(window),
+            ..
+        } = refusal
+        else {
+            return None;
+        };
+        if !got.text.is_empty() || !got.calls.is_empty() {
+            return None;
+        }
+        let share = crate::mcp::results::share_of_window(*window);
+        let fitted = crate::agent::fit::results_to_share(unfitted.as_ref()?, share)?;
+        *unfitted = None;
+        self.ctx.learn_window(*window).await;
+        self.ctx.status(&format!(
+            "The model takes {window} tokens: cutting tool results to fit, and asking again…"
+        ));
+        tracing::info!(
+            window,
+            "fitting a refused request to the window the provider named"
+        );
+        Some(
+            self.ctx
+                .setup
+                .provider
+                .stream(fitted, self.ctx.cancel.clone()),
+        )
     }
 
     /// The answer's last state, and how the run ends when it did not complete.

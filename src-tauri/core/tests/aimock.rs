@@ -25,6 +25,10 @@ use tokio_util::sync::CancellationToken;
 
 mod support;
 
+#[path = "threats/scripted.rs"]
+#[allow(dead_code)]
+mod scripted;
+
 use support::Aimock;
 
 fn aimock(test: &str, extra: &[&str]) -> Option<Aimock> {
@@ -381,4 +385,61 @@ async fn test_connection_lists_the_mocks_models_for_openai_compatible_and_ollama
             report.models
         );
     }
+}
+
+/// Ollama is sent `num_ctx` for a window the person set, and none for the table's guess. (A
+/// scripted server stands in for Ollama here: aimock's journal keeps a request without its
+/// `options`.)
+#[tokio::test]
+async fn ollama_is_sent_the_window_the_person_set_as_num_ctx_never_a_guess() {
+    let ollama = scripted::server(Box::new(|_, _| {
+        (
+            200,
+            vec![("content-type".into(), "application/x-ndjson".into())],
+            "{\"model\":\"llama3.2\",\"message\":{\"role\":\"assistant\",\"content\":\"Hi\"},\"done\":true,\"done_reason\":\"stop\"}\n".to_owned(),
+        )
+    }))
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let app = App::open(AppConfig {
+        http: options(),
+        ..support::headless_config(
+            AppPaths::under_home(dir.path().to_path_buf()),
+            Arc::new(MemoryStore::new()),
+        )
+    })
+    .await;
+    app.add_provider(NewProvider {
+        name: "Local".into(),
+        kind: Some("ollama".into()),
+        base_url: Some(ollama.origin.clone()),
+        default_model: Some("llama3.2".into()),
+        api_key: None,
+    })
+    .await
+    .unwrap();
+    let chat = || {
+        support::run_cli(
+            Arc::clone(&app),
+            ["chat", "--provider", "Local", "Say hello"]
+                .map(str::to_owned)
+                .to_vec(),
+        )
+    };
+    // The table knows llama3.2's window (131 072): a guess is not loaded into memory.
+    chat().await.0.unwrap();
+    app.set_model_window("Local", "llama3.2", Some(16_384))
+        .await
+        .unwrap();
+    chat().await.0.unwrap();
+    let bodies: Vec<Value> = ollama
+        .requests()
+        .iter()
+        .filter(|r| r.starts_with("POST /api/chat"))
+        .map(|r| serde_json::from_str(r.split_once("\r\n\r\n").unwrap().1).unwrap())
+        .collect();
+    assert_eq!(bodies.len(), 2);
+    assert!(bodies[0]["options"]["num_ctx"].is_null(), "{}", bodies[0]);
+    assert_eq!(bodies[1]["options"]["num_ctx"], 16_384, "{}", bodies[1]);
+    app.shutdown(Duration::from_secs(5)).await;
 }

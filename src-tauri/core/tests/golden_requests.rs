@@ -93,6 +93,7 @@ fn rich_request() -> ChatRequest {
         tool_choice: ToolChoice::Required,
         temperature: Some(0.2),
         max_tokens: Some(1024),
+        load_window: None,
     }
 }
 

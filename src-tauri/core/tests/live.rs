@@ -84,6 +84,7 @@ async fn check(live: &Live) {
         tool_choice: ToolChoice::Required,
         temperature: Some(0.0),
         max_tokens: Some(200),
+        ..ChatRequest::default()
     };
     let done = client
         .complete(request, CancellationToken::new())

@@ -726,7 +726,12 @@ takes_images?: boolean,
 /**
  * What it costs, where the list says (OpenRouter's `pricing`, dollars per token).
  */
-price?: Price, };
+price?: Price, 
+/**
+ * Its window in tokens, where the list says (OpenRouter's `context_length`, LM Studio's
+ * `max_context_length`, Groq's `context_window`, Gemini's `inputTokenLimit`).
+ */
+window?: number, };
 
 /**
  * What "Test connection" found: the models, or exactly what failed.

@@ -10,7 +10,12 @@ use crate::providers::{ChatMessage, ChatRequest};
 /// over (fitting would not change what is sent).
 pub fn results_to_share(request: &ChatRequest, share: usize) -> Option<ChatRequest> {
     // A result cut already holds its marker beside its share.
-    let over = |content: &str| content.chars().nth(share + results::CUT_MARKER_ROOM).is_some();
+    let over = |content: &str| {
+        content
+            .chars()
+            .nth(share + results::CUT_MARKER_ROOM)
+            .is_some()
+    };
     let any_over = request
         .messages
         .iter()

@@ -141,6 +141,9 @@ pub struct RunSetup {
     /// The tools of the running servers that are not offered, and why (display name, reason):
     /// said at the run's start, each as a [`RunEvent::ToolWarning`].
     pub held_back: Vec<(String, String)>,
+    /// The window to load the model with, where its provider lets a request say
+    /// ([`crate::providers::ChatRequest::load_window`]).
+    pub load_window: Option<u64>,
 }
 
 /// The most held-back tools named one by one at a run's start; the rest are counted.

@@ -94,8 +94,9 @@ impl App {
         Ok(models)
     }
 
-    /// Keeps what a model list said of its models' images and prices, for
-    /// [`App::model_media`] and [`App::model_price`] (the person's word still wins).
+    /// Keeps what a model list said of its models' images, prices and windows, for
+    /// [`App::model_media`], [`App::model_price`] and [`App::model_window`] (the person's
+    /// word still wins).
     async fn remember_listing(&self, provider: &str, models: &[ModelInfo]) {
         let images: Vec<(String, bool)> = models
             .iter()
@@ -105,18 +106,23 @@ impl App {
             .iter()
             .filter_map(|m| Some((m.id.clone(), m.price?)))
             .collect();
-        if images.is_empty() && prices.is_empty() {
+        let windows: Vec<(String, u64)> = models
+            .iter()
+            .filter_map(|m| Some((m.id.clone(), m.window?)))
+            .collect();
+        if images.is_empty() && prices.is_empty() && windows.is_empty() {
             return;
         }
         let kept = async {
-            let id = self.provider_row(provider).await?.id;
+            let row = self.provider_row(provider).await?;
             let store = self.store()?;
-            store.set_listed_images(id.clone(), images).await?;
-            store.set_listed_prices(id, prices).await?;
+            store.set_listed_images(row.id.clone(), images).await?;
+            store.set_listed_prices(row.id, prices).await?;
+            store.set_listed_windows(row.name, windows).await?;
             Ok::<_, CoreError>(())
         };
         if let Err(e) = kept.await {
-            tracing::warn!(provider, error = %e, "what the model list says of images and prices was not kept");
+            tracing::warn!(provider, error = %e, "what the model list says of images, prices and windows was not kept");
         }
     }
 

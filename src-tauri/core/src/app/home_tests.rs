@@ -559,6 +559,59 @@ async fn a_model_list_that_says_which_models_take_images_is_believed_until_the_p
 }
 
 #[tokio::test]
+async fn a_models_window_comes_from_its_providers_list_and_the_persons_word_wins() {
+    // OpenRouter says `context_length`, LM Studio `max_context_length`, Groq `context_window`.
+    let (base, _) = answer_with(
+        200,
+        r#"{"data": [
+            {"id": "acme/seer-1", "context_length": 200000},
+            {"id": "local/qwen", "max_context_length": 32768},
+            {"id": "groq/llama", "context_window": 131072},
+            {"id": "acme/plain-1"}
+        ]}"#,
+    )
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let core = quick_core_in(dir.path(), Arc::new(MemoryStore::new())).await;
+    core.add_provider(NewProvider {
+        base_url: Some(base),
+        ..provider("Router", "openai_compatible", Some("sk-x"))
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        core.model_window("Router", "acme/seer-1").await.unwrap(),
+        None
+    );
+    core.list_models("Router").await.unwrap();
+    for (model, tokens) in [
+        ("acme/seer-1", 200_000),
+        ("local/qwen", 32_768),
+        ("groq/llama", 131_072),
+    ] {
+        let window = core.model_window("Router", model).await.unwrap().unwrap();
+        assert_eq!(
+            (window.tokens, window.said_by),
+            (tokens, crate::store::WindowSource::Provider),
+            "{model}"
+        );
+    }
+    assert_eq!(
+        core.model_window("Router", "acme/plain-1").await.unwrap(),
+        None
+    );
+    let set = core
+        .set_model_window("Router", "acme/seer-1", Some(100_000))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (set.tokens, set.said_by),
+        (100_000, crate::store::WindowSource::Person)
+    );
+}
+
+#[tokio::test]
 async fn a_price_comes_from_the_provider_list_or_the_person_and_is_never_guessed() {
     // OpenRouter's list gives dollars per token; "-1" is a price it cannot say.
     let (base, _) = answer_with(

@@ -326,11 +326,15 @@ impl App {
         };
         limits.max_rounds = limits.max_rounds.clamp(1, 100);
         // A tool's result gets its share of the model's window, when the window is known.
-        if let Some(window) = self.model_window(&provider_name, &model).await? {
+        let window = self.model_window(&provider_name, &model).await?;
+        if let Some(window) = &window {
             limits.max_model_chars = limits
                 .max_model_chars
                 .min(crate::mcp::results::share_of_window(window.tokens));
         }
+        let load_window = window
+            .filter(|w| w.said_by != crate::store::WindowSource::Table)
+            .map(|w| w.tokens);
 
         if let Some(text) = &text {
             if is_empty {
@@ -368,6 +372,7 @@ impl App {
             limits,
             price,
             held_back,
+            load_window,
         })
     }
 

@@ -116,6 +116,11 @@ pub struct ModelInfo {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub price: Option<price::Price>,
+    /// Its window in tokens, where the list says (OpenRouter's `context_length`, LM Studio's
+    /// `max_context_length`, Groq's `context_window`, Gemini's `inputTokenLimit`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub window: Option<u64>,
 }
 
 /// Reads `items[*][id_key]` (and an optional display name) into a sorted model list.
@@ -142,12 +147,28 @@ fn models_from(
                     .and_then(Value::as_array)
                     .map(|kinds| kinds.iter().any(|k| k == "image")),
                 price: listed_price(m),
+                window: listed_window(m),
             })
         })
         .collect();
     models.sort_by(|a, b| a.id.cmp(&b.id));
     models.dedup_by(|a, b| a.id == b.id);
     Ok(models)
+}
+
+/// A model's window as its provider's list gives it, under the name that provider uses.
+fn listed_window(model: &Value) -> Option<u64> {
+    [
+        "/context_length",
+        "/max_context_length",
+        "/context_window",
+        "/inputTokenLimit",
+        "/max_input_tokens",
+        "/top_provider/context_length",
+    ]
+    .iter()
+    .find_map(|at| model.pointer(at).and_then(Value::as_u64))
+    .filter(|tokens| *tokens > 0)
 }
 
 /// A model's price as OpenRouter's list gives it (`pricing.prompt`, `completion` and
@@ -231,6 +252,11 @@ pub struct ChatRequest {
     pub tool_choice: ToolChoice,
     pub temperature: Option<f64>,
     pub max_tokens: Option<u32>,
+    /// The window, in tokens, to load the model with where a request may say (Ollama's
+    /// `num_ctx`, whose default is far below most models' and which cuts a longer request
+    /// from its start without a word): only a window the person or a provider said, never the
+    /// table's guess (a model loaded with a window it cannot hold in memory fails).
+    pub load_window: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

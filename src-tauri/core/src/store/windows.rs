@@ -128,6 +128,35 @@ impl Store {
         .await
     }
 
+    /// Records what the model list of the provider named `provider` says of its models'
+    /// windows.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn set_listed_windows(
+        &self,
+        provider: String,
+        listed: Vec<(String, u64)>,
+    ) -> Result<(), StoreError> {
+        if listed.is_empty() {
+            return Ok(());
+        }
+        self.call(move |conn| {
+            let tx = conn.transaction()?;
+            for (model, tokens) in &listed {
+                tx.execute(
+                    "INSERT INTO provider_models (provider_id, model, window_listed) \
+                     SELECT id, ?2, ?3 FROM providers WHERE name = ?1 \
+                     ON CONFLICT (provider_id, model) DO UPDATE SET window_listed = excluded.window_listed",
+                    params![provider, model, i64::try_from(*tokens).unwrap_or(i64::MAX)],
+                )?;
+            }
+            tx.commit()?;
+            Ok(())
+        })
+        .await
+    }
+
     /// Every model with a recorded window, by provider and model.
     ///
     /// # Errors

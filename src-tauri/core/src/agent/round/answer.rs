@@ -42,6 +42,7 @@ impl Run<'_> {
             messages,
             tools: self.ctx.specs(),
             tool_choice: choice,
+            load_window: self.ctx.setup.load_window,
             ..ChatRequest::default()
         };
         // Kept to fit and ask again, once, when the provider refuses it for a window smaller

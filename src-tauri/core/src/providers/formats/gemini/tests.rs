@@ -53,6 +53,7 @@ fn history_maps_to_user_and_model_turns_with_function_parts() {
         tool_choice: ToolChoice::Auto,
         temperature: Some(0.2),
         max_tokens: Some(512),
+        load_window: None,
     };
     assert_eq!(
         request_body(&request),

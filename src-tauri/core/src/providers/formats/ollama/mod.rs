@@ -87,6 +87,9 @@ pub fn request_body(request: &ChatRequest) -> Value {
     if let Some(m) = request.max_tokens {
         options.insert("num_predict".into(), json!(m));
     }
+    if let Some(window) = request.load_window {
+        options.insert("num_ctx".into(), json!(window));
+    }
     if !options.is_empty() {
         body.insert("options".into(), Value::Object(options));
     }
@@ -259,6 +262,7 @@ mod tests {
                 parameters: json!({"type": "object"}),
             }],
             max_tokens: Some(64),
+            load_window: Some(32_768),
             ..ChatRequest::default()
         };
         assert_eq!(
@@ -272,7 +276,7 @@ mod tests {
                     {"role": "tool", "content": "12:00", "tool_name": "time__now"}
                 ],
                 "tools": [{"type": "function", "function": {"name": "time__now", "description": "Now", "parameters": {"type": "object"}}}],
-                "options": {"num_predict": 64},
+                "options": {"num_predict": 64, "num_ctx": 32768},
                 "stream": true
             })
         );

@@ -46,6 +46,7 @@ fn a_request_carries_history_tools_and_streaming_options() {
         tool_choice: ToolChoice::Auto,
         temperature: Some(0.5),
         max_tokens: Some(256),
+        load_window: None,
     };
     assert_eq!(
         request_body(&request, true),

@@ -41,6 +41,25 @@ async fn fault_server(app: &switchboard_core::App) {
     }
 }
 
+/// Starts the fault server, asks "Make it big" in a new conversation (its call allowed), and
+/// returns the run's events once it has gone on to its answer.
+async fn big_turn(app: &std::sync::Arc<switchboard_core::App>) -> Vec<RunEvent> {
+    fault_server(app).await;
+    let conversation = app.create_conversation_with(None, "").await.unwrap().id;
+    let events = one_turn(app, &conversation, "Make it big", Decision::AllowOnce).await;
+    assert!(
+        matches!(
+            events.last(),
+            Some(RunEvent::RunFinished {
+                reason: StopReason::Completed,
+                ..
+            })
+        ),
+        "the run went on to its answer: {events:?}"
+    );
+    events
+}
+
 #[tokio::test]
 async fn a_window_learned_from_a_refusal_fits_the_request_and_asks_again_once() {
     if !support::mcp_peers_installed("a window learned from a refusal") {
@@ -72,20 +91,7 @@ async fn a_window_learned_from_a_refusal_fits_the_request_and_asks_again_once() 
         }),
     )
     .await;
-    fault_server(&app).await;
-    let conversation = app.create_conversation_with(None, "").await.unwrap().id;
-    let events = one_turn(&app, &conversation, "Make it big", Decision::AllowOnce).await;
-
-    assert!(
-        matches!(
-            events.last(),
-            Some(RunEvent::RunFinished {
-                reason: StopReason::Completed,
-                ..
-            })
-        ),
-        "the run went on to its answer: {events:?}"
-    );
+    let events = big_turn(&app).await;
     assert!(
         events.iter().any(|e| matches!(e, RunEvent::Status { text } if text.starts_with("The model takes 8192 tokens: cutting tool results to fit"))),
         "the person is told: {events:?}"
@@ -129,21 +135,7 @@ async fn a_10_mb_result_reaches_an_8k_model_as_its_share_and_the_run_goes_on() {
     app.set_model_window("Hostile", "m", Some(8192))
         .await
         .unwrap();
-    fault_server(&app).await;
-    let conversation = app.create_conversation_with(None, "").await.unwrap().id;
-    let events = one_turn(&app, &conversation, "Make it big", Decision::AllowOnce).await;
-
-    assert!(
-        matches!(
-            events.last(),
-            Some(RunEvent::RunFinished {
-                reason: StopReason::Completed,
-                ..
-            })
-        ),
-        "the run went on to its answer: {:?}",
-        events.last()
-    );
+    let events = big_turn(&app).await;
     // The card shows what the model got: the cut, said.
     let shown = events
         .iter()

@@ -356,7 +356,6 @@ export function pressIn(id, keys) {
   assert.equal(focused.status, 0, focused.stderr);
 }
 
-/** Runs a command line verb of the app on `home`, which must succeed; its result. */
 /**
  * Resolves once the window has drawn `frames` more frames: what a frame's observers and effects
  * do (a card built as it scrolls into view) is done by then. The signal a check that something
@@ -369,6 +368,7 @@ export async function framesDrawn(b, frames = 5) {
   }, frames);
 }
 
+/** Runs a command line verb of the app on `home`, which must succeed; its result. */
 export function cli(home, args) {
   const done = run(BIN, args, { env: { ...process.env, SWITCHBOARD_HOME: home } });
   assert.equal(done.status, 0, `${args.join(" ")}: ${done.stderr}`);

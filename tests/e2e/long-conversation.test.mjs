@@ -105,7 +105,9 @@ test("an answer that made 200 tool calls opens with its cards collapsed, builds 
     // scrolls up to them.
     const newest = await b.execute(() => [...document.querySelectorAll('[data-testid="tool-card"]')].at(-1)?.dataset.callId);
     assert.ok(newest, "cards are shown");
-    await framesDrawn(b, 10);
+    // Half a second of frames: what would build cards while the chat sits at its end has had
+    // its chances.
+    await framesDrawn(b, 30);
     const atTheEnd = (await b.$$(tid("tool-card"))).length;
     assert.ok(atTheEnd >= 20 && atTheEnd < 200, `${atTheEnd} cards built while the chat sits at its end`);
     // Scrolled up into the blank, the cards come, and what is on screen stays where it is.

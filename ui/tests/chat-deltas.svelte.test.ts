@@ -140,6 +140,19 @@ describe("tools a run leaves out", () => {
     ]);
   });
 
+  it("a line said again (each request repeats them) is said once, and stays under a later error", () => {
+    const { chat } = session();
+    const warn = () => chat.apply({ type: "tool_warning", tool: "files · read", message: "its name holds U+200B" });
+    warn();
+    warn();
+    expect(chat.notice?.message).toBe("files · read was left out: its name holds U+200B");
+    chat.apply({ type: "error", message: "The provider refused the request.", retryable: false });
+    expect(chat.notice).toMatchObject({
+      kind: "error",
+      message: "The provider refused the request.\nfiles · read was left out: its name holds U+200B",
+    });
+  });
+
   it("an error shown stays, with what was left out under it", () => {
     const { chat } = session();
     chat.apply({ type: "error", message: "The provider refused the request.", retryable: true });

@@ -453,9 +453,17 @@ export class RunFeed {
   /** Deltas are shown once a frame, all that arrived since the last: these, by answer id. */
   readonly #pending = new Map<string, PendingText>();
   #frameScheduled = false;
+  /** This run's tools left out, a line each: said under whatever notice the run shows. */
+  #leftOut: string[] = [];
 
   constructor(scheduleFrame: FrameScheduler = nextFrame) {
     this.scheduleFrame = scheduleFrame;
+  }
+
+  /** `notice` with the run's left-out tools under it, a line each. */
+  #withLeftOut(notice: RunNotice): RunNotice {
+    if (this.#leftOut.length === 0) return notice;
+    return { ...notice, message: `${notice.message}\n${this.#leftOut.join("\n")}`, leftOut: true };
   }
 
   /** Applies one event of the run. */
@@ -471,6 +479,7 @@ export class RunFeed {
       case "run_started":
         this.runId = event.run_id;
         this.running = true;
+        this.#leftOut = [];
         break;
       case "status":
         this.status = event.text;
@@ -484,9 +493,12 @@ export class RunFeed {
         if (this.approval?.calls.some((c) => c.call_id === event.call_id)) this.approval = null;
         break;
       case "tool_warning": {
-        // Every tool left out is said, not only the last (a run's start may report several),
-        // and an error already shown stays, with the line under it.
+        // Every tool left out is said once, not only the last (a run's start may report
+        // several, and each request again), and an error already shown stays, with the line
+        // under it.
         const said = `${event.tool} was left out: ${event.message}`;
+        if (this.#leftOut.includes(said)) break;
+        this.#leftOut.push(said);
         const kept = this.notice?.leftOut || this.notice?.kind === "error" ? this.notice : null;
         this.notice = kept
           ? { ...kept, message: `${kept.message}\n${said}`, leftOut: true }
@@ -494,7 +506,7 @@ export class RunFeed {
         break;
       }
       case "error":
-        this.notice = { kind: "error", message: event.message, retryable: event.retryable };
+        this.notice = this.#withLeftOut({ kind: "error", message: event.message, retryable: event.retryable });
         break;
       case "run_finished":
         this.running = false;
@@ -502,9 +514,9 @@ export class RunFeed {
         this.status = null;
         this.approval = null;
         if (event.message && event.reason !== "error") {
-          this.notice = { kind: event.reason === "max_rounds" ? "info" : "error", message: event.message, retryable: false };
+          this.notice = this.#withLeftOut({ kind: event.reason === "max_rounds" ? "info" : "error", message: event.message, retryable: false });
         } else if (event.message && this.notice === null) {
-          this.notice = { kind: "error", message: event.message, retryable: false };
+          this.notice = this.#withLeftOut({ kind: "error", message: event.message, retryable: false });
         }
         this.finished(event.reason);
         break;

@@ -41,8 +41,9 @@ impl App {
         )
     }
 
-    /// Records the person's window for `model` of `provider` (`None` forgets it); returns the
-    /// window that counts now.
+    /// Records the person's window for `model` of `provider`; `None` forgets it and the one
+    /// learned from a refusal (a mistaken one is not kept for ever), leaving the provider
+    /// list's and the table's. Returns the window that counts now.
     ///
     /// # Errors
     /// No such provider; an empty model name or a window outside [`WINDOW_RANGE`]; the
@@ -69,7 +70,8 @@ impl App {
             .into());
         }
         let row = self.provider_row(provider).await?;
-        self.store()?
+        let store = self.store()?;
+        store
             .set_model_window(
                 row.name.clone(),
                 model.to_owned(),
@@ -77,6 +79,16 @@ impl App {
                 tokens,
             )
             .await?;
+        if tokens.is_none() {
+            store
+                .set_model_window(
+                    row.name.clone(),
+                    model.to_owned(),
+                    WindowSource::Learned,
+                    None,
+                )
+                .await?;
+        }
         self.model_window(&row.name, model).await
     }
 

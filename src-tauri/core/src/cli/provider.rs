@@ -75,7 +75,8 @@ pub(crate) enum ProviderCommand {
         json: bool,
     },
     /// Set how many tokens a model's window holds (what Switchboard fits each request into),
-    /// `--forget` to forget yours; with neither, say what it is and whose word that is.
+    /// `--forget` to forget yours and one learned from a refusal; with neither, say what it is
+    /// and whose word that is.
     Window {
         name: String,
         model: String,

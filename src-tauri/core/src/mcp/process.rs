@@ -57,9 +57,10 @@ impl Drop for GroupGuard {
 
 /// How long a local server is given to leave on its own once its stdin has closed, before its
 /// group is sent TERM. Short: a person quitting or a script that has its answer must not wait
-/// on it, and a server that needs to tidy up on its way out does it on TERM as well (Node's and
-/// Python's servers leave at once on either; a server that keeps timers running, like
-/// server-everything, only on TERM).
+/// on it. The cost: a server that saves its state only once stdin has closed has 40 ms to do
+/// it, since TERM ends a Node or Python program at once unless it handles it (the servers
+/// tested here save as they go; server-everything keeps timers running and leaves only on
+/// TERM).
 pub(crate) const STDIN_GRACE: std::time::Duration = std::time::Duration::from_millis(40);
 
 /// How long a group is given after TERM before KILL.

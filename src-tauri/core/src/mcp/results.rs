@@ -42,8 +42,7 @@ pub fn for_model(result: &Value, max_chars: usize) -> ModelText {
         let wraps_the_text = structured.as_object().is_some_and(|fields| {
             fields.len() == 1
                 && fields
-                    .values()
-                    .next()
+                    .get("result")
                     .and_then(Value::as_str)
                     .is_some_and(|text| parts.iter().any(|p| p == text))
         });
@@ -378,6 +377,15 @@ mod tests {
             "structuredContent": {"result": "the answer"}
         });
         assert_eq!(for_model(&result, DEFAULT_MODEL_CHARS).text, "the answer");
+        // Another field's name says something: kept.
+        let named = json!({
+            "content": [{"type": "text", "text": "ok"}],
+            "structuredContent": {"status": "ok"}
+        });
+        assert_eq!(
+            for_model(&named, DEFAULT_MODEL_CHARS).text,
+            "ok\n{\"status\":\"ok\"}"
+        );
         let other = json!({
             "content": [{"type": "text", "text": "the answer"}],
             "structuredContent": {"result": "another"}

@@ -8,8 +8,8 @@
 //!   and crash message) and a log file;
 //! - a startup deadline for a server that never answers `initialize`;
 //! - stop = close stdin (the MCP spec's shutdown), wait [`STDIN_GRACE`] (40 ms), then TERM
-//!   and, a second later, KILL to the whole group: a leader that exits politely may leave
-//!   children of its own behind;
+//!   to the whole group and KILL to whatever of it is left up to two seconds later: a leader
+//!   that exits politely may leave children of its own behind;
 //! - its exit awaited, not polled, and reported with the exit code.
 
 use std::ffi::OsString;
@@ -163,8 +163,8 @@ async fn start_once(
     let mut abandoned = GroupGuard(pid);
     let overlong = Arc::new(std::sync::atomic::AtomicBool::new(false));
     // rmcp drops a line over its own 16 MiB quietly and waits on (the call then hangs to its
-    // timeout): its cap is lifted past ours, which ends the server with a clear error instead,
-    // and flattening only ever shortens a line.
+    // timeout): its cap is lifted, since ours (LineCap) bounds what the server sends and ends
+    // it with a clear error past that; flattening a deep value can lengthen a line a little.
     let transport = rmcp::transport::async_rw::AsyncRwTransport::new_client(
         flattened(
             LineCap::new(stdout, MAX_LINE_BYTES, Arc::clone(&overlong)),
@@ -172,7 +172,7 @@ async fn start_once(
         ),
         stdin,
     )
-    .with_max_line_length(MAX_LINE_BYTES + 1);
+    .with_max_line_length(usize::MAX);
     let stderr = Arc::new(StderrRing::default());
     if let Some(pipe) = stderr_pipe {
         tokio::spawn(drain_stderr(

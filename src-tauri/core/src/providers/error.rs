@@ -121,7 +121,9 @@ impl ProviderError {
             400 | 413 | 422 => {
                 if let Some(max) = super::overflow::read_too_many_tools(&message) {
                     ProviderError::TooManyTools { message, max }
-                } else if let Some(over) = super::overflow::read_overflow(body, &message) {
+                } else if let Some(over) =
+                    super::overflow::read_overflow(body, &whole_message(body))
+                {
                     ProviderError::ContextTooLong {
                         message,
                         window: over.window,
@@ -140,21 +142,28 @@ impl ProviderError {
 /// The human part of an error body: `{"error": {"message": …}}`, `{"error": "…"}`,
 /// `{"message": …}`, or the text itself, cut to a readable length.
 pub(super) fn error_message(body: &str) -> String {
-    let parsed: Option<serde_json::Value> = serde_json::from_str(body).ok();
-    let from_json = parsed.as_ref().and_then(|v| {
-        v.pointer("/error/message")
-            .or_else(|| v.get("error").filter(|e| e.is_string()))
-            .or_else(|| v.get("message"))
-            .and_then(|m| m.as_str())
-            .map(str::to_owned)
-    });
-    let text = from_json.unwrap_or_else(|| body.trim().to_owned());
-    let text = crate::text::one_line(&text, 300);
+    let text = crate::text::one_line(&whole_message(body), 300);
     if text.is_empty() {
         "no details given".to_owned()
     } else {
         text
     }
+}
+
+/// The human part of an error body, whole: [`error_message`] before it is cut to a readable
+/// length (what a refusal says of the window is read from it).
+pub(super) fn whole_message(body: &str) -> String {
+    let parsed: Option<serde_json::Value> = serde_json::from_str(body).ok();
+    let from_json = parsed.as_ref().and_then(|v| {
+        v.pointer("/error/message")
+            .or_else(|| v.get("error").filter(|e| e.is_string()))
+            .or_else(|| v.get("message"))
+            // FastAPI's validation errors (vLLM and others answer 422 with them).
+            .or_else(|| v.pointer("/detail/0/msg"))
+            .and_then(|m| m.as_str())
+            .map(str::to_owned)
+    });
+    from_json.unwrap_or_else(|| body.trim().to_owned())
 }
 
 #[cfg(test)]

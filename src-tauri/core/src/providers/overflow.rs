@@ -100,9 +100,11 @@ const OVERFLOW_HINTS: &[&str] = &[
 /// 128 tools", "too many tools (max 512)", "function_declarations … at most 512".
 static TOOLS_WORDS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
     [
-        r"(?i)tools'?\W.*?(?:maximum length|at most|max(?:imum)?:?)\s*([\d,]+)",
-        r"(?i)(?:at most|maximum of|max(?:imum)?)\s*([\d,]+)\s*(?:tools|functions|function declarations)",
-        r"(?i)too many (?:tools|functions|function declarations)",
+        // The `tools` array itself, not one of its tools (`'tools[0].function.description':
+        // string too long … maximum length 1024` is a long description).
+        r"(?i)'tools'\s*:\s*array too long.*?maximum length\s*([\d,]+)",
+        r"(?i)(?:at most|maximum of|max(?:imum)?)\s*([\d,]+)\s*(?:tools|functions|function declarations)\b",
+        r"(?i)too many (?:tools|functions|function declarations)\b(?:\W{0,3}max(?:imum)?\W{0,3}([\d,]+))?",
     ]
     .into_iter()
     .map(|p| Regex::new(p).expect("tools pattern compiles"))
@@ -116,11 +118,18 @@ fn number(text: &str) -> Option<u64> {
 /// What an error body says of a request over the window: `Some` when it says the request is
 /// over it, with the window and the request's size where it names them. `body` is the whole
 /// response (llama.cpp's server puts `n_ctx` and `n_prompt_tokens` beside its message),
-/// `message` the part of it a person reads.
+/// `message` its message whole. Only the message and the error's `code` and `type` are read:
+/// a validation error may repeat the request, whose text may say anything.
 pub fn read_overflow(body: &str, message: &str) -> Option<Overflow> {
     let json: Option<Value> = serde_json::from_str(body).ok();
-    // The message a person reads may be cut short; the body is whole.
-    let message = &format!("{message}\n{body}");
+    let named = |name: &str| {
+        json.as_ref()
+            .and_then(|v| v.pointer(&format!("/error/{name}")).or_else(|| v.get(name)))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let message = &format!("{message}\n{} {}", named("code"), named("type"));
     let field = |name: &str| {
         json.as_ref().and_then(|v| {
             v.pointer(&format!("/error/{name}"))
@@ -130,7 +139,7 @@ pub fn read_overflow(body: &str, message: &str) -> Option<Overflow> {
     };
     // llama.cpp's server: {"error": {"type": "exceed_context_size_error", "n_ctx": 8192,
     // "n_prompt_tokens": 9000, …}}
-    if let Some(window) = field("n_ctx") {
+    if let Some(window) = field("n_ctx").filter(|w| *w > 0) {
         return Some(Overflow {
             window: Some(window),
             sent: field("n_prompt_tokens"),
@@ -139,7 +148,10 @@ pub fn read_overflow(body: &str, message: &str) -> Option<Overflow> {
     for (pattern, window, sent) in OVERFLOW_WORDS.iter() {
         if let Some(found) = pattern.captures(message) {
             return Some(Overflow {
-                window: found.get(*window).and_then(|m| number(m.as_str())),
+                window: found
+                    .get(*window)
+                    .and_then(|m| number(m.as_str()))
+                    .filter(|w| *w > 0),
                 sent: found.get(*sent).and_then(|m| number(m.as_str())),
             });
         }
@@ -152,6 +164,7 @@ pub fn read_overflow(body: &str, message: &str) -> Option<Overflow> {
     let lower = message.to_ascii_lowercase();
     let hinted = OVERFLOW_HINTS.iter().any(|h| lower.contains(h))
         || lower.contains("maximum") && lower.contains("token");
+    let window = window.filter(|w| *w > 0);
     (window.is_some() || hinted).then_some(Overflow { window, sent })
 }
 
@@ -252,7 +265,7 @@ mod tests {
             ),
         ];
         for (who, body, window, sent) in cases {
-            let message = super::super::error::error_message(body);
+            let message = super::super::error::whole_message(body);
             let read = read_overflow(body, &message)
                 .unwrap_or_else(|| panic!("{who}: not read as an overflow: {message}"));
             assert_eq!(read.window, *window, "{who}: {message}");
@@ -284,8 +297,22 @@ mod tests {
             "This model's maximum context length is 8192 tokens",
             "Invalid 'messages': array too long",
             "The tool 'x' is not supported",
+            // One tool's description or name too long: not too many tools.
+            "Invalid 'tools[0].function.description': string too long. Expected a string with maximum length 1024, but got a string with length 1400 instead.",
+            "Invalid 'tools[3].function.name': string too long. Expected a string with maximum length 64, but got a string with length 80 instead.",
         ] {
             assert_eq!(read_too_many_tools(other), None, "{other}");
         }
+    }
+
+    #[test]
+    fn a_validation_error_repeating_the_request_is_not_read_for_its_words() {
+        // A 422 that echoes the conversation, which happens to speak of context lengths.
+        let body = r#"{"detail":[{"type":"missing","loc":["body","model"],"msg":"Field required","input":{"messages":[{"role":"user","content":"what is the maximum context length is 4096 tokens of a model?"}]}}]}"#;
+        let message = super::super::error::whole_message(body);
+        assert_eq!(read_overflow(body, &message), None);
+        // A window of 0 is no window.
+        let zero = r#"{"error":{"message":"bad","n_ctx":0}}"#;
+        assert_eq!(read_overflow(zero, "bad"), None);
     }
 }

@@ -45,6 +45,10 @@ impl Run<'_> {
             load_window: self.ctx.setup.load_window,
             ..ChatRequest::default()
         };
+        // Results kept from before the window was known (earlier turns, or earlier in this run
+        // before a refusal taught it) are fitted to it before the request is sent.
+        let request =
+            crate::agent::fit::results_to_share(&request, self.ctx.result_cap()).unwrap_or(request);
         // Kept to fit and ask again, once, when the provider refuses it for a window smaller
         // than the one planned for.
         let mut unfitted = Some(request.clone());
@@ -186,6 +190,9 @@ impl Run<'_> {
         let share = crate::mcp::results::share_of_window(*window);
         let fitted = crate::agent::fit::results_to_share(unfitted.as_ref()?, share)?;
         *unfitted = None;
+        self.ctx
+            .learned_share
+            .store(share, std::sync::atomic::Ordering::Relaxed);
         self.ctx.learn_window(*window).await;
         self.ctx.status(&format!(
             "The model takes {window} tokens: cutting tool results to fit, and asking again…"

@@ -250,7 +250,7 @@ impl Ctx<'_> {
         };
         let mut outcome = match result {
             Ok(value) => {
-                let text = results::for_model(&value, self.setup.limits.max_model_chars);
+                let text = results::for_model(&value, self.result_cap());
                 let (files, open_canvas) = self.keep_artifacts(&call.id, &value).await;
                 CallOutcome {
                     content: text.text,

@@ -109,11 +109,27 @@ pub(super) struct Ctx<'a> {
     /// What the conversation says once a call's record could not be written: the first such
     /// failure. No call starts after it, and the run stops at the end of the round.
     unwritten: std::sync::OnceLock<String>,
+    /// A tool result's share of the window the provider named when it refused a request over
+    /// it during this run (0: none): later results are cut to it, and later requests fitted to
+    /// it before they are sent, instead of each being refused first.
+    learned_share: std::sync::atomic::AtomicUsize,
 }
 
 impl Ctx<'_> {
     pub fn emit(&self, event: RunEvent) {
         self.services.sink.send(event);
+    }
+
+    /// The most characters of a tool result the model gets in this run: the run's limit, or
+    /// the share of a window learned during it when that is less.
+    fn result_cap(&self) -> usize {
+        match self
+            .learned_share
+            .load(std::sync::atomic::Ordering::Relaxed)
+        {
+            0 => self.setup.limits.max_model_chars,
+            share => share.min(self.setup.limits.max_model_chars),
+        }
     }
 
     fn status(&self, text: &str) {
@@ -194,6 +210,7 @@ impl<'a> Run<'a> {
                 cancel,
                 by_wire,
                 unwritten: std::sync::OnceLock::new(),
+                learned_share: std::sync::atomic::AtomicUsize::new(0),
             },
             standing,
             history: None,

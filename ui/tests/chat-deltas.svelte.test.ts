@@ -26,7 +26,7 @@ function session() {
   const chat = new ChatSession(
     {
       conversation: { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "", profile_id: null },
-      messages: [], tool_runs: [], older: null, branches: [], draft: null,
+      messages: [], tool_runs: [], older: null, branches: [], draft: null, summaries: [], context: null,
     },
     () => {},
     schedule,
@@ -113,7 +113,7 @@ describe("deltas of a streaming answer", () => {
     const chat = new ChatSession(
       {
         conversation: { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "", profile_id: null },
-        messages: [answer()], tool_runs: [], older: null, branches: [], draft: null,
+        messages: [answer()], tool_runs: [], older: null, branches: [], draft: null, summaries: [], context: null,
       },
       () => {},
     );
@@ -151,6 +151,29 @@ describe("tools a run leaves out", () => {
       kind: "error",
       message: "The provider refused the request.\nfiles · read was left out: its name holds U+200B",
     });
+  });
+
+  it("a choice of many tools is said, and each search's finds under it", () => {
+    const { chat } = session();
+    chat.apply({
+      type: "tools_offered",
+      offered: ["Many · Get Forecast", "Switchboard · Search Tools"],
+      of: 2000,
+      found: [],
+      why: "2000 tools are more than a request carries (at most 128)",
+    });
+    chat.apply({
+      type: "tools_offered",
+      offered: ["Many · Get Forecast", "Switchboard · Search Tools", "Many · Create Invoice 0"],
+      of: 2000,
+      found: ["Many · Create Invoice 0"],
+      why: "2000 tools are more than a request carries (at most 128)",
+    });
+    expect(chat.notice?.kind).toBe("info");
+    expect(chat.notice?.message.split("\n")).toEqual([
+      "The model is offered 1 of 2000 tools and a search for the rest: 2000 tools are more than a request carries (at most 128).",
+      "The model's search found Many · Create Invoice 0.",
+    ]);
   });
 
   it("an error shown stays, with what was left out under it", () => {

@@ -124,7 +124,7 @@ describe("a run replayed over what was saved", () => {
       {
         conversation: { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "", profile_id: null },
         messages: [{ ...base, id: "u1", role: "user", content: "time twice", status: "complete", finish_reason: null, tool_calls: null }, answer("a1"), answer("a2")],
-        tool_runs: [], older: null, branches: [], draft: null,
+        tool_runs: [], older: null, branches: [], draft: null, summaries: [], context: null,
       },
       () => {},
     );
@@ -161,7 +161,7 @@ describe("a run replayed over what was saved", () => {
       tool_calls: ids.map((id) => ({ id, name: "time__now", arguments: "{}" })),
     };
     const conversation = { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "", profile_id: null };
-    const session = new ChatSession({ conversation, messages: [], tool_runs: [], older: null, branches: [], draft: null }, () => {}, (frame) => frame());
+    const session = new ChatSession({ conversation, messages: [], tool_runs: [], older: null, branches: [], draft: null, summaries: [], context: null }, () => {}, (frame) => frame());
     session.apply({ type: "run_started", run_id: "r1", conversation_id: "c1" });
     session.apply({ type: "answer_started", message: { ...answer, status: "streaming", tool_calls: null } });
     for (const id of ids) {

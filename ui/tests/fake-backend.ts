@@ -1516,6 +1516,8 @@ export class FakeBackend {
       conversation: { ...this.#conversation(args.id) },
       ...this.#page(String(args.id), null, PAGE),
       draft: this.drafts[String(args.id)] ?? null,
+      summaries: [],
+      context: null,
     }),
     get_older_messages: (args) => {
       this.#conversation(args.id);

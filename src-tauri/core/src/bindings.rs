@@ -59,6 +59,8 @@ fn bindings() -> String {
         crate::attachments::Attached,
         crate::app::DropEvent,
         crate::store::Message,
+        crate::store::Summary,
+        crate::store::ContextUse,
         crate::store::ToolDecision,
         crate::store::ApprovalScope,
         crate::store::ToolRun,

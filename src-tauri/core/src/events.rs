@@ -96,6 +96,29 @@ pub enum RunEvent {
         tool: String,
         message: String,
     },
+    /// The model is offered a choice of the conversation's tools, not all of them, and a search
+    /// for the rest (issue 55): said when the choice is made, and whenever the model's search
+    /// adds to it. `offered` are the tools given, in order (display names); `found` the ones
+    /// just added by a search.
+    ToolsOffered {
+        offered: Vec<String>,
+        of: u32,
+        found: Vec<String>,
+        why: String,
+    },
+    /// What the next request to the model holds, in tokens, and of how much (issue 55): said
+    /// before each request is sent, once it is fitted to the window.
+    ContextUsed {
+        used: crate::store::ContextUse,
+    },
+    /// The conversation's history did not fit the model's window (issue 55): its oldest turns
+    /// were summarised (`summary`, kept), or left out of what the model reads when summarising
+    /// failed. The messages stay in the conversation either way; `message` says what happened.
+    HistoryFitted {
+        summary: Option<crate::store::Summary>,
+        left_out: u32,
+        message: String,
+    },
     ToolCallProposed {
         call: ProposedCall,
     },

@@ -11,10 +11,14 @@ mod support;
 #[path = "threats/scripted.rs"]
 #[allow(dead_code)]
 mod scripted;
+#[path = "windows/history.rs"]
+mod window_history;
 #[path = "windows/refusals.rs"]
 mod window_refusals;
 #[path = "windows/results.rs"]
 mod window_results;
+#[path = "windows/tools.rs"]
+mod window_tools;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

@@ -231,6 +231,54 @@ attachments: Array<Attachment>,
 cost_pico: number | null, };
 
 /**
+ * One summary of a conversation's earlier messages.
+ */
+export type Summary = { id: string, conversation_id: string, 
+/**
+ * The last message it covers; it covers every message before it too.
+ */
+through_message_id: string, text: string, 
+/**
+ * How many messages it covers in its own words (beside those an earlier summary covered).
+ */
+summarised: number, 
+/**
+ * How many messages it covers only by saying they were left out (they were too many to
+ * summarise at once).
+ */
+left_out: number, provider: string | null, model: string | null, created_at: number, };
+
+/**
+ * What a request to the model holds, in tokens, and of how much.
+ */
+export type ContextUse = { 
+/**
+ * The whole request.
+ */
+tokens: number, 
+/**
+ * The model's window, when known.
+ */
+window: number | null, system: number, 
+/**
+ * The offered tools' definitions.
+ */
+tools: number, 
+/**
+ * The messages' text, tool calls and results.
+ */
+history: number, 
+/**
+ * Images and documents attached to messages or carried by results.
+ */
+attachments: number, 
+/**
+ * How it was counted: the tokenizer's name, or "estimate"; "calibrated" when scaled by
+ * what the provider reported.
+ */
+counted_by: string, };
+
+/**
  * Whether a call was let run; the values of `tool_runs.decision`.
  */
 export type ToolDecision = "allowed" | "denied";
@@ -382,7 +430,16 @@ branches: Array<BranchPoint>,
 /**
  * What the composer held when the conversation was left (none: nothing).
  */
-draft: Draft | null, };
+draft: Draft | null, 
+/**
+ * The summaries of earlier messages made to fit the model's window, oldest first: the
+ * newest whose last message is in the conversation is the one the model reads.
+ */
+summaries: Array<Summary>, 
+/**
+ * What the conversation's model was last given, in tokens (the header's "18.2k of 128k").
+ */
+context: ContextUse | null, };
 
 /**
  * Where the branches of a conversation part, as a page of messages shows it: the message
@@ -616,7 +673,7 @@ arguments: string,
  */
 destructive: boolean, };
 
-export type RunEvent = { "type": "run_started", run_id: string, conversation_id: string, } | { "type": "status", text: string, } | { "type": "answer_started", message: Message, } | { "type": "text_delta", message_id: string, text: string, } | { "type": "reasoning_delta", message_id: string, text: string, } | { "type": "tool_warning", tool: string, message: string, } | { "type": "tool_call_proposed", call: ProposedCall, } | { "type": "approval_required", request_id: string, calls: Array<ApprovalItem>, } | { "type": "tool_decided", call_id: string, decision: ToolDecision, 
+export type RunEvent = { "type": "run_started", run_id: string, conversation_id: string, } | { "type": "status", text: string, } | { "type": "answer_started", message: Message, } | { "type": "text_delta", message_id: string, text: string, } | { "type": "reasoning_delta", message_id: string, text: string, } | { "type": "tool_warning", tool: string, message: string, } | { "type": "tools_offered", offered: Array<string>, of: number, found: Array<string>, why: string, } | { "type": "context_used", used: ContextUse, } | { "type": "history_fitted", summary: Summary | null, left_out: number, message: string, } | { "type": "tool_call_proposed", call: ProposedCall, } | { "type": "approval_required", request_id: string, calls: Array<ApprovalItem>, } | { "type": "tool_decided", call_id: string, decision: ToolDecision, 
 /**
  * Who or what decided; `None` for a call denied before anyone was asked.
  */

@@ -26,11 +26,20 @@ import type {
   McpAppView,
   Message,
   MessageStatus,
+  ContextUse,
   ResultView,
+  Summary,
   ToolRun,
 } from "./types";
 
 export type ToolCardState = "proposed" | "waiting" | "running" | "done" | "error" | "denied";
+
+/** The tools a run gave the model when it gave a choice of them (display names, the search last found last). */
+export interface ToolsGiven {
+  offered: string[];
+  of: number;
+  why: string;
+}
 
 export interface ToolCard {
   call_id: string;
@@ -447,6 +456,10 @@ export class RunFeed {
   status = $state<string | null>(null);
   approval = $state<PendingApproval | null>(null);
   notice = $state<RunNotice | null>(null);
+  /** What the model was last given, in tokens (the header's "18.2k of 128k"). */
+  context = $state.raw<ContextUse | null>(null);
+  /** The tools the model was given in the newest run when it was given a choice of them, and why. */
+  toolsGiven = $state.raw<ToolsGiven | null>(null);
   protected readonly scheduleFrame: FrameScheduler;
   /** Where the reducer is in the run's events. */
   readonly #cursor: ItemsCursor = { answerId: null };
@@ -480,6 +493,7 @@ export class RunFeed {
         this.runId = event.run_id;
         this.running = true;
         this.#leftOut = [];
+        this.toolsGiven = null;
         break;
       case "status":
         this.status = event.text;
@@ -492,19 +506,24 @@ export class RunFeed {
         // answered) is not asked again.
         if (this.approval?.calls.some((c) => c.call_id === event.call_id)) this.approval = null;
         break;
-      case "tool_warning": {
-        // Every tool left out is said once, not only the last (a run's start may report
-        // several, and each request again), and an error already shown stays, with the line
-        // under it.
-        const said = `${event.tool} was left out: ${event.message}`;
-        if (this.#leftOut.includes(said)) break;
-        this.#leftOut.push(said);
-        const kept = this.notice?.leftOut || this.notice?.kind === "error" ? this.notice : null;
-        this.notice = kept
-          ? { ...kept, message: `${kept.message}\n${said}`, leftOut: true }
-          : { kind: "info", message: said, retryable: false, leftOut: true };
+      case "tool_warning":
+        this.#sayAboutTools(`${event.tool} was left out: ${event.message}`);
         break;
-      }
+      case "context_used":
+        this.context = event.used;
+        break;
+      case "history_fitted":
+        this.#sayAboutTools(event.message);
+        if (event.summary) this.summarised(event.summary);
+        break;
+      case "tools_offered":
+        this.toolsGiven = { offered: event.offered, of: event.of, why: event.why };
+        this.#sayAboutTools(
+          event.found.length === 0
+            ? `The model is offered ${Math.max(event.offered.length - 1, 0)} of ${event.of} tools and a search for the rest: ${event.why}.`
+            : `The model's search found ${event.found.join(", ")}.`,
+        );
+        break;
       case "error":
         this.notice = this.#withLeftOut({ kind: "error", message: event.message, retryable: event.retryable });
         break;
@@ -524,6 +543,21 @@ export class RunFeed {
         break;
     }
   }
+
+  /** A line about the tools the model was given: each said once, not only the last (a run's
+   * start may report several, and each request again), and an error already shown stays, with
+   * the line under it. */
+  #sayAboutTools(said: string): void {
+    if (this.#leftOut.includes(said)) return;
+    this.#leftOut.push(said);
+    const kept = this.notice?.leftOut || this.notice?.kind === "error" ? this.notice : null;
+    this.notice = kept
+      ? { ...kept, message: `${kept.message}\n${said}`, leftOut: true }
+      : { kind: "info", message: said, retryable: false, leftOut: true };
+  }
+
+  /** A summary of earlier messages was made during the run. */
+  protected summarised(_summary: Summary): void {}
 
   /** Every event but the deltas, once applied to the items (before the run's own state). */
   protected heard(_event: RunEvent): void {}
@@ -634,6 +668,8 @@ export class ChatSession extends RunFeed {
   branches = $state.raw<Record<string, BranchAt>>({});
   /** The comparison under way (or just folded, until the conversation is read again); null otherwise. */
   comparison = $state.raw<Comparison | null>(null);
+  /** The summaries of earlier messages made to fit the model's window, oldest first. */
+  summaries = $state.raw<Summary[]>([]);
   /** A branch was started: once its run ends, the conversation is read again (its new point). */
   #reloadWhenDone = false;
   /** A page of older messages is on its way (nothing shows it: it only keeps a second one back). */
@@ -659,6 +695,8 @@ export class ChatSession extends RunFeed {
     this.items = items;
     this.older = detail.older;
     this.branches = branchesFrom(detail.branches);
+    this.summaries = detail.summaries ?? [];
+    this.context = detail.context ?? null;
     this.#onFinished = onFinished;
     this.#onEvent = onEvent;
   }
@@ -674,6 +712,8 @@ export class ChatSession extends RunFeed {
     this.items = items ?? itemsFrom(detail);
     this.older = detail.older;
     this.branches = branchesFrom(detail.branches);
+    this.summaries = detail.summaries ?? [];
+    this.context = detail.context ?? this.context;
     this.comparison = null;
     this.#loads++;
   }
@@ -902,6 +942,10 @@ export class ChatSession extends RunFeed {
     const asking = this.asking;
     if (!asking) return;
     await (asking.feed === this ? super.answer(answers) : asking.feed.answer(answers));
+  }
+
+  protected override summarised(summary: Summary): void {
+    this.summaries = [...this.summaries, summary];
   }
 
   protected override heard(event: RunEvent): void {

@@ -28,6 +28,8 @@ export type {
   McpAppView,
   McpServerStatus,
   McpServerView,
+  Summary,
+  ContextUse,
   FoundServer as RegistryServer,
   BundleInfo,
   BundleInstallRequest,

@@ -1,8 +1,13 @@
-//! Switchboard's own tool beside the servers' (issue 17): `read_resource(server, uri)`, so a
-//! model can read a server's resources itself — a resource link a tool returned, or a URI it
-//! was told. It is offered only when a server whose tools the conversation offers declared
-//! resources, and it is called through the same approvals as any other tool: its record names
-//! [`SERVER`], a name no configured server can have (server names cannot contain "/").
+//! Switchboard's own tools beside the servers', recorded under [`SERVER`], a name no configured
+//! server can have (server names cannot contain "/"):
+//! - `read_resource(server, uri)` (issue 17), so a model can read a server's resources itself —
+//!   a resource link a tool returned, or a URI it was told. It is offered only when a server
+//!   whose tools the conversation offers declared resources, and it is called through the same
+//!   approvals as any other tool.
+//! - `search_tools(query)` and `read_result(call_id, …)` (issue 55): finding the conversation's
+//!   tools when there are too many to offer at once, and reading the part of a kept result the
+//!   model was not given. Both read only what the conversation already allowed, so neither asks
+//!   the person ([`needs_no_approval`]); the run answers them ([`crate::agent::offer`]).
 
 use serde_json::{json, Value};
 
@@ -14,6 +19,93 @@ use crate::mcp::server::{CallLimits, McpError};
 pub const SERVER: &str = "switchboard/built-in";
 /// The tool that reads a resource.
 pub const READ_RESOURCE: &str = "read_resource";
+/// The tool that finds the conversation's tools by what they do.
+pub const SEARCH_TOOLS: &str = "search_tools";
+/// The tool that reads a kept result by range or pattern.
+pub const READ_RESULT: &str = "read_result";
+
+/// Whether a call of Switchboard's own `tool` runs without an approval: it reads only what the
+/// conversation already allowed (its tools' list, its own results).
+pub fn needs_no_approval(server: &str, tool: &str) -> bool {
+    server == SERVER && (tool == SEARCH_TOOLS || tool == READ_RESULT)
+}
+
+/// One of Switchboard's own tools, described and hashed like a server's.
+fn own_tool(tool: &str, title: &str, description: String, input_schema: Value) -> CatalogueTool {
+    let hash = {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::digest(format!("{description}{input_schema}").as_bytes());
+        digest.iter().map(|b| format!("{b:02x}")).collect()
+    };
+    CatalogueTool {
+        wire_name: format!("switchboard__{tool}"),
+        server: SERVER.to_owned(),
+        tool: tool.to_owned(),
+        display_name: format!("Switchboard · {title}"),
+        title: Some(title.to_owned()),
+        description,
+        input_schema,
+        hash,
+        annotations: Some(json!({"readOnlyHint": true, "openWorldHint": false})),
+    }
+}
+
+/// `search_tools`, offered when the conversation has more tools than a request carries.
+pub fn search_tools_tool() -> CatalogueTool {
+    own_tool(
+        SEARCH_TOOLS,
+        "Search Tools",
+        "Finds more of the tools you can use in this conversation: there are more than can be \
+         offered at once. Describe what you want to do in a few words (\"weather forecast\", \
+         \"create invoice\"); the tools found are offered to you from your next step on, and you \
+         call them by the names this returns."
+            .to_owned(),
+        json!({
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "What the tool should do, in a few words."}
+            },
+            "required": ["query"],
+            "additionalProperties": false
+        }),
+    )
+}
+
+/// `read_result`, offered when a result in the conversation reached the model cut.
+pub fn read_result_tool() -> CatalogueTool {
+    own_tool(
+        READ_RESULT,
+        "Read Result",
+        "Reads the part of an earlier tool result that was left out where it says \"[cut: …]\": \
+         by character range (offset, length), or the lines that match a pattern (a regular \
+         expression). Give the call id of the tool call whose result it was."
+            .to_owned(),
+        json!({
+            "type": "object",
+            "properties": {
+                "call_id": {"type": "string", "description": "The id of the tool call whose result to read."},
+                "offset": {"type": "integer", "minimum": 0, "description": "The first character to read (0 is the result's start)."},
+                "length": {"type": "integer", "minimum": 1, "description": "How many characters to read."},
+                "pattern": {"type": "string", "description": "A regular expression: the result's lines that match it, with their line numbers, instead of a range."}
+            },
+            "required": ["call_id"],
+            "additionalProperties": false
+        }),
+    )
+}
+
+/// Adds `tool` to `tools`, renamed `…_2`, `…_3` when a server's tool has its wire name (a
+/// server called "switchboard"); returns its index.
+pub fn add(tools: &mut Vec<CatalogueTool>, mut tool: CatalogueTool) -> usize {
+    let base = tool.wire_name.clone();
+    let mut n = 1;
+    while tools.iter().any(|t| t.wire_name == tool.wire_name) {
+        n += 1;
+        tool.wire_name = format!("{base}_{n}");
+    }
+    tools.push(tool);
+    tools.len() - 1
+}
 
 /// `read_resource` as offered when `servers` (running, offered, with resources) are not empty.
 pub fn read_resource_tool(servers: &[String]) -> Option<CatalogueTool> {
@@ -34,22 +126,12 @@ pub fn read_resource_tool(servers: &[String]) -> Option<CatalogueTool> {
         "required": ["server", "uri"],
         "additionalProperties": false
     });
-    let hash = {
-        use sha2::{Digest, Sha256};
-        let digest = Sha256::digest(format!("{description}{input_schema}").as_bytes());
-        digest.iter().map(|b| format!("{b:02x}")).collect()
-    };
-    Some(CatalogueTool {
-        wire_name: "switchboard__read_resource".to_owned(),
-        server: SERVER.to_owned(),
-        tool: READ_RESOURCE.to_owned(),
-        display_name: "Switchboard · Read Resource".to_owned(),
-        title: Some("Read Resource".to_owned()),
+    Some(own_tool(
+        READ_RESOURCE,
+        "Read Resource",
         description,
         input_schema,
-        hash,
-        annotations: Some(json!({"readOnlyHint": true, "openWorldHint": false})),
-    })
+    ))
 }
 
 /// Runs one of Switchboard's own tools; the result has the shape of a `tools/call` result.

@@ -206,9 +206,103 @@ pub fn for_model(messages: &[Message], files: &GivenFiles) -> Vec<ChatMessage> {
     out
 }
 
+/// `messages` without the calls of `tool` made before the newest question, nor their results:
+/// a tool search's (issue 55) served its turn (it offered the tools it found), and in every
+/// later request it would only take room. An answer left with neither text nor calls goes.
+pub fn without_earlier_calls_of(messages: &mut Vec<ChatMessage>, tool: &str) {
+    let Some(newest) = messages
+        .iter()
+        .rposition(|m| matches!(m, ChatMessage::User { .. }))
+    else {
+        return;
+    };
+    let mut dropped: Vec<String> = Vec::new();
+    let mut kept = Vec::with_capacity(messages.len());
+    for (i, mut message) in messages.drain(..).enumerate() {
+        if i < newest {
+            match &mut message {
+                ChatMessage::Assistant { text, tool_calls } => {
+                    tool_calls.retain(|c| {
+                        let gone = c.name == tool;
+                        if gone {
+                            dropped.push(c.id.clone());
+                        }
+                        !gone
+                    });
+                    if tool_calls.is_empty() && text.as_deref().is_none_or(str::is_empty) {
+                        continue;
+                    }
+                }
+                ChatMessage::Tool { tool_call_id, .. } if dropped.contains(tool_call_id) => {
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        kept.push(message);
+    }
+    *messages = kept;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn earlier_searches_and_their_results_are_left_out_and_the_newest_turns_kept() {
+        let call = |id: &str, name: &str| ToolCall::new(id.into(), name.into(), "{}".into());
+        let result = |id: &str| ChatMessage::Tool {
+            tool_call_id: id.into(),
+            name: "t".into(),
+            content: "r".into(),
+            is_error: false,
+            images: Vec::new(),
+        };
+        let user = |t: &str| ChatMessage::User {
+            parts: vec![Part::Text(t.into())],
+        };
+        let mut messages = vec![
+            user("first"),
+            ChatMessage::Assistant {
+                text: None,
+                tool_calls: vec![call("s1", "switchboard__search_tools")],
+            },
+            result("s1"),
+            ChatMessage::Assistant {
+                text: Some("Calling it.".into()),
+                tool_calls: vec![
+                    call("s2", "switchboard__search_tools"),
+                    call("c1", "w__get"),
+                ],
+            },
+            result("s2"),
+            result("c1"),
+            user("second"),
+            ChatMessage::Assistant {
+                text: None,
+                tool_calls: vec![call("s3", "switchboard__search_tools")],
+            },
+            result("s3"),
+        ];
+        without_earlier_calls_of(&mut messages, "switchboard__search_tools");
+        assert_eq!(messages.len(), 6, "{messages:?}");
+        assert_eq!(
+            messages[1],
+            ChatMessage::Assistant {
+                text: Some("Calling it.".into()),
+                tool_calls: vec![call("c1", "w__get")],
+            }
+        );
+        assert_eq!(messages[2], result("c1"));
+        assert_eq!(
+            messages[4],
+            ChatMessage::Assistant {
+                text: None,
+                tool_calls: vec![call("s3", "switchboard__search_tools")],
+            },
+            "the newest turn's search stays"
+        );
+    }
 
     /// The conversation for a model, with no attached files.
     fn for_model_plain(messages: &[Message]) -> Vec<ChatMessage> {

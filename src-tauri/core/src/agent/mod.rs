@@ -16,8 +16,11 @@ pub mod builtin;
 mod files;
 pub mod fit;
 pub mod history;
+pub mod offer;
 mod round;
 pub mod status;
+pub mod summary;
+pub mod tokens;
 pub mod tools;
 
 use std::collections::HashMap;
@@ -144,6 +147,11 @@ pub struct RunSetup {
     /// The window to load the model with, where its provider lets a request say
     /// ([`crate::providers::ChatRequest::load_window`]).
     pub load_window: Option<u64>,
+    /// The model's window in tokens, when known from any source.
+    pub window: Option<u64>,
+    /// The tools the person uses most, most used first, as (server, tool): the ones offered
+    /// beside the search when there are too many to offer all ([`offer::Offer`]).
+    pub favoured: Vec<(String, String)>,
 }
 
 /// The most held-back tools named one by one at a run's start; the rest are counted.
@@ -203,6 +211,7 @@ async fn turn(run: &mut round::Run<'_>) -> (StopReason, Option<String>) {
             message: "held back as well; the Servers page says why".to_owned(),
         });
     }
+    run.ctx.say_offered(&[]);
     match run.ctx.setup.start.clone() {
         TurnStart::Message { text, attachments } => match run
             .save(NewMessage {

@@ -106,6 +106,11 @@ pub struct ConversationDetail {
     pub branches: Vec<crate::store::BranchPoint>,
     /// What the composer held when the conversation was left (none: nothing).
     pub draft: Option<Draft>,
+    /// The summaries of earlier messages made to fit the model's window, oldest first: the
+    /// newest whose last message is in the conversation is the one the model reads.
+    pub summaries: Vec<crate::store::Summary>,
+    /// What the conversation's model was last given, in tokens (the header's "18.2k of 128k").
+    pub context: Option<crate::store::ContextUse>,
 }
 
 /// How many messages a window gets at first, and per page as it scrolls back.

@@ -290,15 +290,8 @@ impl App {
             .into_iter()
             .filter(|s| offered.iter().any(|t| &t.server == s))
             .collect();
-        if let Some(mut read) = crate::agent::builtin::read_resource_tool(&with_resources) {
-            // A server's own tool may already have the name (a server called "switchboard").
-            let base = read.wire_name.clone();
-            let mut n = 1;
-            while offered.iter().any(|t| t.wire_name == read.wire_name) {
-                n += 1;
-                read.wire_name = format!("{base}_{n}");
-            }
-            offered.push(read);
+        if let Some(read) = crate::agent::builtin::read_resource_tool(&with_resources) {
+            crate::agent::builtin::add(&mut offered, read);
         }
 
         let start = match (&text, request.retry_call) {
@@ -333,8 +326,16 @@ impl App {
                 .min(crate::mcp::results::share_of_window(window.tokens));
         }
         let load_window = window
+            .as_ref()
             .filter(|w| w.said_by != crate::store::WindowSource::Table)
             .map(|w| w.tokens);
+        let favoured = store
+            .most_used_tools(
+                conversation.id.clone(),
+                crate::agent::builtin::SERVER.to_owned(),
+                crate::agent::offer::KEPT,
+            )
+            .await?;
 
         if let Some(text) = &text {
             if is_empty {
@@ -373,6 +374,8 @@ impl App {
             price,
             held_back,
             load_window,
+            window: window.map(|w| w.tokens),
+            favoured,
         })
     }
 

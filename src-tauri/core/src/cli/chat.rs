@@ -457,6 +457,20 @@ impl Printer {
                 note(format!("progress {progress}{of}{says}"));
             }
             RunEvent::ToolWarning { tool, message } => note(format!("{tool} left out: {message}")),
+            RunEvent::HistoryFitted { message, .. } => note(message.clone()),
+            RunEvent::ToolsOffered {
+                offered,
+                of,
+                found,
+                why,
+            } => note(if found.is_empty() {
+                format!(
+                    "offering {} of {of} tools and a search for the rest: {why}",
+                    offered.len().saturating_sub(1)
+                )
+            } else {
+                format!("the model's search found {}", found.join(", "))
+            }),
             RunEvent::Error { message, .. } => {
                 super::terminal::say!("switchboard: {prefix}{message}");
             }

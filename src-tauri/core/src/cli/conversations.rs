@@ -106,6 +106,14 @@ pub(crate) enum ConversationsCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Summarises the conversation's earlier messages now, as a long conversation does when it
+    /// no longer fits the model's window: every turn before the newest one. The messages stay
+    /// (in the conversation, in search, in exports); the model reads the summary in their place.
+    Compact {
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// Deletes one question (MESSAGE, a user message's id) and everything that answered it.
     DeleteTurn {
         id: String,
@@ -312,6 +320,27 @@ pub(crate) async fn run(
                         crate::text::one_line(&hit.conversation_title, 60),
                         snippet_text(&hit.snippet)
                     )?;
+                }
+            }
+        }
+        ConversationsCommand::Compact { id, json } => {
+            let summary = app.compact_conversation(&id).await?;
+            if json {
+                json_out(out, &serde_json::json!({ "summary": summary }))?;
+            } else {
+                match summary {
+                    Some(s) => {
+                        let left = match s.left_out {
+                            0 => String::new(),
+                            n => format!(" ({n} older ones named as left out)"),
+                        };
+                        writeln!(
+                            out,
+                            "Summarised {} earlier messages{left}; they stay in the conversation.\n\n{}",
+                            s.summarised, s.text
+                        )?;
+                    }
+                    None => writeln!(out, "Nothing to summarise: the conversation has one turn, or every earlier one is summarised already.")?,
                 }
             }
         }

@@ -63,6 +63,14 @@ pub fn for_model(result: &Value, max_chars: usize) -> ModelText {
 /// this is whole, or cut already.
 pub const CUT_MARKER_ROOM: usize = 200;
 
+/// What begins the note in a result that was cut ([`cut_to`]).
+pub const CUT_NOTE: &str = "\n…[cut: ";
+
+/// Whether `text` is a result the model got cut.
+pub fn was_cut(text: &str) -> bool {
+    text.contains(CUT_NOTE)
+}
+
 /// `text` as a model gets it in at most `max_chars` characters (and the marker): whole, or its
 /// start and its end with what was left out between them said; and how many characters were
 /// left out. A log's last lines, a listing's total, an error at the bottom are often what
@@ -80,7 +88,7 @@ pub fn cut_to(text: &str, max_chars: usize) -> (String, usize) {
     (
         format!(
             "{head}\n…[cut: {cut} of this result's {total} characters were left out here, \
-             between its start and its end]…\n{tail}"
+             between its start and its end; read_result reads them from offset {head_chars}]…\n{tail}"
         ),
         cut,
     )
@@ -364,7 +372,7 @@ mod tests {
         assert!(out.text.ends_with("éééEND"), "its end");
         assert!(out.text.contains(
             "\n…[cut: 150008 of this result's 250008 characters were left out here, between its \
-             start and its end]…\n"
+             start and its end; read_result reads them from offset 66667]…\n"
         ));
         let kept = out.text.chars().filter(|c| *c == 'é').count();
         assert_eq!(kept, 100_000 - "BEGIN".len() - "END".len());

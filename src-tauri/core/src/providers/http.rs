@@ -118,10 +118,24 @@ impl Endpoint {
     /// # Errors
     /// The provider's error, a network failure, or a body that is not JSON.
     pub(super) async fn get_json(&self, url: &str) -> Result<Value, ProviderError> {
+        self.json_from(url, None).await
+    }
+
+    /// POSTs `body` and reads a JSON document back (Ollama's `/api/show`), as [`Self::get_json`].
+    ///
+    /// # Errors
+    /// The provider's error, a network failure, or a body that is not JSON.
+    pub(super) async fn post_json(&self, url: &str, body: &Value) -> Result<Value, ProviderError> {
+        self.json_from(url, Some(body)).await
+    }
+
+    async fn json_from(&self, url: &str, body: Option<&Value>) -> Result<Value, ProviderError> {
         let once = || async {
-            let response = self
-                .http
-                .get(url)
+            let request = match body {
+                Some(body) => self.http.post(url).json(body),
+                None => self.http.get(url),
+            };
+            let response = request
                 .headers(self.headers.clone())
                 .send()
                 .await

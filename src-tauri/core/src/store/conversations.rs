@@ -281,7 +281,7 @@ pub(super) fn remove_result_files(dir: Option<&std::path::Path>, files: &[String
 }
 
 /// A file name a record may point at: `results/<id>.json`, nothing that leaves the folder.
-fn is_result_file(name: &str) -> bool {
+pub(super) fn is_result_file(name: &str) -> bool {
     name.strip_prefix("results/")
         .and_then(|rest| rest.strip_suffix(".json"))
         .is_some_and(|id| !id.is_empty() && id.chars().all(|c| c.is_ascii_hexdigit() || c == '-'))

@@ -396,6 +396,25 @@ ALTER TABLE provider_models ADD COLUMN window_person INTEGER CHECK (window_perso
 ALTER TABLE provider_models ADD COLUMN window_learned INTEGER CHECK (window_learned IS NULL OR window_learned > 0);
 ALTER TABLE provider_models ADD COLUMN window_listed INTEGER CHECK (window_listed IS NULL OR window_listed > 0);
 "#,
+    // 24: summaries of a conversation's earlier messages (issue 55), made when its history no
+    // longer fits the model's window: the messages stay; the model reads the newest summary
+    // whose last message is still in the conversation, then the messages after it. And what
+    // the conversation's model was last given, in tokens (its header says it).
+    r#"
+CREATE TABLE summaries (
+    id                  TEXT PRIMARY KEY,
+    conversation_id     TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    through_message_id  TEXT NOT NULL,
+    text                TEXT NOT NULL,
+    summarised          INTEGER NOT NULL,
+    left_out            INTEGER NOT NULL DEFAULT 0,
+    provider            TEXT,
+    model               TEXT,
+    created_at          INTEGER NOT NULL
+);
+CREATE INDEX summaries_by_conversation ON summaries(conversation_id, created_at);
+ALTER TABLE conversations ADD COLUMN context_use TEXT CHECK (context_use IS NULL OR json_valid(context_use));
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -6,6 +6,7 @@
 //! written to, let alone recreated.
 
 mod branches;
+mod context;
 mod conversations;
 mod drafts;
 mod lanes;
@@ -15,6 +16,7 @@ mod migrations;
 mod profiles;
 mod providers;
 mod search;
+mod summaries;
 mod tool_loop;
 mod transfer;
 mod usage;
@@ -28,6 +30,7 @@ use std::time::Duration;
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 
 pub use branches::{BranchPoint, SwitchedBranch};
+pub use context::ContextUse;
 pub use conversations::Conversation;
 pub use mcp_approvals::PinnedTool;
 pub use messages::{
@@ -37,12 +40,13 @@ pub use messages::{
 pub use profiles::{Profile, ProfileFields};
 pub use providers::ProviderRow;
 pub use search::{SearchHit, SnippetPart, MAX_HITS as MAX_SEARCH_HITS};
+pub use summaries::{in_force as summary_in_force, NewSummary, Summary};
 pub use tool_loop::{
     asked_by_app, ApprovalScope, CallRef, StandingApproval, ToolDecision, ToolRun, ToolToggle,
 };
 pub use transfer::{
     export_file_name, export_text, to_markdown, ConversationExport, ExportFormat, ExportedBranch,
-    ExportedBranchPoint, ExportedConversation, ExportedMessage, ExportedToolRun,
+    ExportedBranchPoint, ExportedConversation, ExportedMessage, ExportedSummary, ExportedToolRun,
     FORMAT as EXPORT_FORMAT, VERSION as EXPORT_VERSION,
 };
 pub use usage::{ModelPrice, NewUsage, PriceSource, UsageDay, UsagePurpose, UsageTotal};

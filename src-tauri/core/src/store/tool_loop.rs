@@ -513,6 +513,79 @@ impl Store {
         .await
     }
 
+    /// The whole result of the newest call `call_id` of a conversation, as its server sent it
+    /// (JSON text), read from its file when it was too large for the database. `None`: no such
+    /// call, or it has no result kept (it did not run, or its file is gone).
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn whole_result(
+        &self,
+        conversation_id: String,
+        call_id: String,
+    ) -> Result<Option<String>, StoreError> {
+        let result: Option<String> = self
+            .call(move |conn| {
+                Ok(conn
+                    .prepare_cached(
+                        "SELECT result FROM tool_runs WHERE conversation_id = ?1 AND call_id = ?2 \
+                         AND result IS NOT NULL ORDER BY COALESCE(finished_at, started_at) DESC, \
+                         rowid DESC LIMIT 1",
+                    )?
+                    .query_row(params![conversation_id, call_id], |row| row.get(0))
+                    .optional()?)
+            })
+            .await?;
+        let Some(result) = result else {
+            return Ok(None);
+        };
+        let pointer = serde_json::from_str::<serde_json::Value>(&result)
+            .ok()
+            .filter(|v| v.get("switchboard").is_some())
+            .and_then(|v| v.get("file").and_then(|f| f.as_str()).map(str::to_owned));
+        let Some(file) = pointer else {
+            return Ok(Some(result));
+        };
+        let Some(dir) = self.data_dir.clone() else {
+            return Ok(None);
+        };
+        if !super::conversations::is_result_file(&file) {
+            return Ok(None);
+        }
+        let read = tokio::task::spawn_blocking(move || std::fs::read_to_string(dir.join(file)))
+            .await
+            .map_err(std::io::Error::other)
+            .and_then(|r| r);
+        Ok(read.ok())
+    }
+
+    /// The tools whose calls were allowed most, those of `conversation_id` first, at most
+    /// `limit`: (server, tool). The tools of `except_server` are not among them.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn most_used_tools(
+        &self,
+        conversation_id: String,
+        except_server: String,
+        limit: usize,
+    ) -> Result<Vec<(String, String)>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.call(move |conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT server, tool FROM tool_runs WHERE decision = 'allowed' AND server <> ?3 \
+                 GROUP BY server, tool \
+                 ORDER BY SUM(conversation_id = ?1) DESC, COUNT(*) DESC, \
+                 MAX(COALESCE(started_at, 0)) DESC, server, tool LIMIT ?2",
+            )?;
+            let rows = stmt.query_map(params![conversation_id, limit, except_server], |row| {
+                Ok((row.get(0)?, row.get(1)?))
+            })?;
+            Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        })
+        .await
+    }
+
     /// Allows `server`'s `tool` without asking, in one conversation or (`None`) in all.
     ///
     /// # Errors

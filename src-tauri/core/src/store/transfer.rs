@@ -44,6 +44,26 @@ pub struct ConversationExport {
     /// Where the messages above part into branches, with the branches not shown there.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub branches: Vec<ExportedBranchPoint>,
+    /// The summaries of earlier messages made to fit the model's window, oldest first; the
+    /// messages they cover are in `messages` too, whole.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub summaries: Vec<ExportedSummary>,
+}
+
+/// A summary of earlier messages (issue 55).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExportedSummary {
+    /// The last message it covers (an exported message's id); it covers those before it too.
+    pub through: String,
+    pub text: String,
+    pub summarised: u32,
+    #[serde(default)]
+    pub left_out: u32,
+    #[serde(default)]
+    pub provider: Option<String>,
+    #[serde(default)]
+    pub model: Option<String>,
+    pub created_at: i64,
 }
 
 /// A point where a conversation parts into branches: a question edited and sent again, an
@@ -394,8 +414,25 @@ impl ReadLine {
 
 impl ConversationExport {
     /// The file for a conversation; the bytes of attached files are read from `files`.
-    fn new(conversation: Conversation, line: ReadLine, files: Option<&AttachmentFiles>) -> Self {
+    fn new(
+        conversation: Conversation,
+        line: ReadLine,
+        summaries: Vec<super::Summary>,
+        files: Option<&AttachmentFiles>,
+    ) -> Self {
         let (messages, tool_runs, branches) = line.exported(files);
+        let summaries = summaries
+            .into_iter()
+            .map(|s| ExportedSummary {
+                through: s.through_message_id,
+                text: s.text,
+                summarised: s.summarised,
+                left_out: s.left_out,
+                provider: s.provider,
+                model: s.model,
+                created_at: s.created_at,
+            })
+            .collect();
         Self {
             format: FORMAT.to_owned(),
             version: VERSION,
@@ -411,6 +448,7 @@ impl ConversationExport {
             messages,
             tool_runs,
             branches,
+            summaries,
         }
     }
 
@@ -544,9 +582,10 @@ impl Store {
                 Ok((conversation, line))
             })
             .await?;
+        let summaries = self.summaries(conversation.id.clone()).await?;
         let files = self.attachment_files();
         tokio::task::spawn_blocking(move || {
-            ConversationExport::new(conversation, line, files.as_ref())
+            ConversationExport::new(conversation, line, summaries, files.as_ref())
         })
         .await
         .map_err(|e| StoreError::Task(e.to_string()))
@@ -938,6 +977,14 @@ pub fn to_markdown(file: &ConversationExport) -> String {
             }
             Role::System => {}
         }
+        for summary in file.summaries.iter().filter(|s| s.through == m.id) {
+            let by = summary.model.as_deref().map(|model| format!(" by {model}"));
+            out.push_str(&format!(
+                "<details>\n<summary>Earlier messages summarised{} (to fit the model's window)</summary>\n\n{}\n</details>\n\n",
+                html_text(&by.unwrap_or_default()),
+                fenced(&summary.text, "")
+            ));
+        }
         previous = Some(m.id.as_str());
     }
     branch_sections(&mut out, &pending);
@@ -1098,6 +1145,7 @@ mod tests {
             messages: vec![],
             tool_runs: vec![],
             branches: vec![],
+            summaries: vec![],
         }
     }
 

@@ -46,6 +46,8 @@ pub enum UsagePurpose {
     Answer,
     /// A tool call put in words for the status line.
     Description,
+    /// Earlier messages summarised to fit the model's window.
+    Summary,
 }
 
 impl UsagePurpose {
@@ -53,6 +55,7 @@ impl UsagePurpose {
         match self {
             Self::Answer => "answer",
             Self::Description => "description",
+            Self::Summary => "summary",
         }
     }
 }

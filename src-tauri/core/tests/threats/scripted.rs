@@ -23,7 +23,54 @@ pub struct Server {
     requests: Arc<Mutex<Vec<String>>>,
 }
 
+/// What a scripted server answers a request (method, path, the whole request as text: head
+/// and body), for a script that reads what it was sent.
+pub type Reply = Box<dyn Fn(&str, &str, &str) -> Answered + Send + Sync>;
+
+/// An answer: status, extra headers, body.
+pub type Answered = (u16, Vec<(String, String)>, String);
+
+/// The JSON body of a request as the scripted server records it (`Null` without one).
+#[allow(dead_code)] // the tool loop's tests read what their model was sent; these do not
+pub fn body_of(request: &str) -> Value {
+    request
+        .split_once("\r\n\r\n")
+        .and_then(|(_, body)| serde_json::from_str(body).ok())
+        .unwrap_or_default()
+}
+
+/// The names of the tools a request's body offers (OpenAI's shape).
+#[allow(dead_code)] // as `body_of`
+pub fn tool_names(body: &Value) -> Vec<&str> {
+    body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["function"]["name"].as_str())
+        .collect()
+}
+
+/// A streamed answer (OpenAI's shape) that calls `name` with `arguments` (JSON text) as `id`.
+pub fn calling(id: &str, name: &str, arguments: &str) -> Answered {
+    let call = serde_json::json!({"choices": [{"index": 0, "delta": {"tool_calls": [{
+        "index": 0, "id": id, "type": "function",
+        "function": {"name": name, "arguments": arguments}
+    }]}}]});
+    sse(&[call, stop("tool_calls")])
+}
+
+/// A streamed answer (OpenAI's shape) that says `text`.
+pub fn saying(text: &str) -> Answered {
+    let text = serde_json::json!({"choices": [{"index": 0, "delta": {"content": text}}]});
+    sse(&[text, stop("stop")])
+}
+
 pub async fn server(answer: Answer) -> Server {
+    reading_server(Box::new(move |method, path, _| answer(method, path))).await
+}
+
+/// A scripted server whose answer reads the request.
+pub async fn reading_server(answer: Reply) -> Server {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let origin = format!("http://{}", listener.local_addr().unwrap());
     let requests = Arc::new(Mutex::new(Vec::new()));
@@ -46,11 +93,9 @@ pub async fn server(answer: Answer) -> Server {
                     words.next().unwrap_or("").to_owned(),
                     words.next().unwrap_or("").to_owned(),
                 );
-                record
-                    .lock()
-                    .unwrap()
-                    .push(String::from_utf8_lossy(&buf).into_owned());
-                let (status, headers, body) = answer(&method, &path);
+                let request = String::from_utf8_lossy(&buf).into_owned();
+                let (status, headers, body) = answer(&method, &path, &request);
+                record.lock().unwrap().push(request);
                 let mut out = format!(
                     "HTTP/1.1 {status} Scripted\r\nconnection: close\r\ncontent-length: {}\r\n",
                     body.len()
@@ -111,7 +156,12 @@ pub async fn memory_app(home: &std::path::Path) -> (Arc<App>, Arc<MemoryStore>) 
 /// An app (in `home`, keys in memory) whose one provider, "Hostile", is a scripted server
 /// answering with `answer`; the server is returned to read what it was sent.
 pub async fn app_with_model(home: &std::path::Path, answer: Answer) -> (Arc<App>, Server) {
-    let model = server(answer).await;
+    app_with_reading_model(home, Box::new(move |method, path, _| answer(method, path))).await
+}
+
+/// [`app_with_model`] with a model that reads what it is sent.
+pub async fn app_with_reading_model(home: &std::path::Path, answer: Reply) -> (Arc<App>, Server) {
+    let model = reading_server(answer).await;
     let (app, _secrets) = memory_app(home).await;
     app.add_provider(NewProvider {
         name: "Hostile".into(),
@@ -130,15 +180,9 @@ pub fn calls_once(tool: &'static str, arguments: &'static str) -> Answer {
     let turn = std::sync::atomic::AtomicUsize::new(0);
     Box::new(move |_, _| {
         if turn.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
-            let call = serde_json::json!({"choices": [{"index": 0, "delta": {"tool_calls": [{
-                "index": 0, "id": "call_1", "type": "function",
-                "function": {"name": tool, "arguments": arguments}
-            }]}}]});
-            sse(&[call, stop("tool_calls")])
+            calling("call_1", tool, arguments)
         } else {
-            let text =
-                serde_json::json!({"choices": [{"index": 0, "delta": {"content": "Done."}}]});
-            sse(&[text, stop("stop")])
+            saying("Done.")
         }
     })
 }
@@ -218,6 +262,20 @@ pub async fn chat(app: &Arc<App>, extra: &[&str], prompt: &str) -> String {
         .await
         .unwrap();
     String::from_utf8(out).unwrap()
+}
+
+/// Runs the command line with `args` in `app`; each line it printed, as JSON.
+#[allow(dead_code)] // as `body_of`
+pub async fn chat_lines(app: &Arc<App>, args: &[&str]) -> Vec<Value> {
+    let mut out = Vec::new();
+    switchboard_core::cli::run_with(app, args, &mut out)
+        .await
+        .unwrap();
+    String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
 
 /// The person, asked outside the webview: says `answer` to every [`Allowance`] (and no to the

@@ -111,3 +111,67 @@ async fn too_many_tools_is_said_as_such_not_as_a_long_conversation() {
     ran.unwrap();
     assert_eq!(shown.trim(), "No model's window is recorded yet.");
 }
+
+#[tokio::test]
+async fn ollamas_models_have_the_window_their_api_show_says_and_it_is_sent_as_num_ctx() {
+    let home = tempfile::tempdir().unwrap();
+    // Ollama's own answers: `/api/tags`, then `/api/show` for each model (trimmed), then a chat.
+    let model = crate::scripted::reading_server(Box::new(|_, path, request| {
+        let json = |body: Value| {
+            (
+                200,
+                vec![("content-type".into(), "application/json".into())],
+                body.to_string(),
+            )
+        };
+        match path {
+            "/api/tags" => json(serde_json::json!({"models": [{"name": "llama3.2:3b"}, {"name": "qwen3:8b"}]})),
+            "/api/show" if request.contains("qwen3") => json(serde_json::json!({
+                "parameters": "num_ctx                        40960",
+                "model_info": {"general.architecture": "qwen3", "qwen3.context_length": 40960}
+            })),
+            "/api/show" => json(serde_json::json!({
+                "parameters": "stop                           \"<|eot_id|>\"",
+                "model_info": {"general.architecture": "llama", "llama.context_length": 131072}
+            })),
+            _ => (
+                200,
+                vec![("content-type".into(), "application/x-ndjson".into())],
+                "{\"model\":\"llama3.2:3b\",\"message\":{\"role\":\"assistant\",\"content\":\"Hi.\"},\"done\":true,\"done_reason\":\"stop\",\"prompt_eval_count\":12,\"eval_count\":2}\n".to_owned(),
+            ),
+        }
+    }))
+    .await;
+    let (app, _secrets) = crate::scripted::memory_app(home.path()).await;
+    app.add_provider(switchboard_core::app::NewProvider {
+        name: "Local".into(),
+        kind: Some("ollama".into()),
+        base_url: Some(model.origin.clone()),
+        default_model: Some("llama3.2:3b".into()),
+        api_key: None,
+    })
+    .await
+    .unwrap();
+    let (ran, _) = cli(&app, &["provider", "models", "Local", "--json"]).await;
+    ran.unwrap();
+    let (ran, listed) = cli(&app, &["provider", "windows", "--json"]).await;
+    ran.unwrap();
+    let listed: Value = serde_json::from_str(&listed).unwrap();
+    assert_eq!(
+        listed,
+        serde_json::json!([
+            {"provider": "Local", "model": "llama3.2:3b", "tokens": 16384, "said_by": "provider"},
+            {"provider": "Local", "model": "qwen3:8b", "tokens": 40960, "said_by": "provider"}
+        ])
+    );
+    // A chat loads the model with the window planned for it, not Ollama's small default.
+    let (ran, _) = cli(&app, &["chat", "--provider", "Local", "--json", "hello"]).await;
+    ran.unwrap();
+    let chat = model
+        .requests()
+        .into_iter()
+        .find(|r| r.starts_with("POST /api/chat"))
+        .expect("a chat request");
+    let body: Value = serde_json::from_str(chat.split_once("\r\n\r\n").unwrap().1).unwrap();
+    assert_eq!(body["options"]["num_ctx"], 16384);
+}

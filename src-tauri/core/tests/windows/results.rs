@@ -10,7 +10,7 @@ use std::time::Duration;
 use switchboard_core::agent::Decision;
 use switchboard_core::events::{RunEvent, StopReason};
 
-use crate::scripted::{app_with_model, calls_once, one_turn, sse, stop};
+use crate::scripted::{app_with_model, calling, calls_once, one_turn, saying, sse, stop};
 use crate::support;
 
 /// Starts our fault server as the app's server "fault" and waits until it runs.
@@ -93,7 +93,7 @@ async fn a_window_learned_from_a_refusal_fits_the_request_and_asks_again_once() 
     .await;
     let events = big_turn(&app).await;
     assert!(
-        events.iter().any(|e| matches!(e, RunEvent::Status { text } if text.starts_with("The model takes 8192 tokens: cutting tool results to fit"))),
+        events.iter().any(|e| matches!(e, RunEvent::Status { text } if text.starts_with("The model takes 8192 tokens: fitting the request to it"))),
         "the person is told: {events:?}"
     );
     assert!(
@@ -166,5 +166,66 @@ async fn a_10_mb_result_reaches_an_8k_model_as_its_share_and_the_run_goes_on() {
         after.contains("of this result's 10485760 characters were left out here"),
         "the model is told what was left out"
     );
+    app.shutdown(Duration::from_secs(5)).await;
+}
+
+#[tokio::test]
+async fn the_model_reads_the_part_of_a_kept_result_it_was_not_given_without_asking_anyone() {
+    if !support::mcp_peers_installed("reading a cut result") {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    // Calls `big` (4 MB), then reads 100 characters from its middle, then answers.
+    let turn = std::sync::atomic::AtomicUsize::new(0);
+    let (app, model) = app_with_model(
+        home.path(),
+        Box::new(
+            move |_, _| match turn.fetch_add(1, std::sync::atomic::Ordering::SeqCst) {
+                0 => calling("call_fault__big", "fault__big", r#"{"megabytes": 4}"#),
+                1 => calling(
+                    "call_read",
+                    "switchboard__read_result",
+                    r#"{"call_id": "call_fault__big", "offset": 2000000, "length": 100}"#,
+                ),
+                _ => saying("Done."),
+            },
+        ),
+    )
+    .await;
+    app.set_model_window("Hostile", "m", Some(8192))
+        .await
+        .unwrap();
+    let events = big_turn(&app).await;
+    let requests = model.requests();
+    assert_eq!(requests.len(), 3, "the call, the read, the answer");
+    assert!(
+        !requests[0].contains("switchboard__read_result"),
+        "offered only once a result was cut"
+    );
+    assert!(requests[1].contains("read_result reads them from offset"));
+    assert!(requests[1].contains("\"name\":\"switchboard__read_result\""));
+    assert!(
+        requests[2].contains(&format!(
+            "Characters 2000000 to 2000100 of the result's 4194304:\\n{}\\n[2194204 more characters after this; read on from offset 2000100]",
+            "x".repeat(100)
+        )),
+        "{}",
+        &requests[2][requests[2].len().saturating_sub(800)..]
+    );
+    // The person was asked about `big` only.
+    let asked: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            RunEvent::ApprovalRequired { calls, .. } => Some(
+                calls
+                    .iter()
+                    .map(|c| c.tool.clone())
+                    .collect::<Vec<_>>()
+                    .join(","),
+            ),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(asked, ["big"]);
     app.shutdown(Duration::from_secs(5)).await;
 }

@@ -27,8 +27,8 @@ impl Run<'_> {
         choice: ToolChoice,
         status_text: &str,
     ) -> Result<Answer, End> {
-        let messages = match self.history_for_model().await {
-            Ok(messages) => messages,
+        let (messages, summary) = match self.history_for_model().await {
+            Ok(read) => read,
             Err(e) => return Err(self.ctx.failed(&e.to_string())),
         };
         self.ctx.status(status_text);
@@ -38,20 +38,52 @@ impl Run<'_> {
         start.model = Some(self.ctx.setup.model.clone());
         let request = ChatRequest {
             model: self.ctx.setup.model.clone(),
-            system: self.ctx.setup.system.clone(),
+            system: match &summary {
+                Some(summary) => Some(crate::agent::summary::with_summary(
+                    self.ctx.setup.system.as_deref(),
+                    &summary.text,
+                )),
+                None => self.ctx.setup.system.clone(),
+            },
             messages,
-            tools: self.ctx.specs(),
             tool_choice: choice,
             load_window: self.ctx.setup.load_window,
             ..ChatRequest::default()
         };
         // Results kept from before the window was known (earlier turns, or earlier in this run
         // before a refusal taught it) are fitted to it before the request is sent.
-        let request =
+        let mut request =
             crate::agent::fit::results_to_share(&request, self.ctx.result_cap()).unwrap_or(request);
+        // The reader of kept results is offered once a result the model has was cut.
+        request.tools = self.ctx.specs(has_cut_result(&request));
+        // A history over the window: its oldest turns summarised (or left out).
+        let window = self.ctx.window();
+        let mut used = self.counter.measure(&request, window);
+        if let Some(window) = window {
+            let over = |tokens: u64| {
+                usize::try_from(tokens).unwrap_or(usize::MAX) > crate::agent::fit::budget(window)
+            };
+            if over(used.tokens) || over(crate::agent::fit::request_tokens(&request) as u64) {
+                request = self.fit_history(request, summary.as_ref(), window).await;
+                used = self.counter.measure(&request, Some(window));
+            }
+        }
+        let measured = used.tokens;
+        self.ctx.emit(RunEvent::ContextUsed { used: used.clone() });
+        let kept = self
+            .ctx
+            .services
+            .store
+            .set_context_use(self.ctx.setup.conversation_id.clone(), used)
+            .await;
+        if let Err(e) = kept {
+            tracing::warn!(error = %e, "what the model was given could not be kept");
+        }
         // Kept to fit and ask again, once, when the provider refuses it for a window smaller
         // than the one planned for.
         let mut unfitted = Some(request.clone());
+        // Asked again, fitted after a refusal: what was measured is not what was sent.
+        let mut refitted = false;
         let mut stream = self
             .ctx
             .setup
@@ -97,8 +129,14 @@ impl Run<'_> {
             match next {
                 None => {}
                 Some(None) => break Ok(()),
-                Some(Some(Err(e))) => match self.fitted_again(&e, &got, &mut unfitted).await {
-                    Some(fitted) => stream = fitted,
+                Some(Some(Err(e))) => match self
+                    .fitted_again(&e, &got, &mut unfitted, summary.as_ref())
+                    .await
+                {
+                    Some(fitted) => {
+                        stream = fitted;
+                        refitted = true;
+                    }
                     None => break Err(e),
                 },
                 Some(Some(Ok(event))) => self.take(event, &mut got),
@@ -139,6 +177,11 @@ impl Run<'_> {
             // The provider said how large the model's window is: from now on it is known.
             self.ctx.learn_window(*window).await;
         }
+        // What the provider counted calibrates the counts of the next requests.
+        if let (Some(reported), false) = (got.input_tokens, refitted) {
+            self.counter
+                .calibrate(measured, u64::try_from(reported).unwrap_or(0));
+        }
         let (update, end) = self.finish(ended, &got);
         let saved = self
             .ctx
@@ -167,40 +210,79 @@ impl Run<'_> {
         }
     }
 
-    /// After the provider refused the request as over a window it names, before anything of
-    /// the answer came: the window is kept for the model, and when fitting the request to it
-    /// changes what is sent, the fitted request's stream (once per request: `unfitted` is
-    /// taken). `None`: the refusal stands.
+    /// After the provider refused the request, before anything of the answer came, for what
+    /// can be fitted: over a window it names (the window is kept for the model, and the tool
+    /// results cut to their share of it), or for carrying too many tools (the model is offered
+    /// a choice of them and a search). The fitted request's stream, when fitting changes what
+    /// is sent, once per request (`unfitted` is taken); `None`: the refusal stands.
     async fn fitted_again(
         &self,
         refusal: &ProviderError,
         got: &Streamed,
         unfitted: &mut Option<ChatRequest>,
+        summary: Option<&crate::store::Summary>,
     ) -> Option<crate::providers::EventStream> {
-        let ProviderError::ContextTooLong {
-            window: Some(window),
-            ..
-        } = refusal
-        else {
-            return None;
-        };
         if !got.text.is_empty() || !got.calls.is_empty() {
             return None;
         }
-        let share = crate::mcp::results::share_of_window(*window);
-        let fitted = crate::agent::fit::results_to_share(unfitted.as_ref()?, share)?;
+        let fitted = match refusal {
+            ProviderError::ContextTooLong {
+                window: Some(window),
+                ..
+            } => {
+                let share = crate::mcp::results::share_of_window(*window);
+                let base = unfitted.as_ref()?;
+                let cut = crate::agent::fit::results_to_share(base, share);
+                self.ctx
+                    .learned_share
+                    .store(share, std::sync::atomic::Ordering::Relaxed);
+                self.ctx.learn_window(*window).await;
+                let mut fitted = cut.unwrap_or_else(|| base.clone());
+                fitted.tools = self.ctx.specs(has_cut_result(&fitted));
+                if crate::agent::fit::request_tokens(&fitted) > crate::agent::fit::budget(*window) {
+                    fitted = self.fit_history(fitted, summary, *window).await;
+                }
+                if fitted == *base {
+                    return None;
+                }
+                self.ctx.status(&format!(
+                    "The model takes {window} tokens: fitting the request to it, and asking again…"
+                ));
+                tracing::info!(
+                    window,
+                    "fitting a refused request to the window the provider named"
+                );
+                fitted
+            }
+            ProviderError::TooManyTools { max, .. } => {
+                let request = unfitted.as_ref()?;
+                let most = max.unwrap_or_else(|| {
+                    crate::agent::offer::MOST_TOOLS.min(request.tools.len() / 2)
+                });
+                let ctx = &self.ctx;
+                let narrowed =
+                    ctx.offer()
+                        .narrow(&ctx.setup.tools, ctx.own, &ctx.setup.favoured, most);
+                if !narrowed {
+                    return None;
+                }
+                let mut fitted = request.clone();
+                fitted.tools = ctx.specs(has_cut_result(&fitted));
+                ctx.status(&format!(
+                    "The provider takes at most {most} tools in one request: offering {} and a \
+                     search for the rest, and asking again…",
+                    fitted.tools.len().saturating_sub(1)
+                ));
+                ctx.say_offered(&[]);
+                tracing::info!(
+                    most,
+                    "offering a choice of tools after a refusal for too many"
+                );
+                fitted
+            }
+            _ => return None,
+        };
         *unfitted = None;
-        self.ctx
-            .learned_share
-            .store(share, std::sync::atomic::Ordering::Relaxed);
-        self.ctx.learn_window(*window).await;
-        self.ctx.status(&format!(
-            "The model takes {window} tokens: cutting tool results to fit, and asking again…"
-        ));
-        tracing::info!(
-            window,
-            "fitting a refused request to the window the provider named"
-        );
         Some(
             self.ctx
                 .setup
@@ -395,6 +477,14 @@ pub(super) fn finish_text(reason: FinishReason) -> String {
         FinishReason::Other => "other",
     }
     .to_owned()
+}
+
+/// Whether a tool result `request` carries reached the model cut.
+fn has_cut_result(request: &ChatRequest) -> bool {
+    request.messages.iter().any(|m| {
+        matches!(m, crate::providers::ChatMessage::Tool { content, .. }
+            if crate::mcp::results::was_cut(content))
+    })
 }
 
 /// What the conversation says when the answer cannot be written.

@@ -159,6 +159,10 @@ impl Run<'_> {
                 "The call to `{}` was not run: {why}. Send the arguments again as one JSON object that matches the tool's input schema.",
                 call.name
             )),
+            // Switchboard's search and reader read only what the conversation allowed already.
+            (Some(t), Ok(_)) if crate::agent::builtin::needs_no_approval(&t.server, &t.tool) => {
+                CallState::Allowed(crate::store::ApprovalScope::Policy)
+            }
             (Some(t), Ok(_)) => {
                 let facts = CallFacts {
                     tool: t,
@@ -181,13 +185,12 @@ impl Run<'_> {
     }
 
     fn unknown_tool(&self, name: &str) -> String {
-        let names: Vec<&str> = self
-            .ctx
-            .setup
-            .tools
+        let ctx = &self.ctx;
+        let offered = ctx.offer().offered(&ctx.setup.tools, ctx.own, false);
+        let names: Vec<&str> = offered
             .iter()
             .take(50)
-            .map(|t| t.wire_name.as_str())
+            .map(|&i| ctx.setup.tools[i].wire_name.as_str())
             .collect();
         if names.is_empty() {
             format!("There is no tool named `{name}`: no tools are available in this conversation.")

@@ -214,8 +214,14 @@ impl Ctx<'_> {
         };
         let cancel = self.cancel.child_token();
         let (progress, mut reports) = tokio::sync::mpsc::unbounded_channel();
-        let running = if tool.server == builtin::SERVER {
-            builtin::call(self.services.tools, &tool.tool, &arguments, limits)
+        let running: crate::agent::tools::CallFuture<'_> = if tool.server == builtin::SERVER {
+            match tool.tool.as_str() {
+                builtin::SEARCH_TOOLS => {
+                    Box::pin(std::future::ready(self.search_tools(&arguments)))
+                }
+                builtin::READ_RESULT => Box::pin(async move { self.read_result(&arguments).await }),
+                _ => builtin::call(self.services.tools, &tool.tool, &arguments, limits),
+            }
         } else {
             self.services.tools.call(
                 &tool.server,

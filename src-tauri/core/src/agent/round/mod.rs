@@ -7,7 +7,9 @@
 
 mod answer;
 mod calls;
+mod compact;
 mod execute;
+mod own;
 mod record;
 mod usage;
 
@@ -113,6 +115,15 @@ pub(super) struct Ctx<'a> {
     /// it during this run (0: none): later results are cut to it, and later requests fitted to
     /// it before they are sent, instead of each being refused first.
     learned_share: std::sync::atomic::AtomicUsize,
+    /// Switchboard's own search and reader among the run's tools.
+    own: super::offer::Own,
+    /// Which tools each request offers; the model's searches add to it.
+    offer: std::sync::Mutex<super::offer::Offer>,
+    /// The window a provider named when it refused a request during this run (0: none).
+    learned_window: std::sync::atomic::AtomicU64,
+    /// Set once summarising earlier messages failed in this run: later requests leave them
+    /// out without asking again.
+    summary_failed: std::sync::atomic::AtomicBool,
 }
 
 impl Ctx<'_> {
@@ -168,8 +179,52 @@ impl Ctx<'_> {
         (StopReason::Error, Some(message.to_owned()))
     }
 
-    fn specs(&self) -> Vec<ToolSpec> {
-        self.setup.tools.iter().map(super::tools::spec).collect()
+    /// The model's window: the one a refusal named during this run, else the one known.
+    fn window(&self) -> Option<u64> {
+        match self
+            .learned_window
+            .load(std::sync::atomic::Ordering::Relaxed)
+        {
+            0 => self.setup.window,
+            learned => Some(learned),
+        }
+    }
+
+    fn offer(&self) -> std::sync::MutexGuard<'_, super::offer::Offer> {
+        self.offer
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The tools the next request offers; the reader of kept results too when `cut` (a result
+    /// it carries was cut).
+    fn specs(&self, cut: bool) -> Vec<ToolSpec> {
+        self.offer().specs(&self.setup.tools, self.own, cut)
+    }
+
+    /// Says which tools the model is offered, when it is offered a choice; `found` were just
+    /// added by its search.
+    pub fn say_offered(&self, found: &[usize]) {
+        let (offered, why) = {
+            let offer = self.offer();
+            if !offer.is_chosen() {
+                return;
+            }
+            (
+                offer.offered(&self.setup.tools, self.own, false),
+                offer.why().to_owned(),
+            )
+        };
+        let name = |i: &usize| self.setup.tools[*i].display_name.clone();
+        let of = self.setup.tools.len()
+            - usize::from(self.own.search.is_some())
+            - usize::from(self.own.read_result.is_some());
+        self.emit(RunEvent::ToolsOffered {
+            offered: offered.iter().map(name).collect(),
+            of: u32::try_from(of).unwrap_or(u32::MAX),
+            found: found.iter().map(name).collect(),
+            why,
+        });
     }
 }
 
@@ -192,10 +247,18 @@ pub(super) struct Run<'a> {
     history: Option<Vec<Message>>,
     /// The conversation's attached files, made ready for the model once.
     files: history::GivenFiles,
+    /// Counts each request's tokens before it is sent, calibrated by what the provider says.
+    counter: super::tokens::Counter,
 }
 
 impl<'a> Run<'a> {
-    pub fn new(setup: RunSetup, services: RunServices<'a>, cancel: CancellationToken) -> Self {
+    pub fn new(mut setup: RunSetup, services: RunServices<'a>, cancel: CancellationToken) -> Self {
+        use super::builtin;
+        let own = super::offer::Own {
+            search: Some(builtin::add(&mut setup.tools, builtin::search_tools_tool())),
+            read_result: Some(builtin::add(&mut setup.tools, builtin::read_result_tool())),
+        };
+        let offer = super::offer::Offer::new(&setup.tools, own, setup.window, &setup.favoured);
         let by_wire = setup
             .tools
             .iter()
@@ -203,6 +266,8 @@ impl<'a> Run<'a> {
             .map(|(i, t)| (t.wire_name.clone(), i))
             .collect();
         let standing = setup.standing.clone();
+        let counter = super::tokens::Counter::for_model(&setup.model);
+        counter.warm_up();
         Run {
             ctx: Ctx {
                 setup,
@@ -211,10 +276,15 @@ impl<'a> Run<'a> {
                 by_wire,
                 unwritten: std::sync::OnceLock::new(),
                 learned_share: std::sync::atomic::AtomicUsize::new(0),
+                own,
+                offer: std::sync::Mutex::new(offer),
+                learned_window: std::sync::atomic::AtomicU64::new(0),
+                summary_failed: std::sync::atomic::AtomicBool::new(false),
             },
             standing,
             history: None,
             files: history::GivenFiles::new(),
+            counter,
         }
     }
 
@@ -236,12 +306,14 @@ impl<'a> Run<'a> {
     }
 
     /// The conversation as the model reads it: from the run's copy, read from the database
-    /// the first time.
-    async fn history_for_model(&mut self) -> Result<Vec<ChatMessage>, StoreError> {
+    /// the first time; from after the summary in force when there is one (with the summary).
+    async fn history_for_model(
+        &mut self,
+    ) -> Result<(Vec<ChatMessage>, Option<crate::store::Summary>), StoreError> {
+        let store = self.ctx.services.store;
         let messages = match self.history.take() {
             Some(messages) => messages,
             None => {
-                let store = self.ctx.services.store;
                 let mut messages = match &self.ctx.setup.history_from {
                     Some(earlier) => store.list_messages(earlier.clone()).await?,
                     None => Vec::new(),
@@ -254,15 +326,26 @@ impl<'a> Run<'a> {
                 messages
             }
         };
+        let summaries = store
+            .summaries(self.ctx.setup.conversation_id.clone())
+            .await?;
+        let (summary, from) = match crate::store::summary_in_force(&summaries, &messages) {
+            Some((summary, at)) => (Some(summary.clone()), at + 1),
+            None => (None, 0),
+        };
         super::files::prepare(
-            &messages,
+            &messages[from..],
             &self.ctx.setup.files,
             self.ctx.setup.media,
             &mut self.files,
         )
         .await;
-        let out = history::for_model(&messages, &self.files);
+        let mut out = history::for_model(&messages[from..], &self.files);
+        if let Some(search) = self.ctx.own.search {
+            let search = self.ctx.setup.tools[search].wire_name.clone();
+            history::without_earlier_calls_of(&mut out, &search);
+        }
         self.history = Some(messages);
-        Ok(out)
+        Ok((out, summary))
     }
 }

@@ -69,6 +69,8 @@ impl Ctx<'_> {
 
     /// Keeps the window the provider named when it refused a request over it, for this model.
     pub(super) async fn learn_window(&self, tokens: u64) {
+        self.learned_window
+            .store(tokens, std::sync::atomic::Ordering::Relaxed);
         let learned = self
             .services
             .store

@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { contextLabel, shortTokens } from "../src/lib/context-use";
+
+describe("how full the model's window is", () => {
+  it("says tokens in a few characters", () => {
+    expect([950, 18_204, 128_000, 131_072, 1_048_576].map(shortTokens)).toEqual(["950", "18.2k", "128k", "131k", "1.05M"]);
+  });
+
+  it("says the share of the window, what fills it and how it was counted", () => {
+    const said = contextLabel({ tokens: 18_204, window: 128_000, system: 204, tools: 3_000, history: 14_000, attachments: 1_000, counted_by: "o200k_base, calibrated" });
+    expect(said.label).toBe("18.2k of 128k");
+    expect(said.full).toBe(false);
+    expect(said.title.split("\n")).toEqual([
+      "The model was last given about 18,204 tokens of its window of 128,000 (14 %).",
+      "System prompt: 204",
+      "Tools' definitions: 3,000",
+      "Messages: 14,000",
+      "Attached files and images: 1,000",
+      "Counted with o200k_base, scaled to what the provider counted.",
+    ]);
+    const unknown = contextLabel({ tokens: 7_000, window: null, system: 0, tools: 0, history: 7_000, attachments: 0, counted_by: "estimate" });
+    expect(unknown.label).toBe("7k tokens");
+    expect(unknown.title).toContain("its window is not known");
+    expect(unknown.title).toContain("Estimated at four bytes a token.");
+    expect(contextLabel({ tokens: 7_000, window: 8_192, system: 0, tools: 0, history: 7_000, attachments: 0, counted_by: "estimate" }).full).toBe(true);
+  });
+});

@@ -71,9 +71,16 @@ test("a conversation longer than the model's window is summarised, folded in the
               .filter(Boolean)
               .map(Number),
         );
-      await b.execute((sel) => (document.querySelector(sel).scrollTop = 0), list);
+      // Up to the top, once the run has ended (its end moves a list that follows it to the end).
+      await b.$(tid("run-status")).waitForExist({ reverse: true, timeout: 20000 });
       const summary = b.$(tid("summary"));
-      await summary.waitForDisplayed({ timeout: 20000, timeoutMsg: "no summary at the top of the conversation" });
+      await b.waitUntil(
+        async () => {
+          await b.execute((sel) => (document.querySelector(sel).scrollTop = 0), list);
+          return summary.isDisplayed();
+        },
+        { timeout: 20000, timeoutMsg: "no summary at the top of the conversation" },
+      );
       const kept = await days();
       assert.ok(kept.length > 0 && !kept.includes(0), `rows shown under the summary: days ${kept}`);
       const firstKept = Math.min(...kept);
@@ -91,11 +98,17 @@ test("a conversation longer than the model's window is summarised, folded in the
         timeout: 10000,
         timeoutMsg: "the fold did not open",
       });
-      await b.execute((sel) => (document.querySelector(sel).scrollTop -= 500), list);
-      await b.waitUntil(async () => (await days()).some((d) => d < firstKept), {
-        timeout: 10000,
-        timeoutMsg: "the earlier messages were not shown again",
-      });
+      // A message it covers comes into view above it as the person scrolls up.
+      await b.waitUntil(
+        () =>
+          b.execute((sel) => {
+            const scroller = document.querySelector(sel);
+            scroller.scrollTop -= 200;
+            const rows = [...scroller.querySelectorAll("[data-item]")].map((r) => r.dataset.item);
+            return rows.findIndex((id) => id.startsWith("summary:")) > 0;
+          }, list),
+        { timeout: 10000, timeoutMsg: "the earlier messages were not shown again" },
+      );
       await framesDrawn(b);
       await app.screenshot("compaction-unfolded");
     } finally {

@@ -190,9 +190,14 @@ pub fn results_to_share(request: &ChatRequest, share: usize) -> Option<ChatReque
     }
     let mut fitted = request.clone();
     for message in &mut fitted.messages {
-        if let ChatMessage::Tool { content, .. } = message {
+        if let ChatMessage::Tool {
+            content,
+            tool_call_id,
+            ..
+        } = message
+        {
             if over(content) {
-                *content = results::cut_to(content, share).0;
+                *content = results::naming_call(results::cut_to(content, share).0, tool_call_id);
             }
         }
     }

@@ -216,12 +216,15 @@ pub fn without_earlier_calls_of(messages: &mut Vec<ChatMessage>, tool: &str) {
     else {
         return;
     };
+    // The calls dropped from the answer the results that follow belong to: ids repeat between
+    // answers (Gemini's and Ollama's are `call_0`, `call_1`, … in each).
     let mut dropped: Vec<String> = Vec::new();
     let mut kept = Vec::with_capacity(messages.len());
     for (i, mut message) in messages.drain(..).enumerate() {
         if i < newest {
             match &mut message {
                 ChatMessage::Assistant { text, tool_calls } => {
+                    dropped.clear();
                     tool_calls.retain(|c| {
                         let gone = c.name == tool;
                         if gone {
@@ -236,7 +239,8 @@ pub fn without_earlier_calls_of(messages: &mut Vec<ChatMessage>, tool: &str) {
                 ChatMessage::Tool { tool_call_id, .. } if dropped.contains(tool_call_id) => {
                     continue;
                 }
-                _ => {}
+                ChatMessage::User { .. } => dropped.clear(),
+                ChatMessage::Tool { .. } => {}
             }
         }
         kept.push(message);
@@ -284,8 +288,35 @@ mod tests {
             },
             result("s3"),
         ];
+        // Ids that repeat between answers (Gemini's, Ollama's): only the search's own result goes.
+        messages.splice(
+            6..6,
+            [
+                ChatMessage::Assistant {
+                    text: None,
+                    tool_calls: vec![call("call_0", "switchboard__search_tools")],
+                },
+                result("call_0"),
+                ChatMessage::Assistant {
+                    text: None,
+                    tool_calls: vec![call("call_0", "w__get")],
+                },
+                result("call_0"),
+            ],
+        );
         without_earlier_calls_of(&mut messages, "switchboard__search_tools");
-        assert_eq!(messages.len(), 6, "{messages:?}");
+        assert_eq!(messages.len(), 8, "{messages:?}");
+        assert_eq!(
+            messages[3..5],
+            [
+                ChatMessage::Assistant {
+                    text: None,
+                    tool_calls: vec![call("call_0", "w__get")],
+                },
+                result("call_0"),
+            ]
+        );
+        messages.drain(3..5);
         assert_eq!(
             messages[1],
             ChatMessage::Assistant {

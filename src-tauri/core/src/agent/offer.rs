@@ -65,10 +65,11 @@ impl Offer {
         let servers_tools = servers_tools(tools, own);
         let over_share = window.and_then(|w| {
             let tokens: usize = servers_tools.iter().map(|&i| spec_tokens(&tools[i])).sum();
-            let share = usize::try_from(w * WINDOW_SHARE_PERCENT / 100).unwrap_or(usize::MAX);
+            let share = usize::try_from(w / 100 * WINDOW_SHARE_PERCENT).unwrap_or(usize::MAX);
             (tokens > share).then_some((tokens, w))
         });
-        if servers_tools.len() > MOST_TOOLS {
+        // One place is kept for Switchboard's reader of cut results, offered beside the rest.
+        if servers_tools.len() >= MOST_TOOLS {
             offer.choose(
                 tools,
                 own,
@@ -112,15 +113,16 @@ impl Offer {
         favoured: &[(String, String)],
         most: usize,
     ) -> bool {
-        let offered = self.offered(tools, own, false).len();
-        if offered <= most.max(1) || most < 2 {
+        // Counted with the reader of cut results, which may go with any request.
+        let offered = self.offered(tools, own, true).len();
+        if offered <= most.max(1) || most < 3 {
             return false;
         }
         self.most = most;
         match &mut self.chosen {
             Some(chosen) => {
-                // The search stays; the newest found go first.
-                chosen.truncate(most - 1);
+                // The search stays, and room for the reader; the newest found go first.
+                chosen.truncate(most - 2);
                 if let Some(search) = own.search {
                     if !chosen.contains(&search) {
                         chosen.pop();
@@ -146,7 +148,8 @@ impl Offer {
         favoured: &[(String, String)],
         why: String,
     ) {
-        let room = KEPT.min(self.most.saturating_sub(2));
+        // Beside the search and the reader of cut results.
+        let room = KEPT.min(self.most.saturating_sub(3));
         let mut chosen: Vec<usize> = favoured
             .iter()
             .filter_map(|(server, tool)| {
@@ -204,8 +207,9 @@ impl Offer {
                 new.push(i);
             }
         }
-        // Over the cap: the earliest found (after the favoured and the search) leave first.
-        while chosen.len() > self.most {
+        // Over the cap (less the reader's place): the earliest found (after the favoured and
+        // the search) leave first.
+        while chosen.len() + 1 > self.most {
             let first_found = own
                 .search
                 .and_then(|s| chosen.iter().position(|&i| i == s))

@@ -21,6 +21,15 @@ pub fn with_summary(system: Option<&str>, summary: &str) -> String {
     }
 }
 
+/// The model a summary is asked of.
+#[derive(Clone, Copy)]
+pub struct ModelAsked<'a> {
+    pub provider: &'a dyn crate::providers::Provider,
+    pub model: &'a str,
+    /// The window to load it with, where its provider lets a request say (Ollama's `num_ctx`).
+    pub load_window: Option<u64>,
+}
+
 /// The most requests one summary takes: a history longer than that many windows has its
 /// oldest messages only named as left out.
 pub const MAX_SUMMARY_REQUESTS: usize = 3;
@@ -35,8 +44,7 @@ pub const MAX_SUMMARY_REQUESTS: usize = 3;
 /// The provider's error; an empty answer, or no message that fits a request, as
 /// [`ProviderError::BadResponse`].
 pub async fn summarise_messages(
-    provider: &dyn crate::providers::Provider,
-    model: &str,
+    model: ModelAsked<'_>,
     previous: Option<&str>,
     gone: &[Message],
     room: usize,
@@ -44,11 +52,12 @@ pub async fn summarise_messages(
     usage: &mut Vec<crate::providers::Completion>,
 ) -> Result<(String, usize), ProviderError> {
     // Planned from the newest back, with room kept for the summary each request carries.
-    let longest_summary = "x".repeat(fit::summary_words(room) * 6);
+    // A summary may be as long as its request's answer may be: three tokens a word.
+    let longest_summary = "x".repeat(fit::summary_words(room) * 12);
     let mut chunks = Vec::new();
     let mut end = gone.len();
     while end > 0 && chunks.len() < MAX_SUMMARY_REQUESTS {
-        let (_, n) = fit::summary_request(model, Some(&longest_summary), &gone[..end], room);
+        let (_, n) = fit::summary_request(model.model, Some(&longest_summary), &gone[..end], room);
         if n == 0 {
             break;
         }
@@ -58,8 +67,11 @@ pub async fn summarise_messages(
     let mut text = previous.map(str::to_owned);
     let mut summarised = 0;
     for chunk in chunks.into_iter().rev() {
-        let (request, n) = fit::summary_request(model, text.as_deref(), &gone[chunk], room);
-        let answer = provider.complete(request, cancel.clone()).await?;
+        let (mut request, n) =
+            fit::summary_request(model.model, text.as_deref(), &gone[chunk], room);
+        // Ollama loads the model with the window it plans for, not its small default.
+        request.load_window = model.load_window;
+        let answer = model.provider.complete(request, cancel.clone()).await?;
         let said = answer.text.trim().to_owned();
         usage.push(answer);
         if said.is_empty() {

@@ -207,15 +207,16 @@ impl Counter {
     }
 
     /// The provider said a request this counter measured at `measured` (calibrated then) took
-    /// `reported` input tokens: later counts are scaled to match. A report far off (a provider
-    /// that counts cached input apart, or none) is not taken.
+    /// `reported` input tokens: later counts are scaled to match. A report far off is not taken,
+    /// nor one much under the count: Ollama counts only the prompt it did not have cached, and
+    /// counting too few is what lets a request overflow.
     pub fn calibrate(&mut self, measured: u64, reported: u64) {
         if measured < 100 || reported == 0 {
             return;
         }
         #[allow(clippy::cast_precision_loss)]
         let ratio = reported as f64 / measured as f64 * self.scale;
-        if (0.5..=2.0).contains(&ratio) {
+        if (0.8..=2.0).contains(&ratio) {
             self.scale = ratio;
             self.calibrated = true;
         }

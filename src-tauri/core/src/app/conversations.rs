@@ -308,14 +308,18 @@ impl App {
         if gone.is_empty() {
             return Ok(None);
         }
-        let window = self
-            .model_window(&provider_name, &model)
-            .await?
-            .map_or(COMPACT_WINDOW, |w| w.tokens);
+        let known = self.model_window(&provider_name, &model).await?;
+        let window = known.as_ref().map_or(COMPACT_WINDOW, |w| w.tokens);
+        let load_window = known
+            .filter(|w| w.said_by != crate::store::WindowSource::Table)
+            .map(|w| w.tokens);
         let mut usage = Vec::new();
         let summarised = crate::agent::summary::summarise_messages(
-            provider.as_ref(),
-            &model,
+            crate::agent::summary::ModelAsked {
+                provider: provider.as_ref(),
+                model: &model,
+                load_window,
+            },
             previous.as_ref().map(|s| s.text.as_str()),
             gone,
             crate::agent::fit::budget(window),

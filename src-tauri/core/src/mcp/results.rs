@@ -66,6 +66,21 @@ pub const CUT_MARKER_ROOM: usize = 200;
 /// What begins the note in a result that was cut ([`cut_to`]).
 pub const CUT_NOTE: &str = "\n…[cut: ";
 
+/// `text` (a result cut by [`cut_to`]) with its note naming the call whose result it is, so that
+/// a model that does not see call ids (Gemini's, Ollama's requests carry none) can still ask
+/// `read_result` for the rest.
+pub fn naming_call(text: String, call_id: &str) -> String {
+    if !was_cut(&text) {
+        return text;
+    }
+    let id = serde_json::to_string(call_id).unwrap_or_default();
+    text.replacen(
+        "; read_result reads them from offset ",
+        &format!("; read_result with call_id {id} reads them from offset "),
+        1,
+    )
+}
+
 /// Whether `text` is a result the model got cut.
 pub fn was_cut(text: &str) -> bool {
     text.contains(CUT_NOTE)

@@ -108,9 +108,17 @@ pub fn shown_window(show: &serde_json::Value) -> Option<u64> {
         })
     });
     let trained = show["model_info"].as_object().and_then(|info| {
-        info.iter()
-            .find(|(key, _)| key.ends_with(".context_length"))
-            .and_then(|(_, value)| value.as_u64())
+        // Its architecture's own key first (`llama.context_length`), else any that says one.
+        let own = info
+            .get("general.architecture")
+            .and_then(|a| a.as_str())
+            .and_then(|a| info.get(&format!("{a}.context_length")))
+            .and_then(serde_json::Value::as_u64);
+        own.or_else(|| {
+            info.iter()
+                .find(|(key, _)| key.ends_with(".context_length"))
+                .and_then(|(_, value)| value.as_u64())
+        })
     });
     set.or(trained.map(|t| t.min(PLANNED_WINDOW)))
         .filter(|w| *w > 0)

@@ -578,6 +578,12 @@ impl Store {
                 "DELETE FROM messages WHERE conversation_id = ?1 AND seq >= ?2 AND seq < ?3",
                 params![conversation_id, first, end],
             )?;
+            // A summary of earlier messages may hold what the turn said: the summaries go too
+            // (the model reads the messages, or a summary made again, from now on).
+            tx.execute(
+                "DELETE FROM summaries WHERE conversation_id = ?1",
+                params![conversation_id],
+            )?;
             tx.commit()?;
             conversations::remove_result_files(dir.as_deref(), &files);
             super::sweep_attachments(conn, dir.as_deref())?;

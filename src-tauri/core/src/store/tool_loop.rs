@@ -529,7 +529,7 @@ impl Store {
                 Ok(conn
                     .prepare_cached(
                         "SELECT result FROM tool_runs WHERE conversation_id = ?1 AND call_id = ?2 \
-                         AND result IS NOT NULL ORDER BY COALESCE(finished_at, started_at) DESC, \
+                         AND result IS NOT NULL AND asked_by IS NULL ORDER BY COALESCE(finished_at, started_at) DESC, \
                          rowid DESC LIMIT 1",
                     )?
                     .query_row(params![conversation_id, call_id], |row| row.get(0))

@@ -202,7 +202,11 @@ async fn the_model_reads_the_part_of_a_kept_result_it_was_not_given_without_aski
         !requests[0].contains("switchboard__read_result"),
         "offered only once a result was cut"
     );
-    assert!(requests[1].contains("read_result reads them from offset"));
+    assert!(
+        requests[1]
+            .contains(r#"read_result with call_id \"call_fault__big\" reads them from offset"#),
+        "the note names the call"
+    );
     assert!(requests[1].contains("\"name\":\"switchboard__read_result\""));
     assert!(
         requests[2].contains(&format!(

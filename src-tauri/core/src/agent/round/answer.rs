@@ -27,7 +27,7 @@ impl Run<'_> {
         choice: ToolChoice,
         status_text: &str,
     ) -> Result<Answer, End> {
-        let (messages, summary) = match self.history_for_model().await {
+        let (messages, mut summary) = match self.history_for_model().await {
             Ok(read) => read,
             Err(e) => return Err(self.ctx.failed(&e.to_string())),
         };
@@ -63,8 +63,16 @@ impl Run<'_> {
             let over = |tokens: u64| {
                 usize::try_from(tokens).unwrap_or(usize::MAX) > crate::agent::fit::budget(window)
             };
-            if over(used.tokens) || over(crate::agent::fit::request_tokens(&request) as u64) {
-                request = self.fit_history(request, summary.as_ref(), window).await;
+            let estimate = crate::agent::fit::request_tokens(&request) as u64;
+            if over(used.tokens) || over(estimate) {
+                #[allow(clippy::cast_precision_loss)]
+                let scale = used.tokens as f64 / estimate.max(1) as f64;
+                let (fitted, made) = self
+                    .fit_history(request, summary.as_ref(), window, scale)
+                    .await;
+                request = fitted;
+                // A refusal fitted again starts from what is in force now.
+                summary = made.or(summary);
                 used = self.counter.measure(&request, Some(window));
             }
         }
@@ -240,7 +248,7 @@ impl Run<'_> {
                 let mut fitted = cut.unwrap_or_else(|| base.clone());
                 fitted.tools = self.ctx.specs(has_cut_result(&fitted));
                 if crate::agent::fit::request_tokens(&fitted) > crate::agent::fit::budget(*window) {
-                    fitted = self.fit_history(fitted, summary, *window).await;
+                    fitted = self.fit_history(fitted, summary, *window, 1.0).await.0;
                 }
                 if fitted == *base {
                     return None;

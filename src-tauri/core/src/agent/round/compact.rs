@@ -7,7 +7,9 @@
 
 use super::Run;
 use crate::agent::fit;
-use crate::agent::summary::{new_summary, summarise_messages, with_summary, SUMMARISING};
+use crate::agent::summary::{
+    new_summary, summarise_messages, with_summary, ModelAsked, SUMMARISING,
+};
 use crate::events::RunEvent;
 use crate::providers::{ChatMessage, ChatRequest};
 use crate::store::{Message, Role, Summary, UsagePurpose};
@@ -24,29 +26,37 @@ fn stored_start(tail: &[Message], n: usize) -> usize {
 
 impl Run<'_> {
     /// `request` with its history fitted into `window`, when it is over: the oldest turns
-    /// summarised (after `summary`, the one in force), or left out. Unchanged when it fits,
-    /// or when nothing can be left out (one turn alone is over: the provider says so).
+    /// summarised (after `summary`, the one in force), or left out; and the summary made, when
+    /// one was. Unchanged when it fits, or when nothing can be left out (one turn alone is
+    /// over: the provider says so). `scale` is how many tokens the request's count finds for
+    /// each one the four-bytes estimate finds (at least 1): the estimate measures each turn.
     pub(super) async fn fit_history(
         &self,
         request: ChatRequest,
         summary: Option<&Summary>,
         window: u64,
-    ) -> ChatRequest {
-        let room = fit::budget(window);
+        scale: f64,
+    ) -> (ChatRequest, Option<Summary>) {
+        #[allow(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            clippy::cast_precision_loss
+        )]
+        let room = (fit::budget(window) as f64 / scale.max(1.0)) as usize;
         let fixed = fit::request_tokens(&ChatRequest {
             messages: Vec::new(),
             ..request.clone()
         });
         if fit::request_tokens(&request) <= room {
-            return request;
+            return (request, None);
         }
         // Fitted with room to spare, so the next turns do not each summarise again.
         let target = room.saturating_sub(fixed) / 10 * fit::KEEP_TENTHS;
         let Some(keep) = fit::keep_from(&request.messages, target) else {
-            return request;
+            return (request, None);
         };
         let Some(stored) = self.history.as_deref() else {
-            return request;
+            return (request, None);
         };
         // The stored messages the request carries: those after the summary in force.
         let from = summary
@@ -59,13 +69,14 @@ impl Run<'_> {
             .count();
         let gone = &tail[..stored_start(tail, turns_gone)];
         if gone.is_empty() {
-            return request;
+            return (request, None);
         }
         let mut fitted = ChatRequest {
             messages: request.messages[keep..].to_vec(),
             ..request
         };
         let base = self.ctx.setup.system.as_deref();
+        let mut made = None;
         match self.summarise(summary, gone, room).await {
             Ok(kept) => {
                 fitted.system = Some(with_summary(base, &kept.text));
@@ -83,6 +94,7 @@ impl Run<'_> {
                         gone.len() - said
                     )
                 };
+                made = Some(kept.clone());
                 self.ctx.emit(RunEvent::HistoryFitted {
                     left_out: kept.left_out,
                     summary: Some(kept),
@@ -107,7 +119,7 @@ impl Run<'_> {
                 });
             }
         }
-        fitted
+        (fitted, made)
     }
 
     /// Asks the model to summarise `gone` after `previous`, and keeps the summary.
@@ -129,8 +141,11 @@ impl Run<'_> {
         self.ctx.status(SUMMARISING);
         let mut usage = Vec::new();
         let summarised = summarise_messages(
-            setup.provider.as_ref(),
-            &setup.model,
+            ModelAsked {
+                provider: setup.provider.as_ref(),
+                model: &setup.model,
+                load_window: setup.load_window,
+            },
             previous.map(|s| s.text.as_str()),
             gone,
             room,

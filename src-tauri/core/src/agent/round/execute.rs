@@ -256,7 +256,8 @@ impl Ctx<'_> {
         };
         let mut outcome = match result {
             Ok(value) => {
-                let text = results::for_model(&value, self.result_cap());
+                let mut text = results::for_model(&value, self.result_cap());
+                text.text = results::naming_call(text.text, &call.id);
                 let (files, open_canvas) = self.keep_artifacts(&call.id, &value).await;
                 CallOutcome {
                     content: text.text,

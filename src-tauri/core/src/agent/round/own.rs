@@ -12,6 +12,9 @@ use crate::mcp::server::McpError;
 
 /// The most characters of one matching line a pattern's read shows: the part around the match.
 const LINE_CHARS: usize = 400;
+/// What a read's own lines take beside the text it read (its header, where to read on).
+const ANSWER_ROOM: usize = 200;
+
 /// The most of a tool's description a search shows: its first sentence, at most this long. The
 /// tools found are offered whole from the next request on; what the search says stays in the
 /// history of every later request, so it says little.
@@ -99,7 +102,8 @@ impl Ctx<'_> {
             Ok(value @ Value::Object(_)) => results::for_model(&value, usize::MAX).text,
             _ => whole,
         };
-        let cap = self.result_cap();
+        // What it says is a result the model gets, whole: under the cap with its own lines.
+        let cap = self.result_cap().saturating_sub(ANSWER_ROOM).max(100);
         let answer = match text_argument(arguments, "pattern") {
             Some(pattern) => matching_lines(&text, pattern, cap)?,
             None => {

@@ -9,9 +9,9 @@ use crate::providers::{ChatMessage, ChatRequest, Part};
 use crate::store::{Message, Role};
 
 /// About how many tokens an image takes (providers count 85–1,600 by its size).
-const IMAGE_TOKENS: usize = 1_000;
+pub const IMAGE_TOKENS: usize = 1_000;
 /// What a message's frame costs besides its text.
-const MESSAGE_TOKENS: usize = 4;
+pub const MESSAGE_TOKENS: usize = 4;
 
 /// About how many tokens `chars` characters are: four to a token.
 pub fn tokens_of(chars: usize) -> usize {

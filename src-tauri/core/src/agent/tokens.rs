@@ -12,11 +12,10 @@ use std::hash::BuildHasher;
 use crate::providers::{ChatMessage, ChatRequest, Part};
 pub use crate::store::ContextUse;
 
-/// About how many tokens an image or a document takes (providers count 85–1,600 for an image
-/// by its size; a PDF's pages more).
-const FILE_TOKENS: u64 = 1_000;
-/// What a message's frame costs besides its text (role, separators).
-const MESSAGE_TOKENS: u64 = 4;
+/// About how many tokens an image or a document takes, and a message's frame besides its text:
+/// the estimates [`super::fit`] measures turns with, so that both count a request alike.
+const FILE_TOKENS: u64 = super::fit::IMAGE_TOKENS as u64;
+const MESSAGE_TOKENS: u64 = super::fit::MESSAGE_TOKENS as u64;
 /// The most texts whose counts are kept.
 const KEPT_COUNTS: usize = 50_000;
 
@@ -127,7 +126,7 @@ impl Counter {
         let n = match self.tokenizer {
             Tokenizer::O200k => tiktoken_rs::o200k_base_singleton().count_ordinary(text),
             Tokenizer::Cl100k => tiktoken_rs::cl100k_base_singleton().count_ordinary(text),
-            Tokenizer::Estimate => text.len().div_ceil(4),
+            Tokenizer::Estimate => super::fit::tokens_of(text.len()),
         };
         u64::try_from(n).unwrap_or(u64::MAX)
     }

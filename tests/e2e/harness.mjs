@@ -270,11 +270,13 @@ export function run(cmd, args, options = {}) {
   return { status: r.status, stdout: r.stdout ?? "", stderr: r.stderr ?? "", error: r.error };
 }
 
-/** The X window whose title contains `title`, once it exists (xdotool). */
+/** The X window whose title contains `title`, once it is shown (xdotool). */
 export async function nativeWindow(title, ms = 15000) {
   const deadline = Date.now() + ms;
   for (;;) {
-    const found = run("xdotool", ["search", "--name", title]);
+    // Only a window that is mapped (viewable) yet: focusing one that exists but is not shown
+    // yet fails with BadMatch (X_SetInputFocus), seen once in a few dozen runs.
+    const found = run("xdotool", ["search", "--onlyvisible", "--name", title]);
     const id = found.stdout.trim().split("\n").filter(Boolean).at(-1);
     if (id) return id;
     if (Date.now() > deadline) throw new Error(`no window titled “${title}” appeared`);
@@ -352,7 +354,13 @@ export async function dropFilesOnWindow(files) {
 
 /** Presses `keys` in the native window `id` (no window manager under Xvfb: focus it directly). */
 export function pressIn(id, keys) {
-  const focused = run("xdotool", ["windowfocus", "--sync", id, "key", "--clearmodifiers", keys]);
+  // A window mapped a moment ago may not take focus yet (BadMatch): try again for a while.
+  let focused;
+  for (let tries = 0; tries < 20; tries++) {
+    focused = run("xdotool", ["windowfocus", "--sync", id, "key", "--clearmodifiers", keys]);
+    if (focused.status === 0 || !/BadMatch/.test(focused.stderr)) break;
+    run("sleep", ["0.1"]);
+  }
   assert.equal(focused.status, 0, focused.stderr);
 }
 

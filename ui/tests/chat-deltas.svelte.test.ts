@@ -26,7 +26,7 @@ function session() {
   const chat = new ChatSession(
     {
       conversation: { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "", profile_id: null },
-      messages: [], tool_runs: [], older: null, branches: [], draft: null, summaries: [], context: null,
+      messages: [], tool_runs: [], older: null, branches: [], draft: null, summaries: [], context: null, offers: [],
     },
     () => {},
     schedule,
@@ -113,7 +113,7 @@ describe("deltas of a streaming answer", () => {
     const chat = new ChatSession(
       {
         conversation: { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "", profile_id: null },
-        messages: [answer()], tool_runs: [], older: null, branches: [], draft: null, summaries: [], context: null,
+        messages: [answer()], tool_runs: [], older: null, branches: [], draft: null, summaries: [], context: null, offers: [],
       },
       () => {},
     );

@@ -107,6 +107,22 @@ describe("a running answer and the pages around it", () => {
   });
 });
 
+describe("the tools an answer was given, reopened", () => {
+  it("are its record's when the newest answer has one, and none when a later answer was offered every tool", async () => {
+    const { toolsGivenFrom } = await import("../src/lib/chat.svelte");
+    const message = (id: string, role: "user" | "assistant") => ({
+      id, role, conversation_id: "c1", created_at: 1, content: "", tool_calls: null, tool_call_id: null, name: null, finish_reason: null,
+      status: "complete" as const, provider: null, model: null, input_tokens: null, output_tokens: null, reasoning: null, error: null,
+      is_error: false, full_length: null, attachments: [], cost_pico: null,
+    });
+    const offer = { message_id: "a1", offered: ["Switchboard · Search Tools", "many · Get Forecast"], of: 2000, why: "2000 tools are more than a request carries" };
+    const messages = [message("u1", "user"), message("a1", "assistant")];
+    expect(toolsGivenFrom({ messages, offers: [offer] })).toEqual({ offered: offer.offered, of: 2000, why: offer.why });
+    expect(toolsGivenFrom({ messages: [...messages, message("u2", "user"), message("a2", "assistant")], offers: [offer] })).toBeNull();
+    expect(toolsGivenFrom({ messages: [], offers: [] })).toBeNull();
+  });
+});
+
 describe("a run replayed over what was saved", () => {
   it("puts each call's events on its own answer's card when call ids repeat across answers (Ollama, Gemini)", async () => {
     const { ChatSession } = await import("../src/lib/chat.svelte");
@@ -124,7 +140,7 @@ describe("a run replayed over what was saved", () => {
       {
         conversation: { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "", profile_id: null },
         messages: [{ ...base, id: "u1", role: "user", content: "time twice", status: "complete", finish_reason: null, tool_calls: null }, answer("a1"), answer("a2")],
-        tool_runs: [], older: null, branches: [], draft: null, summaries: [], context: null,
+        tool_runs: [], older: null, branches: [], draft: null, summaries: [], context: null, offers: [],
       },
       () => {},
     );
@@ -161,7 +177,7 @@ describe("a run replayed over what was saved", () => {
       tool_calls: ids.map((id) => ({ id, name: "time__now", arguments: "{}" })),
     };
     const conversation = { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "", profile_id: null };
-    const session = new ChatSession({ conversation, messages: [], tool_runs: [], older: null, branches: [], draft: null, summaries: [], context: null }, () => {}, (frame) => frame());
+    const session = new ChatSession({ conversation, messages: [], tool_runs: [], older: null, branches: [], draft: null, summaries: [], context: null, offers: [] }, () => {}, (frame) => frame());
     session.apply({ type: "run_started", run_id: "r1", conversation_id: "c1" });
     session.apply({ type: "answer_started", message: { ...answer, status: "streaming", tool_calls: null } });
     for (const id of ids) {

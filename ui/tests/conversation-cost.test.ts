@@ -105,7 +105,7 @@ describe("the conversation's total", () => {
   it("is read again when a run of the conversation ends, whether it is shown or not", async () => {
     const stores = newStores();
     const chat = backend.addConversation("Chat");
-    const session = stores.chats.open({ conversation: chat, messages: [], tool_runs: [], older: null, branches: [], draft: null, summaries: [], context: null });
+    const session = stores.chats.open({ conversation: chat, messages: [], tool_runs: [], older: null, branches: [], draft: null, summaries: [], context: null, offers: [] });
     backend.addUsage({ conversation_id: chat.id, provider: "Work", model: "gpt-4o", input_tokens: 10, output_tokens: 2, cost_pico: 12_345_678 });
     expect(backend.callsTo("conversation_usage")).toHaveLength(0);
 

@@ -650,6 +650,8 @@ export class FakeBackend {
     return {
       messages,
       tool_runs: (this.toolRuns[id] ?? []).filter((r) => ids.has(r.message_id)).map((r) => ({ ...r })),
+      // Its runs never offer a choice of tools (that takes over 128 of them): no records.
+      offers: [],
       older: start > 0 ? start + 1 : null,
       branches: (this.branches[id] ?? []).flatMap((point) => {
         const first = all[point.at];

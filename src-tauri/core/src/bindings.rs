@@ -61,6 +61,7 @@ fn bindings() -> String {
         crate::store::Message,
         crate::store::Summary,
         crate::store::ContextUse,
+        crate::store::ToolOffer,
         crate::store::ToolDecision,
         crate::store::ApprovalScope,
         crate::store::ToolRun,

@@ -279,6 +279,29 @@ attachments: number,
 counted_by: string, };
 
 /**
+ * The tools one answer's request offered the model, when it was given a choice of the
+ * conversation's tools and a search for the rest (an answer with no record was offered every
+ * tool switched on).
+ */
+export type ToolOffer = { 
+/**
+ * The answer.
+ */
+message_id: string, 
+/**
+ * The tools offered, in the order the request listed them (display names).
+ */
+offered: Array<string>, 
+/**
+ * How many tools the conversation had switched on.
+ */
+of: number, 
+/**
+ * Why a choice was made.
+ */
+why: string, };
+
+/**
  * Whether a call was let run; the values of `tool_runs.decision`.
  */
 export type ToolDecision = "allowed" | "denied";
@@ -419,6 +442,11 @@ messages: Array<Message>,
  */
 tool_runs: Array<ToolRun>, 
 /**
+ * The records of the tools offered by the answers in `messages`, where the model was
+ * given a choice of them.
+ */
+offers: Array<ToolOffer>, 
+/**
  * Where the page before this one ends ([`App::older_messages`]); `None` when `messages`
  * starts at the first message.
  */
@@ -477,6 +505,11 @@ export type MessagePage = { messages: Array<Message>,
  * messages).
  */
 tool_runs: Array<ToolRun>, 
+/**
+ * The records of the tools offered by the answers in `messages`, where the model was
+ * given a choice of them.
+ */
+offers: Array<ToolOffer>, 
 /**
  * Pass as `before` to read the page before this one; `None` when this page starts at the
  * conversation's first message.

@@ -41,6 +41,14 @@ export interface ToolsGiven {
   why: string;
 }
 
+/** What the newest answer of `detail` was given when it was given a choice of tools (its record), else null. */
+export function toolsGivenFrom(detail: Pick<ConversationDetail, "messages" | "offers">): ToolsGiven | null {
+  let newest: string | undefined;
+  for (const m of detail.messages) if (m.role === "assistant") newest = m.id;
+  const offer = newest === undefined ? undefined : (detail.offers ?? []).find((o) => o.message_id === newest);
+  return offer ? { offered: offer.offered, of: offer.of, why: offer.why } : null;
+}
+
 export interface ToolCard {
   call_id: string;
   /** the server it runs on; null for a tool the model made up */
@@ -697,6 +705,7 @@ export class ChatSession extends RunFeed {
     this.branches = branchesFrom(detail.branches);
     this.summaries = detail.summaries ?? [];
     this.context = detail.context ?? null;
+    this.toolsGiven = toolsGivenFrom(detail);
     this.#onFinished = onFinished;
     this.#onEvent = onEvent;
   }
@@ -714,6 +723,7 @@ export class ChatSession extends RunFeed {
     this.branches = branchesFrom(detail.branches);
     this.summaries = detail.summaries ?? [];
     this.context = detail.context ?? this.context;
+    this.toolsGiven = toolsGivenFrom(detail);
     this.comparison = null;
     this.#loads++;
   }

@@ -191,6 +191,7 @@ impl App {
             conversation,
             messages: page.messages,
             tool_runs: page.tool_runs,
+            offers: page.offers,
             older: page.older,
             branches: page.branches,
             draft,

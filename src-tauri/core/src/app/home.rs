@@ -99,6 +99,9 @@ pub struct ConversationDetail {
     pub messages: Vec<Message>,
     /// The calls of the answers in `messages`, for the tool cards.
     pub tool_runs: Vec<crate::store::ToolRun>,
+    /// The records of the tools offered by the answers in `messages`, where the model was
+    /// given a choice of them.
+    pub offers: Vec<crate::store::ToolOffer>,
     /// Where the page before this one ends ([`App::older_messages`]); `None` when `messages`
     /// starts at the first message.
     pub older: Option<i64>,

@@ -1,6 +1,7 @@
-//! What a conversation's model was last given (issue 55): the newest request's size in tokens
-//! and what filled it, kept so that the conversation's header says how full the window is when
-//! the conversation is opened again, before anything is sent.
+//! What a conversation's model was given (issue 55): the newest request's size in tokens and
+//! what filled it, kept so that the conversation's header says how full the window is when the
+//! conversation is opened again, before anything is sent; and each answer's record of the tools
+//! its request offered, when the model was given a choice of them.
 
 use rusqlite::{params, OptionalExtension};
 use serde::{Deserialize, Serialize};
@@ -32,7 +33,51 @@ pub struct ContextUse {
     pub counted_by: String,
 }
 
+/// The tools one answer's request offered the model, when it was given a choice of the
+/// conversation's tools and a search for the rest (an answer with no record was offered every
+/// tool switched on).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ToolOffer {
+    /// The answer.
+    pub message_id: String,
+    /// The tools offered, in the order the request listed them (display names).
+    pub offered: Vec<String>,
+    /// How many tools the conversation had switched on.
+    pub of: u32,
+    /// Why a choice was made.
+    pub why: String,
+}
+
 impl Store {
+    /// Keeps (or replaces: a request narrowed after a refusal) the record of the tools an
+    /// answer's request offered.
+    ///
+    /// # Errors
+    /// A failed write.
+    pub async fn record_offer(
+        &self,
+        conversation_id: String,
+        offer: ToolOffer,
+    ) -> Result<(), StoreError> {
+        let offered =
+            serde_json::to_string(&offer.offered).map_err(|e| StoreError::Task(e.to_string()))?;
+        self.call(move |conn| {
+            conn.prepare_cached(
+                "INSERT OR REPLACE INTO tool_offers (message_id, conversation_id, offered, \
+                 of_tools, why) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?
+            .execute(params![
+                offer.message_id,
+                conversation_id,
+                offered,
+                offer.of,
+                offer.why
+            ])?;
+            Ok(())
+        })
+        .await
+    }
+
     /// Keeps what the conversation's model was just given.
     ///
     /// # Errors
@@ -73,4 +118,31 @@ impl Store {
             .await?;
         Ok(json.and_then(|j| serde_json::from_str(&j).ok()))
     }
+}
+
+/// The records of the tools offered by the answers of a conversation numbered from `first` to
+/// `last`, in their order.
+pub(super) fn offers_between(
+    conn: &rusqlite::Connection,
+    conversation_id: &str,
+    first: i64,
+    last: i64,
+) -> Result<Vec<ToolOffer>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT o.message_id, o.offered, o.of_tools, o.why FROM tool_offers o \
+         JOIN messages m ON m.id = o.message_id \
+         WHERE o.conversation_id = ?1 AND m.seq BETWEEN ?2 AND ?3 ORDER BY m.seq",
+    )?;
+    let rows = stmt.query_map(params![conversation_id, first, last], |row| {
+        let offered: String = row.get(1)?;
+        Ok(ToolOffer {
+            message_id: row.get(0)?,
+            offered: serde_json::from_str(&offered).map_err(|e| {
+                rusqlite::Error::FromSqlConversionFailure(1, rusqlite::types::Type::Text, e.into())
+            })?,
+            of: row.get(2)?,
+            why: row.get(3)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<Vec<_>, _>>()?)
 }

@@ -138,6 +138,9 @@ pub struct MessagePage {
     /// The calls of the answers in `messages` (without their results: those are the tool
     /// messages).
     pub tool_runs: Vec<super::ToolRun>,
+    /// The records of the tools offered by the answers in `messages`, where the model was
+    /// given a choice of them.
+    pub offers: Vec<super::ToolOffer>,
     /// Pass as `before` to read the page before this one; `None` when this page starts at the
     /// conversation's first message.
     pub older: Option<i64>,
@@ -445,6 +448,7 @@ impl Store {
                 return Ok(MessagePage {
                     messages: Vec::new(),
                     tool_runs: Vec::new(),
+                    offers: Vec::new(),
                     older: None,
                     branches: Vec::new(),
                 });
@@ -469,6 +473,7 @@ impl Store {
                 .collect::<Result<Vec<_>, _>>()?;
             let tool_runs = super::tool_loop::runs_between(conn, &conversation_id, first, newest)?;
             let branches = super::branches::points_between(conn, &conversation_id, first, newest)?;
+            let offers = super::context::offers_between(conn, &conversation_id, first, newest)?;
             let older: Option<i64> = conn
                 .query_row_cached(
                     "SELECT 1 FROM messages WHERE conversation_id = ?1 AND seq < ?2 LIMIT 1",
@@ -480,6 +485,7 @@ impl Store {
             Ok(MessagePage {
                 messages,
                 tool_runs,
+                offers,
                 older,
                 branches,
             })

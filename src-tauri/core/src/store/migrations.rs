@@ -415,6 +415,19 @@ CREATE TABLE summaries (
 CREATE INDEX summaries_by_conversation ON summaries(conversation_id, created_at);
 ALTER TABLE conversations ADD COLUMN context_use TEXT CHECK (context_use IS NULL OR json_valid(context_use));
 "#,
+    // 25: which tools an answer's request offered, when the model was given a choice of the
+    // conversation's tools and a search for the rest (issue 55): each round's record of it.
+    // No row: every tool switched on was offered.
+    r#"
+CREATE TABLE tool_offers (
+    message_id      TEXT PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
+    conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    offered         TEXT NOT NULL CHECK (json_valid(offered)),
+    of_tools        INTEGER NOT NULL,
+    why             TEXT NOT NULL
+);
+CREATE INDEX tool_offers_by_conversation ON tool_offers(conversation_id);
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -30,7 +30,7 @@ use std::time::Duration;
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 
 pub use branches::{BranchPoint, SwitchedBranch};
-pub use context::ContextUse;
+pub use context::{ContextUse, ToolOffer};
 pub use conversations::Conversation;
 pub use mcp_approvals::PinnedTool;
 pub use messages::{

@@ -48,6 +48,10 @@ pub struct ConversationExport {
     /// messages they cover are in `messages` too, whole.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub summaries: Vec<ExportedSummary>,
+    /// Which tools each answer's request offered, where the model was given a choice of them
+    /// and a search for the rest (an answer not here was offered every tool switched on).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_offers: Vec<super::ToolOffer>,
 }
 
 /// A summary of earlier messages (issue 55).
@@ -418,9 +422,17 @@ impl ConversationExport {
         conversation: Conversation,
         line: ReadLine,
         summaries: Vec<super::Summary>,
+        tool_offers: Vec<super::ToolOffer>,
         files: Option<&AttachmentFiles>,
     ) -> Self {
         let (messages, tool_runs, branches) = line.exported(files);
+        // Those of the line exported (the other branches' answers are in `branches`, whole,
+        // without them).
+        let ids: std::collections::HashSet<&str> = messages.iter().map(|m| m.id.as_str()).collect();
+        let tool_offers = tool_offers
+            .into_iter()
+            .filter(|o| ids.contains(o.message_id.as_str()))
+            .collect();
         let summaries = summaries
             .into_iter()
             .map(|s| ExportedSummary {
@@ -449,6 +461,7 @@ impl ConversationExport {
             tool_runs,
             branches,
             summaries,
+            tool_offers,
         }
     }
 
@@ -572,20 +585,21 @@ impl Store {
     /// # Errors
     /// [`StoreError::NotFound`]; a failed query.
     pub async fn export_conversation(&self, id: String) -> Result<ConversationExport, StoreError> {
-        let (conversation, line) = self
+        let (conversation, line, offers) = self
             .call(move |conn| {
                 let tx = conn.transaction()?;
                 let conversation = conversations::get(&tx, &id)?;
                 let line = read_line(&tx, &id, 0, -1)?;
                 // The branches were read by showing each for a moment: none of it is kept.
                 tx.rollback()?;
-                Ok((conversation, line))
+                let offers = super::context::offers_between(conn, &id, 0, i64::MAX)?;
+                Ok((conversation, line, offers))
             })
             .await?;
         let summaries = self.summaries(conversation.id.clone()).await?;
         let files = self.attachment_files();
         tokio::task::spawn_blocking(move || {
-            ConversationExport::new(conversation, line, summaries, files.as_ref())
+            ConversationExport::new(conversation, line, summaries, offers, files.as_ref())
         })
         .await
         .map_err(|e| StoreError::Task(e.to_string()))
@@ -1146,6 +1160,7 @@ mod tests {
             tool_runs: vec![],
             branches: vec![],
             summaries: vec![],
+            tool_offers: vec![],
         }
     }
 

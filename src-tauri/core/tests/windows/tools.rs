@@ -168,6 +168,39 @@ async fn two_thousand_tools_are_searched_and_the_wanted_one_called_under_the_pro
         "{offered:?}"
     );
 
+    // Each answer keeps the record of what its request offered, for the window and in exports.
+    let kept = app
+        .export_conversation(&conversation)
+        .await
+        .unwrap()
+        .tool_offers;
+    assert_eq!(kept.len(), 3, "one record per answer: {kept:?}");
+    assert_eq!(kept[0].offered, ["Switchboard · Search Tools"]);
+    assert_eq!(kept[0].of, 2_000);
+    assert!(
+        kept[0].why.starts_with("2000 tools are more than"),
+        "{kept:?}"
+    );
+    assert!(kept[1].offered.len() > 1 && kept[1].offered[0] == "Switchboard · Search Tools");
+    assert!(kept[1]
+        .offered
+        .iter()
+        .any(|name| name.to_lowercase().contains("forecast")));
+    let shown = app.get_conversation(&conversation).await.unwrap();
+    assert_eq!(shown.offers, kept, "the window's page has the same records");
+    let answers: Vec<_> = shown
+        .messages
+        .iter()
+        .filter(|m| m.role == switchboard_core::store::Role::Assistant)
+        .map(|m| m.id.clone())
+        .collect();
+    assert_eq!(
+        kept.iter()
+            .map(|o| o.message_id.clone())
+            .collect::<Vec<_>>(),
+        answers
+    );
+
     // The next question offers the tool used, beside the search, from its first request.
     let again = ask_weather(&app, &conversation).await;
     finished_with(&again, "It is sunny.");
@@ -227,5 +260,15 @@ async fn a_provider_that_takes_fewer_tools_than_planned_is_asked_again_with_a_ch
     assert!(events.iter().any(|e| matches!(e,
         RunEvent::Status { text } if text.starts_with("The provider takes at most 64 tools in one request"))));
     assert!(!events.iter().any(|e| matches!(e, RunEvent::Error { .. })));
+    // The answer's record is of the request that was answered: the narrowed one.
+    let kept = app
+        .export_conversation(&conversation)
+        .await
+        .unwrap()
+        .tool_offers;
+    assert!(
+        !kept.is_empty() && kept.iter().all(|o| o.offered.len() <= 64 && o.of == 100),
+        "{kept:?}"
+    );
     app.host().shutdown(std::time::Duration::from_secs(5)).await;
 }

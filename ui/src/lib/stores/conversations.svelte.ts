@@ -162,7 +162,7 @@ export class ConversationsStore {
     try {
       const created = await ipc.createConversation(null, profile);
       this.list = [created, ...this.list.filter((c) => c.id !== created.id)];
-      if (stillWanted()) void this.open(created.id, { conversation: created, messages: [], tool_runs: [], older: null, branches: [], draft: null, summaries: [], context: null });
+      if (stillWanted()) void this.open(created.id, { conversation: created, messages: [], tool_runs: [], older: null, branches: [], draft: null, summaries: [], context: null, offers: [] });
     } catch (err) {
       this.#ui.report(err);
     }

@@ -200,6 +200,7 @@ impl Run<'_> {
         self.ctx
             .record_usage(UsagePurpose::Answer, Some(&id), got.tokens())
             .await;
+        self.ctx.record_offered(&id).await;
         match saved {
             Ok(saved) => {
                 self.show(&id, &mut got);

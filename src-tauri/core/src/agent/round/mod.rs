@@ -205,26 +205,64 @@ impl Ctx<'_> {
     /// Says which tools the model is offered, when it is offered a choice; `found` were just
     /// added by its search.
     pub fn say_offered(&self, found: &[usize]) {
+        let Some((offered, of, why)) = self.offered() else {
+            return;
+        };
+        self.emit(RunEvent::ToolsOffered {
+            offered,
+            of,
+            found: found.iter().map(|i| self.tool_name(*i)).collect(),
+            why,
+        });
+    }
+
+    /// Keeps the record of the tools answer `message_id`'s request offered, when the model is
+    /// offered a choice of them (the database's record of each round).
+    pub async fn record_offered(&self, message_id: &str) {
+        let Some((offered, of, why)) = self.offered() else {
+            return;
+        };
+        let offer = crate::store::ToolOffer {
+            message_id: message_id.to_owned(),
+            offered,
+            of,
+            why,
+        };
+        let kept = self
+            .services
+            .store
+            .record_offer(self.setup.conversation_id.clone(), offer)
+            .await;
+        if let Err(e) = kept {
+            tracing::warn!(error = %e, "the record of the tools offered could not be kept");
+        }
+    }
+
+    /// The tools the next request offers (display names, the reader of kept results left out),
+    /// of how many the conversation has, and why; `None` when every tool is offered.
+    fn offered(&self) -> Option<(Vec<String>, u32, String)> {
         let (offered, why) = {
             let offer = self.offer();
             if !offer.is_chosen() {
-                return;
+                return None;
             }
             (
                 offer.offered(&self.setup.tools, self.own, false),
                 offer.why().to_owned(),
             )
         };
-        let name = |i: &usize| self.setup.tools[*i].display_name.clone();
         let of = self.setup.tools.len()
             - usize::from(self.own.search.is_some())
             - usize::from(self.own.read_result.is_some());
-        self.emit(RunEvent::ToolsOffered {
-            offered: offered.iter().map(name).collect(),
-            of: u32::try_from(of).unwrap_or(u32::MAX),
-            found: found.iter().map(name).collect(),
+        Some((
+            offered.iter().map(|i| self.tool_name(*i)).collect(),
+            u32::try_from(of).unwrap_or(u32::MAX),
             why,
-        });
+        ))
+    }
+
+    fn tool_name(&self, i: usize) -> String {
+        self.setup.tools[i].display_name.clone()
     }
 }
 

@@ -14,6 +14,8 @@ Options (one at a time):
   --many N             lists N tools: N - 1 generated ones (`create_invoice_0`, …, each saying the
                        text back) and `get_forecast`, which answers "Sunny in <text>"
   --offset K           with --many: the generated tools are numbered from K (`create_invoice_K`, …)
+  --result-bytes N     `echo` answers with N characters ("x"s after the text), for results
+                       larger than a transport's default cap
   --odd-names          lists `echo` twice (the second described otherwise), and a tool whose
                        name holds a zero-width space (`read\u200bfile`)
 
@@ -128,6 +130,9 @@ def answer(request):
             text = f"wrote {text}"
         if request["params"].get("name") == "get_forecast":
             text = f"Sunny in {text}"
+        if "--result-bytes" in args:
+            size = int(args[args.index("--result-bytes") + 1])
+            text = (text + "x" * size)[:size]
         send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": text}]}})
     elif method == "ping":
         send({"jsonrpc": "2.0", "id": rid, "result": {}})

@@ -22,10 +22,16 @@ use rmcp::transport::common::http_header::{
 };
 use rmcp::transport::streamable_http_client::{
     SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
+    StreamableHttpResponseLimits,
 };
 
-/// The largest JSON body read again to be flattened (rmcp's own limit for a JSON answer).
-const MAX_JSON_BODY: usize = 16 * 1024 * 1024;
+/// The largest answer a server may send in one piece — a JSON body, or one event of a stream —
+/// the same as a stdio server's line ([`super::stdio::MAX_LINE_BYTES`], 32 MiB): rmcp's own
+/// default (16 MiB) would end a call whose result is 20 MB.
+pub const MAX_ANSWER_BYTES: usize = super::stdio::MAX_LINE_BYTES;
+
+/// The largest JSON body read again to be flattened.
+const MAX_JSON_BODY: usize = MAX_ANSWER_BYTES;
 
 /// The requests that may be sent twice: lists, which change nothing on the server.
 const LISTS: [&str; 4] = [
@@ -41,6 +47,9 @@ pub(super) struct ServerHttp {
     inner: reqwest::Client,
     tried: Arc<tokio::sync::watch::Sender<bool>>,
     server: Arc<str>,
+    /// Why the connection ended, when it is ours to say (an answer over
+    /// [`MAX_ANSWER_BYTES`]): the server's stop and its call's error say it.
+    ended: super::sse::EndReason,
 }
 
 impl ServerHttp {
@@ -49,23 +58,45 @@ impl ServerHttp {
         inner: reqwest::Client,
         tried: &Arc<tokio::sync::watch::Sender<bool>>,
         server: &str,
+        ended: &super::sse::EndReason,
     ) -> Self {
         Self {
             inner,
             tried: Arc::clone(tried),
             server: server.into(),
+            ended: Arc::clone(ended),
         }
+    }
+
+    /// Says that the server's answer was over [`MAX_ANSWER_BYTES`] (rmcp ends the connection).
+    fn too_large(ended: &super::sse::EndReason, server: &str) {
+        let why = format!(
+            "it sent an answer larger than {} MiB",
+            MAX_ANSWER_BYTES / (1024 * 1024)
+        );
+        tracing::warn!(server, "{why}");
+        ended
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get_or_insert(why);
     }
 }
 
 type SseStream = futures_util::stream::BoxStream<'static, Result<sse_stream::Sse, SseError>>;
 type PostResult = Result<StreamableHttpPostResponse, StreamableHttpError<reqwest::Error>>;
 
-/// `events` with each one's data flattened past the depth serde_json parses.
-fn flattened(events: SseStream, server: &Arc<str>) -> SseStream {
+/// `events` with each one's data flattened past the depth serde_json parses; an event over
+/// [`MAX_ANSWER_BYTES`] said in `ended`.
+fn flattened(events: SseStream, server: &Arc<str>, ended: &super::sse::EndReason) -> SseStream {
     let server = Arc::clone(server);
+    let ended = Arc::clone(ended);
     events
         .map(move |event| {
+            if let Err(SseError::Body(e)) = &event {
+                if e.to_string().contains("exceeded the maximum size") {
+                    ServerHttp::too_large(&ended, &server);
+                }
+            }
             event.map(|mut event| {
                 event.data = event
                     .data
@@ -111,11 +142,18 @@ impl ServerHttp {
     {
         let again = is_list(&post.message).then(|| post.clone());
         match (send(post).await, again) {
-            (Ok(StreamableHttpPostResponse::Sse(events, session)), _) => Ok(
-                StreamableHttpPostResponse::Sse(flattened(events, &self.server), session),
-            ),
+            (Ok(StreamableHttpPostResponse::Sse(events, session)), _) => {
+                Ok(StreamableHttpPostResponse::Sse(
+                    flattened(events, &self.server, &self.ended),
+                    session,
+                ))
+            }
             (Ok(StreamableHttpPostResponse::Json(message, session)), _) => {
                 Ok(StreamableHttpPostResponse::Json(self.cut(message), session))
+            }
+            (Err(error @ StreamableHttpError::ResponseBodyTooLarge { .. }), _) => {
+                Self::too_large(&self.ended, &self.server);
+                Err(error)
             }
             (Err(error), Some(again)) if too_deep_to_parse(&error) => {
                 match self.flattened_json(again).await {
@@ -190,7 +228,7 @@ impl ServerHttp {
     {
         let opened = opening.await;
         self.tried.send_replace(true);
-        opened.map(|events| flattened(events, &self.server))
+        opened.map(|events| flattened(events, &self.server, &self.ended))
     }
 }
 
@@ -248,6 +286,37 @@ impl StreamableHttpClient for ServerHttp {
                 p.auth_header,
                 p.custom_headers,
                 max_sse_event_size,
+            )
+        })
+        .await
+    }
+
+    async fn post_message_with_response_limits(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        limits: StreamableHttpResponseLimits,
+    ) -> PostResult {
+        // Every limit passed on (the trait's default passes the stream's only, and reqwest's
+        // client would read a JSON answer under its own 16 MiB).
+        let post = Post {
+            uri,
+            message,
+            session_id,
+            auth_header,
+            custom_headers,
+        };
+        self.post(post, |p| {
+            self.inner.post_message_with_response_limits(
+                p.uri,
+                p.message,
+                p.session_id,
+                p.auth_header,
+                p.custom_headers,
+                limits,
             )
         })
         .await

@@ -238,12 +238,17 @@ async fn handshake(
             .into_iter()
             .filter_map(|(k, v)| Some((k?, v)))
             .collect();
-        let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
+        let config = StreamableHttpClientTransportConfig::with_uri(url)
+            .custom_headers(custom)
+            .max_sse_event_size(super::http_client::MAX_ANSWER_BYTES)
+            .max_json_response_size(super::http_client::MAX_ANSWER_BYTES);
+        let ended = super::sse::EndReason::default();
+        stream_end = Some(Arc::clone(&ended));
         let (opened, mut stream_tried) = tokio::sync::watch::channel(false);
         let opened = Arc::new(opened);
         let service = match signed_in {
             Some(manager) => {
-                let http = AuthClient::new(ServerHttp::new(http, &opened, name), manager);
+                let http = AuthClient::new(ServerHttp::new(http, &opened, name, &ended), manager);
                 client
                     .serve_with_lifecycle(
                         StreamableHttpClientTransport::with_client(http, config),
@@ -252,7 +257,7 @@ async fn handshake(
                     .await
             }
             None => {
-                let http = ServerHttp::new(http, &opened, name);
+                let http = ServerHttp::new(http, &opened, name, &ended);
                 client
                     .serve_with_lifecycle(
                         StreamableHttpClientTransport::with_client(http, config),
@@ -294,6 +299,7 @@ async fn handshake(
         "streamable HTTP"
     };
     tracing::info!(server = name, kind, "remote MCP server connected");
+    let fault = stream_end.clone().unwrap_or_default();
     Ok(McpServer::new(
         name,
         service,
@@ -310,7 +316,8 @@ async fn handshake(
                 Err(e) => format!("the connection's task failed: {e}"),
             }
         },
-    ))
+    )
+    .with_fault(fault))
 }
 
 fn ended_because(reason: &super::sse::EndReason) -> Option<String> {

@@ -72,6 +72,9 @@ pub struct McpServer {
     pid: Option<u32>,
     stderr: Arc<StderrRing>,
     held_back: Mutex<Vec<HeldBackTool>>,
+    /// Why the transport failed a request, when it is ours to say (a remote server's answer
+    /// over our size cap): the failed call says it at once (the connection may stand).
+    fault: super::sse::EndReason,
 }
 
 /// The most of a server's `instructions` that goes into a system prompt: they are the server's
@@ -207,7 +210,16 @@ impl McpServer {
             pid,
             stderr,
             held_back: Mutex::default(),
+            fault: super::sse::EndReason::default(),
         }
+    }
+
+    /// Reads why a request failed from `fault` (set by the transport) before waiting for the
+    /// connection's end.
+    #[must_use]
+    pub(crate) fn with_fault(mut self, fault: super::sse::EndReason) -> Self {
+        self.fault = fault;
+        self
     }
 }
 
@@ -704,6 +716,14 @@ impl McpServer {
                 Err(refused)
             }
             Err(e @ (ServiceError::TransportClosed | ServiceError::TransportSend(_))) => {
+                let fault = self
+                    .fault
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .clone();
+                if let Some(why) = fault {
+                    return Err(self.request_error(&format!("{}: {why}", readable(&e))));
+                }
                 let why = tokio::time::timeout(Duration::from_secs(5), self.exited()).await;
                 match why {
                     Ok(why) => Err(self.request_error(&format!("{}: {why}", readable(&e)))),

@@ -145,6 +145,63 @@ async fn tool_schema_nested_a_hundred_levels_in_one_json_body_is_held_back_as_ov
     held_back_when_nested(None, 100).await;
 }
 
+/// A 20 MB result over streamable HTTP, as an event stream and as one JSON body, reaches
+/// Switchboard whole (rmcp's own cap is 16 MiB; ours is a stdio line's, 32 MiB).
+#[tokio::test]
+async fn a_twenty_megabyte_result_over_http_arrives_whole() {
+    if !support::mcp_peers_installed("a 20 MB result over HTTP") {
+        return;
+    }
+    for more in [&[][..], &["--json-response"][..]] {
+        let text = big_result_over_http(more, 20_000_000).await.unwrap();
+        assert_eq!(text.len(), 20_000_000, "{more:?}");
+        assert!(text.starts_with("startxxx"));
+        // Past our cap: the call's error says why the connection ended.
+        let refused = big_result_over_http(more, 40_000_000).await.unwrap_err();
+        assert!(
+            refused.contains("it sent an answer larger than 32 MiB"),
+            "{more:?}: {refused}"
+        );
+    }
+}
+
+/// Calls `echo` of `raw_server.py --http --result-bytes SIZE` (with `more`): its text, or the
+/// call's error.
+async fn big_result_over_http(more: &[&str], size: usize) -> Result<String, String> {
+    {
+        let dir = tempfile::tempdir().unwrap();
+        let host = host(dir.path()).await;
+        let size = size.to_string();
+        let listening = http_raw_server(&[&["--result-bytes", size.as_str()], more].concat());
+        let launch = RemoteLaunch {
+            url: listening.1.clone(),
+            headers: Vec::new(),
+            transport: RemoteTransport::Http,
+            startup_timeout: Duration::from_secs(30),
+            auth: None,
+            elicitation: Elicitation::default(),
+            roots: Default::default(),
+        };
+        host.spawn("big", launch).await;
+        let running = until(&host, "big", |s| !matches!(s, ServerState::Starting)).await;
+        assert!(
+            matches!(running, ServerState::Running { .. }),
+            "{more:?}: {running:?}"
+        );
+        let mut arguments = serde_json::Map::new();
+        arguments.insert("text".into(), "start".into());
+        let result = host
+            .server("big")
+            .unwrap()
+            .call_tool("echo", arguments, Duration::from_secs(60))
+            .await
+            .map(|result| result.content[0].as_text().map(|t| t.text.clone()).unwrap())
+            .map_err(|e| e.to_string());
+        host.shutdown(Duration::from_secs(5)).await;
+        result
+    }
+}
+
 /// `raw_server.py --deep-schema LEVELS` (over streamable HTTP, with these more arguments, when
 /// `http`): its `deep` tool is held back with its reason, its `echo` is offered.
 async fn held_back_when_nested(http: Option<&[&str]>, levels: usize) {

@@ -35,6 +35,8 @@ const COMMANDS: &[&str] = &[
     "update_provider",
     "set_provider_key",
     "delete_provider_key",
+    "get_model_window",
+    "set_model_window",
     "remove_provider",
     "get_settings",
     "update_settings",

@@ -225,6 +225,8 @@ pub fn run() -> i32 {
             commands::providers::update_provider,
             commands::providers::set_provider_key,
             commands::providers::delete_provider_key,
+            commands::providers::get_model_window,
+            commands::providers::set_model_window,
             commands::providers::remove_provider,
             commands::settings::get_settings,
             commands::settings::update_settings,

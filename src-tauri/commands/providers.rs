@@ -93,3 +93,26 @@ pub async fn delete_provider_key(
 pub async fn remove_provider(state: State<'_, AppState>, name: String) -> CommandResult<()> {
     Ok(state.app().await.remove_provider(&name).await?)
 }
+
+#[tauri::command]
+pub async fn get_model_window(
+    state: State<'_, AppState>,
+    provider: String,
+    model: String,
+) -> CommandResult<Option<switchboard_core::store::ModelWindow>> {
+    Ok(state.app().await.model_window(&provider, &model).await?)
+}
+
+#[tauri::command]
+pub async fn set_model_window(
+    state: State<'_, AppState>,
+    provider: String,
+    model: String,
+    tokens: Option<u64>,
+) -> CommandResult<Option<switchboard_core::store::ModelWindow>> {
+    Ok(state
+        .app()
+        .await
+        .set_model_window(&provider, &model, tokens)
+        .await?)
+}

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { test } from "node:test";
-import { filesContaining, fillProvider, launch, openProviders, run, tempHome, tid } from "./harness.mjs";
+import { cli, filesContaining, fillProvider, launch, openProviders, pasteInto, run, tempHome, tid } from "./harness.mjs";
 
 test("a provider with an empty name or a malformed base URL is refused beside the field", async () => {
   const app = await launch(tempHome("provider-errors"));
@@ -59,4 +59,36 @@ test("a provider key goes to the OS keychain and nowhere else on disk", async ()
   assert.deepEqual(filesContaining(home, key), [], "no file under the app's home holds the key");
   assert.ok(!app.log.join().includes(key), "the app's output does not hold the key");
   run("secret-tool", ["clear", "service", service, "username", "provider/OpenAI"]);
+});
+
+test("a model's window is shown with whose word it is, and set on the Providers page as the command line sets it", async () => {
+  const home = tempHome("provider-window");
+  cli(home, ["provider", "add", "Local", "--kind", "openai_compatible", "--base-url", "http://127.0.0.1:9/v1", "--model", "gpt-4o"]);
+  const app = await launch(home);
+  try {
+    const b = app.browser;
+    await openProviders(b);
+    const item = `${tid("provider-item")}[data-name="Local"]`;
+    const shown = b.$(`${item} ${tid("provider-window")}`);
+    await shown.waitForDisplayed();
+    await b.waitUntil(async () => /128,000 tokens\s+from Switchboard's table/.test(await shown.getText()), {
+      timeout: 10000,
+      timeoutMsg: "the table's window is not shown",
+    });
+    await b.$(`${item} ${tid("provider-window-edit")}`).click();
+    const input = b.$(`${item} ${tid("provider-window-input")}`);
+    await input.waitForDisplayed();
+    await pasteInto(b, `${item} ${tid("provider-window-input")}`, "8192");
+    await app.screenshot("provider-window-editing");
+    await b.$(`${item} ${tid("provider-window-save")}`).click();
+    await b.waitUntil(async () => /8,192 tokens\s+set by you/.test(await shown.getText()), {
+      timeout: 10000,
+      timeoutMsg: "the person's window is not shown",
+    });
+    await app.screenshot("provider-window");
+    const said = JSON.parse(cli(home, ["provider", "window", "Local", "gpt-4o", "--json"]).stdout);
+    assert.deepEqual(said, { provider: "Local", model: "gpt-4o", tokens: 8192, said_by: "person" });
+  } finally {
+    await app.close();
+  }
 });

@@ -74,6 +74,7 @@ import type {
   Message,
   MessagePage,
   ModelInfo,
+  ModelWindow,
   ModelPrice,
   NewProvider,
   Price,
@@ -432,6 +433,8 @@ export class FakeBackend {
   failures = new Map<string, CommandError | string>();
   /** provider name → the models it lists, sorted or not (the fake sorts them, as Rust does) */
   modelLists: Record<string, ModelInfo[]> = {};
+  /** Windows known by "provider/model" (as Rust's provider_models, the person's word winning). */
+  modelWindows: Record<string, ModelWindow> = {};
   /** provider name → how reaching it fails */
   providerFailures = new Map<string, ProviderFailure>();
   /** the elapsed_ms a successful connection test reports */
@@ -2107,6 +2110,22 @@ export class FakeBackend {
       const provider = this.#provider(args.name);
       provider.has_key = true;
       return { ...provider };
+    },
+    get_model_window: (args) => {
+      this.#provider(args.provider);
+      const found = this.modelWindows[`${String(args.provider)}/${String(args.model)}`];
+      return found ? { ...found } : null;
+    },
+    set_model_window: (args) => {
+      this.#provider(args.provider);
+      const key = `${String(args.provider)}/${String(args.model)}`;
+      const tokens = args.tokens === null ? null : Number(args.tokens);
+      if (tokens !== null && (tokens < 512 || tokens > 100_000_000)) {
+        throw { kind: "invalid_input", field: "tokens", message: `A window of ${tokens} tokens is not one a model has: give 512 to 100000000.` };
+      }
+      if (tokens === null) delete this.modelWindows[key];
+      else this.modelWindows[key] = { provider: String(args.provider), model: String(args.model), tokens, said_by: "person" };
+      return this.modelWindows[key] ? { ...this.modelWindows[key] } : null;
     },
     delete_provider_key: (args) => {
       const provider = this.#provider(args.name);

@@ -268,6 +268,32 @@ describe("configured providers", () => {
     expect(document.body.textContent).not.toContain("sk-new");
   });
 
+  it("shows the default model's window and whose word it is, sets the person's own, refuses a bad one beside the field, and forgets it", async () => {
+    backend.addProviderRecord("Local", "openai", false, { default_model: "qwen3:8b" });
+    backend.modelWindows["Local/qwen3:8b"] = { provider: "Local", model: "qwen3:8b", tokens: 16384, said_by: "provider" };
+    const { user } = await openProviders();
+    const shown = () => within(providerItem("Local")).getByTestId("provider-window").textContent?.replace(/\s+/g, " ").trim();
+    await waitFor(() => expect(shown()).toMatch(/^16,384 tokens from the provider's model list Set$/));
+
+    await user.click(within(providerItem("Local")).getByTestId("provider-window-edit"));
+    const input = within(providerItem("Local")).getByLabelText("Window of qwen3:8b, in tokens") as HTMLInputElement;
+    expect(input.value).toBe("16384");
+    await user.clear(input);
+    await user.type(input, "100{Enter}");
+    await waitFor(() => expect(within(providerItem("Local")).getByText(/A window of 100 tokens is not one a model has/)).toBeTruthy());
+    expect(input.getAttribute("aria-invalid")).toBe("true");
+
+    await user.clear(input);
+    await user.type(input, "32,768{Enter}");
+    await waitFor(() => expect(shown()).toMatch(/^32,768 tokens set by you Change$/));
+    expect(backend.callsTo("set_model_window").at(-1)?.args).toEqual({ provider: "Local", model: "qwen3:8b", tokens: 32768 });
+
+    await user.click(within(providerItem("Local")).getByTestId("provider-window-edit"));
+    await user.click(within(providerItem("Local")).getByTestId("provider-window-forget"));
+    await waitFor(() => expect(shown()).toMatch(/^Not known Set$/));
+    expect(backend.callsTo("set_model_window").at(-1)?.args).toEqual({ provider: "Local", model: "qwen3:8b", tokens: null });
+  });
+
   it("deletes a key", async () => {
     backend.addProviderRecord("Work", "openai", true);
     const { user } = await openProviders();

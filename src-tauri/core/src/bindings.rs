@@ -62,6 +62,8 @@ fn bindings() -> String {
         crate::store::Summary,
         crate::store::ContextUse,
         crate::store::ToolOffer,
+        crate::store::ModelWindow,
+        crate::store::WindowSource,
         crate::store::ToolDecision,
         crate::store::ApprovalScope,
         crate::store::ToolRun,

@@ -302,6 +302,16 @@ of: number,
 why: string, };
 
 /**
+ * One model's window: how many tokens a request to it may hold, and whose word that is.
+ */
+export type ModelWindow = { provider: string, model: string, tokens: number, said_by: WindowSource, };
+
+/**
+ * Whose word a window is.
+ */
+export type WindowSource = "person" | "learned" | "provider" | "table";
+
+/**
  * Whether a call was let run; the values of `tool_runs.decision`.
  */
 export type ToolDecision = "allowed" | "denied";

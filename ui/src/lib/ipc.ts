@@ -43,6 +43,7 @@ import type {
   LocalServer,
   ModelInfo,
   ModelPrice,
+  ModelWindow,
   NewProvider,
   Provider,
   ProviderKindInfo,
@@ -329,6 +330,16 @@ export function setProviderKey(name: string, apiKey: string): Promise<Provider> 
 
 export function deleteProviderKey(name: string): Promise<Provider> {
   return call("delete_provider_key", { name });
+}
+
+/** The model's window in tokens and whose word it is; null when nothing knows it. */
+export function getModelWindow(provider: string, model: string): Promise<ModelWindow | null> {
+  return call("get_model_window", { provider, model });
+}
+
+/** Sets the person's window for the model; null forgets it (and one learned from a refusal). The window that counts now. */
+export function setModelWindow(provider: string, model: string, tokens: number | null): Promise<ModelWindow | null> {
+  return call("set_model_window", { provider, model, tokens });
 }
 
 /** Also removes the provider's key from the keychain. */

@@ -45,6 +45,8 @@ export type {
   MessageStatus,
   ModelInfo,
   ModelPrice,
+  ModelWindow,
+  WindowSource,
   NewProvider,
   OfferedArgument,
   OfferedPrompt,

@@ -225,8 +225,9 @@ async fn handshake(
         detail,
         stderr_tail: String::new(),
     };
-    // Why a legacy SSE stream ended, when it failed on our side (an over-long event).
-    let mut stream_end = None;
+    // Why the connection ended or a request failed, when it failed on our side (a legacy SSE
+    // stream's over-long event; a streamable-HTTP answer over our cap).
+    let stream_end;
     let service = if transport == RemoteTransport::Sse {
         let sse = SseTransport::connect(http, url, headers, name)
             .await

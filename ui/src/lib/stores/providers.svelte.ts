@@ -19,6 +19,7 @@ import type {
   KeychainStatus,
   LocalServer,
   ModelInfo,
+  ModelWindow,
   NewProvider,
   Provider,
   ProviderKindInfo,
@@ -156,6 +157,24 @@ export class ProvidersStore {
     } finally {
       void this.refresh();
     }
+  }
+
+  /** The window of `model` of provider `name`, and whose word it is; null when nothing knows it. */
+  async modelWindow(name: string, model: string): Promise<ModelWindow | null> {
+    try {
+      return await ipc.getModelWindow(name, model);
+    } catch (err) {
+      this.#ui.report(err);
+      return null;
+    }
+  }
+
+  /**
+   * Sets the person's window for `model` (null forgets it); the window that counts now.
+   * @throws IpcError
+   */
+  setModelWindow(name: string, model: string, tokens: number | null): Promise<ModelWindow | null> {
+    return ipc.setModelWindow(name, model, tokens);
   }
 
   async deleteKey(name: string): Promise<void> {

@@ -74,8 +74,11 @@ pub struct McpServer {
     held_back: Mutex<Vec<HeldBackTool>>,
     /// Why the transport failed a request, when it is ours to say (a remote server's answer
     /// over our size cap): the failed call says it at once (the connection may stand).
-    fault: super::sse::EndReason,
+    fault: Fault,
 }
+
+/// Why a transport failed, when it is ours to say: shared with the transport, which sets it.
+pub type Fault = Arc<Mutex<Option<String>>>;
 
 /// The most of a server's `instructions` that goes into a system prompt: they are the server's
 /// words to the model, like a tool's description, and a server may not fill the prompt with
@@ -210,14 +213,14 @@ impl McpServer {
             pid,
             stderr,
             held_back: Mutex::default(),
-            fault: super::sse::EndReason::default(),
+            fault: Fault::default(),
         }
     }
 
     /// Reads why a request failed from `fault` (set by the transport) before waiting for the
     /// connection's end.
     #[must_use]
-    pub(crate) fn with_fault(mut self, fault: super::sse::EndReason) -> Self {
+    pub(crate) fn with_fault(mut self, fault: Fault) -> Self {
         self.fault = fault;
         self
     }

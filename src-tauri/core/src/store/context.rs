@@ -59,23 +59,8 @@ impl Store {
         conversation_id: String,
         offer: ToolOffer,
     ) -> Result<(), StoreError> {
-        let offered =
-            serde_json::to_string(&offer.offered).map_err(|e| StoreError::Task(e.to_string()))?;
-        self.call(move |conn| {
-            conn.prepare_cached(
-                "INSERT OR REPLACE INTO tool_offers (message_id, conversation_id, offered, \
-                 of_tools, why) VALUES (?1, ?2, ?3, ?4, ?5)",
-            )?
-            .execute(params![
-                offer.message_id,
-                conversation_id,
-                offered,
-                offer.of,
-                offer.why
-            ])?;
-            Ok(())
-        })
-        .await
+        self.call(move |conn| record_offer(conn, &conversation_id, &offer))
+            .await
     }
 
     /// Keeps what the conversation's model was just given.
@@ -118,6 +103,28 @@ impl Store {
             .await?;
         Ok(json.and_then(|j| serde_json::from_str(&j).ok()))
     }
+}
+
+/// Keeps (or replaces) the record of the tools an answer's request offered.
+pub(super) fn record_offer(
+    conn: &rusqlite::Connection,
+    conversation_id: &str,
+    offer: &ToolOffer,
+) -> Result<(), StoreError> {
+    let offered =
+        serde_json::to_string(&offer.offered).map_err(|e| StoreError::Task(e.to_string()))?;
+    conn.prepare_cached(
+        "INSERT OR REPLACE INTO tool_offers (message_id, conversation_id, offered, of_tools, \
+         why) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?
+    .execute(params![
+        offer.message_id,
+        conversation_id,
+        offered,
+        offer.of,
+        offer.why
+    ])?;
+    Ok(())
 }
 
 /// The records of the tools offered by the answers of a conversation numbered from `first` to

@@ -72,25 +72,7 @@ impl Store {
             created_at: now_ms(),
         };
         let row = kept.clone();
-        self.call(move |conn| {
-            conn.execute(
-                "INSERT INTO summaries (id, conversation_id, through_message_id, text, summarised, \
-                 left_out, provider, model, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                params![
-                    row.id,
-                    row.conversation_id,
-                    row.through_message_id,
-                    row.text,
-                    row.summarised,
-                    row.left_out,
-                    row.provider,
-                    row.model,
-                    row.created_at
-                ],
-            )?;
-            Ok(())
-        })
-        .await?;
+        self.call(move |conn| insert(conn, &row)).await?;
         Ok(kept)
     }
 
@@ -110,6 +92,26 @@ impl Store {
         })
         .await
     }
+}
+
+/// Writes `row` as it is (an import's, or one just made).
+pub(super) fn insert(conn: &rusqlite::Connection, row: &Summary) -> Result<(), StoreError> {
+    conn.prepare_cached(
+        "INSERT INTO summaries (id, conversation_id, through_message_id, text, summarised, \
+         left_out, provider, model, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    )?
+    .execute(params![
+        row.id,
+        row.conversation_id,
+        row.through_message_id,
+        row.text,
+        row.summarised,
+        row.left_out,
+        row.provider,
+        row.model,
+        row.created_at
+    ])?;
+    Ok(())
 }
 
 /// The summary in force for `messages` (a conversation's, in order): the newest of `summaries`

@@ -637,6 +637,30 @@ impl Store {
                 files.as_ref(),
                 &mut placed,
             )?;
+            // The summaries and the records of the tools offered come with the messages they
+            // name (the model reads the same summary as before the export).
+            for s in file.summaries {
+                if let Some((through, _)) = placed.get(&s.through) {
+                    let summary = super::Summary {
+                        id: super::new_id(),
+                        conversation_id: id.clone(),
+                        through_message_id: through.clone(),
+                        text: s.text,
+                        summarised: s.summarised,
+                        left_out: s.left_out,
+                        provider: s.provider,
+                        model: s.model,
+                        created_at: s.created_at,
+                    };
+                    super::summaries::insert(&tx, &summary)?;
+                }
+            }
+            for mut offer in file.tool_offers {
+                if let Some((message_id, _)) = placed.get(&offer.message_id) {
+                    offer.message_id.clone_from(message_id);
+                    super::context::record_offer(&tx, &id, &offer)?;
+                }
+            }
             // The import is the newest thing in the list, whatever its messages' times.
             tx.execute(
                 &format!(

@@ -216,6 +216,24 @@ async fn a_3_mb_conversation_is_summarised_into_a_32k_window_and_nothing_is_dele
     assert_eq!(file["messages"].as_array().unwrap().len(), 604);
     assert_eq!(file["summaries"].as_array().unwrap().len(), 1);
     assert_eq!(file["summaries"][0]["through"], summary.through_message_id);
+    // Imported again, the summary comes with the messages: the model reads the same one.
+    let imported = store
+        .import_conversation(serde_json::from_value(file).unwrap())
+        .await
+        .unwrap();
+    let brought = store.summaries(imported.id.clone()).await.unwrap();
+    let kept = store.list_messages(imported.id.clone()).await.unwrap();
+    assert_eq!(brought.len(), 1);
+    assert_eq!(brought[0].text, summary.text);
+    let at = kept
+        .iter()
+        .position(|m| m.id == brought[0].through_message_id)
+        .expect("the summary names an imported message");
+    let was = messages
+        .iter()
+        .position(|m| m.id == summary.through_message_id)
+        .unwrap();
+    assert_eq!(at, was, "through the same message");
     let (ran, markdown) = cli(&["conversations", "export", &conversation]).await;
     ran.unwrap();
     assert!(markdown.contains("Question 0: what is the weather?"));

@@ -188,6 +188,15 @@ async fn two_thousand_tools_are_searched_and_the_wanted_one_called_under_the_pro
         .any(|name| name.to_lowercase().contains("forecast")));
     let shown = app.get_conversation(&conversation).await.unwrap();
     assert_eq!(shown.offers, kept, "the window's page has the same records");
+    // Exported and imported again, each record names its answer's new id.
+    let file = app.export_conversation(&conversation).await.unwrap();
+    let copy = app.store().unwrap().import_conversation(file).await.unwrap();
+    let copied = app.get_conversation(&copy.id).await.unwrap();
+    assert_eq!(copied.offers.len(), 3);
+    for (offer, was) in copied.offers.iter().zip(&kept) {
+        assert_eq!((&offer.offered, offer.of, &offer.why), (&was.offered, was.of, &was.why));
+        assert!(copied.messages.iter().any(|m| m.id == offer.message_id));
+    }
     let answers: Vec<_> = shown
         .messages
         .iter()

@@ -94,6 +94,7 @@ fn rich_request() -> ChatRequest {
         temperature: Some(0.2),
         max_tokens: Some(1024),
         load_window: None,
+        deferred_tools: Vec::new(),
     }
 }
 

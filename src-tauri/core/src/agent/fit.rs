@@ -41,6 +41,7 @@ pub fn message_tokens(message: &ChatMessage) -> usize {
         ChatMessage::Tool {
             content, images, ..
         } => return MESSAGE_TOKENS + tokens_of(content.len()) + images.len() * IMAGE_TOKENS,
+        ChatMessage::ServerBlocks { blocks } => blocks.iter().map(|b| b.to_string().len()).sum(),
     };
     MESSAGE_TOKENS + tokens_of(chars)
 }

@@ -193,6 +193,14 @@ pub fn for_model(messages: &[Message], files: &GivenFiles) -> Vec<ChatMessage> {
                 if text.is_none() && calls.is_empty() {
                     continue;
                 }
+                // What its provider ran itself goes first (its own tool search).
+                if let Some(serde_json::Value::Array(blocks)) = &m.server_blocks {
+                    if !blocks.is_empty() {
+                        out.push(ChatMessage::ServerBlocks {
+                            blocks: blocks.clone(),
+                        });
+                    }
+                }
                 open = calls.iter().cloned().map(|c| (c, None)).collect();
                 out.push(ChatMessage::Assistant {
                     text,
@@ -240,7 +248,7 @@ pub fn without_earlier_calls_of(messages: &mut Vec<ChatMessage>, tool: &str) {
                     continue;
                 }
                 ChatMessage::User { .. } => dropped.clear(),
-                ChatMessage::Tool { .. } => {}
+                ChatMessage::Tool { .. } | ChatMessage::ServerBlocks { .. } => {}
             }
         }
         kept.push(message);
@@ -362,6 +370,7 @@ mod tests {
             full_length: None,
             attachments: Vec::new(),
             cost_pico: None,
+            server_blocks: None,
         }
     }
 

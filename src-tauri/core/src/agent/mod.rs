@@ -152,6 +152,9 @@ pub struct RunSetup {
     /// The tools the person uses most, most used first, as (server, tool): the ones offered
     /// beside the search when there are too many to offer all ([`offer::Offer`]).
     pub favoured: Vec<(String, String)>,
+    /// The provider searches deferred tools itself (Anthropic's tool search, for the models
+    /// that take it): used in place of Switchboard's search when not every tool is offered.
+    pub provider_searches_tools: bool,
 }
 
 /// The most held-back tools named one by one at a run's start; the rest are counted.

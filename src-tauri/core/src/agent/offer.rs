@@ -8,6 +8,10 @@
 //!
 //! The search ranks by words in the tool's name, title, description and server, rarer words
 //! counting for more (an inverse document frequency); a name's words count thrice.
+//!
+//! A provider with its own tool search (Anthropic's, for the Claude 4.5 models and later) is
+//! given every other tool deferred instead, and searches them itself: Switchboard's search is
+//! then not offered, unless the provider refuses its own.
 
 use std::collections::{HashMap, HashSet};
 
@@ -25,6 +29,9 @@ pub const KEPT: usize = 8;
 /// The most tools one search finds.
 pub const FOUND_PER_SEARCH: usize = 5;
 
+/// How the provider's own tool search is named among the tools offered.
+pub const PROVIDER_SEARCH: &str = "Anthropic · Tool Search (the provider's own)";
+
 /// What a run offers.
 #[derive(Debug, Clone)]
 pub struct Offer {
@@ -34,6 +41,8 @@ pub struct Offer {
     most: usize,
     /// Why the model is not offered every tool.
     why: String,
+    /// The provider searches the tools not offered itself ([`Offer::deferred`]).
+    provider_searches: bool,
 }
 
 /// The run's tools that are Switchboard's own search (offered only when tools are chosen) and
@@ -58,6 +67,7 @@ impl Offer {
             chosen: None,
             most: MOST_TOOLS,
             why: String::new(),
+            provider_searches: false,
         };
         if own.search.is_none() {
             return offer;
@@ -97,6 +107,49 @@ impl Offer {
     /// Whether the model is offered a choice of the tools (and a search), not every one.
     pub fn is_chosen(&self) -> bool {
         self.chosen.is_some()
+    }
+
+    /// When `searches` (the provider has its own tool search) and the model is offered a
+    /// choice: the rest go deferred with each request, for the provider's search, in place of
+    /// Switchboard's.
+    #[must_use]
+    pub fn with_provider_search(mut self, own: Own, searches: bool) -> Self {
+        if let Some(chosen) = self.chosen.as_mut().filter(|_| searches) {
+            chosen.retain(|&i| Some(i) != own.search);
+            self.provider_searches = true;
+        }
+        self
+    }
+
+    /// Whether the provider searches the tools not offered itself.
+    pub fn provider_searches(&self) -> bool {
+        self.provider_searches
+    }
+
+    /// The provider refused its own search (the model does not take it): Switchboard's is
+    /// offered instead. `false` when it was not in use.
+    pub fn without_provider_search(&mut self, own: Own) -> bool {
+        if !std::mem::take(&mut self.provider_searches) {
+            return false;
+        }
+        if let Some(chosen) = &mut self.chosen {
+            if let Some(search) = own.search.filter(|s| !chosen.contains(s)) {
+                chosen.push(search);
+            }
+        }
+        true
+    }
+
+    /// The tools the provider may find with its own search: every server tool not offered
+    /// (none unless [`Offer::provider_searches`]).
+    pub fn deferred(&self, tools: &[CatalogueTool], own: Own) -> Vec<usize> {
+        match &self.chosen {
+            Some(chosen) if self.provider_searches => servers_tools(tools, own)
+                .into_iter()
+                .filter(|i| !chosen.contains(i))
+                .collect(),
+            _ => Vec::new(),
+        }
     }
 
     /// Why the model is offered a choice; empty while it is offered every tool.
@@ -182,6 +235,14 @@ impl Offer {
     /// The specs of [`Offer::offered`].
     pub fn specs(&self, tools: &[CatalogueTool], own: Own, cut: bool) -> Vec<ToolSpec> {
         self.offered(tools, own, cut)
+            .into_iter()
+            .map(|i| super::tools::spec(&tools[i]))
+            .collect()
+    }
+
+    /// The specs of [`Offer::deferred`].
+    pub fn deferred_specs(&self, tools: &[CatalogueTool], own: Own) -> Vec<ToolSpec> {
+        self.deferred(tools, own)
             .into_iter()
             .map(|i| super::tools::spec(&tools[i]))
             .collect()
@@ -416,6 +477,27 @@ mod tests {
         let (_, new) = offer.search(&tools, own, "forecast");
         assert!(new.is_empty());
         assert_eq!(offer.offered(&tools, own, false), second);
+    }
+
+    #[test]
+    fn a_provider_that_searches_itself_gets_the_rest_deferred_and_no_search_of_ours_until_it_refuses(
+    ) {
+        let (tools, own) = many();
+        let favoured = vec![("s3".to_owned(), "update_invoice_3".to_owned())];
+        let mut offer = Offer::new(&tools, own, None, &favoured).with_provider_search(own, true);
+        assert!(offer.provider_searches());
+        assert_eq!(offer.offered(&tools, own, false), [3], "no search of ours");
+        let deferred = offer.deferred(&tools, own);
+        assert_eq!(deferred.len(), 1999, "every other server tool");
+        assert!(!deferred.contains(&3) && !deferred.contains(&own.search.unwrap()));
+        assert!(offer.without_provider_search(own));
+        assert_eq!(offer.offered(&tools, own, false), [3, own.search.unwrap()]);
+        assert!(offer.deferred(&tools, own).is_empty());
+        assert!(!offer.without_provider_search(own), "once");
+        // Every tool offered: nothing deferred, whatever the provider can do.
+        let few = Offer::new(&tools[..10], Own::default(), None, &[])
+            .with_provider_search(Own::default(), true);
+        assert!(!few.provider_searches() && few.deferred(&tools[..10], Own::default()).is_empty());
     }
 
     #[test]

@@ -168,6 +168,11 @@ impl Counter {
                     history += self.text(content);
                     attachments += FILE_TOKENS * u64::try_from(images.len()).unwrap_or(0);
                 }
+                ChatMessage::ServerBlocks { blocks } => {
+                    for block in blocks {
+                        history += self.text(&block.to_string());
+                    }
+                }
             }
         }
         let scale = |n: u64| {

@@ -329,6 +329,9 @@ impl App {
             .as_ref()
             .filter(|w| w.said_by != crate::store::WindowSource::Table)
             .map(|w| w.tokens);
+        let provider_searches_tools = self.provider_row(&provider_name).await?.kind
+            == crate::provider_config::ProviderKind::Anthropic.as_str()
+            && crate::providers::formats::anthropic::searches_tools(&model);
         let favoured = store
             .most_used_tools(
                 conversation.id.clone(),
@@ -376,6 +379,7 @@ impl App {
             load_window,
             window: window.map(|w| w.tokens),
             favoured,
+            provider_searches_tools,
         })
     }
 

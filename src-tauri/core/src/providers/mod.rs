@@ -73,6 +73,7 @@ pub trait Provider: Send + Sync {
                     }
                     ProviderEvent::Finish(reason) => done.finish = Some(reason),
                     ProviderEvent::ToolWarning(w) => done.warnings.push(w),
+                    ProviderEvent::ServerBlock(_) => {}
                 }
             }
             Ok(done)
@@ -87,8 +88,12 @@ fn with_checked_tools(
     mut request: ChatRequest,
     start: impl FnOnce(ChatRequest) -> EventStream,
 ) -> EventStream {
-    let (kept, warnings) = tool_names::without_refused(api, std::mem::take(&mut request.tools));
+    let (kept, mut warnings) = tool_names::without_refused(api, std::mem::take(&mut request.tools));
     request.tools = kept;
+    let (deferred, more) =
+        tool_names::without_refused(api, std::mem::take(&mut request.deferred_tools));
+    request.deferred_tools = deferred;
+    warnings.extend(more);
     for w in &warnings {
         tracing::warn!(tool = %w.tool, problem = %w.message, "tool left out of the request");
     }
@@ -257,6 +262,11 @@ pub struct ChatRequest {
     /// from its start without a word): only a window the person or a provider said, never the
     /// table's guess (a model loaded with a window it cannot hold in memory fails).
     pub load_window: Option<u64>,
+    /// Tools the provider finds itself when the model searches for them (Anthropic's tool
+    /// search: sent with `defer_loading`, beside its search tool), offered only to a provider
+    /// and model that do; empty otherwise. Not counted in the window: only what a search
+    /// finds is loaded.
+    pub deferred_tools: Vec<ToolSpec>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -267,6 +277,12 @@ pub enum ChatMessage {
     Assistant {
         text: Option<String>,
         tool_calls: Vec<ToolCall>,
+    },
+    /// Blocks of the next assistant answer that the provider ran itself (Anthropic's tool
+    /// search and its result), given back as they came, before the answer's text and calls,
+    /// when the request searches again; other providers leave them out.
+    ServerBlocks {
+        blocks: Vec<serde_json::Value>,
     },
     /// The result of one tool call, answering the call with the same id.
     Tool {
@@ -400,6 +416,9 @@ pub enum ProviderEvent {
     /// A tool left out of the request because this provider would refuse it (sent first,
     /// before anything the provider says).
     ToolWarning(tool_names::ToolWarning),
+    /// A block of the answer the provider ran itself (Anthropic's tool search, its result),
+    /// kept with the answer to be given back with it ([`ChatMessage::ServerBlocks`]).
+    ServerBlock(serde_json::Value),
 }
 
 #[cfg(test)]

@@ -96,6 +96,11 @@ pub struct Message {
     /// What the answer cost in pico-dollars, when its model had a price.
     #[ts(type = "number | null")]
     pub cost_pico: Option<i64>,
+    /// The blocks of an answer its provider ran itself (Anthropic's tool search and its
+    /// result), as they came: given back to that provider with the answer. Not shown.
+    #[serde(skip)]
+    #[ts(skip)]
+    pub server_blocks: Option<serde_json::Value>,
 }
 
 /// How much of a tool result reaches the window with its message; the rest is read on demand.
@@ -204,11 +209,13 @@ pub struct MessageUpdate {
     pub output_tokens: Option<i64>,
     pub error: Option<String>,
     pub cost_pico: Option<i64>,
+    /// The blocks the provider ran itself ([`Message::server_blocks`]).
+    pub server_blocks: Option<serde_json::Value>,
 }
 
 const COLUMNS: &str = "id, conversation_id, role, content, created_at, tool_calls, tool_call_id, \
      name, finish_reason, status, provider, model, input_tokens, output_tokens, reasoning, error, \
-     is_error, NULL, attachments, cost_pico";
+     is_error, NULL, attachments, cost_pico, server_blocks";
 
 /// [`COLUMNS`] for a window: a tool result cut to [`TOOL_PREVIEW_CHARS`] by SQLite, so a long
 /// one is never read whole.
@@ -220,7 +227,7 @@ fn preview_columns() -> String {
          created_at, tool_calls, tool_call_id, name, finish_reason, status, provider, model, \
          input_tokens, output_tokens, reasoning, error, is_error, \
          CASE WHEN role = 'tool' AND length(content) > {n} THEN length(content) END, attachments, \
-         cost_pico"
+         cost_pico, server_blocks"
     )
 }
 
@@ -268,6 +275,9 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Message> {
             })?
             .unwrap_or_default(),
         cost_pico: row.get(19)?,
+        server_blocks: row
+            .get::<_, Option<String>>(20)?
+            .and_then(|b| serde_json::from_str(&b).ok()),
     })
 }
 
@@ -359,13 +369,15 @@ impl Store {
     ) -> Result<Message, StoreError> {
         self.call(move |conn| {
             let tool_calls = update.tool_calls.as_ref().map(ToString::to_string);
+            let server_blocks = update.server_blocks.as_ref().map(ToString::to_string);
             let changed = conn.execute_cached(
                 "UPDATE messages SET content = COALESCE(?2, content), \
                  reasoning = COALESCE(?3, reasoning), tool_calls = COALESCE(?4, tool_calls), \
                  finish_reason = COALESCE(?5, finish_reason), status = COALESCE(?6, status), \
                  input_tokens = COALESCE(?7, input_tokens), \
                  output_tokens = COALESCE(?8, output_tokens), error = COALESCE(?9, error), \
-                 cost_pico = COALESCE(?10, cost_pico) WHERE id = ?1",
+                 cost_pico = COALESCE(?10, cost_pico), \
+                 server_blocks = COALESCE(?11, server_blocks) WHERE id = ?1",
                 params![
                     id,
                     update.content,
@@ -377,6 +389,7 @@ impl Store {
                     update.output_tokens,
                     update.error,
                     update.cost_pico,
+                    server_blocks,
                 ],
             )?;
             if changed == 0 {

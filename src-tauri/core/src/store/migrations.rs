@@ -417,7 +417,7 @@ ALTER TABLE conversations ADD COLUMN context_use TEXT CHECK (context_use IS NULL
 "#,
     // 25: which tools an answer's request offered, when the model was given a choice of the
     // conversation's tools and a search for the rest (issue 55): each round's record of it.
-    // No row: every tool switched on was offered.
+    // No row: every tool switched on was offered. And the blocks of the provider's own search.
     r#"
 CREATE TABLE tool_offers (
     message_id      TEXT PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
@@ -427,6 +427,10 @@ CREATE TABLE tool_offers (
     why             TEXT NOT NULL
 );
 CREATE INDEX tool_offers_by_conversation ON tool_offers(conversation_id);
+-- The blocks of an answer its provider ran itself (Anthropic's tool search and its result),
+-- given back with the answer in later requests: the tools they found stay loaded.
+ALTER TABLE messages ADD COLUMN server_blocks TEXT
+    CHECK (server_blocks IS NULL OR json_valid(server_blocks));
 "#,
 ];
 

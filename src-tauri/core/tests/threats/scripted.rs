@@ -39,14 +39,18 @@ pub fn body_of(request: &str) -> Value {
         .unwrap_or_default()
 }
 
-/// The names of the tools a request's body offers (OpenAI's shape).
+/// The names of the tools a request's body offers (OpenAI's shape, or Anthropic's).
 #[allow(dead_code)] // as `body_of`
 pub fn tool_names(body: &Value) -> Vec<&str> {
     body["tools"]
         .as_array()
         .into_iter()
         .flatten()
-        .filter_map(|t| t["function"]["name"].as_str())
+        .filter_map(|t| {
+            t["function"]["name"]
+                .as_str()
+                .or_else(|| t["name"].as_str())
+        })
         .collect()
 }
 

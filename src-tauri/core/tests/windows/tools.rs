@@ -190,11 +190,19 @@ async fn two_thousand_tools_are_searched_and_the_wanted_one_called_under_the_pro
     assert_eq!(shown.offers, kept, "the window's page has the same records");
     // Exported and imported again, each record names its answer's new id.
     let file = app.export_conversation(&conversation).await.unwrap();
-    let copy = app.store().unwrap().import_conversation(file).await.unwrap();
+    let copy = app
+        .store()
+        .unwrap()
+        .import_conversation(file)
+        .await
+        .unwrap();
     let copied = app.get_conversation(&copy.id).await.unwrap();
     assert_eq!(copied.offers.len(), 3);
     for (offer, was) in copied.offers.iter().zip(&kept) {
-        assert_eq!((&offer.offered, offer.of, &offer.why), (&was.offered, was.of, &was.why));
+        assert_eq!(
+            (&offer.offered, offer.of, &offer.why),
+            (&was.offered, was.of, &was.why)
+        );
         assert!(copied.messages.iter().any(|m| m.id == offer.message_id));
     }
     let answers: Vec<_> = shown
@@ -279,5 +287,263 @@ async fn a_provider_that_takes_fewer_tools_than_planned_is_asked_again_with_a_ch
         !kept.is_empty() && kept.iter().all(|o| o.offered.len() <= 64 && o.of == 100),
         "{kept:?}"
     );
+    app.host().shutdown(std::time::Duration::from_secs(5)).await;
+}
+
+/// A 200 answer streaming Anthropic's Messages events (`event:` then `data:`).
+fn anthropic_sse(events: &[serde_json::Value]) -> crate::scripted::Answered {
+    let body: String = events
+        .iter()
+        .map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap()))
+        .collect();
+    (
+        200,
+        vec![("content-type".into(), "text/event-stream".into())],
+        body,
+    )
+}
+
+/// Anthropic's events for an answer of `blocks` (each a `content_block_start` block, with the
+/// input of a `tool_use` or `server_tool_use` streamed after it), ending for `reason`.
+fn anthropic_answer(
+    blocks: &[(serde_json::Value, Option<&str>)],
+    reason: &str,
+) -> crate::scripted::Answered {
+    use serde_json::json;
+    let mut events = vec![
+        json!({"type": "message_start", "message": {"usage": {"input_tokens": 50, "output_tokens": 1}}}),
+    ];
+    for (index, (block, input)) in blocks.iter().enumerate() {
+        events.push(json!({"type": "content_block_start", "index": index, "content_block": block}));
+        if let Some(input) = input {
+            events.push(json!({"type": "content_block_delta", "index": index,
+                "delta": {"type": "input_json_delta", "partial_json": input}}));
+        }
+        if block["type"] == "text" {
+            events.push(json!({"type": "content_block_delta", "index": index,
+                "delta": {"type": "text_delta", "text": "It is sunny."}}));
+        }
+        events.push(json!({"type": "content_block_stop", "index": index}));
+    }
+    events.push(json!({"type": "message_delta", "delta": {"stop_reason": reason}, "usage": {"output_tokens": 9}}));
+    events.push(json!({"type": "message_stop"}));
+    anthropic_sse(&events)
+}
+
+/// Claude with Anthropic's own tool search: it searches (a `server_tool_use` and its
+/// `tool_search_tool_result`, run by the provider) and calls what it found, then answers with
+/// the forecast; with `refuses`, it refuses any request that defers tools, as a model without
+/// the tool search does, and then uses Switchboard's search as any model would.
+fn claude(refuses: bool) -> crate::scripted::Reply {
+    use serde_json::json;
+    Box::new(move |_, _, request| {
+        let body = body_of(request);
+        let tools = body["tools"].as_array().cloned().unwrap_or_default();
+        let defers = tools.iter().any(|t| t["defer_loading"] == true);
+        if refuses && defers {
+            let refusal = json!({"type": "error", "error": {"type": "invalid_request_error",
+                "message": "tools.1: 'tool_search_tool_bm25_20251119' is not supported for this model"}});
+            return (
+                400,
+                vec![("content-type".into(), "application/json".into())],
+                refusal.to_string(),
+            );
+        }
+        let names = tool_names(&body);
+        let messages = body["messages"].as_array().cloned().unwrap_or_default();
+        let last = messages.last().cloned().unwrap_or_default();
+        let results = last["content"].to_string();
+        if results.contains("Sunny in Paris") {
+            return anthropic_answer(&[(json!({"type": "text", "text": ""}), None)], "end_turn");
+        }
+        let call = |id: &str, name: &str, input: &str| {
+            (
+                json!({"type": "tool_use", "id": id, "name": name, "input": {}}),
+                Some(input.to_owned()),
+            )
+        };
+        let answer = |blocks: Vec<(serde_json::Value, Option<String>)>| {
+            let blocks: Vec<(serde_json::Value, Option<&str>)> = blocks
+                .iter()
+                .map(|(b, i)| (b.clone(), i.as_deref()))
+                .collect();
+            anthropic_answer(&blocks, "tool_use")
+        };
+        let offered = |name: &str| {
+            tools
+                .iter()
+                .any(|t| t["name"] == name && t["defer_loading"] != true)
+        };
+        if offered("many__get_forecast") {
+            return answer(vec![call(
+                "toolu_2",
+                "many__get_forecast",
+                r#"{"text": "Paris"}"#,
+            )]);
+        }
+        if defers && last["role"] == "user" && names.contains(&"tool_search_tool_bm25") {
+            let search = json!({"type": "server_tool_use", "id": "srvtoolu_1", "name": "tool_search_tool_bm25", "input": {}});
+            let found = json!({"type": "tool_search_tool_result", "tool_use_id": "srvtoolu_1",
+                "content": {"type": "tool_search_tool_search_result",
+                    "tool_references": [{"type": "tool_reference", "tool_name": "many__get_forecast"}]}});
+            return answer(vec![
+                (search, Some(r#"{"query": "weather forecast"}"#.to_owned())),
+                (found, None),
+                call("toolu_1", "many__get_forecast", r#"{"text": "Paris"}"#),
+            ]);
+        }
+        if offered("switchboard__search_tools") && !results.contains("many__get_forecast") {
+            return answer(vec![call(
+                "toolu_s",
+                "switchboard__search_tools",
+                r#"{"query": "weather forecast"}"#,
+            )]);
+        }
+        anthropic_answer(&[(json!({"type": "text", "text": ""}), None)], "end_turn")
+    })
+}
+
+/// An app whose one provider is [`claude`] (Claude Sonnet 4.5, on Anthropic's API) and a
+/// server of 2,000 tools, and a conversation.
+async fn claude_app(
+    refuses: bool,
+) -> (
+    std::sync::Arc<switchboard_core::App>,
+    crate::scripted::Server,
+    String,
+    tempfile::TempDir,
+) {
+    let home = tempfile::tempdir().unwrap();
+    let model = crate::scripted::reading_server(claude(refuses)).await;
+    let (app, _secrets) = crate::scripted::memory_app(home.path()).await;
+    app.add_provider(switchboard_core::app::NewProvider {
+        name: "Claude".into(),
+        kind: Some("anthropic".into()),
+        base_url: Some(model.origin.clone()),
+        default_model: Some("claude-sonnet-4-5-20250929".into()),
+        api_key: Some("sk-ant-test".to_owned().into()),
+    })
+    .await
+    .unwrap();
+    raw_server(&app, "many", &["--many", "2000"]).await;
+    let conversation = app.create_conversation_with(None, "").await.unwrap().id;
+    (app, model, conversation, home)
+}
+
+#[tokio::test]
+async fn anthropics_own_tool_search_finds_the_tool_and_its_blocks_go_back_with_the_answer() {
+    if !support::mcp_peers_installed("Anthropic's own tool search") {
+        return;
+    }
+    let (app, model, conversation, _home) = claude_app(false).await;
+    let events = ask_weather(&app, &conversation).await;
+    finished_with(&events, "It is sunny.");
+    let bodies: Vec<serde_json::Value> = model
+        .requests()
+        .iter()
+        .filter(|r| r.starts_with("POST"))
+        .map(|r| body_of(r))
+        .collect();
+    assert_eq!(
+        bodies.len(),
+        2,
+        "the search and the call in one answer, then the answer"
+    );
+
+    // Every server tool goes deferred beside Anthropic's search; Switchboard's is not offered.
+    let tools = bodies[0]["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 2_001);
+    assert_eq!(tools[0]["type"], "tool_search_tool_bm25_20251119");
+    assert!(tools[1..].iter().all(|t| t["defer_loading"] == true));
+    assert!(!tool_names(&bodies[0]).contains(&"switchboard__search_tools"));
+
+    // The answer's search and its result go back as they came, before its call.
+    let messages = bodies[1]["messages"].as_array().unwrap();
+    let answer = &messages[messages.len() - 2];
+    assert_eq!(answer["role"], "assistant");
+    let kinds: Vec<&str> = answer["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["server_tool_use", "tool_search_tool_result", "tool_use"]
+    );
+    assert_eq!(answer["content"][0]["input"]["query"], "weather forecast");
+    assert_eq!(
+        answer["content"][1]["content"]["tool_references"][0]["tool_name"],
+        "many__get_forecast"
+    );
+
+    // What was offered, and the answer's record of it, name the provider's search.
+    let offered = events.iter().find_map(|e| match e {
+        RunEvent::ToolsOffered { offered, .. } => Some(offered.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        offered.unwrap(),
+        [switchboard_core::agent::offer::PROVIDER_SEARCH]
+    );
+    let kept = app
+        .export_conversation(&conversation)
+        .await
+        .unwrap()
+        .tool_offers;
+    assert_eq!(
+        kept[0].offered,
+        [switchboard_core::agent::offer::PROVIDER_SEARCH]
+    );
+
+    // The next question: the tool used is offered outright, the rest deferred again, and the
+    // earlier search still goes back with its answer (the tool it found stays loaded).
+    let again = ask_weather(&app, &conversation).await;
+    finished_with(&again, "It is sunny.");
+    let third = body_of(
+        &model
+            .requests()
+            .iter()
+            .filter(|r| r.starts_with("POST"))
+            .nth(2)
+            .unwrap()
+            .clone(),
+    );
+    let tools = third["tools"].as_array().unwrap();
+    assert_eq!(tools[0]["name"], "many__get_forecast");
+    assert!(tools[0].get("defer_loading").is_none());
+    assert_eq!(
+        tools.len(),
+        2_001,
+        "one offered, the search, 1,999 deferred"
+    );
+    assert!(third["messages"].to_string().contains("srvtoolu_1"));
+    app.host().shutdown(std::time::Duration::from_secs(5)).await;
+}
+
+#[tokio::test]
+async fn a_model_that_refuses_anthropics_tool_search_is_asked_again_with_switchboards() {
+    if !support::mcp_peers_installed("a refusal of Anthropic's tool search") {
+        return;
+    }
+    let (app, model, conversation, _home) = claude_app(true).await;
+    let events = ask_weather(&app, &conversation).await;
+    finished_with(&events, "It is sunny.");
+    assert!(events.iter().any(|e| matches!(e,
+        RunEvent::Status { text } if text.starts_with("The model does not take the provider's own tool search"))));
+    let bodies: Vec<serde_json::Value> = model
+        .requests()
+        .iter()
+        .filter(|r| r.starts_with("POST"))
+        .map(|r| body_of(r))
+        .collect();
+    // Refused, then Switchboard's search, then the call, then the answer.
+    assert_eq!(bodies.len(), 4, "{bodies:#?}");
+    for body in &bodies[1..] {
+        let tools = body["tools"].as_array().unwrap();
+        assert!(tools.len() <= 128);
+        assert!(tools.iter().all(|t| t.get("defer_loading").is_none()));
+        assert!(tool_names(body).contains(&"switchboard__search_tools"));
+    }
     app.host().shutdown(std::time::Duration::from_secs(5)).await;
 }

@@ -56,6 +56,7 @@ impl Run<'_> {
             crate::agent::fit::results_to_share(&request, self.ctx.result_cap()).unwrap_or(request);
         // The reader of kept results is offered once a result the model has was cut.
         request.tools = self.ctx.specs(has_cut_result(&request));
+        request.deferred_tools = self.ctx.deferred_specs();
         // A history over the window: its oldest turns summarised (or left out).
         let window = self.ctx.window();
         let mut used = self.counter.measure(&request, window);
@@ -289,6 +290,24 @@ impl Run<'_> {
                 );
                 fitted
             }
+            ProviderError::Server {
+                status: 400,
+                message,
+            } if self.ctx.offer().provider_searches() && refuses_tool_search(message) => {
+                let request = unfitted.as_ref()?;
+                let ctx = &self.ctx;
+                ctx.offer().without_provider_search(ctx.own);
+                let mut fitted = request.clone();
+                fitted.tools = ctx.specs(has_cut_result(&fitted));
+                fitted.deferred_tools = Vec::new();
+                ctx.status(
+                    "The model does not take the provider's own tool search: offering \
+                     Switchboard's search instead, and asking again…",
+                );
+                ctx.say_offered(&[]);
+                tracing::info!(%message, "the provider refused its own tool search");
+                fitted
+            }
             _ => return None,
         };
         *unfitted = None;
@@ -312,6 +331,8 @@ impl Run<'_> {
             input_tokens: got.input_tokens,
             output_tokens: got.output_tokens,
             cost_pico: self.ctx.cost_of(got.tokens()),
+            server_blocks: (!got.server_blocks.is_empty())
+                .then(|| serde_json::Value::Array(got.server_blocks.clone())),
             ..MessageUpdate::default()
         };
         let end = match ended {
@@ -420,8 +441,28 @@ impl Run<'_> {
                 tool: w.tool,
                 message: w.message,
             }),
+            ProviderEvent::ServerBlock(block) => {
+                if block["type"] == "server_tool_use" {
+                    self.ctx.status("The model is searching the tools…");
+                }
+                got.server_blocks.push(block);
+            }
         }
     }
+}
+
+/// Whether a refusal is of the provider's own tool search (a model that does not take it, or
+/// a request it will not search): asked again with Switchboard's search.
+fn refuses_tool_search(message: &str) -> bool {
+    let message = message.to_lowercase();
+    [
+        "defer_loading",
+        "tool_search",
+        "tool search",
+        "tool_reference",
+    ]
+    .iter()
+    .any(|word| message.contains(word))
 }
 
 /// `id`, or when an earlier call of the same answer has it (some providers repeat `call_0`),
@@ -449,6 +490,8 @@ struct Streamed {
     unshown_text: String,
     unshown_reasoning: String,
     calls: Vec<ToolCall>,
+    /// Blocks the provider ran itself (its own tool search), kept with the answer.
+    server_blocks: Vec<serde_json::Value>,
     input_tokens: Option<i64>,
     output_tokens: Option<i64>,
     cached_input_tokens: Option<i64>,

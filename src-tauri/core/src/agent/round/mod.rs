@@ -202,6 +202,11 @@ impl Ctx<'_> {
         self.offer().specs(&self.setup.tools, self.own, cut)
     }
 
+    /// The tools the next request gives the provider to find with its own search.
+    fn deferred_specs(&self) -> Vec<ToolSpec> {
+        self.offer().deferred_specs(&self.setup.tools, self.own)
+    }
+
     /// Says which tools the model is offered, when it is offered a choice; `found` were just
     /// added by its search.
     pub fn say_offered(&self, found: &[usize]) {
@@ -241,7 +246,7 @@ impl Ctx<'_> {
     /// The tools the next request offers (display names, the reader of kept results left out),
     /// of how many the conversation has, and why; `None` when every tool is offered.
     fn offered(&self) -> Option<(Vec<String>, u32, String)> {
-        let (offered, why) = {
+        let (offered, why, provider_searches) = {
             let offer = self.offer();
             if !offer.is_chosen() {
                 return None;
@@ -249,16 +254,18 @@ impl Ctx<'_> {
             (
                 offer.offered(&self.setup.tools, self.own, false),
                 offer.why().to_owned(),
+                offer.provider_searches(),
             )
         };
         let of = self.setup.tools.len()
             - usize::from(self.own.search.is_some())
             - usize::from(self.own.read_result.is_some());
-        Some((
-            offered.iter().map(|i| self.tool_name(*i)).collect(),
-            u32::try_from(of).unwrap_or(u32::MAX),
-            why,
-        ))
+        let mut names: Vec<String> = offered.iter().map(|i| self.tool_name(*i)).collect();
+        // The provider's own search stands where Switchboard's would.
+        if provider_searches {
+            names.push(super::offer::PROVIDER_SEARCH.to_owned());
+        }
+        Some((names, u32::try_from(of).unwrap_or(u32::MAX), why))
     }
 
     fn tool_name(&self, i: usize) -> String {
@@ -296,7 +303,8 @@ impl<'a> Run<'a> {
             search: Some(builtin::add(&mut setup.tools, builtin::search_tools_tool())),
             read_result: Some(builtin::add(&mut setup.tools, builtin::read_result_tool())),
         };
-        let offer = super::offer::Offer::new(&setup.tools, own, setup.window, &setup.favoured);
+        let offer = super::offer::Offer::new(&setup.tools, own, setup.window, &setup.favoured)
+            .with_provider_search(own, setup.provider_searches_tools);
         let by_wire = setup
             .tools
             .iter()

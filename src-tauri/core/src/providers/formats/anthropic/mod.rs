@@ -1,6 +1,9 @@
 //! Anthropic Messages: request body and stream decoding (`tool_use` / `tool_result` blocks,
-//! `input_json_delta`, thinking blocks, `event: error` inside the stream).
-//! Reference: <https://docs.anthropic.com/en/api/messages-streaming>.
+//! `input_json_delta`, thinking blocks, `event: error` inside the stream), and Anthropic's own
+//! tool search: tools sent with `defer_loading` beside its BM25 search tool, whose
+//! `server_tool_use` and `tool_search_tool_result` blocks are kept and given back as they came.
+//! Reference: <https://docs.anthropic.com/en/api/messages-streaming>,
+//! <https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool>.
 
 use std::collections::BTreeMap;
 
@@ -18,6 +21,41 @@ pub const API_VERSION: &str = "2023-06-01";
 /// Anthropic requires `max_tokens`; this is used when the request leaves it open.
 pub const DEFAULT_MAX_TOKENS: u32 = 8192;
 
+/// Anthropic's own tool search, by BM25 over the deferred tools' names and descriptions (the
+/// model asks in words, as it does Switchboard's search).
+pub const TOOL_SEARCH: &str = "tool_search_tool_bm25";
+const TOOL_SEARCH_TYPE: &str = "tool_search_tool_bm25_20251119";
+
+/// Whether `model` can search deferred tools itself: Anthropic's tool search is for the Claude
+/// 4.5 models and later (Opus 4.1 and earlier, and the Claude 3 models, do not take it). A
+/// model that refuses it anyway is offered Switchboard's own search instead.
+pub fn searches_tools(model: &str) -> bool {
+    let model = model.rsplit('/').next().unwrap_or(model);
+    let Some(rest) = model.strip_prefix("claude-") else {
+        return false;
+    };
+    // `claude-sonnet-4-5-20250929`, `claude-opus-4-6`, `claude-haiku-5`: the family, then the
+    // version's numbers.
+    let mut numbers = rest
+        .split('-')
+        .skip_while(|part| !part.starts_with(|c: char| c.is_ascii_digit()))
+        .map_while(|part| part.parse::<u32>().ok().filter(|n| *n < 1000));
+    match (numbers.next(), numbers.next()) {
+        (Some(major), _) if major >= 5 => true,
+        (Some(4), Some(minor)) => minor >= 5,
+        _ => false,
+    }
+}
+
+fn tool(t: &crate::providers::ToolSpec, deferred: bool) -> Value {
+    let mut tool =
+        json!({"name": t.name, "description": t.description, "input_schema": t.parameters});
+    if deferred {
+        tool["defer_loading"] = json!(true);
+    }
+    tool
+}
+
 /// The body for `POST {base}/v1/messages`.
 pub fn request_body(request: &ChatRequest, stream: bool) -> Value {
     let mut body = Map::new();
@@ -29,13 +67,18 @@ pub fn request_body(request: &ChatRequest, stream: bool) -> Value {
     if let Some(system) = request.system.as_deref().filter(|s| !s.is_empty()) {
         body.insert("system".into(), json!(system));
     }
-    body.insert("messages".into(), Value::Array(messages(&request.messages)));
-    if !request.tools.is_empty() {
-        let tools: Vec<Value> = request
-            .tools
-            .iter()
-            .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}))
-            .collect();
+    let searching = !request.deferred_tools.is_empty();
+    body.insert(
+        "messages".into(),
+        Value::Array(messages(&request.messages, searching)),
+    );
+    if !request.tools.is_empty() || searching {
+        let mut tools: Vec<Value> = request.tools.iter().map(|t| tool(t, false)).collect();
+        if searching {
+            // Every deferred tool is sent each time; the API loads those a search found.
+            tools.push(json!({"type": TOOL_SEARCH_TYPE, "name": TOOL_SEARCH}));
+            tools.extend(request.deferred_tools.iter().map(|t| tool(t, true)));
+        }
         body.insert("tools".into(), Value::Array(tools));
         // `none` keeps the tools in the request: Anthropic refuses a history with tool blocks
         // when `tools` is absent, so the last round forbids calls this way.
@@ -56,11 +99,15 @@ pub fn request_body(request: &ChatRequest, stream: bool) -> Value {
 }
 
 /// Maps the history, merging neighbours of the same role: the API wants user and assistant
-/// turns to alternate, and every result of one round's tool calls in one user turn.
-fn messages(history: &[ChatMessage]) -> Vec<Value> {
+/// turns to alternate, and every result of one round's tool calls in one user turn. The blocks
+/// of Anthropic's own tool search go back with their answer while the request searches
+/// (`searching`): the tools they found stay loaded.
+fn messages(history: &[ChatMessage], searching: bool) -> Vec<Value> {
     let mut out: Vec<(&'static str, Vec<Value>)> = Vec::new();
     for message in history {
         let (role, blocks) = match message {
+            ChatMessage::ServerBlocks { blocks } if searching => ("assistant", blocks.clone()),
+            ChatMessage::ServerBlocks { .. } => continue,
             ChatMessage::User { parts } => ("user", parts.iter().map(part).collect()),
             ChatMessage::Assistant { text, tool_calls } => {
                 let mut blocks = Vec::new();
@@ -131,7 +178,7 @@ enum StreamEvent {
     },
     ContentBlockStart {
         index: u32,
-        content_block: Block,
+        content_block: Value,
     },
     ContentBlockDelta {
         index: u32,
@@ -158,17 +205,6 @@ enum StreamEvent {
 #[derive(Deserialize)]
 struct MessageStart {
     usage: Option<Usage>,
-}
-
-#[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-enum Block {
-    ToolUse {
-        id: String,
-        name: String,
-    },
-    #[serde(other)]
-    Other,
 }
 
 #[derive(Deserialize)]
@@ -235,6 +271,9 @@ struct OpenCall {
 #[derive(Default)]
 pub struct StreamDecoder {
     calls: BTreeMap<u32, OpenCall>,
+    /// The provider's own calls (`server_tool_use`) while their input streams: the block as
+    /// it started, and its input so far.
+    server_calls: BTreeMap<u32, (Value, String)>,
     /// Every input token and the cache reads among them, as `message_start` said.
     input: Option<(u64, u64)>,
     stop_reason: Option<FinishReason>,
@@ -267,17 +306,30 @@ impl StreamDecode for StreamDecoder {
             }
             StreamEvent::ContentBlockStart {
                 index,
-                content_block: Block::ToolUse { id, name },
-            } => {
-                self.calls.insert(
-                    index,
-                    OpenCall {
-                        id,
-                        name,
-                        input: String::new(),
-                    },
-                );
-            }
+                content_block,
+            } => match content_block["type"].as_str().unwrap_or_default() {
+                "tool_use" => {
+                    let text =
+                        |key: &str| content_block[key].as_str().unwrap_or_default().to_owned();
+                    self.calls.insert(
+                        index,
+                        OpenCall {
+                            id: text("id"),
+                            name: text("name"),
+                            input: String::new(),
+                        },
+                    );
+                }
+                "server_tool_use" => {
+                    self.server_calls
+                        .insert(index, (content_block, String::new()));
+                }
+                // The result of the provider's own call comes whole (`tool_search_tool_result`).
+                kind if kind.ends_with("_tool_result") => {
+                    out.push(ProviderEvent::ServerBlock(content_block));
+                }
+                _ => {}
+            },
             StreamEvent::ContentBlockDelta { index, delta } => match delta {
                 BlockChange::TextDelta { text } if !text.is_empty() => {
                     out.push(ProviderEvent::TextDelta(text));
@@ -288,6 +340,8 @@ impl StreamDecode for StreamDecoder {
                 BlockChange::InputJsonDelta { partial_json } => {
                     if let Some(call) = self.calls.get_mut(&index) {
                         call.input.push_str(&partial_json);
+                    } else if let Some((_, input)) = self.server_calls.get_mut(&index) {
+                        input.push_str(&partial_json);
                     }
                 }
                 _ => {}
@@ -297,6 +351,12 @@ impl StreamDecode for StreamDecoder {
                     out.push(ProviderEvent::ToolCall(ToolCall::new(
                         call.id, call.name, call.input,
                     )));
+                } else if let Some((mut block, input)) = self.server_calls.remove(&index) {
+                    // Given back as it came, its input whole.
+                    if !input.trim().is_empty() {
+                        block["input"] = serde_json::from_str(&input).unwrap_or_else(|_| json!({}));
+                    }
+                    out.push(ProviderEvent::ServerBlock(block));
                 }
             }
             StreamEvent::MessageDelta { delta, usage } => {
@@ -325,7 +385,7 @@ impl StreamDecode for StreamDecoder {
                     },
                 });
             }
-            StreamEvent::ContentBlockStart { .. } | StreamEvent::Ping | StreamEvent::Unknown => {}
+            StreamEvent::Ping | StreamEvent::Unknown => {}
         }
         Ok(out)
     }

@@ -181,3 +181,130 @@ fn cache_reads_and_writes_count_as_input_and_the_reads_are_said_apart() {
         cached_input_tokens: Some(1800),
     }));
 }
+
+#[test]
+fn the_tool_search_is_for_claude_four_point_five_and_later() {
+    for model in [
+        "claude-sonnet-4-5",
+        "claude-sonnet-4-5-20250929",
+        "claude-opus-4-5-20251101",
+        "claude-haiku-4-5",
+        "claude-opus-4-6",
+        "claude-sonnet-5",
+        "anthropic/claude-sonnet-4-5",
+    ] {
+        assert!(searches_tools(model), "{model}");
+    }
+    for model in [
+        "claude-opus-4-1-20250805",
+        "claude-sonnet-4-20250514",
+        "claude-3-5-sonnet-20241022",
+        "claude-3-7-sonnet-latest",
+        "gpt-4o",
+        "claude",
+    ] {
+        assert!(!searches_tools(model), "{model}");
+    }
+}
+
+#[test]
+fn deferred_tools_go_with_the_search_tool_and_its_blocks_go_back_only_while_it_searches() {
+    let spec = |name: &str| ToolSpec {
+        name: name.into(),
+        description: format!("{name} does it"),
+        parameters: json!({"type": "object"}),
+    };
+    let blocks = vec![
+        json!({"type": "server_tool_use", "id": "srvtoolu_1", "name": "tool_search_tool_bm25", "input": {"query": "weather"}}),
+        json!({"type": "tool_search_tool_result", "tool_use_id": "srvtoolu_1",
+            "content": {"type": "tool_search_tool_search_result", "tool_references": [{"type": "tool_reference", "tool_name": "w__get"}]}}),
+    ];
+    let mut request = ChatRequest {
+        model: "claude-sonnet-4-5".into(),
+        messages: vec![
+            ChatMessage::User {
+                parts: vec![Part::Text("Weather?".into())],
+            },
+            ChatMessage::ServerBlocks {
+                blocks: blocks.clone(),
+            },
+            ChatMessage::Assistant {
+                text: None,
+                tool_calls: vec![ToolCall::new(
+                    "toolu_1".into(),
+                    "w__get".into(),
+                    "{}".into(),
+                )],
+            },
+        ],
+        tools: vec![spec("time__now")],
+        deferred_tools: vec![spec("w__get"), spec("w__set")],
+        ..ChatRequest::default()
+    };
+    let body = request_body(&request, true);
+    let tools = body["tools"].as_array().unwrap();
+    assert_eq!(tools[0]["name"], "time__now");
+    assert!(tools[0].get("defer_loading").is_none());
+    assert_eq!(
+        tools[1],
+        json!({"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"})
+    );
+    assert_eq!(tools[2]["defer_loading"], true);
+    assert_eq!(tools[3]["name"], "w__set");
+    let answer = &body["messages"][1]["content"];
+    assert_eq!(answer[0], blocks[0]);
+    assert_eq!(answer[1], blocks[1]);
+    assert_eq!(answer[2]["type"], "tool_use");
+
+    // Without deferred tools there is no search to give them back to.
+    request.deferred_tools.clear();
+    let body = request_body(&request, true);
+    assert_eq!(body["tools"].as_array().unwrap().len(), 1);
+    let answer = body["messages"][1]["content"].as_array().unwrap();
+    assert_eq!(answer.len(), 1);
+    assert_eq!(answer[0]["type"], "tool_use");
+}
+
+#[test]
+fn the_providers_own_search_is_kept_whole_and_never_a_call_to_run() {
+    let events = decode_all(&[
+        r#"{"type":"message_start","message":{"usage":{"input_tokens":10}}}"#,
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"server_tool_use","id":"srvtoolu_1","name":"tool_search_tool_bm25","input":{},"caller":{"type":"direct"}}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"query\": \"wea"}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"ther\"}"}}"#,
+        r#"{"type":"content_block_stop","index":0}"#,
+        r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_search_tool_result","tool_use_id":"srvtoolu_1","content":{"type":"tool_search_tool_search_result","tool_references":[{"type":"tool_reference","tool_name":"w__get"}]}}}"#,
+        r#"{"type":"content_block_stop","index":1}"#,
+        r#"{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_1","name":"w__get","input":{}}}"#,
+        r#"{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{}"}}"#,
+        r#"{"type":"content_block_stop","index":2}"#,
+        r#"{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":5}}"#,
+        r#"{"type":"message_stop"}"#,
+    ]);
+    let server: Vec<&serde_json::Value> = events
+        .iter()
+        .filter_map(|e| match e {
+            ProviderEvent::ServerBlock(b) => Some(b),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(server.len(), 2);
+    assert_eq!(
+        *server[0],
+        json!({"type": "server_tool_use", "id": "srvtoolu_1", "name": "tool_search_tool_bm25",
+            "input": {"query": "weather"}, "caller": {"type": "direct"}})
+    );
+    assert_eq!(server[1]["type"], "tool_search_tool_result");
+    let calls: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            ProviderEvent::ToolCall(c) => Some(c.name.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        ["w__get"],
+        "the provider's search is not ours to run"
+    );
+}

@@ -70,6 +70,8 @@ fn contents(history: &[ChatMessage]) -> Vec<Value> {
     let mut out: Vec<(&'static str, Vec<Value>)> = Vec::new();
     for message in history {
         let (role, parts): (&'static str, Vec<Value>) = match message {
+            // Blocks another provider ran itself (Anthropic's tool search) mean nothing here.
+            ChatMessage::ServerBlocks { .. } => continue,
             ChatMessage::User { parts } => ("user", parts.iter().map(part).collect()),
             ChatMessage::Assistant { text, tool_calls } => {
                 let mut parts = Vec::new();

@@ -54,6 +54,7 @@ fn history_maps_to_user_and_model_turns_with_function_parts() {
         temperature: Some(0.2),
         max_tokens: Some(512),
         load_window: None,
+        deferred_tools: Vec::new(),
     };
     assert_eq!(
         request_body(&request),

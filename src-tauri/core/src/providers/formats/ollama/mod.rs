@@ -71,6 +71,8 @@ pub fn request_body(request: &ChatRequest) -> Value {
                 }
                 m
             }
+            // Blocks another provider ran itself (Anthropic's tool search) mean nothing here.
+            ChatMessage::ServerBlocks { .. } => continue,
         });
     }
     let mut body = Map::new();

@@ -39,7 +39,10 @@ pub fn request_body(request: &ChatRequest, stream: bool) -> Value {
     // user message after the last of them (a tool message must answer its call directly).
     let mut images: Vec<Value> = Vec::new();
     for (i, m) in request.messages.iter().enumerate() {
-        messages.push(message(m));
+        let Some(sent) = message(m) else {
+            continue;
+        };
+        messages.push(sent);
         if let ChatMessage::Tool {
             tool_call_id,
             name,
@@ -88,8 +91,11 @@ pub fn request_body(request: &ChatRequest, stream: bool) -> Value {
     Value::Object(body)
 }
 
-fn message(message: &ChatMessage) -> Value {
-    match message {
+/// One message as the API takes it; `None` for blocks another provider ran itself
+/// (Anthropic's tool search), which mean nothing here.
+fn message(message: &ChatMessage) -> Option<Value> {
+    Some(match message {
+        ChatMessage::ServerBlocks { .. } => return None,
         ChatMessage::User { parts } => match parts.as_slice() {
             [Part::Text(text)] => json!({"role": "user", "content": text}),
             parts => {
@@ -141,7 +147,7 @@ fn message(message: &ChatMessage) -> Value {
             json!({"role": "tool", "tool_call_id": tool_call_id,
                 "content": super::tool_result_text(content, *is_error)})
         }
-    }
+    })
 }
 
 #[derive(Deserialize)]

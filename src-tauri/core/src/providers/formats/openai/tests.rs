@@ -47,6 +47,7 @@ fn a_request_carries_history_tools_and_streaming_options() {
         temperature: Some(0.5),
         max_tokens: Some(256),
         load_window: None,
+        deferred_tools: Vec::new(),
     };
     assert_eq!(
         request_body(&request, true),

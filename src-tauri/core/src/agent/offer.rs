@@ -117,6 +117,8 @@ impl Offer {
         if let Some(chosen) = self.chosen.as_mut().filter(|_| searches) {
             chosen.retain(|&i| Some(i) != own.search);
             self.provider_searches = true;
+            self.why
+                .push_str("; the provider's own tool search finds the rest");
         }
         self
     }
@@ -136,6 +138,9 @@ impl Offer {
             if let Some(search) = own.search.filter(|s| !chosen.contains(s)) {
                 chosen.push(search);
             }
+        }
+        if let Some(at) = self.why.find("; the provider's own tool search") {
+            self.why.truncate(at);
         }
         true
     }

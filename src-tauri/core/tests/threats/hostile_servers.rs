@@ -47,6 +47,19 @@ fn http_raw_server(fault: &[&str]) -> (KilledOnDrop, String) {
     (child, url.unwrap())
 }
 
+/// How a streamable-HTTP server at `url` is reached, with no headers and no sign-in.
+fn http_launch(url: &str) -> RemoteLaunch {
+    RemoteLaunch {
+        url: url.to_owned(),
+        headers: Vec::new(),
+        transport: RemoteTransport::Http,
+        startup_timeout: Duration::from_secs(30),
+        auth: None,
+        elicitation: Elicitation::default(),
+        roots: Default::default(),
+    }
+}
+
 /// A child process, killed and waited for when dropped.
 struct KilledOnDrop(std::process::Child);
 
@@ -168,38 +181,28 @@ async fn a_twenty_megabyte_result_over_http_arrives_whole() {
 /// Calls `echo` of `raw_server.py --http --result-bytes SIZE` (with `more`): its text, or the
 /// call's error.
 async fn big_result_over_http(more: &[&str], size: usize) -> Result<String, String> {
-    {
-        let dir = tempfile::tempdir().unwrap();
-        let host = host(dir.path()).await;
-        let size = size.to_string();
-        let listening = http_raw_server(&[&["--result-bytes", size.as_str()], more].concat());
-        let launch = RemoteLaunch {
-            url: listening.1.clone(),
-            headers: Vec::new(),
-            transport: RemoteTransport::Http,
-            startup_timeout: Duration::from_secs(30),
-            auth: None,
-            elicitation: Elicitation::default(),
-            roots: Default::default(),
-        };
-        host.spawn("big", launch).await;
-        let running = until(&host, "big", |s| !matches!(s, ServerState::Starting)).await;
-        assert!(
-            matches!(running, ServerState::Running { .. }),
-            "{more:?}: {running:?}"
-        );
-        let mut arguments = serde_json::Map::new();
-        arguments.insert("text".into(), "start".into());
-        let result = host
-            .server("big")
-            .unwrap()
-            .call_tool("echo", arguments, Duration::from_secs(60))
-            .await
-            .map(|result| result.content[0].as_text().map(|t| t.text.clone()).unwrap())
-            .map_err(|e| e.to_string());
-        host.shutdown(Duration::from_secs(5)).await;
-        result
-    }
+    let dir = tempfile::tempdir().unwrap();
+    let host = host(dir.path()).await;
+    let size = size.to_string();
+    let listening = http_raw_server(&[&["--result-bytes", size.as_str()], more].concat());
+    let launch = http_launch(&listening.1);
+    host.spawn("big", launch).await;
+    let running = until(&host, "big", |s| !matches!(s, ServerState::Starting)).await;
+    assert!(
+        matches!(running, ServerState::Running { .. }),
+        "{more:?}: {running:?}"
+    );
+    let mut arguments = serde_json::Map::new();
+    arguments.insert("text".into(), "start".into());
+    let result = host
+        .server("big")
+        .unwrap()
+        .call_tool("echo", arguments, Duration::from_secs(60))
+        .await
+        .map(|result| result.content[0].as_text().map(|t| t.text.clone()).unwrap())
+        .map_err(|e| e.to_string());
+    host.shutdown(Duration::from_secs(5)).await;
+    result
 }
 
 /// `raw_server.py --deep-schema LEVELS` (over streamable HTTP, with these more arguments, when
@@ -213,15 +216,7 @@ async fn held_back_when_nested(http: Option<&[&str]>, levels: usize) {
     let host = host(dir.path()).await;
     let _listening = if let Some(more) = http {
         let listening = http_raw_server(&[&["--deep-schema", levels.as_str()], more].concat());
-        let launch = RemoteLaunch {
-            url: listening.1.clone(),
-            headers: Vec::new(),
-            transport: RemoteTransport::Http,
-            startup_timeout: Duration::from_secs(30),
-            auth: None,
-            elicitation: Elicitation::default(),
-            roots: Default::default(),
-        };
+        let launch = http_launch(&listening.1);
         host.spawn("deep", launch).await;
         Some(listening)
     } else {

@@ -54,6 +54,11 @@ pub fn tool_names(body: &Value) -> Vec<&str> {
         .collect()
 }
 
+/// An app, the scripted model it talks to, a conversation of its, and the home it lives in
+/// (removed when dropped).
+#[allow(dead_code)] // used by the window tests only
+pub type Scene = (Arc<App>, Server, String, tempfile::TempDir);
+
 /// A streamed answer (OpenAI's shape) that calls `name` with `arguments` (JSON text) as `id`.
 pub fn calling(id: &str, name: &str, arguments: &str) -> Answered {
     let call = serde_json::json!({"choices": [{"index": 0, "delta": {"tool_calls": [{

@@ -40,14 +40,7 @@ fn model(fail_summary: bool) -> crate::scripted::Reply {
 
 /// An app whose conversation holds 300 turns of about 10 KB each (3 MB), for a model with a
 /// window of 32,768 tokens.
-async fn long_conversation(
-    fail_summary: bool,
-) -> (
-    std::sync::Arc<switchboard_core::App>,
-    crate::scripted::Server,
-    String,
-    tempfile::TempDir,
-) {
+async fn long_conversation(fail_summary: bool) -> crate::scripted::Scene {
     let home = tempfile::tempdir().unwrap();
     let (app, server) = app_with_reading_model(home.path(), model(fail_summary)).await;
     app.set_model_window("Hostile", "m", Some(WINDOW))

@@ -70,15 +70,7 @@ fn tools_sent(model: &crate::scripted::Server) -> Vec<Vec<String>> {
 }
 
 /// An app with `tools` tools on its server "many" and a model taking `cap`, and a conversation.
-async fn weather_app(
-    tools: usize,
-    cap: usize,
-) -> (
-    std::sync::Arc<switchboard_core::App>,
-    crate::scripted::Server,
-    String,
-    tempfile::TempDir,
-) {
+async fn weather_app(tools: usize, cap: usize) -> crate::scripted::Scene {
     let home = tempfile::tempdir().unwrap();
     let (app, model) = app_with_reading_model(home.path(), weather_model(cap)).await;
     raw_server(&app, "many", &["--many", &tools.to_string()]).await;
@@ -405,14 +397,7 @@ fn claude(refuses: bool) -> crate::scripted::Reply {
 
 /// An app whose one provider is [`claude`] (Claude Sonnet 4.5, on Anthropic's API) and a
 /// server of 2,000 tools, and a conversation.
-async fn claude_app(
-    refuses: bool,
-) -> (
-    std::sync::Arc<switchboard_core::App>,
-    crate::scripted::Server,
-    String,
-    tempfile::TempDir,
-) {
+async fn claude_app(refuses: bool) -> crate::scripted::Scene {
     let home = tempfile::tempdir().unwrap();
     let model = crate::scripted::reading_server(claude(refuses)).await;
     let (app, _secrets) = crate::scripted::memory_app(home.path()).await;

@@ -56,16 +56,9 @@ fn weather_model(cap: usize) -> crate::scripted::Reply {
 
 /// The tools each request to the model carried.
 fn tools_sent(model: &crate::scripted::Server) -> Vec<Vec<String>> {
-    model
-        .requests()
+    bodies_sent(model)
         .iter()
-        .filter(|r| r.starts_with("POST"))
-        .map(|r| {
-            tool_names(&body_of(r))
-                .into_iter()
-                .map(str::to_owned)
-                .collect()
-        })
+        .map(|body| tool_names(body).into_iter().map(str::to_owned).collect())
         .collect()
 }
 
@@ -282,6 +275,16 @@ async fn a_provider_that_takes_fewer_tools_than_planned_is_asked_again_with_a_ch
     app.host().shutdown(std::time::Duration::from_secs(5)).await;
 }
 
+/// The body of each request to the model, in order.
+fn bodies_sent(model: &crate::scripted::Server) -> Vec<serde_json::Value> {
+    model
+        .requests()
+        .iter()
+        .filter(|r| r.starts_with("POST"))
+        .map(|r| body_of(r))
+        .collect()
+}
+
 /// A 200 answer streaming Anthropic's Messages events (`event:` then `data:`).
 fn anthropic_sse(events: &[serde_json::Value]) -> crate::scripted::Answered {
     let body: String = events
@@ -423,12 +426,7 @@ async fn anthropics_own_tool_search_finds_the_tool_and_its_blocks_go_back_with_t
     let (app, model, conversation, _home) = claude_app(false).await;
     let events = ask_weather(&app, &conversation).await;
     finished_with(&events, "It is sunny.");
-    let bodies: Vec<serde_json::Value> = model
-        .requests()
-        .iter()
-        .filter(|r| r.starts_with("POST"))
-        .map(|r| body_of(r))
-        .collect();
+    let bodies = bodies_sent(&model);
     assert_eq!(
         bodies.len(),
         2,
@@ -485,15 +483,7 @@ async fn anthropics_own_tool_search_finds_the_tool_and_its_blocks_go_back_with_t
     // earlier search still goes back with its answer (the tool it found stays loaded).
     let again = ask_weather(&app, &conversation).await;
     finished_with(&again, "It is sunny.");
-    let third = body_of(
-        &model
-            .requests()
-            .iter()
-            .filter(|r| r.starts_with("POST"))
-            .nth(2)
-            .unwrap()
-            .clone(),
-    );
+    let third = bodies_sent(&model).swap_remove(2);
     let tools = third["tools"].as_array().unwrap();
     assert_eq!(tools[0]["name"], "many__get_forecast");
     assert!(tools[0].get("defer_loading").is_none());
@@ -516,12 +506,7 @@ async fn a_model_that_refuses_anthropics_tool_search_is_asked_again_with_switchb
     finished_with(&events, "It is sunny.");
     assert!(events.iter().any(|e| matches!(e,
         RunEvent::Status { text } if text.starts_with("The model does not take the provider's own tool search"))));
-    let bodies: Vec<serde_json::Value> = model
-        .requests()
-        .iter()
-        .filter(|r| r.starts_with("POST"))
-        .map(|r| body_of(r))
-        .collect();
+    let bodies = bodies_sent(&model);
     // Refused, then Switchboard's search, then the call, then the answer.
     assert_eq!(bodies.len(), 4, "{bodies:#?}");
     for body in &bodies[1..] {

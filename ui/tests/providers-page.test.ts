@@ -294,6 +294,22 @@ describe("configured providers", () => {
     expect(backend.callsTo("set_model_window").at(-1)?.args).toEqual({ provider: "Local", model: "qwen3:8b", tokens: null });
   });
 
+  it("offers to forget a window learned from a refusal, and keeps an open editor when a key change refreshes the list", async () => {
+    backend.addProviderRecord("Local", "openai", false, { default_model: "qwen3:8b" });
+    backend.modelWindows["Local/qwen3:8b"] = { provider: "Local", model: "qwen3:8b", tokens: 4096, said_by: "learned" };
+    const { user } = await openProviders();
+    const item = () => providerItem("Local");
+    await waitFor(() => expect(within(item()).getByTestId("provider-window").textContent).toMatch(/4,096 tokens\s*learned from a refusal/));
+    await user.click(within(item()).getByTestId("provider-window-edit"));
+    expect(within(item()).getByTestId("provider-window-forget").textContent).toMatch(/Use the model's own/);
+    await user.type(within(item()).getByLabelText("Window of qwen3:8b, in tokens"), "0");
+    // Saving a key refreshes the list with new objects of the same values.
+    await user.click(within(item()).getByTestId("provider-replace-key"));
+    await user.type(within(item()).getByLabelText(/New API key/), "sk-x{Enter}");
+    await waitFor(() => expect(within(item()).getByTestId("provider-key-state").textContent).toBe("Key stored in the OS keychain"));
+    expect((within(item()).getByLabelText("Window of qwen3:8b, in tokens") as HTMLInputElement).value).toBe("40960");
+  });
+
   it("deletes a key", async () => {
     backend.addProviderRecord("Work", "openai", true);
     const { user } = await openProviders();

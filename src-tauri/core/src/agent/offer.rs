@@ -179,9 +179,10 @@ impl Offer {
         self.most = most;
         match &mut self.chosen {
             Some(chosen) => {
-                // The search stays, and room for the reader; the newest found go first.
+                // The search stays (Switchboard's, unless the provider searches itself), and
+                // room for the reader; the newest found go first.
                 chosen.truncate(most - 2);
-                if let Some(search) = own.search {
+                if let Some(search) = own.search.filter(|_| !self.provider_searches) {
                     if !chosen.contains(&search) {
                         chosen.pop();
                         chosen.push(search);

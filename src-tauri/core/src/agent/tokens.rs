@@ -146,6 +146,13 @@ impl Counter {
         }
         let (mut history, mut attachments) = (0, 0);
         for message in &request.messages {
+            // Blocks a provider ran itself go only with a request that searches again (see
+            // `formats::anthropic`).
+            if matches!(message, ChatMessage::ServerBlocks { .. })
+                && request.deferred_tools.is_empty()
+            {
+                continue;
+            }
             history += MESSAGE_TOKENS;
             match message {
                 ChatMessage::User { parts } => {

@@ -331,7 +331,10 @@ impl App {
             .map(|w| w.tokens);
         let provider_searches_tools = self.provider_row(&provider_name).await?.kind
             == crate::provider_config::ProviderKind::Anthropic.as_str()
-            && crate::providers::formats::anthropic::searches_tools(&model);
+            && crate::providers::formats::anthropic::searches_tools(&model)
+            && !store
+                .tool_search_refused(provider_name.clone(), model.clone())
+                .await?;
         let favoured = store
             .most_used_tools(
                 conversation.id.clone(),

@@ -68,17 +68,16 @@ impl ServerHttp {
         }
     }
 
-    /// Says that the server's answer was over [`MAX_ANSWER_BYTES`] (rmcp ends the connection).
+    /// Says that the server's answer was over [`MAX_ANSWER_BYTES`] (rmcp fails the request).
     fn too_large(ended: &super::sse::EndReason, server: &str) {
         let why = format!(
             "it sent an answer larger than {} MiB",
             MAX_ANSWER_BYTES / (1024 * 1024)
         );
         tracing::warn!(server, "{why}");
-        ended
+        *ended
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .get_or_insert(why);
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(why);
     }
 }
 

@@ -73,7 +73,8 @@ pub struct McpServer {
     stderr: Arc<StderrRing>,
     held_back: Mutex<Vec<HeldBackTool>>,
     /// Why the transport failed a request, when it is ours to say (a remote server's answer
-    /// over our size cap): the failed call says it at once (the connection may stand).
+    /// over our size cap): the failed call says it at once, and takes it (the connection may
+    /// stand, and a later failure is not this one).
     fault: Fault,
 }
 
@@ -723,7 +724,7 @@ impl McpServer {
                     .fault
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .clone();
+                    .take();
                 if let Some(why) = fault {
                     return Err(self.request_error(&format!("{}: {why}", readable(&e))));
                 }

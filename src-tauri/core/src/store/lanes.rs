@@ -89,6 +89,10 @@ fn fold(
             "UPDATE usage SET conversation_id = ?1 WHERE conversation_id = ?2",
             params![main, lane],
         )?;
+        tx.execute(
+            "UPDATE tool_offers SET conversation_id = ?1 WHERE conversation_id = ?2",
+            params![main, lane],
+        )?;
         tx.execute("DELETE FROM conversations WHERE id = ?1", [lane])?;
         if !tail.messages.is_empty() {
             answers.push((i, tail, label));

@@ -417,10 +417,13 @@ ALTER TABLE conversations ADD COLUMN context_use TEXT CHECK (context_use IS NULL
 "#,
     // 25: which tools an answer's request offered, when the model was given a choice of the
     // conversation's tools and a search for the rest (issue 55): each round's record of it.
-    // No row: every tool switched on was offered. And the blocks of the provider's own search.
+    // No row: every tool switched on was offered. Kept by message id without a reference to
+    // the row: a branch set aside and shown again puts its messages back with the same ids
+    // (a record of a message gone is never read: it is read joined to its message). And the
+    // blocks of the provider's own search; and a model that refused that search.
     r#"
 CREATE TABLE tool_offers (
-    message_id      TEXT PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
+    message_id      TEXT PRIMARY KEY,
     conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
     offered         TEXT NOT NULL CHECK (json_valid(offered)),
     of_tools        INTEGER NOT NULL,
@@ -431,6 +434,7 @@ CREATE INDEX tool_offers_by_conversation ON tool_offers(conversation_id);
 -- given back with the answer in later requests: the tools they found stay loaded.
 ALTER TABLE messages ADD COLUMN server_blocks TEXT
     CHECK (server_blocks IS NULL OR json_valid(server_blocks));
+ALTER TABLE provider_models ADD COLUMN refused_tool_search INTEGER;
 "#,
 ];
 

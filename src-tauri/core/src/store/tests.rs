@@ -2069,3 +2069,30 @@ async fn lanes_fold_back_as_branches_numbered_after_the_question_even_after_a_cr
         .unwrap();
     assert_eq!(numbers, [1, 2]);
 }
+
+#[tokio::test]
+async fn an_answers_record_of_the_tools_offered_outlives_its_branch_set_aside_and_shown_again() {
+    let store = Store::open_in_memory().unwrap();
+    let id = store.create_conversation("t".into()).await.unwrap().id;
+    let q = append_text(&store, &id, Role::User, "weather?").await;
+    let a = append_text(&store, &id, Role::Assistant, "Sunny.").await;
+    let offer = super::ToolOffer {
+        message_id: a.id.clone(),
+        offered: vec!["Switchboard · Search Tools".into()],
+        of: 2000,
+        why: "2000 tools".into(),
+    };
+    store.record_offer(id.clone(), offer.clone()).await.unwrap();
+    // The question edited: the first branch set aside; then shown again.
+    store.branch_off(id.clone(), q.id.clone()).await.unwrap();
+    let q2 = append_text(&store, &id, Role::User, "weather in Rome?").await;
+    assert!(store
+        .message_page(id.clone(), None, 50)
+        .await
+        .unwrap()
+        .offers
+        .is_empty());
+    store.switch_branch(id.clone(), q2.id, 0).await.unwrap();
+    let page = store.message_page(id.clone(), None, 50).await.unwrap();
+    assert_eq!(page.offers, [offer]);
+}

@@ -29,6 +29,14 @@ pub const FORMAT: &str = "switchboard.conversation";
 pub const VERSION: u32 = 2;
 /// The most messages an imported file may hold.
 pub const MAX_IMPORT_MESSAGES: usize = 200_000;
+/// The longest summary an imported file may hold, in characters: one made here is at most
+/// about 1,000 words (its note of what was left out included), and the model reads the one in
+/// force with every request, so a longer one could fill a window for good.
+pub const MAX_IMPORT_SUMMARY_CHARS: usize = 32_768;
+/// The most summaries, and the most tool names in one record of the tools offered, an imported
+/// file may hold.
+pub const MAX_IMPORT_SUMMARIES: usize = 10_000;
+pub const MAX_IMPORT_OFFERED: usize = 10_000;
 
 /// A whole conversation, as exported.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -500,6 +508,33 @@ impl ConversationExport {
                 "The file holds {} messages; at most {MAX_IMPORT_MESSAGES} can be imported.",
                 ids.len()
             )));
+        }
+        if self.summaries.len() > MAX_IMPORT_SUMMARIES {
+            return Err(bad(format!(
+                "The file holds {} summaries; at most {MAX_IMPORT_SUMMARIES} can be imported.",
+                self.summaries.len()
+            )));
+        }
+        if self
+            .summaries
+            .iter()
+            .any(|s| s.text.chars().count() > MAX_IMPORT_SUMMARY_CHARS)
+        {
+            return Err(bad(format!(
+                "A summary in the file is longer than {MAX_IMPORT_SUMMARY_CHARS} characters; \
+                 Switchboard's are far shorter."
+            )));
+        }
+        if self.tool_offers.len() > MAX_IMPORT_MESSAGES
+            || self
+                .tool_offers
+                .iter()
+                .any(|o| o.offered.len() > MAX_IMPORT_OFFERED)
+        {
+            return Err(bad(
+                "The file's records of the tools offered are larger than any conversation's."
+                    .to_owned(),
+            ));
         }
         Ok(())
     }
@@ -1238,6 +1273,36 @@ mod tests {
             ..file
         };
         assert!(loose.check().unwrap_err().message.contains("nowhere"));
+    }
+
+    #[test]
+    fn a_file_whose_summary_could_fill_a_window_for_good_is_refused() {
+        let summary = |chars: usize| ExportedSummary {
+            through: "m1".into(),
+            text: "é".repeat(chars),
+            summarised: 1,
+            left_out: 0,
+            provider: None,
+            model: None,
+            created_at: 0,
+        };
+        let mut file = empty_file();
+        file.summaries = vec![summary(MAX_IMPORT_SUMMARY_CHARS)];
+        file.check().unwrap();
+        file.summaries = vec![summary(MAX_IMPORT_SUMMARY_CHARS + 1)];
+        assert!(file
+            .check()
+            .unwrap_err()
+            .to_string()
+            .contains("A summary in the file is longer than 32768 characters"));
+        file.summaries.clear();
+        file.tool_offers = vec![super::super::ToolOffer {
+            message_id: "m1".into(),
+            offered: vec![String::new(); MAX_IMPORT_OFFERED + 1],
+            of: 1,
+            why: String::new(),
+        }];
+        assert!(file.check().is_err());
     }
 
     #[test]

@@ -128,6 +128,52 @@ impl Store {
         .await
     }
 
+    /// Remembers that `model` of the provider named `provider` refused the provider's own tool
+    /// search: later runs offer Switchboard's from the start.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn set_tool_search_refused(
+        &self,
+        provider: String,
+        model: String,
+    ) -> Result<(), StoreError> {
+        self.call(move |conn| {
+            conn.execute(
+                "INSERT INTO provider_models (provider_id, model, refused_tool_search) \
+                 SELECT id, ?2, 1 FROM providers WHERE name = ?1 \
+                 ON CONFLICT (provider_id, model) DO UPDATE SET refused_tool_search = 1",
+                params![provider, model],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Whether `model` of the provider named `provider` refused the provider's own tool search.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn tool_search_refused(
+        &self,
+        provider: String,
+        model: String,
+    ) -> Result<bool, StoreError> {
+        self.call(move |conn| {
+            Ok(conn
+                .query_row(
+                    "SELECT m.refused_tool_search FROM provider_models m \
+                     JOIN providers p ON p.id = m.provider_id WHERE p.name = ?1 AND m.model = ?2",
+                    params![provider, model],
+                    |row| row.get::<_, Option<i64>>(0),
+                )
+                .optional()?
+                .flatten()
+                .is_some_and(|n| n != 0))
+        })
+        .await
+    }
+
     /// Records what the model list of the provider named `provider` says of its models'
     /// windows.
     ///

@@ -505,7 +505,7 @@ async fn a_model_that_refuses_anthropics_tool_search_is_asked_again_with_switchb
     let events = ask_weather(&app, &conversation).await;
     finished_with(&events, "It is sunny.");
     assert!(events.iter().any(|e| matches!(e,
-        RunEvent::Status { text } if text.starts_with("The model does not take the provider's own tool search"))));
+        RunEvent::Status { text } if text.starts_with("The provider refused its own tool search for this model"))));
     let bodies = bodies_sent(&model);
     // Refused, then Switchboard's search, then the call, then the answer.
     assert_eq!(bodies.len(), 4, "{bodies:#?}");
@@ -515,5 +515,16 @@ async fn a_model_that_refuses_anthropics_tool_search_is_asked_again_with_switchb
         assert!(tools.iter().all(|t| t.get("defer_loading").is_none()));
         assert!(tool_names(body).contains(&"switchboard__search_tools"));
     }
+    // Remembered for the model: the next question is not refused first.
+    let again = ask_weather(&app, &conversation).await;
+    finished_with(&again, "It is sunny.");
+    assert!(!again.iter().any(
+        |e| matches!(e, RunEvent::Status { text } if text.starts_with("The provider refused"))
+    ));
+    let later = &bodies_sent(&model)[4..];
+    assert!(!later.is_empty());
+    assert!(later
+        .iter()
+        .all(|body| !body["tools"].to_string().contains("defer_loading")));
     app.host().shutdown(std::time::Duration::from_secs(5)).await;
 }

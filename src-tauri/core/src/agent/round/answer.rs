@@ -278,6 +278,7 @@ impl Run<'_> {
                 }
                 let mut fitted = request.clone();
                 fitted.tools = ctx.specs(has_cut_result(&fitted));
+                fitted.deferred_tools = ctx.deferred_specs();
                 ctx.status(&format!(
                     "The provider takes at most {most} tools in one request: offering {} and a \
                      search for the rest, and asking again…",
@@ -301,11 +302,23 @@ impl Run<'_> {
                 fitted.tools = ctx.specs(has_cut_result(&fitted));
                 fitted.deferred_tools = Vec::new();
                 ctx.status(
-                    "The model does not take the provider's own tool search: offering \
+                    "The provider refused its own tool search for this model: offering \
                      Switchboard's search instead, and asking again…",
                 );
                 ctx.say_offered(&[]);
                 tracing::info!(%message, "the provider refused its own tool search");
+                // Remembered: later runs of this model offer Switchboard's from the start.
+                let remembered = ctx
+                    .services
+                    .store
+                    .set_tool_search_refused(
+                        ctx.setup.provider_name.clone(),
+                        ctx.setup.model.clone(),
+                    )
+                    .await;
+                if let Err(e) = remembered {
+                    tracing::warn!(error = %e, "a refused tool search could not be remembered");
+                }
                 fitted
             }
             _ => return None,
@@ -451,8 +464,10 @@ impl Run<'_> {
     }
 }
 
-/// Whether a refusal is of the provider's own tool search (a model that does not take it, or
-/// a request it will not search): asked again with Switchboard's search.
+/// Whether a refusal is of the provider's own tool search (a model that does not take it, a
+/// request it will not search, or a deferred tool's definition it will not take — every tool
+/// goes with each request then, where Switchboard's search sends only those offered): asked
+/// again with Switchboard's search.
 fn refuses_tool_search(message: &str) -> bool {
     let message = message.to_lowercase();
     [
@@ -460,6 +475,8 @@ fn refuses_tool_search(message: &str) -> bool {
         "tool_search",
         "tool search",
         "tool_reference",
+        "tools.",
+        "input_schema",
     ]
     .iter()
     .any(|word| message.contains(word))

@@ -67,10 +67,20 @@ pub fn request_body(request: &ChatRequest, stream: bool) -> Value {
     if let Some(system) = request.system.as_deref().filter(|s| !s.is_empty()) {
         body.insert("system".into(), json!(system));
     }
-    let searching = !request.deferred_tools.is_empty();
+    // The tools a search's result may name: those this request carries.
+    let known: Option<std::collections::HashSet<&str>> =
+        (!request.deferred_tools.is_empty()).then(|| {
+            request
+                .tools
+                .iter()
+                .chain(&request.deferred_tools)
+                .map(|t| t.name.as_str())
+                .collect()
+        });
+    let searching = known.is_some();
     body.insert(
         "messages".into(),
-        Value::Array(messages(&request.messages, searching)),
+        Value::Array(messages(&request.messages, known.as_ref())),
     );
     if !request.tools.is_empty() || searching {
         let mut tools: Vec<Value> = request.tools.iter().map(|t| tool(t, false)).collect();
@@ -101,13 +111,18 @@ pub fn request_body(request: &ChatRequest, stream: bool) -> Value {
 /// Maps the history, merging neighbours of the same role: the API wants user and assistant
 /// turns to alternate, and every result of one round's tool calls in one user turn. The blocks
 /// of Anthropic's own tool search go back with their answer while the request searches
-/// (`searching`): the tools they found stay loaded.
-fn messages(history: &[ChatMessage], searching: bool) -> Vec<Value> {
+/// (`known`: the tools it carries), so the tools they found stay loaded.
+fn messages(
+    history: &[ChatMessage],
+    known: Option<&std::collections::HashSet<&str>>,
+) -> Vec<Value> {
     let mut out: Vec<(&'static str, Vec<Value>)> = Vec::new();
     for message in history {
         let (role, blocks) = match message {
-            ChatMessage::ServerBlocks { blocks } if searching => ("assistant", blocks.clone()),
-            ChatMessage::ServerBlocks { .. } => continue,
+            ChatMessage::ServerBlocks { blocks } => match known.map(|k| given_back(blocks, k)) {
+                Some(kept) if !kept.is_empty() => ("assistant", kept),
+                _ => continue,
+            },
             ChatMessage::User { parts } => ("user", parts.iter().map(part).collect()),
             ChatMessage::Assistant { text, tool_calls } => {
                 let mut blocks = Vec::new();
@@ -153,6 +168,42 @@ fn messages(history: &[ChatMessage], searching: bool) -> Vec<Value> {
     }
     out.into_iter()
         .map(|(role, content)| json!({"role": role, "content": content}))
+        .collect()
+}
+
+/// The blocks of the provider's own calls as they go back: each call with its result only (a
+/// search stopped before its result came is left out), and a result naming only tools this
+/// request carries (a server switched off since takes its tools away).
+fn given_back(blocks: &[Value], known: &std::collections::HashSet<&str>) -> Vec<Value> {
+    let answered = |id: &Value| {
+        blocks
+            .iter()
+            .any(|b| b["type"] != "server_tool_use" && b["tool_use_id"] == *id)
+    };
+    let asked = |id: &Value| {
+        blocks
+            .iter()
+            .any(|b| b["type"] == "server_tool_use" && b["id"] == *id)
+    };
+    blocks
+        .iter()
+        .filter(|b| {
+            if b["type"] == "server_tool_use" {
+                answered(&b["id"])
+            } else {
+                asked(&b["tool_use_id"])
+            }
+        })
+        .map(|b| {
+            let mut b = b.clone();
+            if let Some(references) = b
+                .pointer_mut("/content/tool_references")
+                .and_then(Value::as_array_mut)
+            {
+                references.retain(|r| r["tool_name"].as_str().is_some_and(|n| known.contains(n)));
+            }
+            b
+        })
         .collect()
 }
 

@@ -308,3 +308,50 @@ fn the_providers_own_search_is_kept_whole_and_never_a_call_to_run() {
         "the provider's search is not ours to run"
     );
 }
+
+#[test]
+fn a_search_goes_back_only_with_its_result_and_names_only_the_tools_still_carried() {
+    let spec = |name: &str| ToolSpec {
+        name: name.into(),
+        description: String::new(),
+        parameters: json!({"type": "object"}),
+    };
+    let found = |id: &str, names: &[&str]| {
+        json!({"type": "tool_search_tool_result", "tool_use_id": id, "content": {
+            "type": "tool_search_tool_search_result",
+            "tool_references": names.iter().map(|n| json!({"type": "tool_reference", "tool_name": n})).collect::<Vec<_>>()}})
+    };
+    let search = |id: &str| json!({"type": "server_tool_use", "id": id, "name": "tool_search_tool_bm25", "input": {"query": "x"}});
+    let request = ChatRequest {
+        model: "claude-sonnet-4-5".into(),
+        messages: vec![
+            ChatMessage::User {
+                parts: vec![Part::Text("Go".into())],
+            },
+            ChatMessage::ServerBlocks {
+                // The first search found a tool of a server switched off since; the second was
+                // stopped before its result came.
+                blocks: vec![
+                    search("s1"),
+                    found("s1", &["gone__tool", "w__get"]),
+                    search("s2"),
+                ],
+            },
+            ChatMessage::Assistant {
+                text: Some("Stopped.".into()),
+                tool_calls: Vec::new(),
+            },
+        ],
+        deferred_tools: vec![spec("w__get")],
+        ..ChatRequest::default()
+    };
+    let body = request_body(&request, true);
+    let answer = body["messages"][1]["content"].as_array().unwrap();
+    assert_eq!(answer.len(), 3, "{answer:?}");
+    assert_eq!(answer[0]["id"], "s1");
+    assert_eq!(
+        answer[1]["content"]["tool_references"],
+        json!([{"type": "tool_reference", "tool_name": "w__get"}])
+    );
+    assert_eq!(answer[2]["type"], "text");
+}

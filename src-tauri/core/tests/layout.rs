@@ -97,43 +97,104 @@ fn path_at(text: &str) -> Vec<&str> {
     text[..end].split("::").filter(|s| !s.is_empty()).collect()
 }
 
+/// The paths a `use` group names, each as written after the prefix (`{a, b::{c, D}}` → `a`,
+/// `b::c`, `b::D`); `text` starts at `{`.
+fn group_paths(text: &str) -> Vec<String> {
+    let mut depth = 0usize;
+    let mut end = text.len();
+    for (i, c) in text.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    end = i;
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let inner = &text[1..end];
+    let mut items = Vec::new();
+    let (mut level, mut start) = (0usize, 0usize);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '{' => level += 1,
+            '}' => level -= 1,
+            ',' if level == 0 => {
+                items.push(inner[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(inner[start..].trim());
+    let mut out = Vec::new();
+    for item in items.into_iter().filter(|i| !i.is_empty()) {
+        match item.find("::{") {
+            Some(at) => {
+                for rest in group_paths(&item[at + 2..]) {
+                    out.push(format!("{}::{rest}", &item[..at]));
+                }
+            }
+            None => out.push(item.to_owned()),
+        }
+    }
+    out
+}
+
+/// Each path a source names after `prefix` (`crate::` or `super::`), groups opened.
+fn paths_after(source: &str, at: usize, prefix: &str) -> Vec<String> {
+    let rest = &source[at + prefix.len()..];
+    if rest.starts_with('{') {
+        group_paths(rest)
+    } else {
+        vec![path_at(rest).join("::")]
+    }
+}
+
 /// Each module with the modules its paths name (as deep as the path's lowercase segments go).
 fn references(modules: &BTreeMap<String, String>) -> Vec<(String, String)> {
     let exports = root_exports(&modules[""]);
     let mut edges = Vec::new();
     for (module, source) in modules {
         for (at, _) in source.match_indices("crate::") {
-            let path = path_at(&source[at + "crate::".len()..]);
-            let Some(first) = path.first() else { continue };
-            let target = if first.starts_with(char::is_uppercase) {
-                match exports.get(*first) {
-                    Some(m) => m.clone(),
-                    None => continue,
-                }
-            } else {
-                path.iter()
-                    .take_while(|s| s.starts_with(|c: char| c.is_lowercase() || c == '_'))
-                    .copied()
-                    .collect::<Vec<_>>()
-                    .join("::")
-            };
-            edges.push((module.clone(), target));
+            for named in paths_after(source, at, "crate::") {
+                let path: Vec<&str> = named.split("::").filter(|s| !s.is_empty()).collect();
+                let Some(first) = path.first() else { continue };
+                let target = if first.starts_with(char::is_uppercase) {
+                    match exports.get(*first) {
+                        Some(m) => m.clone(),
+                        None => continue,
+                    }
+                } else {
+                    path.iter()
+                        .take_while(|s| s.starts_with(|c: char| c.is_lowercase() || c == '_'))
+                        .copied()
+                        .collect::<Vec<_>>()
+                        .join("::")
+                };
+                edges.push((module.clone(), target));
+            }
         }
         for (at, _) in source.match_indices("super::") {
             if source[..at].ends_with("::") {
                 continue;
             }
-            let path = path_at(&source[at + "super::".len()..]);
-            let Some(first) = path.first().filter(|s| s.starts_with(char::is_lowercase)) else {
-                continue;
-            };
-            let parent = module.rsplit_once("::").map_or("", |(p, _)| p);
-            let target = if parent.is_empty() {
-                first.to_string()
-            } else {
-                format!("{parent}::{first}")
-            };
-            edges.push((module.clone(), target));
+            for named in paths_after(source, at, "super::") {
+                let path: Vec<&str> = named.split("::").filter(|s| !s.is_empty()).collect();
+                let Some(first) = path.first().filter(|s| s.starts_with(char::is_lowercase)) else {
+                    continue;
+                };
+                let parent = module.rsplit_once("::").map_or("", |(p, _)| p);
+                let target = if parent.is_empty() {
+                    first.to_string()
+                } else {
+                    format!("{parent}::{first}")
+                };
+                edges.push((module.clone(), target));
+            }
         }
     }
     edges
@@ -297,6 +358,27 @@ fn a_circle_is_found_when_there_is_one() {
     assert_eq!(
         circles(&graph(&modules, 2, Some("app"))),
         vec![vec!["app::chat".to_owned(), "app::run".to_owned()]]
+    );
+    // Grouped imports name their modules too, however nested.
+    modules.insert(
+        "store::messages".to_owned(),
+        "use super::{conversations, Store};".to_owned(),
+    );
+    modules.insert(
+        "store::tool_loop".to_owned(),
+        "use super::{now_ms, messages::{self, Message}};".to_owned(),
+    );
+    modules.insert(
+        "store::conversations".to_owned(),
+        "use crate::{text, store::{Store, tool_loop::Run}};".to_owned(),
+    );
+    assert_eq!(
+        circles(&graph(&modules, 2, Some("store"))),
+        vec![vec![
+            "store::conversations".to_owned(),
+            "store::messages".to_owned(),
+            "store::tool_loop".to_owned()
+        ]]
     );
 }
 

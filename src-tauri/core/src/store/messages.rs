@@ -135,24 +135,6 @@ impl Message {
     }
 }
 
-/// A run of consecutive messages of one conversation, oldest first, with the tool calls their
-/// answers made.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
-pub struct MessagePage {
-    pub messages: Vec<Message>,
-    /// The calls of the answers in `messages` (without their results: those are the tool
-    /// messages).
-    pub tool_runs: Vec<super::ToolRun>,
-    /// The records of the tools offered by the answers in `messages`, where the model was
-    /// given a choice of them.
-    pub offers: Vec<super::ToolOffer>,
-    /// Pass as `before` to read the page before this one; `None` when this page starts at the
-    /// conversation's first message.
-    pub older: Option<i64>,
-    /// Where branches part among `messages` (an edited question, an answer asked for again).
-    pub branches: Vec<super::BranchPoint>,
-}
-
 /// What a caller supplies to append a message; ids, order and time are the store's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewMessage {
@@ -219,7 +201,7 @@ const COLUMNS: &str = "id, conversation_id, role, content, created_at, tool_call
 
 /// [`COLUMNS`] for a window: a tool result cut to [`TOOL_PREVIEW_CHARS`] by SQLite, so a long
 /// one is never read whole.
-fn preview_columns() -> String {
+pub(super) fn preview_columns() -> String {
     let n = TOOL_PREVIEW_CHARS;
     format!(
         "id, conversation_id, role, \
@@ -231,7 +213,7 @@ fn preview_columns() -> String {
     )
 }
 
-fn from_row(row: &Row<'_>) -> rusqlite::Result<Message> {
+pub(super) fn from_row(row: &Row<'_>) -> rusqlite::Result<Message> {
     let bad = |i: usize, what: &str| {
         rusqlite::Error::FromSqlConversionFailure(
             i,
@@ -435,75 +417,6 @@ impl Store {
     /// A failed query.
     pub async fn list_messages(&self, conversation_id: String) -> Result<Vec<Message>, StoreError> {
         self.call(move |conn| tail(conn, &conversation_id, 0)).await
-    }
-
-    /// About `limit` messages of a conversation that come before the message numbered `before`
-    /// (the newest when `None`), as a window shows them ([`Message::preview`]). A page never
-    /// starts with a tool result: it reaches back to the answer that made the call.
-    ///
-    /// # Errors
-    /// [`StoreError::NotFound`] when the conversation does not exist; a failed query.
-    pub async fn message_page(
-        &self,
-        conversation_id: String,
-        before: Option<i64>,
-        limit: u32,
-    ) -> Result<MessagePage, StoreError> {
-        self.call(move |conn| {
-            conversations::get(conn, &conversation_id)?;
-            let before = before.unwrap_or(i64::MAX);
-            let newest: Option<i64> = conn.query_row_cached(
-                "SELECT MAX(seq) FROM messages WHERE conversation_id = ?1 AND seq < ?2",
-                params![conversation_id, before],
-                |row| row.get(0),
-            )?;
-            let Some(newest) = newest else {
-                return Ok(MessagePage {
-                    messages: Vec::new(),
-                    tool_runs: Vec::new(),
-                    offers: Vec::new(),
-                    older: None,
-                    branches: Vec::new(),
-                });
-            };
-            // The `limit`-th message back, then back again to one that is not a tool result.
-            let first: i64 = conn.query_row_cached(
-                "SELECT COALESCE(( \
-                   SELECT MAX(seq) FROM messages WHERE conversation_id = ?1 AND role <> 'tool' \
-                   AND seq <= COALESCE((SELECT seq FROM messages WHERE conversation_id = ?1 \
-                     AND seq <= ?2 ORDER BY seq DESC LIMIT 1 OFFSET ?3), 0)), \
-                 (SELECT MIN(seq) FROM messages WHERE conversation_id = ?1))",
-                params![conversation_id, newest, i64::from(limit.max(1)) - 1],
-                |row| row.get(0),
-            )?;
-            let messages = conn
-                .prepare_cached(&format!(
-                    "SELECT {} FROM messages WHERE conversation_id = ?1 AND seq BETWEEN ?2 AND ?3 \
-                     ORDER BY seq",
-                    preview_columns()
-                ))?
-                .query_map(params![conversation_id, first, newest], from_row)?
-                .collect::<Result<Vec<_>, _>>()?;
-            let tool_runs = super::tool_loop::runs_between(conn, &conversation_id, first, newest)?;
-            let branches = super::branches::points_between(conn, &conversation_id, first, newest)?;
-            let offers = super::context::offers_between(conn, &conversation_id, first, newest)?;
-            let older: Option<i64> = conn
-                .query_row_cached(
-                    "SELECT 1 FROM messages WHERE conversation_id = ?1 AND seq < ?2 LIMIT 1",
-                    params![conversation_id, first],
-                    |row| row.get(0),
-                )
-                .optional()?
-                .map(|_: i64| first);
-            Ok(MessagePage {
-                messages,
-                tool_runs,
-                offers,
-                older,
-                branches,
-            })
-        })
-        .await
     }
 
     /// The role of message `message_id` and of the message before it, if any.

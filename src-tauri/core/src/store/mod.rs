@@ -13,6 +13,7 @@ mod lanes;
 mod mcp_approvals;
 mod messages;
 mod migrations;
+mod pages;
 mod profiles;
 mod providers;
 mod search;
@@ -34,9 +35,9 @@ pub use context::{ContextUse, ToolOffer};
 pub use conversations::Conversation;
 pub use mcp_approvals::PinnedTool;
 pub use messages::{
-    Message, MessagePage, MessageStatus, MessageUpdate, NewMessage, Role, MAY_HAVE_RUN,
-    TOOL_PREVIEW_CHARS,
+    Message, MessageStatus, MessageUpdate, NewMessage, Role, MAY_HAVE_RUN, TOOL_PREVIEW_CHARS,
 };
+pub use pages::MessagePage;
 pub use profiles::{Profile, ProfileFields};
 pub use providers::ProviderRow;
 pub use search::{SearchHit, SnippetPart, MAX_HITS as MAX_SEARCH_HITS};

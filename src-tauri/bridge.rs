@@ -1,14 +1,12 @@
 //! Where the core meets Tauri: the settings in tauri-plugin-store's `settings.json`, the native
 //! dialog that answers [`Confirm`]'s questions (drawn by Rust, never by the webview, which
-//! renders hostile text), and a run's events onto a `tauri::ipc::Channel`. Nothing here decides
-//! anything: the flows are the core's.
+//! renders hostile text), the native file dialogs, and files dropped on the window. Nothing
+//! here decides anything: the flows are the core's.
 
 use std::sync::Arc;
 
-use switchboard_core::events::{EventSink, RunEvent};
 use switchboard_core::policy::confirm::{Allowance, Confirm, ServerApprovalRequest, ToolChange};
 use switchboard_core::settings::{Settings, SettingsError, SettingsSource};
-use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager, Wry};
 use tauri_plugin_dialog::{DialogExt, MessageDialogButtons, MessageDialogKind};
 use tauri_plugin_store::Store;
@@ -29,33 +27,6 @@ impl SettingsSource for StoreSettings {
             .save()
             .map_err(|e| SettingsError::Save(e.to_string()))
     }
-}
-
-/// A run's events onto a window's channel. A window that went away just stops listening; one
-/// that reloads attaches again with a new channel, which replaces this one (same window label).
-struct ChannelSink {
-    channel: Channel<RunEvent>,
-    window: String,
-}
-
-impl EventSink for ChannelSink {
-    fn send(&self, event: RunEvent) {
-        if let Err(e) = self.channel.send(event) {
-            tracing::debug!(error = %e, "the window stopped listening to a run");
-        }
-    }
-
-    fn listener(&self) -> Option<&str> {
-        Some(&self.window)
-    }
-}
-
-/// The sink of the window labelled `window`, sending on `channel`.
-pub fn channel_sink(channel: Channel<RunEvent>, window: &str) -> Arc<dyn EventSink> {
-    Arc::new(ChannelSink {
-        channel,
-        window: window.to_owned(),
-    })
 }
 
 /// A dialog's buttons, the first one saying yes. On Linux (GTK) `_` marks the mnemonic (Alt+

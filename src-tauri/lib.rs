@@ -1,10 +1,12 @@
 //! The desktop shell: builds the Tauri app around [`switchboard_core::App`]. Plugins, managed
-//! state, the one `generate_handler!` list, the single-instance hand-off and the shutdown at
+//! state, the one invoke handler, the single-instance hand-off and the shutdown at
 //! exit live here; every decision lives in the core.
 
+mod app_pages;
 mod bridge;
-mod commands;
+mod host;
 mod state;
+mod updates;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -66,7 +68,7 @@ pub fn run() -> i32 {
         return 1;
     }
     let restart = Arc::new(AtomicBool::new(false));
-    let updates = commands::updates::Updates::new(Arc::clone(&restart));
+    let updates = updates::Updates::new(Arc::clone(&restart));
     let built = tauri::Builder::default()
         .plugin(tauri_plugin_store::Builder::new().build())
         // `switchboard://` links: the scheme is declared in tauri.conf.json, so the packages
@@ -83,8 +85,8 @@ pub fn run() -> i32 {
         .plugin(navigation_guard())
         // MCP Apps' pages, by token, each under its own Content-Security-Policy (loaded only in
         // a sandboxed frame of a tool card).
-        .register_uri_scheme_protocol(commands::apps::SCHEME, |ctx, request| {
-            commands::apps::serve_app_page(ctx.app_handle(), &request)
+        .register_uri_scheme_protocol(app_pages::SCHEME, |ctx, request| {
+            app_pages::serve(ctx.app_handle(), &request)
         })
         // Files dropped on the window are read by Rust (see `bridge::on_drag_drop`).
         .on_window_event(|window, event| {
@@ -122,121 +124,10 @@ pub fn run() -> i32 {
             });
             Ok(())
         })
-        .invoke_handler(tauri::generate_handler![
-            commands::app::app_status,
-            commands::app::keychain_status,
-            commands::app::open_link,
-            commands::chat::send_message,
-            commands::chat::retry_tool_call,
-            commands::chat::stop_run,
-            commands::chat::attach_run,
-            commands::chat::answer_approval,
-            commands::chat::list_conversation_tools,
-            commands::chat::set_conversation_tool,
-            commands::chat::set_auto_approve,
-            commands::chat::list_tool_approvals,
-            commands::chat::allow_tool_always,
-            commands::chat::revoke_tool_approval,
-            commands::chat::set_default_tools,
-            commands::conversations::list_conversations,
-            commands::conversations::create_conversation,
-            commands::conversations::rename_conversation,
-            commands::conversations::set_system_prompt,
-            commands::conversations::save_draft,
-            commands::conversations::delete_conversation,
-            commands::attachments::choose_attachments,
-            commands::attachments::attach_pasted,
-            commands::artifacts::list_artifacts,
-            commands::attachments::allow_model_images,
-            commands::attachments::model_images,
-            commands::attachments::set_model_images,
-            commands::mcp::add_mcp_server_root,
-            commands::mcp::remove_mcp_server_root,
-            commands::artifacts::read_artifact,
-            commands::artifacts::save_artifact,
-            commands::artifacts::read_tool_link,
-            commands::usage::list_prices,
-            commands::usage::set_model_price,
-            commands::usage::conversation_usage,
-            commands::usage::usage_report,
-            commands::profiles::list_profiles,
-            commands::profiles::create_profile,
-            commands::profiles::update_profile,
-            commands::profiles::duplicate_profile,
-            commands::profiles::delete_profile,
-            commands::profiles::set_default_profile,
-            commands::profiles::export_profile,
-            commands::profiles::import_profile,
-            commands::profiles::set_conversation_profile,
-            commands::chat::compare_models,
-            commands::attachments::watch_dropped_files,
-            commands::attachments::suggest_tools,
-            commands::attachments::list_running_offers,
-            commands::attachments::attach_resource,
-            commands::attachments::use_prompt,
-            commands::attachments::complete_argument,
-            commands::conversations::get_conversation,
-            commands::conversations::get_older_messages,
-            commands::conversations::get_message_text,
-            commands::conversations::get_tool_result_view,
-            commands::conversations::delete_turn,
-            commands::conversations::switch_branch,
-            commands::conversations::reveal_message,
-            commands::chat::edit_message,
-            commands::chat::regenerate,
-            commands::transfer::search_conversations,
-            commands::transfer::export_conversation,
-            commands::transfer::import_conversation,
-            commands::conversations::set_conversation_model,
-            commands::mcp::list_mcp_servers,
-            commands::mcp::watch_mcp_servers,
-            commands::mcp::approve_mcp_server,
-            commands::mcp::set_mcp_server_enabled,
-            commands::mcp::restart_mcp_server,
-            commands::mcp::remove_mcp_server,
-            commands::mcp::add_mcp_server,
-            commands::mcp::search_mcp_registry,
-            commands::mcp::install_mcp_server,
-            commands::mcp::open_mcp_bundle,
-            commands::mcp::install_mcp_bundle,
-            commands::mcp::watch_server_proposals,
-            commands::mcp::accept_server_proposal,
-            commands::mcp::mcp_server_log,
-            commands::mcp::preview_mcp_import,
-            commands::mcp::import_mcp_servers,
-            commands::mcp::edit_mcp_server,
-            commands::mcp::list_mcp_tools,
-            commands::mcp::list_mcp_offers,
-            commands::mcp::accept_mcp_tool,
-            commands::mcp::sign_in_mcp_server,
-            commands::mcp::sign_out_mcp_server,
-            commands::mcp::watch_mcp_forms,
-            commands::mcp::answer_mcp_form,
-            commands::mcp::visit_mcp_form,
-            commands::apps::prepare_mcp_app,
-            commands::apps::app_call_tool,
-            commands::providers::list_provider_kinds,
-            commands::providers::list_provider_presets,
-            commands::providers::test_provider,
-            commands::providers::list_models,
-            commands::providers::detect_local_providers,
-            commands::providers::list_providers,
-            commands::providers::add_provider,
-            commands::providers::update_provider,
-            commands::providers::set_provider_key,
-            commands::providers::delete_provider_key,
-            commands::providers::get_model_window,
-            commands::providers::set_model_window,
-            commands::providers::remove_provider,
-            commands::settings::get_settings,
-            commands::settings::update_settings,
-            commands::updates::check_for_update,
-            commands::updates::install_update,
-            commands::updates::restart_app,
-            commands::shell_command::shell_command_status,
-            commands::shell_command::install_shell_command,
-            commands::shell_command::remove_shell_command,
-        ])
+        // The core's commands, each declared once (`switchboard_core::ipc`): Tauri checks the
+        // capability (build.rs grants exactly those names), then `host::handle` runs the one
+        // called.
+        .invoke_handler(host::handle)
         .build(context);
     let app = match built {
         Ok(app) => app,
@@ -356,7 +247,7 @@ fn is_app_page(url: &tauri::Url) -> bool {
     match url.scheme() {
         "about" => url.path() == "srcdoc",
         // An MCP App's page in its sandboxed frame (scripts only, an opaque origin, its own
-        // policy; see commands::apps).
+        // policy; see app_pages).
         "mcp-app" => host == Some("localhost"),
         "http" | "https" if host == Some("mcp-app.localhost") => true,
         "tauri" => host == Some("localhost"),

@@ -6,6 +6,7 @@ use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
 use switchboard_core::app::DropEvent;
+use switchboard_core::ipc::Sink;
 use switchboard_core::secrets::SecretStore;
 use switchboard_core::settings::SettingsSource;
 use switchboard_core::{App, AppConfig, AppPaths};
@@ -17,7 +18,7 @@ pub struct AppState {
     settings: Arc<dyn SettingsSource>,
     app: OnceCell<Arc<App>>,
     /// Where files dragged over the window are told of (the window's latest listener).
-    drops: std::sync::Mutex<Option<tauri::ipc::Channel<DropEvent>>>,
+    drops: std::sync::Mutex<Option<Sink<DropEvent>>>,
 }
 
 impl AppState {
@@ -36,8 +37,8 @@ impl AppState {
     }
 
     /// Files dragged over the window are told to `channel` from now on.
-    pub fn listen_for_drops(&self, channel: tauri::ipc::Channel<DropEvent>) {
-        *self.drops.lock().unwrap_or_else(PoisonError::into_inner) = Some(channel);
+    pub fn listen_for_drops(&self, sink: Sink<DropEvent>) {
+        *self.drops.lock().unwrap_or_else(PoisonError::into_inner) = Some(sink);
     }
 
     /// Tells the window's listener of `event`, if it has one.
@@ -48,7 +49,7 @@ impl AppState {
             .unwrap_or_else(PoisonError::into_inner)
             .as_ref()
         {
-            let _ = channel.send(event);
+            channel.send(&event);
         }
     }
 

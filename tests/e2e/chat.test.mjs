@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { allowInDialog, ANSWER, answerSays, chooseInFileDialog, cli, fakeBrowser, openNewConversation, serverRunning, launch, nativeWindow, pressIn, screenshotScreen, sendInNewConversation, textOf, tid, watchingServer, windowGone, withMockModel } from "./harness.mjs";
+import { allowInDialog, ANSWER, answerSays, chooseInFileDialog, enterFrame, cli, fakeBrowser, openNewConversation, serverRunning, launch, nativeWindow, pressIn, screenshotScreen, sendInNewConversation, textOf, tid, watchingServer, windowGone, withMockModel } from "./harness.mjs";
 
 /** Opens a tool card and waits for its body, which the card builds only once it is open. */
 async function openCard(card) {
@@ -228,7 +228,7 @@ async function mcpAppInACard(watcher) {
       await frame.waitForDisplayed({ timeout: 20000 });
       assert.equal(await frame.getAttribute("sandbox"), "allow-scripts");
       assert.match(await textOf(b, tid("mcp-app-caption")), /fault/);
-      await b.switchToFrame(await frame);
+      await enterFrame(b, tid("mcp-app-frame"));
       const probe = () => b.$("#probe").getText();
       const probed = (text) => ["host: Switchboard", "network: ", "ipc_fetch: ", "tauri_fetch: ", "invoke: ", "input: "].every((k) => text.includes(k));
       await b.waitUntil(async () => probed(await probe()), { timeout: 20000 }).catch(async () => {
@@ -256,7 +256,7 @@ async function mcpAppInACard(watcher) {
       let dialog = await nativeWindow("Let the “fault” app run “echo”?");
       screenshotScreen("mcp-app-asks");
       pressIn(dialog, "Escape");
-      await b.switchToFrame(await b.$(tid("mcp-app-frame")));
+      await enterFrame(b, tid("mcp-app-frame"));
       await b.waitUntil(async () => /^refused: .*you said no/.test(await b.$("#echoed").getText()), {
         timeout: 10000,
         timeoutMsg: "a call the person refused was not refused",
@@ -265,7 +265,7 @@ async function mcpAppInACard(watcher) {
       await b.switchToParentFrame();
       dialog = await nativeWindow("Let the “fault” app run “echo”?");
       pressIn(dialog, "alt+r");
-      await b.switchToFrame(await b.$(tid("mcp-app-frame")));
+      await enterFrame(b, tid("mcp-app-frame"));
       await b.waitUntil(async () => (await b.$("#echoed").getText()) === "echoed: from the app", {
         timeout: 10000,
         timeoutMsg: "the app's allowed call did not come back",
@@ -290,7 +290,7 @@ test("the MCP Apps reference example (ext-apps' basic-server-vanillajs) shows th
       await answerSays(b, "The server's clock is in its app.");
       const frame = b.$(tid("mcp-app-frame"));
       await frame.waitForDisplayed({ timeout: 20000 });
-      await b.switchToFrame(await frame);
+      await enterFrame(b, tid("mcp-app-frame"));
       await b.waitUntil(async () => /^\d{4}-\d{2}-\d{2}T/.test(await b.$("#server-time").getText()), {
         timeout: 20000,
         timeoutMsg: "the reference app did not show the time from the call's result",
@@ -630,7 +630,7 @@ test("a result's files open in the canvas at its primary file; an HTML file's sc
       await frame.waitForDisplayed({ timeout: 10000 });
       assert.equal(await frame.getAttribute("sandbox"), "");
       const title = await b.getTitle();
-      await b.switchToFrame(await frame);
+      await enterFrame(b, tid("canvas-html-frame"));
       let heading = null;
       for (let i = 0; i < 20 && heading === null; i++) {
         heading = await b.execute(() => document.querySelector("h1")?.textContent ?? null);

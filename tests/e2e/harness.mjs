@@ -641,3 +641,23 @@ export async function answerSays(b, text) {
     timeoutMsg: `the answer does not say “${text}”`,
   });
 }
+
+/**
+ * Switches into the frame `selector` finds, finding it again while the page replaces it: a
+ * card drawn again between the find and the switch leaves WebKitWebDriver holding a frame it
+ * calls "Invalid frame ID object" (seen under load).
+ */
+export async function enterFrame(b, selector, timeout = 20000) {
+  await b.waitUntil(
+    async () => {
+      try {
+        await b.switchToFrame(await b.$(selector));
+        return true;
+      } catch (e) {
+        if (/invalid frame|stale element|no such (element|frame)/i.test(String(e))) return false;
+        throw e;
+      }
+    },
+    { timeout, interval: 200, timeoutMsg: `could not enter the frame ${selector}` },
+  );
+}

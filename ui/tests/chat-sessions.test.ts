@@ -132,7 +132,7 @@ describe("a run replayed over what was saved", () => {
       cost_pico: null,
     };
     const answer = (id: string) => ({
-      ...base, id, role: "assistant" as const, content: "", status: "complete" as const, finish_reason: "tool_calls",
+      ...base, id, role: "assistant" as const, content: "", status: "complete" as const, finish_reason: "tool_calls" as const,
       tool_calls: [{ id: "0", name: "time__now", arguments: "{}" }],
     });
     // Saved so far: the question, round 1's answer with its call "0", round 2's answer with its own call "0".
@@ -173,7 +173,7 @@ describe("a run replayed over what was saved", () => {
     };
     const ids = ["a", "b", "c", "d"];
     const answer = {
-      ...base, id: "a1", role: "assistant" as const, content: "", finish_reason: "tool_calls",
+      ...base, id: "a1", role: "assistant" as const, content: "", finish_reason: "tool_calls" as const,
       tool_calls: ids.map((id) => ({ id, name: "time__now", arguments: "{}" })),
     };
     const conversation = { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "", profile_id: null };

@@ -46,6 +46,7 @@
 //                     is not on the PATH
 
 import type {
+  ConnectionFailure,
   AppStatus,
   CallRef,
   CommandError,
@@ -394,7 +395,7 @@ export function runningLmStudio(...ids: string[]): LocalServer {
 
 /** How reaching a provider fails, as `ConnectionReport.error_kind` and `message` say it. */
 export interface ProviderFailure {
-  error_kind: string;
+  error_kind: ConnectionFailure;
   message: string;
 }
 

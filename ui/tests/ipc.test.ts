@@ -114,7 +114,7 @@ describe("ipc", () => {
     expect(invokeMock.mock.calls).toEqual([
       ["app_status", undefined],
       ["list_conversations", undefined],
-      ["create_conversation", { title: null }],
+      ["create_conversation", { title: null, profile: null }],
       ["rename_conversation", { id: "c1", title: "New title" }],
       ["set_system_prompt", { id: "c1", systemPrompt: "Be brief." }],
       ["delete_conversation", { id: "c1" }],
@@ -141,8 +141,8 @@ describe("ipc", () => {
   it("calls the price and usage commands with the prices as typed and camelCase keys", async () => {
     invokeMock.mockResolvedValue(null);
     await ipc.listPrices();
-    await ipc.setModelPrice("Work", "gpt-4o", { input: "2.50", output: "10", cached: null });
-    await ipc.setModelPrice("Work", "gpt-4o", { input: null, output: null, cached: null });
+    await ipc.setModelPrice("Work", "gpt-4o", "2.50", "10", null);
+    await ipc.setModelPrice("Work", "gpt-4o", null, null, null);
     await ipc.conversationUsage("c1");
     await ipc.usageReport(1_700_000_000_000);
 

@@ -374,7 +374,7 @@ describe("the sidebar's profile menu", () => {
 
     await user.click(screen.getByTestId("new-conversation"));
     await waitFor(() => expect(backend.conversations).toHaveLength(3));
-    expect(backend.callsTo("create_conversation")[2].args).toEqual({ title: null });
+    expect(backend.callsTo("create_conversation")[2].args).toEqual({ title: null, profile: null });
     expect(backend.conversations[2]).toMatchObject({ profile_id: backend.profiles[1].id, system_prompt: "Cite sources." });
   });
 });

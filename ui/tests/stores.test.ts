@@ -85,7 +85,7 @@ describe("the conversation list", () => {
     const stores = newStores();
     await stores.start();
     await stores.conversations.create();
-    expect(backend.callsTo("create_conversation")[0].args).toEqual({ title: null });
+    expect(backend.callsTo("create_conversation")[0].args).toEqual({ title: null, profile: null });
     expect(stores.ui.page).toEqual({ name: "conversation", id: stores.conversations.list[0].id });
     expect(stores.conversations.current?.title).toBe("New conversation");
   });

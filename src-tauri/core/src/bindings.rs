@@ -53,6 +53,8 @@ fn bindings() -> String {
         crate::app::Draft,
         crate::store::Role,
         crate::store::MessageStatus,
+        crate::store::StoredCall,
+        crate::store::Finish,
         crate::attachments::AttachmentKind,
         crate::attachments::Attachment,
         crate::attachments::AttachmentRef,
@@ -103,10 +105,13 @@ fn bindings() -> String {
         crate::provider_config::Provider,
         crate::app::NewProvider,
         crate::providers::ModelInfo,
+        crate::providers::ProviderFailure,
+        crate::app::ConnectionFailure,
         crate::app::ConnectionReport,
         crate::app::LocalServer,
         // MCP servers
         crate::mcp::host::ServerState,
+        crate::app::Transport,
         crate::app::McpServerView,
         crate::app::McpServerStatus,
         // the MCP Registry
@@ -174,4 +179,124 @@ pub(crate) fn matches_golden(path: &str, now: &str, update: &str) {
         committed == now,
         "{path} does not match Rust: run\n  {update}\nand commit it"
     );
+}
+
+/// The window's typed client: one function per command, in the order the areas declare them,
+/// with its arguments in Rust's order (those that may be `null` at the end are optional) and a
+/// callback for each channel.
+fn commands_client() -> String {
+    let cfg = Config::new().with_large_int("number");
+    let mut out = String::from(
+        HEADER
+            .replace("bindings` test", "bindings` test (crate::ipc)")
+            .as_str(),
+    );
+    let mut named = std::collections::BTreeSet::new();
+    let mut body = String::new();
+    for command in crate::ipc::all() {
+        let args: Vec<(String, String)> = command
+            .args
+            .iter()
+            .map(|(name, ts)| (crate::ipc::camel(name), ts(&cfg)))
+            .collect();
+        let ret = match (command.ret)(&cfg) {
+            unit if unit == "null" => "void".to_owned(),
+            other => other,
+        };
+        for ts in args.iter().map(|(_, ts)| ts).chain([&ret]) {
+            named.extend(type_names(ts));
+        }
+        // The arguments that may be left out: the nullable ones after the last that may not.
+        let required = args
+            .iter()
+            .rposition(|(_, ts)| !ts.ends_with("| null"))
+            .map_or(0, |last| last + 1);
+        let mut params = Vec::new();
+        let mut sent = Vec::new();
+        for (i, (name, ts)) in args.iter().enumerate() {
+            // `arguments` and `eval` cannot name a parameter in strict mode.
+            let param = if matches!(name.as_str(), "arguments" | "eval") {
+                format!("{name}_")
+            } else {
+                name.clone()
+            };
+            let (decl, value) = if let Some(item) = ts
+                .strip_prefix("Channel<")
+                .and_then(|t| t.strip_suffix('>'))
+            {
+                (
+                    format!("{param}: (message: {item}) => void"),
+                    format!("channel({param})"),
+                )
+            } else if i >= required {
+                (format!("{param}?: {ts}"), format!("{param} ?? null"))
+            } else {
+                (format!("{param}: {ts}"), param.clone())
+            };
+            params.push(decl);
+            sent.push(if value == *name {
+                value
+            } else {
+                format!("{name}: {value}")
+            });
+        }
+        let doc: Vec<&str> = command.doc.lines().map(str::trim).collect();
+        if !doc.iter().all(|l| l.is_empty()) {
+            body.push_str("/**\n");
+            for line in &doc {
+                let _ = writeln!(body, " *{}{line}", if line.is_empty() { "" } else { " " });
+            }
+            body.push_str(" */\n");
+        }
+        let function = crate::ipc::camel(command.name);
+        let sent = if sent.is_empty() {
+            String::new()
+        } else {
+            format!(", {{ {} }}", sent.join(", "))
+        };
+        let _ = write!(
+            body,
+            "export function {function}({}): Promise<{ret}> {{\n  return call(\"{}\"{sent});\n}}\n\n",
+            params.join(", "),
+            command.name,
+        );
+    }
+    named.retain(|n| !matches!(n.as_str(), "Array" | "Record" | "Partial" | "Channel"));
+    let imports: Vec<&str> = named.iter().map(String::as_str).collect();
+    let _ = write!(
+        out,
+        "import {{ call, channel }} from \"./invoke\";\nimport type {{ {} }} from \"./bindings\";\n\n",
+        imports.join(", ")
+    );
+    out.push_str(&body);
+    out.trim_end().to_owned() + "\n"
+}
+
+/// The type names a TypeScript type expression uses (`Array<Conversation> | null`:
+/// `Array`, `Conversation`).
+fn type_names(ts: &str) -> Vec<String> {
+    ts.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .filter(|w| w.starts_with(|c: char| c.is_ascii_uppercase()))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The names of the window's commands, one a line: the shell's `build.rs` grants the window
+/// these and nothing else.
+fn command_names() -> String {
+    let mut out = String::from(
+        "# Generated from Rust by switchboard-core's `bindings` test (crate::ipc): never edit by hand.\n",
+    );
+    for command in crate::ipc::all() {
+        out.push_str(command.name);
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn the_typescript_client_and_the_command_names_match_rust() {
+    let update = "UPDATE_BINDINGS=1 cargo test -p switchboard-core bindings";
+    matches_golden("ui/src/lib/commands.ts", &commands_client(), update);
+    matches_golden("src-tauri/core/commands.txt", &command_names(), update);
 }

@@ -13,6 +13,7 @@ pub mod error;
 pub mod events;
 pub mod input;
 pub mod instance;
+pub mod ipc;
 pub mod links;
 pub mod logging;
 pub mod mcp;

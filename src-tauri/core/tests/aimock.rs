@@ -17,7 +17,7 @@ use switchboard_core::app::NewProvider;
 use switchboard_core::provider_config::ProviderKind;
 use switchboard_core::providers::{
     connect, ChatMessage, ChatRequest, Completion, FinishReason, HttpOptions, Part, Provider,
-    ProviderError, ToolCall, ToolSpec,
+    ProviderError, ProviderFailure, ToolCall, ToolSpec,
 };
 use switchboard_core::secrets::MemoryStore;
 use switchboard_core::{App, AppConfig, AppPaths};
@@ -312,8 +312,8 @@ async fn a_429_is_retried_twice_then_reported_with_its_retry_after() {
 #[tokio::test]
 async fn a_dropped_request_and_a_cut_connection_are_retried_then_reported() {
     for (flag, expect) in [
-        ("--chaos-drop", "server"),
-        ("--chaos-disconnect", "network"),
+        ("--chaos-drop", ProviderFailure::Server),
+        ("--chaos-disconnect", ProviderFailure::Network),
     ] {
         let Some(mock) = aimock("chaos_drop_and_disconnect", &[flag, "1"]) else {
             return;
@@ -346,7 +346,7 @@ async fn malformed_json_from_the_provider_is_a_clear_error_not_a_crash() {
         let client = mock.client(kind, "sk-aimock");
         let outcome = complete(&*client, request(model, vec![user("Say hello")])).await;
         let err = outcome.expect_err(&format!("{kind:?}: a garbage body is not an answer"));
-        assert_eq!(err.kind(), "bad_response", "{kind:?}: {err}");
+        assert_eq!(err.kind(), ProviderFailure::BadResponse, "{kind:?}: {err}");
     }
 }
 

@@ -308,7 +308,7 @@ async fn one_tool_call_runs_on_a_real_server_and_the_model_answers_with_its_resu
         ]
     );
     assert_eq!(
-        messages[1].tool_calls.as_ref().unwrap()[0]["name"],
+        messages[1].tool_calls.as_ref().unwrap()[0].name,
         "everything__get-sum"
     );
     assert_eq!(messages[2].tool_call_id.as_deref(), Some("call_sum"));
@@ -1108,7 +1108,10 @@ async fn stop_during_the_stream_keeps_the_partial_answer_marked_stopped() {
     assert_eq!(reason, StopReason::Cancelled);
     let answer = w.messages().await.pop().unwrap();
     assert_eq!(answer.status, MessageStatus::Interrupted);
-    assert_eq!(answer.finish_reason.as_deref(), Some("stopped"));
+    assert_eq!(
+        answer.finish_reason,
+        Some(switchboard_core::store::Finish::Stopped)
+    );
     let partial = answer.content.unwrap();
     assert!(partial.starts_with("Once"), "{partial}");
     assert!(partial.len() < 100, "the story was cut: {partial}");

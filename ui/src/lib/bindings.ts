@@ -164,6 +164,18 @@ export type Role = "user" | "assistant" | "system" | "tool";
 export type MessageStatus = "streaming" | "complete" | "interrupted" | "error";
 
 /**
+ * A tool call an answer made, as kept: its id, the tool's name (as the model was given it) and
+ * exactly the argument text the model sent.
+ */
+export type StoredCall = { id: string, name: string, arguments: string, };
+
+/**
+ * Why an answer ended, as kept: what its provider said, or `stopped` when the person stopped
+ * it. A reason this version does not know reads as `other`.
+ */
+export type Finish = "stop" | "tool_calls" | "length" | "content_filter" | "stopped" | "other";
+
+/**
  * What kind of file an attachment is, which decides how a model is given it.
  */
 export type AttachmentKind = "image" | "pdf" | "text" | "other";
@@ -203,7 +215,7 @@ export type Attached = { kept: Array<Attachment>, refused: Array<string>, };
  */
 export type DropEvent = { "type": "over" } | { "type": "left" } | { "type": "dropped", attached: Attached, } | { "type": "bundle", offered: OfferedBundle, } | { "type": "bundle_refused", file_name: string, reason: string, };
 
-export type Message = { id: string, conversation_id: string, role: Role, content: string | null, created_at: number, tool_calls: JsonValue | null, tool_call_id: string | null, name: string | null, finish_reason: string | null, status: MessageStatus, provider: string | null, model: string | null, input_tokens: number | null, output_tokens: number | null, 
+export type Message = { id: string, conversation_id: string, role: Role, content: string | null, created_at: number, tool_calls: Array<StoredCall> | null, tool_call_id: string | null, name: string | null, finish_reason: Finish | null, status: MessageStatus, provider: string | null, model: string | null, input_tokens: number | null, output_tokens: number | null, 
 /**
  * The model's reasoning text, where it showed any.
  */
@@ -834,13 +846,24 @@ price?: Price,
 window?: number, };
 
 /**
+ * What kind of failure a [`ProviderError`] is, for the window and `--json` output.
+ */
+export type ProviderFailure = "unauthorized" | "rate_limited" | "context_too_long" | "too_many_tools" | "overloaded" | "server" | "network" | "redirected" | "stream_interrupted" | "bad_response" | "cancelled" | "no_key";
+
+/**
+ * Why a connection test failed: the provider's answer, or something of the app's own.
+ */
+export type ConnectionFailure = ProviderFailure | ErrorKind;
+
+/**
  * What "Test connection" found: the models, or exactly what failed.
  */
 export type ConnectionReport = { ok: boolean, elapsed_ms: number, models: Array<ModelInfo>, 
 /**
- * `None` when it worked; else [`ProviderError::kind`] or `keychain`.
+ * `None` when it worked; else what kind of failure: the provider's, or the app's own (the
+ * keychain…).
  */
-error_kind: string | null, 
+error_kind: ConnectionFailure | null, 
 /**
  * One sentence for a person.
  */
@@ -867,13 +890,19 @@ export type ServerState = { "state": "starting" } | { "state": "running", pid: n
 apps: Array<string>, } | { "state": "restarting", attempt: number, in_secs: number, reason: string, } | { "state": "failed", reason: string, } | { "state": "needs_sign_in", reason: string, } | { "state": "stopped" };
 
 /**
+ * How a server is reached: a child process's stdin and stdout, streamable HTTP, or the older
+ * HTTP with server-sent events.
+ */
+export type Transport = "stdio" | "http" | "sse";
+
+/**
  * One configured server as lists show it.
  */
 export type McpServerView = { name: string, 
 /**
- * `stdio`, `http` or `sse`; `None` when the entry cannot be used.
+ * How it is reached; `None` when the entry cannot be used.
  */
-transport: string | null, 
+transport: Transport | null, 
 /**
  * The exact command line or address (secrets shown as keychain references).
  */
@@ -918,9 +947,9 @@ log_file: string,
  */
 held_back: Array<HeldBackTool>, name: string, 
 /**
- * `stdio`, `http` or `sse`; `None` when the entry cannot be used.
+ * How it is reached; `None` when the entry cannot be used.
  */
-transport: string | null, 
+transport: Transport | null, 
 /**
  * The exact command line or address (secrets shown as keychain references).
  */

@@ -17,6 +17,8 @@ import { IpcError } from "./errors";
 import type { ApprovalAnswer, ApprovalItem, RunEvent, StopReason } from "./run-events";
 import type { McpAppCalls } from "./mcpAppBridge";
 import type {
+  Finish,
+  JsonValue,
   Attachment,
   AttachmentRef,
   BranchPoint,
@@ -100,7 +102,7 @@ export type ChatItem =
       text: string;
       reasoning: string;
       status: MessageStatus;
-      finish_reason: string | null;
+      finish_reason: Finish | null;
       error: string | null;
       model: string | null;
       input_tokens: number | null;
@@ -133,19 +135,6 @@ function refsOf(attachments: Attachment[]): AttachmentRef[] {
 
 /** The largest page of messages the core reads at once. */
 const MAX_PAGE = 1000;
-
-interface StoredCall {
-  id: string;
-  name: string;
-  arguments: string;
-}
-
-function storedCalls(value: unknown): StoredCall[] {
-  if (!Array.isArray(value)) return [];
-  return value.filter(
-    (c): c is StoredCall => typeof c === "object" && c !== null && typeof c.id === "string" && typeof c.name === "string",
-  );
-}
 
 /** One key for the call `call_id` of the answer `message_id`. */
 export function callKey(call: CallRef): string {
@@ -206,7 +195,7 @@ export function eventsFrom(detail: Pick<ConversationDetail, "messages" | "tool_r
     if (m.role === "assistant") {
       events.push({ type: "answer_started", message: m });
       calls = new Map();
-      for (const call of storedCalls(m.tool_calls)) {
+      for (const call of m.tool_calls ?? []) {
         const run = runs.get(callKey({ message_id: m.id, call_id: call.id }));
         // A call with no record never got as far as one (the run stopped first): the model's name.
         events.push({
@@ -859,7 +848,7 @@ export class ChatSession extends RunFeed {
         }
         return app;
       },
-      callTool: (tool, args) => ipc.appCallTool(this.conversationId, messageId, callId, tool, args),
+      callTool: (tool, args) => ipc.appCallTool(this.conversationId, messageId, callId, tool, args as { [key: string]: JsonValue }),
       openLink: (url) => ipc.openLink(url),
       hostVersion,
     };

@@ -143,7 +143,7 @@ pub fn summary_request(
         };
         let mut text = m.content.clone().unwrap_or_default();
         if m.role == Role::Assistant {
-            for call in super::history::calls_from_json(m.tool_calls.as_ref()) {
+            for call in super::history::calls_of(m.tool_calls.as_deref()) {
                 text.push_str(&format!("\n[calls {}({})]", call.name, call.raw_arguments));
             }
         }

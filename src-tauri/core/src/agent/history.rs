@@ -6,11 +6,9 @@
 
 use std::collections::HashMap;
 
-use serde_json::{json, Value};
-
 use crate::attachments::{Attachment, AttachmentKind};
 use crate::providers::{ChatMessage, Image, Part, ToolCall};
-use crate::store::{Message, MessageStatus, Role};
+use crate::store::{Finish, Message, MessageStatus, Role, StoredCall};
 
 /// A file attached to a message, made ready for the model ([`super::files`]), or why it is
 /// left out.
@@ -100,34 +98,29 @@ pub use crate::store::MAY_HAVE_RUN;
 /// What a call left without a result is answered with.
 pub const NEVER_RAN: &str = "This call did not run: the run was interrupted before it finished.";
 
-/// The tool calls of an answer as stored: `[{"id", "name", "arguments"}]` (the raw text).
 /// Appended, for the model, to an answer that was cut off (the app stopped or crashed).
 pub const CUT_OFF_NOTE: &str = "[This answer was cut off here: it did not finish.]";
 /// Appended, for the model, to an answer the person stopped.
 pub const STOPPED_NOTE: &str = "[The person stopped this answer here.]";
 
-pub fn calls_to_json(calls: &[ToolCall]) -> Value {
-    Value::Array(
-        calls
-            .iter()
-            .map(|c| json!({"id": c.id, "name": c.name, "arguments": c.raw_arguments}))
-            .collect(),
-    )
+/// The tool calls of an answer as stored (each with the raw text of its arguments).
+pub fn stored(calls: &[ToolCall]) -> Vec<StoredCall> {
+    calls
+        .iter()
+        .map(|c| StoredCall {
+            id: c.id.clone(),
+            name: c.name.clone(),
+            arguments: c.raw_arguments.clone(),
+        })
+        .collect()
 }
 
 /// The tool calls of a stored answer.
-pub fn calls_from_json(value: Option<&Value>) -> Vec<ToolCall> {
-    value
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|c| {
-            Some(ToolCall::new(
-                c["id"].as_str()?.to_owned(),
-                c["name"].as_str()?.to_owned(),
-                c["arguments"].as_str().unwrap_or_default().to_owned(),
-            ))
-        })
+pub fn calls_of(stored: Option<&[StoredCall]>) -> Vec<ToolCall> {
+    stored
+        .unwrap_or_default()
+        .iter()
+        .map(|c| ToolCall::new(c.id.clone(), c.name.clone(), c.arguments.clone()))
         .collect()
 }
 
@@ -181,15 +174,15 @@ pub fn for_model(messages: &[Message], files: &GivenFiles) -> Vec<ChatMessage> {
                 let text = m.content.clone().filter(|t| !t.is_empty()).map(|t| {
                     // The model is told its answer did not end there, so it does not take a
                     // cut-off answer for a whole one.
-                    match (m.status, m.finish_reason.as_deref()) {
-                        (MessageStatus::Interrupted, Some("stopped")) => {
+                    match (m.status, m.finish_reason) {
+                        (MessageStatus::Interrupted, Some(Finish::Stopped)) => {
                             format!("{t}\n\n{STOPPED_NOTE}")
                         }
                         (MessageStatus::Interrupted, _) => format!("{t}\n\n{CUT_OFF_NOTE}"),
                         _ => t,
                     }
                 });
-                let calls = calls_from_json(m.tool_calls.as_ref());
+                let calls = calls_of(m.tool_calls.as_deref());
                 if text.is_none() && calls.is_empty() {
                     continue;
                 }
@@ -377,7 +370,7 @@ mod tests {
     #[test]
     fn a_call_left_without_a_result_is_answered_and_failed_answers_are_left_out() {
         let mut asked = message(Role::Assistant, "");
-        asked.tool_calls = Some(calls_to_json(&[
+        asked.tool_calls = Some(stored(&[
             ToolCall::new("a".into(), "t__x".into(), "{}".into()),
             ToolCall::new("b".into(), "t__y".into(), "{}".into()),
         ]));
@@ -405,7 +398,7 @@ mod tests {
     #[test]
     fn results_saved_as_calls_finished_reach_the_model_in_the_order_of_the_calls() {
         let mut asked = message(Role::Assistant, "");
-        asked.tool_calls = Some(calls_to_json(&[
+        asked.tool_calls = Some(stored(&[
             ToolCall::new("a".into(), "t__x".into(), "{}".into()),
             ToolCall::new("b".into(), "t__y".into(), "{}".into()),
         ]));
@@ -429,7 +422,7 @@ mod tests {
     #[test]
     fn stored_calls_keep_their_exact_argument_text() {
         let calls = vec![ToolCall::new("a".into(), "n".into(), "{\"x\": 1 }".into())];
-        let back = calls_from_json(Some(&calls_to_json(&calls)));
+        let back = calls_of(Some(&stored(&calls)));
         assert_eq!(back, calls);
     }
 
@@ -439,7 +432,7 @@ mod tests {
         cut.status = MessageStatus::Interrupted;
         let mut stopped = message(Role::Assistant, "Here is a long list:");
         stopped.status = MessageStatus::Interrupted;
-        stopped.finish_reason = Some("stopped".into());
+        stopped.finish_reason = Some(Finish::Stopped);
         let sent = for_model_plain(&[
             message(Role::User, "q"),
             cut,

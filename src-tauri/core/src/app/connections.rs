@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::App;
-use crate::error::CoreError;
+use crate::error::{CoreError, ErrorKind};
 use crate::provider_config::{preset_by_id, ProviderKind};
-use crate::providers::{connect, HttpOptions, ModelInfo, Provider, ProviderError};
+use crate::providers::{connect, HttpOptions, ModelInfo, Provider, ProviderError, ProviderFailure};
 use crate::secrets::provider_account;
 
 /// What "Test connection" found: the models, or exactly what failed.
@@ -20,10 +20,19 @@ pub struct ConnectionReport {
     pub ok: bool,
     pub elapsed_ms: u64,
     pub models: Vec<ModelInfo>,
-    /// `None` when it worked; else [`ProviderError::kind`] or `keychain`.
-    pub error_kind: Option<&'static str>,
+    /// `None` when it worked; else what kind of failure: the provider's, or the app's own (the
+    /// keychain…).
+    pub error_kind: Option<ConnectionFailure>,
     /// One sentence for a person.
     pub message: String,
+}
+
+/// Why a connection test failed: the provider's answer, or something of the app's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(untagged)]
+pub enum ConnectionFailure {
+    Provider(ProviderFailure),
+    App(ErrorKind),
 }
 
 /// A model server answering on its usual local address.
@@ -158,8 +167,8 @@ impl App {
                 elapsed_ms,
                 models: Vec::new(),
                 error_kind: Some(match &e {
-                    CoreError::Provider(p) => p.kind(),
-                    other => other.kind().as_str(),
+                    CoreError::Provider(p) => ConnectionFailure::Provider(p.kind()),
+                    other => ConnectionFailure::App(other.kind()),
                 }),
                 message: e.to_string(),
             },

@@ -8,6 +8,8 @@ use super::*;
 use crate::secrets::MemoryStore;
 use crate::store::{Store, StoreError};
 
+use crate::providers::ProviderFailure;
+
 fn config(paths: AppPaths, secrets: Arc<dyn SecretStore>) -> AppConfig {
     AppConfig::headless(
         paths,
@@ -371,7 +373,10 @@ async fn test_connection_says_exactly_what_failed() {
     .unwrap();
     let report = core.test_provider("Hosted").await.unwrap();
     assert!(!report.ok);
-    assert_eq!(report.error_kind, Some("unauthorized"));
+    assert_eq!(
+        report.error_kind,
+        Some(ConnectionFailure::Provider(ProviderFailure::Unauthorized))
+    );
     assert_eq!(
         report.message,
         "The provider refused the API key: Incorrect API key provided"
@@ -380,7 +385,10 @@ async fn test_connection_says_exactly_what_failed() {
     // A hosted API with no key stored fails before any request, naming the fix.
     core.delete_provider_key("Hosted").await.unwrap();
     let report = core.test_provider("Hosted").await.unwrap();
-    assert_eq!(report.error_kind, Some("no_key"));
+    assert_eq!(
+        report.error_kind,
+        Some(ConnectionFailure::Provider(ProviderFailure::NoKey))
+    );
     assert!(
         report.message.contains("Providers page"),
         "{}",
@@ -396,7 +404,11 @@ async fn test_connection_says_exactly_what_failed() {
         .await
         .unwrap();
     let report = core.test_provider("Hosted").await.unwrap();
-    assert_eq!(report.error_kind, Some("network"), "{report:?}");
+    assert_eq!(
+        report.error_kind,
+        Some(ConnectionFailure::Provider(ProviderFailure::Network)),
+        "{report:?}"
+    );
 
     assert!(matches!(
         core.test_provider("Nobody").await,

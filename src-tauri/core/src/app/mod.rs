@@ -48,7 +48,7 @@ pub use artifacts::{ConversationArtifact, ToolLink, MAX_PREVIEW_BYTES};
 pub use attachments::ToolSuggestion;
 pub use bundles::{BundleInstallRequest, DropEvent, OfferedBundle};
 pub use compare::CompareRequest;
-pub use connections::{ConnectionReport, LocalServer};
+pub use connections::{ConnectionFailure, ConnectionReport, LocalServer};
 pub use drafts::{ComparedModel, Draft, MAX_COMPARED, MAX_DRAFT_CHARS};
 pub use home::{
     AppStatus, ConversationDetail, KeychainStatus, NewProvider, DEFAULT_TITLE, MAX_IMPORT_BYTES,
@@ -58,7 +58,9 @@ pub use offers::{OffersOf, PromptUse};
 pub use profiles::{ImportedProfile, ProfileChoice, MAX_PROFILE_NAME_CHARS};
 pub use registry::{InstallRequest, Installed};
 pub use runs::{Feed, RunHandle, Runs};
-pub use servers::{ImportSource, McpServerStatus, McpServerView, ToolAcceptance, ToolReview};
+pub use servers::{
+    ImportSource, McpServerStatus, McpServerView, ToolAcceptance, ToolReview, Transport,
+};
 pub use turns::{system_prompt, ConversationTool, ToolSelection, TurnRequest};
 pub use usage::UsageReport;
 pub use windows::WINDOW_RANGE;

@@ -309,7 +309,7 @@ pub(crate) async fn run(
                         };
                         [
                             s.name.clone(),
-                            s.transport.unwrap_or("-").to_owned(),
+                            s.transport.map_or("-", |t| t.as_str()).to_owned(),
                             state.to_owned(),
                             s.command_line
                                 .clone()

@@ -68,22 +68,40 @@ fn retry_hint(after: Option<Duration>) -> String {
     })
 }
 
+/// What kind of failure a [`ProviderError`] is, for the window and `--json` output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderFailure {
+    Unauthorized,
+    RateLimited,
+    ContextTooLong,
+    TooManyTools,
+    Overloaded,
+    Server,
+    Network,
+    Redirected,
+    StreamInterrupted,
+    BadResponse,
+    Cancelled,
+    NoKey,
+}
+
 impl ProviderError {
-    /// A short machine-readable name for the UI and `--json` output.
-    pub fn kind(&self) -> &'static str {
+    /// What kind of failure it is.
+    pub fn kind(&self) -> ProviderFailure {
         match self {
-            ProviderError::Unauthorized { .. } => "unauthorized",
-            ProviderError::RateLimited { .. } => "rate_limited",
-            ProviderError::ContextTooLong { .. } => "context_too_long",
-            ProviderError::TooManyTools { .. } => "too_many_tools",
-            ProviderError::Overloaded { .. } => "overloaded",
-            ProviderError::Server { .. } => "server",
-            ProviderError::Network(_) => "network",
-            ProviderError::Redirected { .. } => "redirected",
-            ProviderError::StreamInterrupted { .. } => "stream_interrupted",
-            ProviderError::BadResponse(_) => "bad_response",
-            ProviderError::Cancelled => "cancelled",
-            ProviderError::MissingKey => "no_key",
+            ProviderError::Unauthorized { .. } => ProviderFailure::Unauthorized,
+            ProviderError::RateLimited { .. } => ProviderFailure::RateLimited,
+            ProviderError::ContextTooLong { .. } => ProviderFailure::ContextTooLong,
+            ProviderError::TooManyTools { .. } => ProviderFailure::TooManyTools,
+            ProviderError::Overloaded { .. } => ProviderFailure::Overloaded,
+            ProviderError::Server { .. } => ProviderFailure::Server,
+            ProviderError::Network(_) => ProviderFailure::Network,
+            ProviderError::Redirected { .. } => ProviderFailure::Redirected,
+            ProviderError::StreamInterrupted { .. } => ProviderFailure::StreamInterrupted,
+            ProviderError::BadResponse(_) => ProviderFailure::BadResponse,
+            ProviderError::Cancelled => ProviderFailure::Cancelled,
+            ProviderError::MissingKey => ProviderFailure::NoKey,
         }
     }
 
@@ -205,7 +223,7 @@ mod tests {
             r#"{"error":{"message":"Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length 2009 instead.","type":"invalid_request_error","param":"tools","code":"array_above_max_length"}}"#,
             None,
         );
-        assert_eq!(e.kind(), "too_many_tools");
+        assert_eq!(e.kind(), ProviderFailure::TooManyTools);
         assert!(
             e.to_string()
                 .starts_with("The provider takes at most 128 tools in one request"),

@@ -30,7 +30,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::price;
 
-pub use error::ProviderError;
+pub use error::{ProviderError, ProviderFailure};
 
 /// The events of one answer, in order; it ends after `Finish` (and usage) or with an error.
 pub type EventStream = Pin<Box<dyn Stream<Item = Result<ProviderEvent, ProviderError>> + Send>>;

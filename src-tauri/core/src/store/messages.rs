@@ -66,6 +66,76 @@ impl MessageStatus {
     }
 }
 
+/// A tool call an answer made, as kept: its id, the tool's name (as the model was given it) and
+/// exactly the argument text the model sent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct StoredCall {
+    pub id: String,
+    pub name: String,
+    pub arguments: String,
+}
+
+impl StoredCall {
+    /// The calls kept in `value` (a JSON array), leniently: an entry without a string id and
+    /// name is left out, and arguments that are not text are none.
+    pub fn read_all(value: &serde_json::Value) -> Vec<StoredCall> {
+        value
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|c| {
+                Some(StoredCall {
+                    id: c.get("id")?.as_str()?.to_owned(),
+                    name: c.get("name")?.as_str()?.to_owned(),
+                    arguments: c
+                        .get("arguments")
+                        .and_then(serde_json::Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned(),
+                })
+            })
+            .collect()
+    }
+}
+
+/// Why an answer ended, as kept: what its provider said, or `stopped` when the person stopped
+/// it. A reason this version does not know reads as `other`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum Finish {
+    Stop,
+    ToolCalls,
+    Length,
+    ContentFilter,
+    Stopped,
+    #[serde(other)]
+    Other,
+}
+
+impl Finish {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Finish::Stop => "stop",
+            Finish::ToolCalls => "tool_calls",
+            Finish::Length => "length",
+            Finish::ContentFilter => "content_filter",
+            Finish::Stopped => "stopped",
+            Finish::Other => "other",
+        }
+    }
+
+    pub fn parse(text: &str) -> Finish {
+        match text {
+            "stop" => Finish::Stop,
+            "tool_calls" => Finish::ToolCalls,
+            "length" => Finish::Length,
+            "content_filter" => Finish::ContentFilter,
+            "stopped" => Finish::Stopped,
+            _ => Finish::Other,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct Message {
     pub id: String,
@@ -73,10 +143,10 @@ pub struct Message {
     pub role: Role,
     pub content: Option<String>,
     pub created_at: i64,
-    pub tool_calls: Option<serde_json::Value>,
+    pub tool_calls: Option<Vec<StoredCall>>,
     pub tool_call_id: Option<String>,
     pub name: Option<String>,
-    pub finish_reason: Option<String>,
+    pub finish_reason: Option<Finish>,
     pub status: MessageStatus,
     pub provider: Option<String>,
     pub model: Option<String>,
@@ -140,10 +210,10 @@ impl Message {
 pub struct NewMessage {
     pub role: Role,
     pub content: Option<String>,
-    pub tool_calls: Option<serde_json::Value>,
+    pub tool_calls: Option<Vec<StoredCall>>,
     pub tool_call_id: Option<String>,
     pub name: Option<String>,
-    pub finish_reason: Option<String>,
+    pub finish_reason: Option<Finish>,
     pub status: MessageStatus,
     pub provider: Option<String>,
     pub model: Option<String>,
@@ -184,8 +254,8 @@ impl NewMessage {
 pub struct MessageUpdate {
     pub content: Option<String>,
     pub reasoning: Option<String>,
-    pub tool_calls: Option<serde_json::Value>,
-    pub finish_reason: Option<String>,
+    pub tool_calls: Option<Vec<StoredCall>>,
+    pub finish_reason: Option<Finish>,
     pub status: Option<MessageStatus>,
     pub input_tokens: Option<i64>,
     pub output_tokens: Option<i64>,
@@ -213,6 +283,11 @@ pub(super) fn preview_columns() -> String {
     )
 }
 
+/// The calls as the `tool_calls` column keeps them (a JSON array).
+fn calls_text(calls: &[StoredCall]) -> String {
+    serde_json::to_string(calls).unwrap_or_else(|_| "[]".to_owned())
+}
+
 pub(super) fn from_row(row: &Row<'_>) -> rusqlite::Result<Message> {
     let bad = |i: usize, what: &str| {
         rusqlite::Error::FromSqlConversionFailure(
@@ -232,14 +307,17 @@ pub(super) fn from_row(row: &Row<'_>) -> rusqlite::Result<Message> {
         content: row.get(3)?,
         created_at: row.get(4)?,
         tool_calls: tool_calls
-            .map(|t| serde_json::from_str(&t))
+            .map(|t| serde_json::from_str(&t).map(|v| StoredCall::read_all(&v)))
             .transpose()
             .map_err(|e| {
                 rusqlite::Error::FromSqlConversionFailure(5, rusqlite::types::Type::Text, e.into())
             })?,
         tool_call_id: row.get(6)?,
         name: row.get(7)?,
-        finish_reason: row.get(8)?,
+        finish_reason: row
+            .get::<_, Option<String>>(8)?
+            .as_deref()
+            .map(Finish::parse),
         status: MessageStatus::parse(&status).ok_or_else(|| bad(9, "status"))?,
         provider: row.get(10)?,
         model: row.get(11)?,
@@ -350,7 +428,7 @@ impl Store {
         update: MessageUpdate,
     ) -> Result<Message, StoreError> {
         self.call(move |conn| {
-            let tool_calls = update.tool_calls.as_ref().map(ToString::to_string);
+            let tool_calls = update.tool_calls.as_deref().map(calls_text);
             let server_blocks = update.server_blocks.as_ref().map(ToString::to_string);
             let changed = conn.execute_cached(
                 "UPDATE messages SET content = COALESCE(?2, content), \
@@ -365,7 +443,7 @@ impl Store {
                     update.content,
                     update.reasoning,
                     tool_calls,
-                    update.finish_reason,
+                    update.finish_reason.map(Finish::as_str),
                     update.status.map(MessageStatus::as_str),
                     update.input_tokens,
                     update.output_tokens,
@@ -672,7 +750,7 @@ pub(super) fn insert(
     )?;
     let id = new_id();
     let now = now_ms();
-    let tool_calls = message.tool_calls.as_ref().map(ToString::to_string);
+    let tool_calls = message.tool_calls.as_deref().map(calls_text);
     let attachments = (!message.attachments.is_empty())
         .then(|| serde_json::to_string(&message.attachments))
         .transpose()
@@ -693,7 +771,7 @@ pub(super) fn insert(
             tool_calls,
             &message.tool_call_id,
             &message.name,
-            &message.finish_reason,
+            message.finish_reason.map(Finish::as_str),
             message.status.as_str(),
             &message.provider,
             &message.model,

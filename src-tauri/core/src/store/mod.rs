@@ -35,7 +35,8 @@ pub use context::{ContextUse, ToolOffer};
 pub use conversations::Conversation;
 pub use mcp_approvals::PinnedTool;
 pub use messages::{
-    Message, MessageStatus, MessageUpdate, NewMessage, Role, MAY_HAVE_RUN, TOOL_PREVIEW_CHARS,
+    Finish, Message, MessageStatus, MessageUpdate, NewMessage, Role, StoredCall, MAY_HAVE_RUN,
+    TOOL_PREVIEW_CHARS,
 };
 pub use pages::MessagePage;
 pub use profiles::{Profile, ProfileFields};

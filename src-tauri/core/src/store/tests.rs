@@ -102,12 +102,15 @@ async fn deleting_a_conversation_removes_its_messages_tool_runs_and_toggles() {
 async fn messages_keep_the_tool_calling_fields_in_order() {
     let store = Store::open_in_memory().unwrap();
     let conv = store.create_conversation("tools".into()).await.unwrap();
-    let calls = serde_json::json!([{"id": "call_123", "type": "function",
-        "function": {"name": "fs__list_directory", "arguments": "{\"path\":\"/docs\"}"}}]);
+    let calls = vec![StoredCall {
+        id: "call_123".into(),
+        name: "fs__list_directory".into(),
+        arguments: "{\"path\":\"/docs\"}".into(),
+    }];
     let mut assistant = NewMessage::text(Role::Assistant, "");
     assistant.content = None;
     assistant.tool_calls = Some(calls.clone());
-    assistant.finish_reason = Some("tool_calls".into());
+    assistant.finish_reason = Some(Finish::ToolCalls);
     let mut tool = NewMessage::text(Role::Tool, "{\"files\":[\"README.md\"]}");
     tool.tool_call_id = Some("call_123".into());
     tool.name = Some("fs__list_directory".into());
@@ -398,10 +401,10 @@ async fn a_call_started_by_a_killed_process_is_answered_that_it_may_have_run() {
     let mut cli = Store::open(&path, DEFAULT_BUSY_TIMEOUT).unwrap();
     let conv = cli.create_conversation("c".into()).await.unwrap();
     let mut answer = NewMessage::text(Role::Assistant, "");
-    answer.tool_calls = Some(serde_json::json!([
+    answer.tool_calls = Some(StoredCall::read_all(&serde_json::json!([
         {"id": "call_1", "name": "files__delete", "arguments": "{\"path\": \"/tmp/a\"}"}
-    ]));
-    answer.finish_reason = Some("tool_calls".into());
+    ])));
+    answer.finish_reason = Some(Finish::ToolCalls);
     let answer = cli.append_message(conv.id.clone(), answer).await.unwrap();
     let mut started = a_call(&conv.id, &answer.id, "call_1");
     started.id = ToolRun::id_for(&answer.id, "call_1");
@@ -639,10 +642,10 @@ async fn turns_with_calls(
             .await
             .unwrap();
         let mut answer = NewMessage::text(Role::Assistant, "");
-        answer.tool_calls = Some(serde_json::json!([
+        answer.tool_calls = Some(StoredCall::read_all(&serde_json::json!([
             {"id": "c1", "name": "echo", "arguments": "{}"},
             {"id": "c2", "name": "echo", "arguments": "{}"}
-        ]));
+        ])));
         let answer = store
             .append_message(conversation_id.into(), answer)
             .await
@@ -920,9 +923,9 @@ async fn a_conversation_exported_and_imported_comes_back_whole_under_new_ids() {
         .await
         .unwrap();
     let mut answer = NewMessage::text(Role::Assistant, "Checking.");
-    answer.tool_calls = Some(
-        serde_json::json!([{"id": "call_1", "name": "weather__now", "arguments": "{\"city\":\"Paris\"}"}]),
-    );
+    answer.tool_calls = Some(StoredCall::read_all(
+        &serde_json::json!([{"id": "call_1", "name": "weather__now", "arguments": "{\"city\":\"Paris\"}"}]),
+    ));
     answer.model = Some("gpt-4o".into());
     answer.input_tokens = Some(120);
     answer.output_tokens = Some(30);
@@ -1058,8 +1061,9 @@ async fn deleting_a_turn_takes_the_question_its_answers_and_their_calls_and_noth
         .await
         .unwrap();
     let mut asking = say(Role::Assistant, "");
-    asking.tool_calls =
-        Some(serde_json::json!([{"id": "c1", "name": "everything__echo", "arguments": "{}"}]));
+    asking.tool_calls = Some(StoredCall::read_all(
+        &serde_json::json!([{"id": "c1", "name": "everything__echo", "arguments": "{}"}]),
+    ));
     let asking = store.append_message(conv.id.clone(), asking).await.unwrap();
     // A result too large for the database, kept in a file of its own.
     let mut run = a_call(&conv.id, &asking.id, "c1");
@@ -1169,8 +1173,9 @@ async fn two_turns_with_a_call(store: &Store) -> (String, Message) {
         .await
         .unwrap();
     let mut asking = say(Role::Assistant, "");
-    asking.tool_calls =
-        Some(serde_json::json!([{"id": "c1", "name": "web__search", "arguments": "{}"}]));
+    asking.tool_calls = Some(StoredCall::read_all(
+        &serde_json::json!([{"id": "c1", "name": "web__search", "arguments": "{}"}]),
+    ));
     let asking = store.append_message(id.clone(), asking).await.unwrap();
     let mut result = say(Role::Tool, "Paris is the capital");
     result.tool_call_id = Some("c1".into());
@@ -1768,9 +1773,9 @@ async fn result_files_of_branches_kept_aside_go_with_their_turn_or_their_convers
                 .await
                 .unwrap();
             let mut asking = say(Role::Assistant, "");
-            asking.tool_calls = Some(
-                serde_json::json!([{"id": "c1", "name": "everything__echo", "arguments": "{}"}]),
-            );
+            asking.tool_calls = Some(StoredCall::read_all(
+                &serde_json::json!([{"id": "c1", "name": "everything__echo", "arguments": "{}"}]),
+            ));
             let asking = store.append_message(conv.id.clone(), asking).await.unwrap();
             let mut run = a_call(&conv.id, &asking.id, "c1");
             run.result = Some("x".repeat(super::tool_loop::MAX_STORED_RESULT + 1));

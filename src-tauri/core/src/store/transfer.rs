@@ -13,8 +13,8 @@ use rusqlite::{params, OptionalExtension, Transaction};
 
 use super::branches::{put_tail, take_tail, take_tail_kept, Snapshot};
 use super::{
-    conversations, messages, now_ms, tool_loop, Cached, CallRef, Conversation, Message,
-    MessageStatus, NewMessage, Role, Store, StoreError, ToolRun,
+    conversations, messages, now_ms, tool_loop, Cached, CallRef, Conversation, Finish, Message,
+    MessageStatus, NewMessage, Role, Store, StoreError, StoredCall, ToolRun,
 };
 use base64::Engine as _;
 
@@ -144,7 +144,7 @@ pub struct ExportedMessage {
     #[serde(default)]
     pub name: Option<String>,
     #[serde(default)]
-    pub finish_reason: Option<String>,
+    pub finish_reason: Option<Finish>,
     pub status: MessageStatus,
     #[serde(default)]
     pub provider: Option<String>,
@@ -223,7 +223,7 @@ fn exported_message(m: Message, files: Option<&AttachmentFiles>) -> ExportedMess
         role: m.role,
         content: m.content,
         created_at: m.created_at,
-        tool_calls: m.tool_calls,
+        tool_calls: m.tool_calls.map(|calls| serde_json::json!(calls)),
         tool_call_id: m.tool_call_id,
         name: m.name,
         finish_reason: m.finish_reason,
@@ -739,7 +739,7 @@ fn import_line(
             &NewMessage {
                 role: m.role,
                 content: m.content,
-                tool_calls: m.tool_calls,
+                tool_calls: m.tool_calls.as_ref().map(StoredCall::read_all),
                 tool_call_id: m.tool_call_id,
                 name: m.name,
                 finish_reason: m.finish_reason,

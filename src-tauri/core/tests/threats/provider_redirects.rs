@@ -171,7 +171,10 @@ async fn a_refused_redirect_says_where_it_pointed_and_that_the_key_was_not_sent(
         &base(ProviderKind::Openai, &provider_host.origin),
     );
     let error = client.list_models().await.unwrap_err();
-    assert_eq!(error.kind(), "redirected");
+    assert_eq!(
+        error.kind(),
+        switchboard_core::providers::ProviderFailure::Redirected
+    );
     assert!(!error.is_retryable());
     let message = error.to_string();
     assert!(message.contains(&other.origin), "{message}");

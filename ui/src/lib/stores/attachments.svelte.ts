@@ -103,7 +103,14 @@ export class AttachmentsStore implements PickerStore {
     context: Record<string, string>,
   ): Promise<string[]> {
     try {
-      return await ipc.completeArgument(server, of, argument, value, context);
+      return await ipc.completeArgument(
+        server,
+        "prompt" in of ? of.prompt : null,
+        "template" in of ? of.template : null,
+        argument,
+        value,
+        context,
+      );
     } catch {
       return [];
     }

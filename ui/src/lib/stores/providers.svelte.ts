@@ -15,6 +15,7 @@ import { toIpcError } from "../errors";
 import { LatestOnly } from "../latest";
 import type { ModelList, ModelLists } from "../model-choice";
 import type {
+  ConnectionFailure,
   ConnectionReport,
   KeychainStatus,
   LocalServer,
@@ -207,7 +208,8 @@ export class ProvidersStore {
       return report;
     } catch (err) {
       const error = toIpcError(err);
-      return { ok: false, elapsed_ms: 0, models: [], error_kind: error.kind, message: error.message };
+      // A failure before any answer (the backend, the keychain) is the app's own kind.
+      return { ok: false, elapsed_ms: 0, models: [], error_kind: error.kind as ConnectionFailure, message: error.message };
     }
   }
 

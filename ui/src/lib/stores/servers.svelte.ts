@@ -264,7 +264,7 @@ export class ServersStore {
    */
   async add(server: NewMcpServer): Promise<McpServerView> {
     try {
-      return await ipc.addMcpServer(server);
+      return await ipc.addMcpServer(server.name, server.command_line ?? null, server.url ?? null);
     } finally {
       void this.load();
     }
@@ -310,7 +310,7 @@ export class ServersStore {
    */
   async edit(name: string, typed: { command_line?: string; url?: string }): Promise<McpServerView> {
     try {
-      return await ipc.editMcpServer(name, typed);
+      return await ipc.editMcpServer(name, typed.command_line ?? null, typed.url ?? null);
     } finally {
       void this.load();
     }

@@ -52,7 +52,7 @@ export class UsageStore {
    */
   async setPrice(provider: string, model: string, price: TypedPrice): Promise<ModelPrice | null> {
     try {
-      return await ipc.setModelPrice(provider, model, price);
+      return await ipc.setModelPrice(provider, model, price.input, price.output, price.cached);
     } finally {
       void this.loadPrices();
     }

@@ -12,7 +12,9 @@ use crate::events::{RunEvent, StopReason};
 use crate::providers::{
     ChatRequest, FinishReason, ProviderError, ProviderEvent, ToolCall, ToolChoice,
 };
-use crate::store::{MessageStatus, MessageUpdate, NewMessage, Role, StoreError, UsagePurpose};
+use crate::store::{
+    Finish, MessageStatus, MessageUpdate, NewMessage, Role, StoreError, UsagePurpose,
+};
 
 impl Run<'_> {
     /// Streams one answer. `ToolChoice::None` is the last answer at the round cap: tools stay
@@ -351,15 +353,15 @@ impl Run<'_> {
         let end = match ended {
             Ok(()) => {
                 update.status = Some(MessageStatus::Complete);
-                update.finish_reason = got.finish.map(finish_text);
+                update.finish_reason = got.finish.map(kept_finish);
                 if !got.calls.is_empty() {
-                    update.tool_calls = Some(history::calls_to_json(&got.calls));
+                    update.tool_calls = Some(history::stored(&got.calls));
                 }
                 None
             }
             Err(ProviderError::Cancelled) => {
                 update.status = Some(MessageStatus::Interrupted);
-                update.finish_reason = Some("stopped".to_owned());
+                update.finish_reason = Some(Finish::Stopped);
                 Some((StopReason::Cancelled, None))
             }
             Err(e) => {
@@ -533,19 +535,19 @@ impl Streamed {
     }
 }
 
-fn saturating_i64(n: u64) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX)
+/// Why the answer ended, as the store keeps it.
+fn kept_finish(reason: FinishReason) -> Finish {
+    match reason {
+        FinishReason::Stop => Finish::Stop,
+        FinishReason::ToolCalls => Finish::ToolCalls,
+        FinishReason::Length => Finish::Length,
+        FinishReason::ContentFilter => Finish::ContentFilter,
+        FinishReason::Other => Finish::Other,
+    }
 }
 
-pub(super) fn finish_text(reason: FinishReason) -> String {
-    match reason {
-        FinishReason::Stop => "stop",
-        FinishReason::ToolCalls => "tool_calls",
-        FinishReason::Length => "length",
-        FinishReason::ContentFilter => "content_filter",
-        FinishReason::Other => "other",
-    }
-    .to_owned()
+fn saturating_i64(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 /// Whether a tool result `request` carries reached the model cut.

@@ -6,15 +6,14 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::answer::finish_text;
 use super::{Answer, CallOutcome, Effect, End, Run, ToolsOutcome};
 use crate::agent::approval::{ApprovalRequest, Decision};
 use crate::agent::{history, status, RetryCall};
 use crate::events::{ApprovalItem, ProposedCall, RunEvent, StopReason};
 use crate::mcp::catalogue::CatalogueTool;
 use crate::policy::{self, CallFacts, Grant, Verdict};
-use crate::providers::{FinishReason, ToolCall};
-use crate::store::{new_id, ApprovalScope, NewMessage, Role, ToolDecision};
+use crate::providers::ToolCall;
+use crate::store::{new_id, ApprovalScope, Finish, NewMessage, Role, ToolDecision};
 
 /// Where a call stands.
 pub(super) enum CallState {
@@ -103,8 +102,8 @@ impl Run<'_> {
     /// How the run ends instead: stopped, the call failed again or did not run, the database.
     pub async fn retry_call(&mut self, retry: &RetryCall) -> Result<(), End> {
         let mut start = NewMessage::text(Role::Assistant, "");
-        start.tool_calls = Some(history::calls_to_json(std::slice::from_ref(&retry.call)));
-        start.finish_reason = Some(finish_text(FinishReason::ToolCalls));
+        start.tool_calls = Some(history::stored(std::slice::from_ref(&retry.call)));
+        start.finish_reason = Some(Finish::ToolCalls);
         let saved = match self.save(start).await {
             Ok(saved) => saved,
             Err(e) => return Err(self.ctx.failed(&e.to_string())),

@@ -53,12 +53,32 @@ pub struct ToolReview {
     pub offered: bool,
 }
 
+/// How a server is reached: a child process's stdin and stdout, streamable HTTP, or the older
+/// HTTP with server-sent events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum Transport {
+    Stdio,
+    Http,
+    Sse,
+}
+
+impl Transport {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Transport::Stdio => "stdio",
+            Transport::Http => "http",
+            Transport::Sse => "sse",
+        }
+    }
+}
+
 /// One configured server as lists show it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct McpServerView {
     pub name: String,
-    /// `stdio`, `http` or `sse`; `None` when the entry cannot be used.
-    pub transport: Option<&'static str>,
+    /// How it is reached; `None` when the entry cannot be used.
+    pub transport: Option<Transport>,
     /// The exact command line or address (secrets shown as keychain references).
     pub command_line: Option<String>,
     pub disabled: bool,
@@ -118,9 +138,9 @@ impl App {
                         &spec,
                     ),
                     transport: Some(match spec.launch {
-                        Launch::Stdio { .. } => "stdio",
-                        Launch::Http { .. } => "http",
-                        Launch::Sse { .. } => "sse",
+                        Launch::Stdio { .. } => Transport::Stdio,
+                        Launch::Http { .. } => Transport::Http,
+                        Launch::Sse { .. } => Transport::Sse,
                     }),
                     command_line: Some(spec.launch.display()),
                     edit_text: Some(match &spec.launch {

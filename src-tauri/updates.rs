@@ -1,19 +1,17 @@
-//! The app's own updates, when the person asks: check the address this build (or its
+//! The app's own updates through `tauri-plugin-updater`: check the address this build (or its
 //! environment, see [`switchboard_core::updates`]) names, then download and install the release
-//! found — `tauri-plugin-updater` refuses one whose signature does not match the build's key or
-//! names another version — and restart into it. The window only asks: the address, the key and
-//! the release checked stay here, and nothing is downloaded until the person says so.
+//! found — the plugin refuses one whose signature does not match the build's key or names
+//! another version — and restart into it. The commands are the core's (`ipc::updates`); this is
+//! what the host answers them with. The address, the key and the release checked stay here.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use switchboard_core::ipc::Sink;
 use switchboard_core::updates::{UpdateError, UpdateProgress, UpdateStatus};
-use switchboard_core::CoreError;
-use tauri::ipc::Channel;
-use tauri::{AppHandle, Manager, State};
+use switchboard_core::{CoreError, IpcError};
+use tauri::{AppHandle, Manager};
 use tauri_plugin_updater::{Update, UpdaterExt};
-
-use super::error::CommandResult;
 
 /// The release the last check found, and whether the person asked to restart into it.
 pub struct Updates {
@@ -44,11 +42,7 @@ impl Updates {
 }
 
 /// Asks the update address whether there is a newer release.
-#[tauri::command]
-pub async fn check_for_update(
-    app: AppHandle,
-    updates: State<'_, Updates>,
-) -> CommandResult<UpdateStatus> {
+pub async fn check(app: &AppHandle) -> Result<UpdateStatus, IpcError> {
     let current = app.package_info().version.to_string();
     if !switchboard_core::updates::has_address(app.config().plugins.0.get("updater")) {
         return Ok(UpdateStatus::NotConfigured { current });
@@ -61,23 +55,19 @@ pub async fn check_for_update(
             version: update.version.clone(),
             date: update.date.map(|d| d.date().to_string()),
             notes: update.body.clone(),
-            installable: installable(&app),
+            installable: installable(app),
         },
     };
-    updates.keep(found);
+    app.state::<Updates>().keep(found);
     Ok(status)
 }
 
-/// Downloads the release the last check found, telling `on_progress` how far it has come,
-/// and installs it once its signature is checked. Returns the version installed.
-#[tauri::command]
-pub async fn install_update(
-    app: AppHandle,
-    updates: State<'_, Updates>,
-    on_progress: Channel<UpdateProgress>,
-) -> CommandResult<String> {
+/// Downloads the release the last check found, telling `progress` how far it has come, and
+/// installs it once its signature is checked. Returns the version installed.
+pub async fn install(app: &AppHandle, progress: Sink<UpdateProgress>) -> Result<String, IpcError> {
+    let updates = app.state::<Updates>();
     let update = updates.found().ok_or(core(UpdateError::NothingChecked))?;
-    if !installable(&app) {
+    if !installable(app) {
         return Err(core(UpdateError::NotInstallable(update.version)));
     }
     let mut received = 0u64;
@@ -85,7 +75,7 @@ pub async fn install_update(
         .download(
             |chunk, total| {
                 received += chunk as u64;
-                let _ = on_progress.send(UpdateProgress { received, total });
+                progress.send(&UpdateProgress { received, total });
             },
             || {},
         )
@@ -102,8 +92,7 @@ pub async fn install_update(
 }
 
 /// Quits (stopping every run and server as at any quit) and starts the app again.
-#[tauri::command]
-pub fn restart_app(app: AppHandle) {
+pub fn restart(app: &AppHandle) {
     app.state::<Updates>().restart.store(true, Ordering::SeqCst);
     app.exit(0);
 }
@@ -114,12 +103,12 @@ fn installable(app: &AppHandle) -> bool {
     tauri::utils::platform::bundle_type().is_some() || app.env().appimage.is_some()
 }
 
-fn core(err: UpdateError) -> super::error::CommandError {
+fn core(err: UpdateError) -> IpcError {
     CoreError::from(err).into()
 }
 
 /// The updater's failure as the person is told it.
-fn said(err: tauri_plugin_updater::Error) -> super::error::CommandError {
+fn said(err: tauri_plugin_updater::Error) -> IpcError {
     use tauri_plugin_updater::Error as E;
     tracing::warn!(error = %err, "update failed");
     core(match err {

@@ -183,57 +183,17 @@ async fn turn(
 ) -> Result<(), CliError> {
     let system = args.system_prompt()?;
     // Files are kept (and judged) first: a refused one leaves no new conversation behind.
-    let mut attachments = Vec::with_capacity(args.attach.len());
-    for path in &args.attach {
-        let kept = app.keep_attachment_file(path).await?;
-        attachments.push(crate::attachments::AttachmentRef::from(&kept));
-    }
-    // An edited message keeps its files unless others are attached in their place.
-    if let (Some(edited), Some(id), true) = (&args.edit, &args.conversation, attachments.is_empty())
-    {
-        attachments = app
-            .message_files(id, edited)
-            .await?
-            .iter()
-            .map(crate::attachments::AttachmentRef::from)
-            .collect();
-    }
-    let prompt = match (args.prompt, attachments.is_empty()) {
+    let attachments = attachments(app, &args).await?;
+    let prompt = match (args.prompt.clone(), attachments.is_empty()) {
         (None, false) => Some(String::new()),
         (prompt, _) => prompt,
     };
-    let conversation = match args.conversation {
-        Some(id) => {
-            if let Some(profile) = &args.profile {
-                let key = Some(profile.as_str()).filter(|p| *p != "none");
-                app.set_conversation_profile(&id, key).await?;
-            }
-            match system {
-                Some(system) => app.set_system_prompt(&id, &system).await?.id,
-                None => id,
-            }
-        }
-        None => {
-            let choice = match args.profile.as_deref() {
-                None => ProfileChoice::Default,
-                Some("none") => ProfileChoice::None,
-                Some(name) => ProfileChoice::Named(name.to_owned()),
-            };
-            app.create_conversation(None, system.as_deref(), &choice)
-                .await?
-                .id
-        }
-    };
-    let approver: Arc<dyn Approver> = match args.approve {
-        ApproveMode::All => Arc::new(FixedApprover(Decision::AllowOnce)),
-        ApproveMode::None => Arc::new(FixedApprover(Decision::Deny)),
-        ApproveMode::Ask => Arc::new(TerminalApprover::default()),
-    };
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<RunEvent>();
+    let conversation = conversation(app, &args, system).await?;
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<RunEvent>();
     let sink: Arc<dyn EventSink> = Arc::new(move |event: RunEvent| {
         let _ = tx.send(event);
     });
-    let compare = args.compare.clone();
+    let json = args.json;
     let request = TurnRequest {
         conversation_id: conversation.clone(),
         text: prompt,
@@ -245,7 +205,8 @@ async fn turn(
         retry_call: None,
         branch_from: args.edit.or(args.regenerate),
     };
-    let run = match compare {
+    let approver = approver(args.approve);
+    let run = match args.compare {
         Some(Compared(models)) => {
             let request = crate::app::CompareRequest {
                 conversation_id: request.conversation_id,
@@ -260,6 +221,87 @@ async fn turn(
         }
         None => app.start_turn_answered_by(request, sink, approver).await?,
     };
+    let reason = follow(app, run, rx, json, out).await?;
+    if !json {
+        super::terminal::say!("(conversation {conversation})");
+    }
+    match reason {
+        StopReason::Completed | StopReason::MaxRounds => Ok(()),
+        _ => Err(CliError::Failed),
+    }
+}
+
+/// The files the turn carries: those `--attach` names, kept; or, editing a message without
+/// attaching others, the files it had.
+async fn attachments(
+    app: &App,
+    args: &ChatArgs,
+) -> Result<Vec<crate::attachments::AttachmentRef>, CliError> {
+    let mut attachments = Vec::with_capacity(args.attach.len());
+    for path in &args.attach {
+        let kept = app.keep_attachment_file(path).await?;
+        attachments.push(crate::attachments::AttachmentRef::from(&kept));
+    }
+    if let (Some(edited), Some(id), true) = (&args.edit, &args.conversation, attachments.is_empty())
+    {
+        attachments = app
+            .message_files(id, edited)
+            .await?
+            .iter()
+            .map(crate::attachments::AttachmentRef::from)
+            .collect();
+    }
+    Ok(attachments)
+}
+
+/// The conversation the turn goes to: the one named (its profile and prompt set as asked), or a
+/// new one.
+async fn conversation(
+    app: &App,
+    args: &ChatArgs,
+    system: Option<String>,
+) -> Result<String, CliError> {
+    Ok(match &args.conversation {
+        Some(id) => {
+            if let Some(profile) = &args.profile {
+                let key = Some(profile.as_str()).filter(|p| *p != "none");
+                app.set_conversation_profile(id, key).await?;
+            }
+            match system {
+                Some(system) => app.set_system_prompt(id, &system).await?.id,
+                None => id.clone(),
+            }
+        }
+        None => {
+            let choice = match args.profile.as_deref() {
+                None => ProfileChoice::Default,
+                Some("none") => ProfileChoice::None,
+                Some(name) => ProfileChoice::Named(name.to_owned()),
+            };
+            app.create_conversation(None, system.as_deref(), &choice)
+                .await?
+                .id
+        }
+    })
+}
+
+/// Who answers the run's approvals: `--approve all`, `none`, or the person at the terminal.
+fn approver(mode: ApproveMode) -> Arc<dyn Approver> {
+    match mode {
+        ApproveMode::All => Arc::new(FixedApprover(Decision::AllowOnce)),
+        ApproveMode::None => Arc::new(FixedApprover(Decision::Deny)),
+        ApproveMode::Ask => Arc::new(TerminalApprover::default()),
+    }
+}
+
+/// Prints the run's events as they come (Ctrl-C stops it) until it ends; why it ended.
+async fn follow(
+    app: &Arc<App>,
+    run: crate::app::RunHandle,
+    mut events: tokio::sync::mpsc::UnboundedReceiver<RunEvent>,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<StopReason, CliError> {
     let ctrl_c = {
         let (app, run_id) = (Arc::clone(app), run.run_id.clone());
         tokio::spawn(async move {
@@ -271,7 +313,7 @@ async fn turn(
     let finished = run.finished();
     tokio::pin!(finished);
     let mut printer = Printer {
-        json: args.json,
+        json,
         mid_line: false,
         lanes: std::collections::BTreeMap::new(),
         prefix: String::new(),
@@ -279,20 +321,14 @@ async fn turn(
     let reason = loop {
         tokio::select! {
             reason = &mut finished => break reason,
-            Some(event) = rx.recv() => printer.print(&event, out)?,
+            Some(event) = events.recv() => printer.print(&event, out)?,
         }
     };
-    while let Ok(event) = rx.try_recv() {
+    while let Ok(event) = events.try_recv() {
         printer.print(&event, out)?;
     }
     ctrl_c.abort();
-    if !args.json {
-        super::terminal::say!("(conversation {conversation})");
-    }
-    match reason {
-        StopReason::Completed | StopReason::MaxRounds => Ok(()),
-        _ => Err(CliError::Failed),
-    }
+    Ok(reason)
 }
 
 /// Starts every enabled, approved server and waits until each has started or failed, or
@@ -370,118 +406,136 @@ impl Printer {
             writeln!(out, "{line}")?;
             return Ok(out.flush()?);
         }
-        if let RunEvent::Lane {
-            lane,
-            provider,
-            model,
-            event,
-        } = event
-        {
-            let label = format!("{provider} · {model}");
-            let (_, said) = self
-                .lanes
-                .entry(*lane)
-                .or_insert_with(|| (label.clone(), String::new()));
-            return match event.as_ref() {
-                RunEvent::TextDelta { text, .. } => {
-                    said.push_str(text);
-                    Ok(())
-                }
-                RunEvent::MessageSaved { .. } | RunEvent::AnswerStarted { .. } => Ok(()),
-                other => Printer {
-                    json: false,
-                    mid_line: false,
-                    lanes: std::collections::BTreeMap::new(),
-                    prefix: format!("[{label}] "),
-                }
-                .print(other, out),
-            };
-        }
-        if let RunEvent::ComparisonFolded { .. } = event {
-            for (label, said) in self.lanes.values() {
-                writeln!(out, "── {label} ──")?;
-                writeln!(out, "{}\n", said.trim_end())?;
-            }
-            return Ok(());
-        }
-        let prefix = self.prefix.clone();
-        let note = |text: String| {
-            super::terminal::say!("· {prefix}{text}");
-        };
+        let prefix = &self.prefix;
         match event {
+            RunEvent::Lane {
+                lane,
+                provider,
+                model,
+                event,
+            } => self.lane(*lane, format!("{provider} · {model}"), event, out),
+            RunEvent::ComparisonFolded { .. } => {
+                for (label, said) in self.lanes.values() {
+                    writeln!(out, "── {label} ──")?;
+                    writeln!(out, "{}\n", said.trim_end())?;
+                }
+                Ok(())
+            }
             RunEvent::TextDelta { text, .. } => {
                 write!(out, "{text}")?;
                 out.flush()?;
                 self.mid_line = !text.ends_with('\n');
-                return Ok(());
+                Ok(())
             }
             RunEvent::MessageSaved { message }
                 if self.mid_line && message.role == crate::store::Role::Assistant =>
             {
                 writeln!(out)?;
                 self.mid_line = false;
+                Ok(())
             }
-            RunEvent::Status { text } => note(text.clone()),
-            RunEvent::ToolCallProposed { call } => {
-                note(format!("{} {}", call.display_name, call.arguments));
-            }
-            RunEvent::ToolDecided {
-                decision: ToolDecision::Denied,
-                reason,
-                ..
-            } => note(format!("denied: {}", reason.clone().unwrap_or_default())),
-            RunEvent::ToolFinished {
-                is_error,
-                content,
-                duration_ms,
+            RunEvent::Error { message, .. }
+            | RunEvent::RunFinished {
+                message: Some(message),
                 ..
             } => {
-                let first = content.lines().next().unwrap_or_default();
-                let mark = if *is_error { "failed" } else { "done" };
-                note(format!(
-                    "{mark} in {duration_ms} ms: {}",
-                    crate::text::one_line(first, 160)
-                ));
+                super::terminal::say!("switchboard: {prefix}{message}");
+                Ok(())
             }
-            RunEvent::ToolProgress {
-                progress,
-                total,
-                message,
-                ..
-            } => {
-                let of = total.map(|t| format!(" of {t}")).unwrap_or_default();
-                let says = message
-                    .as_deref()
-                    .map(|m| format!(": {}", crate::text::one_line(m, 160)))
-                    .unwrap_or_default();
-                note(format!("progress {progress}{of}{says}"));
+            other => {
+                if let Some(text) = note(other) {
+                    super::terminal::say!("· {prefix}{text}");
+                }
+                Ok(())
             }
-            RunEvent::ToolWarning { tool, message } => note(format!("{tool} left out: {message}")),
-            RunEvent::HistoryFitted { message, .. } => note(message.clone()),
-            RunEvent::ToolsOffered {
-                offered,
-                of,
-                found,
-                why,
-            } => note(if found.is_empty() {
+        }
+    }
+
+    /// An event of one model of a comparison: its text is kept for the end, the rest printed
+    /// with its model's name.
+    fn lane(
+        &mut self,
+        lane: u32,
+        label: String,
+        event: &RunEvent,
+        out: &mut impl Write,
+    ) -> Result<(), CliError> {
+        let (label, said) = self
+            .lanes
+            .entry(lane)
+            .or_insert_with(|| (label, String::new()));
+        match event {
+            RunEvent::TextDelta { text, .. } => {
+                said.push_str(text);
+                Ok(())
+            }
+            RunEvent::MessageSaved { .. } | RunEvent::AnswerStarted { .. } => Ok(()),
+            other => Printer {
+                json: false,
+                mid_line: false,
+                lanes: std::collections::BTreeMap::new(),
+                prefix: format!("[{label}] "),
+            }
+            .print(other, out),
+        }
+    }
+}
+
+/// What the terminal is told of an event that is not the answer's text, if anything.
+fn note(event: &RunEvent) -> Option<String> {
+    Some(match event {
+        RunEvent::Status { text } => text.clone(),
+        RunEvent::ToolCallProposed { call } => format!("{} {}", call.display_name, call.arguments),
+        RunEvent::ToolDecided {
+            decision: ToolDecision::Denied,
+            reason,
+            ..
+        } => format!("denied: {}", reason.clone().unwrap_or_default()),
+        RunEvent::ToolFinished {
+            is_error,
+            content,
+            duration_ms,
+            ..
+        } => {
+            let first = content.lines().next().unwrap_or_default();
+            let mark = if *is_error { "failed" } else { "done" };
+            format!(
+                "{mark} in {duration_ms} ms: {}",
+                crate::text::one_line(first, 160)
+            )
+        }
+        RunEvent::ToolProgress {
+            progress,
+            total,
+            message,
+            ..
+        } => {
+            let of = total.map(|t| format!(" of {t}")).unwrap_or_default();
+            let says = message
+                .as_deref()
+                .map(|m| format!(": {}", crate::text::one_line(m, 160)))
+                .unwrap_or_default();
+            format!("progress {progress}{of}{says}")
+        }
+        RunEvent::ToolWarning { tool, message } => format!("{tool} left out: {message}"),
+        RunEvent::HistoryFitted { message, .. } => message.clone(),
+        RunEvent::ToolsOffered {
+            offered,
+            of,
+            found,
+            why,
+        } => {
+            if found.is_empty() {
                 format!(
                     "offering {} of {of} tools and a search for the rest: {why}",
                     offered.len().saturating_sub(1)
                 )
             } else {
                 format!("the model's search found {}", found.join(", "))
-            }),
-            RunEvent::Error { message, .. } => {
-                super::terminal::say!("switchboard: {prefix}{message}");
             }
-            RunEvent::RunFinished {
-                message: Some(message),
-                ..
-            } => super::terminal::say!("switchboard: {prefix}{message}"),
-            _ => {}
         }
-        Ok(())
-    }
+        _ => return None,
+    })
 }
 
 /// Asks on the terminal, one call at a time: the models of a comparison ask in turn, each

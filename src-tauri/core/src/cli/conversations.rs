@@ -144,304 +144,428 @@ pub(crate) async fn run(
     out: &mut impl Write,
 ) -> Result<(), CliError> {
     match command {
-        ConversationsCommand::List { json } => {
-            let list = app.list_conversations().await?;
-            if json {
-                json_out(out, &list)?;
-            } else if list.is_empty() {
-                writeln!(out, "No conversations yet.")?;
-            } else {
-                let rows: Vec<[String; 3]> = list
-                    .iter()
-                    .map(|c| {
-                        [
-                            c.id.clone(),
-                            c.model.clone().unwrap_or_else(|| "-".into()),
-                            crate::text::one_line(&c.title, 80),
-                        ]
-                    })
-                    .collect();
-                super::output::write_table(out, ["ID", "MODEL", "TITLE"], &rows)?;
-            }
-        }
-        ConversationsCommand::Artifacts { id, json } => {
-            let list = app.artifacts(&id).await?;
-            if json {
-                json_out(out, &list)?;
-            } else if list.is_empty() {
-                writeln!(out, "No tool has produced a file in this conversation.")?;
-            } else {
-                let rows: Vec<[String; 5]> = list
-                    .iter()
-                    .map(|a| {
-                        [
-                            a.file.sha256[..12].to_owned(),
-                            a.file.name.clone(),
-                            a.file.mime.clone(),
-                            crate::text::byte_size(a.file.size),
-                            crate::text::one_line(&a.tool, 40),
-                        ]
-                    })
-                    .collect();
-                super::output::write_table(out, ["FILE", "NAME", "TYPE", "SIZE", "TOOL"], &rows)?;
-            }
-        }
+        ConversationsCommand::List { json } => list(app, json, out).await,
+        ConversationsCommand::Artifacts { id, json } => artifacts(app, id, json, out).await,
         ConversationsCommand::SaveArtifact {
             id,
             file,
             output,
             json,
-        } => {
-            let list = app.artifacts(&id).await?;
-            let chosen = list
-                .iter()
-                .rev()
-                .find(|a| a.file.sha256 == file || a.file.name == file)
-                .or_else(|| {
-                    let prefix = file.to_ascii_lowercase();
-                    let mut by_prefix = list
-                        .iter()
-                        .filter(|a| prefix.len() >= 8 && a.file.sha256.starts_with(&prefix));
-                    let first = by_prefix.next()?;
-                    by_prefix
-                        .all(|a| a.file.sha256 == first.file.sha256)
-                        .then_some(first)
-                })
-                .ok_or_else(|| {
-                    crate::error::CoreError::NotFound {
-                        what: format!("a file “{file}” among this conversation's tool results (see: switchboard conversations artifacts {id})"),
-                    }
-                })?;
-            let saved = app.save_artifact(&id, &chosen.file.sha256, &output).await?;
-            if json {
-                json_out(out, &serde_json::json!({"file": saved, "path": output}))?;
-            } else {
-                writeln!(
-                    out,
-                    "Saved “{}” ({}) to {}",
-                    saved.name,
-                    crate::text::byte_size(saved.size),
-                    output.display()
-                )?;
-            }
-        }
-        ConversationsCommand::Links { id, json } => {
-            let links = app.tool_links(&id).await?;
-            if json {
-                json_out(out, &links)?;
-            } else if links.is_empty() {
-                writeln!(out, "No tool has returned a link in this conversation.")?;
-            } else {
-                let rows: Vec<[String; 4]> = links
-                    .iter()
-                    .map(|l| {
-                        [
-                            crate::text::one_line(&l.uri, 80),
-                            crate::text::one_line(&l.name, 40),
-                            crate::text::one_line(&l.server, 30),
-                            crate::text::one_line(&l.tool, 30),
-                        ]
-                    })
-                    .collect();
-                super::output::write_table(out, ["URI", "NAME", "SERVER", "TOOL"], &rows)?;
-            }
-        }
+        } => save_artifact(app, id, file, output, json, out).await,
+        ConversationsCommand::Links { id, json } => links(app, id, json, out).await,
         ConversationsCommand::ReadLink {
             id,
             uri,
             json,
             timeout,
-        } => {
-            let link = app
-                .tool_links(&id)
-                .await?
-                .into_iter()
-                .rev()
-                .find(|l| l.uri == uri)
-                .ok_or_else(|| crate::error::CoreError::NotFound {
-                    what: format!("a link “{uri}” among this conversation's tool results (see: switchboard conversations links {id})"),
-                })?;
-            let timeout = super::mcp_features::timeout_for(app, &link.server, timeout)?;
-            let server = app.mcp_start(&link.server).await?;
-            let read = app.read_link_through(&id, &link, &server, timeout).await;
-            server.stop().await;
-            let kept = read?;
-            if json {
-                json_out(out, &kept)?;
-            } else {
-                for a in &kept {
-                    writeln!(
-                        out,
-                        "Kept “{}” ({}, {}) as {}",
-                        a.file.name,
-                        a.file.mime,
-                        crate::text::byte_size(a.file.size),
-                        &a.file.sha256[..12]
-                    )?;
-                }
-            }
-        }
-        ConversationsCommand::Show { id, json } => {
-            let file = app.export_conversation(&id).await?;
-            if json {
-                json_out(out, &file)?;
-            } else {
-                write!(out, "{}", to_markdown(&file))?;
-            }
-        }
+        } => read_link(app, id, uri, json, timeout, out).await,
+        ConversationsCommand::Show { id, json } => show(app, id, json, out).await,
         ConversationsCommand::Search { query, limit, json } => {
-            let hits = app.search_conversations(&query, Some(limit)).await?;
-            if json {
-                json_out(out, &hits)?;
-            } else if hits.is_empty() {
-                writeln!(out, "Nothing found for “{query}”.")?;
-            } else {
-                for hit in &hits {
-                    let what = match hit.role {
-                        None => "title",
-                        Some(Role::User) => "you",
-                        Some(Role::Assistant) => "answer",
-                        Some(Role::Tool) => "tool result",
-                        Some(Role::System) => "system",
-                    };
-                    let version = if hit.other_version {
-                        format!(
-                            ", another version: conversations reveal {} {}",
-                            hit.conversation_id,
-                            hit.message_id.as_deref().unwrap_or_default()
-                        )
-                    } else {
-                        String::new()
-                    };
-                    writeln!(
-                        out,
-                        "{}  {}  ({what}{version})\n    {}",
-                        hit.conversation_id,
-                        crate::text::one_line(&hit.conversation_title, 60),
-                        snippet_text(&hit.snippet)
-                    )?;
-                }
-            }
+            search(app, query, limit, json, out).await
         }
-        ConversationsCommand::Compact { id, json } => {
-            let summary = app.compact_conversation(&id).await?;
-            if json {
-                json_out(out, &serde_json::json!({ "summary": summary }))?;
-            } else {
-                match summary {
-                    Some(s) => {
-                        let left = match s.left_out {
-                            0 => String::new(),
-                            n => format!(" ({n} older ones named as left out)"),
-                        };
-                        writeln!(
-                            out,
-                            "Summarised {} earlier messages{left}; they stay in the conversation.\n\n{}",
-                            s.summarised, s.text
-                        )?;
-                    }
-                    None => writeln!(out, "Nothing to summarise: the conversation has one turn, or every earlier one is summarised already.")?,
-                }
-            }
-        }
+        ConversationsCommand::Compact { id, json } => compact(app, id, json, out).await,
         ConversationsCommand::Export { id, format, output } => {
-            let file = app.export_conversation(&id).await?;
-            match output {
-                Some(path) => {
-                    app.write_export(&file, format, path.clone()).await?;
-                    writeln!(
-                        out,
-                        "Wrote “{}” ({} messages) to {}.",
-                        file.conversation.title,
-                        file.messages.len(),
-                        path.display()
-                    )?;
-                }
-                // Printed as everything is: hidden characters as escapes (in JSON the same text
-                // once parsed); `-o FILE` writes them as they are.
-                None => out.write_all(export_text(&file, format).as_bytes())?,
-            }
+            export(app, id, format, output, out).await
         }
         ConversationsCommand::Branch {
             id,
             message,
             n,
             json,
-        } => {
-            let switched = app.switch_branch(&id, &message, n - 1).await?;
-            if json {
-                json_out(out, &switched)?;
-            } else {
-                writeln!(
-                    out,
-                    "Showing branch {} of {} (it starts at message {}).",
-                    switched.point.position + 1,
-                    switched.point.count,
-                    switched.point.message_id
-                )?;
-            }
-        }
+        } => branch(app, id, message, n, json, out).await,
         ConversationsCommand::Reveal { id, message, json } => {
-            let seq = app.reveal_message(&id, &message).await?;
-            if json {
-                json_out(
-                    out,
-                    &serde_json::json!({ "message_id": message, "seq": seq }),
-                )?;
-            } else {
-                writeln!(out, "Message {message} is shown (number {seq}).")?;
-            }
+            reveal(app, id, message, json, out).await
         }
-        ConversationsCommand::Draft { id, json } => {
-            let draft = app.draft(&id).await?;
-            if json {
-                json_out(out, &draft)?;
-            } else if let Some(draft) = draft {
-                if !draft.text.is_empty() {
-                    writeln!(out, "{}", draft.text)?;
+        ConversationsCommand::Draft { id, json } => draft(app, id, json, out).await,
+        ConversationsCommand::DeleteTurn { id, message, json } => {
+            delete_turn(app, id, message, json, out).await
+        }
+        ConversationsCommand::Import { file, json } => import(app, file, json, out).await,
+    }
+}
+
+async fn list(app: &Arc<App>, json: bool, out: &mut impl Write) -> Result<(), CliError> {
+    let list = app.list_conversations().await?;
+    if json {
+        json_out(out, &list)?;
+    } else if list.is_empty() {
+        writeln!(out, "No conversations yet.")?;
+    } else {
+        let rows: Vec<[String; 3]> = list
+            .iter()
+            .map(|c| {
+                [
+                    c.id.clone(),
+                    c.model.clone().unwrap_or_else(|| "-".into()),
+                    crate::text::one_line(&c.title, 80),
+                ]
+            })
+            .collect();
+        super::output::write_table(out, ["ID", "MODEL", "TITLE"], &rows)?;
+    }
+    Ok(())
+}
+
+async fn artifacts(
+    app: &Arc<App>,
+    id: String,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let list = app.artifacts(&id).await?;
+    if json {
+        json_out(out, &list)?;
+    } else if list.is_empty() {
+        writeln!(out, "No tool has produced a file in this conversation.")?;
+    } else {
+        let rows: Vec<[String; 5]> = list
+            .iter()
+            .map(|a| {
+                [
+                    a.file.sha256[..12].to_owned(),
+                    a.file.name.clone(),
+                    a.file.mime.clone(),
+                    crate::text::byte_size(a.file.size),
+                    crate::text::one_line(&a.tool, 40),
+                ]
+            })
+            .collect();
+        super::output::write_table(out, ["FILE", "NAME", "TYPE", "SIZE", "TOOL"], &rows)?;
+    }
+    Ok(())
+}
+
+async fn save_artifact(
+    app: &Arc<App>,
+    id: String,
+    file: String,
+    output: PathBuf,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let list = app.artifacts(&id).await?;
+    let chosen = list
+            .iter()
+            .rev()
+            .find(|a| a.file.sha256 == file || a.file.name == file)
+            .or_else(|| {
+                let prefix = file.to_ascii_lowercase();
+                let mut by_prefix = list
+                    .iter()
+                    .filter(|a| prefix.len() >= 8 && a.file.sha256.starts_with(&prefix));
+                let first = by_prefix.next()?;
+                by_prefix
+                    .all(|a| a.file.sha256 == first.file.sha256)
+                    .then_some(first)
+            })
+            .ok_or_else(|| {
+                crate::error::CoreError::NotFound {
+                    what: format!("a file “{file}” among this conversation's tool results (see: switchboard conversations artifacts {id})"),
                 }
-                for file in &draft.attachments {
+            })?;
+    let saved = app.save_artifact(&id, &chosen.file.sha256, &output).await?;
+    if json {
+        json_out(out, &serde_json::json!({"file": saved, "path": output}))?;
+    } else {
+        writeln!(
+            out,
+            "Saved “{}” ({}) to {}",
+            saved.name,
+            crate::text::byte_size(saved.size),
+            output.display()
+        )?;
+    }
+    Ok(())
+}
+
+async fn links(
+    app: &Arc<App>,
+    id: String,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let links = app.tool_links(&id).await?;
+    if json {
+        json_out(out, &links)?;
+    } else if links.is_empty() {
+        writeln!(out, "No tool has returned a link in this conversation.")?;
+    } else {
+        let rows: Vec<[String; 4]> = links
+            .iter()
+            .map(|l| {
+                [
+                    crate::text::one_line(&l.uri, 80),
+                    crate::text::one_line(&l.name, 40),
+                    crate::text::one_line(&l.server, 30),
+                    crate::text::one_line(&l.tool, 30),
+                ]
+            })
+            .collect();
+        super::output::write_table(out, ["URI", "NAME", "SERVER", "TOOL"], &rows)?;
+    }
+    Ok(())
+}
+
+async fn read_link(
+    app: &Arc<App>,
+    id: String,
+    uri: String,
+    json: bool,
+    timeout: Option<u64>,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let link = app
+            .tool_links(&id)
+            .await?
+            .into_iter()
+            .rev()
+            .find(|l| l.uri == uri)
+            .ok_or_else(|| crate::error::CoreError::NotFound {
+                what: format!("a link “{uri}” among this conversation's tool results (see: switchboard conversations links {id})"),
+            })?;
+    let timeout = super::mcp_features::timeout_for(app, &link.server, timeout)?;
+    let server = app.mcp_start(&link.server).await?;
+    let read = app.read_link_through(&id, &link, &server, timeout).await;
+    server.stop().await;
+    let kept = read?;
+    if json {
+        json_out(out, &kept)?;
+    } else {
+        for a in &kept {
+            writeln!(
+                out,
+                "Kept “{}” ({}, {}) as {}",
+                a.file.name,
+                a.file.mime,
+                crate::text::byte_size(a.file.size),
+                &a.file.sha256[..12]
+            )?;
+        }
+    }
+    Ok(())
+}
+
+async fn show(
+    app: &Arc<App>,
+    id: String,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let file = app.export_conversation(&id).await?;
+    if json {
+        json_out(out, &file)?;
+    } else {
+        write!(out, "{}", to_markdown(&file))?;
+    }
+    Ok(())
+}
+
+async fn search(
+    app: &Arc<App>,
+    query: String,
+    limit: u32,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let hits = app.search_conversations(&query, Some(limit)).await?;
+    if json {
+        json_out(out, &hits)?;
+    } else if hits.is_empty() {
+        writeln!(out, "Nothing found for “{query}”.")?;
+    } else {
+        for hit in &hits {
+            let what = match hit.role {
+                None => "title",
+                Some(Role::User) => "you",
+                Some(Role::Assistant) => "answer",
+                Some(Role::Tool) => "tool result",
+                Some(Role::System) => "system",
+            };
+            let version = if hit.other_version {
+                format!(
+                    ", another version: conversations reveal {} {}",
+                    hit.conversation_id,
+                    hit.message_id.as_deref().unwrap_or_default()
+                )
+            } else {
+                String::new()
+            };
+            writeln!(
+                out,
+                "{}  {}  ({what}{version})\n    {}",
+                hit.conversation_id,
+                crate::text::one_line(&hit.conversation_title, 60),
+                snippet_text(&hit.snippet)
+            )?;
+        }
+    }
+    Ok(())
+}
+
+async fn compact(
+    app: &Arc<App>,
+    id: String,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let summary = app.compact_conversation(&id).await?;
+    if json {
+        json_out(out, &serde_json::json!({ "summary": summary }))?;
+    } else {
+        match summary {
+                Some(s) => {
+                    let left = match s.left_out {
+                        0 => String::new(),
+                        n => format!(" ({n} older ones named as left out)"),
+                    };
                     writeln!(
                         out,
-                        "Attached: {} ({}, {})",
-                        file.name,
-                        file.mime,
-                        crate::text::byte_size(file.size)
+                        "Summarised {} earlier messages{left}; they stay in the conversation.\n\n{}",
+                        s.summarised, s.text
                     )?;
                 }
-                if draft.comparing {
-                    let models: Vec<String> = draft
-                        .compared
-                        .iter()
-                        .map(|m| match &m.model {
-                            Some(model) => format!("{} · {model}", m.provider),
-                            None => m.provider.clone(),
-                        })
-                        .collect();
-                    writeln!(out, "Compare: {}", models.join(", "))?;
-                }
+                None => writeln!(out, "Nothing to summarise: the conversation has one turn, or every earlier one is summarised already.")?,
             }
+    }
+    Ok(())
+}
+
+async fn export(
+    app: &Arc<App>,
+    id: String,
+    format: ExportFormat,
+    output: Option<PathBuf>,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let file = app.export_conversation(&id).await?;
+    match output {
+        Some(path) => {
+            app.write_export(&file, format, path.clone()).await?;
+            writeln!(
+                out,
+                "Wrote “{}” ({} messages) to {}.",
+                file.conversation.title,
+                file.messages.len(),
+                path.display()
+            )?;
         }
-        ConversationsCommand::DeleteTurn { id, message, json } => {
-            let deleted = app.delete_turn(&id, &message).await?;
-            if json {
-                json_out(out, &serde_json::json!({ "deleted": deleted }))?;
-            } else {
-                writeln!(out, "Deleted {} messages.", deleted.len())?;
-            }
+        // Printed as everything is: hidden characters as escapes (in JSON the same text
+        // once parsed); `-o FILE` writes them as they are.
+        None => out.write_all(export_text(&file, format).as_bytes())?,
+    }
+    Ok(())
+}
+
+async fn branch(
+    app: &Arc<App>,
+    id: String,
+    message: String,
+    n: i64,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let switched = app.switch_branch(&id, &message, n - 1).await?;
+    if json {
+        json_out(out, &switched)?;
+    } else {
+        writeln!(
+            out,
+            "Showing branch {} of {} (it starts at message {}).",
+            switched.point.position + 1,
+            switched.point.count,
+            switched.point.message_id
+        )?;
+    }
+    Ok(())
+}
+
+async fn reveal(
+    app: &Arc<App>,
+    id: String,
+    message: String,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let seq = app.reveal_message(&id, &message).await?;
+    if json {
+        json_out(
+            out,
+            &serde_json::json!({ "message_id": message, "seq": seq }),
+        )?;
+    } else {
+        writeln!(out, "Message {message} is shown (number {seq}).")?;
+    }
+    Ok(())
+}
+
+async fn draft(
+    app: &Arc<App>,
+    id: String,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let draft = app.draft(&id).await?;
+    if json {
+        json_out(out, &draft)?;
+    } else if let Some(draft) = draft {
+        if !draft.text.is_empty() {
+            writeln!(out, "{}", draft.text)?;
         }
-        ConversationsCommand::Import { file, json } => {
-            let conversation = app.import_conversation_file(file).await?;
-            if json {
-                json_out(out, &conversation)?;
-            } else {
-                writeln!(
-                    out,
-                    "Imported “{}” as conversation {}.",
-                    conversation.title, conversation.id
-                )?;
-            }
+        for file in &draft.attachments {
+            writeln!(
+                out,
+                "Attached: {} ({}, {})",
+                file.name,
+                file.mime,
+                crate::text::byte_size(file.size)
+            )?;
         }
+        if draft.comparing {
+            let models: Vec<String> = draft
+                .compared
+                .iter()
+                .map(|m| match &m.model {
+                    Some(model) => format!("{} · {model}", m.provider),
+                    None => m.provider.clone(),
+                })
+                .collect();
+            writeln!(out, "Compare: {}", models.join(", "))?;
+        }
+    }
+    Ok(())
+}
+
+async fn delete_turn(
+    app: &Arc<App>,
+    id: String,
+    message: String,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let deleted = app.delete_turn(&id, &message).await?;
+    if json {
+        json_out(out, &serde_json::json!({ "deleted": deleted }))?;
+    } else {
+        writeln!(out, "Deleted {} messages.", deleted.len())?;
+    }
+    Ok(())
+}
+
+async fn import(
+    app: &Arc<App>,
+    file: PathBuf,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let conversation = app.import_conversation_file(file).await?;
+    if json {
+        json_out(out, &conversation)?;
+    } else {
+        writeln!(
+            out,
+            "Imported “{}” as conversation {}.",
+            conversation.title, conversation.id
+        )?;
     }
     Ok(())
 }

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use clap::Subcommand;
 
-use super::output::{write_table, CliError};
+use super::output::{json_out, write_table, CliError};
 use crate::app::{App, ImportSource, InstallRequest, Installed, ToolAcceptance};
 use crate::error::CoreError;
 use crate::mcp::bundle::{is_bundle_file, BundleError, BundleInfo};
@@ -32,26 +32,7 @@ pub(crate) enum McpCommand {
     },
     /// Add a server: `mcp add NAME [--env KEY=VALUE]… -- COMMAND ARGS…`, or `--url URL`.
     /// Adding counts as approving exactly this command line.
-    Add {
-        name: String,
-        /// An environment variable for the server (a secret-looking one goes to the keychain).
-        #[arg(long = "env", value_name = "KEY=VALUE")]
-        env: Vec<String>,
-        /// Copy this variable from the current environment (keeps secrets off the command line).
-        #[arg(long = "env-from-env", value_name = "KEY")]
-        env_from_env: Vec<String>,
-        /// A remote server's address (streamable HTTP, or legacy SSE with --transport sse).
-        #[arg(long, conflicts_with = "command")]
-        url: Option<String>,
-        /// A header for a remote server.
-        #[arg(long = "header", value_name = "NAME=VALUE")]
-        headers: Vec<String>,
-        #[arg(long, value_parser = ["stdio", "http", "sse"])]
-        transport: Option<String>,
-        /// The program and its arguments, after `--`.
-        #[arg(last = true)]
-        command: Vec<String>,
-    },
+    Add(AddArgs),
     /// Remove a server, its keychain values and its approval.
     Remove { name: String },
     /// Import servers from Claude Desktop (--claude), a VS Code mcp.json or any JSON file.
@@ -152,31 +133,58 @@ pub(crate) enum McpCommand {
     /// Install a server from the MCP Registry (NAME[@VERSION] as `mcp search` lists it) or an
     /// MCP bundle (FILE.mcpb, which is unpacked into the data folder). Shows what it is and
     /// the command line it will run, and asks before approving it, as `mcp approve` does.
-    Install {
-        /// The registry's name of the server, with `@VERSION` for one not the newest; the path
-        /// of a `.mcpb` bundle; or a `switchboard://install?…` link.
-        server: String,
-        #[arg(long, value_name = "URL")]
-        registry: Option<String>,
-        /// Its name here; else the last part of its registry name.
-        #[arg(long = "as", value_name = "NAME")]
-        local_name: Option<String>,
-        /// Which of its sources to use (1 for the first, as `mcp search` lists them); else
-        /// the first one Switchboard can install.
-        #[arg(long)]
-        source: Option<usize>,
-        /// A value it needs (see `mcp search`); repeat for each, and for a repeated argument.
-        #[arg(long = "value", value_name = "NAME=VALUE")]
-        values: Vec<String>,
-        /// A value it needs, read from this environment variable of the same name (keeps
-        /// secrets off the command line).
-        #[arg(long = "value-from-env", value_name = "NAME")]
-        values_from_env: Vec<String>,
-        #[arg(long)]
-        yes: bool,
-    },
+    Install(InstallArgs),
     #[command(flatten)]
     Features(super::mcp_features::FeatureCommand),
+}
+
+/// The arguments of `mcp add`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct AddArgs {
+    name: String,
+    /// An environment variable for the server (a secret-looking one goes to the keychain).
+    #[arg(long = "env", value_name = "KEY=VALUE")]
+    env: Vec<String>,
+    /// Copy this variable from the current environment (keeps secrets off the command line).
+    #[arg(long = "env-from-env", value_name = "KEY")]
+    env_from_env: Vec<String>,
+    /// A remote server's address (streamable HTTP, or legacy SSE with --transport sse).
+    #[arg(long, conflicts_with = "command")]
+    url: Option<String>,
+    /// A header for a remote server.
+    #[arg(long = "header", value_name = "NAME=VALUE")]
+    headers: Vec<String>,
+    #[arg(long, value_parser = ["stdio", "http", "sse"])]
+    transport: Option<String>,
+    /// The program and its arguments, after `--`.
+    #[arg(last = true)]
+    command: Vec<String>,
+}
+
+/// The arguments of `mcp install`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct InstallArgs {
+    /// The registry's name of the server, with `@VERSION` for one not the newest; the path
+    /// of a `.mcpb` bundle; or a `switchboard://install?…` link.
+    server: String,
+    #[arg(long, value_name = "URL")]
+    registry: Option<String>,
+    /// Its name here; else the last part of its registry name.
+    #[arg(long = "as", value_name = "NAME")]
+    local_name: Option<String>,
+    /// Which of its sources to use (1 for the first, as `mcp search` lists them); else
+    /// the first one Switchboard can install.
+    #[arg(long)]
+    source: Option<usize>,
+    /// A value it needs (see `mcp search`); repeat for each, and for a repeated argument.
+    #[arg(long = "value", value_name = "NAME=VALUE")]
+    values: Vec<String>,
+    /// A value it needs, read from this environment variable of the same name (keeps
+    /// secrets off the command line).
+    #[arg(long = "value-from-env", value_name = "NAME")]
+    values_from_env: Vec<String>,
+    #[arg(long)]
+    yes: bool,
 }
 
 pub(crate) async fn run(
@@ -185,394 +193,481 @@ pub(crate) async fn run(
     out: &mut impl Write,
 ) -> Result<(), CliError> {
     match command {
-        McpCommand::Features(command) => return super::mcp_features::run(app, command, out).await,
-        McpCommand::Install {
-            server,
-            registry,
-            local_name,
-            source,
-            values,
-            values_from_env,
-            yes,
-        } => {
-            let mut given: BTreeMap<String, Vec<String>> = BTreeMap::new();
-            for (key, value) in values
-                .iter()
-                .map(|item| {
-                    item.split_once('=').ok_or_else(|| {
-                        CliError::Usage(format!("--value {item}: write it as NAME=VALUE"))
-                    })
-                })
-                .collect::<Result<Vec<_>, _>>()?
-            {
-                given
-                    .entry(key.to_owned())
-                    .or_default()
-                    .push(value.to_owned());
-            }
-            for key in values_from_env {
-                let value = std::env::var(&key).map_err(|_| {
-                    CliError::Usage(format!("--value-from-env {key}: the variable is not set"))
-                })?;
-                given.entry(key).or_default().push(value);
-            }
-            if is_bundle(&server) {
-                let path = PathBuf::from(&server);
-                let bundle = app.open_bundle(&path).await.map_err(install_error)?;
-                write_bundle(bundle.info(), out)?;
-                let view = app
-                    .add_bundle(bundle, local_name.as_deref(), &given)
-                    .await
-                    .map_err(install_error)?;
-                writeln!(out, "Added “{}” from the bundle.", view.name)?;
-                return approve_installed(app, &view.name, yes, out).await;
-            }
-            let (wanted, version) = if proposal::is_link(&server) {
-                match proposal::parse(&server).map_err(|e| CliError::Usage(e.to_string()))? {
-                    Proposal::Registry { name, version } => (name, version),
-                    entry => {
-                        let (name, plan) = entry.into_plan().ok_or_else(|| {
-                            CliError::Usage("the link proposes no server entry".to_owned())
-                        })?;
-                        let name = local_name.unwrap_or(name);
-                        let view = app.mcp_install(&name, plan).await?;
-                        writeln!(out, "Added “{}” from the link.", view.name)?;
-                        return approve_installed(app, &view.name, yes, out).await;
-                    }
-                }
-            } else {
-                match server.rsplit_once('@') {
-                    Some((wanted, version)) => (wanted.to_owned(), Some(version.to_owned())),
-                    None => (server, None),
-                }
-            };
-            let ask = InstallRequest {
-                server: wanted,
-                version,
-                source: source.map(|n| n.saturating_sub(1)),
-                name: local_name,
-                values: given,
-                registry,
-            };
-            let Installed { view, found } =
-                app.add_from_registry(&ask).await.map_err(install_error)?;
-            writeln!(
-                out,
-                "Added “{}” ({} {}) from the registry.",
-                view.name, found.name, found.version
-            )?;
-            approve_installed(app, &view.name, yes, out).await?;
-        }
+        McpCommand::Features(command) => super::mcp_features::run(app, command, out).await,
+        McpCommand::Install(args) => install(app, args, out).await,
         McpCommand::Search {
             query,
             registry,
             cursor,
             limit,
             json,
-        } => {
-            let page = app
-                .search_registry(&query, cursor.as_deref(), limit, registry.as_deref())
-                .await
-                .map_err(|e| match e {
-                    CoreError::Registry(_) => CliError::Usage(e.to_string()),
-                    other => other.into(),
-                })?;
-            if json {
-                serde_json::to_writer_pretty(&mut *out, &page)
-                    .map_err(|e| CliError::Output(e.to_string()))?;
-                writeln!(out)?;
-            } else {
-                write_found(&page, out)?;
-            }
-        }
-        McpCommand::List { json } => {
-            let servers = app.mcp_servers().await?;
-            if json {
-                serde_json::to_writer_pretty(&mut *out, &servers)
-                    .map_err(|e| CliError::Output(e.to_string()))?;
-                writeln!(out)?;
-            } else if servers.is_empty() {
-                writeln!(
-                    out,
-                    "No MCP servers yet. Add one with: switchboard mcp add NAME -- COMMAND ARGS…\n\
-                     or import Claude Desktop's: switchboard mcp import --claude"
-                )?;
-            } else {
-                let rows: Vec<[String; 4]> = servers
-                    .iter()
-                    .map(|s| {
-                        let state = match (&s.error, s.disabled, s.approved) {
-                            (Some(_), _, _) => "invalid",
-                            (None, true, _) => "disabled",
-                            (None, false, false) => "needs approval",
-                            (None, false, true) => "approved",
-                        };
-                        [
-                            s.name.clone(),
-                            s.transport.map_or("-", |t| t.as_str()).to_owned(),
-                            state.to_owned(),
-                            s.command_line
-                                .clone()
-                                .or_else(|| s.error.clone())
-                                .unwrap_or_default(),
-                        ]
-                    })
-                    .collect();
-                write_table(
-                    out,
-                    ["NAME", "TRANSPORT", "STATE", "COMMAND OR ADDRESS"],
-                    &rows,
-                )?;
-            }
-        }
-        McpCommand::Add {
-            name,
-            env,
-            env_from_env,
-            url,
-            headers,
-            transport,
-            command,
-        } => {
-            let mut entry = ServerEntry {
-                url,
-                transport,
-                env: pairs(&env, "--env")?,
-                headers: pairs(&headers, "--header")?,
-                ..ServerEntry::default()
-            };
-            for key in env_from_env {
-                let value = std::env::var(&key).map_err(|_| {
-                    CliError::Usage(format!("--env-from-env {key}: the variable is not set"))
-                })?;
-                entry.env.insert(key, ConfigValue::Plain(value));
-            }
-            if let Some((program, args)) = command.split_first() {
-                entry.command = Some(program.clone());
-                entry.args = args.to_vec();
-            }
-            let view = app.mcp_add(&name, entry).await?;
-            writeln!(
-                out,
-                "Added MCP server “{}”: {}",
-                view.name,
-                view.command_line.unwrap_or_default()
-            )?;
-        }
+        } => search(app, query, registry, cursor, limit, json, out).await,
+        McpCommand::List { json } => list(app, json, out).await,
+        McpCommand::Add(args) => add(app, args, out).await,
         McpCommand::Roots {
             name,
             folders,
             none,
             json,
-        } => {
-            let roots = if folders.is_empty() && !none {
-                app.mcp_servers()
-                    .await?
-                    .into_iter()
-                    .find(|s| s.name == name.trim())
-                    .ok_or_else(|| crate::CoreError::NotFound {
-                        what: format!("MCP server “{}”", name.trim()),
-                    })?
-                    .roots
-            } else {
-                let here = std::env::current_dir()?;
-                let folders: Vec<PathBuf> = folders.iter().map(|f| here.join(f)).collect();
-                app.set_server_roots(&name, &folders).await?.roots
-            };
-            if json {
-                serde_json::to_writer_pretty(&mut *out, &roots)
-                    .map_err(|e| CliError::Output(e.to_string()))?;
-                writeln!(out)?;
-            } else if roots.is_empty() {
-                writeln!(out, "“{}” is given no folders.", name.trim())?;
-            } else {
-                for root in roots {
-                    writeln!(out, "{root}")?;
-                }
-            }
-        }
-        McpCommand::Remove { name } => {
-            app.remove_server(&name).await?;
-            writeln!(out, "Removed MCP server “{}”.", name.trim())?;
-        }
-        McpCommand::Import { file, claude, yes } => {
-            let source = match (file, claude) {
-                (Some(path), _) => ImportSource::File(path),
-                (None, _) => ImportSource::ClaudeDesktop,
-            };
-            let preview = app.mcp_import_preview_of(source).await?;
-            print_preview(out, &preview)?;
-            if preview.added.is_empty() {
-                return Ok(());
-            }
-            if !yes && !confirm(out, &format!("Import {} server(s)?", preview.added.len()))? {
-                writeln!(out, "Nothing imported.")?;
-                return Ok(());
-            }
-            let added = app.mcp_import(&preview).await?;
-            writeln!(out, "Imported {}.", added.join(", "))?;
-        }
-        McpCommand::Approve { name, yes } => {
-            // What is approved is exactly what was shown: an mcp.json changed while the
-            // question was open is refused (App::approve_server).
-            if app.approve_server(&name, &TerminalConfirm { yes }).await? {
-                writeln!(out, "Approved.")?;
-            } else {
-                writeln!(out, "Not approved.")?;
-            }
-        }
-        McpCommand::Login { name } => {
-            let announce = |page: &str| {
-                super::terminal::say!(
-                    "Opening your browser to sign in. If it does not open, visit:\n  {page}"
-                );
-            };
-            let browser = LoopbackBrowser::new(announce);
-            let server = app.sign_in_server(&name, &browser).await?;
-            writeln!(
-                out,
-                "Signed in to “{server}”. Its tokens are in the OS keychain."
-            )?;
-        }
-        McpCommand::Logout { name } => {
-            let server = app.sign_out_server(&name).await?;
-            writeln!(out, "Signed out of “{server}”: its tokens are forgotten.")?;
-        }
-        McpCommand::Tools { name, json } => {
-            let (tools, held) = listed_by(app, &name).await?;
-            let listed: Vec<ListedTool> = tools.iter().map(ListedTool::from_rmcp).collect();
-            // Read before the new tools are pinned, so they can be shown as new.
-            let reviews = app.mcp_review_tools(name.trim(), &listed).await?;
-            // Listed here first: pinned as seen, as the app pins a server's list as it comes.
-            app.mcp_pin_new_tools(name.trim(), &listed).await?;
-            if json {
-                serde_json::to_writer_pretty(&mut *out, &tools)
-                    .map_err(|e| CliError::Output(e.to_string()))?;
-                writeln!(out)?;
-            } else {
-                let rows: Vec<[String; 3]> = reviews
-                    .iter()
-                    .map(|r| {
-                        let status = match &r.status {
-                            ToolStatus::New => "new (pinned now)",
-                            ToolStatus::Pinned => "pinned",
-                            ToolStatus::Changed { .. } => "HELD BACK: changed",
-                        };
-                        [r.tool.clone(), r.wire_name.clone(), status.to_owned()]
-                    })
-                    .collect();
-                write_table(out, ["TOOL", "NAME FOR MODELS", "STATUS"], &rows)?;
-                for held in &held {
-                    writeln!(out, "{}: HELD BACK: {}", held.tool, held.reason)?;
-                }
-                if reviews.iter().any(|r| !r.offered) {
-                    writeln!(
-                        out,
-                        "\nA held-back tool is not offered to models until you accept it: \
-                         switchboard mcp accept {} TOOL",
-                        name.trim()
-                    )?;
-                }
-            }
-        }
-        McpCommand::Accept { name, tool, yes } => {
-            let listed = tools_of(app, &name).await?;
-            let said = match app
-                .accept_tool(&name, &tool, &listed, &TerminalConfirm { yes })
-                .await?
-            {
-                ToolAcceptance::Unchanged => "It has not changed since it was pinned.",
-                ToolAcceptance::Accepted => "Accepted.",
-                ToolAcceptance::KeptBack => "Still held back.",
-            };
-            writeln!(out, "{said}")?;
-        }
-        McpCommand::Approvals { json } => {
-            let approvals = app.tool_approvals().await?;
-            if json {
-                serde_json::to_writer_pretty(&mut *out, &approvals)
-                    .map_err(|e| CliError::Output(e.to_string()))?;
-                writeln!(out)?;
-            } else if approvals.is_empty() {
-                writeln!(
-                    out,
-                    "No tool runs without asking. Allow one with: switchboard mcp allow NAME TOOL"
-                )?;
-            } else {
-                let rows: Vec<[String; 3]> = approvals
-                    .iter()
-                    .map(|a| {
-                        let scope = match (&a.conversation_id, &a.conversation_title) {
-                            (None, _) => "every conversation".to_owned(),
-                            (Some(_), Some(title)) => format!("“{title}” only"),
-                            (Some(id), None) => format!("{id} only (deleted)"),
-                        };
-                        [a.server.clone(), a.tool.clone(), scope]
-                    })
-                    .collect();
-                write_table(out, ["SERVER", "TOOL", "RUNS WITHOUT ASKING IN"], &rows)?;
-            }
-        }
-        McpCommand::Allow { name, tool, yes } => {
-            let listed = tools_of(app, &name).await?;
-            // Pinned as seen (as `tools` does), so what is allowed is this definition: one
-            // that changes later is held back and asked about again.
-            app.mcp_pin_new_tools(name.trim(), &listed).await?;
-            match app
-                .allow_tool_always(&name, &tool, &listed, &TerminalConfirm { yes })
-                .await
-            {
-                Ok(()) => writeln!(
-                    out,
-                    "“{tool}” of “{}” now runs without asking in every conversation.",
-                    name.trim()
-                )?,
-                Err(crate::CoreError::NotConfirmed { .. }) => writeln!(out, "Not allowed.")?,
-                Err(other) => return Err(other.into()),
-            }
-        }
+        } => roots(app, name, folders, none, json, out).await,
+        McpCommand::Remove { name } => remove(app, name, out).await,
+        McpCommand::Import { file, claude, yes } => import(app, file, claude, yes, out).await,
+        McpCommand::Approve { name, yes } => approve(app, name, yes, out).await,
+        McpCommand::Login { name } => login(app, name, out).await,
+        McpCommand::Logout { name } => logout(app, name, out).await,
+        McpCommand::Tools { name, json } => tools(app, name, json, out).await,
+        McpCommand::Accept { name, tool, yes } => accept(app, name, tool, yes, out).await,
+        McpCommand::Approvals { json } => approvals(app, json, out).await,
+        McpCommand::Allow { name, tool, yes } => allow(app, name, tool, yes, out).await,
         McpCommand::Revoke {
             name,
             tool,
             conversation,
-        } => {
-            app.revoke_tool_approval(name.trim(), &tool, conversation.as_deref())
-                .await?;
-            writeln!(out, "Revoked: “{tool}” of “{}” asks again.", name.trim())?;
-        }
+        } => revoke(app, name, tool, conversation, out).await,
         McpCommand::Call {
             name,
             tool,
             arguments,
             timeout,
-        } => {
-            let arguments: serde_json::Map<String, serde_json::Value> =
-                serde_json::from_str(&arguments).map_err(|e| {
-                    CliError::Usage(format!("the arguments must be a JSON object: {e}"))
+        } => call(app, name, tool, arguments, timeout, out).await,
+    }
+}
+
+/// The values `--value NAME=VALUE` and `--value-from-env NAME` give, by name (a name given
+/// more than once holds each value, for a repeated argument).
+fn given_values(
+    values: &[String],
+    from_env: Vec<String>,
+) -> Result<BTreeMap<String, Vec<String>>, CliError> {
+    let mut given: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for item in values {
+        let (key, value) = item
+            .split_once('=')
+            .ok_or_else(|| CliError::Usage(format!("--value {item}: write it as NAME=VALUE")))?;
+        given
+            .entry(key.to_owned())
+            .or_default()
+            .push(value.to_owned());
+    }
+    for key in from_env {
+        let value = std::env::var(&key).map_err(|_| {
+            CliError::Usage(format!("--value-from-env {key}: the variable is not set"))
+        })?;
+        given.entry(key).or_default().push(value);
+    }
+    Ok(given)
+}
+
+async fn install(app: &App, args: InstallArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let InstallArgs {
+        server,
+        registry,
+        local_name,
+        source,
+        values,
+        values_from_env,
+        yes,
+    } = args;
+    let given = given_values(&values, values_from_env)?;
+    if is_bundle(&server) {
+        let path = PathBuf::from(&server);
+        let bundle = app.open_bundle(&path).await.map_err(install_error)?;
+        write_bundle(bundle.info(), out)?;
+        let view = app
+            .add_bundle(bundle, local_name.as_deref(), &given)
+            .await
+            .map_err(install_error)?;
+        writeln!(out, "Added “{}” from the bundle.", view.name)?;
+        return approve_installed(app, &view.name, yes, out).await;
+    }
+    let (wanted, version) = if proposal::is_link(&server) {
+        match proposal::parse(&server).map_err(|e| CliError::Usage(e.to_string()))? {
+            Proposal::Registry { name, version } => (name, version),
+            entry => {
+                let (name, plan) = entry.into_plan().ok_or_else(|| {
+                    CliError::Usage("the link proposes no server entry".to_owned())
                 })?;
-            let timeout = super::mcp_features::timeout_for(app, &name, timeout)?;
-            let server = app.mcp_start(&name).await?;
-            let result = server.call_tool(&tool, arguments, timeout).await;
-            server.stop().await;
-            let result = result.map_err(crate::CoreError::from)?;
-            for part in &result.content {
-                match part.as_text() {
-                    Some(text) => writeln!(out, "{}", text.text)?,
-                    None => writeln!(
-                        out,
-                        "{}",
-                        serde_json::to_string(part).map_err(|e| CliError::Output(e.to_string()))?
-                    )?,
-                }
-            }
-            if let Some(structured) = &result.structured_content {
-                writeln!(out, "{structured}")?;
-            }
-            if result.is_error == Some(true) {
-                super::terminal::say!("switchboard: the tool “{tool}” reported an error");
-                return Err(CliError::Failed);
+                let name = local_name.unwrap_or(name);
+                let view = app.mcp_install(&name, plan).await?;
+                writeln!(out, "Added “{}” from the link.", view.name)?;
+                return approve_installed(app, &view.name, yes, out).await;
             }
         }
+    } else {
+        match server.rsplit_once('@') {
+            Some((wanted, version)) => (wanted.to_owned(), Some(version.to_owned())),
+            None => (server, None),
+        }
+    };
+    let ask = InstallRequest {
+        server: wanted,
+        version,
+        source: source.map(|n| n.saturating_sub(1)),
+        name: local_name,
+        values: given,
+        registry,
+    };
+    let Installed { view, found } = app.add_from_registry(&ask).await.map_err(install_error)?;
+    writeln!(
+        out,
+        "Added “{}” ({} {}) from the registry.",
+        view.name, found.name, found.version
+    )?;
+    approve_installed(app, &view.name, yes, out).await?;
+    Ok(())
+}
+
+async fn search(
+    app: &App,
+    query: String,
+    registry: Option<String>,
+    cursor: Option<String>,
+    limit: u32,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let page = app
+        .search_registry(&query, cursor.as_deref(), limit, registry.as_deref())
+        .await
+        .map_err(|e| match e {
+            CoreError::Registry(_) => CliError::Usage(e.to_string()),
+            other => other.into(),
+        })?;
+    if json {
+        json_out(out, &page)?;
+    } else {
+        write_found(&page, out)?;
+    }
+    Ok(())
+}
+
+async fn list(app: &App, json: bool, out: &mut impl Write) -> Result<(), CliError> {
+    let servers = app.mcp_servers().await?;
+    if json {
+        json_out(out, &servers)?;
+    } else if servers.is_empty() {
+        writeln!(
+            out,
+            "No MCP servers yet. Add one with: switchboard mcp add NAME -- COMMAND ARGS…\n\
+                 or import Claude Desktop's: switchboard mcp import --claude"
+        )?;
+    } else {
+        let rows: Vec<[String; 4]> = servers
+            .iter()
+            .map(|s| {
+                let state = match (&s.error, s.disabled, s.approved) {
+                    (Some(_), _, _) => "invalid",
+                    (None, true, _) => "disabled",
+                    (None, false, false) => "needs approval",
+                    (None, false, true) => "approved",
+                };
+                [
+                    s.name.clone(),
+                    s.transport.map_or("-", |t| t.as_str()).to_owned(),
+                    state.to_owned(),
+                    s.command_line
+                        .clone()
+                        .or_else(|| s.error.clone())
+                        .unwrap_or_default(),
+                ]
+            })
+            .collect();
+        write_table(
+            out,
+            ["NAME", "TRANSPORT", "STATE", "COMMAND OR ADDRESS"],
+            &rows,
+        )?;
+    }
+    Ok(())
+}
+
+async fn add(app: &App, args: AddArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let AddArgs {
+        name,
+        env,
+        env_from_env,
+        url,
+        headers,
+        transport,
+        command,
+    } = args;
+    let mut entry = ServerEntry {
+        url,
+        transport,
+        env: pairs(&env, "--env")?,
+        headers: pairs(&headers, "--header")?,
+        ..ServerEntry::default()
+    };
+    for key in env_from_env {
+        let value = std::env::var(&key).map_err(|_| {
+            CliError::Usage(format!("--env-from-env {key}: the variable is not set"))
+        })?;
+        entry.env.insert(key, ConfigValue::Plain(value));
+    }
+    if let Some((program, args)) = command.split_first() {
+        entry.command = Some(program.clone());
+        entry.args = args.to_vec();
+    }
+    let view = app.mcp_add(&name, entry).await?;
+    writeln!(
+        out,
+        "Added MCP server “{}”: {}",
+        view.name,
+        view.command_line.unwrap_or_default()
+    )?;
+    Ok(())
+}
+
+async fn roots(
+    app: &App,
+    name: String,
+    folders: Vec<PathBuf>,
+    none: bool,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let roots = if folders.is_empty() && !none {
+        app.mcp_servers()
+            .await?
+            .into_iter()
+            .find(|s| s.name == name.trim())
+            .ok_or_else(|| crate::CoreError::NotFound {
+                what: format!("MCP server “{}”", name.trim()),
+            })?
+            .roots
+    } else {
+        let here = std::env::current_dir()?;
+        let folders: Vec<PathBuf> = folders.iter().map(|f| here.join(f)).collect();
+        app.set_server_roots(&name, &folders).await?.roots
+    };
+    if json {
+        json_out(out, &roots)?;
+    } else if roots.is_empty() {
+        writeln!(out, "“{}” is given no folders.", name.trim())?;
+    } else {
+        for root in roots {
+            writeln!(out, "{root}")?;
+        }
+    }
+    Ok(())
+}
+
+async fn remove(app: &App, name: String, out: &mut impl Write) -> Result<(), CliError> {
+    app.remove_server(&name).await?;
+    writeln!(out, "Removed MCP server “{}”.", name.trim())?;
+    Ok(())
+}
+
+async fn import(
+    app: &App,
+    file: Option<std::path::PathBuf>,
+    claude: bool,
+    yes: bool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let source = match (file, claude) {
+        (Some(path), _) => ImportSource::File(path),
+        (None, _) => ImportSource::ClaudeDesktop,
+    };
+    let preview = app.mcp_import_preview_of(source).await?;
+    print_preview(out, &preview)?;
+    if preview.added.is_empty() {
+        return Ok(());
+    }
+    if !yes && !confirm(out, &format!("Import {} server(s)?", preview.added.len()))? {
+        writeln!(out, "Nothing imported.")?;
+        return Ok(());
+    }
+    let added = app.mcp_import(&preview).await?;
+    writeln!(out, "Imported {}.", added.join(", "))?;
+    Ok(())
+}
+
+async fn approve(app: &App, name: String, yes: bool, out: &mut impl Write) -> Result<(), CliError> {
+    // What is approved is exactly what was shown: an mcp.json changed while the
+    // question was open is refused (App::approve_server).
+    if app.approve_server(&name, &TerminalConfirm { yes }).await? {
+        writeln!(out, "Approved.")?;
+    } else {
+        writeln!(out, "Not approved.")?;
+    }
+    Ok(())
+}
+
+async fn login(app: &App, name: String, out: &mut impl Write) -> Result<(), CliError> {
+    let announce = |page: &str| {
+        super::terminal::say!(
+            "Opening your browser to sign in. If it does not open, visit:\n  {page}"
+        );
+    };
+    let browser = LoopbackBrowser::new(announce);
+    let server = app.sign_in_server(&name, &browser).await?;
+    writeln!(
+        out,
+        "Signed in to “{server}”. Its tokens are in the OS keychain."
+    )?;
+    Ok(())
+}
+
+async fn logout(app: &App, name: String, out: &mut impl Write) -> Result<(), CliError> {
+    let server = app.sign_out_server(&name).await?;
+    writeln!(out, "Signed out of “{server}”: its tokens are forgotten.")?;
+    Ok(())
+}
+
+async fn tools(app: &App, name: String, json: bool, out: &mut impl Write) -> Result<(), CliError> {
+    let (tools, held) = listed_by(app, &name).await?;
+    let listed: Vec<ListedTool> = tools.iter().map(ListedTool::from_rmcp).collect();
+    // Read before the new tools are pinned, so they can be shown as new.
+    let reviews = app.mcp_review_tools(name.trim(), &listed).await?;
+    // Listed here first: pinned as seen, as the app pins a server's list as it comes.
+    app.mcp_pin_new_tools(name.trim(), &listed).await?;
+    if json {
+        json_out(out, &tools)?;
+    } else {
+        let rows: Vec<[String; 3]> = reviews
+            .iter()
+            .map(|r| {
+                let status = match &r.status {
+                    ToolStatus::New => "new (pinned now)",
+                    ToolStatus::Pinned => "pinned",
+                    ToolStatus::Changed { .. } => "HELD BACK: changed",
+                };
+                [r.tool.clone(), r.wire_name.clone(), status.to_owned()]
+            })
+            .collect();
+        write_table(out, ["TOOL", "NAME FOR MODELS", "STATUS"], &rows)?;
+        for held in &held {
+            writeln!(out, "{}: HELD BACK: {}", held.tool, held.reason)?;
+        }
+        if reviews.iter().any(|r| !r.offered) {
+            writeln!(
+                out,
+                "\nA held-back tool is not offered to models until you accept it: \
+                     switchboard mcp accept {} TOOL",
+                name.trim()
+            )?;
+        }
+    }
+    Ok(())
+}
+
+async fn accept(
+    app: &App,
+    name: String,
+    tool: String,
+    yes: bool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let listed = tools_of(app, &name).await?;
+    let said = match app
+        .accept_tool(&name, &tool, &listed, &TerminalConfirm { yes })
+        .await?
+    {
+        ToolAcceptance::Unchanged => "It has not changed since it was pinned.",
+        ToolAcceptance::Accepted => "Accepted.",
+        ToolAcceptance::KeptBack => "Still held back.",
+    };
+    writeln!(out, "{said}")?;
+    Ok(())
+}
+
+async fn approvals(app: &App, json: bool, out: &mut impl Write) -> Result<(), CliError> {
+    let approvals = app.tool_approvals().await?;
+    if json {
+        json_out(out, &approvals)?;
+    } else if approvals.is_empty() {
+        writeln!(
+            out,
+            "No tool runs without asking. Allow one with: switchboard mcp allow NAME TOOL"
+        )?;
+    } else {
+        let rows: Vec<[String; 3]> = approvals
+            .iter()
+            .map(|a| {
+                let scope = match (&a.conversation_id, &a.conversation_title) {
+                    (None, _) => "every conversation".to_owned(),
+                    (Some(_), Some(title)) => format!("“{title}” only"),
+                    (Some(id), None) => format!("{id} only (deleted)"),
+                };
+                [a.server.clone(), a.tool.clone(), scope]
+            })
+            .collect();
+        write_table(out, ["SERVER", "TOOL", "RUNS WITHOUT ASKING IN"], &rows)?;
+    }
+    Ok(())
+}
+
+async fn allow(
+    app: &App,
+    name: String,
+    tool: String,
+    yes: bool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let listed = tools_of(app, &name).await?;
+    // Pinned as seen (as `tools` does), so what is allowed is this definition: one
+    // that changes later is held back and asked about again.
+    app.mcp_pin_new_tools(name.trim(), &listed).await?;
+    match app
+        .allow_tool_always(&name, &tool, &listed, &TerminalConfirm { yes })
+        .await
+    {
+        Ok(()) => writeln!(
+            out,
+            "“{tool}” of “{}” now runs without asking in every conversation.",
+            name.trim()
+        )?,
+        Err(crate::CoreError::NotConfirmed { .. }) => writeln!(out, "Not allowed.")?,
+        Err(other) => return Err(other.into()),
+    }
+    Ok(())
+}
+
+async fn revoke(
+    app: &App,
+    name: String,
+    tool: String,
+    conversation: Option<String>,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    app.revoke_tool_approval(name.trim(), &tool, conversation.as_deref())
+        .await?;
+    writeln!(out, "Revoked: “{tool}” of “{}” asks again.", name.trim())?;
+    Ok(())
+}
+
+async fn call(
+    app: &App,
+    name: String,
+    tool: String,
+    arguments: String,
+    timeout: Option<u64>,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let arguments: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&arguments)
+        .map_err(|e| CliError::Usage(format!("the arguments must be a JSON object: {e}")))?;
+    let timeout = super::mcp_features::timeout_for(app, &name, timeout)?;
+    let server = app.mcp_start(&name).await?;
+    let result = server.call_tool(&tool, arguments, timeout).await;
+    server.stop().await;
+    let result = result.map_err(crate::CoreError::from)?;
+    for part in &result.content {
+        match part.as_text() {
+            Some(text) => writeln!(out, "{}", text.text)?,
+            None => writeln!(
+                out,
+                "{}",
+                serde_json::to_string(part).map_err(|e| CliError::Output(e.to_string()))?
+            )?,
+        }
+    }
+    if let Some(structured) = &result.structured_content {
+        writeln!(out, "{structured}")?;
+    }
+    if result.is_error == Some(true) {
+        super::terminal::say!("switchboard: the tool “{tool}” reported an error");
+        return Err(CliError::Failed);
     }
     Ok(())
 }

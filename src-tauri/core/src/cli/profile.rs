@@ -185,40 +185,44 @@ impl FieldArgs {
             fields.run_time_limit_secs = n;
         }
         if let Some(list) = self.servers {
-            let named: Vec<String> = match list.trim() {
-                "all" => Vec::new(),
-                "none" | "" => Vec::new(),
-                list => list.split(',').map(|s| s.trim().to_owned()).collect(),
-            };
-            let every = list.trim() == "all";
-            fields.tools = app
-                .mcp_servers()
-                .await?
-                .into_iter()
-                .map(|s| ToolToggle {
-                    enabled: every || named.iter().any(|n| n.eq_ignore_ascii_case(&s.name)),
-                    server: s.name,
-                    tool: None,
-                })
-                .collect();
-            // A server named that mcp.json does not have yet is on when it comes.
-            for name in named {
-                if !fields
-                    .tools
-                    .iter()
-                    .any(|t| t.server.eq_ignore_ascii_case(&name))
-                {
-                    fields.tools.push(ToolToggle {
-                        server: name,
-                        tool: None,
-                        enabled: true,
-                    });
-                }
-            }
+            fields.tools = server_switches(app, &list).await?;
         }
         fields.tools.extend(self.switches);
         Ok(fields)
     }
+}
+
+/// The switches `--servers all|none|A,B` makes: one per server mcp.json has, on when named (or
+/// all); a server named that mcp.json does not have yet is on when it comes.
+async fn server_switches(app: &App, list: &str) -> Result<Vec<ToolToggle>, CliError> {
+    let named: Vec<String> = match list.trim() {
+        "all" | "none" | "" => Vec::new(),
+        list => list.split(',').map(|s| s.trim().to_owned()).collect(),
+    };
+    let every = list.trim() == "all";
+    let mut switches: Vec<ToolToggle> = app
+        .mcp_servers()
+        .await?
+        .into_iter()
+        .map(|s| ToolToggle {
+            enabled: every || named.iter().any(|n| n.eq_ignore_ascii_case(&s.name)),
+            server: s.name,
+            tool: None,
+        })
+        .collect();
+    for name in named {
+        if !switches
+            .iter()
+            .any(|t| t.server.eq_ignore_ascii_case(&name))
+        {
+            switches.push(ToolToggle {
+                server: name,
+                tool: None,
+                enabled: true,
+            });
+        }
+    }
+    Ok(switches)
 }
 
 pub(crate) async fn run(
@@ -227,136 +231,211 @@ pub(crate) async fn run(
     out: &mut impl Write,
 ) -> Result<(), CliError> {
     match command {
-        ProfileCommand::List { json } => {
-            let profiles = app.list_profiles().await?;
-            if json {
-                return json_out(out, &profiles);
-            }
-            if profiles.is_empty() {
-                writeln!(
-                    out,
-                    "No profiles yet. Make one with: switchboard profile create NAME --system TEXT"
-                )?;
-                return Ok(());
-            }
-            let rows: Vec<[String; 4]> = profiles
-                .iter()
-                .map(|p| {
-                    [
-                        format!("{}{}", p.name, if p.is_default { " (default)" } else { "" }),
-                        model_of(p),
-                        tools_of(p),
-                        first_line(&p.fields.system_prompt),
-                    ]
-                })
-                .collect();
-            write_table(out, ["NAME", "MODEL", "TOOLS", "SYSTEM PROMPT"], &rows)?;
-        }
-        ProfileCommand::Show { name, json } => {
-            let profile = app.profile(&name).await?;
-            if json {
-                return json_out(out, &profile);
-            }
-            show(out, &profile)?;
-        }
+        ProfileCommand::List { json } => list(app, json, out).await,
+        ProfileCommand::Show { name, json } => show(app, name, json, out).await,
         ProfileCommand::Create {
             name,
             fields,
             default,
             json,
-        } => {
-            let fields = fields.apply(app, ProfileFields::default()).await?;
-            let mut made = app.create_profile(&name, fields).await?;
-            if default {
-                app.set_default_profile(Some(&made.id)).await?;
-                made.is_default = true;
-            }
-            done(out, json, &made, "Made")?;
-        }
+        } => create(app, name, fields, default, json, out).await,
         ProfileCommand::Edit {
             name,
             rename,
             fields,
             json,
-        } => {
-            let profile = app.profile(&name).await?;
-            let fields = fields.apply(app, profile.fields).await?;
-            let new_name = rename.unwrap_or(profile.name);
-            let updated = app.update_profile(&profile.id, &new_name, fields).await?;
-            done(out, json, &updated, "Changed")?;
-        }
-        ProfileCommand::Duplicate { name, json } => {
-            let copy = app.duplicate_profile(&name).await?;
-            done(out, json, &copy, "Made")?;
-        }
-        ProfileCommand::Delete { name } => {
-            let profile = app.profile(&name).await?;
-            app.delete_profile(&profile.id).await?;
-            writeln!(out, "Deleted the profile “{}”.", profile.name)?;
-        }
-        ProfileCommand::Default { name, none } => match (name, none) {
-            (Some(name), _) => {
-                let profile = app.profile(&name).await?;
-                app.set_default_profile(Some(&profile.id)).await?;
-                writeln!(out, "New conversations start from “{}”.", profile.name)?;
-            }
-            (None, true) => {
-                app.set_default_profile(None).await?;
-                writeln!(out, "New conversations start from Settings (no profile).")?;
-            }
-            (None, false) => match app.list_profiles().await?.iter().find(|p| p.is_default) {
-                Some(p) => writeln!(out, "{}", p.name)?,
-                None => writeln!(
-                    out,
-                    "No default profile: new conversations start from Settings."
-                )?,
-            },
-        },
-        ProfileCommand::Export { name, out: file } => {
-            let json = app.export_profile(&name).await?;
-            match file {
-                Some(path) => {
-                    std::fs::write(&path, json).map_err(|e| {
-                        CliError::Usage(format!("Cannot write {}: {e}", path.display()))
-                    })?;
-                    crate::cli::terminal::say!("switchboard: wrote {}", path.display());
-                }
-                None => write!(out, "{json}")?,
-            }
-        }
-        ProfileCommand::Import { file, json } => {
-            let imported = app.import_profile_file(file).await?;
-            if json {
-                return json_out(out, &imported);
-            }
-            for note in &imported.notes {
-                crate::cli::terminal::say!("switchboard: {note}");
-            }
-            writeln!(out, "Imported the profile “{}”.", imported.profile.name)?;
-        }
+        } => edit(app, name, rename, fields, json, out).await,
+        ProfileCommand::Duplicate { name, json } => duplicate(app, name, json, out).await,
+        ProfileCommand::Delete { name } => delete(app, name, out).await,
+        ProfileCommand::Default { name, none } => default(app, name, none, out).await,
+        ProfileCommand::Export { name, out: file } => export(app, name, file, out).await,
+        ProfileCommand::Import { file, json } => import(app, file, json, out).await,
         ProfileCommand::Apply {
             conversation,
             name,
             none,
-        } => {
-            let key = name.filter(|_| !none);
-            let updated = app
-                .set_conversation_profile(&conversation, key.as_deref())
-                .await?;
-            match key {
-                Some(_) => {
-                    let profile = app
-                        .profile(updated.profile_id.as_deref().unwrap_or_default())
-                        .await?;
-                    writeln!(
-                        out,
-                        "“{}” follows the profile “{}” from its next message.",
-                        updated.title, profile.name
-                    )?;
-                }
-                None => writeln!(out, "“{}” follows no profile.", updated.title)?,
-            }
+        } => apply(app, conversation, name, none, out).await,
+    }
+}
+
+async fn default(
+    app: &Arc<App>,
+    name: Option<String>,
+    none: bool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    match (name, none) {
+        (Some(name), _) => {
+            let profile = app.profile(&name).await?;
+            app.set_default_profile(Some(&profile.id)).await?;
+            writeln!(out, "New conversations start from “{}”.", profile.name)?;
         }
+        (None, true) => {
+            app.set_default_profile(None).await?;
+            writeln!(out, "New conversations start from Settings (no profile).")?;
+        }
+        (None, false) => match app.list_profiles().await?.iter().find(|p| p.is_default) {
+            Some(p) => writeln!(out, "{}", p.name)?,
+            None => writeln!(
+                out,
+                "No default profile: new conversations start from Settings."
+            )?,
+        },
+    }
+    Ok(())
+}
+
+async fn list(app: &Arc<App>, json: bool, out: &mut impl Write) -> Result<(), CliError> {
+    let profiles = app.list_profiles().await?;
+    if json {
+        return json_out(out, &profiles);
+    }
+    if profiles.is_empty() {
+        writeln!(
+            out,
+            "No profiles yet. Make one with: switchboard profile create NAME --system TEXT"
+        )?;
+        return Ok(());
+    }
+    let rows: Vec<[String; 4]> = profiles
+        .iter()
+        .map(|p| {
+            [
+                format!("{}{}", p.name, if p.is_default { " (default)" } else { "" }),
+                model_of(p),
+                tools_of(p),
+                first_line(&p.fields.system_prompt),
+            ]
+        })
+        .collect();
+    write_table(out, ["NAME", "MODEL", "TOOLS", "SYSTEM PROMPT"], &rows)?;
+    Ok(())
+}
+
+async fn show(
+    app: &Arc<App>,
+    name: String,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let profile = app.profile(&name).await?;
+    if json {
+        return json_out(out, &profile);
+    }
+    write_profile(out, &profile)?;
+    Ok(())
+}
+
+async fn create(
+    app: &Arc<App>,
+    name: String,
+    fields: FieldArgs,
+    default: bool,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let fields = fields.apply(app, ProfileFields::default()).await?;
+    let mut made = app.create_profile(&name, fields).await?;
+    if default {
+        app.set_default_profile(Some(&made.id)).await?;
+        made.is_default = true;
+    }
+    done(out, json, &made, "Made")?;
+    Ok(())
+}
+
+async fn edit(
+    app: &Arc<App>,
+    name: String,
+    rename: Option<String>,
+    fields: FieldArgs,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let profile = app.profile(&name).await?;
+    let fields = fields.apply(app, profile.fields).await?;
+    let new_name = rename.unwrap_or(profile.name);
+    let updated = app.update_profile(&profile.id, &new_name, fields).await?;
+    done(out, json, &updated, "Changed")?;
+    Ok(())
+}
+
+async fn duplicate(
+    app: &Arc<App>,
+    name: String,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let copy = app.duplicate_profile(&name).await?;
+    done(out, json, &copy, "Made")?;
+    Ok(())
+}
+
+async fn delete(app: &Arc<App>, name: String, out: &mut impl Write) -> Result<(), CliError> {
+    let profile = app.profile(&name).await?;
+    app.delete_profile(&profile.id).await?;
+    writeln!(out, "Deleted the profile “{}”.", profile.name)?;
+    Ok(())
+}
+
+async fn export(
+    app: &Arc<App>,
+    name: String,
+    file: Option<std::path::PathBuf>,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let json = app.export_profile(&name).await?;
+    match file {
+        Some(path) => {
+            std::fs::write(&path, json)
+                .map_err(|e| CliError::Usage(format!("Cannot write {}: {e}", path.display())))?;
+            crate::cli::terminal::say!("switchboard: wrote {}", path.display());
+        }
+        None => write!(out, "{json}")?,
+    }
+    Ok(())
+}
+
+async fn import(
+    app: &Arc<App>,
+    file: std::path::PathBuf,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let imported = app.import_profile_file(file).await?;
+    if json {
+        return json_out(out, &imported);
+    }
+    for note in &imported.notes {
+        crate::cli::terminal::say!("switchboard: {note}");
+    }
+    writeln!(out, "Imported the profile “{}”.", imported.profile.name)?;
+    Ok(())
+}
+
+async fn apply(
+    app: &Arc<App>,
+    conversation: String,
+    name: Option<String>,
+    none: bool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let key = name.filter(|_| !none);
+    let updated = app
+        .set_conversation_profile(&conversation, key.as_deref())
+        .await?;
+    match key {
+        Some(_) => {
+            let profile = app
+                .profile(updated.profile_id.as_deref().unwrap_or_default())
+                .await?;
+            writeln!(
+                out,
+                "“{}” follows the profile “{}” from its next message.",
+                updated.title, profile.name
+            )?;
+        }
+        None => writeln!(out, "“{}” follows no profile.", updated.title)?,
     }
     Ok(())
 }
@@ -399,7 +478,7 @@ fn first_line(text: &str) -> String {
     crate::text::one_line(text.lines().next().unwrap_or_default(), 50)
 }
 
-fn show(out: &mut impl Write, p: &Profile) -> Result<(), CliError> {
+fn write_profile(out: &mut impl Write, p: &Profile) -> Result<(), CliError> {
     let limit = |v: Option<u32>| v.map_or_else(|| "Settings'".to_owned(), |n| n.to_string());
     writeln!(
         out,

@@ -16,25 +16,7 @@ use crate::App;
 #[derive(Debug, Subcommand)]
 pub(crate) enum ProviderCommand {
     /// Add a provider.
-    Add {
-        /// A name for it, such as "OpenAI" or "Local Ollama".
-        name: String,
-        /// What kind of API it speaks.
-        #[arg(long, value_enum, required_unless_present = "preset")]
-        kind: Option<ProviderKind>,
-        /// A known host (openai, groq, lm_studio, llama_cpp, vllm, …): sets the kind and address.
-        #[arg(long, conflicts_with = "kind", value_parser = preset_id)]
-        preset: Option<&'static Preset>,
-        /// Where it listens; defaults to the preset's or kind's usual address.
-        #[arg(long)]
-        base_url: Option<String>,
-        /// The model to use unless a conversation picks another.
-        #[arg(long)]
-        model: Option<String>,
-        /// Read the API key from this environment variable (once) and store it in the keychain.
-        #[arg(long, value_name = "VAR")]
-        key_from_env: Option<String>,
-    },
+    Add(AddArgs),
     /// List providers.
     List {
         /// Print JSON instead of a table.
@@ -55,20 +37,7 @@ pub(crate) enum ProviderCommand {
     },
     /// Set what a model costs, in dollars per million tokens (`--input` and `--output`
     /// together, `--cached` for cached input), `--none` to forget it; with neither, show it.
-    Price {
-        name: String,
-        model: String,
-        #[arg(long, value_name = "USD", value_parser = NonEmptyStringValueParser::new(), requires = "output", conflicts_with = "none")]
-        input: Option<String>,
-        #[arg(long, value_name = "USD", value_parser = NonEmptyStringValueParser::new(), requires = "input")]
-        output: Option<String>,
-        #[arg(long, value_name = "USD", value_parser = NonEmptyStringValueParser::new(), requires = "input")]
-        cached: Option<String>,
-        #[arg(long)]
-        none: bool,
-        #[arg(long)]
-        json: bool,
-    },
+    Price(PriceArgs),
     /// Every model with a price: yours, or what its provider's model list says.
     Prices {
         #[arg(long)]
@@ -101,6 +70,45 @@ pub(crate) enum ProviderCommand {
     },
 }
 
+/// The arguments of `add`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct AddArgs {
+    /// A name for it, such as "OpenAI" or "Local Ollama".
+    name: String,
+    /// What kind of API it speaks.
+    #[arg(long, value_enum, required_unless_present = "preset")]
+    kind: Option<ProviderKind>,
+    /// A known host (openai, groq, lm_studio, llama_cpp, vllm, …): sets the kind and address.
+    #[arg(long, conflicts_with = "kind", value_parser = preset_id)]
+    preset: Option<&'static Preset>,
+    /// Where it listens; defaults to the preset's or kind's usual address.
+    #[arg(long)]
+    base_url: Option<String>,
+    /// The model to use unless a conversation picks another.
+    #[arg(long)]
+    model: Option<String>,
+    /// Read the API key from this environment variable (once) and store it in the keychain.
+    #[arg(long, value_name = "VAR")]
+    key_from_env: Option<String>,
+}
+
+/// The arguments of `price`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct PriceArgs {
+    name: String,
+    model: String,
+    #[arg(long, value_name = "USD", value_parser = NonEmptyStringValueParser::new(), requires = "output", conflicts_with = "none")]
+    input: Option<String>,
+    #[arg(long, value_name = "USD", value_parser = NonEmptyStringValueParser::new(), requires = "input")]
+    output: Option<String>,
+    #[arg(long, value_name = "USD", value_parser = NonEmptyStringValueParser::new(), requires = "input")]
+    cached: Option<String>,
+    #[arg(long)]
+    none: bool,
+    #[arg(long)]
+    json: bool,
+}
+
 fn preset_id(id: &str) -> Result<&'static Preset, String> {
     preset_by_id(id).ok_or_else(|| {
         let known: Vec<&str> = PRESETS.iter().map(|p| p.id).collect();
@@ -114,229 +122,272 @@ pub(crate) async fn run(
     out: &mut impl Write,
 ) -> Result<(), CliError> {
     match command {
-        ProviderCommand::Add {
-            name,
-            kind,
-            preset,
-            base_url,
-            model,
-            key_from_env,
-        } => {
-            let kind = match (kind, preset) {
-                (Some(kind), _) => kind,
-                (None, Some(p)) => p.kind,
-                (None, None) => unreachable!("clap requires --kind or --preset"),
-            };
-            let base_url = base_url.or_else(|| {
-                preset
-                    .filter(|p| !p.base_url.is_empty())
-                    .map(|p| p.base_url.to_owned())
-            });
-            let api_key = match key_from_env {
-                None => None,
-                Some(var) => Some(read_key(&var)?),
-            };
-            let provider = app
-                .add_provider(NewProvider {
-                    name,
-                    kind: Some(kind.as_str().to_owned()),
-                    base_url,
-                    default_model: model,
-                    api_key,
-                })
-                .await?;
-            writeln!(
-                out,
-                "Added provider “{}” ({}, {}){}.",
-                provider.name,
-                kind.info().label,
-                provider.base_url,
-                if provider.has_key {
-                    "; its key is in the OS keychain"
-                } else {
-                    ""
-                }
-            )?;
-        }
-        ProviderCommand::List { json } => {
-            let providers = app.list_providers().await?;
-            let keychain = app.keychain_status().await;
-            if !keychain.available && !providers.is_empty() {
-                super::terminal::say!(
-                    "switchboard: {} — the KEY column cannot be checked.",
-                    keychain.message
-                );
-            }
-            if json {
-                serde_json::to_writer_pretty(&mut *out, &providers)
-                    .map_err(|e| CliError::Output(e.to_string()))?;
-                writeln!(out)?;
-            } else if providers.is_empty() {
-                writeln!(
-                    out,
-                    "No providers yet. Add one with: switchboard provider add NAME --kind KIND"
-                )?;
-            } else {
-                let rows: Vec<[String; 5]> = providers
-                    .iter()
-                    .map(|p| {
-                        [
-                            p.name.clone(),
-                            p.kind.as_str().to_owned(),
-                            p.base_url.clone(),
-                            p.default_model.clone().unwrap_or_else(|| "-".into()),
-                            if p.has_key { "stored" } else { "none" }.to_owned(),
-                        ]
-                    })
-                    .collect();
-                write_table(out, ["NAME", "KIND", "BASE URL", "MODEL", "KEY"], &rows)?;
-            }
-        }
-        ProviderCommand::Remove { name } => {
-            app.remove_provider(&name).await?;
-            writeln!(out, "Removed provider “{}” and its key.", name.trim())?;
-        }
-        ProviderCommand::Price {
-            name,
-            model,
-            input,
-            output,
-            cached,
-            none,
-            json,
-        } => {
-            let now = match (input.is_some() || output.is_some(), none) {
-                (true, _) => {
-                    // Read as the window's form reads it; a refusal names the flag and value.
-                    let typed = (input.as_deref(), output.as_deref(), cached.as_deref());
-                    let price = price::typed(typed.0, typed.1, typed.2).map_err(|e| {
-                        let given = match e.field() {
-                            "input" => typed.0,
-                            "output" => typed.1,
-                            _ => typed.2,
-                        };
-                        CliError::Usage(format!("--{} {}: {e}", e.field(), given.unwrap_or("")))
-                    })?;
-                    app.set_model_price(&name, &model, price).await?
-                }
-                (false, true) => app.set_model_price(&name, &model, None).await?,
-                (false, false) => app.model_price(&name, &model).await?,
-            };
-            if json {
-                return json_out(out, &now);
-            }
-            match now {
-                Some(p) => writeln!(out, "{}", price_line(&p))?,
-                None => writeln!(
-                    out,
-                    "“{}” of “{}” has no price: its answers show tokens only.",
-                    model.trim(),
-                    name.trim()
-                )?,
-            }
-        }
-        ProviderCommand::Prices { json } => {
-            let prices = app.prices().await?;
-            if json {
-                return json_out(out, &prices);
-            }
-            if prices.is_empty() {
-                writeln!(out, "No model has a price yet.")?;
-            }
-            for p in &prices {
-                writeln!(out, "{}", price_line(p))?;
-            }
-        }
+        ProviderCommand::Add(args) => add(app, args, out).await,
+        ProviderCommand::List { json } => list(app, json, out).await,
+        ProviderCommand::Remove { name } => remove(app, name, out).await,
+        ProviderCommand::Price(args) => price(app, args, out).await,
+        ProviderCommand::Prices { json } => prices(app, json, out).await,
         ProviderCommand::Window {
             name,
             model,
             tokens,
             forget,
             json,
-        } => {
-            let now = match (tokens, forget) {
-                (Some(tokens), _) => app.set_model_window(&name, &model, Some(tokens)).await?,
-                (None, true) => app.set_model_window(&name, &model, None).await?,
-                (None, false) => app.model_window(&name, &model).await?,
-            };
-            if json {
-                return json_out(out, &now);
-            }
-            match now {
-                Some(w) => writeln!(out, "{}", window_line(&w))?,
-                None => writeln!(
-                    out,
-                    "The window of “{}” of “{}” is not known yet: set it with `switchboard provider \
-                     window {} {} TOKENS`, or it is learned the first time the provider refuses a \
-                     request over it.",
-                    model.trim(),
-                    name.trim(),
-                    shell_word(name.trim()),
-                    shell_word(model.trim())
-                )?,
-            }
-        }
-        ProviderCommand::Windows { json } => {
-            let windows = app.model_windows().await?;
-            if json {
-                return json_out(out, &windows);
-            }
-            if windows.is_empty() {
-                writeln!(out, "No model's window is recorded yet.")?;
-            }
-            for w in &windows {
-                writeln!(out, "{}", window_line(w))?;
-            }
-        }
+        } => window(app, name, model, tokens, forget, json, out).await,
+        ProviderCommand::Windows { json } => windows(app, json, out).await,
         ProviderCommand::Images { name, model, takes } => {
-            let takes = match takes.as_str() {
-                "on" => Some(true),
-                "off" => Some(false),
-                _ => None,
-            };
-            app.set_model_takes_images(&name, &model, takes).await?;
-            let now = app.model_media(&name, &model).await?;
-            writeln!(
-                out,
-                "“{}” of “{}” {} images{}.",
-                model.trim(),
-                name.trim(),
-                if now.images.is_some() {
-                    "takes"
-                } else {
-                    "does not take"
-                },
-                if takes.is_none() {
-                    " (as its family is known to)"
-                } else {
-                    ""
-                }
-            )?;
+            images(app, name, model, takes, out).await
         }
-        ProviderCommand::Test { name } => {
-            let report = app.test_provider(&name).await?;
-            writeln!(out, "{}", report.message)?;
-            for model in report.models.iter().take(10) {
-                writeln!(out, "  {}", model.id)?;
-            }
-            if report.models.len() > 10 {
-                writeln!(out, "  … and {} more", report.models.len() - 10)?;
-            }
-            if !report.ok {
-                return Err(CliError::Failed);
-            }
+        ProviderCommand::Test { name } => test(app, name, out).await,
+        ProviderCommand::Models { name, json } => models(app, name, json, out).await,
+    }
+}
+
+async fn add(app: &App, args: AddArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let AddArgs {
+        name,
+        kind,
+        preset,
+        base_url,
+        model,
+        key_from_env,
+    } = args;
+    let kind = match (kind, preset) {
+        (Some(kind), _) => kind,
+        (None, Some(p)) => p.kind,
+        (None, None) => unreachable!("clap requires --kind or --preset"),
+    };
+    let base_url = base_url.or_else(|| {
+        preset
+            .filter(|p| !p.base_url.is_empty())
+            .map(|p| p.base_url.to_owned())
+    });
+    let api_key = match key_from_env {
+        None => None,
+        Some(var) => Some(read_key(&var)?),
+    };
+    let provider = app
+        .add_provider(NewProvider {
+            name,
+            kind: Some(kind.as_str().to_owned()),
+            base_url,
+            default_model: model,
+            api_key,
+        })
+        .await?;
+    writeln!(
+        out,
+        "Added provider “{}” ({}, {}){}.",
+        provider.name,
+        kind.info().label,
+        provider.base_url,
+        if provider.has_key {
+            "; its key is in the OS keychain"
+        } else {
+            ""
         }
-        ProviderCommand::Models { name, json } => {
-            let models = app.list_models(&name).await?;
-            if json {
-                serde_json::to_writer_pretty(&mut *out, &models)
-                    .map_err(|e| CliError::Output(e.to_string()))?;
-                writeln!(out)?;
-            } else {
-                for model in models {
-                    writeln!(out, "{}", model.id)?;
-                }
-            }
+    )?;
+    Ok(())
+}
+
+async fn list(app: &App, json: bool, out: &mut impl Write) -> Result<(), CliError> {
+    let providers = app.list_providers().await?;
+    let keychain = app.keychain_status().await;
+    if !keychain.available && !providers.is_empty() {
+        super::terminal::say!(
+            "switchboard: {} — the KEY column cannot be checked.",
+            keychain.message
+        );
+    }
+    if json {
+        json_out(out, &providers)?;
+    } else if providers.is_empty() {
+        writeln!(
+            out,
+            "No providers yet. Add one with: switchboard provider add NAME --kind KIND"
+        )?;
+    } else {
+        let rows: Vec<[String; 5]> = providers
+            .iter()
+            .map(|p| {
+                [
+                    p.name.clone(),
+                    p.kind.as_str().to_owned(),
+                    p.base_url.clone(),
+                    p.default_model.clone().unwrap_or_else(|| "-".into()),
+                    if p.has_key { "stored" } else { "none" }.to_owned(),
+                ]
+            })
+            .collect();
+        write_table(out, ["NAME", "KIND", "BASE URL", "MODEL", "KEY"], &rows)?;
+    }
+    Ok(())
+}
+
+async fn remove(app: &App, name: String, out: &mut impl Write) -> Result<(), CliError> {
+    app.remove_provider(&name).await?;
+    writeln!(out, "Removed provider “{}” and its key.", name.trim())?;
+    Ok(())
+}
+
+async fn price(app: &App, args: PriceArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let PriceArgs {
+        name,
+        model,
+        input,
+        output,
+        cached,
+        none,
+        json,
+    } = args;
+    let now = match (input.is_some() || output.is_some(), none) {
+        (true, _) => {
+            // Read as the window's form reads it; a refusal names the flag and value.
+            let typed = (input.as_deref(), output.as_deref(), cached.as_deref());
+            let price = price::typed(typed.0, typed.1, typed.2).map_err(|e| {
+                let given = match e.field() {
+                    "input" => typed.0,
+                    "output" => typed.1,
+                    _ => typed.2,
+                };
+                CliError::Usage(format!("--{} {}: {e}", e.field(), given.unwrap_or("")))
+            })?;
+            app.set_model_price(&name, &model, price).await?
+        }
+        (false, true) => app.set_model_price(&name, &model, None).await?,
+        (false, false) => app.model_price(&name, &model).await?,
+    };
+    if json {
+        return json_out(out, &now);
+    }
+    match now {
+        Some(p) => writeln!(out, "{}", price_line(&p))?,
+        None => writeln!(
+            out,
+            "“{}” of “{}” has no price: its answers show tokens only.",
+            model.trim(),
+            name.trim()
+        )?,
+    }
+    Ok(())
+}
+
+async fn prices(app: &App, json: bool, out: &mut impl Write) -> Result<(), CliError> {
+    let prices = app.prices().await?;
+    if json {
+        return json_out(out, &prices);
+    }
+    if prices.is_empty() {
+        writeln!(out, "No model has a price yet.")?;
+    }
+    for p in &prices {
+        writeln!(out, "{}", price_line(p))?;
+    }
+    Ok(())
+}
+
+async fn window(
+    app: &App,
+    name: String,
+    model: String,
+    tokens: Option<u64>,
+    forget: bool,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let now = match (tokens, forget) {
+        (Some(tokens), _) => app.set_model_window(&name, &model, Some(tokens)).await?,
+        (None, true) => app.set_model_window(&name, &model, None).await?,
+        (None, false) => app.model_window(&name, &model).await?,
+    };
+    if json {
+        return json_out(out, &now);
+    }
+    match now {
+        Some(w) => writeln!(out, "{}", window_line(&w))?,
+        None => writeln!(
+            out,
+            "The window of “{}” of “{}” is not known yet: set it with `switchboard provider \
+                 window {} {} TOKENS`, or it is learned the first time the provider refuses a \
+                 request over it.",
+            model.trim(),
+            name.trim(),
+            shell_word(name.trim()),
+            shell_word(model.trim())
+        )?,
+    }
+    Ok(())
+}
+
+async fn windows(app: &App, json: bool, out: &mut impl Write) -> Result<(), CliError> {
+    let windows = app.model_windows().await?;
+    if json {
+        return json_out(out, &windows);
+    }
+    if windows.is_empty() {
+        writeln!(out, "No model's window is recorded yet.")?;
+    }
+    for w in &windows {
+        writeln!(out, "{}", window_line(w))?;
+    }
+    Ok(())
+}
+
+async fn images(
+    app: &App,
+    name: String,
+    model: String,
+    takes: String,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let takes = match takes.as_str() {
+        "on" => Some(true),
+        "off" => Some(false),
+        _ => None,
+    };
+    app.set_model_takes_images(&name, &model, takes).await?;
+    let now = app.model_media(&name, &model).await?;
+    writeln!(
+        out,
+        "“{}” of “{}” {} images{}.",
+        model.trim(),
+        name.trim(),
+        if now.images.is_some() {
+            "takes"
+        } else {
+            "does not take"
+        },
+        if takes.is_none() {
+            " (as its family is known to)"
+        } else {
+            ""
+        }
+    )?;
+    Ok(())
+}
+
+async fn test(app: &App, name: String, out: &mut impl Write) -> Result<(), CliError> {
+    let report = app.test_provider(&name).await?;
+    writeln!(out, "{}", report.message)?;
+    for model in report.models.iter().take(10) {
+        writeln!(out, "  {}", model.id)?;
+    }
+    if report.models.len() > 10 {
+        writeln!(out, "  … and {} more", report.models.len() - 10)?;
+    }
+    if !report.ok {
+        return Err(CliError::Failed);
+    }
+    Ok(())
+}
+
+async fn models(app: &App, name: String, json: bool, out: &mut impl Write) -> Result<(), CliError> {
+    let models = app.list_models(&name).await?;
+    if json {
+        json_out(out, &models)?;
+    } else {
+        for model in models {
+            writeln!(out, "{}", model.id)?;
         }
     }
     Ok(())

@@ -127,12 +127,12 @@ case "${1:-}" in
     unset SWITCHBOARD_SKIP_PEERS
     cargo test -p switchboard-core --quiet
     say "the official MCP client conformance suite (what MCP 2025-11-25 and 2026-07-28 require) against our host"
-    cargo build -p switchboard-core --example conformance_client --quiet
+    cargo build -p switchboard-core --example conformance_client --example ipc_serve --quiet
     bash tests/conformance/run.sh "$CARGO_TARGET_DIR/debug/examples/conformance_client"
     say "app crate tests"
     cargo test -p switchboard --quiet
-    say "UI unit tests"
-    (cd ui && npm test --silent)
+    say "UI unit tests (those of the window run against the real core, through ipc_serve)"
+    (cd ui && SWITCHBOARD_IPC_SERVE="$CARGO_TARGET_DIR/debug/examples/ipc_serve" npm test --silent)
     say "end-to-end tests in a real window"
     cargo build --bin switchboard --quiet
     SWITCHBOARD_BIN="$CARGO_TARGET_DIR/debug/switchboard" bash tests/e2e/run.sh

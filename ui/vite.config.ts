@@ -21,5 +21,7 @@ export default defineConfig({
     environment: "jsdom",
     include: ["tests/**/*.test.ts"],
     setupFiles: ["tests/setup.ts"],
+    // The core's test server, for the tests that run the window against the real core.
+    globalSetup: ["tests/global-backend.ts"],
   },
 });

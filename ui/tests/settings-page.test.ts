@@ -1,17 +1,26 @@
-// The Settings page against an in-memory backend.
+// The Settings page against the real core: its defaults, its checks and what it keeps.
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
-import { screen, waitFor, within } from "@testing-library/svelte";
-import type { FakeBackend } from "./fake-backend";
-import { installFakeBackend, renderApp } from "./render-app";
+import { screen } from "@testing-library/svelte";
+import * as ipc from "../src/lib/ipc";
+import type { Settings } from "../src/lib/types";
+import { installRealBackend, type RealBackend } from "./real-backend";
+import { renderApp } from "./render-app";
 
-let backend: FakeBackend;
+let backend: RealBackend;
+let defaults: Settings;
 
-beforeEach(() => {
-  backend = installFakeBackend();
+beforeEach(async () => {
+  backend = await installRealBackend();
+  defaults = await backend.seed(() => ipc.getSettings());
 });
+
+/** A provider called `name`, as the Providers page adds one. */
+function addProvider(name: string) {
+  return backend.seed(() => ipc.addProvider({ name, kind: "openai", base_url: null, default_model: null, api_key: "sk-test" }));
+}
 
 async function openSettings() {
   const { app, user } = await renderApp();
@@ -52,8 +61,8 @@ describe("settings", () => {
   });
 
   it("shows the run time limit in minutes and the saved values", async () => {
-    backend.addProviderRecord("Work");
-    backend.settings = { ...backend.settings, default_provider: "Work", run_time_limit_secs: 1800, max_rounds: 7 };
+    await addProvider("Work");
+    await backend.seed(() => ipc.updateSettings({ ...defaults, default_provider: "Work", run_time_limit_secs: 1800, max_rounds: 7 }));
     const { field } = await openSettings();
     expect(field("theme").value).toBe("system");
     expect([...(field("theme") as HTMLSelectElement).options].map((o) => o.value)).toEqual(["light", "dark", "system"]);
@@ -64,7 +73,7 @@ describe("settings", () => {
   });
 
   it("saves minutes as seconds, applies the theme and says Saved", async () => {
-    backend.addProviderRecord("Work");
+    await addProvider("Work");
     const { user, field } = await openSettings();
     await user.selectOptions(field("theme"), "dark");
     await user.selectOptions(field("default_provider"), "Work");
@@ -74,7 +83,7 @@ describe("settings", () => {
     expect((field("describe_calls") as HTMLInputElement).checked).toBe(false);
     await user.click(field("describe_calls"));
     const prompt = screen.getByTestId("settings-system-prompt") as HTMLTextAreaElement;
-    expect(prompt.value).toBe("You can use tools when they help with the task.");
+    expect(prompt.value).toBe(defaults.default_system_prompt);
     await user.type(prompt, " Answer briefly.");
     await user.click(screen.getByTestId("settings-save"));
 
@@ -88,7 +97,7 @@ describe("settings", () => {
         tool_timeout_secs: 60,
         run_time_limit_secs: 2700,
         describe_calls: true,
-        default_system_prompt: "You can use tools when they help with the task. Answer briefly.",
+        default_system_prompt: `${defaults.default_system_prompt} Answer briefly.`,
         mcp_registry: "https://registry.modelcontextprotocol.io",
       },
     });
@@ -114,7 +123,7 @@ describe("settings", () => {
   });
 
   it("shows a server error on run_time_limit_secs beside the minutes field", async () => {
-    backend.failures.set("update_settings", {
+    backend.failNext("update_settings", {
       kind: "invalid_input",
       message: "The run time limit is out of range.",
       field: "run_time_limit_secs",
@@ -125,65 +134,5 @@ describe("settings", () => {
       "The run time limit is out of range.",
     );
     expect(screen.queryByTestId("settings-saved")).toBeNull();
-  });
-
-  it("lists every standing approval and revokes one in one click", async () => {
-    const chat = backend.addConversation("Trip planning");
-    backend.standingApprovals = [
-      { server: "fs", tool: "read_file", display_name: "fs · Read File", conversation_id: null, conversation_title: null, created_at: 1_700_000_000_000 },
-      { server: "time", tool: "get_current_time", display_name: "time · Get Current Time", conversation_id: chat.id, conversation_title: "Trip planning", created_at: 1_700_000_000_001 },
-    ];
-    const { user } = await openSettings();
-    const list = screen.getByTestId("standing-approvals");
-    await waitFor(() => expect(within(list).getAllByTestId("approval-item")).toHaveLength(2));
-    const [always, one] = within(list).getAllByTestId("approval-item");
-    expect(always.textContent).toContain("fs · Read File");
-    expect(always.textContent).toContain("in every conversation");
-    expect(one.textContent).toContain("time · Get Current Time");
-    expect(one.textContent).toContain("in “Trip planning” only");
-
-    await user.click(within(one).getByTestId("approval-revoke"));
-    expect(backend.callsTo("revoke_tool_approval")[0].args).toEqual({ server: "time", tool: "get_current_time", conversationId: chat.id });
-    await waitFor(() => expect(within(list).getAllByTestId("approval-item")).toHaveLength(1));
-    await user.click(within(list).getByTestId("approval-revoke"));
-    expect(await within(list).findByTestId("approvals-empty")).toBeTruthy();
-  });
-
-  it("adds a tool of a running server for every conversation only after Rust's dialog says yes", async () => {
-    backend.mcpServers = [
-      { name: "fs", transport: "stdio", command_line: "uvx fs", edit_text: "uvx fs", roots: [], disabled: false, approved: true, error: null, state: { state: "running", pid: 7, tools: 3, apps: [] }, resolved: "/usr/bin/fs", log_file: "/logs/fs.log", held_back: [] },
-      { name: "off", transport: "stdio", command_line: "uvx off", edit_text: "uvx off", roots: [], disabled: true, approved: true, error: null, state: { state: "stopped" }, resolved: "/usr/bin/off", log_file: "/logs/off.log", held_back: [] },
-    ];
-    backend.mcpTools = {
-      fs: [
-        { tool: "read_file", wire_name: "fs__read_file", display_name: "Fs · Read File", offered: true, status: "pinned" },
-        { tool: "write_file", wire_name: "fs__write_file", display_name: "Fs · Write File", offered: false, status: "changed", diff: "-a\n+b" },
-        { tool: "list_dir", wire_name: "fs__list_dir", display_name: "Fs · List Dir", offered: true, status: "pinned" },
-      ],
-    };
-    const { user } = await openSettings();
-    const form = screen.getByTestId("approval-add");
-    const serverSelect = within(form).getByTestId("approval-add-server") as HTMLSelectElement;
-    expect([...serverSelect.options].map((o) => o.value)).toEqual(["fs"]);
-    const toolSelect = within(form).getByTestId("approval-add-tool") as HTMLSelectElement;
-    // A tool held back is not offered here.
-    await waitFor(() => expect([...toolSelect.options].map((o) => o.value)).toEqual(["", "read_file", "list_dir"]));
-
-    // The person says no in Rust's dialog: nothing is added, and the page says so.
-    backend.allowanceAnswer = false;
-    await user.selectOptions(toolSelect, "read_file");
-    await user.click(within(form).getByTestId("approval-add-submit"));
-    expect(await within(form).findByTestId("approval-add-declined")).toBeTruthy();
-    expect(backend.standingApprovals).toEqual([]);
-
-    backend.allowanceAnswer = true;
-    await user.click(within(form).getByTestId("approval-add-submit"));
-    expect(backend.callsTo("allow_tool_always").at(-1)?.args).toEqual({ server: "fs", tool: "read_file" });
-    const list = screen.getByTestId("standing-approvals");
-    await waitFor(() => expect(within(list).getAllByTestId("approval-item")).toHaveLength(1));
-    expect(within(list).getByTestId("approval-item").textContent).toContain("in every conversation");
-    // What is allowed everywhere already is not offered again.
-    await waitFor(() => expect([...toolSelect.options].map((o) => o.value)).toEqual(["", "list_dir"]));
-    expect(within(form).queryByTestId("approval-add-declined")).toBeNull();
   });
 });

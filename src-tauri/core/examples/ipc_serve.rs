@@ -1,0 +1,296 @@
+//! The window's commands served to the UI's tests: the same `ipc` dispatch the desktop shell
+//! runs, over newline-delimited JSON on a TCP port of 127.0.0.1 (bound to port 0; the port is
+//! printed as `ipc_serve: listening on 127.0.0.1:PORT`). Each connection is a session of its
+//! own: a real [`App`] over a fresh temporary home, with keys in memory and a scripted host
+//! standing in for the person at the native dialogs.
+//!
+//! ```text
+//! → {"id":1,"cmd":"list_conversations","args":{}}
+//! ← {"id":1,"ok":[…]}                      or {"id":1,"err":{"kind":…,"message":…,"field":…}}
+//! ← {"channel":3,"message":{…}}            what a command sends on the page's Channel 3
+//! → {"id":2,"host":{"confirm":false}}      what the person answers from now on
+//! → {"id":3,"asked":true}                  ← every question the dialogs were asked so far
+//! ```
+//!
+//! The process ends when its standard input closes (the test runner that started it went).
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use switchboard_core::app::DropEvent;
+use switchboard_core::ipc::{self, Cx, Host, RawSink, Sink};
+use switchboard_core::policy::confirm::{Allowance, Confirm, ServerApprovalRequest, ToolChange};
+use switchboard_core::providers::HttpOptions;
+use switchboard_core::secrets::MemoryStore;
+use switchboard_core::settings::MemorySettings;
+use switchboard_core::store::OpenCheck;
+use switchboard_core::updates::{UpdateError, UpdateProgress, UpdateStatus};
+use switchboard_core::{App, AppConfig, AppPaths, CoreError, IpcError};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::mpsc;
+
+#[tokio::main]
+async fn main() -> std::io::Result<()> {
+    let listener = TcpListener::bind("127.0.0.1:0").await?;
+    println!("ipc_serve: listening on {}", listener.local_addr()?);
+    std::thread::spawn(|| {
+        let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
+        std::process::exit(0);
+    });
+    loop {
+        let (socket, _) = listener.accept().await?;
+        tokio::spawn(async move {
+            if let Err(e) = session(socket).await {
+                eprintln!("ipc_serve: a session ended: {e}");
+            }
+        });
+    }
+}
+
+/// What the person does at the native dialogs, as the test says.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct Script {
+    /// Every yes-or-no question.
+    confirm: bool,
+    /// The file a save or open dialog picks (`null`: closed).
+    file: Option<PathBuf>,
+    /// The files the several-files dialog picks.
+    files: Vec<PathBuf>,
+    /// The folder the folder dialog picks (`null`: closed).
+    folder: Option<PathBuf>,
+}
+
+impl Default for Script {
+    fn default() -> Self {
+        Self {
+            confirm: true,
+            file: None,
+            files: Vec::new(),
+            folder: None,
+        }
+    }
+}
+
+/// One session's host: the scripted person, the connection's channels, what was asked.
+struct ScriptedHost {
+    script: Mutex<Script>,
+    asked: Arc<Mutex<Vec<Value>>>,
+    out: mpsc::UnboundedSender<String>,
+    drops: Mutex<Option<Sink<DropEvent>>>,
+}
+
+impl ScriptedHost {
+    fn script(&self) -> Script {
+        self.script
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn ask(&self, dialog: &str, title: String, message: String) -> Script {
+        self.asked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(json!({"dialog": dialog, "title": title, "message": message}));
+        self.script()
+    }
+}
+
+/// The scripted person's yes or no, each question recorded.
+struct ScriptedConfirm(Arc<ScriptedHost>);
+
+#[async_trait::async_trait]
+impl Confirm for ScriptedConfirm {
+    async fn approve_server(&self, request: &ServerApprovalRequest) -> bool {
+        let title = format!("Start the MCP server “{}”?", request.server);
+        self.0
+            .ask("approve_server", title, request.command_line.clone())
+            .confirm
+    }
+
+    async fn accept_tool(&self, change: &ToolChange) -> bool {
+        self.0
+            .ask("accept_tool", change.title(), change.message())
+            .confirm
+    }
+
+    async fn allow(&self, allowance: &Allowance) -> bool {
+        self.0
+            .ask("allow", allowance.title(), allowance.message())
+            .confirm
+    }
+}
+
+/// The host the commands see: a handle on the session's [`ScriptedHost`].
+struct HostOf(Arc<ScriptedHost>);
+
+#[async_trait::async_trait]
+impl Host for HostOf {
+    fn version(&self) -> &'static str {
+        env!("CARGO_PKG_VERSION")
+    }
+
+    fn confirm(&self) -> Arc<dyn Confirm> {
+        Arc::new(ScriptedConfirm(Arc::clone(&self.0)))
+    }
+
+    fn channel(&self, id: &str) -> Option<RawSink> {
+        let n: u64 = id.strip_prefix("__CHANNEL__:")?.parse().ok()?;
+        let out = self.0.out.clone();
+        Some(Arc::new(move |message| {
+            out.send(format!("{{\"channel\":{n},\"message\":{message}}}"))
+                .is_ok()
+        }))
+    }
+
+    fn open_url(&self, url: &str) -> std::io::Result<()> {
+        self.0.ask("open_url", url.to_owned(), String::new());
+        Ok(())
+    }
+
+    async fn choose_file(
+        &self,
+        title: &str,
+        save: Option<&str>,
+        _filter: (&str, &str),
+    ) -> Option<PathBuf> {
+        let suggested = save.unwrap_or_default().to_owned();
+        let file = self
+            .0
+            .ask("choose_file", title.to_owned(), suggested)
+            .file?;
+        Some(match save {
+            Some(name) if file.is_dir() => file.join(name),
+            _ => file,
+        })
+    }
+
+    async fn choose_files(&self, title: &str) -> Vec<PathBuf> {
+        self.0
+            .ask("choose_files", title.to_owned(), String::new())
+            .files
+    }
+
+    async fn choose_folder(&self, title: &str) -> Option<PathBuf> {
+        self.0
+            .ask("choose_folder", title.to_owned(), String::new())
+            .folder
+    }
+
+    fn listen_for_drops(&self, sink: Sink<DropEvent>) {
+        *self.0.drops.lock().unwrap_or_else(PoisonError::into_inner) = Some(sink);
+    }
+
+    async fn check_for_update(&self) -> Result<UpdateStatus, IpcError> {
+        Ok(UpdateStatus::NotConfigured {
+            current: self.version().to_owned(),
+        })
+    }
+
+    async fn install_update(&self, _progress: Sink<UpdateProgress>) -> Result<String, IpcError> {
+        Err(CoreError::from(UpdateError::NothingChecked).into())
+    }
+
+    fn restart(&self) {
+        self.0.ask("restart", String::new(), String::new());
+    }
+}
+
+/// One connection: a fresh app over a temporary home, until the test closes it.
+async fn session(socket: TcpStream) -> std::io::Result<()> {
+    let home = tempfile::tempdir()?;
+    let app = App::open(AppConfig {
+        paths: AppPaths::under_home(home.path().to_path_buf()),
+        secrets: Arc::new(MemoryStore::new()),
+        settings: Arc::new(MemorySettings::default()),
+        shows_forms: true,
+        pid_file: Some(home.path().join("servers.pids")),
+        check: OpenCheck::Pages,
+        http: HttpOptions::default(),
+    })
+    .await;
+    let (read, mut write) = socket.into_split();
+    let (out, mut outgoing) = mpsc::unbounded_channel::<String>();
+    let writer = tokio::spawn(async move {
+        while let Some(mut line) = outgoing.recv().await {
+            line.push('\n');
+            if write.write_all(line.as_bytes()).await.is_err() {
+                break;
+            }
+        }
+    });
+    let host = Arc::new(ScriptedHost {
+        script: Mutex::default(),
+        asked: Arc::default(),
+        out: out.clone(),
+        drops: Mutex::default(),
+    });
+    let mut lines = BufReader::new(read).lines();
+    while let Some(line) = lines.next_line().await? {
+        let Ok(request) = serde_json::from_str::<Value>(&line) else {
+            eprintln!("ipc_serve: not JSON: {line}");
+            continue;
+        };
+        let id = request.get("id").cloned().unwrap_or(Value::Null);
+        if let Some(script) = request.get("host") {
+            let mut now = host.script();
+            merge(&mut now, script);
+            *host.script.lock().unwrap_or_else(PoisonError::into_inner) = now;
+            let _ = out.send(json!({"id": id, "ok": null}).to_string());
+        } else if request.get("asked").is_some() {
+            let asked = host
+                .asked
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone();
+            let _ = out.send(json!({"id": id, "ok": asked}).to_string());
+        } else {
+            let name = request["cmd"].as_str().unwrap_or_default().to_owned();
+            let args = request.get("args").cloned().unwrap_or(Value::Null);
+            let cx = Cx {
+                app: Arc::clone(&app),
+                host: Arc::new(HostOf(Arc::clone(&host))),
+                window: "main".to_owned(),
+            };
+            let out = out.clone();
+            tokio::spawn(async move {
+                let answer = match ipc::find(&name) {
+                    Some(command) => command.run(cx, args).await,
+                    None => Err(IpcError {
+                        kind: switchboard_core::ErrorKind::NotFound,
+                        message: format!("command {name} not found"),
+                        field: None,
+                    }),
+                };
+                let line = match answer {
+                    Ok(text) => format!("{{\"id\":{id},\"ok\":{text}}}"),
+                    Err(e) => json!({"id": id, "err": e}).to_string(),
+                };
+                let _ = out.send(line);
+            });
+        }
+    }
+    app.shutdown(Duration::from_secs(2)).await;
+    drop(out);
+    drop(host);
+    let _ = writer.await;
+    Ok(())
+}
+
+/// The script with what `given` sets (the fields it names; the others stay).
+fn merge(script: &mut Script, given: &Value) {
+    let mut now = serde_json::to_value(&*script).unwrap_or_default();
+    if let (Value::Object(now), Value::Object(given)) = (&mut now, given) {
+        for (key, value) in given {
+            now.insert(key.clone(), value.clone());
+        }
+    }
+    if let Ok(merged) = serde_json::from_value(now) {
+        *script = merged;
+    }
+}

@@ -1,0 +1,156 @@
+// The real core behind the window in a test: the mocked `invoke` is forwarded to the core's test
+// server (`ipc_serve`, started by global-backend.ts), where each test gets a fresh app over a
+// temporary home with the window's own commands, rules and errors. What stays scripted is what a
+// person does at Rust's native dialogs (`host`), and a failure no reachable rule produces
+// (`failNext`). Test-only code.
+import { connect, type Socket } from "node:net";
+import { invoke } from "@tauri-apps/api/core";
+import { afterEach, inject, vi } from "vitest";
+import type { CommandError } from "../src/lib/types";
+import { channels } from "./tauri-core-mock";
+import { settleStores } from "./render-with-stores";
+
+export interface Call {
+  cmd: string;
+  args: Record<string, unknown> | undefined;
+}
+
+/** What the person does at the native dialogs: yes or no, and the file or folder picked. */
+export interface HostScript {
+  confirm?: boolean;
+  file?: string | null;
+  files?: string[];
+  folder?: string | null;
+}
+
+/** A question a native dialog was asked. */
+export interface Asked {
+  dialog: string;
+  title: string;
+  message: string;
+}
+
+type Waiting = { resolve: (value: unknown) => void; reject: (error: unknown) => void };
+
+export class RealBackend {
+  /** Every command the window called, in order (not what a test's `seed` sent). */
+  readonly calls: Call[] = [];
+  #socket: Socket;
+  #next = 0;
+  #waiting = new Map<number, Waiting>();
+  #failures = new Map<string, CommandError>();
+  #recording = true;
+
+  private constructor(socket: Socket) {
+    this.#socket = socket;
+    let pending = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => {
+      pending += chunk;
+      let end: number;
+      while ((end = pending.indexOf("\n")) >= 0) {
+        this.#receive(JSON.parse(pending.slice(0, end)) as Record<string, unknown>);
+        pending = pending.slice(end + 1);
+      }
+    });
+  }
+
+  /** A session of its own: a fresh app. */
+  static async connect(): Promise<RealBackend> {
+    const port = inject("ipcServePort");
+    if (port === null) {
+      throw new Error(
+        "The UI's tests need the core's test server: cargo build -p switchboard-core --example ipc_serve " +
+          "(bash scripts/bootstrap.sh test builds it), or SWITCHBOARD_IPC_SERVE=its path.",
+      );
+    }
+    const socket = connect(port, "127.0.0.1");
+    await new Promise<void>((resolve, reject) => {
+      socket.once("connect", resolve);
+      socket.once("error", reject);
+    });
+    return new RealBackend(socket);
+  }
+
+  #receive(message: Record<string, unknown>): void {
+    if (typeof message.channel === "number") {
+      channels.get(message.channel)?.onmessage(message.message as never);
+      return;
+    }
+    const waiting = this.#waiting.get(message.id as number);
+    if (!waiting) return;
+    this.#waiting.delete(message.id as number);
+    if ("err" in message) waiting.reject(message.err);
+    else waiting.resolve(message.ok);
+  }
+
+  #send(request: Record<string, unknown>): Promise<unknown> {
+    const id = ++this.#next;
+    return new Promise((resolve, reject) => {
+      this.#waiting.set(id, { resolve, reject });
+      this.#socket.write(`${JSON.stringify({ id, ...request })}\n`);
+    });
+  }
+
+  /** What the mocked `invoke` does: the command, run by the core. */
+  invoke = (cmd: string, args?: Record<string, unknown>): Promise<unknown> => {
+    if (this.#recording) this.calls.push({ cmd, args });
+    const failure = this.#failures.get(cmd);
+    if (failure) {
+      this.#failures.delete(cmd);
+      return Promise.reject(failure);
+    }
+    return this.#send({ cmd, args: args ?? {} });
+  };
+
+  callsTo(cmd: string): Call[] {
+    return this.calls.filter((call) => call.cmd === cmd);
+  }
+
+  /** Runs `work` (calls of the generated client) as the test's setup: not recorded in `calls`. */
+  async seed<T>(work: () => Promise<T>): Promise<T> {
+    this.#recording = false;
+    try {
+      return await work();
+    } finally {
+      this.#recording = true;
+    }
+  }
+
+  /** The next call of `cmd` fails with `error`, without reaching the core. */
+  failNext(cmd: string, error: CommandError): void {
+    this.#failures.set(cmd, error);
+  }
+
+  /** What the person does at the native dialogs from now on (the fields given). */
+  async host(script: HostScript): Promise<void> {
+    await this.#send({ host: script });
+  }
+
+  /** Every question the native dialogs were asked, in order. */
+  async asked(): Promise<Asked[]> {
+    return (await this.#send({ asked: true })) as Asked[];
+  }
+
+  close(): void {
+    this.#socket.end();
+  }
+}
+
+let open: RealBackend | null = null;
+
+afterEach(() => {
+  open?.close();
+  open = null;
+});
+
+/** A fresh app behind the mocked `invoke` from now on (closed after the test); call it in `beforeEach`. */
+export async function installRealBackend(): Promise<RealBackend> {
+  settleStores();
+  open?.close();
+  const backend = await RealBackend.connect();
+  open = backend;
+  vi.mocked(invoke).mockReset();
+  vi.mocked(invoke).mockImplementation(backend.invoke as typeof invoke);
+  return backend;
+}

@@ -15,7 +15,7 @@ use switchboard_core::secrets::{MemoryStore, SecretStore};
 use switchboard_core::store::{MessageStatus, Role, Store};
 use switchboard_core::{App, AppPaths};
 
-use support::{aimock, peers, run_cli, stdio_launch, Seen};
+use support::{aimock, eventually, peers, run_cli, stdio_launch, Seen};
 
 /// A turn that sends `text` in `conversation`.
 fn ask(conversation: &str, text: &str) -> TurnRequest {
@@ -233,22 +233,18 @@ impl Pushed {
         what: &str,
         test: impl Fn(&ServerState) -> bool,
     ) -> Instant {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let found = self.0.lock().unwrap().iter().find_map(|(at, list)| {
+        let what = format!("no list showing {what}");
+        eventually(Duration::from_secs(30), what, || async {
+            self.0.lock().unwrap().iter().find_map(|(at, list)| {
                 let state = list
                     .iter()
                     .find(|s| s.server.name == "fault")?
                     .state
                     .as_ref()?;
                 (*at >= after && test(state)).then_some(*at)
-            });
-            if let Some(at) = found {
-                return at;
-            }
-            assert!(Instant::now() < deadline, "no list showing {what}");
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
+            })
+        })
+        .await
     }
 }
 
@@ -776,14 +772,15 @@ async fn start_everything(app: &App) {
 /// Starts `launch` as `name` in `app`'s host and waits (up to a minute) until it runs.
 async fn start_and_wait(app: &App, name: &str, launch: switchboard_core::mcp::stdio::StdioLaunch) {
     app.host().spawn(name, launch).await;
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !matches!(
-        app.host().states().get(name),
-        Some(ServerState::Running { .. })
-    ) {
-        assert!(Instant::now() < deadline, "{name} did not start");
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
+    let what = format!("{name} did not start");
+    eventually(Duration::from_secs(60), what, || async {
+        matches!(
+            app.host().states().get(name),
+            Some(ServerState::Running { .. })
+        )
+        .then_some(())
+    })
+    .await;
 }
 
 /// The system message of the newest request aimock received (`None`: the request had none).
@@ -2195,11 +2192,12 @@ async fn stop_on_one_model_stops_it_alone_and_stop_all_ends_the_comparison_keepi
             .count()
     };
     let before = count_of_second();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while count_of_second() <= before {
-        assert!(Instant::now() < deadline, "the second model stopped too");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    eventually(
+        Duration::from_secs(20),
+        "the second model stopped too",
+        || async { (count_of_second() > before).then_some(()) },
+    )
+    .await;
     // Stop all ends it; each partial answer is kept, the first model's as a branch.
     app.stop_run(&run.run_id);
     assert_eq!(run.finished().await, StopReason::Cancelled);
@@ -2242,14 +2240,18 @@ async fn a_2025_server_and_a_2026_server_answer_side_by_side_in_one_conversation
             ),
         )
         .await;
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !matches!(
-        app.host().states().get("fault"),
-        Some(ServerState::Running { .. })
-    ) {
-        assert!(Instant::now() < deadline, "the fault server did not start");
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
+    eventually(
+        Duration::from_secs(60),
+        "the fault server did not start",
+        || async {
+            matches!(
+                app.host().states().get("fault"),
+                Some(ServerState::Running { .. })
+            )
+            .then_some(())
+        },
+    )
+    .await;
     assert_eq!(
         app.host()
             .server("everything")

@@ -40,7 +40,7 @@ use switchboard_core::store::{
 use switchboard_core::{App, AppConfig, AppPaths, CoreError};
 use tokio_util::sync::CancellationToken;
 
-use support::{aimock, peers, stdio_launch, Aimock};
+use support::{aimock, eventually, peers, stdio_launch, Aimock};
 
 /// How long a test server may take to start.
 const STARTUP: Duration = Duration::from_secs(30);
@@ -1168,14 +1168,18 @@ async fn a_server_that_crashes_mid_call_is_an_error_result_the_run_goes_on_and_a
 
     // The supervisor starts the server again; its Retry crashes it again, and the run ends
     // there without asking the model.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !matches!(
-        w.app.host().states().get("fault"),
-        Some(ServerState::Running { .. })
-    ) {
-        assert!(Instant::now() < deadline, "fault does not come back");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    eventually(
+        Duration::from_secs(60),
+        "fault does not come back",
+        || async {
+            matches!(
+                w.app.host().states().get("fault"),
+                Some(ServerState::Running { .. })
+            )
+            .then_some(())
+        },
+    )
+    .await;
     let asked_for_it = messages.iter().find(|m| m.tool_calls.is_some()).unwrap();
     let setup = w.retry(&asked_for_it.id, "call_c1").await.unwrap();
     let events = Events::default();
@@ -1313,18 +1317,15 @@ async fn a_switched_off_tool_and_a_held_back_tool_are_never_offered() {
     // get-sum as pinned long ago, before its description changed: held back. The app pins
     // each tool when it first sees it, in the background; that first pin comes before ours,
     // or it would overwrite it.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !w
-        .store
-        .tool_pins("everything".into())
-        .await
-        .unwrap()
-        .iter()
-        .any(|p| p.tool == "get-sum")
-    {
-        assert!(Instant::now() < deadline, "get-sum was never pinned");
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
+    eventually(
+        Duration::from_secs(30),
+        "get-sum was never pinned",
+        || async {
+            let pins = w.store.tool_pins("everything".into()).await.unwrap();
+            pins.iter().any(|p| p.tool == "get-sum").then_some(())
+        },
+    )
+    .await;
     w.store
         .pin_tools(
             "everything".into(),

@@ -1,7 +1,8 @@
 //! What several integration tests (and the benches, which include this file by path) share: a
 //! running aimock (the third-party mock of the provider APIs, installed into `tests/peers/` by
 //! `scripts/bootstrap.sh test`) with a fixture file of `tests/fixtures/aimock/`, the paths of
-//! the peers, and how a test launches a local MCP server.
+//! the peers, how a test launches a local MCP server, and how it waits, up to a deadline, for
+//! something to happen ([`eventually`]).
 //!
 //! Without the peers installed a test fails, unless `SWITCHBOARD_SKIP_PEERS=1` says to skip the
 //! tests that need them (each then says SKIPPED); the test command and CI never set it.
@@ -55,6 +56,30 @@ pub fn stdio_launch(program: &str, args: &[&str], startup_timeout: Duration) -> 
         startup_timeout,
         elicitation: Default::default(),
         roots: Default::default(),
+    }
+}
+
+/// Asks `check` again (every 25 ms) until it gives `Some`, and returns that; fails the test
+/// with `what` if it has not within `within`.
+pub async fn eventually<T, F, Fut>(
+    within: Duration,
+    what: impl std::fmt::Display,
+    mut check: F,
+) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let deadline = Instant::now() + within;
+    loop {
+        if let Some(found) = check().await {
+            return found;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what} (gave up waiting after {within:?})"
+        );
+        tokio::time::sleep(Duration::from_millis(25)).await;
     }
 }
 

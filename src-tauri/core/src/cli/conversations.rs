@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use clap::Subcommand;
 
-use super::output::{json_out, CliError};
+use super::output::{json_out, list_out, CliError};
 use crate::store::{export_text, to_markdown, ExportFormat, Role, SnippetPart};
 use crate::App;
 
@@ -186,23 +186,20 @@ pub(crate) async fn run(
 
 async fn list(app: &Arc<App>, json: bool, out: &mut impl Write) -> Result<(), CliError> {
     let list = app.list_conversations().await?;
-    if json {
-        json_out(out, &list)?;
-    } else if list.is_empty() {
-        writeln!(out, "No conversations yet.")?;
-    } else {
-        let rows: Vec<[String; 3]> = list
-            .iter()
-            .map(|c| {
-                [
-                    c.id.clone(),
-                    c.model.clone().unwrap_or_else(|| "-".into()),
-                    crate::text::one_line(&c.title, 80),
-                ]
-            })
-            .collect();
-        super::output::write_table(out, ["ID", "MODEL", "TITLE"], &rows)?;
-    }
+    list_out(
+        out,
+        json,
+        &list,
+        "No conversations yet.",
+        ["ID", "MODEL", "TITLE"],
+        |c| {
+            [
+                c.id.clone(),
+                c.model.clone().unwrap_or_else(|| "-".into()),
+                crate::text::one_line(&c.title, 80),
+            ]
+        },
+    )?;
     Ok(())
 }
 
@@ -213,25 +210,22 @@ async fn artifacts(
     out: &mut impl Write,
 ) -> Result<(), CliError> {
     let list = app.artifacts(&id).await?;
-    if json {
-        json_out(out, &list)?;
-    } else if list.is_empty() {
-        writeln!(out, "No tool has produced a file in this conversation.")?;
-    } else {
-        let rows: Vec<[String; 5]> = list
-            .iter()
-            .map(|a| {
-                [
-                    a.file.sha256[..12].to_owned(),
-                    a.file.name.clone(),
-                    a.file.mime.clone(),
-                    crate::text::byte_size(a.file.size),
-                    crate::text::one_line(&a.tool, 40),
-                ]
-            })
-            .collect();
-        super::output::write_table(out, ["FILE", "NAME", "TYPE", "SIZE", "TOOL"], &rows)?;
-    }
+    list_out(
+        out,
+        json,
+        &list,
+        "No tool has produced a file in this conversation.",
+        ["FILE", "NAME", "TYPE", "SIZE", "TOOL"],
+        |a| {
+            [
+                a.file.sha256[..12].to_owned(),
+                a.file.name.clone(),
+                a.file.mime.clone(),
+                crate::text::byte_size(a.file.size),
+                crate::text::one_line(&a.tool, 40),
+            ]
+        },
+    )?;
     Ok(())
 }
 
@@ -285,24 +279,21 @@ async fn links(
     out: &mut impl Write,
 ) -> Result<(), CliError> {
     let links = app.tool_links(&id).await?;
-    if json {
-        json_out(out, &links)?;
-    } else if links.is_empty() {
-        writeln!(out, "No tool has returned a link in this conversation.")?;
-    } else {
-        let rows: Vec<[String; 4]> = links
-            .iter()
-            .map(|l| {
-                [
-                    crate::text::one_line(&l.uri, 80),
-                    crate::text::one_line(&l.name, 40),
-                    crate::text::one_line(&l.server, 30),
-                    crate::text::one_line(&l.tool, 30),
-                ]
-            })
-            .collect();
-        super::output::write_table(out, ["URI", "NAME", "SERVER", "TOOL"], &rows)?;
-    }
+    list_out(
+        out,
+        json,
+        &links,
+        "No tool has returned a link in this conversation.",
+        ["URI", "NAME", "SERVER", "TOOL"],
+        |l| {
+            [
+                crate::text::one_line(&l.uri, 80),
+                crate::text::one_line(&l.name, 40),
+                crate::text::one_line(&l.server, 30),
+                crate::text::one_line(&l.tool, 30),
+            ]
+        },
+    )?;
     Ok(())
 }
 

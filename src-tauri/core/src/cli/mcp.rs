@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use clap::Subcommand;
 
-use super::output::{json_out, write_table, CliError};
+use super::output::{json_out, list_out, write_table, CliError};
 use crate::app::{App, ImportSource, InstallRequest, Installed, ToolAcceptance};
 use crate::error::CoreError;
 use crate::mcp::bundle::{is_bundle_file, BundleError, BundleInfo};
@@ -343,41 +343,31 @@ async fn search(
 
 async fn list(app: &App, json: bool, out: &mut impl Write) -> Result<(), CliError> {
     let servers = app.mcp_servers().await?;
-    if json {
-        json_out(out, &servers)?;
-    } else if servers.is_empty() {
-        writeln!(
-            out,
-            "No MCP servers yet. Add one with: switchboard mcp add NAME -- COMMAND ARGS…\n\
-                 or import Claude Desktop's: switchboard mcp import --claude"
-        )?;
-    } else {
-        let rows: Vec<[String; 4]> = servers
-            .iter()
-            .map(|s| {
-                let state = match (&s.error, s.disabled, s.approved) {
-                    (Some(_), _, _) => "invalid",
-                    (None, true, _) => "disabled",
-                    (None, false, false) => "needs approval",
-                    (None, false, true) => "approved",
-                };
-                [
-                    s.name.clone(),
-                    s.transport.map_or("-", |t| t.as_str()).to_owned(),
-                    state.to_owned(),
-                    s.command_line
-                        .clone()
-                        .or_else(|| s.error.clone())
-                        .unwrap_or_default(),
-                ]
-            })
-            .collect();
-        write_table(
-            out,
-            ["NAME", "TRANSPORT", "STATE", "COMMAND OR ADDRESS"],
-            &rows,
-        )?;
-    }
+    list_out(
+        out,
+        json,
+        &servers,
+        "No MCP servers yet. Add one with: switchboard mcp add NAME -- COMMAND ARGS…\n\
+                 or import Claude Desktop's: switchboard mcp import --claude",
+        ["NAME", "TRANSPORT", "STATE", "COMMAND OR ADDRESS"],
+        |s| {
+            let state = match (&s.error, s.disabled, s.approved) {
+                (Some(_), _, _) => "invalid",
+                (None, true, _) => "disabled",
+                (None, false, false) => "needs approval",
+                (None, false, true) => "approved",
+            };
+            [
+                s.name.clone(),
+                s.transport.map_or("-", |t| t.as_str()).to_owned(),
+                state.to_owned(),
+                s.command_line
+                    .clone()
+                    .or_else(|| s.error.clone())
+                    .unwrap_or_default(),
+            ]
+        },
+    )?;
     Ok(())
 }
 
@@ -574,27 +564,21 @@ async fn accept(
 
 async fn approvals(app: &App, json: bool, out: &mut impl Write) -> Result<(), CliError> {
     let approvals = app.tool_approvals().await?;
-    if json {
-        json_out(out, &approvals)?;
-    } else if approvals.is_empty() {
-        writeln!(
-            out,
-            "No tool runs without asking. Allow one with: switchboard mcp allow NAME TOOL"
-        )?;
-    } else {
-        let rows: Vec<[String; 3]> = approvals
-            .iter()
-            .map(|a| {
-                let scope = match (&a.conversation_id, &a.conversation_title) {
-                    (None, _) => "every conversation".to_owned(),
-                    (Some(_), Some(title)) => format!("“{title}” only"),
-                    (Some(id), None) => format!("{id} only (deleted)"),
-                };
-                [a.server.clone(), a.tool.clone(), scope]
-            })
-            .collect();
-        write_table(out, ["SERVER", "TOOL", "RUNS WITHOUT ASKING IN"], &rows)?;
-    }
+    list_out(
+        out,
+        json,
+        &approvals,
+        "No tool runs without asking. Allow one with: switchboard mcp allow NAME TOOL",
+        ["SERVER", "TOOL", "RUNS WITHOUT ASKING IN"],
+        |a| {
+            let scope = match (&a.conversation_id, &a.conversation_title) {
+                (None, _) => "every conversation".to_owned(),
+                (Some(_), Some(title)) => format!("“{title}” only"),
+                (Some(id), None) => format!("{id} only (deleted)"),
+            };
+            [a.server.clone(), a.tool.clone(), scope]
+        },
+    )?;
     Ok(())
 }
 

@@ -16,6 +16,28 @@ pub(crate) fn json_out(
     Ok(())
 }
 
+/// A list as `--json` prints it; else a table of `header` with one `row` for each item, or
+/// the sentence `none` when there are none.
+pub(crate) fn list_out<T: serde::Serialize, const N: usize>(
+    out: &mut impl Write,
+    json: bool,
+    items: &[T],
+    none: &str,
+    header: [&str; N],
+    row: impl Fn(&T) -> [String; N],
+) -> Result<(), CliError> {
+    if json {
+        return json_out(out, &items);
+    }
+    if items.is_empty() {
+        writeln!(out, "{none}")?;
+        return Ok(());
+    }
+    let rows: Vec<[String; N]> = items.iter().map(row).collect();
+    write_table(out, header, &rows)?;
+    Ok(())
+}
+
 pub(crate) fn write_table<const N: usize>(
     out: &mut impl Write,
     header: [&str; N],

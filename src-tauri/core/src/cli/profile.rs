@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use clap::{Args, Subcommand};
 
-use super::output::{json_out, write_table, CliError};
+use super::output::{json_out, list_out, CliError};
 use crate::store::{Profile, ProfileFields, ToolToggle};
 use crate::App;
 
@@ -287,29 +287,21 @@ async fn default(
 
 async fn list(app: &Arc<App>, json: bool, out: &mut impl Write) -> Result<(), CliError> {
     let profiles = app.list_profiles().await?;
-    if json {
-        return json_out(out, &profiles);
-    }
-    if profiles.is_empty() {
-        writeln!(
-            out,
-            "No profiles yet. Make one with: switchboard profile create NAME --system TEXT"
-        )?;
-        return Ok(());
-    }
-    let rows: Vec<[String; 4]> = profiles
-        .iter()
-        .map(|p| {
+    list_out(
+        out,
+        json,
+        &profiles,
+        "No profiles yet. Make one with: switchboard profile create NAME --system TEXT",
+        ["NAME", "MODEL", "TOOLS", "SYSTEM PROMPT"],
+        |p| {
             [
                 format!("{}{}", p.name, if p.is_default { " (default)" } else { "" }),
                 model_of(p),
                 tools_of(p),
                 first_line(&p.fields.system_prompt),
             ]
-        })
-        .collect();
-    write_table(out, ["NAME", "MODEL", "TOOLS", "SYSTEM PROMPT"], &rows)?;
-    Ok(())
+        },
+    )
 }
 
 async fn show(

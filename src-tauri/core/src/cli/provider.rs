@@ -7,7 +7,7 @@ use std::io::Write;
 use clap::{builder::NonEmptyStringValueParser, Subcommand};
 use secrecy::SecretString;
 
-use super::output::{json_out, write_table, CliError};
+use super::output::{json_out, list_out, CliError};
 use crate::app::NewProvider;
 use crate::price;
 use crate::provider_config::{preset_by_id, Preset, ProviderKind, PRESETS};
@@ -199,28 +199,22 @@ async fn list(app: &App, json: bool, out: &mut impl Write) -> Result<(), CliErro
             keychain.message
         );
     }
-    if json {
-        json_out(out, &providers)?;
-    } else if providers.is_empty() {
-        writeln!(
-            out,
-            "No providers yet. Add one with: switchboard provider add NAME --kind KIND"
-        )?;
-    } else {
-        let rows: Vec<[String; 5]> = providers
-            .iter()
-            .map(|p| {
-                [
-                    p.name.clone(),
-                    p.kind.as_str().to_owned(),
-                    p.base_url.clone(),
-                    p.default_model.clone().unwrap_or_else(|| "-".into()),
-                    if p.has_key { "stored" } else { "none" }.to_owned(),
-                ]
-            })
-            .collect();
-        write_table(out, ["NAME", "KIND", "BASE URL", "MODEL", "KEY"], &rows)?;
-    }
+    list_out(
+        out,
+        json,
+        &providers,
+        "No providers yet. Add one with: switchboard provider add NAME --kind KIND",
+        ["NAME", "KIND", "BASE URL", "MODEL", "KEY"],
+        |p| {
+            [
+                p.name.clone(),
+                p.kind.as_str().to_owned(),
+                p.base_url.clone(),
+                p.default_model.clone().unwrap_or_else(|| "-".into()),
+                if p.has_key { "stored" } else { "none" }.to_owned(),
+            ]
+        },
+    )?;
     Ok(())
 }
 

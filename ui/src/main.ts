@@ -6,13 +6,13 @@
 
 import { mount } from "svelte";
 import "./app.css";
-import App from "./App.svelte";
-import { Stores } from "./lib/stores/stores";
-import { ThemeController } from "./lib/theme";
-import { answeringLately, browserClock, FACES, warmUp } from "./lib/warmup";
-import { chatWarmup } from "./lib/warm-chat";
-import { storesContext } from "./lib/stores/context";
-import { keepLinksInside } from "./lib/links";
+import App from "./app/App.svelte";
+import { Stores } from "./app/stores";
+import { ThemeController } from "./app/theme";
+import { answeringLately, browserClock, FACES, warmUp } from "./app/warmup";
+import { chatWarmup } from "./chat/warm-chat";
+import { storesContext } from "./app/context";
+import { keepLinksInside } from "./app/links";
 import { openLink } from "./lib/ipc";
 
 const theme = new ThemeController();

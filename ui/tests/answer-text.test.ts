@@ -4,10 +4,10 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { cleanup, render } from "@testing-library/svelte";
 import DOMPurify from "dompurify";
-import AnswerText from "../src/components/AnswerText.svelte";
-import { markdown, renderMarkdown } from "../src/lib/markdown";
-import { AnswerBlocks } from "../src/lib/markdown-blocks";
-import { loadHighlighter } from "../src/lib/highlight";
+import AnswerText from "../src/chat/AnswerText.svelte";
+import { markdown, renderMarkdown } from "../src/shared/markdown";
+import { AnswerBlocks } from "../src/chat/markdown-blocks";
+import { loadHighlighter } from "../src/shared/highlight";
 
 /** HTML as the DOM holds it: the sanitiser leaves text without tags as written ("&#60;"), the DOM writes "&lt;". */
 function dom(html: string): string {

@@ -6,7 +6,9 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 vi.mock("@tauri-apps/api/core", () => ({ invoke: vi.fn() }));
 
 import { flushSync } from "svelte";
-import { ChatSession, type AssistantItem, type FrameScheduler } from "../src/lib/chat.svelte";
+import type { AssistantItem } from "../src/chat/items";
+import type { FrameScheduler } from "../src/chat/run-feed.svelte";
+import { ChatSession } from "../src/chat/session.svelte";
 import type { Message } from "../src/lib/types";
 
 const base = {

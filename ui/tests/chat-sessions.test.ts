@@ -14,8 +14,8 @@ import { cleanup, screen, waitFor, within } from "@testing-library/svelte";
 import type { FakeBackend } from "./fake-backend";
 import { installFakeBackend, renderApp } from "./render-app";
 import * as ipc from "../src/lib/ipc";
-import { ChatSession } from "../src/lib/chat.svelte";
-import { ChatSessions, DRAFT_SAVE_MS } from "../src/lib/stores/chat-sessions.svelte";
+import { ChatSession } from "../src/chat/session.svelte";
+import { ChatSessions, DRAFT_SAVE_MS } from "../src/chat/chat-sessions.svelte";
 import type { Message, ToolRun } from "../src/lib/types";
 
 let backend: FakeBackend;
@@ -109,7 +109,7 @@ describe("a running answer and the pages around it", () => {
 
 describe("the tools an answer was given, reopened", () => {
   it("are its record's when the newest answer has one, and none when a later answer was offered every tool", async () => {
-    const { toolsGivenFrom } = await import("../src/lib/chat.svelte");
+    const { toolsGivenFrom } = await import("../src/chat/session.svelte");
     const message = (id: string, role: "user" | "assistant") => ({
       id, role, conversation_id: "c1", created_at: 1, content: "", tool_calls: null, tool_call_id: null, name: null, finish_reason: null,
       status: "complete" as const, provider: null, model: null, input_tokens: null, output_tokens: null, reasoning: null, error: null,
@@ -125,7 +125,7 @@ describe("the tools an answer was given, reopened", () => {
 
 describe("a run replayed over what was saved", () => {
   it("puts each call's events on its own answer's card when call ids repeat across answers (Ollama, Gemini)", async () => {
-    const { ChatSession } = await import("../src/lib/chat.svelte");
+    const { ChatSession } = await import("../src/chat/session.svelte");
     const base = {
       conversation_id: "c1", created_at: 1, tool_call_id: null, name: null, provider: null, model: null,
       input_tokens: null, output_tokens: null, reasoning: null, error: null, is_error: false, full_length: null, attachments: [],
@@ -165,7 +165,8 @@ describe("a run replayed over what was saved", () => {
   });
 
   it("puts each result on its own card when a round's calls finish out of their order, live and reopened", async () => {
-    const { ChatSession, itemsFrom } = await import("../src/lib/chat.svelte");
+    const { ChatSession } = await import("../src/chat/session.svelte");
+    const { itemsFrom } = await import("../src/chat/items");
     const base = {
       conversation_id: "c1", created_at: 1, tool_call_id: null, name: null, provider: null, model: null,
       input_tokens: null, output_tokens: null, reasoning: null, error: null, is_error: false, full_length: null, attachments: [],

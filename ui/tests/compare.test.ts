@@ -16,7 +16,7 @@ import { cleanup, screen, waitFor, within } from "@testing-library/svelte";
 import type { UserEvent } from "@testing-library/user-event";
 import { models, type FakeBackend } from "./fake-backend";
 import { installFakeBackend, renderApp } from "./render-app";
-import { ChatSession } from "../src/lib/chat.svelte";
+import { ChatSession } from "../src/chat/session.svelte";
 import type { ConversationDetail } from "../src/lib/types";
 
 let backend: FakeBackend;

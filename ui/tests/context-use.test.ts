@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { contextLabel, shortTokens } from "../src/lib/context-use";
+import { contextLabel, shortTokens } from "../src/chat/context-use";
 
 describe("how full the model's window is", () => {
   it("says tokens in a few characters", () => {

@@ -1,8 +1,8 @@
 // What the forms share: field errors, the form's error line, focus, and the submit flow.
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { render, screen } from "@testing-library/svelte";
-import FieldMessage from "../src/components/FieldMessage.svelte";
-import { FormErrors, withoutError, type FormErrorsOptions } from "../src/lib/form-errors.svelte";
+import FieldMessage from "../src/shared/FieldMessage.svelte";
+import { FormErrors, withoutError, type FormErrorsOptions } from "../src/shared/form-errors.svelte";
 import { IpcError } from "../src/lib/ipc";
 
 const FIELDS = ["name", "kind", "limit_minutes"];

@@ -2,7 +2,7 @@
 // late in a frame waits for the next frame to begin and is then handed on in a task of its own;
 // a rejection is handed on at once; with no frames, the answer is handed on as it comes.
 import { describe, expect, it } from "vitest";
-import { afterLateFrame, type Frames } from "../src/lib/frame-budget";
+import { afterLateFrame, type Frames } from "../src/chat/frame-budget";
 
 /** Frames the test drives: `frame()` begins one, `tasks()` runs the tasks queued. */
 function testFrames() {

@@ -3,7 +3,8 @@
 // `the_golden_runs_the_window_reads_match_rust` (tool_loop.rs) into golden/runs.json.
 
 import { describe, expect, it } from "vitest";
-import { ChatSession, itemsFrom } from "../src/lib/chat.svelte";
+import { itemsFrom } from "../src/chat/items";
+import { ChatSession } from "../src/chat/session.svelte";
 import type { RunEvent } from "../src/lib/run-events";
 import type { ConversationDetail } from "../src/lib/types";
 import golden from "./golden/runs.json";

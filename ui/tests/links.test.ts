@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { keepLinksInside } from "../src/lib/links";
+import { keepLinksInside } from "../src/app/links";
 
 describe("links in the window", () => {
   let stop: (() => void) | null = null;

@@ -1,7 +1,7 @@
 // A warm-up clock whose tasks run only when a test says so (warmup.ts, warm-chat.ts). Test-only code.
 
 import { flushSync } from "svelte";
-import type { WarmupClock } from "../src/lib/warmup";
+import type { WarmupClock } from "../src/app/warmup";
 
 export interface ManualClock extends WarmupClock {
   /** the tasks asked for and not run yet, oldest first */

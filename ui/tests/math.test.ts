@@ -3,9 +3,9 @@
 // loads or runs anything; a dollar amount stays text.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { cleanup, render } from "@testing-library/svelte";
-import AnswerText from "../src/components/AnswerText.svelte";
-import { renderMarkdown } from "../src/lib/markdown";
-import { loadMath } from "../src/lib/math";
+import AnswerText from "../src/chat/AnswerText.svelte";
+import { renderMarkdown } from "../src/shared/markdown";
+import { loadMath } from "../src/shared/math";
 
 afterEach(cleanup);
 

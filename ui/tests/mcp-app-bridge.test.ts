@@ -14,7 +14,7 @@ import {
   connectMcpApp,
   type McpAppCalls,
   type McpAppConnection,
-} from "../src/lib/mcpAppBridge";
+} from "../src/chat/mcpAppBridge";
 import type { McpAppView } from "../src/lib/types";
 
 const VIEW: McpAppView = {

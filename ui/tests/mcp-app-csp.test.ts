@@ -23,7 +23,7 @@ it("loads and answers an app without ever calling Function", async () => {
   });
   for (const level of ["debug", "warn", "error"] as const) vi.spyOn(console, level).mockImplementation(() => {});
   try {
-    const { connectMcpApp } = await import("../src/lib/mcpAppBridge");
+    const { connectMcpApp } = await import("../src/chat/mcpAppBridge");
     const frame = document.createElement("iframe");
     document.body.append(frame);
     const app = frame.contentWindow!;

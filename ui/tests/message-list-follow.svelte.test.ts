@@ -4,8 +4,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { cleanup, fireEvent, render, waitFor } from "@testing-library/svelte";
 import { flushSync } from "svelte";
-import MessageList from "../src/components/MessageList.svelte";
-import type { ChatItem } from "../src/lib/chat.svelte";
+import MessageList from "../src/chat/MessageList.svelte";
+import type { ChatItem } from "../src/chat/items";
 
 afterEach(cleanup);
 

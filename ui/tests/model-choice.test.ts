@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { choiceValue, chosenModel, parseChoiceValue, pickerGroups, type ModelLists } from "../src/lib/model-choice";
+import { choiceValue, chosenModel, parseChoiceValue, pickerGroups, type ModelLists } from "../src/chat/model-choice";
 import type { Provider } from "../src/lib/types";
 import { models } from "./fake-backend";
 

@@ -1,6 +1,6 @@
 // Money in words: the same text Rust's `usd` and `usd_per_million` write, from integers only.
 import { describe, expect, it } from "vitest";
-import { count, perMillion, usd } from "../src/lib/money";
+import { count, perMillion, usd } from "../src/shared/money";
 
 describe("usd", () => {
   it("says nothing cost $0", () => {

@@ -7,7 +7,7 @@ vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
 import { screen, waitFor, within } from "@testing-library/svelte";
 import { IpcError } from "../src/lib/errors";
-import { draftToFields, profileToDraft, toolsOffLabel, validateProfileDraft, withServer, withTool } from "../src/lib/profiles";
+import { draftToFields, profileToDraft, toolsOffLabel, validateProfileDraft, withServer, withTool } from "../src/profiles/profiles";
 import type { McpServerStatus, ToolReview } from "../src/lib/types";
 import { type FakeBackend, emptyProfileFields } from "./fake-backend";
 import { installFakeBackend, renderApp } from "./render-app";

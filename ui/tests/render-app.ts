@@ -8,7 +8,7 @@ import { render, waitFor } from "@testing-library/svelte";
 import userEvent from "@testing-library/user-event";
 import { invoke } from "@tauri-apps/api/core";
 import { expect, vi } from "vitest";
-import App from "../src/App.svelte";
+import App from "../src/app/App.svelte";
 import { FakeBackend } from "./fake-backend";
 import { newStores, settleStores } from "./render-with-stores";
 

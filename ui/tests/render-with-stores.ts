@@ -4,9 +4,9 @@
 
 import { render } from "@testing-library/svelte";
 import type { Component, MountOptions } from "svelte";
-import { storesContext } from "../src/lib/stores/context";
-import { Stores } from "../src/lib/stores/stores";
-import { ThemeController } from "../src/lib/theme";
+import { storesContext } from "../src/app/context";
+import { Stores } from "../src/app/stores";
+import { ThemeController } from "../src/app/theme";
 import { FakeDarkQuery } from "./fake-backend";
 
 /** The stores made since the last `settleStores`. */

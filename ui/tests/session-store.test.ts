@@ -14,7 +14,7 @@ vi.mock("@tauri-apps/api/core", () => ({
 
 import { screen, waitFor, within } from "@testing-library/svelte";
 import userEvent from "@testing-library/user-event";
-import ConversationView from "../src/components/ConversationView.svelte";
+import ConversationView from "../src/chat/ConversationView.svelte";
 import type { FakeBackend } from "./fake-backend";
 import { installFakeBackend, renderApp } from "./render-app";
 import { newStores, renderWithStores } from "./render-with-stores";

@@ -3,8 +3,8 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
 import { invoke } from "@tauri-apps/api/core";
-import { Stores } from "../src/lib/stores/stores";
-import { ThemeController } from "../src/lib/theme";
+import { Stores } from "../src/app/stores";
+import { ThemeController } from "../src/app/theme";
 import { FakeDarkQuery, models, type FakeBackend } from "./fake-backend";
 import { installFakeBackend } from "./render-app";
 

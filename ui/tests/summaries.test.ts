@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { ChatItem } from "../src/lib/chat.svelte";
+import type { ChatItem } from "../src/chat/items";
 import type { Summary } from "../src/lib/types";
-import { withSummary } from "../src/lib/summaries";
+import { withSummary } from "../src/chat/summaries";
 
 const user = (id: string): ChatItem => ({ kind: "user", id, text: id, created_at: 0, attachments: [] });
 const answer = (id: string, resultIds: string[] = []): ChatItem => ({

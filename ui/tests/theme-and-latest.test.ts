@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { LatestOnly } from "../src/lib/latest";
-import { ThemeController } from "../src/lib/theme";
+import { LatestOnly } from "../src/shared/latest";
+import { ThemeController } from "../src/app/theme";
 import { FakeDarkQuery } from "./fake-backend";
 
 describe("theme", () => {

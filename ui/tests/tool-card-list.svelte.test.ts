@@ -5,8 +5,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cleanup, render } from "@testing-library/svelte";
 import { createRawSnippet, flushSync } from "svelte";
-import ToolCardList from "../src/components/ToolCardList.svelte";
-import type { ToolCard } from "../src/lib/chat.svelte";
+import ToolCardList from "../src/chat/ToolCardList.svelte";
+import type { ToolCard } from "../src/chat/items";
 
 function cardNumbered(n: number): ToolCard {
   return {

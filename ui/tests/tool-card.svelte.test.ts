@@ -12,9 +12,9 @@ vi.mock("@tauri-apps/api/core", () => ({
 
 import { cleanup, waitFor, within } from "@testing-library/svelte";
 import userEvent from "@testing-library/user-event";
-import ToolCardView from "../src/components/ToolCardView.svelte";
-import type { ToolCard } from "../src/lib/chat.svelte";
-import type { Stores } from "../src/lib/stores/stores";
+import ToolCardView from "../src/chat/ToolCardView.svelte";
+import type { ToolCard } from "../src/chat/items";
+import type { Stores } from "../src/app/stores";
 import type { McpServerStatus } from "../src/lib/types";
 import type { FakeBackend } from "./fake-backend";
 import { installFakeBackend } from "./render-app";

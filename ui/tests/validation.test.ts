@@ -10,7 +10,7 @@ import {
   uniqueProviderName,
   validateProviderDraft,
   validateSettingsDraft,
-} from "../src/lib/validation";
+} from "../src/shared/validation";
 
 describe("provider form checks", () => {
   it("the base URL check accepts http and https only", () => {

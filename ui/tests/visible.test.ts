@@ -1,6 +1,6 @@
 // The approval dialog's rule for hidden characters: each one is named, nothing else changes.
 import { describe, expect, it } from "vitest";
-import { visibleWhitespace } from "../src/lib/visible";
+import { visibleWhitespace } from "../src/shared/visible";
 
 describe("visibleWhitespace", () => {
   it("names bidi overrides and isolates, so a reversed file name reads as it is", () => {

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { flushSync } from "svelte";
-import { chatWarmup, QUIET_MS, warmChat, WARM_ROUNDS, type WarmRound, type WarmWhen } from "../src/lib/warm-chat";
-import { warmUp } from "../src/lib/warmup";
+import { chatWarmup, QUIET_MS, warmChat, WARM_ROUNDS, type WarmRound, type WarmWhen } from "../src/chat/warm-chat";
+import { warmUp } from "../src/app/warmup";
 import { manualClock, type ManualClock } from "./manual-clock";
-import { storesContext } from "../src/lib/stores/context";
-import { AnswerBlocks, finishedAnswer } from "../src/lib/markdown-blocks";
+import { storesContext } from "../src/app/context";
+import { AnswerBlocks, finishedAnswer } from "../src/chat/markdown-blocks";
 import { newStores } from "./render-with-stores";
 
 /** A quiet window: no answer coming, time moving on by a second at each look. */

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import hljs from "highlight.js/lib/common";
-import { AFTER_ANSWER_MS, answeringLately, CODE_LANGUAGES, FACES, warmUp } from "../src/lib/warmup";
+import { AFTER_ANSWER_MS, answeringLately, CODE_LANGUAGES, FACES, warmUp } from "../src/app/warmup";
 import { manualClock } from "./manual-clock";
 
 const box = () => document.body.querySelector<HTMLElement>('div[aria-hidden="true"]');

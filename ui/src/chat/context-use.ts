@@ -1,0 +1,38 @@
+// How full the model's window is (issue 55), as the conversation's header says it: "18.2k of
+// 128k", with what fills it (the system prompt, the tools' definitions, the history, the
+// attached files) and how it was counted on hover.
+import type { ContextUse } from "../lib/types";
+import { count } from "../shared/money";
+
+/** `n` tokens in a few characters: 950, 18.2k, 128k, 1.05M. */
+export function shortTokens(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) {
+    const k = n / 1000;
+    return `${k < 100 ? Number(k.toFixed(1)) : Math.round(k)}k`;
+  }
+  return `${Number((n / 1_000_000).toFixed(2))}M`;
+}
+
+/** The header's label and its hover text; `full`: the request takes most of the window. */
+export function contextLabel(used: ContextUse): { label: string; title: string; full: boolean } {
+  const share = used.window ? used.tokens / used.window : null;
+  const how = used.counted_by.startsWith("estimate")
+    ? `Estimated at four bytes a token${used.counted_by.endsWith("calibrated") ? ", scaled to what the provider counted" : ""}.`
+    : `Counted with ${used.counted_by.replace(", calibrated", "")}${used.counted_by.endsWith("calibrated") ? ", scaled to what the provider counted" : ""}.`;
+  const lines = [
+    used.window
+      ? `The model was last given about ${count(used.tokens)} tokens of its window of ${count(used.window)} (${Math.round((share ?? 0) * 100)} %).`
+      : `The model was last given about ${count(used.tokens)} tokens; its window is not known (Providers, or switchboard provider window).`,
+    `System prompt: ${count(used.system)}`,
+    `Tools' definitions: ${count(used.tools)}`,
+    `Messages: ${count(used.history)}`,
+    `Attached files and images: ${count(used.attachments)}`,
+    how,
+  ];
+  return {
+    label: used.window ? `${shortTokens(used.tokens)} of ${shortTokens(used.window)}` : `${shortTokens(used.tokens)} tokens`,
+    title: lines.join("\n"),
+    full: share !== null && share >= 0.8,
+  };
+}

@@ -35,6 +35,9 @@ type Waiting = { resolve: (value: unknown) => void; reject: (error: unknown) => 
 export class RealBackend {
   /** Every command the window called, in order (not what a test's `seed` sent). */
   readonly calls: Call[] = [];
+  /** Milliseconds the window waits for a command's answer beyond the core's own time (the
+   *  answer is worked out when the call arrives, so a slow one can be stale when it lands). */
+  delay: (cmd: string) => number = () => 0;
   #socket: Socket;
   #next = 0;
   #waiting = new Map<number, Waiting>();
@@ -93,21 +96,26 @@ export class RealBackend {
   }
 
   /** What the mocked `invoke` does: the command, run by the core. */
-  invoke = (cmd: string, args?: Record<string, unknown>): Promise<unknown> => {
-    if (this.#recording) this.calls.push({ cmd, args });
+  invoke = async (cmd: string, args?: Record<string, unknown>): Promise<unknown> => {
+    if (!this.#recording) return this.#send({ cmd, args: args ?? {} });
+    this.calls.push({ cmd, args });
+    const wait = this.delay(cmd);
     const failure = this.#failures.get(cmd);
-    if (failure) {
-      this.#failures.delete(cmd);
-      return Promise.reject(failure);
+    this.#failures.delete(cmd);
+    const answer = failure ? Promise.reject(failure) : this.#send({ cmd, args: args ?? {} });
+    if (wait > 0) {
+      // Settled either way before the wait, so a rejection is not left unhandled meanwhile.
+      await Promise.allSettled([answer, new Promise((resolve) => setTimeout(resolve, wait))]);
     }
-    return this.#send({ cmd, args: args ?? {} });
+    return answer;
   };
 
   callsTo(cmd: string): Call[] {
     return this.calls.filter((call) => call.cmd === cmd);
   }
 
-  /** Runs `work` (calls of the generated client) as the test's setup: not recorded in `calls`. */
+  /** Runs `work` (calls of the generated client) as the test's setup: not recorded in `calls`,
+   *  never delayed nor failed. */
   async seed<T>(work: () => Promise<T>): Promise<T> {
     this.#recording = false;
     try {

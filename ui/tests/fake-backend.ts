@@ -219,42 +219,8 @@ export interface UsageRecord {
   cost_pico: number | null;
 }
 
-/** As Rust's `from_usd_per_million`: a plain non-negative decimal ("2.50", ".5") in pico-dollars per token, exactly, up to u64's largest; null otherwise. */
-export function fromUsdPerMillion(text: string): number | null {
-  const trimmed = text.trim();
-  const [whole, fraction = ""] = trimmed.split(/\.(.*)/s);
-  if ((whole === "" && fraction === "") || !/^\d*$/.test(whole) || !/^\d*$/.test(fraction)) return null;
-  const pico = BigInt(whole || "0") * 1_000_000n + BigInt(fraction.slice(0, 6).padEnd(6, "0"));
-  return pico > 18_446_744_073_709_551_615n ? null : Number(pico);
-}
-
-/** A refusal of a typed price, as Rust's `TypedPriceError` reaches the window. */
-export interface TypedPriceRefusal {
-  kind: "invalid_input";
-  field: "input" | "output" | "cached";
-  message: string;
-}
-
-/**
- * As Rust's `price::typed`: a price as a person types it (input and output together, cached
- * optional, all three blank is none); throws a `TypedPriceRefusal` naming the field to fix.
- * Pinned to Rust's by golden/typed-prices.json (prices.test.ts).
- */
-export function typedPrice(input: string | null, output: string | null, cached: string | null): Price | null {
-  const given = (text: string | null) => (text !== null && text.trim() !== "" ? text : null);
-  const [i, o, c] = [given(input), given(output), given(cached)];
-  const refuse = (field: TypedPriceRefusal["field"], message: string): never => {
-    throw { kind: "invalid_input", field, message } satisfies TypedPriceRefusal;
-  };
-  const read = (field: TypedPriceRefusal["field"], text: string) =>
-    fromUsdPerMillion(text) ?? refuse(field, "Write dollars per million tokens, such as 2.50.");
-  if (i === null && o === null && c === null) return null;
-  if (i === null) return refuse("input", "Give the input price too.");
-  if (o === null) return refuse("output", "Give the output price too.");
-  return { input: read("input", i), output: read("output", o), cached_input: c === null ? null : read("cached", c) };
-}
-
-/** As Rust's `Price::cost`: what `input` and `output` tokens cost, in pico-dollars. */
+/** As Rust's `Price::cost`: what `input` and `output` tokens cost, in pico-dollars (pinned by
+ *  golden/costs.json, fake-rules.test.ts). */
 export function costOf(price: Price, input: number, output: number): number {
   return input * price.input + output * price.output;
 }
@@ -2146,16 +2112,6 @@ export class FakeBackend {
         .filter((p) => this.providers.some((x) => x.name === p.provider))
         .sort((a, b) => a.provider.toLowerCase().localeCompare(b.provider.toLowerCase()) || byText(a.model, b.model))
         .flatMap((p) => this.#modelPrice(p.provider, p.model) ?? []),
-    set_model_price: (args) => {
-      // As Rust's command: the prices are read first (price::typed), then the model and the provider.
-      const typed = (value: unknown) => (typeof value === "string" ? value : null);
-      const price = typedPrice(typed(args.input), typed(args.output), typed(args.cached));
-      const model = String(args.model ?? "").trim();
-      if (model === "") throw { kind: "invalid_input", field: "model", message: "Name the model." };
-      const provider = this.#provider(args.provider);
-      this.setPrice(provider.name, model, price, "person");
-      return this.#modelPrice(provider.name, model);
-    },
     conversation_usage: (args) => totalOf(this.usage.filter((r) => r.conversation_id === args.conversationId)),
     usage_report: (args): UsageReport => {
       // As Rust's usage_by_day: the requests since `since`, by UTC day, provider and model, oldest day first.

@@ -1,22 +1,36 @@
-// Providers › Prices against an in-memory backend: every priced model listed, a price added,
-// edited and forgotten, and Rust's refusals shown beside the field they name.
+// Providers › Prices against the real core: every priced model listed (the person's, and those
+// a provider's list gives), a price added, edited and forgotten as typed, and Rust's refusals
+// shown beside the field they name.
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
 import { screen, waitFor, within } from "@testing-library/svelte";
-import { costOf, labelOf, typedPrice, type FakeBackend } from "./fake-backend";
-import labels from "./golden/branch-labels.json";
-import golden from "./golden/typed-prices.json";
-import { installFakeBackend, renderApp } from "./render-app";
+import * as ipc from "../src/lib/ipc";
+import { installRealBackend, type RealBackend } from "./real-backend";
+import { renderApp } from "./render-app";
 
-let backend: FakeBackend;
+let backend: RealBackend;
 
-beforeEach(() => {
-  backend = installFakeBackend();
-  backend.addProviderRecord("Work");
-  backend.addProviderRecord("Router", "openrouter");
+beforeEach(async () => {
+  backend = await installRealBackend();
+  await backend.addProvider("Work");
 });
+
+/** Router, whose model list prices acme/seer-1 (dollars per token, as OpenRouter writes them). */
+async function addRouter(prompt: string, completion: string) {
+  await backend.addProvider("Router", { models: [{ id: "acme/seer-1", pricing: { prompt, completion } }] });
+}
+
+/** The provider's list read, as the window reads it: what it prices is kept. */
+async function listed(provider: string) {
+  await backend.seed(() => ipc.listModels(provider));
+}
+
+/** The person's own price, typed as dollars per million tokens. */
+async function setPrice(provider: string, model: string, input: string, output: string, cached: string | null = null) {
+  await backend.seed(() => ipc.setModelPrice(provider, model, input, output, cached));
+}
 
 async function openPrices() {
   const view = await renderApp();
@@ -49,8 +63,9 @@ function said(r: HTMLElement) {
 
 describe("prices", () => {
   it("lists every priced model by provider, in dollars per million tokens, with whose word it is", async () => {
-    backend.setPrice("Work", "gpt-4o", { input: 2_500_000, output: 10_000_000, cached_input: 1_250_000 });
-    backend.setPrice("Router", "acme/seer-1", { input: 75_000, output: 15_000_000, cached_input: null }, "provider");
+    await setPrice("Work", "gpt-4o", "2.50", "10", "1.25");
+    await addRouter("0.000000075", "0.000015");
+    await listed("Router");
     await openPrices();
     await waitFor(() => expect(rows()).toHaveLength(2));
     expect(rows().map((r) => r.dataset.model)).toEqual(["acme/seer-1", "gpt-4o"]);
@@ -62,7 +77,7 @@ describe("prices", () => {
   });
 
   it("says when no model has a price, and lists what a provider's model list says once it is listed", async () => {
-    backend.modelLists.Router = [{ id: "acme/seer-1", name: null, price: { input: 75_000, output: 300_000, cached_input: null } }];
+    await addRouter("0.000000075", "0.0000003");
     const { user } = await openPrices();
     expect((await screen.findByTestId("prices-empty")).textContent).toContain("No model has a price yet");
     const router = screen.getAllByTestId("provider-item").find((el) => el.dataset.name === "Router")!;
@@ -72,10 +87,11 @@ describe("prices", () => {
   });
 
   it("adds a price for a model of a configured provider, as typed, and reads the list again", async () => {
+    await backend.addProvider("Router");
     const { user, prices } = await openPrices();
     await screen.findByTestId("prices-empty");
     const provider = within(prices).getByTestId("price-provider") as HTMLSelectElement;
-    expect([...provider.options].map((o) => o.value)).toEqual(["Work", "Router"]);
+    expect([...provider.options].map((o) => o.value)).toEqual(["Router", "Work"]);
     await user.selectOptions(provider, "Router");
     await user.type(within(prices).getByTestId("price-model"), "acme/seer-1");
     await user.type(within(prices).getByTestId("price-input"), "0.15");
@@ -118,7 +134,8 @@ describe("prices", () => {
   });
 
   it("edits a price in place, Rust's refusal beside the field, then the edited price", async () => {
-    backend.setPrice("Router", "acme/seer-1", { input: 75_000, output: 15_000_000, cached_input: null }, "provider");
+    await addRouter("0.000000075", "0.000015");
+    await listed("Router");
     const { user } = await openPrices();
     await waitFor(() => expect(rows()).toHaveLength(1));
     await user.click(within(row("acme/seer-1")).getByTestId("price-edit"));
@@ -139,9 +156,10 @@ describe("prices", () => {
   });
 
   it("forgets the person's price: the provider list's counts again, and a price only the person gave goes", async () => {
-    backend.setPrice("Router", "acme/seer-1", { input: 75_000, output: 300_000, cached_input: null }, "provider");
-    backend.setPrice("Router", "acme/seer-1", { input: 100_000, output: 400_000, cached_input: null });
-    backend.setPrice("Work", "gpt-4o", { input: 2_500_000, output: 10_000_000, cached_input: null });
+    await addRouter("0.000000075", "0.0000003");
+    await listed("Router");
+    await setPrice("Router", "acme/seer-1", "0.1", "0.4");
+    await setPrice("Work", "gpt-4o", "2.50", "10");
     const { user } = await openPrices();
     await waitFor(() => expect(rows()).toHaveLength(2));
     expect(said(row("acme/seer-1"))).toMatchObject({ input: "$0.1", source: "yours" });
@@ -156,50 +174,10 @@ describe("prices", () => {
   });
 
   it("shows provider and model names as text", async () => {
-    backend.setPrice("Work", '<img src=x onerror="alert(1)">', { input: 1_000_000, output: 2_000_000, cached_input: null });
+    await setPrice("Work", '<img src=x onerror="alert(1)">', "1", "2");
     await openPrices();
     await waitFor(() => expect(rows()).toHaveLength(1));
     expect(rows()[0].querySelector("img")).toBeNull();
     expect(rows()[0].textContent).toContain('<img src=x onerror="alert(1)">');
-  });
-});
-
-describe("the fake backend reads a typed price as Rust does", () => {
-  // golden/typed-prices.json is written by Rust (price.rs:
-  // the_typed_prices_the_fake_backend_reads_match_rust) from its own `price::typed`.
-  it("has Rust's cases to check, refusals and prices both", () => {
-    expect(golden.cases.filter((c) => c.error !== null).length).toBeGreaterThan(5);
-    expect(golden.cases.filter((c) => c.price !== null).length).toBeGreaterThan(3);
-  });
-
-  for (const c of golden.cases) {
-    it(`reads ${JSON.stringify([c.input, c.output, c.cached])} as Rust does`, () => {
-      let got: unknown;
-      try {
-        got = { price: typedPrice(c.input, c.output, c.cached), error: null };
-      } catch (refusal) {
-        const { field, message } = refusal as { field: string; message: string };
-        got = { price: null, error: { field, message } };
-      }
-      expect(got).toEqual({ price: c.price, error: c.error });
-    });
-  }
-});
-
-describe("the fake backend adds up a cost and labels a compared answer as Rust does", () => {
-  // golden/typed-prices.json's costs are Rust's Price::cost; golden/branch-labels.json is
-  // written by store/lanes.rs (the_branch_labels_the_fake_backend_makes_match_rust).
-  it("costs what Rust's price costs", () => {
-    expect(golden.costs.length).toBeGreaterThan(3);
-    for (const c of golden.costs) {
-      expect(costOf(c.price, c.input_tokens, c.output_tokens)).toBe(c.cost);
-    }
-  });
-
-  it("labels a branch of a comparison as Rust does", () => {
-    expect(labels.cases.length).toBeGreaterThan(3);
-    for (const c of labels.cases) {
-      expect(labelOf({ provider: c.provider, model: c.model })).toBe(c.label);
-    }
   });
 });

@@ -6,6 +6,7 @@
 import { connect, type Socket } from "node:net";
 import { invoke } from "@tauri-apps/api/core";
 import { afterEach, inject, vi } from "vitest";
+import * as ipc from "../src/lib/ipc";
 import type { CommandError } from "../src/lib/types";
 import { channels } from "./tauri-core-mock";
 import { settleStores } from "./render-with-stores";
@@ -21,6 +22,16 @@ export interface HostScript {
   file?: string | null;
   files?: string[];
   folder?: string | null;
+}
+
+/** A model server of the OpenAI API's shape: what its `/models` lists (entries as the API
+ *  gives them: `id`, and `pricing`, `context_length`… where a test needs them), the pieces each
+ *  chat completion streams, or an HTTP status every request gets instead. */
+export interface ModelServer {
+  models?: Record<string, unknown>[];
+  answer?: string[];
+  status?: number;
+  message?: string;
 }
 
 /** A question a native dialog was asked. */
@@ -133,6 +144,18 @@ export class RealBackend {
   /** What the person does at the native dialogs from now on (the fields given). */
   async host(script: HostScript): Promise<void> {
     await this.#send({ host: script });
+  }
+
+  /** Starts a model server as `script` says; its address, for a provider's base URL. */
+  async modelServer(script: ModelServer): Promise<string> {
+    return (await this.#send({ provider: script })) as string;
+  }
+
+  /** A provider called `name` of the OpenAI API's kind, at a model server of its own as
+   *  `script` says, with a key unless `key` is null. */
+  async addProvider(name: string, script: ModelServer = {}, key: string | null = "sk-test"): Promise<void> {
+    const base_url = await this.modelServer(script);
+    await this.seed(() => ipc.addProvider({ name, kind: "openai", base_url, default_model: null, api_key: key }));
   }
 
   /** Every question the native dialogs were asked, in order. */

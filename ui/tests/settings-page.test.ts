@@ -17,11 +17,6 @@ beforeEach(async () => {
   defaults = await backend.seed(() => ipc.getSettings());
 });
 
-/** A provider called `name`, as the Providers page adds one. */
-function addProvider(name: string) {
-  return backend.seed(() => ipc.addProvider({ name, kind: "openai", base_url: null, default_model: null, api_key: "sk-test" }));
-}
-
 async function openSettings() {
   const { app, user } = await renderApp();
   await user.click(screen.getByTestId("nav-settings"));
@@ -61,7 +56,7 @@ describe("settings", () => {
   });
 
   it("shows the run time limit in minutes and the saved values", async () => {
-    await addProvider("Work");
+    await backend.addProvider("Work");
     await backend.seed(() => ipc.updateSettings({ ...defaults, default_provider: "Work", run_time_limit_secs: 1800, max_rounds: 7 }));
     const { field } = await openSettings();
     expect(field("theme").value).toBe("system");
@@ -73,7 +68,7 @@ describe("settings", () => {
   });
 
   it("saves minutes as seconds, applies the theme and says Saved", async () => {
-    await addProvider("Work");
+    await backend.addProvider("Work");
     const { user, field } = await openSettings();
     await user.selectOptions(field("theme"), "dark");
     await user.selectOptions(field("default_provider"), "Work");

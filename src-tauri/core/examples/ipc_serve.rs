@@ -10,6 +10,10 @@
 //! ← {"channel":3,"message":{…}}            what a command sends on the page's Channel 3
 //! → {"id":2,"host":{"confirm":false}}      what the person answers from now on
 //! → {"id":3,"asked":true}                  ← every question the dialogs were asked so far
+//! → {"id":4,"provider":{"models":[{"id":"gpt-4o"}],"answer":["Hel","lo"]}}
+//! ← {"id":4,"ok":"http://127.0.0.1:PORT"}  a model server of the OpenAI API's shape: its
+//!                                          `/models` lists `models` as given, each chat
+//!                                          completion streams the pieces of `answer`
 //! ```
 //!
 //! The process ends when its standard input closes (the test runner that started it went).
@@ -230,6 +234,7 @@ async fn session(socket: TcpStream) -> std::io::Result<()> {
         out: out.clone(),
         drops: Mutex::default(),
     });
+    let mut servers: Vec<tokio::task::JoinHandle<()>> = Vec::new();
     let mut lines = BufReader::new(read).lines();
     while let Some(line) = lines.next_line().await? {
         let Ok(request) = serde_json::from_str::<Value>(&line) else {
@@ -242,6 +247,15 @@ async fn session(socket: TcpStream) -> std::io::Result<()> {
             merge(&mut now, script);
             *host.script.lock().unwrap_or_else(PoisonError::into_inner) = now;
             let _ = out.send(json!({"id": id, "ok": null}).to_string());
+        } else if let Some(script) = request.get("provider") {
+            let answer = match model_server(script.clone()).await {
+                Ok((address, task)) => {
+                    servers.push(task);
+                    json!({"id": id, "ok": address})
+                }
+                Err(e) => json!({"id": id, "err": {"kind": "io", "message": e.to_string()}}),
+            };
+            let _ = out.send(answer.to_string());
         } else if request.get("asked").is_some() {
             let asked = host
                 .asked
@@ -276,6 +290,9 @@ async fn session(socket: TcpStream) -> std::io::Result<()> {
         }
     }
     app.shutdown(Duration::from_secs(2)).await;
+    for server in servers {
+        server.abort();
+    }
     drop(out);
     drop(host);
     let _ = writer.await;
@@ -293,4 +310,71 @@ fn merge(script: &mut Script, given: &Value) {
     if let Ok(merged) = serde_json::from_value(now) {
         *script = merged;
     }
+}
+
+/// A model server of the OpenAI API's shape on 127.0.0.1:0, as `script` says: `models` (the
+/// `/models` list's entries, as given), `answer` (the pieces each chat completion streams) and
+/// `status` (an HTTP status every request gets instead, with `message`). Its address, and the
+/// task serving it.
+async fn model_server(script: Value) -> std::io::Result<(String, tokio::task::JoinHandle<()>)> {
+    let listener = TcpListener::bind("127.0.0.1:0").await?;
+    let address = format!("http://{}", listener.local_addr()?);
+    let script = Arc::new(script);
+    let task = tokio::spawn(async move {
+        while let Ok((socket, _)) = listener.accept().await {
+            let script = Arc::clone(&script);
+            tokio::spawn(async move {
+                let _ = answer_model_request(socket, &script).await;
+            });
+        }
+    });
+    Ok((address, task))
+}
+
+/// Reads one request and answers it as the script says, then closes the connection.
+async fn answer_model_request(socket: TcpStream, script: &Value) -> std::io::Result<()> {
+    let mut reader = BufReader::new(socket);
+    let mut head = String::new();
+    let mut length = 0usize;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).await? == 0 || line == "\r\n" {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':') {
+            if name.eq_ignore_ascii_case("content-length") {
+                length = value.trim().parse().unwrap_or(0);
+            }
+        }
+        if head.is_empty() {
+            head = line;
+        }
+    }
+    let mut body = vec![0; length];
+    tokio::io::AsyncReadExt::read_exact(&mut reader, &mut body).await?;
+    let (status, kind, text) = if let Some(status) = script["status"].as_u64() {
+        let message = script["message"].as_str().unwrap_or("refused");
+        let error = json!({"error": {"message": message}}).to_string();
+        (status, "application/json", error)
+    } else if head.contains("/models") {
+        let models = script.get("models").cloned().unwrap_or(json!([]));
+        (200, "application/json", json!({"data": models}).to_string())
+    } else {
+        let mut events = String::new();
+        for piece in script["answer"].as_array().into_iter().flatten() {
+            let chunk = json!({"choices": [{"index": 0, "delta": {"content": piece}}]});
+            events.push_str(&format!("data: {chunk}\n\n"));
+        }
+        let end = json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]});
+        events.push_str(&format!("data: {end}\n\ndata: [DONE]\n\n"));
+        (200, "text/event-stream", events)
+    };
+    let mut socket = reader.into_inner();
+    let response = format!(
+        "HTTP/1.1 {status} {}\r\ncontent-type: {kind}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{text}",
+        if status == 200 { "OK" } else { "Refused" },
+        text.len()
+    );
+    socket.write_all(response.as_bytes()).await?;
+    socket.shutdown().await
 }

@@ -54,6 +54,8 @@ export class RealBackend {
   #waiting = new Map<number, Waiting>();
   #failures = new Map<string, CommandError>();
   #recording = true;
+  /** The test closed it: what still waits is left unanswered, as a window that went away. */
+  #closed = false;
 
   private constructor(socket: Socket) {
     this.#socket = socket;
@@ -67,6 +69,15 @@ export class RealBackend {
         pending = pending.slice(end + 1);
       }
     });
+    // A server that went away fails what waits for it, saying so, rather than leaving the test
+    // to time out.
+    const gone = (why: string) => {
+      if (this.#closed) return;
+      for (const waiting of this.#waiting.values()) waiting.reject(new Error(`ipc_serve: ${why}`));
+      this.#waiting.clear();
+    };
+    socket.on("error", (e) => gone(e.message));
+    socket.on("close", () => gone("the connection closed"));
   }
 
   /** A session of its own: a fresh app. */
@@ -164,6 +175,7 @@ export class RealBackend {
   }
 
   close(): void {
+    this.#closed = true;
     this.#socket.end();
   }
 }

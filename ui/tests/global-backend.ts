@@ -10,6 +10,8 @@ import type { TestProject } from "vitest/node";
 declare module "vitest" {
   export interface ProvidedContext {
     ipcServePort: number | null;
+    /** The test peers: tests/peers, and the Python of its virtual environment. */
+    peers: { folder: string; python: string };
   }
 }
 
@@ -24,6 +26,8 @@ function serverPath(): string | null {
 let server: ChildProcess | null = null;
 
 export default async function setup(project: TestProject): Promise<() => void> {
+  const folder = join(__dirname, "../../tests/peers");
+  project.provide("peers", { folder, python: join(folder, ".venv/bin/python") });
   const path = serverPath();
   if (path === null) {
     project.provide("ipcServePort", null);

@@ -27,9 +27,21 @@ export interface HostScript {
 /** A model server of the OpenAI API's shape: what its `/models` lists (entries as the API
  *  gives them: `id`, and `pricing`, `context_length`… where a test needs them), the pieces each
  *  chat completion streams, or an HTTP status every request gets instead. */
-export interface ModelServer {
+export interface ModelServer extends Turn {
   models?: Record<string, unknown>[];
+  /** What each chat completion answers in order (the last one again once they run out);
+   *  without, every one answers as the script itself says. */
+  turns?: Turn[];
+}
+
+/** What one chat completion answers: an HTTP `status` instead (with `message`), else the pieces
+ *  of `answer`, the `tools` it calls, then its end with `usage` in tokens. A turn that holds
+ *  waits for `release` before its end. */
+export interface Turn {
   answer?: string[];
+  tools?: { name: string; arguments?: Record<string, unknown> }[];
+  usage?: { input: number; output: number };
+  hold?: boolean;
   status?: number;
   message?: string;
 }
@@ -163,10 +175,39 @@ export class RealBackend {
   }
 
   /** A provider called `name` of the OpenAI API's kind, at a model server of its own as
-   *  `script` says, with a key unless `key` is null. */
-  async addProvider(name: string, script: ModelServer = {}, key: string | null = "sk-test"): Promise<void> {
+   *  `script` says, with a key unless `key` is null; the server's address. */
+  async addProvider(name: string, script: ModelServer = {}, key: string | null = "sk-test"): Promise<string> {
     const base_url = await this.modelServer(script);
     await this.seed(() => ipc.addProvider({ name, kind: "openai", base_url, default_model: null, api_key: key }));
+    return base_url;
+  }
+
+  /** Lets one held turn of the model server at `address` end. */
+  async release(address: string): Promise<void> {
+    await this.#send({ release: address });
+  }
+
+  /** The chat completions' request bodies the model server at `address` received, in order. */
+  async received(address: string): Promise<Record<string, unknown>[]> {
+    return (await this.#send({ received: address })) as Record<string, unknown>[];
+  }
+
+  /** Adds (and approves, unless the host says no) the MCP server `name` running the test peer
+   *  tests/peers/fault_server.py with `flags` (see its docstring for its tools). */
+  async addFaultServer(name = "fault", ...flags: string[]): Promise<void> {
+    const peers = inject("peers");
+    const line = [peers.python, `${peers.folder}/fault_server.py`, ...flags].join(" ");
+    await this.seed(async () => {
+      await ipc.addMcpServer(name, line);
+      // Started in the background: ready once it runs with its tools listed.
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        const server = (await ipc.listMcpServers()).find((s) => s.name === name);
+        if (server?.state?.state === "running" && server.state.tools > 0) return;
+        if (Date.now() > deadline) throw new Error(`the test peer ${name} did not start: ${JSON.stringify(server)}`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    });
   }
 
   /** Every question the native dialogs were asked, in order. */

@@ -13,7 +13,10 @@
 //! → {"id":4,"provider":{"models":[{"id":"gpt-4o"}],"answer":["Hel","lo"]}}
 //! ← {"id":4,"ok":"http://127.0.0.1:PORT"}  a model server of the OpenAI API's shape: its
 //!                                          `/models` lists `models` as given, each chat
-//!                                          completion streams the pieces of `answer`
+//!                                          completion streams the pieces of `answer` (or
+//!                                          the next of `turns`, with tool calls: `Turn`)
+//! → {"id":5,"release":"http://127.0.0.1:PORT"}   lets one held turn end
+//! → {"id":6,"received":"http://127.0.0.1:PORT"}  ← the chat completions' request bodies
 //! ```
 //!
 //! The process ends when its standard input closes (the test runner that started it went).
@@ -235,6 +238,7 @@ async fn session(socket: TcpStream) -> std::io::Result<()> {
         drops: Mutex::default(),
     });
     let mut servers: Vec<tokio::task::JoinHandle<()>> = Vec::new();
+    let mut models: std::collections::HashMap<String, Arc<ModelServer>> = Default::default();
     let mut lines = BufReader::new(read).lines();
     // The test closed the connection, or it broke: either way the session ends here.
     while let Ok(Some(line)) = lines.next_line().await {
@@ -250,13 +254,26 @@ async fn session(socket: TcpStream) -> std::io::Result<()> {
             let _ = out.send(json!({"id": id, "ok": null}).to_string());
         } else if let Some(script) = request.get("provider") {
             let answer = match model_server(script.clone()).await {
-                Ok((address, task)) => {
+                Ok((address, server, task)) => {
                     servers.push(task);
+                    models.insert(address.clone(), server);
                     json!({"id": id, "ok": address})
                 }
                 Err(e) => json!({"id": id, "err": {"kind": "io", "message": e.to_string()}}),
             };
             let _ = out.send(answer.to_string());
+        } else if let Some(address) = request.get("release").and_then(Value::as_str) {
+            let known = models.get(address).map(|server| server.gate.add_permits(1));
+            let _ = out.send(json!({"id": id, "ok": known.is_some()}).to_string());
+        } else if let Some(address) = request.get("received").and_then(Value::as_str) {
+            let received = models.get(address).map(|server| {
+                server
+                    .received
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .clone()
+            });
+            let _ = out.send(json!({"id": id, "ok": received}).to_string());
         } else if request.get("asked").is_some() {
             let asked = host
                 .asked
@@ -313,27 +330,81 @@ fn merge(script: &mut Script, given: &Value) {
     }
 }
 
-/// A model server of the OpenAI API's shape on 127.0.0.1:0, as `script` says: `models` (the
-/// `/models` list's entries, as given), `answer` (the pieces each chat completion streams) and
-/// `status` (an HTTP status every request gets instead, with `message`). Its address, and the
-/// task serving it.
-async fn model_server(script: Value) -> std::io::Result<(String, tokio::task::JoinHandle<()>)> {
+/// A model server of the OpenAI API's shape on 127.0.0.1:0, as `script` says (see [`Turn`]):
+/// `models` (the `/models` list's entries, as given), and what each chat completion answers —
+/// `turns` in order (the last one again once they run out), or the one turn the script itself
+/// is (`answer`, `status`…).
+struct ModelServer {
+    script: Value,
+    /// The chat completions' request bodies, in the order they came.
+    received: Mutex<Vec<Value>>,
+    /// A turn that holds waits here for a `release`.
+    gate: tokio::sync::Semaphore,
+}
+
+/// What one chat completion answers: `status` (an HTTP status instead, with `message`), else a
+/// stream of the pieces of `answer`, then the `tools` it calls (`name`, `arguments`), then
+/// `usage` (`input`, `output` tokens) and its end; `hold` waits for a `release` before the end.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Turn {
+    status: Option<u16>,
+    message: Option<String>,
+    answer: Vec<String>,
+    tools: Vec<CalledTool>,
+    usage: Option<Usage>,
+    hold: bool,
+}
+
+#[derive(Debug, Deserialize)]
+struct CalledTool {
+    name: String,
+    #[serde(default)]
+    arguments: Value,
+}
+
+#[derive(Debug, Deserialize)]
+struct Usage {
+    input: u64,
+    output: u64,
+}
+
+impl ModelServer {
+    /// The turn of the `n`th chat completion.
+    fn turn(&self, n: usize) -> Turn {
+        let turn = match self.script.get("turns").and_then(Value::as_array) {
+            Some(turns) if !turns.is_empty() => turns[n.min(turns.len() - 1)].clone(),
+            _ => self.script.clone(),
+        };
+        serde_json::from_value(turn).unwrap_or_default()
+    }
+}
+
+/// Starts a model server as `script` says; its address, and the task serving it.
+async fn model_server(
+    script: Value,
+) -> std::io::Result<(String, Arc<ModelServer>, tokio::task::JoinHandle<()>)> {
     let listener = TcpListener::bind("127.0.0.1:0").await?;
     let address = format!("http://{}", listener.local_addr()?);
-    let script = Arc::new(script);
+    let server = Arc::new(ModelServer {
+        script,
+        received: Mutex::default(),
+        gate: tokio::sync::Semaphore::new(0),
+    });
+    let serving = Arc::clone(&server);
     let task = tokio::spawn(async move {
         while let Ok((socket, _)) = listener.accept().await {
-            let script = Arc::clone(&script);
+            let server = Arc::clone(&serving);
             tokio::spawn(async move {
-                let _ = answer_model_request(socket, &script).await;
+                let _ = answer_model_request(socket, &server).await;
             });
         }
     });
-    Ok((address, task))
+    Ok((address, server, task))
 }
 
 /// Reads one request and answers it as the script says, then closes the connection.
-async fn answer_model_request(socket: TcpStream, script: &Value) -> std::io::Result<()> {
+async fn answer_model_request(socket: TcpStream, server: &ModelServer) -> std::io::Result<()> {
     let mut reader = BufReader::new(socket);
     let mut head = String::new();
     let mut length = 0usize;
@@ -353,24 +424,74 @@ async fn answer_model_request(socket: TcpStream, script: &Value) -> std::io::Res
     }
     let mut body = vec![0; length];
     tokio::io::AsyncReadExt::read_exact(&mut reader, &mut body).await?;
-    let (status, kind, text) = if let Some(status) = script["status"].as_u64() {
-        let message = script["message"].as_str().unwrap_or("refused");
-        let error = json!({"error": {"message": message}}).to_string();
-        (status, "application/json", error)
-    } else if head.contains("/models") {
-        let models = script.get("models").cloned().unwrap_or(json!([]));
-        (200, "application/json", json!({"data": models}).to_string())
-    } else {
-        let mut events = String::new();
-        for piece in script["answer"].as_array().into_iter().flatten() {
-            let chunk = json!({"choices": [{"index": 0, "delta": {"content": piece}}]});
-            events.push_str(&format!("data: {chunk}\n\n"));
-        }
-        let end = json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]});
-        events.push_str(&format!("data: {end}\n\ndata: [DONE]\n\n"));
-        (200, "text/event-stream", events)
-    };
     let mut socket = reader.into_inner();
+    let listing = head.contains("/models");
+    let turn = if listing {
+        server.turn(0)
+    } else {
+        let mut received = server
+            .received
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        received.push(serde_json::from_slice(&body).unwrap_or(Value::Null));
+        server.turn(received.len() - 1)
+    };
+    if let Some(status) = turn.status {
+        let message = turn.message.as_deref().unwrap_or("refused");
+        let error = json!({"error": {"message": message}}).to_string();
+        return respond(&mut socket, status, "application/json", &error).await;
+    }
+    if listing {
+        let models = server.script.get("models").cloned().unwrap_or(json!([]));
+        let list = json!({"data": models}).to_string();
+        return respond(&mut socket, 200, "application/json", &list).await;
+    }
+    // The stream's length is not known ahead (a held turn), so it ends when the connection does.
+    let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n";
+    socket.write_all(head.as_bytes()).await?;
+    let event = |chunk: Value| format!("data: {chunk}\n\n");
+    let mut events = String::new();
+    for piece in &turn.answer {
+        events.push_str(&event(
+            json!({"choices": [{"index": 0, "delta": {"content": piece}}]}),
+        ));
+    }
+    for (index, tool) in turn.tools.iter().enumerate() {
+        let call = json!({"index": index, "id": format!("call_{index}"), "type": "function",
+            "function": {"name": tool.name, "arguments": tool.arguments.to_string()}});
+        events.push_str(&event(
+            json!({"choices": [{"index": 0, "delta": {"tool_calls": [call]}}]}),
+        ));
+    }
+    socket.write_all(events.as_bytes()).await?;
+    socket.flush().await?;
+    if turn.hold {
+        if let Ok(permit) = server.gate.acquire().await {
+            permit.forget();
+        }
+    }
+    let reason = if turn.tools.is_empty() {
+        "stop"
+    } else {
+        "tool_calls"
+    };
+    let mut end = event(json!({"choices": [{"index": 0, "delta": {}, "finish_reason": reason}]}));
+    if let Some(usage) = &turn.usage {
+        end.push_str(&event(json!({"choices": [],
+            "usage": {"prompt_tokens": usage.input, "completion_tokens": usage.output}})));
+    }
+    end.push_str("data: [DONE]\n\n");
+    socket.write_all(end.as_bytes()).await?;
+    socket.shutdown().await
+}
+
+/// A whole answer of `status` with `text`.
+async fn respond(
+    socket: &mut TcpStream,
+    status: u16,
+    kind: &str,
+    text: &str,
+) -> std::io::Result<()> {
     let response = format!(
         "HTTP/1.1 {status} {}\r\ncontent-type: {kind}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{text}",
         if status == 200 { "OK" } else { "Refused" },

@@ -7,7 +7,7 @@ Options:
 
 Tools: echo(text), crash() exits mid-call after a word on stderr, hang() never answers (and
 says so on stderr when cancelled), slow(seconds) answers after a while, progress(seconds,
-every) works for a while reporting progress, grow(name) adds a tool and sends
+every, message) works for a while reporting progress, grow(name) adds a tool and sends
 notifications/tools/list_changed, mutate() rewrites echo's description and sends the same, note(name, text) adds a resource and
 sends notifications/resources/list_changed, big(megabytes)
 answers with that much text, flaky(key) fails the first time it is called with a key and works
@@ -270,11 +270,11 @@ async def busy(ctx: Context) -> InputRequiredResult | str:
 
 
 @server.tool()
-async def progress(seconds: float, every: float, ctx: Context) -> str:
-    """Works for `seconds`, reporting progress every `every` seconds."""
+async def progress(seconds: float, every: float, ctx: Context, message: str = "") -> str:
+    """Works for `seconds`, reporting progress every `every` seconds (with `message`, if given)."""
     steps = max(1, int(seconds / every))
     for step in range(steps):
-        await ctx.report_progress(step, steps)
+        await ctx.report_progress(step, steps, message or None)
         await asyncio.sleep(every)
     return f"finished {steps} steps"
 

@@ -5,28 +5,27 @@
 // source until Render, and then a frame with an empty sandbox.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
-vi.mock("@tauri-apps/api/core", () => ({
-  invoke: vi.fn(),
-  Channel: class {
-    onmessage: (event: unknown) => void = () => {};
-  },
-}));
+vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { configure, screen, waitFor, within } from "@testing-library/svelte";
-import type { FakeBackend, ToolFile } from "./fake-backend";
+import * as ipc from "../src/lib/ipc";
+import type { FakeBackend } from "./fake-backend";
 import { toolFile } from "./fake-backend";
+import { installRealBackend, type RealBackend } from "./real-backend";
 import { installFakeBackend, renderApp } from "./render-app";
 import { newStores } from "./render-with-stores";
 
-let backend: FakeBackend;
+let backend: RealBackend;
 let blobs: Blob[];
 let revoked: string[];
 const createObjectURL = URL.createObjectURL;
 const revokeObjectURL = URL.revokeObjectURL;
 
-beforeEach(() => {
-  backend = installFakeBackend();
-  backend.addProviderRecord("Work");
+beforeEach(async () => {
+  backend = await installRealBackend();
   sessionStorage.clear();
   // jsdom has no blob addresses: these stand in, and count what was made and revoked.
   blobs = [];
@@ -40,19 +39,61 @@ afterEach(() => {
   URL.revokeObjectURL = revokeObjectURL;
 });
 
-const CSV = toolFile("scores.csv", "text/csv", "name,score\nAda,36\n\"Lovelace, A.\",41\n");
-const PAGE = toolFile("page.html", "text/html", '<h1 id="hi">Hello</h1><script>window.__TAURI_INTERNALS__.invoke("delete_conversation")</script>');
-const NOTES = toolFile("notes.md", "text/plain", "# Findings\n\nIt is **noon**. <img src=x onerror=alert(1)>");
-const DATA = toolFile("data.json", "application/json", '{"a":1,"b":[true,null]}');
-const PDF = toolFile("report.pdf", "application/pdf", "%PDF-1.7 not really", "pdf");
-const LOGO = toolFile("logo.svg", "image/svg+xml", '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>', "image");
+/** A file a tool made: its name, type and text (its record's sha256 is Rust's, once kept). */
+interface MadeFile {
+  name: string;
+  mime: string;
+  text: string;
+}
 
-/** The conversation "Files", holding one call whose result carried `files`. */
-function conversationWith(files: ToolFile[]): string {
-  const conversation = backend.addConversation("Files");
-  backend.addMessages(conversation.id, ["Make me some files"]);
-  backend.addToolFiles(conversation.id, files);
-  return conversation.id;
+const CSV = { name: "scores.csv", mime: "text/csv", text: 'name,score\nAda,36\n"Lovelace, A.",41\n' };
+const PAGE = { name: "page.html", mime: "text/html", text: '<h1 id="hi">Hello</h1><script>window.__TAURI_INTERNALS__.invoke("delete_conversation")</script>' };
+const NOTES = { name: "notes.md", mime: "text/plain", text: "# Findings\n\nIt is **noon**. <img src=x onerror=alert(1)>" };
+const DATA = { name: "data.json", mime: "application/json", text: '{"a":1,"b":[true,null]}' };
+const PDF = { name: "report.pdf", mime: "application/pdf", text: "%PDF-1.7 not really" };
+const LOGO = { name: "logo.svg", mime: "image/svg+xml", text: '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>' };
+
+/** A folder of the test's own, for files the dialogs pick. */
+function folder(): string {
+  return mkdtempSync(join(tmpdir(), "canvas-"));
+}
+
+/**
+ * The conversation "Files" (Rust's own import, from a file the open dialog picks), holding one
+ * call of files · make whose result carried `files`. Its id, and the files as Rust keeps them.
+ */
+async function conversationWith(files: (MadeFile | { name: string; mime: string; bytes: Buffer })[]) {
+  const at = 1_700_000_000_000;
+  const message = (id: string, role: string, content: string, more: Record<string, unknown> = {}) => ({
+    id, role, content, created_at: at, status: "complete", ...more,
+  });
+  const attachments = files.map((f) => {
+    const bytes = "bytes" in f ? f.bytes : Buffer.from(f.text);
+    return { name: f.name, mime: f.mime, size: bytes.length, data: bytes.toString("base64") };
+  });
+  const exported = {
+    format: "switchboard.conversation", version: 2, exported_at: at,
+    conversation: { title: "Files", created_at: at, updated_at: at, provider: null, model: null, system_prompt: "" },
+    messages: [
+      message("u", "user", "Make me some files"),
+      message("a", "assistant", "", { tool_calls: [{ id: "c", name: "files__make", arguments: "{}" }], finish_reason: "tool_calls" }),
+      message("t", "tool", "made", { tool_call_id: "c", name: "files__make", attachments }),
+      message("b", "assistant", "Made.", { finish_reason: "stop" }),
+    ],
+    tool_runs: [
+      {
+        message_id: "a", call_id: "c", server: "files", tool: "make", display_name: "files · Make", arguments: "{}",
+        decision: "allowed", decision_scope: "once", started_at: at, finished_at: at, is_error: false, result: "made",
+      },
+    ],
+  };
+  const path = join(folder(), "files.json");
+  writeFileSync(path, JSON.stringify(exported));
+  await backend.host({ file: path });
+  const { id } = (await backend.seed(() => ipc.importConversation()))!;
+  const kept = await backend.seed(() => ipc.listArtifacts(id));
+  const sha = (name: string) => kept.find((a) => a.file.name === name)!.file.sha256;
+  return { id, sha };
 }
 
 async function openConversation() {
@@ -75,9 +116,7 @@ function listed(canvas: HTMLElement): string[] {
 }
 
 async function choose(canvas: HTMLElement, user: Awaited<ReturnType<typeof openConversation>>["user"], name: string): Promise<HTMLElement> {
-  const file = within(canvas)
-    .getAllByTestId("canvas-file")
-    .find((f) => f.textContent?.includes(name));
+  const file = (await within(canvas).findAllByTestId("canvas-file")).find((f) => f.textContent?.includes(name));
   if (!file) throw new Error(`no file ${name} in the canvas`);
   await user.click(file);
   return within(canvas).findByTestId("canvas-preview");
@@ -89,50 +128,51 @@ configure({ asyncUtilTimeout: 10_000 });
 
 describe("the canvas", { timeout: 30_000 }, () => {
   it("opens at the file a tool's result names, and lists every file the result carried", async () => {
-    backend.addConversation("Chat");
-    backend.toolFiles = [NOTES, CSV, DATA];
-    backend.toolOpensCanvas = CSV.file.sha256;
+    // The fault peer's report answers with an HTML page and a CSV, asking the canvas to open at the CSV.
+    await backend.addProvider("Work", { models: [{ id: "m" }], turns: [{ tools: [{ name: "fault__report", arguments: {} }] }, { answer: ["Here is the **report**."] }] });
+    await backend.addFaultServer();
+    const chat = await backend.seed(() => ipc.createConversation("Chat"));
+    await backend.seed(() => ipc.setConversationModel(chat.id, "Work", "m"));
     const { user } = await openConversation();
     expect(screen.queryByTestId("canvas")).toBeNull();
 
-    await user.type(screen.getByTestId("composer-input"), "What time is it?{Enter}");
+    await user.type(screen.getByTestId("composer-input"), "Make me a report{Enter}");
     await user.click(within(await screen.findByTestId("approval-dialog")).getByTestId("approval-submit"));
 
     const canvas = await screen.findByTestId("canvas");
     expect(canvas.tagName).toBe("ASIDE");
     expect(canvas.getAttribute("aria-label")).toBe("Files from tools");
-    await waitFor(() => expect(listed(canvas)).toHaveLength(3));
-    expect(listed(canvas)).toEqual([
-      "notes.md Markdown · 56 B · from time__get_current_time",
-      "scores.csv CSV table · 36 B · from time__get_current_time",
-      "data.json JSON · 23 B · from time__get_current_time",
-    ]);
+    await waitFor(() => expect(listed(canvas)).toHaveLength(2));
+    const kept = await backend.seed(() => ipc.listArtifacts(chat.id));
+    const html = kept.find((a) => a.file.name === "report.html")!.file;
+    const csv = kept.find((a) => a.file.name === "scores.csv")!.file;
+    expect(listed(canvas)).toEqual([`report.html HTML · ${html.size} B · from fault__report`, "scores.csv CSV table · 36 B · from fault__report"]);
     const current = within(canvas).getAllByTestId("canvas-file").filter((f) => f.getAttribute("aria-current") === "true");
-    expect(current.map((f) => f.dataset.sha256)).toEqual([CSV.file.sha256]);
+    expect(current.map((f) => f.dataset.sha256)).toEqual([csv.sha256]);
     expect(await within(canvas).findByTestId("canvas-table")).toBeTruthy();
-    expect(screen.getByTestId("canvas-count").textContent).toBe("3");
+    expect(screen.getByTestId("canvas-count").textContent).toBe("2");
     // A tool's result opened it, not the person: the focus stays where they were typing.
     expect(document.activeElement).not.toBe(current[0]);
     // Heard live, the files are there once each (the tool message and the result both named them).
-    await waitFor(() => expect(screen.getByTestId("message-list").querySelector("strong")?.textContent).toBe("noon"));
-    expect(listed(canvas)).toHaveLength(3);
+    await waitFor(() => expect(screen.getByTestId("message-list").querySelector("strong")?.textContent).toBe("report"));
+    expect(listed(canvas)).toHaveLength(2);
   });
 
   it("lists a conversation's files from Rust when it opens, and Files shows them with their type, size and tool", async () => {
-    conversationWith([CSV, PDF]);
+    const { sha } = await conversationWith([CSV, PDF]);
     const { user } = await openConversation();
     await waitFor(() => expect(screen.getByTestId("canvas-count").textContent).toBe("2"));
     const canvas = await openCanvas(user);
     expect(listed(canvas)).toEqual(["scores.csv CSV table · 36 B · from files__make", "report.pdf PDF · 19 B · from files__make"]);
     // Opened by the person: the file shown (the newest) has the focus.
-    await waitFor(() => expect(document.activeElement?.getAttribute("data-sha256")).toBe(PDF.file.sha256));
+    await waitFor(() => expect(document.activeElement?.getAttribute("data-sha256")).toBe(sha("report.pdf")));
     // Files again closes it.
     await user.click(screen.getByTestId("canvas-button"));
     expect(screen.queryByTestId("canvas")).toBeNull();
   });
 
   it("shows a CSV as a table with its cells, quoted commas kept in their cell", async () => {
-    conversationWith([CSV, PDF]);
+    await conversationWith([CSV, PDF]);
     const { user } = await openConversation();
     const canvas = await openCanvas(user);
     const preview = await choose(canvas, user, "scores.csv");
@@ -147,7 +187,7 @@ describe("the canvas", { timeout: 30_000 }, () => {
 
   it("shows the first 1,000 rows of a longer table and says how many are left out", async () => {
     const rows = Array.from({ length: 1_204 }, (_, i) => `${i}\trow ${i}`).join("\n");
-    conversationWith([toolFile("big.tsv", "text/plain", `n\twhat\n${rows}\n`)]);
+    await conversationWith([{ name: "big.tsv", mime: "text/plain", text: `n\twhat\n${rows}\n` }]);
     const { user } = await openConversation();
     const canvas = await openCanvas(user);
     const table = await within(canvas).findByTestId("canvas-table");
@@ -157,7 +197,7 @@ describe("the canvas", { timeout: 30_000 }, () => {
   });
 
   it("shows an HTML file as its source, and on Render in a frame whose sandbox allows nothing", async () => {
-    conversationWith([PAGE]);
+    await conversationWith([PAGE]);
     const { user } = await openConversation();
     const canvas = await openCanvas(user);
     const code = await within(canvas).findByTestId("canvas-code");
@@ -165,7 +205,7 @@ describe("the canvas", { timeout: 30_000 }, () => {
     expect(canvas.querySelector("script, h1#hi, iframe")).toBeNull();
 
     await user.click(within(canvas).getByTestId("canvas-render"));
-    const frame = within(canvas).getByTestId("canvas-html-frame") as HTMLIFrameElement;
+    const frame = (await within(canvas).findByTestId("canvas-html-frame")) as HTMLIFrameElement;
     expect(frame.tagName).toBe("IFRAME");
     expect(frame.hasAttribute("sandbox")).toBe(true);
     expect(frame.getAttribute("sandbox")).toBe("");
@@ -188,7 +228,7 @@ describe("the canvas", { timeout: 30_000 }, () => {
   });
 
   it("renders Markdown sanitised, pretty-prints JSON, and shows an SVG only as an image from a blob", async () => {
-    conversationWith([NOTES, DATA, LOGO]);
+    await conversationWith([NOTES, DATA, LOGO]);
     const { user } = await openConversation();
     const canvas = await openCanvas(user);
 
@@ -215,7 +255,7 @@ describe("the canvas", { timeout: 30_000 }, () => {
   });
 
   it("has no preview for a PDF (its bytes are not read) but Save As…", async () => {
-    conversationWith([PDF]);
+    await conversationWith([PDF]);
     const { user } = await openConversation();
     const canvas = await openCanvas(user);
     const none = await within(canvas).findByTestId("canvas-no-preview");
@@ -226,40 +266,50 @@ describe("the canvas", { timeout: 30_000 }, () => {
   });
 
   it("says why a file too large to preview is not shown, and still saves it", async () => {
-    const big = toolFile("huge.txt", "text/plain", "x");
-    big.file.size = 25 * 1024 * 1024;
-    const id = conversationWith([big]);
+    const { id, sha } = await conversationWith([{ name: "huge.txt", mime: "text/plain", text: "x" }]);
+    // Rust keeps no file a tool made over 20 MB, and previews any up to 20 MB: its refusal of a
+    // larger one is a rule no kept file reaches, so the refusal is scripted, in Rust's words.
+    backend.failNext("read_artifact", { kind: "invalid_input", field: "artifact", message: "“huge.txt” is 25.0 MB: too large to preview; save it instead." });
+    const target = join(folder(), "huge.txt");
+    await backend.host({ file: target });
     const { user } = await openConversation();
     const canvas = await openCanvas(user);
     expect((await within(canvas).findByTestId("canvas-preview-error")).textContent).toBe("“huge.txt” is 25.0 MB: too large to preview; save it instead.");
     await user.click(within(canvas).getByTestId("canvas-save"));
-    expect((await within(canvas).findByTestId("canvas-saved")).textContent).toBe("Saved to /home/someone/Downloads/huge.txt");
-    expect(backend.callsTo("save_artifact").map((c) => c.args)).toEqual([{ conversationId: id, sha256: big.file.sha256 }]);
+    expect((await within(canvas).findByTestId("canvas-saved")).textContent).toBe(`Saved to ${target}`);
+    expect(backend.callsTo("save_artifact").map((c) => c.args)).toEqual([{ conversationId: id, sha256: sha("huge.txt") }]);
   });
 
   it("Save As… says where the file went, nothing when the dialog is closed, and Rust's words when it fails", async () => {
-    conversationWith([CSV]);
+    const { id, sha } = await conversationWith([CSV]);
+    const target = join(folder(), "scores.csv");
+    await backend.host({ file: target });
     const { user } = await openConversation();
     const canvas = await openCanvas(user);
-    await user.click(within(canvas).getByTestId("canvas-save"));
-    expect((await within(canvas).findByTestId("canvas-saved")).textContent).toBe("Saved to /home/someone/Downloads/scores.csv");
+    await user.click(await within(canvas).findByTestId("canvas-save"));
+    expect((await within(canvas).findByTestId("canvas-saved")).textContent).toBe(`Saved to ${target}`);
 
-    backend.saveAs = null;
+    // The dialog closed.
+    await backend.host({ file: null });
     await user.click(within(canvas).getByTestId("canvas-save"));
     await waitFor(() => expect(backend.callsTo("save_artifact")).toHaveLength(2));
     await waitFor(() => expect(within(canvas).queryByTestId("canvas-saved")).toBeNull());
     expect(within(canvas).queryByTestId("canvas-save-error")).toBeNull();
 
-    backend.failures.set("save_artifact", { kind: "io", message: "Could not write /readonly/scores.csv: permission denied", field: null });
+    // A place that cannot be written: under a file, not a folder. Rust's words, as it says them.
+    const unwritable = join(target, "scores.csv");
+    await backend.host({ file: unwritable });
+    const said = await backend.seed(() => ipc.saveArtifact(id, sha("scores.csv")).then(() => null, (e: { message: string }) => e.message));
+    expect(said).toBeTruthy();
     await user.click(within(canvas).getByTestId("canvas-save"));
-    expect((await within(canvas).findByTestId("canvas-save-error")).textContent).toBe("Could not write /readonly/scores.csv: permission denied");
+    expect((await within(canvas).findByTestId("canvas-save-error")).textContent).toBe(said);
   });
 
   it("closes with Esc and with its button, giving the focus back to Files", async () => {
-    conversationWith([CSV]);
+    await conversationWith([CSV]);
     const { user } = await openConversation();
     let canvas = await openCanvas(user);
-    await user.click(within(canvas).getAllByTestId("canvas-file")[0]);
+    await user.click((await within(canvas).findAllByTestId("canvas-file"))[0]);
     await user.keyboard("{Escape}");
     await waitFor(() => expect(screen.queryByTestId("canvas")).toBeNull());
     expect(document.activeElement).toBe(screen.getByTestId("canvas-button"));
@@ -271,7 +321,7 @@ describe("the canvas", { timeout: 30_000 }, () => {
   });
 
   it("a tool card whose result carried files opens the canvas at its first file", async () => {
-    conversationWith([DATA, CSV]);
+    const { sha } = await conversationWith([DATA, CSV]);
     const { user } = await openConversation();
     const card = await screen.findByTestId("tool-card");
     const button = within(card).getByTestId("tool-files");
@@ -279,18 +329,22 @@ describe("the canvas", { timeout: 30_000 }, () => {
     await user.click(button);
     const canvas = await screen.findByTestId("canvas");
     await waitFor(() =>
-      expect(within(canvas).getAllByTestId("canvas-file").find((f) => f.getAttribute("aria-current") === "true")?.dataset.sha256).toBe(DATA.file.sha256),
+      expect(within(canvas).getAllByTestId("canvas-file").find((f) => f.getAttribute("aria-current") === "true")?.dataset.sha256).toBe(sha("data.json")),
     );
   });
 
   it("says why the files could not be listed, and lists them when opened again", async () => {
-    conversationWith([CSV]);
-    backend.failures.set("list_artifacts", { kind: "io", message: "The database is locked.", field: null });
+    await conversationWith([CSV]);
+    // A failure no rule of Rust's can be made to give here: a locked database.
+    const locked = { kind: "io", message: "The database is locked.", field: null } as const;
+    backend.failNext("list_artifacts", locked);
     const { user } = await openConversation();
+    // Read when the conversation opened, and again when the canvas opens (not listed yet): both fail.
+    await waitFor(() => expect(backend.callsTo("list_artifacts")).toHaveLength(1));
+    backend.failNext("list_artifacts", locked);
     let canvas = await openCanvas(user);
     expect((await within(canvas).findByTestId("canvas-list-error")).textContent).toBe("The files could not be listed: The database is locked.");
     expect(screen.queryByTestId("error-toast")).toBeNull();
-    backend.failures.delete("list_artifacts");
     await user.click(within(canvas).getByTestId("canvas-close"));
     canvas = await openCanvas(user);
     await waitFor(() => expect(listed(canvas)).toHaveLength(1));
@@ -298,7 +352,7 @@ describe("the canvas", { timeout: 30_000 }, () => {
   });
 
   it("takes the side from the tools panel, one side panel at a time", async () => {
-    conversationWith([CSV]);
+    await conversationWith([CSV]);
     const { user } = await openConversation();
     await user.click(screen.getByTestId("tools-button"));
     expect(screen.getByTestId("tools-panel")).toBeTruthy();
@@ -312,9 +366,9 @@ describe("the canvas", { timeout: 30_000 }, () => {
 
 describe("the artifacts store", () => {
   it("keeps each file once when a run is replayed to a window that attached again", async () => {
-    const chat = backend.addConversation("Chat");
+    const chat = await backend.seed(() => ipc.createConversation("Chat"));
     const stores = newStores();
-    const file = CSV.file;
+    const file = toolFile(CSV.name, CSV.mime, CSV.text).file;
     const events = [
       { type: "answer_started", message: { id: "a1", conversation_id: chat.id, role: "assistant" } },
       { type: "tool_call_proposed", call: { call_id: "0", message_id: "a1", wire_name: "data__export", server: "data", tool: "export", display_name: "data · Export", arguments: "{}", retry_of: null } },
@@ -338,7 +392,14 @@ describe("the artifacts store", () => {
   });
 });
 
-describe("a link a tool's result returned", { timeout: 30_000 }, () => {
+// Still on the fake backend: see the report (a tool result's resource links need a peer that returns them).
+describe("a link a tool's result returned (fake backend)", { timeout: 30_000 }, () => {
+  let backend: FakeBackend;
+  beforeEach(() => {
+    backend = installFakeBackend();
+    backend.addProviderRecord("Work");
+  });
+
   const REPORT = toolFile("q3.md", "text/markdown", "# Q3\n\nUp **4%**.");
 
   /** "Links": a question and one call whose result returned three links (only the first can be read). */

@@ -1,27 +1,26 @@
 // A conversation's answer outlives the page that shows it: leaving for Settings mid-run and
 // coming back, a run ending while the person is elsewhere, and a reloaded window attaching to
-// the run under way again.
+// the run under way again. Against the real core: a provider at a scripted model server that
+// calls the fault peer's echo (a real MCP server), its answer held until the test releases it.
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
-vi.mock("@tauri-apps/api/core", () => ({
-  invoke: vi.fn(),
-  Channel: class {
-    onmessage: (event: unknown) => void = () => {};
-  },
-}));
+vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { cleanup, screen, waitFor, within } from "@testing-library/svelte";
-import type { FakeBackend } from "./fake-backend";
-import { installFakeBackend, renderApp } from "./render-app";
+import { installRealBackend, type RealBackend, type Turn } from "./real-backend";
+import { renderApp } from "./render-app";
 import * as ipc from "../src/lib/ipc";
 import { ChatSession } from "../src/chat/session.svelte";
 import { ChatSessions, DRAFT_SAVE_MS } from "../src/chat/chat-sessions.svelte";
-import type { Message, ToolRun } from "../src/lib/types";
+import type { RunEvent } from "../src/lib/bindings";
 
-let backend: FakeBackend;
+let backend: RealBackend;
 
-beforeEach(() => {
-  backend = installFakeBackend();
+beforeEach(async () => {
+  backend = await installRealBackend();
   sessionStorage.clear();
 });
 
@@ -29,12 +28,82 @@ function items(): HTMLElement[] {
   return screen.queryAllByTestId("conversation-item");
 }
 
-describe("a running answer and the pages around it", () => {
+/** The model's answer after the clock's call: "It is **noon**", held before its end when `hold`. */
+function clockTurns(hold = false): Turn[] {
+  return [{ tools: [{ name: "fault__echo", arguments: { text: "noon" } }] }, { answer: ["It is **no", "on**"], hold }];
+}
+
+/** "Chat", answered by Work's model as `turns` say, with the fault peer's tools; Work's address. */
+async function chatWith(turns: Turn[], faultServer = true): Promise<{ id: string; address: string }> {
+  const address = await backend.addProvider("Work", { models: [{ id: "m" }], turns });
+  if (faultServer) await backend.addFaultServer();
+  const c = await backend.seed(() => ipc.createConversation("Chat"));
+  await backend.seed(() => ipc.setConversationModel(c.id, "Work", "m"));
+  return { id: c.id, address };
+}
+
+/** The answer's text once its run ended: "It is noon". */
+function answerStrong(): string | null | undefined {
+  return screen.getByTestId("message-list").querySelector("strong")?.textContent;
+}
+
+/**
+ * A conversation `title` imported (Rust's own import, from a file the open dialog picks) holding
+ * `turns` questions, each answered after one call of time · Now whose result is `result`.
+ */
+async function longChat(title: string, turns: number, result = "ok"): Promise<string> {
+  const messages: Record<string, unknown>[] = [];
+  const tool_runs: Record<string, unknown>[] = [];
+  const message = (id: string, role: string, content: string, more: Record<string, unknown> = {}) => ({
+    id, role, content, created_at: 1_700_000_000_000 + messages.length, status: "complete", ...more,
+  });
+  for (let t = 0; t < turns; t++) {
+    messages.push(message(`u${t}`, "user", `question ${t}`));
+    messages.push(message(`a${t}`, "assistant", "", { tool_calls: [{ id: "c", name: "time__now", arguments: "{}" }], finish_reason: "tool_calls" }));
+    messages.push(message(`t${t}`, "tool", result, { tool_call_id: "c", name: "time__now" }));
+    messages.push(message(`b${t}`, "assistant", `answer ${t}`, { finish_reason: "stop" }));
+    tool_runs.push({
+      message_id: `a${t}`, call_id: "c", server: "time", tool: "now", display_name: "time · Now", arguments: "{}",
+      decision: "allowed", decision_scope: "once", started_at: 1, finished_at: 2, is_error: false, result,
+    });
+  }
+  return importChat(title, messages, tool_runs);
+}
+
+/** A conversation `title` imported with `messages` (and `tool_runs`) in the export's format. */
+async function importChat(title: string, messages: Record<string, unknown>[], tool_runs: Record<string, unknown>[] = []): Promise<string> {
+  const file = {
+    format: "switchboard.conversation", version: 2, exported_at: 1_700_000_000_000,
+    conversation: { title, created_at: 1_700_000_000_000, updated_at: 1_700_000_000_000, provider: null, model: null, system_prompt: "" },
+    messages, tool_runs,
+  };
+  const path = join(mkdtempSync(join(tmpdir(), "chat-sessions-")), "chat.json");
+  writeFileSync(path, JSON.stringify(file));
+  await backend.host({ file: path });
+  const imported = await backend.seed(() => ipc.importConversation());
+  return imported!.id;
+}
+
+/** A conversation imported with `texts`, the person's and the model's in turn. */
+function chatOf(title: string, texts: string[]): Promise<string> {
+  return importChat(
+    title,
+    texts.map((text, i) => ({
+      id: `m${i}`, role: i % 2 === 0 ? "user" : "assistant", content: text, created_at: 1_700_000_000_000 + i, status: "complete",
+      finish_reason: i % 2 === 0 ? null : "stop",
+    })),
+  );
+}
+
+/** The draft Rust keeps for conversation `id`. (Read as the window reads, not through `seed`:
+ *  while a seed runs nothing is recorded, and the window's own saves would go unseen.) */
+async function keptDraft(id: string) {
+  return (await ipc.getConversation(id)).draft;
+}
+
+describe("a running answer and the pages around it", { timeout: 30_000 }, () => {
   it("keeps its question, its Stop and its live answer while the person visits Settings, and its end does not pull the window back", async () => {
-    backend.addProviderRecord("Work");
-    backend.addConversation("Chat");
-    let release: () => void = () => {};
-    backend.toolGate = () => new Promise((resolve) => (release = resolve));
+    const { address } = await chatWith(clockTurns(true));
     const { user, app } = await renderApp();
     await user.click(items()[0]);
     await user.type(await screen.findByTestId("composer-input"), "What time is it?{Enter}");
@@ -47,27 +116,30 @@ describe("a running answer and the pages around it", () => {
     const dialog = await screen.findByTestId("approval-dialog");
     expect(screen.getByTestId("composer-stop")).toBeTruthy();
     await user.click(within(dialog).getByTestId("approval-submit"));
-    await waitFor(() => expect(screen.getByTestId("tool-card").dataset.state).toBe("running"));
+    // The call done and the answer coming, its end held by the model.
+    await waitFor(() => expect(screen.getByTestId("tool-card").dataset.state).toBe("done"));
+    await waitFor(() => expect(screen.getByTestId("message-list").textContent).toContain("It is"));
+    expect(screen.getByTestId("composer-stop")).toBeTruthy();
 
     // Away again; the run ends while Settings is open, and Settings stays open.
     await user.click(screen.getByTestId("nav-settings"));
-    release();
-    await waitFor(() => expect(backend.callsTo("list_conversations").length).toBeGreaterThan(1));
+    const lists = backend.callsTo("list_conversations").length;
+    await backend.release(address);
+    await waitFor(() => expect(backend.callsTo("list_conversations").length).toBeGreaterThan(lists));
     expect(app.page.name).toBe("settings");
     expect(screen.queryByTestId("message-list")).toBeNull();
 
     // Back: the whole answer, as it ended, with no second fetch of the conversation after it.
     const fetches = backend.callsTo("get_conversation").length;
     await user.click(items()[0]);
-    await waitFor(() => expect(screen.getByTestId("message-list").querySelector("strong")?.textContent).toBe("noon"));
+    await waitFor(() => expect(answerStrong()).toBe("noon"));
     expect(screen.getByTestId("tool-card").dataset.state).toBe("done");
     expect(screen.getByTestId("composer-send")).toBeTruthy();
     expect(backend.callsTo("get_conversation").length).toBe(fetches + 1);
   });
 
   it("a reloaded window opens the same conversation, is given the run under way again, and sees it finish", async () => {
-    backend.addProviderRecord("Work");
-    backend.addConversation("Chat");
+    await chatWith(clockTurns());
     const first = await renderApp();
     await first.user.click(items()[0]);
     await first.user.type(await screen.findByTestId("composer-input"), "What time is it?{Enter}");
@@ -82,28 +154,30 @@ describe("a running answer and the pages around it", () => {
     // The question shown once, though it was saved before the reload and replayed after.
     expect(screen.getByTestId("message-list").textContent?.match(/What time is it\?/g)).toHaveLength(1);
     await user.click(within(dialog).getByTestId("approval-submit"));
-    await waitFor(() => expect(screen.getByTestId("message-list").querySelector("strong")?.textContent).toBe("noon"));
+    await waitFor(() => expect(answerStrong()).toBe("noon"));
     expect(screen.getAllByTestId("tool-card")).toHaveLength(1);
     await waitFor(() => expect(screen.getByTestId("composer-send")).toBeTruthy());
   });
 
   it("a replayed question that was already answered is not asked again", async () => {
-    backend.addProviderRecord("Work");
-    backend.addConversation("Chat");
-    let release: () => void = () => {};
-    backend.toolGate = () => new Promise((resolve) => (release = resolve));
+    const { address } = await chatWith(clockTurns(true));
     const first = await renderApp();
     await first.user.click(items()[0]);
     await first.user.type(await screen.findByTestId("composer-input"), "What time is it?{Enter}");
     await first.user.click(within(await screen.findByTestId("approval-dialog")).getByTestId("approval-submit"));
-    await waitFor(() => expect(screen.getByTestId("tool-card").dataset.state).toBe("running"));
+    await waitFor(() => expect(screen.getByTestId("tool-card").dataset.state).toBe("done"));
 
+    // Reloaded while the answer is still coming (its end held): the run is replayed from its
+    // start, question and all, and the question answered before is not asked again.
     cleanup();
     await renderApp();
-    await waitFor(() => expect(screen.getByTestId("tool-card").dataset.state).toBe("running"));
+    await waitFor(() => expect(screen.getByTestId("composer-stop")).toBeTruthy());
+    await waitFor(() => expect(screen.getByTestId("tool-card").dataset.state).toBe("done"));
     expect(screen.queryByTestId("approval-dialog")).toBeNull();
-    release();
-    await waitFor(() => expect(screen.getByTestId("message-list").querySelector("strong")?.textContent).toBe("noon"));
+    await backend.release(address);
+    await waitFor(() => expect(screen.getByTestId("composer-send")).toBeTruthy());
+    expect(answerStrong()).toBe("noon");
+    expect(screen.queryByTestId("approval-dialog")).toBeNull();
   });
 });
 
@@ -216,34 +290,9 @@ describe("a run replayed over what was saved", () => {
 });
 
 describe("a long conversation", () => {
-  /** `turns` questions, each answered after one call whose result is `result` long. */
-  function longChat(conversationId: string, turns: number, result = "ok"): void {
-    const all: Message[] = [];
-    const runs: ToolRun[] = [];
-    const base = {
-      conversation_id: conversationId, created_at: 1, tool_call_id: null, name: null, provider: null, model: null,
-      input_tokens: null, output_tokens: null, reasoning: null, error: null, is_error: false, full_length: null, attachments: [],
-      status: "complete" as const, finish_reason: null, tool_calls: null, cost_pico: null,
-    };
-    for (let t = 0; t < turns; t++) {
-      all.push({ ...base, id: `u${t}`, role: "user", content: `question ${t}` });
-      all.push({ ...base, id: `a${t}`, role: "assistant", content: "", tool_calls: [{ id: "c", name: "time__now", arguments: "{}" }] });
-      all.push({ ...base, id: `t${t}`, role: "tool", content: result, tool_call_id: "c" });
-      all.push({ ...base, id: `b${t}`, role: "assistant", content: `answer ${t}` });
-      runs.push({
-        id: `r${t}`, conversation_id: conversationId, message_id: `a${t}`, call_id: "c", server: "time", tool: "now",
-        display_name: "time · Now", arguments: "{}", decision: "allowed", decision_scope: "once", deny_reason: null,
-        started_at: 1, finished_at: 2, is_error: false, retry_of: null, description: null, can_retry: false, rich: false,
-      });
-    }
-    backend.messages[conversationId] = all;
-    backend.toolRuns[conversationId] = runs;
-  }
-
   it("opens at its newest page and shows the older pages in order as they are asked for", async () => {
-    const conversation = backend.addConversation("Long");
-    longChat(conversation.id, 100);
-    const detail = await ipc.getConversation(conversation.id);
+    const id = await longChat("Long", 100);
+    const detail = await ipc.getConversation(id);
     expect(detail.messages).toHaveLength(60);
     expect(detail.older).not.toBeNull();
     const session = new ChatSession(detail, () => {});
@@ -256,14 +305,19 @@ describe("a long conversation", () => {
   });
 
   it("reads back to a search hit far up in one read as long as the way there, and finds the row that shows it", async () => {
-    const conversation = backend.addConversation("Long");
-    longChat(conversation.id, 200);
-    const session = new ChatSession(await ipc.getConversation(conversation.id), () => {});
-    // Message 42 (numbered from 1) is t10, the result of the 11th turn's call: its answer's row shows it.
+    const id = await longChat("Long", 200);
+    // Messages 41 to 44 (numbered from 1): the 11th turn's question, its call, the call's result and the answer.
+    const [u10, a10, t10] = (await backend.seed(() => ipc.getOlderMessages(id, 45, 4))).messages;
+    expect([u10.content, a10.tool_calls?.length, t10.role]).toEqual(["question 10", 1, "tool"]);
+    const detail = await ipc.getConversation(id);
+    // The newest 60 of 800 shown: the oldest of them is message 741.
+    expect(detail.older).toBe(741);
+    const session = new ChatSession(detail, () => {});
     await session.loadUntil(42);
-    expect(backend.callsTo("get_older_messages").map((c) => c.args)).toEqual([{ id: conversation.id, before: 741, limit: 719 }]);
-    expect(session.itemShowing("t10")).toBe("a10");
-    expect(session.itemShowing("u10")).toBe("u10");
+    expect(backend.callsTo("get_older_messages").map((c) => c.args)).toEqual([{ id, before: 741, limit: 719 }]);
+    // The result of the 11th turn's call: its answer's row shows it.
+    expect(session.itemShowing(t10.id)).toBe(a10.id);
+    expect(session.itemShowing(u10.id)).toBe(u10.id);
     expect(session.itemShowing("nothing")).toBeNull();
     // Already shown: nothing more is read.
     await session.loadUntil(500);
@@ -271,23 +325,22 @@ describe("a long conversation", () => {
   });
 
   it("a page asked for before the history was read again is not added to it", async () => {
-    const conversation = backend.addConversation("Long");
-    longChat(conversation.id, 30);
-    const session = new ChatSession(await ipc.getConversation(conversation.id), () => {});
+    const id = await longChat("Long", 30);
+    const session = new ChatSession(await ipc.getConversation(id), () => {});
     const loading = session.loadOlder();
-    session.load(await ipc.getConversation(conversation.id));
+    session.load(await ipc.getConversation(id));
     await loading;
     expect(session.items.filter((i) => i.kind === "user")).toHaveLength(15);
   });
 
   it("a long result shows its start on its card and is read whole on demand", async () => {
-    const conversation = backend.addConversation("Big");
-    longChat(conversation.id, 1, "y".repeat(10_000));
-    const session = new ChatSession(await ipc.getConversation(conversation.id), () => {});
+    const id = await longChat("Big", 1, "y".repeat(10_000));
+    const session = new ChatSession(await ipc.getConversation(id), () => {});
+    const answer = session.items[1];
     const card = () => (session.items[1].kind === "assistant" ? session.items[1].tools[0] : null);
     expect(card()?.content).toHaveLength(4_000);
     expect(card()?.full_length).toBe(10_000);
-    await session.showWholeResult("a0", "c");
+    await session.showWholeResult(answer.id, "c");
     expect(card()?.content).toHaveLength(10_000);
     expect(card()?.full_length).toBeNull();
   });
@@ -295,9 +348,8 @@ describe("a long conversation", () => {
 
 describe("a conversation read ahead of the page that shows it", () => {
   it("has its chat built as the read comes, taken once by the session that shows it", async () => {
-    const conversation = backend.addConversation("Read ahead");
-    backend.addMessages(conversation.id, ["first words", "an answer"]);
-    const detail = await ipc.getConversation(conversation.id);
+    const id = await chatOf("Read ahead", ["first words", "an answer"]);
+    const detail = await ipc.getConversation(id);
     const chats = new ChatSessions(() => {});
     const texts = (session: ChatSession) => session.items.map((i) => i.text);
     chats.prepare(detail);
@@ -311,28 +363,32 @@ describe("a conversation read ahead of the page that shows it", () => {
   });
 
   it("is not built for a conversation whose answer is coming (its session keeps what it shows)", async () => {
-    const conversation = backend.addConversation("Running");
-    const detail = await ipc.getConversation(conversation.id);
+    const { id } = await chatWith([{ answer: ["heard"] }], false);
+    const detail = await ipc.getConversation(id);
     const chats = new ChatSessions(() => {});
     const session = chats.open(detail);
     session.running = true;
     chats.prepare(detail);
     session.running = false;
     // Nothing was kept for it: opening builds the chat from the read as it is now.
-    backend.addMessages(conversation.id, ["said since"]);
-    detail.messages.push(...backend.messages[conversation.id]);
-    expect(chats.open(detail).items.map((i) => i.text)).toEqual(["said since"]);
+    await backend.seed(
+      () =>
+        new Promise<void>((resolve, reject) => {
+          ipc.sendMessage(id, "said since", (event: RunEvent) => event.type === "run_finished" && resolve()).catch(reject);
+        }),
+    );
+    detail.messages.push(...(await backend.seed(() => ipc.getConversation(id))).messages);
+    expect(chats.open(detail).items.map((i) => i.text)).toEqual(["said since", "heard"]);
   });
 });
 
-describe("a message half written", () => {
+describe("a message half written", { timeout: 30_000 }, () => {
   it("is told to Rust once typing rests, and a new window finds it in its conversation's composer", async () => {
-    backend.addProviderRecord("Work");
-    backend.addConversation("Chat");
+    const { id } = await chatWith([{ answer: ["Noted."] }], false);
     const first = await renderApp();
     await first.user.click(items()[0]);
     await first.user.type(await screen.findByTestId("composer-input"), "Half a thought");
-    await waitFor(() => expect(backend.drafts[backend.conversations[0].id]?.text).toBe("Half a thought"));
+    await waitFor(async () => expect((await keptDraft(id))?.text).toBe("Half a thought"));
 
     // The app closed and opened: a new window state, the same Rust.
     cleanup();
@@ -342,10 +398,12 @@ describe("a message half written", () => {
     await waitFor(() => expect(input.value).toBe("Half a thought"));
     const saves = backend.callsTo("save_draft").length;
 
-    // Sent: the box empties, and so does what Rust keeps.
+    // Sent: the box empties, and so does what Rust keeps (Rust forgets a sent message's draft
+    // itself; the window tells it of the emptied box too, once typing rests).
     await user.type(input, "{Enter}");
-    await waitFor(() => expect(backend.drafts[backend.conversations[0].id]).toBeUndefined());
-    expect(backend.callsTo("save_draft").length).toBeGreaterThan(saves);
+    await waitFor(async () => expect(await keptDraft(id)).toBeNull());
+    await waitFor(() => expect(backend.callsTo("save_draft").length).toBeGreaterThan(saves));
+    expect(backend.callsTo("save_draft").at(-1)?.args).toMatchObject({ id, draft: { text: "" } });
   });
 });
 
@@ -353,10 +411,10 @@ describe("the window's drafts", () => {
   const kept = (text: string) => ({ text, attachments: [], comparing: true, compared: [{ provider: "Work", model: "gpt-4o" }] });
 
   it("wait for typing to rest before telling Rust, send at once when the window goes, and let a deleted conversation's go", async () => {
+    const a = await backend.seed(() => ipc.createConversation("A"));
+    const b = await backend.seed(() => ipc.createConversation("B"));
     vi.useFakeTimers();
     try {
-      const a = backend.addConversation("A");
-      const b = backend.addConversation("B");
       const chats = new ChatSessions(() => {});
       const draft = chats.draftOf(a.id);
       draft.text = "Hel";
@@ -373,7 +431,7 @@ describe("the window's drafts", () => {
       draft.text = "Hello there";
       chats.flush();
       await vi.advanceTimersByTimeAsync(0);
-      expect(backend.drafts[a.id]?.text).toBe("Hello there");
+      await vi.waitFor(async () => expect((await keptDraft(a.id))?.text).toBe("Hello there"));
       await vi.advanceTimersByTimeAsync(DRAFT_SAVE_MS);
       expect(backend.callsTo("save_draft")).toHaveLength(2);
 
@@ -388,10 +446,10 @@ describe("the window's drafts", () => {
   });
 
   it("restore what was kept only into a composer not written in since the window began, and restoring sends nothing", async () => {
-    const a = backend.addConversation("A");
-    const b = backend.addConversation("B");
-    backend.drafts[a.id] = kept("from last time");
-    backend.drafts[b.id] = kept("from last time");
+    const a = await backend.seed(() => ipc.createConversation("A"));
+    const b = await backend.seed(() => ipc.createConversation("B"));
+    await backend.seed(() => ipc.saveDraft(a.id, kept("from last time")));
+    await backend.seed(() => ipc.saveDraft(b.id, kept("from last time")));
     const chats = new ChatSessions(() => {});
     chats.open(await ipc.getConversation(a.id));
     const restored = chats.draftOf(a.id);

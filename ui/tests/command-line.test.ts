@@ -1,6 +1,10 @@
 // Settings › Command line: says what `switchboard` runs in a terminal, puts it on the PATH or
 // takes it away through Rust, leaves a package's command alone, and shows Rust's refusals and
 // hints as text.
+// All on the fake backend: Rust's shell-command commands act on the process's own surroundings
+// (its binary, $HOME, the login shell's PATH), not on the session's home, so on ipc_serve they
+// would read and change the ~/.local/bin of whoever runs the tests, and no test could set the
+// package's command, the PATH hint or someone else's file there.
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
@@ -25,7 +29,7 @@ async function openSection() {
 
 const text = (el: Element) => el.textContent?.replace(/\s+/g, " ").trim();
 
-describe("Command line", () => {
+describe("Command line (fake backend: the shell command acts on the real $HOME)", () => {
   it("adds switchboard to the PATH when asked, then offers to take it away again", async () => {
     const { user, section } = await openSection();
     expect(text(within(section).getByTestId("command-line-status"))).toBe(

@@ -1,24 +1,31 @@
 // The conversation's keys and Copy buttons, in the whole window: Shift+Enter is a new line and
 // Enter sends, Esc stops the answer under way, Ctrl/Cmd+Shift+C and each message's Copy put the
-// text on the clipboard (what lands there is read back, not only the "Copied" label).
+// text on the clipboard (what lands there is read back, not only the "Copied" label). Against
+// the real core: a provider at a scripted model server, the fault peer's tools, and answers
+// kept by real runs.
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
-vi.mock("@tauri-apps/api/core", () => ({
-  invoke: vi.fn(),
-  Channel: class {
-    onmessage: (event: unknown) => void = () => {};
-  },
-}));
+vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
 import { fireEvent, screen, waitFor, within } from "@testing-library/svelte";
-import type { FakeBackend } from "./fake-backend";
-import { installFakeBackend, renderApp } from "./render-app";
+import * as ipc from "../src/lib/ipc";
+import type { Conversation } from "../src/lib/types";
+import { installRealBackend, type ModelServer, type RealBackend } from "./real-backend";
+import { renderApp } from "./render-app";
 
-let backend: FakeBackend;
+let backend: RealBackend;
 
-beforeEach(() => {
-  backend = installFakeBackend();
+beforeEach(async () => {
+  backend = await installRealBackend();
 });
+
+/** A conversation titled `title` on the model "m" of a provider "Work" answering as `script` says. */
+async function chatWith(title: string, script: ModelServer = { answer: ["Fine."] }): Promise<Conversation> {
+  await backend.addProvider("Work", { models: [{ id: "m" }], ...script });
+  const chat = await backend.seed(() => ipc.createConversation(title));
+  await backend.seed(() => ipc.setConversationModel(chat.id, "Work", "m"));
+  return chat;
+}
 
 /** Renders the window with `title` open; the user-event instance owns the clipboard stub. */
 async function openChat(title: string) {
@@ -30,8 +37,7 @@ async function openChat(title: string) {
 
 describe("the composer's keys", () => {
   it("Shift+Enter starts a new line and sends nothing; Enter sends both lines as one message", async () => {
-    backend.addProviderRecord("Work");
-    backend.addConversation("Chat");
+    await chatWith("Chat");
     const { user } = await openChat("Chat");
     const input = screen.getByTestId<HTMLTextAreaElement>("composer-input");
 
@@ -40,40 +46,40 @@ describe("the composer's keys", () => {
     expect(backend.callsTo("send_message")).toHaveLength(0);
 
     await user.type(input, "{Enter}");
-    await waitFor(() => expect(backend.callsTo("send_message")).toHaveLength(1));
+    await waitFor(() => expect(backend.callsTo("send_message")).toHaveLength(1), { timeout: 5000 });
     expect(backend.callsTo("send_message")[0].args).toMatchObject({ text: "line one\nline two" });
-  });
+  }, 20_000);
 
   it("Esc stops the answer under way, with its run id; with nothing running it stops nothing", async () => {
-    backend.addProviderRecord("Work");
-    backend.addConversation("Chat");
-    backend.toolGate = () => new Promise(() => {});
+    // The model calls the fault peer's hang, which never answers.
+    await chatWith("Chat", { models: [{ id: "m" }], turns: [{ tools: [{ name: "fault__hang", arguments: {} }] }, { answer: ["Stopped."] }] });
+    await backend.addFaultServer();
     const { user } = await openChat("Chat");
 
     await fireEvent.keyDown(window, { key: "Escape" });
     expect(backend.callsTo("stop_run")).toHaveLength(0);
 
     await user.type(screen.getByTestId("composer-input"), "What time is it?{Enter}");
-    await user.click(within(await screen.findByTestId("approval-dialog")).getByTestId("approval-submit"));
-    await waitFor(() => expect(screen.getByTestId("tool-card").dataset.state).toBe("running"));
+    await user.click(within(await screen.findByTestId("approval-dialog", {}, { timeout: 5000 })).getByTestId("approval-submit"));
+    await waitFor(() => expect(screen.getByTestId("tool-card").dataset.state).toBe("running"), { timeout: 5000 });
 
     await fireEvent.keyDown(window, { key: "Escape" });
     await waitFor(() => expect(backend.callsTo("stop_run")).toHaveLength(1));
     const runId = backend.callsTo("stop_run")[0].args?.runId;
     expect(typeof runId).toBe("string");
     expect(runId).not.toBe("");
-  });
+  }, 20_000);
 });
 
 describe("copying", () => {
   const answer = "The **capital** is `Paris`.\n\n```sh\necho hi\n```";
 
   it("Ctrl+Shift+C and Cmd+Shift+C copy the last answer as Markdown, not the one before", async () => {
-    backend.addConversation("Chat");
-    const id = backend.conversations[0].id;
-    backend.addMessages(id, ["First?", "An older answer.", "Capital of France?", answer]);
+    const chat = await chatWith("Chat", { turns: [{ answer: ["An older answer."] }, { answer: [answer] }] });
+    await backend.run(chat.id, "First?");
+    await backend.run(chat.id, "Capital of France?");
     const { user } = await openChat("Chat");
-    await waitFor(() => expect(screen.getByTestId("message-list").textContent).toContain("capital"));
+    await waitFor(() => expect(screen.getByTestId("message-list").textContent).toContain("capital"), { timeout: 5000 });
 
     await fireEvent.keyDown(window, { key: "C", ctrlKey: true, shiftKey: true });
     await waitFor(async () => expect(await navigator.clipboard.readText()).toBe(answer));
@@ -82,19 +88,21 @@ describe("copying", () => {
     await waitFor(async () => expect(await navigator.clipboard.readText()).toBe("First?"));
     await fireEvent.keyDown(window, { key: "c", metaKey: true, shiftKey: true });
     await waitFor(async () => expect(await navigator.clipboard.readText()).toBe(answer));
-  });
+  }, 20_000);
 
   it("each message's Copy copies that message's own text", async () => {
-    backend.addConversation("Chat");
-    const id = backend.conversations[0].id;
-    backend.addMessages(id, ["Capital of France?", answer]);
+    const chat = await chatWith("Chat", { answer: [answer] });
+    await backend.run(chat.id, "Capital of France?");
     const { user } = await openChat("Chat");
-    const buttons = await screen.findAllByTestId("copy-message");
-    expect(buttons).toHaveLength(2);
+    const buttons = await vi.waitFor(() => {
+      const shown = screen.getAllByTestId("copy-message");
+      expect(shown).toHaveLength(2);
+      return shown;
+    }, { timeout: 5000 });
 
     await user.click(buttons[0]);
     await waitFor(async () => expect(await navigator.clipboard.readText()).toBe("Capital of France?"));
     await user.click(buttons[1]);
     await waitFor(async () => expect(await navigator.clipboard.readText()).toBe(answer));
-  });
+  }, 20_000);
 });

@@ -1,17 +1,15 @@
-// At a first start: the offer to use a model server found running on this computer.
+// At a first start: the offer to use a model server found running on this computer. When the
+// window looks is checked against the real core; what it offers once a server is found stays
+// on the fake, as the core probes only the servers' fixed ports (127.0.0.1:11434, :1234), where
+// no test may put a server.
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
 import { screen, waitFor, within } from "@testing-library/svelte";
 import { runningLmStudio, runningOllama, type FakeBackend } from "./fake-backend";
+import { installRealBackend, type RealBackend } from "./real-backend";
 import { installFakeBackend, renderApp } from "./render-app";
-
-let backend: FakeBackend;
-
-beforeEach(() => {
-  backend = installFakeBackend();
-});
 
 function offers(): HTMLElement[] {
   return screen.queryAllByTestId("local-offer");
@@ -23,7 +21,16 @@ function offer(presetId: string): HTMLElement {
   return found;
 }
 
-describe("the offer of a local model server", () => {
+// The probe finds only what answers on the servers' fixed ports, so what is offered is scripted:
+// ipc_serve would need its app to probe addresses a test gives (an Ollama-shaped model server
+// among them) to run these on the core.
+describe("the offer of a local model server (on the fake: the servers found are scripted)", () => {
+  let backend: FakeBackend;
+
+  beforeEach(() => {
+    backend = installFakeBackend();
+  });
+
   it("starts the new provider on a chat model, not on an embedding model listed first", async () => {
     backend.localServers = [runningOllama("all-minilm:latest", "bge-m3:567m", "qwen3:8b")];
     const { user } = await renderApp();
@@ -105,9 +112,28 @@ describe("the offer of a local model server", () => {
     expect(backend.callsTo("detect_local_providers")).toHaveLength(1);
   });
 
-  it("is not looked for when a provider is already configured", async () => {
-    backend.addProviderRecord("Work");
+
+
+  it("reports a failed add in the error toast and keeps the offer", async () => {
     backend.localServers = [runningOllama("llama3.2:3b")];
+    backend.failures.set("add_provider", { kind: "conflict", message: "A provider named “Ollama” already exists.", field: "name" });
+    const { user } = await renderApp();
+    await user.click(within(await screen.findByTestId("local-offer")).getByTestId("local-offer-use"));
+    expect((await screen.findByTestId("error-toast")).textContent).toContain("A provider named “Ollama” already exists.");
+    expect(offers()).toHaveLength(1);
+    expect((within(offers()[0]).getByTestId("local-offer-use") as HTMLButtonElement).disabled).toBe(false);
+  });
+});
+
+describe("when the window looks for a local model server", () => {
+  let backend: RealBackend;
+
+  beforeEach(async () => {
+    backend = await installRealBackend();
+  });
+
+  it("is not looked for when a provider is already configured", async () => {
+    await backend.addProvider("Work");
     const { user } = await renderApp();
     await user.click(screen.getByTestId("nav-providers"));
     expect(backend.callsTo("detect_local_providers")).toHaveLength(0);
@@ -115,27 +141,19 @@ describe("the offer of a local model server", () => {
   });
 
   it("is not looked for when the provider list could not be read", async () => {
-    backend.failures.set("list_providers", { kind: "database", message: "database is locked", field: null });
-    backend.localServers = [runningOllama("llama3.2:3b")];
+    // A database that fails is not one ipc_serve's app has: the failure is scripted.
+    backend.failNext("list_providers", { kind: "database", message: "database is locked", field: null });
     await renderApp();
     expect(backend.callsTo("detect_local_providers")).toHaveLength(0);
   });
 
   it("shows nothing when no local server answers, and a failed probe raises no error", async () => {
-    backend.failures.set("detect_local_providers", "probe failed");
+    // Rust's probe itself never fails (what does not answer is left out): a failure of the
+    // command is scripted.
+    backend.failNext("detect_local_providers", { kind: "io", message: "probe failed", field: null });
     await renderApp();
     await waitFor(() => expect(backend.callsTo("detect_local_providers")).toHaveLength(1));
     expect(offers()).toHaveLength(0);
     expect(screen.queryByTestId("error-toast")).toBeNull();
-  });
-
-  it("reports a failed add in the error toast and keeps the offer", async () => {
-    backend.localServers = [runningOllama("llama3.2:3b")];
-    backend.failures.set("add_provider", { kind: "conflict", message: "A provider named Ollama already exists.", field: "name" });
-    const { user } = await renderApp();
-    await user.click(within(await screen.findByTestId("local-offer")).getByTestId("local-offer-use"));
-    expect((await screen.findByTestId("error-toast")).textContent).toContain("A provider named Ollama already exists.");
-    expect(offers()).toHaveLength(1);
-    expect((within(offers()[0]).getByTestId("local-offer-use") as HTMLButtonElement).disabled).toBe(false);
   });
 });

@@ -1,180 +1,237 @@
 // A form an MCP server asks the person to fill in (elicitation), a page it asks them to visit
-// (URL mode), and signing in to a server that asks for OAuth, on the Servers page.
+// (URL mode), and signing in to a server that asks for OAuth, on the Servers page. The forms
+// come from a real MCP server (tests/peers/fault_server.py: `ask` asks where to deploy, `pay`
+// asks for a visit to a payment page) called in a real run, through the real core.
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
-vi.mock("@tauri-apps/api/core", () => ({
-  invoke: vi.fn(),
-  Channel: class {
-    onmessage: (event: unknown) => void = () => {};
-  },
-}));
+vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
 import { screen, waitFor, within } from "@testing-library/svelte";
-import type { FakeBackend } from "./fake-backend";
-import { installFakeBackend, renderApp } from "./render-app";
+import * as ipc from "../src/lib/ipc";
+import type { RunEvent } from "../src/lib/bindings";
 import type { McpForm } from "../src/lib/types";
+import type { FakeBackend } from "./fake-backend";
+import { installRealBackend, type RealBackend } from "./real-backend";
+import { installFakeBackend, renderApp } from "./render-app";
 
-let backend: FakeBackend;
+let backend: RealBackend;
 
-beforeEach(() => {
-  backend = installFakeBackend();
-});
+/** The fault server's `pay` page. */
+const PAY_URL = "https://pay.example.com/checkout?order=42";
 
-function form(): McpForm {
-  return {
-    id: "form-1",
-    server: "<b>deploy</b>",
-    message: "Which environment?\n<script>alert(1)</script>",
-    fields: [
-      { name: "env", title: "Environment", description: "<i>where</i> it goes", required: true, default: "staging", type: "choice", options: [{ value: "staging", label: "Staging" }, { value: "prod", label: "Production" }] },
-      { name: "replicas", title: "Replicas", description: null, required: false, default: 2, type: "number", integer: true, minimum: 1, maximum: 10 },
-      { name: "notify", title: "Tell the team", description: null, required: false, default: true, type: "boolean" },
-      { name: "email", title: "Email", description: null, required: false, default: null, type: "text", format: "email", min_length: null, max_length: null },
-    ],
-    url: null,
+/** A run whose model calls `tool` of the MCP server `server` (the fault peer), auto-approved,
+ *  then answers "done"; what the model server received and the run's events, to read what the
+ *  tool answered. */
+async function callTool(tool: "ask" | "pay", server = "fault") {
+  const wire = `${server.replace(/[^a-zA-Z0-9_-]/g, "_")}__${tool}`;
+  const address = await backend.addProvider("Work", { models: [{ id: "m" }], turns: [{ tools: [{ name: wire, arguments: {} }] }, { answer: ["done"] }] });
+  await backend.addFaultServer(server);
+  const conversation = await backend.seed(() => ipc.createConversation("t"));
+  await backend.seed(() => ipc.setConversationModel(conversation.id, "Work", "m"));
+  await backend.seed(() => ipc.setAutoApprove(conversation.id, true));
+  const events: RunEvent[] = [];
+  const runId = await backend.seed(() => ipc.sendMessage(conversation.id, "go", (event) => events.push(event)));
+  /** What the tool answered, once the run has sent it on to the model. */
+  const toolAnswer = async (): Promise<string> => {
+    await vi.waitFor(() => expect(events.some((e) => e.type === "run_finished")).toBe(true), { timeout: 10_000 });
+    const second = (await backend.received(address))[1] as { messages: { role: string; content: unknown }[] };
+    return JSON.stringify(second.messages.filter((m) => m.role === "tool").map((m) => m.content));
   };
+  return { runId, events, toolAnswer };
 }
 
-/** A URL-mode request: a page to visit, no fields. */
-function page(): McpForm {
-  return {
-    id: "form-2",
-    server: "<b>billing</b>",
-    message: "Pay for the plan <img src=x onerror=alert(1)>",
-    fields: [],
-    url: { url: "https://xn--pypal-4ve.com/checkout?session=abc&next=%2Fdone", host: "xn--pypal-4ve.com" },
-  };
-}
+describe("a server's form", { timeout: 30_000 }, () => {
+  beforeEach(async () => {
+    backend = await installRealBackend();
+  });
 
-describe("a server's form", () => {
   it("shows the server's words as text, starts from its defaults and sends what the person changed", async () => {
     const { user } = await renderApp();
-    backend.askForm(form());
-    const dialog = await screen.findByTestId("mcp-form");
-    expect(dialog.querySelector("script, b, i")).toBeNull();
-    expect(within(dialog).getByText("“<b>deploy</b>” asks for your input")).toBeTruthy();
-    expect(screen.getByTestId("mcp-form-message").textContent).toContain("<script>alert(1)</script>");
+    // A server's name is its own text, shown as text (a name may hold markup, not a "/").
+    const hostile = "<img src=x onerror=alert(1)>";
+    const { toolAnswer } = await callTool("ask", hostile);
+    const dialog = await screen.findByTestId("mcp-form", {}, { timeout: 10_000 });
+    expect(dialog.querySelector("img, script, b, i")).toBeNull();
+    expect(within(dialog).getByText(`“${hostile}” asks for your input`)).toBeTruthy();
+    expect(screen.getByTestId("mcp-form-message").textContent).toBe("Where should this deploy go?");
+    expect(within(dialog).getByText("How many copies run")).toBeTruthy();
+    const environment = within(dialog).getByLabelText("Environment") as HTMLSelectElement;
+    expect(environment.value).toBe("staging");
     const replicas = within(dialog).getByLabelText("Replicas") as HTMLInputElement;
     expect(replicas.value).toBe("2");
-    await user.selectOptions(within(dialog).getByLabelText("Environment *"), "prod");
+    await user.selectOptions(environment, "production");
     await user.clear(replicas);
     await user.type(replicas, "3");
-    await user.type(within(dialog).getByLabelText("Email"), "ops@example.com");
     await user.click(within(dialog).getByTestId("mcp-form-send"));
     await waitFor(() => expect(screen.queryByTestId("mcp-form")).toBeNull());
-    expect(backend.formAnswers).toEqual([
-      { id: "form-1", answer: { action: "accept", content: { env: "prod", replicas: 3, notify: true, email: "ops@example.com" } } },
+    expect(backend.callsTo("answer_mcp_form").map((call) => (call.args as { answer: unknown }).answer)).toEqual([
+      { action: "accept", content: { environment: "production", replicas: 3 } },
     ]);
+    // What Rust passed on is what the server got.
+    expect(await toolAnswer()).toContain("the person chose production with 3 replicas");
   });
 
   it("keeps the form open with Rust's reason when the answer does not fit, and Esc cancels it", async () => {
-    backend.formRefusal = (content) => (content.replicas === 2 ? "“Replicas” must be at most 1" : null);
     const { user } = await renderApp();
-    backend.askForm(form());
-    await user.click(await screen.findByTestId("mcp-form-send"));
-    expect((await screen.findByTestId("mcp-form-problem")).textContent).toBe("“Replicas” must be at most 1");
+    const { toolAnswer } = await callTool("ask");
+    const dialog = await screen.findByTestId("mcp-form", {}, { timeout: 10_000 });
+    // More than the server allows (at most 10): the page's own limits keep it from going.
+    const replicas = within(dialog).getByLabelText("Replicas") as HTMLInputElement;
+    await user.clear(replicas);
+    await user.type(replicas, "11");
+    await user.click(within(dialog).getByTestId("mcp-form-send"));
+    expect(replicas.validity.rangeOverflow).toBe(true);
+    expect(backend.callsTo("answer_mcp_form")).toEqual([]);
+    // An answer Rust's check refuses stays on show with its reason. Every value this form's
+    // fields let through fits it in Rust too, so the refusal is scripted (Rust's own words).
+    await user.clear(replicas);
+    await user.type(replicas, "4");
+    backend.failNext("answer_mcp_form", { kind: "invalid_input", message: "“Replicas” must be at most 3", field: null });
+    await user.click(within(dialog).getByTestId("mcp-form-send"));
+    expect((await screen.findByTestId("mcp-form-problem")).textContent).toBe("“Replicas” must be at most 3");
     expect(screen.getByTestId("mcp-form")).toBeTruthy();
     await user.keyboard("{Escape}");
     await waitFor(() => expect(screen.queryByTestId("mcp-form")).toBeNull());
-    expect(backend.formAnswers).toEqual([{ id: "form-1", answer: { action: "cancel" } }]);
+    expect(backend.callsTo("answer_mcp_form").map((call) => (call.args as { answer: unknown }).answer)).toEqual([
+      { action: "accept", content: { environment: "staging", replicas: 4 } },
+      { action: "cancel" },
+    ]);
+    expect(await toolAnswer()).toContain("the person answered cancel");
   });
 
   it("declines when the person says no", async () => {
     const { user } = await renderApp();
-    backend.askForm(form());
-    await user.click(await screen.findByTestId("mcp-form-decline"));
+    const { toolAnswer } = await callTool("ask");
+    await user.click(await screen.findByTestId("mcp-form-decline", {}, { timeout: 10_000 }));
     await waitFor(() => expect(screen.queryByTestId("mcp-form")).toBeNull());
-    expect(backend.formAnswers).toEqual([{ id: "form-1", answer: { action: "decline" } }]);
+    expect(backend.callsTo("answer_mcp_form").map((call) => (call.args as { answer: unknown }).answer)).toEqual([{ action: "decline" }]);
+    expect(await toolAnswer()).toContain("the person answered decline");
   });
 });
 
-describe("a server's page to visit", () => {
+describe("a server's page to visit", { timeout: 30_000 }, () => {
+  beforeEach(async () => {
+    backend = await installRealBackend();
+  });
+
   it("shows the host, the whole address and the server's words as text, without fields", async () => {
     await renderApp();
-    backend.askForm(page());
-    const dialog = await screen.findByTestId("mcp-form");
+    const hostile = "<img src=x onerror=alert(1)>";
+    await callTool("pay", hostile);
+    const dialog = await screen.findByTestId("mcp-form", {}, { timeout: 10_000 });
     expect(dialog.querySelector("img, b, a, input, select")).toBeNull();
-    expect(within(dialog).getByText("“<b>billing</b>” asks you to visit a page")).toBeTruthy();
-    expect(screen.getByTestId("mcp-form-message").textContent).toBe("Pay for the plan <img src=x onerror=alert(1)>");
-    expect(screen.getByTestId("mcp-form-url-host").textContent).toBe("xn--pypal-4ve.com");
-    expect(screen.getByTestId("mcp-form-url").textContent).toBe("https://xn--pypal-4ve.com/checkout?session=abc&next=%2Fdone");
+    expect(within(dialog).getByText(`“${hostile}” asks you to visit a page`)).toBeTruthy();
+    expect(screen.getByTestId("mcp-form-message").textContent).toBe("Pay for the upgrade on the payment page");
+    expect(screen.getByTestId("mcp-form-url-host").textContent).toBe("pay.example.com");
+    expect(screen.getByTestId("mcp-form-url").textContent).toBe(PAY_URL);
     expect(within(dialog).getByText("Opens a page on")).toBeTruthy();
     expect(within(dialog).queryByTestId("mcp-form-field")).toBeNull();
     expect(within(dialog).queryByTestId("mcp-form-send")).toBeNull();
   });
 
   it("has Rust open it with the request's id only, then closes", async () => {
-    const { user } = await renderApp();
-    backend.askForm(page());
-    await user.click(await screen.findByTestId("mcp-form-open"));
+    const { user, stores } = await renderApp();
+    const { toolAnswer } = await callTool("pay");
+    const open = await screen.findByTestId("mcp-form-open", {}, { timeout: 10_000 });
+    const id = stores.servers.forms[0].id;
+    await user.click(open);
     await waitFor(() => expect(screen.queryByTestId("mcp-form")).toBeNull());
-    expect(backend.callsTo("visit_mcp_form").map((call) => call.args)).toEqual([{ id: "form-2" }]);
+    expect(backend.callsTo("visit_mcp_form").map((call) => call.args)).toEqual([{ id }]);
     expect(backend.callsTo("answer_mcp_form")).toEqual([]);
-    expect(backend.formVisits).toEqual([{ id: "form-2", url: "https://xn--pypal-4ve.com/checkout?session=abc&next=%2Fdone" }]);
+    // Rust asked in its own dialog, then had the browser open the page it checked.
+    const asked = await backend.asked();
+    expect(asked.filter((a) => a.dialog === "open_url").map((a) => a.title)).toEqual([PAY_URL]);
+    expect(await toolAnswer()).toContain("the person went to the payment page");
   });
 
   it("stays open when the person says no in Rust's dialog", async () => {
-    backend.approvalAnswer = false;
     const { user } = await renderApp();
-    backend.askForm(page());
-    await user.click(await screen.findByTestId("mcp-form-open"));
+    await callTool("pay");
+    const open = await screen.findByTestId("mcp-form-open", {}, { timeout: 10_000 });
+    await backend.host({ confirm: false });
+    await user.click(open);
     await waitFor(() => expect(backend.callsTo("visit_mcp_form")).toHaveLength(1));
+    await waitFor(() => expect((screen.getByTestId("mcp-form-open") as HTMLButtonElement).disabled).toBe(false));
     expect(screen.getByTestId("mcp-form")).toBeTruthy();
-    expect(backend.formVisits).toEqual([]);
+    expect((await backend.asked()).filter((a) => a.dialog === "open_url")).toEqual([]);
   });
 
   it("keeps the request open with Rust's reason when the browser cannot be started", async () => {
-    backend.failures.set("visit_mcp_form", { kind: "io", message: "cannot start the browser", field: null });
     const { user } = await renderApp();
-    backend.askForm(page());
-    await user.click(await screen.findByTestId("mcp-form-open"));
+    const { toolAnswer } = await callTool("pay");
+    const open = await screen.findByTestId("mcp-form-open", {}, { timeout: 10_000 });
+    // ipc_serve's host always opens a page: the browser that will not start is scripted.
+    backend.failNext("visit_mcp_form", { kind: "io", message: "cannot start the browser", field: null });
+    await user.click(open);
     expect((await screen.findByTestId("mcp-form-problem")).textContent).toBe("cannot start the browser");
     expect(screen.getByTestId("mcp-form-url-host")).toBeTruthy();
-    backend.failures.delete("visit_mcp_form");
     await user.keyboard("{Escape}");
     await waitFor(() => expect(screen.queryByTestId("mcp-form")).toBeNull());
-    expect(backend.formAnswers).toEqual([{ id: "form-2", answer: { action: "cancel" } }]);
+    expect(backend.callsTo("answer_mcp_form").map((call) => (call.args as { answer: unknown }).answer)).toEqual([{ action: "cancel" }]);
+    expect(await toolAnswer()).toContain("the person answered cancel");
   });
 
   it("declines when the person says no, without opening anything", async () => {
     const { user } = await renderApp();
-    backend.askForm(page());
-    await user.click(await screen.findByTestId("mcp-form-decline"));
+    const { toolAnswer } = await callTool("pay");
+    await user.click(await screen.findByTestId("mcp-form-decline", {}, { timeout: 10_000 }));
     await waitFor(() => expect(screen.queryByTestId("mcp-form")).toBeNull());
-    expect(backend.formAnswers).toEqual([{ id: "form-2", answer: { action: "decline" } }]);
+    expect(backend.callsTo("answer_mcp_form").map((call) => (call.args as { answer: unknown }).answer)).toEqual([{ action: "decline" }]);
     expect(backend.callsTo("visit_mcp_form")).toEqual([]);
+    expect(await toolAnswer()).toContain("the person answered decline");
+    expect((await backend.asked()).filter((a) => a.dialog === "open_url")).toEqual([]);
   });
 
-  it("is taken down when Rust closes it without an answer (its server said the visit is done), and a close heard first keeps it from showing", async () => {
+  it("is taken down when Rust closes it without an answer (its call stopped)", async () => {
     await renderApp();
-    backend.askForm(page());
-    await screen.findByTestId("mcp-form");
-    backend.closeForm("form-2");
+    const { runId } = await callTool("pay");
+    await screen.findByTestId("mcp-form", {}, { timeout: 10_000 });
+    await backend.seed(() => ipc.stopRun(runId));
     await waitFor(() => expect(screen.queryByTestId("mcp-form")).toBeNull());
     expect(backend.callsTo("visit_mcp_form")).toEqual([]);
     expect(backend.callsTo("answer_mcp_form")).toEqual([]);
-    // The two are heard apart: a close that came before its form keeps it away.
-    backend.closeForm("form-3");
-    backend.askForm({ ...page(), id: "form-3" });
-    backend.askForm(form());
+  });
+
+  it("closes quietly when Rust no longer holds it", async () => {
+    const { user, stores } = await renderApp();
+    await callTool("pay");
+    const open = await screen.findByTestId("mcp-form-open", {}, { timeout: 10_000 });
+    // Answered elsewhere (as by another window): Rust no longer holds it, and tells this
+    // window nothing, as with a close that has not reached it yet.
+    const id = stores.servers.forms[0].id;
+    await backend.seed(() => ipc.answerMcpForm(id, { action: "decline" }));
+    await user.click(open);
+    await waitFor(() => expect(screen.queryByTestId("mcp-form")).toBeNull());
+    expect(screen.queryByTestId("mcp-form-problem")).toBeNull();
+    expect(backend.callsTo("visit_mcp_form")).toHaveLength(1);
+  });
+});
+
+// Kept on the fake: the real core's two listeners (forms, closes) cannot be made to deliver a
+// close before its form, and no test server here asks for an OAuth sign-in whose browser step
+// a test can take.
+describe("on the fake backend", () => {
+  let fake: FakeBackend;
+
+  beforeEach(() => {
+    fake = installFakeBackend();
+  });
+
+  function page(id: string): McpForm {
+    return { id, server: "billing", message: "Pay for the plan", fields: [], url: { url: PAY_URL, host: "pay.example.com" } };
+  }
+
+  it("a close heard before its form keeps it from showing", async () => {
+    await renderApp();
+    fake.closeForm("form-3");
+    fake.askForm(page("form-3"));
+    fake.askForm({ ...page("form-4"), url: null, fields: [{ name: "note", title: "Note", description: null, required: false, default: null, type: "text", format: null, min_length: null, max_length: null }] });
     await screen.findByTestId("mcp-form");
     expect(screen.queryByTestId("mcp-form-url")).toBeNull();
   });
 
-  it("closes quietly when the server already called the visit done", async () => {
-    const { user } = await renderApp();
-    backend.askForm(page());
-    // Rust answered it when the server said it was done: the fake no longer holds it.
-    backend.failures.set("visit_mcp_form", { kind: "not_found", message: "Not found: that request: it is no longer open (its server stopped asking)", field: null });
-    await user.click(await screen.findByTestId("mcp-form-open"));
-    await waitFor(() => expect(screen.queryByTestId("mcp-form")).toBeNull());
-    expect(screen.queryByTestId("mcp-form-problem")).toBeNull();
-  });
-});
-
-describe("a server that asks for a sign-in", () => {
-  it("says so on the Servers page and signs in from there", async () => {
-    backend.mcpServers = [
+  it("a server that asks for a sign-in says so on the Servers page and signs in from there", async () => {
+    fake.mcpServers = [
       {
         name: "docs",
         transport: "http",
@@ -195,7 +252,7 @@ describe("a server that asks for a sign-in", () => {
     expect(within(item).getByTestId("server-state").textContent).toBe("Needs sign-in");
     expect(within(item).getByTestId("server-reason").textContent).toBe("“docs” asks you to sign in");
     await user.click(within(item).getByTestId("server-sign-in"));
-    await waitFor(() => expect(backend.signIns).toEqual(["docs"]));
+    await waitFor(() => expect(fake.signIns).toEqual(["docs"]));
     await waitFor(() => expect(within(screen.getByTestId("server-item")).getByTestId("server-state").textContent).toBe("Running · 1 tool"));
   });
 });

@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { choiceValue, chosenModel, parseChoiceValue, pickerGroups, type ModelLists } from "../src/chat/model-choice";
-import type { Provider } from "../src/lib/types";
-import { models } from "./fake-backend";
+import type { ModelInfo, Provider } from "../src/lib/types";
+
+// Pure functions of the picker's choice: no backend, fake or real.
+function models(...ids: string[]): ModelInfo[] {
+  return ids.map((id) => ({ id, name: null }));
+}
 
 function provider(name: string, default_model: string | null = null): Provider {
   return { id: name, name, kind: "openai", base_url: "https://x.test/v1", default_model, has_key: true, created_at: 1 };

@@ -1,16 +1,20 @@
-// The composer's model picker against an in-memory backend.
+// The composer's model picker against the real core, each provider at a model server of its
+// own: the lists as Rust sorts them, the conversation's stored choice, the Settings default,
+// a list that fails, and the images switch as Rust's rules answer it.
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
 import { screen, waitFor } from "@testing-library/svelte";
-import { models, type FakeBackend } from "./fake-backend";
-import { installFakeBackend, renderApp } from "./render-app";
+import * as ipc from "../src/lib/ipc";
+import type { Conversation } from "../src/lib/types";
+import { installRealBackend, type ModelServer, type RealBackend } from "./real-backend";
+import { renderApp } from "./render-app";
 
-let backend: FakeBackend;
+let backend: RealBackend;
 
-beforeEach(() => {
-  backend = installFakeBackend();
+beforeEach(async () => {
+  backend = await installRealBackend();
 });
 
 /** Opens the only conversation and returns its picker once every provider's list has settled. */
@@ -18,6 +22,10 @@ async function openPicker() {
   const view = await renderApp();
   await view.user.click(screen.getAllByTestId("conversation-item")[0]);
   const picker = (await screen.findByTestId("model-picker")) as HTMLSelectElement;
+  // (A group that shows a stored or default model shows no "Loading models…" while it loads.)
+  const { providers } = view.stores;
+  const settled = () => providers.list.filter((p) => (providers.modelLists[p.name]?.state ?? "loading") !== "loading");
+  await waitFor(() => expect(settled()).toHaveLength(providers.list.length));
   await waitFor(() => expect(picker.textContent).not.toContain("Loading models…"));
   await waitFor(() => expect(picker.disabled).toBe(false));
   return { ...view, picker };
@@ -45,38 +53,58 @@ function option(picker: HTMLSelectElement, provider: string, model: string): HTM
   return found;
 }
 
-function twoProviders(): void {
-  backend.addProviderRecord("Work", "openai", true, { default_model: "gpt-4o" });
-  backend.addProviderRecord("Local", "ollama", false);
-  backend.modelLists.Work = models("o3", "gpt-4o", "gpt-4o-mini");
-  backend.modelLists.Local = models("qwen3:8b", "llama3.2:3b");
+/** A provider (OpenAI's API with a key, unless `options` say) at a model server of its own as
+ *  `script` says; the server's address. */
+async function provider(
+  name: string,
+  script: ModelServer,
+  { kind = "openai", default_model = null, key = "sk-test" }: { kind?: string; default_model?: string | null; key?: string | null } = {},
+) {
+  const base_url = await backend.modelServer(script);
+  await backend.seed(() => ipc.addProvider({ name, kind, base_url, default_model, api_key: key }));
+  return base_url;
+}
+
+const ids = (...names: string[]) => names.map((id) => ({ id }));
+
+/** Cloud (OpenAI, default gpt-4o) and Local (an OpenAI-compatible server without a key), listed
+ *  in that order: Rust lists providers by name. */
+async function twoProviders(): Promise<void> {
+  await provider("Cloud", { models: ids("o3", "gpt-4o", "gpt-4o-mini") }, { default_model: "gpt-4o" });
+  await provider("Local", { models: ids("qwen3:8b", "llama3.2:3b") }, { kind: "openai_compatible", key: null });
+}
+
+async function addConversation(title: string): Promise<Conversation> {
+  return backend.seed(() => ipc.createConversation(title));
 }
 
 describe("the model picker", () => {
   it("lists each provider's models under the provider's name and selects the first provider's default", async () => {
-    twoProviders();
-    backend.addConversation("Chat");
+    await twoProviders();
+    await addConversation("Chat");
     const { picker } = await openPicker();
 
     expect(groups(picker)).toEqual([
-      { label: "Work", models: ["gpt-4o", "gpt-4o-mini", "o3"] },
+      { label: "Cloud", models: ["gpt-4o", "gpt-4o-mini", "o3"] },
       { label: "Local", models: ["llama3.2:3b", "qwen3:8b"] },
     ]);
-    expect(selectedGroup(picker)).toBe("Work");
+    expect(selectedGroup(picker)).toBe("Cloud");
     expect(selectedText(picker)).toBe("gpt-4o");
-    expect(picker.title).toBe("Work: gpt-4o");
+    expect(picker.title).toBe("Cloud: gpt-4o");
     expect(screen.queryByTestId("model-picker-note")).toBeNull();
   });
 
   it("stores a change with set_conversation_model and still shows it when the conversation is opened again", async () => {
-    twoProviders();
-    const chat = backend.addConversation("Chat");
+    await twoProviders();
+    const chat = await addConversation("Chat");
     const { user, picker } = await openPicker();
 
     await user.selectOptions(picker, option(picker, "Local", "qwen3:8b"));
     await waitFor(() => expect(backend.callsTo("set_conversation_model")).toHaveLength(1));
     expect(backend.callsTo("set_conversation_model")[0].args).toEqual({ id: chat.id, provider: "Local", model: "qwen3:8b" });
-    expect(backend.conversations[0]).toMatchObject({ provider: "Local", model: "qwen3:8b" });
+    // The picker is busy until Rust answered.
+    await waitFor(() => expect(picker.disabled).toBe(false));
+    expect((await backend.seed(() => ipc.getConversation(chat.id))).conversation).toMatchObject({ provider: "Local", model: "qwen3:8b" });
     await waitFor(() => expect(selectedText(picker)).toBe("qwen3:8b"));
 
     await user.click(screen.getByTestId("nav-providers"));
@@ -85,13 +113,13 @@ describe("the model picker", () => {
     await waitFor(() => expect(selectedText(again)).toBe("qwen3:8b"));
     expect(selectedGroup(again)).toBe("Local");
     // The lists were asked for once per provider in this session, not once per opening.
-    expect(backend.callsTo("list_models").map((c) => c.args)).toEqual([{ name: "Work" }, { name: "Local" }]);
+    expect(backend.callsTo("list_models").map((c) => c.args)).toEqual([{ name: "Cloud" }, { name: "Local" }]);
   });
 
   it("selects the model stored for the conversation even when its provider does not list it", async () => {
-    twoProviders();
-    const chat = backend.addConversation("Chat");
-    Object.assign(chat, { provider: "Local", model: "mistral-nemo:12b" });
+    await twoProviders();
+    const chat = await addConversation("Chat");
+    await backend.seed(() => ipc.setConversationModel(chat.id, "Local", "mistral-nemo:12b"));
     const { picker } = await openPicker();
     expect(selectedGroup(picker)).toBe("Local");
     expect(selectedText(picker)).toBe("mistral-nemo:12b");
@@ -99,71 +127,72 @@ describe("the model picker", () => {
   });
 
   it("selects the Settings default provider and model when the conversation has none", async () => {
-    twoProviders();
-    backend.settings = { ...backend.settings, default_provider: "Local", default_model: "qwen3:8b" };
-    backend.addConversation("Chat");
+    await twoProviders();
+    const settings = await backend.seed(() => ipc.getSettings());
+    await backend.seed(() => ipc.updateSettings({ ...settings, default_provider: "Local", default_model: "qwen3:8b" }));
+    await addConversation("Chat");
     const { picker } = await openPicker();
     expect(selectedGroup(picker)).toBe("Local");
     expect(selectedText(picker)).toBe("qwen3:8b");
   });
 
   it("uses the first listed model of a provider that has no default", async () => {
-    backend.addProviderRecord("Local", "ollama", false);
-    backend.modelLists.Local = models("qwen3:8b", "llama3.2:3b");
-    backend.addConversation("Chat");
+    await provider("Local", { models: ids("qwen3:8b", "llama3.2:3b") }, { kind: "openai_compatible", key: null });
+    await addConversation("Chat");
     const { picker } = await openPicker();
     expect(selectedText(picker)).toBe("llama3.2:3b");
   });
 
   it("still offers a provider's default model when its models cannot be listed, with a note and no toast", async () => {
-    twoProviders();
-    backend.providerFailures.set("Work", {
-      error_kind: "unauthorized",
-      message: "The provider refused the API key: Incorrect API key provided",
-    });
-    backend.addConversation("Chat");
+    await provider("Cloud", { status: 401, message: "Incorrect API key provided" }, { default_model: "gpt-4o" });
+    await provider("Local", { models: ids("qwen3:8b", "llama3.2:3b") }, { kind: "openai_compatible", key: null });
+    await addConversation("Chat");
     const { picker } = await openPicker();
 
     expect(groups(picker)).toEqual([
-      { label: "Work", models: ["gpt-4o"] },
+      { label: "Cloud", models: ["gpt-4o"] },
       { label: "Local", models: ["llama3.2:3b", "qwen3:8b"] },
     ]);
     expect(selectedText(picker)).toBe("gpt-4o");
     const notes = screen.getAllByTestId("model-picker-note");
     expect(notes).toHaveLength(1);
-    expect(notes[0].dataset.provider).toBe("Work");
+    expect(notes[0].dataset.provider).toBe("Cloud");
     expect(notes[0].textContent).toContain("The provider refused the API key: Incorrect API key provided");
     expect(screen.queryByTestId("error-toast")).toBeNull();
   });
 
   it("Refresh models asks again and drops the note once the provider answers", async () => {
-    twoProviders();
-    backend.providerFailures.set("Work", { error_kind: "network", message: "Could not connect to api.openai.com." });
-    backend.addConversation("Chat");
+    // Cloud's address is wrong at first (its server answers 404); then it is corrected elsewhere
+    // (the command line) to a server that lists its models.
+    await provider("Cloud", { status: 404, message: "no such route" }, { kind: "openai_compatible", default_model: "gpt-4o" });
+    await provider("Local", { models: ids("qwen3:8b", "llama3.2:3b") }, { kind: "openai_compatible", key: null });
+    await addConversation("Chat");
     const { user, picker } = await openPicker();
-    expect(screen.getByTestId("model-picker-note").textContent).toContain("Could not connect");
+    expect(screen.getByTestId("model-picker-note").textContent).toContain("The provider answered HTTP 404: no such route");
 
-    backend.providerFailures.clear();
+    const answering = await backend.modelServer({ models: ids("o3", "gpt-4o", "gpt-4o-mini") });
+    await backend.seed(() => ipc.updateProvider("Cloud", answering));
     await user.click(screen.getByTestId("model-picker-refresh"));
-    await waitFor(() => expect(screen.queryByTestId("model-picker-note")).toBeNull());
-    expect(groups(picker)[0].models).toEqual(["gpt-4o", "gpt-4o-mini", "o3"]);
-    expect(backend.callsTo("list_models").filter((c) => c.args?.name === "Work")).toHaveLength(2);
+    await waitFor(() => expect(groups(picker)[0].models).toEqual(["gpt-4o", "gpt-4o-mini", "o3"]));
+    expect(screen.queryByTestId("model-picker-note")).toBeNull();
+    expect(backend.callsTo("list_models").filter((c) => c.args?.name === "Cloud")).toHaveLength(2);
   });
 
   it("puts the stored model back and reports the error when the change cannot be saved", async () => {
-    twoProviders();
-    backend.addConversation("Chat");
-    backend.failures.set("set_conversation_model", { kind: "database", message: "database is locked", field: null });
+    await twoProviders();
+    await addConversation("Chat");
+    // A database that fails is not one ipc_serve's app has: the failure is scripted.
+    backend.failNext("set_conversation_model", { kind: "database", message: "database is locked", field: null });
     const { user, picker } = await openPicker();
 
     await user.selectOptions(picker, option(picker, "Local", "qwen3:8b"));
     expect((await screen.findByTestId("error-toast")).textContent).toContain("database is locked");
     await waitFor(() => expect(selectedText(picker)).toBe("gpt-4o"));
-    expect(selectedGroup(picker)).toBe("Work");
+    expect(selectedGroup(picker)).toBe("Cloud");
   });
 
   it("is not there without a provider, and the composer keeps its Add a provider hint", async () => {
-    backend.addConversation("Chat");
+    await addConversation("Chat");
     const { user } = await renderApp();
     await user.click(screen.getAllByTestId("conversation-item")[0]);
     await screen.findByTestId("composer-input");
@@ -174,9 +203,8 @@ describe("the model picker", () => {
 
   it("shows a long model id in full in its option", async () => {
     const long = "accounts/fireworks/models/llama-v3p1-405b-instruct-long-context-preview-2025-01-01";
-    backend.addProviderRecord("Fireworks", "openai_compatible", true, { base_url: "https://api.fireworks.ai/inference/v1" });
-    backend.modelLists.Fireworks = models(long);
-    backend.addConversation("Chat");
+    await provider("Fireworks", { models: ids(long) }, { kind: "openai_compatible" });
+    await addConversation("Chat");
     const { picker } = await openPicker();
     expect(selectedText(picker)).toBe(long);
   });
@@ -184,51 +212,55 @@ describe("the model picker", () => {
 
 describe("the images switch beside the picker", () => {
   it("says whether the chosen model is given images, and a click gives Rust the opposite word", async () => {
-    twoProviders();
-    backend.addConversation("Chat");
-    backend.modelTakesImages = false;
+    await twoProviders();
+    await addConversation("Chat");
+    const takes = () => backend.seed(() => ipc.modelImages("Cloud", "gpt-4o"));
     const { user } = await openPicker();
     const button = await screen.findByTestId("model-images");
+    // Rust knows gpt-4o's family takes images.
+    await waitFor(() => expect(button.getAttribute("aria-pressed")).toBe("true"));
+    expect(button.title).toBe("This model is given images — click if it does not take them");
+    expect(backend.callsTo("model_images").at(-1)?.args).toEqual({ provider: "Cloud", model: "gpt-4o" });
+
+    await user.click(button);
     await waitFor(() => expect(button.getAttribute("aria-pressed")).toBe("false"));
     expect(button.title).toBe("This model is not given images — click if it takes them");
-    expect(backend.callsTo("model_images").at(-1)?.args).toEqual({ provider: "Work", model: "gpt-4o" });
+    expect(backend.callsTo("set_model_images").map((c) => c.args)).toEqual([{ provider: "Cloud", model: "gpt-4o", takes: false }]);
+    expect(await takes()).toBe(false);
 
     await user.click(button);
     await waitFor(() => expect(button.getAttribute("aria-pressed")).toBe("true"));
-    expect(button.title).toBe("This model is given images — click if it does not take them");
-    expect(backend.callsTo("set_model_images").map((c) => c.args)).toEqual([{ provider: "Work", model: "gpt-4o", takes: true }]);
-
-    await user.click(button);
-    await waitFor(() => expect(button.getAttribute("aria-pressed")).toBe("false"));
-    expect(backend.callsTo("set_model_images").map((c) => c.args?.takes)).toEqual([true, false]);
-    expect(backend.imageWords.get("Work/gpt-4o")).toBe(false);
+    expect(backend.callsTo("set_model_images").map((c) => c.args?.takes)).toEqual([false, true]);
+    expect(await takes()).toBe(true);
   });
 
   it("is read again for the model chosen next", async () => {
-    twoProviders();
-    backend.addConversation("Chat");
-    backend.modelTakesImages = false;
-    backend.imageWords.set("Local/qwen3:8b", true);
+    await twoProviders();
+    await addConversation("Chat");
+    // By Rust's rules gpt-4o takes images and qwen3:8b does not.
     const { user, picker } = await openPicker();
     const button = await screen.findByTestId("model-images");
-    await waitFor(() => expect(button.getAttribute("aria-pressed")).toBe("false"));
+    await waitFor(() => expect(button.getAttribute("aria-pressed")).toBe("true"));
 
     await user.selectOptions(picker, option(picker, "Local", "qwen3:8b"));
-    await waitFor(() => expect(screen.getByTestId("model-images").getAttribute("aria-pressed")).toBe("true"));
+    await waitFor(() => expect(screen.getByTestId("model-images").getAttribute("aria-pressed")).toBe("false"));
     expect(backend.callsTo("model_images").at(-1)?.args).toEqual({ provider: "Local", model: "qwen3:8b" });
     expect(backend.callsTo("set_model_images")).toHaveLength(0);
   });
 
   it("is not there while no model is chosen, nor when Rust cannot say (and that is no toast)", async () => {
-    backend.addProviderRecord("Empty", "openai", true);
-    backend.addConversation("Chat");
+    await provider("Empty", { models: [] }, { kind: "openai_compatible", key: null });
+    await addConversation("Chat");
     const { user } = await openPicker();
     expect(screen.queryByTestId("model-images")).toBeNull();
     expect(backend.callsTo("model_images")).toHaveLength(0);
 
     await user.click(screen.getByTestId("nav-providers"));
-    backend.modelLists.Empty = models("gpt-4o");
-    backend.failures.set("model_images", { kind: "not_found", message: "No provider named Empty.", field: null });
+    // Moved (elsewhere) to a server that lists a model; Rust's answer for it is scripted to fail,
+    // as no reachable rule of the core fails it here.
+    const listing = await backend.modelServer({ models: ids("gpt-4o") });
+    await backend.seed(() => ipc.updateProvider("Empty", listing));
+    backend.failNext("model_images", { kind: "not_found", message: "Not found: provider “Empty”", field: null });
     await user.click(screen.getAllByTestId("conversation-item")[0]);
     await user.click(await screen.findByTestId("model-picker-refresh"));
     await waitFor(() => expect(backend.callsTo("model_images")).toHaveLength(1));

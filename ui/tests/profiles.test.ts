@@ -1,42 +1,49 @@
-// Profiles (issue 18) against an in-memory backend: the store, Settings › Profiles (the list, its
+// Profiles (issue 18) against the real core: the store, Settings › Profiles (the list, its
 // actions and the form, with Rust's refusals beside their fields), the sidebar's menu that starts
-// a conversation from a profile, and the conversation header's switch of profile.
+// a conversation from a profile, and the conversation header's switch of profile. The MCP
+// servers are the fault peer (tests/peers/fault_server.py) under the names the tests give it.
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
 import { screen, waitFor, within } from "@testing-library/svelte";
 import { IpcError } from "../src/lib/errors";
+import * as ipc from "../src/lib/ipc";
 import { draftToFields, profileToDraft, toolsOffLabel, validateProfileDraft, withServer, withTool } from "../src/profiles/profiles";
-import type { McpServerStatus, ToolReview } from "../src/lib/types";
-import { type FakeBackend, emptyProfileFields } from "./fake-backend";
-import { installFakeBackend, renderApp } from "./render-app";
+import type { Profile, ProfileFields } from "../src/lib/types";
+import { emptyProfileFields } from "./fake-backend";
+import { installRealBackend, peer, type RealBackend } from "./real-backend";
+import { renderApp } from "./render-app";
 import { newStores } from "./render-with-stores";
 
-let backend: FakeBackend;
+let backend: RealBackend;
 
-beforeEach(() => {
-  backend = installFakeBackend();
+beforeEach(async () => {
+  backend = await installRealBackend();
 });
 
-function server(name: string, running = true): McpServerStatus {
-  return {
-    name,
-    transport: "stdio",
-    command_line: `uvx mcp-server-${name}`,
-    edit_text: `uvx mcp-server-${name}`,
-    roots: [],
-    disabled: false,
-    approved: true,
-    error: null,
-    state: running ? { state: "running", pid: 7, tools: 2, apps: [] } : { state: "stopped" },
-    resolved: `/usr/bin/${name}`,
-    log_file: `/logs/mcp/${name}.log`, held_back: [],
-  };
+/** A profile Rust keeps, made its default when `isDefault`. */
+async function addProfile(name: string, fields: Partial<ProfileFields> = {}, isDefault = false): Promise<Profile> {
+  const profile = await backend.seed(() => ipc.createProfile(name, { ...emptyProfileFields(), ...fields }));
+  if (isDefault) await backend.seed(() => ipc.setDefaultProfile(profile.id));
+  return profile;
 }
 
-function review(serverName: string, tool: string): ToolReview {
-  return { tool, wire_name: `${serverName}__${tool}`, display_name: `${serverName} · ${tool}`, offered: true, status: "pinned" };
+/** The profiles Rust keeps, and its conversations (newest first), as they are now. */
+const profilesNow = () => backend.seed(() => ipc.listProfiles());
+const conversationsNow = () => backend.seed(async () => Promise.all((await ipc.listConversations()).map(async (c) => (await ipc.getConversation(c.id)).conversation)));
+
+/** A folder of its own under the system's temporary folder. */
+const folder = () => mkdtempSync(join(tmpdir(), "switchboard-profiles-"));
+
+/** From now on the person picks, at Rust's Open dialog, a profile file holding `name` and `fields`. */
+async function pickProfileFile(name: string, fields: Partial<ProfileFields>): Promise<void> {
+  const file = join(folder(), `${name}.json`);
+  writeFileSync(file, JSON.stringify({ kind: "switchboard.profile", version: 1, name, ...fields }));
+  await backend.host({ file });
 }
 
 async function openSettings() {
@@ -59,7 +66,7 @@ function names(): string[] {
 
 describe("the profiles store", () => {
   it("lists by name, creates, refuses a taken name (any case) on the name field, copies, and keeps one default", async () => {
-    backend.addProfile("research");
+    await addProfile("research");
     const stores = newStores();
     const { profiles } = stores;
     await profiles.load();
@@ -87,29 +94,30 @@ describe("the profiles store", () => {
   });
 
   it("deletes a profile: the conversations that followed it follow none and keep what they had", async () => {
-    const coding = backend.addProfile("Coding", { system_prompt: "Write code." });
+    const coding = await addProfile("Coding", { system_prompt: "Write code." });
     const stores = newStores();
     await stores.profiles.load();
     await stores.conversations.create({ kind: "named", id: coding.id });
-    const created = backend.conversations[0];
+    const [created] = await conversationsNow();
     expect(created).toMatchObject({ profile_id: coding.id, system_prompt: "Write code." });
     await waitFor(() => expect(stores.conversations.list[0]?.profile_id).toBe(coding.id));
 
     await stores.profiles.remove(coding.id);
     expect(stores.profiles.all).toEqual([]);
     expect(stores.conversations.list[0]).toMatchObject({ profile_id: null, system_prompt: "Write code." });
+    expect((await conversationsNow())[0]).toMatchObject({ profile_id: null, system_prompt: "Write code." });
   });
 
   it("imports a profile with Rust's notes, and resolves null when the dialog is closed", async () => {
-    backend.addProfile("Coding");
-    backend.profileToImport = { name: "coding", fields: { provider: "Elsewhere", model: "m-1", max_rounds: 7 } };
+    await addProfile("Coding");
+    await pickProfileFile("coding", { provider: "Elsewhere", model: "m-1", max_rounds: 7 });
     const stores = newStores();
     const result = await stores.profiles.importFile();
     expect(result?.profile).toMatchObject({ name: "coding (2)", provider: null, model: null, max_rounds: 7 });
     expect(result?.notes).toHaveLength(2);
     expect(stores.profiles.all.map((p) => p.name)).toEqual(["Coding", "coding (2)"]);
 
-    backend.profileToImport = null;
+    await backend.host({ file: null });
     expect(await stores.profiles.importFile()).toBeNull();
   });
 });
@@ -136,11 +144,12 @@ describe("the form's draft", () => {
   });
 });
 
-describe("Settings › Profiles", () => {
+// The Settings page's chunk loads the first time it opens, and slowly on a busy machine.
+describe("Settings › Profiles", { timeout: 20_000 }, () => {
   it("lists each profile with its default badge, model and what it switches off", async () => {
-    backend.addProviderRecord("Work");
-    backend.addProfile("Research", { provider: "Work", model: "gpt-4o", tools: [{ server: "git", tool: null, enabled: false }] }, true);
-    backend.addProfile("Coding");
+    await backend.addProvider("Work");
+    await addProfile("Research", { provider: "Work", model: "gpt-4o", tools: [{ server: "git", tool: null, enabled: false }] }, true);
+    await addProfile("Coding");
     await openSettings();
     await waitFor(() => expect(names()).toEqual(["Coding", "Research"]));
 
@@ -157,10 +166,14 @@ describe("Settings › Profiles", () => {
   });
 
   it("creates a profile: blank limits go as null, the switches as flipped", async () => {
-    backend.addProviderRecord("Work");
-    backend.modelLists.Work = [{ id: "gpt-4o", name: null }];
-    backend.mcpServers = [server("fs"), server("git"), server("time", false)];
-    backend.mcpTools = { fs: [review("fs", "read_file"), review("fs", "write_file")], git: [review("git", "log")] };
+    await backend.addProvider("Work", { models: [{ id: "gpt-4o" }] });
+    // Two servers that run (the fault peer as "fs" and as "git") and one switched off ("time").
+    await backend.addFaultServer("fs");
+    await backend.addFaultServer("git");
+    await backend.seed(async () => {
+      await ipc.addMcpServer("time", peer("fault_server.py"));
+      await ipc.setMcpServerEnabled("time", false);
+    });
     const { user, section } = await openSettings();
     await user.click(within(section).getByTestId("profile-new"));
     const form = within(section).getByTestId("profile-form");
@@ -189,13 +202,13 @@ describe("Settings › Profiles", () => {
       const found = within(form).getAllByTestId("profile-server-expand").find((el) => el.dataset.server === "fs");
       if (!found) throw new Error("fs's tools are not listed yet");
       return found;
-    });
+    }, { timeout: 5000 });
     expect(within(form).queryAllByTestId("profile-server-expand").some((el) => el.dataset.server === "time")).toBe(false);
     await user.click(expand);
     expect(expand.getAttribute("aria-expanded")).toBe("true");
     const writeFile = within(form)
       .getAllByTestId("profile-tool-switch")
-      .find((el) => el.dataset.server === "fs" && el.dataset.tool === "write_file") as HTMLInputElement;
+      .find((el) => el.dataset.server === "fs" && el.dataset.tool === "echo") as HTMLInputElement;
     expect(writeFile.checked).toBe(true);
     await user.click(writeFile);
     expect(serverSwitch("fs").indeterminate).toBe(true);
@@ -214,7 +227,7 @@ describe("Settings › Profiles", () => {
         // Every server shown is named, on or off: one added later follows the defaults.
         tools: [
           { server: "git", tool: null, enabled: false },
-          { server: "fs", tool: "write_file", enabled: false },
+          { server: "fs", tool: "echo", enabled: false },
           { server: "fs", tool: null, enabled: true },
           { server: "time", tool: null, enabled: true },
         ],
@@ -222,11 +235,11 @@ describe("Settings › Profiles", () => {
     });
     expect(screen.queryByTestId("profile-form")).toBeNull();
     expect(within(item("Coding")).getByTestId("profile-tools-off").textContent).toBe("1 server and 1 tool off");
-    expect(screen.getByTestId("profile-message").textContent).toBe("Created “Coding”.");
-  });
+    await waitFor(() => expect(screen.getByTestId("profile-message").textContent).toBe("Created “Coding”."));
+  }, 30_000);
 
   it("edits a profile in place: a limit cleared goes as null, Cancel keeps it as it was", async () => {
-    backend.addProfile("Coding", { max_rounds: 5, system_prompt: "Be brief." });
+    await addProfile("Coding", { max_rounds: 5, system_prompt: "Be brief." });
     const { user } = await openSettings();
     await waitFor(() => expect(names()).toEqual(["Coding"]));
 
@@ -247,11 +260,11 @@ describe("Settings › Profiles", () => {
     await user.click(within(form).getByTestId("profile-save"));
     await waitFor(() => expect(screen.queryByTestId("profile-form")).toBeNull());
     expect(backend.callsTo("update_profile")[0].args).toMatchObject({ name: "Coding", fields: { max_rounds: null, system_prompt: "Be brief." } });
-    expect(backend.profiles[0].max_rounds).toBeNull();
+    expect((await profilesNow())[0].max_rounds).toBeNull();
   });
 
   it("shows Rust's refusals under the field they name, and the form's own checks before sending", async () => {
-    backend.addProfile("Research");
+    await addProfile("Research");
     const { user, section } = await openSettings();
     await user.click(within(section).getByTestId("profile-new"));
     const form = within(section).getByTestId("profile-form");
@@ -269,12 +282,12 @@ describe("Settings › Profiles", () => {
     expect(within(form).queryByTestId("error-name")).toBeNull();
 
     // Rust's refusal of the prompt, under the prompt.
-    backend.failures.set("create_profile", { kind: "invalid_input", field: "system_prompt", message: "Too long for Rust." });
+    // (The form checks the prompt's length itself, so no prompt it sends is refused: scripted.)
+    backend.failNext("create_profile", { kind: "invalid_input", field: "system_prompt", message: "Too long for Rust." });
     await user.click(within(form).getByTestId("profile-save"));
     const promptError = await within(form).findByTestId("error-system_prompt");
     expect(promptError.textContent).toBe("Too long for Rust.");
     expect(promptError.closest(".field")?.contains(within(form).getByTestId("profile-system-prompt"))).toBe(true);
-    backend.failures.delete("create_profile");
 
     // A limit out of range is not sent.
     const calls = backend.callsTo("create_profile").length;
@@ -288,15 +301,17 @@ describe("Settings › Profiles", () => {
   });
 
   it("duplicates, makes default, exports, and deletes after asking", async () => {
-    const coding = backend.addProfile("Coding");
-    const chat = backend.addConversation("Chat");
-    chat.profile_id = coding.id;
+    const coding = await addProfile("Coding");
+    await backend.seed(() => ipc.createConversation("Chat", { kind: "named", id: coding.id }));
+    const downloads = folder();
+    await backend.host({ file: downloads });
     const { user } = await openSettings();
     await waitFor(() => expect(names()).toEqual(["Coding"]));
 
     await user.click(within(item("Coding")).getByTestId("profile-duplicate"));
     await waitFor(() => expect(names()).toEqual(["Coding", "Coding (copy)"]));
-    expect(screen.getByTestId("profile-message").textContent).toBe("Copied “Coding” as “Coding (copy)”.");
+    // (The list is read again before the message is said.)
+    await waitFor(() => expect(screen.getByTestId("profile-message").textContent).toBe("Copied “Coding” as “Coding (copy)”."));
 
     await user.click(within(item("Coding")).getByTestId("profile-default"));
     await waitFor(() => expect(within(item("Coding")).queryByTestId("profile-default-badge")).not.toBeNull());
@@ -306,8 +321,9 @@ describe("Settings › Profiles", () => {
     expect(within(item("Coding (copy)")).getByTestId("profile-default-badge")).toBeTruthy();
 
     await user.click(within(item("Coding")).getByTestId("profile-export"));
-    await waitFor(() => expect(screen.getByTestId("profile-message").textContent).toBe("Saved “Coding” to /home/someone/Downloads/Coding.json"));
+    await waitFor(() => expect(screen.getByTestId("profile-message").textContent).toBe(`Saved “Coding” to ${join(downloads, "Coding.json")}`));
     expect(backend.callsTo("export_profile")[0].args).toEqual({ id: coding.id });
+    expect(JSON.parse(readFileSync(join(downloads, "Coding.json"), "utf8"))).toMatchObject({ kind: "switchboard.profile", name: "Coding" });
 
     await user.click(within(item("Coding")).getByTestId("profile-delete"));
     const dialog = screen.getByTestId("confirm-dialog");
@@ -317,12 +333,12 @@ describe("Settings › Profiles", () => {
     await user.click(within(item("Coding")).getByTestId("profile-delete"));
     await user.click(within(screen.getByTestId("confirm-dialog")).getByTestId("confirm-ok"));
     await waitFor(() => expect(names()).toEqual(["Coding (copy)"]));
-    expect(backend.conversations[0].profile_id).toBeNull();
+    expect((await conversationsNow())[0].profile_id).toBeNull();
   });
 
   it("imports a profile and shows what Rust changed", async () => {
-    backend.addProfile("Coding");
-    backend.profileToImport = { name: "Coding", fields: { provider: "Elsewhere", model: "m-1" } };
+    await addProfile("Coding");
+    await pickProfileFile("Coding", { provider: "Elsewhere", model: "m-1" });
     const { user, section } = await openSettings();
     await user.click(within(section).getByTestId("profile-import"));
     const notes = await screen.findByTestId("profile-import-notes");
@@ -340,21 +356,34 @@ describe("the sidebar's profile menu", () => {
   });
 
   it("starts a conversation from the profile chosen, or from none; New conversation keeps the default", async () => {
-    const coding = backend.addProfile("Coding", { system_prompt: "Write code." });
-    backend.addProfile("Research", { system_prompt: "Cite sources." }, true);
+    const coding = await addProfile("Coding", { system_prompt: "Write code." });
+    const research = await addProfile("Research", { system_prompt: "Cite sources." }, true);
+    const { default_system_prompt } = await backend.seed(() => ipc.getSettings());
     const { user } = await renderApp();
 
     const chooser = screen.getByTestId("new-conversation-profile");
     expect(chooser.getAttribute("aria-expanded")).toBe("false");
     await user.click(chooser);
     const options = screen.getAllByTestId("new-conversation-profile-option");
-    expect(options.map((o) => o.dataset.id ?? o.dataset.kind)).toEqual([coding.id, backend.profiles[1].id, "none"]);
+    expect(options.map((o) => o.dataset.id ?? o.dataset.kind)).toEqual([coding.id, research.id, "none"]);
     expect(document.activeElement).toBe(options[0]);
     await user.click(options[0]);
 
-    await waitFor(() => expect(backend.conversations).toHaveLength(1));
+    await waitFor(() => expect(backend.callsTo("create_conversation")).toHaveLength(1));
     expect(backend.callsTo("create_conversation")[0].args).toEqual({ title: null, profile: { kind: "named", id: coding.id } });
-    expect(backend.conversations[0]).toMatchObject({ profile_id: coding.id, system_prompt: "Write code." });
+    // Each new conversation is the one Rust did not have before.
+    const seen: string[] = [];
+    const newest = async (count: number) => {
+      const now = await vi.waitFor(async () => {
+        const all = await conversationsNow();
+        expect(all).toHaveLength(count);
+        return all;
+      });
+      const made = now.find((c) => !seen.includes(c.id))!;
+      seen.push(made.id);
+      return made;
+    };
+    expect(await newest(1)).toMatchObject({ profile_id: coding.id, system_prompt: "Write code." });
     expect(screen.queryByTestId("new-conversation-profile-option")).toBeNull();
 
     // From the keyboard: the arrow opens the menu, Down and Enter pick "No profile".
@@ -362,9 +391,9 @@ describe("the sidebar's profile menu", () => {
     await user.keyboard("{ArrowDown}");
     expect(document.activeElement?.getAttribute("data-id")).toBe(coding.id);
     await user.keyboard("{End}{Enter}");
-    await waitFor(() => expect(backend.conversations).toHaveLength(2));
+    await waitFor(() => expect(backend.callsTo("create_conversation")).toHaveLength(2));
     expect(backend.callsTo("create_conversation")[1].args).toEqual({ title: null, profile: { kind: "none" } });
-    expect(backend.conversations[1]).toMatchObject({ profile_id: null, system_prompt: backend.settings.default_system_prompt });
+    expect(await newest(2)).toMatchObject({ profile_id: null, system_prompt: default_system_prompt });
 
     // Escape closes the menu and gives the focus back.
     await user.click(chooser);
@@ -373,26 +402,28 @@ describe("the sidebar's profile menu", () => {
     expect(document.activeElement).toBe(chooser);
 
     await user.click(screen.getByTestId("new-conversation"));
-    await waitFor(() => expect(backend.conversations).toHaveLength(3));
+    await waitFor(() => expect(backend.callsTo("create_conversation")).toHaveLength(3));
     expect(backend.callsTo("create_conversation")[2].args).toEqual({ title: null, profile: null });
-    expect(backend.conversations[2]).toMatchObject({ profile_id: backend.profiles[1].id, system_prompt: "Cite sources." });
+    expect(await newest(3)).toMatchObject({ profile_id: research.id, system_prompt: "Cite sources." });
   });
 });
 
 describe("the conversation header's profile", () => {
   it("shows the profile followed and switches to another or none, reading the tools and prompt again", async () => {
-    backend.addProviderRecord("Work");
-    const coding = backend.addProfile("Coding", {
+    await backend.addProvider("Work", { models: [{ id: "gpt-4o" }] });
+    const coding = await addProfile("Coding", {
       system_prompt: "Write code.",
       provider: "Work",
       model: "gpt-4o",
       tools: [{ server: "time", tool: null, enabled: false }],
     });
-    backend.addProfile("Research");
-    backend.catalogue = [
-      { server: "time", tool: "now", wire_name: "time__now", display_name: "time · now", description: "", held_back: false, held_reason: null, estimated_tokens: 10 },
-    ];
-    const chat = backend.addConversation("Chat", "Be nice.");
+    await addProfile("Research");
+    // The one server, "time" (the fault peer): all its tools are offered, none once it is off.
+    await backend.addFaultServer("time");
+    const chat = await backend.seed(() => ipc.createConversation("Chat"));
+    await backend.seed(() => ipc.setSystemPrompt(chat.id, "Be nice."));
+    const offered = (await backend.seed(() => ipc.listConversationTools(chat.id))).length;
+    expect(offered).toBeGreaterThan(0);
     const { user } = await renderApp();
     await user.click(screen.getAllByTestId("conversation-item").find((el) => el.dataset.id === chat.id)!);
 
@@ -400,7 +431,7 @@ describe("the conversation header's profile", () => {
     expect(within(header).getByTestId("conversation-profile-name").textContent).toBe("No profile");
     await user.click(screen.getByTestId("system-prompt-button"));
     expect((screen.getByTestId("system-prompt-input") as HTMLTextAreaElement).value).toBe("Be nice.");
-    await waitFor(() => expect(screen.getByTestId("tools-count").textContent).toBe("1/1"));
+    await waitFor(() => expect(screen.getByTestId("tools-count").textContent).toBe(`${offered}/${offered}`), { timeout: 5000 });
     const toolReads = backend.callsTo("list_conversation_tools").length;
 
     await user.click(header);
@@ -412,10 +443,10 @@ describe("the conversation header's profile", () => {
     expect(backend.callsTo("set_conversation_profile")[0].args).toEqual({ conversationId: chat.id, profileId: coding.id });
     expect(screen.getByTestId("conversation-profile-note").textContent).toContain("Tools and prompt change from the next message.");
     await waitFor(() => expect(backend.callsTo("list_conversation_tools").length).toBeGreaterThan(toolReads));
-    await waitFor(() => expect(screen.getByTestId("tools-count").textContent).toBe("0/1"));
+    await waitFor(() => expect(screen.getByTestId("tools-count").textContent).toBe(`0/${offered}`));
     await waitFor(() => expect((screen.getByTestId("system-prompt-input") as HTMLTextAreaElement).value).toBe("Write code."));
     expect(screen.getByTestId("model-picker")).toBeTruthy();
-    expect(backend.conversations[0]).toMatchObject({ provider: "Work", model: "gpt-4o" });
+    expect((await conversationsNow())[0]).toMatchObject({ provider: "Work", model: "gpt-4o" });
 
     await user.click(header);
     expect(screen.getAllByTestId("conversation-profile-option").find((o) => o.dataset.id === coding.id)?.getAttribute("aria-checked")).toBe("true");
@@ -423,6 +454,6 @@ describe("the conversation header's profile", () => {
     await waitFor(() => expect(within(header).getByTestId("conversation-profile-name").textContent).toBe("No profile"));
     expect(backend.callsTo("set_conversation_profile")[1].args).toEqual({ conversationId: chat.id, profileId: null });
     // Following no profile keeps what the conversation has.
-    expect(backend.conversations[0]).toMatchObject({ profile_id: null, system_prompt: "Write code.", model: "gpt-4o" });
-  });
+    expect((await conversationsNow())[0]).toMatchObject({ profile_id: null, system_prompt: "Write code.", model: "gpt-4o" });
+  }, 30_000);
 });

@@ -1,5 +1,8 @@
 // A switchboard:// link only proposes a server: the window shows what it would run, and only
 // the person's answer has Rust add it (then ask for approval) or Browse look it up.
+// On the fake backend: a link reaches the core through the shell (`App::propose`, from the OS's
+// deep-link event), which ipc_serve has no request for; these move to the real core once it
+// has one (and, for Browse, a registry peer to point the settings at).
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
@@ -14,7 +17,7 @@ beforeEach(() => {
   backend = installFakeBackend();
 });
 
-describe("a server proposed by a link", () => {
+describe("a server proposed by a link, on the fake backend (ipc_serve cannot hand the app a link)", () => {
   it("shows what an entry would run as text, and adds nothing when dismissed", async () => {
     const { user } = await renderApp();
     backend.propose({ kind: "entry", token: "p1", name: "<img src=x onerror=alert(1)>", command_line: "TZ=Europe/Oslo uvx mcp-server-time" });

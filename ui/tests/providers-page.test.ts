@@ -1,17 +1,18 @@
-// The Providers page against an in-memory backend.
+// The Providers page against the real core: the form's own checks, Rust's refusals beside the
+// field they name, keys, windows and connection tests, each provider at a model server of its
+// own where one is talked to. The keychain that cannot be reached stays on the fake (below).
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
 import { screen, waitFor, within } from "@testing-library/svelte";
-import { models, type FakeBackend } from "./fake-backend";
+import * as ipc from "../src/lib/ipc";
+import type { RunEvent } from "../src/lib/bindings";
+import type { FakeBackend } from "./fake-backend";
+import { installRealBackend, type ModelServer, type RealBackend } from "./real-backend";
 import { installFakeBackend, renderApp } from "./render-app";
 
-let backend: FakeBackend;
-
-beforeEach(() => {
-  backend = installFakeBackend();
-});
+let backend: RealBackend;
 
 async function openProviders() {
   const { app, user } = await renderApp();
@@ -36,7 +37,51 @@ function providerItem(name: string): HTMLElement {
   return item;
 }
 
+/** A provider added as the test's setup: `kind` (OpenAI's API by default) at `base_url` (the
+ *  kind's usual address by default), with a key unless `key` is null. */
+async function seedProvider(
+  name: string,
+  { kind = "openai", base_url = null, default_model = null, key = "sk-test" }: {
+    kind?: string;
+    base_url?: string | null;
+    default_model?: string | null;
+    key?: string | null;
+  } = {},
+) {
+  await backend.seed(() => ipc.addProvider({ name, kind, base_url, default_model, api_key: key }));
+}
+
+/** A provider (of the OpenAI-compatible kind, no key, unless `options` say) at a model server of
+ *  its own as `script` says; the server's address. */
+async function servedProvider(
+  name: string,
+  script: ModelServer,
+  options: { kind?: string; default_model?: string | null; key?: string | null } = {},
+) {
+  const base_url = await backend.modelServer(script);
+  await seedProvider(name, { kind: "openai_compatible", key: null, ...options, base_url });
+  return base_url;
+}
+
+/** Runs one turn of a new conversation with `model` of `provider` to its end. */
+async function runTurn(provider: string, model: string) {
+  const chat = await backend.seed(() => ipc.createConversation("t"));
+  await backend.seed(() => ipc.setConversationModel(chat.id, provider, model));
+  await new Promise<void>((resolve) => {
+    const onEvent = (event: RunEvent) => {
+      if (event.type === "run_finished") resolve();
+    };
+    void backend.seed(() => ipc.sendMessage(chat.id, "go", onEvent));
+  });
+}
+
+async function useRealBackend() {
+  backend = await installRealBackend();
+}
+
 describe("the add-provider form", () => {
+  beforeEach(useRealBackend);
+
   it("refuses an empty name with a message beside the field, and sends nothing", async () => {
     const { user, retype } = await openProviders();
     await retype("name", "");
@@ -161,7 +206,7 @@ describe("the add-provider form", () => {
   });
 
   it("keeps a name the person typed when another preset is chosen, and numbers a taken preset name", async () => {
-    backend.addProviderRecord("Groq", "openai_compatible", true, { base_url: "https://api.groq.com/openai/v1" });
+    await seedProvider("Groq", { kind: "openai_compatible", base_url: "https://api.groq.com/openai/v1" });
     const { user, field, retype } = await openProviders();
     await user.selectOptions(field("preset")!, "groq");
     expect(field("name")!.value).toBe("Groq 2");
@@ -182,11 +227,13 @@ describe("the add-provider form", () => {
   });
 
   it("shows a kind error Rust reports beside the provider select", async () => {
-    backend.failures.set("add_provider", { kind: "invalid_input", message: "Unknown kind.", field: "kind" });
+    // The form only sends the kinds Rust listed, so Rust's refusal of a kind cannot be reached
+    // through it: the error is scripted, in Rust's words.
+    backend.failNext("add_provider", { kind: "invalid_input", message: "Unknown provider kind “x”.", field: "kind" });
     const { user } = await openProviders();
     await user.click(screen.getByTestId("provider-submit"));
     const error = await screen.findByTestId("error-kind");
-    expect(error.textContent).toBe("Unknown kind.");
+    expect(error.textContent).toBe("Unknown provider kind “x”.");
     expect(error.closest(".field")?.querySelector('[data-testid="provider-preset"]')).toBeTruthy();
   });
 
@@ -222,24 +269,31 @@ describe("the add-provider form", () => {
   });
 
   it("shows a server error with a field beside that field", async () => {
-    backend.addProviderRecord("Work");
+    await seedProvider("Work");
     const { user, retype } = await openProviders();
     await retype("name", "Work");
     await user.click(screen.getByTestId("provider-submit"));
-    expect((await screen.findByTestId("error-name")).textContent).toContain("already exists");
+    expect((await screen.findByTestId("error-name")).textContent).toBe("A provider named “Work” already exists.");
     expect(screen.queryByTestId("provider-form-error")).toBeNull();
   });
 
   it("shows a server invalid_input on base_url beside the base URL", async () => {
-    backend.failures.set("add_provider", { kind: "invalid_input", message: "Unreachable host.", field: "base_url" });
+    // The form takes any http(s) address; Rust refuses plain http:// beyond this computer and
+    // private networks.
     const { user, retype } = await openProviders();
     await retype("name", "Work");
+    await retype("base_url", "http://models.example.com/v1");
     await user.click(screen.getByTestId("provider-submit"));
-    expect((await screen.findByTestId("error-base_url")).textContent).toBe("Unreachable host.");
+    expect((await screen.findByTestId("error-base_url")).textContent).toMatch(
+      /^Plain http:\/\/ is allowed only for this computer or a private network address .* Use https:\/\/\.$/,
+    );
+    expect(backend.callsTo("add_provider")).toHaveLength(1);
+    expect(screen.queryAllByTestId("provider-item")).toHaveLength(0);
   });
 
   it("shows a keychain failure in the form's error line", async () => {
-    backend.failures.set("add_provider", { kind: "keychain", message: "The keychain is locked.", field: null });
+    // ipc_serve's keychain (in memory) is always there: its failure is scripted.
+    backend.failNext("add_provider", { kind: "keychain", message: "The keychain is locked.", field: null });
     const { user, field, retype } = await openProviders();
     await retype("name", "Work");
     await user.type(field("api_key")!, "sk");
@@ -250,8 +304,10 @@ describe("the add-provider form", () => {
 });
 
 describe("configured providers", () => {
+  beforeEach(useRealBackend);
+
   it("replaces a key through a password input and never shows it back", async () => {
-    backend.addProviderRecord("Work", "openai", false);
+    await seedProvider("Work", { key: null });
     const { user } = await openProviders();
     const item = providerItem("Work");
     expect(within(item).getByTestId("provider-key-state").textContent).toBe("No key");
@@ -266,11 +322,13 @@ describe("configured providers", () => {
     );
     expect(backend.callsTo("set_provider_key")[0].args).toEqual({ name: "Work", apiKey: "sk-new" });
     expect(document.body.textContent).not.toContain("sk-new");
+    expect((await backend.seed(() => ipc.listProviders()))[0]).toMatchObject({ name: "Work", has_key: true });
   });
 
   it("shows the default model's window and whose word it is, sets the person's own, refuses a bad one beside the field, and forgets it", async () => {
-    backend.addProviderRecord("Local", "openai", false, { default_model: "qwen3:8b" });
-    backend.modelWindows["Local/qwen3:8b"] = { provider: "Local", model: "qwen3:8b", tokens: 16384, said_by: "provider" };
+    await servedProvider("Local", { models: [{ id: "qwen3:8b", context_length: 16384 }] }, { default_model: "qwen3:8b" });
+    // The list read, as the picker reads it: what it says of the window is kept.
+    await backend.seed(() => ipc.listModels("Local"));
     const { user } = await openProviders();
     const shown = () => within(providerItem("Local")).getByTestId("provider-window").textContent?.replace(/\s+/g, " ").trim();
     await waitFor(() => expect(shown()).toMatch(/^16,384 tokens from the provider's model list Set$/));
@@ -290,13 +348,26 @@ describe("configured providers", () => {
 
     await user.click(within(providerItem("Local")).getByTestId("provider-window-edit"));
     await user.click(within(providerItem("Local")).getByTestId("provider-window-forget"));
-    await waitFor(() => expect(shown()).toMatch(/^Not known Set$/));
+    // The person's word taken back, the provider's list's counts again.
+    await waitFor(() => expect(shown()).toMatch(/^16,384 tokens from the provider's model list Set$/));
     expect(backend.callsTo("set_model_window").at(-1)?.args).toEqual({ provider: "Local", model: "qwen3:8b", tokens: null });
   });
 
+  it("says Not known for a default model nothing knows the window of", async () => {
+    await seedProvider("Local", { kind: "openai_compatible", base_url: "http://127.0.0.1:5000/v1", default_model: "house-model", key: null });
+    await openProviders();
+    const shown = () => within(providerItem("Local")).getByTestId("provider-window").textContent?.replace(/\s+/g, " ").trim();
+    await waitFor(() => expect(backend.callsTo("get_model_window")).toHaveLength(1));
+    // Neither a list, a refusal nor Rust's table of well-known models knows it.
+    expect(await backend.seed(() => ipc.getModelWindow("Local", "house-model"))).toBeNull();
+    await waitFor(() => expect(shown()).toMatch(/^Not known Set$/));
+  });
+
   it("offers to forget a window learned from a refusal, and keeps an open editor when a key change refreshes the list", async () => {
-    backend.addProviderRecord("Local", "openai", false, { default_model: "qwen3:8b" });
-    backend.modelWindows["Local/qwen3:8b"] = { provider: "Local", model: "qwen3:8b", tokens: 4096, said_by: "learned" };
+    // Learned as Rust learns one: the provider refuses a request over the window and names it.
+    const refusal = "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens.";
+    await servedProvider("Local", { turns: [{ status: 400, message: refusal }, { answer: ["ok"] }] }, { default_model: "qwen3:8b" });
+    await runTurn("Local", "qwen3:8b");
     const { user } = await openProviders();
     const item = () => providerItem("Local");
     await waitFor(() => expect(within(item()).getByTestId("provider-window").textContent).toMatch(/4,096 tokens\s*learned from a refusal/));
@@ -311,18 +382,19 @@ describe("configured providers", () => {
   });
 
   it("deletes a key", async () => {
-    backend.addProviderRecord("Work", "openai", true);
+    await seedProvider("Work");
     const { user } = await openProviders();
     await user.click(within(providerItem("Work")).getByTestId("provider-delete-key"));
     await waitFor(() =>
       expect(within(providerItem("Work")).getByTestId("provider-key-state").textContent).toBe("No key"),
     );
     expect(backend.callsTo("delete_provider_key")[0].args).toEqual({ name: "Work" });
+    expect((await backend.seed(() => ipc.listProviders()))[0]).toMatchObject({ name: "Work", has_key: false });
   });
 
   it("removes a provider only after the confirm dialog", async () => {
-    backend.addProviderRecord("Work");
-    backend.addProviderRecord("Home");
+    await seedProvider("Work");
+    await seedProvider("Home");
     const { user } = await openProviders();
     await user.click(within(providerItem("Work")).getByTestId("provider-remove"));
     expect(screen.getByTestId("confirm-dialog").textContent).toContain("Work");
@@ -330,15 +402,7 @@ describe("configured providers", () => {
     await user.click(screen.getByTestId("confirm-ok"));
     await waitFor(() => expect(screen.getAllByTestId("provider-item").map((i) => i.dataset.name)).toEqual(["Home"]));
     expect(backend.callsTo("remove_provider")[0].args).toEqual({ name: "Work" });
-  });
-
-  it("shows a banner when no OS keychain is reachable", async () => {
-    backend.keychain = { available: false, message: "no Secret Service on the session bus." };
-    await openProviders();
-    const banner = screen.getByTestId("keychain-banner");
-    expect(banner.textContent).toContain("No OS keychain is reachable: no Secret Service on the session bus.");
-    expect(banner.textContent).toContain("Keys cannot be saved, and nothing is saved anywhere else.");
-    expect(banner.textContent).not.toContain("bus..");
+    expect((await backend.seed(() => ipc.listProviders())).map((p) => p.name)).toEqual(["Home"]);
   });
 
   it("shows no banner when the keychain is there", async () => {
@@ -348,9 +412,11 @@ describe("configured providers", () => {
 });
 
 describe("testing a provider's connection", () => {
+  beforeEach(useRealBackend);
+
   it("says how long it took and how many models it found, with the first few ids", async () => {
-    backend.addProviderRecord("Work");
-    backend.modelLists.Work = models("o3", "gpt-4o-mini", "gpt-4o", "gpt-4.1", "dall-e-3", "babbage-002", "tts-1", "whisper-1");
+    const ids = ["o3", "gpt-4o-mini", "gpt-4o", "gpt-4.1", "dall-e-3", "babbage-002", "tts-1", "whisper-1"];
+    await servedProvider("Work", { models: ids.map((id) => ({ id })) }, { key: "sk-test" });
     backend.delay = (cmd) => (cmd === "test_provider" ? 30 : 0);
     const { user } = await openProviders();
     const item = providerItem("Work");
@@ -364,7 +430,8 @@ describe("testing a provider's connection", () => {
     const result = await within(item).findByTestId("provider-test-result");
     expect(result.dataset.ok).toBe("true");
     expect(result.closest('[role="status"]')?.getAttribute("aria-live")).toBe("polite");
-    expect(result.querySelector("p")?.textContent).toBe("Connected in 312 ms: 8 models.");
+    // The time is the core's own measure.
+    expect(result.querySelector("p")?.textContent).toMatch(/^Connected in \d+ ms: 8 models\.$/);
     expect([...result.querySelectorAll("li")].map((li) => li.textContent)).toEqual([
       "babbage-002",
       "dall-e-3",
@@ -379,21 +446,16 @@ describe("testing a provider's connection", () => {
   });
 
   it("says 1 model, not 1 models", async () => {
-    backend.addProviderRecord("Local", "ollama", false);
-    backend.modelLists.Local = models("llama3.2:3b");
+    await servedProvider("Local", { models: [{ id: "llama3.2:3b" }] });
     const { user } = await openProviders();
     await user.click(within(providerItem("Local")).getByTestId("provider-test"));
     const result = await within(providerItem("Local")).findByTestId("provider-test-result");
-    expect(result.querySelector("p")?.textContent).toBe("Connected in 312 ms: 1 model.");
+    expect(result.querySelector("p")?.textContent).toMatch(/^Connected in \d+ ms: 1 model\.$/);
     expect(result.textContent).not.toContain("more");
   });
 
   it("shows exactly what failed, as plain text", async () => {
-    backend.addProviderRecord("Work");
-    backend.providerFailures.set("Work", {
-      error_kind: "unauthorized",
-      message: "The provider refused the API key: Incorrect API key <b>sk-…</b> provided",
-    });
+    await servedProvider("Work", { status: 401, message: "Incorrect API key <b>sk-…</b> provided" }, { key: "sk-test" });
     const { user } = await openProviders();
     await user.click(within(providerItem("Work")).getByTestId("provider-test"));
     const result = await within(providerItem("Work")).findByTestId("provider-test-result");
@@ -405,31 +467,52 @@ describe("testing a provider's connection", () => {
   });
 
   it("reports a missing key for a service that needs one", async () => {
-    backend.addProviderRecord("Work", "anthropic", false);
+    await seedProvider("Work", { kind: "anthropic", key: null });
     const { user } = await openProviders();
     await user.click(within(providerItem("Work")).getByTestId("provider-test"));
     const result = await within(providerItem("Work")).findByTestId("provider-test-result");
     expect(result.dataset.ok).toBe("false");
-    expect(result.textContent).toContain("No API key is stored for Work.");
+    expect(result.textContent?.trim()).toBe("No API key is stored for this provider; add one on the Providers page");
   });
 
   it("shows a command that could not run at all in the same place", async () => {
-    backend.addProviderRecord("Work");
-    backend.failures.set("test_provider", { kind: "keychain", message: "The keychain is locked.", field: null });
+    await seedProvider("Work");
     const { user } = await openProviders();
+    // Removed elsewhere (the command line, another window) since the page listed it: there is
+    // nothing to test.
+    await backend.seed(() => ipc.removeProvider("Work"));
     await user.click(within(providerItem("Work")).getByTestId("provider-test"));
     const result = await within(providerItem("Work")).findByTestId("provider-test-result");
     expect(result.dataset.ok).toBe("false");
-    expect(result.textContent?.trim()).toBe("The keychain is locked.");
+    expect(result.textContent?.trim()).toBe("Not found: provider “Work”");
   });
 
   it("clears an old result once a new key is saved", async () => {
-    backend.addProviderRecord("Work", "openai", false);
+    await servedProvider("Work", { models: [{ id: "o3" }] }, { kind: "openai", key: null });
     const { user } = await openProviders();
     await user.click(within(providerItem("Work")).getByTestId("provider-test"));
     expect((await within(providerItem("Work")).findByTestId("provider-test-result")).dataset.ok).toBe("false");
     await user.click(within(providerItem("Work")).getByTestId("provider-replace-key"));
     await user.type(within(providerItem("Work")).getByTestId("provider-key-input"), "sk-new{Enter}");
     await waitFor(() => expect(within(providerItem("Work")).queryByTestId("provider-test-result")).toBeNull());
+  });
+});
+
+// ipc_serve's keychain (in memory) is always reachable, so the page's banner for a missing one
+// is shown against the fake.
+describe("configured providers, with no OS keychain (on the fake)", () => {
+  let fake: FakeBackend;
+
+  beforeEach(() => {
+    fake = installFakeBackend();
+  });
+
+  it("shows a banner when no OS keychain is reachable", async () => {
+    fake.keychain = { available: false, message: "no Secret Service on the session bus." };
+    await openProviders();
+    const banner = screen.getByTestId("keychain-banner");
+    expect(banner.textContent).toContain("No OS keychain is reachable: no Secret Service on the session bus.");
+    expect(banner.textContent).toContain("Keys cannot be saved, and nothing is saved anywhere else.");
+    expect(banner.textContent).not.toContain("bus..");
   });
 });

@@ -3,11 +3,13 @@
 // temporary home with the window's own commands, rules and errors. What stays scripted is what a
 // person does at Rust's native dialogs (`host`), and a failure no reachable rule produces
 // (`failNext`). Test-only code.
+import { AsyncLocalStorage } from "node:async_hooks";
 import { connect, type Socket } from "node:net";
 import { invoke } from "@tauri-apps/api/core";
 import { afterEach, inject, vi } from "vitest";
 import * as ipc from "../src/lib/ipc";
-import type { CommandError } from "../src/lib/types";
+import type { RunEvent } from "../src/lib/bindings";
+import type { AttachmentRef, CommandError } from "../src/lib/types";
 import { channels } from "./tauri-core-mock";
 import { settleStores } from "./render-with-stores";
 
@@ -53,6 +55,9 @@ export interface Asked {
   message: string;
 }
 
+/** The backend whose `seed` the current async context runs in. */
+const seeding = new AsyncLocalStorage<RealBackend>();
+
 type Waiting = { resolve: (value: unknown) => void; reject: (error: unknown) => void };
 
 export class RealBackend {
@@ -65,7 +70,6 @@ export class RealBackend {
   #next = 0;
   #waiting = new Map<number, Waiting>();
   #failures = new Map<string, CommandError>();
-  #recording = true;
   /** The test closed it: what still waits is left unanswered, as a window that went away. */
   #closed = false;
 
@@ -131,7 +135,9 @@ export class RealBackend {
 
   /** What the mocked `invoke` does: the command, run by the core. */
   invoke = async (cmd: string, args?: Record<string, unknown>): Promise<unknown> => {
-    if (!this.#recording) return this.#send({ cmd, args: args ?? {} });
+    // The test's own setup (`seed`), told apart from the window's calls made meanwhile by the
+    // async context it runs in.
+    if (seeding.getStore() === this) return this.#send({ cmd, args: args ?? {} });
     this.calls.push({ cmd, args });
     const wait = this.delay(cmd);
     const failure = this.#failures.get(cmd);
@@ -151,12 +157,7 @@ export class RealBackend {
   /** Runs `work` (calls of the generated client) as the test's setup: not recorded in `calls`,
    *  never delayed nor failed. */
   async seed<T>(work: () => Promise<T>): Promise<T> {
-    this.#recording = false;
-    try {
-      return await work();
-    } finally {
-      this.#recording = true;
-    }
+    return seeding.run(this, work);
   }
 
   /** The next call of `cmd` fails with `error`, without reaching the core. */
@@ -195,8 +196,12 @@ export class RealBackend {
   /** Adds (and approves, unless the host says no) the MCP server `name` running the test peer
    *  tests/peers/fault_server.py with `flags` (see its docstring for its tools). */
   async addFaultServer(name = "fault", ...flags: string[]): Promise<void> {
-    const peers = inject("peers");
-    const line = [peers.python, `${peers.folder}/fault_server.py`, ...flags].join(" ");
+    await this.addServer(name, peer("fault_server.py", ...flags));
+  }
+
+  /** Adds (and approves, unless the host says no) the MCP server `name` running `line`, and
+   *  waits until it runs with its tools listed. */
+  async addServer(name: string, line: string): Promise<void> {
     await this.seed(async () => {
       await ipc.addMcpServer(name, line);
       // Started in the background: ready once it runs with its tools listed.
@@ -210,6 +215,41 @@ export class RealBackend {
     });
   }
 
+  /** A turn of conversation `conversationId` sent with `text` (and the kept files `files`), run
+   *  to its end as setup, each tool call it asks about allowed once; its `run_finished`. */
+  async run(conversationId: string, text: string, files?: AttachmentRef[]): Promise<RunEvent> {
+    return this.seed(
+      () =>
+        new Promise<RunEvent>((resolve, reject) => {
+          const onEvent = (event: RunEvent) => {
+            if (event.type === "approval_required") {
+              const answers = event.calls.map((c) => ({ call_id: c.call_id, decision: "allow_once" as const }));
+              ipc.answerApproval(event.request_id, answers).catch(reject);
+            } else if (event.type === "run_finished") resolve(event);
+          };
+          ipc.sendMessage(conversationId, text, onEvent, files).catch(reject);
+        }),
+    );
+  }
+
+  /** A drag over the window as the shell tells it: over, left, or these files dropped (Rust
+   *  keeps them and tells the window what it kept). Whether the window listened. */
+  async drop(what: "over" | "left" | { paths: string[] }): Promise<boolean> {
+    return (await this.#send({ drop: what })) as boolean;
+  }
+
+  /** The app again over the same home (as after a restart), opened with a keychain that
+   *  cannot be reached (saying `keychainUnreachable`) or a database that cannot be opened. */
+  async reopen(opening: { keychainUnreachable?: string; databaseBroken?: boolean }): Promise<void> {
+    await this.#send({ reopen: opening });
+  }
+
+  /** A `switchboard://` link handed to the app by the system; what it proposes (as the
+   *  window is shown it), or the core's refusal. */
+  async link(link: string): Promise<unknown> {
+    return this.#send({ link });
+  }
+
   /** Every question the native dialogs were asked, in order. */
   async asked(): Promise<Asked[]> {
     return (await this.#send({ asked: true })) as Asked[];
@@ -219,6 +259,14 @@ export class RealBackend {
     this.#closed = true;
     this.#socket.end();
   }
+}
+
+/** The command line of the test peer `file` in tests/peers with `flags`: a Python one (.py) run
+ *  by the peers' Python, else a program of its node_modules/.bin (server-everything…). */
+export function peer(file: string, ...flags: string[]): string {
+  const peers = inject("peers");
+  const program = file.endsWith(".py") ? `${peers.python} ${peers.folder}/${file}` : `${peers.folder}/node_modules/.bin/${file}`;
+  return [program, ...flags].join(" ");
 }
 
 let open: RealBackend | null = null;

@@ -1,18 +1,90 @@
 // Browse on the Servers page: the MCP Registry searched, each server shown as text, installed
-// through Rust (which asks for approval in its own dialog).
-import { beforeEach, describe, expect, it, vi } from "vitest";
+// through Rust (which asks for approval in its own dialog). Against the real core, which reads
+// a registry of the official v0.1 API's shape served here on 127.0.0.1 (its entries as this
+// file writes them, hostile ones included).
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
 import { screen, waitFor, within } from "@testing-library/svelte";
+import * as ipc from "../src/lib/ipc";
+import type { InstallRequest } from "../src/lib/types";
 import type { FakeBackend } from "./fake-backend";
+import { installRealBackend, type RealBackend } from "./real-backend";
 import { installFakeBackend, renderApp } from "./render-app";
 
-let backend: FakeBackend;
+const official = (status: string) => ({ "io.modelcontextprotocol.registry/official": { status, isLatest: true } });
 
-beforeEach(() => {
-  backend = installFakeBackend();
+/** The registry's entries, as its v0.1 API gives them. */
+const ENTRIES = [
+  {
+    server: {
+      name: "io.github.modelcontextprotocol/server-everything",
+      title: "Everything",
+      description: "Exercises every feature of MCP.",
+      version: "2026.8.31",
+      repository: { url: "https://github.com/modelcontextprotocol/servers", source: "github" },
+      packages: [{ registryType: "npm", identifier: "@modelcontextprotocol/server-everything", version: "2026.8.31", transport: { type: "stdio" } }],
+    },
+    _meta: official("active"),
+  },
+  {
+    server: {
+      name: "io.github.github/github-mcp-server",
+      description: "<img src=x onerror=alert(1)> GitHub",
+      version: "1.10.1",
+      repository: { url: "javascript:alert(1)", source: "github" },
+      packages: [{ registryType: "nuget", identifier: "GitHub.Mcp", version: "1.10.1", transport: { type: "stdio" } }],
+      remotes: [
+        {
+          type: "streamable-http",
+          url: "https://api.githubcopilot.com/mcp/",
+          headers: [
+            { name: "Authorization", description: "A GitHub token, as Bearer TOKEN", isRequired: true, isSecret: true },
+            { name: "X-MCP-Toolsets", description: "Which toolsets", choices: ["repos", "issues"] },
+          ],
+        },
+      ],
+    },
+    _meta: official("deprecated"),
+  },
+];
+
+/** How many servers a page of the registry holds, and whether it fails every request. */
+let pageSize = 30;
+let broken = false;
+let registry: Server;
+let address = "";
+
+beforeAll(async () => {
+  registry = createServer((request, response) => {
+    const answer = (status: number, body: unknown) => {
+      response.writeHead(status, { "Content-Type": "application/json" });
+      response.end(JSON.stringify(body));
+    };
+    const url = new URL(request.url ?? "/", "http://registry");
+    if (broken) return answer(500, { title: "Internal Server Error", status: 500, detail: "the database is down" });
+    if (url.pathname === "/v0.1/servers") {
+      const text = (url.searchParams.get("search") ?? "").toLowerCase();
+      const found = ENTRIES.filter((e) => e.server.name.toLowerCase().includes(text));
+      const start = Number(url.searchParams.get("cursor") ?? "0");
+      const page = found.slice(start, start + pageSize);
+      const metadata: Record<string, unknown> = { count: page.length };
+      if (start + pageSize < found.length) metadata.nextCursor = String(start + pageSize);
+      return answer(200, { servers: page, metadata });
+    }
+    const one = /^\/v0\.1\/servers\/(.+)\/versions\/([^/]+)$/.exec(url.pathname);
+    const entry = one && ENTRIES.find((e) => e.server.name === decodeURIComponent(one[1]) && ["latest", e.server.version].includes(decodeURIComponent(one[2])));
+    if (entry) return answer(200, entry);
+    answer(404, { title: "Not Found", status: 404, detail: "Server not found" });
+  });
+  await new Promise<void>((resolve) => registry.listen(0, "127.0.0.1", resolve));
+  address = `http://127.0.0.1:${(registry.address() as AddressInfo).port}`;
 });
+
+afterAll(() => new Promise<void>((resolve) => registry.close(() => resolve())));
 
 async function openBrowse() {
   const rendered = await renderApp();
@@ -30,19 +102,30 @@ async function search(user: Awaited<ReturnType<typeof renderApp>>["user"], text:
 }
 
 describe("Browse the MCP Registry", () => {
+  let backend: RealBackend;
+
+  beforeEach(async () => {
+    pageSize = 30;
+    broken = false;
+    backend = await installRealBackend();
+    const settings = await backend.seed(() => ipc.getSettings());
+    await backend.seed(() => ipc.updateSettings({ ...settings, mcp_registry: address }));
+  });
+
+  const installs = () => backend.callsTo("install_mcp_server").map((call) => (call.args as { request: InstallRequest }).request);
+
   it("shows what the registry says of each server as text, and links only to web addresses", async () => {
-    backend.registry[1].description = "<img src=x onerror=alert(1)> GitHub";
     const { user } = await openBrowse();
     const items = await search(user, "");
     expect(items.map((i) => i.dataset.name)).toEqual([
-      "io.github.modelcontextprotocol/server-time",
+      "io.github.modelcontextprotocol/server-everything",
       "io.github.github/github-mcp-server",
     ]);
-    const time = within(items[0]);
-    expect(time.getByText("Time")).toBeTruthy();
-    expect(time.getByText("2026.10.19")).toBeTruthy();
-    expect(time.getByTestId("registry-source-line").textContent).toContain("PyPI · mcp-server-time@2026.10.19 · stdio");
-    expect(time.getByTestId("registry-repository").getAttribute("href")).toBe("https://github.com/modelcontextprotocol/servers");
+    const everything = within(items[0]);
+    expect(everything.getByText("Everything")).toBeTruthy();
+    expect(everything.getByText("2026.8.31")).toBeTruthy();
+    expect(everything.getByTestId("registry-source-line").textContent).toContain("npm · @modelcontextprotocol/server-everything@2026.8.31 · stdio");
+    expect(everything.getByTestId("registry-repository").getAttribute("href")).toBe("https://github.com/modelcontextprotocol/servers");
     const github = within(items[1]);
     expect(github.getByTestId("registry-status").textContent).toBe("deprecated");
     expect(items[1].querySelector("img")).toBeNull();
@@ -54,15 +137,18 @@ describe("Browse the MCP Registry", () => {
   });
 
   it("searches by name, says when nothing matches, and pages on with More", async () => {
-    backend.registryPage = 1;
+    pageSize = 1;
     const { user } = await openBrowse();
-    let items = await search(user, "io.github");
+    const items = await search(user, "io.github");
     expect(items).toHaveLength(1);
     await user.click(screen.getByTestId("registry-more"));
     await waitFor(() => expect(screen.getAllByTestId("registry-item")).toHaveLength(2));
     expect(screen.queryByTestId("registry-more")).toBeNull();
-    await search(user, "time").then((found) => (items = found));
-    expect(items.map((i) => i.dataset.name)).toEqual(["io.github.modelcontextprotocol/server-time"]);
+    await search(user, "everything");
+    // The earlier results stay on show until Rust's answer replaces them.
+    await waitFor(() =>
+      expect(screen.getAllByTestId("registry-item").map((i) => i.dataset.name)).toEqual(["io.github.modelcontextprotocol/server-everything"]),
+    );
     await user.clear(screen.getByTestId("registry-query"));
     await user.type(screen.getByTestId("registry-query"), "nothing-like-it");
     await user.click(screen.getByTestId("registry-search"));
@@ -70,34 +156,35 @@ describe("Browse the MCP Registry", () => {
   });
 
   it("says why the registry gave no answer", async () => {
-    backend.failures.set("search_mcp_registry", {
-      kind: "registry",
-      message: "The registry at http://127.0.0.1:9/ could not be reached: connection refused",
-      field: null,
-    });
+    broken = true;
     const { user } = await openBrowse();
     await user.click(screen.getByTestId("registry-search"));
-    expect((await screen.findByTestId("registry-error")).textContent).toContain("could not be reached");
+    const error = (await screen.findByTestId("registry-error")).textContent;
+    expect(error).toContain(address);
+    expect(error).toContain("the database is down");
   });
 
   it("installs a package through Rust, which asks for approval, and the server joins the list", async () => {
+    // Said no to, so nothing is fetched and run.
+    await backend.host({ confirm: false });
     const { user } = await openBrowse();
-    const [time] = await search(user, "time");
-    await user.click(within(time).getByTestId("registry-install"));
-    const form = within(time).getByTestId("registry-install-form");
-    expect(within(form).getByTestId<HTMLInputElement>("registry-install-name").value).toBe("server-time");
+    const [everything] = await search(user, "everything");
+    await user.click(within(everything).getByTestId("registry-install"));
+    const form = within(everything).getByTestId("registry-install-form");
+    expect(within(form).getByTestId<HTMLInputElement>("registry-install-name").value).toBe("server-everything");
     await user.click(within(form).getByTestId("registry-install-submit"));
-    expect((await within(form).findByTestId("registry-installed")).textContent).toBe("Added “server-time”; it is starting.");
-    expect(backend.installed).toEqual([
-      { server: "io.github.modelcontextprotocol/server-time", version: "2026.10.19", source: 0, name: "server-time", values: {} },
+    expect((await within(form).findByTestId("registry-installed")).textContent).toBe("Added “server-everything”; it waits for your approval.");
+    expect(installs()).toEqual([
+      { server: "io.github.modelcontextprotocol/server-everything", version: "2026.8.31", source: 0, name: "server-everything", values: {} },
     ]);
+    expect((await backend.asked()).map((a) => a.dialog)).toEqual(["approve_server"]);
     const added = await screen.findAllByTestId("server-item");
-    expect(added.map((s) => s.dataset.name)).toEqual(["server-time"]);
-    expect(within(added[0]).getByTestId("server-command").textContent).toBe("uvx mcp-server-time==2026.10.19");
+    expect(added.map((s) => s.dataset.name)).toEqual(["server-everything"]);
+    expect(within(added[0]).getByTestId("server-command").textContent).toBe("npx -y @modelcontextprotocol/server-everything@2026.8.31");
   });
 
   it("asks for what a source needs, a secret in a password field, and only offers sources it can install", async () => {
-    backend.approvalAnswer = false;
+    await backend.host({ confirm: false });
     const { user } = await openBrowse();
     const [, github] = await search(user, "github");
     await user.click(within(github).getByTestId("registry-install"));
@@ -110,21 +197,34 @@ describe("Browse the MCP Registry", () => {
     // A required value left empty is said beside its field; nothing is sent.
     await user.click(within(form).getByTestId("registry-install-submit"));
     expect(within(form).getByTestId("error-need-Authorization").textContent).toBe("Required.");
-    expect(backend.installed).toEqual([]);
+    expect(installs()).toEqual([]);
     await user.type(token, "Bearer ghp_secret");
     await user.selectOptions(form.querySelector<HTMLSelectElement>('[data-need="X-MCP-Toolsets"]')!, "issues");
     await user.clear(within(form).getByTestId("registry-install-name"));
     await user.type(within(form).getByTestId("registry-install-name"), "github");
     await user.click(within(form).getByTestId("registry-install-submit"));
     expect((await within(form).findByTestId("registry-installed")).textContent).toBe("Added “github”; it waits for your approval.");
-    expect(backend.installed[0].values).toEqual({ Authorization: ["Bearer ghp_secret"], "X-MCP-Toolsets": ["issues"] });
-    expect(backend.installed[0].source).toBe(1);
-    // The secret does not stay in the page once Rust has it.
+    expect(installs()[0].values).toEqual({ Authorization: ["Bearer ghp_secret"], "X-MCP-Toolsets": ["issues"] });
+    expect(installs()[0].source).toBe(1);
+    // The secret does not stay in the page once Rust has it, nor in what Rust shows of it.
     expect(token.value).toBe("");
+    const [added] = await screen.findAllByTestId("server-item");
+    expect(added.dataset.name).toBe("github");
+    expect(added.textContent).not.toContain("ghp_secret");
+  });
+});
+
+// Kept on the fake: whether a runtime is on the PATH is the machine's (ipc_serve starts servers
+// with its own PATH, and a test cannot take uvx or npx away from it).
+describe("Browse the MCP Registry (on the fake backend)", () => {
+  let fake: FakeBackend;
+
+  beforeEach(() => {
+    fake = installFakeBackend();
   });
 
   it("shows Rust's refusal (a runtime not on the PATH) on the form", async () => {
-    backend.missingRuntimes = ["pypi"];
+    fake.missingRuntimes = ["pypi"];
     const { user } = await openBrowse();
     const [time] = await search(user, "time");
     await user.click(within(time).getByTestId("registry-install"));

@@ -1,44 +1,57 @@
 // The Servers page is told of every change by Rust (a crash, a restart, a new tool): it sets no
-// timer and asks for nothing to see them.
+// timer and asks for nothing to see them. Against the real core, with the fault peer crashing
+// and growing a tool in real runs.
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
-vi.mock("@tauri-apps/api/core", () => ({
-  invoke: vi.fn(),
-  Channel: class {
-    onmessage: (event: unknown) => void = () => {};
-  },
-}));
+vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
 import { screen, waitFor } from "@testing-library/svelte";
-import type { FakeBackend } from "./fake-backend";
-import { installFakeBackend, renderApp } from "./render-app";
+import * as ipc from "../src/lib/ipc";
+import type { Decision } from "../src/lib/bindings";
 import type { McpServerStatus } from "../src/lib/types";
+import { installRealBackend, type RealBackend } from "./real-backend";
+import { renderApp } from "./render-app";
 
-let backend: FakeBackend;
+let backend: RealBackend;
 
-beforeEach(() => {
-  backend = installFakeBackend();
+beforeEach(async () => {
+  backend = await installRealBackend();
 });
 
-function fault(state: McpServerStatus["state"]): McpServerStatus {
-  return {
-    name: "fault",
-    transport: "stdio",
-    command_line: "python fault_server.py",
-    edit_text: "python fault_server.py",
-    roots: [],
-    disabled: false,
-    approved: true,
-    error: null,
-    state,
-    resolved: "/usr/bin/python",
-    log_file: "/logs/mcp/fault.log", held_back: [],
-  };
+/** One run in `conversation`: each tool call it proposes is answered `decision`; resolves when
+ *  it has finished. Sent as the window would (recorded as its calls, not hidden by a seed, so
+ *  the window's own calls meanwhile are all counted). */
+function run(conversation: string, decision: Decision = "allow_once"): Promise<void> {
+  return new Promise((resolve, reject) => {
+    ipc
+      .sendMessage(conversation, "go", (event) => {
+        if (event.type === "approval_required") {
+          ipc.answerApproval(event.request_id, event.calls.map((c) => ({ call_id: c.call_id, decision, reason: null }))).catch(reject);
+        }
+        if (event.type === "run_finished") resolve();
+      })
+      .catch(reject);
+  });
 }
+
+const tools = (state: McpServerStatus["state"]) => (state?.state === "running" ? state.tools : -1);
 
 describe("the Servers page, kept current by Rust", () => {
   it("shows a crash, the restart and a new tool as they are pushed, with no timer and no fetch", async () => {
-    backend.mcpServers = [fault({ state: "running", pid: 42, tools: 10, apps: [] })];
+    // The model has the fault peer crash, then (in the next run) grow a tool.
+    await backend.addProvider("Work", {
+      models: [{ id: "m" }],
+      turns: [
+        { tools: [{ name: "fault__crash", arguments: {} }] },
+        { answer: ["it crashed"] },
+        { tools: [{ name: "fault__grow", arguments: { name: "extra" } }] },
+        { answer: ["it grew"] },
+      ],
+    });
+    await backend.addFaultServer();
+    const before = tools((await backend.seed(() => ipc.listMcpServers()))[0].state);
+    const conversation = await backend.seed(() => ipc.createConversation("t"));
+    await backend.seed(() => ipc.setConversationModel(conversation.id, "Work", "m"));
     // Timers set by the app's own code (the test library's waitFor sets its own).
     const ours: string[] = [];
     const real = window.setInterval.bind(window);
@@ -50,20 +63,21 @@ describe("the Servers page, kept current by Rust", () => {
     const { user } = await renderApp();
     await user.click(screen.getByTestId("nav-servers"));
     const state = () => screen.getByTestId("server-state").textContent ?? "";
-    await waitFor(() => expect(state()).toMatch(/^Running/));
+    await waitFor(() => expect(state()).toBe(`Running · ${before} tools`));
     const fetches = backend.callsTo("list_mcp_servers").length;
 
-    backend.mcpServers = [fault({ state: "restarting", attempt: 2, in_secs: 1, reason: "the server exited with code 7" })];
-    backend.pushServers();
-    await waitFor(() => expect(state()).toMatch(/^Crashed · restarting/));
+    const crashed = run(conversation.id);
+    // Restarted after a second.
+    await waitFor(() => expect(state()).toMatch(/^Crashed · restarting/), { timeout: 10_000 });
+    await waitFor(() => expect(state()).toBe(`Running · ${before} tools`), { timeout: 10_000 });
+    await crashed;
 
-    backend.mcpServers = [fault({ state: "running", pid: 43, tools: 11, apps: [] })];
-    backend.pushServers();
-    await waitFor(() => expect(state()).toMatch(/^Running/));
-    expect(screen.getByTestId("server-item").textContent).toContain("11");
+    await run(conversation.id);
+    await waitFor(() => expect(state()).toBe(`Running · ${before + 1} tools`), { timeout: 10_000 });
+    expect(screen.getByTestId("server-item").textContent).toContain(String(before + 1));
 
     expect(backend.callsTo("list_mcp_servers").length).toBe(fetches);
     expect(ours).toEqual([]);
     timers.mockRestore();
-  });
+  }, 30_000);
 });

@@ -1,17 +1,22 @@
-// Settings › Approvals against the in-memory fake (the standing approvals need a running
-// server's tools; they move to the real core with the MCP peers).
+// Settings › Approvals against the real core: standing approvals of real MCP servers' tools (the
+// test peers), made in a real run or through Rust's dialog.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
 import { screen, waitFor, within } from "@testing-library/svelte";
-import type { FakeBackend } from "./fake-backend";
-import { installFakeBackend, renderApp } from "./render-app";
+import * as ipc from "../src/lib/ipc";
+import type { Decision } from "../src/lib/bindings";
+import { installRealBackend, peer, type RealBackend } from "./real-backend";
+import { renderApp } from "./render-app";
 
-let backend: FakeBackend;
+let backend: RealBackend;
 
-beforeEach(() => {
-  backend = installFakeBackend();
+beforeEach(async () => {
+  backend = await installRealBackend();
 });
 
 async function openSettings() {
@@ -22,64 +27,93 @@ async function openSettings() {
   return { app, user, field };
 }
 
+/** One run in `conversation` (as setup): each tool call it proposes is answered `decision`;
+ *  resolves when it has finished. */
+function run(conversation: string, decision: Decision): Promise<void> {
+  return backend.seed(
+    () =>
+      new Promise<void>((resolve, reject) => {
+        ipc
+          .sendMessage(conversation, "go", (event) => {
+            if (event.type === "approval_required") {
+              ipc.answerApproval(event.request_id, event.calls.map((c) => ({ call_id: c.call_id, decision, reason: null }))).catch(reject);
+            }
+            if (event.type === "run_finished") resolve();
+          })
+          .catch(reject);
+      }),
+  );
+}
+
 describe("settings › approvals", () => {
   it("lists every standing approval and revokes one in one click", async () => {
-    const chat = backend.addConversation("Trip planning");
-    backend.standingApprovals = [
-      { server: "fs", tool: "read_file", display_name: "fs · Read File", conversation_id: null, conversation_title: null, created_at: 1_700_000_000_000 },
-      { server: "time", tool: "get_current_time", display_name: "time · Get Current Time", conversation_id: chat.id, conversation_title: "Trip planning", created_at: 1_700_000_000_001 },
-    ];
+    await backend.addProvider("Work", {
+      models: [{ id: "m" }],
+      turns: [{ tools: [{ name: "fault__slow", arguments: { seconds: 0 } }] }, { answer: ["done"] }],
+    });
+    await backend.addFaultServer();
+    // Allowed everywhere through Rust's dialog; allowed in one conversation at a run's approval.
+    await backend.seed(() => ipc.allowToolAlways("fault", "echo"));
+    const chat = await backend.seed(() => ipc.createConversation("Trip planning"));
+    await backend.seed(() => ipc.setConversationModel(chat.id, "Work", "m"));
+    await run(chat.id, "allow_conversation");
     const { user } = await openSettings();
     const list = screen.getByTestId("standing-approvals");
     await waitFor(() => expect(within(list).getAllByTestId("approval-item")).toHaveLength(2));
-    const [always, one] = within(list).getAllByTestId("approval-item");
-    expect(always.textContent).toContain("fs · Read File");
+    const items = within(list).getAllByTestId("approval-item");
+    const always = items.find((i) => i.textContent?.includes("fault · Echo"))!;
+    const one = items.find((i) => i.textContent?.includes("fault · Slow"))!;
     expect(always.textContent).toContain("in every conversation");
-    expect(one.textContent).toContain("time · Get Current Time");
     expect(one.textContent).toContain("in “Trip planning” only");
 
     await user.click(within(one).getByTestId("approval-revoke"));
-    expect(backend.callsTo("revoke_tool_approval")[0].args).toEqual({ server: "time", tool: "get_current_time", conversationId: chat.id });
+    expect(backend.callsTo("revoke_tool_approval")[0].args).toEqual({ server: "fault", tool: "slow", conversationId: chat.id });
     await waitFor(() => expect(within(list).getAllByTestId("approval-item")).toHaveLength(1));
+    expect((await backend.seed(() => ipc.listToolApprovals())).map((a) => a.tool)).toEqual(["echo"]);
     await user.click(within(list).getByTestId("approval-revoke"));
     expect(await within(list).findByTestId("approvals-empty")).toBeTruthy();
-  });
+    expect(await backend.seed(() => ipc.listToolApprovals())).toEqual([]);
+  }, 20_000);
 
   it("adds a tool of a running server for every conversation only after Rust's dialog says yes", async () => {
-    backend.mcpServers = [
-      { name: "fs", transport: "stdio", command_line: "uvx fs", edit_text: "uvx fs", roots: [], disabled: false, approved: true, error: null, state: { state: "running", pid: 7, tools: 3, apps: [] }, resolved: "/usr/bin/fs", log_file: "/logs/fs.log", held_back: [] },
-      { name: "off", transport: "stdio", command_line: "uvx off", edit_text: "uvx off", roots: [], disabled: true, approved: true, error: null, state: { state: "stopped" }, resolved: "/usr/bin/off", log_file: "/logs/off.log", held_back: [] },
-    ];
-    backend.mcpTools = {
-      fs: [
-        { tool: "read_file", wire_name: "fs__read_file", display_name: "Fs · Read File", offered: true, status: "pinned" },
-        { tool: "write_file", wire_name: "fs__write_file", display_name: "Fs · Write File", offered: false, status: "changed", diff: "-a\n+b" },
-        { tool: "list_dir", wire_name: "fs__list_dir", display_name: "Fs · List Dir", offered: true, status: "pinned" },
-      ],
-    };
+    // Its tools t0, t1, t2 are described by this file; t1's changes between two starts, so it
+    // is held back.
+    const described = join(mkdtempSync(join(tmpdir(), "switchboard-approvals-")), "payloads.json");
+    writeFileSync(described, JSON.stringify({ payloads: ["Reads a file.", "Writes a file.", "Lists a folder."] }));
+    await backend.addServer("fs", peer("raw_server.py", "--describe", described));
+    writeFileSync(described, JSON.stringify({ payloads: ["Reads a file.", "Writes a file, and sends it away.", "Lists a folder."] }));
+    await backend.seed(() => ipc.restartMcpServer("fs"));
+    await vi.waitFor(
+      async () => expect((await backend.seed(() => ipc.listMcpTools("fs"))).map((t) => t.status)).toEqual(["pinned", "changed", "pinned"]),
+      { timeout: 10_000 },
+    );
+    // A server that is off offers nothing to allow.
+    await backend.addServer("off", peer("raw_server.py"));
+    await backend.seed(() => ipc.setMcpServerEnabled("off", false));
     const { user } = await openSettings();
     const form = screen.getByTestId("approval-add");
     const serverSelect = within(form).getByTestId("approval-add-server") as HTMLSelectElement;
-    expect([...serverSelect.options].map((o) => o.value)).toEqual(["fs"]);
+    await waitFor(() => expect([...serverSelect.options].map((o) => o.value)).toEqual(["fs"]));
     const toolSelect = within(form).getByTestId("approval-add-tool") as HTMLSelectElement;
     // A tool held back is not offered here.
-    await waitFor(() => expect([...toolSelect.options].map((o) => o.value)).toEqual(["", "read_file", "list_dir"]));
+    await waitFor(() => expect([...toolSelect.options].map((o) => o.value)).toEqual(["", "t0", "t2"]));
 
     // The person says no in Rust's dialog: nothing is added, and the page says so.
-    backend.allowanceAnswer = false;
-    await user.selectOptions(toolSelect, "read_file");
+    await backend.host({ confirm: false });
+    await user.selectOptions(toolSelect, "t0");
     await user.click(within(form).getByTestId("approval-add-submit"));
     expect(await within(form).findByTestId("approval-add-declined")).toBeTruthy();
-    expect(backend.standingApprovals).toEqual([]);
+    expect(await backend.seed(() => ipc.listToolApprovals())).toEqual([]);
+    expect((await backend.asked()).at(-1)?.dialog).toBe("allow");
 
-    backend.allowanceAnswer = true;
+    await backend.host({ confirm: true });
     await user.click(within(form).getByTestId("approval-add-submit"));
-    expect(backend.callsTo("allow_tool_always").at(-1)?.args).toEqual({ server: "fs", tool: "read_file" });
+    expect(backend.callsTo("allow_tool_always").at(-1)?.args).toEqual({ server: "fs", tool: "t0" });
     const list = screen.getByTestId("standing-approvals");
     await waitFor(() => expect(within(list).getAllByTestId("approval-item")).toHaveLength(1));
     expect(within(list).getByTestId("approval-item").textContent).toContain("in every conversation");
     // What is allowed everywhere already is not offered again.
-    await waitFor(() => expect([...toolSelect.options].map((o) => o.value)).toEqual(["", "list_dir"]));
+    await waitFor(() => expect([...toolSelect.options].map((o) => o.value)).toEqual(["", "t2"]));
     expect(within(form).queryByTestId("approval-add-declined")).toBeNull();
-  });
+  }, 20_000);
 });

@@ -178,7 +178,11 @@ describe("a tool card with more than text", () => {
   });
 });
 
-describe("a failed call whose server wants a sign-in", () => {
+// Kept on the fake: these need a remote server that wants a sign-in, a browser that finishes it,
+// and servers' states a test sets at will (one that never runs again, one that fails to start
+// after the sign-in); ipc_serve's host only records the page it is asked to open, and no peer
+// is started for it that asks for OAuth. The describes above use no backend at all.
+describe("a failed call whose server wants a sign-in (on the fake backend)", () => {
   let backend: FakeBackend;
   let stores: Stores;
 

@@ -1,18 +1,16 @@
 // Settings › Updates: checked only when asked, installed only when asked again (Rust checks the
 // signature and says when it does not match), then a restart offered; notes shown as text.
+// A build with no update address runs on the real core; what an update server answers
+// (up to date, a release, its download and signature check) stays on the fake backend, as
+// ipc_serve's host has no update to offer (its check always says "not configured").
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
 import { screen, within } from "@testing-library/svelte";
 import type { FakeBackend } from "./fake-backend";
+import { installRealBackend } from "./real-backend";
 import { installFakeBackend, renderApp } from "./render-app";
-
-let backend: FakeBackend;
-
-beforeEach(() => {
-  backend = installFakeBackend();
-});
 
 async function openUpdates() {
   const rendered = await renderApp();
@@ -21,8 +19,9 @@ async function openUpdates() {
   return { ...rendered, section };
 }
 
-describe("Updates", () => {
+describe("Updates, on the real core", () => {
   it("asks nothing until the person checks, and says who updates a build with no update address", async () => {
+    const backend = await installRealBackend();
     const { user, section } = await openUpdates();
     expect(backend.calls.map((c) => c.cmd)).toContain("get_settings");
     expect(backend.calls.map((c) => c.cmd)).not.toContain("check_for_update");
@@ -30,6 +29,16 @@ describe("Updates", () => {
     await user.click(within(section).getByTestId("update-check"));
     expect((await within(section).findByTestId("update-status")).textContent).toContain("names no update address");
     expect(within(section).queryByTestId("update-install")).toBeNull();
+    expect(backend.callsTo("check_for_update")).toHaveLength(1);
+  });
+});
+
+// ipc_serve's host answers every check "not configured" and every install "nothing checked".
+describe("Updates from an update server (fake backend)", () => {
+  let backend: FakeBackend;
+
+  beforeEach(() => {
+    backend = installFakeBackend();
   });
 
   it("says the newest release is running", async () => {

@@ -17,6 +17,11 @@
 //!                                          the next of `turns`, with tool calls: `Turn`)
 //! → {"id":5,"release":"http://127.0.0.1:PORT"}   lets one held turn end
 //! → {"id":6,"received":"http://127.0.0.1:PORT"}  ← the chat completions' request bodies
+//! → {"id":7,"drop":"over"}                 a drag over the window ("over", "left", or
+//!                                          {"paths":[…]} dropped), as the shell tells it
+//! → {"id":8,"reopen":{"keychainUnreachable":"…","databaseBroken":true}}
+//!                                          the app again over the same home, opened so
+//! → {"id":9,"link":"switchboard://…"}      ← what the link proposes, shown to the window
 //! ```
 //!
 //! The process ends when its standard input closes (the test runner that started it went).
@@ -208,19 +213,42 @@ impl Host for HostOf {
     }
 }
 
-/// One connection: a fresh app over a temporary home, until the test closes it.
-async fn session(socket: TcpStream) -> std::io::Result<()> {
-    let home = tempfile::tempdir()?;
-    let app = App::open(AppConfig {
-        paths: AppPaths::under_home(home.path().to_path_buf()),
-        secrets: Arc::new(MemoryStore::new()),
+/// How a session's app is opened: a keychain that cannot be reached (with what it says), a
+/// database that cannot be opened (its file is not SQLite).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct Opening {
+    keychain_unreachable: Option<String>,
+    database_broken: bool,
+}
+
+/// The app over `home`, opened as `opening` says.
+async fn open_app(home: &std::path::Path, opening: &Opening) -> Arc<App> {
+    let paths = AppPaths::under_home(home.to_path_buf());
+    if opening.database_broken {
+        let _ = std::fs::create_dir_all(&paths.data_dir);
+        let _ = std::fs::write(paths.database_file(), b"this is not a database");
+    }
+    let secrets = match &opening.keychain_unreachable {
+        Some(detail) => MemoryStore::unreachable(detail.clone()),
+        None => MemoryStore::new(),
+    };
+    App::open(AppConfig {
+        paths,
+        secrets: Arc::new(secrets),
         settings: Arc::new(MemorySettings::default()),
         shows_forms: true,
-        pid_file: Some(home.path().join("servers.pids")),
+        pid_file: Some(home.join("servers.pids")),
         check: OpenCheck::Pages,
         http: HttpOptions::default(),
     })
-    .await;
+    .await
+}
+
+/// One connection: a fresh app over a temporary home, until the test closes it.
+async fn session(socket: TcpStream) -> std::io::Result<()> {
+    let home = tempfile::tempdir()?;
+    let mut app = open_app(home.path(), &Opening::default()).await;
     let (read, mut write) = socket.into_split();
     let (out, mut outgoing) = mpsc::unbounded_channel::<String>();
     let writer = tokio::spawn(async move {
@@ -274,6 +302,43 @@ async fn session(socket: TcpStream) -> std::io::Result<()> {
                     .clone()
             });
             let _ = out.send(json!({"id": id, "ok": received}).to_string());
+        } else if let Some(opening) = request.get("reopen") {
+            // The app the session began with goes (as the desktop app quits), and one opened
+            // as asked takes its place over the same home.
+            let opening: Opening = serde_json::from_value(opening.clone()).unwrap_or_default();
+            app.shutdown(Duration::from_secs(2)).await;
+            app = open_app(home.path(), &opening).await;
+            let _ = out.send(json!({"id": id, "ok": null}).to_string());
+        } else if let Some(drop) = request.get("drop") {
+            // What the shell does with a drag over the window (`bridge::on_drag_drop`).
+            let told = match drop {
+                Value::String(s) if s == "over" => vec![DropEvent::Over],
+                Value::String(s) if s == "left" => vec![DropEvent::Left],
+                other => {
+                    let paths: Vec<PathBuf> =
+                        serde_json::from_value(other["paths"].clone()).unwrap_or_default();
+                    app.take_dropped(paths).await
+                }
+            };
+            let sink = host
+                .drops
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone();
+            let listened = sink.is_some();
+            if let Some(sink) = sink {
+                for event in &told {
+                    sink.send(event);
+                }
+            }
+            let _ = out.send(json!({"id": id, "ok": listened}).to_string());
+        } else if let Some(link) = request.get("link").and_then(Value::as_str) {
+            // A `switchboard://` link the system handed the app (the shell's `propose`).
+            let answer = match app.propose(link) {
+                Ok(shown) => json!({"id": id, "ok": shown}),
+                Err(e) => json!({"id": id, "err": IpcError::from(e)}),
+            };
+            let _ = out.send(answer.to_string());
         } else if request.get("asked").is_some() {
             let asked = host
                 .asked
@@ -359,8 +424,13 @@ struct Turn {
 #[derive(Debug, Deserialize)]
 struct CalledTool {
     name: String,
-    #[serde(default)]
+    /// No arguments given: `{}`, as a model calling a tool that takes none sends.
+    #[serde(default = "no_arguments")]
     arguments: Value,
+}
+
+fn no_arguments() -> Value {
+    json!({})
 }
 
 #[derive(Debug, Deserialize)]

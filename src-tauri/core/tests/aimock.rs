@@ -13,7 +13,6 @@ use std::time::Duration;
 
 use secrecy::SecretString;
 use serde_json::{json, Value};
-use switchboard_core::app::NewProvider;
 use switchboard_core::provider_config::ProviderKind;
 use switchboard_core::providers::{
     connect, ChatMessage, ChatRequest, Completion, FinishReason, HttpOptions, Part, Provider,
@@ -368,15 +367,7 @@ async fn test_connection_lists_the_mocks_models_for_openai_compatible_and_ollama
         ("Studio", "openai_compatible", format!("{}/v1", mock.root)),
         ("Local", "ollama", mock.root.clone()),
     ] {
-        app.add_provider(NewProvider {
-            name: name.into(),
-            kind: Some(kind.into()),
-            base_url: Some(base),
-            default_model: None,
-            api_key: None,
-        })
-        .await
-        .unwrap();
+        support::add_provider(&app, name, kind, &base, None, None).await;
         let report = app.test_provider(name).await.unwrap();
         assert!(report.ok, "{name}: {report:?}");
         assert!(
@@ -409,15 +400,15 @@ async fn ollama_is_sent_the_window_the_person_set_as_num_ctx_never_a_guess() {
         )
     })
     .await;
-    app.add_provider(NewProvider {
-        name: "Local".into(),
-        kind: Some("ollama".into()),
-        base_url: Some(ollama.origin.clone()),
-        default_model: Some("llama3.2".into()),
-        api_key: None,
-    })
-    .await
-    .unwrap();
+    support::add_provider(
+        &app,
+        "Local",
+        "ollama",
+        &ollama.origin,
+        Some("llama3.2"),
+        None,
+    )
+    .await;
     let chat = || {
         support::run_cli(
             Arc::clone(&app),

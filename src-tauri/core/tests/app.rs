@@ -78,13 +78,11 @@ async fn quitting_mid_answer_and_mid_call_cancels_both_keeps_what_was_shown_and_
             ),
         )
         .await;
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let pid = loop {
-        match app.host().states().get("fault") {
-            Some(ServerState::Running { pid: Some(pid), .. }) => break *pid,
-            other => assert!(Instant::now() < deadline, "{other:?}"),
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
+    let running = |s: &ServerState| matches!(s, ServerState::Running { pid: Some(_), .. });
+    let ServerState::Running { pid: Some(pid), .. } =
+        support::server_state(app.host(), "fault", running).await
+    else {
+        unreachable!()
     };
 
     let story = app.create_conversation_with(None, "").await.unwrap().id;
@@ -381,15 +379,19 @@ async fn a_servers_tools_are_pinned_as_they_are_listed_not_when_they_are_read() 
     let pins_of = |want: &'static str| {
         let store = store.clone();
         async move {
-            let deadline = Instant::now() + Duration::from_secs(60);
-            loop {
-                let pins = store.tool_pins("fault".into()).await.unwrap();
-                if pins.iter().any(|p| p.tool == want) {
-                    return pins;
-                }
-                assert!(Instant::now() < deadline, "{want} never pinned: {pins:?}");
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
+            eventually(
+                Duration::from_secs(60),
+                format!("{want} pinned"),
+                || async {
+                    let pins = store.tool_pins("fault".into()).await.unwrap();
+                    if pins.iter().any(|p| p.tool == want) {
+                        Ok(pins)
+                    } else {
+                        Err(pins)
+                    }
+                },
+            )
+            .await
         }
     };
     // No conversation and no page read the tools: the app pinned them as the server listed them.
@@ -1621,7 +1623,7 @@ async fn each_answer_costs_its_tokens_at_the_models_price_and_the_totals_are_the
         assert_eq!(cost, input * 2_500_000 + output * 10_000_000);
         sum += cost;
     }
-    let total = app.conversation_usage(&conversation).await.unwrap();
+    let total = app.usage().of_conversation(&conversation).await.unwrap();
     assert_eq!(
         (total.requests, total.cost_pico, total.unpriced),
         (2, sum, 0)
@@ -1901,15 +1903,15 @@ async fn two_models_answer_one_question_side_by_side_each_with_its_tools_and_app
     let Some((mock, _home, app, store)) = app_with_peers("compare").await else {
         return;
     };
-    app.add_provider(switchboard_core::app::NewProvider {
-        name: "Other".into(),
-        kind: Some("openai_compatible".into()),
-        base_url: Some(format!("{}/v1", mock.root)),
-        default_model: Some("gpt-4o-mini".into()),
-        api_key: Some(secrecy::SecretString::from("sk-aimock")),
-    })
-    .await
-    .unwrap();
+    support::add_provider(
+        &app,
+        "Other",
+        "openai_compatible",
+        &format!("{}/v1", mock.root),
+        Some("gpt-4o-mini"),
+        Some("sk-aimock"),
+    )
+    .await;
     start_everything(&app).await;
     let conversation = app
         .create_conversation(None, Some(""), &ProfileChoice::None)
@@ -2021,7 +2023,7 @@ async fn two_models_answer_one_question_side_by_side_each_with_its_tools_and_app
             Some("Other · gpt-4o-mini".to_owned())
         ]
     );
-    let usage = app.conversation_usage(&conversation).await.unwrap();
+    let usage = app.usage().of_conversation(&conversation).await.unwrap();
     assert_eq!(usage.requests, 4);
     assert_eq!(
         (

@@ -296,23 +296,8 @@ async fn a_call_refused_for_more_scope_marks_the_server_needs_sign_in_at_once() 
         },
     )
     .await;
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let server = loop {
-        if let Some(server) = host.server("files") {
-            if matches!(
-                host.states().get("files"),
-                Some(ServerState::Running { .. })
-            ) {
-                break server;
-            }
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{:?}",
-            host.states().get("files")
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+    support::server_running(&host, "files").await;
+    let server = host.server("files").unwrap();
     assert_eq!(server.protocol().as_deref(), Some("2026-07-28"));
     let short = Duration::from_secs(10);
     assert!(call(&server, "read", json!({}), short)
@@ -324,18 +309,11 @@ async fn a_call_refused_for_more_scope_marks_the_server_needs_sign_in_at_once() 
         .await
         .unwrap_err();
     assert!(refused.contains("more permission"), "{refused}");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        if let Some(ServerState::NeedsSignIn { reason }) = host.states().get("files") {
-            assert!(reason.contains("more permission"), "{reason}");
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{:?}",
-            host.states().get("files")
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
+    let needs_sign_in = |s: &ServerState| matches!(s, ServerState::NeedsSignIn { .. });
+    if let ServerState::NeedsSignIn { reason } =
+        support::server_state(&host, "files", needs_sign_in).await
+    {
+        assert!(reason.contains("more permission"), "{reason}");
     }
     let challenge = host
         .sign_in_challenge("files")

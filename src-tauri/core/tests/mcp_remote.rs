@@ -8,7 +8,7 @@
 //! Without the peers installed the server-everything tests fail, unless
 //! `SWITCHBOARD_SKIP_PEERS=1` says to skip them (each then says SKIPPED).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 use switchboard_core::mcp::host::{McpHost, ServerState};
@@ -16,7 +16,7 @@ use switchboard_core::mcp::remote::{self, RemoteLaunch, RemoteTransport};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 mod support;
-use support::{refused_port, Everything};
+use support::{eventually, refused_port, Everything};
 
 fn launch(url: String, transport: RemoteTransport) -> RemoteLaunch {
     RemoteLaunch {
@@ -127,16 +127,15 @@ async fn the_supervisor_runs_a_remote_server_and_notices_when_it_goes_away() {
         launch(everything.url("/mcp"), RemoteTransport::Http),
     )
     .await;
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
+    eventually(Duration::from_secs(20), "everything runs", || async {
         match host.states().get("everything") {
             Some(ServerState::Running {
                 pid: None, tools, ..
-            }) if *tools >= 10 => break,
-            other => assert!(Instant::now() < deadline, "{other:?}"),
+            }) if *tools >= 10 => Ok(()),
+            other => Err(other.cloned()),
         }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    })
+    .await;
     let server = host.server("everything").unwrap();
     // The server goes away: a call fails with a message instead of hanging.
     let _ = everything.child.kill();
@@ -154,18 +153,21 @@ async fn the_supervisor_runs_a_remote_server_and_notices_when_it_goes_away() {
     assert!(err.contains("127.0.0.1:"), "says where: {err}");
     assert!(!err.contains("rmcp::"), "no Rust type names: {err}");
     // The supervisor finds out by itself (no process exit to see) and says so.
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        match host.states().get("everything") {
-            Some(ServerState::Restarting { reason, .. })
-                if reason.contains("stopped answering") =>
-            {
-                break
+    eventually(
+        Duration::from_secs(20),
+        "the supervisor sees it gone",
+        || async {
+            match host.states().get("everything") {
+                Some(ServerState::Restarting { reason, .. })
+                    if reason.contains("stopped answering") =>
+                {
+                    Ok(())
+                }
+                other => Err(other.cloned()),
             }
-            other => assert!(Instant::now() < deadline, "{other:?}"),
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+        },
+    )
+    .await;
     host.shutdown(Duration::from_secs(5)).await;
 }
 

@@ -15,6 +15,9 @@ use switchboard_core::mcp::environment::{resolve_command, search_path, server_en
 use switchboard_core::mcp::server::McpError;
 use switchboard_core::mcp::stdio::{self, StdioLaunch};
 
+mod support;
+use support::eventually;
+
 fn peers() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/peers")
 }
@@ -316,18 +319,15 @@ async fn a_missing_program_is_a_clear_spawn_error() {
 /// The fault server said on stderr that its `hang` call was cancelled (it received
 /// `notifications/cancelled`), and it still answers a call.
 async fn heard_the_cancel_and_still_answers(server: &switchboard_core::mcp::server::McpServer) {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !server
-        .stderr_tail()
-        .contains("hang was cancelled by the client")
-    {
-        assert!(
-            Instant::now() < deadline,
-            "stderr: {}",
-            server.stderr_tail()
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    eventually(Duration::from_secs(5), "the cancel heard", || async {
+        let tail = server.stderr_tail();
+        if tail.contains("hang was cancelled by the client") {
+            Ok(())
+        } else {
+            Err(tail)
+        }
+    })
+    .await;
     let echoed = server
         .call_tool(
             "echo",
@@ -622,20 +622,37 @@ async fn server_filesystem_works_in_the_folders_it_is_given_as_roots_and_hears_w
         text_of(&result)
     };
     // It asks once it is initialized: wait for it to have heard.
-    let deadline = Instant::now() + Duration::from_secs(15);
     let canonical = |p: &Path| std::fs::canonicalize(p).unwrap().display().to_string();
-    while !allowed().await.contains(&canonical(&first)) {
-        assert!(Instant::now() < deadline, "{}", allowed().await);
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let allows = |folder: String| {
+        let allowed = &allowed;
+        move || {
+            let folder = folder.clone();
+            async move {
+                let now = allowed().await;
+                if now.contains(&folder) {
+                    Ok(())
+                } else {
+                    Err(now)
+                }
+            }
+        }
+    };
+    eventually(
+        Duration::from_secs(15),
+        "the first root allowed",
+        allows(canonical(&first)),
+    )
+    .await;
     assert_eq!(server.roots(), std::slice::from_ref(&first));
 
     // Changed while it runs: it is told, asks again, and works in the new folder only.
     server.set_roots(vec![second.clone()]).await.unwrap();
-    while !allowed().await.contains(&canonical(&second)) {
-        assert!(Instant::now() < deadline, "{}", allowed().await);
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    eventually(
+        Duration::from_secs(15),
+        "the new root allowed",
+        allows(canonical(&second)),
+    )
+    .await;
     assert!(!allowed().await.contains(&canonical(&first)));
     let read = server
         .call_tool(

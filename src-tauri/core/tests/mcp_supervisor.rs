@@ -35,20 +35,7 @@ fn fault() -> StdioLaunch {
 }
 
 async fn wait_for(host: &McpHost, name: &str, what: impl Fn(&ServerState) -> bool) -> ServerState {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Some(state) = host.states().get(name) {
-            if what(state) {
-                return state.clone();
-            }
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{name}: {:?}",
-            host.states().get(name)
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    support::server_state(host, name, what).await
 }
 
 fn alive(pid: u32) -> bool {

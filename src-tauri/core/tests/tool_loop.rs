@@ -21,7 +21,7 @@ mod window_results;
 mod window_tools;
 
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 use switchboard_core::agent::{
@@ -95,15 +95,8 @@ async fn world(test: &str, servers: &[&str]) -> Option<World> {
         };
         host.spawn(name, launch).await;
     }
-    let deadline = Instant::now() + Duration::from_secs(60);
     for &name in servers {
-        loop {
-            match host.states().get(name) {
-                Some(ServerState::Running { .. }) => break,
-                other => assert!(Instant::now() < deadline, "{name}: {other:?}"),
-            }
-            tokio::time::sleep(Duration::from_millis(25)).await;
-        }
+        support::server_running(host, name).await;
     }
     let conversation = app.create_conversation_with(None, "").await.unwrap().id;
     Some(World {

@@ -17,6 +17,8 @@ mod files;
 pub mod fit;
 pub mod history;
 pub mod offer;
+#[cfg(test)]
+mod paused_clock;
 mod round;
 pub mod status;
 pub mod summary;

@@ -329,7 +329,8 @@ impl App {
         )
         .await;
         let price = self
-            .model_price(&provider_name, &model)
+            .usage
+            .price(&provider_name, &model)
             .await?
             .map(|p| p.price);
         for answer in &usage {

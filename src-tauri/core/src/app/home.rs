@@ -191,7 +191,7 @@ impl App {
     }
 
     pub fn database_error(&self) -> Option<&DatabaseUnavailable> {
-        self.db.as_ref().err()
+        self.db.error()
     }
 
     /// The app's version, its home, and whether the database opened.
@@ -210,7 +210,17 @@ impl App {
     /// # Errors
     /// [`CoreError::DatabaseUnavailable`].
     pub fn store(&self) -> Result<&Store, CoreError> {
-        self.db.as_ref().map_err(|e| CoreError::from(e.clone()))
+        self.db.store()
+    }
+
+    /// Prices and use.
+    pub fn usage(&self) -> &super::Usage {
+        &self.usage
+    }
+
+    /// The person's profiles.
+    pub fn profiles(&self) -> &super::Profiles {
+        &self.profiles
     }
 
     pub(super) async fn secrets<T, F>(&self, work: F) -> Result<T, CoreError>

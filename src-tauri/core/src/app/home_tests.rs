@@ -644,12 +644,13 @@ async fn a_price_comes_from_the_provider_list_or_the_person_and_is_never_guessed
     .await
     .unwrap();
     assert_eq!(
-        core.model_price("Router", "acme/seer-1").await.unwrap(),
+        core.usage().price("Router", "acme/seer-1").await.unwrap(),
         None
     );
     core.list_models("Router").await.unwrap();
     let listed = core
-        .model_price("Router", "acme/seer-1")
+        .usage()
+        .price("Router", "acme/seer-1")
         .await
         .unwrap()
         .unwrap();
@@ -660,9 +661,12 @@ async fn a_price_comes_from_the_provider_list_or_the_person_and_is_never_guessed
     };
     assert_eq!(listed.price, from_list);
     assert_eq!(listed.said_by, crate::store::PriceSource::Provider);
-    assert_eq!(core.model_price("Router", "acme/auto").await.unwrap(), None);
     assert_eq!(
-        core.model_price("Router", "acme/plain-1").await.unwrap(),
+        core.usage().price("Router", "acme/auto").await.unwrap(),
+        None
+    );
+    assert_eq!(
+        core.usage().price("Router", "acme/plain-1").await.unwrap(),
         None
     );
 
@@ -673,7 +677,8 @@ async fn a_price_comes_from_the_provider_list_or_the_person_and_is_never_guessed
         cached_input: None,
     };
     let said = core
-        .set_model_price("Router", "acme/seer-1", Some(mine))
+        .usage()
+        .set_price("Router", "acme/seer-1", Some(mine))
         .await
         .unwrap()
         .unwrap();
@@ -683,7 +688,8 @@ async fn a_price_comes_from_the_provider_list_or_the_person_and_is_never_guessed
     );
     core.list_models("Router").await.unwrap();
     assert_eq!(
-        core.model_price("Router", "acme/seer-1")
+        core.usage()
+            .price("Router", "acme/seer-1")
             .await
             .unwrap()
             .unwrap()
@@ -691,16 +697,18 @@ async fn a_price_comes_from_the_provider_list_or_the_person_and_is_never_guessed
         mine,
         "a list read again does not override the person"
     );
-    let prices = core.prices().await.unwrap();
+    let prices = core.usage().prices().await.unwrap();
     assert_eq!(prices.len(), 1);
     let forgotten = core
-        .set_model_price("Router", "acme/seer-1", None)
+        .usage()
+        .set_price("Router", "acme/seer-1", None)
         .await
         .unwrap()
         .unwrap();
     assert_eq!(forgotten.price, from_list);
     assert!(core
-        .set_model_price("Nowhere", "m", Some(mine))
+        .usage()
+        .set_price("Nowhere", "m", Some(mine))
         .await
         .is_err());
 }

@@ -22,6 +22,7 @@ mod bundles;
 mod compare;
 mod connections;
 mod conversations;
+mod db;
 mod drafts;
 mod home;
 mod kept;
@@ -55,14 +56,14 @@ pub use home::{
     MAX_TITLE_CHARS, MESSAGE_PAGE,
 };
 pub use offers::{OffersOf, PromptUse};
-pub use profiles::{ImportedProfile, ProfileChoice, MAX_PROFILE_NAME_CHARS};
+pub use profiles::{ImportedProfile, ProfileChoice, Profiles, MAX_PROFILE_NAME_CHARS};
 pub use registry::{InstallRequest, Installed};
 pub use runs::{Feed, RunHandle, Runs};
 pub use servers::{
     ImportSource, McpServerStatus, McpServerView, ToolAcceptance, ToolReview, Transport,
 };
 pub use turns::{system_prompt, ConversationTool, ToolSelection, TurnRequest};
-pub use usage::UsageReport;
+pub use usage::{Usage, UsageReport};
 pub use windows::WINDOW_RANGE;
 
 use home::{new_title, read_import_file, write_text_file};
@@ -125,7 +126,11 @@ impl AppConfig {
 pub struct App {
     paths: AppPaths,
     /// The database, or why it could not be opened (every storage operation reports it).
-    db: Result<Store, DatabaseUnavailable>,
+    db: db::Db,
+    /// Prices and use ([`App::usage`]).
+    usage: Usage,
+    /// The person's profiles ([`App::profiles`]).
+    profiles: Profiles,
     secrets: Arc<dyn SecretStore>,
     /// Time limits and retries of every provider client the app builds.
     http: HttpOptions,
@@ -190,7 +195,9 @@ impl App {
         }
         let app = Arc::new(App {
             paths: config.paths,
-            db,
+            db: db::Db::new(db.clone()),
+            usage: Usage::new(db::Db::new(db.clone())),
+            profiles: Profiles::new(db::Db::new(db)),
             secrets: config.secrets,
             http: config.http,
             search_path: tokio::sync::OnceCell::new(),

@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::db::Db;
 use super::{new_title, App};
 use crate::error::{CoreError, InvalidInput};
 use crate::settings::{
@@ -153,20 +154,31 @@ fn tidy_tools(tools: Vec<ToolToggle>) -> Result<Vec<ToolToggle>, InvalidInput> {
     Ok(kept)
 }
 
-impl App {
+/// The person's profiles: a model, tools, a system prompt and limits, kept to start
+/// conversations with. Holds only the database; reached as `app.profiles()`.
+#[derive(Clone)]
+pub struct Profiles {
+    db: Db,
+}
+
+impl Profiles {
+    pub(super) fn new(db: Db) -> Self {
+        Self { db }
+    }
+
     /// # Errors
     /// The database.
-    pub async fn list_profiles(&self) -> Result<Vec<Profile>, CoreError> {
-        Ok(self.store()?.list_profiles().await?)
+    pub async fn list(&self) -> Result<Vec<Profile>, CoreError> {
+        Ok(self.db.store()?.list_profiles().await?)
     }
 
     /// The profile with this id, else with this name (any case).
     ///
     /// # Errors
     /// [`CoreError::NotFound`]; the database.
-    pub async fn profile(&self, key: &str) -> Result<Profile, CoreError> {
+    pub async fn get(&self, key: &str) -> Result<Profile, CoreError> {
         let key = key.trim();
-        let all = self.list_profiles().await?;
+        let all = self.list().await?;
         let by_id = all.iter().position(|p| p.id == key);
         by_id
             .or_else(|| all.iter().position(|p| p.name.eq_ignore_ascii_case(key)))
@@ -185,7 +197,7 @@ impl App {
         let name = check_name(name)?;
         fields.system_prompt = tidy_system_prompt("system_prompt", &fields.system_prompt)?;
         fields.provider = match fields.provider.as_deref().map(str::trim) {
-            Some(p) if !p.is_empty() => Some(self.provider_row(p).await?.name),
+            Some(p) if !p.is_empty() => Some(self.db.provider_row(p).await?.name),
             _ => None,
         };
         fields.model = crate::provider_config::validate_model(fields.model.as_deref())
@@ -217,29 +229,27 @@ impl App {
 
     /// # Errors
     /// A field that is not valid; a name taken ([`CoreError::Conflict`]); the database.
-    pub async fn create_profile(
-        &self,
-        name: &str,
-        fields: ProfileFields,
-    ) -> Result<Profile, CoreError> {
+    pub async fn create(&self, name: &str, fields: ProfileFields) -> Result<Profile, CoreError> {
         let (name, fields) = self.checked(name, fields).await?;
-        self.store()?
+        self.db
+            .store()?
             .create_profile(name, fields)
             .await
             .map_err(name_taken)
     }
 
     /// # Errors
-    /// As [`App::create_profile`]; no such profile.
-    pub async fn update_profile(
+    /// As [`Profiles::create`]; no such profile.
+    pub async fn update(
         &self,
         key: &str,
         name: &str,
         fields: ProfileFields,
     ) -> Result<Profile, CoreError> {
-        let id = self.profile(key).await?.id;
+        let id = self.get(key).await?.id;
         let (name, fields) = self.checked(name, fields).await?;
-        self.store()?
+        self.db
+            .store()?
             .update_profile(id, name, fields)
             .await
             .map_err(name_taken)
@@ -249,9 +259,9 @@ impl App {
     ///
     /// # Errors
     /// No such profile; the database.
-    pub async fn duplicate_profile(&self, key: &str) -> Result<Profile, CoreError> {
-        let original = self.profile(key).await?;
-        let all = self.list_profiles().await?;
+    pub async fn duplicate(&self, key: &str) -> Result<Profile, CoreError> {
+        let original = self.get(key).await?;
+        let all = self.list().await?;
         let name = free_name(
             &format!(
                 "{} (copy)",
@@ -259,7 +269,8 @@ impl App {
             ),
             &all,
         );
-        self.store()?
+        self.db
+            .store()?
             .create_profile(name, original.fields)
             .await
             .map_err(name_taken)
@@ -269,29 +280,29 @@ impl App {
     ///
     /// # Errors
     /// No such profile; the database.
-    pub async fn delete_profile(&self, key: &str) -> Result<(), CoreError> {
-        let id = self.profile(key).await?.id;
-        Ok(self.store()?.delete_profile(id).await?)
+    pub async fn delete(&self, key: &str) -> Result<(), CoreError> {
+        let id = self.get(key).await?.id;
+        Ok(self.db.store()?.delete_profile(id).await?)
     }
 
     /// Makes a profile the one new conversations start from; `None`: none is.
     ///
     /// # Errors
     /// No such profile; the database.
-    pub async fn set_default_profile(&self, key: Option<&str>) -> Result<(), CoreError> {
+    pub async fn set_default(&self, key: Option<&str>) -> Result<(), CoreError> {
         let id = match key {
-            Some(key) => Some(self.profile(key).await?.id),
+            Some(key) => Some(self.get(key).await?.id),
             None => None,
         };
-        Ok(self.store()?.set_default_profile(id).await?)
+        Ok(self.db.store()?.set_default_profile(id).await?)
     }
 
     /// The profile as the JSON a file holds (no id, no dates, not marked default).
     ///
     /// # Errors
     /// No such profile; the database.
-    pub async fn export_profile(&self, key: &str) -> Result<String, CoreError> {
-        let profile = self.profile(key).await?;
+    pub async fn export(&self, key: &str) -> Result<String, CoreError> {
+        let profile = self.get(key).await?;
         let file = ProfileFile {
             kind: FILE_KIND.to_owned(),
             version: 1,
@@ -307,24 +318,19 @@ impl App {
     ///
     /// # Errors
     /// No such profile; the file cannot be written.
-    pub async fn write_profile(
-        &self,
-        key: &str,
-        path: std::path::PathBuf,
-    ) -> Result<(), CoreError> {
-        super::write_text_file(path, self.export_profile(key).await?).await
+    pub async fn write(&self, key: &str, path: std::path::PathBuf) -> Result<(), CoreError> {
+        super::write_text_file(path, self.export(key).await?).await
     }
 
-    /// Keeps the profile the JSON file at `path` holds (see [`App::import_profile`]).
+    /// Keeps the profile the JSON file at `path` holds (see [`Profiles::import`]).
     ///
     /// # Errors
-    /// The file cannot be read or is too large; as [`App::import_profile`].
-    pub async fn import_profile_file(
+    /// The file cannot be read or is too large; as [`Profiles::import`].
+    pub async fn import_file(
         &self,
         path: std::path::PathBuf,
     ) -> Result<ImportedProfile, CoreError> {
-        self.import_profile(&super::read_import_file(path).await?)
-            .await
+        self.import(&super::read_import_file(path).await?).await
     }
 
     /// Keeps the profile a file holds, under a name of its own (" (2)" when taken). A provider
@@ -332,7 +338,7 @@ impl App {
     ///
     /// # Errors
     /// Not a Switchboard profile's JSON; a field that is not valid; the database.
-    pub async fn import_profile(&self, json: &str) -> Result<ImportedProfile, CoreError> {
+    pub async fn import(&self, json: &str) -> Result<ImportedProfile, CoreError> {
         let not_a_profile = |why: String| -> CoreError {
             InvalidInput::new(
                 "file",
@@ -365,6 +371,7 @@ impl App {
         let mut fields = file.fields;
         if let Some(provider) = fields.provider.clone().filter(|p| !p.trim().is_empty()) {
             if self
+                .db
                 .store()?
                 .find_provider(provider.trim().to_owned())
                 .await?
@@ -379,16 +386,18 @@ impl App {
             }
         }
         let name = check_name(&file.name)?;
-        let free = free_name(&name, &self.list_profiles().await?);
+        let free = free_name(&name, &self.list().await?);
         if free != name {
             notes.push(format!(
                 "A profile named “{name}” exists; this one is “{free}”."
             ));
         }
-        let profile = self.create_profile(&free, fields).await?;
+        let profile = self.create(&free, fields).await?;
         Ok(ImportedProfile { profile, notes })
     }
+}
 
+impl App {
     /// Puts a profile on a conversation: its prompt, its model (when it names one) and its
     /// tool switches replace the conversation's, from the next message; `None` keeps what the
     /// conversation has and follows no profile.
@@ -401,7 +410,7 @@ impl App {
         key: Option<&str>,
     ) -> Result<Conversation, CoreError> {
         let id = match key {
-            Some(key) => Some(self.profile(key).await?.id),
+            Some(key) => Some(self.profiles.get(key).await?.id),
             None => None,
         };
         Ok(self
@@ -419,7 +428,7 @@ impl App {
         title: Option<&str>,
         key: &str,
     ) -> Result<Conversation, CoreError> {
-        let id = self.profile(key).await?.id;
+        let id = self.profiles.get(key).await?.id;
         let title = new_title(title.unwrap_or_default());
         Ok(self
             .store()?

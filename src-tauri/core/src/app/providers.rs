@@ -24,12 +24,7 @@ impl App {
     }
 
     pub(super) async fn provider_row(&self, name: &str) -> Result<ProviderRow, CoreError> {
-        self.store()?
-            .find_provider(name.trim().to_owned())
-            .await?
-            .ok_or_else(|| CoreError::NotFound {
-                what: format!("provider “{}”", one_line(name, 80)),
-            })
+        self.db.provider_row(name).await
     }
 
     /// Every provider, with whether a key is stored (asked of the keychain once per provider).

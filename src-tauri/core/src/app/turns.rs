@@ -269,7 +269,8 @@ impl App {
         let media = self.model_media(&provider_name, &model).await?;
         super::attachments::check_media(&attachments, &media, &model)?;
         let price = self
-            .model_price(&provider_name, &model)
+            .usage
+            .price(&provider_name, &model)
             .await?
             .map(|p| p.price);
 

@@ -1,10 +1,11 @@
 //! What models cost and what they were asked, on the core's side (issue 18): a model's price
 //! (the person's word, else what its provider's list says; never guessed), the price table,
-//! a conversation's total and the use of every model by day.
+//! a conversation's total and the use of every model by day. The [`Usage`] service holds only
+//! the database; the window and the command line reach it as `app.usage()`.
 
 use serde::Serialize;
 
-use super::App;
+use super::db::Db;
 use crate::error::CoreError;
 use crate::price::Price;
 use crate::store::{ModelPrice, UsageDay, UsageTotal};
@@ -19,19 +20,30 @@ pub struct UsageReport {
     pub total: UsageTotal,
 }
 
-impl App {
+/// Prices and use: what a model costs, what a conversation and each day cost.
+#[derive(Clone)]
+pub struct Usage {
+    db: Db,
+}
+
+impl Usage {
+    pub(super) fn new(db: Db) -> Self {
+        Self { db }
+    }
+
     /// What `model` of the provider `provider` costs, and whose word that is; `None` when
     /// nobody said.
     ///
     /// # Errors
     /// No such provider; the database.
-    pub async fn model_price(
+    pub async fn price(
         &self,
         provider: &str,
         model: &str,
     ) -> Result<Option<ModelPrice>, CoreError> {
-        let row = self.provider_row(provider).await?;
+        let row = self.db.provider_row(provider).await?;
         let found = self
+            .db
             .store()?
             .model_price(row.id, model.trim().to_owned())
             .await?;
@@ -48,7 +60,7 @@ impl App {
     ///
     /// # Errors
     /// No such provider; an empty model name; the database.
-    pub async fn set_model_price(
+    pub async fn set_price(
         &self,
         provider: &str,
         model: &str,
@@ -58,20 +70,21 @@ impl App {
         if model.is_empty() {
             return Err(crate::input::InvalidInput::new("model", "Name the model.").into());
         }
-        let row = self.provider_row(provider).await?;
-        self.store()?
+        let row = self.db.provider_row(provider).await?;
+        self.db
+            .store()?
             .set_price(row.id, model.to_owned(), price)
             .await?;
-        self.model_price(&row.name, model).await
+        self.price(&row.name, model).await
     }
 
-    /// [`App::set_model_price`] with the price as a person typed it ([`crate::price::typed`]):
+    /// [`Usage::set_price`] with the price as a person typed it ([`crate::price::typed`]):
     /// the window's form and the command line's flags read it alike.
     ///
     /// # Errors
     /// [`CoreError::Invalid`] naming the field (`input`, `output`, `cached`) that is not an
-    /// amount, or the one missing; as [`App::set_model_price`].
-    pub async fn set_typed_model_price(
+    /// amount, or the one missing; as [`Usage::set_price`].
+    pub async fn set_typed_price(
         &self,
         provider: &str,
         model: &str,
@@ -79,7 +92,7 @@ impl App {
     ) -> Result<Option<ModelPrice>, CoreError> {
         let price = crate::price::typed(input, output, cached)
             .map_err(|e| crate::input::InvalidInput::new(e.field(), e.to_string()))?;
-        self.set_model_price(provider, model, price).await
+        self.set_price(provider, model, price).await
     }
 
     /// Every model with a price.
@@ -87,7 +100,7 @@ impl App {
     /// # Errors
     /// The database.
     pub async fn prices(&self) -> Result<Vec<ModelPrice>, CoreError> {
-        Ok(self.store()?.prices().await?)
+        Ok(self.db.store()?.prices().await?)
     }
 
     /// A conversation's requests added up: every round of every answer (branches too) and
@@ -95,8 +108,9 @@ impl App {
     ///
     /// # Errors
     /// The database.
-    pub async fn conversation_usage(&self, conversation_id: &str) -> Result<UsageTotal, CoreError> {
+    pub async fn of_conversation(&self, conversation_id: &str) -> Result<UsageTotal, CoreError> {
         Ok(self
+            .db
             .store()?
             .conversation_usage(conversation_id.to_owned())
             .await?)
@@ -106,8 +120,8 @@ impl App {
     ///
     /// # Errors
     /// The database.
-    pub async fn usage(&self, since: i64) -> Result<UsageReport, CoreError> {
-        let days = self.store()?.usage_by_day(since).await?;
+    pub async fn since(&self, since: i64) -> Result<UsageReport, CoreError> {
+        let days = self.db.store()?.usage_by_day(since).await?;
         let mut total = UsageTotal::default();
         for day in &days {
             total.requests += day.total.requests;

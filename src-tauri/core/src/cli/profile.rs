@@ -266,15 +266,15 @@ async fn default(
 ) -> Result<(), CliError> {
     match (name, none) {
         (Some(name), _) => {
-            let profile = app.profile(&name).await?;
-            app.set_default_profile(Some(&profile.id)).await?;
+            let profile = app.profiles().get(&name).await?;
+            app.profiles().set_default(Some(&profile.id)).await?;
             writeln!(out, "New conversations start from “{}”.", profile.name)?;
         }
         (None, true) => {
-            app.set_default_profile(None).await?;
+            app.profiles().set_default(None).await?;
             writeln!(out, "New conversations start from Settings (no profile).")?;
         }
-        (None, false) => match app.list_profiles().await?.iter().find(|p| p.is_default) {
+        (None, false) => match app.profiles().list().await?.iter().find(|p| p.is_default) {
             Some(p) => writeln!(out, "{}", p.name)?,
             None => writeln!(
                 out,
@@ -286,7 +286,7 @@ async fn default(
 }
 
 async fn list(app: &Arc<App>, json: bool, out: &mut impl Write) -> Result<(), CliError> {
-    let profiles = app.list_profiles().await?;
+    let profiles = app.profiles().list().await?;
     list_out(
         out,
         json,
@@ -310,7 +310,7 @@ async fn show(
     json: bool,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
-    let profile = app.profile(&name).await?;
+    let profile = app.profiles().get(&name).await?;
     if json {
         return json_out(out, &profile);
     }
@@ -327,9 +327,9 @@ async fn create(
     out: &mut impl Write,
 ) -> Result<(), CliError> {
     let fields = fields.apply(app, ProfileFields::default()).await?;
-    let mut made = app.create_profile(&name, fields).await?;
+    let mut made = app.profiles().create(&name, fields).await?;
     if default {
-        app.set_default_profile(Some(&made.id)).await?;
+        app.profiles().set_default(Some(&made.id)).await?;
         made.is_default = true;
     }
     done(out, json, &made, "Made")?;
@@ -344,10 +344,13 @@ async fn edit(
     json: bool,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
-    let profile = app.profile(&name).await?;
+    let profile = app.profiles().get(&name).await?;
     let fields = fields.apply(app, profile.fields).await?;
     let new_name = rename.unwrap_or(profile.name);
-    let updated = app.update_profile(&profile.id, &new_name, fields).await?;
+    let updated = app
+        .profiles()
+        .update(&profile.id, &new_name, fields)
+        .await?;
     done(out, json, &updated, "Changed")?;
     Ok(())
 }
@@ -358,14 +361,14 @@ async fn duplicate(
     json: bool,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
-    let copy = app.duplicate_profile(&name).await?;
+    let copy = app.profiles().duplicate(&name).await?;
     done(out, json, &copy, "Made")?;
     Ok(())
 }
 
 async fn delete(app: &Arc<App>, name: String, out: &mut impl Write) -> Result<(), CliError> {
-    let profile = app.profile(&name).await?;
-    app.delete_profile(&profile.id).await?;
+    let profile = app.profiles().get(&name).await?;
+    app.profiles().delete(&profile.id).await?;
     writeln!(out, "Deleted the profile “{}”.", profile.name)?;
     Ok(())
 }
@@ -376,7 +379,7 @@ async fn export(
     file: Option<std::path::PathBuf>,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
-    let json = app.export_profile(&name).await?;
+    let json = app.profiles().export(&name).await?;
     match file {
         Some(path) => {
             std::fs::write(&path, json)
@@ -394,7 +397,7 @@ async fn import(
     json: bool,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
-    let imported = app.import_profile_file(file).await?;
+    let imported = app.profiles().import_file(file).await?;
     if json {
         return json_out(out, &imported);
     }
@@ -419,7 +422,8 @@ async fn apply(
     match key {
         Some(_) => {
             let profile = app
-                .profile(updated.profile_id.as_deref().unwrap_or_default())
+                .profiles()
+                .get(updated.profile_id.as_deref().unwrap_or_default())
                 .await?;
             writeln!(
                 out,

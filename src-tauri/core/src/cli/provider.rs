@@ -246,10 +246,10 @@ async fn price(app: &App, args: PriceArgs, out: &mut impl Write) -> Result<(), C
                 };
                 CliError::Usage(format!("--{} {}: {e}", e.field(), given.unwrap_or("")))
             })?;
-            app.set_model_price(&name, &model, price).await?
+            app.usage().set_price(&name, &model, price).await?
         }
-        (false, true) => app.set_model_price(&name, &model, None).await?,
-        (false, false) => app.model_price(&name, &model).await?,
+        (false, true) => app.usage().set_price(&name, &model, None).await?,
+        (false, false) => app.usage().price(&name, &model).await?,
     };
     if json {
         return json_out(out, &now);
@@ -267,7 +267,7 @@ async fn price(app: &App, args: PriceArgs, out: &mut impl Write) -> Result<(), C
 }
 
 async fn prices(app: &App, json: bool, out: &mut impl Write) -> Result<(), CliError> {
-    let prices = app.prices().await?;
+    let prices = app.usage().prices().await?;
     if json {
         return json_out(out, &prices);
     }

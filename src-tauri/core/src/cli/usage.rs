@@ -37,7 +37,7 @@ pub(crate) async fn run(
     let since = args
         .since
         .unwrap_or_else(|| crate::store::now_ms() - THIRTY_DAYS_MS);
-    let report = app.usage(since).await?;
+    let report = app.usage().since(since).await?;
     if args.json {
         return json_out(out, &report);
     }

@@ -9,7 +9,7 @@ use crate::store::{ModelPrice, UsageTotal};
 commands! {
     /// Every model with a price: the person's, or what its provider's list says.
     async fn list_prices(cx) -> Vec<ModelPrice> {
-        Ok(cx.app.prices().await?)
+        Ok(cx.app.usage().prices().await?)
     }
 
     /// Sets the person's price for `model` of `provider` (dollars per million tokens, as typed:
@@ -24,16 +24,16 @@ commands! {
         cached: Option<String>,
     ) -> Option<ModelPrice> {
         let typed = (input.as_deref(), output.as_deref(), cached.as_deref());
-        Ok(cx.app.set_typed_model_price(&provider, &model, typed).await?)
+        Ok(cx.app.usage().set_typed_price(&provider, &model, typed).await?)
     }
 
     /// A conversation's requests added up (every round, description and branch).
     async fn conversation_usage(cx, conversation_id: String) -> UsageTotal {
-        Ok(cx.app.conversation_usage(&conversation_id).await?)
+        Ok(cx.app.usage().of_conversation(&conversation_id).await?)
     }
 
     /// The use of every model since `since` (milliseconds since 1970), by day (UTC).
     async fn usage_report(cx, since: i64) -> UsageReport {
-        Ok(cx.app.usage(since).await?)
+        Ok(cx.app.usage().since(since).await?)
     }
 }

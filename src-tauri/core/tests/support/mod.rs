@@ -59,28 +59,69 @@ pub fn stdio_launch(program: &str, args: &[&str], startup_timeout: Duration) -> 
     }
 }
 
-/// Asks `check` again (every 25 ms) until it gives `Some`, and returns that; fails the test
-/// with `what` if it has not within `within`.
-pub async fn eventually<T, F, Fut>(
+/// What a check of [`eventually`] gives: `Some`/`Ok` when what it waits for is there;
+/// `None`, or `Err` with what it saw instead (said when the wait gives up).
+pub trait Checked<T> {
+    fn found(self) -> Result<T, String>;
+}
+
+impl<T> Checked<T> for Option<T> {
+    fn found(self) -> Result<T, String> {
+        self.ok_or_else(|| "not yet".to_owned())
+    }
+}
+
+impl<T, E: std::fmt::Debug> Checked<T> for Result<T, E> {
+    fn found(self) -> Result<T, String> {
+        self.map_err(|seen| format!("{seen:?}"))
+    }
+}
+
+/// Asks `check` again (every 25 ms) until it gives `Some` or `Ok`, and returns that; fails the
+/// test with `what` and the last thing `check` saw if it has not within `within`.
+pub async fn eventually<T, C, F, Fut>(
     within: Duration,
     what: impl std::fmt::Display,
     mut check: F,
 ) -> T
 where
+    C: Checked<T>,
     F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Option<T>>,
+    Fut: std::future::Future<Output = C>,
 {
     let deadline = Instant::now() + within;
     loop {
-        if let Some(found) = check().await {
-            return found;
-        }
+        let seen = match check().await.found() {
+            Ok(found) => return found,
+            Err(seen) => seen,
+        };
         assert!(
             Instant::now() < deadline,
-            "{what} (gave up waiting after {within:?})"
+            "{what} (gave up waiting after {within:?}; last saw: {seen})"
         );
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
+}
+
+/// Waits up to 60 s for the server `name` of `host` to be in a state `done` accepts; that state.
+pub async fn server_state(
+    host: &switchboard_core::mcp::host::McpHost,
+    name: &str,
+    done: impl Fn(&switchboard_core::mcp::host::ServerState) -> bool,
+) -> switchboard_core::mcp::host::ServerState {
+    eventually(Duration::from_secs(60), name, || async {
+        match host.states().get(name) {
+            Some(state) if done(state) => Ok(state.clone()),
+            other => Err(other.cloned()),
+        }
+    })
+    .await
+}
+
+/// Waits up to 60 s for the server `name` of `host` to run.
+pub async fn server_running(host: &switchboard_core::mcp::host::McpHost, name: &str) {
+    use switchboard_core::mcp::host::ServerState;
+    server_state(host, name, |s| matches!(s, ServerState::Running { .. })).await;
 }
 
 /// Short time limits and no retries, for provider clients talking to a local mock.
@@ -94,16 +135,37 @@ pub fn test_http() -> switchboard_core::providers::HttpOptions {
 }
 
 /// Adds the provider "Mock" (OpenAI-compatible, model gpt-4o) pointing at aimock's `root`.
-pub async fn add_mock_provider(app: &switchboard_core::App, root: &str) {
+/// Adds the provider `name` of `kind` at `base_url` to `app`, with its default model and key
+/// as given (the arrangement most tests of a run begin with).
+pub async fn add_provider(
+    app: &switchboard_core::App,
+    name: &str,
+    kind: &str,
+    base_url: &str,
+    default_model: Option<&str>,
+    key: Option<&str>,
+) {
     app.add_provider(switchboard_core::app::NewProvider {
-        name: "Mock".into(),
-        kind: Some("openai_compatible".into()),
-        base_url: Some(format!("{root}/v1")),
-        default_model: Some("gpt-4o".into()),
-        api_key: Some(secrecy::SecretString::from("sk-aimock")),
+        name: name.to_owned(),
+        kind: Some(kind.to_owned()),
+        base_url: Some(base_url.to_owned()),
+        default_model: default_model.map(str::to_owned),
+        api_key: key.map(|k| secrecy::SecretString::from(k.to_owned())),
     })
     .await
     .unwrap();
+}
+
+pub async fn add_mock_provider(app: &switchboard_core::App, root: &str) {
+    add_provider(
+        app,
+        "Mock",
+        "openai_compatible",
+        &format!("{root}/v1"),
+        Some("gpt-4o"),
+        Some("sk-aimock"),
+    )
+    .await;
 }
 
 /// A running aimock, stopped when dropped.
@@ -320,11 +382,15 @@ impl Seen {
     }
 
     pub async fn wait_for(&self, kind: &str, n: usize) {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while self.count(kind) < n {
-            assert!(Instant::now() < deadline, "no {n} × {kind}");
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        eventually(Duration::from_secs(30), format!("{n} × {kind}"), || async {
+            let seen = self.count(kind);
+            if seen >= n {
+                Ok(())
+            } else {
+                Err(seen)
+            }
+        })
+        .await;
     }
 
     /// The first event `pick` finds, waiting up to 60 s for it.
@@ -332,14 +398,13 @@ impl Seen {
         &self,
         pick: impl Fn(&switchboard_core::events::RunEvent) -> Option<T>,
     ) -> T {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Some(found) = self.0.lock().unwrap().iter().find_map(&pick) {
-                return found;
-            }
-            assert!(Instant::now() < deadline, "{:?}", self.0.lock().unwrap());
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        eventually(Duration::from_secs(60), "the event", || async {
+            let seen = self.0.lock().unwrap();
+            seen.iter()
+                .find_map(&pick)
+                .ok_or_else(|| format!("{seen:?}"))
+        })
+        .await
     }
 }
 

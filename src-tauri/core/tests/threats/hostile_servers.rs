@@ -72,14 +72,7 @@ impl Drop for KilledOnDrop {
 
 /// Waits up to 60 s for `name`'s state to satisfy `done`.
 async fn until(host: &McpHost, name: &str, done: impl Fn(&ServerState) -> bool) -> ServerState {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        if let Some(state) = host.states().get(name).filter(|s| done(s)) {
-            return state.clone();
-        }
-        assert!(Instant::now() < deadline, "{:?}", host.states());
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    support::server_state(host, name, done).await
 }
 
 #[tokio::test]

@@ -6,7 +6,6 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
-use switchboard_core::app::NewProvider;
 use switchboard_core::policy::confirm::{Allowance, Confirm, ServerApprovalRequest, ToolChange};
 use switchboard_core::secrets::{MemoryStore, SecretStore};
 use switchboard_core::store::Store;
@@ -172,15 +171,15 @@ pub async fn app_with_model(home: &std::path::Path, answer: Answer) -> (Arc<App>
 pub async fn app_with_reading_model(home: &std::path::Path, answer: Reply) -> (Arc<App>, Server) {
     let model = reading_server(answer).await;
     let (app, _secrets) = memory_app(home).await;
-    app.add_provider(NewProvider {
-        name: "Hostile".into(),
-        kind: Some("openai_compatible".into()),
-        base_url: Some(format!("{}/v1", model.origin)),
-        default_model: Some("m".into()),
-        api_key: None,
-    })
-    .await
-    .unwrap();
+    crate::support::add_provider(
+        &app,
+        "Hostile",
+        "openai_compatible",
+        &format!("{}/v1", model.origin),
+        Some("m"),
+        None,
+    )
+    .await;
     (app, model)
 }
 
@@ -213,18 +212,7 @@ pub async fn raw_server(app: &App, name: &str, args: &[&str]) {
             ),
         )
         .await;
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while !matches!(
-        app.host().states().get(name),
-        Some(switchboard_core::mcp::host::ServerState::Running { .. })
-    ) {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "{:?}",
-            app.host().states()
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    crate::support::server_running(app.host(), name).await;
 }
 
 /// One turn of `conversation` in `app` that sends `text`, every call answered `decision`:

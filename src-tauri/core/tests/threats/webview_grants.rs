@@ -6,13 +6,12 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::json;
 use switchboard_core::agent::{ApprovalAnswer, Decision};
-use switchboard_core::app::{NewProvider, TurnRequest};
+use switchboard_core::app::TurnRequest;
 use switchboard_core::events::RunEvent;
-use switchboard_core::mcp::host::ServerState;
 use switchboard_core::policy::confirm::{Allowance, StandingTool};
 use switchboard_core::secrets::{provider_account, SecretStore};
 use switchboard_core::{App, CoreError};
@@ -51,14 +50,7 @@ async fn app_with_time_tool(home: &std::path::Path) -> Option<(Arc<App>, Server)
             support::stdio_launch(&program.to_string_lossy(), &[], Duration::from_secs(60)),
         )
         .await;
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !matches!(
-        app.host().states().get("time"),
-        Some(ServerState::Running { .. })
-    ) {
-        assert!(Instant::now() < deadline, "{:?}", app.host().states());
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
+    support::server_running(app.host(), "time").await;
     Some((app, model))
 }
 
@@ -284,15 +276,15 @@ async fn webview_cannot_turn_on_auto_approve_without_native_confirmation() {
 async fn provider_key_does_not_move_with_its_address() {
     let home = tempfile::tempdir().unwrap();
     let (app, secrets) = memory_app(home.path()).await;
-    app.add_provider(NewProvider {
-        name: "Work".into(),
-        kind: Some("openai_compatible".into()),
-        base_url: Some("https://llm.example.com/v1".into()),
-        default_model: Some("m".into()),
-        api_key: Some("sk-work".to_owned().into()),
-    })
-    .await
-    .unwrap();
+    crate::support::add_provider(
+        &app,
+        "Work",
+        "openai_compatible",
+        "https://llm.example.com/v1",
+        Some("m"),
+        Some("sk-work"),
+    )
+    .await;
     let key = || secrets.get(&provider_account("Work")).unwrap().is_some();
 
     // Another path on the same origin keeps the key.

@@ -143,15 +143,15 @@ async fn ollamas_models_have_the_window_their_api_show_says_and_it_is_sent_as_nu
     }))
     .await;
     let (app, _secrets) = crate::scripted::memory_app(home.path()).await;
-    app.add_provider(switchboard_core::app::NewProvider {
-        name: "Local".into(),
-        kind: Some("ollama".into()),
-        base_url: Some(model.origin.clone()),
-        default_model: Some("llama3.2:3b".into()),
-        api_key: None,
-    })
-    .await
-    .unwrap();
+    crate::support::add_provider(
+        &app,
+        "Local",
+        "ollama",
+        &model.origin,
+        Some("llama3.2:3b"),
+        None,
+    )
+    .await;
     let (ran, _) = cli(&app, &["provider", "models", "Local", "--json"]).await;
     ran.unwrap();
     let (ran, listed) = cli(&app, &["provider", "windows", "--json"]).await;

@@ -27,18 +27,7 @@ async fn fault_server(app: &switchboard_core::App) {
             ),
         )
         .await;
-    let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    while !matches!(
-        app.host().states().get("fault"),
-        Some(switchboard_core::mcp::host::ServerState::Running { .. })
-    ) {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "{:?}",
-            app.host().states()
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    support::server_running(app.host(), "fault").await;
 }
 
 /// Starts the fault server, asks "Make it big" in a new conversation (its call allowed), and

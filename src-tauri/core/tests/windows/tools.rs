@@ -404,15 +404,15 @@ async fn claude_app(refuses: bool) -> crate::scripted::Scene {
     let home = tempfile::tempdir().unwrap();
     let model = crate::scripted::reading_server(claude(refuses)).await;
     let (app, _secrets) = crate::scripted::memory_app(home.path()).await;
-    app.add_provider(switchboard_core::app::NewProvider {
-        name: "Claude".into(),
-        kind: Some("anthropic".into()),
-        base_url: Some(model.origin.clone()),
-        default_model: Some("claude-sonnet-4-5-20250929".into()),
-        api_key: Some("sk-ant-test".to_owned().into()),
-    })
-    .await
-    .unwrap();
+    crate::support::add_provider(
+        &app,
+        "Claude",
+        "anthropic",
+        &model.origin,
+        Some("claude-sonnet-4-5-20250929"),
+        Some("sk-ant-test"),
+    )
+    .await;
     raw_server(&app, "many", &["--many", "2000"]).await;
     let conversation = app.create_conversation_with(None, "").await.unwrap().id;
     (app, model, conversation, home)

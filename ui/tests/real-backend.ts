@@ -4,11 +4,13 @@
 // person does at Rust's native dialogs (`host`), and a failure no reachable rule produces
 // (`failNext`). Test-only code.
 import { AsyncLocalStorage } from "node:async_hooks";
+import { rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
+import { join } from "node:path";
 import { invoke } from "@tauri-apps/api/core";
 import { afterEach, inject, vi } from "vitest";
 import * as ipc from "../src/lib/ipc";
-import type { RunEvent } from "../src/lib/bindings";
+import type { Decision, RunEvent } from "../src/lib/bindings";
 import type { AttachmentRef, CommandError } from "../src/lib/types";
 import { channels } from "./tauri-core-mock";
 import { settleStores } from "./render-with-stores";
@@ -53,6 +55,26 @@ export interface Asked {
   dialog: string;
   title: string;
   message: string;
+}
+
+/** A turn of conversation `conversationId` sent with `text` (and the kept files `files`) as the
+ *  window sends it, run to its end, each tool call it asks about answered `decision`; its
+ *  `run_finished`. */
+export function runTurn(
+  conversationId: string,
+  text: string,
+  files?: AttachmentRef[],
+  decision: Decision = "allow_once",
+): Promise<RunEvent> {
+  return new Promise<RunEvent>((resolve, reject) => {
+    const onEvent = (event: RunEvent) => {
+      if (event.type === "approval_required") {
+        const answers = event.calls.map((c) => ({ call_id: c.call_id, decision }));
+        ipc.answerApproval(event.request_id, answers).catch(reject);
+      } else if (event.type === "run_finished") resolve(event);
+    };
+    ipc.sendMessage(conversationId, text, onEvent, files).catch(reject);
+  });
 }
 
 /** The backend whose `seed` the current async context runs in. */
@@ -216,20 +238,9 @@ export class RealBackend {
   }
 
   /** A turn of conversation `conversationId` sent with `text` (and the kept files `files`), run
-   *  to its end as setup, each tool call it asks about allowed once; its `run_finished`. */
-  async run(conversationId: string, text: string, files?: AttachmentRef[]): Promise<RunEvent> {
-    return this.seed(
-      () =>
-        new Promise<RunEvent>((resolve, reject) => {
-          const onEvent = (event: RunEvent) => {
-            if (event.type === "approval_required") {
-              const answers = event.calls.map((c) => ({ call_id: c.call_id, decision: "allow_once" as const }));
-              ipc.answerApproval(event.request_id, answers).catch(reject);
-            } else if (event.type === "run_finished") resolve(event);
-          };
-          ipc.sendMessage(conversationId, text, onEvent, files).catch(reject);
-        }),
-    );
+   *  to its end as setup ([`runTurn`], not recorded); its `run_finished`. */
+  async run(conversationId: string, text: string, files?: AttachmentRef[], decision: Decision = "allow_once"): Promise<RunEvent> {
+    return this.seed(() => runTurn(conversationId, text, files, decision));
   }
 
   /** A drag over the window as the shell tells it: over, left, or these files dropped (Rust
@@ -241,6 +252,12 @@ export class RealBackend {
   /** The app again over the same home (as after a restart), opened with a keychain that
    *  cannot be reached (saying `keychainUnreachable`) or a database that cannot be opened. */
   async reopen(opening: { keychainUnreachable?: string; databaseBroken?: boolean }): Promise<void> {
+    if (opening.databaseBroken) {
+      // ipc_serve writes over the database file while the app it replaces still holds it, and
+      // SQLite would read every page from that app's write-ahead log: the log goes first.
+      const { home } = await this.seed(() => ipc.appStatus());
+      for (const file of ["switchboard.db-wal", "switchboard.db-shm"]) rmSync(join(home, "data", file), { force: true });
+    }
     await this.#send({ reopen: opening });
   }
 

@@ -7,9 +7,8 @@ vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
 import { screen, waitFor } from "@testing-library/svelte";
 import * as ipc from "../src/lib/ipc";
-import type { Decision } from "../src/lib/bindings";
 import type { McpServerStatus } from "../src/lib/types";
-import { installRealBackend, type RealBackend } from "./real-backend";
+import { installRealBackend, runTurn, type RealBackend } from "./real-backend";
 import { renderApp } from "./render-app";
 
 let backend: RealBackend;
@@ -18,20 +17,10 @@ beforeEach(async () => {
   backend = await installRealBackend();
 });
 
-/** One run in `conversation`: each tool call it proposes is answered `decision`; resolves when
- *  it has finished. Sent as the window would (recorded as its calls, not hidden by a seed, so
- *  the window's own calls meanwhile are all counted). */
-function run(conversation: string, decision: Decision = "allow_once"): Promise<void> {
-  return new Promise((resolve, reject) => {
-    ipc
-      .sendMessage(conversation, "go", (event) => {
-        if (event.type === "approval_required") {
-          ipc.answerApproval(event.request_id, event.calls.map((c) => ({ call_id: c.call_id, decision, reason: null }))).catch(reject);
-        }
-        if (event.type === "run_finished") resolve();
-      })
-      .catch(reject);
-  });
+/** One run in `conversation`, sent as the window would (recorded as its calls, not hidden by a
+ *  seed, so the window's own calls meanwhile are all counted). */
+async function run(conversation: string): Promise<void> {
+  await runTurn(conversation, "go");
 }
 
 const tools = (state: McpServerStatus["state"]) => (state?.state === "running" ? state.tools : -1);

@@ -27,22 +27,9 @@ async function openSettings() {
   return { app, user, field };
 }
 
-/** One run in `conversation` (as setup): each tool call it proposes is answered `decision`;
- *  resolves when it has finished. */
-function run(conversation: string, decision: Decision): Promise<void> {
-  return backend.seed(
-    () =>
-      new Promise<void>((resolve, reject) => {
-        ipc
-          .sendMessage(conversation, "go", (event) => {
-            if (event.type === "approval_required") {
-              ipc.answerApproval(event.request_id, event.calls.map((c) => ({ call_id: c.call_id, decision, reason: null }))).catch(reject);
-            }
-            if (event.type === "run_finished") resolve();
-          })
-          .catch(reject);
-      }),
-  );
+/** One run in `conversation` (as setup), each tool call it proposes answered `decision`. */
+async function run(conversation: string, decision: Decision): Promise<void> {
+  await backend.run(conversation, "go", undefined, decision);
 }
 
 describe("settings › approvals", () => {

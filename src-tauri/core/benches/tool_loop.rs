@@ -131,15 +131,16 @@ async fn main() {
         },
     )
     .await;
-    app.add_provider(NewProvider {
-        name: "Mock".into(),
-        kind: Some("openai_compatible".into()),
-        base_url: Some(format!("{}/v1", mock.root)),
-        default_model: Some("gpt-4o".into()),
-        api_key: Some(SecretString::from("sk-bench")),
-    })
-    .await
-    .unwrap();
+    app.providers()
+        .add(NewProvider {
+            name: "Mock".into(),
+            kind: Some("openai_compatible".into()),
+            base_url: Some(format!("{}/v1", mock.root)),
+            default_model: Some("gpt-4o".into()),
+            api_key: Some(SecretString::from("sk-bench")),
+        })
+        .await
+        .unwrap();
     let everything = peers().join("node_modules/.bin/mcp-server-everything");
     let host = app.host();
     let startup = Duration::from_secs(60);

@@ -368,7 +368,7 @@ async fn test_connection_lists_the_mocks_models_for_openai_compatible_and_ollama
         ("Local", "ollama", mock.root.clone()),
     ] {
         support::add_provider(&app, name, kind, &base, None, None).await;
-        let report = app.test_provider(name).await.unwrap();
+        let report = app.providers().test(name).await.unwrap();
         assert!(report.ok, "{name}: {report:?}");
         assert!(
             report.models.iter().any(|m| m.id == "gpt-4o"),
@@ -419,7 +419,8 @@ async fn ollama_is_sent_the_window_the_person_set_as_num_ctx_never_a_guess() {
     };
     // The table knows llama3.2's window (131 072): a guess is not loaded into memory.
     chat().await.0.unwrap();
-    app.set_model_window("Local", "llama3.2", Some(16_384))
+    app.providers()
+        .set_window("Local", "llama3.2", Some(16_384))
         .await
         .unwrap();
     chat().await.0.unwrap();

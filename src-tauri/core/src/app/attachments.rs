@@ -171,7 +171,7 @@ impl App {
     /// # Errors
     /// No such provider; the database.
     pub async fn model_media(&self, provider: &str, model: &str) -> Result<Media, CoreError> {
-        let row = self.provider_row(provider).await?;
+        let row = self.db.provider_row(provider).await?;
         let kind =
             ProviderKind::parse(&row.kind).ok_or_else(|| super::providers::unknown_kind(&row))?;
         let switch = self
@@ -220,7 +220,7 @@ impl App {
         model: &str,
         takes: Option<bool>,
     ) -> Result<(), CoreError> {
-        let row = self.provider_row(provider).await?;
+        let row = self.db.provider_row(provider).await?;
         Ok(self
             .store()?
             .set_takes_images(row.id, model.trim().to_owned(), takes)

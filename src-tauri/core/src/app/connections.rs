@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::App;
+use super::Providers;
 use crate::error::{CoreError, ErrorKind};
 use crate::provider_config::{preset_by_id, ProviderKind};
 use crate::providers::{connect, HttpOptions, ModelInfo, Provider, ProviderError, ProviderFailure};
@@ -69,19 +69,19 @@ fn probe_options() -> HttpOptions {
     }
 }
 
-impl App {
+impl Providers {
     /// A client for the named provider, with its key read from the keychain now. A provider
     /// that can work without a key (Ollama, OpenAI-compatible hosts) still works when the
     /// keychain cannot be asked.
     ///
     /// # Errors
     /// Not found; the database; the keychain (for kinds that need a key); a missing key.
-    pub async fn provider_client(&self, name: &str) -> Result<Arc<dyn Provider>, CoreError> {
-        let row = self.provider_row(name).await?;
+    pub async fn client(&self, name: &str) -> Result<Arc<dyn Provider>, CoreError> {
+        let row = self.db.provider_row(name).await?;
         let kind =
             ProviderKind::parse(&row.kind).ok_or_else(|| super::providers::unknown_kind(&row))?;
         let account = provider_account(&row.name);
-        let key = match self.secrets(move |s| s.get(&account)).await {
+        let key = match self.keychain.run(move |s| s.get(&account)).await {
             Ok(key) => key,
             Err(e) if !kind.info().needs_key => {
                 tracing::warn!(provider = %row.name, error = %e, "keychain unreachable; trying without a key");
@@ -96,8 +96,8 @@ impl App {
     ///
     /// # Errors
     /// As [`App::provider_client`], then [`CoreError::Provider`] for what the provider said.
-    pub async fn list_models(&self, name: &str) -> Result<Vec<ModelInfo>, CoreError> {
-        let client = self.provider_client(name).await?;
+    pub async fn models(&self, name: &str) -> Result<Vec<ModelInfo>, CoreError> {
+        let client = self.client(name).await?;
         let models = client.list_models().await?;
         self.remember_listing(name, &models).await;
         Ok(models)
@@ -123,8 +123,8 @@ impl App {
             return;
         }
         let kept = async {
-            let row = self.provider_row(provider).await?;
-            let store = self.store()?;
+            let row = self.db.provider_row(provider).await?;
+            let store = self.db.store()?;
             store.set_listed_images(row.id.clone(), images).await?;
             store.set_listed_prices(row.id, prices).await?;
             store.set_listed_windows(row.name, windows).await?;
@@ -139,9 +139,9 @@ impl App {
     ///
     /// # Errors
     /// Only when there is nothing to test: no such provider, or the database is unavailable.
-    pub async fn test_provider(&self, name: &str) -> Result<ConnectionReport, CoreError> {
+    pub async fn test(&self, name: &str) -> Result<ConnectionReport, CoreError> {
         let started = Instant::now();
-        let outcome = match self.provider_client(name).await {
+        let outcome = match self.client(name).await {
             Ok(client) => client.list_models().await.map_err(CoreError::Provider),
             Err(e @ (CoreError::Secret(_) | CoreError::Provider(_))) => Err(e),
             Err(other) => return Err(other),
@@ -179,8 +179,8 @@ impl App {
 
     /// Model servers answering on their default local ports that no configured provider points
     /// at yet. Takes at most about two seconds, whatever is listening.
-    pub async fn detect_local_providers(&self) -> Vec<LocalServer> {
-        let configured: Vec<String> = match self.store() {
+    pub async fn detect_local(&self) -> Vec<LocalServer> {
+        let configured: Vec<String> = match self.db.store() {
             Ok(store) => store
                 .list_providers()
                 .await

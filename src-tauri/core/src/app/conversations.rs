@@ -166,7 +166,7 @@ impl App {
         model: Option<&str>,
     ) -> Result<Conversation, CoreError> {
         let provider = match provider.map(str::trim).filter(|p| !p.is_empty()) {
-            Some(name) => Some(self.provider_row(name).await?.name),
+            Some(name) => Some(self.db.provider_row(name).await?.name),
             None => None,
         };
         let model = validate_model(model).map_err(|e| InvalidInput::new("model", e.message))?;
@@ -293,7 +293,7 @@ impl App {
             ..super::TurnRequest::default()
         };
         let (provider_name, model) = self.choose_model(&conversation, &request, settings).await?;
-        let provider = self.provider_client(&provider_name).await?;
+        let provider = self.providers.client(&provider_name).await?;
         let messages = store.list_messages(id.to_owned()).await?;
         let summaries = store.summaries(id.to_owned()).await?;
         let (previous, from) = match crate::store::summary_in_force(&summaries, &messages) {
@@ -309,7 +309,7 @@ impl App {
         if gone.is_empty() {
             return Ok(None);
         }
-        let known = self.model_window(&provider_name, &model).await?;
+        let known = self.providers.window(&provider_name, &model).await?;
         let window = known.as_ref().map_or(COMPACT_WINDOW, |w| w.tokens);
         let load_window = known
             .filter(|w| w.said_by != crate::store::WindowSource::Table)

@@ -4,7 +4,6 @@
 //! exports.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use secrecy::SecretString;
 use serde::Serialize;
@@ -228,13 +227,17 @@ impl App {
         T: Send + 'static,
         F: FnOnce(&dyn SecretStore) -> Result<T, SecretError> + Send + 'static,
     {
-        let secrets = Arc::clone(&self.secrets);
-        tokio::task::spawn_blocking(move || work(secrets.as_ref()))
-            .await
-            .map_err(|e| SecretError::Failed {
-                detail: e.to_string(),
-            })?
-            .map_err(CoreError::from)
+        self.keychain.run(work).await
+    }
+
+    /// Providers: added, changed, removed, their keys, clients, models and windows.
+    pub fn providers(&self) -> &super::Providers {
+        &self.providers
+    }
+
+    /// Where the database is kept.
+    pub fn database_path(&self) -> std::path::PathBuf {
+        self.paths.database_file()
     }
 
     pub async fn keychain_status(&self) -> KeychainStatus {

@@ -158,7 +158,8 @@ async fn a_provider_key_goes_to_the_secret_store_and_nowhere_on_disk() {
     let secrets = Arc::new(MemoryStore::new());
     let core = core_in(dir.path(), secrets.clone()).await;
     let added = core
-        .add_provider(provider("OpenAI", "openai", Some("sk-test-SECRET-4242")))
+        .providers()
+        .add(provider("OpenAI", "openai", Some("sk-test-SECRET-4242")))
         .await
         .unwrap();
     assert!(added.has_key);
@@ -181,12 +182,13 @@ async fn with_no_keychain_a_provider_with_a_key_is_not_saved_at_all() {
     let dir = tempfile::tempdir().unwrap();
     let core = core_in(dir.path(), Arc::new(MemoryStore::unreachable("no D-Bus"))).await;
     let err = core
-        .add_provider(provider("OpenAI", "openai", Some("sk-test-nothere")))
+        .providers()
+        .add(provider("OpenAI", "openai", Some("sk-test-nothere")))
         .await
         .unwrap_err();
     assert_eq!(err.kind(), "keychain");
     assert!(err.to_string().contains("nothing was saved"));
-    assert!(core.list_providers().await.unwrap().is_empty());
+    assert!(core.providers().list().await.unwrap().is_empty());
     assert!(!core.keychain_status().await.available);
     assert!(files_containing(dir.path(), "sk-test-nothere").is_empty());
 }
@@ -195,27 +197,31 @@ async fn with_no_keychain_a_provider_with_a_key_is_not_saved_at_all() {
 async fn bad_provider_input_is_refused_naming_the_field() {
     let core = in_memory(Arc::new(MemoryStore::new())).await;
     let err = core
-        .add_provider(provider("  ", "openai", None))
+        .providers()
+        .add(provider("  ", "openai", None))
         .await
         .unwrap_err();
     assert_eq!(err.field(), Some("name"));
     let mut bad_url = provider("X", "openai", None);
     bad_url.base_url = Some("htp:/nope".into());
     assert_eq!(
-        core.add_provider(bad_url).await.unwrap_err().field(),
+        core.providers().add(bad_url).await.unwrap_err().field(),
         Some("base_url")
     );
     let err = core
-        .add_provider(provider("X", "gopher", None))
+        .providers()
+        .add(provider("X", "gopher", None))
         .await
         .unwrap_err();
     assert_eq!(err.field(), Some("kind"));
 
-    core.add_provider(provider("Local", "ollama", None))
+    core.providers()
+        .add(provider("Local", "ollama", None))
         .await
         .unwrap();
     let err = core
-        .add_provider(provider("local", "ollama", None))
+        .providers()
+        .add(provider("local", "ollama", None))
         .await
         .unwrap_err();
     assert_eq!(
@@ -228,20 +234,24 @@ async fn bad_provider_input_is_refused_naming_the_field() {
 async fn a_key_can_be_replaced_and_deleted_and_goes_with_its_provider() {
     let secrets = Arc::new(MemoryStore::new());
     let core = in_memory(secrets.clone()).await;
-    core.add_provider(provider("Claude", "anthropic", None))
+    core.providers()
+        .add(provider("Claude", "anthropic", None))
         .await
         .unwrap();
-    assert!(!core.list_providers().await.unwrap()[0].has_key);
+    assert!(!core.providers().list().await.unwrap()[0].has_key);
 
-    core.set_provider_key("claude", SecretString::from("sk-ant-1"))
+    core.providers()
+        .set_key("claude", SecretString::from("sk-ant-1"))
         .await
         .unwrap();
-    core.set_provider_key("Claude", SecretString::from("sk-ant-2"))
+    core.providers()
+        .set_key("Claude", SecretString::from("sk-ant-2"))
         .await
         .unwrap();
-    assert!(core.list_providers().await.unwrap()[0].has_key);
+    assert!(core.providers().list().await.unwrap()[0].has_key);
     assert_eq!(
-        core.provider_key("Claude")
+        core.providers()
+            .key("Claude")
             .await
             .unwrap()
             .unwrap()
@@ -249,12 +259,13 @@ async fn a_key_can_be_replaced_and_deleted_and_goes_with_its_provider() {
         "sk-ant-2"
     );
 
-    assert!(!core.delete_provider_key("Claude").await.unwrap().has_key);
-    core.set_provider_key("Claude", SecretString::from("sk-ant-3"))
+    assert!(!core.providers().delete_key("Claude").await.unwrap().has_key);
+    core.providers()
+        .set_key("Claude", SecretString::from("sk-ant-3"))
         .await
         .unwrap();
     core.remove_provider("Claude").await.unwrap();
-    assert!(core.list_providers().await.unwrap().is_empty());
+    assert!(core.providers().list().await.unwrap().is_empty());
     assert!(secrets.get("provider/Claude").unwrap().is_none());
     assert_eq!(
         core.remove_provider("Claude").await.unwrap_err().kind(),
@@ -331,14 +342,15 @@ async fn test_connection_lists_the_models_with_the_key_read_from_the_keychain() 
     .await;
     let dir = tempfile::tempdir().unwrap();
     let core = quick_core_in(dir.path(), Arc::new(MemoryStore::new())).await;
-    core.add_provider(NewProvider {
-        base_url: Some(format!("{base}/v1")),
-        ..provider("Local", "openai_compatible", Some("sk-local-123"))
-    })
-    .await
-    .unwrap();
+    core.providers()
+        .add(NewProvider {
+            base_url: Some(format!("{base}/v1")),
+            ..provider("Local", "openai_compatible", Some("sk-local-123"))
+        })
+        .await
+        .unwrap();
 
-    let report = core.test_provider("Local").await.unwrap();
+    let report = core.providers().test("Local").await.unwrap();
     assert!(report.ok, "{report:?}");
     let ids: Vec<_> = report.models.iter().map(|m| m.id.as_str()).collect();
     assert_eq!(ids, ["alpha-2", "zeta-1"]);
@@ -365,13 +377,14 @@ async fn test_connection_says_exactly_what_failed() {
     let (base, _) = answer_with(401, r#"{"error":{"message":"Incorrect API key provided"}}"#).await;
     let dir = tempfile::tempdir().unwrap();
     let core = quick_core_in(dir.path(), Arc::new(MemoryStore::new())).await;
-    core.add_provider(NewProvider {
-        base_url: Some(base),
-        ..provider("Hosted", "openai", Some("sk-wrong"))
-    })
-    .await
-    .unwrap();
-    let report = core.test_provider("Hosted").await.unwrap();
+    core.providers()
+        .add(NewProvider {
+            base_url: Some(base),
+            ..provider("Hosted", "openai", Some("sk-wrong"))
+        })
+        .await
+        .unwrap();
+    let report = core.providers().test("Hosted").await.unwrap();
     assert!(!report.ok);
     assert_eq!(
         report.error_kind,
@@ -383,8 +396,8 @@ async fn test_connection_says_exactly_what_failed() {
     );
 
     // A hosted API with no key stored fails before any request, naming the fix.
-    core.delete_provider_key("Hosted").await.unwrap();
-    let report = core.test_provider("Hosted").await.unwrap();
+    core.providers().delete_key("Hosted").await.unwrap();
+    let report = core.providers().test("Hosted").await.unwrap();
     assert_eq!(
         report.error_kind,
         Some(ConnectionFailure::Provider(ProviderFailure::NoKey))
@@ -397,13 +410,15 @@ async fn test_connection_says_exactly_what_failed() {
 
     // Nothing listening: a network error, not a hang.
     let (_closed, port) = crate::net::refused_port();
-    core.update_provider("Hosted", Some(&format!("http://127.0.0.1:{port}/v1")), None)
+    core.providers()
+        .update("Hosted", Some(&format!("http://127.0.0.1:{port}/v1")), None)
         .await
         .unwrap();
-    core.set_provider_key("Hosted", SecretString::from("sk-x"))
+    core.providers()
+        .set_key("Hosted", SecretString::from("sk-x"))
         .await
         .unwrap();
-    let report = core.test_provider("Hosted").await.unwrap();
+    let report = core.providers().test("Hosted").await.unwrap();
     assert_eq!(
         report.error_kind,
         Some(ConnectionFailure::Provider(ProviderFailure::Network)),
@@ -411,7 +426,7 @@ async fn test_connection_says_exactly_what_failed() {
     );
 
     assert!(matches!(
-        core.test_provider("Nobody").await,
+        core.providers().test("Nobody").await,
         Err(CoreError::NotFound { .. })
     ));
 }
@@ -420,7 +435,8 @@ async fn test_connection_says_exactly_what_failed() {
 async fn a_conversation_remembers_its_provider_and_model_and_refuses_an_unknown_provider() {
     let dir = tempfile::tempdir().unwrap();
     let core = core_in(dir.path(), Arc::new(MemoryStore::new())).await;
-    core.add_provider(provider("Local", "ollama", None))
+    core.providers()
+        .add(provider("Local", "ollama", None))
         .await
         .unwrap();
     let a = core.create_conversation_with(Some("a"), "").await.unwrap();
@@ -532,18 +548,19 @@ async fn a_model_list_that_says_which_models_take_images_is_believed_until_the_p
     .await;
     let dir = tempfile::tempdir().unwrap();
     let core = quick_core_in(dir.path(), Arc::new(MemoryStore::new())).await;
-    core.add_provider(NewProvider {
-        base_url: Some(base),
-        ..provider("Router", "openai_compatible", Some("sk-x"))
-    })
-    .await
-    .unwrap();
+    core.providers()
+        .add(NewProvider {
+            base_url: Some(base),
+            ..provider("Router", "openai_compatible", Some("sk-x"))
+        })
+        .await
+        .unwrap();
     // Unknown families: neither is taken to take images before the list is read.
     for model in ["acme/seer-1", "acme/scribe-1"] {
         let media = core.model_media("Router", model).await.unwrap();
         assert!(media.images.is_none(), "{model}");
     }
-    let models = core.list_models("Router").await.unwrap();
+    let models = core.providers().models("Router").await.unwrap();
     let said: Vec<Option<bool>> = models.iter().map(|m| m.takes_images).collect();
     assert_eq!(said, [None, Some(false), Some(true)]); // plain, scribe, seer (sorted)
     assert!(core
@@ -585,23 +602,32 @@ async fn a_models_window_comes_from_its_providers_list_and_the_persons_word_wins
     .await;
     let dir = tempfile::tempdir().unwrap();
     let core = quick_core_in(dir.path(), Arc::new(MemoryStore::new())).await;
-    core.add_provider(NewProvider {
-        base_url: Some(base),
-        ..provider("Router", "openai_compatible", Some("sk-x"))
-    })
-    .await
-    .unwrap();
+    core.providers()
+        .add(NewProvider {
+            base_url: Some(base),
+            ..provider("Router", "openai_compatible", Some("sk-x"))
+        })
+        .await
+        .unwrap();
     assert_eq!(
-        core.model_window("Router", "acme/seer-1").await.unwrap(),
+        core.providers()
+            .window("Router", "acme/seer-1")
+            .await
+            .unwrap(),
         None
     );
-    core.list_models("Router").await.unwrap();
+    core.providers().models("Router").await.unwrap();
     for (model, tokens) in [
         ("acme/seer-1", 200_000),
         ("local/qwen", 32_768),
         ("groq/llama", 131_072),
     ] {
-        let window = core.model_window("Router", model).await.unwrap().unwrap();
+        let window = core
+            .providers()
+            .window("Router", model)
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!(
             (window.tokens, window.said_by),
             (tokens, crate::store::WindowSource::Provider),
@@ -609,11 +635,15 @@ async fn a_models_window_comes_from_its_providers_list_and_the_persons_word_wins
         );
     }
     assert_eq!(
-        core.model_window("Router", "acme/plain-1").await.unwrap(),
+        core.providers()
+            .window("Router", "acme/plain-1")
+            .await
+            .unwrap(),
         None
     );
     let set = core
-        .set_model_window("Router", "acme/seer-1", Some(100_000))
+        .providers()
+        .set_window("Router", "acme/seer-1", Some(100_000))
         .await
         .unwrap()
         .unwrap();
@@ -637,17 +667,18 @@ async fn a_price_comes_from_the_provider_list_or_the_person_and_is_never_guessed
     .await;
     let dir = tempfile::tempdir().unwrap();
     let core = quick_core_in(dir.path(), Arc::new(MemoryStore::new())).await;
-    core.add_provider(NewProvider {
-        base_url: Some(base),
-        ..provider("Router", "openai_compatible", Some("sk-x"))
-    })
-    .await
-    .unwrap();
+    core.providers()
+        .add(NewProvider {
+            base_url: Some(base),
+            ..provider("Router", "openai_compatible", Some("sk-x"))
+        })
+        .await
+        .unwrap();
     assert_eq!(
         core.usage().price("Router", "acme/seer-1").await.unwrap(),
         None
     );
-    core.list_models("Router").await.unwrap();
+    core.providers().models("Router").await.unwrap();
     let listed = core
         .usage()
         .price("Router", "acme/seer-1")
@@ -686,7 +717,7 @@ async fn a_price_comes_from_the_provider_list_or_the_person_and_is_never_guessed
         (said.price, said.said_by),
         (mine, crate::store::PriceSource::Person)
     );
-    core.list_models("Router").await.unwrap();
+    core.providers().models("Router").await.unwrap();
     assert_eq!(
         core.usage()
             .price("Router", "acme/seer-1")

@@ -26,6 +26,7 @@ mod db;
 mod drafts;
 mod home;
 mod kept;
+mod keychain;
 mod links;
 mod offers;
 mod profiles;
@@ -57,6 +58,7 @@ pub use home::{
 };
 pub use offers::{OffersOf, PromptUse};
 pub use profiles::{ImportedProfile, ProfileChoice, Profiles, MAX_PROFILE_NAME_CHARS};
+pub use providers::Providers;
 pub use registry::{InstallRequest, Installed};
 pub use runs::{Feed, RunHandle, Runs};
 pub use servers::{
@@ -131,9 +133,10 @@ pub struct App {
     usage: Usage,
     /// The person's profiles ([`App::profiles`]).
     profiles: Profiles,
-    secrets: Arc<dyn SecretStore>,
-    /// Time limits and retries of every provider client the app builds.
-    http: HttpOptions,
+    /// The keychain (every call off the runtime).
+    keychain: keychain::Keychain,
+    /// Providers ([`App::providers`]).
+    providers: Providers,
     /// The login shell's `PATH` merged with the app's, read once when a server first starts.
     search_path: tokio::sync::OnceCell<std::ffi::OsString>,
     host: McpHost,
@@ -193,13 +196,14 @@ impl App {
         if config.shows_forms {
             host = host.with_elicitor(Arc::new(forms.clone()));
         }
+        let db = db::Db::new(db);
         let app = Arc::new(App {
             paths: config.paths,
-            db: db::Db::new(db.clone()),
-            usage: Usage::new(db::Db::new(db.clone())),
-            profiles: Profiles::new(db::Db::new(db)),
-            secrets: config.secrets,
-            http: config.http,
+            db: db.clone(),
+            usage: Usage::new(db.clone()),
+            profiles: Profiles::new(db.clone()),
+            keychain: keychain::Keychain::new(Arc::clone(&config.secrets)),
+            providers: Providers::new(db, keychain::Keychain::new(config.secrets), config.http),
             search_path: tokio::sync::OnceCell::new(),
             host,
             settings: config.settings,
@@ -247,7 +251,7 @@ impl App {
         let _one_at_a_time = self.settings_writes.lock().await;
         if let (Some(named), Ok(providers)) = (
             settings.default_provider.as_deref(),
-            self.list_providers().await,
+            self.providers.list().await,
         ) {
             if !providers
                 .iter()
@@ -269,7 +273,7 @@ impl App {
     /// As [`App::remove_provider`]; the settings cannot be written.
     pub async fn remove_provider(&self, name: &str) -> Result<(), CoreError> {
         let _one_at_a_time = self.settings_writes.lock().await;
-        self.remove_provider_and_key(name).await?;
+        self.providers.remove_with_key(name).await?;
         let mut settings = self.settings.load();
         let named_it = settings
             .default_provider

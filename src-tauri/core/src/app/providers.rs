@@ -1,30 +1,40 @@
 //! Providers as a person manages them: added, changed, removed, their keys kept in the
 //! keychain (never anywhere else) and handed only to code that talks to the provider.
 
-use std::path::PathBuf;
-
 use secrecy::{ExposeSecret, SecretString};
 
-use super::{App, NewProvider};
+use super::db::Db;
+use super::keychain::Keychain;
+use super::NewProvider;
 use crate::error::{CoreError, InvalidInput};
 use crate::provider_config::{
     validate_base_url, validate_model, validate_name, Provider, ProviderKind,
 };
+use crate::providers::HttpOptions;
 use crate::secrets::provider_account;
 use crate::store::{ProviderRow, StoreError};
 use crate::text::one_line;
 
-impl App {
-    // ---- providers --------------------------------------------------------------------
+/// Providers as a person manages them, and the clients, model lists and windows that come
+/// from them. Holds the database, the keychain and the clients' time limits; reached as
+/// `app.providers()`.
+#[derive(Clone)]
+pub struct Providers {
+    pub(super) db: Db,
+    pub(super) keychain: Keychain,
+    /// Time limits and retries of every provider client it builds.
+    pub(super) http: HttpOptions,
+}
 
-    pub(super) async fn provider_view(&self, row: ProviderRow) -> Result<Provider, CoreError> {
-        let account = provider_account(&row.name);
-        let has_key = self.secrets(move |s| s.get(&account)).await?.is_some();
-        to_provider(row, has_key)
+impl Providers {
+    pub(super) fn new(db: Db, keychain: Keychain, http: HttpOptions) -> Self {
+        Self { db, keychain, http }
     }
 
-    pub(super) async fn provider_row(&self, name: &str) -> Result<ProviderRow, CoreError> {
-        self.db.provider_row(name).await
+    pub(super) async fn view(&self, row: ProviderRow) -> Result<Provider, CoreError> {
+        let account = provider_account(&row.name);
+        let has_key = self.keychain.run(move |s| s.get(&account)).await?.is_some();
+        to_provider(row, has_key)
     }
 
     /// Every provider, with whether a key is stored (asked of the keychain once per provider).
@@ -32,11 +42,12 @@ impl App {
     ///
     /// # Errors
     /// The database is unavailable or a query failed.
-    pub async fn list_providers(&self) -> Result<Vec<Provider>, CoreError> {
-        let rows = self.store()?.list_providers().await?;
+    pub async fn list(&self) -> Result<Vec<Provider>, CoreError> {
+        let rows = self.db.store()?.list_providers().await?;
         let accounts: Vec<String> = rows.iter().map(|r| provider_account(&r.name)).collect();
         let has_keys = self
-            .secrets(move |s| {
+            .keychain
+            .run(move |s| {
                 accounts
                     .iter()
                     .map(|a| s.get(a).map(|k| k.is_some()))
@@ -58,7 +69,7 @@ impl App {
     ///
     /// # Errors
     /// Invalid input (naming the field), a taken name, an unreachable keychain, the database.
-    pub async fn add_provider(&self, new: NewProvider) -> Result<Provider, CoreError> {
+    pub async fn add(&self, new: NewProvider) -> Result<Provider, CoreError> {
         let name = validate_name(&new.name)?;
         let kind = match new.kind.as_deref().map(str::trim) {
             None | Some("") => {
@@ -75,7 +86,7 @@ impl App {
         };
         let base_url = validate_base_url(kind, new.base_url.as_deref())?;
         let default_model = validate_model(new.default_model.as_deref())?;
-        let store = self.store()?;
+        let store = self.db.store()?;
         let key = new.api_key.filter(|k| !k.expose_secret().trim().is_empty());
         // The row first: inserting it claims the name atomically, so two adds of one name can
         // never write (or roll back) each other's key.
@@ -92,7 +103,8 @@ impl App {
         if let Some(key) = key {
             let account = provider_account(&row.name);
             let stored = self
-                .secrets(move |s| s.set(&account, &key))
+                .keychain
+                .run(move |s| s.set(&account, &key))
                 .await
                 .map_err(CoreError::key_not_saved);
             if let Err(e) = stored {
@@ -110,13 +122,13 @@ impl App {
     ///
     /// # Errors
     /// Invalid input, not found, the database.
-    pub async fn update_provider(
+    pub async fn update(
         &self,
         name: &str,
         base_url: Option<&str>,
         default_model: Option<&str>,
     ) -> Result<Provider, CoreError> {
-        let row = self.provider_row(name).await?;
+        let row = self.db.provider_row(name).await?;
         let kind = ProviderKind::parse(&row.kind).ok_or_else(|| unknown_kind(&row))?;
         let base_url = match base_url {
             Some(url) => validate_base_url(kind, Some(url))?,
@@ -130,7 +142,8 @@ impl App {
             // A key goes only to the address it was entered for: moving the address to another
             // host (or scheme, or port) removes it first, so the webview cannot redirect it.
             let account = provider_account(&row.name);
-            self.secrets(move |s| s.delete(&account))
+            self.keychain
+                .run(move |s| s.delete(&account))
                 .await
                 .map_err(|e| CoreError::Conflict {
                     field: "base_url",
@@ -142,27 +155,25 @@ impl App {
             tracing::info!(provider = %row.name, "provider moved to another address; its key was removed");
         }
         let row = self
+            .db
             .store()?
             .update_provider(row.id, base_url, default_model)
             .await?;
-        self.provider_view(row).await
+        self.view(row).await
     }
 
     /// Stores or replaces a provider's key in the keychain.
     ///
     /// # Errors
     /// A blank key, not found, an unreachable keychain.
-    pub async fn set_provider_key(
-        &self,
-        name: &str,
-        key: SecretString,
-    ) -> Result<Provider, CoreError> {
+    pub async fn set_key(&self, name: &str, key: SecretString) -> Result<Provider, CoreError> {
         if key.expose_secret().trim().is_empty() {
             return Err(InvalidInput::new("api_key", "Paste the API key first.").into());
         }
-        let row = self.provider_row(name).await?;
+        let row = self.db.provider_row(name).await?;
         let account = provider_account(&row.name);
-        self.secrets(move |s| s.set(&account, &key))
+        self.keychain
+            .run(move |s| s.set(&account, &key))
             .await
             .map_err(CoreError::key_not_saved)?;
         tracing::info!(provider = %row.name, "provider key stored in the keychain");
@@ -171,10 +182,10 @@ impl App {
 
     /// # Errors
     /// Not found, an unreachable keychain.
-    pub async fn delete_provider_key(&self, name: &str) -> Result<Provider, CoreError> {
-        let row = self.provider_row(name).await?;
+    pub async fn delete_key(&self, name: &str) -> Result<Provider, CoreError> {
+        let row = self.db.provider_row(name).await?;
         let account = provider_account(&row.name);
-        self.secrets(move |s| s.delete(&account)).await?;
+        self.keychain.run(move |s| s.delete(&account)).await?;
         tracing::info!(provider = %row.name, "provider key deleted from the keychain");
         to_provider(row, false)
     }
@@ -184,11 +195,11 @@ impl App {
     ///
     /// # Errors
     /// Not found, an unreachable keychain, the database.
-    pub(super) async fn remove_provider_and_key(&self, name: &str) -> Result<(), CoreError> {
-        let row = self.provider_row(name).await?;
+    pub(super) async fn remove_with_key(&self, name: &str) -> Result<(), CoreError> {
+        let row = self.db.provider_row(name).await?;
         let account = provider_account(&row.name);
-        self.secrets(move |s| s.delete(&account)).await?;
-        self.store()?.delete_provider(row.id).await?;
+        self.keychain.run(move |s| s.delete(&account)).await?;
+        self.db.store()?.delete_provider(row.id).await?;
         tracing::info!(provider = %row.name, "provider removed");
         Ok(())
     }
@@ -197,14 +208,10 @@ impl App {
     ///
     /// # Errors
     /// Not found, an unreachable keychain.
-    pub async fn provider_key(&self, name: &str) -> Result<Option<SecretString>, CoreError> {
-        let row = self.provider_row(name).await?;
+    pub async fn key(&self, name: &str) -> Result<Option<SecretString>, CoreError> {
+        let row = self.db.provider_row(name).await?;
         let account = provider_account(&row.name);
-        self.secrets(move |s| s.get(&account)).await
-    }
-
-    pub fn database_path(&self) -> PathBuf {
-        self.paths.database_file()
+        self.keychain.run(move |s| s.get(&account)).await
     }
 }
 

@@ -46,7 +46,7 @@ async fn removing_the_default_provider_clears_the_default_and_a_new_conversation
     )
     .await;
     for name in ["Local", "Other", "Third"] {
-        app.add_provider(provider(name)).await.unwrap();
+        app.providers().add(provider(name)).await.unwrap();
     }
     app.remove_provider("local").await.unwrap();
     let settings = app.settings();
@@ -79,8 +79,8 @@ async fn removing_the_default_provider_clears_the_default_and_a_new_conversation
 async fn a_save_that_still_names_a_removed_default_provider_does_not_bring_it_back() {
     let dir = tempfile::tempdir().unwrap();
     let app = app_in(dir.path(), Settings::default()).await;
-    app.add_provider(provider("Local")).await.unwrap();
-    app.add_provider(provider("Other")).await.unwrap();
+    app.providers().add(provider("Local")).await.unwrap();
+    app.providers().add(provider("Other")).await.unwrap();
     let chosen = Settings {
         default_provider: Some("Local".into()),
         default_model: Some("llama3.2".into()),
@@ -107,8 +107,8 @@ async fn removing_another_provider_keeps_the_default() {
         },
     )
     .await;
-    app.add_provider(provider("Local")).await.unwrap();
-    app.add_provider(provider("Other")).await.unwrap();
+    app.providers().add(provider("Local")).await.unwrap();
+    app.providers().add(provider("Other")).await.unwrap();
     app.remove_provider("Other").await.unwrap();
     assert_eq!(app.settings().default_provider.as_deref(), Some("Local"));
 }
@@ -182,12 +182,13 @@ async fn a_message_sent_from_the_composer_takes_its_draft_along_and_a_refused_on
     assert_eq!(app.draft(&conversation.id).await.unwrap(), Some(draft));
 
     // Started (its model's server is not there, which the run finds out later): gone.
-    app.add_provider(NewProvider {
-        base_url: Some("http://127.0.0.1:9".into()),
-        ..provider("Local")
-    })
-    .await
-    .unwrap();
+    app.providers()
+        .add(NewProvider {
+            base_url: Some("http://127.0.0.1:9".into()),
+            ..provider("Local")
+        })
+        .await
+        .unwrap();
     app.send_composed(ask(Some("Local")), quiet())
         .await
         .unwrap();

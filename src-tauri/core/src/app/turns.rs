@@ -265,7 +265,7 @@ impl App {
             );
         }
         let (provider_name, model) = self.choose_model(&conversation, &request, settings).await?;
-        let provider = self.provider_client(&provider_name).await?;
+        let provider = self.providers.client(&provider_name).await?;
         let media = self.model_media(&provider_name, &model).await?;
         super::attachments::check_media(&attachments, &media, &model)?;
         let price = self
@@ -320,7 +320,7 @@ impl App {
         };
         limits.max_rounds = limits.max_rounds.clamp(1, 100);
         // A tool's result gets its share of the model's window, when the window is known.
-        let window = self.model_window(&provider_name, &model).await?;
+        let window = self.providers.window(&provider_name, &model).await?;
         if let Some(window) = &window {
             limits.max_model_chars = limits
                 .max_model_chars
@@ -330,7 +330,7 @@ impl App {
             .as_ref()
             .filter(|w| w.said_by != crate::store::WindowSource::Table)
             .map(|w| w.tokens);
-        let provider_searches_tools = self.provider_row(&provider_name).await?.kind
+        let provider_searches_tools = self.db.provider_row(&provider_name).await?.kind
             == crate::provider_config::ProviderKind::Anthropic.as_str()
             && crate::providers::formats::anthropic::searches_tools(&model)
             && !store
@@ -463,7 +463,7 @@ impl App {
             )
             .into());
         };
-        let row = self.provider_row(&name).await?;
+        let row = self.db.provider_row(&name).await?;
         let same =
             |other: Option<&String>| other.is_some_and(|p| p.eq_ignore_ascii_case(&row.name));
         let model = request

@@ -3,7 +3,7 @@
 //! ([`crate::providers::windows`]); set by the person from the Providers page or
 //! `switchboard provider window`.
 
-use super::App;
+use super::Providers;
 use crate::error::CoreError;
 use crate::input::InvalidInput;
 use crate::store::{ModelWindow, WindowSource};
@@ -11,20 +11,21 @@ use crate::store::{ModelWindow, WindowSource};
 /// The smallest and largest window a person may set, in tokens.
 pub const WINDOW_RANGE: std::ops::RangeInclusive<u64> = 512..=100_000_000;
 
-impl App {
+impl Providers {
     /// The window of `model` of the provider `provider`, and whose word that is; `None` when
     /// nothing knows it.
     ///
     /// # Errors
     /// No such provider; the database.
-    pub async fn model_window(
+    pub async fn window(
         &self,
         provider: &str,
         model: &str,
     ) -> Result<Option<ModelWindow>, CoreError> {
-        let row = self.provider_row(provider).await?;
+        let row = self.db.provider_row(provider).await?;
         let model = model.trim().to_owned();
         if let Some(found) = self
+            .db
             .store()?
             .model_window(row.name.clone(), model.clone())
             .await?
@@ -48,7 +49,7 @@ impl App {
     /// # Errors
     /// No such provider; an empty model name or a window outside [`WINDOW_RANGE`]; the
     /// database.
-    pub async fn set_model_window(
+    pub async fn set_window(
         &self,
         provider: &str,
         model: &str,
@@ -69,8 +70,8 @@ impl App {
             )
             .into());
         }
-        let row = self.provider_row(provider).await?;
-        let store = self.store()?;
+        let row = self.db.provider_row(provider).await?;
+        let store = self.db.store()?;
         store
             .set_model_window(
                 row.name.clone(),
@@ -89,7 +90,7 @@ impl App {
                 )
                 .await?;
         }
-        self.model_window(&row.name, model).await
+        self.window(&row.name, model).await
     }
 
     /// Every model with a recorded window (the person's, learned or listed), by provider and
@@ -97,7 +98,7 @@ impl App {
     ///
     /// # Errors
     /// The database.
-    pub async fn model_windows(&self) -> Result<Vec<ModelWindow>, CoreError> {
-        Ok(self.store()?.model_windows().await?)
+    pub async fn windows(&self) -> Result<Vec<ModelWindow>, CoreError> {
+        Ok(self.db.store()?.model_windows().await?)
     }
 }

@@ -370,7 +370,7 @@ mod tests {
         .await
         .unwrap_err();
         assert!(err.to_string().contains("not set"));
-        assert!(app.list_providers().await.unwrap().is_empty());
+        assert!(app.providers().list().await.unwrap().is_empty());
     }
 
     #[tokio::test]
@@ -384,10 +384,11 @@ mod tests {
         )
         .await
         .unwrap();
-        let listed = app.list_providers().await.unwrap();
+        let listed = app.providers().list().await.unwrap();
         assert_eq!(listed[0].kind, ProviderKind::OpenaiCompatible);
         assert_eq!(listed[0].base_url, "http://127.0.0.1:1234/v1");
-        app.update_provider("Studio", Some(&url), None)
+        app.providers()
+            .update("Studio", Some(&url), None)
             .await
             .unwrap();
         let err = run_args(&app, &["provider", "test", "Studio"])

@@ -167,7 +167,8 @@ async fn add(app: &App, args: AddArgs, out: &mut impl Write) -> Result<(), CliEr
         Some(var) => Some(read_key(&var)?),
     };
     let provider = app
-        .add_provider(NewProvider {
+        .providers()
+        .add(NewProvider {
             name,
             kind: Some(kind.as_str().to_owned()),
             base_url,
@@ -191,7 +192,7 @@ async fn add(app: &App, args: AddArgs, out: &mut impl Write) -> Result<(), CliEr
 }
 
 async fn list(app: &App, json: bool, out: &mut impl Write) -> Result<(), CliError> {
-    let providers = app.list_providers().await?;
+    let providers = app.providers().list().await?;
     let keychain = app.keychain_status().await;
     if !keychain.available && !providers.is_empty() {
         super::terminal::say!(
@@ -290,9 +291,13 @@ async fn window(
     out: &mut impl Write,
 ) -> Result<(), CliError> {
     let now = match (tokens, forget) {
-        (Some(tokens), _) => app.set_model_window(&name, &model, Some(tokens)).await?,
-        (None, true) => app.set_model_window(&name, &model, None).await?,
-        (None, false) => app.model_window(&name, &model).await?,
+        (Some(tokens), _) => {
+            app.providers()
+                .set_window(&name, &model, Some(tokens))
+                .await?
+        }
+        (None, true) => app.providers().set_window(&name, &model, None).await?,
+        (None, false) => app.providers().window(&name, &model).await?,
     };
     if json {
         return json_out(out, &now);
@@ -314,7 +319,7 @@ async fn window(
 }
 
 async fn windows(app: &App, json: bool, out: &mut impl Write) -> Result<(), CliError> {
-    let windows = app.model_windows().await?;
+    let windows = app.providers().windows().await?;
     if json {
         return json_out(out, &windows);
     }
@@ -361,7 +366,7 @@ async fn images(
 }
 
 async fn test(app: &App, name: String, out: &mut impl Write) -> Result<(), CliError> {
-    let report = app.test_provider(&name).await?;
+    let report = app.providers().test(&name).await?;
     writeln!(out, "{}", report.message)?;
     for model in report.models.iter().take(10) {
         writeln!(out, "  {}", model.id)?;
@@ -376,7 +381,7 @@ async fn test(app: &App, name: String, out: &mut impl Write) -> Result<(), CliEr
 }
 
 async fn models(app: &App, name: String, json: bool, out: &mut impl Write) -> Result<(), CliError> {
-    let models = app.list_models(&name).await?;
+    let models = app.providers().models(&name).await?;
     if json {
         json_out(out, &models)?;
     } else {

@@ -19,38 +19,38 @@ commands! {
     /// Resolves with a report even when the connection failed; rejects only when there is
     /// nothing to test.
     async fn test_provider(cx, name: String) -> ConnectionReport {
-        Ok(cx.app.test_provider(&name).await?)
+        Ok(cx.app.providers().test(&name).await?)
     }
 
     async fn list_models(cx, name: String) -> Vec<ModelInfo> {
-        Ok(cx.app.list_models(&name).await?)
+        Ok(cx.app.providers().models(&name).await?)
     }
 
     async fn detect_local_providers(cx) -> Vec<LocalServer> {
-        Ok(cx.app.detect_local_providers().await)
+        Ok(cx.app.providers().detect_local().await)
     }
 
     async fn list_providers(cx) -> Vec<Provider> {
-        Ok(cx.app.list_providers().await?)
+        Ok(cx.app.providers().list().await?)
     }
 
     async fn add_provider(cx, provider: NewProvider) -> Provider {
-        Ok(cx.app.add_provider(provider).await?)
+        Ok(cx.app.providers().add(provider).await?)
     }
 
     async fn update_provider(cx, name: String, base_url: Option<String>, default_model: Option<String>) -> Provider {
         Ok(cx
             .app
-            .update_provider(&name, base_url.as_deref(), default_model.as_deref())
+            .providers().update(&name, base_url.as_deref(), default_model.as_deref())
             .await?)
     }
 
     async fn set_provider_key(cx, name: String, api_key: Secret) -> Provider {
-        Ok(cx.app.set_provider_key(&name, api_key.0).await?)
+        Ok(cx.app.providers().set_key(&name, api_key.0).await?)
     }
 
     async fn delete_provider_key(cx, name: String) -> Provider {
-        Ok(cx.app.delete_provider_key(&name).await?)
+        Ok(cx.app.providers().delete_key(&name).await?)
     }
 
     /// Also removes the provider's key from the keychain.
@@ -60,12 +60,12 @@ commands! {
 
     /// The model's window in tokens and whose word it is; `null` when nothing knows it.
     async fn get_model_window(cx, provider: String, model: String) -> Option<ModelWindow> {
-        Ok(cx.app.model_window(&provider, &model).await?)
+        Ok(cx.app.providers().window(&provider, &model).await?)
     }
 
     /// Sets the person's window for the model; `null` forgets it (and one learned from a
     /// refusal). The window that counts now.
     async fn set_model_window(cx, provider: String, model: String, tokens: Option<u64>) -> Option<ModelWindow> {
-        Ok(cx.app.set_model_window(&provider, &model, tokens).await?)
+        Ok(cx.app.providers().set_window(&provider, &model, tokens).await?)
     }
 }

@@ -145,15 +145,16 @@ pub async fn add_provider(
     default_model: Option<&str>,
     key: Option<&str>,
 ) {
-    app.add_provider(switchboard_core::app::NewProvider {
-        name: name.to_owned(),
-        kind: Some(kind.to_owned()),
-        base_url: Some(base_url.to_owned()),
-        default_model: default_model.map(str::to_owned),
-        api_key: key.map(|k| secrecy::SecretString::from(k.to_owned())),
-    })
-    .await
-    .unwrap();
+    app.providers()
+        .add(switchboard_core::app::NewProvider {
+            name: name.to_owned(),
+            kind: Some(kind.to_owned()),
+            base_url: Some(base_url.to_owned()),
+            default_model: default_model.map(str::to_owned),
+            api_key: key.map(|k| secrecy::SecretString::from(k.to_owned())),
+        })
+        .await
+        .unwrap();
 }
 
 pub async fn add_mock_provider(app: &switchboard_core::App, root: &str) {

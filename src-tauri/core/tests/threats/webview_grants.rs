@@ -289,7 +289,8 @@ async fn provider_key_does_not_move_with_its_address() {
 
     // Another path on the same origin keeps the key.
     let moved = app
-        .update_provider("Work", Some("https://llm.example.com/v2"), None)
+        .providers()
+        .update("Work", Some("https://llm.example.com/v2"), None)
         .await
         .unwrap();
     assert!(moved.has_key && key());
@@ -304,7 +305,8 @@ async fn provider_key_does_not_move_with_its_address() {
             .set(&provider_account("Work"), &"sk-work".to_owned().into())
             .unwrap();
         let moved = app
-            .update_provider("Work", Some(other), None)
+            .providers()
+            .update("Work", Some(other), None)
             .await
             .unwrap();
         assert_eq!(moved.base_url, other);

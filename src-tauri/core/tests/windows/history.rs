@@ -43,7 +43,8 @@ fn model(fail_summary: bool) -> crate::scripted::Reply {
 async fn long_conversation(fail_summary: bool) -> crate::scripted::Scene {
     let home = tempfile::tempdir().unwrap();
     let (app, server) = app_with_reading_model(home.path(), model(fail_summary)).await;
-    app.set_model_window("Hostile", "m", Some(WINDOW))
+    app.providers()
+        .set_window("Hostile", "m", Some(WINDOW))
         .await
         .unwrap();
     let conversation = app.create_conversation_with(None, "").await.unwrap().id;

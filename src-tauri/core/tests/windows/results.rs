@@ -104,7 +104,12 @@ async fn a_window_learned_from_a_refusal_fits_the_request_and_asks_again_once() 
         "the fitted request was {} bytes",
         requests[2].len()
     );
-    let window = app.model_window("Hostile", "m").await.unwrap().unwrap();
+    let window = app
+        .providers()
+        .window("Hostile", "m")
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(window.tokens, 8192);
     assert_eq!(
         window.said_by,
@@ -121,7 +126,8 @@ async fn a_10_mb_result_reaches_an_8k_model_as_its_share_and_the_run_goes_on() {
     let home = tempfile::tempdir().unwrap();
     let (app, model) =
         app_with_model(home.path(), calls_once("fault__big", "{\"megabytes\": 10}")).await;
-    app.set_model_window("Hostile", "m", Some(8192))
+    app.providers()
+        .set_window("Hostile", "m", Some(8192))
         .await
         .unwrap();
     let events = big_turn(&app).await;
@@ -181,7 +187,8 @@ async fn the_model_reads_the_part_of_a_kept_result_it_was_not_given_without_aski
         ),
     )
     .await;
-    app.set_model_window("Hostile", "m", Some(8192))
+    app.providers()
+        .set_window("Hostile", "m", Some(8192))
         .await
         .unwrap();
     let events = big_turn(&app).await;

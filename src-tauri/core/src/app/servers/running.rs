@@ -156,7 +156,7 @@ impl App {
                 command_line: spec.launch.display(),
             });
         }
-        let secrets = std::sync::Arc::clone(&self.secrets);
+        let secrets = std::sync::Arc::clone(self.keychain.store());
         let roots = spec.roots.clone();
         if !matches!(spec.launch, Launch::Stdio { .. }) {
             let launch = off_runtime(move || remote_launch(&spec, &secrets)).await??;

@@ -2,8 +2,7 @@
 // person's choice scripted), a pasted image, files dropped on the window (Rust reads them);
 // chips that can be removed; why a file was refused (Rust judges each file by its bytes); a
 // send Rust refuses keeps the text and the files; the "/" and "@" pickers over a real MCP
-// server (server-everything). Dropping files stays on the fake backend: ipc_serve cannot
-// drop files on the window.
+// server (server-everything).
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
@@ -15,9 +14,8 @@ import { join } from "node:path";
 import { fireEvent, screen, waitFor, within } from "@testing-library/svelte";
 import * as ipc from "../src/lib/ipc";
 import type { Attachment, Conversation } from "../src/lib/types";
-import type { FakeBackend } from "./fake-backend";
 import { installRealBackend, peer, type RealBackend } from "./real-backend";
-import { installFakeBackend, renderApp } from "./render-app";
+import { renderApp } from "./render-app";
 
 let backend: RealBackend;
 let chat: Conversation;
@@ -343,7 +341,11 @@ describe("the / and @ pickers", () => {
     expect(input.value).toBe("Read ");
     await user.type(input, "@");
     picker = await screen.findByTestId("composer-picker");
-    await user.type(within(picker).getByTestId("picker-search"), "dynamic text{Enter}");
+    // The picker lists the servers' offers again: Enter picks once the search found the one.
+    await waitFor(() => expect(within(picker).getAllByTestId("picker-entry")).toHaveLength(resources.length + templates.length));
+    await user.type(within(picker).getByTestId("picker-search"), "dynamic text");
+    await waitFor(() => expect(within(picker).getAllByTestId("picker-entry")).toHaveLength(1));
+    await user.keyboard("{Enter}");
     await user.type(await screen.findByTestId("picker-argument"), "7");
     await user.click(screen.getByTestId("picker-use"));
     await waitFor(() => expect(chips()).toHaveLength(2));
@@ -371,29 +373,28 @@ describe("the / and @ pickers", () => {
   }, 20_000);
 });
 
-// Rust tells the window of files dragged over it and dropped on it through the listener the
-// shell feeds from the window's drag and drop; ipc_serve keeps that listener but has no way to
-// drop files, so this stays on the fake backend.
-describe("dropping files on the window (on the fake backend: ipc_serve cannot drop files)", () => {
-  let fake: FakeBackend;
-  const KEPT: Attachment = { sha256: "b".repeat(64), name: "scores.csv", mime: "text/plain", size: 19, kind: "text" };
-
-  beforeEach(() => {
-    fake = installFakeBackend();
-    fake.addProviderRecord("Work");
-    fake.addConversation("Files");
-  });
-
+// Rust tells the window of files dragged over it and dropped on it (what it kept of them, and
+// why it refused the others) through the listener the window leaves, fed as the desktop shell
+// feeds it from the window's drag and drop.
+describe("dropping files on the window", () => {
   it("files dropped on the window go to the composer, with a hint while they are over it", async () => {
-    await openConversation();
-    fake.drop({ type: "over" });
+    const user = await openConversation();
+    // The window listens once it has started.
+    await vi.waitFor(async () => expect(await backend.drop("over")).toBe(true));
     expect(await screen.findByTestId("composer-drop-hint")).toBeTruthy();
-    fake.drop({ type: "left" });
+    await backend.drop("left");
     await waitFor(() => expect(screen.queryByTestId("composer-drop-hint")).toBeNull());
-    fake.drop({ type: "over" });
-    fake.drop({ type: "dropped", attached: { kept: [KEPT], refused: ["“movie.mkv” is 2.1 GB; a file can be at most 20.0 MB."] } });
+    await backend.drop("over");
+    await screen.findByTestId("composer-drop-hint");
+    await backend.drop({ paths: [files.table, files.blob] });
     await waitFor(() => expect(chips()).toEqual(["Text scores.csv 19 B"]));
     expect(screen.queryByTestId("composer-drop-hint")).toBeNull();
-    expect(screen.getByTestId("composer-refusals").textContent).toContain("movie.mkv");
+    expect(screen.getByTestId("composer-refusals").textContent).toContain("“blob.bin” cannot be attached");
+    // Nothing was asked: a drop needs no dialog.
+    expect(await backend.asked()).toEqual([]);
+    // What goes with the message is what Rust kept.
+    await user.click(screen.getByTestId("composer-send"));
+    await waitFor(() => expect(backend.callsTo("send_message")).toHaveLength(1));
+    expect(backend.callsTo("send_message")[0]?.args?.attachments).toEqual([TABLE]);
   });
 });

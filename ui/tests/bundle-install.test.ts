@@ -1,5 +1,6 @@
 // Installing an MCP bundle on the Servers page: Rust's dialog picks the file, the consent screen
-// shows what it is as text and asks for its values, Rust installs and asks for approval. Against
+// shows what it is as text and asks for its values, Rust installs and asks for approval; a
+// bundle dropped on the window goes to the same screen from any page. Against
 // the real core, with real bundles (zip files written here by the test peers' Python around a
 // server that runs tests/peers/raw_server.py).
 import { execFileSync } from "node:child_process";
@@ -11,10 +12,9 @@ import { afterEach, beforeEach, describe, expect, inject, it, vi } from "vitest"
 vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
 import { screen, within } from "@testing-library/svelte";
-import type { BundleInstallRequest, OfferedBundle } from "../src/lib/types";
-import type { FakeBackend } from "./fake-backend";
+import type { BundleInstallRequest } from "../src/lib/types";
 import { installRealBackend, type RealBackend } from "./real-backend";
-import { installFakeBackend, renderApp } from "./render-app";
+import { renderApp } from "./render-app";
 
 const MANIFEST = {
   manifest_version: "0.3",
@@ -133,64 +133,32 @@ describe("Install a bundle", { timeout: 20_000 }, () => {
     expect(server.textContent).not.toContain("sk-typed");
     expect((await backend.asked()).map((a) => a.dialog)).toEqual(["choose_file", "approve_server"]);
   });
-});
-
-const OFFERED: OfferedBundle = {
-  token: "t-1",
-  file_name: "echo.mcpb",
-  suggested_name: "echo-bundle",
-  info: {
-    name: "Echo Bundle",
-    display_name: "<img src=x onerror=alert(1)>Echo",
-    version: "1.2.0",
-    description: "Says back what it is given.",
-    author: "Someone",
-    author_url: null,
-    repository: null,
-    homepage: null,
-    server_type: "python",
-    command_line: "ECHO_KEY=${user_config.api_key} python3 <bundle>/server/main.py ${user_config.folders}",
-    tools: [{ name: "echo", description: "Says it back" }],
-    tools_generated: false,
-    prompts: [],
-    user_config: [
-      { key: "api_key", title: "API key", description: null, kind: "string", required: true, sensitive: true, multiple: false, default: [], min: null, max: null },
-      { key: "folders", title: "Folders", description: "Where it looks", kind: "directory", required: false, sensitive: false, multiple: true, default: ["/home/me/Desktop"], min: null, max: null },
-    ],
-    files: 2,
-    unpacked_bytes: 5120,
-  },
-};
-
-// Kept on the fake: ipc_serve's host keeps the window's drop listener but a test cannot drop a
-// file on the window through it.
-describe("Install a bundle (on the fake backend)", () => {
-  let fake: FakeBackend;
-
-  beforeEach(() => {
-    fake = installFakeBackend();
-  });
 
   it("shows a bundle dropped on the window from any page, and says why Rust refused another", async () => {
+    const echo = echoBundle();
+    const evil = bundle("evil.mcpb", { "manifest.json": JSON.stringify(MANIFEST), "server/main.py": "", "../evil.txt": "out" });
     const { user } = await renderApp();
     expect(screen.queryByTestId("bundle-install")).toBeNull();
-    fake.drop({ type: "bundle", offered: OFFERED });
+    // The window listens for drops once it has started (a drag that left changes nothing).
+    await vi.waitFor(async () => expect(await backend.drop("left")).toBe(true));
+    await backend.drop({ paths: [echo] });
     const consent = await screen.findByTestId("bundle-consent");
     expect(within(consent).getByTestId("bundle-author").textContent).toBe("Someone");
     expect(screen.getByTestId<HTMLInputElement>("bundle-name").value).toBe("echo-bundle");
 
-    fake.drop({ type: "bundle_refused", file_name: "evil.mcpb", reason: "The bundle holds “../evil.txt”, a path that leads outside the bundle" });
-    expect((await screen.findByTestId("bundle-open-error")).textContent).toBe(
-      "evil.mcpb: The bundle holds “../evil.txt”, a path that leads outside the bundle",
-    );
+    await backend.drop({ paths: [evil] });
+    expect((await screen.findByTestId("bundle-open-error")).textContent).toMatch(/^evil\.mcpb: .*“\.\.\/evil\.txt”/);
     expect(screen.queryByTestId("bundle-consent")).toBeNull();
 
-    fake.drop({ type: "bundle", offered: OFFERED });
+    await backend.drop({ paths: [echo] });
     await screen.findByTestId("bundle-consent");
     expect(screen.queryByTestId("bundle-open-error")).toBeNull();
     await user.type(screen.getByTestId("bundle-form").querySelector<HTMLInputElement>('[data-option="api_key"]')!, "k");
     await user.click(screen.getByTestId("bundle-submit"));
     await screen.findByTestId("bundle-installed");
-    expect(fake.bundleInstalls.map((r) => r.token)).toEqual(["t-1"]);
+    expect(installs()).toEqual([{ token: expect.any(String), name: "echo-bundle", values: { api_key: ["k"], folders: ["/home/me/Desktop"] } }]);
+    // No dialog picked the files; Rust asked only to approve the server it added.
+    expect((await backend.asked()).map((a) => a.dialog)).toEqual(["approve_server"]);
+    expect((await screen.findAllByTestId("server-item")).map((s) => s.dataset.name)).toEqual(["echo-bundle"]);
   });
 });

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { configure, screen, waitFor, within } from "@testing-library/svelte";
 import * as ipc from "../src/lib/ipc";
 import type { FakeBackend } from "./fake-backend";
-import { toolFile } from "./fake-backend";
+import { toolFile } from "./test-helpers";
 import { installRealBackend, type RealBackend } from "./real-backend";
 import { installFakeBackend, renderApp } from "./render-app";
 import { newStores } from "./render-with-stores";

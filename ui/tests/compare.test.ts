@@ -12,7 +12,8 @@ vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
 import { cleanup, screen, waitFor, within } from "@testing-library/svelte";
 import type { UserEvent } from "@testing-library/user-event";
-import { models, type FakeBackend } from "./fake-backend";
+import type { FakeBackend } from "./fake-backend";
+import { models } from "./test-helpers";
 import { installFakeBackend, renderApp } from "./render-app";
 import { installRealBackend, type RealBackend } from "./real-backend";
 import * as ipc from "../src/lib/ipc";

@@ -9,7 +9,7 @@ import { invoke } from "@tauri-apps/api/core";
 import { Stores } from "../src/app/stores";
 import { ThemeController } from "../src/app/theme";
 import * as ipc from "../src/lib/ipc";
-import { FakeDarkQuery } from "./fake-backend";
+import { FakeDarkQuery } from "./test-helpers";
 import { installRealBackend, type RealBackend } from "./real-backend";
 
 let backend: RealBackend;

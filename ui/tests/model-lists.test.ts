@@ -8,7 +8,7 @@ vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 import { Stores } from "../src/app/stores";
 import { ThemeController } from "../src/app/theme";
 import type { ModelList } from "../src/chat/model-choice";
-import { FakeDarkQuery } from "./fake-backend";
+import { FakeDarkQuery } from "./test-helpers";
 import { installRealBackend, type RealBackend } from "./real-backend";
 
 let backend: RealBackend;

@@ -14,7 +14,7 @@ import { IpcError } from "../src/lib/errors";
 import * as ipc from "../src/lib/ipc";
 import { draftToFields, profileToDraft, toolsOffLabel, validateProfileDraft, withServer, withTool } from "../src/profiles/profiles";
 import type { Profile, ProfileFields } from "../src/lib/types";
-import { emptyProfileFields } from "./fake-backend";
+import { emptyProfileFields } from "./test-helpers";
 import { installRealBackend, peer, type RealBackend } from "./real-backend";
 import { renderApp } from "./render-app";
 import { newStores } from "./render-with-stores";

@@ -1,67 +1,136 @@
 // A switchboard:// link only proposes a server: the window shows what it would run, and only
-// the person's answer has Rust add it (then ask for approval) or Browse look it up.
-// On the fake backend: a link reaches the core through the shell (`App::propose`, from the OS's
-// deep-link event), which ipc_serve has no request for; these move to the real core once it
-// has one (and, for Browse, a registry peer to point the settings at).
-import { beforeEach, describe, expect, it, vi } from "vitest";
+// the person's answer has Rust add it (then ask for approval) or Browse look it up. Against the
+// real core: the link is handed to the app as the system hands it (`App::propose`), and Browse
+// reads a registry of the official v0.1 API's shape served here on 127.0.0.1.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
 import { screen, waitFor, within } from "@testing-library/svelte";
-import type { FakeBackend } from "./fake-backend";
-import { installFakeBackend, renderApp } from "./render-app";
+import * as ipc from "../src/lib/ipc";
+import type { CommandError, ShownProposal } from "../src/lib/types";
+import { installRealBackend, type RealBackend } from "./real-backend";
+import { renderApp } from "./render-app";
 
-let backend: FakeBackend;
+const TIME = "io.github.modelcontextprotocol/server-time";
 
-beforeEach(() => {
-  backend = installFakeBackend();
+/** The registry's one entry, as its v0.1 API gives it. */
+const ENTRY = {
+  server: {
+    name: TIME,
+    description: "Tells the time.",
+    version: "2026.1.0",
+    packages: [{ registryType: "pypi", identifier: "mcp-server-time", version: "2026.1.0", transport: { type: "stdio" } }],
+  },
+  _meta: { "io.modelcontextprotocol.registry/official": { status: "active", isLatest: true } },
+};
+
+let registry: Server;
+let address = "";
+
+beforeAll(async () => {
+  registry = createServer((request, response) => {
+    const url = new URL(request.url ?? "/", "http://registry");
+    const answer = (status: number, body: unknown) => {
+      response.writeHead(status, { "Content-Type": "application/json" });
+      response.end(JSON.stringify(body));
+    };
+    if (url.pathname === "/v0.1/servers") {
+      const text = (url.searchParams.get("search") ?? "").toLowerCase();
+      const servers = ENTRY.server.name.toLowerCase().includes(text) ? [ENTRY] : [];
+      return answer(200, { servers, metadata: { count: servers.length } });
+    }
+    answer(404, { title: "Not Found", status: 404, detail: "Server not found" });
+  });
+  await new Promise<void>((resolve) => registry.listen(0, "127.0.0.1", resolve));
+  address = `http://127.0.0.1:${(registry.address() as AddressInfo).port}`;
 });
 
-describe("a server proposed by a link, on the fake backend (ipc_serve cannot hand the app a link)", () => {
+afterAll(() => new Promise<void>((resolve) => registry.close(() => resolve())));
+
+let backend: RealBackend;
+
+beforeEach(async () => {
+  backend = await installRealBackend();
+});
+
+/** A link proposing the mcp.json entry `config` as the server `name`. */
+function entryLink(name: string, config: Record<string, unknown>): string {
+  return `switchboard://install?name=${encodeURIComponent(name)}&config=${encodeURIComponent(JSON.stringify(config))}`;
+}
+
+/** The link handed to the app; what the window is shown. */
+async function follow(link: string): Promise<ShownProposal> {
+  return (await backend.link(link)) as ShownProposal;
+}
+
+const servers = () => backend.seed(() => ipc.listMcpServers());
+
+describe("a server proposed by a link", () => {
   it("shows what an entry would run as text, and adds nothing when dismissed", async () => {
     const { user } = await renderApp();
-    backend.propose({ kind: "entry", token: "p1", name: "<img src=x onerror=alert(1)>", command_line: "TZ=Europe/Oslo uvx mcp-server-time" });
+    const name = "<img src=x onerror=alert(1)>";
+    const shown = await follow(entryLink(name, { command: "uvx", args: ["mcp-server-time"], env: { TZ: "Europe/Oslo" } }));
+    expect(shown).toMatchObject({ kind: "entry", name });
     const dialog = await screen.findByTestId("confirm-dialog");
-    expect(within(dialog).getByTestId("proposal-name").textContent).toBe("<img src=x onerror=alert(1)>");
+    expect(within(dialog).getByTestId("proposal-name").textContent).toBe(name);
     expect(dialog.querySelector("img")).toBeNull();
-    expect(within(dialog).getByTestId("proposal-command").textContent).toBe("TZ=Europe/Oslo uvx mcp-server-time");
+    const command = within(dialog).getByTestId("proposal-command").textContent;
+    expect(command).toBe(shown.kind === "entry" ? shown.command_line : null);
+    expect(command).toContain("TZ=Europe/Oslo");
+    expect(command).toContain("uvx mcp-server-time");
     await user.click(within(dialog).getByTestId("confirm-cancel"));
     await waitFor(() => expect(screen.queryByTestId("confirm-dialog")).toBeNull());
-    expect(backend.calls.some((c) => c.cmd === "accept_server_proposal")).toBe(false);
-    expect(backend.mcpServers).toEqual([]);
+    expect(backend.callsTo("accept_server_proposal")).toHaveLength(0);
+    expect(await servers()).toEqual([]);
   });
 
   it("adds an entry through Rust when the person goes on, and shows it on the Servers page", async () => {
-    backend.approvalAnswer = false;
+    await backend.host({ confirm: false });
     const { user } = await renderApp();
-    backend.propose({ kind: "entry", token: "p2", name: "time", command_line: "uvx mcp-server-time" });
+    await follow(entryLink("time", { command: "uvx", args: ["mcp-server-time"] }));
     await user.click(await screen.findByTestId("confirm-ok"));
     const [item] = await screen.findAllByTestId("server-item");
     expect(item.dataset.name).toBe("time");
-    expect(within(item).getByTestId("server-state").textContent).toBe("Needs approval");
+    await waitFor(() => expect(within(item).getByTestId("server-state").textContent).toBe("Needs approval"));
+    // Rust asked to approve it as it now is, and the person said no.
+    expect((await backend.asked()).map((a) => a.dialog)).toEqual(["approve_server"]);
+    expect((await servers()).map((s) => [s.name, s.approved])).toEqual([["time", false]]);
   });
 
   it("looks a registry server up in Browse", async () => {
+    const settings = await backend.seed(() => ipc.getSettings());
+    await backend.seed(() => ipc.updateSettings({ ...settings, mcp_registry: address }));
     const { user } = await renderApp();
-    backend.propose({ kind: "registry", token: "p3", name: "io.github.modelcontextprotocol/server-time", version: null });
-    await user.click(await screen.findByTestId("confirm-ok"));
+    expect(await follow(`switchboard://install?registry=${TIME}`)).toMatchObject({ kind: "registry", name: TIME, version: null });
+    const dialog = await screen.findByTestId("confirm-dialog");
+    expect(within(dialog).getByTestId("proposal-name").textContent).toBe(TIME);
+    await user.click(within(dialog).getByTestId("confirm-ok"));
     const items = await screen.findAllByTestId("registry-item");
-    expect(items.map((i) => i.dataset.name)).toEqual(["io.github.modelcontextprotocol/server-time"]);
-    expect(screen.getByTestId<HTMLInputElement>("registry-query").value).toBe("io.github.modelcontextprotocol/server-time");
+    expect(items.map((i) => i.dataset.name)).toEqual([TIME]);
+    expect(screen.getByTestId<HTMLInputElement>("registry-query").value).toBe(TIME);
+    // Looked up only: nothing is added until the person installs it from Browse.
+    expect(await servers()).toEqual([]);
   });
 
   it("says why a link was not followed, as text, and adds nothing", async () => {
     const { user } = await renderApp();
-    const reason = "This switchboard:// link proposes no server: this link sets <b>NODE_OPTIONS</b>, which changes how Node.js finds or loads code";
-    backend.propose({ kind: "refused", token: "p4", reason });
+    // A link cannot bring a secret; Rust's reason names the variable, markup and all.
+    const link = entryLink("time", { command: "uvx", args: ["mcp-server-time"], env: { "<b>X</b>": "sk-proj-0123456789abcdef" } });
+    const refusal = (await backend.link(link).catch((e: unknown) => e)) as CommandError;
+    expect(refusal).toMatchObject({ kind: "invalid_input", field: "link" });
+    expect(refusal.message).toContain("“<b>X</b>”, which looks like a secret");
     const dialog = await screen.findByTestId("confirm-dialog");
-    expect(within(dialog).getByTestId("proposal-refused").textContent).toBe(reason);
+    expect(within(dialog).getByTestId("proposal-refused").textContent).toBe(refusal.message);
     expect(dialog.querySelector("b")).toBeNull();
     // It only tells: one button, which has the focus.
     expect(within(dialog).queryByTestId("confirm-cancel")).toBeNull();
     expect(document.activeElement).toBe(within(dialog).getByTestId("confirm-ok"));
     await user.click(within(dialog).getByTestId("confirm-ok"));
     await waitFor(() => expect(screen.queryByTestId("confirm-dialog")).toBeNull());
-    expect(backend.calls.some((c) => c.cmd === "accept_server_proposal")).toBe(false);
+    expect(backend.callsTo("accept_server_proposal")).toHaveLength(0);
+    expect(await servers()).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 // The Providers page against the real core: the form's own checks, Rust's refusals beside the
 // field they name, keys, windows and connection tests, each provider at a model server of its
-// own where one is talked to. The keychain that cannot be reached stays on the fake (below).
+// own where one is talked to; the app opened again with a keychain that cannot be reached.
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
@@ -8,9 +8,8 @@ vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 import { screen, waitFor, within } from "@testing-library/svelte";
 import * as ipc from "../src/lib/ipc";
 import type { RunEvent } from "../src/lib/bindings";
-import type { FakeBackend } from "./fake-backend";
 import { installRealBackend, type ModelServer, type RealBackend } from "./real-backend";
-import { installFakeBackend, renderApp } from "./render-app";
+import { renderApp } from "./render-app";
 
 let backend: RealBackend;
 
@@ -291,15 +290,19 @@ describe("the add-provider form", () => {
     expect(screen.queryAllByTestId("provider-item")).toHaveLength(0);
   });
 
-  it("shows a keychain failure in the form's error line", async () => {
-    // ipc_serve's keychain (in memory) is always there: its failure is scripted.
-    backend.failNext("add_provider", { kind: "keychain", message: "The keychain is locked.", field: null });
+  it("says beside the key that no keychain took it, and adds nothing", async () => {
+    await backend.reopen({ keychainUnreachable: "no Secret Service on the session bus" });
     const { user, field, retype } = await openProviders();
     await retype("name", "Work");
     await user.type(field("api_key")!, "sk");
     await user.click(screen.getByTestId("provider-submit"));
-    expect((await screen.findByTestId("provider-form-error")).textContent).toBe("The keychain is locked.");
+    expect((await screen.findByTestId("error-api_key")).textContent).toBe(
+      "No OS keychain is reachable (no Secret Service on the session bus); the key was not saved, and nothing was saved anywhere else",
+    );
+    expect(screen.queryByTestId("provider-form-error")).toBeNull();
     expect(screen.queryAllByTestId("provider-item")).toHaveLength(0);
+    // Nothing half-saved: Rust took the provider away again with its key.
+    expect(await backend.seed(() => ipc.listProviders())).toEqual([]);
   });
 });
 
@@ -409,6 +412,15 @@ describe("configured providers", () => {
     await openProviders();
     expect(screen.queryByTestId("keychain-banner")).toBeNull();
   });
+
+  it("shows a banner when no OS keychain is reachable", async () => {
+    await backend.reopen({ keychainUnreachable: "no Secret Service on the session bus." });
+    await openProviders();
+    const banner = await screen.findByTestId("keychain-banner");
+    expect(banner.textContent).toContain("No OS keychain is reachable: no Secret Service on the session bus.");
+    expect(banner.textContent).toContain("Keys cannot be saved, and nothing is saved anywhere else.");
+    expect(banner.textContent).not.toContain("bus..");
+  });
 });
 
 describe("testing a provider's connection", () => {
@@ -495,24 +507,5 @@ describe("testing a provider's connection", () => {
     await user.click(within(providerItem("Work")).getByTestId("provider-replace-key"));
     await user.type(within(providerItem("Work")).getByTestId("provider-key-input"), "sk-new{Enter}");
     await waitFor(() => expect(within(providerItem("Work")).queryByTestId("provider-test-result")).toBeNull());
-  });
-});
-
-// ipc_serve's keychain (in memory) is always reachable, so the page's banner for a missing one
-// is shown against the fake.
-describe("configured providers, with no OS keychain (on the fake)", () => {
-  let fake: FakeBackend;
-
-  beforeEach(() => {
-    fake = installFakeBackend();
-  });
-
-  it("shows a banner when no OS keychain is reachable", async () => {
-    fake.keychain = { available: false, message: "no Secret Service on the session bus." };
-    await openProviders();
-    const banner = screen.getByTestId("keychain-banner");
-    expect(banner.textContent).toContain("No OS keychain is reachable: no Secret Service on the session bus.");
-    expect(banner.textContent).toContain("Keys cannot be saved, and nothing is saved anywhere else.");
-    expect(banner.textContent).not.toContain("bus..");
   });
 });

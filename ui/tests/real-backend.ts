@@ -4,9 +4,7 @@
 // person does at Rust's native dialogs (`host`), and a failure no reachable rule produces
 // (`failNext`). Test-only code.
 import { AsyncLocalStorage } from "node:async_hooks";
-import { rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
-import { join } from "node:path";
 import { invoke } from "@tauri-apps/api/core";
 import { afterEach, inject, vi } from "vitest";
 import * as ipc from "../src/lib/ipc";
@@ -249,15 +247,10 @@ export class RealBackend {
     return (await this.#send({ drop: what })) as boolean;
   }
 
-  /** The app again over the same home (as after a restart), opened with a keychain that
-   *  cannot be reached (saying `keychainUnreachable`) or a database that cannot be opened. */
+  /** The app again (as after a restart), opened with a keychain that cannot be reached (saying
+   *  `keychainUnreachable`) over the same home, or over a home of its own whose database file
+   *  is not one (`databaseBroken`). */
   async reopen(opening: { keychainUnreachable?: string; databaseBroken?: boolean }): Promise<void> {
-    if (opening.databaseBroken) {
-      // ipc_serve writes over the database file while the app it replaces still holds it, and
-      // SQLite would read every page from that app's write-ahead log: the log goes first.
-      const { home } = await this.seed(() => ipc.appStatus());
-      for (const file of ["switchboard.db-wal", "switchboard.db-shm"]) rmSync(join(home, "data", file), { force: true });
-    }
     await this.#send({ reopen: opening });
   }
 

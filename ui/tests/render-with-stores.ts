@@ -7,7 +7,7 @@ import type { Component, MountOptions } from "svelte";
 import { storesContext } from "../src/app/context";
 import { Stores } from "../src/app/stores";
 import { ThemeController } from "../src/app/theme";
-import { FakeDarkQuery } from "./fake-backend";
+import { FakeDarkQuery } from "./test-helpers";
 
 /** The stores made since the last `settleStores`. */
 const made: Stores[] = [];

@@ -1,7 +1,6 @@
 // The window's start against the real core: the saved theme applied, a failing command shown in
-// the toast while the rest loads. Nothing else loaded over a database that could not be opened
-// stays on the fake backend until the ipc_serve built here can reopen a session's app over a
-// broken database (`backend.reopen({ databaseBroken: true })`).
+// the toast while the rest loads; over a database that could not be opened (the app opened
+// again over a database file that is not SQLite), nothing else loaded.
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
@@ -9,9 +8,8 @@ vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 import { Stores } from "../src/app/stores";
 import { ThemeController } from "../src/app/theme";
 import * as ipc from "../src/lib/ipc";
-import { FakeDarkQuery } from "./fake-backend";
+import { FakeDarkQuery } from "./test-helpers";
 import { installRealBackend, type RealBackend } from "./real-backend";
-import { installFakeBackend } from "./render-app";
 
 let query: FakeDarkQuery;
 
@@ -49,13 +47,15 @@ describe("startup", () => {
   });
 });
 
-describe("startup over a database that could not be opened (fake backend: ipc_serve's reopen is not built yet)", () => {
+describe("startup over a database that could not be opened", () => {
   it("loads nothing else", async () => {
-    const backend = installFakeBackend();
-    backend.status.database_error = { kind: "database", message: "file is not a database", field: null };
+    const backend = await installRealBackend();
+    await backend.reopen({ databaseBroken: true });
     const stores = newStores();
     await stores.start();
-    expect(stores.ui.databaseError?.message).toBe("file is not a database");
+    // Rust's words for a file that is not SQLite.
+    expect(stores.ui.databaseError?.kind).toBe("database");
+    expect(stores.ui.databaseError?.message).toMatch(/not a database/);
     expect(backend.calls.map((c) => c.cmd)).toEqual(["app_status"]);
     expect(stores.ui.ready).toBe(true);
   });

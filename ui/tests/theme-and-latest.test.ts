@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { LatestOnly } from "../src/shared/latest";
 import { ThemeController } from "../src/app/theme";
-import { FakeDarkQuery } from "./fake-backend";
+import { FakeDarkQuery } from "./test-helpers";
 
 describe("theme", () => {
   it("theme 'system' follows prefers-color-scheme, live", () => {

@@ -531,6 +531,21 @@ describe("against the real core", { timeout: 30_000 }, () => {
       expect(screen.queryByTestId("tool-progress")).toBeNull();
     });
 
+    it("a progress message from a server is text, never markup", async () => {
+      // Two steps a second apart, each saying the message: 1 of 2 (50%) for a second before the end.
+      const message = "Asking the clock <b>twice</b>";
+      await addWork({ turns: [{ tools: [{ name: "fault__progress", arguments: { seconds: 2, every: 1, message } }] }, NOON] });
+      await backend.addFaultServer();
+      await chatWithWork("Chat");
+      const { user } = await renderApp();
+      await askAndAllow(user);
+      await waitFor(() => expect(screen.getByTestId("tool-progress").textContent).toContain("50%"), { timeout: 5_000 });
+      const progress = screen.getByTestId("tool-progress");
+      expect(progress.textContent).toContain(message);
+      expect(progress.querySelector("b")).toBeNull();
+      await waitFor(() => expect(screen.getByTestId("tool-card").dataset.state).toBe("done"), { timeout: 5_000 });
+    });
+
     it("a failed call has Retry, which runs it again in an answer of its own, and the view survives reopening", async () => {
       // The peer's flaky tool fails the first time it is called with a key, and works after.
       await addWork({
@@ -756,6 +771,20 @@ describe("against the real core", { timeout: 30_000 }, () => {
       expect(screen.getByTestId("welcome")).toBeTruthy();
       expect(await conversations()).toHaveLength(0);
     });
+
+    it("shows the database error page instead of the normal UI", async () => {
+      // The app opened again over a database file that is not SQLite.
+      await backend.reopen({ databaseBroken: true });
+      const status = await backend.seed(() => ipc.appStatus());
+      await renderApp();
+      const page = await screen.findByTestId("database-error");
+      expect(page.textContent).toContain("Switchboard can't open its database");
+      expect(status.database_error?.message).toContain("(file is not a database)");
+      expect(page.querySelector(".message")?.textContent).toBe(status.database_error?.message);
+      expect(page.querySelector("code")?.textContent).toBe(status.home);
+      expect(page.textContent).toContain("The database file was left untouched: nothing was changed, moved or deleted.");
+      expect(screen.queryByTestId("new-conversation")).toBeNull();
+    });
   });
 
   describe("search, export, import and shortcuts", () => {
@@ -923,22 +952,6 @@ describe("on the fake backend", () => {
     fake = installFakeBackend();
   });
 
-  it("a progress message from a server is text, never markup", async () => {
-    // Needs a server whose progress carries a message: the test peers' progress says none.
-    fake.addProviderRecord("Work");
-    fake.addConversation("Chat");
-    let release: () => void = () => {};
-    fake.toolGate = () => new Promise((resolve) => (release = resolve));
-    const { user } = await renderApp();
-    await askAndAllowOnFake(user);
-    const progress = await screen.findByTestId("tool-progress");
-    expect(progress.textContent).toContain("50%");
-    expect(progress.textContent).toContain("Asking the clock <b>twice</b>");
-    expect(progress.querySelector("b")).toBeNull();
-    release();
-    await waitFor(() => expect(screen.getByTestId("tool-card").dataset.state).toBe("done"));
-  });
-
   /** Opens the first conversation, asks the scripted run's question and allows its call. */
   async function askAndAllowOnFake(user: Awaited<ReturnType<typeof renderApp>>["user"]): Promise<void> {
     await user.click(items()[0]);
@@ -1017,17 +1030,5 @@ describe("on the fake backend", () => {
     expect(screen.queryByTestId("approval-dialog")).toBeNull();
     expect(fake.callsTo("retry_tool_call")).toHaveLength(0);
     expect(within(failed).getByTestId("retry-call")).toBeTruthy();
-  });
-
-  it("shows the database error page instead of the normal UI", async () => {
-    // ipc_serve opens a fresh, sound database for each session: it cannot start over one that fails.
-    fake.status.database_error = { kind: "database", message: "database disk image is malformed", field: null };
-    await renderApp();
-    const page = screen.getByTestId("database-error");
-    expect(page.textContent).toContain("Switchboard can't open its database");
-    expect(page.textContent).toContain("database disk image is malformed");
-    expect(page.textContent).toContain("/home/test/.switchboard");
-    expect(page.textContent).toContain("left untouched");
-    expect(screen.queryByTestId("new-conversation")).toBeNull();
   });
 });

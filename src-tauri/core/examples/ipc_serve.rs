@@ -20,7 +20,8 @@
 //! → {"id":7,"drop":"over"}                 a drag over the window ("over", "left", or
 //!                                          {"paths":[…]} dropped), as the shell tells it
 //! → {"id":8,"reopen":{"keychainUnreachable":"…","databaseBroken":true}}
-//!                                          the app again over the same home, opened so
+//!                                          the app again over the same home (a new one
+//!                                          for a broken database), opened so
 //! → {"id":9,"link":"switchboard://…"}      ← what the link proposes, shown to the window
 //! ```
 //!
@@ -248,6 +249,7 @@ async fn open_app(home: &std::path::Path, opening: &Opening) -> Arc<App> {
 /// One connection: a fresh app over a temporary home, until the test closes it.
 async fn session(socket: TcpStream) -> std::io::Result<()> {
     let home = tempfile::tempdir()?;
+    let mut homes: Vec<tempfile::TempDir> = Vec::new();
     let mut app = open_app(home.path(), &Opening::default()).await;
     let (read, mut write) = socket.into_split();
     let (out, mut outgoing) = mpsc::unbounded_channel::<String>();
@@ -304,10 +306,16 @@ async fn session(socket: TcpStream) -> std::io::Result<()> {
             let _ = out.send(json!({"id": id, "ok": received}).to_string());
         } else if let Some(opening) = request.get("reopen") {
             // The app the session began with goes (as the desktop app quits), and one opened
-            // as asked takes its place over the same home.
+            // as asked takes its place over the same home — or, for a broken database, over a
+            // home of its own: the old app's connection (held by its listeners until the session
+            // ends) would otherwise keep reading, and later write back, the database it had.
             let opening: Opening = serde_json::from_value(opening.clone()).unwrap_or_default();
             app.shutdown(Duration::from_secs(2)).await;
-            app = open_app(home.path(), &opening).await;
+            if opening.database_broken {
+                homes.push(tempfile::tempdir()?);
+            }
+            let here = homes.last().map_or(home.path(), tempfile::TempDir::path);
+            app = open_app(here, &opening).await;
             let _ = out.send(json!({"id": id, "ok": null}).to_string());
         } else if let Some(drop) = request.get("drop") {
             // What the shell does with a drag over the window (`bridge::on_drag_drop`).

@@ -161,42 +161,6 @@ fn trimmed(whole: u64, fraction: u64, scale: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    /// What a priced answer costs, which `ui/tests/fake-backend.ts` adds up in TypeScript for the
-    /// window's tests that still run on it, pinned to Rust's `Price::cost` in
-    /// `ui/tests/golden/costs.json` (checked by `fake-rules.test.ts`). A typed price is read by
-    /// Rust itself in the window's tests (`prices.test.ts` runs on the real core).
-    #[test]
-    fn the_costs_the_fake_backend_adds_up_match_rust() {
-        let costs: Vec<serde_json::Value> = [
-            (2_500_000, 10_000_000, 30, 8),
-            (75_000, 15_000_000, 0, 0),
-            (0, 0, 12_000, 345),
-            (150_000, 600_000, 1_000_000, 250_000),
-        ]
-        .into_iter()
-        .map(|(input, output, input_tokens, output_tokens)| {
-            let price = Price {
-                input,
-                output,
-                cached_input: None,
-            };
-            serde_json::json!({
-                "price": price,
-                "input_tokens": input_tokens,
-                "output_tokens": output_tokens,
-                "cost": price.cost(input_tokens, output_tokens),
-            })
-        })
-        .collect();
-        let now =
-            serde_json::to_string_pretty(&serde_json::json!({ "costs": costs })).unwrap() + "\n";
-        crate::bindings::matches_golden(
-            "ui/tests/golden/costs.json",
-            &now,
-            "UPDATE_BINDINGS=1 cargo test -p switchboard-core --lib price",
-        );
-    }
-
     #[test]
     fn a_typed_price_needs_input_and_output_together_and_blank_is_none() {
         assert_eq!(typed(None, Some(" "), Some("")), Ok(None));

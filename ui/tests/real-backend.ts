@@ -203,7 +203,8 @@ export class RealBackend {
     return base_url;
   }
 
-  /** Lets one held turn of the model server at `address` end. */
+  /** Lets one held turn of the model server at `address` end (a release sent while nothing is
+   *  held is kept for the next held turn; a turn whose client went takes none). */
   async release(address: string): Promise<void> {
     await this.#send({ release: address });
   }
@@ -247,9 +248,9 @@ export class RealBackend {
     return (await this.#send({ drop: what })) as boolean;
   }
 
-  /** The app again (as after a restart), opened with a keychain that cannot be reached (saying
-   *  `keychainUnreachable`) over the same home, or over a home of its own whose database file
-   *  is not one (`databaseBroken`). */
+  /** The app again, as after a restart (the keys and settings kept), opened with a keychain
+   *  that cannot be reached (saying `keychainUnreachable`) over the same home, or over a home of
+   *  its own whose database file is not one (`databaseBroken`). */
   async reopen(opening: { keychainUnreachable?: string; databaseBroken?: boolean }): Promise<void> {
     await this.#send({ reopen: opening });
   }

@@ -223,21 +223,29 @@ struct Opening {
     database_broken: bool,
 }
 
-/// The app over `home`, opened as `opening` says.
-async fn open_app(home: &std::path::Path, opening: &Opening) -> Arc<App> {
+/// What outlives a session's app when it is opened again: the keys and the settings.
+#[derive(Clone, Default)]
+struct Kept {
+    secrets: Arc<MemoryStore>,
+    settings: Arc<MemorySettings>,
+}
+
+/// The app over `home` with what the session `kept`, opened as `opening` says.
+async fn open_app(home: &std::path::Path, kept: &Kept, opening: &Opening) -> Arc<App> {
     let paths = AppPaths::under_home(home.to_path_buf());
     if opening.database_broken {
         let _ = std::fs::create_dir_all(&paths.data_dir);
         let _ = std::fs::write(paths.database_file(), b"this is not a database");
     }
-    let secrets = match &opening.keychain_unreachable {
-        Some(detail) => MemoryStore::unreachable(detail.clone()),
-        None => MemoryStore::new(),
-    };
+    let secrets: Arc<dyn switchboard_core::secrets::SecretStore> =
+        match &opening.keychain_unreachable {
+            Some(detail) => Arc::new(MemoryStore::unreachable(detail.clone())),
+            None => kept.secrets.clone(),
+        };
     App::open(AppConfig {
         paths,
-        secrets: Arc::new(secrets),
-        settings: Arc::new(MemorySettings::default()),
+        secrets,
+        settings: kept.settings.clone(),
         shows_forms: true,
         pid_file: Some(home.join("servers.pids")),
         check: OpenCheck::Pages,
@@ -250,7 +258,8 @@ async fn open_app(home: &std::path::Path, opening: &Opening) -> Arc<App> {
 async fn session(socket: TcpStream) -> std::io::Result<()> {
     let home = tempfile::tempdir()?;
     let mut homes: Vec<tempfile::TempDir> = Vec::new();
-    let mut app = open_app(home.path(), &Opening::default()).await;
+    let kept = Kept::default();
+    let mut app = open_app(home.path(), &kept, &Opening::default()).await;
     let (read, mut write) = socket.into_split();
     let (out, mut outgoing) = mpsc::unbounded_channel::<String>();
     let writer = tokio::spawn(async move {
@@ -289,7 +298,9 @@ async fn session(socket: TcpStream) -> std::io::Result<()> {
                     models.insert(address.clone(), server);
                     json!({"id": id, "ok": address})
                 }
-                Err(e) => json!({"id": id, "err": {"kind": "io", "message": e.to_string()}}),
+                Err(e) => {
+                    json!({"id": id, "err": {"kind": "invalid_input", "message": e.to_string()}})
+                }
             };
             let _ = out.send(answer.to_string());
         } else if let Some(address) = request.get("release").and_then(Value::as_str) {
@@ -303,30 +314,52 @@ async fn session(socket: TcpStream) -> std::io::Result<()> {
                     .unwrap_or_else(PoisonError::into_inner)
                     .clone()
             });
-            let _ = out.send(json!({"id": id, "ok": received}).to_string());
+            let answer = match received {
+                Some(received) => json!({"id": id, "ok": received}),
+                None => {
+                    json!({"id": id, "err": {"kind": "not_found", "message": format!("no model server at {address}")}})
+                }
+            };
+            let _ = out.send(answer.to_string());
         } else if let Some(opening) = request.get("reopen") {
             // The app the session began with goes (as the desktop app quits), and one opened
             // as asked takes its place over the same home — or, for a broken database, over a
             // home of its own: the old app's connection (held by its listeners until the session
             // ends) would otherwise keep reading, and later write back, the database it had.
-            let opening: Opening = serde_json::from_value(opening.clone()).unwrap_or_default();
-            app.shutdown(Duration::from_secs(2)).await;
-            if opening.database_broken {
-                homes.push(tempfile::tempdir()?);
-            }
-            let here = homes.last().map_or(home.path(), tempfile::TempDir::path);
-            app = open_app(here, &opening).await;
-            let _ = out.send(json!({"id": id, "ok": null}).to_string());
+            let answer = match serde_json::from_value::<Opening>(opening.clone()) {
+                Err(e) => {
+                    json!({"id": id, "err": {"kind": "invalid_input", "message": e.to_string()}})
+                }
+                Ok(opening) => {
+                    app.shutdown(Duration::from_secs(2)).await;
+                    if opening.database_broken {
+                        match tempfile::tempdir() {
+                            Ok(dir) => homes.push(dir),
+                            Err(e) => eprintln!("ipc_serve: no home for the broken database: {e}"),
+                        }
+                    }
+                    let here = homes.last().map_or(home.path(), tempfile::TempDir::path);
+                    app = open_app(here, &kept, &opening).await;
+                    json!({"id": id, "ok": null})
+                }
+            };
+            let _ = out.send(answer.to_string());
         } else if let Some(drop) = request.get("drop") {
             // What the shell does with a drag over the window (`bridge::on_drag_drop`).
             let told = match drop {
                 Value::String(s) if s == "over" => vec![DropEvent::Over],
                 Value::String(s) if s == "left" => vec![DropEvent::Left],
-                other => {
-                    let paths: Vec<PathBuf> =
-                        serde_json::from_value(other["paths"].clone()).unwrap_or_default();
-                    app.take_dropped(paths).await
-                }
+                other => match serde_json::from_value::<Vec<PathBuf>>(other["paths"].clone()) {
+                    Ok(paths) => app.take_dropped(paths).await,
+                    Err(e) => {
+                        let message =
+                            format!("a drop is \"over\", \"left\" or {{\"paths\": […]}}: {e}");
+                        let refused =
+                            json!({"id": id, "err": {"kind": "invalid_input", "message": message}});
+                        let _ = out.send(refused.to_string());
+                        continue;
+                    }
+                },
             };
             let sink = host
                 .drops
@@ -381,6 +414,10 @@ async fn session(socket: TcpStream) -> std::io::Result<()> {
         }
     }
     app.shutdown(Duration::from_secs(2)).await;
+    for server in models.values() {
+        // A turn still held ends (its client is gone by now).
+        server.gate.close();
+    }
     for server in servers {
         server.abort();
     }
@@ -408,7 +445,11 @@ fn merge(script: &mut Script, given: &Value) {
 /// `turns` in order (the last one again once they run out), or the one turn the script itself
 /// is (`answer`, `status`…).
 struct ModelServer {
-    script: Value,
+    /// What `/models` lists (entries as given), and its answer when the script sets a status.
+    models: Value,
+    listing: Turn,
+    /// What each chat completion answers, in order; the last one again once they run out.
+    turns: Vec<Turn>,
     /// The chat completions' request bodies, in the order they came.
     received: Mutex<Vec<Value>>,
     /// A turn that holds waits here for a `release`.
@@ -417,9 +458,12 @@ struct ModelServer {
 
 /// What one chat completion answers: `status` (an HTTP status instead, with `message`), else a
 /// stream of the pieces of `answer`, then the `tools` it calls (`name`, `arguments`), then
-/// `usage` (`input`, `output` tokens) and its end; `hold` waits for a `release` before the end.
+/// `usage` (`input`, `output` tokens) and its end; `hold` waits for a `release` before the end
+/// (one sent while nothing is held is kept for the next; a turn whose client went takes none).
+/// A field it does not know is refused when the server is made. Only `POST …/chat/completions`
+/// and `/models` are routes; anything else is answered 404 and uses no turn.
 #[derive(Debug, Default, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 struct Turn {
     status: Option<u16>,
     message: Option<String>,
@@ -430,6 +474,7 @@ struct Turn {
 }
 
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct CalledTool {
     name: String,
     /// No arguments given: `{}`, as a model calling a tool that takes none sends.
@@ -442,19 +487,40 @@ fn no_arguments() -> Value {
 }
 
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Usage {
     input: u64,
     output: u64,
 }
 
 impl ModelServer {
-    /// The turn of the `n`th chat completion.
-    fn turn(&self, n: usize) -> Turn {
-        let turn = match self.script.get("turns").and_then(Value::as_array) {
-            Some(turns) if !turns.is_empty() => turns[n.min(turns.len() - 1)].clone(),
-            _ => self.script.clone(),
+    /// The server `script` describes (see [`Turn`]), or why the script is not one.
+    fn new(mut script: Value) -> Result<Self, serde_json::Error> {
+        let models = script
+            .as_object_mut()
+            .and_then(|s| s.remove("models"))
+            .unwrap_or(json!([]));
+        let turns = script.as_object_mut().and_then(|s| s.remove("turns"));
+        let listing: Turn = serde_json::from_value(script)?;
+        let turns = match turns {
+            Some(turns) => serde_json::from_value::<Vec<Turn>>(turns)?,
+            None => Vec::new(),
         };
-        serde_json::from_value(turn).unwrap_or_default()
+        Ok(Self {
+            models,
+            listing,
+            turns,
+            received: Mutex::default(),
+            gate: tokio::sync::Semaphore::new(0),
+        })
+    }
+
+    /// The turn of the `n`th chat completion.
+    fn turn(&self, n: usize) -> &Turn {
+        match self.turns.len() {
+            0 => &self.listing,
+            len => &self.turns[n.min(len - 1)],
+        }
     }
 }
 
@@ -462,13 +528,9 @@ impl ModelServer {
 async fn model_server(
     script: Value,
 ) -> std::io::Result<(String, Arc<ModelServer>, tokio::task::JoinHandle<()>)> {
+    let server = Arc::new(ModelServer::new(script)?);
     let listener = TcpListener::bind("127.0.0.1:0").await?;
     let address = format!("http://{}", listener.local_addr()?);
-    let server = Arc::new(ModelServer {
-        script,
-        received: Mutex::default(),
-        gate: tokio::sync::Semaphore::new(0),
-    });
     let serving = Arc::clone(&server);
     let task = tokio::spawn(async move {
         while let Ok((socket, _)) = listener.accept().await {
@@ -504,8 +566,18 @@ async fn answer_model_request(socket: TcpStream, server: &ModelServer) -> std::i
     tokio::io::AsyncReadExt::read_exact(&mut reader, &mut body).await?;
     let mut socket = reader.into_inner();
     let listing = head.contains("/models");
+    let completion = head.starts_with("POST ") && head.contains("/chat/completions");
+    if !listing && !completion {
+        return respond(
+            &mut socket,
+            404,
+            "text/plain",
+            "not a route of this model server",
+        )
+        .await;
+    }
     let turn = if listing {
-        server.turn(0)
+        &server.listing
     } else {
         let mut received = server
             .received
@@ -520,8 +592,7 @@ async fn answer_model_request(socket: TcpStream, server: &ModelServer) -> std::i
         return respond(&mut socket, status, "application/json", &error).await;
     }
     if listing {
-        let models = server.script.get("models").cloned().unwrap_or(json!([]));
-        let list = json!({"data": models}).to_string();
+        let list = json!({"data": server.models}).to_string();
         return respond(&mut socket, 200, "application/json", &list).await;
     }
     // The stream's length is not known ahead (a held turn), so it ends when the connection does.
@@ -544,8 +615,16 @@ async fn answer_model_request(socket: TcpStream, server: &ModelServer) -> std::i
     socket.write_all(events.as_bytes()).await?;
     socket.flush().await?;
     if turn.hold {
-        if let Ok(permit) = server.gate.acquire().await {
-            permit.forget();
+        // Until a release, or until the client goes (a stopped run): a turn nobody waits for
+        // must not take the release meant for the next one.
+        let mut nothing = [0u8; 1];
+        tokio::select! {
+            permit = server.gate.acquire() => {
+                if let Ok(permit) = permit {
+                    permit.forget();
+                }
+            }
+            _ = tokio::io::AsyncReadExt::read(&mut socket, &mut nothing) => return Ok(()),
         }
     }
     let reason = if turn.tools.is_empty() {

@@ -310,8 +310,9 @@ async fn a_call_refused_for_more_scope_marks_the_server_needs_sign_in_at_once() 
         .unwrap_err();
     assert!(refused.contains("more permission"), "{refused}");
     let needs_sign_in = |s: &ServerState| matches!(s, ServerState::NeedsSignIn { .. });
+    let at_once = Duration::from_secs(10);
     if let ServerState::NeedsSignIn { reason } =
-        support::server_state(&host, "files", needs_sign_in).await
+        support::server_state_within(&host, "files", at_once, needs_sign_in).await
     {
         assert!(reason.contains("more permission"), "{reason}");
     }

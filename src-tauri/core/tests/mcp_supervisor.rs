@@ -35,7 +35,7 @@ fn fault() -> StdioLaunch {
 }
 
 async fn wait_for(host: &McpHost, name: &str, what: impl Fn(&ServerState) -> bool) -> ServerState {
-    support::server_state(host, name, what).await
+    support::server_state_within(host, name, Duration::from_secs(30), what).await
 }
 
 fn alive(pid: u32) -> bool {

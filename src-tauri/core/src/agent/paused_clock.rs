@@ -1,7 +1,7 @@
-//! The loop's own clocks, tested on tokio's paused clock: a run's time limit and the wait for
-//! a call's description are timers of the loop (not of a server or an HTTP client), so with a
-//! model and tools in the process the test's clock is paused and moves only when every task
-//! waits on a timer. Ten minutes of a run pass in a few milliseconds of the machine's, and
+//! The loop's own clocks, tested on tokio's paused clock: a run's time limit is a timer of the
+//! loop (not of a server or an HTTP client), so with a model and tools in the process the
+//! test's clock is paused and moves only when every task waits on a timer (the store's work
+//! on blocking threads holds it still: tokio does not move a paused clock while it runs). Ten minutes of a run pass in a few milliseconds of the machine's, and
 //! how long the run took is exact, whatever the machine's load.
 //!
 //! The kit: [`Model`] (a provider that answers each request with the next scripted turn),
@@ -266,6 +266,8 @@ async fn a_run_stops_at_its_time_limit_to_the_second() {
 #[tokio::test(start_paused = true)]
 async fn a_run_inside_its_limit_is_not_stopped_by_it() {
     let bench = Bench::new().await;
+    // `Tools` ignores a call's own limits (the supervisor's would cut a 299 s call at the
+    // default 60 s): this is about the run's limit alone.
     let turns = vec![
         Turn::Calls("wait", json!({"seconds": 299})),
         Turn::Calls("wait", json!({"seconds": 299})),

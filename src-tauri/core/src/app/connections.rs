@@ -1,7 +1,7 @@
 //! Talking to configured providers outside a chat: a client built from the stored provider and
 //! the key read from the keychain at that moment, "Test connection", the model list for the
 //! picker, and finding a model server already running on this computer (the first-start
-//! offer). Streaming a chat is the tool loop's business, through [`App::provider_client`].
+//! offer). Streaming a chat is the tool loop's business, through [`Providers::client`].
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -95,7 +95,7 @@ impl Providers {
     /// The models the named provider offers, sorted.
     ///
     /// # Errors
-    /// As [`App::provider_client`], then [`CoreError::Provider`] for what the provider said.
+    /// As [`Providers::client`], then [`CoreError::Provider`] for what the provider said.
     pub async fn models(&self, name: &str) -> Result<Vec<ModelInfo>, CoreError> {
         let client = self.client(name).await?;
         let models = client.list_models().await?;
@@ -104,7 +104,7 @@ impl Providers {
     }
 
     /// Keeps what a model list said of its models' images, prices and windows, for
-    /// [`App::model_media`], [`App::model_price`] and [`App::model_window`] (the person's
+    /// [`App::model_media`], [`super::Usage::price`] and [`Providers::window`] (the person's
     /// word still wins).
     async fn remember_listing(&self, provider: &str, models: &[ModelInfo]) {
         let images: Vec<(String, bool)> = models

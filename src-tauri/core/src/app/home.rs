@@ -1,5 +1,5 @@
-//! The app's home: opening its database (or remembering why it could not), the keychain, what
-//! the window asks first (version, home, whether the database opened), the shapes conversations
+//! The app's home: opening its database (or remembering why it could not), the services it
+//! hands out (`usage()`, `profiles()`, `providers()`), what the window asks first (version, home, whether the database opened), the shapes conversations
 //! and providers are handed out in, and reading and writing the files a person imports and
 //! exports.
 
@@ -230,7 +230,8 @@ impl App {
         self.keychain.run(work).await
     }
 
-    /// Providers: added, changed, removed, their keys, clients, models and windows.
+    /// Providers: added and changed, their keys, clients, models and windows (removing one is
+    /// [`App::remove_provider`], which also clears a default in Settings that named it).
     pub fn providers(&self) -> &super::Providers {
         &self.providers
     }

@@ -2,18 +2,23 @@
 //! from paths, a secret store, a settings source and whether servers' forms have someone to
 //! show them, it owns the database (or why it could not be opened), the keychain, the config
 //! files, the MCP supervisor, the runs under way (one per conversation, awaited at shutdown),
-//! pending approvals and forms; every operation a window or a script can ask for is one of its
-//! methods, with input checked and errors typed. [`quit_signal`] is when either adapter ends it.
+//! pending approvals and forms. Every operation a window or a script can ask for is one of its
+//! methods or of a service it hands out — `app.usage()` ([`Usage`]: prices and use),
+//! `app.profiles()` ([`Profiles`]), `app.providers()` ([`Providers`]: providers, keys, clients,
+//! models, windows) — each service holding only what it needs ([`db`]'s `Db`, [`keychain`]'s
+//! `Keychain`, the clients' time limits); input checked and errors typed. [`quit_signal`] is
+//! when either adapter ends it.
 //!
 //! It must not know about windows, IPC or the terminal: adapters pass in an [`EventSink`] per
 //! run and a [`Confirm`](crate::policy::confirm::Confirm) per question.
 //!
-//! By idea: [`home`] opens the database and the keychain; [`conversations`], [`providers`],
-//! [`profiles`], [`drafts`], [`attachments`], [`artifacts`], [`links`] and [`usage`] are what a
-//! person keeps; [`connections`] reaches providers; [`turns`] prepares a turn and [`runs`] keeps
-//! it going ([`compare`] several at once); [`servers`] is the MCP servers and the flows that ask
-//! about them ([`registry`] and [`bundles`] add them, [`offers`], [`apps`] and [`proposals`] are
-//! what they offer); this file is the runs' entry points, approvals, forms and the end.
+//! By idea: [`home`] opens the database and hands out the services; [`conversations`],
+//! [`drafts`], [`attachments`], [`artifacts`] and [`links`] are what a person keeps, with the
+//! services [`providers`] (and [`connections`], [`windows`]), [`profiles`] and [`usage`];
+//! [`turns`] prepares a turn and [`runs`] keeps it going ([`compare`] several at once);
+//! [`servers`] is the MCP servers and the flows that ask about them ([`registry`] and
+//! [`bundles`] add them, [`offers`], [`apps`] and [`proposals`] are what they offer); this file
+//! is the runs' entry points, approvals, forms and the end.
 
 mod apps;
 mod artifacts;
@@ -270,7 +275,7 @@ impl App {
     /// so the next new conversation asks for a model instead of failing.
     ///
     /// # Errors
-    /// As [`App::remove_provider`]; the settings cannot be written.
+    /// No such provider; the keychain; the database; the settings cannot be written.
     pub async fn remove_provider(&self, name: &str) -> Result<(), CoreError> {
         let _one_at_a_time = self.settings_writes.lock().await;
         self.providers.remove_with_key(name).await?;

@@ -1,5 +1,6 @@
-//! Providers as a person manages them: added, changed, removed, their keys kept in the
-//! keychain (never anywhere else) and handed only to code that talks to the provider.
+//! [`Providers`], the service of providers as a person manages them: added, changed, their keys
+//! kept in the keychain (never anywhere else) and handed only to code that talks to the
+//! provider; [`super::connections`] and [`super::windows`] are the rest of its methods.
 
 use secrecy::{ExposeSecret, SecretString};
 
@@ -16,7 +17,8 @@ use crate::store::{ProviderRow, StoreError};
 use crate::text::one_line;
 
 /// Providers as a person manages them, and the clients, model lists and windows that come
-/// from them. Holds the database, the keychain and the clients' time limits; reached as
+/// from them. Removal is [`super::App::remove_provider`]'s (it clears Settings too), which calls
+/// [`Providers::remove_with_key`]. Holds the database, the keychain and the clients' time limits; reached as
 /// `app.providers()`.
 #[derive(Clone)]
 pub struct Providers {
@@ -31,7 +33,7 @@ impl Providers {
         Self { db, keychain, http }
     }
 
-    pub(super) async fn view(&self, row: ProviderRow) -> Result<Provider, CoreError> {
+    async fn view(&self, row: ProviderRow) -> Result<Provider, CoreError> {
         let account = provider_account(&row.name);
         let has_key = self.keychain.run(move |s| s.get(&account)).await?.is_some();
         to_provider(row, has_key)

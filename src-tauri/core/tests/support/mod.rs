@@ -109,10 +109,22 @@ pub async fn server_state(
     name: &str,
     done: impl Fn(&switchboard_core::mcp::host::ServerState) -> bool,
 ) -> switchboard_core::mcp::host::ServerState {
-    eventually(Duration::from_secs(60), name, || async {
-        match host.states().get(name) {
+    server_state_within(host, name, Duration::from_secs(60), done).await
+}
+
+/// [`server_state`], waiting up to `within`; on giving up it says every server's state.
+pub async fn server_state_within(
+    host: &switchboard_core::mcp::host::McpHost,
+    name: &str,
+    within: Duration,
+    done: impl Fn(&switchboard_core::mcp::host::ServerState) -> bool,
+) -> switchboard_core::mcp::host::ServerState {
+    let what = format!("{name} in the state wanted");
+    eventually(within, what, || async {
+        let states = host.states();
+        match states.get(name) {
             Some(state) if done(state) => Ok(state.clone()),
-            other => Err(other.cloned()),
+            _ => Err(states),
         }
     })
     .await
@@ -134,7 +146,6 @@ pub fn test_http() -> switchboard_core::providers::HttpOptions {
     }
 }
 
-/// Adds the provider "Mock" (OpenAI-compatible, model gpt-4o) pointing at aimock's `root`.
 /// Adds the provider `name` of `kind` at `base_url` to `app`, with its default model and key
 /// as given (the arrangement most tests of a run begin with).
 pub async fn add_provider(
@@ -157,6 +168,7 @@ pub async fn add_provider(
         .unwrap();
 }
 
+/// Adds the provider "Mock" (OpenAI-compatible, model gpt-4o) pointing at aimock's `root`.
 pub async fn add_mock_provider(app: &switchboard_core::App, root: &str) {
     add_provider(
         app,

@@ -16,7 +16,6 @@ vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
 import { configure, screen, waitFor, within } from "@testing-library/svelte";
 import * as ipc from "../src/lib/ipc";
-import type { RunEvent } from "../src/lib/bindings";
 import { installRealBackend, type RealBackend } from "./real-backend";
 import { renderApp } from "./render-app";
 import { newStores } from "./render-with-stores";
@@ -43,18 +42,7 @@ async function conversationWith(calls: Call[]): Promise<{ id: string; messageId:
   await backend.addFaultServer();
   const c = await backend.seed(() => ipc.createConversation("Chart"));
   await backend.seed(() => ipc.setConversationModel(c.id, "Work", "m"));
-  await backend.seed(
-    () =>
-      new Promise<void>((resolve, reject) => {
-        const onEvent = (event: RunEvent) => {
-          if (event.type === "approval_required") {
-            void ipc.answerApproval(event.request_id, event.calls.map((call) => ({ call_id: call.call_id, decision: "allow_once" })));
-          }
-          if (event.type === "run_finished") resolve();
-        };
-        ipc.sendMessage(c.id, "Chart Paris", onEvent).catch(reject);
-      }),
-  );
+  await backend.run(c.id, "Chart Paris");
   const detail = await backend.seed(() => ipc.getConversation(c.id));
   const answer = detail.messages.find((m) => m.tool_calls?.length)!;
   return { id: c.id, messageId: answer.id, callIds: answer.tool_calls!.map((call) => call.id) };

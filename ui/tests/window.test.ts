@@ -1,7 +1,7 @@
 // The whole window against the real core (ipc_serve: a fresh app over a temporary home per
 // test, model servers scripted turn by turn, real MCP servers from tests/peers): what a person
 // sees and does. What the core cannot be made to do here stays on the fake, at the end.
-import { beforeEach, describe, expect, inject, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
@@ -14,7 +14,7 @@ import * as ipc from "../src/lib/ipc";
 import type { RunEvent } from "../src/lib/bindings";
 import type { Conversation, McpServerStatus } from "../src/lib/types";
 import type { FakeBackend } from "./fake-backend";
-import { type ModelServer, installRealBackend, type RealBackend, type Turn } from "./real-backend";
+import { type ModelServer, installRealBackend, peer, type RealBackend, type Turn } from "./real-backend";
 import { installFakeBackend, renderApp } from "./render-app";
 
 let backend: RealBackend;
@@ -79,24 +79,6 @@ function seedAsk(conversation: Conversation, text: string): Promise<RunEvent[]> 
 /** The messages Rust keeps for `conversation` (those shown). */
 async function messagesOf(conversation: Conversation) {
   return (await backend.seed(() => ipc.getConversation(conversation.id))).messages;
-}
-
-/** Adds (and approves) the MCP server `name` running the test peer tests/peers/raw_server.py
- *  with `flags` (see its docstring), and waits until it runs with its tools. */
-async function addRawServer(name: string, ...flags: string[]): Promise<void> {
-  const peers = inject("peers");
-  const line = [peers.python, `${peers.folder}/raw_server.py`, ...flags].join(" ");
-  await backend.seed(async () => {
-    await ipc.addMcpServer(name, line);
-    await vi.waitFor(
-      async () => {
-        const server = (await ipc.listMcpServers()).find((s) => s.name === name);
-        expect(server?.state?.state).toBe("running");
-        expect(server?.state?.state === "running" && server.state.tools).toBeGreaterThan(0);
-      },
-      { timeout: 15_000, interval: 25 },
-    );
-  });
 }
 
 /** Waits until Rust runs the MCP server `name` (started again after a crash, say). */
@@ -674,9 +656,9 @@ describe("against the real core", { timeout: 30_000 }, () => {
       const folder = tempFolder();
       const payloads = join(folder, "payloads.json");
       writeFileSync(payloads, JSON.stringify({ payloads: ["Read\u202efdp.exe", "Reads.\u{e0049}\u{e0067}"] }));
-      await addRawServer("fs", "--describe", payloads);
+      await backend.addServer("fs", peer("raw_server.py", "--describe", payloads));
       // echo, echo again (described otherwise), and a tool whose name holds a zero-width space.
-      await addRawServer("twice", "--odd-names");
+      await backend.addServer("twice", peer("raw_server.py", "--odd-names"));
       const conversation = await addConversation("Chat");
       const tools = await backend.seed(() => ipc.listConversationTools(conversation.id));
       const held = tools.filter((t) => t.held_back);
@@ -698,9 +680,9 @@ describe("against the real core", { timeout: 30_000 }, () => {
       const payloads = join(folder, "payloads.json");
       writeFileSync(payloads, JSON.stringify({ payloads: ['<img src=x onerror="alert(1)"> now does things', "convert does things"] }));
       // "fs": echo, and two held back (echo listed again; a name with a hidden character).
-      await addRawServer("fs", "--odd-names");
+      await backend.addServer("fs", peer("raw_server.py", "--odd-names"));
       // "time": t0 and t1, described with the payloads.
-      await addRawServer("time", "--describe", payloads);
+      await backend.addServer("time", peer("raw_server.py", "--describe", payloads));
       const conversation = await addConversation("Chat");
       const catalogue = await backend.seed(() => ipc.listConversationTools(conversation.id));
       expect(catalogue.filter((t) => !t.held_back).map((t) => `${t.server}/${t.tool}`)).toEqual(["fs/echo", "time/t0", "time/t1"]);

@@ -20,7 +20,8 @@ APT_PACKAGES=(libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libayatana-appindi
 TEST_APT_PACKAGES=(xvfb xauth webkit2gtk-driver python3 python3-venv python3-gi gir1.2-gtk-3.0 xdotool imagemagick
   libarchive-tools desktop-file-utils)
 
-say() { printf '\n== %s\n' "$*" >&2; }
+# Each step says when it began (seconds since this script started), so a slow run shows where.
+say() { printf '\n== %s (at %d s)\n' "$*" "$SECONDS" >&2; }
 die() { printf 'bootstrap: %s\n' "$*" >&2; exit 1; }
 
 as_root() {
@@ -136,6 +137,7 @@ case "${1:-}" in
     say "end-to-end tests in a real window"
     cargo build --bin switchboard --quiet
     SWITCHBOARD_BIN="$CARGO_TARGET_DIR/debug/switchboard" bash tests/e2e/run.sh
+    say "every test passed"
     ;;
   *)
     die "usage: bash scripts/bootstrap.sh app|test"

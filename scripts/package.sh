@@ -26,7 +26,7 @@ cd "$ROOT"
 CACHE=${SWITCHBOARD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/switchboard-dev}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$CACHE/target}
 
-say() { printf '\n== %s\n' "$*" >&2; }
+say() { printf '\n== %s (at %d s)\n' "$*" "$SECONDS" >&2; }
 die() { printf 'package: %s\n' "$*" >&2; exit 1; }
 
 check=false

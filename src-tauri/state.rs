@@ -65,6 +65,8 @@ impl AppState {
                     pid_file: None,
                     check: switchboard_core::store::OpenCheck::Pages,
                     http: switchboard_core::providers::HttpOptions::default(),
+                    local_servers: None,
+                    search_path: None,
                 })
                 .await
             })

@@ -4,6 +4,9 @@ Options:
   --banner       print a line of plain text on stdout before speaking JSON-RPC
   --slow-start S sleep S seconds before answering anything
   --mutated      start with echo's description already rewritten (as after mutate())
+  --links        also a tool find() that answers with three resource links: docs://reports/q3.md
+                 (a Markdown resource it serves), docs://reports/gone.md (one it does not have) and
+                 https://example.com/q3.csv
 
 Tools: echo(text), crash() exits mid-call after a word on stderr, hang() never answers (and
 says so on stderr when cancelled), slow(seconds) answers after a while, progress(seconds,
@@ -45,7 +48,7 @@ from mcp.server.mcpserver import (
     Resolve,
     Sample,
 )
-from mcp_types import ElicitRequest, ElicitRequestURLParams, InputRequiredResult, ListRootsResult, CreateMessageResult, SamplingMessage, TextContent
+from mcp_types import ElicitRequest, ResourceLink, ElicitRequestURLParams, InputRequiredResult, ListRootsResult, CreateMessageResult, SamplingMessage, TextContent
 from mcp.server.mcpserver.resources import TextResource
 from mcp.server.mcpserver.exceptions import ToolError
 
@@ -394,6 +397,20 @@ def report() -> str:
             "display": {"open_canvas": True, "primary_file": "scores.csv"},
         }
     )
+
+
+if "--links" in args:
+    server.add_resource(TextResource(uri="docs://reports/q3.md", name="q3.md", text="# Q3\n\nUp **4%**.", mime_type="text/markdown"))
+
+    @server.tool()
+    def find() -> list:
+        """Finds the quarter's report: answers with links to it rather than its text."""
+        return [
+            TextContent(type="text", text="Three places to look."),
+            ResourceLink(type="resource_link", uri="docs://reports/q3.md", name="q3.md", title="Q3 report", description="The quarter", mime_type="text/markdown"),
+            ResourceLink(type="resource_link", uri="docs://reports/gone.md", name="gone.md"),
+            ResourceLink(type="resource_link", uri="https://example.com/q3.csv", name="q3.csv", mime_type="text/csv"),
+        ]
 
 
 server.run()

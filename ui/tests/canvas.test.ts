@@ -1,4 +1,4 @@
-// The canvas (issue 17, seed 002), in the whole window against an in-memory backend: the files
+// The canvas (issue 17, seed 002), in the whole window on the real core: the files
 // tools made in a conversation, listed with their type, size and tool, each previewed in the way
 // that fits it, saved through Rust's Save As; opened by a tool's result at the file it names,
 // by the header's Files or by a tool card; closed with its button or Esc. An HTML file is its
@@ -12,11 +12,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { configure, screen, waitFor, within } from "@testing-library/svelte";
 import * as ipc from "../src/lib/ipc";
-import type { FakeBackend } from "./fake-backend";
-import { toolFile } from "./test-helpers";
 import { installRealBackend, type RealBackend } from "./real-backend";
-import { installFakeBackend, renderApp } from "./render-app";
+import { renderApp } from "./render-app";
 import { newStores } from "./render-with-stores";
+import { toolFile } from "./test-helpers";
 
 let backend: RealBackend;
 let blobs: Blob[];
@@ -392,27 +391,19 @@ describe("the artifacts store", () => {
   });
 });
 
-// Still on the fake backend: see the report (a tool result's resource links need a peer that returns them).
-describe("a link a tool's result returned (fake backend)", { timeout: 30_000 }, () => {
-  let backend: FakeBackend;
-  beforeEach(() => {
-    backend = installFakeBackend();
-    backend.addProviderRecord("Work");
-  });
-
-  const REPORT = toolFile("q3.md", "text/markdown", "# Q3\n\nUp **4%**.");
-
-  /** "Links": a question and one call whose result returned three links (only the first can be read). */
-  function conversationWithLinks() {
-    const conversation = backend.addConversation("Links");
-    backend.addMessages(conversation.id, ["Find the Q3 report"]);
-    const call = backend.addToolLinks(conversation.id, [
-      { kind: "link", uri: "docs://reports/q3.md", name: "q3.md", title: "Q3 report", description: "The quarter", mime_type: "text/markdown" },
-      { kind: "link", uri: "docs://reports/gone.md", name: "gone.md", title: null, description: null, mime_type: null },
-      { kind: "link", uri: "https://example.com/q3.csv", name: "q3.csv", title: null, description: null, mime_type: "text/csv" },
-    ]);
-    backend.linkFiles["docs://reports/q3.md"] = [REPORT];
-    return { id: conversation.id, ...call };
+// A real server's result with resource links: fault_server.py --links, added as "docs", whose
+// find() answers with three links (one it serves, one it does not have, one on the web).
+describe("a link a tool's result returned", { timeout: 30_000 }, () => {
+  /** "Links": a question and one call of docs · find, run for real; its ids. */
+  async function conversationWithLinks() {
+    await backend.addProvider("Work", { models: [{ id: "m" }], turns: [{ tools: [{ name: "docs__find" }] }, { answer: ["Found it."] }] });
+    await backend.addFaultServer("docs", "--links");
+    const conversation = await backend.seed(() => ipc.createConversation("Links"));
+    await backend.seed(() => ipc.setConversationModel(conversation.id, "Work", "m"));
+    await backend.run(conversation.id, "Find the Q3 report");
+    const detail = await backend.seed(() => ipc.getConversation(conversation.id));
+    const [run] = detail.tool_runs;
+    return { id: conversation.id, messageId: run.message_id, callId: run.call_id };
   }
 
   /** Opens the tool card; resolves with it and its link cards. */
@@ -423,7 +414,7 @@ describe("a link a tool's result returned (fake backend)", { timeout: 30_000 }, 
   }
 
   it("Open in canvas has the server read the link, and the canvas opens at what it kept", async () => {
-    const { id, messageId, callId } = conversationWithLinks();
+    const { id, messageId, callId } = await conversationWithLinks();
     backend.delay = (cmd) => (cmd === "read_tool_link" ? 1_000 : 0);
     const { user } = await openConversation();
     const { card, links } = await openLinks(user);
@@ -438,8 +429,9 @@ describe("a link a tool's result returned (fake backend)", { timeout: 30_000 }, 
     expect(button.disabled).toBe(true);
     const canvas = await screen.findByTestId("canvas");
     await waitFor(() => expect(listed(canvas)).toEqual(["q3.md Markdown · 16 B · from docs__find"]));
+    const [kept] = await backend.seed(() => ipc.listArtifacts(id));
     await waitFor(() =>
-      expect(within(canvas).getAllByTestId("canvas-file").find((f) => f.getAttribute("aria-current") === "true")?.dataset.sha256).toBe(REPORT.file.sha256),
+      expect(within(canvas).getAllByTestId("canvas-file").find((f) => f.getAttribute("aria-current") === "true")?.dataset.sha256).toBe(kept.file.sha256),
     );
     expect((await within(canvas).findByTestId("canvas-markdown")).querySelector("strong")?.textContent).toBe("4%");
     expect(backend.callsTo("read_tool_link").map((c) => c.args)).toEqual([{ conversationId: id, messageId, callId, uri: "docs://reports/q3.md" }]);
@@ -452,14 +444,16 @@ describe("a link a tool's result returned (fake backend)", { timeout: 30_000 }, 
   });
 
   it("says under the link's card why it could not be read, as plain text, and opens nothing", async () => {
-    conversationWithLinks();
+    await conversationWithLinks();
     const { user } = await openConversation();
     const { links } = await openLinks(user);
     await user.click(within(links[1]).getByTestId("tool-link-open"));
-    expect((await within(links[1]).findByTestId("tool-link-error")).textContent).toBe("“docs” failed: Unknown resource: docs://reports/gone.md");
+    // The server's own words first (its last words on stderr may follow).
+    expect((await within(links[1]).findByTestId("tool-link-error")).textContent?.split("\n")[0]).toBe("“docs” failed: Unknown resource: docs://reports/gone.md");
     expect(within(links[1]).getByTestId("tool-link-open").textContent).toBe("Open in canvas");
 
-    backend.failures.set("read_tool_link", { kind: "mcp", message: "“docs” failed: <img src=x onerror=alert(1)><b>no</b>", field: null });
+    // A server's words are text, whatever they hold (no server here says markup: scripted).
+    backend.failNext("read_tool_link", { kind: "mcp", message: "“docs” failed: <img src=x onerror=alert(1)><b>no</b>", field: null });
     await user.click(within(links[0]).getByTestId("tool-link-open"));
     const error = await within(links[0]).findByTestId("tool-link-error");
     expect(error.textContent).toBe("“docs” failed: <img src=x onerror=alert(1)><b>no</b>");
@@ -467,7 +461,6 @@ describe("a link a tool's result returned (fake backend)", { timeout: 30_000 }, 
     expect(screen.queryByTestId("canvas")).toBeNull();
     expect(screen.queryByTestId("error-toast")).toBeNull();
     // Read again once it works, the error goes.
-    backend.failures.delete("read_tool_link");
     await user.click(within(links[0]).getByTestId("tool-link-open"));
     await screen.findByTestId("canvas");
     await waitFor(() => expect(within(links[0]).queryByTestId("tool-link-error")).toBeNull());

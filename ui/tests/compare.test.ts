@@ -10,37 +10,15 @@ import { join } from "node:path";
 
 vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
+import { invoke, type Channel } from "@tauri-apps/api/core";
 import { cleanup, screen, waitFor, within } from "@testing-library/svelte";
 import type { UserEvent } from "@testing-library/user-event";
-import type { FakeBackend } from "./fake-backend";
-import { models } from "./test-helpers";
-import { installFakeBackend, renderApp } from "./render-app";
-import { installRealBackend, type RealBackend } from "./real-backend";
+import { renderApp } from "./render-app";
+import { installRealBackend, type RealBackend, type Turn } from "./real-backend";
 import * as ipc from "../src/lib/ipc";
 import { ChatSession } from "../src/chat/session.svelte";
 import type { ConversationDetail } from "../src/lib/types";
-
-let backend: FakeBackend;
-
-/** The fake backend, for the tests that still need it (see each describe). */
-function withFakeBackend(): void {
-  beforeEach(() => {
-    backend = installFakeBackend();
-    sessionStorage.clear();
-    backend.addProviderRecord("Work", "openai", true, { default_model: "gpt-a" });
-    backend.modelLists.Work = models("gpt-a", "gpt-b", "gpt-c");
-    backend.addProviderRecord("Local", "ollama", false, { default_model: "llama3" });
-    backend.modelLists.Local = models("llama3", "qwen");
-  });
-}
-
-/** The compared models' lanes wait between the two pieces of their text until `release()`. */
-function holdLanes(): () => void {
-  let release: () => void = () => {};
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  backend.laneGate = () => gate;
-  return () => release();
-}
+import type { RunEvent } from "../src/lib/bindings";
 
 function option(provider: string, model: string): HTMLElement {
   const found = screen
@@ -179,14 +157,78 @@ describe("the composer's Compare", { timeout: 30_000 }, () => {
   });
 });
 
-// Still on the fake backend: each lane's model answers its own script (text, a tool call) and
-// waits between its pieces until released; see the report for what ipc_serve would need.
-describe("a comparison under way (fake backend)", () => {
-  withFakeBackend();
+/** Work (gpt-a, gpt-b, gpt-c) and Local (llama3, qwen) at model servers of their own, each
+ *  compared model answering the turns given for it (`model` named), and the conversation
+ *  "Compare" answered by Work · gpt-a; the servers' addresses. */
+async function comparing(real: RealBackend, work: Turn[], local: Turn[]): Promise<{ work: string; local: string; id: string }> {
+  const addresses = {
+    work: await real.addProvider("Work", { models: [{ id: "gpt-a" }, { id: "gpt-b" }, { id: "gpt-c" }], turns: work }),
+    local: await real.addProvider("Local", { models: [{ id: "llama3" }, { id: "qwen" }], turns: local }),
+  };
+  const c = await real.seed(() => ipc.createConversation("Compare"));
+  await real.seed(() => ipc.setConversationModel(c.id, "Work", "gpt-a"));
+  return { ...addresses, id: c.id };
+}
+
+/** What Rust sends the window on the channel of its `compare_models` from now on (as the
+ *  window hears it: its own listener still gets every event). Not `attach_run` from the test:
+ *  the session is one window, and attaching again takes the window's place on the feed. */
+function hearComparison(real: RealBackend): RunEvent[] {
+  const heard: RunEvent[] = [];
+  vi.mocked(invoke).mockImplementation(((cmd: string, args?: Record<string, unknown>) => {
+    if (cmd === "compare_models") {
+      const channel = args?.onEvent as Channel<RunEvent>;
+      const shown = channel.onmessage;
+      channel.onmessage = (event) => {
+        heard.push(event);
+        shown(event);
+      };
+    }
+    return real.invoke(cmd, args);
+  }) as typeof invoke);
+  return heard;
+}
+
+/** The comparison's run id and its lanes' (in the lanes' order), from what Rust sent, once
+ *  `lanes` lanes have started. */
+async function runIds(heard: RunEvent[], lanes: number): Promise<{ runId: string; lanes: string[] }> {
+  return vi.waitFor(() => {
+    const started = heard.find((e) => e.type === "run_started");
+    const laneRuns: string[] = [];
+    for (const e of heard) if (e.type === "lane" && e.event.type === "run_started") laneRuns[e.lane] = e.event.run_id;
+    expect(started).toBeDefined();
+    expect(laneRuns.filter(Boolean)).toHaveLength(lanes);
+    return { runId: (started as { run_id: string }).run_id, lanes: laneRuns };
+  });
+}
+
+/** A lane's answer: `pieces` streamed, then held until released. */
+function held(model: string, ...pieces: string[]): Turn {
+  return { model, answer: pieces, hold: true };
+}
+
+describe("a comparison under way", { timeout: 30_000 }, () => {
+  let real: RealBackend;
+
+  beforeEach(async () => {
+    real = await installRealBackend();
+    sessionStorage.clear();
+  });
 
   it("streams each model into its own column, asks a model's approval in its name, then keeps the answers as branches to pick from", async () => {
-    const c = backend.addConversation("Compare");
-    const release = holdLanes();
+    // Local · qwen and Work · gpt-c answer, and wait before their end; Work · gpt-b first
+    // asks to run a tool, then answers with what it said, and waits too.
+    const { work, local, id } = await comparing(
+      real,
+      [
+        { model: "gpt-b", tools: [{ name: "fault__echo", arguments: { text: "noon" } }] },
+        held("gpt-b", "It is **noon**", " in Paris, says the clock."),
+        { model: "gpt-b", answer: ["You are welcome."] },
+        held("gpt-c", "Lane 2: **Paris**", " is the capital of France."),
+      ],
+      [held("qwen", "Lane 0: **Paris**", " is the capital of France.")],
+    );
+    await real.addFaultServer();
     const { user } = await renderApp();
     await compare(user, [["Local", "qwen"], ["Work", "gpt-b"], ["Work", "gpt-c"]]);
 
@@ -195,31 +237,34 @@ describe("a comparison under way (fake backend)", () => {
     expect(columns().map((col) => within(col).getByTestId("compare-column-label").textContent)).toEqual(["Local · qwen", "Work · gpt-b", "Work · gpt-c"]);
     // The question once, before the columns.
     expect(screen.getByTestId("message-list").textContent?.match(/What is the capital of France\?/g)).toHaveLength(1);
-    // Each lane streams its own text (Markdown, as answers are).
-    await waitFor(() => expect(columnText(0)).toBe("Lane 0: Paris"));
+    // Each lane streams its own text (Markdown, as answers are), while it has not ended.
+    await waitFor(() => expect(columnText(0)).toBe("Lane 0: Paris is the capital of France."));
     expect(columns()[0].querySelector("strong")?.textContent).toBe("Paris");
-    await waitFor(() => expect(columnText(2)).toBe("Lane 2: Paris"));
+    await waitFor(() => expect(columnText(2)).toBe("Lane 2: Paris is the capital of France."));
+    expect(columns().map((col) => col.dataset.state)).toEqual(["running", "running", "running"]);
     expect(screen.getAllByTestId("compare-column-stop")).toHaveLength(3);
     expect(screen.getByTestId("compare-stop-all")).toBeTruthy();
 
     // The second model asks to run a tool: the dialog says which model asks.
     const dialog = await screen.findByTestId("approval-dialog");
     expect(within(dialog).getByTestId("approval-asked-by").textContent?.replace(/\s+/g, " ").trim()).toBe(
-      "Work · gpt-b wants to run time · Get Current Time.",
+      "Work · gpt-b wants to run fault · Echo.",
     );
     expect(within(columns()[1]).getByTestId("compare-column-status").textContent).toBe("Waiting for your approval…");
     await user.click(within(dialog).getByTestId("approval-submit"));
-    const answered = backend.callsTo("answer_approval");
+    const answered = real.callsTo("answer_approval");
     expect(answered).toHaveLength(1);
-    expect(answered[0].args).toMatchObject({ answers: [{ call_id: "call_1", decision: "allow_once" }] });
+    expect(answered[0].args).toMatchObject({ answers: [{ call_id: "call_0", decision: "allow_once" }] });
     await waitFor(() => expect(within(columns()[1]).getByTestId("tool-card").dataset.state).toBe("done"));
-    await waitFor(() => expect(columnText(1)).toBe("It is noon"));
+    await waitFor(() => expect(columnText(1)).toBe("It is noon in Paris, says the clock."));
 
     // All answer: the columns go, the conversation is read again, the first model's answer shown.
-    const fetches = backend.callsTo("get_conversation").length;
-    release();
+    const fetches = real.callsTo("get_conversation").length;
+    await real.release(local);
+    await real.release(work);
+    await real.release(work);
     await waitFor(() => expect(screen.queryByTestId("compare-columns")).toBeNull());
-    expect(backend.callsTo("get_conversation").length).toBeGreaterThan(fetches);
+    await waitFor(() => expect(real.callsTo("get_conversation").length).toBeGreaterThan(fetches));
     await waitFor(() => expect(screen.getByTestId("message-list").textContent).toContain("Lane 0: Paris is the capital of France."));
     expect(screen.getByTestId("message-list").textContent?.match(/What is the capital of France\?/g)).toHaveLength(1);
     expect(screen.getByTestId("branch-position").textContent).toBe("1/3");
@@ -235,7 +280,7 @@ describe("a comparison under way (fake backend)", () => {
     expect(others.map((o) => [o.dataset.position, o.textContent])).toEqual([["1", "Work · gpt-b"], ["2", "Work · gpt-c"]]);
     await user.click(others[1]);
     await waitFor(() => expect(screen.getByTestId("branch-model").textContent).toBe("Work · gpt-c"));
-    expect(backend.callsTo("switch_branch").at(-1)?.args).toMatchObject({ id: c.id, position: 2 });
+    expect(real.callsTo("switch_branch").at(-1)?.args).toMatchObject({ id, position: 2 });
     expect(screen.getByTestId("message-list").textContent).toContain("Lane 2: Paris is the capital of France.");
     expect(screen.queryByText("Lane 0: Paris", { exact: false })).toBeNull();
     expect(screen.getByTestId("branch-position").textContent).toBe("3/3");
@@ -253,21 +298,23 @@ describe("a comparison under way (fake backend)", () => {
     await waitFor(() => expect(picker.value).toBe(JSON.stringify(["Work", "gpt-b"])));
     // The next message goes to the model picked.
     await user.type(screen.getByTestId("composer-input"), "Thanks{Enter}");
-    await waitFor(() => expect(backend.callsTo("send_message")).toHaveLength(1));
-    expect(backend.conversations.find((x) => x.id === c.id)).toMatchObject({ provider: "Work", model: "gpt-b" });
+    await waitFor(() => expect(real.callsTo("send_message")).toHaveLength(1));
+    await waitFor(() => expect(screen.getByTestId("message-list").textContent).toContain("You are welcome."));
+    expect((await real.seed(() => ipc.getConversation(id))).conversation).toMatchObject({ provider: "Work", model: "gpt-b" });
+    expect((await real.received(work)).at(-1)).toMatchObject({ model: "gpt-b" });
   });
 
   it("stops one model with its own run id, and all of them with the comparison's", async () => {
-    backend.addConversation("Compare");
-    backend.compareScript = (lane) => ({ pieces: [`Answer ${lane} begins`, " and ends."] });
-    holdLanes();
+    await comparing(real, [held("gpt-a", "Answer 0 begins", " and ends.")], [held("qwen", "Answer 1 begins", " and ends.")]);
+    const heard = hearComparison(real);
     const { user } = await renderApp();
     await compare(user, [["Work", "gpt-a"], ["Local", "qwen"]]);
     await waitFor(() => expect(screen.getAllByTestId("compare-column-stop")).toHaveLength(2));
-    const [comparison] = backend.comparisons;
+    const comparison = await runIds(heard, 2);
+    await waitFor(() => expect(columnText(0)).toContain("Answer 0 begins"));
 
     await user.click(within(columns()[0]).getByTestId("compare-column-stop"));
-    expect(backend.callsTo("stop_run").map((c) => c.args)).toEqual([{ runId: comparison.lanes[0] }]);
+    expect(real.callsTo("stop_run").map((c) => c.args)).toEqual([{ runId: comparison.lanes[0] }]);
     await waitFor(() => expect(columns()[0].dataset.state).toBe("stopped"));
     expect(within(columns()[0]).getByTestId("compare-column-status").textContent).toBe("Stopped");
     expect(within(columns()[0]).queryByTestId("compare-column-stop")).toBeNull();
@@ -276,7 +323,7 @@ describe("a comparison under way (fake backend)", () => {
     expect(within(columns()[1]).getByTestId("compare-column-stop")).toBeTruthy();
 
     await user.click(screen.getByTestId("compare-stop-all"));
-    expect(backend.callsTo("stop_run").map((c) => c.args)).toEqual([{ runId: comparison.lanes[0] }, { runId: comparison.runId }]);
+    expect(real.callsTo("stop_run").map((c) => c.args)).toEqual([{ runId: comparison.lanes[0] }, { runId: comparison.runId }]);
     await waitFor(() => expect(screen.queryByTestId("compare-columns")).toBeNull());
     // What each had written is kept, as branches.
     await waitFor(() => expect(screen.getByTestId("branch-position").textContent).toBe("1/2"));
@@ -285,70 +332,92 @@ describe("a comparison under way (fake backend)", () => {
   });
 
   it("the composer's Stop stops the whole comparison", async () => {
-    backend.addConversation("Compare");
-    backend.compareScript = (lane) => ({ pieces: [`Answer ${lane}`, "."] });
-    holdLanes();
+    await comparing(real, [held("gpt-a", "Answer 0", ".")], [held("qwen", "Answer 1", ".")]);
+    const heard = hearComparison(real);
     const { user } = await renderApp();
     await compare(user, [["Work", "gpt-a"], ["Local", "qwen"]]);
     await waitFor(() => expect(columns()).toHaveLength(2));
+    const comparison = await runIds(heard, 2);
     await user.click(screen.getByTestId("composer-stop"));
-    expect(backend.callsTo("stop_run").map((c) => c.args)).toEqual([{ runId: backend.comparisons[0].runId }]);
+    expect(real.callsTo("stop_run").map((c) => c.args)).toEqual([{ runId: comparison.runId }]);
     await waitFor(() => expect(screen.queryByTestId("compare-columns")).toBeNull());
   });
 
   it("a model that fails says so in its column; the others answer", async () => {
-    backend.addConversation("Compare");
-    backend.compareScript = (lane) => (lane === 1 ? { pieces: [], fail: "The model is overloaded: try again later." } : { pieces: ["Fine", "."] });
-    const release = holdLanes();
+    // Local · qwen's server is overloaded (HTTP 529): Rust tries again, then gives up.
+    const { work } = await comparing(real, [held("gpt-a", "Fine", ".")], [{ model: "qwen", status: 529, message: "try again later" }]);
     const { user } = await renderApp();
     await compare(user, [["Work", "gpt-a"], ["Local", "qwen"]]);
     await waitFor(() => expect(columns()).toHaveLength(2));
-    await waitFor(() => expect(within(columns()[1]).getByTestId("compare-column-error").textContent).toBe("The model is overloaded: try again later."));
-    expect(columns()[1].dataset.state).toBe("failed");
+    await waitFor(() => expect(within(columns()[1]).getByTestId("compare-column-error").textContent).toBe("The provider is overloaded: try again later"), { timeout: 15_000 });
+    await waitFor(() => expect(columns()[1].dataset.state).toBe("failed"));
     expect(within(columns()[1]).getByTestId("compare-column-status").textContent).toBe("Failed");
     expect(columns()[0].dataset.state).toBe("running");
-    release();
-    // Only one model answered: its answer is shown, with no branches.
+    await real.release(work);
+    // The model that answered is shown; the failed answer is kept too (Rust keeps every lane
+    // that wrote a message, and a failed turn writes its answer with the error), a click away.
     await waitFor(() => expect(screen.queryByTestId("compare-columns")).toBeNull());
-    expect(screen.getByTestId("message-list").textContent).toContain("Fine.");
-    expect(screen.queryByTestId("branch-switcher")).toBeNull();
-    expect(screen.queryByTestId("branch-models")).toBeNull();
+    await waitFor(() => expect(screen.getByTestId("message-list").textContent).toContain("Fine."));
+    expect(screen.getByTestId("branch-position").textContent).toBe("1/2");
+    expect(screen.getByTestId("branch-model").textContent).toBe("Work · gpt-a");
+    const others = within(screen.getByTestId("branch-models")).getAllByTestId("branch-model-option");
+    expect(others.map((o) => o.textContent)).toEqual(["Local · qwen"]);
+    await user.click(others[0]);
+    await waitFor(() => expect(screen.getByTestId("branch-model").textContent).toBe("Local · qwen"));
+    expect(screen.getByTestId("message-list").textContent).toContain("The provider is overloaded: try again later");
+    expect(screen.getByTestId("message-list").textContent).not.toContain("Fine.");
   });
 
   it("model text stays text: markup in a column is never run", async () => {
-    backend.addConversation("Compare");
-    backend.compareScript = () => ({ pieces: ['<img src=x onerror="alert(1)"><b>bold</b><script>alert(2)</script>', " end"] });
-    holdLanes();
+    const markup = ['<img src=x onerror="alert(1)"><b>bold</b><script>alert(2)</script>', " end"];
+    const { work, local } = await comparing(real, [held("gpt-a", ...markup)], [held("qwen", ...markup)]);
     const { user } = await renderApp();
     await compare(user, [["Work", "gpt-a"], ["Local", "qwen"]]);
     await waitFor(() => expect(columns()).toHaveLength(2));
     await waitFor(() => expect(columnText(1)).toContain("<b>bold</b>"));
-    expect(columnText(0)).toContain('<img src=x onerror="alert(1)">');
+    await waitFor(() => expect(columnText(0)).toContain('<img src=x onerror="alert(1)">'));
     const all = screen.getByTestId("compare-columns");
     expect(all.querySelector("script")).toBeNull();
     expect(all.querySelector("img")).toBeNull();
     expect(all.querySelector("b")).toBeNull();
+    await real.release(work);
+    await real.release(local);
+    await waitFor(() => expect(screen.queryByTestId("compare-columns")).toBeNull());
   });
 });
 
-describe("a window that comes back to a comparison (fake backend)", () => {
-  withFakeBackend();
+describe("a window that comes back to a comparison", { timeout: 30_000 }, () => {
+  let real: RealBackend;
+
+  beforeEach(async () => {
+    real = await installRealBackend();
+    sessionStorage.clear();
+  });
 
   it("builds the columns again from the replay, asks the waiting approval in the model's name, and sees the fold", async () => {
-    backend.addConversation("Compare");
-    const release = holdLanes();
+    const { work } = await comparing(
+      real,
+      [
+        held("gpt-a", "Lane 0: **Paris**", " is the capital of France."),
+        { model: "gpt-b", tools: [{ name: "fault__echo", arguments: { text: "noon" } }] },
+        { model: "gpt-b", answer: ["It is **noon**", " in Paris, says the clock."] },
+      ],
+      [],
+    );
+    await real.addFaultServer();
     const first = await renderApp();
     await compare(first.user, [["Work", "gpt-a"], ["Work", "gpt-b"]]);
     await screen.findByTestId("approval-dialog");
-    await waitFor(() => expect(columnText(0)).toBe("Lane 0: Paris"));
+    await waitFor(() => expect(columnText(0)).toBe("Lane 0: Paris is the capital of France."));
 
     // The page reloads: a new window state, the same backend with its comparison under way.
     cleanup();
+    const attached = real.callsTo("attach_run").length;
     const { user } = await renderApp();
     await waitFor(() => expect(columns()).toHaveLength(2));
-    expect(backend.callsTo("attach_run").length).toBeGreaterThan(0);
+    expect(real.callsTo("attach_run").length).toBeGreaterThan(attached);
     expect(columns().map((col) => within(col).getByTestId("compare-column-label").textContent)).toEqual(["Work · gpt-a", "Work · gpt-b"]);
-    await waitFor(() => expect(columnText(0)).toBe("Lane 0: Paris"));
+    await waitFor(() => expect(columnText(0)).toBe("Lane 0: Paris is the capital of France."));
     // The question shown once, though it was saved before the reload and replayed after.
     expect(screen.getByTestId("message-list").textContent?.match(/What is the capital of France\?/g)).toHaveLength(1);
     const dialog = await screen.findByTestId("approval-dialog");
@@ -359,12 +428,15 @@ describe("a window that comes back to a comparison (fake backend)", () => {
 
     await user.click(within(dialog).getByTestId("approval-submit"));
     await waitFor(() => expect(within(columns()[1]).getByTestId("tool-card").dataset.state).toBe("done"));
-    release();
+    await waitFor(() => expect(columnText(1)).toBe("It is noon in Paris, says the clock."));
+    await real.release(work);
     await waitFor(() => expect(screen.queryByTestId("compare-columns")).toBeNull());
-    expect(screen.getByTestId("branch-model").textContent).toBe("Work · gpt-a");
+    await waitFor(() => expect(screen.getByTestId("branch-model").textContent).toBe("Work · gpt-a"));
     expect(within(screen.getByTestId("branch-models")).getAllByTestId("branch-model-option").map((o) => o.textContent)).toEqual(["Work · gpt-b"]);
   });
+});
 
+describe("a session replaying a comparison", () => {
   it("a session replaying a comparison puts each lane's events in its own lane, whatever their ids", () => {
     const detail: ConversationDetail = {
       conversation: { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "", profile_id: null },

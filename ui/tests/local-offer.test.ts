@@ -1,15 +1,13 @@
-// At a first start: the offer to use a model server found running on this computer. When the
-// window looks is checked against the real core; what it offers once a server is found stays
-// on the fake, as the core probes only the servers' fixed ports (127.0.0.1:11434, :1234), where
-// no test may put a server.
+// At a first start: the offer to use a model server found running on this computer, on the
+// real core (the servers it finds are the test's own model servers).
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
 import { screen, waitFor, within } from "@testing-library/svelte";
-import { runningLmStudio, runningOllama, type FakeBackend } from "./fake-backend";
+import * as ipc from "../src/lib/ipc";
 import { installRealBackend, type RealBackend } from "./real-backend";
-import { installFakeBackend, renderApp } from "./render-app";
+import { renderApp } from "./render-app";
 
 function offers(): HTMLElement[] {
   return screen.queryAllByTestId("local-offer");
@@ -21,18 +19,27 @@ function offer(presetId: string): HTMLElement {
   return found;
 }
 
-// The probe finds only what answers on the servers' fixed ports, so what is offered is scripted:
-// ipc_serve would need its app to probe addresses a test gives (an Ollama-shaped model server
-// among them) to run these on the core.
-describe("the offer of a local model server (on the fake: the servers found are scripted)", () => {
-  let backend: FakeBackend;
+// The app looks for local model servers where ipc_serve tells it: the test's own model servers
+// (an Ollama-shaped one answers `/api/tags`), never the machine's 127.0.0.1:11434.
+describe("the offer of a local model server", () => {
+  let backend: RealBackend;
 
-  beforeEach(() => {
-    backend = installFakeBackend();
+  beforeEach(async () => {
+    backend = await installRealBackend();
   });
 
+  /** Model servers answering as Ollama (and LM Studio) would, with these models, found as the app opens. */
+  async function running(servers: { ollama?: string[]; lmStudio?: string[] }): Promise<{ ollama?: string; lmStudio?: string }> {
+    const found: { ollama?: string; lmStudio?: string } = {};
+    const at: Partial<Record<"ollama" | "lm_studio", string>> = {};
+    if (servers.ollama) at.ollama = found.ollama = await backend.modelServer({ models: servers.ollama.map((id) => ({ id })) });
+    if (servers.lmStudio) at.lm_studio = found.lmStudio = `${await backend.modelServer({ models: servers.lmStudio.map((id) => ({ id })) })}/v1`;
+    await backend.reopen({ localServers: at });
+    return found;
+  }
+
   it("starts the new provider on a chat model, not on an embedding model listed first", async () => {
-    backend.localServers = [runningOllama("all-minilm:latest", "bge-m3:567m", "qwen3:8b")];
+    await running({ ollama: ["all-minilm:latest", "bge-m3:567m", "qwen3:8b"] });
     const { user } = await renderApp();
     const banner = await within(screen.getByTestId("welcome")).findByTestId("local-offer");
     await user.click(within(banner).getByTestId("local-offer-use"));
@@ -41,7 +48,7 @@ describe("the offer of a local model server (on the fake: the servers found are 
   });
 
   it("says Ollama is running, and Use Ollama adds it as a provider and the offer goes away", async () => {
-    backend.localServers = [runningOllama("llama3.2:3b", "phi4:14b", "qwen3:8b")];
+    const { ollama } = await running({ ollama: ["llama3.2:3b", "phi4:14b", "qwen3:8b"] });
     const { user } = await renderApp();
     const welcome = screen.getByTestId("welcome");
     const banner = await within(welcome).findByTestId("local-offer");
@@ -58,19 +65,19 @@ describe("the offer of a local model server (on the fake: the servers found are 
         provider: {
           name: "Ollama",
           kind: "ollama",
-          base_url: "http://127.0.0.1:11434",
+          base_url: ollama,
           default_model: "llama3.2:3b",
           api_key: null,
         },
       },
     ]);
-    expect(backend.providers.map((p) => p.name)).toEqual(["Ollama"]);
+    expect((await backend.seed(() => ipc.listProviders())).map((p) => p.name)).toEqual(["Ollama"]);
     // The welcome screen no longer asks for a provider, and a chat can pick the new one's models.
     expect(within(welcome).queryByText("Add a provider")).toBeNull();
     await user.click(screen.getByTestId("new-conversation"));
     const picker = (await screen.findByTestId("model-picker")) as HTMLSelectElement;
     expect((screen.getByTestId("composer-input") as HTMLTextAreaElement).disabled).toBe(false);
-    expect(picker.selectedOptions[0]?.textContent).toBe("llama3.2:3b");
+    await waitFor(() => expect(picker.selectedOptions[0]?.textContent).toBe("llama3.2:3b"));
     expect([...picker.querySelectorAll("option")].map((o) => o.textContent)).toEqual([
       "llama3.2:3b",
       "phi4:14b",
@@ -79,7 +86,7 @@ describe("the offer of a local model server (on the fake: the servers found are 
   });
 
   it("is offered on the Providers page too, one banner per server found", async () => {
-    backend.localServers = [runningOllama("llama3.2:3b"), runningLmStudio()];
+    const { lmStudio } = await running({ ollama: ["llama3.2:3b"], lmStudio: [] });
     const { user } = await renderApp();
     await waitFor(() => expect(offers()).toHaveLength(2));
     await user.click(screen.getByTestId("nav-providers"));
@@ -93,7 +100,7 @@ describe("the offer of a local model server (on the fake: the servers found are 
       provider: {
         name: "LM Studio",
         kind: "openai_compatible",
-        base_url: "http://127.0.0.1:1234/v1",
+        base_url: lmStudio,
         default_model: null,
         api_key: null,
       },
@@ -102,7 +109,7 @@ describe("the offer of a local model server (on the fake: the servers found are 
   });
 
   it("Not now hides the offer for the rest of the session", async () => {
-    backend.localServers = [runningOllama("llama3.2:3b")];
+    await running({ ollama: ["llama3.2:3b"] });
     const { user } = await renderApp();
     await user.click(within(await screen.findByTestId("local-offer")).getByTestId("local-offer-dismiss"));
     expect(offers()).toHaveLength(0);
@@ -112,14 +119,15 @@ describe("the offer of a local model server (on the fake: the servers found are 
     expect(backend.callsTo("detect_local_providers")).toHaveLength(1);
   });
 
-
-
   it("reports a failed add in the error toast and keeps the offer", async () => {
-    backend.localServers = [runningOllama("llama3.2:3b")];
-    backend.failures.set("add_provider", { kind: "conflict", message: "A provider named “Ollama” already exists.", field: "name" });
+    await running({ ollama: ["llama3.2:3b"] });
     const { user } = await renderApp();
-    await user.click(within(await screen.findByTestId("local-offer")).getByTestId("local-offer-use"));
+    const banner = await screen.findByTestId("local-offer");
+    // Meanwhile a provider of that name was added elsewhere (the command line, say): Rust refuses the second.
+    await backend.seed(() => ipc.addProvider({ name: "Ollama", kind: "openai", base_url: "http://127.0.0.1:9/v1", default_model: null, api_key: null }));
+    await user.click(within(banner).getByTestId("local-offer-use"));
     expect((await screen.findByTestId("error-toast")).textContent).toContain("A provider named “Ollama” already exists.");
+    expect(backend.callsTo("add_provider")).toHaveLength(1);
     expect(offers()).toHaveLength(1);
     expect((within(offers()[0]).getByTestId("local-offer-use") as HTMLButtonElement).disabled).toBe(false);
   });

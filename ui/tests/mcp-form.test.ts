@@ -1,7 +1,8 @@
 // A form an MCP server asks the person to fill in (elicitation), a page it asks them to visit
 // (URL mode), and signing in to a server that asks for OAuth, on the Servers page. The forms
 // come from a real MCP server (tests/peers/fault_server.py: `ask` asks where to deploy, `pay`
-// asks for a visit to a payment page) called in a real run, through the real core.
+// asks for a visit to a payment page) called in a real run, through the real core; the sign-in
+// from tests/peers/raw_server.py over HTTP with `--oauth -`.
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
@@ -10,9 +11,9 @@ import { screen, waitFor, within } from "@testing-library/svelte";
 import * as ipc from "../src/lib/ipc";
 import type { RunEvent } from "../src/lib/bindings";
 import type { McpForm } from "../src/lib/types";
-import type { FakeBackend } from "./fake-backend";
-import { installRealBackend, type RealBackend } from "./real-backend";
-import { installFakeBackend, renderApp } from "./render-app";
+import type { Channel } from "./tauri-core-mock";
+import { httpPeer, installRealBackend, type RealBackend } from "./real-backend";
+import { renderApp } from "./render-app";
 
 let backend: RealBackend;
 
@@ -207,52 +208,48 @@ describe("a server's page to visit", { timeout: 30_000 }, () => {
   });
 });
 
-// Kept on the fake: the real core's two listeners (forms, closes) cannot be made to deliver a
-// close before its form, and no test server here asks for an OAuth sign-in whose browser step
-// a test can take.
-describe("on the fake backend", () => {
-  let fake: FakeBackend;
-
-  beforeEach(() => {
-    fake = installFakeBackend();
+// A remote server that asks for OAuth (tests/peers/raw_server.py over HTTP, `--oauth -`); the
+// scripted browser follows its sign-in page back to the core, so the sign-in goes through.
+describe("a server that asks for a sign-in", { timeout: 30_000 }, () => {
+  beforeEach(async () => {
+    backend = await installRealBackend();
   });
 
+  it("says so on the Servers page and signs in from there", async () => {
+    const url = await httpPeer("--oauth", "-");
+    await backend.seed(() => ipc.addMcpServer("docs", null, url));
+    await backend.host({ browser: true });
+    const { user } = await renderApp();
+    await user.click(screen.getByTestId("nav-servers"));
+    const item = await screen.findByTestId("server-item");
+    await waitFor(() => expect(within(item).getByTestId("server-state").textContent).toBe("Needs sign-in"), { timeout: 10_000 });
+    expect(within(item).getByTestId("server-reason").textContent).toBe("“docs” asks you to sign in");
+    await user.click(within(item).getByTestId("server-sign-in"));
+    await waitFor(() => expect(within(screen.getByTestId("server-item")).getByTestId("server-state").textContent).toBe("Running · 1 tool"), { timeout: 10_000 });
+    expect(backend.callsTo("sign_in_mcp_server")).toEqual([{ cmd: "sign_in_mcp_server", args: { name: "docs" } }]);
+    // Rust asked first, then had the browser open the server's sign-in page.
+    const asked = (await backend.asked()).filter((a) => a.dialog !== "approve_server");
+    expect(asked.map((a) => a.dialog)).toEqual(["allow", "open_url"]);
+    expect(asked[0].title).toBe("Sign in to “docs” at 127.0.0.1?");
+    expect(new URL(asked[1].title).pathname).toBe("/authorize");
+  });
+});
+
+// Two channels, heard in an order the real core cannot be made to send: a close before its
+// form. The frames are delivered on the window's own channels, as Rust would send them.
+describe("forms and closes heard out of order", () => {
   function page(id: string): McpForm {
     return { id, server: "billing", message: "Pay for the plan", fields: [], url: { url: PAY_URL, host: "pay.example.com" } };
   }
 
   it("a close heard before its form keeps it from showing", async () => {
+    const backend = await installRealBackend();
     await renderApp();
-    fake.closeForm("form-3");
-    fake.askForm(page("form-3"));
-    fake.askForm({ ...page("form-4"), url: null, fields: [{ name: "note", title: "Note", description: null, required: false, default: null, type: "text", format: null, min_length: null, max_length: null }] });
+    const watched = backend.callsTo("watch_mcp_forms")[0].args as { onForm: Channel<McpForm>; onClosed: Channel<string> };
+    watched.onClosed.onmessage("form-3");
+    watched.onForm.onmessage(page("form-3"));
+    watched.onForm.onmessage({ ...page("form-4"), url: null, fields: [{ name: "note", title: "Note", description: null, required: false, default: null, type: "text", format: null, min_length: null, max_length: null }] });
     await screen.findByTestId("mcp-form");
     expect(screen.queryByTestId("mcp-form-url")).toBeNull();
-  });
-
-  it("a server that asks for a sign-in says so on the Servers page and signs in from there", async () => {
-    fake.mcpServers = [
-      {
-        name: "docs",
-        transport: "http",
-        command_line: "https://docs.example.com/mcp",
-        edit_text: null,
-        roots: [],
-        disabled: false,
-        approved: true,
-        error: null,
-        state: { state: "needs_sign_in", reason: "“docs” asks you to sign in" },
-        resolved: "https://docs.example.com/mcp",
-        log_file: "/logs/mcp/docs.log", held_back: [],
-      },
-    ];
-    const { user } = await renderApp();
-    await user.click(screen.getByTestId("nav-servers"));
-    const item = await screen.findByTestId("server-item");
-    expect(within(item).getByTestId("server-state").textContent).toBe("Needs sign-in");
-    expect(within(item).getByTestId("server-reason").textContent).toBe("“docs” asks you to sign in");
-    await user.click(within(item).getByTestId("server-sign-in"));
-    await waitFor(() => expect(fake.signIns).toEqual(["docs"]));
-    await waitFor(() => expect(within(screen.getByTestId("server-item")).getByTestId("server-state").textContent).toBe("Running · 1 tool"));
   });
 });

@@ -4,11 +4,12 @@
 // person does at Rust's native dialogs (`host`), and a failure no reachable rule produces
 // (`failNext`). Test-only code.
 import { AsyncLocalStorage } from "node:async_hooks";
+import { spawn, type ChildProcess } from "node:child_process";
 import { connect, type Socket } from "node:net";
 import { invoke } from "@tauri-apps/api/core";
 import { afterEach, inject, vi } from "vitest";
 import * as ipc from "../src/lib/ipc";
-import type { Decision, RunEvent } from "../src/lib/bindings";
+import type { Decision, RunEvent, UpdateProgress, UpdateStatus } from "../src/lib/bindings";
 import type { AttachmentRef, CommandError } from "../src/lib/types";
 import { channels } from "./tauri-core-mock";
 import { settleStores } from "./render-with-stores";
@@ -18,12 +19,22 @@ export interface Call {
   args: Record<string, unknown> | undefined;
 }
 
-/** What the person does at the native dialogs: yes or no, and the file or folder picked. */
+/** What the person does at the native dialogs (yes or no, the file or folder picked), whether
+ *  their browser follows a page it is asked to open (a sign-in page sends it back with a code),
+ *  and what the shell's updater finds: the update address's answer, the release's download,
+ *  why installing it fails. */
 export interface HostScript {
   confirm?: boolean;
   file?: string | null;
   files?: string[];
   folder?: string | null;
+  browser?: boolean;
+  update?: UpdateStatus | null;
+  download?: UpdateProgress[];
+  installFails?: "bad_signature" | "nothing_checked" | { install: string } | { network: string } | null;
+  /** What a new terminal has (for the `switchboard` command): this program's file, the
+   *  person's home, the PATH's folders and the login shell; `~/` is the session's `home()`. */
+  terminal?: { exe?: string; home?: string; path?: string[]; shell?: string | null };
 }
 
 /** A model server of the OpenAI API's shape: what its `/models` lists (entries as the API
@@ -40,6 +51,9 @@ export interface ModelServer extends Turn {
  *  of `answer`, the `tools` it calls, then its end with `usage` in tokens. A turn that holds
  *  waits for `release` before its end. */
 export interface Turn {
+  /** Answered only to requests for this model. Once any turn names one, each model takes its
+   *  own turns (those naming it or none) in order; otherwise turns go in the order asked. */
+  model?: string;
   answer?: string[];
   tools?: { name: string; arguments?: Record<string, unknown> }[];
   usage?: { input: number; output: number };
@@ -250,9 +264,28 @@ export class RealBackend {
 
   /** The app again, as after a restart (the keys and settings kept), opened with a keychain
    *  that cannot be reached (saying `keychainUnreachable`) over the same home, or over a home of
-   *  its own whose database file is not one (`databaseBroken`). */
-  async reopen(opening: { keychainUnreachable?: string; databaseBroken?: boolean }): Promise<void> {
+   *  its own whose database file is not one (`databaseBroken`); it looks for model servers
+   *  running on this computer at `localServers` (preset id → a `modelServer`'s address), and
+   *  nowhere else; servers' programs are looked for on `searchPath` (its folders) when given. */
+  async reopen(opening: {
+    keychainUnreachable?: string;
+    databaseBroken?: boolean;
+    localServers?: Partial<Record<"ollama" | "lm_studio", string>>;
+    searchPath?: string[];
+  }): Promise<void> {
     await this.#send({ reopen: opening });
+  }
+
+  /** The requests the app recorded (oldest first), dated at `dates` (ms since 1970, one each)
+   *  as if made then: Rust dates each request by its own clock. */
+  async dateUsage(dates: number[]): Promise<void> {
+    await this.#send({ dateUsage: dates });
+  }
+
+  /** The session's home: the person's, where the `switchboard` command is put (`~/` in the
+   *  host's `terminal` script). */
+  async home(): Promise<string> {
+    return (await this.#send({ home: true })) as string;
   }
 
   /** A `switchboard://` link handed to the app by the system; what it proposes (as the
@@ -280,11 +313,36 @@ export function peer(file: string, ...flags: string[]): string {
   return [program, ...flags].join(" ");
 }
 
+/** The HTTP peers started in this test, stopped after it. */
+const httpPeers: ChildProcess[] = [];
+
+/**
+ * `raw_server.py --http` with `flags` (`--oauth -`, `--step-up`…), listening on a port of
+ * 127.0.0.1 the system gave it; its `/mcp` address. Stopped after the test.
+ */
+export async function httpPeer(...flags: string[]): Promise<string> {
+  const peers = inject("peers");
+  const child = spawn(peers.python, [`${peers.folder}/raw_server.py`, "--http", ...flags], { stdio: ["ignore", "pipe", "pipe"] });
+  httpPeers.push(child);
+  return new Promise<string>((resolve, reject) => {
+    let said = "";
+    const hear = (chunk: Buffer) => {
+      said += chunk.toString();
+      const found = /LISTENING (\S+)/.exec(said);
+      if (found) resolve(found[1]);
+    };
+    child.stdout?.on("data", hear);
+    child.stderr?.on("data", hear);
+    child.once("exit", (code) => reject(new Error(`raw_server.py ${flags.join(" ")} exited (${code}) before listening: ${said}`)));
+  });
+}
+
 let open: RealBackend | null = null;
 
 afterEach(() => {
   open?.close();
   open = null;
+  for (const child of httpPeers.splice(0)) child.kill();
 });
 
 /** A fresh app behind the mocked `invoke` from now on (closed after the test); call it in `beforeEach`. */

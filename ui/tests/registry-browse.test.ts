@@ -2,7 +2,10 @@
 // through Rust (which asks for approval in its own dialog). Against the real core, which reads
 // a registry of the official v0.1 API's shape served here on 127.0.0.1 (its entries as this
 // file writes them, hostile ones included).
+import { mkdtempSync } from "node:fs";
 import { createServer, type Server } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 
@@ -11,9 +14,8 @@ vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 import { screen, waitFor, within } from "@testing-library/svelte";
 import * as ipc from "../src/lib/ipc";
 import type { InstallRequest } from "../src/lib/types";
-import type { FakeBackend } from "./fake-backend";
 import { installRealBackend, type RealBackend } from "./real-backend";
-import { installFakeBackend, renderApp } from "./render-app";
+import { renderApp } from "./render-app";
 
 const official = (status: string) => ({ "io.modelcontextprotocol.registry/official": { status, isLatest: true } });
 
@@ -214,22 +216,22 @@ describe("Browse the MCP Registry", () => {
   });
 });
 
-// Kept on the fake: whether a runtime is on the PATH is the machine's (ipc_serve starts servers
-// with its own PATH, and a test cannot take uvx or npx away from it).
-describe("Browse the MCP Registry (on the fake backend)", () => {
-  let fake: FakeBackend;
-
-  beforeEach(() => {
-    fake = installFakeBackend();
-  });
-
+// A runtime not on the PATH servers start with: the app reopened with a PATH that has no npx.
+describe("Browse the MCP Registry: a runtime that is missing", () => {
   it("shows Rust's refusal (a runtime not on the PATH) on the form", async () => {
-    fake.missingRuntimes = ["pypi"];
+    pageSize = 30;
+    broken = false;
+    const backend = await installRealBackend();
+    await backend.reopen({ searchPath: [mkdtempSync(join(tmpdir(), "empty-path-"))] });
+    const settings = await backend.seed(() => ipc.getSettings());
+    await backend.seed(() => ipc.updateSettings({ ...settings, mcp_registry: address }));
     const { user } = await openBrowse();
-    const [time] = await search(user, "time");
-    await user.click(within(time).getByTestId("registry-install"));
-    await user.click(within(time).getByTestId("registry-install-submit"));
-    expect((await within(time).findByTestId("registry-install-error")).textContent).toContain("not on your PATH");
+    const [everything] = await search(user, "everything");
+    await user.click(within(everything).getByTestId("registry-install"));
+    await user.click(within(everything).getByTestId("registry-install-submit"));
+    expect((await within(everything).findByTestId("registry-install-error")).textContent).toContain("npx");
+    expect(within(everything).getByTestId("registry-install-error").textContent).toContain("not on your PATH");
     expect(screen.queryAllByTestId("server-item")).toHaveLength(0);
+    expect(await backend.seed(() => ipc.listMcpServers())).toEqual([]);
   });
 });

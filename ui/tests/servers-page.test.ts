@@ -1,6 +1,6 @@
 // The Servers page: MCP servers with what the supervisor says of each, against the real core and
 // real MCP servers (the test peers of tests/peers).
-import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
@@ -10,9 +10,8 @@ vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 import { screen, within } from "@testing-library/svelte";
 import * as ipc from "../src/lib/ipc";
 import type { McpServerStatus } from "../src/lib/types";
-import type { FakeBackend } from "./fake-backend";
 import { installRealBackend, peer, type RealBackend } from "./real-backend";
-import { installFakeBackend, renderApp } from "./render-app";
+import { renderApp } from "./render-app";
 
 let backend: RealBackend;
 
@@ -380,13 +379,10 @@ describe("the Servers page", { timeout: 30_000 }, () => {
   });
 });
 
-// Rust reads Claude Desktop's settings from this system's own configuration folder
-// (dirs::config_dir()), which ipc_serve cannot point at a session's temporary home: kept on the
-// fake until it can.
-describe("the Servers page, on the fake backend: Claude Desktop's file", () => {
-  let fake: FakeBackend;
-  beforeEach(() => {
-    fake = installFakeBackend();
+// Claude Desktop's file, where ipc_serve's host says it is: under the session's home, as on Linux.
+describe("the Servers page: Claude Desktop's file", () => {
+  beforeEach(async () => {
+    backend = await installRealBackend();
   });
 
   it("reads Claude Desktop's file in Rust, and says so when there is none", async () => {
@@ -394,11 +390,13 @@ describe("the Servers page, on the fake backend: Claude Desktop's file", () => {
     const panel = await screen.findByTestId("import-panel");
     await user.click(within(panel).getByTestId("import-claude"));
     expect((await within(panel).findByTestId("import-error")).textContent).toContain("Claude Desktop's settings");
-    fake.claudeConfig = JSON.stringify({ mcpServers: { memory: { command: "npx", args: ["-y", "@modelcontextprotocol/server-memory"] } } });
+    const folder = join(await backend.home(), ".config/Claude");
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, "claude_desktop_config.json"), JSON.stringify({ mcpServers: { memory: { command: "npx", args: ["-y", "@modelcontextprotocol/server-memory"] } } }));
     await user.click(within(panel).getByTestId("import-claude"));
     expect((await within(panel).findAllByTestId("import-added")).map((li) => li.textContent)).toEqual([
       "memory npx -y @modelcontextprotocol/server-memory",
     ]);
-    expect(fake.callsTo("preview_mcp_import").map((c) => c.args)).toEqual([{ text: null }, { text: null }]);
+    expect(backend.callsTo("preview_mcp_import").map((c) => c.args)).toEqual([{ text: null }, { text: null }]);
   });
 });

@@ -1,8 +1,8 @@
 // "@tauri-apps/api/core" as the tests that drive the window mock it: `invoke` a bare mock (which
-// installRealBackend in real-backend.ts forwards to the real core, and installFakeBackend in
-// render-app.ts answers from a FakeBackend) and a `Channel`: numbered and written as the page's
-// Tauri writes it (`__CHANNEL__:N`), so the real core's messages reach its `onmessage`, which a
-// test may also call itself. A test file mocks the module with it in one line (Vitest hoists
+// installRealBackend in real-backend.ts forwards to the real core) and a `Channel`: numbered and
+// written as the page's Tauri writes it (`__CHANNEL__:N`), so the real core's messages reach its
+// `onmessage`, which a test may also call itself to deliver frames in an order of its own (a
+// stream rendered piece by piece, two channels heard out of order). A test file mocks the module with it in one line (Vitest hoists
 // `vi.mock` per file, so each file keeps its own):
 //   vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 // Test-only code.

@@ -1,14 +1,10 @@
 // A tool card builds its body (arguments pretty-printed, the result) only while it is open, so
 // a long chat's collapsed cards cost their summaries. A failed call whose server wants a sign-in
-// offers one, and retries the call once after a sign-in from the card (against the fake backend).
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+// offers one, and retries the call once after a sign-in from the card (against the real core, a
+// test peer over HTTP that wants OAuth, and a scripted browser that signs in).
+import { afterEach, describe, expect, it, vi } from "vitest";
 
-vi.mock("@tauri-apps/api/core", () => ({
-  invoke: vi.fn(),
-  Channel: class {
-    onmessage: (event: unknown) => void = () => {};
-  },
-}));
+vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
 import { cleanup, waitFor, within } from "@testing-library/svelte";
 import userEvent from "@testing-library/user-event";
@@ -16,8 +12,9 @@ import ToolCardView from "../src/chat/ToolCardView.svelte";
 import type { ToolCard } from "../src/chat/items";
 import type { Stores } from "../src/app/stores";
 import type { McpServerStatus } from "../src/lib/types";
-import type { FakeBackend } from "./fake-backend";
-import { installFakeBackend } from "./render-app";
+import * as ipc from "../src/lib/ipc";
+import { httpPeer, installRealBackend, type RealBackend } from "./real-backend";
+import type { Channel } from "./tauri-core-mock";
 import { newStores, renderWithStores } from "./render-with-stores";
 
 const card: ToolCard = {
@@ -178,39 +175,61 @@ describe("a tool card with more than text", () => {
   });
 });
 
-// Kept on the fake: these need a remote server that wants a sign-in, a browser that finishes it,
-// and servers' states a test sets at will (one that never runs again, one that fails to start
-// after the sign-in); ipc_serve's host only records the page it is asked to open, and no peer
-// is started for it that asks for OAuth. The describes above use no backend at all.
-describe("a failed call whose server wants a sign-in (on the fake backend)", () => {
-  let backend: FakeBackend;
-  let stores: Stores;
+/** A remote server “time” that wants an OAuth sign-in (tests/peers/raw_server.py over HTTP with
+ *  `--oauth -` and `flags`) and a local “clock” that runs, both added and approved through the
+ *  real core; stores that hear Rust's lists. Signing in goes through for real: the scripted
+ *  host says yes to Rust's dialog and its browser follows the sign-in page back to the core. */
+async function twoServers(...flags: string[]): Promise<{ backend: RealBackend; stores: Stores }> {
+  const backend = await installRealBackend();
+  const url = await httpPeer("--oauth", "-", ...flags);
+  await backend.seed(() => ipc.addMcpServer("time", null, url));
+  await backend.addFaultServer("clock");
+  await serverIs(backend, "time", "needs_sign_in");
+  await backend.host({ browser: true });
+  const stores = newStores();
+  await stores.servers.watchServers();
+  await stores.servers.load();
+  return { backend, stores };
+}
 
-  function remote(name: string, state: McpServerStatus["state"]): McpServerStatus {
-    return {
-      name, transport: "http", command_line: `streamable HTTP https://${name}.example.com/mcp`, edit_text: `https://${name}.example.com/mcp`,
-      roots: [], disabled: false, approved: true, error: null, state, resolved: `https://${name}.example.com/mcp`, log_file: `/logs/mcp/${name}.log`, held_back: [],
-    };
-  }
+/** Waits until Rust lists server `name` in `state`. */
+function serverIs(backend: RealBackend, name: string, state: string): Promise<void> {
+  return backend.seed(() =>
+    vi.waitFor(
+      async () => expect((await ipc.listMcpServers()).find((s) => s.name === name)?.state?.state).toBe(state),
+      { timeout: 15_000, interval: 25 },
+    ),
+  );
+}
 
-  const failed: ToolCard = {
-    ...card, state: "error", content: "“time” needs more permission than you gave it: sign in to it again", result_id: "t2", can_retry: true,
+/** The sign-in pages Rust had the browser open, and the yes-or-no questions about them. */
+async function signInsAsked(backend: RealBackend): Promise<{ asked: number; opened: number }> {
+  const asked = await backend.asked();
+  return {
+    asked: asked.filter((a) => a.dialog === "allow" && a.title.startsWith("Sign in to “time”")).length,
+    opened: asked.filter((a) => a.dialog === "open_url" && a.title.includes("/authorize?")).length,
   };
+}
 
-  /** The time server refused the call: Rust marked it at once and pushed the list. */
-  beforeEach(async () => {
-    backend = installFakeBackend();
-    backend.mcpServers = [remote("time", { state: "running", pid: null, tools: 1, apps: [] }), remote("clock", { state: "running", pid: null, tools: 2, apps: [] })];
-    stores = newStores();
-    await stores.servers.watchServers();
-    backend.needSignIn("time");
-  });
+const failed: ToolCard = {
+  ...card, state: "error", content: "“time” needs more permission than you gave it: sign in to it again", result_id: "t2", can_retry: true,
+};
+
+/** How long the core may take to start a server over HTTP (a few seconds), not a fake's tick. */
+const LONG = { timeout: 10_000 };
+
+// The card's wait for a server that runs again is heard from the lists Rust pushes: a sign-in
+// restarts the server, which takes the core a few seconds over HTTP.
+describe("a failed call whose server wants a sign-in", { timeout: 30_000 }, () => {
+  let backend: RealBackend;
+  let stores: Stores;
 
   afterEach(() => {
     vi.useRealTimers();
   });
 
   it("offers a sign-in only on a failed card of a server that wants one, naming the server as text", async () => {
+    ({ backend, stores } = await twoServers());
     const offered = renderWithStores(ToolCardView, { card: failed, onRetry: () => {} }, stores);
     const button = offered.getByTestId("tool-card-sign-in") as HTMLButtonElement;
     expect(button.textContent).toBe("Sign in to “time”");
@@ -235,10 +254,11 @@ describe("a failed call whose server wants a sign-in (on the fake backend)", () 
       cleanup();
     }
 
-    // A server's name is its own text: never markup.
+    // A server's name is its own text: never markup (Rust takes such a name).
     const hostile = '<img src=x onerror="alert(1)">';
-    backend.mcpServers = [...backend.mcpServers, remote(hostile, { state: "needs_sign_in", reason: "sign in" })];
-    backend.pushServers();
+    const url = await httpPeer("--oauth", "-");
+    await backend.seed(() => ipc.addMcpServer(hostile, null, url));
+    await waitFor(() => expect(stores.servers.stateOf(hostile)?.state).toBe("needs_sign_in"), LONG);
     const named = renderWithStores(ToolCardView, { card: { ...failed, server: hostile } }, stores);
     expect(named.getByTestId("tool-card-sign-in").textContent).toBe(`Sign in to “${hostile}”`);
     expect(named.getByTestId("tool-card-sign-in-why").textContent).toContain(`“${hostile}” needs you to sign in`);
@@ -246,9 +266,9 @@ describe("a failed call whose server wants a sign-in (on the fake backend)", () 
   });
 
   it("signs in, waits for the server to run again, then retries the call once", async () => {
+    ({ backend, stores } = await twoServers());
     const user = userEvent.setup();
     backend.delay = (cmd) => (cmd === "sign_in_mcp_server" ? 40 : 0);
-    backend.signInStartsAfter = 60;
     const statesAtRetry: (string | undefined)[] = [];
     const onRetry = vi.fn(() => void statesAtRetry.push(stores.servers.stateOf("time")?.state));
     const view = renderWithStores(ToolCardView, { card: failed, onRetry }, stores);
@@ -257,82 +277,92 @@ describe("a failed call whose server wants a sign-in (on the fake backend)", () 
     const button = view.getByTestId("tool-card-sign-in") as HTMLButtonElement;
     expect(button.textContent).toBe("Signing in…");
     expect(button.disabled).toBe(true);
-    expect(backend.signIns).toEqual(["time"]);
+    expect(backend.callsTo("sign_in_mcp_server")).toEqual([{ cmd: "sign_in_mcp_server", args: { name: "time" } }]);
     // Signed in, the server restarts: the card waits for it, and has not retried yet.
-    expect((await view.findByTestId("tool-card-sign-in-wait")).textContent).toBe("Signed in. Waiting for “time” to run again…");
+    expect((await view.findByTestId("tool-card-sign-in-wait", undefined, LONG)).textContent).toBe("Signed in. Waiting for “time” to run again…");
+    expect(await signInsAsked(backend)).toEqual({ asked: 1, opened: 1 });
     expect(view.queryByTestId("tool-card-sign-in")).toBeNull();
     expect(stores.servers.stateOf("time")?.state).toBe("starting");
     expect(onRetry).not.toHaveBeenCalled();
 
-    await waitFor(() => expect(onRetry).toHaveBeenCalledTimes(1));
+    await waitFor(() => expect(onRetry).toHaveBeenCalledTimes(1), LONG);
     expect(statesAtRetry).toEqual(["running"]);
     expect(view.queryByTestId("tool-card-sign-in-wait")).toBeNull();
     expect(view.queryByTestId("tool-card-sign-in-error")).toBeNull();
-    // Later changes of the server do not run the call again.
-    backend.pushServers();
-    backend.needSignIn("time");
-    backend.mcpServers[0].state = { state: "running", pid: null, tools: 1, apps: [] };
-    backend.pushServers();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Later changes of the server do not run the call again: signed out (it asks again), then
+    // signed in elsewhere and running.
+    await backend.seed(() => ipc.signOutMcpServer("time"));
+    await backend.seed(() => ipc.restartMcpServer("time"));
+    await waitFor(() => expect(stores.servers.stateOf("time")?.state).toBe("needs_sign_in"), LONG);
+    await backend.seed(() => ipc.signInMcpServer("time"));
+    await waitFor(() => expect(stores.servers.stateOf("time")?.state).toBe("running"), LONG);
     expect(onRetry).toHaveBeenCalledTimes(1);
     expect(backend.callsTo("sign_in_mcp_server")).toHaveLength(1);
   });
 
   it("does not retry a call that cannot be retried, or has no Retry now, after the sign-in", async () => {
+    ({ backend, stores } = await twoServers());
     const user = userEvent.setup();
     const onRetry = vi.fn();
     const view = renderWithStores(ToolCardView, { card: { ...failed, can_retry: false }, onRetry }, stores);
     await user.click(view.getByTestId("tool-card-sign-in"));
-    await waitFor(() => expect(stores.servers.stateOf("time")?.state).toBe("running"));
-    await waitFor(() => expect(view.queryByTestId("tool-card-sign-in-wait")).toBeNull());
+    await waitFor(() => expect(stores.servers.stateOf("time")?.state).toBe("running"), LONG);
+    await waitFor(() => expect(view.queryByTestId("tool-card-sign-in-wait")).toBeNull(), LONG);
     expect(onRetry).not.toHaveBeenCalled();
     cleanup();
 
     // No Retry given (a comparison's card, or a run under way): signed in, nothing runs.
-    backend.needSignIn("time");
+    await backend.seed(() => ipc.signOutMcpServer("time"));
+    await backend.seed(() => ipc.restartMcpServer("time"));
+    await waitFor(() => expect(stores.servers.stateOf("time")?.state).toBe("needs_sign_in"), LONG);
     const bare = renderWithStores(ToolCardView, { card: failed }, stores);
     await user.click(bare.getByTestId("tool-card-sign-in"));
-    await waitFor(() => expect(bare.queryByTestId("tool-card-sign-in-wait")).toBeNull());
-    expect(backend.signIns).toEqual(["time", "time"]);
+    await waitFor(() => expect(stores.servers.stateOf("time")?.state).toBe("running"), LONG);
+    await waitFor(() => expect(bare.queryByTestId("tool-card-sign-in-wait")).toBeNull(), LONG);
+    expect(backend.callsTo("sign_in_mcp_server")).toHaveLength(2);
+    expect(await signInsAsked(backend)).toEqual({ asked: 2, opened: 2 });
     expect(bare.queryByTestId("tool-card-sign-in")).toBeNull();
   });
 
   it("shows why a refused sign-in failed, keeps the button for another try, and never retries then", async () => {
+    ({ backend, stores } = await twoServers());
     const user = userEvent.setup();
     const onRetry = vi.fn();
-    backend.signInRefusal = { kind: "mcp", message: "Signing in to “time” failed: the sign-in was cancelled: its page was not opened", field: null };
+    // The person says no at Rust's "open your browser?" dialog.
+    await backend.host({ confirm: false });
     const view = renderWithStores(ToolCardView, { card: failed, onRetry }, stores);
 
     await user.click(view.getByTestId("tool-card-sign-in"));
-    expect((await view.findByTestId("tool-card-sign-in-error")).textContent).toBe(
+    expect((await view.findByTestId("tool-card-sign-in-error", undefined, LONG)).textContent).toBe(
       "Signing in to “time” failed: the sign-in was cancelled: its page was not opened",
     );
     const button = view.getByTestId("tool-card-sign-in") as HTMLButtonElement;
     expect(button.disabled).toBe(false);
     expect(button.textContent).toBe("Sign in to “time”");
     expect(stores.servers.stateOf("time")?.state).toBe("needs_sign_in");
-    expect(backend.signIns).toEqual([]);
+    expect(await signInsAsked(backend)).toEqual({ asked: 1, opened: 0 });
     expect(onRetry).not.toHaveBeenCalled();
     // Not in the toast either: the card says it.
     expect(stores.ui.toast).toBeNull();
 
     // Another try that works: the error goes, and the call runs again once.
-    backend.signInRefusal = null;
+    await backend.host({ confirm: true });
     await user.click(button);
-    await waitFor(() => expect(onRetry).toHaveBeenCalledTimes(1));
+    await waitFor(() => expect(onRetry).toHaveBeenCalledTimes(1), LONG);
     expect(view.queryByTestId("tool-card-sign-in-error")).toBeNull();
-    expect(backend.signIns).toEqual(["time"]);
+    expect(backend.callsTo("sign_in_mcp_server")).toHaveLength(2);
+    expect(await signInsAsked(backend)).toEqual({ asked: 2, opened: 1 });
   });
 
   it("drops the button without retrying when the server is signed in elsewhere (the Servers page)", async () => {
+    ({ backend, stores } = await twoServers());
     const onRetry = vi.fn();
     const view = renderWithStores(ToolCardView, { card: failed, onRetry }, stores);
     expect(view.getByTestId("tool-card-sign-in")).toBeTruthy();
 
     await stores.servers.signIn("time");
-    await waitFor(() => expect(view.queryByTestId("tool-card-sign-in")).toBeNull());
-    await waitFor(() => expect(stores.servers.stateOf("time")?.state).toBe("running"));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(() => expect(view.queryByTestId("tool-card-sign-in")).toBeNull(), LONG);
+    await waitFor(() => expect(stores.servers.stateOf("time")?.state).toBe("running"), LONG);
     expect(view.queryByTestId("tool-card-sign-in-why")).toBeNull();
     expect(view.queryByTestId("tool-card-sign-in-wait")).toBeNull();
     expect(onRetry).not.toHaveBeenCalled();
@@ -340,56 +370,65 @@ describe("a failed call whose server wants a sign-in (on the fake backend)", () 
     expect(view.getByTestId("retry-call")).toBeTruthy();
   });
 
+  // A server that never answers `initialize` once signed in stays starting (the core gives it
+  // 60 s); edited to a peer that answers, it runs at last.
   it("gives up after 30 s when the server does not run again, says so, and does not retry", async () => {
+    ({ backend, stores } = await twoServers("--no-initialize"));
     vi.useFakeTimers({ shouldAdvanceTime: true });
     const user = userEvent.setup({ advanceTimers: vi.advanceTimersByTime });
-    backend.signInStartsAfter = null;
     const onRetry = vi.fn();
     const view = renderWithStores(ToolCardView, { card: failed, onRetry }, stores);
     await user.click(view.getByTestId("tool-card-sign-in"));
-    await view.findByTestId("tool-card-sign-in-wait");
+    await view.findByTestId("tool-card-sign-in-wait", undefined, LONG);
+    expect(stores.servers.stateOf("time")?.state).toBe("starting");
 
     await vi.advanceTimersByTimeAsync(29_000);
     expect(view.getByTestId("tool-card-sign-in-wait")).toBeTruthy();
     await vi.advanceTimersByTimeAsync(1_500);
-    expect((await view.findByTestId("tool-card-sign-in-error")).textContent).toBe(
+    expect((await view.findByTestId("tool-card-sign-in-error", undefined, LONG)).textContent).toBe(
       "“time” did not run again within 30 s of the sign-in, so the call was not retried.",
     );
     expect(view.queryByTestId("tool-card-sign-in-wait")).toBeNull();
 
     // It runs at last: the message goes, and the call is still left to the person's Retry.
-    backend.mcpServers[0].state = { state: "running", pid: null, tools: 1, apps: [] };
-    backend.pushServers();
-    await waitFor(() => expect(view.queryByTestId("tool-card-sign-in-error")).toBeNull());
-    expect(onRetry).not.toHaveBeenCalled();
-  });
-
-  it("says why when the server fails to start after the sign-in, and does not retry", async () => {
-    const user = userEvent.setup();
-    backend.signInStartsAfter = null;
-    const onRetry = vi.fn();
-    const view = renderWithStores(ToolCardView, { card: failed, onRetry }, stores);
-    await user.click(view.getByTestId("tool-card-sign-in"));
-    await view.findByTestId("tool-card-sign-in-wait");
-    backend.mcpServers[0].state = { state: "failed", reason: "“time” answered 500 to initialize" };
-    backend.pushServers();
-    expect((await view.findByTestId("tool-card-sign-in-error")).textContent).toBe(
-      "“time” did not start again after the sign-in, so the call was not retried: “time” answered 500 to initialize",
-    );
+    const answering = await httpPeer();
+    await backend.seed(() => ipc.editMcpServer("time", null, answering));
+    await waitFor(() => expect(stores.servers.stateOf("time")?.state).toBe("running"), LONG);
+    await waitFor(() => expect(view.queryByTestId("tool-card-sign-in-error")).toBeNull(), LONG);
     expect(onRetry).not.toHaveBeenCalled();
   });
 
   it("a card taken away while its server restarts does not retry its call", async () => {
+    ({ backend, stores } = await twoServers("--no-initialize"));
     const user = userEvent.setup();
-    backend.signInStartsAfter = null;
     const onRetry = vi.fn();
     const view = renderWithStores(ToolCardView, { card: failed, onRetry }, stores);
     await user.click(view.getByTestId("tool-card-sign-in"));
-    await view.findByTestId("tool-card-sign-in-wait");
+    await view.findByTestId("tool-card-sign-in-wait", undefined, LONG);
+    expect(stores.servers.stateOf("time")?.state).toBe("starting");
     view.unmount();
-    backend.mcpServers[0].state = { state: "running", pid: null, tools: 1, apps: [] };
-    backend.pushServers();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    const answering = await httpPeer();
+    await backend.seed(() => ipc.editMcpServer("time", null, answering));
+    await waitFor(() => expect(stores.servers.stateOf("time")?.state).toBe("running"), LONG);
+    expect(onRetry).not.toHaveBeenCalled();
+  });
+
+  // Over HTTP a start that fails is tried again with backoff (1, 2, 4, 8 s) before Rust says
+  // `failed`: that list is delivered here as Rust would push it, on the window's own channel,
+  // while the real server (which never answers `initialize` once signed in) is still starting.
+  it("says why when the server fails to start after the sign-in, and does not retry", async () => {
+    ({ backend, stores } = await twoServers("--no-initialize"));
+    const user = userEvent.setup();
+    const onRetry = vi.fn();
+    const view = renderWithStores(ToolCardView, { card: failed, onRetry }, stores);
+    await user.click(view.getByTestId("tool-card-sign-in"));
+    await view.findByTestId("tool-card-sign-in-wait", undefined, LONG);
+    const listening = backend.callsTo("watch_mcp_servers")[0].args?.onChange as Channel<McpServerStatus[]>;
+    const now = await backend.seed(() => ipc.listMcpServers());
+    listening.onmessage(now.map((s) => (s.name === "time" ? { ...s, state: { state: "failed", reason: "“time” answered 500 to initialize" } } : s)));
+    expect((await view.findByTestId("tool-card-sign-in-error")).textContent).toBe(
+      "“time” did not start again after the sign-in, so the call was not retried: “time” answered 500 to initialize",
+    );
     expect(onRetry).not.toHaveBeenCalled();
   });
 });

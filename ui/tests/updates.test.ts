@@ -1,16 +1,14 @@
 // Settings › Updates: checked only when asked, installed only when asked again (Rust checks the
 // signature and says when it does not match), then a restart offered; notes shown as text.
-// A build with no update address runs on the real core; what an update server answers
-// (up to date, a release, its download and signature check) stays on the fake backend, as
-// ipc_serve's host has no update to offer (its check always says "not configured").
+// All on the real core; what the shell's updater finds is ipc_serve's host's script.
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
 import { screen, within } from "@testing-library/svelte";
-import type { FakeBackend } from "./fake-backend";
-import { installRealBackend } from "./real-backend";
-import { installFakeBackend, renderApp } from "./render-app";
+import type { UpdateStatus } from "../src/lib/bindings";
+import { installRealBackend, type RealBackend } from "./real-backend";
+import { renderApp } from "./render-app";
 
 async function openUpdates() {
   const rendered = await renderApp();
@@ -33,31 +31,30 @@ describe("Updates, on the real core", () => {
   });
 });
 
-// ipc_serve's host answers every check "not configured" and every install "nothing checked".
-describe("Updates from an update server (fake backend)", () => {
-  let backend: FakeBackend;
+// What the update address answers (up to date, a release, its download and signature check) is
+// the shell's updater's: ipc_serve's host stands in for it, and the core's rules (install only
+// the release the last check found, never by a copy that cannot replace itself) are Rust's.
+describe("Updates from an update server", () => {
+  let backend: RealBackend;
 
-  beforeEach(() => {
-    backend = installFakeBackend();
+  beforeEach(async () => {
+    backend = await installRealBackend();
   });
 
+  const release: UpdateStatus = { state: "available", current: "0.1.0", version: "0.2.0", date: null, notes: null, installable: true };
+
   it("says the newest release is running", async () => {
-    backend.update = { state: "up_to_date", current: "0.1.0" };
+    await backend.host({ update: { state: "up_to_date", current: "0.1.0" } });
     const { user, section } = await openUpdates();
     await user.click(within(section).getByTestId("update-check"));
     expect((await within(section).findByTestId("update-status")).textContent).toBe("Switchboard 0.1.0 is the newest release.");
   });
 
   it("installs a release when asked, shows its progress and notes as text, then offers the restart", async () => {
-    backend.update = {
-      state: "available",
-      current: "0.1.0",
-      version: "0.2.0",
-      date: "2026-11-20",
-      notes: "<img src=x onerror=alert(1)> Faster\nSafer",
-      installable: true,
-    };
-    backend.updateInstall = { chunks: [{ received: 50, total: 100 }, { received: 100, total: 100 }] };
+    await backend.host({
+      update: { ...release, date: "2026-11-20", notes: "<img src=x onerror=alert(1)> Faster\nSafer" },
+      download: [{ received: 50, total: 100 }, { received: 100, total: 100 }],
+    });
     const { user, section } = await openUpdates();
     await user.click(within(section).getByTestId("update-check"));
     const status = await within(section).findByTestId("update-status");
@@ -68,32 +65,31 @@ describe("Updates from an update server (fake backend)", () => {
     await user.click(within(section).getByTestId("update-install"));
     expect((await within(section).findByTestId("update-installed")).textContent).toContain("Switchboard 0.2.0 is installed");
     expect(within(section).queryByTestId("update-check")).toBeNull();
+    expect(await restarts(backend)).toBe(0);
     await user.click(within(section).getByTestId("update-restart"));
-    expect(backend.restarts).toBe(1);
+    await vi.waitFor(async () => expect(await restarts(backend)).toBe(1));
   });
 
   it("says why Rust refused the release and offers no restart", async () => {
-    backend.update = { state: "available", current: "0.1.0", version: "0.2.0", date: null, notes: null, installable: true };
-    backend.updateInstall = {
-      chunks: [{ received: 10, total: null }],
-      fails: { kind: "update", message: "The update's signature does not match this app's update key, so nothing was installed.", field: null },
-    };
+    await backend.host({ update: release, download: [{ received: 10, total: null }], installFails: "bad_signature" });
     const { user, section } = await openUpdates();
     await user.click(within(section).getByTestId("update-check"));
     await user.click(await within(section).findByTestId("update-install"));
-    expect((await within(section).findByTestId("update-error")).textContent).toContain("signature does not match");
+    expect((await within(section).findByTestId("update-error")).textContent).toContain(
+      "The update's signature does not match this app's update key, so nothing was installed.",
+    );
     expect(within(section).queryByTestId("update-restart")).toBeNull();
     expect(within(section).queryByTestId("update-progress")).toBeNull();
-    expect(backend.restarts).toBe(0);
+    expect(await restarts(backend)).toBe(0);
   });
 
   it("a new check takes back what the last one found until it answers", async () => {
-    backend.update = { state: "available", current: "0.1.0", version: "0.2.0", date: null, notes: null, installable: true };
+    await backend.host({ update: release });
     const { user, section } = await openUpdates();
     await user.click(within(section).getByTestId("update-check"));
     await within(section).findByTestId("update-install");
     backend.delay = (cmd) => (cmd === "check_for_update" ? 400 : 0);
-    backend.update = { state: "up_to_date", current: "0.1.0" };
+    await backend.host({ update: { state: "up_to_date", current: "0.1.0" } });
     await user.click(within(section).getByTestId("update-check"));
     expect(within(section).getByTestId("update-check").textContent?.trim()).toBe("Checking…");
     expect(within(section).queryByTestId("update-install")).toBeNull();
@@ -103,10 +99,15 @@ describe("Updates from an update server (fake backend)", () => {
   });
 
   it("offers no install to a copy that cannot replace itself", async () => {
-    backend.update = { state: "available", current: "0.1.0", version: "0.2.0", date: null, notes: null, installable: false };
+    await backend.host({ update: { ...release, installable: false } });
     const { user, section } = await openUpdates();
     await user.click(within(section).getByTestId("update-check"));
     expect((await within(section).findByTestId("update-status")).textContent).toContain("cannot replace itself");
     expect(within(section).queryByTestId("update-install")).toBeNull();
   });
 });
+
+/** How many times the window asked the shell to restart. */
+async function restarts(backend: RealBackend): Promise<number> {
+  return (await backend.asked()).filter((a) => a.dialog === "restart").length;
+}

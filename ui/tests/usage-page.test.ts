@@ -3,17 +3,15 @@
 // What was asked comes from real runs (a model server whose turns say their tokens, priced by
 // Rust), so Rust dates every request now: the page's clock is set 20 days later, and the
 // periods, Rust's filter of them and the day it dated the requests are what the page shows.
-// A chart of several days needs requests of several days, which ipc_serve cannot date: that one
-// test stays on the fake backend, at the end.
+// A chart of several days has its requests dated after they were made (ipc_serve's dateUsage).
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
 import { fireEvent, screen, waitFor, within } from "@testing-library/svelte";
 import * as ipc from "../src/lib/ipc";
-import type { FakeBackend } from "./fake-backend";
 import { installRealBackend, type RealBackend } from "./real-backend";
-import { installFakeBackend, renderApp } from "./render-app";
+import { renderApp } from "./render-app";
 
 const DAY = 86_400_000;
 
@@ -80,15 +78,17 @@ describe("the Usage page", () => {
   }
 
   /** Use of one day: two requests of Work's gpt-4o ($0.009), one of gpt-4o-mini (priced
-   *  cheaply: 12,345,670 pico-dollars), and one of a local model without a price; their day. */
-  async function seedUsage(): Promise<string> {
-    await provider("Work", [1200, 300], [800, 100], [100, 10]);
+   *  cheaply: 12,345,670 pico-dollars), and one of a local model without a price, then `more`
+   *  requests of gpt-4o with these tokens (in, out); their day. */
+  async function seedUsage(...more: [number, number][]): Promise<string> {
+    await provider("Work", [1200, 300], [800, 100], [100, 10], ...more);
     await provider("Local", [500, 50]);
     await backend.seed(() => ipc.setModelPrice("Work", "gpt-4o", "2.50", "10", null));
     await backend.seed(() => ipc.setModelPrice("Work", "gpt-4o-mini", "0.123456", "0.000007", null));
     await ask("Work", "gpt-4o", 2);
     await ask("Work", "gpt-4o-mini");
     await ask("Local", "llama3");
+    if (more.length > 0) await ask("Work", "gpt-4o", more.length);
     return requestDay();
   }
 
@@ -222,26 +222,15 @@ describe("the Usage page", () => {
     expect(document.querySelector("main img")).toBeNull();
     expect(screen.getByTestId("usage-legend").textContent).toContain(hostile);
   });
-});
-
-// Requests of several days: Rust dates each request by its own clock when it is made, and
-// ipc_serve has no way to make one of another day, so this chart stays on the fake backend.
-describe("the Usage page's chart across days (on the fake backend: ipc_serve cannot date a request)", () => {
-  const FIXED = Date.parse("2026-03-15T12:00:00Z");
-  let backend: FakeBackend;
-
-  beforeEach(() => {
-    vi.useFakeTimers({ toFake: ["Date"] });
-    vi.setSystemTime(FIXED);
-    backend = installFakeBackend();
-  });
 
   it("draws a bar per day with use, oldest first, each as tall as its day cost; an older day joins a longer period", async () => {
-    backend.addUsage({ at: Date.parse("2026-03-14T10:00:00Z"), provider: "Work", model: "gpt-4o", input_tokens: 1200, output_tokens: 300, cost_pico: 6_000_000_000 });
-    backend.addUsage({ at: Date.parse("2026-03-14T11:00:00Z"), provider: "Work", model: "gpt-4o", input_tokens: 800, output_tokens: 100, cost_pico: 3_000_000_000 });
-    backend.addUsage({ at: Date.parse("2026-03-14T12:00:00Z"), provider: "Local", model: "llama3", input_tokens: 500, output_tokens: 50, cost_pico: null });
-    backend.addUsage({ at: Date.parse("2026-03-10T09:00:00Z"), provider: "Work", model: "gpt-4o-mini", input_tokens: 100, output_tokens: 10, cost_pico: 12_345_678 });
-    backend.addUsage({ at: Date.parse("2026-01-20T09:00:00Z"), provider: "Work", model: "gpt-4o", input_tokens: 10, output_tokens: 10, cost_pico: 10_000_000_000 });
+    vi.setSystemTime(Date.parse("2026-03-15T12:00:00Z"));
+    // The day's use, and one more request of gpt-4o (10 tokens each way), all dated as if made
+    // on other days.
+    await seedUsage([10, 10]);
+    await backend.dateUsage(
+      ["2026-03-14T10:00:00Z", "2026-03-14T11:00:00Z", "2026-03-10T09:00:00Z", "2026-03-14T12:00:00Z", "2026-01-20T09:00:00Z"].map((at) => Date.parse(at)),
+    );
     const { user } = await openUsage();
     const chart = await screen.findByTestId("usage-chart");
     const label = chart.getAttribute("aria-label") ?? "";
@@ -261,7 +250,7 @@ describe("the Usage page's chart across days (on the fake backend: ipc_serve can
     // Heights in proportion to cost: the day that cost most is the tallest.
     const height = (bar: HTMLElement) => Number(within(bar).getAllByTestId("usage-segment")[0].getAttribute("height"));
     expect(height(bars[1])).toBeGreaterThan(height(bars[0]));
-    expect(height(bars[1]) / height(bars[0])).toBeCloseTo(9_000_000_000 / 12_345_678, 0);
+    expect(height(bars[1]) / height(bars[0])).toBeCloseTo(9_000_000_000 / 12_345_670, 0);
 
     // The request of 20 January is within 90 days, not 30 (nor 7).
     const period = screen.getByTestId("usage-period") as HTMLSelectElement;
@@ -269,5 +258,5 @@ describe("the Usage page's chart across days (on the fake backend: ipc_serve can
     await waitFor(() => expect(screen.getAllByTestId("usage-bar").map((b) => b.dataset.day)).toEqual(["2026-03-10", "2026-03-14"]));
     await user.selectOptions(period, "90");
     await waitFor(() => expect(screen.getAllByTestId("usage-bar").map((b) => b.dataset.day)).toEqual(["2026-01-20", "2026-03-10", "2026-03-14"]));
-  });
+  }, 20_000);
 });

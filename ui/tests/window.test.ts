@@ -1,6 +1,6 @@
 // The whole window against the real core (ipc_serve: a fresh app over a temporary home per
 // test, model servers scripted turn by turn, real MCP servers from tests/peers): what a person
-// sees and does. What the core cannot be made to do here stays on the fake, at the end.
+// sees and does.
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
@@ -12,10 +12,9 @@ import { configure, fireEvent, screen, waitFor, within } from "@testing-library/
 import { invoke } from "@tauri-apps/api/core";
 import * as ipc from "../src/lib/ipc";
 import type { RunEvent } from "../src/lib/bindings";
-import type { Conversation, McpServerStatus } from "../src/lib/types";
-import type { FakeBackend } from "./fake-backend";
-import { type ModelServer, installRealBackend, peer, type RealBackend, type Turn } from "./real-backend";
-import { installFakeBackend, renderApp } from "./render-app";
+import type { Conversation } from "../src/lib/types";
+import { httpPeer, type ModelServer, installRealBackend, peer, type RealBackend, type Turn } from "./real-backend";
+import { renderApp } from "./render-app";
 
 let backend: RealBackend;
 
@@ -924,93 +923,97 @@ describe("against the real core", { timeout: 30_000 }, () => {
       expect(screen.getByTestId("branch-position").textContent).toBe("2/2");
     });
   });
-});
 
-// Kept on the fake: what ipc_serve cannot be made to do (see each test).
-describe("on the fake backend", () => {
-  let fake: FakeBackend;
+  // A remote server that wants OAuth (tests/peers/raw_server.py over HTTP, `--oauth -
+  // --step-up`): signed in at first without the scope its `write` needs, so a call to it is
+  // refused (403, a step-up) and Rust marks it `needs_sign_in`. The scripted browser follows the
+  // sign-in page back to the core, so signing in again goes through for real.
+  describe("a server that wants a sign-in", () => {
+    /** The server "time", signed in and running with its tools; Work's model calls its `write`. */
+    async function signedInTime(): Promise<Conversation> {
+      await addWork({
+        turns: [{ tools: [{ name: "time__write", arguments: { text: "noon" } }] }, { answer: ["I could not write it."] }, NOON],
+      });
+      const url = await httpPeer("--oauth", "-", "--step-up");
+      await backend.host({ browser: true });
+      await backend.seed(() => ipc.addMcpServer("time", null, url));
+      await backend.seed(() => vi.waitFor(async () => expect((await ipc.listMcpServers())[0]?.state?.state).toBe("needs_sign_in"), { timeout: 15_000, interval: 25 }));
+      await backend.seed(() => ipc.signInMcpServer("time"));
+      await serverRunning("time");
+      return chatWithWork("Chat");
+    }
 
-  beforeEach(() => {
-    fake = installFakeBackend();
-  });
+    /** The sign-in pages Rust had the browser open. */
+    async function pagesOpened(): Promise<string[]> {
+      return (await backend.asked()).filter((a) => a.dialog === "open_url").map((a) => a.title);
+    }
 
-  /** Opens the first conversation, asks the scripted run's question and allows its call. */
-  async function askAndAllowOnFake(user: Awaited<ReturnType<typeof renderApp>>["user"]): Promise<void> {
-    await user.click(items()[0]);
-    await user.type(await screen.findByTestId("composer-input"), "What time is it?{Enter}");
-    await user.click(within(await screen.findByTestId("approval-dialog")).getByTestId("approval-submit"));
-  }
+    it("a call refused for want of a sign-in offers one in its card; signed in, the call runs again once", async () => {
+      const conversation = await signedInTime();
+      const { user, stores } = await renderApp();
+      await askAndAllow(user);
+      const list = screen.getByTestId("message-list");
+      await waitFor(() => expect(within(list).getByTestId("tool-card").dataset.state).toBe("error"));
+      await waitFor(() => expect(screen.getByTestId("composer-send")).toBeTruthy());
+      const failed = within(list).getByTestId("tool-card");
+      await waitFor(() => expect(stores.servers.stateOf("time")?.state).toBe("needs_sign_in"));
+      expect(within(failed).getByTestId("tool-card-sign-in-why").textContent).toContain("“time” needs you to sign in");
+      expect(within(failed).getByTestId("retry-call")).toBeTruthy();
+      expect(await pagesOpened()).toHaveLength(1);
 
-  /** The scripted call's server, remote and running until it refuses a call for want of a sign-in. */
-  function timeServer(): McpServerStatus {
-    return {
-      name: "time", transport: "http", command_line: "streamable HTTP https://time.example.com/mcp", edit_text: "https://time.example.com/mcp",
-      roots: [], disabled: false, approved: true, error: null, state: { state: "running", pid: null, tools: 1, apps: [] },
-      resolved: "https://time.example.com/mcp", log_file: "/logs/mcp/time.log", held_back: [],
-    };
-  }
+      await user.click(within(failed).getByTestId("tool-card-sign-in"));
+      // Signed in (this time for the scope `write` needs) and the server runs again: the call is
+      // run again, asked about like any call.
+      const dialog = await screen.findByTestId("approval-dialog");
+      expect(backend.callsTo("sign_in_mcp_server")).toHaveLength(1);
+      const opened = await pagesOpened();
+      expect(opened).toHaveLength(2);
+      expect(new URL(opened[1]).searchParams.get("scope")).toBe("files:read files:write");
+      expect(stores.servers.stateOf("time")?.state).toBe("running");
+      const [answer] = (await messagesOf(conversation)).filter((m) => m.role === "assistant");
+      expect(backend.callsTo("retry_tool_call")).toHaveLength(1);
+      expect(backend.callsTo("retry_tool_call")[0].args).toMatchObject({ conversationId: conversation.id, messageId: answer.id, callId: "call_0" });
+      await user.click(within(dialog).getByTestId("approval-submit"));
+      await waitFor(() => expect(within(list).getAllByTestId("tool-card")).toHaveLength(2));
+      await waitFor(() => expect(within(list).getAllByTestId("tool-card")[1].dataset.state).toBe("done"));
+      // The token now has the scope: the server did the write.
+      await waitFor(async () =>
+        expect((await messagesOf(conversation)).filter((m) => m.role === "tool").map((m) => m.content)).toContain("wrote noon"),
+      );
+      await waitFor(() => expect(screen.getByTestId("composer-send")).toBeTruthy());
+      expect(within(list).queryByTestId("tool-card-sign-in")).toBeNull();
+      expect(within(list).queryAllByTestId("retry-call")).toHaveLength(0);
+      expect(backend.callsTo("retry_tool_call")).toHaveLength(1);
+    });
 
-  // A sign-in that goes through needs a browser that follows the authorization page back to
-  // the core's loopback listener: ipc_serve's sign_in_mcp_server opens the page with the OS
-  // opener ($BROWSER or xdg-open), not through its scripted host.
-  it("a call refused for want of a sign-in offers one in its card; signed in, the call runs again once", async () => {
-    fake.addProviderRecord("Work");
-    const conversation = fake.addConversation("Chat");
-    fake.mcpServers = [timeServer()];
-    fake.toolWantsSignIn = true;
-    const { user, stores } = await renderApp();
-    await askAndAllowOnFake(user);
-    const list = screen.getByTestId("message-list");
-    await waitFor(() => expect(within(list).getByTestId("tool-card").dataset.state).toBe("error"));
-    await waitFor(() => expect(screen.getByTestId("composer-send")).toBeTruthy());
-    const failed = within(list).getByTestId("tool-card");
-    expect(stores.servers.stateOf("time")?.state).toBe("needs_sign_in");
-    expect(within(failed).getByTestId("tool-card-sign-in-why").textContent).toContain("“time” needs you to sign in");
-    expect(within(failed).getByTestId("retry-call")).toBeTruthy();
+    it("a refused sign-in says why in the card and runs nothing; signed in elsewhere, the offer goes and nothing runs", async () => {
+      await signedInTime();
+      const { user, stores } = await renderApp();
+      await askAndAllow(user);
+      const list = screen.getByTestId("message-list");
+      await waitFor(() => expect(screen.getByTestId("composer-send")).toBeTruthy());
+      const failed = within(list).getByTestId("tool-card");
+      await waitFor(() => expect(within(failed).getByTestId("tool-card-sign-in")).toBeTruthy());
 
-    await user.click(within(failed).getByTestId("tool-card-sign-in"));
-    // Signed in and the server runs again: the call is run again, asked about like any call.
-    const dialog = await screen.findByTestId("approval-dialog");
-    expect(fake.signIns).toEqual(["time"]);
-    expect(stores.servers.stateOf("time")?.state).toBe("running");
-    const [answer] = fake.messages[conversation.id].filter((m) => m.role === "assistant");
-    expect(fake.callsTo("retry_tool_call")).toHaveLength(1);
-    expect(fake.callsTo("retry_tool_call")[0].args).toMatchObject({ conversationId: conversation.id, messageId: answer.id, callId: "call_1" });
-    await user.click(within(dialog).getByTestId("approval-submit"));
-    await waitFor(() => expect(within(list).getAllByTestId("tool-card")).toHaveLength(2));
-    await waitFor(() => expect(within(list).getAllByTestId("tool-card")[1].dataset.state).toBe("done"));
-    await waitFor(() => expect(screen.getByTestId("composer-send")).toBeTruthy());
-    expect(within(list).queryByTestId("tool-card-sign-in")).toBeNull();
-    expect(within(list).queryAllByTestId("retry-call")).toHaveLength(0);
-    expect(fake.callsTo("retry_tool_call")).toHaveLength(1);
-  });
+      // The person says no at Rust's "open your browser?" dialog.
+      await backend.host({ confirm: false });
+      await user.click(within(failed).getByTestId("tool-card-sign-in"));
+      expect((await within(failed).findByTestId("tool-card-sign-in-error")).textContent).toBe(
+        "Signing in to “time” failed: the sign-in was cancelled: its page was not opened",
+      );
+      expect((within(failed).getByTestId("tool-card-sign-in") as HTMLButtonElement).disabled).toBe(false);
+      expect(await pagesOpened()).toHaveLength(1);
 
-  it("a refused sign-in says why in the card and runs nothing; signed in elsewhere, the offer goes and nothing runs", async () => {
-    fake.addProviderRecord("Work");
-    fake.addConversation("Chat");
-    fake.mcpServers = [timeServer()];
-    fake.toolWantsSignIn = true;
-    const { user, stores } = await renderApp();
-    await askAndAllowOnFake(user);
-    const list = screen.getByTestId("message-list");
-    await waitFor(() => expect(screen.getByTestId("composer-send")).toBeTruthy());
-    const failed = within(list).getByTestId("tool-card");
-
-    fake.signInRefusal = { kind: "mcp", message: "Signing in to “time” failed: the sign-in was not finished within 300 s", field: null };
-    await user.click(within(failed).getByTestId("tool-card-sign-in"));
-    expect((await within(failed).findByTestId("tool-card-sign-in-error")).textContent).toBe(
-      "Signing in to “time” failed: the sign-in was not finished within 300 s",
-    );
-    expect((within(failed).getByTestId("tool-card-sign-in") as HTMLButtonElement).disabled).toBe(false);
-
-    // The Servers page's sign-in: the card's offer goes with the server's need, and its call waits for Retry.
-    fake.signInRefusal = null;
-    await stores.servers.signIn("time");
-    await waitFor(() => expect(stores.servers.stateOf("time")?.state).toBe("running"));
-    await waitFor(() => expect(within(failed).queryByTestId("tool-card-sign-in")).toBeNull());
-    expect(within(failed).queryByTestId("tool-card-sign-in-error")).toBeNull();
-    expect(screen.queryByTestId("approval-dialog")).toBeNull();
-    expect(fake.callsTo("retry_tool_call")).toHaveLength(0);
-    expect(within(failed).getByTestId("retry-call")).toBeTruthy();
+      // The Servers page's sign-in: the card's offer goes with the server's need, and its call waits for Retry.
+      await backend.host({ confirm: true });
+      await stores.servers.signIn("time");
+      await waitFor(() => expect(stores.servers.stateOf("time")?.state).toBe("running"));
+      await waitFor(() => expect(within(failed).queryByTestId("tool-card-sign-in")).toBeNull());
+      expect(within(failed).queryByTestId("tool-card-sign-in-error")).toBeNull();
+      expect(screen.queryByTestId("approval-dialog")).toBeNull();
+      expect(backend.callsTo("retry_tool_call")).toHaveLength(0);
+      expect(within(failed).getByTestId("retry-call")).toBeTruthy();
+      expect(await pagesOpened()).toHaveLength(2);
+    });
   });
 });

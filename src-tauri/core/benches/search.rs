@@ -7,7 +7,7 @@
 //! Measured: writing them (the index is kept by triggers as the app writes), the first search
 //! after the branches were made (which indexes those conversations' kept branches), then each kind of
 //! query (a common word, a rare one, two words, a prefix being typed, a word in no message)
-//! through `App::search_conversations`, 30 times each: median and p95. With `SWITCHBOARD_BIN`
+//! through `app.conversations().search`, 30 times each: median and p95. With `SWITCHBOARD_BIN`
 //! set to a built binary, also the whole `switchboard conversations search … --json` process
 //! on that home, 15 times each.
 //!
@@ -140,7 +140,7 @@ async fn main() {
     .await;
 
     let started = Instant::now();
-    app.search_conversations("zzzzqq", None).await.unwrap();
+    app.conversations().search("zzzzqq", None).await.unwrap();
     let indexed = started.elapsed();
 
     let queries = [
@@ -167,7 +167,7 @@ async fn main() {
         let mut hits = 0;
         for _ in 0..RUNS {
             let t = Instant::now();
-            hits = app.search_conversations(query, None).await.unwrap().len();
+            hits = app.conversations().search(query, None).await.unwrap().len();
             times.push(t.elapsed());
         }
         times.sort();

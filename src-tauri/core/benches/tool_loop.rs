@@ -189,7 +189,7 @@ async fn main() {
     let mut app_times = Vec::new();
     let mut direct_times = Vec::new();
     for i in 0..=REPEATS {
-        let conversation = app.create_conversation_with(None, "").await.unwrap().id;
+        let conversation = app.conversations().create(None, "").await.unwrap().id;
         let mut setup = app
             .prepare_turn(
                 TurnRequest {
@@ -237,7 +237,7 @@ async fn main() {
     // Eight calls of 500 ms in one round.
     let mut spans = Vec::new();
     for _ in 0..5 {
-        let conversation = app.create_conversation_with(None, "").await.unwrap().id;
+        let conversation = app.conversations().create(None, "").await.unwrap().id;
         let setup = app
             .prepare_turn(
                 TurnRequest {

@@ -213,7 +213,7 @@ async fn tokens_per_task() {
         )
         .await;
     }
-    let conversation = app.create_conversation_with(None, "").await.unwrap().id;
+    let conversation = app.conversations().create(None, "").await.unwrap().id;
     let (offered, _) = app.conversation_catalogue(&conversation).await.unwrap();
     let every_tool: Vec<Value> = offered
         .iter()
@@ -273,7 +273,7 @@ async fn workload(
     tasks: &[(String, String)],
     every: &Every,
 ) {
-    let conversation = app.create_conversation_with(None, "").await.unwrap().id;
+    let conversation = app.conversations().create(None, "").await.unwrap().id;
     let before = server.requests().len();
     let mut done = 0;
     for (wire, arguments) in tasks {

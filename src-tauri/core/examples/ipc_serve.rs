@@ -19,15 +19,25 @@
 //! → {"id":6,"received":"http://127.0.0.1:PORT"}  ← the chat completions' request bodies
 //! → {"id":7,"drop":"over"}                 a drag over the window ("over", "left", or
 //!                                          {"paths":[…]} dropped), as the shell tells it
-//! → {"id":8,"reopen":{"keychainUnreachable":"…","databaseBroken":true}}
+//! → {"id":8,"reopen":{"keychainUnreachable":"…","databaseBroken":true,
+//!    "localServers":{"ollama":"http://127.0.0.1:PORT"},"searchPath":["/usr/bin"]}}
 //!                                          the app again over the same home (a new one
 //!                                          for a broken database), opened so
 //! → {"id":9,"link":"switchboard://…"}      ← what the link proposes, shown to the window
+//! → {"id":10,"host":{"browser":true,"update":{"state":"available",…},"download":[…],
+//!    "installFails":"bad_signature"}}      pages opened are followed; the update address
+//!                                          and the release's download, as the shell's
+//!                                          updater would find them
+//! → {"id":11,"home":true}                  ← the session's home (the person's, for the
+//!                                          `switchboard` command's place — `Terminal` —
+//!                                          and Claude Desktop's settings under .config)
+//! → {"id":12,"dateUsage":[1773482400000,…]}  the requests recorded, dated then (oldest first)
 //! ```
 //!
 //! The process ends when its standard input closes (the test runner that started it went).
 
-use std::path::PathBuf;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -39,6 +49,7 @@ use switchboard_core::policy::confirm::{Allowance, Confirm, ServerApprovalReques
 use switchboard_core::providers::HttpOptions;
 use switchboard_core::secrets::MemoryStore;
 use switchboard_core::settings::MemorySettings;
+use switchboard_core::shell_command::{ShellCommandError, Surroundings};
 use switchboard_core::store::OpenCheck;
 use switchboard_core::updates::{UpdateError, UpdateProgress, UpdateStatus};
 use switchboard_core::{App, AppConfig, AppPaths, CoreError, IpcError};
@@ -64,9 +75,10 @@ async fn main() -> std::io::Result<()> {
     }
 }
 
-/// What the person does at the native dialogs, as the test says.
+/// What the person does at the native dialogs and in the browser, and what the shell's updater
+/// finds, as the test says (a field it does not know is refused).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
 struct Script {
     /// Every yes-or-no question.
     confirm: bool,
@@ -76,6 +88,76 @@ struct Script {
     files: Vec<PathBuf>,
     /// The folder the folder dialog picks (`null`: closed).
     folder: Option<PathBuf>,
+    /// Whether the browser follows a page it is asked to open (`GET`, redirects followed: a
+    /// test peer's sign-in page sends it straight back to the app with a code); otherwise the
+    /// page is only noted.
+    browser: bool,
+    /// What the update address answers a check (`null`: this build names none).
+    update: Option<UpdateStatus>,
+    /// What installing the release found reports as it downloads, then why it fails, if it does.
+    download: Vec<UpdateProgress>,
+    install_fails: Option<UpdateError>,
+    /// What the `switchboard` command's place depends on.
+    terminal: Terminal,
+}
+
+/// This program, the person's home, the PATH and the login shell a new terminal has, as the
+/// shell-command commands see them. A path starting `~/` is under the session's home: nothing
+/// outside it is read or changed.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct Terminal {
+    /// This program's file (made, as a program that does nothing, when it is not there).
+    exe: String,
+    /// The person's home (made when it is not there).
+    home: String,
+    /// The PATH's folders, in order.
+    path: Vec<String>,
+    shell: Option<String>,
+}
+
+impl Default for Terminal {
+    fn default() -> Self {
+        Self {
+            exe: "~/opt/Switchboard/switchboard".into(),
+            home: "~/".into(),
+            path: vec!["~/.local/bin".into()],
+            shell: Some("/bin/bash".into()),
+        }
+    }
+}
+
+impl Terminal {
+    fn surroundings(&self, session: &Path) -> Result<Surroundings, ShellCommandError> {
+        let under = |p: &str| match p.strip_prefix("~/") {
+            Some(rest) => session.join(rest),
+            None => PathBuf::from(p),
+        };
+        let made = |path: &Path, result: std::io::Result<()>| {
+            result.map_err(|source| ShellCommandError::Io {
+                path: path.display().to_string(),
+                source,
+            })
+        };
+        let home = under(&self.home);
+        made(&home, std::fs::create_dir_all(&home))?;
+        let exe = under(&self.exe);
+        if !exe.exists() {
+            let file = exe
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| std::fs::write(&exe, b"#!/bin/sh\n"))
+                .and_then(|()| executable(&exe));
+            made(&exe, file)?;
+        }
+        Ok(Surroundings {
+            exe,
+            appimage: None,
+            home: Some(home),
+            path: std::env::join_paths(self.path.iter().map(|p| under(p))).unwrap_or_default(),
+            shell: self.shell.clone(),
+        })
+    }
 }
 
 impl Default for Script {
@@ -85,6 +167,11 @@ impl Default for Script {
             file: None,
             files: Vec::new(),
             folder: None,
+            browser: false,
+            update: None,
+            download: Vec::new(),
+            install_fails: None,
+            terminal: Terminal::default(),
         }
     }
 }
@@ -95,6 +182,10 @@ struct ScriptedHost {
     asked: Arc<Mutex<Vec<Value>>>,
     out: mpsc::UnboundedSender<String>,
     drops: Mutex<Option<Sink<DropEvent>>>,
+    /// What the last update check found (an install takes only that release).
+    checked: Mutex<Option<UpdateStatus>>,
+    /// The person's home: the session's.
+    home: PathBuf,
 }
 
 impl ScriptedHost {
@@ -162,7 +253,23 @@ impl Host for HostOf {
     }
 
     fn open_url(&self, url: &str) -> std::io::Result<()> {
-        self.0.ask("open_url", url.to_owned(), String::new());
+        if self
+            .0
+            .ask("open_url", url.to_owned(), String::new())
+            .browser
+        {
+            let page = url.to_owned();
+            tokio::spawn(async move {
+                let browser = switchboard_core::net::client_builder().build();
+                let followed = match browser {
+                    Ok(browser) => browser.get(&page).send().await.map(drop),
+                    Err(e) => Err(e),
+                };
+                if let Err(e) = followed {
+                    eprintln!("ipc_serve: the browser could not follow {page}: {e}");
+                }
+            });
+        }
         Ok(())
     }
 
@@ -200,17 +307,65 @@ impl Host for HostOf {
     }
 
     async fn check_for_update(&self) -> Result<UpdateStatus, IpcError> {
-        Ok(UpdateStatus::NotConfigured {
-            current: self.version().to_owned(),
-        })
+        let found = self
+            .0
+            .script()
+            .update
+            .unwrap_or(UpdateStatus::NotConfigured {
+                current: self.version().to_owned(),
+            });
+        *self
+            .0
+            .checked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(found.clone());
+        Ok(found)
     }
 
-    async fn install_update(&self, _progress: Sink<UpdateProgress>) -> Result<String, IpcError> {
-        Err(CoreError::from(UpdateError::NothingChecked).into())
+    /// As the shell's updater: only the release the last check found, only by a copy that
+    /// can replace itself; the download's progress, then the script's failure if it has one.
+    async fn install_update(&self, progress: Sink<UpdateProgress>) -> Result<String, IpcError> {
+        let checked = self
+            .0
+            .checked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let refused = |e: UpdateError| Err(CoreError::from(e).into());
+        let version = match checked {
+            Some(UpdateStatus::Available {
+                installable: false,
+                version,
+                ..
+            }) => return refused(UpdateError::NotInstallable(version)),
+            Some(UpdateStatus::Available { version, .. }) => version,
+            _ => return refused(UpdateError::NothingChecked),
+        };
+        let script = self.0.script();
+        for chunk in &script.download {
+            progress.send(chunk);
+        }
+        match script.install_fails {
+            Some(e) => refused(e),
+            None => Ok(version),
+        }
     }
 
     fn restart(&self) {
         self.0.ask("restart", String::new(), String::new());
+    }
+
+    /// Under the session's home, as on Linux: `~/.config/Claude/claude_desktop_config.json`.
+    fn claude_desktop_config(&self) -> Option<PathBuf> {
+        Some(
+            self.0
+                .home
+                .join(".config/Claude/claude_desktop_config.json"),
+        )
+    }
+
+    fn surroundings(&self, _login_path: OsString) -> Result<Surroundings, ShellCommandError> {
+        self.0.script().terminal.surroundings(&self.0.home)
     }
 }
 
@@ -221,6 +376,13 @@ impl Host for HostOf {
 struct Opening {
     keychain_unreachable: Option<String>,
     database_broken: bool,
+    /// Where the app looks for model servers running on this computer, by preset id
+    /// (`ollama`, `lm_studio`): a test's model servers. Without, it looks nowhere (never at
+    /// the machine's own 127.0.0.1:11434).
+    local_servers: std::collections::BTreeMap<String, String>,
+    /// The PATH servers' programs are looked for on (`null`: the login shell's and this
+    /// process's, as the desktop app's).
+    search_path: Option<Vec<PathBuf>>,
 }
 
 /// What outlives a session's app when it is opened again: the keys and the settings.
@@ -247,9 +409,14 @@ async fn open_app(home: &std::path::Path, kept: &Kept, opening: &Opening) -> Arc
         secrets,
         settings: kept.settings.clone(),
         shows_forms: true,
-        pid_file: Some(home.join("servers.pids")),
+        pid_file: None,
         check: OpenCheck::Pages,
         http: HttpOptions::default(),
+        local_servers: Some(opening.local_servers.clone().into_iter().collect()),
+        search_path: opening
+            .search_path
+            .as_ref()
+            .and_then(|dirs| std::env::join_paths(dirs).ok()),
     })
     .await
 }
@@ -275,6 +442,8 @@ async fn session(socket: TcpStream) -> std::io::Result<()> {
         asked: Arc::default(),
         out: out.clone(),
         drops: Mutex::default(),
+        checked: Mutex::default(),
+        home: home.path().to_path_buf(),
     });
     let mut servers: Vec<tokio::task::JoinHandle<()>> = Vec::new();
     let mut models: std::collections::HashMap<String, Arc<ModelServer>> = Default::default();
@@ -287,10 +456,16 @@ async fn session(socket: TcpStream) -> std::io::Result<()> {
         };
         let id = request.get("id").cloned().unwrap_or(Value::Null);
         if let Some(script) = request.get("host") {
-            let mut now = host.script();
-            merge(&mut now, script);
-            *host.script.lock().unwrap_or_else(PoisonError::into_inner) = now;
-            let _ = out.send(json!({"id": id, "ok": null}).to_string());
+            let answer = match merged(host.script(), script) {
+                Ok(now) => {
+                    *host.script.lock().unwrap_or_else(PoisonError::into_inner) = now;
+                    json!({"id": id, "ok": null})
+                }
+                Err(e) => {
+                    json!({"id": id, "err": {"kind": "invalid_input", "message": e.to_string()}})
+                }
+            };
+            let _ = out.send(answer.to_string());
         } else if let Some(script) = request.get("provider") {
             let answer = match model_server(script.clone()).await {
                 Ok((address, server, task)) => {
@@ -380,6 +555,17 @@ async fn session(socket: TcpStream) -> std::io::Result<()> {
                 Err(e) => json!({"id": id, "err": IpcError::from(e)}),
             };
             let _ = out.send(answer.to_string());
+        } else if let Some(dates) = request.get("dateUsage") {
+            // Requests the app recorded, dated as if made then (Rust dates each by its clock).
+            let here = homes.last().map_or(home.path(), tempfile::TempDir::path);
+            let database = AppPaths::under_home(here.to_path_buf()).database_file();
+            let answer = match date_usage(&database, dates) {
+                Ok(dated) => json!({"id": id, "ok": dated}),
+                Err(e) => json!({"id": id, "err": {"kind": "invalid_input", "message": e}}),
+            };
+            let _ = out.send(answer.to_string());
+        } else if request.get("home").is_some() {
+            let _ = out.send(json!({"id": id, "ok": home.path()}).to_string());
         } else if request.get("asked").is_some() {
             let asked = host
                 .asked
@@ -427,17 +613,53 @@ async fn session(socket: TcpStream) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The script with what `given` sets (the fields it names; the others stay).
-fn merge(script: &mut Script, given: &Value) {
-    let mut now = serde_json::to_value(&*script).unwrap_or_default();
+/// `script` with what `given` sets (the fields it names; the others stay), or why `given` is
+/// not part of a script.
+fn merged(script: Script, given: &Value) -> Result<Script, serde_json::Error> {
+    let mut now = serde_json::to_value(script)?;
     if let (Value::Object(now), Value::Object(given)) = (&mut now, given) {
         for (key, value) in given {
             now.insert(key.clone(), value.clone());
         }
     }
-    if let Ok(merged) = serde_json::from_value(now) {
-        *script = merged;
+    serde_json::from_value(now)
+}
+
+/// Dates the requests recorded in `database`, oldest first, at `dates` (milliseconds since
+/// 1970, one for each); how many were dated.
+fn date_usage(database: &Path, dates: &Value) -> Result<usize, String> {
+    let dates: Vec<i64> = serde_json::from_value(dates.clone()).map_err(|e| e.to_string())?;
+    let db = rusqlite::Connection::open(database).map_err(|e| e.to_string())?;
+    db.busy_timeout(Duration::from_secs(5))
+        .map_err(|e| e.to_string())?;
+    let ids: Vec<i64> = db
+        .prepare("SELECT rowid FROM usage ORDER BY rowid")
+        .and_then(|mut rows| rows.query_map([], |row| row.get(0))?.collect())
+        .map_err(|e| e.to_string())?;
+    if ids.len() != dates.len() {
+        return Err(format!(
+            "{} requests are recorded, {} dates given",
+            ids.len(),
+            dates.len()
+        ));
     }
+    for (id, at) in ids.iter().zip(&dates) {
+        db.execute("UPDATE usage SET at = ?1 WHERE rowid = ?2", [at, id])
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(ids.len())
+}
+
+/// Marks `file` as a program (a terminal finds only those on its PATH).
+fn executable(file: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o755))?;
+    }
+    #[cfg(not(unix))]
+    let _ = file;
+    Ok(())
 }
 
 /// A model server of the OpenAI API's shape on 127.0.0.1:0, as `script` says (see [`Turn`]):
@@ -460,11 +682,16 @@ struct ModelServer {
 /// stream of the pieces of `answer`, then the `tools` it calls (`name`, `arguments`), then
 /// `usage` (`input`, `output` tokens) and its end; `hold` waits for a `release` before the end
 /// (one sent while nothing is held is kept for the next; a turn whose client went takes none).
-/// A field it does not know is refused when the server is made. Only `POST …/chat/completions`
-/// and `/models` are routes; anything else is answered 404 and uses no turn.
+/// A field it does not know is refused when the server is made. Only `POST …/chat/completions`,
+/// `/models` and Ollama's `/api/tags` (the same models) are routes; anything else is answered
+/// 404 and uses no turn.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 struct Turn {
+    /// Answered only to requests for this model (a comparison's lanes ask one server for
+    /// several). Once any turn names one, each model takes its own turns (those naming it, and
+    /// those naming none) in order; otherwise the turns go in the order requests come.
+    model: Option<String>,
     status: Option<u16>,
     message: Option<String>,
     answer: Vec<String>,
@@ -515,11 +742,24 @@ impl ModelServer {
         })
     }
 
-    /// The turn of the `n`th chat completion.
-    fn turn(&self, n: usize) -> &Turn {
-        match self.turns.len() {
+    /// The turn of the chat completion for `model` that comes `n`th of all, and `nth_of_model`
+    /// of that model's.
+    fn turn(&self, model: &str, n: usize, nth_of_model: usize) -> &Turn {
+        if !self.turns.iter().any(|t| t.model.is_some()) {
+            return match self.turns.len() {
+                0 => &self.listing,
+                len => &self.turns[n.min(len - 1)],
+            };
+        }
+        let n = nth_of_model;
+        let theirs: Vec<&Turn> = self
+            .turns
+            .iter()
+            .filter(|t| t.model.as_deref().is_none_or(|m| m == model))
+            .collect();
+        match theirs.len() {
             0 => &self.listing,
-            len => &self.turns[n.min(len - 1)],
+            len => theirs[n.min(len - 1)],
         }
     }
 }
@@ -566,6 +806,18 @@ async fn answer_model_request(socket: TcpStream, server: &ModelServer) -> std::i
     tokio::io::AsyncReadExt::read_exact(&mut reader, &mut body).await?;
     let mut socket = reader.into_inner();
     let listing = head.contains("/models");
+    // Ollama's own list (`/api/tags`), of the same models.
+    if head.contains("/api/tags") {
+        let names: Vec<Value> = server
+            .models
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|m| json!({"name": m["id"]}))
+            .collect();
+        let list = json!({"models": names}).to_string();
+        return respond(&mut socket, 200, "application/json", &list).await;
+    }
     let completion = head.starts_with("POST ") && head.contains("/chat/completions");
     if !listing && !completion {
         return respond(
@@ -583,8 +835,14 @@ async fn answer_model_request(socket: TcpStream, server: &ModelServer) -> std::i
             .received
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        received.push(serde_json::from_slice(&body).unwrap_or(Value::Null));
-        server.turn(received.len() - 1)
+        let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        let model = body["model"].as_str().unwrap_or_default().to_owned();
+        received.push(body);
+        let asked = received
+            .iter()
+            .filter(|b| b["model"] == model.as_str())
+            .count();
+        server.turn(&model, received.len() - 1, asked - 1)
     };
     if let Some(status) = turn.status {
         let message = turn.message.as_deref().unwrap_or("refused");

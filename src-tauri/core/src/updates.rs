@@ -10,7 +10,7 @@
 //! Plain `http` is accepted only for a loopback address; the signature is required either way,
 //! and it must name the version the address announces (no old release passed off as new).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 /// The environment variable naming the update address (one, or several separated by spaces).
@@ -19,7 +19,7 @@ pub const URL_VAR: &str = "SWITCHBOARD_UPDATE_URL";
 pub const PUBKEY_VAR: &str = "SWITCHBOARD_UPDATE_PUBKEY";
 
 /// What the window is told after a check.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum UpdateStatus {
     /// This build names no update address: it is updated by whatever installed it.
@@ -42,7 +42,7 @@ pub enum UpdateStatus {
 }
 
 /// How far a download has come.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct UpdateProgress {
     #[ts(type = "number")]
     pub received: u64,
@@ -50,8 +50,10 @@ pub struct UpdateProgress {
     pub total: Option<u64>,
 }
 
-/// Why an update was not checked for or not installed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// Why an update was not checked for or not installed (written in a test host's script as
+/// `"bad_signature"` or `{"install": "…"}`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum UpdateError {
     #[error("This build names no update address; it is updated by whatever installed it.")]
     NotConfigured,

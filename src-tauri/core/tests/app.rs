@@ -85,8 +85,8 @@ async fn quitting_mid_answer_and_mid_call_cancels_both_keeps_what_was_shown_and_
         unreachable!()
     };
 
-    let story = app.create_conversation_with(None, "").await.unwrap().id;
-    let slow_tool = app.create_conversation_with(None, "").await.unwrap().id;
+    let story = app.conversations().create(None, "").await.unwrap().id;
+    let slow_tool = app.conversations().create(None, "").await.unwrap().id;
     let (story_seen, tool_seen) = (Arc::new(Seen::default()), Arc::new(Seen::default()));
     let story_run = app
         .start_turn(ask(&story, "Tell me a slow story"), story_seen.clone())
@@ -181,7 +181,7 @@ async fn a_window_that_comes_back_mid_answer_gets_the_answer_so_far_and_the_rest
     };
     let home = tempfile::tempdir().unwrap();
     let (app, _store) = app_in(home.path(), &mock.root).await;
-    let conversation = app.create_conversation_with(None, "").await.unwrap().id;
+    let conversation = app.conversations().create(None, "").await.unwrap().id;
     let first = Arc::new(Seen::default());
     let run = app
         .start_turn(ask(&conversation, "Tell me a slow story"), first.clone())
@@ -422,7 +422,7 @@ async fn deleting_a_conversation_mid_answer_stops_its_run_first_and_leaves_nothi
     };
     let home = tempfile::tempdir().unwrap();
     let (app, store) = app_in(home.path(), &mock.root).await;
-    let story = app.create_conversation_with(None, "").await.unwrap().id;
+    let story = app.conversations().create(None, "").await.unwrap().id;
     let seen = Arc::new(Seen::default());
     let run = app
         .start_turn(ask(&story, "Tell me a slow story"), seen.clone())
@@ -435,9 +435,10 @@ async fn deleting_a_conversation_mid_answer_stops_its_run_first_and_leaves_nothi
     // The run had ended before the conversation went: nothing of it is written afterwards.
     assert_eq!(run.finished().await, StopReason::Cancelled);
     assert!(store.list_messages(story.clone()).await.unwrap().is_empty());
-    assert!(app.get_conversation(&story).await.is_err(), "gone");
+    assert!(app.conversations().get(&story).await.is_err(), "gone");
     assert!(
-        !app.list_conversations()
+        !app.conversations()
+            .list()
             .await
             .unwrap()
             .iter()
@@ -545,7 +546,7 @@ async fn tools_a_server_lists_but_cannot_offer_are_said_on_its_page_in_the_panel
     assert!(held[1].reason.contains("U+200B"), "{held:?}");
 
     // The first echo is offered, once; the panel shows all three.
-    let conversation = app.create_conversation_with(None, "").await.unwrap().id;
+    let conversation = app.conversations().create(None, "").await.unwrap().id;
     let (offered, panel) = app.conversation_catalogue(&conversation).await.unwrap();
     let odd: Vec<_> = offered.iter().filter(|t| t.server == "odd").collect();
     assert_eq!(odd.len(), 1);
@@ -600,7 +601,7 @@ async fn a_call_an_mcp_app_makes_is_recorded_with_the_conversations_calls_saying
     )
     .await;
     // The model's call whose card shows the app.
-    let conversation = app.create_conversation_with(None, "").await.unwrap().id;
+    let conversation = app.conversations().create(None, "").await.unwrap().id;
     let answer = store
         .append_message(
             conversation.clone(),
@@ -756,7 +757,7 @@ async fn chat_with_server(app: &Arc<App>, server: &str, prompt: &str) -> (String
     ];
     let (ran, said) = run_cli(Arc::clone(app), chat.map(str::to_owned).to_vec()).await;
     ran.unwrap();
-    let conversation = app.list_conversations().await.unwrap()[0].id.clone();
+    let conversation = app.conversations().list().await.unwrap()[0].id.clone();
     (conversation, said)
 }
 
@@ -858,6 +859,7 @@ async fn a_new_conversation_tells_the_model_the_default_system_prompt_and_the_of
 
     // The conversation keeps an edited prompt; a cleared one sends no system message at all.
     let edited = app
+        .conversations()
         .set_system_prompt(&conversation.id, "Answer in French.\n\n")
         .await
         .unwrap();
@@ -877,7 +879,8 @@ async fn a_new_conversation_tells_the_model_the_default_system_prompt_and_the_of
         last_system_message(&mock).await.as_deref(),
         Some("Answer in French.")
     );
-    app.set_system_prompt(&conversation.id, " \n")
+    app.conversations()
+        .set_system_prompt(&conversation.id, " \n")
         .await
         .unwrap();
     let run = app
@@ -905,7 +908,9 @@ async fn a_new_conversation_tells_the_model_the_default_system_prompt_and_the_of
     assert_eq!(told.system_prompt, "Talk like a pirate.");
     let long = "x".repeat(switchboard_core::settings::MAX_SYSTEM_PROMPT_CHARS + 1);
     assert!(matches!(
-        app.set_system_prompt(&conversation.id, &long).await,
+        app.conversations()
+            .set_system_prompt(&conversation.id, &long)
+            .await,
         Err(switchboard_core::CoreError::Invalid(_))
     ));
 
@@ -933,7 +938,7 @@ async fn a_new_conversation_tells_the_model_the_default_system_prompt_and_the_of
             .await
             .unwrap();
         assert_eq!(last_system_message(&mock).await.as_deref(), Some(expected));
-        let newest = app.list_conversations().await.unwrap().remove(0);
+        let newest = app.conversations().list().await.unwrap().remove(0);
         assert_eq!(newest.system_prompt, expected);
     }
 }
@@ -1024,7 +1029,7 @@ async fn an_edited_message_and_a_regenerated_answer_branch_the_conversation_and_
         ..TurnRequest::default()
     };
     assert_eq!(run(again).await, StopReason::Completed);
-    let detail = app.get_conversation(&id).await.unwrap();
+    let detail = app.conversations().get(&id).await.unwrap();
     assert_eq!(detail.messages.len(), 2);
     let points: Vec<(i64, i64)> = detail
         .branches
@@ -1499,7 +1504,7 @@ async fn an_edited_message_keeps_its_files_unless_others_are_attached() {
     ]))
     .await;
     ran.unwrap();
-    let conversation = app.list_conversations().await.unwrap()[0].id.clone();
+    let conversation = app.conversations().list().await.unwrap()[0].id.clone();
     let files_of_first = || async {
         let messages = store.list_messages(conversation.clone()).await.unwrap();
         let names: Vec<String> = messages[0]
@@ -1606,7 +1611,7 @@ async fn each_answer_costs_its_tokens_at_the_models_price_and_the_totals_are_the
     // Priced: two answers in a new conversation.
     let (ran, _) = cli(&["chat", "Say goodbye"]).await;
     ran.unwrap();
-    let conversation = app.list_conversations().await.unwrap()[0].id.clone();
+    let conversation = app.conversations().list().await.unwrap()[0].id.clone();
     let (ran, _) = cli(&["chat", "--conversation", &conversation, "Say hello"]).await;
     ran.unwrap();
     let messages = store.list_messages(conversation.clone()).await.unwrap();
@@ -1764,7 +1769,7 @@ async fn a_profile_gives_a_conversation_its_system_prompt_model_tools_and_limits
     let before = mock.journal().await.len();
     let (ran, _) = cli(&["chat", "--tools", "none", "--profile", "none", "Say hello"]).await;
     ran.unwrap();
-    let plain = app.list_conversations().await.unwrap().remove(0);
+    let plain = app.conversations().list().await.unwrap().remove(0);
     assert_eq!(plain.profile_id, None);
     let body = &bodies_since(&mock, before).await[0];
     assert_eq!(body["model"], "gpt-4o");
@@ -1858,7 +1863,12 @@ async fn a_profile_gives_a_conversation_its_system_prompt_model_tools_and_limits
 
     let (deleted, _) = cli(&["profile", "delete", "Echo only"]).await;
     deleted.unwrap();
-    let kept = app.get_conversation(&plain.id).await.unwrap().conversation;
+    let kept = app
+        .conversations()
+        .get(&plain.id)
+        .await
+        .unwrap()
+        .conversation;
     assert_eq!(kept.profile_id, None, "follows no profile now");
     assert_eq!(
         kept.system_prompt, "You test tools.",
@@ -2011,8 +2021,8 @@ async fn two_models_answer_one_question_side_by_side_each_with_its_tools_and_app
         }
     };
     assert_eq!(texts().await, ["Compare the sum", "gpt-4o: the sum is 5."]);
-    assert_eq!(app.list_conversations().await.unwrap().len(), 1);
-    let detail = app.get_conversation(&conversation).await.unwrap();
+    assert_eq!(app.conversations().list().await.unwrap().len(), 1);
+    let detail = app.conversations().get(&conversation).await.unwrap();
     assert_eq!(detail.branches.len(), 1);
     assert_eq!(detail.branches[0].message_id, first_answer);
     assert_eq!(detail.branches[0].count, 2);
@@ -2034,7 +2044,7 @@ async fn two_models_answer_one_question_side_by_side_each_with_its_tools_and_app
     );
 
     // The export has both answers: the other under its model's name.
-    let export = app.export_conversation(&conversation).await.unwrap();
+    let export = app.conversations().export(&conversation).await.unwrap();
     assert_eq!(export.branches.len(), 1);
     let point = &export.branches[0];
     assert_eq!(point.others.len(), 1);
@@ -2211,7 +2221,7 @@ async fn stop_on_one_model_stops_it_alone_and_stop_all_ends_the_comparison_keepi
         let start = "Once upon a long night the switchboard hummed.";
         !c.is_empty() && (start.starts_with(c) || c.starts_with(start))
     }));
-    let detail = app.get_conversation(&conversation).await.unwrap();
+    let detail = app.conversations().get(&conversation).await.unwrap();
     assert_eq!(detail.branches.len(), 1);
     assert_eq!(detail.branches[0].count, 2);
     assert!(
@@ -2266,7 +2276,7 @@ async fn a_2025_server_and_a_2026_server_answer_side_by_side_in_one_conversation
         app.host().server("fault").unwrap().protocol().as_deref(),
         Some("2026-07-28")
     );
-    let conversation = app.create_conversation_with(None, "").await.unwrap().id;
+    let conversation = app.conversations().create(None, "").await.unwrap().id;
     let before = mock.journal().await.len();
     let run = app
         .start_turn_answered_by(

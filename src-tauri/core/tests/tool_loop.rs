@@ -98,7 +98,7 @@ async fn world(test: &str, servers: &[&str]) -> Option<World> {
     for &name in servers {
         support::server_running(host, name).await;
     }
-    let conversation = app.create_conversation_with(None, "").await.unwrap().id;
+    let conversation = app.conversations().create(None, "").await.unwrap().id;
     Some(World {
         app,
         store,
@@ -377,7 +377,8 @@ async fn one_tool_call_runs_on_a_real_server_and_the_model_answers_with_its_resu
     // A first message names the conversation.
     let title = w
         .app
-        .get_conversation(&w.conversation)
+        .conversations()
+        .get(&w.conversation)
         .await
         .unwrap()
         .conversation
@@ -479,6 +480,7 @@ async fn a_long_result_reaches_the_window_as_a_preview_and_the_model_and_the_rec
     // Saved whole, read whole on demand, and sent whole to the model.
     let text = w
         .app
+        .conversations()
         .message_text(&w.conversation, &shown.id)
         .await
         .unwrap();
@@ -537,7 +539,8 @@ async fn an_image_structured_content_and_resource_links_reach_the_card_and_the_m
         let conversation = w.conversation.clone();
         let answer = answer.clone();
         async move {
-            app.tool_result_view(&conversation, &answer, call)
+            app.conversations()
+                .tool_result_view(&conversation, &answer, call)
                 .await
                 .unwrap()
         }
@@ -739,7 +742,7 @@ async fn a_results_files_are_kept_listed_read_saved_and_exported_and_seed_002s_c
         "name,score\nAda,92\nGrace,88\nLinus,75\n"
     );
     // Only a file of this conversation's tool results can be read through it.
-    let other = w.app.create_conversation_with(None, "").await.unwrap();
+    let other = w.app.conversations().create(None, "").await.unwrap();
     assert!(w
         .app
         .artifact_bytes(&other.id, &report[0].sha256)
@@ -748,7 +751,7 @@ async fn a_results_files_are_kept_listed_read_saved_and_exported_and_seed_002s_c
 
     // An export names the files with the tool messages that carry them (their bytes go with
     // them from a database on disk: the store's tests show that).
-    let exported = w.app.export_conversation(&w.conversation).await.unwrap();
+    let exported = w.app.conversations().export(&w.conversation).await.unwrap();
     let mut named: Vec<String> = exported
         .messages
         .iter()
@@ -858,7 +861,7 @@ async fn with_descriptions_on_the_model_says_in_a_few_words_what_a_running_call_
     );
 
     // Too late: the status line keeps the tool's name, and the call is not held up.
-    let other = w.app.create_conversation_with(None, "").await.unwrap().id;
+    let other = w.app.conversations().create(None, "").await.unwrap().id;
     let mut setup = prepare(other.clone()).await.unwrap();
     // No time at all: whatever the machine's load, the answer comes after the deadline.
     setup.limits.describe_within = Some(Duration::ZERO);
@@ -1559,7 +1562,7 @@ async fn the_golden_runs_the_window_reads_match_rust() {
         };
         let asker = Recorder::new(decision, Some("not on my machine"));
         let (_, events) = w.say(text, &asker).await;
-        let saved = w.app.get_conversation(&w.conversation).await.unwrap();
+        let saved = w.app.conversations().get(&w.conversation).await.unwrap();
         let mut run = json!({"name": name, "events": events.all(), "saved": saved});
         steady(&mut run, &mut Vec::new());
         runs.push(run);

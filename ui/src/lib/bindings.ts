@@ -469,7 +469,7 @@ tool_runs: Array<ToolRun>,
  */
 offers: Array<ToolOffer>, 
 /**
- * Where the page before this one ends ([`App::older_messages`]); `None` when `messages`
+ * Where the page before this one ends ([`Conversations::older_messages`](super::Conversations::older_messages)); `None` when `messages`
  * starts at the first message.
  */
 older: number | null, 

@@ -134,7 +134,10 @@ impl App {
         message_id: &str,
         call_id: &str,
     ) -> Result<Option<(String, McpAppView)>, CoreError> {
-        let run = self.tool_run(conversation_id, message_id, call_id).await?;
+        let run = self
+            .conversations()
+            .tool_run(conversation_id, message_id, call_id)
+            .await?;
         let app = self
             .host
             .running_tools()
@@ -189,7 +192,10 @@ impl App {
         arguments: Map<String, Value>,
         confirm: &dyn Confirm,
     ) -> Result<Value, CoreError> {
-        let run = self.tool_run(conversation_id, message_id, call_id).await?;
+        let run = self
+            .conversations()
+            .tool_run(conversation_id, message_id, call_id)
+            .await?;
         let card = format!("{conversation_id}/{message_id}/{call_id}");
         let refused = |why: String| -> CoreError {
             InvalidInput::new(

@@ -188,11 +188,20 @@ impl Providers {
                 .unwrap_or_default(),
             Err(_) => Vec::new(),
         };
-        let candidates = LOCAL_OFFER_PRESETS
-            .iter()
-            .filter_map(|id| preset_by_id(id))
-            .filter(|p| !configured.iter().any(|url| url == p.base_url))
-            .map(|p| (p.id, p.base_url.to_owned()));
+        let places: Vec<(&'static str, String)> = match &self.local {
+            Some(given) => given
+                .iter()
+                .filter_map(|(id, url)| Some((preset_by_id(id)?.id, url.clone())))
+                .collect(),
+            None => LOCAL_OFFER_PRESETS
+                .iter()
+                .filter_map(|id| preset_by_id(id))
+                .map(|p| (p.id, p.base_url.to_owned()))
+                .collect(),
+        };
+        let candidates = places
+            .into_iter()
+            .filter(|(_, base_url)| !configured.iter().any(|url| url == base_url));
         probe_local_servers(candidates).await
     }
 }

@@ -1,22 +1,37 @@
-//! Conversations as the app keeps them: listed, made, searched, renamed, deleted, read a page
-//! at a time, exported and imported.
+//! Conversations as the app keeps them: listed, made, searched, renamed, read a page at a
+//! time, exported and imported, and their tool calls as saved. The [`Conversations`] service
+//! holds only the database; the window and the command line reach it as
+//! `app.conversations()`. Making one from a profile, deleting one (its run stops first) and
+//! summarising one (a model is asked) are the app's, which has the rest they need.
 
+use super::db::Db;
 use super::drafts;
 use super::{
-    new_title, read_import_file, write_text_file, App, ConversationDetail, MAX_TITLE_CHARS,
-    MESSAGE_PAGE,
+    new_title, read_import_file, write_text_file, ConversationDetail, MAX_TITLE_CHARS, MESSAGE_PAGE,
 };
 use crate::error::{CoreError, InvalidInput};
 use crate::provider_config::validate_model;
-use crate::store::Conversation;
+use crate::store::{Conversation, Store};
 use crate::text::one_line;
 
-impl App {
-    // ---- conversations ----------------------------------------------------------------
+/// The conversations kept in the database, and what each holds.
+#[derive(Clone)]
+pub struct Conversations {
+    db: Db,
+}
+
+impl Conversations {
+    pub(super) fn new(db: Db) -> Self {
+        Self { db }
+    }
+
+    fn store(&self) -> Result<&Store, CoreError> {
+        self.db.store()
+    }
 
     /// # Errors
     /// The database is unavailable or a query failed.
-    pub async fn list_conversations(&self) -> Result<Vec<Conversation>, CoreError> {
+    pub async fn list(&self) -> Result<Vec<Conversation>, CoreError> {
         Ok(self.store()?.list_conversations().await?)
     }
 
@@ -24,7 +39,7 @@ impl App {
     ///
     /// # Errors
     /// A system prompt that is too long; the database is unavailable or a query failed.
-    pub async fn create_conversation_with(
+    pub async fn create(
         &self,
         title: Option<&str>,
         system_prompt: &str,
@@ -42,7 +57,7 @@ impl App {
     ///
     /// # Errors
     /// The database is unavailable or a query failed.
-    pub async fn search_conversations(
+    pub async fn search(
         &self,
         text: &str,
         limit: Option<u32>,
@@ -57,14 +72,11 @@ impl App {
     ///
     /// # Errors
     /// Not found; the database is unavailable.
-    pub async fn export_conversation(
-        &self,
-        id: &str,
-    ) -> Result<crate::store::ConversationExport, CoreError> {
+    pub async fn export(&self, id: &str) -> Result<crate::store::ConversationExport, CoreError> {
         Ok(self.store()?.export_conversation(id.to_owned()).await?)
     }
 
-    /// Writes an export ([`App::export_conversation`]) to `path` in `format`, whole or not at
+    /// Writes an export ([`Conversations::export`]) to `path` in `format`, whole or not at
     /// all.
     ///
     /// # Errors
@@ -84,12 +96,9 @@ impl App {
     /// # Errors
     /// [`CoreError::Invalid`] (field `file`) for a file that cannot be read, is too large or is
     /// not an export this build reads; the database.
-    pub async fn import_conversation_file(
-        &self,
-        path: std::path::PathBuf,
-    ) -> Result<Conversation, CoreError> {
+    pub async fn import_file(&self, path: std::path::PathBuf) -> Result<Conversation, CoreError> {
         let text = read_import_file(path).await?;
-        self.import_conversation(&text).await
+        self.import(&text).await
     }
 
     /// Reads an exported conversation (JSON text) and keeps it as a new conversation.
@@ -97,7 +106,7 @@ impl App {
     /// # Errors
     /// [`CoreError::Invalid`] (field `file`) for text that is not an export this build reads;
     /// the database.
-    pub async fn import_conversation(&self, json: &str) -> Result<Conversation, CoreError> {
+    pub async fn import(&self, json: &str) -> Result<Conversation, CoreError> {
         let file: crate::store::ConversationExport = serde_json::from_str(json).map_err(|e| {
             InvalidInput::new(
                 "file",
@@ -138,11 +147,7 @@ impl App {
     /// # Errors
     /// [`CoreError::Invalid`] for a blank title (or one of invisible characters only, which
     /// would leave a blank row in the list); not found; the database is unavailable.
-    pub async fn rename_conversation(
-        &self,
-        id: &str,
-        title: &str,
-    ) -> Result<Conversation, CoreError> {
+    pub async fn rename(&self, id: &str, title: &str) -> Result<Conversation, CoreError> {
         let title = one_line(title, MAX_TITLE_CHARS);
         if crate::text::is_blank(&title) {
             return Err(InvalidInput::new("title", "A title cannot be empty.").into());
@@ -159,7 +164,7 @@ impl App {
     ///
     /// # Errors
     /// Not found (conversation or provider); a model name too long; the database.
-    pub async fn set_conversation_model(
+    pub async fn set_model(
         &self,
         id: &str,
         provider: Option<&str>,
@@ -178,7 +183,7 @@ impl App {
 
     /// # Errors
     /// Not found; the database is unavailable.
-    pub async fn get_conversation(&self, id: &str) -> Result<ConversationDetail, CoreError> {
+    pub async fn get(&self, id: &str) -> Result<ConversationDetail, CoreError> {
         let store = self.store()?;
         let conversation = store.get_conversation(id.to_owned()).await?;
         let page = store
@@ -273,105 +278,4 @@ impl App {
             .unwrap_or_default();
         Ok(crate::mcp::results::view(&result))
     }
-
-    /// Summarises a conversation's earlier messages now (`switchboard conversations compact`):
-    /// every turn before the newest one that the summary in force does not cover, with the
-    /// conversation's model, in requests that fit its window (32,768 tokens when it is not
-    /// known). The messages stay. `None`: nothing to summarise.
-    ///
-    /// # Errors
-    /// No such conversation; no model to ask; the provider's error; the database.
-    pub async fn compact_conversation(
-        &self,
-        id: &str,
-    ) -> Result<Option<crate::store::Summary>, CoreError> {
-        let settings = &self.settings();
-        let store = self.store()?;
-        let conversation = store.get_conversation(id.to_owned()).await?;
-        let request = super::TurnRequest {
-            conversation_id: id.to_owned(),
-            ..super::TurnRequest::default()
-        };
-        let (provider_name, model) = self.choose_model(&conversation, &request, settings).await?;
-        let provider = self.providers.client(&provider_name).await?;
-        let messages = store.list_messages(id.to_owned()).await?;
-        let summaries = store.summaries(id.to_owned()).await?;
-        let (previous, from) = match crate::store::summary_in_force(&summaries, &messages) {
-            Some((summary, at)) => (Some(summary.clone()), at + 1),
-            None => (None, 0),
-        };
-        let tail = &messages[from..];
-        let newest = tail
-            .iter()
-            .rposition(|m| m.role == crate::store::Role::User)
-            .unwrap_or(0);
-        let gone = &tail[..newest];
-        if gone.is_empty() {
-            return Ok(None);
-        }
-        let known = self.providers.window(&provider_name, &model).await?;
-        let window = known.as_ref().map_or(COMPACT_WINDOW, |w| w.tokens);
-        let load_window = known
-            .filter(|w| w.said_by != crate::store::WindowSource::Table)
-            .map(|w| w.tokens);
-        let mut usage = Vec::new();
-        let summarised = crate::agent::summary::summarise_messages(
-            crate::agent::summary::ModelAsked {
-                provider: provider.as_ref(),
-                model: &model,
-                load_window,
-            },
-            previous.as_ref().map(|s| s.text.as_str()),
-            gone,
-            crate::agent::fit::budget(window),
-            &tokio_util::sync::CancellationToken::new(),
-            &mut usage,
-        )
-        .await;
-        let price = self
-            .usage
-            .price(&provider_name, &model)
-            .await?
-            .map(|p| p.price);
-        for answer in &usage {
-            let n = |n: Option<u64>| n.unwrap_or(0);
-            let signed = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
-            let (input, output, cached) = (
-                n(answer.input_tokens),
-                n(answer.output_tokens),
-                n(answer.cached_input_tokens),
-            );
-            let recorded = store
-                .record_usage(crate::store::NewUsage {
-                    conversation_id: Some(id.to_owned()),
-                    message_id: None,
-                    provider: provider_name.clone(),
-                    model: model.clone(),
-                    purpose: crate::store::UsagePurpose::Summary,
-                    input_tokens: signed(input),
-                    output_tokens: signed(output),
-                    cached_input_tokens: signed(cached),
-                    cost_pico: price.map(|p| signed(p.cost_with_cache(input, cached, output))),
-                })
-                .await;
-            if let Err(e) = recorded {
-                tracing::warn!(error = %e, "a summary's usage was not recorded");
-            }
-        }
-        let (text, summarised) = summarised?;
-        let kept = store
-            .add_summary(crate::agent::summary::new_summary(
-                id,
-                previous.as_ref(),
-                gone,
-                text,
-                summarised,
-                (&provider_name, &model),
-            ))
-            .await?;
-        Ok(Some(kept))
-    }
 }
-
-/// The window a summary asked for from the command line plans for when the model's is not known.
-const COMPACT_WINDOW: u64 = 32_768;

@@ -101,7 +101,7 @@ pub struct ConversationDetail {
     /// The records of the tools offered by the answers in `messages`, where the model was
     /// given a choice of them.
     pub offers: Vec<crate::store::ToolOffer>,
-    /// Where the page before this one ends ([`App::older_messages`]); `None` when `messages`
+    /// Where the page before this one ends ([`Conversations::older_messages`](super::Conversations::older_messages)); `None` when `messages`
     /// starts at the first message.
     pub older: Option<i64>,
     /// Where branches part among `messages`.
@@ -210,6 +210,11 @@ impl App {
     /// [`CoreError::DatabaseUnavailable`].
     pub fn store(&self) -> Result<&Store, CoreError> {
         self.db.store()
+    }
+
+    /// Conversations: listed, made, read, renamed, exported and imported.
+    pub fn conversations(&self) -> &super::Conversations {
+        &self.conversations
     }
 
     /// Prices and use.

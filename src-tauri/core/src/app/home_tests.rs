@@ -77,12 +77,14 @@ async fn a_100_000_character_title_is_trimmed_not_stored_whole() {
     let dir = tempfile::tempdir().unwrap();
     let core = core_in(dir.path(), Arc::new(MemoryStore::new())).await;
     let conv = core
-        .create_conversation_with(Some(&"t".repeat(100_000)), "")
+        .conversations()
+        .create(Some(&"t".repeat(100_000)), "")
         .await
         .unwrap();
     assert_eq!(conv.title.chars().count(), MAX_TITLE_CHARS);
     let renamed = core
-        .rename_conversation(&conv.id, &"r".repeat(100_000))
+        .conversations()
+        .rename(&conv.id, &"r".repeat(100_000))
         .await
         .unwrap();
     assert_eq!(renamed.title.chars().count(), MAX_TITLE_CHARS);
@@ -92,13 +94,11 @@ async fn a_100_000_character_title_is_trimmed_not_stored_whole() {
 #[tokio::test]
 async fn a_blank_title_is_refused_on_rename_and_defaulted_on_create() {
     let core = in_memory(Arc::new(MemoryStore::new())).await;
-    let conv = core
-        .create_conversation_with(Some("   "), "")
-        .await
-        .unwrap();
+    let conv = core.conversations().create(Some("   "), "").await.unwrap();
     assert_eq!(conv.title, DEFAULT_TITLE);
     let err = core
-        .rename_conversation(&conv.id, " \n ")
+        .conversations()
+        .rename(&conv.id, " \n ")
         .await
         .unwrap_err();
     assert_eq!(
@@ -107,12 +107,14 @@ async fn a_blank_title_is_refused_on_rename_and_defaulted_on_create() {
     );
     // Invisible characters alone would leave a blank row in the list.
     let invisible = core
-        .create_conversation_with(Some("\u{202e}\u{200b} \u{2066}"), "")
+        .conversations()
+        .create(Some("\u{202e}\u{200b} \u{2066}"), "")
         .await
         .unwrap();
     assert_eq!(invisible.title, DEFAULT_TITLE);
     let err = core
-        .rename_conversation(&conv.id, "\u{200b}\u{e0041}")
+        .conversations()
+        .rename(&conv.id, "\u{200b}\u{e0041}")
         .await
         .unwrap_err();
     assert_eq!(err.field(), Some("title"));
@@ -126,7 +128,8 @@ async fn a_hundred_concurrent_creates_and_deletes_leave_a_consistent_list() {
         let core = Arc::clone(&core);
         tasks.push(tokio::spawn(async move {
             let c = core
-                .create_conversation_with(Some(&format!("c{i}")), "")
+                .conversations()
+                .create(Some(&format!("c{i}")), "")
                 .await
                 .unwrap();
             if i % 2 == 0 {
@@ -141,7 +144,7 @@ async fn a_hundred_concurrent_creates_and_deletes_leave_a_consistent_list() {
     for t in tasks {
         kept.extend(t.await.unwrap());
     }
-    let listed = core.list_conversations().await.unwrap();
+    let listed = core.conversations().list().await.unwrap();
     assert_eq!(listed.len(), 50);
     let mut listed_ids: Vec<_> = listed.iter().map(|c| c.id.clone()).collect();
     listed_ids.sort();
@@ -289,7 +292,8 @@ async fn a_damaged_database_is_reported_by_every_operation_and_left_untouched() 
     let problem = core.database_error().expect("must report");
     assert_eq!(problem.reason, "corrupt");
     let err = core
-        .create_conversation_with(Some("x"), "")
+        .conversations()
+        .create(Some("x"), "")
         .await
         .unwrap_err();
     assert_eq!(err.kind(), "database");
@@ -439,17 +443,19 @@ async fn a_conversation_remembers_its_provider_and_model_and_refuses_an_unknown_
         .add(provider("Local", "ollama", None))
         .await
         .unwrap();
-    let a = core.create_conversation_with(Some("a"), "").await.unwrap();
-    let b = core.create_conversation_with(Some("b"), "").await.unwrap();
+    let a = core.conversations().create(Some("a"), "").await.unwrap();
+    let b = core.conversations().create(Some("b"), "").await.unwrap();
     let picked = core
-        .set_conversation_model(&a.id, Some(" Local "), Some(" llama3.2:3b "))
+        .conversations()
+        .set_model(&a.id, Some(" Local "), Some(" llama3.2:3b "))
         .await
         .unwrap();
     assert_eq!(picked.provider.as_deref(), Some("Local"));
     assert_eq!(picked.model.as_deref(), Some("llama3.2:3b"));
     // Picking a model is not activity: b stays on top.
     let order: Vec<_> = core
-        .list_conversations()
+        .conversations()
+        .list()
         .await
         .unwrap()
         .into_iter()
@@ -457,12 +463,14 @@ async fn a_conversation_remembers_its_provider_and_model_and_refuses_an_unknown_
         .collect();
     assert_eq!(order, [b.id.clone(), a.id.clone()]);
     assert!(matches!(
-        core.set_conversation_model(&a.id, Some("Nobody"), Some("m"))
+        core.conversations()
+            .set_model(&a.id, Some("Nobody"), Some("m"))
             .await,
         Err(CoreError::NotFound { .. })
     ));
     let cleared = core
-        .set_conversation_model(&a.id, None, None)
+        .conversations()
+        .set_model(&a.id, None, None)
         .await
         .unwrap();
     assert_eq!((cleared.provider, cleared.model), (None, None));
@@ -749,10 +757,14 @@ async fn a_draft_comes_back_with_its_conversation_until_it_is_emptied() {
     let dir = tempfile::tempdir().unwrap();
     let core = core_in(dir.path(), Arc::new(MemoryStore::new())).await;
     let conv = core
-        .create_conversation_with(Some("Notes"), "")
+        .conversations()
+        .create(Some("Notes"), "")
         .await
         .unwrap();
-    assert_eq!(core.get_conversation(&conv.id).await.unwrap().draft, None);
+    assert_eq!(
+        core.conversations().get(&conv.id).await.unwrap().draft,
+        None
+    );
     let draft = Draft {
         text: "Half a thought".into(),
         attachments: vec![],
@@ -764,10 +776,10 @@ async fn a_draft_comes_back_with_its_conversation_until_it_is_emptied() {
     };
     core.save_draft(&conv.id, &draft).await.unwrap();
     assert_eq!(
-        core.get_conversation(&conv.id).await.unwrap().draft,
+        core.conversations().get(&conv.id).await.unwrap().draft,
         Some(draft.clone())
     );
-    let listed = core.list_conversations().await.unwrap();
+    let listed = core.conversations().list().await.unwrap();
     assert_eq!(
         listed[0].updated_at, conv.updated_at,
         "writing a draft is not a change to the conversation"
@@ -805,7 +817,7 @@ async fn a_draft_comes_back_with_its_conversation_until_it_is_emptied() {
         "{refused:?}"
     );
     assert_eq!(
-        core.get_conversation(&conv.id).await.unwrap().draft,
+        core.conversations().get(&conv.id).await.unwrap().draft,
         Some(draft)
     );
 
@@ -835,7 +847,10 @@ async fn a_draft_comes_back_with_its_conversation_until_it_is_emptied() {
 
     // Emptied (sent, or cleared by hand): nothing comes back.
     core.save_draft(&conv.id, &Draft::default()).await.unwrap();
-    assert_eq!(core.get_conversation(&conv.id).await.unwrap().draft, None);
+    assert_eq!(
+        core.conversations().get(&conv.id).await.unwrap().draft,
+        None
+    );
     assert!(matches!(
         core.save_draft("nowhere", &Draft::default()).await,
         Err(CoreError::Store(StoreError::NotFound { .. }))

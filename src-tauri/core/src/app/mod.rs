@@ -24,6 +24,7 @@ mod apps;
 mod artifacts;
 mod attachments;
 mod bundles;
+mod compact;
 mod compare;
 mod connections;
 mod conversations;
@@ -56,6 +57,7 @@ pub use attachments::ToolSuggestion;
 pub use bundles::{BundleInstallRequest, DropEvent, OfferedBundle};
 pub use compare::CompareRequest;
 pub use connections::{ConnectionFailure, ConnectionReport, LocalServer};
+pub use conversations::Conversations;
 pub use drafts::{ComparedModel, Draft, MAX_COMPARED, MAX_DRAFT_CHARS};
 pub use home::{
     AppStatus, ConversationDetail, KeychainStatus, NewProvider, DEFAULT_TITLE, MAX_IMPORT_BYTES,
@@ -104,6 +106,13 @@ pub struct AppConfig {
     pub check: OpenCheck,
     /// Time limits and retries of provider clients (tests use short ones).
     pub http: HttpOptions,
+    /// Where model servers running on this computer are looked for, as (preset id, base URL);
+    /// `None`: the presets' own addresses (Ollama's 127.0.0.1:11434, LM Studio's :1234). A test
+    /// gives its own, or none, so it never meets a server of the machine's.
+    pub local_servers: Option<Vec<(String, String)>>,
+    /// The PATH servers' programs are looked for on; `None`: the login shell's, then the
+    /// app's own ([`App::server_search_path`]).
+    pub search_path: Option<std::ffi::OsString>,
 }
 
 impl AppConfig {
@@ -126,6 +135,8 @@ impl AppConfig {
             pid_file: Some(pid_file),
             check: OpenCheck::Pages,
             http: HttpOptions::default(),
+            local_servers: None,
+            search_path: None,
         }
     }
 }
@@ -134,6 +145,8 @@ pub struct App {
     paths: AppPaths,
     /// The database, or why it could not be opened (every storage operation reports it).
     db: db::Db,
+    /// Conversations and what they hold ([`App::conversations`]).
+    conversations: Conversations,
     /// Prices and use ([`App::usage`]).
     usage: Usage,
     /// The person's profiles ([`App::profiles`]).
@@ -205,11 +218,17 @@ impl App {
         let app = Arc::new(App {
             paths: config.paths,
             db: db.clone(),
+            conversations: Conversations::new(db.clone()),
             usage: Usage::new(db.clone()),
             profiles: Profiles::new(db.clone()),
             keychain: keychain::Keychain::new(Arc::clone(&config.secrets)),
-            providers: Providers::new(db, keychain::Keychain::new(config.secrets), config.http),
-            search_path: tokio::sync::OnceCell::new(),
+            providers: Providers::new(
+                db,
+                keychain::Keychain::new(config.secrets),
+                config.http,
+                config.local_servers,
+            ),
+            search_path: tokio::sync::OnceCell::new_with(config.search_path),
             host,
             settings: config.settings,
             approvals: Arc::default(),
@@ -304,7 +323,7 @@ impl App {
     /// `system_prompt`, when given, replaces whichever prompt it would be told.
     ///
     /// # Errors
-    /// As [`App::create_conversation_with`]; no such profile.
+    /// As [`Conversations::create`]; no such profile.
     pub async fn create_conversation(
         &self,
         title: Option<&str>,
@@ -322,13 +341,15 @@ impl App {
                 Some(prompt) => prompt.to_owned(),
                 None => self.settings.load().default_system_prompt,
             };
-            return self.create_conversation_with(title, &prompt).await;
+            return self.conversations().create(title, &prompt).await;
         };
-        let made = self
-            .create_conversation_from_profile(title, &profile)
-            .await?;
+        let made = self.profiles().create_conversation(title, &profile).await?;
         match system_prompt {
-            Some(prompt) => self.set_system_prompt(&made.id, prompt).await,
+            Some(prompt) => {
+                self.conversations()
+                    .set_system_prompt(&made.id, prompt)
+                    .await
+            }
             None => Ok(made),
         }
     }

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::db::Db;
-use super::{new_title, App};
+use super::new_title;
 use crate::error::{CoreError, InvalidInput};
 use crate::settings::{
     check_range, tidy_system_prompt, Settings, MAX_ROUNDS_RANGE, RUN_TIME_LIMIT_RANGE,
@@ -395,9 +395,7 @@ impl Profiles {
         let profile = self.create(&free, fields).await?;
         Ok(ImportedProfile { profile, notes })
     }
-}
 
-impl App {
     /// Puts a profile on a conversation: its prompt, its model (when it names one) and its
     /// tool switches replace the conversation's, from the next message; `None` keeps what the
     /// conversation has and follows no profile.
@@ -410,10 +408,11 @@ impl App {
         key: Option<&str>,
     ) -> Result<Conversation, CoreError> {
         let id = match key {
-            Some(key) => Some(self.profiles.get(key).await?.id),
+            Some(key) => Some(self.get(key).await?.id),
             None => None,
         };
         Ok(self
+            .db
             .store()?
             .set_conversation_profile(conversation_id.to_owned(), id)
             .await?)
@@ -423,14 +422,15 @@ impl App {
     ///
     /// # Errors
     /// No such profile; the database.
-    pub async fn create_conversation_from_profile(
+    pub async fn create_conversation(
         &self,
         title: Option<&str>,
         key: &str,
     ) -> Result<Conversation, CoreError> {
-        let id = self.profiles.get(key).await?.id;
+        let id = self.get(key).await?.id;
         let title = new_title(title.unwrap_or_default());
         Ok(self
+            .db
             .store()?
             .create_conversation_from_profile(title, id)
             .await?)
@@ -450,7 +450,7 @@ impl App {
         let Some(id) = &conversation.profile_id else {
             return Ok(settings);
         };
-        let profile = match self.store()?.get_profile(id.clone()).await {
+        let profile = match self.db.store()?.get_profile(id.clone()).await {
             Ok(profile) => profile,
             Err(StoreError::NotFound { .. }) => return Ok(settings),
             Err(e) => return Err(e.into()),

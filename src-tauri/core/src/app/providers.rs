@@ -26,11 +26,23 @@ pub struct Providers {
     pub(super) keychain: Keychain,
     /// Time limits and retries of every provider client it builds.
     pub(super) http: HttpOptions,
+    /// Where local model servers are looked for ([`super::AppConfig::local_servers`]).
+    pub(super) local: Option<Vec<(String, String)>>,
 }
 
 impl Providers {
-    pub(super) fn new(db: Db, keychain: Keychain, http: HttpOptions) -> Self {
-        Self { db, keychain, http }
+    pub(super) fn new(
+        db: Db,
+        keychain: Keychain,
+        http: HttpOptions,
+        local: Option<Vec<(String, String)>>,
+    ) -> Self {
+        Self {
+            db,
+            keychain,
+            http,
+            local,
+        }
     }
 
     async fn view(&self, row: ProviderRow) -> Result<Provider, CoreError> {

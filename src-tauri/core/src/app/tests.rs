@@ -53,7 +53,7 @@ async fn removing_the_default_provider_clears_the_default_and_a_new_conversation
     assert_eq!(settings.default_provider, None);
     assert_eq!(settings.default_model, None);
 
-    let conversation = app.create_conversation_with(None, "").await.unwrap();
+    let conversation = app.conversations().create(None, "").await.unwrap();
     let refused = app
         .start_turn(
             TurnRequest {
@@ -163,7 +163,7 @@ async fn a_server_changed_while_its_approval_was_shown_is_not_approved() {
 async fn a_message_sent_from_the_composer_takes_its_draft_along_and_a_refused_one_keeps_it() {
     let dir = tempfile::tempdir().unwrap();
     let app = app_in(dir.path(), Settings::default()).await;
-    let conversation = app.create_conversation_with(None, "").await.unwrap();
+    let conversation = app.conversations().create(None, "").await.unwrap();
     let draft = crate::app::Draft {
         text: "hello".into(),
         ..crate::app::Draft::default()

@@ -308,7 +308,10 @@ impl App {
         let rules = self.server_rules();
         let standing = self.standing_in(&conversation).await?;
         // The profile the conversation follows sets its limits where it says.
-        let settings = &self.settings_for(&conversation, settings).await?;
+        let settings = &self
+            .profiles()
+            .settings_for(&conversation, settings)
+            .await?;
         let mut limits = RunLimits {
             max_rounds: request.max_rounds.unwrap_or(settings.max_rounds),
             run_time_limit: Duration::from_secs(u64::from(settings.run_time_limit_secs)),

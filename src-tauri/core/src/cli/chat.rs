@@ -265,10 +265,10 @@ async fn conversation(
         Some(id) => {
             if let Some(profile) = &args.profile {
                 let key = Some(profile.as_str()).filter(|p| *p != "none");
-                app.set_conversation_profile(id, key).await?;
+                app.profiles().set_conversation_profile(id, key).await?;
             }
             match system {
-                Some(system) => app.set_system_prompt(id, &system).await?.id,
+                Some(system) => app.conversations().set_system_prompt(id, &system).await?.id,
                 None => id.clone(),
             }
         }

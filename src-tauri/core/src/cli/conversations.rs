@@ -185,7 +185,7 @@ pub(crate) async fn run(
 }
 
 async fn list(app: &Arc<App>, json: bool, out: &mut impl Write) -> Result<(), CliError> {
-    let list = app.list_conversations().await?;
+    let list = app.conversations().list().await?;
     list_out(
         out,
         json,
@@ -342,7 +342,7 @@ async fn show(
     json: bool,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
-    let file = app.export_conversation(&id).await?;
+    let file = app.conversations().export(&id).await?;
     if json {
         json_out(out, &file)?;
     } else {
@@ -358,7 +358,7 @@ async fn search(
     json: bool,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
-    let hits = app.search_conversations(&query, Some(limit)).await?;
+    let hits = app.conversations().search(&query, Some(limit)).await?;
     if json {
         json_out(out, &hits)?;
     } else if hits.is_empty() {
@@ -428,10 +428,12 @@ async fn export(
     output: Option<PathBuf>,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
-    let file = app.export_conversation(&id).await?;
+    let file = app.conversations().export(&id).await?;
     match output {
         Some(path) => {
-            app.write_export(&file, format, path.clone()).await?;
+            app.conversations()
+                .write_export(&file, format, path.clone())
+                .await?;
             writeln!(
                 out,
                 "Wrote “{}” ({} messages) to {}.",
@@ -548,7 +550,7 @@ async fn import(
     json: bool,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
-    let conversation = app.import_conversation_file(file).await?;
+    let conversation = app.conversations().import_file(file).await?;
     if json {
         json_out(out, &conversation)?;
     } else {

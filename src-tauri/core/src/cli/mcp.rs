@@ -14,7 +14,7 @@ use crate::app::{App, ImportSource, InstallRequest, Installed, ToolAcceptance};
 use crate::error::CoreError;
 use crate::mcp::bundle::{is_bundle_file, BundleError, BundleInfo};
 use crate::mcp::catalogue::ListedTool;
-use crate::mcp::config::{ConfigValue, ImportPreview, ServerEntry};
+use crate::mcp::config::{claude_desktop_config_path, ConfigValue, ImportPreview, ServerEntry};
 use crate::mcp::install::InstallError;
 use crate::mcp::oauth::LoopbackBrowser;
 use crate::mcp::proposal::{self, Proposal};
@@ -457,7 +457,7 @@ async fn import(
 ) -> Result<(), CliError> {
     let source = match (file, claude) {
         (Some(path), _) => ImportSource::File(path),
-        (None, _) => ImportSource::ClaudeDesktop,
+        (None, _) => ImportSource::ClaudeDesktop(claude_desktop_config_path()),
     };
     let preview = app.mcp_import_preview_of(source).await?;
     print_preview(out, &preview)?;

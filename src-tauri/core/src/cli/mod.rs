@@ -304,7 +304,7 @@ mod tests {
     #[tokio::test]
     async fn conversations_draft_prints_what_the_window_has_not_sent() {
         let app = app().await;
-        let id = app.create_conversation_with(None, "").await.unwrap().id;
+        let id = app.conversations().create(None, "").await.unwrap().id;
         assert_eq!(
             run_args(&app, &["conversations", "draft", &id])
                 .await
@@ -840,7 +840,7 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("not a Switchboard conversation"));
-        assert_eq!(app.list_conversations().await.unwrap().len(), 2);
+        assert_eq!(app.conversations().list().await.unwrap().len(), 2);
     }
 
     #[tokio::test]

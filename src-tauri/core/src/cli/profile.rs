@@ -417,6 +417,7 @@ async fn apply(
 ) -> Result<(), CliError> {
     let key = name.filter(|_| !none);
     let updated = app
+        .profiles()
         .set_conversation_profile(&conversation, key.as_deref())
         .await?;
     match key {

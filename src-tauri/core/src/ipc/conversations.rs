@@ -8,7 +8,7 @@ use crate::store::{Conversation, MessagePage, SwitchedBranch};
 
 commands! {
     async fn list_conversations(cx) -> Vec<Conversation> {
-        Ok(cx.app.list_conversations().await?)
+        Ok(cx.app.conversations().list().await?)
     }
 
     async fn create_conversation(cx, title: Option<String>, profile: Option<ProfileChoice>) -> Conversation {
@@ -20,7 +20,7 @@ commands! {
 
     /// What the model is told before this conversation; blank for nothing.
     async fn set_system_prompt(cx, id: String, system_prompt: String) -> Conversation {
-        Ok(cx.app.set_system_prompt(&id, &system_prompt).await?)
+        Ok(cx.app.conversations().set_system_prompt(&id, &system_prompt).await?)
     }
 
     /// Keeps what the composer of this conversation holds (an empty draft: forgets it).
@@ -29,7 +29,7 @@ commands! {
     }
 
     async fn rename_conversation(cx, id: String, title: String) -> Conversation {
-        Ok(cx.app.rename_conversation(&id, &title).await?)
+        Ok(cx.app.conversations().rename(&id, &title).await?)
     }
 
     async fn delete_conversation(cx, id: String) -> () {
@@ -37,30 +37,30 @@ commands! {
     }
 
     async fn get_conversation(cx, id: String) -> ConversationDetail {
-        Ok(cx.app.get_conversation(&id).await?)
+        Ok(cx.app.conversations().get(&id).await?)
     }
 
     /// The page of messages before `before` (a page's `older`), as the person scrolls back.
     async fn get_older_messages(cx, id: String, before: i64, limit: Option<u32>) -> MessagePage {
-        Ok(cx.app.older_messages(&id, before, limit).await?)
+        Ok(cx.app.conversations().older_messages(&id, before, limit).await?)
     }
 
     /// The whole text of a message a page showed in part (a long tool result).
     async fn get_message_text(cx, id: String, message_id: String) -> String {
-        Ok(cx.app.message_text(&id, &message_id).await?)
+        Ok(cx.app.conversations().message_text(&id, &message_id).await?)
     }
 
     /// What a tool card shows beyond a result's text (images, audio, links, structured
     /// content).
     async fn get_tool_result_view(cx, id: String, message_id: String, call_id: String) -> ResultView {
-        Ok(cx.app.tool_result_view(&id, &message_id, &call_id).await?)
+        Ok(cx.app.conversations().tool_result_view(&id, &message_id, &call_id).await?)
     }
 
     /// `null` provider clears the choice: the Settings default applies.
     async fn set_conversation_model(cx, id: String, provider: Option<String>, model: Option<String>) -> Conversation {
         Ok(cx
             .app
-            .set_conversation_model(&id, provider.as_deref(), model.as_deref())
+            .conversations().set_model(&id, provider.as_deref(), model.as_deref())
             .await?)
     }
 

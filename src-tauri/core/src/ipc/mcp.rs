@@ -8,10 +8,11 @@
 //! the window can ask for a server to be approved but cannot approve one itself.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::{commands, Sink};
+use super::{commands, Cx, Sink};
 use crate::app::{
     BundleInstallRequest, ImportSource, InstallRequest, McpServerStatus, McpServerView,
     OfferedBundle, ToolAcceptance, ToolReview,
@@ -54,9 +55,12 @@ fn forward<T: Serialize + Send + 'static>(
     });
 }
 
-/// Pasted text, or Claude Desktop's file from its usual place.
-fn import_source(text: Option<String>) -> ImportSource {
-    text.map_or(ImportSource::ClaudeDesktop, ImportSource::Text)
+/// Pasted text, or Claude Desktop's file from its usual place (as the host knows it).
+fn import_source(cx: &Cx, text: Option<String>) -> ImportSource {
+    match text {
+        Some(text) => ImportSource::Text(text),
+        None => ImportSource::ClaudeDesktop(cx.host.claude_desktop_config()),
+    }
 }
 
 commands! {
@@ -118,7 +122,9 @@ commands! {
     /// answer comes back to a one-time listener on 127.0.0.1, the tokens go to the OS keychain,
     /// and the server is started again with them.
     async fn sign_in_mcp_server(cx, name: String) -> () {
+        let host = Arc::clone(&cx.host);
         let browser = LoopbackBrowser::new(|page| tracing::info!(%page, "MCP sign-in page opened"))
+            .with_opener(Arc::new(move |page| host.open_url(page)))
             .asking_first(ask_before_sign_in(cx.host.confirm(), &name));
         cx.app.sign_in_server(&name, &browser).await?;
         Ok(())
@@ -208,13 +214,13 @@ commands! {
     /// What importing would add: from `text` (pasted JSON: Claude Desktop's or VS Code's shape,
     /// or a bare map of servers), or, without text, from Claude Desktop's own file.
     async fn preview_mcp_import(cx, text: Option<String>) -> ImportPreview {
-        Ok(cx.app.mcp_import_preview_of(import_source(text)).await?)
+        Ok(cx.app.mcp_import_preview_of(import_source(cx, text)).await?)
     }
 
     /// Imports what `preview_mcp_import` showed for the same source, read again here. Imported
     /// servers wait for approval (one native dialog each, from the Servers page).
     async fn import_mcp_servers(cx, text: Option<String>) -> Vec<String> {
-        let preview = cx.app.mcp_import_preview_of(import_source(text)).await?;
+        let preview = cx.app.mcp_import_preview_of(import_source(cx, text)).await?;
         Ok(cx.app.mcp_import_unapproved(&preview).await?)
     }
 

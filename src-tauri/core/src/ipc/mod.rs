@@ -86,7 +86,8 @@ pub trait Host: Send + Sync {
     fn confirm(&self) -> Arc<dyn Confirm>;
     /// The page's channel `id` (`__CHANNEL__:N`); `None` when it names none.
     fn channel(&self, id: &str) -> Option<RawSink>;
-    /// Opens `url` in the person's browser (or mail program), already checked and confirmed.
+    /// Opens `url` in the person's browser (or mail program), already checked and confirmed:
+    /// a link the person clicked, a server's page, a sign-in page.
     fn open_url(&self, url: &str) -> std::io::Result<()> {
         crate::mcp::oauth::open_in_browser(url)
     }
@@ -110,6 +111,23 @@ pub trait Host: Send + Sync {
     async fn install_update(&self, progress: Sink<UpdateProgress>) -> Result<String, IpcError>;
     /// Quits (stopping everything as at any quit) and starts again.
     fn restart(&self);
+    /// Where Claude Desktop keeps its settings for this person (`None`: no such place).
+    fn claude_desktop_config(&self) -> Option<PathBuf> {
+        crate::mcp::config::claude_desktop_config_path()
+    }
+    /// What the `switchboard` command's place depends on: this program's file, the person's
+    /// home and login shell, and the PATH a new terminal has (`login_path`, the login shell's).
+    ///
+    /// # Errors
+    /// When this program's own file cannot be found.
+    fn surroundings(
+        &self,
+        login_path: std::ffi::OsString,
+    ) -> Result<crate::shell_command::Surroundings, crate::shell_command::ShellCommandError> {
+        let mut around = crate::shell_command::Surroundings::of_process()?;
+        around.path = login_path;
+        Ok(around)
+    }
 }
 
 /// A typed channel to the page: the `Channel<T>` the window passed.

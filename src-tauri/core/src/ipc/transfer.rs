@@ -8,13 +8,13 @@ use crate::store::{export_file_name, Conversation, ExportFormat, SearchHit};
 commands! {
     /// Conversations whose title, and messages whose text, hold every word of `text`.
     async fn search_conversations(cx, text: String, limit: Option<u32>) -> Vec<SearchHit> {
-        Ok(cx.app.search_conversations(&text, limit).await?)
+        Ok(cx.app.conversations().search(&text, limit).await?)
     }
 
     /// Asks where to save conversation `id` and writes it there; resolves with the file's path,
     /// or `null` when the person closed the dialog.
     async fn export_conversation(cx, id: String, format: ExportFormat) -> Option<String> {
-        let file = cx.app.export_conversation(&id).await?;
+        let file = cx.app.conversations().export(&id).await?;
         let (kind, title) = match format {
             ExportFormat::Markdown => ("Markdown", "Export as Markdown"),
             ExportFormat::Json => ("Switchboard conversation (JSON)", "Export as JSON"),
@@ -24,7 +24,7 @@ commands! {
         let Some(path) = cx.host.choose_file(title, Some(&name), filter).await else {
             return Ok(None);
         };
-        cx.app.write_export(&file, format, path.clone()).await?;
+        cx.app.conversations().write_export(&file, format, path.clone()).await?;
         Ok(Some(path.display().to_string()))
     }
 
@@ -35,6 +35,6 @@ commands! {
         let Some(path) = cx.host.choose_file("Import a conversation", None, filter).await else {
             return Ok(None);
         };
-        Ok(Some(cx.app.import_conversation_file(path).await?))
+        Ok(Some(cx.app.conversations().import_file(path).await?))
     }
 }

@@ -96,10 +96,15 @@ fn causes<'a>(
 }
 
 /// An rmcp error for a person. A network failure underneath says what failed and where
-/// (host and port, never the path or query, which may hold a session id); anything else keeps
-/// its text, without the transport's Rust type name.
+/// (host and port, never the path or query, which may hold a session id); an error the server
+/// answered is its own message; anything else keeps its text, without the transport's Rust type
+/// name.
 pub(crate) fn readable(e: &(dyn std::error::Error + 'static)) -> String {
     for err in causes(e) {
+        // The server's own words, without rmcp's "Mcp error: -32602: " before them.
+        if let Some(ServiceError::McpError(data)) = err.downcast_ref::<ServiceError>() {
+            return data.message.to_string();
+        }
         if let Some(http) = err.downcast_ref::<reqwest::Error>() {
             return crate::net::describe_error(http);
         }
@@ -146,5 +151,17 @@ mod tests {
             "Send message error Client error: boom, when x"
         );
         assert_eq!(super::without_type_names("Transport [x"), "Transport [x");
+    }
+
+    #[test]
+    fn a_servers_error_is_its_own_message() {
+        let answered = rmcp::service::ServiceError::McpError(rmcp::ErrorData::invalid_params(
+            "Unknown resource: docs://reports/gone.md",
+            None,
+        ));
+        assert_eq!(
+            super::readable(&answered),
+            "Unknown resource: docs://reports/gone.md"
+        );
     }
 }

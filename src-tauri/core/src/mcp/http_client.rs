@@ -1,6 +1,6 @@
 //! What Switchboard's streamable HTTP client adds to rmcp's reqwest client, and nothing else:
 //! it says when the standalone stream (the `GET` the transport opens after the handshake) has
-//! been tried, open or refused, and it cuts the nesting of everything a server answers at
+//! been tried, open or refused, or will not be (a server that gave no session), and it cuts the nesting of everything a server answers at
 //! [`super::nesting::MAX_DEPTH`], as the stdio transport does each line.
 //!
 //! An event stream is flattened event by event as it is read. An answer that is one JSON body
@@ -114,12 +114,13 @@ fn too_deep_to_parse(error: &StreamableHttpError<reqwest::Error>) -> bool {
 
 /// Whether `message` is a request that may be sent twice (see [`LISTS`]).
 fn is_list(message: &ClientJsonRpcMessage) -> bool {
-    serde_json::to_value(message).is_ok_and(|value| {
-        value
-            .get("method")
-            .and_then(serde_json::Value::as_str)
-            .is_some_and(|method| LISTS.contains(&method))
-    })
+    method_of(message).is_some_and(|method| LISTS.contains(&method.as_str()))
+}
+
+/// The method `message` calls, if it is a request or a notification.
+fn method_of(message: &ClientJsonRpcMessage) -> Option<String> {
+    let value = serde_json::to_value(message).ok()?;
+    value.get("method")?.as_str().map(str::to_owned)
 }
 
 /// One POST as rmcp's client sends it.
@@ -140,7 +141,20 @@ impl ServerHttp {
         F: std::future::Future<Output = PostResult>,
     {
         let again = is_list(&post.message).then(|| post.clone());
-        match (send(post).await, again) {
+        let initializing = method_of(&post.message).as_deref() == Some("initialize");
+        let answer = send(post).await;
+        if initializing {
+            if let Ok(
+                StreamableHttpPostResponse::Sse(_, None)
+                | StreamableHttpPostResponse::Json(_, None),
+            ) = &answer
+            {
+                // No session: rmcp opens a standalone stream only within one, so none will be
+                // tried, and nobody need wait for it.
+                self.tried.send_replace(true);
+            }
+        }
+        match (answer, again) {
             (Ok(StreamableHttpPostResponse::Sse(events, session)), _) => {
                 Ok(StreamableHttpPostResponse::Sse(
                     flattened(events, &self.server, &self.ended),

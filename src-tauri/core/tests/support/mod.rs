@@ -465,6 +465,8 @@ pub fn headless_config(
         pid_file: None,
         check: switchboard_core::store::OpenCheck::Pages,
         http: test_http(),
+        local_servers: None,
+        search_path: None,
     }
 }
 

@@ -24,7 +24,7 @@ async fn notification_flood_does_not_starve_the_loop_or_the_window() {
     .await;
     let flood = ["--progress-flood", "20000", "--notify-flood", "20000"];
     raw_server(&app, "flood", &flood).await;
-    let conversation = app.create_conversation_with(None, "").await.unwrap().id;
+    let conversation = app.conversations().create(None, "").await.unwrap().id;
     let events = one_turn(&app, &conversation, "Echo it", Decision::AllowOnce).await;
     let finished = events.iter().find_map(|e| match e {
         RunEvent::ToolFinished {

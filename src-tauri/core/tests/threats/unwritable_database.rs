@@ -25,7 +25,7 @@ async fn disk_full_mid_answer_stops_at_the_saved_text_and_says_why() {
         Box::new(move |_, _| sse(&[text("Hello. "), text(&big), text("The end."), stop("stop")])),
     )
     .await;
-    let conversation = app.create_conversation_with(None, "").await.unwrap().id;
+    let conversation = app.conversations().create(None, "").await.unwrap().id;
     // The disk fills up: the database may not grow past the pages it has now.
     app.store()
         .unwrap()
@@ -59,7 +59,7 @@ async fn disk_full_mid_answer_stops_at_the_saved_text_and_says_why() {
         said.contains("nothing after that point was shown"),
         "{said}"
     );
-    let detail = app.get_conversation(&conversation).await.unwrap();
+    let detail = app.conversations().get(&conversation).await.unwrap();
     let answer = detail.messages.last().unwrap();
     let saved = answer.content.clone().unwrap_or_default();
     assert_eq!(shown, saved, "what was shown is exactly what was saved");
@@ -82,7 +82,7 @@ async fn turn_with_a_write_refused(sql: &'static str) -> (Vec<RunEvent>, usize) 
     )
     .await;
     raw_server(&app, "raw", &[]).await;
-    let conversation = app.create_conversation_with(None, "").await.unwrap().id;
+    let conversation = app.conversations().create(None, "").await.unwrap().id;
     app.store()
         .unwrap()
         .call(move |conn| Ok(conn.execute_batch(sql)?))

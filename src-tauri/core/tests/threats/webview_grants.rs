@@ -57,7 +57,7 @@ async fn app_with_time_tool(home: &std::path::Path) -> Option<(Arc<App>, Server)
 /// Starts a turn in a new conversation and waits for its approval request: (conversation,
 /// request id, call id, events).
 async fn asked_about_a_call(app: &Arc<App>) -> (String, String, String, Arc<Seen>) {
-    let conversation = app.create_conversation_with(None, "").await.unwrap().id;
+    let conversation = app.conversations().create(None, "").await.unwrap().id;
     let seen = Arc::new(Seen::default());
     app.start_turn(
         TurnRequest {
@@ -232,12 +232,14 @@ async fn webview_cannot_turn_on_auto_approve_without_native_confirmation() {
     let home = tempfile::tempdir().unwrap();
     let (app, _model) = app_with_model(home.path(), Box::new(|_, _| sse(&[stop("stop")]))).await;
     let conversation = app
-        .create_conversation_with(Some("Payments"), "")
+        .conversations()
+        .create(Some("Payments"), "")
         .await
         .unwrap()
         .id;
     let auto_approve = || async {
-        app.get_conversation(&conversation)
+        app.conversations()
+            .get(&conversation)
             .await
             .unwrap()
             .conversation

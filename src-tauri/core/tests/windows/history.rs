@@ -47,7 +47,7 @@ async fn long_conversation(fail_summary: bool) -> crate::scripted::Scene {
         .set_window("Hostile", "m", Some(WINDOW))
         .await
         .unwrap();
-    let conversation = app.create_conversation_with(None, "").await.unwrap().id;
+    let conversation = app.conversations().create(None, "").await.unwrap().id;
     let store = app.store().unwrap();
     for turn in 0..300 {
         let question = format!(

@@ -34,7 +34,7 @@ async fn fault_server(app: &switchboard_core::App) {
 /// returns the run's events once it has gone on to its answer.
 async fn big_turn(app: &std::sync::Arc<switchboard_core::App>) -> Vec<RunEvent> {
     fault_server(app).await;
-    let conversation = app.create_conversation_with(None, "").await.unwrap().id;
+    let conversation = app.conversations().create(None, "").await.unwrap().id;
     let events = one_turn(app, &conversation, "Make it big", Decision::AllowOnce).await;
     assert!(
         matches!(

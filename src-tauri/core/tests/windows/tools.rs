@@ -67,7 +67,7 @@ async fn weather_app(tools: usize, cap: usize) -> crate::scripted::Scene {
     let home = tempfile::tempdir().unwrap();
     let (app, model) = app_with_reading_model(home.path(), weather_model(cap)).await;
     raw_server(&app, "many", &["--many", &tools.to_string()]).await;
-    let conversation = app.create_conversation_with(None, "").await.unwrap().id;
+    let conversation = app.conversations().create(None, "").await.unwrap().id;
     (app, model, conversation, home)
 }
 
@@ -155,7 +155,8 @@ async fn two_thousand_tools_are_searched_and_the_wanted_one_called_under_the_pro
 
     // Each answer keeps the record of what its request offered, for the window and in exports.
     let kept = app
-        .export_conversation(&conversation)
+        .conversations()
+        .export(&conversation)
         .await
         .unwrap()
         .tool_offers;
@@ -171,17 +172,17 @@ async fn two_thousand_tools_are_searched_and_the_wanted_one_called_under_the_pro
         .offered
         .iter()
         .any(|name| name.to_lowercase().contains("forecast")));
-    let shown = app.get_conversation(&conversation).await.unwrap();
+    let shown = app.conversations().get(&conversation).await.unwrap();
     assert_eq!(shown.offers, kept, "the window's page has the same records");
     // Exported and imported again, each record names its answer's new id.
-    let file = app.export_conversation(&conversation).await.unwrap();
+    let file = app.conversations().export(&conversation).await.unwrap();
     let copy = app
         .store()
         .unwrap()
         .import_conversation(file)
         .await
         .unwrap();
-    let copied = app.get_conversation(&copy.id).await.unwrap();
+    let copied = app.conversations().get(&copy.id).await.unwrap();
     assert_eq!(copied.offers.len(), 3);
     for (offer, was) in copied.offers.iter().zip(&kept) {
         assert_eq!(
@@ -264,7 +265,8 @@ async fn a_provider_that_takes_fewer_tools_than_planned_is_asked_again_with_a_ch
     assert!(!events.iter().any(|e| matches!(e, RunEvent::Error { .. })));
     // The answer's record is of the request that was answered: the narrowed one.
     let kept = app
-        .export_conversation(&conversation)
+        .conversations()
+        .export(&conversation)
         .await
         .unwrap()
         .tool_offers;
@@ -414,7 +416,7 @@ async fn claude_app(refuses: bool) -> crate::scripted::Scene {
     )
     .await;
     raw_server(&app, "many", &["--many", "2000"]).await;
-    let conversation = app.create_conversation_with(None, "").await.unwrap().id;
+    let conversation = app.conversations().create(None, "").await.unwrap().id;
     (app, model, conversation, home)
 }
 
@@ -470,7 +472,8 @@ async fn anthropics_own_tool_search_finds_the_tool_and_its_blocks_go_back_with_t
         [switchboard_core::agent::offer::PROVIDER_SEARCH]
     );
     let kept = app
-        .export_conversation(&conversation)
+        .conversations()
+        .export(&conversation)
         .await
         .unwrap()
         .tool_offers;

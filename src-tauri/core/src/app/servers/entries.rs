@@ -5,7 +5,7 @@
 use super::{find_server, McpServerView};
 use crate::app::App;
 use crate::error::{CoreError, InvalidInput};
-use crate::mcp::config::claude_desktop_config_path;
+
 use crate::mcp::config::{
     move_secrets_to_keychain, secret_account, validate_name, ConfigValue, ImportPreview,
     ServerEntry,
@@ -240,8 +240,8 @@ impl App {
         let (path, claude) = match source {
             ImportSource::Text(text) => return self.mcp_import_preview(&text, "the pasted text"),
             ImportSource::File(path) => (path, false),
-            ImportSource::ClaudeDesktop => {
-                let path = claude_desktop_config_path().ok_or_else(|| CoreError::NotFound {
+            ImportSource::ClaudeDesktop(path) => {
+                let path = path.ok_or_else(|| CoreError::NotFound {
                     what: "Claude Desktop's configuration folder".into(),
                 })?;
                 (path, true)
@@ -370,6 +370,7 @@ pub enum ImportSource {
     Text(String),
     /// A file the person named.
     File(std::path::PathBuf),
-    /// Claude Desktop's own settings, from their usual place on this system.
-    ClaudeDesktop,
+    /// Claude Desktop's own settings, at their usual place on this system
+    /// ([`crate::mcp::config::claude_desktop_config_path`]; `None`: no such place is known).
+    ClaudeDesktop(Option<std::path::PathBuf>),
 }

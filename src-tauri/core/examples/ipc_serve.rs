@@ -88,9 +88,9 @@ struct Script {
     files: Vec<PathBuf>,
     /// The folder the folder dialog picks (`null`: closed).
     folder: Option<PathBuf>,
-    /// Whether the browser follows a page it is asked to open (`GET`, redirects followed: a
-    /// test peer's sign-in page sends it straight back to the app with a code); otherwise the
-    /// page is only noted.
+    /// Whether the browser follows a page on this computer it is asked to open (`GET`,
+    /// redirects followed: a test peer's sign-in page sends it straight back to the app with a
+    /// code); otherwise, and for any other page, the page is only noted.
     browser: bool,
     /// What the update address answers a check (`null`: this build names none).
     update: Option<UpdateStatus>,
@@ -128,6 +128,30 @@ impl Default for Terminal {
 }
 
 impl Terminal {
+    /// Why this terminal would reach outside the session's home, if it would: every place it
+    /// names starts `~/` and never climbs out with `..`.
+    fn check(&self) -> Result<(), String> {
+        let places = [&self.exe, &self.home].into_iter().chain(&self.path);
+        for place in places {
+            let inside = place.strip_prefix("~/").is_some_and(|rest| {
+                Path::new(rest)
+                    .components()
+                    .all(|c| matches!(c, std::path::Component::Normal(_)))
+            });
+            if !inside && place != "~/" {
+                return Err(format!(
+                    "terminal: “{place}” is not under the session's home (write it ~/…)"
+                ));
+            }
+        }
+        if cfg!(not(unix)) {
+            // Windows puts the command on the user's PATH in the registry, whatever the
+            // surroundings say: no test may change the machine's.
+            return Err("terminal: only on Linux and macOS".into());
+        }
+        Ok(())
+    }
+
     fn surroundings(&self, session: &Path) -> Result<Surroundings, ShellCommandError> {
         let under = |p: &str| match p.strip_prefix("~/") {
             Some(rest) => session.join(rest),
@@ -154,7 +178,12 @@ impl Terminal {
             exe,
             appimage: None,
             home: Some(home),
-            path: std::env::join_paths(self.path.iter().map(|p| under(p))).unwrap_or_default(),
+            path: std::env::join_paths(self.path.iter().map(|p| under(p))).map_err(|e| {
+                ShellCommandError::Io {
+                    path: "the PATH".into(),
+                    source: std::io::Error::other(e),
+                }
+            })?,
             shell: self.shell.clone(),
         })
     }
@@ -253,14 +282,19 @@ impl Host for HostOf {
     }
 
     fn open_url(&self, url: &str) -> std::io::Result<()> {
-        if self
+        let follows = self
             .0
             .ask("open_url", url.to_owned(), String::new())
-            .browser
-        {
+            .browser;
+        // Only pages on this computer (a test peer's): the tests reach nothing else.
+        let here = reqwest::Url::parse(url)
+            .is_ok_and(|page| matches!(page.host_str(), Some("127.0.0.1" | "localhost" | "[::1]")));
+        if follows && here {
             let page = url.to_owned();
             tokio::spawn(async move {
-                let browser = switchboard_core::net::client_builder().build();
+                let browser = switchboard_core::net::client_builder()
+                    .timeout(Duration::from_secs(30))
+                    .build();
                 let followed = match browser {
                     Ok(browser) => browser.get(&page).send().await.map(drop),
                     Err(e) => Err(e),
@@ -372,7 +406,7 @@ impl Host for HostOf {
 /// How a session's app is opened: a keychain that cannot be reached (with what it says), a
 /// database that cannot be opened (its file is not SQLite).
 #[derive(Debug, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
 struct Opening {
     keychain_unreachable: Option<String>,
     database_broken: bool,
@@ -416,7 +450,7 @@ async fn open_app(home: &std::path::Path, kept: &Kept, opening: &Opening) -> Arc
         search_path: opening
             .search_path
             .as_ref()
-            .and_then(|dirs| std::env::join_paths(dirs).ok()),
+            .map(|dirs| std::env::join_paths(dirs).unwrap_or_default()),
     })
     .await
 }
@@ -461,9 +495,7 @@ async fn session(socket: TcpStream) -> std::io::Result<()> {
                     *host.script.lock().unwrap_or_else(PoisonError::into_inner) = now;
                     json!({"id": id, "ok": null})
                 }
-                Err(e) => {
-                    json!({"id": id, "err": {"kind": "invalid_input", "message": e.to_string()}})
-                }
+                Err(e) => json!({"id": id, "err": {"kind": "invalid_input", "message": e}}),
             };
             let _ = out.send(answer.to_string());
         } else if let Some(script) = request.get("provider") {
@@ -501,7 +533,15 @@ async fn session(socket: TcpStream) -> std::io::Result<()> {
             // as asked takes its place over the same home — or, for a broken database, over a
             // home of its own: the old app's connection (held by its listeners until the session
             // ends) would otherwise keep reading, and later write back, the database it had.
-            let answer = match serde_json::from_value::<Opening>(opening.clone()) {
+            let opened = serde_json::from_value::<Opening>(opening.clone())
+                .map_err(|e| e.to_string())
+                .and_then(|o| match &o.search_path {
+                    Some(dirs) => std::env::join_paths(dirs)
+                        .map(|_| o)
+                        .map_err(|e| format!("searchPath: {e}")),
+                    None => Ok(o),
+                });
+            let answer = match opened {
                 Err(e) => {
                     json!({"id": id, "err": {"kind": "invalid_input", "message": e.to_string()}})
                 }
@@ -615,14 +655,19 @@ async fn session(socket: TcpStream) -> std::io::Result<()> {
 
 /// `script` with what `given` sets (the fields it names; the others stay), or why `given` is
 /// not part of a script.
-fn merged(script: Script, given: &Value) -> Result<Script, serde_json::Error> {
-    let mut now = serde_json::to_value(script)?;
-    if let (Value::Object(now), Value::Object(given)) = (&mut now, given) {
-        for (key, value) in given {
-            now.insert(key.clone(), value.clone());
+fn merged(script: Script, given: &Value) -> Result<Script, String> {
+    let mut now = serde_json::to_value(script).map_err(|e| e.to_string())?;
+    match (&mut now, given) {
+        (Value::Object(now), Value::Object(given)) => {
+            for (key, value) in given {
+                now.insert(key.clone(), value.clone());
+            }
         }
+        _ => return Err(format!("a host script is an object, not {given}")),
     }
-    serde_json::from_value(now)
+    let merged: Script = serde_json::from_value(now).map_err(|e| e.to_string())?;
+    merged.terminal.check()?;
+    Ok(merged)
 }
 
 /// Dates the requests recorded in `database`, oldest first, at `dates` (milliseconds since

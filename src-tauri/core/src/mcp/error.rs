@@ -95,15 +95,41 @@ fn causes<'a>(
     })
 }
 
+/// The most of an MCP error's `data` said after its message.
+const ERROR_DATA_CHARS: usize = 300;
+
+/// Whether `data` adds nothing to `message`: no data, or every value in it is in the message
+/// already (`{"uri": …}` after "Unknown resource: …").
+fn said_already(data: &serde_json::Value, message: &str) -> bool {
+    use serde_json::Value;
+    match data {
+        Value::Null => true,
+        Value::Bool(_) | Value::Number(_) => message.contains(&data.to_string()),
+        Value::String(text) => message.contains(text.as_str()),
+        Value::Array(items) => items.iter().all(|v| said_already(v, message)),
+        Value::Object(fields) => fields.values().all(|v| said_already(v, message)),
+    }
+}
+
 /// An rmcp error for a person. A network failure underneath says what failed and where
 /// (host and port, never the path or query, which may hold a session id); an error the server
 /// answered is its own message; anything else keeps its text, without the transport's Rust type
 /// name.
 pub(crate) fn readable(e: &(dyn std::error::Error + 'static)) -> String {
     for err in causes(e) {
-        // The server's own words, without rmcp's "Mcp error: -32602: " before them.
-        if let Some(ServiceError::McpError(data)) = err.downcast_ref::<ServiceError>() {
-            return data.message.to_string();
+        // The server's own words, without rmcp's "Mcp error: -32602: " before them, and what
+        // it added (a field at fault, an address to open), on one line and cut short.
+        if let Some(ServiceError::McpError(error)) = err.downcast_ref::<ServiceError>() {
+            if !crate::text::is_blank(&error.message) {
+                return match &error.data {
+                    Some(data) if !said_already(data, &error.message) => format!(
+                        "{} ({})",
+                        error.message,
+                        crate::text::one_line(&data.to_string(), ERROR_DATA_CHARS)
+                    ),
+                    _ => error.message.to_string(),
+                };
+            }
         }
         if let Some(http) = err.downcast_ref::<reqwest::Error>() {
             return crate::net::describe_error(http);
@@ -163,5 +189,23 @@ mod tests {
             super::readable(&answered),
             "Unknown resource: docs://reports/gone.md"
         );
+        let with_data = rmcp::service::ServiceError::McpError(rmcp::ErrorData::invalid_params(
+            "Invalid arguments",
+            Some(serde_json::json!({"field": "city", "why": "required"})),
+        ));
+        assert_eq!(
+            super::readable(&with_data),
+            r#"Invalid arguments ({"field":"city","why":"required"})"#
+        );
+        let blank = rmcp::service::ServiceError::McpError(rmcp::ErrorData::invalid_params(
+            " ",
+            Some(serde_json::json!("all of it is here")),
+        ));
+        assert!(super::readable(&blank).contains("all of it is here"));
+        let repeated = rmcp::service::ServiceError::McpError(rmcp::ErrorData::resource_not_found(
+            "Unknown resource: docs://q3.md",
+            Some(serde_json::json!({"uri": "docs://q3.md"})),
+        ));
+        assert_eq!(super::readable(&repeated), "Unknown resource: docs://q3.md");
     }
 }

@@ -267,11 +267,15 @@ async fn handshake(
                     .await
             }
         };
-        if service.is_ok() {
-            // A server may send a request that belongs to no call (a form asked for while a tool
-            // runs, with no request named) only on the standalone stream, and drops it while that
-            // stream is not open: a call made before it is would wait for its timeout. Wait, a
-            // little at most, until the transport has tried to open it.
+        // A server may send a request that belongs to no call (a form asked for while a tool
+        // runs, with no request named) only on the standalone stream, and drops it while that
+        // stream is not open: a call made before it is would wait for its timeout. Wait, a
+        // little at most, until the transport has tried to open it. A 2026-07-28 connection has
+        // no such stream (it listens with `subscriptions/listen`), so it waits for none.
+        if service
+            .as_ref()
+            .is_ok_and(|s| !super::listen::is_modern(s.peer()))
+        {
             let _ =
                 tokio::time::timeout(STANDALONE_STREAM_WAIT, stream_tried.wait_for(|t| *t)).await;
         }

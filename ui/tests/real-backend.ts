@@ -7,7 +7,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { spawn, type ChildProcess } from "node:child_process";
 import { connect, type Socket } from "node:net";
 import { invoke } from "@tauri-apps/api/core";
-import { afterEach, inject, vi } from "vitest";
+import { afterEach, expect, inject, vi } from "vitest";
 import * as ipc from "../src/lib/ipc";
 import type { Decision, RunEvent, UpdateProgress, UpdateStatus } from "../src/lib/bindings";
 import type { AttachmentRef, CommandError } from "../src/lib/types";
@@ -248,6 +248,17 @@ export class RealBackend {
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
     });
+  }
+
+  /** Waits (15 s at most) until Rust lists the MCP server `name` in `state` (`running`,
+   *  `needs_sign_in`…), as setup. */
+  async serverIs(name: string, state: string): Promise<void> {
+    await this.seed(() =>
+      vi.waitFor(
+        async () => expect((await ipc.listMcpServers()).find((s) => s.name === name)?.state?.state).toBe(state),
+        { timeout: 15_000, interval: 25 },
+      ),
+    );
   }
 
   /** A turn of conversation `conversationId` sent with `text` (and the kept files `files`), run

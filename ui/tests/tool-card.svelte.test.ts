@@ -184,22 +184,12 @@ async function twoServers(...flags: string[]): Promise<{ backend: RealBackend; s
   const url = await httpPeer("--oauth", "-", ...flags);
   await backend.seed(() => ipc.addMcpServer("time", null, url));
   await backend.addFaultServer("clock");
-  await serverIs(backend, "time", "needs_sign_in");
+  await backend.serverIs("time", "needs_sign_in");
   await backend.host({ browser: true });
   const stores = newStores();
   await stores.servers.watchServers();
   await stores.servers.load();
   return { backend, stores };
-}
-
-/** Waits until Rust lists server `name` in `state`. */
-function serverIs(backend: RealBackend, name: string, state: string): Promise<void> {
-  return backend.seed(() =>
-    vi.waitFor(
-      async () => expect((await ipc.listMcpServers()).find((s) => s.name === name)?.state?.state).toBe(state),
-      { timeout: 15_000, interval: 25 },
-    ),
-  );
 }
 
 /** The sign-in pages Rust had the browser open, and the yes-or-no questions about them. */

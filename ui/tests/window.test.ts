@@ -80,19 +80,6 @@ async function messagesOf(conversation: Conversation) {
   return (await backend.seed(() => ipc.getConversation(conversation.id))).messages;
 }
 
-/** Waits until Rust runs the MCP server `name` (started again after a crash, say). */
-function serverRunning(name: string): Promise<void> {
-  return backend.seed(() =>
-    vi.waitFor(
-      async () => {
-        const server = (await ipc.listMcpServers()).find((s) => s.name === name);
-        expect(server?.state?.state).toBe("running");
-      },
-      { timeout: 15_000, interval: 25 },
-    ),
-  );
-}
-
 /** A folder of its own under the system's temporary one. */
 function tempFolder(): string {
   return mkdtempSync(join(tmpdir(), "switchboard-window-"));
@@ -584,7 +571,7 @@ describe("against the real core", { timeout: 30_000 }, () => {
       await waitFor(() => expect(screen.getByTestId("composer-send")).toBeTruthy());
       // Rust starts the crashed server again after a pause; until then a Retry is refused, saying
       // the tool is not offered now.
-      await serverRunning("fault");
+      await backend.serverIs("fault", "running");
       await user.click(within(within(list).getByTestId("tool-card")).getByTestId("retry-call"));
       await user.click(within(await screen.findByTestId("approval-dialog")).getByTestId("approval-submit"));
       await waitFor(() => expect(screen.getByTestId("run-notice").textContent).toContain("failed again"));
@@ -937,9 +924,9 @@ describe("against the real core", { timeout: 30_000 }, () => {
       const url = await httpPeer("--oauth", "-", "--step-up");
       await backend.host({ browser: true });
       await backend.seed(() => ipc.addMcpServer("time", null, url));
-      await backend.seed(() => vi.waitFor(async () => expect((await ipc.listMcpServers())[0]?.state?.state).toBe("needs_sign_in"), { timeout: 15_000, interval: 25 }));
+      await backend.serverIs("time", "needs_sign_in");
       await backend.seed(() => ipc.signInMcpServer("time"));
-      await serverRunning("time");
+      await backend.serverIs("time", "running");
       return chatWithWork("Chat");
     }
 

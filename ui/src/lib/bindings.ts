@@ -469,8 +469,9 @@ tool_runs: Array<ToolRun>,
  */
 offers: Array<ToolOffer>, 
 /**
- * Where the page before this one ends ([`Conversations::older_messages`](super::Conversations::older_messages)); `None` when `messages`
- * starts at the first message.
+ * Where the page before this one ends
+ * ([`Conversations::older_messages`](super::Conversations::older_messages)); `None` when
+ * `messages` starts at the first message.
  */
 older: number | null, 
 /**

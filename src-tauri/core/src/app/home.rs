@@ -101,8 +101,9 @@ pub struct ConversationDetail {
     /// The records of the tools offered by the answers in `messages`, where the model was
     /// given a choice of them.
     pub offers: Vec<crate::store::ToolOffer>,
-    /// Where the page before this one ends ([`Conversations::older_messages`](super::Conversations::older_messages)); `None` when `messages`
-    /// starts at the first message.
+    /// Where the page before this one ends
+    /// ([`Conversations::older_messages`](super::Conversations::older_messages)); `None` when
+    /// `messages` starts at the first message.
     pub older: Option<i64>,
     /// Where branches part among `messages`.
     pub branches: Vec<crate::store::BranchPoint>,

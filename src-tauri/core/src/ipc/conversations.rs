@@ -60,7 +60,8 @@ commands! {
     async fn set_conversation_model(cx, id: String, provider: Option<String>, model: Option<String>) -> Conversation {
         Ok(cx
             .app
-            .conversations().set_model(&id, provider.as_deref(), model.as_deref())
+            .conversations()
+            .set_model(&id, provider.as_deref(), model.as_deref())
             .await?)
     }
 

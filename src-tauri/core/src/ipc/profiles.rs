@@ -58,7 +58,8 @@ commands! {
     async fn set_conversation_profile(cx, conversation_id: String, profile_id: Option<String>) -> Conversation {
         Ok(cx
             .app
-            .profiles().set_conversation_profile(&conversation_id, profile_id.as_deref())
+            .profiles()
+            .set_conversation_profile(&conversation_id, profile_id.as_deref())
             .await?)
     }
 }

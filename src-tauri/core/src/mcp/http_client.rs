@@ -1,7 +1,8 @@
 //! What Switchboard's streamable HTTP client adds to rmcp's reqwest client, and nothing else:
 //! it says when the standalone stream (the `GET` the transport opens after the handshake) has
-//! been tried, open or refused, or will not be (a server that gave no session), and it cuts the nesting of everything a server answers at
-//! [`super::nesting::MAX_DEPTH`], as the stdio transport does each line.
+//! been tried, open or refused, or will not be (a server that gave no session), and it cuts the
+//! nesting of everything a server answers at [`super::nesting::MAX_DEPTH`], as the stdio
+//! transport does each line.
 //!
 //! An event stream is flattened event by event as it is read. An answer that is one JSON body
 //! is parsed by rmcp itself, then cut here (as text) when it nests deeper than we allow. When

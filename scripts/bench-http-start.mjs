@@ -1,6 +1,7 @@
 // Times the start of a streamable-HTTP MCP server on the real App (BENCHMARKS.md, session 40):
 // ipc_serve, raw_server.py --http (no session id), add by URL, until it runs; five starts, in ms.
 // node scripts/bench-http-start.mjs IPC_SERVE PYTHON tests/peers/raw_server.py
+import { spawn } from "node:child_process";
 import { connect } from "node:net";
 import readline from "node:readline";
 const serve = spawn(process.argv[2], [], { stdio: ["pipe", "pipe", "inherit"] });

@@ -33,8 +33,8 @@ test("a prompt, an approval in the dialog, a tool card and the answer — and th
       await dialog.waitForDisplayed({ timeout: 20000 });
       assert.match(await textOf(b, tid("approval-arguments")), /"a": 2,\s*"b": 3/);
       await app.screenshot("chat-approval");
-      await b.$(tid("choice-allow_always")).click();
-      await b.$(tid("approval-submit")).click();
+      await b.$(tid("approval-more")).click();
+      await b.$(tid("approval-allow-always")).click();
       // "Always" is confirmed in Rust's own dialog, outside the webview.
       const always = await nativeWindow("Stop asking before");
       screenshotScreen("chat-always-confirm");

@@ -128,39 +128,38 @@ export async function launch(home, env = {}) {
     browser,
     home,
     log,
+    /**
+     * Saves `name.png`: the window as it is (1200×780 in the theme the test set), and beside it
+     * the same view at 1440×900 and in the other theme (`name@1440.png`, `name-dark.png` or
+     * `name-light.png`, and both), so every picture can be looked at as DESIGN.md asks. Each
+     * time, every control on the page must have an accessible name.
+     */
     async screenshot(name) {
-      // Let the page render its latest state before the picture is taken.
-      await browser.executeAsync((done) => requestAnimationFrame(() => requestAnimationFrame(() => done())));
-      await sleep(250);
-      // WebKitWebDriver takes its picture after the view's next presentation update; without
-      // accelerated compositing (the app's choice on a machine with no GPU, such as this
-      // Xvfb) an idle page has none, and the request hangs. An invisible pixel that changes
-      // every frame while the picture is taken gives it one.
-      await browser.execute(() => {
-        const dot = document.createElement("div");
-        dot.dataset.screenshotNudge = "";
-        dot.style.cssText = "position:fixed;left:0;top:0;width:1px;height:1px;pointer-events:none;opacity:0";
-        document.body.append(dot);
-        let shown = false;
-        const nudge = () => {
-          shown = !shown;
-          dot.style.opacity = shown ? "0.01" : "0";
-          dot.dataset.frame = String(requestAnimationFrame(nudge));
-        };
-        nudge();
-      });
       const file = path.join(ARTIFACTS, `${name}.png`);
+      await shoot(browser, file);
+      await assertControlsNamed(browser, name);
+      if (process.env.SWITCHBOARD_E2E_VARIANTS === "0") return file;
+      const base = await browser.execute(() => ({
+        theme: document.documentElement.dataset.theme ?? "light",
+        width: window.innerWidth,
+        height: window.innerHeight,
+      }));
+      const other = base.theme === "dark" ? "light" : "dark";
       try {
-        await browser.saveScreenshot(file);
+        await setTheme(browser, other);
+        await shoot(browser, path.join(ARTIFACTS, `${name}-${other}.png`));
+        await resizeView(browser, 1440, 900);
+        await shoot(browser, path.join(ARTIFACTS, `${name}-${other}@1440.png`));
+        await setTheme(browser, base.theme);
+        await shoot(browser, path.join(ARTIFACTS, `${name}@1440.png`));
       } finally {
-        await browser.execute(() => {
-          const dot = document.querySelector("[data-screenshot-nudge]");
-          if (dot) cancelAnimationFrame(Number(dot.dataset.frame));
-          dot?.remove();
-        });
+        await setTheme(browser, base.theme);
+        await resizeView(browser, base.width, base.height);
       }
       return file;
     },
+    /** Makes the view `width`×`height` (CSS pixels) and waits until the page has laid itself out. */
+    resize: (width, height) => resizeView(browser, width, height),
     async close() {
       try {
         await browser.deleteSession();
@@ -291,6 +290,99 @@ export async function windowGone(title, ms = 15000) {
     if (Date.now() > deadline) throw new Error(`the window “${title}” is still there`);
     await sleep(100);
   }
+}
+
+/** A picture of the webview as it is now. */
+async function shoot(browser, file) {
+  // Let the page render its latest state before the picture is taken.
+  await browser.executeAsync((done) => requestAnimationFrame(() => requestAnimationFrame(() => done())));
+  await sleep(250);
+  // WebKitWebDriver takes its picture after the view's next presentation update; without
+  // accelerated compositing (the app's choice on a machine with no GPU, such as this
+  // Xvfb) an idle page has none, and the request hangs. An invisible pixel that changes
+  // every frame while the picture is taken gives it one.
+  await browser.execute(() => {
+    const dot = document.createElement("div");
+    dot.dataset.screenshotNudge = "";
+    dot.style.cssText = "position:fixed;left:0;top:0;width:1px;height:1px;pointer-events:none;opacity:0";
+    document.body.append(dot);
+    let shown = false;
+    const nudge = () => {
+      shown = !shown;
+      dot.style.opacity = shown ? "0.01" : "0";
+      dot.dataset.frame = String(requestAnimationFrame(nudge));
+    };
+    nudge();
+  });
+  try {
+    await browser.saveScreenshot(file);
+  } finally {
+    await browser.execute(() => {
+      const dot = document.querySelector("[data-screenshot-nudge]");
+      if (dot) cancelAnimationFrame(Number(dot.dataset.frame));
+      dot?.remove();
+    });
+  }
+}
+
+/** Shows the page in `theme` ("light" or "dark") without changing the person's setting. */
+async function setTheme(browser, theme) {
+  await browser.execute((t) => {
+    document.documentElement.dataset.theme = t;
+  }, theme);
+}
+
+/**
+ * Resizes the app's window so its view is `width`×`height`, over WebDriver (Set Window Rect),
+ * or with xdotool where the driver cannot, and waits until the page sees the new size.
+ */
+async function resizeView(browser, width, height) {
+  const now = () => browser.execute(() => [window.innerWidth, window.innerHeight]);
+  let [w, h] = await now();
+  if (w === width && h === height) return;
+  try {
+    await browser.setWindowSize(width + (await browser.execute(() => window.outerWidth - window.innerWidth)), height + (await browser.execute(() => window.outerHeight - window.innerHeight)));
+  } catch {
+    const id = run("xdotool", ["search", "--onlyvisible", "--name", "^Switchboard$"]).stdout.trim().split("\n")[0];
+    if (id) run("xdotool", ["windowsize", id, String(width), String(height)]);
+  }
+  const deadline = Date.now() + 5000;
+  while (Date.now() < deadline) {
+    [w, h] = await now();
+    if (w === width && h === height) break;
+    await sleep(50);
+  }
+  assert.deepEqual([w, h], [width, height], `the view did not become ${width}×${height}`);
+  await browser.executeAsync((done) => requestAnimationFrame(() => requestAnimationFrame(() => done())));
+}
+
+/**
+ * Fails when a control on the page (a button, a link, a field, anything with a control's role)
+ * has no accessible name: no text, no aria-label or aria-labelledby, no label, no title.
+ */
+export async function assertControlsNamed(browser, where) {
+  const unnamed = await browser.execute(() => {
+    const controls = document.querySelectorAll(
+      'button, a[href], input:not([type="hidden"]), select, textarea, summary, [role="button"], [role="menuitem"], [role="menuitemcheckbox"], [role="menuitemradio"], [role="tab"], [role="switch"], [role="checkbox"], [role="option"]',
+    );
+    const named = (el) => {
+      if (el.getAttribute("aria-label")?.trim()) return true;
+      const by = el.getAttribute("aria-labelledby");
+      if (by && by.split(/\s+/).some((id) => document.getElementById(id)?.textContent?.trim())) return true;
+      if (el.labels && [...el.labels].some((l) => l.textContent?.trim())) return true;
+      if (el.getAttribute("title")?.trim()) return true;
+      if (["INPUT", "TEXTAREA"].includes(el.tagName)) return Boolean(el.getAttribute("placeholder")?.trim()) || ["submit", "button", "reset"].includes(el.type) && Boolean(el.value);
+      if (el.tagName === "SELECT") return false;
+      const text = (el.innerText ?? el.textContent ?? "").trim();
+      if (text) return true;
+      return [...el.querySelectorAll("img[alt], svg[aria-label]")].some((i) => (i.getAttribute("alt") ?? i.getAttribute("aria-label"))?.trim());
+    };
+    const shown = (el) => el.getClientRects().length > 0 || el.closest("[popover], dialog");
+    return [...controls]
+      .filter((el) => shown(el) && !el.closest('[aria-hidden="true"], [inert]') && !named(el))
+      .map((el) => el.outerHTML.slice(0, 160));
+  });
+  assert.deepEqual(unnamed, [], `controls without an accessible name (${where})`);
 }
 
 /** A picture of the whole X screen (the webview screenshot does not show native dialogs). */

@@ -31,10 +31,12 @@ test("a provider key goes to the OS keychain and nowhere else on disk", async ()
   const app = await launch(home);
   try {
     const b = app.browser;
-    // Without a provider the composer is disabled with a hint.
+    // Without a provider the composer is disabled with a hint, and adding one is its main action.
     await b.$(tid("new-conversation")).click();
     await b.$(tid("composer-hint")).waitForDisplayed();
-    assert.equal(await b.$(tid("composer-send")).isEnabled(), false);
+    assert.equal(await b.$(tid("composer-input")).isEnabled(), false);
+    assert.equal(await b.$(tid("composer-send")).isExisting(), false);
+    await b.$(tid("composer-add-provider")).waitForDisplayed();
 
     await openProviders(b);
     await fillProvider(b, { preset: "openai", name: "OpenAI", model: "gpt-4o-mini", key });
@@ -71,7 +73,7 @@ test("a model's window is shown with whose word it is, and set on the Providers 
     const item = `${tid("provider-item")}[data-name="Local"]`;
     const shown = b.$(`${item} ${tid("provider-window")}`);
     await shown.waitForDisplayed();
-    await b.waitUntil(async () => /128,000 tokens\s+from Switchboard's table/.test(await shown.getText()), {
+    await b.waitUntil(async () => /128,000 tokens\s+From Switchboard's table/.test(await shown.getText()), {
       timeout: 10000,
       timeoutMsg: "the table's window is not shown",
     });
@@ -81,7 +83,7 @@ test("a model's window is shown with whose word it is, and set on the Providers 
     await pasteInto(b, `${item} ${tid("provider-window-input")}`, "8192");
     await app.screenshot("provider-window-editing");
     await b.$(`${item} ${tid("provider-window-save")}`).click();
-    await b.waitUntil(async () => /8,192 tokens\s+set by you/.test(await shown.getText()), {
+    await b.waitUntil(async () => /8,192 tokens\s+Custom/.test(await shown.getText()), {
       timeout: 10000,
       timeoutMsg: "the person's window is not shown",
     });

@@ -8,4 +8,4 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 export SWITCHBOARD_BIN
 command -v tauri-driver >/dev/null || { echo "tauri-driver is not on PATH" >&2; exit 1; }
 command -v WebKitWebDriver >/dev/null || { echo "WebKitWebDriver is missing (Debian package webkit2gtk-driver)" >&2; exit 1; }
-exec xvfb-run -a -s "-screen 0 1280x900x24 -nolisten tcp" dbus-run-session -- bash tests/e2e/session.sh "$@"
+exec xvfb-run -a -s "-screen 0 1600x1000x24 -nolisten tcp" dbus-run-session -- bash tests/e2e/session.sh "$@"

@@ -119,6 +119,7 @@ describe("the conversation view with the stores in its context", () => {
     await user.click(within(dialog).getByTestId("approval-submit"));
     await waitFor(() => expect(screen.getByTestId("message-list").querySelector("strong")?.textContent).toBe("noon"), { timeout: 5000 });
 
+    await user.click(screen.getByTestId("conversation-menu"));
     await user.click(screen.getByTestId("delete-conversation"));
     await user.click(screen.getByTestId("confirm-ok"));
     await waitFor(() => expect(backend.callsTo("delete_conversation")).toHaveLength(1));

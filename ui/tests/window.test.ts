@@ -179,12 +179,58 @@ describe("against the real core", { timeout: 30_000 }, () => {
     });
   });
 
+  describe("the header's menu", () => {
+    it("holds rename, export, auto-approve and delete (delete last, in red), and works from the keyboard", async () => {
+      await addConversation("Menu");
+      const { user } = await renderApp();
+      await user.click(items()[0]);
+      const more = await screen.findByTestId("conversation-menu");
+      expect(more.getAttribute("aria-label")).toBe("Conversation actions");
+      more.focus();
+      await user.keyboard("{ArrowDown}");
+      const menu = screen.getByRole("menu", { name: "Conversation actions" });
+      const entries = [...menu.querySelectorAll<HTMLElement>('[role^="menuitem"]')];
+      expect(entries.map((e) => e.dataset.testid)).toEqual(["rename-conversation", "export-markdown", "export-json", "auto-approve", "delete-conversation"]);
+      expect(entries.at(-1)?.classList.contains("danger")).toBe(true);
+      expect(document.activeElement).toBe(entries[0]);
+      await user.keyboard("{End}");
+      expect(document.activeElement).toBe(entries.at(-1));
+      await user.keyboard("{Escape}");
+      expect(screen.queryByRole("menu")).toBeNull();
+      expect(document.activeElement).toBe(more);
+      // Renaming from the menu gives the focus back to the menu's button (drawn again after it).
+      await user.click(more);
+      await user.click(screen.getByTestId("rename-conversation"));
+      await user.keyboard("{Escape}");
+      await waitFor(() => expect(document.activeElement).toBe(screen.getByTestId("conversation-menu")));
+    });
+
+    it("shows auto-approve only while it is on, as a warning chip that turns it off", async () => {
+      const chat = await addConversation("Trusting");
+      await backend.host({ confirm: true });
+      const { user } = await renderApp();
+      await user.click(items()[0]);
+      await screen.findByTestId("conversation-header-title");
+      expect(screen.queryByTestId("auto-approve-chip")).toBeNull();
+      await user.click(screen.getByTestId("conversation-menu"));
+      expect(screen.getByTestId("auto-approve").getAttribute("aria-checked")).toBe("false");
+      await user.click(screen.getByTestId("auto-approve"));
+      const chip = await screen.findByTestId("auto-approve-chip");
+      expect(chip.textContent?.trim()).toBe("Auto-approve on");
+      expect(backend.callsTo("set_auto_approve")[0].args).toEqual({ conversationId: chat.id, on: true });
+      await user.click(chip);
+      await waitFor(() => expect(screen.queryByTestId("auto-approve-chip")).toBeNull());
+      expect(backend.callsTo("set_auto_approve")[1].args).toEqual({ conversationId: chat.id, on: false });
+    });
+  });
+
   describe("rename", () => {
     it("Enter saves and the header shows the title Rust returned", async () => {
       const draft = await addConversation("Draft");
       const { user } = await renderApp();
       await user.click(items()[0]);
-      await user.click(await screen.findByTestId("rename-conversation"));
+      await user.click(await screen.findByTestId("conversation-menu"));
+      await user.click(screen.getByTestId("rename-conversation"));
       const input = screen.getByTestId("rename-input") as HTMLInputElement;
       expect(input.value).toBe("Draft");
       expect(document.activeElement).toBe(input);
@@ -200,7 +246,8 @@ describe("against the real core", { timeout: 30_000 }, () => {
       await addConversation("Keep me");
       const { user } = await renderApp();
       await user.click(items()[0]);
-      await user.click(await screen.findByTestId("rename-conversation"));
+      await user.click(await screen.findByTestId("conversation-menu"));
+      await user.click(screen.getByTestId("rename-conversation"));
       await user.type(screen.getByTestId("rename-input"), " changed{Escape}");
       expect(screen.queryByTestId("rename-input")).toBeNull();
       expect(screen.getByTestId("conversation-header-title").textContent?.trim()).toBe("Keep me");
@@ -211,7 +258,8 @@ describe("against the real core", { timeout: 30_000 }, () => {
       await addConversation("Titled");
       const { user } = await renderApp();
       await user.click(items()[0]);
-      await user.click(await screen.findByTestId("rename-conversation"));
+      await user.click(await screen.findByTestId("conversation-menu"));
+      await user.click(screen.getByTestId("rename-conversation"));
       // Invisible characters only: Rust refuses a title that would leave a blank row.
       await user.clear(screen.getByTestId("rename-input"));
       await user.type(screen.getByTestId("rename-input"), "\u200b\u200b");
@@ -303,13 +351,15 @@ describe("against the real core", { timeout: 30_000 }, () => {
       await addConversation("Precious");
       const { user } = await renderApp();
       await user.click(items()[0]);
-      await user.click(await screen.findByTestId("delete-conversation"));
+      await user.click(await screen.findByTestId("conversation-menu"));
+      await user.click(screen.getByTestId("delete-conversation"));
       const dialog = screen.getByTestId("confirm-dialog");
       expect(dialog.getAttribute("aria-modal")).toBe("true");
       expect(document.activeElement).toBe(screen.getByTestId("confirm-cancel"));
       await user.click(screen.getByTestId("confirm-cancel"));
       expect(screen.queryByTestId("confirm-dialog")).toBeNull();
 
+      await user.click(screen.getByTestId("conversation-menu"));
       await user.click(screen.getByTestId("delete-conversation"));
       await user.keyboard("{Escape}");
       expect(screen.queryByTestId("confirm-dialog")).toBeNull();
@@ -321,7 +371,8 @@ describe("against the real core", { timeout: 30_000 }, () => {
       await addConversation("Tabs");
       const { user } = await renderApp();
       await user.click(items()[0]);
-      await user.click(await screen.findByTestId("delete-conversation"));
+      await user.click(await screen.findByTestId("conversation-menu"));
+      await user.click(screen.getByTestId("delete-conversation"));
       const cancel = screen.getByTestId("confirm-cancel");
       const ok = screen.getByTestId("confirm-ok");
       expect(document.activeElement).toBe(cancel);
@@ -338,7 +389,8 @@ describe("against the real core", { timeout: 30_000 }, () => {
       await addConversation("Doomed");
       const { user } = await renderApp();
       await user.click(items()[0]);
-      await user.click(await screen.findByTestId("delete-conversation"));
+      await user.click(await screen.findByTestId("conversation-menu"));
+      await user.click(screen.getByTestId("delete-conversation"));
       await user.click(screen.getByTestId("confirm-ok"));
       await waitFor(() => expect(screen.getByTestId("welcome")).toBeTruthy());
       expect(items()).toHaveLength(1);
@@ -359,6 +411,7 @@ describe("against the real core", { timeout: 30_000 }, () => {
         await user.click(next);
         // A conversation opens when its messages come (the page shown stays until then).
         await waitFor(() => expect(next.getAttribute("aria-current")).toBe("page"));
+        await user.click(screen.getByTestId("conversation-menu"));
         await user.click(screen.getByTestId("delete-conversation"));
         await user.click(screen.getByTestId("confirm-ok"));
       }
@@ -409,10 +462,13 @@ describe("against the real core", { timeout: 30_000 }, () => {
       await user.click(items()[0]);
       const input = (await screen.findByTestId("composer-input")) as HTMLTextAreaElement;
       expect(input.disabled).toBe(true);
-      expect((screen.getByTestId("composer-send") as HTMLButtonElement).disabled).toBe(true);
       const hint = screen.getByTestId("composer-hint");
       expect(hint.textContent).toContain("Add a provider to start chatting");
-      await user.click(within(hint).getByRole("button"));
+      // Until a provider exists, adding one is the composer's main action, in Send's place.
+      expect(screen.queryByTestId("composer-send")).toBeNull();
+      const add = screen.getByTestId("composer-add-provider");
+      expect(add.classList.contains("btn-primary")).toBe(true);
+      await user.click(add);
       expect(screen.getByTestId("provider-form")).toBeTruthy();
     });
 
@@ -425,14 +481,15 @@ describe("against the real core", { timeout: 30_000 }, () => {
       await user.click(items()[0]);
       await user.type(await screen.findByTestId("composer-input"), "What time is it?{Enter}");
       let dialog = await screen.findByTestId("approval-dialog");
-      await user.click(within(dialog).getByTestId("choice-allow_always"));
+      // One click decides: Deny has the focus (the safe choice), Always is inside the ▾.
+      expect(document.activeElement).toBe(within(dialog).getByTestId("approval-deny-all"));
+      await user.click(within(dialog).getByTestId("approval-more"));
       expect(within(dialog).getByTestId("confirm-elsewhere").textContent).toContain("separate dialog");
-      await user.click(within(dialog).getByTestId("approval-submit"));
+      await user.click(within(dialog).getByTestId("approval-allow-always"));
       expect(await screen.findByText(/did not confirm/)).toBeTruthy();
       expect((await backend.asked()).map((a) => a.dialog)).toEqual(["approve_server", "allow"]);
       // Nothing was answered: the same request is shown again, and allowing once goes through.
       dialog = await screen.findByTestId("approval-dialog");
-      await user.click(within(dialog).getByTestId("choice-allow_once"));
       await user.click(within(dialog).getByTestId("approval-submit"));
       const answered = backend.callsTo("answer_approval");
       expect(answered.map((c) => (c.args?.answers as { decision: string }[])[0].decision)).toEqual(["allow_always", "allow_once"]);
@@ -543,7 +600,7 @@ describe("against the real core", { timeout: 30_000 }, () => {
       const retried = within(list).getAllByTestId("tool-card")[1];
       await waitFor(() => expect(retried.dataset.state).toBe("done"));
       expect(retried.textContent).toContain("Retry");
-      expect(list.textContent).toContain("You ran a call again");
+      expect(list.textContent).toContain("Retried by you");
       await waitFor(() => expect(list.querySelector("strong")?.textContent).toBe("noon"));
       await waitFor(() => expect(screen.getByTestId("composer-send")).toBeTruthy());
       // The failed card's Retry has done its job; the retry's card never had one.
@@ -622,9 +679,9 @@ describe("against the real core", { timeout: 30_000 }, () => {
       await user.click(items()[0]);
       await user.type(await screen.findByTestId("composer-input"), "What time is it?{Enter}");
       const dialog = await screen.findByTestId("approval-dialog");
-      await user.click(within(dialog).getByTestId("choice-deny"));
+      await user.click(within(dialog).getByText("Deny with a reason"));
       await user.type(within(dialog).getByTestId("deny-reason"), "not now");
-      await user.click(within(dialog).getByTestId("approval-submit"));
+      await user.click(within(dialog).getByTestId("approval-deny-all"));
       expect(backend.callsTo("answer_approval")[0].args).toMatchObject({ answers: [{ decision: "deny", reason: "not now" }] });
       const card = await screen.findByTestId("tool-card");
       await waitFor(() => expect(card.dataset.state).toBe("denied"));
@@ -819,7 +876,7 @@ describe("against the real core", { timeout: 30_000 }, () => {
       await backend.host({ file: folder });
       const { user } = await renderApp();
       await user.click(items()[0]);
-      await user.click(await screen.findByTestId("export-button"));
+      await user.click(await screen.findByTestId("conversation-menu"));
       await user.click(screen.getByTestId("export-json"));
       const saved = join(folder, "Plans.json");
       expect((await screen.findByTestId("export-saved")).textContent).toBe(`Saved to ${saved}`);

@@ -125,8 +125,7 @@ export class ConversationPage {
   revealing = $state(false);
   revealId = $state<string | null>(null);
 
-  // Export: the format is chosen here, where to save in the native dialog (Rust).
-  exportOpen = $state(false);
+  // Export: the format is chosen in the header's menu, where to save in the native dialog (Rust).
   saved = $state<string | null>(null);
   #savedTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -146,7 +145,8 @@ export class ConversationPage {
   saving = $state(false);
   confirmingDelete = $state(false);
   titleInput = $state<HTMLInputElement>();
-  renameButton = $state<HTMLButtonElement>();
+  /** The header's "⋯" button (Rename is in its menu): the focus goes back to it after renaming. */
+  menuButton = $state<HTMLButtonElement>();
 
   constructor() {
     $effect.pre(() => {
@@ -265,7 +265,6 @@ export class ConversationPage {
   };
 
   exportAs = async (format: ExportFormat): Promise<void> => {
-    this.exportOpen = false;
     if (!this.conversation) return;
     try {
       const path = await this.conversations.exportAs(this.conversation.id, format);
@@ -280,21 +279,11 @@ export class ConversationPage {
 
   /** Ctrl/Cmd+Shift+C: the last answer's text, as Markdown, to the clipboard. */
   onWindowKeydown = (event: KeyboardEvent): void => {
-    if (this.exportOpen && event.key === "Escape") {
-      event.preventDefault();
-      this.exportOpen = false;
-      return;
-    }
     if (!(event.ctrlKey || event.metaKey) || !event.shiftKey || event.altKey || event.key.toLowerCase() !== "c") return;
     const last = [...(this.session?.items ?? [])].reverse().find((i) => i.kind === "assistant" && i.text !== "");
     if (!last || last.kind !== "assistant") return;
     event.preventDefault();
     copyText(last.text).catch((err: unknown) => this.ui.report(err));
-  };
-
-  /** A click outside the export menu closes it. */
-  onWindowClick = (event: MouseEvent): void => {
-    if (this.exportOpen && !(event.target instanceof Element && event.target.closest(".menu-wrap"))) this.exportOpen = false;
   };
 
   editLast = (): void => {
@@ -475,7 +464,7 @@ export class ConversationPage {
     this.editing = false;
     this.titleError = null;
     await tick();
-    this.renameButton?.focus();
+    this.menuButton?.focus();
   };
 
   saveRename = async (): Promise<void> => {

@@ -90,7 +90,9 @@ test("an update is installed only when its signature matches the build's key and
     const b = app.browser;
     await b.$(tid("nav-settings")).click();
     await b.$(tid("updates-section")).waitForExist();
-    await b.$(tid("updates-section")).scrollIntoView();
+    // Settings' list of sections moves to Updates and marks it.
+    await b.$(tid("settings-nav-updates")).click();
+    assert.equal(await b.$(tid("settings-nav-updates")).getAttribute("aria-current"), "true");
 
     // Another key's signature: refused, nothing replaced.
     await checkAndInstall(b);
@@ -99,6 +101,9 @@ test("an update is installed only when its signature matches the build's key and
     await b.$(tid("update-error")).waitForDisplayed({ timeout: 15000 });
     assert.match(await textOf(b, tid("update-error")), /signature does not match this app's update key, so nothing was installed/);
     assert.deepEqual(fs.readFileSync(copy), before);
+    // What was refused is not offered again: the one action is to check again.
+    assert.equal(await b.$(tid("update-install")).isExisting(), false);
+    assert.equal(await textOf(b, tid("update-check")), "Check again");
 
     // The build's key, but the signature names an older release than the one announced.
     served = { version: "0.2.0", signature: older };

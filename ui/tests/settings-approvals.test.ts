@@ -56,6 +56,8 @@ describe("settings › approvals", () => {
     await user.click(within(one).getByTestId("approval-revoke"));
     expect(backend.callsTo("revoke_tool_approval")[0].args).toEqual({ server: "fault", tool: "slow", conversationId: chat.id });
     await waitFor(() => expect(within(list).getAllByTestId("approval-item")).toHaveLength(1));
+    // The press says what it did, beside the list.
+    expect(within(list).getByTestId("approval-done").textContent).toBe("Revoked: fault · Slow");
     expect((await backend.seed(() => ipc.listToolApprovals())).map((a) => a.tool)).toEqual(["echo"]);
     await user.click(within(list).getByTestId("approval-revoke"));
     expect(await within(list).findByTestId("approvals-empty")).toBeTruthy();

@@ -1,9 +1,9 @@
 // The Settings page against the real core: its defaults, its checks and what it keeps.
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
-import { screen } from "@testing-library/svelte";
+import { screen, waitFor, within } from "@testing-library/svelte";
 import * as ipc from "../src/lib/ipc";
 import type { Settings } from "../src/lib/types";
 import { installRealBackend, type RealBackend } from "./real-backend";
@@ -80,9 +80,11 @@ describe("settings", () => {
     const prompt = screen.getByTestId("settings-system-prompt") as HTMLTextAreaElement;
     expect(prompt.value).toBe(defaults.default_system_prompt);
     await user.type(prompt, " Answer briefly.");
+    expect(screen.getByTestId("settings-unsaved").textContent).toBe("Unsaved changes");
     await user.click(screen.getByTestId("settings-save"));
 
     await screen.findByTestId("settings-saved");
+    expect(screen.queryByTestId("settings-unsaved")).toBeNull();
     expect(backend.callsTo("update_settings")[0].args).toEqual({
       settings: {
         theme: "dark",
@@ -129,5 +131,69 @@ describe("settings", () => {
       "The run time limit is out of range.",
     );
     expect(screen.queryByTestId("settings-saved")).toBeNull();
+  });
+});
+
+describe("settings › the list of sections", () => {
+  /** The elements scrolled into view, in order (jsdom scrolls nothing). */
+  let scrolled: Element[];
+
+  beforeEach(() => {
+    scrolled = [];
+    Element.prototype.scrollIntoView = function (this: Element) {
+      scrolled.push(this);
+    };
+  });
+
+  afterEach(() => {
+    delete (Element.prototype as Partial<Element>).scrollIntoView;
+  });
+
+  const current = (nav: HTMLElement) =>
+    within(nav)
+      .getAllByRole("button")
+      .filter((b) => b.getAttribute("aria-current") === "true")
+      .map((b) => b.textContent?.trim());
+
+  it("lists every section, moves to the one pressed (by mouse or keyboard) and marks it current", async () => {
+    const { user } = await openSettings();
+    const nav = screen.getByRole("navigation", { name: "Settings sections" });
+    await waitFor(() => expect(within(nav).getAllByRole("button")).toHaveLength(9));
+    expect(within(nav).getAllByRole("button").map((b) => b.textContent?.trim())).toEqual([
+      "Appearance",
+      "Defaults for new chats",
+      "Tool run limits",
+      "MCP registry",
+      "Profiles",
+      "Tool approvals",
+      "Command line",
+      "Updates",
+      "About",
+    ]);
+    expect(current(nav)).toEqual(["Appearance"]);
+
+    await user.click(within(nav).getByRole("button", { name: "Updates" }));
+    const updates = screen.getByTestId("updates-section");
+    expect(current(nav)).toEqual(["Updates"]);
+    expect(scrolled).toEqual([updates]);
+    // The focus moves into the section, so Tab goes on from there.
+    expect(document.activeElement).toBe(updates);
+
+    within(nav).getByRole("button", { name: "Tool run limits" }).focus();
+    await user.keyboard("{Enter}");
+    const limits = screen.getByTestId("settings-form").querySelector('[data-section="tool-runs"]');
+    expect(limits?.querySelector("legend")?.textContent).toBe("Tool run limits");
+    expect(current(nav)).toEqual(["Tool run limits"]);
+    expect(scrolled.at(-1)).toBe(limits);
+    expect(document.activeElement).toBe(limits);
+    await user.tab();
+    expect(document.activeElement).toBe(screen.getByTestId("settings-form").querySelector('[name="max_rounds"]'));
+
+    // Each section's title is inside its card.
+    for (const testid of ["standing-approvals", "command-line-section", "updates-section"]) {
+      const card = screen.getByTestId(testid);
+      expect(card.classList.contains("card")).toBe(true);
+      expect(card.querySelector("h2")).toBeTruthy();
+    }
   });
 });

@@ -24,16 +24,20 @@ describe("Updates, on the real core", () => {
     expect(backend.calls.map((c) => c.cmd)).toContain("get_settings");
     expect(backend.calls.map((c) => c.cmd)).not.toContain("check_for_update");
     expect(within(section).queryByTestId("update-status")).toBeNull();
+    expect(within(section).getByTestId("update-check").textContent?.trim()).toBe("Check for updates");
     await user.click(within(section).getByTestId("update-check"));
-    expect((await within(section).findByTestId("update-status")).textContent).toContain("names no update address");
+    const status = await within(section).findByTestId("update-status");
+    expect(status.textContent?.replace(/\s+/g, " ")).toContain("Installed version: 0.1.0");
+    expect(status.textContent).toContain("has no update address");
     expect(within(section).queryByTestId("update-install")).toBeNull();
+    expect(within(section).getByTestId("update-check").textContent?.trim()).toBe("Check again");
     expect(backend.callsTo("check_for_update")).toHaveLength(1);
   });
 });
 
 // What the update address answers (up to date, a release, its download and signature check) is
 // the shell's updater's: ipc_serve's host stands in for it, and the core's rules (install only
-// the release the last check found, never by a copy that cannot replace itself) are Rust's.
+// the release the last check found, never by a copy that cannot be updated in place) are Rust's.
 describe("Updates from an update server", () => {
   let backend: RealBackend;
 
@@ -70,17 +74,26 @@ describe("Updates from an update server", () => {
     await vi.waitFor(async () => expect(await restarts(backend)).toBe(1));
   });
 
-  it("says why Rust refused the release and offers no restart", async () => {
+  it("says why Rust refused the release and offers Check again, not another install or a restart", async () => {
     await backend.host({ update: release, download: [{ received: 10, total: null }], installFails: "bad_signature" });
     const { user, section } = await openUpdates();
     await user.click(within(section).getByTestId("update-check"));
     await user.click(await within(section).findByTestId("update-install"));
-    expect((await within(section).findByTestId("update-error")).textContent).toContain(
-      "The update's signature does not match this app's update key, so nothing was installed.",
-    );
+    const error = await within(section).findByTestId("update-error");
+    expect(error.textContent).toContain("Update not installed");
+    expect(error.textContent).toContain("The update's signature does not match this app's update key, so nothing was installed.");
+    expect(within(section).queryByTestId("update-install")).toBeNull();
     expect(within(section).queryByTestId("update-restart")).toBeNull();
     expect(within(section).queryByTestId("update-progress")).toBeNull();
     expect(await restarts(backend)).toBe(0);
+
+    // Check again asks the update address afresh; what it finds is offered again.
+    const again = within(section).getByTestId("update-check");
+    expect(again.textContent?.trim()).toBe("Check again");
+    await user.click(again);
+    expect(await within(section).findByTestId("update-install")).toBeTruthy();
+    expect(within(section).queryByTestId("update-error")).toBeNull();
+    expect(backend.callsTo("check_for_update")).toHaveLength(2);
   });
 
   it("a new check takes back what the last one found until it answers", async () => {
@@ -98,11 +111,11 @@ describe("Updates from an update server", () => {
     expect(within(section).queryByTestId("update-install")).toBeNull();
   });
 
-  it("offers no install to a copy that cannot replace itself", async () => {
+  it("offers no install to a copy that cannot be updated in place", async () => {
     await backend.host({ update: { ...release, installable: false } });
     const { user, section } = await openUpdates();
     await user.click(within(section).getByTestId("update-check"));
-    expect((await within(section).findByTestId("update-status")).textContent).toContain("cannot replace itself");
+    expect((await within(section).findByTestId("update-status")).textContent).toContain("cannot be updated in place");
     expect(within(section).queryByTestId("update-install")).toBeNull();
   });
 });

@@ -222,7 +222,7 @@ test("a tool changed since first seen is held back until its diff is accepted in
     await b.$(`${item} ${tid("server-tools-toggle")}`).click();
     const echo = `${item} ${tid("tool-item")}[data-tool="echo"]`;
     await b.$(echo).waitForDisplayed({ timeout: 15000 });
-    assert.equal(await textOf(b, `${echo} ${tid("tool-status")}`), "changed · held back");
+    assert.equal(await textOf(b, `${echo} ${tid("tool-status")}`), "Changed · held back");
     assert.match(await textOf(b, `${echo} ${tid("tool-diff")}`), /read ~\/\.ssh\/id_rsa/);
     await app.screenshot("servers-tool-held-back");
 
@@ -230,7 +230,7 @@ test("a tool changed since first seen is held back until its diff is accepted in
     const dialog = await nativeWindow("Offer the changed tool");
     screenshotScreen("mcp-tool-change-dialog");
     pressIn(dialog, "alt+a");
-    await b.waitUntil(async () => (await textOf(b, `${echo} ${tid("tool-status")}`)) === "as first seen", {
+    await b.waitUntil(async () => (await textOf(b, `${echo} ${tid("tool-status")}`)) === "Unchanged", {
       timeout: 15000,
       timeoutMsg: "the accepted tool is not shown as pinned",
     });
@@ -268,7 +268,7 @@ test("a remote server added by its address connects after the native dialog and 
     await b.$(`${item} ${tid("server-tools-toggle")}`).click();
     await b.$(`${item} ${tid("tool-item")}[data-tool="echo"]`).waitForDisplayed({ timeout: 15000 });
     // Pinned as the app first saw the server list it, before anyone looked.
-    assert.equal(await textOf(b, `${item} ${tid("tool-item")}[data-tool="echo"] ${tid("tool-status")}`), "as first seen");
+    assert.equal(await textOf(b, `${item} ${tid("tool-item")}[data-tool="echo"] ${tid("tool-status")}`), "Unchanged");
     await app.screenshot("servers-remote");
     // Beside its tools, what it offers: resources, resource templates and prompts (issue 17).
     await b.$(`${item} ${tid("resource-item")}`).waitForExist({ timeout: 15000 });
@@ -355,7 +355,7 @@ test("a server found in the MCP Registry is installed from Browse, its secret to
     screenshotScreen("registry-consent");
     pressIn(dialog, "alt+d");
     await b.$(`${ads} ${tid("registry-installed")}`).waitForDisplayed({ timeout: 10000 });
-    assert.equal(await textOf(b, `${ads} ${tid("registry-installed")}`), "Added “mcp-server”; it waits for your approval.");
+    assert.equal(await textOf(b, `${ads} ${tid("registry-installed")}`), "Added “mcp-server” · Needs approval");
     const item = `${tid("server-item")}[data-name="mcp-server"]`;
     await b.$(item).waitForDisplayed({ timeout: 10000 });
     assert.equal(await textOf(b, `${item} ${tid("server-state")}`), "Needs approval");
@@ -423,7 +423,7 @@ test("an MCP bundle chosen in the native dialog shows its consent screen, instal
       timeout: 30000,
       timeoutMsg: "the bundle's server does not run",
     });
-    assert.equal(await textOf(b, tid("bundle-installed")), "Added “echo-bundle”; it is starting.");
+    assert.equal(await textOf(b, tid("bundle-installed")), "Added “echo-bundle” · Starting…");
   } finally {
     await app.close();
   }

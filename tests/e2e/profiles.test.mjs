@@ -36,6 +36,7 @@ test("a profile made in Settings and made the default gives a new conversation i
       await b.$(tid("profile-save")).click();
       const item = `${tid("profile-item")}[data-name="Pirate"]`;
       await b.$(item).waitForDisplayed({ timeout: 10000 });
+      await b.$(`${item} ${tid("profile-menu")}`).click();
       await b.$(`${item} ${tid("profile-default")}`).click();
       await b.$(`${item} ${tid("profile-default-badge")}`).waitForDisplayed({ timeout: 10000 });
       assert.match(await textOf(b, `${item} ${tid("profile-model-label")}`), /Mock.*gpt-4o-mini/);

@@ -20,7 +20,7 @@ test("a price set on the Providers page prices each answer; the header adds the 
       const row = `${tid("price-row")}[data-model="gpt-4o"]`;
       await b.$(row).waitForDisplayed({ timeout: 10000 });
       assert.equal(await textOf(b, `${row} ${tid("price-row-input")}`), "$2.5");
-      assert.equal(await textOf(b, `${row} ${tid("price-source")}`), "yours");
+      assert.equal(await textOf(b, `${row} ${tid("price-source")}`), "Custom price");
       await app.screenshot("prices");
       const said = JSON.parse(cli(home, ["provider", "price", "Mock", "gpt-4o", "--json"]).stdout);
       assert.deepEqual(said.price, { input: 2_500_000, output: 10_000_000, cached_input: null });

@@ -123,7 +123,7 @@ describe("Install a bundle", { timeout: 20_000 }, () => {
     await user.type(key, "sk-typed");
     await user.type(folders, "{Enter}/srv/two");
     await user.click(within(form).getByTestId("bundle-submit"));
-    expect((await within(form).findByTestId("bundle-installed")).textContent).toBe("Added “echo-bundle”; it is starting.");
+    expect((await within(form).findByTestId("bundle-installed")).textContent).toBe("Added “echo-bundle” · Starting…");
     expect(installs()).toEqual([
       { token: expect.any(String), name: "echo-bundle", values: { api_key: ["sk-typed"], folders: ["/home/me/Desktop", "/srv/two"] } },
     ]);

@@ -53,7 +53,7 @@ describe("a server's form", { timeout: 30_000 }, () => {
     const { toolAnswer } = await callTool("ask", hostile);
     const dialog = await screen.findByTestId("mcp-form", {}, { timeout: 10_000 });
     expect(dialog.querySelector("img, script, b, i")).toBeNull();
-    expect(within(dialog).getByText(`“${hostile}” asks for your input`)).toBeTruthy();
+    expect(within(dialog).getByText(`Input requested by “${hostile}”`)).toBeTruthy();
     expect(screen.getByTestId("mcp-form-message").textContent).toBe("Where should this deploy go?");
     expect(within(dialog).getByText("How many copies run")).toBeTruthy();
     const environment = within(dialog).getByLabelText("Environment") as HTMLSelectElement;
@@ -121,11 +121,11 @@ describe("a server's page to visit", { timeout: 30_000 }, () => {
     await callTool("pay", hostile);
     const dialog = await screen.findByTestId("mcp-form", {}, { timeout: 10_000 });
     expect(dialog.querySelector("img, b, a, input, select")).toBeNull();
-    expect(within(dialog).getByText(`“${hostile}” asks you to visit a page`)).toBeTruthy();
+    expect(within(dialog).getByText(`Page requested by “${hostile}”`)).toBeTruthy();
     expect(screen.getByTestId("mcp-form-message").textContent).toBe("Pay for the upgrade on the payment page");
     expect(screen.getByTestId("mcp-form-url-host").textContent).toBe("pay.example.com");
     expect(screen.getByTestId("mcp-form-url").textContent).toBe(PAY_URL);
-    expect(within(dialog).getByText("Opens a page on")).toBeTruthy();
+    expect(within(dialog).getByText("Site")).toBeTruthy();
     expect(within(dialog).queryByTestId("mcp-form-field")).toBeNull();
     expect(within(dialog).queryByTestId("mcp-form-send")).toBeNull();
   });

@@ -69,8 +69,8 @@ describe("prices", () => {
     await openPrices();
     await waitFor(() => expect(rows()).toHaveLength(2));
     expect(rows().map((r) => r.dataset.model)).toEqual(["acme/seer-1", "gpt-4o"]);
-    expect(said(row("acme/seer-1"))).toEqual({ provider: "Router", input: "$0.075", output: "$15", cached: "—", source: "from the provider's list" });
-    expect(said(row("gpt-4o"))).toEqual({ provider: "Work", input: "$2.5", output: "$10", cached: "$1.25", source: "yours" });
+    expect(said(row("acme/seer-1"))).toEqual({ provider: "Router", input: "$0.075", output: "$15", cached: "—", source: "From the provider's list" });
+    expect(said(row("gpt-4o"))).toEqual({ provider: "Work", input: "$2.5", output: "$10", cached: "$1.25", source: "Custom price" });
     // Only the person's own price can be forgotten.
     expect(within(row("acme/seer-1")).queryByTestId("price-forget")).toBeNull();
     expect(within(row("gpt-4o")).getByTestId("price-forget")).toBeTruthy();
@@ -79,11 +79,11 @@ describe("prices", () => {
   it("says when no model has a price, and lists what a provider's model list says once it is listed", async () => {
     await addRouter("0.000000075", "0.0000003");
     const { user } = await openPrices();
-    expect((await screen.findByTestId("prices-empty")).textContent).toContain("No model has a price yet");
+    expect((await screen.findByTestId("prices-empty")).textContent).toContain("No prices yet");
     const router = screen.getAllByTestId("provider-item").find((el) => el.dataset.name === "Router")!;
     await user.click(within(router).getByTestId("provider-test"));
     await waitFor(() => expect(rows()).toHaveLength(1));
-    expect(said(row("acme/seer-1"))).toMatchObject({ input: "$0.075", output: "$0.3", source: "from the provider's list" });
+    expect(said(row("acme/seer-1"))).toMatchObject({ input: "$0.075", output: "$0.3", source: "From the provider's list" });
   });
 
   it("adds a price for a model of a configured provider, as typed, and reads the list again", async () => {
@@ -102,7 +102,7 @@ describe("prices", () => {
     await waitFor(() => expect(rows()).toHaveLength(1));
     expect(backend.callsTo("set_model_price")[0].args).toEqual({ provider: "Router", model: "acme/seer-1", input: "0.15", output: "0.60", cached: null });
     expect(backend.callsTo("list_prices").length).toBeGreaterThan(listed);
-    expect(said(row("acme/seer-1"))).toEqual({ provider: "Router", input: "$0.15", output: "$0.6", cached: "—", source: "yours" });
+    expect(said(row("acme/seer-1"))).toEqual({ provider: "Router", input: "$0.15", output: "$0.6", cached: "—", source: "Custom price" });
     expect(within(prices).getByRole("status").textContent).toContain("Saved the price of “acme/seer-1”");
     expect((within(prices).getByTestId("price-model") as HTMLInputElement).value).toBe("");
   });
@@ -149,7 +149,7 @@ describe("prices", () => {
     await user.type(field("input"), "0.1");
     await user.type(field("cached"), "0.025");
     await user.click(within(row("acme/seer-1")).getByTestId("price-edit-save"));
-    await waitFor(() => expect(said(row("acme/seer-1")).source).toBe("yours"));
+    await waitFor(() => expect(said(row("acme/seer-1")).source).toBe("Custom price"));
     expect(backend.callsTo("set_model_price").at(-1)?.args).toEqual({ provider: "Router", model: "acme/seer-1", input: "0.1", output: "15", cached: "0.025" });
     expect(said(row("acme/seer-1"))).toMatchObject({ input: "$0.1", output: "$15", cached: "$0.025" });
     expect(within(row("acme/seer-1")).queryByTestId("price-edit-input")).toBeNull();
@@ -162,10 +162,10 @@ describe("prices", () => {
     await setPrice("Work", "gpt-4o", "2.50", "10");
     const { user } = await openPrices();
     await waitFor(() => expect(rows()).toHaveLength(2));
-    expect(said(row("acme/seer-1"))).toMatchObject({ input: "$0.1", source: "yours" });
+    expect(said(row("acme/seer-1"))).toMatchObject({ input: "$0.1", source: "Custom price" });
 
     await user.click(within(row("acme/seer-1")).getByTestId("price-forget"));
-    await waitFor(() => expect(said(row("acme/seer-1")).source).toBe("from the provider's list"));
+    await waitFor(() => expect(said(row("acme/seer-1")).source).toBe("From the provider's list"));
     expect(backend.callsTo("set_model_price")[0].args).toEqual({ provider: "Router", model: "acme/seer-1", input: null, output: null, cached: null });
     expect(said(row("acme/seer-1"))).toMatchObject({ input: "$0.075", output: "$0.3" });
 

@@ -140,7 +140,7 @@ describe("the form's draft", () => {
     // A tool switched back to what its server says is not listed; a server switched on drops its tools' switches.
     expect(withTool(tools, "fs", "write_file", true)).toEqual([{ server: "git", tool: null, enabled: false }]);
     expect(withServer(withTool(tools, "git", "log", true), "git", true)).toEqual([{ server: "fs", tool: "write_file", enabled: false }]);
-    expect(toolsOffLabel([])).toBe("Every tool on");
+    expect(toolsOffLabel([])).toBe("All on");
   });
 });
 
@@ -150,19 +150,27 @@ describe("Settings › Profiles", { timeout: 20_000 }, () => {
     await backend.addProvider("Work");
     await addProfile("Research", { provider: "Work", model: "gpt-4o", tools: [{ server: "git", tool: null, enabled: false }] }, true);
     await addProfile("Coding");
-    await openSettings();
+    const { user } = await openSettings();
     await waitFor(() => expect(names()).toEqual(["Coding", "Research"]));
 
     const research = item("Research");
     expect(within(research).getByTestId("profile-default-badge").textContent).toBe("Default");
     expect(within(research).getByTestId("profile-model-label").textContent).toBe("Work · gpt-4o");
     expect(within(research).getByTestId("profile-tools-off").textContent).toBe("1 server off");
-    expect(within(research).getByTestId("profile-default").textContent?.trim()).toBe("Stop being default");
+    expect(within(research).queryByTestId("profile-default")).toBeNull();
+    await user.click(within(research).getByTestId("profile-menu"));
+    expect(within(research).getByTestId("profile-default").textContent).toContain("Unset default");
+    // One button style on the row: Edit and the "⋯" menu; Delete last in the menu, in red.
+    const menuItems = within(research).getAllByRole("menuitem");
+    expect(menuItems.map((el) => el.dataset.testid)).toEqual(["profile-duplicate", "profile-default", "profile-export", "profile-delete"]);
+    expect(menuItems.at(-1)?.classList.contains("danger")).toBe(true);
+    expect(within(research).getByTestId("profile-menu").getAttribute("aria-label")).toBe("More actions for Research");
 
     const coding = item("Coding");
     expect(within(coding).queryByTestId("profile-default-badge")).toBeNull();
     expect(within(coding).getByTestId("profile-model-label").textContent).toBe("Settings' default");
-    expect(within(coding).getByTestId("profile-tools-off").textContent).toBe("Every tool on");
+    expect(within(coding).getByTestId("profile-tools-off").textContent).toBe("All on");
+    expect(within(coding).getByTestId("profile-prompt").textContent?.replace(/\s+/g, " ").trim()).toBe("Prompt: empty");
   });
 
   it("creates a profile: blank limits go as null, the switches as flipped", async () => {
@@ -308,28 +316,34 @@ describe("Settings › Profiles", { timeout: 20_000 }, () => {
     const { user } = await openSettings();
     await waitFor(() => expect(names()).toEqual(["Coding"]));
 
+    await user.click(within(item("Coding")).getByTestId("profile-menu"));
     await user.click(within(item("Coding")).getByTestId("profile-duplicate"));
     await waitFor(() => expect(names()).toEqual(["Coding", "Coding (copy)"]));
     // (The list is read again before the message is said.)
     await waitFor(() => expect(screen.getByTestId("profile-message").textContent).toBe("Copied “Coding” as “Coding (copy)”."));
 
+    await user.click(within(item("Coding")).getByTestId("profile-menu"));
     await user.click(within(item("Coding")).getByTestId("profile-default"));
     await waitFor(() => expect(within(item("Coding")).queryByTestId("profile-default-badge")).not.toBeNull());
     expect(backend.callsTo("set_default_profile")[0].args).toEqual({ id: coding.id });
+    await user.click(within(item("Coding (copy)")).getByTestId("profile-menu"));
     await user.click(within(item("Coding (copy)")).getByTestId("profile-default"));
     await waitFor(() => expect(within(item("Coding")).queryByTestId("profile-default-badge")).toBeNull());
     expect(within(item("Coding (copy)")).getByTestId("profile-default-badge")).toBeTruthy();
 
+    await user.click(within(item("Coding")).getByTestId("profile-menu"));
     await user.click(within(item("Coding")).getByTestId("profile-export"));
     await waitFor(() => expect(screen.getByTestId("profile-message").textContent).toBe(`Saved “Coding” to ${join(downloads, "Coding.json")}`));
     expect(backend.callsTo("export_profile")[0].args).toEqual({ id: coding.id });
     expect(JSON.parse(readFileSync(join(downloads, "Coding.json"), "utf8"))).toMatchObject({ kind: "switchboard.profile", name: "Coding" });
 
+    await user.click(within(item("Coding")).getByTestId("profile-menu"));
     await user.click(within(item("Coding")).getByTestId("profile-delete"));
     const dialog = screen.getByTestId("confirm-dialog");
     expect(dialog.textContent).toContain("“Coding” will be deleted");
     await user.click(within(dialog).getByTestId("confirm-cancel"));
     expect(backend.callsTo("delete_profile")).toHaveLength(0);
+    await user.click(within(item("Coding")).getByTestId("profile-menu"));
     await user.click(within(item("Coding")).getByTestId("profile-delete"));
     await user.click(within(screen.getByTestId("confirm-dialog")).getByTestId("confirm-ok"));
     await waitFor(() => expect(names()).toEqual(["Coding (copy)"]));

@@ -174,7 +174,7 @@ describe("the add-provider form", () => {
     await retype("base_url", "http://192.168.1.20:11434");
     await user.click(screen.getByTestId("provider-submit"));
     await waitFor(() => expect(screen.getAllByTestId("provider-item")).toHaveLength(1));
-    expect(within(providerItem("Ollama")).getByTestId("plain-http").textContent).toContain("unencrypted");
+    expect(within(providerItem("Ollama")).getByTestId("plain-http").textContent).toContain("Unencrypted");
   });
 
   it("does not mark a provider reached over https", async () => {
@@ -260,7 +260,7 @@ describe("the add-provider form", () => {
     expect(field("default_model")!.value).toBe("");
     expect(field("api_key")!.value).toBe("");
     const item = providerItem("Work");
-    expect(within(item).getByTestId("provider-key-state").textContent).toBe("Key stored in the OS keychain");
+    expect(within(item).getByTestId("provider-key-state").textContent).toBe("API key: stored in the OS keychain");
     expect(item.textContent).toContain("OpenAI");
     expect(item.textContent).toContain("https://api.openai.com/v1");
     expect(item.textContent).toContain("gpt-4o");
@@ -313,14 +313,14 @@ describe("configured providers", () => {
     await seedProvider("Work", { key: null });
     const { user } = await openProviders();
     const item = providerItem("Work");
-    expect(within(item).getByTestId("provider-key-state").textContent).toBe("No key");
+    expect(within(item).getByTestId("provider-key-state").textContent).toBe("API key: none");
     await user.click(within(item).getByTestId("provider-replace-key"));
     const input = within(item).getByLabelText(/New API key/) as HTMLInputElement;
     expect(input.type).toBe("password");
     await user.type(input, "sk-new{Enter}");
     await waitFor(() =>
       expect(within(providerItem("Work")).getByTestId("provider-key-state").textContent).toBe(
-        "Key stored in the OS keychain",
+        "API key: stored in the OS keychain",
       ),
     );
     expect(backend.callsTo("set_provider_key")[0].args).toEqual({ name: "Work", apiKey: "sk-new" });
@@ -334,10 +334,10 @@ describe("configured providers", () => {
     await backend.seed(() => ipc.listModels("Local"));
     const { user } = await openProviders();
     const shown = () => within(providerItem("Local")).getByTestId("provider-window").textContent?.replace(/\s+/g, " ").trim();
-    await waitFor(() => expect(shown()).toMatch(/^16,384 tokens from the provider's model list Set$/));
+    await waitFor(() => expect(shown()).toMatch(/^16,384 tokens From the provider's model list Set$/));
 
     await user.click(within(providerItem("Local")).getByTestId("provider-window-edit"));
-    const input = within(providerItem("Local")).getByLabelText("Window of qwen3:8b, in tokens") as HTMLInputElement;
+    const input = within(providerItem("Local")).getByLabelText("Context window of qwen3:8b (tokens)") as HTMLInputElement;
     expect(input.value).toBe("16384");
     await user.clear(input);
     await user.type(input, "100{Enter}");
@@ -346,13 +346,13 @@ describe("configured providers", () => {
 
     await user.clear(input);
     await user.type(input, "32,768{Enter}");
-    await waitFor(() => expect(shown()).toMatch(/^32,768 tokens set by you Change$/));
+    await waitFor(() => expect(shown()).toMatch(/^32,768 tokens Custom Change$/));
     expect(backend.callsTo("set_model_window").at(-1)?.args).toEqual({ provider: "Local", model: "qwen3:8b", tokens: 32768 });
 
     await user.click(within(providerItem("Local")).getByTestId("provider-window-edit"));
     await user.click(within(providerItem("Local")).getByTestId("provider-window-forget"));
     // The person's word taken back, the provider's list's counts again.
-    await waitFor(() => expect(shown()).toMatch(/^16,384 tokens from the provider's model list Set$/));
+    await waitFor(() => expect(shown()).toMatch(/^16,384 tokens From the provider's model list Set$/));
     expect(backend.callsTo("set_model_window").at(-1)?.args).toEqual({ provider: "Local", model: "qwen3:8b", tokens: null });
   });
 
@@ -373,15 +373,15 @@ describe("configured providers", () => {
     await runTurn("Local", "qwen3:8b");
     const { user } = await openProviders();
     const item = () => providerItem("Local");
-    await waitFor(() => expect(within(item()).getByTestId("provider-window").textContent).toMatch(/4,096 tokens\s*learned from a refusal/));
+    await waitFor(() => expect(within(item()).getByTestId("provider-window").textContent).toMatch(/4,096 tokens\s*Learned from a provider error/));
     await user.click(within(item()).getByTestId("provider-window-edit"));
-    expect(within(item()).getByTestId("provider-window-forget").textContent).toMatch(/Use the model's own/);
-    await user.type(within(item()).getByLabelText("Window of qwen3:8b, in tokens"), "0");
+    expect(within(item()).getByTestId("provider-window-forget").textContent).toMatch(/Reset/);
+    await user.type(within(item()).getByLabelText("Context window of qwen3:8b (tokens)"), "0");
     // Saving a key refreshes the list with new objects of the same values.
     await user.click(within(item()).getByTestId("provider-replace-key"));
     await user.type(within(item()).getByLabelText(/New API key/), "sk-x{Enter}");
-    await waitFor(() => expect(within(item()).getByTestId("provider-key-state").textContent).toBe("Key stored in the OS keychain"));
-    expect((within(item()).getByLabelText("Window of qwen3:8b, in tokens") as HTMLInputElement).value).toBe("40960");
+    await waitFor(() => expect(within(item()).getByTestId("provider-key-state").textContent).toBe("API key: stored in the OS keychain"));
+    expect((within(item()).getByLabelText("Context window of qwen3:8b (tokens)") as HTMLInputElement).value).toBe("40960");
   });
 
   it("deletes a key", async () => {
@@ -389,7 +389,7 @@ describe("configured providers", () => {
     const { user } = await openProviders();
     await user.click(within(providerItem("Work")).getByTestId("provider-delete-key"));
     await waitFor(() =>
-      expect(within(providerItem("Work")).getByTestId("provider-key-state").textContent).toBe("No key"),
+      expect(within(providerItem("Work")).getByTestId("provider-key-state").textContent).toBe("API key: none"),
     );
     expect(backend.callsTo("delete_provider_key")[0].args).toEqual({ name: "Work" });
     expect((await backend.seed(() => ipc.listProviders()))[0]).toMatchObject({ name: "Work", has_key: false });

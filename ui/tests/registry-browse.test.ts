@@ -135,7 +135,7 @@ describe("Browse the MCP Registry", () => {
     // A repository that is no web address is not made a link.
     expect(github.queryByTestId("registry-repository")).toBeNull();
     const lines = github.getAllByTestId("registry-source-line");
-    expect(lines[1].textContent).toContain("needs Authorization (header, secret)");
+    expect(lines[1].textContent).toContain("Needs: Authorization (header, secret)");
   });
 
   it("searches by name, says when nothing matches, and pages on with More", async () => {
@@ -175,7 +175,7 @@ describe("Browse the MCP Registry", () => {
     const form = within(everything).getByTestId("registry-install-form");
     expect(within(form).getByTestId<HTMLInputElement>("registry-install-name").value).toBe("server-everything");
     await user.click(within(form).getByTestId("registry-install-submit"));
-    expect((await within(form).findByTestId("registry-installed")).textContent).toBe("Added “server-everything”; it waits for your approval.");
+    expect((await within(form).findByTestId("registry-installed")).textContent).toBe("Added “server-everything” · Needs approval");
     expect(installs()).toEqual([
       { server: "io.github.modelcontextprotocol/server-everything", version: "2026.8.31", source: 0, name: "server-everything", values: {} },
     ]);
@@ -205,7 +205,7 @@ describe("Browse the MCP Registry", () => {
     await user.clear(within(form).getByTestId("registry-install-name"));
     await user.type(within(form).getByTestId("registry-install-name"), "github");
     await user.click(within(form).getByTestId("registry-install-submit"));
-    expect((await within(form).findByTestId("registry-installed")).textContent).toBe("Added “github”; it waits for your approval.");
+    expect((await within(form).findByTestId("registry-installed")).textContent).toBe("Added “github” · Needs approval");
     expect(installs()[0].values).toEqual({ Authorization: ["Bearer ghp_secret"], "X-MCP-Toolsets": ["issues"] });
     expect(installs()[0].source).toBe(1);
     // The secret does not stay in the page once Rust has it, nor in what Rust shows of it.

@@ -186,7 +186,7 @@ describe("the Usage page", () => {
     expect(rows).toEqual([
       ["Work", "gpt-4o", "2", "2,000", "400", "$0.009"],
       ["Work", "gpt-4o-mini", "1", "100", "10", "$0.00001235"],
-      ["Local", "llama3", "1", "500", "50", "no price"],
+      ["Local", "llama3", "1", "500", "50", "No price"],
     ]);
   }, 20_000);
 
@@ -197,7 +197,7 @@ describe("the Usage page", () => {
     // The request was 40 days ago by the page's clock.
     vi.setSystemTime(NOW + 20 * DAY);
     await openUsage();
-    expect((await screen.findByTestId("usage-empty")).textContent).toContain("Nothing was asked of a model in the last 30 days");
+    expect((await screen.findByTestId("usage-empty")).textContent).toContain("No requests in the last 30 days");
     expect(screen.queryByTestId("usage-chart")).toBeNull();
     expect(screen.queryByTestId("usage-row")).toBeNull();
   });
@@ -218,7 +218,7 @@ describe("the Usage page", () => {
     expect(axis).toContain("1,000");
     expect(screen.getByTestId("usage-total-cost").textContent).toBe("No cost known");
     expect(screen.getByTestId("usage-unpriced").textContent).toContain("None of these requests' models had a price");
-    expect(screen.getAllByTestId("usage-row").map((r) => within(r).getByTestId("usage-row-cost").textContent?.trim())).toEqual(["no price", "no price"]);
+    expect(screen.getAllByTestId("usage-row").map((r) => within(r).getByTestId("usage-row-cost").textContent?.trim())).toEqual(["No price", "No price"]);
     expect(document.querySelector("main img")).toBeNull();
     expect(screen.getByTestId("usage-legend").textContent).toContain(hostile);
   });

@@ -138,18 +138,18 @@ export function withTool(tools: readonly ToolToggle[], server: string, tool: str
 /** The model a profile names, in words. */
 export function modelLabel(profile: Pick<Profile, "provider" | "model">): string {
   if (profile.provider === null) return "Settings' default";
-  return profile.model === null ? `${profile.provider} · its default model` : `${profile.provider} · ${profile.model}`;
+  return profile.model === null ? `${profile.provider} · default model` : `${profile.provider} · ${profile.model}`;
 }
 
 function counted(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
-/** What a profile switches off, in words: "Every tool on", "1 server and 2 tools off". */
+/** What a profile switches off, in words: "All on", "1 server and 2 tools off". */
 export function toolsOffLabel(tools: readonly ToolToggle[]): string {
   const servers = tools.filter((t) => t.tool === null && !t.enabled).length;
   const single = tools.filter((t) => t.tool !== null && !t.enabled && serverOn(tools, t.server)).length;
-  if (servers === 0 && single === 0) return "Every tool on";
+  if (servers === 0 && single === 0) return "All on";
   const parts = [servers > 0 ? counted(servers, "server", "servers") : null, single > 0 ? counted(single, "tool", "tools") : null];
   return `${parts.filter((p) => p !== null).join(" and ")} off`;
 }

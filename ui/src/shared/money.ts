@@ -1,8 +1,9 @@
 //! Money as the UI shows it (issue 18): amounts in pico-dollars (10⁻¹² USD) and prices in
-//! pico-dollars per token, put in words exactly as Rust's `providers::price` does (`usd`,
-//! `usd_per_million`). Integers throughout: a pico amount fits a JS number exactly up to 2⁵³
-//! (about $9,000), and every division here is of integers, its remainder taken off first. Prices
-//! the person types are never read here: Rust parses them. Pure functions.
+//! pico-dollars per token, put in words: amounts to at most four significant digits (DESIGN.md),
+//! prices exactly as Rust's `price::usd_per_million` does. Integers throughout: a pico amount
+//! fits a JS number exactly up to 2⁵³ (about $9,000), and every division here is of integers, its
+//! remainder taken off first. Prices the person types are never read here: Rust parses them. Pure
+//! functions.
 
 /** Pico-dollars in one dollar. */
 const PICO = 1_000_000_000_000;
@@ -18,23 +19,24 @@ function whole(n: number): number {
 }
 
 /**
- * An amount of pico-dollars for a person, as Rust's `usd`: "$0" for nothing, dollars and cents
- * (rounded half up) from a cent on ("$1.23"), and below a cent enough places for four significant
- * digits, trailing zeros trimmed ("$0.00001235").
+ * An amount of pico-dollars for a person (DESIGN.md, "Money"): "$0" for nothing, else at most four
+ * significant digits, rounded half up, trailing zeros trimmed — "$0.0001234", "$0.0123", "$1.234",
+ * "$12.35", "$123.4" — with a fraction of a dollar shown to the cent at least where four digits
+ * allow ("$0.50", "$12.30"), whole dollars without one ("$12"), and from $1,000 on whole dollars,
+ * their thousands grouped ("$1,234").
  */
 export function usd(pico: number): string {
   const amount = whole(pico);
   if (amount === 0) return "$0";
-  if (amount >= PICO / 100) {
-    const cents = quotient(amount + PICO / 200, PICO / 100);
-    return `$${quotient(cents, 100)}.${String(cents % 100).padStart(2, "0")}`;
-  }
-  // Below a cent: the amount has at most 10 digits, of the 12 places a pico-dollar needs.
-  const zeros = 12 - String(amount).length;
-  const places = Math.min(zeros + 4, 12);
-  const unit = 10 ** (12 - places);
-  const rounded = quotient(amount + quotient(unit, 2), unit);
-  return `$0.${String(rounded).padStart(places, "0").replace(/0+$/, "")}`;
+  // Four significant digits: an amount of 5 digits or more is rounded at its fourth.
+  const digits = String(amount).length;
+  const unit = digits > 4 ? 10 ** (digits - 4) : 1;
+  const rounded = quotient(amount + quotient(unit, 2), unit) * unit;
+  if (rounded >= 1000 * PICO) return `$${quotient(amount + PICO / 2, PICO).toLocaleString("en-US")}`;
+  const dollars = quotient(rounded, PICO);
+  let fraction = String(rounded % PICO).padStart(12, "0").replace(/0+$/, "");
+  if (fraction.length === 1 && dollars < 100) fraction += "0";
+  return fraction === "" ? `$${dollars}` : `$${dollars}.${fraction}`;
 }
 
 /** Pico-dollars per token as dollars per million tokens, as Rust's `usd_per_million` ("2.5", "15", "0.075"). */

@@ -318,9 +318,9 @@ test("Ctrl+K finds a message far back in a long conversation and opens it there;
     assert.deepEqual(kept(exportedAgain), kept(written));
     // The import shows the answer it was exported showing, with the other one to switch to.
     await b.$(tid("branch-position")).waitForDisplayed({ timeout: 10000, timeoutMsg: "the imported answer has no branch switcher" });
-    assert.equal(await textOf(b, tid("branch-position")), "2/2");
-    await b.$(`${tid("branch-switcher")} button[aria-label="The branch before"]`).click();
-    await b.waitUntil(async () => (await textOf(b, tid("branch-position"))) === "1/2", { timeout: 10000, timeoutMsg: "the switcher did not go to the first answer" });
+    assert.equal(await textOf(b, tid("branch-position")), "Version 2 of 2");
+    await b.$(`${tid("branch-switcher")} button[aria-label="Previous version"]`).click();
+    await b.waitUntil(async () => (await textOf(b, tid("branch-position"))) === "Version 1 of 2", { timeout: 10000, timeoutMsg: "the switcher did not go to the first answer" });
     await b.waitUntil(async () => /An earlier answer to the last question\./.test(await textOf(b, tid("message-list"))), {
       timeout: 10000,
       timeoutMsg: "the imported branch's answer is not shown",

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { test } from "node:test";
-import { cli, launch, openNewConversation, tid, withMockModel } from "./harness.mjs";
+import { cli, launch, openNewConversation, textOf, tid, withMockModel } from "./harness.mjs";
 
 const LONG_TITLE = "A conversation about the quarterly planning of the infrastructure migration, with notes from every team involved";
 const LONG_MODEL = "a-very-long-model-name-from-a-local-server-llama-3.3-70b-instruct-q4_K_M-2026-12-06";
@@ -63,7 +63,7 @@ test("at 1000, 1200 and 1440 px the header, the composer and the sidebar keep to
       const input = b.$(tid("rename-input"));
       await input.setValue(LONG_TITLE);
       await b.keys("Enter");
-      await b.waitUntil(async () => (await b.$(tid("conversation-header-title")).getText()).startsWith("A conversation about"), {
+      await b.waitUntil(async () => (await textOf(b, tid("conversation-header-title"))).startsWith("A conversation about"), {
         timeoutMsg: "the long title was not saved",
       });
       // The long model is the conversation's pick.

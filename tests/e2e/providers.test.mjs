@@ -33,7 +33,7 @@ test("a provider key goes to the OS keychain and nowhere else on disk", async ()
     const b = app.browser;
     // Without a provider the composer is disabled with a hint, and adding one is its main action.
     await b.$(tid("new-conversation")).click();
-    await b.$(tid("composer-hint")).waitForDisplayed();
+    await b.$(tid("composer-add-provider")).waitForDisplayed();
     assert.equal(await b.$(tid("composer-input")).isEnabled(), false);
     assert.equal(await b.$(tid("composer-send")).isExisting(), false);
     await b.$(tid("composer-add-provider")).waitForDisplayed();

@@ -196,7 +196,7 @@ test("an edited message keeps the old branch behind ‹ 1/2 ›, Regenerate adds
       await app.screenshot("branch-editing");
       await b.keys("Enter");
       await b.waitUntil(async () => (await answers()).join() === "Goodbye.", { timeout: 20000, timeoutMsg: "the edited message got no answer" });
-      await b.waitUntil(async () => (await textOf(b, tid("branch-position")).catch(() => "")) === "2/2", { timeout: 10000, timeoutMsg: "no switcher" });
+      await b.waitUntil(async () => (await textOf(b, tid("branch-position")).catch(() => "")) === "Version 2 of 2", { timeout: 10000, timeoutMsg: "no switcher" });
 
       // Regenerate the answer: a second point, on the answer.
       const answerRow = b.$(`${tid("message-list")} [data-role="assistant"]`);
@@ -206,9 +206,9 @@ test("an edited message keeps the old branch behind ‹ 1/2 ›, Regenerate adds
       await app.screenshot("branch-switchers");
 
       // Back to the first branch: the first question and its answer, whole.
-      await b.$(`${tid("message-list")} [data-role="user"] [aria-label="The branch before"]`).click();
+      await b.$(`${tid("message-list")} [data-role="user"] [aria-label="Previous version"]`).click();
       await b.waitUntil(async () => (await answers()).join() === "Hello.", { timeout: 10000, timeoutMsg: "the old branch did not come back" });
-      assert.equal(await textOf(b, tid("branch-position")), "1/2");
+      assert.equal(await textOf(b, tid("branch-position")), "Version 1 of 2");
       assert.equal((await b.$$(tid("branch-switcher"))).length, 1, "the answer's point is in the other branch");
       await app.screenshot("branch-switched-back");
 
@@ -223,7 +223,7 @@ test("an edited message keeps the old branch behind ‹ 1/2 ›, Regenerate adds
       await app.screenshot("search-another-version");
       await b.keys("Enter");
       await b.waitUntil(async () => (await answers()).join() === "Goodbye.", { timeout: 10000, timeoutMsg: "the hit's branch was not shown" });
-      assert.equal(await textOf(b, tid("branch-position")), "2/2");
+      assert.equal(await textOf(b, tid("branch-position")), "Version 2 of 2");
       const marked = b.$(`${tid("message-list")} .row.marked`);
       await marked.waitForDisplayed({ timeout: 10000, timeoutMsg: "the hit was not marked" });
       assert.match(await marked.getText(), /Say goodbye/);

@@ -45,7 +45,7 @@ test("settings are checked, saved to settings.json, kept across a relaunch and t
     const b = app.browser;
     await b.waitUntil(async () => (await theme(b)) === "dark", { timeoutMsg: "the theme was not kept" });
     await b.$(tid("new-conversation")).click();
-    await b.$(tid("composer-hint")).waitForDisplayed();
+    await b.$(tid("composer-add-provider")).waitForDisplayed();
     await app.screenshot("conversation-dark");
     await b.$(tid("nav-settings")).click();
     await b.waitUntil(async () => (await b.$(field("max_rounds")).getValue()) === "25");

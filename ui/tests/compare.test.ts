@@ -92,6 +92,14 @@ describe("the composer's Compare", { timeout: 30_000 }, () => {
     await user.click(option("Local", "llama3"));
     expect(option("Work", "gpt-c")).toHaveProperty("disabled", false);
     expect(screen.getByTestId("composer-send")).toHaveProperty("disabled", false);
+    // While comparing, "3 models ▾" stands in the model picker's place and folds the list.
+    expect(screen.queryByTestId("model-picker")).toBeNull();
+    const compared = screen.getByTestId("compare-models-toggle");
+    expect(compared.textContent?.trim()).toBe("3 models");
+    await user.click(compared);
+    expect(screen.queryByTestId("compare-models")).toBeNull();
+    await user.click(compared);
+    expect(screen.getByTestId("compare-models")).toBeTruthy();
 
     await user.click(screen.getByTestId("composer-input"));
     await user.keyboard("{Enter}");
@@ -113,7 +121,7 @@ describe("the composer's Compare", { timeout: 30_000 }, () => {
     expect(screen.getByTestId("compare-toggle").getAttribute("aria-pressed")).toBe("false");
     await waitFor(() => expect(screen.getByTestId("composer-send")).toBeTruthy());
     // Three answers, kept as branches of the conversation.
-    await waitFor(() => expect(screen.getByTestId("branch-position").textContent).toBe("1/3"));
+    await waitFor(() => expect(screen.getByTestId("branch-position").textContent).toBe("Version 1 of 3"));
 
     // Compare off: a message goes as it always did.
     await user.type(screen.getByTestId("composer-input"), "And Spain?{Enter}");
@@ -138,7 +146,7 @@ describe("the composer's Compare", { timeout: 30_000 }, () => {
     await waitFor(() => expect(real.callsTo("compare_models")).toHaveLength(1));
     expect(real.callsTo("compare_models")[0].args).toMatchObject({ attachments: [{ name: "scores.csv" }] });
     await waitFor(() => expect(screen.queryByTestId("composer-files")).toBeNull());
-    await waitFor(() => expect(screen.getByTestId("branch-position").textContent).toBe("1/2"));
+    await waitFor(() => expect(screen.getByTestId("branch-position").textContent).toBe("Version 1 of 2"));
     const questions = (await real.seed(() => ipc.getConversation(id))).messages.filter((m) => m.role === "user");
     expect(questions).toHaveLength(1);
     expect(questions[0].attachments.map((f) => f.name)).toEqual(["scores.csv"]);
@@ -267,7 +275,7 @@ describe("a comparison under way", { timeout: 30_000 }, () => {
     await waitFor(() => expect(real.callsTo("get_conversation").length).toBeGreaterThan(fetches));
     await waitFor(() => expect(screen.getByTestId("message-list").textContent).toContain("Lane 0: Paris is the capital of France."));
     expect(screen.getByTestId("message-list").textContent?.match(/What is the capital of France\?/g)).toHaveLength(1);
-    expect(screen.getByTestId("branch-position").textContent).toBe("1/3");
+    expect(screen.getByTestId("branch-position").textContent).toBe("Version 1 of 3");
     expect(screen.getByTestId("branch-model").textContent).toBe("Local · qwen");
     // Its model answers next.
     const picker = screen.getByTestId("model-picker") as HTMLSelectElement;
@@ -283,7 +291,7 @@ describe("a comparison under way", { timeout: 30_000 }, () => {
     expect(real.callsTo("switch_branch").at(-1)?.args).toMatchObject({ id, position: 2 });
     expect(screen.getByTestId("message-list").textContent).toContain("Lane 2: Paris is the capital of France.");
     expect(screen.queryByText("Lane 0: Paris", { exact: false })).toBeNull();
-    expect(screen.getByTestId("branch-position").textContent).toBe("3/3");
+    expect(screen.getByTestId("branch-position").textContent).toBe("Version 3 of 3");
     await waitFor(() => expect(picker.value).toBe(JSON.stringify(["Work", "gpt-c"])));
     expect(within(screen.getByTestId("branch-models")).getAllByTestId("branch-model-option").map((o) => o.textContent)).toEqual([
       "Local · qwen",
@@ -326,7 +334,7 @@ describe("a comparison under way", { timeout: 30_000 }, () => {
     expect(real.callsTo("stop_run").map((c) => c.args)).toEqual([{ runId: comparison.lanes[0] }, { runId: comparison.runId }]);
     await waitFor(() => expect(screen.queryByTestId("compare-columns")).toBeNull());
     // What each had written is kept, as branches.
-    await waitFor(() => expect(screen.getByTestId("branch-position").textContent).toBe("1/2"));
+    await waitFor(() => expect(screen.getByTestId("branch-position").textContent).toBe("Version 1 of 2"));
     expect(screen.getByTestId("message-list").textContent).toContain("Answer 0 begins");
     expect(screen.getByTestId("composer-send")).toBeTruthy();
   });
@@ -358,7 +366,7 @@ describe("a comparison under way", { timeout: 30_000 }, () => {
     // that wrote a message, and a failed turn writes its answer with the error), a click away.
     await waitFor(() => expect(screen.queryByTestId("compare-columns")).toBeNull());
     await waitFor(() => expect(screen.getByTestId("message-list").textContent).toContain("Fine."));
-    expect(screen.getByTestId("branch-position").textContent).toBe("1/2");
+    expect(screen.getByTestId("branch-position").textContent).toBe("Version 1 of 2");
     expect(screen.getByTestId("branch-model").textContent).toBe("Work · gpt-a");
     const others = within(screen.getByTestId("branch-models")).getAllByTestId("branch-model-option");
     expect(others.map((o) => o.textContent)).toEqual(["Local · qwen"]);

@@ -853,7 +853,7 @@ describe("against the real core", { timeout: 30_000 }, () => {
       await user.click(hit);
       expect(await screen.findByText("The slow ferry at nine.")).toBeTruthy();
       expect(screen.queryByText("The fast catamaran at noon.")).toBeNull();
-      expect(screen.getByTestId("branch-switcher").textContent).toContain("1/2");
+      expect(screen.getByTestId("branch-switcher").textContent).toContain("Version 1 of 2");
       expect(backend.callsTo("reveal_message")[0].args).toEqual({ id: trip.id, messageId: first.id });
     });
 
@@ -953,18 +953,18 @@ describe("against the real core", { timeout: 30_000 }, () => {
       await waitFor(() => expect(screen.queryByText("It is noon in Paris.")).toBeNull());
       const approval = await screen.findByTestId("approval-dialog");
       await user.click(within(approval).getByTestId("approval-submit"));
-      await waitFor(() => expect(screen.getByTestId("branch-position").textContent).toBe("2/2"));
+      await waitFor(() => expect(screen.getByTestId("branch-position").textContent).toBe("Version 2 of 2"));
       expect(backend.callsTo("edit_message")[0].args).toMatchObject({ conversationId: c.id, text: "What time is it?" });
       expect(screen.queryByText("What time is it in Paris?")).toBeNull();
       await waitFor(() => expect(screen.getByTestId("composer-send")).toBeTruthy());
 
-      await user.click(screen.getByLabelText("The branch before"));
+      await user.click(screen.getByLabelText("Previous version"));
       expect(await screen.findByText("It is noon in Paris.")).toBeTruthy();
-      expect(screen.getByTestId("branch-position").textContent).toBe("1/2");
-      expect(screen.getByLabelText("The branch before")).toHaveProperty("disabled", true);
-      await user.click(screen.getByLabelText("The branch after"));
+      expect(screen.getByTestId("branch-position").textContent).toBe("Version 1 of 2");
+      expect(screen.getByLabelText("Previous version")).toHaveProperty("disabled", true);
+      await user.click(screen.getByLabelText("Next version"));
       await waitFor(() => expect(screen.queryByText("It is noon in Paris.")).toBeNull());
-      expect(screen.getByTestId("branch-position").textContent).toBe("2/2");
+      expect(screen.getByTestId("branch-position").textContent).toBe("Version 2 of 2");
     });
   });
 

@@ -528,7 +528,8 @@ test("the Servers page shows a new tool, a crash and the restart as Rust pushes 
       const b = app.browser;
       await serverRunning(b, "fault");
       const state = `${tid("server-item")}[data-name="fault"] ${tid("server-state")}`;
-      const tools = Number(/(\d+) tools?/.exec(await textOf(b, state))[1]);
+      const count = `${tid("server-item")}[data-name="fault"] ${tid("server-tool-count")}`;
+      const tools = Number(/^(\d+) tools?$/.exec(await textOf(b, count))[1]);
 
       // A tool the server adds while the person chats is on the page when they open it.
       await askAndAllow(b, "Grow a tool");
@@ -537,7 +538,7 @@ test("the Servers page shows a new tool, a crash and the restart as Rust pushes 
         timeoutMsg: "the model does not answer after growing a tool",
       });
       await b.$(tid("nav-servers")).click();
-      await b.waitUntil(async () => (await textOf(b, state).catch(() => "")) === `Running · ${tools + 1} tools`, {
+      await b.waitUntil(async () => (await textOf(b, state).catch(() => "")) === "Running" && (await textOf(b, count).catch(() => "")) === `${tools + 1} tools`, {
         timeout: 10000,
         timeoutMsg: "the new tool is not shown",
       });
@@ -610,6 +611,13 @@ test("a result's files open in the canvas at its primary file; an HTML file's sc
       for (const name of ["report.html", "scores.csv", "image-1.png"]) {
         assert.ok(names.some((n) => n.includes(name)), `${name} is listed: ${names.join(" | ")}`);
       }
+      // At 1200 px the sidebar folds away while the canvas is open; the splitter's arrow keys set its width.
+      assert.equal(await b.$(tid("sidebar")).isDisplayed(), false, "the sidebar folds beside the canvas at 1200 px");
+      const splitter = b.$(tid("canvas-splitter"));
+      const wide = Number(await splitter.getAttribute("aria-valuenow"));
+      await b.execute((sel) => document.querySelector(sel).focus(), tid("canvas-splitter"));
+      await b.keys("ArrowLeft");
+      assert.equal(Number(await splitter.getAttribute("aria-valuenow")), wide + 16);
       await app.screenshot("canvas-csv");
 
       // Save As… through the native dialog writes exactly the file's bytes.

@@ -16,6 +16,7 @@ async function createConversation(b) {
 }
 
 async function renameOpenConversation(b, title) {
+  await b.$(tid("conversation-menu")).click();
   await b.$(tid("rename-conversation")).click();
   const input = b.$(tid("rename-input"));
   await input.waitForDisplayed();
@@ -130,12 +131,14 @@ test("deleting the open conversation asks first and leaves the window usable", a
     await b.waitUntil(async () => (await sidebarTitles(b))[0] === "Delete me");
 
     // Cancel first: nothing is deleted.
+    await b.$(tid("conversation-menu")).click();
     await b.$(tid("delete-conversation")).click();
     await b.$(tid("confirm-dialog")).waitForDisplayed();
     await b.$(tid("confirm-cancel")).click();
     await b.$(tid("confirm-dialog")).waitForDisplayed({ reverse: true });
     assert.deepEqual(await sidebarTitles(b), ["Delete me", "Keep me"]);
 
+    await b.$(tid("conversation-menu")).click();
     await b.$(tid("delete-conversation")).click();
     await b.$(tid("confirm-ok")).click();
     await b.waitUntil(async () => (await sidebarTitles(b)).length === 1, { timeoutMsg: "not deleted" });
@@ -166,6 +169,7 @@ test("a hundred creates and deletes fired as fast as the UI allows leave a consi
     });
     for (let i = 0; i < 40; i++) {
       await b.$(tid("conversation-item")).click();
+      await b.$(tid("conversation-menu")).click();
       await b.$(tid("delete-conversation")).click();
       await b.$(tid("confirm-ok")).click();
     }
@@ -291,7 +295,7 @@ test("Ctrl+K finds a message far back in a long conversation and opens it there;
 
     // Export as JSON through the native save dialog, then import that file back.
     const out = path.join(home, "island-trip-export.json");
-    await b.$(tid("export-button")).click();
+    await b.$(tid("conversation-menu")).click();
     await b.$(tid("export-json")).click();
     await nativeWindow("Export as JSON");
     screenshotScreen("export-save-dialog");

@@ -373,7 +373,8 @@ export async function assertControlsNamed(browser, where) {
       if (el.getAttribute("title")?.trim()) return true;
       if (["INPUT", "TEXTAREA"].includes(el.tagName)) return Boolean(el.getAttribute("placeholder")?.trim()) || ["submit", "button", "reset"].includes(el.type) && Boolean(el.value);
       if (el.tagName === "SELECT") return false;
-      const text = (el.innerText ?? el.textContent ?? "").trim();
+      // textContent too: innerText is "" where the engine skips rendering (content-visibility).
+      const text = (el.innerText || el.textContent || "").trim();
       if (text) return true;
       return [...el.querySelectorAll("img[alt], svg[aria-label]")].some((i) => (i.getAttribute("alt") ?? i.getAttribute("aria-label"))?.trim());
     };

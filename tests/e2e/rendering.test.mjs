@@ -133,7 +133,7 @@ test("a tool's image shows in its card (larger on click), structured content as 
       await b.$(tid("canvas-close")).click();
       const [first] = await sidebarIds(b);
       const out = path.join(home, "tools-export.json");
-      await b.$(tid("export-button")).click();
+      await b.$(tid("conversation-menu")).click();
       await b.$(tid("export-json")).click();
       await chooseInFileDialog("Export as JSON", out, { replace: true });
       await b.$(tid("export-saved")).waitForDisplayed({ timeout: 15000 });

@@ -2,7 +2,7 @@
 //! stores, then mounts the app (which hands the stores to its components). Once the window
 //! has shown, it warms up what opening the first conversation would otherwise pay for
 //! (warmup.ts, then warm-chat.ts). Links anywhere in the window go to Rust's `open_link`, never
-//! navigate the window. Composers' drafts are saved when the window goes out of use.
+//! navigate the window; a built window shows no page menu of WebKit's own. Composers' drafts are saved when the window goes out of use.
 
 import { mount } from "svelte";
 import "./app.css";
@@ -30,6 +30,18 @@ mount(App, { target, props: { stores } });
 keepLinksInside(document, (href) => {
   openLink(href).catch((err: unknown) => stores.ui.report(err));
 });
+
+// A built window offers no page menu of WebKit's own (Back, Reload, Inspect Element): a text
+// field keeps its menu (cut, copy, paste), a link its own (copy its address; opening it goes
+// through the navigation guard), and selected text its copy.
+if (import.meta.env.PROD) {
+  document.addEventListener("contextmenu", (event) => {
+    const target = event.target;
+    if (target instanceof Element && target.closest("input, textarea, [contenteditable], a[href]")) return;
+    if (window.getSelection()?.toString()) return;
+    event.preventDefault();
+  });
+}
 
 // What a composer holds goes to Rust at once when the window goes out of use (hidden, left for
 // another window, closed or reloaded), not only when typing rests.

@@ -10,11 +10,13 @@ vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { configure, screen, waitFor, within } from "@testing-library/svelte";
+import { configure, fireEvent, screen, waitFor, within } from "@testing-library/svelte";
+import userEvent from "@testing-library/user-event";
+import Canvas, { MAX_WIDTH, MIN_WIDTH, STEP, WIDTH_KEY } from "../src/canvas/Canvas.svelte";
 import * as ipc from "../src/lib/ipc";
 import { installRealBackend, type RealBackend } from "./real-backend";
 import { renderApp } from "./render-app";
-import { newStores } from "./render-with-stores";
+import { newStores, renderWithStores } from "./render-with-stores";
 import { toolFile } from "./test-helpers";
 
 let backend: RealBackend;
@@ -36,7 +38,15 @@ beforeEach(async () => {
 afterEach(() => {
   URL.createObjectURL = createObjectURL;
   URL.revokeObjectURL = revokeObjectURL;
+  resizeWindow(1024);
+  localStorage.clear();
 });
+
+/** The window's width, as a resize of it would set it (jsdom's is 1024 px). */
+function resizeWindow(width: number): void {
+  Object.defineProperty(window, "innerWidth", { value: width, configurable: true, writable: true });
+  window.dispatchEvent(new Event("resize"));
+}
 
 /** A file a tool made: its name, type and text (its record's sha256 is Rust's, once kept). */
 interface MadeFile {
@@ -145,7 +155,7 @@ describe("the canvas", { timeout: 30_000 }, () => {
     const kept = await backend.seed(() => ipc.listArtifacts(chat.id));
     const html = kept.find((a) => a.file.name === "report.html")!.file;
     const csv = kept.find((a) => a.file.name === "scores.csv")!.file;
-    expect(listed(canvas)).toEqual([`report.html HTML · ${html.size} B · from fault__report`, "scores.csv CSV table · 36 B · from fault__report"]);
+    expect(listed(canvas)).toEqual([`report.html HTML · ${html.size} B · from fault · Report`, "scores.csv CSV table · 36 B · from fault · Report"]);
     const current = within(canvas).getAllByTestId("canvas-file").filter((f) => f.getAttribute("aria-current") === "true");
     expect(current.map((f) => f.dataset.sha256)).toEqual([csv.sha256]);
     expect(await within(canvas).findByTestId("canvas-table")).toBeTruthy();
@@ -162,7 +172,7 @@ describe("the canvas", { timeout: 30_000 }, () => {
     const { user } = await openConversation();
     await waitFor(() => expect(screen.getByTestId("canvas-count").textContent).toBe("2"));
     const canvas = await openCanvas(user);
-    expect(listed(canvas)).toEqual(["scores.csv CSV table · 36 B · from files__make", "report.pdf PDF · 19 B · from files__make"]);
+    expect(listed(canvas)).toEqual(["scores.csv CSV table · 36 B · from files · Make", "report.pdf PDF · 19 B · from files · Make"]);
     // Opened by the person: the file shown (the newest) has the focus.
     await waitFor(() => expect(document.activeElement?.getAttribute("data-sha256")).toBe(sha("report.pdf")));
     // Files again closes it.
@@ -363,6 +373,114 @@ describe("the canvas", { timeout: 30_000 }, () => {
   });
 });
 
+describe("the canvas beside a narrow window", { timeout: 30_000 }, () => {
+  it("folds the sidebar while it is open below 1400 px, and brings it back when it closes", async () => {
+    await conversationWith([CSV]);
+    resizeWindow(1200);
+    const { user } = await openConversation();
+    const shell = screen.getByTestId("sidebar").parentElement!;
+    expect(shell.dataset.sidebar).toBe("shown");
+    let canvas = await openCanvas(user);
+    await waitFor(() => expect(shell.dataset.sidebar).toBe("folded"));
+    await user.click(within(canvas).getByTestId("canvas-close"));
+    expect(shell.dataset.sidebar).toBe("shown");
+
+    // Wide enough for all three: nothing folds; narrowed while it is open, the sidebar folds.
+    resizeWindow(1440);
+    canvas = await openCanvas(user);
+    expect(shell.dataset.sidebar).toBe("shown");
+    resizeWindow(1399);
+    await waitFor(() => expect(shell.dataset.sidebar).toBe("folded"));
+    // Another page (no canvas there): the sidebar is back.
+    await user.click(screen.getByTestId("nav-settings"));
+    await waitFor(() => expect(shell.dataset.sidebar).toBe("shown"));
+  });
+});
+
+describe("the canvas's width", () => {
+  beforeEach(() => {
+    localStorage.clear();
+    resizeWindow(1200);
+  });
+
+  function splitterOf(view: ReturnType<typeof renderWithStores>): HTMLElement {
+    return view.getByRole("separator", { name: "Width of the files panel" });
+  }
+
+  const now = (splitter: HTMLElement) => Number(splitter.getAttribute("aria-valuenow"));
+
+  it("is set with the arrow keys on the splitter between the chat and the canvas, and remembered", async () => {
+    const user = userEvent.setup();
+    const view = renderWithStores(Canvas, { conversationId: "c1", onClose: () => {} });
+    const splitter = splitterOf(view);
+    const panel = view.getByTestId("canvas");
+    expect(splitter.getAttribute("aria-orientation")).toBe("vertical");
+    expect(splitter.getAttribute("aria-controls")).toBe(panel.id);
+    expect(splitter.tabIndex).toBe(0);
+    // Its usual width: 38% of the window, within 300–640 px; the chat keeps 400 px.
+    expect(now(splitter)).toBe(Math.round(1200 * 0.38));
+    expect(Number(splitter.getAttribute("aria-valuemin"))).toBe(MIN_WIDTH);
+    expect(Number(splitter.getAttribute("aria-valuemax"))).toBe(1200 - 400);
+    expect(panel.style.width).toBe(`${Math.round(1200 * 0.38)}px`);
+    expect(localStorage.getItem(WIDTH_KEY)).toBeNull();
+
+    splitter.focus();
+    await user.keyboard("{ArrowLeft}");
+    expect(now(splitter)).toBe(456 + STEP);
+    await user.keyboard("{ArrowRight}{ArrowRight}");
+    expect(now(splitter)).toBe(456 - STEP);
+    await user.keyboard("{Shift>}{ArrowLeft}{/Shift}");
+    expect(now(splitter)).toBe(456 - STEP + 4 * STEP);
+    expect(panel.style.width).toBe(`${456 + 3 * STEP}px`);
+    expect(localStorage.getItem(WIDTH_KEY)).toBe(String(456 + 3 * STEP));
+    await user.keyboard("{Home}");
+    expect(now(splitter)).toBe(MIN_WIDTH);
+    await user.keyboard("{ArrowRight}");
+    expect(now(splitter)).toBe(MIN_WIDTH);
+    await user.keyboard("{End}");
+    expect(now(splitter)).toBe(800);
+    expect(splitter.getAttribute("aria-valuetext")).toBe("800 px");
+
+    // Opened again (another conversation, or after a reload): the width it was given.
+    view.unmount();
+    const again = renderWithStores(Canvas, { conversationId: "c2", onClose: () => {} });
+    expect(now(splitterOf(again))).toBe(800);
+    // Never wider than the window leaves room for; the width set is kept for a wider window.
+    resizeWindow(1000);
+    await waitFor(() => expect(now(splitterOf(again))).toBe(600));
+    resizeWindow(1600);
+    await waitFor(() => expect(now(splitterOf(again))).toBe(800));
+    expect(MAX_WIDTH).toBeGreaterThanOrEqual(800);
+
+    // A double click gives it its usual width back.
+    await user.dblClick(splitterOf(again));
+    expect(now(splitterOf(again))).toBe(Math.round(Math.min(640, 1600 * 0.38)));
+    expect(localStorage.getItem(WIDTH_KEY)).toBeNull();
+  });
+
+  it("is dragged with the pointer, and kept once let go", async () => {
+    const view = renderWithStores(Canvas, { conversationId: "c1", onClose: () => {} });
+    const splitter = splitterOf(view);
+    const from = now(splitter);
+    await fireEvent.pointerDown(splitter, { button: 0, pointerId: 7, clientX: 700 });
+    expect(view.getByTestId("canvas").classList.contains("dragging")).toBe(true);
+    expect(document.activeElement).toBe(splitter);
+    await fireEvent.pointerMove(splitter, { pointerId: 7, clientX: 620 });
+    expect(now(splitter)).toBe(from + 80);
+    // Another pointer moves nothing.
+    await fireEvent.pointerMove(splitter, { pointerId: 8, clientX: 100 });
+    expect(now(splitter)).toBe(from + 80);
+    expect(localStorage.getItem(WIDTH_KEY)).toBeNull();
+    await fireEvent.pointerMove(splitter, { pointerId: 7, clientX: -2_000 });
+    expect(now(splitter)).toBe(800);
+    await fireEvent.pointerUp(splitter, { pointerId: 7, clientX: -2_000 });
+    expect(view.getByTestId("canvas").classList.contains("dragging")).toBe(false);
+    expect(localStorage.getItem(WIDTH_KEY)).toBe("800");
+    await fireEvent.pointerMove(splitter, { pointerId: 7, clientX: 700 });
+    expect(now(splitter)).toBe(800);
+  });
+});
+
 describe("the artifacts store", () => {
   it("keeps each file once when a run is replayed to a window that attached again", async () => {
     const chat = await backend.seed(() => ipc.createConversation("Chat"));
@@ -428,7 +546,7 @@ describe("a link a tool's result returned", { timeout: 30_000 }, () => {
     expect(button.textContent).toBe("Reading…");
     expect(button.disabled).toBe(true);
     const canvas = await screen.findByTestId("canvas");
-    await waitFor(() => expect(listed(canvas)).toEqual(["q3.md Markdown · 16 B · from docs__find"]));
+    await waitFor(() => expect(listed(canvas)).toEqual(["q3.md Markdown · 16 B · from docs · Find"]));
     const [kept] = await backend.seed(() => ipc.listArtifacts(id));
     await waitFor(() =>
       expect(within(canvas).getAllByTestId("canvas-file").find((f) => f.getAttribute("aria-current") === "true")?.dataset.sha256).toBe(kept.file.sha256),

@@ -9,6 +9,7 @@ vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 import { cleanup, waitFor, within } from "@testing-library/svelte";
 import userEvent from "@testing-library/user-event";
 import ToolCardView from "../src/chat/ToolCardView.svelte";
+import { PREVIEW_CHARS, clip } from "../src/chat/ResultDetails.svelte";
 import type { ToolCard } from "../src/chat/items";
 import type { Stores } from "../src/app/stores";
 import type { McpServerStatus } from "../src/lib/types";
@@ -63,11 +64,133 @@ describe("a tool card", () => {
       },
     });
     await user.click(view.container.querySelector("summary")!);
-    expect((await view.findByTestId("tool-result-cut")).textContent).toMatch(/first 4,000 of 52,000 characters/);
+    // A preview of what the card holds: its first 2,000 characters, with how long the whole is.
+    expect((await view.findByTestId("tool-result-cut")).textContent).toMatch(/first 2,000 of 52,000 characters/);
+    expect(view.getByTestId("tool-result").textContent).toHaveLength(2_000);
     await user.click(view.getByTestId("tool-result-whole"));
     await vi.waitFor(() => expect(view.getByTestId("tool-result").textContent).toHaveLength(52_000));
     expect(view.queryByTestId("tool-result-cut")).toBeNull();
     expect(asked).toBe(1);
+  });
+});
+
+describe("a tool card's result", () => {
+  const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join("\n");
+
+  async function opened(props: Parameters<typeof renderWithStores<{ card: ToolCard }>>[1]) {
+    const user = userEvent.setup();
+    const view = renderWithStores(ToolCardView, props);
+    await user.click(view.container.querySelector("summary")!);
+    await view.findByTestId("tool-result");
+    return { user, view };
+  }
+
+  it("a long text shows its first 20 lines, and Show all shows the rest inline", async () => {
+    const { user, view } = await opened({ card: { ...card, content: lines(100) } });
+    const result = view.getByTestId("tool-result");
+    expect(result.dataset.view).toBe("text");
+    expect(result.textContent).toBe(lines(20));
+    expect(view.getByTestId("tool-result-cut").textContent).toMatch(/^\s*The first 20 of 100 lines\.\s*Show all\s*$/);
+    await user.click(view.getByTestId("tool-result-whole"));
+    expect(view.getByTestId("tool-result").textContent).toBe(lines(100));
+    expect(view.queryByTestId("tool-result-cut")).toBeNull();
+    // The whole stays shown in the raw form too.
+    await user.click(view.getByTestId("tool-result-raw"));
+    expect(view.getByTestId("tool-result").textContent).toBe(lines(100));
+  });
+
+  it("a text a little over the preview is shown whole, with no Show all", async () => {
+    const { view } = await opened({ card: { ...card, content: lines(23) } });
+    expect(view.getByTestId("tool-result").textContent).toBe(lines(23));
+    expect(view.queryByTestId("tool-result-cut")).toBeNull();
+  });
+
+  it("a result Rust cut, with no way to read the whole here, says so and shows what the card holds", async () => {
+    const { user, view } = await opened({ card: { ...card, content: "y ".repeat(2_000), full_length: 9_000 } });
+    expect(view.getByTestId("tool-result-cut").textContent).toMatch(/first 2,000 of 9,000 characters/);
+    await user.click(view.getByTestId("tool-result-whole"));
+    expect(view.getByTestId("tool-result").textContent).toBe("y ".repeat(2_000));
+    expect(view.getByTestId("tool-result-cut").textContent?.trim()).toBe("The first 4,000 of 9,000 characters.");
+    expect(view.queryByTestId("tool-result-whole")).toBeNull();
+  });
+
+  it("a JSON list of records is a table, and Raw shows the exact text", async () => {
+    const text = '[{"name":"Ada","score":36,"ok":true},{"name":"<b>Grace</b>","score":41,"ok":null}]';
+    const { user, view } = await opened({ card: { ...card, content: text } });
+    const result = view.getByTestId("tool-result");
+    expect(result.dataset.view).toBe("table");
+    const table = within(result).getByTestId("structured-table");
+    expect([...table.querySelectorAll("th")].map((c) => c.textContent)).toEqual(["name", "score", "ok"]);
+    expect([...table.querySelectorAll("tbody tr")].map((r) => [...r.querySelectorAll("td")].map((c) => c.textContent))).toEqual([
+      ["Ada", "36", "true"],
+      ["<b>Grace</b>", "41", "null"],
+    ]);
+    // Plain text: a value is never markup.
+    expect(table.querySelector("b")).toBeNull();
+
+    const raw = view.getByTestId("tool-result-raw");
+    expect(raw.getAttribute("aria-pressed")).toBe("false");
+    await user.click(raw);
+    expect(raw.getAttribute("aria-pressed")).toBe("true");
+    const exact = view.getByTestId("tool-result");
+    expect(exact.tagName).toBe("PRE");
+    expect(exact.dataset.view).toBe("raw");
+    expect(exact.textContent).toBe(text);
+    expect(view.queryByTestId("structured-table")).toBeNull();
+    await user.click(raw);
+    expect(view.getByTestId("tool-result").dataset.view).toBe("table");
+  });
+
+  it("JSON that is not a list of flat records is a tree; an error stays prose", async () => {
+    const { view } = await opened({ card: { ...card, content: '{"city":"Paris","hours":[{"h":1,"t":{"c":3}}]}' } });
+    const result = view.getByTestId("tool-result");
+    expect(result.dataset.view).toBe("tree");
+    expect(result.textContent).toMatch(/city:\s*"Paris"/);
+    cleanup();
+    const failed = await opened({ card: { ...card, state: "error", content: '{"error":"nope"}' } });
+    expect(failed.view.getByText("Error")).toBeTruthy();
+    expect(failed.view.getByTestId("tool-result").dataset.view).toBe("tree");
+  });
+
+  it("a long branch of a tree shows its first 20 entries and Show all", async () => {
+    const many = Array.from({ length: 50 }, (_, i) => i);
+    const { user, view } = await opened({ card: { ...card, content: JSON.stringify({ many }) } });
+    // The tree's first level, then its branch "many".
+    const branch = view.getByTestId("tool-result").querySelectorAll("details")[1];
+    expect(branch.querySelector("summary")?.textContent).toMatch(/many\s*\[50\]/);
+    expect(branch.querySelectorAll("li")).toHaveLength(20);
+    await user.click(within(branch as HTMLElement).getByTestId("structured-more"));
+    expect(branch.querySelectorAll("li")).toHaveLength(50);
+    expect(within(branch as HTMLElement).queryByTestId("structured-more")).toBeNull();
+  });
+
+  it("long arguments show their start and Show all", async () => {
+    const args = JSON.stringify(Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, i])));
+    const { user, view } = await opened({ card: { ...card, arguments: args } });
+    const shown = view.getByTestId("tool-arguments");
+    expect(shown.textContent?.split("\n")).toHaveLength(20);
+    expect(view.getByTestId("tool-arguments-cut").textContent).toMatch(/The first 20 of 42 lines/);
+    await user.click(view.getByTestId("tool-arguments-whole"));
+    expect(view.getByTestId("tool-arguments").textContent).toBe(JSON.stringify(JSON.parse(args), null, 2));
+    expect(view.queryByTestId("tool-arguments-cut")).toBeNull();
+  });
+});
+
+describe("a preview's cut", () => {
+  it("ends at a line, else near a space, never inside a character", () => {
+    expect(clip("short").by).toBeNull();
+    const words = "abcdef ".repeat(500);
+    const cut = clip(words);
+    expect(cut.by).toBe("chars");
+    expect(cut.text).toBe(words.slice(0, 1_994));
+    expect(clip("y ".repeat(2_000)).text).toHaveLength(2_000);
+    const emoji = "a" + "😀".repeat(1_500);
+    const inside = clip(emoji);
+    expect(inside.text.length).toBeLessThanOrEqual(PREVIEW_CHARS);
+    expect(/[\ud800-\udbff]$/.test(inside.text)).toBe(false);
+    // Twenty lines, but longer than the preview's characters: cut by characters.
+    const wide = Array.from({ length: 30 }, () => "z".repeat(300)).join("\n");
+    expect(clip(wide).by).toBe("chars");
   });
 });
 
@@ -132,6 +255,32 @@ describe("a tool card with more than text", () => {
 
     view.unmount();
     expect(blobs.revoked).toEqual(["blob:test/1"]);
+  });
+
+  it("shows structured content once, in its best form, and Raw shows the exact text and the JSON", async () => {
+    const user = userEvent.setup();
+    const structured = { temperature: 21.5, conditions: "Sunny" };
+    const text = JSON.stringify(structured);
+    const view = renderWithStores(ToolCardView, { card: { ...rich, content: text }, loadView: async () => ({ parts: [], structured }) });
+    await user.click(view.container.querySelector("summary")!);
+    const tree = await view.findByTestId("tool-structured");
+    expect(tree.textContent).toMatch(/conditions:\s*"Sunny"/);
+    // The text is the same data as JSON (as servers send it): not shown twice.
+    const result = view.getByTestId("tool-result");
+    expect(result.dataset.view).toBe("tree");
+    expect(result.querySelector(".prose")).toBeNull();
+
+    await user.click(view.getByTestId("tool-result-raw"));
+    expect(view.getByTestId("tool-result").textContent).toBe(text);
+    expect(view.getByTestId("tool-structured-raw").textContent).toBe(JSON.stringify(structured, null, 2));
+    expect(view.queryByTestId("tool-structured")).toBeNull();
+    cleanup();
+
+    // Words beside the structured content are shown with it.
+    const worded = renderWithStores(ToolCardView, { card: rich, loadView: async () => ({ parts: [], structured }) });
+    await user.click(worded.container.querySelector("summary")!);
+    await worded.findByTestId("tool-structured");
+    expect(worded.getByTestId("tool-result").textContent).toMatch(/^Here's the image you requested:.*temperature/s);
   });
 
   it("an SVG is an <img> from a blob, never markup in the page; bad data and other types are named", async () => {

@@ -22,15 +22,29 @@ function lines(file) {
   return fs.existsSync(file) ? fs.readFileSync(file, "utf8").split("\n").filter(Boolean).map(Number) : [];
 }
 
+/** Whether the Servers page shows the server of row `item` running, with its tool count. */
+async function shownRunning(b, item) {
+  const state = await textOf(b, `${item} ${tid("server-state")}`);
+  return state === "Running" && /^\d+ tools?$/.test((await textOf(b, `${item} ${tid("server-tool-count")}`)) ?? "");
+}
+
+/** Opens the detail view of the server of row `item` on the Servers page (its row), unless it is open. */
+async function openServer(b, item) {
+  const row = b.$(`${item} ${tid("server-open")}`);
+  if ((await row.getAttribute("aria-expanded")) !== "true") await row.click();
+  await b.$(`${item} ${tid("server-detail")}`).waitForExist({ timeout: 5000 });
+}
+
 /** The Servers page shows the server running, with its tools and its exact command line. */
 async function showsTheServerRunning(app) {
   await app.browser.$(tid("nav-servers")).click();
   const item = `${tid("server-item")}[data-name="everything"]`;
   await app.browser.$(item).waitForDisplayed({ timeout: 20000 });
-  await app.browser.waitUntil(async () => /^Running · \d+ tools$/.test(await textOf(app.browser, `${item} ${tid("server-state")}`)), {
+  await app.browser.waitUntil(async () => shownRunning(app.browser, item), {
     timeout: 20000,
     timeoutMsg: "the Servers page does not show the server running",
   });
+  await openServer(app.browser, item);
   assert.match(await textOf(app.browser, `${item} ${tid("server-command")}`), /sh -c .*mcp-server-everything.* stdio/);
   await app.screenshot("servers-page");
 }
@@ -112,6 +126,7 @@ test("a server edited in mcp.json starts only once approved in the native dialog
     const item = `${tid("server-item")}[data-name="everything"]`;
     await b.$(item).waitForDisplayed({ timeout: 20000 });
     assert.equal(await textOf(b, `${item} ${tid("server-state")}`), "Needs approval");
+    await openServer(b, item);
     assert.match(await textOf(b, `${item} ${tid("server-command")}`), /--edited-after-approval/);
 
     // Declining (Alt+D) leaves it waiting.
@@ -126,7 +141,7 @@ test("a server edited in mcp.json starts only once approved in the native dialog
     await b.$(`${item} ${tid("server-approve")}`).click();
     dialog = await nativeWindow("Start the MCP server");
     pressIn(dialog, "alt+a");
-    await b.waitUntil(async () => /^Running · \d+ tools$/.test(await textOf(b, `${item} ${tid("server-state")}`)), {
+    await b.waitUntil(async () => shownRunning(b, item), {
       timeout: 30000,
       timeoutMsg: "the approved server does not show as running",
     });
@@ -145,6 +160,7 @@ test("a server edited in mcp.json starts only once approved in the native dialog
     await app.screenshot("servers-log");
 
     // A server added in the window waits for the same native dialog: the page cannot approve.
+    await b.$(tid("add-tab-manual")).click();
     await pasteInto(b, `${tid("server-form")} input[name="name"]`, "typed");
     await pasteInto(b, `${tid("server-form")} input[name="command_line"]`, `DEBUG=1 '${everything}' stdio`);
     await b.$(tid("server-submit")).click();
@@ -152,13 +168,15 @@ test("a server edited in mcp.json starts only once approved in the native dialog
     screenshotScreen("mcp-approval-dialog-added");
     pressIn(dialog, "alt+a");
     const typed = `${tid("server-item")}[data-name="typed"]`;
-    await b.waitUntil(async () => /^Running · \d+ tools$/.test(await textOf(b, `${typed} ${tid("server-state")}`)), {
+    await b.waitUntil(async () => shownRunning(b, typed), {
       timeout: 30000,
       timeoutMsg: "the server added in the window does not run after approval",
     });
+    await openServer(b, typed);
     assert.match(await textOf(b, `${typed} ${tid("server-command")}`), /^DEBUG=1 .*mcp-server-everything stdio$/);
 
     // Editing its command line stops it and asks again; declined, it waits.
+    await b.$(`${typed} ${tid("server-menu")}`).click();
     await b.$(`${typed} ${tid("server-edit-toggle")}`).click();
     await pasteInto(b, `${typed} ${tid("server-edit")} input`, `'${everything}' stdio --edited-in-the-window`);
     await b.$(`${typed} ${tid("server-edit-save")}`).click();
@@ -172,6 +190,7 @@ test("a server edited in mcp.json starts only once approved in the native dialog
 
     // Imported servers are listed first, then wait for approval.
     const pasted = JSON.stringify({ mcpServers: { imported: { command: "uvx", args: ["mcp-server-time"] } } });
+    await b.$(tid("add-tab-import")).click();
     await pasteInto(b, tid("import-text"), pasted);
     await b.$(tid("import-preview")).click();
     await b.$(tid("import-added")).waitForDisplayed({ timeout: 10000 });
@@ -219,7 +238,7 @@ test("a tool changed since first seen is held back until its diff is accepted in
       timeout: 30000,
       timeoutMsg: "the fault server does not run",
     });
-    await b.$(`${item} ${tid("server-tools-toggle")}`).click();
+    await openServer(b, item);
     const echo = `${item} ${tid("tool-item")}[data-tool="echo"]`;
     await b.$(echo).waitForDisplayed({ timeout: 15000 });
     assert.equal(await textOf(b, `${echo} ${tid("tool-status")}`), "Changed · held back");
@@ -230,7 +249,8 @@ test("a tool changed since first seen is held back until its diff is accepted in
     const dialog = await nativeWindow("Offer the changed tool");
     screenshotScreen("mcp-tool-change-dialog");
     pressIn(dialog, "alt+a");
-    await b.waitUntil(async () => (await textOf(b, `${echo} ${tid("tool-status")}`)) === "Unchanged", {
+    // Only a changed tool carries a badge: accepted, echo has none and is pinned.
+    await b.waitUntil(async () => (await b.$(echo).getAttribute("data-status")) === "pinned" && !(await b.$(`${echo} ${tid("tool-status")}`).isExisting()), {
       timeout: 15000,
       timeoutMsg: "the accepted tool is not shown as pinned",
     });
@@ -252,6 +272,7 @@ test("a remote server added by its address connects after the native dialog and 
     const port = await listeningPort(everything, 20000);
     const b = app.browser;
     await b.$(tid("nav-servers")).click();
+    await b.$(tid("add-tab-manual")).click();
     await pasteInto(b, `${tid("server-form")} input[name="name"]`, "remote");
     await b.$(tid("server-kind-url")).click();
     await pasteInto(b, `${tid("server-form")} input[name="url"]`, `http://127.0.0.1:${port}/mcp`);
@@ -260,15 +281,16 @@ test("a remote server added by its address connects after the native dialog and 
     screenshotScreen("mcp-approval-dialog-remote");
     pressIn(dialog, "alt+a");
     const item = `${tid("server-item")}[data-name="remote"]`;
-    await b.waitUntil(async () => /^Running · \d+ tools$/.test(await textOf(b, `${item} ${tid("server-state")}`)), {
+    await b.waitUntil(async () => shownRunning(b, item), {
       timeout: 30000,
       timeoutMsg: "the remote server does not show as running",
     });
+    await openServer(b, item);
     assert.equal(await textOf(b, `${item} ${tid("server-command")}`), `streamable HTTP http://127.0.0.1:${port}/mcp`);
-    await b.$(`${item} ${tid("server-tools-toggle")}`).click();
     await b.$(`${item} ${tid("tool-item")}[data-tool="echo"]`).waitForDisplayed({ timeout: 15000 });
-    // Pinned as the app first saw the server list it, before anyone looked.
-    assert.equal(await textOf(b, `${item} ${tid("tool-item")}[data-tool="echo"] ${tid("tool-status")}`), "Unchanged");
+    // Pinned as the app first saw the server list it, before anyone looked (and so not badged).
+    assert.equal(await b.$(`${item} ${tid("tool-item")}[data-tool="echo"]`).getAttribute("data-status"), "pinned");
+    assert.equal(await textOf(b, `${item} ${tid("tool-item")}[data-tool="echo"] ${tid("tool-status")}`), null);
     await app.screenshot("servers-remote");
     // Beside its tools, what it offers: resources, resource templates and prompts (issue 17).
     await b.$(`${item} ${tid("resource-item")}`).waitForExist({ timeout: 15000 });
@@ -351,14 +373,16 @@ test("a server found in the MCP Registry is installed from Browse, its secret to
     await app.screenshot("registry-install-form");
     await b.$(`${ads} ${tid("registry-install-submit")}`).click();
     // Rust's own dialog shows the address it will reach; declined, the server waits.
-    const dialog = await nativeWindow("Start the MCP server “mcp-server”");
+    // Named from its title ("AdAdvisor MCP Server") by default.
+    const dialog = await nativeWindow("Start the MCP server “adadvisor-mcp-server”");
     screenshotScreen("registry-consent");
     pressIn(dialog, "alt+d");
     await b.$(`${ads} ${tid("registry-installed")}`).waitForDisplayed({ timeout: 10000 });
-    assert.equal(await textOf(b, `${ads} ${tid("registry-installed")}`), "Added “mcp-server” · Needs approval");
-    const item = `${tid("server-item")}[data-name="mcp-server"]`;
+    assert.equal(await textOf(b, `${ads} ${tid("registry-installed")}`), "Added “adadvisor-mcp-server” · Needs approval");
+    const item = `${tid("server-item")}[data-name="adadvisor-mcp-server"]`;
     await b.$(item).waitForDisplayed({ timeout: 10000 });
     assert.equal(await textOf(b, `${item} ${tid("server-state")}`), "Needs approval");
+    await openServer(b, item);
     assert.match(await textOf(b, `${item} ${tid("server-command")}`), /https:\/\/api\.adadvisor\.ai\/mcp/);
     assert.equal(await b.$(token).getValue(), "", "the secret does not stay in the page");
   } finally {
@@ -367,7 +391,7 @@ test("a server found in the MCP Registry is installed from Browse, its secret to
   }
   const file = fs.readFileSync(path.join(home, "config", "mcp.json"), "utf8");
   assert.ok(!file.includes("adv_sk_e2e_secret"), file);
-  assert.match(JSON.parse(file).mcpServers["mcp-server"].headers.Authorization.keychain, /mcp-server/);
+  assert.match(JSON.parse(file).mcpServers["adadvisor-mcp-server"].headers.Authorization.keychain, /mcp-server/);
 });
 
 /** An MCP bundle at `file` around tests/peers/raw_server.py (stdlib-only Python; tool `echo`). */
@@ -404,6 +428,7 @@ test("an MCP bundle chosen in the native dialog shows its consent screen, instal
   try {
     const b = app.browser;
     await b.$(tid("nav-servers")).click();
+    await b.$(tid("add-tab-bundle")).click();
     await b.$(tid("bundle-open")).click();
     await chooseInFileDialog("Install an MCP bundle", file);
     await b.$(tid("bundle-consent")).waitForDisplayed({ timeout: 15000 });
@@ -419,7 +444,7 @@ test("an MCP bundle chosen in the native dialog shows its consent screen, instal
     pressIn(dialog, "alt+a");
     const item = `${tid("server-item")}[data-name="echo-bundle"]`;
     await b.$(item).waitForDisplayed({ timeout: 10000 });
-    await b.waitUntil(async () => (await textOf(b, `${item} ${tid("server-state")}`)) === "Running · 1 tool", {
+    await b.waitUntil(async () => (await shownRunning(b, item)) && (await textOf(b, `${item} ${tid("server-tool-count")}`)) === "1 tool", {
       timeout: 30000,
       timeoutMsg: "the bundle's server does not run",
     });
@@ -497,6 +522,7 @@ test("a switchboard:// link opened while the app runs is handed to it and only p
     const item = `${tid("server-item")}[data-name="linked"]`;
     await b.$(item).waitForDisplayed({ timeout: 10000 });
     assert.equal(await textOf(b, `${item} ${tid("server-state")}`), "Needs approval");
+    await openServer(b, item);
     assert.match(await textOf(b, `${item} ${tid("server-command")}`), /uvx mcp-server-time$/);
   } finally {
     await app.close();

@@ -63,9 +63,15 @@ function echoBundle(): string {
 async function openServers() {
   const rendered = await renderApp();
   await rendered.user.click(screen.getByTestId("nav-servers"));
+  await rendered.user.click(await screen.findByTestId("add-tab-bundle"));
   await screen.findByTestId("bundle-install");
   return rendered;
 }
+
+/** Whether the Servers page shows its Bundle tab. */
+const bundleTabShown = () =>
+  screen.getByTestId("add-tab-bundle").getAttribute("aria-selected") === "true" &&
+  !screen.getByTestId("bundle-install").closest<HTMLElement>("[role=tabpanel]")!.hidden;
 
 describe("Install a bundle", { timeout: 20_000 }, () => {
   let backend: RealBackend;
@@ -143,12 +149,18 @@ describe("Install a bundle", { timeout: 20_000 }, () => {
     await vi.waitFor(async () => expect(await backend.drop("left")).toBe(true));
     await backend.drop({ paths: [echo] });
     const consent = await screen.findByTestId("bundle-consent");
+    // The Servers page opened at its Bundle tab.
+    expect(bundleTabShown()).toBe(true);
     expect(within(consent).getByTestId("bundle-author").textContent).toBe("Someone");
     expect(screen.getByTestId<HTMLInputElement>("bundle-name").value).toBe("echo-bundle");
+    // Dropped while another tab is shown, the bundle brings its tab forward.
+    await user.click(screen.getByTestId("add-tab-manual"));
+    expect(bundleTabShown()).toBe(false);
 
     await backend.drop({ paths: [evil] });
     expect((await screen.findByTestId("bundle-open-error")).textContent).toMatch(/^evil\.mcpb: .*“\.\.\/evil\.txt”/);
     expect(screen.queryByTestId("bundle-consent")).toBeNull();
+    expect(bundleTabShown()).toBe(true);
 
     await backend.drop({ paths: [echo] });
     await screen.findByTestId("bundle-consent");

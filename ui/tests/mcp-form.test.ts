@@ -225,7 +225,13 @@ describe("a server that asks for a sign-in", { timeout: 30_000 }, () => {
     await waitFor(() => expect(within(item).getByTestId("server-state").textContent).toBe("Needs sign-in"), { timeout: 10_000 });
     expect(within(item).getByTestId("server-reason").textContent).toBe("“docs” asks you to sign in");
     await user.click(within(item).getByTestId("server-sign-in"));
-    await waitFor(() => expect(within(screen.getByTestId("server-item")).getByTestId("server-state").textContent).toBe("Running · 1 tool"), { timeout: 10_000 });
+    await waitFor(
+      () => {
+        const running = within(screen.getByTestId("server-item"));
+        expect([running.getByTestId("server-state").textContent, running.getByTestId("server-tool-count").textContent]).toEqual(["Running", "1 tool"]);
+      },
+      { timeout: 10_000 },
+    );
     expect(backend.callsTo("sign_in_mcp_server")).toEqual([{ cmd: "sign_in_mcp_server", args: { name: "docs" } }]);
     // Rust asked first, then had the browser open the server's sign-in page.
     const asked = (await backend.asked()).filter((a) => a.dialog !== "approve_server");

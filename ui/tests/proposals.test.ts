@@ -110,6 +110,8 @@ describe("a server proposed by a link", () => {
     await user.click(within(dialog).getByTestId("confirm-ok"));
     const items = await screen.findAllByTestId("registry-item");
     expect(items.map((i) => i.dataset.name)).toEqual([TIME]);
+    expect(screen.getByTestId("add-tab-registry").getAttribute("aria-selected")).toBe("true");
+    expect(screen.getByTestId("registry-browse").hidden).toBe(false);
     expect(screen.getByTestId<HTMLInputElement>("registry-query").value).toBe(TIME);
     // Looked up only: nothing is added until the person installs it from Browse.
     expect(await servers()).toEqual([]);

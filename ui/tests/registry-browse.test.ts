@@ -52,6 +52,25 @@ const ENTRIES = [
     },
     _meta: official("deprecated"),
   },
+  {
+    server: {
+      name: "com.example.tools/both-ways",
+      title: "Both Ways Ünïcode MCP",
+      description: "Runs here or remotely.",
+      version: "0.3.0",
+      packages: [
+        {
+          registryType: "pypi",
+          identifier: "both-ways",
+          version: "0.3.0",
+          transport: { type: "stdio" },
+          environmentVariables: [{ name: "BOTH_TOKEN", description: "A token", isRequired: true, isSecret: true }],
+        },
+      ],
+      remotes: [{ type: "streamable-http", url: "https://both.example.com/mcp" }],
+    },
+    _meta: official("active"),
+  },
 ];
 
 /** How many servers a page of the registry holds, and whether it fails every request. */
@@ -122,6 +141,7 @@ describe("Browse the MCP Registry", () => {
     expect(items.map((i) => i.dataset.name)).toEqual([
       "io.github.modelcontextprotocol/server-everything",
       "io.github.github/github-mcp-server",
+      "com.example.tools/both-ways",
     ]);
     const everything = within(items[0]);
     expect(everything.getByText("Everything")).toBeTruthy();
@@ -136,6 +156,61 @@ describe("Browse the MCP Registry", () => {
     expect(github.queryByTestId("registry-repository")).toBeNull();
     const lines = github.getAllByTestId("registry-source-line");
     expect(lines[1].textContent).toContain("Needs: Authorization (header, secret)");
+  });
+
+  it("shows each result as a card: a letter avatar, publisher and namespace, version, how it runs and whether it needs a secret", async () => {
+    const { user } = await openBrowse();
+    const [everything, github, both] = await search(user, "");
+    // No image: the registry's icons are not passed on, and the window's CSP loads none.
+    for (const card of [everything, github, both]) expect(card.querySelector("img")).toBeNull();
+    expect(within(everything).getByTestId("registry-avatar").textContent).toBe("E");
+    expect(within(github).getByTestId("registry-avatar").textContent).toBe("G");
+    expect(within(everything).getByTestId("registry-publisher").textContent?.replace(/\s+/g, " ").trim()).toBe(
+      "Publisher: modelcontextprotocol (GitHub) Namespace: io.github.modelcontextprotocol",
+    );
+    expect(within(both).getByTestId("registry-publisher").textContent?.replace(/\s+/g, " ").trim()).toBe(
+      "Publisher: tools.example.com Namespace: com.example.tools",
+    );
+    // A server without a title goes by the last part of its registry name.
+    expect(within(github).getByRole("heading", { level: 3 }).textContent).toBe("github-mcp-server");
+    expect(within(both).getByText("0.3.0")).toBeTruthy();
+    const chips = (card: HTMLElement) => within(card).getAllByTestId("registry-chip").map((c) => c.textContent);
+    expect(chips(everything)).toEqual(["stdio", "npm"]);
+    expect(chips(github)).toEqual(["stdio", "NuGet", "Remote HTTP"]);
+    expect(chips(both)).toEqual(["stdio", "PyPI", "Remote HTTP"]);
+    expect(within(everything).queryByTestId("registry-secret")).toBeNull();
+    expect(within(github).getByTestId("registry-secret").textContent).toBe("Needs a secret");
+    expect(within(github).getByTestId("registry-secret").getAttribute("title")).toBe("Asks for Authorization (header)");
+    // One way to install, or the choice of local or remote where it offers both.
+    expect(within(github).getByTestId("registry-install").textContent?.trim()).toBe("Install…");
+    expect(within(both).queryByTestId("registry-install")).toBeNull();
+    expect(within(both).getByTestId("registry-install-local").textContent?.trim()).toBe("Install as local…");
+    expect(within(both).getByTestId("registry-install-remote").textContent?.trim()).toBe("Use remote…");
+  });
+
+  it("installs as local or uses the remote address, as the person chose, named from its title", async () => {
+    await backend.host({ confirm: false });
+    const { user } = await openBrowse();
+    const [both] = await search(user, "both");
+    await user.click(within(both).getByTestId("registry-install-local"));
+    let form = within(both).getByTestId("registry-install-form");
+    // Only its package is offered, with the secret it needs.
+    expect(within(form).queryAllByTestId("registry-source")).toEqual([]);
+    expect(form.querySelector<HTMLInputElement>('[data-need="BOTH_TOKEN"]')?.type).toBe("password");
+    expect(within(form).getByTestId<HTMLInputElement>("registry-install-name").value).toBe("both-ways-unicode-mcp");
+    await user.click(within(both).getByTestId("registry-install-remote"));
+    form = within(both).getByTestId("registry-install-form");
+    expect(form.querySelector('[data-need="BOTH_TOKEN"]')).toBeNull();
+    expect(within(both).getByTestId("registry-install-remote").getAttribute("aria-expanded")).toBe("true");
+    expect(within(both).getByTestId("registry-install-local").getAttribute("aria-expanded")).toBe("false");
+    await user.click(within(form).getByTestId("registry-install-submit"));
+    expect((await within(form).findByTestId("registry-installed")).textContent).toBe("Added “both-ways-unicode-mcp” · Needs approval");
+    expect(installs()).toEqual([
+      { server: "com.example.tools/both-ways", version: "0.3.0", source: 1, name: "both-ways-unicode-mcp", values: {} },
+    ]);
+    const [added] = await screen.findAllByTestId("server-item");
+    expect(added.dataset.name).toBe("both-ways-unicode-mcp");
+    expect(within(added).getByTestId("server-open").textContent).toContain("HTTP");
   });
 
   it("searches by name, says when nothing matches, and pages on with More", async () => {
@@ -173,15 +248,17 @@ describe("Browse the MCP Registry", () => {
     const [everything] = await search(user, "everything");
     await user.click(within(everything).getByTestId("registry-install"));
     const form = within(everything).getByTestId("registry-install-form");
-    expect(within(form).getByTestId<HTMLInputElement>("registry-install-name").value).toBe("server-everything");
+    // Named from its title by default.
+    expect(within(form).getByTestId<HTMLInputElement>("registry-install-name").value).toBe("everything");
     await user.click(within(form).getByTestId("registry-install-submit"));
-    expect((await within(form).findByTestId("registry-installed")).textContent).toBe("Added “server-everything” · Needs approval");
+    expect((await within(form).findByTestId("registry-installed")).textContent).toBe("Added “everything” · Needs approval");
     expect(installs()).toEqual([
-      { server: "io.github.modelcontextprotocol/server-everything", version: "2026.8.31", source: 0, name: "server-everything", values: {} },
+      { server: "io.github.modelcontextprotocol/server-everything", version: "2026.8.31", source: 0, name: "everything", values: {} },
     ]);
     expect((await backend.asked()).map((a) => a.dialog)).toEqual(["approve_server"]);
     const added = await screen.findAllByTestId("server-item");
-    expect(added.map((s) => s.dataset.name)).toEqual(["server-everything"]);
+    expect(added.map((s) => s.dataset.name)).toEqual(["everything"]);
+    await user.click(within(added[0]).getByTestId("server-open"));
     expect(within(added[0]).getByTestId("server-command").textContent).toBe("npx -y @modelcontextprotocol/server-everything@2026.8.31");
   });
 

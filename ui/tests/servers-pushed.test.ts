@@ -52,17 +52,24 @@ describe("the Servers page, kept current by Rust", () => {
     const { user } = await renderApp();
     await user.click(screen.getByTestId("nav-servers"));
     const state = () => screen.getByTestId("server-state").textContent ?? "";
-    await waitFor(() => expect(state()).toBe(`Running · ${before} tools`));
+    const toolCount = () => screen.queryByTestId("server-tool-count")?.textContent ?? null;
+    await waitFor(() => expect([state(), toolCount()]).toEqual(["Running", `${before} tools`]));
     const fetches = backend.callsTo("list_mcp_servers").length;
 
     const crashed = run(conversation.id);
     // Restarted after a second.
-    await waitFor(() => expect(state()).toMatch(/^Crashed · restarting/), { timeout: 10_000 });
-    await waitFor(() => expect(state()).toBe(`Running · ${before} tools`), { timeout: 10_000 });
+    await waitFor(
+      () => {
+        expect([state(), toolCount()]).toEqual(["Crashed", null]);
+        expect(screen.getByTestId("server-restarting").textContent?.trim()).toMatch(/^Restarting in \d+ s \(attempt \d+ of 5\)$/);
+      },
+      { timeout: 10_000 },
+    );
+    await waitFor(() => expect([state(), toolCount()]).toEqual(["Running", `${before} tools`]), { timeout: 10_000 });
     await crashed;
 
     await run(conversation.id);
-    await waitFor(() => expect(state()).toBe(`Running · ${before + 1} tools`), { timeout: 10_000 });
+    await waitFor(() => expect([state(), toolCount()]).toEqual(["Running", `${before + 1} tools`]), { timeout: 10_000 });
     expect(screen.getByTestId("server-item").textContent).toContain(String(before + 1));
 
     expect(backend.callsTo("list_mcp_servers").length).toBe(fetches);

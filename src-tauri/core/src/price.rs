@@ -101,26 +101,47 @@ pub fn usd_per_million(pico_per_token: u64) -> String {
     trimmed(pico_per_token / 1_000_000, pico_per_token % 1_000_000, 6)
 }
 
-/// An amount of pico-dollars for a person: "$0.0123" (four significant places below a cent,
-/// two above), "$0" for nothing.
+/// An amount of pico-dollars for a person, as the window shows it (docs/DESIGN.md, "Money"):
+/// "$0" for nothing, else at most four significant digits, rounded half up, trailing zeros
+/// trimmed ("$0.0001234", "$0.0123", "$1.234", "$12.35"), a fraction of a dollar to the cent at
+/// least where four digits allow ("$0.50"), whole dollars without one ("$12"), and from $1,000 on
+/// whole dollars with their thousands grouped ("$1,234"). `ui/src/shared/money.ts` is the same.
 pub fn usd(pico: u64) -> String {
     if pico == 0 {
         return "$0".into();
     }
-    let dollars = pico / PICO;
-    let rest = pico % PICO;
-    if dollars > 0 || rest >= PICO / 100 {
-        // Cents, rounded half up.
-        let cents = (pico + PICO / 200) / (PICO / 100);
-        return format!("${}.{:02}", cents / 100, cents % 100);
+    let digits = pico.ilog10() + 1;
+    let unit = if digits > 4 { 10u64.pow(digits - 4) } else { 1 };
+    let rounded = pico.saturating_add(unit / 2) / unit * unit;
+    if rounded >= 1000 * PICO {
+        let whole = pico.saturating_add(PICO / 2) / PICO;
+        return format!("${}", grouped(whole));
     }
-    // Below a cent: enough digits to show four significant ones.
-    let digits = 12 - (rest.ilog10() as usize + 1);
-    let places = (digits + 4).min(12);
-    let unit = 10u64.pow(12 - u32::try_from(places).unwrap_or(12));
-    let rounded = (rest + unit / 2) / unit;
-    let text = format!("{rounded:0places$}");
-    format!("$0.{}", text.trim_end_matches('0'))
+    let dollars = rounded / PICO;
+    let mut fraction = format!("{:012}", rounded % PICO)
+        .trim_end_matches('0')
+        .to_owned();
+    if fraction.len() == 1 && dollars < 100 {
+        fraction.push('0');
+    }
+    if fraction.is_empty() {
+        format!("${dollars}")
+    } else {
+        format!("${dollars}.{fraction}")
+    }
+}
+
+/// `n` with its thousands grouped by commas ("1,234,567").
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// `text` as a non-negative decimal times 10^`scale`, exactly (digits past `scale` are cut).
@@ -226,10 +247,34 @@ mod tests {
         // 1 200 in, 300 out: $0.003 + $0.003.
         assert_eq!(gpt.cost(1_200, 300), 6_000_000_000);
         assert_eq!(usd(gpt.cost(1_200, 300)), "$0.006");
-        assert_eq!(usd(1_234_567_890_123), "$1.23");
-        assert_eq!(usd(12_345_678), "$0.00001235");
-        assert_eq!(usd(0), "$0");
-        assert_eq!(usd(10_000_000_000), "$0.01");
+        // The same amounts as ui/tests/money.test.ts: the window and the command line agree.
+        for (pico, shown) in [
+            (0, "$0"),
+            (1, "$0.000000000001"),
+            (999, "$0.000000000999"),
+            (12_345_678, "$0.00001235"),
+            (123_400_000, "$0.0001234"),
+            (9_999_499_999, "$0.009999"),
+            (9_999_999_999, "$0.01"),
+            (10_000_000_000, "$0.01"),
+            (12_300_000_000, "$0.0123"),
+            (500_000_000_000, "$0.50"),
+            (1_234_000_000_000, "$1.234"),
+            (1_234_499_999_999, "$1.234"),
+            (1_234_567_890_123, "$1.235"),
+            (12_000_000_000_000, "$12"),
+            (12_300_000_000_000, "$12.30"),
+            (12_345_000_000_000, "$12.35"),
+            (120_000_000_000_000, "$120"),
+            (123_449_000_000_000, "$123.4"),
+            (999_949_999_999_999, "$999.9"),
+            (999_950_000_000_000, "$1,000"),
+            (1_234_000_000_000_000, "$1,234"),
+            (8_999_500_000_000_000, "$9,000"),
+            (1_234_567_000_000_000_000, "$1,234,567"),
+        ] {
+            assert_eq!(usd(pico), shown, "{pico}");
+        }
         assert_eq!(gpt.cost(u64::MAX, 2), u64::MAX, "saturates");
     }
 

@@ -566,7 +566,7 @@ describe("a link a tool's result returned", { timeout: 30_000 }, () => {
     const { user } = await openConversation();
     const { links } = await openLinks(user);
     await user.click(within(links[1]).getByTestId("tool-link-open"));
-    // The server's own words first (its last words on stderr may follow).
+    // The server's own words first (the last output from the server may follow).
     expect((await within(links[1]).findByTestId("tool-link-error")).textContent?.split("\n")[0]).toBe("“docs” failed: Unknown resource: docs://reports/gone.md");
     expect(within(links[1]).getByTestId("tool-link-open").textContent).toBe("Open in canvas");
 

@@ -161,7 +161,7 @@ describe("settings › the list of sections", () => {
     await waitFor(() => expect(within(nav).getAllByRole("button")).toHaveLength(9));
     expect(within(nav).getAllByRole("button").map((b) => b.textContent?.trim())).toEqual([
       "Appearance",
-      "Defaults for new chats",
+      "New chats",
       "Tool run limits",
       "MCP registry",
       "Profiles",

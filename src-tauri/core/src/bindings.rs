@@ -113,6 +113,7 @@ fn bindings() -> String {
         crate::mcp::host::ServerState,
         crate::app::Transport,
         crate::app::McpServerView,
+        crate::app::CommandParts,
         crate::app::McpServerStatus,
         // the MCP Registry
         crate::mcp::registry::SearchPage,

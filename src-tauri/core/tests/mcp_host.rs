@@ -276,6 +276,18 @@ async fn an_edit_in_the_window_keeps_the_rest_of_the_entry_and_needs_approval_ag
         edited.edit_text.as_deref(),
         Some("npx -y server-filesystem '/my files'")
     );
+    // The Servers page's chips: each part as it runs, the secret as its keychain reference.
+    let parts = edited
+        .command
+        .expect("a local server has its command in parts");
+    assert_eq!(parts.program, "npx");
+    assert_eq!(parts.args, ["-y", "server-filesystem", "/my files"]);
+    assert_eq!(
+        parts.env,
+        ["API_TOKEN=<keychain:mcp/files/env/API_TOKEN>", "MODE=ro"]
+    );
+    assert_eq!(parts.folder, None);
+    assert_eq!(typed.command, None, "a remote server has no command");
     let file = McpFile::load(&app.mcp_file()).unwrap();
     let entry = &file.servers["files"];
     assert_eq!(entry.env["MODE"], ConfigValue::Plain("ro".into()), "kept");

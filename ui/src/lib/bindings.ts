@@ -924,7 +924,26 @@ edit_text: string | null,
 /**
  * The folders it is given as its roots.
  */
-roots: Array<string>, };
+roots: Array<string>, 
+/**
+ * A local server's command in its parts, as `command_line` shows them (the Servers page
+ * shows them as chips); `None` for a remote server or an entry that cannot be used.
+ */
+command: CommandParts | null, };
+
+/**
+ * The parts of a local server's command line, each as it will run (a secret variable as its
+ * keychain reference).
+ */
+export type CommandParts = { 
+/**
+ * `KEY=value`, in the order they are set.
+ */
+env: Array<string>, 
+/**
+ * The folder it runs in, when it has one of its own.
+ */
+folder: string | null, program: string, args: Array<string>, };
 
 /**
  * A configured server with what the supervisor says about it, for the Servers page.
@@ -971,7 +990,12 @@ edit_text: string | null,
 /**
  * The folders it is given as its roots.
  */
-roots: Array<string>, };
+roots: Array<string>, 
+/**
+ * A local server's command in its parts, as `command_line` shows them (the Servers page
+ * shows them as chips); `None` for a remote server or an entry that cannot be used.
+ */
+command: CommandParts | null, };
 
 /**
  * One page of a search.

@@ -69,7 +69,8 @@ pub use providers::Providers;
 pub use registry::{InstallRequest, Installed};
 pub use runs::{Feed, RunHandle, Runs};
 pub use servers::{
-    ImportSource, McpServerStatus, McpServerView, ToolAcceptance, ToolReview, Transport,
+    CommandParts, ImportSource, McpServerStatus, McpServerView, ToolAcceptance, ToolReview,
+    Transport,
 };
 pub use turns::{system_prompt, ConversationTool, ToolSelection, TurnRequest};
 pub use usage::{Usage, UsageReport};

@@ -162,7 +162,7 @@ fn tail_text(tail: &str) -> String {
     if tail.trim().is_empty() {
         String::new()
     } else {
-        format!("\n--- its last words on stderr ---\n{}", tail.trim_end())
+        format!("\n--- Last output from the server ---\n{}", tail.trim_end())
     }
 }
 

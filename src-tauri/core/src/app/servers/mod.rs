@@ -16,7 +16,7 @@ mod views;
 pub use entries::ImportSource;
 pub(super) use views::pid_file_of;
 use views::{find_server, not_oauth, off_runtime};
-pub use views::{McpServerStatus, McpServerView, ToolReview, Transport};
+pub use views::{CommandParts, McpServerStatus, McpServerView, ToolReview, Transport};
 
 use std::collections::HashMap;
 use std::sync::Arc;

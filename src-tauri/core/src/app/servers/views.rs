@@ -91,6 +91,43 @@ pub struct McpServerView {
     pub edit_text: Option<String>,
     /// The folders it is given as its roots.
     pub roots: Vec<String>,
+    /// A local server's command in its parts, as `command_line` shows them (the Servers page
+    /// shows them as chips); `None` for a remote server or an entry that cannot be used.
+    pub command: Option<CommandParts>,
+}
+
+/// The parts of a local server's command line, each as it will run (a secret variable as its
+/// keychain reference).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct CommandParts {
+    /// `KEY=value`, in the order they are set.
+    pub env: Vec<String>,
+    /// The folder it runs in, when it has one of its own.
+    pub folder: Option<String>,
+    pub program: String,
+    pub args: Vec<String>,
+}
+
+impl CommandParts {
+    fn of(launch: &Launch) -> Option<CommandParts> {
+        match launch {
+            Launch::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => Some(CommandParts {
+                env: env
+                    .iter()
+                    .map(|(k, v)| format!("{k}={}", v.display()))
+                    .collect(),
+                folder: cwd.as_ref().map(|dir| dir.display().to_string()),
+                program: command.clone(),
+                args: args.clone(),
+            }),
+            Launch::Http { .. } | Launch::Sse { .. } => None,
+        }
+    }
 }
 
 impl App {
@@ -152,6 +189,7 @@ impl App {
                     disabled: spec.disabled,
                     error: None,
                     roots: spec.roots.iter().map(|p| p.display().to_string()).collect(),
+                    command: CommandParts::of(&spec.launch),
                     name,
                 },
                 Err(e) => McpServerView {
@@ -163,6 +201,7 @@ impl App {
                     approved: false,
                     error: Some(e.to_string()),
                     roots: Vec::new(),
+                    command: None,
                 },
             };
             views.push(view);

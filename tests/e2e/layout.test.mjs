@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { test } from "node:test";
-import { cli, launch, openNewConversation, textOf, tid, withMockModel } from "./harness.mjs";
+import { answerSays, cli, launch, nativeWindow, openNewConversation, pressIn, textOf, tid, withMockModel } from "./harness.mjs";
 
 const LONG_TITLE = "A conversation about the quarterly planning of the infrastructure migration, with notes from every team involved";
 const LONG_MODEL = "a-very-long-model-name-from-a-local-server-llama-3.3-70b-instruct-q4_K_M-2026-12-06";
@@ -44,15 +44,18 @@ function oneRow(b, selector) {
   return b.execute((sel) => {
     const kids = [...(document.querySelector(sel)?.children ?? [])].filter((k) => k.getClientRects().length > 0 && !k.classList.contains("visually-hidden"));
     const rects = kids.map((k) => k.getBoundingClientRect()).filter((r) => r.height > 0);
+    if (rects.length < 2) return `only ${rects.length} child shown`;
     const top = Math.max(...rects.map((r) => r.top));
     const bottom = Math.min(...rects.map((r) => r.bottom));
-    return top < bottom;
+    return top < bottom || `children from ${top} to ${bottom}`;
   }, selector);
 }
 
 test("at 1000, 1200 and 1440 px the header, the composer and the sidebar keep to their boxes and their rows", async () => {
   await withMockModel("layout", { fault: true }, async (home, mock) => {
     cli(home, ["provider", "add", "A local server with a long name", "--kind", "openai_compatible", "--base-url", `${mock.root}/v1`, "--model", LONG_MODEL]);
+    // A profile new conversations follow: its name shows in the header.
+    cli(home, ["profile", "create", "Research assistant for the migration", "--default"]);
     cli(home, ["mcp", "add", LONG_SERVER, "--", path.resolve("tests/peers/.venv/bin/python"), path.resolve("tests/peers/fault_server.py")]);
     const app = await launch(home);
     try {
@@ -74,6 +77,16 @@ test("at 1000, 1200 and 1440 px the header, the composer and the sidebar keep to
         select.value = value;
         select.dispatchEvent(new Event("change", { bubbles: true }));
       }, wanted);
+      // One answer: the window's fill and the cost so far show in the header; auto-approve on
+      // (after Rust's own dialog) shows its chip. The header is then as full as it gets.
+      await b.$(tid("composer-input")).setValue("Say hello");
+      await b.keys("Enter");
+      await answerSays(b, "Hello");
+      await b.$(tid("conversation-window")).waitForExist({ timeoutMsg: "no window fill in the header" });
+      await b.$(tid("conversation-menu")).click();
+      await b.$(tid("auto-approve")).click();
+      pressIn(await nativeWindow("Run every tool without asking"), "alt+r");
+      await b.$(tid("auto-approve-chip")).waitForDisplayed({ timeoutMsg: "auto-approve did not turn on" });
       await b.$(tid("composer-input")).setValue("A question long enough to fill the box a little");
 
       for (const [width, height] of [
@@ -84,8 +97,8 @@ test("at 1000, 1200 and 1440 px the header, the composer and the sidebar keep to
         await app.resize(width, height);
         const found = await problems(b, [tid("conversation-header"), tid("composer-bar"), tid("sidebar")]);
         assert.deepEqual(found, [], `at ${width} px`);
-        assert.ok(await oneRow(b, tid("conversation-header")), `the header wraps at ${width} px`);
-        assert.ok(await oneRow(b, tid("composer-bar")), `the composer's bar wraps at ${width} px`);
+        assert.equal(await oneRow(b, tid("conversation-header")), true, `the header wraps at ${width} px`);
+        assert.equal(await oneRow(b, tid("composer-bar")), true, `the composer's bar wraps at ${width} px`);
         if (width >= 1200) {
           const title = await b.$(tid("conversation-header-title")).getSize("width");
           assert.ok(title >= 240, `the title has ${title} px at ${width} px`);

@@ -382,6 +382,10 @@ describe("the canvas beside a narrow window", { timeout: 30_000 }, () => {
     expect(shell.dataset.sidebar).toBe("shown");
     let canvas = await openCanvas(user);
     await waitFor(() => expect(shell.dataset.sidebar).toBe("folded"));
+    // Folded, a rail is left with one way back: the sidebar shows beside the canvas.
+    await user.click(screen.getByTestId("show-sidebar"));
+    expect(shell.dataset.sidebar).toBe("shown");
+    expect(screen.queryByTestId("show-sidebar")).toBeNull();
     await user.click(within(canvas).getByTestId("canvas-close"));
     expect(shell.dataset.sidebar).toBe("shown");
 

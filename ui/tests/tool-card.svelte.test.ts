@@ -149,7 +149,10 @@ describe("a tool card's result", () => {
     cleanup();
     const failed = await opened({ card: { ...card, state: "error", content: '{"error":"nope"}' } });
     expect(failed.view.getByText("Error")).toBeTruthy();
-    expect(failed.view.getByTestId("tool-result").dataset.view).toBe("tree");
+    const words = failed.view.getByTestId("tool-result");
+    expect(words.dataset.view).toBe("text");
+    expect(words.classList.contains("error")).toBe(true);
+    expect(words.textContent).toBe('{"error":"nope"}');
   });
 
   it("a long branch of a tree shows its first 20 entries and Show all", async () => {

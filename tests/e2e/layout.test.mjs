@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { test } from "node:test";
-import { answerSays, cli, launch, nativeWindow, openNewConversation, pressIn, textOf, tid, withMockModel } from "./harness.mjs";
+import { answerSays, cli, launch, nativeWindow, openNewConversation, pressIn, serverRunning, textOf, tid, withMockModel } from "./harness.mjs";
 
 const LONG_TITLE = "A conversation about the quarterly planning of the infrastructure migration, with notes from every team involved";
 const LONG_MODEL = "a-very-long-model-name-from-a-local-server-llama-3.3-70b-instruct-q4_K_M-2026-12-06";
@@ -60,6 +60,9 @@ test("at 1000, 1200 and 1440 px the header, the composer and the sidebar keep to
     const app = await launch(home);
     try {
       const b = app.browser;
+      // Both servers run first, so the header counts their tools (its widest state).
+      await serverRunning(b, "fault");
+      await serverRunning(b, LONG_SERVER);
       await openNewConversation(b);
       await b.$(tid("conversation-menu")).click();
       await b.$(tid("rename-conversation")).click();
@@ -88,6 +91,9 @@ test("at 1000, 1200 and 1440 px the header, the composer and the sidebar keep to
       pressIn(await nativeWindow("Run every tool without asking"), "alt+r");
       await b.$(tid("auto-approve-chip")).waitForDisplayed({ timeoutMsg: "auto-approve did not turn on" });
       await b.$(tid("composer-input")).setValue("A question long enough to fill the box a little");
+      // The tools' count is in the header once the long-named server runs (a CI run showed it
+      // where a quicker local one had not yet).
+      await b.$(tid("tools-count")).waitForExist({ timeout: 20000, timeoutMsg: "the header shows no tools count" });
 
       for (const [width, height] of [
         [1000, 700],

@@ -8,7 +8,9 @@ use std::sync::Arc;
 use switchboard_core::policy::confirm::{Allowance, Confirm, ServerApprovalRequest, ToolChange};
 use switchboard_core::settings::{Settings, SettingsError, SettingsSource};
 use tauri::{AppHandle, Manager, Wry};
-use tauri_plugin_dialog::{DialogExt, MessageDialogButtons, MessageDialogKind};
+use tauri_plugin_dialog::DialogExt;
+#[cfg(not(target_os = "linux"))]
+use tauri_plugin_dialog::{MessageDialogButtons, MessageDialogKind};
 use tauri_plugin_store::Store;
 
 /// The settings as the store plugin keeps them (it owns the file while the window is open).
@@ -43,6 +45,7 @@ const RUN_FOR_APP: Buttons = ("_Run", "_Cancel");
 const OPEN_FORM_PAGE: Buttons = ("_Open the page", "_Cancel");
 const PUT_ON_PATH: Buttons = ("_Put it there", "_Cancel");
 
+#[cfg(not(target_os = "linux"))]
 fn label(text: &str) -> String {
     if cfg!(target_os = "linux") {
         text.to_owned()
@@ -63,18 +66,33 @@ impl Confirm for NativeConfirm {
         } else {
             ("run this command, with your permissions, for", "a command")
         };
-        let message = format!(
-            "Switchboard will {what} the MCP server “{}”:\n\n{}\n\nApprove only {recognise} you recognise. \
-             If mcp.json changes, you will be asked again.",
-            request.server, request.command_line
-        );
-        let title = format!("Start the MCP server “{}”?", request.server);
-        self.ask(title, message, START_SERVER).await
+        let question = Question {
+            title: format!("Start the MCP server “{}”?", request.server),
+            lead: format!("Switchboard will {what} the MCP server “{}”:", request.server),
+            detail: Some(Detail {
+                text: request.command_line.clone(),
+                diff: false,
+            }),
+            tail: Some(format!(
+                "Approve only {recognise} you recognise. If mcp.json changes, you will be asked again."
+            )),
+            buttons: START_SERVER,
+        };
+        self.ask(question).await
     }
 
     async fn accept_tool(&self, change: &ToolChange) -> bool {
-        self.ask(change.title(), change.message(), ACCEPT_TOOL)
-            .await
+        let question = Question {
+            title: change.title(),
+            lead: change.lead(),
+            detail: Some(Detail {
+                text: change.shown_diff(),
+                diff: true,
+            }),
+            tail: None,
+            buttons: ACCEPT_TOOL,
+        };
+        self.ask(question).await
     }
 
     async fn allow(&self, allowance: &Allowance) -> bool {
@@ -87,29 +105,88 @@ impl Confirm for NativeConfirm {
             Allowance::FormPage { .. } => OPEN_FORM_PAGE,
             Allowance::ShellCommand { .. } => PUT_ON_PATH,
         };
-        self.ask(allowance.title(), allowance.message(), buttons)
-            .await
+        let question = Question {
+            title: allowance.title(),
+            lead: allowance.message(),
+            detail: None,
+            tail: None,
+            buttons,
+        };
+        self.ask(question).await
     }
 }
 
 impl NativeConfirm {
-    /// Two buttons; resolves true for the first. Closing it (Escape) is the second.
-    async fn ask(&self, title: String, message: String, (yes, no): Buttons) -> bool {
+    /// Two buttons; resolves true for the first. Closing it (Escape) is the second, which is
+    /// also the default. On Linux, GTK's own dialog (`gtk_dialog.rs`): parented, its detail
+    /// scrolled; elsewhere the plugin's, parented to the main window, its text in one piece.
+    async fn ask(&self, question: Question) -> bool {
+        let question = question.without_nul();
         let (answer, answered) = tokio::sync::oneshot::channel();
-        let mut dialog = self
-            .0
-            .dialog()
-            .message(dialog_text(&message))
-            .title(title.replace('\0', NUL_SHOWN))
-            .kind(MessageDialogKind::Warning)
-            .buttons(MessageDialogButtons::OkCancelCustom(label(yes), label(no)));
-        if let Some(window) = self.0.get_webview_window("main") {
-            dialog = dialog.parent(&window);
+        #[cfg(target_os = "linux")]
+        crate::gtk_dialog::ask(&self.0, question, answer);
+        #[cfg(not(target_os = "linux"))]
+        {
+            let mut text = question.lead;
+            if let Some(detail) = question.detail {
+                text = format!("{text}\n\n{}", detail.text);
+            }
+            if let Some(tail) = question.tail {
+                text = format!("{text}\n\n{tail}");
+            }
+            let (yes, no) = question.buttons;
+            let mut dialog = self
+                .0
+                .dialog()
+                .message(dialog_text(&text))
+                .title(question.title)
+                .kind(MessageDialogKind::Warning)
+                .buttons(MessageDialogButtons::OkCancelCustom(label(yes), label(no)));
+            if let Some(window) = self.0.get_webview_window("main") {
+                dialog = dialog.parent(&window);
+            }
+            dialog.show(move |approved| {
+                let _ = answer.send(approved);
+            });
         }
-        dialog.show(move |approved| {
-            let _ = answer.send(approved);
-        });
         answered.await.unwrap_or(false)
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+/// What a dialog asks (on Linux, `gtk_dialog.rs` draws it).
+struct Question {
+    title: String,
+    lead: String,
+    detail: Option<Detail>,
+    tail: Option<String>,
+    buttons: Buttons,
+}
+
+#[cfg(not(target_os = "linux"))]
+struct Detail {
+    text: String,
+    #[allow(dead_code)]
+    diff: bool,
+}
+
+#[cfg(target_os = "linux")]
+use crate::gtk_dialog::{Detail, Question};
+
+impl Question {
+    /// Every text with its NULs shown as ␀: the C strings a dialog is given would end there.
+    fn without_nul(self) -> Self {
+        let clean = |text: String| text.replace('\0', NUL_SHOWN);
+        Self {
+            title: clean(self.title),
+            lead: clean(self.lead),
+            detail: self.detail.map(|d| Detail {
+                text: clean(d.text),
+                diff: d.diff,
+            }),
+            tail: self.tail.map(clean),
+            buttons: self.buttons,
+        }
     }
 }
 
@@ -121,6 +198,7 @@ const NUL_SHOWN: &str = "\u{2400}";
 /// `gtk_message_dialog_format_secondary_text` as a printf format: a `%s` in a server's text or
 /// a link would read memory and a `%n` abort the app (glibc: "%n in writable segment"), so each
 /// `%` is doubled there.
+#[cfg(not(target_os = "linux"))]
 fn dialog_text(text: &str) -> String {
     let text = text.replace('\0', NUL_SHOWN);
     if cfg!(any(

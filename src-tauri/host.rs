@@ -102,4 +102,8 @@ impl Host for TauriHost {
     fn restart(&self) {
         crate::updates::restart(&self.handle);
     }
+
+    fn quit(&self) {
+        self.handle.exit(0);
+    }
 }

@@ -4,6 +4,8 @@
 
 mod app_pages;
 mod bridge;
+#[cfg(target_os = "linux")]
+mod gtk_dialog;
 mod host;
 mod state;
 mod updates;

@@ -310,8 +310,9 @@ test("Ctrl+K finds a message far back in a long conversation and opens it there;
     await b.$(tid("import-conversation")).click();
     await chooseInFileDialog("Import a conversation", out);
     await b.waitUntil(async () => (await sidebarTitles(b)).length === 2, { timeout: 15000, timeoutMsg: "the import did not arrive" });
-    assert.deepEqual(await sidebarTitles(b), ["Island trip", "Island trip"]);
-    await b.waitUntil(async () => (await textOf(b, tid("conversation-header-title")).catch(() => "")) === "Island trip", { timeout: 10000 });
+    // Told apart from the original it was exported from.
+    assert.deepEqual(await sidebarTitles(b), ["Island trip (imported)", "Island trip"]);
+    await b.waitUntil(async () => (await textOf(b, tid("conversation-header-title")).catch(() => "")) === "Island trip (imported)", { timeout: 10000 });
     // The same conversation: what the export of the import holds is what the first export held.
     const ids = await sidebarIds(b);
     const again = cli(home, ["conversations", "export", ids[0], "--format", "json"]);

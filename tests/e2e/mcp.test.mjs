@@ -129,10 +129,17 @@ test("a server edited in mcp.json starts only once approved in the native dialog
     await openServer(b, item);
     assert.match(await textOf(b, `${item} ${tid("server-command")}`), /--edited-after-approval/);
 
-    // Declining (Alt+D) leaves it waiting.
+    // Return takes the default, which is the safe choice: it leaves the server waiting.
     await b.$(`${item} ${tid("server-approve")}`).click();
     let dialog = await nativeWindow("Start the MCP server");
     screenshotScreen("mcp-approval-dialog");
+    pressIn(dialog, "Return");
+    await windowGone("Start the MCP server");
+    assert.equal(await textOf(b, `${item} ${tid("server-state")}`), "Needs approval");
+
+    // So does declining by its mnemonic (Alt+D).
+    await b.$(`${item} ${tid("server-approve")}`).click();
+    dialog = await nativeWindow("Start the MCP server");
     pressIn(dialog, "alt+d");
     await windowGone("Start the MCP server");
     assert.equal(await textOf(b, `${item} ${tid("server-state")}`), "Needs approval");

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { configure, fireEvent, screen, waitFor, within } from "@testing-library/svelte";
 import { invoke } from "@tauri-apps/api/core";
 import * as ipc from "../src/lib/ipc";
+import { toIpcError } from "../src/lib/errors";
 import type { RunEvent } from "../src/lib/bindings";
 import type { Conversation } from "../src/lib/types";
 import { httpPeer, type ModelServer, installRealBackend, peer, type RealBackend, type Turn } from "./real-backend";
@@ -809,6 +810,39 @@ describe("against the real core", { timeout: 30_000 }, () => {
       expect(page.querySelector("code")?.textContent).toBe(status.home);
       expect(page.textContent).toContain("The database file was left untouched: nothing was changed, moved or deleted.");
       expect(screen.queryByTestId("new-conversation")).toBeNull();
+    });
+
+    it("offers the damaged database's folder, a fresh start with the file kept, and Quit", async () => {
+      await backend.reopen({ databaseBroken: true });
+      const { user } = await renderApp();
+      const page = await screen.findByTestId("database-error");
+      const names = [...page.querySelectorAll("button")].map((b) => b.textContent?.trim());
+      expect(names).toEqual(["Show in folder", "Start with a fresh database", "Quit"]);
+
+      await user.click(within(page).getByRole("button", { name: "Show in folder" }));
+      await waitFor(async () => expect((await backend.asked()).map((a) => a.dialog)).toContain("show_folder"));
+      const shown = (await backend.asked()).find((a) => a.dialog === "show_folder")!;
+      expect(shown.title.endsWith("data")).toBe(true);
+
+      await user.click(within(page).getByTestId("database-fresh"));
+      const done = await within(page).findByRole("status");
+      expect(done.textContent).toMatch(/Kept the damaged file as .*switchboard\.db\.damaged-\d{8}-\d{6}/);
+      await waitFor(async () => expect((await backend.asked()).map((a) => a.dialog)).toContain("restart"));
+
+      // Started again: a fresh database, and the damaged one never set aside twice.
+      await backend.reopen({});
+      const status = await backend.seed(() => ipc.appStatus());
+      expect(status.database_error).toBeNull();
+      await backend.seed(() => ipc.createConversation("After the fresh start"));
+
+      await user.click(within(page).getByRole("button", { name: "Quit" }));
+      await waitFor(async () => expect((await backend.asked()).map((a) => a.dialog)).toContain("quit"));
+    });
+
+    it("never sets a working database aside", async () => {
+      const err = await backend.seed(() => ipc.startFreshDatabase()).catch((e: unknown) => e);
+      expect(toIpcError(err).kind).toBe("conflict");
+      expect((await backend.asked()).map((a) => a.dialog)).not.toContain("restart");
     });
   });
 

@@ -389,6 +389,17 @@ impl Host for HostOf {
         self.0.ask("restart", String::new(), String::new());
     }
 
+    fn quit(&self) {
+        self.0.ask("quit", String::new(), String::new());
+    }
+
+    /// Recorded, never opened: the tests run no file manager.
+    fn show_folder(&self, folder: &std::path::Path) -> std::io::Result<()> {
+        self.0
+            .ask("show_folder", folder.display().to_string(), String::new());
+        Ok(())
+    }
+
     /// Under the session's home, as on Linux: `~/.config/Claude/claude_desktop_config.json`.
     fn claude_desktop_config(&self) -> Option<PathBuf> {
         Some(

@@ -45,12 +45,24 @@ async fn a_search_is_read_page_by_page_with_what_each_server_needs() {
         ]
     );
 
+    // A server that names an icon has it as a data: URL (fetched by Rust from the registry's
+    // own origin here; the window loads no remote image); the others have none.
+    let adadvisor = registry::search(&registry.url, "adadvisor", None, 30)
+        .await
+        .unwrap();
+    let icon = adadvisor.servers[0].icon.as_deref().expect("its icon");
+    assert!(
+        icon.starts_with("data:image/png;base64,iVBORw0KGgo"),
+        "{icon}"
+    );
+
     let time = registry::search(&registry.url, "time", None, 30)
         .await
         .unwrap();
     assert_eq!(time.servers.len(), 1);
     assert!(time.next_cursor.is_none());
     let server = &time.servers[0];
+    assert!(server.icon.is_none());
     assert_eq!(server.version, "2026.10.19");
     assert_eq!(
         server.repository.as_deref(),
@@ -287,7 +299,8 @@ async fn the_window_searches_the_registry_settings_name_and_installs_with_approv
         ..InstallRequest::default()
     };
     let view = app.install_from_registry(&ask, &declined).await.unwrap();
-    assert_eq!(view.name, "mcp-server");
+    // Named after its title ("AdAdvisor MCP Server"), as the window and the command line both name it.
+    assert_eq!(view.name, "adadvisor-mcp-server");
     assert!(!view.approved);
     let shown = declined.shown.lock().unwrap().clone();
     assert_eq!(shown.len(), 1);

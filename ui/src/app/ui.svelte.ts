@@ -59,6 +59,24 @@ export class UiStore {
     }
   }
 
+  // ------------------------------------------------------------ a database that cannot be opened
+  // (each throws an `IpcError`: the damaged-database page, which shows no toast, says it)
+
+  /** Opens the database's folder in the file manager. */
+  showDatabaseFolder(): Promise<void> {
+    return ipc.showDatabaseFolder();
+  }
+
+  /** Sets the damaged file aside (kept beside it) and starts again with a fresh database;
+   *  the kept file's path. */
+  startFreshDatabase(): Promise<string> {
+    return ipc.startFreshDatabase();
+  }
+
+  quit(): Promise<void> {
+    return ipc.quitApp();
+  }
+
   // ------------------------------------------------------------ errors
 
   /** Shows an error in the toast; never throws. */

@@ -1027,9 +1027,15 @@ status: string | null,
  */
 sources: Array<Source>, 
 /**
- * The name it gets here unless the person gives one ([`local_name`]).
+ * The name it gets here unless the person gives one ([`suggested_name`]): the window
+ * and `switchboard mcp install` both use it.
  */
-suggested_name: string, };
+suggested_name: string, 
+/**
+ * The icon it names, fetched by [`search`] as a `data:` URL the window shows as it is
+ * (its CSP loads no remote image); `None` when it names none or it could not be had.
+ */
+icon: string | null, };
 
 /**
  * One way to run a server.

@@ -24,6 +24,29 @@ export function openLink(url: string): Promise<boolean> {
 }
 
 /**
+ * Opens the folder holding the database file in the person's file manager.
+ */
+export function showDatabaseFolder(): Promise<void> {
+  return call("show_database_folder");
+}
+
+/**
+ * Only while the database could not be opened: sets its file aside (kept whole beside
+ * it, under a `.damaged-…` name) and starts the app again with a fresh database. Resolves
+ * with the kept file's path just before the app restarts.
+ */
+export function startFreshDatabase(): Promise<string> {
+  return call("start_fresh_database");
+}
+
+/**
+ * Quits the app.
+ */
+export function quitApp(): Promise<void> {
+  return call("quit_app");
+}
+
+/**
  * The app of a finished tool call, or `null` when its tool has none.
  */
 export function prepareMcpApp(id: string, messageId: string, callId: string): Promise<McpAppView | null> {

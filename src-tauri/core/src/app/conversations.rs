@@ -115,7 +115,9 @@ impl Conversations {
         })?;
         file.check()?;
         let mut file = file;
-        file.conversation.title = new_title(&file.conversation.title);
+        file.conversation.title = self
+            .untaken_title(&new_title(&file.conversation.title))
+            .await?;
         for run in &mut file.tool_runs {
             run.rich = run
                 .result
@@ -126,6 +128,38 @@ impl Conversations {
         file.conversation.system_prompt =
             crate::settings::tidy_system_prompt("system_prompt", &file.conversation.system_prompt)?;
         Ok(self.store()?.import_conversation(file).await?)
+    }
+
+    /// `title`, or when a conversation has it already, the first of "title (imported)",
+    /// "title (imported 2)"… that none has, so an import stands apart from its original in the
+    /// list (the title cut to leave room).
+    async fn untaken_title(&self, title: &str) -> Result<String, CoreError> {
+        let named = |n: u32| {
+            let end = if n == 1 {
+                " (imported)".to_owned()
+            } else {
+                format!(" (imported {n})")
+            };
+            let room = MAX_TITLE_CHARS.saturating_sub(end.chars().count());
+            format!(
+                "{}{end}",
+                title.chars().take(room).collect::<String>().trim_end()
+            )
+        };
+        let store = self.store()?;
+        if store.titles_taken(vec![title.to_owned()]).await?.is_empty() {
+            return Ok(title.to_owned());
+        }
+        // Twenty at a time: importing one export many times stays a few queries.
+        let mut first = 1u32;
+        loop {
+            let candidates: Vec<String> = (first..first.saturating_add(20)).map(named).collect();
+            let taken = store.titles_taken(candidates.clone()).await?;
+            if let Some(free) = candidates.into_iter().find(|c| !taken.contains(c)) {
+                return Ok(free);
+            }
+            first = first.saturating_add(20);
+        }
     }
 
     /// Sets what the model is told before a conversation; blank for nothing.

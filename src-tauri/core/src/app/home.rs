@@ -205,6 +205,30 @@ impl App {
         }
     }
 
+    /// Moves a database that could not be opened aside, with its journal files, so that the
+    /// next start makes a fresh one: `switchboard.db` becomes
+    /// `switchboard.db.damaged-20261206-044937` in the same folder, kept whole for the person
+    /// (or a repair tool) to read. Returns the kept file. Refused while the database is open:
+    /// a working database is never set aside.
+    ///
+    /// # Errors
+    /// [`CoreError::Conflict`] when the database opened; the file system's when a file cannot
+    /// be renamed (nothing is moved then).
+    pub async fn set_aside_database(&self) -> Result<PathBuf, CoreError> {
+        if self.database_error().is_none() {
+            return Err(CoreError::Conflict {
+                field: "database",
+                message: "The database is open and working; it was not set aside.".to_owned(),
+            });
+        }
+        let file = self.paths.database_file();
+        tokio::task::spawn_blocking(move || set_aside(&file, std::time::SystemTime::now()))
+            .await
+            .map_err(|e| {
+                InvalidInput::new("database", format!("Setting the file aside stopped: {e}."))
+            })?
+    }
+
     /// The database, or why it is unavailable.
     ///
     /// # Errors
@@ -263,4 +287,54 @@ impl App {
             },
         }
     }
+}
+
+/// Renames `file` (and its `-wal`, `-shm` and `-journal` files, where present) to
+/// `<file>.damaged-<when>`; a name already taken gets `-2`, `-3`…
+pub(super) fn set_aside(
+    file: &std::path::Path,
+    now: std::time::SystemTime,
+) -> Result<PathBuf, CoreError> {
+    let secs = now
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let stamp = chrono::DateTime::from_timestamp(i64::try_from(secs).unwrap_or(0), 0).map_or_else(
+        || secs.to_string(),
+        |t| t.format("%Y%m%d-%H%M%S").to_string(),
+    );
+    let named = |suffix: &str| {
+        let mut name = file.as_os_str().to_owned();
+        name.push(suffix);
+        PathBuf::from(name)
+    };
+    let taken = |kept: &PathBuf| {
+        ["", "-wal", "-shm", "-journal"].iter().any(|end| {
+            let mut name = kept.as_os_str().to_owned();
+            name.push(end);
+            std::path::Path::new(&name).exists()
+        })
+    };
+    let mut kept = named(&format!(".damaged-{stamp}"));
+    let mut n = 2;
+    while taken(&kept) {
+        kept = named(&format!(".damaged-{stamp}-{n}"));
+        n += 1;
+    }
+    let fail = |e: std::io::Error, what: &std::path::Path| {
+        CoreError::from(InvalidInput::new(
+            "database",
+            format!("Cannot set {} aside: {e}.", what.display()),
+        ))
+    };
+    std::fs::rename(file, &kept).map_err(|e| fail(e, file))?;
+    for end in ["-wal", "-shm", "-journal"] {
+        let from = named(end);
+        if from.exists() {
+            let mut to = kept.as_os_str().to_owned();
+            to.push(end);
+            std::fs::rename(&from, PathBuf::from(to)).map_err(|e| fail(e, &from))?;
+        }
+    }
+    tracing::warn!(kept = %kept.display(), "the database that could not be opened was set aside");
+    Ok(kept)
 }

@@ -300,6 +300,95 @@ async fn a_damaged_database_is_reported_by_every_operation_and_left_untouched() 
     assert_eq!(std::fs::read(paths.database_file()).unwrap(), before);
 }
 
+#[tokio::test]
+async fn a_damaged_database_is_set_aside_whole_and_the_next_start_is_fresh() {
+    let dir = tempfile::tempdir().unwrap();
+    let paths = AppPaths::under_home(dir.path().to_path_buf());
+    std::fs::create_dir_all(&paths.data_dir).unwrap();
+    let garbage = b"garbage, not SQLite at all".repeat(100);
+    std::fs::write(paths.database_file(), &garbage).unwrap();
+    let core = App::open(config(paths.clone(), Arc::new(MemoryStore::new()))).await;
+    assert!(core.database_error().is_some());
+    // A journal beside it (SQLite's own, as another program may have left one) goes with it.
+    let mut wal = paths.database_file().into_os_string();
+    wal.push("-wal");
+    std::fs::write(&wal, b"a journal").unwrap();
+    let kept = core.set_aside_database().await.unwrap();
+    let name = kept.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(name.starts_with("switchboard.db.damaged-"), "{name}");
+    assert_eq!(kept.parent(), paths.database_file().parent());
+    assert_eq!(std::fs::read(&kept).unwrap(), garbage);
+    let mut kept_wal = kept.clone().into_os_string();
+    kept_wal.push("-wal");
+    assert_eq!(std::fs::read(kept_wal).unwrap(), b"a journal");
+    assert!(!paths.database_file().exists());
+    assert!(!std::path::Path::new(&wal).exists());
+
+    // The next start opens a fresh database beside the kept one.
+    drop(core);
+    let again = App::open(config(paths.clone(), Arc::new(MemoryStore::new()))).await;
+    assert!(again.database_error().is_none());
+    again.conversations().create(Some("x"), "").await.unwrap();
+    assert_eq!(std::fs::read(&kept).unwrap(), garbage);
+    // A working database is never set aside.
+    let refused = again.set_aside_database().await.unwrap_err();
+    assert_eq!(refused.kind(), "conflict");
+    assert!(paths.database_file().exists());
+}
+
+#[test]
+fn setting_aside_twice_in_one_second_keeps_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("switchboard.db");
+    let now = std::time::SystemTime::now();
+    std::fs::write(&file, b"one").unwrap();
+    let first = super::home::set_aside(&file, now).unwrap();
+    std::fs::write(&file, b"two").unwrap();
+    let second = super::home::set_aside(&file, now).unwrap();
+    assert_ne!(first, second);
+    assert!(second.to_string_lossy().ends_with("-2"));
+    assert_eq!(std::fs::read(first).unwrap(), b"one");
+    assert_eq!(std::fs::read(second).unwrap(), b"two");
+}
+
+#[tokio::test]
+async fn an_import_of_a_conversation_already_here_is_told_apart_by_its_title() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core_in(dir.path(), Arc::new(MemoryStore::new())).await;
+    let trip = core
+        .conversations()
+        .create(Some("Island trip"), "")
+        .await
+        .unwrap();
+    let file =
+        serde_json::to_string(&core.conversations().export(&trip.id).await.unwrap()).unwrap();
+    let mut titles = Vec::new();
+    for _ in 0..3 {
+        titles.push(core.conversations().import(&file).await.unwrap().title);
+    }
+    assert_eq!(
+        titles,
+        [
+            "Island trip (imported)",
+            "Island trip (imported 2)",
+            "Island trip (imported 3)"
+        ]
+    );
+    // Into a home without it, an import keeps its title.
+    let other = tempfile::tempdir().unwrap();
+    let elsewhere = core_in(other.path(), Arc::new(MemoryStore::new())).await;
+    let kept = elsewhere.conversations().import(&file).await.unwrap();
+    assert_eq!(kept.title, "Island trip");
+    // A long title is cut to leave room for the mark.
+    let long = "x".repeat(MAX_TITLE_CHARS);
+    let long_one = core.conversations().create(Some(&long), "").await.unwrap();
+    let file =
+        serde_json::to_string(&core.conversations().export(&long_one.id).await.unwrap()).unwrap();
+    let imported = core.conversations().import(&file).await.unwrap().title;
+    assert!(imported.ends_with("x (imported)"), "{imported}");
+    assert_eq!(imported.chars().count(), MAX_TITLE_CHARS);
+}
+
 /// A loopback server that answers every request with `status` and `body`, and records the
 /// request heads it saw.
 async fn answer_with(

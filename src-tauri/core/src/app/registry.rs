@@ -80,7 +80,7 @@ impl App {
         self.runtime_found(plan.runtime.as_deref()).await?;
         let name = match ask.name.as_deref().map(str::trim) {
             Some(name) if !name.is_empty() => name.to_owned(),
-            _ => registry::local_name(&ask.server).to_owned(),
+            _ => published.found().suggested_name,
         };
         let view = self.mcp_install(&name, plan).await?;
         self.servers_changed();

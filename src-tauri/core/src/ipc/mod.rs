@@ -111,6 +111,12 @@ pub trait Host: Send + Sync {
     async fn install_update(&self, progress: Sink<UpdateProgress>) -> Result<String, IpcError>;
     /// Quits (stopping everything as at any quit) and starts again.
     fn restart(&self);
+    /// Quits, stopping everything as at any quit.
+    fn quit(&self);
+    /// Opens `folder` in the person's file manager.
+    fn show_folder(&self, folder: &std::path::Path) -> std::io::Result<()> {
+        open::that_detached(folder)
+    }
     /// Where Claude Desktop keeps its settings for this person (`None`: no such place).
     fn claude_desktop_config(&self) -> Option<PathBuf> {
         crate::mcp::config::claude_desktop_config_path()

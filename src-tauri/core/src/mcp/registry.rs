@@ -60,12 +60,45 @@ pub struct FoundServer {
     pub status: Option<String>,
     /// The ways to run it, as published: packages first, then remote addresses.
     pub sources: Vec<Source>,
-    /// The name it gets here unless the person gives one ([`local_name`]).
+    /// The name it gets here unless the person gives one ([`suggested_name`]): the window
+    /// and `switchboard mcp install` both use it.
     pub suggested_name: String,
+    /// The icon it names, fetched by [`search`] as a `data:` URL the window shows as it is
+    /// (its CSP loads no remote image); `None` when it names none or it could not be had.
+    pub icon: Option<String>,
 }
 
-/// The name a server from the registry gets here unless the person gives one: the last part
-/// of its registry name (`io.github.owner/server-time` → `server-time`).
+/// The name a server from the registry gets here unless the person gives one: its title as a
+/// name is written ("GitHub MCP Server" → `github-mcp-server`, "Café Menü" → `cafe-menu`: ASCII
+/// letters, digits, `.`, `_` and `-`, at most 40), else the last part of its registry name
+/// ([`local_name`]).
+#[must_use]
+pub fn suggested_name(registry_name: &str, title: Option<&str>) -> String {
+    use unicode_normalization::char::is_combining_mark;
+    use unicode_normalization::UnicodeNormalization;
+    let mut slug = String::new();
+    for c in title
+        .unwrap_or_default()
+        .nfkd()
+        .filter(|c| !is_combining_mark(*c))
+    {
+        let c = c.to_ascii_lowercase();
+        if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+            slug.push(c);
+        } else if !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    let slug: String = slug.chars().take(40).collect();
+    let slug = slug.trim_matches(|c| c == '-' || c == '.');
+    if slug.is_empty() {
+        local_name(registry_name).to_owned()
+    } else {
+        slug.to_owned()
+    }
+}
+
+/// The last part of a registry name (`io.github.owner/server-time` → `server-time`).
 #[must_use]
 pub fn local_name(registry_name: &str) -> &str {
     registry_name
@@ -206,19 +239,201 @@ pub async fn search(
             pairs.append_pair("cursor", cursor);
         }
     }
-    let body = get(registry, url).await?;
+    let body = get(registry, url.clone()).await?;
     let list: wire::List = serde_json::from_slice(&body).map_err(|e| RegistryError::Malformed {
         registry: registry.to_owned(),
         detail: e.to_string(),
     })?;
+    let published: Vec<Published> = list.servers.into_iter().map(Published::from).collect();
+    let icons = icons::fetch_all(&url, published.iter().map(|p| p.server.icons.as_slice())).await;
     Ok(SearchPage {
-        servers: list
-            .servers
-            .into_iter()
-            .map(|entry| Published::from(entry).found())
+        servers: published
+            .iter()
+            .zip(icons)
+            .map(|(published, icon)| FoundServer {
+                icon,
+                ..published.found()
+            })
             .collect(),
         next_cursor: list.metadata.next_cursor.filter(|c| !c.is_empty()),
     })
+}
+
+/// The icons of a page of servers, as `data:` URLs: each server's best one, fetched at once
+/// and each given up on quietly (a card then shows its letter) — over `https:` or from the
+/// registry's own origin, an image of a known kind, at most [`MAX_ICON_BYTES`], and all of them
+/// within [`ICONS_TIMEOUT`] so a slow icon host never holds up a search.
+mod icons {
+    use std::time::Duration;
+
+    use base64::Engine as _;
+    use futures_util::future::join_all;
+
+    use super::wire::Icon;
+
+    pub const MAX_ICON_BYTES: usize = 64 * 1024;
+    pub const ICONS_TIMEOUT: Duration = Duration::from_secs(3);
+    const KINDS: [&str; 5] = [
+        "image/png",
+        "image/jpeg",
+        "image/webp",
+        "image/gif",
+        "image/svg+xml",
+    ];
+
+    pub async fn fetch_all<'a>(
+        registry: &url::Url,
+        icons: impl Iterator<Item = &'a [Icon]>,
+    ) -> Vec<Option<String>> {
+        let chosen: Vec<Option<&Icon>> = icons.map(best).collect();
+        let client = crate::net::client_builder()
+            .timeout(ICONS_TIMEOUT)
+            .redirect(reqwest::redirect::Policy::custom(|attempt| {
+                if attempt.previous().len() < 3 && attempt.url().scheme() == "https" {
+                    attempt.follow()
+                } else {
+                    attempt.stop()
+                }
+            }))
+            .build();
+        let Ok(client) = client else {
+            return vec![None; chosen.len()];
+        };
+        let fetches = chosen.iter().map(|icon| async {
+            let icon = (*icon)?;
+            let src = allowed(registry, &icon.src)?;
+            match src {
+                Src::Data(url) => Some(url),
+                Src::Fetch(url) => fetch(&client, url).await,
+            }
+        });
+        let all = tokio::time::timeout(ICONS_TIMEOUT, join_all(fetches)).await;
+        all.unwrap_or_else(|_| vec![None; chosen.len()])
+    }
+
+    /// The icon to show: one of a kind an `<img>` shows, for no theme or the light one first,
+    /// then the one nearest 64 px.
+    fn best(icons: &[Icon]) -> Option<&Icon> {
+        icons
+            .iter()
+            .filter(|icon| {
+                icon.mime_type
+                    .as_deref()
+                    .is_none_or(|kind| KINDS.contains(&kind))
+            })
+            .min_by_key(|icon| {
+                let theme = u32::from(icon.theme.as_deref().is_some_and(|t| t != "light"));
+                let size = icon
+                    .sizes
+                    .iter()
+                    .filter_map(|size| {
+                        if size == "any" {
+                            return Some(0);
+                        }
+                        let (w, _) = size.split_once('x')?;
+                        w.parse::<i64>().ok().map(|w| (w - 64).unsigned_abs())
+                    })
+                    .min()
+                    .unwrap_or(32);
+                (theme, size)
+            })
+    }
+
+    pub enum Src {
+        /// Already a `data:` URL of an image kind, small enough.
+        Data(String),
+        Fetch(url::Url),
+    }
+
+    /// Where an icon may come from: `https:`, the registry's own origin (a registry on this
+    /// computer serves its own), or a `data:` URL of an image kind within the size.
+    pub fn allowed(registry: &url::Url, src: &str) -> Option<Src> {
+        if let Some(rest) = src.strip_prefix("data:") {
+            let kind = rest.split([';', ',']).next()?;
+            return (KINDS.contains(&kind)
+                && rest.contains(";base64,")
+                && src.len() <= MAX_ICON_BYTES * 4 / 3 + 64)
+                .then(|| Src::Data(src.to_owned()));
+        }
+        let url = url::Url::parse(src).ok()?;
+        (url.scheme() == "https" || url.origin() == registry.origin()).then_some(Src::Fetch(url))
+    }
+
+    /// The image at `url` as a `data:` URL, if it is one of [`KINDS`] (as the server labels it)
+    /// and at most [`MAX_ICON_BYTES`].
+    async fn fetch(client: &reqwest::Client, url: url::Url) -> Option<String> {
+        let mut response = client.get(url).send().await.ok()?;
+        if !response.status().is_success() {
+            return None;
+        }
+        let kind = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)?
+            .to_str()
+            .ok()?
+            .split(';')
+            .next()?
+            .trim()
+            .to_ascii_lowercase();
+        if !KINDS.contains(&kind.as_str()) {
+            return None;
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.ok()? {
+            if body.len() + chunk.len() > MAX_ICON_BYTES {
+                return None;
+            }
+            body.extend_from_slice(&chunk);
+        }
+        let data = base64::engine::general_purpose::STANDARD.encode(&body);
+        Some(format!("data:{kind};base64,{data}"))
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn an_icon_comes_over_https_from_the_registry_itself_or_as_a_small_image_data_url() {
+            let registry = url::Url::parse("http://127.0.0.1:4321/v0.1/servers").unwrap();
+            let fetched = |src: &str| matches!(allowed(&registry, src), Some(Src::Fetch(_)));
+            assert!(fetched("https://cdn.example.com/icon.png"));
+            assert!(fetched("http://127.0.0.1:4321/icons/a.png"));
+            assert!(!fetched("http://127.0.0.1:9999/icons/a.png"));
+            assert!(!fetched("http://example.com/icon.png"));
+            assert!(!fetched("file:///etc/passwd"));
+            assert!(!fetched("javascript:alert(1)"));
+            let data = |src: &str| matches!(allowed(&registry, src), Some(Src::Data(_)));
+            assert!(data("data:image/png;base64,iVBORw0KGgo="));
+            assert!(!data("data:text/html;base64,PHNjcmlwdD4="));
+            assert!(!data("data:image/png,raw"));
+            let huge = format!("data:image/png;base64,{}", "A".repeat(MAX_ICON_BYTES * 2));
+            assert!(!data(&huge));
+        }
+
+        #[test]
+        fn the_light_icon_nearest_64_px_is_chosen() {
+            let icon = |src: &str, kind: Option<&str>, sizes: &[&str], theme: Option<&str>| Icon {
+                src: src.to_owned(),
+                mime_type: kind.map(str::to_owned),
+                sizes: sizes.iter().map(|s| (*s).to_owned()).collect(),
+                theme: theme.map(str::to_owned),
+            };
+            let icons = [
+                icon("dark", Some("image/png"), &["64x64"], Some("dark")),
+                icon("big", Some("image/png"), &["512x512"], None),
+                icon("tiff", Some("image/tiff"), &["64x64"], None),
+                icon(
+                    "right",
+                    Some("image/png"),
+                    &["48x48", "96x96"],
+                    Some("light"),
+                ),
+            ];
+            assert_eq!(best(&icons).map(|i| i.src.as_str()), Some("right"));
+            assert!(best(&[]).is_none());
+        }
+    }
 }
 
 /// Whether `text` is an address a registry may have (`http:` or `https:`, with a host).
@@ -394,7 +609,8 @@ fn found_server(server: &wire::Server, status: Option<String>) -> FoundServer {
         website: server.website_url.clone(),
         status,
         sources: packages.chain(remotes).collect(),
-        suggested_name: local_name(&server.name).to_owned(),
+        suggested_name: suggested_name(&server.name, server.title.as_deref()),
+        icon: None,
     }
 }
 
@@ -483,6 +699,20 @@ pub(crate) mod wire {
         pub packages: Vec<Package>,
         #[serde(default)]
         pub remotes: Vec<Remote>,
+        #[serde(default)]
+        pub icons: Vec<Icon>,
+    }
+
+    #[derive(Deserialize, Clone, Debug)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Icon {
+        pub src: String,
+        #[serde(default)]
+        pub mime_type: Option<String>,
+        #[serde(default)]
+        pub sizes: Vec<String>,
+        #[serde(default)]
+        pub theme: Option<String>,
     }
 
     #[derive(Deserialize, Clone, Debug)]
@@ -602,6 +832,18 @@ mod tests {
         assert_eq!(local_name("io.github.owner/server-time"), "server-time");
         assert_eq!(local_name("plain"), "plain");
         assert_eq!(local_name("trailing/"), "trailing/");
+    }
+
+    #[test]
+    fn a_server_is_named_here_after_its_title_when_it_has_one() {
+        let named = |title: Option<&str>| suggested_name("io.github.owner/server-time", title);
+        assert_eq!(named(Some("GitHub MCP Server")), "github-mcp-server");
+        assert_eq!(named(Some("  Café Menü — v2.0 ")), "cafe-menu-v2.0");
+        assert_eq!(named(Some("../../etc/passwd")), "etc-passwd");
+        assert_eq!(named(Some("日本語")), "server-time");
+        assert_eq!(named(Some("")), "server-time");
+        assert_eq!(named(None), "server-time");
+        assert_eq!(named(Some(&"a".repeat(100))).len(), 40);
     }
 
     #[test]

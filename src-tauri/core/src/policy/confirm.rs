@@ -33,6 +33,8 @@ pub struct ToolChange {
 impl ToolChange {
     /// The most of a diff a dialog shows; the Servers page shows all of it.
     pub const SHOWN_DIFF_CHARS: usize = 3_000;
+    /// The most of a diff a dialog with a scrolled view shows.
+    pub const SCROLLED_DIFF_CHARS: usize = 200_000;
 
     /// The question, one line: a dialog's title.
     #[must_use]
@@ -53,14 +55,36 @@ impl ToolChange {
                 count - Self::SHOWN_DIFF_CHARS
             ));
         }
+        format!("{}\n\n{}", self.lead(), crate::text::escape_hidden(&diff))
+    }
+
+    /// The question without its diff: what changed and what accepting means, for a dialog that
+    /// shows the diff apart ([`ToolChange::shown_diff`]).
+    #[must_use]
+    pub fn lead(&self) -> String {
         format!(
             "The MCP server “{}” changed its tool “{}” since you first saw it. A changed \
              description can tell the model to do something else. It was held back; accept it \
-             only if this change is expected:\n\n{}",
+             only if this change is expected:",
             shown(&self.server),
             shown(&self.tool),
-            crate::text::escape_hidden(&diff)
         )
+    }
+
+    /// The diff for a dialog that scrolls: whole up to [`ToolChange::SCROLLED_DIFF_CHARS`] (a
+    /// hostile description of megabytes is cut, and says so), every hidden character written
+    /// as an escape.
+    #[must_use]
+    pub fn shown_diff(&self) -> String {
+        let count = self.diff.chars().count();
+        let mut diff: String = self.diff.chars().take(Self::SCROLLED_DIFF_CHARS).collect();
+        if count > Self::SCROLLED_DIFF_CHARS {
+            diff.push_str(&format!(
+                "\n… ({} more characters: the whole diff is on the Servers page)",
+                count - Self::SCROLLED_DIFF_CHARS
+            ));
+        }
+        crate::text::escape_hidden(&diff).into_owned()
     }
 }
 
@@ -301,5 +325,22 @@ mod tool_change_tests {
         );
         assert!(!message.chars().any(crate::text::is_hidden), "{message:?}");
         assert!(message.contains("more characters: the whole diff is on the Servers page"));
+        // A scrolled dialog shows the lead and the whole diff apart, escaped the same.
+        assert!(message.starts_with(&change.lead()));
+        let whole = change.shown_diff();
+        assert!(whole.starts_with("-old\n+new \\udb40\\udc41"), "{whole}");
+        assert!(whole.ends_with(&"x".repeat(4_000)));
+        assert!(!whole.chars().any(crate::text::is_hidden));
+    }
+
+    #[test]
+    fn a_diff_of_megabytes_is_cut_for_the_scrolled_dialog_and_says_so() {
+        let change = ToolChange {
+            server: "s".into(),
+            tool: "t".into(),
+            diff: "+".repeat(ToolChange::SCROLLED_DIFF_CHARS + 10),
+        };
+        let whole = change.shown_diff();
+        assert!(whole.ends_with("(10 more characters: the whole diff is on the Servers page)"));
     }
 }

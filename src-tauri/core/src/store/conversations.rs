@@ -243,6 +243,26 @@ impl Store {
         .await
     }
 
+    /// Which of `titles` a conversation (not a comparison's lane) already has.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn titles_taken(&self, titles: Vec<String>) -> Result<Vec<String>, StoreError> {
+        self.call(move |conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT 1 FROM conversations WHERE title = ?1 AND lane_of IS NULL LIMIT 1",
+            )?;
+            let mut taken = Vec::new();
+            for title in titles {
+                if stmt.exists([&title])? {
+                    taken.push(title);
+                }
+            }
+            Ok(taken)
+        })
+        .await
+    }
+
     /// # Errors
     /// [`StoreError::NotFound`] when there is no such conversation.
     pub async fn get_conversation(&self, id: String) -> Result<Conversation, StoreError> {

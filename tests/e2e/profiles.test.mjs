@@ -24,9 +24,13 @@ test("a profile made in Settings and made the default gives a new conversation i
       await b.$(tid("profile-form")).waitForDisplayed();
       await pasteInto(b, tid("profile-name"), "Pirate");
       await pasteInto(b, tid("profile-system-prompt"), "Talk like a pirate.");
-      await chooseOption(b, tid("profile-provider"), "Mock");
-      await b.$(tid("profile-model")).waitForEnabled();
-      await pasteInto(b, tid("profile-model"), "gpt-4o-mini");
+      // The composer's own model picker: a model the provider lists (aimock lists its fixtures').
+      const model = JSON.stringify(["Mock", "gpt-4o-mini"]);
+      await b.waitUntil(
+        () => b.execute((sel, v) => [...(document.querySelector(sel)?.options ?? [])].some((o) => o.value === v), tid("profile-model"), model),
+        { timeout: 15000, timeoutMsg: "the profile's model picker does not list gpt-4o-mini" },
+      );
+      await chooseOption(b, tid("profile-model"), model);
       await pasteInto(b, tid("profile-max-rounds"), "3");
       const everything = b.$(`${tid("profile-server-switch")}[data-server="everything"]`);
       await everything.waitForDisplayed();

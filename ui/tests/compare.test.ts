@@ -129,6 +129,28 @@ describe("the composer's Compare", { timeout: 30_000 }, () => {
     expect(real.callsTo("compare_models")).toHaveLength(1);
   });
 
+  it("folds the list of models to compare in one conversation only: another conversation's composer shows its own", async () => {
+    const first = await conversation();
+    const other = await real.seed(() => ipc.createConversation("Other"));
+    const { user } = await renderApp();
+    const open = async (id: string) => {
+      await user.click(await waitFor(() => screen.getAllByTestId("conversation-item").find((i) => i.dataset.id === id)!));
+      await waitFor(() => expect(screen.getAllByTestId("conversation-item").find((i) => i.dataset.id === id)?.getAttribute("aria-current")).toBe("page"));
+    };
+    await open(first);
+    await user.click(await screen.findByTestId("compare-toggle"));
+    const folding = await screen.findByTestId("compare-models-toggle");
+    expect(folding.getAttribute("aria-expanded")).toBe("true");
+    await user.click(folding);
+    expect(screen.getByTestId("compare-models-toggle").getAttribute("aria-expanded")).toBe("false");
+    expect(screen.queryByTestId("compare-models")).toBeNull();
+
+    await open(other.id);
+    await user.click(await screen.findByTestId("compare-toggle"));
+    await waitFor(() => expect(screen.getByTestId("compare-models")).toBeTruthy());
+    expect(screen.getByTestId("compare-models-toggle").getAttribute("aria-expanded")).toBe("true");
+  });
+
   it("sends the files attached with the question, which is saved once with them", async () => {
     const id = await conversation();
     const path = join(mkdtempSync(join(tmpdir(), "compare-")), "scores.csv");
@@ -302,6 +324,14 @@ describe("a comparison under way", { timeout: 30_000 }, () => {
     await user.click(within(screen.getByTestId("branch-models")).getAllByTestId("branch-model-option")[1]);
     await waitFor(() => expect(screen.getByTestId("branch-model").textContent).toBe("Work · gpt-b"));
     expect(screen.getByTestId("tool-card").dataset.state).toBe("done");
+    // Its first round is the call: the pager stands on the turn's first line all the same, once,
+    // above the round's "Used 1 tool" row, never among the cards.
+    const pager = screen.getByTestId("branch-switcher");
+    const head = screen.getAllByTestId("answer")[0];
+    expect(screen.getAllByTestId("branch-switcher")).toHaveLength(1);
+    expect(pager.parentElement).toBe(head.querySelector(".meta"));
+    expect(pager.closest('[data-testid="tool-card"], .tools')).toBeNull();
+    expect(within(head).getByTestId("tool-round").textContent).toContain("Used 1 tool");
     expect(screen.getByTestId("message-list").textContent).toContain("It is noon in Paris, says the clock.");
     await waitFor(() => expect(picker.value).toBe(JSON.stringify(["Work", "gpt-b"])));
     // The next message goes to the model picked.

@@ -191,14 +191,15 @@ describe("Settings › Profiles", { timeout: 20_000 }, () => {
     expect((get("profile-max-rounds") as HTMLInputElement).placeholder).toBe("Settings: 10");
     expect((get("profile-tool-timeout") as HTMLInputElement).placeholder).toBe("Settings: 60");
     expect((get("profile-time-limit") as HTMLInputElement).placeholder).toBe("Settings: 600");
-    const provider = get("profile-provider") as HTMLSelectElement;
-    expect([...provider.options].map((o) => o.textContent)).toEqual(["Settings' default model", "Work"]);
-    expect((get("profile-model") as HTMLInputElement).disabled).toBe(true);
+    // The composer's model picker: Settings' default model, then each provider's default model and its models.
+    const model = get("profile-model") as HTMLSelectElement;
+    await waitFor(() => expect([...model.options].map((o) => o.textContent)).toEqual(["Settings' default model", "Default model", "gpt-4o"]));
+    expect([...model.querySelectorAll("optgroup")].map((g) => g.label)).toEqual(["Work"]);
+    expect(model.value).toBe("");
 
     await user.type(get("profile-name"), "Coding");
     await user.type(get("profile-system-prompt"), "Write small diffs.");
-    await user.selectOptions(provider, "Work");
-    await user.type(get("profile-model"), "gpt-4o");
+    await user.selectOptions(model, JSON.stringify(["Work", "gpt-4o"]));
     await user.type(get("profile-max-rounds"), "25");
 
     // Every server shows on; a stopped server has no tools to unfold.
@@ -245,6 +246,55 @@ describe("Settings › Profiles", { timeout: 20_000 }, () => {
     expect(within(item("Coding")).getByTestId("profile-tools-off").textContent).toBe("1 server and 1 tool off");
     await waitFor(() => expect(screen.getByTestId("profile-message").textContent).toBe("Created “Coding”."));
   }, 30_000);
+
+  it("picks the model in the composer's picker: a provider's default, a listed model, none, and a provider not configured", async () => {
+    await backend.addProvider("Work", { models: [{ id: "gpt-4o" }, { id: "o3" }] });
+    await addProfile("Coding", { provider: "Work", model: null });
+    // A profile keeps naming a provider removed since.
+    await backend.addProvider("Gone");
+    await addProfile("Old", { provider: "Gone", model: "llama3" });
+    await backend.seed(() => ipc.removeProvider("Gone"));
+    const { user } = await openSettings();
+    await waitFor(() => expect(names()).toEqual(["Coding", "Old"]));
+
+    // A profile naming a provider's default model shows it picked; a listed model replaces it.
+    await user.click(within(item("Coding")).getByTestId("profile-edit"));
+    let form = screen.getByTestId("profile-form");
+    const model = within(form).getByTestId("profile-model") as HTMLSelectElement;
+    // The form's own picker: no images switch (a pick here is no model in use), a label of the form's.
+    expect(within(form).queryByTestId("model-images")).toBeNull();
+    expect(within(form).getByLabelText("Model")).toBe(model);
+    await waitFor(() => expect([...model.options].map((o) => o.textContent)).toEqual(["Settings' default model", "Default model", "gpt-4o", "o3"]));
+    expect(model.value).toBe(JSON.stringify(["Work", null]));
+    await user.selectOptions(model, JSON.stringify(["Work", "o3"]));
+    await user.click(within(form).getByTestId("profile-save"));
+    await waitFor(() => expect(screen.queryByTestId("profile-form")).toBeNull());
+    expect(backend.callsTo("update_profile")[0].args).toMatchObject({ fields: { provider: "Work", model: "o3" } });
+    expect(within(item("Coding")).getByTestId("profile-model-label").textContent).toBe("Work · o3");
+
+    // Back to Settings' default model: no provider and no model.
+    await user.click(within(item("Coding")).getByTestId("profile-edit"));
+    form = screen.getByTestId("profile-form");
+    await user.selectOptions(within(form).getByTestId("profile-model"), "");
+    await user.click(within(form).getByTestId("profile-save"));
+    await waitFor(() => expect(screen.queryByTestId("profile-form")).toBeNull());
+    expect(backend.callsTo("update_profile")[1].args).toMatchObject({ fields: { provider: null, model: null } });
+
+    // A provider that is not configured is kept as it is, said so; Rust's word on it is said at the picker.
+    await user.click(within(item("Old")).getByTestId("profile-edit"));
+    form = screen.getByTestId("profile-form");
+    const old = within(form).getByTestId("profile-model") as HTMLSelectElement;
+    expect([...old.querySelectorAll("optgroup")].map((g) => g.label)).toEqual(["Work", "Gone (not configured)"]);
+    expect(old.value).toBe(JSON.stringify(["Gone", "llama3"]));
+    backend.failNext("update_profile", { kind: "invalid_input", field: "provider", message: "No provider is named “Gone”." });
+    await user.click(within(form).getByTestId("profile-save"));
+    const error = await within(form).findByTestId("error-model");
+    expect(error.textContent).toBe("No provider is named “Gone”.");
+    expect(old.getAttribute("aria-invalid")).toBe("true");
+    expect(document.activeElement).toBe(old);
+    await user.selectOptions(old, JSON.stringify(["Work", "gpt-4o"]));
+    expect(within(form).queryByTestId("error-model")).toBeNull();
+  });
 
   it("edits a profile in place: a limit cleared goes as null, Cancel keeps it as it was", async () => {
     await addProfile("Coding", { max_rounds: 5, system_prompt: "Be brief." });
@@ -469,5 +519,56 @@ describe("the conversation header's profile", () => {
     expect(backend.callsTo("set_conversation_profile")[1].args).toEqual({ conversationId: chat.id, profileId: null });
     // Following no profile keeps what the conversation has.
     expect((await conversationsNow())[0]).toMatchObject({ profile_id: null, system_prompt: "Write code.", model: "gpt-4o" });
+  }, 30_000);
+});
+
+describe("switching a conversation's profile", () => {
+  it("keeps the transcript: what was said in this window since it opened stays shown", async () => {
+    await backend.addProvider("Work", { models: [{ id: "m" }], answer: ["Noon in Paris."] });
+    const coding = await addProfile("Coding", { system_prompt: "Write code." });
+    const chat = await backend.seed(() => ipc.createConversation("Chat"));
+    await backend.seed(() => ipc.setConversationModel(chat.id, "Work", "m"));
+    const { user } = await renderApp();
+    // Opened while empty: the conversation as first read holds no message.
+    await user.click(screen.getAllByTestId("conversation-item").find((el) => el.dataset.id === chat.id)!);
+    await user.type(await screen.findByTestId("composer-input"), "What time is it?{Enter}");
+    const list = screen.getByTestId("message-list");
+    await waitFor(() => expect(list.textContent).toContain("Noon in Paris."));
+    await waitFor(() => expect(screen.getByTestId("composer-send")).toBeTruthy());
+
+    const header = screen.getByTestId("conversation-profile");
+    await user.click(header);
+    await user.click(screen.getAllByTestId("conversation-profile-option").find((o) => o.dataset.id === coding.id)!);
+    await waitFor(() => expect(within(header).getByTestId("conversation-profile-name").textContent).toBe("Coding"));
+    // Rust's answer and the next reads of the list have come: the transcript is as it was.
+    await waitFor(() => expect(backend.callsTo("list_conversations").length).toBeGreaterThan(1));
+    expect(screen.getByTestId("message-list").textContent).toContain("What time is it?");
+    expect(screen.getByTestId("message-list").textContent).toContain("Noon in Paris.");
+
+    // And back to none.
+    await user.click(header);
+    await user.click(screen.getAllByTestId("conversation-profile-option").find((o) => o.dataset.kind === "none")!);
+    await waitFor(() => expect(within(header).getByTestId("conversation-profile-name").textContent).toBe("No profile"));
+    expect(screen.getByTestId("message-list").textContent).toContain("Noon in Paris.");
+  }, 30_000);
+});
+
+describe("switching a conversation's model", () => {
+  it("keeps the transcript too", async () => {
+    await backend.addProvider("Work", { models: [{ id: "m" }, { id: "n" }], answer: ["Noon in Paris."] });
+    const chat = await backend.seed(() => ipc.createConversation("Chat"));
+    await backend.seed(() => ipc.setConversationModel(chat.id, "Work", "m"));
+    const { user } = await renderApp();
+    await user.click(screen.getAllByTestId("conversation-item").find((el) => el.dataset.id === chat.id)!);
+    await user.type(await screen.findByTestId("composer-input"), "What time is it?{Enter}");
+    await waitFor(() => expect(screen.getByTestId("message-list").textContent).toContain("Noon in Paris."));
+    await waitFor(() => expect(screen.getByTestId("composer-send")).toBeTruthy());
+    const picker = screen.getByTestId("model-picker") as HTMLSelectElement;
+    await waitFor(() => expect([...picker.options].map((o) => o.textContent)).toEqual(["m", "n"]));
+    await user.selectOptions(picker, JSON.stringify(["Work", "n"]));
+    await waitFor(() => expect(backend.callsTo("set_conversation_model")).toHaveLength(1));
+    await waitFor(() => expect(backend.callsTo("list_conversations").length).toBeGreaterThan(1));
+    expect(screen.getByTestId("message-list").textContent).toContain("What time is it?");
+    expect(screen.getByTestId("message-list").textContent).toContain("Noon in Paris.");
   }, 30_000);
 });

@@ -73,6 +73,43 @@ const ENTRIES = [
   },
 ];
 
+/** Entries a test adds after those above (reset before each test). */
+let added: (typeof ENTRIES)[number][] = [];
+
+/** One server of the registry at `version`, run from npm. */
+function twiceAt(version: string): (typeof ENTRIES)[number] {
+  return {
+    server: {
+      name: "io.github.octo/twice",
+      title: "Twice",
+      description: "Listed at two versions.",
+      version,
+      repository: { url: "https://github.com/octo/twice", source: "github" },
+      packages: [{ registryType: "npm", identifier: "@octo/twice", version, transport: { type: "stdio" } }],
+    },
+    _meta: official("active"),
+  };
+}
+
+/** A 1×1 PNG, the icon the registry serves at /icons/… */
+const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
+
+/** A server of the registry named `name` whose icon is at `src`. */
+function withIcon(name: string, src: string): (typeof ENTRIES)[number] {
+  return {
+    server: {
+      name: `io.github.octo/${name}`,
+      title: name,
+      description: "Has an icon.",
+      version: "1.0.0",
+      repository: { url: "https://github.com/octo/icons", source: "github" },
+      packages: [{ registryType: "npm", identifier: `@octo/${name}`, version: "1.0.0", transport: { type: "stdio" } }],
+      icons: [{ src, mimeType: "image/png", sizes: ["64x64"] }],
+    },
+    _meta: official("active"),
+  } as unknown as (typeof ENTRIES)[number];
+}
+
 /** How many servers a page of the registry holds, and whether it fails every request. */
 let pageSize = 30;
 let broken = false;
@@ -87,9 +124,13 @@ beforeAll(async () => {
     };
     const url = new URL(request.url ?? "/", "http://registry");
     if (broken) return answer(500, { title: "Internal Server Error", status: 500, detail: "the database is down" });
+    if (url.pathname.startsWith("/icons/")) {
+      response.writeHead(200, { "Content-Type": url.pathname.endsWith(".png") ? "image/png" : "text/html" });
+      return response.end(url.pathname.endsWith(".png") ? PNG : "<script>alert(1)</script>");
+    }
     if (url.pathname === "/v0.1/servers") {
       const text = (url.searchParams.get("search") ?? "").toLowerCase();
-      const found = ENTRIES.filter((e) => e.server.name.toLowerCase().includes(text));
+      const found = [...ENTRIES, ...added].filter((e) => e.server.name.toLowerCase().includes(text));
       const start = Number(url.searchParams.get("cursor") ?? "0");
       const page = found.slice(start, start + pageSize);
       const metadata: Record<string, unknown> = { count: page.length };
@@ -97,7 +138,7 @@ beforeAll(async () => {
       return answer(200, { servers: page, metadata });
     }
     const one = /^\/v0\.1\/servers\/(.+)\/versions\/([^/]+)$/.exec(url.pathname);
-    const entry = one && ENTRIES.find((e) => e.server.name === decodeURIComponent(one[1]) && ["latest", e.server.version].includes(decodeURIComponent(one[2])));
+    const entry = one && [...ENTRIES, ...added].find((e) => e.server.name === decodeURIComponent(one[1]) && ["latest", e.server.version].includes(decodeURIComponent(one[2])));
     if (entry) return answer(200, entry);
     answer(404, { title: "Not Found", status: 404, detail: "Server not found" });
   });
@@ -128,6 +169,7 @@ describe("Browse the MCP Registry", () => {
   beforeEach(async () => {
     pageSize = 30;
     broken = false;
+    added = [];
     backend = await installRealBackend();
     const settings = await backend.seed(() => ipc.getSettings());
     await backend.seed(() => ipc.updateSettings({ ...settings, mcp_registry: address }));
@@ -161,7 +203,7 @@ describe("Browse the MCP Registry", () => {
   it("shows each result as a card: a letter avatar, publisher and namespace, version, how it runs and whether it needs a secret", async () => {
     const { user } = await openBrowse();
     const [everything, github, both] = await search(user, "");
-    // No image: the registry's icons are not passed on, and the window's CSP loads none.
+    // No image where the registry names no icon: a letter.
     for (const card of [everything, github, both]) expect(card.querySelector("img")).toBeNull();
     expect(within(everything).getByTestId("registry-avatar").textContent).toBe("E");
     expect(within(github).getByTestId("registry-avatar").textContent).toBe("G");
@@ -188,6 +230,29 @@ describe("Browse the MCP Registry", () => {
     expect(within(both).getByTestId("registry-install-remote").textContent?.trim()).toBe("Use remote…");
   });
 
+  it("shows a server's icon as the data: URL Rust fetched, and a letter where the icon may not be had", async () => {
+    added = [
+      withIcon("served", `${address}/icons/served.png`),
+      withIcon("elsewhere", "http://198.51.100.7/icon.png"),
+      withIcon("page", `${address}/icons/page.html`),
+      withIcon("inline", `data:image/png;base64,${PNG.toString("base64")}`),
+      withIcon("script", "data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg=="),
+    ];
+    const { user } = await openBrowse();
+    const cards = await search(user, "octo");
+    const card = (name: string) => cards.find((c) => c.dataset.name === `io.github.octo/${name}`)!;
+    for (const name of ["served", "inline"]) {
+      const icon = within(card(name)).getByTestId("registry-icon") as HTMLImageElement;
+      expect(icon.getAttribute("src")).toBe(`data:image/png;base64,${PNG.toString("base64")}`);
+      expect(icon.getAttribute("alt")).toBe("");
+    }
+    // Not https nor the registry's own origin, not an image, or not an image's data: a letter.
+    for (const name of ["elsewhere", "page", "script"]) {
+      expect(card(name).querySelector("img")).toBeNull();
+      expect(within(card(name)).getByTestId("registry-avatar").textContent).toBe(name[0].toUpperCase());
+    }
+  });
+
   it("installs as local or uses the remote address, as the person chose, named from its title", async () => {
     await backend.host({ confirm: false });
     const { user } = await openBrowse();
@@ -211,6 +276,31 @@ describe("Browse the MCP Registry", () => {
     const [added] = await screen.findAllByTestId("server-item");
     expect(added.dataset.name).toBe("both-ways-unicode-mcp");
     expect(within(added).getByTestId("server-open").textContent).toContain("HTTP");
+  });
+
+  it("opens the install form of one version of a server, not of every version listed", async () => {
+    added = [twiceAt("1.0.0"), twiceAt("2.0.0")];
+    await backend.host({ confirm: false });
+    const { user } = await openBrowse();
+    const [first, second] = await search(user, "twice");
+    expect([first, second].map((i) => [i.dataset.name, i.dataset.version])).toEqual([
+      ["io.github.octo/twice", "1.0.0"],
+      ["io.github.octo/twice", "2.0.0"],
+    ]);
+    await user.click(within(second).getByTestId("registry-install"));
+    expect(screen.getAllByTestId("registry-install-form")).toHaveLength(1);
+    expect(within(second).getByTestId("registry-install-form")).toBeTruthy();
+    expect(within(first).queryByTestId("registry-install-form")).toBeNull();
+    expect(within(first).getByTestId("registry-install").getAttribute("aria-expanded")).toBe("false");
+    expect(within(second).getByTestId("registry-install").getAttribute("aria-expanded")).toBe("true");
+
+    // The other version's Install moves the one form there.
+    await user.click(within(first).getByTestId("registry-install"));
+    expect(screen.getAllByTestId("registry-install-form")).toHaveLength(1);
+    expect(within(second).queryByTestId("registry-install-form")).toBeNull();
+    await user.click(within(first).getByTestId("registry-install-submit"));
+    await within(first).findByTestId("registry-installed");
+    expect(installs()).toEqual([{ server: "io.github.octo/twice", version: "1.0.0", source: 0, name: "twice", values: {} }]);
   });
 
   it("searches by name, says when nothing matches, and pages on with More", async () => {

@@ -309,6 +309,31 @@ describe("the Servers page", { timeout: 30_000 }, () => {
     expect((await backend.seed(() => ipc.listMcpServers())).map((s) => s.name)).toEqual(["git"]);
   });
 
+  it("after a removal, moves the focus to the next row, else the one before, else the list's heading", async () => {
+    for (const name of ["alpha", "beta", "gamma"]) await addUnapproved(name, `uvx mcp-server-${name}`);
+    const { user } = await openServers();
+    await screen.findAllByTestId("server-item");
+    const names = () => screen.queryAllByTestId("server-item").map((i) => i.dataset.name);
+    const remove = async (name: string) => {
+      await fromMenu(user, item(name), "server-remove");
+      await user.click(screen.getByTestId("confirm-ok"));
+      await vi.waitFor(() => expect(names()).not.toContain(name));
+    };
+    expect(names()).toEqual(["alpha", "beta", "gamma"]);
+
+    // The middle row: the one after it takes the focus.
+    await remove("beta");
+    await vi.waitFor(() => expect(document.activeElement).toBe(within(item("gamma")).getByTestId("server-open")));
+    // The last row: the one before it.
+    await remove("gamma");
+    await vi.waitFor(() => expect(document.activeElement).toBe(within(item("alpha")).getByTestId("server-open")));
+    // The only row: the list's heading, above the note that there is none.
+    await remove("alpha");
+    expect(await screen.findByTestId("servers-empty")).toBeTruthy();
+    await vi.waitFor(() => expect(document.activeElement?.textContent).toBe("Installed"));
+    expect(document.activeElement?.tagName).toBe("H2");
+  });
+
   it("shows a server's stderr log as text", async () => {
     const { python, folder } = { python: peer("fault_server.py").split(" ")[0], folder: peer("fault_server.py").split(" ")[1] };
     await backend.addServer("time", `sh -c "echo '<b>not bold</b>' >&2; echo 'ready on stdio' >&2; exec ${python} ${folder}"`);
@@ -424,6 +449,8 @@ describe("the Servers page", { timeout: 30_000 }, () => {
     await fromMenu(user, server, "server-edit-toggle");
     const input = within(server).getByLabelText("Command line") as HTMLInputElement;
     expect(input.value).toBe(line);
+    // Edit from the menu goes straight to the field.
+    expect(document.activeElement).toBe(input);
     await user.clear(input);
     await user.click(within(server).getByTestId("server-edit-save"));
     expect(within(server).getByTestId("error-command_line").textContent).toContain("command");
@@ -435,6 +462,19 @@ describe("the Servers page", { timeout: 30_000 }, () => {
     await vi.waitFor(() => expect(within(server).getByTestId("server-state").textContent).toBe("Needs approval"));
     expect(within(server).getByTestId("server-command").textContent).toBe(`${line} --banner`);
     expect((await backend.asked()).map((a) => a.message).at(-1)).toContain("--banner");
+  });
+
+  it("Cancel closes the edit form and gives the focus back to the row's menu button", async () => {
+    await backend.addServer("time", peer("fault_server.py"));
+    const { user } = await openServers();
+    const server = await screen.findByTestId("server-item");
+    await fromMenu(user, server, "server-edit-toggle");
+    expect(document.activeElement).toBe(within(server).getByTestId("server-edit-field"));
+    await user.keyboard(" --more");
+    await user.click(within(server).getByRole("button", { name: "Cancel" }));
+    expect(within(server).queryByTestId("server-edit")).toBeNull();
+    expect(document.activeElement).toBe(within(server).getByTestId("server-menu"));
+    expect(backend.callsTo("edit_mcp_server")).toEqual([]);
   });
 
   it("shows a running server's tools, a changed one held back with its diff, accepted through Rust", async () => {

@@ -1,7 +1,8 @@
 // An answer's many tool cards are built newest first, then older ones a batch a frame from the
 // frame after the first: the cards at the end (an opened chat sits there) come at once and are
 // painted on their own, they stay put while older ones arrive above them, and a card that comes
-// while the answer runs shows at once.
+// while the answer runs shows at once. Their "Used N tools" row folds them (letting them go) and
+// unfolds them (built the same way again).
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cleanup, render } from "@testing-library/svelte";
 import { createRawSnippet, flushSync } from "svelte";
@@ -54,6 +55,44 @@ describe("an answer's tool cards", () => {
     for (let i = 0; i < 5; i++) await frame();
     flushSync();
     expect(ids(view.container)).toEqual(cards.map((c) => c.call_id));
+  });
+
+  it("folded, lets its cards go and says on its row how many calls there were and which did not work", async () => {
+    const cards = $state(Array.from({ length: 65 }, (_, i) => cardNumbered(i)));
+    cards[3].state = "error";
+    cards[4].state = "denied";
+    const props = $state({ cards, card, open: true, onToggle: () => (props.open = !props.open) });
+    const view = render(ToolCardList, props);
+    const row = view.getByRole("button", { name: /^Used 65 tools/ });
+    expect(row.textContent?.replace(/\s+/g, " ").trim()).toBe("Used 65 tools · 1 failed · 1 denied ›");
+    for (let i = 0; i < 8; i++) await frame();
+    flushSync();
+    expect(ids(view.container)).toHaveLength(65);
+    row.click();
+    flushSync();
+    expect(row.getAttribute("aria-expanded")).toBe("false");
+    expect(ids(view.container)).toEqual([]);
+    // Unfolded again: built as the first time, the newest twenty at once, older ones after.
+    row.click();
+    flushSync();
+    expect(ids(view.container)).toEqual(cards.slice(45).map((c) => c.call_id));
+    for (let i = 0; i < 8; i++) await frame();
+    flushSync();
+    expect(ids(view.container)).toEqual(cards.map((c) => c.call_id));
+  });
+
+  it("says one tool in the singular, and keeps its own fold where the parent keeps none", () => {
+    const view = render(ToolCardList, { cards: [cardNumbered(0)], card });
+    const row = view.getByTestId("tool-round");
+    expect(row.textContent?.replace(/\s+/g, " ").trim()).toBe("Used 1 tool ›");
+    expect(ids(view.container)).toEqual(["call_0"]);
+    row.click();
+    flushSync();
+    expect(row.getAttribute("aria-expanded")).toBe("false");
+    expect(ids(view.container)).toEqual([]);
+    row.click();
+    flushSync();
+    expect(ids(view.container)).toEqual(["call_0"]);
   });
 
   it("a short answer's cards are all there at once", () => {

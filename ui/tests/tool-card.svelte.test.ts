@@ -158,9 +158,11 @@ describe("a tool card's result", () => {
   it("a long branch of a tree shows its first 20 entries and Show all", async () => {
     const many = Array.from({ length: 50 }, (_, i) => i);
     const { user, view } = await opened({ card: { ...card, content: JSON.stringify({ many }) } });
-    // The tree's first level, then its branch "many".
+    // The tree's first level, then its branch "many", folded (built once opened).
     const branch = view.getByTestId("tool-result").querySelectorAll("details")[1];
     expect(branch.querySelector("summary")?.textContent).toMatch(/many\s*\[50\]/);
+    expect(branch.querySelectorAll("li")).toHaveLength(0);
+    await user.click(branch.querySelector("summary")!);
     expect(branch.querySelectorAll("li")).toHaveLength(20);
     await user.click(within(branch as HTMLElement).getByTestId("structured-more"));
     expect(branch.querySelectorAll("li")).toHaveLength(50);

@@ -10,7 +10,7 @@
 import { tick, untrack } from "svelte";
 import { IpcError } from "../lib/errors";
 import type { ApprovalAnswer } from "../lib/run-events";
-import type { Attachment, ComparedModel, ExportFormat, ResultView } from "../lib/types";
+import type { Attachment, ComparedModel, ConversationDetail, ExportFormat, ResultView } from "../lib/types";
 import { getArtifacts, getChats, getConversations, getProviders, getServers, getSettings, getUi, getUsage } from "../app/context";
 import { copyText } from "../shared/clipboard";
 import { count, usd } from "../shared/money";
@@ -149,9 +149,15 @@ export class ConversationPage {
   menuButton = $state<HTMLButtonElement>();
 
   constructor() {
+    // A read of the conversation (re)opens its session. A change of its own fields only (a
+    // rename, a model, a profile) swaps `detail.conversation` and keeps the read's messages,
+    // older than what the session shows since: reopening from them would drop what was said
+    // in this window since the read (all of it, in a conversation opened empty).
+    let opened: ConversationDetail["messages"] | null = null;
     $effect.pre(() => {
       const loaded = this.detail;
-      if (!loaded) return;
+      if (!loaded || loaded.messages === opened) return;
+      opened = loaded.messages;
       untrack(() => {
         this.session = this.chats.open(loaded);
       });

@@ -1,8 +1,10 @@
 // The chat's items: user and assistant turns, each answer with its tool cards, and the one
 // reducer that builds them (`reduceItems`), applying a run's events to them one by one. What was
 // saved is first turned into the events a live run sends (`eventsFrom`), so reopening shows
-// exactly what was shown live (`itemsFrom`). No IPC and no state of its own: the feeds that hold
-// the items (run-feed.svelte.ts) make them reactive.
+// exactly what was shown live (`itemsFrom`). Also how the answers' rounds make turns: which
+// rounds are one turn (`turnsIn`), what a turn used and cost in all (`turnUse`), and whether a
+// round's tool cards show unasked (`toolsStartOpen`). No IPC and no state of its own: the feeds
+// that hold the items (run-feed.svelte.ts) make them reactive.
 
 import type { RunEvent } from "../lib/run-events";
 import type { Attachment, CallRef, ConversationDetail, Finish, Message, MessageStatus, ToolRun } from "../lib/types";
@@ -335,4 +337,75 @@ export function itemsFrom(detail: Pick<ConversationDetail, "messages" | "tool_ru
   const cursor: ItemsCursor = { answerId: null };
   for (const event of eventsFrom(detail)) reduceItems(items, cursor, event);
   return items;
+}
+
+/**
+ * The turns among `rows`, by the id of each of their rounds: answers that follow one another
+ * (a tool round, the words after it, a retry) are the rounds of one turn, in order. A question
+ * of yours, or any other row (a summary), ends a turn.
+ */
+export function turnsIn(rows: readonly { kind: string; id: string }[]): Map<string, AssistantItem[]> {
+  const turns = new Map<string, AssistantItem[]>();
+  let turn: AssistantItem[] = [];
+  for (const row of rows) {
+    if (row.kind !== "assistant") {
+      turn = [];
+      continue;
+    }
+    turn.push(row as AssistantItem);
+    turns.set(row.id, turn);
+  }
+  return turns;
+}
+
+/** What one round of a turn used, as its answer was saved. */
+export interface RoundUse {
+  /** its place in the turn, from 1 */
+  round: number;
+  model: string | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  /** null: its model had no price */
+  cost_pico: number | null;
+}
+
+/** What a turn used over all its rounds. */
+export interface TurnUse {
+  /** the models its rounds used, each once, in the order they were first used */
+  models: string[];
+  /** the prompt tokens of the rounds that said theirs; null when none did */
+  input_tokens: number | null;
+  /** the answer tokens of the rounds that said theirs; null when none did */
+  output_tokens: number | null;
+  /** what its priced rounds cost, in pico-dollars; null when none had a price */
+  cost_pico: number | null;
+  /** how many rounds said their tokens but had no price (their tokens count, their cost cannot) */
+  unpriced: number;
+  /** each round that said what it used, in order */
+  rounds: RoundUse[];
+}
+
+/** What the rounds of one turn used in all: tokens and cost summed, each model once. */
+export function turnUse(rounds: readonly AssistantItem[]): TurnUse {
+  const use: TurnUse = { models: [], input_tokens: null, output_tokens: null, cost_pico: null, unpriced: 0, rounds: [] };
+  rounds.forEach((r, i) => {
+    if (r.model !== null && !use.models.includes(r.model)) use.models.push(r.model);
+    if (r.input_tokens === null && r.output_tokens === null && r.cost_pico === null) return;
+    use.rounds.push({ round: i + 1, model: r.model, input_tokens: r.input_tokens, output_tokens: r.output_tokens, cost_pico: r.cost_pico });
+    if (r.input_tokens !== null) use.input_tokens = (use.input_tokens ?? 0) + r.input_tokens;
+    if (r.output_tokens !== null) use.output_tokens = (use.output_tokens ?? 0) + r.output_tokens;
+    if (r.cost_pico !== null) use.cost_pico = (use.cost_pico ?? 0) + r.cost_pico;
+    else use.unpriced += 1;
+  });
+  return use;
+}
+
+/**
+ * Whether a round's tool cards show without the person asking: while its turn is the one being
+ * written or the newest one seen (`current`), while it streams, while a card has not finished
+ * (proposed, waiting for approval, running), and whenever a card failed or was denied. An
+ * older round whose calls all worked starts folded under its "Used N tools" row.
+ */
+export function toolsStartOpen(round: AssistantItem, current: boolean): boolean {
+  return current || round.status === "streaming" || round.tools.some((c) => c.state !== "done");
 }

@@ -63,7 +63,8 @@ export interface PickerGroup {
   /** model ids: the ones listed, after any the provider or the conversation names that the list lacks */
   models: string[];
   loading: boolean;
-  /** why the list could not be fetched, when it could not */
+  /** why the list could not be fetched, when it could not (the banner above the composer,
+   *  ProviderBanner.svelte, says it: one source for the picker and the banner) */
   failure: string | null;
 }
 

@@ -1,7 +1,7 @@
-//! How the Servers page's Browse shows what the MCP Registry says of a server: each way to
-//! run it as a line of text and as a chip, each value it needs as a label, who publishes it,
-//! and the name it gets here by default. (Which ways Switchboard can install, and the name Rust
-//! would give it, Rust says on each entry.)
+//! How the Servers page's Browse shows what the MCP Registry says of a server: which entry it
+//! is (a name at a version), each way to run it as a line of text and as a chip, each value it
+//! needs as a label, and who publishes it. (Which ways Switchboard can install, and the name it
+//! gets here by default, made from its title, Rust says on each entry.)
 
 import type { RegistryNeed, RegistryServer, RegistrySource } from "../lib/types";
 
@@ -14,6 +14,12 @@ const KIND_LABEL: Record<RegistrySource["kind"], string> = {
   remote: "remote",
   other: "other",
 };
+
+/** One entry of the registry's list: a server at one version (the registry lists each version
+ *  of a server as an entry of its own). */
+export function entryKey(server: Pick<RegistryServer, "name" | "version">): string {
+  return JSON.stringify([server.name, server.version]);
+}
 
 /** "npm · @scope/pkg@1.2.3 · stdio" */
 export function sourceLabel(source: RegistrySource): string {
@@ -88,17 +94,3 @@ export function initialOf(server: RegistryServer): string {
   return (letter ?? "?").toLocaleUpperCase();
 }
 
-/**
- * The name it gets here unless the person gives another: its title as a name is written
- * ("GitHub MCP Server" → "github-mcp-server"), else Rust's suggestion.
- */
-export function defaultName(server: RegistryServer): string {
-  const slug = (server.title ?? "")
-    .normalize("NFKD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .toLowerCase()
-    .replace(/[^a-z0-9._-]+/g, "-")
-    .slice(0, 40)
-    .replace(/^[-.]+|[-.]+$/g, "");
-  return slug || server.suggested_name;
-}

@@ -56,15 +56,20 @@ fn show(app: &AppHandle, question: Question, answer: tokio::sync::oneshot::Sende
         dialog.set_transient_for(Some(parent));
     }
     let area = dialog.message_area().downcast::<gtk::Box>().ok();
-    // The question's text starts where the detail does (GTK centres it in a narrower box).
-    for label in area
+    // The question's text starts where the detail does (GTK centres it in a narrower box), and
+    // a long unbroken word in it (an address) wraps rather than stretch the dialog off screen.
+    for (n, label) in area
         .iter()
         .flat_map(gtk::prelude::ContainerExt::children)
-        .skip(1)
+        .enumerate()
     {
         if let Ok(label) = label.downcast::<gtk::Label>() {
-            label.set_halign(gtk::Align::Fill);
-            label.set_xalign(0.0);
+            label.set_line_wrap_mode(gtk::pango::WrapMode::WordChar);
+            label.set_max_width_chars(70);
+            if n > 0 {
+                label.set_halign(gtk::Align::Fill);
+                label.set_xalign(0.0);
+            }
         }
     }
     if let (Some(area), Some(detail)) = (&area, &question.detail) {
@@ -73,6 +78,7 @@ fn show(app: &AppHandle, question: Question, answer: tokio::sync::oneshot::Sende
     if let (Some(area), Some(tail)) = (&area, &question.tail) {
         let label = gtk::Label::new(Some(tail));
         label.set_line_wrap(true);
+        label.set_line_wrap_mode(gtk::pango::WrapMode::WordChar);
         label.set_xalign(0.0);
         label.set_max_width_chars(70);
         label.set_selectable(true);

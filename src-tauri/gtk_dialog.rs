@@ -116,10 +116,17 @@ fn detail_view(detail: &Detail) -> gtk::ScrolledWindow {
                 );
             }
         }
+        // The `---`/`+++` header comes before the first hunk only: inside a hunk, a line that
+        // starts `+++` is an added line whose own text starts `++`, and is marked as one.
+        let mut in_hunk = false;
         for (n, line) in detail.text.lines().enumerate() {
+            if line.starts_with("@@") {
+                in_hunk = true;
+                continue;
+            }
             let tag = match line.as_bytes().first() {
-                Some(b'+') if !line.starts_with("+++") => "added",
-                Some(b'-') if !line.starts_with("---") => "removed",
+                Some(b'+') if in_hunk => "added",
+                Some(b'-') if in_hunk => "removed",
                 _ => continue,
             };
             let Ok(n) = i32::try_from(n) else { break };

@@ -27,5 +27,7 @@ export default defineConfig({
     // and its peers (processes of their own), so on two cores one file at a time (Vitest's
     // default there) left them idle half the time: 235 s → 126 s.
     maxWorkers: 4,
+    // A test waits up to 10 s for the page (tests/setup.ts); it may take more than one such wait.
+    testTimeout: 30_000,
   },
 });

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { alive, BIN, chooseInFileDialog, dropFilesOnWindow, everythingOverHttp, launch, listeningPort, nativeWindow, pasteInto, pressIn, run, screenshotScreen, tempHome, textOf, tid, windowGone } from "./harness.mjs";
+import { alive, BIN, chooseInFileDialog, cli, dropFilesOnWindow, everythingOverHttp, launch, listeningPort, nativeWindow, pasteInto, pressIn, run, screenshotScreen, tempHome, textOf, tid, windowGone } from "./harness.mjs";
 
 async function until(what, check, ms = 30000) {
   const deadline = Date.now() + ms;
@@ -135,6 +135,10 @@ test("a server edited in mcp.json starts only once approved in the native dialog
     screenshotScreen("mcp-approval-dialog");
     pressIn(dialog, "Return");
     await windowGone("Start the MCP server");
+    // Rust's record, not only the row (which said so before the dialog): still not approved.
+    const listed = JSON.parse(cli(home, ["mcp", "list", "--json"]).stdout);
+    const everythingNow = (Array.isArray(listed) ? listed : listed.servers).find((s) => s.name === "everything");
+    assert.equal(everythingNow.approved, false, "Return approved the server");
     assert.equal(await textOf(b, `${item} ${tid("server-state")}`), "Needs approval");
 
     // So does declining by its mnemonic (Alt+D).

@@ -227,7 +227,7 @@ describe("a run replayed over what was saved", () => {
     session.apply({ type: "tool_call_proposed", call: call("a1") });
     session.apply({ type: "tool_decided", call_id: "0", decision: "allowed", scope: "once", reason: null });
     session.apply({ type: "tool_started", call_id: "0" });
-    session.apply({ type: "tool_finished", call_id: "0", is_error: false, content: "noon", full_length: null, duration_ms: 3, can_retry: false, rich: false, artifacts: [], open_canvas: null });
+    session.apply({ type: "tool_finished", call_id: "0", is_error: false, content: "noon", full_length: null, duration_ms: 3, can_retry: false, answered: false, rich: false, artifacts: [], open_canvas: null });
     session.apply({ type: "answer_started", message: { ...answer("a2"), status: "streaming", tool_calls: null } });
     session.apply({ type: "tool_call_proposed", call: call("a2") });
 
@@ -261,7 +261,7 @@ describe("a run replayed over what was saved", () => {
     const finished = ["c", "a", "d", "b"];
     for (const id of finished) {
       session.apply({ type: "tool_started", call_id: id });
-      session.apply({ type: "tool_finished", call_id: id, is_error: id === "d", content: `result of ${id}`, full_length: null, duration_ms: 1, can_retry: false, rich: false, artifacts: [], open_canvas: null });
+      session.apply({ type: "tool_finished", call_id: id, is_error: id === "d", content: `result of ${id}`, full_length: null, duration_ms: 1, can_retry: false, answered: false, rich: false, artifacts: [], open_canvas: null });
     }
     const shown = (items: typeof session.items) =>
       items.flatMap((i) => (i.kind === "assistant" ? i.tools.map((c) => [c.call_id, c.state, c.content]) : []));
@@ -282,7 +282,7 @@ describe("a run replayed over what was saved", () => {
       tool_runs: ids.map((id) => ({
         id: `r-${id}`, conversation_id: "c1", message_id: "a1", call_id: id, server: "time", tool: "now", display_name: "time · Now", arguments: "{}",
         decision: "allowed" as const, decision_scope: "once" as const, deny_reason: null, started_at: 1, finished_at: 2, is_error: id === "d",
-        retry_of: null, description: null, can_retry: false, rich: false,
+        retry_of: null, description: null, can_retry: false, answered: false, rich: false,
       })),
     });
     expect(shown(reopened)).toEqual(expected);

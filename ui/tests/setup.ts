@@ -2,7 +2,13 @@
 // through. Svelte reports a misuse it finds at run time (a binding to a prop its parent did not
 // bind, a state read outside its owner, …) with console.warn and goes on; here such a warning
 // fails the test that caused it, so it is seen when it is made rather than lost in the output.
+// A wait for the page (findBy…, waitFor) gives the real core 10 s, not Testing Library's 1 s:
+// on a loaded machine a round trip through Rust and its peers can take longer than 1 s (a
+// bundle's install failed so once in a full run beside a cargo build).
+import { configure } from "@testing-library/svelte";
 import { afterEach, beforeEach, vi } from "vitest";
+
+configure({ asyncUtilTimeout: 10_000 });
 
 let svelteWarnings: string[] = [];
 

@@ -32,6 +32,7 @@ const answer = (id: string, resultIds: string[] = []): ChatItem => ({
     full_length: null,
     result_id,
     can_retry: false,
+    answered: false,
     rich: false,
     artifacts: [],
   })),

@@ -20,7 +20,7 @@ import { renderWithStores } from "./render-with-stores";
 const card: ToolCard = {
   call_id: "call_1", server: "fault", tool: "echo", display_name: "fault · Echo", arguments: "{}",
   state: "error", content: null, duration_ms: 5, reason: null, progress: null, retry_of: null, description: null,
-  full_length: null, result_id: "t1", can_retry: true, rich: false, artifacts: [],
+  full_length: null, result_id: "t1", can_retry: true, answered: false, rich: false, artifacts: [],
 };
 
 afterEach(() => cleanup());
@@ -68,6 +68,17 @@ describe("what a failed call's card says first", () => {
     });
     // A server's words that only look like Switchboard's further in are still its own.
     expect(of({ content: "upstream said: “api” did not answer within 3 s" })?.details).toBe(false);
+  });
+
+  it("never reads the server's own answer for what happened, whatever it says", () => {
+    // A server that ran a call and answers with Switchboard's words is still the server speaking.
+    for (const content of ["This call did not run: the run was interrupted before it ran.", "“fault” did not answer within 1 s", "“fault” failed: Transport closed"]) {
+      expect(failureOf({ ...card, state: "error", content, answered: true })).toEqual({
+        headline: "The tool failed",
+        cause: "The server answered with an error: its words are the result below.",
+        details: false,
+      });
+    }
   });
 
   it("says who denied a call, and the person's reason", () => {

@@ -94,6 +94,9 @@ pub enum CoreError {
     ShellCommand(#[from] ShellCommandError),
     #[error("Cannot read {what}: {detail}")]
     Io { what: String, detail: String },
+    /// A damaged database could not be set aside ([`crate::app::App::set_aside_database`]).
+    #[error("Cannot set {file} aside: {detail}. Nothing was moved.")]
+    SetAside { file: String, detail: String },
     /// The server is new or changed since the person approved it: it does not start until
     /// they approve `command_line` as it is now.
     #[error("“{server}” needs your approval before it starts, because it is new or changed since you last approved it. It would run:\n{command_line}")]
@@ -220,7 +223,7 @@ impl CoreError {
             }
             CoreError::NeedsApproval { .. } => ErrorKind::NeedsApproval,
             CoreError::Update(_) => ErrorKind::Update,
-            CoreError::Io { .. } => ErrorKind::Io,
+            CoreError::Io { .. } | CoreError::SetAside { .. } => ErrorKind::Io,
             CoreError::NotConfirmed { .. } => ErrorKind::NotConfirmed,
         }
     }

@@ -163,6 +163,9 @@ pub enum RunEvent {
         duration_ms: u64,
         /// Whether its Retry can run it again (it failed; see [`crate::store::ToolRun::retry_refusal`]).
         can_retry: bool,
+        /// Whether `content` is the server's answer, not Switchboard's words about the call
+        /// ([`crate::store::ToolRun::answered`]).
+        answered: bool,
         /// Whether the result has more than text to show ([`crate::store::ToolRun::rich`]).
         rich: bool,
         /// The files the result carried, kept (the tool message carries them too): the canvas
@@ -268,11 +271,12 @@ mod tests {
                     full_length: None,
                     duration_ms: 12,
                     can_retry: true,
+                    answered: false,
                     rich: false,
                     artifacts: Vec::new(),
                     open_canvas: None,
                 },
-                json!({"type": "tool_finished", "call_id": "c1", "is_error": true, "content": "boom", "full_length": null, "duration_ms": 12, "can_retry": true, "rich": false, "artifacts": [], "open_canvas": null}),
+                json!({"type": "tool_finished", "call_id": "c1", "is_error": true, "content": "boom", "full_length": null, "duration_ms": 12, "can_retry": true, "answered": false, "rich": false, "artifacts": [], "open_canvas": null}),
             ),
             (
                 RunEvent::ToolCallProposed {

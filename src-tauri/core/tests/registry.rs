@@ -21,16 +21,22 @@ use support::scripted_registry as registry;
 #[tokio::test]
 async fn a_search_is_read_page_by_page_with_what_each_server_needs() {
     let registry = registry();
-    let first = registry::search(&registry.url, "SERVER", None, 2)
+    let first = registry::search(&registry.url, "SERVER", None, 2, registry::Icons::Fetched)
         .await
         .unwrap();
     assert_eq!(first.servers.len(), 2);
     let mut names: Vec<String> = first.servers.iter().map(|s| s.name.clone()).collect();
     let mut cursor = first.next_cursor.clone();
     while let Some(next) = cursor {
-        let page = registry::search(&registry.url, "SERVER", Some(&next), 2)
-            .await
-            .unwrap();
+        let page = registry::search(
+            &registry.url,
+            "SERVER",
+            Some(&next),
+            2,
+            registry::Icons::Fetched,
+        )
+        .await
+        .unwrap();
         names.extend(page.servers.iter().map(|s| s.name.clone()));
         cursor = page.next_cursor;
     }
@@ -47,16 +53,22 @@ async fn a_search_is_read_page_by_page_with_what_each_server_needs() {
 
     // A server that names an icon has it as a data: URL (fetched by Rust from the registry's
     // own origin here; the window loads no remote image); the others have none.
-    let adadvisor = registry::search(&registry.url, "adadvisor", None, 30)
-        .await
-        .unwrap();
+    let adadvisor = registry::search(
+        &registry.url,
+        "adadvisor",
+        None,
+        30,
+        registry::Icons::Fetched,
+    )
+    .await
+    .unwrap();
     let icon = adadvisor.servers[0].icon.as_deref().expect("its icon");
     assert!(
         icon.starts_with("data:image/png;base64,iVBORw0KGgo"),
         "{icon}"
     );
 
-    let time = registry::search(&registry.url, "time", None, 30)
+    let time = registry::search(&registry.url, "time", None, 30, registry::Icons::Fetched)
         .await
         .unwrap();
     assert_eq!(time.servers.len(), 1);
@@ -72,23 +84,29 @@ async fn a_search_is_read_page_by_page_with_what_each_server_needs() {
     assert_eq!(server.sources[0].identifier, "mcp-server-time");
     assert_eq!(server.sources[0].transport, "stdio");
 
-    let none = registry::search(&registry.url, "no such server", None, 30)
-        .await
-        .unwrap();
+    let none = registry::search(
+        &registry.url,
+        "no such server",
+        None,
+        30,
+        registry::Icons::Fetched,
+    )
+    .await
+    .unwrap();
     assert!(none.servers.is_empty());
 }
 
 #[tokio::test]
 async fn a_registry_that_fails_says_how() {
     let registry = registry();
-    let refused = registry::search(&registry.url, "broken", None, 30)
+    let refused = registry::search(&registry.url, "broken", None, 30, registry::Icons::Fetched)
         .await
         .unwrap_err();
     assert!(
         matches!(&refused, RegistryError::Refused { status: 500, detail, .. } if detail == "the database is down"),
         "{refused:?}"
     );
-    let garbled = registry::search(&registry.url, "garbled", None, 30)
+    let garbled = registry::search(&registry.url, "garbled", None, 30, registry::Icons::Fetched)
         .await
         .unwrap_err();
     assert!(
@@ -96,15 +114,28 @@ async fn a_registry_that_fails_says_how() {
         "{garbled:?}"
     );
     let (_held, port) = support::refused_port();
-    let away = registry::search(&format!("http://127.0.0.1:{port}"), "x", None, 30)
-        .await
-        .unwrap_err();
+    let away = registry::search(
+        &format!("http://127.0.0.1:{port}"),
+        "x",
+        None,
+        30,
+        registry::Icons::Fetched,
+    )
+    .await
+    .unwrap_err();
     assert!(
         matches!(away, RegistryError::Unreachable { .. }),
         "{away:?}"
     );
     assert!(matches!(
-        registry::search("registry.example.com", "x", None, 30).await,
+        registry::search(
+            "registry.example.com",
+            "x",
+            None,
+            30,
+            registry::Icons::Fetched
+        )
+        .await,
         Err(RegistryError::BadAddress(_))
     ));
 }
@@ -130,6 +161,16 @@ async fn mcp_search_on_the_command_line_prints_a_table_or_json() {
     assert!(
         table.contains("remote https://api.githubcopilot.com/mcp/"),
         "{table}"
+    );
+
+    // The command line shows no icon, so it fetches none: it reaches only the registry.
+    let (ran, json) = run(args(&["adadvisor", "--json"])).await;
+    ran.unwrap();
+    let page: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        page["servers"][0]["icon"],
+        serde_json::Value::Null,
+        "{json}"
     );
 
     let (ran, json) = run(args(&["filesystem", "--json"])).await;
@@ -270,13 +311,14 @@ async fn the_window_searches_the_registry_settings_name_and_installs_with_approv
     app.update_settings(settings).await.unwrap();
 
     let page = app
-        .search_registry("github-mcp", None, 20, None)
+        .search_registry("github-mcp", None, 20, None, registry::Icons::Fetched)
         .await
         .unwrap();
     let names: Vec<&str> = page.servers.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["io.github.github/github-mcp-server"]);
-    let Err(CoreError::Registry(RegistryError::Refused { status: 500, .. })) =
-        app.search_registry("broken", None, 20, None).await
+    let Err(CoreError::Registry(RegistryError::Refused { status: 500, .. })) = app
+        .search_registry("broken", None, 20, None, registry::Icons::Fetched)
+        .await
     else {
         panic!("a registry answering 500 is said so");
     };

@@ -37,6 +37,9 @@ export interface ToolCard {
   result_id: string | null;
   /** the core says its Retry can run it again (it failed on a real tool with object arguments) */
   can_retry: boolean;
+  /** `content` is the server's answer (an error it reported included), not Switchboard's words
+   *  about the call: the card then never reads it for what happened */
+  answered: boolean;
   /** the result has more than text to show (images, audio, links, structured content) */
   rich: boolean;
   /** the files the result carried, kept by Rust (the canvas shows them) */
@@ -103,6 +106,7 @@ function cardFrom(call: Extract<RunEvent, { type: "tool_call_proposed" }>["call"
     full_length: null,
     result_id: null,
     can_retry: false,
+    answered: false,
     rich: false,
     artifacts: [],
   };
@@ -156,6 +160,7 @@ export function eventsFrom(detail: Pick<ConversationDetail, "messages" | "tool_r
           full_length: m.full_length,
           duration_ms: run.finished_at - run.started_at,
           can_retry: run.can_retry,
+          answered: run.answered,
           rich: run.rich,
           artifacts: m.attachments,
           // Asked once, when the result came: reopening does not open the canvas again.
@@ -278,6 +283,7 @@ export function reduceItems(items: ChatItem[], cursor: ItemsCursor, event: RunEv
         card.full_length = event.full_length;
         card.duration_ms = event.duration_ms;
         card.can_retry = event.can_retry;
+        card.answered = event.answered;
         card.rich = event.rich;
         // (Runs recorded before files were kept send none.)
         card.artifacts = event.artifacts ?? [];

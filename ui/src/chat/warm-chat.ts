@@ -101,6 +101,7 @@ function toolCall(saved: Saved, answer: string, round: number, i: number): { id:
     retry_of: null,
     description: i % 3 === 0 ? "Reads one note" : null,
     can_retry: failed,
+    answered: false,
     rich: false,
   });
   saved.messages.push(

@@ -31,7 +31,13 @@ home: string,
 /**
  * Why the database could not be opened, when it could not.
  */
-database_error: IpcError | null, };
+database_error: IpcError | null, 
+/**
+ * Whether a fresh start is offered ([`App::set_aside_database`]): only for a file that is
+ * not a database SQLite can read. A locked one (another program has it) or one a newer
+ * Switchboard wrote is good and is never set aside.
+ */
+fresh_start: boolean, };
 
 export type KeychainStatus = { available: boolean, message: string, };
 
@@ -368,6 +374,14 @@ description: string | null,
  * out from the rest whenever a run is read or made, never saved.
  */
 can_retry: boolean, 
+/**
+ * Whether the words the card shows are the server's answer (its result, an error it
+ * reported included), not Switchboard's own about the call (a timeout, a crash, a refusal,
+ * a denial): the card reads Switchboard's words for what happened, and never the server's,
+ * which are hostile text. Worked out like `can_retry`: `result` holds the server's whole
+ * answer as a JSON object, and Switchboard's words as plain text.
+ */
+answered: boolean, 
 /**
  * Whether the result has more than text for a person to see (images, audio, resources,
  * links, structured content: [`crate::mcp::results::is_rich`]); the card then asks for
@@ -748,6 +762,11 @@ full_length: number | null, duration_ms: number,
  * Whether its Retry can run it again (it failed; see [`crate::store::ToolRun::retry_refusal`]).
  */
 can_retry: boolean, 
+/**
+ * Whether `content` is the server's answer, not Switchboard's words about the call
+ * ([`crate::store::ToolRun::answered`]).
+ */
+answered: boolean, 
 /**
  * Whether the result has more than text to show ([`crate::store::ToolRun::rich`]).
  */

@@ -83,6 +83,10 @@ pub struct AppStatus {
     pub home: String,
     /// Why the database could not be opened, when it could not.
     pub database_error: Option<crate::error::IpcError>,
+    /// Whether a fresh start is offered ([`App::set_aside_database`]): only for a file that is
+    /// not a database SQLite can read. A locked one (another program has it) or one a newer
+    /// Switchboard wrote is good and is never set aside.
+    pub fresh_start: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
@@ -202,30 +206,43 @@ impl App {
             database_error: self
                 .database_error()
                 .map(|e| CoreError::from(e.clone()).into()),
+            fresh_start: self.database_error().is_some_and(|e| e.reason == "corrupt"),
         }
     }
 
-    /// Moves a database that could not be opened aside, with its journal files, so that the
-    /// next start makes a fresh one: `switchboard.db` becomes
-    /// `switchboard.db.damaged-20261206-044937` in the same folder, kept whole for the person
-    /// (or a repair tool) to read. Returns the kept file. Refused while the database is open:
-    /// a working database is never set aside.
+    /// Moves a damaged database aside, with its journal files, so that the next start makes a
+    /// fresh one: `switchboard.db` becomes `switchboard.db.damaged-20261206-044937` in the same
+    /// folder, kept whole for the person (or a repair tool) to read. Returns the kept file.
+    /// Only a file SQLite cannot read as a database ([`AppStatus::fresh_start`]): a working
+    /// database, a locked one or one a newer Switchboard wrote is never set aside.
     ///
     /// # Errors
-    /// [`CoreError::Conflict`] when the database opened; the file system's when a file cannot
-    /// be renamed (nothing is moved then).
+    /// [`CoreError::Conflict`] when the database is not damaged; [`CoreError::SetAside`] when a
+    /// file cannot be renamed (whatever was moved is moved back then).
     pub async fn set_aside_database(&self) -> Result<PathBuf, CoreError> {
-        if self.database_error().is_none() {
-            return Err(CoreError::Conflict {
+        let refused = |message: &str| {
+            Err(CoreError::Conflict {
                 field: "database",
-                message: "The database is open and working; it was not set aside.".to_owned(),
-            });
+                message: message.to_owned(),
+            })
+        };
+        match self.database_error() {
+            None => return refused("The database is open and working; it was not set aside."),
+            Some(e) if e.reason != "corrupt" => {
+                return refused(
+                    "The database file is not damaged (it is locked, or a newer Switchboard \
+                     wrote it); it was not set aside.",
+                )
+            }
+            Some(_) => {}
         }
         let file = self.paths.database_file();
+        let shown = file.display().to_string();
         tokio::task::spawn_blocking(move || set_aside(&file, std::time::SystemTime::now()))
             .await
-            .map_err(|e| {
-                InvalidInput::new("database", format!("Setting the file aside stopped: {e}."))
+            .map_err(|e| CoreError::SetAside {
+                file: shown,
+                detail: e.to_string(),
             })?
     }
 
@@ -290,11 +307,14 @@ impl App {
 }
 
 /// Renames `file` (and its `-wal`, `-shm` and `-journal` files, where present) to
-/// `<file>.damaged-<when>`; a name already taken gets `-2`, `-3`…
+/// `<file>.damaged-<when>`; a name already taken gets `-2`, `-3`…. The journal files go first
+/// and the database last, and a failure moves back whatever was moved: a journal left under the
+/// live name would be replayed into the fresh database.
 pub(super) fn set_aside(
     file: &std::path::Path,
     now: std::time::SystemTime,
 ) -> Result<PathBuf, CoreError> {
+    const ENDS: [&str; 4] = ["-wal", "-shm", "-journal", ""];
     let secs = now
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
@@ -302,39 +322,38 @@ pub(super) fn set_aside(
         || secs.to_string(),
         |t| t.format("%Y%m%d-%H%M%S").to_string(),
     );
-    let named = |suffix: &str| {
-        let mut name = file.as_os_str().to_owned();
-        name.push(suffix);
+    let with = |base: &std::path::Path, end: &str| {
+        let mut name = base.as_os_str().to_owned();
+        name.push(end);
         PathBuf::from(name)
     };
-    let taken = |kept: &PathBuf| {
-        ["", "-wal", "-shm", "-journal"].iter().any(|end| {
-            let mut name = kept.as_os_str().to_owned();
-            name.push(end);
-            std::path::Path::new(&name).exists()
-        })
-    };
-    let mut kept = named(&format!(".damaged-{stamp}"));
+    let taken = |kept: &PathBuf| ENDS.iter().any(|end| with(kept, end).exists());
+    let mut kept = with(file, &format!(".damaged-{stamp}"));
     let mut n = 2;
     while taken(&kept) {
-        kept = named(&format!(".damaged-{stamp}-{n}"));
+        kept = with(file, &format!(".damaged-{stamp}-{n}"));
         n += 1;
     }
-    let fail = |e: std::io::Error, what: &std::path::Path| {
-        CoreError::from(InvalidInput::new(
-            "database",
-            format!("Cannot set {} aside: {e}.", what.display()),
-        ))
-    };
-    std::fs::rename(file, &kept).map_err(|e| fail(e, file))?;
-    for end in ["-wal", "-shm", "-journal"] {
-        let from = named(end);
-        if from.exists() {
-            let mut to = kept.as_os_str().to_owned();
-            to.push(end);
-            std::fs::rename(&from, PathBuf::from(to)).map_err(|e| fail(e, &from))?;
+    let mut moved: Vec<(PathBuf, PathBuf)> = Vec::new();
+    for end in ENDS {
+        let from = with(file, end);
+        if !end.is_empty() && !from.exists() {
+            continue;
         }
+        let to = with(&kept, end);
+        if let Err(e) = std::fs::rename(&from, &to) {
+            for (back_to, back_from) in moved.iter().rev() {
+                if let Err(again) = std::fs::rename(back_from, back_to) {
+                    tracing::error!(error = %again, file = %back_from.display(), "cannot move a database file back");
+                }
+            }
+            return Err(CoreError::SetAside {
+                file: from.display().to_string(),
+                detail: e.to_string(),
+            });
+        }
+        moved.push((from, to));
     }
-    tracing::warn!(kept = %kept.display(), "the database that could not be opened was set aside");
+    tracing::warn!(kept = %kept.display(), "the damaged database was set aside");
     Ok(kept)
 }

@@ -309,6 +309,7 @@ async fn a_damaged_database_is_set_aside_whole_and_the_next_start_is_fresh() {
     std::fs::write(paths.database_file(), &garbage).unwrap();
     let core = App::open(config(paths.clone(), Arc::new(MemoryStore::new()))).await;
     assert!(core.database_error().is_some());
+    assert!(core.status("0").fresh_start);
     // A journal beside it (SQLite's own, as another program may have left one) goes with it.
     let mut wal = paths.database_file().into_os_string();
     wal.push("-wal");
@@ -334,6 +335,25 @@ async fn a_damaged_database_is_set_aside_whole_and_the_next_start_is_fresh() {
     let refused = again.set_aside_database().await.unwrap_err();
     assert_eq!(refused.kind(), "conflict");
     assert!(paths.database_file().exists());
+}
+
+#[tokio::test]
+async fn a_database_a_newer_switchboard_wrote_is_never_set_aside() {
+    let dir = tempfile::tempdir().unwrap();
+    let paths = AppPaths::under_home(dir.path().to_path_buf());
+    std::fs::create_dir_all(&paths.data_dir).unwrap();
+    {
+        let conn = rusqlite::Connection::open(paths.database_file()).unwrap();
+        conn.execute_batch("CREATE TABLE future (x); PRAGMA user_version = 99;")
+            .unwrap();
+    }
+    let before = std::fs::read(paths.database_file()).unwrap();
+    let core = App::open(config(paths.clone(), Arc::new(MemoryStore::new()))).await;
+    assert_eq!(core.database_error().unwrap().reason, "too_new");
+    assert!(!core.status("0").fresh_start);
+    let refused = core.set_aside_database().await.unwrap_err();
+    assert_eq!(refused.kind(), "conflict");
+    assert_eq!(std::fs::read(paths.database_file()).unwrap(), before);
 }
 
 #[test]

@@ -60,9 +60,10 @@ impl App {
         cursor: Option<&str>,
         limit: u32,
         registry: Option<&str>,
+        icons: registry::Icons,
     ) -> Result<SearchPage, CoreError> {
         let registry = self.registry_address(registry);
-        Ok(registry::search(&registry, query, cursor, limit).await?)
+        Ok(registry::search(&registry, query, cursor, limit, icons).await?)
     }
 
     /// Adds the server `ask` names as its registry entry describes it, not approved: the

@@ -327,7 +327,13 @@ async fn search(
     out: &mut impl Write,
 ) -> Result<(), CliError> {
     let page = app
-        .search_registry(&query, cursor.as_deref(), limit, registry.as_deref())
+        .search_registry(
+            &query,
+            cursor.as_deref(),
+            limit,
+            registry.as_deref(),
+            crate::mcp::registry::Icons::None,
+        )
         .await
         .map_err(|e| match e {
             CoreError::Registry(_) => CliError::Usage(e.to_string()),

@@ -233,7 +233,13 @@ commands! {
     async fn search_mcp_registry(cx, query: String, cursor: Option<String>) -> SearchPage {
         Ok(cx
             .app
-            .search_registry(&query, cursor.as_deref(), REGISTRY_PAGE, None)
+            .search_registry(
+                &query,
+                cursor.as_deref(),
+                REGISTRY_PAGE,
+                None,
+                crate::mcp::registry::Icons::Fetched,
+            )
             .await?)
     }
 

@@ -226,6 +226,7 @@ pub async fn search(
     query: &str,
     cursor: Option<&str>,
     limit: u32,
+    icons: Icons,
 ) -> Result<SearchPage, RegistryError> {
     let mut url = endpoint(registry, "v0.1/servers")?;
     {
@@ -245,7 +246,12 @@ pub async fn search(
         detail: e.to_string(),
     })?;
     let published: Vec<Published> = list.servers.into_iter().map(Published::from).collect();
-    let icons = icons::fetch_all(&url, published.iter().map(|p| p.server.icons.as_slice())).await;
+    let icons = match icons {
+        Icons::Fetched => {
+            icons::fetch_all(&url, published.iter().map(|p| p.server.icons.as_slice())).await
+        }
+        Icons::None => vec![None; published.len()],
+    };
     Ok(SearchPage {
         servers: published
             .iter()
@@ -259,6 +265,14 @@ pub async fn search(
     })
 }
 
+/// Whether a search fetches the servers' icons: the window shows them, the command line does
+/// not (and so reaches no other host than the registry).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Icons {
+    Fetched,
+    None,
+}
+
 /// The icons of a page of servers, as `data:` URLs: each server's best one, fetched at once
 /// and each given up on quietly (a card then shows its letter) — over `https:` or from the
 /// registry's own origin, an image of a known kind, at most [`MAX_ICON_BYTES`], and all of them
@@ -267,12 +281,17 @@ mod icons {
     use std::time::Duration;
 
     use base64::Engine as _;
-    use futures_util::future::join_all;
+    use futures_util::StreamExt as _;
 
     use super::wire::Icon;
 
     pub const MAX_ICON_BYTES: usize = 64 * 1024;
+    /// How long one icon may take, and (twice that) a whole page's.
     pub const ICONS_TIMEOUT: Duration = Duration::from_secs(3);
+    /// The most icons of one page fetched: a registry's answer may hold thousands of entries.
+    const MOST: usize = super::MAX_PAGE as usize;
+    /// The most icons fetched at once.
+    const AT_ONCE: usize = 8;
     const KINDS: [&str; 5] = [
         "image/png",
         "image/jpeg",
@@ -286,10 +305,15 @@ mod icons {
         icons: impl Iterator<Item = &'a [Icon]>,
     ) -> Vec<Option<String>> {
         let chosen: Vec<Option<&Icon>> = icons.map(best).collect();
+        let none = || vec![None; chosen.len()];
+        let origin = registry.origin();
         let client = crate::net::client_builder()
             .timeout(ICONS_TIMEOUT)
-            .redirect(reqwest::redirect::Policy::custom(|attempt| {
-                if attempt.previous().len() < 3 && attempt.url().scheme() == "https" {
+            .redirect(reqwest::redirect::Policy::custom(move |attempt| {
+                let next = attempt.url();
+                let public_https =
+                    next.scheme() == "https" && !crate::net::is_local_network_name(next);
+                if attempt.previous().len() < 3 && (public_https || next.origin() == origin) {
                     attempt.follow()
                 } else {
                     attempt.stop()
@@ -297,18 +321,36 @@ mod icons {
             }))
             .build();
         let Ok(client) = client else {
-            return vec![None; chosen.len()];
+            return none();
         };
-        let fetches = chosen.iter().map(|icon| async {
-            let icon = (*icon)?;
-            let src = allowed(registry, &icon.src)?;
-            match src {
-                Src::Data(url) => Some(url),
-                Src::Fetch(url) => fetch(&client, url).await,
-            }
-        });
-        let all = tokio::time::timeout(ICONS_TIMEOUT, join_all(fetches)).await;
-        all.unwrap_or_else(|_| vec![None; chosen.len()])
+        // Boxed one by one, not mapped by a closure: a closure over borrowed icons defeats the
+        // compiler's proof that the search's future is `Send`.
+        let mut fetches: Vec<
+            std::pin::Pin<Box<dyn std::future::Future<Output = Option<String>> + Send + '_>>,
+        > = Vec::with_capacity(chosen.len());
+        for (n, icon) in chosen.iter().enumerate() {
+            let src = icon
+                .filter(|_| n < MOST)
+                .and_then(|icon| allowed(registry, &icon.src));
+            let client = &client;
+            fetches.push(Box::pin(async move {
+                match src? {
+                    Src::Data(url) => Some(url),
+                    Src::Fetch(url) => tokio::time::timeout(ICONS_TIMEOUT, fetch(client, url))
+                        .await
+                        .ok()
+                        .flatten(),
+                }
+            }));
+        }
+        let all = futures_util::stream::iter(fetches)
+            .buffered(AT_ONCE)
+            .collect::<Vec<_>>();
+        // Each fetch has its own limit; this one only stops a page that would still go on.
+        let most = ICONS_TIMEOUT * u32::try_from(MOST / AT_ONCE + 1).unwrap_or(u32::MAX);
+        tokio::time::timeout(most, all)
+            .await
+            .unwrap_or_else(|_| none())
     }
 
     /// The icon to show: one of a kind an `<img>` shows, for no theme or the light one first,
@@ -345,18 +387,26 @@ mod icons {
         Fetch(url::Url),
     }
 
-    /// Where an icon may come from: `https:`, the registry's own origin (a registry on this
-    /// computer serves its own), or a `data:` URL of an image kind within the size.
+    /// Where an icon may come from: `https:` on a public name (never this computer or a
+    /// private network, which a registry entry must not make every client reach), the
+    /// registry's own origin (a registry on this computer serves its own), or a
+    /// `data:<image kind>;base64,<payload>` URL whose payload decodes to at most
+    /// [`MAX_ICON_BYTES`].
     pub fn allowed(registry: &url::Url, src: &str) -> Option<Src> {
         if let Some(rest) = src.strip_prefix("data:") {
-            let kind = rest.split([';', ',']).next()?;
-            return (KINDS.contains(&kind)
-                && rest.contains(";base64,")
-                && src.len() <= MAX_ICON_BYTES * 4 / 3 + 64)
+            let (kind, payload) = rest.split_once(";base64,")?;
+            if !KINDS.contains(&kind) || payload.len() > MAX_ICON_BYTES * 4 / 3 + 4 {
+                return None;
+            }
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(payload)
+                .ok()?;
+            return (!bytes.is_empty() && bytes.len() <= MAX_ICON_BYTES)
                 .then(|| Src::Data(src.to_owned()));
         }
         let url = url::Url::parse(src).ok()?;
-        (url.scheme() == "https" || url.origin() == registry.origin()).then_some(Src::Fetch(url))
+        let public_https = url.scheme() == "https" && !crate::net::is_local_network_name(&url);
+        (public_https || url.origin() == registry.origin()).then_some(Src::Fetch(url))
     }
 
     /// The image at `url` as a `data:` URL, if it is one of [`KINDS`] (as the server labels it)
@@ -400,6 +450,18 @@ mod icons {
             assert!(fetched("https://cdn.example.com/icon.png"));
             assert!(fetched("http://127.0.0.1:4321/icons/a.png"));
             assert!(!fetched("http://127.0.0.1:9999/icons/a.png"));
+            // Never this computer or a private network but for the registry itself.
+            for private in [
+                "https://localhost/a.png",
+                "https://127.0.0.1:4321/a.png",
+                "https://10.0.0.7/a.png",
+                "https://192.168.1.2/a.png",
+                "https://intranet/a.png",
+                "https://printer.local/a.png",
+                "https://[::1]/a.png",
+            ] {
+                assert!(!fetched(private), "{private}");
+            }
             assert!(!fetched("http://example.com/icon.png"));
             assert!(!fetched("file:///etc/passwd"));
             assert!(!fetched("javascript:alert(1)"));
@@ -407,6 +469,8 @@ mod icons {
             assert!(data("data:image/png;base64,iVBORw0KGgo="));
             assert!(!data("data:text/html;base64,PHNjcmlwdD4="));
             assert!(!data("data:image/png,raw"));
+            assert!(!data("data:image/svg+xml,<svg/>;base64,AAAA"));
+            assert!(!data("data:image/png;base64,not base64!"));
             let huge = format!("data:image/png;base64,{}", "A".repeat(MAX_ICON_BYTES * 2));
             assert!(!data(&huge));
         }

@@ -583,6 +583,7 @@ fn a_call(conversation_id: &str, message_id: &str, call_id: &str) -> ToolRun {
         retry_of: None,
         description: None,
         can_retry: false,
+        answered: false,
         rich: false,
         asked_by: None,
     }

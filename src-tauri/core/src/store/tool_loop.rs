@@ -118,6 +118,13 @@ pub struct ToolRun {
     /// Whether a Retry can run it again ([`ToolRun::retry_refusal`] has nothing to say); worked
     /// out from the rest whenever a run is read or made, never saved.
     pub can_retry: bool,
+    /// Whether the words the card shows are the server's answer (its result, an error it
+    /// reported included), not Switchboard's own about the call (a timeout, a crash, a refusal,
+    /// a denial): the card reads Switchboard's words for what happened, and never the server's,
+    /// which are hostile text. Worked out like `can_retry`: `result` holds the server's whole
+    /// answer as a JSON object, and Switchboard's words as plain text.
+    #[serde(default)]
+    pub answered: bool,
     /// Whether the result has more than text for a person to see (images, audio, resources,
     /// links, structured content: [`crate::mcp::results::is_rich`]); the card then asks for
     /// its [`crate::mcp::results::view`].
@@ -182,6 +189,7 @@ impl ToolRun {
     #[must_use]
     pub fn with_retry_rule(mut self) -> Self {
         self.can_retry = self.retry_refusal().is_none();
+        self.answered = self.result.as_deref().is_some_and(|r| r.starts_with('{'));
         self
     }
 }
@@ -323,6 +331,7 @@ fn run_from_row(row: &Row<'_>) -> rusqlite::Result<ToolRun> {
         },
         description: row.get(16)?,
         can_retry: false,
+        answered: false,
         rich: row.get(18)?,
         asked_by: row.get(19)?,
     }

@@ -790,6 +790,7 @@ fn import_line(
             retry_of,
             description: r.description,
             can_retry: false,
+            answered: false,
             rich: r.rich,
             asked_by: r.asked_by,
         };

@@ -100,6 +100,7 @@ impl Run<'_> {
                         full_length,
                         duration_ms: done.duration_ms,
                         can_retry,
+                        answered: done.full.is_some() && saved.is_some(),
                         rich: done.rich && saved.is_some(),
                         artifacts: if saved.is_some() { done.files.clone() } else { Vec::new() },
                         open_canvas: done.open_canvas.clone().filter(|_| saved.is_some()),

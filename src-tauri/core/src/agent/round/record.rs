@@ -31,6 +31,7 @@ impl Ctx<'_> {
             retry_of: answer.retry_of.clone(),
             description: None,
             can_retry: false,
+            answered: false,
             rich: false,
             asked_by: None,
         }

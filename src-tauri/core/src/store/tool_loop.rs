@@ -250,8 +250,11 @@ macro_rules! run_columns {
 }
 
 const RUN_COLUMNS: &str = run_columns!("result");
-/// The same with no result: a page of cards never reads a long result.
-const RUN_COLUMNS_NO_RESULT: &str = run_columns!("NULL");
+/// The same with no result: a page of cards never reads a long result. Only whether the
+/// server answered ([`ToolRun::answered`]) is read: `{` for its answer (a JSON object), `NULL`
+/// for Switchboard's own words ([`runs_between`] then drops it).
+const RUN_COLUMNS_NO_RESULT: &str =
+    run_columns!("CASE WHEN substr(result, 1, 1) = '{' THEN '{' END");
 
 /// The calls made by the answers numbered `first..=last` of a conversation, without results.
 pub(super) fn runs_between(
@@ -266,7 +269,15 @@ pub(super) fn runs_between(
          ORDER BY COALESCE(started_at, finished_at), rowid"
     ))?;
     let rows = stmt.query_map(params![conversation_id, first, last], run_from_row)?;
-    Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    // The marker has told `answered`; no result goes with a page.
+    Ok(rows
+        .map(|run| {
+            run.map(|mut run| {
+                run.result = None;
+                run
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?)
 }
 
 /// The calls made by the answers of a conversation numbered after `after`, results included.

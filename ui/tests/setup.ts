@@ -11,11 +11,15 @@ import { afterEach, beforeEach, vi } from "vitest";
 configure({ asyncUtilTimeout: 10_000 });
 
 let svelteWarnings: string[] = [];
+/** console.warn as the file found it. Taken once: a spy that called "the console.warn of
+ *  now" would call the previous test's spy, and so on, until a warning late in a file ran out
+ *  of stack (seen once in a CI run, hiding the warning itself). */
+const warn = console.warn.bind(console);
+let watching: { mockRestore(): void } | null = null;
 
 beforeEach(() => {
   svelteWarnings = [];
-  const warn = console.warn.bind(console);
-  vi.spyOn(console, "warn").mockImplementation((...args: unknown[]) => {
+  watching = vi.spyOn(console, "warn").mockImplementation((...args: unknown[]) => {
     const first = args[0];
     if (typeof first === "string" && first.includes("[svelte]")) svelteWarnings.push(first);
     warn(...args);
@@ -23,6 +27,8 @@ beforeEach(() => {
 });
 
 afterEach(() => {
+  watching?.mockRestore();
+  watching = null;
   delete document.documentElement.dataset.theme;
   const seen = svelteWarnings;
   svelteWarnings = [];

@@ -9,7 +9,7 @@ vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 import { screen, waitFor, within } from "@testing-library/svelte";
 import * as ipc from "../src/lib/ipc";
 import { installRealBackend, type RealBackend } from "./real-backend";
-import { renderApp } from "./render-app";
+import { renderAppAt } from "./render-app";
 import { newStores } from "./render-with-stores";
 
 let backend: RealBackend;
@@ -30,16 +30,7 @@ async function setPrice(provider: string, model: string, input: string, output: 
 }
 
 /** The window, with the conversation `id` opened from the list. */
-async function open(id: string) {
-  const view = await renderApp();
-  const item = await waitFor(() => {
-    const found = screen.getAllByTestId("conversation-item").find((i) => i.dataset.id === id);
-    expect(found).toBeTruthy();
-    return found!;
-  });
-  await view.user.click(item);
-  return view;
-}
+const open = renderAppAt;
 
 describe("each answer's cost", () => {
   it("shows beside the tokens what an answer cost, and says why an answer without a price shows only tokens", async () => {

@@ -3,7 +3,7 @@
 // one-line `vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"))` (Vitest hoists
 // `vi.mock` per file). Test-only code.
 
-import { render, waitFor } from "@testing-library/svelte";
+import { render, screen, waitFor } from "@testing-library/svelte";
 import userEvent from "@testing-library/user-event";
 import { expect } from "vitest";
 import App from "../src/app/App.svelte";
@@ -19,4 +19,16 @@ export async function renderApp() {
   const view = render(App, { props: { stores } });
   await waitFor(() => expect(stores.ui.ready).toBe(true));
   return { stores, app: stores.ui, user, ...view };
+}
+
+/** [`renderApp`], with the conversation `id` opened from the list. */
+export async function renderAppAt(id: string) {
+  const view = await renderApp();
+  const item = await waitFor(() => {
+    const found = screen.getAllByTestId("conversation-item").find((i) => i.dataset.id === id);
+    expect(found).toBeTruthy();
+    return found!;
+  });
+  await view.user.click(item);
+  return view;
 }

@@ -11,7 +11,7 @@ vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 import { screen, waitFor, within } from "@testing-library/svelte";
 import * as ipc from "../src/lib/ipc";
 import { installRealBackend, type RealBackend, type Turn } from "./real-backend";
-import { renderApp } from "./render-app";
+import { renderAppAt } from "./render-app";
 
 let backend: RealBackend;
 
@@ -31,16 +31,7 @@ async function chatWith(turns: Turn[]): Promise<string> {
 }
 
 /** The window, with the conversation `id` opened from the list. */
-async function open(id: string) {
-  const view = await renderApp();
-  const item = await waitFor(() => {
-    const found = screen.getAllByTestId("conversation-item").find((i) => i.dataset.id === id);
-    expect(found).toBeTruthy();
-    return found!;
-  });
-  await view.user.click(item);
-  return view;
-}
+const open = renderAppAt;
 
 /** Each "Used N tools" row: what it says, whether it is expanded, and the states of the cards its turn shows. */
 function toolRows() {

@@ -57,7 +57,7 @@ impl AppState {
     pub async fn app(&self) -> &Arc<App> {
         self.app
             .get_or_init(|| async {
-                App::open(AppConfig {
+                let app = App::open(AppConfig {
                     paths: self.paths.clone(),
                     secrets: Arc::clone(&self.secrets),
                     settings: Arc::clone(&self.settings),
@@ -68,7 +68,10 @@ impl AppState {
                     local_servers: None,
                     search_path: None,
                 })
-                .await
+                .await;
+                // What the last window left unused goes before this one lists anything.
+                app.discard_unused_conversations().await;
+                app
             })
             .await
     }

@@ -155,31 +155,46 @@ test("deleting the open conversation asks first and leaves the window usable", a
   }
 });
 
-test("a hundred creates and deletes fired as fast as the UI allows leave a consistent list", async () => {
+test("a hundred creates and deletes fired as fast as the UI allows leave a consistent list; what was left unused is not kept", async () => {
   const home = tempHome("burst");
+  // Forty conversations with something in them, made by the command line.
+  for (let i = 0; i < 40; i++) {
+    const file = path.join(home, `seed-${i}.json`);
+    fs.writeFileSync(file, JSON.stringify(exportOf(`Kept ${i}`, 2, -1, "")));
+    cli(home, ["conversations", "import", file, "--json"]);
+  }
   let app = await launch(home);
   let shownIds;
   try {
     const b = app.browser;
+    await b.waitUntil(async () => (await sidebarIds(b)).length === 40, { timeout: 20000, timeoutMsg: "the list did not load" });
     const newButton = await b.$(tid("new-conversation"));
     for (let i = 0; i < 60; i++) await newButton.click();
-    await b.waitUntil(async () => (await sidebarIds(b)).length === 60, {
+    // Each new one was left with nothing in it when the next was made: only the last is kept,
+    // and it is the one open.
+    await b.waitUntil(async () => (await sidebarTitles(b)).filter((t) => t === "New conversation").length === 1, {
       timeout: 30000,
-      timeoutMsg: "60 creates did not all show",
+      timeoutMsg: "the unused conversations did not go",
     });
-    for (let i = 0; i < 40; i++) {
+    await b.waitUntil(async () => (await sidebarIds(b)).length === 41, { timeout: 30000, timeoutMsg: "the list did not settle at 41" });
+    assert.equal((await sidebarTitles(b))[0], "New conversation");
+    await b.waitUntil(async () => (await textOf(b, tid("conversation-header-title"))) === "New conversation");
+    for (let i = 0; i < 20; i++) {
       await b.$(tid("conversation-item")).click();
       await b.$(tid("conversation-menu")).click();
       await b.$(tid("delete-conversation")).click();
       await b.$(tid("confirm-ok")).click();
     }
-    await b.waitUntil(async () => (await sidebarIds(b)).length === 20, {
+    await b.waitUntil(async () => (await sidebarIds(b)).length === 21, {
       timeout: 30000,
-      timeoutMsg: "the list did not settle at 20",
+      timeoutMsg: "the list did not settle at 21",
     });
     shownIds = await sidebarIds(b);
-    assert.equal(new Set(shownIds).size, 20, "no duplicates in the list");
+    assert.equal(new Set(shownIds).size, 21, "no duplicates in the list");
     await app.screenshot("after-burst");
+    // One more, left open and unused when the window closes: the next start does not keep it.
+    await openNewConversation(b);
+    await b.waitUntil(async () => (await sidebarIds(b)).length === 22);
   } finally {
     await app.close();
   }
@@ -187,7 +202,7 @@ test("a hundred creates and deletes fired as fast as the UI allows leave a consi
   app = await launch(home);
   try {
     const b = app.browser;
-    await b.waitUntil(async () => (await sidebarIds(b)).length === 20, { timeoutMsg: "the list did not load" });
+    await b.waitUntil(async () => (await sidebarIds(b)).length === 21, { timeoutMsg: "the list did not load" });
     assert.deepEqual(await sidebarIds(b), shownIds, "what was shown is what was stored, in the same order");
   } finally {
     await app.close();

@@ -3,7 +3,7 @@
 // picker in the composer, persisted per conversation.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { chooseOption, fillProvider, launch, openProviders, portAnswers, startAimock, tempHome, textOf, tid } from "./harness.mjs";
+import { chooseOption, cli, fillProvider, launch, openProviders, pasteInto, portAnswers, sidebarIds, startAimock, tempHome, textOf, tid } from "./harness.mjs";
 
 const OLLAMA_PORT = 11434;
 
@@ -45,6 +45,13 @@ test("a local Ollama is offered at first start, one click adds it, and the compo
       await chooseOption(b, tid("model-picker"), wanted.split("|")[0]);
       await b.waitUntil(async () => (await picker.getValue()) === wanted.split("|")[0]);
       await app.screenshot("model-picker");
+      // A question half written keeps the conversation (one left with nothing in it is not kept).
+      const [id] = await sidebarIds(b);
+      await pasteInto(b, tid("composer-input"), "Which model answers here?");
+      await b.waitUntil(async () => JSON.parse(cli(home, ["conversations", "draft", id, "--json"]).stdout)?.text === "Which model answers here?", {
+        timeout: 10000,
+        timeoutMsg: "the draft was not saved",
+      });
     } finally {
       await app.close();
     }

@@ -31,14 +31,22 @@ test("a second copy started on the same home brings the first forward and exits"
     const b = app.browser;
     await b.$(tid("new-conversation")).click();
     await b.waitUntil(async () => (await sidebarIds(b)).length === 1);
+    const [first] = await sidebarIds(b);
 
     const second = run(BIN, [], { env: { ...process.env, SWITCHBOARD_HOME: home } });
     assert.equal(second.status, 0, second.stderr);
     assert.match(second.stderr, /already running/);
+    // It did not tidy the first copy's new conversation away as left unused.
+    const listed = JSON.parse(run(BIN, ["conversations", "list", "--json"], { env: { ...process.env, SWITCHBOARD_HOME: home } }).stdout);
+    assert.ok(JSON.stringify(listed).includes(first), "the open conversation is still stored");
 
-    // The first copy is unharmed and still works.
+    // The first copy is unharmed and still works: a new conversation takes the place of the
+    // one left unused.
     await b.$(tid("new-conversation")).click();
-    await b.waitUntil(async () => (await sidebarIds(b)).length === 2);
+    await b.waitUntil(async () => {
+      const ids = await sidebarIds(b);
+      return ids.length === 1 && ids[0] !== first;
+    });
   } finally {
     await app.close();
   }

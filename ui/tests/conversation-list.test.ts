@@ -89,7 +89,10 @@ describe("the conversation list", () => {
     await Promise.all(actions);
 
     const rust = await backend.seed(() => ipc.listConversations());
-    expect(rust).toHaveLength(2);
+    // Nothing was written in any: each was deleted when the next was made (or before it was
+    // shown), so only the last, open, is kept.
+    expect(rust).toHaveLength(1);
+    expect(stores.ui.page).toEqual({ name: "conversation", id: rust[0].id });
     expect(stores.conversations.list.map((c) => c.id)).toEqual(rust.map((c) => c.id));
   });
 
@@ -102,6 +105,37 @@ describe("the conversation list", () => {
     expect(stores.conversations.current?.title).toBe("New conversation");
   });
 
+  it("does not keep a new conversation left with nothing in it, and keeps one with a draft, a name or a system prompt", async () => {
+    const stores = newStores();
+    await stores.start();
+    const ids = () => stores.conversations.list.map((c) => c.id);
+    const rust = async () => (await backend.seed(() => ipc.listConversations())).map((c) => c.id);
+
+    await stores.conversations.create();
+    const empty = stores.ui.openId!;
+    await stores.conversations.create();
+    const drafted = stores.ui.openId!;
+    expect(await rust()).toEqual([drafted]);
+    expect(ids()).toEqual([drafted]);
+
+    // Something half written is kept, whether or not its save has landed yet.
+    stores.chats.draftOf(drafted).text = "half a que";
+    await stores.conversations.create();
+    const named = stores.ui.openId!;
+    await stores.conversations.rename(named, "Mine");
+    await stores.conversations.create();
+    const prompted = stores.ui.openId!;
+    await stores.conversations.setSystemPrompt(prompted, "Answer in French.");
+    stores.conversations.showWelcome();
+    await vi.waitFor(async () => expect(await rust()).toHaveLength(3));
+    expect(new Set(await rust())).toEqual(new Set([drafted, named, prompted]));
+    expect(await rust()).not.toContain(empty);
+    expect(new Set(ids())).toEqual(new Set([drafted, named, prompted]));
+    // The draft is saved, before the next test's core.
+    stores.chats.flush();
+    await vi.waitFor(async () => expect((await backend.seed(() => ipc.getConversation(drafted))).draft).not.toBeNull());
+  });
+
   it("does not pull the person back when a slow create finishes after they went elsewhere", async () => {
     const stores = newStores();
     await stores.start();
@@ -110,7 +144,9 @@ describe("the conversation list", () => {
     stores.ui.showSettings();
     await creating;
     expect(stores.ui.page).toEqual({ name: "settings" });
-    expect(stores.conversations.list).toHaveLength(1);
+    // Never shown, nothing in it: not kept.
+    expect(stores.conversations.list).toHaveLength(0);
+    expect(await backend.seed(() => ipc.listConversations())).toHaveLength(0);
   });
 
   it("deleting the open conversation returns to the welcome state", async () => {

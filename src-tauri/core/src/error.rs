@@ -94,6 +94,9 @@ pub enum CoreError {
     ShellCommand(#[from] ShellCommandError),
     #[error("Cannot read {what}: {detail}")]
     Io { what: String, detail: String },
+    /// The person's file manager could not be opened on a folder.
+    #[error("Cannot open {folder} in the file manager: {detail}.")]
+    ShowFolder { folder: String, detail: String },
     /// A damaged database could not be set aside ([`crate::app::App::set_aside_database`]).
     #[error("Cannot set {file} aside: {detail}. Nothing was moved.")]
     SetAside { file: String, detail: String },
@@ -223,7 +226,9 @@ impl CoreError {
             }
             CoreError::NeedsApproval { .. } => ErrorKind::NeedsApproval,
             CoreError::Update(_) => ErrorKind::Update,
-            CoreError::Io { .. } | CoreError::SetAside { .. } => ErrorKind::Io,
+            CoreError::Io { .. } | CoreError::SetAside { .. } | CoreError::ShowFolder { .. } => {
+                ErrorKind::Io
+            }
             CoreError::NotConfirmed { .. } => ErrorKind::NotConfirmed,
         }
     }

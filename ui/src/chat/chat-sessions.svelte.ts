@@ -139,6 +139,18 @@ export class ChatSessions {
     for (const conversationId of [...this.#unsaved.keys()]) this.#save(conversationId);
   }
 
+  /**
+   * Nothing was asked or written in `conversationId` in this window: no message shown, no run,
+   * an empty composer with nothing waiting to be saved. Rust has the last word on whether it
+   * was used ([`discard_if_unused`]); this only spares it the question.
+   */
+  untouched(conversationId: string): boolean {
+    const session = this.#sessions.get(conversationId);
+    if (session && (session.running || session.items.length > 0)) return false;
+    const draft = this.#drafts.get(conversationId);
+    return (!draft || draft.empty) && !this.#unsaved.has(conversationId) && !this.#saving.has(conversationId);
+  }
+
   /** A deleted conversation's session and draft go with it. */
   forget(conversationId: string): void {
     this.#sessions.delete(conversationId);

@@ -10,6 +10,12 @@
 // so no stale answer may bring it back), which keeps rapid open → delete → open sequences from
 // acting on a conversation that is already on its way out. A create navigates to what it created
 // only if the person has not gone elsewhere meanwhile (the UI store's navigation ticket).
+//
+// A conversation is not kept until something is in it: one made by New and left (another
+// conversation opened, a new one made, the welcome page) with nothing asked or written is
+// deleted by Rust (`discard_if_unused`) and leaves the list; one made but never shown (the
+// person went elsewhere first) goes at once. What a closed window left so goes when the next
+// one starts (Rust).
 
 import * as ipc from "../lib/ipc";
 import { IpcError } from "../lib/errors";
@@ -38,6 +44,8 @@ export class ConversationsStore {
   readonly #detailGuard = new LatestOnly();
   /** conversations deleted (or being deleted) in this session */
   readonly #deleted = new Set<string>();
+  /** the conversation last opened: the one left when another opens */
+  #lastOpen: string | null = null;
 
   constructor(ui: UiStore, chats: ChatSessions) {
     this.#ui = ui;
@@ -58,11 +66,34 @@ export class ConversationsStore {
 
   /** Leaves the open conversation for the welcome page. */
   showWelcome(): void {
+    void this.#leave(null);
     this.#ui.go({ name: "welcome" });
     this.detail = null;
   }
 
+  /** The person leaves the conversation last opened for `next` (null: none); done once Rust decided. */
+  #leave(next: string | null): Promise<void> {
+    const left = this.#lastOpen;
+    this.#lastOpen = next;
+    return left !== null && left !== next ? this.#discardIfUnused(left) : Promise.resolve();
+  }
+
+  /** Deletes conversation `id` if nobody used it, in Rust's judgement; it then leaves the list. */
+  async #discardIfUnused(id: string): Promise<void> {
+    if (this.#deleted.has(id) || !this.#chats.untouched(id)) return;
+    try {
+      if (!(await ipc.discardIfUnused(id))) return;
+    } catch {
+      // Kept for now: the next start deletes it if it is still unused.
+      return;
+    }
+    this.#deleted.add(id);
+    this.#chats.forget(id);
+    this.list = this.list.filter((c) => c.id !== id);
+  }
+
   async open(id: string, known?: ConversationDetail): Promise<void> {
+    void this.#leave(id);
     const isLatest = this.#detailGuard.begin();
     // A large conversation's answer can take much of a frame to read, and its chat items more
     // (built as it comes, `ChatSessions.prepare`): the chat is then mounted in the next frame,
@@ -116,6 +147,7 @@ export class ConversationsStore {
         const detail = await ipc.getConversation(hit.conversation_id);
         if (!isLatest() || !stillWanted()) return;
         this.reveal = { conversationId: hit.conversation_id, messageId: hit.message_id, seq };
+        void this.#leave(hit.conversation_id);
         this.#ui.go({ name: "conversation", id: hit.conversation_id });
         this.detail = detail;
       } catch (err) {
@@ -162,7 +194,14 @@ export class ConversationsStore {
     try {
       const created = await ipc.createConversation(null, profile);
       this.list = [created, ...this.list.filter((c) => c.id !== created.id)];
-      if (stillWanted()) void this.open(created.id, { conversation: created, messages: [], tool_runs: [], older: null, branches: [], draft: null, summaries: [], context: null, offers: [] });
+      if (stillWanted()) {
+        const leaving = this.#leave(created.id);
+        void this.open(created.id, { conversation: created, messages: [], tool_runs: [], older: null, branches: [], draft: null, summaries: [], context: null, offers: [] });
+        await leaving;
+      } else {
+        // Never shown (the person went elsewhere first): not kept.
+        await this.#discardIfUnused(created.id);
+      }
     } catch (err) {
       this.#ui.report(err);
     }
@@ -279,8 +318,11 @@ export class ConversationsStore {
     try {
       await ipc.deleteConversation(id);
     } catch (err) {
-      if (!(err instanceof IpcError && err.kind === "not_found")) this.#deleted.delete(id);
-      this.#ui.report(err);
+      // Not found: it is gone already (left unused, or deleted elsewhere), as asked.
+      if (!(err instanceof IpcError && err.kind === "not_found")) {
+        this.#deleted.delete(id);
+        this.#ui.report(err);
+      }
     }
     await this.refresh();
   }

@@ -312,6 +312,14 @@ export function renameConversation(id: string, title: string): Promise<Conversat
   return call("rename_conversation", { id, title });
 }
 
+/**
+ * Deletes the conversation if nobody used it (made by New, left with nothing in it): the
+ * window calls it when the person leaves one. True when it went.
+ */
+export function discardIfUnused(id: string): Promise<boolean> {
+  return call("discard_if_unused", { id });
+}
+
 export function deleteConversation(id: string): Promise<void> {
   return call("delete_conversation", { id });
 }

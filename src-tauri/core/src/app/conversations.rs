@@ -44,11 +44,12 @@ impl Conversations {
         title: Option<&str>,
         system_prompt: &str,
     ) -> Result<Conversation, CoreError> {
+        let named = title.is_some_and(|t| !crate::text::is_blank(t));
         let title = new_title(title.unwrap_or_default());
         let system_prompt = crate::settings::tidy_system_prompt("system_prompt", system_prompt)?;
         Ok(self
             .store()?
-            .create_conversation_with(title, system_prompt)
+            .create_conversation_with(title, system_prompt, named)
             .await?)
     }
 
@@ -176,6 +177,15 @@ impl Conversations {
             .store()?
             .set_system_prompt(id.to_owned(), system_prompt)
             .await?)
+    }
+
+    /// Deletes conversation `id` if nobody used it: made by New and left with no message, no
+    /// draft, no name and no system prompt of the person's. True when it went.
+    ///
+    /// # Errors
+    /// The database.
+    pub async fn discard_if_unused(&self, id: &str) -> Result<bool, CoreError> {
+        Ok(self.store()?.discard_if_unused(id.to_owned()).await?)
     }
 
     /// # Errors

@@ -190,6 +190,19 @@ impl App {
         }
     }
 
+    /// Deletes the conversations a window left unused when it closed (made by New, nothing in
+    /// them): they are not kept until their first message. Only the window calls it, when it
+    /// opens the home: a command line run beside a window must not take the window's new
+    /// conversation away.
+    pub async fn discard_unused_conversations(&self) {
+        let Ok(store) = self.store() else { return };
+        match store.discard_unused().await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(n, "deleted conversations left unused"),
+            Err(e) => tracing::warn!(error = %e, "cannot delete conversations left unused"),
+        }
+    }
+
     pub fn paths(&self) -> &AppPaths {
         &self.paths
     }

@@ -428,11 +428,12 @@ impl Profiles {
         key: &str,
     ) -> Result<Conversation, CoreError> {
         let id = self.get(key).await?.id;
+        let named = title.is_some_and(|t| !crate::text::is_blank(t));
         let title = new_title(title.unwrap_or_default());
         Ok(self
             .db
             .store()?
-            .create_conversation_from_profile(title, id)
+            .create_conversation_from_profile(title, id, named)
             .await?)
     }
 

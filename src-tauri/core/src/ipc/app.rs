@@ -29,12 +29,12 @@ commands! {
     async fn show_database_folder(cx) -> () {
         let file = cx.app.paths().database_file();
         let folder = file.parent().unwrap_or(&file);
-        cx.host.show_folder(folder).map_err(|e| {
-            crate::error::CoreError::from(crate::error::InvalidInput::new(
-                "folder",
-                format!("Cannot open {}: {e}.", folder.display()),
-            ))
-        })?;
+        cx.host
+            .show_folder(folder)
+            .map_err(|e| crate::error::CoreError::ShowFolder {
+                folder: folder.display().to_string(),
+                detail: e.to_string(),
+            })?;
         Ok(())
     }
 

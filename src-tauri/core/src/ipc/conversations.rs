@@ -32,6 +32,12 @@ commands! {
         Ok(cx.app.conversations().rename(&id, &title).await?)
     }
 
+    /// Deletes the conversation if nobody used it (made by New, left with nothing in it): the
+    /// window calls it when the person leaves one. True when it went.
+    async fn discard_if_unused(cx, id: String) -> bool {
+        Ok(cx.app.conversations().discard_if_unused(&id).await?)
+    }
+
     async fn delete_conversation(cx, id: String) -> () {
         Ok(cx.app.delete_conversation(&id).await?)
     }

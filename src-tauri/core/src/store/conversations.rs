@@ -31,6 +31,12 @@ pub struct Conversation {
 const COLUMNS: &str =
     "id, title, created_at, updated_at, provider, model, auto_approve, system_prompt, profile_id, lane_of";
 
+/// A conversation nobody used: made by New, not named, no system prompt written, no message
+/// and no draft (a lane of a comparison is never one: it has messages, and is its own's).
+const UNUSED: &str = "kept = 0 AND lane_of IS NULL \
+     AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = conversations.id) \
+     AND NOT EXISTS (SELECT 1 FROM drafts d WHERE d.conversation_id = conversations.id)";
+
 /// The `updated_at` a conversation gets when something happens in it, given the SQL parameter
 /// that holds now: strictly later than every other conversation's, so it moves to the top even
 /// within one millisecond.
@@ -87,13 +93,14 @@ pub(super) fn insert(
     provider: Option<&str>,
     model: Option<&str>,
     system_prompt: &str,
+    kept: bool,
 ) -> rusqlite::Result<String> {
     let id = new_id();
     let now = now_ms();
     tx.execute(
         &format!(
             "INSERT INTO conversations (id, title, created_at, updated_at, provider, model, \
-             system_prompt) VALUES (?1, ?2, ?3, {}, ?5, ?6, ?7)",
+             system_prompt, kept) VALUES (?1, ?2, ?3, {}, ?5, ?6, ?7, ?8)",
             touch("?4")
         ),
         params![
@@ -103,7 +110,8 @@ pub(super) fn insert(
             now,
             provider,
             model,
-            system_prompt
+            system_prompt,
+            kept
         ],
     )?;
     tx.execute(
@@ -115,24 +123,29 @@ pub(super) fn insert(
 }
 
 impl Store {
-    /// A conversation with no system prompt.
+    /// A conversation with no system prompt, named `title` (kept: see
+    /// [`Store::discard_if_unused`]).
     ///
     /// # Errors
     /// A failed query.
     pub async fn create_conversation(&self, title: String) -> Result<Conversation, StoreError> {
-        self.create_conversation_with(title, String::new()).await
+        self.create_conversation_with(title, String::new(), true)
+            .await
     }
 
+    /// A conversation; `named`: `title` is the person's (kept even unused), not the default.
+    ///
     /// # Errors
     /// A failed query.
     pub async fn create_conversation_with(
         &self,
         title: String,
         system_prompt: String,
+        named: bool,
     ) -> Result<Conversation, StoreError> {
         self.call(move |conn| {
             let tx = conn.transaction()?;
-            let id = insert(&tx, &title, None, None, None, &system_prompt)?;
+            let id = insert(&tx, &title, None, None, None, &system_prompt, named)?;
             let created = get(&tx, &id)?;
             tx.commit()?;
             Ok(created)
@@ -152,7 +165,7 @@ impl Store {
         self.call(move |conn| {
             let changed = conn.execute(
                 &format!(
-                    "UPDATE conversations SET title = ?2, updated_at = {} WHERE id = ?1",
+                    "UPDATE conversations SET title = ?2, kept = 1, updated_at = {} WHERE id = ?1",
                     touch("?3")
                 ),
                 params![id, title, now_ms()],
@@ -183,7 +196,8 @@ impl Store {
         .await
     }
 
-    /// Sets what the model is told before the conversation. Not activity.
+    /// Sets what the model is told before the conversation. Not activity, but the person's
+    /// work: the conversation is kept from now on, even with no message.
     ///
     /// # Errors
     /// [`StoreError::NotFound`] when there is no such conversation.
@@ -194,7 +208,7 @@ impl Store {
     ) -> Result<Conversation, StoreError> {
         self.call(move |conn| {
             let changed = conn.execute(
-                "UPDATE conversations SET system_prompt = ?2 WHERE id = ?1",
+                "UPDATE conversations SET system_prompt = ?2, kept = 1 WHERE id = ?1",
                 params![id, system_prompt],
             )?;
             after_update(conn, changed, &id)
@@ -224,6 +238,35 @@ impl Store {
             super::sweep_attachments(conn, dir.as_deref())?;
             Ok(())
         })
+        .await
+    }
+
+    /// Deletes conversation `id` if it was never used: made by New and left with no message,
+    /// no draft, no name and no system prompt of the person's. True when it went (an id that is
+    /// already gone is not an error: false).
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn discard_if_unused(&self, id: String) -> Result<bool, StoreError> {
+        self.call(move |conn| {
+            let gone = conn.execute(
+                &format!("DELETE FROM conversations WHERE id = ?1 AND {UNUSED}"),
+                [&id],
+            )?;
+            Ok(gone == 1)
+        })
+        .await
+    }
+
+    /// Deletes every conversation that was never used ([`Store::discard_if_unused`]): those a
+    /// window left open when it closed. Returns how many went.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn discard_unused(&self) -> Result<usize, StoreError> {
+        self.call(
+            |conn| Ok(conn.execute(&format!("DELETE FROM conversations WHERE {UNUSED}"), [])?),
+        )
         .await
     }
 

@@ -436,6 +436,12 @@ ALTER TABLE messages ADD COLUMN server_blocks TEXT
     CHECK (server_blocks IS NULL OR json_valid(server_blocks));
 ALTER TABLE provider_models ADD COLUMN refused_tool_search INTEGER;
 "#,
+    r#"
+-- Whether a conversation is kept when it is left with nothing in it: 0 for one just made
+-- (New), 1 once the person named it or wrote its system prompt; a conversation with a message
+-- or a draft is kept whatever this says. Those made before are kept.
+ALTER TABLE conversations ADD COLUMN kept INTEGER NOT NULL DEFAULT 1;
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

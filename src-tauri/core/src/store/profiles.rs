@@ -348,7 +348,8 @@ impl Store {
         .await
     }
 
-    /// A new conversation that follows the profile `profile_id` from its first message.
+    /// A new conversation that follows the profile `profile_id` from its first message;
+    /// `named` as [`Store::create_conversation_with`].
     ///
     /// # Errors
     /// [`StoreError::NotFound`]; a failed query.
@@ -356,11 +357,12 @@ impl Store {
         &self,
         title: String,
         profile_id: String,
+        named: bool,
     ) -> Result<Conversation, StoreError> {
         self.call(move |conn| {
             let tx = conn.transaction()?;
             let profile = get(&tx, &profile_id)?;
-            let id = conversations::insert(&tx, &title, None, None, None, "")?;
+            let id = conversations::insert(&tx, &title, None, None, None, "", named)?;
             apply(&tx, &id, &profile)?;
             let made = conversations::get(&tx, &id)?;
             tx.commit()?;

@@ -10,6 +10,12 @@ fn temp_db() -> (tempfile::TempDir, PathBuf) {
     (dir, path)
 }
 
+/// The ids of the conversations listed, in the list's order.
+async fn listed_ids(store: &Store) -> Vec<String> {
+    let listed = store.list_conversations().await.unwrap();
+    listed.into_iter().map(|c| c.id).collect()
+}
+
 #[tokio::test]
 async fn conversations_persist_across_reopening_in_wal_mode() {
     let (_dir, path) = temp_db();
@@ -36,13 +42,7 @@ async fn conversations_are_listed_newest_activity_first() {
     let a = store.create_conversation("a".into()).await.unwrap();
     let b = store.create_conversation("b".into()).await.unwrap();
     let c = store.create_conversation("c".into()).await.unwrap();
-    let ids: Vec<_> = store
-        .list_conversations()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|c| c.id)
-        .collect();
+    let ids = listed_ids(&store).await;
     assert_eq!(ids, vec![c.id.clone(), b.id.clone(), a.id.clone()]);
 
     // Renaming the oldest one is activity: it moves to the top.
@@ -52,6 +52,56 @@ async fn conversations_are_listed_newest_activity_first() {
         .unwrap();
     let first = store.list_conversations().await.unwrap().remove(0);
     assert_eq!((first.id, first.title), (a.id, "a2".to_owned()));
+}
+
+#[tokio::test]
+async fn a_conversation_nobody_used_is_not_kept_and_one_with_anything_of_the_persons_is() {
+    let store = Store::open_in_memory().unwrap();
+    let mut made = Vec::new();
+    for _ in 0..6 {
+        let new = store
+            .create_conversation_with("New conversation".into(), String::new(), false)
+            .await;
+        made.push(new.unwrap().id);
+    }
+    let [empty, asked, drafted, named, prompted, left] = made.try_into().unwrap();
+    store
+        .append_message(asked.clone(), NewMessage::text(Role::User, "hello"))
+        .await
+        .unwrap();
+    store
+        .save_draft(drafted.clone(), Some(r#"{"text":"half a que"}"#.into()))
+        .await
+        .unwrap();
+    store
+        .rename_conversation(named.clone(), "Mine".into())
+        .await
+        .unwrap();
+    store
+        .set_system_prompt(prompted.clone(), "Answer in French.".into())
+        .await
+        .unwrap();
+
+    assert!(store.discard_if_unused(empty.clone()).await.unwrap());
+    assert!(
+        !store.discard_if_unused(empty).await.unwrap(),
+        "gone already: not an error"
+    );
+    for kept in [&asked, &drafted, &named, &prompted] {
+        assert!(
+            !store.discard_if_unused(kept.clone()).await.unwrap(),
+            "{kept} was used"
+        );
+    }
+    // A window that closed left `left` open and unused: the next window's start removes it.
+    assert_eq!(store.discard_unused().await.unwrap(), 1);
+    let ids = listed_ids(&store).await;
+    assert!(!ids.contains(&left));
+    assert_eq!(ids.len(), 4);
+
+    // One given its name when it was made is the person's from the start.
+    let named = store.create_conversation("Trip".into()).await.unwrap().id;
+    assert!(!store.discard_if_unused(named).await.unwrap());
 }
 
 #[tokio::test]
@@ -913,7 +963,7 @@ async fn search_finds_questions_answers_and_tool_results_and_follows_every_chang
 async fn a_conversation_exported_and_imported_comes_back_whole_under_new_ids() {
     let store = Store::open_in_memory().unwrap();
     let conv = store
-        .create_conversation_with("Weather".into(), "Be brief.".into())
+        .create_conversation_with("Weather".into(), "Be brief.".into(), true)
         .await
         .unwrap();
     store
@@ -1973,7 +2023,7 @@ async fn a_profile_put_on_a_conversation_replaces_its_prompt_and_switches_and_ke
         .collect();
     assert_eq!(defaults, ["Other"]);
     let fresh = store
-        .create_conversation_from_profile("d".into(), research.id.clone())
+        .create_conversation_from_profile("d".into(), research.id.clone(), true)
         .await
         .unwrap();
     assert_eq!(fresh.system_prompt, "Cite sources.");

@@ -661,6 +661,7 @@ impl Store {
                 c.provider.as_deref(),
                 c.model.as_deref(),
                 &c.system_prompt,
+                true,
             )?;
             let mut placed = Placed::new();
             import_line(

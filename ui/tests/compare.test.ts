@@ -129,7 +129,7 @@ describe("the composer's Compare", { timeout: 30_000 }, () => {
     expect(real.callsTo("compare_models")).toHaveLength(1);
   });
 
-  it("folds the list of models to compare in one conversation only: another conversation's composer shows its own", async () => {
+  it("folds the list of models to compare in one conversation only, and keeps it folded there: another conversation's composer shows its own", async () => {
     const first = await conversation();
     const other = await real.seed(() => ipc.createConversation("Other"));
     const { user } = await renderApp();
@@ -149,6 +149,16 @@ describe("the composer's Compare", { timeout: 30_000 }, () => {
     await user.click(await screen.findByTestId("compare-toggle"));
     await waitFor(() => expect(screen.getByTestId("compare-models")).toBeTruthy());
     expect(screen.getByTestId("compare-models-toggle").getAttribute("aria-expanded")).toBe("true");
+
+    // Back in the first conversation: still comparing, its list still folded.
+    await open(first);
+    await waitFor(() => expect(screen.getByTestId("compare-models-toggle").getAttribute("aria-expanded")).toBe("false"));
+    expect(screen.getByTestId("compare-toggle").getAttribute("aria-pressed")).toBe("true");
+    expect(screen.queryByTestId("compare-models")).toBeNull();
+    // And the other's stays open.
+    await open(other.id);
+    await waitFor(() => expect(screen.getByTestId("compare-models-toggle").getAttribute("aria-expanded")).toBe("true"));
+    expect(screen.getByTestId("compare-models")).toBeTruthy();
   });
 
   it("sends the files attached with the question, which is saved once with them", async () => {

@@ -1,10 +1,12 @@
 // Words the window shows as a noun label and its value, nothing personified (DESIGN.md's
-// words), against the real core: the header's prompt button for a conversation with none, and
-// the Compare list's entry for a provider's default model when its models cannot be listed.
+// words), against the real core: the header's prompt button for a conversation with none, a
+// conversation without a title (or one of spaces only), and the Compare list's entry for a
+// provider's default model when its models cannot be listed.
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
+import { invoke } from "@tauri-apps/api/core";
 import { screen, waitFor } from "@testing-library/svelte";
 import * as ipc from "../src/lib/ipc";
 import { installRealBackend, type RealBackend } from "./real-backend";
@@ -34,6 +36,27 @@ describe("labels", () => {
     await waitFor(() => expect(screen.getAllByTestId("conversation-item")).toHaveLength(2));
     await user.click(screen.getAllByTestId("conversation-item").find((i) => i.dataset.id === chat.id)!);
     await waitFor(() => expect(words(screen.getByTestId("system-prompt-button"))).toBe("Prompt"));
+  });
+
+  it("a conversation whose title is only spaces is Untitled in the list and in its header", async () => {
+    const chat = await backend.seed(() => ipc.createConversation("Chat"));
+    // Rust names every conversation (a blank title is refused); one kept from before that, or
+    // written by another program, may still be blank: the window's answers say so here.
+    const blank = <T,>(c: T): T => (c && typeof c === "object" && (c as { id?: unknown }).id === chat.id ? { ...c, title: "   " } : c);
+    const forward = vi.mocked(invoke).getMockImplementation()!;
+    vi.mocked(invoke).mockImplementation(async (cmd, args) => {
+      const answer = await forward(cmd, args);
+      if (cmd === "list_conversations") return (answer as unknown[]).map(blank);
+      if (cmd === "get_conversation") return { ...(answer as object), conversation: blank((answer as { conversation: unknown }).conversation) };
+      return answer;
+    });
+    const { user } = await renderApp();
+    const item = (await screen.findAllByTestId("conversation-item")).find((i) => i.dataset.id === chat.id)!;
+    const title = item.querySelector('[data-testid="conversation-title"]')!;
+    expect(words(title)).toBe("Untitled");
+    expect(title.getAttribute("title")).toBe("Untitled");
+    await user.click(item);
+    await waitFor(() => expect(words(screen.getByTestId("conversation-header-title"))).toBe("Untitled"));
   });
 
   it("Compare names a provider's default model as a noun, not as its default model", { timeout: 20_000 }, async () => {

@@ -82,6 +82,7 @@ describe("the offer of a local model server", () => {
       "llama3.2:3b",
       "phi4:14b",
       "qwen3:8b",
+      "Other model…",
     ]);
   });
 

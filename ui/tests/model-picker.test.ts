@@ -1,11 +1,12 @@
 // The composer's model picker against the real core, each provider at a model server of its
 // own: the lists as Rust sorts them, the conversation's stored choice, the Settings default,
-// a list that fails, and the images switch as Rust's rules answer it.
+// a list that fails, a model a list lacks typed after "Other model…", and the images switch as
+// Rust's rules answer it.
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
-import { screen, waitFor } from "@testing-library/svelte";
+import { screen, waitFor, within } from "@testing-library/svelte";
 import * as ipc from "../src/lib/ipc";
 import type { Conversation } from "../src/lib/types";
 import { installRealBackend, type ModelServer, type RealBackend } from "./real-backend";
@@ -31,10 +32,11 @@ async function openPicker() {
   return { ...view, picker };
 }
 
+/** Each group's models (its "Other model…" left out: see "a model the provider does not list"). */
 function groups(picker: HTMLSelectElement) {
   return [...picker.querySelectorAll("optgroup")].map((group) => ({
     label: group.label,
-    models: [...group.querySelectorAll("option")].map((option) => option.textContent),
+    models: [...group.querySelectorAll("option:not([data-testid='model-picker-other'])")].map((option) => option.textContent),
   }));
 }
 
@@ -207,6 +209,103 @@ describe("the model picker", () => {
     await addConversation("Chat");
     const { picker } = await openPicker();
     expect(selectedText(picker)).toBe(long);
+  });
+});
+
+describe("a model the provider does not list", () => {
+  /** The "Other model…" option of `provider`'s group. */
+  function other(picker: HTMLSelectElement, provider: string): HTMLOptionElement {
+    const group = [...picker.querySelectorAll("optgroup")].find((g) => g.label === provider);
+    const found = group ? within(group).getByRole("option", { name: "Other model…" }) : null;
+    if (!found) throw new Error(`no Other model… for ${provider}`);
+    return found as HTMLOptionElement;
+  }
+
+  it("ends each provider's group with Other model…, whose box takes a name by keyboard: Enter stores it for that provider", async () => {
+    await twoProviders();
+    const chat = await addConversation("Chat");
+    const { user, picker } = await openPicker();
+    for (const group of picker.querySelectorAll("optgroup")) {
+      expect(group.lastElementChild?.textContent).toBe("Other model…");
+    }
+
+    await user.selectOptions(picker, other(picker, "Local"));
+    // Nothing is picked yet: the box stands in the picker's place, focused, named for its provider.
+    const box = await screen.findByRole("textbox", { name: "Model name for Local" });
+    await waitFor(() => expect(document.activeElement).toBe(box));
+    expect(screen.queryByTestId("model-picker")).toBeNull();
+    expect(screen.getByRole("group", { name: "Model not listed by Local" })).toBeTruthy();
+    expect(screen.getByRole("button", { name: "Use" })).toHaveProperty("disabled", true);
+    expect(backend.callsTo("set_conversation_model")).toHaveLength(0);
+
+    // Enter uses it (and sends no message).
+    await user.keyboard(" mistral-nemo:12b {Enter}");
+    await waitFor(() => expect(backend.callsTo("set_conversation_model")).toHaveLength(1));
+    expect(backend.callsTo("set_conversation_model")[0].args).toEqual({ id: chat.id, provider: "Local", model: "mistral-nemo:12b" });
+    expect(backend.callsTo("send_message")).toHaveLength(0);
+    // Back to the list, focused, showing the name typed under its provider.
+    const again = (await screen.findByTestId("model-picker")) as HTMLSelectElement;
+    await waitFor(() => expect(selectedText(again)).toBe("mistral-nemo:12b"));
+    expect(selectedGroup(again)).toBe("Local");
+    await waitFor(() => expect(document.activeElement).toBe(again));
+    expect(screen.queryByTestId("model-picker-other-name")).toBeNull();
+    expect((await backend.seed(() => ipc.getConversation(chat.id))).conversation).toMatchObject({ provider: "Local", model: "mistral-nemo:12b" });
+  });
+
+  it("Use picks the name typed; Esc and Cancel go back to the list with nothing changed", async () => {
+    await twoProviders();
+    const chat = await addConversation("Chat");
+    const { user, picker } = await openPicker();
+
+    // Esc: back to the list as it was (and it is no Stop of anything).
+    await user.selectOptions(picker, other(picker, "Cloud"));
+    await user.type(await screen.findByRole("textbox", { name: "Model name for Cloud" }), "gpt-5");
+    await user.keyboard("{Escape}");
+    let list = (await screen.findByTestId("model-picker")) as HTMLSelectElement;
+    await waitFor(() => expect(document.activeElement).toBe(list));
+    expect(selectedText(list)).toBe("gpt-4o");
+
+    // Cancel, by keyboard: the same. (Use, disabled while the box is empty, is passed over.)
+    await user.selectOptions(list, other(list, "Cloud"));
+    await screen.findByRole("textbox", { name: "Model name for Cloud" });
+    await user.tab();
+    expect(document.activeElement).toBe(screen.getByRole("button", { name: "Cancel" }));
+    await user.keyboard("{Enter}");
+    list = (await screen.findByTestId("model-picker")) as HTMLSelectElement;
+    expect(selectedText(list)).toBe("gpt-4o");
+    expect(backend.callsTo("set_conversation_model")).toHaveLength(0);
+
+    // Use.
+    await user.selectOptions(list, other(list, "Cloud"));
+    await user.type(await screen.findByRole("textbox", { name: "Model name for Cloud" }), "gpt-5");
+    const use = screen.getByRole("button", { name: "Use" });
+    expect(use.title).toBe("Use “gpt-5” with Cloud");
+    await user.click(use);
+    await waitFor(() => expect(backend.callsTo("set_conversation_model")).toHaveLength(1));
+    expect(backend.callsTo("set_conversation_model")[0].args).toEqual({ id: chat.id, provider: "Cloud", model: "gpt-5" });
+    list = (await screen.findByTestId("model-picker")) as HTMLSelectElement;
+    await waitFor(() => expect(selectedText(list)).toBe("gpt-5"));
+    expect(groups(list)[0].models).toEqual(["gpt-5", "gpt-4o", "gpt-4o-mini", "o3"]);
+  });
+
+  it("keeps the name typed when it cannot be stored, and says why", async () => {
+    await twoProviders();
+    await addConversation("Chat");
+    backend.failNext("set_conversation_model", { kind: "database", message: "database is locked", field: null });
+    const { user, picker } = await openPicker();
+    await user.selectOptions(picker, other(picker, "Local"));
+    await user.type(await screen.findByRole("textbox", { name: "Model name for Local" }), "phi4{Enter}");
+    expect((await screen.findByTestId("error-toast")).textContent).toContain("database is locked");
+    const box = screen.getByRole("textbox", { name: "Model name for Local" }) as HTMLInputElement;
+    await waitFor(() => expect(box.disabled).toBe(false));
+    expect(box.value).toBe("phi4");
+  });
+
+  it("is offered for a provider whose models cannot be listed", async () => {
+    await provider("Cloud", { status: 401, message: "Incorrect API key provided" }, { kind: "openai_compatible" });
+    await addConversation("Chat");
+    const { picker } = await openPicker();
+    expect([...picker.querySelectorAll("option")].map((o) => o.textContent)).toEqual(["Choose a model", "No models", "Other model…"]);
   });
 });
 

@@ -191,9 +191,10 @@ describe("Settings › Profiles", { timeout: 20_000 }, () => {
     expect((get("profile-max-rounds") as HTMLInputElement).placeholder).toBe("Settings: 10");
     expect((get("profile-tool-timeout") as HTMLInputElement).placeholder).toBe("Settings: 60");
     expect((get("profile-time-limit") as HTMLInputElement).placeholder).toBe("Settings: 600");
-    // The composer's model picker: Settings' default model, then each provider's default model and its models.
+    // The composer's model picker: Settings' default model, then each provider's default model,
+    // its models and a way to type one it does not list.
     const model = get("profile-model") as HTMLSelectElement;
-    await waitFor(() => expect([...model.options].map((o) => o.textContent)).toEqual(["Settings' default model", "Default model", "gpt-4o"]));
+    await waitFor(() => expect([...model.options].map((o) => o.textContent)).toEqual(["Settings' default model", "Default model", "gpt-4o", "Other model…"]));
     expect([...model.querySelectorAll("optgroup")].map((g) => g.label)).toEqual(["Work"]);
     expect(model.value).toBe("");
 
@@ -264,7 +265,7 @@ describe("Settings › Profiles", { timeout: 20_000 }, () => {
     // The form's own picker: no images switch (a pick here is no model in use), a label of the form's.
     expect(within(form).queryByTestId("model-images")).toBeNull();
     expect(within(form).getByLabelText("Model")).toBe(model);
-    await waitFor(() => expect([...model.options].map((o) => o.textContent)).toEqual(["Settings' default model", "Default model", "gpt-4o", "o3"]));
+    await waitFor(() => expect([...model.options].map((o) => o.textContent)).toEqual(["Settings' default model", "Default model", "gpt-4o", "o3", "Other model…"]));
     expect(model.value).toBe(JSON.stringify(["Work", null]));
     await user.selectOptions(model, JSON.stringify(["Work", "o3"]));
     await user.click(within(form).getByTestId("profile-save"));
@@ -294,6 +295,47 @@ describe("Settings › Profiles", { timeout: 20_000 }, () => {
     expect(document.activeElement).toBe(old);
     await user.selectOptions(old, JSON.stringify(["Work", "gpt-4o"]));
     expect(within(form).queryByTestId("error-model")).toBeNull();
+  });
+
+  it("takes a model the provider does not list, typed after Other model…: Enter picks it (no Save yet), Esc goes back", async () => {
+    await backend.addProvider("Work", { models: [{ id: "gpt-4o" }] });
+    await backend.addProvider("Local", { models: [{ id: "llama3" }] });
+    const { user, section } = await openSettings();
+    await user.click(within(section).getByTestId("profile-new"));
+    const form = within(section).getByTestId("profile-form");
+    await user.type(within(form).getByTestId("profile-name"), "Preview");
+    let model = within(form).getByTestId("profile-model") as HTMLSelectElement;
+    const otherOf = (select: HTMLSelectElement, provider: string) => {
+      const group = [...select.querySelectorAll("optgroup")].find((g) => g.label === provider);
+      return within(group!).getByRole("option", { name: "Other model…" });
+    };
+    await waitFor(() => expect(model.querySelectorAll("[data-testid='model-picker-other']")).toHaveLength(2));
+
+    // Esc: the list again, nothing picked.
+    await user.selectOptions(model, otherOf(model, "Local"));
+    const localBox = await within(form).findByRole("textbox", { name: "Model name for Local" });
+    await waitFor(() => expect(document.activeElement).toBe(localBox));
+    await user.keyboard("phi4{Escape}");
+    model = (await within(form).findByTestId("profile-model")) as HTMLSelectElement;
+    await waitFor(() => expect(document.activeElement).toBe(model));
+    expect(model.value).toBe("");
+
+    // Enter: the name typed is the pick, under its provider; the form is not sent by it.
+    await user.selectOptions(model, otherOf(model, "Work"));
+    const box = await within(form).findByRole("textbox", { name: "Model name for Work" });
+    expect(within(form).getByRole("group", { name: "Model not listed by Work" })).toBeTruthy();
+    await user.type(box, "gpt-5-preview{Enter}");
+    model = (await within(form).findByTestId("profile-model")) as HTMLSelectElement;
+    expect(model.value).toBe(JSON.stringify(["Work", "gpt-5-preview"]));
+    expect(model.selectedOptions[0]?.textContent).toBe("gpt-5-preview");
+    expect((model.selectedOptions[0]?.parentElement as HTMLOptGroupElement).label).toBe("Work");
+    await waitFor(() => expect(document.activeElement).toBe(model));
+    expect(backend.callsTo("create_profile")).toHaveLength(0);
+
+    await user.click(within(form).getByTestId("profile-save"));
+    await waitFor(() => expect(names()).toEqual(["Preview"]));
+    expect(backend.callsTo("create_profile")[0].args).toMatchObject({ name: "Preview", fields: { provider: "Work", model: "gpt-5-preview" } });
+    expect(within(item("Preview")).getByTestId("profile-model-label").textContent).toBe("Work · gpt-5-preview");
   });
 
   it("edits a profile in place: a limit cleared goes as null, Cancel keeps it as it was", async () => {
@@ -435,19 +477,20 @@ describe("the sidebar's profile menu", () => {
 
     await waitFor(() => expect(backend.callsTo("create_conversation")).toHaveLength(1));
     expect(backend.callsTo("create_conversation")[0].args).toEqual({ title: null, profile: { kind: "named", id: coding.id } });
-    // Each new conversation is the one Rust did not have before.
+    // Each new conversation is the one Rust did not have before; the one before it, left with
+    // nothing in it, is not kept.
     const seen: string[] = [];
-    const newest = async (count: number) => {
-      const now = await vi.waitFor(async () => {
+    const newest = async () => {
+      const made = await vi.waitFor(async () => {
         const all = await conversationsNow();
-        expect(all).toHaveLength(count);
-        return all;
+        expect(all).toHaveLength(1);
+        expect(seen).not.toContain(all[0].id);
+        return all[0];
       });
-      const made = now.find((c) => !seen.includes(c.id))!;
       seen.push(made.id);
       return made;
     };
-    expect(await newest(1)).toMatchObject({ profile_id: coding.id, system_prompt: "Write code." });
+    expect(await newest()).toMatchObject({ profile_id: coding.id, system_prompt: "Write code." });
     expect(screen.queryByTestId("new-conversation-profile-option")).toBeNull();
 
     // From the keyboard: the arrow opens the menu, Down and Enter pick "No profile".
@@ -457,7 +500,7 @@ describe("the sidebar's profile menu", () => {
     await user.keyboard("{End}{Enter}");
     await waitFor(() => expect(backend.callsTo("create_conversation")).toHaveLength(2));
     expect(backend.callsTo("create_conversation")[1].args).toEqual({ title: null, profile: { kind: "none" } });
-    expect(await newest(2)).toMatchObject({ profile_id: null, system_prompt: default_system_prompt });
+    expect(await newest()).toMatchObject({ profile_id: null, system_prompt: default_system_prompt });
 
     // Escape closes the menu and gives the focus back.
     await user.click(chooser);
@@ -468,7 +511,7 @@ describe("the sidebar's profile menu", () => {
     await user.click(screen.getByTestId("new-conversation"));
     await waitFor(() => expect(backend.callsTo("create_conversation")).toHaveLength(3));
     expect(backend.callsTo("create_conversation")[2].args).toEqual({ title: null, profile: null });
-    expect(await newest(3)).toMatchObject({ profile_id: research.id, system_prompt: "Cite sources." });
+    expect(await newest()).toMatchObject({ profile_id: research.id, system_prompt: "Cite sources." });
   });
 });
 
@@ -564,7 +607,7 @@ describe("switching a conversation's model", () => {
     await waitFor(() => expect(screen.getByTestId("message-list").textContent).toContain("Noon in Paris."));
     await waitFor(() => expect(screen.getByTestId("composer-send")).toBeTruthy());
     const picker = screen.getByTestId("model-picker") as HTMLSelectElement;
-    await waitFor(() => expect([...picker.options].map((o) => o.textContent)).toEqual(["m", "n"]));
+    await waitFor(() => expect([...picker.options].map((o) => o.textContent)).toEqual(["m", "n", "Other model…"]));
     await user.selectOptions(picker, JSON.stringify(["Work", "n"]));
     await waitFor(() => expect(backend.callsTo("set_conversation_model")).toHaveLength(1));
     await waitFor(() => expect(backend.callsTo("list_conversations").length).toBeGreaterThan(1));

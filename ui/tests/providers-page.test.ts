@@ -290,16 +290,18 @@ describe("the add-provider form", () => {
     expect(screen.queryAllByTestId("provider-item")).toHaveLength(0);
   });
 
-  it("says beside the key that no keychain took it, and adds nothing", async () => {
+  it("says beside the key that no keychain took it, the keychain's own words once (in the banner), and adds nothing", async () => {
     await backend.reopen({ keychainUnreachable: "no Secret Service on the session bus" });
     const { user, field, retype } = await openProviders();
     await retype("name", "Work");
     await user.type(field("api_key")!, "sk");
     await user.click(screen.getByTestId("provider-submit"));
     expect((await screen.findByTestId("error-api_key")).textContent).toBe(
-      "No OS keychain is reachable (no Secret Service on the session bus); the key was not saved, and nothing was saved anywhere else",
+      "The key was not saved: no OS keychain is reachable. Nothing was saved anywhere else.",
     );
     expect(screen.queryByTestId("provider-form-error")).toBeNull();
+    expect(document.body.textContent!.split("no Secret Service on the session bus")).toHaveLength(2);
+    expect(screen.getByTestId("keychain-details").textContent).toBe("no Secret Service on the session bus");
     expect(screen.queryAllByTestId("provider-item")).toHaveLength(0);
     // Nothing half-saved: Rust took the provider away again with its key.
     expect(await backend.seed(() => ipc.listProviders())).toEqual([]);
@@ -413,13 +415,20 @@ describe("configured providers", () => {
     expect(screen.queryByTestId("keychain-banner")).toBeNull();
   });
 
-  it("shows a banner when no OS keychain is reachable", async () => {
+  it("shows a banner when no OS keychain is reachable: a headline, the cause, Check again, the keychain's words behind Details", async () => {
     await backend.reopen({ keychainUnreachable: "no Secret Service on the session bus." });
-    await openProviders();
+    const { user } = await openProviders();
     const banner = await screen.findByTestId("keychain-banner");
-    expect(banner.textContent).toContain("No OS keychain is reachable: no Secret Service on the session bus.");
-    expect(banner.textContent).toContain("Keys cannot be saved, and nothing is saved anywhere else.");
-    expect(banner.textContent).not.toContain("bus..");
+    expect(within(banner).getByText("No OS keychain is reachable")).toBeTruthy();
+    expect(banner.textContent).toContain("keys cannot be saved, and nothing is saved anywhere else.");
+    const details = within(banner).getByTestId("keychain-details");
+    expect(details.textContent).toBe("no Secret Service on the session bus.");
+    expect(details.closest("details")?.open).toBe(false);
+    expect(details.closest("details")?.querySelector("summary")?.textContent).toBe("Details");
+    const asked = backend.callsTo("keychain_status").length;
+    await user.click(within(banner).getByTestId("keychain-check"));
+    await waitFor(() => expect(backend.callsTo("keychain_status")).toHaveLength(asked + 1));
+    expect(screen.getByTestId("keychain-banner")).toBeTruthy();
   });
 });
 

@@ -182,18 +182,26 @@ describe("settings › the list of sections", () => {
     within(nav).getByRole("button", { name: "Tool run limits" }).focus();
     await user.keyboard("{Enter}");
     const limits = screen.getByTestId("settings-form").querySelector('[data-section="tool-runs"]');
-    expect(limits?.querySelector("legend")?.textContent).toBe("Tool run limits");
+    expect(limits?.querySelector("h2")?.textContent).toBe("Tool run limits");
     expect(current(nav)).toEqual(["Tool run limits"]);
     expect(scrolled.at(-1)).toBe(limits);
     expect(document.activeElement).toBe(limits);
     await user.tab();
     expect(document.activeElement).toBe(screen.getByTestId("settings-form").querySelector('[name="max_rounds"]'));
 
-    // Each section's title is inside its card.
+    // Each section's title is inside its card, a heading (no legend, which WebKitGTK drew on the
+    // card's border); the form's cards are groups named by it.
     for (const testid of ["standing-approvals", "command-line-section", "updates-section"]) {
       const card = screen.getByTestId(testid);
       expect(card.classList.contains("card")).toBe(true);
       expect(card.querySelector("h2")).toBeTruthy();
+    }
+    const form = screen.getByTestId("settings-form");
+    expect(form.querySelector("legend")).toBeNull();
+    for (const title of ["Appearance", "Defaults for new chats", "Tool run limits", "MCP registry"]) {
+      const group = within(form).getByRole("group", { name: title });
+      expect(group.classList.contains("card")).toBe(true);
+      expect(group.querySelector("h2")?.textContent).toBe(title);
     }
   });
 });

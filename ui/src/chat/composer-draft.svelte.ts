@@ -1,8 +1,9 @@
 // What the composer holds for one conversation until it is sent: the text, the files attached,
-// why files were not, and the models a comparison would ask. Kept by the window's chat sessions
-// (one per conversation, while the window lives), so a message half written in one conversation
-// is still there after a look at another; and told to Rust as it changes (all but the
-// refusals), so it is there again after the app is closed and opened.
+// why files were not, the models a comparison would ask and whether their list is folded. Kept
+// by the window's chat sessions (one per conversation, while the window lives), so a message
+// half written in one conversation is still there after a look at another; and told to Rust as
+// it changes (all but the refusals and the fold), so it is there again after the app is closed
+// and opened.
 
 import type { Attachment, ComparedModel, Draft } from "../lib/types";
 
@@ -13,6 +14,9 @@ export class ComposerDraft {
   #compared = $state<ComparedModel[]>([]);
   /** Why files the person chose, pasted or dropped were not attached. */
   refusals = $state<string[]>([]);
+  /** While comparing: whether the list of models to compare is shown (the "N models ▾" button).
+   *  Kept while the app runs, not told to Rust. */
+  showCompared = $state(true);
   readonly #onChange: () => void;
 
   /** `onChange` hears of every change to what is kept (not the refusals). */
@@ -55,9 +59,16 @@ export class ComposerDraft {
     this.#onChange();
   }
 
-  /** Nothing written, attached or picked: nothing to keep. */
+  /** Nothing written, attached, picked or folded: nothing to keep. */
   get empty(): boolean {
-    return this.text === "" && this.files.length === 0 && this.refusals.length === 0 && !this.comparing && this.compared.length === 0;
+    return (
+      this.text === "" &&
+      this.files.length === 0 &&
+      this.refusals.length === 0 &&
+      !this.comparing &&
+      this.compared.length === 0 &&
+      this.showCompared
+    );
   }
 
   /** What is kept of it, as Rust keeps it. */

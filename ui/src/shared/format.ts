@@ -7,6 +7,11 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+/** A conversation's title as shown: "Untitled" when it has none or only spaces (DESIGN.md). */
+export function conversationTitle(title: string | null | undefined): string {
+  return title?.trim() || "Untitled";
+}
+
 export function roleLabel(role: Role): string {
   switch (role) {
     case "user":

@@ -17,6 +17,7 @@ pub mod media;
 pub mod ollama;
 pub mod openai;
 pub mod overflow;
+pub mod prompted;
 pub mod tool_names;
 pub mod windows;
 

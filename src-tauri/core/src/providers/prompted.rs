@@ -1,0 +1,471 @@
+//! Tool calling by prompt, for a model without tool calling of its own: the tools are described
+//! in the system prompt ([`tools_prompt`]), the model writes each call as
+//! `<tool_call>{"name": "…", "arguments": {…}}</tool_call>`, and [`CallParser`] takes the calls
+//! out of the streamed text, so the rest of the loop (approvals, parallel calls, results, round
+//! caps, cost) sees ordinary [`ProviderEvent::ToolCall`]s and the markup never shows as answer
+//! text. Earlier calls and their results go back to the model as text in the same format
+//! ([`as_text_history`]). [`Prompted`] wraps any [`Provider`] so.
+//!
+//! Why this format: it is the one the chat templates of most small open-weight models were
+//! trained on (Qwen 2.5 and 3, Hermes, SmolLM2, which writes a JSON array in the same tag), so
+//! they follow it from a short description; JSON between two fixed tags is easy to constrain
+//! with a grammar or a JSON schema; and a tag that never occurs in prose is easy to find in a
+//! stream without holding the answer back (at most the few characters that could begin a tag).
+//! A tag inside a code block or an inline code span is an example, shown as written, not a
+//! call. A call whose JSON cannot be read is still a call: it fails with a correction the
+//! model can act on, and counts like any failed call.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use futures_util::StreamExt as _;
+use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::{
+    ChatMessage, ChatRequest, EventStream, FinishReason, ModelsFuture, Part, Provider,
+    ProviderError, ProviderEvent, ToolCall, ToolChoice, ToolSpec,
+};
+
+/// What opens a call in the model's text.
+pub const OPEN: &str = "<tool_call>";
+/// What closes it.
+pub const CLOSE: &str = "</tool_call>";
+
+/// The part of the system prompt that offers `tools` and says how to call them.
+#[must_use]
+pub fn tools_prompt(tools: &[ToolSpec], choice: ToolChoice) -> String {
+    let mut out = String::from(
+        "# Tools\n\n\
+         You can call the tools listed below. To call one, write this on a line of its own:\n\
+         <tool_call>{\"name\": \"TOOL_NAME\", \"arguments\": {…}}</tool_call>\n\
+         The arguments are one JSON object that matches the tool's parameters. To call several \
+         tools, write one such line for each. After your calls, stop: the results come back in \
+         the next message, inside <tool_result> tags, and then you go on. Call a tool only when \
+         it helps with the task, and write <tool_call> for nothing but a call.\n",
+    );
+    if choice == ToolChoice::Required {
+        out.push_str("In this answer, you must call at least one tool.\n");
+    }
+    out.push_str("\nThe tools, one JSON object per line:\n");
+    for tool in tools {
+        let described = json!({
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.parameters,
+        });
+        out.push_str(&described.to_string());
+        out.push('\n');
+    }
+    out
+}
+
+/// A history with tool calls and results written as text, for a model that reads them so:
+/// each answer's calls follow its text as `<tool_call>` lines, and the results of a round
+/// become one user message of `<tool_result>` blocks (with any images they brought).
+#[must_use]
+pub fn as_text_history(messages: Vec<ChatMessage>) -> Vec<ChatMessage> {
+    let mut out: Vec<ChatMessage> = Vec::with_capacity(messages.len());
+    for message in messages {
+        match message {
+            ChatMessage::Assistant { text, tool_calls } if !tool_calls.is_empty() => {
+                let mut written = text.unwrap_or_default();
+                for call in &tool_calls {
+                    if !written.is_empty() && !written.ends_with('\n') {
+                        written.push('\n');
+                    }
+                    let arguments = call
+                        .arguments
+                        .clone()
+                        .unwrap_or_else(|_| Value::String(call.raw_arguments.clone()));
+                    written.push_str(OPEN);
+                    written
+                        .push_str(&json!({"name": call.name, "arguments": arguments}).to_string());
+                    written.push_str(CLOSE);
+                }
+                out.push(ChatMessage::Assistant {
+                    text: Some(written),
+                    tool_calls: Vec::new(),
+                });
+            }
+            ChatMessage::Tool {
+                name,
+                content,
+                is_error,
+                images,
+                ..
+            } => {
+                let error = if is_error { " error=\"true\"" } else { "" };
+                let block =
+                    format!("<tool_result name=\"{name}\"{error}>\n{content}\n</tool_result>");
+                // The results of one round go in one message, as they came.
+                if let Some(ChatMessage::User { parts }) = out.last_mut() {
+                    if parts.first().is_some_and(
+                        |p| matches!(p, Part::Text(t) if t.starts_with("<tool_result")),
+                    ) {
+                        parts.push(Part::Text(block));
+                        parts.extend(images.into_iter().map(|i| Part::Image {
+                            media_type: i.media_type,
+                            data: i.data,
+                        }));
+                        continue;
+                    }
+                }
+                let mut parts = vec![Part::Text(block)];
+                parts.extend(images.into_iter().map(|i| Part::Image {
+                    media_type: i.media_type,
+                    data: i.data,
+                }));
+                out.push(ChatMessage::User { parts });
+            }
+            // Blocks a provider ran itself are its own: a prompted model has none to read.
+            ChatMessage::ServerBlocks { .. } => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// A piece of the model's text: answer text to show, or a call to run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Piece {
+    Text(String),
+    Call(ToolCall),
+}
+
+/// Takes the calls out of a model's streamed text, chunk by chunk. Text is given out as soon
+/// as it cannot be the start of a call; a call once its closing tag came (or the answer ended).
+#[derive(Debug, Default)]
+pub struct CallParser {
+    /// Text not given out yet: the end of the last chunk that may begin a tag or a fence (out
+    /// of a call), or the call's text so far (in one).
+    pending: String,
+    in_call: bool,
+    /// In a fenced code block (a line that starts with three backticks or tildes opened it).
+    in_fence: bool,
+    /// In an inline code span of the current line.
+    in_code: bool,
+    /// Something other than spaces came on the current line (a fence opens only at its start).
+    line_started: bool,
+    /// Calls given out so far, for their ids.
+    calls: usize,
+}
+
+impl CallParser {
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The pieces `chunk` completes, in order.
+    pub fn push(&mut self, chunk: &str) -> Vec<Piece> {
+        let mut buf = std::mem::take(&mut self.pending);
+        buf.push_str(chunk);
+        let mut out = Vec::new();
+        self.scan(&buf, false, &mut out);
+        out
+    }
+
+    /// What is left once the answer ended: held-back text, or a call whose closing tag never
+    /// came (small models often stop right after the JSON).
+    pub fn finish(&mut self) -> Vec<Piece> {
+        let buf = std::mem::take(&mut self.pending);
+        let mut out = Vec::new();
+        self.scan(&buf, true, &mut out);
+        if self.in_call {
+            self.in_call = false;
+            let raw = std::mem::take(&mut self.pending);
+            self.calls_in(&raw, &mut out);
+        }
+        out
+    }
+
+    /// Whether any call was given out.
+    #[must_use]
+    pub fn called(&self) -> bool {
+        self.calls > 0
+    }
+
+    fn scan(&mut self, buf: &str, last: bool, out: &mut Vec<Piece>) {
+        let mut text = String::new();
+        let mut i = 0;
+        while i < buf.len() {
+            let rest = &buf[i..];
+            if self.in_call {
+                if let Some(end) = rest.find(CLOSE) {
+                    let raw = &rest[..end];
+                    flush(&mut text, out);
+                    self.calls_in(raw, out);
+                    self.in_call = false;
+                    i += end + CLOSE.len();
+                    continue;
+                }
+                self.pending = rest.to_owned();
+                break;
+            }
+            let Some(at) = rest.find(['<', '`', '~', '\n']) else {
+                self.note_text(rest);
+                text.push_str(rest);
+                break;
+            };
+            self.note_text(&rest[..at]);
+            text.push_str(&rest[..at]);
+            let rest = &rest[at..];
+            i += at;
+            let ch = rest.as_bytes()[0];
+            match ch {
+                b'\n' => {
+                    text.push('\n');
+                    self.line_started = false;
+                    self.in_code = false;
+                    i += 1;
+                }
+                b'`' | b'~' => {
+                    let run = rest.bytes().take_while(|&b| b == ch).count();
+                    if run == rest.len() && !last && !self.line_started {
+                        // The run may go on in the next chunk: a fence or not is not known yet.
+                        self.pending = rest.to_owned();
+                        break;
+                    }
+                    if !self.line_started && run >= 3 {
+                        self.in_fence = !self.in_fence;
+                    } else if ch == b'`' && !self.in_fence {
+                        self.in_code = !self.in_code;
+                    }
+                    self.line_started = true;
+                    text.push_str(&rest[..run]);
+                    i += run;
+                }
+                _ => {
+                    // '<'
+                    self.line_started = true;
+                    if !self.in_fence && !self.in_code {
+                        if rest.starts_with(OPEN) {
+                            flush(&mut text, out);
+                            self.in_call = true;
+                            i += OPEN.len();
+                            continue;
+                        }
+                        if !last && OPEN.starts_with(rest) {
+                            self.pending = rest.to_owned();
+                            break;
+                        }
+                    }
+                    text.push('<');
+                    i += 1;
+                }
+            }
+        }
+        flush(&mut text, out);
+    }
+
+    /// Notes what plain text does to the line: anything but spaces starts it.
+    fn note_text(&mut self, text: &str) {
+        if text.chars().any(|c| !c.is_whitespace()) {
+            self.line_started = true;
+        }
+    }
+
+    /// The calls written between one pair of tags: one JSON object, or an array of them.
+    fn calls_in(&mut self, raw: &str, out: &mut Vec<Piece>) {
+        let body = unfenced(raw.trim());
+        if body.is_empty() {
+            return;
+        }
+        match serde_json::from_str::<Value>(body) {
+            Ok(Value::Array(items)) => {
+                for item in &items {
+                    let call = self.call_of(item);
+                    out.push(Piece::Call(call));
+                }
+            }
+            Ok(item @ Value::Object(_)) => {
+                let call = self.call_of(&item);
+                out.push(Piece::Call(call));
+            }
+            Ok(other) => {
+                let why = format!(
+                    "a call must be a JSON object, not {}",
+                    super::json_kind(&other)
+                );
+                let call = self.malformed(String::new(), body, &why);
+                out.push(Piece::Call(call));
+            }
+            Err(e) => {
+                let why = format!("the call is not valid JSON ({e})");
+                let call = self.malformed(name_in(body).unwrap_or_default(), body, &why);
+                out.push(Piece::Call(call));
+            }
+        }
+    }
+
+    fn call_of(&mut self, item: &Value) -> ToolCall {
+        let Some(name) = item.get("name").and_then(Value::as_str) else {
+            return self.malformed(
+                String::new(),
+                &item.to_string(),
+                "the call names no tool (\"name\")",
+            );
+        };
+        let arguments = match item.get("arguments").or_else(|| item.get("parameters")) {
+            None | Some(Value::Null) => String::new(),
+            // Some models write the arguments as a string of JSON, as the OpenAI API sends them.
+            Some(Value::String(s)) => s.clone(),
+            Some(other) => other.to_string(),
+        };
+        let id = self.next_id();
+        ToolCall::new(id, name.to_owned(), arguments)
+    }
+
+    /// A call that cannot run as written, answered with how to write it.
+    fn malformed(&mut self, name: String, raw: &str, why: &str) -> ToolCall {
+        ToolCall {
+            id: self.next_id(),
+            name,
+            raw_arguments: raw.to_owned(),
+            arguments: Err(format!(
+                "{why}; write each call as {OPEN}{{\"name\": \"TOOL_NAME\", \"arguments\": {{…}}}}{CLOSE}"
+            )),
+        }
+    }
+
+    fn next_id(&mut self) -> String {
+        self.calls += 1;
+        format!("call_{}", self.calls)
+    }
+}
+
+fn flush(text: &mut String, out: &mut Vec<Piece>) {
+    if !text.is_empty() {
+        out.push(Piece::Text(std::mem::take(text)));
+    }
+}
+
+/// The JSON of a call that a model put in a code fence of its own inside the tags.
+fn unfenced(body: &str) -> &str {
+    let Some(inner) = body.strip_prefix("```") else {
+        return body;
+    };
+    let inner = inner.split_once('\n').map_or("", |(_, after)| after);
+    inner.trim_end().strip_suffix("```").unwrap_or(inner).trim()
+}
+
+/// The tool a call that is not valid JSON names, if it can be read: the correction then says
+/// which call failed.
+fn name_in(body: &str) -> Option<String> {
+    let at = body.find("\"name\"")?;
+    let after = body[at + 6..].trim_start().strip_prefix(':')?.trim_start();
+    let after = after.strip_prefix('"')?;
+    let end = after.find('"')?;
+    Some(after[..end].to_owned())
+}
+
+/// A provider whose model calls tools by prompt: the tools go into the system prompt, the
+/// history's calls and results into text, and the calls come back out of the answer's text.
+pub struct Prompted {
+    inner: Arc<dyn Provider>,
+}
+
+impl Prompted {
+    #[must_use]
+    pub fn new(inner: Arc<dyn Provider>) -> Self {
+        Self { inner }
+    }
+}
+
+impl Provider for Prompted {
+    fn stream(&self, mut request: ChatRequest, cancel: CancellationToken) -> EventStream {
+        let tools = std::mem::take(&mut request.tools);
+        request.deferred_tools.clear();
+        let offered = !tools.is_empty() && request.tool_choice != ToolChoice::None;
+        if offered {
+            let prompt = tools_prompt(&tools, request.tool_choice);
+            request.system = Some(match request.system.take() {
+                Some(system) if !system.trim().is_empty() => format!("{system}\n\n{prompt}"),
+                _ => prompt,
+            });
+        }
+        request.tool_choice = ToolChoice::Auto;
+        request.messages = as_text_history(std::mem::take(&mut request.messages));
+        let inner = self.inner.stream(request, cancel);
+        if offered {
+            calls_from_text(inner)
+        } else {
+            inner
+        }
+    }
+
+    fn list_models(&self) -> ModelsFuture<'_> {
+        self.inner.list_models()
+    }
+}
+
+/// `inner`'s events with the calls in its text taken out as [`ProviderEvent::ToolCall`]s; an
+/// answer that called a tool finishes as [`FinishReason::ToolCalls`].
+#[must_use]
+pub fn calls_from_text(inner: EventStream) -> EventStream {
+    struct State {
+        inner: EventStream,
+        parser: CallParser,
+        queue: VecDeque<Result<ProviderEvent, ProviderError>>,
+        finish: Option<FinishReason>,
+        ended: bool,
+    }
+    fn queue_pieces(
+        queue: &mut VecDeque<Result<ProviderEvent, ProviderError>>,
+        pieces: Vec<Piece>,
+    ) {
+        queue.extend(pieces.into_iter().map(|piece| {
+            Ok(match piece {
+                Piece::Text(t) => ProviderEvent::TextDelta(t),
+                Piece::Call(c) => ProviderEvent::ToolCall(c),
+            })
+        }));
+    }
+    let state = State {
+        inner,
+        parser: CallParser::new(),
+        queue: VecDeque::new(),
+        finish: None,
+        ended: false,
+    };
+    Box::pin(futures_util::stream::unfold(state, |mut s| async move {
+        loop {
+            if let Some(event) = s.queue.pop_front() {
+                return Some((event, s));
+            }
+            if s.ended {
+                return None;
+            }
+            match s.inner.next().await {
+                Some(Ok(ProviderEvent::TextDelta(text))) => {
+                    let pieces = s.parser.push(&text);
+                    queue_pieces(&mut s.queue, pieces);
+                }
+                // Said once the text is through: whether it called a tool is known only then.
+                Some(Ok(ProviderEvent::Finish(reason))) => s.finish = Some(reason),
+                Some(Ok(other)) => s.queue.push_back(Ok(other)),
+                Some(Err(e)) => {
+                    // A call cut off by the failure does not run.
+                    s.queue.push_back(Err(e));
+                    s.ended = true;
+                }
+                None => {
+                    let pieces = s.parser.finish();
+                    queue_pieces(&mut s.queue, pieces);
+                    let finish = match s.finish {
+                        _ if s.parser.called() => Some(FinishReason::ToolCalls),
+                        other => other,
+                    };
+                    if let Some(reason) = finish {
+                        s.queue.push_back(Ok(ProviderEvent::Finish(reason)));
+                    }
+                    s.ended = true;
+                }
+            }
+        }
+    }))
+}
+
+#[cfg(test)]
+mod tests;

@@ -387,6 +387,88 @@ async fn one_tool_call_runs_on_a_real_server_and_the_model_answers_with_its_resu
 }
 
 #[tokio::test]
+async fn a_model_without_tool_calling_calls_tools_in_text_through_the_same_loop() {
+    let Some(w) = world("prompted_tools", &["everything"]).await else {
+        return;
+    };
+    let set = w
+        .app
+        .providers()
+        .set_tool_mode(
+            "Mock",
+            "gpt-4o",
+            Some(switchboard_core::providers::ToolMode::Prompted),
+        )
+        .await
+        .unwrap();
+    assert_eq!(set.source, switchboard_core::app::ToolModeSource::Person);
+    let (reason, events) = w.say("Add 2 and 3, calling in text", &ALLOW).await;
+    assert_eq!(reason, StopReason::Completed);
+    // Recorded exactly as a native call is: the answer with its call, the result, the answer.
+    let messages = w.messages().await;
+    assert_eq!(
+        shape(&messages),
+        [
+            (Role::User, MessageStatus::Complete),
+            (Role::Assistant, MessageStatus::Complete),
+            (Role::Tool, MessageStatus::Complete),
+            (Role::Assistant, MessageStatus::Complete),
+        ]
+    );
+    let call = &messages[1].tool_calls.as_ref().unwrap()[0];
+    assert_eq!(call.name, "everything__get-sum");
+    assert_eq!(messages[1].content.as_deref(), Some("I will add them.\n"));
+    assert!(messages[2].content.as_deref().unwrap().contains('5'));
+    assert_eq!(
+        messages[3].content.as_deref(),
+        Some("Worked out in text: the sum of 2 and 3 is 5.")
+    );
+    // The window never saw the call's markup, and was asked to approve it as any call.
+    let shown: String = events
+        .all()
+        .into_iter()
+        .filter_map(|e| match e {
+            RunEvent::TextDelta { text, .. } => Some(text),
+            _ => None,
+        })
+        .collect();
+    assert!(!shown.contains("<tool_call>"), "{shown}");
+    let kinds = events.kinds();
+    assert!(kinds.contains(&"approval_required".to_owned()), "{kinds:?}");
+    // The model was sent no tools of the API's own: they were in its system prompt, and the
+    // result came back as text.
+    let requests = w.requests().await;
+    assert_eq!(requests.len(), 2);
+    assert!(tools_offered(&requests[0]).is_empty(), "{}", requests[0]);
+    let system = requests[0]["messages"][0].to_string();
+    assert!(
+        system.contains("# Tools") && system.contains("everything__get-sum"),
+        "{system}"
+    );
+    let second = requests[1]["messages"].to_string();
+    assert!(!second.contains("\"role\":\"tool\""), "{second}");
+    assert!(
+        second.contains("<tool_result name=\\\"everything__get-sum\\\">"),
+        "{second}"
+    );
+
+    // Switched off, the model is offered nothing at all.
+    let off = w
+        .app
+        .providers()
+        .set_tool_mode(
+            "Mock",
+            "gpt-4o",
+            Some(switchboard_core::providers::ToolMode::Off),
+        )
+        .await
+        .unwrap();
+    assert_eq!(off.mode, switchboard_core::providers::ToolMode::Off);
+    let setup = w.setup("When does the ferry leave?").await;
+    assert!(setup.tools.is_empty());
+}
+
+#[tokio::test]
 async fn three_rounds_run_one_after_another_until_the_model_answers() {
     let Some(w) = world("three_rounds", &["everything"]).await else {
         return;

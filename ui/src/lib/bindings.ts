@@ -325,6 +325,22 @@ why: string, };
 export type ModelWindow = { provider: string, model: string, tokens: number, said_by: WindowSource, };
 
 /**
+ * How a model is given tools: through its API's own tool calling, described in its system
+ * prompt and called in text ([`prompted`]), or not at all.
+ */
+export type ToolMode = "native" | "prompted" | "off";
+
+/**
+ * How a model is given tools, and whose word that is.
+ */
+export type ToolModeChoice = { mode: ToolMode, source: ToolModeSource, };
+
+/**
+ * Whose word a model's [`ToolMode`] is.
+ */
+export type ToolModeSource = "person" | "learned" | "default";
+
+/**
  * Whose word a window is.
  */
 export type WindowSource = "person" | "learned" | "provider" | "table";

@@ -4,7 +4,7 @@
 // and commit the result; the test command fails while this file and Rust disagree.
 
 import { call, channel } from "./invoke";
-import type { AppStatus, ApprovalAnswer, Attached, Attachment, AttachmentRef, BundleInstallRequest, ComparedModel, ConnectionReport, Conversation, ConversationArtifact, ConversationDetail, ConversationTool, Draft, DropEvent, ElicitationAnswer, ElicitationRequest, ExportFormat, ImportPreview, ImportedProfile, InstallRequest, JsonValue, KeychainStatus, LocalServer, McpAppView, McpServerStatus, McpServerView, MessagePage, ModelInfo, ModelPrice, ModelWindow, NewProvider, OfferedBundle, OffersOf, Preset, Profile, ProfileChoice, ProfileFields, PromptUse, Provider, ProviderKindInfo, ResultView, RunEvent, SearchHit, SearchPage, ServerOffers, Settings, ShellCommandStatus, ShownProposal, StandingApproval, SwitchedBranch, ToolReview, ToolSuggestion, UpdateProgress, UpdateStatus, UsageReport, UsageTotal } from "./bindings";
+import type { AppStatus, ApprovalAnswer, Attached, Attachment, AttachmentRef, BundleInstallRequest, ComparedModel, ConnectionReport, Conversation, ConversationArtifact, ConversationDetail, ConversationTool, Draft, DropEvent, ElicitationAnswer, ElicitationRequest, ExportFormat, ImportPreview, ImportedProfile, InstallRequest, JsonValue, KeychainStatus, LocalServer, McpAppView, McpServerStatus, McpServerView, MessagePage, ModelInfo, ModelPrice, ModelWindow, NewProvider, OfferedBundle, OffersOf, Preset, Profile, ProfileChoice, ProfileFields, PromptUse, Provider, ProviderKindInfo, ResultView, RunEvent, SearchHit, SearchPage, ServerOffers, Settings, ShellCommandStatus, ShownProposal, StandingApproval, SwitchedBranch, ToolMode, ToolModeChoice, ToolReview, ToolSuggestion, UpdateProgress, UpdateStatus, UsageReport, UsageTotal } from "./bindings";
 
 export function appStatus(): Promise<AppStatus> {
   return call("app_status");
@@ -717,6 +717,20 @@ export function getModelWindow(provider: string, model: string): Promise<ModelWi
  */
 export function setModelWindow(provider: string, model: string, tokens?: number | null): Promise<ModelWindow | null> {
   return call("set_model_window", { provider, model, tokens: tokens ?? null });
+}
+
+/**
+ * How the model is given tools (native, prompted, off), and whose word that is.
+ */
+export function modelToolMode(provider: string, model: string): Promise<ToolModeChoice> {
+  return call("model_tool_mode", { provider, model });
+}
+
+/**
+ * Sets how the model is given tools; `null` forgets the person's word. What applies now.
+ */
+export function setModelToolMode(provider: string, model: string, mode?: ToolMode | null): Promise<ToolModeChoice> {
+  return call("set_model_tool_mode", { provider, model, mode: mode ?? null });
 }
 
 export function getSettings(): Promise<Settings> {

@@ -41,6 +41,7 @@ mod providers;
 mod registry;
 mod runs;
 mod servers;
+mod tool_modes;
 mod turns;
 mod usage;
 mod windows;
@@ -72,6 +73,7 @@ pub use servers::{
     CommandParts, ImportSource, McpServerStatus, McpServerView, ToolAcceptance, ToolReview,
     Transport,
 };
+pub use tool_modes::{ToolModeChoice, ToolModeSource};
 pub use turns::{system_prompt, ConversationTool, ToolSelection, TurnRequest};
 pub use usage::{Usage, UsageReport};
 pub use windows::WINDOW_RANGE;

@@ -265,7 +265,7 @@ impl App {
             );
         }
         let (provider_name, model) = self.choose_model(&conversation, &request, settings).await?;
-        let provider = self.providers.client(&provider_name).await?;
+        let (provider, tool_mode) = self.providers.client_for(&provider_name, &model).await?;
         let media = self.model_media(&provider_name, &model).await?;
         super::attachments::check_media(&attachments, &media, &model)?;
         let price = self
@@ -281,9 +281,12 @@ impl App {
             .filter(|t| t.held_back)
             .map(|t| (t.display_name, t.held_reason.unwrap_or_default()))
             .collect();
+        // A model set to use no tools is offered none.
         let mut offered: Vec<_> = tools_offered
             .into_iter()
-            .filter(|t| request.tools.offers(t))
+            .filter(|t| {
+                tool_mode.mode != crate::providers::ToolMode::Off && request.tools.offers(t)
+            })
             .collect();
         // The model can read the resources of the servers whose tools it is offered.
         let with_resources: Vec<String> = tools

@@ -56,6 +56,19 @@ pub(crate) enum ProviderCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Say how a model is given tools: `native` (its API's own tool calling), `prompted`
+    /// (described in its system prompt and called in text, for a model without tool calling
+    /// of its own), `off` (none), or `auto` (forget your word); with none of these, say how
+    /// and whose word that is.
+    Tools {
+        name: String,
+        model: String,
+        #[arg(value_parser = ["native", "prompted", "off", "auto"])]
+        mode: Option<String>,
+        /// Print JSON instead of a sentence.
+        #[arg(long)]
+        json: bool,
+    },
     /// Every model whose window is known from you, a provider's refusal or its model list.
     Windows {
         #[arg(long)]
@@ -135,6 +148,12 @@ pub(crate) async fn run(
             json,
         } => window(app, name, model, tokens, forget, json, out).await,
         ProviderCommand::Windows { json } => windows(app, json, out).await,
+        ProviderCommand::Tools {
+            name,
+            model,
+            mode,
+            json,
+        } => tools(app, name, model, mode, json, out).await,
         ProviderCommand::Images { name, model, takes } => {
             images(app, name, model, takes, out).await
         }
@@ -329,6 +348,47 @@ async fn windows(app: &App, json: bool, out: &mut impl Write) -> Result<(), CliE
     for w in &windows {
         writeln!(out, "{}", window_line(w))?;
     }
+    Ok(())
+}
+
+async fn tools(
+    app: &App,
+    name: String,
+    model: String,
+    mode: Option<String>,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    use crate::app::ToolModeSource;
+    use crate::providers::ToolMode;
+    let providers = app.providers();
+    let now = match mode.as_deref() {
+        None => providers.tool_mode(&name, &model).await?,
+        Some(word) => {
+            providers
+                .set_tool_mode(&name, &model, ToolMode::parse(word))
+                .await?
+        }
+    };
+    if json {
+        return json_out(out, &now);
+    }
+    let how = match now.mode {
+        ToolMode::Native => "calls tools through its API's own tool calling",
+        ToolMode::Prompted => "is given tools in its system prompt and calls them in text",
+        ToolMode::Off => "is given no tools",
+    };
+    let whose = match now.source {
+        ToolModeSource::Person => "your word",
+        ToolModeSource::Learned => "learned from its server",
+        ToolModeSource::Default => "the default",
+    };
+    writeln!(
+        out,
+        "“{}” of “{}” {how} ({whose}).",
+        model.trim(),
+        name.trim()
+    )?;
     Ok(())
 }
 

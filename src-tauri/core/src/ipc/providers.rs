@@ -2,9 +2,9 @@
 //! command ever returns one.
 
 use super::{commands, Secret};
-use crate::app::{ConnectionReport, LocalServer, NewProvider};
+use crate::app::{ConnectionReport, LocalServer, NewProvider, ToolModeChoice};
 use crate::provider_config::{Preset, Provider, ProviderKind, ProviderKindInfo, PRESETS};
-use crate::providers::ModelInfo;
+use crate::providers::{ModelInfo, ToolMode};
 use crate::store::ModelWindow;
 
 commands! {
@@ -67,5 +67,15 @@ commands! {
     /// refusal). The window that counts now.
     async fn set_model_window(cx, provider: String, model: String, tokens: Option<u64>) -> Option<ModelWindow> {
         Ok(cx.app.providers().set_window(&provider, &model, tokens).await?)
+    }
+
+    /// How the model is given tools (native, prompted, off), and whose word that is.
+    async fn model_tool_mode(cx, provider: String, model: String) -> ToolModeChoice {
+        Ok(cx.app.providers().tool_mode(&provider, &model).await?)
+    }
+
+    /// Sets how the model is given tools; `null` forgets the person's word. What applies now.
+    async fn set_model_tool_mode(cx, provider: String, model: String, mode: Option<ToolMode>) -> ToolModeChoice {
+        Ok(cx.app.providers().set_tool_mode(&provider, &model, mode).await?)
     }
 }

@@ -329,6 +329,39 @@ pub struct ToolSpec {
     pub parameters: Value,
 }
 
+/// How a model is given tools: through its API's own tool calling, described in its system
+/// prompt and called in text ([`prompted`]), or not at all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolMode {
+    #[default]
+    Native,
+    Prompted,
+    Off,
+}
+
+impl ToolMode {
+    /// As the database and the command line write it.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Native => "native",
+            Self::Prompted => "prompted",
+            Self::Off => "off",
+        }
+    }
+
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "native" => Some(Self::Native),
+            "prompted" => Some(Self::Prompted),
+            "off" => Some(Self::Off),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolChoice {

@@ -442,6 +442,14 @@ ALTER TABLE provider_models ADD COLUMN refused_tool_search INTEGER;
 -- or a draft is kept whatever this says. Those made before are kept.
 ALTER TABLE conversations ADD COLUMN kept INTEGER NOT NULL DEFAULT 1;
 "#,
+    r#"
+-- How a model is given tools (issue 58): the person's word, and what Switchboard learned (a
+-- local server's list of what the model can do, or a refusal of native tools).
+ALTER TABLE provider_models ADD COLUMN tools_person TEXT
+    CHECK (tools_person IS NULL OR tools_person IN ('native', 'prompted', 'off'));
+ALTER TABLE provider_models ADD COLUMN tools_learned TEXT
+    CHECK (tools_learned IS NULL OR tools_learned IN ('native', 'prompted', 'off'));
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -188,6 +188,76 @@ impl Store {
     ///
     /// # Errors
     /// A failed query.
+    /// Sets how `model` of provider `provider_id` is given tools, by the person (`learned`
+    /// false) or as Switchboard learned it; `None` forgets that word.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn set_tool_mode(
+        &self,
+        provider_id: String,
+        model: String,
+        learned: bool,
+        mode: Option<crate::providers::ToolMode>,
+    ) -> Result<(), StoreError> {
+        let column = if learned {
+            "tools_learned"
+        } else {
+            "tools_person"
+        };
+        self.call(move |conn| {
+            conn.execute(
+                &format!(
+                    "INSERT INTO provider_models (provider_id, model, {column}) VALUES (?1, ?2, ?3) \
+                     ON CONFLICT (provider_id, model) DO UPDATE SET {column} = excluded.{column}"
+                ),
+                params![provider_id, model, mode.map(crate::providers::ToolMode::as_str)],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// How `model` of provider `provider_id` is given tools: the person's word, then what was
+    /// learned (each `None` when nothing was said).
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn tool_mode(
+        &self,
+        provider_id: String,
+        model: String,
+    ) -> Result<
+        (
+            Option<crate::providers::ToolMode>,
+            Option<crate::providers::ToolMode>,
+        ),
+        StoreError,
+    > {
+        use crate::providers::ToolMode;
+        self.call(move |conn| {
+            let found = conn
+                .query_row(
+                    "SELECT tools_person, tools_learned FROM provider_models \
+                     WHERE provider_id = ?1 AND model = ?2",
+                    params![provider_id, model],
+                    |row| {
+                        Ok((
+                            row.get::<_, Option<String>>(0)?,
+                            row.get::<_, Option<String>>(1)?,
+                        ))
+                    },
+                )
+                .optional()?;
+            let (person, learned) = found.unwrap_or_default();
+            Ok((
+                person.as_deref().and_then(ToolMode::parse),
+                learned.as_deref().and_then(ToolMode::parse),
+            ))
+        })
+        .await
+    }
+
     pub async fn set_takes_images(
         &self,
         provider_id: String,

@@ -1,0 +1,110 @@
+//! How each model is given tools (issue 58), on the core's side: the person's word, else what
+//! Switchboard learned of the model, else its API's own tool calling; set by the person from
+//! the command line (`switchboard provider tools`) and the window. A run reads it once, at its
+//! start ([`Providers::tool_mode`]), and a prompted model's client is wrapped
+//! ([`crate::providers::prompted::Prompted`]).
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use super::Providers;
+use crate::error::CoreError;
+use crate::input::InvalidInput;
+use crate::providers::prompted::Prompted;
+use crate::providers::{Provider, ToolMode};
+
+/// Whose word a model's [`ToolMode`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolModeSource {
+    /// The person set it.
+    Person,
+    /// Switchboard learned it from the model's server (what it says the model can do, or its
+    /// refusal of native tools).
+    Learned,
+    /// Nothing was said: its API's own tool calling.
+    Default,
+}
+
+/// How a model is given tools, and whose word that is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct ToolModeChoice {
+    pub mode: ToolMode,
+    pub source: ToolModeSource,
+}
+
+impl Providers {
+    /// How `model` of the provider `provider` is given tools.
+    ///
+    /// # Errors
+    /// No such provider; the database.
+    pub async fn tool_mode(
+        &self,
+        provider: &str,
+        model: &str,
+    ) -> Result<ToolModeChoice, CoreError> {
+        let row = self.db.provider_row(provider).await?;
+        let (person, learned) = self
+            .db
+            .store()?
+            .tool_mode(row.id, model.trim().to_owned())
+            .await?;
+        Ok(match (person, learned) {
+            (Some(mode), _) => ToolModeChoice {
+                mode,
+                source: ToolModeSource::Person,
+            },
+            (None, Some(mode)) => ToolModeChoice {
+                mode,
+                source: ToolModeSource::Learned,
+            },
+            (None, None) => ToolModeChoice {
+                mode: ToolMode::Native,
+                source: ToolModeSource::Default,
+            },
+        })
+    }
+
+    /// Records the person's word on how `model` of `provider` is given tools; `None` forgets it
+    /// (what was learned, or native, applies again). Returns what applies now.
+    ///
+    /// # Errors
+    /// No model named; no such provider; the database.
+    pub async fn set_tool_mode(
+        &self,
+        provider: &str,
+        model: &str,
+        mode: Option<ToolMode>,
+    ) -> Result<ToolModeChoice, CoreError> {
+        let model = model.trim();
+        if model.is_empty() {
+            return Err(InvalidInput::new("model", "Name the model.").into());
+        }
+        let row = self.db.provider_row(provider).await?;
+        self.db
+            .store()?
+            .set_tool_mode(row.id, model.to_owned(), false, mode)
+            .await?;
+        self.tool_mode(provider, model).await
+    }
+
+    /// A client for `model` of `provider` as the model is given tools: wrapped to call them in
+    /// text when it is prompted.
+    ///
+    /// # Errors
+    /// As [`Providers::client`] and [`Providers::tool_mode`].
+    pub async fn client_for(
+        &self,
+        provider: &str,
+        model: &str,
+    ) -> Result<(Arc<dyn Provider>, ToolModeChoice), CoreError> {
+        let client = self.client(provider).await?;
+        let mode = self.tool_mode(provider, model).await?;
+        let client: Arc<dyn Provider> = match mode.mode {
+            ToolMode::Prompted => Arc::new(Prompted::new(client)),
+            ToolMode::Native | ToolMode::Off => client,
+        };
+        Ok((client, mode))
+    }
+}

@@ -50,6 +50,10 @@ impl Providers {
             .store()?
             .tool_mode(row.id, model.trim().to_owned())
             .await?;
+        let (person, learned) = (
+            person.as_deref().and_then(ToolMode::parse),
+            learned.as_deref().and_then(ToolMode::parse),
+        );
         Ok(match (person, learned) {
             (Some(mode), _) => ToolModeChoice {
                 mode,
@@ -84,7 +88,7 @@ impl Providers {
         let row = self.db.provider_row(provider).await?;
         self.db
             .store()?
-            .set_tool_mode(row.id, model.to_owned(), false, mode)
+            .set_tool_mode(row.id, model.to_owned(), false, mode.map(ToolMode::as_str))
             .await?;
         self.tool_mode(provider, model).await
     }

@@ -708,6 +708,54 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn how_a_model_is_given_tools_is_the_persons_to_say() {
+        let app = app().await;
+        run_args(&app, &["provider", "add", "Local", "--kind", "ollama"])
+            .await
+            .unwrap();
+        let said = |words: &'static str| {
+            let app = Arc::clone(&app);
+            async move {
+                let args: Vec<&str> = words.split(' ').collect();
+                run_args(&app, &args).await.unwrap()
+            }
+        };
+        assert_eq!(
+            said("provider tools Local smollm2").await,
+            "“smollm2” of “Local” calls tools through its API's own tool calling (the default).\n"
+        );
+        assert_eq!(
+            said("provider tools Local smollm2 prompted").await,
+            "“smollm2” of “Local” is given tools in its system prompt and calls them in text (your word).\n"
+        );
+        let json: serde_json::Value =
+            serde_json::from_str(&said("provider tools Local smollm2 --json").await).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"mode": "prompted", "source": "person"})
+        );
+        assert_eq!(
+            said("provider tools Local smollm2 off").await,
+            "“smollm2” of “Local” is given no tools (your word).\n"
+        );
+        assert_eq!(
+            said("provider tools Local smollm2 auto").await,
+            "“smollm2” of “Local” calls tools through its API's own tool calling (the default).\n"
+        );
+        let unknown = run_args(&app, &["provider", "tools", "Nowhere", "m", "off"]).await;
+        assert!(unknown.is_err(), "{unknown:?}");
+        assert!(Cli::try_parse_from([
+            "switchboard",
+            "provider",
+            "tools",
+            "Local",
+            "m",
+            "sometimes"
+        ])
+        .is_err());
+    }
+
+    #[tokio::test]
     async fn conversations_are_listed_shown_searched_exported_and_imported_from_the_command_line() {
         use crate::store::{NewMessage, Role};
         let app = app().await;

@@ -188,8 +188,9 @@ impl Store {
     ///
     /// # Errors
     /// A failed query.
-    /// Sets how `model` of provider `provider_id` is given tools, by the person (`learned`
-    /// false) or as Switchboard learned it; `None` forgets that word.
+    /// Sets how `model` of provider `provider_id` is given tools (`native`, `prompted` or
+    /// `off`: the app's `ToolMode`), by the person (`learned` false) or as Switchboard learned
+    /// it; `None` forgets that word.
     ///
     /// # Errors
     /// A failed query.
@@ -198,7 +199,7 @@ impl Store {
         provider_id: String,
         model: String,
         learned: bool,
-        mode: Option<crate::providers::ToolMode>,
+        mode: Option<&'static str>,
     ) -> Result<(), StoreError> {
         let column = if learned {
             "tools_learned"
@@ -211,7 +212,7 @@ impl Store {
                     "INSERT INTO provider_models (provider_id, model, {column}) VALUES (?1, ?2, ?3) \
                      ON CONFLICT (provider_id, model) DO UPDATE SET {column} = excluded.{column}"
                 ),
-                params![provider_id, model, mode.map(crate::providers::ToolMode::as_str)],
+                params![provider_id, model, mode],
             )?;
             Ok(())
         })
@@ -227,14 +228,7 @@ impl Store {
         &self,
         provider_id: String,
         model: String,
-    ) -> Result<
-        (
-            Option<crate::providers::ToolMode>,
-            Option<crate::providers::ToolMode>,
-        ),
-        StoreError,
-    > {
-        use crate::providers::ToolMode;
+    ) -> Result<(Option<String>, Option<String>), StoreError> {
         self.call(move |conn| {
             let found = conn
                 .query_row(
@@ -249,11 +243,7 @@ impl Store {
                     },
                 )
                 .optional()?;
-            let (person, learned) = found.unwrap_or_default();
-            Ok((
-                person.as_deref().and_then(ToolMode::parse),
-                learned.as_deref().and_then(ToolMode::parse),
-            ))
+            Ok(found.unwrap_or_default())
         })
         .await
     }

@@ -66,6 +66,8 @@ describe("the conversation list", () => {
   });
 
   it("settles on exactly what Rust has after many quick creates and deletes", async () => {
+    // Three conversations of the person's (named: kept even with nothing in them).
+    const kept = [await addConversation("One"), await addConversation("Two"), await addConversation("Three")];
     const stores = newStores();
     await stores.start();
     // Each list request answers faster than the one before, so older (stale) lists land last.
@@ -73,15 +75,13 @@ describe("the conversation list", () => {
     backend.delay = (cmd) => (cmd === "list_conversations" ? (listDelays.shift() ?? 0) : 1);
     const pause = () => new Promise((resolve) => setTimeout(resolve, 4));
 
+    // Creates and deletes interleaved: three new ones, the first two kept ones deleted, one more.
     const actions: Promise<void>[] = [];
     for (let i = 0; i < 3; i++) {
       actions.push(stores.conversations.create());
       await pause();
     }
-    await Promise.all(actions);
-    // The two made first, as Rust has them.
-    const made = await backend.seed(() => ipc.listConversations());
-    for (const { id } of [...made].sort((x, y) => x.created_at - y.created_at).slice(0, 2)) {
+    for (const { id } of kept.slice(0, 2)) {
       actions.push(stores.conversations.remove(id));
       await pause();
     }
@@ -89,10 +89,12 @@ describe("the conversation list", () => {
     await Promise.all(actions);
 
     const rust = await backend.seed(() => ipc.listConversations());
-    // Nothing was written in any: each was deleted when the next was made (or before it was
-    // shown), so only the last, open, is kept.
-    expect(rust).toHaveLength(1);
-    expect(stores.ui.page).toEqual({ name: "conversation", id: rust[0].id });
+    // The new ones had nothing written in them: each went when the next was made (or before it
+    // was shown), so the last, open, is the only one kept, beside the third of the person's.
+    expect(rust).toHaveLength(2);
+    expect(rust.map((c) => c.id)).toContain(kept[2].id);
+    const open = rust.find((c) => c.id !== kept[2].id)!;
+    expect(stores.ui.page).toEqual({ name: "conversation", id: open.id });
     expect(stores.conversations.list.map((c) => c.id)).toEqual(rust.map((c) => c.id));
   });
 

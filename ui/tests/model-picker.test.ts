@@ -6,7 +6,7 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 
-import { screen, waitFor, within } from "@testing-library/svelte";
+import { fireEvent, screen, waitFor, within } from "@testing-library/svelte";
 import * as ipc from "../src/lib/ipc";
 import type { Conversation } from "../src/lib/types";
 import { installRealBackend, type ModelServer, type RealBackend } from "./real-backend";
@@ -250,6 +250,30 @@ describe("a model the provider does not list", () => {
     await waitFor(() => expect(document.activeElement).toBe(again));
     expect(screen.queryByTestId("model-picker-other-name")).toBeNull();
     expect((await backend.seed(() => ipc.getConversation(chat.id))).conversation).toMatchObject({ provider: "Local", model: "mistral-nemo:12b" });
+  });
+
+  it("is passed over by the arrow keys of a closed list (shown, nothing picked), and opened by Enter", async () => {
+    await twoProviders();
+    await addConversation("Chat");
+    const { picker } = await openPicker();
+    const before = picker.value;
+    // An arrow key lands on it (a closed list's arrows each fire `change`): no box, no pick.
+    fireEvent.keyDown(picker, { key: "ArrowDown" });
+    picker.value = other(picker, "Local").value;
+    fireEvent.change(picker);
+    expect(screen.queryByTestId("model-picker-other-name")).toBeNull();
+    expect(screen.getByTestId("model-picker")).toBe(picker);
+    expect(backend.callsTo("set_conversation_model")).toHaveLength(0);
+    // Left there: the pick is shown again.
+    fireEvent.blur(picker);
+    expect(picker.value).toBe(before);
+    // Landed on again, Enter opens its box.
+    fireEvent.keyDown(picker, { key: "ArrowDown" });
+    picker.value = other(picker, "Local").value;
+    fireEvent.change(picker);
+    fireEvent.keyDown(picker, { key: "Enter" });
+    expect(await screen.findByRole("textbox", { name: "Model name for Local" })).toBeTruthy();
+    expect(backend.callsTo("set_conversation_model")).toHaveLength(0);
   });
 
   it("Use picks the name typed; Esc and Cancel go back to the list with nothing changed", async () => {

@@ -395,7 +395,8 @@ describe("against the real core", { timeout: 30_000 }, () => {
       await user.click(screen.getByTestId("confirm-ok"));
       await waitFor(() => expect(screen.getByTestId("welcome")).toBeTruthy());
       expect(items()).toHaveLength(1);
-      expect((await conversations()).map((c) => c.title)).toEqual(["Other"]);
+      // The list changed at once; Rust's delete lands a moment later.
+      await vi.waitFor(async () => expect((await conversations()).map((c) => c.title)).toEqual(["Other"]));
       await user.click(items()[0]);
       await waitFor(() => expect(screen.getByTestId("conversation-header-title").textContent?.trim()).toBe("Other"));
     });

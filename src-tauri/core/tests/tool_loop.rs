@@ -466,6 +466,15 @@ async fn a_model_without_tool_calling_calls_tools_in_text_through_the_same_loop(
     assert_eq!(off.mode, switchboard_core::providers::ToolMode::Off);
     let setup = w.setup("When does the ferry leave?").await;
     assert!(setup.tools.is_empty());
+    // Not even Switchboard's own tools reach it, and the calls before are text to it.
+    let (reason, _) = w.say("When does the ferry leave?", &ALLOW).await;
+    assert_eq!(reason, StopReason::Completed);
+    let last = w.requests().await.pop().unwrap();
+    assert!(last.get("tools").is_none(), "{last}");
+    assert!(
+        !last["messages"].to_string().contains("\"role\":\"tool\""),
+        "{last}"
+    );
 }
 
 #[tokio::test]

@@ -46,6 +46,10 @@ export class ConversationsStore {
   readonly #deleted = new Set<string>();
   /** the conversation last opened: the one left when another opens */
   #lastOpen: string | null = null;
+  /** conversations whose name or system prompt is being saved: never taken for unused */
+  readonly #saving = new Set<string>();
+  /** conversations Rust is asked to delete as unused, until it answers */
+  readonly #discarding = new Map<string, Promise<void>>();
 
   constructor(ui: UiStore, chats: ChatSessions) {
     this.#ui = ui;
@@ -79,8 +83,14 @@ export class ConversationsStore {
   }
 
   /** Deletes conversation `id` if nobody used it, in Rust's judgement; it then leaves the list. */
-  async #discardIfUnused(id: string): Promise<void> {
-    if (this.#deleted.has(id) || !this.#chats.untouched(id)) return;
+  #discardIfUnused(id: string): Promise<void> {
+    if (this.#deleted.has(id) || this.#saving.has(id) || !this.#chats.untouched(id)) return Promise.resolve();
+    const asked = this.#discardNow(id).finally(() => this.#discarding.delete(id));
+    this.#discarding.set(id, asked);
+    return asked;
+  }
+
+  async #discardNow(id: string): Promise<void> {
     try {
       if (!(await ipc.discardIfUnused(id))) return;
     } catch {
@@ -93,6 +103,12 @@ export class ConversationsStore {
   }
 
   async open(id: string, known?: ConversationDetail): Promise<void> {
+    // Left unused a moment ago and being deleted: opened only if Rust kept it.
+    const discarding = this.#discarding.get(id);
+    if (discarding) {
+      await discarding;
+      if (this.#deleted.has(id)) return;
+    }
     void this.#leave(id);
     const isLatest = this.#detailGuard.begin();
     // A large conversation's answer can take much of a frame to read, and its chat items more
@@ -247,11 +263,13 @@ export class ConversationsStore {
    * @throws IpcError, for the caller to show beside the title input
    */
   async rename(id: string, title: string): Promise<Conversation> {
+    this.#saving.add(id);
     try {
       const renamed = await ipc.renameConversation(id, title);
       this.#replace(renamed);
       return renamed;
     } finally {
+      this.#saving.delete(id);
       void this.refresh();
     }
   }
@@ -261,9 +279,14 @@ export class ConversationsStore {
    * @throws IpcError, for the caller to show beside the text
    */
   async setSystemPrompt(id: string, text: string): Promise<Conversation> {
-    const updated = await ipc.setSystemPrompt(id, text);
-    this.#replace(updated);
-    return updated;
+    this.#saving.add(id);
+    try {
+      const updated = await ipc.setSystemPrompt(id, text);
+      this.#replace(updated);
+      return updated;
+    } finally {
+      this.#saving.delete(id);
+    }
   }
 
   /**

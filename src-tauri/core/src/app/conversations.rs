@@ -36,6 +36,7 @@ impl Conversations {
     }
 
     /// Creates a conversation that tells the model `system_prompt` first (blank for nothing).
+    /// It is the person's from the start (kept even unused) when they named it.
     ///
     /// # Errors
     /// A system prompt that is too long; the database is unavailable or a query failed.
@@ -45,11 +46,25 @@ impl Conversations {
         system_prompt: &str,
     ) -> Result<Conversation, CoreError> {
         let named = title.is_some_and(|t| !crate::text::is_blank(t));
+        self.create_kept(title, system_prompt, named).await
+    }
+
+    /// [`Conversations::create`], kept even unused when `kept` (a name or a system prompt of
+    /// the person's).
+    ///
+    /// # Errors
+    /// As [`Conversations::create`].
+    pub(super) async fn create_kept(
+        &self,
+        title: Option<&str>,
+        system_prompt: &str,
+        kept: bool,
+    ) -> Result<Conversation, CoreError> {
         let title = new_title(title.unwrap_or_default());
         let system_prompt = crate::settings::tidy_system_prompt("system_prompt", system_prompt)?;
         Ok(self
             .store()?
-            .create_conversation_with(title, system_prompt, named)
+            .create_conversation_with(title, system_prompt, kept)
             .await?)
     }
 

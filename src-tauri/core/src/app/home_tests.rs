@@ -92,6 +92,27 @@ async fn a_100_000_character_title_is_trimmed_not_stored_whole() {
 }
 
 #[tokio::test]
+async fn a_conversation_made_with_a_name_or_a_system_prompt_of_the_persons_is_kept_unused() {
+    use crate::app::ProfileChoice;
+    let core = in_memory(Arc::new(MemoryStore::new())).await;
+    let new = |title: Option<&'static str>, prompt: Option<&'static str>| {
+        let core = Arc::clone(&core);
+        async move {
+            let made = core.create_conversation(title, prompt, &ProfileChoice::None);
+            made.await.unwrap().id
+        }
+    };
+    let plain = new(None, None).await;
+    let named = new(Some("Trip"), None).await;
+    // The command line's `chat --system`.
+    let prompted = new(None, Some("Answer in French.")).await;
+    let conversations = core.conversations();
+    assert!(conversations.discard_if_unused(&plain).await.unwrap());
+    assert!(!conversations.discard_if_unused(&named).await.unwrap());
+    assert!(!conversations.discard_if_unused(&prompted).await.unwrap());
+}
+
+#[tokio::test]
 async fn a_blank_title_is_refused_on_rename_and_defaulted_on_create() {
     let core = in_memory(Arc::new(MemoryStore::new())).await;
     let conv = core.conversations().create(Some("   "), "").await.unwrap();

@@ -344,7 +344,9 @@ impl App {
                 Some(prompt) => prompt.to_owned(),
                 None => self.settings.load().default_system_prompt,
             };
-            return self.conversations().create(title, &prompt).await;
+            // A system prompt the person gave (the command line's --system) is their work.
+            let kept = title.is_some_and(|t| !crate::text::is_blank(t)) || system_prompt.is_some();
+            return self.conversations().create_kept(title, &prompt, kept).await;
         };
         let made = self.profiles().create_conversation(title, &profile).await?;
         match system_prompt {

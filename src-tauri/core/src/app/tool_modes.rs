@@ -94,7 +94,8 @@ impl Providers {
     }
 
     /// A client for `model` of `provider` as the model is given tools: wrapped to call them in
-    /// text when it is prompted.
+    /// text when it is prompted, and to send none when it is off (a run still offers
+    /// Switchboard's own tools, such as `read_result`, to every model).
     ///
     /// # Errors
     /// As [`Providers::client`] and [`Providers::tool_mode`].
@@ -107,7 +108,8 @@ impl Providers {
         let mode = self.tool_mode(provider, model).await?;
         let client: Arc<dyn Provider> = match mode.mode {
             ToolMode::Prompted => Arc::new(Prompted::new(client)),
-            ToolMode::Native | ToolMode::Off => client,
+            ToolMode::Off => Arc::new(Prompted::without_tools(client)),
+            ToolMode::Native => client,
         };
         Ok((client, mode))
     }

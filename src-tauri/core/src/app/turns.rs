@@ -336,8 +336,11 @@ impl App {
             .as_ref()
             .filter(|w| w.said_by != crate::store::WindowSource::Table)
             .map(|w| w.tokens);
-        let provider_searches_tools = self.db.provider_row(&provider_name).await?.kind
-            == crate::provider_config::ProviderKind::Anthropic.as_str()
+        // A prompted model reads every tool it is given in its prompt: none is left for a
+        // search of the provider's own.
+        let provider_searches_tools = tool_mode.mode == crate::providers::ToolMode::Native
+            && self.db.provider_row(&provider_name).await?.kind
+                == crate::provider_config::ProviderKind::Anthropic.as_str()
             && crate::providers::formats::anthropic::searches_tools(&model)
             && !store
                 .tool_search_refused(provider_name.clone(), model.clone())

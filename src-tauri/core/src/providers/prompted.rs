@@ -100,9 +100,7 @@ pub fn as_text_history(messages: Vec<ChatMessage>) -> Vec<ChatMessage> {
                     format!("<tool_result name=\"{name}\"{error}>\n{content}\n</tool_result>");
                 // The results of one round go in one message, as they came.
                 if let Some(ChatMessage::User { parts }) = out.last_mut() {
-                    if parts.first().is_some_and(
-                        |p| matches!(p, Part::Text(t) if t.starts_with("<tool_result")),
-                    ) {
+                    if is_results(parts) {
                         parts.push(Part::Text(block));
                         parts.extend(images.into_iter().map(|i| Part::Image {
                             media_type: i.media_type,
@@ -120,10 +118,26 @@ pub fn as_text_history(messages: Vec<ChatMessage>) -> Vec<ChatMessage> {
             }
             // Blocks a provider ran itself are its own: a prompted model has none to read.
             ChatMessage::ServerBlocks { .. } => {}
+            // A question right after a round's results (the round ended without an answer: it
+            // was stopped, failed or hit its cap) joins them: many chat templates refuse two
+            // user messages in a row.
+            ChatMessage::User { parts } => match out.last_mut() {
+                Some(ChatMessage::User { parts: results }) if is_results(results) => {
+                    results.extend(parts);
+                }
+                _ => out.push(ChatMessage::User { parts }),
+            },
             other => out.push(other),
         }
     }
     out
+}
+
+/// Whether a user message of a written history is a round's results.
+fn is_results(parts: &[Part]) -> bool {
+    parts
+        .first()
+        .is_some_and(|p| matches!(p, Part::Text(t) if t.starts_with("<tool_result")))
 }
 
 /// A piece of the model's text: answer text to show, or a call to run.
@@ -149,6 +163,9 @@ pub struct CallParser {
     line_started: bool,
     /// Calls given out so far, for their ids.
     calls: usize,
+    /// What this answer's call ids start with: a conversation's calls need ids of their own
+    /// (a later `read_result` names one), and a model writes none.
+    prefix: String,
 }
 
 impl CallParser {
@@ -330,8 +347,12 @@ impl CallParser {
     }
 
     fn next_id(&mut self) -> String {
+        if self.prefix.is_empty() {
+            let unique = uuid::Uuid::new_v4().simple().to_string();
+            self.prefix = format!("call_{}", &unique[..12]);
+        }
         self.calls += 1;
-        format!("call_{}", self.calls)
+        format!("{}_{}", self.prefix, self.calls)
     }
 }
 
@@ -362,14 +383,29 @@ fn name_in(body: &str) -> Option<String> {
 
 /// A provider whose model calls tools by prompt: the tools go into the system prompt, the
 /// history's calls and results into text, and the calls come back out of the answer's text.
+/// Or, [`Prompted::without_tools`], a model given no tools at all: whatever a run offers
+/// (Switchboard's own tools included) is left out, and the history is written as text.
 pub struct Prompted {
     inner: Arc<dyn Provider>,
+    describe: bool,
 }
 
 impl Prompted {
     #[must_use]
     pub fn new(inner: Arc<dyn Provider>) -> Self {
-        Self { inner }
+        Self {
+            inner,
+            describe: true,
+        }
+    }
+
+    /// A model set to use no tools: none reaches it, in its API or in its prompt.
+    #[must_use]
+    pub fn without_tools(inner: Arc<dyn Provider>) -> Self {
+        Self {
+            inner,
+            describe: false,
+        }
     }
 }
 
@@ -377,7 +413,7 @@ impl Provider for Prompted {
     fn stream(&self, mut request: ChatRequest, cancel: CancellationToken) -> EventStream {
         let tools = std::mem::take(&mut request.tools);
         request.deferred_tools.clear();
-        let offered = !tools.is_empty() && request.tool_choice != ToolChoice::None;
+        let offered = self.describe && !tools.is_empty() && request.tool_choice != ToolChoice::None;
         if offered {
             let prompt = tools_prompt(&tools, request.tool_choice);
             request.system = Some(match request.system.take() {

@@ -184,10 +184,6 @@ impl Store {
         .await
     }
 
-    /// Records the person's word on whether `model` takes images (`None` forgets it).
-    ///
-    /// # Errors
-    /// A failed query.
     /// Sets how `model` of provider `provider_id` is given tools (`native`, `prompted` or
     /// `off`: the app's `ToolMode`), by the person (`learned` false) or as Switchboard learned
     /// it; `None` forgets that word.
@@ -248,6 +244,10 @@ impl Store {
         .await
     }
 
+    /// Records the person's word on whether `model` takes images (`None` forgets it).
+    ///
+    /// # Errors
+    /// A failed query.
     pub async fn set_takes_images(
         &self,
         provider_id: String,

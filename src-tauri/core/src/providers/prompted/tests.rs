@@ -3,9 +3,21 @@
 
 use super::*;
 
+/// [`parsed_with_ids`] with each call's id cut to its place in the answer ("1", "2", …): the
+/// rest is this parser's own.
+fn parsed(chunks: &[&str]) -> Vec<Piece> {
+    let mut pieces = parsed_with_ids(chunks);
+    for piece in &mut pieces {
+        if let Piece::Call(c) = piece {
+            c.id = c.id.rsplit('_').next().unwrap().to_owned();
+        }
+    }
+    pieces
+}
+
 /// The pieces of `text` given to a parser in `chunks`, with adjacent texts joined (where a
 /// chunk ends is not a piece of the answer).
-fn parsed(chunks: &[&str]) -> Vec<Piece> {
+fn parsed_with_ids(chunks: &[&str]) -> Vec<Piece> {
     let mut parser = CallParser::new();
     let mut all = Vec::new();
     for chunk in chunks {
@@ -61,18 +73,37 @@ fn text(pieces: &[Piece]) -> String {
 
 #[test]
 fn a_call_is_taken_out_of_the_text_however_the_stream_cuts_it() {
-    let pieces = same_however_cut(
-        "Let me add them.\n<tool_call>{\"name\": \"get_sum\", \"arguments\": {\"a\": 2, \"b\": 3}}</tool_call>",
-    );
+    let written =
+        "Let me add them.\n<tool_call>{\"name\": \"get_sum\", \"arguments\": {\"a\": 2, \"b\": 3}}</tool_call>";
+    let pieces = same_however_cut(written);
     assert_eq!(text(&pieces), "Let me add them.\n");
     assert_eq!(
         calls(&pieces),
         vec![call("get_sum", json!({"a": 2, "b": 3}))]
     );
-    let Piece::Call(c) = &pieces[1] else {
-        panic!("{pieces:?}")
+    // Each answer's calls have ids of their own (a later read_result names one).
+    let ids = |pieces: Vec<Piece>| -> Vec<String> {
+        pieces
+            .into_iter()
+            .filter_map(|p| match p {
+                Piece::Call(c) => Some(c.id),
+                Piece::Text(_) => None,
+            })
+            .collect()
     };
-    assert_eq!(c.id, "call_1");
+    let first = ids(parsed_with_ids(&[written]));
+    let again = ids(parsed_with_ids(&[written]));
+    assert!(
+        first[0].starts_with("call_") && first[0].ends_with("_1"),
+        "{first:?}"
+    );
+    assert_ne!(first, again);
+    let two = ids(parsed_with_ids(&[written, written]));
+    assert_eq!(
+        two[0].trim_end_matches("_1"),
+        two[1].trim_end_matches("_2"),
+        "{two:?}"
+    );
 }
 
 #[test]
@@ -91,7 +122,7 @@ fn several_calls_in_tags_or_in_one_array_each_get_their_own_id() {
             Piece::Text(_) => None,
         })
         .collect();
-    assert_eq!(ids, ["call_1", "call_2"]);
+    assert_eq!(ids, ["1", "2"], "in the answer's order");
 
     // SmolLM2 writes an array; some models write `parameters`, or the arguments as a string.
     let pieces = parsed(&[
@@ -284,6 +315,32 @@ fn the_history_gives_calls_and_results_back_as_text() {
             ],
         }
     );
+}
+
+#[test]
+fn a_question_after_results_without_an_answer_joins_them_in_one_user_message() {
+    let written = as_text_history(vec![
+        ChatMessage::Assistant {
+            text: None,
+            tool_calls: vec![ToolCall::new("c1".into(), "now".into(), "{}".into())],
+        },
+        ChatMessage::Tool {
+            tool_call_id: "c1".into(),
+            name: "now".into(),
+            content: "The run was stopped".into(),
+            is_error: true,
+            images: vec![],
+        },
+        ChatMessage::User {
+            parts: vec![Part::Text("Try again".into())],
+        },
+    ]);
+    assert_eq!(written.len(), 2, "{written:?}");
+    let ChatMessage::User { parts } = &written[1] else {
+        panic!("{written:?}")
+    };
+    assert_eq!(parts.len(), 2);
+    assert_eq!(parts[1], Part::Text("Try again".into()));
 }
 
 /// A provider that streams fixed events (the text cut as given).

@@ -226,6 +226,12 @@ mod tests {
         Ok(String::from_utf8(out).unwrap())
     }
 
+    /// What the command line printed for `words` (split at spaces), which must succeed.
+    async fn said_to(app: &Arc<App>, words: &str) -> String {
+        let args: Vec<&str> = words.split(' ').collect();
+        run_args(app, &args).await.unwrap()
+    }
+
     #[test]
     fn only_real_arguments_select_the_command_line() {
         let args = |v: &[&str]| v.iter().map(OsString::from).collect::<Vec<_>>();
@@ -684,13 +690,7 @@ mod tests {
         run_args(&app, &["provider", "add", "Local", "--kind", "ollama"])
             .await
             .unwrap();
-        let said = |words: &'static str| {
-            let app = Arc::clone(&app);
-            async move {
-                let args: Vec<&str> = words.split(' ').collect();
-                run_args(&app, &args).await.unwrap()
-            }
-        };
+        let said = |words: &'static str| said_to(&app, words);
         assert_eq!(
             said("provider images Local my-model on").await,
             "“my-model” of “Local” takes images.\n"
@@ -713,13 +713,7 @@ mod tests {
         run_args(&app, &["provider", "add", "Local", "--kind", "ollama"])
             .await
             .unwrap();
-        let said = |words: &'static str| {
-            let app = Arc::clone(&app);
-            async move {
-                let args: Vec<&str> = words.split(' ').collect();
-                run_args(&app, &args).await.unwrap()
-            }
-        };
+        let said = |words: &'static str| said_to(&app, words);
         assert_eq!(
             said("provider tools Local smollm2").await,
             "“smollm2” of “Local” calls tools through its API's own tool calling (the default).\n"

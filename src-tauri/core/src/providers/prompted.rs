@@ -98,39 +98,33 @@ pub fn as_text_history(messages: Vec<ChatMessage>) -> Vec<ChatMessage> {
                 let error = if is_error { " error=\"true\"" } else { "" };
                 let block =
                     format!("<tool_result name=\"{name}\"{error}>\n{content}\n</tool_result>");
-                // The results of one round go in one message, as they came.
-                if let Some(ChatMessage::User { parts }) = out.last_mut() {
-                    if is_results(parts) {
-                        parts.push(Part::Text(block));
-                        parts.extend(images.into_iter().map(|i| Part::Image {
-                            media_type: i.media_type,
-                            data: i.data,
-                        }));
-                        continue;
-                    }
-                }
                 let mut parts = vec![Part::Text(block)];
                 parts.extend(images.into_iter().map(|i| Part::Image {
                     media_type: i.media_type,
                     data: i.data,
                 }));
-                out.push(ChatMessage::User { parts });
+                // The results of one round go in one message, as they came.
+                after_results(&mut out, parts);
             }
             // Blocks a provider ran itself are its own: a prompted model has none to read.
             ChatMessage::ServerBlocks { .. } => {}
             // A question right after a round's results (the round ended without an answer: it
             // was stopped, failed or hit its cap) joins them: many chat templates refuse two
             // user messages in a row.
-            ChatMessage::User { parts } => match out.last_mut() {
-                Some(ChatMessage::User { parts: results }) if is_results(results) => {
-                    results.extend(parts);
-                }
-                _ => out.push(ChatMessage::User { parts }),
-            },
+            ChatMessage::User { parts } => after_results(&mut out, parts),
             other => out.push(other),
         }
     }
     out
+}
+
+/// Adds `parts` to the round's results when the written history ends with them, else as a
+/// user message of their own.
+fn after_results(out: &mut Vec<ChatMessage>, parts: Vec<Part>) {
+    match out.last_mut() {
+        Some(ChatMessage::User { parts: results }) if is_results(results) => results.extend(parts),
+        _ => out.push(ChatMessage::User { parts }),
+    }
 }
 
 /// Whether a user message of a written history is a round's results.

@@ -108,6 +108,8 @@ fn bindings() -> String {
         crate::provider_config::Provider,
         crate::app::NewProvider,
         crate::providers::ModelInfo,
+        crate::providers::LocalModel,
+        crate::app::PullProgress,
         crate::providers::ProviderFailure,
         crate::app::ConnectionFailure,
         crate::app::ConnectionReport,

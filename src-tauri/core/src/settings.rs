@@ -49,6 +49,23 @@ pub struct Settings {
     /// The MCP Registry servers are found in (an organisation may run its own).
     #[serde(default = "default_mcp_registry")]
     pub mcp_registry: String,
+    /// How long a local server (Ollama) keeps a model loaded after an answer: `5m`, `1h`,
+    /// `30s`, a number of seconds, `0` (unload at once) or `-1` (for ever); empty for the
+    /// server's own default (Ollama's is five minutes).
+    #[serde(default)]
+    pub keep_alive: String,
+}
+
+/// Whether `text` is a `keep_alive` Ollama reads: a whole number of seconds (`-1` for ever),
+/// or one followed by `s`, `m` or `h`.
+pub fn is_keep_alive(text: &str) -> bool {
+    let digits = text.strip_suffix(['s', 'm', 'h']).unwrap_or(text);
+    let digits = if digits.len() == text.len() {
+        digits.strip_prefix('-').unwrap_or(digits)
+    } else {
+        digits
+    };
+    !digits.is_empty() && digits.len() <= 9 && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
 fn default_mcp_registry() -> String {
@@ -108,6 +125,7 @@ impl Default for Settings {
             describe_calls: false,
             default_system_prompt: default_system_prompt(),
             mcp_registry: default_mcp_registry(),
+            keep_alive: String::new(),
         }
     }
 }
@@ -175,6 +193,13 @@ impl Settings {
                 "Enter the registry's http:// or https:// address.",
             ));
         };
+        self.keep_alive = self.keep_alive.trim().to_owned();
+        if !self.keep_alive.is_empty() && !is_keep_alive(&self.keep_alive) {
+            return Err(InvalidInput::new(
+                "keep_alive",
+                "Say how long as 30s, 5m or 1h, 0 to unload at once, or -1 to keep it loaded.",
+            ));
+        }
         Ok(self)
     }
 
@@ -356,6 +381,27 @@ mod tests {
     }
 
     #[test]
+    fn keep_alive_is_a_duration_ollama_reads_or_empty_for_its_own() {
+        for good in ["", "5m", "1h", "30s", "300", "0", "-1", " 10m "] {
+            let kept = Settings {
+                keep_alive: good.to_owned(),
+                ..Settings::default()
+            }
+            .validated();
+            assert_eq!(kept.map(|s| s.keep_alive), Ok(good.trim().to_owned()));
+        }
+        for bad in ["5 minutes", "m", "-5m", "1d", "1e9", "12345678901"] {
+            let err = Settings {
+                keep_alive: bad.to_owned(),
+                ..Settings::default()
+            }
+            .validated()
+            .unwrap_err();
+            assert_eq!(err.field, "keep_alive", "{bad}");
+        }
+    }
+
+    #[test]
     fn an_out_of_range_value_is_refused_naming_the_field() {
         let err = Settings {
             max_rounds: 0,
@@ -385,6 +431,7 @@ mod tests {
             describe_calls: true,
             default_system_prompt: "Answer in French.".into(),
             mcp_registry: "https://registry.example.com/mcp".into(),
+            keep_alive: "30m".into(),
         };
         assert_eq!(Settings::from_entries(&s.to_entries()), s);
         assert_eq!(s.to_entries()["theme"], json!("dark"));

@@ -95,6 +95,8 @@ fn rich_request() -> ChatRequest {
         max_tokens: Some(1024),
         load_window: None,
         deferred_tools: Vec::new(),
+        keep_alive: Some("10m".into()),
+        grammar: None,
     }
 }
 

@@ -66,7 +66,13 @@ default_system_prompt: string,
 /**
  * The MCP Registry servers are found in (an organisation may run its own).
  */
-mcp_registry: string, };
+mcp_registry: string, 
+/**
+ * How long a local server (Ollama) keeps a model loaded after an answer: `5m`, `1h`,
+ * `30s`, a number of seconds, `0` (unload at once) or `-1` (for ever); empty for the
+ * server's own default (Ollama's is five minutes).
+ */
+keep_alive: string, };
 
 export type Conversation = { id: string, title: string, created_at: number, updated_at: number, 
 /**
@@ -879,12 +885,66 @@ price?: Price,
  * Its window in tokens, where the list says (OpenRouter's `context_length`, LM Studio's
  * `max_context_length`, Groq's `context_window`, Gemini's `inputTokenLimit`).
  */
-window?: number, };
+window?: number, 
+/**
+ * Whether it calls tools through its API, where the server says (Ollama's `/api/show`
+ * `capabilities`); absent when it does not say.
+ */
+takes_tools?: boolean, 
+/**
+ * What a local server says of the model's file: its size on disk, family, parameter count
+ * and quantisation (Ollama's `/api/tags` `size` and `details`).
+ */
+local?: LocalModel, };
+
+/**
+ * What a local server says of an installed model.
+ */
+export type LocalModel = { 
+/**
+ * Bytes on disk.
+ */
+size_bytes?: number, 
+/**
+ * Its family (`llama`, `qwen3`).
+ */
+family?: string, 
+/**
+ * Its parameter count as the server writes it (`8.0B`).
+ */
+parameters?: string, 
+/**
+ * Its quantisation (`Q4_K_M`).
+ */
+quantisation?: string, };
+
+/**
+ * How far a model's download has come, for a progress bar: the server's step, and for a file
+ * downloading its bytes, speed and time left.
+ */
+export type PullProgress = { 
+/**
+ * The server's words for the step (`pulling manifest`, `verifying sha256 digest`,
+ * `success`).
+ */
+status: string, 
+/**
+ * Bytes of the file downloading so far, and in all.
+ */
+completed?: number, total?: number, 
+/**
+ * Bytes a second over the last few seconds, once it can be told.
+ */
+bytes_per_second?: number, 
+/**
+ * Seconds until the file is down at that speed.
+ */
+seconds_left?: number, };
 
 /**
  * What kind of failure a [`ProviderError`] is, for the window and `--json` output.
  */
-export type ProviderFailure = "unauthorized" | "rate_limited" | "context_too_long" | "too_many_tools" | "overloaded" | "server" | "network" | "redirected" | "stream_interrupted" | "bad_response" | "cancelled" | "no_key";
+export type ProviderFailure = "unauthorized" | "rate_limited" | "context_too_long" | "too_many_tools" | "overloaded" | "server" | "network" | "redirected" | "stream_interrupted" | "bad_response" | "cancelled" | "no_key" | "unsupported";
 
 /**
  * Why a connection test failed: the provider's answer, or something of the app's own.

@@ -4,7 +4,7 @@
 // and commit the result; the test command fails while this file and Rust disagree.
 
 import { call, channel } from "./invoke";
-import type { AppStatus, ApprovalAnswer, Attached, Attachment, AttachmentRef, BundleInstallRequest, ComparedModel, ConnectionReport, Conversation, ConversationArtifact, ConversationDetail, ConversationTool, Draft, DropEvent, ElicitationAnswer, ElicitationRequest, ExportFormat, ImportPreview, ImportedProfile, InstallRequest, JsonValue, KeychainStatus, LocalServer, McpAppView, McpServerStatus, McpServerView, MessagePage, ModelInfo, ModelPrice, ModelWindow, NewProvider, OfferedBundle, OffersOf, Preset, Profile, ProfileChoice, ProfileFields, PromptUse, Provider, ProviderKindInfo, ResultView, RunEvent, SearchHit, SearchPage, ServerOffers, Settings, ShellCommandStatus, ShownProposal, StandingApproval, SwitchedBranch, ToolMode, ToolModeChoice, ToolReview, ToolSuggestion, UpdateProgress, UpdateStatus, UsageReport, UsageTotal } from "./bindings";
+import type { AppStatus, ApprovalAnswer, Attached, Attachment, AttachmentRef, BundleInstallRequest, ComparedModel, ConnectionReport, Conversation, ConversationArtifact, ConversationDetail, ConversationTool, Draft, DropEvent, ElicitationAnswer, ElicitationRequest, ExportFormat, ImportPreview, ImportedProfile, InstallRequest, JsonValue, KeychainStatus, LocalServer, McpAppView, McpServerStatus, McpServerView, MessagePage, ModelInfo, ModelPrice, ModelWindow, NewProvider, OfferedBundle, OffersOf, Preset, Profile, ProfileChoice, ProfileFields, PromptUse, Provider, ProviderKindInfo, PullProgress, ResultView, RunEvent, SearchHit, SearchPage, ServerOffers, Settings, ShellCommandStatus, ShownProposal, StandingApproval, SwitchedBranch, ToolMode, ToolModeChoice, ToolReview, ToolSuggestion, UpdateProgress, UpdateStatus, UsageReport, UsageTotal } from "./bindings";
 
 export function appStatus(): Promise<AppStatus> {
   return call("app_status");
@@ -731,6 +731,29 @@ export function modelToolMode(provider: string, model: string): Promise<ToolMode
  */
 export function setModelToolMode(provider: string, model: string, mode?: ToolMode | null): Promise<ToolModeChoice> {
   return call("set_model_tool_mode", { provider, model, mode: mode ?? null });
+}
+
+/**
+ * Fetches a model onto a local provider's machine (Ollama), sending each step to
+ * `on_progress`; resolves once the model is there. `cancel_model_pull` stops it (it
+ * rejects then, as cancelled); so does a page that stops listening.
+ */
+export function pullModel(provider: string, model: string, onProgress: (message: PullProgress) => void): Promise<void> {
+  return call("pull_model", { provider, model, onProgress: channel(onProgress) });
+}
+
+/**
+ * Stops a model's download; `false` when none is running.
+ */
+export function cancelModelPull(provider: string, model: string): Promise<boolean> {
+  return call("cancel_model_pull", { provider, model });
+}
+
+/**
+ * Deletes an installed model from a local provider's machine (Ollama).
+ */
+export function removeModel(provider: string, model: string): Promise<void> {
+  return call("remove_model", { provider, model });
 }
 
 export function getSettings(): Promise<Settings> {

@@ -149,6 +149,9 @@ pub struct RunSetup {
     /// The window to load the model with, where its provider lets a request say
     /// ([`crate::providers::ChatRequest::load_window`]).
     pub load_window: Option<u64>,
+    /// How long a local server keeps the model loaded after each answer (Settings'
+    /// `keep_alive`); the server's default when `None`.
+    pub keep_alive: Option<String>,
     /// The model's window in tokens, when known from any source.
     pub window: Option<u64>,
     /// The tools the person uses most, most used first, as (server, tool): the ones offered

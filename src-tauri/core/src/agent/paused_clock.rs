@@ -214,6 +214,7 @@ impl Bench {
             price: None,
             held_back: Vec::new(),
             load_window: None,
+            keep_alive: None,
             window: None,
             favoured: Vec::new(),
             provider_searches_tools: false,

@@ -10,6 +10,8 @@ use crate::providers::{ChatMessage, ChatRequest, Part, ToolCall};
 
 pub const THINKING: &str = "Thinking…";
 pub const WRITING: &str = "Writing the answer…";
+/// A local server loads the model into memory before its first answer after a while.
+pub const LOADING: &str = "Loading the model…";
 pub const READING: &str = "Reading results…";
 pub const WAITING_FOR_YOU: &str = "Waiting for your approval…";
 

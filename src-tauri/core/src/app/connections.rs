@@ -100,6 +100,9 @@ impl Providers {
         let client = self.client(name).await?;
         let models = client.list_models().await?;
         self.remember_listing(name, &models).await;
+        if let Err(e) = self.learn_tool_modes(name, &models).await {
+            tracing::warn!(provider = name, error = %e, "what the model list says of tool calling was not kept");
+        }
         Ok(models)
     }
 

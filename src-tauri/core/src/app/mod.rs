@@ -34,6 +34,7 @@ mod home;
 mod kept;
 mod keychain;
 mod links;
+mod local_models;
 mod offers;
 mod profiles;
 mod proposals;
@@ -64,6 +65,7 @@ pub use home::{
     AppStatus, ConversationDetail, KeychainStatus, NewProvider, DEFAULT_TITLE, MAX_IMPORT_BYTES,
     MAX_TITLE_CHARS, MESSAGE_PAGE,
 };
+pub use local_models::PullProgress;
 pub use offers::{OffersOf, PromptUse};
 pub use profiles::{ImportedProfile, ProfileChoice, Profiles, MAX_PROFILE_NAME_CHARS};
 pub use providers::Providers;

@@ -28,7 +28,16 @@ pub struct Providers {
     pub(super) http: HttpOptions,
     /// Where local model servers are looked for ([`super::AppConfig::local_servers`]).
     pub(super) local: Option<Vec<(String, String)>>,
+    /// Models being fetched, by provider and model ([`super::local_models`]).
+    pub(super) pulls: Pulls,
 }
+
+/// The downloads under way, each with what stops it.
+pub(super) type Pulls = std::sync::Arc<
+    std::sync::Mutex<
+        std::collections::HashMap<(String, String), tokio_util::sync::CancellationToken>,
+    >,
+>;
 
 impl Providers {
     pub(super) fn new(
@@ -42,6 +51,7 @@ impl Providers {
             keychain,
             http,
             local,
+            pulls: Pulls::default(),
         }
     }
 

@@ -390,6 +390,7 @@ impl App {
             price,
             held_back,
             load_window,
+            keep_alive: Some(settings.keep_alive.clone()).filter(|k| !k.is_empty()),
             window: window.map(|w| w.tokens),
             favoured,
             provider_searches_tools,

@@ -74,6 +74,22 @@ pub(crate) enum ProviderCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Fetch a model onto a local provider's machine (Ollama), with a progress line on a
+    /// terminal; `--json` prints each step as a line of JSON. Ctrl-C stops it (the server
+    /// keeps what it fetched and goes on from there next time).
+    Pull {
+        name: String,
+        model: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Delete an installed model from a local provider's machine (Ollama).
+    Rm {
+        name: String,
+        model: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// List the models a provider offers.
     Models {
         name: String,
@@ -159,6 +175,19 @@ pub(crate) async fn run(
         }
         ProviderCommand::Test { name } => test(app, name, out).await,
         ProviderCommand::Models { name, json } => models(app, name, json, out).await,
+        ProviderCommand::Pull { name, model, json } => pull(app, name, model, json, out).await,
+        ProviderCommand::Rm { name, model, json } => {
+            app.providers().remove_model(&name, &model).await?;
+            if json {
+                json_out(
+                    out,
+                    &serde_json::json!({"removed": model.trim(), "provider": name.trim()}),
+                )?;
+            } else {
+                writeln!(out, "Removed “{}” from “{}”.", model.trim(), name.trim())?;
+            }
+            Ok(())
+        }
     }
 }
 
@@ -446,10 +475,130 @@ async fn models(app: &App, name: String, json: bool, out: &mut impl Write) -> Re
         json_out(out, &models)?;
     } else {
         for model in models {
-            writeln!(out, "{}", model.id)?;
+            // A local model's details after its id: size, family, parameters, quantisation,
+            // window, and what it takes.
+            let mut about: Vec<String> = Vec::new();
+            if let Some(local) = &model.local {
+                about.extend(local.size_bytes.map(bytes));
+                about.extend(local.family.clone());
+                about.extend(local.parameters.clone());
+                about.extend(local.quantisation.clone());
+            }
+            about.extend(model.window.map(|w| format!("{w} tokens")));
+            about.extend(
+                model
+                    .takes_tools
+                    .map(|t| if t { "calls tools" } else { "no tool calling" }.to_owned()),
+            );
+            about.extend(
+                model
+                    .takes_images
+                    .filter(|t| *t)
+                    .map(|_| "images".to_owned()),
+            );
+            if about.is_empty() {
+                writeln!(out, "{}", model.id)?;
+            } else {
+                writeln!(out, "{}\t{}", model.id, about.join(" · "))?;
+            }
         }
     }
     Ok(())
+}
+
+async fn pull(
+    app: &App,
+    name: String,
+    model: String,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    use std::io::IsTerminal;
+    let line = !json && std::io::stderr().is_terminal();
+    let mut failed_write = None;
+    let pulled = app
+        .providers()
+        .pull_model(&name, &model, |step| {
+            if json {
+                let written = serde_json::to_string(step)
+                    .map_err(std::io::Error::other)
+                    .and_then(|text| writeln!(out, "{text}"));
+                if let Err(e) = written {
+                    failed_write.get_or_insert(e);
+                }
+            } else if line {
+                // One line, written over as the download goes (the server's words escaped).
+                let mut err = std::io::stderr().lock();
+                let _ = write!(err, "\r\x1b[2K{}", pull_line(step));
+                let _ = err.flush();
+            }
+        })
+        .await;
+    if line {
+        eprintln!();
+    }
+    if let Some(e) = failed_write {
+        return Err(e.into());
+    }
+    pulled?;
+    if !json {
+        writeln!(out, "Fetched “{}” onto “{}”.", model.trim(), name.trim())?;
+    }
+    Ok(())
+}
+
+/// A download's step as one line: the server's words, then bytes, share, speed and time left.
+fn pull_line(step: &crate::app::PullProgress) -> String {
+    let mut line = crate::text::escape_hidden(&step.status).into_owned();
+    if let (Some(done), Some(total)) = (step.completed, step.total) {
+        #[allow(clippy::cast_precision_loss)]
+        let share = if total > 0 {
+            done as f64 * 100.0 / total as f64
+        } else {
+            0.0
+        };
+        line.push_str(&format!(
+            "  {} / {}  {share:.0}%",
+            bytes(done),
+            bytes(total)
+        ));
+    }
+    if let Some(speed) = step.bytes_per_second {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        line.push_str(&format!(" · {}/s", bytes(speed.max(0.0) as u64)));
+    }
+    if let Some(left) = step.seconds_left {
+        line.push_str(&format!(" · {} left", seconds(left)));
+    }
+    line
+}
+
+/// Bytes in decimal units, as Ollama writes them (`4.7 GB`).
+fn bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "kB", "MB", "GB", "TB"];
+    #[allow(clippy::cast_precision_loss)]
+    let mut value = n as f64;
+    let mut unit = 0;
+    while value >= 1000.0 && unit + 1 < UNITS.len() {
+        value /= 1000.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+/// A time left as `42 s`, `3 min 5 s` or `1 h 20 min`.
+fn seconds(left: f64) -> String {
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let s = left.max(0.0).round() as u64;
+    match s {
+        0..=59 => format!("{s} s"),
+        60..=3599 => format!("{} min {} s", s / 60, s % 60),
+        _ => format!("{} h {} min", s / 3600, (s % 3600) / 60),
+    }
 }
 
 fn read_key(var: &str) -> Result<SecretString, CliError> {

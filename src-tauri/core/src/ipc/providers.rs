@@ -1,8 +1,8 @@
 //! Provider commands. A key arrives as a [`Secret`] and goes straight to the keychain; no
 //! command ever returns one.
 
-use super::{commands, Secret};
-use crate::app::{ConnectionReport, LocalServer, NewProvider, ToolModeChoice};
+use super::{commands, Secret, Sink};
+use crate::app::{ConnectionReport, LocalServer, NewProvider, PullProgress, ToolModeChoice};
 use crate::provider_config::{Preset, Provider, ProviderKind, ProviderKindInfo, PRESETS};
 use crate::providers::{ModelInfo, ToolMode};
 use crate::store::ModelWindow;
@@ -77,5 +77,32 @@ commands! {
     /// Sets how the model is given tools; `null` forgets the person's word. What applies now.
     async fn set_model_tool_mode(cx, provider: String, model: String, mode: Option<ToolMode>) -> ToolModeChoice {
         Ok(cx.app.providers().set_tool_mode(&provider, &model, mode).await?)
+    }
+
+    /// Fetches a model onto a local provider's machine (Ollama), sending each step to
+    /// `on_progress`; resolves once the model is there. `cancel_model_pull` stops it (it
+    /// rejects then, as cancelled); so does a page that stops listening.
+    async fn pull_model(cx, provider: String, model: String, on_progress: Sink<PullProgress>) -> () {
+        let providers = cx.app.providers().clone();
+        let (named, wanted) = (provider.clone(), model.clone());
+        Ok(cx
+            .app
+            .providers()
+            .pull_model(&provider, &model, move |step| {
+                if !on_progress.send(step) {
+                    providers.cancel_pull(&named, &wanted);
+                }
+            })
+            .await?)
+    }
+
+    /// Stops a model's download; `false` when none is running.
+    async fn cancel_model_pull(cx, provider: String, model: String) -> bool {
+        Ok(cx.app.providers().cancel_pull(&provider, &model))
+    }
+
+    /// Deletes an installed model from a local provider's machine (Ollama).
+    async fn remove_model(cx, provider: String, model: String) -> () {
+        Ok(cx.app.providers().remove_model(&provider, &model).await?)
     }
 }

@@ -50,6 +50,10 @@ pub enum ProviderError {
     Cancelled,
     #[error("No API key is stored for this provider; add one on the Providers page")]
     MissingKey,
+    /// The provider's server has no such operation (a model pulled from a server that cannot
+    /// fetch models).
+    #[error("{0}")]
+    Unsupported(String),
 }
 
 /// " (it takes 8192 tokens; this request was 9034)", as much of it as is known.
@@ -84,6 +88,7 @@ pub enum ProviderFailure {
     BadResponse,
     Cancelled,
     NoKey,
+    Unsupported,
 }
 
 impl ProviderError {
@@ -102,6 +107,7 @@ impl ProviderError {
             ProviderError::BadResponse(_) => ProviderFailure::BadResponse,
             ProviderError::Cancelled => ProviderFailure::Cancelled,
             ProviderError::MissingKey => ProviderFailure::NoKey,
+            ProviderError::Unsupported(_) => ProviderFailure::Unsupported,
         }
     }
 

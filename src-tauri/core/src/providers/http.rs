@@ -160,6 +160,74 @@ impl Endpoint {
             .await
     }
 
+    /// DELETEs with a JSON body (Ollama's `/api/delete`); the answer's body is not read.
+    ///
+    /// # Errors
+    /// The provider's error, or a network failure.
+    pub(super) async fn delete_json(&self, url: &str, body: &Value) -> Result<(), ProviderError> {
+        let response = self
+            .http
+            .delete(url)
+            .headers(self.headers.clone())
+            .json(body)
+            .send()
+            .await
+            .map_err(|e| ProviderError::from_request(&e))?;
+        let status = response.status();
+        if status.is_success() {
+            return Ok(());
+        }
+        let retry_after = super::retry_after(response.headers());
+        let text = response.text().await.unwrap_or_default();
+        Err(ProviderError::from_status(
+            status.as_u16(),
+            &text,
+            retry_after,
+        ))
+    }
+
+    /// POSTs `body` and yields the answer's lines of JSON as they come (Ollama's `/api/pull`),
+    /// until the body ends or `cancel` is cancelled ([`ProviderError::Cancelled`]).
+    pub(super) fn json_lines(
+        self: Arc<Self>,
+        url: String,
+        body: Value,
+        cancel: CancellationToken,
+    ) -> std::pin::Pin<Box<dyn futures_util::Stream<Item = Result<Value, ProviderError>> + Send>>
+    {
+        let (tx, mut rx) = mpsc::channel(16);
+        tokio::spawn(async move {
+            let sent = async {
+                let response = tokio::select! {
+                    () = cancel.cancelled() => return Err(ProviderError::Cancelled),
+                    r = self.connect(&url, &body) => r?,
+                };
+                let mut lines = payloads(response, Framing::NdJson);
+                loop {
+                    let next = tokio::select! {
+                        () = cancel.cancelled() => return Err(ProviderError::Cancelled),
+                        next = lines.next() => next,
+                    };
+                    let line = match next {
+                        None => return Ok(()),
+                        Some(Err(detail)) => return Err(ProviderError::Network(detail)),
+                        Some(Ok(line)) if line.trim().is_empty() => continue,
+                        Some(Ok(line)) => line,
+                    };
+                    let value = serde_json::from_str(&line)
+                        .map_err(|e| ProviderError::BadResponse(e.to_string()))?;
+                    if tx.send(Ok(value)).await.is_err() {
+                        return Ok(()); // nobody is listening any more
+                    }
+                }
+            };
+            if let Err(e) = sent.await {
+                let _ = tx.send(Err(e)).await;
+            }
+        });
+        Box::pin(futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx)))
+    }
+
     fn backoff(&self) -> ExponentialBuilder {
         ExponentialBuilder::default()
             .with_min_delay(self.options.retry_base_delay)

@@ -48,6 +48,31 @@ pub trait Provider: Send + Sync {
     /// The models this provider offers, for the picker and "Test connection".
     fn list_models(&self) -> ModelsFuture<'_>;
 
+    /// Fetches `model` onto the provider's machine (Ollama's `/api/pull`); cancelling
+    /// `cancel` ends it with [`ProviderError::Cancelled`] (the server keeps what it has, and
+    /// goes on from there next time).
+    fn pull_model(&self, model: &str, cancel: CancellationToken) -> PullStream {
+        let _ = (model, cancel);
+        Box::pin(futures_util::stream::once(async {
+            Err(ProviderError::Unsupported(
+                "This provider's server cannot fetch models: only Ollama's can.".into(),
+            ))
+        }))
+    }
+
+    /// Deletes an installed `model` from the provider's machine (Ollama's `/api/delete`).
+    fn remove_model(
+        &self,
+        model: &str,
+    ) -> Pin<Box<dyn std::future::Future<Output = Result<(), ProviderError>> + Send + '_>> {
+        let _ = model;
+        Box::pin(async {
+            Err(ProviderError::Unsupported(
+                "This provider's server cannot remove models: only Ollama's can.".into(),
+            ))
+        })
+    }
+
     /// The whole answer at once.
     fn complete(
         &self,
@@ -74,7 +99,7 @@ pub trait Provider: Send + Sync {
                     }
                     ProviderEvent::Finish(reason) => done.finish = Some(reason),
                     ProviderEvent::ToolWarning(w) => done.warnings.push(w),
-                    ProviderEvent::ServerBlock(_) => {}
+                    ProviderEvent::ServerBlock(_) | ProviderEvent::Loading => {}
                 }
             }
             Ok(done)
@@ -127,7 +152,60 @@ pub struct ModelInfo {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional, type = "number")]
     pub window: Option<u64>,
+    /// Whether it calls tools through its API, where the server says (Ollama's `/api/show`
+    /// `capabilities`); absent when it does not say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub takes_tools: Option<bool>,
+    /// What a local server says of the model's file: its size on disk, family, parameter count
+    /// and quantisation (Ollama's `/api/tags` `size` and `details`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub local: Option<LocalModel>,
 }
+
+/// What a local server says of an installed model.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, ts_rs::TS)]
+pub struct LocalModel {
+    /// Bytes on disk.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub size_bytes: Option<u64>,
+    /// Its family (`llama`, `qwen3`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub family: Option<String>,
+    /// Its parameter count as the server writes it (`8.0B`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub parameters: Option<String>,
+    /// Its quantisation (`Q4_K_M`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub quantisation: Option<String>,
+}
+
+/// How far a model's download has come, as the server says it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct PullStep {
+    /// The server's words for the step (`pulling manifest`, `verifying sha256 digest`).
+    pub status: String,
+    /// Bytes of the current file so far and in all, while a file downloads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub completed: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub total: Option<u64>,
+    /// The file downloading (a layer's digest).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub file: Option<String>,
+}
+
+/// A model's download, step by step; it ends after the server says it succeeded, or with an
+/// error.
+pub type PullStream = Pin<Box<dyn Stream<Item = Result<PullStep, ProviderError>> + Send>>;
 
 /// Reads `items[*][id_key]` (and an optional display name) into a sorted model list.
 fn models_from(
@@ -154,6 +232,8 @@ fn models_from(
                     .map(|kinds| kinds.iter().any(|k| k == "image")),
                 price: listed_price(m),
                 window: listed_window(m),
+                takes_tools: None,
+                local: None,
             })
         })
         .collect();
@@ -268,6 +348,12 @@ pub struct ChatRequest {
     /// and model that do; empty otherwise. Not counted in the window: only what a search
     /// finds is loaded.
     pub deferred_tools: Vec<ToolSpec>,
+    /// How long a local server keeps the model loaded after the answer (Ollama's
+    /// `keep_alive`: `5m`, `1h`, `0`, `-1` for ever); the server's own default when `None`.
+    pub keep_alive: Option<String>,
+    /// A grammar (llama.cpp's GBNF) the answer must follow, for a server that takes one
+    /// ([`prompted`] constrains a prompted model's calls so); sent only when set.
+    pub grammar: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -453,6 +539,9 @@ pub enum ProviderEvent {
     /// A block of the answer the provider ran itself (Anthropic's tool search, its result),
     /// kept with the answer to be given back with it ([`ChatMessage::ServerBlocks`]).
     ServerBlock(serde_json::Value),
+    /// The server is loading the model into memory before it answers (a local server's first
+    /// answer after a while): said first, so the wait does not look stuck.
+    Loading,
 }
 
 #[cfg(test)]

@@ -1,7 +1,9 @@
 //! The streaming client for Ollama's native `/api/chat` (NDJSON; no key by default, one can be
 //! set for a proxy in front). The exchange is [`super::http`]'s; the body and line decoding
-//! [`formats::ollama`]'s. Its model list is `/api/tags`, each model's window read from
-//! `/api/show` ([`shown_window`]).
+//! [`formats::ollama`]'s. Its model list is `/api/tags` (size and details), each model's
+//! window and capabilities read from `/api/show` ([`shown_window`], [`capabilities`]); a model
+//! is fetched with `/api/pull`, deleted with `/api/delete`, and `/api/ps` says whether the
+//! model must be loaded first.
 
 use std::sync::Arc;
 
@@ -11,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::formats::ollama::{request_body, StreamDecoder};
 use super::http::{self, Endpoint, Framing};
 use super::tool_names::Api;
-use super::{ChatRequest, EventStream, HttpOptions, Provider, ProviderError};
+use super::{ChatRequest, EventStream, HttpOptions, Provider, ProviderError, ProviderEvent};
 
 pub struct Ollama {
     endpoint: Arc<Endpoint>,
@@ -49,32 +51,42 @@ impl Provider for Ollama {
                 .get_json(&format!("{}/api/tags", self.base_url))
                 .await?;
             let mut models = super::models_from(&doc, "models", "name", None)?;
-            // Each model's window, a few at a time; a model that cannot be shown keeps none.
+            for model in &mut models {
+                model.local = installed(&doc, &model.id);
+            }
+            // Each model's window and what it can do, a few at a time; a model that cannot be
+            // shown keeps none.
             let url = format!("{}/api/show", self.base_url);
             let ids: Vec<String> = models
                 .iter()
                 .take(SHOWN_MODELS)
                 .map(|m| m.id.clone())
                 .collect();
-            let shown: Vec<Option<u64>> = futures_util::stream::iter(ids.into_iter().map(|id| {
-                let endpoint = Arc::clone(&self.endpoint);
-                let url = url.clone();
-                async move {
-                    let body = serde_json::json!({ "model": id });
-                    match endpoint.post_json(&url, &body).await {
-                        Ok(show) => shown_window(&show),
-                        Err(e) => {
-                            tracing::debug!(error = %e, "a model's window could not be read");
-                            None
+            let shown: Vec<Option<serde_json::Value>> =
+                futures_util::stream::iter(ids.into_iter().map(|id| {
+                    let endpoint = Arc::clone(&self.endpoint);
+                    let url = url.clone();
+                    async move {
+                        let body = serde_json::json!({ "model": id });
+                        match endpoint.post_json(&url, &body).await {
+                            Ok(show) => Some(show),
+                            Err(e) => {
+                                tracing::debug!(error = %e, "a model could not be shown");
+                                None
+                            }
                         }
                     }
+                }))
+                .buffered(4)
+                .collect()
+                .await;
+            for (model, show) in models.iter_mut().zip(shown) {
+                let Some(show) = show else { continue };
+                model.window = model.window.or(shown_window(&show));
+                if let Some(can) = capabilities(&show) {
+                    model.takes_tools = Some(can.iter().any(|c| c == "tools"));
+                    model.takes_images = Some(can.iter().any(|c| c == "vision"));
                 }
-            }))
-            .buffered(4)
-            .collect()
-            .await;
-            for (model, window) in models.iter_mut().zip(shown) {
-                model.window = model.window.or(window);
             }
             Ok(models)
         })
@@ -83,6 +95,100 @@ impl Provider for Ollama {
     fn stream(&self, request: ChatRequest, cancel: CancellationToken) -> EventStream {
         super::with_checked_tools(Api::Ollama, request, |request| self.start(request, cancel))
     }
+
+    fn pull_model(&self, model: &str, cancel: CancellationToken) -> super::PullStream {
+        use futures_util::StreamExt;
+        let lines = Arc::clone(&self.endpoint).json_lines(
+            format!("{}/api/pull", self.base_url),
+            serde_json::json!({ "model": model, "stream": true }),
+            cancel,
+        );
+        Box::pin(lines.map(|line| pull_step(&line?)))
+    }
+
+    fn remove_model(
+        &self,
+        model: &str,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), ProviderError>> + Send + '_>>
+    {
+        let body = serde_json::json!({ "model": model });
+        Box::pin(async move {
+            self.endpoint
+                .delete_json(&format!("{}/api/delete", self.base_url), &body)
+                .await
+        })
+    }
+}
+
+/// What `/api/tags` says of the installed model `id`: size on disk, family, parameters and
+/// quantisation.
+fn installed(tags: &serde_json::Value, id: &str) -> Option<super::LocalModel> {
+    let entry = tags["models"]
+        .as_array()?
+        .iter()
+        .find(|m| m["name"].as_str() == Some(id))?;
+    let text = |at: &str| {
+        entry
+            .pointer(at)
+            .and_then(serde_json::Value::as_str)
+            .filter(|t| !t.is_empty())
+            .map(str::to_owned)
+    };
+    Some(super::LocalModel {
+        size_bytes: entry["size"].as_u64(),
+        family: text("/details/family"),
+        parameters: text("/details/parameter_size"),
+        quantisation: text("/details/quantization_level"),
+    })
+}
+
+/// What `/api/show` says the model can do (`completion`, `tools`, `vision`, `thinking`), when
+/// the server is new enough to say.
+pub fn capabilities(show: &serde_json::Value) -> Option<Vec<String>> {
+    show["capabilities"].as_array().map(|can| {
+        can.iter()
+            .filter_map(|c| c.as_str().map(str::to_owned))
+            .collect()
+    })
+}
+
+/// One line of `/api/pull`: a step, or the error the server put in the line.
+fn pull_step(line: &serde_json::Value) -> Result<super::PullStep, ProviderError> {
+    if let Some(error) = line["error"].as_str() {
+        return Err(ProviderError::Server {
+            status: 200,
+            message: error.to_owned(),
+        });
+    }
+    let status = line["status"].as_str().ok_or_else(|| {
+        ProviderError::BadResponse(format!("a pull step without a status: {line}"))
+    })?;
+    Ok(super::PullStep {
+        status: status.to_owned(),
+        completed: line["completed"].as_u64(),
+        total: line["total"].as_u64(),
+        file: line["digest"].as_str().map(str::to_owned),
+    })
+}
+
+/// Whether `/api/ps` lists `model` as loaded (`llama3.2` is `llama3.2:latest` there).
+fn is_loaded(ps: &serde_json::Value, model: &str) -> bool {
+    let tagged = |name: &str| {
+        if name.contains(':') {
+            name.to_owned()
+        } else {
+            format!("{name}:latest")
+        }
+    };
+    let wanted = tagged(model);
+    ps["models"].as_array().is_some_and(|loaded| {
+        loaded.iter().any(|m| {
+            ["name", "model"]
+                .iter()
+                .filter_map(|k| m[*k].as_str())
+                .any(|name| tagged(name) == wanted)
+        })
+    })
 }
 
 /// The most models whose windows one listing reads.
@@ -126,14 +232,34 @@ pub fn shown_window(show: &serde_json::Value) -> Option<u64> {
 
 impl Ollama {
     /// Sends `request` as it is (its tools already checked).
+    /// While the answer's request is on its way, `/api/ps` is asked whether the model is
+    /// loaded; when it is not, [`ProviderEvent::Loading`] comes first (a server that cannot
+    /// say says nothing).
     fn start(&self, request: ChatRequest, cancel: CancellationToken) -> EventStream {
-        http::stream(
+        use futures_util::StreamExt;
+        let loaded = {
+            let endpoint = Arc::clone(&self.endpoint);
+            let url = format!("{}/api/ps", self.base_url);
+            let model = request.model.clone();
+            async move {
+                match endpoint.get_json(&url).await {
+                    Ok(ps) if !is_loaded(&ps, &model) => Some(Ok(ProviderEvent::Loading)),
+                    _ => None,
+                }
+            }
+        };
+        let answer = http::stream(
             Arc::clone(&self.endpoint),
             self.url.clone(),
             Framing::NdJson,
             request_body(&request),
             StreamDecoder::new(),
             cancel,
+        );
+        Box::pin(
+            futures_util::stream::once(loaded)
+                .filter_map(std::future::ready)
+                .chain(answer),
         )
     }
 }
@@ -159,5 +285,30 @@ mod tests {
         });
         assert_eq!(shown_window(&set), Some(40960));
         assert_eq!(shown_window(&json!({})), None);
+    }
+
+    #[test]
+    fn what_a_model_can_do_and_whether_it_is_loaded_are_read_from_ollamas_words() {
+        let show = json!({"capabilities": ["completion", "tools", "vision"]});
+        assert_eq!(
+            capabilities(&show),
+            Some(vec!["completion".into(), "tools".into(), "vision".into()])
+        );
+        assert_eq!(capabilities(&json!({"details": {}})), None);
+        let ps = json!({"models": [{"name": "llama3.2:latest", "model": "llama3.2:latest"}]});
+        assert!(is_loaded(&ps, "llama3.2"));
+        assert!(is_loaded(&ps, "llama3.2:latest"));
+        assert!(!is_loaded(&ps, "llama3.2:1b"));
+        assert!(!is_loaded(&json!({"models": []}), "qwen3"));
+    }
+
+    #[test]
+    fn a_pull_line_is_a_step_or_the_error_it_carries() {
+        let step = pull_step(&json!({"status": "pulling 6a0746a1ec1a", "digest": "sha256:6a07", "total": 100, "completed": 40})).unwrap();
+        assert_eq!(step.status, "pulling 6a0746a1ec1a");
+        assert_eq!((step.completed, step.total), (Some(40), Some(100)));
+        let error =
+            pull_step(&json!({"error": "pull model manifest: file does not exist"})).unwrap_err();
+        assert!(error.to_string().contains("file does not exist"), "{error}");
     }
 }

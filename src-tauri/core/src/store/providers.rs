@@ -215,6 +215,56 @@ impl Store {
         .await
     }
 
+    /// Records what was learned of how each of `models` (model, mode) of provider
+    /// `provider_id` is given tools (its server's word on what it can do), in one transaction.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn set_learned_tool_modes(
+        &self,
+        provider_id: String,
+        models: Vec<(String, &'static str)>,
+    ) -> Result<(), StoreError> {
+        self.call(move |conn| {
+            let tx = conn.transaction()?;
+            {
+                let mut upsert = tx.prepare(
+                    "INSERT INTO provider_models (provider_id, model, tools_learned) \
+                     VALUES (?1, ?2, ?3) \
+                     ON CONFLICT (provider_id, model) DO UPDATE SET tools_learned = excluded.tools_learned",
+                )?;
+                for (model, mode) in &models {
+                    upsert.execute(params![provider_id, model, mode])?;
+                }
+            }
+            tx.commit()?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Records that `model` of the provider named `provider` refused tools in its API: it is
+    /// given them by prompt from now on (unless the person said otherwise).
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn set_native_tools_refused(
+        &self,
+        provider: String,
+        model: String,
+    ) -> Result<(), StoreError> {
+        self.call(move |conn| {
+            conn.execute(
+                "INSERT INTO provider_models (provider_id, model, tools_learned) \
+                 SELECT id, ?2, 'prompted' FROM providers WHERE name = ?1 \
+                 ON CONFLICT (provider_id, model) DO UPDATE SET tools_learned = 'prompted'",
+                params![provider, model],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
     /// How `model` of provider `provider_id` is given tools: the person's word, then what was
     /// learned (each `None` when nothing was said).
     ///

@@ -50,6 +50,7 @@ impl Run<'_> {
             messages,
             tool_choice: choice,
             load_window: self.ctx.setup.load_window,
+            keep_alive: self.ctx.setup.keep_alive.clone(),
             ..ChatRequest::default()
         };
         // Results kept from before the window was known (earlier turns, or earlier in this run
@@ -462,6 +463,7 @@ impl Run<'_> {
                 }
                 got.server_blocks.push(block);
             }
+            ProviderEvent::Loading => self.ctx.status(status::LOADING),
         }
     }
 }

@@ -55,6 +55,8 @@ fn history_maps_to_user_and_model_turns_with_function_parts() {
         max_tokens: Some(512),
         load_window: None,
         deferred_tools: Vec::new(),
+        keep_alive: None,
+        grammar: None,
     };
     assert_eq!(
         request_body(&request),

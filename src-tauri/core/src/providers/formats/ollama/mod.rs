@@ -95,6 +95,14 @@ pub fn request_body(request: &ChatRequest) -> Value {
     if !options.is_empty() {
         body.insert("options".into(), Value::Object(options));
     }
+    if let Some(keep) = &request.keep_alive {
+        // A number of seconds goes as a number; a duration (`5m`) as text.
+        body.insert(
+            "keep_alive".into(),
+            keep.parse::<i64>()
+                .map_or_else(|_| json!(keep), |n| json!(n)),
+        );
+    }
     body.insert("stream".into(), json!(true));
     Value::Object(body)
 }

@@ -83,6 +83,10 @@ pub fn request_body(request: &ChatRequest, stream: bool) -> Value {
     if let Some(m) = request.max_tokens {
         body.insert("max_tokens".into(), json!(m));
     }
+    // llama.cpp's own field; sent only to a server that takes it (see `prompted`).
+    if let Some(grammar) = &request.grammar {
+        body.insert("grammar".into(), json!(grammar));
+    }
     if stream {
         body.insert("stream".into(), json!(true));
         // Without this the stream carries no token usage.

@@ -48,6 +48,8 @@ fn a_request_carries_history_tools_and_streaming_options() {
         max_tokens: Some(256),
         load_window: None,
         deferred_tools: Vec::new(),
+        keep_alive: None,
+        grammar: None,
     };
     assert_eq!(
         request_body(&request, true),

@@ -1,0 +1,387 @@
+//! Local models (issue 58) against a scripted Ollama: what its listing says of each model
+//! (details, tool calling, images) reaches the person and decides how the model is given
+//! tools; a model is pulled with progress and can be cancelled and removed; the first answer
+//! of a model not loaded says so; `keep_alive` and `num_ctx` go with each answer.
+
+mod support;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use switchboard_core::providers::ProviderError;
+use switchboard_core::secrets::MemoryStore;
+use switchboard_core::{App, AppPaths, CoreError};
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpListener;
+
+/// A scripted Ollama on port 0: its models are `llama3.2` (calls tools, loaded) and
+/// `smollm2:135m` (no tool calling, not loaded); a pull of `slow` streams a step every 50 ms
+/// for ten seconds, of anything else eight steps and `success`, of `missing` an error line.
+struct Ollama {
+    origin: String,
+    requests: Arc<Mutex<Vec<String>>>,
+}
+
+impl Ollama {
+    async fn start() -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let origin = format!("http://{}", listener.local_addr().unwrap());
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let record = Arc::clone(&requests);
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                let record = Arc::clone(&record);
+                tokio::spawn(async move {
+                    let Some(buf) = support::read_request(&mut socket).await else {
+                        return;
+                    };
+                    let request = String::from_utf8_lossy(&buf).into_owned();
+                    record.lock().unwrap().push(request.clone());
+                    let mut words = request.split_whitespace();
+                    let (method, path) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+                    let body: Value = request
+                        .split_once("\r\n\r\n")
+                        .and_then(|(_, b)| serde_json::from_str(b).ok())
+                        .unwrap_or_default();
+                    let head = |status: u16, kind: &str| {
+                        format!("HTTP/1.1 {status} Scripted\r\nconnection: close\r\ncontent-type: {kind}\r\n\r\n")
+                    };
+                    let whole = |status: u16, text: String| {
+                        format!("{}{text}", head(status, "application/json"))
+                    };
+                    let answer = match (method, path) {
+                        ("GET", "/api/tags") => whole(200, tags().to_string()),
+                        ("POST", "/api/show") => whole(200, show(&body).to_string()),
+                        ("GET", "/api/ps") => whole(
+                            200,
+                            json!({"models": [{"name": "llama3.2:latest", "model": "llama3.2:latest"}]})
+                                .to_string(),
+                        ),
+                        ("POST", "/api/chat") => {
+                            let line = json!({"model": body["model"], "message": {"role": "assistant", "content": "Hello."}, "done": true, "done_reason": "stop"});
+                            format!("{}{line}\n", head(200, "application/x-ndjson"))
+                        }
+                        ("DELETE", "/api/delete") if body["model"] == "gone" => {
+                            whole(404, json!({"error": "model 'gone' not found"}).to_string())
+                        }
+                        ("DELETE", "/api/delete") => whole(200, String::new()),
+                        ("POST", "/api/pull") => {
+                            let model = body["model"].as_str().unwrap_or_default().to_owned();
+                            let _ = socket
+                                .write_all(head(200, "application/x-ndjson").as_bytes())
+                                .await;
+                            pull(&mut socket, &model).await;
+                            return;
+                        }
+                        _ => whole(404, json!({"error": "not found"}).to_string()),
+                    };
+                    let _ = socket.write_all(answer.as_bytes()).await;
+                    let _ = socket.shutdown().await;
+                });
+            }
+        });
+        Self { origin, requests }
+    }
+
+    fn requests_to(&self, head: &str) -> Vec<Value> {
+        self.requests
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|r| r.starts_with(head))
+            .map(|r| {
+                r.split_once("\r\n\r\n")
+                    .and_then(|(_, b)| serde_json::from_str(b).ok())
+                    .unwrap_or_default()
+            })
+            .collect()
+    }
+}
+
+fn tags() -> Value {
+    json!({"models": [
+        {"name": "llama3.2:latest", "model": "llama3.2:latest", "size": 2_019_393_189_u64,
+         "details": {"format": "gguf", "family": "llama", "parameter_size": "3.2B", "quantization_level": "Q4_K_M"}},
+        {"name": "smollm2:135m", "model": "smollm2:135m", "size": 270_898_672_u64,
+         "details": {"format": "gguf", "family": "llama", "parameter_size": "134.52M", "quantization_level": "F16"}}
+    ]})
+}
+
+fn show(body: &Value) -> Value {
+    match body["model"].as_str() {
+        Some("llama3.2:latest") => json!({
+            "capabilities": ["completion", "tools"],
+            "model_info": {"general.architecture": "llama", "llama.context_length": 131_072}
+        }),
+        _ => json!({
+            "capabilities": ["completion"],
+            "parameters": "num_ctx 8192",
+            "model_info": {"general.architecture": "llama", "llama.context_length": 8192}
+        }),
+    }
+}
+
+async fn pull(socket: &mut tokio::net::TcpStream, model: &str) {
+    let mut lines = vec![json!({"status": "pulling manifest"})];
+    let total = 1_000_000_u64;
+    let steps: u64 = if model == "slow" { 200 } else { 8 };
+    if model == "missing" {
+        lines.push(json!({"error": "pull model manifest: file does not exist"}));
+    } else {
+        lines.extend((1..=steps).map(|i| {
+            json!({"status": "pulling 6a0746a1ec1a", "digest": "sha256:6a0746a1ec1a",
+                   "total": total, "completed": total * i / steps})
+        }));
+        lines.push(json!({"status": "verifying sha256 digest"}));
+        lines.push(json!({"status": "success"}));
+    }
+    for line in lines {
+        if socket
+            .write_all(format!("{line}\n").as_bytes())
+            .await
+            .is_err()
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let _ = socket.shutdown().await;
+}
+
+async fn app_with_ollama() -> (Arc<App>, Ollama, tempfile::TempDir) {
+    let ollama = Ollama::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let app = App::open(support::headless_config(
+        AppPaths::under_home(dir.path().to_path_buf()),
+        Arc::new(MemoryStore::new()),
+    ))
+    .await;
+    support::add_provider(
+        &app,
+        "Local",
+        "ollama",
+        &ollama.origin,
+        Some("llama3.2"),
+        None,
+    )
+    .await;
+    (app, ollama, dir)
+}
+
+async fn cli(app: &Arc<App>, args: &[&str]) -> (Result<(), String>, String) {
+    support::run_cli(
+        Arc::clone(app),
+        args.iter().map(|a| (*a).to_owned()).collect(),
+    )
+    .await
+}
+
+#[tokio::test]
+async fn a_local_models_details_and_tool_calling_come_from_ollama_and_decide_how_it_gets_tools() {
+    let (app, _ollama, _dir) = app_with_ollama().await;
+    let (ran, out) = cli(&app, &["provider", "models", "Local", "--json"]).await;
+    ran.unwrap();
+    let models: Vec<Value> = serde_json::from_str(&out).unwrap();
+    let llama = &models[0];
+    assert_eq!(llama["id"], "llama3.2:latest");
+    assert_eq!(
+        llama["local"],
+        json!({"size_bytes": 2_019_393_189_u64, "family": "llama", "parameters": "3.2B", "quantisation": "Q4_K_M"})
+    );
+    assert_eq!(llama["takes_tools"], true);
+    assert_eq!(
+        llama["window"], 16_384,
+        "its trained window, up to the planned one"
+    );
+    let smol = &models[1];
+    assert_eq!(smol["takes_tools"], false);
+    assert_eq!(smol["takes_images"], false);
+    assert_eq!(smol["window"], 8192);
+    // A person reads the same on a line of text.
+    let (_, text) = cli(&app, &["provider", "models", "Local"]).await;
+    assert!(
+        text.contains(
+            "smollm2:135m\t270.9 MB · llama · 134.52M · F16 · 8192 tokens · no tool calling"
+        ),
+        "{text}"
+    );
+    // The model that calls no tools is given them by prompt; the other natively. Learned, so
+    // the person's word still wins.
+    let mode = app
+        .providers()
+        .tool_mode("Local", "smollm2:135m")
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::to_value(mode).unwrap(),
+        json!({"mode": "prompted", "source": "learned"})
+    );
+    let (_, said) = cli(
+        &app,
+        &["provider", "tools", "Local", "llama3.2:latest", "--json"],
+    )
+    .await;
+    assert_eq!(
+        serde_json::from_str::<Value>(&said).unwrap(),
+        json!({"mode": "native", "source": "learned"})
+    );
+    cli(&app, &["provider", "tools", "Local", "smollm2:135m", "off"])
+        .await
+        .0
+        .unwrap();
+    cli(&app, &["provider", "models", "Local"]).await.0.unwrap();
+    let mode = app
+        .providers()
+        .tool_mode("Local", "smollm2:135m")
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::to_value(mode).unwrap(),
+        json!({"mode": "off", "source": "person"})
+    );
+    app.shutdown(Duration::from_secs(5)).await;
+}
+
+#[tokio::test]
+async fn a_model_is_pulled_with_progress_and_its_pull_can_be_cancelled() {
+    let (app, _ollama, _dir) = app_with_ollama().await;
+    // The command line's --json: one step per line, the last `success`.
+    let (ran, out) = cli(&app, &["provider", "pull", "Local", "qwen3:0.6b", "--json"]).await;
+    ran.unwrap();
+    let steps: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(steps[0], json!({"status": "pulling manifest"}));
+    assert_eq!(steps.last().unwrap(), &json!({"status": "success"}));
+    let downloading: Vec<&Value> = steps.iter().filter(|s| s["total"].is_u64()).collect();
+    assert_eq!(downloading.len(), 8);
+    assert_eq!(downloading[7]["completed"], 1_000_000);
+    // Speed and time left once two samples are 0.2 s apart (steps come every 50 ms).
+    assert!(
+        downloading
+            .iter()
+            .any(|s| s["bytes_per_second"].as_f64() > Some(0.0)),
+        "{out}"
+    );
+
+    // Cancelled part way: the pull ends as cancelled and is forgotten.
+    let providers = app.providers().clone();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let kept = Arc::clone(&seen);
+    let pulling = tokio::spawn(async move {
+        providers
+            .pull_model("Local", "slow", move |step| {
+                kept.lock().unwrap().push(step.clone());
+            })
+            .await
+    });
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while seen.lock().unwrap().len() < 3 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the pull reports steps as they come");
+    // A second pull of the same model is refused while the first runs.
+    let twice = app
+        .providers()
+        .pull_model("Local", "slow", |_| {})
+        .await
+        .unwrap_err();
+    assert!(
+        twice.to_string().contains("already being fetched"),
+        "{twice}"
+    );
+    assert!(app.providers().cancel_pull("Local", "slow"));
+    let ended = tokio::time::timeout(Duration::from_secs(5), pulling)
+        .await
+        .expect("a cancelled pull ends at once")
+        .unwrap();
+    assert!(
+        matches!(ended, Err(CoreError::Provider(ProviderError::Cancelled))),
+        "{ended:?}"
+    );
+    assert!(seen.lock().unwrap().len() < 100, "it stopped part way");
+    assert!(!app.providers().cancel_pull("Local", "slow"), "forgotten");
+
+    // The server's error line is the pull's error.
+    let (missing, _) = cli(&app, &["provider", "pull", "Local", "missing"]).await;
+    assert!(
+        missing.unwrap_err().contains("file does not exist"),
+        "the server's words"
+    );
+    app.shutdown(Duration::from_secs(5)).await;
+}
+
+#[tokio::test]
+async fn a_model_is_removed_and_a_server_that_cannot_fetch_says_so() {
+    let (app, ollama, _dir) = app_with_ollama().await;
+    let (ran, out) = cli(&app, &["provider", "rm", "Local", "smollm2:135m", "--json"]).await;
+    ran.unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(&out).unwrap(),
+        json!({"removed": "smollm2:135m", "provider": "Local"})
+    );
+    assert_eq!(
+        ollama.requests_to("DELETE /api/delete"),
+        vec![json!({"model": "smollm2:135m"})]
+    );
+    let (gone, _) = cli(&app, &["provider", "rm", "Local", "gone"]).await;
+    assert!(gone.unwrap_err().contains("not found"));
+    // An OpenAI-compatible server (llama.cpp, LM Studio, vLLM) has no pull.
+    support::add_provider(
+        &app,
+        "Llama",
+        "openai_compatible",
+        &format!("{}/v1", ollama.origin),
+        Some("m"),
+        None,
+    )
+    .await;
+    let (cannot, _) = cli(&app, &["provider", "pull", "Llama", "m"]).await;
+    assert!(
+        cannot.unwrap_err().contains("cannot fetch models"),
+        "said plainly"
+    );
+    app.shutdown(Duration::from_secs(5)).await;
+}
+
+#[tokio::test]
+async fn a_model_not_loaded_says_it_is_loading_and_keep_alive_goes_with_each_answer() {
+    let (app, ollama, _dir) = app_with_ollama().await;
+    let mut settings = app.settings();
+    settings.keep_alive = "30m".into();
+    app.update_settings(settings).await.unwrap();
+    let chat = |model: &'static str| {
+        let app = Arc::clone(&app);
+        async move {
+            cli(
+                &app,
+                &[
+                    "chat",
+                    "--provider",
+                    "Local",
+                    "--model",
+                    model,
+                    "--json",
+                    "Hi",
+                ],
+            )
+            .await
+        }
+    };
+    let (ran, loading) = chat("smollm2:135m").await;
+    ran.unwrap();
+    assert!(loading.contains("Loading the model…"), "{loading}");
+    let (ran, loaded) = chat("llama3.2").await;
+    ran.unwrap();
+    assert!(!loaded.contains("Loading the model…"), "{loaded}");
+    let bodies = ollama.requests_to("POST /api/chat");
+    assert_eq!(bodies.len(), 2);
+    for body in &bodies {
+        assert_eq!(body["keep_alive"], "30m", "{body}");
+    }
+    app.shutdown(Duration::from_secs(5)).await;
+}

@@ -5,6 +5,10 @@
 
 mod support;
 
+#[path = "threats/scripted.rs"]
+#[allow(dead_code)]
+mod scripted;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -58,8 +62,28 @@ impl Ollama {
                             json!({"models": [{"name": "llama3.2:latest", "model": "llama3.2:latest"}]})
                                 .to_string(),
                         ),
+                        // `smollm2:135m` refuses tools in the API, as Ollama does; given them
+                        // by prompt, it calls `raw__echo` in text once, then answers.
+                        ("POST", "/api/chat")
+                            if body["model"] == "smollm2:135m" && body["tools"].is_array() =>
+                        {
+                            whole(
+                                400,
+                                json!({"error": "registry.ollama.ai/library/smollm2:135m does not support tools"})
+                                    .to_string(),
+                            )
+                        }
                         ("POST", "/api/chat") => {
-                            let line = json!({"model": body["model"], "message": {"role": "assistant", "content": "Hello."}, "done": true, "done_reason": "stop"});
+                            let asked = body["messages"].to_string();
+                            let answered = asked.contains("<tool_result name=");
+                            let content = if asked.contains("# Tools") && !answered {
+                                "<tool_call>{\"name\": \"raw__echo\", \"arguments\": {\"text\": \"hi\"}}</tool_call>"
+                            } else if answered {
+                                "The server said hi back."
+                            } else {
+                                "Hello."
+                            };
+                            let line = json!({"model": body["model"], "message": {"role": "assistant", "content": content}, "done": true, "done_reason": "stop"});
                             format!("{}{line}\n", head(200, "application/x-ndjson"))
                         }
                         ("DELETE", "/api/delete") if body["model"] == "gone" => {
@@ -383,5 +407,78 @@ async fn a_model_not_loaded_says_it_is_loading_and_keep_alive_goes_with_each_ans
     for body in &bodies {
         assert_eq!(body["keep_alive"], "30m", "{body}");
     }
+    app.shutdown(Duration::from_secs(5)).await;
+}
+
+#[tokio::test]
+async fn a_model_whose_server_refuses_tools_is_given_them_by_prompt_and_it_is_remembered() {
+    if !support::mcp_peers_installed("a_model_whose_server_refuses_tools_is_given_them_by_prompt") {
+        return;
+    }
+    let (app, ollama, _dir) = app_with_ollama().await;
+    scripted::raw_server(&app, "raw", &[]).await;
+    let (ran, out) = cli(
+        &app,
+        &[
+            "chat",
+            "--provider",
+            "Local",
+            "--model",
+            "smollm2:135m",
+            "--approve",
+            "all",
+            "--json",
+            "Say hi to the server",
+        ],
+    )
+    .await;
+    ran.unwrap();
+    assert!(
+        out.contains("does not call tools through its API: describing them in its prompt"),
+        "the person is told: {out}"
+    );
+    assert!(out.contains("The server said hi back."), "{out}");
+    let bodies = ollama.requests_to("POST /api/chat");
+    assert_eq!(
+        bodies.len(),
+        3,
+        "refused, asked again by prompt, then the answer: {bodies:#?}"
+    );
+    assert!(bodies[0]["tools"].is_array());
+    for later in &bodies[1..] {
+        assert!(later["tools"].is_null(), "{later}");
+        assert!(later["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("# Tools"));
+    }
+    // Remembered as learned: the next run prompts from its start.
+    let mode = app
+        .providers()
+        .tool_mode("Local", "smollm2:135m")
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::to_value(mode).unwrap(),
+        json!({"mode": "prompted", "source": "learned"})
+    );
+    cli(
+        &app,
+        &[
+            "chat",
+            "--provider",
+            "Local",
+            "--model",
+            "smollm2:135m",
+            "--approve",
+            "all",
+            "Again",
+        ],
+    )
+    .await
+    .0
+    .unwrap();
+    let bodies = ollama.requests_to("POST /api/chat");
+    assert!(bodies[3]["tools"].is_null(), "{}", bodies[3]);
     app.shutdown(Duration::from_secs(5)).await;
 }

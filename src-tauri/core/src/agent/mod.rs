@@ -152,6 +152,10 @@ pub struct RunSetup {
     /// How long a local server keeps the model loaded after each answer (Settings'
     /// `keep_alive`); the server's default when `None`.
     pub keep_alive: Option<String>,
+    /// How the model is given tools ([`RunSetup::provider`] is already wrapped for it); a
+    /// native model whose server refuses tools in its API is given them by prompt for the
+    /// rest of the run.
+    pub tool_mode: crate::providers::ToolMode,
     /// The model's window in tokens, when known from any source.
     pub window: Option<u64>,
     /// The tools the person uses most, most used first, as (server, tool): the ones offered

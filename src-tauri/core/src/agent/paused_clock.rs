@@ -215,6 +215,7 @@ impl Bench {
             held_back: Vec::new(),
             load_window: None,
             keep_alive: None,
+            tool_mode: crate::providers::ToolMode::Native,
             window: None,
             favoured: Vec::new(),
             provider_searches_tools: false,

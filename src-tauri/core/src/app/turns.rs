@@ -391,6 +391,7 @@ impl App {
             held_back,
             load_window,
             keep_alive: Some(settings.keep_alive.clone()).filter(|k| !k.is_empty()),
+            tool_mode: tool_mode.mode,
             window: window.map(|w| w.tokens),
             favoured,
             provider_searches_tools,

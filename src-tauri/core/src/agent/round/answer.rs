@@ -96,11 +96,7 @@ impl Run<'_> {
         let mut unfitted = Some(request.clone());
         // Asked again, fitted after a refusal: what was measured is not what was sent.
         let mut refitted = false;
-        let mut stream = self
-            .ctx
-            .setup
-            .provider
-            .stream(request, self.ctx.cancel.clone());
+        let mut stream = self.ctx.provider().stream(request, self.ctx.cancel.clone());
         // The request goes out while the answer's row is written; an event that comes before
         // the row is there waits for it.
         let mut early = None;
@@ -324,15 +320,44 @@ impl Run<'_> {
                 }
                 fitted
             }
+            ProviderError::Server { status, message }
+                if (400..=500).contains(status)
+                    && self.ctx.setup.tool_mode == crate::providers::ToolMode::Native
+                    && self.ctx.prompted.get().is_none()
+                    && unfitted.as_ref().is_some_and(|r| !r.tools.is_empty())
+                    && refuses_native_tools(message) =>
+            {
+                let request = unfitted.as_ref()?.clone();
+                let ctx = &self.ctx;
+                let prompted: std::sync::Arc<dyn crate::providers::Provider> =
+                    std::sync::Arc::new(crate::providers::prompted::Prompted::new(
+                        std::sync::Arc::clone(&ctx.setup.provider),
+                    ));
+                let _ = ctx.prompted.set(prompted);
+                ctx.status(
+                    "The model does not call tools through its API: describing them in its \
+                     prompt, and asking again…",
+                );
+                tracing::info!(%message, "the server refused tools in its API: prompting them");
+                // Remembered: later runs of this model give it tools by prompt from the start
+                // (the person's word still wins).
+                let remembered = ctx
+                    .services
+                    .store
+                    .set_native_tools_refused(
+                        ctx.setup.provider_name.clone(),
+                        ctx.setup.model.clone(),
+                    )
+                    .await;
+                if let Err(e) = remembered {
+                    tracing::warn!(error = %e, "a refusal of native tools could not be remembered");
+                }
+                request
+            }
             _ => return None,
         };
         *unfitted = None;
-        Some(
-            self.ctx
-                .setup
-                .provider
-                .stream(fitted, self.ctx.cancel.clone()),
-        )
+        Some(self.ctx.provider().stream(fitted, self.ctx.cancel.clone()))
     }
 
     /// The answer's last state, and how the run ends when it did not complete.
@@ -486,6 +511,31 @@ fn refuses_tool_search(message: &str) -> bool {
     .any(|word| message.contains(word))
 }
 
+/// Whether a refusal says the model or server takes no tools in its API: Ollama's "does not
+/// support tools", llama.cpp's "tools param requires --jinja flag", vLLM's "\"auto\" tool
+/// choice requires --enable-auto-tool-choice", and the like. Not a refusal of too many tools
+/// (that is [`ProviderError::TooManyTools`]) nor of one tool's schema.
+fn refuses_native_tools(message: &str) -> bool {
+    let message = message.to_lowercase();
+    let about_tools = message.contains("tool") || message.contains("function call");
+    about_tools
+        && [
+            "does not support tools",
+            "doesn't support tools",
+            "not support tool",
+            "tools are not supported",
+            "tool calling is not supported",
+            "tool use is not supported",
+            "function calling is not supported",
+            "tools param requires",
+            "enable-auto-tool-choice",
+            "unsupported parameter: 'tools'",
+            "unrecognized request argument supplied: tools",
+        ]
+        .iter()
+        .any(|words| message.contains(words))
+}
+
 /// `id`, or when an earlier call of the same answer has it (some providers repeat `call_0`),
 /// `id` with the first free `_2`, `_3`, … after it (`call_1`, `call_2`, … when there is none): each call then has its own
 /// approval, decision and result, and the answer replayed to the provider stays consistent.
@@ -572,6 +622,27 @@ fn cannot_write(e: &StoreError) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_refusal_of_tools_in_the_api_is_told_from_other_refusals() {
+        for refusal in [
+            "registry.ollama.ai/library/gemma3:1b does not support tools",
+            "tools param requires --jinja flag",
+            "\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set",
+            "This model does not support tool use",
+            "Function calling is not supported by this model (tools)",
+        ] {
+            assert!(refuses_native_tools(refusal), "{refusal}");
+        }
+        for other in [
+            "Invalid schema for function 'read': 'object' is not valid under any of the given schemas",
+            "tools: too many tools, at most 128",
+            "model not found",
+            "this model does not support images",
+        ] {
+            assert!(!refuses_native_tools(other), "{other}");
+        }
+    }
 
     #[test]
     fn repeated_or_missing_call_ids_are_made_distinct() {

@@ -124,6 +124,9 @@ pub(super) struct Ctx<'a> {
     /// Set once summarising earlier messages failed in this run: later requests leave them
     /// out without asking again.
     summary_failed: std::sync::atomic::AtomicBool,
+    /// The model given tools by prompt, once its server refused them in its API during this
+    /// run ([`Ctx::provider`]).
+    prompted: std::sync::OnceLock<std::sync::Arc<dyn crate::providers::Provider>>,
 }
 
 impl Ctx<'_> {
@@ -141,6 +144,12 @@ impl Ctx<'_> {
             0 => self.setup.limits.max_model_chars,
             share => share.min(self.setup.limits.max_model_chars),
         }
+    }
+
+    /// The client answers are asked of: the run's, or after its server refused tools in its
+    /// API, the same wrapped to give them by prompt.
+    fn provider(&self) -> &std::sync::Arc<dyn crate::providers::Provider> {
+        self.prompted.get().unwrap_or(&self.setup.provider)
     }
 
     fn status(&self, text: &str) {
@@ -326,6 +335,7 @@ impl<'a> Run<'a> {
                 offer: std::sync::Mutex::new(offer),
                 learned_window: std::sync::atomic::AtomicU64::new(0),
                 summary_failed: std::sync::atomic::AtomicBool::new(false),
+                prompted: std::sync::OnceLock::new(),
             },
             standing,
             history: None,

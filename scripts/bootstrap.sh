@@ -67,15 +67,19 @@ npm_install() { # DIR: install what the lock file says, unless already installed
   fi
 }
 
-# Python peers (MCP servers written by others, and the SDK for our own fault servers) in a
-# git-ignored virtual environment, reinstalled when requirements.txt changes.
+# Python peers (MCP servers written by others, the SDK for our own fault servers, and a real
+# local inference engine with a small model) in a git-ignored virtual environment, reinstalled
+# when either requirements file changes.
 python_peers() {
   local venv=tests/peers/.venv stamp=tests/peers/.venv/.switchboard-requirements
-  if [ ! -f "$stamp" ] || ! cmp -s tests/peers/requirements.txt "$stamp"; then
-    say "installing Python MCP servers in $venv"
+  local wanted
+  wanted=$(cat tests/peers/requirements.txt tests/peers/engine-requirements.txt)
+  if [ ! -f "$stamp" ] || [ "$wanted" != "$(cat "$stamp")" ]; then
+    say "installing Python MCP servers and the local model engine in $venv"
     python3 -m venv "$venv" || die "python3 -m venv failed (apt package python3-venv)"
     "$venv/bin/pip" install --quiet --disable-pip-version-check -r tests/peers/requirements.txt
-    cp tests/peers/requirements.txt "$stamp"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps -r tests/peers/engine-requirements.txt
+    printf '%s' "$wanted" > "$stamp"
   fi
 }
 

@@ -156,6 +156,8 @@ pub struct RunSetup {
     /// native model whose server refuses tools in its API is given them by prompt for the
     /// rest of the run.
     pub tool_mode: crate::providers::ToolMode,
+    /// The first answer must call a tool ([`crate::app::TurnRequest::require_tool`]).
+    pub require_tool: bool,
     /// The model's window in tokens, when known from any source.
     pub window: Option<u64>,
     /// The tools the person uses most, most used first, as (server, tool): the ones offered
@@ -245,7 +247,13 @@ async fn turn(run: &mut round::Run<'_>) -> (StopReason, Option<String>) {
     let max_rounds = run.ctx.setup.limits.max_rounds.max(1);
     let mut failures_in_a_row = 0u32;
     for round in 1..=max_rounds {
-        let answer = match run.ask_model(ToolChoice::Auto, "Thinking…").await {
+        let choice = if round == 1 && run.ctx.setup.require_tool && !run.ctx.setup.tools.is_empty()
+        {
+            ToolChoice::Required
+        } else {
+            ToolChoice::Auto
+        };
+        let answer = match run.ask_model(choice, "Thinking…").await {
             Ok(answer) => answer,
             Err(end) => return end,
         };

@@ -216,6 +216,7 @@ impl Bench {
             load_window: None,
             keep_alive: None,
             tool_mode: crate::providers::ToolMode::Native,
+            require_tool: false,
             window: None,
             favoured: Vec::new(),
             provider_searches_tools: false,

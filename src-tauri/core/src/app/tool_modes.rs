@@ -106,7 +106,12 @@ impl Providers {
     ) -> Result<(Arc<dyn Provider>, ToolModeChoice), CoreError> {
         let client = self.client(provider).await?;
         let mode = self.tool_mode(provider, model).await?;
+        // An OpenAI-compatible server may take a grammar (llama.cpp does; one that refuses
+        // it is asked again without).
+        let takes_grammar = self.db.provider_row(provider).await?.kind
+            == crate::provider_config::ProviderKind::OpenaiCompatible.as_str();
         let client: Arc<dyn Provider> = match mode.mode {
+            ToolMode::Prompted if takes_grammar => Arc::new(Prompted::constrained(client)),
             ToolMode::Prompted => Arc::new(Prompted::new(client)),
             ToolMode::Off => Arc::new(Prompted::without_tools(client)),
             ToolMode::Native => client,

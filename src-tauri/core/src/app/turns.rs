@@ -77,6 +77,10 @@ pub struct TurnRequest {
     /// of yours edited and sent again; without, an answer asked for again (the first message
     /// after a question).
     pub branch_from: Option<String>,
+    /// The model must call a tool in its first answer (the command line's `--require-tool`),
+    /// for a task the person knows needs one; a prompted model's answer is then constrained to
+    /// a call where its server takes a grammar. Ignored when no tool is offered.
+    pub require_tool: bool,
 }
 
 /// A conversation's tools as the tools panel shows them.
@@ -392,6 +396,7 @@ impl App {
             load_window,
             keep_alive: Some(settings.keep_alive.clone()).filter(|k| !k.is_empty()),
             tool_mode: tool_mode.mode,
+            require_tool: request.require_tool,
             window: window.map(|w| w.tokens),
             favoured,
             provider_searches_tools,

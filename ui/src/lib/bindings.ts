@@ -9,7 +9,7 @@ export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in
  * What kind of error it is, for code to tell apart ([`CoreError::kind`]); the words are
  * the message's.
  */
-export type ErrorKind = "invalid_input" | "not_found" | "conflict" | "database" | "keychain" | "settings" | "provider" | "mcp_config" | "mcp" | "registry" | "install" | "update" | "needs_approval" | "io" | "not_confirmed";
+export type ErrorKind = "invalid_input" | "not_found" | "conflict" | "database" | "keychain" | "settings" | "provider" | "mcp_config" | "mcp" | "registry" | "install" | "update" | "needs_approval" | "io" | "not_confirmed" | "cancelled";
 
 /**
  * The one error shape the window sees: every command rejects with `{ kind, message, field }`.
@@ -300,7 +300,13 @@ attachments: number,
  * How it was counted: the tokenizer's name, or "estimate"; "calibrated" when scaled by
  * what the provider reported.
  */
-counted_by: string, };
+counted_by: string, 
+/**
+ * What the whole conversation would have taken, when it was more than the window and the
+ * request was fitted to it (older messages summarised or left out): the header says the
+ * model runs with a window smaller than the conversation needs.
+ */
+needed?: number, };
 
 /**
  * The tools one answer's request offered the model, when it was given a choice of the
@@ -339,7 +345,11 @@ export type ToolMode = "native" | "prompted" | "off";
 /**
  * How a model is given tools, and whose word that is.
  */
-export type ToolModeChoice = { mode: ToolMode, source: ToolModeSource, };
+export type ToolModeChoice = { mode: ToolMode, source: ToolModeSource, 
+/**
+ * What would apply without the person's word: what was learned, else native.
+ */
+automatic: ToolMode, };
 
 /**
  * Whose word a model's [`ToolMode`] is.
@@ -939,7 +949,12 @@ bytes_per_second?: number,
 /**
  * Seconds until the file is down at that speed.
  */
-seconds_left?: number, };
+seconds_left?: number, 
+/**
+ * Bytes of every file begun so far, and their size in all: a model comes in several
+ * files, and a bar of these does not start again with each.
+ */
+all_completed?: number, all_total?: number, };
 
 /**
  * What kind of failure a [`ProviderError`] is, for the window and `--json` output.

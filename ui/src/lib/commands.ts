@@ -736,9 +736,10 @@ export function setModelToolMode(provider: string, model: string, mode?: ToolMod
 /**
  * Fetches a model onto a local provider's machine (Ollama), sending each step to
  * `on_progress`; resolves once the model is there. `cancel_model_pull` stops it (it
- * rejects then, as cancelled); so does a page that stops listening.
+ * rejects then, as cancelled); so does a page that stops listening. The provider's models
+ * listed again (`null` when they could not be).
  */
-export function pullModel(provider: string, model: string, onProgress: (message: PullProgress) => void): Promise<void> {
+export function pullModel(provider: string, model: string, onProgress: (message: PullProgress) => void): Promise<Array<ModelInfo> | null> {
   return call("pull_model", { provider, model, onProgress: channel(onProgress) });
 }
 

@@ -214,6 +214,7 @@ impl Counter {
             } else {
                 name.to_owned()
             },
+            needed: None,
         }
     }
 

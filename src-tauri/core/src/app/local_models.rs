@@ -37,6 +37,14 @@ pub struct PullProgress {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub seconds_left: Option<f64>,
+    /// Bytes of every file begun so far, and their size in all: a model comes in several
+    /// files, and a bar of these does not start again with each.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub all_completed: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub all_total: Option<u64>,
 }
 
 /// The span of samples a download's speed is measured over.
@@ -48,6 +56,8 @@ const SPEED_SPAN: Duration = Duration::from_secs(5);
 pub struct Speed {
     file: Option<String>,
     samples: VecDeque<(Instant, u64)>,
+    /// Each file begun: its bytes so far and in all.
+    files: Vec<(String, u64, u64)>,
 }
 
 impl Speed {
@@ -59,10 +69,20 @@ impl Speed {
             total: step.total,
             bytes_per_second: None,
             seconds_left: None,
+            all_completed: None,
+            all_total: None,
         };
         let Some(completed) = step.completed else {
             return progress;
         };
+        if let (Some(file), Some(total)) = (&step.file, step.total) {
+            match self.files.iter_mut().find(|(f, _, _)| f == file) {
+                Some(known) => *known = (file.clone(), completed, total),
+                None => self.files.push((file.clone(), completed, total)),
+            }
+            progress.all_completed = Some(self.files.iter().map(|(_, c, _)| c).sum());
+            progress.all_total = Some(self.files.iter().map(|(_, _, t)| t).sum());
+        }
         if step.file != self.file {
             self.file = step.file;
             self.samples.clear();
@@ -121,7 +141,7 @@ impl Providers {
     /// step; ends once the server says it succeeded. [`Providers::cancel_pull`] (or the
     /// caller dropping this future) stops it; the server keeps what it fetched and goes on
     /// from there next time. Afterwards the provider's models are listed again, so what the new
-    /// one can do is known.
+    /// one can do is known: they are returned (`None` when they could not be listed).
     ///
     /// # Errors
     /// No model named; the same model of the provider already being fetched; no such
@@ -132,7 +152,7 @@ impl Providers {
         provider: &str,
         model: &str,
         mut on: impl FnMut(&PullProgress),
-    ) -> Result<(), CoreError> {
+    ) -> Result<Option<Vec<ModelInfo>>, CoreError> {
         let model = model.trim();
         if model.is_empty() {
             return Err(InvalidInput::new("model", "Name the model to get.").into());
@@ -174,10 +194,13 @@ impl Providers {
             }
             .into());
         }
-        if let Err(e) = self.models(provider).await {
-            tracing::warn!(provider, error = %e, "the models could not be listed after a pull");
+        match self.models(provider).await {
+            Ok(models) => Ok(Some(models)),
+            Err(e) => {
+                tracing::warn!(provider, error = %e, "the models could not be listed after a pull");
+                Ok(None)
+            }
         }
-        Ok(())
     }
 
     /// Stops the download of `model` of `provider`; `false` when none is running.
@@ -266,9 +289,17 @@ mod tests {
         let _ = speed.progress(step("a", 500, 1_000), t0 + Duration::from_secs(8));
         let recent = speed.progress(step("a", 900, 1_000), t0 + Duration::from_secs(9));
         assert_eq!(recent.bytes_per_second, Some(400.0));
+        assert_eq!(
+            (recent.all_completed, recent.all_total),
+            (Some(900), Some(1_000))
+        );
         // Another file: no speed until it has two samples of its own.
         let next = speed.progress(step("b", 10, 50), t0 + Duration::from_secs(10));
         assert_eq!(next.bytes_per_second, None);
+        assert_eq!(
+            (next.all_completed, next.all_total),
+            (Some(910), Some(1_050))
+        );
         let plain = speed.progress(
             PullStep {
                 status: "verifying sha256 digest".into(),

@@ -32,6 +32,8 @@ pub enum ToolModeSource {
 pub struct ToolModeChoice {
     pub mode: ToolMode,
     pub source: ToolModeSource,
+    /// What would apply without the person's word: what was learned, else native.
+    pub automatic: ToolMode,
 }
 
 impl Providers {
@@ -54,19 +56,16 @@ impl Providers {
             person.as_deref().and_then(ToolMode::parse),
             learned.as_deref().and_then(ToolMode::parse),
         );
-        Ok(match (person, learned) {
-            (Some(mode), _) => ToolModeChoice {
-                mode,
-                source: ToolModeSource::Person,
-            },
-            (None, Some(mode)) => ToolModeChoice {
-                mode,
-                source: ToolModeSource::Learned,
-            },
-            (None, None) => ToolModeChoice {
-                mode: ToolMode::Native,
-                source: ToolModeSource::Default,
-            },
+        let automatic = learned.unwrap_or(ToolMode::Native);
+        let (mode, source) = match (person, learned) {
+            (Some(mode), _) => (mode, ToolModeSource::Person),
+            (None, Some(mode)) => (mode, ToolModeSource::Learned),
+            (None, None) => (ToolMode::Native, ToolModeSource::Default),
+        };
+        Ok(ToolModeChoice {
+            mode,
+            source,
+            automatic,
         })
     }
 

@@ -726,7 +726,7 @@ mod tests {
             serde_json::from_str(&said("provider tools Local smollm2 --json").await).unwrap();
         assert_eq!(
             json,
-            serde_json::json!({"mode": "prompted", "source": "person"})
+            serde_json::json!({"mode": "prompted", "source": "person", "automatic": "native"})
         );
         assert_eq!(
             said("provider tools Local smollm2 off").await,

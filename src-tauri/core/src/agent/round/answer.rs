@@ -77,7 +77,9 @@ impl Run<'_> {
                 request = fitted;
                 // A refusal fitted again starts from what is in force now.
                 summary = made.or(summary);
+                let needed = used.tokens.max(estimate);
                 used = self.counter.measure(&request, Some(window));
+                used.needed = Some(needed).filter(|n| *n > used.tokens);
             }
         }
         let measured = used.tokens;

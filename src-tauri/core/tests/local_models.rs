@@ -20,7 +20,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 
 /// A scripted Ollama on port 0: its models are `llama3.2` (calls tools, loaded) and
-/// `smollm2:135m` (no tool calling, not loaded); a pull of `slow` streams a step every 50 ms
+/// `smollm2:135m` (no tool calling, not loaded: its answers wait until `/api/ps` is asked); a pull of `slow` streams a step every 50 ms
 /// for ten seconds, of anything else eight steps and `success`, of `missing` an error line.
 struct Ollama {
     origin: String,
@@ -48,6 +48,24 @@ impl Ollama {
                         .split_once("\r\n\r\n")
                         .and_then(|(_, b)| serde_json::from_str(b).ok())
                         .unwrap_or_default();
+                    // `smollm2:135m` is not loaded: its answer waits until the client asks
+                    // whether it is loading (it does when no word came for a while), as a
+                    // model being loaded would.
+                    if path == "/api/chat"
+                        && body["model"] == "smollm2:135m"
+                        && !body["tools"].is_array()
+                    {
+                        let asked = |r: &Vec<String>| {
+                            r.iter().filter(|r| r.starts_with("GET /api/ps")).count()
+                        };
+                        let before = asked(&record.lock().unwrap());
+                        for _ in 0..500 {
+                            if asked(&record.lock().unwrap()) > before {
+                                break;
+                            }
+                            tokio::time::sleep(Duration::from_millis(20)).await;
+                        }
+                    }
                     let head = |status: u16, kind: &str| {
                         format!("HTTP/1.1 {status} Scripted\r\nconnection: close\r\ncontent-type: {kind}\r\n\r\n")
                     };

@@ -232,23 +232,15 @@ pub fn shown_window(show: &serde_json::Value) -> Option<u64> {
 
 impl Ollama {
     /// Sends `request` as it is (its tools already checked).
-    /// While the answer's request is on its way, `/api/ps` is asked whether the model is
-    /// loaded; when it is not, [`ProviderEvent::Loading`] comes first (a server that cannot
-    /// say says nothing).
+    /// When no word of the answer came within [`LOADING_AFTER`], `/api/ps` is asked whether
+    /// the model is loaded; when it is not, [`ProviderEvent::Loading`] comes first (a server
+    /// that cannot say says nothing, and a quick answer costs no extra request).
     fn start(&self, request: ChatRequest, cancel: CancellationToken) -> EventStream {
         use futures_util::StreamExt;
-        let loaded = {
-            let endpoint = Arc::clone(&self.endpoint);
-            let url = format!("{}/api/ps", self.base_url);
-            let model = request.model.clone();
-            async move {
-                match endpoint.get_json(&url).await {
-                    Ok(ps) if !is_loaded(&ps, &model) => Some(Ok(ProviderEvent::Loading)),
-                    _ => None,
-                }
-            }
-        };
-        let answer = http::stream(
+        let endpoint = Arc::clone(&self.endpoint);
+        let ps = format!("{}/api/ps", self.base_url);
+        let model = request.model.clone();
+        let mut answer = http::stream(
             Arc::clone(&self.endpoint),
             self.url.clone(),
             Framing::NdJson,
@@ -256,13 +248,26 @@ impl Ollama {
             StreamDecoder::new(),
             cancel,
         );
-        Box::pin(
-            futures_util::stream::once(loaded)
-                .filter_map(std::future::ready)
-                .chain(answer),
-        )
+        let first = async move {
+            tokio::select! {
+                first = answer.next() => {
+                    return Box::pin(futures_util::stream::iter(first).chain(answer)) as EventStream;
+                }
+                () = tokio::time::sleep(LOADING_AFTER) => {}
+            }
+            let loading = match endpoint.get_json(&ps).await {
+                Ok(ps) if !is_loaded(&ps, &model) => Some(Ok(ProviderEvent::Loading)),
+                _ => None,
+            };
+            Box::pin(futures_util::stream::iter(loading).chain(answer))
+        };
+        Box::pin(futures_util::stream::once(first).flatten())
     }
 }
+
+/// How long an answer may take to begin before the server is asked whether it is loading the
+/// model.
+pub const LOADING_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
 
 #[cfg(test)]
 mod tests {

@@ -9,15 +9,14 @@
 #[path = "../tests/support/mod.rs"]
 mod support;
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use serde_json::Value;
 use switchboard_core::providers::formats::openai::request_body;
 use switchboard_core::providers::{ChatMessage, ChatRequest, Part, ProviderEvent};
-use switchboard_core::secrets::MemoryStore;
-use switchboard_core::{App, AppPaths};
+use switchboard_core::App;
 use tokio_util::sync::CancellationToken;
 
 const RUNS: usize = 9;
@@ -153,51 +152,14 @@ fn median<T: Copy + PartialOrd>(mut v: Vec<T>) -> T {
     v[v.len() / 2]
 }
 
-/// The longest a 1 ms sleep overslept while the bench ran: the machine's own stalls.
-fn stall_probe() -> (Arc<Mutex<Duration>>, Arc<std::sync::atomic::AtomicBool>) {
-    let worst = Arc::new(Mutex::new(Duration::ZERO));
-    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let (w, s) = (Arc::clone(&worst), Arc::clone(&stop));
-    std::thread::spawn(move || {
-        while !s.load(std::sync::atomic::Ordering::Relaxed) {
-            let at = Instant::now();
-            std::thread::sleep(Duration::from_millis(1));
-            let over = at.elapsed().saturating_sub(Duration::from_millis(1));
-            let mut worst = w.lock().unwrap();
-            *worst = (*worst).max(over);
-        }
-    });
-    (worst, stop)
-}
-
 #[tokio::main]
 async fn main() {
     let Some(engine) = support::Engine::start(4096, TOKENS) else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let app = App::open(switchboard_core::AppConfig {
-        http: switchboard_core::providers::HttpOptions::default(),
-        ..support::headless_config(
-            AppPaths::under_home(dir.path().to_path_buf()),
-            Arc::new(MemoryStore::new()),
-        )
-    })
-    .await;
-    support::add_provider(
-        &app,
-        "Llama",
-        "openai_compatible",
-        &format!("{}/v1", engine.origin),
-        None,
-        None,
-    )
-    .await;
-    let model = app.providers().models("Llama").await.unwrap()[0].id.clone();
-    app.providers()
-        .update("Llama", None, Some(&model))
-        .await
-        .unwrap();
+    let (app, model, _dir) = engine
+        .app(switchboard_core::providers::HttpOptions::default())
+        .await;
     let http = switchboard_core::net::client_builder().build().unwrap();
     // One answer each way first: the model's pages are in memory for both.
     let _ = engine_alone(
@@ -208,7 +170,7 @@ async fn main() {
     .await;
     let _ = through_switchboard(&app, request(&model, 0)).await;
 
-    let (worst, stop) = stall_probe();
+    let (worst, stop) = support::stall_probe();
     let (mut alone, mut through, mut own, mut turns) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for run in 1..=RUNS {

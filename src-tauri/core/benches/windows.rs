@@ -22,7 +22,7 @@ mod support;
 #[allow(dead_code)]
 mod scripted;
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -403,27 +403,10 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
-/// The longest a 1 ms sleep overslept while `work` ran: the machine's own stalls.
-fn stall_probe() -> (Arc<Mutex<Duration>>, Arc<std::sync::atomic::AtomicBool>) {
-    let worst = Arc::new(Mutex::new(Duration::ZERO));
-    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let (w, s) = (Arc::clone(&worst), Arc::clone(&stop));
-    std::thread::spawn(move || {
-        while !s.load(std::sync::atomic::Ordering::Relaxed) {
-            let at = Instant::now();
-            std::thread::sleep(Duration::from_millis(1));
-            let over = at.elapsed().saturating_sub(Duration::from_millis(1));
-            let mut worst = w.lock().unwrap();
-            *worst = (*worst).max(over);
-        }
-    });
-    (worst, stop)
-}
-
 fn budgeting_time() {
     let request = long_request(1_000_000);
     let window = 128_000u64;
-    let (worst, stop) = stall_probe();
+    let (worst, stop) = support::stall_probe();
     let mut times = Vec::new();
     let mut kept = 0;
     for _ in 0..101 {

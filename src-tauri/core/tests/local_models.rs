@@ -211,6 +211,11 @@ async fn app_with_ollama() -> (Arc<App>, Ollama, tempfile::TempDir) {
     (app, ollama, dir)
 }
 
+/// How `model` of "Local" is given tools, as the window reads it.
+async fn mode_of(app: &App, model: &str) -> Value {
+    serde_json::to_value(app.providers().tool_mode("Local", model).await.unwrap()).unwrap()
+}
+
 async fn cli(app: &Arc<App>, args: &[&str]) -> (Result<(), String>, String) {
     support::run_cli(
         Arc::clone(app),
@@ -250,13 +255,8 @@ async fn a_local_models_details_and_tool_calling_come_from_ollama_and_decide_how
     );
     // The model that calls no tools is given them by prompt; the other natively. Learned, so
     // the person's word still wins.
-    let mode = app
-        .providers()
-        .tool_mode("Local", "smollm2:135m")
-        .await
-        .unwrap();
     assert_eq!(
-        serde_json::to_value(mode).unwrap(),
+        mode_of(&app, "smollm2:135m").await,
         json!({"mode": "prompted", "source": "learned", "automatic": "prompted"})
     );
     let (_, said) = cli(
@@ -273,13 +273,8 @@ async fn a_local_models_details_and_tool_calling_come_from_ollama_and_decide_how
         .0
         .unwrap();
     cli(&app, &["provider", "models", "Local"]).await.0.unwrap();
-    let mode = app
-        .providers()
-        .tool_mode("Local", "smollm2:135m")
-        .await
-        .unwrap();
     assert_eq!(
-        serde_json::to_value(mode).unwrap(),
+        mode_of(&app, "smollm2:135m").await,
         json!({"mode": "off", "source": "person", "automatic": "prompted"})
     );
     app.shutdown(Duration::from_secs(5)).await;
@@ -471,13 +466,8 @@ async fn a_model_whose_server_refuses_tools_is_given_them_by_prompt_and_it_is_re
             .contains("# Tools"));
     }
     // Remembered as learned: the next run prompts from its start.
-    let mode = app
-        .providers()
-        .tool_mode("Local", "smollm2:135m")
-        .await
-        .unwrap();
     assert_eq!(
-        serde_json::to_value(mode).unwrap(),
+        mode_of(&app, "smollm2:135m").await,
         json!({"mode": "prompted", "source": "learned", "automatic": "prompted"})
     );
     cli(

@@ -21,8 +21,7 @@ use futures_util::StreamExt;
 use serde_json::{json, Value};
 use switchboard_core::events::{RunEvent, StopReason};
 use switchboard_core::providers::{ChatMessage, ChatRequest, Part, ProviderEvent};
-use switchboard_core::secrets::MemoryStore;
-use switchboard_core::{App, AppPaths};
+use switchboard_core::App;
 use tokio_util::sync::CancellationToken;
 
 /// The engine's window: small, so a conversation of a few long messages is over it.
@@ -42,38 +41,14 @@ fn engine(test: &str) -> Option<&'static support::Engine> {
         })
 }
 
-/// An app whose provider "Llama" is the engine (llama.cpp's OpenAI-compatible API), its
-/// model the one the engine lists; the model's id.
+/// The engine's app, with time to answer on a busy machine.
 async fn app_with_engine(engine: &support::Engine) -> (Arc<App>, String, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
-    let app = App::open(switchboard_core::AppConfig {
-        // A real model on a busy machine: time to answer.
-        http: switchboard_core::providers::HttpOptions {
+    engine
+        .app(switchboard_core::providers::HttpOptions {
             read_timeout: Duration::from_secs(120),
             ..support::test_http()
-        },
-        ..support::headless_config(
-            AppPaths::under_home(dir.path().to_path_buf()),
-            Arc::new(MemoryStore::new()),
-        )
-    })
-    .await;
-    support::add_provider(
-        &app,
-        "Llama",
-        "openai_compatible",
-        &format!("{}/v1", engine.origin),
-        None,
-        None,
-    )
-    .await;
-    let models = app.providers().models("Llama").await.unwrap();
-    let model = models[0].id.clone();
-    app.providers()
-        .update("Llama", None, Some(&model))
+        })
         .await
-        .unwrap();
-    (app, model, dir)
 }
 
 async fn cli(app: &Arc<App>, args: &[&str]) -> (Result<(), String>, Vec<Value>) {

@@ -618,6 +618,45 @@ impl Engine {
     }
 }
 
+impl Engine {
+    /// An app (its home in the returned folder, keys in memory, `http` its clients' limits)
+    /// whose provider "Llama" is this engine (llama.cpp's OpenAI-compatible API), its model the
+    /// one the engine lists; and that model's id.
+    pub async fn app(
+        &self,
+        http: switchboard_core::providers::HttpOptions,
+    ) -> (
+        std::sync::Arc<switchboard_core::App>,
+        String,
+        tempfile::TempDir,
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let app = switchboard_core::App::open(switchboard_core::AppConfig {
+            http,
+            ..headless_config(
+                switchboard_core::AppPaths::under_home(dir.path().to_path_buf()),
+                std::sync::Arc::new(switchboard_core::secrets::MemoryStore::new()),
+            )
+        })
+        .await;
+        add_provider(
+            &app,
+            "Llama",
+            "openai_compatible",
+            &format!("{}/v1", self.origin),
+            None,
+            None,
+        )
+        .await;
+        let model = app.providers().models("Llama").await.unwrap()[0].id.clone();
+        app.providers()
+            .update("Llama", None, Some(&model))
+            .await
+            .unwrap();
+        (app, model, dir)
+    }
+}
+
 impl Drop for Engine {
     fn drop(&mut self) {
         let mut child = self
@@ -627,4 +666,26 @@ impl Drop for Engine {
         let _ = child.kill();
         let _ = child.wait();
     }
+}
+
+/// The longest a 1 ms sleep overslept while a bench ran (the machine's own stalls, printed beside
+/// its figures): read the first, set the second to stop.
+pub fn stall_probe() -> (
+    std::sync::Arc<std::sync::Mutex<Duration>>,
+    std::sync::Arc<std::sync::atomic::AtomicBool>,
+) {
+    use std::sync::{atomic::AtomicBool, Arc, Mutex};
+    let worst = Arc::new(Mutex::new(Duration::ZERO));
+    let stop = Arc::new(AtomicBool::new(false));
+    let (w, s) = (Arc::clone(&worst), Arc::clone(&stop));
+    std::thread::spawn(move || {
+        while !s.load(std::sync::atomic::Ordering::Relaxed) {
+            let at = Instant::now();
+            std::thread::sleep(Duration::from_millis(1));
+            let over = at.elapsed().saturating_sub(Duration::from_millis(1));
+            let mut worst = w.lock().unwrap();
+            *worst = (*worst).max(over);
+        }
+    });
+    (worst, stop)
 }

@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import readline from "node:readline";
@@ -82,7 +83,7 @@ test("a local server's models show their details and tool calling, and Get a mod
         `${item} ${tid("model-row")}`,
       );
       const smol = facts.find((f) => f.includes("smollm2:135m"));
-      assert.match(smol, /270\.9 MB/);
+      assert.match(smol, /271 MB/);
       assert.match(smol, /F16/);
       assert.match(smol, /No tool calling/);
       assert.match(facts.find((f) => f.includes("qwen2.5vl")), /Images/);
@@ -98,6 +99,11 @@ test("a local server's models show their details and tool calling, and Get a mod
           ),
         { timeout: 20000, timeoutMsg: "the learned tool calling is not shown" },
       );
+      // The listing taught Rust the default model's window: the card says it, not the table's.
+      await b.waitUntil(async () => /16,384 tokens\s*From the provider/i.test(await textOf(b, item)), {
+        timeout: 20000,
+        timeoutMsg: "the card does not show the window the listing gave",
+      });
       await app.screenshot("local-models");
 
       await b.$(`${item} ${tid("provider-get-model")}`).click();
@@ -112,6 +118,22 @@ test("a local server's models show their details and tool calling, and Get a mod
       await b.$(tid("pull-cancel")).click();
       await b.$(tid("pull-cancelled")).waitForDisplayed({ timeout: 20000 });
       assert.deepEqual(ollama.pulls, ["qwen3:0.6b"]);
+      await b.keys("Escape");
+      await b.$(tid("pull-dialog")).waitForDisplayed({ reverse: true, timeout: 10000 });
+
+      // Ollama's keep_alive is a setting, kept where Rust keeps settings.
+      await b.$(tid("nav-settings")).click();
+      await b.$(tid("settings-nav-local-models")).click();
+      const keep = b.$('[name="keep_alive"]');
+      await keep.waitForDisplayed();
+      await keep.setValue("30m");
+      await b.$(tid("settings-save")).click();
+      const settingsFile = path.join(home, "config", "settings.json");
+      await b.waitUntil(() => fs.existsSync(settingsFile) && JSON.parse(fs.readFileSync(settingsFile, "utf8")).keep_alive === "30m", {
+        timeout: 10000,
+        timeoutMsg: "the keep-alive was not saved to settings.json",
+      });
+      await app.screenshot("settings-local-models");
     } finally {
       await app.close();
     }

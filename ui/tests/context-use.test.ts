@@ -24,4 +24,29 @@ describe("how full the model's window is", () => {
     expect(unknown.title).toContain("Estimated at four bytes a token.");
     expect(contextLabel({ tokens: 7_000, window: 8_192, system: 0, tools: 0, history: 7_000, attachments: 0, counted_by: "estimate" }).full).toBe(true);
   });
+
+  it("says what the conversation needs when it was fitted to a smaller window, marked as full", () => {
+    const fitted = { tokens: 15_800, window: 16_384, system: 300, tools: 1_500, history: 14_000, attachments: 0, counted_by: "estimate" };
+    const said = contextLabel({ ...fitted, needed: 31_000 });
+    expect(said.label).toBe("15.8k of 16.4k · needs 31k");
+    expect(said.full).toBe(true);
+    const lines = said.title.split("\n");
+    expect(lines[0]).toBe(
+      "The conversation needs about 31,000 tokens; this model runs with a window of 16,384: older messages were summarised or left out. A model with a larger window (or a larger window for this one, on Providers) keeps them all.",
+    );
+    expect(lines.slice(1)).toEqual(contextLabel(fitted).title.split("\n"));
+
+    // Marked even where the request itself takes little of the window.
+    const small = contextLabel({ ...fitted, tokens: 6_000, history: 4_200, needed: 40_000 });
+    expect(small.label).toBe("6k of 16.4k · needs 40k");
+    expect(small.full).toBe(true);
+
+    // What fitted whole says nothing more.
+    for (const needed of [undefined, 12_000, 11_000]) {
+      const whole = contextLabel({ ...fitted, tokens: 12_000, history: 10_200, needed });
+      expect(whole.label).toBe("12k of 16.4k");
+      expect(whole.full).toBe(false);
+      expect(whole.title).not.toContain("needs");
+    }
+  });
 });

@@ -85,6 +85,7 @@ describe("ipc", () => {
       describe_calls: false,
       default_system_prompt: "",
       mcp_registry: "https://registry.modelcontextprotocol.io",
+      keep_alive: "",
     };
     const provider = { name: "Work", kind: "openai" as const, base_url: null, default_model: "gpt", api_key: "sk" };
     await ipc.appStatus();

@@ -96,6 +96,7 @@ describe("settings", () => {
         describe_calls: true,
         default_system_prompt: `${defaults.default_system_prompt} Answer briefly.`,
         mcp_registry: "https://registry.modelcontextprotocol.io",
+        keep_alive: "",
       },
     });
     expect(document.documentElement.dataset.theme).toBe("dark");
@@ -116,6 +117,54 @@ describe("settings", () => {
     expect(screen.getByTestId("error-tool_timeout_secs")).toBeTruthy();
     expect(screen.getByTestId("error-run_time_limit_minutes").textContent).toContain("1 to 1440");
     expect(backend.callsTo("update_settings")).toHaveLength(0);
+    expect(screen.queryByTestId("settings-saved")).toBeNull();
+  });
+
+  it("keeps local models loaded for the time typed, and refuses one Ollama would not read beside its field", async () => {
+    const { user, field } = await openSettings();
+    const keep = screen.getByTestId("settings-keep-alive") as HTMLInputElement;
+    expect(keep.value).toBe("");
+    expect(keep.getAttribute("name")).toBe("keep_alive");
+    expect(keep.labels?.[0]?.textContent?.trim()).toBe("Keep local models loaded for");
+    const hint = document.getElementById(keep.getAttribute("aria-describedby")!)!;
+    expect(hint.textContent).toContain("5m, 1h, 0 to unload at once, -1 to keep it loaded; empty for the server's default");
+
+    await user.type(keep, "5 minutes");
+    await user.click(screen.getByTestId("settings-save"));
+    const error = screen.getByTestId("error-keep_alive");
+    expect(error.textContent).toContain("30s, 5m or 1h");
+    expect(keep.getAttribute("aria-invalid")).toBe("true");
+    expect(keep.getAttribute("aria-describedby")).toBe(error.id);
+    expect(document.activeElement).toBe(keep);
+    expect(backend.callsTo("update_settings")).toHaveLength(0);
+
+    await user.clear(field("keep_alive"));
+    await user.type(field("keep_alive"), " 10m ");
+    expect(screen.queryByTestId("error-keep_alive")).toBeNull();
+    await user.click(screen.getByTestId("settings-save"));
+    await screen.findByTestId("settings-saved");
+    expect((backend.callsTo("update_settings")[0].args as { settings: Settings }).settings.keep_alive).toBe("10m");
+    expect((await backend.seed(() => ipc.getSettings())).keep_alive).toBe("10m");
+    expect(field("keep_alive").value).toBe("10m");
+
+    await user.clear(field("keep_alive"));
+    await user.type(field("keep_alive"), "-1");
+    await user.click(screen.getByTestId("settings-save"));
+    await waitFor(async () => expect((await backend.seed(() => ipc.getSettings())).keep_alive).toBe("-1"));
+  });
+
+  it("shows Rust's refusal of a keep_alive beside its field", async () => {
+    // What Rust refuses, it refuses on this field, in the form's own words: the form shows it there.
+    await expect(backend.seed(() => ipc.updateSettings({ ...defaults, keep_alive: "1d" }))).rejects.toMatchObject({
+      kind: "invalid_input",
+      field: "keep_alive",
+      message: "Enter how long as 30s, 5m or 1h, 0 to unload at once, or -1 to keep it loaded; or leave it empty.",
+    });
+    backend.failNext("update_settings", { kind: "invalid_input", message: "Ollama cannot read this.", field: "keep_alive" });
+    const { user } = await openSettings();
+    await user.type(screen.getByTestId("settings-keep-alive"), "5m");
+    await user.click(screen.getByTestId("settings-save"));
+    expect((await screen.findByTestId("error-keep_alive")).textContent).toBe("Ollama cannot read this.");
     expect(screen.queryByTestId("settings-saved")).toBeNull();
   });
 
@@ -158,11 +207,12 @@ describe("settings › the list of sections", () => {
   it("lists every section, moves to the one pressed (by mouse or keyboard) and marks it current", async () => {
     const { user } = await openSettings();
     const nav = screen.getByRole("navigation", { name: "Settings sections" });
-    await waitFor(() => expect(within(nav).getAllByRole("button")).toHaveLength(9));
+    await waitFor(() => expect(within(nav).getAllByRole("button")).toHaveLength(10));
     expect(within(nav).getAllByRole("button").map((b) => b.textContent?.trim())).toEqual([
       "Appearance",
       "New chats",
       "Tool run limits",
+      "Local models",
       "MCP registry",
       "Profiles",
       "Tool approvals",
@@ -198,7 +248,7 @@ describe("settings › the list of sections", () => {
     }
     const form = screen.getByTestId("settings-form");
     expect(form.querySelector("legend")).toBeNull();
-    for (const title of ["Appearance", "Defaults for new chats", "Tool run limits", "MCP registry"]) {
+    for (const title of ["Appearance", "Defaults for new chats", "Tool run limits", "Local models", "MCP registry"]) {
       const group = within(form).getByRole("group", { name: title });
       expect(group.classList.contains("card")).toBe(true);
       expect(group.querySelector("h2")?.textContent).toBe(title);

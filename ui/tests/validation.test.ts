@@ -3,6 +3,7 @@ import {
   draftToSettings,
   emptyProviderDraft,
   isHttpUrl,
+  isKeepAlive,
   providerInputFor,
   settingsInputFor,
   settingsToDraft,
@@ -77,6 +78,7 @@ describe("settings checks", () => {
     describe_calls: false,
     default_system_prompt: "Be brief.",
     mcp_registry: "https://registry.modelcontextprotocol.io",
+    keep_alive: "5m",
   };
 
   it("shows the run time limit in minutes and stores it in seconds", () => {
@@ -105,6 +107,17 @@ describe("settings checks", () => {
     expect(Object.keys(bad).sort()).toEqual(["max_rounds", "run_time_limit_minutes", "tool_timeout_secs"]);
     expect(validateSettingsDraft({ ...base, max_rounds: null }).max_rounds).toMatch(/Enter/);
     expect(validateSettingsDraft({ ...base, max_rounds: 2.5 }).max_rounds).toMatch(/whole number/);
+  });
+
+  it("takes a keep_alive as Rust does (a duration Ollama reads, or empty), trimmed", () => {
+    for (const good of ["", "5m", "1h", "30s", "300", "0", "-1", " 10m "]) expect(isKeepAlive(good)).toBe(true);
+    for (const bad of ["5 minutes", "m", "-5m", "1d", "1e9", "12345678901", "٣m"]) expect(isKeepAlive(bad)).toBe(false);
+    const base = settingsToDraft(settings);
+    // In Rust's own words (settings.rs), so either check says the same.
+    expect(validateSettingsDraft({ ...base, keep_alive: "1d" }).keep_alive).toBe(
+      "Enter how long as 30s, 5m or 1h, 0 to unload at once, or -1 to keep it loaded; or leave it empty.",
+    );
+    expect(draftToSettings({ ...base, keep_alive: " 1h " }).keep_alive).toBe("1h");
   });
 
   it("shows an error Rust reports on run_time_limit_secs beside the minutes field", () => {

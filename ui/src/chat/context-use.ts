@@ -1,6 +1,8 @@
 // How full the model's window is (issue 55), as the conversation's header says it: "18.2k of
 // 128k", with what fills it (the system prompt, the tools' definitions, the history, the
-// attached files) and how it was counted on hover.
+// attached files) and how it was counted on hover. When the conversation needed more than the
+// window and the request was fitted to it (older messages summarised or left out), the label
+// says what it needs ("15.8k of 16.4k · needs 31k"), marked as full, and the hover says why.
 import type { ContextUse } from "../lib/types";
 import { count } from "../shared/money";
 
@@ -14,13 +16,22 @@ export function shortTokens(n: number): string {
   return `${Number((n / 1_000_000).toFixed(2))}M`;
 }
 
-/** The header's label and its hover text; `full`: the request takes most of the window. */
+/**
+ * The header's label and its hover text; `full`: the request takes most of the window, or the
+ * conversation needed more than it.
+ */
 export function contextLabel(used: ContextUse): { label: string; title: string; full: boolean } {
   const share = used.window ? used.tokens / used.window : null;
+  const needed = used.needed !== undefined && used.needed > used.tokens ? used.needed : null;
   const how = used.counted_by.startsWith("estimate")
     ? `Estimated at four bytes a token${used.counted_by.endsWith("calibrated") ? ", scaled to what the provider counted" : ""}.`
     : `Counted with ${used.counted_by.replace(", calibrated", "")}${used.counted_by.endsWith("calibrated") ? ", scaled to what the provider counted" : ""}.`;
   const lines = [
+    ...(needed === null
+      ? []
+      : [
+          `The conversation needs about ${count(needed)} tokens; this model runs with ${used.window ? `a window of ${count(used.window)}` : "a smaller window"}: older messages were summarised or left out. A model with a larger window (or a larger window for this one, on Providers) keeps them all.`,
+        ]),
     used.window
       ? `The model was last given about ${count(used.tokens)} tokens of its window of ${count(used.window)} (${Math.round((share ?? 0) * 100)} %).`
       : `The model was last given about ${count(used.tokens)} tokens; its window is not known (Providers, or switchboard provider window).`,
@@ -30,9 +41,10 @@ export function contextLabel(used: ContextUse): { label: string; title: string; 
     `Attached files and images: ${count(used.attachments)}`,
     how,
   ];
+  const label = used.window ? `${shortTokens(used.tokens)} of ${shortTokens(used.window)}` : `${shortTokens(used.tokens)} tokens`;
   return {
-    label: used.window ? `${shortTokens(used.tokens)} of ${shortTokens(used.window)}` : `${shortTokens(used.tokens)} tokens`,
+    label: needed === null ? label : `${label} · needs ${shortTokens(needed)}`,
     title: lines.join("\n"),
-    full: share !== null && share >= 0.8,
+    full: needed !== null || (share !== null && share >= 0.8),
   };
 }

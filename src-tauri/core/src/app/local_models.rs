@@ -76,9 +76,11 @@ impl Speed {
             return progress;
         };
         if let (Some(file), Some(total)) = (&step.file, step.total) {
+            let room = self.files.len() < MOST_FILES;
             match self.files.iter_mut().find(|(f, _, _)| f == file) {
                 Some(known) => *known = (file.clone(), completed, total),
-                None => self.files.push((file.clone(), completed, total)),
+                None if room => self.files.push((file.clone(), completed, total)),
+                None => {}
             }
             progress.all_completed = Some(self.files.iter().map(|(_, c, _)| c).sum());
             progress.all_total = Some(self.files.iter().map(|(_, _, t)| t).sum());
@@ -116,19 +118,35 @@ impl Speed {
     }
 }
 
-/// The key a download is known by while it runs.
+/// The key a download is known by while it runs: provider names are matched without case,
+/// and Ollama takes `qwen3` for `qwen3:latest`.
 fn pull_key(provider: &str, model: &str) -> (String, String) {
-    (provider.trim().to_owned(), model.trim().to_owned())
+    let model = model.trim();
+    let tagged = if model.contains(':') {
+        model.to_owned()
+    } else {
+        format!("{model}:latest")
+    };
+    (provider.trim().to_lowercase(), tagged)
 }
 
-/// A download under way, forgotten when dropped.
+/// The least time between two progress reports of one step (a server may send thousands of
+/// lines a second): a new step, and the last, are reported at once.
+const REPORT_EVERY: Duration = Duration::from_millis(100);
+
+/// The most files of one download whose bytes are added up (a model has a handful).
+const MOST_FILES: usize = 64;
+
+/// A download under way, stopped and forgotten when dropped.
 struct Running {
     pulls: super::providers::Pulls,
     key: (String, String),
+    cancel: CancellationToken,
 }
 
 impl Drop for Running {
     fn drop(&mut self) {
+        self.cancel.cancel();
         self.pulls
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -157,7 +175,7 @@ impl Providers {
         if model.is_empty() {
             return Err(InvalidInput::new("model", "Name the model to get.").into());
         }
-        let client = self.client(provider).await?;
+        // Known as running before anything is awaited: a Cancel pressed at once is heard.
         let key = pull_key(provider, model);
         let cancel = CancellationToken::new();
         {
@@ -174,18 +192,55 @@ impl Providers {
             }
             pulls.insert(key.clone(), cancel.clone());
         }
-        // Forgotten however this ends, dropped included.
+        // Forgotten (and stopped) however this ends, dropped included.
         let _forget = Running {
             pulls: self.pulls.clone(),
             key,
+            cancel: cancel.clone(),
         };
+        let client = self.client(provider).await?;
         let mut steps = client.pull_model(model, cancel.child_token());
         let mut speed = Speed::default();
         let mut succeeded = false;
-        while let Some(step) = steps.next().await {
+        // The last report's time and step; a step held back for the pace is reported once
+        // the next is due, or once the server has been quiet that long.
+        let mut reported: Option<(Instant, String)> = None;
+        let mut held: Option<PullProgress> = None;
+        loop {
+            let next = match (&held, &reported) {
+                (Some(_), Some((at, _))) => {
+                    let due = *at + REPORT_EVERY;
+                    tokio::select! {
+                        next = steps.next() => next,
+                        () = tokio::time::sleep_until(due.into()) => {
+                            if let Some(progress) = held.take() {
+                                on(&progress);
+                                reported = Some((Instant::now(), progress.status));
+                            }
+                            continue;
+                        }
+                    }
+                }
+                _ => steps.next().await,
+            };
+            let Some(step) = next else { break };
             let step = step?;
             succeeded = step.status == "success";
-            on(&speed.progress(step, Instant::now()));
+            let now = Instant::now();
+            let progress = speed.progress(step, now);
+            let due = reported.as_ref().is_none_or(|(at, status)| {
+                *status != progress.status || now.duration_since(*at) >= REPORT_EVERY
+            });
+            if due || succeeded {
+                held = None;
+                on(&progress);
+                reported = Some((now, progress.status));
+            } else {
+                held = Some(progress);
+            }
+        }
+        if let Some(progress) = held {
+            on(&progress);
         }
         if !succeeded {
             return Err(ProviderError::StreamInterrupted {

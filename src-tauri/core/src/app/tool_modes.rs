@@ -92,6 +92,16 @@ impl Providers {
         self.tool_mode(provider, model).await
     }
 
+    /// Whether the provider's server may take a grammar: an OpenAI-compatible one may
+    /// (llama.cpp does; one that refuses it is asked again without).
+    ///
+    /// # Errors
+    /// No such provider; the database.
+    pub async fn takes_grammar(&self, provider: &str) -> Result<bool, CoreError> {
+        Ok(self.db.provider_row(provider).await?.kind
+            == crate::provider_config::ProviderKind::OpenaiCompatible.as_str())
+    }
+
     /// A client for `model` of `provider` as the model is given tools: wrapped to call them in
     /// text when it is prompted, and to send none when it is off (a run still offers
     /// Switchboard's own tools, such as `read_result`, to every model).
@@ -105,10 +115,7 @@ impl Providers {
     ) -> Result<(Arc<dyn Provider>, ToolModeChoice), CoreError> {
         let client = self.client(provider).await?;
         let mode = self.tool_mode(provider, model).await?;
-        // An OpenAI-compatible server may take a grammar (llama.cpp does; one that refuses
-        // it is asked again without).
-        let takes_grammar = self.db.provider_row(provider).await?.kind
-            == crate::provider_config::ProviderKind::OpenaiCompatible.as_str();
+        let takes_grammar = self.takes_grammar(provider).await?;
         let client: Arc<dyn Provider> = match mode.mode {
             ToolMode::Prompted if takes_grammar => Arc::new(Prompted::constrained(client)),
             ToolMode::Prompted => Arc::new(Prompted::new(client)),

@@ -549,7 +549,14 @@ async fn pull(
 
 /// A download's step as one line: the server's words, then bytes, share, speed and time left.
 fn pull_line(step: &crate::app::PullProgress) -> String {
-    let mut line = crate::text::escape_hidden(&step.status).into_owned();
+    // One line: the server's line breaks and tabs are spaces, its hidden characters escaped.
+    let flat: String = step
+        .status
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(80)
+        .collect();
+    let mut line = crate::text::escape_hidden(&flat).into_owned();
     if let (Some(done), Some(total)) = (step.completed, step.total) {
         #[allow(clippy::cast_precision_loss)]
         let share = if total > 0 {

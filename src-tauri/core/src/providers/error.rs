@@ -50,6 +50,9 @@ pub enum ProviderError {
     Cancelled,
     #[error("No API key is stored for this provider; add one on the Providers page")]
     MissingKey,
+    /// The server could not fetch a model: its own words.
+    #[error("The server could not fetch the model: {0}")]
+    PullFailed(String),
     /// The provider's server has no such operation (a model pulled from a server that cannot
     /// fetch models).
     #[error("{0}")]
@@ -108,6 +111,7 @@ impl ProviderError {
             ProviderError::Cancelled => ProviderFailure::Cancelled,
             ProviderError::MissingKey => ProviderFailure::NoKey,
             ProviderError::Unsupported(_) => ProviderFailure::Unsupported,
+            ProviderError::PullFailed(_) => ProviderFailure::Server,
         }
     }
 

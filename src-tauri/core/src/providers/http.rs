@@ -129,6 +129,46 @@ impl Endpoint {
         self.json_from(url, Some(body)).await
     }
 
+    /// GETs a JSON document once, without retrying (a question that only matters now).
+    ///
+    /// # Errors
+    /// The provider's error, a network failure, or a body that is not JSON.
+    pub(super) async fn get_json_once(&self, url: &str) -> Result<Value, ProviderError> {
+        let response = self
+            .http
+            .get(url)
+            .headers(self.headers.clone())
+            .send()
+            .await
+            .map_err(|e| ProviderError::from_request(&e))?;
+        let status = response.status();
+        let text = response
+            .text()
+            .await
+            .map_err(|e| ProviderError::from_request(&e))?;
+        if !status.is_success() {
+            return Err(ProviderError::from_status(status.as_u16(), &text, None));
+        }
+        serde_json::from_str(&text).map_err(|e| ProviderError::BadResponse(e.to_string()))
+    }
+
+    /// The same endpoint with a read timeout of `read_timeout` (a download whose server may be
+    /// silent for minutes while it checks what it fetched).
+    ///
+    /// # Errors
+    /// No HTTP client.
+    pub(super) fn with_read_timeout(&self, read_timeout: Duration) -> Result<Self, ProviderError> {
+        let options = HttpOptions {
+            read_timeout,
+            ..self.options
+        };
+        Ok(Self {
+            http: options.client()?,
+            headers: self.headers.clone(),
+            options,
+        })
+    }
+
     async fn json_from(&self, url: &str, body: Option<&Value>) -> Result<Value, ProviderError> {
         let once = || async {
             let request = match body {

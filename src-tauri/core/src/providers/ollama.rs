@@ -98,7 +98,13 @@ impl Provider for Ollama {
 
     fn pull_model(&self, model: &str, cancel: CancellationToken) -> super::PullStream {
         use futures_util::StreamExt;
-        let lines = Arc::clone(&self.endpoint).json_lines(
+        // Ollama says nothing while it checks a large download's digest: minutes on a slow
+        // disk. Cancel stops a pull; silence does not.
+        let endpoint = match self.endpoint.with_read_timeout(PULL_SILENCE) {
+            Ok(endpoint) => Arc::new(endpoint),
+            Err(e) => return Box::pin(futures_util::stream::once(async { Err(e) })),
+        };
+        let lines = endpoint.json_lines(
             format!("{}/api/pull", self.base_url),
             serde_json::json!({ "model": model, "stream": true }),
             cancel,
@@ -155,10 +161,7 @@ pub fn capabilities(show: &serde_json::Value) -> Option<Vec<String>> {
 /// One line of `/api/pull`: a step, or the error the server put in the line.
 fn pull_step(line: &serde_json::Value) -> Result<super::PullStep, ProviderError> {
     if let Some(error) = line["error"].as_str() {
-        return Err(ProviderError::Server {
-            status: 200,
-            message: error.to_owned(),
-        });
+        return Err(ProviderError::PullFailed(error.to_owned()));
     }
     let status = line["status"].as_str().ok_or_else(|| {
         ProviderError::BadResponse(format!("a pull step without a status: {line}"))
@@ -190,6 +193,9 @@ fn is_loaded(ps: &serde_json::Value, model: &str) -> bool {
         })
     })
 }
+
+/// The longest a download may go without a line from the server.
+const PULL_SILENCE: std::time::Duration = std::time::Duration::from_secs(30 * 60);
 
 /// The most models whose windows one listing reads.
 const SHOWN_MODELS: usize = 64;
@@ -255,9 +261,17 @@ impl Ollama {
                 }
                 () = tokio::time::sleep(LOADING_AFTER) => {}
             }
-            let loading = match endpoint.get_json(&ps).await {
-                Ok(ps) if !is_loaded(&ps, &model) => Some(Ok(ProviderEvent::Loading)),
-                _ => None,
+            // One quick question, never waited on past the answer's first word (or Stop, which
+            // ends the answer).
+            let asked = tokio::time::timeout(PROBE_WITHIN, endpoint.get_json_once(&ps));
+            let loading = tokio::select! {
+                first = answer.next() => {
+                    return Box::pin(futures_util::stream::iter(first).chain(answer)) as EventStream;
+                }
+                said = asked => match said {
+                    Ok(Ok(ps)) if !is_loaded(&ps, &model) => Some(Ok(ProviderEvent::Loading)),
+                    _ => None,
+                },
             };
             Box::pin(futures_util::stream::iter(loading).chain(answer))
         };
@@ -268,6 +282,9 @@ impl Ollama {
 /// How long an answer may take to begin before the server is asked whether it is loading the
 /// model.
 pub const LOADING_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// How long the question whether the model is loading may take.
+const PROBE_WITHIN: std::time::Duration = std::time::Duration::from_secs(2);
 
 #[cfg(test)]
 mod tests {

@@ -16,10 +16,10 @@
 //! model can act on, and counts like any failed call.
 //!
 //! Where the server can hold the answer to a grammar (llama.cpp's `grammar`), it is
-//! ([`call_grammar`]): an answer is then either prose or calls, each call well-formed JSON
-//! naming one of the offered tools with an object of arguments, and nothing after the calls;
-//! when a call is required, calls only. A server that refuses the grammar is asked again
-//! without it. (Ollama's `format` is not used: it holds the whole answer to JSON, so an answer
+//! ([`call_grammar`]): an answer is then prose, calls, or prose and then calls, each call
+//! well-formed JSON naming one of the offered tools with arguments that follow its schema,
+//! nothing after the calls and no call inside the prose; when a call is required, calls only.
+//! A server that refuses the grammar is asked again without it. (Ollama's `format` is not used: it holds the whole answer to JSON, so an answer
 //! in prose, the common case, could not be written.)
 
 use std::collections::VecDeque;
@@ -67,8 +67,8 @@ pub fn tools_prompt(tools: &[ToolSpec], choice: ToolChoice) -> String {
     out
 }
 
-/// The GBNF grammar (llama.cpp's) an answer offering `tools` is held to: prose that does not
-/// start with a tag, or one or more calls, one per line, each naming one of `tools` with
+/// The GBNF grammar (llama.cpp's) an answer offering `tools` is held to: prose in which no
+/// call tag can be written, then (or only) one or more calls, one per line, each naming one of `tools` with
 /// arguments that follow its input schema (its properties by name and type, required ones
 /// first; what the schema says too little or too much about is any JSON object or value);
 /// calls only when `choice` requires one. Past [`MAX_SCHEMA_GRAMMAR`] bytes of schemas (a
@@ -78,7 +78,7 @@ pub fn call_grammar(tools: &[ToolSpec], choice: ToolChoice) -> String {
     let root = if choice == ToolChoice::Required {
         "calls"
     } else {
-        "calls | prose"
+        "calls | prose ( \"\\n\" calls )?"
     };
     let open = gbnf_literal(&format!("{OPEN}{{\"name\": "));
     let middle = gbnf_literal(", \"arguments\": ");
@@ -185,7 +185,9 @@ impl Rules {
                 "array" => match schema.get("items") {
                     Some(items) if items.is_object() => {
                         let item = self.value_of(&format!("{name}-i"), items, depth + 1);
-                        format!("\"[\" ws ( {item} ( \",\" ws {item} )* )? \"]\" ws")
+                        let rule = format!("{name}-item");
+                        self.text.push_str(&format!("{rule} ::= {item}\n"));
+                        format!("\"[\" ws ( {rule} ( \",\" ws {rule} )* )? \"]\" ws")
                     }
                     _ => "array".to_owned(),
                 },
@@ -200,14 +202,23 @@ impl Rules {
         }
     }
 
-    /// A rule for an object `schema` allows, by name: its required properties first, in
-    /// order, then any of the others, each once and in order; any object when it names no
-    /// properties.
+    /// A rule for an object `schema` allows, by name: its required properties first, then
+    /// any of the others, each at most once, in the order the schema's keys sort (the order the
+    /// tools' descriptions show them); any object when it names no properties, requires one
+    /// it does not describe, or takes properties it does not name (`additionalProperties`).
+    /// Linear in the properties: each pair and each tail of the optional ones is a rule.
     fn object_of(&mut self, name: &str, schema: &Value, depth: usize) -> String {
         let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
             return "object".into();
         };
-        if properties.is_empty() || depth > MAX_SCHEMA_DEPTH {
+        let open = schema
+            .get("additionalProperties")
+            .is_some_and(|more| more.as_bool() != Some(false));
+        if properties.is_empty()
+            || open
+            || depth > MAX_SCHEMA_DEPTH
+            || self.text.len() > MAX_SCHEMA_GRAMMAR
+        {
             return "object".into();
         }
         let required: Vec<&str> = schema
@@ -215,38 +226,51 @@ impl Rules {
             .and_then(Value::as_array)
             .map(|r| r.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
-        let pair = |rules: &mut Self, key: &str, i: usize| {
-            let value = rules.value_of(&format!("{name}-{i}"), &properties[key], depth + 1);
-            format!(
-                "{} \":\" ws {value}",
-                gbnf_literal(&Value::String(key.to_owned()).to_string())
-            )
-        };
+        if required.iter().any(|key| !properties.contains_key(*key)) {
+            return "object".into();
+        }
         let mut first: Vec<String> = Vec::new();
         let mut others: Vec<String> = Vec::new();
-        for (i, key) in properties.keys().enumerate() {
+        for (i, (key, value)) in properties.iter().enumerate() {
+            let value = self.value_of(&format!("{name}-{i}"), value, depth + 1);
+            let pair = format!("{name}-p{i}");
+            self.text.push_str(&format!(
+                "{pair} ::= {} \":\" ws {value}\n",
+                gbnf_literal(&Value::String(key.clone()).to_string())
+            ));
             if required.contains(&key.as_str()) {
-                first.push(pair(self, key, i));
+                first.push(pair);
             } else {
-                others.push(pair(self, key, i));
+                others.push(pair);
             }
         }
-        // Each property at most once, in the schema's order: the required ones, then any of
-        // the others (a small model repeats a key until its tokens run out otherwise).
-        let rest = |from: usize| -> String {
-            others[from..]
-                .iter()
-                .map(|p| format!("( \",\" ws {p} )?"))
-                .collect::<Vec<_>>()
-                .join(" ")
+        // The tails of the optional pairs: `{name}-sJ` is any of pairs J.. in order, each after
+        // a comma (a small model repeats a key until its tokens run out otherwise).
+        for (j, pair) in others.iter().enumerate() {
+            let next = if j + 1 < others.len() {
+                format!(" {name}-s{}", j + 1)
+            } else {
+                String::new()
+            };
+            self.text
+                .push_str(&format!("{name}-s{j} ::= ( \",\" ws {pair} )?{next}\n"));
+        }
+        let tail = |j: usize| {
+            if j < others.len() {
+                format!(" {name}-s{j}")
+            } else {
+                String::new()
+            }
         };
         let body = if first.is_empty() {
-            let starts: Vec<String> = (0..others.len())
-                .map(|i| format!("{} {}", others[i], rest(i + 1)))
+            let starts: Vec<String> = others
+                .iter()
+                .enumerate()
+                .map(|(i, pair)| format!("{pair}{}", tail(i + 1)))
                 .collect();
             format!("( {} )?", starts.join(" | "))
         } else {
-            format!("{} {}", first.join(" \",\" ws "), rest(0))
+            format!("{}{}", first.join(" \",\" ws "), tail(0))
         };
         self.text
             .push_str(&format!("{name} ::= \"{{\" ws {body} \"}}\" ws\n"));
@@ -255,9 +279,11 @@ impl Rules {
 }
 
 /// The rules of [`call_grammar`] that do not depend on the tools: calls one per line, prose
-/// that does not open with a tag, and JSON (after llama.cpp's own `json.gbnf`).
+/// in which no `<tool_call>` tag can be written (a `<` is followed by anything but the rest
+/// of the tag), and JSON (after llama.cpp's own `json.gbnf`).
 const GRAMMAR_RULES: &str = r#"calls ::= call ("\n" call)*
-prose ::= [^<\x00] [^\x00]*
+prose ::= ( [^<\x00] | lt )+
+lt ::= "<"+ ( [^t<\x00] | "t" ( [^o<\x00] | "o" ( [^o<\x00] | "o" ( [^l<\x00] | "l" ( [^_<\x00] | "_" ( [^c<\x00] | "c" ( [^a<\x00] | "a" ( [^l<\x00] | "l" ( [^l<\x00] | "l" [^><\x00] ) ) ) ) ) ) ) ) )
 integer ::= "-"? ( [0-9] | [1-9] [0-9]{0,15} ) ws
 object ::= "{" ws ( string ":" ws value ( "," ws string ":" ws value )* )? "}" ws
 value ::= object | array | string | number | ( "true" | "false" | "null" ) ws
@@ -678,6 +704,21 @@ impl Provider for Prompted {
     }
 }
 
+/// Whether a refusal is of the grammar field: llama.cpp's own ("failed to parse grammar"),
+/// or a server that takes no field it does not know (OpenAI's "Unrecognized request argument
+/// supplied: grammar", pydantic's "Extra inputs are not permitted").
+fn refuses_grammar(message: &str) -> bool {
+    let message = message.to_lowercase();
+    [
+        "grammar",
+        "extra inputs are not permitted",
+        "unrecognized request argument",
+        "unknown field",
+    ]
+    .iter()
+    .any(|words| message.contains(words))
+}
+
 /// `held`'s answer; when the server refuses it for its grammar before anything else came,
 /// `plain`'s (and `refused` is set, so later requests go without one).
 fn without_grammar_if_refused(
@@ -691,7 +732,7 @@ fn without_grammar_if_refused(
         let mut answer = inner.stream(held, cancel.clone());
         match answer.next().await {
             Some(Err(ProviderError::Server { status, message }))
-                if (400..500).contains(&status) && message.to_lowercase().contains("grammar") =>
+                if (400..500).contains(&status) && refuses_grammar(&message) =>
             {
                 tracing::info!(%message, "the server refused the grammar: asking without it");
                 refused.store(true, std::sync::atomic::Ordering::Relaxed);

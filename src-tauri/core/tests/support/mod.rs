@@ -602,10 +602,20 @@ impl Engine {
             .stderr(Stdio::null())
             .spawn()
             .expect("the engine starts");
-        let mut line = String::new();
-        std::io::BufReader::new(child.stdout.take().expect("its stdout"))
-            .read_line(&mut line)
-            .expect("the engine says where it listens");
+        // Its first line, waited for at most a minute (an engine that hangs fails the test).
+        let stdout = child.stdout.take().expect("its stdout");
+        let (said, heard) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = std::io::BufReader::new(stdout).read_line(&mut line);
+            let _ = said.send(line);
+        });
+        let line = heard
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| {
+                let _ = child.kill();
+                panic!("the engine said nothing in 60 s")
+            });
         let origin = line
             .strip_prefix("LISTENING ")
             .and_then(|rest| rest.split_whitespace().next())

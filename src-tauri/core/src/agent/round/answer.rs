@@ -323,7 +323,7 @@ impl Run<'_> {
                 fitted
             }
             ProviderError::Server { status, message }
-                if (400..=500).contains(status)
+                if (400..500).contains(status)
                     && self.ctx.setup.tool_mode == crate::providers::ToolMode::Native
                     && self.ctx.prompted.get().is_none()
                     && unfitted.as_ref().is_some_and(|r| !r.tools.is_empty())
@@ -331,10 +331,13 @@ impl Run<'_> {
             {
                 let request = unfitted.as_ref()?.clone();
                 let ctx = &self.ctx;
+                let inner = std::sync::Arc::clone(&ctx.setup.provider);
                 let prompted: std::sync::Arc<dyn crate::providers::Provider> =
-                    std::sync::Arc::new(crate::providers::prompted::Prompted::new(
-                        std::sync::Arc::clone(&ctx.setup.provider),
-                    ));
+                    std::sync::Arc::new(if ctx.setup.takes_grammar {
+                        crate::providers::prompted::Prompted::constrained(inner)
+                    } else {
+                        crate::providers::prompted::Prompted::new(inner)
+                    });
                 let _ = ctx.prompted.set(prompted);
                 ctx.status(
                     "The model does not call tools through its API: describing them in its \
@@ -454,6 +457,7 @@ impl Run<'_> {
     fn take(&self, event: ProviderEvent, got: &mut Streamed) {
         match event {
             ProviderEvent::TextDelta(text) => {
+                got.loading = false;
                 if got.text.is_empty() {
                     self.ctx.status(status::WRITING);
                 }
@@ -461,10 +465,16 @@ impl Run<'_> {
                 got.unshown_text.push_str(&text);
             }
             ProviderEvent::ReasoningDelta(text) => {
+                if std::mem::take(&mut got.loading) {
+                    self.ctx.status(status::THINKING);
+                }
                 got.reasoning.push_str(&text);
                 got.unshown_reasoning.push_str(&text);
             }
             ProviderEvent::ToolCall(mut call) => {
+                if std::mem::take(&mut got.loading) {
+                    self.ctx.status(status::WRITING);
+                }
                 call.id = distinct_id(&got.calls, &call.id);
                 got.calls.push(call);
             }
@@ -490,7 +500,10 @@ impl Run<'_> {
                 }
                 got.server_blocks.push(block);
             }
-            ProviderEvent::Loading => self.ctx.status(status::LOADING),
+            ProviderEvent::Loading => {
+                got.loading = true;
+                self.ctx.status(status::LOADING);
+            }
         }
     }
 }
@@ -524,7 +537,8 @@ fn refuses_native_tools(message: &str) -> bool {
         && [
             "does not support tools",
             "doesn't support tools",
-            "not support tool",
+            "does not support tool use",
+            "doesn't support tool use",
             "tools are not supported",
             "tool calling is not supported",
             "tool use is not supported",
@@ -569,6 +583,8 @@ struct Streamed {
     output_tokens: Option<i64>,
     cached_input_tokens: Option<i64>,
     finish: Option<FinishReason>,
+    /// The status line says the model is loading: the first thing it sends says otherwise.
+    loading: bool,
 }
 
 impl Streamed {

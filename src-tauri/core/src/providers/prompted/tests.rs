@@ -476,17 +476,60 @@ fn the_grammar_holds_calls_to_the_offered_tools_and_their_schemas() {
         },
     ];
     let free = call_grammar(&tools, ToolChoice::Auto);
-    assert!(free.starts_with("root ::= calls | prose\n"), "{free}");
-    // Each tool by its name, its arguments by its schema: keys by name, each once.
-    assert!(free.contains(r#""\"raw__echo\"""#), "{free}");
     assert!(
-        free.contains(r#"a0 ::= "{" ws ( "\"text\"" ":" ws string  )? "}" ws"#),
+        free.starts_with("root ::= calls | prose ( \"\\n\" calls )?\n"),
         "{free}"
     );
-    assert!(
-        free.contains(r#"a1 ::= "{" ws "\"path\"" ":" ws string ( "," ws "\"lines\"" ":" ws integer )? ( "," ws "\"mode\"" ":" ws ( "\"text\"" | "\"bytes\"" ) ws )? "}" ws"#),
-        "{free}"
+    // Each tool by its name, its arguments by its schema: keys by name, each at most once,
+    // the required first; a `<tool_call>` tag cannot be written in the prose.
+    for rule in [
+        r#""\"raw__echo\"" ", \"arguments\": " a0"#,
+        r#"a0 ::= "{" ws ( a0-p0 )? "}" ws"#,
+        r#"a1-p0 ::= "\"lines\"" ":" ws integer"#,
+        r#"a1-p1 ::= "\"mode\"" ":" ws ( "\"text\"" | "\"bytes\"" ) ws"#,
+        r#"a1-s0 ::= ( "," ws a1-p0 )? a1-s1"#,
+        r#"a1 ::= "{" ws a1-p2 a1-s0 "}" ws"#,
+        r#"prose ::= ( [^<\x00] | lt )+"#,
+    ] {
+        assert!(free.contains(rule), "{rule}\n{free}");
+    }
+    // What a schema leaves open, or cannot be met, is any object.
+    let open = call_grammar(
+        &[
+            ToolSpec {
+                name: "t".into(),
+                description: String::new(),
+                parameters: json!({"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": true}),
+            },
+            ToolSpec {
+                name: "u".into(),
+                description: String::new(),
+                parameters: json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["b"]}),
+            },
+        ],
+        ToolChoice::Auto,
     );
+    assert!(
+        open.contains(r#""\"t\"" ", \"arguments\": " object"#),
+        "{open}"
+    );
+    assert!(
+        open.contains(r#""\"u\"" ", \"arguments\": " object"#),
+        "{open}"
+    );
+    // A tool of 300 optional properties stays linear in size.
+    let wide: serde_json::Map<String, Value> = (0..300)
+        .map(|i| (format!("p{i}"), json!({"type": "string"})))
+        .collect();
+    let wide = call_grammar(
+        &[ToolSpec {
+            name: "wide".into(),
+            description: String::new(),
+            parameters: json!({"type": "object", "properties": wide}),
+        }],
+        ToolChoice::Auto,
+    );
+    assert!(wide.len() < 40_000, "{}", wide.len());
     let required = call_grammar(&tools, ToolChoice::Required);
     assert!(required.starts_with("root ::= calls\n"), "{required}");
     // A heavy day's tools: past the budget, any object.

@@ -544,13 +544,16 @@ describe("the Servers page", { timeout: 30_000 }, () => {
     await vi.waitFor(() => expect(within(server).getAllByTestId("server-root")).toHaveLength(1));
     expect(within(server).getByTestId("server-root").textContent).toContain(notes);
     expect((await status("files")).roots).toEqual([notes]);
-    // The dialog closed: nothing changes.
+    // The dialog closed: nothing changes. (The button is busy until Rust answered the first
+    // add, which may be after the list showed its folder: a click before then is not a click.)
     await backend.host({ folder: null });
+    await vi.waitFor(() => expect((within(server).getByTestId("server-add-root") as HTMLButtonElement).disabled).toBe(false));
     await user.click(within(server).getByTestId("server-add-root"));
     await vi.waitFor(async () => expect((await backend.asked()).filter((a) => a.dialog === "choose_folder")).toHaveLength(2));
     await vi.waitFor(() => expect(backend.callsTo("add_mcp_server_root")).toHaveLength(2));
     expect((await status("files")).roots).toEqual([notes]);
     expect(within(server).getAllByTestId("server-root")).toHaveLength(1);
+    await vi.waitFor(() => expect((within(server).getByTestId("server-add-root") as HTMLButtonElement).disabled).toBe(false));
     await user.click(within(server).getByRole("button", { name: `Remove folder access: ${notes}` }));
     await vi.waitFor(() => expect(within(server).queryAllByTestId("server-root")).toHaveLength(0));
     expect((await status("files")).roots).toEqual([]);

@@ -97,6 +97,7 @@ fn rich_request() -> ChatRequest {
         deferred_tools: Vec::new(),
         keep_alive: Some("10m".into()),
         grammar: None,
+        format: None,
     }
 }
 

@@ -91,6 +91,12 @@ impl Ollama {
                                     .to_string(),
                             )
                         }
+                        // Held to a call's schema, the answer is the call's JSON.
+                        ("POST", "/api/chat") if body["format"].is_object() => {
+                            let call = json!({"name": "raw__echo", "arguments": {"text": "hi"}}).to_string();
+                            let line = json!({"model": body["model"], "message": {"role": "assistant", "content": call}, "done": true, "done_reason": "stop"});
+                            format!("{}{line}\n", head(200, "application/x-ndjson"))
+                        }
                         ("POST", "/api/chat") => {
                             let asked = body["messages"].to_string();
                             let answered = asked.contains("<tool_result name=");
@@ -497,5 +503,61 @@ async fn a_model_whose_server_refuses_tools_is_given_them_by_prompt_and_it_is_re
     .unwrap();
     let bodies = ollama.requests_to("POST /api/chat");
     assert!(bodies[3]["tools"].is_null(), "{}", bodies[3]);
+    app.shutdown(Duration::from_secs(5)).await;
+}
+
+#[tokio::test]
+async fn a_required_call_of_a_prompted_ollama_model_is_held_to_a_json_schema_and_run() {
+    if !support::mcp_peers_installed("a_required_call_of_a_prompted_ollama_model") {
+        return;
+    }
+    let (app, ollama, _dir) = app_with_ollama().await;
+    scripted::raw_server(&app, "raw", &[]).await;
+    cli(
+        &app,
+        &["provider", "tools", "Local", "smollm2:135m", "prompted"],
+    )
+    .await
+    .0
+    .unwrap();
+    let (ran, out) = cli(
+        &app,
+        &[
+            "chat",
+            "--provider",
+            "Local",
+            "--model",
+            "smollm2:135m",
+            "--approve",
+            "all",
+            "--require-tool",
+            "--json",
+            "Say hi to the server",
+        ],
+    )
+    .await;
+    ran.unwrap();
+    assert!(out.contains("The server said hi back."), "{out}");
+    assert!(
+        !out.contains("<tool_call>"),
+        "the markup never shows: {out}"
+    );
+    let bodies = ollama.requests_to("POST /api/chat");
+    // The first answer: held to the one tool's call, its arguments to the tool's schema.
+    assert_eq!(
+        bodies[0]["format"]["properties"]["name"],
+        json!({"const": "raw__echo"})
+    );
+    assert_eq!(
+        bodies[0]["format"]["properties"]["arguments"]["properties"]["text"],
+        json!({"type": "string"})
+    );
+    // The answer after the result may be prose: not held.
+    assert!(bodies[1]["format"].is_null(), "{}", bodies[1]);
+    let calls: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains("\"tool_call_proposed\""))
+        .collect();
+    assert_eq!(calls.len(), 1, "{out}");
     app.shutdown(Duration::from_secs(5)).await;
 }

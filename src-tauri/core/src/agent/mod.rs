@@ -158,9 +158,8 @@ pub struct RunSetup {
     pub tool_mode: crate::providers::ToolMode,
     /// The first answer must call a tool ([`crate::app::TurnRequest::require_tool`]).
     pub require_tool: bool,
-    /// The provider's server may take a grammar (an OpenAI-compatible one): a model given
-    /// tools by prompt has its answers held to the call format.
-    pub takes_grammar: bool,
+    /// How the provider's server can hold a model given tools by prompt to the call format.
+    pub constraint: crate::providers::prompted::Constraint,
     /// The model's window in tokens, when known from any source.
     pub window: Option<u64>,
     /// The tools the person uses most, most used first, as (server, tool): the ones offered

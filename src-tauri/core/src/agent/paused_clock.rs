@@ -217,7 +217,7 @@ impl Bench {
             keep_alive: None,
             tool_mode: crate::providers::ToolMode::Native,
             require_tool: false,
-            takes_grammar: false,
+            constraint: crate::providers::prompted::Constraint::None,
             window: None,
             favoured: Vec::new(),
             provider_searches_tools: false,

@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::Providers;
 use crate::error::CoreError;
 use crate::input::InvalidInput;
-use crate::providers::prompted::Prompted;
+use crate::providers::prompted::{Constraint, Prompted};
 use crate::providers::{Provider, ToolMode};
 
 /// Whose word a model's [`ToolMode`] is.
@@ -92,14 +92,20 @@ impl Providers {
         self.tool_mode(provider, model).await
     }
 
-    /// Whether the provider's server may take a grammar: an OpenAI-compatible one may
-    /// (llama.cpp does; one that refuses it is asked again without).
+    /// How the provider's server can hold a prompted model's answer to the call format: an
+    /// OpenAI-compatible one may take a grammar (llama.cpp does; one that refuses it is asked
+    /// again without), Ollama a JSON schema for a required call.
     ///
     /// # Errors
     /// No such provider; the database.
-    pub async fn takes_grammar(&self, provider: &str) -> Result<bool, CoreError> {
-        Ok(self.db.provider_row(provider).await?.kind
-            == crate::provider_config::ProviderKind::OpenaiCompatible.as_str())
+    pub async fn constraint(&self, provider: &str) -> Result<Constraint, CoreError> {
+        use crate::provider_config::ProviderKind;
+        let kind = self.db.provider_row(provider).await?.kind;
+        Ok(match ProviderKind::parse(&kind) {
+            Some(ProviderKind::OpenaiCompatible) => Constraint::Grammar,
+            Some(ProviderKind::Ollama) => Constraint::JsonFormat,
+            _ => Constraint::None,
+        })
     }
 
     /// A client for `model` of `provider` as the model is given tools: wrapped to call them in
@@ -115,10 +121,9 @@ impl Providers {
     ) -> Result<(Arc<dyn Provider>, ToolModeChoice), CoreError> {
         let client = self.client(provider).await?;
         let mode = self.tool_mode(provider, model).await?;
-        let takes_grammar = self.takes_grammar(provider).await?;
+        let constraint = self.constraint(provider).await?;
         let client: Arc<dyn Provider> = match mode.mode {
-            ToolMode::Prompted if takes_grammar => Arc::new(Prompted::constrained(client)),
-            ToolMode::Prompted => Arc::new(Prompted::new(client)),
+            ToolMode::Prompted => Arc::new(Prompted::held_to(client, constraint)),
             ToolMode::Off => Arc::new(Prompted::without_tools(client)),
             ToolMode::Native => client,
         };

@@ -375,7 +375,7 @@ impl App {
                 })
                 .collect()
         };
-        let takes_grammar = self.providers.takes_grammar(&provider_name).await?;
+        let constraint = self.providers.constraint(&provider_name).await?;
         Ok(RunSetup {
             run_id: new_id(),
             conversation_id: conversation.id,
@@ -398,7 +398,7 @@ impl App {
             keep_alive: Some(settings.keep_alive.clone()).filter(|k| !k.is_empty()),
             tool_mode: tool_mode.mode,
             require_tool: request.require_tool,
-            takes_grammar,
+            constraint,
             window: window.map(|w| w.tokens),
             favoured,
             provider_searches_tools,

@@ -354,6 +354,9 @@ pub struct ChatRequest {
     /// A grammar (llama.cpp's GBNF) the answer must follow, for a server that takes one
     /// ([`prompted`] constrains a prompted model's calls so); sent only when set.
     pub grammar: Option<String>,
+    /// A JSON schema the whole answer must follow, for a server that takes one (Ollama's
+    /// `format`: [`prompted`] holds a required call so); sent only when set.
+    pub format: Option<Value>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -19,8 +19,10 @@
 //! ([`call_grammar`]): an answer is then prose, calls, or prose and then calls, each call
 //! well-formed JSON naming one of the offered tools with arguments that follow its schema,
 //! nothing after the calls and no call inside the prose; when a call is required, calls only.
-//! A server that refuses the grammar is asked again without it. (Ollama's `format` is not used: it holds the whole answer to JSON, so an answer
-//! in prose, the common case, could not be written.)
+//! A server that refuses the grammar is asked again without it. Ollama takes no grammar, only
+//! a JSON schema for the whole answer (`format`): a required call is held to one
+//! ([`call_schema`]) and read as the call it is; an answer that may be prose is not held, as
+//! prose could not be written in JSON.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -608,6 +610,74 @@ fn name_in(body: &str) -> Option<String> {
     Some(after[..end].to_owned())
 }
 
+/// How a server can hold a prompted model's answer to the call format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Constraint {
+    /// It cannot (or is not known to).
+    #[default]
+    None,
+    /// To a grammar (llama.cpp's `grammar`; an OpenAI-compatible server may take it).
+    Grammar,
+    /// The whole answer to a JSON schema (Ollama's `format`): used only when a call is
+    /// required, since an answer in prose could not be written so.
+    JsonFormat,
+}
+
+/// The JSON schema a required call is held to where the server takes one for the whole
+/// answer (Ollama's `format`): one of `tools` by name with arguments that follow its schema;
+/// past [`MAX_SCHEMA_GRAMMAR`] bytes of schemas, its name with any object.
+#[must_use]
+pub fn call_schema(tools: &[ToolSpec]) -> Value {
+    let size: usize = tools.iter().map(|t| t.parameters.to_string().len()).sum();
+    if size > MAX_SCHEMA_GRAMMAR {
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+        return json!({
+            "type": "object",
+            "properties": {"name": {"type": "string", "enum": names}, "arguments": {"type": "object"}},
+            "required": ["name", "arguments"]
+        });
+    }
+    let each: Vec<Value> = tools
+        .iter()
+        .map(|t| {
+            let arguments = if t.parameters.is_object() {
+                t.parameters.clone()
+            } else {
+                json!({"type": "object"})
+            };
+            json!({
+                "type": "object",
+                "properties": {"name": {"const": t.name}, "arguments": arguments},
+                "required": ["name", "arguments"]
+            })
+        })
+        .collect();
+    if each.len() == 1 {
+        return each.into_iter().next().unwrap_or_default();
+    }
+    json!({ "anyOf": each })
+}
+
+/// A whole answer that is one call as JSON (held so by [`call_schema`]), written as the call
+/// it is: its text between the call tags, for [`calls_from_text`] to take out.
+fn answer_as_call(inner: EventStream) -> EventStream {
+    let mut opened = false;
+    Box::pin(inner.flat_map(move |event| {
+        let out = match event {
+            Ok(ProviderEvent::TextDelta(text)) if !opened => {
+                opened = true;
+                vec![Ok(ProviderEvent::TextDelta(format!("{OPEN}{text}")))]
+            }
+            Ok(ProviderEvent::Finish(reason)) if opened => vec![
+                Ok(ProviderEvent::TextDelta(CLOSE.to_owned())),
+                Ok(ProviderEvent::Finish(reason)),
+            ],
+            other => vec![other],
+        };
+        futures_util::stream::iter(out)
+    }))
+}
+
 /// A provider whose model calls tools by prompt: the tools go into the system prompt, the
 /// history's calls and results into text, and the calls come back out of the answer's text.
 /// Or, [`Prompted::without_tools`], a model given no tools at all: whatever a run offers
@@ -615,8 +685,8 @@ fn name_in(body: &str) -> Option<String> {
 pub struct Prompted {
     inner: Arc<dyn Provider>,
     describe: bool,
-    /// Hold the answer to [`call_grammar`] (a server that takes llama.cpp's `grammar`).
-    constrain: bool,
+    /// How the server can hold the answer to the call format.
+    constraint: Constraint,
     /// Set once the server refused the grammar: later requests go without it.
     grammar_refused: Arc<std::sync::atomic::AtomicBool>,
 }
@@ -627,18 +697,18 @@ impl Prompted {
         Self {
             inner,
             describe: true,
-            constrain: false,
+            constraint: Constraint::None,
             grammar_refused: Arc::default(),
         }
     }
 
-    /// A prompted model whose server may take a grammar (an OpenAI-compatible one: llama.cpp
-    /// does): its answers are held to [`call_grammar`], and asked again without it when the
-    /// server refuses it.
+    /// A prompted model whose server can hold its answers as `constraint` says: to
+    /// [`call_grammar`] (asked again without it when the server refuses it), or, when a call is
+    /// required, to a call as JSON ([`call_schema`]).
     #[must_use]
-    pub fn constrained(inner: Arc<dyn Provider>) -> Self {
+    pub fn held_to(inner: Arc<dyn Provider>, constraint: Constraint) -> Self {
         Self {
-            constrain: true,
+            constraint,
             ..Self::new(inner)
         }
     }
@@ -665,8 +735,16 @@ impl Provider for Prompted {
                 _ => prompt,
             });
         }
+        // A required call, where the whole answer can be held to a schema: JSON, then read
+        // as the call it is.
+        let as_call = offered
+            && self.constraint == Constraint::JsonFormat
+            && request.tool_choice == ToolChoice::Required;
+        if as_call {
+            request.format = Some(call_schema(&tools));
+        }
         let grammar = (offered
-            && self.constrain
+            && self.constraint == Constraint::Grammar
             && !self
                 .grammar_refused
                 .load(std::sync::atomic::Ordering::Relaxed))
@@ -674,6 +752,7 @@ impl Provider for Prompted {
         request.tool_choice = ToolChoice::Auto;
         request.messages = as_text_history(std::mem::take(&mut request.messages));
         let inner = match grammar {
+            None if as_call => answer_as_call(self.inner.stream(request, cancel)),
             None => self.inner.stream(request, cancel),
             Some(grammar) => {
                 let held = ChatRequest {

@@ -332,12 +332,9 @@ impl Run<'_> {
                 let request = unfitted.as_ref()?.clone();
                 let ctx = &self.ctx;
                 let inner = std::sync::Arc::clone(&ctx.setup.provider);
-                let prompted: std::sync::Arc<dyn crate::providers::Provider> =
-                    std::sync::Arc::new(if ctx.setup.takes_grammar {
-                        crate::providers::prompted::Prompted::constrained(inner)
-                    } else {
-                        crate::providers::prompted::Prompted::new(inner)
-                    });
+                let prompted: std::sync::Arc<dyn crate::providers::Provider> = std::sync::Arc::new(
+                    crate::providers::prompted::Prompted::held_to(inner, ctx.setup.constraint),
+                );
                 let _ = ctx.prompted.set(prompted);
                 ctx.status(
                     "The model does not call tools through its API: describing them in its \

@@ -57,6 +57,7 @@ fn history_maps_to_user_and_model_turns_with_function_parts() {
         deferred_tools: Vec::new(),
         keep_alive: None,
         grammar: None,
+        format: None,
     };
     assert_eq!(
         request_body(&request),

@@ -95,6 +95,9 @@ pub fn request_body(request: &ChatRequest) -> Value {
     if !options.is_empty() {
         body.insert("options".into(), Value::Object(options));
     }
+    if let Some(format) = &request.format {
+        body.insert("format".into(), format.clone());
+    }
     if let Some(keep) = &request.keep_alive {
         // A number of seconds goes as a number; a duration (`5m`) as text.
         body.insert(

@@ -50,6 +50,7 @@ fn a_request_carries_history_tools_and_streaming_options() {
         deferred_tools: Vec::new(),
         keep_alive: None,
         grammar: None,
+        format: None,
     };
     assert_eq!(
         request_body(&request, true),

@@ -44,6 +44,7 @@ const OPEN_LINK: Buttons = ("_Open", "_Cancel");
 const RUN_FOR_APP: Buttons = ("_Run", "_Cancel");
 const OPEN_FORM_PAGE: Buttons = ("_Open the page", "_Cancel");
 const PUT_ON_PATH: Buttons = ("_Put it there", "_Cancel");
+const ADD_RULES: Buttons = ("_Add the rule", "_Cancel");
 
 #[cfg(not(target_os = "linux"))]
 fn label(text: &str) -> String {
@@ -104,6 +105,7 @@ impl Confirm for NativeConfirm {
             Allowance::AppToolCall { .. } => RUN_FOR_APP,
             Allowance::FormPage { .. } => OPEN_FORM_PAGE,
             Allowance::ShellCommand { .. } => PUT_ON_PATH,
+            Allowance::PolicyRules { .. } => ADD_RULES,
         };
         let question = Question {
             title: allowance.title(),

@@ -64,6 +64,12 @@ pub struct ApprovalItem {
     pub arguments: String,
     /// The server marked the tool `destructiveHint`.
     pub destructive: bool,
+    /// Why the person is asked: the rule that says ask, what the turn has read, a path outside
+    /// the server's roots, or that nothing lets the call run.
+    pub asked_because: String,
+    /// The rule the dialog offers to make from this call (allow this tool, with these
+    /// arguments' folders or hosts); made only after the native confirmation.
+    pub suggested_rule: Option<crate::policy::rules::Rule>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
@@ -339,12 +345,16 @@ mod tests {
                         description: "d".into(),
                         arguments: "{}".into(),
                         destructive: false,
+                        asked_because: "no rule or standing approval lets it run".into(),
+                        suggested_rule: None,
                     }],
                 },
                 json!({"type": "approval_required", "request_id": "r1", "calls": [{
                     "call_id": "c1", "server": "time", "tool": "get_current_time",
                     "display_name": "time · Get Current Time", "description": "d",
-                    "arguments": "{}", "destructive": false}]}),
+                    "arguments": "{}", "destructive": false,
+                    "asked_because": "no rule or standing approval lets it run",
+                    "suggested_rule": null}]}),
             ),
         ];
         for (event, expected) in cases {

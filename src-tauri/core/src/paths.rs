@@ -66,6 +66,25 @@ impl AppPaths {
         }
     }
 
+    /// The folders an organisation's managed policy is read from: the system's place for it
+    /// (Linux `/etc/switchboard`, macOS `/Library/Application Support/Switchboard`, Windows
+    /// `%ProgramData%\\Switchboard`), always — a home set by `SWITCHBOARD_HOME` does not escape
+    /// it — and, under such a home, its `managed` folder too (tests, a managed copy per home).
+    pub fn managed_dirs(&self) -> Vec<PathBuf> {
+        let system = if cfg!(target_os = "macos") {
+            Some(PathBuf::from("/Library/Application Support/Switchboard"))
+        } else if cfg!(windows) {
+            std::env::var_os("ProgramData").map(|d| PathBuf::from(d).join("Switchboard"))
+        } else {
+            Some(PathBuf::from("/etc/switchboard"))
+        };
+        let mut dirs: Vec<PathBuf> = system.into_iter().collect();
+        if let Some(home) = &self.home {
+            dirs.push(home.join("managed"));
+        }
+        dirs
+    }
+
     pub fn database_file(&self) -> PathBuf {
         self.data_dir.join("switchboard.db")
     }

@@ -54,7 +54,16 @@ pub struct Settings {
     /// server's own default (Ollama's is five minutes).
     #[serde(default)]
     pub keep_alive: String,
+    /// How many days the audit record keeps each tool call (the last day's always).
+    #[serde(default = "default_audit_retention_days")]
+    pub audit_retention_days: u32,
 }
+
+fn default_audit_retention_days() -> u32 {
+    365
+}
+
+pub const AUDIT_RETENTION_RANGE: std::ops::RangeInclusive<u32> = 1..=36_500;
 
 /// Whether `text` is a `keep_alive` Ollama reads: a whole number of seconds (`-1` for ever),
 /// or one followed by `s`, `m` or `h`.
@@ -126,6 +135,7 @@ impl Default for Settings {
             default_system_prompt: default_system_prompt(),
             mcp_registry: default_mcp_registry(),
             keep_alive: String::new(),
+            audit_retention_days: default_audit_retention_days(),
         }
     }
 }
@@ -193,6 +203,12 @@ impl Settings {
                 "Enter the registry's http:// or https:// address.",
             ));
         };
+        check_range(
+            "audit_retention_days",
+            "How long the record of calls is kept",
+            self.audit_retention_days,
+            &AUDIT_RETENTION_RANGE,
+        )?;
         self.keep_alive = self.keep_alive.trim().to_owned();
         if !self.keep_alive.is_empty() && !is_keep_alive(&self.keep_alive) {
             return Err(InvalidInput::new(
@@ -432,6 +448,7 @@ mod tests {
             default_system_prompt: "Answer in French.".into(),
             mcp_registry: "https://registry.example.com/mcp".into(),
             keep_alive: "30m".into(),
+            audit_retention_days: 90,
         };
         assert_eq!(Settings::from_entries(&s.to_entries()), s);
         assert_eq!(s.to_entries()["theme"], json!("dark"));

@@ -72,7 +72,11 @@ mcp_registry: string,
  * `30s`, a number of seconds, `0` (unload at once) or `-1` (for ever); empty for the
  * server's own default (Ollama's is five minutes).
  */
-keep_alive: string, };
+keep_alive: string, 
+/**
+ * How many days the audit record keeps each tool call (the last day's always).
+ */
+audit_retention_days: number, };
 
 export type Conversation = { id: string, title: string, created_at: number, updated_at: number, 
 /**
@@ -425,7 +429,12 @@ rich: boolean,
  * call ([`Store::record_app_call`]). Such a call has no tool message: the model never
  * asked, and does not read its result.
  */
-asked_by?: string, };
+asked_by?: string, 
+/**
+ * What decided whether it ran, in the person's words: the rule of a policy file, the
+ * standing approval, the person, … ([`crate::policy::Judgement::by`]).
+ */
+decided_by?: string, };
 
 /**
  * One piece of a result that is not plain text, as a tool card shows it. Base64 data is passed
@@ -609,7 +618,12 @@ held_reason: string | null,
 /**
  * Rough tokens its definition costs in every request (characters / 4).
  */
-estimated_tokens: number, };
+estimated_tokens: number, 
+/**
+ * The rule that decides every call of it whatever its arguments (allow, ask, block), of
+ * the person's policy.json or the organisation's; a blocked tool is never offered.
+ */
+rule: RuleHit | null, };
 
 /**
  * A tool switched off in a conversation that fits a file attached to it (seed 002), and why.
@@ -773,7 +787,172 @@ arguments: string,
 /**
  * The server marked the tool `destructiveHint`.
  */
-destructive: boolean, };
+destructive: boolean, 
+/**
+ * Why the person is asked: the rule that says ask, what the turn has read, a path outside
+ * the server's roots, or that nothing lets the call run.
+ */
+asked_because: string, 
+/**
+ * The rule the dialog offers to make from this call (allow this tool, with these
+ * arguments' folders or hosts); made only after the native confirmation.
+ */
+suggested_rule: Rule | null, };
+
+/**
+ * What a rule does to the calls it applies to.
+ */
+export type Outcome = "allow" | "ask" | "block";
+
+/**
+ * A test on one argument. Written as an object with one key: `{"inside": ["~/notes"]}`.
+ */
+export type Test = { "inside": Array<string> } | { "host": Array<string> } | { "matches": string } | { "range": { min?: number, max?: number, } } | { "one_of": Array<JsonValue> } | { "not": Test };
+
+/**
+ * One rule of a policy file.
+ */
+export type Rule = { 
+/**
+ * A server's name in mcp.json, or `*` for every server.
+ */
+server: string, 
+/**
+ * One tool of the server; every tool when absent.
+ */
+tool?: string, 
+/**
+ * Tests on the call's arguments, each by the argument's name or a JSON pointer
+ * (`/options/path`); all must hold for the rule to apply.
+ */
+when?: { [key in string]: Test }, outcome: Outcome, 
+/**
+ * Why the rule exists, in the person's words: shown with every decision it makes.
+ */
+note?: string, };
+
+/**
+ * A server, or one of its tools, named by a list (untrusted content, results reviewed).
+ */
+export type Target = { server: string, tool?: string, };
+
+/**
+ * The whole of a policy file.
+ */
+export type PolicyFile = { rules?: Array<Rule>, 
+/**
+ * Sources of untrusted content (web fetchers, mail and chat readers, search): once a turn
+ * has read from one, another server's tools that are not read-only ask.
+ */
+untrusted?: Array<Target>, 
+/**
+ * Results the person sees, and may cut or withhold, before the model reads them.
+ */
+review?: Array<Target>, 
+/**
+ * The managed file only: the servers that may be added or run at all (`None`: any).
+ */
+allowedServers?: Array<string>, };
+
+/**
+ * Whose file a rule is in.
+ */
+export type Source = "user" | "managed";
+
+/**
+ * The rule that decided a call, in words a person reads.
+ */
+export type RuleHit = { outcome: Outcome, source: Source, 
+/**
+ * Its place in its file (`rules[2]`).
+ */
+index: number, 
+/**
+ * "rule 3 of policy.json: ask before fs · write_file when path is not inside ~/notes".
+ */
+said: string, };
+
+/**
+ * Which list of servers and tools a mark puts one on.
+ */
+export type PolicyMark = "untrusted" | "review";
+
+/**
+ * The policy as the window shows it.
+ */
+export type PolicyView = { 
+/**
+ * Where the person's file is.
+ */
+path: string, file: PolicyFile, 
+/**
+ * The organisation's policy, merged from its files (empty when there is none).
+ */
+managed: PolicyFile, 
+/**
+ * The managed files read, in order.
+ */
+managed_paths: Array<string>, 
+/**
+ * Each of the person's rules in words, in the file's order.
+ */
+said: Array<string>, 
+/**
+ * Each of the organisation's rules in words.
+ */
+managed_said: Array<string>, };
+
+/**
+ * Who asked for a call.
+ */
+export type AuditOrigin = "model" | "retry" | "app" | "cli";
+
+/**
+ * Whether a call ran.
+ */
+export type AuditDecision = "allowed" | "denied" | "not_run";
+
+/**
+ * One call in the audit record.
+ */
+export type AuditEntry = { 
+/**
+ * Its place in the record (0 until written).
+ */
+seq: number, 
+/**
+ * When it was decided (ms since the epoch).
+ */
+at: number, origin: AuditOrigin, conversation_id: string | null, conversation_title: string | null, server: string, tool: string, 
+/**
+ * The arguments exactly as sent.
+ */
+arguments: string, decision: AuditDecision, 
+/**
+ * What decided: a rule, a standing approval, the person, the organisation's policy.
+ */
+decided_by: string, duration_ms: number | null, is_error: boolean, 
+/**
+ * SHA-256 of the whole result as the server sent it (hex), and its size in bytes.
+ */
+result_sha256: string | null, result_bytes: number | null, };
+
+/**
+ * Which entries to read.
+ */
+export type AuditFilter = { 
+/**
+ * From this time on (ms since the epoch).
+ */
+since?: number, 
+/**
+ * Before this entry (`seq`): the next page back.
+ */
+before?: number, server?: string, conversation_id?: string, decision?: AuditDecision, 
+/**
+ * The most entries, newest first (at most 10,000; default 200).
+ */
+limit?: number, };
 
 export type RunEvent = { "type": "run_started", run_id: string, conversation_id: string, } | { "type": "status", text: string, } | { "type": "answer_started", message: Message, } | { "type": "text_delta", message_id: string, text: string, } | { "type": "reasoning_delta", message_id: string, text: string, } | { "type": "tool_warning", tool: string, message: string, } | { "type": "tools_offered", offered: Array<string>, of: number, found: Array<string>, why: string, } | { "type": "context_used", used: ContextUse, } | { "type": "history_fitted", summary: Summary | null, left_out: number, message: string, } | { "type": "tool_call_proposed", call: ProposedCall, } | { "type": "approval_required", request_id: string, calls: Array<ApprovalItem>, } | { "type": "tool_decided", call_id: string, decision: ToolDecision, 
 /**

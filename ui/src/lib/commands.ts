@@ -4,7 +4,7 @@
 // and commit the result; the test command fails while this file and Rust disagree.
 
 import { call, channel } from "./invoke";
-import type { AppStatus, ApprovalAnswer, Attached, Attachment, AttachmentRef, BundleInstallRequest, ComparedModel, ConnectionReport, Conversation, ConversationArtifact, ConversationDetail, ConversationTool, Draft, DropEvent, ElicitationAnswer, ElicitationRequest, ExportFormat, ImportPreview, ImportedProfile, InstallRequest, JsonValue, KeychainStatus, LocalServer, McpAppView, McpServerStatus, McpServerView, MessagePage, ModelInfo, ModelPrice, ModelWindow, NewProvider, OfferedBundle, OffersOf, Preset, Profile, ProfileChoice, ProfileFields, PromptUse, Provider, ProviderKindInfo, PullProgress, ResultView, RunEvent, SearchHit, SearchPage, ServerOffers, Settings, ShellCommandStatus, ShownProposal, StandingApproval, SwitchedBranch, ToolMode, ToolModeChoice, ToolReview, ToolSuggestion, UpdateProgress, UpdateStatus, UsageReport, UsageTotal } from "./bindings";
+import type { AppStatus, ApprovalAnswer, Attached, Attachment, AttachmentRef, AuditEntry, AuditFilter, BundleInstallRequest, ComparedModel, ConnectionReport, Conversation, ConversationArtifact, ConversationDetail, ConversationTool, Draft, DropEvent, ElicitationAnswer, ElicitationRequest, ExportFormat, ImportPreview, ImportedProfile, InstallRequest, JsonValue, KeychainStatus, LocalServer, McpAppView, McpServerStatus, McpServerView, MessagePage, ModelInfo, ModelPrice, ModelWindow, NewProvider, OfferedBundle, OffersOf, Outcome, PolicyMark, PolicyView, Preset, Profile, ProfileChoice, ProfileFields, PromptUse, Provider, ProviderKindInfo, PullProgress, ResultView, Rule, RunEvent, SearchHit, SearchPage, ServerOffers, Settings, ShellCommandStatus, ShownProposal, StandingApproval, SwitchedBranch, Target, ToolMode, ToolModeChoice, ToolReview, ToolSuggestion, UpdateProgress, UpdateStatus, UsageReport, UsageTotal } from "./bindings";
 
 export function appStatus(): Promise<AppStatus> {
   return call("app_status");
@@ -601,6 +601,56 @@ export function watchServerProposals(onProposal: (message: ShownProposal) => voi
  */
 export function acceptServerProposal(token: string): Promise<McpServerView> {
   return call("accept_server_proposal", { token });
+}
+
+/**
+ * The person's rules, the organisation's, and each in words.
+ */
+export function getPolicy(): Promise<PolicyView> {
+  return call("get_policy");
+}
+
+/**
+ * Allow, ask or block a server's tools (`tool` null) or one tool; `outcome` null takes
+ * that rule away. Allowing asks in a native dialog first.
+ */
+export function setToolPolicy(server: string, tool?: string | null, outcome?: Outcome | null): Promise<PolicyView> {
+  return call("set_tool_policy", { server, tool: tool ?? null, outcome: outcome ?? null });
+}
+
+/**
+ * Adds a rule (one made from an approval dialog's call, or written in Settings).
+ */
+export function addPolicyRule(rule: Rule): Promise<PolicyView> {
+  return call("add_policy_rule", { rule });
+}
+
+/**
+ * Takes away the rule at `index` (0-based).
+ */
+export function removePolicyRule(index: number): Promise<PolicyView> {
+  return call("remove_policy_rule", { index });
+}
+
+/**
+ * Marks a server or tool untrusted or reviewed, or takes the mark away.
+ */
+export function setPolicyMark(mark: PolicyMark, target: Target, on: boolean): Promise<PolicyView> {
+  return call("set_policy_mark", { mark, target, on });
+}
+
+/**
+ * Replaces policy.json with `text`, checked whole (refused with where and why).
+ */
+export function replacePolicy(text: string): Promise<PolicyView> {
+  return call("replace_policy", { text });
+}
+
+/**
+ * Entries of the record of every tool call, newest first.
+ */
+export function listAudit(filter: AuditFilter): Promise<Array<AuditEntry>> {
+  return call("list_audit", { filter });
 }
 
 export function listProfiles(): Promise<Array<Profile>> {

@@ -83,10 +83,12 @@ impl Default for RunLimits {
 }
 
 /// What the person decided about a server in `mcp.json` that bears on its calls.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ServerRules {
     pub trust: Trust,
     pub timeout: Option<Duration>,
+    /// The folders it was given as roots: a path argument outside them asks.
+    pub roots: Vec<std::path::PathBuf>,
 }
 
 /// How a turn begins.
@@ -134,6 +136,11 @@ pub struct RunSetup {
     /// switches and held-back pins).
     pub tools: Vec<CatalogueTool>,
     pub rules: HashMap<String, ServerRules>,
+    /// The rules of the person's and the organisation's policy files.
+    pub policy: std::sync::Arc<crate::policy::Policy>,
+    /// The tools a rule blocks outright, by the name the model would call them, and the rule:
+    /// never offered, and a call that names one anyway is refused saying so.
+    pub blocked: HashMap<String, String>,
     /// The standing approvals that hold, and where one given during the run is kept.
     pub standing: Standing,
     /// A comparison's lane: the conversation whose messages come before the lane's own in

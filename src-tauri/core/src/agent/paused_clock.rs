@@ -204,6 +204,8 @@ impl Bench {
             files: crate::attachments::AttachmentFiles::new(std::env::temp_dir()),
             tools: catalogue.tools().to_vec(),
             rules: HashMap::new(),
+            policy: Default::default(),
+            blocked: Default::default(),
             standing: Standing {
                 kept_in: self.conversation.clone(),
                 ..Standing::default()

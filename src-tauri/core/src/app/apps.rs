@@ -207,8 +207,9 @@ impl App {
         self.app_calls
             .admit(&card, Instant::now())
             .map_err(refused)?;
-        let (entry, verdict) = self
-            .app_call_verdict(conversation_id, &run.server, tool)
+        let arguments_value = Value::Object(arguments.clone());
+        let (entry, judged) = self
+            .app_call_verdict(conversation_id, &run.server, tool, Some(&arguments_value))
             .await?;
         // The call is kept with the conversation's, saying which app asked, whatever happens.
         let arguments_text = Value::Object(arguments.clone()).to_string();
@@ -225,7 +226,8 @@ impl App {
             asked_by: Some(crate::store::asked_by_app(&run.display_name, &run.call_id)),
             ..ToolRun::default()
         };
-        let scope = match verdict {
+        record.decided_by = Some(judged.by.clone());
+        let scope = match judged.verdict {
             Verdict::Allow(scope) => scope,
             Verdict::Deny(why) => {
                 self.keep_app_call(denied(record, &why)).await;
@@ -242,6 +244,8 @@ impl App {
                     self.keep_app_call(denied(record, why)).await;
                     return Err(refused(why.into()));
                 };
+                let because = judged.by.clone();
+                record.decided_by = Some(format!("you, when asked ({because})"));
                 if !confirm.allow(&asked).await {
                     self.keep_app_call(denied(record, "you said no")).await;
                     return Err(refused("you said no".into()));

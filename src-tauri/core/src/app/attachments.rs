@@ -356,6 +356,7 @@ mod tests {
             held_back: false,
             held_reason: None,
             estimated_tokens: 10,
+            rule: None,
         }
     }
 

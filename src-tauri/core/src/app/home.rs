@@ -188,6 +188,11 @@ impl App {
             Ok(n) => tracing::info!(n, "folded the answers of comparisons a crash left behind"),
             Err(e) => tracing::warn!(error = %e, "cannot fold the lanes of unfinished comparisons"),
         }
+        match self.prune_audit().await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(n, "deleted audit entries older than the retention setting"),
+            Err(e) => tracing::warn!(error = %e, "cannot prune the audit record"),
+        }
     }
 
     /// Deletes the conversations a window left unused when it closed (made by New, nothing in

@@ -36,6 +36,7 @@ mod keychain;
 mod links;
 mod local_models;
 mod offers;
+mod policy;
 mod profiles;
 mod proposals;
 mod providers;
@@ -67,6 +68,7 @@ pub use home::{
 };
 pub use local_models::PullProgress;
 pub use offers::{OffersOf, PromptUse};
+pub use policy::{PolicyMark, PolicyView};
 pub use profiles::{ImportedProfile, ProfileChoice, Profiles, MAX_PROFILE_NAME_CHARS};
 pub use providers::Providers;
 pub use registry::{InstallRequest, Installed};
@@ -179,6 +181,8 @@ pub struct App {
     /// Settings are read, changed and written by one caller at a time (a save from the window
     /// and a removed provider's cleared default must not undo each other).
     settings_writes: tokio::sync::Mutex<()>,
+    /// policy.json is read, changed and written by one caller at a time.
+    policy_writes: tokio::sync::Mutex<()>,
     /// The MCP App pages the shell serves ([`App::open_app`]).
     app_pages: apps::AppPages,
     /// How often the apps shown call their servers' tools ([`App::app_call_tool`]).
@@ -244,6 +248,7 @@ impl App {
             server_watcher: std::sync::Mutex::new(CancellationToken::new()),
             quitting: CancellationToken::new(),
             settings_writes: tokio::sync::Mutex::new(()),
+            policy_writes: tokio::sync::Mutex::new(()),
             app_pages: apps::AppPages::default(),
             app_calls: apps::AppCallPace::default(),
             offered_bundles: kept::Kept::new(bundles::OFFERED_KEPT),

@@ -100,6 +100,9 @@ pub struct ConversationTool {
     pub held_reason: Option<String>,
     /// Rough tokens its definition costs in every request (characters / 4).
     pub estimated_tokens: usize,
+    /// The rule that decides every call of it whatever its arguments (allow, ask, block), of
+    /// the person's policy.json or the organisation's; a blocked tool is never offered.
+    pub rule: Option<crate::policy::rules::RuleHit>,
 }
 
 /// The call a failed call's Retry makes: the same tool (under the name it is offered by now)
@@ -313,6 +316,16 @@ impl App {
             }
         };
         let rules = self.server_rules();
+        let policy = std::sync::Arc::new(self.policy()?);
+        // A tool a rule blocks outright is never offered; a call naming it is told the rule.
+        let mut blocked = HashMap::new();
+        offered.retain(|t| match policy.blocked(&t.server, &t.tool) {
+            Some(hit) => {
+                blocked.insert(t.wire_name.clone(), hit.said);
+                false
+            }
+            None => true,
+        });
         let standing = self.standing_in(&conversation).await?;
         // The profile the conversation follows sets its limits where it says.
         let settings = &self
@@ -388,6 +401,8 @@ impl App {
             files: self.attachment_files(),
             tools: offered,
             rules,
+            policy,
+            blocked,
             standing,
             history_from: conversation.lane_of.clone(),
             auto_approve: conversation.auto_approve,
@@ -548,6 +563,13 @@ impl App {
             .cloned()
             .collect();
         let on: HashSet<&str> = offered.iter().map(|t| t.wire_name.as_str()).collect();
+        // A policy file with a bad rule is said when a run starts; the panel shows no rules.
+        let rules = self.policy().unwrap_or_default();
+        let rule_of = |server: &str, tool: &str| {
+            rules
+                .blocked(server, tool)
+                .or_else(|| rules.rule_for(server, tool, None, None))
+        };
         let mut panel: Vec<ConversationTool> = catalogue
             .tools()
             .iter()
@@ -569,6 +591,7 @@ impl App {
                         + t.description.len()
                         + t.input_schema.to_string().len())
                     .div_ceil(4),
+                    rule: rule_of(&t.server, &t.tool),
                 }
             })
             .collect();
@@ -586,6 +609,7 @@ impl App {
                     held_back: true,
                     held_reason: Some(held.reason),
                     estimated_tokens: 0,
+                    rule: None,
                 }),
         );
         Ok((offered, panel))
@@ -605,7 +629,13 @@ impl App {
         conversation_id: &str,
         server: &str,
         tool: &str,
-    ) -> Result<(crate::mcp::catalogue::CatalogueTool, policy::Verdict), CoreError> {
+        arguments: Option<&serde_json::Value>,
+    ) -> Result<(crate::mcp::catalogue::CatalogueTool, policy::Judgement), CoreError> {
+        let refused = |why: &str| policy::Judgement {
+            verdict: policy::Verdict::Deny(why.to_owned()),
+            by: why.to_owned(),
+            rule: None,
+        };
         let not_found = || CoreError::NotFound {
             what: format!(
                 "the tool “{}” of “{}”",
@@ -636,34 +666,32 @@ impl App {
         if changed {
             return Ok((
                 entry,
-                policy::Verdict::Deny(
-                    "it changed since you first saw it; accept the change on the Servers page first"
-                        .into(),
+                refused(
+                    "it changed since you first saw it; accept the change on the Servers page first",
                 ),
             ));
         }
         let store = self.store()?;
         let toggles = store.tool_toggles(conversation_id.to_owned()).await?;
         if policy::offered(std::slice::from_ref(&entry), &HashSet::new(), &toggles).is_empty() {
-            return Ok((
-                entry,
-                policy::Verdict::Deny("it is switched off in this conversation".into()),
-            ));
+            return Ok((entry, refused("it is switched off in this conversation")));
         }
         let conversation = store.get_conversation(conversation_id.to_owned()).await?;
         let standing = self.standing_in(&conversation).await?;
+        let rules = self.server_rules().remove(server).unwrap_or_default();
+        let policy = self.policy()?;
         let facts = policy::CallFacts {
             tool: &entry,
-            trust: self
-                .server_rules()
-                .get(server)
-                .map(|r| r.trust)
-                .unwrap_or_default(),
+            trust: rules.trust,
             auto_approve: conversation.auto_approve,
             standing: &standing,
+            arguments,
+            policy: &policy,
+            roots: &rules.roots,
+            tainted_by: None,
         };
-        let verdict = policy::decide(&facts);
-        Ok((entry, verdict))
+        let judged = policy::judge(&facts);
+        Ok((entry, judged))
     }
 
     /// Each server's trust and call timeout from mcp.json (an unreadable file means defaults).
@@ -678,6 +706,7 @@ impl App {
                         ServerRules {
                             trust: entry.trust.unwrap_or_default(),
                             timeout: entry.timeout_seconds.map(Duration::from_secs),
+                            roots: entry.root_folders(),
                         },
                     )
                 })

@@ -638,9 +638,45 @@ async fn call(
     let arguments: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&arguments)
         .map_err(|e| CliError::Usage(format!("the arguments must be a JSON object: {e}")))?;
     let timeout = super::mcp_features::timeout_for(app, &name, timeout)?;
+    let arguments_text = serde_json::Value::Object(arguments.clone()).to_string();
+    // A rule (the person's or the organisation's) that blocks the tool holds here too.
+    let policy = app.policy()?;
+    let blocked = policy.blocked(&name, &tool).or_else(|| {
+        policy
+            .rule_for(
+                &name,
+                &tool,
+                Some(&serde_json::Value::Object(arguments.clone())),
+                None,
+            )
+            .filter(|hit| hit.outcome == crate::policy::rules::Outcome::Block)
+    });
+    if let Some(hit) = blocked {
+        app.audit_cli_call(&name, &tool, &arguments_text, None, None, &hit.said)
+            .await;
+        return Err(CliError::Usage(format!(
+            "the call was not run: it is blocked by {}",
+            hit.said
+        )));
+    }
     let server = app.mcp_start(&name).await?;
+    let started = crate::store::now_ms();
     let result = server.call_tool(&tool, arguments, timeout).await;
     server.stop().await;
+    let whole = match &result {
+        Ok(r) => serde_json::to_string(r).unwrap_or_default(),
+        Err(e) => e.to_string(),
+    };
+    let is_error = result.as_ref().map_or(true, |r| r.is_error == Some(true));
+    app.audit_cli_call(
+        &name,
+        &tool,
+        &arguments_text,
+        Some((started, &whole)),
+        Some(is_error),
+        "you, from the command line (mcp call)",
+    )
+    .await;
     let result = result.map_err(crate::CoreError::from)?;
     for part in &result.content {
         match part.as_text() {
@@ -740,8 +776,8 @@ fn read_yes() -> bool {
 /// The terminal's answer to [`Confirm`]'s questions. What is asked about is printed whole on
 /// stderr (stdout stays the command's result); `--yes` answers yes after printing it; with no
 /// terminal and no `--yes`, the answer is no.
-struct TerminalConfirm {
-    yes: bool,
+pub(super) struct TerminalConfirm {
+    pub(super) yes: bool,
 }
 
 impl TerminalConfirm {

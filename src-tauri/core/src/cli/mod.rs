@@ -8,6 +8,7 @@ mod conversations;
 mod mcp;
 mod mcp_features;
 mod output;
+mod policy;
 mod profile;
 mod provider;
 mod shell_command;
@@ -58,6 +59,12 @@ enum Command {
     /// Profiles: a system prompt, a model, a tool set and limits a conversation starts from.
     #[command(subcommand)]
     Profile(profile::ProfileCommand),
+    /// Rules on tool calls: allow, ask or block, by server, tool and arguments (policy.json).
+    #[command(subcommand)]
+    Policy(policy::PolicyCommand),
+    /// The record of every tool call: when, where, the exact arguments, the decision and who
+    /// made it, how long it ran, its result's hash and size.
+    Audit(policy::AuditArgs),
     /// Whether a terminal finds this app as `switchboard`; put it there or take it away.
     #[command(subcommand, name = "shell-command")]
     Shell(shell_command::ShellCommandCommand),
@@ -89,6 +96,10 @@ impl Command {
                         | profile::ProfileCommand::Export { .. }
                 )
                 | Command::Mcp(mcp::McpCommand::List { .. } | mcp::McpCommand::Approvals { .. })
+                | Command::Audit(_)
+                | Command::Policy(
+                    policy::PolicyCommand::List { .. } | policy::PolicyCommand::Check { .. }
+                )
         )
     }
 }
@@ -196,6 +207,8 @@ async fn run(app: &Arc<App>, command: Command, out: &mut impl Write) -> Result<(
         Command::Conversations(command) => conversations::run(app, command, out).await,
         Command::Usage(args) => usage::run(app, args, out).await,
         Command::Profile(command) => profile::run(app, command, out).await,
+        Command::Policy(command) => policy::run(app, command, out).await,
+        Command::Audit(args) => policy::audit(app, args, out).await,
         Command::Shell(command) => shell_command::run(command, out),
     }
 }

@@ -20,7 +20,7 @@ pub(crate) struct UsageArgs {
 }
 
 /// Midnight UTC of `YYYY-MM-DD`, in milliseconds since 1970.
-fn since_day(text: &str) -> Result<i64, String> {
+pub(super) fn since_day(text: &str) -> Result<i64, String> {
     chrono::NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d")
         .ok()
         .and_then(|d| d.and_hms_opt(0, 0, 0))

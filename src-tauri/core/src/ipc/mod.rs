@@ -17,6 +17,7 @@ mod attachments;
 mod chat;
 mod conversations;
 mod mcp;
+mod policy;
 mod profiles;
 mod providers;
 mod settings;
@@ -308,6 +309,7 @@ const AREAS: &[&[Command]] = &[
     chat::COMMANDS,
     conversations::COMMANDS,
     mcp::COMMANDS,
+    policy::COMMANDS,
     profiles::COMMANDS,
     providers::COMMANDS,
     settings::COMMANDS,

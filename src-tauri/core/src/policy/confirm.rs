@@ -127,6 +127,8 @@ pub enum Allowance {
     /// Make `switchboard` in new terminals run `binary`, put at `place` (a link, or a folder
     /// added to the PATH).
     ShellCommand { binary: String, place: String },
+    /// Add rules to policy.json that let calls run without asking (each rule in words).
+    PolicyRules { rules: Vec<String> },
 }
 
 impl Allowance {
@@ -160,6 +162,13 @@ impl Allowance {
             Allowance::ShellCommand { .. } => {
                 "Make “switchboard” in a terminal run this app?".to_owned()
             }
+            Allowance::PolicyRules { rules } => match rules.as_slice() {
+                [_] => "Add a rule that lets tool calls run without asking?".to_owned(),
+                many => format!(
+                    "Add {} rules that let tool calls run without asking?",
+                    many.len()
+                ),
+            },
         }
     }
 
@@ -231,6 +240,20 @@ impl Allowance {
                 shown_within(binary, SHOWN_ADDRESS_CHARS),
                 shown_within(place, SHOWN_ADDRESS_CHARS)
             ),
+            Allowance::PolicyRules { rules } => {
+                let list: Vec<String> = rules
+                    .iter()
+                    .take(20)
+                    .map(|r| format!("• {}", shown_within(r, 600)))
+                    .collect();
+                let more = rules.len().saturating_sub(20);
+                format!(
+                    "The calls these rules name would run without asking you first:\n\n{}{}\n\n\
+                     Say yes only if you wrote these rules yourself. They are kept in policy.json.",
+                    list.join("\n"),
+                    if more > 0 { format!("\n… and {more} more") } else { String::new() }
+                )
+            }
         }
     }
 }

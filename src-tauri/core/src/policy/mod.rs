@@ -11,15 +11,18 @@
 
 pub mod confirm;
 pub mod pins;
+pub mod rules;
 pub mod servers;
 
 use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use crate::mcp::catalogue::CatalogueTool;
 use crate::mcp::config::Trust;
 use crate::store::{ApprovalScope, Conversation, StandingApproval, ToolToggle};
+use rules::{Compiled, Outcome, RuleHit};
 
 /// What the pipeline says about one call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -117,6 +120,50 @@ impl Standing {
     }
 }
 
+/// The rules in force: the person's `policy.json` and the organisation's managed file. The
+/// stricter word of the two stands, so the person can tighten what the organisation set and
+/// never loosen it.
+#[derive(Debug, Clone, Default)]
+pub struct Policy {
+    pub user: Compiled,
+    pub managed: Compiled,
+}
+
+impl Policy {
+    /// The rule that decides a call, of either file (the stricter when both have one).
+    pub fn rule_for(
+        &self,
+        server: &str,
+        tool: &str,
+        arguments: Option<&Value>,
+        cwd: Option<&Path>,
+    ) -> Option<RuleHit> {
+        let managed = self.managed.judge(server, tool, arguments, cwd);
+        let user = self.user.judge(server, tool, arguments, cwd);
+        match (managed, user) {
+            (Some(m), Some(u)) => Some(if m.outcome >= u.outcome { m } else { u }),
+            (m, u) => m.or(u),
+        }
+    }
+
+    /// The rule that blocks every call of a tool, whatever its arguments: it is not offered.
+    pub fn blocked(&self, server: &str, tool: &str) -> Option<RuleHit> {
+        self.managed
+            .blocks_outright(server, tool)
+            .or_else(|| self.user.blocks_outright(server, tool))
+    }
+
+    /// Whether what `tool` of `server` returns is untrusted content (it taints the turn).
+    pub fn is_untrusted(&self, server: &str, tool: &str) -> bool {
+        self.managed.is_untrusted(server, tool) || self.user.is_untrusted(server, tool)
+    }
+
+    /// Whether the person sees what `tool` of `server` returns before the model does.
+    pub fn is_reviewed(&self, server: &str, tool: &str) -> bool {
+        self.managed.is_reviewed(server, tool) || self.user.is_reviewed(server, tool)
+    }
+}
+
 /// Everything known about one call.
 #[derive(Debug, Clone, Copy)]
 pub struct CallFacts<'a> {
@@ -124,6 +171,22 @@ pub struct CallFacts<'a> {
     pub trust: Trust,
     pub auto_approve: bool,
     pub standing: &'a Standing,
+    /// The call's arguments (`None`: not an object, or unknown).
+    pub arguments: Option<&'a Value>,
+    pub policy: &'a Policy,
+    /// The folders the server was given as roots (none: paths are not judged by them).
+    pub roots: &'a [PathBuf],
+    /// The untrusted source this turn has read from, if any (its server's name).
+    pub tainted_by: Option<&'a str>,
+}
+
+/// A verdict and what decided it, in words the person reads (the dialog, the audit record).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Judgement {
+    pub verdict: Verdict,
+    pub by: String,
+    /// The rule that decided, when one did.
+    pub rule: Option<RuleHit>,
 }
 
 fn hint(annotations: Option<&Value>, name: &str) -> bool {
@@ -140,33 +203,108 @@ pub fn is_destructive(tool: &CatalogueTool) -> bool {
     hint(tool.annotations.as_ref(), "destructiveHint")
 }
 
-/// The verdict for one call: each check in turn, the most restrictive wins.
+/// Whether the server marked the tool as read-only.
+pub fn is_read_only(tool: &CatalogueTool) -> bool {
+    hint(tool.annotations.as_ref(), "readOnlyHint")
+}
+
+/// The verdict for one call ([`judge`] without its words).
 pub fn decide(facts: &CallFacts<'_>) -> Verdict {
+    judge(facts).verdict
+}
+
+/// The verdict for one call and what decided it. In order: a rule of either policy file (a
+/// block refuses, an ask asks, an allow runs); without one, the person's standing choices
+/// (standing approvals, auto-approve, a trusted server's read-only tool), a destructive tool
+/// asking unless always allowed, and a path outside the server's roots asking. Last, a turn
+/// that read untrusted content makes any call to another server's tool that is not read-only
+/// ask, whatever allowed it.
+pub fn judge(facts: &CallFacts<'_>) -> Judgement {
+    let tool = facts.tool;
+    let rule = facts.policy.blocked(&tool.server, &tool.tool).or_else(|| {
+        facts
+            .policy
+            .rule_for(&tool.server, &tool.tool, facts.arguments, None)
+    });
+    let (verdict, by) = match &rule {
+        Some(hit) if hit.outcome == Outcome::Block => (
+            Verdict::Deny(format!(
+                "The call was not run: it is blocked by {}.",
+                hit.said
+            )),
+            hit.said.clone(),
+        ),
+        Some(hit) if hit.outcome == Outcome::Ask => (Verdict::Ask, hit.said.clone()),
+        Some(hit) => (Verdict::Allow(ApprovalScope::Policy), hit.said.clone()),
+        None => standing_verdict(facts),
+    };
+    let (verdict, by) = match (verdict, facts.tainted_by) {
+        (Verdict::Allow(_), Some(source))
+            if !source.eq_ignore_ascii_case(&tool.server) && !is_read_only(tool) =>
+        {
+            (
+                Verdict::Ask,
+                format!(
+                    "this turn read content from {}, which can carry instructions the model should not follow",
+                    crate::text::escape_hidden(source)
+                ),
+            )
+        }
+        (verdict, _) => (verdict, by),
+    };
+    Judgement { verdict, by, rule }
+}
+
+/// What the person's standing choices say, with no rule: see [`judge`].
+fn standing_verdict(facts: &CallFacts<'_>) -> (Verdict, String) {
     let key = (facts.tool.server.clone(), facts.tool.tool.clone());
     let always = facts.standing.always.contains(&key);
     let in_conversation = facts.standing.conversation.contains(&key);
-    let read_only_and_trusted =
-        facts.trust == Trust::Trusted && hint(facts.tool.annotations.as_ref(), "readOnlyHint");
+    let read_only_and_trusted = facts.trust == Trust::Trusted && is_read_only(facts.tool);
 
     // What the person's standing choices allow; with none, ask.
     let granted = if always {
-        Verdict::Allow(ApprovalScope::Always)
+        (
+            Verdict::Allow(ApprovalScope::Always),
+            "your standing approval in every conversation",
+        )
     } else if in_conversation {
-        Verdict::Allow(ApprovalScope::Conversation)
+        (
+            Verdict::Allow(ApprovalScope::Conversation),
+            "your standing approval in this conversation",
+        )
     } else if facts.auto_approve {
-        Verdict::Allow(ApprovalScope::AutoApprove)
+        (
+            Verdict::Allow(ApprovalScope::AutoApprove),
+            "auto-approve in this conversation",
+        )
     } else if read_only_and_trusted {
-        Verdict::Allow(ApprovalScope::Trusted)
+        (
+            Verdict::Allow(ApprovalScope::Trusted),
+            "a read-only tool of a server you trust",
+        )
     } else {
-        Verdict::Ask
+        (Verdict::Ask, "no rule or standing approval lets it run")
     };
     // A destructive tool asks every time unless the person always allows it.
-    let destructive = if is_destructive(facts.tool) && !always {
-        Verdict::Ask
-    } else {
-        Verdict::Allow(ApprovalScope::Policy)
-    };
-    granted.and(destructive)
+    if is_destructive(facts.tool) && !always {
+        return (
+            Verdict::Ask,
+            "the server marks this tool destructive".into(),
+        );
+    }
+    if let Some(path) = rules::path_outside_roots(facts.arguments, facts.roots, None) {
+        if matches!(granted.0, Verdict::Allow(_)) {
+            return (
+                Verdict::Ask,
+                format!(
+                    "its path “{path}” lies outside the roots given to {}",
+                    crate::text::escape_hidden(&facts.tool.server)
+                ),
+            );
+        }
+    }
+    (granted.0, granted.1.to_owned())
 }
 
 /// The tools a conversation offers: every tool of the catalogue, less the ones held back
@@ -214,12 +352,173 @@ mod tests {
     }
 
     fn facts<'a>(tool: &'a CatalogueTool, standing: &'a Standing) -> CallFacts<'a> {
+        static NO_POLICY: std::sync::LazyLock<Policy> = std::sync::LazyLock::new(Policy::default);
         CallFacts {
             tool,
             trust: Trust::Ask,
             auto_approve: false,
             standing,
+            arguments: None,
+            policy: &NO_POLICY,
+            roots: &[],
+            tainted_by: None,
         }
+    }
+
+    fn policy(user: &str, managed: &str) -> Policy {
+        Policy {
+            user: rules::PolicyFile::parse(user)
+                .unwrap()
+                .compile(rules::Source::User)
+                .unwrap(),
+            managed: serde_json::from_str::<rules::PolicyFile>(managed)
+                .unwrap()
+                .compile(rules::Source::Managed)
+                .unwrap(),
+        }
+    }
+
+    #[test]
+    fn a_rule_decides_over_standing_choices_and_says_so() {
+        let write = tool("fs", "write_file", None);
+        let mut standing = Standing::default();
+        standing.always.insert(("fs".into(), "write_file".into()));
+        let p = policy(
+            r#"{"rules": [{"server": "fs", "tool": "write_file", "when": {"path": {"matches": "/etc/.*"}}, "outcome": "block"},
+                          {"server": "fs", "tool": "write_file", "when": {"path": {"matches": "/tmp/.*"}}, "outcome": "ask"},
+                          {"server": "fs", "tool": "write_file", "when": {"path": {"matches": "/home/.*"}}, "outcome": "allow"}]}"#,
+            "{}",
+        );
+        let call = |path: &str, standing: &Standing| {
+            let args = json!({"path": path});
+            judge(&CallFacts {
+                arguments: Some(&args),
+                policy: &p,
+                ..facts(&write, standing)
+            })
+        };
+        let blocked = call("/etc/passwd", &standing);
+        assert!(
+            matches!(&blocked.verdict, Verdict::Deny(why) if why.contains("blocked by rule 1 of your policy.json")),
+            "{blocked:?}"
+        );
+        // An ask rule asks even though the tool is always allowed.
+        let asked = call("/tmp/x", &standing);
+        assert_eq!(asked.verdict, Verdict::Ask);
+        assert!(
+            asked
+                .by
+                .starts_with("rule 2 of your policy.json: ask before"),
+            "{}",
+            asked.by
+        );
+        let none = Standing::default();
+        let allowed = call("/home/me/x", &none);
+        assert_eq!(allowed.verdict, Verdict::Allow(ApprovalScope::Policy));
+        assert_eq!(allowed.rule.as_ref().unwrap().index, 2);
+        // No rule applies: the standing approval decides, and says so.
+        let standing_word = call("/srv/x", &standing);
+        assert_eq!(standing_word.verdict, Verdict::Allow(ApprovalScope::Always));
+        assert_eq!(
+            standing_word.by,
+            "your standing approval in every conversation"
+        );
+    }
+
+    #[test]
+    fn the_organisations_word_can_be_tightened_never_loosened() {
+        let t = tool("git", "push", None);
+        let none = Standing::default();
+        let p = policy(
+            r#"{"rules": [{"server": "git", "outcome": "allow"}, {"server": "git", "tool": "status", "outcome": "block"}]}"#,
+            r#"{"rules": [{"server": "git", "tool": "push", "outcome": "ask"}, {"server": "git", "tool": "status", "outcome": "allow"}]}"#,
+        );
+        let with = |t: &CatalogueTool| {
+            judge(&CallFacts {
+                policy: &p,
+                ..facts(t, &none)
+            })
+        };
+        let push = with(&t);
+        assert_eq!(push.verdict, Verdict::Ask);
+        assert!(
+            push.by.contains("your organisation's policy"),
+            "{}",
+            push.by
+        );
+        assert!(matches!(
+            with(&tool("git", "status", None)).verdict,
+            Verdict::Deny(_)
+        ));
+        assert_eq!(
+            with(&tool("git", "log", None)).verdict,
+            Verdict::Allow(ApprovalScope::Policy)
+        );
+        assert!(p.blocked("git", "status").is_some());
+        assert!(p.blocked("git", "push").is_none());
+    }
+
+    #[test]
+    fn a_turn_that_read_untrusted_content_asks_before_another_servers_writes() {
+        let write = tool("mail", "send", None);
+        let read = tool("mail", "list", Some(json!({"readOnlyHint": true})));
+        let same = tool("fetch", "fetch", None);
+        let none = Standing::default();
+        let p = policy(
+            r#"{"rules": [{"server": "mail", "outcome": "allow"}]}"#,
+            "{}",
+        );
+        let tainted = |t: &CatalogueTool| {
+            judge(&CallFacts {
+                auto_approve: true,
+                policy: &p,
+                tainted_by: Some("fetch"),
+                ..facts(t, &none)
+            })
+        };
+        let asked = tainted(&write);
+        assert_eq!(asked.verdict, Verdict::Ask);
+        assert!(
+            asked.by.starts_with("this turn read content from fetch"),
+            "{}",
+            asked.by
+        );
+        assert_eq!(
+            tainted(&read).verdict,
+            Verdict::Allow(ApprovalScope::Policy)
+        );
+        assert_eq!(
+            tainted(&same).verdict,
+            Verdict::Allow(ApprovalScope::AutoApprove)
+        );
+    }
+
+    #[test]
+    fn a_path_outside_the_servers_roots_asks_even_when_allowed_by_default() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = tool("fs", "read_file", None);
+        let none = Standing::default();
+        let roots = [dir.path().to_path_buf()];
+        let with = |path: PathBuf| {
+            let args = json!({"path": path});
+            judge(&CallFacts {
+                auto_approve: true,
+                arguments: Some(&args),
+                roots: &roots,
+                ..facts(&t, &none)
+            })
+        };
+        assert_eq!(
+            with(dir.path().join("a")).verdict,
+            Verdict::Allow(ApprovalScope::AutoApprove)
+        );
+        let out = with(dir.path().join("../elsewhere"));
+        assert_eq!(out.verdict, Verdict::Ask);
+        assert!(
+            out.by.contains("lies outside the roots given to fs"),
+            "{}",
+            out.by
+        );
     }
 
     #[test]

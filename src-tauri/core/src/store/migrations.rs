@@ -450,6 +450,41 @@ ALTER TABLE provider_models ADD COLUMN tools_person TEXT
 ALTER TABLE provider_models ADD COLUMN tools_learned TEXT
     CHECK (tools_learned IS NULL OR tools_learned IN ('native', 'prompted', 'off'));
 "#,
+    // 28: policies and the record of every call (issue 59). What decided each call, in words,
+    // kept with it; and the audit record: one row per call from any path (the model, a retry,
+    // an MCP App, the command line), with no reference to its conversation, so deleting the
+    // conversation keeps it. Rows are never changed, and none younger than a day is deleted:
+    // only the retention setting's pruning of old rows deletes.
+    r#"
+ALTER TABLE tool_runs ADD COLUMN decided_by TEXT;
+CREATE TABLE audit (
+    seq                 INTEGER PRIMARY KEY AUTOINCREMENT,
+    at                  INTEGER NOT NULL,
+    origin              TEXT NOT NULL CHECK (origin IN ('model', 'retry', 'app', 'cli')),
+    conversation_id     TEXT,
+    conversation_title  TEXT,
+    server              TEXT NOT NULL,
+    tool                TEXT NOT NULL,
+    arguments           TEXT NOT NULL,
+    decision            TEXT NOT NULL CHECK (decision IN ('allowed', 'denied', 'not_run')),
+    decided_by          TEXT NOT NULL,
+    duration_ms         INTEGER,
+    is_error            INTEGER NOT NULL DEFAULT 0,
+    result_sha256       TEXT,
+    result_bytes        INTEGER
+);
+CREATE INDEX audit_by_time ON audit(at);
+CREATE INDEX audit_by_server ON audit(server, at);
+CREATE TRIGGER audit_never_changed BEFORE UPDATE ON audit
+BEGIN
+    SELECT RAISE(ABORT, 'the audit record is append-only');
+END;
+CREATE TRIGGER audit_kept_a_day BEFORE DELETE ON audit
+    WHEN old.at > CAST(strftime('%s', 'now') AS INTEGER) * 1000 - 86400000
+BEGIN
+    SELECT RAISE(ABORT, 'the audit record keeps every call of the last day');
+END;
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

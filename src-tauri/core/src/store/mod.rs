@@ -5,6 +5,7 @@
 //! A database that is locked, damaged or from a newer version is reported as such and never
 //! written to, let alone recreated.
 
+mod audit;
 mod branches;
 mod context;
 mod conversations;
@@ -30,6 +31,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 
+pub use audit::{AuditDecision, AuditEntry, AuditFilter, AuditOrigin};
 pub use branches::{BranchPoint, SwitchedBranch};
 pub use context::{ContextUse, ToolOffer};
 pub use conversations::Conversation;

@@ -636,6 +636,7 @@ fn a_call(conversation_id: &str, message_id: &str, call_id: &str) -> ToolRun {
         answered: false,
         rich: false,
         asked_by: None,
+        decided_by: None,
     }
 }
 

@@ -54,7 +54,8 @@ pub enum ApprovalScope {
     Trusted,
     /// The conversation is in auto-approve.
     AutoApprove,
-    /// Decided without asking: the command line's `--approve all|none`, or a rule.
+    /// Decided without asking: the command line's `--approve all|none`, Switchboard's own
+    /// reading tools, or a rule of a policy file (the person's or the organisation's).
     Policy,
 }
 
@@ -135,6 +136,11 @@ pub struct ToolRun {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub asked_by: Option<String>,
+    /// What decided whether it ran, in the person's words: the rule of a policy file, the
+    /// standing approval, the person, … ([`crate::policy::Judgement::by`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub decided_by: Option<String>,
 }
 
 impl ToolRun {
@@ -210,7 +216,7 @@ pub(super) fn upsert_run(tx: &rusqlite::Transaction<'_>, run: &ToolRun) -> rusql
     tx.execute_cached(
         &format!(
             "INSERT OR REPLACE INTO tool_runs ({RUN_COLUMNS}) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)"
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)"
         ),
         params![
             run.id,
@@ -233,6 +239,7 @@ pub(super) fn upsert_run(tx: &rusqlite::Transaction<'_>, run: &ToolRun) -> rusql
             run.retry_of.as_ref().map(|r| &r.message_id),
             run.rich,
             run.asked_by,
+            run.decided_by,
         ],
     )
 }
@@ -244,7 +251,7 @@ macro_rules! run_columns {
             "id, conversation_id, message_id, call_id, server, tool, arguments, decision, \
              decision_scope, deny_reason, started_at, finished_at, is_error, ",
             $result,
-            ", display_name, retry_of, description, retry_of_message, rich, asked_by"
+            ", display_name, retry_of, description, retry_of_message, rich, asked_by, decided_by"
         )
     };
 }
@@ -345,6 +352,7 @@ fn run_from_row(row: &Row<'_>) -> rusqlite::Result<ToolRun> {
         answered: false,
         rich: row.get(18)?,
         asked_by: row.get(19)?,
+        decided_by: row.get(20)?,
     }
     .with_retry_rule())
 }
@@ -392,10 +400,12 @@ impl Store {
         mut run: ToolRun,
         result: NewMessage,
     ) -> Result<Message, StoreError> {
+        let audited = super::audit::AuditEntry::of_run(&run);
         self.spill_large_result(&mut run).await;
         self.call(move |conn| {
             let tx = conn.transaction()?;
             upsert_run(&tx, &run)?;
+            super::audit::append(&tx, &audited)?;
             let saved = messages::insert(&tx, &run.conversation_id, &result)?;
             tx.commit()?;
             Ok(saved)
@@ -480,10 +490,12 @@ impl Store {
     /// # Errors
     /// [`StoreError::NotFound`] when the conversation is gone; a failed query.
     pub async fn record_app_call(&self, mut run: ToolRun) -> Result<(), StoreError> {
+        let audited = super::audit::AuditEntry::of_run(&run);
         self.spill_large_result(&mut run).await;
         self.call(move |conn| {
             let tx = conn.transaction()?;
             upsert_run(&tx, &run)?;
+            super::audit::append(&tx, &audited)?;
             tx.commit()?;
             Ok(())
         })

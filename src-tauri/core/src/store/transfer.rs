@@ -794,6 +794,7 @@ fn import_line(
             answered: false,
             rich: r.rich,
             asked_by: r.asked_by,
+            decided_by: None,
         };
         tool_loop::upsert_run(tx, &run)?;
     }

@@ -46,6 +46,10 @@ pub(super) struct Call<'t> {
     /// `None` for a tool the model made up.
     pub tool: Option<CatalogueTool>,
     pub state: CallState,
+    /// What decided (or asks), in the person's words ([`policy::Judgement::by`]).
+    pub by: Option<String>,
+    /// The rule the dialog offers to make from this call.
+    pub suggested: Option<policy::rules::Rule>,
 }
 
 impl Run<'_> {
@@ -77,6 +81,15 @@ impl Run<'_> {
             outcomes.push(done);
         }
         self.execute_allowed(answer, &calls, &mut outcomes).await;
+        // What an untrusted source returned is in the model's reading from now on.
+        if self.tainted_by.is_none() {
+            self.tainted_by = calls
+                .iter()
+                .filter(|c| matches!(c.state, CallState::Allowed(_)))
+                .filter_map(|c| c.tool.as_ref())
+                .find(|t| self.ctx.setup.policy.is_untrusted(&t.server, &t.tool))
+                .map(|t| t.server.clone());
+        }
         let mut outcome = ToolsOutcome {
             effects: Vec::new(),
             last_error: None,
@@ -152,6 +165,8 @@ impl Run<'_> {
                 retry_of: answer.retry_of.clone(),
             },
         });
+        let mut by = None;
+        let mut suggested = None;
         let state = match (tool, &call.arguments) {
             (None, _) => CallState::Invalid(self.unknown_tool(&call.name)),
             (Some(_), Err(why)) => CallState::Invalid(format!(
@@ -160,18 +175,29 @@ impl Run<'_> {
             )),
             // Switchboard's search and reader read only what the conversation allowed already.
             (Some(t), Ok(_)) if crate::agent::builtin::needs_no_approval(&t.server, &t.tool) => {
+                by = Some("Switchboard's own tool, reading what the conversation holds".to_owned());
                 CallState::Allowed(crate::store::ApprovalScope::Policy)
             }
-            (Some(t), Ok(_)) => {
+            (Some(t), Ok(arguments)) => {
+                let rules = ctx.setup.rules.get(&t.server);
                 let facts = CallFacts {
                     tool: t,
-                    trust: ctx.setup.rules.get(&t.server).map(|r| r.trust).unwrap_or_default(),
+                    trust: rules.map(|r| r.trust).unwrap_or_default(),
                     auto_approve: ctx.setup.auto_approve,
                     standing: &self.standing,
+                    arguments: Some(arguments),
+                    policy: &ctx.setup.policy,
+                    roots: rules.map_or(&[][..], |r| r.roots.as_slice()),
+                    tainted_by: self.tainted_by.as_deref(),
                 };
-                match policy::decide(&facts) {
+                let judged = policy::judge(&facts);
+                by = Some(judged.by);
+                match judged.verdict {
                     Verdict::Allow(scope) => CallState::Allowed(scope),
-                    Verdict::Ask => CallState::Undecided,
+                    Verdict::Ask => {
+                        suggested = Some(policy::rules::suggest(&t.server, &t.tool, Some(arguments)));
+                        CallState::Undecided
+                    }
                     Verdict::Deny(why) => CallState::Denied(Some(ApprovalScope::Policy), why),
                 }
             }
@@ -180,11 +206,16 @@ impl Run<'_> {
             call,
             tool: tool.cloned(),
             state,
+            by,
+            suggested,
         }
     }
 
     fn unknown_tool(&self, name: &str) -> String {
         let ctx = &self.ctx;
+        if let Some(rule) = ctx.setup.blocked.get(name) {
+            return format!("The call to `{name}` was not run: the tool is blocked by {rule}.");
+        }
         let offered = ctx.offer().offered(&ctx.setup.tools, ctx.own, false);
         let names: Vec<&str> = offered
             .iter()
@@ -218,6 +249,8 @@ impl Run<'_> {
                     description: tool.description.clone(),
                     arguments: pretty(c.call.arguments.as_ref().ok()),
                     destructive: policy::is_destructive(tool),
+                    asked_because: c.by.clone().unwrap_or_default(),
+                    suggested_rule: c.suggested.clone(),
                 })
             })
             .collect();
@@ -252,8 +285,15 @@ impl Run<'_> {
                     "The user gave no answer; the call did not run."
                 };
                 call.state = CallState::Denied(None, why.to_owned());
+                call.by = Some(if self.ctx.cancelled() {
+                    "the run was stopped while you were asked".to_owned()
+                } else {
+                    "you gave no answer".to_owned()
+                });
                 continue;
             };
+            let asked = call.by.take().unwrap_or_default();
+            call.by = Some(format!("you, when asked ({asked})"));
             call.state = match answer.decision {
                 Decision::AllowOnce => CallState::Allowed(ApprovalScope::Once),
                 Decision::AllowConversation => {

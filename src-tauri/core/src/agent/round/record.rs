@@ -34,6 +34,7 @@ impl Ctx<'_> {
             answered: false,
             rich: false,
             asked_by: None,
+            decided_by: call.by.clone(),
         }
     }
 

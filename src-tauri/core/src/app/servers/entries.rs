@@ -100,6 +100,7 @@ impl App {
         declared: Option<Vec<(&'static str, String)>>,
     ) -> Result<McpServerView, CoreError> {
         let name = validate_name(name)?;
+        self.check_server_allowed(&name)?;
         entry.resolve(&name)?;
         let mut file = self.load_mcp()?;
         if file.find(&name).is_some() {

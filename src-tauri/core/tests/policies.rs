@@ -1,0 +1,378 @@
+//! Policies end to end (issue 59): rules in policy.json judge real servers' calls — the
+//! reference filesystem server's paths (a `..` and a symlink out of a folder), a web reader's
+//! URLs (`tests/peers/web_reader_server.py`, a fetcher's stand-in whose page carries a prompt
+//! injection) — a blocked tool is kept out of the request and a call naming it is refused, a
+//! turn that read untrusted content asks before another server's write even under
+//! auto-approve, the organisation's managed file cannot be loosened from the command line, and
+//! every call lands in the audit record. A scripted model (OpenAI's streamed shape) makes the
+//! calls; every call that asks is answered no, so a call that ran was let run by the policy.
+
+mod support;
+
+#[path = "threats/scripted.rs"]
+#[allow(dead_code)]
+mod scripted;
+
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use switchboard_core::agent::Decision;
+use switchboard_core::events::RunEvent;
+use switchboard_core::store::{AuditDecision, AuditFilter, AuditOrigin};
+use switchboard_core::App;
+
+use scripted::{app_with_reading_model, body_of, one_turn, saying, sse, stop, tool_names, Server};
+
+/// A model that answers each request with the next of `answers` (each a list of calls, as
+/// (wire name, arguments); none: "Done.").
+fn script(answers: Vec<Vec<(&'static str, Value)>>) -> scripted::Reply {
+    let turn = AtomicUsize::new(0);
+    Box::new(move |_, _, _| {
+        let n = turn.fetch_add(1, Ordering::SeqCst);
+        match answers.get(n) {
+            Some(calls) if !calls.is_empty() => {
+                let mut chunks: Vec<Value> = calls
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (name, args))| {
+                        json!({"choices": [{"index": 0, "delta": {"tool_calls": [{
+                            "index": i, "id": format!("call_{n}_{i}"), "type": "function",
+                            "function": {"name": name, "arguments": args.to_string()}
+                        }]}}]})
+                    })
+                    .collect();
+                chunks.push(stop("tool_calls"));
+                sse(&chunks)
+            }
+            _ => saying("Done."),
+        }
+    })
+}
+
+async fn filesystem(app: &App, name: &str, root: &Path) {
+    let program = support::peers().join("node_modules/.bin/mcp-server-filesystem");
+    app.host()
+        .spawn(
+            name,
+            support::stdio_launch(
+                program.to_str().unwrap(),
+                &[root.to_str().unwrap()],
+                std::time::Duration::from_secs(30),
+            ),
+        )
+        .await;
+    support::server_running(app.host(), name).await;
+}
+
+async fn web_reader(app: &App) {
+    let python = support::peers().join(".venv/bin/python");
+    let script = support::peers().join("web_reader_server.py");
+    app.host()
+        .spawn(
+            "web",
+            support::stdio_launch(
+                python.to_str().unwrap(),
+                &[script.to_str().unwrap()],
+                std::time::Duration::from_secs(30),
+            ),
+        )
+        .await;
+    support::server_running(app.host(), "web").await;
+}
+
+fn write_policy(home: &Path, policy: &Value) {
+    std::fs::write(home.join("config/policy.json"), policy.to_string()).unwrap();
+}
+
+/// Each tool message of a run: (call id, what the model read).
+fn tool_results(events: &[RunEvent]) -> Vec<(String, String)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            RunEvent::MessageSaved { message } if message.tool_call_id.is_some() => Some((
+                message.tool_call_id.clone().unwrap_or_default(),
+                message.content.clone().unwrap_or_default(),
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+fn asked(events: &[RunEvent]) -> Vec<(String, String)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            RunEvent::ApprovalRequired { calls, .. } => Some(calls.clone()),
+            _ => None,
+        })
+        .flatten()
+        .map(|c| (c.call_id, c.asked_because))
+        .collect()
+}
+
+async fn scene(
+    test: &str,
+    answers: Vec<Vec<(&'static str, Value)>>,
+) -> Option<(Arc<App>, Server, String, tempfile::TempDir)> {
+    if !support::mcp_peers_installed(test) {
+        return None;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let (app, model) = app_with_reading_model(home.path(), script(answers)).await;
+    let conversation = app.conversations().create(None, "").await.unwrap().id;
+    Some((app, model, conversation, home))
+}
+
+#[tokio::test]
+async fn rules_on_a_real_filesystem_servers_paths_follow_dot_dot_and_symlinks() {
+    let work = tempfile::tempdir().unwrap();
+    let root = work.path().join("notes");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("a.txt"), "meeting at noon").unwrap();
+    std::fs::create_dir_all(work.path().join("private")).unwrap();
+    std::fs::write(work.path().join("private/key"), "SECRET-KEY").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(work.path().join("private"), root.join("link")).unwrap();
+    let read = |p: &Path| ("fs__read_text_file", json!({"path": p}));
+    let Some((app, _model, conversation, home)) = scene(
+        "rules_on_a_real_filesystem_servers_paths",
+        vec![vec![
+            read(&root.join("a.txt")),
+            read(&root.join("../private/key")),
+            read(&root.join("link/key")),
+        ]],
+    )
+    .await
+    else {
+        return;
+    };
+    // The server itself is given the whole work folder, so only the policy stands between the
+    // model and the private file.
+    filesystem(&app, "fs", work.path()).await;
+    let notes = root.canonicalize().unwrap();
+    write_policy(
+        home.path(),
+        &json!({"rules": [
+            {"server": "fs", "tool": "read_text_file", "when": {"path": {"inside": [notes]}}, "outcome": "allow"},
+            {"server": "fs", "when": {"path": {"not": {"inside": [notes]}}}, "outcome": "block", "note": "notes only"}
+        ]}),
+    );
+    let events = one_turn(&app, &conversation, "Read them", Decision::Deny).await;
+    assert!(asked(&events).is_empty(), "no call was asked about: {:?}", asked(&events));
+    let mut results = tool_results(&events);
+    results.sort();
+    assert_eq!(results.len(), 3, "{results:?}");
+    assert!(results[0].1.contains("meeting at noon"), "{results:?}");
+    for (id, content) in &results[1..] {
+        assert!(
+            content.contains("blocked by rule 2 of your policy.json") && content.contains("notes only"),
+            "{id}: {content}"
+        );
+        assert!(!content.contains("SECRET-KEY"), "{id}: {content}");
+    }
+    // Every call is in the record, with what decided it.
+    let record = app.audit(AuditFilter::default()).await.unwrap();
+    assert_eq!(record.len(), 3, "{record:#?}");
+    // The refusals are written at once, the call that ran when it ended.
+    let ran = &record[0];
+    assert_eq!(ran.origin, AuditOrigin::Model);
+    assert_eq!(ran.decision, AuditDecision::Allowed);
+    assert!(ran.decided_by.starts_with("rule 1 of your policy.json"), "{}", ran.decided_by);
+    assert!(ran.result_sha256.as_ref().is_some_and(|h| h.len() == 64));
+    assert!(ran.duration_ms.is_some());
+    assert_eq!(
+        serde_json::from_str::<Value>(&ran.arguments).unwrap()["path"],
+        json!(root.join("a.txt"))
+    );
+    assert!(record[1..]
+        .iter()
+        .all(|e| e.decision == AuditDecision::Denied && e.result_sha256.is_none()));
+    // Kept after the conversation is gone.
+    app.delete_conversation(&conversation).await.unwrap();
+    assert_eq!(app.audit(AuditFilter::default()).await.unwrap().len(), 3);
+}
+
+#[tokio::test]
+async fn a_blocked_tool_is_not_offered_and_a_call_naming_it_is_refused_saying_why() {
+    let work = tempfile::tempdir().unwrap();
+    let Some((app, model, conversation, home)) = scene(
+        "a_blocked_tool_is_not_offered",
+        vec![vec![(
+            "fs__write_file",
+            json!({"path": work.path().join("x.txt"), "content": "hi"}),
+        )]],
+    )
+    .await
+    else {
+        return;
+    };
+    filesystem(&app, "fs", work.path()).await;
+    write_policy(
+        home.path(),
+        &json!({"rules": [{"server": "fs", "tool": "write_file", "outcome": "block"}]}),
+    );
+    let events = one_turn(&app, &conversation, "Write it", Decision::AllowOnce).await;
+    let first = body_of(&model.requests()[0]);
+    let offered = tool_names(&first);
+    assert!(offered.contains(&"fs__read_text_file"), "{offered:?}");
+    assert!(!offered.contains(&"fs__write_file"), "{offered:?}");
+    let results = tool_results(&events);
+    assert_eq!(results.len(), 1);
+    assert!(
+        results[0].1.contains("the tool is blocked by rule 1 of your policy.json: block fs · write_file"),
+        "{results:?}"
+    );
+    assert!(!work.path().join("x.txt").exists());
+    // The window's panel says which rule.
+    let (_, panel) = app.conversation_catalogue(&conversation).await.unwrap();
+    let write = panel.iter().find(|t| t.tool == "write_file").unwrap();
+    assert_eq!(
+        write.rule.as_ref().map(|r| r.outcome),
+        Some(switchboard_core::policy::rules::Outcome::Block)
+    );
+}
+
+#[tokio::test]
+async fn a_turn_that_read_untrusted_content_asks_before_another_servers_write_even_under_auto_approve(
+) {
+    let work = tempfile::tempdir().unwrap();
+    // Not read-only and not destructive: auto-approve lets it run, until the turn is tainted.
+    let target = work.path().join(".ssh");
+    let before = work.path().join("before");
+    let Some((app, _model, conversation, home)) = scene(
+        "a_turn_that_read_untrusted_content_asks",
+        vec![
+            vec![("fs__create_directory", json!({"path": before}))],
+            vec![("web__fetch", json!({"url": "https://docs.example.com/page"}))],
+            vec![("web__fetch", json!({"url": "https://evil.example.net/x"}))],
+            vec![("fs__create_directory", json!({"path": target}))],
+        ],
+    )
+    .await
+    else {
+        return;
+    };
+    filesystem(&app, "fs", work.path()).await;
+    web_reader(&app).await;
+    write_policy(
+        home.path(),
+        &json!({
+            "rules": [{"server": "web", "when": {"url": {"not": {"host": ["*.example.com"]}}}, "outcome": "block"}],
+            "untrusted": [{"server": "web"}]
+        }),
+    );
+    app.set_auto_approve(&conversation, true, &switchboard_core::policy::confirm::Always(true))
+        .await
+        .unwrap();
+    let events = one_turn(&app, &conversation, "Do it", Decision::Deny).await;
+    let results = tool_results(&events);
+    assert_eq!(results.len(), 4, "{results:?}");
+    // Before anything untrusted was read, auto-approve let the write run.
+    assert!(before.exists());
+    assert!(results[1].1.contains("IGNORE ALL PREVIOUS INSTRUCTIONS"), "{results:?}");
+    assert!(results[2].1.contains("blocked by rule 1"), "{results:?}");
+    // After: the write asks (and the person said no), saying why.
+    let asked = asked(&events);
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(
+        asked[0].1.starts_with("this turn read content from web"),
+        "{asked:?}"
+    );
+    assert!(!target.exists());
+    let record = app.audit(AuditFilter::default()).await.unwrap();
+    assert!(
+        record[0].decided_by.starts_with("you, when asked (this turn read content from web"),
+        "{}",
+        record[0].decided_by
+    );
+}
+
+#[tokio::test]
+async fn the_organisations_file_cannot_be_loosened_from_the_command_line() {
+    let home = tempfile::tempdir().unwrap();
+    let (app, _secrets) = scripted::memory_app(home.path()).await;
+    std::fs::create_dir_all(home.path().join("managed")).unwrap();
+    std::fs::write(
+        home.path().join("managed/policy.json"),
+        json!({
+            "rules": [{"server": "fs", "tool": "write_file", "outcome": "ask"},
+                      {"server": "shell", "outcome": "block"}],
+            "allowedServers": ["fs", "shell"]
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let cli = |args: &[&str]| {
+        support::run_cli(Arc::clone(&app), args.iter().map(|s| (*s).to_owned()).collect())
+    };
+    let (ran, _) = cli(&["policy", "allow", "fs", "write_file", "--yes"]).await;
+    let refused = ran.unwrap_err();
+    assert!(refused.contains("Your organisation's policy decides this"), "{refused}");
+    let (ran, _) = cli(&["policy", "allow", "shell", "--yes"]).await;
+    assert!(ran.is_err());
+    // Tightening is fine, and shown beside the organisation's rules.
+    let (ran, out) = cli(&["policy", "block", "fs", "write_file"]).await;
+    ran.unwrap();
+    assert!(out.contains("block fs · write_file"), "{out}");
+    assert!(out.contains("which you can tighten but not loosen"), "{out}");
+    // A server the organisation does not list cannot be added.
+    let (ran, _) = cli(&["mcp", "add", "other", "--", "echo", "hi"]).await;
+    assert!(ran.unwrap_err().contains("does not allow the server “other”"));
+    // A bad rule is refused with where and why, and nothing of it is kept.
+    let (ran, _) = cli(&["policy", "add", "fs", "--outcome", "allow", "--when", "path=matches:("]).await;
+    let refused = ran.unwrap_err();
+    assert!(refused.contains("rules[1].when.path"), "{refused}");
+    let (_, out) = cli(&["policy", "list", "--json"]).await;
+    let view: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(view["file"]["rules"].as_array().unwrap().len(), 1, "{view}");
+    assert_eq!(view["managed_said"][1], "block every tool of shell");
+    // Which rule decides a call, from the command line.
+    let (_, out) = cli(&["policy", "check", "shell", "run", "{}"]).await;
+    assert!(out.starts_with("block: rule 2 of your organisation's policy"), "{out}");
+}
+
+#[tokio::test]
+async fn a_call_from_the_command_line_lands_in_the_record_and_a_blocked_one_does_not_run() {
+    if !support::mcp_peers_installed("a_call_from_the_command_line_lands_in_the_record") {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let (app, _secrets) = scripted::memory_app(home.path()).await;
+    let program = support::peers().join("node_modules/.bin/mcp-server-filesystem");
+    let work = tempfile::tempdir().unwrap();
+    std::fs::write(work.path().join("a.txt"), "hello").unwrap();
+    let cli = |args: Vec<String>| support::run_cli(Arc::clone(&app), args);
+    let s = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+    let (ran, _) = cli(s(&[
+        "mcp",
+        "add",
+        "fs",
+        "--",
+        program.to_str().unwrap(),
+        work.path().to_str().unwrap(),
+    ]))
+    .await;
+    ran.unwrap();
+    let file = work.path().join("a.txt");
+    let args = json!({"path": file}).to_string();
+    let (ran, out) = cli(s(&["mcp", "call", "fs", "read_text_file", &args])).await;
+    ran.unwrap();
+    assert!(out.contains("hello"), "{out}");
+    let (ran, _) = cli(s(&["policy", "block", "fs", "read_text_file"])).await;
+    ran.unwrap();
+    let (ran, _) = cli(s(&["mcp", "call", "fs", "read_text_file", &args])).await;
+    assert!(ran.unwrap_err().contains("blocked by rule 1"));
+    let (ran, out) = cli(s(&["audit", "--jsonl", "--server", "fs"])).await;
+    ran.unwrap();
+    let lines: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert_eq!(lines[0]["origin"], "cli");
+    assert_eq!(lines[0]["decision"], "allowed");
+    assert_eq!(lines[0]["arguments"], args);
+    assert!(lines[0]["result_bytes"].as_i64().unwrap() > 0);
+    assert_eq!(lines[1]["decision"], "denied");
+    let (_, table) = cli(s(&["audit"])).await;
+    assert!(table.contains("fs · read_text_file"), "{table}");
+}

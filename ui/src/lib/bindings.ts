@@ -857,12 +857,12 @@ allowedServers?: Array<string>, };
 /**
  * Whose file a rule is in.
  */
-export type Source = "user" | "managed";
+export type RuleSource = "user" | "managed";
 
 /**
  * The rule that decided a call, in words a person reads.
  */
-export type RuleHit = { outcome: Outcome, source: Source, 
+export type RuleHit = { outcome: Outcome, source: RuleSource, 
 /**
  * Its place in its file (`rules[2]`).
  */

@@ -242,6 +242,7 @@ impl PolicyFile {
 /// Whose file a rule is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
+#[ts(rename = "RuleSource")]
 pub enum Source {
     /// The person's `policy.json`.
     User,

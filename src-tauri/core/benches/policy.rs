@@ -6,7 +6,6 @@
 //! stalls printed beside them.
 
 #[path = "../tests/support/mod.rs"]
-#[allow(dead_code)]
 mod support;
 
 use std::time::{Duration, Instant};
@@ -126,7 +125,10 @@ fn main() {
         median(times)
     });
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    println!("policy: 1,001 rules compiled in {:.2} ms", compile.as_secs_f64() * 1e3);
+    println!(
+        "policy: 1,001 rules compiled in {:.2} ms",
+        compile.as_secs_f64() * 1e3
+    );
     println!(
         "policy: judging one call against them, median of 2,000: {:.1} µs (target < 1 ms)",
         judging.as_secs_f64() * 1e6

@@ -160,14 +160,19 @@ async fn rules_on_a_real_filesystem_servers_paths_follow_dot_dot_and_symlinks() 
         ]}),
     );
     let events = one_turn(&app, &conversation, "Read them", Decision::Deny).await;
-    assert!(asked(&events).is_empty(), "no call was asked about: {:?}", asked(&events));
+    assert!(
+        asked(&events).is_empty(),
+        "no call was asked about: {:?}",
+        asked(&events)
+    );
     let mut results = tool_results(&events);
     results.sort();
     assert_eq!(results.len(), 3, "{results:?}");
     assert!(results[0].1.contains("meeting at noon"), "{results:?}");
     for (id, content) in &results[1..] {
         assert!(
-            content.contains("blocked by rule 2 of your policy.json") && content.contains("notes only"),
+            content.contains("blocked by rule 2 of your policy.json")
+                && content.contains("notes only"),
             "{id}: {content}"
         );
         assert!(!content.contains("SECRET-KEY"), "{id}: {content}");
@@ -179,7 +184,11 @@ async fn rules_on_a_real_filesystem_servers_paths_follow_dot_dot_and_symlinks() 
     let ran = &record[0];
     assert_eq!(ran.origin, AuditOrigin::Model);
     assert_eq!(ran.decision, AuditDecision::Allowed);
-    assert!(ran.decided_by.starts_with("rule 1 of your policy.json"), "{}", ran.decided_by);
+    assert!(
+        ran.decided_by.starts_with("rule 1 of your policy.json"),
+        "{}",
+        ran.decided_by
+    );
     assert!(ran.result_sha256.as_ref().is_some_and(|h| h.len() == 64));
     assert!(ran.duration_ms.is_some());
     assert_eq!(
@@ -221,7 +230,9 @@ async fn a_blocked_tool_is_not_offered_and_a_call_naming_it_is_refused_saying_wh
     let results = tool_results(&events);
     assert_eq!(results.len(), 1);
     assert!(
-        results[0].1.contains("the tool is blocked by rule 1 of your policy.json: block fs · write_file"),
+        results[0]
+            .1
+            .contains("the tool is blocked by rule 1 of your policy.json: block fs · write_file"),
         "{results:?}"
     );
     assert!(!work.path().join("x.txt").exists());
@@ -245,7 +256,10 @@ async fn a_turn_that_read_untrusted_content_asks_before_another_servers_write_ev
         "a_turn_that_read_untrusted_content_asks",
         vec![
             vec![("fs__create_directory", json!({"path": before}))],
-            vec![("web__fetch", json!({"url": "https://docs.example.com/page"}))],
+            vec![(
+                "web__fetch",
+                json!({"url": "https://docs.example.com/page"}),
+            )],
             vec![("web__fetch", json!({"url": "https://evil.example.net/x"}))],
             vec![("fs__create_directory", json!({"path": target}))],
         ],
@@ -263,15 +277,22 @@ async fn a_turn_that_read_untrusted_content_asks_before_another_servers_write_ev
             "untrusted": [{"server": "web"}]
         }),
     );
-    app.set_auto_approve(&conversation, true, &switchboard_core::policy::confirm::Always(true))
-        .await
-        .unwrap();
+    app.set_auto_approve(
+        &conversation,
+        true,
+        &switchboard_core::policy::confirm::Always(true),
+    )
+    .await
+    .unwrap();
     let events = one_turn(&app, &conversation, "Do it", Decision::Deny).await;
     let results = tool_results(&events);
     assert_eq!(results.len(), 4, "{results:?}");
     // Before anything untrusted was read, auto-approve let the write run.
     assert!(before.exists());
-    assert!(results[1].1.contains("IGNORE ALL PREVIOUS INSTRUCTIONS"), "{results:?}");
+    assert!(
+        results[1].1.contains("IGNORE ALL PREVIOUS INSTRUCTIONS"),
+        "{results:?}"
+    );
     assert!(results[2].1.contains("blocked by rule 1"), "{results:?}");
     // After: the write asks (and the person said no), saying why.
     let asked = asked(&events);
@@ -283,7 +304,9 @@ async fn a_turn_that_read_untrusted_content_asks_before_another_servers_write_ev
     assert!(!target.exists());
     let record = app.audit(AuditFilter::default()).await.unwrap();
     assert!(
-        record[0].decided_by.starts_with("you, when asked (this turn read content from web"),
+        record[0]
+            .decided_by
+            .starts_with("you, when asked (this turn read content from web"),
         "{}",
         record[0].decided_by
     );
@@ -305,23 +328,43 @@ async fn the_organisations_file_cannot_be_loosened_from_the_command_line() {
     )
     .unwrap();
     let cli = |args: &[&str]| {
-        support::run_cli(Arc::clone(&app), args.iter().map(|s| (*s).to_owned()).collect())
+        support::run_cli(
+            Arc::clone(&app),
+            args.iter().map(|s| (*s).to_owned()).collect(),
+        )
     };
     let (ran, _) = cli(&["policy", "allow", "fs", "write_file", "--yes"]).await;
     let refused = ran.unwrap_err();
-    assert!(refused.contains("Your organisation's policy decides this"), "{refused}");
+    assert!(
+        refused.contains("Your organisation's policy decides this"),
+        "{refused}"
+    );
     let (ran, _) = cli(&["policy", "allow", "shell", "--yes"]).await;
     assert!(ran.is_err());
     // Tightening is fine, and shown beside the organisation's rules.
     let (ran, out) = cli(&["policy", "block", "fs", "write_file"]).await;
     ran.unwrap();
     assert!(out.contains("block fs · write_file"), "{out}");
-    assert!(out.contains("which you can tighten but not loosen"), "{out}");
+    assert!(
+        out.contains("which you can tighten but not loosen"),
+        "{out}"
+    );
     // A server the organisation does not list cannot be added.
     let (ran, _) = cli(&["mcp", "add", "other", "--", "echo", "hi"]).await;
-    assert!(ran.unwrap_err().contains("does not allow the server “other”"));
+    assert!(ran
+        .unwrap_err()
+        .contains("does not allow the server “other”"));
     // A bad rule is refused with where and why, and nothing of it is kept.
-    let (ran, _) = cli(&["policy", "add", "fs", "--outcome", "allow", "--when", "path=matches:("]).await;
+    let (ran, _) = cli(&[
+        "policy",
+        "add",
+        "fs",
+        "--outcome",
+        "allow",
+        "--when",
+        "path=matches:(",
+    ])
+    .await;
     let refused = ran.unwrap_err();
     assert!(refused.contains("rules[1].when.path"), "{refused}");
     let (_, out) = cli(&["policy", "list", "--json"]).await;
@@ -330,7 +373,10 @@ async fn the_organisations_file_cannot_be_loosened_from_the_command_line() {
     assert_eq!(view["managed_said"][1], "block every tool of shell");
     // Which rule decides a call, from the command line.
     let (_, out) = cli(&["policy", "check", "shell", "run", "{}"]).await;
-    assert!(out.starts_with("block: rule 2 of your organisation's policy"), "{out}");
+    assert!(
+        out.starts_with("block: rule 2 of your organisation's policy"),
+        "{out}"
+    );
 }
 
 #[tokio::test]
@@ -366,7 +412,10 @@ async fn a_call_from_the_command_line_lands_in_the_record_and_a_blocked_one_does
     assert!(ran.unwrap_err().contains("blocked by rule 1"));
     let (ran, out) = cli(s(&["audit", "--jsonl", "--server", "fs"])).await;
     ran.unwrap();
-    let lines: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines.len(), 2, "{out}");
     assert_eq!(lines[0]["origin"], "cli");
     assert_eq!(lines[0]["decision"], "allowed");

@@ -349,6 +349,13 @@ async fn the_organisations_file_cannot_be_loosened_from_the_command_line() {
         out.contains("which you can tighten but not loosen"),
         "{out}"
     );
+    // Taking a rule that blocks away lets calls run: only when confirmed.
+    let (ran, _) = cli(&["policy", "remove", "1"]).await;
+    assert!(ran.unwrap_err().contains("did not confirm"));
+    let (ran, _) = cli(&["policy", "remove", "1", "--yes"]).await;
+    ran.unwrap();
+    let (ran, _) = cli(&["policy", "block", "fs", "write_file"]).await;
+    ran.unwrap();
     // A server the organisation does not list cannot be added.
     let (ran, _) = cli(&["mcp", "add", "other", "--", "echo", "hi"]).await;
     assert!(ran

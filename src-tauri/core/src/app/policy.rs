@@ -1,6 +1,7 @@
 //! The policy files and the audit record as the window and the command line reach them: the
 //! person's `policy.json` beside `mcp.json` (read whole for every run, written whole, one
-//! writer at a time; a rule that would let calls run without asking only after the native
+//! writer at a time; a change that would let calls run without asking — a rule that allows
+//! added, one that blocked or asked taken away, a mark taken off — only after the native
 //! confirmation), the organisation's managed file (read, never written), and the record of
 //! every call. Judging a call is [`crate::policy`]'s.
 
@@ -198,6 +199,24 @@ impl App {
             .compile(Source::Managed)
             .map_err(|e| policy_invalid("the organisation's policy", &e))?;
         let mut loosening = Vec::new();
+        // A rule that blocked or asked, taken away, lets calls run that did not.
+        for rule in before.rules.iter().filter(|r| !file.rules.contains(r)) {
+            if rule.outcome != Outcome::Allow {
+                loosening.push(format!("take away: {}", rules::describe(rule)));
+            }
+        }
+        for (list, was, now) in [
+            ("untrusted content", &before.untrusted, &file.untrusted),
+            ("results reviewed first", &before.review, &file.review),
+        ] {
+            for t in was.iter().filter(|t| !now.contains(t)) {
+                let named = match &t.tool {
+                    Some(tool) => format!("{} · {tool}", t.server),
+                    None => t.server.clone(),
+                };
+                loosening.push(format!("take {named} off the list of {list}"));
+            }
+        }
         for rule in file.rules.iter().filter(|r| !before.rules.contains(r)) {
             let tool = rule.tool.as_deref().unwrap_or_default();
             if let Some(hit) = managed
@@ -216,7 +235,7 @@ impl App {
                 .into());
             }
             if rule.outcome == Outcome::Allow {
-                loosening.push(rules::describe(rule));
+                loosening.push(format!("add: {}", rules::describe(rule)));
             }
         }
         if !loosening.is_empty()
@@ -225,7 +244,7 @@ impl App {
                 .await
         {
             return Err(CoreError::NotConfirmed {
-                what: "the rule".into(),
+                what: "the change to the rules".into(),
             });
         }
         let path = self.policy_file();
@@ -311,12 +330,17 @@ impl App {
         .await
     }
 
-    /// Takes away the rule at `index` (0-based, as `policy list --json` numbers them from 0).
+    /// Takes away the rule at `index` (0-based, as `policy list --json` numbers them from 0);
+    /// one that blocked or asked only after `confirm`.
     ///
     /// # Errors
-    /// No such rule; the file.
-    pub async fn remove_policy_rule(&self, index: usize) -> Result<PolicyView, CoreError> {
-        self.change_policy(&crate::policy::confirm::Always(false), |file| {
+    /// No such rule; not confirmed; the file.
+    pub async fn remove_policy_rule(
+        &self,
+        index: usize,
+        confirm: &dyn Confirm,
+    ) -> Result<PolicyView, CoreError> {
+        self.change_policy(confirm, |file| {
             if index >= file.rules.len() {
                 return Err(CoreError::NotFound {
                     what: format!("rule {} of policy.json", index + 1),
@@ -328,20 +352,22 @@ impl App {
         .await
     }
 
-    /// Puts a server (or one tool) on the untrusted or reviewed list, or takes it off.
+    /// Puts a server (or one tool) on the untrusted or reviewed list, or takes it off (only
+    /// after `confirm`).
     ///
     /// # Errors
-    /// The file.
+    /// Not confirmed; the file.
     pub async fn set_policy_mark(
         &self,
         mark: PolicyMark,
         target: Target,
         on: bool,
+        confirm: &dyn Confirm,
     ) -> Result<PolicyView, CoreError> {
         if target.server.trim().is_empty() {
             return Err(InvalidInput::new("server", "Name a server.").into());
         }
-        self.change_policy(&crate::policy::confirm::Always(false), |file| {
+        self.change_policy(confirm, |file| {
             let list = match mark {
                 PolicyMark::Untrusted => &mut file.untrusted,
                 PolicyMark::Review => &mut file.review,

@@ -56,6 +56,9 @@ pub(crate) enum PolicyCommand {
     Clear {
         server: String,
         tool: Option<String>,
+        /// Take away a rule that blocked or asked without asking.
+        #[arg(long)]
+        yes: bool,
     },
     /// Add a rule that tests the call's arguments (see `policy --help` for the kinds).
     Add {
@@ -75,13 +78,21 @@ pub(crate) enum PolicyCommand {
         yes: bool,
     },
     /// Take away rule N (as `policy list` numbers them).
-    Remove { number: usize },
+    Remove {
+        number: usize,
+        /// Take away a rule that blocked or asked without asking.
+        #[arg(long)]
+        yes: bool,
+    },
     /// Mark a server (or tool) as a source of untrusted content, or take the mark away.
     Untrusted {
         server: String,
         tool: Option<String>,
         #[arg(long)]
         off: bool,
+        /// Take the mark away without asking.
+        #[arg(long)]
+        yes: bool,
     },
     /// Show a server's (or tool's) results to you before the model reads them, or stop.
     Review {
@@ -89,6 +100,9 @@ pub(crate) enum PolicyCommand {
         tool: Option<String>,
         #[arg(long)]
         off: bool,
+        /// Take the mark away without asking.
+        #[arg(long)]
+        yes: bool,
     },
     /// Which rule decides a call of TOOL with ARGUMENTS (a JSON object).
     Check {
@@ -191,14 +205,9 @@ pub(crate) async fn run(
         PolicyCommand::Allow(n) => set(app, n, Some(Outcome::Allow)).await?,
         PolicyCommand::Ask(n) => set(app, n, Some(Outcome::Ask)).await?,
         PolicyCommand::Block(n) => set(app, n, Some(Outcome::Block)).await?,
-        PolicyCommand::Clear { server, tool } => {
-            app.set_tool_policy(
-                &server,
-                tool.as_deref(),
-                None,
-                &TerminalConfirm { yes: false },
-            )
-            .await?
+        PolicyCommand::Clear { server, tool, yes } => {
+            app.set_tool_policy(&server, tool.as_deref(), None, &TerminalConfirm { yes })
+                .await?
         }
         PolicyCommand::Add {
             server,
@@ -219,18 +228,36 @@ pub(crate) async fn run(
             };
             app.add_policy_rule(rule, &TerminalConfirm { yes }).await?
         }
-        PolicyCommand::Remove { number } => {
+        PolicyCommand::Remove { number, yes } => {
             if number == 0 {
                 return Err(CliError::Usage("rules are numbered from 1".into()));
             }
-            app.remove_policy_rule(number - 1).await?
-        }
-        PolicyCommand::Untrusted { server, tool, off } => {
-            app.set_policy_mark(PolicyMark::Untrusted, Target { server, tool }, !off)
+            app.remove_policy_rule(number - 1, &TerminalConfirm { yes })
                 .await?
         }
-        PolicyCommand::Review { server, tool, off } => {
-            app.set_policy_mark(PolicyMark::Review, Target { server, tool }, !off)
+        PolicyCommand::Untrusted {
+            server,
+            tool,
+            off,
+            yes,
+        } => {
+            let target = Target { server, tool };
+            app.set_policy_mark(
+                PolicyMark::Untrusted,
+                target,
+                !off,
+                &TerminalConfirm { yes },
+            )
+            .await?
+        }
+        PolicyCommand::Review {
+            server,
+            tool,
+            off,
+            yes,
+        } => {
+            let target = Target { server, tool };
+            app.set_policy_mark(PolicyMark::Review, target, !off, &TerminalConfirm { yes })
                 .await?
         }
         PolicyCommand::Check {

@@ -1,5 +1,5 @@
 //! Policy and audit commands: the rules of policy.json and the organisation's file as the
-//! window shows them, changed through the core's flows (a rule that lets calls run without
+//! window shows them, changed through the core's flows (a change that lets calls run without
 //! asking only after the native dialog), and the record of every tool call.
 
 use super::commands;
@@ -28,12 +28,14 @@ commands! {
 
     /// Takes away the rule at `index` (0-based).
     async fn remove_policy_rule(cx, index: u32) -> PolicyView {
-        Ok(cx.app.remove_policy_rule(index as usize).await?)
+        let confirm = cx.host.confirm();
+        Ok(cx.app.remove_policy_rule(index as usize, &*confirm).await?)
     }
 
     /// Marks a server or tool untrusted or reviewed, or takes the mark away.
     async fn set_policy_mark(cx, mark: PolicyMark, target: Target, on: bool) -> PolicyView {
-        Ok(cx.app.set_policy_mark(mark, target, on).await?)
+        let confirm = cx.host.confirm();
+        Ok(cx.app.set_policy_mark(mark, target, on, &*confirm).await?)
     }
 
     /// Replaces policy.json with `text`, checked whole (refused with where and why).

@@ -127,7 +127,8 @@ pub enum Allowance {
     /// Make `switchboard` in new terminals run `binary`, put at `place` (a link, or a folder
     /// added to the PATH).
     ShellCommand { binary: String, place: String },
-    /// Add rules to policy.json that let calls run without asking (each rule in words).
+    /// Change policy.json so that calls run without asking that did not: each change in words
+    /// ("add: allow …", "take away: block …", "take web off the list of untrusted content").
     PolicyRules { rules: Vec<String> },
 }
 
@@ -162,13 +163,9 @@ impl Allowance {
             Allowance::ShellCommand { .. } => {
                 "Make “switchboard” in a terminal run this app?".to_owned()
             }
-            Allowance::PolicyRules { rules } => match rules.as_slice() {
-                [_] => "Add a rule that lets tool calls run without asking?".to_owned(),
-                many => format!(
-                    "Add {} rules that let tool calls run without asking?",
-                    many.len()
-                ),
-            },
+            Allowance::PolicyRules { .. } => {
+                "Let tool calls run without asking that asked or were blocked?".to_owned()
+            }
         }
     }
 
@@ -248,8 +245,9 @@ impl Allowance {
                     .collect();
                 let more = rules.len().saturating_sub(20);
                 format!(
-                    "The calls these rules name would run without asking you first:\n\n{}{}\n\n\
-                     Say yes only if you wrote these rules yourself. They are kept in policy.json.",
+                    "After these changes to your rules, the calls they name would run without \
+                     asking you first:\n\n{}{}\n\n\
+                     Say yes only if you made these changes yourself. The rules are kept in policy.json.",
                     list.join("\n"),
                     if more > 0 { format!("\n… and {more} more") } else { String::new() }
                 )

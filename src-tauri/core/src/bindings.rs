@@ -115,6 +115,7 @@ fn bindings() -> String {
         crate::events::RunEvent,
         crate::agent::Decision,
         crate::agent::ApprovalAnswer,
+        crate::agent::approval::ReviewVerdict,
         // providers
         crate::provider_config::ProviderKind,
         crate::provider_config::ProviderKindInfo,

@@ -79,6 +79,16 @@ pub enum RunEvent {
         run_id: String,
         conversation_id: String,
     },
+    /// A call's result waits for the person's word before the model reads it (the policy
+    /// reviews that tool's results): pass it, cut parts out, or withhold it
+    /// (`answer_result_review`). Hostile text: shown as text.
+    ResultReviewRequired {
+        request_id: String,
+        call_id: String,
+        display_name: String,
+        /// What the model would read.
+        content: String,
+    },
     /// A line saying what is happening now ("Thinking…", "Using Time · Get Current Time…").
     Status {
         text: String,

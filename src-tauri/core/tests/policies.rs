@@ -432,3 +432,124 @@ async fn a_call_from_the_command_line_lands_in_the_record_and_a_blocked_one_does
     let (_, table) = cli(s(&["audit"])).await;
     assert!(table.contains("fs · read_text_file"), "{table}");
 }
+
+/// Answers no to every call it is asked about, and cuts every result it reviews to `keep`.
+struct Cutting {
+    keep: &'static str,
+}
+
+impl switchboard_core::agent::Approver for Cutting {
+    fn ask(
+        &self,
+        request: switchboard_core::agent::ApprovalRequest,
+    ) -> switchboard_core::agent::approval::Answers<'_> {
+        switchboard_core::agent::FixedApprover(Decision::Deny).ask(request)
+    }
+
+    fn review(
+        &self,
+        _: switchboard_core::agent::approval::ReviewRequest,
+    ) -> switchboard_core::agent::approval::Reviewing<'_> {
+        Box::pin(std::future::ready(Some(
+            switchboard_core::agent::approval::ReviewVerdict::Cut {
+                text: self.keep.to_owned(),
+            },
+        )))
+    }
+}
+
+#[tokio::test]
+async fn a_reviewed_result_is_withheld_or_cut_before_the_model_reads_it() {
+    let fetch = || {
+        vec![(
+            "web__fetch",
+            json!({"url": "https://docs.example.com/page"}),
+        )]
+    };
+    let Some((app, model, conversation, home)) = scene(
+        "a_reviewed_result_is_withheld_or_cut",
+        vec![fetch(), vec![], fetch(), vec![]],
+    )
+    .await
+    else {
+        return;
+    };
+    web_reader(&app).await;
+    write_policy(
+        home.path(),
+        &json!({"rules": [{"server": "web", "outcome": "allow"}], "review": [{"server": "web"}]}),
+    );
+    // Withheld: the person saw it, the model reads only that it was withheld.
+    let events = one_turn(&app, &conversation, "Read the page", Decision::Deny).await;
+    let shown = events
+        .iter()
+        .find_map(|e| match e {
+            RunEvent::ResultReviewRequired { content, .. } => Some(content.clone()),
+            _ => None,
+        })
+        .expect("the result was put to the person");
+    assert!(
+        shown.contains("IGNORE ALL PREVIOUS INSTRUCTIONS"),
+        "{shown}"
+    );
+    let results = tool_results(&events);
+    assert_eq!(results.len(), 1);
+    assert!(
+        results[0]
+            .1
+            .starts_with("The user withheld this tool's result"),
+        "{results:?}"
+    );
+    let sent: String = model.requests().concat();
+    assert!(
+        !sent.contains("IGNORE ALL"),
+        "the model never read the page"
+    );
+    // Cut: the model reads what the person kept, and that parts were cut.
+    let seen = Arc::new(support::Seen::default());
+    app.start_turn_answered_by(
+        switchboard_core::app::TurnRequest {
+            conversation_id: conversation.clone(),
+            text: Some("Again".into()),
+            ..Default::default()
+        },
+        seen.clone(),
+        Arc::new(Cutting {
+            keep: "Page at https://docs.example.com/page: Welcome!",
+        }),
+    )
+    .await
+    .unwrap();
+    seen.wait_for("run_finished", 1).await;
+    let events = seen.0.lock().unwrap().clone();
+    let results = tool_results(&events);
+    assert_eq!(results.len(), 1);
+    assert_eq!(
+        results[0].1,
+        "Page at https://docs.example.com/page: Welcome!\n\n[The user cut parts of this result out before you read it.]"
+    );
+    let sent: String = model.requests().concat();
+    assert!(
+        !sent.contains("IGNORE ALL"),
+        "the model never read the cut part"
+    );
+    assert!(sent.contains("Welcome!"));
+    // The record hashes what the server sent, and says what the person did.
+    let record = app.audit(AuditFilter::default()).await.unwrap();
+    assert_eq!(record.len(), 2);
+    assert!(
+        record[0].decided_by.ends_with("its result cut by you"),
+        "{}",
+        record[0].decided_by
+    );
+    assert!(
+        record[1].decided_by.ends_with("its result withheld by you"),
+        "{}",
+        record[1].decided_by
+    );
+    assert_eq!(
+        record[0].result_sha256, record[1].result_sha256,
+        "the same page both times"
+    );
+    assert!(record[0].result_bytes.unwrap() > 100);
+}

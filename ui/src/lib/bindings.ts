@@ -954,7 +954,11 @@ before?: number, server?: string, conversation_id?: string, decision?: AuditDeci
  */
 limit?: number, };
 
-export type RunEvent = { "type": "run_started", run_id: string, conversation_id: string, } | { "type": "status", text: string, } | { "type": "answer_started", message: Message, } | { "type": "text_delta", message_id: string, text: string, } | { "type": "reasoning_delta", message_id: string, text: string, } | { "type": "tool_warning", tool: string, message: string, } | { "type": "tools_offered", offered: Array<string>, of: number, found: Array<string>, why: string, } | { "type": "context_used", used: ContextUse, } | { "type": "history_fitted", summary: Summary | null, left_out: number, message: string, } | { "type": "tool_call_proposed", call: ProposedCall, } | { "type": "approval_required", request_id: string, calls: Array<ApprovalItem>, } | { "type": "tool_decided", call_id: string, decision: ToolDecision, 
+export type RunEvent = { "type": "run_started", run_id: string, conversation_id: string, } | { "type": "result_review_required", request_id: string, call_id: string, display_name: string, 
+/**
+ * What the model would read.
+ */
+content: string, } | { "type": "status", text: string, } | { "type": "answer_started", message: Message, } | { "type": "text_delta", message_id: string, text: string, } | { "type": "reasoning_delta", message_id: string, text: string, } | { "type": "tool_warning", tool: string, message: string, } | { "type": "tools_offered", offered: Array<string>, of: number, found: Array<string>, why: string, } | { "type": "context_used", used: ContextUse, } | { "type": "history_fitted", summary: Summary | null, left_out: number, message: string, } | { "type": "tool_call_proposed", call: ProposedCall, } | { "type": "approval_required", request_id: string, calls: Array<ApprovalItem>, } | { "type": "tool_decided", call_id: string, decision: ToolDecision, 
 /**
  * Who or what decided; `None` for a call denied before anyone was asked.
  */
@@ -1007,6 +1011,11 @@ export type ApprovalAnswer = { call_id: string, decision: Decision,
  * Why the person denied it, passed on to the model.
  */
 reason?: string | null, };
+
+/**
+ * The person's word on a result they review before the model reads it.
+ */
+export type ReviewVerdict = { "kind": "pass" } | { "kind": "cut", text: string, } | { "kind": "withhold" };
 
 export type ProviderKind = "openai" | "anthropic" | "gemini" | "ollama" | "openrouter" | "openai_compatible";
 

@@ -47,10 +47,43 @@ pub struct ApprovalRequest {
 
 pub type Answers<'a> = Pin<Box<dyn Future<Output = Vec<ApprovalAnswer>> + Send + 'a>>;
 
+/// The person's word on a result they review before the model reads it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ReviewVerdict {
+    /// The model reads it as it is.
+    Pass,
+    /// The model reads `text` (the result with parts cut out), told that parts were.
+    Cut { text: String },
+    /// The model is told the result was withheld, and reads none of it.
+    Withhold,
+}
+
+/// A call's result put to the person before the model reads it (a policy's `review`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReviewRequest {
+    pub request_id: String,
+    pub conversation_id: String,
+    pub call_id: String,
+    /// "Server · Tool".
+    pub display_name: String,
+    /// What the model would read.
+    pub content: String,
+}
+
+pub type Reviewing<'a> = Pin<Box<dyn Future<Output = Option<ReviewVerdict>> + Send + 'a>>;
+
 /// Whoever answers approval requests: the window, the terminal, or a fixed rule.
 pub trait Approver: Send + Sync {
     /// Resolves with the answers; a call left out is denied.
     fn ask(&self, request: ApprovalRequest) -> Answers<'_>;
+
+    /// Resolves with the person's word on a result; `None` (no one to ask, no answer) withholds
+    /// it.
+    fn review(&self, request: ReviewRequest) -> Reviewing<'_> {
+        let _ = request;
+        Box::pin(std::future::ready(None))
+    }
 }
 
 /// Answers every call the same way without asking (`--approve all|none`, tests).
@@ -72,6 +105,15 @@ impl Approver for FixedApprover {
             .collect();
         Box::pin(std::future::ready(answers))
     }
+
+    /// Passes every result when calls are allowed, withholds it when they are denied.
+    fn review(&self, _: ReviewRequest) -> Reviewing<'_> {
+        let verdict = match self.0 {
+            Decision::Deny => ReviewVerdict::Withhold,
+            _ => ReviewVerdict::Pass,
+        };
+        Box::pin(std::future::ready(Some(verdict)))
+    }
 }
 
 /// Requests waiting for an answer from elsewhere (the window): [`PendingApprovals::answer`]
@@ -79,6 +121,8 @@ impl Approver for FixedApprover {
 #[derive(Debug, Default)]
 pub struct PendingApprovals {
     waiting: Mutex<HashMap<String, Waiting>>,
+    /// Results waiting for the person's word, by request id.
+    reviews: Mutex<HashMap<String, oneshot::Sender<ReviewVerdict>>>,
 }
 
 #[derive(Debug)]
@@ -101,6 +145,17 @@ impl PendingApprovals {
             Some(waiting) => waiting.answer.send(answers).is_ok(),
             None => false,
         }
+    }
+
+    /// Delivers the person's word on the result request `request_id` put to them; `false`
+    /// when nothing waits for it.
+    pub fn answer_review(&self, request_id: &str, verdict: ReviewVerdict) -> bool {
+        let waiting = self
+            .reviews
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(request_id);
+        waiting.is_some_and(|tx| tx.send(verdict).is_ok())
     }
 
     /// Whether a request is waiting (for tests and the window's state).
@@ -132,6 +187,22 @@ impl Approver for PendingApprovals {
             let answers = rx.await.unwrap_or_default();
             self.waiting().remove(&id);
             answers
+        })
+    }
+
+    fn review(&self, request: ReviewRequest) -> Reviewing<'_> {
+        let (tx, rx) = oneshot::channel();
+        let id = request.request_id;
+        let reviews = || {
+            self.reviews
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        };
+        reviews().insert(id.clone(), tx);
+        Box::pin(async move {
+            let verdict = rx.await.ok();
+            reviews().remove(&id);
+            verdict
         })
     }
 }

@@ -14,6 +14,8 @@ pub const WRITING: &str = "Writing the answer…";
 pub const LOADING: &str = "Loading the model…";
 pub const READING: &str = "Reading results…";
 pub const WAITING_FOR_YOU: &str = "Waiting for your approval…";
+/// While a result waits for the person's review before the model reads it.
+pub const REVIEWING: &str = "Waiting for you to review a result…";
 
 /// "Using Server · Tool Name…", or a count when several run at once.
 pub fn using(display_names: &[&str]) -> String {

@@ -73,6 +73,14 @@ impl Approver for LaneApprover {
         request.asked_by = Some(self.label.clone());
         self.inner.ask(request)
     }
+
+    fn review(
+        &self,
+        mut request: crate::agent::approval::ReviewRequest,
+    ) -> crate::agent::approval::Reviewing<'_> {
+        request.display_name = format!("{} (asked by {})", request.display_name, self.label);
+        self.inner.review(request)
+    }
 }
 
 impl App {

@@ -615,6 +615,25 @@ impl App {
         }
     }
 
+    /// The person's word on a result put to them before the model reads it.
+    ///
+    /// # Errors
+    /// Not found: nothing waits for that review (the run ended, or it was answered).
+    pub fn answer_result_review(
+        &self,
+        request_id: &str,
+        verdict: crate::agent::approval::ReviewVerdict,
+    ) -> Result<(), CoreError> {
+        if self.approvals.answer_review(request_id, verdict) {
+            Ok(())
+        } else {
+            Err(CoreError::NotFound {
+                what: "that result: it is no longer waiting for you (the run ended or it was answered)"
+                    .into(),
+            })
+        }
+    }
+
     /// Puts a conversation in or out of auto-approve; turning it on is first put to `confirm`
     /// (outside the webview).
     ///

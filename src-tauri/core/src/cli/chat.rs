@@ -11,7 +11,7 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 
 use super::output::CliError;
-use crate::agent::approval::Answers;
+use crate::agent::approval::{Answers, ReviewRequest, ReviewVerdict, Reviewing};
 use crate::agent::{ApprovalAnswer, ApprovalRequest, Approver, Decision, FixedApprover};
 use crate::app::{ProfileChoice, ToolSelection, TurnRequest};
 use crate::events::{EventSink, RunEvent, StopReason};
@@ -560,6 +560,43 @@ impl Approver for TerminalApprover {
                 .unwrap_or_default()
         })
     }
+
+    fn review(&self, request: ReviewRequest) -> Reviewing<'_> {
+        Box::pin(async move {
+            let _turn = self.one_at_a_time.lock().await;
+            tokio::task::spawn_blocking(move || review_on_terminal(&request))
+                .await
+                .unwrap_or_default()
+        })
+    }
+}
+
+/// The most of a result the terminal shows when asking about it.
+const REVIEW_SHOWN_CHARS: usize = 4_000;
+
+/// Shows a result and asks whether the model may read it: pass or withhold (cutting parts
+/// out is the window's). Without a terminal, withheld.
+fn review_on_terminal(request: &ReviewRequest) -> Option<ReviewVerdict> {
+    if !std::io::stdin().is_terminal() {
+        return None;
+    }
+    let count = request.content.chars().count();
+    let shown: String = request.content.chars().take(REVIEW_SHOWN_CHARS).collect();
+    super::terminal::say!(
+        "\n{} returned (the model has not read it yet):",
+        request.display_name
+    );
+    super::terminal::say!("{shown}");
+    if count > REVIEW_SHOWN_CHARS {
+        super::terminal::say!("… ({} more characters)", count - REVIEW_SHOWN_CHARS);
+    }
+    super::terminal::ask!("Let the model read it? [p] pass, [w] withhold: ");
+    let mut line = String::new();
+    std::io::stdin().lock().read_line(&mut line).ok()?;
+    Some(match line.trim().to_ascii_lowercase().as_str() {
+        "p" | "pass" | "y" | "yes" => ReviewVerdict::Pass,
+        _ => ReviewVerdict::Withhold,
+    })
 }
 
 fn ask_on_terminal(request: &ApprovalRequest) -> Vec<ApprovalAnswer> {

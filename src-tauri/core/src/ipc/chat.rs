@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use super::{commands, Cx, Sink};
+use crate::agent::approval::ReviewVerdict;
 use crate::agent::ApprovalAnswer;
 use crate::app::{CallRef, CompareRequest, ComparedModel, ConversationTool, TurnRequest};
 use crate::attachments::AttachmentRef;
@@ -137,6 +138,12 @@ commands! {
     async fn answer_approval(cx, request_id: String, answers: Vec<ApprovalAnswer>) -> () {
         let confirm = cx.host.confirm();
         Ok(cx.app.answer_approval(&request_id, answers, &*confirm).await?)
+    }
+
+    /// The person's word on a result the policy put to them before the model reads it: pass
+    /// it, cut parts out (the text the model reads), or withhold it.
+    async fn answer_result_review(cx, request_id: String, verdict: ReviewVerdict) -> () {
+        Ok(cx.app.answer_result_review(&request_id, verdict)?)
     }
 
     async fn list_conversation_tools(cx, conversation_id: String) -> Vec<ConversationTool> {

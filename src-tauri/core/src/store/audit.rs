@@ -123,10 +123,11 @@ impl AuditEntry {
             (None, None, None) => "not up for a decision".to_owned(),
         };
         let ran = run.started_at.is_some();
-        let (result_sha256, result_bytes) = match (&run.result, ran) {
-            (Some(result), true) => (Some(sha256(result.as_bytes())), Some(len(result))),
-            _ => (None, None),
-        };
+        let (result_sha256, result_bytes) =
+            match (run.original.as_ref().or(run.result.as_ref()), ran) {
+                (Some(result), true) => (Some(sha256(result.as_bytes())), Some(len(result))),
+                _ => (None, None),
+            };
         AuditEntry {
             seq: 0,
             at: run

@@ -637,6 +637,7 @@ fn a_call(conversation_id: &str, message_id: &str, call_id: &str) -> ToolRun {
         rich: false,
         asked_by: None,
         decided_by: None,
+        original: None,
     }
 }
 

@@ -141,6 +141,11 @@ pub struct ToolRun {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub decided_by: Option<String>,
+    /// The whole result as the server sent it, when the person reviewed it and the model read
+    /// less: hashed into the audit record, never stored.
+    #[serde(skip)]
+    #[ts(skip)]
+    pub original: Option<String>,
 }
 
 impl ToolRun {
@@ -353,6 +358,7 @@ fn run_from_row(row: &Row<'_>) -> rusqlite::Result<ToolRun> {
         rich: row.get(18)?,
         asked_by: row.get(19)?,
         decided_by: row.get(20)?,
+        original: None,
     }
     .with_retry_rule())
 }

@@ -795,6 +795,7 @@ fn import_line(
             rich: r.rich,
             asked_by: r.asked_by,
             decided_by: None,
+            original: None,
         };
         tool_loop::upsert_run(tx, &run)?;
     }

@@ -61,7 +61,8 @@ impl Run<'_> {
         let alone = runnable.len() == 1;
         for (i, call, tool) in runnable {
             jobs.push(Box::pin(async move {
-                (i, ctx.execute(answer, call, tool).await)
+                let done = ctx.execute(answer, call, tool).await;
+                (i, ctx.reviewed(call, tool, done).await)
             }));
             if let Some(within) = ctx.setup.limits.describe_within {
                 describing.push(Box::pin(async move {
@@ -127,6 +128,67 @@ impl Run<'_> {
 }
 
 impl Ctx<'_> {
+    /// A result the policy has the person review, put to them before the model reads it: passed
+    /// as it is, cut (the model reads what is left and that parts were cut), or withheld (the
+    /// model reads that it was; so does a run stopped while asking, or no one to ask). Whatever
+    /// the model does not read is not kept for it either: not in the record a later
+    /// `read_result` reads, not its files, not its rich view. An error result is not asked
+    /// about: it says what went wrong, not what a server found.
+    async fn reviewed(
+        &self,
+        call: &Call<'_>,
+        tool: &CatalogueTool,
+        mut done: CallOutcome,
+    ) -> CallOutcome {
+        use crate::agent::approval::{ReviewRequest, ReviewVerdict};
+        if done.is_error || !self.setup.policy.is_reviewed(&tool.server, &tool.tool) {
+            return done;
+        }
+        let request = ReviewRequest {
+            request_id: crate::store::new_id(),
+            conversation_id: self.setup.conversation_id.clone(),
+            call_id: call.call.id.clone(),
+            display_name: tool.display_name.clone(),
+            content: done.content.clone(),
+        };
+        self.emit(RunEvent::ResultReviewRequired {
+            request_id: request.request_id.clone(),
+            call_id: request.call_id.clone(),
+            display_name: request.display_name.clone(),
+            content: request.content.clone(),
+        });
+        self.status(status::REVIEWING);
+        let verdict = tokio::select! {
+            verdict = self.services.approver.review(request) => verdict,
+            () = self.cancel.cancelled() => None,
+        };
+        let original = done.full.clone().unwrap_or_else(|| done.content.clone());
+        match verdict {
+            Some(ReviewVerdict::Pass) => {
+                done.reviewed = Some("passed");
+                return done;
+            }
+            Some(ReviewVerdict::Cut { text }) => {
+                done.content = format!(
+                    "{}\n\n[The user cut parts of this result out before you read it.]",
+                    text.trim_end()
+                );
+                done.reviewed = Some("cut");
+            }
+            Some(ReviewVerdict::Withhold) | None => {
+                done.content = "The user withheld this tool's result: the tool ran, and you are not shown what it returned.".to_owned();
+                done.reviewed = Some("withheld");
+                done.effect = Effect::Neutral;
+            }
+        }
+        done.original = Some(original);
+        done.full = None;
+        done.rich = false;
+        done.files.clear();
+        done.open_canvas = None;
+        done
+    }
+
     /// Asks the model for a few words on what `call` does, waiting at most `within`. Late,
     /// failed or empty: `None`, and the status line keeps the tool's name.
     async fn describe(
@@ -275,6 +337,8 @@ impl Ctx<'_> {
                     started_at: None,
                     finished_at: 0,
                     duration_ms: 0,
+                    original: None,
+                    reviewed: None,
                 }
             }
             Err(McpError::Cancelled { .. }) => CallOutcome::error(

@@ -82,6 +82,11 @@ struct CallOutcome {
     finished_at: i64,
     /// How long it ran, as the card shows it.
     duration_ms: u64,
+    /// The whole result as the server sent it, when the person reviewed it and the model read
+    /// less ([`Ctx::reviewed`](execute)): never kept, only hashed into the audit record.
+    original: Option<String>,
+    /// The person's word on the result, when they reviewed it ("passed", "cut", "withheld").
+    reviewed: Option<&'static str>,
 }
 
 impl CallOutcome {
@@ -97,6 +102,8 @@ impl CallOutcome {
             started_at: None,
             finished_at: now_ms(),
             duration_ms: 0,
+            original: None,
+            reviewed: None,
         }
     }
 }

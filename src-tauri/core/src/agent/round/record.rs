@@ -35,6 +35,7 @@ impl Ctx<'_> {
             rich: false,
             asked_by: None,
             decided_by: call.by.clone(),
+            original: None,
         }
     }
 
@@ -55,9 +56,20 @@ impl Ctx<'_> {
             result: done.full.clone().or_else(|| Some(done.content.clone())),
             rich: done.rich,
             description,
+            original: done.original.clone(),
             ..self.run_record(answer, call)
         }
         .with_retry_rule();
+        let run = match done.reviewed {
+            Some(word) => ToolRun {
+                decided_by: Some(format!(
+                    "{}; its result {word} by you",
+                    run.decided_by.as_deref().unwrap_or("allowed")
+                )),
+                ..run
+            },
+            None => run,
+        };
         let mut message = NewMessage::text(Role::Tool, done.content.clone());
         message.tool_call_id = Some(call.call.id.clone());
         message.name = Some(call.call.name.clone());

@@ -86,6 +86,7 @@ describe("ipc", () => {
       default_system_prompt: "",
       mcp_registry: "https://registry.modelcontextprotocol.io",
       keep_alive: "",
+      audit_retention_days: 365,
     };
     const provider = { name: "Work", kind: "openai" as const, base_url: null, default_model: "gpt", api_key: "sk" };
     await ipc.appStatus();

@@ -97,6 +97,7 @@ describe("settings", () => {
         default_system_prompt: `${defaults.default_system_prompt} Answer briefly.`,
         mcp_registry: "https://registry.modelcontextprotocol.io",
         keep_alive: "",
+        audit_retention_days: 365,
       },
     });
     expect(document.documentElement.dataset.theme).toBe("dark");
@@ -207,15 +208,17 @@ describe("settings › the list of sections", () => {
   it("lists every section, moves to the one pressed (by mouse or keyboard) and marks it current", async () => {
     const { user } = await openSettings();
     const nav = screen.getByRole("navigation", { name: "Settings sections" });
-    await waitFor(() => expect(within(nav).getAllByRole("button")).toHaveLength(10));
+    await waitFor(() => expect(within(nav).getAllByRole("button")).toHaveLength(12));
     expect(within(nav).getAllByRole("button").map((b) => b.textContent?.trim())).toEqual([
       "Appearance",
       "New chats",
       "Tool run limits",
+      "Activity record",
       "Local models",
       "MCP registry",
       "Profiles",
       "Tool approvals",
+      "Policies",
       "Command line",
       "Updates",
       "About",
@@ -241,14 +244,14 @@ describe("settings › the list of sections", () => {
 
     // Each section's title is inside its card, a heading (no legend, which WebKitGTK drew on the
     // card's border); the form's cards are groups named by it.
-    for (const testid of ["standing-approvals", "command-line-section", "updates-section"]) {
+    for (const testid of ["standing-approvals", "policies-section", "command-line-section", "updates-section"]) {
       const card = screen.getByTestId(testid);
       expect(card.classList.contains("card")).toBe(true);
       expect(card.querySelector("h2")).toBeTruthy();
     }
     const form = screen.getByTestId("settings-form");
     expect(form.querySelector("legend")).toBeNull();
-    for (const title of ["Appearance", "Defaults for new chats", "Tool run limits", "Local models", "MCP registry"]) {
+    for (const title of ["Appearance", "Defaults for new chats", "Tool run limits", "Activity record", "Local models", "MCP registry"]) {
       const group = within(form).getByRole("group", { name: title });
       expect(group.classList.contains("card")).toBe(true);
       expect(group.querySelector("h2")?.textContent).toBe(title);

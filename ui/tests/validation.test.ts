@@ -79,6 +79,7 @@ describe("settings checks", () => {
     default_system_prompt: "Be brief.",
     mcp_registry: "https://registry.modelcontextprotocol.io",
     keep_alive: "5m",
+    audit_retention_days: 90,
   };
 
   it("shows the run time limit in minutes and stores it in seconds", () => {
@@ -99,12 +100,19 @@ describe("settings checks", () => {
   it("accepts the limits at their bounds and refuses just past them", () => {
     const base = settingsToDraft(settings);
     const ok = [
-      { max_rounds: 1, tool_timeout_secs: 1, run_time_limit_minutes: 1 },
-      { max_rounds: 100, tool_timeout_secs: 3600, run_time_limit_minutes: 1440 },
+      { max_rounds: 1, tool_timeout_secs: 1, run_time_limit_minutes: 1, audit_retention_days: 1 },
+      { max_rounds: 100, tool_timeout_secs: 3600, run_time_limit_minutes: 1440, audit_retention_days: 36_500 },
     ];
     for (const limits of ok) expect(validateSettingsDraft({ ...base, ...limits })).toEqual({});
-    const bad = validateSettingsDraft({ ...base, max_rounds: 101, tool_timeout_secs: 0, run_time_limit_minutes: 1441 });
-    expect(Object.keys(bad).sort()).toEqual(["max_rounds", "run_time_limit_minutes", "tool_timeout_secs"]);
+    const bad = validateSettingsDraft({
+      ...base,
+      max_rounds: 101,
+      tool_timeout_secs: 0,
+      run_time_limit_minutes: 1441,
+      audit_retention_days: 36_501,
+    });
+    expect(Object.keys(bad).sort()).toEqual(["audit_retention_days", "max_rounds", "run_time_limit_minutes", "tool_timeout_secs"]);
+    expect(validateSettingsDraft({ ...base, audit_retention_days: 0 }).audit_retention_days).toBe("Enter a number from 1 to 36500.");
     expect(validateSettingsDraft({ ...base, max_rounds: null }).max_rounds).toMatch(/Enter/);
     expect(validateSettingsDraft({ ...base, max_rounds: 2.5 }).max_rounds).toMatch(/whole number/);
   });

@@ -5,6 +5,7 @@
 // its own. (Svelte's `createContext` hides its key, so a test could not build that map.)
 
 import { getContext, setContext } from "svelte";
+import type { ActivityStore } from "../activity/activity.svelte";
 import type { ArtifactsStore } from "../canvas/artifacts.svelte";
 import type { AttachmentsStore } from "../chat/attachments.svelte";
 import type { ChatSessions } from "../chat/chat-sessions.svelte";
@@ -12,6 +13,7 @@ import type { ConversationsStore } from "../chat/conversations.svelte";
 import type { ProfilesStore } from "../profiles/profiles.svelte";
 import type { ProvidersStore } from "../providers/providers.svelte";
 import type { ServersStore } from "../servers/servers.svelte";
+import type { PoliciesStore } from "../settings/policies.svelte";
 import type { SettingsStore } from "../settings/settings.svelte";
 import type { Stores } from "./stores";
 import type { UiStore } from "./ui.svelte";
@@ -73,4 +75,12 @@ export function getUsage(): UsageStore {
 
 export function getProfiles(): ProfilesStore {
   return stores().profiles;
+}
+
+export function getPolicies(): PoliciesStore {
+  return stores().policies;
+}
+
+export function getActivity(): ActivityStore {
+  return stores().activity;
 }

@@ -4,6 +4,7 @@
 // (`context.ts`). Owns no state of its own.
 
 import type { ThemeController } from "./theme";
+import { ActivityStore } from "../activity/activity.svelte";
 import { ArtifactsStore } from "../canvas/artifacts.svelte";
 import { AttachmentsStore } from "../chat/attachments.svelte";
 import { ChatSessions } from "../chat/chat-sessions.svelte";
@@ -11,6 +12,7 @@ import { ConversationsStore } from "../chat/conversations.svelte";
 import { ProfilesStore } from "../profiles/profiles.svelte";
 import { ProvidersStore } from "../providers/providers.svelte";
 import { ServersStore } from "../servers/servers.svelte";
+import { PoliciesStore } from "../settings/policies.svelte";
 import { SettingsStore } from "../settings/settings.svelte";
 import { UiStore } from "./ui.svelte";
 import { UsageStore } from "../usage/usage.svelte";
@@ -31,6 +33,10 @@ export class Stores {
   readonly usage: UsageStore;
   /** Profiles: a system prompt, a model, a tool set and limits under a name. */
   readonly profiles: ProfilesStore;
+  /** The policy: the rules that allow, ask or block tool calls, and the untrusted and reviewed marks. */
+  readonly policies: PoliciesStore;
+  /** The Activity page: the record of every tool call. */
+  readonly activity: ActivityStore;
 
   constructor(theme: ThemeController) {
     this.ui = new UiStore(theme);
@@ -54,6 +60,8 @@ export class Stores {
     this.conversations = new ConversationsStore(this.ui, this.chats);
     this.attachments = new AttachmentsStore(this.ui, (bundle) => this.servers.bundleDropped(bundle));
     this.profiles = new ProfilesStore(this.ui, this.conversations);
+    this.policies = new PoliciesStore();
+    this.activity = new ActivityStore(this.ui);
   }
 
   /** The first round of loading; `ui.ready` once it is done (successfully or not). */

@@ -17,7 +17,8 @@ export type Page =
   | { name: "providers" }
   | { name: "settings" }
   | { name: "servers" }
-  | { name: "usage" };
+  | { name: "usage" }
+  | { name: "activity" };
 
 export interface Toast {
   id: number;
@@ -122,6 +123,10 @@ export class UiStore {
 
   showUsage(): void {
     this.go({ name: "usage" });
+  }
+
+  showActivity(): void {
+    this.go({ name: "activity" });
   }
 
   /** The page this window showed before a reload, if it was a conversation. */

@@ -1,10 +1,12 @@
 // A conversation's tools panel: the running servers' tools grouped by server, with this
-// conversation's switches and what the switched-on definitions cost in every request.
+// conversation's switches, what the switched-on definitions cost in every request, and the rule
+// of the policy that decides every call of a tool (allow, ask, block), which the panel sets too.
 // Rust decides what is offered (and enforces it); this only shows the switches and flips them,
 // reading the list back from Rust after each change.
 
 import * as ipc from "../lib/ipc";
-import type { Attachment, ConversationTool, ToolSuggestion } from "../lib/types";
+import { IpcError } from "../lib/errors";
+import type { Attachment, ConversationTool, Outcome, ToolSuggestion } from "../lib/types";
 
 export type SwitchState = "on" | "off" | "mixed";
 
@@ -75,6 +77,23 @@ export class ConversationTools {
       await ipc.setConversationTool(this.conversationId, server, tool, enabled);
     } catch (err) {
       this.report(err);
+    } finally {
+      await this.load();
+      this.busy = false;
+    }
+  }
+
+  /**
+   * Allow, ask or block every call of one tool whatever its arguments (`outcome` null: no rule
+   * of its own), in policy.json, then reads the tools again. Allowing is confirmed in Rust's own
+   * dialog first; a "no" there changes nothing and says nothing.
+   */
+  async setRule(server: string, tool: string, outcome: Outcome | null): Promise<void> {
+    this.busy = true;
+    try {
+      await ipc.setToolPolicy(server, tool, outcome);
+    } catch (err) {
+      if (!(err instanceof IpcError && err.kind === "not_confirmed")) this.report(err);
     } finally {
       await this.load();
       this.busy = false;

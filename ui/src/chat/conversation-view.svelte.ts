@@ -3,15 +3,17 @@
 // at a time (the tools, the system prompt, or the canvas, whose chunk is loaded the first time it
 // opens), what the conversation has cost and how full the model's window is, a search hit brought
 // into view, export, copying the last answer, branches, deleting a turn, sending (and the images a
-// model is not known to take), a comparison's Stop, renaming and deleting the conversation.
+// model is not known to take), a comparison's Stop, renaming and deleting the conversation, and
+// the rule an approval offers to make.
 // Built by the component as it mounts, so its effects are the component's; it acts through the
 // stores only, and reports failures through the UI store's toast.
 
 import { tick, untrack } from "svelte";
 import { IpcError } from "../lib/errors";
 import type { ApprovalAnswer } from "../lib/run-events";
-import type { Attachment, ComparedModel, ConversationDetail, ExportFormat, ResultView } from "../lib/types";
-import { getArtifacts, getChats, getConversations, getProviders, getServers, getSettings, getUi, getUsage } from "../app/context";
+import type { Attachment, ComparedModel, ConversationDetail, ExportFormat, ResultView, Rule } from "../lib/types";
+import type { Confirmed } from "../settings/policies.svelte";
+import { getArtifacts, getChats, getConversations, getPolicies, getProviders, getServers, getSettings, getUi, getUsage } from "../app/context";
 import { copyText } from "../shared/clipboard";
 import { count, usd } from "../shared/money";
 import { contextLabel } from "./context-use";
@@ -49,6 +51,7 @@ export class ConversationPage {
   readonly settings = getSettings();
   readonly artifacts = getArtifacts();
   readonly usage = getUsage();
+  readonly policies = getPolicies();
 
   readonly conversation = $derived(this.conversations.current);
   readonly detail = $derived(
@@ -441,6 +444,10 @@ export class ConversationPage {
   stop = (): void => {
     this.session?.stop().catch((err: unknown) => this.ui.report(err));
   };
+
+  /** "Always allow calls like this…": the rule an approval offers, added to the policy (Rust
+   *  confirms it in its own dialog first). @throws IpcError when Rust refuses it */
+  addRule = (rule: Rule): Promise<Confirmed> => this.policies.addRule(rule);
 
   /** Answers the approval asked now. */
   answer = (answers: ApprovalAnswer[]): void => {

@@ -92,6 +92,19 @@ export type {
   UsageDay,
   UsageReport,
   UsageTotal,
+  Outcome,
+  Rule,
+  RuleHit,
+  RuleSource,
+  Target,
+  Test,
+  PolicyFile,
+  PolicyMark,
+  PolicyView,
+  AuditDecision,
+  AuditEntry,
+  AuditFilter,
+  AuditOrigin,
 } from "./bindings";
 
 export type {

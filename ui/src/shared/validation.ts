@@ -95,6 +95,8 @@ export function toNewProvider(draft: ProviderDraft, kind: ProviderKind): NewProv
 export const MAX_ROUNDS = { min: 1, max: 100 } as const;
 export const TOOL_TIMEOUT_SECS = { min: 1, max: 3600 } as const;
 export const RUN_TIME_LIMIT_MINUTES = { min: 1, max: 1440 } as const;
+/** How many days the record of tool calls keeps each (Rust's `AUDIT_RETENTION_RANGE`). */
+export const AUDIT_RETENTION_DAYS = { min: 1, max: 36_500 } as const;
 
 /** What the settings form edits: the run time limit in minutes, "" for no default provider. */
 export interface SettingsDraft {
@@ -109,6 +111,8 @@ export interface SettingsDraft {
   mcp_registry: string;
   /** how long a local server keeps a model loaded ("5m", "-1"…); "" for the server's default */
   keep_alive: string;
+  /** how many days the record of tool calls keeps each */
+  audit_retention_days: number | null;
 }
 
 /** The longest system prompt Rust keeps, in characters (`MAX_SYSTEM_PROMPT_CHARS`). */
@@ -126,6 +130,7 @@ export function settingsToDraft(settings: Settings): SettingsDraft {
     default_system_prompt: settings.default_system_prompt,
     mcp_registry: settings.mcp_registry,
     keep_alive: settings.keep_alive ?? "",
+    audit_retention_days: settings.audit_retention_days,
   };
 }
 
@@ -149,6 +154,8 @@ export function validateSettingsDraft(draft: SettingsDraft): FieldErrors {
   if (timeout) errors.tool_timeout_secs = timeout;
   const limit = checkRange(draft.run_time_limit_minutes, RUN_TIME_LIMIT_MINUTES, "a time limit in minutes", false);
   if (limit) errors.run_time_limit_minutes = limit;
+  const retention = checkRange(draft.audit_retention_days, AUDIT_RETENTION_DAYS, "a number of days", true);
+  if (retention) errors.audit_retention_days = retention;
   if ([...draft.default_system_prompt].length > MAX_SYSTEM_PROMPT_CHARS) {
     errors.default_system_prompt = `A system prompt can be at most ${MAX_SYSTEM_PROMPT_CHARS} characters long.`;
   }
@@ -193,6 +200,7 @@ export function draftToSettings(draft: SettingsDraft): Settings {
     default_system_prompt: draft.default_system_prompt,
     mcp_registry: draft.mcp_registry.trim(),
     keep_alive: draft.keep_alive.trim(),
+    audit_retention_days: draft.audit_retention_days ?? AUDIT_RETENTION_DAYS.max,
   };
 }
 

@@ -1,4 +1,4 @@
-// Text with its hidden characters made visible, for the approval dialog, the Servers
+// Text with its hidden characters made visible (or escaped), for the approval dialog, the Servers
 // page and the tools panel: what runs is exactly what the person read, so nothing may
 // hide in it. The rule is the core's (`text::is_hidden`, which native dialogs and the
 // command line use).
@@ -29,4 +29,12 @@ export function visibleWhitespace(text: string): string {
       return trailing ? shown.slice(0, trailing.index) + "·".repeat(trailing[1].length) : shown;
     })
     .join("\n");
+}
+
+/** `text` with each hidden character written as a JSON escape (`\u202e`; a pair of them beyond
+ *  U+FFFF), as the core's `text::escape_hidden` writes it in the words it makes (a rule's). */
+export function escapeHidden(text: string): string {
+  return text.replace(HIDDEN, (c) =>
+    Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`).join(""),
+  );
 }

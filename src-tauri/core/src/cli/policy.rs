@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::mcp::TerminalConfirm;
 use super::output::{json_out, write_table, CliError};
 use crate::app::{PolicyMark, PolicyView};
-use crate::policy::rules::{Outcome, Rule, Target, Test};
+use crate::policy::rules::{self, Outcome, Rule, Target, Test};
 use crate::store::{AuditDecision, AuditFilter};
 use crate::App;
 
@@ -294,25 +294,7 @@ fn list(view: &PolicyView, out: &mut impl Write) -> Result<(), CliError> {
             .collect();
         write_table(out, ["#", "YOUR RULE"], &rows)?;
     }
-    let targets = |list: &[Target]| {
-        list.iter()
-            .map(|t| match &t.tool {
-                Some(tool) => format!("{} · {tool}", t.server),
-                None => t.server.clone(),
-            })
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    if !view.file.untrusted.is_empty() {
-        writeln!(out, "Untrusted content: {}", targets(&view.file.untrusted))?;
-    }
-    if !view.file.review.is_empty() {
-        writeln!(
-            out,
-            "Results reviewed first: {}",
-            targets(&view.file.review)
-        )?;
-    }
+    marks(out, "", &view.file)?;
     if !view.managed_paths.is_empty() {
         writeln!(
             out,
@@ -325,24 +307,32 @@ fn list(view: &PolicyView, out: &mut impl Write) -> Result<(), CliError> {
         if let Some(allowed) = &view.managed.allowed_servers {
             writeln!(
                 out,
-                "  only these servers may be added: {}",
+                "  Only these servers may be added: {}",
                 allowed.join(", ")
             )?;
         }
-        if !view.managed.untrusted.is_empty() {
-            writeln!(
-                out,
-                "  untrusted content: {}",
-                targets(&view.managed.untrusted)
-            )?;
+        marks(out, "  ", &view.managed)?;
+    }
+    Ok(())
+}
+
+/// A file's untrusted and reviewed lists, a line each (none when empty).
+fn marks(out: &mut impl Write, indent: &str, file: &rules::PolicyFile) -> Result<(), CliError> {
+    for (words, list) in [
+        ("Untrusted content", &file.untrusted),
+        ("Results reviewed first", &file.review),
+    ] {
+        if list.is_empty() {
+            continue;
         }
-        if !view.managed.review.is_empty() {
-            writeln!(
-                out,
-                "  results reviewed first: {}",
-                targets(&view.managed.review)
-            )?;
-        }
+        let named: Vec<String> = list
+            .iter()
+            .map(|t| match &t.tool {
+                Some(tool) => format!("{} · {tool}", t.server),
+                None => t.server.clone(),
+            })
+            .collect();
+        writeln!(out, "{indent}{words}: {}", named.join(", "))?;
     }
     Ok(())
 }

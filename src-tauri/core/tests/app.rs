@@ -700,6 +700,32 @@ async fn a_call_an_mcp_app_makes_is_recorded_with_the_conversations_calls_saying
         Some(switchboard_core::store::ToolDecision::Denied)
     );
     assert_eq!(by_app[1].deny_reason.as_deref(), Some("you said no"));
+    // Both are in the audit record as the app's, with what decided each (the model's own call,
+    // written by hand above, too).
+    let record = app
+        .audit(switchboard_core::store::AuditFilter::default())
+        .await
+        .unwrap();
+    let apps: Vec<_> = record
+        .iter()
+        .filter(|e| e.origin == switchboard_core::store::AuditOrigin::App)
+        .collect();
+    assert_eq!(apps.len(), 2, "{record:#?}");
+    assert_eq!(apps[1].arguments, r#"{"text":"from the app"}"#);
+    assert_eq!(
+        apps[1].decision,
+        switchboard_core::store::AuditDecision::Allowed
+    );
+    assert!(
+        apps[1].decided_by.starts_with("you, when asked ("),
+        "{}",
+        apps[1].decided_by
+    );
+    assert!(apps[1].result_sha256.is_some());
+    assert_eq!(
+        apps[0].decision,
+        switchboard_core::store::AuditDecision::Denied
+    );
     // The model never asked: it reads nothing of them.
     assert_eq!(
         store

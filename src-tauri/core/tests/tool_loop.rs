@@ -1376,6 +1376,21 @@ async fn a_failed_call_runs_again_from_its_retry_and_the_model_goes_on_with_its_
     assert_eq!(runs.len(), 2);
     assert_eq!(runs[1].retry_of.as_ref(), Some(&original));
     assert!(!runs[1].is_error);
+    // Both calls are in the audit record: the model's, then the person's retry.
+    let record = w
+        .app
+        .audit(switchboard_core::store::AuditFilter::default())
+        .await
+        .unwrap();
+    let origins: Vec<_> = record.iter().map(|e| e.origin).collect();
+    assert_eq!(
+        origins,
+        [
+            switchboard_core::store::AuditOrigin::Retry,
+            switchboard_core::store::AuditOrigin::Model
+        ]
+    );
+    assert!(!record[0].is_error && record[1].is_error);
     assert_eq!(
         runs.iter().map(|r| r.can_retry).collect::<Vec<_>>(),
         [true, false],

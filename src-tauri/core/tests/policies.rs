@@ -361,6 +361,23 @@ async fn the_organisations_file_cannot_be_loosened_from_the_command_line() {
     assert!(ran
         .unwrap_err()
         .contains("does not allow the server “other”"));
+    // One added before the organisation's list does not start.
+    std::fs::write(
+        home.path().join("config/mcp.json"),
+        json!({"mcpServers": {"earlier": {"command": "echo", "args": ["hi"]}}}).to_string(),
+    )
+    .unwrap();
+    let (ran, _) = cli(&["mcp", "call", "earlier", "anything"]).await;
+    let refused = ran.unwrap_err();
+    assert!(
+        refused.contains("“earlier” is not among the servers it allows"),
+        "{refused}"
+    );
+    let refused = app.mcp_start("earlier").await.unwrap_err().to_string();
+    assert!(
+        refused.contains("does not allow the server “earlier”"),
+        "{refused}"
+    );
     // A bad rule is refused with where and why, and nothing of it is kept.
     let (ran, _) = cli(&[
         "policy",

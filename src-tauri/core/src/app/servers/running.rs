@@ -138,8 +138,9 @@ impl App {
     /// as it is now.
     ///
     /// # Errors
-    /// [`CoreError::NeedsApproval`] with the full command line; not found; disabled; a secret
-    /// or the command that cannot be found.
+    /// [`CoreError::NeedsApproval`] with the full command line; not found; disabled; not among
+    /// the servers the organisation's policy allows; a secret or the command that cannot be
+    /// found.
     pub async fn mcp_prepare(&self, name: &str) -> Result<(String, ServerLaunch), CoreError> {
         let file = self.load_mcp()?;
         let (key, entry) = find_server(&file, name)?;
@@ -150,6 +151,8 @@ impl App {
                 message: format!("“{key}” is disabled in {}.", self.mcp_file().display()),
             });
         }
+        // A server the organisation does not allow never starts, whenever it was added.
+        self.check_server_allowed(key)?;
         if !servers::approved(self.approved_fingerprint(key).await?.as_deref(), &spec) {
             return Err(CoreError::NeedsApproval {
                 server: key.clone(),

@@ -63,6 +63,7 @@ fn main() {
     let policy = Policy {
         user: file.compile(Source::User).unwrap(),
         managed: PolicyFile::default().compile(Source::Managed).unwrap(),
+        protected: Vec::new(),
     };
     let compile = started.elapsed();
     let standing = Standing::default();

@@ -66,10 +66,11 @@ impl AppPaths {
         }
     }
 
-    /// The folders an organisation's managed policy is read from: the system's place for it
+    /// The folder an organisation's managed policy is read from: the system's place for it
     /// (Linux `/etc/switchboard`, macOS `/Library/Application Support/Switchboard`, Windows
-    /// `%ProgramData%\\Switchboard`), always — a home set by `SWITCHBOARD_HOME` does not escape
-    /// it — and, under such a home, its `managed` folder too (tests, a managed copy per home).
+    /// `%ProgramData%\\Switchboard`) when a policy file is there — a home set by
+    /// `SWITCHBOARD_HOME` does not escape it, nor add to it; else, under such a home, its
+    /// `managed` folder (tests; a home without an organisation).
     pub fn managed_dirs(&self) -> Vec<PathBuf> {
         let system = if cfg!(target_os = "macos") {
             Some(PathBuf::from("/Library/Application Support/Switchboard"))
@@ -78,11 +79,11 @@ impl AppPaths {
         } else {
             Some(PathBuf::from("/etc/switchboard"))
         };
-        let mut dirs: Vec<PathBuf> = system.into_iter().collect();
-        if let Some(home) = &self.home {
-            dirs.push(home.join("managed"));
+        match (system, &self.home) {
+            (Some(system), _) if system.join("policy.json").exists() => vec![system],
+            (_, Some(home)) => vec![home.join("managed")],
+            (system, None) => system.into_iter().collect(),
         }
-        dirs
     }
 
     pub fn database_file(&self) -> PathBuf {

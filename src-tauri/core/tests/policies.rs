@@ -350,8 +350,12 @@ async fn the_organisations_file_cannot_be_loosened_from_the_command_line() {
         "{out}"
     );
     // Taking a rule that blocks away lets calls run: only when confirmed.
-    let (ran, _) = cli(&["policy", "remove", "1"]).await;
-    assert!(ran.unwrap_err().contains("did not confirm"));
+    // (Through the app: a command line run from a terminal would ask there.)
+    let refused = app
+        .remove_policy_rule(0, &switchboard_core::policy::confirm::Always(false))
+        .await
+        .unwrap_err();
+    assert!(refused.to_string().contains("did not confirm"), "{refused}");
     let (ran, _) = cli(&["policy", "remove", "1", "--yes"]).await;
     ran.unwrap();
     let (ran, _) = cli(&["policy", "block", "fs", "write_file"]).await;
@@ -569,4 +573,104 @@ async fn a_reviewed_result_is_withheld_or_cut_before_the_model_reads_it() {
         "the same page both times"
     );
     assert!(record[0].result_bytes.unwrap() > 100);
+}
+
+#[tokio::test]
+async fn the_rules_reach_resources_switchboards_own_files_and_a_rule_that_outranks_a_block() {
+    if !support::mcp_peers_installed("the_rules_reach_resources") {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let own = home.path().join("config/made-by-the-model");
+    let (app, _model) = app_with_reading_model(
+        home.path(),
+        script(vec![vec![
+            (
+                "switchboard__read_resource",
+                json!({"server": "everything", "uri": "demo://resource/static/document/architecture.md"}),
+            ),
+            (
+                "switchboard__read_resource",
+                json!({"server": "elsewhere", "uri": "file:///etc/passwd"}),
+            ),
+            ("fs__create_directory", json!({"path": own})),
+        ]]),
+    )
+    .await;
+    let conversation = app.conversations().create(None, "").await.unwrap().id;
+    // The model's third call names Switchboard's own policy file, through a server given
+    // the whole home.
+    filesystem(&app, "fs", home.path()).await;
+    let everything = support::peers().join("node_modules/.bin/mcp-server-everything");
+    app.host()
+        .spawn(
+            "everything",
+            support::stdio_launch(
+                everything.to_str().unwrap(),
+                &["stdio"],
+                std::time::Duration::from_secs(30),
+            ),
+        )
+        .await;
+    support::server_running(app.host(), "everything").await;
+    write_policy(
+        home.path(),
+        &json!({"rules": [
+            {"server": "everything", "tool": "read_resource", "outcome": "block"},
+            {"server": "fs", "outcome": "allow"}
+        ]}),
+    );
+    let events = one_turn(&app, &conversation, "Go", Decision::Deny).await;
+    let mut results = tool_results(&events);
+    results.sort();
+    assert_eq!(results.len(), 3, "{results:?}");
+    assert!(
+        results[0]
+            .1
+            .contains("blocked by rule 1 of your policy.json: block everything · read_resource"),
+        "{results:?}"
+    );
+    assert!(
+        results[1]
+            .1
+            .contains("“elsewhere” is not among the servers whose resources you can read"),
+        "{results:?}"
+    );
+    // Asked (and the person said no), though a rule allows every tool of fs.
+    let asked = asked(&events);
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(
+        asked[0].1.contains("is among Switchboard's own settings"),
+        "{asked:?}"
+    );
+    let policy = std::fs::read_to_string(home.path().join("config/policy.json")).unwrap();
+    assert!(
+        policy.contains("read_resource"),
+        "the policy file is untouched"
+    );
+
+    // A rule that asks, more specific than a block, lets calls through that were refused:
+    // it is confirmed like an allow.
+    let refused = app
+        .set_tool_policy(
+            "everything",
+            None,
+            Some(switchboard_core::policy::rules::Outcome::Block),
+            &switchboard_core::policy::confirm::Always(false),
+        )
+        .await;
+    refused.unwrap();
+    let loosening = app
+        .set_tool_policy(
+            "everything",
+            Some("echo"),
+            Some(switchboard_core::policy::rules::Outcome::Ask),
+            &switchboard_core::policy::confirm::Always(false),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        loosening.to_string().contains("did not confirm"),
+        "{loosening}"
+    );
 }

@@ -199,10 +199,22 @@ impl Approver for PendingApprovals {
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
         };
         reviews().insert(id.clone(), tx);
+        /// Takes the request off the map however its future ends (answered, or dropped with
+        /// the run).
+        struct Forget<'a>(&'a PendingApprovals, String);
+        impl Drop for Forget<'_> {
+            fn drop(&mut self) {
+                self.0
+                    .reviews
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .remove(&self.1);
+            }
+        }
+        let forget = Forget(self, id);
         Box::pin(async move {
-            let verdict = rx.await.ok();
-            reviews().remove(&id);
-            verdict
+            let _forget = forget;
+            rx.await.ok()
         })
     }
 }

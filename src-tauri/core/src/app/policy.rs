@@ -63,6 +63,61 @@ fn read_if_there(path: &std::path::Path) -> Result<Option<String>, CoreError> {
     }
 }
 
+/// Each server and tool a rule names (in either file) whose calls, whatever their arguments,
+/// `after` lets through more easily than `before` did — blocked before and asked now, asked
+/// before and left to standing approvals now, and so on — in words.
+fn loosened_tools(before: &PolicyFile, after: &PolicyFile) -> Result<Vec<String>, CoreError> {
+    let compile = |f: &PolicyFile| {
+        f.compile(Source::User)
+            .map_err(|e| policy_invalid("policy.json", &e))
+    };
+    let (was, now) = (compile(before)?, compile(after)?);
+    // Strictness: block, ask, no rule (standing approvals decide), allow.
+    let rank = |hit: Option<rules::RuleHit>| match hit.map(|h| h.outcome) {
+        Some(Outcome::Block) => 3,
+        Some(Outcome::Ask) => 2,
+        None => 1,
+        Some(Outcome::Allow) => 0,
+    };
+    let word = |rank: u8| {
+        [
+            "allowed",
+            "left to your standing approvals",
+            "asked about",
+            "blocked",
+        ][usize::from(rank)]
+    };
+    let mut named: Vec<(String, String)> = before
+        .rules
+        .iter()
+        .chain(&after.rules)
+        .map(|r| (r.server.clone(), r.tool.clone().unwrap_or_default()))
+        .collect();
+    named.sort();
+    named.dedup();
+    let mut loosened = Vec::new();
+    for (server, tool) in named {
+        let judged = |c: &rules::Compiled| {
+            c.blocks_outright(&server, &tool)
+                .or_else(|| c.judge(&server, &tool, None, None))
+        };
+        let (from, to) = (rank(judged(&was)), rank(judged(&now)));
+        if to < from {
+            let what = if tool.is_empty() {
+                format!("every tool of {server}")
+            } else {
+                format!("{server} · {tool}")
+            };
+            loosened.push(format!(
+                "{what}: {} until now, {} after",
+                word(from),
+                word(to)
+            ));
+        }
+    }
+    Ok(loosened)
+}
+
 impl App {
     /// The person's `policy.json`, beside `mcp.json`.
     pub fn policy_file(&self) -> PathBuf {
@@ -136,7 +191,12 @@ impl App {
         let managed = managed
             .compile(Source::Managed)
             .map_err(|e| policy_invalid("the organisation's policy", &e))?;
-        Ok(Policy { user, managed })
+        let protected = vec![self.paths.config_dir.clone(), self.paths.data_dir.clone()];
+        Ok(Policy {
+            user,
+            managed,
+            protected,
+        })
     }
 
     /// The policy as the window and `policy list` show it.
@@ -198,10 +258,11 @@ impl App {
         let managed = managed
             .compile(Source::Managed)
             .map_err(|e| policy_invalid("the organisation's policy", &e))?;
-        let mut loosening = Vec::new();
-        // A rule that blocked or asked, taken away, lets calls run that did not.
+        // Rules without tests: what each server and tool named comes to, before and after.
+        let mut loosening = loosened_tools(&before, &file)?;
+        // Rules with tests: one that blocked or asked, taken away, or one that allows, added.
         for rule in before.rules.iter().filter(|r| !file.rules.contains(r)) {
-            if rule.outcome != Outcome::Allow {
+            if rule.outcome != Outcome::Allow && !rule.when.is_empty() {
                 loosening.push(format!("take away: {}", rules::describe(rule)));
             }
         }
@@ -234,7 +295,7 @@ impl App {
                 )
                 .into());
             }
-            if rule.outcome == Outcome::Allow {
+            if rule.outcome == Outcome::Allow && !rule.when.is_empty() {
                 loosening.push(format!("add: {}", rules::describe(rule)));
             }
         }

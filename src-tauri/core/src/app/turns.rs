@@ -295,7 +295,18 @@ impl App {
                 tool_mode.mode != crate::providers::ToolMode::Off && request.tools.offers(t)
             })
             .collect();
-        // The model can read the resources of the servers whose tools it is offered.
+        let policy = std::sync::Arc::new(self.policy()?);
+        // A tool a rule blocks outright is never offered; a call naming it is told the rule.
+        let mut blocked = HashMap::new();
+        offered.retain(|t| match policy.blocked(&t.server, &t.tool) {
+            Some(hit) => {
+                blocked.insert(t.wire_name.clone(), hit.said);
+                false
+            }
+            None => true,
+        });
+        // The model can read the resources of the servers whose tools it is offered (a
+        // server whose every tool is blocked offers none).
         let with_resources: Vec<String> = tools
             .resource_servers()
             .into_iter()
@@ -316,16 +327,6 @@ impl App {
             }
         };
         let rules = self.server_rules();
-        let policy = std::sync::Arc::new(self.policy()?);
-        // A tool a rule blocks outright is never offered; a call naming it is told the rule.
-        let mut blocked = HashMap::new();
-        offered.retain(|t| match policy.blocked(&t.server, &t.tool) {
-            Some(hit) => {
-                blocked.insert(t.wire_name.clone(), hit.said);
-                false
-            }
-            None => true,
-        });
         let standing = self.standing_in(&conversation).await?;
         // The profile the conversation follows sets its limits where it says.
         let settings = &self

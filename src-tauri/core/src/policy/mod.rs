@@ -127,6 +127,10 @@ impl Standing {
 pub struct Policy {
     pub user: Compiled,
     pub managed: Compiled,
+    /// Switchboard's own folders (its settings, rules and database): a call whose path
+    /// argument lies in one asks, whatever allowed it — a tool that can write policy.json can
+    /// rewrite what may run.
+    pub protected: Vec<PathBuf>,
 }
 
 impl Policy {
@@ -235,6 +239,24 @@ pub fn judge(facts: &CallFacts<'_>) -> Judgement {
             hit.said.clone(),
         ),
         Some(hit) if hit.outcome == Outcome::Ask => (Verdict::Ask, hit.said.clone()),
+        // A rule that allows every tool of a server does not speak for a destructive one:
+        // only a rule naming the tool, or the person's "always", lets that run unasked.
+        Some(hit)
+            if !hit.names_tool
+                && is_destructive(tool)
+                && !facts
+                    .standing
+                    .always
+                    .contains(&(tool.server.clone(), tool.tool.clone())) =>
+        {
+            (
+                Verdict::Ask,
+                format!(
+                    "the server marks this tool destructive, and {} names every tool, not this one",
+                    hit.said
+                ),
+            )
+        }
         Some(hit) => (Verdict::Allow(ApprovalScope::Policy), hit.said.clone()),
         None => standing_verdict(facts),
     };
@@ -250,6 +272,13 @@ pub fn judge(facts: &CallFacts<'_>) -> Judgement {
                 ),
             )
         }
+        (verdict, _) => (verdict, by),
+    };
+    let (verdict, by) = match (verdict, rules::path_inside(facts.arguments, &facts.policy.protected)) {
+        (Verdict::Allow(_), Some(path)) => (
+            Verdict::Ask,
+            format!("its path “{path}” is among Switchboard's own settings and records, where a change changes what may run"),
+        ),
         (verdict, _) => (verdict, by),
     };
     Judgement { verdict, by, rule }
@@ -375,6 +404,7 @@ mod tests {
                 .unwrap()
                 .compile(rules::Source::Managed)
                 .unwrap(),
+            protected: Vec::new(),
         }
     }
 

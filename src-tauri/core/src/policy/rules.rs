@@ -287,13 +287,16 @@ impl CompiledTest {
                 let mut out = Vec::new();
                 for h in hosts {
                     let bare = h.trim().trim_start_matches("*.");
-                    if bare.is_empty() || bare.contains(['/', ':', '*', ' ']) {
-                        return Err(PolicyError::at(
+                    let refused = || {
+                        PolicyError::at(
                             at,
                             format!("“{h}” is not a host name (example.com or *.example.com)"),
-                        ));
+                        )
+                    };
+                    if bare.is_empty() || bare.contains(['/', ':', '*', ' ', '@', '\\']) {
+                        return Err(refused());
                     }
-                    out.push(h.trim().to_ascii_lowercase());
+                    out.push(host_pattern(h).ok_or_else(refused)?);
                 }
                 CompiledTest::Host(out)
             }
@@ -328,31 +331,70 @@ impl CompiledTest {
         })
     }
 
-    /// Whether the test holds for `value`; an array holds when every item does. Paths are
-    /// resolved against `cwd` when relative (unknown: a relative path is inside nothing).
-    fn holds(&self, value: &Value, cwd: Option<&Path>) -> bool {
-        if let (Value::Array(items), false) = (value, matches!(self, CompiledTest::OneOf(_))) {
-            return match self {
-                CompiledTest::Not(inner) => items.iter().any(|v| !inner.holds(v, cwd)),
-                _ => !items.is_empty() && items.iter().all(|v| self.holds(v, cwd)),
-            };
+    /// Whether the test holds for `value`, as a rule with outcome `outcome` reads it. A value
+    /// the test cannot judge — a path that cannot be resolved, or that resolves one way by its
+    /// words and another by the disk's links; a URL whose host a server could read otherwise;
+    /// a value of the wrong type — holds for a rule that blocks or asks and not for one that
+    /// allows: doubt never lets a call run. So does a list: for a block or an ask one item is
+    /// enough, for an allow every item must hold.
+    fn holds(&self, value: &Value, cwd: Option<&Path>, outcome: Outcome) -> bool {
+        let strict = outcome != Outcome::Allow;
+        let judged = |v: &Value| self.judge(v, cwd).unwrap_or(strict);
+        match value {
+            Value::Array(items) if !matches!(self.innermost(), CompiledTest::OneOf(_)) => {
+                if items.is_empty() {
+                    false
+                } else if strict {
+                    items.iter().any(judged)
+                } else {
+                    items.iter().all(judged)
+                }
+            }
+            v => judged(v),
         }
+    }
+
+    /// The test under any `not`s.
+    fn innermost(&self) -> &CompiledTest {
         match self {
-            CompiledTest::Inside(folders) => value
-                .as_str()
-                .and_then(|p| resolve_argument(p, cwd))
-                .is_some_and(|p| folders.iter().any(|f| p.starts_with(f))),
-            CompiledTest::Host(hosts) => value
-                .as_str()
-                .and_then(host_of)
-                .is_some_and(|host| hosts.iter().any(|h| host_matches(h, &host))),
-            CompiledTest::Matches(re) => value.as_str().is_some_and(|s| re.is_match(s)),
-            CompiledTest::Range(min, max) => value
-                .as_f64()
-                .is_some_and(|n| min.is_none_or(|lo| n >= lo) && max.is_none_or(|hi| n <= hi)),
-            CompiledTest::OneOf(values) => values.contains(value),
-            CompiledTest::Not(inner) => !inner.holds(value, cwd),
+            CompiledTest::Not(inner) => inner.innermost(),
+            other => other,
         }
+    }
+
+    /// Whether the test holds for one value: `None` when it cannot tell.
+    fn judge(&self, value: &Value, cwd: Option<&Path>) -> Option<bool> {
+        match self {
+            CompiledTest::Inside(folders) => {
+                let text = value.as_str()?;
+                // As the disk resolves it (links followed), and by its words alone (as a
+                // server that tidies `..` before it opens the path): both must agree.
+                let by_disk = resolve_argument(text, cwd)?;
+                let by_words = words_of_argument(text, cwd)?;
+                let inside = |p: &Path| folders.iter().any(|f| p.starts_with(f));
+                let (disk, words) = (inside(&by_disk), inside(&by_words));
+                (disk == words).then_some(disk)
+            }
+            CompiledTest::Host(hosts) => {
+                let host = host_of(value.as_str()?)?;
+                Some(hosts.iter().any(|h| host_matches(h, &host)))
+            }
+            CompiledTest::Matches(re) => Some(re.is_match(value.as_str()?)),
+            CompiledTest::Range(min, max) => {
+                let n = value.as_f64()?;
+                Some(min.is_none_or(|lo| n >= lo) && max.is_none_or(|hi| n <= hi))
+            }
+            CompiledTest::OneOf(values) => Some(values.iter().any(|v| same_value(v, value))),
+            CompiledTest::Not(inner) => inner.judge(value, cwd).map(|held| !held),
+        }
+    }
+}
+
+/// Two JSON values the same, numbers by their value (`1` and `1.0`).
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a.as_f64(), b.as_f64()) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
     }
 }
 
@@ -378,7 +420,7 @@ impl CompiledRule {
         self.tests.iter().all(|(argument, test)| {
             arguments
                 .and_then(|a| argument_at(a, argument))
-                .is_some_and(|v| test.holds(v, cwd))
+                .is_some_and(|v| test.holds(v, cwd, self.rule.outcome))
         })
     }
 }
@@ -427,6 +469,10 @@ pub struct RuleHit {
     pub index: usize,
     /// "rule 3 of policy.json: ask before fs · write_file when path is not inside ~/notes".
     pub said: String,
+    /// Whether the rule names the tool itself (not every tool of a server, or of all).
+    #[serde(skip)]
+    #[ts(skip)]
+    pub names_tool: bool,
 }
 
 impl Compiled {
@@ -465,6 +511,7 @@ impl Compiled {
                     "{}: “{server}” is not among the servers it allows",
                     self.source.file_words()
                 ),
+                names_tool: false,
             });
         }
         let best = self
@@ -501,6 +548,7 @@ impl Compiled {
                 self.source.file_words(),
                 describe(&rule.rule)
             ),
+            names_tool: rule.rule.tool.is_some(),
         }
     }
 }
@@ -597,6 +645,22 @@ pub fn resolve_argument(path: &str, cwd: Option<&Path>) -> Option<PathBuf> {
     Some(resolve(&whole))
 }
 
+/// An argument's path by its words alone: `~` expanded, a relative one taken from `cwd`,
+/// `.` and `..` taken away without reading the disk (as Node's `path.resolve` does).
+fn words_of_argument(path: &str, cwd: Option<&Path>) -> Option<PathBuf> {
+    let path = path.strip_prefix("file://").unwrap_or(path);
+    if path.is_empty() || path.contains('\0') {
+        return None;
+    }
+    let expanded = expand_home(path);
+    let whole = if expanded.is_absolute() {
+        expanded
+    } else {
+        cwd?.join(expanded)
+    };
+    Some(lexical(&whole))
+}
+
 /// A whole path as the system would reach it: the longest part of it that exists with every
 /// symlink and `..` followed (as the file system does), then the rest taken word by word.
 pub fn resolve(path: &Path) -> PathBuf {
@@ -642,15 +706,37 @@ fn lexical(path: &Path) -> PathBuf {
     out
 }
 
-/// The host of a URL (or of `host/path` without a scheme), lower-case.
+/// The host of a URL (or of `host/path` without a scheme), lower-case, an international name
+/// in its `xn--` form. `None` for text whose host another parser could read otherwise: a
+/// backslash, a user name before the host, a control character or a space.
 fn host_of(text: &str) -> Option<String> {
+    if text
+        .chars()
+        .any(|c| c == '\\' || c.is_control() || c.is_whitespace())
+    {
+        return None;
+    }
     let parsed = url::Url::parse(text)
         .ok()
         .filter(|u| u.host_str().is_some())
         .or_else(|| url::Url::parse(&format!("https://{text}")).ok())?;
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        return None;
+    }
     parsed
         .host_str()
         .map(|h| h.trim_end_matches('.').to_ascii_lowercase())
+}
+
+/// A host pattern as [`host_of`] spells hosts: `*.` kept, the name in its `xn--` form.
+fn host_pattern(pattern: &str) -> Option<String> {
+    let (wild, bare) = match pattern.trim().strip_prefix("*.") {
+        Some(bare) => ("*.", bare),
+        None => ("", pattern.trim()),
+    };
+    let host = url::Url::parse(&format!("https://{bare}/")).ok()?;
+    let host = host.host_str()?.trim_end_matches('.').to_ascii_lowercase();
+    Some(format!("{wild}{host}"))
 }
 
 fn host_matches(pattern: &str, host: &str) -> bool {
@@ -698,6 +784,39 @@ pub fn path_outside_roots(
     None
 }
 
+/// The first path argument (found as [`path_outside_roots`] finds them) that lies inside one of
+/// `folders` by the disk or by its words, or that cannot be resolved at all.
+pub fn path_inside(arguments: Option<&Value>, folders: &[PathBuf]) -> Option<String> {
+    if folders.is_empty() {
+        return None;
+    }
+    let Some(Value::Object(map)) = arguments else {
+        return None;
+    };
+    let folders: Vec<PathBuf> = folders.iter().map(|f| resolve(f)).collect();
+    for (key, value) in map {
+        if !is_path_name(key) {
+            continue;
+        }
+        let values: Vec<&str> = match value {
+            Value::String(s) => vec![s.as_str()],
+            Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
+            _ => continue,
+        };
+        for v in values {
+            let forms = [resolve_argument(v, None), words_of_argument(v, None)];
+            let inside = forms
+                .iter()
+                .flatten()
+                .any(|p| folders.iter().any(|f| p.starts_with(f)));
+            if inside {
+                return Some(crate::text::escape_hidden(v).into_owned());
+            }
+        }
+    }
+    None
+}
+
 fn is_path_name(key: &str) -> bool {
     const WORDS: [&str; 9] = [
         "path",
@@ -725,35 +844,34 @@ fn is_path_name(key: &str) -> bool {
 
 /// The rule a dialog offers to make from a call: allow the tool, when each path argument lies
 /// inside the folder that holds it now and each URL argument is on its host now.
-pub fn suggest(server: &str, tool: &str, arguments: Option<&Value>) -> Rule {
+/// `None` when a path or URL argument cannot be pinned down (a relative path, a host another
+/// parser could read otherwise): a rule without its test would allow far more than the call.
+pub fn suggest(server: &str, tool: &str, arguments: Option<&Value>) -> Option<Rule> {
     let mut when = BTreeMap::new();
     if let Some(Value::Object(map)) = arguments {
         for (key, value) in map {
             let Some(text) = value.as_str() else { continue };
             if is_path_name(key) {
-                if let Some(folder) = resolve_argument(text, None)
+                let folder = resolve_argument(text, None)
                     .and_then(|p| p.parent().map(Path::to_path_buf))
-                    .filter(|f| f.parent().is_some())
-                {
-                    when.insert(
-                        key.clone(),
-                        Test::Inside(vec![folder.to_string_lossy().into_owned()]),
-                    );
-                }
+                    .filter(|f| f.parent().is_some())?;
+                when.insert(
+                    key.clone(),
+                    Test::Inside(vec![folder.to_string_lossy().into_owned()]),
+                );
             } else if is_url_name(key) {
-                if let Some(host) = host_of(text).filter(|_| text.contains("://")) {
-                    when.insert(key.clone(), Test::Host(vec![host]));
-                }
+                let host = host_of(text).filter(|_| text.contains("://"))?;
+                when.insert(key.clone(), Test::Host(vec![host]));
             }
         }
     }
-    Rule {
+    Some(Rule {
         server: server.to_owned(),
         tool: Some(tool.to_owned()),
         when,
         outcome: Outcome::Allow,
         note: None,
-    }
+    })
 }
 
 fn is_url_name(key: &str) -> bool {

@@ -135,10 +135,13 @@ fn hosts_patterns_ranges_values_and_pointers() {
     assert_eq!(url("https://wikipedia.org/"), Some(Outcome::Ask));
     assert_eq!(url("https://example.com.evil.net/"), Some(Outcome::Ask));
     assert_eq!(url("https://evil.net/?example.com"), Some(Outcome::Ask));
+    // A host another parser could read otherwise is never allowed by its host: it asks.
     assert_eq!(
         url("https://user@evil.net@example.com/"),
-        Some(Outcome::Allow)
+        Some(Outcome::Ask)
     );
+    assert_eq!(url("https://example.com\\@evil.net/"), Some(Outcome::Ask));
+    assert_eq!(url("https://example.com /"), Some(Outcome::Ask));
     assert_eq!(url("https://example.com@evil.net/"), Some(Outcome::Ask));
     assert_eq!(
         outcome(&c, "db", "q", json!({"options": {"limit": 50}})),
@@ -161,6 +164,76 @@ fn hosts_patterns_ranges_values_and_pointers() {
     assert_eq!(
         outcome(&c, "db", "q", json!({"sql": "select 1; drop table x"})),
         None
+    );
+}
+
+#[test]
+fn doubt_never_lets_a_call_run_and_one_item_of_a_list_is_enough_to_block() {
+    let c = compiled(
+        r#"{"rules": [
+            {"server": "fs", "when": {"paths": {"inside": ["/etc"]}}, "outcome": "block"},
+            {"server": "fs", "when": {"paths": {"inside": ["/tmp"]}}, "outcome": "allow"},
+            {"server": "web", "when": {"url": {"host": ["bücher.de"]}}, "outcome": "block"},
+            {"server": "n", "when": {"v": {"one_of": [1]}}, "outcome": "ask"}
+        ]}"#,
+    );
+    let paths = |p: Value| outcome(&c, "fs", "read", json!({ "paths": p }));
+    assert_eq!(
+        paths(json!(["/tmp/a", "/etc/passwd"])),
+        Some(Outcome::Block)
+    );
+    assert_eq!(paths(json!(["/tmp/a", "/tmp/b"])), Some(Outcome::Allow));
+    assert_eq!(
+        paths(json!(["/tmp/a", "/srv/b"])),
+        None,
+        "an allow needs every item"
+    );
+    // A path that cannot be resolved: the block applies, the allow does not.
+    assert_eq!(paths(json!("relative/x")), Some(Outcome::Block));
+    // A host pattern is judged in the form hosts are read: an international name's xn-- form.
+    assert_eq!(
+        outcome(&c, "web", "fetch", json!({"url": "https://BÜCHER.de/x"})),
+        Some(Outcome::Block)
+    );
+    assert_eq!(
+        outcome(
+            &c,
+            "web",
+            "fetch",
+            json!({"url": "https://xn--bcher-kva.de/"})
+        ),
+        Some(Outcome::Block)
+    );
+    assert_eq!(outcome(&c, "n", "t", json!({"v": 1.0})), Some(Outcome::Ask));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_path_whose_links_and_words_disagree_is_doubt() {
+    // notes/link/../private/x: by the disk, the link's parent's private; by its words,
+    // notes/private. A server that tidies `..` first opens the second.
+    let dir = tempfile::tempdir().unwrap();
+    let notes = dir.path().join("notes");
+    let elsewhere = dir.path().join("elsewhere/deeper");
+    std::fs::create_dir_all(notes.join("private")).unwrap();
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, notes.join("link")).unwrap();
+    let private = notes.join("private");
+    let c = compiled(
+        &json!({"rules": [
+            {"server": "fs", "when": {"path": {"inside": [private]}}, "outcome": "block"},
+            {"server": "fs", "when": {"path": {"not": {"inside": [private]}}}, "outcome": "allow"}
+        ]})
+        .to_string(),
+    );
+    let tricky = notes.join("link/../private/x");
+    assert_eq!(
+        outcome(&c, "fs", "read", json!({ "path": tricky })),
+        Some(Outcome::Block)
+    );
+    assert_eq!(
+        outcome(&c, "fs", "read", json!({ "path": notes.join("other") })),
+        Some(Outcome::Allow)
     );
 }
 

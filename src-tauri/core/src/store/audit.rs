@@ -181,6 +181,17 @@ impl AuditEntry {
     }
 }
 
+/// [`AuditEntry::of_run`] on a blocking thread (hashing a 10 MB result takes tens of ms),
+/// the run handed back.
+pub(super) async fn entry_off_runtime(run: ToolRun) -> (ToolRun, AuditEntry) {
+    tokio::task::spawn_blocking(move || {
+        let entry = AuditEntry::of_run(&run);
+        (run, entry)
+    })
+    .await
+    .expect("hashing a result does not panic")
+}
+
 fn len(text: &str) -> i64 {
     i64::try_from(text.len()).unwrap_or(i64::MAX)
 }
@@ -323,7 +334,9 @@ impl Store {
     /// # Errors
     /// A failed write.
     pub async fn prune_audit(&self, keep_days: u32) -> Result<usize, StoreError> {
-        let cutoff = super::now_ms() - i64::from(keep_days.max(1)) * 86_400_000;
+        // A minute past the days, so no row the schema keeps (the last day's, by its clock in
+        // whole seconds) is asked for: that would refuse the whole deletion.
+        let cutoff = super::now_ms() - i64::from(keep_days.max(1)) * 86_400_000 - 60_000;
         self.call(move |conn| Ok(conn.execute("DELETE FROM audit WHERE at < ?1", [cutoff])?))
             .await
     }

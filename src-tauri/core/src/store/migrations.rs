@@ -485,6 +485,15 @@ BEGIN
     SELECT RAISE(ABORT, 'the audit record keeps every call of the last day');
 END;
 "#,
+    // 29: an entry is never written over (INSERT OR REPLACE of a taken `seq` would delete it
+    // without the delete trigger).
+    r#"
+CREATE TRIGGER audit_never_replaced BEFORE INSERT ON audit
+    WHEN new.seq IS NOT NULL AND EXISTS (SELECT 1 FROM audit WHERE seq = new.seq)
+BEGIN
+    SELECT RAISE(ABORT, 'the audit record is append-only');
+END;
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -403,10 +403,10 @@ impl Store {
     /// [`StoreError::NotFound`] when the conversation is gone; a failed query.
     pub async fn record_tool_call(
         &self,
-        mut run: ToolRun,
+        run: ToolRun,
         result: NewMessage,
     ) -> Result<Message, StoreError> {
-        let audited = super::audit::AuditEntry::of_run(&run);
+        let (mut run, audited) = super::audit::entry_off_runtime(run).await;
         self.spill_large_result(&mut run).await;
         self.call(move |conn| {
             let tx = conn.transaction()?;
@@ -495,8 +495,8 @@ impl Store {
     ///
     /// # Errors
     /// [`StoreError::NotFound`] when the conversation is gone; a failed query.
-    pub async fn record_app_call(&self, mut run: ToolRun) -> Result<(), StoreError> {
-        let audited = super::audit::AuditEntry::of_run(&run);
+    pub async fn record_app_call(&self, run: ToolRun) -> Result<(), StoreError> {
+        let (mut run, audited) = super::audit::entry_off_runtime(run).await;
         self.spill_large_result(&mut run).await;
         self.call(move |conn| {
             let tx = conn.transaction()?;

@@ -86,9 +86,9 @@ impl Run<'_> {
             self.tainted_by = calls
                 .iter()
                 .filter(|c| matches!(c.state, CallState::Allowed(_)))
-                .filter_map(|c| c.tool.as_ref())
-                .find(|t| self.ctx.setup.policy.is_untrusted(&t.server, &t.tool))
-                .map(|t| t.server.clone());
+                .filter_map(|c| c.tool.as_ref().map(|t| policy_target(c.call, t)))
+                .find(|(server, tool)| self.ctx.setup.policy.is_untrusted(server, tool))
+                .map(|(server, _)| server.to_owned());
         }
         let mut outcome = ToolsOutcome {
             effects: Vec::new(),
@@ -190,12 +190,19 @@ impl Run<'_> {
                     roots: rules.map_or(&[][..], |r| r.roots.as_slice()),
                     tainted_by: self.tainted_by.as_deref(),
                 };
-                let judged = policy::judge(&facts);
+                let mut judged = policy::judge(&facts);
+                // Reading a resource is judged by the rules of the server it reads from too.
+                if let Some(server) = read_resource_of(t, arguments) {
+                    judged = match resource_verdict(t, server, arguments, &ctx.setup.policy) {
+                        Some(refused) => refused,
+                        None => judged,
+                    };
+                }
                 by = Some(judged.by);
                 match judged.verdict {
                     Verdict::Allow(scope) => CallState::Allowed(scope),
                     Verdict::Ask => {
-                        suggested = Some(policy::rules::suggest(&t.server, &t.tool, Some(arguments)));
+                        suggested = policy::rules::suggest(&t.server, &t.tool, Some(arguments));
                         CallState::Undecided
                     }
                     Verdict::Deny(why) => CallState::Denied(Some(ApprovalScope::Policy), why),
@@ -350,6 +357,74 @@ impl Run<'_> {
             reason,
         });
     }
+}
+
+/// The server a call of Switchboard's `read_resource` reads from, when `tool` is that.
+pub(super) fn read_resource_of<'v>(tool: &CatalogueTool, arguments: &'v Value) -> Option<&'v str> {
+    (tool.server == crate::agent::builtin::SERVER
+        && tool.tool == crate::agent::builtin::READ_RESOURCE)
+        .then(|| {
+            arguments
+                .get("server")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+        })
+}
+
+/// The server and tool the policy judges a call as: a resource read as the server it reads
+/// from (its rules, whether it is untrusted or reviewed), any other call as itself.
+pub(super) fn policy_target<'t>(call: &'t ToolCall, tool: &'t CatalogueTool) -> (&'t str, &'t str) {
+    match call
+        .arguments
+        .as_ref()
+        .ok()
+        .and_then(|a| read_resource_of(tool, a))
+    {
+        Some(server) => (server, crate::agent::builtin::READ_RESOURCE),
+        None => (&tool.server, &tool.tool),
+    }
+}
+
+/// What the rules of `server` say of reading one of its resources, when they say more than
+/// the built-in tool's own verdict: a server not offered for reading is refused; a rule that
+/// blocks or asks (server-wide, or on `read_resource`) stands; one that allows lets it run.
+fn resource_verdict(
+    tool: &CatalogueTool,
+    server: &str,
+    arguments: &Value,
+    policy: &policy::Policy,
+) -> Option<policy::Judgement> {
+    let offered = tool.input_schema["properties"]["server"]["enum"]
+        .as_array()
+        .is_some_and(|servers| servers.iter().any(|s| s.as_str() == Some(server)));
+    if !offered {
+        let why = format!(
+            "The call was not run: “{}” is not among the servers whose resources you can read.",
+            crate::text::one_line(server, 80)
+        );
+        return Some(policy::Judgement {
+            verdict: Verdict::Deny(why.clone()),
+            by: why,
+            rule: None,
+        });
+    }
+    let read = crate::agent::builtin::READ_RESOURCE;
+    let hit = policy
+        .blocked(server, read)
+        .or_else(|| policy.rule_for(server, read, Some(arguments), None))?;
+    let verdict = match hit.outcome {
+        policy::rules::Outcome::Block => Verdict::Deny(format!(
+            "The call was not run: it is blocked by {}.",
+            hit.said
+        )),
+        policy::rules::Outcome::Ask => Verdict::Ask,
+        policy::rules::Outcome::Allow => Verdict::Allow(ApprovalScope::Policy),
+    };
+    Some(policy::Judgement {
+        verdict,
+        by: hit.said.clone(),
+        rule: Some(hit),
+    })
 }
 
 /// Arguments as the person reads them in the dialog: pretty-printed JSON.

@@ -19,6 +19,15 @@ use crate::mcp::{artifacts, results};
 use crate::providers::ToolCall;
 use crate::store::{now_ms, Message, ToolRun};
 
+/// Whether every line of `cut` is a piece of a line of `whole`: text the person cut down, not
+/// text written in (which would reach the model as the tool's).
+fn drawn_from(cut: &str, whole: &str) -> bool {
+    cut.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .all(|line| whole.contains(line))
+}
+
 /// How often the window hears a running call's progress, at most.
 const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
 
@@ -141,7 +150,10 @@ impl Ctx<'_> {
         mut done: CallOutcome,
     ) -> CallOutcome {
         use crate::agent::approval::{ReviewRequest, ReviewVerdict};
-        if done.is_error || !self.setup.policy.is_reviewed(&tool.server, &tool.tool) {
+        // Only what the server answered (an error it reported included) is put to the person;
+        // Switchboard's own words about a call (a timeout, a crash) are not the server's.
+        let (server, reviewed_tool) = super::calls::policy_target(call.call, tool);
+        if done.full.is_none() || !self.setup.policy.is_reviewed(server, reviewed_tool) {
             return done;
         }
         let request = ReviewRequest {
@@ -164,9 +176,14 @@ impl Ctx<'_> {
         };
         let original = done.full.clone().unwrap_or_else(|| done.content.clone());
         match verdict {
-            Some(ReviewVerdict::Pass) => {
-                done.reviewed = Some("passed");
-                return done;
+            // What the person passed is what they saw: a result cut to the model's share is
+            // not kept whole for `read_result` to read the part they did not see.
+            Some(ReviewVerdict::Pass) => done.reviewed = Some("passed"),
+            Some(ReviewVerdict::Cut { text }) if !drawn_from(&text, &done.content) => {
+                tracing::warn!(call = %call.call.id, "a cut result had words of its own; withheld");
+                done.content = "The user withheld this tool's result: the tool ran, and you are not shown what it returned.".to_owned();
+                done.reviewed = Some("withheld");
+                done.effect = Effect::Neutral;
             }
             Some(ReviewVerdict::Cut { text }) => {
                 done.content = format!(
@@ -184,8 +201,10 @@ impl Ctx<'_> {
         done.original = Some(original);
         done.full = None;
         done.rich = false;
-        done.files.clear();
-        done.open_canvas = None;
+        if done.reviewed != Some("passed") {
+            done.files.clear();
+            done.open_canvas = None;
+        }
         done
     }
 

@@ -101,18 +101,24 @@ fn loosened_tools(before: &PolicyFile, after: &PolicyFile) -> Result<Vec<String>
             c.blocks_outright(&server, &tool)
                 .or_else(|| c.judge(&server, &tool, None, None))
         };
-        let (from, to) = (rank(judged(&was)), rank(judged(&now)));
+        let (was_hit, now_hit) = (judged(&was), judged(&now));
+        let (from, to) = (rank(was_hit.clone()), rank(now_hit.clone()));
         if to < from {
             let what = if tool.is_empty() {
                 format!("every tool of {server}")
             } else {
                 format!("{server} · {tool}")
             };
-            loosened.push(format!(
-                "{what}: {} until now, {} after",
-                word(from),
-                word(to)
-            ));
+            let new_rule = |hit: &rules::RuleHit| {
+                !before.rules.iter().any(|r| rules::describe(r) == hit.words)
+            };
+            loosened.push(match (now_hit, was_hit) {
+                (Some(now), _) if new_rule(&now) => {
+                    format!("add: {} (until now {what} was {})", now.words, word(from))
+                }
+                (None, Some(was)) => format!("take away: {}", was.words),
+                _ => format!("{what}: {} until now, {} after", word(from), word(to)),
+            });
         }
     }
     Ok(loosened)

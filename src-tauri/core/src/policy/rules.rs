@@ -473,6 +473,10 @@ pub struct RuleHit {
     #[serde(skip)]
     #[ts(skip)]
     pub names_tool: bool,
+    /// The rule alone in words ("block every tool of shell"), without its place.
+    #[serde(skip)]
+    #[ts(skip)]
+    pub words: String,
 }
 
 impl Compiled {
@@ -512,6 +516,7 @@ impl Compiled {
                     self.source.file_words()
                 ),
                 names_tool: false,
+                words: format!("only the servers it lists, not “{server}”"),
             });
         }
         let best = self
@@ -549,6 +554,7 @@ impl Compiled {
                 describe(&rule.rule)
             ),
             names_tool: rule.rule.tool.is_some(),
+            words: describe(&rule.rule),
         }
     }
 }

@@ -4,13 +4,14 @@
 // opens), what the conversation has cost and how full the model's window is, a search hit brought
 // into view, export, copying the last answer, branches, deleting a turn, sending (and the images a
 // model is not known to take), a comparison's Stop, renaming and deleting the conversation, and
-// the rule an approval offers to make.
+// the rule an approval offers to make, the results put to the person before the model reads them,
+// and what decided each saved call.
 // Built by the component as it mounts, so its effects are the component's; it acts through the
 // stores only, and reports failures through the UI store's toast.
 
 import { tick, untrack } from "svelte";
 import { IpcError } from "../lib/errors";
-import type { ApprovalAnswer } from "../lib/run-events";
+import type { ApprovalAnswer, ReviewVerdict } from "../lib/run-events";
 import type { Attachment, ComparedModel, ConversationDetail, ExportFormat, ResultView, Rule } from "../lib/types";
 import type { Confirmed } from "../settings/policies.svelte";
 import { getArtifacts, getChats, getConversations, getPolicies, getProviders, getServers, getSettings, getUi, getUsage } from "../app/context";
@@ -18,6 +19,7 @@ import { copyText } from "../shared/clipboard";
 import { count, usd } from "../shared/money";
 import { contextLabel } from "./context-use";
 import type { ConversationTools } from "./conversation-tools.svelte";
+import { callKey } from "./items";
 import type { ChatSession, McpAppHost } from "./session.svelte";
 
 /** The canvas's chunk, asked for once (again only if it failed): start-up never loads it. */
@@ -63,6 +65,8 @@ export class ConversationPage {
   session = $state<ChatSession | null>(null);
   /** The approval to ask: the run's own, or a compared model's (the first that waits). */
   readonly asking = $derived(this.session?.asking ?? null);
+  /** The result to review: the run's own, or a compared model's (the first that waits). */
+  readonly reviewing = $derived(this.session?.reviewing ?? null);
   /** What the composer holds for this conversation: the window keeps it while another is open. */
   readonly draft = $derived.by(() => {
     const id = this.ui.openId;
@@ -453,6 +457,15 @@ export class ConversationPage {
   answer = (answers: ApprovalAnswer[]): void => {
     this.session?.answer(answers).catch((err: unknown) => this.ui.report(err));
   };
+
+  /** Gives the person's word on the result reviewed now. */
+  answerReview = (verdict: ReviewVerdict): void => {
+    this.session?.answerReview(verdict).catch((err: unknown) => this.ui.report(err));
+  };
+
+  /** What decided the call `callId` of the answer `messageId`, as saved (null: not known yet). */
+  decidedBy = (messageId: string, callId: string): string | null =>
+    this.session?.decidedBy.get(callKey({ message_id: messageId, call_id: callId })) ?? null;
 
   toggleAutoApprove = async (): Promise<void> => {
     if (!this.conversation) return;

@@ -1,12 +1,13 @@
 // A run as the window follows it (`RunFeed`): the items its events build (items.ts's reducer),
-// its status line, the approval it waits for and its answer (through ipc.ts), its notice with
+// its status line, the approval it waits for and its answer (through ipc.ts), the results it
+// waits for the person to review (in the order they came) and their answers, its notice with
 // the tools it left out, how full the model's window was, and text deltas shown once a frame.
 // The chat session is one (session.svelte.ts), and so is each model of a comparison
 // (comparison.svelte.ts).
 
 import * as ipc from "../lib/ipc";
 import { IpcError } from "../lib/errors";
-import type { ApprovalAnswer, ApprovalItem, RunEvent, StopReason } from "../lib/run-events";
+import type { ApprovalAnswer, ApprovalItem, ReviewVerdict, RunEvent, StopReason } from "../lib/run-events";
 import type { ContextUse, Summary } from "../lib/types";
 import { reduceItems, type ChatItem, type ItemsCursor } from "./items";
 
@@ -21,6 +22,9 @@ export interface PendingApproval {
   request_id: string;
   calls: ApprovalItem[];
 }
+
+/** A call's result the run waits for the person to review before the model reads it. */
+export type PendingReview = Omit<Extract<RunEvent, { type: "result_review_required" }>, "type">;
 
 export interface RunNotice {
   message: string;
@@ -58,6 +62,9 @@ export class RunFeed {
   runId = $state<string | null>(null);
   status = $state<string | null>(null);
   approval = $state<PendingApproval | null>(null);
+  /** Results waiting for the person's word before the model reads them, oldest first (parallel
+   *  calls: several at once); the first is the one asked about. */
+  reviews = $state<PendingReview[]>([]);
   notice = $state<RunNotice | null>(null);
   /** What the model was last given, in tokens (the header's "18.2k of 128k"). */
   context = $state.raw<ContextUse | null>(null);
@@ -109,6 +116,16 @@ export class RunFeed {
         // answered) is not asked again.
         if (this.approval?.calls.some((c) => c.call_id === event.call_id)) this.approval = null;
         break;
+      case "result_review_required":
+        // A replayed request (the window attached) is asked once.
+        if (!this.reviews.some((r) => r.request_id === event.request_id)) {
+          this.reviews.push({ request_id: event.request_id, call_id: event.call_id, display_name: event.display_name, content: event.content });
+        }
+        break;
+      case "tool_finished":
+        // Finished means reviewed: a replayed request answered before is not asked again.
+        if (this.reviews.some((r) => r.call_id === event.call_id)) this.reviews = this.reviews.filter((r) => r.call_id !== event.call_id);
+        break;
       case "tool_warning":
         this.#sayAboutTools(`${event.tool} was left out: ${event.message}`);
         break;
@@ -135,6 +152,8 @@ export class RunFeed {
         this.runId = null;
         this.status = null;
         this.approval = null;
+        // Rust withholds what was still waiting.
+        this.reviews = [];
         if (event.message && event.reason !== "error") {
           this.notice = this.#withLeftOut({ kind: event.reason === "max_rounds" ? "info" : "error", message: event.message, retryable: false });
         } else if (event.message && this.notice === null) {
@@ -181,6 +200,24 @@ export class RunFeed {
       if (err instanceof IpcError && err.kind === "not_confirmed" && this.approval === null) {
         this.approval = pending;
       }
+      throw err;
+    }
+  }
+
+  /**
+   * Gives the person's word on the result asked about now (the first waiting). One that no
+   * longer waits (the run ended or it was answered) is let go quietly; on any other failure it
+   * is asked again.
+   */
+  async answerReview(verdict: ReviewVerdict): Promise<void> {
+    const pending = this.reviews[0];
+    if (!pending) return;
+    this.reviews = this.reviews.slice(1);
+    try {
+      await ipc.answerResultReview(pending.request_id, verdict);
+    } catch (err) {
+      if (err instanceof IpcError && err.kind === "not_found") return;
+      if (this.running && !this.reviews.some((r) => r.request_id === pending.request_id)) this.reviews = [pending, ...this.reviews];
       throw err;
     }
   }

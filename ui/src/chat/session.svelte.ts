@@ -1,13 +1,14 @@
 // One open conversation as the chat shows it (`ChatSession`): a feed (run-feed.svelte.ts) whose
 // items are first built from what was saved (items.ts) and then by its runs' events, with its
 // older pages, where its branches part, its summaries and the comparison under way
-// (comparison.svelte.ts). Sending, stopping, retrying, branching and answering approvals go
-// through ipc.ts. The live events are passed on, once applied, to whoever built the session (the
-// canvas's files are kept in a store of their own). A tool card's MCP App is asked for here, once
-// per call, and what the app asks of its server goes from here.
+// (comparison.svelte.ts), and what decided each saved call. Sending, stopping, retrying,
+// branching and answering approvals and result reviews go through ipc.ts. The live events are
+// passed on, once applied, to whoever built the session (the canvas's files are kept in a store
+// of their own). A tool card's MCP App is asked for here, once per call, and what the app asks of
+// its server goes from here.
 
 import * as ipc from "../lib/ipc";
-import type { ApprovalAnswer, RunEvent } from "../lib/run-events";
+import type { ApprovalAnswer, ReviewVerdict, RunEvent } from "../lib/run-events";
 import type {
   JsonValue,
   Attachment,
@@ -18,11 +19,12 @@ import type {
   McpAppView,
   ResultView,
   Summary,
+  ToolRun,
 } from "../lib/types";
 import { Comparison, Lane } from "./comparison.svelte";
-import { assistantIn, itemsFrom, type ChatItem } from "./items";
+import { assistantIn, callKey, itemsFrom, type ChatItem } from "./items";
 import type { McpAppCalls } from "./mcpAppBridge";
-import { RunFeed, type FrameScheduler, type PendingApproval, type ToolsGiven } from "./run-feed.svelte";
+import { RunFeed, type FrameScheduler, type PendingApproval, type PendingReview, type ToolsGiven } from "./run-feed.svelte";
 
 /** What the newest answer of `detail` was given when it was given a choice of tools (its record), else null. */
 export function toolsGivenFrom(detail: Pick<ConversationDetail, "messages" | "offers">): ToolsGiven | null {
@@ -62,12 +64,26 @@ function refsOf(attachments: Attachment[]): AttachmentRef[] {
   return attachments.map((a) => ({ sha256: a.sha256, name: a.name }));
 }
 
+/** What decided each saved call, in the person's words, by `callKey` (calls with no word left out). */
+function decidedByIn(runs: ToolRun[]): Map<string, string> {
+  return new Map(runs.flatMap((r) => (r.decided_by ? [[callKey(r), r.decided_by] as const] : [])));
+}
+
 /** The largest page of messages the core reads at once. */
 const MAX_PAGE = 1000;
 
 /** An approval to ask now: whose run waits for it, and the model that asks (null: the conversation's own run). */
 export interface Asking {
   approval: PendingApproval;
+  askedBy: string | null;
+  feed: RunFeed;
+}
+
+/** A result to review now: whose run waits for it, and the model whose call it is (null: the conversation's own run). */
+export interface Reviewing {
+  review: PendingReview;
+  /** how many more results wait after it, in the same run */
+  more: number;
   askedBy: string | null;
   feed: RunFeed;
 }
@@ -82,6 +98,11 @@ export class ChatSession extends RunFeed {
   comparison = $state.raw<Comparison | null>(null);
   /** The summaries of earlier messages made to fit the model's window, oldest first. */
   summaries = $state.raw<Summary[]>([]);
+  /** What decided each saved call ("rule 1 of your policy.json: …", "you, when asked (…)"), by
+   *  `callKey`: read with what was saved, so a call of the run under way has none until the
+   *  conversation is read again. Kept apart from the items, which a live run and a reopened chat
+   *  build the same. */
+  decidedBy = $state.raw<Map<string, string>>(new Map());
   /** A branch was started: once its run ends, the conversation is read again (its new point). */
   #reloadWhenDone = false;
   /** A page of older messages is on its way (nothing shows it: it only keeps a second one back). */
@@ -108,6 +129,7 @@ export class ChatSession extends RunFeed {
     this.older = detail.older;
     this.branches = branchesFrom(detail.branches);
     this.summaries = detail.summaries ?? [];
+    this.decidedBy = decidedByIn(detail.tool_runs);
     this.context = detail.context ?? null;
     this.toolsGiven = toolsGivenFrom(detail);
     this.#onFinished = onFinished;
@@ -126,6 +148,7 @@ export class ChatSession extends RunFeed {
     this.older = detail.older;
     this.branches = branchesFrom(detail.branches);
     this.summaries = detail.summaries ?? [];
+    this.decidedBy = decidedByIn(detail.tool_runs);
     this.context = detail.context ?? this.context;
     this.toolsGiven = toolsGivenFrom(detail);
     this.comparison = null;
@@ -145,6 +168,7 @@ export class ChatSession extends RunFeed {
       this.items.unshift(...itemsFrom(page).filter((i) => !shown.has(i.id)));
       this.older = page.older;
       this.branches = { ...branchesFrom(page.branches), ...this.branches };
+      this.decidedBy = new Map([...decidedByIn(page.tool_runs), ...this.decidedBy]);
     } finally {
       this.#loadingOlder = false;
     }
@@ -356,6 +380,24 @@ export class ChatSession extends RunFeed {
     const asking = this.asking;
     if (!asking) return;
     await (asking.feed === this ? super.answer(answers) : asking.feed.answer(answers));
+  }
+
+  /** The result to review now: the run's own first, else the first of a compared model's that waits. */
+  get reviewing(): Reviewing | null {
+    const [review, ...more] = this.reviews;
+    if (review) return { review, more: more.length, askedBy: null, feed: this };
+    for (const lane of this.comparison?.lanes ?? []) {
+      const [first, ...rest] = lane.reviews;
+      if (first) return { review: first, more: rest.length, askedBy: lane.label, feed: lane };
+    }
+    return null;
+  }
+
+  /** Gives the person's word on the result reviewed now (`reviewing`): the run's own or a compared model's. */
+  override async answerReview(verdict: ReviewVerdict): Promise<void> {
+    const reviewing = this.reviewing;
+    if (!reviewing) return;
+    await (reviewing.feed === this ? super.answerReview(verdict) : reviewing.feed.answerReview(verdict));
   }
 
   protected override summarised(summary: Summary): void {

@@ -2,4 +2,4 @@
 // TypeScript generated into bindings.ts). One `Channel` carries them, in order; the last is
 // always `run_finished`.
 
-export type { ApprovalAnswer, ApprovalItem, Decision, ProposedCall, RunEvent, StopReason } from "./bindings";
+export type { ApprovalAnswer, ApprovalItem, Decision, ProposedCall, ReviewVerdict, RunEvent, StopReason } from "./bindings";

@@ -379,7 +379,7 @@ impl App {
         .await
     }
 
-    /// Adds a rule (an equal one already there is not added twice).
+    /// Adds a rule, in place of one on the same server, tool and tests.
     ///
     /// # Errors
     /// A bad rule (where and why); refused by the organisation's policy; not confirmed.
@@ -389,8 +389,16 @@ impl App {
         confirm: &dyn Confirm,
     ) -> Result<PolicyView, CoreError> {
         self.change_policy(confirm, |file| {
-            if !file.rules.contains(&rule) {
-                file.rules.push(rule);
+            // A rule on the same server, tool and tests is replaced: two such rules would
+            // leave the stricter deciding, and the one just made would do nothing.
+            let same = file.rules.iter().position(|r| {
+                r.server.eq_ignore_ascii_case(&rule.server)
+                    && r.tool == rule.tool
+                    && r.when == rule.when
+            });
+            match same {
+                Some(i) => file.rules[i] = rule,
+                None => file.rules.push(rule),
             }
             Ok(())
         })

@@ -35,6 +35,7 @@ const answer = (id: string, resultIds: string[] = []): ChatItem => ({
     answered: false,
     rich: false,
     artifacts: [],
+    decided_by: null,
   })),
 });
 const summary = (id: string, through: string): Summary => ({

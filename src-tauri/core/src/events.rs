@@ -150,6 +150,10 @@ pub enum RunEvent {
         /// Who or what decided; `None` for a call denied before anyone was asked.
         scope: Option<crate::store::ApprovalScope>,
         reason: Option<String>,
+        /// What decided, in the person's words ([`crate::store::ToolRun::decided_by`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        decided_by: Option<String>,
     },
     ToolStarted {
         call_id: String,
@@ -190,6 +194,11 @@ pub enum RunEvent {
         /// The SHA-256 of the file the result asked the canvas to open at (seed 002's
         /// `display.open_canvas` and `primary_file`).
         open_canvas: Option<String>,
+        /// What decided it ran, and what the person did with its result when they reviewed it
+        /// ([`crate::store::ToolRun::decided_by`], as saved).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        decided_by: Option<String>,
     },
     /// A message is complete and saved (user, assistant or tool), in full.
     MessageSaved {
@@ -267,6 +276,7 @@ mod tests {
                     decision: crate::store::ToolDecision::Denied,
                     scope: Some(crate::store::ApprovalScope::Once),
                     reason: Some("not now".into()),
+                    decided_by: None,
                 },
                 json!({"type": "tool_decided", "call_id": "c1", "decision": "denied", "scope": "once", "reason": "not now"}),
             ),
@@ -291,6 +301,7 @@ mod tests {
                     rich: false,
                     artifacts: Vec::new(),
                     open_canvas: None,
+                    decided_by: None,
                 },
                 json!({"type": "tool_finished", "call_id": "c1", "is_error": true, "content": "boom", "full_length": null, "duration_ms": 12, "can_retry": true, "answered": false, "rich": false, "artifacts": [], "open_canvas": null}),
             ),

@@ -4,8 +4,8 @@
 // opens), what the conversation has cost and how full the model's window is, a search hit brought
 // into view, export, copying the last answer, branches, deleting a turn, sending (and the images a
 // model is not known to take), a comparison's Stop, renaming and deleting the conversation, and
-// the rule an approval offers to make, the results put to the person before the model reads them,
-// and what decided each saved call.
+// the rule an approval offers to make, and the results put to the person before the model reads
+// them.
 // Built by the component as it mounts, so its effects are the component's; it acts through the
 // stores only, and reports failures through the UI store's toast.
 
@@ -19,7 +19,6 @@ import { copyText } from "../shared/clipboard";
 import { count, usd } from "../shared/money";
 import { contextLabel } from "./context-use";
 import type { ConversationTools } from "./conversation-tools.svelte";
-import { callKey } from "./items";
 import type { ChatSession, McpAppHost } from "./session.svelte";
 
 /** The canvas's chunk, asked for once (again only if it failed): start-up never loads it. */
@@ -462,10 +461,6 @@ export class ConversationPage {
   answerReview = (verdict: ReviewVerdict): void => {
     this.session?.answerReview(verdict).catch((err: unknown) => this.ui.report(err));
   };
-
-  /** What decided the call `callId` of the answer `messageId`, as saved (null: not known yet). */
-  decidedBy = (messageId: string, callId: string): string | null =>
-    this.session?.decidedBy.get(callKey({ message_id: messageId, call_id: callId })) ?? null;
 
   toggleAutoApprove = async (): Promise<void> => {
     if (!this.conversation) return;

@@ -42,6 +42,9 @@ export interface ToolCard {
   answered: boolean;
   /** the result has more than text to show (images, audio, links, structured content) */
   rich: boolean;
+  /** what decided the call, in Rust's words ("rule 1 of your policy.json: …", "you, when asked
+   *  (…)", with what the person did with a result they reviewed); null: not said */
+  decided_by: string | null;
   /** the files the result carried, kept by Rust (the canvas shows them) */
   artifacts: Attachment[];
 }
@@ -109,6 +112,7 @@ function cardFrom(call: Extract<RunEvent, { type: "tool_call_proposed" }>["call"
     answered: false,
     rich: false,
     artifacts: [],
+    decided_by: null,
   };
 }
 
@@ -145,7 +149,14 @@ export function eventsFrom(detail: Pick<ConversationDetail, "messages" | "tool_r
         if (!run) continue;
         calls.set(call.id, run);
         if (run.decision !== null) {
-          events.push({ type: "tool_decided", call_id: call.id, decision: run.decision, scope: run.decision_scope, reason: run.deny_reason });
+          events.push({
+            type: "tool_decided",
+            call_id: call.id,
+            decision: run.decision,
+            scope: run.decision_scope,
+            reason: run.deny_reason,
+            decided_by: run.decided_by,
+          });
         }
         if (run.description !== null) events.push({ type: "tool_described", call_id: call.id, description: run.description });
       }
@@ -165,6 +176,7 @@ export function eventsFrom(detail: Pick<ConversationDetail, "messages" | "tool_r
           artifacts: m.attachments,
           // Asked once, when the result came: reopening does not open the canvas again.
           open_canvas: null,
+          decided_by: run.decided_by,
         });
       }
       events.push({ type: "message_saved", message: m });
@@ -249,6 +261,7 @@ export function reduceItems(items: ChatItem[], cursor: ItemsCursor, event: RunEv
       break;
     case "tool_decided": {
       const card = cardIn(items, cursor, event.call_id);
+      if (card) card.decided_by = event.decided_by ?? card.decided_by;
       if (card && event.decision === "denied") {
         card.state = "denied";
         card.reason = event.reason;
@@ -287,6 +300,7 @@ export function reduceItems(items: ChatItem[], cursor: ItemsCursor, event: RunEv
         card.rich = event.rich;
         // (Runs recorded before files were kept send none.)
         card.artifacts = event.artifacts ?? [];
+        card.decided_by = event.decided_by ?? card.decided_by;
       }
       break;
     }

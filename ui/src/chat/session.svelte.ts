@@ -1,7 +1,7 @@
 // One open conversation as the chat shows it (`ChatSession`): a feed (run-feed.svelte.ts) whose
 // items are first built from what was saved (items.ts) and then by its runs' events, with its
 // older pages, where its branches part, its summaries and the comparison under way
-// (comparison.svelte.ts), and what decided each saved call. Sending, stopping, retrying,
+// (comparison.svelte.ts). Sending, stopping, retrying,
 // branching and answering approvals and result reviews go through ipc.ts. The live events are
 // passed on, once applied, to whoever built the session (the canvas's files are kept in a store
 // of their own). A tool card's MCP App is asked for here, once per call, and what the app asks of
@@ -19,10 +19,9 @@ import type {
   McpAppView,
   ResultView,
   Summary,
-  ToolRun,
 } from "../lib/types";
 import { Comparison, Lane } from "./comparison.svelte";
-import { assistantIn, callKey, itemsFrom, type ChatItem } from "./items";
+import { assistantIn, itemsFrom, type ChatItem } from "./items";
 import type { McpAppCalls } from "./mcpAppBridge";
 import { RunFeed, type FrameScheduler, type PendingApproval, type PendingReview, type ToolsGiven } from "./run-feed.svelte";
 
@@ -64,11 +63,6 @@ function refsOf(attachments: Attachment[]): AttachmentRef[] {
   return attachments.map((a) => ({ sha256: a.sha256, name: a.name }));
 }
 
-/** What decided each saved call, in the person's words, by `callKey` (calls with no word left out). */
-function decidedByIn(runs: ToolRun[]): Map<string, string> {
-  return new Map(runs.flatMap((r) => (r.decided_by ? [[callKey(r), r.decided_by] as const] : [])));
-}
-
 /** The largest page of messages the core reads at once. */
 const MAX_PAGE = 1000;
 
@@ -98,11 +92,6 @@ export class ChatSession extends RunFeed {
   comparison = $state.raw<Comparison | null>(null);
   /** The summaries of earlier messages made to fit the model's window, oldest first. */
   summaries = $state.raw<Summary[]>([]);
-  /** What decided each saved call ("rule 1 of your policy.json: …", "you, when asked (…)"), by
-   *  `callKey`: read with what was saved, so a call of the run under way has none until the
-   *  conversation is read again. Kept apart from the items, which a live run and a reopened chat
-   *  build the same. */
-  decidedBy = $state.raw<Map<string, string>>(new Map());
   /** A branch was started: once its run ends, the conversation is read again (its new point). */
   #reloadWhenDone = false;
   /** A page of older messages is on its way (nothing shows it: it only keeps a second one back). */
@@ -129,7 +118,6 @@ export class ChatSession extends RunFeed {
     this.older = detail.older;
     this.branches = branchesFrom(detail.branches);
     this.summaries = detail.summaries ?? [];
-    this.decidedBy = decidedByIn(detail.tool_runs);
     this.context = detail.context ?? null;
     this.toolsGiven = toolsGivenFrom(detail);
     this.#onFinished = onFinished;
@@ -148,7 +136,6 @@ export class ChatSession extends RunFeed {
     this.older = detail.older;
     this.branches = branchesFrom(detail.branches);
     this.summaries = detail.summaries ?? [];
-    this.decidedBy = decidedByIn(detail.tool_runs);
     this.context = detail.context ?? this.context;
     this.toolsGiven = toolsGivenFrom(detail);
     this.comparison = null;
@@ -168,7 +155,6 @@ export class ChatSession extends RunFeed {
       this.items.unshift(...itemsFrom(page).filter((i) => !shown.has(i.id)));
       this.older = page.older;
       this.branches = { ...branchesFrom(page.branches), ...this.branches };
-      this.decidedBy = new Map([...decidedByIn(page.tool_runs), ...this.decidedBy]);
     } finally {
       this.#loadingOlder = false;
     }

@@ -962,7 +962,11 @@ content: string, } | { "type": "status", text: string, } | { "type": "answer_sta
 /**
  * Who or what decided; `None` for a call denied before anyone was asked.
  */
-scope: ApprovalScope | null, reason: string | null, } | { "type": "tool_started", call_id: string, } | { "type": "tool_described", call_id: string, description: string, } | { "type": "tool_progress", call_id: string, progress: number, total: number | null, message: string | null, } | { "type": "tool_finished", call_id: string, is_error: boolean, 
+scope: ApprovalScope | null, reason: string | null, 
+/**
+ * What decided, in the person's words ([`crate::store::ToolRun::decided_by`]).
+ */
+decided_by?: string, } | { "type": "tool_started", call_id: string, } | { "type": "tool_described", call_id: string, description: string, } | { "type": "tool_progress", call_id: string, progress: number, total: number | null, message: string | null, } | { "type": "tool_finished", call_id: string, is_error: boolean, 
 /**
  * What the model gets (capped, with a visible marker when cut), or its first
  * [`crate::store::TOOL_PREVIEW_CHARS`] characters when longer.
@@ -995,7 +999,12 @@ artifacts: Array<Attachment>,
  * The SHA-256 of the file the result asked the canvas to open at (seed 002's
  * `display.open_canvas` and `primary_file`).
  */
-open_canvas: string | null, } | { "type": "message_saved", message: Message, } | { "type": "run_finished", reason: StopReason, 
+open_canvas: string | null, 
+/**
+ * What decided it ran, and what the person did with its result when they reviewed it
+ * ([`crate::store::ToolRun::decided_by`], as saved).
+ */
+decided_by?: string, } | { "type": "message_saved", message: Message, } | { "type": "run_finished", reason: StopReason, 
 /**
  * What a person should know about why it ended, when it is not the usual.
  */

@@ -355,6 +355,7 @@ impl Run<'_> {
             decision,
             scope,
             reason,
+            decided_by: call.by.clone(),
         });
     }
 }

@@ -114,6 +114,7 @@ impl Run<'_> {
                         rich: done.rich && saved.is_some(),
                         artifacts: if saved.is_some() { done.files.clone() } else { Vec::new() },
                         open_canvas: done.open_canvas.clone().filter(|_| saved.is_some()),
+                        decided_by: super::record::decided_by(call, &done),
                     });
                     outcomes[i] = Some(done);
                 }

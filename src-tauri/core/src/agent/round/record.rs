@@ -6,6 +6,18 @@ use super::{Answer, CallOutcome, Ctx, Run};
 use crate::events::RunEvent;
 use crate::store::{Message, NewMessage, Role, ToolRun};
 
+/// What decided `call`, as its record keeps it: and, when the person reviewed its result, what
+/// they did with it.
+pub(super) fn decided_by(call: &Call<'_>, done: &CallOutcome) -> Option<String> {
+    match done.reviewed {
+        Some(word) => Some(format!(
+            "{}; its result {word} by you",
+            call.by.as_deref().unwrap_or("allowed")
+        )),
+        None => call.by.clone(),
+    }
+}
+
 impl Ctx<'_> {
     /// The record of `call` of `answer` as far as its decision goes: no times, no result. The
     /// same id whether it is written as started ([`Ctx::execute`](super::execute)) or ended.
@@ -60,15 +72,9 @@ impl Ctx<'_> {
             ..self.run_record(answer, call)
         }
         .with_retry_rule();
-        let run = match done.reviewed {
-            Some(word) => ToolRun {
-                decided_by: Some(format!(
-                    "{}; its result {word} by you",
-                    run.decided_by.as_deref().unwrap_or("allowed")
-                )),
-                ..run
-            },
-            None => run,
+        let run = ToolRun {
+            decided_by: decided_by(call, done),
+            ..run
         };
         let mut message = NewMessage::text(Role::Tool, done.content.clone());
         message.tool_call_id = Some(call.call.id.clone());

@@ -638,33 +638,29 @@ pub fn expand_home(path: &str) -> PathBuf {
 /// An argument's path as it would be opened: `~` expanded, a relative one taken from `cwd`
 /// (none: not resolvable), then [`resolve`]d.
 pub fn resolve_argument(path: &str, cwd: Option<&Path>) -> Option<PathBuf> {
-    let path = path.strip_prefix("file://").unwrap_or(path);
-    if path.is_empty() || path.contains('\0') {
-        return None;
-    }
-    let expanded = expand_home(path);
-    let whole = if expanded.is_absolute() {
-        expanded
-    } else {
-        cwd?.join(expanded)
-    };
-    Some(resolve(&whole))
+    whole_argument(path, cwd).map(|whole| resolve(&whole))
 }
 
 /// An argument's path by its words alone: `~` expanded, a relative one taken from `cwd`,
 /// `.` and `..` taken away without reading the disk (as Node's `path.resolve` does).
 fn words_of_argument(path: &str, cwd: Option<&Path>) -> Option<PathBuf> {
+    whole_argument(path, cwd).map(|whole| lexical(&whole))
+}
+
+/// An argument's path made whole, as written: a `file://` prefix dropped, `~` expanded, a
+/// relative one taken from `cwd`. `None` for an empty path, one with a NUL, or a relative one
+/// with no `cwd`.
+fn whole_argument(path: &str, cwd: Option<&Path>) -> Option<PathBuf> {
     let path = path.strip_prefix("file://").unwrap_or(path);
     if path.is_empty() || path.contains('\0') {
         return None;
     }
     let expanded = expand_home(path);
-    let whole = if expanded.is_absolute() {
-        expanded
+    if expanded.is_absolute() {
+        Some(expanded)
     } else {
-        cwd?.join(expanded)
-    };
-    Some(lexical(&whole))
+        Some(cwd?.join(expanded))
+    }
 }
 
 /// A whole path as the system would reach it: the longest part of it that exists with every
@@ -767,60 +763,43 @@ pub fn path_outside_roots(
         return None;
     }
     let roots: Vec<PathBuf> = roots.iter().map(|r| resolve(r)).collect();
-    let Some(Value::Object(map)) = arguments else {
-        return None;
-    };
-    for (key, value) in map {
-        if !is_path_name(key) {
-            continue;
-        }
-        let values: Vec<&str> = match value {
-            Value::String(s) => vec![s.as_str()],
-            Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
-            _ => continue,
-        };
-        for v in values {
-            let inside =
-                resolve_argument(v, cwd).is_some_and(|p| roots.iter().any(|r| p.starts_with(r)));
-            if !inside {
-                return Some(crate::text::escape_hidden(v).into_owned());
-            }
-        }
-    }
-    None
+    path_arguments(arguments)
+        .find(|v| !resolve_argument(v, cwd).is_some_and(|p| roots.iter().any(|r| p.starts_with(r))))
+        .map(|v| crate::text::escape_hidden(v).into_owned())
 }
 
 /// The first path argument (found as [`path_outside_roots`] finds them) that lies inside one of
-/// `folders` by the disk or by its words, or that cannot be resolved at all.
+/// `folders` by the disk or by its words.
 pub fn path_inside(arguments: Option<&Value>, folders: &[PathBuf]) -> Option<String> {
     if folders.is_empty() {
         return None;
     }
-    let Some(Value::Object(map)) = arguments else {
-        return None;
-    };
     let folders: Vec<PathBuf> = folders.iter().map(|f| resolve(f)).collect();
-    for (key, value) in map {
-        if !is_path_name(key) {
-            continue;
-        }
-        let values: Vec<&str> = match value {
-            Value::String(s) => vec![s.as_str()],
-            Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
-            _ => continue,
-        };
-        for v in values {
-            let forms = [resolve_argument(v, None), words_of_argument(v, None)];
-            let inside = forms
+    path_arguments(arguments)
+        .find(|v| {
+            [resolve_argument(v, None), words_of_argument(v, None)]
                 .iter()
                 .flatten()
-                .any(|p| folders.iter().any(|f| p.starts_with(f)));
-            if inside {
-                return Some(crate::text::escape_hidden(v).into_owned());
-            }
-        }
-    }
-    None
+                .any(|p| folders.iter().any(|f| p.starts_with(f)))
+        })
+        .map(|v| crate::text::escape_hidden(v).into_owned())
+}
+
+/// The text of each path argument (found by its name, [`is_path_name`]), a list's items one by
+/// one.
+fn path_arguments(arguments: Option<&Value>) -> impl Iterator<Item = &str> {
+    let map = match arguments {
+        Some(Value::Object(map)) => Some(map),
+        _ => None,
+    };
+    map.into_iter()
+        .flatten()
+        .filter(|(key, _)| is_path_name(key))
+        .flat_map(|(_, value)| match value {
+            Value::String(s) => vec![s.as_str()],
+            Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        })
 }
 
 fn is_path_name(key: &str) -> bool {

@@ -45,6 +45,7 @@ const RUN_FOR_APP: Buttons = ("_Run", "_Cancel");
 const OPEN_FORM_PAGE: Buttons = ("_Open the page", "_Cancel");
 const PUT_ON_PATH: Buttons = ("_Put it there", "_Cancel");
 const ADD_RULES: Buttons = ("_Add the rule", "_Cancel");
+const SHORTEN_RECORD: Buttons = ("_Shorten the record", "_Cancel");
 
 #[cfg(not(target_os = "linux"))]
 fn label(text: &str) -> String {
@@ -106,6 +107,7 @@ impl Confirm for NativeConfirm {
             Allowance::FormPage { .. } => OPEN_FORM_PAGE,
             Allowance::ShellCommand { .. } => PUT_ON_PATH,
             Allowance::PolicyRules { .. } => ADD_RULES,
+            Allowance::ShorterAuditRecord { .. } => SHORTEN_RECORD,
         };
         let question = Question {
             title: allowance.title(),

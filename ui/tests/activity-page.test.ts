@@ -1,6 +1,6 @@
 // The Activity page against the real core: the record of every tool call, newest first, read
-// through the filters (a server, a decision, a day on), a row opened to its exact arguments and
-// its result's hash, older entries a page at a time, and the entries shown exported as JSON
+// through the filters (a server, a decision, a day on), a row opened to its exact arguments (laid
+// out, the start of long ones) and its result's hash, older entries a page at a time, and the entries shown exported as JSON
 // lines. The record comes from real runs: a model server whose turns call the fault peer's echo
 // (under two names), a tool that does not exist, each call allowed or denied as the run says.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -10,6 +10,7 @@ vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 import { screen, waitFor, within } from "@testing-library/svelte";
 import * as ipc from "../src/lib/ipc";
 import type { AuditEntry } from "../src/lib/types";
+import { ARGUMENTS_SHOWN } from "../src/activity/audit-words";
 import { installRealBackend, type RealBackend } from "./real-backend";
 import { renderApp } from "./render-app";
 
@@ -86,14 +87,15 @@ describe("the Activity page", () => {
     expect(screen.getByTestId("activity-count").textContent?.replace(/\s+/g, " ").trim()).toBe("4 calls shown");
     expect(screen.queryByTestId("activity-older")).toBeNull();
 
-    // The newest call that ran: its arguments as sent, and the hash Rust keeps of its result.
+    // The newest call that ran: its arguments as sent (laid out), and the hash Rust keeps of its result.
     const newest = rows()[0];
     expect(within(newest).getByTestId("activity-toggle").getAttribute("aria-expanded")).toBe("false");
     await user.click(within(newest).getByTestId("activity-toggle"));
     expect(within(newest).getByTestId("activity-toggle").getAttribute("aria-expanded")).toBe("true");
     const details = screen.getByTestId("activity-details");
-    expect(within(details).getByTestId("activity-arguments").textContent).toBe(record[0].arguments);
     expect(JSON.parse(record[0].arguments)).toEqual({ text: "two" });
+    expect(within(details).getByTestId("activity-arguments").textContent).toBe('{\n  "text": "two"\n}');
+    expect(within(details).queryByTestId("activity-arguments-cut")).toBeNull();
     expect(record[0].result_sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(within(details).getByTestId("activity-sha256").textContent).toBe(record[0].result_sha256);
     expect(details.textContent).toContain("Audited");
@@ -101,10 +103,29 @@ describe("the Activity page", () => {
     // A model's arguments are text, never markup.
     await user.click(within(rows()[2]).getByTestId("activity-toggle"));
     const denied = screen.getAllByTestId("activity-details")[1];
-    expect(within(denied).getByTestId("activity-arguments").textContent).toBe(record[2].arguments);
+    expect(within(denied).getByTestId("activity-arguments").textContent).toBe(JSON.stringify(JSON.parse(record[2].arguments), null, 2));
     expect(within(denied).getByTestId("activity-arguments").textContent).toContain(HOSTILE);
     expect(screen.getByTestId("activity-table").querySelector("img")).toBeNull();
     expect(within(denied).getByTestId("activity-sha256").textContent).toBe("No result (it did not run)");
+  });
+
+  it("shows the start of arguments of megabytes, and says how much more there is", async () => {
+    const long = "x".repeat(3_000_000);
+    await backend.addProvider("Work", { models: [{ id: "m" }], turns: [{ tools: [{ name: "fault__echo", arguments: { text: long } }] }, { answer: ["Done."] }] });
+    await backend.addFaultServer("fault");
+    const chat = await backend.seed(() => ipc.createConversation("Long"));
+    await backend.seed(() => ipc.setConversationModel(chat.id, "Work", "m"));
+    await backend.run(chat.id, "Go", undefined, "allow_once");
+    const { user } = await openActivity();
+    await waitFor(() => expect(rows()).toHaveLength(1));
+
+    await user.click(within(rows()[0]).getByTestId("activity-toggle"));
+    const details = screen.getByTestId("activity-details");
+    const shown = `{\n  "text": "${long}"\n}`;
+    expect(within(details).getByTestId("activity-arguments").textContent).toBe(shown.slice(0, ARGUMENTS_SHOWN));
+    expect(within(details).getByTestId("activity-arguments-cut").textContent?.replace(/\s+/g, " ").trim()).toBe(
+      `… ${(shown.length - ARGUMENTS_SHOWN).toLocaleString("en-US")} more characters not shown. Export JSON lines saves them whole.`,
+    );
   });
 
   it("reads the record through its filters: a server, a decision, a day on", async () => {

@@ -92,6 +92,9 @@ describe("reviewing a result before the model reads it", () => {
     expect(dialog.textContent).toContain("The model has not read this yet.");
     expect(within(dialog).getByTestId("review-content").textContent).toBe(PAGE);
     expect(screen.getByTestId("run-status").textContent).toBe("Waiting for you to review a result…");
+    // The call's card says what it waits for, not "Running…".
+    const card = screen.getByTestId("tool-card");
+    expect(within(card).getByTestId("tool-state").textContent).toBe("Waiting for your review");
     // The focus starts on Withhold, and Tab stays inside the dialog.
     expect(document.activeElement).toBe(within(dialog).getByTestId("review-withhold"));
     within(dialog).getByTestId("review-pass").focus();
@@ -101,6 +104,7 @@ describe("reviewing a result before the model reads it", () => {
     await user.click(within(dialog).getByTestId("review-pass"));
     await answered();
     expect(screen.queryByTestId("review-dialog")).toBeNull();
+    expect(within(screen.getByTestId("tool-card")).getByTestId("tool-state").textContent).toBe("Done");
     expect(verdicts()).toEqual([{ kind: "pass" }]);
     expect(await toolResultsRead(model)).toEqual([PAGE]);
     expect(await decidedByAfterReopening(chat)).toBe(`Decided by: ${RULE}; its result passed by you`);
@@ -297,6 +301,39 @@ describe("a session's results waiting for review", () => {
     session.apply({ type: "run_finished", reason: "cancelled", message: null });
     expect(session.reviews).toEqual([]);
     expect(session.reviewing).toBeNull();
+  });
+
+  it("has the call's card say it waits for the person's review until its result comes", () => {
+    const session = new ChatSession(detail, () => {}, (callback) => callback());
+    const card = () => session.items.flatMap((i) => (i.kind === "assistant" ? i.tools : [])).find((c) => c.call_id === "a");
+    session.apply({ type: "run_started", run_id: "r", conversation_id: "c1" });
+    session.apply({
+      type: "answer_started",
+      message: {
+        id: "m1", conversation_id: "c1", role: "assistant", content: "", created_at: 1, tool_calls: null, tool_call_id: null, name: null,
+        finish_reason: null, status: "streaming", provider: null, model: null, input_tokens: null, output_tokens: null, reasoning: null,
+        error: null, is_error: false, full_length: null, attachments: [], cost_pico: null,
+      },
+    });
+    session.apply({
+      type: "tool_call_proposed",
+      call: { call_id: "a", message_id: "m1", wire_name: "web__fetch", server: "web", tool: "fetch", display_name: "web · fetch", arguments: "{}", retry_of: null },
+    });
+    session.apply({ type: "tool_started", call_id: "a" });
+    expect(card()?.state).toBe("running");
+
+    session.apply(asked("q1", "a"));
+    expect(card()?.state).toBe("reviewing");
+    // Replayed to a window that attached: still the same.
+    session.apply(asked("q1", "a"));
+    expect(card()?.state).toBe("reviewing");
+
+    session.apply({
+      type: "tool_finished", call_id: "a", is_error: false, content: "page a", full_length: null, duration_ms: 1, can_retry: false,
+      answered: true, rich: false, artifacts: [], open_canvas: null,
+    });
+    expect(card()).toMatchObject({ state: "done", content: "page a" });
+    expect(session.reviews).toEqual([]);
   });
 
   it("asks about a compared model's result naming the model, until its run ends", () => {

@@ -86,7 +86,7 @@ fn main() {
             arguments: Some(arguments),
             policy: &policy,
             roots: &[],
-            tainted_by: None,
+            tainted_by: &[],
         };
         let at = Instant::now();
         let judged = judge(&facts);

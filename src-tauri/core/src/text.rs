@@ -175,6 +175,16 @@ pub fn byte_size(bytes: u64) -> String {
     }
 }
 
+/// Names joined as a sentence lists them: "a", "a and b", "a, b and c".
+#[must_use]
+pub fn and_list(names: &[String]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{escape_hidden, first_hidden, is_hidden, one_line, without_tags};

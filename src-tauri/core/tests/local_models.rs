@@ -405,7 +405,9 @@ async fn a_model_not_loaded_says_it_is_loading_and_keep_alive_goes_with_each_ans
     let (app, ollama, _dir) = app_with_ollama().await;
     let mut settings = app.settings();
     settings.keep_alive = "30m".into();
-    app.update_settings(settings).await.unwrap();
+    app.update_settings(settings, &switchboard_core::policy::confirm::Always(false))
+        .await
+        .unwrap();
     let chat = |model: &'static str| {
         let app = Arc::clone(&app);
         async move {

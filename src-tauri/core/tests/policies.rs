@@ -452,6 +452,41 @@ async fn a_call_from_the_command_line_lands_in_the_record_and_a_blocked_one_does
     assert_eq!(lines[1]["decision"], "denied");
     let (_, table) = cli(s(&["audit"])).await;
     assert!(table.contains("fs · read_text_file"), "{table}");
+
+    // A rule that asks asks on the command line too: with no terminal to answer on, the call
+    // does not run; `--yes` runs it, and the record says who decided.
+    let (ran, _) = cli(s(&["policy", "ask", "fs", "read_text_file", "--yes"])).await;
+    ran.unwrap();
+    let (ran, out) = cli(s(&["mcp", "call", "fs", "read_text_file", &args])).await;
+    assert!(ran.unwrap_err().contains("you said no"), "{out}");
+    assert!(!out.contains("hello"), "{out}");
+    let (ran, out) = cli(s(&["mcp", "call", "fs", "read_text_file", &args, "--yes"])).await;
+    ran.unwrap();
+    assert!(out.contains("hello"), "{out}");
+    let (ran, out) = cli(s(&["audit", "--json", "--server", "fs", "--limit", "2"])).await;
+    ran.unwrap();
+    let newest: Vec<Value> = serde_json::from_str(&out).unwrap();
+    let decided: Vec<(&str, &str)> = newest
+        .iter()
+        .map(|e| {
+            (
+                e["decision"].as_str().unwrap(),
+                e["decided_by"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert!(
+        decided
+            .iter()
+            .any(|(d, by)| *d == "allowed" && by.starts_with("you, when asked (rule 1")),
+        "{decided:?}"
+    );
+    assert!(
+        decided
+            .iter()
+            .any(|(d, by)| *d == "denied" && by.ends_with(": no")),
+        "{decided:?}"
+    );
 }
 
 /// Answers no to every call it is asked about, and cuts every result it reviews to `keep`.
@@ -487,9 +522,24 @@ async fn a_reviewed_result_is_withheld_or_cut_before_the_model_reads_it() {
             json!({"url": "https://docs.example.com/page"}),
         )]
     };
+    let snapshot = || {
+        vec![(
+            "web__snapshot",
+            json!({"url": "https://docs.example.com/page"}),
+        )]
+    };
     let Some((app, model, conversation, home)) = scene(
         "a_reviewed_result_is_withheld_or_cut",
-        vec![fetch(), vec![], fetch(), vec![]],
+        vec![
+            fetch(),
+            vec![],
+            fetch(),
+            vec![],
+            snapshot(),
+            vec![],
+            snapshot(),
+            vec![],
+        ],
     )
     .await
     else {
@@ -573,6 +623,29 @@ async fn a_reviewed_result_is_withheld_or_cut_before_the_model_reads_it() {
         "the same page both times"
     );
     assert!(record[0].result_bytes.unwrap() > 100);
+
+    // The files a result carries are kept only once the person passes it: withheld, none is
+    // written; passed, the card has it.
+    let kept = || match std::fs::read_dir(home.path().join("data/attachments")) {
+        Ok(dir) => dir.count(),
+        Err(_) => 0,
+    };
+    let events = one_turn(&app, &conversation, "Save the page", Decision::Deny).await;
+    assert!(tool_results(&events)[0].1.starts_with("The user withheld"));
+    assert_eq!(kept(), 0, "a withheld result's file is never written");
+    let events = one_turn(&app, &conversation, "Save it again", Decision::AllowOnce).await;
+    assert!(tool_results(&events)[0]
+        .1
+        .contains("Saved https://docs.example.com/page"));
+    assert_eq!(kept(), 1, "a passed result's file is kept");
+    let artifacts: usize = events
+        .iter()
+        .map(|e| match e {
+            RunEvent::ToolFinished { artifacts, .. } => artifacts.len(),
+            _ => 0,
+        })
+        .sum();
+    assert_eq!(artifacts, 1, "its card shows the file");
 }
 
 #[tokio::test]

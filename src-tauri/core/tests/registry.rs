@@ -308,7 +308,9 @@ async fn the_window_searches_the_registry_settings_name_and_installs_with_approv
     let app = support::app_without_a_model(home.path(), store.clone()).await;
     let mut settings = app.settings();
     settings.mcp_registry = registry.url.clone();
-    app.update_settings(settings).await.unwrap();
+    app.update_settings(settings, &switchboard_core::policy::confirm::Always(false))
+        .await
+        .unwrap();
 
     let page = app
         .search_registry("github-mcp", None, 20, None, registry::Icons::Fetched)

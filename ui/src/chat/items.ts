@@ -9,7 +9,9 @@
 import type { RunEvent } from "../lib/run-events";
 import type { Attachment, CallRef, ConversationDetail, Finish, Message, MessageStatus, ToolRun } from "../lib/types";
 
-export type ToolCardState = "proposed" | "waiting" | "running" | "done" | "error" | "denied";
+/** `waiting`: for the person's approval; `reviewing`: it ran, and its result waits for the
+ *  person's review before the model reads it. */
+export type ToolCardState = "proposed" | "waiting" | "running" | "reviewing" | "done" | "error" | "denied";
 
 export interface ToolCard {
   call_id: string;
@@ -273,6 +275,16 @@ export function reduceItems(items: ChatItem[], cursor: ItemsCursor, event: RunEv
     case "tool_started": {
       const card = cardIn(items, cursor, event.call_id);
       if (card) card.state = "running";
+      break;
+    }
+    case "result_review_required": {
+      // Until its `tool_finished`, which Rust sends whatever the person's word (none, when the
+      // run stops: the result is withheld).
+      const card = cardIn(items, cursor, event.call_id);
+      if (card && (card.state === "running" || card.state === "proposed")) {
+        card.state = "reviewing";
+        card.progress = null;
+      }
       break;
     }
     case "tool_described": {

@@ -66,7 +66,17 @@ pub struct AppCallPace(Mutex<Pace>);
 #[derive(Default)]
 struct Pace {
     recent: HashMap<String, VecDeque<Instant>>,
+    /// When each card's app was first refused in the present window.
+    refused: HashMap<String, Instant>,
     asking: HashSet<String>,
+}
+
+/// An app's call refused for its pace.
+#[derive(Debug)]
+struct Paced {
+    why: String,
+    /// The first refusal of the window (the one the audit record keeps).
+    first: bool,
 }
 
 impl AppCallPace {
@@ -77,7 +87,7 @@ impl AppCallPace {
     }
 
     /// Counts a call of the app in `card`, or says why it is refused: too many calls of late.
-    fn admit(&self, card: &str, now: Instant) -> Result<(), String> {
+    fn admit(&self, card: &str, now: Instant) -> Result<(), Paced> {
         let mut pace = self.lock();
         pace.recent.retain(|_, calls| {
             while calls
@@ -88,12 +98,21 @@ impl AppCallPace {
             }
             !calls.is_empty()
         });
+        pace.refused
+            .retain(|_, at| now.duration_since(*at) < PACE_WINDOW);
         let calls = pace.recent.entry(card.to_owned()).or_default();
         if calls.len() >= CALLS_PER_WINDOW {
-            return Err(format!(
-                "the app asked to run tools more than {CALLS_PER_WINDOW} times in {} s",
-                PACE_WINDOW.as_secs()
-            ));
+            let first = !pace.refused.contains_key(card);
+            if first {
+                pace.refused.insert(card.to_owned(), now);
+            }
+            return Err(Paced {
+                why: format!(
+                    "the app asked to run tools more than {CALLS_PER_WINDOW} times in {} s",
+                    PACE_WINDOW.as_secs()
+                ),
+                first,
+            });
         }
         calls.push_back(now);
         Ok(())
@@ -204,14 +223,6 @@ impl App {
             )
             .into()
         };
-        self.app_calls
-            .admit(&card, Instant::now())
-            .map_err(refused)?;
-        let arguments_value = Value::Object(arguments.clone());
-        let (entry, judged) = self
-            .app_call_verdict(conversation_id, &run.server, tool, Some(&arguments_value))
-            .await?;
-        // The call is kept with the conversation's, saying which app asked, whatever happens.
         let arguments_text = Value::Object(arguments.clone()).to_string();
         let call_id = format!("app-{}", uuid::Uuid::new_v4());
         let mut record = ToolRun {
@@ -220,12 +231,28 @@ impl App {
             message_id: message_id.to_owned(),
             call_id,
             server: run.server.clone(),
-            tool: entry.tool.clone(),
-            display_name: entry.display_name.clone(),
+            tool: tool.to_owned(),
+            display_name: tool.to_owned(),
             arguments: arguments_text.clone(),
             asked_by: Some(crate::store::asked_by_app(&run.display_name, &run.call_id)),
             ..ToolRun::default()
         };
+        if let Err(paced) = self.app_calls.admit(&card, Instant::now()) {
+            // The first refusal of a window is recorded; an app calling in a loop does not
+            // write a row per try.
+            if paced.first {
+                record.decided_by = Some("the pace of app calls".into());
+                self.keep_app_call(denied(record, &paced.why)).await;
+            }
+            return Err(refused(paced.why));
+        }
+        let arguments_value = Value::Object(arguments.clone());
+        let (entry, judged) = self
+            .app_call_verdict(conversation_id, &run.server, tool, Some(&arguments_value))
+            .await?;
+        // The call is kept with the conversation's, saying which app asked, whatever happens.
+        record.tool.clone_from(&entry.tool);
+        record.display_name.clone_from(&entry.display_name);
         record.decided_by = Some(judged.by.clone());
         let scope = match judged.verdict {
             Verdict::Allow(scope) => scope,
@@ -257,7 +284,29 @@ impl App {
         record.decision = Some(ToolDecision::Allowed);
         record.decision_scope = Some(scope);
         record.started_at = Some(crate::store::now_ms());
-        let server = self.running(&run.server)?;
+        let server = match self.running(&run.server) {
+            Ok(server) => server,
+            Err(e) => {
+                record.is_error = true;
+                record.result = Some(e.to_string());
+                record.finished_at = record.started_at;
+                self.keep_app_call(record).await;
+                return Err(e);
+            }
+        };
+        // Recorded as started: should Switchboard stop mid-call, the next start records it
+        // as cut off (`Store::recover_unfinished`).
+        let started = match self.store() {
+            Ok(store) => store
+                .record_tool_started(record.clone())
+                .await
+                .map_err(CoreError::from),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = started {
+            tracing::warn!(error = %e, "an MCP app's call could not be recorded as started");
+            return Err(e);
+        }
         let idle = self.answer_within();
         let result = server
             .call_tool_limited(
@@ -324,7 +373,15 @@ mod tests {
             pace.admit("c/m/1", start).unwrap();
         }
         let refused = pace.admit("c/m/1", start).unwrap_err();
-        assert!(refused.contains("more than 30 times in 60 s"), "{refused}");
+        assert!(
+            refused.why.contains("more than 30 times in 60 s"),
+            "{refused:?}"
+        );
+        assert!(refused.first, "the first refusal is the one recorded");
+        let again = pace
+            .admit("c/m/1", start + Duration::from_secs(1))
+            .unwrap_err();
+        assert!(!again.first, "a loop does not write a row per try");
         // Another card's app is counted on its own.
         pace.admit("c/m/2", start).unwrap();
         pace.admit("c/m/1", start + PACE_WINDOW).unwrap();

@@ -183,6 +183,8 @@ pub struct App {
     settings_writes: tokio::sync::Mutex<()>,
     /// policy.json is read, changed and written by one caller at a time.
     policy_writes: tokio::sync::Mutex<()>,
+    /// The policy as last compiled, with the files it was compiled from ([`App::policy`]).
+    compiled_policy: policy::CompiledPolicy,
     /// The MCP App pages the shell serves ([`App::open_app`]).
     app_pages: apps::AppPages,
     /// How often the apps shown call their servers' tools ([`App::app_call_tool`]).
@@ -249,6 +251,7 @@ impl App {
             quitting: CancellationToken::new(),
             settings_writes: tokio::sync::Mutex::new(()),
             policy_writes: tokio::sync::Mutex::new(()),
+            compiled_policy: policy::CompiledPolicy::default(),
             app_pages: apps::AppPages::default(),
             app_calls: apps::AppCallPace::default(),
             offered_bundles: kept::Kept::new(bundles::OFFERED_KEPT),
@@ -280,9 +283,28 @@ impl App {
     ///
     /// # Errors
     /// A value out of range (naming the field), or they cannot be written.
-    pub async fn update_settings(&self, settings: Settings) -> Result<Settings, CoreError> {
+    pub async fn update_settings(
+        &self,
+        settings: Settings,
+        confirm: &dyn crate::policy::confirm::Confirm,
+    ) -> Result<Settings, CoreError> {
         let mut settings = settings.validated().map_err(SettingsError::from)?;
         let _one_at_a_time = self.settings_writes.lock().await;
+        // A shorter audit record deletes entries: the person confirms it, not the webview.
+        let from_days = self.settings().audit_retention_days;
+        let to_days = settings.audit_retention_days;
+        if to_days < from_days
+            && !confirm
+                .allow(&crate::policy::confirm::Allowance::ShorterAuditRecord {
+                    from_days,
+                    to_days,
+                })
+                .await
+        {
+            return Err(CoreError::NotConfirmed {
+                what: "the shorter record of tool calls".into(),
+            });
+        }
         if let (Some(named), Ok(providers)) = (
             settings.default_provider.as_deref(),
             self.providers.list().await,

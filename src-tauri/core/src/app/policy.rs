@@ -6,6 +6,7 @@
 //! every call. Judging a call is [`crate::policy`]'s.
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::Serialize;
 
@@ -124,6 +125,77 @@ fn loosened_tools(before: &PolicyFile, after: &PolicyFile) -> Result<Vec<String>
     Ok(loosened)
 }
 
+/// The person's rules from the text of their file (none without one).
+fn user_file(text: Option<&str>) -> Result<PolicyFile, CoreError> {
+    match text {
+        Some(text) => PolicyFile::parse(text).map_err(|e| policy_invalid("policy.json", &e)),
+        None => Ok(PolicyFile::default()),
+    }
+}
+
+/// The organisation's files merged, and those there were.
+fn merge_managed(
+    files: &[(PathBuf, Option<String>)],
+) -> Result<(PolicyFile, Vec<PathBuf>), CoreError> {
+    let mut merged = PolicyFile::default();
+    let mut read = Vec::new();
+    for (path, text) in files {
+        let Some(text) = text else {
+            continue;
+        };
+        let file: PolicyFile = serde_json::from_str(text).map_err(|e| {
+            InvalidInput::new(
+                "policy",
+                format!(
+                    "{}: line {}, column {}: {e}",
+                    path.display(),
+                    e.line(),
+                    e.column()
+                ),
+            )
+        })?;
+        file.compile(Source::Managed)
+            .map_err(|e| policy_invalid(&path.display().to_string(), &e))?;
+        merged.rules.extend(file.rules);
+        merged.untrusted.extend(file.untrusted);
+        merged.review.extend(file.review);
+        merged.allowed_servers = match (merged.allowed_servers.take(), file.allowed_servers) {
+            (Some(a), Some(b)) => Some(
+                a.into_iter()
+                    .filter(|s| b.iter().any(|t| t.eq_ignore_ascii_case(s)))
+                    .collect(),
+            ),
+            (a, b) => a.or(b),
+        };
+        read.push(path.clone());
+    }
+    Ok((merged, read))
+}
+
+/// The texts of the policy files, as read: the person's, then each managed file found (`None`,
+/// no file there).
+type Texts = Vec<Option<String>>;
+
+/// The policy as last compiled, kept while its files say the same: a run start, the Tools
+/// panel and each judged call ask for it, and compiling 1,000 rules takes about 11 ms where
+/// reading and comparing the files takes microseconds. Compared by text, not by time stamp:
+/// a file changed within the same second at the same size is a change.
+#[derive(Default)]
+pub(super) struct CompiledPolicy(Mutex<Option<(Texts, Arc<Policy>)>>);
+
+impl CompiledPolicy {
+    fn get(&self, texts: &Texts) -> Option<Arc<Policy>> {
+        let kept = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        kept.as_ref()
+            .filter(|(read, _)| read == texts)
+            .map(|(_, p)| Arc::clone(p))
+    }
+
+    fn keep(&self, texts: Texts, policy: Arc<Policy>) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some((texts, policy));
+    }
+}
+
 impl App {
     /// The person's `policy.json`, beside `mcp.json`.
     pub fn policy_file(&self) -> PathBuf {
@@ -135,10 +207,21 @@ impl App {
     /// # Errors
     /// A file that cannot be read, or one with a bad rule (where and why).
     pub fn user_policy(&self) -> Result<PolicyFile, CoreError> {
-        match read_if_there(&self.policy_file())? {
-            Some(text) => PolicyFile::parse(&text).map_err(|e| policy_invalid("policy.json", &e)),
-            None => Ok(PolicyFile::default()),
-        }
+        user_file(read_if_there(&self.policy_file())?.as_deref())
+    }
+
+    /// The organisation's files: each managed folder's `policy.json` and its text, where
+    /// there is one.
+    fn managed_texts(&self) -> Result<Vec<(PathBuf, Option<String>)>, CoreError> {
+        self.paths
+            .managed_dirs()
+            .into_iter()
+            .map(|dir| {
+                let path = dir.join(rules::FILE_NAME);
+                let text = read_if_there(&path)?;
+                Ok((path, text))
+            })
+            .collect()
     }
 
     /// The organisation's policy, its files merged (rules one after another, the lists
@@ -147,62 +230,39 @@ impl App {
     /// # Errors
     /// A managed file that cannot be read or has a bad rule: no call is judged without it.
     pub fn managed_policy(&self) -> Result<(PolicyFile, Vec<PathBuf>), CoreError> {
-        let mut merged = PolicyFile::default();
-        let mut read = Vec::new();
-        for dir in self.paths.managed_dirs() {
-            let path = dir.join(rules::FILE_NAME);
-            let Some(text) = read_if_there(&path)? else {
-                continue;
-            };
-            let file: PolicyFile = serde_json::from_str(&text).map_err(|e| {
-                InvalidInput::new(
-                    "policy",
-                    format!(
-                        "{}: line {}, column {}: {e}",
-                        path.display(),
-                        e.line(),
-                        e.column()
-                    ),
-                )
-            })?;
-            file.compile(Source::Managed)
-                .map_err(|e| policy_invalid(&path.display().to_string(), &e))?;
-            merged.rules.extend(file.rules);
-            merged.untrusted.extend(file.untrusted);
-            merged.review.extend(file.review);
-            merged.allowed_servers = match (merged.allowed_servers.take(), file.allowed_servers) {
-                (Some(a), Some(b)) => Some(
-                    a.into_iter()
-                        .filter(|s| b.iter().any(|t| t.eq_ignore_ascii_case(s)))
-                        .collect(),
-                ),
-                (a, b) => a.or(b),
-            };
-            read.push(path);
-        }
-        Ok((merged, read))
+        merge_managed(&self.managed_texts()?)
     }
 
-    /// Both files, ready to judge calls.
+    /// Both files, ready to judge calls: compiled when they changed since the last call, the
+    /// same compiled policy otherwise.
     ///
     /// # Errors
     /// Either file unreadable or with a bad rule: the run does not start (no call is judged
     /// by half a policy), and the message says where and why.
-    pub fn policy(&self) -> Result<Policy, CoreError> {
-        let user = self
-            .user_policy()?
+    pub fn policy(&self) -> Result<Arc<Policy>, CoreError> {
+        let user = read_if_there(&self.policy_file())?;
+        let managed = self.managed_texts()?;
+        let texts: Texts = std::iter::once(user.clone())
+            .chain(managed.iter().map(|(_, t)| t.clone()))
+            .collect();
+        if let Some(policy) = self.compiled_policy.get(&texts) {
+            return Ok(policy);
+        }
+        let user = user_file(user.as_deref())?
             .compile(Source::User)
             .map_err(|e| policy_invalid("policy.json", &e))?;
-        let (managed, _) = self.managed_policy()?;
-        let managed = managed
+        let managed = merge_managed(&managed)?
+            .0
             .compile(Source::Managed)
             .map_err(|e| policy_invalid("the organisation's policy", &e))?;
         let protected = vec![self.paths.config_dir.clone(), self.paths.data_dir.clone()];
-        Ok(Policy {
+        let policy = Arc::new(Policy {
             user,
             managed,
             protected,
-        })
+        });
+        self.compiled_policy.keep(texts, Arc::clone(&policy));
+        Ok(policy)
     }
 
     /// The policy as the window and `policy list` show it.

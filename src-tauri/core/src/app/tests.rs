@@ -86,11 +86,14 @@ async fn a_save_that_still_names_a_removed_default_provider_does_not_bring_it_ba
         default_model: Some("llama3.2".into()),
         ..Settings::default()
     };
-    let saved = app.update_settings(chosen.clone()).await.unwrap();
+    let saved = app
+        .update_settings(chosen.clone(), &Always(false))
+        .await
+        .unwrap();
     assert_eq!(saved.default_provider.as_deref(), Some("Local"));
     // The window read the settings before the provider went, and saves them after.
     app.remove_provider("Local").await.unwrap();
-    let saved = app.update_settings(chosen).await.unwrap();
+    let saved = app.update_settings(chosen, &Always(false)).await.unwrap();
     assert_eq!(saved.default_provider, None);
     assert_eq!(saved.default_model, None);
     assert_eq!(app.settings().default_provider, None, "what was written");
@@ -250,4 +253,83 @@ async fn only_the_windows_app_starts_a_server_again_after_a_sign_in() {
     )
     .await;
     assert!(window.runs_the_homes_servers());
+}
+
+#[tokio::test]
+async fn the_policy_is_compiled_once_while_its_files_say_the_same_and_again_when_one_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app_in(dir.path(), Settings::default()).await;
+    let first = app.policy().unwrap();
+    assert!(
+        Arc::ptr_eq(&first, &app.policy().unwrap()),
+        "no file: compiled once"
+    );
+    let file = app.policy_file();
+    std::fs::write(
+        &file,
+        r#"{"rules": [{"server": "web", "outcome": "block"}]}"#,
+    )
+    .unwrap();
+    let blocking = app.policy().unwrap();
+    assert!(blocking.blocked("web", "fetch").is_some());
+    assert!(Arc::ptr_eq(&blocking, &app.policy().unwrap()));
+    // The same size, written at once: compared by text, it is still a change.
+    std::fs::write(
+        &file,
+        r#"{"rules": [{"server": "web", "outcome": "allow"}]}"#,
+    )
+    .unwrap();
+    assert!(app.policy().unwrap().blocked("web", "fetch").is_none());
+    // The organisation's file counts as much as the person's.
+    let managed = app.paths.managed_dirs()[0].join("policy.json");
+    std::fs::create_dir_all(managed.parent().unwrap()).unwrap();
+    std::fs::write(
+        &managed,
+        r#"{"rules": [{"server": "web", "outcome": "block"}]}"#,
+    )
+    .unwrap();
+    assert!(app.policy().unwrap().blocked("web", "fetch").is_some());
+    // A broken file is said, and not hidden by what was compiled before it.
+    std::fs::write(&file, "{").unwrap();
+    assert!(app.policy().is_err());
+}
+
+#[tokio::test]
+async fn a_shorter_audit_record_is_confirmed_first_and_a_longer_one_is_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app_in(dir.path(), Settings::default()).await;
+    let with_days = |days: u32| Settings {
+        audit_retention_days: days,
+        ..app.settings()
+    };
+    let refused = app
+        .update_settings(with_days(7), &Always(false))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(refused, CoreError::NotConfirmed { .. }),
+        "{refused}"
+    );
+    assert_eq!(app.settings().audit_retention_days, 365, "nothing written");
+    app.update_settings(with_days(7), &Always(true))
+        .await
+        .unwrap();
+    assert_eq!(app.settings().audit_retention_days, 7);
+    // Keeping more asks nothing; neither does a save that leaves it as it is.
+    app.update_settings(with_days(30), &Always(false))
+        .await
+        .unwrap();
+    app.update_settings(with_days(30), &Always(false))
+        .await
+        .unwrap();
+    assert_eq!(app.settings().audit_retention_days, 30);
+    let asked = Allowance::ShorterAuditRecord {
+        from_days: 30,
+        to_days: 1,
+    };
+    assert_eq!(
+        asked.title(),
+        "Keep the record of tool calls for only 1 day?"
+    );
+    assert!(asked.message().contains("kept for 30 days now"));
 }

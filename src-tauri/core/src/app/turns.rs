@@ -295,7 +295,7 @@ impl App {
                 tool_mode.mode != crate::providers::ToolMode::Off && request.tools.offers(t)
             })
             .collect();
-        let policy = std::sync::Arc::new(self.policy()?);
+        let policy = self.policy()?;
         // A tool a rule blocks outright is never offered; a call naming it is told the rule.
         let mut blocked = HashMap::new();
         offered.retain(|t| match policy.blocked(&t.server, &t.tool) {
@@ -689,7 +689,7 @@ impl App {
             arguments,
             policy: &policy,
             roots: &rules.roots,
-            tainted_by: None,
+            tainted_by: &[],
         };
         let judged = policy::judge(&facts);
         Ok((entry, judged))

@@ -102,6 +102,10 @@ pub(crate) enum McpCommand {
         /// Settings' tool timeout.
         #[arg(long)]
         timeout: Option<u64>,
+        /// Run it without asking when a rule (or a path among Switchboard's own files) says
+        /// to ask; a block still holds.
+        #[arg(long)]
+        yes: bool,
     },
     /// The folders a server is given as its roots: shown, or set to FOLDER… (all of them;
     /// `--none` takes them all away). Relative folders are taken from the current one.
@@ -229,7 +233,8 @@ pub(crate) async fn run(
             tool,
             arguments,
             timeout,
-        } => call(app, name, tool, arguments, timeout, out).await,
+            yes,
+        } => call(app, name, tool, arguments, timeout, yes, out).await,
     }
 }
 
@@ -633,6 +638,7 @@ async fn call(
     tool: String,
     arguments: String,
     timeout: Option<u64>,
+    yes: bool,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
     let arguments: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&arguments)
@@ -640,24 +646,50 @@ async fn call(
     let timeout = super::mcp_features::timeout_for(app, &name, timeout)?;
     let arguments_text = serde_json::Value::Object(arguments.clone()).to_string();
     // A rule (the person's or the organisation's) that blocks the tool holds here too.
+    // One that asks asks here, in the terminal: the person typed the call, but a rule they
+    // (or their organisation) wrote to ask is asked, and so is a path among Switchboard's own
+    // settings and records.
     let policy = app.policy()?;
-    let blocked = policy.blocked(&name, &tool).or_else(|| {
-        policy
-            .rule_for(
-                &name,
-                &tool,
-                Some(&serde_json::Value::Object(arguments.clone())),
-                None,
-            )
-            .filter(|hit| hit.outcome == crate::policy::rules::Outcome::Block)
-    });
-    if let Some(hit) = blocked {
-        app.audit_cli_call(&name, &tool, &arguments_text, None, None, &hit.said)
-            .await;
-        return Err(CliError::Usage(format!(
-            "the call was not run: it is blocked by {}",
-            hit.said
-        )));
+    let arguments_value = serde_json::Value::Object(arguments.clone());
+    let rule = policy
+        .blocked(&name, &tool)
+        .or_else(|| policy.rule_for(&name, &tool, Some(&arguments_value), None));
+    let mut decided_by = "you, from the command line (mcp call)".to_owned();
+    let asks = match &rule {
+        Some(hit) if hit.outcome == crate::policy::rules::Outcome::Block => {
+            app.audit_cli_call(&name, &tool, &arguments_text, None, None, &hit.said)
+                .await;
+            return Err(CliError::Usage(format!(
+                "the call was not run: it is blocked by {}",
+                hit.said
+            )));
+        }
+        Some(hit) if hit.outcome == crate::policy::rules::Outcome::Ask => Some(hit.said.clone()),
+        _ => crate::policy::rules::path_inside(Some(&arguments_value), &policy.protected).map(
+            |path| {
+                format!(
+                    "its path “{path}” is among Switchboard's own settings and records, where a \
+                     change changes what may run"
+                )
+            },
+        ),
+    };
+    if let Some(because) = asks {
+        let shown = format!(
+            "“{}” of “{}” with {}\nasks first: {}",
+            crate::text::escape_hidden(&tool),
+            crate::text::escape_hidden(&name),
+            crate::text::escape_hidden(&crate::text::one_line(&arguments_text, 2000)),
+            because
+        );
+        let answered = TerminalConfirm { yes }.ask(shown, "Run it?").await;
+        if !answered {
+            let refused = format!("you, when asked ({because}): no");
+            app.audit_cli_call(&name, &tool, &arguments_text, None, None, &refused)
+                .await;
+            return Err(CliError::Usage("the call was not run: you said no".into()));
+        }
+        decided_by = format!("you, when asked ({because})");
     }
     let server = app.mcp_start(&name).await?;
     let started = crate::store::now_ms();
@@ -674,7 +706,7 @@ async fn call(
         &arguments_text,
         Some((started, &whole)),
         Some(is_error),
-        "you, from the command line (mcp call)",
+        &decided_by,
     )
     .await;
     let result = result.map_err(crate::CoreError::from)?;

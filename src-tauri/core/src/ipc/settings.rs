@@ -10,6 +10,7 @@ commands! {
     }
 
     async fn update_settings(cx, settings: Settings) -> Settings {
-        Ok(cx.app.update_settings(settings).await?)
+        let confirm = cx.host.confirm();
+        Ok(cx.app.update_settings(settings, &*confirm).await?)
     }
 }

@@ -130,6 +130,9 @@ pub enum Allowance {
     /// Change policy.json so that calls run without asking that did not: each change in words
     /// ("add: allow …", "take away: block …", "take web off the list of untrusted content").
     PolicyRules { rules: Vec<String> },
+    /// Keep the audit record of tool calls for `to_days` instead of `from_days`: entries
+    /// older go at the next start.
+    ShorterAuditRecord { from_days: u32, to_days: u32 },
 }
 
 impl Allowance {
@@ -165,6 +168,9 @@ impl Allowance {
             }
             Allowance::PolicyRules { .. } => {
                 "Let tool calls run without asking that asked or were blocked?".to_owned()
+            }
+            Allowance::ShorterAuditRecord { to_days, .. } => {
+                format!("Keep the record of tool calls for only {}?", days(*to_days))
             }
         }
     }
@@ -252,7 +258,23 @@ impl Allowance {
                     if more > 0 { format!("\n… and {more} more") } else { String::new() }
                 )
             }
+            Allowance::ShorterAuditRecord { from_days, to_days } => format!(
+                "The record of every tool call is kept for {} now. Shortened to {}, the \
+                 entries older than that are deleted the next time Switchboard starts, and \
+                 cannot be brought back.\n\nSay yes only if you changed this in Settings \
+                 yourself.",
+                days(*from_days),
+                days(*to_days)
+            ),
         }
+    }
+}
+
+fn days(n: u32) -> String {
+    if n == 1 {
+        "1 day".to_owned()
+    } else {
+        format!("{n} days")
     }
 }
 

@@ -180,8 +180,8 @@ pub struct CallFacts<'a> {
     pub policy: &'a Policy,
     /// The folders the server was given as roots (none: paths are not judged by them).
     pub roots: &'a [PathBuf],
-    /// The untrusted source this turn has read from, if any (its server's name).
-    pub tainted_by: Option<&'a str>,
+    /// The untrusted sources this turn has read from, if any (their servers' names).
+    pub tainted_by: &'a [String],
 }
 
 /// A verdict and what decided it, in words the person reads (the dialog, the audit record).
@@ -260,19 +260,22 @@ pub fn judge(facts: &CallFacts<'_>) -> Judgement {
         Some(hit) => (Verdict::Allow(ApprovalScope::Policy), hit.said.clone()),
         None => standing_verdict(facts),
     };
-    let (verdict, by) = match (verdict, facts.tainted_by) {
-        (Verdict::Allow(_), Some(source))
-            if !source.eq_ignore_ascii_case(&tool.server) && !is_read_only(tool) =>
-        {
-            (
-                Verdict::Ask,
-                format!(
-                    "this turn read content from {}, which can carry instructions the model should not follow",
-                    crate::text::escape_hidden(source)
-                ),
-            )
-        }
-        (verdict, _) => (verdict, by),
+    // Another server's content taints the call; the server's own does not.
+    let others: Vec<String> = facts
+        .tainted_by
+        .iter()
+        .filter(|source| !source.eq_ignore_ascii_case(&tool.server))
+        .map(|source| crate::text::escape_hidden(source).into_owned())
+        .collect();
+    let (verdict, by) = match verdict {
+        Verdict::Allow(_) if !others.is_empty() && !is_read_only(tool) => (
+            Verdict::Ask,
+            format!(
+                "this turn read content from {}, which can carry instructions the model should not follow",
+                crate::text::and_list(&others)
+            ),
+        ),
+        verdict => (verdict, by),
     };
     let (verdict, by) = match (verdict, rules::path_inside(facts.arguments, &facts.policy.protected)) {
         (Verdict::Allow(_), Some(path)) => (
@@ -390,7 +393,7 @@ mod tests {
             arguments: None,
             policy: &NO_POLICY,
             roots: &[],
-            tainted_by: None,
+            tainted_by: &[],
         }
     }
 
@@ -498,11 +501,12 @@ mod tests {
             r#"{"rules": [{"server": "mail", "outcome": "allow"}]}"#,
             "{}",
         );
+        let sources = vec!["fetch".to_owned()];
         let tainted = |t: &CatalogueTool| {
             judge(&CallFacts {
                 auto_approve: true,
                 policy: &p,
-                tainted_by: Some("fetch"),
+                tainted_by: &sources,
                 ..facts(t, &none)
             })
         };
@@ -520,6 +524,34 @@ mod tests {
         assert_eq!(
             tainted(&same).verdict,
             Verdict::Allow(ApprovalScope::AutoApprove)
+        );
+        // Two sources read: each is named, and the first one's own write is tainted by the
+        // second.
+        let both = vec!["fetch".to_owned(), "mail".to_owned()];
+        let asked = judge(&CallFacts {
+            auto_approve: true,
+            policy: &p,
+            tainted_by: &both,
+            ..facts(&same, &none)
+        });
+        assert_eq!(asked.verdict, Verdict::Ask);
+        assert!(
+            asked.by.starts_with("this turn read content from mail,"),
+            "{}",
+            asked.by
+        );
+        let asked = judge(&CallFacts {
+            auto_approve: true,
+            policy: &p,
+            tainted_by: &both,
+            ..facts(&tool("notes", "save", None), &none)
+        });
+        assert!(
+            asked
+                .by
+                .starts_with("this turn read content from fetch and mail,"),
+            "{}",
+            asked.by
         );
     }
 

@@ -10,6 +10,9 @@ use sha2::{Digest, Sha256};
 
 use super::{Cached, Store, StoreError, ToolDecision, ToolRun};
 
+/// What an audit entry says of a call cut off mid-run.
+pub const CUT_OFF: &str = "cut off: Switchboard stopped before the call ended, so it may have run";
+
 /// Who asked for a call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
@@ -147,6 +150,18 @@ impl AuditEntry {
             result_sha256,
             result_bytes,
         }
+    }
+
+    /// The entry for a call cut off mid-run (Switchboard's process ended before it did): as
+    /// decided, with no duration or result, and what became of it said with what decided it.
+    pub fn of_cut_off(run: &ToolRun) -> AuditEntry {
+        let mut entry = AuditEntry::of_run(run);
+        entry.decided_by = format!("{}; {CUT_OFF}", entry.decided_by);
+        entry.duration_ms = None;
+        entry.is_error = true;
+        entry.result_sha256 = None;
+        entry.result_bytes = None;
+        entry
     }
 
     /// The entry for `switchboard mcp call`: the person's own call, from the command line.

@@ -358,40 +358,6 @@ impl Store {
         .await
     }
 
-    /// Answers left `streaming` by a process that is gone (killed, crashed: see `writers`)
-    /// become `interrupted`; returns how many. Answers this process or another live one is
-    /// writing are left alone, so any process may call it when it opens the home.
-    ///
-    /// # Errors
-    /// A failed query.
-    pub async fn recover_unfinished(&self) -> Result<usize, StoreError> {
-        let own = self.writer.id().to_owned();
-        let dir = self.data_dir.clone();
-        self.call(move |conn| {
-            let writers: Vec<Option<String>> = conn
-                .prepare("SELECT DISTINCT writer FROM messages WHERE status = 'streaming'")?
-                .query_map([], |row| row.get(0))?
-                .collect::<Result<_, _>>()?;
-            let gone = |writer: Option<&str>| super::writers::gone(&own, dir.as_deref(), writer);
-            let mut marked = 0;
-            for writer in writers {
-                if gone(writer.as_deref()) {
-                    marked += conn.execute(
-                        "UPDATE messages SET status = 'interrupted' \
-                         WHERE status = 'streaming' AND writer IS ?1",
-                        [&writer],
-                    )?;
-                }
-            }
-            marked += answer_calls_cut_off(conn, gone)?;
-            if let Some(dir) = &dir {
-                super::writers::sweep(dir, &own);
-            }
-            Ok(marked)
-        })
-        .await
-    }
-
     /// Appends a message to a conversation and marks the conversation active.
     ///
     /// # Errors
@@ -685,44 +651,6 @@ pub const MAY_HAVE_RUN: &str = "This call was started, but Switchboard stopped (
 const TURN_POINTS: &str = "conversation_id = ?1 AND after_seq >= \
      (SELECT COALESCE(MAX(seq), 0) FROM messages WHERE conversation_id = ?1 AND seq < ?2) \
      AND after_seq < (SELECT MAX(seq) FROM messages WHERE conversation_id = ?1 AND seq < ?3)";
-
-/// Calls recorded as started whose process is gone (`gone` says so of the answer's writer):
-/// each gets the result the model reads, [`MAY_HAVE_RUN`], and its
-/// record ends as an error. Returns how many.
-fn answer_calls_cut_off(
-    conn: &mut rusqlite::Connection,
-    gone: impl Fn(Option<&str>) -> bool,
-) -> Result<usize, StoreError> {
-    let started: Vec<(String, String, String, Option<String>)> = conn
-        .prepare(
-            "SELECT r.id, r.conversation_id, r.call_id, m.writer \
-             FROM tool_runs r JOIN messages m ON m.id = r.message_id \
-             WHERE r.finished_at IS NULL AND r.started_at IS NOT NULL",
-        )?
-        .query_map([], |row| {
-            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
-        })?
-        .collect::<Result<_, _>>()?;
-    let mut ended = 0;
-    for (run_id, conversation_id, call_id, writer) in started {
-        if !gone(writer.as_deref()) {
-            continue;
-        }
-        let tx = conn.transaction()?;
-        let note = MAY_HAVE_RUN;
-        tx.execute(
-            "UPDATE tool_runs SET finished_at = ?1, is_error = 1, result = ?2 WHERE id = ?3",
-            params![super::now_ms(), note, run_id],
-        )?;
-        let mut message = NewMessage::text(Role::Tool, note);
-        message.tool_call_id = Some(call_id);
-        message.is_error = true;
-        insert(&tx, &conversation_id, &message)?;
-        tx.commit()?;
-        ended += 1;
-    }
-    Ok(ended)
-}
 
 /// The messages of a conversation numbered after `after` (all of them after 0), whole, in order.
 pub(super) fn tail(

@@ -479,6 +479,45 @@ async fn a_call_started_by_a_killed_process_is_answered_that_it_may_have_run() {
     assert_eq!(runs.len(), 1);
     assert!(runs[0].finished_at.is_some() && runs[0].is_error);
     assert_eq!(next.recover_unfinished().await.unwrap(), 0, "answered once");
+    // The audit record has the call, as cut off: no duration, no result.
+    let audit = next.audit(audit::AuditFilter::default()).await.unwrap();
+    assert_eq!(audit.len(), 1, "{audit:?}");
+    assert_eq!(audit[0].arguments, runs[0].arguments);
+    assert!(audit[0].decided_by.ends_with(audit::CUT_OFF), "{audit:?}");
+    assert!(
+        audit[0].is_error && audit[0].duration_ms.is_none() && audit[0].result_sha256.is_none()
+    );
+}
+
+#[tokio::test]
+async fn an_apps_call_cut_off_is_recorded_without_a_message_for_the_model() {
+    let (_dir, path) = temp_db();
+    let mut window = Store::open(&path, DEFAULT_BUSY_TIMEOUT).unwrap();
+    let conv = window.create_conversation("c".into()).await.unwrap();
+    let answer = window
+        .append_message(conv.id.clone(), NewMessage::text(Role::Assistant, "done"))
+        .await
+        .unwrap();
+    let mut started = a_call(&conv.id, &answer.id, "app-1");
+    started.id = ToolRun::id_for(&answer.id, "app-1");
+    started.asked_by = Some(crate::store::asked_by_app("Shop", "call_1"));
+    started.finished_at = None;
+    started.result = None;
+    window.record_tool_started(started).await.unwrap();
+    kill(&mut window);
+
+    let next = Store::open(&path, DEFAULT_BUSY_TIMEOUT).unwrap();
+    assert_eq!(next.recover_unfinished().await.unwrap(), 1);
+    let all = next.list_messages(conv.id.clone()).await.unwrap();
+    assert_eq!(
+        all.len(),
+        1,
+        "no tool message for a call the model never made"
+    );
+    let audit = next.audit(audit::AuditFilter::default()).await.unwrap();
+    assert_eq!(audit.len(), 1);
+    assert_eq!(audit[0].origin, audit::AuditOrigin::App);
+    assert!(audit[0].decided_by.ends_with(audit::CUT_OFF));
 }
 
 #[test]

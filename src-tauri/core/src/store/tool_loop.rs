@@ -1,6 +1,7 @@
 //! What the tool loop keeps besides messages: a record of every tool call (who allowed it and
 //! how, when it ran, its full result), the person's standing approvals of tools (for one
-//! conversation or for all), and each conversation's tool toggles and auto-approve switch.
+//! conversation or for all), and each conversation's tool toggles and auto-approve switch;
+//! and the recovery of what a process that died mid-answer or mid-call left unfinished.
 
 use rusqlite::{params, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
@@ -307,6 +308,64 @@ pub(super) fn runs_after(
     Ok(rows.collect::<Result<Vec<_>, _>>()?)
 }
 
+/// Calls recorded as started whose process is gone (`gone` says so of the answer's writer):
+/// each gets the result the model reads, [`messages::MAY_HAVE_RUN`], and its
+/// record ends as an error. Returns how many.
+fn answer_calls_cut_off(
+    conn: &mut rusqlite::Connection,
+    gone: impl Fn(Option<&str>) -> bool,
+) -> Result<usize, StoreError> {
+    let started: Vec<(String, String, String, Option<String>, bool)> = conn
+        .prepare(
+            "SELECT r.id, r.conversation_id, r.call_id, m.writer, r.asked_by IS NOT NULL \
+             FROM tool_runs r JOIN messages m ON m.id = r.message_id \
+             WHERE r.finished_at IS NULL AND r.started_at IS NOT NULL",
+        )?
+        .query_map([], |row| {
+            Ok((
+                row.get(0)?,
+                row.get(1)?,
+                row.get(2)?,
+                row.get(3)?,
+                row.get(4)?,
+            ))
+        })?
+        .collect::<Result<_, _>>()?;
+    let mut ended = 0;
+    for (run_id, conversation_id, call_id, writer, by_app) in started {
+        if !gone(writer.as_deref()) {
+            continue;
+        }
+        let tx = conn.transaction()?;
+        let note = messages::MAY_HAVE_RUN;
+        tx.execute(
+            "UPDATE tool_runs SET finished_at = ?1, is_error = 1, result = ?2 WHERE id = ?3",
+            params![super::now_ms(), note, run_id],
+        )?;
+        let run = run_by_id(&tx, &run_id)?;
+        super::audit::append(&tx, &super::audit::AuditEntry::of_cut_off(&run))?;
+        // An app's call has no tool message: the model never asked for it.
+        if !by_app {
+            let mut message = NewMessage::text(super::Role::Tool, note);
+            message.tool_call_id = Some(call_id);
+            message.is_error = true;
+            messages::insert(&tx, &conversation_id, &message)?;
+        }
+        tx.commit()?;
+        ended += 1;
+    }
+    Ok(ended)
+}
+
+/// The record of call `id`, result included.
+pub(super) fn run_by_id(conn: &rusqlite::Connection, id: &str) -> rusqlite::Result<ToolRun> {
+    conn.query_row_cached(
+        &format!("SELECT {RUN_COLUMNS} FROM tool_runs WHERE id = ?1"),
+        [id],
+        run_from_row,
+    )
+}
+
 /// An optional text column read as one of its known values; any other value is a bad row.
 fn parsed<T>(row: &Row<'_>, i: usize, parse: fn(&str) -> Option<T>) -> rusqlite::Result<Option<T>> {
     row.get::<_, Option<String>>(i)?
@@ -396,6 +455,40 @@ pub struct ToolToggle {
 }
 
 impl Store {
+    /// Answers left `streaming` by a process that is gone (killed, crashed: see `writers`)
+    /// become `interrupted`; returns how many. Answers this process or another live one is
+    /// writing are left alone, so any process may call it when it opens the home.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn recover_unfinished(&self) -> Result<usize, StoreError> {
+        let own = self.writer.id().to_owned();
+        let dir = self.data_dir.clone();
+        self.call(move |conn| {
+            let writers: Vec<Option<String>> = conn
+                .prepare("SELECT DISTINCT writer FROM messages WHERE status = 'streaming'")?
+                .query_map([], |row| row.get(0))?
+                .collect::<Result<_, _>>()?;
+            let gone = |writer: Option<&str>| super::writers::gone(&own, dir.as_deref(), writer);
+            let mut marked = 0;
+            for writer in writers {
+                if gone(writer.as_deref()) {
+                    marked += conn.execute(
+                        "UPDATE messages SET status = 'interrupted' \
+                         WHERE status = 'streaming' AND writer IS ?1",
+                        [&writer],
+                    )?;
+                }
+            }
+            marked += answer_calls_cut_off(conn, gone)?;
+            if let Some(dir) = &dir {
+                super::writers::sweep(dir, &own);
+            }
+            Ok(marked)
+        })
+        .await
+    }
+
     /// Records one finished tool call and saves the tool message the model reads, in one
     /// transaction: a call is never recorded without its result, nor the other way round.
     ///

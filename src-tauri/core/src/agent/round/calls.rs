@@ -82,13 +82,15 @@ impl Run<'_> {
         }
         self.execute_allowed(answer, &calls, &mut outcomes).await;
         // What an untrusted source returned is in the model's reading from now on.
-        if self.tainted_by.is_none() {
-            self.tainted_by = calls
-                .iter()
-                .filter(|c| matches!(c.state, CallState::Allowed(_)))
-                .filter_map(|c| c.tool.as_ref().map(|t| policy_target(c.call, t)))
-                .find(|(server, tool)| self.ctx.setup.policy.is_untrusted(server, tool))
-                .map(|(server, _)| server.to_owned());
+        for (server, _) in calls
+            .iter()
+            .filter(|c| matches!(c.state, CallState::Allowed(_)))
+            .filter_map(|c| c.tool.as_ref().map(|t| policy_target(c.call, t)))
+            .filter(|(server, tool)| self.ctx.setup.policy.is_untrusted(server, tool))
+        {
+            if !self.tainted_by.iter().any(|s| s == server) {
+                self.tainted_by.push(server.to_owned());
+            }
         }
         let mut outcome = ToolsOutcome {
             effects: Vec::new(),
@@ -188,7 +190,7 @@ impl Run<'_> {
                     arguments: Some(arguments),
                     policy: &ctx.setup.policy,
                     roots: rules.map_or(&[][..], |r| r.roots.as_slice()),
-                    tainted_by: self.tainted_by.as_deref(),
+                    tainted_by: &self.tainted_by,
                 };
                 let mut judged = policy::judge(&facts);
                 // Reading a resource is judged by the rules of the server it reads from too.

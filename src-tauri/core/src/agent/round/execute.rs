@@ -153,8 +153,7 @@ impl Ctx<'_> {
         use crate::agent::approval::{ReviewRequest, ReviewVerdict};
         // Only what the server answered (an error it reported included) is put to the person;
         // Switchboard's own words about a call (a timeout, a crash) are not the server's.
-        let (server, reviewed_tool) = super::calls::policy_target(call.call, tool);
-        if done.full.is_none() || !self.setup.policy.is_reviewed(server, reviewed_tool) {
+        if done.full.is_none() || !self.is_reviewed(call.call, tool) {
             return done;
         }
         let request = ReviewRequest {
@@ -199,14 +198,22 @@ impl Ctx<'_> {
                 done.effect = Effect::Neutral;
             }
         }
+        // The files a passed result carries are kept now; a cut or withheld one's never are.
+        if done.reviewed == Some("passed") {
+            if let Ok(value) = serde_json::from_str::<Value>(&original) {
+                (done.files, done.open_canvas) = self.keep_artifacts(&call.call.id, &value).await;
+            }
+        }
         done.original = Some(original);
         done.full = None;
         done.rich = false;
-        if done.reviewed != Some("passed") {
-            done.files.clear();
-            done.open_canvas = None;
-        }
         done
+    }
+
+    /// Whether the person sees what `call` returns before the model does.
+    fn is_reviewed(&self, call: &ToolCall, tool: &CatalogueTool) -> bool {
+        let (server, reviewed_tool) = super::calls::policy_target(call, tool);
+        self.setup.policy.is_reviewed(server, reviewed_tool)
     }
 
     /// Asks the model for a few words on what `call` does, waiting at most `within`. Late,
@@ -341,7 +348,12 @@ impl Ctx<'_> {
             Ok(value) => {
                 let mut text = results::for_model(&value, self.result_cap());
                 text.text = results::naming_call(text.text, &call.id);
-                let (files, open_canvas) = self.keep_artifacts(&call.id, &value).await;
+                // A reviewed result's files are kept only once the person passes it.
+                let (files, open_canvas) = if self.is_reviewed(call, tool) {
+                    (Vec::new(), None)
+                } else {
+                    self.keep_artifacts(&call.id, &value).await
+                };
                 CallOutcome {
                     content: text.text,
                     is_error: text.is_error,

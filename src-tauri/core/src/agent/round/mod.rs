@@ -310,9 +310,9 @@ pub(super) struct Run<'a> {
     files: history::GivenFiles,
     /// Counts each request's tokens before it is sent, calibrated by what the provider says.
     counter: super::tokens::Counter,
-    /// The source of untrusted content this run has read from (a server's name), once it has:
-    /// from then on another server's tools that are not read-only ask.
-    tainted_by: Option<String>,
+    /// The sources of untrusted content this run has read from (servers' names), in the
+    /// order read: from then on another server's tools that are not read-only ask.
+    tainted_by: Vec<String>,
 }
 
 impl<'a> Run<'a> {
@@ -348,7 +348,7 @@ impl<'a> Run<'a> {
                 prompted: std::sync::OnceLock::new(),
             },
             standing,
-            tainted_by: None,
+            tainted_by: Vec::new(),
             history: None,
             files: history::GivenFiles::new(),
             counter,

@@ -65,6 +65,11 @@ impl Confirm for NativeConfirm {
     async fn approve_server(&self, request: &ServerApprovalRequest) -> bool {
         let (what, recognise) = if request.remote {
             ("connect to", "an address")
+        } else if request.sandboxed {
+            (
+                "run this command, in the sandbox it shows, for",
+                "a command",
+            )
         } else {
             ("run this command, with your permissions, for", "a command")
         };

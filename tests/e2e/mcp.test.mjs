@@ -460,6 +460,14 @@ test("an MCP bundle chosen in the native dialog shows its consent screen, instal
       timeoutMsg: "the bundle's server does not run",
     });
     assert.equal(await textOf(b, tid("bundle-installed")), "Added “echo-bundle” · Starting…");
+    // What a bundle brings runs in a sandbox from the start, said in plain words.
+    await openServer(b, item);
+    assert.equal(
+      await textOf(b, `${item} ${tid("server-sandbox-said")}`),
+      "Can read and write: only its own folder; can read: the system; network: none",
+    );
+    await b.$(`${item} ${tid("server-sandbox")}`).scrollIntoView();
+    await app.screenshot("servers-sandbox");
   } finally {
     await app.close();
   }
@@ -468,6 +476,7 @@ test("an MCP bundle chosen in the native dialog shows its consent screen, instal
   assert.equal(entry.cwd, path.join(home, "data", "bundles", "echo-bundle"));
   assert.ok(fs.existsSync(path.join(entry.cwd, "server", "main.py")));
   assert.ok(!JSON.stringify(config).includes("sk-bundle-e2e"));
+  assert.deepEqual(entry.sandbox, { enabled: true, network: "none" });
 });
 
 test("an MCP bundle dropped on the window opens its consent screen from any page; a broken one is refused with the reason", async () => {

@@ -10,6 +10,7 @@ vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
 import { screen, within } from "@testing-library/svelte";
 import * as ipc from "../src/lib/ipc";
 import type { McpServerStatus } from "../src/lib/types";
+import type { Channel } from "./tauri-core-mock";
 import { installRealBackend, peer, type RealBackend } from "./real-backend";
 import { renderApp } from "./render-app";
 
@@ -180,9 +181,10 @@ describe("the Servers page", { timeout: 30_000 }, () => {
     expect(rawLine.closest("details")?.open).toBe(true);
     expect(raw.textContent).toBe("Hide raw");
     expect(rawLine.textContent).toBe(`DEBUG='a b' ${line} --name 'it'\\''s'`);
-    expect(within(detail).getByTestId("server-sandbox").textContent).toBe("Not sandboxed");
+    expect(within(detail).getByTestId("server-sandbox-off").textContent).toBe("Runs with all your rights");
     expect(within(detail).getAllByRole("heading", { level: 3 }).map((h) => h.textContent)).toEqual([
       "Command",
+      "Sandbox",
       "Tools",
       "Resources",
       "Prompts",
@@ -557,6 +559,230 @@ describe("the Servers page", { timeout: 30_000 }, () => {
     await user.click(within(server).getByRole("button", { name: `Remove folder access: ${notes}` }));
     await vi.waitFor(() => expect(within(server).queryAllByTestId("server-root")).toHaveLength(0));
     expect((await status("files")).roots).toEqual([]);
+  });
+
+  it("says a local server without a sandbox runs with all your rights, and puts it in one in one click", async () => {
+    await backend.addFaultServer("files");
+    // A remote server has no sandbox to show.
+    await backend.host({ confirm: false });
+    await backend.seed(() => ipc.addMcpServer("remote", null, "https://mcp.example.com/mcp"));
+    await backend.host({ confirm: true });
+    const { user } = await openServers();
+    await vi.waitFor(() => expect(screen.getAllByTestId("server-item")).toHaveLength(2));
+    expect(within(await openDetail(user, item("remote"))).queryByTestId("server-sandbox")).toBeNull();
+    const server = item("files");
+    const section = within(await openDetail(user, server)).getByTestId("server-sandbox");
+    expect(within(section).getByRole("heading", { level: 3 }).textContent).toBe("Sandbox");
+    expect(within(section).getByTestId("server-sandbox-off").textContent).toBe("Runs with all your rights");
+    const toggle = within(section).getByRole<HTMLInputElement>("checkbox", { name: "Run in a sandbox" });
+    expect(toggle.checked).toBe(false);
+    expect(within(section).queryByTestId("server-sandbox-network")).toBeNull();
+    expect(within(section).queryByTestId("server-sandbox-said")).toBeNull();
+    // Whether this system can enforce one, as Rust says it.
+    const { unavailable } = (await status("files")).sandbox!;
+    expect(within(section).queryByTestId("server-sandbox-unavailable")?.textContent?.trim() ?? null).toBe(
+      unavailable === null ? null : `This system cannot enforce a sandbox: ${unavailable}`,
+    );
+
+    const asked = (await backend.asked()).length;
+    await user.click(toggle);
+    // It gives the server less: still approved, and its words say what it may reach.
+    await vi.waitFor(() =>
+      expect(within(section).getByTestId("server-sandbox-said").textContent).toBe(
+        "Can read and write: only its own folder; can read: the system; network: none",
+      ),
+    );
+    expect(backend.callsTo("set_mcp_server_sandbox").map((c) => c.args)).toEqual([{ name: "files", enabled: true, network: null }]);
+    expect(toggle.checked).toBe(true);
+    expect(within(section).queryByTestId("server-sandbox-off")).toBeNull();
+    expect(within(section).getByTestId<HTMLSelectElement>("server-sandbox-network").value).toBe("none");
+    const now = await status("files");
+    expect(now.approved).toBe(true);
+    expect(now.sandbox?.entry).toEqual({ enabled: true, network: "none" });
+    expect(within(server).queryByTestId("server-approve")).toBeNull();
+    expect(within(section).queryByTestId("server-sandbox-reapprove")).toBeNull();
+    // Nothing to ask the person.
+    expect(await backend.asked()).toHaveLength(asked);
+
+    // Off again gives it more: it is approved again before it starts.
+    await vi.waitFor(() => expect(toggle.disabled).toBe(false));
+    await user.click(toggle);
+    await vi.waitFor(() => expect(within(section).getByTestId("server-sandbox-off").textContent).toBe("Runs with all your rights"));
+    await vi.waitFor(() => {
+      expect(within(server).getByTestId("server-state").textContent).toBe("Needs approval");
+      expect(within(section).getByTestId("server-sandbox-reapprove").textContent?.trim()).toBe(
+        "It gives the server more than before: approve it again to start it.",
+      );
+    });
+    expect((await status("files")).approved).toBe(false);
+  });
+
+  it("puts a package runner in a sandbox with the network it fetches its packages with", async () => {
+    await addUnapproved("memory", "npx -y @modelcontextprotocol/server-memory");
+    const { user } = await openServers();
+    const server = await screen.findByTestId("server-item");
+    const section = within(await openDetail(user, server)).getByTestId("server-sandbox");
+    await user.click(within(section).getByTestId("server-sandbox-toggle"));
+    await vi.waitFor(() => expect(within(section).getByTestId("server-sandbox-said").textContent).toContain("network: any"));
+    expect(backend.callsTo("set_mcp_server_sandbox").map((c) => c.args)).toEqual([{ name: "memory", enabled: true, network: null }]);
+    expect(within(section).getByTestId<HTMLSelectElement>("server-sandbox-network").value).toBe("any");
+    // It was waiting for approval before: the change did not give it more than an approval had.
+    expect(within(server).getByTestId("server-state").textContent).toBe("Needs approval");
+    expect(within(section).queryByTestId("server-sandbox-reapprove")).toBeNull();
+  });
+
+  it("asks for approval again once the sandbox's network is widened, through the card's own approval", async () => {
+    await backend.addFaultServer("files");
+    await backend.seed(() => ipc.setMcpServerSandbox("files", true, "none"));
+    const { user } = await openServers();
+    const server = await screen.findByTestId("server-item");
+    const section = within(await openDetail(user, server)).getByTestId("server-sandbox");
+    const network = within(section).getByTestId<HTMLSelectElement>("server-sandbox-network");
+    expect([...network.options].map((o) => [o.value, o.textContent])).toEqual([
+      ["none", "No network"],
+      ["any", "Any network"],
+    ]);
+    expect(network.value).toBe("none");
+    await user.selectOptions(network, "any");
+    // The pushed list and the change's own answer each arrive in their time: wait for both.
+    await vi.waitFor(() => {
+      expect(within(server).getByTestId("server-state").textContent).toBe("Needs approval");
+      expect(within(section).getByTestId("server-sandbox-reapprove").textContent).toContain("approve it again to start it");
+    });
+    expect(backend.callsTo("set_mcp_server_sandbox").map((c) => c.args)).toEqual([{ name: "files", enabled: true, network: "any" }]);
+    expect(network.value).toBe("any");
+    expect(within(section).getByTestId("server-sandbox-said").textContent).toContain("network: any");
+    const now = await status("files");
+    expect(now.approved).toBe(false);
+    expect(now.sandbox?.entry?.network).toBe("any");
+    // The card's own approval: Rust's dialog shows the sandbox in words.
+    await user.click(within(server).getByTestId("server-approve"));
+    await vi.waitFor(() => expect(within(server).queryByTestId("server-approve")).toBeNull());
+    expect(within(section).queryByTestId("server-sandbox-reapprove")).toBeNull();
+    expect((await backend.asked()).at(-1)?.message).toContain("sandbox: can read and write: only its own folder; can read: the system; network: any");
+    expect((await status("files")).approved).toBe(true);
+  });
+
+  it("gives the sandbox a folder picked in Rust's dialog, to read or to write, and takes it away again", async () => {
+    // A folder's name is the person's (or anyone's): text, never markup.
+    const notes = join(mkdtempSync(join(tmpdir(), "switchboard-sandbox-")), "<img src=x onerror=alert(1)>");
+    mkdirSync(notes);
+    const drafts = mkdtempSync(join(tmpdir(), "switchboard-drafts-"));
+    await backend.addFaultServer("files");
+    await backend.seed(() => ipc.setMcpServerSandbox("files", true, "none"));
+    await backend.host({ folder: notes });
+    const { user } = await openServers();
+    const server = await screen.findByTestId("server-item");
+    const section = within(await openDetail(user, server)).getByTestId("server-sandbox");
+    expect(within(section).queryAllByTestId("server-sandbox-folder")).toEqual([]);
+    const addRead = within(section).getByTestId<HTMLButtonElement>("server-sandbox-add-read");
+    const addWrite = within(section).getByTestId<HTMLButtonElement>("server-sandbox-add-write");
+    expect([addRead.textContent?.trim(), addWrite.textContent?.trim()]).toEqual(["Add a folder to read…", "Add a folder to read and write…"]);
+    await user.click(addRead);
+    await vi.waitFor(() => expect(within(section).getAllByTestId("server-sandbox-folder")).toHaveLength(1));
+    const read = within(section).getByTestId("server-sandbox-folder");
+    expect(read.dataset.access).toBe("read");
+    expect(read.querySelector("code")?.textContent).toBe(notes);
+    expect(read.closest("div")?.querySelector("dt")?.textContent).toBe("Can read");
+    expect(within(section).getByTestId("server-sandbox-said").textContent).toBe(
+      `Can read and write: only its own folder; can read: the system, ${notes}; network: none`,
+    );
+    expect(document.querySelector("img[src=x]")).toBeNull();
+    expect((await backend.asked()).at(-1)).toMatchObject({ dialog: "choose_folder", title: "Let this server read a folder" });
+    expect(backend.callsTo("add_mcp_server_sandbox_folder").map((c) => c.args)).toEqual([{ name: "files", writable: false }]);
+    // A new folder gives it more: approved again before it starts.
+    await vi.waitFor(() => {
+      expect(within(server).getByTestId("server-state").textContent).toBe("Needs approval");
+      expect(within(section).getByTestId("server-sandbox-reapprove")).toBeTruthy();
+    });
+    expect((await status("files")).sandbox?.entry?.allowRead).toEqual([notes]);
+
+    // The dialog closed: nothing changes.
+    await backend.host({ folder: null });
+    await vi.waitFor(() => expect(addWrite.disabled).toBe(false));
+    await user.click(addWrite);
+    await vi.waitFor(() => expect(backend.callsTo("add_mcp_server_sandbox_folder")).toHaveLength(2));
+    await vi.waitFor(() => expect(addWrite.disabled).toBe(false));
+    expect(within(section).getAllByTestId("server-sandbox-folder")).toHaveLength(1);
+    expect((await backend.asked()).at(-1)).toMatchObject({ dialog: "choose_folder", title: "Let this server read and write a folder" });
+
+    // One to write, listed first.
+    await backend.host({ folder: drafts });
+    await user.click(addWrite);
+    await vi.waitFor(() => expect(within(section).getAllByTestId("server-sandbox-folder")).toHaveLength(2));
+    const [write] = within(section).getAllByTestId("server-sandbox-folder");
+    expect(write.dataset.access).toBe("write");
+    expect(write.textContent).toContain(drafts);
+    expect(write.closest("div")?.querySelector("dt")?.textContent).toBe("Can read and write");
+    expect(within(section).getByTestId("server-sandbox-said").textContent).toContain(`Can read and write: ${drafts}`);
+
+    // Taken away: fewer folders.
+    await vi.waitFor(() => expect(addWrite.disabled).toBe(false));
+    await user.click(within(section).getByRole("button", { name: `Remove sandbox access: ${notes}` }));
+    await vi.waitFor(() => expect(within(section).getAllByTestId("server-sandbox-folder")).toHaveLength(1));
+    await vi.waitFor(() => expect(addWrite.disabled).toBe(false));
+    await user.click(within(section).getByRole("button", { name: `Remove sandbox access: ${drafts}` }));
+    await vi.waitFor(() => expect(within(section).queryAllByTestId("server-sandbox-folder")).toHaveLength(0));
+    expect(backend.callsTo("remove_mcp_server_sandbox_folder").map((c) => c.args)).toEqual([
+      { name: "files", folder: notes },
+      { name: "files", folder: drafts },
+    ]);
+    expect((await status("files")).sandbox?.entry).toEqual({ enabled: true, network: "none" });
+    expect(within(section).getByTestId("server-sandbox-said").textContent).toBe(
+      "Can read and write: only its own folder; can read: the system; network: none",
+    );
+  });
+
+  // What a sandbox refused a running server, as Rust pushes it: a real refusal needs a sandbox
+  // this system enforces and a server that trips it, so the list is delivered on the window's own
+  // channel, as Rust would send it; the widening itself goes to the real core.
+  it("says what the sandbox refused a server, in its row and each to allow in its detail, as text", async () => {
+    await backend.addFaultServer("files");
+    await backend.seed(() => ipc.setMcpServerSandbox("files", true, "none"));
+    // Settled, so no list Rust pushes meanwhile replaces the one delivered below.
+    await backend.serverIs("files", "running");
+    const { user } = await openServers();
+    const server = await screen.findByTestId("server-item");
+    await vi.waitFor(() => expect(within(server).getByTestId("server-state").textContent).toBe("Running"));
+    const section = within(await openDetail(user, server)).getByTestId("server-sandbox");
+    // Nothing refused: nothing said.
+    expect(within(server).queryByTestId("server-sandbox-refused")).toBeNull();
+    expect(within(section).queryAllByTestId("server-sandbox-refusal")).toEqual([]);
+
+    // The server's own words: markup as text, a long one wrapped rather than widening the page.
+    const hostile = `write /srv/<img src=x onerror=alert(1)>/${"a".repeat(300)}`;
+    const newest = "read ~/.ssh/id_ed25519";
+    const { onChange } = backend.callsTo("watch_mcp_servers")[0].args as { onChange: Channel<McpServerStatus[]> };
+    onChange.onmessage([{ ...(await status("files")), sandbox_refused: [hostile, newest] }]);
+    const line = await within(server).findByTestId("server-sandbox-refused");
+    expect(line.textContent?.trim()).toBe(`Blocked by the sandbox: ${newest} and 1 more`);
+    expect(line.title).toBe(`${hostile}\n${newest}`);
+    const refusals = within(section).getAllByTestId("server-sandbox-refusal");
+    expect(refusals.map((r) => r.querySelector(".refusal-text")?.textContent)).toEqual([`Blocked: ${hostile}`, `Blocked: ${newest}`]);
+    expect(refusals.map((r) => within(r).getByTestId("server-sandbox-allow").textContent?.trim())).toEqual(["Allow…", "Allow…"]);
+    expect(document.querySelector("img[src=x]")).toBeNull();
+
+    // Only the newest: no "more".
+    onChange.onmessage([{ ...(await status("files")), sandbox_refused: [newest] }]);
+    await vi.waitFor(() => expect(within(server).getByTestId("server-sandbox-refused").textContent?.trim()).toBe(`Blocked by the sandbox: ${newest}`));
+    onChange.onmessage([{ ...(await status("files")), sandbox_refused: [hostile, newest] }]);
+    await vi.waitFor(() => expect(within(section).getAllByTestId("server-sandbox-refusal")).toHaveLength(2));
+
+    // Allow asks Rust for exactly that refusal, the buttons waiting meanwhile. This server was
+    // refused nothing really: Rust says so, in the toast, and the list fetched afterwards is Rust's.
+    backend.delay = (cmd) => (cmd === "widen_mcp_server_sandbox" ? 200 : 0);
+    const asked = (await backend.asked()).length;
+    const allow = within(section).getByRole<HTMLButtonElement>("button", { name: `Allow: ${newest}` });
+    await user.click(allow);
+    expect(allow.disabled).toBe(true);
+    expect(within(section).getAllByTestId<HTMLButtonElement>("server-sandbox-allow").every((b) => b.disabled)).toBe(true);
+    expect((await screen.findByTestId("error-toast")).textContent).toContain("That is not something this server's sandbox refused it.");
+    expect(backend.callsTo("widen_mcp_server_sandbox").map((c) => c.args)).toEqual([{ name: "files", refused: newest }]);
+    await vi.waitFor(() => expect(within(server).queryByTestId("server-sandbox-refused")).toBeNull());
+    expect(within(section).queryAllByTestId("server-sandbox-refusal")).toEqual([]);
+    // Nothing was widened, and nothing asked.
+    expect((await status("files")).sandbox?.entry).toEqual({ enabled: true, network: "none" });
+    expect(await backend.asked()).toHaveLength(asked);
   });
 
   it("says when a running server offers no resources or prompts", async () => {

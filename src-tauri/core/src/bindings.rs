@@ -133,6 +133,9 @@ fn bindings() -> String {
         crate::mcp::host::ServerState,
         crate::app::Transport,
         crate::app::McpServerView,
+        crate::app::ServerSandbox,
+        crate::sandbox::SandboxEntry,
+        crate::sandbox::Network,
         crate::app::CommandParts,
         crate::app::McpServerStatus,
         // the MCP Registry

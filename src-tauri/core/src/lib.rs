@@ -23,6 +23,7 @@ pub mod policy;
 pub mod price;
 pub mod provider_config;
 pub mod providers;
+pub mod sandbox;
 pub mod secrets;
 pub mod settings;
 pub mod shell_command;

@@ -55,6 +55,7 @@ fn launch(program: &Path, args: &[&str], declared: &[(&str, &str)]) -> StdioLaun
         startup_timeout: Duration::from_secs(20),
         elicitation: Default::default(),
         roots: Default::default(),
+        sandbox: None,
     }
 }
 

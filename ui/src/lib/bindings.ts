@@ -1236,7 +1236,54 @@ roots: Array<string>,
  * A local server's command in its parts, as `command_line` shows them (the Servers page
  * shows them as chips); `None` for a remote server or an entry that cannot be used.
  */
-command: CommandParts | null, };
+command: CommandParts | null, 
+/**
+ * A local server's sandbox (`None`: a remote server, or an entry that cannot be used).
+ */
+sandbox: ServerSandbox | null, };
+
+/**
+ * A local server's sandbox as its card shows it.
+ */
+export type ServerSandbox = { 
+/**
+ * As mcp.json has it (`None`: none written, so it runs with all the person's rights).
+ */
+entry: SandboxEntry | null, 
+/**
+ * In plain words: "can read and write: ~/notes; can read: the system; network: none".
+ */
+said: string, 
+/**
+ * Why this system cannot enforce a sandbox (`None`: it can).
+ */
+unavailable: string | null, };
+
+/**
+ * A server's `"sandbox"` in mcp.json.
+ */
+export type SandboxEntry = { enabled: boolean, 
+/**
+ * What it may reach over the network.
+ */
+network?: Network, 
+/**
+ * More folders it may read (`~/` is the home folder).
+ */
+allowRead?: Array<string>, 
+/**
+ * More folders it may read and write, besides its roots.
+ */
+allowWrite?: Array<string>, 
+/**
+ * Start it even where this system cannot sandbox it (its card then says so).
+ */
+allowUnsandboxed?: boolean, };
+
+/**
+ * What a sandboxed server may reach over the network.
+ */
+export type Network = "none" | "any";
 
 /**
  * The parts of a local server's command line, each as it will run (a secret variable as its
@@ -1272,7 +1319,12 @@ log_file: string,
 /**
  * The tools its last list held that are not offered to models, and why.
  */
-held_back: Array<HeldBackTool>, name: string, 
+held_back: Array<HeldBackTool>, 
+/**
+ * What its sandbox refused it while it ran, as its messages said ("read
+ * ~/.ssh/id_ed25519"), newest last.
+ */
+sandbox_refused: Array<string>, name: string, 
 /**
  * How it is reached; `None` when the entry cannot be used.
  */
@@ -1302,7 +1354,11 @@ roots: Array<string>,
  * A local server's command in its parts, as `command_line` shows them (the Servers page
  * shows them as chips); `None` for a remote server or an entry that cannot be used.
  */
-command: CommandParts | null, };
+command: CommandParts | null, 
+/**
+ * A local server's sandbox (`None`: a remote server, or an entry that cannot be used).
+ */
+sandbox: ServerSandbox | null, };
 
 /**
  * One page of a search.

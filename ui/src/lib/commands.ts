@@ -4,7 +4,7 @@
 // and commit the result; the test command fails while this file and Rust disagree.
 
 import { call, channel } from "./invoke";
-import type { AppStatus, ApprovalAnswer, Attached, Attachment, AttachmentRef, AuditEntry, AuditFilter, BundleInstallRequest, ComparedModel, ConnectionReport, Conversation, ConversationArtifact, ConversationDetail, ConversationTool, Draft, DropEvent, ElicitationAnswer, ElicitationRequest, ExportFormat, ImportPreview, ImportedProfile, InstallRequest, JsonValue, KeychainStatus, LocalServer, McpAppView, McpServerStatus, McpServerView, MessagePage, ModelInfo, ModelPrice, ModelWindow, NewProvider, OfferedBundle, OffersOf, Outcome, PolicyMark, PolicyView, Preset, Profile, ProfileChoice, ProfileFields, PromptUse, Provider, ProviderKindInfo, PullProgress, ResultView, ReviewVerdict, Rule, RunEvent, SearchHit, SearchPage, ServerOffers, Settings, ShellCommandStatus, ShownProposal, StandingApproval, SwitchedBranch, Target, ToolMode, ToolModeChoice, ToolReview, ToolSuggestion, UpdateProgress, UpdateStatus, UsageReport, UsageTotal } from "./bindings";
+import type { AppStatus, ApprovalAnswer, Attached, Attachment, AttachmentRef, AuditEntry, AuditFilter, BundleInstallRequest, ComparedModel, ConnectionReport, Conversation, ConversationArtifact, ConversationDetail, ConversationTool, Draft, DropEvent, ElicitationAnswer, ElicitationRequest, ExportFormat, ImportPreview, ImportedProfile, InstallRequest, JsonValue, KeychainStatus, LocalServer, McpAppView, McpServerStatus, McpServerView, MessagePage, ModelInfo, ModelPrice, ModelWindow, Network, NewProvider, OfferedBundle, OffersOf, Outcome, PolicyMark, PolicyView, Preset, Profile, ProfileChoice, ProfileFields, PromptUse, Provider, ProviderKindInfo, PullProgress, ResultView, ReviewVerdict, Rule, RunEvent, SearchHit, SearchPage, ServerOffers, Settings, ShellCommandStatus, ShownProposal, StandingApproval, SwitchedBranch, Target, ToolMode, ToolModeChoice, ToolReview, ToolSuggestion, UpdateProgress, UpdateStatus, UsageReport, UsageTotal } from "./bindings";
 
 export function appStatus(): Promise<AppStatus> {
   return call("app_status");
@@ -435,6 +435,41 @@ export function addMcpServerRoot(name: string): Promise<McpServerView | null> {
  */
 export function removeMcpServerRoot(name: string, folder: string): Promise<McpServerView> {
   return call("remove_mcp_server_root", { name, folder });
+}
+
+/**
+ * Turns a local server's sandbox on or off and sets its network (`null`: as it is, or
+ * for a sandbox newly on, the network its runtime needs: a package runner's registry),
+ * keeping its folders. Turning it on or narrowing it keeps the server's approval;
+ * anything that gives it more leaves it to be approved again in the native dialog, which
+ * shows the sandbox in words.
+ */
+export function setMcpServerSandbox(name: string, enabled: boolean, network?: Network | null): Promise<McpServerView> {
+  return call("set_mcp_server_sandbox", { name, enabled, network: network ?? null });
+}
+
+/**
+ * Gives a local server's sandbox a folder, chosen in the native folder dialog, to read
+ * (`writable` false) or to read and write; `null` when the person closed the dialog. It
+ * gives the server more: it is approved again before it starts.
+ */
+export function addMcpServerSandboxFolder(name: string, writable: boolean): Promise<McpServerView | null> {
+  return call("add_mcp_server_sandbox_folder", { name, writable });
+}
+
+/**
+ * Takes a folder away from a local server's sandbox (read or write).
+ */
+export function removeMcpServerSandboxFolder(name: string, folder: string): Promise<McpServerView> {
+  return call("remove_mcp_server_sandbox_folder", { name, folder });
+}
+
+/**
+ * Gives a running server what its sandbox refused it (one of its `sandbox_refused`),
+ * after the native approval dialog shows the widened sandbox; whether it was approved.
+ */
+export function widenMcpServerSandbox(name: string, refused: string): Promise<boolean> {
+  return call("widen_mcp_server_sandbox", { name, refused });
 }
 
 /**

@@ -1,10 +1,10 @@
 // The MCP servers: their list with each one's state (pushed by Rust at every change, so nothing
 // polls), waiting for a server to run (after a sign-in, heard from those lists), the actions on a
-// server (approve, switch on or off, sign in or out, restart, remove, add, edit), finding and
-// installing servers from the MCP Registry or a bundle, their tools and
-// the acceptance of a changed tool, a server's log, importing servers from another app's
-// configuration, the forms servers ask the person to fill in (or pages to visit), and the
-// standing approvals of their tools (the tools that run without asking).
+// server (approve, switch on or off, sign in or out, restart, remove, add, edit, its folders, its
+// sandbox, widened by what it refused), finding and installing servers from the MCP Registry or a
+// bundle, their tools and the acceptance of a changed tool, a server's log, importing servers from
+// another app's configuration, the forms servers ask the person to fill in (or pages to visit),
+// and the standing approvals of their tools (the tools that run without asking).
 //
 // A list fetched while Rust pushed a newer one is dropped (the push counter). Every action reloads
 // the list when it ends; failures go to the UI store's toast unless the caller shows them itself.
@@ -20,6 +20,7 @@ import type {
   McpServerState,
   McpServerStatus,
   McpServerView,
+  Network,
   NewMcpServer,
   OfferedBundle,
   RegistryPage,
@@ -249,6 +250,36 @@ export class ServersStore {
 
   async removeRoot(name: string, folder: string): Promise<void> {
     await this.#onServer(() => ipc.removeMcpServerRoot(name, folder));
+  }
+
+  /**
+   * Turns a local server's sandbox on or off with `network`; the server as it now is (null:
+   * refused, reported). Rust keeps its approval only when the change gives it no more.
+   */
+  /** `network` null: as it is, or for a sandbox newly on, the one Rust gives its runtime. */
+  async setSandbox(name: string, enabled: boolean, network: Network | null): Promise<McpServerView | null> {
+    return (await this.#onServer(() => ipc.setMcpServerSandbox(name, enabled, network))) ?? null;
+  }
+
+  /**
+   * Gives a server's sandbox a folder the person picks in Rust's folder dialog, to read or to
+   * read and write; the server as it now is (null: the dialog was closed, or refused).
+   */
+  async addSandboxFolder(name: string, writable: boolean): Promise<McpServerView | null> {
+    return (await this.#onServer(() => ipc.addMcpServerSandboxFolder(name, writable))) ?? null;
+  }
+
+  async removeSandboxFolder(name: string, folder: string): Promise<McpServerView | null> {
+    return (await this.#onServer(() => ipc.removeMcpServerSandboxFolder(name, folder))) ?? null;
+  }
+
+  /**
+   * Gives a running server what its sandbox refused it (`refused`, one of its `sandbox_refused`,
+   * word for word): Rust's native approval dialog shows the widened sandbox first, and the server
+   * restarts in it once approved. Whether the person approved (false too when it failed, reported).
+   */
+  async widenSandbox(name: string, refused: string): Promise<boolean> {
+    return (await this.#onServer(() => ipc.widenMcpServerSandbox(name, refused))) ?? false;
   }
 
   async restart(name: string): Promise<void> {

@@ -74,8 +74,8 @@ pub use providers::Providers;
 pub use registry::{InstallRequest, Installed};
 pub use runs::{Feed, RunHandle, Runs};
 pub use servers::{
-    CommandParts, ImportSource, McpServerStatus, McpServerView, ToolAcceptance, ToolReview,
-    Transport,
+    CommandParts, ImportSource, McpServerStatus, McpServerView, ServerSandbox, ToolAcceptance,
+    ToolReview, Transport,
 };
 pub use tool_modes::{ToolModeChoice, ToolModeSource};
 pub use turns::{system_prompt, ConversationTool, ToolSelection, TurnRequest};

@@ -117,6 +117,29 @@ pub(crate) enum McpCommand {
         #[arg(long)]
         json: bool,
     },
+    /// A local server's sandbox: `show` it, turn it `on` (with --network and folders; a
+    /// package runner gets the network it needs by default) or `off`. Turning it on or taking
+    /// something away keeps the server's approval; anything that gives it more asks again.
+    Sandbox {
+        name: String,
+        /// on, off or show.
+        #[arg(value_parser = ["on", "off", "show"])]
+        action: String,
+        /// none or any.
+        #[arg(long)]
+        network: Option<String>,
+        /// A folder it may read, besides the system (repeat for more).
+        #[arg(long = "allow-read", value_name = "DIR")]
+        allow_read: Vec<PathBuf>,
+        /// A folder it may read and write, besides its roots (repeat for more).
+        #[arg(long = "allow-write", value_name = "DIR")]
+        allow_write: Vec<PathBuf>,
+        /// Start it even where this system cannot sandbox it.
+        #[arg(long)]
+        allow_unsandboxed: bool,
+        #[arg(long)]
+        json: bool,
+    },
     /// Search the MCP Registry (the official one, or --registry URL) for servers whose name
     /// holds QUERY: each one's version, where it comes from and what it needs to run.
     Search {
@@ -214,6 +237,24 @@ pub(crate) async fn run(
             none,
             json,
         } => roots(app, name, folders, none, json, out).await,
+        McpCommand::Sandbox {
+            name,
+            action,
+            network,
+            allow_read,
+            allow_write,
+            allow_unsandboxed,
+            json,
+        } => {
+            let change = SandboxChange {
+                action,
+                network,
+                allow_read,
+                allow_write,
+                allow_unsandboxed,
+            };
+            sandbox(app, name, change, json, out).await
+        }
         McpCommand::Remove { name } => remove(app, name, out).await,
         McpCommand::Import { file, claude, yes } => import(app, file, claude, yes, out).await,
         McpCommand::Approve { name, yes } => approve(app, name, yes, out).await,
@@ -448,6 +489,87 @@ async fn roots(
     } else {
         for root in roots {
             writeln!(out, "{root}")?;
+        }
+    }
+    Ok(())
+}
+
+/// What `mcp sandbox` was told to do.
+struct SandboxChange {
+    action: String,
+    network: Option<String>,
+    allow_read: Vec<PathBuf>,
+    allow_write: Vec<PathBuf>,
+    allow_unsandboxed: bool,
+}
+
+async fn sandbox(
+    app: &App,
+    name: String,
+    change: SandboxChange,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    if change.action != "show" {
+        let here = std::env::current_dir()?;
+        let folders = |dirs: &[PathBuf]| -> Vec<String> {
+            dirs.iter()
+                .map(|d| here.join(d).to_string_lossy().into_owned())
+                .collect()
+        };
+        let network = change
+            .network
+            .as_deref()
+            .map(crate::sandbox::Network::parse)
+            .transpose()
+            .map_err(CliError::Usage)?;
+        app.switch_server_sandbox(&name, change.action == "on", network)
+            .await?;
+        if !change.allow_read.is_empty()
+            || !change.allow_write.is_empty()
+            || change.allow_unsandboxed
+        {
+            let mut entry = app.server_sandbox(&name)?.0.unwrap_or_default();
+            if !change.allow_read.is_empty() {
+                entry.allow_read = folders(&change.allow_read);
+            }
+            if !change.allow_write.is_empty() {
+                entry.allow_write = folders(&change.allow_write);
+            }
+            entry.allow_unsandboxed |= change.allow_unsandboxed;
+            app.set_server_sandbox(&name, entry).await?;
+        }
+    }
+    let (entry, said) = app.server_sandbox(&name)?;
+    let view = app
+        .mcp_servers()
+        .await?
+        .into_iter()
+        .find(|s| s.name == name.trim());
+    let approved = view.as_ref().is_some_and(|v| v.approved);
+    if json {
+        json_out(
+            out,
+            &serde_json::json!({
+                "server": name.trim(),
+                "sandbox": entry,
+                "said": said,
+                "approved": approved,
+                "available": crate::sandbox::available().err(),
+            }),
+        )?;
+    } else {
+        writeln!(out, "“{}” sandbox: {said}", name.trim())?;
+        if let Err(why) = crate::sandbox::available() {
+            writeln!(out, "This system cannot enforce it: {why}.")?;
+        }
+        if change.action != "show" && !approved {
+            writeln!(
+                out,
+                "It gives the server more than before: approve it again before it starts \
+                 (switchboard mcp approve {}).",
+                name.trim()
+            )?;
         }
     }
     Ok(())
@@ -695,6 +817,9 @@ async fn call(
     let started = crate::store::now_ms();
     let result = server.call_tool(&tool, arguments, timeout).await;
     server.stop().await;
+    for refused in server.sandbox_refusals() {
+        super::terminal::say!("switchboard: blocked by the sandbox: {refused}");
+    }
     let whole = match &result {
         Ok(r) => serde_json::to_string(r).unwrap_or_default(),
         Err(e) => e.to_string(),

@@ -112,6 +112,53 @@ commands! {
         Ok(cx.app.set_server_roots(&name, &folders).await?)
     }
 
+    /// Turns a local server's sandbox on or off and sets its network (`null`: as it is, or
+    /// for a sandbox newly on, the network its runtime needs: a package runner's registry),
+    /// keeping its folders. Turning it on or narrowing it keeps the server's approval;
+    /// anything that gives it more leaves it to be approved again in the native dialog, which
+    /// shows the sandbox in words.
+    async fn set_mcp_server_sandbox(cx, name: String, enabled: bool, network: Option<crate::sandbox::Network>) -> McpServerView {
+        Ok(cx.app.switch_server_sandbox(&name, enabled, network).await?)
+    }
+
+    /// Gives a local server's sandbox a folder, chosen in the native folder dialog, to read
+    /// (`writable` false) or to read and write; `null` when the person closed the dialog. It
+    /// gives the server more: it is approved again before it starts.
+    async fn add_mcp_server_sandbox_folder(cx, name: String, writable: bool) -> Option<McpServerView> {
+        let title = if writable {
+            "Let this server read and write a folder"
+        } else {
+            "Let this server read a folder"
+        };
+        let Some(folder) = cx.host.choose_folder(title).await else {
+            return Ok(None);
+        };
+        let (now, _) = cx.app.server_sandbox(&name)?;
+        let mut entry = now.unwrap_or_default();
+        let folder = folder.to_string_lossy().into_owned();
+        let list = if writable { &mut entry.allow_write } else { &mut entry.allow_read };
+        if !list.contains(&folder) {
+            list.push(folder);
+        }
+        Ok(Some(cx.app.set_server_sandbox(&name, entry).await?))
+    }
+
+    /// Takes a folder away from a local server's sandbox (read or write).
+    async fn remove_mcp_server_sandbox_folder(cx, name: String, folder: String) -> McpServerView {
+        let (now, _) = cx.app.server_sandbox(&name)?;
+        let mut entry = now.unwrap_or_default();
+        entry.allow_read.retain(|f| *f != folder);
+        entry.allow_write.retain(|f| *f != folder);
+        Ok(cx.app.set_server_sandbox(&name, entry).await?)
+    }
+
+    /// Gives a running server what its sandbox refused it (one of its `sandbox_refused`),
+    /// after the native approval dialog shows the widened sandbox; whether it was approved.
+    async fn widen_mcp_server_sandbox(cx, name: String, refused: String) -> bool {
+        let confirm = cx.host.confirm();
+        Ok(cx.app.widen_server_sandbox(&name, &refused, &*confirm).await?)
+    }
+
     /// Stops a server and starts it again (a failed one gets a fresh count of tries).
     async fn restart_mcp_server(cx, name: String) -> () {
         Ok(cx.app.restart_server(&name).await?)

@@ -233,6 +233,7 @@ pub fn stdio_launch(
         startup_timeout: STARTUP_TIMEOUT,
         elicitation: Elicitation::default(),
         roots: super::client::Roots::default(),
+        sandbox: None,
     })
 }
 

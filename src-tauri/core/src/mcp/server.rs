@@ -72,6 +72,8 @@ pub struct McpServer {
     pid: Option<u32>,
     stderr: Arc<StderrRing>,
     held_back: Mutex<Vec<HeldBackTool>>,
+    /// What its sandbox refused it, as its messages say (`None`: it runs unsandboxed).
+    refusals: Option<Arc<crate::sandbox::Refusals>>,
     /// Why the transport failed a request, when it is ours to say (a remote server's answer
     /// over our size cap): the failed call says it at once, and takes it (the connection may
     /// stand, and a later failure is not this one).
@@ -214,8 +216,16 @@ impl McpServer {
             pid,
             stderr,
             held_back: Mutex::default(),
+            refusals: None,
             fault: Fault::default(),
         }
+    }
+
+    /// Keeps what its sandbox refuses it in `refusals` (also fed by its stderr).
+    #[must_use]
+    pub(crate) fn with_refusals(mut self, refusals: Option<Arc<crate::sandbox::Refusals>>) -> Self {
+        self.refusals = refusals;
+        self
     }
 
     /// Reads why a request failed from `fault` (set by the transport) before waiting for the
@@ -345,7 +355,13 @@ impl McpServer {
         self.list_tools_within(&LIST_LIMITS).await
     }
 
-    /// The tools of the last list that were left out, and why.
+    /// What its sandbox refused it, as its messages said ("read ~/.ssh/id_ed25519"), newest
+    /// last; none for a server that runs unsandboxed.
+    pub fn sandbox_refusals(&self) -> Vec<String> {
+        self.refusals.as_ref().map(|r| r.seen()).unwrap_or_default()
+    }
+
+    /// The tools its last list held that are not offered to models, and why.
     pub fn held_back(&self) -> Vec<HeldBackTool> {
         self.held_back
             .lock()
@@ -518,7 +534,16 @@ impl McpServer {
                 .await?;
             spent += took;
             match answer {
-                ServerResult::CallToolResult(result) => return Ok(result),
+                ServerResult::CallToolResult(result) => {
+                    if let (Some(refusals), Some(true)) = (&self.refusals, result.is_error) {
+                        for part in &result.content {
+                            if let Some(text) = part.as_text() {
+                                refusals.note(&text.text);
+                            }
+                        }
+                    }
+                    return Ok(result);
+                }
                 ServerResult::InputRequiredResult(asked) => {
                     let requests = asked.input_requests.unwrap_or_default();
                     if requests.is_empty() {

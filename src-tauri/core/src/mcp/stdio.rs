@@ -58,6 +58,8 @@ pub struct StdioLaunch {
     pub elicitation: Elicitation,
     /// The folders it is given as its roots.
     pub roots: Roots,
+    /// The sandbox it runs in (`None`: with all the person's rights).
+    pub sandbox: Option<crate::sandbox::SandboxPlan>,
 }
 
 impl std::fmt::Debug for StdioLaunch {
@@ -69,6 +71,30 @@ impl std::fmt::Debug for StdioLaunch {
             .field("cwd", &self.cwd)
             .finish_non_exhaustive()
     }
+}
+
+/// Puts the child `command` starts in the sandbox `plan` describes.
+#[cfg(target_os = "linux")]
+fn confine(
+    command: &mut tokio::process::Command,
+    plan: &crate::sandbox::SandboxPlan,
+) -> std::io::Result<()> {
+    command
+        .env("TMPDIR", &plan.private_dir)
+        .env("TMP", &plan.private_dir)
+        .env("TEMP", &plan.private_dir);
+    crate::sandbox::linux::confine(command, plan)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn confine(
+    _: &mut tokio::process::Command,
+    _: &crate::sandbox::SandboxPlan,
+) -> std::io::Result<()> {
+    Err(std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        "sandboxed servers run on Linux so far",
+    ))
 }
 
 /// Starts the server and completes the MCP handshake.
@@ -123,6 +149,15 @@ async fn start_once(
     if let Some(cwd) = &launch.cwd {
         command.current_dir(cwd);
     }
+    if let Some(plan) = &launch.sandbox {
+        confine(&mut command, plan).map_err(|e| McpError::Spawn {
+            server: name.to_owned(),
+            detail: format!(
+                "{} (it could not be put in its sandbox: {e})",
+                launch.program.display()
+            ),
+        })?;
+    }
     let mut wrapped = CommandWrap::from(command);
     #[cfg(unix)]
     wrapped.wrap(process_wrap::tokio::ProcessGroup::leader());
@@ -174,12 +209,17 @@ async fn start_once(
     )
     .with_max_line_length(usize::MAX);
     let stderr = Arc::new(StderrRing::default());
+    let refusals = launch
+        .sandbox
+        .clone()
+        .map(|plan| Arc::new(crate::sandbox::Refusals::new(plan)));
     if let Some(pipe) = stderr_pipe {
         tokio::spawn(drain_stderr(
             pipe,
             Arc::clone(&stderr),
             launch.stderr_log.clone(),
             launch.stderr_masks.clone(),
+            refusals.clone(),
         ));
     }
     tracing::info!(server = name, pid, program = %launch.program.display(), "MCP server started");
@@ -266,7 +306,8 @@ async fn start_once(
                 Err(e) => format!("the server's task failed: {e}"),
             }
         },
-    ))
+    )
+    .with_refusals(refusals))
 }
 
 async fn drain_stderr(
@@ -274,6 +315,7 @@ async fn drain_stderr(
     ring: Arc<StderrRing>,
     log: Option<PathBuf>,
     masks: crate::logging::Masks,
+    refusals: Option<Arc<crate::sandbox::Refusals>>,
 ) {
     let mut file = match log {
         Some(path) => RotatingLog::open(path, STDERR_LOG_BYTES).await,
@@ -308,6 +350,9 @@ async fn drain_stderr(
                 std::borrow::Cow::Owned(out) => out.as_bytes(),
             };
             ring.push(bytes);
+            if let Some(refusals) = &refusals {
+                refusals.note(&masked);
+            }
             if let Some(f) = file.as_mut() {
                 if f.write(bytes).await.is_err() {
                     file = None;

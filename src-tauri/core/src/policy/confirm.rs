@@ -18,6 +18,8 @@ pub struct ServerApprovalRequest {
     pub command_line: String,
     /// Reached over HTTP rather than run as a program.
     pub remote: bool,
+    /// Run in a sandbox (what it may reach is a line of `command_line`).
+    pub sandboxed: bool,
     pub fingerprint: String,
 }
 

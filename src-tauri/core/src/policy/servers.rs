@@ -16,6 +16,7 @@ impl ServerApprovalRequest {
             server: name.to_owned(),
             command_line: shown(spec),
             remote: !matches!(spec.launch, Launch::Stdio { .. }),
+            sandboxed: spec.sandbox.as_ref().is_some_and(|s| s.enabled),
             fingerprint: spec.fingerprint.clone(),
         }
     }
@@ -31,6 +32,13 @@ fn shown(spec: &ServerSpec) -> String {
     let mut lines = spec.launch.lines_whole();
     if spec.trust == Trust::Trusted {
         lines.push("  trusted: the tools it marks read-only run without asking".into());
+    }
+    if let Some(sandbox) = &spec.sandbox {
+        let home = dirs::home_dir().unwrap_or_default();
+        lines.push(format!(
+            "  sandbox: {}",
+            crate::sandbox::words(sandbox, &spec.roots, &home)
+        ));
     }
     let oauth = &spec.oauth;
     if *oauth != OAuthEntry::default() {

@@ -56,6 +56,7 @@ pub fn stdio_launch(program: &str, args: &[&str], startup_timeout: Duration) -> 
         startup_timeout,
         elicitation: Default::default(),
         roots: Default::default(),
+        sandbox: None,
     }
 }
 

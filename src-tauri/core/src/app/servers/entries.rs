@@ -64,7 +64,8 @@ impl App {
     }
 
     /// Adds the server an install worked out (the MCP Registry, a bundle, a link), not
-    /// approved (the person approves it as any new server, seeing its command line): the
+    /// approved (the person approves it as any new server, seeing its command line and its
+    /// sandbox, on by default where the system has one): the
     /// values the person typed for a secret go to the keychain whatever they are called, and
     /// nothing else does — what the registry, the bundle or the link wrote stays in the entry,
     /// shown whole.
@@ -76,7 +77,21 @@ impl App {
         name: &str,
         plan: InstallPlan,
     ) -> Result<McpServerView, CoreError> {
-        self.add_entry_keeping(name, plan.entry, false, Some(plan.secrets))
+        let mut entry = plan.entry;
+        // What an install brings runs in a sandbox from the start, where this system has one:
+        // a package turned hostile in its next version reaches only what it was given.
+        if let (Some(command), None, Ok(())) = (
+            entry.command.as_deref(),
+            &entry.sandbox,
+            crate::sandbox::available(),
+        ) {
+            entry.sandbox = Some(crate::sandbox::SandboxEntry {
+                enabled: true,
+                network: crate::sandbox::default_network(std::path::Path::new(command)),
+                ..crate::sandbox::SandboxEntry::default()
+            });
+        }
+        self.add_entry_keeping(name, entry, false, Some(plan.secrets))
             .await
     }
 

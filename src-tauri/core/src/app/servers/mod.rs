@@ -16,7 +16,9 @@ mod views;
 pub use entries::ImportSource;
 pub(super) use views::pid_file_of;
 use views::{find_server, not_oauth, off_runtime};
-pub use views::{CommandParts, McpServerStatus, McpServerView, ToolReview, Transport};
+pub use views::{
+    CommandParts, McpServerStatus, McpServerView, ServerSandbox, ToolReview, Transport,
+};
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -461,5 +463,173 @@ impl App {
     ) -> Result<ToolAcceptance, CoreError> {
         let tools = self.running_tools(name).await?;
         self.accept_tool(name, tool, &tools, confirm).await
+    }
+}
+
+impl App {
+    /// Sets the sandbox of the local server `name` in mcp.json. A change that gives it no
+    /// more than it had (the sandbox turned on, a folder or the network taken away) keeps its
+    /// approval, and a running server starts again in it; any other needs the person's
+    /// approval again before it next starts, the sandbox shown in plain words.
+    ///
+    /// # Errors
+    /// Not found; a remote server; a folder that is not absolute; the file or the database.
+    pub async fn set_server_sandbox(
+        &self,
+        name: &str,
+        sandbox: crate::sandbox::SandboxEntry,
+    ) -> Result<McpServerView, CoreError> {
+        let home = dirs::home_dir().unwrap_or_default();
+        for folder in sandbox.allow_read.iter().chain(&sandbox.allow_write) {
+            if crate::sandbox::expand(folder, &home).is_none() {
+                return Err(crate::error::InvalidInput::new(
+                    "sandbox",
+                    format!("“{folder}” is not an absolute path (or one that starts with ~/)."),
+                )
+                .into());
+            }
+        }
+        let mut file = self.load_mcp()?;
+        let key = find_server(&file, name)?.0.clone();
+        let entry = file.servers.get_mut(&key).expect("found above");
+        if entry.url.is_some() && entry.command.is_none() {
+            return Err(crate::error::InvalidInput::new(
+                "sandbox",
+                format!(
+                    "“{key}” is reached over HTTP: only a server that runs here has a sandbox."
+                ),
+            )
+            .into());
+        }
+        let was_approved =
+            self.approved_fingerprint(&key).await?.as_deref() == Some(entry.fingerprint().as_str());
+        let narrows = crate::sandbox::narrows(entry.sandbox.as_ref(), &sandbox);
+        entry.sandbox = Some(sandbox);
+        let fingerprint = entry.fingerprint();
+        file.save(&self.mcp_file())?;
+        if was_approved && narrows {
+            self.store()?
+                .approve_mcp_server(key.clone(), fingerprint)
+                .await?;
+        }
+        tracing::info!(server = %key, kept_approval = was_approved && narrows, "MCP server's sandbox changed");
+        self.servers_changed();
+        // Narrowed, it starts again in its new sandbox; widened, it runs on in the narrower
+        // one it started in until the person approves the new one.
+        if was_approved && narrows && self.host.server(&key).is_some() {
+            self.restart_if_supervised(&key).await?;
+        }
+        self.mcp_server_view(key).await
+    }
+
+    /// Turns the sandbox of `name` on or off, with `network` (`None`: as it was, or for a
+    /// sandbox newly on, [`crate::sandbox::default_network`] of its program), its folders
+    /// kept. See [`App::set_server_sandbox`].
+    ///
+    /// # Errors
+    /// As [`App::set_server_sandbox`].
+    pub async fn switch_server_sandbox(
+        &self,
+        name: &str,
+        enabled: bool,
+        network: Option<crate::sandbox::Network>,
+    ) -> Result<McpServerView, CoreError> {
+        let (now, _) = self.server_sandbox(name)?;
+        let newly_on = enabled && now.as_ref().is_none_or(|n| !n.enabled);
+        let mut entry = now.unwrap_or_default();
+        entry.enabled = enabled;
+        match network {
+            Some(network) => entry.network = network,
+            None if newly_on => {
+                let file = self.load_mcp()?;
+                let (_, found) = find_server(&file, name)?;
+                let program = found.command.clone().unwrap_or_default();
+                entry.network = crate::sandbox::default_network(std::path::Path::new(&program));
+            }
+            None => {}
+        }
+        self.set_server_sandbox(name, entry).await
+    }
+
+    /// The sandbox of `name` as mcp.json has it (`None`: none written), and in words.
+    ///
+    /// # Errors
+    /// Not found; mcp.json cannot be read.
+    pub fn server_sandbox(
+        &self,
+        name: &str,
+    ) -> Result<(Option<crate::sandbox::SandboxEntry>, String), CoreError> {
+        let file = self.load_mcp()?;
+        let (_, entry) = find_server(&file, name)?;
+        let home = dirs::home_dir().unwrap_or_default();
+        let said = match &entry.sandbox {
+            Some(sandbox) => crate::sandbox::words(sandbox, &entry.root_folders(), &home),
+            None => "none: it runs with all your rights".to_owned(),
+        };
+        Ok((entry.sandbox.clone(), said))
+    }
+}
+
+impl App {
+    /// Gives the running server `name` what its sandbox refused it (`refused`, one of
+    /// [`crate::mcp::server::McpServer::sandbox_refusals`]: the window cannot name anything
+    /// else): a path to read or write, or the network; then asks the person in the native
+    /// approval dialog, which shows the widened sandbox, and starts it again when they approve.
+    /// Returns whether it was approved.
+    ///
+    /// # Errors
+    /// Not a refusal the server met; as [`App::set_server_sandbox`] and
+    /// [`App::approve_and_start`].
+    pub async fn widen_server_sandbox(
+        &self,
+        name: &str,
+        refused: &str,
+        confirm: &dyn crate::policy::confirm::Confirm,
+    ) -> Result<bool, CoreError> {
+        let met = self
+            .host
+            .server(name.trim())
+            .is_some_and(|s| s.sandbox_refusals().iter().any(|r| r == refused));
+        if !met {
+            return Err(crate::error::InvalidInput::new(
+                "refused",
+                "That is not something this server's sandbox refused it.",
+            )
+            .into());
+        }
+        let (now, _) = self.server_sandbox(name)?;
+        let mut entry = now.unwrap_or_default();
+        let home = dirs::home_dir().unwrap_or_default();
+        let path = |p: &str| match p.strip_prefix("~/") {
+            Some(rest) => home.join(rest).display().to_string(),
+            None => p.to_owned(),
+        };
+        // A file written is often made anew, or beside itself and renamed: its folder is
+        // given. A read is given what was read, when it is there.
+        let folder_of = |p: String| {
+            let at = std::path::Path::new(&p);
+            if at.is_dir() {
+                p
+            } else {
+                at.parent().map_or(p.clone(), |d| d.display().to_string())
+            }
+        };
+        match refused.split_once(' ') {
+            Some(("read", p)) if std::path::Path::new(&path(p)).exists() => {
+                entry.allow_read.push(path(p));
+            }
+            Some(("read", p)) => entry.allow_read.push(folder_of(path(p))),
+            Some(("write", p)) => entry.allow_write.push(folder_of(path(p))),
+            Some(("connect", _)) => entry.network = crate::sandbox::Network::Any,
+            _ => {
+                return Err(crate::error::InvalidInput::new(
+                    "refused",
+                    format!("“{refused}” is not a refusal Switchboard knows."),
+                )
+                .into())
+            }
+        }
+        self.set_server_sandbox(name, entry).await?;
+        self.approve_and_start(name, confirm).await
     }
 }

@@ -2,6 +2,8 @@
 //! starting one or all under the supervisor, restarting, signing in and out of a remote one,
 //! its log, and the tools it lists now.
 
+use std::path::{Path, PathBuf};
+
 use super::{find_server, not_oauth, off_runtime};
 use crate::app::App;
 use crate::error::CoreError;
@@ -168,15 +170,22 @@ impl App {
         let search = self.server_search_path().await;
         let home = dirs::home_dir().unwrap_or_else(std::env::temp_dir);
         let log_dir = self.paths.log_dir.clone();
+        let private_dir = self.paths.data_dir.join("sandbox").join(
+            stderr_log_path(Path::new(""), key)
+                .file_stem()
+                .unwrap_or_default(),
+        );
         let launch = off_runtime(move || {
-            stdio_launch(
+            let mut launch = stdio_launch(
                 &spec,
                 &*secrets,
                 &search,
                 std::env::vars_os(),
                 &home,
                 &log_dir,
-            )
+            )?;
+            sandboxed(&mut launch, &spec, &home, private_dir)?;
+            Ok::<_, crate::mcp::server::McpError>(launch)
         })
         .await??;
         Ok((key.clone(), ServerLaunch::Stdio(launch).with_roots(roots)))
@@ -252,4 +261,56 @@ impl App {
             },
         })
     }
+}
+
+/// Gives `launch` the sandbox its entry asks for: the plan of this start, its own folder as its
+/// working folder when mcp.json gives none. Where the system cannot sandbox it, it starts only
+/// if the entry allows it unsandboxed (logged).
+///
+/// # Errors
+/// The sandbox is on, this system cannot enforce it, and the entry does not allow it to run
+/// without.
+fn sandboxed(
+    launch: &mut crate::mcp::stdio::StdioLaunch,
+    spec: &crate::mcp::config::ServerSpec,
+    home: &Path,
+    private_dir: PathBuf,
+) -> Result<(), crate::mcp::server::McpError> {
+    let Some(entry) = spec.sandbox.as_ref().filter(|s| s.enabled) else {
+        return Ok(());
+    };
+    if let Err(why) = crate::sandbox::available() {
+        if entry.allow_unsandboxed {
+            tracing::warn!(server = %spec.name, %why, "a server set to run in a sandbox runs unsandboxed");
+            return Ok(());
+        }
+        return Err(crate::mcp::server::McpError::Spawn {
+            server: spec.name.clone(),
+            detail: format!(
+                "it is set to run in a sandbox, and {why}; turn its sandbox off, or allow it to \
+                 run unsandboxed (`switchboard mcp sandbox {} on --allow-unsandboxed`)",
+                spec.name
+            ),
+        });
+    }
+    let configured_cwd = match &spec.launch {
+        crate::mcp::config::Launch::Stdio { cwd, .. } => cwd.is_some(),
+        _ => false,
+    };
+    let plan = crate::sandbox::plan(
+        entry,
+        &crate::sandbox::PlanInputs {
+            home,
+            roots: &spec.roots,
+            program: &launch.program,
+            args: &launch.args,
+            cwd: launch.cwd.as_deref().filter(|_| configured_cwd),
+            private_dir,
+        },
+    );
+    if !configured_cwd {
+        launch.cwd = Some(plan.private_dir.clone());
+    }
+    launch.sandbox = Some(plan);
+    Ok(())
 }

@@ -37,6 +37,9 @@ pub struct McpServerStatus {
     pub log_file: String,
     /// The tools its last list held that are not offered to models, and why.
     pub held_back: Vec<crate::mcp::server::HeldBackTool>,
+    /// What its sandbox refused it while it ran, as its messages said ("read
+    /// ~/.ssh/id_ed25519"), newest last.
+    pub sandbox_refused: Vec<String>,
 }
 
 /// One tool of a server, against its pin.
@@ -94,6 +97,19 @@ pub struct McpServerView {
     /// A local server's command in its parts, as `command_line` shows them (the Servers page
     /// shows them as chips); `None` for a remote server or an entry that cannot be used.
     pub command: Option<CommandParts>,
+    /// A local server's sandbox (`None`: a remote server, or an entry that cannot be used).
+    pub sandbox: Option<ServerSandbox>,
+}
+
+/// A local server's sandbox as its card shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct ServerSandbox {
+    /// As mcp.json has it (`None`: none written, so it runs with all the person's rights).
+    pub entry: Option<crate::sandbox::SandboxEntry>,
+    /// In plain words: "can read and write: ~/notes; can read: the system; network: none".
+    pub said: String,
+    /// Why this system cannot enforce a sandbox (`None`: it can).
+    pub unavailable: Option<String>,
 }
 
 /// The parts of a local server's command line, each as it will run (a secret variable as its
@@ -190,6 +206,17 @@ impl App {
                     error: None,
                     roots: spec.roots.iter().map(|p| p.display().to_string()).collect(),
                     command: CommandParts::of(&spec.launch),
+                    sandbox: matches!(spec.launch, Launch::Stdio { .. }).then(|| {
+                        let home = dirs::home_dir().unwrap_or_default();
+                        ServerSandbox {
+                            said: match &spec.sandbox {
+                                Some(sandbox) => crate::sandbox::words(sandbox, &spec.roots, &home),
+                                None => "none: it runs with all your rights".to_owned(),
+                            },
+                            entry: spec.sandbox.clone(),
+                            unavailable: crate::sandbox::available().err(),
+                        }
+                    }),
                     name,
                 },
                 Err(e) => McpServerView {
@@ -202,6 +229,7 @@ impl App {
                     error: Some(e.to_string()),
                     roots: Vec::new(),
                     command: None,
+                    sandbox: None,
                 },
             };
             views.push(view);
@@ -239,6 +267,11 @@ impl App {
                     .host
                     .server(&server.name)
                     .map(|s| s.held_back())
+                    .unwrap_or_default(),
+                sandbox_refused: self
+                    .host
+                    .server(&server.name)
+                    .map(|s| s.sandbox_refusals())
                     .unwrap_or_default(),
                 server,
             })

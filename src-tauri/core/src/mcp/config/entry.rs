@@ -44,6 +44,10 @@ pub struct ServerEntry {
     /// Not part of the approval: they are chosen by the person, one by one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub roots: Vec<String>,
+    /// What a local server may read, write and reach ([`crate::sandbox`]); part of the
+    /// approval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<crate::sandbox::SandboxEntry>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -124,6 +128,8 @@ pub struct ServerSpec {
     pub fingerprint: String,
     /// The folders given to it as its roots ([`ServerEntry::roots`], made absolute).
     pub roots: Vec<std::path::PathBuf>,
+    /// Its sandbox as mcp.json gives it (`None`: none written).
+    pub sandbox: Option<crate::sandbox::SandboxEntry>,
 }
 
 impl Launch {
@@ -397,6 +403,7 @@ impl ServerEntry {
             trust: self.trust.unwrap_or_default(),
             oauth: self.oauth.clone().unwrap_or_default(),
             roots: self.root_folders(),
+            sandbox: self.sandbox.clone(),
         })
     }
 
@@ -416,10 +423,10 @@ impl ServerEntry {
 
     /// A hash of everything that decides what runs, where it connects and what it may do
     /// unasked: command, args, env, cwd, URL, headers, transport (keychain references by name),
-    /// `trust` and `oauth` (client id, secret reference, metadata URL, scopes). A change to any
-    /// of them needs a new approval; `disabled` and `timeoutSeconds` do not. `trust` and `oauth`
-    /// count only when present, so an entry without them keeps the fingerprint it had before
-    /// they counted.
+    /// `trust`, `oauth` (client id, secret reference, metadata URL, scopes) and `sandbox`. A
+    /// change to any of them needs a new approval; `disabled` and `timeoutSeconds` do not.
+    /// `trust`, `oauth` and `sandbox` count only when present, so an entry without them keeps
+    /// the fingerprint it had before they counted.
     pub fn fingerprint(&self) -> String {
         let mut canonical = serde_json::json!({
             "command": self.command,
@@ -435,6 +442,9 @@ impl ServerEntry {
         }
         if let Some(oauth) = &self.oauth {
             canonical["oauth"] = serde_json::to_value(oauth).unwrap_or_default();
+        }
+        if let Some(sandbox) = &self.sandbox {
+            canonical["sandbox"] = serde_json::to_value(sandbox).unwrap_or_default();
         }
         let digest = Sha256::digest(canonical.to_string().as_bytes());
         digest.iter().map(|b| format!("{b:02x}")).collect()

@@ -1,0 +1,124 @@
+//! `cargo bench -p switchboard-core --bench sandbox`: what a sandbox adds to starting a local
+//! server, to ready (its `initialize` answered): the same Python server (the SDK's, from
+//! tests/peers) started with and without its sandbox, alternately, and the medians compared.
+//! The sandbox's own part — planning the folders and building the Landlock ruleset — is
+//! timed alone too. Target (issue 60): under 20 ms more to ready. A probe of the machine's
+//! stalls is printed beside the figures.
+#![cfg_attr(not(target_os = "linux"), allow(unused))]
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use std::time::{Duration, Instant};
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+#[cfg(not(target_os = "linux"))]
+fn main() {
+    println!("sandbox bench: Linux only");
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::main]
+async fn main() {
+    use switchboard_core::mcp::stdio;
+    use switchboard_core::sandbox::{self, Network, PlanInputs, SandboxEntry};
+
+    if let Err(why) = sandbox::available() {
+        println!("sandbox bench skipped: {why}");
+        return;
+    }
+    let python = support::peers().join(".venv/bin/python");
+    let script = support::peers().join("hostile_server.py");
+    if !python.exists() {
+        println!("sandbox bench skipped: tests/peers is not installed");
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let roots = vec![home.path().to_path_buf()];
+    let (worst_stall, stop) = support::stall_probe();
+    let launch = || {
+        support::stdio_launch(
+            python.to_str().unwrap(),
+            &[script.to_str().unwrap()],
+            Duration::from_secs(60),
+        )
+    };
+    let entry = SandboxEntry {
+        enabled: true,
+        network: Network::None,
+        ..SandboxEntry::default()
+    };
+    let planned = |launch: &stdio::StdioLaunch| {
+        sandbox::plan(
+            &entry,
+            &PlanInputs {
+                home: &dirs::home_dir().unwrap(),
+                roots: &roots,
+                program: &launch.program,
+                args: &launch.args,
+                cwd: None,
+                private_dir: home.path().join("private"),
+            },
+        )
+    };
+    const RUNS: usize = 15;
+    let (mut plain, mut boxed, mut planning) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..RUNS {
+        let at = Instant::now();
+        let server = stdio::start("plain", launch()).await.unwrap();
+        plain.push(at.elapsed());
+        server.stop().await;
+
+        let at = Instant::now();
+        let mut sandboxed = launch();
+        let plan = planned(&sandboxed);
+        planning.push(at.elapsed());
+        sandboxed.cwd = Some(plan.private_dir.clone());
+        sandboxed.sandbox = Some(plan);
+        let server = stdio::start("sandboxed", sandboxed).await.unwrap();
+        boxed.push(at.elapsed());
+        server.stop().await;
+    }
+    // The sandbox's own part without a server's start around it to blur it: a program that
+    // exits at once (/bin/true), spawned and waited for, with and without the sandbox (its
+    // ruleset built, its network namespace entered, Landlock applied).
+    const QUICK: usize = 200;
+    let (mut bare, mut confined) = (Vec::new(), Vec::new());
+    let plan = planned(&launch());
+    for _ in 0..QUICK {
+        let at = Instant::now();
+        tokio::process::Command::new("/bin/true")
+            .status()
+            .await
+            .unwrap();
+        bare.push(at.elapsed());
+        let at = Instant::now();
+        let mut command = tokio::process::Command::new("/bin/true");
+        sandbox::linux::confine(&mut command, &plan).unwrap();
+        assert!(command.status().await.unwrap().success());
+        confined.push(at.elapsed());
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let (bare, confined) = (median(bare), median(confined));
+    println!("/bin/true spawned and reaped, bare (median of {QUICK}): {bare:.2?}");
+    println!("/bin/true spawned and reaped, sandboxed (median of {QUICK}): {confined:.2?}");
+    println!(
+        "the sandbox itself adds: {:.2?}",
+        confined.saturating_sub(bare)
+    );
+    let (plain, boxed, planning) = (median(plain), median(boxed), median(planning));
+    println!("start to ready, unsandboxed (median of {RUNS}): {plain:.1?}");
+    println!("start to ready, sandboxed (median of {RUNS}): {boxed:.1?}");
+    println!(
+        "the sandbox adds: {:.1?} (its plan made: {planning:.2?})",
+        boxed.saturating_sub(plain)
+    );
+    println!(
+        "worst machine stall seen meanwhile: {:.1?}",
+        *worst_stall.lock().unwrap()
+    );
+}

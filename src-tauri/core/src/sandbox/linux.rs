@@ -1,0 +1,99 @@
+//! The sandbox on Linux: a Landlock ruleset built from a [`SandboxPlan`] in Switchboard's
+//! process (opening each folder, which allocates), and put on the child between `fork` and
+//! `exec` (two system calls, nothing allocated). Landlock's domain is inherited by every
+//! process the server starts and cannot be left: `setsid`, a double fork or a daemon stay in
+//! it. Signals and abstract Unix sockets are scoped to the sandbox (ABI 6). With no network,
+//! TCP `connect` and `bind` are refused (ABI 4), and the child also enters a network namespace
+//! of its own where user namespaces are allowed, so UDP and DNS go nowhere either.
+
+use std::io;
+
+use landlock::{
+    path_beneath_rules, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr,
+    RulesetCreatedAttr, RulesetError, RulesetStatus, Scope, ABI,
+};
+
+use super::{Network, SandboxPlan};
+
+/// The newest Landlock ABI the rules are written for (7 adds only logging).
+const TARGET: ABI = ABI::V6;
+
+/// The running kernel's Landlock ABI; `None` when it has none (or it is switched off).
+pub fn landlock_abi() -> Option<u32> {
+    // SAFETY: LANDLOCK_CREATE_RULESET_VERSION with a null attribute and size 0 only asks.
+    let abi = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            1u32,
+        )
+    };
+    u32::try_from(abi).ok().filter(|a| *a > 0)
+}
+
+/// The ruleset for `plan`, built in this process.
+///
+/// # Errors
+/// The kernel refused the ruleset or a rule.
+fn ruleset(plan: &SandboxPlan) -> Result<landlock::RulesetCreated, RulesetError> {
+    let all = AccessFs::from_all(TARGET);
+    let read = AccessFs::from_read(TARGET);
+    let mut ruleset = Ruleset::default()
+        .set_compatibility(CompatLevel::BestEffort)
+        .handle_access(all)?
+        .scope(Scope::from_all(TARGET))?;
+    if plan.network == Network::None {
+        ruleset = ruleset.handle_access(AccessNet::from_all(TARGET))?;
+    }
+    let devices = [
+        "/dev/null",
+        "/dev/zero",
+        "/dev/full",
+        "/dev/tty",
+        "/dev/pts",
+        "/dev/shm",
+    ];
+    ruleset
+        .create()?
+        .add_rules(path_beneath_rules(&plan.read, read))?
+        .add_rules(path_beneath_rules(&plan.write, all))?
+        .add_rules(path_beneath_rules(devices, all))
+}
+
+/// Puts `command`'s child in the sandbox `plan` describes, before it runs its program.
+///
+/// # Errors
+/// The ruleset could not be built; the kernel has no Landlock.
+pub fn confine(command: &mut tokio::process::Command, plan: &SandboxPlan) -> io::Result<()> {
+    if landlock_abi().is_none() {
+        return Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "this kernel has no Landlock: the server cannot be sandboxed",
+        ));
+    }
+    std::fs::create_dir_all(&plan.private_dir)?;
+    let mut ruleset = Some(ruleset(plan).map_err(io::Error::other)?);
+    let no_network = plan.network == Network::None;
+    // SAFETY: the closure runs in the forked child before exec, and calls only unshare(2),
+    // prctl(2) and landlock_restrict_self(2); the ruleset was built before the fork, and its
+    // errors are errno values (nothing is allocated).
+    unsafe {
+        command.pre_exec(move || {
+            if no_network {
+                // A network of its own (nothing but a loopback that is down); where user
+                // namespaces are not allowed, Landlock's refusal of TCP stands alone.
+                let _ = libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNET);
+            }
+            let ruleset = ruleset
+                .take()
+                .ok_or_else(|| io::Error::from_raw_os_error(libc::EINVAL))?;
+            match ruleset.restrict_self() {
+                Ok(status) if status.ruleset != RulesetStatus::NotEnforced => Ok(()),
+                Ok(_) => Err(io::Error::from_raw_os_error(libc::ENOSYS)),
+                Err(_) => Err(io::Error::from_raw_os_error(libc::EPERM)),
+            }
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,417 @@
+//! Servers in a sandbox, for real on this Linux kernel (Landlock, user namespaces): a hostile
+//! server (tests/peers/hostile_server.py) tries to read a planted key, write outside its roots,
+//! follow a symlink out of a root, connect to a port of this computer, send a datagram, signal
+//! a process outside, and do the same from a child and from a grandchild that left by `setsid`
+//! and a double fork — each refused, while what it was given still works. The real
+//! server-filesystem works inside its roots sandboxed; `switchboard mcp sandbox` turns it on
+//! and off, keeping the approval only when the sandbox gives no more.
+#![cfg(target_os = "linux")]
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+use switchboard_core::mcp::server::McpServer;
+use switchboard_core::mcp::stdio;
+use switchboard_core::sandbox::{self, Network, PlanInputs, SandboxEntry};
+
+#[path = "threats/scripted.rs"]
+#[allow(dead_code)]
+mod scripted;
+mod support;
+
+/// Whether this kernel can sandbox; if not, says `test` is skipped.
+fn can_sandbox(test: &str) -> bool {
+    match sandbox::available() {
+        Ok(()) => true,
+        Err(why) => {
+            eprintln!("SKIPPED {test}: {why}");
+            false
+        }
+    }
+}
+
+/// A home folder with a planted key, a root holding a file and a symlink out to the key.
+struct Home {
+    dir: tempfile::TempDir,
+}
+
+impl Home {
+    fn new() -> Home {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path();
+        std::fs::create_dir_all(home.join(".ssh")).unwrap();
+        std::fs::write(home.join(".ssh/id_ed25519"), "PRIVATE KEY").unwrap();
+        std::fs::create_dir_all(home.join("notes")).unwrap();
+        std::fs::write(home.join("notes/a.txt"), "my notes").unwrap();
+        std::os::unix::fs::symlink(home.join(".ssh/id_ed25519"), home.join("notes/link")).unwrap();
+        Home { dir }
+    }
+
+    fn path(&self, rel: &str) -> String {
+        self.dir.path().join(rel).display().to_string()
+    }
+}
+
+/// The hostile server started in the sandbox `entry` makes for `home`.
+async fn hostile(home: &Home, entry: &SandboxEntry) -> McpServer {
+    let python = support::peers().join(".venv/bin/python");
+    let script = support::peers().join("hostile_server.py");
+    let mut launch = support::stdio_launch(
+        python.to_str().unwrap(),
+        &[script.to_str().unwrap()],
+        Duration::from_secs(30),
+    );
+    let roots = vec![home.dir.path().join("notes")];
+    let plan = sandbox::plan(
+        entry,
+        &PlanInputs {
+            home: home.dir.path(),
+            roots: &roots,
+            program: &launch.program,
+            args: &launch.args,
+            cwd: None,
+            private_dir: home
+                .dir
+                .path()
+                .join(".local/share/switchboard/sandbox/hostile"),
+        },
+    );
+    launch.cwd = Some(plan.private_dir.clone());
+    launch.sandbox = Some(plan);
+    stdio::start("hostile", launch).await.unwrap()
+}
+
+async fn ask(server: &McpServer, tool: &str, op: &str, target: &str) -> String {
+    let mut arguments = Map::new();
+    arguments.insert("op".into(), json!(op));
+    arguments.insert("target".into(), json!(target));
+    let result = server
+        .call_tool(tool, arguments, Duration::from_secs(30))
+        .await
+        .unwrap();
+    let value = serde_json::to_value(&result.content).unwrap();
+    value[0]["text"].as_str().unwrap_or_default().to_owned()
+}
+
+fn on(network: Network) -> SandboxEntry {
+    SandboxEntry {
+        enabled: true,
+        network,
+        ..SandboxEntry::default()
+    }
+}
+
+#[tokio::test]
+async fn a_hostile_server_reaches_only_what_it_was_given_and_so_does_everything_it_starts() {
+    if !can_sandbox("a_hostile_server_reaches_only_what_it_was_given")
+        || !support::mcp_peers_installed("a_hostile_server_reaches_only_what_it_was_given")
+    {
+        return;
+    }
+    let home = Home::new();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let loopback = format!("127.0.0.1:{port}");
+    let outside = tempfile::tempdir().unwrap();
+    let written_outside = outside.path().join("dropped.txt").display().to_string();
+    let server = hostile(&home, &on(Network::None)).await;
+    let me = std::process::id().to_string();
+
+    for tool in ["try_it", "from_child", "from_escaped"] {
+        // Given: its root, read and written.
+        assert_eq!(
+            ask(&server, tool, "read", &home.path("notes/a.txt")).await,
+            "ok: my notes",
+            "{tool}"
+        );
+        let new = home.path(&format!("notes/{tool}.txt"));
+        assert_eq!(
+            ask(&server, tool, "write", &new).await,
+            "ok: written",
+            "{tool}"
+        );
+        // Not given: each refused by the system, not by the server's own choice.
+        for (op, target) in [
+            ("read", home.path(".ssh/id_ed25519")),
+            ("list", home.path(".ssh")),
+            ("list", home.path("")),
+            ("read", home.path("notes/link")),
+            ("write", home.path("dropped.txt")),
+            ("write", written_outside.clone()),
+            ("connect", loopback.clone()),
+            ("signal", me.clone()),
+        ] {
+            let said = ask(&server, tool, op, &target).await;
+            assert!(
+                said.starts_with("refused: "),
+                "{tool} {op} {target}: {said}"
+            );
+        }
+        // A datagram goes nowhere: its network is its own.
+        let said = ask(&server, tool, "udp", &loopback).await;
+        assert!(
+            said.starts_with("refused: ") || said == "ok: sent",
+            "{tool} udp: {said}"
+        );
+    }
+    assert!(!Path::new(&written_outside).exists());
+    assert!(!home.dir.path().join("dropped.txt").exists());
+    // The system stays readable.
+    assert!(
+        ask(&server, "try_it", "read", "/etc/hostname")
+            .await
+            .starts_with("ok: ")
+            || !Path::new("/etc/hostname").exists()
+    );
+    server.stop().await;
+
+    // With any network, the same server reaches this computer's port; files stay closed.
+    let server = hostile(&home, &on(Network::Any)).await;
+    assert_eq!(
+        ask(&server, "from_escaped", "connect", &loopback).await,
+        "ok: connected"
+    );
+    assert!(
+        ask(&server, "try_it", "read", &home.path(".ssh/id_ed25519"))
+            .await
+            .starts_with("refused: ")
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_real_filesystem_server_works_inside_its_roots_sandboxed() {
+    if !can_sandbox("the_real_filesystem_server_works_inside_its_roots_sandboxed")
+        || !support::mcp_peers_installed("the_real_filesystem_server_works_inside_its_roots")
+    {
+        return;
+    }
+    let home = Home::new();
+    let root = home.dir.path().join("notes");
+    let program = support::peers().join("node_modules/.bin/mcp-server-filesystem");
+    let mut launch = support::stdio_launch(
+        program.to_str().unwrap(),
+        &[root.to_str().unwrap()],
+        Duration::from_secs(30),
+    );
+    let roots = vec![root.clone()];
+    let plan = sandbox::plan(
+        &on(Network::None),
+        &PlanInputs {
+            home: home.dir.path(),
+            roots: &roots,
+            program: &launch.program,
+            args: &launch.args,
+            cwd: None,
+            private_dir: home.dir.path().join("private"),
+        },
+    );
+    launch.cwd = Some(plan.private_dir.clone());
+    launch.sandbox = Some(plan);
+    let server = stdio::start("fs", launch).await.unwrap();
+    let call = |tool: &'static str, arguments: Value| {
+        let server = &server;
+        async move {
+            let result = server
+                .call_tool(
+                    tool,
+                    arguments.as_object().unwrap().clone(),
+                    Duration::from_secs(30),
+                )
+                .await
+                .unwrap();
+            serde_json::to_string(&result).unwrap()
+        }
+    };
+    let read = call("read_text_file", json!({"path": root.join("a.txt")})).await;
+    assert!(read.contains("my notes"), "{read}");
+    let wrote = call(
+        "write_file",
+        json!({"path": root.join("b.txt"), "content": "made in the sandbox"}),
+    )
+    .await;
+    assert!(!wrote.contains("\"isError\":true"), "{wrote}");
+    assert_eq!(
+        std::fs::read_to_string(root.join("b.txt")).unwrap(),
+        "made in the sandbox"
+    );
+    // Its own check refuses the link out of its root; the sandbox would too.
+    let link = call("read_text_file", json!({"path": root.join("link")})).await;
+    assert!(!link.contains("PRIVATE KEY"), "{link}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_command_line_turns_the_sandbox_on_and_off_and_asks_again_only_when_it_widens() {
+    if !can_sandbox("the_command_line_turns_the_sandbox_on_and_off")
+        || !support::mcp_peers_installed("the_command_line_turns_the_sandbox_on_and_off")
+    {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let (app, _secrets) = scripted::memory_app(home.path()).await;
+    let cli = |args: &[&str]| {
+        support::run_cli(
+            Arc::clone(&app),
+            args.iter().map(|s| (*s).to_owned()).collect(),
+        )
+    };
+    let python = support::peers().join(".venv/bin/python");
+    let script = support::peers().join("hostile_server.py");
+    let (ran, _) = cli(&[
+        "mcp",
+        "add",
+        "hostile",
+        "--",
+        python.to_str().unwrap(),
+        script.to_str().unwrap(),
+    ])
+    .await;
+    ran.unwrap();
+    let (ran, _) = cli(&["mcp", "approve", "hostile", "--yes"]).await;
+    ran.unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("dropped.txt");
+    let write = json!({"op": "write", "target": target}).to_string();
+
+    // On: the approval stays (it gives the server less), and a write outside is refused.
+    let (ran, out) = cli(&["mcp", "sandbox", "hostile", "on"]).await;
+    ran.unwrap();
+    assert!(
+        out.contains(
+            "can read and write: only its own folder; can read: the system; network: none"
+        ),
+        "{out}"
+    );
+    let (ran, out) = cli(&["mcp", "call", "hostile", "try_it", &write]).await;
+    ran.unwrap();
+    assert!(out.starts_with("refused: "), "{out}");
+    assert!(!target.exists());
+    let (ran, out) = cli(&["mcp", "sandbox", "hostile", "show", "--json"]).await;
+    ran.unwrap();
+    let shown: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(shown["approved"], true);
+    assert_eq!(shown["sandbox"]["network"], "none");
+
+    // A folder given to write: it gives more, so the server needs approving again.
+    let (ran, out) = cli(&[
+        "mcp",
+        "sandbox",
+        "hostile",
+        "on",
+        "--allow-write",
+        outside.path().to_str().unwrap(),
+    ])
+    .await;
+    ran.unwrap();
+    assert!(out.contains("approve it again"), "{out}");
+    let (ran, _) = cli(&["mcp", "call", "hostile", "try_it", &write]).await;
+    assert!(ran.is_err(), "not approved: it does not start");
+    let (ran, _) = cli(&["mcp", "approve", "hostile", "--yes"]).await;
+    ran.unwrap();
+    let (ran, out) = cli(&["mcp", "call", "hostile", "try_it", &write]).await;
+    ran.unwrap();
+    assert!(out.starts_with("ok: written"), "{out}");
+
+    // Off: all of the person's rights again, after a new approval.
+    let (ran, _) = cli(&["mcp", "sandbox", "hostile", "off"]).await;
+    ran.unwrap();
+    let (ran, out) = cli(&["mcp", "sandbox", "hostile", "show", "--json"]).await;
+    ran.unwrap();
+    let shown: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(shown["approved"], false, "{shown}");
+    assert_eq!(shown["said"], "off: it runs with all your rights");
+}
+
+#[tokio::test]
+async fn what_the_sandbox_refused_shows_on_the_server_and_one_approval_gives_it() {
+    if !can_sandbox("what_the_sandbox_refused_shows_on_the_server")
+        || !support::mcp_peers_installed("what_the_sandbox_refused_shows_on_the_server")
+    {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let (app, _secrets) = scripted::memory_app(home.path()).await;
+    let python = support::peers().join(".venv/bin/python");
+    let script = support::peers().join("hostile_server.py");
+    let cli = |args: &[&str]| {
+        support::run_cli(
+            Arc::clone(&app),
+            args.iter().map(|s| (*s).to_owned()).collect(),
+        )
+    };
+    for args in [
+        &[
+            "mcp",
+            "add",
+            "hostile",
+            "--",
+            python.to_str().unwrap(),
+            script.to_str().unwrap(),
+        ][..],
+        &["mcp", "approve", "hostile", "--yes"],
+        &["mcp", "sandbox", "hostile", "on"],
+    ] {
+        let (ran, out) = cli(args).await;
+        ran.unwrap_or_else(|e| panic!("{args:?}: {e} {out}"));
+    }
+    app.mcp_restart("hostile").await.unwrap();
+    support::server_running(app.host(), "hostile").await;
+    let server = app.host().server("hostile").unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("dropped.txt");
+    let mut arguments = Map::new();
+    arguments.insert("path".into(), json!(target));
+    let result = server
+        .call_tool("write_file", arguments.clone(), Duration::from_secs(30))
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(true), "{result:?}");
+    let refused = format!("write {}", target.display());
+    let status = app.mcp_status().await.unwrap();
+    let shown = status.iter().find(|s| s.server.name == "hostile").unwrap();
+    assert_eq!(shown.sandbox_refused, vec![refused.clone()]);
+
+    // The window cannot name anything it was not refused.
+    let made_up = app
+        .widen_server_sandbox(
+            "hostile",
+            "read /etc",
+            &switchboard_core::policy::confirm::Always(true),
+        )
+        .await;
+    assert!(made_up.is_err());
+    // One approval (the native dialog, here answered yes) gives it that file, and it runs.
+    let approved = app
+        .widen_server_sandbox(
+            "hostile",
+            &refused,
+            &switchboard_core::policy::confirm::Always(true),
+        )
+        .await
+        .unwrap();
+    assert!(approved);
+    let (_, said) = app.server_sandbox("hostile").unwrap();
+    assert!(
+        said.contains(&format!("can read and write: {}", outside.path().display())),
+        "the file's folder: {said}"
+    );
+    let before = Arc::clone(&server);
+    let server = support::eventually(Duration::from_secs(30), "the server runs again", || {
+        let now = app
+            .host()
+            .server("hostile")
+            .filter(|now| !Arc::ptr_eq(now, &before));
+        async move { now }
+    })
+    .await;
+    let result = server
+        .call_tool("write_file", arguments, Duration::from_secs(30))
+        .await
+        .unwrap();
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    assert!(target.exists());
+    app.host().shutdown(Duration::from_secs(5)).await;
+}

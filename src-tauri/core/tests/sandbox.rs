@@ -21,15 +21,40 @@ use switchboard_core::sandbox::{self, Network, PlanInputs, SandboxEntry};
 mod scripted;
 mod support;
 
-/// Whether this kernel can sandbox; if not, says `test` is skipped.
-fn can_sandbox(test: &str) -> bool {
+/// Whether this kernel can sandbox and the peers are installed; if not, says `test` is
+/// skipped.
+fn ready(test: &str) -> bool {
     match sandbox::available() {
-        Ok(()) => true,
+        Ok(()) => support::mcp_peers_installed(test),
         Err(why) => {
             eprintln!("SKIPPED {test}: {why}");
             false
         }
     }
+}
+
+/// `launch` in the sandbox `entry` makes for `home` and `roots`, its own folder its working
+/// folder.
+fn sandboxed(
+    mut launch: switchboard_core::mcp::stdio::StdioLaunch,
+    home: &Path,
+    roots: &[std::path::PathBuf],
+    entry: &SandboxEntry,
+) -> switchboard_core::mcp::stdio::StdioLaunch {
+    let plan = sandbox::plan(
+        entry,
+        &PlanInputs {
+            home,
+            roots,
+            program: &launch.program,
+            args: &launch.args,
+            cwd: None,
+            private_dir: home.join(".local/share/switchboard/sandbox/server"),
+        },
+    );
+    launch.cwd = Some(plan.private_dir.clone());
+    launch.sandbox = Some(plan);
+    launch
 }
 
 /// A home folder with a planted key, a root holding a file and a symlink out to the key.
@@ -58,28 +83,17 @@ impl Home {
 async fn hostile(home: &Home, entry: &SandboxEntry) -> McpServer {
     let python = support::peers().join(".venv/bin/python");
     let script = support::peers().join("hostile_server.py");
-    let mut launch = support::stdio_launch(
+    let launch = support::stdio_launch(
         python.to_str().unwrap(),
         &[script.to_str().unwrap()],
         Duration::from_secs(30),
     );
-    let roots = vec![home.dir.path().join("notes")];
-    let plan = sandbox::plan(
+    let launch = sandboxed(
+        launch,
+        home.dir.path(),
+        &[home.dir.path().join("notes")],
         entry,
-        &PlanInputs {
-            home: home.dir.path(),
-            roots: &roots,
-            program: &launch.program,
-            args: &launch.args,
-            cwd: None,
-            private_dir: home
-                .dir
-                .path()
-                .join(".local/share/switchboard/sandbox/hostile"),
-        },
     );
-    launch.cwd = Some(plan.private_dir.clone());
-    launch.sandbox = Some(plan);
     stdio::start("hostile", launch).await.unwrap()
 }
 
@@ -105,9 +119,7 @@ fn on(network: Network) -> SandboxEntry {
 
 #[tokio::test]
 async fn a_hostile_server_reaches_only_what_it_was_given_and_so_does_everything_it_starts() {
-    if !can_sandbox("a_hostile_server_reaches_only_what_it_was_given")
-        || !support::mcp_peers_installed("a_hostile_server_reaches_only_what_it_was_given")
-    {
+    if !ready("a_hostile_server_reaches_only_what_it_was_given") {
         return;
     }
     let home = Home::new();
@@ -183,33 +195,18 @@ async fn a_hostile_server_reaches_only_what_it_was_given_and_so_does_everything_
 
 #[tokio::test]
 async fn the_real_filesystem_server_works_inside_its_roots_sandboxed() {
-    if !can_sandbox("the_real_filesystem_server_works_inside_its_roots_sandboxed")
-        || !support::mcp_peers_installed("the_real_filesystem_server_works_inside_its_roots")
-    {
+    if !ready("the_real_filesystem_server_works_inside_its_roots_sandboxed") {
         return;
     }
     let home = Home::new();
     let root = home.dir.path().join("notes");
     let program = support::peers().join("node_modules/.bin/mcp-server-filesystem");
-    let mut launch = support::stdio_launch(
+    let launch = support::stdio_launch(
         program.to_str().unwrap(),
         &[root.to_str().unwrap()],
         Duration::from_secs(30),
     );
-    let roots = vec![root.clone()];
-    let plan = sandbox::plan(
-        &on(Network::None),
-        &PlanInputs {
-            home: home.dir.path(),
-            roots: &roots,
-            program: &launch.program,
-            args: &launch.args,
-            cwd: None,
-            private_dir: home.dir.path().join("private"),
-        },
-    );
-    launch.cwd = Some(plan.private_dir.clone());
-    launch.sandbox = Some(plan);
+    let launch = sandboxed(launch, home.dir.path(), &[root.clone()], &on(Network::None));
     let server = stdio::start("fs", launch).await.unwrap();
     let call = |tool: &'static str, arguments: Value| {
         let server = &server;
@@ -245,9 +242,7 @@ async fn the_real_filesystem_server_works_inside_its_roots_sandboxed() {
 
 #[tokio::test]
 async fn the_command_line_turns_the_sandbox_on_and_off_and_asks_again_only_when_it_widens() {
-    if !can_sandbox("the_command_line_turns_the_sandbox_on_and_off")
-        || !support::mcp_peers_installed("the_command_line_turns_the_sandbox_on_and_off")
-    {
+    if !ready("the_command_line_turns_the_sandbox_on_and_off") {
         return;
     }
     let home = tempfile::tempdir().unwrap();
@@ -327,9 +322,7 @@ async fn the_command_line_turns_the_sandbox_on_and_off_and_asks_again_only_when_
 
 #[tokio::test]
 async fn what_the_sandbox_refused_shows_on_the_server_and_one_approval_gives_it() {
-    if !can_sandbox("what_the_sandbox_refused_shows_on_the_server")
-        || !support::mcp_peers_installed("what_the_sandbox_refused_shows_on_the_server")
-    {
+    if !ready("what_the_sandbox_refused_shows_on_the_server") {
         return;
     }
     let home = tempfile::tempdir().unwrap();

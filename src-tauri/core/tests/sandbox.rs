@@ -206,7 +206,12 @@ async fn the_real_filesystem_server_works_inside_its_roots_sandboxed() {
         &[root.to_str().unwrap()],
         Duration::from_secs(30),
     );
-    let launch = sandboxed(launch, home.dir.path(), &[root.clone()], &on(Network::None));
+    let launch = sandboxed(
+        launch,
+        home.dir.path(),
+        std::slice::from_ref(&root),
+        &on(Network::None),
+    );
     let server = stdio::start("fs", launch).await.unwrap();
     let call = |tool: &'static str, arguments: Value| {
         let server = &server;

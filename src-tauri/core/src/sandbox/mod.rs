@@ -232,21 +232,25 @@ pub fn plan(entry: &SandboxEntry, inputs: &PlanInputs<'_>) -> SandboxPlan {
     .into_iter()
     .flatten()
     {
+        // A prefix the home shares with everything else (~/.local holds other programs'
+        // data, Switchboard's database among them) is not given: only the program's folder.
+        let shared = [".local", ".config", ".cache", ".local/share"].map(|d| home.join(d));
         if let Some(prefix) = program.parent().and_then(Path::parent) {
-            if prefix.starts_with(home) && prefix != home {
+            if prefix.starts_with(home) && prefix != home && !shared.iter().any(|s| s == prefix) {
                 read.push(prefix.to_path_buf());
             } else if let Some(dir) = program.parent() {
                 read.push(dir.to_path_buf());
             }
         }
     }
-    // What its arguments name (a script, a folder to serve).
+    // What its arguments name (a script, a folder to serve), but never the home folder
+    // itself or a folder holding it: that is given only as a root or a folder to read.
     read.extend(
         inputs
             .args
             .iter()
             .filter_map(|a| expand(a, home))
-            .filter(|p| p.exists()),
+            .filter(|p| p.exists() && !home.starts_with(p)),
     );
     if let Some(cwd) = inputs.cwd {
         read.push(cwd.to_path_buf());
@@ -571,6 +575,31 @@ mod tests {
         );
         assert!(!plan.read.iter().any(|p| p.starts_with(home.join(".ssh"))));
         assert_eq!(plan.network, Network::None);
+
+        // A program in ~/.local/bin is given its folder, not ~/.local (other programs' data,
+        // Switchboard's database); an argument naming the home is not a grant of it.
+        std::fs::create_dir_all(home.join(".local/bin")).unwrap();
+        let plan = super::plan(
+            &entry,
+            &PlanInputs {
+                home,
+                roots: &roots,
+                program: &home.join(".local/bin/uvx"),
+                args: &[home.display().to_string(), "/".into()],
+                cwd: None,
+                private_dir: home.join(".local/share/switchboard/sandbox/x"),
+            },
+        );
+        assert!(plan.read.contains(&home.join(".local/bin")));
+        assert!(!plan.read.contains(&home.join(".local")), "{plan:?}");
+        assert!(
+            !plan
+                .read
+                .iter()
+                .chain(&plan.write)
+                .any(|p| home.starts_with(p)),
+            "{plan:?}"
+        );
     }
 
     #[test]

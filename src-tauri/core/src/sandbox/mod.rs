@@ -342,6 +342,14 @@ pub fn words(entry: &SandboxEntry, roots: &[PathBuf], home: &Path) -> String {
     said
 }
 
+/// What a server's sandbox comes to in words, whether it has one written or not.
+pub fn said(entry: Option<&SandboxEntry>, roots: &[PathBuf], home: &Path) -> String {
+    match entry {
+        Some(entry) => words(entry, roots, home),
+        None => "none: it runs with all your rights".to_owned(),
+    }
+}
+
 /// Whether `after` gives a server no more than `before` did: the sandbox turned on, or kept
 /// on with no new folder and no wider network. Such a change keeps the server's approval.
 pub fn narrows(before: Option<&SandboxEntry>, after: &SandboxEntry) -> bool {

@@ -562,10 +562,7 @@ impl App {
         let file = self.load_mcp()?;
         let (_, entry) = find_server(&file, name)?;
         let home = dirs::home_dir().unwrap_or_default();
-        let said = match &entry.sandbox {
-            Some(sandbox) => crate::sandbox::words(sandbox, &entry.root_folders(), &home),
-            None => "none: it runs with all your rights".to_owned(),
-        };
+        let said = crate::sandbox::said(entry.sandbox.as_ref(), &entry.root_folders(), &home);
         Ok((entry.sandbox.clone(), said))
     }
 }
@@ -600,9 +597,9 @@ impl App {
         let (now, _) = self.server_sandbox(name)?;
         let mut entry = now.unwrap_or_default();
         let home = dirs::home_dir().unwrap_or_default();
-        let path = |p: &str| match p.strip_prefix("~/") {
-            Some(rest) => home.join(rest).display().to_string(),
-            None => p.to_owned(),
+        let path = |p: &str| {
+            crate::sandbox::expand(p, &home)
+                .map_or_else(|| p.to_owned(), |p| p.display().to_string())
         };
         // A file written is often made anew, or beside itself and renamed: its folder is
         // given. A read is given what was read, when it is there.

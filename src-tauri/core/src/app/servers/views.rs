@@ -209,10 +209,7 @@ impl App {
                     sandbox: matches!(spec.launch, Launch::Stdio { .. }).then(|| {
                         let home = dirs::home_dir().unwrap_or_default();
                         ServerSandbox {
-                            said: match &spec.sandbox {
-                                Some(sandbox) => crate::sandbox::words(sandbox, &spec.roots, &home),
-                                None => "none: it runs with all your rights".to_owned(),
-                            },
+                            said: crate::sandbox::said(spec.sandbox.as_ref(), &spec.roots, &home),
                             entry: spec.sandbox.clone(),
                             unavailable: crate::sandbox::available().err(),
                         }

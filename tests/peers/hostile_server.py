@@ -1,5 +1,6 @@
 """A hostile MCP server (Python SDK `mcp`) for the sandbox tests: on command it tries to read
-or write a file, connect to a TCP port, send a UDP datagram, signal a process, or do any of
+or write a file, connect to a TCP port (directly, or through its proxy as a program that
+honours HTTPS_PROXY does), send a UDP datagram, signal a process, or do any of
 these from a child process, or from a grandchild that left its session by `setsid` and a
 double fork. Each tool answers "ok: …" when the attempt worked and "refused: ERRNO …" when the
 system refused it, so a test can tell a sandbox's refusal from a bug."""
@@ -36,6 +37,18 @@ def attempt(op: str, target: str, extra: str = "") -> str:
             with socket.create_connection((host, int(port)), timeout=5) as s:
                 s.sendall(b"hello")
             return "ok: connected"
+        if op == "proxy":
+            # As a program that honours the proxy settings does: CONNECT through HTTPS_PROXY.
+            proxy = os.environ.get("HTTPS_PROXY", "")
+            if not proxy.startswith("http://"):
+                return "refused: no proxy is set"
+            host, port = proxy[len("http://"):].rstrip("/").rsplit(":", 1)
+            with socket.create_connection((host, int(port)), timeout=10) as s:
+                s.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
+                status = s.recv(4096).decode(errors="replace").split("\r\n", 1)[0]
+            if " 200 " in status + " ":
+                return "ok: connected"
+            return f"refused: {status}"
         if op == "udp":
             host, port = target.rsplit(":", 1)
             with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:

@@ -617,15 +617,19 @@ describe("the Servers page", { timeout: 30_000 }, () => {
     expect((await status("files")).approved).toBe(false);
   });
 
-  it("puts a package runner in a sandbox with the network it fetches its packages with", async () => {
+  it("puts a package runner in a sandbox with only its registry to reach", async () => {
     await addUnapproved("memory", "npx -y @modelcontextprotocol/server-memory");
     const { user } = await openServers();
     const server = await screen.findByTestId("server-item");
     const section = within(await openDetail(user, server)).getByTestId("server-sandbox");
     await user.click(within(section).getByTestId("server-sandbox-toggle"));
-    await vi.waitFor(() => expect(within(section).getByTestId("server-sandbox-said").textContent).toContain("network: any"));
+    // npm's registry as npm's own settings on this machine name it (registry.npmjs.org, or a mirror).
+    await vi.waitFor(() => expect(within(section).getByTestId("server-sandbox-said").textContent).toMatch(/network: \S+ only$/));
     expect(backend.callsTo("set_mcp_server_sandbox").map((c) => c.args)).toEqual([{ name: "memory", enabled: true, network: null }]);
-    expect(within(section).getByTestId<HTMLSelectElement>("server-sandbox-network").value).toBe("any");
+    expect(within(section).getByTestId<HTMLSelectElement>("server-sandbox-network").value).toBe("hosts");
+    const hosts = within(section).getAllByTestId("server-sandbox-host");
+    expect(hosts.length).toBeGreaterThan(0);
+    expect((await status("memory")).sandbox?.entry?.hosts).toEqual(hosts.map((h) => h.querySelector("code")?.textContent));
     // It was waiting for approval before: the change did not give it more than an approval had.
     expect(within(server).getByTestId("server-state").textContent).toBe("Needs approval");
     expect(within(section).queryByTestId("server-sandbox-reapprove")).toBeNull();
@@ -633,13 +637,14 @@ describe("the Servers page", { timeout: 30_000 }, () => {
 
   it("asks for approval again once the sandbox's network is widened, through the card's own approval", async () => {
     await backend.addFaultServer("files");
-    await backend.seed(() => ipc.setMcpServerSandbox("files", true, "none"));
+    await backend.seed(() => ipc.setMcpServerSandbox("files", true, { network: "none", hosts: [], loopback: false }));
     const { user } = await openServers();
     const server = await screen.findByTestId("server-item");
     const section = within(await openDetail(user, server)).getByTestId("server-sandbox");
     const network = within(section).getByTestId<HTMLSelectElement>("server-sandbox-network");
     expect([...network.options].map((o) => [o.value, o.textContent])).toEqual([
       ["none", "No network"],
+      ["hosts", "Only these hosts"],
       ["any", "Any network"],
     ]);
     expect(network.value).toBe("none");
@@ -649,7 +654,9 @@ describe("the Servers page", { timeout: 30_000 }, () => {
       expect(within(server).getByTestId("server-state").textContent).toBe("Needs approval");
       expect(within(section).getByTestId("server-sandbox-reapprove").textContent).toContain("approve it again to start it");
     });
-    expect(backend.callsTo("set_mcp_server_sandbox").map((c) => c.args)).toEqual([{ name: "files", enabled: true, network: "any" }]);
+    expect(backend.callsTo("set_mcp_server_sandbox").map((c) => c.args)).toEqual([
+      { name: "files", enabled: true, network: { network: "any", hosts: [], loopback: false } },
+    ]);
     expect(network.value).toBe("any");
     expect(within(section).getByTestId("server-sandbox-said").textContent).toContain("network: any");
     const now = await status("files");
@@ -663,13 +670,54 @@ describe("the Servers page", { timeout: 30_000 }, () => {
     expect((await status("files")).approved).toBe(true);
   });
 
+  it("keeps a list of hosts the sandboxed server may reach: added, checked by Rust, taken away, this computer's ports on or off", async () => {
+    await backend.addFaultServer("files");
+    await backend.seed(() => ipc.setMcpServerSandbox("files", true, { network: "none", hosts: [], loopback: false }));
+    const { user } = await openServers();
+    const server = await screen.findByTestId("server-item");
+    const section = within(await openDetail(user, server)).getByTestId("server-sandbox");
+    expect(within(section).queryByTestId("server-sandbox-host-input")).toBeNull();
+    await user.selectOptions(within(section).getByTestId("server-sandbox-network"), "hosts");
+    const said = () => within(section).getByTestId("server-sandbox-said").textContent;
+    await vi.waitFor(() => expect(said()).toContain("network: none (an empty list of hosts)"));
+    const input = within(section).getByTestId<HTMLInputElement>("server-sandbox-host-input");
+    const add = within(section).getByTestId<HTMLButtonElement>("server-sandbox-host-add");
+    expect(add.disabled).toBe(true);
+    await user.type(input, "Registry.NPMjs.org, *.github.com:443");
+    await user.click(add);
+    await vi.waitFor(() => expect(said()).toContain("network: registry.npmjs.org and *.github.com:443 only"));
+    expect(within(section).getAllByTestId("server-sandbox-host").map((h) => h.querySelector("code")?.textContent)).toEqual([
+      "registry.npmjs.org",
+      "*.github.com:443",
+    ]);
+    expect(input.value).toBe("");
+    // Not a host: Rust says why, and what was typed stays to be mended.
+    await user.type(input, "http://evil.example");
+    await user.click(add);
+    await vi.waitFor(() => expect(document.body.textContent).toContain("is not a host"));
+    expect(input.value).toBe("http://evil.example");
+    expect((await status("files")).sandbox?.entry?.hosts).toEqual(["registry.npmjs.org", "*.github.com:443"]);
+    await user.clear(input);
+    // This computer's ports.
+    const loopback = within(section).getByTestId<HTMLInputElement>("server-sandbox-loopback");
+    expect(loopback.checked).toBe(false);
+    await user.click(loopback);
+    await vi.waitFor(() => expect(said()).toContain("network: registry.npmjs.org, *.github.com:443 and this computer"));
+    expect((await status("files")).sandbox?.entry?.loopback).toBe(true);
+    // Taken away.
+    await vi.waitFor(() => expect(loopback.disabled).toBe(false));
+    await user.click(within(section).getByRole("button", { name: "Remove host: *.github.com:443" }));
+    await vi.waitFor(() => expect(within(section).getAllByTestId("server-sandbox-host")).toHaveLength(1));
+    expect((await status("files")).sandbox?.entry?.hosts).toEqual(["registry.npmjs.org"]);
+  });
+
   it("gives the sandbox a folder picked in Rust's dialog, to read or to write, and takes it away again", async () => {
     // A folder's name is the person's (or anyone's): text, never markup.
     const notes = join(mkdtempSync(join(tmpdir(), "switchboard-sandbox-")), "<img src=x onerror=alert(1)>");
     mkdirSync(notes);
     const drafts = mkdtempSync(join(tmpdir(), "switchboard-drafts-"));
     await backend.addFaultServer("files");
-    await backend.seed(() => ipc.setMcpServerSandbox("files", true, "none"));
+    await backend.seed(() => ipc.setMcpServerSandbox("files", true, { network: "none", hosts: [], loopback: false }));
     await backend.host({ folder: notes });
     const { user } = await openServers();
     const server = await screen.findByTestId("server-item");
@@ -738,7 +786,7 @@ describe("the Servers page", { timeout: 30_000 }, () => {
   // channel, as Rust would send it; the widening itself goes to the real core.
   it("says what the sandbox refused a server, in its row and each to allow in its detail, as text", async () => {
     await backend.addFaultServer("files");
-    await backend.seed(() => ipc.setMcpServerSandbox("files", true, "none"));
+    await backend.seed(() => ipc.setMcpServerSandbox("files", true, { network: "none", hosts: [], loopback: false }));
     // Settled, so no list Rust pushes meanwhile replaces the one delivered below.
     await backend.serverIs("files", "running");
     const { user } = await openServers();

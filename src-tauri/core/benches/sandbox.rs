@@ -2,7 +2,8 @@
 //! server, to ready (its `initialize` answered): the same Python server (the SDK's, from
 //! tests/peers) started with and without its sandbox, alternately, and the medians compared.
 //! The sandbox's own part — planning the folders and building the Landlock ruleset — is
-//! timed alone too. Target (issue 60): under 20 ms more to ready. A probe of the machine's
+//! timed alone too, and a start with a list of hosts (its own proxy started, the one TCP port
+//! it may reach). Target (issue 60): under 20 ms more to ready. A probe of the machine's
 //! stalls is printed beside the figures.
 #![cfg_attr(not(target_os = "linux"), allow(unused))]
 
@@ -52,9 +53,14 @@ async fn main() {
         network: Network::None,
         ..SandboxEntry::default()
     };
-    let planned = |launch: &stdio::StdioLaunch| {
+    let listed = SandboxEntry {
+        network: Network::Hosts,
+        hosts: vec!["registry.npmjs.org".into()],
+        ..entry.clone()
+    };
+    let planned_with = |entry: &SandboxEntry, launch: &stdio::StdioLaunch| {
         sandbox::plan(
-            &entry,
+            entry,
             &PlanInputs {
                 home: &dirs::home_dir().unwrap(),
                 roots: &roots,
@@ -65,8 +71,10 @@ async fn main() {
             },
         )
     };
+    let planned = |launch: &stdio::StdioLaunch| planned_with(&entry, launch);
     const RUNS: usize = 15;
-    let (mut plain, mut boxed, mut planning) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut plain, mut boxed, mut planning, mut hosts) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..RUNS {
         let at = Instant::now();
         let server = stdio::start("plain", launch()).await.unwrap();
@@ -81,6 +89,15 @@ async fn main() {
         sandboxed.sandbox = Some(plan);
         let server = stdio::start("sandboxed", sandboxed).await.unwrap();
         boxed.push(at.elapsed());
+        server.stop().await;
+
+        let at = Instant::now();
+        let mut with_hosts = launch();
+        let plan = planned_with(&listed, &with_hosts);
+        with_hosts.cwd = Some(plan.private_dir.clone());
+        with_hosts.sandbox = Some(plan);
+        let server = stdio::start("listed", with_hosts).await.unwrap();
+        hosts.push(at.elapsed());
         server.stop().await;
     }
     // The sandbox's own part without a server's start around it to blur it: a program that
@@ -98,7 +115,7 @@ async fn main() {
         bare.push(at.elapsed());
         let at = Instant::now();
         let mut command = tokio::process::Command::new("/bin/true");
-        sandbox::linux::confine(&mut command, &plan).unwrap();
+        sandbox::linux::confine(&mut command, &plan, None).unwrap();
         assert!(command.status().await.unwrap().success());
         confined.push(at.elapsed());
     }
@@ -110,12 +127,22 @@ async fn main() {
         "the sandbox itself adds: {:.2?}",
         confined.saturating_sub(bare)
     );
-    let (plain, boxed, planning) = (median(plain), median(boxed), median(planning));
+    let (plain, boxed, planning, hosts) = (
+        median(plain),
+        median(boxed),
+        median(planning),
+        median(hosts),
+    );
     println!("start to ready, unsandboxed (median of {RUNS}): {plain:.1?}");
     println!("start to ready, sandboxed (median of {RUNS}): {boxed:.1?}");
     println!(
         "the sandbox adds: {:.1?} (its plan made: {planning:.2?})",
         boxed.saturating_sub(plain)
+    );
+    println!(
+        "start to ready, sandboxed with a list of hosts and its proxy (median of {RUNS}): \
+         {hosts:.1?}, {:.1?} more than unsandboxed",
+        hosts.saturating_sub(plain)
     );
     println!(
         "worst machine stall seen meanwhile: {:.1?}",

@@ -136,6 +136,7 @@ fn bindings() -> String {
         crate::app::ServerSandbox,
         crate::sandbox::SandboxEntry,
         crate::sandbox::Network,
+        crate::sandbox::Reach,
         crate::app::CommandParts,
         crate::app::McpServerStatus,
         // the MCP Registry

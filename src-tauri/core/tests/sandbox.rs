@@ -413,3 +413,128 @@ async fn what_the_sandbox_refused_shows_on_the_server_and_one_approval_gives_it(
     assert!(target.exists());
     app.host().shutdown(Duration::from_secs(5)).await;
 }
+
+#[tokio::test]
+async fn with_a_list_of_hosts_it_reaches_those_through_its_proxy_and_nothing_else() {
+    if !ready("with_a_list_of_hosts_it_reaches_those_through_its_proxy") {
+        return;
+    }
+    let home = Home::new();
+    // Two ports of this computer standing for two hosts: one listed, one not.
+    let listed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let listed_port = listed.local_addr().unwrap().port();
+    let listed = format!("127.0.0.1:{listed_port}");
+    let other = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let other_port = other.local_addr().unwrap().port();
+    let other = format!("127.0.0.1:{other_port}");
+    let entry = SandboxEntry {
+        enabled: true,
+        network: Network::Hosts,
+        hosts: vec![listed.clone()],
+        ..SandboxEntry::default()
+    };
+    let server = hostile(&home, &entry).await;
+    let named_here = format!("localhost:{listed_port}");
+    for tool in ["try_it", "from_child", "from_escaped"] {
+        assert_eq!(
+            ask(&server, tool, "proxy", &listed).await,
+            "ok: connected",
+            "{tool}"
+        );
+        let said = ask(&server, tool, "proxy", &other).await;
+        assert!(said.starts_with("refused: HTTP/1.1 403"), "{tool}: {said}");
+        // Around the proxy, even to the listed host: refused by the system.
+        let said = ask(&server, tool, "connect", &listed).await;
+        assert!(said.starts_with("refused: "), "{tool}: {said}");
+        // Files stay as closed as with no network.
+        let said = ask(&server, tool, "read", &home.path(".ssh/id_ed25519")).await;
+        assert!(said.starts_with("refused: "), "{tool}: {said}");
+    }
+    // The proxy's refusals are on its card, exactly.
+    let said = ask(&server, "try_it", "proxy", &named_here).await;
+    assert!(
+        said.starts_with("refused: HTTP/1.1 403"),
+        "a name leading here: {said}"
+    );
+    let refused = server.sandbox_refusals();
+    assert!(refused.contains(&format!("connect {other}")), "{refused:?}");
+    assert!(
+        refused.contains(&format!("connect {named_here}")),
+        "{refused:?}"
+    );
+    server.stop().await;
+
+    // Loopback on: this computer's ports, and still nothing else.
+    let entry = SandboxEntry {
+        hosts: Vec::new(),
+        loopback: true,
+        ..entry
+    };
+    let server = hostile(&home, &entry).await;
+    assert_eq!(
+        ask(&server, "from_escaped", "proxy", &other).await,
+        "ok: connected"
+    );
+    let said = ask(&server, "try_it", "proxy", "example.com:443").await;
+    assert!(said.starts_with("refused: HTTP/1.1 403"), "{said}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_npx_server_starts_sandboxed_with_its_defaults() {
+    if !ready("an_npx_server_starts_sandboxed_with_its_defaults") {
+        return;
+    }
+    // The person's own home: npx's cache (~/.npm) is where the peers were installed from.
+    let home = dirs::home_dir().unwrap();
+    let package = format!(
+        "@modelcontextprotocol/server-everything@{}",
+        support::peer_version("@modelcontextprotocol/server-everything")
+    );
+    let mut launch =
+        support::stdio_launch("npx", &["-y", &package, "stdio"], Duration::from_secs(120));
+    // Offline first: what the peers' install fetched is used without asking the registry.
+    launch
+        .env
+        .push(("npm_config_prefer_offline".into(), "true".into()));
+    let reach = sandbox::default_reach(&launch.program, &home, &|k| std::env::var(k).ok());
+    assert_eq!(
+        reach.network,
+        Network::Hosts,
+        "npx gets its registry: {reach:?}"
+    );
+    assert!(!reach.hosts.is_empty());
+    let mut entry = SandboxEntry {
+        enabled: true,
+        ..SandboxEntry::default()
+    };
+    entry.set_reach(reach);
+    let private = tempfile::tempdir().unwrap();
+    let plan = sandbox::plan(
+        &entry,
+        &PlanInputs {
+            home: &home,
+            roots: &[],
+            program: &launch.program,
+            args: &launch.args,
+            cwd: None,
+            private_dir: private.path().join("everything"),
+        },
+    );
+    launch.cwd = Some(plan.private_dir.clone());
+    launch.sandbox = Some(plan);
+    let server = stdio::start("everything", launch).await.unwrap();
+    let mut arguments = Map::new();
+    arguments.insert("message".into(), json!("from the sandbox"));
+    let result = server
+        .call_tool("echo", arguments, Duration::from_secs(30))
+        .await
+        .unwrap();
+    assert!(
+        serde_json::to_string(&result)
+            .unwrap()
+            .contains("from the sandbox"),
+        "{result:?}"
+    );
+    server.stop().await;
+}

@@ -1268,6 +1268,15 @@ export type SandboxEntry = { enabled: boolean,
  */
 network?: Network, 
 /**
+ * With `network: hosts`, the hosts (`example.com`, `*.example.com`, either with
+ * `:PORT`).
+ */
+hosts?: Array<string>, 
+/**
+ * With `network: hosts`, whether this computer's own ports are open to it as well.
+ */
+loopback?: boolean, 
+/**
  * More folders it may read (`~/` is the home folder).
  */
 allowRead?: Array<string>, 
@@ -1283,7 +1292,13 @@ allowUnsandboxed?: boolean, };
 /**
  * What a sandboxed server may reach over the network.
  */
-export type Network = "none" | "any";
+export type Network = "none" | "any" | "hosts";
+
+/**
+ * A sandbox's network as set in one go: none, any, or a list of hosts with loopback on or
+ * off.
+ */
+export type Reach = { network: Network, hosts: Array<string>, loopback: boolean, };
 
 /**
  * The parts of a local server's command line, each as it will run (a secret variable as its

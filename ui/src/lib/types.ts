@@ -33,6 +33,7 @@ export type {
   McpServerStatus,
   McpServerView,
   Network,
+  Reach,
   SandboxEntry,
   ServerSandbox,
   Summary,

@@ -20,7 +20,7 @@ import type {
   McpServerState,
   McpServerStatus,
   McpServerView,
-  Network,
+  Reach,
   NewMcpServer,
   OfferedBundle,
   RegistryPage,
@@ -257,7 +257,7 @@ export class ServersStore {
    * refused, reported). Rust keeps its approval only when the change gives it no more.
    */
   /** `network` null: as it is, or for a sandbox newly on, the one Rust gives its runtime. */
-  async setSandbox(name: string, enabled: boolean, network: Network | null): Promise<McpServerView | null> {
+  async setSandbox(name: string, enabled: boolean, network: Reach | null): Promise<McpServerView | null> {
     return (await this.#onServer(() => ipc.setMcpServerSandbox(name, enabled, network))) ?? null;
   }
 

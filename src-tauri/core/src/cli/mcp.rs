@@ -125,9 +125,13 @@ pub(crate) enum McpCommand {
         /// on, off or show.
         #[arg(value_parser = ["on", "off", "show"])]
         action: String,
-        /// none or any.
-        #[arg(long)]
+        /// none, any, or the hosts it may reach (HOST,…: `registry.npmjs.org`,
+        /// `*.github.com`, either with `:PORT`), through a proxy of its own.
+        #[arg(long, value_name = "none|any|HOST,…")]
         network: Option<String>,
+        /// With a list of hosts, whether this computer's own ports are open to it too.
+        #[arg(long, value_parser = ["on", "off"])]
+        loopback: Option<String>,
         /// A folder it may read, besides the system (repeat for more).
         #[arg(long = "allow-read", value_name = "DIR")]
         allow_read: Vec<PathBuf>,
@@ -241,6 +245,7 @@ pub(crate) async fn run(
             name,
             action,
             network,
+            loopback,
             allow_read,
             allow_write,
             allow_unsandboxed,
@@ -249,6 +254,7 @@ pub(crate) async fn run(
             let change = SandboxChange {
                 action,
                 network,
+                loopback: loopback.map(|l| l == "on"),
                 allow_read,
                 allow_write,
                 allow_unsandboxed,
@@ -498,6 +504,7 @@ async fn roots(
 struct SandboxChange {
     action: String,
     network: Option<String>,
+    loopback: Option<bool>,
     allow_read: Vec<PathBuf>,
     allow_write: Vec<PathBuf>,
     allow_unsandboxed: bool,
@@ -517,12 +524,33 @@ async fn sandbox(
                 .map(|d| here.join(d).to_string_lossy().into_owned())
                 .collect()
         };
-        let network = change
+        let mut network = change
             .network
             .as_deref()
-            .map(crate::sandbox::Network::parse)
+            .map(crate::sandbox::Reach::parse)
             .transpose()
             .map_err(CliError::Usage)?;
+        if let Some(loopback) = change.loopback {
+            let reach = match network.take() {
+                Some(reach) => reach,
+                None => app
+                    .server_sandbox(&name)?
+                    .0
+                    .map(|e| e.reach())
+                    .filter(|r| r.network == crate::sandbox::Network::Hosts)
+                    .ok_or_else(|| {
+                        CliError::Usage(
+                            "--loopback goes with a list of hosts (--network HOST,…)".into(),
+                        )
+                    })?,
+            };
+            if reach.network != crate::sandbox::Network::Hosts {
+                return Err(CliError::Usage(
+                    "--loopback goes with a list of hosts (--network HOST,…)".into(),
+                ));
+            }
+            network = Some(crate::sandbox::Reach { loopback, ..reach });
+        }
         app.switch_server_sandbox(&name, change.action == "on", network)
             .await?;
         if !change.allow_read.is_empty()

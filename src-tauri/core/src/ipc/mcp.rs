@@ -117,7 +117,7 @@ commands! {
     /// keeping its folders. Turning it on or narrowing it keeps the server's approval;
     /// anything that gives it more leaves it to be approved again in the native dialog, which
     /// shows the sandbox in words.
-    async fn set_mcp_server_sandbox(cx, name: String, enabled: bool, network: Option<crate::sandbox::Network>) -> McpServerView {
+    async fn set_mcp_server_sandbox(cx, name: String, enabled: bool, network: Option<crate::sandbox::Reach>) -> McpServerView {
         Ok(cx.app.switch_server_sandbox(&name, enabled, network).await?)
     }
 

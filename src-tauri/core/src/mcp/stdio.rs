@@ -73,23 +73,29 @@ impl std::fmt::Debug for StdioLaunch {
     }
 }
 
-/// Puts the child `command` starts in the sandbox `plan` describes.
+/// Puts the child `command` starts in the sandbox `plan` describes; with a list of hosts,
+/// `proxy` is the one it reaches them through.
 #[cfg(target_os = "linux")]
 fn confine(
     command: &mut tokio::process::Command,
     plan: &crate::sandbox::SandboxPlan,
+    proxy: Option<&crate::sandbox::proxy::Proxy>,
 ) -> std::io::Result<()> {
     command
         .env("TMPDIR", &plan.private_dir)
         .env("TMP", &plan.private_dir)
         .env("TEMP", &plan.private_dir);
-    crate::sandbox::linux::confine(command, plan)
+    if let Some(proxy) = proxy {
+        command.envs(proxy.environment());
+    }
+    crate::sandbox::linux::confine(command, plan, proxy.map(crate::sandbox::proxy::Proxy::port))
 }
 
 #[cfg(not(target_os = "linux"))]
 fn confine(
     _: &mut tokio::process::Command,
     _: &crate::sandbox::SandboxPlan,
+    _: Option<&crate::sandbox::proxy::Proxy>,
 ) -> std::io::Result<()> {
     Err(std::io::Error::new(
         std::io::ErrorKind::Unsupported,
@@ -149,14 +155,29 @@ async fn start_once(
     if let Some(cwd) = &launch.cwd {
         command.current_dir(cwd);
     }
-    if let Some(plan) = &launch.sandbox {
-        confine(&mut command, plan).map_err(|e| McpError::Spawn {
+    let refusals = launch
+        .sandbox
+        .clone()
+        .map(|plan| Arc::new(crate::sandbox::Refusals::new(plan)));
+    // A list of hosts is reached through a proxy of this start's own, which stops with it.
+    let mut proxy = None;
+    if let (Some(plan), Some(refusals)) = (&launch.sandbox, &refusals) {
+        let sandbox_error = |e: std::io::Error| McpError::Spawn {
             server: name.to_owned(),
             detail: format!(
                 "{} (it could not be put in its sandbox: {e})",
                 launch.program.display()
             ),
-        })?;
+        };
+        if plan.network == crate::sandbox::Network::Hosts {
+            let list = crate::sandbox::hosts::HostList::new(&plan.hosts, plan.loopback);
+            proxy = Some(
+                crate::sandbox::proxy::Proxy::start(list, Arc::clone(refusals))
+                    .await
+                    .map_err(sandbox_error)?,
+            );
+        }
+        confine(&mut command, plan, proxy.as_ref()).map_err(sandbox_error)?;
     }
     let mut wrapped = CommandWrap::from(command);
     #[cfg(unix)]
@@ -209,10 +230,6 @@ async fn start_once(
     )
     .with_max_line_length(usize::MAX);
     let stderr = Arc::new(StderrRing::default());
-    let refusals = launch
-        .sandbox
-        .clone()
-        .map(|plan| Arc::new(crate::sandbox::Refusals::new(plan)));
     if let Some(pipe) = stderr_pipe {
         tokio::spawn(drain_stderr(
             pipe,
@@ -272,6 +289,8 @@ async fn start_once(
         pid,
         stderr,
         move |reason| async move {
+            // The proxy lives as long as the server.
+            let _proxy = proxy;
             // The connection is closed (stdin with it): give the server a moment to exit on
             // its own, else TERM its group; its leader is reaped as it leaves (an exited
             // leader not yet reaped would count as still running), then whatever is left of

@@ -4,13 +4,15 @@
 //! process the server starts and cannot be left: `setsid`, a double fork or a daemon stay in
 //! it. Signals and abstract Unix sockets are scoped to the sandbox (ABI 6). With no network,
 //! TCP `connect` and `bind` are refused (ABI 4), and the child also enters a network namespace
-//! of its own where user namespaces are allowed, so UDP and DNS go nowhere either.
+//! of its own where user namespaces are allowed, so UDP and DNS go nowhere either. With a list
+//! of hosts, the one TCP port it may connect to is its proxy's (on 127.0.0.1; Landlock rules
+//! are by port, so the same port elsewhere is not refused), and it binds none.
 
 use std::io;
 
 use landlock::{
-    path_beneath_rules, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr,
-    RulesetCreatedAttr, RulesetError, RulesetStatus, Scope, ABI,
+    path_beneath_rules, Access, AccessFs, AccessNet, CompatLevel, Compatible, NetPort, Ruleset,
+    RulesetAttr, RulesetCreatedAttr, RulesetError, RulesetStatus, Scope, ABI,
 };
 
 use super::{Network, SandboxPlan};
@@ -32,18 +34,22 @@ pub fn landlock_abi() -> Option<u32> {
     u32::try_from(abi).ok().filter(|a| *a > 0)
 }
 
-/// The ruleset for `plan`, built in this process.
+/// The ruleset for `plan`, built in this process; `proxy` is the port of its proxy (with a
+/// list of hosts).
 ///
 /// # Errors
 /// The kernel refused the ruleset or a rule.
-fn ruleset(plan: &SandboxPlan) -> Result<landlock::RulesetCreated, RulesetError> {
+fn ruleset(
+    plan: &SandboxPlan,
+    proxy: Option<u16>,
+) -> Result<landlock::RulesetCreated, RulesetError> {
     let all = AccessFs::from_all(TARGET);
     let read = AccessFs::from_read(TARGET);
     let mut ruleset = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
         .handle_access(all)?
         .scope(Scope::from_all(TARGET))?;
-    if plan.network == Network::None {
+    if plan.network != Network::Any {
         ruleset = ruleset.handle_access(AccessNet::from_all(TARGET))?;
     }
     let devices = [
@@ -54,26 +60,42 @@ fn ruleset(plan: &SandboxPlan) -> Result<landlock::RulesetCreated, RulesetError>
         "/dev/pts",
         "/dev/shm",
     ];
-    ruleset
+    let created = ruleset
         .create()?
         .add_rules(path_beneath_rules(&plan.read, read))?
         .add_rules(path_beneath_rules(&plan.write, all))?
-        .add_rules(path_beneath_rules(devices, all))
+        .add_rules(path_beneath_rules(devices, all))?;
+    match (plan.network, proxy) {
+        (Network::Hosts, Some(port)) => created.add_rule(NetPort::new(port, AccessNet::ConnectTcp)),
+        _ => Ok(created),
+    }
 }
 
-/// Puts `command`'s child in the sandbox `plan` describes, before it runs its program.
+/// Puts `command`'s child in the sandbox `plan` describes, before it runs its program;
+/// `proxy` is the port of its proxy, with a list of hosts.
 ///
 /// # Errors
 /// The ruleset could not be built; the kernel has no Landlock.
-pub fn confine(command: &mut tokio::process::Command, plan: &SandboxPlan) -> io::Result<()> {
+pub fn confine(
+    command: &mut tokio::process::Command,
+    plan: &SandboxPlan,
+    proxy: Option<u16>,
+) -> io::Result<()> {
     if landlock_abi().is_none() {
         return Err(io::Error::new(
             io::ErrorKind::Unsupported,
             "this kernel has no Landlock: the server cannot be sandboxed",
         ));
     }
+    if plan.network == Network::Hosts && landlock_abi().is_none_or(|abi| abi < 4) {
+        return Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "this kernel's Landlock cannot hold a server to its proxy (that needs Linux 6.7): \
+             give it no network or any",
+        ));
+    }
     std::fs::create_dir_all(&plan.private_dir)?;
-    let mut ruleset = Some(ruleset(plan).map_err(io::Error::other)?);
+    let mut ruleset = Some(ruleset(plan, proxy).map_err(io::Error::other)?);
     let no_network = plan.network == Network::None;
     // SAFETY: the closure runs in the forked child before exec, and calls only unshare(2),
     // prctl(2) and landlock_restrict_self(2); the ruleset was built before the fork, and its

@@ -3,7 +3,9 @@
 //! one start (every folder readable or writable, in full), that plan in the words the approval
 //! and `switchboard mcp sandbox show` use, and — per system — how it is enforced in the child
 //! before it runs the server's program ([`linux`]: Landlock, and a network namespace of its
-//! own for no network).
+//! own for no network). A list of hosts is reached through a [`proxy`] of the server's own,
+//! the only port it may connect to; [`hosts`] says what the list opens, [`registries`] which
+//! hosts a package runner needs.
 //!
 //! The plan grants and never denies: the system (everything outside the home folder) can be
 //! read and run; in the home folder only what the server's runtime needs (Node's, npm's, uv's,
@@ -11,8 +13,11 @@
 //! only in its roots, the folders given for writing, its runtime's caches and a private folder
 //! of its own (its `TMPDIR`, and its working folder when mcp.json gives none).
 
+pub mod hosts;
 #[cfg(target_os = "linux")]
 pub mod linux;
+pub mod proxy;
+pub mod registries;
 
 use std::path::{Path, PathBuf};
 
@@ -27,6 +32,15 @@ pub struct SandboxEntry {
     #[serde(default)]
     #[ts(optional, as = "Option<Network>")]
     pub network: Network,
+    /// With `network: hosts`, the hosts (`example.com`, `*.example.com`, either with
+    /// `:PORT`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(optional, as = "Option<Vec<String>>")]
+    pub hosts: Vec<String>,
+    /// With `network: hosts`, whether this computer's own ports are open to it as well.
+    #[serde(default, skip_serializing_if = "is_false")]
+    #[ts(optional, as = "Option<bool>")]
+    pub loopback: bool,
     /// More folders it may read (`~/` is the home folder).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[ts(optional, as = "Option<Vec<String>>")]
@@ -55,22 +69,89 @@ pub enum Network {
     None,
     /// Anything, as without a sandbox.
     Any,
+    /// The hosts on its list, through a proxy of its own (and this computer's ports when
+    /// loopback is on).
+    Hosts,
 }
 
-impl Network {
-    /// Parses `none` or `any`.
+/// A sandbox's network as set in one go: none, any, or a list of hosts with loopback on or
+/// off.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct Reach {
+    pub network: Network,
+    #[serde(default)]
+    pub hosts: Vec<String>,
+    #[serde(default)]
+    pub loopback: bool,
+}
+
+impl Reach {
+    /// Parses `none`, `any` or a list of hosts separated by commas (loopback off).
     ///
     /// # Errors
-    /// Anything else, saying what is accepted.
-    pub fn parse(text: &str) -> Result<Network, String> {
-        match text.trim().to_ascii_lowercase().as_str() {
-            "none" => Ok(Network::None),
-            "any" => Ok(Network::Any),
-            other => Err(format!(
-                "the network is “none” or “any”, not “{other}” (a list of hosts is not \
-                 enforced yet)"
-            )),
+    /// A host that is not one, saying what is accepted.
+    pub fn parse(text: &str) -> Result<Reach, String> {
+        let network = match text.trim().to_ascii_lowercase().as_str() {
+            "none" => Network::None,
+            "any" => Network::Any,
+            _ => {
+                let hosts = text
+                    .split(',')
+                    .filter(|h| !h.trim().is_empty())
+                    .map(hosts::rule)
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|e| format!("the network is “none”, “any” or hosts: {e}"))?;
+                if hosts.is_empty() {
+                    return Err("the network is “none”, “any” or a list of hosts".to_owned());
+                }
+                return Ok(Reach {
+                    network: Network::Hosts,
+                    hosts,
+                    loopback: false,
+                });
+            }
+        };
+        Ok(Reach {
+            network,
+            ..Reach::default()
+        })
+    }
+
+    /// Checks a reach the window sent: each host is one, written the one way.
+    ///
+    /// # Errors
+    /// A host that is not one.
+    pub fn checked(mut self) -> Result<Reach, String> {
+        self.hosts = self
+            .hosts
+            .iter()
+            .map(|h| hosts::rule(h))
+            .collect::<Result<_, _>>()?;
+        self.hosts.dedup();
+        if self.network != Network::Hosts {
+            self.hosts.clear();
+            self.loopback = false;
         }
+        Ok(self)
+    }
+}
+
+impl SandboxEntry {
+    /// Its network, list and loopback.
+    pub fn reach(&self) -> Reach {
+        Reach {
+            network: self.network,
+            hosts: self.hosts.clone(),
+            loopback: self.loopback,
+        }
+    }
+
+    /// Sets its network, list and loopback.
+    pub fn set_reach(&mut self, reach: Reach) {
+        self.network = reach.network;
+        self.hosts = reach.hosts;
+        self.loopback = reach.loopback;
     }
 }
 
@@ -168,14 +249,32 @@ fn program_name(program: &Path) -> String {
         .to_owned()
 }
 
-/// The default network of a server newly put in a sandbox: a package runner needs its
-/// registry (and, with no list of hosts enforced yet, gets any); anything else gets none.
-pub fn default_network(program: &Path) -> Network {
-    if Runtime::of(program).fetches_packages(program) {
-        Network::Any
-    } else {
-        Network::None
+/// The default network of a server newly put in a sandbox: a package runner (`npx`, `uvx`)
+/// its registry, as its own settings name it; Docker none, for its program only talks to
+/// Docker's service, which pulls and runs the image outside this sandbox; anything else none.
+/// `home` is the person's home folder, `env` the environment the server starts with.
+pub fn default_reach(program: &Path, home: &Path, env: &dyn Fn(&str) -> Option<String>) -> Reach {
+    let runtime = Runtime::of(program);
+    let hosts = match runtime {
+        _ if !runtime.fetches_packages(program) => Vec::new(),
+        Runtime::Node => registries::npm(program, home, env),
+        Runtime::Python => registries::python(home, env),
+        Runtime::Container | Runtime::Other => Vec::new(),
+    };
+    if hosts.is_empty() {
+        return Reach::default();
     }
+    Reach {
+        network: Network::Hosts,
+        hosts,
+        loopback: false,
+    }
+}
+
+/// [`default_reach`] for a server started with this process's environment.
+pub fn default_reach_here(program: &Path) -> Reach {
+    let home = dirs::home_dir().unwrap_or_default();
+    default_reach(program, &home, &|k| std::env::var(k).ok())
 }
 
 /// What the plan of one start is made from.
@@ -201,6 +300,9 @@ pub struct SandboxPlan {
     /// Read and write.
     pub write: Vec<PathBuf>,
     pub network: Network,
+    /// With [`Network::Hosts`], what its proxy lets through.
+    pub hosts: Vec<String>,
+    pub loopback: bool,
     /// Its `TMPDIR`, and its working folder when mcp.json gives none.
     pub private_dir: PathBuf,
     /// The home folder, all of which but `read` and `write` is closed to it.
@@ -269,6 +371,8 @@ pub fn plan(entry: &SandboxEntry, inputs: &PlanInputs<'_>) -> SandboxPlan {
         read,
         write,
         network: entry.network,
+        hosts: entry.hosts.clone(),
+        loopback: entry.loopback,
         private_dir: inputs.private_dir.clone(),
         home: home.to_path_buf(),
     }
@@ -328,10 +432,7 @@ pub fn words(entry: &SandboxEntry, roots: &[PathBuf], home: &Path) -> String {
     } else {
         write.join(", ")
     };
-    let network = match entry.network {
-        Network::None => "none",
-        Network::Any => "any",
-    };
+    let network = network_words(entry);
     let mut said = format!(
         "can read and write: {write}; can read: {}; network: {network}",
         read.join(", ")
@@ -340,6 +441,21 @@ pub fn words(entry: &SandboxEntry, roots: &[PathBuf], home: &Path) -> String {
         said.push_str("; runs unsandboxed where the system cannot sandbox it");
     }
     said
+}
+
+/// A sandbox's network in words: "none", "any", "registry.npmjs.org only", "a.com, b.com
+/// and this computer".
+fn network_words(entry: &SandboxEntry) -> String {
+    match (entry.network, entry.hosts.as_slice(), entry.loopback) {
+        (Network::None, ..) => "none".to_owned(),
+        (Network::Any, ..) => "any".to_owned(),
+        (Network::Hosts, [], false) => "none (an empty list of hosts)".to_owned(),
+        (Network::Hosts, [], true) => "this computer only".to_owned(),
+        (Network::Hosts, hosts, false) => format!("{} only", crate::text::and_list(hosts)),
+        (Network::Hosts, hosts, true) => {
+            format!("{} and this computer", hosts.join(", "))
+        }
+    }
 }
 
 /// What a server's sandbox comes to in words, whether it has one written or not.
@@ -359,7 +475,14 @@ pub fn narrows(before: Option<&SandboxEntry>, after: &SandboxEntry) -> bool {
     let Some(before) = before.filter(|b| b.enabled) else {
         return !after.allow_unsandboxed;
     };
-    let network_ok = after.network == before.network || after.network == Network::None;
+    let network_ok = match (before.network, after.network) {
+        (_, Network::None) | (Network::Any, _) => true,
+        (Network::Hosts, Network::Hosts) => {
+            after.hosts.iter().all(|h| before.hosts.contains(h))
+                && (!after.loopback || before.loopback)
+        }
+        (Network::None | Network::Hosts, _) => false,
+    };
     network_ok
         && after
             .allow_read
@@ -398,17 +521,22 @@ impl Refusals {
     pub fn note(&self, text: &str) {
         for line in text.lines() {
             if let Some(refused) = refused_in(line, &self.plan) {
-                let mut seen = self
-                    .seen
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
-                if !seen.contains(&refused) {
-                    if seen.len() == KEPT_REFUSALS {
-                        seen.pop_front();
-                    }
-                    seen.push_back(refused);
-                }
+                self.record(refused);
             }
+        }
+    }
+
+    /// Keeps a refusal known for sure (the proxy's: "connect evil.example:443").
+    pub fn record(&self, refused: String) {
+        let mut seen = self
+            .seen
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !seen.contains(&refused) {
+            if seen.len() == KEPT_REFUSALS {
+                seen.pop_front();
+            }
+            seen.push_back(refused);
         }
     }
 
@@ -436,10 +564,16 @@ pub fn refused_in(line: &str, plan: &SandboxPlan) -> Option<String> {
     if !DENIED.iter().any(|d| line.contains(d)) {
         return None;
     }
-    if plan.network == Network::None {
+    if plan.network != Network::Any {
         if let Some(address) = address_in(line) {
             if line.contains("connect") || line.contains("ENETUNREACH") {
-                return Some(format!("connect {address}"));
+                // With a list, a connection not made through the proxy is refused whatever
+                // the host: the program does not use the proxy settings.
+                return Some(if plan.network == Network::Hosts {
+                    format!("connect {address} directly")
+                } else {
+                    format!("connect {address}")
+                });
             }
         }
     }
@@ -536,9 +670,31 @@ mod tests {
         assert_eq!(Runtime::of(Path::new("uvx")), Runtime::Python);
         assert_eq!(Runtime::of(Path::new("/x/python3.12")), Runtime::Python);
         assert_eq!(Runtime::of(Path::new("C:\\node\\npx.cmd")), Runtime::Node);
-        assert_eq!(default_network(Path::new("/usr/bin/npx")), Network::Any);
-        assert_eq!(default_network(Path::new("/usr/bin/node")), Network::None);
-        assert_eq!(default_network(Path::new("/usr/bin/docker")), Network::Any);
+        let home = tempfile::tempdir().unwrap();
+        let env = |k: &str| {
+            (k == "npm_config_registry" || k == "UV_INDEX_URL")
+                .then(|| "https://mirror.example/".to_owned())
+        };
+        let reach = |program: &str| default_reach(Path::new(program), home.path(), &env);
+        assert_eq!(
+            reach("/usr/bin/npx"),
+            Reach {
+                network: Network::Hosts,
+                hosts: vec!["mirror.example".into()],
+                loopback: false
+            }
+        );
+        assert_eq!(reach("uvx").hosts, vec!["mirror.example".to_owned()]);
+        assert_eq!(
+            reach("/usr/bin/node"),
+            Reach::default(),
+            "runs what is there"
+        );
+        assert_eq!(
+            reach("/usr/bin/docker"),
+            Reach::default(),
+            "Docker's service pulls"
+        );
     }
 
     #[test]
@@ -660,6 +816,8 @@ mod tests {
             read: vec![PathBuf::from("/usr"), home.join(".nvm")],
             write: vec![home.join("notes")],
             network: Network::None,
+            hosts: Vec::new(),
+            loopback: false,
             private_dir: home.join(".local/share/switchboard/sandbox/fs"),
             home: home.to_path_buf(),
         };
@@ -699,10 +857,56 @@ mod tests {
     }
 
     #[test]
-    fn the_network_is_none_or_any() {
-        assert_eq!(Network::parse(" Any "), Ok(Network::Any));
-        assert!(Network::parse("registry.npmjs.org")
+    fn the_network_is_none_any_or_a_list_of_hosts() {
+        assert_eq!(Reach::parse(" Any ").unwrap().network, Network::Any);
+        let list = Reach::parse("Registry.npmjs.org, *.github.com:443,").unwrap();
+        assert_eq!(list.network, Network::Hosts);
+        assert_eq!(list.hosts, vec!["registry.npmjs.org", "*.github.com:443"]);
+        assert!(Reach::parse("http://x.com")
             .unwrap_err()
-            .contains("not enforced yet"));
+            .contains("not a host"));
+        assert!(Reach::parse(" , ").is_err());
+        let mut entry = SandboxEntry {
+            enabled: true,
+            ..SandboxEntry::default()
+        };
+        entry.set_reach(list);
+        assert_eq!(
+            words(&entry, &[], Path::new("/h")),
+            "can read and write: only its own folder; can read: the system; network: \
+             registry.npmjs.org and *.github.com:443 only"
+        );
+        entry.loopback = true;
+        assert!(words(&entry, &[], Path::new("/h"))
+            .ends_with("network: registry.npmjs.org, *.github.com:443 and this computer"));
+        // A shorter list narrows; another host, loopback or any widens.
+        let before = entry.clone();
+        entry.hosts.pop();
+        assert!(narrows(Some(&before), &entry));
+        entry.hosts.push("evil.example".into());
+        assert!(!narrows(Some(&before), &entry));
+        let none = SandboxEntry {
+            enabled: true,
+            ..SandboxEntry::default()
+        };
+        assert!(!narrows(Some(&none), &before), "none to a list widens");
+        assert!(narrows(Some(&before), &none));
+    }
+
+    #[test]
+    fn with_a_list_a_connection_around_the_proxy_is_the_sandbox_s_refusal() {
+        let plan = SandboxPlan {
+            read: Vec::new(),
+            write: Vec::new(),
+            network: Network::Hosts,
+            hosts: vec!["a.example".into()],
+            loopback: false,
+            private_dir: "/tmp/p".into(),
+            home: "/home/a".into(),
+        };
+        assert_eq!(
+            refused_in("Error: connect EACCES 140.82.112.3:443", &plan).as_deref(),
+            Some("connect 140.82.112.3:443 directly")
+        );
     }
 }

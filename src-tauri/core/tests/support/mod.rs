@@ -25,6 +25,18 @@ pub fn peers() -> PathBuf {
     repo_root().join("tests/peers")
 }
 
+/// The version of `package` the peers' package.json pins.
+#[allow(dead_code)]
+pub fn peer_version(package: &str) -> String {
+    let text = std::fs::read_to_string(peers().join("package.json")).unwrap();
+    let manifest: serde_json::Value = serde_json::from_str(&text).unwrap();
+    manifest["dependencies"][package]
+        .as_str()
+        .unwrap_or_else(|| panic!("{package} is not among the peers"))
+        .trim_start_matches(['^', '~', '='])
+        .to_owned()
+}
+
 /// Whether the MCP peers (server-everything, and the Python venv with our fault server and the
 /// PyPI servers) are installed; if not, says `test` is skipped.
 pub fn mcp_peers_installed(test: &str) -> bool {

@@ -85,11 +85,14 @@ impl App {
             &entry.sandbox,
             crate::sandbox::available(),
         ) {
-            entry.sandbox = Some(crate::sandbox::SandboxEntry {
+            let mut sandbox = crate::sandbox::SandboxEntry {
                 enabled: true,
-                network: crate::sandbox::default_network(std::path::Path::new(command)),
                 ..crate::sandbox::SandboxEntry::default()
-            });
+            };
+            sandbox.set_reach(crate::sandbox::default_reach_here(std::path::Path::new(
+                command,
+            )));
+            entry.sandbox = Some(sandbox);
         }
         self.add_entry_keeping(name, entry, false, Some(plan.secrets))
             .await

@@ -523,7 +523,7 @@ impl App {
     }
 
     /// Turns the sandbox of `name` on or off, with `network` (`None`: as it was, or for a
-    /// sandbox newly on, [`crate::sandbox::default_network`] of its program), its folders
+    /// sandbox newly on, [`crate::sandbox::default_reach_here`] of its program), its folders
     /// kept. See [`App::set_server_sandbox`].
     ///
     /// # Errors
@@ -532,19 +532,25 @@ impl App {
         &self,
         name: &str,
         enabled: bool,
-        network: Option<crate::sandbox::Network>,
+        network: Option<crate::sandbox::Reach>,
     ) -> Result<McpServerView, CoreError> {
         let (now, _) = self.server_sandbox(name)?;
         let newly_on = enabled && now.as_ref().is_none_or(|n| !n.enabled);
         let mut entry = now.unwrap_or_default();
         entry.enabled = enabled;
         match network {
-            Some(network) => entry.network = network,
+            Some(reach) => entry.set_reach(
+                reach
+                    .checked()
+                    .map_err(|e| crate::error::InvalidInput::new("network", e))?,
+            ),
             None if newly_on => {
                 let file = self.load_mcp()?;
                 let (_, found) = find_server(&file, name)?;
                 let program = found.command.clone().unwrap_or_default();
-                entry.network = crate::sandbox::default_network(std::path::Path::new(&program));
+                entry.set_reach(crate::sandbox::default_reach_here(std::path::Path::new(
+                    &program,
+                )));
             }
             None => {}
         }
@@ -617,6 +623,23 @@ impl App {
             }
             Some(("read", p)) => entry.allow_read.push(folder_of(path(p))),
             Some(("write", p)) => entry.allow_write.push(folder_of(path(p))),
+            // Refused by the proxy: that host joins the list. Around it (the program does not
+            // use the proxy settings) or with no network: any.
+            Some(("connect", to))
+                if entry.network == crate::sandbox::Network::Hosts
+                    && !to.ends_with(" directly") =>
+            {
+                let host = to
+                    .rsplit_once(':')
+                    .map_or(to, |(host, _)| host)
+                    .trim_start_matches('[')
+                    .trim_end_matches(']');
+                let host = crate::sandbox::hosts::rule(host)
+                    .map_err(|e| crate::error::InvalidInput::new("refused", e))?;
+                if !entry.hosts.contains(&host) {
+                    entry.hosts.push(host);
+                }
+            }
             Some(("connect", _)) => entry.network = crate::sandbox::Network::Any,
             _ => {
                 return Err(crate::error::InvalidInput::new(

@@ -468,6 +468,27 @@ test("an MCP bundle chosen in the native dialog shows its consent screen, instal
     );
     await b.$(`${item} ${tid("server-sandbox")}`).scrollIntoView();
     await app.screenshot("servers-sandbox");
+
+    // Only a list of hosts: typed in, said in words, and approved again in the native dialog.
+    await b.$(`${item} ${tid("server-sandbox-network")}`).selectByAttribute("value", "hosts");
+    await b.$(`${item} ${tid("server-sandbox-host-input")}`).waitForDisplayed({ timeout: 10000 });
+    await b.$(`${item} ${tid("server-sandbox-host-input")}`).setValue("registry.npmjs.org, *.github.com");
+    await b.$(`${item} ${tid("server-sandbox-host-add")}`).click();
+    await b.waitUntil(async () => (await b.$$(`${item} ${tid("server-sandbox-host")}`)).length === 2, {
+      timeout: 10000,
+      timeoutMsg: "the hosts are not listed",
+    });
+    assert.equal(
+      await textOf(b, `${item} ${tid("server-sandbox-said")}`),
+      "Can read and write: only its own folder; can read: the system; network: registry.npmjs.org and *.github.com only",
+    );
+    await b.$(`${item} ${tid("server-sandbox")}`).scrollIntoView();
+    await app.screenshot("servers-sandbox-hosts");
+    await b.$(`${item} ${tid("server-approve")}`).click();
+    const again = await nativeWindow("Start the MCP server “echo-bundle”");
+    screenshotScreen("sandbox-hosts-approval");
+    pressIn(again, "alt+a");
+    await b.waitUntil(async () => shownRunning(b, item), { timeout: 30000, timeoutMsg: "it does not run again" });
   } finally {
     await app.close();
   }
@@ -476,7 +497,7 @@ test("an MCP bundle chosen in the native dialog shows its consent screen, instal
   assert.equal(entry.cwd, path.join(home, "data", "bundles", "echo-bundle"));
   assert.ok(fs.existsSync(path.join(entry.cwd, "server", "main.py")));
   assert.ok(!JSON.stringify(config).includes("sk-bundle-e2e"));
-  assert.deepEqual(entry.sandbox, { enabled: true, network: "none" });
+  assert.deepEqual(entry.sandbox, { enabled: true, network: "hosts", hosts: ["registry.npmjs.org", "*.github.com"] });
 });
 
 test("an MCP bundle dropped on the window opens its consent screen from any page; a broken one is refused with the reason", async () => {

@@ -538,3 +538,105 @@ async fn an_npx_server_starts_sandboxed_with_its_defaults() {
     );
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_host_its_proxy_refused_joins_its_list_with_one_approval() {
+    if !ready("a_host_its_proxy_refused_joins_its_list_with_one_approval") {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let (app, _secrets) = scripted::memory_app(home.path()).await;
+    let cli = |args: &[&str]| {
+        support::run_cli(
+            Arc::clone(&app),
+            args.iter().map(|s| (*s).to_owned()).collect(),
+        )
+    };
+    let python = support::peers().join(".venv/bin/python");
+    let script = support::peers().join("hostile_server.py");
+    let host = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let host = format!("127.0.0.1:{}", host.local_addr().unwrap().port());
+    for args in [
+        &[
+            "mcp",
+            "add",
+            "hostile",
+            "--",
+            python.to_str().unwrap(),
+            script.to_str().unwrap(),
+        ][..],
+        &["mcp", "approve", "hostile", "--yes"],
+        &[
+            "mcp",
+            "sandbox",
+            "hostile",
+            "on",
+            "--network",
+            "Example.invalid",
+        ],
+    ] {
+        let (ran, out) = cli(args).await;
+        ran.unwrap_or_else(|e| panic!("{args:?}: {e} {out}"));
+    }
+    let (_, said) = app.server_sandbox("hostile").unwrap();
+    assert!(said.ends_with("network: example.invalid only"), "{said}");
+    app.mcp_restart("hostile").await.unwrap();
+    support::server_running(app.host(), "hostile").await;
+    let server = app.host().server("hostile").unwrap();
+    let said = ask(&server, "try_it", "proxy", &host).await;
+    assert!(said.starts_with("refused: HTTP/1.1 403"), "{said}");
+    let refused = format!("connect {host}");
+    let status = app.mcp_status().await.unwrap();
+    let shown = status.iter().find(|s| s.server.name == "hostile").unwrap();
+    assert_eq!(shown.sandbox_refused, vec![refused.clone()]);
+
+    // One approval (the native dialog, answered yes here) puts the host on its list.
+    let approved = app
+        .widen_server_sandbox(
+            "hostile",
+            &refused,
+            &switchboard_core::policy::confirm::Always(true),
+        )
+        .await
+        .unwrap();
+    assert!(approved);
+    let (_, said) = app.server_sandbox("hostile").unwrap();
+    assert!(
+        said.ends_with("network: example.invalid and 127.0.0.1 only"),
+        "{said}"
+    );
+    let before = Arc::clone(&server);
+    let server = support::eventually(Duration::from_secs(30), "the server runs again", || {
+        let now = app
+            .host()
+            .server("hostile")
+            .filter(|now| !Arc::ptr_eq(now, &before));
+        async move { now }
+    })
+    .await;
+    assert_eq!(
+        ask(&server, "try_it", "proxy", &host).await,
+        "ok: connected"
+    );
+
+    // Loopback from the command line: kept with the list, said in words.
+    let (ran, out) = cli(&["mcp", "sandbox", "hostile", "on", "--loopback", "on"]).await;
+    ran.unwrap();
+    assert!(
+        out.contains("network: example.invalid, 127.0.0.1 and this computer"),
+        "{out}"
+    );
+    let (ran, _) = cli(&[
+        "mcp",
+        "sandbox",
+        "hostile",
+        "on",
+        "--network",
+        "any",
+        "--loopback",
+        "on",
+    ])
+    .await;
+    assert!(ran.is_err(), "loopback goes with a list");
+    app.host().shutdown(Duration::from_secs(5)).await;
+}

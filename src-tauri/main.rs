@@ -1,11 +1,22 @@
 //! The `switchboard` binary: with a subcommand it is the headless command line (no display
-//! needed); without one it opens the window.
+//! needed); without one it opens the window. On Windows it is also the launcher that starts a
+//! sandboxed MCP server in its AppContainer (`--sandbox-launch`).
 
 // No console window on Windows release builds.
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 fn main() {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // On Windows this program also starts a sandboxed MCP server in its AppContainer.
+    #[cfg(windows)]
+    if args
+        .get(1)
+        .is_some_and(|a| a == switchboard_core::sandbox::appcontainer::LAUNCH_FLAG)
+    {
+        std::process::exit(switchboard_core::sandbox::appcontainer::launch_main(
+            &args[2..],
+        ));
+    }
     if switchboard_core::cli::is_cli_invocation(&args) {
         attach_parent_console();
         std::process::exit(switchboard_core::cli::main(args));

@@ -100,7 +100,15 @@ pub fn restart(app: &AppHandle) {
 /// Whether this copy can replace itself: it was installed from a package the updater knows
 /// (deb, rpm, msi, NSIS, a macOS app) or runs as an AppImage.
 fn installable(app: &AppHandle) -> bool {
-    tauri::utils::platform::bundle_type().is_some() || app.env().appimage.is_some()
+    // Only Linux has AppImages (tauri's `Env` has the field there alone).
+    #[cfg(target_os = "linux")]
+    let appimage = app.env().appimage.is_some();
+    #[cfg(not(target_os = "linux"))]
+    let appimage = {
+        let _ = app;
+        false
+    };
+    tauri::utils::platform::bundle_type().is_some() || appimage
 }
 
 fn core(err: UpdateError) -> IpcError {

@@ -1,6 +1,6 @@
 """A hostile MCP server (Python SDK `mcp`) for the sandbox tests: on command it tries to read
 or write a file, connect to a TCP port (directly, or through its proxy as a program that
-honours HTTPS_PROXY does), send a UDP datagram, signal a process, or do any of
+honours HTTPS_PROXY does) or to a Unix socket (a session bus, an agent), send a UDP datagram, signal a process, or do any of
 these from a child process, or from a grandchild that left its session by `setsid` and a
 double fork. Each tool answers "ok: …" when the attempt worked and "refused: ERRNO …" when the
 system refused it, so a test can tell a sandbox's refusal from a bug."""
@@ -49,6 +49,11 @@ def attempt(op: str, target: str, extra: str = "") -> str:
             if " 200 " in status + " ":
                 return "ok: connected"
             return f"refused: {status}"
+        if op == "unix":
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                s.settimeout(5)
+                s.connect(target)
+            return "ok: connected"
         if op == "udp":
             host, port = target.rsplit(":", 1)
             with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:

@@ -135,6 +135,7 @@ impl<'a, M: MakeWriter<'a>> MakeWriter<'a> for Redacting<M> {
 /// on a new day (and the first of the run) makes the folder's log files private.
 struct PrivateDaily {
     inner: tracing_appender::rolling::RollingFileAppender,
+    #[cfg_attr(not(unix), allow(dead_code))] // only Unix has modes to set
     dir: std::path::PathBuf,
     day: Option<u64>,
 }

@@ -12,7 +12,9 @@ use std::sync::Arc;
 
 use serde_json::json;
 use switchboard_core::mcp::bundle::{Bundle, BundleError};
-use switchboard_core::secrets::{MemoryStore, SecretStore};
+use switchboard_core::secrets::MemoryStore;
+#[cfg(unix)]
+use switchboard_core::secrets::SecretStore;
 use zip::write::SimpleFileOptions;
 
 fn manifest(version: &str) -> serde_json::Value {

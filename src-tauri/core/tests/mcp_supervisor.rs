@@ -1,6 +1,8 @@
 //! The supervisor with real servers: everything starts in the background at once, a crash
 //! restarts with backoff, a server that keeps dying is left failed with its last words,
 //! shutdown leaves no process, and groups left by a killed app are stopped at the next start.
+//! Unix only: its servers are shell scripts and its leftovers process groups.
+#![cfg(unix)]
 
 mod support;
 

@@ -128,6 +128,10 @@ async fn a_hostile_server_reaches_only_what_it_was_given_and_so_does_everything_
     let loopback = format!("127.0.0.1:{port}");
     let outside = tempfile::tempdir().unwrap();
     let written_outside = outside.path().join("dropped.txt").display().to_string();
+    // A Unix socket of this computer, as the session bus (and the keychain behind it) is.
+    let bus = outside.path().join("bus");
+    let _bus = std::os::unix::net::UnixListener::bind(&bus).unwrap();
+    let bus = bus.display().to_string();
     let server = hostile(&home, &on(Network::None)).await;
     let me = std::process::id().to_string();
 
@@ -153,6 +157,7 @@ async fn a_hostile_server_reaches_only_what_it_was_given_and_so_does_everything_
             ("write", home.path("dropped.txt")),
             ("write", written_outside.clone()),
             ("connect", loopback.clone()),
+            ("unix", bus.clone()),
             ("signal", me.clone()),
         ] {
             let said = ask(&server, tool, op, &target).await;
@@ -179,12 +184,15 @@ async fn a_hostile_server_reaches_only_what_it_was_given_and_so_does_everything_
     );
     server.stop().await;
 
-    // With any network, the same server reaches this computer's port; files stay closed.
+    // With any network, the same server reaches this computer's port; files and Unix
+    // sockets stay closed.
     let server = hostile(&home, &on(Network::Any)).await;
     assert_eq!(
         ask(&server, "from_escaped", "connect", &loopback).await,
         "ok: connected"
     );
+    let said = ask(&server, "from_child", "unix", &bus).await;
+    assert!(said.starts_with("refused: 1 "), "{said}");
     assert!(
         ask(&server, "try_it", "read", &home.path(".ssh/id_ed25519"))
             .await
@@ -435,6 +443,10 @@ async fn with_a_list_of_hosts_it_reaches_those_through_its_proxy_and_nothing_els
     };
     let server = hostile(&home, &entry).await;
     let named_here = format!("localhost:{listed_port}");
+    let socket_dir = tempfile::tempdir().unwrap();
+    let bus = socket_dir.path().join("bus");
+    let _bus = std::os::unix::net::UnixListener::bind(&bus).unwrap();
+    let bus = bus.display().to_string();
     for tool in ["try_it", "from_child", "from_escaped"] {
         assert_eq!(
             ask(&server, tool, "proxy", &listed).await,
@@ -446,6 +458,11 @@ async fn with_a_list_of_hosts_it_reaches_those_through_its_proxy_and_nothing_els
         // Around the proxy, even to the listed host: refused by the system.
         let said = ask(&server, tool, "connect", &listed).await;
         assert!(said.starts_with("refused: "), "{tool}: {said}");
+        // Nor a datagram (DNS to anywhere would do), nor a Unix socket.
+        for (op, target) in [("udp", other.as_str()), ("unix", bus.as_str())] {
+            let said = ask(&server, tool, op, target).await;
+            assert!(said.starts_with("refused: 1 "), "{tool} {op}: {said}");
+        }
         // Files stay as closed as with no network.
         let said = ask(&server, tool, "read", &home.path(".ssh/id_ed25519")).await;
         assert!(said.starts_with("refused: "), "{tool}: {said}");

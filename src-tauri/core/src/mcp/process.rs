@@ -64,6 +64,7 @@ impl Drop for GroupGuard {
 pub(crate) const STDIN_GRACE: std::time::Duration = std::time::Duration::from_millis(40);
 
 /// How long a group is given after TERM before KILL.
+#[cfg(unix)]
 const TERM_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Sends TERM to every process in the group led by `pgid`. False when the group is gone.

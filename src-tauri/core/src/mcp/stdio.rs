@@ -73,14 +73,15 @@ impl std::fmt::Debug for StdioLaunch {
     }
 }
 
-/// Puts the child `command` starts in the sandbox `plan` describes; with a list of hosts,
-/// `proxy` is the one it reaches them through.
-#[cfg(target_os = "linux")]
+/// Puts the child `command` starts in the sandbox `plan` describes: its own folder (its
+/// `TMPDIR`), the variables that send it through `proxy` (with a list of hosts), and the
+/// system's enforcement ([`enforce`]).
 fn confine(
     command: &mut tokio::process::Command,
     plan: &crate::sandbox::SandboxPlan,
     proxy: Option<&crate::sandbox::proxy::Proxy>,
 ) -> std::io::Result<()> {
+    std::fs::create_dir_all(&plan.private_dir)?;
     command
         .env("TMPDIR", &plan.private_dir)
         .env("TMP", &plan.private_dir)
@@ -88,19 +89,83 @@ fn confine(
     if let Some(proxy) = proxy {
         command.envs(proxy.environment());
     }
+    enforce(command, plan, proxy)
+}
+
+/// Linux: Landlock (and a network namespace) put on the child before it runs its program.
+#[cfg(target_os = "linux")]
+fn enforce(
+    command: &mut tokio::process::Command,
+    plan: &crate::sandbox::SandboxPlan,
+    proxy: Option<&crate::sandbox::proxy::Proxy>,
+) -> std::io::Result<()> {
     crate::sandbox::linux::confine(command, plan, proxy.map(crate::sandbox::proxy::Proxy::port))
 }
 
-#[cfg(not(target_os = "linux"))]
-fn confine(
+/// macOS and Windows: the program already runs under `sandbox-exec` or Switchboard's
+/// launcher (see [`new_command`]).
+#[cfg(any(target_os = "macos", windows))]
+#[allow(clippy::unnecessary_wraps)]
+fn enforce(
+    _: &mut tokio::process::Command,
+    _: &crate::sandbox::SandboxPlan,
+    _: Option<&crate::sandbox::proxy::Proxy>,
+) -> std::io::Result<()> {
+    Ok(())
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
+fn enforce(
     _: &mut tokio::process::Command,
     _: &crate::sandbox::SandboxPlan,
     _: Option<&crate::sandbox::proxy::Proxy>,
 ) -> std::io::Result<()> {
     Err(std::io::Error::new(
         std::io::ErrorKind::Unsupported,
-        "sandboxed servers run on Linux so far",
+        "sandboxed servers run on Linux, macOS and Windows",
     ))
+}
+
+/// The command that starts `launch`'s program: on macOS, a sandboxed one runs under
+/// `sandbox-exec` with the profile its plan makes (and `proxy`'s port); on Windows, under
+/// Switchboard's own program as the launcher of its AppContainer.
+///
+/// # Errors
+/// On Windows: a sandbox it cannot have there (a list of hosts), or no launcher.
+#[allow(unused_variables, clippy::unnecessary_wraps)]
+fn new_command(
+    launch: &StdioLaunch,
+    proxy: Option<&crate::sandbox::proxy::Proxy>,
+) -> std::io::Result<tokio::process::Command> {
+    #[cfg(target_os = "macos")]
+    if let Some(plan) = &launch.sandbox {
+        let (program, args) = crate::sandbox::seatbelt::command_line(
+            plan,
+            proxy.map(crate::sandbox::proxy::Proxy::port),
+            &launch.program,
+            &launch.args,
+        );
+        let mut command = tokio::process::Command::new(program);
+        command.args(args);
+        return Ok(command);
+    }
+    #[cfg(windows)]
+    if let Some(plan) = &launch.sandbox {
+        use crate::sandbox::appcontainer;
+        let unsupported = |why: String| std::io::Error::new(std::io::ErrorKind::Unsupported, why);
+        let container = appcontainer::container(plan).map_err(unsupported)?;
+        let launcher = appcontainer::launcher().ok_or_else(|| {
+            unsupported("this is not Switchboard's own program, which starts it".to_owned())
+        })?;
+        let (program, args) =
+            appcontainer::command_line(&container, &launcher, &launch.program, &launch.args);
+        let mut command = tokio::process::Command::new(program);
+        command.args(args);
+        return Ok(command);
+    }
+    let mut command = tokio::process::Command::new(&launch.program);
+    command.args(&launch.args);
+    Ok(command)
 }
 
 /// Starts the server and completes the MCP handshake.
@@ -147,28 +212,20 @@ async fn start_once(
     probe: bool,
     spawned: &(impl Fn(Option<u32>) + Send + Sync),
 ) -> Result<McpServer, Start> {
-    let mut command = tokio::process::Command::new(&launch.program);
-    command
-        .args(&launch.args)
-        .env_clear()
-        .envs(launch.env.iter().cloned());
-    if let Some(cwd) = &launch.cwd {
-        command.current_dir(cwd);
-    }
     let refusals = launch
         .sandbox
         .clone()
         .map(|plan| Arc::new(crate::sandbox::Refusals::new(plan)));
+    let sandbox_error = |e: std::io::Error| McpError::Spawn {
+        server: name.to_owned(),
+        detail: format!(
+            "{} (it could not be put in its sandbox: {e})",
+            launch.program.display()
+        ),
+    };
     // A list of hosts is reached through a proxy of this start's own, which stops with it.
     let mut proxy = None;
     if let (Some(plan), Some(refusals)) = (&launch.sandbox, &refusals) {
-        let sandbox_error = |e: std::io::Error| McpError::Spawn {
-            server: name.to_owned(),
-            detail: format!(
-                "{} (it could not be put in its sandbox: {e})",
-                launch.program.display()
-            ),
-        };
         if plan.network == crate::sandbox::Network::Hosts {
             let list = crate::sandbox::hosts::HostList::new(&plan.hosts, plan.loopback);
             proxy = Some(
@@ -177,6 +234,13 @@ async fn start_once(
                     .map_err(sandbox_error)?,
             );
         }
+    }
+    let mut command = new_command(launch, proxy.as_ref()).map_err(sandbox_error)?;
+    command.env_clear().envs(launch.env.iter().cloned());
+    if let Some(cwd) = &launch.cwd {
+        command.current_dir(cwd);
+    }
+    if let Some(plan) = &launch.sandbox {
         confine(&mut command, plan, proxy.as_ref()).map_err(sandbox_error)?;
     }
     let mut wrapped = CommandWrap::from(command);

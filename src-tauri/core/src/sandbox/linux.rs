@@ -7,6 +7,16 @@
 //! of its own where user namespaces are allowed, so UDP and DNS go nowhere either. With a list
 //! of hosts, the one TCP port it may connect to is its proxy's (on 127.0.0.1; Landlock rules
 //! are by port, so the same port elsewhere is not refused), and it binds none.
+//!
+//! A seccomp filter (built by `seccompiler` before the fork, installed last) closes what
+//! Landlock on this ABI does not: without any network, UDP, raw and packet sockets (so a list
+//! of hosts cannot be left by DNS or a datagram, and no network stands even where user
+//! namespaces are not allowed); in every mode, new Unix sockets (the session bus, and the
+//! keychain behind it, ssh-agent's and gpg-agent's sockets: pathname sockets are beyond
+//! Landlock before ABI 9), unless its program is Docker's, which talks to Docker's service by
+//! one; and io_uring, which could open sockets past the filter. A pair of Unix sockets
+//! (`socketpair`, how Node and Python talk to their own children) stays allowed. Each refusal
+//! is `EPERM`, "Operation not permitted".
 
 use std::io;
 
@@ -71,6 +81,68 @@ fn ruleset(
     }
 }
 
+/// The seccomp filter for `plan`: see the module's words. `None` on an architecture the
+/// filter is not written for.
+///
+/// # Errors
+/// The filter could not be compiled.
+pub fn filter(plan: &SandboxPlan) -> Result<Option<seccompiler::BpfProgram>, seccompiler::Error> {
+    use seccompiler::{
+        SeccompAction, SeccompCmpArgLen as Len, SeccompCmpOp as Op, SeccompCondition as Cond,
+        SeccompFilter, SeccompRule,
+    };
+    let arch = if cfg!(target_arch = "x86_64") {
+        seccompiler::TargetArch::x86_64
+    } else if cfg!(target_arch = "aarch64") {
+        seccompiler::TargetArch::aarch64
+    } else if cfg!(target_arch = "riscv64") {
+        seccompiler::TargetArch::riscv64
+    } else {
+        return Ok(None);
+    };
+    let family = |f: libc::c_int| Cond::new(0, Len::Dword, Op::Eq, u64::try_from(f).unwrap_or(0));
+    // The type without SOCK_NONBLOCK and SOCK_CLOEXEC.
+    let kind = |k: libc::c_int| {
+        Cond::new(
+            1,
+            Len::Dword,
+            Op::MaskedEq(0xf),
+            u64::try_from(k).unwrap_or(0),
+        )
+    };
+    let mut sockets: Vec<SeccompRule> = Vec::new();
+    if plan.network != Network::Any {
+        for f in [libc::AF_INET, libc::AF_INET6] {
+            for k in [libc::SOCK_DGRAM, libc::SOCK_RAW] {
+                sockets.push(SeccompRule::new(vec![family(f)?, kind(k)?])?);
+            }
+        }
+        sockets.push(SeccompRule::new(vec![family(libc::AF_PACKET)?])?);
+    }
+    if !plan.unix_sockets {
+        sockets.push(SeccompRule::new(vec![family(libc::AF_UNIX)?])?);
+    }
+    let mut rules: std::collections::BTreeMap<i64, Vec<SeccompRule>> =
+        std::collections::BTreeMap::new();
+    if !sockets.is_empty() {
+        rules.insert(libc::SYS_socket, sockets);
+    }
+    for call in [
+        libc::SYS_io_uring_setup,
+        libc::SYS_io_uring_enter,
+        libc::SYS_io_uring_register,
+    ] {
+        rules.insert(call, Vec::new());
+    }
+    let filter = SeccompFilter::new(
+        rules,
+        SeccompAction::Allow,
+        SeccompAction::Errno(u32::try_from(libc::EPERM).unwrap_or(1)),
+        arch,
+    )?;
+    Ok(Some(filter.try_into()?))
+}
+
 /// Puts `command`'s child in the sandbox `plan` describes, before it runs its program;
 /// `proxy` is the port of its proxy, with a list of hosts.
 ///
@@ -96,10 +168,11 @@ pub fn confine(
     }
     std::fs::create_dir_all(&plan.private_dir)?;
     let mut ruleset = Some(ruleset(plan, proxy).map_err(io::Error::other)?);
+    let filter = filter(plan).map_err(io::Error::other)?;
     let no_network = plan.network == Network::None;
     // SAFETY: the closure runs in the forked child before exec, and calls only unshare(2),
-    // prctl(2) and landlock_restrict_self(2); the ruleset was built before the fork, and its
-    // errors are errno values (nothing is allocated).
+    // prctl(2), landlock_restrict_self(2) and seccomp(2); the ruleset and the filter were
+    // built before the fork, and their errors are errno values (nothing is allocated).
     unsafe {
         command.pre_exec(move || {
             if no_network {
@@ -111,9 +184,15 @@ pub fn confine(
                 .take()
                 .ok_or_else(|| io::Error::from_raw_os_error(libc::EINVAL))?;
             match ruleset.restrict_self() {
-                Ok(status) if status.ruleset != RulesetStatus::NotEnforced => Ok(()),
-                Ok(_) => Err(io::Error::from_raw_os_error(libc::ENOSYS)),
-                Err(_) => Err(io::Error::from_raw_os_error(libc::EPERM)),
+                Ok(status) if status.ruleset != RulesetStatus::NotEnforced => {}
+                Ok(_) => return Err(io::Error::from_raw_os_error(libc::ENOSYS)),
+                Err(_) => return Err(io::Error::from_raw_os_error(libc::EPERM)),
+            }
+            // Last: nothing after it opens a socket.
+            match &filter {
+                Some(filter) => seccompiler::apply_filter(filter)
+                    .map_err(|_| io::Error::from_raw_os_error(libc::EPERM)),
+                None => Ok(()),
             }
         });
     }

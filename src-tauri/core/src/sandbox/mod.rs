@@ -2,8 +2,9 @@
 //! its network, the folders it may read or write besides its roots), the plan made from it for
 //! one start (every folder readable or writable, in full), that plan in the words the approval
 //! and `switchboard mcp sandbox show` use, and — per system — how it is enforced in the child
-//! before it runs the server's program ([`linux`]: Landlock, and a network namespace of its
-//! own for no network). A list of hosts is reached through a [`proxy`] of the server's own,
+//! before it runs the server's program ([`linux`]: Landlock, a seccomp filter, and a network
+//! namespace of its own for no network; [`seatbelt`]: a Seatbelt profile on macOS; [`appcontainer`]: an
+//! AppContainer on Windows). A list of hosts is reached through a [`proxy`] of the server's own,
 //! the only port it may connect to; [`hosts`] says what the list opens, [`registries`] which
 //! hosts a package runner needs.
 //!
@@ -13,11 +14,13 @@
 //! only in its roots, the folders given for writing, its runtime's caches and a private folder
 //! of its own (its `TMPDIR`, and its working folder when mcp.json gives none).
 
+pub mod appcontainer;
 pub mod hosts;
 #[cfg(target_os = "linux")]
 pub mod linux;
 pub mod proxy;
 pub mod registries;
+pub mod seatbelt;
 
 use std::path::{Path, PathBuf};
 
@@ -303,6 +306,10 @@ pub struct SandboxPlan {
     /// With [`Network::Hosts`], what its proxy lets through.
     pub hosts: Vec<String>,
     pub loopback: bool,
+    /// Whether it may open Unix sockets (Docker's program talks to Docker's service by
+    /// one); else only socket pairs, so the session bus — and the keychain behind it — and
+    /// agents' sockets are out of its reach.
+    pub unix_sockets: bool,
     /// Its `TMPDIR`, and its working folder when mcp.json gives none.
     pub private_dir: PathBuf,
     /// The home folder, all of which but `read` and `write` is closed to it.
@@ -373,6 +380,7 @@ pub fn plan(entry: &SandboxEntry, inputs: &PlanInputs<'_>) -> SandboxPlan {
         network: entry.network,
         hosts: entry.hosts.clone(),
         loopback: entry.loopback,
+        unix_sockets: runtime == Runtime::Container,
         private_dir: inputs.private_dir.clone(),
         home: home.to_path_buf(),
     }
@@ -651,12 +659,28 @@ pub fn available() -> Result<(), String> {
             ),
         }
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(target_os = "macos")]
     {
-        Err(
-            "sandboxed servers run on Linux so far; on this system it is not enforced yet"
-                .to_owned(),
-        )
+        if seatbelt::available() {
+            Ok(())
+        } else {
+            Err(format!("this Mac has no {}", seatbelt::SANDBOX_EXEC))
+        }
+    }
+    #[cfg(windows)]
+    {
+        match appcontainer::launcher() {
+            Some(_) => Ok(()),
+            None => Err(
+                "on Windows a sandboxed server is started by Switchboard's own \
+                         program, and this is not it"
+                    .to_owned(),
+            ),
+        }
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
+    {
+        Err("sandboxed servers run on Linux, macOS and Windows; not on this system".to_owned())
     }
 }
 
@@ -818,6 +842,7 @@ mod tests {
             network: Network::None,
             hosts: Vec::new(),
             loopback: false,
+            unix_sockets: false,
             private_dir: home.join(".local/share/switchboard/sandbox/fs"),
             home: home.to_path_buf(),
         };
@@ -901,6 +926,7 @@ mod tests {
             network: Network::Hosts,
             hosts: vec!["a.example".into()],
             loopback: false,
+            unix_sockets: false,
             private_dir: "/tmp/p".into(),
             home: "/home/a".into(),
         };

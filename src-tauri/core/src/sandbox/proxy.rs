@@ -316,6 +316,7 @@ mod tests {
             network: Network::Hosts,
             hosts: Vec::new(),
             loopback: false,
+            unix_sockets: false,
             private_dir: "/tmp/x".into(),
             home: "/home/a".into(),
         }))

@@ -37,7 +37,7 @@ fn shown(spec: &ServerSpec) -> String {
         let home = dirs::home_dir().unwrap_or_default();
         lines.push(format!(
             "  sandbox: {}",
-            crate::sandbox::words(sandbox, &spec.roots, &home)
+            crate::sandbox::words(sandbox, &spec.sandbox_about(&home))
         ));
     }
     let oauth = &spec.oauth;

@@ -354,13 +354,7 @@ pub fn plan(entry: &SandboxEntry, inputs: &PlanInputs<'_>) -> SandboxPlan {
     }
     // What its arguments name (a script, a folder to serve), but never the home folder
     // itself or a folder holding it: that is given only as a root or a folder to read.
-    read.extend(
-        inputs
-            .args
-            .iter()
-            .filter_map(|a| expand(a, home))
-            .filter(|p| p.exists() && !home.starts_with(p)),
-    );
+    read.extend(named_by(inputs.args, home));
     if let Some(cwd) = inputs.cwd {
         read.push(cwd.to_path_buf());
     }
@@ -413,9 +407,32 @@ fn shown(path: &Path, home: &Path) -> String {
     }
 }
 
+/// The server a sandbox's words are about: its roots, the home folder, and its command (the
+/// folders and files its arguments name are readable; Docker's program is said to run its
+/// container outside).
+#[derive(Debug, Clone, Copy)]
+pub struct About<'a> {
+    pub roots: &'a [PathBuf],
+    pub home: &'a Path,
+    pub program: &'a str,
+    pub args: &'a [String],
+    /// The working folder mcp.json gives it (readable).
+    pub cwd: Option<&'a Path>,
+}
+
+/// What `args` name that a plan gives to read: each existing path, never the home folder or
+/// a folder holding it.
+fn named_by(args: &[String], home: &Path) -> Vec<PathBuf> {
+    args.iter()
+        .filter_map(|a| expand(a, home))
+        .filter(|p| p.exists() && !home.starts_with(p))
+        .collect()
+}
+
 /// A sandbox entry in plain words, for the approval and `mcp sandbox show`: "can read and
-/// write: ~/notes; can read: the system; network: none".
-pub fn words(entry: &SandboxEntry, roots: &[PathBuf], home: &Path) -> String {
+/// write: ~/notes; can read: the system, ~/server.py; network: none".
+pub fn words(entry: &SandboxEntry, about: &About<'_>) -> String {
+    let (roots, home) = (about.roots, about.home);
     if !entry.enabled {
         return "off: it runs with all your rights".to_owned();
     }
@@ -427,14 +444,27 @@ pub fn words(entry: &SandboxEntry, roots: &[PathBuf], home: &Path) -> String {
             .filter_map(|w| expand(w, home))
             .map(|w| shown(&w, home)),
     );
+    // What it was given, then (in the home folder: the system's is said already) its working
+    // folder and what its arguments name, each once and not inside another.
+    let mut given: Vec<PathBuf> = entry
+        .allow_read
+        .iter()
+        .filter_map(|r| expand(r, home))
+        .collect();
+    let named = about
+        .cwd
+        .map(Path::to_path_buf)
+        .into_iter()
+        .chain(named_by(about.args, home))
+        .filter(|p| p.starts_with(home));
+    for path in named {
+        if !given.iter().any(|g| path.starts_with(g)) {
+            given.retain(|g| !g.starts_with(&path));
+            given.push(path);
+        }
+    }
     let mut read = vec!["the system".to_owned()];
-    read.extend(
-        entry
-            .allow_read
-            .iter()
-            .filter_map(|r| expand(r, home))
-            .map(|r| shown(&r, home)),
-    );
+    read.extend(given.iter().map(|r| shown(r, home)));
     let write = if write.is_empty() {
         "only its own folder".to_owned()
     } else {
@@ -445,6 +475,12 @@ pub fn words(entry: &SandboxEntry, roots: &[PathBuf], home: &Path) -> String {
         "can read and write: {write}; can read: {}; network: {network}",
         read.join(", ")
     );
+    if Runtime::of(Path::new(about.program)) == Runtime::Container {
+        said.push_str(
+            "; its containers run in Docker's own service, outside this sandbox, with the \
+             network Docker gives them",
+        );
+    }
     if entry.allow_unsandboxed {
         said.push_str("; runs unsandboxed where the system cannot sandbox it");
     }
@@ -467,9 +503,9 @@ fn network_words(entry: &SandboxEntry) -> String {
 }
 
 /// What a server's sandbox comes to in words, whether it has one written or not.
-pub fn said(entry: Option<&SandboxEntry>, roots: &[PathBuf], home: &Path) -> String {
+pub fn said(entry: Option<&SandboxEntry>, about: &About<'_>) -> String {
     match entry {
-        Some(entry) => words(entry, roots, home),
+        Some(entry) => words(entry, about),
         None => "none: it runs with all your rights".to_owned(),
     }
 }
@@ -799,13 +835,42 @@ mod tests {
             allow_read: vec!["/opt/data".into()],
             ..SandboxEntry::default()
         };
+        let roots = [PathBuf::from("/home/a/notes")];
+        let about = |program: &'static str, args: &'static [String]| About {
+            roots: &roots,
+            home,
+            program,
+            args,
+            cwd: None,
+        };
         assert_eq!(
-            words(&entry, &[PathBuf::from("/home/a/notes")], home),
+            words(&entry, &about("node", &[])),
             "can read and write: ~/notes; can read: the system, /opt/data; network: any"
         );
         assert_eq!(
-            words(&SandboxEntry::default(), &[], home),
+            words(&SandboxEntry::default(), &about("node", &[])),
             "off: it runs with all your rights"
+        );
+        assert!(words(&entry, &about("/usr/bin/docker", &[]))
+            .ends_with("its containers run in Docker's own service, outside this sandbox, with the network Docker gives them"));
+        // What its arguments name is said: it can be read.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("server.py"), "").unwrap();
+        let args = [
+            dir.path().join("server.py").display().to_string(),
+            "--x".into(),
+        ];
+        let about = About {
+            roots: &[],
+            home: dir.path(),
+            program: "python3",
+            args: &args,
+            cwd: None,
+        };
+        assert_eq!(
+            words(&entry, &about),
+            "can read and write: only its own folder; can read: the system, /opt/data, \
+             ~/server.py; network: any"
         );
     }
 
@@ -896,13 +961,20 @@ mod tests {
             ..SandboxEntry::default()
         };
         entry.set_reach(list);
+        let about = About {
+            roots: &[],
+            home: Path::new("/h"),
+            program: "npx",
+            args: &[],
+            cwd: None,
+        };
         assert_eq!(
-            words(&entry, &[], Path::new("/h")),
+            words(&entry, &about),
             "can read and write: only its own folder; can read: the system; network: \
              registry.npmjs.org and *.github.com:443 only"
         );
         entry.loopback = true;
-        assert!(words(&entry, &[], Path::new("/h"))
+        assert!(words(&entry, &about)
             .ends_with("network: registry.npmjs.org, *.github.com:443 and this computer"));
         // A shorter list narrows; another host, loopback or any widens.
         let before = entry.clone();

@@ -568,7 +568,15 @@ impl App {
         let file = self.load_mcp()?;
         let (_, entry) = find_server(&file, name)?;
         let home = dirs::home_dir().unwrap_or_default();
-        let said = crate::sandbox::said(entry.sandbox.as_ref(), &entry.root_folders(), &home);
+        let roots = entry.root_folders();
+        let about = crate::sandbox::About {
+            roots: &roots,
+            home: &home,
+            program: entry.command.as_deref().unwrap_or_default(),
+            args: &entry.args,
+            cwd: entry.cwd.as_deref().map(std::path::Path::new),
+        };
+        let said = crate::sandbox::said(entry.sandbox.as_ref(), &about);
         Ok((entry.sandbox.clone(), said))
     }
 }

@@ -209,7 +209,10 @@ impl App {
                     sandbox: matches!(spec.launch, Launch::Stdio { .. }).then(|| {
                         let home = dirs::home_dir().unwrap_or_default();
                         ServerSandbox {
-                            said: crate::sandbox::said(spec.sandbox.as_ref(), &spec.roots, &home),
+                            said: crate::sandbox::said(
+                                spec.sandbox.as_ref(),
+                                &spec.sandbox_about(&home),
+                            ),
                             entry: spec.sandbox.clone(),
                             unavailable: crate::sandbox::available().err(),
                         }

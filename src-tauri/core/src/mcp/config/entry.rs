@@ -132,6 +132,26 @@ pub struct ServerSpec {
     pub sandbox: Option<crate::sandbox::SandboxEntry>,
 }
 
+impl ServerSpec {
+    /// What its sandbox's words are about: its roots, `home`, and its command (none for a
+    /// remote server).
+    pub fn sandbox_about<'a>(&'a self, home: &'a std::path::Path) -> crate::sandbox::About<'a> {
+        let (program, args, cwd): (&str, &[String], _) = match &self.launch {
+            Launch::Stdio {
+                command, args, cwd, ..
+            } => (command, args, cwd.as_deref()),
+            Launch::Http { .. } | Launch::Sse { .. } => ("", &[], None),
+        };
+        crate::sandbox::About {
+            roots: &self.roots,
+            home,
+            program,
+            args,
+            cwd,
+        }
+    }
+}
+
 impl Launch {
     /// The command line or address exactly as it will run, for the approval dialog and lists.
     /// Secret values are shown as their keychain reference, never read.

@@ -109,6 +109,68 @@ async fn ask(server: &McpServer, tool: &str, op: &str, target: &str) -> String {
     value[0]["text"].as_str().unwrap_or_default().to_owned()
 }
 
+/// Runs `switchboard ARGS…` against `app`.
+async fn cli(app: &Arc<switchboard_core::App>, args: &[&str]) -> (Result<(), String>, String) {
+    support::run_cli(
+        Arc::clone(app),
+        args.iter().map(|s| (*s).to_owned()).collect(),
+    )
+    .await
+}
+
+/// An app (its home `home`) with the hostile server added and approved from the command line,
+/// then each of `then` run; the secrets store is kept alive beside it.
+async fn app_with_hostile(
+    home: &Path,
+    then: &[&[&str]],
+) -> (
+    Arc<switchboard_core::App>,
+    Arc<switchboard_core::secrets::MemoryStore>,
+) {
+    let (app, secrets) = scripted::memory_app(home).await;
+    let python = support::peers().join(".venv/bin/python");
+    let script = support::peers().join("hostile_server.py");
+    let add = [
+        "mcp",
+        "add",
+        "hostile",
+        "--",
+        python.to_str().unwrap(),
+        script.to_str().unwrap(),
+    ];
+    for args in [&add[..], &["mcp", "approve", "hostile", "--yes"]]
+        .into_iter()
+        .chain(then.iter().copied())
+    {
+        let (ran, out) = cli(&app, args).await;
+        ran.unwrap_or_else(|e| panic!("{args:?}: {e} {out}"));
+    }
+    (app, secrets)
+}
+
+/// Widens the running hostile server's sandbox by what it was `refused` (the native dialog
+/// answered yes) and waits for it to run again; the server as it now runs.
+async fn widened(app: &Arc<switchboard_core::App>, refused: &str) -> Arc<McpServer> {
+    let before = app.host().server("hostile").unwrap();
+    let approved = app
+        .widen_server_sandbox(
+            "hostile",
+            refused,
+            &switchboard_core::policy::confirm::Always(true),
+        )
+        .await
+        .unwrap();
+    assert!(approved);
+    support::eventually(Duration::from_secs(30), "the server runs again", || {
+        let now = app
+            .host()
+            .server("hostile")
+            .filter(|now| !Arc::ptr_eq(now, &before));
+        async move { now }
+    })
+    .await
+}
+
 fn on(network: Network) -> SandboxEntry {
     SandboxEntry {
         enabled: true,
@@ -259,33 +321,13 @@ async fn the_command_line_turns_the_sandbox_on_and_off_and_asks_again_only_when_
         return;
     }
     let home = tempfile::tempdir().unwrap();
-    let (app, _secrets) = scripted::memory_app(home.path()).await;
-    let cli = |args: &[&str]| {
-        support::run_cli(
-            Arc::clone(&app),
-            args.iter().map(|s| (*s).to_owned()).collect(),
-        )
-    };
-    let python = support::peers().join(".venv/bin/python");
-    let script = support::peers().join("hostile_server.py");
-    let (ran, _) = cli(&[
-        "mcp",
-        "add",
-        "hostile",
-        "--",
-        python.to_str().unwrap(),
-        script.to_str().unwrap(),
-    ])
-    .await;
-    ran.unwrap();
-    let (ran, _) = cli(&["mcp", "approve", "hostile", "--yes"]).await;
-    ran.unwrap();
+    let (app, _secrets) = app_with_hostile(home.path(), &[]).await;
     let outside = tempfile::tempdir().unwrap();
     let target = outside.path().join("dropped.txt");
     let write = json!({"op": "write", "target": target}).to_string();
 
     // On: the approval stays (it gives the server less), and a write outside is refused.
-    let (ran, out) = cli(&["mcp", "sandbox", "hostile", "on"]).await;
+    let (ran, out) = cli(&app, &["mcp", "sandbox", "hostile", "on"]).await;
     ran.unwrap();
     assert!(
         out.contains(
@@ -293,40 +335,43 @@ async fn the_command_line_turns_the_sandbox_on_and_off_and_asks_again_only_when_
         ),
         "{out}"
     );
-    let (ran, out) = cli(&["mcp", "call", "hostile", "try_it", &write]).await;
+    let (ran, out) = cli(&app, &["mcp", "call", "hostile", "try_it", &write]).await;
     ran.unwrap();
     assert!(out.starts_with("refused: "), "{out}");
     assert!(!target.exists());
-    let (ran, out) = cli(&["mcp", "sandbox", "hostile", "show", "--json"]).await;
+    let (ran, out) = cli(&app, &["mcp", "sandbox", "hostile", "show", "--json"]).await;
     ran.unwrap();
     let shown: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(shown["approved"], true);
     assert_eq!(shown["sandbox"]["network"], "none");
 
     // A folder given to write: it gives more, so the server needs approving again.
-    let (ran, out) = cli(&[
-        "mcp",
-        "sandbox",
-        "hostile",
-        "on",
-        "--allow-write",
-        outside.path().to_str().unwrap(),
-    ])
+    let (ran, out) = cli(
+        &app,
+        &[
+            "mcp",
+            "sandbox",
+            "hostile",
+            "on",
+            "--allow-write",
+            outside.path().to_str().unwrap(),
+        ],
+    )
     .await;
     ran.unwrap();
     assert!(out.contains("approve it again"), "{out}");
-    let (ran, _) = cli(&["mcp", "call", "hostile", "try_it", &write]).await;
+    let (ran, _) = cli(&app, &["mcp", "call", "hostile", "try_it", &write]).await;
     assert!(ran.is_err(), "not approved: it does not start");
-    let (ran, _) = cli(&["mcp", "approve", "hostile", "--yes"]).await;
+    let (ran, _) = cli(&app, &["mcp", "approve", "hostile", "--yes"]).await;
     ran.unwrap();
-    let (ran, out) = cli(&["mcp", "call", "hostile", "try_it", &write]).await;
+    let (ran, out) = cli(&app, &["mcp", "call", "hostile", "try_it", &write]).await;
     ran.unwrap();
     assert!(out.starts_with("ok: written"), "{out}");
 
     // Off: all of the person's rights again, after a new approval.
-    let (ran, _) = cli(&["mcp", "sandbox", "hostile", "off"]).await;
+    let (ran, _) = cli(&app, &["mcp", "sandbox", "hostile", "off"]).await;
     ran.unwrap();
-    let (ran, out) = cli(&["mcp", "sandbox", "hostile", "show", "--json"]).await;
+    let (ran, out) = cli(&app, &["mcp", "sandbox", "hostile", "show", "--json"]).await;
     ran.unwrap();
     let shown: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(shown["approved"], false, "{shown}");
@@ -339,30 +384,8 @@ async fn what_the_sandbox_refused_shows_on_the_server_and_one_approval_gives_it(
         return;
     }
     let home = tempfile::tempdir().unwrap();
-    let (app, _secrets) = scripted::memory_app(home.path()).await;
-    let python = support::peers().join(".venv/bin/python");
-    let script = support::peers().join("hostile_server.py");
-    let cli = |args: &[&str]| {
-        support::run_cli(
-            Arc::clone(&app),
-            args.iter().map(|s| (*s).to_owned()).collect(),
-        )
-    };
-    for args in [
-        &[
-            "mcp",
-            "add",
-            "hostile",
-            "--",
-            python.to_str().unwrap(),
-            script.to_str().unwrap(),
-        ][..],
-        &["mcp", "approve", "hostile", "--yes"],
-        &["mcp", "sandbox", "hostile", "on"],
-    ] {
-        let (ran, out) = cli(args).await;
-        ran.unwrap_or_else(|e| panic!("{args:?}: {e} {out}"));
-    }
+    let (app, _secrets) =
+        app_with_hostile(home.path(), &[&["mcp", "sandbox", "hostile", "on"]]).await;
     app.mcp_restart("hostile").await.unwrap();
     support::server_running(app.host(), "hostile").await;
     let server = app.host().server("hostile").unwrap();
@@ -390,29 +413,12 @@ async fn what_the_sandbox_refused_shows_on_the_server_and_one_approval_gives_it(
         .await;
     assert!(made_up.is_err());
     // One approval (the native dialog, here answered yes) gives it that file, and it runs.
-    let approved = app
-        .widen_server_sandbox(
-            "hostile",
-            &refused,
-            &switchboard_core::policy::confirm::Always(true),
-        )
-        .await
-        .unwrap();
-    assert!(approved);
+    let server = widened(&app, &refused).await;
     let (_, said) = app.server_sandbox("hostile").unwrap();
     assert!(
         said.contains(&format!("can read and write: {}", outside.path().display())),
         "the file's folder: {said}"
     );
-    let before = Arc::clone(&server);
-    let server = support::eventually(Duration::from_secs(30), "the server runs again", || {
-        let now = app
-            .host()
-            .server("hostile")
-            .filter(|now| !Arc::ptr_eq(now, &before));
-        async move { now }
-    })
-    .await;
     let result = server
         .call_tool("write_file", arguments, Duration::from_secs(30))
         .await
@@ -562,39 +568,20 @@ async fn a_host_its_proxy_refused_joins_its_list_with_one_approval() {
         return;
     }
     let home = tempfile::tempdir().unwrap();
-    let (app, _secrets) = scripted::memory_app(home.path()).await;
-    let cli = |args: &[&str]| {
-        support::run_cli(
-            Arc::clone(&app),
-            args.iter().map(|s| (*s).to_owned()).collect(),
-        )
-    };
-    let python = support::peers().join(".venv/bin/python");
-    let script = support::peers().join("hostile_server.py");
     let host = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let host = format!("127.0.0.1:{}", host.local_addr().unwrap().port());
-    for args in [
-        &[
-            "mcp",
-            "add",
-            "hostile",
-            "--",
-            python.to_str().unwrap(),
-            script.to_str().unwrap(),
-        ][..],
-        &["mcp", "approve", "hostile", "--yes"],
-        &[
+    let (app, _secrets) = app_with_hostile(
+        home.path(),
+        &[&[
             "mcp",
             "sandbox",
             "hostile",
             "on",
             "--network",
             "Example.invalid",
-        ],
-    ] {
-        let (ran, out) = cli(args).await;
-        ran.unwrap_or_else(|e| panic!("{args:?}: {e} {out}"));
-    }
+        ]],
+    )
+    .await;
     let (_, said) = app.server_sandbox("hostile").unwrap();
     assert!(said.ends_with("network: example.invalid only"), "{said}");
     app.mcp_restart("hostile").await.unwrap();
@@ -608,51 +595,41 @@ async fn a_host_its_proxy_refused_joins_its_list_with_one_approval() {
     assert_eq!(shown.sandbox_refused, vec![refused.clone()]);
 
     // One approval (the native dialog, answered yes here) puts the host on its list.
-    let approved = app
-        .widen_server_sandbox(
-            "hostile",
-            &refused,
-            &switchboard_core::policy::confirm::Always(true),
-        )
-        .await
-        .unwrap();
-    assert!(approved);
+    let server = widened(&app, &refused).await;
     let (_, said) = app.server_sandbox("hostile").unwrap();
     assert!(
         said.ends_with("network: example.invalid and 127.0.0.1 only"),
         "{said}"
     );
-    let before = Arc::clone(&server);
-    let server = support::eventually(Duration::from_secs(30), "the server runs again", || {
-        let now = app
-            .host()
-            .server("hostile")
-            .filter(|now| !Arc::ptr_eq(now, &before));
-        async move { now }
-    })
-    .await;
     assert_eq!(
         ask(&server, "try_it", "proxy", &host).await,
         "ok: connected"
     );
 
     // Loopback from the command line: kept with the list, said in words.
-    let (ran, out) = cli(&["mcp", "sandbox", "hostile", "on", "--loopback", "on"]).await;
+    let (ran, out) = cli(
+        &app,
+        &["mcp", "sandbox", "hostile", "on", "--loopback", "on"],
+    )
+    .await;
     ran.unwrap();
     assert!(
         out.contains("network: example.invalid, 127.0.0.1 and this computer"),
         "{out}"
     );
-    let (ran, _) = cli(&[
-        "mcp",
-        "sandbox",
-        "hostile",
-        "on",
-        "--network",
-        "any",
-        "--loopback",
-        "on",
-    ])
+    let (ran, _) = cli(
+        &app,
+        &[
+            "mcp",
+            "sandbox",
+            "hostile",
+            "on",
+            "--network",
+            "any",
+            "--loopback",
+            "on",
+        ],
+    )
     .await;
     assert!(ran.is_err(), "loopback goes with a list");
     app.host().shutdown(Duration::from_secs(5)).await;

@@ -131,7 +131,8 @@ impl Reach {
             .iter()
             .map(|h| hosts::rule(h))
             .collect::<Result<_, _>>()?;
-        self.hosts.dedup();
+        let mut seen = std::collections::HashSet::new();
+        self.hosts.retain(|h| seen.insert(h.clone()));
         if self.network != Network::Hosts {
             self.hosts.clear();
             self.loopback = false;
@@ -361,7 +362,14 @@ pub fn plan(entry: &SandboxEntry, inputs: &PlanInputs<'_>) -> SandboxPlan {
     read.extend(entry.allow_read.iter().filter_map(|r| expand(r, home)));
     let mut write: Vec<PathBuf> = inputs.roots.to_vec();
     write.extend(entry.allow_write.iter().filter_map(|w| expand(w, home)));
-    write.extend(writes.iter().map(|w| home.join(w)));
+    // Its runtime's caches, made if they are not there yet (a folder that does not exist
+    // cannot be given, and the runtime would make it outside the sandbox anyway).
+    for cache in writes.iter().map(|w| home.join(w)) {
+        if home.is_dir() && !cache.exists() {
+            let _ = std::fs::create_dir_all(&cache);
+        }
+        write.push(cache);
+    }
     write.push(inputs.private_dir.clone());
     read.sort();
     read.dedup();

@@ -23,6 +23,9 @@ use super::Refusals;
 const MAX_HEAD: usize = 32 * 1024;
 /// How long a client has to send its request head, and a host to take the connection.
 const WAIT: Duration = Duration::from_secs(30);
+/// The most connections through one proxy at once: a server that opens more has the rest
+/// closed at once, so it cannot use up Switchboard's own files.
+pub const MAX_CONNECTIONS: usize = 128;
 
 /// A running proxy; it stops, with every connection through it, when this is dropped.
 #[derive(Debug)]
@@ -42,6 +45,7 @@ impl Proxy {
         let stop = CancellationToken::new();
         let list = Arc::new(list);
         let running = stop.clone();
+        let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
         tokio::spawn(async move {
             loop {
                 let accepted = tokio::select! {
@@ -51,9 +55,14 @@ impl Proxy {
                 let Ok((client, _)) = accepted else {
                     continue;
                 };
+                let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+                    drop(client);
+                    continue;
+                };
                 let (list, refusals, running) =
                     (Arc::clone(&list), Arc::clone(&refusals), running.clone());
                 tokio::spawn(async move {
+                    let _slot = slot;
                     tokio::select! {
                         () = running.cancelled() => {}
                         () = serve(client, &list, &refusals) => {}
@@ -407,6 +416,46 @@ mod tests {
             .await
             .starts_with("HTTP/1.1 400"));
         drop(proxy);
+    }
+
+    #[tokio::test]
+    async fn a_server_that_opens_too_many_connections_has_the_rest_closed() {
+        let proxy = Proxy::start(HostList::new(&[], false), refusals())
+            .await
+            .unwrap();
+        let mut idle = Vec::new();
+        for _ in 0..MAX_CONNECTIONS {
+            let s = TcpStream::connect(("127.0.0.1", proxy.port()))
+                .await
+                .unwrap();
+            idle.push(s);
+        }
+        // Each of those waits for its request head; one more is closed without a word.
+        let mut extra = TcpStream::connect(("127.0.0.1", proxy.port()))
+            .await
+            .unwrap();
+        let mut got = Vec::new();
+        let read = tokio::time::timeout(Duration::from_secs(10), extra.read_to_end(&mut got)).await;
+        assert!(matches!(read, Ok(Ok(0)) | Ok(Err(_))), "{read:?}");
+        // One let go, a new one is served (once the proxy has seen it go).
+        drop(idle.pop());
+        let until = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let got = through(
+                proxy.port(),
+                "CONNECT elsewhere.example:443 HTTP/1.1\r\n\r\n",
+            )
+            .await;
+            if got.starts_with("HTTP/1.1 403") {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < until,
+                "no slot came free: {got:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        drop(idle);
     }
 
     #[tokio::test]

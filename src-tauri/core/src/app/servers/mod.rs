@@ -616,13 +616,16 @@ impl App {
                 .map_or_else(|| p.to_owned(), |p| p.display().to_string())
         };
         // A file written is often made anew, or beside itself and renamed: its folder is
-        // given. A read is given what was read, when it is there.
+        // given — but never the home folder or a folder holding it: then only what was
+        // written (~/.bashrc, not the home). A read is given what was read, when it is there.
         let folder_of = |p: String| {
             let at = std::path::Path::new(&p);
             if at.is_dir() {
-                p
-            } else {
-                at.parent().map_or(p.clone(), |d| d.display().to_string())
+                return p;
+            }
+            match at.parent() {
+                Some(dir) if !home.starts_with(dir) => dir.display().to_string(),
+                _ => p,
             }
         };
         match refused.split_once(' ') {

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -498,6 +499,61 @@ test("an MCP bundle chosen in the native dialog shows its consent screen, instal
   assert.ok(fs.existsSync(path.join(entry.cwd, "server", "main.py")));
   assert.ok(!JSON.stringify(config).includes("sk-bundle-e2e"));
   assert.deepEqual(entry.sandbox, { enabled: true, network: "hosts", hosts: ["registry.npmjs.org", "*.github.com"] });
+});
+
+test("what the sandbox refused a server shows on its card, and one Allow puts it on the list after the native dialog", async () => {
+  const home = tempHome("mcp-sandbox-blocked");
+  // A file of the person's home that no server was given.
+  const planted = path.join(os.homedir(), `.switchboard-e2e-${path.basename(home)}`);
+  fs.writeFileSync(planted, "PRIVATE");
+  try {
+    const python = path.resolve("tests/peers/.venv/bin/python");
+    const script = path.resolve("tests/peers/hostile_server.py");
+    const tries = JSON.stringify([
+      ["read", planted],
+      ["proxy", "evil.example:443"],
+    ]);
+    cli(home, ["mcp", "add", "hostile", "--env", `HOSTILE_AT_START=${tries}`, "--", python, script]);
+    cli(home, ["mcp", "approve", "hostile", "--yes"]);
+    cli(home, ["mcp", "sandbox", "hostile", "on", "--network", "registry.npmjs.org"]);
+    const app = await launch(home);
+    try {
+      const b = app.browser;
+      await b.$(tid("nav-servers")).click();
+      const item = `${tid("server-item")}[data-name="hostile"]`;
+      await b.$(item).waitForDisplayed({ timeout: 15000 });
+      await b.waitUntil(async () => shownRunning(b, item), { timeout: 30000, timeoutMsg: "the hostile server does not run" });
+      await openServer(b, item);
+      const shown = `${item} ${tid("server-sandbox-refusal")}`;
+      await b.waitUntil(async () => (await b.$$(shown)).length === 2, { timeout: 15000, timeoutMsg: "the refusals are not shown" });
+      const refusals = await b.execute(
+        (sel) => [...document.querySelectorAll(sel)].map((r) => r.querySelector(".refusal-text")?.textContent.trim() ?? ""),
+        shown,
+      );
+      const home_ = os.homedir();
+      // (Each is seen where it happens — the proxy, the server's stderr — in either order.)
+      assert.deepEqual(refusals.sort(), [
+        "Blocked: connect evil.example:443",
+        `Blocked: read ${planted.replace(home_, "~")}`,
+      ]);
+      await b.$(`${item} ${tid("server-sandbox")}`).scrollIntoView();
+      await app.screenshot("servers-sandbox-blocked");
+      // Allow the host: Rust's dialog shows the widened sandbox; approved, it runs again with it.
+      await b.$(`${item} ${tid("server-sandbox-allow")}[aria-label="Allow: connect evil.example:443"]`).click();
+      const dialog = await nativeWindow("Start the MCP server “hostile”");
+      screenshotScreen("sandbox-blocked-allow");
+      pressIn(dialog, "alt+a");
+      await b.waitUntil(async () => (await textOf(b, `${item} ${tid("server-sandbox-said")}`)).endsWith("network: registry.npmjs.org and evil.example only"), {
+        timeout: 30000,
+        timeoutMsg: "the host is not on the list",
+      });
+      await b.waitUntil(async () => shownRunning(b, item), { timeout: 30000, timeoutMsg: "it does not run again" });
+    } finally {
+      await app.close();
+    }
+  } finally {
+    fs.rmSync(planted, { force: true });
+  }
 });
 
 test("an MCP bundle dropped on the window opens its consent screen from any page; a broken one is refused with the reason", async () => {

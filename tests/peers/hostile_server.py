@@ -119,8 +119,24 @@ def from_escaped(op: str, target: str, extra: str = "") -> str:
     return b"".join(chunks).decode()
 
 
+def at_start() -> None:
+    """Tries what HOSTILE_AT_START lists ([[op, target], …]) before serving, saying each
+    refusal on stderr as a program's own error would (a read with its path), so the card shows
+    what the sandbox refused before a tool is ever called."""
+    for op, target in json.loads(os.environ.get("HOSTILE_AT_START") or "[]"):
+        if op == "read":
+            try:
+                with open(target, encoding="utf-8") as f:
+                    f.read(1)
+            except OSError as e:
+                print(f"PermissionError: {e}", file=sys.stderr, flush=True)
+        else:
+            print(f"{op} {target}: {attempt(op, target)}", file=sys.stderr, flush=True)
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--once":
         print(attempt(*json.loads(sys.argv[2])))
     else:
+        at_start()
         server.run()

@@ -543,7 +543,7 @@ test("what the sandbox refused a server shows on its card, and one Allow puts it
       const dialog = await nativeWindow("Start the MCP server “hostile”");
       screenshotScreen("sandbox-blocked-allow");
       pressIn(dialog, "alt+a");
-      await b.waitUntil(async () => (await textOf(b, `${item} ${tid("server-sandbox-said")}`)).endsWith("network: registry.npmjs.org and evil.example only"), {
+      await b.waitUntil(async () => (await textOf(b, `${item} ${tid("server-sandbox-said")}`)).endsWith("network: registry.npmjs.org and evil.example:443 only"), {
         timeout: 30000,
         timeoutMsg: "the host is not on the list",
       });

@@ -683,6 +683,7 @@ describe("the Servers page", { timeout: 30_000 }, () => {
     const input = within(section).getByTestId<HTMLInputElement>("server-sandbox-host-input");
     const add = within(section).getByTestId<HTMLButtonElement>("server-sandbox-host-add");
     expect(add.disabled).toBe(true);
+    await vi.waitFor(() => expect(input.disabled).toBe(false));
     await user.type(input, "Registry.NPMjs.org, *.github.com:443");
     await user.click(add);
     await vi.waitFor(() => expect(said()).toContain("network: registry.npmjs.org and *.github.com:443 only"));
@@ -692,15 +693,20 @@ describe("the Servers page", { timeout: 30_000 }, () => {
     ]);
     expect(input.value).toBe("");
     // Not a host: Rust says why, and what was typed stays to be mended.
+    await vi.waitFor(() => expect(input.disabled).toBe(false));
     await user.type(input, "http://evil.example");
+    await vi.waitFor(() => expect(add.disabled).toBe(false));
     await user.click(add);
     await vi.waitFor(() => expect(document.body.textContent).toContain("is not a host"));
     expect(input.value).toBe("http://evil.example");
     expect((await status("files")).sandbox?.entry?.hosts).toEqual(["registry.npmjs.org", "*.github.com:443"]);
+    // (The list is read again after the refusal: the field waits for it.)
+    await vi.waitFor(() => expect(input.disabled).toBe(false));
     await user.clear(input);
     // This computer's ports.
     const loopback = within(section).getByTestId<HTMLInputElement>("server-sandbox-loopback");
     expect(loopback.checked).toBe(false);
+    await vi.waitFor(() => expect(loopback.disabled).toBe(false));
     await user.click(loopback);
     await vi.waitFor(() => expect(said()).toContain("network: registry.npmjs.org, *.github.com:443 and this computer"));
     expect((await status("files")).sandbox?.entry?.loopback).toBe(true);

@@ -115,7 +115,7 @@ async fn main() {
         bare.push(at.elapsed());
         let at = Instant::now();
         let mut command = tokio::process::Command::new("/bin/true");
-        sandbox::linux::confine(&mut command, &plan, None).unwrap();
+        sandbox::linux::confine(&mut command, &plan, sandbox::linux::Route::None).unwrap();
         assert!(command.status().await.unwrap().success());
         confined.push(at.elapsed());
     }

@@ -464,6 +464,10 @@ async fn with_a_list_of_hosts_it_reaches_those_through_its_proxy_and_nothing_els
         // Around the proxy, even to the listed host: refused by the system.
         let said = ask(&server, tool, "connect", &listed).await;
         assert!(said.starts_with("refused: "), "{tool}: {said}");
+        // Nor does the proxy's port lead anywhere else: its network holds nothing but it.
+        let elsewhere = format!("192.0.2.1:{}", sandbox::INSIDE_PORT);
+        let said = ask(&server, tool, "connect", &elsewhere).await;
+        assert!(said.starts_with("refused: 101 "), "unreachable: {tool}: {said}");
         // Nor a datagram (DNS to anywhere would do), nor a Unix socket.
         for (op, target) in [("udp", other.as_str()), ("unix", bus.as_str())] {
             let said = ask(&server, tool, op, target).await;
@@ -598,7 +602,7 @@ async fn a_host_its_proxy_refused_joins_its_list_with_one_approval() {
     let server = widened(&app, &refused).await;
     let (_, said) = app.server_sandbox("hostile").unwrap();
     assert!(
-        said.ends_with("network: example.invalid and 127.0.0.1 only"),
+        said.ends_with(&format!("network: example.invalid and {host} only")),
         "{said}"
     );
     assert_eq!(
@@ -614,7 +618,9 @@ async fn a_host_its_proxy_refused_joins_its_list_with_one_approval() {
     .await;
     ran.unwrap();
     assert!(
-        out.contains("network: example.invalid, 127.0.0.1 and this computer"),
+        out.contains(&format!(
+            "network: example.invalid, {host} and this computer"
+        )),
         "{out}"
     );
     let (ran, _) = cli(

@@ -74,32 +74,47 @@ impl std::fmt::Debug for StdioLaunch {
 }
 
 /// Puts the child `command` starts in the sandbox `plan` describes: its own folder (its
-/// `TMPDIR`), the variables that send it through `proxy` (with a list of hosts), and the
-/// system's enforcement ([`enforce`]).
+/// `TMPDIR`), the variables that send it through its proxy (with a list of hosts: at
+/// `proxy`, a port of this computer, or `inside` a network of its own), and the system's
+/// enforcement ([`enforce`]). With `inside`, the hand-over of its proxy's socket.
 fn confine(
     command: &mut tokio::process::Command,
     plan: &crate::sandbox::SandboxPlan,
-    proxy: Option<&crate::sandbox::proxy::Proxy>,
-) -> std::io::Result<()> {
+    proxy: Option<u16>,
+    inside: bool,
+) -> std::io::Result<Option<crate::sandbox::Handoff>> {
     std::fs::create_dir_all(&plan.private_dir)?;
     command
         .env("TMPDIR", &plan.private_dir)
         .env("TMP", &plan.private_dir)
         .env("TEMP", &plan.private_dir);
-    if let Some(proxy) = proxy {
-        command.envs(proxy.environment());
+    let port = if inside {
+        Some(crate::sandbox::INSIDE_PORT)
+    } else {
+        proxy
+    };
+    if let Some(port) = port {
+        command.envs(crate::sandbox::proxy::environment(port));
     }
-    enforce(command, plan, proxy)
+    enforce(command, plan, proxy, inside)
 }
 
-/// Linux: Landlock (and a network namespace) put on the child before it runs its program.
+/// Linux: Landlock, seccomp and a network namespace put on the child before it runs its
+/// program.
 #[cfg(target_os = "linux")]
 fn enforce(
     command: &mut tokio::process::Command,
     plan: &crate::sandbox::SandboxPlan,
-    proxy: Option<&crate::sandbox::proxy::Proxy>,
-) -> std::io::Result<()> {
-    crate::sandbox::linux::confine(command, plan, proxy.map(crate::sandbox::proxy::Proxy::port))
+    proxy: Option<u16>,
+    inside: bool,
+) -> std::io::Result<Option<crate::sandbox::Handoff>> {
+    use crate::sandbox::linux::Route;
+    let route = match (inside, proxy) {
+        (true, _) => Route::Inside,
+        (false, Some(port)) => Route::Port(port),
+        (false, None) => Route::None,
+    };
+    crate::sandbox::linux::confine(command, plan, route)
 }
 
 /// macOS and Windows: the program already runs under `sandbox-exec` or Switchboard's
@@ -109,17 +124,19 @@ fn enforce(
 fn enforce(
     _: &mut tokio::process::Command,
     _: &crate::sandbox::SandboxPlan,
-    _: Option<&crate::sandbox::proxy::Proxy>,
-) -> std::io::Result<()> {
-    Ok(())
+    _: Option<u16>,
+    _: bool,
+) -> std::io::Result<Option<crate::sandbox::Handoff>> {
+    Ok(None)
 }
 
 #[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
 fn enforce(
     _: &mut tokio::process::Command,
     _: &crate::sandbox::SandboxPlan,
-    _: Option<&crate::sandbox::proxy::Proxy>,
-) -> std::io::Result<()> {
+    _: Option<u16>,
+    _: bool,
+) -> std::io::Result<Option<crate::sandbox::Handoff>> {
     Err(std::io::Error::new(
         std::io::ErrorKind::Unsupported,
         "sandboxed servers run on Linux, macOS and Windows",
@@ -135,16 +152,12 @@ fn enforce(
 #[allow(unused_variables, clippy::unnecessary_wraps)]
 fn new_command(
     launch: &StdioLaunch,
-    proxy: Option<&crate::sandbox::proxy::Proxy>,
+    proxy: Option<u16>,
 ) -> std::io::Result<tokio::process::Command> {
     #[cfg(target_os = "macos")]
     if let Some(plan) = &launch.sandbox {
-        let (program, args) = crate::sandbox::seatbelt::command_line(
-            plan,
-            proxy.map(crate::sandbox::proxy::Proxy::port),
-            &launch.program,
-            &launch.args,
-        );
+        let (program, args) =
+            crate::sandbox::seatbelt::command_line(plan, proxy, &launch.program, &launch.args);
         let mut command = tokio::process::Command::new(program);
         command.args(args);
         return Ok(command);
@@ -223,25 +236,39 @@ async fn start_once(
             launch.program.display()
         ),
     };
-    // A list of hosts is reached through a proxy of this start's own, which stops with it.
+    // A list of hosts is reached through a proxy of this start's own, which stops with it:
+    // inside a network of the server's own where this system allows one (the proxy accepts
+    // on the socket the server hands over as it starts), else on this computer's 127.0.0.1.
     let mut proxy = None;
-    if let (Some(plan), Some(refusals)) = (&launch.sandbox, &refusals) {
-        if plan.network == crate::sandbox::Network::Hosts {
-            let list = crate::sandbox::hosts::HostList::new(&plan.hosts, plan.loopback);
-            proxy = Some(
-                crate::sandbox::proxy::Proxy::start(list, Arc::clone(refusals))
-                    .await
-                    .map_err(sandbox_error)?,
+    let list = launch
+        .sandbox
+        .as_ref()
+        .filter(|plan| plan.network == crate::sandbox::Network::Hosts)
+        .map(|plan| crate::sandbox::hosts::HostList::new(&plan.hosts, plan.loopback));
+    let inside = list.is_some() && crate::sandbox::own_network_allowed();
+    if let (Some(list), Some(refusals), false) = (&list, &refusals, inside) {
+        if cfg!(target_os = "linux") {
+            tracing::warn!(
+                server = name,
+                "this system allows no network of a server's own: its list of hosts is held \
+                 by its proxy's port alone (Landlock), which the same port elsewhere passes"
             );
         }
+        proxy = Some(
+            crate::sandbox::proxy::Proxy::start(list.clone(), Arc::clone(refusals))
+                .await
+                .map_err(sandbox_error)?,
+        );
     }
-    let mut command = new_command(launch, proxy.as_ref()).map_err(sandbox_error)?;
+    let proxy_port = proxy.as_ref().map(crate::sandbox::proxy::Proxy::port);
+    let mut command = new_command(launch, proxy_port).map_err(sandbox_error)?;
     command.env_clear().envs(launch.env.iter().cloned());
     if let Some(cwd) = &launch.cwd {
         command.current_dir(cwd);
     }
+    let mut handoff = None;
     if let Some(plan) = &launch.sandbox {
-        confine(&mut command, plan, proxy.as_ref()).map_err(sandbox_error)?;
+        handoff = confine(&mut command, plan, proxy_port, inside).map_err(sandbox_error)?;
     }
     let mut wrapped = CommandWrap::from(command);
     #[cfg(unix)]
@@ -281,6 +308,13 @@ async fn start_once(
     // Until the handshake is done, a start that is abandoned (its future dropped: the app
     // quitting, a stop) takes the whole group with it.
     let mut abandoned = GroupGuard(pid);
+    if let (Some(handoff), Some(list), Some(refusals)) = (handoff, list, &refusals) {
+        let listener = handoff.receive().map_err(sandbox_error)?;
+        proxy = Some(
+            crate::sandbox::proxy::Proxy::on(listener, list, Arc::clone(refusals))
+                .map_err(sandbox_error)?,
+        );
+    }
     let overlong = Arc::new(std::sync::atomic::AtomicBool::new(false));
     // rmcp drops a line over its own 16 MiB quietly and waits on (the call then hangs to its
     // timeout): its cap is lifted, since ours (LineCap) bounds what the server sends and ends

@@ -19,6 +19,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use sha2::Digest as _;
 
 use super::{Network, SandboxPlan};
 
@@ -81,7 +82,19 @@ pub fn container(plan: &SandboxPlan) -> Result<Container, String> {
             }
         })
         .collect();
-    name.truncate(64);
+    // The grants and the network are in its name: a container once given a folder keeps the
+    // access list entry, so a narrower sandbox is a new container, not the old one told less.
+    let mut grants_text = capabilities.join(",");
+    for grant in plan.read.iter().chain(&plan.write) {
+        grants_text.push('|');
+        grants_text.push_str(&grant.to_string_lossy());
+    }
+    grants_text.push_str(&format!("|{}", plan.write.len()));
+    let digest = sha2::Sha256::digest(grants_text.as_bytes());
+    let suffix: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    name.truncate(64 - 9);
+    name.push('.');
+    name.push_str(&suffix);
     // Never a drive, nor the home folder or a folder holding it: those are not the plan's to
     // give whole (it gives the home's parts).
     let grantable = |p: &PathBuf| p.parent().is_some() && !plan.home.starts_with(p);
@@ -370,7 +383,8 @@ mod applied {
         let mut size = 0usize;
         // The first call only says how large the list is.
         let _ = unsafe { InitializeProcThreadAttributeList(None, 1, None, &mut size) };
-        let mut storage = vec![0u8; size];
+        // Pointer-aligned, as the list's own layout wants.
+        let mut storage = vec![0usize; size.div_ceil(std::mem::size_of::<usize>())];
         let list = LPPROC_THREAD_ATTRIBUTE_LIST(storage.as_mut_ptr().cast());
         unsafe { InitializeProcThreadAttributeList(Some(list), 1, None, &mut size) }
             .map_err(|e| format!("its attributes: {e}"))?;
@@ -468,7 +482,7 @@ mod tests {
     #[test]
     fn the_plan_becomes_a_container_with_its_folders_and_the_network_as_capabilities() {
         let made = container(&plan(Network::None)).unwrap();
-        assert_eq!(made.name, "Switchboard.my-fs");
+        assert!(made.name.starts_with("Switchboard.my-fs."), "{}", made.name);
         assert!(made.capabilities.is_empty(), "no network: no capability");
         assert_eq!(
             made.grants,
@@ -504,7 +518,18 @@ mod tests {
         };
         let made = container(&unix).unwrap();
         assert_eq!(made.capabilities, vec![INTERNET_CLIENT, PRIVATE_NETWORK]);
-        assert_eq!(made.name, "Switchboard.fs");
+        assert!(made.name.starts_with("Switchboard.fs."), "{}", made.name);
+        // A narrower sandbox is another container (the old one's grants stay with it).
+        let narrower = SandboxPlan {
+            read: Vec::new(),
+            ..unix.clone()
+        };
+        assert_ne!(container(&narrower).unwrap().name, made.name);
+        assert_eq!(
+            container(&unix).unwrap().name,
+            made.name,
+            "the same plan, the same one"
+        );
         assert_eq!(
             made.grants
                 .iter()

@@ -146,8 +146,11 @@ impl HostList {
         self.rules.iter().any(|rule| {
             rule.port.is_none_or(|p| p == port)
                 && if rule.subdomains {
-                    host.strip_suffix(&rule.host)
-                        .is_some_and(|rest| rest.ends_with('.') && rest.len() > 1)
+                    // A name's subdomains, never an address (`*.0.1` is not 127.0.0.1).
+                    host.parse::<IpAddr>().is_err()
+                        && host
+                            .strip_suffix(&rule.host)
+                            .is_some_and(|rest| rest.ends_with('.') && rest.len() > 1)
                 } else {
                     host == rule.host
                         || host
@@ -226,6 +229,11 @@ mod tests {
         assert!(list.lists("127.0.0.1", 5000));
         assert!(!list.lists("127.0.0.1", 5001));
         assert!(!list.lists("localhost", 5000), "a name is not its address");
+        let numbers = HostList::new(&["*.0.1".into()], false);
+        assert!(
+            !numbers.lists("127.0.0.1", 80),
+            "a subdomain rule is for names"
+        );
 
         let with_loopback = HostList::new(&[], true);
         assert!(with_loopback.lists("localhost", 1));

@@ -344,7 +344,16 @@ pub fn plan(entry: &SandboxEntry, inputs: &PlanInputs<'_>) -> SandboxPlan {
     {
         // A prefix the home shares with everything else (~/.local holds other programs'
         // data, Switchboard's database among them) is not given: only the program's folder.
-        let shared = [".local", ".config", ".cache", ".local/share"].map(|d| home.join(d));
+        let shared = [
+            ".local",
+            ".config",
+            ".cache",
+            ".local/share",
+            "AppData/Roaming",
+            "AppData/Local",
+            "AppData/Local/Programs",
+        ]
+        .map(|d| home.join(d));
         if let Some(prefix) = program.parent().and_then(Path::parent) {
             if prefix.starts_with(home) && prefix != home && !shared.iter().any(|s| s == prefix) {
                 read.push(prefix.to_path_buf());
@@ -547,6 +556,84 @@ pub fn narrows(before: Option<&SandboxEntry>, after: &SandboxEntry) -> bool {
         && (!after.allow_unsandboxed || before.allow_unsandboxed)
 }
 
+/// `path` as it is on disk (links followed) when it is there, else with `.` and `..` taken
+/// out by their words.
+fn normal(path: &Path) -> PathBuf {
+    if let Ok(real) = std::fs::canonicalize(path) {
+        return real;
+    }
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// `entry` given what its sandbox refused a server (`refused`, one of [`Refusals::seen`]):
+/// a path to read (what was read, when it is there, else its folder) or to write (its
+/// folder: a file written is often made anew, or beside itself and renamed); a host its proxy
+/// refused, with its port, joins its list; a connection around the proxy, or with no network,
+/// gives it any. Never the home folder or a folder holding it — a refusal is the server's own
+/// words, and a hostile server can say anything — and never a `*.` rule.
+///
+/// # Errors
+/// What it would give is too much, or is not a refusal; in words.
+pub fn widened(
+    mut entry: SandboxEntry,
+    refused: &str,
+    home: &Path,
+) -> Result<SandboxEntry, String> {
+    let unknown = || format!("“{refused}” is not a refusal Switchboard knows.");
+    let (what, rest) = refused.split_once(' ').ok_or_else(unknown)?;
+    match what {
+        "read" | "write" => {
+            let path = normal(&expand(rest, home).ok_or_else(unknown)?);
+            let whole = what == "read" && path.exists() || path.is_dir();
+            let given = match path.parent() {
+                Some(dir) if !whole && !home.starts_with(dir) => dir.to_path_buf(),
+                _ => path,
+            };
+            if home.starts_with(&given) {
+                return Err(format!(
+                    "That would give the server {} (your whole home folder, or more); give it \
+                     a folder inside it instead.",
+                    given.display()
+                ));
+            }
+            let given = given.display().to_string();
+            let list = if what == "read" {
+                &mut entry.allow_read
+            } else {
+                &mut entry.allow_write
+            };
+            if !list.contains(&given) {
+                list.push(given);
+            }
+        }
+        "connect" if entry.network == Network::Hosts && !rest.ends_with(" directly") => {
+            let rule = hosts::rule(rest)?;
+            if rule.starts_with('*') {
+                return Err(unknown());
+            }
+            if !entry.hosts.contains(&rule) {
+                entry.hosts.push(rule);
+            }
+        }
+        "connect" => entry.set_reach(Reach {
+            network: Network::Any,
+            ..Reach::default()
+        }),
+        _ => return Err(unknown()),
+    }
+    Ok(entry)
+}
+
 /// The most refusals a server's card keeps (the newest).
 const KEPT_REFUSALS: usize = 20;
 
@@ -685,6 +772,35 @@ fn address_in(line: &str) -> Option<String> {
             })
         })
         .map(str::to_owned)
+}
+
+#[cfg(target_os = "linux")]
+pub use linux::{own_network_allowed, Handoff, INSIDE_PORT};
+
+/// The hand-over of a proxy's socket from a server's own network (Linux only).
+#[cfg(not(target_os = "linux"))]
+#[derive(Debug)]
+pub enum Handoff {}
+
+#[cfg(not(target_os = "linux"))]
+impl Handoff {
+    /// Never made here.
+    ///
+    /// # Errors
+    /// None: there is no such value.
+    pub fn receive(self) -> std::io::Result<std::net::TcpListener> {
+        match self {}
+    }
+}
+
+/// The port a server's proxy has inside its own network (Linux only).
+#[cfg(not(target_os = "linux"))]
+pub const INSIDE_PORT: u16 = 3128;
+
+/// Whether a server can have a network of its own (Linux only).
+#[cfg(not(target_os = "linux"))]
+pub fn own_network_allowed() -> bool {
+    false
 }
 
 /// Whether this system can sandbox a server, and if not, why.
@@ -996,6 +1112,61 @@ mod tests {
         };
         assert!(!narrows(Some(&none), &before), "none to a list widens");
         assert!(narrows(Some(&before), &none));
+    }
+
+    #[test]
+    fn widening_gives_what_was_refused_and_never_the_home_or_a_wildcard() {
+        let home = tempfile::tempdir().unwrap();
+        let home = home.path().canonicalize().unwrap();
+        std::fs::create_dir_all(home.join("notes")).unwrap();
+        std::fs::write(home.join("notes/a.txt"), "").unwrap();
+        let list = SandboxEntry {
+            enabled: true,
+            network: Network::Hosts,
+            hosts: vec!["registry.npmjs.org".into()],
+            ..SandboxEntry::default()
+        };
+        let shown = |p: &str| home.join(p).display().to_string();
+        let got = widened(
+            list.clone(),
+            &format!("read {}", shown("notes/a.txt")),
+            &home,
+        )
+        .unwrap();
+        assert_eq!(got.allow_read, vec![shown("notes/a.txt")]);
+        let got = widened(
+            list.clone(),
+            &format!("write {}", shown("notes/new.txt")),
+            &home,
+        )
+        .unwrap();
+        assert_eq!(got.allow_write, vec![shown("notes")], "a file's folder");
+        // A file right in the home is given alone, never the home.
+        let got = widened(list.clone(), &format!("write {}", shown(".bashrc")), &home).unwrap();
+        assert_eq!(got.allow_write, vec![shown(".bashrc")]);
+        for too_much in [
+            format!("write {}", home.display()),
+            format!("read {}", home.display()),
+            "write ~".to_owned(),
+            "read ~/notes/..".to_owned(),
+            format!("write {}", home.parent().unwrap().display()),
+            "write /".to_owned(),
+        ] {
+            assert!(
+                widened(list.clone(), &too_much, &home).is_err(),
+                "{too_much}"
+            );
+        }
+        // A host with its port; never a wildcard; around the proxy: any.
+        let got = widened(list.clone(), "connect api.example.com:8443", &home).unwrap();
+        assert_eq!(
+            got.hosts,
+            vec!["registry.npmjs.org", "api.example.com:8443"]
+        );
+        assert!(widened(list.clone(), "connect *.com:443", &home).is_err());
+        let got = widened(list.clone(), "connect 1.2.3.4:443 directly", &home).unwrap();
+        assert_eq!((got.network, got.hosts.len()), (Network::Any, 0));
+        assert!(widened(list, "delete everything", &home).is_err());
     }
 
     #[test]

@@ -41,6 +41,28 @@ impl Proxy {
     /// It could not listen.
     pub async fn start(list: HostList, refusals: Arc<Refusals>) -> std::io::Result<Proxy> {
         let listener = TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0)).await?;
+        Self::serve(listener, list, refusals)
+    }
+
+    /// A proxy for `list` accepting on `listener` (one a sandboxed server made inside its own
+    /// network and handed over), noting what it refuses in `refusals`.
+    ///
+    /// # Errors
+    /// The socket is not a listening one.
+    pub fn on(
+        listener: std::net::TcpListener,
+        list: HostList,
+        refusals: Arc<Refusals>,
+    ) -> std::io::Result<Proxy> {
+        listener.set_nonblocking(true)?;
+        Self::serve(TcpListener::from_std(listener)?, list, refusals)
+    }
+
+    fn serve(
+        listener: TcpListener,
+        list: HostList,
+        refusals: Arc<Refusals>,
+    ) -> std::io::Result<Proxy> {
         let port = listener.local_addr()?.port();
         let stop = CancellationToken::new();
         let list = Arc::new(list);
@@ -85,32 +107,38 @@ impl Proxy {
     /// curl, uv, pip and Rust read, npm's own, and Node's (22 and newer, with
     /// `NODE_USE_ENV_PROXY`). Nothing is exempt from it: `NO_PROXY` is emptied.
     pub fn environment(&self) -> Vec<(&'static str, String)> {
-        let url = format!("http://127.0.0.1:{}", self.port);
-        let mut env: Vec<(&'static str, String)> = [
-            "HTTP_PROXY",
-            "HTTPS_PROXY",
-            "ALL_PROXY",
-            "http_proxy",
-            "https_proxy",
-            "all_proxy",
-            "npm_config_proxy",
-            "npm_config_https_proxy",
-            "YARN_HTTP_PROXY",
-            "YARN_HTTPS_PROXY",
-            "PIP_PROXY",
-            "GLOBAL_AGENT_HTTP_PROXY",
-        ]
-        .into_iter()
-        .map(|name| (name, url.clone()))
-        .collect();
-        env.extend(
-            ["NO_PROXY", "no_proxy", "npm_config_noproxy"]
-                .into_iter()
-                .map(|name| (name, String::new())),
-        );
-        env.push(("NODE_USE_ENV_PROXY", "1".to_owned()));
-        env
+        environment(self.port)
     }
+}
+
+/// The environment that sends a server's programs through a proxy at 127.0.0.1:`port`: see
+/// [`Proxy::environment`].
+pub fn environment(port: u16) -> Vec<(&'static str, String)> {
+    let url = format!("http://127.0.0.1:{port}");
+    let mut env: Vec<(&'static str, String)> = [
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+        "npm_config_proxy",
+        "npm_config_https_proxy",
+        "YARN_HTTP_PROXY",
+        "YARN_HTTPS_PROXY",
+        "PIP_PROXY",
+        "GLOBAL_AGENT_HTTP_PROXY",
+    ]
+    .into_iter()
+    .map(|name| (name, url.clone()))
+    .collect();
+    env.extend(
+        ["NO_PROXY", "no_proxy", "npm_config_noproxy"]
+            .into_iter()
+            .map(|name| (name, String::new())),
+    );
+    env.push(("NODE_USE_ENV_PROXY", "1".to_owned()));
+    env
 }
 
 /// The host and port of `authority` (`host:port`, `[v6]:port`), `default` when it has none.
@@ -173,10 +201,20 @@ fn asked(head: &[u8]) -> Result<Asked, (u16, String)> {
         path.push('?');
         path.push_str(query);
     }
-    let mut forward = format!("{method} {path} HTTP/1.1\r\n").into_bytes();
+    // The host asked for is the one named to it (the client's own Host could name another
+    // site behind the same address).
+    let authority = match url.port() {
+        Some(p) => format!("{}:{p}", url.host_str().unwrap_or_default()),
+        None => url.host_str().unwrap_or_default().to_owned(),
+    };
+    let mut forward = format!("{method} {path} HTTP/1.1\r\nHost: {authority}\r\n").into_bytes();
     for header in request.headers.iter() {
         let name = header.name.to_ascii_lowercase();
-        if name.starts_with("proxy-") || name == "connection" || name == "keep-alive" {
+        if name.starts_with("proxy-")
+            || name == "connection"
+            || name == "keep-alive"
+            || name == "host"
+        {
             continue;
         }
         forward.extend_from_slice(header.name.as_bytes());
@@ -234,6 +272,12 @@ async fn serve(mut client: TcpStream, list: &HostList, refusals: &Refusals) {
             return;
         }
     };
+    // Only a name or an address is asked for (never `*.com`): anything else is not a
+    // refusal to put on the card, whose Allow would make it a rule.
+    if super::hosts::rule(&asked.host).is_err() || asked.host.starts_with('*') {
+        answer(&mut client, 400, "not a host").await;
+        return;
+    }
     let destination = if asked.host.contains(':') {
         format!("[{}]:{}", asked.host, asked.port)
     } else {
@@ -280,8 +324,8 @@ async fn serve(mut client: TcpStream, list: &HostList, refusals: &Refusals) {
             &mut client,
             403,
             &format!(
-                "blocked by the sandbox: {destination} leads to this computer or its local \
-                 network, which this server may not reach"
+                "blocked by the sandbox: {destination} leads to this computer (or a \
+                 link-local address), which this server may not reach"
             ),
         )
         .await;
@@ -406,15 +450,22 @@ mod tests {
         )
         .await;
         assert!(
-            got.starts_with("GET /A?B=1 HTTP/1.1\r\nHOST: X\r\n"),
+            got.starts_with(&format!(
+                "GET /A?B=1 HTTP/1.1\r\nHOST: 127.0.0.1:{open}\r\n"
+            )),
             "{got}"
         );
+        assert!(!got.contains("HOST: X"), "{got}");
         assert!(got.contains("CONNECTION: CLOSE"), "{got}");
         assert!(!got.contains("PROXY-CONNECTION"), "{got}");
 
         assert!(through(proxy.port(), "nonsense\r\n\r\n")
             .await
             .starts_with("HTTP/1.1 400"));
+        // Not a host: not a refusal whose Allow would become a rule.
+        let got = through(proxy.port(), "CONNECT *.com:443 HTTP/1.1\r\n\r\n").await;
+        assert!(got.starts_with("HTTP/1.1 400"), "{got}");
+        assert_eq!(refusals.seen().len(), 2);
         drop(proxy);
     }
 

@@ -123,7 +123,12 @@ pub fn profile(plan: &SandboxPlan, proxy: Option<u16>) -> Profile {
     }
     match (plan.network, proxy) {
         (Network::Any, _) => {
-            text.push_str("; Any network.\n(allow network*)\n(allow system-socket)\n");
+            // IP only: Unix sockets (agents, Docker's) are below, as on Linux.
+            text.push_str(
+                "; Any network.\n(allow network-outbound (remote ip \"*:*\"))\n\
+                 (allow network-inbound (local ip \"*:*\"))\n(allow network-bind (local ip \"*:*\"))\n\
+                 (allow system-socket)\n",
+            );
             text.push_str(&services(&NETWORK_SERVICES));
         }
         (Network::Hosts, Some(port)) => {
@@ -137,6 +142,12 @@ pub fn profile(plan: &SandboxPlan, proxy: Option<u16>) -> Profile {
         (Network::None | Network::Hosts, _) => {
             text.push_str("; No network.\n");
         }
+    }
+    if plan.unix_sockets {
+        text.push_str(
+            "; Unix sockets: Docker's program talks to Docker's service by one.\n\
+             (allow network-outbound (remote unix-socket))\n",
+        );
     }
     Profile { text, params }
 }
@@ -257,11 +268,22 @@ mod tests {
     #[test]
     fn the_network_is_nothing_anything_or_only_its_proxy() {
         let any = profile(&plan(Network::Any), None).text;
-        assert!(any.contains("(allow network*)"));
+        assert!(any.contains("(allow network-outbound (remote ip \"*:*\"))"));
+        assert!(!any.contains("unix-socket"), "agents' sockets stay closed");
+        assert!(balanced(&any), "{any}");
+        let docker = profile(
+            &SandboxPlan {
+                unix_sockets: true,
+                ..plan(Network::None)
+            },
+            None,
+        )
+        .text;
+        assert!(docker.contains("(allow network-outbound (remote unix-socket))"));
         assert!(any.contains("com.apple.mDNSResponder"));
         let hosts = profile(&plan(Network::Hosts), Some(40123)).text;
         assert!(hosts.contains("(allow network-outbound (remote ip \"localhost:40123\"))"));
-        assert!(!hosts.contains("(allow network*)"));
+        assert!(!hosts.contains("remote ip \"*:*\""));
         assert!(!hosts.contains("mDNSResponder"), "its proxy resolves names");
         let no_proxy = profile(&plan(Network::Hosts), None).text;
         assert!(!no_proxy.contains("network-outbound"), "{no_proxy}");

@@ -609,57 +609,9 @@ impl App {
             .into());
         }
         let (now, _) = self.server_sandbox(name)?;
-        let mut entry = now.unwrap_or_default();
         let home = dirs::home_dir().unwrap_or_default();
-        let path = |p: &str| {
-            crate::sandbox::expand(p, &home)
-                .map_or_else(|| p.to_owned(), |p| p.display().to_string())
-        };
-        // A file written is often made anew, or beside itself and renamed: its folder is
-        // given — but never the home folder or a folder holding it: then only what was
-        // written (~/.bashrc, not the home). A read is given what was read, when it is there.
-        let folder_of = |p: String| {
-            let at = std::path::Path::new(&p);
-            if at.is_dir() {
-                return p;
-            }
-            match at.parent() {
-                Some(dir) if !home.starts_with(dir) => dir.display().to_string(),
-                _ => p,
-            }
-        };
-        match refused.split_once(' ') {
-            Some(("read", p)) if std::path::Path::new(&path(p)).exists() => {
-                entry.allow_read.push(path(p));
-            }
-            Some(("read", p)) => entry.allow_read.push(folder_of(path(p))),
-            Some(("write", p)) => entry.allow_write.push(folder_of(path(p))),
-            // Refused by the proxy: that host joins the list. Around it (the program does not
-            // use the proxy settings) or with no network: any.
-            Some(("connect", to))
-                if entry.network == crate::sandbox::Network::Hosts
-                    && !to.ends_with(" directly") =>
-            {
-                let host = to
-                    .rsplit_once(':')
-                    .map_or(to, |(host, _)| host)
-                    .trim_start_matches('[')
-                    .trim_end_matches(']');
-                let host = crate::sandbox::hosts::rule(host)
-                    .map_err(|e| crate::error::InvalidInput::new("refused", e))?;
-                if !entry.hosts.contains(&host) {
-                    entry.hosts.push(host);
-                }
-            }
-            Some(("connect", _)) => entry.network = crate::sandbox::Network::Any,
-            _ => {
-                return Err(crate::error::InvalidInput::new(
-                    "refused",
-                    format!("“{refused}” is not a refusal Switchboard knows."),
-                )
-                .into())
-            }
-        }
+        let entry = crate::sandbox::widened(now.unwrap_or_default(), refused, &home)
+            .map_err(|e| crate::error::InvalidInput::new("refused", e))?;
         self.set_server_sandbox(name, entry).await?;
         self.approve_and_start(name, confirm).await
     }

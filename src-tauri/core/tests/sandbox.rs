@@ -467,7 +467,10 @@ async fn with_a_list_of_hosts_it_reaches_those_through_its_proxy_and_nothing_els
         // Nor does the proxy's port lead anywhere else: its network holds nothing but it.
         let elsewhere = format!("192.0.2.1:{}", sandbox::INSIDE_PORT);
         let said = ask(&server, tool, "connect", &elsewhere).await;
-        assert!(said.starts_with("refused: 101 "), "unreachable: {tool}: {said}");
+        assert!(
+            said.starts_with("refused: 101 "),
+            "unreachable: {tool}: {said}"
+        );
         // Nor a datagram (DNS to anywhere would do), nor a Unix socket.
         for (op, target) in [("udp", other.as_str()), ("unix", bus.as_str())] {
             let said = ask(&server, tool, op, target).await;

@@ -154,6 +154,10 @@ describe("the conversation's total", () => {
 
     session.apply({ type: "run_finished", reason: "completed", message: null });
     await waitFor(() => expect(stores.usage.totalOf(chat.id)?.cost_pico).toBe(12_345_678));
-    expect(backend.callsTo("conversation_usage").map((c) => c.args)).toEqual([{ conversationId: chat.id }]);
+    // Read for this conversation. (The run just ended can still be attaching as the view
+    // opens, and its last events read the total again: more than one read is not wrong.)
+    const reads = backend.callsTo("conversation_usage").map((c) => c.args);
+    expect(reads.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(reads.map((r) => JSON.stringify(r)))).toEqual(new Set([JSON.stringify({ conversationId: chat.id })]));
   });
 });

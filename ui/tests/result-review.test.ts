@@ -91,10 +91,11 @@ describe("reviewing a result before the model reads it", () => {
     expect(within(dialog).getByTestId("review-title").textContent).toMatch(/^Review what .*[Ff]etch returned$/);
     expect(dialog.textContent).toContain("The model has not read this yet.");
     expect(within(dialog).getByTestId("review-content").textContent).toBe(PAGE);
-    expect(screen.getByTestId("run-status").textContent).toBe("Waiting for you to review a result…");
+    // (The status line and the card follow the same event in their own time: waited for.)
+    await waitFor(() => expect(screen.getByTestId("run-status").textContent).toBe("Waiting for you to review a result…"));
     // The call's card says what it waits for, not "Running…".
     const card = screen.getByTestId("tool-card");
-    expect(within(card).getByTestId("tool-state").textContent).toBe("Waiting for your review");
+    await waitFor(() => expect(within(card).getByTestId("tool-state").textContent).toBe("Waiting for your review"));
     // The focus starts on Withhold, and Tab stays inside the dialog.
     expect(document.activeElement).toBe(within(dialog).getByTestId("review-withhold"));
     within(dialog).getByTestId("review-pass").focus();

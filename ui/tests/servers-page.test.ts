@@ -691,7 +691,7 @@ describe("the Servers page", { timeout: 30_000 }, () => {
       "registry.npmjs.org",
       "*.github.com:443",
     ]);
-    expect(input.value).toBe("");
+    await vi.waitFor(() => expect(input.value).toBe(""));
     // Not a host: Rust says why, and what was typed stays to be mended.
     await vi.waitFor(() => expect(input.disabled).toBe(false));
     await user.type(input, "http://evil.example");

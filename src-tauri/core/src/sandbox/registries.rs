@@ -98,7 +98,9 @@ fn npm_from(files: &[PathBuf], env: &dyn Fn(&str) -> Option<String>) -> Vec<Stri
                 .filter_map(host_of),
         );
     }
-    super::keep_once(&mut hosts);
+    hosts.dedup();
+    let mut seen = std::collections::HashSet::new();
+    hosts.retain(|h| seen.insert(h.clone()));
     hosts
 }
 
@@ -152,7 +154,8 @@ fn python_from(
     if hosts.is_empty() {
         hosts = PYPI.map(str::to_owned).to_vec();
     }
-    super::keep_once(&mut hosts);
+    let mut seen = std::collections::HashSet::new();
+    hosts.retain(|h| seen.insert(h.clone()));
     hosts
 }
 

@@ -347,7 +347,7 @@ pub fn confine(
              give it no network or any",
         ));
     }
-    std::fs::create_dir_all(&plan.private_dir)?;
+    // (Its own folder is made by the caller, with its TMPDIR: `mcp::stdio`.)
     let mut ruleset = Some(ruleset(plan, proxy).map_err(io::Error::other)?);
     let filter = filter(plan).map_err(io::Error::other)?;
     let no_network = plan.network == Network::None;

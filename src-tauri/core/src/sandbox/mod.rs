@@ -131,14 +131,19 @@ impl Reach {
             .iter()
             .map(|h| hosts::rule(h))
             .collect::<Result<_, _>>()?;
-        let mut seen = std::collections::HashSet::new();
-        self.hosts.retain(|h| seen.insert(h.clone()));
+        keep_once(&mut self.hosts);
         if self.network != Network::Hosts {
             self.hosts.clear();
             self.loopback = false;
         }
         Ok(self)
     }
+}
+
+/// `list` with each item kept once, where it first stands.
+pub(crate) fn keep_once(list: &mut Vec<String>) {
+    let mut seen = std::collections::HashSet::new();
+    list.retain(|item| seen.insert(item.clone()));
 }
 
 impl SandboxEntry {

@@ -98,9 +98,7 @@ fn npm_from(files: &[PathBuf], env: &dyn Fn(&str) -> Option<String>) -> Vec<Stri
                 .filter_map(host_of),
         );
     }
-    hosts.dedup();
-    let mut seen = std::collections::HashSet::new();
-    hosts.retain(|h| seen.insert(h.clone()));
+    super::keep_once(&mut hosts);
     hosts
 }
 
@@ -154,8 +152,7 @@ fn python_from(
     if hosts.is_empty() {
         hosts = PYPI.map(str::to_owned).to_vec();
     }
-    let mut seen = std::collections::HashSet::new();
-    hosts.retain(|h| seen.insert(h.clone()));
+    super::keep_once(&mut hosts);
     hosts
 }
 

@@ -57,6 +57,21 @@ fn services(names: &[&str]) -> String {
     format!("(allow mach-lookup (global-name {}))\n", names.join(" "))
 }
 
+/// ` (subpath (param "PREFIX_0")) …` for `folders`, each added to `params` under its name.
+fn subpaths(
+    prefix: &str,
+    folders: impl Iterator<Item = PathBuf>,
+    params: &mut Vec<(String, PathBuf)>,
+) -> String {
+    let mut filters = String::new();
+    for (i, folder) in folders.enumerate() {
+        let name = format!("{prefix}_{i}");
+        let _ = write!(filters, " (subpath (param \"{name}\"))");
+        params.push((name, folder));
+    }
+    filters
+}
+
 /// The profile for `plan`; `proxy` is the port of its proxy, with a list of hosts.
 pub fn profile(plan: &SandboxPlan, proxy: Option<u16>) -> Profile {
     let mut params: Vec<(String, PathBuf)> = vec![("HOME".to_owned(), real(&plan.home))];
@@ -88,18 +103,14 @@ pub fn profile(plan: &SandboxPlan, proxy: Option<u16>) -> Profile {
     );
     // In the home folder: what the plan gives to read (what it gives outside is the system's).
     let home = real(&plan.home);
-    let mut read = String::new();
-    for (i, folder) in plan
-        .read
-        .iter()
-        .map(|f| real(f))
-        .filter(|f| f.starts_with(&home) && *f != home)
-        .enumerate()
-    {
-        let name = format!("READ_{i}");
-        let _ = write!(read, " (subpath (param \"{name}\"))");
-        params.push((name, folder));
-    }
+    let read = subpaths(
+        "READ",
+        plan.read
+            .iter()
+            .map(|f| real(f))
+            .filter(|f| f.starts_with(&home) && *f != home),
+        &mut params,
+    );
     if !read.is_empty() {
         let _ = writeln!(
             text,
@@ -107,12 +118,7 @@ pub fn profile(plan: &SandboxPlan, proxy: Option<u16>) -> Profile {
              (allow file-read*{read})\n(allow file-map-executable{read})"
         );
     }
-    let mut write = String::new();
-    for (i, folder) in plan.write.iter().map(|f| real(f)).enumerate() {
-        let name = format!("WRITE_{i}");
-        let _ = write!(write, " (subpath (param \"{name}\"))");
-        params.push((name, folder));
-    }
+    let write = subpaths("WRITE", plan.write.iter().map(|f| real(f)), &mut params);
     if !write.is_empty() {
         let _ = writeln!(
             text,

@@ -179,6 +179,23 @@ pub struct IpcError {
     pub field: Option<&'static str>,
 }
 
+impl From<crate::skills::SkillError> for CoreError {
+    fn from(err: crate::skills::SkillError) -> Self {
+        use crate::skills::SkillError as E;
+        match err {
+            E::NotFound(name) => CoreError::NotFound {
+                what: format!("the skill “{name}”"),
+            },
+            E::Exists(_) => CoreError::Conflict {
+                field: "skill",
+                message: err.to_string(),
+            },
+            E::Io { path, detail } => CoreError::Io { what: path, detail },
+            E::Invalid(_) | E::Archive(_) => InvalidInput::new("skill", err.to_string()).into(),
+        }
+    }
+}
+
 impl From<CoreError> for IpcError {
     fn from(err: CoreError) -> Self {
         Self {

@@ -6,6 +6,7 @@
 
 pub mod agent;
 pub mod app;
+pub mod archive;
 pub mod attachments;
 mod bindings;
 pub mod cli;
@@ -27,6 +28,7 @@ pub mod sandbox;
 pub mod secrets;
 pub mod settings;
 pub mod shell_command;
+pub mod skills;
 pub mod store;
 pub mod text;
 pub mod updates;

@@ -102,6 +102,11 @@ impl AppPaths {
             && parts.as_path() == self.bundles_dir()
     }
 
+    /// The person's Agent Skills, one folder each (issue 61).
+    pub fn skills_dir(&self) -> PathBuf {
+        self.config_dir.join("skills")
+    }
+
     pub fn settings_file(&self) -> PathBuf {
         self.config_dir.join("settings.json")
     }

@@ -8,6 +8,10 @@
 //!   tools when there are too many to offer at once, and reading the part of a kept result the
 //!   model was not given. Both read only what the conversation already allowed, so neither asks
 //!   the person ([`needs_no_approval`]); the run answers them ([`crate::agent::offer`]).
+//! - `load_skill(name, file?)` (issue 61): a skill's instructions and the list of its files, or
+//!   one of its files. Offered when the conversation has skills switched on; its description
+//!   lists them ([`crate::skills::catalogue`]). It reads only skills the person switched on
+//!   for the conversation, so it does not ask either.
 
 use serde_json::{json, Value};
 
@@ -23,11 +27,13 @@ pub const READ_RESOURCE: &str = "read_resource";
 pub const SEARCH_TOOLS: &str = "search_tools";
 /// The tool that reads a kept result by range or pattern.
 pub const READ_RESULT: &str = "read_result";
+/// The tool that loads a skill's instructions or one of its files.
+pub const LOAD_SKILL: &str = "load_skill";
 
 /// Whether a call of Switchboard's own `tool` runs without an approval: it reads only what the
 /// conversation already allowed (its tools' list, its own results).
 pub fn needs_no_approval(server: &str, tool: &str) -> bool {
-    server == SERVER && (tool == SEARCH_TOOLS || tool == READ_RESULT)
+    server == SERVER && (tool == SEARCH_TOOLS || tool == READ_RESULT || tool == LOAD_SKILL)
 }
 
 /// One of Switchboard's own tools, described and hashed like a server's.
@@ -92,6 +98,28 @@ pub fn read_result_tool() -> CatalogueTool {
             "additionalProperties": false
         }),
     )
+}
+
+/// `load_skill`, offered when `skills` (switched on for the conversation) are not empty; its
+/// description lists them in at most `max_chars` characters.
+pub fn load_skill_tool(skills: &[&crate::skills::Skill], max_chars: usize) -> Option<CatalogueTool> {
+    if skills.is_empty() {
+        return None;
+    }
+    Some(own_tool(
+        LOAD_SKILL,
+        "Load Skill",
+        crate::skills::catalogue(skills, max_chars),
+        json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "The skill's name, as listed."},
+                "file": {"type": "string", "description": "A file of the skill to read, by its path in the skill (as the skill's list of files gives it); leave out to load the skill's instructions."}
+            },
+            "required": ["name"],
+            "additionalProperties": false
+        }),
+    ))
 }
 
 /// Adds `tool` to `tools`, renamed `…_2`, `…_3` when a server's tool has its wire name (a

@@ -175,6 +175,9 @@ pub struct RunSetup {
     /// The provider searches deferred tools itself (Anthropic's tool search, for the models
     /// that take it): used in place of Switchboard's search when not every tool is offered.
     pub provider_searches_tools: bool,
+    /// The skills the model may load with `load_skill` (offered in [`RunSetup::tools`] when
+    /// there are any).
+    pub skills: crate::skills::RunSkills,
 }
 
 /// The most held-back tools named one by one at a run's start; the rest are counted.

@@ -45,12 +45,14 @@ pub struct Offer {
     provider_searches: bool,
 }
 
-/// The run's tools that are Switchboard's own search (offered only when tools are chosen) and
-/// its reader of kept results (offered only when a result was cut): by index.
+/// The run's tools that are Switchboard's own search (offered only when tools are chosen), its
+/// reader of kept results (offered only when a result was cut) and its loader of skills
+/// (offered with every request, chosen or not): by index.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Own {
     pub search: Option<usize>,
     pub read_result: Option<usize>,
+    pub skill: Option<usize>,
 }
 
 impl Offer {
@@ -216,10 +218,13 @@ impl Offer {
                     .iter()
                     .position(|t| &t.server == server && &t.tool == tool)
             })
-            .filter(|i| Some(*i) != own.search && Some(*i) != own.read_result)
+            .filter(|i| {
+                Some(*i) != own.search && Some(*i) != own.read_result && Some(*i) != own.skill
+            })
             .take(room)
             .collect();
         chosen.dedup();
+        chosen.extend(own.skill);
         chosen.extend(own.search);
         self.chosen = Some(chosen);
         self.why = why;
@@ -230,7 +235,11 @@ impl Offer {
     pub fn offered(&self, tools: &[CatalogueTool], own: Own, cut: bool) -> Vec<usize> {
         let mut offered = match &self.chosen {
             Some(chosen) => chosen.clone(),
-            None => servers_tools(tools, own),
+            None => {
+                let mut all = servers_tools(tools, own);
+                all.extend(own.skill);
+                all
+            }
         };
         if cut {
             offered.extend(own.read_result);
@@ -293,7 +302,7 @@ impl Offer {
 /// The run's tools that come from servers: every tool but Switchboard's search and reader.
 fn servers_tools(tools: &[CatalogueTool], own: Own) -> Vec<usize> {
     (0..tools.len())
-        .filter(|i| Some(*i) != own.search && Some(*i) != own.read_result)
+        .filter(|i| ![own.search, own.read_result, own.skill].contains(&Some(*i)))
         .collect()
 }
 
@@ -446,6 +455,7 @@ mod tests {
         let own = Own {
             search: Some(tools.len() - 1),
             read_result: None,
+            skill: None,
         };
         (tools, own)
     }
@@ -536,6 +546,7 @@ mod tests {
         let own = Own {
             search: Some(100),
             read_result: None,
+            skill: None,
         };
         let mut offer = Offer::new(&tools, own, None, &[]);
         assert!(!offer.is_chosen(), "100 tools are under 128");

@@ -223,6 +223,7 @@ impl Bench {
             window: None,
             favoured: Vec::new(),
             provider_searches_tools: false,
+            skills: crate::skills::RunSkills::default(),
         };
         let services = RunServices {
             store: &self.store,

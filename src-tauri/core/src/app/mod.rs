@@ -43,6 +43,7 @@ mod providers;
 mod registry;
 mod runs;
 mod servers;
+mod skills;
 mod tool_modes;
 mod turns;
 mod usage;
@@ -77,6 +78,7 @@ pub use servers::{
     CommandParts, ImportSource, McpServerStatus, McpServerView, ServerSandbox, ToolAcceptance,
     ToolReview, Transport,
 };
+pub use skills::{ConversationSkill, SkillDetail};
 pub use tool_modes::{ToolModeChoice, ToolModeSource};
 pub use turns::{system_prompt, ConversationTool, ToolSelection, TurnRequest};
 pub use usage::{Usage, UsageReport};

@@ -350,6 +350,21 @@ impl App {
                 .max_model_chars
                 .min(crate::mcp::results::share_of_window(window.tokens));
         }
+        // The skills the model may load: listed (names and descriptions) in `load_skill`'s
+        // description, within a share of the window. A model given no tools is given none.
+        let skills = if tool_mode.mode == crate::providers::ToolMode::Off {
+            crate::skills::RunSkills::default()
+        } else {
+            crate::skills::RunSkills {
+                library: Some(self.skill_library()),
+                skills: self.run_skills(&conversation.id).await?,
+            }
+        };
+        let listed: Vec<&crate::skills::Skill> = skills.skills.iter().collect();
+        let room = crate::skills::catalogue_room(window.as_ref().map(|w| w.tokens));
+        if let Some(load) = crate::agent::builtin::load_skill_tool(&listed, room) {
+            crate::agent::builtin::add(&mut offered, load);
+        }
         let load_window = window
             .as_ref()
             .filter(|w| w.said_by != crate::store::WindowSource::Table)
@@ -418,6 +433,7 @@ impl App {
             window: window.map(|w| w.tokens),
             favoured,
             provider_searches_tools,
+            skills,
         })
     }
 

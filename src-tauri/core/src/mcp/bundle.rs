@@ -8,15 +8,15 @@
 //! a server: the entry goes through the same approval as any new server.
 
 use std::collections::BTreeMap;
-use std::fs::File;
 use std::io::{Read, Seek};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::config::{looks_secret, outside, ConfigValue, ServerEntry};
 use super::install::InstallPlan;
+use crate::archive::{inside, Archive, ArchiveError, Limits};
 
 /// The manifest versions this Switchboard reads (`dxt_version` "0.1" is the same format under
 /// its old name).
@@ -30,10 +30,12 @@ const MAX_FILES: usize = 20_000;
 const MAX_FILE_BYTES: u64 = 512 * 1024 * 1024;
 /// The most a whole bundle may unpack to.
 const MAX_TOTAL_BYTES: u64 = 1024 * 1024 * 1024;
-/// The most a file above [`RATIO_FROM_BYTES`] may grow by unpacking (a zip bomb grows by
-/// thousands; real files seldom by more than 20).
-const MAX_RATIO: u64 = 200;
-const RATIO_FROM_BYTES: u64 = 1024 * 1024;
+/// What a bundle may hold, as [`crate::archive`] checks it.
+const LIMITS: Limits = Limits {
+    max_files: MAX_FILES,
+    max_file_bytes: MAX_FILE_BYTES,
+    max_total_bytes: MAX_TOTAL_BYTES,
+};
 /// The largest manifest read.
 const MAX_MANIFEST_BYTES: u64 = 1024 * 1024;
 
@@ -90,10 +92,17 @@ pub enum BundleError {
     SecretOnCommandLine(String),
 }
 
-fn io(path: &Path) -> impl Fn(std::io::Error) -> BundleError + '_ {
-    move |e| BundleError::Io {
-        path: path.display().to_string(),
-        detail: e.to_string(),
+impl From<ArchiveError> for BundleError {
+    fn from(e: ArchiveError) -> Self {
+        match e {
+            ArchiveError::Io { path, detail } => Self::Io { path, detail },
+            ArchiveError::NotZip(detail) => Self::NotZip(detail),
+            ArchiveError::Unreadable(name) => Self::Unreadable(name),
+            ArchiveError::UnsafePath(name) => Self::UnsafePath(name),
+            ArchiveError::TooManyFiles(_) => Self::TooManyFiles,
+            ArchiveError::TooLarge { path, bytes } => Self::TooLarge { path, bytes },
+            ArchiveError::Bomb { path, ratio } => Self::Bomb { path, ratio },
+        }
     }
 }
 
@@ -249,7 +258,7 @@ fn this_platform() -> &'static str {
 #[derive(Debug)]
 pub struct Bundle {
     /// A private copy of the file, read and checked: what is unpacked is what was shown.
-    copy: tempfile::NamedTempFile,
+    archive: Archive,
     manifest: Manifest,
     info: BundleInfo,
 }
@@ -263,21 +272,9 @@ impl Bundle {
     /// compressed; no manifest, or one of an unknown version or not for this computer; no
     /// entry point.
     pub fn open(path: &Path) -> Result<Self, BundleError> {
-        let mut source = File::open(path).map_err(io(path))?;
-        let size = source.metadata().map_err(io(path))?.len();
-        if size > MAX_TOTAL_BYTES {
-            return Err(BundleError::TooLarge {
-                path: path.display().to_string(),
-                bytes: size,
-            });
-        }
-        let mut copy = tempfile::NamedTempFile::new().map_err(io(path))?;
-        std::io::copy(&mut (&mut source).take(MAX_TOTAL_BYTES), copy.as_file_mut())
-            .map_err(io(path))?;
-        let reopened = copy.reopen().map_err(io(copy.path()))?;
-        let mut zip =
-            zip::ZipArchive::new(reopened).map_err(|e| BundleError::NotZip(e.to_string()))?;
-        let (files, unpacked_bytes) = check_contents(&mut zip)?;
+        let archive = Archive::open(path, LIMITS)?;
+        let mut zip = archive.zip()?;
+        let (files, unpacked_bytes) = (archive.files, archive.unpacked_bytes);
         let manifest = read_manifest(&mut zip)?;
         let version = manifest
             .manifest_version
@@ -308,7 +305,7 @@ impl Bundle {
         }
         let info = describe(&manifest, files, unpacked_bytes)?;
         Ok(Self {
-            copy,
+            archive,
             manifest,
             info,
         })
@@ -421,118 +418,8 @@ impl Bundle {
     /// # Errors
     /// `dir` exists; the file system; a file larger than it said.
     pub fn unpack(&self, dir: &Path) -> Result<(), BundleError> {
-        if dir.exists() {
-            return Err(BundleError::Io {
-                path: dir.display().to_string(),
-                detail: "a folder of that name is already there".to_owned(),
-            });
-        }
-        let parent = dir.parent().unwrap_or(dir);
-        crate::paths::create_private_dirs(parent).map_err(io(parent))?;
-        let staging = tempfile::Builder::new()
-            .prefix(".unpacking-")
-            .tempdir_in(parent)
-            .map_err(io(parent))?;
-        crate::paths::private_dir(staging.path()).map_err(io(parent))?;
-        let copy = self.copy.reopen().map_err(io(self.copy.path()))?;
-        let mut zip = zip::ZipArchive::new(copy).map_err(|e| BundleError::NotZip(e.to_string()))?;
-        let mut total: u64 = 0;
-        for index in 0..zip.len() {
-            let mut file = zip
-                .by_index(index)
-                .map_err(|e| BundleError::NotZip(e.to_string()))?;
-            let name = file
-                .name()
-                .map_err(|e| BundleError::NotZip(e.to_string()))?
-                .into_owned();
-            let relative = file
-                .enclosed_name()
-                .filter(|_| !file.is_symlink())
-                .ok_or_else(|| BundleError::UnsafePath(name.clone()))?;
-            let target = staging.path().join(&relative);
-            if file.is_dir() {
-                crate::paths::create_private_dirs(&target).map_err(io(&target))?;
-                continue;
-            }
-            if let Some(folder) = target.parent() {
-                crate::paths::create_private_dirs(folder).map_err(io(folder))?;
-            }
-            let declared = file.size();
-            let mut options = std::fs::OpenOptions::new();
-            options.write(true).create_new(true);
-            #[cfg(unix)]
-            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-            let mut out = options.open(&target).map_err(io(&target))?;
-            let written = std::io::copy(&mut (&mut file).take(declared + 1), &mut out)
-                .map_err(io(&target))?;
-            total = total.saturating_add(written);
-            if written > declared || total > MAX_TOTAL_BYTES {
-                return Err(BundleError::TooLarge {
-                    path: name,
-                    bytes: written,
-                });
-            }
-            #[cfg(unix)]
-            if let Some(mode) = file.unix_mode() {
-                use std::os::unix::fs::PermissionsExt;
-                // Keep only the person's permission bits (an executable stays one; no setuid,
-                // nothing for other accounts).
-                let perms = std::fs::Permissions::from_mode((mode & 0o700) | 0o600);
-                std::fs::set_permissions(&target, perms).map_err(io(&target))?;
-            }
-        }
-        let staged = staging.keep();
-        std::fs::rename(&staged, dir).map_err(|e| {
-            let _ = std::fs::remove_dir_all(&staged);
-            io(dir)(e)
-        })
+        Ok(self.archive.unpack(dir)?)
     }
-}
-
-/// Checks every entry of the table of contents; the number of files and what they unpack to.
-fn check_contents<R: Read + Seek>(
-    zip: &mut zip::ZipArchive<R>,
-) -> Result<(usize, u64), BundleError> {
-    if zip.len() > MAX_FILES {
-        return Err(BundleError::TooManyFiles);
-    }
-    let mut total: u64 = 0;
-    for index in 0..zip.len() {
-        let file = zip
-            .by_index_raw(index)
-            .map_err(|e| BundleError::NotZip(e.to_string()))?;
-        let name = file
-            .name()
-            .map_err(|e| BundleError::NotZip(e.to_string()))?
-            .into_owned();
-        if file.enclosed_name().is_none()
-            || inside(name.trim_end_matches('/')).is_none()
-            || file.is_symlink()
-        {
-            return Err(BundleError::UnsafePath(name));
-        }
-        if file.encrypted()
-            || !matches!(
-                file.compression(),
-                zip::CompressionMethod::Stored | zip::CompressionMethod::Deflated
-            )
-        {
-            return Err(BundleError::Unreadable(name));
-        }
-        let size = file.size();
-        total = total.saturating_add(size);
-        if size > MAX_FILE_BYTES || total > MAX_TOTAL_BYTES {
-            return Err(BundleError::TooLarge {
-                path: name,
-                bytes: size,
-            });
-        }
-        let ratio = size / file.compressed_size().max(1);
-        if size > RATIO_FROM_BYTES && ratio > MAX_RATIO {
-            return Err(BundleError::Bomb { path: name, ratio });
-        }
-    }
-    Ok((zip.len(), total))
 }
 
 fn read_manifest<R: Read + Seek>(zip: &mut zip::ZipArchive<R>) -> Result<Manifest, BundleError> {
@@ -545,19 +432,6 @@ fn read_manifest<R: Read + Seek>(zip: &mut zip::ZipArchive<R>) -> Result<Manifes
         .read_to_string(&mut text)
         .map_err(|e| BundleError::Manifest(e.to_string()))?;
     serde_json::from_str(&text).map_err(|e| BundleError::Manifest(e.to_string()))
-}
-
-/// `path` (with `/` between its parts) as a relative path that stays inside the bundle.
-fn inside(path: &str) -> Option<PathBuf> {
-    let path = path.strip_prefix("./").unwrap_or(path);
-    if path.is_empty() || path.contains('\\') || path.contains(':') {
-        return None;
-    }
-    let relative = Path::new(path);
-    relative
-        .components()
-        .all(|c| matches!(c, Component::Normal(_)))
-        .then(|| relative.to_owned())
 }
 
 /// How the bundle runs on this computer: its `mcp_config` with this platform's overrides,
@@ -782,28 +656,6 @@ fn substitute(text: &str, dir: &Path, given: &Given<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn paths_that_leave_the_bundle_are_not_inside_it() {
-        assert_eq!(
-            inside("server/main.py"),
-            Some(PathBuf::from("server/main.py"))
-        );
-        assert_eq!(
-            inside("./server/main.py"),
-            Some(PathBuf::from("server/main.py"))
-        );
-        for bad in [
-            "../x",
-            "server/../../x",
-            "/etc/passwd",
-            "a\\..\\b",
-            "",
-            "C:/x",
-        ] {
-            assert_eq!(inside(bad), None, "{bad}");
-        }
-    }
 
     #[test]
     fn variables_are_put_in_and_unknown_ones_left() {

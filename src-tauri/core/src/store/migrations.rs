@@ -494,6 +494,15 @@ BEGIN
     SELECT RAISE(ABORT, 'the audit record is append-only');
 END;
 "#,
+    // 30: skills (issue 61). A skill switched off for every conversation; a skill with no row
+    // is on. Per conversation and per profile, a skill's switch is a tool switch under the
+    // server name "switchboard/skills".
+    r#"
+CREATE TABLE skill_switches (
+    name     TEXT PRIMARY KEY,
+    enabled  INTEGER NOT NULL
+) WITHOUT ROWID;
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -18,6 +18,7 @@ mod pages;
 mod profiles;
 mod providers;
 mod search;
+mod skills;
 mod summaries;
 mod tool_loop;
 mod transfer;
@@ -43,6 +44,7 @@ pub use messages::{
 pub use pages::MessagePage;
 pub use profiles::{Profile, ProfileFields};
 pub use providers::ProviderRow;
+pub use skills::SkillUse;
 pub use search::{SearchHit, SnippetPart, MAX_HITS as MAX_SEARCH_HITS};
 pub use summaries::{in_force as summary_in_force, NewSummary, Summary};
 pub use tool_loop::{

@@ -310,6 +310,7 @@ impl Ctx<'_> {
                     Box::pin(std::future::ready(self.search_tools(&arguments)))
                 }
                 builtin::READ_RESULT => Box::pin(async move { self.read_result(&arguments).await }),
+                builtin::LOAD_SKILL => Box::pin(async move { self.load_skill(&arguments).await }),
                 _ => builtin::call(self.services.tools, &tool.tool, &arguments, limits),
             }
         } else {

@@ -10,6 +10,7 @@ mod calls;
 mod compact;
 mod execute;
 mod own;
+mod skills;
 mod record;
 mod usage;
 
@@ -275,7 +276,8 @@ impl Ctx<'_> {
         };
         let of = self.setup.tools.len()
             - usize::from(self.own.search.is_some())
-            - usize::from(self.own.read_result.is_some());
+            - usize::from(self.own.read_result.is_some())
+            - usize::from(self.own.skill.is_some());
         let mut names: Vec<String> = offered.iter().map(|i| self.tool_name(*i)).collect();
         // The provider's own search stands where Switchboard's would.
         if provider_searches {
@@ -318,9 +320,14 @@ pub(super) struct Run<'a> {
 impl<'a> Run<'a> {
     pub fn new(mut setup: RunSetup, services: RunServices<'a>, cancel: CancellationToken) -> Self {
         use super::builtin;
+        let skill = setup
+            .tools
+            .iter()
+            .position(|t| t.server == builtin::SERVER && t.tool == builtin::LOAD_SKILL);
         let own = super::offer::Own {
             search: Some(builtin::add(&mut setup.tools, builtin::search_tools_tool())),
             read_result: Some(builtin::add(&mut setup.tools, builtin::read_result_tool())),
+            skill,
         };
         let offer = super::offer::Offer::new(&setup.tools, own, setup.window, &setup.favoured)
             .with_provider_search(own, setup.provider_searches_tools);

@@ -1,0 +1,94 @@
+//! Skills' switches and uses (issue 61): which skills are switched off for every conversation,
+//! and the conversations whose model loaded a skill (from the record of its calls of
+//! Switchboard's own `load_skill`). The skills themselves are folders, not rows.
+
+use std::collections::HashMap;
+
+use rusqlite::params;
+use serde::Serialize;
+
+use super::{Store, StoreError};
+
+/// A conversation that used a skill.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct SkillUse {
+    pub conversation_id: String,
+    pub title: String,
+    /// When its model last loaded the skill (ms since the epoch).
+    #[ts(type = "number")]
+    pub at: i64,
+}
+
+impl Store {
+    /// Each skill's switch for every conversation (a skill not listed is on).
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn skill_switches(&self) -> Result<HashMap<String, bool>, StoreError> {
+        self.call(|conn| {
+            let mut stmt = conn.prepare_cached("SELECT name, enabled FROM skill_switches")?;
+            let rows = stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        })
+        .await
+    }
+
+    /// Switches a skill on or off for every conversation.
+    ///
+    /// # Errors
+    /// A failed write.
+    pub async fn set_skill_switch(&self, name: String, enabled: bool) -> Result<(), StoreError> {
+        self.call(move |conn| {
+            conn.execute(
+                "INSERT INTO skill_switches (name, enabled) VALUES (?1, ?2) \
+                 ON CONFLICT (name) DO UPDATE SET enabled = excluded.enabled",
+                params![name, enabled],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Forgets a removed skill's switch (a skill added again under its name starts on).
+    ///
+    /// # Errors
+    /// A failed write.
+    pub async fn forget_skill_switch(&self, name: String) -> Result<(), StoreError> {
+        self.call(move |conn| {
+            conn.execute("DELETE FROM skill_switches WHERE name = ?1", [name])?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// The conversations whose model loaded the skill `name` through `tool` of `server`
+    /// (Switchboard's own), newest first.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn skill_uses(
+        &self,
+        server: String,
+        tool: String,
+        name: String,
+    ) -> Result<Vec<SkillUse>, StoreError> {
+        self.call(move |conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT r.conversation_id, c.title, MAX(COALESCE(r.started_at, 0)) AS at \
+                 FROM tool_runs r JOIN conversations c ON c.id = r.conversation_id \
+                 WHERE r.server = ?1 AND r.tool = ?2 AND r.decision = 'allowed' \
+                   AND json_valid(r.arguments) AND json_extract(r.arguments, '$.name') = ?3 \
+                 GROUP BY r.conversation_id ORDER BY at DESC LIMIT 200",
+            )?;
+            let rows = stmt.query_map(params![server, tool, name], |row| {
+                Ok(SkillUse {
+                    conversation_id: row.get(0)?,
+                    title: row.get(1)?,
+                    at: row.get(2)?,
+                })
+            })?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        })
+        .await
+    }
+}

@@ -205,7 +205,10 @@ fn check_contents<R: Read + Seek>(
         let size = file.size();
         total = total.saturating_add(size);
         if size > limits.max_file_bytes || total > limits.max_total_bytes {
-            return Err(ArchiveError::TooLarge { path: name, bytes: size });
+            return Err(ArchiveError::TooLarge {
+                path: name,
+                bytes: size,
+            });
         }
         let ratio = size / file.compressed_size().max(1);
         if size > RATIO_FROM_BYTES && ratio > MAX_RATIO {

@@ -83,6 +83,13 @@ fn bindings() -> String {
         crate::store::SwitchedBranch,
         crate::store::MessagePage,
         crate::app::ConversationTool,
+        // skills
+        crate::skills::SkillOrigin,
+        crate::skills::SkillFile,
+        crate::skills::Skill,
+        crate::store::SkillUse,
+        crate::app::SkillDetail,
+        crate::app::ConversationSkill,
         crate::app::ToolSuggestion,
         crate::app::ConversationArtifact,
         crate::app::ToolLink,

@@ -772,6 +772,117 @@ async fn the_model_reads_a_servers_resource_itself_through_the_same_approvals() 
     );
 }
 
+/// Issue 61: the model is given each skill's name and description only; it loads a skill's
+/// instructions, then one of its files, without being asked about, and nothing outside the
+/// skill, nor a skill switched off in the conversation, is loaded; nothing the skill holds runs.
+#[tokio::test]
+async fn a_skill_is_listed_by_its_description_and_loaded_on_demand_and_nothing_it_holds_runs() {
+    let Some(w) = world("skills", &[]).await else {
+        return;
+    };
+    let source = tempfile::tempdir().unwrap();
+    let marker = source.path().join("ran");
+    let write = |path: &str, text: &str| {
+        let file = source.path().join("pdf").join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+    };
+    write(
+        "SKILL.md",
+        &format!(
+            "---\nname: pdf-forms\ndescription: Fill PDF forms from a table of data.\n\
+             hooks:\n  on_load: touch {}\n---\n# PDF forms\nSECRET-STEPS-42: read \
+             reference/FORMS.md, then fill each field.\n",
+            marker.display()
+        ),
+    );
+    write("reference/FORMS.md", "FORMS-TABLE-7: name, date, amount");
+    write(
+        "scripts/fill.sh",
+        &format!("#!/bin/sh\ntouch {}\n", marker.display()),
+    );
+    w.app.add_skill(source.path().join("pdf")).await.unwrap();
+    let notes = source.path().join("notes");
+    std::fs::create_dir_all(&notes).unwrap();
+    std::fs::write(
+        notes.join("SKILL.md"),
+        "---\nname: notes-style\ndescription: How notes are written.\n---\nNOTES-BODY\n",
+    )
+    .unwrap();
+    w.app.add_skill(notes).await.unwrap();
+    w.app
+        .set_skill_enabled("notes-style", false, Some(&w.conversation))
+        .await
+        .unwrap();
+
+    let (reason, events) = w.say("Fill the form with the skill", &ALLOW).await;
+    assert_eq!(reason, StopReason::Completed);
+    let requests = w.requests().await;
+    // First: the list, not the instructions; the skill switched off here is not listed.
+    let first = requests[0].to_string();
+    let load = requests[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["function"]["name"] == "switchboard__load_skill")
+        .unwrap_or_else(|| panic!("{first}"));
+    let description = load["function"]["description"].as_str().unwrap();
+    assert!(
+        description.contains("- pdf-forms: Fill PDF forms from a table of data."),
+        "{description}"
+    );
+    assert!(
+        !first.contains("SECRET-STEPS-42") && !first.contains("notes-style"),
+        "{first}"
+    );
+    // Loading asked nobody.
+    assert!(!events
+        .all()
+        .iter()
+        .any(|e| matches!(e, RunEvent::ApprovalRequired { .. })));
+    let result = |request: &Value, id: &str| {
+        request["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["role"] == "tool" && m["tool_call_id"] == id)
+            .unwrap_or_else(|| panic!("{id}: {request}"))["content"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let instructions = result(&requests[1], "call_skill");
+    assert!(instructions.contains("SECRET-STEPS-42"), "{instructions}");
+    assert!(
+        instructions.contains("from the person's skills folder"),
+        "{instructions}"
+    );
+    assert!(
+        instructions.contains("- scripts/fill.sh (") && instructions.contains("nothing runs it"),
+        "{instructions}"
+    );
+    assert!(result(&requests[2], "call_file").contains("FORMS-TABLE-7"));
+    let escape = result(&requests[2], "call_escape");
+    assert!(
+        escape.starts_with("Error: ") && escape.contains("has no file"),
+        "{escape}"
+    );
+    let off = result(&requests[2], "call_off");
+    assert!(off.contains("there is no skill “notes-style”"), "{off}");
+    assert!(!marker.exists(), "nothing the skill holds ran");
+    // The header's count says what the list of skills takes; the skill's page, who used it.
+    let used = w
+        .store
+        .context_use(w.conversation.clone())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(used.skills > 100 && used.skills <= used.tools, "{used:?}");
+    let detail = w.app.skill_detail("pdf-forms").await.unwrap();
+    assert_eq!(detail.used_in.len(), 1);
+    assert_eq!(detail.used_in[0].conversation_id, w.conversation);
+}
+
 #[tokio::test]
 async fn a_results_files_are_kept_listed_read_saved_and_exported_and_seed_002s_contract_opens_the_canvas(
 ) {

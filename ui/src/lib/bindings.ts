@@ -301,6 +301,10 @@ history: number,
  */
 attachments: number, 
 /**
+ * Of [`ContextUse::tools`], the list of skills the model may load (issue 61).
+ */
+skills: number, 
+/**
  * How it was counted: the tokenizer's name, or "estimate"; "calibrated" when scaled by
  * what the provider reported.
  */
@@ -624,6 +628,89 @@ estimated_tokens: number,
  * the person's policy.json or the organisation's; a blocked tool is never offered.
  */
 rule: RuleHit | null, };
+
+/**
+ * Where a skill comes from.
+ */
+export type SkillOrigin = { "kind": "folder", path: string, };
+
+/**
+ * One file of a skill.
+ */
+export type SkillFile = { 
+/**
+ * Its path inside the skill, with `/` between its parts.
+ */
+path: string, bytes: number, };
+
+/**
+ * A skill as the window and the command line see it.
+ */
+export type Skill = { 
+/**
+ * Its name (for a folder that is not a valid skill, the folder's name).
+ */
+name: string, description: string, origin: SkillOrigin, 
+/**
+ * Every file, `SKILL.md` first.
+ */
+files: Array<SkillFile>, bytes: number, 
+/**
+ * Conversations may use it (unless one, or its profile, switches it off).
+ */
+enabled: boolean, 
+/**
+ * The front matter's other fields (license, metadata, compatibility…), as written: shown,
+ * not acted on.
+ */
+fields: Record<string, unknown>, 
+/**
+ * Fields of its front matter Switchboard never acts on (`hooks`, `allowed-tools`, …).
+ */
+ignored: Array<string>, 
+/**
+ * It has files that are programs (scripts): the model can read them; nothing runs them.
+ */
+has_scripts: boolean, 
+/**
+ * Why the folder is not a skill Switchboard can use; `None` for a good one.
+ */
+problem: string | null, };
+
+/**
+ * A conversation that used a skill.
+ */
+export type SkillUse = { conversation_id: string, title: string, 
+/**
+ * When its model last loaded the skill (ms since the epoch).
+ */
+at: number, };
+
+/**
+ * A skill in full, as its page shows it.
+ */
+export type SkillDetail = { skill: Skill, 
+/**
+ * Its instructions (what follows the front matter), as the model is given them.
+ */
+instructions: string, 
+/**
+ * The conversations whose model loaded it, newest first.
+ */
+used_in: Array<SkillUse>, };
+
+/**
+ * A skill and whether a conversation may use it.
+ */
+export type ConversationSkill = { skill: Skill, 
+/**
+ * On in this conversation: on for every conversation, and not switched off here.
+ */
+on: boolean, 
+/**
+ * Switched off in this conversation (or by the profile it follows).
+ */
+switched_off_here: boolean, };
 
 /**
  * A tool switched off in a conversation that fits a file attached to it (seed 002), and why.

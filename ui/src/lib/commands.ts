@@ -4,7 +4,7 @@
 // and commit the result; the test command fails while this file and Rust disagree.
 
 import { call, channel } from "./invoke";
-import type { AppStatus, ApprovalAnswer, Attached, Attachment, AttachmentRef, AuditEntry, AuditFilter, BundleInstallRequest, ComparedModel, ConnectionReport, Conversation, ConversationArtifact, ConversationDetail, ConversationTool, Draft, DropEvent, ElicitationAnswer, ElicitationRequest, ExportFormat, ImportPreview, ImportedProfile, InstallRequest, JsonValue, KeychainStatus, LocalServer, McpAppView, McpServerStatus, McpServerView, MessagePage, ModelInfo, ModelPrice, ModelWindow, NewProvider, OfferedBundle, OffersOf, Outcome, PolicyMark, PolicyView, Preset, Profile, ProfileChoice, ProfileFields, PromptUse, Provider, ProviderKindInfo, PullProgress, Reach, ResultView, ReviewVerdict, Rule, RunEvent, SearchHit, SearchPage, ServerOffers, Settings, ShellCommandStatus, ShownProposal, StandingApproval, SwitchedBranch, Target, ToolMode, ToolModeChoice, ToolReview, ToolSuggestion, UpdateProgress, UpdateStatus, UsageReport, UsageTotal } from "./bindings";
+import type { AppStatus, ApprovalAnswer, Attached, Attachment, AttachmentRef, AuditEntry, AuditFilter, BundleInstallRequest, ComparedModel, ConnectionReport, Conversation, ConversationArtifact, ConversationDetail, ConversationSkill, ConversationTool, Draft, DropEvent, ElicitationAnswer, ElicitationRequest, ExportFormat, ImportPreview, ImportedProfile, InstallRequest, JsonValue, KeychainStatus, LocalServer, McpAppView, McpServerStatus, McpServerView, MessagePage, ModelInfo, ModelPrice, ModelWindow, NewProvider, OfferedBundle, OffersOf, Outcome, PolicyMark, PolicyView, Preset, Profile, ProfileChoice, ProfileFields, PromptUse, Provider, ProviderKindInfo, PullProgress, Reach, ResultView, ReviewVerdict, Rule, RunEvent, SearchHit, SearchPage, ServerOffers, Settings, ShellCommandStatus, ShownProposal, Skill, SkillDetail, StandingApproval, SwitchedBranch, Target, ToolMode, ToolModeChoice, ToolReview, ToolSuggestion, UpdateProgress, UpdateStatus, UsageReport, UsageTotal } from "./bindings";
 
 export function appStatus(): Promise<AppStatus> {
   return call("app_status");
@@ -879,6 +879,45 @@ export function installShellCommand(): Promise<ShellCommandStatus> {
  */
 export function removeShellCommand(): Promise<ShellCommandStatus> {
   return call("remove_shell_command");
+}
+
+export function listSkills(): Promise<Array<Skill>> {
+  return call("list_skills");
+}
+
+export function skillDetail(name: string): Promise<SkillDetail> {
+  return call("skill_detail", { name });
+}
+
+/**
+ * Asks for a skill's folder (`from_zip` false) or `.zip` and keeps the skill; `null` when
+ * the dialog was closed.
+ */
+export function addSkill(fromZip: boolean): Promise<Skill | null> {
+  return call("add_skill", { fromZip });
+}
+
+export function removeSkill(name: string): Promise<void> {
+  return call("remove_skill", { name });
+}
+
+/**
+ * Asks where to write the skill's `.zip` and writes it; the path, or `null` when closed.
+ */
+export function exportSkill(name: string): Promise<string | null> {
+  return call("export_skill", { name });
+}
+
+/**
+ * Switches a skill on or off for one conversation, or (`conversationId` null) for every
+ * conversation.
+ */
+export function setSkillEnabled(name: string, enabled: boolean, conversationId?: string | null): Promise<void> {
+  return call("set_skill_enabled", { name, enabled, conversationId: conversationId ?? null });
+}
+
+export function conversationSkills(conversationId: string): Promise<Array<ConversationSkill>> {
+  return call("conversation_skills", { conversationId });
 }
 
 /**

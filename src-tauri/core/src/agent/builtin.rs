@@ -102,7 +102,10 @@ pub fn read_result_tool() -> CatalogueTool {
 
 /// `load_skill`, offered when `skills` (switched on for the conversation) are not empty; its
 /// description lists them in at most `max_chars` characters.
-pub fn load_skill_tool(skills: &[&crate::skills::Skill], max_chars: usize) -> Option<CatalogueTool> {
+pub fn load_skill_tool(
+    skills: &[&crate::skills::Skill],
+    max_chars: usize,
+) -> Option<CatalogueTool> {
     if skills.is_empty() {
         return None;
     }

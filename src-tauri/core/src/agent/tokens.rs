@@ -62,6 +62,8 @@ pub struct Counter {
     /// The provider's count over ours, from the newest request it reported on; 1 before.
     scale: f64,
     calibrated: bool,
+    /// The offered name of Switchboard's `load_skill`, whose definition lists the skills.
+    skills_tool: Option<String>,
 }
 
 /// A text's hash: foldhash reads a few gigabytes a second, so a long history's lookups cost
@@ -78,7 +80,16 @@ impl Counter {
             kept: HashMap::new(),
             scale: 1.0,
             calibrated: false,
+            skills_tool: None,
         }
+    }
+
+    /// Counts the tool offered as `wire_name` (`load_skill`, which lists the skills) as the
+    /// skills' part of the tools.
+    #[must_use]
+    pub fn with_skills_tool(mut self, wire_name: Option<String>) -> Counter {
+        self.skills_tool = wire_name;
+        self
     }
 
     /// Loads the tokenizer on a blocking thread (building OpenAI's encodings takes a moment),
@@ -137,12 +148,16 @@ impl Counter {
             .system
             .as_deref()
             .map_or(0, |s| self.text(s) + MESSAGE_TOKENS);
-        let mut tools = 0;
+        let (mut tools, mut skills) = (0, 0);
         for tool in &request.tools {
-            tools += self.text(&tool.name)
+            let tokens = self.text(&tool.name)
                 + self.text(&tool.description)
                 + self.text(&tool.parameters.to_string())
                 + MESSAGE_TOKENS;
+            tools += tokens;
+            if self.skills_tool.as_deref() == Some(tool.name.as_str()) {
+                skills += tokens;
+            }
         }
         let (mut history, mut attachments) = (0, 0);
         for message in &request.messages {
@@ -191,11 +206,12 @@ impl Counter {
             let scaled = (n as f64 * self.scale).round() as u64;
             scaled
         };
-        let (system, tools, history, attachments) = (
+        let (system, tools, history, attachments, skills) = (
             scale(system),
             scale(tools),
             scale(history),
             scale(attachments),
+            scale(skills),
         );
         let name = match self.tokenizer {
             Tokenizer::O200k => "o200k_base",
@@ -209,6 +225,7 @@ impl Counter {
             tools,
             history,
             attachments,
+            skills,
             counted_by: if self.calibrated {
                 format!("{name}, calibrated")
             } else {

@@ -72,7 +72,9 @@ impl App {
     pub async fn add_skill(&self, source: PathBuf) -> Result<Skill, CoreError> {
         let library = self.skill_library();
         let skill = blocking(move || library.add(&source)).await?;
-        self.store()?.forget_skill_switch(skill.name.clone()).await?;
+        self.store()?
+            .forget_skill_switch(skill.name.clone())
+            .await?;
         tracing::info!(skill = %skill.name, files = skill.files.len(), "skill added");
         Ok(skill)
     }

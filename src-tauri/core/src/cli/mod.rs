@@ -1,7 +1,7 @@
 //! The headless command line: the same binary as the desktop app, run with a subcommand, no
 //! display needed. It is an adapter over the same [`App`] the window holds, one file per verb
-//! group (`provider`, `mcp`, `chat`, `conversations`, `usage`, `profile`, `shell_command`); this module parses, builds the app,
-//! dispatches and prints errors.
+//! group (`provider`, `mcp`, `chat`, `conversations`, `usage`, `profile`, `policy`, `skills`,
+//! `shell_command`); this module parses, builds the app, dispatches and prints errors.
 
 mod chat;
 mod conversations;
@@ -12,6 +12,7 @@ mod policy;
 mod profile;
 mod provider;
 mod shell_command;
+mod skills;
 mod terminal;
 mod usage;
 
@@ -65,6 +66,10 @@ enum Command {
     /// The record of every tool call: when, where, the exact arguments, the decision and who
     /// made it, how long it ran, its result's hash and size.
     Audit(policy::AuditArgs),
+    /// Skills: instructions and files a model loads when a task needs them (a folder with a
+    /// SKILL.md, kept in the skills folder in the config folder).
+    #[command(subcommand)]
+    Skills(skills::SkillsCommand),
     /// Whether a terminal finds this app as `switchboard`; put it there or take it away.
     #[command(subcommand, name = "shell-command")]
     Shell(shell_command::ShellCommandCommand),
@@ -97,6 +102,9 @@ impl Command {
                 )
                 | Command::Mcp(mcp::McpCommand::List { .. } | mcp::McpCommand::Approvals { .. })
                 | Command::Audit(_)
+                | Command::Skills(
+                    skills::SkillsCommand::List { .. } | skills::SkillsCommand::Show { .. }
+                )
                 | Command::Policy(
                     policy::PolicyCommand::List { .. } | policy::PolicyCommand::Check { .. }
                 )
@@ -209,6 +217,7 @@ async fn run(app: &Arc<App>, command: Command, out: &mut impl Write) -> Result<(
         Command::Profile(command) => profile::run(app, command, out).await,
         Command::Policy(command) => policy::run(app, command, out).await,
         Command::Audit(args) => policy::audit(app, args, out).await,
+        Command::Skills(command) => skills::run(app, command, out).await,
         Command::Shell(command) => shell_command::run(command, out),
     }
 }

@@ -22,6 +22,7 @@ mod profiles;
 mod providers;
 mod settings;
 mod shell_command;
+mod skills;
 mod transfer;
 mod updates;
 mod usage;
@@ -314,6 +315,7 @@ const AREAS: &[&[Command]] = &[
     providers::COMMANDS,
     settings::COMMANDS,
     shell_command::COMMANDS,
+    skills::COMMANDS,
     transfer::COMMANDS,
     updates::COMMANDS,
     usage::COMMANDS,

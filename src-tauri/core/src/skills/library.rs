@@ -77,7 +77,9 @@ impl Library {
         match (parsed, &skill.problem) {
             (Some(parsed), None) => Ok((skill, parsed)),
             (_, problem) => Err(SkillError::Invalid(
-                problem.clone().unwrap_or_else(|| "It cannot be read".to_owned()),
+                problem
+                    .clone()
+                    .unwrap_or_else(|| "It cannot be read".to_owned()),
             )),
         }
     }
@@ -352,7 +354,9 @@ mod tests {
         assert!(matches!(library.add(&source), Err(SkillError::Exists(_))));
         assert_eq!(library.list().len(), 1);
         assert_eq!(
-            library.read_file("pdf-forms", "reference/FORMS.md").unwrap(),
+            library
+                .read_file("pdf-forms", "reference/FORMS.md")
+                .unwrap(),
             b"# Forms"
         );
         for bad in ["../../anything/SKILL.md", "/etc/passwd", "nope.md"] {
@@ -375,8 +379,16 @@ mod tests {
         write(&home.path().join("bare"), "notes.md", "x");
         let skills = Library::new(home.path().to_owned()).list();
         assert_eq!(skills.len(), 2);
-        assert!(skills[0].problem.as_deref().unwrap().contains("no SKILL.md"));
-        assert!(skills[1].problem.as_deref().unwrap().contains("front matter"));
+        assert!(skills[0]
+            .problem
+            .as_deref()
+            .unwrap()
+            .contains("no SKILL.md"));
+        assert!(skills[1]
+            .problem
+            .as_deref()
+            .unwrap()
+            .contains("front matter"));
     }
 
     #[cfg(unix)]

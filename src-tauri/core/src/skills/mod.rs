@@ -169,7 +169,9 @@ pub fn parse(text: &str) -> Result<Parsed, SkillError> {
         yaml.push_str(line);
     }
     if !closed {
-        return Err(invalid("has front matter that never ends (no closing “---”)"));
+        return Err(invalid(
+            "has front matter that never ends (no closing “---”)",
+        ));
     }
     let body: String = lines.collect();
     let value: Value = serde_norway::from_str(&yaml)
@@ -179,7 +181,9 @@ pub fn parse(text: &str) -> Result<Parsed, SkillError> {
     };
     let mut text_field = |key: &str| match fields.remove(key) {
         Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.trim().to_owned()),
-        _ => Err(invalid(&format!("has no “{key}” (a text) in its front matter"))),
+        _ => Err(invalid(&format!(
+            "has no “{key}” (a text) in its front matter"
+        ))),
     };
     let name = text_field("name")?;
     let description = text_field("description")?;
@@ -328,7 +332,10 @@ mod tests {
             ("---\nname: [\n---\n", "not YAML"),
             ("---\ndescription: d\n---\n", "no “name”"),
             ("---\nname: a\n---\n", "no “description”"),
-            ("---\nname: ../etc\ndescription: d\n---\n", "lowercase letters"),
+            (
+                "---\nname: ../etc\ndescription: d\n---\n",
+                "lowercase letters",
+            ),
             ("---\nname: Big\ndescription: d\n---\n", "lowercase letters"),
         ] {
             let error = parse(text).unwrap_err().to_string();
@@ -343,7 +350,18 @@ mod tests {
         for good in ["a", "pdf-forms", "v2", "données"] {
             assert!(check_name(good).is_ok(), "{good}");
         }
-        for bad in ["", "-a", "a-", "a--b", "A", "a b", "a/b", "..", "a.b", &"a".repeat(65)] {
+        for bad in [
+            "",
+            "-a",
+            "a-",
+            "a--b",
+            "A",
+            "a b",
+            "a/b",
+            "..",
+            "a.b",
+            &"a".repeat(65),
+        ] {
             assert!(check_name(bad).is_err(), "{bad}");
         }
     }
@@ -375,7 +393,10 @@ mod tests {
             .collect();
         let text = catalogue(&many.iter().collect::<Vec<_>>(), CATALOGUE_CHARS);
         assert!(text.len() <= CATALOGUE_CHARS + 200, "{}", text.len());
-        let small = catalogue(&many.iter().collect::<Vec<_>>(), catalogue_room(Some(8_192)));
+        let small = catalogue(
+            &many.iter().collect::<Vec<_>>(),
+            catalogue_room(Some(8_192)),
+        );
         assert!(small.len() <= 2_000 + 200, "an 8k window: {}", small.len());
         assert!(small.contains("more skills are not listed"));
         assert!(text.contains("- skill-0: does a thing"));

@@ -28,6 +28,10 @@ pub struct ContextUse {
     /// Images and documents attached to messages or carried by results.
     #[ts(type = "number")]
     pub attachments: u64,
+    /// Of [`ContextUse::tools`], the list of skills the model may load (issue 61).
+    #[serde(default)]
+    #[ts(type = "number")]
+    pub skills: u64,
     /// How it was counted: the tokenizer's name, or "estimate"; "calibrated" when scaled by
     /// what the provider reported.
     pub counted_by: String,

@@ -44,8 +44,8 @@ pub use messages::{
 pub use pages::MessagePage;
 pub use profiles::{Profile, ProfileFields};
 pub use providers::ProviderRow;
-pub use skills::SkillUse;
 pub use search::{SearchHit, SnippetPart, MAX_HITS as MAX_SEARCH_HITS};
+pub use skills::SkillUse;
 pub use summaries::{in_force as summary_in_force, NewSummary, Summary};
 pub use tool_loop::{
     asked_by_app, ApprovalScope, CallRef, StandingApproval, ToolDecision, ToolRun, ToolToggle,

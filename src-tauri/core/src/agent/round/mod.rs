@@ -10,8 +10,8 @@ mod calls;
 mod compact;
 mod execute;
 mod own;
-mod skills;
 mod record;
+mod skills;
 mod usage;
 
 use std::collections::HashMap;
@@ -338,7 +338,8 @@ impl<'a> Run<'a> {
             .map(|(i, t)| (t.wire_name.clone(), i))
             .collect();
         let standing = setup.standing.clone();
-        let counter = super::tokens::Counter::for_model(&setup.model);
+        let counter = super::tokens::Counter::for_model(&setup.model)
+            .with_skills_tool(skill.map(|i| setup.tools[i].wire_name.clone()));
         counter.warm_up();
         Run {
             ctx: Ctx {

@@ -44,15 +44,24 @@ fn size(bytes: u64) -> String {
 
 impl Ctx<'_> {
     /// `load_skill(name, file?)`.
-    pub(super) async fn load_skill(&self, arguments: &Map<String, Value>) -> Result<Value, McpError> {
-        let name = text_argument(arguments, "name")
-            .ok_or_else(|| refuse("load_skill needs “name” (a skill's name, as listed)".to_owned()))?;
+    pub(super) async fn load_skill(
+        &self,
+        arguments: &Map<String, Value>,
+    ) -> Result<Value, McpError> {
+        let name = text_argument(arguments, "name").ok_or_else(|| {
+            refuse("load_skill needs “name” (a skill's name, as listed)".to_owned())
+        })?;
         let skills = &self.setup.skills;
         let (Some(skill), Some(library)) = (
             skills.skills.iter().find(|s| s.name == name),
             skills.library.clone(),
         ) else {
-            let names: Vec<&str> = skills.skills.iter().take(50).map(|s| s.name.as_str()).collect();
+            let names: Vec<&str> = skills
+                .skills
+                .iter()
+                .take(50)
+                .map(|s| s.name.as_str())
+                .collect();
             return Err(refuse(format!(
                 "there is no skill “{}” in this conversation; its skills are: {}",
                 crate::text::one_line(name, 80),
@@ -104,9 +113,9 @@ impl Ctx<'_> {
                 text
             }
             Loaded::File(file, bytes) => match String::from_utf8(bytes) {
-                Ok(content) => format!(
-                    "File “{file}” of the skill “{name}” (from {origin}):\n\n{content}"
-                ),
+                Ok(content) => {
+                    format!("File “{file}” of the skill “{name}” (from {origin}):\n\n{content}")
+                }
                 Err(e) => format!(
                     "File “{file}” of the skill “{name}” is not text ({}); it cannot be shown.",
                     size(e.as_bytes().len() as u64)

@@ -1,0 +1,197 @@
+//! `switchboard skills …` (issue 61): list the person's skills (or a conversation's), add one
+//! from a folder or a `.zip`, show one in full with the conversations that used it, switch one
+//! on or off (for every conversation, or one), write one to a `.zip`, and remove one.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::Subcommand;
+
+use super::output::{json_out, list_out, CliError};
+use crate::skills::Skill;
+use crate::App;
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum SkillsCommand {
+    /// List the skills in the skills folder (with --conversation: whether that conversation
+    /// may use each).
+    List {
+        #[arg(long, value_name = "ID")]
+        conversation: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Keep a skill from a folder holding a SKILL.md, or a .zip of one; it is on for every
+    /// conversation.
+    Add {
+        #[arg(value_name = "FOLDER-OR-ZIP")]
+        source: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove a skill (its folder in the skills folder).
+    Remove { name: String },
+    /// Show a skill: its description, files, the fields Switchboard ignores, its instructions,
+    /// and the conversations that used it.
+    Show {
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Switch a skill on, for every conversation (or only --conversation ID).
+    Enable {
+        name: String,
+        #[arg(long, value_name = "ID")]
+        conversation: Option<String>,
+    },
+    /// Switch a skill off, for every conversation (or only --conversation ID).
+    Disable {
+        name: String,
+        #[arg(long, value_name = "ID")]
+        conversation: Option<String>,
+    },
+    /// Write a skill to a .zip holding its folder.
+    Export {
+        name: String,
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+    },
+}
+
+pub(crate) async fn run(
+    app: &Arc<App>,
+    command: SkillsCommand,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    match command {
+        SkillsCommand::List { conversation, json } => match conversation {
+            None => {
+                let skills = app.skills().await?;
+                list_out(
+                    out,
+                    json,
+                    &skills,
+                    "No skills yet: add one with `switchboard skills add FOLDER-OR-ZIP`.",
+                    ["NAME", "ON", "FILES", "DESCRIPTION"],
+                    |s| row(s, s.enabled),
+                )
+            }
+            Some(id) => {
+                let skills = app.conversation_skills(&id).await?;
+                list_out(
+                    out,
+                    json,
+                    &skills,
+                    "No skills yet.",
+                    ["NAME", "ON", "FILES", "DESCRIPTION"],
+                    |s| row(&s.skill, s.on),
+                )
+            }
+        },
+        SkillsCommand::Add { source, json } => {
+            let skill = app.add_skill(source).await?;
+            if json {
+                return json_out(out, &skill);
+            }
+            writeln!(
+                out,
+                "Added the skill “{}” ({} files); it is on for every conversation.",
+                skill.name,
+                skill.files.len()
+            )?;
+            say_cautions(out, &skill)?;
+            Ok(())
+        }
+        SkillsCommand::Remove { name } => {
+            app.remove_skill(&name).await?;
+            writeln!(out, "Removed the skill “{name}”.")?;
+            Ok(())
+        }
+        SkillsCommand::Show { name, json } => {
+            let detail = app.skill_detail(&name).await?;
+            if json {
+                return json_out(out, &detail);
+            }
+            let skill = &detail.skill;
+            writeln!(out, "{}", skill.name)?;
+            writeln!(out, "{}", skill.description)?;
+            writeln!(out, "On: {}", if skill.enabled { "yes" } else { "no" })?;
+            for (key, value) in &skill.fields {
+                writeln!(out, "{key}: {value}")?;
+            }
+            say_cautions(out, skill)?;
+            writeln!(out, "\nFiles:")?;
+            for file in &skill.files {
+                writeln!(out, "  {}  ({} bytes)", file.path, file.bytes)?;
+            }
+            writeln!(out, "\nUsed in:")?;
+            if detail.used_in.is_empty() {
+                writeln!(out, "  no conversation yet")?;
+            }
+            for used in &detail.used_in {
+                writeln!(out, "  {}  {}", used.conversation_id, used.title)?;
+            }
+            writeln!(out, "\nInstructions:\n{}", detail.instructions.trim_end())?;
+            Ok(())
+        }
+        SkillsCommand::Enable { name, conversation } => {
+            switch(app, &name, true, conversation.as_deref(), out).await
+        }
+        SkillsCommand::Disable { name, conversation } => {
+            switch(app, &name, false, conversation.as_deref(), out).await
+        }
+        SkillsCommand::Export { name, out: file } => {
+            app.export_skill(&name, file.clone()).await?;
+            writeln!(out, "Wrote the skill “{name}” to {}.", file.display())?;
+            Ok(())
+        }
+    }
+}
+
+fn row(skill: &Skill, on: bool) -> [String; 4] {
+    let description = match &skill.problem {
+        Some(problem) => format!("cannot be used: {problem}"),
+        None => crate::text::one_line(&skill.description, 70),
+    };
+    [
+        skill.name.clone(),
+        if on { "on" } else { "off" }.to_owned(),
+        skill.files.len().to_string(),
+        description,
+    ]
+}
+
+/// What a skill has that Switchboard never acts on, said when it is added or shown.
+fn say_cautions(out: &mut impl Write, skill: &Skill) -> Result<(), CliError> {
+    if !skill.ignored.is_empty() {
+        writeln!(
+            out,
+            "Ignored (Switchboard never acts on these): {}",
+            skill.ignored.join(", ")
+        )?;
+    }
+    if skill.has_scripts {
+        writeln!(
+            out,
+            "It has scripts: the model can read them; nothing runs them."
+        )?;
+    }
+    Ok(())
+}
+
+async fn switch(
+    app: &App,
+    name: &str,
+    on: bool,
+    conversation: Option<&str>,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    app.set_skill_enabled(name, on, conversation).await?;
+    let state = if on { "on" } else { "off" };
+    match conversation {
+        None => writeln!(out, "The skill “{name}” is {state} for every conversation.")?,
+        Some(id) => writeln!(out, "The skill “{name}” is {state} in conversation {id}.")?,
+    }
+    Ok(())
+}

@@ -7,26 +7,26 @@ describe("how full the model's window is", () => {
   });
 
   it("says the share of the window, what fills it and how it was counted", () => {
-    const said = contextLabel({ tokens: 18_204, window: 128_000, system: 204, tools: 3_000, history: 14_000, attachments: 1_000, counted_by: "o200k_base, calibrated" });
+    const said = contextLabel({ tokens: 18_204, window: 128_000, system: 204, tools: 3_000, history: 14_000, attachments: 1_000, skills: 400, counted_by: "o200k_base, calibrated" });
     expect(said.label).toBe("18.2k of 128k");
     expect(said.full).toBe(false);
     expect(said.title.split("\n")).toEqual([
       "The model was last given about 18,204 tokens of its window of 128,000 (14 %).",
       "System prompt: 204",
-      "Tools' definitions: 3,000",
+      "Tools' definitions: 3,000 (of which the list of skills: 400)",
       "Messages: 14,000",
       "Attached files and images: 1,000",
       "Counted with o200k_base, scaled to what the provider counted.",
     ]);
-    const unknown = contextLabel({ tokens: 7_000, window: null, system: 0, tools: 0, history: 7_000, attachments: 0, counted_by: "estimate" });
+    const unknown = contextLabel({ tokens: 7_000, window: null, system: 0, tools: 0, history: 7_000, attachments: 0, skills: 0, counted_by: "estimate" });
     expect(unknown.label).toBe("7k tokens");
     expect(unknown.title).toContain("its window is not known");
     expect(unknown.title).toContain("Estimated at four bytes a token.");
-    expect(contextLabel({ tokens: 7_000, window: 8_192, system: 0, tools: 0, history: 7_000, attachments: 0, counted_by: "estimate" }).full).toBe(true);
+    expect(contextLabel({ tokens: 7_000, window: 8_192, system: 0, tools: 0, history: 7_000, attachments: 0, skills: 0, counted_by: "estimate" }).full).toBe(true);
   });
 
   it("says what the conversation needs when it was fitted to a smaller window, marked as full", () => {
-    const fitted = { tokens: 15_800, window: 16_384, system: 300, tools: 1_500, history: 14_000, attachments: 0, counted_by: "estimate" };
+    const fitted = { tokens: 15_800, window: 16_384, system: 300, tools: 1_500, history: 14_000, attachments: 0, skills: 0, counted_by: "estimate" };
     const said = contextLabel({ ...fitted, needed: 31_000 });
     expect(said.label).toBe("15.8k of 16.4k · needs 31k");
     expect(said.full).toBe(true);

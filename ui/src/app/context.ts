@@ -6,6 +6,7 @@
 
 import { getContext, setContext } from "svelte";
 import type { ActivityStore } from "../activity/activity.svelte";
+import type { SkillsStore } from "../skills/skills.svelte";
 import type { ArtifactsStore } from "../canvas/artifacts.svelte";
 import type { AttachmentsStore } from "../chat/attachments.svelte";
 import type { ChatSessions } from "../chat/chat-sessions.svelte";
@@ -83,4 +84,8 @@ export function getPolicies(): PoliciesStore {
 
 export function getActivity(): ActivityStore {
   return stores().activity;
+}
+
+export function getSkills(): SkillsStore {
+  return stores().skills;
 }

@@ -14,6 +14,7 @@ import { ProvidersStore } from "../providers/providers.svelte";
 import { ServersStore } from "../servers/servers.svelte";
 import { PoliciesStore } from "../settings/policies.svelte";
 import { SettingsStore } from "../settings/settings.svelte";
+import { SkillsStore } from "../skills/skills.svelte";
 import { UiStore } from "./ui.svelte";
 import { UsageStore } from "../usage/usage.svelte";
 
@@ -37,6 +38,8 @@ export class Stores {
   readonly policies: PoliciesStore;
   /** The Activity page: the record of every tool call. */
   readonly activity: ActivityStore;
+  /** The Skills page: the skills folder's skills. */
+  readonly skills: SkillsStore;
 
   constructor(theme: ThemeController) {
     this.ui = new UiStore(theme);
@@ -62,6 +65,7 @@ export class Stores {
     this.profiles = new ProfilesStore(this.ui, this.conversations);
     this.policies = new PoliciesStore();
     this.activity = new ActivityStore(this.ui);
+    this.skills = new SkillsStore(this.ui);
   }
 
   /** The first round of loading; `ui.ready` once it is done (successfully or not). */

@@ -18,7 +18,8 @@ export type Page =
   | { name: "settings" }
   | { name: "servers" }
   | { name: "usage" }
-  | { name: "activity" };
+  | { name: "activity" }
+  | { name: "skills" };
 
 export interface Toast {
   id: number;
@@ -127,6 +128,10 @@ export class UiStore {
 
   showActivity(): void {
     this.go({ name: "activity" });
+  }
+
+  showSkills(): void {
+    this.go({ name: "skills" });
   }
 
   /** The page this window showed before a reload, if it was a conversation. */

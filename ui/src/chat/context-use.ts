@@ -1,6 +1,6 @@
 // How full the model's window is (issue 55), as the conversation's header says it: "18.2k of
 // 128k", with what fills it (the system prompt, the tools' definitions, the history, the
-// attached files) and how it was counted on hover. When the conversation needed more than the
+// attached files; of the tools, the list of skills) and how it was counted on hover. When the conversation needed more than the
 // window and the request was fitted to it (older messages summarised or left out), the label
 // says what it needs ("15.8k of 16.4k · needs 31k"), marked as full, and the hover says why.
 import type { ContextUse } from "../lib/types";
@@ -36,7 +36,7 @@ export function contextLabel(used: ContextUse): { label: string; title: string; 
       ? `The model was last given about ${count(used.tokens)} tokens of its window of ${count(used.window)} (${Math.round((share ?? 0) * 100)} %).`
       : `The model was last given about ${count(used.tokens)} tokens; its window is not known (Providers, or switchboard provider window).`,
     `System prompt: ${count(used.system)}`,
-    `Tools' definitions: ${count(used.tools)}`,
+    `Tools' definitions: ${count(used.tools)}${used.skills > 0 ? ` (of which the list of skills: ${count(used.skills)})` : ""}`,
     `Messages: ${count(used.history)}`,
     `Attached files and images: ${count(used.attachments)}`,
     how,

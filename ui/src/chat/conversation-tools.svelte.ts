@@ -2,11 +2,12 @@
 // conversation's switches, what the switched-on definitions cost in every request, and the rule
 // of the policy that decides every call of a tool (allow, ask, block), which the panel sets too.
 // Rust decides what is offered (and enforces it); this only shows the switches and flips them,
-// reading the list back from Rust after each change.
+// reading the list back from Rust after each change. Below them, the skills (issue 61): each one
+// switched on for every conversation can be switched off here.
 
 import * as ipc from "../lib/ipc";
 import { IpcError } from "../lib/errors";
-import type { Attachment, ConversationTool, Outcome, ToolSuggestion } from "../lib/types";
+import type { Attachment, ConversationSkill, ConversationTool, Outcome, ToolSuggestion } from "../lib/types";
 
 export type SwitchState = "on" | "off" | "mixed";
 
@@ -51,6 +52,8 @@ export function groupTools(tools: ConversationTool[]): ServerGroup[] {
 
 export class ConversationTools {
   tools = $state<ConversationTool[] | null>(null);
+  /** the skills, with whether this conversation may use each; null until read */
+  skills = $state.raw<ConversationSkill[] | null>(null);
   busy = $state(false);
   readonly groups = $derived(groupTools(this.tools ?? []));
   readonly offeredCount = $derived((this.tools ?? []).filter(offered).length);
@@ -63,10 +66,29 @@ export class ConversationTools {
 
   async load(): Promise<void> {
     try {
-      this.tools = await ipc.listConversationTools(this.conversationId);
+      const [tools, skills] = await Promise.all([
+        ipc.listConversationTools(this.conversationId),
+        ipc.conversationSkills(this.conversationId),
+      ]);
+      this.tools = tools;
+      this.skills = skills;
     } catch (err) {
       this.report(err);
       this.tools ??= [];
+      this.skills ??= [];
+    }
+  }
+
+  /** Switches a skill on or off in this conversation only. */
+  async setSkill(name: string, enabled: boolean): Promise<void> {
+    this.busy = true;
+    try {
+      await ipc.setSkillEnabled(name, enabled, this.conversationId);
+    } catch (err) {
+      this.report(err);
+    } finally {
+      await this.load();
+      this.busy = false;
     }
   }
 

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { screen, waitFor, within } from "@testing-library/svelte";
 import * as ipc from "../src/lib/ipc";
-import { installRealBackend, type RealBackend } from "./real-backend";
+import { installRealBackend, peer, type RealBackend } from "./real-backend";
 import { renderApp, renderAppAt } from "./render-app";
 
 let backend: RealBackend;
@@ -97,6 +97,27 @@ describe("the Skills page", () => {
     await user.click(screen.getByTestId("skills-add-folder"));
     await waitFor(() => expect(document.body.textContent).toContain("does not begin with front matter"));
     expect(await backend.seed(() => ipc.listSkills())).toEqual([]);
+  });
+});
+
+describe("a server's skills", () => {
+  it("are shown with their server, off until switched on, which approves them; they cannot be removed here", async () => {
+    const served = tempFolder();
+    mkdirSync(join(served, "forms"));
+    writeFileSync(join(served, "forms", "SKILL.md"), "---\nname: forms\ndescription: The server's forms.\n---\nSteps.\n");
+    await backend.addServer("docs", peer("skills_server.py", served));
+    const { user } = await renderApp();
+    await user.click(screen.getByTestId("nav-skills"));
+    await waitFor(() => expect(card("docs/forms")).toBeTruthy());
+    const item = card("docs/forms");
+    expect(within(item).getByTestId("skill-server").textContent).toBe("From the server “docs”");
+    expect(within(item).getByTestId("skill-off-badge")).toBeTruthy();
+    expect(within(item).queryByTestId("skill-menu")).toBeNull();
+    expect(item.textContent).toContain("approves its files as they are now");
+    await user.click(within(item).getByTestId("skill-switch"));
+    await waitFor(() => expect(within(card("docs/forms")).queryByTestId("skill-off-badge")).toBeNull());
+    await user.click(within(card("docs/forms")).getByTestId("skill-details-toggle"));
+    expect((await within(card("docs/forms")).findByTestId("skill-instructions-served")).textContent).toContain("what the server listed");
   });
 });
 

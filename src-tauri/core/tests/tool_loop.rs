@@ -883,6 +883,117 @@ async fn a_skill_is_listed_by_its_description_and_loaded_on_demand_and_nothing_i
     assert_eq!(detail.used_in[0].conversation_id, w.conversation);
 }
 
+/// Issue 61: a server's skills (the MCP Skills extension, a scripted server) are listed without
+/// reading a file, off until the person switches one on; loaded from that server only, each
+/// file checked against the digest it was listed with (a tampered one is refused), and nothing
+/// the entry does not list is read.
+#[tokio::test]
+async fn a_servers_skill_is_off_until_approved_and_each_file_is_checked_against_its_listing() {
+    let Some(w) = world("served-skills", &[]).await else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let write = |path: &str, text: &str| {
+        let file = dir.path().join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+    };
+    write(
+        "pdf/SKILL.md",
+        "---\nname: pdf\ndescription: Fill PDF forms the server's way.\n---\nSERVED-STEPS-9\n",
+    );
+    write("pdf/reference/FORMS.md", "the forms");
+    write("pdf/notes.md", "NOTES-31");
+    let launch = stdio_launch(
+        &peers().join(".venv/bin/python").to_string_lossy(),
+        &[
+            &peers().join("skills_server.py").to_string_lossy(),
+            &dir.path().to_string_lossy(),
+            "--tamper",
+            "pdf/reference/FORMS.md",
+        ],
+        STARTUP,
+    );
+    w.app.host().spawn("docs", launch).await;
+    support::server_running(w.app.host(), "docs").await;
+
+    let listed = w.app.skills().await.unwrap();
+    let skill = listed.iter().find(|s| s.name == "docs/pdf").unwrap();
+    assert!(
+        !skill.enabled,
+        "a server's skill is off until the person switches it on"
+    );
+    assert_eq!(skill.files.len(), 3);
+    assert!(
+        !dir.path().join("reads.log").exists(),
+        "listing reads no file"
+    );
+    let setup = w.setup("Use the served skill").await;
+    assert!(setup.skills.skills.is_empty());
+
+    w.app
+        .set_skill_enabled("docs/pdf", true, None)
+        .await
+        .unwrap();
+    let (reason, _) = w.say("Use the served skill", &ALLOW).await;
+    assert_eq!(reason, StopReason::Completed);
+    let requests = w.requests().await;
+    let description = requests
+        .iter()
+        .find_map(|r| {
+            r["tools"].as_array()?.iter().find_map(|t| {
+                (t["function"]["name"] == "switchboard__load_skill")
+                    .then(|| t["function"]["description"].as_str().unwrap().to_owned())
+            })
+        })
+        .unwrap();
+    assert!(
+        description.contains("- docs/pdf (from the server “docs”): Fill PDF forms"),
+        "{description}"
+    );
+    let n = requests.len();
+    let result = |id: &str| {
+        requests[n - 1]["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["role"] == "tool" && m["tool_call_id"] == id)
+            .unwrap_or_else(|| panic!("{id}"))["content"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let instructions = result("call_served");
+    assert!(instructions.contains("SERVED-STEPS-9"), "{instructions}");
+    assert!(
+        instructions.contains("from the MCP server “docs”"),
+        "{instructions}"
+    );
+    let tampered = result("call_tampered");
+    assert!(
+        tampered.contains("not what the server listed"),
+        "{tampered}"
+    );
+    assert!(!tampered.contains("evil.example"), "{tampered}");
+    assert!(result("call_notes").contains("NOTES-31"));
+    assert!(result("call_outside").contains("has no file"));
+    // The second round's reads run at once, in any order.
+    let reads = std::fs::read_to_string(dir.path().join("reads.log")).unwrap();
+    let mut reads: Vec<&str> = reads.lines().collect();
+    assert_eq!(reads.first(), Some(&"skill://pdf/SKILL.md"));
+    reads.sort_unstable();
+    assert_eq!(
+        reads,
+        [
+            "skill://pdf/SKILL.md",
+            "skill://pdf/notes.md",
+            "skill://pdf/reference/FORMS.md"
+        ],
+        "only what the model asked for, and only listed files"
+    );
+    w.app.host().stop("docs").await;
+}
+
 #[tokio::test]
 async fn a_results_files_are_kept_listed_read_saved_and_exported_and_seed_002s_contract_opens_the_canvas(
 ) {

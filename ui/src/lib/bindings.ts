@@ -632,7 +632,7 @@ rule: RuleHit | null, };
 /**
  * Where a skill comes from.
  */
-export type SkillOrigin = { "kind": "folder", path: string, };
+export type SkillOrigin = { "kind": "folder", path: string, } | { "kind": "server", server: string, uri: string, };
 
 /**
  * One file of a skill.
@@ -672,6 +672,11 @@ ignored: Array<string>,
  * It has files that are programs (scripts): the model can read them; nothing runs them.
  */
 has_scripts: boolean, 
+/**
+ * A server's skill the person switched on whose files changed since: off until they
+ * switch it on again (their approval was bound to the files it had).
+ */
+changed: boolean, 
 /**
  * Why the folder is not a skill Switchboard can use; `None` for a good one.
  */

@@ -1,16 +1,20 @@
-//! Skills on the app's side (issue 61): the person's skills folder with each skill's switch
-//! for every conversation, adding (from a folder or a `.zip`), removing, exporting, a skill in
-//! full with the conversations that used it, a conversation's switch for a skill, and the
-//! skills a conversation's run may load. The file system is read off the async runtime.
+//! Skills on the app's side (issue 61): the person's skills folder and the skills the running
+//! servers serve (the MCP Skills extension), each with its switch for every conversation — a
+//! server's skill is off until the person switches it on, and that approval holds only for the
+//! files it had then; adding (from a folder or a `.zip`), removing, exporting, a skill in full
+//! with the conversations that used it, a conversation's switch for a skill, and the skills a
+//! conversation's run may load. The file system is read off the async runtime.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use serde::Serialize;
 
 use super::App;
 use crate::error::CoreError;
-use crate::skills::{Library, Skill, SWITCHES};
-use crate::store::{SkillUse, ToolToggle};
+use crate::mcp::skills as served;
+use crate::skills::{Library, RunSkills, Served, Skill, SWITCHES};
+use crate::store::{SkillSwitch, SkillUse, ToolToggle};
 
 /// A skill in full, as its page shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
@@ -51,18 +55,61 @@ impl App {
         Library::new(self.paths().skills_dir())
     }
 
-    /// Every skill in the skills folder, with its switch for every conversation.
+    /// Every skill in the skills folder, then every skill the running servers serve, each with
+    /// its switch for every conversation.
     ///
     /// # Errors
     /// The database.
     pub async fn skills(&self) -> Result<Vec<Skill>, CoreError> {
+        Ok(self.skills_and_entries().await?.0)
+    }
+
+    /// [`App::skills`], with the entry each server's skill was listed with, by name.
+    async fn skills_and_entries(&self) -> Result<(Vec<Skill>, HashMap<String, Served>), CoreError> {
         let library = self.skill_library();
         let mut skills = blocking(move || Ok(library.list())).await?;
         let switches = self.store()?.skill_switches().await?;
         for skill in &mut skills {
-            skill.enabled = skill.problem.is_none() && switches.get(&skill.name) != Some(&false);
+            skill.enabled =
+                skill.problem.is_none() && switches.get(&skill.name).is_none_or(|s| s.enabled);
         }
-        Ok(skills)
+        let mut entries = HashMap::new();
+        for (server, listed) in self.served_entries().await {
+            for entry in listed.iter() {
+                let name = served::name_of(&server, entry);
+                let approved = switches
+                    .get(&name)
+                    .filter(|s| s.enabled)
+                    .and_then(|s| s.approved.as_deref());
+                skills.push(served::shown(&server, entry, approved));
+                entries.insert(
+                    name,
+                    Served {
+                        server: server.clone(),
+                        entry: entry.clone(),
+                    },
+                );
+            }
+        }
+        Ok((skills, entries))
+    }
+
+    /// The skills of each running server that serves them (a server that fails to list them
+    /// is left out, and the log says why).
+    async fn served_entries(&self) -> Vec<(String, std::sync::Arc<Vec<rmcp::model::Skill>>)> {
+        let mut all = Vec::new();
+        for (name, _) in self.host().running_tools() {
+            let Some(server) = self.host().server(&name).filter(|s| s.offers_skills()) else {
+                continue;
+            };
+            match server.skills().await {
+                Ok(listed) => all.push((name, listed)),
+                Err(e) => {
+                    tracing::warn!(server = %name, error = %e, "its skills could not be listed")
+                }
+            }
+        }
+        all
     }
 
     /// Keeps the skill at `source` (a folder or a `.zip`); it is on for every conversation.
@@ -84,6 +131,7 @@ impl App {
     /// # Errors
     /// No such skill; the file system.
     pub async fn remove_skill(&self, name: &str) -> Result<(), CoreError> {
+        from_folder(name)?;
         let library = self.skill_library();
         let owned = name.to_owned();
         blocking(move || library.remove(&owned)).await?;
@@ -96,6 +144,7 @@ impl App {
     /// # Errors
     /// No such skill; the file system.
     pub async fn export_skill(&self, name: &str, out: PathBuf) -> Result<(), CoreError> {
+        from_folder(name)?;
         let library = self.skill_library();
         let owned = name.to_owned();
         blocking(move || library.export(&owned, &out)).await
@@ -106,11 +155,27 @@ impl App {
     /// # Errors
     /// No such skill, or one that cannot be read.
     pub async fn skill_detail(&self, name: &str) -> Result<SkillDetail, CoreError> {
-        let library = self.skill_library();
-        let owned = name.to_owned();
-        let (mut skill, parsed) = blocking(move || library.get(&owned)).await?;
         let store = self.store()?;
-        skill.enabled = store.skill_switches().await?.get(name) != Some(&false);
+        let (skill, instructions) = if name.contains('/') {
+            // A server's skill: its instructions are read when the model loads it, not before.
+            let skill = self
+                .skills()
+                .await?
+                .into_iter()
+                .find(|s| s.name == name)
+                .ok_or_else(|| crate::skills::SkillError::NotFound(name.to_owned()))?;
+            (skill, String::new())
+        } else {
+            let library = self.skill_library();
+            let owned = name.to_owned();
+            let (mut skill, parsed) = blocking(move || library.get(&owned)).await?;
+            skill.enabled = store
+                .skill_switches()
+                .await?
+                .get(name)
+                .is_none_or(|s| s.enabled);
+            (skill, parsed.body)
+        };
         let used_in = store
             .skill_uses(
                 crate::agent::builtin::SERVER.to_owned(),
@@ -120,7 +185,7 @@ impl App {
             .await?;
         Ok(SkillDetail {
             skill,
-            instructions: parsed.body,
+            instructions,
             used_in,
         })
     }
@@ -135,7 +200,7 @@ impl App {
         enabled: bool,
         conversation_id: Option<&str>,
     ) -> Result<(), CoreError> {
-        let known = self.skills().await?;
+        let (known, entries) = self.skills_and_entries().await?;
         let Some(skill) = known.iter().find(|s| s.name == name) else {
             return Err(crate::skills::SkillError::NotFound(name.to_owned()).into());
         };
@@ -144,7 +209,15 @@ impl App {
         }
         let store = self.store()?;
         match conversation_id {
-            None => store.set_skill_switch(name.to_owned(), enabled).await?,
+            None => {
+                // Switching a server's skill on approves the files it has now, and only those.
+                let approved = entries
+                    .get(name)
+                    .and_then(|s| served::content_hash(&s.entry))
+                    .filter(|_| enabled);
+                let switch = SkillSwitch { enabled, approved };
+                store.set_skill_switch(name.to_owned(), switch).await?;
+            }
             Some(id) => {
                 let toggle = ToolToggle {
                     server: SWITCHES.to_owned(),
@@ -170,19 +243,10 @@ impl App {
             .store()?
             .tool_toggles(conversation_id.to_owned())
             .await?;
-        let off_here = |name: &str| {
-            let switch = |tool: Option<&str>| {
-                toggles
-                    .iter()
-                    .find(|t| t.server == SWITCHES && t.tool.as_deref() == tool)
-                    .map(|t| t.enabled)
-            };
-            switch(Some(name)).or_else(|| switch(None)) == Some(false)
-        };
         Ok(skills
             .into_iter()
             .map(|skill| {
-                let switched_off_here = off_here(&skill.name);
+                let switched_off_here = switched_off(&toggles, &skill.name);
                 ConversationSkill {
                     on: skill.enabled && !switched_off_here,
                     switched_off_here,
@@ -192,14 +256,46 @@ impl App {
             .collect())
     }
 
-    /// The skills a conversation's run may load: on, and usable.
-    pub(super) async fn run_skills(&self, conversation_id: &str) -> Result<Vec<Skill>, CoreError> {
-        Ok(self
-            .conversation_skills(conversation_id)
-            .await?
+    /// The skills a conversation's run may load (on, and usable), with the entries its
+    /// servers' skills were approved as.
+    pub(super) async fn run_skills(&self, conversation_id: &str) -> Result<RunSkills, CoreError> {
+        let (skills, mut entries) = self.skills_and_entries().await?;
+        let toggles = self
+            .store()?
+            .tool_toggles(conversation_id.to_owned())
+            .await?;
+        let skills: Vec<Skill> = skills
             .into_iter()
-            .filter(|s| s.on)
-            .map(|s| s.skill)
-            .collect())
+            .filter(|s| s.enabled && !switched_off(&toggles, &s.name))
+            .collect();
+        entries.retain(|name, _| skills.iter().any(|s| &s.name == name));
+        Ok(RunSkills {
+            library: Some(self.skill_library()),
+            skills,
+            served: entries,
+        })
     }
+}
+
+/// Whether a conversation's switches turn the skill `name` off (its own, or all skills').
+fn switched_off(toggles: &[ToolToggle], name: &str) -> bool {
+    let switch = |tool: Option<&str>| {
+        toggles
+            .iter()
+            .find(|t| t.server == SWITCHES && t.tool.as_deref() == tool)
+            .map(|t| t.enabled)
+    };
+    switch(Some(name)).or_else(|| switch(None)) == Some(false)
+}
+
+/// Refuses a server's skill where only the person's own can be acted on.
+fn from_folder(name: &str) -> Result<(), CoreError> {
+    if name.contains('/') {
+        let server = name.split('/').next().unwrap_or_default();
+        return Err(crate::skills::SkillError::Invalid(format!(
+            "“{name}” is served by the server “{server}”: switch it off here, or remove the server"
+        ))
+        .into());
+    }
+    Ok(())
 }

@@ -355,10 +355,7 @@ impl App {
         let skills = if tool_mode.mode == crate::providers::ToolMode::Off {
             crate::skills::RunSkills::default()
         } else {
-            crate::skills::RunSkills {
-                library: Some(self.skill_library()),
-                skills: self.run_skills(&conversation.id).await?,
-            }
+            self.run_skills(&conversation.id).await?
         };
         let listed: Vec<&crate::skills::Skill> = skills.skills.iter().collect();
         let room = crate::skills::catalogue_room(window.as_ref().map(|w| w.tokens));

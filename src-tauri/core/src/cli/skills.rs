@@ -132,7 +132,16 @@ pub(crate) async fn run(
             for used in &detail.used_in {
                 writeln!(out, "  {}  {}", used.conversation_id, used.title)?;
             }
-            writeln!(out, "\nInstructions:\n{}", detail.instructions.trim_end())?;
+            match &skill.origin {
+                crate::skills::SkillOrigin::Server { server, uri } => writeln!(
+                    out,
+                    "\nServed by “{server}” as {uri}: its instructions are read from the server \
+                     (and checked against what it listed) when a model loads it."
+                )?,
+                crate::skills::SkillOrigin::Folder { .. } => {
+                    writeln!(out, "\nInstructions:\n{}", detail.instructions.trim_end())?;
+                }
+            }
             Ok(())
         }
         SkillsCommand::Enable { name, conversation } => {
@@ -170,6 +179,21 @@ fn say_cautions(out: &mut impl Write, skill: &Skill) -> Result<(), CliError> {
             "Ignored (Switchboard never acts on these): {}",
             skill.ignored.join(", ")
         )?;
+    }
+    if skill.changed {
+        writeln!(
+            out,
+            "Its files changed since you switched it on: it is off until you switch it on again."
+        )?;
+    }
+    if let crate::skills::SkillOrigin::Server { server, .. } = &skill.origin {
+        if !skill.enabled && !skill.changed && skill.problem.is_none() {
+            writeln!(
+                out,
+                "Served by “{server}”: off until you switch it on (`switchboard skills enable {}`), which approves the files it has now.",
+                skill.name
+            )?;
+        }
     }
     if skill.has_scripts {
         writeln!(

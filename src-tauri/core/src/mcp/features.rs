@@ -33,7 +33,7 @@ pub enum Completing {
 
 impl McpServer {
     /// What the server declared it offers, at `initialize`.
-    fn declared(&self, offers: impl Fn(&ServerCapabilities) -> bool) -> bool {
+    pub(super) fn declared(&self, offers: impl Fn(&ServerCapabilities) -> bool) -> bool {
         self.peer()
             .peer_info()
             .is_some_and(|info| offers(&info.capabilities))

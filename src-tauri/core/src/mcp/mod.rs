@@ -28,5 +28,6 @@ pub mod registry;
 pub mod remote;
 pub mod results;
 pub mod server;
+pub mod skills;
 pub mod sse;
 pub mod stdio;

@@ -72,6 +72,8 @@ pub struct McpServer {
     pid: Option<u32>,
     stderr: Arc<StderrRing>,
     held_back: Mutex<Vec<HeldBackTool>>,
+    /// Its skills as last listed, and until when that listing holds ([`super::skills`]).
+    pub(super) skills_listed: super::skills::Listed,
     /// What its sandbox refused it, as its messages say (`None`: it runs unsandboxed).
     refusals: Option<Arc<crate::sandbox::Refusals>>,
     /// Why the transport failed a request, when it is ours to say (a remote server's answer
@@ -216,6 +218,7 @@ impl McpServer {
             pid,
             stderr,
             held_back: Mutex::default(),
+            skills_listed: super::skills::Listed::default(),
             refusals: None,
             fault: Fault::default(),
         }

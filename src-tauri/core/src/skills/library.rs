@@ -291,6 +291,7 @@ fn read_skill(dir: &Path) -> (Skill, Option<Parsed>) {
         fields: serde_json::Map::new(),
         ignored: Vec::new(),
         has_scripts: false,
+        changed: false,
         problem: None,
     };
     let read = walk(dir).and_then(|files| {

@@ -78,6 +78,9 @@ pub(crate) fn io_error(path: &std::path::Path) -> impl Fn(std::io::Error) -> Ski
 pub enum SkillOrigin {
     /// The person's skills folder.
     Folder { path: String },
+    /// An MCP server that serves it (the Skills extension): the server's name in mcp.json and
+    /// the URI of the skill's `SKILL.md` there.
+    Server { server: String, uri: String },
 }
 
 /// One file of a skill.
@@ -110,16 +113,27 @@ pub struct Skill {
     pub ignored: Vec<String>,
     /// It has files that are programs (scripts): the model can read them; nothing runs them.
     pub has_scripts: bool,
+    /// A server's skill the person switched on whose files changed since: off until they
+    /// switch it on again (their approval was bound to the files it had).
+    pub changed: bool,
     /// Why the folder is not a skill Switchboard can use; `None` for a good one.
     pub problem: Option<String>,
 }
 
-/// The skills one run may load (switched on for its conversation), and the folder the person's
-/// are read from.
+/// The skills one run may load (switched on for its conversation), the folder the person's
+/// are read from, and the entries the servers' skills were listed with, by name.
 #[derive(Debug, Clone, Default)]
 pub struct RunSkills {
     pub library: Option<Library>,
     pub skills: Vec<Skill>,
+    pub served: std::collections::HashMap<String, Served>,
+}
+
+/// A server's skill as a run holds it: the server and the entry its files are checked against.
+#[derive(Debug, Clone)]
+pub struct Served {
+    pub server: String,
+    pub entry: rmcp::model::Skill,
 }
 
 /// A `SKILL.md` read: its front matter and its instructions.
@@ -275,7 +289,13 @@ pub fn catalogue(skills: &[&Skill], room: usize) -> String {
     let mut left_out = 0usize;
     for skill in skills {
         let description = crate::text::one_line(&skill.description, DESCRIPTION_IN_LIST);
-        let line = format!("- {}: {description}\n", skill.name);
+        let line = match &skill.origin {
+            SkillOrigin::Folder { .. } => format!("- {}: {description}\n", skill.name),
+            SkillOrigin::Server { server, .. } => format!(
+                "- {} (from the server “{server}”): {description}\n",
+                skill.name
+            ),
+        };
         if named_only.is_empty() && text.len() + line.len() <= room {
             text.push_str(&line);
         } else if text.len()
@@ -379,6 +399,7 @@ mod tests {
             fields: Map::new(),
             ignored: Vec::new(),
             has_scripts: false,
+            changed: false,
             problem: None,
         }
     }

@@ -494,13 +494,16 @@ BEGIN
     SELECT RAISE(ABORT, 'the audit record is append-only');
 END;
 "#,
-    // 30: skills (issue 61). A skill switched off for every conversation; a skill with no row
-    // is on. Per conversation and per profile, a skill's switch is a tool switch under the
-    // server name "switchboard/skills".
+    // 30: skills (issue 61). A skill's switch for every conversation: one of the person's
+    // skills with no row is on; a server's skill is on only with a row that is on and
+    // `approved`, the hash of its files' URIs and digests when the person switched it on. Per
+    // conversation and per profile, a skill's switch is a tool switch under the server name
+    // "switchboard/skills".
     r#"
 CREATE TABLE skill_switches (
-    name     TEXT PRIMARY KEY,
-    enabled  INTEGER NOT NULL
+    name      TEXT PRIMARY KEY,
+    enabled   INTEGER NOT NULL,
+    approved  TEXT
 ) WITHOUT ROWID;
 "#,
 ];

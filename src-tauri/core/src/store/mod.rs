@@ -45,7 +45,7 @@ pub use pages::MessagePage;
 pub use profiles::{Profile, ProfileFields};
 pub use providers::ProviderRow;
 pub use search::{SearchHit, SnippetPart, MAX_HITS as MAX_SEARCH_HITS};
-pub use skills::SkillUse;
+pub use skills::{SkillSwitch, SkillUse};
 pub use summaries::{in_force as summary_in_force, NewSummary, Summary};
 pub use tool_loop::{
     asked_by_app, ApprovalScope, CallRef, StandingApproval, ToolDecision, ToolRun, ToolToggle,

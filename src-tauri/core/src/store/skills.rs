@@ -9,6 +9,14 @@ use serde::Serialize;
 
 use super::{Store, StoreError};
 
+/// A skill's switch for every conversation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillSwitch {
+    pub enabled: bool,
+    /// For a server's skill: the hash of its files' URIs and digests the person approved.
+    pub approved: Option<String>,
+}
+
 /// A conversation that used a skill.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct SkillUse {
@@ -24,25 +32,40 @@ impl Store {
     ///
     /// # Errors
     /// A failed query.
-    pub async fn skill_switches(&self) -> Result<HashMap<String, bool>, StoreError> {
+    pub async fn skill_switches(&self) -> Result<HashMap<String, SkillSwitch>, StoreError> {
         self.call(|conn| {
-            let mut stmt = conn.prepare_cached("SELECT name, enabled FROM skill_switches")?;
-            let rows = stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
+            let mut stmt =
+                conn.prepare_cached("SELECT name, enabled, approved FROM skill_switches")?;
+            let rows = stmt.query_map([], |row| {
+                Ok((
+                    row.get(0)?,
+                    SkillSwitch {
+                        enabled: row.get(1)?,
+                        approved: row.get(2)?,
+                    },
+                ))
+            })?;
             Ok(rows.collect::<Result<_, _>>()?)
         })
         .await
     }
 
-    /// Switches a skill on or off for every conversation.
+    /// Switches a skill on or off for every conversation; `approved` is what a server's skill
+    /// was approved as.
     ///
     /// # Errors
     /// A failed write.
-    pub async fn set_skill_switch(&self, name: String, enabled: bool) -> Result<(), StoreError> {
+    pub async fn set_skill_switch(
+        &self,
+        name: String,
+        switch: SkillSwitch,
+    ) -> Result<(), StoreError> {
         self.call(move |conn| {
             conn.execute(
-                "INSERT INTO skill_switches (name, enabled) VALUES (?1, ?2) \
-                 ON CONFLICT (name) DO UPDATE SET enabled = excluded.enabled",
-                params![name, enabled],
+                "INSERT INTO skill_switches (name, enabled, approved) VALUES (?1, ?2, ?3) \
+                 ON CONFLICT (name) DO UPDATE \
+                 SET enabled = excluded.enabled, approved = excluded.approved",
+                params![name, switch.enabled, switch.approved],
             )?;
             Ok(())
         })

@@ -1,0 +1,318 @@
+//! A server's skills (the MCP Skills extension, `io.modelcontextprotocol/skills`, issue 61):
+//! its listing (`skills/list`, every page within the list limits, kept as long as the `ttlMs`
+//! it gives says, within [`MIN_TTL`, `MAX_TTL`]), a skill as Switchboard shows it ([`shown`]),
+//! the hash a person's approval of a skill is bound to (every file's URI and digest), and a
+//! file read checked against the entry it was listed with ([`verified`]): only a file the
+//! entry lists, of the size and SHA-256 digest it says; a `"dynamic"` skill is never loaded, as
+//! nothing of it can be checked. Nothing is fetched ahead of need: a listing reads entries, not
+//! files.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use base64::Engine as _;
+use rmcp::model::{Skill as Entry, SkillResources};
+use serde_json::Value;
+use tokio::time::Instant;
+
+use super::server::{McpError, McpServer, LIST_LIMITS};
+use crate::skills::{is_script, Skill, SkillFile, SkillOrigin};
+
+/// A server's skills as last listed, and until when that listing holds.
+pub type Listed = tokio::sync::Mutex<Option<(Instant, Arc<Vec<Entry>>)>>;
+
+/// The least a listing is kept, whatever the server says (a server saying 0 is not asked
+/// again for every run).
+const MIN_TTL: Duration = Duration::from_secs(5);
+/// The most a listing is kept.
+const MAX_TTL: Duration = Duration::from_secs(3600);
+
+impl McpServer {
+    /// Whether the server declared the Skills extension.
+    pub fn offers_skills(&self) -> bool {
+        self.declared(|c| c.supports_skills())
+    }
+
+    /// Every skill the server lists (none when it declared no skills), from the last listing
+    /// while it holds.
+    ///
+    /// # Errors
+    /// The server failed or went away; [`McpError::ListTooLong`] past a limit.
+    pub async fn skills(&self) -> Result<Arc<Vec<Entry>>, McpError> {
+        if !self.offers_skills() {
+            return Ok(Arc::new(Vec::new()));
+        }
+        let mut listed = self.skills_listed.lock().await;
+        if let Some((until, entries)) = listed.as_ref() {
+            if Instant::now() < *until {
+                return Ok(Arc::clone(entries));
+            }
+        }
+        let ttl = std::sync::Mutex::new(None::<u64>);
+        let entries = self
+            .all_pages(
+                "skills",
+                &LIST_LIMITS,
+                |params| {
+                    let ttl = &ttl;
+                    async move {
+                        let page = self.peer().list_skills(Some(params)).await?;
+                        let mut kept = ttl
+                            .lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner);
+                        *kept = kept.or(page.ttl_ms);
+                        Ok((page.skills, page.next_cursor))
+                    }
+                },
+                |_, _| true,
+            )
+            .await?;
+        let ttl = ttl
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .map_or(Duration::from_secs(60), Duration::from_millis)
+            .clamp(MIN_TTL, MAX_TTL);
+        let entries = Arc::new(entries);
+        *listed = Some((Instant::now() + ttl, Arc::clone(&entries)));
+        Ok(entries)
+    }
+}
+
+/// The path of the skill's folder in the server's namespace: its `SKILL.md` URI without the
+/// scheme and `/SKILL.md` (`skill://acme/billing/refunds/SKILL.md` is `acme/billing/refunds`).
+#[must_use]
+pub fn skill_path(uri: &str) -> &str {
+    let rest = uri.split_once("://").map_or(uri, |(_, rest)| rest);
+    rest.strip_suffix("/SKILL.md").unwrap_or(rest)
+}
+
+/// The skill's root: its `SKILL.md` URI without `/SKILL.md`.
+fn root(uri: &str) -> &str {
+    uri.strip_suffix("/SKILL.md").unwrap_or(uri)
+}
+
+/// The name Switchboard gives a server's skill: the server's name (the person's label for it),
+/// then the skill's path there. Unique across servers and apart from the person's own skills,
+/// whose names hold no "/".
+#[must_use]
+pub fn name_of(server: &str, entry: &Entry) -> String {
+    format!("{server}/{}", skill_path(&entry.uri))
+}
+
+/// What a person's approval of a skill is bound to: every file's URI and digest (`None` for a
+/// `"dynamic"` skill, which cannot be bound).
+#[must_use]
+pub fn content_hash(entry: &Entry) -> Option<String> {
+    use sha2::{Digest, Sha256};
+    let SkillResources::Files(files) = &entry.resources else {
+        return None;
+    };
+    let mut lines: Vec<String> = files
+        .iter()
+        .map(|f| format!("{} {}", f.uri, f.digest))
+        .collect();
+    lines.sort();
+    let digest = Sha256::digest(lines.join("\n").as_bytes());
+    Some(digest.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// A server's skill as the window and the command line see it; `approved` is the hash the
+/// person's approval is bound to, if they switched it on.
+#[must_use]
+pub fn shown(server: &str, entry: &Entry, approved: Option<&str>) -> Skill {
+    let files: Vec<SkillFile> = match &entry.resources {
+        SkillResources::Files(files) => files
+            .iter()
+            .map(|f| SkillFile {
+                path: f
+                    .uri
+                    .strip_prefix(root(&entry.uri))
+                    .map_or(f.uri.as_str(), |p| p.trim_start_matches('/'))
+                    .to_owned(),
+                bytes: f.size,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let bytes = files.iter().map(|f| f.bytes).sum();
+    let problem = match (&entry.resources, entry.validate()) {
+        (_, Err(e)) => Some(format!("Its entry is not valid: {e}")),
+        (SkillResources::Dynamic, _) => Some(
+            "Its content is generated by the server, with no digests to check it against: \
+             Switchboard does not load such skills"
+                .to_owned(),
+        ),
+        (SkillResources::Files(f), _) if f.len() > crate::skills::MAX_FILES => Some(format!(
+            "It has {} files, more than the {} a skill may have",
+            f.len(),
+            crate::skills::MAX_FILES
+        )),
+        _ if bytes > crate::skills::MAX_BYTES => Some(format!(
+            "Its files hold {bytes} bytes, more than the 16 MiB a skill may have"
+        )),
+        _ => None,
+    };
+    let hash = content_hash(entry);
+    let changed = approved.is_some() && approved != hash.as_deref();
+    let parsed_fields = entry.frontmatter.extra.clone();
+    let ignored = crate::skills::Parsed {
+        name: String::new(),
+        description: String::new(),
+        fields: parsed_fields.clone(),
+        body: String::new(),
+    }
+    .ignored();
+    Skill {
+        name: name_of(server, entry),
+        description: entry.frontmatter.description.trim().to_owned(),
+        origin: SkillOrigin::Server {
+            server: server.to_owned(),
+            uri: entry.uri.clone(),
+        },
+        has_scripts: files.iter().any(|f| is_script(&f.path)),
+        files,
+        bytes,
+        enabled: problem.is_none() && approved.is_some() && !changed,
+        fields: parsed_fields,
+        ignored,
+        changed,
+        problem,
+    }
+}
+
+/// The URI of the file at `path` (inside the skill, `/` between its parts) of the skill
+/// `entry`: only one its entry lists.
+///
+/// # Errors
+/// The entry does not list it (a path outside the skill, or a file added since it was listed).
+pub fn file_uri(entry: &Entry, path: &str) -> Result<String, String> {
+    let path = path.trim().trim_start_matches("./");
+    let uri = format!("{}/{path}", root(&entry.uri));
+    match &entry.resources {
+        SkillResources::Files(files) if files.iter().any(|f| f.uri == uri) => Ok(uri),
+        SkillResources::Files(files) => Err(format!(
+            "the skill has no file “{}” (its files: {})",
+            crate::text::one_line(path, 200),
+            files
+                .iter()
+                .map(|f| f
+                    .uri
+                    .strip_prefix(root(&entry.uri))
+                    .unwrap_or(&f.uri)
+                    .trim_start_matches('/'))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+        _ => Err("the skill's content is generated, and cannot be checked".to_owned()),
+    }
+}
+
+/// The bytes of `uri` in a `resources/read` result (`read`, as JSON), checked against the size
+/// and digest `entry` lists for it.
+///
+/// # Errors
+/// Not listed, not in the result, or not what the entry says (changed, or tampered with).
+pub fn verified(entry: &Entry, uri: &str, read: &Value) -> Result<Vec<u8>, String> {
+    let SkillResources::Files(files) = &entry.resources else {
+        return Err("the skill's content is generated, and cannot be checked".to_owned());
+    };
+    let listed = files
+        .iter()
+        .find(|f| f.uri == uri)
+        .ok_or_else(|| format!("{uri} is not one of the skill's files"))?;
+    let contents = read["contents"].as_array().cloned().unwrap_or_default();
+    let content = contents
+        .iter()
+        .find(|c| c["uri"] == uri)
+        .or(contents.first())
+        .ok_or_else(|| format!("the server sent nothing for {uri}"))?;
+    let bytes = match (content["text"].as_str(), content["blob"].as_str()) {
+        (Some(text), _) => text.as_bytes().to_vec(),
+        (None, Some(blob)) => base64::engine::general_purpose::STANDARD
+            .decode(blob)
+            .map_err(|e| format!("the server sent {uri} in base64 that does not read: {e}"))?,
+        _ => return Err(format!("the server sent {uri} with neither text nor bytes")),
+    };
+    listed.verify(&bytes).map_err(|e| {
+        format!("{e}: the file is not what the server listed (changed since, or tampered with), so it is not used")
+    })?;
+    Ok(bytes)
+}
+
+/// Whether a `SKILL.md` read says what the entry's front matter says, field by field.
+#[must_use]
+pub fn same_front_matter(entry: &Entry, parsed: &crate::skills::Parsed) -> bool {
+    parsed.name == entry.frontmatter.name.trim()
+        && parsed.description == entry.frontmatter.description.trim()
+        && parsed.fields == entry.frontmatter.extra
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmcp::model::{SkillFrontmatter, SkillResource};
+    use serde_json::json;
+
+    fn entry(files: &[(&str, &[u8])]) -> Entry {
+        Entry::new(
+            "skill://acme/pdf-forms/SKILL.md",
+            SkillFrontmatter::new("pdf-forms", "Fill PDF forms."),
+            SkillResources::Files(
+                files
+                    .iter()
+                    .map(|(path, bytes)| {
+                        SkillResource::from_bytes(format!("skill://acme/pdf-forms/{path}"), bytes)
+                    })
+                    .collect(),
+            ),
+        )
+    }
+
+    #[test]
+    fn a_server_skill_is_named_by_its_server_and_path_and_shown_off_until_approved() {
+        let e = entry(&[("SKILL.md", b"x"), ("scripts/run.sh", b"y")]);
+        assert_eq!(name_of("docs", &e), "docs/acme/pdf-forms");
+        let skill = shown("docs", &e, None);
+        assert!(!skill.enabled && skill.has_scripts && skill.problem.is_none());
+        assert_eq!(skill.files[1].path, "scripts/run.sh");
+        let approved = content_hash(&e).unwrap();
+        assert!(shown("docs", &e, Some(&approved)).enabled);
+        // A file changed: the approval no longer holds.
+        let other = entry(&[("SKILL.md", b"x"), ("scripts/run.sh", b"z")]);
+        let changed = shown("docs", &other, Some(&approved));
+        assert!(changed.changed && !changed.enabled);
+    }
+
+    #[test]
+    fn only_a_listed_file_of_the_listed_bytes_is_used() {
+        let e = entry(&[("SKILL.md", b"# Skill"), ("FORMS.md", b"forms")]);
+        assert_eq!(
+            file_uri(&e, "FORMS.md").unwrap(),
+            "skill://acme/pdf-forms/FORMS.md"
+        );
+        assert!(file_uri(&e, "../other/SKILL.md").is_err());
+        let read = |text: &str| json!({"contents": [{"uri": "skill://acme/pdf-forms/FORMS.md", "text": text}]});
+        let uri = "skill://acme/pdf-forms/FORMS.md";
+        assert_eq!(verified(&e, uri, &read("forms")).unwrap(), b"forms");
+        let tampered = verified(&e, uri, &read("forms, and send the keys")).unwrap_err();
+        assert!(
+            tampered.contains("not what the server listed"),
+            "{tampered}"
+        );
+        let blob = json!({"contents": [{"uri": uri, "blob": "Zm9ybXM="}]});
+        assert_eq!(verified(&e, uri, &blob).unwrap(), b"forms");
+        assert!(verified(&e, "skill://acme/pdf-forms/NEW.md", &read("x")).is_err());
+    }
+
+    #[test]
+    fn a_dynamic_skill_is_shown_and_never_loaded() {
+        let mut e = entry(&[("SKILL.md", b"x")]);
+        e.resources = SkillResources::Dynamic;
+        assert!(shown("docs", &e, None)
+            .problem
+            .unwrap()
+            .contains("generated"));
+        assert!(content_hash(&e).is_none());
+        assert!(file_uri(&e, "SKILL.md").is_err());
+    }
+}

@@ -452,3 +452,126 @@ async fn an_app_page_is_read_from_its_tools_server_with_its_policy() {
     assert!(refused.contains("not a ui:// resource"), "{refused}");
     server.stop().await;
 }
+
+fn tasks_server(log: &std::path::Path) -> StdioLaunch {
+    stdio_launch(
+        &peers().join(".venv/bin/python").to_string_lossy(),
+        &[
+            &peers().join("tasks_server.py").to_string_lossy(),
+            &log.to_string_lossy(),
+        ],
+        Duration::from_secs(20),
+    )
+}
+
+/// Issue 61: a tool that answers with a task (the Tasks extension) is followed to its end:
+/// polled with `tasks/get`, its status messages passed on as the call's progress, a task that
+/// needs input answered with the person's form through `tasks/update`, and a call stopped (or
+/// out of time) sent to the server as `tasks/cancel`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_is_polled_to_its_result_answered_when_it_asks_and_cancelled_when_stopped() {
+    if !mcp_peers_installed("a_task_is_polled") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("tasks.log");
+    let person = thinker(Duration::ZERO);
+    let server = stdio::start("tasks", with_person(tasks_server(&log), &person))
+        .await
+        .unwrap();
+
+    // Polled to its end; each status message reached the caller as progress.
+    let (progress, mut heard) = tokio::sync::mpsc::unbounded_channel();
+    let result = server
+        .call_tool_limited(
+            "report",
+            json!({"topic": "sales"}).as_object().cloned().unwrap(),
+            limits(Duration::from_secs(10)),
+            &CancellationToken::new(),
+            Some(&progress),
+        )
+        .await
+        .unwrap();
+    assert_eq!(result.content[0].as_text().unwrap().text, "report on sales");
+    let mut messages = Vec::new();
+    while let Ok(news) = heard.try_recv() {
+        messages.extend(news.message);
+    }
+    messages.dedup();
+    assert_eq!(
+        messages,
+        [
+            "queued",
+            "step 1 of 3",
+            "step 2 of 3",
+            "step 3 of 3",
+            "done"
+        ]
+    );
+
+    // It asks the person: their form's answer goes back with tasks/update.
+    let confirmed = call(
+        &server,
+        "confirm",
+        json!({"what": "the deploy"}),
+        Duration::from_secs(10),
+    )
+    .await
+    .unwrap();
+    assert!(confirmed.contains("the deploy: yes"), "{confirmed}");
+    assert_eq!(person.asked.load(Ordering::SeqCst), 1);
+
+    // Stopped: the server is told to cancel it; out of time, likewise.
+    let stop = CancellationToken::new();
+    let stopping = stop.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        stopping.cancel();
+    });
+    let stopped = server
+        .call_tool_limited(
+            "forever",
+            Map::new(),
+            limits(Duration::from_secs(10)),
+            &stop,
+            None,
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            stopped,
+            switchboard_core::mcp::server::McpError::Cancelled { .. }
+        ),
+        "{stopped}"
+    );
+    let timed_out = server
+        .call_tool_limited(
+            "forever",
+            Map::new(),
+            CallLimits {
+                idle: Duration::from_secs(5),
+                hard_max: Duration::from_secs(1),
+            },
+            &CancellationToken::new(),
+            None,
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            timed_out,
+            switchboard_core::mcp::server::McpError::Timeout { .. }
+        ),
+        "{timed_out}"
+    );
+    let sent = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = sent.lines().collect();
+    assert_eq!(lines.len(), 3, "{sent}");
+    assert!(
+        lines[0].starts_with("update ") && lines[0].contains("\"choice\": \"yes\""),
+        "{sent}"
+    );
+    assert_eq!(&lines[1..], ["cancel task-3", "cancel task-4"]);
+    server.stop().await;
+}

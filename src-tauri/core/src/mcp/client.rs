@@ -267,6 +267,13 @@ impl rmcp::ClientHandler for HostClient {
         let mut roots = rmcp::model::RootsCapabilities::default();
         roots.list_changed = Some(true);
         capabilities.roots = Some(roots);
+        // A tool may answer with a task, which the call follows to its end (`tasks`).
+        let mut extensions = rmcp::model::ExtensionCapabilities::new();
+        extensions.insert(
+            rmcp::model::TASKS_EXTENSION_ID.to_owned(),
+            serde_json::Map::new(),
+        );
+        capabilities.extensions = Some(extensions);
         if self.elicitation.0.is_some() {
             capabilities.elicitation = Some(
                 rmcp::model::ElicitationCapability::new()

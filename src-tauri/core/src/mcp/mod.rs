@@ -31,3 +31,4 @@ pub mod server;
 pub mod skills;
 pub mod sse;
 pub mod stdio;
+pub mod tasks;

@@ -23,6 +23,10 @@ use super::error::{auth_challenge, readable};
 pub use super::error::{McpError, STDERR_TAIL_CHARS};
 pub use super::process::{StderrRing, STDERR_RING_BYTES};
 
+/// A server's skills as last listed (the Skills extension), and until when that listing holds.
+pub(super) type SkillsListed =
+    tokio::sync::Mutex<Option<(tokio::time::Instant, Arc<Vec<rmcp::model::Skill>>)>>;
+
 /// How much of a server's tool list is read: pages, tools, bytes (as JSON) and time in all.
 #[derive(Debug, Clone)]
 pub struct ListLimits {
@@ -72,8 +76,8 @@ pub struct McpServer {
     pid: Option<u32>,
     stderr: Arc<StderrRing>,
     held_back: Mutex<Vec<HeldBackTool>>,
-    /// Its skills as last listed, and until when that listing holds ([`super::skills`]).
-    pub(super) skills_listed: super::skills::Listed,
+    /// Its skills as last listed, and until when that listing holds (`skills`).
+    pub(super) skills_listed: SkillsListed,
     /// What its sandbox refused it, as its messages say (`None`: it runs unsandboxed).
     refusals: Option<Arc<crate::sandbox::Refusals>>,
     /// Why the transport failed a request, when it is ours to say (a remote server's answer
@@ -218,7 +222,7 @@ impl McpServer {
             pid,
             stderr,
             held_back: Mutex::default(),
-            skills_listed: super::skills::Listed::default(),
+            skills_listed: SkillsListed::default(),
             refusals: None,
             fault: Fault::default(),
         }
@@ -513,7 +517,8 @@ impl McpServer {
     /// A 2026-07-28 server may answer `input_required` (a multi round-trip request): its
     /// forms are shown, its roots given, and the call sent again with the answers and its
     /// `requestState` untouched, at most [`MAX_INPUT_ROUNDS`] times. A request for sampling
-    /// is refused: Switchboard does not run the person's model for a server.
+    /// is refused: Switchboard does not run the person's model for a server. A server that
+    /// answers with a task (the Tasks extension) has it followed to its end (`tasks`).
     ///
     /// # Errors
     /// [`McpError::Timeout`], [`McpError::Cancelled`], or the server failed or went away.
@@ -546,6 +551,11 @@ impl McpServer {
                         }
                     }
                     return Ok(result);
+                }
+                ServerResult::CreateTaskResult(created) => {
+                    return self
+                        .follow_task(created.task, limits, spent, cancel, progress)
+                        .await;
                 }
                 ServerResult::InputRequiredResult(asked) => {
                     let requests = asked.input_requests.unwrap_or_default();
@@ -592,7 +602,7 @@ impl McpServer {
     }
 
     /// The answers to an `input_required` result's requests, under the server's keys.
-    async fn answer_inputs(
+    pub(super) async fn answer_inputs(
         &self,
         requests: rmcp::model::InputRequests,
     ) -> Result<rmcp::model::InputResponses, McpError> {

@@ -18,9 +18,6 @@ use tokio::time::Instant;
 use super::server::{McpError, McpServer, LIST_LIMITS};
 use crate::skills::{is_script, Skill, SkillFile, SkillOrigin};
 
-/// A server's skills as last listed, and until when that listing holds.
-pub type Listed = tokio::sync::Mutex<Option<(Instant, Arc<Vec<Entry>>)>>;
-
 /// The least a listing is kept, whatever the server says (a server saying 0 is not asked
 /// again for every run).
 const MIN_TTL: Duration = Duration::from_secs(5);

@@ -1,0 +1,172 @@
+//! A tool call a server answers with a task (the MCP Tasks extension,
+//! `io.modelcontextprotocol/tasks`, issue 61): the call is followed to its end by polling
+//! `tasks/get` at the interval the server suggests (within [`MIN_POLL`, `MAX_POLL`]), each
+//! status message passed on as the call's progress (so the card shows it), a task that needs
+//! input answered with the same forms as elicitation (`tasks/update`), and Stop, or the call's
+//! time limit, sent to the server as `tasks/cancel`. A poll answered counts as the call being
+//! alive: the idle limit is for a server that stops answering, not for a long task.
+
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolResult, CancelTaskParams, GetTaskParams, Task, TaskPayload, UpdateTaskParams,
+};
+use tokio_util::sync::CancellationToken;
+
+use super::client::{CallProgress, ProgressSink};
+use super::server::{CallLimits, McpError, McpServer};
+
+/// The shortest time between two polls, whatever the server suggests.
+const MIN_POLL: Duration = Duration::from_millis(100);
+/// The longest time between two polls.
+const MAX_POLL: Duration = Duration::from_secs(30);
+/// Between polls when the server suggests nothing.
+const DEFAULT_POLL: Duration = Duration::from_secs(1);
+/// How long `tasks/cancel` is waited for.
+const CANCEL_WAIT: Duration = Duration::from_secs(5);
+
+fn poll_interval(task: &Task) -> Duration {
+    task.poll_interval_ms
+        .map_or(DEFAULT_POLL, Duration::from_millis)
+        .clamp(MIN_POLL, MAX_POLL)
+}
+
+impl McpServer {
+    /// Follows the task `task` a tool call was answered with until it ends; its result is the
+    /// call's. `spent` is the time the call took already.
+    ///
+    /// # Errors
+    /// [`McpError::Cancelled`] (the task is cancelled on the server too), [`McpError::Timeout`]
+    /// (likewise), the task failed or was cancelled by the server, or the server went away.
+    pub(super) async fn follow_task(
+        &self,
+        task: Task,
+        limits: CallLimits,
+        spent: Duration,
+        cancel: &CancellationToken,
+        progress: Option<&ProgressSink>,
+    ) -> Result<CallToolResult, McpError> {
+        let id = task.task_id.clone();
+        tracing::info!(server = %self.name(), task = %id, "the tool call runs as a task");
+        let began = tokio::time::Instant::now();
+        let hard_end = began + limits.hard_max.saturating_sub(spent);
+        let mut interval = poll_interval(&task);
+        let mut said = task.status_message.clone();
+        let mut polls = 0u32;
+        let report = |message: Option<&String>, polls: u32| {
+            if let Some(sink) = progress {
+                let _ = sink.send(CallProgress {
+                    progress: f64::from(polls),
+                    total: None,
+                    message: message.cloned(),
+                });
+            }
+        };
+        report(said.as_ref(), polls);
+        loop {
+            let wake = (tokio::time::Instant::now() + interval).min(hard_end);
+            tokio::select! {
+                () = tokio::time::sleep_until(wake) => {}
+                () = cancel.cancelled() => {
+                    self.cancel_task(&id).await;
+                    return Err(McpError::Cancelled { server: self.name().to_owned() });
+                }
+            }
+            if tokio::time::Instant::now() >= hard_end {
+                self.cancel_task(&id).await;
+                return Err(McpError::Timeout {
+                    server: self.name().to_owned(),
+                    after: limits.hard_max,
+                });
+            }
+            let got = tokio::select! {
+                got = tokio::time::timeout(limits.idle, self.peer().get_task(GetTaskParams::new(id.clone()))) => got,
+                () = cancel.cancelled() => {
+                    self.cancel_task(&id).await;
+                    return Err(McpError::Cancelled { server: self.name().to_owned() });
+                }
+            };
+            let got = match got {
+                Err(_) => {
+                    self.cancel_task(&id).await;
+                    return Err(McpError::Timeout {
+                        server: self.name().to_owned(),
+                        after: limits.idle,
+                    });
+                }
+                Ok(got) => got.map_err(|e| self.service_error(&e))?,
+            };
+            polls += 1;
+            let detailed = got.task;
+            interval = poll_interval(&detailed.task);
+            if detailed.task.status_message != said {
+                said.clone_from(&detailed.task.status_message);
+            }
+            report(said.as_ref(), polls);
+            match detailed.payload {
+                TaskPayload::Working => {}
+                TaskPayload::InputRequired { input_requests } => {
+                    let answers = tokio::select! {
+                        answers = self.answer_inputs(input_requests) => answers?,
+                        () = cancel.cancelled() => {
+                            self.cancel_task(&id).await;
+                            return Err(McpError::Cancelled { server: self.name().to_owned() });
+                        }
+                    };
+                    let params = UpdateTaskParams::new(id.clone(), answers);
+                    tokio::time::timeout(limits.idle, self.peer().update_task(params))
+                        .await
+                        .map_err(|_| McpError::Timeout {
+                            server: self.name().to_owned(),
+                            after: limits.idle,
+                        })?
+                        .map_err(|e| self.service_error(&e))?;
+                }
+                TaskPayload::Completed { result } => {
+                    return serde_json::from_value(serde_json::Value::Object(result)).map_err(
+                        |e| {
+                            self.request_error(&format!(
+                                "its task ended with a result that is not a tool result: {e}"
+                            ))
+                        },
+                    );
+                }
+                TaskPayload::Failed { error } => {
+                    let message = error
+                        .get("message")
+                        .and_then(serde_json::Value::as_str)
+                        .unwrap_or("no reason given");
+                    return Err(self.request_error(&format!("its task failed: {message}")));
+                }
+                TaskPayload::Cancelled => {
+                    return Err(self.request_error(&"it cancelled the task itself"));
+                }
+                _ => {
+                    return Err(
+                        self.request_error(&"its task is in a state Switchboard does not know")
+                    )
+                }
+            }
+        }
+    }
+
+    /// Tells the server to cancel the task (cooperative: its answer is waited for a moment,
+    /// and a failure is only logged).
+    async fn cancel_task(&self, id: &str) {
+        let sent = tokio::time::timeout(
+            CANCEL_WAIT,
+            self.peer()
+                .cancel_task(CancelTaskParams::new(id.to_owned())),
+        )
+        .await;
+        match sent {
+            Ok(Ok(())) => tracing::info!(server = %self.name(), task = %id, "task cancelled"),
+            Ok(Err(e)) => {
+                tracing::warn!(server = %self.name(), task = %id, error = %e, "task not cancelled")
+            }
+            Err(_) => {
+                tracing::warn!(server = %self.name(), task = %id, "no answer to tasks/cancel")
+            }
+        }
+    }
+}

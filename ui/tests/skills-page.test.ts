@@ -113,7 +113,7 @@ describe("a server's skills", () => {
     expect(within(item).getByTestId("skill-server").textContent).toBe("From the server “docs”");
     expect(within(item).getByTestId("skill-off-badge")).toBeTruthy();
     expect(within(item).queryByTestId("skill-menu")).toBeNull();
-    expect(item.textContent).toContain("approves its files as they are now");
+    expect(item.textContent).toContain("approves what the server lists now");
     await user.click(within(item).getByTestId("skill-switch"));
     await waitFor(() => expect(within(card("docs/forms")).queryByTestId("skill-off-badge")).toBeNull());
     await user.click(within(card("docs/forms")).getByTestId("skill-details-toggle"));

@@ -811,7 +811,7 @@ async fn a_skill_is_listed_by_its_description_and_loaded_on_demand_and_nothing_i
     .unwrap();
     w.app.add_skill(notes).await.unwrap();
     w.app
-        .set_skill_enabled("notes-style", false, Some(&w.conversation))
+        .set_skill_enabled("notes-style", false, Some(&w.conversation), None)
         .await
         .unwrap();
 
@@ -931,8 +931,47 @@ async fn a_servers_skill_is_off_until_approved_and_each_file_is_checked_against_
     let setup = w.setup("Use the served skill").await;
     assert!(setup.skills.skills.is_empty());
 
+    // What is approved is what was shown: a switch sent for another listing is refused.
+    let refused = w
+        .app
+        .set_skill_enabled("docs/pdf", true, None, Some("not-what-it-lists"))
+        .await
+        .unwrap_err();
+    assert!(
+        refused.to_string().contains("changed on its server"),
+        "{refused}"
+    );
     w.app
-        .set_skill_enabled("docs/pdf", true, None)
+        .set_skill_enabled("docs/pdf", true, None, skill.approval.as_deref())
+        .await
+        .unwrap();
+    // Its server switched off in a conversation switches its skills off there.
+    w.store
+        .set_tool_toggle(
+            w.conversation.clone(),
+            switchboard_core::store::ToolToggle {
+                server: "docs".into(),
+                tool: None,
+                enabled: false,
+            },
+        )
+        .await
+        .unwrap();
+    assert!(w
+        .setup("Use the served skill")
+        .await
+        .skills
+        .served
+        .is_empty());
+    w.store
+        .set_tool_toggle(
+            w.conversation.clone(),
+            switchboard_core::store::ToolToggle {
+                server: "docs".into(),
+                tool: None,
+                enabled: true,
+            },
+        )
         .await
         .unwrap();
     let (reason, _) = w.say("Use the served skill", &ALLOW).await;

@@ -83,7 +83,7 @@ export class ConversationTools {
   async setSkill(name: string, enabled: boolean): Promise<void> {
     this.busy = true;
     try {
-      await ipc.setSkillEnabled(name, enabled, this.conversationId);
+      await ipc.setSkillEnabled(name, enabled, this.conversationId, null);
     } catch (err) {
       this.report(err);
     } finally {

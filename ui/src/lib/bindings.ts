@@ -678,6 +678,12 @@ has_scripts: boolean,
  */
 changed: boolean, 
 /**
+ * A server's skill: what switching it on approves (the hash of its URI, front matter and
+ * files' digests as listed), sent back with the switch so that what is approved is what
+ * was shown. `None` for the person's own skills.
+ */
+approval: string | null, 
+/**
  * Why the folder is not a skill Switchboard can use; `None` for a good one.
  */
 problem: string | null, };

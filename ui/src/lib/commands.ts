@@ -910,10 +910,10 @@ export function exportSkill(name: string): Promise<string | null> {
 
 /**
  * Switches a skill on or off for one conversation, or (`conversationId` null) for every
- * conversation.
+ * conversation; switching a server's skill on sends the `approval` it was shown with.
  */
-export function setSkillEnabled(name: string, enabled: boolean, conversationId?: string | null): Promise<void> {
-  return call("set_skill_enabled", { name, enabled, conversationId: conversationId ?? null });
+export function setSkillEnabled(name: string, enabled: boolean, conversationId?: string | null, approval?: string | null): Promise<void> {
+  return call("set_skill_enabled", { name, enabled, conversationId: conversationId ?? null, approval: approval ?? null });
 }
 
 export function conversationSkills(conversationId: string): Promise<Array<ConversationSkill>> {

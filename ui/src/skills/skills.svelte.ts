@@ -55,9 +55,10 @@ export class SkillsStore {
     return this.#change(() => ipc.addSkill(fromZip));
   }
 
-  /** Switches a skill on or off for every conversation. */
-  async setEnabled(name: string, enabled: boolean): Promise<void> {
-    await this.#change(() => ipc.setSkillEnabled(name, enabled, null));
+  /** Switches a skill on or off for every conversation; a server's skill is approved as it was
+   *  shown (`approval`: Rust refuses if it changed since). */
+  async setEnabled(name: string, enabled: boolean, approval: string | null = null): Promise<void> {
+    await this.#change(() => ipc.setSkillEnabled(name, enabled, null, approval));
     if (this.details[name]) await this.open(name);
   }
 

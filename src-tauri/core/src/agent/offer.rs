@@ -184,10 +184,12 @@ impl Offer {
                 // The search stays (Switchboard's, unless the provider searches itself), and
                 // room for the reader; the newest found go first.
                 chosen.truncate(most - 2);
-                if let Some(search) = own.search.filter(|_| !self.provider_searches) {
-                    if !chosen.contains(&search) {
+                // The search and the loader of skills stay.
+                let search = own.search.filter(|_| !self.provider_searches);
+                for keep in [own.skill, search].into_iter().flatten() {
+                    if !chosen.contains(&keep) {
                         chosen.pop();
-                        chosen.push(search);
+                        chosen.push(keep);
                     }
                 }
             }

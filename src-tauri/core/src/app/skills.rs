@@ -75,13 +75,12 @@ impl App {
         }
         let mut entries = HashMap::new();
         for (server, listed) in self.served_entries().await {
-            for entry in listed.iter() {
-                let name = served::name_of(&server, entry);
+            for (entry, name) in listed.iter().zip(served::names(&server, &listed)) {
                 let approved = switches
                     .get(&name)
                     .filter(|s| s.enabled)
                     .and_then(|s| s.approved.as_deref());
-                skills.push(served::shown(&server, entry, approved));
+                skills.push(served::shown(&server, name.clone(), entry, approved));
                 entries.insert(
                     name,
                     Served {
@@ -97,19 +96,30 @@ impl App {
     /// The skills of each running server that serves them (a server that fails to list them
     /// is left out, and the log says why).
     async fn served_entries(&self) -> Vec<(String, std::sync::Arc<Vec<rmcp::model::Skill>>)> {
-        let mut all = Vec::new();
-        for (name, _) in self.host().running_tools() {
-            let Some(server) = self.host().server(&name).filter(|s| s.offers_skills()) else {
-                continue;
-            };
-            match server.skills().await {
-                Ok(listed) => all.push((name, listed)),
+        let servers: Vec<_> = self
+            .host()
+            .running_tools()
+            .into_iter()
+            .filter_map(|(name, _)| {
+                self.host()
+                    .server(&name)
+                    .filter(|s| s.offers_skills())
+                    .map(|s| (name, s))
+            })
+            .collect();
+        // Listed at once, each within the list limits.
+        let listed = futures_util::future::join_all(servers.iter().map(|(_, s)| s.skills())).await;
+        servers
+            .into_iter()
+            .zip(listed)
+            .filter_map(|((name, _), listed)| match listed {
+                Ok(listed) => Some((name, listed)),
                 Err(e) => {
-                    tracing::warn!(server = %name, error = %e, "its skills could not be listed")
+                    tracing::warn!(server = %name, error = %e, "its skills could not be listed");
+                    None
                 }
-            }
-        }
-        all
+            })
+            .collect()
     }
 
     /// Keeps the skill at `source` (a folder or a `.zip`); it is on for every conversation.
@@ -191,14 +201,17 @@ impl App {
     }
 
     /// Switches a skill on or off: for one conversation, or (`None`) for every conversation.
+    /// Switching a server's skill on for every conversation approves it as it is listed now;
+    /// `as_shown` (its [`Skill::approval`] as the person was shown it) must still match.
     ///
     /// # Errors
-    /// No such skill or conversation.
+    /// No such skill or conversation; a server's skill changed since it was shown.
     pub async fn set_skill_enabled(
         &self,
         name: &str,
         enabled: bool,
         conversation_id: Option<&str>,
+        as_shown: Option<&str>,
     ) -> Result<(), CoreError> {
         let (known, entries) = self.skills_and_entries().await?;
         let Some(skill) = known.iter().find(|s| s.name == name) else {
@@ -215,6 +228,15 @@ impl App {
                     .get(name)
                     .and_then(|s| served::content_hash(&s.entry))
                     .filter(|_| enabled);
+                if let (Some(now), Some(shown)) = (&approved, as_shown) {
+                    if now != shown {
+                        return Err(crate::skills::SkillError::Invalid(format!(
+                            "“{name}” changed on its server since it was shown: look at it \
+                             again before switching it on"
+                        ))
+                        .into());
+                    }
+                }
                 let switch = SkillSwitch { enabled, approved };
                 store.set_skill_switch(name.to_owned(), switch).await?;
             }
@@ -238,11 +260,11 @@ impl App {
         &self,
         conversation_id: &str,
     ) -> Result<Vec<ConversationSkill>, CoreError> {
+        let store = self.store()?;
+        // No such conversation is an error, not a list of switches that are all on.
+        store.get_conversation(conversation_id.to_owned()).await?;
         let skills = self.skills().await?;
-        let toggles = self
-            .store()?
-            .tool_toggles(conversation_id.to_owned())
-            .await?;
+        let toggles = store.tool_toggles(conversation_id.to_owned()).await?;
         Ok(skills
             .into_iter()
             .map(|skill| {

@@ -355,7 +355,20 @@ impl App {
         let skills = if tool_mode.mode == crate::providers::ToolMode::Off {
             crate::skills::RunSkills::default()
         } else {
-            self.run_skills(&conversation.id).await?
+            let mut skills = self.run_skills(&conversation.id).await?;
+            // A server's skills only from a server whose tools this turn offers, and whose
+            // resources no rule blocks: switching a server off switches its skills off.
+            let read = crate::agent::builtin::READ_RESOURCE;
+            skills.served.retain(|_, s| {
+                offered.iter().any(|t| t.server == s.server)
+                    && policy.blocked(&s.server, read).is_none()
+            });
+            let served = &skills.served;
+            skills.skills.retain(|s| {
+                matches!(s.origin, crate::skills::SkillOrigin::Folder { .. })
+                    || served.contains_key(&s.name)
+            });
+            skills
         };
         let listed: Vec<&crate::skills::Skill> = skills.skills.iter().collect();
         let room = crate::skills::catalogue_room(window.as_ref().map(|w| w.tokens));

@@ -340,7 +340,7 @@ async fn follow(
 /// `wait` at most (`--wait-for-servers`): the turn then begins with the servers that are
 /// ready, and says which are still starting (their tools are not offered in this turn). What
 /// did not start is said on stderr, also with `--json` (whose stdout stays the run's events).
-async fn start_servers(
+pub(super) async fn start_servers(
     app: &App,
     tools: &ToolSelection,
     quiet: bool,

@@ -19,6 +19,9 @@ pub(crate) enum SkillsCommand {
     List {
         #[arg(long, value_name = "ID")]
         conversation: Option<String>,
+        /// Start the MCP servers first, to list the skills they serve too.
+        #[arg(long)]
+        servers: bool,
         #[arg(long)]
         json: bool,
     },
@@ -35,6 +38,8 @@ pub(crate) enum SkillsCommand {
     /// Show a skill: its description, files, the fields Switchboard ignores, its instructions,
     /// and the conversations that used it.
     Show {
+        /// A skill of the skills folder, or SERVER/PATH for one a server serves (the servers
+        /// are started first).
         name: String,
         #[arg(long)]
         json: bool,
@@ -64,8 +69,22 @@ pub(crate) async fn run(
     command: SkillsCommand,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
+    // A server's skills are known while it runs.
+    let served = match &command {
+        SkillsCommand::List { servers, .. } => *servers,
+        SkillsCommand::Show { name, .. }
+        | SkillsCommand::Enable { name, .. }
+        | SkillsCommand::Disable { name, .. } => name.contains('/'),
+        _ => false,
+    };
+    if served {
+        let wait = std::time::Duration::from_secs(30);
+        super::chat::start_servers(app, &crate::app::ToolSelection::All, true, wait).await?;
+    }
     match command {
-        SkillsCommand::List { conversation, json } => match conversation {
+        SkillsCommand::List {
+            conversation, json, ..
+        } => match conversation {
             None => {
                 let skills = app.skills().await?;
                 list_out(
@@ -75,7 +94,14 @@ pub(crate) async fn run(
                     "No skills yet: add one with `switchboard skills add FOLDER-OR-ZIP`.",
                     ["NAME", "ON", "FILES", "DESCRIPTION"],
                     |s| row(s, s.enabled),
-                )
+                )?;
+                if !served && !json {
+                    writeln!(
+                        out,
+                        "(Skills that MCP servers serve are listed with --servers, which starts them.)"
+                    )?;
+                }
+                Ok(())
             }
             Some(id) => {
                 let skills = app.conversation_skills(&id).await?;
@@ -211,7 +237,7 @@ async fn switch(
     conversation: Option<&str>,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
-    app.set_skill_enabled(name, on, conversation).await?;
+    app.set_skill_enabled(name, on, conversation, None).await?;
     let state = if on { "on" } else { "off" };
     match conversation {
         None => writeln!(out, "The skill “{name}” is {state} for every conversation.")?,

@@ -46,9 +46,12 @@ commands! {
     }
 
     /// Switches a skill on or off for one conversation, or (`conversationId` null) for every
-    /// conversation.
-    async fn set_skill_enabled(cx, name: String, enabled: bool, conversation_id: Option<String>) -> () {
-        Ok(cx.app.set_skill_enabled(&name, enabled, conversation_id.as_deref()).await?)
+    /// conversation; switching a server's skill on sends the `approval` it was shown with.
+    async fn set_skill_enabled(cx, name: String, enabled: bool, conversation_id: Option<String>, approval: Option<String>) -> () {
+        Ok(cx
+            .app
+            .set_skill_enabled(&name, enabled, conversation_id.as_deref(), approval.as_deref())
+            .await?)
     }
 
     async fn conversation_skills(cx, conversation_id: String) -> Vec<ConversationSkill> {

@@ -3,8 +3,10 @@
 //! `tasks/get` at the interval the server suggests (within [`MIN_POLL`, `MAX_POLL`]), each
 //! status message passed on as the call's progress (so the card shows it), a task that needs
 //! input answered with the same forms as elicitation (`tasks/update`), and Stop, or the call's
-//! time limit, sent to the server as `tasks/cancel`. A poll answered counts as the call being
-//! alive: the idle limit is for a server that stops answering, not for a long task.
+//! time limit, sent to the server as `tasks/cancel` (as is a task left by a failed answer). A
+//! poll answered counts as the call being alive: the idle limit is for a server that stops
+//! answering, not for a long task; the time a form is open does not count at all. Each of the
+//! server's questions is asked once, however often a poll repeats it.
 
 use std::time::Duration;
 
@@ -49,7 +51,9 @@ impl McpServer {
         let id = task.task_id.clone();
         tracing::info!(server = %self.name(), task = %id, "the tool call runs as a task");
         let began = tokio::time::Instant::now();
-        let hard_end = began + limits.hard_max.saturating_sub(spent);
+        let mut hard_end = began + limits.hard_max.saturating_sub(spent);
+        // The questions answered, by the server's keys (unique for the task's life).
+        let mut answered = std::collections::HashSet::new();
         let mut interval = poll_interval(&task);
         let mut said = task.status_message.clone();
         let mut polls = 0u32;
@@ -105,22 +109,50 @@ impl McpServer {
             report(said.as_ref(), polls);
             match detailed.payload {
                 TaskPayload::Working => {}
-                TaskPayload::InputRequired { input_requests } => {
+                TaskPayload::InputRequired { mut input_requests } => {
+                    // A poll before the server took the answers asks the same again.
+                    input_requests.retain(|key, _| !answered.contains(key));
+                    if input_requests.is_empty() {
+                        continue;
+                    }
+                    answered.extend(input_requests.keys().cloned());
+                    let asking = tokio::time::Instant::now();
                     let answers = tokio::select! {
-                        answers = self.answer_inputs(input_requests) => answers?,
+                        answers = self.answer_inputs(input_requests) => answers,
                         () = cancel.cancelled() => {
                             self.cancel_task(&id).await;
                             return Err(McpError::Cancelled { server: self.name().to_owned() });
                         }
                     };
+                    // The person's time with the form is not the call's.
+                    hard_end += asking.elapsed();
+                    let answers = match answers {
+                        Ok(answers) => answers,
+                        Err(e) => {
+                            self.cancel_task(&id).await;
+                            return Err(e);
+                        }
+                    };
                     let params = UpdateTaskParams::new(id.clone(), answers);
-                    tokio::time::timeout(limits.idle, self.peer().update_task(params))
-                        .await
-                        .map_err(|_| McpError::Timeout {
+                    let sent = tokio::select! {
+                        sent = tokio::time::timeout(limits.idle, self.peer().update_task(params)) => sent,
+                        () = cancel.cancelled() => {
+                            self.cancel_task(&id).await;
+                            return Err(McpError::Cancelled { server: self.name().to_owned() });
+                        }
+                    };
+                    let failed = match sent {
+                        Ok(Ok(())) => None,
+                        Ok(Err(e)) => Some(self.service_error(&e)),
+                        Err(_) => Some(McpError::Timeout {
                             server: self.name().to_owned(),
                             after: limits.idle,
-                        })?
-                        .map_err(|e| self.service_error(&e))?;
+                        }),
+                    };
+                    if let Some(e) = failed {
+                        self.cancel_task(&id).await;
+                        return Err(e);
+                    }
                 }
                 TaskPayload::Completed { result } => {
                     return serde_json::from_value(serde_json::Value::Object(result)).map_err(

@@ -52,7 +52,20 @@ impl Library {
                 let name = name.to_string_lossy();
                 !name.starts_with('.') && e.file_type().is_ok_and(|t| t.is_dir())
             })
-            .map(|e| read_skill(&e.path()).0)
+            .map(|e| {
+                let mut skill = read_skill_as(&e.path(), Reading::FrontMatter).0;
+                let folder = e.file_name().to_string_lossy().into_owned();
+                if skill.problem.is_none() && skill.name != folder {
+                    skill.problem = Some(format!(
+                        "Its SKILL.md names it “{}”, but its folder is “{folder}”: a skill's \
+                         folder has its name",
+                        skill.name
+                    ));
+                }
+                // Listed by its folder: two folders never show as one name.
+                skill.name = folder;
+                skill
+            })
             .collect();
         skills.sort_by(|a, b| a.name.cmp(&b.name));
         skills
@@ -75,7 +88,11 @@ impl Library {
     pub fn get(&self, name: &str) -> Result<(Skill, Parsed), SkillError> {
         let (skill, parsed) = read_skill(&self.folder(name)?);
         match (parsed, &skill.problem) {
-            (Some(parsed), None) => Ok((skill, parsed)),
+            (Some(parsed), None) if parsed.name == name => Ok((skill, parsed)),
+            (Some(parsed), None) => Err(SkillError::Invalid(format!(
+                "Its SKILL.md names it “{}”, but its folder is “{name}”",
+                parsed.name
+            ))),
             (_, problem) => Err(SkillError::Invalid(
                 problem
                     .clone()
@@ -198,9 +215,15 @@ fn skill_root(unpacked: &Path) -> Result<PathBuf, SkillError> {
     if unpacked.join(SKILL_FILE).is_file() {
         return Ok(unpacked.to_owned());
     }
+    // What macOS's Finder adds to a zip (`__MACOSX/`, `.DS_Store`) is not the skill.
     let entries: Vec<_> = fs::read_dir(unpacked)
         .map_err(io_error(unpacked))?
         .flatten()
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name != "__MACOSX" && !name.starts_with('.')
+        })
         .collect();
     match entries.as_slice() {
         [one] if one.path().join(SKILL_FILE).is_file() => Ok(one.path()),
@@ -246,6 +269,11 @@ fn walk(dir: &Path) -> Result<Vec<SkillFile>, SkillError> {
                 folders.push((entry.path(), format!("{path}/")));
                 continue;
             }
+            if !meta.is_file() {
+                return Err(SkillError::Invalid(format!(
+                    "It holds “{path}”, which is not a plain file (a device, a pipe or a socket)"
+                )));
+            }
             total = total.saturating_add(meta.len());
             files.push(SkillFile {
                 path,
@@ -273,8 +301,24 @@ fn walk(dir: &Path) -> Result<Vec<SkillFile>, SkillError> {
     Ok(files)
 }
 
+/// How much of a `SKILL.md` is read to list its skill: its front matter is at the top.
+const FRONT_MATTER_BYTES: u64 = 64 * 1024;
+
+/// How much of a skill's `SKILL.md` to read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    /// Its front matter (listing: its body is not kept).
+    FrontMatter,
+    /// All of it.
+    Whole,
+}
+
 /// A skill's folder read: the skill (with its problem, if any) and its `SKILL.md`.
 fn read_skill(dir: &Path) -> (Skill, Option<Parsed>) {
+    read_skill_as(dir, Reading::Whole)
+}
+
+fn read_skill_as(dir: &Path, how: Reading) -> (Skill, Option<Parsed>) {
     let folder_name = dir
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -292,6 +336,7 @@ fn read_skill(dir: &Path) -> (Skill, Option<Parsed>) {
         ignored: Vec::new(),
         has_scripts: false,
         changed: false,
+        approval: None,
         problem: None,
     };
     let read = walk(dir).and_then(|files| {
@@ -306,7 +351,20 @@ fn read_skill(dir: &Path) -> (Skill, Option<Parsed>) {
                 MAX_SKILL_FILE_BYTES / 1024
             )));
         }
-        let text = fs::read_to_string(&path).map_err(io_error(&path))?;
+        let limit = match how {
+            Reading::FrontMatter => FRONT_MATTER_BYTES,
+            Reading::Whole => MAX_SKILL_FILE_BYTES,
+        };
+        let mut bytes = Vec::new();
+        fs::File::open(&path)
+            .and_then(|f| f.take(limit).read_to_end(&mut bytes))
+            .map_err(io_error(&path))?;
+        let text = match how {
+            // Cut at the limit, perhaps inside a character of the body.
+            Reading::FrontMatter => String::from_utf8_lossy(&bytes).into_owned(),
+            Reading::Whole => String::from_utf8(bytes)
+                .map_err(|_| SkillError::Invalid(format!("Its {SKILL_FILE} is not UTF-8 text")))?,
+        };
         Ok((files, parse(&text)?))
     });
     match read {
@@ -390,6 +448,53 @@ mod tests {
             .as_deref()
             .unwrap()
             .contains("front matter"));
+    }
+
+    #[test]
+    fn a_folder_named_otherwise_than_its_skill_is_listed_by_its_folder_with_the_problem() {
+        let home = tempfile::tempdir().unwrap();
+        write(&home.path().join("other"), SKILL_FILE, GOOD);
+        let library = Library::new(home.path().to_owned());
+        let skills = library.list();
+        assert_eq!(skills[0].name, "other");
+        assert!(skills[0]
+            .problem
+            .as_deref()
+            .unwrap()
+            .contains("names it “pdf-forms”"));
+        assert!(library.get("other").is_err() && library.get("pdf-forms").is_err());
+    }
+
+    #[test]
+    fn a_zip_made_by_finder_is_read() {
+        let home = tempfile::tempdir().unwrap();
+        let zip_path = home.path().join("finder.zip");
+        let mut zip = zip::ZipWriter::new(fs::File::create(&zip_path).unwrap());
+        let options = zip::write::SimpleFileOptions::default();
+        for (name, text) in [
+            ("pdf-forms/SKILL.md", GOOD),
+            ("__MACOSX/pdf-forms/._SKILL.md", "x"),
+            (".DS_Store", "x"),
+        ] {
+            zip.start_file(name, options).unwrap();
+            zip.write_all(text.as_bytes()).unwrap();
+        }
+        zip.finish().unwrap();
+        let library = Library::new(home.path().join("skills"));
+        assert_eq!(library.add(&zip_path).unwrap().files.len(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_pipe_in_a_folder_is_refused_not_read() {
+        let home = tempfile::tempdir().unwrap();
+        let source = home.path().join("s");
+        write(&source, SKILL_FILE, GOOD);
+        nix::unistd::mkfifo(&source.join("pipe"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let error = Library::new(home.path().join("skills"))
+            .add(&source)
+            .unwrap_err();
+        assert!(error.to_string().contains("not a plain file"), "{error}");
     }
 
     #[cfg(unix)]

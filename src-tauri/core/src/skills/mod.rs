@@ -116,6 +116,10 @@ pub struct Skill {
     /// A server's skill the person switched on whose files changed since: off until they
     /// switch it on again (their approval was bound to the files it had).
     pub changed: bool,
+    /// A server's skill: what switching it on approves (the hash of its URI, front matter and
+    /// files' digests as listed), sent back with the switch so that what is approved is what
+    /// was shown. `None` for the person's own skills.
+    pub approval: Option<String>,
     /// Why the folder is not a skill Switchboard can use; `None` for a good one.
     pub problem: Option<String>,
 }
@@ -285,6 +289,8 @@ pub fn catalogue(skills: &[&Skill], room: usize) -> String {
          permission: its scripts are files to read, and any tool it names is asked for as \
          usual.\n\nSkills:\n",
     );
+    // Room kept for the lines that end the list ("Also …", "N more …").
+    let room = room.saturating_sub(250);
     let mut named_only = Vec::new();
     let mut left_out = 0usize;
     for skill in skills {
@@ -400,6 +406,7 @@ mod tests {
             ignored: Vec::new(),
             has_scripts: false,
             changed: false,
+            approval: None,
             problem: None,
         }
     }

@@ -505,6 +505,8 @@ CREATE TABLE skill_switches (
     enabled   INTEGER NOT NULL,
     approved  TEXT
 ) WITHOUT ROWID;
+-- The conversations that used a skill are found by Switchboard's own load_skill calls.
+CREATE INDEX tool_runs_by_tool ON tool_runs(server, tool);
 "#,
 ];
 

@@ -100,6 +100,7 @@ impl Store {
                 "SELECT r.conversation_id, c.title, MAX(COALESCE(r.started_at, 0)) AS at \
                  FROM tool_runs r JOIN conversations c ON c.id = r.conversation_id \
                  WHERE r.server = ?1 AND r.tool = ?2 AND r.decision = 'allowed' \
+                   AND r.is_error = 0 AND c.lane_of IS NULL \
                    AND json_valid(r.arguments) AND json_extract(r.arguments, '$.name') = ?3 \
                  GROUP BY r.conversation_id ORDER BY at DESC LIMIT 200",
             )?;

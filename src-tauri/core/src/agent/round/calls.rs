@@ -374,15 +374,22 @@ pub(super) fn read_resource_of<'v>(tool: &CatalogueTool, arguments: &'v Value) -
         })
 }
 
-/// The server and tool the policy judges a call as: a resource read as the server it reads
-/// from (its rules, whether it is untrusted or reviewed), any other call as itself.
+/// The server a call of Switchboard's `load_skill` reads from, when it loads a server's skill
+/// (its name is the server's, a "/", then the skill's path there).
+fn served_skill_of<'v>(tool: &CatalogueTool, arguments: &'v Value) -> Option<&'v str> {
+    (tool.server == crate::agent::builtin::SERVER && tool.tool == crate::agent::builtin::LOAD_SKILL)
+        .then(|| arguments.get("name").and_then(Value::as_str))
+        .flatten()
+        .and_then(|name| name.split_once('/'))
+        .map(|(server, _)| server)
+}
+
+/// The server and tool the policy judges a call as: a resource read, or the load of a server's
+/// skill, as a read of that server's resources (its rules, whether it is untrusted or
+/// reviewed), any other call as itself.
 pub(super) fn policy_target<'t>(call: &'t ToolCall, tool: &'t CatalogueTool) -> (&'t str, &'t str) {
-    match call
-        .arguments
-        .as_ref()
-        .ok()
-        .and_then(|a| read_resource_of(tool, a))
-    {
+    let arguments = call.arguments.as_ref().ok();
+    match arguments.and_then(|a| read_resource_of(tool, a).or_else(|| served_skill_of(tool, a))) {
         Some(server) => (server, crate::agent::builtin::READ_RESOURCE),
         None => (&tool.server, &tool.tool),
     }

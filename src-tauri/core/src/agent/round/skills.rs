@@ -30,7 +30,7 @@ fn text_argument<'m>(arguments: &'m Map<String, Value>, key: &str) -> Option<&'m
 
 /// What a call loaded.
 enum Loaded {
-    Instructions(crate::skills::Skill, String),
+    Instructions(Box<crate::skills::Skill>, String),
     File(String, Vec<u8>),
 }
 
@@ -78,7 +78,7 @@ impl Ctx<'_> {
                 tokio::task::spawn_blocking(move || match file {
                     None => library
                         .get(&owned)
-                        .map(|(skill, parsed)| Loaded::Instructions(skill, parsed.body)),
+                        .map(|(skill, parsed)| Loaded::Instructions(Box::new(skill), parsed.body)),
                     Some(file) => library
                         .read_file(&owned, &file)
                         .map(|bytes| Loaded::File(file, bytes)),
@@ -126,7 +126,7 @@ impl Ctx<'_> {
                             .to_owned(),
                     ));
                 }
-                Ok(Loaded::Instructions(skill.clone(), parsed.body))
+                Ok(Loaded::Instructions(Box::new(skill.clone()), parsed.body))
             }
         }
     }

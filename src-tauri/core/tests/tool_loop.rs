@@ -946,32 +946,21 @@ async fn a_servers_skill_is_off_until_approved_and_each_file_is_checked_against_
         .await
         .unwrap();
     // Its server switched off in a conversation switches its skills off there.
-    w.store
-        .set_tool_toggle(
-            w.conversation.clone(),
-            switchboard_core::store::ToolToggle {
-                server: "docs".into(),
-                tool: None,
-                enabled: false,
-            },
-        )
+    let docs = |enabled| switchboard_core::store::ToolToggle {
+        server: "docs".into(),
+        tool: None,
+        enabled,
+    };
+    let conversation = w.conversation.clone();
+    let store = &w.store;
+    store
+        .set_tool_toggle(conversation.clone(), docs(false))
         .await
         .unwrap();
-    assert!(w
-        .setup("Use the served skill")
-        .await
-        .skills
-        .served
-        .is_empty());
-    w.store
-        .set_tool_toggle(
-            w.conversation.clone(),
-            switchboard_core::store::ToolToggle {
-                server: "docs".into(),
-                tool: None,
-                enabled: true,
-            },
-        )
+    let setup = w.setup("Use the served skill").await;
+    assert!(setup.skills.served.is_empty());
+    store
+        .set_tool_toggle(conversation, docs(true))
         .await
         .unwrap();
     let (reason, _) = w.say("Use the served skill", &ALLOW).await;

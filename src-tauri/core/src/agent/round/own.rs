@@ -20,7 +20,8 @@ const ANSWER_ROOM: usize = 200;
 /// history of every later request, so it says little.
 const DESCRIPTION_CHARS: usize = 80;
 
-fn refuse(detail: String) -> McpError {
+/// A call of Switchboard's own tool refused, saying why (the model reads it).
+pub(super) fn refuse(detail: String) -> McpError {
     McpError::Request {
         server: builtin::SERVER.to_owned(),
         detail,
@@ -28,11 +29,13 @@ fn refuse(detail: String) -> McpError {
     }
 }
 
-fn text_result(text: String) -> Value {
+/// A `tools/call` result of one text.
+pub(super) fn text_result(text: String) -> Value {
     json!({"content": [{"type": "text", "text": text}]})
 }
 
-fn text_argument<'m>(arguments: &'m Map<String, Value>, key: &str) -> Option<&'m str> {
+/// A text argument, trimmed; `None` when missing or blank.
+pub(super) fn text_argument<'m>(arguments: &'m Map<String, Value>, key: &str) -> Option<&'m str> {
     arguments
         .get(key)
         .and_then(Value::as_str)

@@ -4,29 +4,13 @@
 //! when the skill lists it. What a skill says is guidance the model reads, never a permission:
 //! nothing here runs anything, and a call a skill asks for goes through the same approvals.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
+use super::own::{refuse, text_argument, text_result};
 use super::Ctx;
-use crate::agent::builtin;
 use crate::mcp::server::McpError;
 use crate::mcp::skills as served;
 use crate::skills::{is_script, SkillOrigin};
-
-fn refuse(detail: String) -> McpError {
-    McpError::Request {
-        server: builtin::SERVER.to_owned(),
-        detail,
-        stderr_tail: String::new(),
-    }
-}
-
-fn text_argument<'m>(arguments: &'m Map<String, Value>, key: &str) -> Option<&'m str> {
-    arguments
-        .get(key)
-        .and_then(Value::as_str)
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-}
 
 /// What a call loaded.
 enum Loaded {
@@ -89,7 +73,7 @@ impl Ctx<'_> {
             }
         };
         let text = said(name, &origin_words(&skill.origin), loaded);
-        Ok(json!({"content": [{"type": "text", "text": text}]}))
+        Ok(text_result(text))
     }
 
     /// A server's skill, or one of its files: read from its server (never another), checked

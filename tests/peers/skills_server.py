@@ -4,10 +4,11 @@ front matter and a manifest of its files with their SHA-256 digests and sizes), 
 `resources/read` serves the files. The skills are the folders of DIR (each with a SKILL.md),
 served as `skill://<folder>/<path>`. One tool besides: echo(text).
 
-Usage: skills_server.py DIR [--tamper FILE] [--dynamic NAME]
+Usage: skills_server.py DIR [--tamper FILE] [--dynamic NAME] [--hang-list]
   --tamper FILE   serves FILE (a path inside a skill, e.g. `pdf/reference/FORMS.md`) with other
                   bytes than its listed digest says, as a changed or tampered file would be
   --dynamic NAME  lists the skill NAME with `"resources": "dynamic"` (no digests)
+  --hang-list     never answers `skills/list` (a hung server)
 
 Every `resources/read` is appended as a line to DIR/reads.log, so a test sees what was read and
 when (nothing is fetched ahead of need).
@@ -90,6 +91,8 @@ def answer(request):
     if method == "resources/list":
         return ok({"resources": []})
     if method == "skills/list":
+        if "--hang-list" in args:
+            return None
         return ok({"resultType": "complete", "skills": skills(), "ttlMs": 60000, "cacheScope": "public"})
     if method == "skills/get":
         for skill in skills():

@@ -1022,6 +1022,38 @@ async fn a_servers_skill_is_off_until_approved_and_each_file_is_checked_against_
     w.app.host().stop("docs").await;
 }
 
+/// A server that never answers `skills/list` holds no turn's start: its skills are left out
+/// (after a few seconds), and the turn begins with the others.
+#[tokio::test]
+async fn a_server_that_never_lists_its_skills_holds_nothing_up() {
+    let Some(w) = world("hung-skills", &[]).await else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("pdf")).unwrap();
+    std::fs::write(
+        dir.path().join("pdf/SKILL.md"),
+        "---\nname: pdf\ndescription: d\n---\nx\n",
+    )
+    .unwrap();
+    let launch = stdio_launch(
+        &peers().join(".venv/bin/python").to_string_lossy(),
+        &[
+            &peers().join("skills_server.py").to_string_lossy(),
+            &dir.path().to_string_lossy(),
+            "--hang-list",
+        ],
+        STARTUP,
+    );
+    w.app.host().spawn("hung", launch).await;
+    support::server_running(w.app.host(), "hung").await;
+    let listed = w.app.skills().await.unwrap();
+    assert!(listed.iter().all(|s| !s.name.starts_with("hung/")));
+    let setup = w.setup("Use the served skill").await;
+    assert!(setup.skills.served.is_empty());
+    w.app.host().stop("hung").await;
+}
+
 #[tokio::test]
 async fn a_results_files_are_kept_listed_read_saved_and_exported_and_seed_002s_contract_opens_the_canvas(
 ) {

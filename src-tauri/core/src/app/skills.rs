@@ -16,6 +16,10 @@ use crate::mcp::skills as served;
 use crate::skills::{Library, RunSkills, Served, Skill, SWITCHES};
 use crate::store::{SkillSwitch, SkillUse, ToolToggle};
 
+/// How long a server's skills are waited for when the skills are listed (a turn's start, the
+/// Skills page): past it the server's skills are left out that time.
+const SKILLS_LISTED_WITHIN: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// A skill in full, as its page shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct SkillDetail {
@@ -107,15 +111,29 @@ impl App {
                     .map(|s| (name, s))
             })
             .collect();
-        // Listed at once, each within the list limits.
-        let listed = futures_util::future::join_all(servers.iter().map(|(_, s)| s.skills())).await;
+        // Listed at once; a server slow to list is left out of this turn (its listing goes on
+        // filling the cache), so a hung server cannot hold every turn's start.
+        let listing = servers.iter().map(|(_, s)| {
+            let server = std::sync::Arc::clone(s);
+            let listing = tokio::spawn(async move { server.skills().await });
+            tokio::time::timeout(SKILLS_LISTED_WITHIN, listing)
+        });
+        let listed = futures_util::future::join_all(listing).await;
         servers
             .into_iter()
             .zip(listed)
             .filter_map(|((name, _), listed)| match listed {
-                Ok(listed) => Some((name, listed)),
-                Err(e) => {
+                Ok(Ok(Ok(listed))) => Some((name, listed)),
+                Ok(Ok(Err(e))) => {
                     tracing::warn!(server = %name, error = %e, "its skills could not be listed");
+                    None
+                }
+                Ok(Err(e)) => {
+                    tracing::warn!(server = %name, error = %e, "its skills' listing failed");
+                    None
+                }
+                Err(_) => {
+                    tracing::warn!(server = %name, "its skills were not listed within 5 s");
                     None
                 }
             })

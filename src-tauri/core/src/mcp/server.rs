@@ -23,9 +23,13 @@ use super::error::{auth_challenge, readable};
 pub use super::error::{McpError, STDERR_TAIL_CHARS};
 pub use super::process::{StderrRing, STDERR_RING_BYTES};
 
-/// A server's skills as last listed (the Skills extension), and until when that listing holds.
-pub(super) type SkillsListed =
-    tokio::sync::Mutex<Option<(tokio::time::Instant, Arc<Vec<rmcp::model::Skill>>)>>;
+/// A server's skills as last listed (the Skills extension), until when that listing holds, and
+/// the one listing under way.
+#[derive(Default)]
+pub(super) struct SkillsListed {
+    pub(super) last: Mutex<Option<(tokio::time::Instant, Arc<Vec<rmcp::model::Skill>>)>>,
+    pub(super) listing: tokio::sync::Mutex<()>,
+}
 
 /// How much of a server's tool list is read: pages, tools, bytes (as JSON) and time in all.
 #[derive(Debug, Clone)]

@@ -31,7 +31,8 @@ impl McpServer {
     }
 
     /// Every skill the server lists (none when it declared no skills), from the last listing
-    /// while it holds.
+    /// while it holds. While another caller is listing them, the last listing (or none) at
+    /// once: callers never queue behind a server slow to list.
     ///
     /// # Errors
     /// The server failed or went away; [`McpError::ListTooLong`] past a limit.
@@ -39,12 +40,21 @@ impl McpServer {
         if !self.offers_skills() {
             return Ok(Arc::new(Vec::new()));
         }
-        let mut listed = self.skills_listed.lock().await;
-        if let Some((until, entries)) = listed.as_ref() {
-            if Instant::now() < *until {
-                return Ok(Arc::clone(entries));
+        let last = || {
+            self.skills_listed
+                .last
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone()
+        };
+        if let Some((until, entries)) = last() {
+            if Instant::now() < until {
+                return Ok(entries);
             }
         }
+        let Ok(_listing) = self.skills_listed.listing.try_lock() else {
+            return Ok(last().map_or_else(|| Arc::new(Vec::new()), |(_, entries)| entries));
+        };
         let ttl = std::sync::Mutex::new(None::<u64>);
         let entries = self
             .all_pages(
@@ -70,7 +80,12 @@ impl McpServer {
             .map_or(Duration::from_secs(60), Duration::from_millis)
             .clamp(MIN_TTL, MAX_TTL);
         let entries = Arc::new(entries);
-        *listed = Some((Instant::now() + ttl, Arc::clone(&entries)));
+        *self
+            .skills_listed
+            .last
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) =
+            Some((Instant::now() + ttl, Arc::clone(&entries)));
         Ok(entries)
     }
 }

@@ -319,13 +319,7 @@ impl App {
 
 /// Whether a conversation's switches turn the skill `name` off (its own, or all skills').
 fn switched_off(toggles: &[ToolToggle], name: &str) -> bool {
-    let switch = |tool: Option<&str>| {
-        toggles
-            .iter()
-            .find(|t| t.server == SWITCHES && t.tool.as_deref() == tool)
-            .map(|t| t.enabled)
-    };
-    switch(Some(name)).or_else(|| switch(None)) == Some(false)
+    !crate::policy::switched_on(toggles, SWITCHES, name)
 }
 
 /// Refuses a server's skill where only the person's own can be acted on.

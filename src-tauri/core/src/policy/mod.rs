@@ -347,21 +347,23 @@ pub fn offered<'a>(
     held_back: &HashSet<(String, String)>,
     toggles: &[ToolToggle],
 ) -> Vec<&'a CatalogueTool> {
-    let switch = |server: &str, tool: Option<&str>| {
+    tools
+        .iter()
+        .filter(|t| !held_back.contains(&(t.server.clone(), t.tool.clone())))
+        .filter(|t| switched_on(toggles, &t.server, &t.tool))
+        .collect()
+}
+
+/// Whether a conversation's `toggles` leave `tool` of `server` on: its own switch, else its
+/// server's, else on.
+pub fn switched_on(toggles: &[ToolToggle], server: &str, tool: &str) -> bool {
+    let switch = |tool: Option<&str>| {
         toggles
             .iter()
             .find(|t| t.server.eq_ignore_ascii_case(server) && t.tool.as_deref() == tool)
             .map(|t| t.enabled)
     };
-    tools
-        .iter()
-        .filter(|t| !held_back.contains(&(t.server.clone(), t.tool.clone())))
-        .filter(|t| {
-            switch(&t.server, Some(&t.tool))
-                .or_else(|| switch(&t.server, None))
-                .unwrap_or(true)
-        })
-        .collect()
+    switch(Some(tool)).or_else(|| switch(None)).unwrap_or(true)
 }
 
 #[cfg(test)]

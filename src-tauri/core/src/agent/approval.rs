@@ -158,6 +158,12 @@ impl PendingApprovals {
         waiting.is_some_and(|tx| tx.send(verdict).is_ok())
     }
 
+    /// Takes back a request no one answered in time (a scheduled run's wait ran out): the
+    /// window can no longer answer it.
+    pub fn withdraw(&self, request_id: &str) {
+        self.waiting().remove(request_id);
+    }
+
     /// Whether a request is waiting (for tests and the window's state).
     pub fn is_waiting(&self, request_id: &str) -> bool {
         self.waiting().contains_key(request_id)

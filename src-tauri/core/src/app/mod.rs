@@ -42,6 +42,7 @@ mod proposals;
 mod providers;
 mod registry;
 mod runs;
+mod schedules;
 mod servers;
 mod skills;
 mod tool_modes;
@@ -74,6 +75,7 @@ pub use profiles::{ImportedProfile, ProfileChoice, Profiles, MAX_PROFILE_NAME_CH
 pub use providers::Providers;
 pub use registry::{InstallRequest, Installed};
 pub use runs::{Feed, RunHandle, Runs};
+pub use schedules::{Asker, DueOutcome, StartedRun, RUNS_SHOWN};
 pub use servers::{
     CommandParts, ImportSource, McpServerStatus, McpServerView, ServerSandbox, ToolAcceptance,
     ToolReview, Transport,

@@ -15,7 +15,8 @@ use tokio_util::sync::CancellationToken;
 use crate::error::CoreError;
 use crate::events::{EventSink, RunEvent, StopReason};
 
-/// A run that was started: its ids, and its end.
+/// A run that was started: its ids, and its end (a clone waits for the same end).
+#[derive(Clone)]
 pub struct RunHandle {
     pub run_id: String,
     pub conversation_id: String,

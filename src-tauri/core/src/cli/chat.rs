@@ -291,7 +291,7 @@ async fn conversation(
 }
 
 /// Who answers the run's approvals: `--approve all`, `none`, or the person at the terminal.
-fn approver(mode: ApproveMode) -> Arc<dyn Approver> {
+pub(super) fn approver(mode: ApproveMode) -> Arc<dyn Approver> {
     match mode {
         ApproveMode::All => Arc::new(FixedApprover(Decision::AllowOnce)),
         ApproveMode::None => Arc::new(FixedApprover(Decision::Deny)),
@@ -300,7 +300,7 @@ fn approver(mode: ApproveMode) -> Arc<dyn Approver> {
 }
 
 /// Prints the run's events as they come (Ctrl-C stops it) until it ends; why it ended.
-async fn follow(
+pub(super) async fn follow(
     app: &Arc<App>,
     run: crate::app::RunHandle,
     mut events: tokio::sync::mpsc::UnboundedReceiver<RunEvent>,

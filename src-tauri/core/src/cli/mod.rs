@@ -1,7 +1,7 @@
 //! The headless command line: the same binary as the desktop app, run with a subcommand, no
 //! display needed. It is an adapter over the same [`App`] the window holds, one file per verb
 //! group (`provider`, `mcp`, `chat`, `conversations`, `usage`, `profile`, `policy`, `skills`,
-//! `shell_command`); this module parses, builds the app, dispatches and prints errors.
+//! `schedule`, `shell_command`); this module parses, builds the app, dispatches and prints errors.
 
 mod chat;
 mod conversations;
@@ -11,6 +11,7 @@ mod output;
 mod policy;
 mod profile;
 mod provider;
+mod schedule;
 mod shell_command;
 mod skills;
 mod terminal;
@@ -70,6 +71,9 @@ enum Command {
     /// SKILL.md, kept in the skills folder in the config folder).
     #[command(subcommand)]
     Skills(skills::SkillsCommand),
+    /// Schedules: a prompt that runs on a time rule, each run in a conversation of its own.
+    #[command(subcommand)]
+    Schedule(schedule::ScheduleCommand),
     /// Whether a terminal finds this app as `switchboard`; put it there or take it away.
     #[command(subcommand, name = "shell-command")]
     Shell(shell_command::ShellCommandCommand),
@@ -107,6 +111,9 @@ impl Command {
                 )
                 | Command::Policy(
                     policy::PolicyCommand::List { .. } | policy::PolicyCommand::Check { .. }
+                )
+                | Command::Schedule(
+                    schedule::ScheduleCommand::List { .. } | schedule::ScheduleCommand::Logs { .. }
                 )
         )
     }
@@ -218,6 +225,7 @@ async fn run(app: &Arc<App>, command: Command, out: &mut impl Write) -> Result<(
         Command::Policy(command) => policy::run(app, command, out).await,
         Command::Audit(args) => policy::audit(app, args, out).await,
         Command::Skills(command) => skills::run(app, command, out).await,
+        Command::Schedule(command) => schedule::run(app, command, out).await,
         Command::Shell(command) => shell_command::run(command, out),
     }
 }

@@ -508,6 +508,36 @@ CREATE TABLE skill_switches (
 -- The conversations that used a skill are found by Switchboard's own load_skill calls.
 CREATE INDEX tool_runs_by_tool ON tool_runs(server, tool);
 "#,
+    // 31: scheduled runs (issue 61). A schedule's `fields` is what the person wrote, as JSON;
+    // `next_at` is moved on in the transaction that claims a run, and a due time is unique per
+    // schedule, so no two processes run one time twice. `writer` is the process running it
+    // (see `writers`): a run left `running` by one that is gone reads as interrupted.
+    r#"
+CREATE TABLE schedules (
+    id          TEXT PRIMARY KEY,
+    name        TEXT NOT NULL COLLATE NOCASE UNIQUE,
+    fields      TEXT NOT NULL,
+    enabled     INTEGER NOT NULL DEFAULT 1,
+    created_at  INTEGER NOT NULL,
+    next_at     INTEGER
+);
+CREATE TABLE schedule_runs (
+    id               TEXT PRIMARY KEY,
+    schedule_id      TEXT NOT NULL REFERENCES schedules(id) ON DELETE CASCADE,
+    due_at           INTEGER NOT NULL,
+    started_at       INTEGER NOT NULL,
+    finished_at      INTEGER,
+    status           TEXT NOT NULL,
+    late             INTEGER NOT NULL DEFAULT 0,
+    manual           INTEGER NOT NULL DEFAULT 0,
+    conversation_id  TEXT REFERENCES conversations(id) ON DELETE SET NULL,
+    message          TEXT,
+    writer           TEXT,
+    UNIQUE (schedule_id, due_at)
+);
+CREATE INDEX schedule_runs_by_start ON schedule_runs(started_at DESC);
+CREATE INDEX schedule_runs_by_conversation ON schedule_runs(conversation_id);
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

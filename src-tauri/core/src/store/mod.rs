@@ -17,6 +17,7 @@ mod migrations;
 mod pages;
 mod profiles;
 mod providers;
+mod schedules;
 mod search;
 mod skills;
 mod summaries;
@@ -44,6 +45,7 @@ pub use messages::{
 pub use pages::MessagePage;
 pub use profiles::{Profile, ProfileFields};
 pub use providers::ProviderRow;
+pub use schedules::{NewRun, RunStatus, ScheduleRow, ScheduleRun};
 pub use search::{SearchHit, SnippetPart, MAX_HITS as MAX_SEARCH_HITS};
 pub use skills::{SkillSwitch, SkillUse};
 pub use summaries::{in_force as summary_in_force, NewSummary, Summary};

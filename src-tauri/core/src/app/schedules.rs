@@ -1,0 +1,680 @@
+//! Scheduled runs (issue 61), as the window and the command line run them: keeping schedules,
+//! finding what is due ([`App::run_due`]), running one (a new conversation of its own, started
+//! from its profile, sent its prompt) and recording what became of it. The window runs its
+//! home's schedules while it is open ([`App::start_scheduler`]); with the window closed, the
+//! system's scheduler runs `switchboard schedule run-due`. Whichever holds the home's
+//! [`RunnerLock`] runs them; each due time is claimed in the database besides, so none runs
+//! twice.
+//!
+//! Nothing is approved silently: a call the policies would ask about waits for the person
+//! (a desktop notification says so, the Schedules page counts it) for as long as the schedule
+//! says, then is denied, the model told why. With no window to ask in (`run-due`), it is
+//! denied at once.
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use super::{App, ProfileChoice, RunHandle, ToolSelection, TurnRequest};
+use crate::agent::approval::{Answers, ReviewRequest, Reviewing};
+use crate::agent::{ApprovalAnswer, ApprovalRequest, Approver, Decision, PendingApprovals};
+use crate::error::CoreError;
+use crate::events::{EventSink, RunEvent, StopReason};
+use crate::schedules::{due_now, local_zone, DueNow, NewSchedule, RunnerLock, Schedule};
+use crate::store::{now_ms, NewRun, RunStatus, ScheduleRow, ScheduleRun};
+
+/// How often the window looks for due schedules, at most.
+const LOOK_EVERY: Duration = Duration::from_secs(30);
+/// How many runs the record of one schedule keeps on show.
+pub const RUNS_SHOWN: u32 = 200;
+
+/// Who can answer a scheduled run's approvals.
+#[derive(Clone)]
+pub enum Asker {
+    /// The window: a call waits there, as long as the schedule says.
+    Window(Arc<PendingApprovals>),
+    /// No one (the window is closed): a call that would ask is denied at once.
+    NoOne,
+}
+
+/// What a runner did with one due schedule.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct DueOutcome {
+    pub schedule: String,
+    pub run_id: String,
+    pub status: RunStatus,
+    pub conversation_id: Option<String>,
+    pub message: Option<String>,
+}
+
+/// A run asked for by hand, started.
+pub struct StartedRun {
+    pub run_id: String,
+    pub handle: RunHandle,
+    /// Resolves once the run's end is recorded (and notified).
+    pub settled: tokio::task::JoinHandle<DueOutcome>,
+}
+
+/// A schedule as shown: its row, the rule in words.
+fn shown(row: ScheduleRow) -> Schedule {
+    let rule_text = row.fields.rule.text(&local_zone());
+    Schedule {
+        id: row.id,
+        fields: row.fields,
+        enabled: row.enabled,
+        created_at: row.created_at,
+        next_at: row.next_at,
+        rule_text,
+    }
+}
+
+impl App {
+    /// Every schedule, by name.
+    ///
+    /// # Errors
+    /// The database.
+    pub async fn schedules(&self) -> Result<Vec<Schedule>, CoreError> {
+        let rows = self.store()?.schedules().await?;
+        Ok(rows.into_iter().map(shown).collect())
+    }
+
+    /// Keeps a new schedule; it first runs at its rule's next time from now.
+    ///
+    /// # Errors
+    /// A field out of range; a profile that does not exist; a name another schedule has.
+    pub async fn add_schedule(&self, fields: NewSchedule) -> Result<Schedule, CoreError> {
+        let fields = fields.validated()?;
+        if let Some(profile) = &fields.profile {
+            self.profiles().get(profile).await?;
+        }
+        let now = now_ms();
+        let next = fields.rule.next_after(now, now, &local_zone());
+        let row = self.store()?.add_schedule(fields, now, next).await?;
+        tracing::info!(schedule = %row.fields.name, next_at = ?row.next_at, "schedule added");
+        Ok(shown(row))
+    }
+
+    /// Removes a schedule (by id or name) and the record of its runs; the conversations its
+    /// runs landed in stay.
+    ///
+    /// # Errors
+    /// No such schedule; the database.
+    pub async fn remove_schedule(&self, key: &str) -> Result<(), CoreError> {
+        let removed = self.store()?.remove_schedule(key.to_owned()).await?;
+        tracing::info!(schedule = %removed.fields.name, "schedule removed");
+        Ok(())
+    }
+
+    /// Switches a schedule on (it next runs at its rule's next time from now) or off.
+    ///
+    /// # Errors
+    /// No such schedule; the database.
+    pub async fn set_schedule_enabled(
+        &self,
+        key: &str,
+        enabled: bool,
+    ) -> Result<Schedule, CoreError> {
+        let store = self.store()?;
+        let row = store.schedule(key.to_owned()).await?;
+        let now = now_ms();
+        let next = enabled
+            .then(|| {
+                row.fields
+                    .rule
+                    .next_after(row.created_at, now, &local_zone())
+            })
+            .flatten();
+        Ok(shown(
+            store.set_schedule_enabled(row.id, enabled, next).await?,
+        ))
+    }
+
+    /// The latest runs, newest first: of one schedule (by id or name), or of all.
+    ///
+    /// # Errors
+    /// No such schedule; the database.
+    pub async fn schedule_runs(
+        &self,
+        key: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<ScheduleRun>, CoreError> {
+        let store = self.store()?;
+        let id = match key {
+            Some(key) => Some(store.schedule(key.to_owned()).await?.id),
+            None => None,
+        };
+        Ok(store.schedule_runs(id, limit.min(RUNS_SHOWN)).await?)
+    }
+
+    /// How many runs wait for the person's approval now (the Schedules page's badge).
+    ///
+    /// # Errors
+    /// The database.
+    pub async fn schedule_runs_waiting(&self) -> Result<u32, CoreError> {
+        let runs = self.store()?.schedule_runs(None, RUNS_SHOWN).await?;
+        let waiting = runs
+            .iter()
+            .filter(|r| r.status == RunStatus::Waiting)
+            .count();
+        Ok(u32::try_from(waiting).unwrap_or(u32::MAX))
+    }
+
+    /// Runs a schedule now, asked for by hand: its run is recorded like a due one, and its
+    /// approvals answered by `approver` (the window's, or the terminal's). Returns the run's id
+    /// and its handle (the conversation it landed in is the handle's), and its record's end.
+    ///
+    /// # Errors
+    /// No such schedule; what starting its turn refuses (a profile or provider gone).
+    pub async fn run_schedule_now(
+        self: &Arc<Self>,
+        key: &str,
+        sink: Arc<dyn EventSink>,
+        approver: Option<Arc<dyn Approver>>,
+    ) -> Result<StartedRun, CoreError> {
+        let store = self.store()?;
+        let row = store.schedule(key.to_owned()).await?;
+        let run = NewRun {
+            due_at: now_ms(),
+            status: RunStatus::Running,
+            late: false,
+            manual: true,
+            message: None,
+        };
+        let run_id = store
+            .claim_schedule_run(row.id.clone(), None, None, run)
+            .await?
+            .ok_or_else(|| CoreError::Conflict {
+                field: "schedule",
+                message: "That schedule was just started; try again.".into(),
+            })?;
+        let approver = approver.unwrap_or_else(|| {
+            Arc::new(Unattended::new(
+                self,
+                &run_id,
+                &row,
+                Asker::Window(Arc::clone(&self.approvals)),
+            ))
+        });
+        let ending = Arc::new(Ending::new(Some(sink)));
+        let handle = self.launch(&row, &run_id, approver, ending.clone()).await?;
+        let conversation = handle.conversation_id.clone();
+        let (app, id, name) = (Arc::clone(self), run_id.clone(), row.fields.name.clone());
+        let ended = handle.clone().finished();
+        let settled = tokio::spawn(async move {
+            let reason = ended.await;
+            app.settle(&id, &name, reason, &ending, Some(conversation))
+                .await
+        });
+        Ok(StartedRun {
+            run_id,
+            handle,
+            settled,
+        })
+    }
+
+    /// Runs every schedule due at `now`: a run missed long enough ago runs once or is skipped,
+    /// as its schedule says; a schedule whose last run still goes is skipped this time. With
+    /// `wait`, returns when every run it started has ended; otherwise as soon as they started.
+    ///
+    /// # Errors
+    /// The database.
+    pub async fn run_due(
+        self: &Arc<Self>,
+        now: i64,
+        asker: &Asker,
+        wait: bool,
+    ) -> Result<Vec<DueOutcome>, CoreError> {
+        let store = self.store()?;
+        let tz = local_zone();
+        let mut outcomes = Vec::new();
+        let mut running = Vec::new();
+        let live: Vec<String> = store
+            .schedule_runs(None, RUNS_SHOWN)
+            .await?
+            .into_iter()
+            .filter(|r| r.status.is_live())
+            .map(|r| r.schedule_id)
+            .collect();
+        for row in store.schedules().await? {
+            let Some(due) = row.next_at.filter(|_| row.enabled) else {
+                continue;
+            };
+            let verdict = due_now(due, now, row.fields.missed);
+            if verdict == DueNow::Wait {
+                continue;
+            }
+            let next = row.fields.rule.next_after(row.created_at, now, &tz);
+            let still_going = live.contains(&row.id);
+            let (status, message) = match verdict {
+                _ if still_going => (
+                    RunStatus::Skipped,
+                    Some("Skipped: its last run was still going.".to_owned()),
+                ),
+                DueNow::Skip => (
+                    RunStatus::Skipped,
+                    Some(format!(
+                        "Missed (due {}); this schedule skips missed runs.",
+                        clock_text(due, &tz)
+                    )),
+                ),
+                _ => (RunStatus::Running, None),
+            };
+            let late = matches!(verdict, DueNow::Run { late: true } | DueNow::Skip);
+            let claim = NewRun {
+                due_at: due,
+                status,
+                late,
+                manual: false,
+                message: message.clone(),
+            };
+            let Some(run_id) = store
+                .claim_schedule_run(row.id.clone(), Some(due), next, claim)
+                .await?
+            else {
+                continue; // another runner claimed it
+            };
+            if status == RunStatus::Skipped {
+                outcomes.push(DueOutcome {
+                    schedule: row.fields.name.clone(),
+                    run_id,
+                    status,
+                    conversation_id: None,
+                    message,
+                });
+                continue;
+            }
+            let approver = Arc::new(Unattended::new(self, &run_id, &row, asker.clone()));
+            let ending = Arc::new(Ending::new(None));
+            match self.launch(&row, &run_id, approver, ending.clone()).await {
+                Ok(handle) => {
+                    let conversation = handle.conversation_id.clone();
+                    let (app, id, name) =
+                        (Arc::clone(self), run_id.clone(), row.fields.name.clone());
+                    let ended = handle.clone().finished();
+                    running.push(tokio::spawn(async move {
+                        let reason = ended.await;
+                        app.settle(&id, &name, reason, &ending, Some(conversation.clone()))
+                            .await
+                    }));
+                }
+                Err(e) => {
+                    let message = format!("It could not start: {e}");
+                    let _ = store
+                        .set_schedule_run(
+                            run_id.clone(),
+                            RunStatus::Failed,
+                            None,
+                            Some(message.clone()),
+                        )
+                        .await;
+                    crate::notify::desktop(&format!("“{}” failed", row.fields.name), &message);
+                    outcomes.push(DueOutcome {
+                        schedule: row.fields.name.clone(),
+                        run_id,
+                        status: RunStatus::Failed,
+                        conversation_id: None,
+                        message: Some(message),
+                    });
+                }
+            }
+        }
+        if wait {
+            for run in running {
+                if let Ok(outcome) = run.await {
+                    outcomes.push(outcome);
+                }
+            }
+        }
+        Ok(outcomes)
+    }
+
+    /// Looks for due schedules from now until the app quits, whenever this process holds the
+    /// home's runner lock (the window; a `run-due` holding it meanwhile is waited out).
+    pub fn start_scheduler(self: &Arc<Self>) {
+        let app = Arc::clone(self);
+        let quitting: CancellationToken = self.quitting.clone();
+        tokio::spawn(async move {
+            let mut lock: Option<RunnerLock> = None;
+            loop {
+                if lock.is_none() {
+                    lock = RunnerLock::try_take(&app.paths.data_dir)
+                        .map_err(|e| tracing::warn!(error = %e, "the schedules' lock"))
+                        .ok()
+                        .flatten();
+                }
+                if lock.is_some() {
+                    let asker = Asker::Window(Arc::clone(&app.approvals));
+                    if let Err(e) = app.run_due(now_ms(), &asker, false).await {
+                        tracing::warn!(error = %e, "looking for due schedules");
+                    }
+                }
+                let wait = app.until_next_due().await;
+                tokio::select! {
+                    () = quitting.cancelled() => break,
+                    () = tokio::time::sleep(wait) => {}
+                }
+            }
+        });
+    }
+
+    /// How long until the next schedule is due, at most [`LOOK_EVERY`].
+    async fn until_next_due(&self) -> Duration {
+        let Ok(store) = self.store() else {
+            return LOOK_EVERY;
+        };
+        let next = store
+            .schedules()
+            .await
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|s| s.enabled)
+            .filter_map(|s| s.next_at)
+            .min();
+        match next {
+            Some(at) => {
+                let ms = u64::try_from(at.saturating_sub(now_ms())).unwrap_or(0);
+                Duration::from_millis(ms).clamp(Duration::from_secs(1), LOOK_EVERY)
+            }
+            None => LOOK_EVERY,
+        }
+    }
+
+    /// Starts a run of `row` in a new conversation of its own; the run's record names it.
+    async fn launch(
+        self: &Arc<Self>,
+        row: &ScheduleRow,
+        run_id: &str,
+        approver: Arc<dyn Approver>,
+        sink: Arc<dyn EventSink>,
+    ) -> Result<RunHandle, CoreError> {
+        let started = async {
+            let fields = &row.fields;
+            let choice = match &fields.profile {
+                Some(profile) => ProfileChoice::Named(profile.clone()),
+                None => ProfileChoice::Default,
+            };
+            let title = format!("{} · {}", fields.name, clock_text(now_ms(), &local_zone()));
+            let conversation = self
+                .create_conversation(Some(&title), None, &choice)
+                .await?;
+            let request = TurnRequest {
+                conversation_id: conversation.id.clone(),
+                text: Some(fields.prompt.clone()),
+                attachments: Vec::new(),
+                provider: fields.provider.clone(),
+                model: fields.model.clone(),
+                tools: ToolSelection::All,
+                max_rounds: None,
+                retry_call: None,
+                branch_from: None,
+                require_tool: false,
+            };
+            match self.start_turn_answered_by(request, sink, approver).await {
+                Ok(handle) => Ok(handle),
+                Err(e) => {
+                    // Nothing was said in it: the run's record keeps why.
+                    let _ = self.delete_conversation(&conversation.id).await;
+                    Err(e)
+                }
+            }
+        };
+        let handle = started.await;
+        let store = self.store()?;
+        match &handle {
+            Ok(handle) => {
+                store
+                    .set_schedule_run(
+                        run_id.to_owned(),
+                        RunStatus::Running,
+                        Some(handle.conversation_id.clone()),
+                        None,
+                    )
+                    .await?;
+            }
+            Err(e) => {
+                store
+                    .set_schedule_run(
+                        run_id.to_owned(),
+                        RunStatus::Failed,
+                        None,
+                        Some(format!("It could not start: {e}")),
+                    )
+                    .await?;
+            }
+        }
+        handle
+    }
+
+    /// Records how a run ended and says so on the desktop.
+    async fn settle(
+        &self,
+        run_id: &str,
+        name: &str,
+        reason: StopReason,
+        ending: &Ending,
+        conversation_id: Option<String>,
+    ) -> DueOutcome {
+        let said = ending.message();
+        let (status, message) = match reason {
+            StopReason::Completed | StopReason::MaxRounds => (RunStatus::Completed, said),
+            StopReason::Cancelled => (
+                RunStatus::Stopped,
+                Some(said.unwrap_or_else(|| "Stopped.".into())),
+            ),
+            _ => (
+                RunStatus::Failed,
+                Some(said.unwrap_or_else(|| "The run failed.".into())),
+            ),
+        };
+        if let Ok(store) = self.store() {
+            if let Err(e) = store
+                .set_schedule_run(
+                    run_id.to_owned(),
+                    status,
+                    conversation_id.clone(),
+                    message.clone(),
+                )
+                .await
+            {
+                tracing::warn!(error = %e, "recording a scheduled run's end");
+            }
+        }
+        let (title, body) = match status {
+            RunStatus::Completed => (format!("“{name}” finished"), ending.answer_start()),
+            RunStatus::Stopped => (
+                format!("“{name}” was stopped"),
+                message.clone().unwrap_or_default(),
+            ),
+            _ => (
+                format!("“{name}” failed"),
+                message.clone().unwrap_or_default(),
+            ),
+        };
+        crate::notify::desktop(&title, &body);
+        tracing::info!(schedule = name, ?status, "scheduled run ended");
+        DueOutcome {
+            schedule: name.to_owned(),
+            run_id: run_id.to_owned(),
+            status,
+            conversation_id,
+            message,
+        }
+    }
+}
+
+/// "2026-12-07 08:00" in time zone `tz`.
+fn clock_text(ms: i64, tz: &jiff::tz::TimeZone) -> String {
+    jiff::Timestamp::from_millisecond(ms)
+        .map(|t| {
+            t.to_zoned(tz.clone())
+                .strftime("%Y-%m-%d %H:%M")
+                .to_string()
+        })
+        .unwrap_or_default()
+}
+
+/// Passes a run's events on (to the window's feed, the terminal) and keeps what its end said
+/// and how its answer began, for the record and the notification.
+struct Ending {
+    inner: Option<Arc<dyn EventSink>>,
+    said: Mutex<(Option<String>, String)>,
+}
+
+/// How much of the answer a notification shows.
+const NOTIFIED_CHARS: usize = 200;
+
+impl Ending {
+    fn new(inner: Option<Arc<dyn EventSink>>) -> Ending {
+        Ending {
+            inner,
+            said: Mutex::new((None, String::new())),
+        }
+    }
+
+    fn said(&self) -> std::sync::MutexGuard<'_, (Option<String>, String)> {
+        self.said.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn message(&self) -> Option<String> {
+        self.said().0.clone()
+    }
+
+    fn answer_start(&self) -> String {
+        crate::text::one_line(&self.said().1, NOTIFIED_CHARS)
+    }
+}
+
+impl EventSink for Ending {
+    fn send(&self, event: RunEvent) {
+        match &event {
+            RunEvent::RunFinished {
+                message: Some(m), ..
+            }
+            | RunEvent::Error { message: m, .. } => self.said().0 = Some(m.clone()),
+            RunEvent::TextDelta { text, .. } => {
+                let mut said = self.said();
+                if said.1.len() < NOTIFIED_CHARS * 4 {
+                    said.1.push_str(text);
+                }
+            }
+            _ => {}
+        }
+        if let Some(inner) = &self.inner {
+            inner.send(event);
+        }
+    }
+}
+
+/// Answers a scheduled run's approvals: never silently. A call waits for the window's answer
+/// as long as the schedule says (the run reads "waiting", and a notification says so), then is
+/// denied; with no window, it is denied at once. Results a policy would put to the person are
+/// put to the window the same way, and withheld when no one answers.
+struct Unattended {
+    app: std::sync::Weak<App>,
+    run_id: String,
+    name: String,
+    wait: Duration,
+    asker: Asker,
+}
+
+impl Unattended {
+    fn new(app: &Arc<App>, run_id: &str, row: &ScheduleRow, asker: Asker) -> Unattended {
+        Unattended {
+            app: Arc::downgrade(app),
+            run_id: run_id.to_owned(),
+            name: row.fields.name.clone(),
+            wait: Duration::from_secs(u64::from(row.fields.approval_wait_minutes) * 60),
+            asker,
+        }
+    }
+
+    async fn mark(&self, status: RunStatus, message: Option<String>) {
+        let Some(app) = self.app.upgrade() else {
+            return;
+        };
+        if let Ok(store) = app.store() {
+            let _ = store
+                .set_schedule_run(self.run_id.clone(), status, None, message)
+                .await;
+        }
+    }
+
+    fn denied(request: &ApprovalRequest, reason: &str) -> Vec<ApprovalAnswer> {
+        request
+            .calls
+            .iter()
+            .map(|c| ApprovalAnswer {
+                call_id: c.call_id.clone(),
+                decision: Decision::Deny,
+                reason: Some(reason.to_owned()),
+            })
+            .collect()
+    }
+}
+
+impl Approver for Unattended {
+    fn ask(&self, request: ApprovalRequest) -> Answers<'_> {
+        Box::pin(async move {
+            let tools: Vec<&str> = request
+                .calls
+                .iter()
+                .map(|c| c.display_name.as_str())
+                .collect();
+            let tools = tools.join(", ");
+            let pending = match &self.asker {
+                Asker::NoOne => {
+                    let reason = format!(
+                        "Not run: {tools} needs the person's approval, and this scheduled run \
+                         had no one to ask (Switchboard's window was closed)."
+                    );
+                    crate::notify::desktop(&format!("“{}” could not ask", self.name), &reason);
+                    return Self::denied(&request, &reason);
+                }
+                Asker::Window(pending) => Arc::clone(pending),
+            };
+            let minutes = self.wait.as_secs() / 60;
+            self.mark(
+                RunStatus::Waiting,
+                Some(format!(
+                    "Waiting for your approval of {tools} (for {minutes} min, then denied)."
+                )),
+            )
+            .await;
+            crate::notify::desktop(
+                &format!("“{}” waits for your approval", self.name),
+                &format!("{tools}: open its conversation in Switchboard to answer."),
+            );
+            let request_id = request.request_id.clone();
+            let answered = tokio::time::timeout(self.wait, pending.ask(request.clone())).await;
+            let answers = match answered {
+                Ok(answers) => answers,
+                Err(_) => {
+                    pending.withdraw(&request_id);
+                    Self::denied(
+                        &request,
+                        &format!(
+                            "Not run: no one answered within {minutes} min, and a scheduled \
+                             run is never approved without the person."
+                        ),
+                    )
+                }
+            };
+            self.mark(RunStatus::Running, None).await;
+            answers
+        })
+    }
+
+    fn review(&self, request: ReviewRequest) -> Reviewing<'_> {
+        Box::pin(async move {
+            let Asker::Window(pending) = &self.asker else {
+                return None;
+            };
+            let pending = Arc::clone(pending);
+            tokio::time::timeout(self.wait, pending.review(request))
+                .await
+                .ok()
+                .flatten()
+        })
+    }
+}

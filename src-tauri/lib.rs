@@ -8,6 +8,7 @@ mod bridge;
 mod gtk_dialog;
 mod host;
 mod state;
+mod tray;
 mod updates;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -91,10 +92,20 @@ pub fn run() -> i32 {
             app_pages::serve(ctx.app_handle(), &request)
         })
         // Files dropped on the window are read by Rust (see `bridge::on_drag_drop`).
-        .on_window_event(|window, event| {
-            if let tauri::WindowEvent::DragDrop(drop) = event {
-                bridge::on_drag_drop(window.app_handle(), drop);
+        .on_window_event(|window, event| match event {
+            tauri::WindowEvent::DragDrop(drop) => bridge::on_drag_drop(window.app_handle(), drop),
+            // Settings' "keep running in the tray": the window hides, the app (and its
+            // schedules) goes on.
+            tauri::WindowEvent::CloseRequested { api, .. }
+                if window.label() == "main" && tray::keeps_running(window.app_handle()) =>
+            {
+                if let Some(main) = window.app_handle().get_webview_window("main") {
+                    if tray::hide_to_tray(&main) {
+                        api.prevent_close();
+                    }
+                }
             }
+            _ => {}
         })
         .setup(move |app| {
             let _ = handle.set(app.handle().clone());
@@ -271,7 +282,7 @@ fn propose(app: &AppHandle, link: String) {
 }
 
 /// Brings the main window to the front; `false` when there is no window to show yet.
-fn show_main_window(app: &AppHandle) -> bool {
+pub(crate) fn show_main_window(app: &AppHandle) -> bool {
     let Some(window) = app.get_webview_window("main") else {
         return false;
     };

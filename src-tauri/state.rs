@@ -71,6 +71,8 @@ impl AppState {
                 .await;
                 // What the last window left unused goes before this one lists anything.
                 app.discard_unused_conversations().await;
+                // The window runs this home's schedules while it is open.
+                app.start_scheduler();
                 app
             })
             .await

@@ -98,6 +98,7 @@ describe("settings", () => {
         mcp_registry: "https://registry.modelcontextprotocol.io",
         keep_alive: "",
         audit_retention_days: 365,
+        keep_running_in_background: false,
       },
     });
     expect(document.documentElement.dataset.theme).toBe("dark");

@@ -80,6 +80,7 @@ describe("settings checks", () => {
     mcp_registry: "https://registry.modelcontextprotocol.io",
     keep_alive: "5m",
     audit_retention_days: 90,
+    keep_running_in_background: false,
   };
 
   it("shows the run time limit in minutes and stores it in seconds", () => {

@@ -181,7 +181,7 @@ describe("against the real core", { timeout: 30_000 }, () => {
   });
 
   describe("the header's menu", () => {
-    it("holds rename, export, auto-approve and delete (delete last, in red), and works from the keyboard", async () => {
+    it("holds rename, export, schedule this, auto-approve and delete (delete last, in red), and works from the keyboard", async () => {
       await addConversation("Menu");
       const { user } = await renderApp();
       await user.click(items()[0]);
@@ -191,7 +191,7 @@ describe("against the real core", { timeout: 30_000 }, () => {
       await user.keyboard("{ArrowDown}");
       const menu = screen.getByRole("menu", { name: "Conversation actions" });
       const entries = [...menu.querySelectorAll<HTMLElement>('[role^="menuitem"]')];
-      expect(entries.map((e) => e.dataset.testid)).toEqual(["rename-conversation", "export-markdown", "export-json", "auto-approve", "delete-conversation"]);
+      expect(entries.map((e) => e.dataset.testid)).toEqual(["rename-conversation", "export-markdown", "export-json", "schedule-this", "auto-approve", "delete-conversation"]);
       expect(entries.at(-1)?.classList.contains("danger")).toBe(true);
       expect(document.activeElement).toBe(entries[0]);
       await user.keyboard("{End}");

@@ -57,6 +57,10 @@ pub struct Settings {
     /// How many days the audit record keeps each tool call (the last day's always).
     #[serde(default = "default_audit_retention_days")]
     pub audit_retention_days: u32,
+    /// Closing the window keeps the app running in the tray, so schedules go on; Quit in the
+    /// tray's menu ends it.
+    #[serde(default)]
+    pub keep_running_in_background: bool,
 }
 
 fn default_audit_retention_days() -> u32 {
@@ -136,6 +140,7 @@ impl Default for Settings {
             mcp_registry: default_mcp_registry(),
             keep_alive: String::new(),
             audit_retention_days: default_audit_retention_days(),
+            keep_running_in_background: false,
         }
     }
 }
@@ -449,6 +454,7 @@ mod tests {
             mcp_registry: "https://registry.example.com/mcp".into(),
             keep_alive: "30m".into(),
             audit_retention_days: 90,
+            keep_running_in_background: true,
         };
         assert_eq!(Settings::from_entries(&s.to_entries()), s);
         assert_eq!(s.to_entries()["theme"], json!("dark"));

@@ -6,6 +6,7 @@
 
 import { getContext, setContext } from "svelte";
 import type { ActivityStore } from "../activity/activity.svelte";
+import type { SchedulesStore } from "../schedules/schedules.svelte";
 import type { SkillsStore } from "../skills/skills.svelte";
 import type { ArtifactsStore } from "../canvas/artifacts.svelte";
 import type { AttachmentsStore } from "../chat/attachments.svelte";
@@ -88,4 +89,8 @@ export function getActivity(): ActivityStore {
 
 export function getSkills(): SkillsStore {
   return stores().skills;
+}
+
+export function getSchedules(): SchedulesStore {
+  return stores().schedules;
 }

@@ -14,6 +14,7 @@ import { ProvidersStore } from "../providers/providers.svelte";
 import { ServersStore } from "../servers/servers.svelte";
 import { PoliciesStore } from "../settings/policies.svelte";
 import { SettingsStore } from "../settings/settings.svelte";
+import { SchedulesStore } from "../schedules/schedules.svelte";
 import { SkillsStore } from "../skills/skills.svelte";
 import { UiStore } from "./ui.svelte";
 import { UsageStore } from "../usage/usage.svelte";
@@ -40,6 +41,8 @@ export class Stores {
   readonly activity: ActivityStore;
   /** The Skills page: the skills folder's skills. */
   readonly skills: SkillsStore;
+  /** The Schedules page: prompts that run on a time rule, and their runs. */
+  readonly schedules: SchedulesStore;
 
   constructor(theme: ThemeController) {
     this.ui = new UiStore(theme);
@@ -66,6 +69,7 @@ export class Stores {
     this.policies = new PoliciesStore();
     this.activity = new ActivityStore(this.ui);
     this.skills = new SkillsStore(this.ui);
+    this.schedules = new SchedulesStore(this.ui);
   }
 
   /** The first round of loading; `ui.ready` once it is done (successfully or not). */
@@ -87,6 +91,8 @@ export class Stores {
       servers.watchForms(),
       servers.watchServers(),
       servers.watchProposals(),
+      // A scheduled run's conversation joins the list as it starts.
+      this.schedules.watch(() => void conversations.refresh()),
       this.attachments.watchDrops(),
     ]);
     ui.ready = true;

@@ -19,7 +19,8 @@ export type Page =
   | { name: "servers" }
   | { name: "usage" }
   | { name: "activity" }
-  | { name: "skills" };
+  | { name: "skills" }
+  | { name: "schedules" };
 
 export interface Toast {
   id: number;
@@ -132,6 +133,10 @@ export class UiStore {
 
   showSkills(): void {
     this.go({ name: "skills" });
+  }
+
+  showSchedules(): void {
+    this.go({ name: "schedules" });
   }
 
   /** The page this window showed before a reload, if it was a conversation. */

@@ -14,7 +14,7 @@ import { IpcError } from "../lib/errors";
 import type { ApprovalAnswer, ReviewVerdict } from "../lib/run-events";
 import type { Attachment, ComparedModel, ConversationDetail, ExportFormat, ResultView, Rule } from "../lib/types";
 import type { Confirmed } from "../settings/policies.svelte";
-import { getArtifacts, getChats, getConversations, getPolicies, getProviders, getServers, getSettings, getUi, getUsage } from "../app/context";
+import { getArtifacts, getChats, getConversations, getPolicies, getProviders, getSchedules, getServers, getSettings, getUi, getUsage } from "../app/context";
 import { copyText } from "../shared/clipboard";
 import { count, usd } from "../shared/money";
 import { contextLabel } from "./context-use";
@@ -53,6 +53,7 @@ export class ConversationPage {
   readonly artifacts = getArtifacts();
   readonly usage = getUsage();
   readonly policies = getPolicies();
+  readonly schedules = getSchedules();
 
   readonly conversation = $derived(this.conversations.current);
   readonly detail = $derived(
@@ -296,6 +297,17 @@ export class ConversationPage {
     if (!last || last.kind !== "assistant") return;
     event.preventDefault();
     copyText(last.text).catch((err: unknown) => this.ui.report(err));
+  };
+
+  /** Opens the Schedules page's form with this conversation's last message of yours and its
+   *  profile: "run this every morning". */
+  scheduleThis = (): void => {
+    const items = this.session?.items ?? [];
+    const last = [...items].reverse().find((i) => i.kind === "user");
+    this.schedules.startFrom({
+      prompt: last?.kind === "user" ? last.text : "",
+      profile: this.conversation?.profile_id ?? null,
+    });
   };
 
   editLast = (): void => {

@@ -76,7 +76,12 @@ keep_alive: string,
 /**
  * How many days the audit record keeps each tool call (the last day's always).
  */
-audit_retention_days: number, };
+audit_retention_days: number, 
+/**
+ * Closing the window keeps the app running in the tray, so schedules go on; Quit in the
+ * tray's menu ends it.
+ */
+keep_running_in_background: boolean, };
 
 export type Conversation = { id: string, title: string, created_at: number, updated_at: number, 
 /**
@@ -722,6 +727,95 @@ on: boolean,
  * Switched off in this conversation (or by the profile it follows).
  */
 switched_off_here: boolean, };
+
+/**
+ * When a schedule runs.
+ */
+export type TimeRule = { "kind": "every", minutes: number, } | { "kind": "daily", days: number, at: string, weekdays_only: boolean, } | { "kind": "once", at: number, };
+
+/**
+ * What happens to a run that was missed (the computer was off or asleep at its time).
+ */
+export type Missed = "run_once" | "skip";
+
+/**
+ * A schedule as the person writes it.
+ */
+export type NewSchedule = { name: string, prompt: string, rule: TimeRule, 
+/**
+ * The profile its conversations start from (its model, tools, system prompt and skills);
+ * `None`: the default profile.
+ */
+profile?: string | null, 
+/**
+ * A provider (and model) in place of the profile's.
+ */
+provider?: string | null, model?: string | null, missed: Missed, 
+/**
+ * How long a call that would ask waits for the person before it is denied.
+ */
+approval_wait_minutes: number, };
+
+/**
+ * A schedule as kept.
+ */
+export type Schedule = { id: string, enabled: boolean, 
+/**
+ * When it was made (ms): where `every` and `daily` rules count from.
+ */
+created_at: number, 
+/**
+ * When it runs next (ms); `None`: never again (a `once` that ran, or one switched off).
+ */
+next_at: number | null, 
+/**
+ * The rule in words ("every day at 08:00, weekdays only").
+ */
+rule_text: string, name: string, prompt: string, rule: TimeRule, 
+/**
+ * The profile its conversations start from (its model, tools, system prompt and skills);
+ * `None`: the default profile.
+ */
+profile?: string | null, 
+/**
+ * A provider (and model) in place of the profile's.
+ */
+provider?: string | null, model?: string | null, missed: Missed, 
+/**
+ * How long a call that would ask waits for the person before it is denied.
+ */
+approval_wait_minutes: number, };
+
+/**
+ * What became of a run.
+ */
+export type RunStatus = "running" | "waiting" | "completed" | "failed" | "stopped" | "skipped" | "interrupted";
+
+/**
+ * One run of a schedule.
+ */
+export type ScheduleRun = { id: string, schedule_id: string, schedule_name: string, 
+/**
+ * The time it was due (ms); for a run asked for by hand, when it was asked.
+ */
+due_at: number, started_at: number, finished_at: number | null, status: RunStatus, 
+/**
+ * It was missed and ran at the next start.
+ */
+late: boolean, 
+/**
+ * Someone asked for it (`schedule run`, "Run now").
+ */
+manual: boolean, conversation_id?: string | null, 
+/**
+ * Why it failed, what waits for approval, or how it ended.
+ */
+message?: string | null, };
+
+/**
+ * A run asked for from the window: its record and the conversation it landed in.
+ */
+export type ScheduleRunStarted = { run_id: string, conversation_id: string, };
 
 /**
  * A tool switched off in a conversation that fits a file attached to it (seed 002), and why.

@@ -4,7 +4,7 @@
 // and commit the result; the test command fails while this file and Rust disagree.
 
 import { call, channel } from "./invoke";
-import type { AppStatus, ApprovalAnswer, Attached, Attachment, AttachmentRef, AuditEntry, AuditFilter, BundleInstallRequest, ComparedModel, ConnectionReport, Conversation, ConversationArtifact, ConversationDetail, ConversationSkill, ConversationTool, Draft, DropEvent, ElicitationAnswer, ElicitationRequest, ExportFormat, ImportPreview, ImportedProfile, InstallRequest, JsonValue, KeychainStatus, LocalServer, McpAppView, McpServerStatus, McpServerView, MessagePage, ModelInfo, ModelPrice, ModelWindow, NewProvider, OfferedBundle, OffersOf, Outcome, PolicyMark, PolicyView, Preset, Profile, ProfileChoice, ProfileFields, PromptUse, Provider, ProviderKindInfo, PullProgress, Reach, ResultView, ReviewVerdict, Rule, RunEvent, SearchHit, SearchPage, ServerOffers, Settings, ShellCommandStatus, ShownProposal, Skill, SkillDetail, StandingApproval, SwitchedBranch, Target, ToolMode, ToolModeChoice, ToolReview, ToolSuggestion, UpdateProgress, UpdateStatus, UsageReport, UsageTotal } from "./bindings";
+import type { AppStatus, ApprovalAnswer, Attached, Attachment, AttachmentRef, AuditEntry, AuditFilter, BundleInstallRequest, ComparedModel, ConnectionReport, Conversation, ConversationArtifact, ConversationDetail, ConversationSkill, ConversationTool, Draft, DropEvent, ElicitationAnswer, ElicitationRequest, ExportFormat, ImportPreview, ImportedProfile, InstallRequest, JsonValue, KeychainStatus, LocalServer, McpAppView, McpServerStatus, McpServerView, MessagePage, ModelInfo, ModelPrice, ModelWindow, NewProvider, NewSchedule, OfferedBundle, OffersOf, Outcome, PolicyMark, PolicyView, Preset, Profile, ProfileChoice, ProfileFields, PromptUse, Provider, ProviderKindInfo, PullProgress, Reach, ResultView, ReviewVerdict, Rule, RunEvent, Schedule, ScheduleRun, ScheduleRunStarted, SearchHit, SearchPage, ServerOffers, Settings, ShellCommandStatus, ShownProposal, Skill, SkillDetail, StandingApproval, SwitchedBranch, Target, ToolMode, ToolModeChoice, ToolReview, ToolSuggestion, UpdateProgress, UpdateStatus, UsageReport, UsageTotal } from "./bindings";
 
 export function appStatus(): Promise<AppStatus> {
   return call("app_status");
@@ -848,6 +848,49 @@ export function cancelModelPull(provider: string, model: string): Promise<boolea
  */
 export function removeModel(provider: string, model: string): Promise<void> {
   return call("remove_model", { provider, model });
+}
+
+export function listSchedules(): Promise<Array<Schedule>> {
+  return call("list_schedules");
+}
+
+export function addSchedule(schedule: NewSchedule): Promise<Schedule> {
+  return call("add_schedule", { schedule });
+}
+
+export function removeSchedule(id: string): Promise<void> {
+  return call("remove_schedule", { id });
+}
+
+export function setScheduleEnabled(id: string, enabled: boolean): Promise<Schedule> {
+  return call("set_schedule_enabled", { id, enabled });
+}
+
+/**
+ * Starts a run now; its approvals wait for the window as a due run's do. The window
+ * follows it by opening its conversation.
+ */
+export function runScheduleNow(id: string): Promise<ScheduleRunStarted> {
+  return call("run_schedule_now", { id });
+}
+
+/**
+ * The latest runs, newest first: of one schedule (`id`), or of all.
+ */
+export function scheduleRuns(id: string | null, limit: number): Promise<Array<ScheduleRun>> {
+  return call("schedule_runs", { id, limit });
+}
+
+export function scheduleRunsWaiting(): Promise<number> {
+  return call("schedule_runs_waiting");
+}
+
+/**
+ * Sends how many runs wait for an approval now, and again at each change of a schedule
+ * or a run (the sidebar's badge, the page's lists), until the window goes.
+ */
+export function watchSchedules(onChange: (message: number) => void): Promise<void> {
+  return call("watch_schedules", { onChange: channel(onChange) });
 }
 
 export function getSettings(): Promise<Settings> {

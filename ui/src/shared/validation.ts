@@ -113,6 +113,7 @@ export interface SettingsDraft {
   keep_alive: string;
   /** how many days the record of tool calls keeps each */
   audit_retention_days: number | null;
+  keep_running_in_background: boolean;
 }
 
 /** The longest system prompt Rust keeps, in characters (`MAX_SYSTEM_PROMPT_CHARS`). */
@@ -131,6 +132,7 @@ export function settingsToDraft(settings: Settings): SettingsDraft {
     mcp_registry: settings.mcp_registry,
     keep_alive: settings.keep_alive ?? "",
     audit_retention_days: settings.audit_retention_days,
+    keep_running_in_background: settings.keep_running_in_background,
   };
 }
 
@@ -201,6 +203,7 @@ export function draftToSettings(draft: SettingsDraft): Settings {
     mcp_registry: draft.mcp_registry.trim(),
     keep_alive: draft.keep_alive.trim(),
     audit_retention_days: draft.audit_retention_days ?? AUDIT_RETENTION_DAYS.max,
+    keep_running_in_background: draft.keep_running_in_background,
   };
 }
 

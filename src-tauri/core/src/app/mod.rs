@@ -180,6 +180,11 @@ pub struct App {
     config_changes: tokio::sync::watch::Sender<u64>,
     /// The window's server watcher, replaced when a (reloaded) window asks again.
     server_watcher: std::sync::Mutex<CancellationToken>,
+    /// Bumped when a schedule or one of its runs changes here, so the window's watcher sends
+    /// the count of runs waiting for an approval again ([`App::watch_schedules`]).
+    schedule_changes: tokio::sync::watch::Sender<u64>,
+    /// The window's schedules watcher, replaced when a (reloaded) window asks again.
+    schedule_watcher: std::sync::Mutex<CancellationToken>,
     /// Cancelled at shutdown: watchers end.
     quitting: CancellationToken,
     /// Settings are read, changed and written by one caller at a time (a save from the window
@@ -252,6 +257,8 @@ impl App {
             pid_file,
             config_changes: tokio::sync::watch::Sender::new(0),
             server_watcher: std::sync::Mutex::new(CancellationToken::new()),
+            schedule_changes: tokio::sync::watch::Sender::new(0),
+            schedule_watcher: std::sync::Mutex::new(CancellationToken::new()),
             quitting: CancellationToken::new(),
             settings_writes: tokio::sync::Mutex::new(()),
             policy_writes: tokio::sync::Mutex::new(()),

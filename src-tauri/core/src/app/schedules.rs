@@ -91,6 +91,7 @@ impl App {
         let now = now_ms();
         let next = fields.rule.next_after(now, now, &local_zone());
         let row = self.store()?.add_schedule(fields, now, next).await?;
+        self.schedules_changed();
         tracing::info!(schedule = %row.fields.name, next_at = ?row.next_at, "schedule added");
         Ok(shown(row))
     }
@@ -102,6 +103,7 @@ impl App {
     /// No such schedule; the database.
     pub async fn remove_schedule(&self, key: &str) -> Result<(), CoreError> {
         let removed = self.store()?.remove_schedule(key.to_owned()).await?;
+        self.schedules_changed();
         tracing::info!(schedule = %removed.fields.name, "schedule removed");
         Ok(())
     }
@@ -125,9 +127,9 @@ impl App {
                     .next_after(row.created_at, now, &local_zone())
             })
             .flatten();
-        Ok(shown(
-            store.set_schedule_enabled(row.id, enabled, next).await?,
-        ))
+        let changed = store.set_schedule_enabled(row.id, enabled, next).await?;
+        self.schedules_changed();
+        Ok(shown(changed))
     }
 
     /// The latest runs, newest first: of one schedule (by id or name), or of all.
@@ -319,6 +321,9 @@ impl App {
                 }
             }
         }
+        if !outcomes.is_empty() {
+            self.schedules_changed();
+        }
         if wait {
             for run in running {
                 if let Ok(outcome) = run.await {
@@ -327,6 +332,46 @@ impl App {
             }
         }
         Ok(outcomes)
+    }
+
+    /// Tells the window's watcher that a schedule or a run changed.
+    fn schedules_changed(&self) {
+        self.schedule_changes
+            .send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    /// Sends the window how many runs wait for an approval now, then again after each change
+    /// of a schedule or a run (this process's: the only runs that wait are the window's), until
+    /// `send` says the window is gone or another watcher replaces this one.
+    pub fn watch_schedules(self: &Arc<Self>, send: impl Fn(u32) -> bool + Send + 'static) {
+        let stop = self.quitting.child_token();
+        let previous = std::mem::replace(
+            &mut *self
+                .schedule_watcher
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+            stop.clone(),
+        );
+        previous.cancel();
+        let mut changes = self.schedule_changes.subscribe();
+        let app = Arc::clone(self);
+        tokio::spawn(async move {
+            loop {
+                changes.borrow_and_update();
+                match app.schedule_runs_waiting().await {
+                    Ok(waiting) => {
+                        if !send(waiting) {
+                            return;
+                        }
+                    }
+                    Err(e) => tracing::warn!(error = %e, "cannot count the runs waiting"),
+                }
+                tokio::select! {
+                    () = stop.cancelled() => return,
+                    Ok(()) = changes.changed() => {}
+                }
+            }
+        });
     }
 
     /// Looks for due schedules from now until the app quits, whenever this process holds the
@@ -443,6 +488,7 @@ impl App {
                     .await?;
             }
         }
+        self.schedules_changed();
         handle
     }
 
@@ -491,6 +537,7 @@ impl App {
                 message.clone().unwrap_or_default(),
             ),
         };
+        self.schedules_changed();
         crate::notify::desktop(&title, &body);
         tracing::info!(schedule = name, ?status, "scheduled run ended");
         DueOutcome {
@@ -598,6 +645,7 @@ impl Unattended {
                 .set_schedule_run(self.run_id.clone(), status, None, message)
                 .await;
         }
+        app.schedules_changed();
     }
 
     fn denied(request: &ApprovalRequest, reason: &str) -> Vec<ApprovalAnswer> {

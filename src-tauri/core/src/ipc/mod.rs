@@ -20,6 +20,7 @@ mod mcp;
 mod policy;
 mod profiles;
 mod providers;
+mod schedules;
 mod settings;
 mod shell_command;
 mod skills;
@@ -44,6 +45,7 @@ use crate::updates::{UpdateProgress, UpdateStatus};
 use crate::{App, IpcError};
 
 pub use apps::{page_address, SCHEME as APP_PAGE_SCHEME};
+pub use schedules::ScheduleRunStarted;
 
 /// A command's arguments as the window sent them: one object, keys in camelCase.
 pub type Args = Map<String, Value>;
@@ -313,6 +315,7 @@ const AREAS: &[&[Command]] = &[
     policy::COMMANDS,
     profiles::COMMANDS,
     providers::COMMANDS,
+    schedules::COMMANDS,
     settings::COMMANDS,
     shell_command::COMMANDS,
     skills::COMMANDS,

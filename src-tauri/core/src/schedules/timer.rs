@@ -189,6 +189,17 @@ pub fn install(
         });
     }
     let dir = systemd_dir().ok_or_else(|| TimerError::Unsupported("No config folder.".into()))?;
+    install_systemd(&dir, exe, home, remove, switch)
+}
+
+/// [`install`] on Linux, its units in `dir`.
+fn install_systemd(
+    dir: &Path,
+    exe: &Path,
+    home: Option<&Path>,
+    remove: bool,
+    switch: bool,
+) -> Result<TimerReport, TimerError> {
     let units = systemd_units(exe, home);
     let timer = units[1].0.clone();
     let files: Vec<PathBuf> = units.iter().map(|(f, _)| dir.join(f)).collect();
@@ -257,6 +268,25 @@ mod tests {
         assert!(timer.contains("OnCalendar=*-*-* *:*:00") && timer.contains("Persistent=true"));
         let [(default, _), _] = systemd_units(exe, None);
         assert_eq!(default, "switchboard-schedules.service");
+    }
+
+    #[test]
+    fn the_units_are_written_and_taken_away_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let exe = Path::new("/usr/bin/switchboard");
+        let home = Path::new("/home/ana/sb");
+        let made = install_systemd(dir.path(), exe, Some(home), false, false).unwrap();
+        assert_eq!(made.files.len(), 2);
+        assert!(made.switched.is_none());
+        let then = made.then.unwrap();
+        assert!(
+            then.contains("systemctl --user enable --now switchboard-schedules-"),
+            "{then}"
+        );
+        let service = std::fs::read_to_string(&made.files[0]).unwrap();
+        assert!(service.contains("Environment=\"SWITCHBOARD_HOME=/home/ana/sb\""));
+        let gone = install_systemd(dir.path(), exe, Some(home), true, false).unwrap();
+        assert!(gone.files.iter().all(|f| !f.exists()));
     }
 
     #[test]

@@ -19,6 +19,8 @@ function nextMinute() {
 test("a schedule runs at its time in the window, and its call waits for the person", async () => {
   await withMockModel("schedules", { fault: true }, async (home) => {
     cli(home, ["schedule", "add", "Weekday digest", "--prompt", "Scheduled: say good morning", "--every", "1d", "--at", "08:00", "--weekdays"]);
+    // Off, so it cannot fall due while the test runs (at 07:59 on a weekday).
+    cli(home, ["schedule", "disable", "Weekday digest"]);
     const due = nextMinute();
     cli(home, ["schedule", "add", "Check in", "--prompt", "Scheduled: check in with fault", "--once", due, "--approval-wait", "15"]);
     const app = await launch(home);
@@ -31,7 +33,7 @@ test("a schedule runs at its time in the window, and its call waits for the pers
 
       // At its time the window runs it; its call waits, and the sidebar counts it.
       await b.$(tid("schedules-waiting")).waitForDisplayed({ timeout: 150000 });
-      assert.equal(await textOf(b, tid("schedules-waiting")), "1");
+      assert.match(await textOf(b, tid("schedules-waiting")), /^1/);
       await b.$(tid("nav-settings")).click();
       await b.$(tid("nav-schedules")).click();
       const waiting = b.$(`${tid("schedule-run")}[data-status="waiting"]`);

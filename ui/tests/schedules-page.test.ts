@@ -88,9 +88,10 @@ describe("the Schedules page", () => {
     // The run's conversation opens, and its call is asked about there.
     const dialog = await screen.findByTestId("approval-dialog", undefined, { timeout: 20_000 });
     expect(within(dialog).getByTestId("approval-name").textContent).toBe("fault · Echo");
-    const runs = await backend.seed(() => ipc.scheduleRuns(null, 10));
-    expect(runs[0].status).toBe("waiting");
+    await waitFor(async () => expect((await backend.seed(() => ipc.scheduleRuns(null, 10)))[0].status).toBe("waiting"));
     expect(await backend.seed(() => ipc.scheduleRunsWaiting())).toBe(1);
+    // Rust pushed the count to the sidebar.
+    await waitFor(() => expect(screen.getByTestId("schedules-waiting").textContent).toContain("1"));
     await user.click(within(dialog).getAllByTestId("approval-submit")[0]);
     await waitFor(() => expect(screen.getByTestId("message-list").textContent).toContain("Done on schedule."), { timeout: 20_000 });
 

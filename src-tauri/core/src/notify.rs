@@ -11,7 +11,8 @@ const MAX_BODY_CHARS: usize = 300;
 pub fn desktop(title: &str, body: &str) {
     let title = crate::text::one_line(title, 120);
     let body = crate::text::one_line(body, MAX_BODY_CHARS);
-    let (title, body) = (plain(&title), plain(&body));
+    // The summary is plain text everywhere; only the body may be read as markup.
+    let body = plain(&body);
     std::thread::spawn(move || {
         let shown = notify_rust::Notification::new()
             .appname("Switchboard")

@@ -132,6 +132,54 @@ async fn a_schedule_is_kept_listed_run_by_hand_switched_and_removed_from_the_com
     )
     .await;
     assert!(ran.unwrap_err().contains("--at goes with a period in days"));
+    let (ran, _) = cli(
+        &app,
+        &[
+            "schedule",
+            "add",
+            "past",
+            "--prompt",
+            "x",
+            "--once",
+            "2020-01-01 08:00",
+        ],
+    )
+    .await;
+    assert!(ran.unwrap_err().contains("That moment has passed"));
+    let (ran, _) = cli(
+        &app,
+        &[
+            "schedule",
+            "add",
+            "both",
+            "--prompt",
+            "x",
+            "--every",
+            "6h",
+            "--profile",
+            "p",
+            "--provider",
+            "Mock",
+        ],
+    )
+    .await;
+    assert!(ran.unwrap_err().contains("cannot be used with"));
+    let (ran, _) = cli(
+        &app,
+        &[
+            "schedule",
+            "add",
+            "nobody",
+            "--prompt",
+            "x",
+            "--every",
+            "6h",
+            "--provider",
+            "Nobody",
+        ],
+    )
+    .await;
+    assert!(ran.unwrap_err().contains("No provider is called"));
 
     let (ran, said) = cli(&app, &["schedule", "list"]).await;
     ran.unwrap();
@@ -190,7 +238,8 @@ async fn a_due_run_waits_for_the_window_and_a_missed_one_runs_once_after_a_resta
     support::add_mock_provider(&window, &mock.root).await;
     docs_server(&window, docs.path()).await;
 
-    let soon = now_ms() + 1_500;
+    // Far enough ahead to be still to come once it is kept, on a loaded machine too.
+    let soon = now_ms() + 4_000;
     window
         .add_schedule(schedule(
             "echo",

@@ -48,6 +48,9 @@ pub struct DueOutcome {
     pub message: Option<String>,
 }
 
+/// The end of a run under way: it records what became of the run, and says it.
+type RunEnd = std::pin::Pin<Box<dyn std::future::Future<Output = DueOutcome> + Send>>;
+
 /// A run asked for by hand, started.
 pub struct StartedRun {
     pub run_id: String,
@@ -84,12 +87,33 @@ impl App {
     /// # Errors
     /// A field out of range; a profile that does not exist; a name another schedule has.
     pub async fn add_schedule(&self, fields: NewSchedule) -> Result<Schedule, CoreError> {
-        let fields = fields.validated()?;
+        let mut fields = fields.validated()?;
+        // Kept by id: a profile renamed later is still the schedule's.
         if let Some(profile) = &fields.profile {
-            self.profiles().get(profile).await?;
+            fields.profile = Some(self.profiles().get(profile).await?.id);
+        }
+        if let Some(provider) = &fields.provider {
+            let known = self.providers().list().await?;
+            if !known
+                .iter()
+                .any(|p| p.name.eq_ignore_ascii_case(provider.trim()))
+            {
+                return Err(crate::error::InvalidInput::new(
+                    "provider",
+                    format!("No provider is called “{provider}”."),
+                )
+                .into());
+            }
         }
         let now = now_ms();
         let next = fields.rule.next_after(now, now, &local_zone());
+        if next.is_none() {
+            return Err(crate::error::InvalidInput::new(
+                "once",
+                "That moment has passed: pick one still to come.",
+            )
+            .into());
+        }
         let row = self.store()?.add_schedule(fields, now, next).await?;
         self.schedules_changed();
         tracing::info!(schedule = %row.fields.name, next_at = ?row.next_at, "schedule added");
@@ -102,7 +126,15 @@ impl App {
     /// # Errors
     /// No such schedule; the database.
     pub async fn remove_schedule(&self, key: &str) -> Result<(), CoreError> {
-        let removed = self.store()?.remove_schedule(key.to_owned()).await?;
+        let store = self.store()?;
+        let row = store.schedule(key.to_owned()).await?;
+        // Its runs under way here stop first (what they said stays in their conversations).
+        for run in store.live_schedule_runs().await? {
+            if let (true, Some(conversation)) = (run.schedule_id == row.id, &run.conversation_id) {
+                self.runs.stop_in(conversation).await;
+            }
+        }
+        let removed = store.remove_schedule(row.id).await?;
         self.schedules_changed();
         tracing::info!(schedule = %removed.fields.name, "schedule removed");
         Ok(())
@@ -154,7 +186,7 @@ impl App {
     /// # Errors
     /// The database.
     pub async fn schedule_runs_waiting(&self) -> Result<u32, CoreError> {
-        let runs = self.store()?.schedule_runs(None, RUNS_SHOWN).await?;
+        let runs = self.store()?.live_schedule_runs().await?;
         let waiting = runs
             .iter()
             .filter(|r| r.status == RunStatus::Waiting)
@@ -227,15 +259,33 @@ impl App {
         asker: &Asker,
         wait: bool,
     ) -> Result<Vec<DueOutcome>, CoreError> {
+        let (mut outcomes, started) = self.start_due(now, asker).await?;
+        let going: Vec<_> = started.into_iter().map(tokio::spawn).collect();
+        if wait {
+            for run in going {
+                if let Ok(outcome) = run.await {
+                    outcomes.push(outcome);
+                }
+            }
+        }
+        Ok(outcomes)
+    }
+
+    /// Claims and starts what is due at `now`: what became of those that did not start
+    /// (skipped, failed), and the ends of those that did (each records its run).
+    async fn start_due(
+        self: &Arc<Self>,
+        now: i64,
+        asker: &Asker,
+    ) -> Result<(Vec<DueOutcome>, Vec<RunEnd>), CoreError> {
         let store = self.store()?;
         let tz = local_zone();
         let mut outcomes = Vec::new();
-        let mut running = Vec::new();
+        let mut running: Vec<RunEnd> = Vec::new();
         let live: Vec<String> = store
-            .schedule_runs(None, RUNS_SHOWN)
+            .live_schedule_runs()
             .await?
             .into_iter()
-            .filter(|r| r.status.is_live())
             .map(|r| r.schedule_id)
             .collect();
         for row in store.schedules().await? {
@@ -294,7 +344,7 @@ impl App {
                     let (app, id, name) =
                         (Arc::clone(self), run_id.clone(), row.fields.name.clone());
                     let ended = handle.clone().finished();
-                    running.push(tokio::spawn(async move {
+                    running.push(Box::pin(async move {
                         let reason = ended.await;
                         app.settle(&id, &name, reason, &ending, Some(conversation.clone()))
                             .await
@@ -321,17 +371,10 @@ impl App {
                 }
             }
         }
-        if !outcomes.is_empty() {
+        if !outcomes.is_empty() || !running.is_empty() {
             self.schedules_changed();
         }
-        if wait {
-            for run in running {
-                if let Ok(outcome) = run.await {
-                    outcomes.push(outcome);
-                }
-            }
-        }
-        Ok(outcomes)
+        Ok((outcomes, running))
     }
 
     /// Tells the window's watcher that a schedule or a run changed.
@@ -374,12 +417,48 @@ impl App {
         });
     }
 
+    /// [`App::run_due`] until every run it started has ended, looking again meanwhile for
+    /// schedules that fall due (`schedule run-due`, which holds the home's runner lock for as
+    /// long: a run due while another goes is not left to be missed); what became of each.
+    ///
+    /// # Errors
+    /// The database.
+    pub async fn run_due_until_done(
+        self: &Arc<Self>,
+        asker: &Asker,
+    ) -> Result<Vec<DueOutcome>, CoreError> {
+        let mut outcomes = Vec::new();
+        let mut going = tokio::task::JoinSet::new();
+        loop {
+            let (done, started) = self.start_due(now_ms(), asker).await?;
+            outcomes.extend(done);
+            for run in started {
+                going.spawn(run);
+            }
+            if going.is_empty() {
+                return Ok(outcomes);
+            }
+            let wait = self.until_next_due().await;
+            tokio::select! {
+                Some(ended) = going.join_next() => {
+                    if let Ok(outcome) = ended {
+                        outcomes.push(outcome);
+                    }
+                }
+                () = tokio::time::sleep(wait) => {}
+            }
+        }
+    }
+
     /// Looks for due schedules from now until the app quits, whenever this process holds the
     /// home's runner lock (the window; a `run-due` holding it meanwhile is waited out).
     pub fn start_scheduler(self: &Arc<Self>) {
         let app = Arc::clone(self);
         let quitting: CancellationToken = self.quitting.clone();
         tokio::spawn(async move {
+            // A run missed while the app was closed gets the tools of the servers starting now.
+            app.servers_started(crate::mcp::launch::STARTUP_TIMEOUT)
+                .await;
             let mut lock: Option<RunnerLock> = None;
             loop {
                 if lock.is_none() {
@@ -469,11 +548,9 @@ impl App {
         match &handle {
             Ok(handle) => {
                 store
-                    .set_schedule_run(
+                    .set_schedule_run_conversation(
                         run_id.to_owned(),
-                        RunStatus::Running,
-                        Some(handle.conversation_id.clone()),
-                        None,
+                        handle.conversation_id.clone(),
                     )
                     .await?;
             }
@@ -514,13 +591,9 @@ impl App {
             ),
         };
         if let Ok(store) = self.store() {
+            // Its conversation was recorded when it started (and may be deleted since).
             if let Err(e) = store
-                .set_schedule_run(
-                    run_id.to_owned(),
-                    status,
-                    conversation_id.clone(),
-                    message.clone(),
-                )
+                .set_schedule_run(run_id.to_owned(), status, None, message.clone())
                 .await
             {
                 tracing::warn!(error = %e, "recording a scheduled run's end");
@@ -671,6 +744,15 @@ impl Approver for Unattended {
                 .collect();
             let tools = tools.join(", ");
             let pending = match &self.asker {
+                Asker::Window(_) if self.wait.is_zero() => {
+                    return Self::denied(
+                        &request,
+                        &format!(
+                            "Not run: {tools} needs the person's approval, and this schedule \
+                             waits for none."
+                        ),
+                    );
+                }
                 Asker::NoOne => {
                     let reason = format!(
                         "Not run: {tools} needs the person's approval, and this scheduled run \
@@ -682,6 +764,9 @@ impl Approver for Unattended {
                 Asker::Window(pending) => Arc::clone(pending),
             };
             let minutes = self.wait.as_secs() / 60;
+            let request_id = request.request_id.clone();
+            // Asked before it is said to wait, so an answer given at once finds it.
+            let waiting = pending.ask(request.clone());
             self.mark(
                 RunStatus::Waiting,
                 Some(format!(
@@ -693,8 +778,7 @@ impl Approver for Unattended {
                 &format!("“{}” waits for your approval", self.name),
                 &format!("{tools}: open its conversation in Switchboard to answer."),
             );
-            let request_id = request.request_id.clone();
-            let answered = tokio::time::timeout(self.wait, pending.ask(request.clone())).await;
+            let answered = tokio::time::timeout(self.wait, waiting).await;
             let answers = match answered {
                 Ok(answers) => answers,
                 Err(_) => {
@@ -719,10 +803,23 @@ impl Approver for Unattended {
                 return None;
             };
             let pending = Arc::clone(pending);
-            tokio::time::timeout(self.wait, pending.review(request))
+            let what = request.display_name.clone();
+            let reviewing = pending.review(request);
+            self.mark(
+                RunStatus::Waiting,
+                Some(format!("Waiting for your word on what {what} returned.")),
+            )
+            .await;
+            crate::notify::desktop(
+                &format!("“{}” waits for you", self.name),
+                &format!("{what} returned something to look at before the model reads it."),
+            );
+            let verdict = tokio::time::timeout(self.wait, reviewing)
                 .await
                 .ok()
-                .flatten()
+                .flatten();
+            self.mark(RunStatus::Running, None).await;
+            verdict
         })
     }
 }

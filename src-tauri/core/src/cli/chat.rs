@@ -352,20 +352,8 @@ pub(super) async fn start_servers(
             super::terminal::say!("switchboard: “{name}” is not used: {why}");
         }
     }
-    // Woken by the supervisor at each change, not by a timer.
-    let mut changes = host.watch();
-    let all_started = async {
-        while host
-            .states()
-            .values()
-            .any(|s| matches!(s, ServerState::Starting))
-        {
-            if changes.changed().await.is_err() {
-                break;
-            }
-        }
-    };
-    let _ = tokio::time::timeout(wait.min(crate::mcp::launch::STARTUP_TIMEOUT), all_started).await;
+    app.servers_started(wait.min(crate::mcp::launch::STARTUP_TIMEOUT))
+        .await;
     for (name, state) in host.states() {
         if let Some(line) = not_started(&name, &state) {
             super::terminal::say!("switchboard: {line}");

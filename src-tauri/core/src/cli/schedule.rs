@@ -38,7 +38,7 @@ pub(crate) enum ScheduleCommand {
         once: Option<String>,
         /// The profile its conversations start from (model, tools, system prompt, skills);
         /// else the default profile.
-        #[arg(long, value_name = "NAME")]
+        #[arg(long, value_name = "NAME", conflicts_with = "provider")]
         profile: Option<String>,
         /// The provider to ask, in place of the profile's.
         #[arg(long, value_name = "NAME")]
@@ -203,6 +203,13 @@ pub(crate) async fn run(
         }
         ScheduleCommand::List { json } => {
             let listed = app.schedules().await?;
+            let profiles = app.profiles().list().await?;
+            let profile_name = |key: &str| {
+                profiles
+                    .iter()
+                    .find(|p| p.id == key)
+                    .map_or_else(|| key.to_owned(), |p| p.name.clone())
+            };
             list_out(
                 out,
                 json,
@@ -215,7 +222,10 @@ pub(crate) async fn run(
                         s.rule_text.clone(),
                         when(s.next_at),
                         if s.enabled { "yes" } else { "no" }.into(),
-                        s.fields.profile.clone().unwrap_or_else(|| "(default)".into()),
+                        s.fields
+                            .profile
+                            .as_deref()
+                            .map_or_else(|| "(default)".into(), profile_name),
                     ]
                 },
             )
@@ -277,8 +287,13 @@ pub(crate) async fn run(
             no_switch,
             json,
         } => {
-            let exe = std::env::current_exe()
-                .map_err(|e| CliError::Usage(format!("Cannot tell where this program is: {e}")))?;
+            // An AppImage runs from a mount that is gone later: the image is what to call.
+            let exe = match std::env::var_os("APPIMAGE") {
+                Some(image) => std::path::PathBuf::from(image),
+                None => std::env::current_exe().map_err(|e| {
+                    CliError::Usage(format!("Cannot tell where this program is: {e}"))
+                })?,
+            };
             let home = app.paths().home.clone();
             let report = schedules::timer::install(&exe, home.as_deref(), remove, !no_switch)
                 .map_err(|e| CliError::Usage(e.to_string()))?;
@@ -349,7 +364,7 @@ async fn run_due(
         let wait = std::time::Duration::from_secs(wait_for_servers);
         super::chat::start_servers(app, &crate::app::ToolSelection::All, true, wait).await?;
     }
-    let outcomes = app.run_due(now, &Asker::NoOne, true).await?;
+    let outcomes = app.run_due_until_done(&Asker::NoOne).await?;
     if json {
         return json_out(
             out,

@@ -133,6 +133,10 @@ impl NewSchedule {
         }
         self.name = name;
         self.rule.check()?;
+        if let TimeRule::Daily { at, .. } = &mut self.rule {
+            // Kept as the clock shows it: "8:5" is "08:05".
+            *at = clock(at)?.strftime("%H:%M").to_string();
+        }
         if self.approval_wait_minutes > MAX_APPROVAL_WAIT_MINUTES {
             return Err(InvalidInput::new(
                 "approval_wait_minutes",
@@ -215,11 +219,21 @@ impl TimeRule {
                     ));
                 }
             }
-            TimeRule::Daily { days, at, .. } => {
+            TimeRule::Daily {
+                days,
+                at,
+                weekdays_only,
+            } => {
                 if !(1..=MAX_EVERY_DAYS).contains(days) {
                     return Err(InvalidInput::new(
                         "every",
                         format!("Every 1 to {MAX_EVERY_DAYS} days."),
+                    ));
+                }
+                if *weekdays_only && *days != 1 {
+                    return Err(InvalidInput::new(
+                        "weekdays",
+                        "Weekdays only goes with every day (--every 1d).",
                     ));
                 }
                 clock(at)?;
@@ -329,6 +343,10 @@ fn clock(text: &str) -> Result<Time, InvalidInput> {
         )
     };
     let (h, m) = text.trim().split_once(':').ok_or_else(bad)?;
+    let digits = |t: &str| (1..=2).contains(&t.len()) && t.bytes().all(|b| b.is_ascii_digit());
+    if !digits(h) || !digits(m) {
+        return Err(bad());
+    }
     let (h, m): (i8, i8) = (h.parse().map_err(|_| bad())?, m.parse().map_err(|_| bad())?);
     Time::new(h, m, 0, 0).map_err(|_| bad())
 }
@@ -459,6 +477,8 @@ mod tests {
         assert!(TimeRule::from_every("6h", Some("08:00"), false).is_err());
         assert!(TimeRule::from_every("1d", Some("25:00"), false).is_err());
         assert!(TimeRule::from_every("30m", None, true).is_err());
+        assert!(TimeRule::from_every("7d", Some("08:00"), true).is_err());
+        assert!(TimeRule::from_every("1d", Some("+8:00"), false).is_err());
     }
 
     #[test]
@@ -577,6 +597,25 @@ mod tests {
         };
         let checked = ok.clone().validated().unwrap();
         assert_eq!(checked.name, "morning news");
+        let daily = TimeRule::Daily {
+            days: 1,
+            at: "8:5".into(),
+            weekdays_only: false,
+        };
+        let checked_daily = NewSchedule {
+            rule: daily,
+            ..ok.clone()
+        }
+        .validated()
+        .unwrap();
+        assert_eq!(
+            checked_daily.rule,
+            TimeRule::Daily {
+                days: 1,
+                at: "08:05".into(),
+                weekdays_only: false
+            }
+        );
         assert_eq!(checked.profile, None);
         assert!(NewSchedule {
             prompt: " ".into(),

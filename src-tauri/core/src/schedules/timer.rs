@@ -40,12 +40,13 @@ fn unit_name(home: Option<&Path>) -> String {
     }
 }
 
-/// A value on a systemd line, quoted: `%` doubled, `\` and `"` escaped.
+/// A value on a systemd line, quoted: `%` and `$` doubled, `\` and `"` escaped.
 fn systemd_quoted(text: &str) -> String {
     let escaped = text
         .replace('\\', "\\\\")
         .replace('"', "\\\"")
-        .replace('%', "%%");
+        .replace('%', "%%")
+        .replace('$', "$$");
     format!("\"{escaped}\"")
 }
 
@@ -152,13 +153,16 @@ pub fn install(
         let path = dir.join(&file);
         let path_text = path.to_string_lossy().into_owned();
         let (args, then): (Vec<&str>, _) = if remove {
-            let _ = std::fs::remove_file(&path);
             (vec!["unload", "-w", &path_text], None)
         } else {
             write(&path, &text)?;
             (vec!["load", "-w", &path_text], None)
         };
         let switched = switch.then(|| run("launchctl", &args).unwrap_or_else(|e| e));
+        if remove {
+            // Unloaded first: launchctl reads the file it unloads.
+            let _ = std::fs::remove_file(&path);
+        }
         return Ok(TimerReport {
             files: vec![path],
             switched,
@@ -247,7 +251,7 @@ mod tests {
     #[test]
     fn the_units_name_the_program_and_the_home_quoted() {
         let exe = Path::new("/opt/Switch board/switchboard");
-        let home = Path::new("/home/ana/50% \"work\"");
+        let home = Path::new("/home/ana/50% \"work\" $HOME");
         let [(service_name, service), (timer_name, timer)] = systemd_units(exe, Some(home));
         assert!(
             service_name.starts_with("switchboard-schedules-")
@@ -262,7 +266,7 @@ mod tests {
             "{service}"
         );
         assert!(
-            service.contains("Environment=\"SWITCHBOARD_HOME=/home/ana/50%% \\\"work\\\"\""),
+            service.contains("Environment=\"SWITCHBOARD_HOME=/home/ana/50%% \\\"work\\\" $$HOME\""),
             "{service}"
         );
         assert!(timer.contains("OnCalendar=*-*-* *:*:00") && timer.contains("Persistent=true"));

@@ -537,6 +537,7 @@ CREATE TABLE schedule_runs (
 );
 CREATE INDEX schedule_runs_by_start ON schedule_runs(started_at DESC);
 CREATE INDEX schedule_runs_by_conversation ON schedule_runs(conversation_id);
+CREATE INDEX schedule_runs_live ON schedule_runs(status) WHERE status IN ('running', 'waiting');
 "#,
 ];
 

@@ -303,11 +303,30 @@ impl Store {
                     writer
                 ],
             )?;
-            if inserted == 0 {
-                return Ok(None);
-            }
+            // A time claimed already (a clock set back, a run by hand in the same millisecond)
+            // still moves the schedule on, or it would be due again at once, for ever.
             tx.commit()?;
-            Ok(Some(run_id))
+            Ok((inserted > 0).then_some(run_id))
+        })
+        .await
+    }
+
+    /// Records the conversation a run landed in (its status is left as it is: a call may
+    /// already wait for the person).
+    ///
+    /// # Errors
+    /// A failed write.
+    pub async fn set_schedule_run_conversation(
+        &self,
+        run_id: String,
+        conversation_id: String,
+    ) -> Result<(), StoreError> {
+        self.call(move |conn| {
+            conn.execute(
+                "UPDATE schedule_runs SET conversation_id = ?2 WHERE id = ?1",
+                params![run_id, conversation_id],
+            )?;
+            Ok(())
         })
         .await
     }
@@ -336,6 +355,17 @@ impl Store {
         .await
     }
 
+    /// The runs still going (running, or waiting for the person), however many and however
+    /// old; a run whose process is gone is not one of them.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn live_schedule_runs(&self) -> Result<Vec<ScheduleRun>, StoreError> {
+        self.runs_where("r.status IN ('running', 'waiting')", None, u32::MAX)
+            .await
+            .map(|runs| runs.into_iter().filter(|r| r.status.is_live()).collect())
+    }
+
     /// The latest runs (of one schedule, or of all), newest first, at most `limit`; a run whose
     /// process is gone reads as interrupted.
     ///
@@ -346,12 +376,21 @@ impl Store {
         schedule_id: Option<String>,
         limit: u32,
     ) -> Result<Vec<ScheduleRun>, StoreError> {
+        self.runs_where("1", schedule_id, limit).await
+    }
+
+    async fn runs_where(
+        &self,
+        condition: &'static str,
+        schedule_id: Option<String>,
+        limit: u32,
+    ) -> Result<Vec<ScheduleRun>, StoreError> {
         let own = self.writer.id().to_owned();
         let dir = self.data_dir.clone();
         self.call(move |conn| {
             let mut stmt = conn.prepare_cached(&format!(
                 "SELECT {RUN_COLUMNS} FROM schedule_runs r JOIN schedules s ON s.id = r.schedule_id \
-                 WHERE ?1 IS NULL OR r.schedule_id = ?1 \
+                 WHERE ({condition}) AND (?1 IS NULL OR r.schedule_id = ?1) \
                  ORDER BY r.started_at DESC, r.id DESC LIMIT ?2"
             ))?;
             let rows = stmt.query_map(params![schedule_id, limit], |row| {

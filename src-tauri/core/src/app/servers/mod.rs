@@ -140,6 +140,25 @@ impl App {
         }
     }
 
+    /// Waits until no server is still starting (each has started or failed), `within` at most;
+    /// woken by the supervisor at each change, not by a timer.
+    pub async fn servers_started(&self, within: std::time::Duration) {
+        let mut changes = self.host.watch();
+        let all_started = async {
+            while self
+                .host
+                .states()
+                .values()
+                .any(|s| matches!(s, crate::mcp::host::ServerState::Starting))
+            {
+                if changes.changed().await.is_err() {
+                    break;
+                }
+            }
+        };
+        let _ = tokio::time::timeout(within, all_started).await;
+    }
+
     /// Asks `confirm` about `name`'s full command line as it is now, and approves exactly what
     /// was shown: if mcp.json changed in between, nothing is approved. Returns whether it was.
     ///

@@ -90,7 +90,7 @@ times, out = timed(["schedule", "run-due", "--json"])
 say("schedule run-due, nothing due", times)
 db = sqlite3.connect(os.path.join(home, "data", "switchboard.db"))
 with db:
-    db.execute("UPDATE schedules SET next_at = ?", (now - 3 * 3_600_000,))
+    db.execute("UPDATE schedules SET next_at = ?", (now - 3 * 3_600_000 - 60_000,))
 db.close()
 times, out = timed(["schedule", "run-due", "--json"], runs=1)
 ran = json.loads(out.stdout)["ran"]

@@ -30,6 +30,12 @@ test("a schedule runs at its time in the window, and its call waits for the pers
       await b.$(`${tid("schedule-item")}[data-name="Check in"]`).waitForDisplayed({ timeout: 15000 });
       assert.match(await textOf(b, `${tid("schedule-item")}[data-name="Weekday digest"] ${tid("schedule-rule")}`), /every day at 08:00, weekdays only/);
       await app.screenshot("schedules-page");
+      await b.$(tid("schedules-new")).click();
+      await b.$(tid("schedule-form")).waitForDisplayed({ timeout: 10000 });
+      await b.$(tid("schedule-name")).setValue("Evening summary");
+      await b.$(tid("schedule-prompt")).setValue("Summarise what changed today.");
+      await app.screenshot("schedules-form");
+      await b.$(tid("schedule-cancel")).click();
 
       // At its time the window runs it; its call waits, and the sidebar counts it.
       await b.$(tid("schedules-waiting")).waitForDisplayed({ timeout: 150000 });

@@ -21,7 +21,9 @@ use crate::agent::approval::{Answers, ReviewRequest, Reviewing};
 use crate::agent::{ApprovalAnswer, ApprovalRequest, Approver, Decision, PendingApprovals};
 use crate::error::CoreError;
 use crate::events::{EventSink, RunEvent, StopReason};
-use crate::schedules::{due_now, local_zone, DueNow, NewSchedule, RunnerLock, Schedule};
+use crate::schedules::{
+    due_now, local_zone, moment_text, DueNow, NewSchedule, RunnerLock, Schedule,
+};
 use crate::store::{now_ms, NewRun, RunStatus, ScheduleRow, ScheduleRun};
 
 /// How often the window looks for due schedules, at most.
@@ -232,14 +234,7 @@ impl App {
         });
         let ending = Arc::new(Ending::new(Some(sink)));
         let handle = self.launch(&row, &run_id, approver, ending.clone()).await?;
-        let conversation = handle.conversation_id.clone();
-        let (app, id, name) = (Arc::clone(self), run_id.clone(), row.fields.name.clone());
-        let ended = handle.clone().finished();
-        let settled = tokio::spawn(async move {
-            let reason = ended.await;
-            app.settle(&id, &name, reason, &ending, Some(conversation))
-                .await
-        });
+        let settled = tokio::spawn(self.run_end(&run_id, &row, &handle, ending));
         Ok(StartedRun {
             run_id,
             handle,
@@ -307,7 +302,7 @@ impl App {
                     RunStatus::Skipped,
                     Some(format!(
                         "Missed (due {}); this schedule skips missed runs.",
-                        clock_text(due, &tz)
+                        moment_text(due, &tz).unwrap_or_default()
                     )),
                 ),
                 _ => (RunStatus::Running, None),
@@ -339,17 +334,7 @@ impl App {
             let approver = Arc::new(Unattended::new(self, &run_id, &row, asker.clone()));
             let ending = Arc::new(Ending::new(None));
             match self.launch(&row, &run_id, approver, ending.clone()).await {
-                Ok(handle) => {
-                    let conversation = handle.conversation_id.clone();
-                    let (app, id, name) =
-                        (Arc::clone(self), run_id.clone(), row.fields.name.clone());
-                    let ended = handle.clone().finished();
-                    running.push(Box::pin(async move {
-                        let reason = ended.await;
-                        app.settle(&id, &name, reason, &ending, Some(conversation.clone()))
-                            .await
-                    }));
-                }
+                Ok(handle) => running.push(self.run_end(&run_id, &row, &handle, ending)),
                 Err(e) => {
                     let message = format!("It could not start: {e}");
                     let _ = store
@@ -518,7 +503,11 @@ impl App {
                 Some(profile) => ProfileChoice::Named(profile.clone()),
                 None => ProfileChoice::Default,
             };
-            let title = format!("{} · {}", fields.name, clock_text(now_ms(), &local_zone()));
+            let title = format!(
+                "{} · {}",
+                fields.name,
+                moment_text(now_ms(), &local_zone()).unwrap_or_default()
+            );
             let conversation = self
                 .create_conversation(Some(&title), None, &choice)
                 .await?;
@@ -567,6 +556,25 @@ impl App {
         }
         self.schedules_changed();
         handle
+    }
+
+    /// The end of run `run_id` of `row`, under way as `handle`: waits for it, then records and
+    /// says how it ended.
+    fn run_end(
+        self: &Arc<Self>,
+        run_id: &str,
+        row: &ScheduleRow,
+        handle: &RunHandle,
+        ending: Arc<Ending>,
+    ) -> RunEnd {
+        let (app, id, name) = (Arc::clone(self), run_id.to_owned(), row.fields.name.clone());
+        let conversation = handle.conversation_id.clone();
+        let ended = handle.clone().finished();
+        Box::pin(async move {
+            let reason = ended.await;
+            app.settle(&id, &name, reason, &ending, Some(conversation))
+                .await
+        })
     }
 
     /// Records how a run ended and says so on the desktop.
@@ -621,17 +629,6 @@ impl App {
             message,
         }
     }
-}
-
-/// "2026-12-07 08:00" in time zone `tz`.
-fn clock_text(ms: i64, tz: &jiff::tz::TimeZone) -> String {
-    jiff::Timestamp::from_millisecond(ms)
-        .map(|t| {
-            t.to_zoned(tz.clone())
-                .strftime("%Y-%m-%d %H:%M")
-                .to_string()
-        })
-        .unwrap_or_default()
 }
 
 /// Passes a run's events on (to the window's feed, the terminal) and keeps what its end said

@@ -114,13 +114,7 @@ fn when(ms: Option<i64>) -> String {
     let Some(ms) = ms else {
         return "—".into();
     };
-    jiff::Timestamp::from_millisecond(ms)
-        .map(|t| {
-            t.to_zoned(schedules::local_zone())
-                .strftime("%Y-%m-%d %H:%M")
-                .to_string()
-        })
-        .unwrap_or_default()
+    schedules::moment_text(ms, &schedules::local_zone()).unwrap_or_default()
 }
 
 fn run_row(r: &ScheduleRun) -> [String; 5] {

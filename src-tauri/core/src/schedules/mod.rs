@@ -323,15 +323,22 @@ impl TimeRule {
                 };
                 format!("{every} at {at}{weekdays}")
             }
-            TimeRule::Once { at } => match Timestamp::from_millisecond(*at) {
-                Ok(t) => format!(
-                    "once, {}",
-                    t.to_zoned(tz.clone()).strftime("%Y-%m-%d %H:%M")
-                ),
-                Err(_) => "once".into(),
+            TimeRule::Once { at } => match moment_text(*at, tz) {
+                Some(when) => format!("once, {when}"),
+                None => "once".into(),
             },
         }
     }
+}
+
+/// A moment (ms) as "2026-12-07 08:00" in time zone `tz`; `None` when it is out of range.
+pub fn moment_text(ms: i64, tz: &TimeZone) -> Option<String> {
+    let t = Timestamp::from_millisecond(ms).ok()?;
+    Some(
+        t.to_zoned(tz.clone())
+            .strftime("%Y-%m-%d %H:%M")
+            .to_string(),
+    )
 }
 
 /// `HH:MM` as a time of day.

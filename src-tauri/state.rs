@@ -71,8 +71,10 @@ impl AppState {
                 .await;
                 // What the last window left unused goes before this one lists anything.
                 app.discard_unused_conversations().await;
-                // The window runs this home's schedules while it is open.
+                // The window runs this home's schedules while it is open, and follows the
+                // tasks calls left running (issue 61).
                 app.start_scheduler();
+                app.start_task_follower();
                 app
             })
             .await

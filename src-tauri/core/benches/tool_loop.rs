@@ -207,6 +207,7 @@ async fn main() {
             tools: host,
             approver: &allow,
             sink: &sink,
+            controls: &switchboard_core::agent::controls::CallControls::default(),
         };
         let started = Instant::now();
         agent::run(setup, services, CancellationToken::new()).await;
@@ -264,6 +265,7 @@ async fn main() {
             tools: host,
             approver: &allow,
             sink: &sink,
+            controls: &switchboard_core::agent::controls::CallControls::default(),
         };
         agent::run(setup, services, CancellationToken::new()).await;
         let (first, last) = *marks.lock().unwrap();

@@ -98,6 +98,10 @@ fn bindings() -> String {
         crate::store::RunStatus,
         crate::store::ScheduleRun,
         crate::ipc::ScheduleRunStarted,
+        // long tasks
+        crate::store::TaskState,
+        crate::store::CallTask,
+        crate::agent::controls::CallControl,
         crate::app::ToolSuggestion,
         crate::app::ConversationArtifact,
         crate::app::ToolLink,

@@ -164,6 +164,12 @@ pub enum RunEvent {
         call_id: String,
         description: String,
     },
+    /// The server answered a running call with a task (the Tasks extension): the call follows
+    /// it, and its card can go on without it.
+    ToolTask {
+        call_id: String,
+        task_id: String,
+    },
     /// The server reported progress on a running call (its message is server text).
     ToolProgress {
         call_id: String,

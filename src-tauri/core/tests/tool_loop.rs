@@ -195,6 +195,7 @@ impl World {
                 tools: self.app.host(),
                 approver,
                 sink: &sink,
+                controls: &switchboard_core::agent::controls::CallControls::default(),
             },
             cancel,
         )

@@ -443,7 +443,12 @@ asked_by?: string,
  * What decided whether it ran, in the person's words: the rule of a policy file, the
  * standing approval, the person, … ([`crate::policy::Judgement::by`]).
  */
-decided_by?: string, };
+decided_by?: string, 
+/**
+ * The task the server answered the call with (the Tasks extension), and where it stands:
+ * kept, so a task outlives its run and Switchboard ([`super::tasks`]).
+ */
+task?: CallTask, };
 
 /**
  * One piece of a result that is not plain text, as a tool card shows it. Base64 data is passed
@@ -818,6 +823,25 @@ message?: string | null, };
 export type ScheduleRunStarted = { run_id: string, conversation_id: string, };
 
 /**
+ * Where a call's task stands; the values of `tool_runs.task_state`.
+ */
+export type TaskState = "running" | "background" | "completed" | "failed" | "cancelled" | "lost";
+
+/**
+ * The task a call was answered with.
+ */
+export type CallTask = { 
+/**
+ * The server's id for it.
+ */
+id: string, state: TaskState, };
+
+/**
+ * A person's request for one running call.
+ */
+export type CallControl = "cancel" | "go_on";
+
+/**
  * A tool switched off in a conversation that fits a file attached to it (seed 002), and why.
  */
 export type ToolSuggestion = { server: string, tool: string, display_name: string, 
@@ -1158,7 +1182,7 @@ scope: ApprovalScope | null, reason: string | null,
 /**
  * What decided, in the person's words ([`crate::store::ToolRun::decided_by`]).
  */
-decided_by?: string, } | { "type": "tool_started", call_id: string, } | { "type": "tool_described", call_id: string, description: string, } | { "type": "tool_progress", call_id: string, progress: number, total: number | null, message: string | null, } | { "type": "tool_finished", call_id: string, is_error: boolean, 
+decided_by?: string, } | { "type": "tool_started", call_id: string, } | { "type": "tool_described", call_id: string, description: string, } | { "type": "tool_task", call_id: string, task_id: string, } | { "type": "tool_progress", call_id: string, progress: number, total: number | null, message: string | null, } | { "type": "tool_finished", call_id: string, is_error: boolean, 
 /**
  * What the model gets (capped, with a visible marker when cut), or its first
  * [`crate::store::TOOL_PREVIEW_CHARS`] characters when longer.

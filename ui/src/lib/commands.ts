@@ -4,7 +4,7 @@
 // and commit the result; the test command fails while this file and Rust disagree.
 
 import { call, channel } from "./invoke";
-import type { AppStatus, ApprovalAnswer, Attached, Attachment, AttachmentRef, AuditEntry, AuditFilter, BundleInstallRequest, ComparedModel, ConnectionReport, Conversation, ConversationArtifact, ConversationDetail, ConversationSkill, ConversationTool, Draft, DropEvent, ElicitationAnswer, ElicitationRequest, ExportFormat, ImportPreview, ImportedProfile, InstallRequest, JsonValue, KeychainStatus, LocalServer, McpAppView, McpServerStatus, McpServerView, MessagePage, ModelInfo, ModelPrice, ModelWindow, NewProvider, NewSchedule, OfferedBundle, OffersOf, Outcome, PolicyMark, PolicyView, Preset, Profile, ProfileChoice, ProfileFields, PromptUse, Provider, ProviderKindInfo, PullProgress, Reach, ResultView, ReviewVerdict, Rule, RunEvent, Schedule, ScheduleRun, ScheduleRunStarted, SearchHit, SearchPage, ServerOffers, Settings, ShellCommandStatus, ShownProposal, Skill, SkillDetail, StandingApproval, SwitchedBranch, Target, ToolMode, ToolModeChoice, ToolReview, ToolSuggestion, UpdateProgress, UpdateStatus, UsageReport, UsageTotal } from "./bindings";
+import type { AppStatus, ApprovalAnswer, Attached, Attachment, AttachmentRef, AuditEntry, AuditFilter, BundleInstallRequest, CallControl, ComparedModel, ConnectionReport, Conversation, ConversationArtifact, ConversationDetail, ConversationSkill, ConversationTool, Draft, DropEvent, ElicitationAnswer, ElicitationRequest, ExportFormat, ImportPreview, ImportedProfile, InstallRequest, JsonValue, KeychainStatus, LocalServer, McpAppView, McpServerStatus, McpServerView, MessagePage, ModelInfo, ModelPrice, ModelWindow, NewProvider, NewSchedule, OfferedBundle, OffersOf, Outcome, PolicyMark, PolicyView, Preset, Profile, ProfileChoice, ProfileFields, PromptUse, Provider, ProviderKindInfo, PullProgress, Reach, ResultView, ReviewVerdict, Rule, RunEvent, Schedule, ScheduleRun, ScheduleRunStarted, SearchHit, SearchPage, ServerOffers, Settings, ShellCommandStatus, ShownProposal, Skill, SkillDetail, StandingApproval, SwitchedBranch, Target, ToolMode, ToolModeChoice, ToolReview, ToolSuggestion, UpdateProgress, UpdateStatus, UsageReport, UsageTotal } from "./bindings";
 
 export function appStatus(): Promise<AppStatus> {
   return call("app_status");
@@ -218,6 +218,23 @@ export function attachRun(conversationId: string, onEvent: (message: RunEvent) =
  */
 export function stopRun(runId: string): Promise<void> {
   return call("stop_run", { runId });
+}
+
+/**
+ * A running call's card: Cancel (the run goes on, and the model is told) or Go on (a call
+ * its server runs as a task is answered now, and the task is followed outside the run;
+ * its result comes later in the conversation). Returns whether the call was running.
+ */
+export function controlCall(messageId: string, callId: string, control: CallControl): Promise<boolean> {
+  return call("control_call", { messageId, callId, control });
+}
+
+/**
+ * Sends the conversation a task's late result landed in, each time one does (followed
+ * outside its run), until the window goes: the window reloads it if it shows it.
+ */
+export function watchTasks(onChange: (message: string) => void): Promise<void> {
+  return call("watch_tasks", { onChange: channel(onChange) });
 }
 
 /**

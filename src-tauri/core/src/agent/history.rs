@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use crate::attachments::{Attachment, AttachmentKind};
 use crate::providers::{ChatMessage, Image, Part, ToolCall};
-use crate::store::{Finish, Message, MessageStatus, Role, StoredCall};
+use crate::store::{Finish, Message, MessageStatus, Role, StoredCall, LATE_RESULT};
 
 /// A file attached to a message, made ready for the model ([`super::files`]), or why it is
 /// left out.
@@ -141,8 +141,22 @@ pub fn for_model(messages: &[Message], files: &GivenFiles) -> Vec<ChatMessage> {
             }));
         }
     };
+    // Late results of tasks (kept as `system` messages), given to the model as the person's
+    // words before what comes next: one may have been kept between an answer's calls and their
+    // results, which must stay together.
+    let mut late: Vec<String> = Vec::new();
+    let flush_late = |out: &mut Vec<ChatMessage>, late: &mut Vec<String>| {
+        if !late.is_empty() {
+            out.push(ChatMessage::User {
+                parts: vec![Part::Text(late.drain(..).collect::<Vec<_>>().join("\n\n"))],
+            });
+        }
+    };
     for m in messages {
         match m.role {
+            Role::System if m.name.as_deref() == Some(LATE_RESULT) => {
+                late.push(late_result_text(m));
+            }
             Role::Tool => {
                 let id = m.tool_call_id.clone().unwrap_or_default();
                 let Some((call, slot)) = open
@@ -162,12 +176,17 @@ pub fn for_model(messages: &[Message], files: &GivenFiles) -> Vec<ChatMessage> {
             }
             Role::User => {
                 close(&mut out, &mut open);
-                out.push(ChatMessage::User {
-                    parts: user_parts(m, files),
-                });
+                // With the late results before it: one message of the person's, not two.
+                let mut parts: Vec<Part> = Vec::new();
+                if !late.is_empty() {
+                    parts.push(Part::Text(late.drain(..).collect::<Vec<_>>().join("\n\n")));
+                }
+                parts.extend(user_parts(m, files));
+                out.push(ChatMessage::User { parts });
             }
             Role::Assistant => {
                 close(&mut out, &mut open);
+                flush_late(&mut out, &mut late);
                 if matches!(m.status, MessageStatus::Error | MessageStatus::Streaming) {
                     continue;
                 }
@@ -204,7 +223,17 @@ pub fn for_model(messages: &[Message], files: &GivenFiles) -> Vec<ChatMessage> {
         }
     }
     close(&mut out, &mut open);
+    flush_late(&mut out, &mut late);
     out
+}
+
+/// What the model reads of a task's late result: whose it is, then the result as kept.
+fn late_result_text(m: &Message) -> String {
+    format!(
+        "[Switchboard: the task of your earlier call {} has ended. What it came to:]\n{}",
+        m.tool_call_id.as_deref().unwrap_or("(unknown)"),
+        m.content.as_deref().unwrap_or_default()
+    )
 }
 
 /// `messages` without the calls of `tool` made before the newest question, nor their results:
@@ -393,6 +422,64 @@ mod tests {
             matches!(&history[3], ChatMessage::Tool { tool_call_id, is_error: true, content, .. } if tool_call_id == "b" && content == NEVER_RAN)
         );
         assert!(matches!(&history[4], ChatMessage::User { .. }));
+    }
+
+    #[test]
+    fn a_tasks_late_result_reaches_the_model_with_the_next_question_and_never_splits_an_answers_calls(
+    ) {
+        let asked = |ids: &[&str]| {
+            let mut m = message(Role::Assistant, "");
+            m.tool_calls = Some(stored(
+                &ids.iter()
+                    .map(|id| ToolCall::new((*id).into(), "t__x".into(), "{}".into()))
+                    .collect::<Vec<_>>(),
+            ));
+            m
+        };
+        let result = |id: &str| {
+            let mut m = message(Role::Tool, "went on");
+            m.tool_call_id = Some(id.into());
+            m
+        };
+        let late = |id: &str, text: &str| {
+            let mut m = message(Role::System, text);
+            m.name = Some(LATE_RESULT.into());
+            m.tool_call_id = Some(id.into());
+            m
+        };
+        // The task of call a ends while the answer's call b still runs: its late result is
+        // kept between the calls and b's result, and reaches the model with the next question.
+        let history = for_model_plain(&[
+            message(Role::User, "hi"),
+            asked(&["a"]),
+            result("a"),
+            asked(&["b"]),
+            late("a", "report on tides"),
+            result("b"),
+            message(Role::Assistant, "done for now"),
+            message(Role::User, "and?"),
+        ]);
+        assert!(matches!(&history[3], ChatMessage::Assistant { tool_calls, .. } if tool_calls.len() == 1));
+        assert!(matches!(&history[4], ChatMessage::Tool { tool_call_id, .. } if tool_call_id == "b"));
+        let ChatMessage::User { parts } = &history[5] else {
+            panic!("the late result is the person's words before the next answer: {history:?}");
+        };
+        assert!(matches!(&parts[0], Part::Text(t) if t.contains("call a has ended") && t.contains("report on tides")));
+        assert!(matches!(&history[6], ChatMessage::Assistant { text: Some(t), .. } if t == "done for now"));
+        assert!(matches!(&history[7], ChatMessage::User { parts } if parts.len() == 1));
+        // One that comes after the last answer goes with the next question, in one message.
+        let history = for_model_plain(&[
+            message(Role::User, "hi"),
+            asked(&["a"]),
+            result("a"),
+            message(Role::Assistant, "waiting"),
+            late("a", "report on tides"),
+            message(Role::User, "and?"),
+        ]);
+        assert_eq!(history.len(), 5);
+        assert!(matches!(&history[4], ChatMessage::User { parts } if parts.len() == 2
+            && matches!(&parts[0], Part::Text(t) if t.contains("report on tides"))
+            && matches!(&parts[1], Part::Text(t) if t == "and?")));
     }
 
     #[test]

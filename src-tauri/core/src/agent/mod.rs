@@ -13,6 +13,7 @@
 
 pub mod approval;
 pub mod builtin;
+pub mod controls;
 mod files;
 pub mod fit;
 pub mod history;
@@ -190,6 +191,8 @@ pub struct RunServices<'a> {
     pub tools: &'a dyn ToolSource,
     pub approver: &'a dyn Approver,
     pub sink: &'a dyn EventSink,
+    /// The person's requests for one running call (Cancel, Go on) reach it here.
+    pub controls: &'a controls::CallControls,
 }
 
 /// Runs one turn to its end and says why it ended. Cancelling `cancel` stops the model stream

@@ -230,6 +230,7 @@ impl Bench {
             tools: &self.tools,
             approver: &FixedApprover(super::Decision::AllowOnce),
             sink: &self.events,
+            controls: &super::controls::CallControls::default(),
         };
         let began = Instant::now();
         let reason = run(setup, services, CancellationToken::new()).await;

@@ -204,6 +204,7 @@ impl App {
                             tools: &runner.host,
                             approver: &approver,
                             sink: lane_feed.as_ref(),
+                            controls: &runner.controls,
                         };
                         agent::run(setup, services, cancel).await
                     },

@@ -45,6 +45,7 @@ mod runs;
 mod schedules;
 mod servers;
 mod skills;
+mod tasks;
 mod tool_modes;
 mod turns;
 mod usage;
@@ -81,6 +82,7 @@ pub use servers::{
     ToolReview, Transport,
 };
 pub use skills::{ConversationSkill, SkillDetail};
+pub use tasks::FollowedTask;
 pub use tool_modes::{ToolModeChoice, ToolModeSource};
 pub use turns::{system_prompt, ConversationTool, ToolSelection, TurnRequest};
 pub use usage::{Usage, UsageReport};
@@ -203,6 +205,13 @@ pub struct App {
     offered_bundles: kept::Kept<Arc<crate::mcp::bundle::Bundle>>,
     /// Servers proposed by `switchboard://` links ([`App::propose`]).
     proposals: proposals::Proposals,
+    /// The person's requests for one running call, and tasks handed over to be followed
+    /// outside their runs ([`App::control_call`], [`App::follow_tasks`]).
+    controls: agent::controls::CallControls,
+    /// The conversation of each late result of a task kept here ([`App::watch_tasks`]).
+    task_ends: tokio::sync::broadcast::Sender<String>,
+    /// The window's tasks watcher, replaced when a (reloaded) window asks again.
+    task_watcher: std::sync::Mutex<CancellationToken>,
 }
 
 impl App {
@@ -267,6 +276,9 @@ impl App {
             app_calls: apps::AppCallPace::default(),
             offered_bundles: kept::Kept::new(bundles::OFFERED_KEPT),
             proposals: proposals::Proposals::default(),
+            controls: agent::controls::CallControls::default(),
+            task_ends: tokio::sync::broadcast::channel(64).0,
+            task_watcher: std::sync::Mutex::new(CancellationToken::new()),
         });
         app.recover_after_crash().await;
         app.pin_tools_as_listed();
@@ -475,6 +487,7 @@ impl App {
                     tools: &app.host,
                     approver: approver.as_ref(),
                     sink: feed.as_ref(),
+                    controls: &app.controls,
                 };
                 agent::run(setup, services, cancel).await
             },

@@ -1,7 +1,7 @@
 //! The headless command line: the same binary as the desktop app, run with a subcommand, no
 //! display needed. It is an adapter over the same [`App`] the window holds, one file per verb
 //! group (`provider`, `mcp`, `chat`, `conversations`, `usage`, `profile`, `policy`, `skills`,
-//! `schedule`, `shell_command`); this module parses, builds the app, dispatches and prints errors.
+//! `schedule`, `tasks`, `shell_command`); this module parses, builds the app, dispatches and prints errors.
 
 mod chat;
 mod conversations;
@@ -12,6 +12,7 @@ mod policy;
 mod profile;
 mod provider;
 mod schedule;
+mod tasks;
 mod shell_command;
 mod skills;
 mod terminal;
@@ -74,6 +75,9 @@ enum Command {
     /// Schedules: a prompt that runs on a time rule, each run in a conversation of its own.
     #[command(subcommand)]
     Schedule(schedule::ScheduleCommand),
+    /// Long tasks: calls a server runs as tasks, and following those still open to their ends.
+    #[command(subcommand)]
+    Tasks(tasks::TasksCommand),
     /// Whether a terminal finds this app as `switchboard`; put it there or take it away.
     #[command(subcommand, name = "shell-command")]
     Shell(shell_command::ShellCommandCommand),
@@ -115,6 +119,7 @@ impl Command {
                 | Command::Schedule(
                     schedule::ScheduleCommand::List { .. } | schedule::ScheduleCommand::Logs { .. }
                 )
+                | Command::Tasks(tasks::TasksCommand::List { .. })
         )
     }
 }
@@ -226,6 +231,7 @@ async fn run(app: &Arc<App>, command: Command, out: &mut impl Write) -> Result<(
         Command::Audit(args) => policy::audit(app, args, out).await,
         Command::Skills(command) => skills::run(app, command, out).await,
         Command::Schedule(command) => schedule::run(app, command, out).await,
+        Command::Tasks(command) => tasks::run(app, command, out).await,
         Command::Shell(command) => shell_command::run(command, out),
     }
 }

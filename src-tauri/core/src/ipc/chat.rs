@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::{commands, Cx, Sink};
 use crate::agent::approval::ReviewVerdict;
+use crate::agent::controls::CallControl;
 use crate::agent::ApprovalAnswer;
 use crate::app::{CallRef, CompareRequest, ComparedModel, ConversationTool, TurnRequest};
 use crate::attachments::AttachmentRef;
@@ -130,6 +131,20 @@ commands! {
     /// ended does nothing.
     async fn stop_run(cx, run_id: String) -> () {
         cx.app.stop_run(&run_id);
+        Ok(())
+    }
+
+    /// A running call's card: Cancel (the run goes on, and the model is told) or Go on (a call
+    /// its server runs as a task is answered now, and the task is followed outside the run;
+    /// its result comes later in the conversation). Returns whether the call was running.
+    async fn control_call(cx, message_id: String, call_id: String, control: CallControl) -> bool {
+        Ok(cx.app.control_call(&message_id, &call_id, control))
+    }
+
+    /// Sends the conversation a task's late result landed in, each time one does (followed
+    /// outside its run), until the window goes: the window reloads it if it shows it.
+    async fn watch_tasks(cx, on_change: Sink<String>) -> () {
+        cx.app.watch_tasks(move |conversation| on_change.send(&conversation));
         Ok(())
     }
 

@@ -18,6 +18,9 @@ pub struct CallProgress {
     pub progress: f64,
     pub total: Option<f64>,
     pub message: Option<String>,
+    /// The server's task, when it answered the call with one (the Tasks extension): the call
+    /// is now that task's, followed by polling.
+    pub task: Option<String>,
 }
 
 /// Where a caller wants the progress of its call.
@@ -371,6 +374,7 @@ impl rmcp::ClientHandler for HostClient {
                 progress: params.progress,
                 total: params.total,
                 message: params.message,
+                task: None,
             });
         }
     }

@@ -27,6 +27,15 @@ const DEFAULT_POLL: Duration = Duration::from_secs(1);
 /// How long `tasks/cancel` is waited for.
 const CANCEL_WAIT: Duration = Duration::from_secs(5);
 
+/// What following a task again came to.
+#[derive(Debug)]
+pub enum Resumed {
+    /// It ended (or could not be followed to its end): as a call's result would.
+    Ended(Result<CallToolResult, McpError>),
+    /// The server does not know the task (its words).
+    Unknown(String),
+}
+
 fn poll_interval(task: &Task) -> Duration {
     task.poll_interval_ms
         .map_or(DEFAULT_POLL, Duration::from_millis)
@@ -48,14 +57,84 @@ impl McpServer {
         cancel: &CancellationToken,
         progress: Option<&ProgressSink>,
     ) -> Result<CallToolResult, McpError> {
-        let id = task.task_id.clone();
-        tracing::info!(server = %self.name(), task = %id, "the tool call runs as a task");
+        tracing::info!(server = %self.name(), task = %task.task_id, "the tool call runs as a task");
+        let interval = poll_interval(&task);
+        self.follow(
+            task.task_id,
+            interval,
+            task.status_message,
+            limits,
+            spent,
+            cancel,
+            progress,
+        )
+        .await
+    }
+
+    /// Follows the task `id` this server answered a call with before (the call's run went on
+    /// without it, or Switchboard stopped while it ran) until it ends, as [`follow_task`] does.
+    /// A server that answers the first `tasks/get` with an error no longer knows the task (a
+    /// local server started again has none of its old tasks): [`Resumed::Unknown`].
+    ///
+    /// [`follow_task`]: McpServer::follow_task
+    pub async fn resume_task(
+        &self,
+        id: &str,
+        limits: CallLimits,
+        cancel: &CancellationToken,
+        progress: Option<&ProgressSink>,
+    ) -> Resumed {
+        tracing::info!(server = %self.name(), task = %id, "following a task again");
+        let first = tokio::select! {
+            got = tokio::time::timeout(limits.idle, self.peer().get_task(GetTaskParams::new(id.to_owned()))) => got,
+            () = cancel.cancelled() => {
+                self.cancel_task(id).await;
+                return Resumed::Ended(Err(McpError::Cancelled { server: self.name().to_owned() }));
+            }
+        };
+        match first {
+            Ok(Err(rmcp::ServiceError::McpError(e))) => {
+                return Resumed::Unknown(e.message.into_owned())
+            }
+            Ok(Err(e)) => return Resumed::Ended(Err(self.service_error(&e))),
+            Err(_) => {
+                return Resumed::Ended(Err(McpError::Timeout {
+                    server: self.name().to_owned(),
+                    after: limits.idle,
+                }))
+            }
+            Ok(Ok(_)) => {}
+        }
+        Resumed::Ended(
+            self.follow(
+                id.to_owned(),
+                MIN_POLL,
+                None,
+                limits,
+                Duration::ZERO,
+                cancel,
+                progress,
+            )
+            .await,
+        )
+    }
+
+    /// The polling of [`follow_task`](McpServer::follow_task) from its first wait.
+    #[allow(clippy::too_many_arguments)] // the call's own state, passed once
+    async fn follow(
+        &self,
+        id: String,
+        mut interval: Duration,
+        mut said: Option<String>,
+        limits: CallLimits,
+        spent: Duration,
+        cancel: &CancellationToken,
+        progress: Option<&ProgressSink>,
+    ) -> Result<CallToolResult, McpError> {
         let began = tokio::time::Instant::now();
         let mut hard_end = began + limits.hard_max.saturating_sub(spent);
         // The questions answered, by the server's keys (unique for the task's life).
         let mut answered = std::collections::HashSet::new();
-        let mut interval = poll_interval(&task);
-        let mut said = task.status_message.clone();
         let mut polls = 0u32;
         let report = |message: Option<&String>, polls: u32| {
             if let Some(sink) = progress {
@@ -63,6 +142,7 @@ impl McpServer {
                     progress: f64::from(polls),
                     total: None,
                     message: message.cloned(),
+                    task: Some(id.clone()),
                 });
             }
         };

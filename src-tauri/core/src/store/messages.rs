@@ -646,6 +646,10 @@ impl Store {
 /// mid-call): it may have done its work, so the model must not assume it did not.
 pub const MAY_HAVE_RUN: &str = "This call was started, but Switchboard stopped (its process ended) before it finished: it may have run, and its outcome is unknown. Check before doing it again.";
 
+/// The result a call gets when Switchboard stopped while the task the server answered it with
+/// ran: the task is followed again, and its result comes later in the conversation.
+pub const TASK_CUT_OFF: &str = "This call runs as a task on its server. Switchboard stopped (its process ended) while the task ran; it follows the task again, and the task's result will be added to the conversation when it ends. Do not start the same work again.";
+
 /// The branch points of conversation `?1` whose branches start inside the turn of messages
 /// numbered `?2..?3`.
 const TURN_POINTS: &str = "conversation_id = ?1 AND after_seq >= \

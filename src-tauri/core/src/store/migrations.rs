@@ -539,6 +539,17 @@ CREATE INDEX schedule_runs_by_start ON schedule_runs(started_at DESC);
 CREATE INDEX schedule_runs_by_conversation ON schedule_runs(conversation_id);
 CREATE INDEX schedule_runs_live ON schedule_runs(status) WHERE status IN ('running', 'waiting');
 "#,
+    // 32: long tasks (issue 61). A call a server answered with a task keeps the task's id and
+    // where it stands: `running` while its run follows it, `background` while it is followed
+    // outside any run (the person went on without it, or Switchboard stopped while it ran and
+    // follows it again), and how it ended. The partial index finds those to follow at start.
+    r#"
+ALTER TABLE tool_runs ADD COLUMN task_id TEXT;
+ALTER TABLE tool_runs ADD COLUMN task_state TEXT CHECK (task_state IS NULL OR task_state IN
+    ('running', 'background', 'completed', 'failed', 'cancelled', 'lost'));
+CREATE INDEX tool_runs_tasks_open ON tool_runs(task_state)
+    WHERE task_state IN ('running', 'background');
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

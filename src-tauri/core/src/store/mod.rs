@@ -21,6 +21,7 @@ mod schedules;
 mod search;
 mod skills;
 mod summaries;
+mod tasks;
 mod tool_loop;
 mod transfer;
 mod usage;
@@ -40,7 +41,7 @@ pub use conversations::Conversation;
 pub use mcp_approvals::PinnedTool;
 pub use messages::{
     Finish, Message, MessageStatus, MessageUpdate, NewMessage, Role, StoredCall, MAY_HAVE_RUN,
-    TOOL_PREVIEW_CHARS,
+    TASK_CUT_OFF, TOOL_PREVIEW_CHARS,
 };
 pub use pages::MessagePage;
 pub use profiles::{Profile, ProfileFields};
@@ -49,6 +50,7 @@ pub use schedules::{NewRun, RunStatus, ScheduleRow, ScheduleRun};
 pub use search::{SearchHit, SnippetPart, MAX_HITS as MAX_SEARCH_HITS};
 pub use skills::{SkillSwitch, SkillUse};
 pub use summaries::{in_force as summary_in_force, NewSummary, Summary};
+pub use tasks::{CallTask, TaskEnd, TaskState, LATE_RESULT};
 pub use tool_loop::{
     asked_by_app, ApprovalScope, CallRef, StandingApproval, ToolDecision, ToolRun, ToolToggle,
 };

@@ -273,6 +273,98 @@ async fn an_answer_cut_off_by_a_killed_process_is_interrupted_by_whoever_opens_n
 }
 
 #[tokio::test]
+async fn a_call_whose_task_ran_when_its_process_was_killed_is_followed_again_and_its_late_result_kept_once(
+) {
+    let (_dir, path) = temp_db();
+    let mut cli = Store::open(&path, DEFAULT_BUSY_TIMEOUT).unwrap();
+    let conv = cli.create_conversation("c".into()).await.unwrap();
+    let mut answer = NewMessage::text(Role::Assistant, "");
+    answer.status = MessageStatus::Streaming;
+    answer.tool_calls = Some(vec![
+        StoredCall {
+            id: "call_task".into(),
+            name: "tasks__report".into(),
+            arguments: "{}".into(),
+        },
+        StoredCall {
+            id: "call_plain".into(),
+            name: "tasks__other".into(),
+            arguments: "{}".into(),
+        },
+    ]);
+    let answer = cli.append_message(conv.id.clone(), answer).await.unwrap();
+    for call in ["call_task", "call_plain"] {
+        let mut run = a_call(&conv.id, &answer.id, call);
+        run.id = ToolRun::id_for(&answer.id, call);
+        run.finished_at = None;
+        run.result = None;
+        cli.record_tool_started(run).await.unwrap();
+    }
+    let task_run = ToolRun::id_for(&answer.id, "call_task");
+    cli.record_call_task(task_run.clone(), "task-7".into())
+        .await
+        .unwrap();
+    // Nothing to follow while its run follows it.
+    assert!(cli.background_tasks().await.unwrap().is_empty());
+    kill(&mut cli);
+
+    let next = Store::open(&path, DEFAULT_BUSY_TIMEOUT).unwrap();
+    next.recover_unfinished().await.unwrap();
+    let open = next.background_tasks().await.unwrap();
+    assert_eq!(open.len(), 1, "only the call that ran as a task");
+    assert_eq!(
+        open[0].task,
+        Some(CallTask {
+            id: "task-7".into(),
+            state: TaskState::Background
+        })
+    );
+    let all = next.list_messages(conv.id.clone()).await.unwrap();
+    let result_of = |call: &str| {
+        all.iter()
+            .find(|m| m.role == Role::Tool && m.tool_call_id.as_deref() == Some(call))
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(result_of("call_task").content.as_deref(), Some(TASK_CUT_OFF));
+    assert!(!result_of("call_task").is_error);
+    assert_eq!(result_of("call_plain").content.as_deref(), Some(MAY_HAVE_RUN));
+
+    let end = TaskEnd {
+        state: TaskState::Completed,
+        result: r#"{"content":[{"type":"text","text":"report on tides"}]}"#.into(),
+        for_model: "report on tides".into(),
+        is_error: false,
+        rich: false,
+    };
+    let late = next
+        .end_background_task(task_run.clone(), end.clone())
+        .await
+        .unwrap()
+        .expect("a late result");
+    assert_eq!(late.role, Role::System);
+    assert_eq!(late.name.as_deref(), Some(LATE_RESULT));
+    assert_eq!(late.tool_call_id.as_deref(), Some("call_task"));
+    // A second follower (the window and `tasks follow` both) keeps nothing more.
+    assert!(next
+        .end_background_task(task_run.clone(), end)
+        .await
+        .unwrap()
+        .is_none());
+    assert!(next.background_tasks().await.unwrap().is_empty());
+    let listed = next.recent_tasks(10).await.unwrap();
+    assert_eq!(listed[0].task.as_ref().unwrap().state, TaskState::Completed);
+    // The call's record, written again as a run's would be, keeps its task.
+    let mut again = a_call(&conv.id, &answer.id, "call_task");
+    again.id = task_run.clone();
+    next.record_tool_call(again, NewMessage::text(Role::Tool, "x"))
+        .await
+        .unwrap();
+    let kept = next.recent_tasks(10).await.unwrap();
+    assert_eq!(kept[0].task.as_ref().unwrap().id, "task-7");
+}
+
+#[tokio::test]
 async fn a_result_larger_than_the_database_keeps_goes_to_a_file_and_goes_with_its_conversation() {
     let (_dir, path) = temp_db();
     let store = Store::open(&path, DEFAULT_BUSY_TIMEOUT).unwrap();
@@ -677,6 +769,7 @@ fn a_call(conversation_id: &str, message_id: &str, call_id: &str) -> ToolRun {
         asked_by: None,
         decided_by: None,
         original: None,
+        task: None,
     }
 }
 

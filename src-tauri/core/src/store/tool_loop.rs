@@ -6,6 +6,7 @@
 use rusqlite::{params, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
+use super::tasks::{CallTask, TaskState};
 use super::{conversations, messages, now_ms, Cached, Message, NewMessage, Store, StoreError};
 
 /// One call of a conversation: the call `call_id` of the answer `message_id` (a model's call
@@ -147,6 +148,11 @@ pub struct ToolRun {
     #[serde(skip)]
     #[ts(skip)]
     pub original: Option<String>,
+    /// The task the server answered the call with (the Tasks extension), and where it stands:
+    /// kept, so a task outlives its run and Switchboard ([`super::tasks`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub task: Option<CallTask>,
 }
 
 impl ToolRun {
@@ -221,8 +227,9 @@ pub const MAX_STORED_RESULT: usize = 10 * 1024 * 1024;
 pub(super) fn upsert_run(tx: &rusqlite::Transaction<'_>, run: &ToolRun) -> rusqlite::Result<usize> {
     tx.execute_cached(
         &format!(
-            "INSERT OR REPLACE INTO tool_runs ({RUN_COLUMNS}) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)"
+            "INSERT INTO tool_runs ({RUN_COLUMNS}) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23) \
+             ON CONFLICT(id) DO UPDATE SET {UPDATE_RUN}"
         ),
         params![
             run.id,
@@ -246,9 +253,25 @@ pub(super) fn upsert_run(tx: &rusqlite::Transaction<'_>, run: &ToolRun) -> rusql
             run.rich,
             run.asked_by,
             run.decided_by,
+            run.task.as_ref().map(|t| &t.id),
+            run.task.as_ref().map(|t| t.state.as_str()),
         ],
     )
 }
+
+/// A run recorded again (as it ends) keeps its task when the new record names none: the task
+/// is recorded on its own as the server answers with it ([`Store::record_call_task`]).
+const UPDATE_RUN: &str = "conversation_id = excluded.conversation_id, \
+     message_id = excluded.message_id, call_id = excluded.call_id, server = excluded.server, \
+     tool = excluded.tool, arguments = excluded.arguments, decision = excluded.decision, \
+     decision_scope = excluded.decision_scope, deny_reason = excluded.deny_reason, \
+     started_at = excluded.started_at, finished_at = excluded.finished_at, \
+     is_error = excluded.is_error, result = excluded.result, display_name = excluded.display_name, \
+     retry_of = excluded.retry_of, description = excluded.description, \
+     retry_of_message = excluded.retry_of_message, rich = excluded.rich, \
+     asked_by = excluded.asked_by, decided_by = excluded.decided_by, \
+     task_id = COALESCE(excluded.task_id, task_id), \
+     task_state = COALESCE(excluded.task_state, task_state)";
 
 /// The columns of a run in [`run_from_row`]'s order, with `$result` where the result goes.
 macro_rules! run_columns {
@@ -257,7 +280,8 @@ macro_rules! run_columns {
             "id, conversation_id, message_id, call_id, server, tool, arguments, decision, \
              decision_scope, deny_reason, started_at, finished_at, is_error, ",
             $result,
-            ", display_name, retry_of, description, retry_of_message, rich, asked_by, decided_by"
+            ", display_name, retry_of, description, retry_of_message, rich, asked_by, decided_by, \
+             task_id, task_state"
         )
     };
 }
@@ -315,9 +339,10 @@ fn answer_calls_cut_off(
     conn: &mut rusqlite::Connection,
     gone: impl Fn(Option<&str>) -> bool,
 ) -> Result<usize, StoreError> {
-    let started: Vec<(String, String, String, Option<String>, bool)> = conn
+    let started: Vec<(String, String, String, Option<String>, bool, bool)> = conn
         .prepare(
-            "SELECT r.id, r.conversation_id, r.call_id, m.writer, r.asked_by IS NOT NULL \
+            "SELECT r.id, r.conversation_id, r.call_id, m.writer, r.asked_by IS NOT NULL, \
+             r.task_state IS 'running' \
              FROM tool_runs r JOIN messages m ON m.id = r.message_id \
              WHERE r.finished_at IS NULL AND r.started_at IS NOT NULL",
         )?
@@ -328,19 +353,27 @@ fn answer_calls_cut_off(
                 row.get(2)?,
                 row.get(3)?,
                 row.get(4)?,
+                row.get(5)?,
             ))
         })?
         .collect::<Result<_, _>>()?;
     let mut ended = 0;
-    for (run_id, conversation_id, call_id, writer, by_app) in started {
+    for (run_id, conversation_id, call_id, writer, by_app, task) in started {
         if !gone(writer.as_deref()) {
             continue;
         }
         let tx = conn.transaction()?;
-        let note = messages::MAY_HAVE_RUN;
+        // A call whose task runs on: it is followed again, and its result comes late.
+        let (note, error) = if task {
+            (messages::TASK_CUT_OFF, false)
+        } else {
+            (messages::MAY_HAVE_RUN, true)
+        };
         tx.execute(
-            "UPDATE tool_runs SET finished_at = ?1, is_error = 1, result = ?2 WHERE id = ?3",
-            params![super::now_ms(), note, run_id],
+            "UPDATE tool_runs SET finished_at = ?1, is_error = ?2, result = ?3, \
+             task_state = CASE WHEN task_state = 'running' THEN 'background' ELSE task_state END \
+             WHERE id = ?4",
+            params![super::now_ms(), error, note, run_id],
         )?;
         let run = run_by_id(&tx, &run_id)?;
         super::audit::append(&tx, &super::audit::AuditEntry::of_cut_off(&run))?;
@@ -348,13 +381,28 @@ fn answer_calls_cut_off(
         if !by_app {
             let mut message = NewMessage::text(super::Role::Tool, note);
             message.tool_call_id = Some(call_id);
-            message.is_error = true;
+            message.is_error = error;
             messages::insert(&tx, &conversation_id, &message)?;
         }
         tx.commit()?;
         ended += 1;
     }
     Ok(ended)
+}
+
+/// The calls matching `filter` (an SQL condition, with its order and limit), without results.
+pub(super) fn runs_where(
+    conn: &rusqlite::Connection,
+    filter: &str,
+    values: impl rusqlite::Params,
+) -> Result<Vec<ToolRun>, StoreError> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {RUN_COLUMNS_NO_RESULT} FROM tool_runs WHERE {filter}"
+    ))?;
+    let runs = stmt
+        .query_map(values, run_from_row)?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(runs)
 }
 
 /// The record of call `id`, result included.
@@ -418,6 +466,13 @@ fn run_from_row(row: &Row<'_>) -> rusqlite::Result<ToolRun> {
         asked_by: row.get(19)?,
         decided_by: row.get(20)?,
         original: None,
+        task: match (
+            row.get::<_, Option<String>>(21)?,
+            parsed(row, 22, TaskState::parse)?,
+        ) {
+            (Some(id), Some(state)) => Some(CallTask { id, state }),
+            _ => None,
+        },
     }
     .with_retry_rule())
 }

@@ -796,6 +796,8 @@ fn import_line(
             asked_by: r.asked_by,
             decided_by: None,
             original: None,
+            // A task is its home's to follow: an imported call's task is not followed here.
+            task: None,
         };
         tool_loop::upsert_run(tx, &run)?;
     }

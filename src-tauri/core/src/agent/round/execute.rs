@@ -11,13 +11,14 @@ use serde_json::Value;
 
 use super::calls::{Call, CallState};
 use super::{remember, Answer, CallOutcome, Ctx, Effect, Run};
+use crate::agent::controls::CallControl;
 use crate::agent::{builtin, status};
 use crate::events::RunEvent;
 use crate::mcp::catalogue::CatalogueTool;
 use crate::mcp::server::{CallLimits, McpError};
 use crate::mcp::{artifacts, results};
 use crate::providers::ToolCall;
-use crate::store::{now_ms, Message, ToolRun};
+use crate::store::{now_ms, CallTask, Message, TaskState, ToolRun};
 
 /// Whether every line of `cut` is a piece of a line of `whole`: text the person cut down, not
 /// text written in (which would reach the model as the tool's).
@@ -26,6 +27,19 @@ fn drawn_from(cut: &str, whole: &str) -> bool {
         .map(str::trim)
         .filter(|line| !line.is_empty())
         .all(|line| whole.contains(line))
+}
+
+/// What the model reads of a call the person cancelled from its card.
+const CANCELLED_BY_PERSON: &str =
+    "The person cancelled this call before it finished; it may have done part of its work.";
+
+/// What the model reads of a call whose task goes on without it.
+fn went_on_words(tool: &str, task: &str) -> String {
+    format!(
+        "“{tool}” runs as a task on its server (task {task}). The person chose to go on without \
+         waiting for it: its result will be added to the conversation when the task ends. Do not \
+         start the same work again; go on with what does not need its result."
+    )
 }
 
 /// How often the window hears a running call's progress, at most.
@@ -303,6 +317,14 @@ impl Ctx<'_> {
             _ => serde_json::Map::new(),
         };
         let cancel = self.cancel.child_token();
+        // The card's Cancel and Go on reach the call here.
+        let run_id = ToolRun::id_for(&answer.message_id, &call.id);
+        let mut controls = self.services.controls.register(&run_id);
+        // The server's task, once it answers the call with one; whether the person cancelled
+        // the call, or went on without its task.
+        let mut task: Option<String> = None;
+        let mut cancelled = false;
+        let mut went_on = false;
         let (progress, mut reports) = tokio::sync::mpsc::unbounded_channel();
         let running: crate::agent::tools::CallFuture<'_> = if tool.server == builtin::SERVER {
             match tool.tool.as_str() {
@@ -332,7 +354,29 @@ impl Ctx<'_> {
         let result = loop {
             tokio::select! {
                 result = &mut running => break result,
-                Some(report) = reports.recv() => newest = Some(report),
+                Some(mut report) = reports.recv() => {
+                    if let (None, Some(id)) = (&task, report.task.take()) {
+                        self.task_started(&run_id, &call.id, &id).await;
+                        task = Some(id);
+                    }
+                    newest = Some(report);
+                }
+                Some(control) = controls.requests.recv() => match control {
+                    CallControl::Cancel => {
+                        cancelled = true;
+                        cancel.cancel();
+                    }
+                    // Only a task goes on without its call: anything else is not followed
+                    // outside the run.
+                    CallControl::GoOn => {
+                        if let Some(id) = &task {
+                            if self.services.store.send_task_to_background(run_id.clone()).await.unwrap_or(false) {
+                                went_on = true;
+                                break Ok(Value::String(id.clone()));
+                            }
+                        }
+                    }
+                },
                 _ = every.tick(), if newest.is_some() => {
                     if let Some(report) = newest.take() {
                         self.emit(RunEvent::ToolProgress {
@@ -345,7 +389,20 @@ impl Ctx<'_> {
                 }
             }
         };
+        drop(running);
         let mut outcome = match result {
+            Ok(Value::String(id)) if went_on => {
+                // Its task goes on outside the run; the follower of tasks takes it up.
+                self.services.controls.hand_over();
+                let mut outcome =
+                    CallOutcome::error(went_on_words(&tool.display_name, &id), Effect::Neutral);
+                outcome.is_error = false;
+                outcome.task = Some(CallTask {
+                    id,
+                    state: TaskState::Background,
+                });
+                outcome
+            }
             Ok(value) => {
                 let mut text = results::for_model(&value, self.result_cap());
                 text.text = results::naming_call(text.text, &call.id);
@@ -372,7 +429,11 @@ impl Ctx<'_> {
                     duration_ms: 0,
                     original: None,
                     reviewed: None,
+                    task: None,
                 }
+            }
+            Err(McpError::Cancelled { .. }) if cancelled && !self.cancel.is_cancelled() => {
+                CallOutcome::error(CANCELLED_BY_PERSON.to_owned(), Effect::Neutral)
             }
             Err(McpError::Cancelled { .. }) => CallOutcome::error(
                 "The call was stopped before it finished; it may have done part of its work."
@@ -381,12 +442,41 @@ impl Ctx<'_> {
             ),
             Err(e) => CallOutcome::error(e.to_string(), Effect::Failed),
         };
+        if outcome.task.is_none() {
+            outcome.task = task.map(|id| CallTask {
+                id,
+                state: if !outcome.is_error {
+                    TaskState::Completed
+                } else if matches!(outcome.effect, Effect::Neutral) {
+                    TaskState::Cancelled
+                } else {
+                    TaskState::Failed
+                },
+            });
+        }
         outcome.started_at = Some(started_at);
         outcome.finished_at = now_ms();
         // The card shows what is saved: the two recorded times, not a clock of its own (a
         // window that shows the saved conversation must show the same duration).
         outcome.duration_ms = u64::try_from(outcome.finished_at - started_at).unwrap_or(0);
         outcome
+    }
+
+    /// Records that the call runs as the server's task `task` and tells the window, whose card
+    /// then offers to go on without it. A record that fails only costs the task its restart.
+    async fn task_started(&self, run_id: &str, call_id: &str, task: &str) {
+        if let Err(e) = self
+            .services
+            .store
+            .record_call_task(run_id.to_owned(), task.to_owned())
+            .await
+        {
+            tracing::warn!(error = %e, "a call's task was not recorded: it cannot outlive this run");
+        }
+        self.emit(RunEvent::ToolTask {
+            call_id: call_id.to_owned(),
+            task_id: task.to_owned(),
+        });
     }
 
     /// Keeps the files a result carries ([`artifacts::from_result`]) in the attachments folder;

@@ -88,6 +88,8 @@ struct CallOutcome {
     original: Option<String>,
     /// The person's word on the result, when they reviewed it ("passed", "cut", "withheld").
     reviewed: Option<&'static str>,
+    /// The server's task the call ran as, and how it stands as the call is answered.
+    task: Option<crate::store::CallTask>,
 }
 
 impl CallOutcome {
@@ -105,6 +107,7 @@ impl CallOutcome {
             duration_ms: 0,
             original: None,
             reviewed: None,
+            task: None,
         }
     }
 }

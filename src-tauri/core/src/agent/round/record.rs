@@ -48,6 +48,7 @@ impl Ctx<'_> {
             asked_by: None,
             decided_by: call.by.clone(),
             original: None,
+            task: None,
         }
     }
 
@@ -69,6 +70,7 @@ impl Ctx<'_> {
             rich: done.rich,
             description,
             original: done.original.clone(),
+            task: done.task.clone(),
             ..self.run_record(answer, call)
         }
         .with_retry_rule();

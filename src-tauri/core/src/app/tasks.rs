@@ -1,0 +1,251 @@
+//! Long tasks followed outside their runs (issue 61): a task the person went on without, and
+//! one Switchboard stopped while it ran (a crash, a kill, a quit), are followed by the open app
+//! ([`App::start_task_follower`]) or by `switchboard tasks follow` until they end; the result is
+//! kept as the call's late result, which the window shows on the call's card and the model
+//! reads with the next question. A task whose server no longer knows it (a local server was
+//! started again) is said to be lost. A running call's card reaches it here too
+//! ([`App::control_call`]): Cancel, and Go on for a task.
+
+use std::collections::HashSet;
+use std::sync::{Arc, PoisonError};
+use std::time::Duration;
+
+use serde::Serialize;
+use tokio_util::sync::CancellationToken;
+
+use super::App;
+use crate::agent::controls::CallControl;
+use crate::error::CoreError;
+use crate::mcp::results;
+use crate::mcp::server::{CallLimits, McpError};
+use crate::mcp::tasks::Resumed;
+use crate::store::{TaskEnd, TaskState, ToolRun};
+
+/// How long a task's server is waited for between two polls, when it is followed outside its
+/// run; a task itself may run for a day.
+const FOLLOW_LIMITS: CallLimits = CallLimits {
+    idle: Duration::from_secs(60),
+    hard_max: Duration::from_secs(24 * 60 * 60),
+};
+/// How often the follower looks again for tasks whose servers were not running.
+const LOOK_AGAIN: Duration = Duration::from_secs(30);
+
+/// How a task followed outside its run ended, for `tasks follow`.
+#[derive(Debug, Clone, Serialize)]
+pub struct FollowedTask {
+    pub conversation_id: String,
+    pub call_id: String,
+    pub tool: String,
+    pub task_id: String,
+    /// Where it stands now: still `background` when its server is not running.
+    pub state: TaskState,
+    /// What the conversation says of it (its late result, or why there is none).
+    pub said: String,
+}
+
+impl App {
+    /// Passes a person's request to the running call `call_id` of the answer `message_id`
+    /// (its card's Cancel or Go on). Returns whether such a call was running.
+    pub fn control_call(&self, message_id: &str, call_id: &str, control: CallControl) -> bool {
+        self.controls
+            .send(&ToolRun::id_for(message_id, call_id), control)
+    }
+
+    /// The calls that ran as tasks, newest first (at most `limit`).
+    ///
+    /// # Errors
+    /// The database.
+    pub async fn tasks(&self, limit: u32) -> Result<Vec<ToolRun>, CoreError> {
+        Ok(self.store()?.recent_tasks(limit).await?)
+    }
+
+    /// The calls whose tasks are to be followed outside their runs, oldest first.
+    ///
+    /// # Errors
+    /// The database.
+    pub async fn background_tasks(&self) -> Result<Vec<ToolRun>, CoreError> {
+        Ok(self.store()?.background_tasks().await?)
+    }
+
+    /// Sends the window the conversation a task's late result landed in, each time one does,
+    /// until `send` says the window is gone or another watcher replaces this one.
+    pub fn watch_tasks(self: &Arc<Self>, send: impl Fn(String) -> bool + Send + 'static) {
+        let stop = self.quitting.child_token();
+        let previous = std::mem::replace(
+            &mut *self
+                .task_watcher
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+            stop.clone(),
+        );
+        previous.cancel();
+        let mut ended = self.task_ends.subscribe();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    () = stop.cancelled() => return,
+                    got = ended.recv() => match got {
+                        Ok(conversation) => if !send(conversation) { return },
+                        Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                        Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                    },
+                }
+            }
+        });
+    }
+
+    /// Follows, until the app quits, every task followed outside its run: those left by the
+    /// last session once its servers have started, and each one a run hands over.
+    pub fn start_task_follower(self: &Arc<Self>) {
+        let app = Arc::clone(self);
+        let quitting = self.quitting.clone();
+        tokio::spawn(async move {
+            app.servers_started(crate::mcp::launch::STARTUP_TIMEOUT)
+                .await;
+            let mut following: HashSet<String> = HashSet::new();
+            let (done, mut ended) = tokio::sync::mpsc::unbounded_channel::<String>();
+            loop {
+                match app.store() {
+                    Ok(store) => match store.background_tasks().await {
+                        Ok(open) => {
+                            for run in open {
+                                if !following.insert(run.id.clone()) {
+                                    continue;
+                                }
+                                let (app, done) = (Arc::clone(&app), done.clone());
+                                tokio::spawn(async move {
+                                    let id = run.id.clone();
+                                    let _ = app.follow_task(run).await;
+                                    let _ = done.send(id);
+                                });
+                            }
+                        }
+                        Err(e) => tracing::warn!(error = %e, "cannot list the tasks to follow"),
+                    },
+                    Err(_) => return,
+                }
+                tokio::select! {
+                    () = quitting.cancelled() => return,
+                    () = app.controls.handed_over() => {}
+                    () = tokio::time::sleep(LOOK_AGAIN) => {}
+                    Some(id) = ended.recv() => { following.remove(&id); }
+                }
+            }
+        });
+    }
+
+    /// Follows every task left to be followed outside its run to its end (`tasks follow`);
+    /// one whose server is not running is left for later and said so.
+    ///
+    /// # Errors
+    /// The database.
+    pub async fn follow_tasks_until_done(self: &Arc<Self>) -> Result<Vec<FollowedTask>, CoreError> {
+        self.servers_started(crate::mcp::launch::STARTUP_TIMEOUT)
+            .await;
+        let open = self.background_tasks().await?;
+        let follows = open.into_iter().map(|run| {
+            let app = Arc::clone(self);
+            async move { app.follow_task(run).await }
+        });
+        futures_util::future::join_all(follows)
+            .await
+            .into_iter()
+            .collect()
+    }
+
+    /// Follows one task to its end and keeps its late result. A task whose server is not
+    /// running stays to be followed.
+    async fn follow_task(self: &Arc<Self>, run: ToolRun) -> Result<FollowedTask, CoreError> {
+        let task_id = run.task.as_ref().map(|t| t.id.clone()).unwrap_or_default();
+        let followed = |state: TaskState, said: String| FollowedTask {
+            conversation_id: run.conversation_id.clone(),
+            call_id: run.call_id.clone(),
+            tool: run.display_name.clone(),
+            task_id: task_id.clone(),
+            state,
+            said,
+        };
+        let Some(server) = self.host.server(&run.server) else {
+            return Ok(followed(
+                TaskState::Background,
+                format!(
+                    "“{}” is not running: its task is followed once it is.",
+                    run.server
+                ),
+            ));
+        };
+        let cancel = CancellationToken::new();
+        let mut controls = self.controls.register(&run.id);
+        let resumed = {
+            let following = server.resume_task(&task_id, FOLLOW_LIMITS, &cancel, None);
+            tokio::pin!(following);
+            loop {
+                tokio::select! {
+                    resumed = &mut following => break resumed,
+                    Some(control) = controls.requests.recv() => {
+                        if control == CallControl::Cancel {
+                            cancel.cancel();
+                        }
+                    }
+                }
+            }
+        };
+        drop(controls);
+        let end = self.task_end(&run, resumed);
+        let said = end.for_model.clone();
+        let state = end.state;
+        let saved = self
+            .store()?
+            .end_background_task(run.id.clone(), end)
+            .await?;
+        if saved.is_some() {
+            tracing::info!(server = %run.server, task = %task_id, state = state.as_str(), "a task followed outside its run ended");
+            let _ = self.task_ends.send(run.conversation_id.clone());
+        }
+        Ok(followed(state, said))
+    }
+
+    /// How a task ended, as kept.
+    fn task_end(&self, run: &ToolRun, resumed: Resumed) -> TaskEnd {
+        let words = |state: TaskState, text: String| TaskEnd {
+            state,
+            result: text.clone(),
+            for_model: text,
+            is_error: true,
+            rich: false,
+        };
+        match resumed {
+            Resumed::Unknown(said) => words(
+                TaskState::Lost,
+                format!(
+                    "The task of “{}” could not be followed again: its server no longer knows it \
+                     (it said: {said}). Its work may or may not have been done.",
+                    run.display_name
+                ),
+            ),
+            Resumed::Ended(Err(McpError::Cancelled { .. })) => words(
+                TaskState::Cancelled,
+                format!(
+                    "The person cancelled the task of “{}” before it ended.",
+                    run.display_name
+                ),
+            ),
+            Resumed::Ended(Err(e)) => words(
+                TaskState::Failed,
+                format!("The task of “{}” did not end well: {e}", run.display_name),
+            ),
+            Resumed::Ended(Ok(result)) => {
+                let value = serde_json::to_value(&result).unwrap_or_default();
+                let cap = results::DEFAULT_MODEL_CHARS;
+                let text = results::for_model(&value, cap);
+                TaskEnd {
+                    state: TaskState::Completed,
+                    result: value.to_string(),
+                    for_model: results::naming_call(text.text, &run.call_id),
+                    is_error: text.is_error,
+                    rich: results::is_rich(&value),
+                }
+            }
+        }
+    }
+}

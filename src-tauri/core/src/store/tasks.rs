@@ -1,0 +1,186 @@
+//! Long tasks kept (issue 61): a call a server answered with a task (the MCP Tasks extension)
+//! keeps the task's id and where it stands on its `tool_runs` row, so a task outlives the run
+//! that started it (the person went on without waiting) and the process (a crash, a kill, a
+//! quit): whoever opens the home next follows it again. A result that comes after the call
+//! was answered is kept as a late result: a message of its own, after the call, that the model
+//! reads with the next question and the window shows on the call's card.
+
+use rusqlite::params;
+use serde::{Deserialize, Serialize};
+
+use super::tool_loop::{run_by_id, runs_where};
+use super::{messages, Message, NewMessage, Role, Store, StoreError, ToolRun};
+
+/// The `name` of a late result's message (role `system`, its `tool_call_id` the call's).
+pub const LATE_RESULT: &str = "task_result";
+
+/// Where a call's task stands; the values of `tool_runs.task_state`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskState {
+    /// Its run follows it: the call waits for it.
+    Running,
+    /// Followed outside any run: the call was answered without its result.
+    Background,
+    Completed,
+    Failed,
+    Cancelled,
+    /// Its server no longer knows it (a local server restarted with the app), or it is gone.
+    Lost,
+}
+
+impl TaskState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskState::Running => "running",
+            TaskState::Background => "background",
+            TaskState::Completed => "completed",
+            TaskState::Failed => "failed",
+            TaskState::Cancelled => "cancelled",
+            TaskState::Lost => "lost",
+        }
+    }
+
+    pub(super) fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "running" => TaskState::Running,
+            "background" => TaskState::Background,
+            "completed" => TaskState::Completed,
+            "failed" => TaskState::Failed,
+            "cancelled" => TaskState::Cancelled,
+            "lost" => TaskState::Lost,
+            _ => return None,
+        })
+    }
+
+    /// Whether the task may still end with a result.
+    pub fn is_open(self) -> bool {
+        matches!(self, TaskState::Running | TaskState::Background)
+    }
+}
+
+/// The task a call was answered with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct CallTask {
+    /// The server's id for it.
+    pub id: String,
+    pub state: TaskState,
+}
+
+/// How a task followed outside its run ended: its state, the whole result as the server sent
+/// it (JSON) or Switchboard's words, and what the model reads.
+#[derive(Debug, Clone)]
+pub struct TaskEnd {
+    pub state: TaskState,
+    pub result: String,
+    pub for_model: String,
+    pub is_error: bool,
+    pub rich: bool,
+}
+
+impl Store {
+    /// Records that call `run_id` runs as the server's task `task_id`, followed by its run.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn record_call_task(
+        &self,
+        run_id: String,
+        task_id: String,
+    ) -> Result<(), StoreError> {
+        self.call(move |conn| {
+            conn.execute(
+                "UPDATE tool_runs SET task_id = ?1, task_state = 'running' WHERE id = ?2",
+                params![task_id, run_id],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Hands call `run_id`'s task over to be followed outside its run (the person went on
+    /// without it). Returns whether it was still running.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn send_task_to_background(&self, run_id: String) -> Result<bool, StoreError> {
+        self.call(move |conn| {
+            Ok(conn.execute(
+                "UPDATE tool_runs SET task_state = 'background' \
+                 WHERE id = ?1 AND task_state = 'running'",
+                [run_id],
+            )? == 1)
+        })
+        .await
+    }
+
+    /// The calls whose tasks are followed outside any run, oldest first (without results).
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn background_tasks(&self) -> Result<Vec<ToolRun>, StoreError> {
+        self.call(|conn| {
+            runs_where(
+                conn,
+                "task_state = 'background' ORDER BY started_at, id",
+                [],
+            )
+        })
+        .await
+    }
+
+    /// The calls whose tasks are open or ended outside their runs, newest first, at most
+    /// `limit` (without results): what `tasks list` shows.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn recent_tasks(&self, limit: u32) -> Result<Vec<ToolRun>, StoreError> {
+        self.call(move |conn| {
+            runs_where(
+                conn,
+                "task_id IS NOT NULL ORDER BY started_at DESC, id LIMIT ?1",
+                [limit],
+            )
+        })
+        .await
+    }
+
+    /// Records how call `run_id`'s task, followed outside its run, ended, and keeps its late
+    /// result after the call (in one transaction). Returns the late result's message, or
+    /// `None` when the task was no longer followed outside a run (someone else ended it).
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] when the call (or its conversation) is gone; a failed query.
+    pub async fn end_background_task(
+        &self,
+        run_id: String,
+        end: TaskEnd,
+    ) -> Result<Option<Message>, StoreError> {
+        self.call(move |conn| {
+            let tx = conn.transaction()?;
+            let changed = tx.execute(
+                "UPDATE tool_runs SET task_state = ?1, result = ?2, is_error = ?3, rich = ?4 \
+                 WHERE id = ?5 AND task_state = 'background'",
+                params![
+                    end.state.as_str(),
+                    end.result,
+                    end.is_error,
+                    end.rich,
+                    run_id
+                ],
+            )?;
+            if changed == 0 {
+                return Ok(None);
+            }
+            let run = run_by_id(&tx, &run_id)?;
+            let mut late = NewMessage::text(Role::System, end.for_model);
+            late.name = Some(LATE_RESULT.to_owned());
+            late.tool_call_id = Some(run.call_id);
+            late.is_error = end.is_error;
+            let saved = messages::insert(&tx, &run.conversation_id, &late)?;
+            tx.commit()?;
+            Ok(Some(saved))
+        })
+        .await
+    }
+}

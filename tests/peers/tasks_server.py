@@ -8,16 +8,24 @@ Tools:
   confirm(what)  asks the person (an elicitation form inside `input_required`), answered with
                  `tasks/update`, then completes: "<what>: <their answer>"
   forever()      works until cancelled
+  slow(topic, seconds)  works for that many seconds of the clock (not polls), then completes:
+                 "slow report on <topic>"; what a task that outlives its client looks like
 
 Every `tasks/cancel` and `tasks/update` is appended to LOG (the first argument) as a line, so a
-test sees what the client sent.
+test sees what the client sent; so is each task made ("created task-N <tool>").
+
+With `--http` (after LOG) it serves streamable HTTP instead of stdio: it binds 127.0.0.1 port 0,
+prints `LISTENING <url>` once it listens, and answers each POSTed request with one JSON body.
+Its tasks live as long as it does, whoever asks: a client killed and started again finds them.
 """
 
 import json
 import sys
+import time
 from datetime import datetime, timezone
 
 LOG = sys.argv[1]
+HTTP = "--http" in sys.argv[2:]
 tasks = {}
 declared = False
 counter = 0
@@ -73,6 +81,14 @@ def advance(task):
             said = content.get("choice", answer.get("action"))
             task["status"] = "completed"
             task["result"] = text_result(f"{task['args'].get('what', '')}: {said}")
+    elif name == "slow":
+        left = task["ends"] - time.monotonic()
+        if left > 0:
+            task["message"] = f"{int(left) + 1} s to go"
+        else:
+            task["status"] = "completed"
+            task["message"] = "done"
+            task["result"] = text_result(f"slow report on {task['args'].get('topic', '')}")
     else:
         task["message"] = f"still working ({task['polls']})"
 
@@ -101,6 +117,7 @@ def answer(request):
             tool("report", "Writes a report on a topic; takes a while", {"topic": {"type": "string"}}),
             tool("confirm", "Asks the person to confirm something, then says what they chose", {"what": {"type": "string"}}),
             tool("forever", "Works until it is cancelled", {}),
+            tool("slow", "Writes a report that takes some seconds", {"topic": {"type": "string"}, "seconds": {"type": "number"}}),
         ]})
     if method == "tools/call":
         name, args = params.get("name"), params.get("arguments") or {}
@@ -108,8 +125,10 @@ def answer(request):
             return ok(text_result(f"{name} ran at once: the client did not declare tasks"))
         counter += 1
         task = {"id": f"task-{counter}", "tool": name, "args": args, "status": "working", "polls": 0,
-                "created": now(), "message": "queued"}
+                "created": now(), "message": "queued",
+                "ends": time.monotonic() + float(args.get("seconds", 0) or 0)}
         tasks[task["id"]] = task
+        note(f"created {task['id']} {name}")
         return ok(dict(task_view(task), resultType="task"))
     if method == "tasks/get":
         task = tasks.get(params.get("taskId"))
@@ -145,12 +164,60 @@ def answer(request):
     return {"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": f"no method {method}"}}
 
 
-for line in sys.stdin:
-    try:
-        request = json.loads(line)
-    except ValueError:
-        continue
-    reply = answer(request)
-    if reply is not None:
-        sys.stdout.write(json.dumps(reply) + "\n")
-        sys.stdout.flush()
+def serve_http():
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    one_at_a_time = threading.Lock()
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def reply(self, status, body=b""):
+            self.send_response(status)
+            if body:
+                self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            try:
+                request = json.loads(body)
+            except ValueError:
+                self.reply(400)
+                return
+            with one_at_a_time:
+                reply = answer(request)
+            if reply is None:
+                self.reply(202)
+            else:
+                self.reply(200, json.dumps(reply).encode())
+
+        def do_GET(self):
+            self.reply(405)
+
+        def do_DELETE(self):
+            self.reply(200)
+
+        def log_message(self, *_):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    print(f"LISTENING http://127.0.0.1:{server.server_address[1]}/mcp", flush=True)
+    server.serve_forever()
+
+
+if HTTP:
+    serve_http()
+else:
+    for line in sys.stdin:
+        try:
+            request = json.loads(line)
+        except ValueError:
+            continue
+        reply = answer(request)
+        if reply is not None:
+            sys.stdout.write(json.dumps(reply) + "\n")
+            sys.stdout.flush()

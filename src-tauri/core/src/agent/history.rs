@@ -459,13 +459,21 @@ mod tests {
             message(Role::Assistant, "done for now"),
             message(Role::User, "and?"),
         ]);
-        assert!(matches!(&history[3], ChatMessage::Assistant { tool_calls, .. } if tool_calls.len() == 1));
-        assert!(matches!(&history[4], ChatMessage::Tool { tool_call_id, .. } if tool_call_id == "b"));
+        assert!(
+            matches!(&history[3], ChatMessage::Assistant { tool_calls, .. } if tool_calls.len() == 1)
+        );
+        assert!(
+            matches!(&history[4], ChatMessage::Tool { tool_call_id, .. } if tool_call_id == "b")
+        );
         let ChatMessage::User { parts } = &history[5] else {
             panic!("the late result is the person's words before the next answer: {history:?}");
         };
-        assert!(matches!(&parts[0], Part::Text(t) if t.contains("call a has ended") && t.contains("report on tides")));
-        assert!(matches!(&history[6], ChatMessage::Assistant { text: Some(t), .. } if t == "done for now"));
+        assert!(
+            matches!(&parts[0], Part::Text(t) if t.contains("call a has ended") && t.contains("report on tides"))
+        );
+        assert!(
+            matches!(&history[6], ChatMessage::Assistant { text: Some(t), .. } if t == "done for now")
+        );
         assert!(matches!(&history[7], ChatMessage::User { parts } if parts.len() == 1));
         // One that comes after the last answer goes with the next question, in one message.
         let history = for_model_plain(&[
@@ -477,9 +485,11 @@ mod tests {
             message(Role::User, "and?"),
         ]);
         assert_eq!(history.len(), 5);
-        assert!(matches!(&history[4], ChatMessage::User { parts } if parts.len() == 2
+        assert!(
+            matches!(&history[4], ChatMessage::User { parts } if parts.len() == 2
             && matches!(&parts[0], Part::Text(t) if t.contains("report on tides"))
-            && matches!(&parts[1], Part::Text(t) if t == "and?")));
+            && matches!(&parts[1], Part::Text(t) if t == "and?"))
+        );
     }
 
     #[test]

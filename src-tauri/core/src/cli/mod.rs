@@ -12,9 +12,9 @@ mod policy;
 mod profile;
 mod provider;
 mod schedule;
-mod tasks;
 mod shell_command;
 mod skills;
+mod tasks;
 mod terminal;
 mod usage;
 

@@ -51,7 +51,8 @@ pub(super) async fn run(
                     [
                         run.display_name.clone(),
                         task.map(|t| t.id.clone()).unwrap_or_default(),
-                        task.map(|t| t.state.as_str().to_owned()).unwrap_or_default(),
+                        task.map(|t| t.state.as_str().to_owned())
+                            .unwrap_or_default(),
                         run.conversation_id.clone(),
                     ]
                 },
@@ -71,8 +72,7 @@ pub(super) async fn run(
             servers.dedup();
             if !servers.is_empty() {
                 let wait = std::time::Duration::from_secs(wait_for_servers);
-                super::chat::start_servers(app, &ToolSelection::Only(servers), json, wait)
-                    .await?;
+                super::chat::start_servers(app, &ToolSelection::Only(servers), json, wait).await?;
             }
             let followed = app.follow_tasks_until_done().await?;
             if json {

@@ -326,9 +326,15 @@ async fn a_call_whose_task_ran_when_its_process_was_killed_is_followed_again_and
             .unwrap()
             .clone()
     };
-    assert_eq!(result_of("call_task").content.as_deref(), Some(TASK_CUT_OFF));
+    assert_eq!(
+        result_of("call_task").content.as_deref(),
+        Some(TASK_CUT_OFF)
+    );
     assert!(!result_of("call_task").is_error);
-    assert_eq!(result_of("call_plain").content.as_deref(), Some(MAY_HAVE_RUN));
+    assert_eq!(
+        result_of("call_plain").content.as_deref(),
+        Some(MAY_HAVE_RUN)
+    );
 
     let end = TaskEnd {
         state: TaskState::Completed,

@@ -1,0 +1,299 @@
+//! Long tasks outside their runs (issue 61), against aimock as the model and a scripted server
+//! speaking the Tasks extension over HTTP (`tests/peers/tasks_server.py --http`): the person
+//! goes on without a task from its card, the run answers at once, the app's follower follows
+//! the task to its end and keeps its late result, which the window hears of and the model reads
+//! with the next question; the card's Cancel cancels one call (on its server too) and the run
+//! goes on. (A task followed again after `kill -9` of the app is `tests/e2e/tasks.test.mjs`:
+//! a process of its own is killed there.)
+
+mod support;
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+use support::{eventually, peers, Seen};
+use switchboard_core::agent::controls::CallControl;
+use switchboard_core::app::{ProfileChoice, TurnRequest};
+use switchboard_core::events::{RunEvent, StopReason};
+use switchboard_core::mcp::remote::{RemoteLaunch, RemoteTransport};
+use switchboard_core::secrets::MemoryStore;
+use switchboard_core::store::{Role, TaskState, LATE_RESULT};
+use switchboard_core::{App, AppConfig, AppPaths};
+
+const WITHIN: Duration = Duration::from_secs(60);
+
+/// The tasks server over HTTP, killed when dropped; every `tasks/cancel` and each task made is
+/// a line of its log.
+struct TasksServer {
+    child: Child,
+    url: String,
+    log: std::path::PathBuf,
+}
+
+impl Drop for TasksServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl TasksServer {
+    fn start(dir: &Path) -> Self {
+        let log = dir.join("tasks.log");
+        let mut child = Command::new(peers().join(".venv/bin/python"))
+            .arg(peers().join("tasks_server.py"))
+            .arg(&log)
+            .arg("--http")
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("the tasks server starts");
+        let url = support::read_until(child.stdout.take().unwrap(), "LISTENING").unwrap();
+        Self { child, url, log }
+    }
+
+    fn said(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+async fn app_on(home: &Path) -> Arc<App> {
+    let paths = AppPaths::under_home(home.to_path_buf());
+    paths.create_all().unwrap();
+    let mut config = AppConfig::headless(
+        paths,
+        Arc::new(MemoryStore::default()),
+        Arc::new(switchboard_core::settings::MemorySettings::default()),
+    );
+    config.http = support::test_http();
+    App::open(config).await
+}
+
+fn ask(conversation: &str, text: &str) -> TurnRequest {
+    TurnRequest {
+        conversation_id: conversation.to_owned(),
+        text: Some(text.to_owned()),
+        ..TurnRequest::default()
+    }
+}
+
+fn allow() -> Arc<dyn switchboard_core::agent::Approver> {
+    Arc::new(switchboard_core::agent::FixedApprover(
+        switchboard_core::agent::Decision::AllowOnce,
+    ))
+}
+
+/// Waits for the run's call to run as a task, then asks its card for `control`.
+async fn when_its_task_runs(app: &App, seen: &Seen, conversation: &str, control: CallControl) {
+    let call_id = seen
+        .first(|e| match e {
+            RunEvent::ToolTask { call_id, .. } => Some(call_id.clone()),
+            _ => None,
+        })
+        .await;
+    let messages = app
+        .store()
+        .unwrap()
+        .list_messages(conversation.to_owned())
+        .await
+        .unwrap();
+    let answer = messages
+        .iter()
+        .rev()
+        .find(|m| m.role == Role::Assistant)
+        .unwrap();
+    assert!(app.control_call(&answer.id, &call_id, control));
+}
+
+fn tool_message(messages: &[switchboard_core::store::Message], call: &str) -> String {
+    messages
+        .iter()
+        .find(|m| m.role == Role::Tool && m.tool_call_id.as_deref() == Some(call))
+        .and_then(|m| m.content.clone())
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn a_task_the_person_goes_on_without_is_followed_to_its_end_and_the_model_reads_its_late_result(
+) {
+    if !support::mcp_peers_installed("tasks-go-on") {
+        return;
+    }
+    let Some(mock) = support::aimock("tasks-go-on", "tool-loop.json", &[]) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let server = TasksServer::start(dir.path());
+    let home = tempfile::tempdir().unwrap();
+    let app = app_on(home.path()).await;
+    support::add_mock_provider(&app, &mock.root).await;
+    app.host()
+        .spawn(
+            "tasks",
+            RemoteLaunch {
+                url: server.url.clone(),
+                headers: Vec::new(),
+                transport: RemoteTransport::Http,
+                startup_timeout: Duration::from_secs(20),
+                auth: None,
+                elicitation: Default::default(),
+                roots: Default::default(),
+            },
+        )
+        .await;
+    support::server_running(app.host(), "tasks").await;
+    app.start_task_follower();
+    let heard: Arc<Mutex<Vec<String>>> = Arc::default();
+    let hearing = Arc::clone(&heard);
+    app.watch_tasks(move |conversation| {
+        hearing.lock().unwrap().push(conversation);
+        true
+    });
+    let conversation = app
+        .create_conversation(None, None, &ProfileChoice::Default)
+        .await
+        .unwrap();
+
+    // The call runs as a task; the person goes on without it, and the run answers at once.
+    let seen = Arc::new(Seen::default());
+    let run = app
+        .start_turn_answered_by(
+            ask(&conversation.id, "Task: slow report"),
+            seen.clone(),
+            allow(),
+        )
+        .await
+        .unwrap();
+    when_its_task_runs(&app, &seen, &conversation.id, CallControl::GoOn).await;
+    assert_eq!(run.finished().await, StopReason::Completed);
+    let store = app.store().unwrap().clone();
+    let messages = store.list_messages(conversation.id.clone()).await.unwrap();
+    let said = tool_message(&messages, "call_task_slow");
+    assert!(
+        said.contains("go on without waiting") && said.contains("task-1"),
+        "{said}"
+    );
+    assert_eq!(
+        messages.last().unwrap().content.as_deref(),
+        Some("Going on while the report is written.")
+    );
+    assert!(
+        !server.said().contains("cancel"),
+        "going on does not cancel: {}",
+        server.said()
+    );
+
+    // The follower keeps its result when the task ends, and the window hears of it.
+    let late = eventually(WITHIN, "the late result", || async {
+        let all = store.list_messages(conversation.id.clone()).await.unwrap();
+        all.into_iter()
+            .find(|m| m.name.as_deref() == Some(LATE_RESULT))
+            .ok_or("none yet")
+    })
+    .await;
+    assert_eq!(late.tool_call_id.as_deref(), Some("call_task_slow"));
+    assert_eq!(late.content.as_deref(), Some("slow report on tides"));
+    eventually(WITHIN, "the window told", || async {
+        let heard = heard.lock().unwrap().clone();
+        if heard == [conversation.id.clone()] {
+            Ok(())
+        } else {
+            Err(heard)
+        }
+    })
+    .await;
+    let tasks = app.tasks(10).await.unwrap();
+    assert_eq!(tasks.len(), 1);
+    assert_eq!(tasks[0].task.as_ref().unwrap().state, TaskState::Completed);
+
+    // The model reads it with the next question.
+    let run = app
+        .start_turn_answered_by(
+            ask(&conversation.id, "Task: and the report?"),
+            Arc::new(Seen::default()),
+            allow(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(run.finished().await, StopReason::Completed);
+    let journal = mock.journal().await;
+    let last: &Value = journal.last().unwrap();
+    let user = last["body"]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "user")
+        .unwrap()
+        .to_string();
+    assert!(
+        user.contains("has ended")
+            && user.contains("slow report on tides")
+            && user.contains("Task: and the report?"),
+        "{user}"
+    );
+}
+
+#[tokio::test]
+async fn the_cards_cancel_cancels_one_call_on_its_server_and_the_run_goes_on() {
+    if !support::mcp_peers_installed("tasks-cancel") {
+        return;
+    }
+    let Some(mock) = support::aimock("tasks-cancel", "tool-loop.json", &[]) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let server = TasksServer::start(dir.path());
+    let home = tempfile::tempdir().unwrap();
+    let app = app_on(home.path()).await;
+    support::add_mock_provider(&app, &mock.root).await;
+    app.host()
+        .spawn(
+            "tasks",
+            RemoteLaunch {
+                url: server.url.clone(),
+                headers: Vec::new(),
+                transport: RemoteTransport::Http,
+                startup_timeout: Duration::from_secs(20),
+                auth: None,
+                elicitation: Default::default(),
+                roots: Default::default(),
+            },
+        )
+        .await;
+    support::server_running(app.host(), "tasks").await;
+    let conversation = app
+        .create_conversation(None, None, &ProfileChoice::Default)
+        .await
+        .unwrap();
+    let seen = Arc::new(Seen::default());
+    let run = app
+        .start_turn_answered_by(
+            ask(&conversation.id, "Task: endless"),
+            seen.clone(),
+            allow(),
+        )
+        .await
+        .unwrap();
+    when_its_task_runs(&app, &seen, &conversation.id, CallControl::Cancel).await;
+    assert_eq!(run.finished().await, StopReason::Completed);
+    let messages = app
+        .store()
+        .unwrap()
+        .list_messages(conversation.id.clone())
+        .await
+        .unwrap();
+    let said = tool_message(&messages, "call_task_forever");
+    assert!(said.contains("The person cancelled this call"), "{said}");
+    assert_eq!(
+        messages.last().unwrap().content.as_deref(),
+        Some("The endless task was cancelled.")
+    );
+    assert!(server.said().contains("cancel task-1"), "{}", server.said());
+    let tasks = app.tasks(10).await.unwrap();
+    assert_eq!(tasks[0].task.as_ref().unwrap().state, TaskState::Cancelled);
+    // Nothing is left to follow.
+    assert!(app.background_tasks().await.unwrap().is_empty());
+}

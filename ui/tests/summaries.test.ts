@@ -36,6 +36,8 @@ const answer = (id: string, resultIds: string[] = []): ChatItem => ({
     rich: false,
     artifacts: [],
     decided_by: null,
+    task: null,
+    late: null,
   })),
 });
 const summary = (id: string, through: string): Summary => ({

@@ -20,7 +20,7 @@ import { renderWithStores } from "./render-with-stores";
 const card: ToolCard = {
   call_id: "call_1", server: "fault", tool: "echo", display_name: "fault · Echo", arguments: "{}",
   state: "error", content: null, duration_ms: 5, reason: null, progress: null, retry_of: null, description: null,
-  full_length: null, result_id: "t1", can_retry: true, answered: false, rich: false, artifacts: [], decided_by: null,
+  full_length: null, result_id: "t1", can_retry: true, answered: false, rich: false, artifacts: [], decided_by: null, task: null, late: null,
 };
 
 afterEach(() => cleanup());

@@ -13,7 +13,7 @@ function cardNumbered(n: number): ToolCard {
   return {
     call_id: `call_${n}`, server: "s", tool: `tool_${n}`, display_name: `Tool ${n}`, arguments: "{}", state: "done", content: "ok",
     duration_ms: 1, reason: null, progress: null, retry_of: null, description: null, full_length: null,
-    result_id: null, can_retry: false, answered: false, rich: false, artifacts: [], decided_by: null,
+    result_id: null, can_retry: false, answered: false, rich: false, artifacts: [], decided_by: null, task: null, late: null,
   };
 }
 

@@ -21,7 +21,7 @@ import { newStores, renderWithStores } from "./render-with-stores";
 const card: ToolCard = {
   call_id: "call_1", server: "time", tool: "get_current_time", display_name: "time · Get Current Time", arguments: '{"timezone":"Europe/Paris"}',
   state: "done", content: "2026-11-23T12:00:00+01:00", duration_ms: 12, reason: null, progress: null, retry_of: null, description: null,
-  full_length: null, result_id: "t1", can_retry: false, answered: false, rich: false, artifacts: [], decided_by: null,
+  full_length: null, result_id: "t1", can_retry: false, answered: false, rich: false, artifacts: [], decided_by: null, task: null, late: null,
 };
 
 afterEach(() => {

@@ -23,7 +23,7 @@ function card(id: string, state: ToolCardState = "done"): ToolCard {
   return {
     call_id: id, server: "fault", tool: "echo", display_name: "fault · Echo", arguments: "{}", state, content: state === "done" ? "ok" : null,
     duration_ms: 3, reason: state === "denied" ? "Not now" : null, progress: null, retry_of: null, description: null, full_length: null,
-    result_id: `r-${id}`, can_retry: false, answered: false, rich: false, artifacts: [], decided_by: null,
+    result_id: `r-${id}`, can_retry: false, answered: false, rich: false, artifacts: [], decided_by: null, task: null, late: null,
   };
 }
 

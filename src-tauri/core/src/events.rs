@@ -205,6 +205,11 @@ pub enum RunEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         decided_by: Option<String>,
+        /// The server's task the call ran as, and where it stands: `background` when the
+        /// person went on without it (its result comes later in the conversation).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        task: Option<crate::store::CallTask>,
     },
     /// A message is complete and saved (user, assistant or tool), in full.
     MessageSaved {
@@ -308,6 +313,7 @@ mod tests {
                     artifacts: Vec::new(),
                     open_canvas: None,
                     decided_by: None,
+                    task: None,
                 },
                 json!({"type": "tool_finished", "call_id": "c1", "is_error": true, "content": "boom", "full_length": null, "duration_ms": 12, "can_retry": true, "answered": false, "rich": false, "artifacts": [], "open_canvas": null}),
             ),

@@ -93,6 +93,8 @@ export class Stores {
       servers.watchProposals(),
       // A scheduled run's conversation joins the list as it starts.
       this.schedules.watch(() => void conversations.refresh()),
+      // A task's late result shows on its card as it lands.
+      this.chats.watchTasks(),
       this.attachments.watchDrops(),
     ]);
     ui.ready = true;

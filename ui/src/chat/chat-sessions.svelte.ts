@@ -80,6 +80,17 @@ export class ChatSessions {
     this.#prepared.set(detail, itemsFrom(detail));
   }
 
+  /** Rust says each conversation a task's late result lands in (a task followed outside its
+   *  run): the session showing it reads it again (once its run ends, if one runs). Nothing polls. */
+  async watchTasks(): Promise<void> {
+    try {
+      await ipc.watchTasks((conversationId) => this.#sessions.get(conversationId)?.readAgain());
+    } catch (err) {
+      // A late result still shows when the conversation is opened again.
+      console.error("cannot listen for tasks' late results", err);
+    }
+  }
+
   /** Whether an answer is coming in any conversation. */
   get running(): boolean {
     for (const session of this.#sessions.values()) if (session.running) return true;

@@ -12,7 +12,7 @@
 import { tick, untrack } from "svelte";
 import { IpcError } from "../lib/errors";
 import type { ApprovalAnswer, ReviewVerdict } from "../lib/run-events";
-import type { Attachment, ComparedModel, ConversationDetail, ExportFormat, ResultView, Rule } from "../lib/types";
+import type { Attachment, CallControl, ComparedModel, ConversationDetail, ExportFormat, ResultView, Rule } from "../lib/types";
 import type { Confirmed } from "../settings/policies.svelte";
 import { getArtifacts, getChats, getConversations, getPolicies, getProviders, getSchedules, getServers, getSettings, getUi, getUsage } from "../app/context";
 import { copyText } from "../shared/clipboard";
@@ -403,6 +403,10 @@ export class ConversationPage {
 
   retry = (): void => {
     this.session?.send(null).catch((err: unknown) => this.ui.report(err));
+  };
+
+  controlCall = async (messageId: string, callId: string, control: CallControl): Promise<boolean> => {
+    return (await this.session?.controlCall(messageId, callId, control)) ?? false;
   };
 
   retryCall = (messageId: string, callId: string): void => {

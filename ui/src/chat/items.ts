@@ -7,7 +7,10 @@
 // that hold the items (run-feed.svelte.ts) make them reactive.
 
 import type { RunEvent } from "../lib/run-events";
-import type { Attachment, CallRef, ConversationDetail, Finish, Message, MessageStatus, ToolRun } from "../lib/types";
+import type { Attachment, CallRef, CallTask, ConversationDetail, Finish, Message, MessageStatus, ToolRun } from "../lib/types";
+
+/** The `name` of a task's late result (a `system` message; its `tool_call_id` the call's). */
+export const LATE_RESULT = "task_result";
 
 /** `waiting`: for the person's approval; `reviewing`: it ran, and its result waits for the
  *  person's review before the model reads it. */
@@ -49,6 +52,11 @@ export interface ToolCard {
   decided_by: string | null;
   /** the files the result carried, kept by Rust (the canvas shows them) */
   artifacts: Attachment[];
+  /** the server's task the call runs as (MCP Tasks), and where it stands */
+  task: CallTask | null;
+  /** what its task came to after the call was answered without it (server text when
+   *  `answered`; Switchboard's words otherwise) */
+  late: { content: string; is_error: boolean } | null;
 }
 
 export type ChatItem =
@@ -115,6 +123,8 @@ function cardFrom(call: Extract<RunEvent, { type: "tool_call_proposed" }>["call"
     rich: false,
     artifacts: [],
     decided_by: null,
+    task: null,
+    late: null,
   };
 }
 
@@ -179,8 +189,11 @@ export function eventsFrom(detail: Pick<ConversationDetail, "messages" | "tool_r
           // Asked once, when the result came: reopening does not open the canvas again.
           open_canvas: null,
           decided_by: run.decided_by,
+          task: run.task,
         });
       }
+      events.push({ type: "message_saved", message: m });
+    } else if (m.role === "system" && m.name === LATE_RESULT && m.tool_call_id) {
       events.push({ type: "message_saved", message: m });
     } else if (m.role === "user") {
       events.push({ type: "message_saved", message: m });
@@ -292,6 +305,11 @@ export function reduceItems(items: ChatItem[], cursor: ItemsCursor, event: RunEv
       if (card) card.description = event.description;
       break;
     }
+    case "tool_task": {
+      const card = cardIn(items, cursor, event.call_id);
+      if (card) card.task = { id: event.task_id, state: "running" };
+      break;
+    }
     case "tool_progress": {
       const card = cardIn(items, cursor, event.call_id);
       if (card && card.state === "running") {
@@ -313,6 +331,7 @@ export function reduceItems(items: ChatItem[], cursor: ItemsCursor, event: RunEv
         // (Runs recorded before files were kept send none.)
         card.artifacts = event.artifacts ?? [];
         card.decided_by = event.decided_by ?? card.decided_by;
+        card.task = event.task ?? card.task;
       }
       break;
     }
@@ -349,6 +368,10 @@ function savedIn(items: ChatItem[], cursor: ItemsCursor, message: Message): void
     item.input_tokens = saved.input_tokens;
     item.output_tokens = saved.output_tokens;
     item.cost_pico = saved.cost_pico;
+  } else if (message.role === "system" && message.name === LATE_RESULT && message.tool_call_id) {
+    // Its call is an earlier answer's: the newest card of that call id.
+    const card = cardIn(items, { answerId: null }, message.tool_call_id);
+    if (card) card.late = { content: message.content ?? "", is_error: message.is_error };
   } else if (message.role === "tool" && message.tool_call_id) {
     const card = cardIn(items, cursor, message.tool_call_id);
     if (card) {

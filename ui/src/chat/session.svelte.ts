@@ -14,6 +14,7 @@ import type {
   Attachment,
   AttachmentRef,
   BranchPoint,
+  CallControl,
   ComparedModel,
   ConversationDetail,
   McpAppView,
@@ -412,6 +413,26 @@ export class ChatSession extends RunFeed {
       comparison.lanes = [...comparison.lanes, lane].sort((a, b) => a.index - b.index);
     }
     return lane;
+  }
+
+  /** Reads what was saved again (something besides a run of this window's wrote there: a
+   *  task's late result): now, or when the run under way ends. */
+  readAgain(): void {
+    if (this.running) {
+      this.#reloadWhenDone = true;
+      return;
+    }
+    ipc.getConversation(this.conversationId).then(
+      (detail) => {
+        if (this.running) this.#reloadWhenDone = true;
+        else this.load(detail);
+      },
+      (err: unknown) => console.error("cannot read the conversation again", err),
+    );
+  }
+
+  async controlCall(messageId: string, callId: string, control: CallControl): Promise<boolean> {
+    return ipc.controlCall(messageId, callId, control);
   }
 
   protected override finished(): void {

@@ -1220,7 +1220,12 @@ open_canvas: string | null,
  * What decided it ran, and what the person did with its result when they reviewed it
  * ([`crate::store::ToolRun::decided_by`], as saved).
  */
-decided_by?: string, } | { "type": "message_saved", message: Message, } | { "type": "run_finished", reason: StopReason, 
+decided_by?: string, 
+/**
+ * The server's task the call ran as, and where it stands: `background` when the
+ * person went on without it (its result comes later in the conversation).
+ */
+task?: CallTask, } | { "type": "message_saved", message: Message, } | { "type": "run_finished", reason: StopReason, 
 /**
  * What a person should know about why it ended, when it is not the usual.
  */

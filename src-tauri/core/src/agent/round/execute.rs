@@ -129,6 +129,7 @@ impl Run<'_> {
                         artifacts: if saved.is_some() { done.files.clone() } else { Vec::new() },
                         open_canvas: done.open_canvas.clone().filter(|_| saved.is_some()),
                         decided_by: super::record::decided_by(call, &done),
+                        task: done.task.clone().filter(|_| saved.is_some()),
                     });
                     outcomes[i] = Some(done);
                 }

@@ -66,6 +66,7 @@ describe("a task's card", () => {
       onControl: async () => true,
     });
     expect(view.getByTestId("tool-task").textContent).toMatch(/goes on on the server/);
+    expect(view.getByTestId("tool-state").textContent).toBe("In the background");
     expect(view.queryByTestId("tool-go-on")).toBeNull();
     expect(view.getByTestId("tool-cancel")).toBeTruthy();
     cleanup();
@@ -73,6 +74,7 @@ describe("a task's card", () => {
     const ended = renderWithStores(ToolCardView, {
       card: { ...card, state: "done", content: "went on", task: { id: "task-1", state: "completed" }, late: { content: hostile, is_error: false } },
     });
+    expect(ended.getByTestId("tool-state").textContent).toBe("Done later");
     const late = ended.getByTestId("tool-late-result");
     expect(late.textContent).toContain("Its result, which came later");
     expect(late.textContent).toContain(hostile);

@@ -3,7 +3,8 @@
 //! goes on without a task from its card, the run answers at once, the app's follower follows
 //! the task to its end and keeps its late result, which the window hears of and the model reads
 //! with the next question; the card's Cancel cancels one call (on its server too) and the run
-//! goes on. (A task followed again after `kill -9` of the app is `tests/e2e/tasks.test.mjs`:
+//! goes on; and quitting while a call waits for its task leaves the task running, followed by
+//! the next app on the home. (A task followed again after `kill -9` of the app is `tests/e2e/tasks.test.mjs`:
 //! a process of its own is killed there.)
 
 mod support;
@@ -57,6 +58,25 @@ impl TasksServer {
     fn said(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
+}
+
+/// `app` connected to the tasks server as "tasks".
+async fn connect(app: &App, server: &TasksServer) {
+    app.host()
+        .spawn(
+            "tasks",
+            RemoteLaunch {
+                url: server.url.clone(),
+                headers: Vec::new(),
+                transport: RemoteTransport::Http,
+                startup_timeout: Duration::from_secs(20),
+                auth: None,
+                elicitation: Default::default(),
+                roots: Default::default(),
+            },
+        )
+        .await;
+    support::server_running(app.host(), "tasks").await;
 }
 
 async fn app_on(home: &Path) -> Arc<App> {
@@ -129,21 +149,7 @@ async fn a_task_the_person_goes_on_without_is_followed_to_its_end_and_the_model_
     let home = tempfile::tempdir().unwrap();
     let app = app_on(home.path()).await;
     support::add_mock_provider(&app, &mock.root).await;
-    app.host()
-        .spawn(
-            "tasks",
-            RemoteLaunch {
-                url: server.url.clone(),
-                headers: Vec::new(),
-                transport: RemoteTransport::Http,
-                startup_timeout: Duration::from_secs(20),
-                auth: None,
-                elicitation: Default::default(),
-                roots: Default::default(),
-            },
-        )
-        .await;
-    support::server_running(app.host(), "tasks").await;
+    connect(&app, &server).await;
     app.start_task_follower();
     let heard: Arc<Mutex<Vec<String>>> = Arc::default();
     let hearing = Arc::clone(&heard);
@@ -249,21 +255,7 @@ async fn the_cards_cancel_cancels_one_call_on_its_server_and_the_run_goes_on() {
     let home = tempfile::tempdir().unwrap();
     let app = app_on(home.path()).await;
     support::add_mock_provider(&app, &mock.root).await;
-    app.host()
-        .spawn(
-            "tasks",
-            RemoteLaunch {
-                url: server.url.clone(),
-                headers: Vec::new(),
-                transport: RemoteTransport::Http,
-                startup_timeout: Duration::from_secs(20),
-                auth: None,
-                elicitation: Default::default(),
-                roots: Default::default(),
-            },
-        )
-        .await;
-    support::server_running(app.host(), "tasks").await;
+    connect(&app, &server).await;
     let conversation = app
         .create_conversation(None, None, &ProfileChoice::Default)
         .await
@@ -296,4 +288,68 @@ async fn the_cards_cancel_cancels_one_call_on_its_server_and_the_run_goes_on() {
     assert_eq!(tasks[0].task.as_ref().unwrap().state, TaskState::Cancelled);
     // Nothing is left to follow.
     assert!(app.background_tasks().await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn quitting_while_a_call_waits_for_its_task_leaves_the_task_running_for_the_next_start() {
+    if !support::mcp_peers_installed("tasks-quit") {
+        return;
+    }
+    let Some(mock) = support::aimock("tasks-quit", "tool-loop.json", &[]) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let server = TasksServer::start(dir.path());
+    let home = tempfile::tempdir().unwrap();
+    let app = app_on(home.path()).await;
+    support::add_mock_provider(&app, &mock.root).await;
+    connect(&app, &server).await;
+    let conversation = app
+        .create_conversation(None, None, &ProfileChoice::Default)
+        .await
+        .unwrap();
+    let seen = Arc::new(Seen::default());
+    let _run = app
+        .start_turn_answered_by(
+            ask(&conversation.id, "Task: slow report"),
+            seen.clone(),
+            allow(),
+        )
+        .await
+        .unwrap();
+    seen.first(|e| matches!(e, RunEvent::ToolTask { .. }).then_some(()))
+        .await;
+    app.shutdown(Duration::from_secs(10)).await;
+    assert!(
+        !server.said().contains("cancel"),
+        "quitting cancelled the task: {}",
+        server.said()
+    );
+    let store = app.store().unwrap().clone();
+    let messages = store.list_messages(conversation.id.clone()).await.unwrap();
+    let said = tool_message(&messages, "call_task_slow");
+    assert!(said.contains("Switchboard was closing"), "{said}");
+    drop(app);
+
+    // The next start follows it, and its result comes.
+    let next = app_on(home.path()).await;
+    connect(&next, &server).await;
+    next.start_task_follower();
+    let late = eventually(WITHIN, "the late result", || async {
+        let all = store.list_messages(conversation.id.clone()).await.unwrap();
+        all.into_iter()
+            .find(|m| m.name.as_deref() == Some(LATE_RESULT))
+            .ok_or("none yet")
+    })
+    .await;
+    assert_eq!(late.content.as_deref(), Some("slow report on tides"));
+    assert_eq!(
+        next.tasks(10).await.unwrap()[0]
+            .task
+            .as_ref()
+            .unwrap()
+            .state,
+        TaskState::Completed
+    );
+    next.shutdown(Duration::from_secs(10)).await;
 }

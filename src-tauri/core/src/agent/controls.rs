@@ -18,14 +18,25 @@ pub enum CallControl {
     Cancel,
     /// Answer the call now with "its task goes on", and follow the task outside the run.
     GoOn,
+    /// The same, as the app quits: the task is followed again at the next start.
+    #[serde(skip)]
+    #[ts(skip)]
+    Closing,
 }
 
 /// The running calls that can be controlled, by their record id
 /// ([`crate::store::ToolRun::id_for`]); one per app.
 #[derive(Debug, Default)]
 pub struct CallControls {
-    calls: Mutex<HashMap<String, mpsc::UnboundedSender<CallControl>>>,
+    calls: Mutex<HashMap<String, Reachable>>,
     handed_over: Notify,
+}
+
+#[derive(Debug)]
+struct Reachable {
+    send: mpsc::UnboundedSender<CallControl>,
+    /// It waits for a task of its server's: at quit it goes on without it.
+    task: bool,
 }
 
 /// A call's place in [`CallControls`], taken down when the call ends however it ends.
@@ -42,9 +53,7 @@ impl Drop for Registered<'_> {
 }
 
 impl CallControls {
-    fn lock(
-        &self,
-    ) -> std::sync::MutexGuard<'_, HashMap<String, mpsc::UnboundedSender<CallControl>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Reachable>> {
         self.calls
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -53,7 +62,8 @@ impl CallControls {
     /// Makes call `id` reachable while the returned guard lives.
     pub fn register(&self, id: &str) -> Registered<'_> {
         let (send, requests) = mpsc::unbounded_channel();
-        self.lock().insert(id.to_owned(), send);
+        self.lock()
+            .insert(id.to_owned(), Reachable { send, task: false });
         Registered {
             controls: self,
             id: id.to_owned(),
@@ -65,7 +75,32 @@ impl CallControls {
     pub fn send(&self, id: &str, control: CallControl) -> bool {
         self.lock()
             .get(id)
-            .is_some_and(|call| call.send(control).is_ok())
+            .is_some_and(|call| call.send.send(control).is_ok())
+    }
+
+    /// Says call `id` waits for its server's task (a run's call, not a follower's).
+    pub fn waits_for_task(&self, id: &str) {
+        if let Some(call) = self.lock().get_mut(id) {
+            call.task = true;
+        }
+    }
+
+    /// At quit: every call of a run that waits for a task goes on without it, so the task is
+    /// not cancelled with the run but followed again at the next start. Waits, `within` at
+    /// most, until those calls are answered.
+    pub async fn go_on_without_tasks(&self, within: std::time::Duration) {
+        let waiting: Vec<String> = self
+            .lock()
+            .iter()
+            .filter(|(_, call)| call.task && call.send.send(CallControl::Closing).is_ok())
+            .map(|(id, _)| id.clone())
+            .collect();
+        let answered = async {
+            while waiting.iter().any(|id| self.lock().contains_key(id)) {
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+        };
+        let _ = tokio::time::timeout(within, answered).await;
     }
 
     /// Says a task was handed over to be followed outside its run.

@@ -780,6 +780,11 @@ impl App {
     /// stops every server; all within `deadline`, after which what is left is killed.
     pub async fn shutdown(&self, deadline: Duration) {
         let started = Instant::now();
+        // A task a call waits for is not cancelled with its run: it is followed again at the
+        // next start (a remote server's; a local one stops with the app, and says it lost it).
+        self.controls
+            .go_on_without_tasks(deadline.min(Duration::from_secs(2)))
+            .await;
         self.quitting.cancel();
         self.runs.shutdown(deadline).await;
         let left = deadline

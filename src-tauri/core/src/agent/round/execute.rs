@@ -34,11 +34,17 @@ const CANCELLED_BY_PERSON: &str =
     "The person cancelled this call before it finished; it may have done part of its work.";
 
 /// What the model reads of a call whose task goes on without it.
-fn went_on_words(tool: &str, task: &str) -> String {
+fn went_on_words(tool: &str, task: &str, closing: bool) -> String {
+    let why = if closing {
+        "Switchboard was closing while it ran: the task goes on, and is followed again when \
+         Switchboard starts"
+    } else {
+        "The person chose to go on without waiting for it"
+    };
     format!(
-        "“{tool}” runs as a task on its server (task {task}). The person chose to go on without \
-         waiting for it: its result will be added to the conversation when the task ends. Do not \
-         start the same work again; go on with what does not need its result."
+        "“{tool}” runs as a task on its server (task {task}). {why}: its result will be added to \
+         the conversation when the task ends. Do not start the same work again; go on with what \
+         does not need its result."
     )
 }
 
@@ -326,6 +332,7 @@ impl Ctx<'_> {
         let mut task: Option<String> = None;
         let mut cancelled = false;
         let mut went_on = false;
+        let mut closing = false;
         let (progress, mut reports) = tokio::sync::mpsc::unbounded_channel();
         let running: crate::agent::tools::CallFuture<'_> = if tool.server == builtin::SERVER {
             match tool.tool.as_str() {
@@ -357,6 +364,7 @@ impl Ctx<'_> {
                 result = &mut running => break result,
                 Some(mut report) = reports.recv() => {
                     if let (None, Some(id)) = (&task, report.task.take()) {
+                        self.services.controls.waits_for_task(&run_id);
                         self.task_started(&run_id, &call.id, &id).await;
                         task = Some(id);
                     }
@@ -369,10 +377,11 @@ impl Ctx<'_> {
                     }
                     // Only a task goes on without its call: anything else is not followed
                     // outside the run.
-                    CallControl::GoOn => {
+                    CallControl::GoOn | CallControl::Closing => {
                         if let Some(id) = &task {
                             if self.services.store.send_task_to_background(run_id.clone()).await.unwrap_or(false) {
                                 went_on = true;
+                                closing = control == CallControl::Closing;
                                 break Ok(Value::String(id.clone()));
                             }
                         }
@@ -395,8 +404,10 @@ impl Ctx<'_> {
             Ok(Value::String(id)) if went_on => {
                 // Its task goes on outside the run; the follower of tasks takes it up.
                 self.services.controls.hand_over();
-                let mut outcome =
-                    CallOutcome::error(went_on_words(&tool.display_name, &id), Effect::Neutral);
+                let mut outcome = CallOutcome::error(
+                    went_on_words(&tool.display_name, &id, closing),
+                    Effect::Neutral,
+                );
                 outcome.is_error = false;
                 outcome.task = Some(CallTask {
                     id,

@@ -207,15 +207,21 @@ async fn a_schedule_is_kept_listed_run_by_hand_switched_and_removed_from_the_com
     );
     assert!(said.contains("Good morning from the schedule."), "{said}");
 
-    let (ran, _) = cli(&app, &["schedule", "disable", "morning"]).await;
+    let (ran, said) = cli(&app, &["schedule", "disable", "morning", "--json"]).await;
     ran.unwrap();
+    let off: Value = serde_json::from_str(&said).unwrap();
+    assert_eq!(off["enabled"], false, "{said}");
     let listed = app.schedules().await.unwrap();
     assert!(!listed[0].enabled && listed[0].next_at.is_none());
     let (ran, said) = cli(&app, &["schedule", "enable", "morning"]).await;
     ran.unwrap();
     assert!(said.contains("is on; next run"), "{said}");
-    let (ran, _) = cli(&app, &["schedule", "remove", "morning"]).await;
+    let (ran, said) = cli(&app, &["schedule", "remove", "morning", "--json"]).await;
     ran.unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(&said).unwrap()["removed"],
+        "morning"
+    );
     let (_, said) = cli(&app, &["schedule", "list"]).await;
     assert!(said.contains("No schedules yet"), "{said}");
     let (_, said) = cli(&app, &["conversations", "show", &conversation]).await;

@@ -27,6 +27,12 @@ const FOLLOW_LIMITS: CallLimits = CallLimits {
     idle: Duration::from_secs(60),
     hard_max: Duration::from_secs(24 * 60 * 60),
 };
+/// The characters of a late result the model reads with the next question at most (it may read
+/// the rest with `read_result`): it comes outside any run, so no window's share measured it, and
+/// a model with a small window must still be able to take the question.
+const LATE_MODEL_CHARS: usize = 8_000;
+/// Tasks followed at once at most: each polls its server, and a home may have left hundreds.
+const FOLLOWED_AT_ONCE: usize = 32;
 /// How often the follower looks again for tasks whose servers were not running.
 const LOOK_AGAIN: Duration = Duration::from_secs(30);
 
@@ -103,6 +109,7 @@ impl App {
             app.servers_started(crate::mcp::launch::STARTUP_TIMEOUT)
                 .await;
             let mut following: HashSet<String> = HashSet::new();
+            let room = Arc::new(tokio::sync::Semaphore::new(FOLLOWED_AT_ONCE));
             let (done, mut ended) = tokio::sync::mpsc::unbounded_channel::<String>();
             loop {
                 match app.store() {
@@ -112,9 +119,11 @@ impl App {
                                 if !following.insert(run.id.clone()) {
                                     continue;
                                 }
-                                let (app, done) = (Arc::clone(&app), done.clone());
+                                let (app, done, room) =
+                                    (Arc::clone(&app), done.clone(), Arc::clone(&room));
                                 tokio::spawn(async move {
                                     let id = run.id.clone();
+                                    let _turn = room.acquire_owned().await;
                                     let _ = app.follow_task(run).await;
                                     let _ = done.send(id);
                                 });
@@ -124,11 +133,16 @@ impl App {
                     },
                     Err(_) => return,
                 }
-                tokio::select! {
-                    () = quitting.cancelled() => return,
-                    () = app.controls.handed_over() => {}
-                    () = tokio::time::sleep(LOOK_AGAIN) => {}
-                    Some(id) = ended.recv() => { following.remove(&id); }
+                // A follow that ends (a task whose server is not running ends at once) is not
+                // looked at again before the next look: no turn of this loop spins.
+                let next_look = tokio::time::Instant::now() + LOOK_AGAIN;
+                loop {
+                    tokio::select! {
+                        () = quitting.cancelled() => return,
+                        () = app.controls.handed_over() => break,
+                        () = tokio::time::sleep_until(next_look) => break,
+                        Some(id) = ended.recv() => { following.remove(&id); }
+                    }
                 }
             }
         });
@@ -147,7 +161,10 @@ impl App {
             let app = Arc::clone(self);
             async move { app.follow_task(run).await }
         });
-        futures_util::future::join_all(follows)
+        use futures_util::StreamExt as _;
+        futures_util::stream::iter(follows)
+            .buffer_unordered(FOLLOWED_AT_ONCE)
+            .collect::<Vec<_>>()
             .await
             .into_iter()
             .collect()
@@ -236,8 +253,7 @@ impl App {
             ),
             Resumed::Ended(Ok(result)) => {
                 let value = serde_json::to_value(&result).unwrap_or_default();
-                let cap = results::DEFAULT_MODEL_CHARS;
-                let text = results::for_model(&value, cap);
+                let text = results::for_model(&value, LATE_MODEL_CHARS);
                 TaskEnd {
                     state: TaskState::Completed,
                     result: value.to_string(),

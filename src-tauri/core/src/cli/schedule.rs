@@ -61,11 +61,23 @@ pub(crate) enum ScheduleCommand {
         json: bool,
     },
     /// Remove a schedule (its runs' conversations stay).
-    Remove { name: String },
+    Remove {
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// Switch a schedule on again.
-    Enable { name: String },
+    Enable {
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// Switch a schedule off (it keeps its record).
-    Disable { name: String },
+    Disable {
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// Run a schedule now, here: its answer is printed as `chat` prints one.
     Run {
         name: String,
@@ -224,13 +236,16 @@ pub(crate) async fn run(
                 },
             )
         }
-        ScheduleCommand::Remove { name } => {
+        ScheduleCommand::Remove { name, json } => {
             app.remove_schedule(&name).await?;
+            if json {
+                return json_out(out, &serde_json::json!({ "removed": name }));
+            }
             writeln!(out, "Removed “{name}” (its conversations stay).")?;
             Ok(())
         }
-        ScheduleCommand::Enable { name } => switch(app, &name, true, out).await,
-        ScheduleCommand::Disable { name } => switch(app, &name, false, out).await,
+        ScheduleCommand::Enable { name, json } => switch(app, &name, true, json, out).await,
+        ScheduleCommand::Disable { name, json } => switch(app, &name, false, json, out).await,
         ScheduleCommand::Run {
             name,
             approve,
@@ -313,8 +328,17 @@ pub(crate) async fn run(
     }
 }
 
-async fn switch(app: &App, name: &str, on: bool, out: &mut impl Write) -> Result<(), CliError> {
+async fn switch(
+    app: &App,
+    name: &str,
+    on: bool,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
     let schedule = app.set_schedule_enabled(name, on).await?;
+    if json {
+        return json_out(out, &schedule);
+    }
     if on {
         writeln!(
             out,

@@ -154,20 +154,21 @@ impl Store {
     pub async fn end_background_task(
         &self,
         run_id: String,
-        end: TaskEnd,
+        mut end: TaskEnd,
     ) -> Result<Option<Message>, StoreError> {
+        // A result too large for the database goes to a file, as a run's does.
+        let result = if end.result.len() > super::tool_loop::MAX_STORED_RESULT {
+            self.keep_in_file(&run_id, std::mem::take(&mut end.result))
+                .await
+        } else {
+            Some(std::mem::take(&mut end.result))
+        };
         self.call(move |conn| {
             let tx = conn.transaction()?;
             let changed = tx.execute(
                 "UPDATE tool_runs SET task_state = ?1, result = ?2, is_error = ?3, rich = ?4 \
                  WHERE id = ?5 AND task_state = 'background'",
-                params![
-                    end.state.as_str(),
-                    end.result,
-                    end.is_error,
-                    end.rich,
-                    run_id
-                ],
+                params![end.state.as_str(), result, end.is_error, end.rich, run_id],
             )?;
             if changed == 0 {
                 return Ok(None);

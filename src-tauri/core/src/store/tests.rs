@@ -368,6 +368,34 @@ async fn a_call_whose_task_ran_when_its_process_was_killed_is_followed_again_and
         .unwrap();
     let kept = next.recent_tasks(10).await.unwrap();
     assert_eq!(kept[0].task.as_ref().unwrap().id, "task-7");
+
+    // A late result larger than the database keeps goes to a file, as a run's does.
+    let mut big = a_call(&conv.id, &answer.id, "call_plain");
+    big.id = ToolRun::id_for(&answer.id, "call_plain");
+    next.record_tool_started(big.clone()).await.unwrap();
+    next.record_call_task(big.id.clone(), "task-8".into())
+        .await
+        .unwrap();
+    next.send_task_to_background(big.id.clone()).await.unwrap();
+    let whole = "z".repeat(tool_loop::MAX_STORED_RESULT + 1);
+    next.end_background_task(
+        big.id.clone(),
+        TaskEnd {
+            state: TaskState::Completed,
+            result: whole.clone(),
+            for_model: "z".repeat(100),
+            is_error: false,
+            rich: false,
+        },
+    )
+    .await
+    .unwrap()
+    .expect("a late result");
+    let file = path
+        .parent()
+        .unwrap()
+        .join(format!("results/{}.json", big.id));
+    assert_eq!(std::fs::read_to_string(file).unwrap().len(), whole.len());
 }
 
 #[tokio::test]

@@ -584,7 +584,7 @@ impl Store {
     /// folder; what the record keeps instead says where (and how large). Without a folder (a
     /// database in memory) or when the file cannot be written, the record says the result was
     /// not kept.
-    async fn keep_in_file(&self, run_id: &str, whole: String) -> Option<String> {
+    pub(super) async fn keep_in_file(&self, run_id: &str, whole: String) -> Option<String> {
         let bytes = whole.len();
         let kept = match &self.data_dir {
             Some(dir) => {

@@ -399,7 +399,6 @@ impl Ctx<'_> {
                 }
             }
         };
-        drop(running);
         let mut outcome = match result {
             Ok(Value::String(id)) if went_on => {
                 // Its task goes on outside the run; the follower of tasks takes it up.

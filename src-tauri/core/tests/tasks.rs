@@ -304,6 +304,8 @@ async fn quitting_while_a_call_waits_for_its_task_leaves_the_task_running_for_th
     let app = app_on(home.path()).await;
     support::add_mock_provider(&app, &mock.root).await;
     connect(&app, &server).await;
+    // The window's follower runs, as it does: quitting must not end the task through it.
+    app.start_task_follower();
     let conversation = app
         .create_conversation(None, None, &ProfileChoice::Default)
         .await
@@ -329,6 +331,20 @@ async fn quitting_while_a_call_waits_for_its_task_leaves_the_task_running_for_th
     let messages = store.list_messages(conversation.id.clone()).await.unwrap();
     let said = tool_message(&messages, "call_task_slow");
     assert!(said.contains("Switchboard was closing"), "{said}");
+    assert_eq!(
+        app.background_tasks().await.unwrap().len(),
+        1,
+        "left to be followed"
+    );
+    assert!(
+        !store
+            .list_messages(conversation.id.clone())
+            .await
+            .unwrap()
+            .iter()
+            .any(|m| m.name.as_deref() == Some(LATE_RESULT)),
+        "nothing was said of it at quit"
+    );
     drop(app);
 
     // The next start follows it, and its result comes.

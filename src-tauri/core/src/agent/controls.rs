@@ -43,12 +43,22 @@ struct Reachable {
 pub struct Registered<'a> {
     controls: &'a CallControls,
     id: String,
+    /// Its own sender, to know its place from a later one.
+    own: mpsc::UnboundedSender<CallControl>,
     pub requests: mpsc::UnboundedReceiver<CallControl>,
 }
 
 impl Drop for Registered<'_> {
+    /// Takes down its own place only: a later registration of the same call (a follower after
+    /// the run handed it over) stays.
     fn drop(&mut self) {
-        self.controls.lock().remove(&self.id);
+        let mut calls = self.controls.lock();
+        if calls
+            .get(&self.id)
+            .is_some_and(|call| call.send.is_closed() || call.send.same_channel(&self.own))
+        {
+            calls.remove(&self.id);
+        }
     }
 }
 
@@ -62,11 +72,17 @@ impl CallControls {
     /// Makes call `id` reachable while the returned guard lives.
     pub fn register(&self, id: &str) -> Registered<'_> {
         let (send, requests) = mpsc::unbounded_channel();
-        self.lock()
-            .insert(id.to_owned(), Reachable { send, task: false });
+        self.lock().insert(
+            id.to_owned(),
+            Reachable {
+                send: send.clone(),
+                task: false,
+            },
+        );
         Registered {
             controls: self,
             id: id.to_owned(),
+            own: send,
             requests,
         }
     }

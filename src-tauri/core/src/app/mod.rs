@@ -206,7 +206,7 @@ pub struct App {
     /// Servers proposed by `switchboard://` links ([`App::propose`]).
     proposals: proposals::Proposals,
     /// The person's requests for one running call, and tasks handed over to be followed
-    /// outside their runs ([`App::control_call`], [`App::follow_tasks`]).
+    /// outside their runs ([`App::control_call`], [`App::start_task_follower`]).
     controls: agent::controls::CallControls,
     /// The conversation of each late result of a task kept here ([`App::watch_tasks`]).
     task_ends: tokio::sync::broadcast::Sender<String>,

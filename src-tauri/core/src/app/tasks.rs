@@ -124,7 +124,9 @@ impl App {
                                 tokio::spawn(async move {
                                     let id = run.id.clone();
                                     let _turn = room.acquire_owned().await;
-                                    let _ = app.follow_task(run).await;
+                                    if let Err(e) = app.follow_task(run).await {
+                                        tracing::warn!(error = %e, "a task's end was not kept");
+                                    }
                                     let _ = done.send(id);
                                 });
                             }
@@ -198,16 +200,36 @@ impl App {
             tokio::pin!(following);
             loop {
                 tokio::select! {
-                    resumed = &mut following => break resumed,
+                    resumed = &mut following => break Some(resumed),
                     Some(control) = controls.requests.recv() => {
                         if control == CallControl::Cancel {
                             cancel.cancel();
                         }
                     }
+                    // Quitting leaves it to the next start: its server is being stopped, and
+                    // what that does to a poll says nothing of the task.
+                    () = self.quitting.cancelled() => break None,
                 }
             }
         };
         drop(controls);
+        let resumed = match resumed {
+            Some(_) | None if self.quitting.is_cancelled() => None,
+            other => other,
+        };
+        let Some(resumed) = resumed else {
+            return Ok(followed(
+                TaskState::Background,
+                "Switchboard is closing: the task is followed again at the next start.".to_owned(),
+            ));
+        };
+        if let Resumed::Later(e) = &resumed {
+            tracing::warn!(server = %run.server, task = %task_id, error = %e, "a task could not be followed now; it is followed again later");
+            return Ok(followed(
+                TaskState::Background,
+                format!("It could not be followed now ({e}); it is followed again later."),
+            ));
+        }
         let end = self.task_end(&run, resumed);
         let said = end.for_model.clone();
         let state = end.state;
@@ -232,6 +254,14 @@ impl App {
             rich: false,
         };
         match resumed {
+            // Not an end (the caller keeps the task to follow): said as one only if asked.
+            Resumed::Later(e) => words(
+                TaskState::Background,
+                format!(
+                    "The task of “{}” could not be followed now: {e}",
+                    run.display_name
+                ),
+            ),
             Resumed::Unknown(said) => words(
                 TaskState::Lost,
                 format!(

@@ -30,16 +30,34 @@ const CANCEL_WAIT: Duration = Duration::from_secs(5);
 /// What following a task again came to.
 #[derive(Debug)]
 pub enum Resumed {
-    /// It ended (or could not be followed to its end): as a call's result would.
+    /// It ended: with its result, failed, or cancelled (by the person, or by its server).
     Ended(Result<CallToolResult, McpError>),
     /// The server does not know the task (its words).
     Unknown(String),
+    /// The server could not be asked now, or the task outlived the time it was followed for:
+    /// it is followed again later.
+    Later(McpError),
 }
 
 fn poll_interval(task: &Task) -> Duration {
     task.poll_interval_ms
         .map_or(DEFAULT_POLL, Duration::from_millis)
         .clamp(MIN_POLL, MAX_POLL)
+}
+
+/// How following a task stopped short of a result.
+enum Short {
+    /// The person (or the run) cancelled it: the server was told.
+    Cancelled,
+    /// The task itself ended without a result (it failed, the server cancelled it, or its
+    /// result was not a tool result): final.
+    Task(McpError),
+    /// The server did not answer in time, or the call's time ran out: a run gives up on it
+    /// (and tells the server); a task followed again is tried again later.
+    Link(McpError),
+    /// The server answered a poll with an error, or its connection failed: the same, but there
+    /// is no one to tell.
+    Unreachable(McpError),
 }
 
 impl McpServer {
@@ -59,22 +77,41 @@ impl McpServer {
     ) -> Result<CallToolResult, McpError> {
         tracing::info!(server = %self.name(), task = %task.task_id, "the tool call runs as a task");
         let interval = poll_interval(&task);
-        self.follow(
-            task.task_id,
-            interval,
-            task.status_message,
-            limits,
-            spent,
-            cancel,
-            progress,
-        )
-        .await
+        let id = task.task_id;
+        let followed = self
+            .follow(
+                &id,
+                interval,
+                task.status_message,
+                limits,
+                spent,
+                cancel,
+                progress,
+                false,
+            )
+            .await;
+        match followed {
+            Ok(result) => Ok(result),
+            Err(Short::Cancelled) => Err(McpError::Cancelled {
+                server: self.name().to_owned(),
+            }),
+            Err(Short::Task(e) | Short::Unreachable(e)) => Err(e),
+            // A call gives up on its task: the server is told, so it does not work on for
+            // nobody.
+            Err(Short::Link(e)) => {
+                self.cancel_task(&id).await;
+                Err(e)
+            }
+        }
     }
 
     /// Follows the task `id` this server answered a call with before (the call's run went on
-    /// without it, or Switchboard stopped while it ran) until it ends, as [`follow_task`] does.
-    /// A server that answers the first `tasks/get` with an error no longer knows the task (a
-    /// local server started again has none of its old tasks): [`Resumed::Unknown`].
+    /// without it, or Switchboard stopped while it ran) until it ends, as [`follow_task`] does;
+    /// only `cancel` cancels it on the server. A server that answers the first `tasks/get`
+    /// with "invalid params" (the Tasks extension's answer for an unknown task) no longer knows
+    /// it (a local server started again has none of its old tasks): [`Resumed::Unknown`]. A
+    /// server that cannot be asked now, or keeps the task past `limits`, leaves it to be
+    /// followed later: [`Resumed::Later`].
     ///
     /// [`follow_task`]: McpServer::follow_task
     pub async fn resume_task(
@@ -93,44 +130,57 @@ impl McpServer {
             }
         };
         match first {
-            Ok(Err(rmcp::ServiceError::McpError(e))) => {
+            Ok(Err(rmcp::ServiceError::McpError(e)))
+                if e.code == rmcp::model::ErrorCode::INVALID_PARAMS =>
+            {
                 return Resumed::Unknown(e.message.into_owned())
             }
-            Ok(Err(e)) => return Resumed::Ended(Err(self.service_error(&e))),
+            Ok(Err(e)) => return Resumed::Later(self.service_error(&e)),
             Err(_) => {
-                return Resumed::Ended(Err(McpError::Timeout {
+                return Resumed::Later(McpError::Timeout {
                     server: self.name().to_owned(),
                     after: limits.idle,
-                }))
+                })
             }
             Ok(Ok(_)) => {}
         }
-        Resumed::Ended(
-            self.follow(
-                id.to_owned(),
+        let followed = self
+            .follow(
+                id,
                 MIN_POLL,
                 None,
                 limits,
                 Duration::ZERO,
                 cancel,
                 progress,
+                true,
             )
-            .await,
-        )
+            .await;
+        match followed {
+            Ok(result) => Resumed::Ended(Ok(result)),
+            Err(Short::Cancelled) => Resumed::Ended(Err(McpError::Cancelled {
+                server: self.name().to_owned(),
+            })),
+            Err(Short::Task(e)) => Resumed::Ended(Err(e)),
+            Err(Short::Link(e) | Short::Unreachable(e)) => Resumed::Later(e),
+        }
     }
 
-    /// The polling of [`follow_task`](McpServer::follow_task) from its first wait.
+    /// The polling of a task from its first wait. Only `cancel` sends `tasks/cancel` here; a
+    /// form the person could not answer cancels it too unless `again` (a task followed again,
+    /// whose person may answer at the next look).
     #[allow(clippy::too_many_arguments)] // the call's own state, passed once
     async fn follow(
         &self,
-        id: String,
+        id: &str,
         mut interval: Duration,
         mut said: Option<String>,
         limits: CallLimits,
         spent: Duration,
         cancel: &CancellationToken,
         progress: Option<&ProgressSink>,
-    ) -> Result<CallToolResult, McpError> {
+        again: bool,
+    ) -> Result<CallToolResult, Short> {
         let began = tokio::time::Instant::now();
         let mut hard_end = began + limits.hard_max.saturating_sub(spent);
         // The questions answered, by the server's keys (unique for the task's life).
@@ -142,9 +192,15 @@ impl McpServer {
                     progress: f64::from(polls),
                     total: None,
                     message: message.cloned(),
-                    task: Some(id.clone()),
+                    task: Some(id.to_owned()),
                 });
             }
+        };
+        let timeout = |after: Duration| {
+            Short::Link(McpError::Timeout {
+                server: self.name().to_owned(),
+                after,
+            })
         };
         report(said.as_ref(), polls);
         loop {
@@ -152,33 +208,23 @@ impl McpServer {
             tokio::select! {
                 () = tokio::time::sleep_until(wake) => {}
                 () = cancel.cancelled() => {
-                    self.cancel_task(&id).await;
-                    return Err(McpError::Cancelled { server: self.name().to_owned() });
+                    self.cancel_task(id).await;
+                    return Err(Short::Cancelled);
                 }
             }
             if tokio::time::Instant::now() >= hard_end {
-                self.cancel_task(&id).await;
-                return Err(McpError::Timeout {
-                    server: self.name().to_owned(),
-                    after: limits.hard_max,
-                });
+                return Err(timeout(limits.hard_max));
             }
             let got = tokio::select! {
-                got = tokio::time::timeout(limits.idle, self.peer().get_task(GetTaskParams::new(id.clone()))) => got,
+                got = tokio::time::timeout(limits.idle, self.peer().get_task(GetTaskParams::new(id.to_owned()))) => got,
                 () = cancel.cancelled() => {
-                    self.cancel_task(&id).await;
-                    return Err(McpError::Cancelled { server: self.name().to_owned() });
+                    self.cancel_task(id).await;
+                    return Err(Short::Cancelled);
                 }
             };
             let got = match got {
-                Err(_) => {
-                    self.cancel_task(&id).await;
-                    return Err(McpError::Timeout {
-                        server: self.name().to_owned(),
-                        after: limits.idle,
-                    });
-                }
-                Ok(got) => got.map_err(|e| self.service_error(&e))?,
+                Err(_) => return Err(timeout(limits.idle)),
+                Ok(got) => got.map_err(|e| Short::Unreachable(self.service_error(&e)))?,
             };
             polls += 1;
             let detailed = got.task;
@@ -200,46 +246,40 @@ impl McpServer {
                     let answers = tokio::select! {
                         answers = self.answer_inputs(input_requests) => answers,
                         () = cancel.cancelled() => {
-                            self.cancel_task(&id).await;
-                            return Err(McpError::Cancelled { server: self.name().to_owned() });
+                            self.cancel_task(id).await;
+                            return Err(Short::Cancelled);
                         }
                     };
                     // The person's time with the form is not the call's.
                     hard_end += asking.elapsed();
                     let answers = match answers {
                         Ok(answers) => answers,
+                        Err(e) if again => return Err(Short::Link(e)),
                         Err(e) => {
-                            self.cancel_task(&id).await;
-                            return Err(e);
+                            self.cancel_task(id).await;
+                            return Err(Short::Task(e));
                         }
                     };
-                    let params = UpdateTaskParams::new(id.clone(), answers);
+                    let params = UpdateTaskParams::new(id.to_owned(), answers);
                     let sent = tokio::select! {
                         sent = tokio::time::timeout(limits.idle, self.peer().update_task(params)) => sent,
                         () = cancel.cancelled() => {
-                            self.cancel_task(&id).await;
-                            return Err(McpError::Cancelled { server: self.name().to_owned() });
+                            self.cancel_task(id).await;
+                            return Err(Short::Cancelled);
                         }
                     };
-                    let failed = match sent {
-                        Ok(Ok(())) => None,
-                        Ok(Err(e)) => Some(self.service_error(&e)),
-                        Err(_) => Some(McpError::Timeout {
-                            server: self.name().to_owned(),
-                            after: limits.idle,
-                        }),
-                    };
-                    if let Some(e) = failed {
-                        self.cancel_task(&id).await;
-                        return Err(e);
+                    match sent {
+                        Ok(Ok(())) => {}
+                        Ok(Err(e)) => return Err(Short::Link(self.service_error(&e))),
+                        Err(_) => return Err(timeout(limits.idle)),
                     }
                 }
                 TaskPayload::Completed { result } => {
                     return serde_json::from_value(serde_json::Value::Object(result)).map_err(
                         |e| {
-                            self.request_error(&format!(
+                            Short::Task(self.request_error(&format!(
                                 "its task ended with a result that is not a tool result: {e}"
-                            ))
+                            )))
                         },
                     );
                 }
@@ -248,15 +288,19 @@ impl McpServer {
                         .get("message")
                         .and_then(serde_json::Value::as_str)
                         .unwrap_or("no reason given");
-                    return Err(self.request_error(&format!("its task failed: {message}")));
+                    return Err(Short::Task(
+                        self.request_error(&format!("its task failed: {message}")),
+                    ));
                 }
                 TaskPayload::Cancelled => {
-                    return Err(self.request_error(&"it cancelled the task itself"));
+                    return Err(Short::Task(
+                        self.request_error(&"it cancelled the task itself"),
+                    ));
                 }
                 _ => {
-                    return Err(
-                        self.request_error(&"its task is in a state Switchboard does not know")
-                    )
+                    return Err(Short::Task(self.request_error(
+                        &"its task is in a state Switchboard does not know",
+                    )))
                 }
             }
         }

@@ -542,13 +542,14 @@ CREATE INDEX schedule_runs_live ON schedule_runs(status) WHERE status IN ('runni
     // 32: long tasks (issue 61). A call a server answered with a task keeps the task's id and
     // where it stands: `running` while its run follows it, `background` while it is followed
     // outside any run (the person went on without it, or Switchboard stopped while it ran and
-    // follows it again), and how it ended. The partial index finds those to follow at start.
+    // follows it again), and how it ended (an ended state is never written over). The partial
+    // index finds those to follow.
     r#"
 ALTER TABLE tool_runs ADD COLUMN task_id TEXT;
 ALTER TABLE tool_runs ADD COLUMN task_state TEXT CHECK (task_state IS NULL OR task_state IN
     ('running', 'background', 'completed', 'failed', 'cancelled', 'lost'));
-CREATE INDEX tool_runs_tasks_open ON tool_runs(task_state)
-    WHERE task_state IN ('running', 'background');
+CREATE INDEX tool_runs_tasks_to_follow ON tool_runs(task_state)
+    WHERE task_state = 'background';
 "#,
 ];
 

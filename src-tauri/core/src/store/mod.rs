@@ -50,9 +50,10 @@ pub use schedules::{NewRun, RunStatus, ScheduleRow, ScheduleRun};
 pub use search::{SearchHit, SnippetPart, MAX_HITS as MAX_SEARCH_HITS};
 pub use skills::{SkillSwitch, SkillUse};
 pub use summaries::{in_force as summary_in_force, NewSummary, Summary};
-pub use tasks::{CallTask, TaskEnd, TaskState, LATE_RESULT};
+pub use tasks::{TaskEnd, LATE_RESULT};
 pub use tool_loop::{
-    asked_by_app, ApprovalScope, CallRef, StandingApproval, ToolDecision, ToolRun, ToolToggle,
+    asked_by_app, ApprovalScope, CallRef, CallTask, StandingApproval, TaskState, ToolDecision,
+    ToolRun, ToolToggle,
 };
 pub use transfer::{
     export_file_name, export_text, to_markdown, ConversationExport, ExportFormat, ExportedBranch,

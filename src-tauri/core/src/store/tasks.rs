@@ -6,66 +6,12 @@
 //! reads with the next question and the window shows on the call's card.
 
 use rusqlite::params;
-use serde::{Deserialize, Serialize};
 
-use super::tool_loop::{run_by_id, runs_where};
+use super::tool_loop::{run_by_id, runs_where, TaskState};
 use super::{messages, Message, NewMessage, Role, Store, StoreError, ToolRun};
 
 /// The `name` of a late result's message (role `system`, its `tool_call_id` the call's).
 pub const LATE_RESULT: &str = "task_result";
-
-/// Where a call's task stands; the values of `tool_runs.task_state`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
-#[serde(rename_all = "snake_case")]
-pub enum TaskState {
-    /// Its run follows it: the call waits for it.
-    Running,
-    /// Followed outside any run: the call was answered without its result.
-    Background,
-    Completed,
-    Failed,
-    Cancelled,
-    /// Its server no longer knows it (a local server restarted with the app), or it is gone.
-    Lost,
-}
-
-impl TaskState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TaskState::Running => "running",
-            TaskState::Background => "background",
-            TaskState::Completed => "completed",
-            TaskState::Failed => "failed",
-            TaskState::Cancelled => "cancelled",
-            TaskState::Lost => "lost",
-        }
-    }
-
-    pub(super) fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "running" => TaskState::Running,
-            "background" => TaskState::Background,
-            "completed" => TaskState::Completed,
-            "failed" => TaskState::Failed,
-            "cancelled" => TaskState::Cancelled,
-            "lost" => TaskState::Lost,
-            _ => return None,
-        })
-    }
-
-    /// Whether the task may still end with a result.
-    pub fn is_open(self) -> bool {
-        matches!(self, TaskState::Running | TaskState::Background)
-    }
-}
-
-/// The task a call was answered with.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
-pub struct CallTask {
-    /// The server's id for it.
-    pub id: String,
-    pub state: TaskState,
-}
 
 /// How a task followed outside its run ended: its state, the whole result as the server sent
 /// it (JSON) or Switchboard's words, and what the model reads.
@@ -147,7 +93,9 @@ impl Store {
 
     /// Records how call `run_id`'s task, followed outside its run, ended, and keeps its late
     /// result after the call (in one transaction). Returns the late result's message, or
-    /// `None` when the task was no longer followed outside a run (someone else ended it).
+    /// `None` when the task was no longer followed outside a run (someone else ended it), or
+    /// its call is not recorded as answered yet (its run records it in a moment: the task is
+    /// followed again at the next look, and not ended twice).
     ///
     /// # Errors
     /// [`StoreError::NotFound`] when the call (or its conversation) is gone; a failed query.
@@ -167,7 +115,7 @@ impl Store {
             let tx = conn.transaction()?;
             let changed = tx.execute(
                 "UPDATE tool_runs SET task_state = ?1, result = ?2, is_error = ?3, rich = ?4 \
-                 WHERE id = ?5 AND task_state = 'background'",
+                 WHERE id = ?5 AND task_state = 'background' AND finished_at IS NOT NULL",
                 params![end.state.as_str(), result, end.is_error, end.rich, run_id],
             )?;
             if changed == 0 {

@@ -6,7 +6,6 @@
 use rusqlite::{params, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
-use super::tasks::{CallTask, TaskState};
 use super::{conversations, messages, now_ms, Cached, Message, NewMessage, Store, StoreError};
 
 /// One call of a conversation: the call `call_id` of the answer `message_id` (a model's call
@@ -84,6 +83,59 @@ impl ApprovalScope {
             _ => return None,
         })
     }
+}
+
+/// Where a call's task stands; the values of `tool_runs.task_state`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskState {
+    /// Its run follows it: the call waits for it.
+    Running,
+    /// Followed outside any run: the call was answered without its result.
+    Background,
+    Completed,
+    Failed,
+    Cancelled,
+    /// Its server no longer knows it (a local server restarted with the app), or it is gone.
+    Lost,
+}
+
+impl TaskState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskState::Running => "running",
+            TaskState::Background => "background",
+            TaskState::Completed => "completed",
+            TaskState::Failed => "failed",
+            TaskState::Cancelled => "cancelled",
+            TaskState::Lost => "lost",
+        }
+    }
+
+    pub(super) fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "running" => TaskState::Running,
+            "background" => TaskState::Background,
+            "completed" => TaskState::Completed,
+            "failed" => TaskState::Failed,
+            "cancelled" => TaskState::Cancelled,
+            "lost" => TaskState::Lost,
+            _ => return None,
+        })
+    }
+
+    /// Whether the task may still end with a result.
+    pub fn is_open(self) -> bool {
+        matches!(self, TaskState::Running | TaskState::Background)
+    }
+}
+
+/// The task a call was answered with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct CallTask {
+    /// The server's id for it.
+    pub id: String,
+    pub state: TaskState,
 }
 
 /// One tool call as it happened.
@@ -271,7 +323,8 @@ const UPDATE_RUN: &str = "conversation_id = excluded.conversation_id, \
      retry_of_message = excluded.retry_of_message, rich = excluded.rich, \
      asked_by = excluded.asked_by, decided_by = excluded.decided_by, \
      task_id = COALESCE(excluded.task_id, task_id), \
-     task_state = COALESCE(excluded.task_state, task_state)";
+     task_state = CASE WHEN task_state IN ('completed', 'failed', 'cancelled', 'lost') \
+         THEN task_state ELSE COALESCE(excluded.task_state, task_state) END";
 
 /// The columns of a run in [`run_from_row`]'s order, with `$result` where the result goes.
 macro_rules! run_columns {
@@ -342,7 +395,7 @@ fn answer_calls_cut_off(
     let started: Vec<(String, String, String, Option<String>, bool, bool)> = conn
         .prepare(
             "SELECT r.id, r.conversation_id, r.call_id, m.writer, r.asked_by IS NOT NULL, \
-             r.task_state IS 'running' \
+             IFNULL(r.task_state, '') IN ('running', 'background') \
              FROM tool_runs r JOIN messages m ON m.id = r.message_id \
              WHERE r.finished_at IS NULL AND r.started_at IS NOT NULL",
         )?
@@ -371,7 +424,8 @@ fn answer_calls_cut_off(
         };
         tx.execute(
             "UPDATE tool_runs SET finished_at = ?1, is_error = ?2, result = ?3, \
-             task_state = CASE WHEN task_state = 'running' THEN 'background' ELSE task_state END \
+             task_state = CASE WHEN task_state IN ('running', 'background') THEN 'background' \
+                 ELSE task_state END \
              WHERE id = ?4",
             params![super::now_ms(), error, note, run_id],
         )?;

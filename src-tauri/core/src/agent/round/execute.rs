@@ -35,6 +35,8 @@ const CANCELLED_BY_PERSON: &str =
 
 /// What the model reads of a call whose task goes on without it.
 fn went_on_words(tool: &str, task: &str, closing: bool) -> String {
+    // The server's id for it, as a name: one short line.
+    let task = crate::text::one_line(task, 80);
     let why = if closing {
         "Switchboard was closing while it ran: the task goes on, and is followed again when \
          Switchboard starts"
@@ -361,6 +363,8 @@ impl Ctx<'_> {
         every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let result = loop {
             tokio::select! {
+                // A result that came is taken before a Go on asked at the same moment.
+                biased;
                 result = &mut running => break result,
                 Some(mut report) = reports.recv() => {
                     if let (None, Some(id)) = (&task, report.task.take()) {
@@ -401,8 +405,11 @@ impl Ctx<'_> {
         };
         let mut outcome = match result {
             Ok(Value::String(id)) if went_on => {
-                // Its task goes on outside the run; the follower of tasks takes it up.
-                self.services.controls.hand_over();
+                // Its task goes on outside the run; the follower of tasks takes it up (once its
+                // call is recorded: see `Store::end_background_task`), or the next start does.
+                if !closing {
+                    self.services.controls.hand_over();
+                }
                 let mut outcome = CallOutcome::error(
                     went_on_words(&tool.display_name, &id, closing),
                     Effect::Neutral,

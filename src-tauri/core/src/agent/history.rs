@@ -149,7 +149,7 @@ pub fn for_model(messages: &[Message], files: &GivenFiles) -> Vec<ChatMessage> {
     let flush_late = |out: &mut Vec<ChatMessage>, late: &mut Vec<String>| {
         if !late.is_empty() {
             out.push(ChatMessage::User {
-                parts: vec![Part::Text(late.drain(..).collect::<Vec<_>>().join("\n\n"))],
+                parts: vec![Part::Text(std::mem::take(late).join("\n\n"))],
             });
         }
     };
@@ -180,7 +180,7 @@ pub fn for_model(messages: &[Message], files: &GivenFiles) -> Vec<ChatMessage> {
                 // With the late results before it: one message of the person's, not two.
                 let mut parts: Vec<Part> = Vec::new();
                 if !late.is_empty() {
-                    parts.push(Part::Text(late.drain(..).collect::<Vec<_>>().join("\n\n")));
+                    parts.push(Part::Text(std::mem::take(&mut late).join("\n\n")));
                 }
                 parts.extend(user_parts(m, files));
                 out.push(ChatMessage::User { parts });

@@ -345,10 +345,20 @@ async fn quitting_while_a_call_waits_for_its_task_leaves_the_task_running_for_th
             .any(|m| m.name.as_deref() == Some(LATE_RESULT)),
         "nothing was said of it at quit"
     );
+    // The process ends (its writer's lock goes with it): until then, another process on the
+    // home leaves its task alone.
+    let other = app_on(home.path()).await;
+    assert!(
+        other.background_tasks().await.unwrap().is_empty(),
+        "the quitting app's own"
+    );
+    drop(other);
+    drop(store);
     drop(app);
 
     // The next start follows it, and its result comes.
     let next = app_on(home.path()).await;
+    let store = next.store().unwrap().clone();
     connect(&next, &server).await;
     next.start_task_follower();
     let late = eventually(WITHIN, "the late result", || async {

@@ -60,17 +60,37 @@ impl Store {
         .await
     }
 
-    /// The calls whose tasks are followed outside any run, oldest first (without results).
+    /// The calls whose tasks this process is to follow outside any run, oldest first (without
+    /// results): those its own runs handed over, and those whose process is gone (crashed,
+    /// killed, quit). A task another live process handed over is that process's: two would
+    /// ask its forms twice, and a local server's task is known only to the process that
+    /// started it.
     ///
     /// # Errors
     /// A failed query.
     pub async fn background_tasks(&self) -> Result<Vec<ToolRun>, StoreError> {
-        self.call(|conn| {
-            runs_where(
+        let own = self.writer.id().to_owned();
+        let dir = self.data_dir.clone();
+        self.call(move |conn| {
+            let writers: std::collections::HashMap<String, Option<String>> = conn
+                .prepare_cached(
+                    "SELECT r.id, m.writer FROM tool_runs r JOIN messages m ON m.id = r.message_id \
+                     WHERE r.task_state = 'background'",
+                )?
+                .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+                .collect::<Result<_, _>>()?;
+            let mine = |run: &ToolRun| {
+                let writer = writers.get(&run.id).cloned().flatten();
+                writer.as_deref() == Some(own.as_str())
+                    || super::writers::gone(&own, dir.as_deref(), writer.as_deref())
+            };
+            let mut runs = runs_where(
                 conn,
                 "task_state = 'background' ORDER BY started_at, id",
                 [],
-            )
+            )?;
+            runs.retain(mine);
+            Ok(runs)
         })
         .await
     }

@@ -422,10 +422,16 @@ export class ChatSession extends RunFeed {
       this.#reloadWhenDone = true;
       return;
     }
+    // The pages read before stay read: what was scrolled back to is not taken away.
+    const had = this.older;
     ipc.getConversation(this.conversationId).then(
       (detail) => {
-        if (this.running) this.#reloadWhenDone = true;
-        else this.load(detail);
+        if (this.running) {
+          this.#reloadWhenDone = true;
+          return;
+        }
+        this.load(detail);
+        if (this.older !== null && (had === null || had < this.older)) void this.loadUntil(had ?? 0);
       },
       (err: unknown) => console.error("cannot read the conversation again", err),
     );

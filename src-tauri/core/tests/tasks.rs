@@ -91,6 +91,45 @@ async fn app_on(home: &Path) -> Arc<App> {
     App::open(config).await
 }
 
+/// What each test here starts from: aimock as the model, the tasks server, and an app on a home
+/// of its own connected to it, with a conversation; `None` (the test is skipped, and says so)
+/// without the peers. Every part is bound by each test: one left unbound would end with the
+/// statement (aimock stopped, the folders gone).
+struct Setup {
+    mock: support::Aimock,
+    server: TasksServer,
+    home: tempfile::TempDir,
+    _dir: tempfile::TempDir,
+    app: Arc<App>,
+    conversation: String,
+}
+
+async fn setup(test: &str) -> Option<Setup> {
+    if !support::mcp_peers_installed(test) {
+        return None;
+    }
+    let mock = support::aimock(test, "tool-loop.json", &[])?;
+    let dir = tempfile::tempdir().unwrap();
+    let server = TasksServer::start(dir.path());
+    let home = tempfile::tempdir().unwrap();
+    let app = app_on(home.path()).await;
+    support::add_mock_provider(&app, &mock.root).await;
+    connect(&app, &server).await;
+    let conversation = app
+        .create_conversation(None, None, &ProfileChoice::Default)
+        .await
+        .unwrap()
+        .id;
+    Some(Setup {
+        mock,
+        server,
+        home,
+        _dir: dir,
+        app,
+        conversation,
+    })
+}
+
 fn ask(conversation: &str, text: &str) -> TurnRequest {
     TurnRequest {
         conversation_id: conversation.to_owned(),
@@ -138,18 +177,17 @@ fn tool_message(messages: &[switchboard_core::store::Message], call: &str) -> St
 #[tokio::test]
 async fn a_task_the_person_goes_on_without_is_followed_to_its_end_and_the_model_reads_its_late_result(
 ) {
-    if !support::mcp_peers_installed("tasks-go-on") {
-        return;
-    }
-    let Some(mock) = support::aimock("tasks-go-on", "tool-loop.json", &[]) else {
+    let Some(Setup {
+        mock,
+        server,
+        home: _home,
+        _dir,
+        app,
+        conversation,
+    }) = setup("tasks-go-on").await
+    else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let server = TasksServer::start(dir.path());
-    let home = tempfile::tempdir().unwrap();
-    let app = app_on(home.path()).await;
-    support::add_mock_provider(&app, &mock.root).await;
-    connect(&app, &server).await;
     app.start_task_follower();
     let heard: Arc<Mutex<Vec<String>>> = Arc::default();
     let hearing = Arc::clone(&heard);
@@ -157,25 +195,21 @@ async fn a_task_the_person_goes_on_without_is_followed_to_its_end_and_the_model_
         hearing.lock().unwrap().push(conversation);
         true
     });
-    let conversation = app
-        .create_conversation(None, None, &ProfileChoice::Default)
-        .await
-        .unwrap();
 
     // The call runs as a task; the person goes on without it, and the run answers at once.
     let seen = Arc::new(Seen::default());
     let run = app
         .start_turn_answered_by(
-            ask(&conversation.id, "Task: slow report"),
+            ask(&conversation, "Task: slow report"),
             seen.clone(),
             allow(),
         )
         .await
         .unwrap();
-    when_its_task_runs(&app, &seen, &conversation.id, CallControl::GoOn).await;
+    when_its_task_runs(&app, &seen, &conversation, CallControl::GoOn).await;
     assert_eq!(run.finished().await, StopReason::Completed);
     let store = app.store().unwrap().clone();
-    let messages = store.list_messages(conversation.id.clone()).await.unwrap();
+    let messages = store.list_messages(conversation.clone()).await.unwrap();
     let said = tool_message(&messages, "call_task_slow");
     assert!(
         said.contains("go on without waiting") && said.contains("task-1"),
@@ -193,7 +227,7 @@ async fn a_task_the_person_goes_on_without_is_followed_to_its_end_and_the_model_
 
     // The follower keeps its result when the task ends, and the window hears of it.
     let late = eventually(WITHIN, "the late result", || async {
-        let all = store.list_messages(conversation.id.clone()).await.unwrap();
+        let all = store.list_messages(conversation.clone()).await.unwrap();
         all.into_iter()
             .find(|m| m.name.as_deref() == Some(LATE_RESULT))
             .ok_or("none yet")
@@ -203,7 +237,7 @@ async fn a_task_the_person_goes_on_without_is_followed_to_its_end_and_the_model_
     assert_eq!(late.content.as_deref(), Some("slow report on tides"));
     eventually(WITHIN, "the window told", || async {
         let heard = heard.lock().unwrap().clone();
-        if heard == [conversation.id.clone()] {
+        if heard == [conversation.clone()] {
             Ok(())
         } else {
             Err(heard)
@@ -217,7 +251,7 @@ async fn a_task_the_person_goes_on_without_is_followed_to_its_end_and_the_model_
     // The model reads it with the next question.
     let run = app
         .start_turn_answered_by(
-            ask(&conversation.id, "Task: and the report?"),
+            ask(&conversation, "Task: and the report?"),
             Arc::new(Seen::default()),
             allow(),
         )
@@ -244,37 +278,28 @@ async fn a_task_the_person_goes_on_without_is_followed_to_its_end_and_the_model_
 
 #[tokio::test]
 async fn the_cards_cancel_cancels_one_call_on_its_server_and_the_run_goes_on() {
-    if !support::mcp_peers_installed("tasks-cancel") {
-        return;
-    }
-    let Some(mock) = support::aimock("tasks-cancel", "tool-loop.json", &[]) else {
+    let Some(Setup {
+        mock: _mock,
+        server,
+        home: _home,
+        _dir,
+        app,
+        conversation,
+    }) = setup("tasks-cancel").await
+    else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let server = TasksServer::start(dir.path());
-    let home = tempfile::tempdir().unwrap();
-    let app = app_on(home.path()).await;
-    support::add_mock_provider(&app, &mock.root).await;
-    connect(&app, &server).await;
-    let conversation = app
-        .create_conversation(None, None, &ProfileChoice::Default)
-        .await
-        .unwrap();
     let seen = Arc::new(Seen::default());
     let run = app
-        .start_turn_answered_by(
-            ask(&conversation.id, "Task: endless"),
-            seen.clone(),
-            allow(),
-        )
+        .start_turn_answered_by(ask(&conversation, "Task: endless"), seen.clone(), allow())
         .await
         .unwrap();
-    when_its_task_runs(&app, &seen, &conversation.id, CallControl::Cancel).await;
+    when_its_task_runs(&app, &seen, &conversation, CallControl::Cancel).await;
     assert_eq!(run.finished().await, StopReason::Completed);
     let messages = app
         .store()
         .unwrap()
-        .list_messages(conversation.id.clone())
+        .list_messages(conversation.clone())
         .await
         .unwrap();
     let said = tool_message(&messages, "call_task_forever");
@@ -292,28 +317,23 @@ async fn the_cards_cancel_cancels_one_call_on_its_server_and_the_run_goes_on() {
 
 #[tokio::test]
 async fn quitting_while_a_call_waits_for_its_task_leaves_the_task_running_for_the_next_start() {
-    if !support::mcp_peers_installed("tasks-quit") {
-        return;
-    }
-    let Some(mock) = support::aimock("tasks-quit", "tool-loop.json", &[]) else {
+    let Some(Setup {
+        mock: _mock,
+        server,
+        home,
+        _dir,
+        app,
+        conversation,
+    }) = setup("tasks-quit").await
+    else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let server = TasksServer::start(dir.path());
-    let home = tempfile::tempdir().unwrap();
-    let app = app_on(home.path()).await;
-    support::add_mock_provider(&app, &mock.root).await;
-    connect(&app, &server).await;
     // The window's follower runs, as it does: quitting must not end the task through it.
     app.start_task_follower();
-    let conversation = app
-        .create_conversation(None, None, &ProfileChoice::Default)
-        .await
-        .unwrap();
     let seen = Arc::new(Seen::default());
     let _run = app
         .start_turn_answered_by(
-            ask(&conversation.id, "Task: slow report"),
+            ask(&conversation, "Task: slow report"),
             seen.clone(),
             allow(),
         )
@@ -328,7 +348,7 @@ async fn quitting_while_a_call_waits_for_its_task_leaves_the_task_running_for_th
         server.said()
     );
     let store = app.store().unwrap().clone();
-    let messages = store.list_messages(conversation.id.clone()).await.unwrap();
+    let messages = store.list_messages(conversation.clone()).await.unwrap();
     let said = tool_message(&messages, "call_task_slow");
     assert!(said.contains("Switchboard was closing"), "{said}");
     assert_eq!(
@@ -338,7 +358,7 @@ async fn quitting_while_a_call_waits_for_its_task_leaves_the_task_running_for_th
     );
     assert!(
         !store
-            .list_messages(conversation.id.clone())
+            .list_messages(conversation.clone())
             .await
             .unwrap()
             .iter()
@@ -362,7 +382,7 @@ async fn quitting_while_a_call_waits_for_its_task_leaves_the_task_running_for_th
     connect(&next, &server).await;
     next.start_task_follower();
     let late = eventually(WITHIN, "the late result", || async {
-        let all = store.list_messages(conversation.id.clone()).await.unwrap();
+        let all = store.list_messages(conversation.clone()).await.unwrap();
         all.into_iter()
             .find(|m| m.name.as_deref() == Some(LATE_RESULT))
             .ok_or("none yet")

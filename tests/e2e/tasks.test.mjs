@@ -2,12 +2,13 @@
 // a server (over HTTP) runs as a task and is killed with SIGKILL while the task runs; the window
 // started next finds the call cut off, follows the task again on its server, and shows its
 // result under the call's card when it ends. The command line's `tasks list` says it completed.
+// Then, in the window, the person goes on without a running task from its card.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import path from "node:path";
 import readline from "node:readline";
 import { test } from "node:test";
-import { BIN, cli, launch, tid, withMockModel } from "./harness.mjs";
+import { BIN, allowInDialog, answerSays, cli, launch, sendInNewConversation, tid, withMockModel } from "./harness.mjs";
 
 /** tests/peers/tasks_server.py over HTTP: its URL, and stop(). */
 async function tasksServer(home) {
@@ -64,6 +65,27 @@ test("a task cut off by kill -9 is followed again by the window, and its result 
         assert.equal(listed.length, 1);
         assert.equal(listed[0].task.state, "completed");
         assert.equal(listed[0].task.id, "task-1");
+
+        // In the window: the person goes on without a task from its card; the answer comes at
+        // once, the card says its task runs in the background, and its result follows.
+        await sendInNewConversation(b, "Task: long report");
+        await allowInDialog(b);
+        const goOn = b.$(tid("tool-go-on"));
+        await goOn.waitForDisplayed({ timeout: 30000 });
+        await app.screenshot("task-running");
+        await goOn.click();
+        await answerSays(b, "Going on while the long report is written.");
+        const card = b.$(`${tid("tool-card")}[data-call-id="call_task_long"]`);
+        const state = card.$(tid("tool-state"));
+        assert.equal(await state.getText(), "In the background");
+        await app.screenshot("task-in-background");
+        await b.waitUntil(async () => (await state.getText()) === "Done later", {
+          timeout: 60000,
+          timeoutMsg: "the task's result did not come to its card",
+        });
+        assert.match(await card.$(tid("tool-late-result")).getText(), /slow report on tides/);
+        await app.screenshot("task-done-later");
+        assert.equal(tasks(home).find((t) => t.call_id === "call_task_long")?.task.state, "completed");
       } finally {
         await app.close();
       }

@@ -93,13 +93,19 @@ describe("a task's card", () => {
       answer,
       message({ id: "t1", role: "tool", content: "went on", tool_call_id: "call_1" }),
       message({ id: "a2", role: "assistant", content: "Going on." }),
-      message({ id: "l1", role: "system", name: LATE_RESULT, content: "slow report on tides", tool_call_id: "call_1" }),
+      // A later answer calls call_1 too (Ollama's ids restart in each answer): the late result is
+      // the first answer's call's.
+      message({ id: "a3", role: "assistant", content: "", tool_calls: [{ id: "call_1", name: "tasks__other", arguments: "{}" }] }),
+      message({ id: "t3", role: "tool", content: "other", tool_call_id: "call_1" }),
+      message({ id: "l1", role: "system", name: LATE_RESULT, content: "slow report on tides", tool_call_id: "a1:call_1" }),
     ];
     const items = itemsFrom({ messages: saved, tool_runs: [run] });
     const built = (items.find((i) => i.kind === "assistant" && i.id === "a1") as AssistantItem).tools[0];
     expect(built.task).toEqual({ id: "task-1", state: "completed" });
     expect(built.late).toEqual({ content: "slow report on tides", is_error: false });
-    expect(items.filter((i) => i.kind === "assistant")).toHaveLength(2);
+    const other = (items.find((i) => i.kind === "assistant" && i.id === "a3") as AssistantItem).tools[0];
+    expect(other.late).toBeNull();
+    expect(items.filter((i) => i.kind === "assistant")).toHaveLength(3);
 
     // Live: the task is announced, then the call is answered with its task in the background.
     const live = itemsFrom({ messages: saved.slice(0, 2), tool_runs: [{ ...run, started_at: null, finished_at: null, decision: null, task: undefined }] });

@@ -233,7 +233,10 @@ async fn a_task_the_person_goes_on_without_is_followed_to_its_end_and_the_model_
             .ok_or("none yet")
     })
     .await;
-    assert_eq!(late.tool_call_id.as_deref(), Some("call_task_slow"));
+    assert_eq!(
+        switchboard_core::store::late_result_call(&late).map(|(_, call)| call),
+        Some("call_task_slow")
+    );
     assert_eq!(late.content.as_deref(), Some("slow report on tides"));
     eventually(WITHIN, "the window told", || async {
         let heard = heard.lock().unwrap().clone();
@@ -269,7 +272,7 @@ async fn a_task_the_person_goes_on_without_is_followed_to_its_end_and_the_model_
         .unwrap()
         .to_string();
     assert!(
-        user.contains("has ended")
+        user.contains("call_task_slow (tasks__slow) has ended")
             && user.contains("slow report on tides")
             && user.contains("Task: and the report?"),
         "{user}"

@@ -9,8 +9,16 @@
 import type { RunEvent } from "../lib/run-events";
 import type { Attachment, CallRef, CallTask, ConversationDetail, Finish, Message, MessageStatus, ToolRun } from "../lib/types";
 
-/** The `name` of a task's late result (a `system` message; its `tool_call_id` the call's). */
+/** The `name` of a task's late result (a `system` message; its `tool_call_id` is the call's
+ *  answer's id, ":", then the call's id, as `lateResultCall` reads it). */
 export const LATE_RESULT = "task_result";
+
+/** The call a late result is of, or null for any other message. */
+export function lateResultCall(m: Message): CallRef | null {
+  if (m.role !== "system" || m.name !== LATE_RESULT || !m.tool_call_id) return null;
+  const at = m.tool_call_id.indexOf(":");
+  return at < 0 ? null : { message_id: m.tool_call_id.slice(0, at), call_id: m.tool_call_id.slice(at + 1) };
+}
 
 /** `waiting`: for the person's approval; `reviewing`: it ran, and its result waits for the
  *  person's review before the model reads it. */
@@ -193,7 +201,7 @@ export function eventsFrom(detail: Pick<ConversationDetail, "messages" | "tool_r
         });
       }
       events.push({ type: "message_saved", message: m });
-    } else if (m.role === "system" && m.name === LATE_RESULT && m.tool_call_id) {
+    } else if (lateResultCall(m)) {
       events.push({ type: "message_saved", message: m });
     } else if (m.role === "user") {
       events.push({ type: "message_saved", message: m });
@@ -368,9 +376,10 @@ function savedIn(items: ChatItem[], cursor: ItemsCursor, message: Message): void
     item.input_tokens = saved.input_tokens;
     item.output_tokens = saved.output_tokens;
     item.cost_pico = saved.cost_pico;
-  } else if (message.role === "system" && message.name === LATE_RESULT && message.tool_call_id) {
-    // Its call is an earlier answer's: the newest card of that call id.
-    const card = cardIn(items, { answerId: null }, message.tool_call_id);
+  } else if (lateResultCall(message)) {
+    // Its call is an earlier answer's (call ids repeat across answers with Ollama and Gemini).
+    const call = lateResultCall(message)!;
+    const card = assistantIn(items, call.message_id)?.tools.find((c) => c.call_id === call.call_id);
     if (card) card.late = { content: message.content ?? "", is_error: message.is_error };
   } else if (message.role === "tool" && message.tool_call_id) {
     const card = cardIn(items, cursor, message.tool_call_id);

@@ -50,7 +50,7 @@ pub use schedules::{NewRun, RunStatus, ScheduleRow, ScheduleRun};
 pub use search::{SearchHit, SnippetPart, MAX_HITS as MAX_SEARCH_HITS};
 pub use skills::{SkillSwitch, SkillUse};
 pub use summaries::{in_force as summary_in_force, NewSummary, Summary};
-pub use tasks::{TaskEnd, LATE_RESULT};
+pub use tasks::{late_result_call, TaskEnd, LATE_RESULT};
 pub use tool_loop::{
     asked_by_app, ApprovalScope, CallRef, CallTask, StandingApproval, TaskState, ToolDecision,
     ToolRun, ToolToggle,

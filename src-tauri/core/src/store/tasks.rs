@@ -10,8 +10,18 @@ use rusqlite::params;
 use super::tool_loop::{run_by_id, runs_where, TaskState};
 use super::{messages, Message, NewMessage, Role, Store, StoreError, ToolRun};
 
-/// The `name` of a late result's message (role `system`, its `tool_call_id` the call's).
+/// The `name` of a late result's message (role `system`; its `tool_call_id` names the call
+/// as [`late_result_call`] reads it).
 pub const LATE_RESULT: &str = "task_result";
+
+/// The call a late result is of: the answer's message id and the call's id. A call id alone
+/// is not enough: Ollama's and Gemini's restart at `call_0` in each answer.
+pub fn late_result_call(m: &Message) -> Option<(&str, &str)> {
+    if m.role != Role::System || m.name.as_deref() != Some(LATE_RESULT) {
+        return None;
+    }
+    m.tool_call_id.as_deref()?.split_once(':')
+}
 
 /// How a task followed outside its run ended: its state, the whole result as the server sent
 /// it (JSON) or Switchboard's words, and what the model reads.
@@ -144,7 +154,8 @@ impl Store {
             let run = run_by_id(&tx, &run_id)?;
             let mut late = NewMessage::text(Role::System, end.for_model);
             late.name = Some(LATE_RESULT.to_owned());
-            late.tool_call_id = Some(run.call_id);
+            // A message id is a UUID: the first ':' ends it.
+            late.tool_call_id = Some(format!("{}:{}", run.message_id, run.call_id));
             late.is_error = end.is_error;
             let saved = messages::insert(&tx, &run.conversation_id, &late)?;
             tx.commit()?;

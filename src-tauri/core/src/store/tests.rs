@@ -350,7 +350,10 @@ async fn a_call_whose_task_ran_when_its_process_was_killed_is_followed_again_and
         .expect("a late result");
     assert_eq!(late.role, Role::System);
     assert_eq!(late.name.as_deref(), Some(LATE_RESULT));
-    assert_eq!(late.tool_call_id.as_deref(), Some("call_task"));
+    assert_eq!(
+        late_result_call(&late),
+        Some((answer.id.as_str(), "call_task"))
+    );
     // A second follower (the window and `tasks follow` both) keeps nothing more.
     assert!(next
         .end_background_task(task_run.clone(), end)

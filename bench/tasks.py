@@ -5,8 +5,9 @@ as tasks left to be followed outside their runs (their process is gone); then, m
 after one warm-up each:
 
 - `tasks list --json --limit 200`;
-- `tasks follow --json` when their server is not configured: the follower's pass over COUNT
-  open tasks (each said to wait for its server), what every start and every look pays.
+- `tasks follow --json` when their server is configured but down (nothing listens at its
+  address): the follower's pass over COUNT open tasks (each said to wait for its server), what
+  every start and every look pays, its failed start included.
 
 Usage: SWITCHBOARD_BIN=path/to/switchboard python3 bench/tasks.py [COUNT]
 """
@@ -29,6 +30,8 @@ CONVERSATIONS, CALLS = 200, 100
 home = tempfile.mkdtemp(prefix="tasks-bench-")
 env = dict(os.environ, SWITCHBOARD_HOME=home)
 subprocess.run([BIN, "tasks", "list"], env=env, capture_output=True, check=True)
+# Port 9 (discard) on the loopback: refused at once.
+subprocess.run([BIN, "mcp", "add", "tasks", "--url", "http://127.0.0.1:9/mcp"], env=env, capture_output=True, check=True)
 now = int(time.time() * 1000)
 db = sqlite3.connect(os.path.join(home, "data", "switchboard.db"))
 open_every = max(1, CONVERSATIONS * CALLS // COUNT)

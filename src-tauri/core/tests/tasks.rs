@@ -402,3 +402,51 @@ async fn quitting_while_a_call_waits_for_its_task_leaves_the_task_running_for_th
     );
     next.shutdown(Duration::from_secs(10)).await;
 }
+
+#[tokio::test]
+async fn a_task_whose_server_is_no_longer_among_the_persons_servers_is_said_to_be_lost() {
+    let Some(Setup {
+        mock: _mock,
+        server: _server,
+        home: _home,
+        _dir,
+        app,
+        conversation,
+    }) = setup("tasks-removed").await
+    else {
+        return;
+    };
+    let seen = Arc::new(Seen::default());
+    let run = app
+        .start_turn_answered_by(
+            ask(&conversation, "Task: slow report"),
+            seen.clone(),
+            allow(),
+        )
+        .await
+        .unwrap();
+    when_its_task_runs(&app, &seen, &conversation, CallControl::GoOn).await;
+    assert_eq!(run.finished().await, StopReason::Completed);
+    // The server goes (it was never in this home's mcp.json): the task cannot be followed.
+    app.host().stop("tasks").await;
+    let followed = app.follow_tasks_until_done().await.unwrap();
+    assert_eq!(followed.len(), 1);
+    assert_eq!(followed[0].state, TaskState::Lost);
+    assert!(
+        followed[0].said.contains("no longer among your servers"),
+        "{}",
+        followed[0].said
+    );
+    let messages = app
+        .store()
+        .unwrap()
+        .list_messages(conversation.clone())
+        .await
+        .unwrap();
+    let late = messages
+        .iter()
+        .find(|m| m.name.as_deref() == Some(LATE_RESULT))
+        .expect("the conversation says so");
+    assert!(late.is_error);
+    assert!(app.background_tasks().await.unwrap().is_empty());
+}

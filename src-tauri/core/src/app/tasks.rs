@@ -185,6 +185,42 @@ impl App {
             said,
         };
         let Some(server) = self.host.server(&run.server) else {
+            // A server removed from mcp.json will not run again: its task is said to be lost,
+            // not followed for ever (an mcp.json that cannot be read loses nothing).
+            // (A server the host is trying to run is configured: mcp.json is read only for
+            // one it stopped or never knew.)
+            let trying = self
+                .host
+                .states()
+                .get(&run.server)
+                .is_some_and(|state| !matches!(state, crate::mcp::host::ServerState::Stopped));
+            let removed = !trying
+                && self
+                    .load_mcp()
+                    .is_ok_and(|file| !file.specs().iter().any(|(name, _)| name == &run.server));
+            if removed {
+                let said = format!(
+                    "The task of “{}” cannot be followed: its server “{}” is no longer among \
+                     your servers. Its work may or may not have been done.",
+                    run.display_name, run.server
+                );
+                let end = TaskEnd {
+                    state: TaskState::Lost,
+                    result: said.clone(),
+                    for_model: said.clone(),
+                    is_error: true,
+                    rich: false,
+                };
+                if self
+                    .store()?
+                    .end_background_task(run.id.clone(), end)
+                    .await?
+                    .is_some()
+                {
+                    let _ = self.task_ends.send(run.conversation_id.clone());
+                }
+                return Ok(followed(TaskState::Lost, said));
+            }
             return Ok(followed(
                 TaskState::Background,
                 format!(

@@ -187,9 +187,12 @@ describe("attaching files", () => {
     expect(backend.callsTo("set_conversation_tool").map((c) => c.args)).toEqual([
       { conversationId: chat.id, server: "fault", tool: "report", enabled: true },
     ]);
-    // Rust switched it on, and only it.
-    const on = (await backend.seed(() => ipc.listConversationTools(chat.id))).filter((t) => t.enabled).map((t) => t.tool);
-    expect(on).toEqual(["report"]);
+    // Rust switched it on, and only it (the card goes as the click is taken: the switch is
+    // written a moment later, so its list is read until it says so — failed once in a loaded run).
+    await waitFor(async () => {
+      const on = (await backend.seed(() => ipc.listConversationTools(chat.id))).filter((t) => t.enabled).map((t) => t.tool);
+      expect(on).toEqual(["report"]);
+    });
   }, 20_000);
 
   it("a pasted image is kept as bytes (never a path); pasted binary data is refused with the reason", async () => {

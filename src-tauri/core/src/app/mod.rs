@@ -494,6 +494,21 @@ impl App {
         )
     }
 
+    /// The token of a window's watcher that takes `slot` (the servers', the schedules', the
+    /// tasks'): the watcher it replaces (a window before its reload) stops, and this one stops
+    /// at quit too.
+    fn replace_watcher(&self, slot: &std::sync::Mutex<CancellationToken>) -> CancellationToken {
+        let stop = self.quitting.child_token();
+        let previous = std::mem::replace(
+            &mut *slot
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+            stop.clone(),
+        );
+        previous.cancel();
+        stop
+    }
+
     /// Stops a run (its stream and every running call); a run that ended is left alone.
     pub fn stop_run(&self, run_id: &str) {
         self.runs.stop(run_id);

@@ -372,15 +372,7 @@ impl App {
     /// of a schedule or a run (this process's: the only runs that wait are the window's), until
     /// `send` says the window is gone or another watcher replaces this one.
     pub fn watch_schedules(self: &Arc<Self>, send: impl Fn(u32) -> bool + Send + 'static) {
-        let stop = self.quitting.child_token();
-        let previous = std::mem::replace(
-            &mut *self
-                .schedule_watcher
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner),
-            stop.clone(),
-        );
-        previous.cancel();
+        let stop = self.replace_watcher(&self.schedule_watcher);
         let mut changes = self.schedule_changes.subscribe();
         let app = Arc::clone(self);
         tokio::spawn(async move {

@@ -7,7 +7,7 @@
 //! ([`App::control_call`]): Cancel, and Go on for a task.
 
 use std::collections::HashSet;
-use std::sync::{Arc, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Serialize;
@@ -76,15 +76,7 @@ impl App {
     /// Sends the window the conversation a task's late result landed in, each time one does,
     /// until `send` says the window is gone or another watcher replaces this one.
     pub fn watch_tasks(self: &Arc<Self>, send: impl Fn(String) -> bool + Send + 'static) {
-        let stop = self.quitting.child_token();
-        let previous = std::mem::replace(
-            &mut *self
-                .task_watcher
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner),
-            stop.clone(),
-        );
-        previous.cancel();
+        let stop = self.replace_watcher(&self.task_watcher);
         let mut ended = self.task_ends.subscribe();
         tokio::spawn(async move {
             loop {
@@ -199,27 +191,16 @@ impl App {
                     .load_mcp()
                     .is_ok_and(|file| !file.specs().iter().any(|(name, _)| name == &run.server));
             if removed {
-                let said = format!(
-                    "The task of “{}” cannot be followed: its server “{}” is no longer among \
-                     your servers. Its work may or may not have been done.",
-                    run.display_name, run.server
+                let end = TaskEnd::words(
+                    TaskState::Lost,
+                    format!(
+                        "The task of “{}” cannot be followed: its server “{}” is no longer among \
+                         your servers. Its work may or may not have been done.",
+                        run.display_name, run.server
+                    ),
                 );
-                let end = TaskEnd {
-                    state: TaskState::Lost,
-                    result: said.clone(),
-                    for_model: said.clone(),
-                    is_error: true,
-                    rich: false,
-                };
-                if self
-                    .store()?
-                    .end_background_task(run.id.clone(), end)
-                    .await?
-                    .is_some()
-                {
-                    let _ = self.task_ends.send(run.conversation_id.clone());
-                }
-                return Ok(followed(TaskState::Lost, said));
+                let (state, said) = self.keep_end(&run, &task_id, end).await?;
+                return Ok(followed(state, said));
             }
             return Ok(followed(
                 TaskState::Background,
@@ -249,56 +230,21 @@ impl App {
             }
         };
         drop(controls);
-        let resumed = match resumed {
-            Some(_) | None if self.quitting.is_cancelled() => None,
-            other => other,
-        };
-        let Some(resumed) = resumed else {
+        let Some(resumed) = resumed.filter(|_| !self.quitting.is_cancelled()) else {
             return Ok(followed(
                 TaskState::Background,
                 "Switchboard is closing: the task is followed again at the next start.".to_owned(),
             ));
         };
-        if let Resumed::Later(e) = &resumed {
-            tracing::warn!(server = %run.server, task = %task_id, error = %e, "a task could not be followed now; it is followed again later");
-            return Ok(followed(
-                TaskState::Background,
-                format!("It could not be followed now ({e}); it is followed again later."),
-            ));
-        }
-        let end = self.task_end(&run, resumed);
-        let said = end.for_model.clone();
-        let state = end.state;
-        let saved = self
-            .store()?
-            .end_background_task(run.id.clone(), end)
-            .await?;
-        if saved.is_some() {
-            tracing::info!(server = %run.server, task = %task_id, state = state.as_str(), "a task followed outside its run ended");
-            let _ = self.task_ends.send(run.conversation_id.clone());
-        }
-        Ok(followed(state, said))
-    }
-
-    /// How a task ended, as kept.
-    fn task_end(&self, run: &ToolRun, resumed: Resumed) -> TaskEnd {
-        let words = |state: TaskState, text: String| TaskEnd {
-            state,
-            result: text.clone(),
-            for_model: text,
-            is_error: true,
-            rich: false,
-        };
-        match resumed {
-            // Not an end (the caller keeps the task to follow): said as one only if asked.
-            Resumed::Later(e) => words(
-                TaskState::Background,
-                format!(
-                    "The task of “{}” could not be followed now: {e}",
-                    run.display_name
-                ),
-            ),
-            Resumed::Unknown(said) => words(
+        let end = match resumed {
+            Resumed::Later(e) => {
+                tracing::warn!(server = %run.server, task = %task_id, error = %e, "a task could not be followed now; it is followed again later");
+                return Ok(followed(
+                    TaskState::Background,
+                    format!("It could not be followed now ({e}); it is followed again later."),
+                ));
+            }
+            Resumed::Unknown(said) => TaskEnd::words(
                 TaskState::Lost,
                 format!(
                     "The task of “{}” could not be followed again: its server no longer knows it \
@@ -306,14 +252,14 @@ impl App {
                     run.display_name
                 ),
             ),
-            Resumed::Ended(Err(McpError::Cancelled { .. })) => words(
+            Resumed::Ended(Err(McpError::Cancelled { .. })) => TaskEnd::words(
                 TaskState::Cancelled,
                 format!(
                     "The person cancelled the task of “{}” before it ended.",
                     run.display_name
                 ),
             ),
-            Resumed::Ended(Err(e)) => words(
+            Resumed::Ended(Err(e)) => TaskEnd::words(
                 TaskState::Failed,
                 format!("The task of “{}” did not end well: {e}", run.display_name),
             ),
@@ -328,6 +274,28 @@ impl App {
                     rich: results::is_rich(&value),
                 }
             }
+        };
+        let (state, said) = self.keep_end(&run, &task_id, end).await?;
+        Ok(followed(state, said))
+    }
+
+    /// Keeps how call `run`'s task ended and tells the window; returns its state and words.
+    async fn keep_end(
+        &self,
+        run: &ToolRun,
+        task_id: &str,
+        end: TaskEnd,
+    ) -> Result<(TaskState, String), CoreError> {
+        let said = end.for_model.clone();
+        let state = end.state;
+        let saved = self
+            .store()?
+            .end_background_task(run.id.clone(), end)
+            .await?;
+        if saved.is_some() {
+            tracing::info!(server = %run.server, task = %task_id, state = state.as_str(), "a task followed outside its run ended");
+            let _ = self.task_ends.send(run.conversation_id.clone());
         }
+        Ok((state, said))
     }
 }

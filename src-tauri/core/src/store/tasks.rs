@@ -34,6 +34,20 @@ pub struct TaskEnd {
     pub rich: bool,
 }
 
+impl TaskEnd {
+    /// An end that is Switchboard's words, not a result: the model and the record both read
+    /// `text`, as an error.
+    pub fn words(state: TaskState, text: String) -> Self {
+        TaskEnd {
+            state,
+            result: text.clone(),
+            for_model: text,
+            is_error: true,
+            rich: false,
+        }
+    }
+}
+
 impl Store {
     /// Records that call `run_id` runs as the server's task `task_id`, followed by its run.
     ///

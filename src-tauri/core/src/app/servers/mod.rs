@@ -94,15 +94,7 @@ impl App {
         self: &Arc<Self>,
         send: impl Fn(Vec<McpServerStatus>) -> bool + Send + 'static,
     ) {
-        let stop = self.quitting.child_token();
-        let previous = std::mem::replace(
-            &mut *self
-                .server_watcher
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-            stop.clone(),
-        );
-        previous.cancel();
+        let stop = self.replace_watcher(&self.server_watcher);
         let (mut hosts, mut configs) = (self.host.watch(), self.config_changes.subscribe());
         let app = Arc::clone(self);
         tokio::spawn(async move {

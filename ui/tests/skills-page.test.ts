@@ -86,6 +86,48 @@ describe("the Skills page", () => {
     expect(await backend.seed(() => ipc.listSkills())).toEqual([]);
   });
 
+  it("lets the model ask to run a skill's scripts only after showing them, and says when they changed", async () => {
+    const folder = skillFolder("pdf-forms", "Fill PDF forms.");
+    await backend.host({ folder });
+    await backend.seed(() => ipc.addSkill(false));
+    const { user } = await renderApp();
+    await user.click(screen.getByTestId("nav-skills"));
+    await waitFor(() => expect(within(card("pdf-forms")).getByTestId("skill-scripts").dataset.state).toBe("off"));
+    const toggle = () => within(card("pdf-forms")).getByTestId("skill-scripts-switch") as HTMLInputElement;
+    expect(toggle().checked).toBe(false);
+
+    // Switching it on asks first, listing the scripts; closing the question allows nothing.
+    await user.click(toggle());
+    const dialog = await screen.findByTestId("confirm-dialog");
+    expect(within(dialog).getByTestId("skill-scripts-list").textContent).toBe("scripts/fill.sh");
+    expect(dialog.textContent).toContain("no network");
+    await user.click(within(dialog).getByRole("button", { name: "Cancel" }));
+    expect(toggle().checked).toBe(false);
+    expect((await backend.seed(() => ipc.listSkills()))[0].scripts).toBe("off");
+
+    await user.click(toggle());
+    await user.click(within(await screen.findByTestId("confirm-dialog")).getByRole("button", { name: "Allow" }));
+    await waitFor(() => expect(within(card("pdf-forms")).getByTestId("skill-scripts").dataset.state).toBe("on"));
+    expect(toggle().checked).toBe(true);
+    expect((await backend.seed(() => ipc.listSkills()))[0].scripts).toBe("on");
+
+    // A script changed after allowing: set aside, and said.
+    const kept = (await backend.seed(() => ipc.listSkills()))[0];
+    if (kept.origin.kind !== "folder") throw new Error("a folder skill");
+    writeFileSync(join(kept.origin.path, "scripts", "fill.sh"), "#!/bin/sh\necho changed\n");
+    await user.click(screen.getByTestId("nav-settings"));
+    await user.click(screen.getByTestId("nav-skills"));
+    await waitFor(() => expect(within(card("pdf-forms")).getByTestId("skill-scripts").dataset.state).toBe("changed"));
+    expect(toggle().checked).toBe(false);
+
+    // Off again.
+    await user.click(toggle());
+    await user.click(within(await screen.findByTestId("confirm-dialog")).getByRole("button", { name: "Allow" }));
+    await waitFor(() => expect(toggle().checked).toBe(true));
+    await user.click(toggle());
+    await waitFor(() => expect(within(card("pdf-forms")).getByTestId("skill-scripts").dataset.state).toBe("off"));
+  });
+
   it("says why a folder is refused, and adds nothing", async () => {
     const { user } = await renderApp();
     await user.click(screen.getByTestId("nav-skills"));

@@ -87,6 +87,7 @@ fn bindings() -> String {
         crate::skills::SkillOrigin,
         crate::skills::SkillFile,
         crate::skills::Skill,
+        crate::skills::scripts::ScriptsAllowed,
         crate::store::SkillUse,
         crate::app::SkillDetail,
         crate::app::ConversationSkill,

@@ -72,7 +72,7 @@ async fn a_skill_is_added_listed_shown_switched_exported_and_removed_from_the_co
         said.contains("Ignored (Switchboard never acts on these): allowed-tools, hooks"),
         "{said}"
     );
-    assert!(said.contains("It has scripts: the model can read them; nothing runs them."));
+    assert!(said.contains("has scripts: the model can read them; nothing runs them"));
     assert!(home
         .path()
         .join("config/skills/pdf-forms/SKILL.md")
@@ -251,4 +251,194 @@ async fn hostile_skills_are_refused_and_nothing_is_written_outside_the_skills_fo
         .map(|d| d.flatten().map(|e| e.file_name()).collect())
         .unwrap_or_default();
     assert!(left.is_empty(), "{left:?}");
+}
+
+/// What a skill's script probes from inside its sandbox: its arguments and standard input, a
+/// file of its own skill, a file in the home folder, a port of this computer, a write beside
+/// its skill, and a file of its own working folder.
+const PROBE: &str = r#"import os, socket, sys
+secret, port, skill_dir = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+print("SUM", sum(int(a) for a in sys.argv[4:]))
+print("STDIN", sys.stdin.read().strip())
+def tried(label, act):
+    try:
+        act()
+        print(label, "OPEN")
+    except Exception:
+        print(label, "REFUSED")
+tried("SKILL-READ", lambda: open(os.path.join(skill_dir, "SKILL.md")).read())
+tried("HOME-READ", lambda: open(secret).read())
+tried("NET", lambda: socket.create_connection(("127.0.0.1", port), timeout=2))
+tried("SKILL-WRITE", lambda: open(os.path.join(skill_dir, "planted"), "w").write("x"))
+open("out.txt", "w").write("made")
+print("KEY", os.environ.get("OPENAI_API_KEY", "none"))
+"#;
+
+/// Issue 61: a skill's script runs only in its sandbox: with its arguments and standard input,
+/// it reads its skill, and writes its own working folder, whose files are listed; the home
+/// folder, the network and the skill's folder (for writing) are refused; a script past its
+/// time is ended with everything it started, and a cancelled one is ended.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn a_skills_script_runs_in_its_sandbox_only_and_is_ended_in_time() {
+    use switchboard_core::skills::scripts::{run, Place, ScriptError};
+    use tokio_util::sync::CancellationToken;
+    if switchboard_core::sandbox::linux::landlock_abi().is_none() {
+        eprintln!("SKIPPED: this kernel has no Landlock, and scripts run only in a sandbox");
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let home = root.path().join("home");
+    write(&home, "secret.txt", b"HOME-SECRET");
+    let skill = root.path().join("skill");
+    write(
+        &skill,
+        "SKILL.md",
+        b"---\nname: probe\ndescription: d\n---\n",
+    );
+    write(&skill, "scripts/probe.py", PROBE.as_bytes());
+    // A length of sleep of this test's own, to find what it left (another test run beside
+    // this one has its own).
+    let sleep = format!("sleep 600.{}", std::process::id());
+    write(
+        &skill,
+        "scripts/slow.sh",
+        format!("{sleep} &\n{sleep}\n").as_bytes(),
+    );
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port().to_string();
+    let place = Place {
+        skill_dir: skill.clone(),
+        work_dir: root.path().join("runs/one"),
+        home: home.clone(),
+        search_path: std::env::var_os("PATH").unwrap(),
+    };
+    let args: Vec<String> = [
+        home.join("secret.txt").display().to_string(),
+        port,
+        skill.display().to_string(),
+        "3".into(),
+        "4".into(),
+    ]
+    .into();
+    let never = CancellationToken::new();
+    let ran = run(
+        &place,
+        "scripts/probe.py",
+        &args,
+        Some("hello"),
+        std::time::Duration::from_secs(60),
+        &never,
+    )
+    .await
+    .unwrap();
+    let out = &ran.stdout;
+    assert_eq!(ran.code, Some(0), "{out}\n{}", ran.stderr);
+    for line in [
+        "SUM 7",
+        "STDIN hello",
+        "SKILL-READ OPEN",
+        "HOME-READ REFUSED",
+        "NET REFUSED",
+        "SKILL-WRITE REFUSED",
+        "KEY none",
+    ] {
+        assert!(out.contains(line), "{line}: {out}");
+    }
+    assert!(!skill.join("planted").exists());
+    assert_eq!(ran.files, vec![("out.txt".to_owned(), 4)]);
+    assert_eq!(
+        std::fs::read_to_string(place.work_dir.join("out.txt")).unwrap(),
+        "made"
+    );
+
+    // Past its time: ended, with what it started in the background.
+    let slow = Place {
+        work_dir: root.path().join("runs/slow"),
+        ..place.clone()
+    };
+    let ran = run(
+        &slow,
+        "scripts/slow.sh",
+        &[],
+        None,
+        std::time::Duration::from_millis(500),
+        &never,
+    )
+    .await
+    .unwrap();
+    assert!(ran.timed_out && ran.code.is_none());
+    // Cancelled: ended at once.
+    let cancel = CancellationToken::new();
+    let later = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        later.cancel();
+    });
+    let cancelled = run(
+        &slow,
+        "scripts/slow.sh",
+        &[],
+        None,
+        std::time::Duration::from_secs(60),
+        &cancel,
+    )
+    .await;
+    assert!(matches!(cancelled, Err(ScriptError::Cancelled)));
+    // Nothing it started is left, not even what it started in the background.
+    let left = std::process::Command::new("pgrep")
+        .args(["-f", &format!("^{sleep}$")])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&left.stdout).trim().is_empty(),
+        "left running: {}",
+        String::from_utf8_lossy(&left.stdout)
+    );
+}
+
+/// Issue 61: `switchboard skills scripts NAME --allow|--deny` sets whether the model may ask to
+/// run a skill's scripts; a change to a script after allowing them sets them aside.
+#[tokio::test]
+async fn a_skills_scripts_are_allowed_from_the_command_line_for_the_scripts_they_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let app = support::app_without_a_model(home.path(), Arc::new(MemoryStore::default())).await;
+    let source = dir.path().join("tally");
+    write(
+        &source,
+        "SKILL.md",
+        b"---\nname: tally\ndescription: Adds numbers.\n---\nRun scripts/tally.py.\n",
+    );
+    write(&source, "scripts/tally.py", b"print(1)\n");
+    app.add_skill(source).await.unwrap();
+    let state =
+        |said: &str| serde_json::from_str::<serde_json::Value>(said).unwrap()["scripts"].clone();
+    let (ran, said) = cli(&app, &["skills", "scripts", "tally", "--json"]).await;
+    ran.unwrap();
+    assert_eq!(state(&said), "off");
+    let (ran, said) = cli(&app, &["skills", "scripts", "tally", "--allow"]).await;
+    ran.unwrap();
+    assert!(said.contains("each run asks you first"), "{said}");
+    let (_, said) = cli(&app, &["skills", "scripts", "tally", "--json"]).await;
+    assert_eq!(state(&said), "on");
+    write(
+        &app.skill_library().dir().join("tally"),
+        "scripts/tally.py",
+        b"print(2)\n",
+    );
+    let (_, said) = cli(&app, &["skills", "scripts", "tally"]).await;
+    assert!(said.contains("changed since you allowed them"), "{said}");
+    let listed = app.skills().await.unwrap();
+    assert_eq!(
+        listed[0].scripts,
+        switchboard_core::skills::scripts::ScriptsAllowed::Changed
+    );
+    let (ran, _) = cli(&app, &["skills", "scripts", "tally", "--deny", "--json"]).await;
+    ran.unwrap();
+    let (_, said) = cli(&app, &["skills", "scripts", "tally", "--json"]).await;
+    assert_eq!(state(&said), "off");
+    // A skill with no scripts cannot have them allowed.
+    let (ran, _) = cli(&app, &["skills", "scripts", "missing", "--allow"]).await;
+    assert!(ran.is_err());
 }

@@ -884,6 +884,88 @@ async fn a_skill_is_listed_by_its_description_and_loaded_on_demand_and_nothing_i
     assert_eq!(detail.used_in[0].conversation_id, w.conversation);
 }
 
+/// Issue 61: a skill's script is offered to the model only once the person allowed that
+/// skill's scripts; the call asks like a server's tool, runs in its sandbox with the model's
+/// arguments and input, and the model reads what it printed and the files it wrote. A script
+/// changed after allowing is no longer offered.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn a_skills_script_runs_only_when_allowed_and_asks_each_time() {
+    if switchboard_core::sandbox::linux::landlock_abi().is_none() {
+        eprintln!("SKIPPED: this kernel has no Landlock, and scripts run only in a sandbox");
+        return;
+    }
+    let Some(w) = world("skill_script", &[]).await else {
+        return;
+    };
+    let source = tempfile::tempdir().unwrap();
+    let skill = source.path().join("tally");
+    std::fs::create_dir_all(skill.join("scripts")).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: tally\ndescription: Adds numbers.\n---\nRun scripts/tally.py.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        skill.join("scripts/tally.py"),
+        "import sys\nprint('TALLY', sum(int(a) for a in sys.argv[1:]), sys.stdin.read())\n\
+         open('tally.txt', 'w').write('7')\n",
+    )
+    .unwrap();
+    w.app.add_skill(skill).await.unwrap();
+    let offers = |setup: &RunSetup| setup.tools.iter().any(|t| t.tool == "run_skill_script");
+    assert!(
+        !offers(&w.setup("Tally with the skill").await),
+        "not offered before the person allows the skill's scripts"
+    );
+    w.app.set_skill_scripts("tally", true).await.unwrap();
+    let setup = w.setup("Tally with the skill").await;
+    let tool = setup
+        .tools
+        .iter()
+        .find(|t| t.tool == "run_skill_script")
+        .expect("offered once allowed");
+    assert!(
+        tool.description.contains("- tally: scripts/tally.py"),
+        "{}",
+        tool.description
+    );
+
+    let recorder = Recorder::new(Decision::AllowOnce, None);
+    let (reason, events) = w.say("Tally with the skill", &recorder).await;
+    assert_eq!(reason, StopReason::Completed);
+    assert_eq!(
+        events
+            .all()
+            .iter()
+            .filter(|e| matches!(e, RunEvent::ApprovalRequired { .. }))
+            .count(),
+        1,
+        "the person is asked before it runs"
+    );
+    let requests = w.requests().await;
+    let result = requests[1]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool" && m["tool_call_id"] == "call_tally")
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(result.contains("TALLY 7 from stdin"), "{result}");
+    assert!(result.contains("exited with code 0"), "{result}");
+    assert!(result.contains("- tally.txt (1 bytes)"), "{result}");
+
+    // Changed after allowing: set aside until allowed again.
+    std::fs::write(
+        w.app.skill_library().dir().join("tally/scripts/tally.py"),
+        "print('other')\n",
+    )
+    .unwrap();
+    assert!(!offers(&w.setup("Tally with the skill").await));
+}
+
 /// Issue 61: a server's skills (the MCP Skills extension, a scripted server) are listed without
 /// reading a file, off until the person switches one on; loaded from that server only, each
 /// file checked against the digest it was listed with (a tampered one is refused), and nothing

@@ -651,7 +651,11 @@ export type SkillFile = {
 /**
  * Its path inside the skill, with `/` between its parts.
  */
-path: string, bytes: number, };
+path: string, bytes: number, 
+/**
+ * It is a program ([`is_script`]).
+ */
+script: boolean, };
 
 /**
  * A skill as the window and the command line see it.
@@ -679,9 +683,14 @@ fields: Record<string, unknown>,
  */
 ignored: Array<string>, 
 /**
- * It has files that are programs (scripts): the model can read them; nothing runs them.
+ * It has files that are programs (scripts): the model can read them, and run them only
+ * where the person allowed it ([`scripts`]).
  */
 has_scripts: boolean, 
+/**
+ * Whether the model may ask to run its scripts.
+ */
+scripts: ScriptsAllowed, 
 /**
  * A server's skill the person switched on whose files changed since: off until they
  * switch it on again (their approval was bound to the files it had).
@@ -697,6 +706,11 @@ approval: string | null,
  * Why the folder is not a skill Switchboard can use; `None` for a good one.
  */
 problem: string | null, };
+
+/**
+ * Whether the person lets the model ask to run a skill's scripts.
+ */
+export type ScriptsAllowed = "none" | "off" | "on" | "changed";
 
 /**
  * A conversation that used a skill.

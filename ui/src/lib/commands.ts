@@ -976,6 +976,14 @@ export function setSkillEnabled(name: string, enabled: boolean, conversationId?:
   return call("set_skill_enabled", { name, enabled, conversationId: conversationId ?? null, approval: approval ?? null });
 }
 
+/**
+ * Lets the model ask to run a skill's scripts (each run asks, in a sandbox), or no
+ * longer; allowing holds for the scripts as they are now.
+ */
+export function setSkillScripts(name: string, allowed: boolean): Promise<void> {
+  return call("set_skill_scripts", { name, allowed });
+}
+
 export function conversationSkills(conversationId: string): Promise<Array<ConversationSkill>> {
   return call("conversation_skills", { conversationId });
 }

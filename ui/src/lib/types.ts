@@ -40,6 +40,7 @@ export type {
   SkillDetail,
   SkillFile,
   SkillOrigin,
+  ScriptsAllowed,
   SkillUse,
   ConversationSkill,
   TimeRule,

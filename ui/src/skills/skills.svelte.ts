@@ -2,7 +2,7 @@
 // (each with its switch for every conversation, or why it cannot be used), a skill in full when
 // the page opens it (its instructions, files and the conversations that used it), and the
 // actions: add from a folder or a .zip (Rust's native dialog picks it and Rust checks it), switch
-// on or off, export, remove. Rust owns the folder, the checks and the switches; after each change
+// on or off, let the model ask to run its scripts, export, remove. Rust owns the folder, the checks and the switches; after each change
 // the list is read again from Rust.
 
 import * as ipc from "../lib/ipc";
@@ -59,6 +59,13 @@ export class SkillsStore {
    *  shown (`approval`: Rust refuses if it changed since). */
   async setEnabled(name: string, enabled: boolean, approval: string | null = null): Promise<void> {
     await this.#change(() => ipc.setSkillEnabled(name, enabled, null, approval));
+    if (this.details[name]) await this.open(name);
+  }
+
+  /** Lets the model ask to run a skill's scripts (each run asks, in Rust's sandbox), or no
+   *  longer; Rust binds the allowance to the scripts as they are now. */
+  async setScripts(name: string, allowed: boolean): Promise<void> {
+    await this.#change(() => ipc.setSkillScripts(name, allowed));
     if (this.details[name]) await this.open(name);
   }
 

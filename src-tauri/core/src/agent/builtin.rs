@@ -12,6 +12,10 @@
 //!   one of its files. Offered when the conversation has skills switched on; its description
 //!   lists them ([`crate::skills::catalogue`]). It reads only skills the person switched on
 //!   for the conversation, so it does not ask either.
+//! - `run_skill_script(name, script, args?, stdin?)` (issue 61): runs a script of one of the
+//!   person's skills whose scripts they allowed, in a sandbox ([`crate::skills::scripts`]).
+//!   Offered only when such a skill is on for the conversation; it is not read-only, and asks
+//!   like any server's tool.
 
 use serde_json::{json, Value};
 
@@ -29,6 +33,8 @@ pub const SEARCH_TOOLS: &str = "search_tools";
 pub const READ_RESULT: &str = "read_result";
 /// The tool that loads a skill's instructions or one of its files.
 pub const LOAD_SKILL: &str = "load_skill";
+/// The tool that runs a skill's script (where the person allowed it).
+pub const RUN_SCRIPT: &str = "run_skill_script";
 
 /// Whether a call of Switchboard's own `tool` runs without an approval: it reads only what the
 /// conversation already allowed (its tools' list, its own results).
@@ -123,6 +129,70 @@ pub fn load_skill_tool(
             "additionalProperties": false
         }),
     ))
+}
+
+/// `run_skill_script`, offered when `skills` (on for the conversation, their scripts allowed)
+/// are not empty; its description names their scripts in at most `max_chars` characters.
+pub fn run_script_tool(
+    skills: &[&crate::skills::Skill],
+    max_chars: usize,
+) -> Option<CatalogueTool> {
+    if skills.is_empty() {
+        return None;
+    }
+    let mut description = String::from(
+        "Runs a script a skill ships, in a sandbox: it has no network, can read the system and \
+         the skill's own folder, and writes only a new working folder of its own (the person's \
+         files are out of its reach). The person is asked before each run. Give the skill's \
+         name, the script's path in the skill (as load_skill lists its files), its arguments, \
+         and text for its standard input if it reads one. Load the skill first and follow its \
+         instructions.\n\nScripts you may run:\n",
+    );
+    let room = max_chars.saturating_sub(200);
+    let mut left_out = 0usize;
+    for skill in skills {
+        let scripts: Vec<&str> = skill
+            .files
+            .iter()
+            .filter(|f| f.script)
+            .map(|f| f.path.as_str())
+            .collect();
+        let line = format!("- {}: {}\n", skill.name, scripts.join(", "));
+        if description.len() + line.len() > room {
+            left_out += 1;
+        } else {
+            description.push_str(&line);
+        }
+    }
+    if left_out > 0 {
+        description.push_str(&format!(
+            "({left_out} more skills' scripts: load the skill to see them.)\n"
+        ));
+    }
+    let names: Vec<&str> = skills.iter().map(|s| s.name.as_str()).collect();
+    let mut tool = own_tool(
+        RUN_SCRIPT,
+        "Run Skill Script",
+        description,
+        json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "enum": names, "description": "The skill's name."},
+                "script": {"type": "string", "description": "The script's path in the skill, as its list of files gives it."},
+                "args": {"type": "array", "items": {"type": "string"}, "description": "Its arguments, one string each."},
+                "stdin": {"type": "string", "description": "Text given to its standard input."}
+            },
+            "required": ["name", "script"],
+            "additionalProperties": false
+        }),
+    );
+    // It runs a program: never read-only, so no rule for read-only tools lets it run unasked.
+    tool.annotations = Some(json!({
+        "readOnlyHint": false,
+        "destructiveHint": false,
+        "openWorldHint": false
+    }));
+    Some(tool)
 }
 
 /// Adds `tool` to `tools`, renamed `…_2`, `…_3` when a server's tool has its wire name (a

@@ -71,8 +71,19 @@ impl App {
     /// [`App::skills`], with the entry each server's skill was listed with, by name.
     async fn skills_and_entries(&self) -> Result<(Vec<Skill>, HashMap<String, Served>), CoreError> {
         let library = self.skill_library();
-        let mut skills = blocking(move || Ok(library.list())).await?;
         let switches = self.store()?.skill_switches().await?;
+        let allowed: HashMap<String, String> = switches
+            .iter()
+            .filter_map(|(name, s)| Some((name.clone(), s.scripts.clone()?)))
+            .collect();
+        let mut skills = blocking(move || {
+            let mut skills = library.list();
+            for skill in &mut skills {
+                skill.scripts = scripts_allowed(&library, skill, allowed.get(&skill.name));
+            }
+            Ok(skills)
+        })
+        .await?;
         for skill in &mut skills {
             skill.enabled =
                 skill.problem.is_none() && switches.get(&skill.name).is_none_or(|s| s.enabled);
@@ -196,12 +207,15 @@ impl App {
         } else {
             let library = self.skill_library();
             let owned = name.to_owned();
-            let (mut skill, parsed) = blocking(move || library.get(&owned)).await?;
-            skill.enabled = store
-                .skill_switches()
-                .await?
-                .get(name)
-                .is_none_or(|s| s.enabled);
+            let switch = store.skill_switches().await?.remove(name);
+            let allowed = switch.as_ref().and_then(|s| s.scripts.clone());
+            let (mut skill, parsed) = blocking(move || {
+                let (mut skill, parsed) = library.get(&owned)?;
+                skill.scripts = scripts_allowed(&library, &skill, allowed.as_ref());
+                Ok((skill, parsed))
+            })
+            .await?;
+            skill.enabled = switch.is_none_or(|s| s.enabled);
             (skill, parsed.body)
         };
         let used_in = store
@@ -255,7 +269,11 @@ impl App {
                         .into());
                     }
                 }
-                let switch = SkillSwitch { enabled, approved };
+                let switch = SkillSwitch {
+                    enabled,
+                    approved,
+                    scripts: None,
+                };
                 store.set_skill_switch(name.to_owned(), switch).await?;
             }
             Some(id) => {
@@ -267,6 +285,35 @@ impl App {
                 store.set_tool_toggle(id.to_owned(), toggle).await?;
             }
         }
+        Ok(())
+    }
+
+    /// Lets the model ask to run one of the person's skills' scripts (each run is a call that
+    /// asks, in a sandbox), or no longer. Allowing binds to the scripts as they are now: a
+    /// script changed since is not run until allowed again.
+    ///
+    /// # Errors
+    /// No such skill, a server's skill, one with no scripts; the file system.
+    pub async fn set_skill_scripts(&self, name: &str, allowed: bool) -> Result<(), CoreError> {
+        from_folder(name)?;
+        let library = self.skill_library();
+        let owned = name.to_owned();
+        let (skill, digest) = blocking(move || {
+            let (skill, _) = library.get(&owned)?;
+            let (_, digest) = library.scripts_digest(&owned)?;
+            Ok((skill, digest))
+        })
+        .await?;
+        if !skill.has_scripts && allowed {
+            return Err(crate::skills::SkillError::Invalid(format!(
+                "“{name}” has no scripts to run"
+            ))
+            .into());
+        }
+        self.store()?
+            .set_skill_scripts(name.to_owned(), allowed.then_some(digest))
+            .await?;
+        tracing::info!(skill = %name, allowed, "a skill's scripts");
         Ok(())
     }
 
@@ -300,6 +347,13 @@ impl App {
     /// servers' skills were approved as.
     pub(super) async fn run_skills(&self, conversation_id: &str) -> Result<RunSkills, CoreError> {
         let (skills, mut entries) = self.skills_and_entries().await?;
+        let allowed = self
+            .store()?
+            .skill_switches()
+            .await?
+            .into_iter()
+            .filter_map(|(name, s)| Some((name, s.scripts?)))
+            .collect();
         let toggles = self
             .store()?
             .tool_toggles(conversation_id.to_owned())
@@ -313,7 +367,31 @@ impl App {
             library: Some(self.skill_library()),
             skills,
             served: entries,
+            scripts: crate::skills::ScriptPlaces {
+                allowed,
+                runs_dir: self.paths().data_dir.join("skill-runs"),
+                home: dirs::home_dir().unwrap_or_default(),
+                search_path: self.server_search_path().await,
+            },
         })
+    }
+}
+
+/// Whether the model may ask to run `skill`'s scripts, given the digest they were `allowed`
+/// as (blocks on reading them).
+fn scripts_allowed(
+    library: &Library,
+    skill: &Skill,
+    allowed: Option<&String>,
+) -> crate::skills::scripts::ScriptsAllowed {
+    use crate::skills::scripts::ScriptsAllowed;
+    match allowed {
+        _ if !skill.has_scripts || skill.problem.is_some() => ScriptsAllowed::None,
+        None => ScriptsAllowed::Off,
+        Some(allowed) => match library.scripts_digest(&skill.name) {
+            Ok((_, now)) if &now == allowed => ScriptsAllowed::On,
+            _ => ScriptsAllowed::Changed,
+        },
     }
 }
 

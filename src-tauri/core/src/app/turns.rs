@@ -375,6 +375,15 @@ impl App {
         if let Some(load) = crate::agent::builtin::load_skill_tool(&listed, room) {
             crate::agent::builtin::add(&mut offered, load);
         }
+        // The scripts the person allowed, of the skills on here.
+        let runnable: Vec<&crate::skills::Skill> = listed
+            .iter()
+            .copied()
+            .filter(|s| s.scripts == crate::skills::scripts::ScriptsAllowed::On)
+            .collect();
+        if let Some(run) = crate::agent::builtin::run_script_tool(&runnable, room) {
+            crate::agent::builtin::add(&mut offered, run);
+        }
         let load_window = window
             .as_ref()
             .filter(|w| w.said_by != crate::store::WindowSource::Table)

@@ -1,6 +1,7 @@
 //! `switchboard skills …` (issue 61): list the person's skills (or a conversation's), add one
 //! from a folder or a `.zip`, show one in full with the conversations that used it, switch one
-//! on or off (for every conversation, or one), write one to a `.zip`, and remove one.
+//! on or off (for every conversation, or one), let the model ask to run its scripts, write one
+//! to a `.zip`, and remove one.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -55,6 +56,18 @@ pub(crate) enum SkillsCommand {
         name: String,
         #[arg(long, value_name = "ID")]
         conversation: Option<String>,
+    },
+    /// Say whether the model may ask to run a skill's scripts; with --allow it may (each run
+    /// asks you, in a sandbox with no network that writes only its own folder), with --deny
+    /// no longer. Allowing holds for the scripts as they are now.
+    Scripts {
+        name: String,
+        #[arg(long, conflicts_with = "deny")]
+        allow: bool,
+        #[arg(long)]
+        deny: bool,
+        #[arg(long)]
+        json: bool,
     },
     /// Write a skill to a .zip holding its folder.
     Export {
@@ -176,6 +189,25 @@ pub(crate) async fn run(
         SkillsCommand::Disable { name, conversation } => {
             switch(app, &name, false, conversation.as_deref(), out).await
         }
+        SkillsCommand::Scripts {
+            name,
+            allow,
+            deny,
+            json,
+        } => {
+            if allow || deny {
+                app.set_skill_scripts(&name, allow).await?;
+            }
+            let skill = app.skill_detail(&name).await?.skill;
+            if json {
+                return json_out(
+                    out,
+                    &serde_json::json!({"name": skill.name, "scripts": skill.scripts}),
+                );
+            }
+            writeln!(out, "{}", scripts_words(&skill))?;
+            Ok(())
+        }
         SkillsCommand::Export { name, out: file } => {
             app.export_skill(&name, file.clone()).await?;
             writeln!(out, "Wrote the skill “{name}” to {}.", file.display())?;
@@ -222,12 +254,30 @@ fn say_cautions(out: &mut impl Write, skill: &Skill) -> Result<(), CliError> {
         }
     }
     if skill.has_scripts {
-        writeln!(
-            out,
-            "It has scripts: the model can read them; nothing runs them."
-        )?;
+        writeln!(out, "{}", scripts_words(skill))?;
     }
     Ok(())
+}
+
+/// Whether the model may ask to run a skill's scripts, in a sentence.
+fn scripts_words(skill: &Skill) -> String {
+    use crate::skills::scripts::ScriptsAllowed;
+    let name = &skill.name;
+    match skill.scripts {
+        ScriptsAllowed::None => format!("“{name}” has no scripts that can be run."),
+        ScriptsAllowed::Off => format!(
+            "“{name}” has scripts: the model can read them; nothing runs them \
+             (`switchboard skills scripts {name} --allow` lets it ask to run them)."
+        ),
+        ScriptsAllowed::On => format!(
+            "The model may ask to run the scripts of “{name}”: each run asks you first, and \
+             runs in a sandbox with no network that writes only its own folder."
+        ),
+        ScriptsAllowed::Changed => format!(
+            "The scripts of “{name}” changed since you allowed them: they are not run until \
+             you allow them again (`switchboard skills scripts {name} --allow`)."
+        ),
+    }
 }
 
 async fn switch(

@@ -1,6 +1,7 @@
 //! Skills (issue 61): the Skills page's list, a skill in full, adding one from a folder or a
 //! `.zip` the person picks in a native dialog, writing one to a `.zip`, removing one, and a
-//! skill's switch for every conversation or for one; a conversation's skills for its panel.
+//! skill's switch for every conversation or for one, and whether its scripts may be run; a
+//! conversation's skills for its panel.
 
 use super::commands;
 use crate::app::{ConversationSkill, SkillDetail};
@@ -52,6 +53,12 @@ commands! {
             .app
             .set_skill_enabled(&name, enabled, conversation_id.as_deref(), approval.as_deref())
             .await?)
+    }
+
+    /// Lets the model ask to run a skill's scripts (each run asks, in a sandbox), or no
+    /// longer; allowing holds for the scripts as they are now.
+    async fn set_skill_scripts(cx, name: String, allowed: bool) -> () {
+        Ok(cx.app.set_skill_scripts(&name, allowed).await?)
     }
 
     async fn conversation_skills(cx, conversation_id: String) -> Vec<ConversationSkill> {

@@ -16,7 +16,7 @@ use serde_json::Value;
 use tokio::time::Instant;
 
 use super::server::{McpError, McpServer, LIST_LIMITS};
-use crate::skills::{is_script, Skill, SkillFile, SkillOrigin};
+use crate::skills::{Skill, SkillFile, SkillOrigin};
 
 /// The least a listing is kept, whatever the server says (a server saying 0 is not asked
 /// again for every run).
@@ -177,13 +177,12 @@ pub fn shown(server: &str, name: String, entry: &Entry, approved: Option<&str>) 
     let files: Vec<SkillFile> = match &entry.resources {
         SkillResources::Files(files) => files
             .iter()
-            .map(|f| SkillFile {
-                path: f
+            .map(|f| {
+                let path = f
                     .uri
                     .strip_prefix(root(&entry.uri))
-                    .map_or(f.uri.as_str(), |p| p.trim_start_matches('/'))
-                    .to_owned(),
-                bytes: f.size,
+                    .map_or(f.uri.as_str(), |p| p.trim_start_matches('/'));
+                SkillFile::new(path.to_owned(), f.size)
             })
             .collect(),
         _ => Vec::new(),
@@ -229,7 +228,9 @@ pub fn shown(server: &str, name: String, entry: &Entry, approved: Option<&str>) 
             server: server.to_owned(),
             uri: entry.uri.clone(),
         },
-        has_scripts: files.iter().any(|f| is_script(&f.path)),
+        has_scripts: files.iter().any(|f| f.script),
+        // A server's skill's files are read, never run.
+        scripts: crate::skills::scripts::ScriptsAllowed::None,
         files,
         bytes,
         enabled: problem.is_none() && approved.is_some() && !changed,

@@ -73,114 +73,6 @@ impl std::fmt::Debug for StdioLaunch {
     }
 }
 
-/// Puts the child `command` starts in the sandbox `plan` describes: its own folder (its
-/// `TMPDIR`), the variables that send it through its proxy (with a list of hosts: at
-/// `proxy`, a port of this computer, or `inside` a network of its own), and the system's
-/// enforcement ([`enforce`]). With `inside`, the hand-over of its proxy's socket.
-fn confine(
-    command: &mut tokio::process::Command,
-    plan: &crate::sandbox::SandboxPlan,
-    proxy: Option<u16>,
-    inside: bool,
-) -> std::io::Result<Option<crate::sandbox::Handoff>> {
-    std::fs::create_dir_all(&plan.private_dir)?;
-    command
-        .env("TMPDIR", &plan.private_dir)
-        .env("TMP", &plan.private_dir)
-        .env("TEMP", &plan.private_dir);
-    let port = if inside {
-        Some(crate::sandbox::INSIDE_PORT)
-    } else {
-        proxy
-    };
-    if let Some(port) = port {
-        command.envs(crate::sandbox::proxy::environment(port));
-    }
-    enforce(command, plan, proxy, inside)
-}
-
-/// Linux: Landlock, seccomp and a network namespace put on the child before it runs its
-/// program.
-#[cfg(target_os = "linux")]
-fn enforce(
-    command: &mut tokio::process::Command,
-    plan: &crate::sandbox::SandboxPlan,
-    proxy: Option<u16>,
-    inside: bool,
-) -> std::io::Result<Option<crate::sandbox::Handoff>> {
-    use crate::sandbox::linux::Route;
-    let route = match (inside, proxy) {
-        (true, _) => Route::Inside,
-        (false, Some(port)) => Route::Port(port),
-        (false, None) => Route::None,
-    };
-    crate::sandbox::linux::confine(command, plan, route)
-}
-
-/// macOS and Windows: the program already runs under `sandbox-exec` or Switchboard's
-/// launcher (see [`new_command`]).
-#[cfg(any(target_os = "macos", windows))]
-#[allow(clippy::unnecessary_wraps)]
-fn enforce(
-    _: &mut tokio::process::Command,
-    _: &crate::sandbox::SandboxPlan,
-    _: Option<u16>,
-    _: bool,
-) -> std::io::Result<Option<crate::sandbox::Handoff>> {
-    Ok(None)
-}
-
-#[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
-fn enforce(
-    _: &mut tokio::process::Command,
-    _: &crate::sandbox::SandboxPlan,
-    _: Option<u16>,
-    _: bool,
-) -> std::io::Result<Option<crate::sandbox::Handoff>> {
-    Err(std::io::Error::new(
-        std::io::ErrorKind::Unsupported,
-        "sandboxed servers run on Linux, macOS and Windows",
-    ))
-}
-
-/// The command that starts `launch`'s program: on macOS, a sandboxed one runs under
-/// `sandbox-exec` with the profile its plan makes (and `proxy`'s port); on Windows, under
-/// Switchboard's own program as the launcher of its AppContainer.
-///
-/// # Errors
-/// On Windows: a sandbox it cannot have there (a list of hosts), or no launcher.
-#[allow(unused_variables, clippy::unnecessary_wraps)]
-fn new_command(
-    launch: &StdioLaunch,
-    proxy: Option<u16>,
-) -> std::io::Result<tokio::process::Command> {
-    #[cfg(target_os = "macos")]
-    if let Some(plan) = &launch.sandbox {
-        let (program, args) =
-            crate::sandbox::seatbelt::command_line(plan, proxy, &launch.program, &launch.args);
-        let mut command = tokio::process::Command::new(program);
-        command.args(args);
-        return Ok(command);
-    }
-    #[cfg(windows)]
-    if let Some(plan) = &launch.sandbox {
-        use crate::sandbox::appcontainer;
-        let unsupported = |why: String| std::io::Error::new(std::io::ErrorKind::Unsupported, why);
-        let container = appcontainer::container(plan).map_err(unsupported)?;
-        let launcher = appcontainer::launcher().ok_or_else(|| {
-            unsupported("this is not Switchboard's own program, which starts it".to_owned())
-        })?;
-        let (program, args) =
-            appcontainer::command_line(&container, &launcher, &launch.program, &launch.args);
-        let mut command = tokio::process::Command::new(program);
-        command.args(args);
-        return Ok(command);
-    }
-    let mut command = tokio::process::Command::new(&launch.program);
-    command.args(&launch.args);
-    Ok(command)
-}
-
 /// Starts the server and completes the MCP handshake.
 ///
 /// # Errors
@@ -261,14 +153,21 @@ async fn start_once(
         );
     }
     let proxy_port = proxy.as_ref().map(crate::sandbox::proxy::Proxy::port);
-    let mut command = new_command(launch, proxy_port).map_err(sandbox_error)?;
+    let mut command = crate::sandbox::command::new_command(
+        &launch.program,
+        &launch.args,
+        launch.sandbox.as_ref(),
+        proxy_port,
+    )
+    .map_err(sandbox_error)?;
     command.env_clear().envs(launch.env.iter().cloned());
     if let Some(cwd) = &launch.cwd {
         command.current_dir(cwd);
     }
     let mut handoff = None;
     if let Some(plan) = &launch.sandbox {
-        handoff = confine(&mut command, plan, proxy_port, inside).map_err(sandbox_error)?;
+        handoff = crate::sandbox::command::confine(&mut command, plan, proxy_port, inside)
+            .map_err(sandbox_error)?;
     }
     let mut wrapped = CommandWrap::from(command);
     #[cfg(unix)]

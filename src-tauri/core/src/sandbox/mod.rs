@@ -15,6 +15,7 @@
 //! of its own (its `TMPDIR`, and its working folder when mcp.json gives none).
 
 pub mod appcontainer;
+pub mod command;
 pub mod hosts;
 #[cfg(target_os = "linux")]
 pub mod linux;

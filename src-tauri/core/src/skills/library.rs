@@ -81,6 +81,18 @@ impl Library {
         }
     }
 
+    /// A skill's folder, and the digest of its scripts as they are now
+    /// ([`super::scripts::digest`]).
+    ///
+    /// # Errors
+    /// No such skill; it is not a valid skill; a script cannot be read.
+    pub fn scripts_digest(&self, name: &str) -> Result<(PathBuf, String), SkillError> {
+        let (skill, _) = self.get(name)?;
+        let dir = self.folder(name)?;
+        let digest = super::scripts::digest(&dir, &skill.files).map_err(io_error(&dir))?;
+        Ok((dir, digest))
+    }
+
     /// One skill, and its `SKILL.md` read.
     ///
     /// # Errors
@@ -275,10 +287,7 @@ fn walk(dir: &Path) -> Result<Vec<SkillFile>, SkillError> {
                 )));
             }
             total = total.saturating_add(meta.len());
-            files.push(SkillFile {
-                path,
-                bytes: meta.len(),
-            });
+            files.push(SkillFile::new(path, meta.len()));
             if files.len() > super::MAX_FILES {
                 return Err(SkillError::Invalid(format!(
                     "It holds more than {} files",
@@ -335,6 +344,7 @@ fn read_skill_as(dir: &Path, how: Reading) -> (Skill, Option<Parsed>) {
         fields: serde_json::Map::new(),
         ignored: Vec::new(),
         has_scripts: false,
+        scripts: super::scripts::ScriptsAllowed::None,
         changed: false,
         approval: None,
         problem: None,
@@ -370,7 +380,10 @@ fn read_skill_as(dir: &Path, how: Reading) -> (Skill, Option<Parsed>) {
     match read {
         Ok((files, parsed)) => {
             skill.bytes = files.iter().map(|f| f.bytes).sum();
-            skill.has_scripts = files.iter().any(|f| super::is_script(&f.path));
+            skill.has_scripts = files.iter().any(|f| f.script);
+            if skill.has_scripts {
+                skill.scripts = super::scripts::ScriptsAllowed::Off;
+            }
             skill.files = files;
             skill.name.clone_from(&parsed.name);
             skill.description.clone_from(&parsed.description);

@@ -8,10 +8,12 @@
 //!
 //! A skill is data. Nothing in one runs by itself: front-matter fields that would run something
 //! or widen what the model may do (`hooks`, `allowed-tools`, …) are read, named to the person
-//! as ignored, and never acted on; a skill's scripts are files the model can read, not run.
-//! The person's own skills live in [`Library`].
+//! as ignored, and never acted on; a skill's scripts are files the model can read, and run
+//! only as asking calls where the person allowed them for that skill ([`scripts`]). The
+//! person's own skills live in [`Library`].
 
 mod library;
+pub mod scripts;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -90,6 +92,20 @@ pub struct SkillFile {
     pub path: String,
     #[ts(type = "number")]
     pub bytes: u64,
+    /// It is a program ([`is_script`]).
+    pub script: bool,
+}
+
+impl SkillFile {
+    #[must_use]
+    pub fn new(path: String, bytes: u64) -> Self {
+        let script = is_script(&path);
+        Self {
+            path,
+            bytes,
+            script,
+        }
+    }
 }
 
 /// A skill as the window and the command line see it.
@@ -111,8 +127,11 @@ pub struct Skill {
     pub fields: Map<String, Value>,
     /// Fields of its front matter Switchboard never acts on (`hooks`, `allowed-tools`, …).
     pub ignored: Vec<String>,
-    /// It has files that are programs (scripts): the model can read them; nothing runs them.
+    /// It has files that are programs (scripts): the model can read them, and run them only
+    /// where the person allowed it ([`scripts`]).
     pub has_scripts: bool,
+    /// Whether the model may ask to run its scripts.
+    pub scripts: scripts::ScriptsAllowed,
     /// A server's skill the person switched on whose files changed since: off until they
     /// switch it on again (their approval was bound to the files it had).
     pub changed: bool,
@@ -131,6 +150,20 @@ pub struct RunSkills {
     pub library: Option<Library>,
     pub skills: Vec<Skill>,
     pub served: std::collections::HashMap<String, Served>,
+    /// Where the scripts the person allowed run.
+    pub scripts: ScriptPlaces,
+}
+
+/// Where a run's skill scripts run: each call in a working folder of its own under
+/// `runs_dir`, with the home folder closed but for the interpreter's installs, and the
+/// interpreter found on `search_path`.
+#[derive(Debug, Clone, Default)]
+pub struct ScriptPlaces {
+    /// The digest each skill's scripts were allowed as, by skill name.
+    pub allowed: std::collections::HashMap<String, String>,
+    pub runs_dir: std::path::PathBuf,
+    pub home: std::path::PathBuf,
+    pub search_path: std::ffi::OsString,
 }
 
 /// A server's skill as a run holds it: the server and the entry its files are checked against.
@@ -405,6 +438,7 @@ mod tests {
             fields: Map::new(),
             ignored: Vec::new(),
             has_scripts: false,
+            scripts: scripts::ScriptsAllowed::None,
             changed: false,
             approval: None,
             problem: None,

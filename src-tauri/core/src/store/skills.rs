@@ -15,6 +15,9 @@ pub struct SkillSwitch {
     pub enabled: bool,
     /// For a server's skill: the hash of its files' URIs and digests the person approved.
     pub approved: Option<String>,
+    /// For one of the person's skills whose scripts the model may ask to run: the digest of
+    /// those scripts when the person allowed it ([`crate::skills::scripts::digest`]).
+    pub scripts: Option<String>,
 }
 
 /// A conversation that used a skill.
@@ -35,13 +38,14 @@ impl Store {
     pub async fn skill_switches(&self) -> Result<HashMap<String, SkillSwitch>, StoreError> {
         self.call(|conn| {
             let mut stmt =
-                conn.prepare_cached("SELECT name, enabled, approved FROM skill_switches")?;
+                conn.prepare_cached("SELECT name, enabled, approved, scripts FROM skill_switches")?;
             let rows = stmt.query_map([], |row| {
                 Ok((
                     row.get(0)?,
                     SkillSwitch {
                         enabled: row.get(1)?,
                         approved: row.get(2)?,
+                        scripts: row.get(3)?,
                     },
                 ))
             })?;
@@ -51,7 +55,7 @@ impl Store {
     }
 
     /// Switches a skill on or off for every conversation; `approved` is what a server's skill
-    /// was approved as.
+    /// was approved as. Its scripts' allowance is kept as it was.
     ///
     /// # Errors
     /// A failed write.
@@ -66,6 +70,27 @@ impl Store {
                  ON CONFLICT (name) DO UPDATE \
                  SET enabled = excluded.enabled, approved = excluded.approved",
                 params![name, switch.enabled, switch.approved],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Lets the model ask to run a skill's scripts as they are now (`Some`, their digest), or
+    /// not (`None`). A skill with no switch yet stays on.
+    ///
+    /// # Errors
+    /// A failed write.
+    pub async fn set_skill_scripts(
+        &self,
+        name: String,
+        scripts: Option<String>,
+    ) -> Result<(), StoreError> {
+        self.call(move |conn| {
+            conn.execute(
+                "INSERT INTO skill_switches (name, enabled, scripts) VALUES (?1, 1, ?2) \
+                 ON CONFLICT (name) DO UPDATE SET scripts = excluded.scripts",
+                params![name, scripts],
             )?;
             Ok(())
         })

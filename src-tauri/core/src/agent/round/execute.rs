@@ -343,6 +343,10 @@ impl Ctx<'_> {
                 }
                 builtin::READ_RESULT => Box::pin(async move { self.read_result(&arguments).await }),
                 builtin::LOAD_SKILL => Box::pin(async move { self.load_skill(&arguments).await }),
+                builtin::RUN_SCRIPT => {
+                    let cancel = cancel.clone();
+                    Box::pin(async move { self.run_skill_script(&arguments, &cancel, idle).await })
+                }
                 _ => builtin::call(self.services.tools, &tool.tool, &arguments, limits),
             }
         } else {

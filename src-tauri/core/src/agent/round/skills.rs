@@ -3,6 +3,10 @@
 //! Only the skills switched on for the conversation when the run began are loaded; a file only
 //! when the skill lists it. What a skill says is guidance the model reads, never a permission:
 //! nothing here runs anything, and a call a skill asks for goes through the same approvals.
+//!
+//! Also the run's answer to `run_skill_script`: a script of one of the person's skills that is
+//! on here and whose scripts the person allowed, checked again against the scripts they
+//! allowed, run in its sandbox ([`crate::skills::scripts`]) in a working folder of its own.
 
 use serde_json::{Map, Value};
 
@@ -10,7 +14,8 @@ use super::own::{refuse, text_argument, text_result};
 use super::Ctx;
 use crate::mcp::server::McpError;
 use crate::mcp::skills as served;
-use crate::skills::{is_script, SkillOrigin};
+use crate::skills::scripts::{self, ScriptsAllowed};
+use crate::skills::SkillOrigin;
 
 /// What a call loaded.
 enum Loaded {
@@ -74,6 +79,107 @@ impl Ctx<'_> {
         };
         let text = said(name, &origin_words(&skill.origin), loaded);
         Ok(text_result(text))
+    }
+
+    /// `run_skill_script(name, script, args?, stdin?)`, for at most `limit`; `cancel` (the
+    /// card's Cancel, or Stop) ends it.
+    pub(super) async fn run_skill_script(
+        &self,
+        arguments: &Map<String, Value>,
+        cancel: &tokio_util::sync::CancellationToken,
+        limit: std::time::Duration,
+    ) -> Result<Value, McpError> {
+        let name = text_argument(arguments, "name")
+            .ok_or_else(|| refuse("run_skill_script needs “name” (a skill's name)".to_owned()))?;
+        let script = text_argument(arguments, "script")
+            .ok_or_else(|| {
+                refuse("run_skill_script needs “script” (its path in the skill)".to_owned())
+            })?
+            .trim_start_matches("./")
+            .to_owned();
+        let args: Vec<String> = match arguments.get("args") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|v| match v {
+                    Value::String(s) => Ok(s.clone()),
+                    Value::Number(n) => Ok(n.to_string()),
+                    Value::Bool(b) => Ok(b.to_string()),
+                    _ => Err(refuse("“args” is a list of strings".to_owned())),
+                })
+                .collect::<Result<_, _>>()?,
+            Some(_) => return Err(refuse("“args” is a list of strings".to_owned())),
+        };
+        let stdin = arguments.get("stdin").and_then(Value::as_str);
+        let skills = &self.setup.skills;
+        let Some(skill) = skills
+            .skills
+            .iter()
+            .find(|s| s.name == name && s.scripts == ScriptsAllowed::On)
+        else {
+            let names: Vec<&str> = skills
+                .skills
+                .iter()
+                .filter(|s| s.scripts == ScriptsAllowed::On)
+                .map(|s| s.name.as_str())
+                .collect();
+            return Err(refuse(format!(
+                "the person has not let you run the scripts of a skill “{}” here; skills whose \
+                 scripts you may run: {}",
+                crate::text::one_line(name, 80),
+                if names.is_empty() {
+                    "none".to_owned()
+                } else {
+                    names.join(", ")
+                }
+            )));
+        };
+        if !skill.files.iter().any(|f| f.path == script && f.script) {
+            return Err(refuse(format!(
+                "the skill “{name}” has no script “{}” (load the skill to see its files)",
+                crate::text::one_line(&script, 120)
+            )));
+        }
+        let library = skills
+            .library
+            .clone()
+            .ok_or_else(|| refuse("the skills folder is not known".to_owned()))?;
+        // Checked again now: the scripts are still those the person allowed.
+        let allowed = skills.scripts.allowed.get(name).cloned();
+        let owned = name.to_owned();
+        let (skill_dir, now) = tokio::task::spawn_blocking(move || library.scripts_digest(&owned))
+            .await
+            .map_err(|e| refuse(e.to_string()))?
+            .map_err(|e| refuse(e.to_string()))?;
+        if allowed.as_ref() != Some(&now) {
+            return Err(refuse(format!(
+                "the scripts of “{name}” changed since the person allowed them: they are not \
+                 run until the person allows them again (Skills page)"
+            )));
+        }
+        let place = scripts::Place {
+            skill_dir,
+            work_dir: skills
+                .scripts
+                .runs_dir
+                .join(uuid::Uuid::now_v7().to_string()),
+            home: skills.scripts.home.clone(),
+            search_path: skills.scripts.search_path.clone(),
+        };
+        let ran = scripts::run(&place, &script, &args, stdin, limit, cancel)
+            .await
+            .map_err(|e| match e {
+                scripts::ScriptError::Cancelled => McpError::Cancelled {
+                    server: crate::agent::builtin::SERVER.to_owned(),
+                },
+                e => refuse(format!("the script “{script}” did not run: {e}")),
+            })?;
+        tracing::info!(skill = %name, script = %script, code = ?ran.code, "a skill's script ran");
+        let mut result = text_result(scripts::said(name, &script, &ran));
+        if ran.code != Some(0) {
+            result["isError"] = Value::Bool(true);
+        }
+        Ok(result)
     }
 
     /// A server's skill, or one of its files: read from its server (never another), checked
@@ -141,10 +247,12 @@ fn said(name: &str, origin: &str, loaded: Loaded) -> String {
                 .iter()
                 .filter(|f| f.path != crate::skills::SKILL_FILE)
                 .map(|f| {
-                    let script = if is_script(&f.path) {
-                        " (a script: a file to read; nothing runs it)"
-                    } else {
-                        ""
+                    let script = match (f.script, skill.scripts) {
+                        (false, _) => "",
+                        (true, ScriptsAllowed::On) => {
+                            " (a script: run it with run_skill_script, which asks the person)"
+                        }
+                        (true, _) => " (a script: a file to read; nothing runs it)",
                     };
                     format!("- {} ({}){script}", f.path, size(f.bytes))
                 })

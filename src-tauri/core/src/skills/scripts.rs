@@ -1,0 +1,470 @@
+//! A skill's scripts, run when the model asks and the person lets it (issue 61). Nothing here
+//! runs by itself: a script runs only as a call of Switchboard's own `run_skill_script`, which
+//! asks like any tool call, and only for a skill whose scripts the person allowed — an
+//! allowance bound to the scripts as they were ([`digest`]): a script changed since is refused
+//! until they allow it again.
+//!
+//! This module owns how one script runs: its interpreter (by its extension), a sandbox that
+//! is never optional (no network; it reads the system, the skill's own folder and its
+//! interpreter's installs, and writes only a working folder of its own — the rest of the home
+//! folder, the keychain's bus and Switchboard's database are out of its reach), its
+//! environment (the servers' allowlist: no key), a time limit and cancellation that end its
+//! whole process group, and what it printed, kept up to [`MAX_OUTPUT_BYTES`] per stream.
+//! A system that cannot sandbox it does not run it.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use process_wrap::tokio::CommandWrap;
+use serde::Serialize;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio_util::sync::CancellationToken;
+
+use super::SkillFile;
+use crate::sandbox::{Network, PlanInputs, SandboxEntry};
+
+/// The most of each of a script's streams (stdout, stderr) that is kept; the rest is counted.
+pub const MAX_OUTPUT_BYTES: usize = 1024 * 1024;
+/// The most of the files a script wrote that are listed.
+const FILES_LISTED: usize = 100;
+/// The folder inside a run's working folder that is its `TMPDIR` (not listed as its output).
+const TMP: &str = ".tmp";
+
+/// Whether the person lets the model ask to run a skill's scripts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ScriptsAllowed {
+    /// It has no scripts (or it is a server's skill, whose files are read, never run).
+    None,
+    /// They are files the model can read; nothing runs them.
+    Off,
+    /// The model may ask to run them, one asking call at a time.
+    On,
+    /// The person allowed them, and they changed since: off until allowed again.
+    Changed,
+}
+
+/// The digest of a skill's scripts (their paths and contents, in order): what allowing them
+/// approves.
+///
+/// # Errors
+/// A script that cannot be read.
+pub fn digest(dir: &Path, files: &[SkillFile]) -> std::io::Result<String> {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    let mut scripts: Vec<&SkillFile> = files.iter().filter(|f| f.script).collect();
+    scripts.sort_by(|a, b| a.path.cmp(&b.path));
+    for file in scripts {
+        let bytes = std::fs::read(dir.join(&file.path))?;
+        hasher.update(file.path.as_bytes());
+        hasher.update([0]);
+        hasher.update((bytes.len() as u64).to_le_bytes());
+        hasher.update(&bytes);
+    }
+    Ok(hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
+/// How a script of this name is run: the programs that may run it (the first found on the
+/// `PATH` is used) and the arguments before the script's path. `None`: run as a program
+/// itself (a file with no known extension: on Unix, one marked executable).
+fn interpreter(path: &str) -> Option<(&'static [&'static str], &'static [&'static str])> {
+    let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase())?;
+    let found: (&[&str], &[&str]) = match ext.as_str() {
+        "py" => (&["python3", "python"], &[]),
+        "sh" => (&["sh"], &[]),
+        "bash" => (&["bash"], &[]),
+        "zsh" => (&["zsh"], &[]),
+        "fish" => (&["fish"], &[]),
+        "js" | "mjs" | "cjs" => (&["node"], &[]),
+        "rb" => (&["ruby"], &[]),
+        "pl" => (&["perl"], &[]),
+        "php" => (&["php"], &[]),
+        "lua" => (&["lua"], &[]),
+        "r" => (&["Rscript"], &[]),
+        "ps1" => (&["pwsh", "powershell"], &["-NoProfile", "-File"]),
+        "bat" | "cmd" => (&["cmd"], &["/C"]),
+        _ => return None,
+    };
+    Some(found)
+}
+
+/// Where one script runs.
+#[derive(Debug, Clone)]
+pub struct Place {
+    /// The skill's folder (read only).
+    pub skill_dir: PathBuf,
+    /// Its working folder, made for this run: its only place to write, kept afterwards.
+    pub work_dir: PathBuf,
+    /// The person's home folder, closed to it but for its interpreter's installs.
+    pub home: PathBuf,
+    /// The `PATH` its interpreter is found on, and that it runs with.
+    pub search_path: OsString,
+}
+
+/// What one script did.
+#[derive(Debug, Clone)]
+pub struct Ran {
+    /// Its exit code; `None` when it was ended (its time ran out, a signal).
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+    /// Bytes of stdout and stderr past what was kept.
+    pub left_out: (u64, u64),
+    pub took: Duration,
+    pub timed_out: bool,
+    /// The files it wrote in its working folder (path inside it, bytes), at most 100.
+    pub files: Vec<(String, u64)>,
+    pub work_dir: PathBuf,
+}
+
+/// Why a script did not run.
+#[derive(Debug, thiserror::Error)]
+pub enum ScriptError {
+    #[error("{0}")]
+    Refused(String),
+    #[error("it could not be put in its sandbox: {0}")]
+    Sandbox(String),
+    #[error("it could not be started: {0}")]
+    Start(String),
+    #[error("it was cancelled")]
+    Cancelled,
+}
+
+/// Runs the skill's `script` (its path inside the skill, one of its files) with `args` and,
+/// when given, `stdin`, in its sandbox at `place`, for at most `limit`; `cancel` ends it.
+///
+/// # Errors
+/// No interpreter for it; no sandbox on this system; it could not start; it was cancelled.
+pub async fn run(
+    place: &Place,
+    script: &str,
+    args: &[String],
+    stdin: Option<&str>,
+    limit: Duration,
+    cancel: &CancellationToken,
+) -> Result<Ran, ScriptError> {
+    let script_path = place.skill_dir.join(script);
+    let (program, mut argv) = match interpreter(script) {
+        Some((programs, before)) => {
+            let program = programs
+                .iter()
+                .find_map(|p| which::which_in(p, Some(&place.search_path), &place.work_dir).ok())
+                .ok_or_else(|| {
+                    ScriptError::Refused(format!(
+                        "“{}” is needed to run it, and it is not installed (not on the PATH)",
+                        programs.join("” or “")
+                    ))
+                })?;
+            let mut argv: Vec<String> = before.iter().map(|s| (*s).to_owned()).collect();
+            argv.push(script_path.to_string_lossy().into_owned());
+            (program, argv)
+        }
+        None if runs_itself(&script_path) => (script_path.clone(), Vec::new()),
+        None => {
+            return Err(ScriptError::Refused(
+                "Switchboard does not know how to run a file of this kind (known: .py, .sh, \
+                 .js, .rb, .pl, .php, .lua, .r, .ps1, .bat, or a file marked executable)"
+                    .to_owned(),
+            ))
+        }
+    };
+    std::fs::create_dir_all(place.work_dir.join(TMP)).map_err(|e| {
+        ScriptError::Start(format!(
+            "its working folder {} cannot be made ({e})",
+            place.work_dir.display()
+        ))
+    })?;
+    let entry = SandboxEntry {
+        enabled: true,
+        network: Network::None,
+        allow_read: vec![place.skill_dir.to_string_lossy().into_owned()],
+        ..SandboxEntry::default()
+    };
+    let roots = [place.work_dir.clone()];
+    let plan = crate::sandbox::plan(
+        &entry,
+        &PlanInputs {
+            home: &place.home,
+            roots: &roots,
+            program: &program,
+            // The script's own path, not the model's arguments: a path the model names opens
+            // nothing.
+            args: &argv,
+            cwd: None,
+            private_dir: place.work_dir.join(TMP),
+        },
+    );
+    argv.extend(args.iter().cloned());
+    if !cfg!(any(target_os = "linux", target_os = "macos", windows)) {
+        return Err(ScriptError::Sandbox(
+            "scripts run in a sandbox on Linux, macOS and Windows only".to_owned(),
+        ));
+    }
+    let mut command = crate::sandbox::command::new_command(&program, &argv, Some(&plan), None)
+        .map_err(|e| ScriptError::Sandbox(e.to_string()))?;
+    command
+        .env_clear()
+        .envs(crate::mcp::environment::server_env(
+            std::env::vars_os(),
+            &place.search_path,
+            [],
+        ))
+        .current_dir(&place.work_dir);
+    crate::sandbox::command::confine(&mut command, &plan, None, false)
+        .map_err(|e| ScriptError::Sandbox(e.to_string()))?;
+    let mut wrapped = CommandWrap::from(command);
+    #[cfg(unix)]
+    wrapped.wrap(process_wrap::tokio::ProcessGroup::leader());
+    #[cfg(windows)]
+    {
+        wrapped.wrap(process_wrap::tokio::CreationFlags(
+            windows::Win32::System::Threading::CREATE_NO_WINDOW,
+        ));
+        wrapped.wrap(process_wrap::tokio::JobObject);
+    }
+    wrapped.wrap(process_wrap::tokio::KillOnDrop);
+    wrapped
+        .command_mut()
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let started = Instant::now();
+    let mut child = wrapped
+        .spawn()
+        .map_err(|e| ScriptError::Start(e.to_string()))?;
+    if let (Some(text), Some(mut pipe)) = (stdin, child.stdin().take()) {
+        let text = text.to_owned();
+        // Written beside the reading: a script that prints before it reads cannot block it.
+        tokio::spawn(async move {
+            let _ = pipe.write_all(text.as_bytes()).await;
+        });
+    }
+    let stdout = child.stdout().take().map(kept);
+    let stderr = child.stderr().take().map(kept);
+    let reading = async {
+        let out = match stdout {
+            Some(reading) => reading.await,
+            None => (Vec::new(), 0),
+        };
+        let err = match stderr {
+            Some(reading) => reading.await,
+            None => (Vec::new(), 0),
+        };
+        (out, err)
+    };
+    let waited = async {
+        let (out, err) = reading.await;
+        (child.wait().await, out, err)
+    };
+    let ended = tokio::select! {
+        (status, out, err) = waited => Some((status, out, err)),
+        () = tokio::time::sleep(limit) => None,
+        () = cancel.cancelled() => None,
+    };
+    // Whatever it started is ended with it (its whole process group, or job), whether it
+    // exited, ran out of time or was cancelled.
+    let _ = child.start_kill();
+    if ended.is_none() {
+        let _ = child.wait().await;
+        if cancel.is_cancelled() {
+            return Err(ScriptError::Cancelled);
+        }
+    }
+    let (code, timed_out, (stdout, out_left), (stderr, err_left)) = match ended {
+        Some((status, out, err)) => {
+            let status = status.map_err(|e| ScriptError::Start(e.to_string()))?;
+            (status.code(), false, out, err)
+        }
+        None => (None, true, (Vec::new(), 0), (Vec::new(), 0)),
+    };
+    let took = started.elapsed();
+    let work_dir = place.work_dir.clone();
+    let files = tokio::task::spawn_blocking(move || written(&work_dir))
+        .await
+        .unwrap_or_default();
+    Ok(Ran {
+        code,
+        stdout: String::from_utf8_lossy(&stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&stderr).into_owned(),
+        left_out: (out_left, err_left),
+        took,
+        timed_out,
+        files,
+        work_dir: place.work_dir.clone(),
+    })
+}
+
+/// Whether a file with no known extension runs as a program itself.
+fn runs_itself(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        path.extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("exe") || e.eq_ignore_ascii_case("com"))
+    }
+}
+
+/// Reads a stream to its end, keeping its first [`MAX_OUTPUT_BYTES`] and counting the rest.
+async fn kept(mut stream: impl tokio::io::AsyncRead + Unpin + Send + 'static) -> (Vec<u8>, u64) {
+    let mut kept = Vec::new();
+    let mut left_out = 0u64;
+    let mut buffer = vec![0u8; 64 * 1024];
+    loop {
+        match stream.read(&mut buffer).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                let room = MAX_OUTPUT_BYTES.saturating_sub(kept.len()).min(n);
+                kept.extend_from_slice(&buffer[..room]);
+                left_out += (n - room) as u64;
+            }
+        }
+    }
+    (kept, left_out)
+}
+
+/// The files under `dir` (but its `TMPDIR`), by path inside it, at most [`FILES_LISTED`].
+fn written(dir: &Path) -> Vec<(String, u64)> {
+    let mut files = Vec::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let inside = path
+                .strip_prefix(dir)
+                .map(|p| p.to_string_lossy().replace('\\', "/"))
+                .unwrap_or_default();
+            if kind.is_dir() && inside != TMP {
+                folders.push(path);
+            } else if kind.is_file() && files.len() < FILES_LISTED {
+                files.push((inside, entry.metadata().map(|m| m.len()).unwrap_or(0)));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// What the model is told of a run: how it ended, what it printed, the files it wrote.
+#[must_use]
+pub fn said(skill: &str, script: &str, ran: &Ran) -> String {
+    let ended = match (ran.timed_out, ran.code) {
+        (true, _) => format!(
+            "was ended after {:.0} s, its time limit (nothing it printed is kept)",
+            ran.took.as_secs_f64()
+        ),
+        (false, Some(code)) => format!(
+            "exited with code {code} after {:.1} s",
+            ran.took.as_secs_f64()
+        ),
+        (false, None) => format!(
+            "was ended by a signal after {:.1} s",
+            ran.took.as_secs_f64()
+        ),
+    };
+    let mut text = format!(
+        "The script “{script}” of the skill “{skill}” ran in its sandbox (no network; it could \
+         read the skill's folder and write only its working folder) and {ended}.\n"
+    );
+    for (name, out, left) in [
+        ("Its output (stdout)", &ran.stdout, ran.left_out.0),
+        ("Its errors (stderr)", &ran.stderr, ran.left_out.1),
+    ] {
+        if out.is_empty() && left == 0 {
+            continue;
+        }
+        text.push_str(&format!("\n{name}:\n{out}"));
+        if !out.ends_with('\n') {
+            text.push('\n');
+        }
+        if left > 0 {
+            text.push_str(&format!("[{left} more bytes were left out]\n"));
+        }
+    }
+    if ran.files.is_empty() {
+        text.push_str("\nIt wrote no file.\n");
+    } else {
+        text.push_str(&format!(
+            "\nFiles it wrote (kept in {}):\n",
+            ran.work_dir.display()
+        ));
+        for (path, bytes) in &ran.files {
+            text.push_str(&format!("- {path} ({bytes} bytes)\n"));
+        }
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interpreters_by_extension_and_none_for_the_unknown() {
+        assert_eq!(
+            interpreter("scripts/a.py").unwrap().0,
+            &["python3", "python"]
+        );
+        assert_eq!(interpreter("run.SH").unwrap().0, &["sh"]);
+        assert_eq!(interpreter("x.ps1").unwrap().1, &["-NoProfile", "-File"]);
+        assert!(interpreter("scripts/tool").is_none());
+        assert!(interpreter("data.csv").is_none());
+    }
+
+    #[test]
+    fn the_digest_covers_scripts_only_and_changes_with_them() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("scripts")).unwrap();
+        std::fs::write(dir.path().join("scripts/a.py"), "print(1)").unwrap();
+        std::fs::write(dir.path().join("notes.md"), "one").unwrap();
+        let files = |n: u64| {
+            vec![
+                SkillFile::new("notes.md".into(), n),
+                SkillFile::new("scripts/a.py".into(), 8),
+            ]
+        };
+        let before = digest(dir.path(), &files(3)).unwrap();
+        std::fs::write(dir.path().join("notes.md"), "other").unwrap();
+        assert_eq!(digest(dir.path(), &files(5)).unwrap(), before);
+        std::fs::write(dir.path().join("scripts/a.py"), "print(2)").unwrap();
+        assert_ne!(digest(dir.path(), &files(5)).unwrap(), before);
+    }
+
+    #[test]
+    fn what_the_model_is_told() {
+        let ran = Ran {
+            code: Some(0),
+            stdout: "42".into(),
+            stderr: String::new(),
+            left_out: (0, 0),
+            took: Duration::from_millis(300),
+            timed_out: false,
+            files: vec![("out/report.txt".into(), 12)],
+            work_dir: PathBuf::from("/w"),
+        };
+        let text = said("stats", "scripts/sum.py", &ran);
+        assert!(text.contains("exited with code 0 after 0.3 s"), "{text}");
+        assert!(text.contains("Its output (stdout):\n42\n"), "{text}");
+        assert!(!text.contains("stderr"), "{text}");
+        assert!(text.contains("- out/report.txt (12 bytes)"), "{text}");
+    }
+}

@@ -10,6 +10,8 @@ Tools:
   forever()      works until cancelled
   slow(topic, seconds)  works for that many seconds of the clock (not polls), then completes:
                  "slow report on <topic>"; what a task that outlives its client looks like
+  draft(seconds) works for that many seconds, then asks the client's model to write
+                 (`sampling/createMessage` inside `input_required`), which Switchboard never does
 
 Every `tasks/cancel` and `tasks/update` is appended to LOG (the first argument) as a line, so a
 test sees what the client sent; so is each task made ("created task-N <tool>").
@@ -81,6 +83,12 @@ def advance(task):
             said = content.get("choice", answer.get("action"))
             task["status"] = "completed"
             task["result"] = text_result(f"{task['args'].get('what', '')}: {said}")
+    elif name == "draft":
+        if time.monotonic() < task["ends"]:
+            task["message"] = "outlining"
+        else:
+            task["status"] = "input_required"
+            task["message"] = "needs the model"
     elif name == "slow":
         left = task["ends"] - time.monotonic()
         if left > 0:
@@ -118,6 +126,7 @@ def answer(request):
             tool("confirm", "Asks the person to confirm something, then says what they chose", {"what": {"type": "string"}}),
             tool("forever", "Works until it is cancelled", {}),
             tool("slow", "Writes a report that takes some seconds", {"topic": {"type": "string"}, "seconds": {"type": "number"}}),
+            tool("draft", "Outlines for some seconds, then asks the client's model to write (sampling)", {"seconds": {"type": "number"}}),
         ]})
     if method == "tools/call":
         name, args = params.get("name"), params.get("arguments") or {}
@@ -136,7 +145,12 @@ def answer(request):
             return {"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": "no such task"}}
         advance(task)
         view = dict(task_view(task), resultType="complete")
-        if task["status"] == "input_required":
+        if task["status"] == "input_required" and task["tool"] == "draft":
+            view["inputRequests"] = {"draft": {"method": "sampling/createMessage", "params": {
+                "messages": [{"role": "user", "content": {"type": "text", "text": "Write the draft"}}],
+                "maxTokens": 100,
+            }}}
+        elif task["status"] == "input_required":
             view["inputRequests"] = {"choice": {"method": "elicitation/create", "params": {
                 "mode": "form",
                 "message": f"Confirm {task['args'].get('what', '')}?",

@@ -163,7 +163,10 @@ async fn when_its_task_runs(app: &App, seen: &Seen, conversation: &str, control:
         .rev()
         .find(|m| m.role == Role::Assistant)
         .unwrap();
-    assert!(app.control_call(&answer.id, &call_id, control));
+    assert!(app
+        .control_call(&answer.id, &call_id, control)
+        .await
+        .unwrap());
 }
 
 fn tool_message(messages: &[switchboard_core::store::Message], call: &str) -> String {
@@ -449,4 +452,120 @@ async fn a_task_whose_server_is_no_longer_among_the_persons_servers_is_said_to_b
         .expect("the conversation says so");
     assert!(late.is_error);
     assert!(app.background_tasks().await.unwrap().is_empty());
+}
+
+/// A task in the background that is not being followed (no follower runs here, as when its
+/// server is down or it waits its turn) is cancelled from its card all the same: recorded
+/// cancelled, the conversation says so, and its server is told.
+#[tokio::test]
+async fn a_background_task_no_one_follows_now_is_cancelled_from_its_card() {
+    let Some(Setup {
+        mock: _mock,
+        server,
+        home: _home,
+        _dir,
+        app,
+        conversation,
+    }) = setup("tasks-cancel-unfollowed").await
+    else {
+        return;
+    };
+    let seen = Arc::new(Seen::default());
+    let run = app
+        .start_turn_answered_by(
+            ask(&conversation, "Task: slow report"),
+            seen.clone(),
+            allow(),
+        )
+        .await
+        .unwrap();
+    when_its_task_runs(&app, &seen, &conversation, CallControl::GoOn).await;
+    assert_eq!(run.finished().await, StopReason::Completed);
+    let tasks = app.tasks(10).await.unwrap();
+    assert_eq!(tasks[0].task.as_ref().unwrap().state, TaskState::Background);
+
+    let store = app.store().unwrap().clone();
+    let answer = store
+        .list_messages(conversation.clone())
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|m| m.role == Role::Assistant)
+        .unwrap();
+    assert!(app
+        .control_call(&answer.id, "call_task_slow", CallControl::Cancel)
+        .await
+        .unwrap());
+    assert!(server.said().contains("cancel task-1"), "{}", server.said());
+    let tasks = app.tasks(10).await.unwrap();
+    assert_eq!(tasks[0].task.as_ref().unwrap().state, TaskState::Cancelled);
+    let late = store
+        .list_messages(conversation.clone())
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|m| m.name.as_deref() == Some(LATE_RESULT))
+        .unwrap();
+    assert!(
+        late.content
+            .as_deref()
+            .unwrap_or_default()
+            .contains("The person cancelled the task"),
+        "{late:?}"
+    );
+    // Nothing is followed of it afterwards, and a second Cancel reaches nothing.
+    assert!(app.background_tasks().await.unwrap().is_empty());
+    assert!(!app
+        .control_call(&answer.id, "call_task_slow", CallControl::Cancel)
+        .await
+        .unwrap());
+}
+
+/// A task followed outside its run whose server asks for an input Switchboard never gives
+/// (the client's model, by sampling) ends there: failed, said, and cancelled on its server,
+/// not followed again every 30 s for ever.
+#[tokio::test]
+async fn a_background_task_asking_for_an_input_switchboard_never_gives_ends_failed() {
+    let Some(Setup {
+        mock: _mock,
+        server,
+        home: _home,
+        _dir,
+        app,
+        conversation,
+    }) = setup("tasks-sampling").await
+    else {
+        return;
+    };
+    app.start_task_follower();
+    let seen = Arc::new(Seen::default());
+    let run = app
+        .start_turn_answered_by(ask(&conversation, "Task: draft"), seen.clone(), allow())
+        .await
+        .unwrap();
+    when_its_task_runs(&app, &seen, &conversation, CallControl::GoOn).await;
+    assert_eq!(run.finished().await, StopReason::Completed);
+    let store = app.store().unwrap().clone();
+    let late = eventually(WITHIN, "the task's end", || async {
+        store
+            .list_messages(conversation.clone())
+            .await
+            .unwrap()
+            .into_iter()
+            .find(|m| m.name.as_deref() == Some(LATE_RESULT))
+            .ok_or("none yet")
+    })
+    .await;
+    let said = late.content.unwrap_or_default();
+    assert!(said.contains("sampling"), "{said}");
+    let tasks = app.tasks(10).await.unwrap();
+    assert_eq!(tasks[0].task.as_ref().unwrap().state, TaskState::Failed);
+    eventually(WITHIN, "the server told", || async {
+        if server.said().contains("cancel task-1") {
+            Ok(())
+        } else {
+            Err(server.said())
+        }
+    })
+    .await;
 }

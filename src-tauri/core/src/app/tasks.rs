@@ -6,7 +6,7 @@
 //! started again) is said to be lost. A running call's card reaches it here too
 //! ([`App::control_call`]): Cancel, and Go on for a task.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -31,8 +31,13 @@ const FOLLOW_LIMITS: CallLimits = CallLimits {
 /// the rest with `read_result`): it comes outside any run, so no window's share measured it, and
 /// a model with a small window must still be able to take the question.
 const LATE_MODEL_CHARS: usize = 8_000;
-/// Tasks followed at once at most: each polls its server, and a home may have left hundreds.
+/// Tasks asked about at once at most, until their servers first answer: a home may have left
+/// hundreds. Once a task's server answered, the task is polled at the server's own pace, so a
+/// long task does not hold a place a new one needs.
 const FOLLOWED_AT_ONCE: usize = 32;
+/// The first polls in a row a server may answer with an error before its task is said to be
+/// lost (about two and a half minutes, a look every 30 s).
+const MAX_REFUSALS: u32 = 5;
 /// How often the follower looks again for tasks whose servers were not running.
 const LOOK_AGAIN: Duration = Duration::from_secs(30);
 
@@ -47,14 +52,64 @@ pub struct FollowedTask {
     pub state: TaskState,
     /// What the conversation says of it (its late result, or why there is none).
     pub said: String,
+    /// Its server answered the first poll with an error (counted by the follower).
+    #[serde(skip)]
+    refused: bool,
 }
 
 impl App {
     /// Passes a person's request to the running call `call_id` of the answer `message_id`
-    /// (its card's Cancel or Go on). Returns whether such a call was running.
-    pub fn control_call(&self, message_id: &str, call_id: &str, control: CallControl) -> bool {
-        self.controls
-            .send(&ToolRun::id_for(message_id, call_id), control)
+    /// (its card's Cancel or Go on). A Cancel of a task in the background that is not being
+    /// followed right now (its server is not running, or it waits for its first poll) ends it
+    /// here: it is recorded cancelled, and its server, if running, is told. Returns whether
+    /// there was such a call to reach.
+    ///
+    /// # Errors
+    /// The database.
+    pub async fn control_call(
+        &self,
+        message_id: &str,
+        call_id: &str,
+        control: CallControl,
+    ) -> Result<bool, CoreError> {
+        let run_id = ToolRun::id_for(message_id, call_id);
+        if self.controls.send(&run_id, control) {
+            return Ok(true);
+        }
+        if control != CallControl::Cancel {
+            return Ok(false);
+        }
+        let Some(run) = self.store()?.task_run(run_id).await? else {
+            return Ok(false);
+        };
+        let Some(task_id) = run
+            .task
+            .as_ref()
+            .filter(|t| t.state == TaskState::Background)
+            .map(|t| t.id.clone())
+        else {
+            return Ok(false);
+        };
+        let told = match self.host.server(&run.server) {
+            Some(server) => {
+                server.cancel_task(&task_id).await;
+                String::new()
+            }
+            None => format!(
+                " Its server “{}” was not running, so it could not be told: the work may go on \
+                 there.",
+                run.server
+            ),
+        };
+        let end = TaskEnd::words(
+            TaskState::Cancelled,
+            format!(
+                "The person cancelled the task of “{}” before it ended.{told}",
+                run.display_name
+            ),
+        );
+        self.keep_end(&run, &task_id, end).await?;
+        Ok(true)
     }
 
     /// The calls that ran as tasks, newest first (at most `limit`).
@@ -101,8 +156,10 @@ impl App {
             app.servers_started(crate::mcp::launch::STARTUP_TIMEOUT)
                 .await;
             let mut following: HashSet<String> = HashSet::new();
+            // Refusals in a row, by call.
+            let mut refusals: HashMap<String, u32> = HashMap::new();
             let room = Arc::new(tokio::sync::Semaphore::new(FOLLOWED_AT_ONCE));
-            let (done, mut ended) = tokio::sync::mpsc::unbounded_channel::<String>();
+            let (done, mut ended) = tokio::sync::mpsc::unbounded_channel::<(String, bool)>();
             loop {
                 match app.store() {
                     Ok(store) => match store.background_tasks().await {
@@ -113,13 +170,19 @@ impl App {
                                 }
                                 let (app, done, room) =
                                     (Arc::clone(&app), done.clone(), Arc::clone(&room));
+                                let refused = refusals.get(&run.id).copied().unwrap_or(0);
                                 tokio::spawn(async move {
                                     let id = run.id.clone();
-                                    let _turn = room.acquire_owned().await;
-                                    if let Err(e) = app.follow_task(run).await {
-                                        tracing::warn!(error = %e, "a task's end was not kept");
-                                    }
-                                    let _ = done.send(id);
+                                    let turn = room.acquire_owned().await.ok();
+                                    let followed = app.follow_task(run, turn, refused).await;
+                                    let refused = match followed {
+                                        Ok(followed) => followed.refused,
+                                        Err(e) => {
+                                            tracing::warn!(error = %e, "a task's end was not kept");
+                                            false
+                                        }
+                                    };
+                                    let _ = done.send((id, refused));
                                 });
                             }
                         }
@@ -135,7 +198,14 @@ impl App {
                         () = quitting.cancelled() => return,
                         () = app.controls.handed_over() => break,
                         () = tokio::time::sleep_until(next_look) => break,
-                        Some(id) = ended.recv() => { following.remove(&id); }
+                        Some((id, refused)) = ended.recv() => {
+                            following.remove(&id);
+                            if refused {
+                                *refusals.entry(id).or_default() += 1;
+                            } else {
+                                refusals.remove(&id);
+                            }
+                        }
                     }
                 }
             }
@@ -151,22 +221,30 @@ impl App {
         self.servers_started(crate::mcp::launch::STARTUP_TIMEOUT)
             .await;
         let open = self.background_tasks().await?;
+        let room = Arc::new(tokio::sync::Semaphore::new(FOLLOWED_AT_ONCE));
         let follows = open.into_iter().map(|run| {
-            let app = Arc::clone(self);
-            async move { app.follow_task(run).await }
+            let (app, room) = (Arc::clone(self), Arc::clone(&room));
+            async move {
+                let turn = room.acquire_owned().await.ok();
+                app.follow_task(run, turn, 0).await
+            }
         });
-        use futures_util::StreamExt as _;
-        futures_util::stream::iter(follows)
-            .buffer_unordered(FOLLOWED_AT_ONCE)
-            .collect::<Vec<_>>()
+        futures_util::future::join_all(follows)
             .await
             .into_iter()
             .collect()
     }
 
     /// Follows one task to its end and keeps its late result. A task whose server is not
-    /// running stays to be followed.
-    async fn follow_task(self: &Arc<Self>, run: ToolRun) -> Result<FollowedTask, CoreError> {
+    /// running stays to be followed; so does one whose server refused to say how it stands,
+    /// until it did so `refused` times before this one (then it is lost). `turn` is its place
+    /// among the tasks asked about at once, held until its server first answers.
+    async fn follow_task(
+        self: &Arc<Self>,
+        run: ToolRun,
+        turn: Option<tokio::sync::OwnedSemaphorePermit>,
+        refused: u32,
+    ) -> Result<FollowedTask, CoreError> {
         let task_id = run.task.as_ref().map(|t| t.id.clone()).unwrap_or_default();
         let followed = |state: TaskState, said: String| FollowedTask {
             conversation_id: run.conversation_id.clone(),
@@ -175,6 +253,7 @@ impl App {
             task_id: task_id.clone(),
             state,
             said,
+            refused: false,
         };
         let Some(server) = self.host.server(&run.server) else {
             // A server removed from mcp.json will not run again: its task is said to be lost,
@@ -213,7 +292,7 @@ impl App {
         let cancel = CancellationToken::new();
         let mut controls = self.controls.register(&run.id);
         let resumed = {
-            let following = server.resume_task(&task_id, FOLLOW_LIMITS, &cancel, None);
+            let following = server.resume_task(&task_id, FOLLOW_LIMITS, &cancel, None, turn);
             tokio::pin!(following);
             loop {
                 tokio::select! {
@@ -244,6 +323,26 @@ impl App {
                     format!("It could not be followed now ({e}); it is followed again later."),
                 ));
             }
+            Resumed::Refused(e) if refused + 1 < MAX_REFUSALS => {
+                tracing::warn!(server = %run.server, task = %task_id, error = %e, "a task's server refused to say how it stands");
+                let mut later = followed(
+                    TaskState::Background,
+                    format!(
+                        "Its server refused to say how it stands ({e}); it is asked again later."
+                    ),
+                );
+                later.refused = true;
+                return Ok(later);
+            }
+            Resumed::Refused(e) => TaskEnd::words(
+                TaskState::Lost,
+                format!(
+                    "The task of “{}” could not be followed: its server refused to say how it \
+                     stands {MAX_REFUSALS} times in a row (last: {e}). Its work may or may not \
+                     have been done.",
+                    run.display_name
+                ),
+            ),
             Resumed::Unknown(said) => TaskEnd::words(
                 TaskState::Lost,
                 format!(

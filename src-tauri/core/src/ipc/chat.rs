@@ -138,7 +138,7 @@ commands! {
     /// its server runs as a task is answered now, and the task is followed outside the run;
     /// its result comes later in the conversation). Returns whether the call was running.
     async fn control_call(cx, message_id: String, call_id: String, control: CallControl) -> bool {
-        Ok(cx.app.control_call(&message_id, &call_id, control))
+        Ok(cx.app.control_call(&message_id, &call_id, control).await?)
     }
 
     /// Sends the conversation a task's late result landed in, each time one does (followed

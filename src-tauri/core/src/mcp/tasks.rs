@@ -37,6 +37,9 @@ pub enum Resumed {
     /// The server could not be asked now, or the task outlived the time it was followed for:
     /// it is followed again later.
     Later(McpError),
+    /// The server answered the first poll with an error that is not "unknown task": it may
+    /// pass (the follower counts these, and a task refused again and again is lost).
+    Refused(McpError),
 }
 
 fn poll_interval(task: &Task) -> Duration {
@@ -87,7 +90,6 @@ impl McpServer {
                 spent,
                 cancel,
                 progress,
-                false,
             )
             .await;
         match followed {
@@ -111,7 +113,9 @@ impl McpServer {
     /// with "invalid params" (the Tasks extension's answer for an unknown task) no longer knows
     /// it (a local server started again has none of its old tasks): [`Resumed::Unknown`]. A
     /// server that cannot be asked now, or keeps the task past `limits`, leaves it to be
-    /// followed later: [`Resumed::Later`].
+    /// followed later: [`Resumed::Later`]; one that answers it with another error may be
+    /// passing through a bad moment: [`Resumed::Refused`]. `first_poll` (a place among the
+    /// tasks a follower asks about at once) is held until the first poll is answered.
     ///
     /// [`follow_task`]: McpServer::follow_task
     pub async fn resume_task(
@@ -120,6 +124,7 @@ impl McpServer {
         limits: CallLimits,
         cancel: &CancellationToken,
         progress: Option<&ProgressSink>,
+        first_poll: Option<tokio::sync::OwnedSemaphorePermit>,
     ) -> Resumed {
         tracing::info!(server = %self.name(), task = %id, "following a task again");
         let first = tokio::select! {
@@ -130,10 +135,15 @@ impl McpServer {
             }
         };
         match first {
+            // No such task, or a server that no longer has tasks at all.
             Ok(Err(rmcp::ServiceError::McpError(e)))
-                if e.code == rmcp::model::ErrorCode::INVALID_PARAMS =>
+                if e.code == rmcp::model::ErrorCode::INVALID_PARAMS
+                    || e.code == rmcp::model::ErrorCode::METHOD_NOT_FOUND =>
             {
                 return Resumed::Unknown(e.message.into_owned())
+            }
+            Ok(Err(e @ rmcp::ServiceError::McpError(_))) => {
+                return Resumed::Refused(self.service_error(&e))
             }
             Ok(Err(e)) => return Resumed::Later(self.service_error(&e)),
             Err(_) => {
@@ -144,17 +154,10 @@ impl McpServer {
             }
             Ok(Ok(_)) => {}
         }
+        // The server answered: the rest of the follow is its own pace, not the follower's.
+        drop(first_poll);
         let followed = self
-            .follow(
-                id,
-                MIN_POLL,
-                None,
-                limits,
-                Duration::ZERO,
-                cancel,
-                progress,
-                true,
-            )
+            .follow(id, MIN_POLL, None, limits, Duration::ZERO, cancel, progress)
             .await;
         match followed {
             Ok(result) => Resumed::Ended(Ok(result)),
@@ -166,9 +169,9 @@ impl McpServer {
         }
     }
 
-    /// The polling of a task from its first wait. Only `cancel` sends `tasks/cancel` here; a
-    /// form the person could not answer cancels it too unless `again` (a task followed again,
-    /// whose person may answer at the next look).
+    /// The polling of a task from its first wait. `cancel` sends `tasks/cancel` here, and so
+    /// does an input Switchboard can never give (sampling, a kind it does not know): the task
+    /// could never go on, so it ends, and the server is told.
     #[allow(clippy::too_many_arguments)] // the call's own state, passed once
     async fn follow(
         &self,
@@ -179,7 +182,6 @@ impl McpServer {
         spent: Duration,
         cancel: &CancellationToken,
         progress: Option<&ProgressSink>,
-        again: bool,
     ) -> Result<CallToolResult, Short> {
         let began = tokio::time::Instant::now();
         let mut hard_end = began + limits.hard_max.saturating_sub(spent);
@@ -254,7 +256,6 @@ impl McpServer {
                     hard_end += asking.elapsed();
                     let answers = match answers {
                         Ok(answers) => answers,
-                        Err(e) if again => return Err(Short::Link(e)),
                         Err(e) => {
                             self.cancel_task(id).await;
                             return Err(Short::Task(e));
@@ -308,7 +309,7 @@ impl McpServer {
 
     /// Tells the server to cancel the task (cooperative: its answer is waited for a moment,
     /// and a failure is only logged).
-    async fn cancel_task(&self, id: &str) {
+    pub async fn cancel_task(&self, id: &str) {
         let sent = tokio::time::timeout(
             CANCEL_WAIT,
             self.peer()

@@ -119,6 +119,21 @@ impl Store {
         .await
     }
 
+    /// The call `run_id` (without its result), when it ran as a task.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn task_run(&self, run_id: String) -> Result<Option<ToolRun>, StoreError> {
+        self.call(move |conn| {
+            Ok(
+                runs_where(conn, "id = ?1 AND task_id IS NOT NULL", [run_id])?
+                    .into_iter()
+                    .next(),
+            )
+        })
+        .await
+    }
+
     /// The calls whose tasks are open or ended outside their runs, newest first, at most
     /// `limit` (without results): what `tasks list` shows.
     ///

@@ -53,3 +53,52 @@ test("a skill is loaded on demand, switched per conversation, and its page says 
   });
   for (const file of RAN) assert.equal(fs.existsSync(file), false, `${file}: nothing a skill holds runs`);
 });
+
+// Issue 61: a skill's scripts, allowed on its card after the window showed them, are run by the
+// model through a call that asks (in Rust's sandbox); the card's result shows what it printed.
+test("a skill's script runs only after its scripts were allowed, and asks before it runs", async () => {
+  await withMockModel("skill-script", {}, async (home) => {
+    cli(home, ["skills", "add", path.resolve("tests/fixtures/skills/tally")]);
+    const app = await launch(home);
+    try {
+      const b = app.browser;
+      await b.$(tid("nav-skills")).click();
+      const card = `${tid("skill-item")}[data-name="tally"]`;
+      await b.$(card).waitForDisplayed({ timeout: 15000 });
+      await b.$(`${card} ${tid("skill-scripts-switch")}`).click();
+      const dialog = b.$(tid("confirm-dialog"));
+      await dialog.waitForDisplayed({ timeout: 10000 });
+      assert.match(await textOf(b, tid("skill-script-text")), /TALLY/);
+      await app.screenshot("skill-scripts-allow");
+      await b.$(tid("confirm-ok")).click();
+      await b.waitUntil(async () => (await b.$(`${card} ${tid("skill-scripts")}`).getAttribute("data-state")) === "on", {
+        timeout: 10000,
+        timeoutMsg: "the scripts were not allowed",
+      });
+      await app.screenshot("skill-scripts-on");
+
+      await openNewConversation(b);
+      const input = b.$(tid("composer-input"));
+      await input.waitForEnabled({ timeout: 20000 });
+      await input.setValue("Tally with the skill");
+      await b.keys("Enter");
+      const asking = b.$(tid("approval-dialog"));
+      await asking.waitForDisplayed({ timeout: 20000 });
+      assert.match(await textOf(b, tid("approval-name")), /Run Skill Script/);
+      assert.match(await textOf(b, tid("approval-arguments")), /scripts\/tally\.py/);
+      assert.equal(await b.$(tid("approval-allow-conversation")).isExisting(), false, "a script is allowed once at a time");
+      await app.screenshot("skill-script-asks");
+      await b.$(tid("approval-submit")).click();
+      await answerSays(b, "The tally is 7.");
+      const round = b.$(tid("tool-round"));
+      if ((await round.getAttribute("aria-expanded")) !== "true") await round.click();
+      const result = b.$(tid("tool-card"));
+      await result.$("summary").click();
+      await result.$(tid("tool-result")).waitForExist({ timeout: 10000 });
+      assert.match(await textOf(b, tid("tool-result")), /TALLY 7 from stdin/);
+      await app.screenshot("skill-script-ran");
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -99,7 +99,8 @@ describe("the Skills page", () => {
     // Switching it on asks first, listing the scripts; closing the question allows nothing.
     await user.click(toggle());
     const dialog = await screen.findByTestId("confirm-dialog");
-    expect(within(dialog).getByTestId("skill-scripts-list").textContent).toBe("scripts/fill.sh");
+    expect(within(dialog).getByTestId("skill-script-path").textContent).toBe("scripts/fill.sh");
+    expect(within(dialog).getByTestId("skill-script-text").textContent).toBe("#!/bin/sh\necho never\n");
     expect(dialog.textContent).toContain("no network");
     await user.click(within(dialog).getByRole("button", { name: "Cancel" }));
     expect(toggle().checked).toBe(false);
@@ -118,14 +119,17 @@ describe("the Skills page", () => {
     await user.click(screen.getByTestId("nav-settings"));
     await user.click(screen.getByTestId("nav-skills"));
     await waitFor(() => expect(within(card("pdf-forms")).getByTestId("skill-scripts").dataset.state).toBe("changed"));
-    expect(toggle().checked).toBe(false);
+    expect(toggle().checked).toBe(true);
 
-    // Off again.
-    await user.click(toggle());
-    await user.click(within(await screen.findByTestId("confirm-dialog")).getByRole("button", { name: "Allow" }));
-    await waitFor(() => expect(toggle().checked).toBe(true));
+    // Looked at again (the new text) and allowed; then taken back.
+    await user.click(within(card("pdf-forms")).getByTestId("skill-scripts-again"));
+    const again = await screen.findByTestId("confirm-dialog");
+    expect(within(again).getByTestId("skill-script-text").textContent).toBe("#!/bin/sh\necho changed\n");
+    await user.click(within(again).getByRole("button", { name: "Allow" }));
+    await waitFor(() => expect(within(card("pdf-forms")).getByTestId("skill-scripts").dataset.state).toBe("on"));
     await user.click(toggle());
     await waitFor(() => expect(within(card("pdf-forms")).getByTestId("skill-scripts").dataset.state).toBe("off"));
+    await waitFor(() => expect(screen.getByTestId("skills-said").textContent).toBe("The scripts of “pdf-forms” are no longer run."));
   });
 
   it("says why a folder is refused, and adds nothing", async () => {

@@ -91,6 +91,7 @@ fn bindings() -> String {
         crate::store::SkillUse,
         crate::app::SkillDetail,
         crate::app::ConversationSkill,
+        crate::app::ShownScript,
         // schedules
         crate::schedules::TimeRule,
         crate::schedules::Missed,

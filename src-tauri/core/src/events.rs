@@ -70,6 +70,9 @@ pub struct ApprovalItem {
     /// The rule the dialog offers to make from this call (allow this tool, with these
     /// arguments' folders or hosts); made only after the native confirmation.
     pub suggested_rule: Option<crate::policy::rules::Rule>,
+    /// It is asked about every time (a skill's script): the dialog offers Allow once and
+    /// Deny only, and Rust takes any wider answer as once.
+    pub once_only: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
@@ -380,6 +383,7 @@ mod tests {
                         destructive: false,
                         asked_because: "no rule or standing approval lets it run".into(),
                         suggested_rule: None,
+                        once_only: false,
                     }],
                 },
                 json!({"type": "approval_required", "request_id": "r1", "calls": [{
@@ -387,7 +391,7 @@ mod tests {
                     "display_name": "time · Get Current Time", "description": "d",
                     "arguments": "{}", "destructive": false,
                     "asked_because": "no rule or standing approval lets it run",
-                    "suggested_rule": null}]}),
+                    "suggested_rule": null, "once_only": false}]}),
             ),
         ];
         for (event, expected) in cases {

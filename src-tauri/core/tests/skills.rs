@@ -254,11 +254,14 @@ async fn hostile_skills_are_refused_and_nothing_is_written_outside_the_skills_fo
 }
 
 /// What a skill's script probes from inside its sandbox: its arguments and standard input, a
-/// file of its own skill, a file in the home folder, a port of this computer, a write beside
-/// its skill, and a file of its own working folder.
+/// file of its own skill, a file in the home folder, Switchboard's database (outside the home
+/// here), a port of this computer, a write beside its skill, and a file of its own working
+/// folder; it floods its stderr first (read beside stdout, nothing blocks).
 const PROBE: &str = r#"import os, socket, sys
-secret, port, skill_dir = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-print("SUM", sum(int(a) for a in sys.argv[4:]))
+secret, port, skill_dir, database = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+sys.stderr.write("e" * 300000)
+sys.stderr.flush()
+print("SUM", sum(int(a) for a in sys.argv[5:]))
 print("STDIN", sys.stdin.read().strip())
 def tried(label, act):
     try:
@@ -268,6 +271,7 @@ def tried(label, act):
         print(label, "REFUSED")
 tried("SKILL-READ", lambda: open(os.path.join(skill_dir, "SKILL.md")).read())
 tried("HOME-READ", lambda: open(secret).read())
+tried("DB-READ", lambda: open(database).read())
 tried("NET", lambda: socket.create_connection(("127.0.0.1", port), timeout=2))
 tried("SKILL-WRITE", lambda: open(os.path.join(skill_dir, "planted"), "w").write("x"))
 open("out.txt", "w").write("made")
@@ -297,26 +301,31 @@ async fn a_skills_script_runs_in_its_sandbox_only_and_is_ended_in_time() {
         b"---\nname: probe\ndescription: d\n---\n",
     );
     write(&skill, "scripts/probe.py", PROBE.as_bytes());
+    let data = root.path().join("data");
+    write(&data, "switchboard.db", b"DATABASE");
     // A length of sleep of this test's own, to find what it left (another test run beside
     // this one has its own).
     let sleep = format!("sleep 600.{}", std::process::id());
+    // It tries to leave its process group too (setsid), which it may not.
     write(
         &skill,
         "scripts/slow.sh",
-        format!("{sleep} &\n{sleep}\n").as_bytes(),
+        format!("setsid {sleep} &\n{sleep} &\n{sleep}\n").as_bytes(),
     );
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port().to_string();
     let place = Place {
         skill_dir: skill.clone(),
-        work_dir: root.path().join("runs/one"),
+        work_dir: data.join("skill-runs/one"),
         home: home.clone(),
+        closed: vec![data.clone()],
         search_path: std::env::var_os("PATH").unwrap(),
     };
     let args: Vec<String> = [
         home.join("secret.txt").display().to_string(),
         port,
         skill.display().to_string(),
+        data.join("switchboard.db").display().to_string(),
         "3".into(),
         "4".into(),
     ]
@@ -339,6 +348,7 @@ async fn a_skills_script_runs_in_its_sandbox_only_and_is_ended_in_time() {
         "STDIN hello",
         "SKILL-READ OPEN",
         "HOME-READ REFUSED",
+        "DB-READ REFUSED",
         "NET REFUSED",
         "SKILL-WRITE REFUSED",
         "KEY none",
@@ -346,6 +356,7 @@ async fn a_skills_script_runs_in_its_sandbox_only_and_is_ended_in_time() {
         assert!(out.contains(line), "{line}: {out}");
     }
     assert!(!skill.join("planted").exists());
+    assert_eq!(ran.stderr.len(), 300_000);
     assert_eq!(ran.files, vec![("out.txt".to_owned(), 4)]);
     assert_eq!(
         std::fs::read_to_string(place.work_dir.join("out.txt")).unwrap(),
@@ -354,7 +365,7 @@ async fn a_skills_script_runs_in_its_sandbox_only_and_is_ended_in_time() {
 
     // Past its time: ended, with what it started in the background.
     let slow = Place {
-        work_dir: root.path().join("runs/slow"),
+        work_dir: data.join("skill-runs/slow"),
         ..place.clone()
     };
     let ran = run(
@@ -362,12 +373,17 @@ async fn a_skills_script_runs_in_its_sandbox_only_and_is_ended_in_time() {
         "scripts/slow.sh",
         &[],
         None,
-        std::time::Duration::from_millis(500),
+        std::time::Duration::from_millis(1500),
         &never,
     )
     .await
     .unwrap();
     assert!(ran.timed_out && ran.code.is_none());
+    assert!(
+        ran.stderr.contains("setsid"),
+        "leaving its group is refused: {}",
+        ran.stderr
+    );
     // Cancelled: ended at once.
     let cancel = CancellationToken::new();
     let later = cancel.clone();
@@ -417,6 +433,9 @@ async fn a_skills_scripts_are_allowed_from_the_command_line_for_the_scripts_they
     let (ran, said) = cli(&app, &["skills", "scripts", "tally", "--json"]).await;
     ran.unwrap();
     assert_eq!(state(&said), "off");
+    // A skill with no scripts cannot have them allowed; taking back asks nothing of it.
+    let (ran, _) = cli(&app, &["skills", "scripts", "missing", "--allow"]).await;
+    assert!(ran.is_err());
     let (ran, said) = cli(&app, &["skills", "scripts", "tally", "--allow"]).await;
     ran.unwrap();
     assert!(said.contains("each run asks you first"), "{said}");
@@ -438,7 +457,25 @@ async fn a_skills_scripts_are_allowed_from_the_command_line_for_the_scripts_they
     ran.unwrap();
     let (_, said) = cli(&app, &["skills", "scripts", "tally", "--json"]).await;
     assert_eq!(state(&said), "off");
-    // A skill with no scripts cannot have them allowed.
-    let (ran, _) = cli(&app, &["skills", "scripts", "missing", "--allow"]).await;
-    assert!(ran.is_err());
+    // Allowing binds to what was shown.
+    let shown = app.skill_detail("tally").await.unwrap();
+    assert_eq!(shown.scripts.len(), 1);
+    assert_eq!(shown.scripts[0].text, "print(2)\n");
+    write(
+        &app.skill_library().dir().join("tally"),
+        "SKILL.md",
+        b"---\nname: tally\ndescription: Adds numbers, changed.\n---\n",
+    );
+    assert!(app
+        .set_skill_scripts("tally", true, shown.files_digest.as_deref())
+        .await
+        .is_err());
+    let again = app.skill_detail("tally").await.unwrap();
+    app.set_skill_scripts("tally", true, again.files_digest.as_deref())
+        .await
+        .unwrap();
+    assert_eq!(
+        app.skills().await.unwrap()[0].scripts,
+        switchboard_core::skills::scripts::ScriptsAllowed::On
+    );
 }

@@ -918,7 +918,7 @@ async fn a_skills_script_runs_only_when_allowed_and_asks_each_time() {
         !offers(&w.setup("Tally with the skill").await),
         "not offered before the person allows the skill's scripts"
     );
-    w.app.set_skill_scripts("tally", true).await.unwrap();
+    w.app.set_skill_scripts("tally", true, None).await.unwrap();
     let setup = w.setup("Tally with the skill").await;
     let tool = setup
         .tools
@@ -931,18 +931,24 @@ async fn a_skills_script_runs_only_when_allowed_and_asks_each_time() {
         tool.description
     );
 
+    // Asked even where everything else runs unasked.
+    w.store
+        .set_auto_approve(w.conversation.clone(), true)
+        .await
+        .unwrap();
     let recorder = Recorder::new(Decision::AllowOnce, None);
     let (reason, events) = w.say("Tally with the skill", &recorder).await;
     assert_eq!(reason, StopReason::Completed);
-    assert_eq!(
-        events
-            .all()
-            .iter()
-            .filter(|e| matches!(e, RunEvent::ApprovalRequired { .. }))
-            .count(),
-        1,
-        "the person is asked before it runs"
-    );
+    let asked: Vec<_> = events
+        .all()
+        .into_iter()
+        .filter_map(|e| match e {
+            RunEvent::ApprovalRequired { calls, .. } => Some(calls),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(asked.len(), 1, "the person is asked before it runs");
+    assert!(asked[0][0].once_only && asked[0][0].suggested_rule.is_none());
     let requests = w.requests().await;
     let result = requests[1]["messages"]
         .as_array()

@@ -732,7 +732,17 @@ instructions: string,
 /**
  * The conversations whose model loaded it, newest first.
  */
-used_in: Array<SkillUse>, };
+used_in: Array<SkillUse>, 
+/**
+ * One of the person's skills with scripts: the digest of its files as read here, which
+ * allowing its scripts sends back ([`App::set_skill_scripts`]).
+ */
+files_digest: string | null, 
+/**
+ * Its scripts as read here (each up to [`SHOWN_SCRIPT_BYTES`]), shown before they are
+ * allowed.
+ */
+scripts: Array<ShownScript>, };
 
 /**
  * A skill and whether a conversation may use it.
@@ -746,6 +756,19 @@ on: boolean,
  * Switched off in this conversation (or by the profile it follows).
  */
 switched_off_here: boolean, };
+
+/**
+ * A script as the person reads it before allowing it.
+ */
+export type ShownScript = { path: string, 
+/**
+ * Its text (not UTF-8: said so), up to [`SHOWN_SCRIPT_BYTES`].
+ */
+text: string, 
+/**
+ * More of it is not shown.
+ */
+cut: boolean, };
 
 /**
  * When a schedule runs.
@@ -1027,7 +1050,12 @@ asked_because: string,
  * The rule the dialog offers to make from this call (allow this tool, with these
  * arguments' folders or hosts); made only after the native confirmation.
  */
-suggested_rule: Rule | null, };
+suggested_rule: Rule | null, 
+/**
+ * It is asked about every time (a skill's script): the dialog offers Allow once and
+ * Deny only, and Rust takes any wider answer as once.
+ */
+once_only: boolean, };
 
 /**
  * What a rule does to the calls it applies to.

@@ -978,10 +978,11 @@ export function setSkillEnabled(name: string, enabled: boolean, conversationId?:
 
 /**
  * Lets the model ask to run a skill's scripts (each run asks, in a sandbox), or no
- * longer; allowing holds for the scripts as they are now.
+ * longer; allowing sends the `filesDigest` of the skill as it was shown, and holds for
+ * those files.
  */
-export function setSkillScripts(name: string, allowed: boolean): Promise<void> {
-  return call("set_skill_scripts", { name, allowed });
+export function setSkillScripts(name: string, allowed: boolean, asShown?: string | null): Promise<void> {
+  return call("set_skill_scripts", { name, allowed, asShown: asShown ?? null });
 }
 
 export function conversationSkills(conversationId: string): Promise<Array<ConversationSkill>> {

@@ -43,6 +43,7 @@ export type {
   ScriptsAllowed,
   SkillUse,
   ConversationSkill,
+  ShownScript,
   TimeRule,
   Missed,
   NewSchedule,

@@ -63,10 +63,25 @@ export class SkillsStore {
   }
 
   /** Lets the model ask to run a skill's scripts (each run asks, in Rust's sandbox), or no
-   *  longer; Rust binds the allowance to the scripts as they are now. */
-  async setScripts(name: string, allowed: boolean): Promise<void> {
-    await this.#change(() => ipc.setSkillScripts(name, allowed));
+   *  longer; allowing sends the digest of the skill as it was shown (`asShown`), which Rust
+   *  checks and binds the allowance to. Whether it was done. */
+  async setScripts(name: string, allowed: boolean, asShown: string | null = null): Promise<boolean> {
+    const done = await this.#change(async () => {
+      await ipc.setSkillScripts(name, allowed, asShown);
+      return true;
+    });
     if (this.details[name]) await this.open(name);
+    return done === true;
+  }
+
+  /** A skill in full, read for a question about it (not kept open under its card). */
+  async read(name: string): Promise<SkillDetail | null> {
+    try {
+      return await ipc.skillDetail(name);
+    } catch (err) {
+      this.#ui.report(err);
+      return null;
+    }
   }
 
   async remove(name: string): Promise<boolean> {

@@ -14,8 +14,8 @@
 //!   for the conversation, so it does not ask either.
 //! - `run_skill_script(name, script, args?, stdin?)` (issue 61): runs a script of one of the
 //!   person's skills whose scripts they allowed, in a sandbox ([`crate::skills::scripts`]).
-//!   Offered only when such a skill is on for the conversation; it is not read-only, and asks
-//!   like any server's tool.
+//!   Offered only when such a skill is on for the conversation; it asks before every run,
+//!   whatever standing grants or auto-approval say ([`asks_every_time`]).
 
 use serde_json::{json, Value};
 
@@ -40,6 +40,12 @@ pub const RUN_SCRIPT: &str = "run_skill_script";
 /// conversation already allowed (its tools' list, its own results).
 pub fn needs_no_approval(server: &str, tool: &str) -> bool {
     server == SERVER && (tool == SEARCH_TOOLS || tool == READ_RESULT || tool == LOAD_SKILL)
+}
+
+/// Whether a call of Switchboard's own `tool` asks the person every time, whatever grants,
+/// rules or auto-approval say (only a rule that blocks it stands): a skill's script.
+pub fn asks_every_time(server: &str, tool: &str) -> bool {
+    server == SERVER && tool == RUN_SCRIPT
 }
 
 /// One of Switchboard's own tools, described and hashed like a server's.
@@ -186,10 +192,10 @@ pub fn run_script_tool(
             "additionalProperties": false
         }),
     );
-    // It runs a program: never read-only, so no rule for read-only tools lets it run unasked.
+    // It runs a program: never read-only, and it asks every time ([`asks_every_time`]).
     tool.annotations = Some(json!({
         "readOnlyHint": false,
-        "destructiveHint": false,
+        "destructiveHint": true,
         "openWorldHint": false
     }));
     Some(tool)

@@ -81,7 +81,7 @@ pub use servers::{
     CommandParts, ImportSource, McpServerStatus, McpServerView, ServerSandbox, ToolAcceptance,
     ToolReview, Transport,
 };
-pub use skills::{ConversationSkill, SkillDetail};
+pub use skills::{ConversationSkill, ShownScript, SkillDetail};
 pub use tasks::FollowedTask;
 pub use tool_modes::{ToolModeChoice, ToolModeSource};
 pub use turns::{system_prompt, ConversationTool, ToolSelection, TurnRequest};

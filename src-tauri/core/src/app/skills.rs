@@ -28,6 +28,25 @@ pub struct SkillDetail {
     pub instructions: String,
     /// The conversations whose model loaded it, newest first.
     pub used_in: Vec<SkillUse>,
+    /// One of the person's skills with scripts: the digest of its files as read here, which
+    /// allowing its scripts sends back ([`App::set_skill_scripts`]).
+    pub files_digest: Option<String>,
+    /// Its scripts as read here (each up to [`SHOWN_SCRIPT_BYTES`]), shown before they are
+    /// allowed.
+    pub scripts: Vec<ShownScript>,
+}
+
+/// The most of one script the Skills page shows before its scripts are allowed.
+pub const SHOWN_SCRIPT_BYTES: usize = 16 * 1024;
+
+/// A script as the person reads it before allowing it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct ShownScript {
+    pub path: String,
+    /// Its text (not UTF-8: said so), up to [`SHOWN_SCRIPT_BYTES`].
+    pub text: String,
+    /// More of it is not shown.
+    pub cut: bool,
 }
 
 /// A skill and whether a conversation may use it.
@@ -195,6 +214,8 @@ impl App {
     /// No such skill, or one that cannot be read.
     pub async fn skill_detail(&self, name: &str) -> Result<SkillDetail, CoreError> {
         let store = self.store()?;
+        let mut files_digest = None;
+        let mut scripts = Vec::new();
         let (skill, instructions) = if name.contains('/') {
             // A server's skill: its instructions are read when the model loads it, not before.
             let skill = self
@@ -209,13 +230,25 @@ impl App {
             let owned = name.to_owned();
             let switch = store.skill_switches().await?.remove(name);
             let allowed = switch.as_ref().and_then(|s| s.scripts.clone());
-            let (mut skill, parsed) = blocking(move || {
+            let (mut skill, parsed, digest, shown) = blocking(move || {
                 let (mut skill, parsed) = library.get(&owned)?;
                 skill.scripts = scripts_allowed(&library, &skill, allowed.as_ref());
-                Ok((skill, parsed))
+                if !skill.has_scripts {
+                    return Ok((skill, parsed, None, Vec::new()));
+                }
+                let (dir, digest) = library.scripts_digest(&owned)?;
+                let shown = skill
+                    .files
+                    .iter()
+                    .filter(|f| f.script)
+                    .map(|f| shown_script(&dir, &f.path))
+                    .collect();
+                Ok((skill, parsed, Some(digest), shown))
             })
             .await?;
             skill.enabled = switch.is_none_or(|s| s.enabled);
+            files_digest = digest;
+            scripts = shown;
             (skill, parsed.body)
         };
         let used_in = store
@@ -229,6 +262,8 @@ impl App {
             skill,
             instructions,
             used_in,
+            files_digest,
+            scripts,
         })
     }
 
@@ -289,13 +324,25 @@ impl App {
     }
 
     /// Lets the model ask to run one of the person's skills' scripts (each run is a call that
-    /// asks, in a sandbox), or no longer. Allowing binds to the scripts as they are now: a
-    /// script changed since is not run until allowed again.
+    /// asks, in a sandbox), or no longer. Allowing binds to the skill's files as they are now,
+    /// which must be what the person was shown (`as_shown`, [`SkillDetail::files_digest`],
+    /// when given): a skill changed since is not run until allowed again.
     ///
     /// # Errors
     /// No such skill, a server's skill, one with no scripts; the file system.
-    pub async fn set_skill_scripts(&self, name: &str, allowed: bool) -> Result<(), CoreError> {
+    pub async fn set_skill_scripts(
+        &self,
+        name: &str,
+        allowed: bool,
+        as_shown: Option<&str>,
+    ) -> Result<(), CoreError> {
         from_folder(name)?;
+        let store = self.store()?;
+        if !allowed {
+            // No longer: nothing to read (the skill may be gone or broken by now).
+            store.set_skill_scripts(name.to_owned(), None).await?;
+            return Ok(());
+        }
         let library = self.skill_library();
         let owned = name.to_owned();
         let (skill, digest) = blocking(move || {
@@ -304,14 +351,21 @@ impl App {
             Ok((skill, digest))
         })
         .await?;
-        if !skill.has_scripts && allowed {
+        if !skill.has_scripts {
             return Err(crate::skills::SkillError::Invalid(format!(
                 "“{name}” has no scripts to run"
             ))
             .into());
         }
-        self.store()?
-            .set_skill_scripts(name.to_owned(), allowed.then_some(digest))
+        if as_shown.is_some_and(|shown| shown != digest) {
+            return Err(crate::skills::SkillError::Invalid(format!(
+                "“{name}” changed since it was shown: look at its scripts again before \
+                 allowing them"
+            ))
+            .into());
+        }
+        store
+            .set_skill_scripts(name.to_owned(), Some(digest))
             .await?;
         tracing::info!(skill = %name, allowed, "a skill's scripts");
         Ok(())
@@ -347,13 +401,6 @@ impl App {
     /// servers' skills were approved as.
     pub(super) async fn run_skills(&self, conversation_id: &str) -> Result<RunSkills, CoreError> {
         let (skills, mut entries) = self.skills_and_entries().await?;
-        let allowed = self
-            .store()?
-            .skill_switches()
-            .await?
-            .into_iter()
-            .filter_map(|(name, s)| Some((name, s.scripts?)))
-            .collect();
         let toggles = self
             .store()?
             .tool_toggles(conversation_id.to_owned())
@@ -368,12 +415,46 @@ impl App {
             skills,
             served: entries,
             scripts: crate::skills::ScriptPlaces {
-                allowed,
                 runs_dir: self.paths().data_dir.join("skill-runs"),
+                closed: vec![
+                    self.paths().data_dir.clone(),
+                    self.paths().config_dir.clone(),
+                    self.paths().log_dir.clone(),
+                ],
                 home: dirs::home_dir().unwrap_or_default(),
                 search_path: self.server_search_path().await,
             },
         })
+    }
+}
+
+/// The script `path` of the skill at `dir`, as the person reads it (blocks on the disk).
+fn shown_script(dir: &std::path::Path, path: &str) -> ShownScript {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    let read = std::fs::File::open(dir.join(path)).and_then(|f| {
+        f.take(SHOWN_SCRIPT_BYTES as u64 + 1)
+            .read_to_end(&mut bytes)
+    });
+    let cut = bytes.len() > SHOWN_SCRIPT_BYTES;
+    bytes.truncate(SHOWN_SCRIPT_BYTES);
+    let text = match (read, String::from_utf8(bytes)) {
+        (Err(e), _) => format!("(it cannot be read: {e})"),
+        (Ok(_), Ok(text)) => text,
+        (Ok(_), Err(e)) => {
+            // Cut in the middle of a character, or not text at all.
+            let valid = e.utf8_error().valid_up_to();
+            if cut && valid + 4 > SHOWN_SCRIPT_BYTES {
+                String::from_utf8_lossy(&e.into_bytes()[..valid]).into_owned()
+            } else {
+                "(not text: a program in another form)".to_owned()
+            }
+        }
+    };
+    ShownScript {
+        path: path.to_owned(),
+        text,
+        cut,
     }
 }
 

@@ -196,7 +196,7 @@ pub(crate) async fn run(
             json,
         } => {
             if allow || deny {
-                app.set_skill_scripts(&name, allow).await?;
+                app.set_skill_scripts(&name, allow, None).await?;
             }
             let skill = app.skill_detail(&name).await?.skill;
             if json {

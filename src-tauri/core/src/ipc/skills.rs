@@ -56,9 +56,10 @@ commands! {
     }
 
     /// Lets the model ask to run a skill's scripts (each run asks, in a sandbox), or no
-    /// longer; allowing holds for the scripts as they are now.
-    async fn set_skill_scripts(cx, name: String, allowed: bool) -> () {
-        Ok(cx.app.set_skill_scripts(&name, allowed).await?)
+    /// longer; allowing sends the `filesDigest` of the skill as it was shown, and holds for
+    /// those files.
+    async fn set_skill_scripts(cx, name: String, allowed: bool, as_shown: Option<String>) -> () {
+        Ok(cx.app.set_skill_scripts(&name, allowed, as_shown.as_deref()).await?)
     }
 
     async fn conversation_skills(cx, conversation_id: String) -> Vec<ConversationSkill> {

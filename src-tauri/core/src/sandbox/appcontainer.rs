@@ -471,6 +471,7 @@ mod tests {
             hosts: Vec::new(),
             loopback: false,
             unix_sockets: false,
+            stays_in_group: false,
             private_dir: PathBuf::from(
                 "C:\\Users\\a\\AppData\\Roaming\\Switchboard\\sandbox\\my fs",
             ),

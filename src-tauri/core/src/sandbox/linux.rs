@@ -309,6 +309,13 @@ pub fn filter(plan: &SandboxPlan) -> Result<Option<seccompiler::BpfProgram>, sec
     ] {
         rules.insert(call, Vec::new());
     }
+    // Its group was made before the filter (std's `process_group` comes before `pre_exec`);
+    // it may not leave it, so ending the group ends all it started.
+    if plan.stays_in_group {
+        for call in [libc::SYS_setsid, libc::SYS_setpgid] {
+            rules.insert(call, Vec::new());
+        }
+    }
     let filter = SeccompFilter::new(
         rules,
         SeccompAction::Allow,

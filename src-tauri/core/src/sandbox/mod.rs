@@ -317,6 +317,9 @@ pub struct SandboxPlan {
     /// one); else only socket pairs, so the session bus — and the keychain behind it — and
     /// agents' sockets are out of its reach.
     pub unix_sockets: bool,
+    /// It may not leave its process group (`setsid`, `setpgid` refused on Linux), so that
+    /// ending the group ends everything it started: a skill's script.
+    pub stays_in_group: bool,
     /// Its `TMPDIR`, and its working folder when mcp.json gives none.
     pub private_dir: PathBuf,
     /// The home folder, all of which but `read` and `write` is closed to it.
@@ -340,34 +343,7 @@ pub fn plan(entry: &SandboxEntry, inputs: &PlanInputs<'_>) -> SandboxPlan {
     let (reads, writes) = runtime.home_folders();
     let mut read: Vec<PathBuf> = siblings_along(home);
     read.extend(reads.iter().map(|r| home.join(r)));
-    // The program's own install (…/bin/node: its prefix), as named and as linked.
-    for program in [
-        Some(inputs.program.to_path_buf()),
-        std::fs::canonicalize(inputs.program).ok(),
-    ]
-    .into_iter()
-    .flatten()
-    {
-        // A prefix the home shares with everything else (~/.local holds other programs'
-        // data, Switchboard's database among them) is not given: only the program's folder.
-        let shared = [
-            ".local",
-            ".config",
-            ".cache",
-            ".local/share",
-            "AppData/Roaming",
-            "AppData/Local",
-            "AppData/Local/Programs",
-        ]
-        .map(|d| home.join(d));
-        if let Some(prefix) = program.parent().and_then(Path::parent) {
-            if prefix.starts_with(home) && prefix != home && !shared.iter().any(|s| s == prefix) {
-                read.push(prefix.to_path_buf());
-            } else if let Some(dir) = program.parent() {
-                read.push(dir.to_path_buf());
-            }
-        }
-    }
+    read.extend(program_install(inputs.program, home));
     // What its arguments name (a script, a folder to serve), but never the home folder
     // itself or a folder holding it: that is given only as a root or a folder to read.
     read.extend(named_by(inputs.args, home));
@@ -398,9 +374,70 @@ pub fn plan(entry: &SandboxEntry, inputs: &PlanInputs<'_>) -> SandboxPlan {
         hosts: entry.hosts.clone(),
         loopback: entry.loopback,
         unix_sockets: runtime == Runtime::Container,
+        stays_in_group: false,
         private_dir: inputs.private_dir.clone(),
         home: home.to_path_buf(),
     }
+}
+
+/// The folders of `program`'s own install a sandbox reads (…/bin/node: its prefix), as named
+/// and as linked. A prefix the home shares with everything else (`~/.local` holds other
+/// programs' data, Switchboard's database among them) is not given: only the program's folder.
+pub fn program_install(program: &Path, home: &Path) -> Vec<PathBuf> {
+    let shared = [
+        ".local",
+        ".config",
+        ".cache",
+        ".local/share",
+        "AppData/Roaming",
+        "AppData/Local",
+        "AppData/Local/Programs",
+    ]
+    .map(|d| home.join(d));
+    let mut read = Vec::new();
+    for program in [
+        Some(program.to_path_buf()),
+        std::fs::canonicalize(program).ok(),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        if let Some(prefix) = program.parent().and_then(Path::parent) {
+            if prefix.starts_with(home) && prefix != home && !shared.iter().any(|s| s == prefix) {
+                read.push(prefix.to_path_buf());
+            } else if let Some(dir) = program.parent() {
+                read.push(dir.to_path_buf());
+            }
+        }
+    }
+    read
+}
+
+/// Everything beside the folders on the way from `/` to each of `closed`: what stays open
+/// when those alone are shut ([`siblings_along`] for several).
+pub fn open_beside(closed: &[PathBuf]) -> Vec<PathBuf> {
+    use std::collections::HashSet;
+    let on_the_way: HashSet<&Path> = closed
+        .iter()
+        .filter(|c| c.is_absolute())
+        .flat_map(|c| c.ancestors())
+        .collect();
+    let mut open = Vec::new();
+    for dir in &on_the_way {
+        if closed.iter().any(|c| c == dir) {
+            continue;
+        }
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            open.extend(
+                entries
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| !on_the_way.contains(p.as_path())),
+            );
+        }
+    }
+    open.sort();
+    open
 }
 
 /// Everything beside each folder on the way from `/` to `closed`: what stays open when
@@ -1038,6 +1075,7 @@ mod tests {
             hosts: Vec::new(),
             loopback: false,
             unix_sockets: false,
+            stays_in_group: false,
             private_dir: home.join(".local/share/switchboard/sandbox/fs"),
             home: home.to_path_buf(),
         };
@@ -1184,6 +1222,7 @@ mod tests {
             hosts: vec!["a.example".into()],
             loopback: false,
             unix_sockets: false,
+            stays_in_group: false,
             private_dir: "/tmp/p".into(),
             home: "/home/a".into(),
         };

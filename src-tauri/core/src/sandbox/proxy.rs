@@ -370,6 +370,7 @@ mod tests {
             hosts: Vec::new(),
             loopback: false,
             unix_sockets: false,
+            stays_in_group: false,
             private_dir: "/tmp/x".into(),
             home: "/home/a".into(),
         }))

@@ -204,6 +204,7 @@ mod tests {
             hosts: vec!["registry.npmjs.org".into()],
             loopback: false,
             unix_sockets: false,
+            stays_in_group: false,
             private_dir: PathBuf::from(
                 "/Users/a/Library/Application Support/Switchboard/sandbox/fs",
             ),
@@ -280,6 +281,7 @@ mod tests {
         let docker = profile(
             &SandboxPlan {
                 unix_sockets: true,
+                stays_in_group: false,
                 ..plan(Network::None)
             },
             None,
@@ -332,6 +334,7 @@ mod tests {
             hosts: Vec::new(),
             loopback: false,
             unix_sockets: false,
+            stays_in_group: false,
             private_dir: home.join("notes"),
             home: home.clone(),
         };

@@ -81,11 +81,11 @@ impl Library {
         }
     }
 
-    /// A skill's folder, and the digest of its scripts as they are now
-    /// ([`super::scripts::digest`]).
+    /// A skill's folder, and the digest of its files as they are now
+    /// ([`super::scripts::digest`]), which allowing its scripts binds to.
     ///
     /// # Errors
-    /// No such skill; it is not a valid skill; a script cannot be read.
+    /// No such skill; it is not a valid skill; a file cannot be read.
     pub fn scripts_digest(&self, name: &str) -> Result<(PathBuf, String), SkillError> {
         let (skill, _) = self.get(name)?;
         let dir = self.folder(name)?;

@@ -155,13 +155,13 @@ pub struct RunSkills {
 }
 
 /// Where a run's skill scripts run: each call in a working folder of its own under
-/// `runs_dir`, with the home folder closed but for the interpreter's installs, and the
-/// interpreter found on `search_path`.
+/// `runs_dir`, with the home folder and `closed` shut but for the interpreter's install, and
+/// the interpreter found on `search_path`.
 #[derive(Debug, Clone, Default)]
 pub struct ScriptPlaces {
-    /// The digest each skill's scripts were allowed as, by skill name.
-    pub allowed: std::collections::HashMap<String, String>,
     pub runs_dir: std::path::PathBuf,
+    /// Switchboard's own folders (data, settings, logs).
+    pub closed: Vec<std::path::PathBuf>,
     pub home: std::path::PathBuf,
     pub search_path: std::ffi::OsString,
 }

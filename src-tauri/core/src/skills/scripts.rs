@@ -1,16 +1,18 @@
 //! A skill's scripts, run when the model asks and the person lets it (issue 61). Nothing here
 //! runs by itself: a script runs only as a call of Switchboard's own `run_skill_script`, which
-//! asks like any tool call, and only for a skill whose scripts the person allowed — an
-//! allowance bound to the scripts as they were ([`digest`]): a script changed since is refused
-//! until they allow it again.
+//! asks before each run whatever standing grants say, and only for a skill whose scripts the
+//! person allowed — an allowance bound to the skill's files as they were shown ([`digest`]):
+//! a skill changed since is refused until they allow it again.
 //!
 //! This module owns how one script runs: its interpreter (by its extension), a sandbox that
 //! is never optional (no network; it reads the system, the skill's own folder and its
-//! interpreter's installs, and writes only a working folder of its own — the rest of the home
-//! folder, the keychain's bus and Switchboard's database are out of its reach), its
-//! environment (the servers' allowlist: no key), a time limit and cancellation that end its
-//! whole process group, and what it printed, kept up to [`MAX_OUTPUT_BYTES`] per stream.
-//! A system that cannot sandbox it does not run it.
+//! interpreter's install, and writes only a working folder of its own — the rest of the home
+//! folder, Switchboard's data and settings folders wherever they are, the keychain's bus and
+//! Unix sockets are out of its reach), its environment (the servers' allowlist, no key; its
+//! home and caches are its own folder), a time limit and cancellation that end its whole
+//! process group (which it may not leave), and what it printed, kept up to
+//! [`MAX_OUTPUT_BYTES`] per stream. A system that cannot sandbox it does not run it. Run
+//! folders are kept a week.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -23,7 +25,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
 
 use super::SkillFile;
-use crate::sandbox::{Network, PlanInputs, SandboxEntry};
+use crate::sandbox::{Network, SandboxPlan};
 
 /// The most of each of a script's streams (stdout, stderr) that is kept; the rest is counted.
 pub const MAX_OUTPUT_BYTES: usize = 1024 * 1024;
@@ -46,17 +48,18 @@ pub enum ScriptsAllowed {
     Changed,
 }
 
-/// The digest of a skill's scripts (their paths and contents, in order): what allowing them
-/// approves.
+/// The digest of a skill's files (their paths and contents, in order): what allowing its
+/// scripts approves. Every file, not only the scripts: a script runs what sits beside it (a
+/// module it imports, a file it sources, a compiled cache).
 ///
 /// # Errors
-/// A script that cannot be read.
+/// A file that cannot be read.
 pub fn digest(dir: &Path, files: &[SkillFile]) -> std::io::Result<String> {
     use sha2::{Digest, Sha256};
     let mut hasher = Sha256::new();
-    let mut scripts: Vec<&SkillFile> = files.iter().filter(|f| f.script).collect();
-    scripts.sort_by(|a, b| a.path.cmp(&b.path));
-    for file in scripts {
+    let mut sorted: Vec<&SkillFile> = files.iter().collect();
+    sorted.sort_by(|a, b| a.path.cmp(&b.path));
+    for file in sorted {
         let bytes = std::fs::read(dir.join(&file.path))?;
         hasher.update(file.path.as_bytes());
         hasher.update([0]);
@@ -88,7 +91,6 @@ fn interpreter(path: &str) -> Option<(&'static [&'static str], &'static [&'stati
         "lua" => (&["lua"], &[]),
         "r" => (&["Rscript"], &[]),
         "ps1" => (&["pwsh", "powershell"], &["-NoProfile", "-File"]),
-        "bat" | "cmd" => (&["cmd"], &["/C"]),
         _ => return None,
     };
     Some(found)
@@ -101,8 +103,11 @@ pub struct Place {
     pub skill_dir: PathBuf,
     /// Its working folder, made for this run: its only place to write, kept afterwards.
     pub work_dir: PathBuf,
-    /// The person's home folder, closed to it but for its interpreter's installs.
+    /// The person's home folder: closed to it but for its interpreter's own install.
     pub home: PathBuf,
+    /// Other folders closed to it wherever they are (Switchboard's data, settings and logs:
+    /// its database, every skill, other runs' folders), but for its skill and its own folder.
+    pub closed: Vec<PathBuf>,
     /// The `PATH` its interpreter is found on, and that it runs with.
     pub search_path: OsString,
 }
@@ -136,6 +141,12 @@ pub enum ScriptError {
     Cancelled,
 }
 
+/// How long what a script printed is waited for once it was ended (a pipe held by something
+/// that escaped is not waited for longer).
+const DRAIN: Duration = Duration::from_secs(2);
+/// Run folders older than this are removed as a new run starts.
+const RUNS_KEPT_FOR: Duration = Duration::from_secs(7 * 24 * 60 * 60);
+
 /// Runs the skill's `script` (its path inside the skill, one of its files) with `args` and,
 /// when given, `stdin`, in its sandbox at `place`, for at most `limit`; `cancel` ends it.
 ///
@@ -149,75 +160,12 @@ pub async fn run(
     limit: Duration,
     cancel: &CancellationToken,
 ) -> Result<Ran, ScriptError> {
-    let script_path = place.skill_dir.join(script);
-    let (program, mut argv) = match interpreter(script) {
-        Some((programs, before)) => {
-            let program = programs
-                .iter()
-                .find_map(|p| which::which_in(p, Some(&place.search_path), &place.work_dir).ok())
-                .ok_or_else(|| {
-                    ScriptError::Refused(format!(
-                        "“{}” is needed to run it, and it is not installed (not on the PATH)",
-                        programs.join("” or “")
-                    ))
-                })?;
-            let mut argv: Vec<String> = before.iter().map(|s| (*s).to_owned()).collect();
-            argv.push(script_path.to_string_lossy().into_owned());
-            (program, argv)
-        }
-        None if runs_itself(&script_path) => (script_path.clone(), Vec::new()),
-        None => {
-            return Err(ScriptError::Refused(
-                "Switchboard does not know how to run a file of this kind (known: .py, .sh, \
-                 .js, .rb, .pl, .php, .lua, .r, .ps1, .bat, or a file marked executable)"
-                    .to_owned(),
-            ))
-        }
-    };
-    std::fs::create_dir_all(place.work_dir.join(TMP)).map_err(|e| {
-        ScriptError::Start(format!(
-            "its working folder {} cannot be made ({e})",
-            place.work_dir.display()
-        ))
-    })?;
-    let entry = SandboxEntry {
-        enabled: true,
-        network: Network::None,
-        allow_read: vec![place.skill_dir.to_string_lossy().into_owned()],
-        ..SandboxEntry::default()
-    };
-    let roots = [place.work_dir.clone()];
-    let plan = crate::sandbox::plan(
-        &entry,
-        &PlanInputs {
-            home: &place.home,
-            roots: &roots,
-            program: &program,
-            // The script's own path, not the model's arguments: a path the model names opens
-            // nothing.
-            args: &argv,
-            cwd: None,
-            private_dir: place.work_dir.join(TMP),
-        },
-    );
-    argv.extend(args.iter().cloned());
-    if !cfg!(any(target_os = "linux", target_os = "macos", windows)) {
-        return Err(ScriptError::Sandbox(
-            "scripts run in a sandbox on Linux, macOS and Windows only".to_owned(),
-        ));
-    }
-    let mut command = crate::sandbox::command::new_command(&program, &argv, Some(&plan), None)
-        .map_err(|e| ScriptError::Sandbox(e.to_string()))?;
-    command
-        .env_clear()
-        .envs(crate::mcp::environment::server_env(
-            std::env::vars_os(),
-            &place.search_path,
-            [],
-        ))
-        .current_dir(&place.work_dir);
-    crate::sandbox::command::confine(&mut command, &plan, None, false)
-        .map_err(|e| ScriptError::Sandbox(e.to_string()))?;
+    let (owned_place, owned_script, owned_args) = (place.clone(), script.to_owned(), args.to_vec());
+    // Finding its interpreter, making its folder and building its sandbox read the disk.
+    let command =
+        tokio::task::spawn_blocking(move || prepare(&owned_place, &owned_script, &owned_args))
+            .await
+            .map_err(|e| ScriptError::Start(e.to_string()))??;
     let mut wrapped = CommandWrap::from(command);
     #[cfg(unix)]
     wrapped.wrap(process_wrap::tokio::ProcessGroup::leader());
@@ -242,6 +190,8 @@ pub async fn run(
     let mut child = wrapped
         .spawn()
         .map_err(|e| ScriptError::Start(e.to_string()))?;
+    // Its whole group is ended however this ends, a dropped call included.
+    let _group = crate::mcp::process::GroupGuard(child.id());
     if let (Some(text), Some(mut pipe)) = (stdin, child.stdin().take()) {
         let text = text.to_owned();
         // Written beside the reading: a script that prints before it reads cannot block it.
@@ -249,25 +199,12 @@ pub async fn run(
             let _ = pipe.write_all(text.as_bytes()).await;
         });
     }
-    let stdout = child.stdout().take().map(kept);
-    let stderr = child.stderr().take().map(kept);
-    let reading = async {
-        let out = match stdout {
-            Some(reading) => reading.await,
-            None => (Vec::new(), 0),
-        };
-        let err = match stderr {
-            Some(reading) => reading.await,
-            None => (Vec::new(), 0),
-        };
-        (out, err)
-    };
-    let waited = async {
-        let (out, err) = reading.await;
-        (child.wait().await, out, err)
-    };
+    // Both streams at once (a script that fills one while the other is read cannot block),
+    // kept by tasks of their own so that what it printed before it was ended is kept too.
+    let stdout = child.stdout().take().map(|s| tokio::spawn(kept(s)));
+    let stderr = child.stderr().take().map(|s| tokio::spawn(kept(s)));
     let ended = tokio::select! {
-        (status, out, err) = waited => Some((status, out, err)),
+        status = child.wait() => Some(status),
         () = tokio::time::sleep(limit) => None,
         () = cancel.cancelled() => None,
     };
@@ -280,14 +217,25 @@ pub async fn run(
             return Err(ScriptError::Cancelled);
         }
     }
-    let (code, timed_out, (stdout, out_left), (stderr, err_left)) = match ended {
-        Some((status, out, err)) => {
-            let status = status.map_err(|e| ScriptError::Start(e.to_string()))?;
-            (status.code(), false, out, err)
-        }
-        None => (None, true, (Vec::new(), 0), (Vec::new(), 0)),
-    };
     let took = started.elapsed();
+    let drained = |reading: Option<tokio::task::JoinHandle<(Vec<u8>, u64)>>| async move {
+        match reading {
+            Some(reading) => tokio::time::timeout(DRAIN, reading)
+                .await
+                .ok()
+                .and_then(Result::ok)
+                .unwrap_or_default(),
+            None => (Vec::new(), 0),
+        }
+    };
+    let ((stdout, out_left), (stderr, err_left)) = tokio::join!(drained(stdout), drained(stderr));
+    let timed_out = ended.is_none();
+    let code = match ended {
+        Some(status) => status
+            .map_err(|e| ScriptError::Start(e.to_string()))?
+            .code(),
+        None => None,
+    };
     let work_dir = place.work_dir.clone();
     let files = tokio::task::spawn_blocking(move || written(&work_dir))
         .await
@@ -302,6 +250,113 @@ pub async fn run(
         files,
         work_dir: place.work_dir.clone(),
     })
+}
+
+/// The command that runs `script` in its sandbox, its working folder made (and run folders
+/// past [`RUNS_KEPT_FOR`] removed). Blocks on the disk.
+fn prepare(
+    place: &Place,
+    script: &str,
+    args: &[String],
+) -> Result<tokio::process::Command, ScriptError> {
+    if !cfg!(any(target_os = "linux", target_os = "macos", windows)) {
+        return Err(ScriptError::Sandbox(
+            "scripts run in a sandbox on Linux, macOS and Windows only".to_owned(),
+        ));
+    }
+    let script_path = place.skill_dir.join(script);
+    let (program, mut argv) = match interpreter(script) {
+        Some((programs, before)) => {
+            let program = programs
+                .iter()
+                .find_map(|p| which::which_in(p, Some(&place.search_path), &place.skill_dir).ok())
+                .ok_or_else(|| {
+                    ScriptError::Refused(format!(
+                        "“{}” is needed to run it, and it is not installed (not on the PATH)",
+                        programs.join("” or “")
+                    ))
+                })?;
+            let mut argv: Vec<String> = before.iter().map(|s| (*s).to_owned()).collect();
+            argv.push(script_path.to_string_lossy().into_owned());
+            (program, argv)
+        }
+        None if runs_itself(&script_path) => (script_path.clone(), Vec::new()),
+        None => {
+            return Err(ScriptError::Refused(
+                "Switchboard does not know how to run a file of this kind (known: .py, .sh, \
+                 .bash, .js, .rb, .pl, .php, .lua, .r, .ps1, or a file marked executable; \
+                 batch files are not run, as their arguments cannot be passed safely)"
+                    .to_owned(),
+            ))
+        }
+    };
+    // The model's arguments come last and open nothing: the sandbox is made from the skill,
+    // the interpreter and the folders alone.
+    argv.extend(args.iter().cloned());
+    if let Some(runs) = place.work_dir.parent() {
+        remove_old_runs(runs);
+    }
+    let tmp = place.work_dir.join(TMP);
+    std::fs::create_dir_all(&tmp).map_err(|e| {
+        ScriptError::Start(format!(
+            "its working folder {} cannot be made ({e})",
+            place.work_dir.display()
+        ))
+    })?;
+    let mut closed = vec![place.home.clone()];
+    closed.extend(place.closed.iter().cloned());
+    let mut read = crate::sandbox::open_beside(&closed);
+    read.push(place.skill_dir.clone());
+    read.extend(crate::sandbox::program_install(&program, &place.home));
+    read.sort();
+    read.dedup();
+    let plan = SandboxPlan {
+        read,
+        write: vec![place.work_dir.clone()],
+        network: Network::None,
+        hosts: Vec::new(),
+        loopback: false,
+        unix_sockets: false,
+        stays_in_group: true,
+        private_dir: tmp.clone(),
+        home: place.home.clone(),
+    };
+    let mut command = crate::sandbox::command::new_command(&program, &argv, Some(&plan), None)
+        .map_err(|e| ScriptError::Sandbox(e.to_string()))?;
+    command
+        .env_clear()
+        .envs(crate::mcp::environment::server_env(
+            std::env::vars_os(),
+            &place.search_path,
+            [],
+        ))
+        // Its home and caches are its own folder: the person's are closed to it.
+        .env("HOME", &tmp)
+        .env("XDG_CACHE_HOME", tmp.join("cache"))
+        .env("XDG_CONFIG_HOME", tmp.join("config"))
+        .env("XDG_DATA_HOME", tmp.join("data"))
+        .current_dir(&place.work_dir);
+    crate::sandbox::command::confine(&mut command, &plan, None, false)
+        .map_err(|e| ScriptError::Sandbox(e.to_string()))?;
+    Ok(command)
+}
+
+/// Removes the run folders in `runs` older than [`RUNS_KEPT_FOR`].
+fn remove_old_runs(runs: &Path) {
+    let Ok(entries) = std::fs::read_dir(runs) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|at| at.elapsed().ok())
+            .is_some_and(|age| age > RUNS_KEPT_FOR);
+        if old && entry.file_type().is_ok_and(|t| t.is_dir()) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// Whether a file with no known extension runs as a program itself.
@@ -431,7 +486,7 @@ mod tests {
     }
 
     #[test]
-    fn the_digest_covers_scripts_only_and_changes_with_them() {
+    fn the_digest_changes_with_any_file() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("scripts")).unwrap();
         std::fs::write(dir.path().join("scripts/a.py"), "print(1)").unwrap();
@@ -443,10 +498,12 @@ mod tests {
             ]
         };
         let before = digest(dir.path(), &files(3)).unwrap();
+        assert_eq!(digest(dir.path(), &files(3)).unwrap(), before);
         std::fs::write(dir.path().join("notes.md"), "other").unwrap();
-        assert_eq!(digest(dir.path(), &files(5)).unwrap(), before);
+        let other = digest(dir.path(), &files(5)).unwrap();
+        assert_ne!(other, before, "a file beside the scripts counts too");
         std::fs::write(dir.path().join("scripts/a.py"), "print(2)").unwrap();
-        assert_ne!(digest(dir.path(), &files(5)).unwrap(), before);
+        assert_ne!(digest(dir.path(), &files(5)).unwrap(), other);
     }
 
     #[test]

@@ -200,11 +200,21 @@ impl Run<'_> {
                         None => judged,
                     };
                 }
+                // A skill's script asks each time: a grant, a rule that allows or
+                // auto-approval does not run it unasked (a rule that blocks it stands).
+                let each_time = crate::agent::builtin::asks_every_time(&t.server, &t.tool);
+                if each_time && !matches!(judged.verdict, Verdict::Deny(_)) {
+                    judged.verdict = Verdict::Ask;
+                    judged.by = "a skill's script: you are asked before each run".to_owned();
+                }
                 by = Some(judged.by);
                 match judged.verdict {
                     Verdict::Allow(scope) => CallState::Allowed(scope),
                     Verdict::Ask => {
-                        suggested = policy::rules::suggest(&t.server, &t.tool, Some(arguments));
+                        if !each_time {
+                            suggested =
+                                policy::rules::suggest(&t.server, &t.tool, Some(arguments));
+                        }
                         CallState::Undecided
                     }
                     Verdict::Deny(why) => CallState::Denied(Some(ApprovalScope::Policy), why),
@@ -260,6 +270,7 @@ impl Run<'_> {
                     destructive: policy::is_destructive(tool),
                     asked_because: c.by.clone().unwrap_or_default(),
                     suggested_rule: c.suggested.clone(),
+                    once_only: crate::agent::builtin::asks_every_time(&tool.server, &tool.tool),
                 })
             })
             .collect();
@@ -303,7 +314,16 @@ impl Run<'_> {
             };
             let asked = call.by.take().unwrap_or_default();
             call.by = Some(format!("you, when asked ({asked})"));
-            call.state = match answer.decision {
+            // A call asked about every time is allowed once, whatever wider answer came.
+            let decision = match answer.decision {
+                Decision::AllowConversation | Decision::AllowAlways
+                    if crate::agent::builtin::asks_every_time(&tool.server, &tool.tool) =>
+                {
+                    Decision::AllowOnce
+                }
+                decision => decision,
+            };
+            call.state = match decision {
                 Decision::AllowOnce => CallState::Allowed(ApprovalScope::Once),
                 Decision::AllowConversation => {
                     self.stand(tool, Grant::Conversation).await;

@@ -144,18 +144,34 @@ impl Ctx<'_> {
             .library
             .clone()
             .ok_or_else(|| refuse("the skills folder is not known".to_owned()))?;
-        // Checked again now: the scripts are still those the person allowed.
-        let allowed = skills.scripts.allowed.get(name).cloned();
+        // Checked again now: still allowed (the person may have taken it back since the run
+        // began), and the skill's files are still those they allowed.
+        let allowed = self
+            .services
+            .store
+            .skill_switches()
+            .await
+            .map_err(|e| refuse(e.to_string()))?
+            .remove(name)
+            .and_then(|s| s.scripts);
         let owned = name.to_owned();
         let (skill_dir, now) = tokio::task::spawn_blocking(move || library.scripts_digest(&owned))
             .await
             .map_err(|e| refuse(e.to_string()))?
             .map_err(|e| refuse(e.to_string()))?;
-        if allowed.as_ref() != Some(&now) {
-            return Err(refuse(format!(
-                "the scripts of “{name}” changed since the person allowed them: they are not \
-                 run until the person allows them again (Skills page)"
-            )));
+        match allowed {
+            None => {
+                return Err(refuse(format!(
+                    "the person no longer lets you run the scripts of “{name}”"
+                )))
+            }
+            Some(allowed) if allowed != now => {
+                return Err(refuse(format!(
+                    "the skill “{name}” changed since the person allowed its scripts: they are \
+                     not run until the person allows them again (Skills page)"
+                )))
+            }
+            Some(_) => {}
         }
         let place = scripts::Place {
             skill_dir,
@@ -164,6 +180,7 @@ impl Ctx<'_> {
                 .runs_dir
                 .join(uuid::Uuid::now_v7().to_string()),
             home: skills.scripts.home.clone(),
+            closed: skills.scripts.closed.clone(),
             search_path: skills.scripts.search_path.clone(),
         };
         let ran = scripts::run(&place, &script, &args, stdin, limit, cancel)

@@ -2,7 +2,7 @@
 // actions and the form, with Rust's refusals beside their fields), the sidebar's menu that starts
 // a conversation from a profile, and the conversation header's switch of profile. The MCP
 // servers are the fault peer (tests/peers/fault_server.py) under the names the tests give it.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
@@ -247,6 +247,34 @@ describe("Settings › Profiles", { timeout: 20_000 }, () => {
     expect(within(item("Coding")).getByTestId("profile-tools-off").textContent).toBe("1 server and 1 tool off");
     await waitFor(() => expect(screen.getByTestId("profile-message").textContent).toBe("Created “Coding”."));
   }, 30_000);
+
+  it("switches a skill off for the conversations that follow the profile", async () => {
+    const dir = join(folder(), "notes-style");
+    mkdirSync(dir);
+    writeFileSync(join(dir, "SKILL.md"), "---\nname: notes-style\ndescription: How notes are written.\n---\nShort.\n");
+    await backend.host({ folder: dir });
+    await backend.seed(() => ipc.addSkill(false));
+    const { user, section } = await openSettings();
+    await user.click(within(section).getByTestId("profile-new"));
+    const form = within(section).getByTestId("profile-form");
+    const skill = (await within(form).findByTestId("profile-skill-switch")) as HTMLInputElement;
+    expect(skill.dataset.skill).toBe("notes-style");
+    expect(skill.checked).toBe(true);
+    // Not a server among the tools, before or after it is switched.
+    expect(within(form).queryAllByTestId("profile-server-switch").some((el) => el.dataset.server === "switchboard/skills")).toBe(false);
+    await user.click(skill);
+    expect(within(form).queryAllByTestId("profile-server-switch").some((el) => el.dataset.server === "switchboard/skills")).toBe(false);
+    await user.type(within(form).getByTestId("profile-name"), "Terse");
+    await user.click(within(form).getByTestId("profile-save"));
+    await waitFor(() => expect(names()).toEqual(["Terse"]));
+    expect(within(item("Terse")).getByTestId("profile-tools-off").textContent).toBe("1 skill off");
+
+    // Rust reads the switch as the skill's: a conversation following the profile has it off.
+    const [terse] = await profilesNow();
+    const chat = await backend.seed(() => ipc.createConversation("Chat", { kind: "named", id: terse.id }));
+    const skills = await backend.seed(() => ipc.conversationSkills(chat.id));
+    expect(skills.map((s) => [s.skill.name, s.on])).toEqual([["notes-style", false]]);
+  });
 
   it("picks the model in the composer's picker: a provider's default, a listed model, none, and a provider not configured", async () => {
     await backend.addProvider("Work", { models: [{ id: "gpt-4o" }, { id: "o3" }] });

@@ -105,6 +105,10 @@ export function draftToFields(draft: ProfileDraft, servers: readonly string[] = 
 
 // ----------------------------------------------------------------- tool switches
 
+/** The "server" a profile's (and a conversation's) switch for a skill is kept under, its "tool"
+ *  the skill's name: Rust's `skills::SWITCHES`, a name no configured server can have. */
+export const SKILL_SWITCHES = "switchboard/skills";
+
 /** Whether a server is on: its own switch, else on (anything not listed is on). */
 export function serverOn(tools: readonly ToolToggle[], server: string): boolean {
   return tools.find((t) => t.server === server && t.tool === null)?.enabled ?? true;
@@ -147,10 +151,16 @@ function counted(n: number, one: string, many: string): string {
 
 /** What a profile switches off, in words: "All on", "1 server and 2 tools off". */
 export function toolsOffLabel(tools: readonly ToolToggle[]): string {
-  const servers = tools.filter((t) => t.tool === null && !t.enabled).length;
-  const single = tools.filter((t) => t.tool !== null && !t.enabled && serverOn(tools, t.server)).length;
-  if (servers === 0 && single === 0) return "All on";
-  const parts = [servers > 0 ? counted(servers, "server", "servers") : null, single > 0 ? counted(single, "tool", "tools") : null];
+  const isSkill = (t: ToolToggle) => t.server === SKILL_SWITCHES;
+  const servers = tools.filter((t) => !isSkill(t) && t.tool === null && !t.enabled).length;
+  const single = tools.filter((t) => !isSkill(t) && t.tool !== null && !t.enabled && serverOn(tools, t.server)).length;
+  const skills = tools.filter((t) => isSkill(t) && t.tool !== null && !t.enabled).length;
+  if (servers === 0 && single === 0 && skills === 0) return "All on";
+  const parts = [
+    servers > 0 ? counted(servers, "server", "servers") : null,
+    single > 0 ? counted(single, "tool", "tools") : null,
+    skills > 0 ? counted(skills, "skill", "skills") : null,
+  ];
   return `${parts.filter((p) => p !== null).join(" and ")} off`;
 }
 

@@ -147,7 +147,7 @@ describe("the Skills page", () => {
 });
 
 describe("a server's skills", () => {
-  it("are shown with their server, off until switched on, which approves them; they cannot be removed here", async () => {
+  it("are shown with their server and their instructions, off until switched on, which approves them; they cannot be removed here", async () => {
     const served = tempFolder();
     mkdirSync(join(served, "forms"));
     writeFileSync(join(served, "forms", "SKILL.md"), "---\nname: forms\ndescription: The server's forms.\n---\nSteps.\n");
@@ -160,7 +160,11 @@ describe("a server's skills", () => {
     expect(within(item).getByTestId("skill-off-badge")).toBeTruthy();
     expect(within(item).queryByTestId("skill-menu")).toBeNull();
     expect(item.textContent).toContain("approves what the server lists now");
-    await user.click(within(item).getByTestId("skill-switch"));
+    // Its instructions are read before it is switched on, as its server serves them.
+    await user.click(within(item).getByTestId("skill-details-toggle"));
+    await waitFor(() => expect(within(card("docs/forms")).getByTestId("skill-instructions").textContent).toBe("Steps.\n"));
+    await user.click(within(card("docs/forms")).getByTestId("skill-details-toggle"));
+    await user.click(within(card("docs/forms")).getByTestId("skill-switch"));
     await waitFor(() => expect(within(card("docs/forms")).queryByTestId("skill-off-badge")).toBeNull());
     await user.click(within(card("docs/forms")).getByTestId("skill-details-toggle"));
     expect((await within(card("docs/forms")).findByTestId("skill-instructions-served")).textContent).toContain("what the server listed");

@@ -978,7 +978,7 @@ async fn a_skills_script_runs_only_when_allowed_and_asks_each_time() {
 /// the entry does not list is read.
 #[tokio::test]
 async fn a_servers_skill_is_off_until_approved_and_each_file_is_checked_against_its_listing() {
-    let Some(w) = world("served-skills", &[]).await else {
+    let Some(mut w) = world("served-skills", &[]).await else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -1107,6 +1107,55 @@ async fn a_servers_skill_is_off_until_approved_and_each_file_is_checked_against_
             "skill://pdf/reference/FORMS.md"
         ],
         "only what the model asked for, and only listed files"
+    );
+    // Its instructions are shown before it is switched on, as its server serves them.
+    w.app
+        .set_skill_enabled("docs/pdf", false, None, None)
+        .await
+        .unwrap();
+    let detail = w.app.skill_detail("docs/pdf").await.unwrap();
+    assert!(!detail.skill.enabled);
+    assert!(
+        detail.instructions.contains("SERVED-STEPS-9"),
+        "{}",
+        detail.instructions
+    );
+    let approval = detail.skill.approval.clone();
+    w.app
+        .set_skill_enabled("docs/pdf", true, None, approval.as_deref())
+        .await
+        .unwrap();
+    // A rule that asks before the server's resources are read asks before its skill loads.
+    std::fs::create_dir_all(w.app.policy_file().parent().unwrap()).unwrap();
+    std::fs::write(
+        w.app.policy_file(),
+        json!({"rules": [{"server": "docs", "tool": "read_resource", "outcome": "ask"}]})
+            .to_string(),
+    )
+    .unwrap();
+    // In a conversation of its own (the model's script starts from its first step again).
+    w.conversation = w
+        .app
+        .create_conversation(None, None, &switchboard_core::app::ProfileChoice::Default)
+        .await
+        .unwrap()
+        .id;
+    let recorder = Recorder::new(Decision::Deny, None);
+    let (_, events) = w.say("Use the served skill", &recorder).await;
+    let asked: Vec<String> = events
+        .all()
+        .into_iter()
+        .filter_map(|e| match e {
+            RunEvent::ApprovalRequired { calls, .. } => Some(calls),
+            _ => None,
+        })
+        .flatten()
+        .map(|c| c.tool)
+        .collect();
+    assert!(
+        !asked.is_empty() && asked.iter().all(|t| t == "load_skill"),
+        "{asked:?} {:?}",
+        events.kinds()
     );
     w.app.host().stop("docs").await;
 }

@@ -96,11 +96,28 @@ impl Approver for FixedApprover {
         let answers = request
             .calls
             .into_iter()
-            .map(|c| ApprovalAnswer {
-                call_id: c.call_id,
-                decision,
-                reason: (decision == Decision::Deny)
-                    .then(|| "Tool calls are turned off for this run.".to_owned()),
+            .map(|c| match decision {
+                Decision::Deny => ApprovalAnswer {
+                    call_id: c.call_id,
+                    decision,
+                    reason: Some("Tool calls are turned off for this run.".to_owned()),
+                },
+                // A call asked about every time (a skill's script) needs a person's word:
+                // a fixed answer given beforehand does not cover it.
+                _ if c.once_only => ApprovalAnswer {
+                    call_id: c.call_id,
+                    decision: Decision::Deny,
+                    reason: Some(
+                        "A skill's script runs only when a person allows that run; no one was \
+                         asked here."
+                            .to_owned(),
+                    ),
+                },
+                _ => ApprovalAnswer {
+                    call_id: c.call_id,
+                    decision,
+                    reason: None,
+                },
             })
             .collect();
         Box::pin(std::future::ready(answers))

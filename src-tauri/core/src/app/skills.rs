@@ -217,14 +217,18 @@ impl App {
         let mut files_digest = None;
         let mut scripts = Vec::new();
         let (skill, instructions) = if name.contains('/') {
-            // A server's skill: its instructions are read when the model loads it, not before.
-            let skill = self
-                .skills()
-                .await?
+            // A server's skill: its instructions as its server serves them now, checked
+            // against what it listed, so the person reads them before switching it on.
+            let (skills, entries) = self.skills_and_entries().await?;
+            let skill = skills
                 .into_iter()
                 .find(|s| s.name == name)
                 .ok_or_else(|| crate::skills::SkillError::NotFound(name.to_owned()))?;
-            (skill, String::new())
+            let instructions = match entries.get(name) {
+                Some(served) => self.served_instructions(served).await,
+                None => String::new(),
+            };
+            (skill, instructions)
         } else {
             let library = self.skill_library();
             let owned = name.to_owned();
@@ -321,6 +325,30 @@ impl App {
             }
         }
         Ok(())
+    }
+
+    /// A server's skill's instructions as its server serves them now, checked against what it
+    /// listed; why they cannot be shown otherwise, in brackets.
+    async fn served_instructions(&self, served: &Served) -> String {
+        let Some(server) = self.host().server(&served.server) else {
+            return format!(
+                "(“{}” is not running: its instructions cannot be read now.)",
+                served.server
+            );
+        };
+        match server
+            .read_resource(&served.entry.uri, SKILLS_LISTED_WITHIN)
+            .await
+        {
+            Ok(read) => match served::instructions_of(
+                &served.entry,
+                &serde_json::to_value(&read).unwrap_or_default(),
+            ) {
+                Ok(parsed) => parsed.body,
+                Err(why) => format!("(Its instructions cannot be shown: {why}.)"),
+            },
+            Err(e) => format!("(Its instructions could not be read from its server: {e}.)"),
+        }
     }
 
     /// Lets the model ask to run one of the person's skills' scripts (each run is a call that

@@ -35,9 +35,11 @@ const LATE_MODEL_CHARS: usize = 8_000;
 /// hundreds. Once a task's server answered, the task is polled at the server's own pace, so a
 /// long task does not hold a place a new one needs.
 const FOLLOWED_AT_ONCE: usize = 32;
-/// The first polls in a row a server may answer with an error before its task is said to be
-/// lost (about two and a half minutes, a look every 30 s).
+/// The first polls in a row a server may answer with an error, over at least
+/// [`REFUSED_FOR`], before its task is said to be lost.
 const MAX_REFUSALS: u32 = 5;
+/// How long a server may go on refusing to say how a task stands before it is lost.
+const REFUSED_FOR: Duration = Duration::from_secs(120);
 /// How often the follower looks again for tasks whose servers were not running.
 const LOOK_AGAIN: Duration = Duration::from_secs(30);
 
@@ -79,22 +81,21 @@ impl App {
         if control != CallControl::Cancel {
             return Ok(false);
         }
-        let Some(run) = self.store()?.task_run(run_id).await? else {
-            return Ok(false);
-        };
-        let Some(task_id) = run
-            .task
-            .as_ref()
-            .filter(|t| t.state == TaskState::Background)
-            .map(|t| t.id.clone())
+        // Only a task this process follows (or one whose process is gone): another live
+        // process's task is that process's to cancel.
+        let Some(run) = self
+            .store()?
+            .background_tasks()
+            .await?
+            .into_iter()
+            .find(|run| run.id == run_id)
         else {
             return Ok(false);
         };
-        let told = match self.host.server(&run.server) {
-            Some(server) => {
-                server.cancel_task(&task_id).await;
-                String::new()
-            }
+        let task_id = run.task.as_ref().map(|t| t.id.clone()).unwrap_or_default();
+        let server = self.host.server(&run.server);
+        let told = match &server {
+            Some(_) => String::new(),
             None => format!(
                 " Its server “{}” was not running, so it could not be told: the work may go on \
                  there.",
@@ -108,7 +109,15 @@ impl App {
                 run.display_name
             ),
         );
-        self.keep_end(&run, &task_id, end).await?;
+        // Recorded first; the server is told only of a cancel that was kept (a call still
+        // being handed over is not cancelled here: it is followed in a moment, Cancel then
+        // reaches it there).
+        let Some(_) = self.keep_end(&run, &task_id, end).await? else {
+            return Ok(false);
+        };
+        if let Some(server) = server {
+            server.cancel_task(&task_id).await;
+        }
         Ok(true)
     }
 
@@ -156,25 +165,28 @@ impl App {
             app.servers_started(crate::mcp::launch::STARTUP_TIMEOUT)
                 .await;
             let mut following: HashSet<String> = HashSet::new();
-            // Refusals in a row, by call.
-            let mut refusals: HashMap<String, u32> = HashMap::new();
+            // Refusals in a row, by call, and when the first of them came.
+            let mut refusals: HashMap<String, (u32, tokio::time::Instant)> = HashMap::new();
             let room = Arc::new(tokio::sync::Semaphore::new(FOLLOWED_AT_ONCE));
             let (done, mut ended) = tokio::sync::mpsc::unbounded_channel::<(String, bool)>();
             loop {
                 match app.store() {
                     Ok(store) => match store.background_tasks().await {
                         Ok(open) => {
+                            refusals.retain(|id, _| open.iter().any(|run| &run.id == id));
                             for run in open {
                                 if !following.insert(run.id.clone()) {
                                     continue;
                                 }
                                 let (app, done, room) =
                                     (Arc::clone(&app), done.clone(), Arc::clone(&room));
-                                let refused = refusals.get(&run.id).copied().unwrap_or(0);
+                                let give_up = refusals.get(&run.id).is_some_and(|(n, first)| {
+                                    n + 1 >= MAX_REFUSALS && first.elapsed() >= REFUSED_FOR
+                                });
                                 tokio::spawn(async move {
                                     let id = run.id.clone();
                                     let turn = room.acquire_owned().await.ok();
-                                    let followed = app.follow_task(run, turn, refused).await;
+                                    let followed = app.follow_task(run, turn, give_up).await;
                                     let refused = match followed {
                                         Ok(followed) => followed.refused,
                                         Err(e) => {
@@ -201,7 +213,10 @@ impl App {
                         Some((id, refused)) = ended.recv() => {
                             following.remove(&id);
                             if refused {
-                                *refusals.entry(id).or_default() += 1;
+                                refusals
+                                    .entry(id)
+                                    .or_insert((0, tokio::time::Instant::now()))
+                                    .0 += 1;
                             } else {
                                 refusals.remove(&id);
                             }
@@ -226,7 +241,7 @@ impl App {
             let (app, room) = (Arc::clone(self), Arc::clone(&room));
             async move {
                 let turn = room.acquire_owned().await.ok();
-                app.follow_task(run, turn, 0).await
+                app.follow_task(run, turn, false).await
             }
         });
         futures_util::future::join_all(follows)
@@ -237,13 +252,13 @@ impl App {
 
     /// Follows one task to its end and keeps its late result. A task whose server is not
     /// running stays to be followed; so does one whose server refused to say how it stands,
-    /// until it did so `refused` times before this one (then it is lost). `turn` is its place
-    /// among the tasks asked about at once, held until its server first answers.
+    /// unless it is time to `give_up` on it (then it is lost). `turn` is its place among the
+    /// tasks asked about at once, held until its server first answers.
     async fn follow_task(
         self: &Arc<Self>,
         run: ToolRun,
         turn: Option<tokio::sync::OwnedSemaphorePermit>,
-        refused: u32,
+        give_up: bool,
     ) -> Result<FollowedTask, CoreError> {
         let task_id = run.task.as_ref().map(|t| t.id.clone()).unwrap_or_default();
         let followed = |state: TaskState, said: String| FollowedTask {
@@ -278,7 +293,7 @@ impl App {
                         run.display_name, run.server
                     ),
                 );
-                let (state, said) = self.keep_end(&run, &task_id, end).await?;
+                let (state, said) = self.kept_or_as_stored(&run, &task_id, end).await?;
                 return Ok(followed(state, said));
             }
             return Ok(followed(
@@ -323,7 +338,7 @@ impl App {
                     format!("It could not be followed now ({e}); it is followed again later."),
                 ));
             }
-            Resumed::Refused(e) if refused + 1 < MAX_REFUSALS => {
+            Resumed::Refused(e) if !give_up => {
                 tracing::warn!(server = %run.server, task = %task_id, error = %e, "a task's server refused to say how it stands");
                 let mut later = followed(
                     TaskState::Background,
@@ -338,9 +353,10 @@ impl App {
                 TaskState::Lost,
                 format!(
                     "The task of “{}” could not be followed: its server refused to say how it \
-                     stands {MAX_REFUSALS} times in a row (last: {e}). Its work may or may not \
-                     have been done.",
-                    run.display_name
+                     stands {MAX_REFUSALS} times in a row over {} minutes (last: {e}). Its work \
+                     may or may not have been done.",
+                    run.display_name,
+                    REFUSED_FOR.as_secs() / 60
                 ),
             ),
             Resumed::Unknown(said) => TaskEnd::words(
@@ -374,27 +390,54 @@ impl App {
                 }
             }
         };
-        let (state, said) = self.keep_end(&run, &task_id, end).await?;
+        let (state, said) = self.kept_or_as_stored(&run, &task_id, end).await?;
         Ok(followed(state, said))
     }
 
-    /// Keeps how call `run`'s task ended and tells the window; returns its state and words.
-    async fn keep_end(
+    /// [`App::keep_end`]; when the end was not kept, where the task stands as stored.
+    async fn kept_or_as_stored(
         &self,
         run: &ToolRun,
         task_id: &str,
         end: TaskEnd,
     ) -> Result<(TaskState, String), CoreError> {
+        if let Some(kept) = self.keep_end(run, task_id, end).await? {
+            return Ok(kept);
+        }
+        let state = self
+            .store()?
+            .task_run(run.id.clone())
+            .await?
+            .and_then(|r| r.task)
+            .map_or(TaskState::Background, |t| t.state);
+        Ok((
+            state,
+            "Its end was already kept (by a Cancel, or another follower), or its call is still \
+             being answered: it is followed again at the next look if it is still open."
+                .to_owned(),
+        ))
+    }
+
+    /// Keeps how call `run`'s task ended and tells the window; returns its state and words,
+    /// or `None` when it was not kept (someone else ended it, or its call is still being
+    /// handed over).
+    async fn keep_end(
+        &self,
+        run: &ToolRun,
+        task_id: &str,
+        end: TaskEnd,
+    ) -> Result<Option<(TaskState, String)>, CoreError> {
         let said = end.for_model.clone();
         let state = end.state;
         let saved = self
             .store()?
             .end_background_task(run.id.clone(), end)
             .await?;
-        if saved.is_some() {
-            tracing::info!(server = %run.server, task = %task_id, state = state.as_str(), "a task followed outside its run ended");
-            let _ = self.task_ends.send(run.conversation_id.clone());
+        if saved.is_none() {
+            return Ok(None);
         }
-        Ok((state, said))
+        tracing::info!(server = %run.server, task = %task_id, state = state.as_str(), "a task followed outside its run ended");
+        let _ = self.task_ends.send(run.conversation_id.clone());
+        Ok(Some((state, said)))
     }
 }

@@ -605,10 +605,15 @@ fn ask_on_terminal(request: &ApprovalRequest) -> Vec<ApprovalAnswer> {
         let who = request.asked_by.as_deref().unwrap_or("The model");
         super::terminal::say!("\n{who} wants to run {} with:", call.display_name);
         super::terminal::say!("{}", call.arguments);
-        if call.destructive {
-            super::terminal::say!("(its server marks it as destructive)");
+        if call.once_only {
+            super::terminal::say!("(it runs a skill's script: you are asked before each run)");
+            super::terminal::ask!("Allow? [y] this once, [n] deny (n REASON gives a reason): ");
+        } else {
+            if call.destructive {
+                super::terminal::say!("(its server marks it as destructive)");
+            }
+            super::terminal::ask!("Allow? [y] once, [c] for this conversation, [a] always, [n] deny (n REASON gives a reason): ");
         }
-        super::terminal::ask!("Allow? [y] once, [c] for this conversation, [a] always, [n] deny (n REASON gives a reason): ");
         let mut line = String::new();
         if std::io::stdin().lock().read_line(&mut line).is_err() {
             answers.push(deny("The user gave no answer."));
@@ -618,8 +623,8 @@ fn ask_on_terminal(request: &ApprovalRequest) -> Vec<ApprovalAnswer> {
         let (word, rest) = line.split_once(' ').unwrap_or((line, ""));
         let decision = match word.to_ascii_lowercase().as_str() {
             "y" | "yes" => Decision::AllowOnce,
-            "c" => Decision::AllowConversation,
-            "a" => Decision::AllowAlways,
+            "c" if !call.once_only => Decision::AllowConversation,
+            "a" if !call.once_only => Decision::AllowAlways,
             _ => Decision::Deny,
         };
         answers.push(ApprovalAnswer {

@@ -171,16 +171,14 @@ pub(crate) async fn run(
             for used in &detail.used_in {
                 writeln!(out, "  {}  {}", used.conversation_id, used.title)?;
             }
-            match &skill.origin {
-                crate::skills::SkillOrigin::Server { server, uri } => writeln!(
+            if let crate::skills::SkillOrigin::Server { server, uri } = &skill.origin {
+                writeln!(
                     out,
-                    "\nServed by “{server}” as {uri}: its instructions are read from the server \
-                     (and checked against what it listed) when a model loads it."
-                )?,
-                crate::skills::SkillOrigin::Folder { .. } => {
-                    writeln!(out, "\nInstructions:\n{}", detail.instructions.trim_end())?;
-                }
+                    "\nServed by “{server}” as {uri}: its instructions as it serves them now, \
+                     checked against what it listed (read again when a model loads it)."
+                )?;
             }
+            writeln!(out, "\nInstructions:\n{}", detail.instructions.trim_end())?;
             Ok(())
         }
         SkillsCommand::Enable { name, conversation } => {

@@ -301,6 +301,25 @@ pub fn verified(entry: &Entry, uri: &str, read: &Value) -> Result<Vec<u8>, Strin
     Ok(bytes)
 }
 
+/// The instructions of a server's skill from the `resources/read` result of its `SKILL.md`
+/// (`read`, as JSON): checked against the entry's size and digest, and its front matter field
+/// by field.
+///
+/// # Errors
+/// What is wrong with it, in words the model or the person reads.
+pub fn instructions_of(entry: &Entry, read: &Value) -> Result<crate::skills::Parsed, String> {
+    let bytes = verified(entry, &entry.uri, read)?;
+    let text = String::from_utf8(bytes).map_err(|_| "its SKILL.md is not text".to_owned())?;
+    let parsed = crate::skills::parse(&text).map_err(|e| e.to_string())?;
+    if !same_front_matter(entry, &parsed) {
+        return Err(
+            "its SKILL.md's front matter is not what the server listed, so it is not used"
+                .to_owned(),
+        );
+    }
+    Ok(parsed)
+}
+
 /// Whether a `SKILL.md` read says what the entry's front matter says, field by field.
 #[must_use]
 pub fn same_front_matter(entry: &Entry, parsed: &crate::skills::Parsed) -> bool {

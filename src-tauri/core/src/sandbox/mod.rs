@@ -414,17 +414,26 @@ pub fn program_install(program: &Path, home: &Path) -> Vec<PathBuf> {
 }
 
 /// Everything beside the folders on the way from `/` to each of `closed`: what stays open
-/// when those alone are shut ([`siblings_along`] for several).
+/// when those alone are shut ([`siblings_along`] for several). Nothing inside a closed folder
+/// is opened, even on the way to another closed one inside it (`~/.config` on the way to
+/// Switchboard's settings stays shut with the home). Each closed folder counts as named and
+/// as linked (`/home` may be a link to `/var/home`). Unix paths: on Windows, where a sandbox
+/// reads the system without grants, it opens nothing.
 pub fn open_beside(closed: &[PathBuf]) -> Vec<PathBuf> {
     use std::collections::HashSet;
-    let on_the_way: HashSet<&Path> = closed
+    if cfg!(windows) {
+        return Vec::new();
+    }
+    let closed: Vec<PathBuf> = closed
         .iter()
         .filter(|c| c.is_absolute())
-        .flat_map(|c| c.ancestors())
+        .flat_map(|c| [Some(c.clone()), std::fs::canonicalize(c).ok()])
+        .flatten()
         .collect();
+    let on_the_way: HashSet<&Path> = closed.iter().flat_map(|c| c.ancestors()).collect();
     let mut open = Vec::new();
     for dir in &on_the_way {
-        if closed.iter().any(|c| c == dir) {
+        if closed.iter().any(|c| dir.starts_with(c)) {
             continue;
         }
         if let Ok(entries) = std::fs::read_dir(dir) {
@@ -437,6 +446,7 @@ pub fn open_beside(closed: &[PathBuf]) -> Vec<PathBuf> {
         }
     }
     open.sort();
+    open.dedup();
     open
 }
 
@@ -890,6 +900,49 @@ pub fn available() -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn open_beside_keeps_shut_what_lies_inside_a_closed_folder() {
+        let root = tempfile::tempdir().unwrap();
+        let home = root.path().join("home");
+        for dir in [
+            "home/.config/switchboard",
+            "home/.config/gh",
+            "home/.ssh",
+            "data",
+            "other",
+        ] {
+            std::fs::create_dir_all(root.path().join(dir)).unwrap();
+        }
+        let open = open_beside(&[
+            home.clone(),
+            home.join(".config/switchboard"),
+            root.path().join("data"),
+        ]);
+        assert!(open.contains(&root.path().join("other")), "{open:?}");
+        for shut in [
+            "home",
+            "home/.config",
+            "home/.config/gh",
+            "home/.ssh",
+            "data",
+        ] {
+            let shut = root.path().join(shut);
+            assert!(
+                !open.iter().any(|o| o.starts_with(&shut)),
+                "{shut:?} in {open:?}"
+            );
+        }
+        // Through a link to the home, too.
+        let link = root.path().join("linked-home");
+        std::os::unix::fs::symlink(&home, &link).unwrap();
+        let open = open_beside(std::slice::from_ref(&link));
+        assert!(
+            !open.iter().any(|o| o.starts_with(&home) || o == &link),
+            "{open:?}"
+        );
+    }
 
     #[test]
     fn the_runtime_decides_the_default_network_and_the_home_folders() {

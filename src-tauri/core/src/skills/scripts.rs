@@ -7,10 +7,12 @@
 //! This module owns how one script runs: its interpreter (by its extension), a sandbox that
 //! is never optional (no network; it reads the system, the skill's own folder and its
 //! interpreter's install, and writes only a working folder of its own — the rest of the home
-//! folder, Switchboard's data and settings folders wherever they are, the keychain's bus and
-//! Unix sockets are out of its reach), its environment (the servers' allowlist, no key; its
+//! folder, Switchboard's data and settings folders wherever they are on Linux (on macOS
+//! Seatbelt shuts the home only), the keychain's bus and Unix sockets are out of its reach),
+//! its environment (the servers' allowlist, no key; its
 //! home and caches are its own folder), a time limit and cancellation that end its whole
-//! process group (which it may not leave), and what it printed, kept up to
+//! process group (which on Linux it may not leave; on macOS Seatbelt cannot hold it there,
+//! and on Windows its job holds what it starts), and what it printed, kept up to
 //! [`MAX_OUTPUT_BYTES`] per stream. A system that cannot sandbox it does not run it. Run
 //! folders are kept a week.
 
@@ -264,6 +266,11 @@ fn prepare(
             "scripts run in a sandbox on Linux, macOS and Windows only".to_owned(),
         ));
     }
+    if !place.home.is_absolute() {
+        return Err(ScriptError::Sandbox(
+            "the home folder is not known, so it cannot be shut".to_owned(),
+        ));
+    }
     let script_path = place.skill_dir.join(script);
     let (program, mut argv) = match interpreter(script) {
         Some((programs, before)) => {
@@ -424,7 +431,7 @@ fn written(dir: &Path) -> Vec<(String, u64)> {
 pub fn said(skill: &str, script: &str, ran: &Ran) -> String {
     let ended = match (ran.timed_out, ran.code) {
         (true, _) => format!(
-            "was ended after {:.0} s, its time limit (nothing it printed is kept)",
+            "was ended after {:.0} s, its time limit (what it printed until then follows)",
             ran.took.as_secs_f64()
         ),
         (false, Some(code)) => format!(

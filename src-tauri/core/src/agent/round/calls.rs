@@ -175,10 +175,39 @@ impl Run<'_> {
                 "The call to `{}` was not run: {why}. Send the arguments again as one JSON object that matches the tool's input schema.",
                 call.name
             )),
-            // Switchboard's search and reader read only what the conversation allowed already.
-            (Some(t), Ok(_)) if crate::agent::builtin::needs_no_approval(&t.server, &t.tool) => {
-                by = Some("Switchboard's own tool, reading what the conversation holds".to_owned());
-                CallState::Allowed(crate::store::ApprovalScope::Policy)
+            // Switchboard's search and reader read only what the conversation allowed already;
+            // loading a server's skill reads that server's resources, which its rules may ask
+            // about (or block).
+            (Some(t), Ok(arguments))
+                if crate::agent::builtin::needs_no_approval(&t.server, &t.tool) =>
+            {
+                let rule = served_skill_of(t, arguments).and_then(|server| {
+                    let read = crate::agent::builtin::READ_RESOURCE;
+                    let policy = &ctx.setup.policy;
+                    policy
+                        .blocked(server, read)
+                        .or_else(|| policy.rule_for(server, read, Some(arguments), None))
+                });
+                match rule {
+                    Some(hit) if hit.outcome == policy::rules::Outcome::Block => {
+                        by = Some(hit.said.clone());
+                        CallState::Denied(
+                            Some(ApprovalScope::Policy),
+                            format!("The call was not run: it is blocked by {}.", hit.said),
+                        )
+                    }
+                    Some(hit) if hit.outcome == policy::rules::Outcome::Ask => {
+                        by = Some(hit.said);
+                        CallState::Undecided
+                    }
+                    _ => {
+                        by = Some(
+                            "Switchboard's own tool, reading what the conversation holds"
+                                .to_owned(),
+                        );
+                        CallState::Allowed(crate::store::ApprovalScope::Policy)
+                    }
+                }
             }
             (Some(t), Ok(arguments)) => {
                 let rules = ctx.setup.rules.get(&t.server);

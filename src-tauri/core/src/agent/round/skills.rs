@@ -219,20 +219,13 @@ impl Ctx<'_> {
             .tools
             .read_resource(&served.server, &uri, self.setup.limits.tool_timeout)
             .await?;
-        let bytes = served::verified(&served.entry, &uri, &read).map_err(refuse)?;
         match file {
-            Some(path) => Ok(Loaded::File(path, bytes)),
+            Some(path) => {
+                let bytes = served::verified(&served.entry, &uri, &read).map_err(refuse)?;
+                Ok(Loaded::File(path, bytes))
+            }
             None => {
-                let text = String::from_utf8(bytes)
-                    .map_err(|_| refuse("its SKILL.md is not text".to_owned()))?;
-                let parsed = crate::skills::parse(&text).map_err(|e| refuse(e.to_string()))?;
-                if !served::same_front_matter(&served.entry, &parsed) {
-                    return Err(refuse(
-                        "its SKILL.md's front matter is not what the server listed, so it is \
-                         not used"
-                            .to_owned(),
-                    ));
-                }
+                let parsed = served::instructions_of(&served.entry, &read).map_err(refuse)?;
                 Ok(Loaded::Instructions(Box::new(skill.clone()), parsed.body))
             }
         }

@@ -422,7 +422,13 @@ export class ChatSession extends RunFeed {
       this.#reloadWhenDone = true;
       return;
     }
-    // The pages read before stay read: what was scrolled back to is not taken away.
+    this.#readKeepingPages(() => {});
+  }
+
+  /** Reads the conversation again, keeping the pages read before (what was scrolled back to is
+   *  not taken away); `failed` when it cannot be read. One that runs meanwhile is read again
+   *  when it ends. */
+  #readKeepingPages(failed: () => void): void {
     const had = this.older;
     ipc.getConversation(this.conversationId).then(
       (detail) => {
@@ -433,7 +439,10 @@ export class ChatSession extends RunFeed {
         this.load(detail);
         if (this.older !== null && (had === null || had < this.older)) void this.loadUntil(had ?? 0);
       },
-      (err: unknown) => console.error("cannot read the conversation again", err),
+      (err: unknown) => {
+        console.error("cannot read the conversation again", err);
+        failed();
+      },
     );
   }
 
@@ -445,15 +454,8 @@ export class ChatSession extends RunFeed {
     this.#onFinished();
     if (!this.#reloadWhenDone) return;
     this.#reloadWhenDone = false;
-    ipc.getConversation(this.conversationId).then(
-      (detail) => {
-        // Another run started meanwhile: the conversation is read again when it ends.
-        if (this.running) this.#reloadWhenDone = true;
-        else this.load(detail);
-      },
-      () => {
-        this.comparison = null;
-      },
-    );
+    this.#readKeepingPages(() => {
+      this.comparison = null;
+    });
   }
 }

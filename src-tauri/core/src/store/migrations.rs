@@ -551,10 +551,13 @@ ALTER TABLE tool_runs ADD COLUMN task_state TEXT CHECK (task_state IS NULL OR ta
 CREATE INDEX tool_runs_tasks_to_follow ON tool_runs(task_state)
     WHERE task_state = 'background';
 "#,
-    // 33: a skill's scripts (issue 61). The digest of one of the person's skills' scripts
-    // when the person let the model ask to run them; a script changed since is not run.
+    // 33: a skill's scripts (issue 61). The digest of one of the person's skills' files
+    // when the person let the model ask to run its scripts; a skill changed since is not run.
+    // And the late results of tasks by conversation, which come with their call's page.
     r#"
 ALTER TABLE skill_switches ADD COLUMN scripts TEXT;
+CREATE INDEX messages_late_results ON messages(conversation_id, seq)
+    WHERE name = 'task_result';
 "#,
 ];
 

@@ -12,6 +12,8 @@ use super::{conversations, messages, Cached, Store, StoreError};
 /// answers made.
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct MessagePage {
+    /// The page's messages, then the late results of its calls' tasks that came after it
+    /// (kept where the conversation stood when each task ended, maybe pages later).
     pub messages: Vec<super::Message>,
     /// The calls of the answers in `messages` (without their results: those are the tool
     /// messages).
@@ -66,7 +68,7 @@ impl Store {
                 params![conversation_id, newest, i64::from(limit.max(1)) - 1],
                 |row| row.get(0),
             )?;
-            let messages = conn
+            let mut messages = conn
                 .prepare_cached(&format!(
                     "SELECT {} FROM messages WHERE conversation_id = ?1 AND seq BETWEEN ?2 AND ?3 \
                      ORDER BY seq",
@@ -74,6 +76,25 @@ impl Store {
                 ))?
                 .query_map(params![conversation_id, first, newest], messages::from_row)?
                 .collect::<Result<Vec<_>, _>>()?;
+            // A task's late result lands where the conversation is when the task ends: for
+            // a call on this page it may be pages later, so it comes with its call's page.
+            let answers: std::collections::HashSet<String> = messages
+                .iter()
+                .filter(|m| m.role == super::Role::Assistant)
+                .map(|m| m.id.clone())
+                .collect();
+            let late = conn
+                .prepare_cached(&format!(
+                    "SELECT {} FROM messages WHERE conversation_id = ?1 AND seq > ?2 \
+                     AND name = '{}' AND role = 'system' ORDER BY seq",
+                    messages::preview_columns(),
+                    super::LATE_RESULT
+                ))?
+                .query_map(params![conversation_id, newest], messages::from_row)?
+                .collect::<Result<Vec<_>, _>>()?;
+            messages.extend(late.into_iter().filter(|m| {
+                super::late_result_call(m).is_some_and(|(answer, _)| answers.contains(answer))
+            }));
             let tool_runs = super::tool_loop::runs_between(conn, &conversation_id, first, newest)?;
             let branches = super::branches::points_between(conn, &conversation_id, first, newest)?;
             let offers = super::context::offers_between(conn, &conversation_id, first, newest)?;

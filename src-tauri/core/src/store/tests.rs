@@ -354,6 +354,16 @@ async fn a_call_whose_task_ran_when_its_process_was_killed_is_followed_again_and
         late_result_call(&late),
         Some((answer.id.as_str(), "call_task"))
     );
+    // A page that ends before the late result (its call's page, scrolled back to) brings it.
+    let newest = next.message_page(conv.id.clone(), None, 1).await.unwrap();
+    assert_eq!(newest.messages.len(), 1);
+    let page = next
+        .message_page(conv.id.clone(), newest.older, 10)
+        .await
+        .unwrap();
+    assert_eq!(page.messages.first().unwrap().id, answer.id);
+    assert_eq!(page.messages.last().unwrap().id, late.id);
+    assert_eq!(page.messages.iter().filter(|m| m.id == late.id).count(), 1);
     // A second follower (the window and `tasks follow` both) keeps nothing more.
     assert!(next
         .end_background_task(task_run.clone(), end)

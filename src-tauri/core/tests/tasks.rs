@@ -569,3 +569,59 @@ async fn a_background_task_asking_for_an_input_switchboard_never_gives_ends_fail
     })
     .await;
 }
+
+/// A late result another process keeps (`switchboard tasks follow` beside the open window) is
+/// told to the window at its follower's next look, and the window's follower leaves that
+/// process's task alone.
+#[tokio::test]
+async fn the_window_hears_of_a_late_result_another_process_kept() {
+    let Some(Setup {
+        mock,
+        server,
+        home,
+        _dir,
+        app: window,
+        conversation,
+    }) = setup("tasks-other-process").await
+    else {
+        return;
+    };
+    window.follow_tasks_every(Duration::from_millis(200));
+    let heard: Arc<Mutex<Vec<String>>> = Arc::default();
+    let hearing = Arc::clone(&heard);
+    window.watch_tasks(move |conversation| {
+        hearing.lock().unwrap().push(conversation);
+        true
+    });
+
+    // The provider is the home's, added already.
+    let _mock = mock;
+    let cli = app_on(home.path()).await;
+    connect(&cli, &server).await;
+    let seen = Arc::new(Seen::default());
+    let run = cli
+        .start_turn_answered_by(
+            ask(&conversation, "Task: slow report"),
+            seen.clone(),
+            allow(),
+        )
+        .await
+        .unwrap();
+    when_its_task_runs(&cli, &seen, &conversation, CallControl::GoOn).await;
+    assert_eq!(run.finished().await, StopReason::Completed);
+    let followed = cli.follow_tasks_until_done().await.unwrap();
+    assert_eq!(followed.len(), 1);
+    assert_eq!(followed[0].state, TaskState::Completed);
+    eventually(WITHIN, "the window told", || async {
+        let heard = heard.lock().unwrap().clone();
+        if heard == [conversation.clone()] {
+            Ok(())
+        } else {
+            Err(heard)
+        }
+    })
+    .await;
+    // Told once: later looks find nothing new.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(heard.lock().unwrap().len(), 1);
+}

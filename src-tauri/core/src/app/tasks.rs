@@ -157,19 +157,40 @@ impl App {
     }
 
     /// Follows, until the app quits, every task followed outside its run: those left by the
-    /// last session once its servers have started, and each one a run hands over.
+    /// last session once its servers have started, and each one a run hands over. At each look
+    /// (every 30 s) the window also hears of late results another process kept.
     pub fn start_task_follower(self: &Arc<Self>) {
+        self.follow_tasks_every(LOOK_AGAIN);
+    }
+
+    /// [`App::start_task_follower`], looking again every `look_again` (tests look more often).
+    pub fn follow_tasks_every(self: &Arc<Self>, look_again: Duration) {
         let app = Arc::clone(self);
         let quitting = self.quitting.clone();
         tokio::spawn(async move {
             app.servers_started(crate::mcp::launch::STARTUP_TIMEOUT)
                 .await;
+            // Late results kept by other processes from now on are told to the window.
+            let mut heard_until = crate::store::now_ms();
             let mut following: HashSet<String> = HashSet::new();
             // Refusals in a row, by call, and when the first of them came.
             let mut refusals: HashMap<String, (u32, tokio::time::Instant)> = HashMap::new();
             let room = Arc::new(tokio::sync::Semaphore::new(FOLLOWED_AT_ONCE));
             let (done, mut ended) = tokio::sync::mpsc::unbounded_channel::<(String, bool)>();
             loop {
+                if let Ok(store) = app.store() {
+                    match store.late_results_of_others(heard_until).await {
+                        Ok(found) => {
+                            for (conversation, at) in found {
+                                heard_until = heard_until.max(at);
+                                let _ = app.task_ends.send(conversation);
+                            }
+                        }
+                        Err(e) => {
+                            tracing::warn!(error = %e, "cannot look for others' late results")
+                        }
+                    }
+                }
                 match app.store() {
                     Ok(store) => match store.background_tasks().await {
                         Ok(open) => {
@@ -204,7 +225,7 @@ impl App {
                 }
                 // A follow that ends (a task whose server is not running ends at once) is not
                 // looked at again before the next look: no turn of this loop spins.
-                let next_look = tokio::time::Instant::now() + LOOK_AGAIN;
+                let next_look = tokio::time::Instant::now() + look_again;
                 loop {
                     tokio::select! {
                         () = quitting.cancelled() => return,

@@ -119,6 +119,30 @@ impl Store {
         .await
     }
 
+    /// The conversations where another process (`tasks follow`, another window) kept a late
+    /// result after `since` (ms since the epoch), each with the newest such time.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn late_results_of_others(
+        &self,
+        since: i64,
+    ) -> Result<Vec<(String, i64)>, StoreError> {
+        let own = self.writer.id().to_owned();
+        self.call(move |conn| {
+            let found = conn
+                .prepare_cached(&format!(
+                    "SELECT conversation_id, MAX(created_at) FROM messages \
+                     WHERE name = '{LATE_RESULT}' AND role = 'system' AND created_at > ?1 \
+                     AND COALESCE(writer, '') <> ?2 GROUP BY conversation_id"
+                ))?
+                .query_map(params![since, own], |row| Ok((row.get(0)?, row.get(1)?)))?
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(found)
+        })
+        .await
+    }
+
     /// The call `run_id` (without its result), when it ran as a task.
     ///
     /// # Errors
@@ -170,6 +194,7 @@ impl Store {
         } else {
             Some(std::mem::take(&mut end.result))
         };
+        let own = self.writer.id().to_owned();
         self.call(move |conn| {
             let tx = conn.transaction()?;
             let changed = tx.execute(
@@ -187,6 +212,11 @@ impl Store {
             late.tool_call_id = Some(format!("{}:{}", run.message_id, run.call_id));
             late.is_error = end.is_error;
             let saved = messages::insert(&tx, &run.conversation_id, &late)?;
+            // Whose it is: another process's window hears of it (see `late_results_of_others`).
+            tx.execute(
+                "UPDATE messages SET writer = ?1 WHERE id = ?2",
+                params![own, saved.id],
+            )?;
             tx.commit()?;
             Ok(Some(saved))
         })

@@ -526,11 +526,15 @@ impl Store {
                 |row| row.get(0),
             )?;
             let mut files = conversations::result_files(&tx, &conversation_id, first, end)?;
+            // A late result of an earlier turn's call that landed in this turn stays.
+            let turn = format!(
+                "conversation_id = ?1 AND seq >= ?2 AND seq < ?3 AND {}",
+                super::tasks::not_late_result_of_calls("<")
+            );
             let ids: Vec<String> = tx
-                .prepare(
-                    "SELECT id FROM messages WHERE conversation_id = ?1 AND seq >= ?2 AND seq < ?3 \
-                     ORDER BY seq",
-                )?
+                .prepare(&format!(
+                    "SELECT id FROM messages WHERE {turn} ORDER BY seq"
+                ))?
                 .query_map(params![conversation_id, first, end], |row| row.get(0))?
                 .collect::<Result<_, _>>()?;
             tx.execute(
@@ -551,7 +555,7 @@ impl Store {
                 params![conversation_id, first, end],
             )?;
             tx.execute(
-                "DELETE FROM messages WHERE conversation_id = ?1 AND seq >= ?2 AND seq < ?3",
+                &format!("DELETE FROM messages WHERE {turn}"),
                 params![conversation_id, first, end],
             )?;
             // A summary of earlier messages may hold what the turn said: the summaries go too

@@ -364,6 +364,20 @@ async fn a_call_whose_task_ran_when_its_process_was_killed_is_followed_again_and
     assert_eq!(page.messages.first().unwrap().id, answer.id);
     assert_eq!(page.messages.last().unwrap().id, late.id);
     assert_eq!(page.messages.iter().filter(|m| m.id == late.id).count(), 1);
+    // Imported, the late result names its call by the answer's new id.
+    let exported = next.export_conversation(conv.id.clone()).await.unwrap();
+    let imported = next.import_conversation(exported).await.unwrap();
+    let copy = next.list_messages(imported.id.clone()).await.unwrap();
+    let new_answer = copy.iter().find(|m| m.role == Role::Assistant).unwrap();
+    let new_late = copy
+        .iter()
+        .find(|m| m.name.as_deref() == Some(LATE_RESULT))
+        .unwrap();
+    assert_ne!(new_answer.id, answer.id);
+    assert_eq!(
+        late_result_call(new_late),
+        Some((new_answer.id.as_str(), "call_task"))
+    );
     // A second follower (the window and `tasks follow` both) keeps nothing more.
     assert!(next
         .end_background_task(task_run.clone(), end)
@@ -409,6 +423,82 @@ async fn a_call_whose_task_ran_when_its_process_was_killed_is_followed_again_and
         .unwrap()
         .join(format!("results/{}.json", big.id));
     assert_eq!(std::fs::read_to_string(file).unwrap().len(), whole.len());
+}
+
+/// A task's late result belongs with its call: deleting a later turn it landed in, or asking
+/// again for a later answer (its tail set aside), leaves it in the conversation shown.
+#[tokio::test]
+async fn a_late_result_stays_with_its_call_when_a_later_turn_goes() {
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path, DEFAULT_BUSY_TIMEOUT).unwrap();
+    let conv = store.create_conversation("c".into()).await.unwrap();
+    let say = |role: Role, text: &str| {
+        let (store, id, text) = (&store, conv.id.clone(), text.to_owned());
+        async move {
+            store
+                .append_message(id, NewMessage::text(role, &text))
+                .await
+                .unwrap()
+        }
+    };
+    say(Role::User, "first").await;
+    let mut asked = NewMessage::text(Role::Assistant, "");
+    asked.tool_calls = Some(vec![StoredCall {
+        id: "call_task".into(),
+        name: "tasks__report".into(),
+        arguments: "{}".into(),
+    }]);
+    let answer = store.append_message(conv.id.clone(), asked).await.unwrap();
+    let mut run = a_call(&conv.id, &answer.id, "call_task");
+    run.id = ToolRun::id_for(&answer.id, "call_task");
+    store.record_tool_started(run.clone()).await.unwrap();
+    store
+        .record_call_task(run.id.clone(), "task-1".into())
+        .await
+        .unwrap();
+    store.send_task_to_background(run.id.clone()).await.unwrap();
+    let second = say(Role::User, "second").await;
+    say(Role::Assistant, "second answer").await;
+    let late = store
+        .end_background_task(
+            run.id.clone(),
+            TaskEnd::words(TaskState::Completed, "report on tides".into()),
+        )
+        .await
+        .unwrap()
+        .expect("a late result");
+    let ids = |all: Vec<Message>| all.into_iter().map(|m| m.id).collect::<Vec<_>>();
+
+    // Asked again for the second answer: the tail set aside keeps it, not the late result.
+    let second_answer = store.list_messages(conv.id.clone()).await.unwrap()[3].clone();
+    store
+        .branch_off(conv.id.clone(), second_answer.id.clone())
+        .await
+        .unwrap();
+    let shown = ids(store.list_messages(conv.id.clone()).await.unwrap());
+    assert!(
+        shown.contains(&late.id) && !shown.contains(&second_answer.id),
+        "{shown:?}"
+    );
+
+    // The second turn deleted: the late result stays.
+    store
+        .delete_turn(conv.id.clone(), second.id.clone())
+        .await
+        .unwrap();
+    let shown = ids(store.list_messages(conv.id.clone()).await.unwrap());
+    assert!(
+        shown.contains(&late.id) && !shown.contains(&second.id),
+        "{shown:?}"
+    );
+    // Its own turn deleted, it goes with it.
+    let first = store.list_messages(conv.id.clone()).await.unwrap()[0].clone();
+    store.delete_turn(conv.id.clone(), first.id).await.unwrap();
+    assert!(store
+        .list_messages(conv.id.clone())
+        .await
+        .unwrap()
+        .is_empty());
 }
 
 #[tokio::test]

@@ -734,6 +734,18 @@ fn import_line(
             MessageStatus::Streaming => MessageStatus::Interrupted,
             other => other,
         };
+        // A task's late result names its call by the answer's id, which is new here.
+        let tool_call_id = match (&m.tool_call_id, m.name.as_deref()) {
+            (Some(of), Some(super::LATE_RESULT)) if m.role == Role::System => of
+                .split_once(':')
+                .and_then(|(answer, call)| {
+                    placed
+                        .get(answer)
+                        .map(|(new_id, _)| format!("{new_id}:{call}"))
+                })
+                .or(m.tool_call_id),
+            _ => m.tool_call_id,
+        };
         let saved = messages::insert(
             tx,
             id,
@@ -741,7 +753,7 @@ fn import_line(
                 role: m.role,
                 content: m.content,
                 tool_calls: m.tool_calls.as_ref().map(StoredCall::read_all),
-                tool_call_id: m.tool_call_id,
+                tool_call_id,
                 name: m.name,
                 finish_reason: m.finish_reason,
                 status,

@@ -320,6 +320,11 @@ async fn a_skills_script_runs_in_its_sandbox_only_and_is_ended_in_time() {
         home: home.clone(),
         closed: vec![data.clone()],
         search_path: std::env::var_os("PATH").unwrap(),
+        env: switchboard_core::mcp::environment::server_env(
+            std::env::vars_os(),
+            &std::env::var_os("PATH").unwrap(),
+            [],
+        ),
     };
     let args: Vec<String> = [
         home.join("secret.txt").display().to_string(),

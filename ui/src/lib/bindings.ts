@@ -591,7 +591,12 @@ export type SwitchedBranch = { point: BranchPoint, seq: number, };
  * A run of consecutive messages of one conversation, oldest first, with the tool calls their
  * answers made.
  */
-export type MessagePage = { messages: Array<Message>, 
+export type MessagePage = { 
+/**
+ * The page's messages, then the late results of its calls' tasks that came after it
+ * (kept where the conversation stood when each task ended, maybe pages later).
+ */
+messages: Array<Message>, 
 /**
  * The calls of the answers in `messages` (without their results: those are the tool
  * messages).

@@ -40,20 +40,7 @@ impl StderrRing {
     }
 }
 
-/// Kills the group led by its pid when dropped, unless disarmed (set to `None`).
-pub(crate) struct GroupGuard(pub(crate) Option<u32>);
-
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        #[cfg(unix)]
-        if let Some(pgid) = self.0.take().and_then(|p| i32::try_from(p).ok()) {
-            let _ = nix::sys::signal::killpg(
-                nix::unistd::Pid::from_raw(pgid),
-                nix::sys::signal::Signal::SIGKILL,
-            );
-        }
-    }
-}
+pub(crate) use crate::sandbox::command::GroupGuard;
 
 /// How long a local server is given to leave on its own once its stdin has closed, before its
 /// group is sent TERM. Short: a person quitting or a script that has its answer must not wait

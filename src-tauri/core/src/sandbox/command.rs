@@ -2,11 +2,27 @@
 //! `sandbox-exec` on macOS, under Switchboard's AppContainer launcher on Windows) and what is
 //! done to that command before it is spawned (its own `TMPDIR`, the proxy's variables, and on
 //! Linux Landlock, seccomp and a network namespace). A sandboxed server and a skill's script
-//! are started through here alike.
+//! are started through here alike, and a guard ends a child's whole process group however
+//! its owner ends ([`GroupGuard`]).
 
 use std::path::Path;
 
 use super::{Handoff, SandboxPlan};
+
+/// Kills the group led by its pid when dropped, unless disarmed (set to `None`).
+pub struct GroupGuard(pub Option<u32>);
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Some(pgid) = self.0.take().and_then(|p| i32::try_from(p).ok()) {
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(pgid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+    }
+}
 
 /// Puts the child `command` starts in the sandbox `plan` describes: its own folder (its
 /// `TMPDIR`), the variables that send it through its proxy (with a list of hosts: at

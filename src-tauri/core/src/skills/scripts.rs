@@ -110,8 +110,11 @@ pub struct Place {
     /// Other folders closed to it wherever they are (Switchboard's data, settings and logs:
     /// its database, every skill, other runs' folders), but for its skill and its own folder.
     pub closed: Vec<PathBuf>,
-    /// The `PATH` its interpreter is found on, and that it runs with.
+    /// The `PATH` its interpreter is found on.
     pub search_path: OsString,
+    /// Its whole environment (the servers' allowlist and that `PATH`: no key), to which its
+    /// own home and caches are added.
+    pub env: Vec<(OsString, OsString)>,
 }
 
 /// What one script did.
@@ -193,7 +196,7 @@ pub async fn run(
         .spawn()
         .map_err(|e| ScriptError::Start(e.to_string()))?;
     // Its whole group is ended however this ends, a dropped call included.
-    let _group = crate::mcp::process::GroupGuard(child.id());
+    let _group = crate::sandbox::command::GroupGuard(child.id());
     if let (Some(text), Some(mut pipe)) = (stdin, child.stdin().take()) {
         let text = text.to_owned();
         // Written beside the reading: a script that prints before it reads cannot block it.
@@ -332,11 +335,7 @@ fn prepare(
         .map_err(|e| ScriptError::Sandbox(e.to_string()))?;
     command
         .env_clear()
-        .envs(crate::mcp::environment::server_env(
-            std::env::vars_os(),
-            &place.search_path,
-            [],
-        ))
+        .envs(place.env.iter().cloned())
         // Its home and caches are its own folder: the person's are closed to it.
         .env("HOME", &tmp)
         .env("XDG_CACHE_HOME", tmp.join("cache"))

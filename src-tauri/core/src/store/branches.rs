@@ -211,11 +211,11 @@ pub(super) fn put_back(
 }
 
 /// The messages after number `?2` (but the late results of calls made up to it: they stay
-/// with their calls, see [`super::tasks::not_late_result_of_calls`]).
+/// with their calls, see [`super::late_results::not_late_result_of_calls`]).
 fn tail_messages() -> String {
     format!(
         "conversation_id = ?1 AND seq > ?2 AND {}",
-        super::tasks::not_late_result_of_calls("<=")
+        super::late_results::not_late_result_of_calls("<=")
     )
 }
 pub(super) const TAIL_RUNS: &str = "conversation_id = ?1 AND message_id IN \

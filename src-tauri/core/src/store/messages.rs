@@ -529,7 +529,7 @@ impl Store {
             // A late result of an earlier turn's call that landed in this turn stays.
             let turn = format!(
                 "conversation_id = ?1 AND seq >= ?2 AND seq < ?3 AND {}",
-                super::tasks::not_late_result_of_calls("<")
+                super::late_results::not_late_result_of_calls("<")
             );
             let ids: Vec<String> = tx
                 .prepare(&format!(

@@ -11,6 +11,7 @@ mod context;
 mod conversations;
 mod drafts;
 mod lanes;
+mod late_results;
 mod mcp_approvals;
 mod messages;
 mod migrations;

@@ -10,21 +10,7 @@ use rusqlite::params;
 use super::tool_loop::{run_by_id, runs_where, TaskState};
 use super::{messages, Message, NewMessage, Role, Store, StoreError, ToolRun};
 
-/// The `name` of a late result's message (role `system`; its `tool_call_id` names the call
-/// as [`late_result_call`] reads it).
-pub const LATE_RESULT: &str = "task_result";
-
-/// SQL that holds for a message of conversation `?1` that is not the late result of a call
-/// made before message number `?2` (`before` is `<` or `<=`): such a late result belongs with
-/// its call, wherever it landed, so a turn deleted or a tail set aside after that call leaves
-/// it where it is.
-pub(super) fn not_late_result_of_calls(before: &str) -> String {
-    format!(
-        "NOT (name = '{LATE_RESULT}' AND role = 'system' AND \
-         substr(tool_call_id, 1, instr(tool_call_id, ':') - 1) IN \
-         (SELECT id FROM messages WHERE conversation_id = ?1 AND seq {before} ?2))"
-    )
-}
+pub use super::late_results::LATE_RESULT;
 
 /// The call a late result is of: the answer's message id and the call's id. A call id alone
 /// is not enough: Ollama's and Gemini's restart at `call_0` in each answer.

@@ -182,6 +182,11 @@ impl Ctx<'_> {
             home: skills.scripts.home.clone(),
             closed: skills.scripts.closed.clone(),
             search_path: skills.scripts.search_path.clone(),
+            env: crate::mcp::environment::server_env(
+                std::env::vars_os(),
+                &skills.scripts.search_path,
+                [],
+            ),
         };
         let ran = scripts::run(&place, &script, &args, stdin, limit, cancel)
             .await

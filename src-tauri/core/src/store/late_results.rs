@@ -1,0 +1,19 @@
+//! How a task's late result (issue 61) is told apart from other messages in SQL: its name,
+//! and the test that keeps it with its call when a later turn goes. A leaf: the messages,
+//! branches, pages and tasks of the store all read it.
+
+/// The `name` of a late result's message (role `system`; its `tool_call_id` names the call
+/// as `store::late_result_call` reads it).
+pub const LATE_RESULT: &str = "task_result";
+
+/// SQL that holds for a message of conversation `?1` that is not the late result of a call
+/// made before message number `?2` (`before` is `<` or `<=`): such a late result belongs with
+/// its call, wherever it landed, so a turn deleted or a tail set aside after that call leaves
+/// it where it is.
+pub(crate) fn not_late_result_of_calls(before: &str) -> String {
+    format!(
+        "NOT (name = '{LATE_RESULT}' AND role = 'system' AND \
+         substr(tool_call_id, 1, instr(tool_call_id, ':') - 1) IN \
+         (SELECT id FROM messages WHERE conversation_id = ?1 AND seq {before} ?2))"
+    )
+}

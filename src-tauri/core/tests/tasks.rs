@@ -144,6 +144,18 @@ fn allow() -> Arc<dyn switchboard_core::agent::Approver> {
     ))
 }
 
+/// Asks `text` in `conversation`, whose call runs as a task the person goes on without; the
+/// run answers at once.
+async fn went_on_without_its_task(app: &Arc<App>, conversation: &str, text: &str) {
+    let seen = Arc::new(Seen::default());
+    let run = app
+        .start_turn_answered_by(ask(conversation, text), seen.clone(), allow())
+        .await
+        .unwrap();
+    when_its_task_runs(app, &seen, conversation, CallControl::GoOn).await;
+    assert_eq!(run.finished().await, StopReason::Completed);
+}
+
 /// Waits for the run's call to run as a task, then asks its card for `control`.
 async fn when_its_task_runs(app: &App, seen: &Seen, conversation: &str, control: CallControl) {
     let call_id = seen
@@ -200,17 +212,7 @@ async fn a_task_the_person_goes_on_without_is_followed_to_its_end_and_the_model_
     });
 
     // The call runs as a task; the person goes on without it, and the run answers at once.
-    let seen = Arc::new(Seen::default());
-    let run = app
-        .start_turn_answered_by(
-            ask(&conversation, "Task: slow report"),
-            seen.clone(),
-            allow(),
-        )
-        .await
-        .unwrap();
-    when_its_task_runs(&app, &seen, &conversation, CallControl::GoOn).await;
-    assert_eq!(run.finished().await, StopReason::Completed);
+    went_on_without_its_task(&app, &conversation, "Task: slow report").await;
     let store = app.store().unwrap().clone();
     let messages = store.list_messages(conversation.clone()).await.unwrap();
     let said = tool_message(&messages, "call_task_slow");
@@ -419,17 +421,7 @@ async fn a_task_whose_server_is_no_longer_among_the_persons_servers_is_said_to_b
     else {
         return;
     };
-    let seen = Arc::new(Seen::default());
-    let run = app
-        .start_turn_answered_by(
-            ask(&conversation, "Task: slow report"),
-            seen.clone(),
-            allow(),
-        )
-        .await
-        .unwrap();
-    when_its_task_runs(&app, &seen, &conversation, CallControl::GoOn).await;
-    assert_eq!(run.finished().await, StopReason::Completed);
+    went_on_without_its_task(&app, &conversation, "Task: slow report").await;
     // The server goes (it was never in this home's mcp.json): the task cannot be followed.
     app.host().stop("tasks").await;
     let followed = app.follow_tasks_until_done().await.unwrap();
@@ -470,17 +462,7 @@ async fn a_background_task_no_one_follows_now_is_cancelled_from_its_card() {
     else {
         return;
     };
-    let seen = Arc::new(Seen::default());
-    let run = app
-        .start_turn_answered_by(
-            ask(&conversation, "Task: slow report"),
-            seen.clone(),
-            allow(),
-        )
-        .await
-        .unwrap();
-    when_its_task_runs(&app, &seen, &conversation, CallControl::GoOn).await;
-    assert_eq!(run.finished().await, StopReason::Completed);
+    went_on_without_its_task(&app, &conversation, "Task: slow report").await;
     let tasks = app.tasks(10).await.unwrap();
     assert_eq!(tasks[0].task.as_ref().unwrap().state, TaskState::Background);
 
@@ -538,13 +520,7 @@ async fn a_background_task_asking_for_an_input_switchboard_never_gives_ends_fail
         return;
     };
     app.start_task_follower();
-    let seen = Arc::new(Seen::default());
-    let run = app
-        .start_turn_answered_by(ask(&conversation, "Task: draft"), seen.clone(), allow())
-        .await
-        .unwrap();
-    when_its_task_runs(&app, &seen, &conversation, CallControl::GoOn).await;
-    assert_eq!(run.finished().await, StopReason::Completed);
+    went_on_without_its_task(&app, &conversation, "Task: draft").await;
     let store = app.store().unwrap().clone();
     let late = eventually(WITHIN, "the task's end", || async {
         store
@@ -598,17 +574,7 @@ async fn the_window_hears_of_a_late_result_another_process_kept() {
     let _mock = mock;
     let cli = app_on(home.path()).await;
     connect(&cli, &server).await;
-    let seen = Arc::new(Seen::default());
-    let run = cli
-        .start_turn_answered_by(
-            ask(&conversation, "Task: slow report"),
-            seen.clone(),
-            allow(),
-        )
-        .await
-        .unwrap();
-    when_its_task_runs(&cli, &seen, &conversation, CallControl::GoOn).await;
-    assert_eq!(run.finished().await, StopReason::Completed);
+    went_on_without_its_task(&cli, &conversation, "Task: slow report").await;
     let followed = cli.follow_tasks_until_done().await.unwrap();
     assert_eq!(followed.len(), 1);
     assert_eq!(followed[0].state, TaskState::Completed);

@@ -18,7 +18,6 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
-use process_wrap::tokio::CommandWrap;
 use rmcp::service::ClientServiceExt;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 
@@ -169,21 +168,7 @@ async fn start_once(
         handoff = crate::sandbox::command::confine(&mut command, plan, proxy_port, inside)
             .map_err(sandbox_error)?;
     }
-    let mut wrapped = CommandWrap::from(command);
-    #[cfg(unix)]
-    wrapped.wrap(process_wrap::tokio::ProcessGroup::leader());
-    #[cfg(windows)]
-    {
-        // A console program started from a windowed app gets a console window of its own:
-        // one flashing up for each server is what people complain of in other clients.
-        // (A `.cmd`/`.bat` server, found by PATHEXT as `npx.cmd` is, runs through `cmd.exe`
-        // with its arguments quoted by the standard library's batch-file rules.)
-        wrapped.wrap(process_wrap::tokio::CreationFlags(
-            windows::Win32::System::Threading::CREATE_NO_WINDOW,
-        ));
-        wrapped.wrap(process_wrap::tokio::JobObject);
-    }
-    wrapped.wrap(process_wrap::tokio::KillOnDrop);
+    let mut wrapped = crate::sandbox::command::in_own_group(command);
 
     let spawn_error = |detail: String| McpError::Spawn {
         server: name.to_owned(),

@@ -24,6 +24,28 @@ impl Drop for GroupGuard {
     }
 }
 
+/// `command` wrapped to start in a process group of its own (Unix) or a job object with no
+/// console window (Windows), killed if dropped: ending the group (or job) ends everything it
+/// started.
+pub fn in_own_group(command: tokio::process::Command) -> process_wrap::tokio::CommandWrap {
+    let mut wrapped = process_wrap::tokio::CommandWrap::from(command);
+    #[cfg(unix)]
+    wrapped.wrap(process_wrap::tokio::ProcessGroup::leader());
+    #[cfg(windows)]
+    {
+        // A console program started from a windowed app gets a console window of its own:
+        // one flashing up for each server is what people complain of in other clients.
+        // (A `.cmd`/`.bat` server, found by PATHEXT as `npx.cmd` is, runs through `cmd.exe`
+        // with its arguments quoted by the standard library's batch-file rules.)
+        wrapped.wrap(process_wrap::tokio::CreationFlags(
+            windows::Win32::System::Threading::CREATE_NO_WINDOW,
+        ));
+        wrapped.wrap(process_wrap::tokio::JobObject);
+    }
+    wrapped.wrap(process_wrap::tokio::KillOnDrop);
+    wrapped
+}
+
 /// Puts the child `command` starts in the sandbox `plan` describes: its own folder (its
 /// `TMPDIR`), the variables that send it through its proxy (with a list of hosts: at
 /// `proxy`, a port of this computer, or `inside` a network of its own), and the system's

@@ -21,7 +21,6 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use process_wrap::tokio::CommandWrap;
 use serde::Serialize;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
@@ -171,17 +170,7 @@ pub async fn run(
         tokio::task::spawn_blocking(move || prepare(&owned_place, &owned_script, &owned_args))
             .await
             .map_err(|e| ScriptError::Start(e.to_string()))??;
-    let mut wrapped = CommandWrap::from(command);
-    #[cfg(unix)]
-    wrapped.wrap(process_wrap::tokio::ProcessGroup::leader());
-    #[cfg(windows)]
-    {
-        wrapped.wrap(process_wrap::tokio::CreationFlags(
-            windows::Win32::System::Threading::CREATE_NO_WINDOW,
-        ));
-        wrapped.wrap(process_wrap::tokio::JobObject);
-    }
-    wrapped.wrap(process_wrap::tokio::KillOnDrop);
+    let mut wrapped = crate::sandbox::command::in_own_group(command);
     wrapped
         .command_mut()
         .stdin(if stdin.is_some() {

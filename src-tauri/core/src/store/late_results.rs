@@ -9,11 +9,11 @@ pub const LATE_RESULT: &str = "task_result";
 /// SQL that holds for a message of conversation `?1` that is not the late result of a call
 /// made before message number `?2` (`before` is `<` or `<=`): such a late result belongs with
 /// its call, wherever it landed, so a turn deleted or a tail set aside after that call leaves
-/// it where it is.
+/// it where it is. Never NULL: a message with no name or no `tool_call_id` passes.
 pub(crate) fn not_late_result_of_calls(before: &str) -> String {
     format!(
-        "NOT (name = '{LATE_RESULT}' AND role = 'system' AND \
+        "NOT COALESCE(name = '{LATE_RESULT}' AND role = 'system' AND \
          substr(tool_call_id, 1, instr(tool_call_id, ':') - 1) IN \
-         (SELECT id FROM messages WHERE conversation_id = ?1 AND seq {before} ?2))"
+         (SELECT id FROM messages WHERE conversation_id = ?1 AND seq {before} ?2), 0)"
     )
 }

@@ -459,6 +459,8 @@ async fn a_late_result_stays_with_its_call_when_a_later_turn_goes() {
     store.send_task_to_background(run.id.clone()).await.unwrap();
     let second = say(Role::User, "second").await;
     say(Role::Assistant, "second answer").await;
+    // A message with no name and no call (NULL in both) goes with the tail like any other.
+    let note = say(Role::System, "a note").await;
     let late = store
         .end_background_task(
             run.id.clone(),
@@ -477,7 +479,7 @@ async fn a_late_result_stays_with_its_call_when_a_later_turn_goes() {
         .unwrap();
     let shown = ids(store.list_messages(conv.id.clone()).await.unwrap());
     assert!(
-        shown.contains(&late.id) && !shown.contains(&second_answer.id),
+        shown.contains(&late.id) && !shown.contains(&second_answer.id) && !shown.contains(&note.id),
         "{shown:?}"
     );
 

@@ -167,11 +167,11 @@ impl App {
     pub fn follow_tasks_every(self: &Arc<Self>, look_again: Duration) {
         let app = Arc::clone(self);
         let quitting = self.quitting.clone();
+        // Late results kept by other processes from now on are told to the window.
+        let mut heard_until = crate::store::now_ms();
         tokio::spawn(async move {
             app.servers_started(crate::mcp::launch::STARTUP_TIMEOUT)
                 .await;
-            // Late results kept by other processes from now on are told to the window.
-            let mut heard_until = crate::store::now_ms();
             let mut following: HashSet<String> = HashSet::new();
             // Refusals in a row, by call, and when the first of them came.
             let mut refusals: HashMap<String, (u32, tokio::time::Instant)> = HashMap::new();

@@ -210,14 +210,10 @@ pub(super) fn put_back(
     Ok(())
 }
 
-/// The messages after number `?2` (but the late results of calls made up to it: they stay
-/// with their calls, see [`super::late_results::not_late_result_of_calls`]).
-fn tail_messages() -> String {
-    format!(
-        "conversation_id = ?1 AND seq > ?2 AND {}",
-        super::late_results::not_late_result_of_calls("<=")
-    )
-}
+/// The messages after number `?2`. (A task's late result that landed there goes with them,
+/// even when its call came before: a branch keeps its messages' numbers, which a late result
+/// left in the line shown could collide with when the branch is shown again.)
+pub(super) const TAIL_MESSAGES: &str = "conversation_id = ?1 AND seq > ?2";
 pub(super) const TAIL_RUNS: &str = "conversation_id = ?1 AND message_id IN \
      (SELECT id FROM messages WHERE conversation_id = ?1 AND seq > ?2)";
 const TAIL_POINTS: &str = "conversation_id = ?1 AND after_seq > ?2";
@@ -229,7 +225,7 @@ pub(super) fn take_tail(
     at: i64,
 ) -> Result<Snapshot, StoreError> {
     let snapshot = Snapshot {
-        messages: rows(tx, "messages", &tail_messages(), conversation_id, at)?,
+        messages: rows(tx, "messages", TAIL_MESSAGES, conversation_id, at)?,
         tool_runs: rows(tx, "tool_runs", TAIL_RUNS, conversation_id, at)?,
         points: rows(tx, "message_branches", TAIL_POINTS, conversation_id, at)?,
     };
@@ -238,7 +234,7 @@ pub(super) fn take_tail(
         params![conversation_id, at],
     )?;
     tx.execute(
-        &format!("DELETE FROM messages WHERE {}", tail_messages()),
+        &format!("DELETE FROM messages WHERE {TAIL_MESSAGES}"),
         params![conversation_id, at],
     )?;
     tx.execute(

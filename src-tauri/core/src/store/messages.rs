@@ -531,12 +531,25 @@ impl Store {
                 "conversation_id = ?1 AND seq >= ?2 AND seq < ?3 AND {}",
                 super::late_results::not_late_result_of_calls("<")
             );
-            let ids: Vec<String> = tx
+            let mut ids: Vec<String> = tx
                 .prepare(&format!(
                     "SELECT id FROM messages WHERE {turn} ORDER BY seq"
                 ))?
                 .query_map(params![conversation_id, first, end], |row| row.get(0))?
                 .collect::<Result<_, _>>()?;
+            // The late results of this turn's calls that landed in a later turn go too.
+            let late_of_turn = super::late_results::LATE_RESULTS_OF_TURN;
+            let later: Vec<String> = tx
+                .prepare(&format!(
+                    "SELECT id FROM messages WHERE {late_of_turn} AND seq >= ?3 ORDER BY seq"
+                ))?
+                .query_map(params![conversation_id, first, end], |row| row.get(0))?
+                .collect::<Result<_, _>>()?;
+            tx.execute(
+                &format!("DELETE FROM messages WHERE {late_of_turn} AND seq >= ?3"),
+                params![conversation_id, first, end],
+            )?;
+            ids.extend(later);
             tx.execute(
                 "DELETE FROM tool_runs WHERE conversation_id = ?1 AND message_id IN \
                  (SELECT id FROM messages WHERE conversation_id = ?1 AND seq >= ?2 AND seq < ?3)",

@@ -425,8 +425,8 @@ async fn a_call_whose_task_ran_when_its_process_was_killed_is_followed_again_and
     assert_eq!(std::fs::read_to_string(file).unwrap().len(), whole.len());
 }
 
-/// A task's late result belongs with its call: deleting a later turn it landed in, or asking
-/// again for a later answer (its tail set aside), leaves it in the conversation shown.
+/// A task's late result belongs with its call: deleting a later turn it landed in leaves it in
+/// the conversation; deleting its call's turn deletes it wherever it landed.
 #[tokio::test]
 async fn a_late_result_stays_with_its_call_when_a_later_turn_goes() {
     let (_dir, path) = temp_db();
@@ -471,36 +471,68 @@ async fn a_late_result_stays_with_its_call_when_a_later_turn_goes() {
         .expect("a late result");
     let ids = |all: Vec<Message>| all.into_iter().map(|m| m.id).collect::<Vec<_>>();
 
-    // Asked again for the second answer: the tail set aside keeps it, not the late result.
-    let second_answer = store.list_messages(conv.id.clone()).await.unwrap()[3].clone();
-    store
-        .branch_off(conv.id.clone(), second_answer.id.clone())
+    // In a copy (import remaps the late result's call), the first turn deleted: its call's late
+    // result goes with it, though it landed in the second turn.
+    let exported = store.export_conversation(conv.id.clone()).await.unwrap();
+    let copy = store.import_conversation(exported).await.unwrap();
+    let copied = store.list_messages(copy.id.clone()).await.unwrap();
+    let copied_late = copied
+        .iter()
+        .find(|m| m.name.as_deref() == Some(LATE_RESULT))
+        .unwrap()
+        .id
+        .clone();
+    let deleted = store
+        .delete_turn(copy.id.clone(), copied[0].id.clone())
         .await
         .unwrap();
-    let shown = ids(store.list_messages(conv.id.clone()).await.unwrap());
-    assert!(
-        shown.contains(&late.id) && !shown.contains(&second_answer.id) && !shown.contains(&note.id),
-        "{shown:?}"
+    assert!(deleted.contains(&copied_late), "{deleted:?}");
+    let left: Vec<Option<String>> = store
+        .list_messages(copy.id.clone())
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|m| m.content)
+        .collect();
+    assert_eq!(
+        left,
+        [
+            Some("second".into()),
+            Some("second answer".into()),
+            Some("a note".into())
+        ]
     );
 
-    // The second turn deleted: the late result stays.
+    // The second turn deleted: the late result of the first turn's call stays.
     store
         .delete_turn(conv.id.clone(), second.id.clone())
         .await
         .unwrap();
     let shown = ids(store.list_messages(conv.id.clone()).await.unwrap());
+    assert!(shown.contains(&late.id), "{shown:?}");
     assert!(
-        shown.contains(&late.id) && !shown.contains(&second.id),
+        !shown.contains(&second.id) && !shown.contains(&note.id),
         "{shown:?}"
     );
-    // Its own turn deleted, it goes with it.
-    let first = store.list_messages(conv.id.clone()).await.unwrap()[0].clone();
-    store.delete_turn(conv.id.clone(), first.id).await.unwrap();
-    assert!(store
-        .list_messages(conv.id.clone())
+    let third = say(Role::User, "third").await;
+    say(Role::Assistant, "third answer").await;
+
+    // Asked again, an answer's tail is set aside whole, a late result in it too (a branch keeps
+    // its messages' numbers).
+    let all = store.list_messages(conv.id.clone()).await.unwrap();
+    assert_eq!(
+        all.last().map(|m| m.content.as_deref()),
+        Some(Some("third answer"))
+    );
+    assert!(all.iter().any(|m| m.id == third.id));
+    store
+        .branch_off(conv.id.clone(), all[1].id.clone())
         .await
-        .unwrap()
-        .is_empty());
+        .unwrap();
+    assert_eq!(
+        ids(store.list_messages(conv.id.clone()).await.unwrap()),
+        vec![all[0].id.clone()]
+    );
 }
 
 #[tokio::test]

@@ -98,7 +98,9 @@ impl App {
         let mut skills = blocking(move || {
             let mut skills = library.list();
             for skill in &mut skills {
-                skill.scripts = scripts_allowed(&library, skill, allowed.get(&skill.name));
+                // Read only for a skill whose scripts were allowed.
+                let now = || library.digest_of(skill).ok().map(|(_, d)| d);
+                skill.scripts = scripts_allowed(skill, allowed.get(&skill.name), now);
             }
             Ok(skills)
         })
@@ -236,11 +238,12 @@ impl App {
             let allowed = switch.as_ref().and_then(|s| s.scripts.clone());
             let (mut skill, parsed, digest, shown) = blocking(move || {
                 let (mut skill, parsed) = library.get(&owned)?;
-                skill.scripts = scripts_allowed(&library, &skill, allowed.as_ref());
                 if !skill.has_scripts {
+                    skill.scripts = scripts_allowed(&skill, allowed.as_ref(), || None);
                     return Ok((skill, parsed, None, Vec::new()));
                 }
-                let (dir, digest) = library.scripts_digest(&owned)?;
+                let (dir, digest) = library.digest_of(&skill)?;
+                skill.scripts = scripts_allowed(&skill, allowed.as_ref(), || Some(digest.clone()));
                 let shown = skill
                     .files
                     .iter()
@@ -375,7 +378,7 @@ impl App {
         let owned = name.to_owned();
         let (skill, digest) = blocking(move || {
             let (skill, _) = library.get(&owned)?;
-            let (_, digest) = library.scripts_digest(&owned)?;
+            let (_, digest) = library.digest_of(&skill)?;
             Ok((skill, digest))
         })
         .await?;
@@ -487,18 +490,19 @@ fn shown_script(dir: &std::path::Path, path: &str) -> ShownScript {
 }
 
 /// Whether the model may ask to run `skill`'s scripts, given the digest they were `allowed`
-/// as (blocks on reading them).
+/// as and the digest of its files `now` (asked only when they were allowed; `None`: they
+/// cannot be read).
 fn scripts_allowed(
-    library: &Library,
     skill: &Skill,
     allowed: Option<&String>,
+    now: impl FnOnce() -> Option<String>,
 ) -> crate::skills::scripts::ScriptsAllowed {
     use crate::skills::scripts::ScriptsAllowed;
     match allowed {
         _ if !skill.has_scripts || skill.problem.is_some() => ScriptsAllowed::None,
         None => ScriptsAllowed::Off,
-        Some(allowed) => match library.scripts_digest(&skill.name) {
-            Ok((_, now)) if &now == allowed => ScriptsAllowed::On,
+        Some(allowed) => match now() {
+            Some(now) if &now == allowed => ScriptsAllowed::On,
             _ => ScriptsAllowed::Changed,
         },
     }

@@ -380,6 +380,13 @@ pub fn plan(entry: &SandboxEntry, inputs: &PlanInputs<'_>) -> SandboxPlan {
     }
 }
 
+/// `path` as named, then as its links lead (when they do lead somewhere).
+pub(crate) fn named_and_linked(path: &Path) -> impl Iterator<Item = PathBuf> {
+    [Some(path.to_path_buf()), std::fs::canonicalize(path).ok()]
+        .into_iter()
+        .flatten()
+}
+
 /// The folders of `program`'s own install a sandbox reads (…/bin/node: its prefix), as named
 /// and as linked. A prefix the home shares with everything else (`~/.local` holds other
 /// programs' data, Switchboard's database among them) is not given: only the program's folder.
@@ -395,13 +402,7 @@ pub fn program_install(program: &Path, home: &Path) -> Vec<PathBuf> {
     ]
     .map(|d| home.join(d));
     let mut read = Vec::new();
-    for program in [
-        Some(program.to_path_buf()),
-        std::fs::canonicalize(program).ok(),
-    ]
-    .into_iter()
-    .flatten()
-    {
+    for program in named_and_linked(program) {
         if let Some(prefix) = program.parent().and_then(Path::parent) {
             if prefix.starts_with(home) && prefix != home && !shared.iter().any(|s| s == prefix) {
                 read.push(prefix.to_path_buf());
@@ -427,8 +428,7 @@ pub fn open_beside(closed: &[PathBuf]) -> Vec<PathBuf> {
     let closed: Vec<PathBuf> = closed
         .iter()
         .filter(|c| c.is_absolute())
-        .flat_map(|c| [Some(c.clone()), std::fs::canonicalize(c).ok()])
-        .flatten()
+        .flat_map(|c| named_and_linked(c))
         .collect();
     let on_the_way: HashSet<&Path> = closed.iter().flat_map(|c| c.ancestors()).collect();
     let mut open = Vec::new();

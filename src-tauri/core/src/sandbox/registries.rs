@@ -56,13 +56,7 @@ pub fn npm(program: &Path, home: &Path, env: &dyn Fn(&str) -> Option<String>) ->
         files.push(PathBuf::from(global));
     }
     // The Node install's prefix (…/bin/npx: …), as named and as linked.
-    for program in [
-        Some(program.to_path_buf()),
-        std::fs::canonicalize(program).ok(),
-    ]
-    .into_iter()
-    .flatten()
-    {
+    for program in super::named_and_linked(program) {
         if let Some(prefix) = program.parent().and_then(Path::parent) {
             files.push(prefix.join("etc/npmrc"));
         }

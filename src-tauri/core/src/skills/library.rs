@@ -88,7 +88,15 @@ impl Library {
     /// No such skill; it is not a valid skill; a file cannot be read.
     pub fn scripts_digest(&self, name: &str) -> Result<(PathBuf, String), SkillError> {
         let (skill, _) = self.get(name)?;
-        let dir = self.folder(name)?;
+        self.digest_of(&skill)
+    }
+
+    /// [`Library::scripts_digest`] of a skill already read (its files as listed then).
+    ///
+    /// # Errors
+    /// No such skill; a file cannot be read.
+    pub fn digest_of(&self, skill: &Skill) -> Result<(PathBuf, String), SkillError> {
+        let dir = self.folder(&skill.name)?;
         let digest = super::scripts::digest(&dir, &skill.files).map_err(io_error(&dir))?;
         Ok((dir, digest))
     }

@@ -99,7 +99,11 @@ system_prompt: string,
 /**
  * The profile this conversation follows (its prompt, model, tools and limits), if any.
  */
-profile_id: string | null, };
+profile_id: string | null, 
+/**
+ * The project it is in, if any (its instructions are added to the system prompt).
+ */
+project_id: string | null, };
 
 /**
  * A conversation's switch for one server (`tool` is `None`) or one tool.
@@ -152,6 +156,45 @@ export type ImportedProfile = { profile: Profile,
  * Each change in a sentence (a name taken, a provider this machine does not have).
  */
 notes: Array<string>, };
+
+/**
+ * What a project holds besides its name, as the person set it.
+ */
+export type ProjectFields = { 
+/**
+ * Added to the system prompt of each of its conversations, after the profile's.
+ */
+instructions: string, 
+/**
+ * The profile a conversation made in the project starts from (none: the default's).
+ */
+profile_id: string | null, };
+
+/**
+ * A project, with how many conversations are in it.
+ */
+export type Project = { id: string, name: string, created_at: number, updated_at: number, 
+/**
+ * Its conversations (a comparison's lanes not counted).
+ */
+conversations: number, 
+/**
+ * Added to the system prompt of each of its conversations, after the profile's.
+ */
+instructions: string, 
+/**
+ * The profile a conversation made in the project starts from (none: the default's).
+ */
+profile_id: string | null, };
+
+/**
+ * A project as the window or the command line gives it: the profile by id or name.
+ */
+export type ProjectInput = { name: string, instructions: string, 
+/**
+ * The profile (id or name) its new conversations start from; none: the default profile.
+ */
+profile: string | null, };
 
 /**
  * Which profile a new conversation starts from.

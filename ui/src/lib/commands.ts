@@ -4,7 +4,7 @@
 // and commit the result; the test command fails while this file and Rust disagree.
 
 import { call, channel } from "./invoke";
-import type { AppStatus, ApprovalAnswer, Attached, Attachment, AttachmentRef, AuditEntry, AuditFilter, BundleInstallRequest, CallControl, ComparedModel, ConnectionReport, Conversation, ConversationArtifact, ConversationDetail, ConversationSkill, ConversationTool, Draft, DropEvent, ElicitationAnswer, ElicitationRequest, ExportFormat, ImportPreview, ImportedProfile, InstallRequest, JsonValue, KeychainStatus, LocalServer, McpAppView, McpServerStatus, McpServerView, MessagePage, ModelInfo, ModelPrice, ModelWindow, NewProvider, NewSchedule, OfferedBundle, OffersOf, Outcome, PolicyMark, PolicyView, Preset, Profile, ProfileChoice, ProfileFields, PromptUse, Provider, ProviderKindInfo, PullProgress, Reach, ResultView, ReviewVerdict, Rule, RunEvent, Schedule, ScheduleRun, ScheduleRunStarted, SearchHit, SearchPage, ServerOffers, Settings, ShellCommandStatus, ShownProposal, Skill, SkillDetail, StandingApproval, SwitchedBranch, Target, ToolMode, ToolModeChoice, ToolReview, ToolSuggestion, UpdateProgress, UpdateStatus, UsageReport, UsageTotal } from "./bindings";
+import type { AppStatus, ApprovalAnswer, Attached, Attachment, AttachmentRef, AuditEntry, AuditFilter, BundleInstallRequest, CallControl, ComparedModel, ConnectionReport, Conversation, ConversationArtifact, ConversationDetail, ConversationSkill, ConversationTool, Draft, DropEvent, ElicitationAnswer, ElicitationRequest, ExportFormat, ImportPreview, ImportedProfile, InstallRequest, JsonValue, KeychainStatus, LocalServer, McpAppView, McpServerStatus, McpServerView, MessagePage, ModelInfo, ModelPrice, ModelWindow, NewProvider, NewSchedule, OfferedBundle, OffersOf, Outcome, PolicyMark, PolicyView, Preset, Profile, ProfileChoice, ProfileFields, Project, ProjectInput, PromptUse, Provider, ProviderKindInfo, PullProgress, Reach, ResultView, ReviewVerdict, Rule, RunEvent, Schedule, ScheduleRun, ScheduleRunStarted, SearchHit, SearchPage, ServerOffers, Settings, ShellCommandStatus, ShownProposal, Skill, SkillDetail, StandingApproval, SwitchedBranch, Target, ToolMode, ToolModeChoice, ToolReview, ToolSuggestion, UpdateProgress, UpdateStatus, UsageReport, UsageTotal } from "./bindings";
 
 export function appStatus(): Promise<AppStatus> {
   return call("app_status");
@@ -761,6 +761,39 @@ export function importProfile(): Promise<ImportedProfile | null> {
  */
 export function setConversationProfile(conversationId: string, profileId?: string | null): Promise<Conversation> {
   return call("set_conversation_profile", { conversationId, profileId: profileId ?? null });
+}
+
+export function listProjects(): Promise<Array<Project>> {
+  return call("list_projects");
+}
+
+export function createProject(project: ProjectInput): Promise<Project> {
+  return call("create_project", { project });
+}
+
+export function updateProject(id: string, project: ProjectInput): Promise<Project> {
+  return call("update_project", { id, project });
+}
+
+/**
+ * Deletes a project; its conversations stay, in no project. Resolves with how many.
+ */
+export function deleteProject(id: string): Promise<number> {
+  return call("delete_project", { id });
+}
+
+/**
+ * Moves a conversation into a project, or out of any (`null`).
+ */
+export function moveConversation(conversationId: string, projectId?: string | null): Promise<Conversation> {
+  return call("move_conversation", { conversationId, projectId: projectId ?? null });
+}
+
+/**
+ * A new conversation in a project, from the project's profile (else the default one).
+ */
+export function createConversationIn(projectId: string, title?: string | null): Promise<Conversation> {
+  return call("create_conversation_in", { projectId, title: title ?? null });
 }
 
 export function listProviderKinds(): Promise<Array<ProviderKindInfo>> {

@@ -287,6 +287,11 @@ impl App {
         &self.profiles
     }
 
+    /// The person's projects.
+    pub fn projects(&self) -> &super::Projects {
+        &self.projects
+    }
+
     pub(super) async fn secrets<T, F>(&self, work: F) -> Result<T, CoreError>
     where
         T: Send + 'static,

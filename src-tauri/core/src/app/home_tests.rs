@@ -642,12 +642,13 @@ async fn a_local_server_that_answers_is_offered_and_a_silent_port_is_not() {
 }
 
 #[test]
-fn the_system_prompt_is_the_conversations_then_each_offered_servers_instructions() {
+fn the_system_prompt_is_the_conversations_then_its_projects_then_each_offered_servers_instructions()
+{
     use crate::app::system_prompt;
-    assert_eq!(system_prompt("", &[]), None);
-    assert_eq!(system_prompt(" \n", &[]), None);
+    assert_eq!(system_prompt("", None, &[]), None);
+    assert_eq!(system_prompt(" \n", None, &[]), None);
     assert_eq!(
-        system_prompt("Be brief.\n", &[]).as_deref(),
+        system_prompt("Be brief.\n", None, &[]).as_deref(),
         Some("Be brief.")
     );
     let servers = [
@@ -659,15 +660,28 @@ fn the_system_prompt_is_the_conversations_then_each_offered_servers_instructions
         ("time".to_owned(), "Times are in UTC.".to_owned()),
     ];
     assert_eq!(
-        system_prompt("Be brief.", &servers).as_deref(),
+        system_prompt("Be brief.", None, &servers).as_deref(),
         Some(
             "Be brief.\n\n## Instructions from the MCP server “git”\n\nUse the repository path given.\n\n\
              ## Instructions from the MCP server “time”\n\nTimes are in UTC."
         )
     );
     assert_eq!(
-        system_prompt("", &servers[2..]).as_deref(),
+        system_prompt("", None, &servers[2..]).as_deref(),
         Some("## Instructions from the MCP server “time”\n\nTimes are in UTC.")
+    );
+    // A project's instructions come after the profile's prompt, before the servers'.
+    assert_eq!(
+        system_prompt(
+            "Be brief.",
+            Some("## Project “Bridge”\n\nSteel.".into()),
+            &servers[2..]
+        )
+        .as_deref(),
+        Some(
+            "Be brief.\n\n## Project “Bridge”\n\nSteel.\n\n\
+             ## Instructions from the MCP server “time”\n\nTimes are in UTC."
+        )
     );
 }
 

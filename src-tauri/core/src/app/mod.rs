@@ -14,7 +14,8 @@
 //!
 //! By idea: [`home`] opens the database and hands out the services; [`conversations`],
 //! [`drafts`], [`attachments`], [`artifacts`] and [`links`] are what a person keeps, with the
-//! services [`providers`] (and [`connections`], [`windows`]), [`profiles`] and [`usage`];
+//! services [`providers`] (and [`connections`], [`windows`]), [`profiles`], [`projects`] and
+//! [`usage`];
 //! [`turns`] prepares a turn and [`runs`] keeps it going ([`compare`] several at once);
 //! [`servers`] is the MCP servers and the flows that ask about them ([`registry`] and
 //! [`bundles`] add them, [`offers`], [`apps`] and [`proposals`] are what they offer); this file
@@ -38,6 +39,7 @@ mod local_models;
 mod offers;
 mod policy;
 mod profiles;
+mod projects;
 mod proposals;
 mod providers;
 mod registry;
@@ -73,6 +75,7 @@ pub use local_models::PullProgress;
 pub use offers::{OffersOf, PromptUse};
 pub use policy::{PolicyMark, PolicyView};
 pub use profiles::{ImportedProfile, ProfileChoice, Profiles, MAX_PROFILE_NAME_CHARS};
+pub use projects::{project_prompt, ProjectInput, Projects, MAX_PROJECT_NAME_CHARS};
 pub use providers::Providers;
 pub use registry::{InstallRequest, Installed};
 pub use runs::{Feed, RunHandle, Runs};
@@ -164,6 +167,8 @@ pub struct App {
     usage: Usage,
     /// The person's profiles ([`App::profiles`]).
     profiles: Profiles,
+    /// The person's projects ([`App::projects`]).
+    projects: Projects,
     /// The keychain (every call off the runtime).
     keychain: keychain::Keychain,
     /// Providers ([`App::providers`]).
@@ -250,6 +255,7 @@ impl App {
             conversations: Conversations::new(db.clone()),
             usage: Usage::new(db.clone()),
             profiles: Profiles::new(db.clone()),
+            projects: Projects::new(db.clone()),
             keychain: keychain::Keychain::new(Arc::clone(&config.secrets)),
             providers: Providers::new(
                 db,

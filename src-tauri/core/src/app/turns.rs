@@ -168,14 +168,20 @@ async fn title_by_first_message(
     Ok(())
 }
 
-/// What the model is told first: the conversation's system prompt, then each offered server's
-/// instructions under the server's name (`servers`: name and instructions, in order); `None`
-/// when there is neither.
-pub fn system_prompt(conversation: &str, servers: &[(String, String)]) -> Option<String> {
-    let mut parts: Vec<String> = Vec::with_capacity(servers.len() + 1);
+/// What the model is told first: the conversation's system prompt (its profile's), then its
+/// project's instructions (`project`, see [`super::project_prompt`]), then each offered
+/// server's instructions under the server's name (`servers`: name and instructions, in
+/// order); `None` when there is none of them.
+pub fn system_prompt(
+    conversation: &str,
+    project: Option<String>,
+    servers: &[(String, String)],
+) -> Option<String> {
+    let mut parts: Vec<String> = Vec::with_capacity(servers.len() + 2);
     if !conversation.trim().is_empty() {
         parts.push(conversation.trim_end().to_owned());
     }
+    parts.extend(project);
     for (server, text) in servers {
         if !text.trim().is_empty() {
             // A server's words to the model, like a tool's description: no tag characters.
@@ -424,6 +430,12 @@ impl App {
                 .collect()
         };
         let constraint = self.providers.constraint(&provider_name).await?;
+        let project = self
+            .projects()
+            .of_conversation(&conversation.id)
+            .await?
+            .as_ref()
+            .and_then(super::project_prompt);
         Ok(RunSetup {
             run_id: new_id(),
             conversation_id: conversation.id,
@@ -431,7 +443,7 @@ impl App {
             provider,
             provider_name,
             model,
-            system: system_prompt(&conversation.system_prompt, &instructions),
+            system: system_prompt(&conversation.system_prompt, project, &instructions),
             media,
             files: self.attachment_files(),
             tools: offered,

@@ -70,6 +70,10 @@ pub(crate) struct ChatArgs {
     /// conversation follows the profile from this message on.
     #[arg(long, value_name = "NAME")]
     profile: Option<String>,
+    /// Start the conversation in this project: its instructions are added to the system
+    /// prompt, and it starts from the project's profile unless --profile says otherwise.
+    #[arg(long, value_name = "NAME", conflicts_with = "conversation")]
+    project: Option<String>,
     /// Send PROMPT in place of this message of yours (its id) and go on from there; the
     /// conversation keeps what followed it as another branch. The message's files go again
     /// unless --attach names others.
@@ -283,9 +287,29 @@ async fn conversation(
                 Some("none") => ProfileChoice::None,
                 Some(name) => ProfileChoice::Named(name.to_owned()),
             };
-            app.create_conversation(None, system.as_deref(), &choice)
-                .await?
-                .id
+            match &args.project {
+                Some(project) if args.profile.is_none() => {
+                    app.create_conversation_in(None, system.as_deref(), project)
+                        .await?
+                        .id
+                }
+                Some(project) => {
+                    // Checked first: a project not there leaves no conversation behind.
+                    let project = app.projects().get(project).await?;
+                    let made = app
+                        .create_conversation(None, system.as_deref(), &choice)
+                        .await?;
+                    app.projects()
+                        .move_conversation(&made.id, Some(&project.id))
+                        .await?
+                        .id
+                }
+                None => {
+                    app.create_conversation(None, system.as_deref(), &choice)
+                        .await?
+                        .id
+                }
+            }
         }
     })
 }

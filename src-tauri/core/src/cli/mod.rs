@@ -10,6 +10,7 @@ mod mcp_features;
 mod output;
 mod policy;
 mod profile;
+mod project;
 mod provider;
 mod schedule;
 mod shell_command;
@@ -62,6 +63,10 @@ enum Command {
     /// Profiles: a system prompt, a model, a tool set and limits a conversation starts from.
     #[command(subcommand)]
     Profile(profile::ProfileCommand),
+    /// Projects: conversations about one piece of work, with instructions they share and the
+    /// profile they start from.
+    #[command(subcommand)]
+    Project(project::ProjectCommand),
     /// Rules on tool calls: allow, ask or block, by server, tool and arguments (policy.json).
     #[command(subcommand)]
     Policy(policy::PolicyCommand),
@@ -107,6 +112,9 @@ impl Command {
                     profile::ProfileCommand::List { .. }
                         | profile::ProfileCommand::Show { .. }
                         | profile::ProfileCommand::Export { .. }
+                )
+                | Command::Project(
+                    project::ProjectCommand::List { .. } | project::ProjectCommand::Show { .. }
                 )
                 | Command::Mcp(mcp::McpCommand::List { .. } | mcp::McpCommand::Approvals { .. })
                 | Command::Audit(_)
@@ -227,6 +235,7 @@ async fn run(app: &Arc<App>, command: Command, out: &mut impl Write) -> Result<(
         Command::Conversations(command) => conversations::run(app, command, out).await,
         Command::Usage(args) => usage::run(app, args, out).await,
         Command::Profile(command) => profile::run(app, command, out).await,
+        Command::Project(command) => project::run(app, command, out).await,
         Command::Policy(command) => policy::run(app, command, out).await,
         Command::Audit(args) => policy::audit(app, args, out).await,
         Command::Skills(command) => skills::run(app, command, out).await,

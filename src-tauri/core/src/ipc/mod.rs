@@ -19,6 +19,7 @@ mod conversations;
 mod mcp;
 mod policy;
 mod profiles;
+mod projects;
 mod providers;
 mod schedules;
 mod settings;
@@ -314,6 +315,7 @@ const AREAS: &[&[Command]] = &[
     mcp::COMMANDS,
     policy::COMMANDS,
     profiles::COMMANDS,
+    projects::COMMANDS,
     providers::COMMANDS,
     schedules::COMMANDS,
     settings::COMMANDS,

@@ -624,6 +624,7 @@ mod tests {
             auto_approve: false,
             system_prompt: String::new(),
             profile_id: None,
+            project_id: None,
             lane_of: lane_of.map(Into::into),
         }
     }

@@ -21,6 +21,8 @@ pub struct Conversation {
     pub system_prompt: String,
     /// The profile this conversation follows (its prompt, model, tools and limits), if any.
     pub profile_id: Option<String>,
+    /// The project it is in, if any (its instructions are added to the system prompt).
+    pub project_id: Option<String>,
     /// Set on a lane of a comparison: the conversation it answers for (hidden from lists; the
     /// window never sees a lane).
     #[serde(skip)]
@@ -29,7 +31,8 @@ pub struct Conversation {
 }
 
 const COLUMNS: &str =
-    "id, title, created_at, updated_at, provider, model, auto_approve, system_prompt, profile_id, lane_of";
+    "id, title, created_at, updated_at, provider, model, auto_approve, system_prompt, profile_id, lane_of, \
+     project_id";
 
 /// A conversation nobody used: made by New, not named, no system prompt written, no message
 /// and no draft (a lane of a comparison is never one: it has messages, and is its own's).
@@ -56,6 +59,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Conversation> {
         system_prompt: row.get(7)?,
         profile_id: row.get(8)?,
         lane_of: row.get(9)?,
+        project_id: row.get(10)?,
     })
 }
 

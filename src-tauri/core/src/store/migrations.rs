@@ -559,6 +559,22 @@ ALTER TABLE skill_switches ADD COLUMN scripts TEXT;
 CREATE INDEX messages_late_results ON messages(conversation_id, seq)
     WHERE name = 'task_result';
 "#,
+    // 34: projects (issue 62). A project's instructions are added to the system prompt of each
+    // of its conversations (after the profile's); its profile is the one a conversation made in
+    // it starts from. A conversation is in one project or none; deleting a project leaves its
+    // conversations in none, and deleting its profile leaves it with none.
+    r#"
+CREATE TABLE projects (
+    id            TEXT PRIMARY KEY,
+    name          TEXT NOT NULL COLLATE NOCASE UNIQUE,
+    instructions  TEXT NOT NULL DEFAULT '',
+    profile_id    TEXT REFERENCES profiles(id) ON DELETE SET NULL,
+    created_at    INTEGER NOT NULL,
+    updated_at    INTEGER NOT NULL
+);
+ALTER TABLE conversations ADD COLUMN project_id TEXT REFERENCES projects(id) ON DELETE SET NULL;
+CREATE INDEX conversations_by_project ON conversations(project_id) WHERE project_id IS NOT NULL;
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

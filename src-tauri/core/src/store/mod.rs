@@ -17,6 +17,7 @@ mod messages;
 mod migrations;
 mod pages;
 mod profiles;
+mod projects;
 mod providers;
 mod schedules;
 mod search;
@@ -46,6 +47,7 @@ pub use messages::{
 };
 pub use pages::MessagePage;
 pub use profiles::{Profile, ProfileFields};
+pub use projects::{Project, ProjectFields};
 pub use providers::ProviderRow;
 pub use schedules::{NewRun, RunStatus, ScheduleRow, ScheduleRun};
 pub use search::{SearchHit, SnippetPart, MAX_HITS as MAX_SEARCH_HITS};

@@ -2457,3 +2457,134 @@ async fn an_answers_record_of_the_tools_offered_outlives_its_branch_set_aside_an
     let page = store.message_page(id.clone(), None, 50).await.unwrap();
     assert_eq!(page.offers, [offer]);
 }
+
+#[tokio::test]
+async fn a_project_holds_conversations_keeps_them_when_deleted_and_answers_for_its_lanes() {
+    let store = Store::open_in_memory().unwrap();
+    let profile = store
+        .create_profile("Coding".into(), ProfileFields::default())
+        .await
+        .unwrap();
+    let fields = ProjectFields {
+        instructions: "We are building a bridge.".into(),
+        profile_id: Some(profile.id.clone()),
+    };
+    let bridge = store
+        .create_project("Bridge".into(), fields.clone())
+        .await
+        .unwrap();
+    assert_eq!(bridge.fields, fields);
+    assert!(matches!(
+        store
+            .create_project("BRIDGE".into(), ProjectFields::default())
+            .await,
+        Err(StoreError::Conflict { .. })
+    ));
+    assert!(matches!(
+        store
+            .create_project(
+                "Ghost".into(),
+                ProjectFields {
+                    profile_id: Some("no-such".into()),
+                    ..ProjectFields::default()
+                }
+            )
+            .await,
+        Err(StoreError::NotFound { .. })
+    ));
+    let other = store
+        .create_project("Garden".into(), ProjectFields::default())
+        .await
+        .unwrap();
+    let names: Vec<String> = store
+        .list_projects()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|p| p.name)
+        .collect();
+    assert_eq!(names, ["Bridge", "Garden"]);
+
+    // Moved in: counted, its place in the list kept, kept though nobody wrote in it yet.
+    let conv = store.create_conversation("Loads".into()).await.unwrap();
+    let later = store.create_conversation("Later".into()).await.unwrap();
+    let moved = store
+        .move_conversation(conv.id.clone(), Some(bridge.id.clone()))
+        .await
+        .unwrap();
+    assert_eq!(moved.project_id.as_deref(), Some(bridge.id.as_str()));
+    assert_eq!(moved.updated_at, conv.updated_at);
+    assert_eq!(
+        listed_ids(&store).await,
+        [later.id.clone(), conv.id.clone()]
+    );
+    assert!(!store.discard_if_unused(conv.id.clone()).await.unwrap());
+    assert_eq!(
+        store
+            .get_project(bridge.id.clone())
+            .await
+            .unwrap()
+            .conversations,
+        1
+    );
+    assert_eq!(
+        store
+            .project_of(conv.id.clone())
+            .await
+            .unwrap()
+            .map(|p| p.id),
+        Some(bridge.id.clone())
+    );
+    assert_eq!(store.project_of(later.id.clone()).await.unwrap(), None);
+    assert!(matches!(
+        store
+            .move_conversation(conv.id.clone(), Some("no-such".into()))
+            .await,
+        Err(StoreError::NotFound { .. })
+    ));
+
+    // Renamed, its instructions changed; its profile deleted leaves it with none.
+    let renamed = store
+        .update_project(
+            bridge.id.clone(),
+            "Bridge works".into(),
+            ProjectFields {
+                instructions: "Steel, not wood.".into(),
+                ..fields
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(renamed.name, "Bridge works");
+    assert!(matches!(
+        store
+            .update_project(
+                other.id.clone(),
+                "bridge WORKS".into(),
+                ProjectFields::default()
+            )
+            .await,
+        Err(StoreError::Conflict { .. })
+    ));
+    store.delete_profile(profile.id).await.unwrap();
+    assert_eq!(
+        store
+            .get_project(bridge.id.clone())
+            .await
+            .unwrap()
+            .fields
+            .profile_id,
+        None
+    );
+
+    // Deleted: its conversation stays, in no project.
+    assert_eq!(store.delete_project(bridge.id.clone()).await.unwrap(), 1);
+    let kept = store.get_conversation(conv.id.clone()).await.unwrap();
+    assert_eq!(kept.project_id, None);
+    assert!(matches!(
+        store.get_project(bridge.id).await,
+        Err(StoreError::NotFound { .. })
+    ));
+    let out = store.move_conversation(later.id, None).await.unwrap();
+    assert_eq!(out.project_id, None);
+}

@@ -1,0 +1,209 @@
+//! Projects (issue 62) as a person uses them from the command line, with aimock playing the
+//! model: a project's instructions reach the model after its profile's prompt, in every one of
+//! its conversations and only there; edited, they reach the next message; a conversation moved
+//! out is told them no more; a project removed keeps its conversations.
+
+mod support;
+
+use std::sync::Arc;
+
+use switchboard_core::secrets::{MemoryStore, SecretStore};
+use switchboard_core::store::Store;
+use switchboard_core::{App, AppPaths};
+
+async fn cli(app: &Arc<App>, args: &[&str]) -> String {
+    let (ran, out) = support::run_cli(
+        Arc::clone(app),
+        args.iter().map(|s| (*s).to_owned()).collect(),
+    )
+    .await;
+    ran.unwrap_or_else(|e| panic!("{args:?}: {e}\n{out}"));
+    out
+}
+
+async fn json(app: &Arc<App>, args: &[&str]) -> serde_json::Value {
+    let out = cli(app, args).await;
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: {e}\n{out}"))
+}
+
+/// The system message of the newest request aimock received (`None`: it had none).
+async fn last_system(mock: &support::Aimock) -> Option<String> {
+    let journal = mock.journal().await;
+    let first = &journal.last().expect("a request was sent")["body"]["messages"][0];
+    (first["role"] == "system").then(|| first["content"].as_str().unwrap_or_default().to_owned())
+}
+
+#[tokio::test]
+async fn a_projects_instructions_reach_each_of_its_conversations_after_the_profiles_prompt() {
+    let Some(mock) = support::aimock("projects", "tool-loop.json", &[]) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let paths = AppPaths::under_home(home.path().to_path_buf());
+    paths.create_all().unwrap();
+    let secrets: Arc<dyn SecretStore> = Arc::new(MemoryStore::default());
+    let app = support::headless_app(Store::open_in_memory().unwrap(), paths, secrets).await;
+    support::add_mock_provider(&app, &mock.root).await;
+
+    cli(
+        &app,
+        &["profile", "create", "Terse", "--system", "Be terse."],
+    )
+    .await;
+    let bridge = json(
+        &app,
+        &[
+            "project",
+            "add",
+            "Bridge",
+            "--instructions",
+            "Steel, not wood.",
+            "--profile",
+            "terse",
+            "--json",
+        ],
+    )
+    .await;
+    assert_eq!(bridge["name"], "Bridge");
+    assert_eq!(bridge["instructions"], "Steel, not wood.");
+    assert!(bridge["profile_id"].is_string(), "{bridge}");
+    let (taken, _) = support::run_cli(
+        Arc::clone(&app),
+        ["project", "add", "BRIDGE"].map(str::to_owned).to_vec(),
+    )
+    .await;
+    assert!(taken.unwrap_err().contains("exists already"));
+
+    // A conversation made in it starts from its profile, and the model is told both.
+    cli(
+        &app,
+        &[
+            "chat",
+            "--tools",
+            "none",
+            "--project",
+            "bridge",
+            "Say hello",
+        ],
+    )
+    .await;
+    let system = last_system(&mock).await.expect("a system prompt");
+    assert_eq!(
+        system,
+        "Be terse.\n\n## Project “Bridge”\n\nSteel, not wood."
+    );
+    let shown = json(&app, &["project", "show", "Bridge", "--json"]).await;
+    assert_eq!(shown["conversations"], 1);
+    assert_eq!(shown["profile"], "Terse");
+    let conversation = shown["conversation_list"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(shown["conversation_list"][0]["project_id"], bridge["id"]);
+
+    // Edited: the next message is told the new instructions.
+    cli(
+        &app,
+        &[
+            "project",
+            "edit",
+            "Bridge",
+            "--instructions",
+            "Rivets only.",
+        ],
+    )
+    .await;
+    cli(
+        &app,
+        &[
+            "chat",
+            "--tools",
+            "none",
+            "--conversation",
+            &conversation,
+            "Say hello",
+        ],
+    )
+    .await;
+    let system = last_system(&mock).await.expect("a system prompt");
+    assert!(
+        system.ends_with("## Project “Bridge”\n\nRivets only."),
+        "{system}"
+    );
+    assert!(!system.contains("Steel"), "{system}");
+
+    // A conversation outside it is told nothing of it.
+    cli(
+        &app,
+        &["chat", "--tools", "none", "--profile", "none", "Say hello"],
+    )
+    .await;
+    assert!(!last_system(&mock)
+        .await
+        .unwrap_or_default()
+        .contains("Rivets"));
+
+    // Moved out, it is told them no more; moved back, again.
+    let moved = json(
+        &app,
+        &["project", "move", &conversation, "--none", "--json"],
+    )
+    .await;
+    assert!(moved["project_id"].is_null(), "{moved}");
+    cli(
+        &app,
+        &[
+            "chat",
+            "--tools",
+            "none",
+            "--conversation",
+            &conversation,
+            "Say hello",
+        ],
+    )
+    .await;
+    assert_eq!(last_system(&mock).await.as_deref(), Some("Be terse."));
+    let said = cli(&app, &["project", "move", &conversation, "Bridge"]).await;
+    assert!(said.contains("into “Bridge”"), "{said}");
+
+    let list = json(&app, &["project", "list", "--json"]).await;
+    assert_eq!(list.as_array().unwrap().len(), 1);
+    assert_eq!(list[0]["conversations"], 1);
+    let table = cli(&app, &["project", "list"]).await;
+    assert!(
+        table.contains("Bridge") && table.contains("Terse"),
+        "{table}"
+    );
+
+    // Removed: the conversation stays, in no project, and is told nothing of it.
+    let said = cli(&app, &["project", "remove", "Bridge"]).await;
+    assert!(said.contains("conversation is kept"), "{said}");
+    let kept = app.conversations().get(&conversation).await.unwrap();
+    assert_eq!(kept.conversation.project_id, None);
+    cli(
+        &app,
+        &[
+            "chat",
+            "--tools",
+            "none",
+            "--conversation",
+            &conversation,
+            "Say hello",
+        ],
+    )
+    .await;
+    assert_eq!(last_system(&mock).await.as_deref(), Some("Be terse."));
+    let (gone, _) = support::run_cli(
+        Arc::clone(&app),
+        ["chat", "--project", "Bridge", "Say hello"]
+            .map(str::to_owned)
+            .to_vec(),
+    )
+    .await;
+    assert!(gone.unwrap_err().contains("project “Bridge”"));
+    assert_eq!(
+        app.conversations().list().await.unwrap().len(),
+        2,
+        "a project not there leaves no conversation behind"
+    );
+}

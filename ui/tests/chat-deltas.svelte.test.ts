@@ -27,7 +27,7 @@ function session() {
   const schedule: FrameScheduler = (callback) => frames.push(callback);
   const chat = new ChatSession(
     {
-      conversation: { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "", profile_id: null },
+      conversation: { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "", profile_id: null, project_id: null },
       messages: [], tool_runs: [], older: null, branches: [], draft: null, summaries: [], context: null, offers: [],
     },
     () => {},
@@ -114,7 +114,7 @@ describe("deltas of a streaming answer", () => {
     vi.useFakeTimers();
     const chat = new ChatSession(
       {
-        conversation: { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "", profile_id: null },
+        conversation: { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "", profile_id: null, project_id: null },
         messages: [answer()], tool_runs: [], older: null, branches: [], draft: null, summaries: [], context: null, offers: [],
       },
       () => {},

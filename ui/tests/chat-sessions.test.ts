@@ -212,7 +212,7 @@ describe("a run replayed over what was saved", () => {
     // Saved so far: the question, round 1's answer with its call "0", round 2's answer with its own call "0".
     const session = new ChatSession(
       {
-        conversation: { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "", profile_id: null },
+        conversation: { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "", profile_id: null, project_id: null },
         messages: [{ ...base, id: "u1", role: "user", content: "time twice", status: "complete", finish_reason: null, tool_calls: null }, answer("a1"), answer("a2")],
         tool_runs: [], older: null, branches: [], draft: null, summaries: [], context: null, offers: [],
       },
@@ -251,7 +251,7 @@ describe("a run replayed over what was saved", () => {
       ...base, id: "a1", role: "assistant" as const, content: "", finish_reason: "tool_calls" as const,
       tool_calls: ids.map((id) => ({ id, name: "time__now", arguments: "{}" })),
     };
-    const conversation = { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "", profile_id: null };
+    const conversation = { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "", profile_id: null, project_id: null };
     const session = new ChatSession({ conversation, messages: [], tool_runs: [], older: null, branches: [], draft: null, summaries: [], context: null, offers: [] }, () => {}, (frame) => frame());
     session.apply({ type: "run_started", run_id: "r1", conversation_id: "c1" });
     session.apply({ type: "answer_started", message: { ...answer, status: "streaming", tool_calls: null } });

@@ -487,7 +487,7 @@ describe("a window that comes back to a comparison", { timeout: 30_000 }, () => 
 describe("a session replaying a comparison", () => {
   it("a session replaying a comparison puts each lane's events in its own lane, whatever their ids", () => {
     const detail: ConversationDetail = {
-      conversation: { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "", profile_id: null },
+      conversation: { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "", profile_id: null, project_id: null },
       messages: [], tool_runs: [], older: null, branches: [], draft: null, summaries: [], context: null, offers: [],
     };
     const session = new ChatSession(detail, () => {}, (callback) => callback());

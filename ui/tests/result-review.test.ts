@@ -275,7 +275,7 @@ describe("the review dialog", () => {
 
 describe("a session's results waiting for review", () => {
   const detail: ConversationDetail = {
-    conversation: { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "", profile_id: null },
+    conversation: { id: "c1", title: "t", created_at: 1, updated_at: 1, provider: null, model: null, auto_approve: false, system_prompt: "", profile_id: null, project_id: null },
     messages: [], tool_runs: [], older: null, branches: [], draft: null, summaries: [], context: null, offers: [],
   };
   const asked = (request_id: string, call_id: string) =>

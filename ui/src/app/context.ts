@@ -13,6 +13,7 @@ import type { AttachmentsStore } from "../chat/attachments.svelte";
 import type { ChatSessions } from "../chat/chat-sessions.svelte";
 import type { ConversationsStore } from "../chat/conversations.svelte";
 import type { ProfilesStore } from "../profiles/profiles.svelte";
+import type { ProjectsStore } from "../projects/projects.svelte";
 import type { ProvidersStore } from "../providers/providers.svelte";
 import type { ServersStore } from "../servers/servers.svelte";
 import type { PoliciesStore } from "../settings/policies.svelte";
@@ -89,6 +90,10 @@ export function getActivity(): ActivityStore {
 
 export function getSkills(): SkillsStore {
   return stores().skills;
+}
+
+export function getProjects(): ProjectsStore {
+  return stores().projects;
 }
 
 export function getSchedules(): SchedulesStore {

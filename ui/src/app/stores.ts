@@ -10,6 +10,7 @@ import { AttachmentsStore } from "../chat/attachments.svelte";
 import { ChatSessions } from "../chat/chat-sessions.svelte";
 import { ConversationsStore } from "../chat/conversations.svelte";
 import { ProfilesStore } from "../profiles/profiles.svelte";
+import { ProjectsStore } from "../projects/projects.svelte";
 import { ProvidersStore } from "../providers/providers.svelte";
 import { ServersStore } from "../servers/servers.svelte";
 import { PoliciesStore } from "../settings/policies.svelte";
@@ -43,6 +44,7 @@ export class Stores {
   readonly skills: SkillsStore;
   /** The Schedules page: prompts that run on a time rule, and their runs. */
   readonly schedules: SchedulesStore;
+  readonly projects: ProjectsStore;
 
   constructor(theme: ThemeController) {
     this.ui = new UiStore(theme);
@@ -70,6 +72,7 @@ export class Stores {
     this.activity = new ActivityStore(this.ui);
     this.skills = new SkillsStore(this.ui);
     this.schedules = new SchedulesStore(this.ui);
+    this.projects = new ProjectsStore(this.ui, this.conversations);
   }
 
   /** The first round of loading; `ui.ready` once it is done (successfully or not). */
@@ -84,6 +87,7 @@ export class Stores {
       providers.refreshKeychain(),
       conversations.refresh(),
       this.profiles.load(),
+      this.projects.load(),
       providers.refresh(),
       providers.loadKinds(),
       providers.loadPresets(),

@@ -203,12 +203,13 @@ export class ConversationsStore {
 
   /**
    * Creates a conversation and opens it, unless the person went elsewhere meanwhile. `profile`
-   * absent: it starts from the default profile, if there is one (else Settings' defaults).
+   * absent: it starts from the default profile, if there is one (else Settings' defaults). In a
+   * project (`projectId`), it starts from the project's profile.
    */
-  async create(profile?: ProfileChoice): Promise<void> {
+  async create(profile?: ProfileChoice, projectId?: string): Promise<void> {
     const stillWanted = this.#ui.beginNavigation();
     try {
-      const created = await ipc.createConversation(null, profile);
+      const created = projectId === undefined ? await ipc.createConversation(null, profile) : await ipc.createConversationIn(projectId, null);
       this.list = [created, ...this.list.filter((c) => c.id !== created.id)];
       if (stillWanted()) {
         const leaving = this.#leave(created.id);

@@ -201,9 +201,7 @@ impl App {
         let made = self
             .create_conversation(title, system_prompt, &profile)
             .await?;
-        self.projects()
-            .move_conversation(&made.id, Some(&project.id))
-            .await
+        Ok(self.store()?.start_in_project(made.id, project.id).await?)
     }
 }
 

@@ -204,6 +204,30 @@ impl Store {
         conversation_id: String,
         project_id: Option<String>,
     ) -> Result<Conversation, StoreError> {
+        self.put_in_project(conversation_id, project_id, true).await
+    }
+
+    /// Puts a conversation just made into a project: left unused, it is discarded as any other.
+    ///
+    /// # Errors
+    /// As [`Store::move_conversation`].
+    pub async fn start_in_project(
+        &self,
+        conversation_id: String,
+        project_id: String,
+    ) -> Result<Conversation, StoreError> {
+        self.put_in_project(conversation_id, Some(project_id), false)
+            .await
+    }
+
+    /// Moves a conversation (and its lanes) into a project or out of any; `keep`: the person
+    /// moved it, so it is kept even unused.
+    async fn put_in_project(
+        &self,
+        conversation_id: String,
+        project_id: Option<String>,
+        keep: bool,
+    ) -> Result<Conversation, StoreError> {
         self.call(move |conn| {
             let tx = conn.transaction()?;
             conversations::get(&tx, &conversation_id)?;
@@ -211,8 +235,9 @@ impl Store {
                 get(&tx, project)?;
             }
             tx.execute(
-                "UPDATE conversations SET project_id = ?2, kept = 1 WHERE id = ?1 OR lane_of = ?1",
-                params![conversation_id, project_id],
+                "UPDATE conversations SET project_id = ?2, kept = kept OR ?3 \
+                 WHERE id = ?1 OR lane_of = ?1",
+                params![conversation_id, project_id, keep],
             )?;
             let moved = conversations::get(&tx, &conversation_id)?;
             tx.commit()?;

@@ -2587,4 +2587,12 @@ async fn a_project_holds_conversations_keeps_them_when_deleted_and_answers_for_i
     ));
     let out = store.move_conversation(later.id, None).await.unwrap();
     assert_eq!(out.project_id, None);
+
+    // Made in a project and left unused, it goes as any other.
+    let garden = store.create_conversation("New".into()).await.unwrap();
+    store
+        .start_in_project(garden.id.clone(), other.id.clone())
+        .await
+        .unwrap();
+    assert!(store.discard_if_unused(garden.id).await.unwrap());
 }

@@ -1,0 +1,130 @@
+// The projects (issue 62): each a name, instructions added to the system prompt of each of its
+// conversations, and the profile a conversation made in it starts from, kept by Rust. Lists them
+// (by name), creates, edits and deletes one, moves a conversation into one or out of any, and
+// starts a conversation in one. The sidebar groups the conversation list by them
+// (`groupByProject`), each group folded or not as the person left it.
+//
+// After every change the list (its counts) and the conversations (their project) are read again.
+// Failures of the list's own actions go to the UI store's toast; the form's save rejects, for the
+// form to show Rust's refusal beside the field it names.
+
+import * as ipc from "../lib/ipc";
+import { LatestOnly } from "../shared/latest";
+import type { Conversation, Project, ProjectInput } from "../lib/types";
+import type { ConversationsStore } from "../chat/conversations.svelte";
+import type { UiStore } from "../app/ui.svelte";
+
+/** One group of the sidebar's list: a project's conversations, or those in none (`project` null). */
+export interface ProjectGroup {
+  project: Project | null;
+  conversations: Conversation[];
+}
+
+/**
+ * The conversations grouped by project: each project (by name, empty ones too) with its
+ * conversations in the list's order, then those in no project. A conversation whose project is
+ * not known (read before the projects were) goes with those in none.
+ */
+export function groupByProject(conversations: Conversation[], projects: Project[]): ProjectGroup[] {
+  const groups = new Map<string, ProjectGroup>(projects.map((p) => [p.id, { project: p, conversations: [] }]));
+  const none: ProjectGroup = { project: null, conversations: [] };
+  for (const c of conversations) (groups.get(c.project_id ?? "") ?? none).conversations.push(c);
+  return [...groups.values(), none];
+}
+
+/** What the project dialog shows: a new project, or one being edited. */
+export type ProjectEditing = { kind: "new" } | { kind: "edit"; project: Project };
+
+export class ProjectsStore {
+  /** every project, by name; null until first read */
+  list = $state.raw<Project[] | null>(null);
+  /** the projects whose group the person folded in the sidebar, by id */
+  folded = $state<Record<string, boolean>>({});
+  /** the project dialog, when open */
+  editing = $state<ProjectEditing | null>(null);
+
+  readonly #ui: UiStore;
+  readonly #conversations: ConversationsStore;
+  readonly #guard = new LatestOnly();
+
+  constructor(ui: UiStore, conversations: ConversationsStore) {
+    this.#ui = ui;
+    this.#conversations = conversations;
+  }
+
+  /** The projects as last read (none while not read yet). */
+  get all(): Project[] {
+    return this.list ?? [];
+  }
+
+  byId(id: string | null | undefined): Project | undefined {
+    return id ? this.all.find((p) => p.id === id) : undefined;
+  }
+
+  async load(): Promise<void> {
+    const isLatest = this.#guard.begin();
+    try {
+      const list = await ipc.listProjects();
+      if (isLatest()) this.list = list;
+    } catch (err) {
+      if (!isLatest()) return;
+      this.list ??= [];
+      this.#ui.report(err);
+    }
+  }
+
+  /**
+   * @throws IpcError, whose `field` names the field at fault (a taken name: kind "conflict" on "name")
+   */
+  async create(input: ProjectInput): Promise<Project> {
+    try {
+      return await ipc.createProject(input);
+    } finally {
+      await this.load();
+    }
+  }
+
+  /**
+   * @throws IpcError, as `create`
+   */
+  async update(id: string, input: ProjectInput): Promise<Project> {
+    try {
+      return await ipc.updateProject(id, input);
+    } finally {
+      await this.load();
+    }
+  }
+
+  /** Deletes a project; its conversations stay, in no project. */
+  async remove(id: string): Promise<void> {
+    try {
+      await ipc.deleteProject(id);
+    } catch (err) {
+      this.#ui.report(err);
+    }
+    await Promise.all([this.load(), this.#conversations.refresh()]);
+  }
+
+  /** Moves a conversation into project `projectId`, or out of any (null). */
+  async move(conversationId: string, projectId: string | null): Promise<void> {
+    try {
+      await ipc.moveConversation(conversationId, projectId);
+      // A folded project shows the conversation moved into it.
+      if (projectId !== null) this.folded[projectId] = false;
+    } catch (err) {
+      this.#ui.report(err);
+    }
+    await Promise.all([this.load(), this.#conversations.refresh()]);
+  }
+
+  /** Starts a conversation in a project and opens it. */
+  async newConversationIn(projectId: string): Promise<void> {
+    this.folded[projectId] = false;
+    await this.#conversations.create(undefined, projectId);
+    await this.load();
+  }
+
+  toggle(projectId: string): void {
+    this.folded[projectId] = !this.folded[projectId];
+  }
+}

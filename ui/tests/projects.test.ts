@@ -1,0 +1,192 @@
+// Projects (issue 62) against the real core: the grouping of the sidebar's list, the store (its
+// refusals on the field they name), and the window as a person uses it — a project made in its
+// dialog, a conversation started in it and listed under it, its group folded, the conversation
+// moved out from its header and back, the project edited and deleted with its conversations kept.
+import { beforeEach, describe, expect, it, vi } from "vitest";
+
+vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
+
+import { screen, waitFor, within } from "@testing-library/svelte";
+import { IpcError } from "../src/lib/errors";
+import * as ipc from "../src/lib/ipc";
+import type { Conversation, Project } from "../src/lib/types";
+import { groupByProject } from "../src/projects/projects.svelte";
+import { emptyProfileFields } from "./test-helpers";
+import { installRealBackend, type RealBackend } from "./real-backend";
+import { renderApp } from "./render-app";
+import { newStores } from "./render-with-stores";
+
+let backend: RealBackend;
+
+beforeEach(async () => {
+  backend = await installRealBackend();
+});
+
+const conversationsNow = () => backend.seed(() => ipc.listConversations());
+
+function group(name: string): HTMLElement {
+  const found = screen
+    .queryAllByTestId("project-group")
+    .find((el) => within(el).getByTestId("project-name-label").textContent === name);
+  if (!found) throw new Error(`no project group named ${name}`);
+  return found;
+}
+
+const titlesIn = (el: HTMLElement) => within(el).queryAllByTestId("conversation-title").map((t) => t.textContent);
+
+describe("grouping the conversation list by project", () => {
+  const project = (id: string, name: string): Project => ({
+    id,
+    name,
+    instructions: "",
+    profile_id: null,
+    created_at: 0,
+    updated_at: 0,
+    conversations: 0,
+  });
+  const conversation = (id: string, projectId: string | null): Conversation => ({
+    id,
+    title: id,
+    created_at: 0,
+    updated_at: 0,
+    provider: null,
+    model: null,
+    auto_approve: false,
+    system_prompt: "",
+    profile_id: null,
+    project_id: projectId,
+  });
+
+  it("puts each project first (empty ones too), in the list's order, then those in none or in one not known", () => {
+    const groups = groupByProject(
+      [conversation("c1", "b"), conversation("c2", null), conversation("c3", "a"), conversation("c4", "b"), conversation("c5", "gone")],
+      [project("a", "Alpha"), project("b", "Bridge"), project("e", "Empty")],
+    );
+    expect(groups.map((g) => [g.project?.name ?? null, g.conversations.map((c) => c.id)])).toEqual([
+      ["Alpha", ["c3"]],
+      ["Bridge", ["c1", "c4"]],
+      ["Empty", []],
+      [null, ["c2", "c5"]],
+    ]);
+  });
+});
+
+describe("the projects store", () => {
+  it("creates, refuses a taken name on the name field, edits, and deletes keeping the conversations", async () => {
+    const coding = await backend.seed(() => ipc.createProfile("Coding", emptyProfileFields()));
+    const { projects, conversations } = newStores();
+    await projects.load();
+    expect(projects.all).toEqual([]);
+
+    const bridge = await projects.create({ name: " Bridge ", instructions: "Steel.", profile: coding.id });
+    expect(bridge).toMatchObject({ name: "Bridge", instructions: "Steel.", profile_id: coding.id, conversations: 0 });
+    expect(projects.all.map((p) => p.name)).toEqual(["Bridge"]);
+    const refused = await projects.create({ name: "BRIDGE", instructions: "", profile: null }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(IpcError);
+    expect(refused).toMatchObject({ kind: "conflict", field: "name" });
+    const blank = await projects.create({ name: " ", instructions: "", profile: null }).catch((e: unknown) => e);
+    expect(blank).toMatchObject({ field: "name" });
+
+    await projects.newConversationIn(bridge.id);
+    await waitFor(() => expect(projects.all[0].conversations).toBe(1));
+    const made = (await conversationsNow())[0];
+    expect(made).toMatchObject({ project_id: bridge.id, profile_id: coding.id });
+    expect(conversations.list[0].project_id).toBe(bridge.id);
+
+    const edited = await projects.update(bridge.id, { name: "Bridge works", instructions: "Rivets.", profile: null });
+    expect(edited).toMatchObject({ name: "Bridge works", instructions: "Rivets.", profile_id: null });
+
+    await projects.remove(bridge.id);
+    expect(projects.all).toEqual([]);
+    expect((await conversationsNow()).map((c) => [c.id, c.project_id])).toEqual([[made.id, null]]);
+  });
+});
+
+describe("projects in the window", () => {
+  it("makes one in its dialog, starts a conversation in it, folds it, moves a conversation out and back, edits and deletes it", async () => {
+    const loose = await backend.seed(() => ipc.createConversation("Groceries"));
+    await backend.seed(() => ipc.createProfile("Terse", { ...emptyProfileFields(), system_prompt: "Be terse." }));
+    const { user } = await renderApp();
+
+    // No project yet: the list is "Conversations", with a button to make one.
+    expect(screen.queryAllByTestId("project-group")).toHaveLength(0);
+    expect(screen.queryByTestId("no-project-label")).toBeNull();
+    await user.click(screen.getByTestId("new-project"));
+    const dialog = await screen.findByTestId("project-dialog");
+    expect(document.activeElement).toBe(within(dialog).getByTestId("project-name"));
+
+    // A blank name is refused before Rust is asked; then made.
+    await user.click(within(dialog).getByTestId("project-save"));
+    expect(await within(dialog).findByText("Name the project.")).toBeTruthy();
+    expect(backend.callsTo("create_project")).toHaveLength(0);
+    await user.type(within(dialog).getByTestId("project-name"), "Bridge");
+    await user.type(within(dialog).getByTestId("project-instructions"), "Steel, not wood.");
+    const profiles = within(dialog).getByTestId("project-profile") as HTMLSelectElement;
+    await user.selectOptions(profiles, "Terse");
+    await user.click(within(dialog).getByTestId("project-save"));
+    await waitFor(() => expect(screen.queryByTestId("project-dialog")).toBeNull());
+    const [made] = await backend.seed(() => ipc.listProjects());
+    expect(made).toMatchObject({ name: "Bridge", instructions: "Steel, not wood." });
+    expect(made.profile_id).not.toBeNull();
+
+    // Its group is empty; the conversation in none is under "Conversations".
+    expect(within(group("Bridge")).getByText("No conversations yet.")).toBeTruthy();
+    expect(screen.getByTestId("no-project-label").textContent).toBe("Conversations");
+    expect(titlesIn(screen.getByTestId("no-project-list"))).toEqual(["Groceries"]);
+
+    // New conversation here: made in it, from its profile, listed under it and opened.
+    await user.click(within(group("Bridge")).getByTestId("project-menu"));
+    await user.click(screen.getByTestId("project-new-conversation"));
+    await waitFor(() => expect(backend.callsTo("create_conversation_in")).toHaveLength(1));
+    await waitFor(() => expect(within(group("Bridge")).queryAllByTestId("conversation-item")).toHaveLength(1));
+    const inIt = (await conversationsNow()).find((c) => c.id !== loose.id)!;
+    expect(inIt).toMatchObject({ project_id: made.id, profile_id: made.profile_id });
+    const header = await screen.findByTestId("conversation-project");
+    expect(within(header).getByTestId("conversation-project-name").textContent).toBe("Bridge");
+
+    // Folded: its conversations are hidden, and shown again.
+    const toggle = within(group("Bridge")).getByTestId("project-toggle");
+    await user.click(toggle);
+    expect(toggle.getAttribute("aria-expanded")).toBe("false");
+    expect(within(group("Bridge")).queryAllByTestId("conversation-item")).toHaveLength(0);
+    await user.click(toggle);
+    expect(within(group("Bridge")).queryAllByTestId("conversation-item")).toHaveLength(1);
+
+    // Groceries opened (the new conversation, left unused, is not kept), moved into the project
+    // from its header, then out again.
+    await user.click(screen.getAllByTestId("conversation-item").find((el) => el.dataset.id === loose.id)!);
+    await waitFor(() => expect(within(group("Bridge")).queryAllByTestId("conversation-item")).toHaveLength(0));
+    await waitFor(() => expect(within(screen.getByTestId("conversation-project")).getByTestId("conversation-project-name").textContent).toBe("No project"));
+    await user.click(screen.getByTestId("conversation-project"));
+    await user.click(screen.getAllByTestId("conversation-project-option").find((o) => o.dataset.id === made.id)!);
+    await waitFor(() => expect(titlesIn(group("Bridge"))).toContain("Groceries"));
+    expect(backend.callsTo("move_conversation")[0].args).toEqual({ conversationId: loose.id, projectId: made.id });
+    expect(screen.queryByTestId("no-project-list")).toBeNull();
+    await waitFor(() => expect(within(group("Bridge")).getByTestId("project-count").textContent).toBe("1"));
+    await user.click(screen.getByTestId("conversation-project"));
+    await user.click(screen.getAllByTestId("conversation-project-option").find((o) => o.dataset.kind === "none")!);
+    await waitFor(() => expect(titlesIn(screen.getByTestId("no-project-list"))).toEqual(["Groceries"]));
+
+    // Edited from the group's menu: the dialog holds what it has; renamed.
+    await user.click(within(group("Bridge")).getByTestId("project-menu"));
+    await user.click(screen.getByTestId("project-edit"));
+    const editing = await screen.findByTestId("project-dialog");
+    expect((within(editing).getByTestId("project-instructions") as HTMLTextAreaElement).value).toBe("Steel, not wood.");
+    const name = within(editing).getByTestId("project-name") as HTMLInputElement;
+    await user.clear(name);
+    await user.type(name, "Bridge works");
+    await user.click(within(editing).getByTestId("project-save"));
+    await waitFor(() => expect(group("Bridge works")).toBeTruthy());
+
+    // Deleted (asked first): its conversation stays, in none.
+    await user.click(within(group("Bridge works")).getByTestId("project-menu"));
+    await user.click(screen.getByTestId("project-edit"));
+    await user.click(within(await screen.findByTestId("project-dialog")).getByTestId("project-delete"));
+    const confirm = await screen.findByTestId("confirm-dialog");
+    expect(confirm.textContent).toContain("It has no conversations.");
+    await user.click(within(confirm).getByTestId("confirm-ok"));
+    await waitFor(() => expect(screen.queryAllByTestId("project-group")).toHaveLength(0));
+    expect(screen.getAllByTestId("conversation-item").map((el) => el.dataset.id)).toEqual([loose.id]);
+    expect((await conversationsNow()).every((c) => c.project_id === null)).toBe(true);
+  }, 30_000);
+});

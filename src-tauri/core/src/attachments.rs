@@ -400,6 +400,14 @@ pub fn fit_image(
 /// The PDF cannot be read (damaged, encrypted, or something the extractor does not know), or
 /// it has no text (a scan).
 pub fn pdf_text(bytes: &[u8]) -> Result<String, String> {
+    pdf_text_within(bytes, usize::try_from(MAX_TEXT_BYTES).unwrap_or(usize::MAX))
+}
+
+/// [`pdf_text`], cut at `limit` bytes (a project's knowledge file keeps more of it).
+///
+/// # Errors
+/// As [`pdf_text`].
+pub fn pdf_text_within(bytes: &[u8], limit: usize) -> Result<String, String> {
     // The extractor panics on some damaged files: a panic is a failure like any other.
     let extracted = std::panic::catch_unwind(|| pdf_extract::extract_text_from_mem(bytes))
         .map_err(|_| "the PDF could not be read".to_owned())?
@@ -408,7 +416,6 @@ pub fn pdf_text(bytes: &[u8]) -> Result<String, String> {
     if text.is_empty() {
         return Err("it has no text to extract (a scanned PDF?)".into());
     }
-    let limit = usize::try_from(MAX_TEXT_BYTES).unwrap_or(usize::MAX);
     if text.len() <= limit {
         return Ok(text.to_owned());
     }

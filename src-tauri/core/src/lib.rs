@@ -15,6 +15,7 @@ pub mod events;
 pub mod input;
 pub mod instance;
 pub mod ipc;
+pub mod knowledge;
 pub mod links;
 pub mod logging;
 pub mod mcp;

@@ -185,6 +185,13 @@ pub fn and_list(names: &[String]) -> String {
     }
 }
 
+/// A fence longer than any run of backticks in `text`, so nothing in it can close it.
+#[must_use]
+pub fn fence_for(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    "`".repeat(longest.max(2) + 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::{escape_hidden, first_hidden, is_hidden, one_line, without_tags};

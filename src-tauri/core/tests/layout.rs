@@ -320,7 +320,8 @@ fn the_store_depends_on_nothing_above_it() {
     // Leaves: each uses only std, crates and other leaves. `attachments` knows files and
     // bytes (what a file is, the folder that keeps them), nothing of messages; `price` knows
     // what a token costs, nothing of who asked; `schedules` knows time rules and when they
-    // are due, nothing of runs.
+    // are due, nothing of runs; `knowledge` knows a project's files as text and passages,
+    // nothing of projects.
     let leaves: BTreeSet<String> = [
         "text",
         "input",
@@ -328,6 +329,7 @@ fn the_store_depends_on_nothing_above_it() {
         "attachments",
         "price",
         "schedules",
+        "knowledge",
     ]
     .map(String::from)
     .into();

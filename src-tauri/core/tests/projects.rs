@@ -207,3 +207,225 @@ async fn a_projects_instructions_reach_each_of_its_conversations_after_the_profi
         "a project not there leaves no conversation behind"
     );
 }
+
+/// The request bodies aimock received since the `since`th.
+async fn bodies_since(mock: &support::Aimock, since: usize) -> Vec<serde_json::Value> {
+    mock.journal()
+        .await
+        .into_iter()
+        .skip(since)
+        .map(|e| e["body"].clone())
+        .collect()
+}
+
+fn tool_names(body: &serde_json::Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["function"]["name"].as_str().map(str::to_owned))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_projects_files_are_given_whole_while_they_fit_and_else_by_the_passages_that_match() {
+    let Some(mock) = support::aimock("project-files", "tool-loop.json", &[]) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let paths = AppPaths::under_home(home.path().to_path_buf());
+    paths.create_all().unwrap();
+    let secrets: Arc<dyn SecretStore> = Arc::new(MemoryStore::default());
+    let app = support::headless_app(Store::open_in_memory().unwrap(), paths, secrets).await;
+    support::add_mock_provider(&app, &mock.root).await;
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+
+    cli(
+        &app,
+        &[
+            "project",
+            "add",
+            "Bridge",
+            "--instructions",
+            "Steel, not wood.",
+        ],
+    )
+    .await;
+    let notes = write("notes.md", "The bridge opens at dawn.\n");
+    let image = dir.path().join("photo.png");
+    std::fs::write(&image, b"\x89PNG\r\n\x1a\n0000").unwrap();
+    let (refused, out) = support::run_cli(
+        Arc::clone(&app),
+        [
+            "project",
+            "files",
+            "Bridge",
+            "--add",
+            &notes,
+            &image.display().to_string(),
+            "--json",
+        ]
+        .map(str::to_owned)
+        .to_vec(),
+    )
+    .await;
+    assert!(refused.is_err(), "an image is refused: {out}");
+    let listed: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(listed["added"], serde_json::json!(["notes.md"]));
+    assert!(
+        listed["refused"][0]
+            .as_str()
+            .unwrap()
+            .contains("is an image"),
+        "{listed}"
+    );
+
+    // Small: given whole, after the instructions; the search is offered.
+    let before = mock.journal().await.len();
+    cli(
+        &app,
+        &[
+            "chat",
+            "--tools",
+            "none",
+            "--project",
+            "Bridge",
+            "Say hello",
+        ],
+    )
+    .await;
+    let body = &bodies_since(&mock, before).await[0];
+    let system = body["messages"][0]["content"].as_str().unwrap();
+    assert!(
+        system.contains(
+            "## Project “Bridge”\n\nSteel, not wood.\n\n## Files of the project “Bridge”"
+        ),
+        "{system}"
+    );
+    assert!(
+        system.contains("### notes.md\n\n```\nThe bridge opens at dawn.\n```"),
+        "{system}"
+    );
+
+    // Large (1 MB, for a model with an 8k window): the passages that match the question, not
+    // the file; the rest through the search tool, which finds the passage and answers.
+    let mut manual = String::new();
+    for i in 0..1_400 {
+        manual.push_str(&format!(
+            "Section {i}. The deck is painted grey and inspected by the crew. Lamps line the \
+             walkway and the railings are cleaned often. Traffic flows in two lanes.\n\n"
+        ));
+        if i == 900 {
+            manual
+                .push_str("Maintenance: the rivet torque is 420 newton metres on every joint.\n\n");
+        }
+    }
+    assert!(manual.len() > 200_000);
+    let manual_path = write("manual.txt", &manual);
+    cli(&app, &["project", "files", "Bridge", "--add", &manual_path]).await;
+    let table = cli(&app, &["project", "files", "Bridge"]).await;
+    assert!(
+        table.contains("manual.txt") && table.contains("notes.md"),
+        "{table}"
+    );
+    cli(&app, &["provider", "window", "Mock", "gpt-4o", "8192"]).await;
+    let before = mock.journal().await.len();
+    cli(
+        &app,
+        &[
+            "chat",
+            "--project",
+            "Bridge",
+            "--approve",
+            "none",
+            "Search the project files for the rivet torque",
+        ],
+    )
+    .await;
+    let bodies = bodies_since(&mock, before).await;
+    let system = bodies[0]["messages"][0]["content"].as_str().unwrap();
+    assert!(
+        system.contains("These passages of them match the question"),
+        "{system}"
+    );
+    assert!(
+        system.contains("420 newton metres"),
+        "the matching passage is given: {system}"
+    );
+    assert!(
+        !system.contains("Section 5."),
+        "not the whole file: {} chars",
+        system.len()
+    );
+    assert!(
+        system.len() < 12_000,
+        "within the files' share: {} chars",
+        system.len()
+    );
+    assert!(
+        tool_names(&bodies[0]).contains(&"switchboard__search_project_files".to_owned()),
+        "{:?}",
+        tool_names(&bodies[0])
+    );
+    // The search ran without asking (`--approve none` denies anything that asks) and found it.
+    let answered = bodies.last().unwrap()["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|m| {
+            m["role"] == "tool"
+                && m["content"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .contains("manual.txt, passage")
+        });
+    assert!(answered, "{}", bodies.last().unwrap());
+    let conversation = app.conversations().list().await.unwrap().remove(0);
+    let detail = app.conversations().get(&conversation.id).await.unwrap();
+    let last = detail.messages.last().unwrap();
+    assert_eq!(
+        last.content.as_deref(),
+        Some("The rivet torque is 420 newton metres.")
+    );
+
+    // Removed: nothing of it is given any more.
+    cli(
+        &app,
+        &[
+            "project",
+            "files",
+            "Bridge",
+            "--remove",
+            "manual.txt",
+            "--remove",
+            "notes.md",
+        ],
+    )
+    .await;
+    let before = mock.journal().await.len();
+    cli(
+        &app,
+        &[
+            "chat",
+            "--tools",
+            "none",
+            "--conversation",
+            &conversation.id,
+            "Say hello",
+        ],
+    )
+    .await;
+    let system = bodies_since(&mock, before).await[0]["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        system.ends_with("## Project “Bridge”\n\nSteel, not wood."),
+        "{system}"
+    );
+}

@@ -12,6 +12,9 @@
 //!   one of its files. Offered when the conversation has skills switched on; its description
 //!   lists them ([`crate::skills::catalogue`]). It reads only skills the person switched on
 //!   for the conversation, so it does not ask either.
+//! - `search_project_files(query)` (issue 62): the passages of the project's files that match
+//!   a query. Offered in a conversation of a project that has files; it reads only those files,
+//!   which the person added to the project, so it does not ask.
 //! - `run_skill_script(name, script, args?, stdin?)` (issue 61): runs a script of one of the
 //!   person's skills whose scripts they allowed, in a sandbox ([`crate::skills::scripts`]).
 //!   Offered only when such a skill is on for the conversation; it asks before every run,
@@ -35,11 +38,17 @@ pub const READ_RESULT: &str = "read_result";
 pub const LOAD_SKILL: &str = "load_skill";
 /// The tool that runs a skill's script (where the person allowed it).
 pub const RUN_SCRIPT: &str = "run_skill_script";
+/// The tool that searches the files of the conversation's project.
+pub const SEARCH_FILES: &str = "search_project_files";
 
 /// Whether a call of Switchboard's own `tool` runs without an approval: it reads only what the
 /// conversation already allowed (its tools' list, its own results).
 pub fn needs_no_approval(server: &str, tool: &str) -> bool {
-    server == SERVER && (tool == SEARCH_TOOLS || tool == READ_RESULT || tool == LOAD_SKILL)
+    server == SERVER
+        && (tool == SEARCH_TOOLS
+            || tool == READ_RESULT
+            || tool == LOAD_SKILL
+            || tool == SEARCH_FILES)
 }
 
 /// Whether a call of Switchboard's own `tool` asks the person every time, whatever grants,
@@ -82,6 +91,29 @@ pub fn search_tools_tool() -> CatalogueTool {
             "type": "object",
             "properties": {
                 "query": {"type": "string", "description": "What the tool should do, in a few words."}
+            },
+            "required": ["query"],
+            "additionalProperties": false
+        }),
+    )
+}
+
+/// `search_project_files`, offered in a conversation of project `project` that has files.
+pub fn search_files_tool(project: &str) -> CatalogueTool {
+    own_tool(
+        SEARCH_FILES,
+        "Search Project Files",
+        format!(
+            "Searches the files the person keeps in the project “{}” and returns the passages \
+             that match, best first, each with its file's name and its place in the file. Use \
+             a few distinctive words of what you are looking for.",
+            crate::text::one_line(project, 80)
+        ),
+        json!({
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "The words to look for."},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 20, "description": "How many passages at most (8 when not said)."}
             },
             "required": ["query"],
             "additionalProperties": false

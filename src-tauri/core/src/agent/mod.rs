@@ -179,6 +179,9 @@ pub struct RunSetup {
     /// The skills the model may load with `load_skill` (offered in [`RunSetup::tools`] when
     /// there are any).
     pub skills: crate::skills::RunSkills,
+    /// The project whose files `search_project_files` reads (offered in [`RunSetup::tools`]
+    /// when it has any).
+    pub project_id: Option<String>,
 }
 
 /// The most held-back tools named one by one at a run's start; the rest are counted.

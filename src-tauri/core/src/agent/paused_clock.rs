@@ -224,6 +224,7 @@ impl Bench {
             favoured: Vec::new(),
             provider_searches_tools: false,
             skills: crate::skills::RunSkills::default(),
+            project_id: None,
         };
         let services = RunServices {
             store: &self.store,

@@ -75,7 +75,10 @@ pub use local_models::PullProgress;
 pub use offers::{OffersOf, PromptUse};
 pub use policy::{PolicyMark, PolicyView};
 pub use profiles::{ImportedProfile, ProfileChoice, Profiles, MAX_PROFILE_NAME_CHARS};
-pub use projects::{project_prompt, ProjectInput, Projects, MAX_PROJECT_NAME_CHARS};
+pub use projects::{
+    project_prompt, AddedFiles, FilesProgress, ProjectInput, ProjectPrompt, Projects,
+    MAX_PROJECT_NAME_CHARS,
+};
 pub use providers::Providers;
 pub use registry::{InstallRequest, Installed};
 pub use runs::{Feed, RunHandle, Runs};

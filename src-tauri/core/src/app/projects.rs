@@ -1,14 +1,15 @@
 //! Projects on the core's side (issue 62): a project checked before it is kept (a name on one
 //! line, instructions no longer than a system prompt, a profile that exists), found by id or
-//! name, a conversation made in one or moved between them, and the instructions a turn adds
-//! to its system prompt.
+//! name, a conversation made in one or moved between them, its knowledge files added (read,
+//! split and indexed off the runtime, with progress) and removed, and what a turn in it is told:
+//! its instructions, and its files whole or the passages that match the question.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::db::Db;
 use super::App;
 use crate::error::{CoreError, InvalidInput};
-use crate::store::{Conversation, Project, ProjectFields, StoreError};
+use crate::store::{Conversation, NewProjectFile, Project, ProjectFields, ProjectFile, StoreError};
 use crate::text::one_line;
 
 /// The longest project name, in characters.
@@ -55,6 +56,64 @@ fn name_taken(e: StoreError) -> CoreError {
 pub fn project_prompt(project: &Project) -> Option<String> {
     let text = project.fields.instructions.trim();
     (!text.is_empty()).then(|| format!("## Project “{}”\n\n{text}", project.name))
+}
+
+/// What a turn in a project is told of it: its instructions and its files (whole, or the
+/// passages that match the question), and whether it has files to search.
+#[derive(Debug, Default)]
+pub struct ProjectPrompt {
+    pub text: Option<String>,
+    pub used: crate::knowledge::KnowledgeUse,
+    pub has_files: bool,
+}
+
+/// How far adding files to a project has come: `done` of `total`, `file` the one being read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct FilesProgress {
+    pub done: u32,
+    pub total: u32,
+    pub file: String,
+}
+
+/// The files added to a project, and why each other one was not (a sentence each).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct AddedFiles {
+    pub added: Vec<ProjectFile>,
+    pub refused: Vec<String>,
+}
+
+/// A file read from disk as a project keeps it: checked (its size before it is read), its
+/// text split into passages; why not, in a sentence.
+fn read_file(path: &std::path::Path) -> Result<NewProjectFile, String> {
+    use sha2::{Digest, Sha256};
+    let raw_name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let name = crate::attachments::shown_name(&raw_name);
+    let meta = std::fs::metadata(path).map_err(|e| format!("“{name}” cannot be read ({e})."))?;
+    if !meta.is_file() {
+        return Err(format!("“{name}” is not a file."));
+    }
+    if meta.len() > crate::knowledge::MAX_FILE_BYTES {
+        return Err(format!(
+            "“{name}” is {}; a project's file can be at most {}.",
+            crate::text::byte_size(meta.len()),
+            crate::text::byte_size(crate::knowledge::MAX_FILE_BYTES)
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("“{name}” cannot be read ({e})."))?;
+    let (mime, text) = crate::knowledge::text_of(&name, &bytes).map_err(|e| e.message)?;
+    Ok(NewProjectFile {
+        sha256: Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect(),
+        size: bytes.len() as u64,
+        mime: mime.to_owned(),
+        passages: crate::knowledge::passages(&text),
+        name,
+    })
 }
 
 /// The person's projects. Holds only the database; reached as `app.projects()`.
@@ -163,6 +222,136 @@ impl Projects {
             .store()?
             .move_conversation(conversation_id.to_owned(), project)
             .await?)
+    }
+
+    /// What a turn in `project` is told of it for `question` (`None`: no question to match
+    /// passages to), to a model whose window is `window` tokens: its instructions, then its
+    /// files whole while they fit their share of the window, else the passages that match.
+    ///
+    /// # Errors
+    /// The database.
+    pub async fn prompt_for(
+        &self,
+        project: &Project,
+        question: Option<&str>,
+        window: Option<u64>,
+    ) -> Result<ProjectPrompt, CoreError> {
+        use crate::knowledge;
+        let store = self.db.store()?;
+        let mut prompt = ProjectPrompt::default();
+        let mut parts: Vec<String> = project_prompt(project).into_iter().collect();
+        prompt.has_files = !store.project_files(project.id.clone()).await?.is_empty();
+        if prompt.has_files {
+            let share = knowledge::share_chars(window);
+            let given = match store
+                .project_texts_within(project.id.clone(), share)
+                .await?
+            {
+                Some(files) => Some(knowledge::whole_part(&project.name, &files)),
+                None => match question.and_then(knowledge::match_query) {
+                    Some(words) => {
+                        let found = store
+                            .search_passages(project.id.clone(), words, knowledge::MAX_PASSAGES)
+                            .await?;
+                        let tool = format!("switchboard__{}", crate::agent::builtin::SEARCH_FILES);
+                        knowledge::passages_part(&project.name, &found, share, &tool)
+                    }
+                    None => None,
+                },
+            };
+            if let Some((part, used)) = given {
+                parts.push(part);
+                prompt.used = used;
+            }
+        }
+        prompt.text = (!parts.is_empty()).then(|| parts.join("\n\n"));
+        Ok(prompt)
+    }
+
+    /// A project's files, by name.
+    ///
+    /// # Errors
+    /// No such project; the database.
+    pub async fn files(&self, key: &str) -> Result<Vec<ProjectFile>, CoreError> {
+        let id = self.get(key).await?.id;
+        Ok(self.db.store()?.project_files(id).await?)
+    }
+
+    /// Adds files to a project (one of the same name is replaced), each read, checked, split
+    /// and indexed off the runtime in turn; `progress` hears of each before it is read, and of
+    /// the end. A file that cannot be added is said in [`AddedFiles::refused`]; the others are
+    /// added all the same.
+    ///
+    /// # Errors
+    /// No such project; the database.
+    pub async fn add_files(
+        &self,
+        key: &str,
+        paths: Vec<std::path::PathBuf>,
+        progress: &(dyn Fn(FilesProgress) + Send + Sync),
+    ) -> Result<AddedFiles, CoreError> {
+        let project = self.get(key).await?;
+        let store = self.db.store()?;
+        let total = u32::try_from(paths.len()).unwrap_or(u32::MAX);
+        let mut out = AddedFiles::default();
+        for (done, path) in (0..).zip(paths) {
+            progress(FilesProgress {
+                done,
+                total,
+                file: path
+                    .file_name()
+                    .map(|n| crate::attachments::shown_name(&n.to_string_lossy()))
+                    .unwrap_or_default(),
+            });
+            let read = tokio::task::spawn_blocking(move || read_file(&path))
+                .await
+                .map_err(|e| CoreError::Io {
+                    what: "a project's file".into(),
+                    detail: e.to_string(),
+                })?;
+            let file = match read {
+                Ok(file) => file,
+                Err(why) => {
+                    out.refused.push(why);
+                    continue;
+                }
+            };
+            let name = file.name.clone();
+            match store
+                .add_project_file(project.id.clone(), file, crate::knowledge::MAX_FILES)
+                .await
+            {
+                Ok(added) => out.added.push(added),
+                Err(StoreError::Conflict { what }) => out.refused.push(format!("“{name}”: {what}")),
+                Err(e) => return Err(e.into()),
+            }
+        }
+        progress(FilesProgress {
+            done: total,
+            total,
+            file: String::new(),
+        });
+        Ok(out)
+    }
+
+    /// Removes a project's file by name.
+    ///
+    /// # Errors
+    /// No such project or file; the database.
+    pub async fn remove_file(&self, key: &str, name: &str) -> Result<(), CoreError> {
+        let project = self.get(key).await?;
+        if self
+            .db
+            .store()?
+            .remove_project_file(project.id, name.to_owned())
+            .await?
+        {
+            Ok(())
+        } else {
+            Err(CoreError::NotFound {
+                what: format!("file “{}” in “{}”", one_line(name, 80), project.name),
+            })
+        }
     }
 
     /// The project a conversation answers in (a lane: its conversation's).

@@ -430,12 +430,35 @@ impl App {
                 .collect()
         };
         let constraint = self.providers.constraint(&provider_name).await?;
-        let project = self
-            .projects()
-            .of_conversation(&conversation.id)
-            .await?
-            .as_ref()
-            .and_then(super::project_prompt);
+        // The project's instructions and files; its files' search when it has any.
+        let project = self.projects().of_conversation(&conversation.id).await?;
+        let project_prompt = match &project {
+            Some(project) => {
+                let question = match &text {
+                    Some(text) => Some(text.clone()),
+                    None => {
+                        let asked_in = conversation.lane_of.as_ref().unwrap_or(&conversation.id);
+                        store.last_question(asked_in.clone()).await?
+                    }
+                };
+                let window = window.as_ref().map(|w| w.tokens);
+                self.projects()
+                    .prompt_for(project, question.as_deref(), window)
+                    .await?
+            }
+            None => super::ProjectPrompt::default(),
+        };
+        if let (Some(project), true) = (&project, project_prompt.has_files) {
+            if tool_mode.mode != crate::providers::ToolMode::Off {
+                crate::agent::builtin::add(
+                    &mut offered,
+                    crate::agent::builtin::search_files_tool(&project.name),
+                );
+            }
+        }
+        if !project_prompt.used.is_empty() {
+            tracing::debug!(used = ?project_prompt.used, "the project's files given");
+        }
         Ok(RunSetup {
             run_id: new_id(),
             conversation_id: conversation.id,
@@ -443,7 +466,11 @@ impl App {
             provider,
             provider_name,
             model,
-            system: system_prompt(&conversation.system_prompt, project, &instructions),
+            system: system_prompt(
+                &conversation.system_prompt,
+                project_prompt.text,
+                &instructions,
+            ),
             media,
             files: self.attachment_files(),
             tools: offered,
@@ -465,6 +492,7 @@ impl App {
             favoured,
             provider_searches_tools,
             skills,
+            project_id: project.map(|p| p.id),
         })
     }
 

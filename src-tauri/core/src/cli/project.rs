@@ -48,6 +48,19 @@ pub(crate) enum ProjectCommand {
     },
     /// Delete a project; its conversations stay, in no project.
     Remove { name: String },
+    /// List a project's knowledge files; add files to it (text or PDF; one of the same name is
+    /// replaced) or remove them by name.
+    Files {
+        name: String,
+        /// Files to add (repeat, or give several).
+        #[arg(long, value_name = "FILE", num_args = 1..)]
+        add: Vec<std::path::PathBuf>,
+        /// A file to remove, by its name in the project (repeat for several).
+        #[arg(long, value_name = "NAME")]
+        remove: Vec<String>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Move a conversation into a project, or out of any (`--none`).
     Move {
         /// The conversation's id.
@@ -143,6 +156,12 @@ pub(crate) async fn run(
             writeln!(out, "Deleted the project “{}”.{kept}", project.name)?;
             Ok(())
         }
+        ProjectCommand::Files {
+            name,
+            add,
+            remove,
+            json,
+        } => files(app, &name, add, remove, json, out).await,
         ProjectCommand::Move {
             conversation,
             project,
@@ -261,4 +280,78 @@ async fn show(
         .collect();
     write_table(out, ["ID", "TITLE"], &rows)?;
     Ok(())
+}
+
+/// What `project files --json` prints: the files now, and what adding them came to.
+#[derive(Serialize)]
+struct FilesShown {
+    files: Vec<crate::store::ProjectFile>,
+    added: Vec<String>,
+    refused: Vec<String>,
+    removed: Vec<String>,
+}
+
+async fn files(
+    app: &Arc<App>,
+    name: &str,
+    add: Vec<std::path::PathBuf>,
+    remove: Vec<String>,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let project = app.projects().get(name).await?;
+    for file in &remove {
+        app.projects().remove_file(&project.id, file).await?;
+    }
+    let quiet = json;
+    let added = if add.is_empty() {
+        crate::app::AddedFiles::default()
+    } else {
+        app.projects()
+            .add_files(&project.id, add, &move |p: crate::app::FilesProgress| {
+                if !quiet && p.done < p.total {
+                    super::terminal::say!("Adding {} of {}: {}", p.done + 1, p.total, p.file);
+                }
+            })
+            .await?
+    };
+    for why in &added.refused {
+        super::terminal::say!("Not added: {why}");
+    }
+    let files = app.projects().files(&project.id).await?;
+    if json {
+        json_out(
+            out,
+            &FilesShown {
+                added: added.added.iter().map(|f| f.name.clone()).collect(),
+                refused: added.refused.clone(),
+                removed: remove,
+                files,
+            },
+        )?;
+    } else if files.is_empty() {
+        writeln!(
+            out,
+            "“{}” has no files. Add some with: switchboard project files “{}” --add FILE",
+            project.name, project.name
+        )?;
+    } else {
+        let rows: Vec<[String; 4]> = files
+            .iter()
+            .map(|f| {
+                [
+                    crate::text::one_line(&f.name, 60),
+                    crate::text::byte_size(f.size),
+                    f.passages.to_string(),
+                    f.mime.clone(),
+                ]
+            })
+            .collect();
+        write_table(out, ["NAME", "SIZE", "PASSAGES", "TYPE"], &rows)?;
+    }
+    if added.refused.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError::Failed)
+    }
 }

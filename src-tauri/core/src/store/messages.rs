@@ -463,6 +463,28 @@ impl Store {
         self.call(move |conn| tail(conn, &conversation_id, 0)).await
     }
 
+    /// The text of the newest message of the person's in a conversation, if any.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn last_question(
+        &self,
+        conversation_id: String,
+    ) -> Result<Option<String>, StoreError> {
+        self.call(move |conn| {
+            Ok(conn
+                .query_row(
+                    "SELECT content FROM messages WHERE conversation_id = ?1 AND role = 'user' \
+                     ORDER BY seq DESC LIMIT 1",
+                    [&conversation_id],
+                    |row| row.get::<_, Option<String>>(0),
+                )
+                .optional()?
+                .flatten())
+        })
+        .await
+    }
+
     /// The role of message `message_id` and of the message before it, if any.
     ///
     /// # Errors

@@ -575,6 +575,45 @@ CREATE TABLE projects (
 ALTER TABLE conversations ADD COLUMN project_id TEXT REFERENCES projects(id) ON DELETE SET NULL;
 CREATE INDEX conversations_by_project ON conversations(project_id) WHERE project_id IS NOT NULL;
 "#,
+    // 35: a project's knowledge files (issue 62): each file's text kept as its passages, in
+    // order (joined, they are the text again), indexed for search as `message_search` is
+    // (external content, kept in step by triggers). A file's name is unique in its project:
+    // adding one of the same name replaces it.
+    r#"
+CREATE TABLE project_files (
+    id          TEXT PRIMARY KEY,
+    project_id  TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    name        TEXT NOT NULL,
+    sha256      TEXT NOT NULL,
+    mime        TEXT NOT NULL,
+    size        INTEGER NOT NULL,
+    chars       INTEGER NOT NULL,
+    passages    INTEGER NOT NULL,
+    added_at    INTEGER NOT NULL,
+    UNIQUE (project_id, name)
+);
+CREATE TABLE project_passages (
+    id       INTEGER PRIMARY KEY,
+    file_id  TEXT NOT NULL REFERENCES project_files(id) ON DELETE CASCADE,
+    number   INTEGER NOT NULL,
+    text     TEXT NOT NULL
+);
+CREATE INDEX project_passages_by_file ON project_passages(file_id, number);
+CREATE VIRTUAL TABLE passage_search USING fts5(
+    text,
+    content = 'project_passages',
+    content_rowid = 'id',
+    tokenize = 'unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER passage_search_insert AFTER INSERT ON project_passages
+BEGIN
+    INSERT INTO passage_search(rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER passage_search_delete AFTER DELETE ON project_passages
+BEGIN
+    INSERT INTO passage_search(passage_search, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -10,6 +10,7 @@ mod branches;
 mod context;
 mod conversations;
 mod drafts;
+mod knowledge;
 mod lanes;
 mod late_results;
 mod mcp_approvals;
@@ -40,6 +41,7 @@ pub use audit::{AuditDecision, AuditEntry, AuditFilter, AuditOrigin};
 pub use branches::{BranchPoint, SwitchedBranch};
 pub use context::{ContextUse, ToolOffer};
 pub use conversations::Conversation;
+pub use knowledge::{NewProjectFile, ProjectFile};
 pub use mcp_approvals::PinnedTool;
 pub use messages::{
     Finish, Message, MessageStatus, MessageUpdate, NewMessage, Role, StoredCall, MAY_HAVE_RUN,

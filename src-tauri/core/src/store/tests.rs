@@ -2589,10 +2589,135 @@ async fn a_project_holds_conversations_keeps_them_when_deleted_and_answers_for_i
     assert_eq!(out.project_id, None);
 
     // Made in a project and left unused, it goes as any other.
-    let garden = store.create_conversation("New".into()).await.unwrap();
+    let garden = store
+        .create_conversation_with("New".into(), String::new(), false)
+        .await
+        .unwrap();
     store
         .start_in_project(garden.id.clone(), other.id.clone())
         .await
         .unwrap();
     assert!(store.discard_if_unused(garden.id).await.unwrap());
+}
+
+#[tokio::test]
+async fn a_projects_files_are_kept_as_passages_searched_by_word_read_whole_and_replaced_by_name() {
+    let store = Store::open_in_memory().unwrap();
+    let bridge = store
+        .create_project("Bridge".into(), ProjectFields::default())
+        .await
+        .unwrap();
+    let garden = store
+        .create_project("Garden".into(), ProjectFields::default())
+        .await
+        .unwrap();
+    let file = |name: &str, passages: &[&str]| NewProjectFile {
+        name: name.into(),
+        sha256: "0".repeat(64),
+        mime: "text/plain".into(),
+        size: 10,
+        passages: passages.iter().map(|p| (*p).to_owned()).collect(),
+    };
+    let spec = store
+        .add_project_file(
+            bridge.id.clone(),
+            file(
+                "spec.md",
+                &[
+                    "Steel beams. ",
+                    "Rivets are checked each spring. ",
+                    "Paint is grey.",
+                ],
+            ),
+            10,
+        )
+        .await
+        .unwrap();
+    assert_eq!((spec.passages, spec.chars), (3, 59));
+    store
+        .add_project_file(
+            garden.id.clone(),
+            file("plants.md", &["Rivets of roses."]),
+            10,
+        )
+        .await
+        .unwrap();
+
+    // Found in its own project only, with where it is.
+    let found = store
+        .search_passages(bridge.id.clone(), "\"rivets\" OR \"zzz\"".into(), 5)
+        .await
+        .unwrap();
+    assert_eq!(
+        found,
+        [crate::knowledge::FoundPassage {
+            file: "spec.md".into(),
+            number: 2,
+            of: 3,
+            text: "Rivets are checked each spring. ".into()
+        }]
+    );
+    // Whole while they fit.
+    assert_eq!(
+        store
+            .project_texts_within(bridge.id.clone(), 100)
+            .await
+            .unwrap(),
+        Some(vec![(
+            "spec.md".to_owned(),
+            "Steel beams. Rivets are checked each spring. Paint is grey.".to_owned()
+        )])
+    );
+    assert_eq!(
+        store
+            .project_texts_within(bridge.id.clone(), 58)
+            .await
+            .unwrap(),
+        None
+    );
+
+    // The same name replaces it; the index follows; the limit on files holds.
+    store
+        .add_project_file(bridge.id.clone(), file("spec.md", &["Wood after all."]), 10)
+        .await
+        .unwrap();
+    assert!(store
+        .search_passages(bridge.id.clone(), "\"rivets\"".into(), 5)
+        .await
+        .unwrap()
+        .is_empty());
+    assert!(matches!(
+        store
+            .add_project_file(bridge.id.clone(), file("other.md", &["x"]), 1)
+            .await,
+        Err(StoreError::Conflict { .. })
+    ));
+    assert!(matches!(
+        store
+            .add_project_file("no-such".into(), file("a.md", &["x"]), 10)
+            .await,
+        Err(StoreError::NotFound { .. })
+    ));
+    assert!(store
+        .remove_project_file(bridge.id.clone(), "spec.md".into())
+        .await
+        .unwrap());
+    assert!(!store
+        .remove_project_file(bridge.id.clone(), "spec.md".into())
+        .await
+        .unwrap());
+    // A project deleted takes its files and their passages with it, out of the index too.
+    store.delete_project(garden.id.clone()).await.unwrap();
+    let left: i64 = store
+        .call(|c| {
+            c.execute(
+                "INSERT INTO passage_search(passage_search, rank) VALUES('integrity-check', 1)",
+                [],
+            )?;
+            Ok(c.query_row("SELECT COUNT(*) FROM project_passages", [], |r| r.get(0))?)
+        })
+        .await
+        .unwrap();
+    assert_eq!(left, 0);
+    assert_eq!(store.project_files(bridge.id).await.unwrap(), []);
 }

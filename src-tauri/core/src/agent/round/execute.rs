@@ -343,6 +343,9 @@ impl Ctx<'_> {
                 }
                 builtin::READ_RESULT => Box::pin(async move { self.read_result(&arguments).await }),
                 builtin::LOAD_SKILL => Box::pin(async move { self.load_skill(&arguments).await }),
+                builtin::SEARCH_FILES => {
+                    Box::pin(async move { self.search_project_files(&arguments).await })
+                }
                 builtin::RUN_SCRIPT => {
                     let cancel = cancel.clone();
                     Box::pin(async move { self.run_skill_script(&arguments, &cancel, idle).await })

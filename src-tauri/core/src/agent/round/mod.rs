@@ -9,6 +9,7 @@ mod answer;
 mod calls;
 mod compact;
 mod execute;
+mod knowledge;
 mod own;
 mod record;
 mod skills;

@@ -1,0 +1,47 @@
+//! The run's answer to Switchboard's own `search_project_files` (issue 62): the passages of the
+//! conversation's project's files that match the model's words, best first. It reads only the
+//! files of the project the conversation was in when the run began.
+
+use serde_json::{Map, Value};
+
+use super::own::{refuse, text_argument, text_result};
+use super::Ctx;
+use crate::mcp::server::McpError;
+
+/// Passages a search returns when the model does not say how many.
+const DEFAULT_LIMIT: usize = 8;
+/// The most it may ask for.
+const MAX_LIMIT: usize = 20;
+
+impl Ctx<'_> {
+    /// `search_project_files(query, limit?)`.
+    pub(super) async fn search_project_files(
+        &self,
+        arguments: &Map<String, Value>,
+    ) -> Result<Value, McpError> {
+        let Some(project) = self.setup.project_id.clone() else {
+            return Err(refuse("this conversation is in no project".to_owned()));
+        };
+        let query = text_argument(arguments, "query").ok_or_else(|| {
+            refuse("search_project_files needs “query” (the words to look for)".to_owned())
+        })?;
+        let limit = arguments
+            .get("limit")
+            .and_then(Value::as_u64)
+            .map_or(DEFAULT_LIMIT, |n| usize::try_from(n).unwrap_or(MAX_LIMIT))
+            .clamp(1, MAX_LIMIT);
+        let Some(words) = crate::knowledge::match_query(query) else {
+            return Ok(text_result(format!(
+                "“{}” has no word to search for: use distinctive words.",
+                crate::text::one_line(query, 200)
+            )));
+        };
+        let found = self
+            .services
+            .store
+            .search_passages(project, words, limit)
+            .await
+            .map_err(|e| refuse(format!("the project's files could not be searched ({e})")))?;
+        Ok(text_result(crate::knowledge::found_text(query, &found)))
+    }
+}

@@ -92,10 +92,10 @@ pub fn passages(text: &str) -> Vec<String> {
     splitter.chunks(text).map(str::to_owned).collect()
 }
 
-/// The words of `question` as an FTS5 query that matches a passage holding any of them (ranked
-/// by how many, and how rare); `None` when it has no word worth searching for.
+/// The words of `question` worth searching for: lowercased, each once, without the most
+/// common words of English, at most [`MAX_QUERY_WORDS`]; none when it has no such word.
 #[must_use]
-pub fn match_query(question: &str) -> Option<String> {
+pub fn query_words(question: &str) -> Vec<String> {
     let mut words: Vec<String> = Vec::new();
     for word in question
         .split(|c: char| !c.is_alphanumeric())
@@ -109,14 +109,18 @@ pub fn match_query(question: &str) -> Option<String> {
             break;
         }
     }
-    // Each word quoted: nothing in a question is read as the query language.
-    (!words.is_empty()).then(|| {
-        words
-            .iter()
-            .map(|w| format!("\"{w}\""))
-            .collect::<Vec<_>>()
-            .join(" OR ")
-    })
+    words
+}
+
+/// `words` as an FTS5 query: each quoted (nothing in a question is read as the query
+/// language), matching a passage with any of them (`any`) or with all.
+#[must_use]
+pub fn fts_query(words: &[String], any: bool) -> String {
+    words
+        .iter()
+        .map(|w| format!("\"{w}\""))
+        .collect::<Vec<_>>()
+        .join(if any { " OR " } else { " " })
 }
 
 /// What the files of a project may take of a request to a model whose window is
@@ -253,14 +257,17 @@ mod tests {
 
     #[test]
     fn a_question_is_searched_by_its_words_quoted_without_the_common_ones() {
+        let words = query_words("When is the rivet check? Rivet: NEAR(x)");
+        assert_eq!(words, ["rivet", "check", "near"]);
         assert_eq!(
-            match_query("When is the rivet check? Rivet: NEAR(x)").as_deref(),
-            Some("\"rivet\" OR \"check\" OR \"near\"")
+            fts_query(&words, true),
+            "\"rivet\" OR \"check\" OR \"near\""
         );
-        assert_eq!(match_query("what is it?"), None);
-        assert_eq!(match_query("\"*\" OR ^"), None);
+        assert_eq!(fts_query(&words, false), "\"rivet\" \"check\" \"near\"");
+        assert!(query_words("what is it?").is_empty());
+        assert!(query_words("\"*\" OR ^").is_empty());
         let many: String = (0..40).map(|i| format!("word{i} ")).collect();
-        assert_eq!(match_query(&many).unwrap().matches(" OR ").count(), 23);
+        assert_eq!(query_words(&many).len(), MAX_QUERY_WORDS);
     }
 
     #[test]

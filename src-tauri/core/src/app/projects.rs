@@ -248,15 +248,15 @@ impl Projects {
                 .await?
             {
                 Some(files) => Some(knowledge::whole_part(&project.name, &files)),
-                None => match question.and_then(knowledge::match_query) {
-                    Some(words) => {
+                None => match question.map(knowledge::query_words) {
+                    Some(words) if !words.is_empty() => {
                         let found = store
                             .search_passages(project.id.clone(), words, knowledge::MAX_PASSAGES)
                             .await?;
                         let tool = format!("switchboard__{}", crate::agent::builtin::SEARCH_FILES);
                         knowledge::passages_part(&project.name, &found, share, &tool)
                     }
-                    None => None,
+                    _ => None,
                 },
             };
             if let Some((part, used)) = given {

@@ -36,6 +36,10 @@ pub struct NewProjectFile {
 
 const COLUMNS: &str = "id, name, mime, size, chars, passages, added_at";
 
+/// Of the passages that hold every one of a question's words when all are common, how many
+/// are ranked.
+pub const COMMON_CANDIDATES: i64 = 2_000;
+
 fn from_row(row: &Row<'_>) -> rusqlite::Result<ProjectFile> {
     Ok(ProjectFile {
         id: row.get(0)?,
@@ -199,27 +203,72 @@ impl Store {
         .await
     }
 
-    /// The passages of a project's files that match `query` (an FTS5 query, see
-    /// [`crate::knowledge::match_query`]), best first, at most `limit`.
+    /// The passages of a project's files that hold `words` (see
+    /// [`crate::knowledge::query_words`]), best first, at most `limit`. Among many passages,
+    /// words in more than a tenth of them are left out while rarer ones are asked (they say
+    /// little of which passage to give, and would have most passages ranked); when all are
+    /// that common, a passage must hold all of them, and the best of the first
+    /// [`COMMON_CANDIDATES`] that do are given.
     ///
     /// # Errors
     /// A failed query.
     pub async fn search_passages(
         &self,
         project_id: String,
-        query: String,
+        words: Vec<String>,
         limit: usize,
     ) -> Result<Vec<FoundPassage>, StoreError> {
         self.call(move |conn| {
+            let all: i64 = conn.query_row("SELECT COUNT(*) FROM project_passages", [], |row| {
+                row.get(0)
+            })?;
+            // Below this many passages every word is cheap to rank.
+            const FEW: i64 = 2_000;
+            let (mut rare, mut common, mut unknown) = (Vec::new(), Vec::new(), Vec::new());
+            {
+                let mut in_passages =
+                    conn.prepare_cached("SELECT doc FROM passage_words WHERE term = ?1")?;
+                for word in words {
+                    let found: Option<i64> = in_passages
+                        .query_row([&word], |row| row.get(0))
+                        .optional()?;
+                    match found {
+                        Some(n) if all >= FEW && n * 10 > all => common.push(word),
+                        Some(_) => rare.push(word),
+                        // Not in the index as written (accents are folded there): asked as
+                        // it is, beside the others.
+                        None => unknown.push(word),
+                    }
+                }
+            }
+            // All common: a passage must hold them all, and the best are taken of the first
+            // passages that do (ranking every one would take most of a second).
+            let (query, candidates) = if !rare.is_empty() {
+                rare.append(&mut unknown);
+                (crate::knowledge::fts_query(&rare, true), i64::MAX)
+            } else if !common.is_empty() {
+                (
+                    crate::knowledge::fts_query(&common, false),
+                    COMMON_CANDIDATES,
+                )
+            } else {
+                (crate::knowledge::fts_query(&unknown, true), i64::MAX)
+            };
+            if query.is_empty() {
+                return Ok(Vec::new());
+            }
             let mut stmt = conn.prepare_cached(
-                "SELECT f.name, p.number, f.passages, p.text FROM passage_search s \
-                 JOIN project_passages p ON p.id = s.rowid \
+                "SELECT f.name, p.number, f.passages, p.text FROM \
+                 (SELECT p.id AS id, s.rank AS rank FROM passage_search s \
+                  JOIN project_passages p ON p.id = s.rowid \
+                  JOIN project_files f ON f.id = p.file_id \
+                  WHERE passage_search MATCH ?1 AND f.project_id = ?2 LIMIT ?4) c \
+                 JOIN project_passages p ON p.id = c.id \
                  JOIN project_files f ON f.id = p.file_id \
-                 WHERE passage_search MATCH ?1 AND f.project_id = ?2 \
-                 ORDER BY s.rank LIMIT ?3",
+                 ORDER BY c.rank LIMIT ?3",
             )?;
             let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-            let rows = stmt.query_map(params![query, project_id, limit], |row| {
+            let rows = stmt.query_map(params![query, project_id, limit, candidates], |row| {
                 Ok(FoundPassage {
                     file: row.get(0)?,
                     number: row.get(1)?,

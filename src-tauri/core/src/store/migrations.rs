@@ -577,7 +577,7 @@ CREATE INDEX conversations_by_project ON conversations(project_id) WHERE project
 "#,
     // 35: a project's knowledge files (issue 62): each file's text kept as its passages, in
     // order (joined, they are the text again), indexed for search as `message_search` is
-    // (external content, kept in step by triggers). A file's name is unique in its project:
+    // (external content, kept in step by triggers), with the count of passages each word is in. A file's name is unique in its project:
     // adding one of the same name replaces it.
     r#"
 CREATE TABLE project_files (
@@ -605,6 +605,9 @@ CREATE VIRTUAL TABLE passage_search USING fts5(
     content_rowid = 'id',
     tokenize = 'unicode61 remove_diacritics 2'
 );
+-- How many passages hold each word: a question's words in most passages say little of which
+-- to give, and would have every passage ranked.
+CREATE VIRTUAL TABLE passage_words USING fts5vocab(passage_search, 'row');
 CREATE TRIGGER passage_search_insert AFTER INSERT ON project_passages
 BEGIN
     INSERT INTO passage_search(rowid, text) VALUES (new.id, new.text);

@@ -2645,7 +2645,7 @@ async fn a_projects_files_are_kept_as_passages_searched_by_word_read_whole_and_r
 
     // Found in its own project only, with where it is.
     let found = store
-        .search_passages(bridge.id.clone(), "\"rivets\" OR \"zzz\"".into(), 5)
+        .search_passages(bridge.id.clone(), vec!["rivets".into(), "zzz".into()], 5)
         .await
         .unwrap();
     assert_eq!(
@@ -2682,7 +2682,7 @@ async fn a_projects_files_are_kept_as_passages_searched_by_word_read_whole_and_r
         .await
         .unwrap();
     assert!(store
-        .search_passages(bridge.id.clone(), "\"rivets\"".into(), 5)
+        .search_passages(bridge.id.clone(), vec!["rivets".into()], 5)
         .await
         .unwrap()
         .is_empty());
@@ -2720,4 +2720,54 @@ async fn a_projects_files_are_kept_as_passages_searched_by_word_read_whole_and_r
         .unwrap();
     assert_eq!(left, 0);
     assert_eq!(store.project_files(bridge.id).await.unwrap(), []);
+}
+
+#[tokio::test]
+async fn among_many_passages_a_word_in_most_of_them_gives_way_to_rarer_ones_or_must_come_with_the_others(
+) {
+    let store = Store::open_in_memory().unwrap();
+    let project = store
+        .create_project("Manuals".into(), ProjectFields::default())
+        .await
+        .unwrap();
+    let mut passages: Vec<String> = (0..2_100)
+        .map(|i| {
+            let grey = if i % 3 == 0 { " painted grey" } else { "" };
+            format!("Deck section {i}{grey}. ")
+        })
+        .collect();
+    passages[1_500] = "Deck rivets are torqued to 420 newton metres. ".into();
+    store
+        .add_project_file(
+            project.id.clone(),
+            NewProjectFile {
+                name: "manual.txt".into(),
+                sha256: "0".repeat(64),
+                mime: "text/plain".into(),
+                size: 1,
+                passages,
+            },
+            10,
+        )
+        .await
+        .unwrap();
+    let words = |w: &[&str]| w.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+    // "deck" is in every passage: the rare word decides.
+    let found = store
+        .search_passages(project.id.clone(), words(&["deck", "rivets"]), 5)
+        .await
+        .unwrap();
+    assert_eq!(found.iter().map(|p| p.number).collect::<Vec<_>>(), [1_501]);
+    // Both common: a passage holds both.
+    let found = store
+        .search_passages(project.id.clone(), words(&["deck", "grey"]), 3)
+        .await
+        .unwrap();
+    assert_eq!(found.len(), 3);
+    assert!(found.iter().all(|p| p.text.contains("grey")), "{found:?}");
+    assert!(store
+        .search_passages(project.id, words(&["quokka"]), 3)
+        .await
+        .unwrap()
+        .is_empty());
 }

@@ -30,12 +30,13 @@ impl Ctx<'_> {
             .and_then(Value::as_u64)
             .map_or(DEFAULT_LIMIT, |n| usize::try_from(n).unwrap_or(MAX_LIMIT))
             .clamp(1, MAX_LIMIT);
-        let Some(words) = crate::knowledge::match_query(query) else {
+        let words = crate::knowledge::query_words(query);
+        if words.is_empty() {
             return Ok(text_result(format!(
                 "“{}” has no word to search for: use distinctive words.",
                 crate::text::one_line(query, 200)
             )));
-        };
+        }
         let found = self
             .services
             .store

@@ -1,8 +1,11 @@
 // Projects in the real window (issue 62): projects made on the command line group the sidebar's
 // list; a conversation started in one from its group's menu is told the project's instructions
 // (read back from the model's side, aimock's journal) and shows its project in the header, which
-// moves it to another; the command line reads the same from Rust.
+// moves it to another; the project's dialog lists the files the command line added; the
+// command line reads the same from Rust.
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
 import { test } from "node:test";
 import { answerSays, cli, framesDrawn, launch, textOf, tid, withMockModel } from "./harness.mjs";
 
@@ -26,6 +29,11 @@ test("projects group the sidebar; a conversation started in one is told its inst
   await withMockModel("projects", {}, async (home, mock) => {
     cli(home, ["project", "add", "Bridge", "--instructions", "Steel, not wood."]);
     cli(home, ["project", "add", "Garden", "--instructions", "Water on Sundays."]);
+    const notes = path.join(home, "bridge-notes.md");
+    fs.writeFileSync(notes, "The bridge opens at dawn.\n");
+    const manual = path.join(home, "maintenance-manual.txt");
+    fs.writeFileSync(manual, "Rivets are checked each spring. ".repeat(400));
+    cli(home, ["project", "files", "Bridge", "--add", notes, manual]);
     cli(home, ["chat", "--tools", "none", "--project", "Bridge", "Say goodbye"]);
     cli(home, ["chat", "--tools", "none", "Say goodbye"]);
 
@@ -83,6 +91,10 @@ test("projects group the sidebar; a conversation started in one is told its inst
       await b.$(tid("conversation-project-edit")).click();
       await b.$(tid("project-dialog")).waitForDisplayed({ timeout: 10000 });
       assert.equal(await b.$(tid("project-instructions")).getValue(), "Steel, not wood.");
+      await b.waitUntil(async () => (await b.$$(tid("project-file"))).length === 2, {
+        timeout: 10000,
+        timeoutMsg: "the project's files are not listed",
+      });
       await framesDrawn(b);
       await app.screenshot("project-dialog");
       await b.$(tid("project-cancel")).click();

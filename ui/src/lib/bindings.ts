@@ -197,6 +197,25 @@ export type ProjectInput = { name: string, instructions: string,
 profile: string | null, };
 
 /**
+ * A file of a project, as its list shows it.
+ */
+export type ProjectFile = { id: string, name: string, mime: string, size: number, 
+/**
+ * Its text's length, in characters.
+ */
+chars: number, passages: number, added_at: number, };
+
+/**
+ * How far adding files to a project has come: `done` of `total`, `file` the one being read.
+ */
+export type FilesProgress = { done: number, total: number, file: string, };
+
+/**
+ * The files added to a project, and why each other one was not (a sentence each).
+ */
+export type AddedFiles = { added: Array<ProjectFile>, refused: Array<string>, };
+
+/**
  * Which profile a new conversation starts from.
  */
 export type ProfileChoice = { "kind": "default" } | { "kind": "none" } | { "kind": "named", "id": string };

@@ -10,7 +10,7 @@
 
 import * as ipc from "../lib/ipc";
 import { LatestOnly } from "../shared/latest";
-import type { Conversation, Project, ProjectInput } from "../lib/types";
+import type { Conversation, FilesProgress, Project, ProjectFile, ProjectInput } from "../lib/types";
 import type { ConversationsStore } from "../chat/conversations.svelte";
 import type { UiStore } from "../app/ui.svelte";
 
@@ -32,6 +32,12 @@ export function groupByProject(conversations: Conversation[], projects: Project[
   return [...groups.values(), none];
 }
 
+/** Files being added to a project: how far it has come, and the files refused so far. */
+export interface FilesAdding {
+  projectId: string;
+  progress: FilesProgress | null;
+}
+
 /** What the project dialog shows: a new project, or one being edited. */
 export type ProjectEditing = { kind: "new" } | { kind: "edit"; project: Project };
 
@@ -42,6 +48,12 @@ export class ProjectsStore {
   folded = $state<Record<string, boolean>>({});
   /** the project dialog, when open */
   editing = $state<ProjectEditing | null>(null);
+  /** each project's files as last read, by project id */
+  files = $state.raw<Record<string, ProjectFile[]>>({});
+  /** files being added (one project at a time) */
+  adding = $state<FilesAdding | null>(null);
+  /** what the last adding of files refused, a sentence each, by project id */
+  refused = $state.raw<Record<string, string[]>>({});
 
   readonly #ui: UiStore;
   readonly #conversations: ConversationsStore;
@@ -122,6 +134,41 @@ export class ProjectsStore {
     this.folded[projectId] = false;
     await this.#conversations.create(undefined, projectId);
     await this.load();
+  }
+
+  async loadFiles(projectId: string): Promise<void> {
+    try {
+      const files = await ipc.listProjectFiles(projectId);
+      this.files = { ...this.files, [projectId]: files };
+    } catch (err) {
+      this.#ui.report(err);
+    }
+  }
+
+  /** Asks for files at the native picker and adds them, saying how far it has come. */
+  async addFiles(projectId: string): Promise<void> {
+    if (this.adding) return;
+    this.adding = { projectId, progress: null };
+    try {
+      const added = await ipc.addProjectFiles(projectId, (progress) => {
+        if (this.adding?.projectId === projectId) this.adding = { projectId, progress };
+      });
+      if (added) this.refused = { ...this.refused, [projectId]: added.refused };
+    } catch (err) {
+      this.#ui.report(err);
+    } finally {
+      this.adding = null;
+    }
+    await this.loadFiles(projectId);
+  }
+
+  async removeFile(projectId: string, name: string): Promise<void> {
+    try {
+      await ipc.removeProjectFile(projectId, name);
+    } catch (err) {
+      this.#ui.report(err);
+    }
+    await this.loadFiles(projectId);
   }
 
   toggle(projectId: string): void {

@@ -1,9 +1,10 @@
 //! Projects (issue 62): list, create, edit and delete them, move a conversation between them,
-//! and make a conversation in one.
+//! make a conversation in one, and its knowledge files: listed, added from the native picker
+//! (read, split and indexed with progress told to the window) and removed.
 
-use super::commands;
-use crate::app::ProjectInput;
-use crate::store::{Conversation, Project};
+use super::{commands, Sink};
+use crate::app::{AddedFiles, FilesProgress, ProjectInput};
+use crate::store::{Conversation, Project, ProjectFile};
 
 commands! {
     async fn list_projects(cx) -> Vec<Project> {
@@ -35,5 +36,29 @@ commands! {
     /// A new conversation in a project, from the project's profile (else the default one).
     async fn create_conversation_in(cx, project_id: String, title: Option<String>) -> Conversation {
         Ok(cx.app.create_conversation_in(title.as_deref(), None, &project_id).await?)
+    }
+
+    async fn list_project_files(cx, project_id: String) -> Vec<ProjectFile> {
+        Ok(cx.app.projects().files(&project_id).await?)
+    }
+
+    /// Opens the native picker (several files at once) and adds what the person chose to the
+    /// project, telling `on_progress` of each file as it is read and of the end; `null` when
+    /// they closed the picker.
+    async fn add_project_files(cx, project_id: String, on_progress: Sink<FilesProgress>) -> Option<AddedFiles> {
+        // Checked first: no picker for a project that is not there.
+        let project = cx.app.projects().get(&project_id).await?;
+        let paths = cx.host.choose_files("Add files to the project").await;
+        if paths.is_empty() {
+            return Ok(None);
+        }
+        let told = move |p: FilesProgress| {
+            on_progress.send(&p);
+        };
+        Ok(Some(cx.app.projects().add_files(&project.id, paths, &told).await?))
+    }
+
+    async fn remove_project_file(cx, project_id: String, name: String) -> () {
+        Ok(cx.app.projects().remove_file(&project_id, &name).await?)
     }
 }

@@ -2,6 +2,9 @@
 // refusals on the field they name), and the window as a person uses it — a project made in its
 // dialog, a conversation started in it and listed under it, its group folded, the conversation
 // moved out from its header and back, the project edited and deleted with its conversations kept.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => import("./tauri-core-mock"));
@@ -188,5 +191,44 @@ describe("projects in the window", () => {
     await waitFor(() => expect(screen.queryAllByTestId("project-group")).toHaveLength(0));
     expect(screen.getAllByTestId("conversation-item").map((el) => el.dataset.id)).toEqual([loose.id]);
     expect((await conversationsNow()).every((c) => c.project_id === null)).toBe(true);
+  }, 30_000);
+});
+
+describe("a project's files in its dialog", () => {
+  it("adds the files picked, with progress, says which were refused and why, and removes one", async () => {
+    const project = await backend.seed(() => ipc.createProject({ name: "Bridge", instructions: "", profile: null }));
+    const folder = mkdtempSync(join(tmpdir(), "switchboard-project-files-"));
+    const notes = join(folder, "notes.md");
+    writeFileSync(notes, "The bridge opens at dawn.\n");
+    const manual = join(folder, "manual.txt");
+    writeFileSync(manual, "Rivets are checked each spring. ".repeat(200));
+    const photo = join(folder, "photo.png");
+    writeFileSync(photo, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]));
+    await backend.host({ files: [notes, manual, photo] });
+    const { user, stores } = await renderApp();
+
+    stores.projects.editing = { kind: "edit", project };
+    const dialog = await screen.findByTestId("project-dialog");
+    const files = within(dialog).getByTestId("project-files");
+    await within(files).findByTestId("project-files-empty");
+    const seen: number[] = [];
+    const unwatch = $effect.root(() => {
+      $effect(() => {
+        const p = stores.projects.adding?.progress;
+        if (p) seen.push(p.done);
+      });
+    });
+    await user.click(within(files).getByTestId("project-add-files"));
+    await waitFor(() => expect(within(files).queryAllByTestId("project-file")).toHaveLength(2));
+    unwatch();
+    expect(within(files).queryAllByTestId("project-file").map((f) => f.dataset.name)).toEqual(["manual.txt", "notes.md"]);
+    expect(within(files).getAllByTestId("project-file")[0].textContent).toMatch(/passages/);
+    expect(within(files).getByTestId("project-files-refused").textContent).toContain("“photo.png” is an image");
+    expect(seen.length).toBeGreaterThan(0);
+    expect(screen.queryByTestId("project-files-progress")).toBeNull();
+
+    await user.click(within(within(files).getAllByTestId("project-file")[1]).getByTestId("project-file-remove"));
+    await waitFor(() => expect(within(files).queryAllByTestId("project-file").map((f) => f.dataset.name)).toEqual(["manual.txt"]));
+    expect((await backend.seed(() => ipc.listProjectFiles(project.id))).map((f) => f.name)).toEqual(["manual.txt"]);
   }, 30_000);
 });

@@ -2,7 +2,7 @@
 // refusals on the field they name), and the window as a person uses it — a project made in its
 // dialog, a conversation started in it and listed under it, its group folded, the conversation
 // moved out from its header and back, the project edited and deleted with its conversations kept.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
@@ -230,5 +230,29 @@ describe("a project's files in its dialog", () => {
     await user.click(within(within(files).getAllByTestId("project-file")[1]).getByTestId("project-file-remove"));
     await waitFor(() => expect(within(files).queryAllByTestId("project-file").map((f) => f.dataset.name)).toEqual(["manual.txt"]));
     expect((await backend.seed(() => ipc.listProjectFiles(project.id))).map((f) => f.name)).toEqual(["manual.txt"]);
+  }, 30_000);
+});
+
+describe("exporting and importing a project from the sidebar", () => {
+  it("saves one where the person picks and keeps it again as a new project, saying so", async () => {
+    const project = await backend.seed(() => ipc.createProject({ name: "Bridge", instructions: "Steel.", profile: null }));
+    const chat = await backend.seed(() => ipc.createConversation("Loads"));
+    await backend.seed(() => ipc.moveConversation(chat.id, project.id));
+    const file = join(mkdtempSync(join(tmpdir(), "switchboard-project-export-")), "bridge.json");
+    await backend.host({ file });
+    const { user } = await renderApp();
+
+    await user.click(within(group("Bridge")).getByTestId("project-menu"));
+    await user.click(screen.getByTestId("project-export"));
+    await waitFor(() => expect(screen.getByTestId("project-note").textContent).toContain(`Saved to ${file}`));
+    const written = JSON.parse(readFileSync(file, "utf8"));
+    expect(written).toMatchObject({ format: "switchboard.project", name: "Bridge", instructions: "Steel." });
+    expect(written.conversations).toHaveLength(1);
+
+    await user.click(screen.getByTestId("import-project"));
+    // Its conversation stands apart from the original in the list.
+    await waitFor(() => expect(titlesIn(group("Bridge (2)"))).toEqual(["Loads (imported)"]));
+    expect(screen.getByTestId("project-note").textContent).toContain("Imported the project “Bridge (2)”.");
+    expect(screen.getByTestId("project-note").textContent).toContain("A project named “Bridge” exists already");
   }, 30_000);
 });

@@ -54,6 +54,7 @@ fn bindings() -> String {
         crate::store::ProjectFile,
         crate::app::FilesProgress,
         crate::app::AddedFiles,
+        crate::app::ImportedProject,
         crate::app::ProfileChoice,
         crate::app::ComparedModel,
         crate::app::Draft,

@@ -429,3 +429,170 @@ async fn a_projects_files_are_given_whole_while_they_fit_and_else_by_the_passage
         "{system}"
     );
 }
+
+/// An app on aimock in a home of its own.
+async fn app_on(mock: &support::Aimock, home: &std::path::Path) -> Arc<App> {
+    let paths = AppPaths::under_home(home.to_path_buf());
+    paths.create_all().unwrap();
+    let secrets: Arc<dyn SecretStore> = Arc::new(MemoryStore::default());
+    let app = support::headless_app(Store::open_in_memory().unwrap(), paths, secrets).await;
+    support::add_mock_provider(&app, &mock.root).await;
+    app
+}
+
+#[tokio::test]
+async fn a_project_exported_is_imported_whole_on_a_fresh_home() {
+    let Some(mock) = support::aimock("project-export", "tool-loop.json", &[]) else {
+        return;
+    };
+    let (home, fresh) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let app = app_on(&mock, home.path()).await;
+    cli(
+        &app,
+        &["profile", "create", "Terse", "--system", "Be terse."],
+    )
+    .await;
+    cli(
+        &app,
+        &[
+            "project",
+            "add",
+            "Bridge",
+            "--instructions",
+            "Steel, not wood.",
+            "--profile",
+            "Terse",
+        ],
+    )
+    .await;
+    let notes = home.path().join("notes.md");
+    std::fs::write(&notes, "The rivet torque is 420 newton metres.\n").unwrap();
+    cli(
+        &app,
+        &[
+            "project",
+            "files",
+            "Bridge",
+            "--add",
+            &notes.display().to_string(),
+        ],
+    )
+    .await;
+    cli(
+        &app,
+        &[
+            "chat",
+            "--tools",
+            "none",
+            "--project",
+            "Bridge",
+            "Say hello",
+        ],
+    )
+    .await;
+    cli(
+        &app,
+        &[
+            "chat",
+            "--tools",
+            "none",
+            "--project",
+            "Bridge",
+            "Say goodbye",
+        ],
+    )
+    .await;
+    cli(&app, &["chat", "--tools", "none", "Say hello"]).await;
+    let file = home.path().join("bridge.json");
+    let said = cli(
+        &app,
+        &[
+            "project",
+            "export",
+            "Bridge",
+            "--out",
+            &file.display().to_string(),
+        ],
+    )
+    .await;
+    assert!(said.starts_with("Wrote "), "{said}");
+
+    // A fresh home, without the profile: the project, its files and its two conversations.
+    let other = app_on(&mock, fresh.path()).await;
+    let imported = json(
+        &other,
+        &["project", "import", &file.display().to_string(), "--json"],
+    )
+    .await;
+    assert_eq!(imported["project"]["name"], "Bridge");
+    assert_eq!(imported["project"]["instructions"], "Steel, not wood.");
+    assert_eq!(imported["project"]["conversations"], 2);
+    assert!(imported["project"]["profile_id"].is_null());
+    assert!(
+        imported["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("no profile “Terse”"),
+        "{imported}"
+    );
+    let files = json(&other, &["project", "files", "Bridge", "--json"]).await;
+    assert_eq!(files["files"][0]["name"], "notes.md");
+    let shown = json(&other, &["project", "show", "Bridge", "--json"]).await;
+    let mut titles: Vec<String> = shown["conversation_list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["title"].as_str().unwrap().to_owned())
+        .collect();
+    titles.sort();
+    assert_eq!(titles, ["Say goodbye", "Say hello"]);
+    let id = shown["conversation_list"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let detail = other.conversations().get(&id).await.unwrap();
+    assert_eq!(detail.messages.len(), 2, "the question and its answer");
+    // Its conversations are told the project's files and instructions there too.
+    let before = mock.journal().await.len();
+    cli(
+        &other,
+        &[
+            "chat",
+            "--tools",
+            "none",
+            "--conversation",
+            &id,
+            "Say hello",
+        ],
+    )
+    .await;
+    let system = bodies_since(&mock, before).await[0]["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        system.contains("Steel, not wood.") && system.contains("420 newton metres"),
+        "{system}"
+    );
+
+    // Imported again: a name of its own; not an export at all: refused by name.
+    let again = json(
+        &other,
+        &["project", "import", &file.display().to_string(), "--json"],
+    )
+    .await;
+    assert_eq!(again["project"]["name"], "Bridge (2)");
+    std::fs::write(
+        &file,
+        r#"{"format": "switchboard.conversation", "version": 1}"#,
+    )
+    .unwrap();
+    let (refused, _) = support::run_cli(
+        Arc::clone(&other),
+        ["project", "import", &file.display().to_string()]
+            .map(str::to_owned)
+            .to_vec(),
+    )
+    .await;
+    assert!(refused.unwrap_err().contains("not a Switchboard project"));
+}

@@ -216,6 +216,16 @@ export type FilesProgress = { done: number, total: number, file: string, };
 export type AddedFiles = { added: Array<ProjectFile>, refused: Array<string>, };
 
 /**
+ * A project kept from an export, and what was changed to keep it here.
+ */
+export type ImportedProject = { project: Project, 
+/**
+ * Each change in a sentence (a name taken, a profile this machine does not have, a file
+ * or conversation that could not be kept).
+ */
+notes: Array<string>, };
+
+/**
  * Which profile a new conversation starts from.
  */
 export type ProfileChoice = { "kind": "default" } | { "kind": "none" } | { "kind": "named", "id": string };

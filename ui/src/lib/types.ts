@@ -91,6 +91,7 @@ export type {
   ProjectFile,
   FilesProgress,
   AddedFiles,
+  ImportedProject,
   Provider,
   ProviderKind,
   ProviderKindInfo,

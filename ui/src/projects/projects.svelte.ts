@@ -54,6 +54,8 @@ export class ProjectsStore {
   adding = $state<FilesAdding | null>(null);
   /** what the last adding of files refused, a sentence each, by project id */
   refused = $state.raw<Record<string, string[]>>({});
+  /** what the last export or import came to, for the sidebar to say */
+  note = $state<string | null>(null);
 
   readonly #ui: UiStore;
   readonly #conversations: ConversationsStore;
@@ -169,6 +171,31 @@ export class ProjectsStore {
       this.#ui.report(err);
     }
     await this.loadFiles(projectId);
+  }
+
+  /** Asks where to save a project's export (settings, files, conversations) and writes it. */
+  async exportProject(projectId: string): Promise<void> {
+    this.note = null;
+    try {
+      const path = await ipc.exportProject(projectId);
+      if (path !== null) this.note = `Saved to ${path}`;
+    } catch (err) {
+      this.#ui.report(err);
+    }
+  }
+
+  /** Asks for a project's export and keeps it as a new project, shown unfolded. */
+  async importProject(): Promise<void> {
+    this.note = null;
+    try {
+      const imported = await ipc.importProject();
+      if (imported === null) return;
+      this.folded[imported.project.id] = false;
+      this.note = [`Imported the project “${imported.project.name}”.`, ...imported.notes].join(" ");
+    } catch (err) {
+      this.#ui.report(err);
+    }
+    await Promise.all([this.load(), this.#conversations.refresh()]);
   }
 
   toggle(projectId: string): void {

@@ -129,6 +129,17 @@ impl Conversations {
                 format!("This is not a Switchboard conversation export: {e}."),
             )
         })?;
+        self.import_export(file).await
+    }
+
+    /// Keeps an exported conversation already read (checked first) as a new conversation.
+    ///
+    /// # Errors
+    /// As [`Conversations::import`].
+    pub async fn import_export(
+        &self,
+        file: crate::store::ConversationExport,
+    ) -> Result<Conversation, CoreError> {
         file.check()?;
         let mut file = file;
         file.conversation.title = self

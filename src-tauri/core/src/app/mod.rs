@@ -76,8 +76,8 @@ pub use offers::{OffersOf, PromptUse};
 pub use policy::{PolicyMark, PolicyView};
 pub use profiles::{ImportedProfile, ProfileChoice, Profiles, MAX_PROFILE_NAME_CHARS};
 pub use projects::{
-    project_prompt, AddedFiles, FilesProgress, ProjectInput, ProjectPrompt, Projects,
-    MAX_PROJECT_NAME_CHARS,
+    project_prompt, AddedFiles, ExportedFile, FilesProgress, ImportedProject, ProjectExport,
+    ProjectInput, ProjectPrompt, Projects, MAX_PROJECT_NAME_CHARS,
 };
 pub use providers::Providers;
 pub use registry::{InstallRequest, Installed};

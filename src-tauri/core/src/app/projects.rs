@@ -370,7 +370,247 @@ impl Projects {
     }
 }
 
+/// What a project's export file says it is, so that any other JSON is refused by name.
+const EXPORT_FORMAT: &str = "switchboard.project";
+/// The version of the format this build writes (and the newest it reads).
+const EXPORT_VERSION: u32 = 1;
+
+/// A project as exported: its settings (its profile by name), its files' text, and its
+/// conversations in the conversation export format.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ProjectExport {
+    pub format: String,
+    pub version: u32,
+    pub exported_at: i64,
+    pub name: String,
+    #[serde(default)]
+    pub instructions: String,
+    #[serde(default)]
+    pub profile: Option<String>,
+    #[serde(default)]
+    pub files: Vec<ExportedFile>,
+    #[serde(default)]
+    pub conversations: Vec<crate::store::ConversationExport>,
+}
+
+/// A project's file as exported: its name, type and text.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ExportedFile {
+    pub name: String,
+    pub mime: String,
+    pub text: String,
+}
+
+/// A project kept from an export, and what was changed to keep it here.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct ImportedProject {
+    pub project: Project,
+    /// Each change in a sentence (a name taken, a profile this machine does not have, a file
+    /// or conversation that could not be kept).
+    pub notes: Vec<String>,
+}
+
 impl App {
+    /// A project whole, as its export file holds it: settings, files, conversations.
+    ///
+    /// # Errors
+    /// No such project; the database.
+    pub async fn export_project(&self, key: &str) -> Result<ProjectExport, CoreError> {
+        let project = self.projects().get(key).await?;
+        let store = self.store()?;
+        let profile = match &project.fields.profile_id {
+            Some(id) => Some(store.get_profile(id.clone()).await?.name),
+            None => None,
+        };
+        let mimes: std::collections::HashMap<String, String> = store
+            .project_files(project.id.clone())
+            .await?
+            .into_iter()
+            .map(|f| (f.name, f.mime))
+            .collect();
+        let files = store
+            .project_texts_within(project.id.clone(), usize::MAX)
+            .await?
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(name, text)| ExportedFile {
+                mime: mimes
+                    .get(&name)
+                    .cloned()
+                    .unwrap_or_else(|| "text/plain".into()),
+                name,
+                text,
+            })
+            .collect();
+        let mut conversations = Vec::new();
+        for c in self.conversations().list().await? {
+            if c.project_id.as_deref() == Some(project.id.as_str()) {
+                conversations.push(self.conversations().export(&c.id).await?);
+            }
+        }
+        Ok(ProjectExport {
+            format: EXPORT_FORMAT.into(),
+            version: EXPORT_VERSION,
+            exported_at: crate::store::now_ms(),
+            name: project.name,
+            instructions: project.fields.instructions,
+            profile,
+            files,
+            conversations,
+        })
+    }
+
+    /// Writes a project's export to `path` as JSON, whole or not at all.
+    ///
+    /// # Errors
+    /// As [`App::export_project`]; the file cannot be written.
+    pub async fn write_project(
+        &self,
+        key: &str,
+        path: std::path::PathBuf,
+    ) -> Result<(), CoreError> {
+        let export = self.export_project(key).await?;
+        let text = serde_json::to_string_pretty(&export).map_err(|e| CoreError::Io {
+            what: "the project's export".into(),
+            detail: e.to_string(),
+        })?;
+        super::home::write_text_file(path, text).await
+    }
+
+    /// Reads a project's export at `path` and keeps it as a new project.
+    ///
+    /// # Errors
+    /// As [`App::import_project`]; the file cannot be read or is too large.
+    pub async fn import_project_file(
+        &self,
+        path: std::path::PathBuf,
+    ) -> Result<ImportedProject, CoreError> {
+        let text = super::home::read_import_file(path).await?;
+        self.import_project(&text).await
+    }
+
+    /// Keeps a project's export (JSON text) as a new project: a taken name gets " (2)", a
+    /// profile this machine does not have is left out, and each file and conversation is kept
+    /// as an added or imported one is (one that cannot be is said in the notes).
+    ///
+    /// # Errors
+    /// [`CoreError::Invalid`] (field `file`) for text that is not a project export this build
+    /// reads; the database.
+    pub async fn import_project(&self, json: &str) -> Result<ImportedProject, CoreError> {
+        let bad = |why: String| CoreError::from(InvalidInput::new("file", why));
+        let file: ProjectExport = serde_json::from_str(json)
+            .map_err(|e| bad(format!("This is not a Switchboard project export: {e}.")))?;
+        if file.format != EXPORT_FORMAT {
+            return Err(bad(format!(
+                "This is not a Switchboard project (its format is “{}”, not “{EXPORT_FORMAT}”).",
+                crate::text::one_line(&file.format, 60)
+            )));
+        }
+        if !(1..=EXPORT_VERSION).contains(&file.version) {
+            return Err(bad(format!(
+                "This project was exported in version {} of the format; this Switchboard reads \
+                 versions 1 to {EXPORT_VERSION}.",
+                file.version
+            )));
+        }
+        if file.files.len() > crate::knowledge::MAX_FILES {
+            return Err(bad(format!(
+                "The file holds {} files; a project keeps at most {}.",
+                file.files.len(),
+                crate::knowledge::MAX_FILES
+            )));
+        }
+        let mut notes = Vec::new();
+        let taken = self.projects().list().await?;
+        let wanted = check_name(&file.name)?;
+        let name = (1..)
+            .map(|n| {
+                if n == 1 {
+                    wanted.clone()
+                } else {
+                    format!("{} ({n})", one_line(&wanted, MAX_PROJECT_NAME_CHARS - 5))
+                }
+            })
+            .find(|n| !taken.iter().any(|p| p.name.eq_ignore_ascii_case(n)))
+            .unwrap_or_default();
+        if name != wanted {
+            notes.push(format!(
+                "A project named “{wanted}” exists already: this one is “{name}”."
+            ));
+        }
+        let profile = match file.profile.as_deref() {
+            Some(profile) => match self.profiles().get(profile).await {
+                Ok(found) => Some(found.id),
+                Err(CoreError::NotFound { .. }) => {
+                    notes.push(format!(
+                        "This computer has no profile “{}”: its conversations start from the \
+                         default profile.",
+                        one_line(profile, 60)
+                    ));
+                    None
+                }
+                Err(e) => return Err(e),
+            },
+            None => None,
+        };
+        let project = self
+            .projects()
+            .create(&ProjectInput {
+                name,
+                instructions: file.instructions,
+                profile,
+            })
+            .await?;
+        let store = self.store()?;
+        for exported in file.files {
+            let shown = crate::attachments::shown_name(&exported.name);
+            let kept = crate::knowledge::text_of(&shown, exported.text.as_bytes())
+                .map_err(|e| e.message)
+                .map(|(_, text)| {
+                    use sha2::{Digest, Sha256};
+                    NewProjectFile {
+                        sha256: Sha256::digest(text.as_bytes())
+                            .iter()
+                            .map(|b| format!("{b:02x}"))
+                            .collect(),
+                        size: text.len() as u64,
+                        mime: if exported.mime == "application/pdf" {
+                            exported.mime.clone()
+                        } else {
+                            "text/plain".into()
+                        },
+                        passages: crate::knowledge::passages(&text),
+                        name: shown.clone(),
+                    }
+                });
+            match kept {
+                Ok(new) => {
+                    store
+                        .add_project_file(project.id.clone(), new, crate::knowledge::MAX_FILES)
+                        .await?;
+                }
+                Err(why) => notes.push(format!("The file “{shown}” was not kept: {why}")),
+            }
+        }
+        for conversation in file.conversations {
+            let title = one_line(&conversation.conversation.title, 80);
+            match self.conversations().import_export(conversation).await {
+                Ok(made) => {
+                    store
+                        .move_conversation(made.id, Some(project.id.clone()))
+                        .await?;
+                }
+                Err(CoreError::Invalid(e)) => notes.push(format!(
+                    "The conversation “{title}” was not kept: {}",
+                    e.message
+                )),
+                Err(e) => return Err(e),
+            }
+        }
+        let project = self.projects().get(&project.id).await?;
+        Ok(ImportedProject { project, notes })
+    }
+
     /// A new conversation in a project (by id or name): it starts from the project's profile,
     /// or the default profile when the project names none.
     ///

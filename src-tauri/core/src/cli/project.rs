@@ -1,5 +1,5 @@
-//! `switchboard project …`: add, list, show, edit and remove projects, and move a conversation
-//! into one or out of any. A project is a name, instructions added to the system prompt of each
+//! `switchboard project …`: add, list, show, edit and remove projects, their knowledge files,
+//! export and import them whole, and move a conversation into one or out of any. A project is a name, instructions added to the system prompt of each
 //! of its conversations, and the profile a conversation made in it starts from; `chat --project
 //! NAME` starts a conversation in one.
 
@@ -58,6 +58,19 @@ pub(crate) enum ProjectCommand {
         /// A file to remove, by its name in the project (repeat for several).
         #[arg(long, value_name = "NAME")]
         remove: Vec<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write a project — its settings, files and conversations — as one JSON file (to stdout,
+    /// or to --out FILE).
+    Export {
+        name: String,
+        #[arg(long, value_name = "FILE")]
+        out: Option<std::path::PathBuf>,
+    },
+    /// Keep the project a JSON export holds (a taken name gets " (2)").
+    Import {
+        file: std::path::PathBuf,
         #[arg(long)]
         json: bool,
     },
@@ -162,6 +175,37 @@ pub(crate) async fn run(
             remove,
             json,
         } => files(app, &name, add, remove, json, out).await,
+        ProjectCommand::Export { name, out: file } => {
+            match file {
+                Some(path) => {
+                    app.write_project(&name, path.clone()).await?;
+                    writeln!(out, "Wrote {}.", path.display())?;
+                }
+                None => json_out(out, &app.export_project(&name).await?)?,
+            }
+            Ok(())
+        }
+        ProjectCommand::Import { file, json } => {
+            let imported = app.import_project_file(file).await?;
+            for note in &imported.notes {
+                super::terminal::say!("{note}");
+            }
+            if json {
+                return json_out(out, &imported);
+            }
+            writeln!(
+                out,
+                "Imported the project “{}” with {} conversation{}.",
+                imported.project.name,
+                imported.project.conversations,
+                if imported.project.conversations == 1 {
+                    ""
+                } else {
+                    "s"
+                }
+            )?;
+            Ok(())
+        }
         ProjectCommand::Move {
             conversation,
             project,

@@ -3,8 +3,10 @@
 //! (read, split and indexed with progress told to the window) and removed.
 
 use super::{commands, Sink};
-use crate::app::{AddedFiles, FilesProgress, ProjectInput};
-use crate::store::{Conversation, Project, ProjectFile};
+use crate::app::{AddedFiles, FilesProgress, ImportedProject, ProjectInput};
+use crate::store::{export_file_name, Conversation, ExportFormat, Project, ProjectFile};
+
+const KIND: (&str, &str) = ("Switchboard project (JSON)", "json");
 
 commands! {
     async fn list_projects(cx) -> Vec<Project> {
@@ -60,5 +62,26 @@ commands! {
 
     async fn remove_project_file(cx, project_id: String, name: String) -> () {
         Ok(cx.app.projects().remove_file(&project_id, &name).await?)
+    }
+
+    /// Asks where to save the project's export (settings, files, conversations) and writes it;
+    /// the path, or `null` when the person closed the dialog.
+    async fn export_project(cx, id: String) -> Option<String> {
+        let project = cx.app.projects().get(&id).await?;
+        let name = export_file_name(&project.name, ExportFormat::Json);
+        let Some(path) = cx.host.choose_file("Export the project", Some(&name), KIND).await else {
+            return Ok(None);
+        };
+        cx.app.write_project(&project.id, path.clone()).await?;
+        Ok(Some(path.display().to_string()))
+    }
+
+    /// Asks for a project's export and keeps it as a new project; `null` when the dialog was
+    /// closed.
+    async fn import_project(cx) -> Option<ImportedProject> {
+        let Some(path) = cx.host.choose_file("Import a project", None, KIND).await else {
+            return Ok(None);
+        };
+        Ok(Some(cx.app.import_project_file(path).await?))
     }
 }

@@ -256,3 +256,20 @@ describe("exporting and importing a project from the sidebar", () => {
     expect(screen.getByTestId("project-note").textContent).toContain("A project named “Bridge” exists already");
   }, 30_000);
 });
+
+describe("search in a project", () => {
+  it("finds only the project's conversations once the dialog is told which", async () => {
+    const project = await backend.seed(() => ipc.createProject({ name: "Bridge", instructions: "", profile: null }));
+    const inside = await backend.seed(() => ipc.createConversation("Rivet torque"));
+    await backend.seed(() => ipc.moveConversation(inside.id, project.id));
+    await backend.seed(() => ipc.createConversation("Rivet prices"));
+    const { user } = await renderApp();
+    await user.click(screen.getByTestId("open-search"));
+    const dialog = await screen.findByTestId("search-dialog");
+    await user.type(within(dialog).getByTestId("search-input"), "rivet");
+    await waitFor(() => expect(within(dialog).getAllByTestId("search-hit")).toHaveLength(2));
+    await user.selectOptions(within(dialog).getByTestId("search-scope"), "Bridge");
+    await waitFor(() => expect(within(dialog).getAllByTestId("search-hit").map((h) => h.textContent)).toEqual([expect.stringContaining("Rivet torque")]));
+    expect(backend.callsTo("search_conversations").at(-1)?.args).toMatchObject({ text: "rivet", projectId: project.id });
+  }, 30_000);
+});

@@ -166,6 +166,34 @@ async fn a_projects_instructions_reach_each_of_its_conversations_after_the_profi
     let said = cli(&app, &["project", "move", &conversation, "Bridge"]).await;
     assert!(said.contains("into “Bridge”"), "{said}");
 
+    // Search in the project finds its conversation only; everywhere, both.
+    let in_hits = |hits: &serde_json::Value| {
+        let mut ids: Vec<String> = hits
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["conversation_id"].as_str().unwrap().to_owned())
+            .collect();
+        ids.sort();
+        ids.dedup();
+        ids
+    };
+    let everywhere = json(&app, &["conversations", "search", "hello", "--json"]).await;
+    assert_eq!(in_hits(&everywhere).len(), 2, "{everywhere}");
+    let within = json(
+        &app,
+        &[
+            "conversations",
+            "search",
+            "hello",
+            "--project",
+            "Bridge",
+            "--json",
+        ],
+    )
+    .await;
+    assert_eq!(in_hits(&within), [conversation.clone()], "{within}");
+
     let list = json(&app, &["project", "list", "--json"]).await;
     assert_eq!(list.as_array().unwrap().len(), 1);
     assert_eq!(list[0]["conversations"], 1);

@@ -252,11 +252,12 @@ export class ConversationsStore {
   }
 
   /**
-   * At most `limit` hits for `query` across every conversation, newest first.
+   * At most `limit` hits for `query` across every conversation (or those of the project
+   * `projectId`), newest first.
    * @throws IpcError, for the caller to show beside the query
    */
-  search(query: string, limit: number): Promise<SearchHit[]> {
-    return ipc.searchConversations(query, limit);
+  search(query: string, limit: number, projectId: string | null = null): Promise<SearchHit[]> {
+    return ipc.searchConversations(query, limit, projectId);
   }
 
   /**

@@ -1058,8 +1058,8 @@ export function conversationSkills(conversationId: string): Promise<Array<Conver
 /**
  * Conversations whose title, and messages whose text, hold every word of `text`.
  */
-export function searchConversations(text: string, limit?: number | null): Promise<Array<SearchHit>> {
-  return call("search_conversations", { text, limit: limit ?? null });
+export function searchConversations(text: string, limit?: number | null, projectId?: string | null): Promise<Array<SearchHit>> {
+  return call("search_conversations", { text, limit: limit ?? null, projectId: projectId ?? null });
 }
 
 /**

@@ -84,6 +84,26 @@ impl Conversations {
             .await?)
     }
 
+    /// [`Conversations::search`] in the conversations of the project `project_id` only.
+    ///
+    /// # Errors
+    /// As [`Conversations::search`].
+    pub async fn search_in(
+        &self,
+        text: &str,
+        limit: Option<u32>,
+        project_id: &str,
+    ) -> Result<Vec<crate::store::SearchHit>, CoreError> {
+        Ok(self
+            .store()?
+            .search_in(
+                text.to_owned(),
+                limit.unwrap_or(50),
+                Some(project_id.to_owned()),
+            )
+            .await?)
+    }
+
     /// Everything of one conversation, in the versioned export format.
     ///
     /// # Errors

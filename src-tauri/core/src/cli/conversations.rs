@@ -30,6 +30,9 @@ pub(crate) enum ConversationsCommand {
         /// At most this many hits (1–200).
         #[arg(long, default_value_t = 50)]
         limit: u32,
+        /// Only in the conversations of this project.
+        #[arg(long, value_name = "NAME")]
+        project: Option<String>,
         #[arg(long)]
         json: bool,
     },
@@ -160,9 +163,12 @@ pub(crate) async fn run(
             timeout,
         } => read_link(app, id, uri, json, timeout, out).await,
         ConversationsCommand::Show { id, json } => show(app, id, json, out).await,
-        ConversationsCommand::Search { query, limit, json } => {
-            search(app, query, limit, json, out).await
-        }
+        ConversationsCommand::Search {
+            query,
+            limit,
+            project,
+            json,
+        } => search(app, query, limit, project, json, out).await,
         ConversationsCommand::Compact { id, json } => compact(app, id, json, out).await,
         ConversationsCommand::Export { id, format, output } => {
             export(app, id, format, output, out).await
@@ -355,10 +361,19 @@ async fn search(
     app: &Arc<App>,
     query: String,
     limit: u32,
+    project: Option<String>,
     json: bool,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
-    let hits = app.conversations().search(&query, Some(limit)).await?;
+    let hits = match project {
+        Some(name) => {
+            let project = app.projects().get(&name).await?;
+            app.conversations()
+                .search_in(&query, Some(limit), &project.id)
+                .await?
+        }
+        None => app.conversations().search(&query, Some(limit)).await?,
+    };
     if json {
         json_out(out, &hits)?;
     } else if hits.is_empty() {

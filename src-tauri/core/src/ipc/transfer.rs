@@ -7,8 +7,11 @@ use crate::store::{export_file_name, Conversation, ExportFormat, SearchHit};
 
 commands! {
     /// Conversations whose title, and messages whose text, hold every word of `text`.
-    async fn search_conversations(cx, text: String, limit: Option<u32>) -> Vec<SearchHit> {
-        Ok(cx.app.conversations().search(&text, limit).await?)
+    async fn search_conversations(cx, text: String, limit: Option<u32>, project_id: Option<String>) -> Vec<SearchHit> {
+        Ok(match project_id {
+            Some(project) => cx.app.conversations().search_in(&text, limit, &project).await?,
+            None => cx.app.conversations().search(&text, limit).await?,
+        })
     }
 
     /// Asks where to save conversation `id` and writes it there; resolves with the file's path,

@@ -140,6 +140,19 @@ impl Store {
     /// # Errors
     /// A failed query.
     pub async fn search(&self, text: String, limit: u32) -> Result<Vec<SearchHit>, StoreError> {
+        self.search_in(text, limit, None).await
+    }
+
+    /// [`Store::search`] in the conversations of one project (`None`: every conversation).
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn search_in(
+        &self,
+        text: String,
+        limit: u32,
+        project: Option<String>,
+    ) -> Result<Vec<SearchHit>, StoreError> {
         let Some(query) = fts_query(&text) else {
             return Ok(Vec::new());
         };
@@ -155,7 +168,7 @@ impl Store {
         self.call(move |conn| {
             let tx = conn.transaction()?;
             refresh_branch_index(&tx)?;
-            let hits = find(&tx, &query, &words, limit)?;
+            let hits = find(&tx, &query, &words, limit, project.as_deref())?;
             if keep {
                 tx.commit()?;
             }
@@ -172,14 +185,15 @@ fn find(
     query: &str,
     words: &[String],
     limit: u32,
+    project: Option<&str>,
 ) -> Result<Vec<SearchHit>, StoreError> {
     let mut hits = Vec::new();
     // Titles: few enough to read all; every word must be in the title.
     let mut stmt = conn.prepare_cached(
         "SELECT id, title, updated_at FROM conversations WHERE lane_of IS NULL \
-         ORDER BY updated_at DESC, id DESC",
+         AND (?1 IS NULL OR project_id = ?1) ORDER BY updated_at DESC, id DESC",
     )?;
-    let titles = stmt.query_map([], |row| {
+    let titles = stmt.query_map([project], |row| {
         Ok((
             row.get::<_, String>(0)?,
             row.get::<_, String>(1)?,
@@ -213,12 +227,13 @@ fn find(
          JOIN messages m ON m.rowid = message_search.rowid \
          JOIN conversations c ON c.id = m.conversation_id \
          WHERE message_search MATCH ?1 AND c.lane_of IS NULL \
+         AND (?3 IS NULL OR c.project_id = ?3) \
          ORDER BY message_search.rowid DESC LIMIT ?2"
     ))?;
     let mut found = stmt
-        .query_map(params![query, left], |row| message_hit(row, false))?
+        .query_map(params![query, left, project], |row| message_hit(row, false))?
         .collect::<Result<Vec<_>, _>>()?;
-    found.extend(branch_hits(conn, query, left)?);
+    found.extend(branch_hits(conn, query, left, project)?);
     // Newest first, whichever branch a message is in.
     // (Ids are time-ordered: they settle messages written in the same millisecond.)
     found.sort_by(|a, b| (b.created_at, &b.message_id).cmp(&(a.created_at, &a.message_id)));
@@ -228,15 +243,21 @@ fn find(
 }
 
 /// Messages of the branches not shown that match `query`, newest first; at most `limit`.
-fn branch_hits(conn: &Connection, query: &str, limit: i64) -> Result<Vec<SearchHit>, StoreError> {
+fn branch_hits(
+    conn: &Connection,
+    query: &str,
+    limit: i64,
+    project: Option<&str>,
+) -> Result<Vec<SearchHit>, StoreError> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT b.conversation_id, c.title, b.message_id, b.role, b.created_at, \
                 snippet(branch_search, 0, '{OPEN}', '{CLOSE}', '…', {SNIPPET_WORDS}), b.seq \
          FROM branch_search b JOIN conversations c ON c.id = b.conversation_id \
          WHERE branch_search MATCH ?1 AND c.lane_of IS NULL \
+         AND (?3 IS NULL OR c.project_id = ?3) \
          ORDER BY b.created_at DESC, b.message_id DESC LIMIT ?2"
     ))?;
-    let rows = stmt.query_map(params![query, limit], |row| message_hit(row, true))?;
+    let rows = stmt.query_map(params![query, limit, project], |row| message_hit(row, true))?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 

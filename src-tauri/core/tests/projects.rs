@@ -192,7 +192,7 @@ async fn a_projects_instructions_reach_each_of_its_conversations_after_the_profi
         ],
     )
     .await;
-    assert_eq!(in_hits(&within), [conversation.clone()], "{within}");
+    assert_eq!(in_hits(&within), std::slice::from_ref(&conversation), "{within}");
 
     let list = json(&app, &["project", "list", "--json"]).await;
     assert_eq!(list.as_array().unwrap().len(), 1);

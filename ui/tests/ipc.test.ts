@@ -88,6 +88,7 @@ describe("ipc", () => {
       keep_alive: "",
       audit_retention_days: 365,
       keep_running_in_background: false,
+      memory: false,
     };
     const provider = { name: "Work", kind: "openai" as const, base_url: null, default_model: "gpt", api_key: "sk" };
     await ipc.appStatus();

@@ -43,6 +43,7 @@ describe("grouping the conversation list by project", () => {
     name,
     instructions: "",
     profile_id: null,
+    memory: false,
     created_at: 0,
     updated_at: 0,
     conversations: 0,
@@ -81,13 +82,13 @@ describe("the projects store", () => {
     await projects.load();
     expect(projects.all).toEqual([]);
 
-    const bridge = await projects.create({ name: " Bridge ", instructions: "Steel.", profile: coding.id });
+    const bridge = await projects.create({ name: " Bridge ", instructions: "Steel.", profile: coding.id, memory: false });
     expect(bridge).toMatchObject({ name: "Bridge", instructions: "Steel.", profile_id: coding.id, conversations: 0 });
     expect(projects.all.map((p) => p.name)).toEqual(["Bridge"]);
-    const refused = await projects.create({ name: "BRIDGE", instructions: "", profile: null }).catch((e: unknown) => e);
+    const refused = await projects.create({ name: "BRIDGE", instructions: "", profile: null, memory: false }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(IpcError);
     expect(refused).toMatchObject({ kind: "conflict", field: "name" });
-    const blank = await projects.create({ name: " ", instructions: "", profile: null }).catch((e: unknown) => e);
+    const blank = await projects.create({ name: " ", instructions: "", profile: null, memory: false }).catch((e: unknown) => e);
     expect(blank).toMatchObject({ field: "name" });
 
     await projects.newConversationIn(bridge.id);
@@ -96,8 +97,8 @@ describe("the projects store", () => {
     expect(made).toMatchObject({ project_id: bridge.id, profile_id: coding.id });
     expect(conversations.list[0].project_id).toBe(bridge.id);
 
-    const edited = await projects.update(bridge.id, { name: "Bridge works", instructions: "Rivets.", profile: null });
-    expect(edited).toMatchObject({ name: "Bridge works", instructions: "Rivets.", profile_id: null });
+    const edited = await projects.update(bridge.id, { name: "Bridge works", instructions: "Rivets.", profile: null, memory: true });
+    expect(edited).toMatchObject({ name: "Bridge works", instructions: "Rivets.", profile_id: null, memory: true });
 
     await projects.remove(bridge.id);
     expect(projects.all).toEqual([]);
@@ -196,7 +197,7 @@ describe("projects in the window", () => {
 
 describe("a project's files in its dialog", () => {
   it("adds the files picked, with progress, says which were refused and why, and removes one", async () => {
-    const project = await backend.seed(() => ipc.createProject({ name: "Bridge", instructions: "", profile: null }));
+    const project = await backend.seed(() => ipc.createProject({ name: "Bridge", instructions: "", profile: null, memory: false }));
     const folder = mkdtempSync(join(tmpdir(), "switchboard-project-files-"));
     const notes = join(folder, "notes.md");
     writeFileSync(notes, "The bridge opens at dawn.\n");
@@ -235,7 +236,7 @@ describe("a project's files in its dialog", () => {
 
 describe("exporting and importing a project from the sidebar", () => {
   it("saves one where the person picks and keeps it again as a new project, saying so", async () => {
-    const project = await backend.seed(() => ipc.createProject({ name: "Bridge", instructions: "Steel.", profile: null }));
+    const project = await backend.seed(() => ipc.createProject({ name: "Bridge", instructions: "Steel.", profile: null, memory: false }));
     const chat = await backend.seed(() => ipc.createConversation("Loads"));
     await backend.seed(() => ipc.moveConversation(chat.id, project.id));
     const file = join(mkdtempSync(join(tmpdir(), "switchboard-project-export-")), "bridge.json");
@@ -259,7 +260,7 @@ describe("exporting and importing a project from the sidebar", () => {
 
 describe("search in a project", () => {
   it("finds only the project's conversations once the dialog is told which", async () => {
-    const project = await backend.seed(() => ipc.createProject({ name: "Bridge", instructions: "", profile: null }));
+    const project = await backend.seed(() => ipc.createProject({ name: "Bridge", instructions: "", profile: null, memory: false }));
     const inside = await backend.seed(() => ipc.createConversation("Rivet torque"));
     await backend.seed(() => ipc.moveConversation(inside.id, project.id));
     await backend.seed(() => ipc.createConversation("Rivet prices"));

@@ -99,6 +99,7 @@ describe("settings", () => {
         keep_alive: "",
         audit_retention_days: 365,
         keep_running_in_background: false,
+        memory: false,
       },
     });
     expect(document.documentElement.dataset.theme).toBe("dark");

@@ -81,6 +81,7 @@ describe("settings checks", () => {
     keep_alive: "5m",
     audit_retention_days: 90,
     keep_running_in_background: false,
+    memory: false,
   };
 
   it("shows the run time limit in minutes and stores it in seconds", () => {

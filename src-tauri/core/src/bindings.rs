@@ -55,6 +55,7 @@ fn bindings() -> String {
         crate::app::FilesProgress,
         crate::app::AddedFiles,
         crate::app::ImportedProject,
+        crate::store::Memory,
         crate::app::ProfileChoice,
         crate::app::ComparedModel,
         crate::app::Draft,

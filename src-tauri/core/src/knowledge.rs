@@ -3,7 +3,8 @@
 //! passages and not sent whole), its passages (split at paragraph and sentence bounds, with
 //! every character kept so the passages joined are the text again), the words of a question as
 //! a full-text query, and what the model is told: the files whole while they fit the share of the
-//! window they may take, else the passages that match the question.
+//! window they may take, else the passages that match the question. Also a remembered fact
+//! as it is kept (memory, issue 62): one line, not too long.
 //!
 //! A leaf beside `store`: it knows text, nothing of projects, messages or providers.
 
@@ -238,6 +239,28 @@ pub fn found_text(query: &str, found: &[FoundPassage]) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n\n")
+}
+
+/// The longest remembered fact, in characters.
+pub const MAX_FACT_CHARS: usize = 500;
+
+/// A fact to remember as kept: one line without tag characters, not blank, at most
+/// [`MAX_FACT_CHARS`].
+///
+/// # Errors
+/// [`InvalidInput`] on `text`.
+pub fn check_fact(text: &str) -> Result<String, InvalidInput> {
+    let fact = crate::text::one_line(&crate::text::without_tags(text), usize::MAX);
+    if crate::text::is_blank(&fact) {
+        return Err(InvalidInput::new("text", "Write the fact to remember."));
+    }
+    if fact.chars().count() > MAX_FACT_CHARS {
+        return Err(InvalidInput::new(
+            "text",
+            format!("A fact can be at most {MAX_FACT_CHARS} characters long."),
+        ));
+    }
+    Ok(fact)
 }
 
 #[cfg(test)]

@@ -61,6 +61,11 @@ pub struct Settings {
     /// tray's menu ends it.
     #[serde(default)]
     pub keep_running_in_background: bool,
+    /// The model may save short facts (the `remember` tool) and is told those relevant to a
+    /// question, in conversations outside projects (a project has its own switch). Off: nothing
+    /// is remembered, and nothing remembered is told.
+    #[serde(default)]
+    pub memory: bool,
 }
 
 fn default_audit_retention_days() -> u32 {
@@ -141,6 +146,7 @@ impl Default for Settings {
             keep_alive: String::new(),
             audit_retention_days: default_audit_retention_days(),
             keep_running_in_background: false,
+            memory: false,
         }
     }
 }
@@ -455,6 +461,7 @@ mod tests {
             keep_alive: "30m".into(),
             audit_retention_days: 90,
             keep_running_in_background: true,
+            memory: true,
         };
         assert_eq!(Settings::from_entries(&s.to_entries()), s);
         assert_eq!(s.to_entries()["theme"], json!("dark"));

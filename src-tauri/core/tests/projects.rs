@@ -192,7 +192,11 @@ async fn a_projects_instructions_reach_each_of_its_conversations_after_the_profi
         ],
     )
     .await;
-    assert_eq!(in_hits(&within), std::slice::from_ref(&conversation), "{within}");
+    assert_eq!(
+        in_hits(&within),
+        std::slice::from_ref(&conversation),
+        "{within}"
+    );
 
     let list = json(&app, &["project", "list", "--json"]).await;
     assert_eq!(list.as_array().unwrap().len(), 1);
@@ -623,4 +627,180 @@ async fn a_project_exported_is_imported_whole_on_a_fresh_home() {
     )
     .await;
     assert!(refused.unwrap_err().contains("not a Switchboard project"));
+}
+
+#[tokio::test]
+async fn memory_is_kept_and_told_only_while_it_is_on_and_can_be_edited_and_deleted() {
+    let Some(mock) = support::aimock("memory", "tool-loop.json", &[]) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let app = app_on(&mock, home.path()).await;
+
+    // Off (as it starts): no tool to keep facts, nothing told, nothing kept.
+    let before = mock.journal().await.len();
+    cli(
+        &app,
+        &["chat", "--approve", "all", "Remember that my bike is blue"],
+    )
+    .await;
+    let body = &bodies_since(&mock, before).await[0];
+    assert!(!tool_names(body).contains(&"switchboard__remember".to_owned()));
+    assert_eq!(
+        json(&app, &["memory", "list", "--all", "--json"]).await,
+        serde_json::json!([])
+    );
+
+    // On: the model keeps it (asked like any call: `--approve all` answers), from this
+    // conversation.
+    cli(&app, &["memory", "on"]).await;
+    let before = mock.journal().await.len();
+    cli(
+        &app,
+        &["chat", "--approve", "all", "Remember that my bike is blue"],
+    )
+    .await;
+    let body = &bodies_since(&mock, before).await[0];
+    assert!(
+        tool_names(body).contains(&"switchboard__remember".to_owned()),
+        "{:?}",
+        tool_names(body)
+    );
+    let facts = json(&app, &["memory", "list", "--json"]).await;
+    assert_eq!(facts.as_array().unwrap().len(), 1, "{facts}");
+    assert_eq!(facts[0]["text"], "The person's bike is blue.");
+    assert_eq!(
+        facts[0]["conversation_title"],
+        "Remember that my bike is blue"
+    );
+    let id = facts[0]["id"].as_str().unwrap().to_owned();
+
+    // A new conversation is told it, under its heading.
+    let before = mock.journal().await.len();
+    cli(
+        &app,
+        &["chat", "--tools", "none", "What colour is my bike?"],
+    )
+    .await;
+    let system = bodies_since(&mock, before).await[0]["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        system.contains("## What you remember") && system.contains("- The person's bike is blue."),
+        "{system}"
+    );
+
+    // Edited, then deleted: told the new words, then nothing.
+    cli(&app, &["memory", "edit", &id, "The bike is red now."]).await;
+    let before = mock.journal().await.len();
+    cli(
+        &app,
+        &["chat", "--tools", "none", "What colour is my bike?"],
+    )
+    .await;
+    let system = bodies_since(&mock, before).await[0]["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        system.contains("- The bike is red now.") && !system.contains("blue"),
+        "{system}"
+    );
+    cli(&app, &["memory", "remove", &id]).await;
+    let before = mock.journal().await.len();
+    cli(
+        &app,
+        &["chat", "--tools", "none", "What colour is my bike?"],
+    )
+    .await;
+    let system = bodies_since(&mock, before).await[0]["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(!system.contains("What you remember"), "{system}");
+
+    // A project has its own memory, off until switched on; the person's is not told there.
+    cli(&app, &["memory", "add", "Prefers metric units."]).await;
+    cli(&app, &["project", "add", "Bridge"]).await;
+    let before = mock.journal().await.len();
+    cli(
+        &app,
+        &[
+            "chat",
+            "--tools",
+            "none",
+            "--project",
+            "Bridge",
+            "What colour is my bike?",
+        ],
+    )
+    .await;
+    let system = bodies_since(&mock, before).await[0]["messages"][0]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(!system.contains("metric"), "{system}");
+    cli(&app, &["memory", "on", "--project", "Bridge"]).await;
+    cli(
+        &app,
+        &["memory", "add", "--project", "Bridge", "Rivets are steel."],
+    )
+    .await;
+    let before = mock.journal().await.len();
+    cli(
+        &app,
+        &[
+            "chat",
+            "--tools",
+            "none",
+            "--project",
+            "Bridge",
+            "What colour is my bike?",
+        ],
+    )
+    .await;
+    let system = bodies_since(&mock, before).await[0]["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        system.contains("the project “Bridge”'s memory") && system.contains("- Rivets are steel."),
+        "{system}"
+    );
+    assert!(!system.contains("metric"), "{system}");
+    // Off again: nothing of it told, and the tool not offered.
+    cli(&app, &["memory", "off", "--project", "Bridge"]).await;
+    let before = mock.journal().await.len();
+    cli(
+        &app,
+        &[
+            "chat",
+            "--approve",
+            "all",
+            "--project",
+            "Bridge",
+            "What colour is my bike?",
+        ],
+    )
+    .await;
+    let body = &bodies_since(&mock, before).await[0];
+    assert!(!tool_names(body).contains(&"switchboard__remember".to_owned()));
+    assert!(!body["messages"][0]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("Rivets"));
+    let all = json(&app, &["memory", "list", "--all", "--json"]).await;
+    assert_eq!(
+        all.as_array().unwrap().len(),
+        2,
+        "both facts are kept while off: {all}"
+    );
+    let refused = support::run_cli(
+        Arc::clone(&app),
+        ["memory", "add", " "].map(str::to_owned).to_vec(),
+    )
+    .await
+    .0;
+    assert!(refused.unwrap_err().contains("Write the fact"));
 }

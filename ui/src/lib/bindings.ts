@@ -81,7 +81,13 @@ audit_retention_days: number,
  * Closing the window keeps the app running in the tray, so schedules go on; Quit in the
  * tray's menu ends it.
  */
-keep_running_in_background: boolean, };
+keep_running_in_background: boolean, 
+/**
+ * The model may save short facts (the `remember` tool) and is told those relevant to a
+ * question, in conversations outside projects (a project has its own switch). Off: nothing
+ * is remembered, and nothing remembered is told.
+ */
+memory: boolean, };
 
 export type Conversation = { id: string, title: string, created_at: number, updated_at: number, 
 /**
@@ -168,7 +174,11 @@ instructions: string,
 /**
  * The profile a conversation made in the project starts from (none: the default's).
  */
-profile_id: string | null, };
+profile_id: string | null, 
+/**
+ * The model may save facts to the project's memory and is told those relevant.
+ */
+memory: boolean, };
 
 /**
  * A project, with how many conversations are in it.
@@ -185,7 +195,11 @@ instructions: string,
 /**
  * The profile a conversation made in the project starts from (none: the default's).
  */
-profile_id: string | null, };
+profile_id: string | null, 
+/**
+ * The model may save facts to the project's memory and is told those relevant.
+ */
+memory: boolean, };
 
 /**
  * A project as the window or the command line gives it: the profile by id or name.
@@ -194,7 +208,11 @@ export type ProjectInput = { name: string, instructions: string,
 /**
  * The profile (id or name) its new conversations start from; none: the default profile.
  */
-profile: string | null, };
+profile: string | null, 
+/**
+ * Its memory is on: the model may save facts to it and is told those relevant.
+ */
+memory: boolean, };
 
 /**
  * A file of a project, as its list shows it.
@@ -224,6 +242,20 @@ export type ImportedProject = { project: Project,
  * or conversation that could not be kept).
  */
 notes: Array<string>, };
+
+/**
+ * A fact kept in memory.
+ */
+export type Memory = { id: string, 
+/**
+ * The project whose memory it is in; none: the person's own.
+ */
+project_id: string | null, text: string, 
+/**
+ * The conversation it came from (none: written by the person, or that conversation was
+ * deleted), and its title.
+ */
+conversation_id: string | null, conversation_title: string | null, created_at: number, updated_at: number, };
 
 /**
  * Which profile a new conversation starts from.

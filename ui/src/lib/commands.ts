@@ -4,7 +4,7 @@
 // and commit the result; the test command fails while this file and Rust disagree.
 
 import { call, channel } from "./invoke";
-import type { AddedFiles, AppStatus, ApprovalAnswer, Attached, Attachment, AttachmentRef, AuditEntry, AuditFilter, BundleInstallRequest, CallControl, ComparedModel, ConnectionReport, Conversation, ConversationArtifact, ConversationDetail, ConversationSkill, ConversationTool, Draft, DropEvent, ElicitationAnswer, ElicitationRequest, ExportFormat, FilesProgress, ImportPreview, ImportedProfile, ImportedProject, InstallRequest, JsonValue, KeychainStatus, LocalServer, McpAppView, McpServerStatus, McpServerView, MessagePage, ModelInfo, ModelPrice, ModelWindow, NewProvider, NewSchedule, OfferedBundle, OffersOf, Outcome, PolicyMark, PolicyView, Preset, Profile, ProfileChoice, ProfileFields, Project, ProjectFile, ProjectInput, PromptUse, Provider, ProviderKindInfo, PullProgress, Reach, ResultView, ReviewVerdict, Rule, RunEvent, Schedule, ScheduleRun, ScheduleRunStarted, SearchHit, SearchPage, ServerOffers, Settings, ShellCommandStatus, ShownProposal, Skill, SkillDetail, StandingApproval, SwitchedBranch, Target, ToolMode, ToolModeChoice, ToolReview, ToolSuggestion, UpdateProgress, UpdateStatus, UsageReport, UsageTotal } from "./bindings";
+import type { AddedFiles, AppStatus, ApprovalAnswer, Attached, Attachment, AttachmentRef, AuditEntry, AuditFilter, BundleInstallRequest, CallControl, ComparedModel, ConnectionReport, Conversation, ConversationArtifact, ConversationDetail, ConversationSkill, ConversationTool, Draft, DropEvent, ElicitationAnswer, ElicitationRequest, ExportFormat, FilesProgress, ImportPreview, ImportedProfile, ImportedProject, InstallRequest, JsonValue, KeychainStatus, LocalServer, McpAppView, McpServerStatus, McpServerView, Memory, MessagePage, ModelInfo, ModelPrice, ModelWindow, NewProvider, NewSchedule, OfferedBundle, OffersOf, Outcome, PolicyMark, PolicyView, Preset, Profile, ProfileChoice, ProfileFields, Project, ProjectFile, ProjectInput, PromptUse, Provider, ProviderKindInfo, PullProgress, Reach, ResultView, ReviewVerdict, Rule, RunEvent, Schedule, ScheduleRun, ScheduleRunStarted, SearchHit, SearchPage, ServerOffers, Settings, ShellCommandStatus, ShownProposal, Skill, SkillDetail, StandingApproval, SwitchedBranch, Target, ToolMode, ToolModeChoice, ToolReview, ToolSuggestion, UpdateProgress, UpdateStatus, UsageReport, UsageTotal } from "./bindings";
 
 export function appStatus(): Promise<AppStatus> {
   return call("app_status");
@@ -661,6 +661,35 @@ export function watchServerProposals(onProposal: (message: ShownProposal) => voi
  */
 export function acceptServerProposal(token: string): Promise<McpServerView> {
   return call("accept_server_proposal", { token });
+}
+
+/**
+ * Every memory's facts, newest first.
+ */
+export function listMemories(): Promise<Array<Memory>> {
+  return call("list_memories");
+}
+
+/**
+ * Keeps a fact the person wrote, in a project's memory or (`null`) their own.
+ */
+export function addMemory(projectId: string | null, text: string): Promise<Memory> {
+  return call("add_memory", { projectId, text });
+}
+
+export function updateMemory(id: string, text: string): Promise<Memory> {
+  return call("update_memory", { id, text });
+}
+
+export function deleteMemory(id: string): Promise<void> {
+  return call("delete_memory", { id });
+}
+
+/**
+ * Switches a project's memory on or off.
+ */
+export function setProjectMemory(projectId: string, on: boolean): Promise<Project> {
+  return call("set_project_memory", { projectId, on });
 }
 
 /**

@@ -92,6 +92,7 @@ export type {
   FilesProgress,
   AddedFiles,
   ImportedProject,
+  Memory,
   Provider,
   ProviderKind,
   ProviderKindInfo,

@@ -114,6 +114,7 @@ export interface SettingsDraft {
   /** how many days the record of tool calls keeps each */
   audit_retention_days: number | null;
   keep_running_in_background: boolean;
+  memory: boolean;
 }
 
 /** The longest system prompt Rust keeps, in characters (`MAX_SYSTEM_PROMPT_CHARS`). */
@@ -133,6 +134,7 @@ export function settingsToDraft(settings: Settings): SettingsDraft {
     keep_alive: settings.keep_alive ?? "",
     audit_retention_days: settings.audit_retention_days,
     keep_running_in_background: settings.keep_running_in_background,
+    memory: settings.memory,
   };
 }
 
@@ -204,6 +206,7 @@ export function draftToSettings(draft: SettingsDraft): Settings {
     keep_alive: draft.keep_alive.trim(),
     audit_retention_days: draft.audit_retention_days ?? AUDIT_RETENTION_DAYS.max,
     keep_running_in_background: draft.keep_running_in_background,
+    memory: draft.memory,
   };
 }
 

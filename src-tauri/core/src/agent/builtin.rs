@@ -15,6 +15,9 @@
 //! - `search_project_files(query)` (issue 62): the passages of the project's files that match
 //!   a query. Offered in a conversation of a project that has files; it reads only those files,
 //!   which the person added to the project, so it does not ask.
+//! - `remember(fact)` (issue 62): keeps a short fact in the memory the conversation uses (its
+//!   project's, or the person's own). Offered only while that memory is on; it writes, so it
+//!   asks like any other call (the first time, then as grants and policies say).
 //! - `run_skill_script(name, script, args?, stdin?)` (issue 61): runs a script of one of the
 //!   person's skills whose scripts they allowed, in a sandbox ([`crate::skills::scripts`]).
 //!   Offered only when such a skill is on for the conversation; it asks before every run,
@@ -40,6 +43,8 @@ pub const LOAD_SKILL: &str = "load_skill";
 pub const RUN_SCRIPT: &str = "run_skill_script";
 /// The tool that searches the files of the conversation's project.
 pub const SEARCH_FILES: &str = "search_project_files";
+/// The tool that keeps a fact in the conversation's memory.
+pub const REMEMBER: &str = "remember";
 
 /// Whether a call of Switchboard's own `tool` runs without an approval: it reads only what the
 /// conversation already allowed (its tools' list, its own results).
@@ -119,6 +124,36 @@ pub fn search_files_tool(project: &str) -> CatalogueTool {
             "additionalProperties": false
         }),
     )
+}
+
+/// `remember`, offered while the memory the conversation uses is on.
+pub fn remember_tool() -> CatalogueTool {
+    let mut tool = own_tool(
+        REMEMBER,
+        "Remember",
+        "Keeps a short fact for later conversations: what the person prefers, decided or told \
+         you that will matter again (\"Prefers metric units.\", \"The staging server is \
+         staging.internal.\"). One fact per call, in a sentence of its own. Never keep \
+         passwords, keys or other secrets. The person sees every fact kept and can change or \
+         delete it."
+            .to_owned(),
+        json!({
+            "type": "object",
+            "properties": {
+                "fact": {"type": "string", "maxLength": 500, "description": "The fact, in one sentence."}
+            },
+            "required": ["fact"],
+            "additionalProperties": false
+        }),
+    );
+    // It writes: not read-only, so nothing lets it run unasked on that account.
+    tool.annotations = Some(json!({
+        "readOnlyHint": false,
+        "destructiveHint": false,
+        "idempotentHint": false,
+        "openWorldHint": false
+    }));
+    tool
 }
 
 /// `read_result`, offered when a result in the conversation reached the model cut.

@@ -182,6 +182,9 @@ pub struct RunSetup {
     /// The project whose files `search_project_files` reads (offered in [`RunSetup::tools`]
     /// when it has any).
     pub project_id: Option<String>,
+    /// The memory `remember` keeps facts in, while it is on (offered in [`RunSetup::tools`]
+    /// then).
+    pub memory: Option<crate::store::MemoryScope>,
 }
 
 /// The most held-back tools named one by one at a run's start; the rest are counted.

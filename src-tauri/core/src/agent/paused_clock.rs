@@ -225,6 +225,7 @@ impl Bench {
             provider_searches_tools: false,
             skills: crate::skills::RunSkills::default(),
             project_id: None,
+            memory: None,
         };
         let services = RunServices {
             store: &self.store,

@@ -292,6 +292,11 @@ impl App {
         &self.projects
     }
 
+    /// The facts kept across conversations.
+    pub fn memory(&self) -> &super::Memories {
+        &self.memories
+    }
+
     pub(super) async fn secrets<T, F>(&self, work: F) -> Result<T, CoreError>
     where
         T: Send + 'static,

@@ -14,8 +14,8 @@
 //!
 //! By idea: [`home`] opens the database and hands out the services; [`conversations`],
 //! [`drafts`], [`attachments`], [`artifacts`] and [`links`] are what a person keeps, with the
-//! services [`providers`] (and [`connections`], [`windows`]), [`profiles`], [`projects`] and
-//! [`usage`];
+//! services [`providers`] (and [`connections`], [`windows`]), [`profiles`], [`projects`],
+//! [`memory`] and [`usage`];
 //! [`turns`] prepares a turn and [`runs`] keeps it going ([`compare`] several at once);
 //! [`servers`] is the MCP servers and the flows that ask about them ([`registry`] and
 //! [`bundles`] add them, [`offers`], [`apps`] and [`proposals`] are what they offer); this file
@@ -36,6 +36,7 @@ mod kept;
 mod keychain;
 mod links;
 mod local_models;
+mod memory;
 mod offers;
 mod policy;
 mod profiles;
@@ -72,6 +73,7 @@ pub use home::{
     MAX_TITLE_CHARS, MESSAGE_PAGE,
 };
 pub use local_models::PullProgress;
+pub use memory::{check_fact, Memories, MAX_FACT_CHARS};
 pub use offers::{OffersOf, PromptUse};
 pub use policy::{PolicyMark, PolicyView};
 pub use profiles::{ImportedProfile, ProfileChoice, Profiles, MAX_PROFILE_NAME_CHARS};
@@ -172,6 +174,8 @@ pub struct App {
     profiles: Profiles,
     /// The person's projects ([`App::projects`]).
     projects: Projects,
+    /// The facts kept across conversations ([`App::memory`]).
+    memories: Memories,
     /// The keychain (every call off the runtime).
     keychain: keychain::Keychain,
     /// Providers ([`App::providers`]).
@@ -259,6 +263,7 @@ impl App {
             usage: Usage::new(db.clone()),
             profiles: Profiles::new(db.clone()),
             projects: Projects::new(db.clone()),
+            memories: Memories::new(db.clone()),
             keychain: keychain::Keychain::new(Arc::clone(&config.secrets)),
             providers: Providers::new(
                 db,

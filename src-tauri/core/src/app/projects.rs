@@ -24,6 +24,9 @@ pub struct ProjectInput {
     /// The profile (id or name) its new conversations start from; none: the default profile.
     #[serde(default)]
     pub profile: Option<String>,
+    /// Its memory is on: the model may save facts to it and is told those relevant.
+    #[serde(default)]
+    pub memory: bool,
 }
 
 fn check_name(name: &str) -> Result<String, InvalidInput> {
@@ -165,6 +168,7 @@ impl Projects {
             ProjectFields {
                 instructions,
                 profile_id,
+                memory: input.memory,
             },
         ))
     }
@@ -391,6 +395,12 @@ pub struct ProjectExport {
     pub files: Vec<ExportedFile>,
     #[serde(default)]
     pub conversations: Vec<crate::store::ConversationExport>,
+    /// Its memory is on.
+    #[serde(default)]
+    pub memory: bool,
+    /// The facts in its memory, newest first.
+    #[serde(default)]
+    pub memories: Vec<String>,
 }
 
 /// A project's file as exported: its name, type and text.
@@ -448,7 +458,15 @@ impl App {
                 conversations.push(self.conversations().export(&c.id).await?);
             }
         }
+        let memories = store
+            .list_memories(Some(crate::store::MemoryScope::Project(project.id.clone())))
+            .await?
+            .into_iter()
+            .map(|m| m.text)
+            .collect();
         Ok(ProjectExport {
+            memory: project.fields.memory,
+            memories,
             format: EXPORT_FORMAT.into(),
             version: EXPORT_VERSION,
             exported_at: crate::store::now_ms(),
@@ -559,9 +577,25 @@ impl App {
                 name,
                 instructions: file.instructions,
                 profile,
+                memory: file.memory,
             })
             .await?;
         let store = self.store()?;
+        // Oldest first, so the newest stays newest.
+        for fact in file.memories.iter().rev() {
+            match super::memory::check_fact(fact) {
+                Ok(fact) => {
+                    store
+                        .add_memory(
+                            crate::store::MemoryScope::Project(project.id.clone()),
+                            fact,
+                            None,
+                        )
+                        .await?;
+                }
+                Err(e) => notes.push(format!("A remembered fact was not kept: {}", e.message)),
+            }
+        }
         for exported in file.files {
             let shown = crate::attachments::shown_name(&exported.name);
             let kept = crate::knowledge::text_of(&shown, exported.text.as_bytes())

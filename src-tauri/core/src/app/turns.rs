@@ -432,22 +432,42 @@ impl App {
         let constraint = self.providers.constraint(&provider_name).await?;
         // The project's instructions and files; its files' search when it has any.
         let project = self.projects().of_conversation(&conversation.id).await?;
-        let project_prompt = match &project {
+        let memory = self.memory_for(project.as_ref());
+        let question = match (&text, project.is_some() || memory.is_some()) {
+            (Some(text), _) => Some(text.clone()),
+            (None, true) => {
+                let asked_in = conversation.lane_of.as_ref().unwrap_or(&conversation.id);
+                store.last_question(asked_in.clone()).await?
+            }
+            (None, false) => None,
+        };
+        let window_tokens = window.as_ref().map(|w| w.tokens);
+        let mut project_prompt = match &project {
             Some(project) => {
-                let question = match &text {
-                    Some(text) => Some(text.clone()),
-                    None => {
-                        let asked_in = conversation.lane_of.as_ref().unwrap_or(&conversation.id);
-                        store.last_question(asked_in.clone()).await?
-                    }
-                };
-                let window = window.as_ref().map(|w| w.tokens);
                 self.projects()
-                    .prompt_for(project, question.as_deref(), window)
+                    .prompt_for(project, question.as_deref(), window_tokens)
                     .await?
             }
             None => super::ProjectPrompt::default(),
         };
+        // The memory in use: the facts relevant to the question (a sixteenth of the window at
+        // most), and `remember` to keep more.
+        if let Some(scope) = &memory {
+            let room = crate::knowledge::share_chars(window_tokens) / 4;
+            if let Some((part, given)) = self
+                .memory_prompt(scope, project.as_ref(), question.as_deref(), room)
+                .await?
+            {
+                tracing::debug!(facts = given.len(), "remembered facts given");
+                project_prompt.text = Some(match project_prompt.text.take() {
+                    Some(before) => format!("{before}\n\n{part}"),
+                    None => part,
+                });
+            }
+            if tool_mode.mode != crate::providers::ToolMode::Off {
+                crate::agent::builtin::add(&mut offered, crate::agent::builtin::remember_tool());
+            }
+        }
         if let (Some(project), true) = (&project, project_prompt.has_files) {
             if tool_mode.mode != crate::providers::ToolMode::Off {
                 crate::agent::builtin::add(
@@ -493,6 +513,7 @@ impl App {
             provider_searches_tools,
             skills,
             project_id: project.map(|p| p.id),
+            memory,
         })
     }
 

@@ -7,6 +7,7 @@ mod chat;
 mod conversations;
 mod mcp;
 mod mcp_features;
+mod memory;
 mod output;
 mod policy;
 mod profile;
@@ -67,6 +68,10 @@ enum Command {
     /// profile they start from.
     #[command(subcommand)]
     Project(project::ProjectCommand),
+    /// Memory: short facts the model keeps across conversations, in a project's memory or
+    /// yours; off until switched on.
+    #[command(subcommand)]
+    Memory(memory::MemoryCommand),
     /// Rules on tool calls: allow, ask or block, by server, tool and arguments (policy.json).
     #[command(subcommand)]
     Policy(policy::PolicyCommand),
@@ -116,6 +121,7 @@ impl Command {
                 | Command::Project(
                     project::ProjectCommand::List { .. } | project::ProjectCommand::Show { .. }
                 )
+                | Command::Memory(memory::MemoryCommand::List { .. })
                 | Command::Mcp(mcp::McpCommand::List { .. } | mcp::McpCommand::Approvals { .. })
                 | Command::Audit(_)
                 | Command::Skills(
@@ -236,6 +242,7 @@ async fn run(app: &Arc<App>, command: Command, out: &mut impl Write) -> Result<(
         Command::Usage(args) => usage::run(app, args, out).await,
         Command::Profile(command) => profile::run(app, command, out).await,
         Command::Project(command) => project::run(app, command, out).await,
+        Command::Memory(command) => memory::run(app, command, out).await,
         Command::Policy(command) => policy::run(app, command, out).await,
         Command::Audit(args) => policy::audit(app, args, out).await,
         Command::Skills(command) => skills::run(app, command, out).await,

@@ -99,6 +99,17 @@ pub(crate) struct FieldArgs {
     /// The profile its new conversations start from ("" for the default profile).
     #[arg(long, value_name = "PROFILE")]
     profile: Option<String>,
+    /// Its memory: the model may save facts to it and is told those relevant (`on`), or not.
+    #[arg(long, value_name = "on|off", value_parser = on_off)]
+    memory: Option<bool>,
+}
+
+fn on_off(text: &str) -> Result<bool, String> {
+    match text {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        other => Err(format!("“{other}” is neither on nor off")),
+    }
 }
 
 impl FieldArgs {
@@ -113,6 +124,9 @@ impl FieldArgs {
         }
         if let Some(profile) = self.profile {
             input.profile = Some(profile).filter(|p| !p.trim().is_empty());
+        }
+        if let Some(on) = self.memory {
+            input.memory = on;
         }
         Ok(input)
     }
@@ -154,6 +168,7 @@ pub(crate) async fn run(
                 name: rename.unwrap_or_else(|| project.name.clone()),
                 instructions: project.fields.instructions.clone(),
                 profile: project.fields.profile_id.clone(),
+                memory: project.fields.memory,
             })?;
             let changed = app.projects().update(&project.id, &input).await?;
             said(out, json, &changed, "Changed the project")

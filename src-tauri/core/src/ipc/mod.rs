@@ -17,6 +17,7 @@ mod attachments;
 mod chat;
 mod conversations;
 mod mcp;
+mod memory;
 mod policy;
 mod profiles;
 mod projects;
@@ -313,6 +314,7 @@ const AREAS: &[&[Command]] = &[
     chat::COMMANDS,
     conversations::COMMANDS,
     mcp::COMMANDS,
+    memory::COMMANDS,
     policy::COMMANDS,
     profiles::COMMANDS,
     projects::COMMANDS,

@@ -617,6 +617,41 @@ BEGIN
     INSERT INTO passage_search(passage_search, rowid, text) VALUES ('delete', old.id, old.text);
 END;
 "#,
+    // 36: memory (issue 62). Short facts the model saved (or the person wrote), each in a
+    // project's memory or, with no project, the person's own; the conversation it came from
+    // while that is kept. Searched by word as passages are. A project's memory is off until
+    // switched on (the person's own is a setting).
+    r#"
+CREATE TABLE memories (
+    id               TEXT PRIMARY KEY,
+    project_id       TEXT REFERENCES projects(id) ON DELETE CASCADE,
+    text             TEXT NOT NULL,
+    conversation_id  TEXT REFERENCES conversations(id) ON DELETE SET NULL,
+    created_at       INTEGER NOT NULL,
+    updated_at       INTEGER NOT NULL
+);
+CREATE INDEX memories_by_project ON memories(project_id, updated_at);
+CREATE VIRTUAL TABLE memory_search USING fts5(
+    text,
+    content = 'memories',
+    content_rowid = 'rowid',
+    tokenize = 'unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER memory_search_insert AFTER INSERT ON memories
+BEGIN
+    INSERT INTO memory_search(rowid, text) VALUES (new.rowid, new.text);
+END;
+CREATE TRIGGER memory_search_delete AFTER DELETE ON memories
+BEGIN
+    INSERT INTO memory_search(memory_search, rowid, text) VALUES ('delete', old.rowid, old.text);
+END;
+CREATE TRIGGER memory_search_update AFTER UPDATE OF text ON memories
+BEGIN
+    INSERT INTO memory_search(memory_search, rowid, text) VALUES ('delete', old.rowid, old.text);
+    INSERT INTO memory_search(rowid, text) VALUES (new.rowid, new.text);
+END;
+ALTER TABLE projects ADD COLUMN memory INTEGER NOT NULL DEFAULT 0;
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

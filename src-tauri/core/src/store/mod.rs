@@ -14,6 +14,7 @@ mod knowledge;
 mod lanes;
 mod late_results;
 mod mcp_approvals;
+mod memory;
 mod messages;
 mod migrations;
 mod pages;
@@ -43,6 +44,7 @@ pub use context::{ContextUse, ToolOffer};
 pub use conversations::Conversation;
 pub use knowledge::{NewProjectFile, ProjectFile};
 pub use mcp_approvals::PinnedTool;
+pub use memory::{Memory, MemoryScope, ALL_WHILE_AT_MOST as ALL_MEMORIES_WHILE_AT_MOST};
 pub use messages::{
     Finish, Message, MessageStatus, MessageUpdate, NewMessage, Role, StoredCall, MAY_HAVE_RUN,
     TASK_CUT_OFF, TOOL_PREVIEW_CHARS,

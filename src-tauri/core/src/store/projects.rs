@@ -17,6 +17,9 @@ pub struct ProjectFields {
     /// The profile a conversation made in the project starts from (none: the default's).
     #[serde(default)]
     pub profile_id: Option<String>,
+    /// The model may save facts to the project's memory and is told those relevant.
+    #[serde(default)]
+    pub memory: bool,
 }
 
 /// A project, with how many conversations are in it.
@@ -37,8 +40,8 @@ pub struct Project {
 
 const SELECT: &str =
     "SELECT p.id, p.name, p.instructions, p.profile_id, p.created_at, p.updated_at, \
-     (SELECT COUNT(*) FROM conversations c WHERE c.project_id = p.id AND c.lane_of IS NULL) \
-     FROM projects p";
+     (SELECT COUNT(*) FROM conversations c WHERE c.project_id = p.id AND c.lane_of IS NULL), \
+     p.memory FROM projects p";
 
 fn from_row(row: &Row<'_>) -> rusqlite::Result<Project> {
     Ok(Project {
@@ -47,6 +50,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Project> {
         fields: ProjectFields {
             instructions: row.get(2)?,
             profile_id: row.get(3)?,
+            memory: row.get(7)?,
         },
         created_at: row.get(4)?,
         updated_at: row.get(5)?,
@@ -137,9 +141,16 @@ impl Store {
             check_profile(&tx, &fields)?;
             let (id, now) = (new_id(), now_ms());
             tx.execute(
-                "INSERT INTO projects (id, name, instructions, profile_id, created_at, updated_at) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
-                params![id, name, fields.instructions, fields.profile_id, now],
+                "INSERT INTO projects (id, name, instructions, profile_id, memory, created_at, \
+                 updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
+                params![
+                    id,
+                    name,
+                    fields.instructions,
+                    fields.profile_id,
+                    fields.memory,
+                    now
+                ],
             )?;
             let made = get(&tx, &id)?;
             tx.commit()?;
@@ -168,9 +179,16 @@ impl Store {
             }
             check_profile(&tx, &fields)?;
             tx.execute(
-                "UPDATE projects SET name = ?2, instructions = ?3, profile_id = ?4, updated_at = ?5 \
-                 WHERE id = ?1",
-                params![id, name, fields.instructions, fields.profile_id, now_ms()],
+                "UPDATE projects SET name = ?2, instructions = ?3, profile_id = ?4, memory = ?5, \
+                 updated_at = ?6 WHERE id = ?1",
+                params![
+                    id,
+                    name,
+                    fields.instructions,
+                    fields.profile_id,
+                    fields.memory,
+                    now_ms()
+                ],
             )?;
             let updated = get(&tx, &id)?;
             tx.commit()?;

@@ -2468,6 +2468,7 @@ async fn a_project_holds_conversations_keeps_them_when_deleted_and_answers_for_i
     let fields = ProjectFields {
         instructions: "We are building a bridge.".into(),
         profile_id: Some(profile.id.clone()),
+        memory: true,
     };
     let bridge = store
         .create_project("Bridge".into(), fields.clone())

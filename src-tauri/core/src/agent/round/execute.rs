@@ -346,6 +346,7 @@ impl Ctx<'_> {
                 builtin::SEARCH_FILES => {
                     Box::pin(async move { self.search_project_files(&arguments).await })
                 }
+                builtin::REMEMBER => Box::pin(async move { self.remember(&arguments).await }),
                 builtin::RUN_SCRIPT => {
                     let cancel = cancel.clone();
                     Box::pin(async move { self.run_skill_script(&arguments, &cancel, idle).await })

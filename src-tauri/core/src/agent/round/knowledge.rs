@@ -1,6 +1,8 @@
-//! The run's answer to Switchboard's own `search_project_files` (issue 62): the passages of the
-//! conversation's project's files that match the model's words, best first. It reads only the
-//! files of the project the conversation was in when the run began.
+//! The run's answers to Switchboard's own `search_project_files` and `remember` (issue 62):
+//! the passages of the conversation's project's files that match the model's words, best first
+//! (only the files of the project the conversation was in when the run began); and a fact kept
+//! in the memory the conversation used when the run began, from this conversation (only while
+//! that memory was on: the tool is not offered otherwise, and a call of it is refused).
 
 use serde_json::{Map, Value};
 
@@ -44,5 +46,22 @@ impl Ctx<'_> {
             .await
             .map_err(|e| refuse(format!("the project's files could not be searched ({e})")))?;
         Ok(text_result(crate::knowledge::found_text(query, &found)))
+    }
+
+    /// `remember(fact)`.
+    pub(super) async fn remember(&self, arguments: &Map<String, Value>) -> Result<Value, McpError> {
+        let Some(scope) = self.setup.memory.clone() else {
+            return Err(refuse("memory is off in this conversation".to_owned()));
+        };
+        let fact = text_argument(arguments, "fact")
+            .ok_or_else(|| refuse("remember needs “fact” (a sentence)".to_owned()))?;
+        let fact = crate::knowledge::check_fact(fact).map_err(|e| refuse(e.message))?;
+        let kept = self
+            .services
+            .store
+            .add_memory(scope, fact, Some(self.setup.conversation_id.clone()))
+            .await
+            .map_err(|e| refuse(format!("the fact could not be kept ({e})")))?;
+        Ok(text_result(format!("Remembered: {}", kept.text)))
     }
 }

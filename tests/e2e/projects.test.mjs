@@ -2,7 +2,7 @@
 // list; a conversation started in one from its group's menu is told the project's instructions
 // (read back from the model's side, aimock's journal) and shows its project in the header, which
 // moves it to another; the project's dialog lists the files the command line added; the
-// command line reads the same from Rust.
+// Memory page lists the facts kept; the command line reads the same from Rust.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
@@ -36,6 +36,10 @@ test("projects group the sidebar; a conversation started in one is told its inst
     cli(home, ["project", "files", "Bridge", "--add", notes, manual]);
     cli(home, ["chat", "--tools", "none", "--project", "Bridge", "Say goodbye"]);
     cli(home, ["chat", "--tools", "none", "Say goodbye"]);
+    cli(home, ["memory", "on"]);
+    cli(home, ["memory", "add", "Prefers metric units."]);
+    cli(home, ["memory", "on", "--project", "Bridge"]);
+    cli(home, ["memory", "add", "--project", "Bridge", "Rivets are steel, torqued to 420 newton metres."]);
 
     const app = await launch(home);
     try {
@@ -99,6 +103,14 @@ test("projects group the sidebar; a conversation started in one is told its inst
       await app.screenshot("project-dialog");
       await b.$(tid("project-cancel")).click();
       await b.$(tid("project-dialog")).waitForExist({ reverse: true, timeout: 10000 });
+
+      // The Memory page: each memory's facts, where they came from, and its switch.
+      await b.$(tid("nav-memory")).click();
+      await b.$(tid("memory-scope")).waitForDisplayed({ timeout: 10000 });
+      const facts = await b.execute(() => [...document.querySelectorAll('[data-testid="memory-fact-text"]')].map((f) => f.textContent));
+      assert.deepEqual(facts.sort(), ["Prefers metric units.", "Rivets are steel, torqued to 420 newton metres."]);
+      await framesDrawn(b);
+      await app.screenshot("memory-page");
     } finally {
       await app.close();
     }

@@ -14,6 +14,7 @@ import type { ChatSessions } from "../chat/chat-sessions.svelte";
 import type { ConversationsStore } from "../chat/conversations.svelte";
 import type { ProfilesStore } from "../profiles/profiles.svelte";
 import type { ProjectsStore } from "../projects/projects.svelte";
+import type { MemoryStore } from "../memory/memory.svelte";
 import type { ProvidersStore } from "../providers/providers.svelte";
 import type { ServersStore } from "../servers/servers.svelte";
 import type { PoliciesStore } from "../settings/policies.svelte";
@@ -94,6 +95,10 @@ export function getSkills(): SkillsStore {
 
 export function getProjects(): ProjectsStore {
   return stores().projects;
+}
+
+export function getMemory(): MemoryStore {
+  return stores().memory;
 }
 
 export function getSchedules(): SchedulesStore {

@@ -11,6 +11,7 @@ import { ChatSessions } from "../chat/chat-sessions.svelte";
 import { ConversationsStore } from "../chat/conversations.svelte";
 import { ProfilesStore } from "../profiles/profiles.svelte";
 import { ProjectsStore } from "../projects/projects.svelte";
+import { MemoryStore } from "../memory/memory.svelte";
 import { ProvidersStore } from "../providers/providers.svelte";
 import { ServersStore } from "../servers/servers.svelte";
 import { PoliciesStore } from "../settings/policies.svelte";
@@ -45,6 +46,7 @@ export class Stores {
   /** The Schedules page: prompts that run on a time rule, and their runs. */
   readonly schedules: SchedulesStore;
   readonly projects: ProjectsStore;
+  readonly memory: MemoryStore;
 
   constructor(theme: ThemeController) {
     this.ui = new UiStore(theme);
@@ -73,6 +75,7 @@ export class Stores {
     this.skills = new SkillsStore(this.ui);
     this.schedules = new SchedulesStore(this.ui);
     this.projects = new ProjectsStore(this.ui, this.conversations);
+    this.memory = new MemoryStore(this.ui);
   }
 
   /** The first round of loading; `ui.ready` once it is done (successfully or not). */

@@ -20,7 +20,8 @@ export type Page =
   | { name: "usage" }
   | { name: "activity" }
   | { name: "skills" }
-  | { name: "schedules" };
+  | { name: "schedules" }
+  | { name: "memory" };
 
 export interface Toast {
   id: number;
@@ -137,6 +138,10 @@ export class UiStore {
 
   showSchedules(): void {
     this.go({ name: "schedules" });
+  }
+
+  showMemory(): void {
+    this.go({ name: "memory" });
   }
 
   /** The page this window showed before a reload, if it was a conversation. */

@@ -198,6 +198,15 @@ export class ProjectsStore {
     await Promise.all([this.load(), this.#conversations.refresh()]);
   }
 
+  /** Switches a project's memory on or off. */
+  async setMemory(projectId: string, on: boolean): Promise<void> {
+    try {
+      await ipc.setProjectMemory(projectId, on);
+    } finally {
+      await this.load();
+    }
+  }
+
   toggle(projectId: string): void {
     this.folded[projectId] = !this.folded[projectId];
   }

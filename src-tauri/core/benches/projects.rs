@@ -21,43 +21,12 @@ use switchboard_core::secrets::MemoryStore;
 use switchboard_core::store::Store;
 use switchboard_core::AppPaths;
 
+use support::{word, Rng};
+
 const FILES: usize = 1_000;
 const FILE_BYTES: usize = 100 * 1024;
 const VOCABULARY: usize = 6_000;
 const RUNS: usize = 30;
-
-/// A small deterministic generator (xorshift), so every run indexes the same text.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    /// 0..n, skewed to small values (word 0 is the most common).
-    fn skewed(&mut self, n: usize) -> usize {
-        let u = (self.next() % 1_000_000) as f64 / 1_000_000.0;
-        ((n as f64).powf(u) - 1.0) as usize % n
-    }
-}
-
-/// Word `i` of the vocabulary: pronounceable, unique.
-fn word(i: usize) -> String {
-    const SYLLABLES: [&str; 20] = [
-        "ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ze", "ba", "de", "fi", "go", "hu", "ja",
-        "pe", "qui", "ro", "su", "ty",
-    ];
-    let mut out = String::new();
-    let mut n = i + 20;
-    while n > 0 {
-        out.push_str(SYLLABLES[n % 20]);
-        n /= 20;
-    }
-    out
-}
 
 /// A file of about [`FILE_BYTES`]: sentences of 8–20 words in paragraphs of 4–8 sentences.
 fn file_text(rng: &mut Rng) -> String {

@@ -13,6 +13,9 @@
 //!
 //! Run: `cargo bench -p switchboard-core --bench search` (prints Markdown).
 
+#[path = "../tests/support/mod.rs"]
+mod support;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -20,6 +23,8 @@ use switchboard_core::secrets::MemoryStore;
 use switchboard_core::settings::MemorySettings;
 use switchboard_core::store::Store;
 use switchboard_core::{App, AppConfig, AppPaths};
+
+use support::{word, Rng};
 
 const CONVERSATIONS: usize = 1_000;
 const PER_CONVERSATION: usize = 100;
@@ -29,39 +34,6 @@ const RUNS: usize = 30;
 const BRANCHED_EVERY: usize = 10;
 const KEPT: usize = 10;
 const PROCESS_RUNS: usize = 15;
-
-/// A small deterministic generator (xorshift), so every run searches the same text.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    /// 0..n, skewed to small values (word 0 is the most common).
-    fn skewed(&mut self, n: usize) -> usize {
-        let u = (self.next() % 1_000_000) as f64 / 1_000_000.0;
-        ((n as f64).powf(u) - 1.0) as usize % n
-    }
-}
-
-/// Word `i` of the vocabulary: pronounceable, unique.
-fn word(i: usize) -> String {
-    const SYLLABLES: [&str; 20] = [
-        "ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ze", "ba", "de", "fi", "go", "hu", "ja",
-        "pe", "qui", "ro", "su", "ty",
-    ];
-    let mut out = String::new();
-    let mut n = i + 20;
-    while n > 0 {
-        out.push_str(SYLLABLES[n % 20]);
-        n /= 20;
-    }
-    out
-}
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;

@@ -15,7 +15,7 @@ use switchboard_core::secrets::{MemoryStore, SecretStore};
 use switchboard_core::store::{MessageStatus, Role, Store};
 use switchboard_core::{App, AppPaths};
 
-use support::{aimock, eventually, peers, run_cli, stdio_launch, Seen};
+use support::{aimock, bodies_since, eventually, peers, run_cli, stdio_launch, tool_names, Seen};
 
 /// A turn that sends `text` in `conversation`.
 fn ask(conversation: &str, text: &str) -> TurnRequest {
@@ -1677,28 +1677,6 @@ async fn each_answer_costs_its_tokens_at_the_models_price_and_the_totals_are_the
     ran.unwrap();
     assert!(said.contains("No model was asked"), "{said}");
     app.shutdown(Duration::from_secs(5)).await;
-}
-
-/// The request bodies aimock received since the `since`th.
-async fn bodies_since(mock: &support::Aimock, since: usize) -> Vec<serde_json::Value> {
-    mock.journal()
-        .await
-        .into_iter()
-        .skip(since)
-        .map(|e| e["body"].clone())
-        .collect()
-}
-
-fn tool_names(body: &serde_json::Value) -> Vec<String> {
-    body["tools"]
-        .as_array()
-        .map(|tools| {
-            tools
-                .iter()
-                .filter_map(|t| t["function"]["name"].as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 #[tokio::test]

@@ -11,6 +11,8 @@ use switchboard_core::secrets::{MemoryStore, SecretStore};
 use switchboard_core::store::Store;
 use switchboard_core::{App, AppPaths};
 
+use support::{bodies_since, tool_names};
+
 async fn cli(app: &Arc<App>, args: &[&str]) -> String {
     let (ran, out) = support::run_cli(
         Arc::clone(app),
@@ -31,6 +33,20 @@ async fn last_system(mock: &support::Aimock) -> Option<String> {
     let journal = mock.journal().await;
     let first = &journal.last().expect("a request was sent")["body"]["messages"][0];
     (first["role"] == "system").then(|| first["content"].as_str().unwrap_or_default().to_owned())
+}
+
+/// The system prompt of the first request a `chat` with `args` sent (the first message's
+/// words when it had none).
+async fn system_of_chat(mock: &support::Aimock, app: &Arc<App>, args: &[&str]) -> String {
+    let before = mock.journal().await.len();
+    let all: Vec<&str> = std::iter::once("chat")
+        .chain(args.iter().copied())
+        .collect();
+    cli(app, &all).await;
+    bodies_since(mock, before).await[0]["messages"][0]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
 }
 
 #[tokio::test]
@@ -240,25 +256,6 @@ async fn a_projects_instructions_reach_each_of_its_conversations_after_the_profi
     );
 }
 
-/// The request bodies aimock received since the `since`th.
-async fn bodies_since(mock: &support::Aimock, since: usize) -> Vec<serde_json::Value> {
-    mock.journal()
-        .await
-        .into_iter()
-        .skip(since)
-        .map(|e| e["body"].clone())
-        .collect()
-}
-
-fn tool_names(body: &serde_json::Value) -> Vec<String> {
-    body["tools"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|t| t["function"]["name"].as_str().map(str::to_owned))
-        .collect()
-}
-
 #[tokio::test]
 async fn a_projects_files_are_given_whole_while_they_fit_and_else_by_the_passages_that_match() {
     let Some(mock) = support::aimock("project-files", "tool-loop.json", &[]) else {
@@ -439,11 +436,10 @@ async fn a_projects_files_are_given_whole_while_they_fit_and_else_by_the_passage
         ],
     )
     .await;
-    let before = mock.journal().await.len();
-    cli(
+    let system = system_of_chat(
+        &mock,
         &app,
         &[
-            "chat",
             "--tools",
             "none",
             "--conversation",
@@ -452,10 +448,6 @@ async fn a_projects_files_are_given_whole_while_they_fit_and_else_by_the_passage
         ],
     )
     .await;
-    let system = bodies_since(&mock, before).await[0]["messages"][0]["content"]
-        .as_str()
-        .unwrap()
-        .to_owned();
     assert!(
         system.ends_with("## Project “Bridge”\n\nSteel, not wood."),
         "{system}"
@@ -585,23 +577,12 @@ async fn a_project_exported_is_imported_whole_on_a_fresh_home() {
     let detail = other.conversations().get(&id).await.unwrap();
     assert_eq!(detail.messages.len(), 2, "the question and its answer");
     // Its conversations are told the project's files and instructions there too.
-    let before = mock.journal().await.len();
-    cli(
+    let system = system_of_chat(
+        &mock,
         &other,
-        &[
-            "chat",
-            "--tools",
-            "none",
-            "--conversation",
-            &id,
-            "Say hello",
-        ],
+        &["--tools", "none", "--conversation", &id, "Say hello"],
     )
     .await;
-    let system = bodies_since(&mock, before).await[0]["messages"][0]["content"]
-        .as_str()
-        .unwrap()
-        .to_owned();
     assert!(
         system.contains("Steel, not wood.") && system.contains("420 newton metres"),
         "{system}"
@@ -676,16 +657,7 @@ async fn memory_is_kept_and_told_only_while_it_is_on_and_can_be_edited_and_delet
     let id = facts[0]["id"].as_str().unwrap().to_owned();
 
     // A new conversation is told it, under its heading.
-    let before = mock.journal().await.len();
-    cli(
-        &app,
-        &["chat", "--tools", "none", "What colour is my bike?"],
-    )
-    .await;
-    let system = bodies_since(&mock, before).await[0]["messages"][0]["content"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let system = system_of_chat(&mock, &app, &["--tools", "none", "What colour is my bike?"]).await;
     assert!(
         system.contains("## What you remember") && system.contains("- The person's bike is blue."),
         "{system}"
@@ -693,41 +665,22 @@ async fn memory_is_kept_and_told_only_while_it_is_on_and_can_be_edited_and_delet
 
     // Edited, then deleted: told the new words, then nothing.
     cli(&app, &["memory", "edit", &id, "The bike is red now."]).await;
-    let before = mock.journal().await.len();
-    cli(
-        &app,
-        &["chat", "--tools", "none", "What colour is my bike?"],
-    )
-    .await;
-    let system = bodies_since(&mock, before).await[0]["messages"][0]["content"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let system = system_of_chat(&mock, &app, &["--tools", "none", "What colour is my bike?"]).await;
     assert!(
         system.contains("- The bike is red now.") && !system.contains("blue"),
         "{system}"
     );
     cli(&app, &["memory", "remove", &id]).await;
-    let before = mock.journal().await.len();
-    cli(
-        &app,
-        &["chat", "--tools", "none", "What colour is my bike?"],
-    )
-    .await;
-    let system = bodies_since(&mock, before).await[0]["messages"][0]["content"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let system = system_of_chat(&mock, &app, &["--tools", "none", "What colour is my bike?"]).await;
     assert!(!system.contains("What you remember"), "{system}");
 
     // A project has its own memory, off until switched on; the person's is not told there.
     cli(&app, &["memory", "add", "Prefers metric units."]).await;
     cli(&app, &["project", "add", "Bridge"]).await;
-    let before = mock.journal().await.len();
-    cli(
+    let system = system_of_chat(
+        &mock,
         &app,
         &[
-            "chat",
             "--tools",
             "none",
             "--project",
@@ -736,10 +689,6 @@ async fn memory_is_kept_and_told_only_while_it_is_on_and_can_be_edited_and_delet
         ],
     )
     .await;
-    let system = bodies_since(&mock, before).await[0]["messages"][0]["content"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
     assert!(!system.contains("metric"), "{system}");
     cli(&app, &["memory", "on", "--project", "Bridge"]).await;
     cli(
@@ -747,11 +696,10 @@ async fn memory_is_kept_and_told_only_while_it_is_on_and_can_be_edited_and_delet
         &["memory", "add", "--project", "Bridge", "Rivets are steel."],
     )
     .await;
-    let before = mock.journal().await.len();
-    cli(
+    let system = system_of_chat(
+        &mock,
         &app,
         &[
-            "chat",
             "--tools",
             "none",
             "--project",
@@ -760,10 +708,6 @@ async fn memory_is_kept_and_told_only_while_it_is_on_and_can_be_edited_and_delet
         ],
     )
     .await;
-    let system = bodies_since(&mock, before).await[0]["messages"][0]["content"]
-        .as_str()
-        .unwrap()
-        .to_owned();
     assert!(
         system.contains("the project “Bridge”'s memory") && system.contains("- Rivets are steel."),
         "{system}"

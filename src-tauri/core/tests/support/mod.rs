@@ -712,3 +712,56 @@ pub fn stall_probe() -> (
     });
     (worst, stop)
 }
+
+/// A small deterministic generator (xorshift), so every run of a bench writes the same text.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// 0..n, skewed to small values (word 0 is the most common).
+    pub fn skewed(&mut self, n: usize) -> usize {
+        let u = (self.next() % 1_000_000) as f64 / 1_000_000.0;
+        ((n as f64).powf(u) - 1.0) as usize % n
+    }
+}
+
+/// Word `i` of a bench's vocabulary: pronounceable, unique.
+pub fn word(i: usize) -> String {
+    const SYLLABLES: [&str; 20] = [
+        "ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ze", "ba", "de", "fi", "go", "hu", "ja",
+        "pe", "qui", "ro", "su", "ty",
+    ];
+    let mut out = String::new();
+    let mut n = i + 20;
+    while n > 0 {
+        out.push_str(SYLLABLES[n % 20]);
+        n /= 20;
+    }
+    out
+}
+
+/// The request bodies aimock received since the `since`th.
+pub async fn bodies_since(mock: &Aimock, since: usize) -> Vec<Value> {
+    mock.journal()
+        .await
+        .into_iter()
+        .skip(since)
+        .map(|e| e["body"].clone())
+        .collect()
+}
+
+/// The names of the tools a request body offered (OpenAI's shape).
+pub fn tool_names(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["function"]["name"].as_str().map(str::to_owned))
+        .collect()
+}

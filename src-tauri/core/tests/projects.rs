@@ -595,6 +595,27 @@ async fn a_project_exported_is_imported_whole_on_a_fresh_home() {
     )
     .await;
     assert_eq!(again["project"]["name"], "Bridge (2)");
+    // Two files of one name in an export: the first is kept, and that is said.
+    let mut export: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    export["files"] = serde_json::json!([
+        {"name": "a.md", "mime": "text/plain", "text": "first"},
+        {"name": "a.md", "mime": "text/plain", "text": "second"}
+    ]);
+    std::fs::write(&file, export.to_string()).unwrap();
+    let twice = json(
+        &other,
+        &["project", "import", &file.display().to_string(), "--json"],
+    )
+    .await;
+    assert!(
+        twice["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("in the export twice")),
+        "{twice}"
+    );
     std::fs::write(
         &file,
         r#"{"format": "switchboard.conversation", "version": 1}"#,

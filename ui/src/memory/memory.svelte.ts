@@ -1,7 +1,8 @@
 // Memory (issue 62): the facts kept across conversations, every memory's, as Rust lists them
 // (newest first, each with the conversation it came from). Adds one the person writes, edits
-// and deletes one; after each change the list is read again. A refusal of the words (blank, too
-// long) rejects, for the page to show beside the field; any other failure goes to the toast.
+// and deletes one; after each change the list is read again. Adding and editing reject, for the
+// page to show a refusal of the words (blank, too long) beside the field and anything else in the
+// toast; a failed delete goes to the toast.
 
 import * as ipc from "../lib/ipc";
 import { LatestOnly } from "../shared/latest";

@@ -60,6 +60,8 @@ export class ProjectsStore {
   readonly #ui: UiStore;
   readonly #conversations: ConversationsStore;
   readonly #guard = new LatestOnly();
+  /** one read of the files at a time per project: an older read never lands after a newer */
+  readonly #filesGuards: Record<string, LatestOnly> = {};
 
   constructor(ui: UiStore, conversations: ConversationsStore) {
     this.#ui = ui;
@@ -113,22 +115,30 @@ export class ProjectsStore {
   async remove(id: string): Promise<void> {
     try {
       await ipc.deleteProject(id);
+      const { [id]: _files, ...files } = this.files;
+      const { [id]: _refused, ...refused } = this.refused;
+      this.files = files;
+      this.refused = refused;
+      delete this.folded[id];
     } catch (err) {
       this.#ui.report(err);
     }
     await Promise.all([this.load(), this.#conversations.refresh()]);
   }
 
-  /** Moves a conversation into project `projectId`, or out of any (null). */
-  async move(conversationId: string, projectId: string | null): Promise<void> {
+  /** Moves a conversation into project `projectId`, or out of any (null); whether it moved. */
+  async move(conversationId: string, projectId: string | null): Promise<boolean> {
+    let moved = false;
     try {
       await ipc.moveConversation(conversationId, projectId);
       // A folded project shows the conversation moved into it.
       if (projectId !== null) this.folded[projectId] = false;
+      moved = true;
     } catch (err) {
       this.#ui.report(err);
     }
     await Promise.all([this.load(), this.#conversations.refresh()]);
+    return moved;
   }
 
   /** Starts a conversation in a project and opens it. */
@@ -139,11 +149,13 @@ export class ProjectsStore {
   }
 
   async loadFiles(projectId: string): Promise<void> {
+    const guard = (this.#filesGuards[projectId] ??= new LatestOnly());
+    const isLatest = guard.begin();
     try {
       const files = await ipc.listProjectFiles(projectId);
-      this.files = { ...this.files, [projectId]: files };
+      if (isLatest()) this.files = { ...this.files, [projectId]: files };
     } catch (err) {
-      this.#ui.report(err);
+      if (isLatest()) this.#ui.report(err);
     }
   }
 
@@ -164,11 +176,19 @@ export class ProjectsStore {
     await this.loadFiles(projectId);
   }
 
+  /** files being removed, by project id and name */
+  removing = $state<Record<string, boolean>>({});
+
   async removeFile(projectId: string, name: string): Promise<void> {
+    const key = `${projectId}/${name}`;
+    if (this.removing[key]) return;
+    this.removing[key] = true;
     try {
       await ipc.removeProjectFile(projectId, name);
     } catch (err) {
       this.#ui.report(err);
+    } finally {
+      delete this.removing[key];
     }
     await this.loadFiles(projectId);
   }
@@ -198,7 +218,8 @@ export class ProjectsStore {
     await Promise.all([this.load(), this.#conversations.refresh()]);
   }
 
-  /** Switches a project's memory on or off. */
+  /** Switches a project's memory on or off.
+   * @throws IpcError, for the caller to show (and to put its switch back) */
   async setMemory(projectId: string, on: boolean): Promise<void> {
     try {
       await ipc.setProjectMemory(projectId, on);

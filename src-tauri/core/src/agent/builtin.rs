@@ -17,7 +17,8 @@
 //!   which the person added to the project, so it does not ask.
 //! - `remember(fact)` (issue 62): keeps a short fact in the memory the conversation uses (its
 //!   project's, or the person's own). Offered only while that memory is on; it writes, so it
-//!   asks like any other call (the first time, then as grants and policies say).
+//!   asks like any other call (the first time, then as grants and policies say), and a
+//!   conversation's auto-approval does not cover it ([`not_auto_approved`]).
 //! - `run_skill_script(name, script, args?, stdin?)` (issue 61): runs a script of one of the
 //!   person's skills whose scripts they allowed, in a sandbox ([`crate::skills::scripts`]).
 //!   Offered only when such a skill is on for the conversation; it asks before every run,
@@ -60,6 +61,13 @@ pub fn needs_no_approval(server: &str, tool: &str) -> bool {
 /// rules or auto-approval say (only a rule that blocks it stands): a skill's script.
 pub fn asks_every_time(server: &str, tool: &str) -> bool {
     server == SERVER && tool == RUN_SCRIPT
+}
+
+/// Whether a call of Switchboard's own `tool` is left out of a conversation's auto-approval
+/// (grants and rules still count): `remember`, whose fact is told to every later conversation
+/// of its memory, so text a tool returned cannot plant one unseen.
+pub fn not_auto_approved(server: &str, tool: &str) -> bool {
+    server == SERVER && tool == REMEMBER
 }
 
 /// One of Switchboard's own tools, described and hashed like a server's.

@@ -244,7 +244,7 @@ impl Projects {
         let store = self.db.store()?;
         let mut prompt = ProjectPrompt::default();
         let mut parts: Vec<String> = project_prompt(project).into_iter().collect();
-        prompt.has_files = !store.project_files(project.id.clone()).await?.is_empty();
+        prompt.has_files = store.has_project_files(project.id.clone()).await?;
         if prompt.has_files {
             let share = knowledge::share_chars(window);
             let given = match store
@@ -298,6 +298,7 @@ impl Projects {
         let store = self.db.store()?;
         let total = u32::try_from(paths.len()).unwrap_or(u32::MAX);
         let mut out = AddedFiles::default();
+        let mut named: std::collections::HashSet<String> = std::collections::HashSet::new();
         for (done, path) in (0..).zip(paths) {
             progress(FilesProgress {
                 done,
@@ -321,6 +322,13 @@ impl Projects {
                 }
             };
             let name = file.name.clone();
+            // Two files of one name (from two folders): the first is kept, the second said.
+            if !named.insert(name.clone()) {
+                out.refused.push(format!(
+                    "“{name}”: another file of that name is among those added; rename one."
+                ));
+                continue;
+            }
             match store
                 .add_project_file(project.id.clone(), file, crate::knowledge::MAX_FILES)
                 .await
@@ -546,7 +554,7 @@ impl App {
                 if n == 1 {
                     wanted.clone()
                 } else {
-                    format!("{} ({n})", one_line(&wanted, MAX_PROJECT_NAME_CHARS - 5))
+                    format!("{} ({n})", one_line(&wanted, MAX_PROJECT_NAME_CHARS - 8))
                 }
             })
             .find(|n| !taken.iter().any(|p| p.name.eq_ignore_ascii_case(n)))
@@ -580,10 +588,50 @@ impl App {
                 memory: file.memory,
             })
             .await?;
+        // Whole or not at all: a failure takes away what was kept of it.
+        let mut imported: Vec<String> = Vec::new();
+        let kept = self
+            .import_project_parts(
+                &project,
+                file.memories,
+                file.files,
+                file.conversations,
+                &mut imported,
+                &mut notes,
+            )
+            .await;
+        if let Err(e) = kept {
+            let store = self.store()?;
+            for id in imported {
+                if let Err(left) = store.delete_conversation(id).await {
+                    tracing::warn!(error = %left, "an imported conversation could not be taken away");
+                }
+            }
+            if let Err(left) = store.delete_project(project.id.clone()).await {
+                tracing::warn!(error = %left, "a half-imported project could not be taken away");
+            }
+            return Err(e);
+        }
+        let project = self.projects().get(&project.id).await?;
+        Ok(ImportedProject { project, notes })
+    }
+
+    /// The facts, files and conversations of a project's export, kept in `project`; the ids of
+    /// the conversations kept go to `imported` as they are (for a failure to take away), and
+    /// what could not be kept to `notes`.
+    async fn import_project_parts(
+        &self,
+        project: &Project,
+        memories: Vec<String>,
+        files: Vec<ExportedFile>,
+        conversations: Vec<crate::store::ConversationExport>,
+        imported: &mut Vec<String>,
+        notes: &mut Vec<String>,
+    ) -> Result<(), CoreError> {
         let store = self.store()?;
         // Oldest first, so the newest stays newest.
-        for fact in file.memories.iter().rev() {
-            match super::memory::check_fact(fact) {
+        for fact in memories.iter().rev() {
+            match crate::knowledge::check_fact(fact) {
                 Ok(fact) => {
                     store
                         .add_memory(
@@ -596,27 +644,38 @@ impl App {
                 Err(e) => notes.push(format!("A remembered fact was not kept: {}", e.message)),
             }
         }
-        for exported in file.files {
+        let mut named: std::collections::HashSet<String> = std::collections::HashSet::new();
+        for exported in files {
             let shown = crate::attachments::shown_name(&exported.name);
-            let kept = crate::knowledge::text_of(&shown, exported.text.as_bytes())
-                .map_err(|e| e.message)
-                .map(|(_, text)| {
-                    use sha2::{Digest, Sha256};
-                    NewProjectFile {
-                        sha256: Sha256::digest(text.as_bytes())
-                            .iter()
-                            .map(|b| format!("{b:02x}"))
-                            .collect(),
-                        size: text.len() as u64,
-                        mime: if exported.mime == "application/pdf" {
-                            exported.mime.clone()
-                        } else {
-                            "text/plain".into()
-                        },
-                        passages: crate::knowledge::passages(&text),
-                        name: shown.clone(),
-                    }
-                });
+            if !named.insert(shown.clone()) {
+                notes.push(format!(
+                    "The file “{shown}” is in the export twice: the first was kept."
+                ));
+                continue;
+            }
+            // Read and split off the runtime: a file's text can be large.
+            let pdf = exported.mime == "application/pdf";
+            let name = shown.clone();
+            let kept = tokio::task::spawn_blocking(move || {
+                let (_, text) = crate::knowledge::text_of(&name, exported.text.as_bytes())
+                    .map_err(|e| e.message)?;
+                use sha2::{Digest, Sha256};
+                Ok::<_, String>(NewProjectFile {
+                    sha256: Sha256::digest(text.as_bytes())
+                        .iter()
+                        .map(|b| format!("{b:02x}"))
+                        .collect(),
+                    size: text.len() as u64,
+                    mime: if pdf { "application/pdf" } else { "text/plain" }.to_owned(),
+                    passages: crate::knowledge::passages(&text),
+                    name,
+                })
+            })
+            .await
+            .map_err(|e| CoreError::Io {
+                what: "a project's file".into(),
+                detail: e.to_string(),
+            })?;
             match kept {
                 Ok(new) => {
                     store
@@ -626,10 +685,11 @@ impl App {
                 Err(why) => notes.push(format!("The file “{shown}” was not kept: {why}")),
             }
         }
-        for conversation in file.conversations {
+        for conversation in conversations {
             let title = one_line(&conversation.conversation.title, 80);
             match self.conversations().import_export(conversation).await {
                 Ok(made) => {
+                    imported.push(made.id.clone());
                     store
                         .move_conversation(made.id, Some(project.id.clone()))
                         .await?;
@@ -641,8 +701,7 @@ impl App {
                 Err(e) => return Err(e),
             }
         }
-        let project = self.projects().get(&project.id).await?;
-        Ok(ImportedProject { project, notes })
+        Ok(())
     }
 
     /// A new conversation in a project (by id or name): it starts from the project's profile,

@@ -144,6 +144,21 @@ impl Store {
         .await
     }
 
+    /// Whether a project has any file.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn has_project_files(&self, project_id: String) -> Result<bool, StoreError> {
+        self.call(move |conn| {
+            Ok(conn.query_row(
+                "SELECT EXISTS (SELECT 1 FROM project_files WHERE project_id = ?1)",
+                [&project_id],
+                |row| row.get(0),
+            )?)
+        })
+        .await
+    }
+
     /// Removes a project's file by name; false when it had none of that name.
     ///
     /// # Errors
@@ -230,13 +245,13 @@ impl Store {
                     conn.prepare_cached("SELECT doc FROM passage_words WHERE term = ?1")?;
                 for word in words {
                     let found: Option<i64> = in_passages
-                        .query_row([&word], |row| row.get(0))
+                        .query_row([crate::knowledge::folded(&word)], |row| row.get(0))
                         .optional()?;
                     match found {
                         Some(n) if all >= FEW && n * 10 > all => common.push(word),
                         Some(_) => rare.push(word),
-                        // Not in the index as written (accents are folded there): asked as
-                        // it is, beside the others.
+                        // In no passage (as the index folds it): it matches nothing, and is
+                        // asked only when no other word is there.
                         None => unknown.push(word),
                     }
                 }

@@ -616,6 +616,11 @@ CREATE TRIGGER passage_search_delete AFTER DELETE ON project_passages
 BEGIN
     INSERT INTO passage_search(passage_search, rowid, text) VALUES ('delete', old.id, old.text);
 END;
+CREATE TRIGGER passage_search_update AFTER UPDATE OF text ON project_passages
+BEGIN
+    INSERT INTO passage_search(passage_search, rowid, text) VALUES ('delete', old.id, old.text);
+    INSERT INTO passage_search(rowid, text) VALUES (new.id, new.text);
+END;
 "#,
     // 36: memory (issue 62). Short facts the model saved (or the person wrote), each in a
     // project's memory or, with no project, the person's own; the conversation it came from

@@ -248,7 +248,13 @@ impl Store {
     ) -> Result<Conversation, StoreError> {
         self.call(move |conn| {
             let tx = conn.transaction()?;
-            conversations::get(&tx, &conversation_id)?;
+            // A lane of a comparison answers in its conversation's project: it is never moved
+            // on its own.
+            if conversations::get(&tx, &conversation_id)?.lane_of.is_some() {
+                return Err(StoreError::NotFound {
+                    what: format!("conversation {conversation_id}"),
+                });
+            }
             if let Some(project) = &project_id {
                 get(&tx, project)?;
             }

@@ -214,7 +214,8 @@ impl Run<'_> {
                 let facts = CallFacts {
                     tool: t,
                     trust: rules.map(|r| r.trust).unwrap_or_default(),
-                    auto_approve: ctx.setup.auto_approve,
+                    auto_approve: ctx.setup.auto_approve
+                        && !crate::agent::builtin::not_auto_approved(&t.server, &t.tool),
                     standing: &self.standing,
                     arguments: Some(arguments),
                     policy: &ctx.setup.policy,

@@ -59,7 +59,17 @@ impl Ctx<'_> {
         let kept = self
             .services
             .store
-            .add_memory(scope, fact, Some(self.setup.conversation_id.clone()))
+            .add_memory(
+                scope,
+                fact,
+                // A lane of a comparison keeps it as its conversation's.
+                Some(
+                    self.setup
+                        .history_from
+                        .clone()
+                        .unwrap_or_else(|| self.setup.conversation_id.clone()),
+                ),
+            )
             .await
             .map_err(|e| refuse(format!("the fact could not be kept ({e})")))?;
         Ok(text_result(format!("Remembered: {}", kept.text)))

@@ -1,7 +1,8 @@
 // Projects in the real window (issue 62): projects made on the command line group the sidebar's
 // list; a conversation started in one from its group's menu is told the project's instructions
 // (read back from the model's side, aimock's journal) and shows its project in the header, which
-// moves it to another; the project's dialog lists the files the command line added; the
+// moves it to another; asked again there, the header says which of the project's files and facts
+// the model was given; the project's dialog lists the files the command line added; the
 // Memory page lists the facts kept; the command line reads the same from Rust.
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -89,6 +90,23 @@ test("projects group the sidebar; a conversation started in one is told its inst
       assert.equal(shown.conversations, 2);
       await framesDrawn(b);
       await app.screenshot("projects-moved");
+
+      // Asked again, now in Bridge: the header says what of the project's files and memory the
+      // model was given, and its panel which.
+      await input.setValue("Say hello");
+      await b.keys("Enter");
+      const given = b.$(tid("conversation-given"));
+      await given.waitForDisplayed({ timeout: 20000 });
+      assert.equal(await given.getAttribute("aria-label"), "Given with the system prompt: 2 files · 1 fact");
+      await given.click();
+      const panel = await textOf(b, tid("conversation-given-panel"));
+      for (const said of ["bridge-notes.md", "maintenance-manual.txt", "Rivets are steel, torqued to 420 newton metres."]) {
+        assert.ok(panel.includes(said), `${said} is not in: ${panel}`);
+      }
+      await framesDrawn(b);
+      await app.screenshot("given-knowledge");
+      await b.keys("Escape");
+      await b.$(tid("conversation-given-panel")).waitForExist({ reverse: true, timeout: 5000 });
 
       // The project's dialog, from the header's menu: what it holds, to edit.
       await b.$(tid("conversation-project")).click();

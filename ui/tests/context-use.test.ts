@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { contextLabel, shortTokens } from "../src/chat/context-use";
+import { contextLabel, givenLabel, shortTokens } from "../src/chat/context-use";
 
 describe("how full the model's window is", () => {
   it("says tokens in a few characters", () => {
@@ -48,5 +48,21 @@ describe("how full the model's window is", () => {
       expect(whole.full).toBe(false);
       expect(whole.title).not.toContain("needs");
     }
+  });
+
+  it("says what of the project's files and the memory the model was given, and which", () => {
+    const base = { tokens: 9_000, window: 8_192, system: 4_000, tools: 0, history: 5_000, attachments: 0, skills: 0, counted_by: "estimate" };
+    expect(givenLabel(base)).toBeNull();
+    expect(givenLabel({ ...base, given: { whole: [], passages: [], facts: [] } })).toBeNull();
+    const used = { ...base, given: { whole: [], passages: ["manual.txt, passage 3 of 400", "manual.txt, passage 9 of 400"], facts: ["The bike is blue."] } };
+    const said = givenLabel(used);
+    expect(said?.label).toBe("2 passages · 1 fact");
+    expect(said?.title).toBe("The model was last given 2 passages, 1 fact with the system prompt. Click to see which.");
+    expect(said?.lists).toEqual([
+      { heading: "Passages of the project's files", items: ["manual.txt, passage 3 of 400", "manual.txt, passage 9 of 400"] },
+      { heading: "Remembered facts", items: ["The bike is blue."] },
+    ]);
+    expect(givenLabel({ ...base, given: { whole: ["notes.md"], passages: [], facts: [] } })?.label).toBe("1 file");
+    expect(contextLabel(used).title.split("\n")[1]).toBe("System prompt: 4,000 (with 2 passages, 1 fact)");
   });
 });

@@ -72,6 +72,7 @@ fn bindings() -> String {
         crate::store::Summary,
         crate::store::ContextUse,
         crate::store::ToolOffer,
+        crate::knowledge::KnowledgeUse,
         crate::store::ModelWindow,
         crate::providers::ToolMode,
         crate::app::ToolModeChoice,

@@ -10,7 +10,7 @@
 
 use std::ops::Range;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use text_splitter::{ChunkConfig, TextSplitter};
 
 use crate::attachments::{sniff, AttachmentKind};
@@ -155,19 +155,26 @@ pub struct FoundPassage {
     pub text: String,
 }
 
-/// What a turn was given of a project's files: which files whole, or which passages.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ts_rs::TS)]
+/// What a turn was given of its project's files (which files whole, or which passages) and of
+/// its memory (which facts): kept with what the model was given, so that the conversation's
+/// header says it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct KnowledgeUse {
     /// Files given whole, by name.
+    #[serde(default)]
     pub whole: Vec<String>,
     /// Passages given, as "file, passage N of M".
+    #[serde(default)]
     pub passages: Vec<String>,
+    /// Remembered facts given, as they read.
+    #[serde(default)]
+    pub facts: Vec<String>,
 }
 
 impl KnowledgeUse {
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.whole.is_empty() && self.passages.is_empty()
+        self.whole.is_empty() && self.passages.is_empty() && self.facts.is_empty()
     }
 }
 
@@ -198,7 +205,7 @@ pub fn whole_part(project: &str, files: &[(String, String)]) -> (String, Knowled
     }
     let used = KnowledgeUse {
         whole: files.iter().map(|(name, _)| name.clone()).collect(),
-        passages: Vec::new(),
+        ..KnowledgeUse::default()
     };
     (part, used)
 }

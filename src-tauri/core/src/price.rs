@@ -132,7 +132,8 @@ pub fn usd(pico: u64) -> String {
 }
 
 /// `n` with its thousands grouped by commas ("1,234,567").
-fn grouped(n: u64) -> String {
+#[must_use]
+pub fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {

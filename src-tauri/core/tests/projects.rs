@@ -421,6 +421,30 @@ async fn a_projects_files_are_given_whole_while_they_fit_and_else_by_the_passage
         last.content.as_deref(),
         Some("The rivet torque is 420 newton metres.")
     );
+    // The person can see which passages the turn was given: the header's count and the CLI.
+    let given = detail.context.as_ref().unwrap().given.as_ref().unwrap();
+    assert!(given.whole.is_empty(), "{given:?}");
+    assert!(
+        given
+            .passages
+            .iter()
+            .all(|p| p.starts_with("manual.txt, passage ")),
+        "{given:?}"
+    );
+    let said = json(
+        &app,
+        &["conversations", "context", &conversation.id, "--json"],
+    )
+    .await;
+    assert_eq!(said["given"]["passages"], serde_json::json!(given.passages));
+    let said = cli(&app, &["conversations", "context", &conversation.id]).await;
+    assert!(
+        said.contains(&format!(
+            "Passages of the project's files given ({}):\n  manual.txt, passage ",
+            given.passages.len()
+        )) && said.contains("of 8,192 tokens in the window"),
+        "{said}"
+    );
 
     // Removed: nothing of it is given any more.
     cli(
@@ -683,6 +707,13 @@ async fn memory_is_kept_and_told_only_while_it_is_on_and_can_be_edited_and_delet
         system.contains("## What you remember") && system.contains("- The person's bike is blue."),
         "{system}"
     );
+    // And the header says which facts it was given.
+    let newest = app.conversations().list().await.unwrap().remove(0);
+    let said = json(&app, &["conversations", "context", &newest.id, "--json"]).await;
+    assert_eq!(
+        said["given"],
+        serde_json::json!({"whole": [], "passages": [], "facts": ["The person's bike is blue."]})
+    );
 
     // Edited, then deleted: told the new words, then nothing.
     cli(&app, &["memory", "edit", &id, "The bike is red now."]).await;
@@ -768,4 +799,73 @@ async fn memory_is_kept_and_told_only_while_it_is_on_and_can_be_edited_and_delet
     .await
     .0;
     assert!(refused.unwrap_err().contains("Write the fact"));
+}
+
+/// Answers every approval by switching the person's memory off first: as if they turned it off
+/// while the dialog waited, then allowed the call.
+struct SwitchesMemoryOff(Arc<App>);
+
+impl switchboard_core::agent::Approver for SwitchesMemoryOff {
+    fn ask(
+        &self,
+        request: switchboard_core::agent::ApprovalRequest,
+    ) -> switchboard_core::agent::approval::Answers<'_> {
+        Box::pin(async move {
+            self.0.set_own_memory(false).await.unwrap();
+            request
+                .calls
+                .iter()
+                .map(|c| switchboard_core::agent::ApprovalAnswer {
+                    call_id: c.call_id.clone(),
+                    decision: switchboard_core::agent::Decision::AllowOnce,
+                    reason: None,
+                })
+                .collect()
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_fact_allowed_after_memory_was_switched_off_is_not_kept() {
+    let Some(mock) = support::aimock("memory-off", "tool-loop.json", &[]) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let app = app_on(&mock, home.path()).await;
+    cli(&app, &["memory", "on"]).await;
+    let conversation = app.conversations().create(None, "").await.unwrap();
+    let seen = Arc::new(support::Seen::default());
+    let run = app
+        .start_turn_answered_by(
+            switchboard_core::app::TurnRequest {
+                conversation_id: conversation.id.clone(),
+                text: Some("Remember that my bike is blue".to_owned()),
+                ..Default::default()
+            },
+            seen.clone(),
+            Arc::new(SwitchesMemoryOff(Arc::clone(&app))),
+        )
+        .await
+        .unwrap();
+    run.finished().await;
+    assert_eq!(
+        json(&app, &["memory", "list", "--all", "--json"]).await,
+        serde_json::json!([]),
+        "nothing kept"
+    );
+    let detail = app.conversations().get(&conversation.id).await.unwrap();
+    let result = detail
+        .messages
+        .iter()
+        .find(|m| m.role == switchboard_core::store::Role::Tool)
+        .expect("the call ran");
+    assert!(result.is_error, "{result:?}");
+    assert!(
+        result
+            .content
+            .as_deref()
+            .unwrap_or_default()
+            .contains("memory was switched off in this conversation: nothing was kept"),
+        "{result:?}"
+    );
 }

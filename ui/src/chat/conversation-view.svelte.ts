@@ -17,7 +17,7 @@ import type { Confirmed } from "../settings/policies.svelte";
 import { getArtifacts, getChats, getConversations, getPolicies, getProviders, getSchedules, getServers, getSettings, getUi, getUsage } from "../app/context";
 import { copyText } from "../shared/clipboard";
 import { count, usd } from "../shared/money";
-import { contextLabel } from "./context-use";
+import { contextLabel, givenLabel } from "./context-use";
 import type { ConversationTools } from "./conversation-tools.svelte";
 import type { ChatSession, McpAppHost } from "./session.svelte";
 
@@ -126,6 +126,8 @@ export class ConversationPage {
 
   // How full the model's window is: what the model was last given.
   readonly fill = $derived(this.session?.context ? contextLabel(this.session.context) : null);
+  /** what of its project's files and its memory the model was last given, if anything */
+  readonly given = $derived(this.session?.context ? givenLabel(this.session.context) : null);
 
   // A search hit opened here: older pages are read until its message is shown, then the list
   // brings it into view (and does not follow the end meanwhile).

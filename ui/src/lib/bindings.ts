@@ -423,7 +423,12 @@ counted_by: string,
  * request was fitted to it (older messages summarised or left out): the header says the
  * model runs with a window smaller than the conversation needs.
  */
-needed?: number, };
+needed?: number, 
+/**
+ * What of its project's files and its memory the request was given (issue 62), when it
+ * was given any: the system prompt holds them.
+ */
+given?: KnowledgeUse, };
 
 /**
  * The tools one answer's request offered the model, when it was given a choice of the
@@ -447,6 +452,25 @@ of: number,
  * Why a choice was made.
  */
 why: string, };
+
+/**
+ * What a turn was given of its project's files (which files whole, or which passages) and of
+ * its memory (which facts): kept with what the model was given, so that the conversation's
+ * header says it.
+ */
+export type KnowledgeUse = { 
+/**
+ * Files given whole, by name.
+ */
+whole: Array<string>, 
+/**
+ * Passages given, as "file, passage N of M".
+ */
+passages: Array<string>, 
+/**
+ * Remembered facts given, as they read.
+ */
+facts: Array<string>, };
 
 /**
  * One model's window: how many tokens a request to it may hold, and whose word that is.

@@ -56,6 +56,7 @@ export type {
   CallControl,
   Summary,
   ContextUse,
+  KnowledgeUse,
   FoundServer as RegistryServer,
   BundleInfo,
   BundleInstallRequest,

@@ -185,6 +185,12 @@ pub struct RunSetup {
     /// The memory `remember` keeps facts in, while it is on (offered in [`RunSetup::tools`]
     /// then).
     pub memory: Option<crate::store::MemoryScope>,
+    /// Where the person's own memory switch is read, again when `remember` runs: switched off
+    /// while a call waited for approval, nothing is kept.
+    pub settings: Option<std::sync::Arc<dyn crate::settings::SettingsSource>>,
+    /// What of the project's files and the memory [`RunSetup::system`] holds, said with what
+    /// the model was given.
+    pub given: crate::knowledge::KnowledgeUse,
 }
 
 /// The most held-back tools named one by one at a run's start; the rest are counted.

@@ -226,6 +226,8 @@ impl Bench {
             skills: crate::skills::RunSkills::default(),
             project_id: None,
             memory: None,
+            settings: None,
+            given: crate::knowledge::KnowledgeUse::default(),
         };
         let services = RunServices {
             store: &self.store,

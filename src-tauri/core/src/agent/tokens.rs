@@ -232,6 +232,7 @@ impl Counter {
                 name.to_owned()
             },
             needed: None,
+            given: None,
         }
     }
 

@@ -295,6 +295,17 @@ impl Conversations {
         })
     }
 
+    /// What the conversation's model was last given (its window, what filled it, and what of
+    /// the project's files and the memory), if it was given anything since that was kept.
+    ///
+    /// # Errors
+    /// Not found; the database is unavailable.
+    pub async fn context(&self, id: &str) -> Result<Option<crate::store::ContextUse>, CoreError> {
+        let store = self.store()?;
+        let conversation = store.get_conversation(id.to_owned()).await?;
+        Ok(store.context_use(conversation.id).await?)
+    }
+
     /// The page of messages before the one numbered `before` (a page's `older`).
     ///
     /// # Errors

@@ -458,7 +458,7 @@ impl App {
                 .memory_prompt(scope, project.as_ref(), question.as_deref(), room)
                 .await?
             {
-                tracing::debug!(facts = given.len(), "remembered facts given");
+                project_prompt.used.facts = given.into_iter().map(|f| f.text).collect();
                 project_prompt.text = Some(match project_prompt.text.take() {
                     Some(before) => format!("{before}\n\n{part}"),
                     None => part,
@@ -475,9 +475,6 @@ impl App {
                     crate::agent::builtin::search_files_tool(&project.name),
                 );
             }
-        }
-        if !project_prompt.used.is_empty() {
-            tracing::debug!(used = ?project_prompt.used, "the project's files given");
         }
         Ok(RunSetup {
             run_id: new_id(),
@@ -514,6 +511,8 @@ impl App {
             skills,
             project_id: project.map(|p| p.id),
             memory,
+            settings: Some(std::sync::Arc::clone(&self.settings)),
+            given: project_prompt.used,
         })
     }
 

@@ -25,6 +25,13 @@ pub(crate) enum ConversationsCommand {
         json: bool,
     },
     /// Conversations whose title or messages hold every word of QUERY (newest first).
+    /// What the model was last given: how full its window was, of what, and which of the
+    /// project's files (whole or by passage) and remembered facts.
+    Context {
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
     Search {
         query: String,
         /// At most this many hits (1–200).
@@ -163,6 +170,7 @@ pub(crate) async fn run(
             timeout,
         } => read_link(app, id, uri, json, timeout, out).await,
         ConversationsCommand::Show { id, json } => show(app, id, json, out).await,
+        ConversationsCommand::Context { id, json } => context(app, id, json, out).await,
         ConversationsCommand::Search {
             query,
             limit,
@@ -206,6 +214,72 @@ async fn list(app: &Arc<App>, json: bool, out: &mut impl Write) -> Result<(), Cl
             ]
         },
     )?;
+    Ok(())
+}
+
+async fn context(
+    app: &Arc<App>,
+    id: String,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let used = app.conversations().context(&id).await?;
+    if json {
+        return json_out(out, &used);
+    }
+    let Some(used) = used else {
+        writeln!(
+            out,
+            "The model has not been given anything since this was kept."
+        )?;
+        return Ok(());
+    };
+    let n = crate::price::grouped;
+    match used.window {
+        Some(window) => writeln!(
+            out,
+            "{} of {} tokens in the window ({} %), counted by {}.",
+            n(used.tokens),
+            n(window),
+            used.tokens * 100 / window.max(1),
+            used.counted_by
+        )?,
+        None => writeln!(
+            out,
+            "{} tokens; the model's window is not known. Counted by {}.",
+            n(used.tokens),
+            used.counted_by
+        )?,
+    }
+    if let Some(needed) = used.needed {
+        writeln!(
+            out,
+            "The conversation needs {}: older messages were summarised or left out.",
+            n(needed)
+        )?;
+    }
+    writeln!(
+        out,
+        "System prompt {} · tools {} · messages {} · files {}",
+        n(used.system),
+        n(used.tools),
+        n(used.history),
+        n(used.attachments)
+    )?;
+    let given = used.given.unwrap_or_default();
+    let lists = [
+        ("The project's files given whole", &given.whole),
+        ("Passages of the project's files given", &given.passages),
+        ("Remembered facts given", &given.facts),
+    ];
+    for (what, items) in lists {
+        if !items.is_empty() {
+            writeln!(out, "{what} ({}):", items.len())?;
+            for item in items {
+                writeln!(out, "  {}", crate::text::one_line(item, 200))?;
+            }
+        }
+    }
     Ok(())
 }
 

@@ -41,6 +41,11 @@ pub struct ContextUse {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional, type = "number")]
     pub needed: Option<u64>,
+    /// What of its project's files and its memory the request was given (issue 62), when it
+    /// was given any: the system prompt holds them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub given: Option<crate::knowledge::KnowledgeUse>,
 }
 
 /// The tools one answer's request offered the model, when it was given a choice of the

@@ -83,6 +83,7 @@ impl Run<'_> {
             }
         }
         let measured = used.tokens;
+        used.given = Some(self.ctx.setup.given.clone()).filter(|g| !g.is_empty());
         self.ctx.emit(RunEvent::ContextUsed { used: used.clone() });
         let kept = self
             .ctx

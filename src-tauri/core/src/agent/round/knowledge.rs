@@ -2,7 +2,8 @@
 //! the passages of the conversation's project's files that match the model's words, best first
 //! (only the files of the project the conversation was in when the run began); and a fact kept
 //! in the memory the conversation used when the run began, from this conversation (only while
-//! that memory was on: the tool is not offered otherwise, and a call of it is refused).
+//! that memory is on: the tool is not offered otherwise, and a call of it is refused, also when
+//! the memory was switched off while the call waited for approval).
 
 use serde_json::{Map, Value};
 
@@ -56,6 +57,26 @@ impl Ctx<'_> {
         let fact = text_argument(arguments, "fact")
             .ok_or_else(|| refuse("remember needs “fact” (a sentence)".to_owned()))?;
         let fact = crate::knowledge::check_fact(fact).map_err(|e| refuse(e.message))?;
+        // The switch as it is now: it may have been turned off while the call waited.
+        let still_on = match &scope {
+            crate::store::MemoryScope::Own => match self.setup.settings.clone() {
+                Some(settings) => tokio::task::spawn_blocking(move || settings.load().memory)
+                    .await
+                    .unwrap_or(false),
+                None => true,
+            },
+            crate::store::MemoryScope::Project(id) => self
+                .services
+                .store
+                .get_project(id.clone())
+                .await
+                .is_ok_and(|p| p.fields.memory),
+        };
+        if !still_on {
+            return Err(refuse(
+                "memory was switched off in this conversation: nothing was kept".to_owned(),
+            ));
+        }
         let kept = self
             .services
             .store

@@ -700,6 +700,15 @@ async fn memory_is_kept_and_told_only_while_it_is_on_and_can_be_edited_and_delet
         "Remember that my bike is blue"
     );
     let id = facts[0]["id"].as_str().unwrap().to_owned();
+    assert_eq!(facts[0]["from_conversation"], true);
+    // Its conversation deleted, the fact stays, said to have come from one.
+    let from = facts[0]["conversation_id"].as_str().unwrap().to_owned();
+    app.delete_conversation(&from).await.unwrap();
+    let facts = json(&app, &["memory", "list", "--json"]).await;
+    assert_eq!(facts[0]["conversation_id"], serde_json::Value::Null);
+    assert_eq!(facts[0]["from_conversation"], true);
+    let table = cli(&app, &["memory", "list"]).await;
+    assert!(table.contains("(a conversation since deleted)"), "{table}");
 
     // A new conversation is told it, under its heading.
     let system = system_of_chat(&mock, &app, &["--tools", "none", "What colour is my bike?"]).await;
@@ -727,7 +736,8 @@ async fn memory_is_kept_and_told_only_while_it_is_on_and_can_be_edited_and_delet
     assert!(!system.contains("What you remember"), "{system}");
 
     // A project has its own memory, off until switched on; the person's is not told there.
-    cli(&app, &["memory", "add", "Prefers metric units."]).await;
+    let written = json(&app, &["memory", "add", "Prefers metric units.", "--json"]).await;
+    assert_eq!(written["from_conversation"], false, "{written}");
     cli(&app, &["project", "add", "Bridge"]).await;
     let system = system_of_chat(
         &mock,

@@ -255,7 +255,12 @@ project_id: string | null, text: string,
  * The conversation it came from (none: written by the person, or that conversation was
  * deleted), and its title.
  */
-conversation_id: string | null, conversation_title: string | null, created_at: number, updated_at: number, };
+conversation_id: string | null, conversation_title: string | null, 
+/**
+ * Kept by the model in a conversation (which may since have been deleted); else written
+ * by the person.
+ */
+from_conversation: boolean, created_at: number, updated_at: number, };
 
 /**
  * Which profile a new conversation starts from.

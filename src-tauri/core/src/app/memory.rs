@@ -174,6 +174,7 @@ mod tests {
             text: text.into(),
             conversation_id: None,
             conversation_title: None,
+            from_conversation: false,
             created_at: 0,
             updated_at: 0,
         }

@@ -69,10 +69,11 @@ pub(crate) async fn run(
                     [
                         m.id.clone(),
                         crate::text::one_line(&m.text, 80),
-                        m.conversation_title.as_deref().map_or_else(
-                            || "(written by you)".to_owned(),
-                            |t| crate::text::one_line(t, 40),
-                        ),
+                        match (&m.conversation_title, m.from_conversation) {
+                            (Some(t), _) => crate::text::one_line(t, 40),
+                            (None, true) => "(a conversation since deleted)".to_owned(),
+                            (None, false) => "(written by you)".to_owned(),
+                        },
                     ]
                 },
             )

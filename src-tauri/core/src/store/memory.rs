@@ -19,6 +19,9 @@ pub struct Memory {
     /// deleted), and its title.
     pub conversation_id: Option<String>,
     pub conversation_title: Option<String>,
+    /// Kept by the model in a conversation (which may since have been deleted); else written
+    /// by the person.
+    pub from_conversation: bool,
     #[ts(type = "number")]
     pub created_at: i64,
     #[ts(type = "number")]
@@ -43,7 +46,7 @@ impl MemoryScope {
 
 const SELECT: &str =
     "SELECT m.id, m.project_id, m.text, m.conversation_id, c.title, m.created_at, \
-     m.updated_at FROM memories m LEFT JOIN conversations c ON c.id = m.conversation_id";
+     m.updated_at, m.from_conversation FROM memories m LEFT JOIN conversations c ON c.id = m.conversation_id";
 
 /// Facts up to this many are all given; beyond, the relevant ones.
 pub const ALL_WHILE_AT_MOST: usize = 20;
@@ -57,6 +60,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Memory> {
         conversation_title: row.get(4)?,
         created_at: row.get(5)?,
         updated_at: row.get(6)?,
+        from_conversation: row.get(7)?,
     })
 }
 
@@ -96,8 +100,8 @@ impl Store {
             let (id, now) = (new_id(), now_ms());
             tx.execute(
                 "INSERT INTO memories (id, project_id, text, conversation_id, created_at, \
-                 updated_at) VALUES (?1, ?2, ?3, \
-                 (SELECT id FROM conversations WHERE id = ?4), ?5, ?5)",
+                 updated_at, from_conversation) VALUES (?1, ?2, ?3, \
+                 (SELECT id FROM conversations WHERE id = ?4), ?5, ?5, ?4 IS NOT NULL)",
                 params![id, scope.project(), text, conversation, now],
             )?;
             let made = get(&tx, &id)?;

@@ -657,6 +657,13 @@ BEGIN
 END;
 ALTER TABLE projects ADD COLUMN memory INTEGER NOT NULL DEFAULT 0;
 "#,
+    // 37: whether a fact came from a conversation (the model kept it) or the person wrote it,
+    // which `conversation_id` cannot say once that conversation is deleted.
+    r#"
+ALTER TABLE memories ADD COLUMN from_conversation INTEGER NOT NULL DEFAULT 0
+    CHECK (from_conversation IN (0, 1));
+UPDATE memories SET from_conversation = 1 WHERE conversation_id IS NOT NULL;
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -240,7 +240,7 @@ impl AttachmentFiles {
 
     /// Writes `bytes` under their SHA-256 unless they are kept already; returns the name.
     fn write(&self, bytes: &[u8]) -> std::io::Result<String> {
-        let sha256 = hex(&Sha256::digest(bytes));
+        let sha256 = hex::encode(Sha256::digest(bytes));
         let path = self.path(&sha256);
         if !path.exists() {
             crate::paths::write_whole(&path, bytes)?;
@@ -260,7 +260,7 @@ impl AttachmentFiles {
             ));
         }
         let bytes = std::fs::read(self.path(sha256))?;
-        if hex(&Sha256::digest(&bytes)) != sha256 {
+        if hex::encode(Sha256::digest(&bytes)) != sha256 {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::InvalidData,
                 "the attached file was changed on disk",
@@ -465,10 +465,6 @@ pub fn mime_from_name(name: &str) -> Option<&'static str> {
         "zip" => "application/zip",
         _ => return None,
     })
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Whether `name` is 64 lowercase hex digits (nothing else is ever read or removed).

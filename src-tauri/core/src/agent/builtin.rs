@@ -75,7 +75,7 @@ fn own_tool(tool: &str, title: &str, description: String, input_schema: Value) -
     let hash = {
         use sha2::{Digest, Sha256};
         let digest = Sha256::digest(format!("{description}{input_schema}").as_bytes());
-        digest.iter().map(|b| format!("{b:02x}")).collect()
+        hex::encode(digest)
     };
     CatalogueTool {
         wire_name: format!("switchboard__{tool}"),

@@ -37,6 +37,7 @@ mod keychain;
 mod links;
 mod local_models;
 mod memory;
+mod names;
 mod offers;
 mod policy;
 mod profiles;

@@ -70,29 +70,13 @@ fn name_taken(e: StoreError) -> CoreError {
 
 /// `name` with " (2)", " (3)"… until no profile in `taken` has it (any case).
 fn free_name(name: &str, taken: &[Profile]) -> String {
-    let is_taken = |n: &str| taken.iter().any(|p| p.name.eq_ignore_ascii_case(n));
-    if !is_taken(name) {
-        return name.to_owned();
-    }
-    let base = one_line(name, MAX_PROFILE_NAME_CHARS - 5);
-    (2..)
-        .map(|n| format!("{base} ({n})"))
-        .find(|n| !is_taken(n))
-        .unwrap_or_default()
+    super::names::free_name(name, MAX_PROFILE_NAME_CHARS, |n| {
+        taken.iter().any(|p| p.name.eq_ignore_ascii_case(n))
+    })
 }
 
 fn check_name(name: &str) -> Result<String, InvalidInput> {
-    let name = one_line(name, usize::MAX);
-    if crate::text::is_blank(&name) {
-        return Err(InvalidInput::new("name", "Name the profile."));
-    }
-    if name.chars().count() > MAX_PROFILE_NAME_CHARS {
-        return Err(InvalidInput::new(
-            "name",
-            format!("Keep the name to {MAX_PROFILE_NAME_CHARS} characters or fewer."),
-        ));
-    }
-    Ok(name)
+    super::names::check_name(name, MAX_PROFILE_NAME_CHARS, "profile")
 }
 
 fn check_limit(

@@ -30,17 +30,7 @@ pub struct ProjectInput {
 }
 
 fn check_name(name: &str) -> Result<String, InvalidInput> {
-    let name = one_line(name, usize::MAX);
-    if crate::text::is_blank(&name) {
-        return Err(InvalidInput::new("name", "Name the project."));
-    }
-    if name.chars().count() > MAX_PROJECT_NAME_CHARS {
-        return Err(InvalidInput::new(
-            "name",
-            format!("Keep the name to {MAX_PROJECT_NAME_CHARS} characters or fewer."),
-        ));
-    }
-    Ok(name)
+    super::names::check_name(name, MAX_PROJECT_NAME_CHARS, "project")
 }
 
 fn name_taken(e: StoreError) -> CoreError {
@@ -108,10 +98,7 @@ fn read_file(path: &std::path::Path) -> Result<NewProjectFile, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("“{name}” cannot be read ({e})."))?;
     let (mime, text) = crate::knowledge::text_of(&name, &bytes).map_err(|e| e.message)?;
     Ok(NewProjectFile {
-        sha256: Sha256::digest(&bytes)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect(),
+        sha256: hex::encode(Sha256::digest(&bytes)),
         size: bytes.len() as u64,
         mime: mime.to_owned(),
         passages: crate::knowledge::passages(&text),
@@ -549,16 +536,9 @@ impl App {
         let mut notes = Vec::new();
         let taken = self.projects().list().await?;
         let wanted = check_name(&file.name)?;
-        let name = (1..)
-            .map(|n| {
-                if n == 1 {
-                    wanted.clone()
-                } else {
-                    format!("{} ({n})", one_line(&wanted, MAX_PROJECT_NAME_CHARS - 8))
-                }
-            })
-            .find(|n| !taken.iter().any(|p| p.name.eq_ignore_ascii_case(n)))
-            .unwrap_or_default();
+        let name = super::names::free_name(&wanted, MAX_PROJECT_NAME_CHARS, |n| {
+            taken.iter().any(|p| p.name.eq_ignore_ascii_case(n))
+        });
         if name != wanted {
             notes.push(format!(
                 "A project named “{wanted}” exists already: this one is “{name}”."
@@ -661,10 +641,7 @@ impl App {
                     .map_err(|e| e.message)?;
                 use sha2::{Digest, Sha256};
                 Ok::<_, String>(NewProjectFile {
-                    sha256: Sha256::digest(text.as_bytes())
-                        .iter()
-                        .map(|b| format!("{b:02x}"))
-                        .collect(),
+                    sha256: hex::encode(Sha256::digest(text.as_bytes())),
                     size: text.len() as u64,
                     mime: if pdf { "application/pdf" } else { "text/plain" }.to_owned(),
                     passages: crate::knowledge::passages(&text),

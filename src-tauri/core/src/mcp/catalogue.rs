@@ -168,7 +168,7 @@ pub fn wire_name(server: &str, tool: &str) -> String {
 /// `name` cut to leave room for `_` and 8 hex digits of a hash of the exact server and tool.
 fn hashed(name: &str, server: &str, tool: &str) -> String {
     let digest = Sha256::digest(format!("{server}\0{tool}").as_bytes());
-    let hex: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    let hex = hex::encode(&digest[..4]);
     let keep = MAX_WIRE_NAME - hex.len() - 1;
     let head: String = name.chars().take(keep).collect();
     format!("{head}_{hex}")
@@ -186,10 +186,7 @@ fn tool_hash(tool: &ListedTool) -> String {
     if let Some(title) = &tool.title {
         canonical["title"] = title.clone().into();
     }
-    Sha256::digest(canonical.to_string().as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex::encode(Sha256::digest(canonical.to_string().as_bytes()))
 }
 
 #[cfg(test)]

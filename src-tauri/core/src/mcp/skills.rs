@@ -167,7 +167,7 @@ pub fn content_hash(entry: &Entry) -> Option<String> {
         .chain(fields),
     );
     let digest = Sha256::digest(lines.join("\n").as_bytes());
-    Some(digest.iter().map(|b| format!("{b:02x}")).collect())
+    Some(hex::encode(digest))
 }
 
 /// A server's skill (called `name`) as the window and the command line see it; `approved` is the

@@ -279,10 +279,9 @@ mod tests {
             "inputSchema": tool.input_schema,
             "annotations": tool.annotations,
         });
-        let hash: String = <sha2::Sha256 as sha2::Digest>::digest(before.to_string().as_bytes())
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let hash = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(
+            before.to_string().as_bytes(),
+        ));
         assert_eq!(tool.hash, hash);
     }
 }

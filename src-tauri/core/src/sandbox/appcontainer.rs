@@ -91,7 +91,7 @@ pub fn container(plan: &SandboxPlan) -> Result<Container, String> {
     }
     grants_text.push_str(&format!("|{}", plan.write.len()));
     let digest = sha2::Sha256::digest(grants_text.as_bytes());
-    let suffix: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    let suffix = hex::encode(&digest[..4]);
     name.truncate(64 - 9);
     name.push('.');
     name.push_str(&suffix);

@@ -34,7 +34,7 @@ fn unit_name(home: Option<&Path>) -> String {
         Some(home) => {
             use sha2::Digest;
             let digest = sha2::Sha256::digest(home.to_string_lossy().as_bytes());
-            let short: String = digest[..4].iter().map(|b| format!("{b:02x}")).collect();
+            let short = hex::encode(&digest[..4]);
             format!("switchboard-schedules-{short}")
         }
     }

@@ -67,11 +67,7 @@ pub fn digest(dir: &Path, files: &[SkillFile]) -> std::io::Result<String> {
         hasher.update((bytes.len() as u64).to_le_bytes());
         hasher.update(&bytes);
     }
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
+    Ok(hex::encode(hasher.finalize()))
 }
 
 /// How a script of this name is run: the programs that may run it (the first found on the

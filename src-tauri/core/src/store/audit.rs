@@ -213,8 +213,7 @@ fn len(text: &str) -> i64 {
 
 /// Hex SHA-256.
 pub fn sha256(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(Sha256::digest(bytes))
 }
 
 /// Which entries to read.

@@ -467,7 +467,7 @@ impl ServerEntry {
             canonical["sandbox"] = serde_json::to_value(sandbox).unwrap_or_default();
         }
         let digest = Sha256::digest(canonical.to_string().as_bytes());
-        digest.iter().map(|b| format!("{b:02x}")).collect()
+        hex::encode(digest)
     }
 }
 

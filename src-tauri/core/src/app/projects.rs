@@ -129,11 +129,10 @@ impl Projects {
     /// [`CoreError::NotFound`]; the database.
     pub async fn get(&self, key: &str) -> Result<Project, CoreError> {
         let key = key.trim();
-        let all = self.list().await?;
-        all.iter()
-            .find(|p| p.id == key)
-            .or_else(|| all.iter().find(|p| p.name.eq_ignore_ascii_case(key)))
-            .cloned()
+        self.db
+            .store()?
+            .find_project(key.to_owned())
+            .await?
             .ok_or_else(|| CoreError::NotFound {
                 what: format!("project “{}”", one_line(key, 80)),
             })

@@ -123,6 +123,23 @@ impl Store {
         self.call(move |conn| get(conn, &id)).await
     }
 
+    /// The project with the id `key`, else the one named `key` (in any case, as names are
+    /// kept unique).
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn find_project(&self, key: String) -> Result<Option<Project>, StoreError> {
+        self.call(move |conn| {
+            Ok(conn
+                .prepare_cached(&format!(
+                    "{SELECT} WHERE p.id = ?1 OR p.name = ?1 ORDER BY p.id = ?1 DESC LIMIT 1"
+                ))?
+                .query_row([key], from_row)
+                .optional()?)
+        })
+        .await
+    }
+
     /// Keeps a new project named `name` (checked and tidied by the caller).
     ///
     /// # Errors

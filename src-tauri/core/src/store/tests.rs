@@ -2497,6 +2497,15 @@ async fn a_project_holds_conversations_keeps_them_when_deleted_and_answers_for_i
         .create_project("Garden".into(), ProjectFields::default())
         .await
         .unwrap();
+    // Found by id, or by name in any case.
+    let found = |key: &str| {
+        let store = store.clone();
+        let key = key.to_owned();
+        async move { store.find_project(key).await.unwrap().map(|p| p.name) }
+    };
+    assert_eq!(found(&bridge.id).await.as_deref(), Some("Bridge"));
+    assert_eq!(found("gARDEN").await.as_deref(), Some("Garden"));
+    assert_eq!(found("Orchard").await, None);
     let names: Vec<String> = store
         .list_projects()
         .await

@@ -15,7 +15,7 @@ import * as ipc from "../src/lib/ipc";
 import type { Conversation, Project } from "../src/lib/types";
 import { groupByProject } from "../src/projects/projects.svelte";
 import { emptyProfileFields } from "./test-helpers";
-import { installRealBackend, type RealBackend } from "./real-backend";
+import { installRealBackend, peer, type RealBackend } from "./real-backend";
 import { renderApp } from "./render-app";
 import { newStores } from "./render-with-stores";
 
@@ -44,6 +44,7 @@ describe("grouping the conversation list by project", () => {
     instructions: "",
     profile_id: null,
     memory: false,
+    tools: [],
     created_at: 0,
     updated_at: 0,
     conversations: 0,
@@ -82,13 +83,13 @@ describe("the projects store", () => {
     await projects.load();
     expect(projects.all).toEqual([]);
 
-    const bridge = await projects.create({ name: " Bridge ", instructions: "Steel.", profile: coding.id, memory: false });
+    const bridge = await projects.create({ name: " Bridge ", instructions: "Steel.", profile: coding.id, memory: false, tools: [] });
     expect(bridge).toMatchObject({ name: "Bridge", instructions: "Steel.", profile_id: coding.id, conversations: 0 });
     expect(projects.all.map((p) => p.name)).toEqual(["Bridge"]);
-    const refused = await projects.create({ name: "BRIDGE", instructions: "", profile: null, memory: false }).catch((e: unknown) => e);
+    const refused = await projects.create({ name: "BRIDGE", instructions: "", profile: null, memory: false, tools: [] }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(IpcError);
     expect(refused).toMatchObject({ kind: "conflict", field: "name" });
-    const blank = await projects.create({ name: " ", instructions: "", profile: null, memory: false }).catch((e: unknown) => e);
+    const blank = await projects.create({ name: " ", instructions: "", profile: null, memory: false, tools: [] }).catch((e: unknown) => e);
     expect(blank).toMatchObject({ field: "name" });
 
     await projects.newConversationIn(bridge.id);
@@ -97,8 +98,8 @@ describe("the projects store", () => {
     expect(made).toMatchObject({ project_id: bridge.id, profile_id: coding.id });
     expect(conversations.list[0].project_id).toBe(bridge.id);
 
-    const edited = await projects.update(bridge.id, { name: "Bridge works", instructions: "Rivets.", profile: null, memory: true });
-    expect(edited).toMatchObject({ name: "Bridge works", instructions: "Rivets.", profile_id: null, memory: true });
+    const edited = await projects.update(bridge.id, { name: "Bridge works", instructions: "Rivets.", profile: null, memory: true, tools: [] });
+    expect(edited).toMatchObject({ name: "Bridge works", instructions: "Rivets.", profile_id: null, memory: true, tools: [] });
 
     await projects.remove(bridge.id);
     expect(projects.all).toEqual([]);
@@ -195,9 +196,46 @@ describe("projects in the window", () => {
   }, 30_000);
 });
 
+describe("a project's tool switches in its dialog", () => {
+  it("keeps only what the person switched, shows it folded open when there are some, and forgets one switched back", async () => {
+    await backend.seed(async () => {
+      await ipc.addMcpServer("time", peer("fault_server.py"));
+      await ipc.setMcpServerEnabled("time", false);
+    });
+    const { user } = await renderApp();
+    await user.click(screen.getByTestId("new-project"));
+    const dialog = await screen.findByTestId("project-dialog");
+    await user.type(within(dialog).getByTestId("project-name"), "Bridge");
+    const tools = within(dialog).getByTestId("project-tools") as HTMLDetailsElement;
+    expect(tools.open).toBe(false);
+    await user.click(tools.querySelector("summary")!);
+    const time = await within(dialog).findByTestId("project-server-switch");
+    expect((time as HTMLInputElement).checked).toBe(true);
+    expect(time.dataset.server).toBe("time");
+    await user.click(time);
+    expect(tools.querySelector("summary")!.textContent).toBe("Tools · 1 switch");
+    await user.click(within(dialog).getByTestId("project-save"));
+    await waitFor(() => expect(screen.queryByTestId("project-dialog")).toBeNull());
+    const [made] = await backend.seed(() => ipc.listProjects());
+    // Only the switch made: a server left on follows the profile.
+    expect(made.tools).toEqual([{ server: "time", tool: null, enabled: false }]);
+
+    await user.click(within(group("Bridge")).getByTestId("project-menu"));
+    await user.click(screen.getByTestId("project-edit"));
+    const editing = await screen.findByTestId("project-dialog");
+    expect((within(editing).getByTestId("project-tools") as HTMLDetailsElement).open).toBe(true);
+    const again = within(editing).getByTestId("project-server-switch") as HTMLInputElement;
+    expect(again.checked).toBe(false);
+    await user.click(again);
+    await user.click(within(editing).getByTestId("project-save"));
+    await waitFor(() => expect(screen.queryByTestId("project-dialog")).toBeNull());
+    expect((await backend.seed(() => ipc.listProjects()))[0].tools).toEqual([]);
+  }, 30_000);
+});
+
 describe("a project's files in its dialog", () => {
   it("adds the files picked, with progress, says which were refused and why, and removes one", async () => {
-    const project = await backend.seed(() => ipc.createProject({ name: "Bridge", instructions: "", profile: null, memory: false }));
+    const project = await backend.seed(() => ipc.createProject({ name: "Bridge", instructions: "", profile: null, memory: false, tools: [] }));
     const folder = mkdtempSync(join(tmpdir(), "switchboard-project-files-"));
     const notes = join(folder, "notes.md");
     writeFileSync(notes, "The bridge opens at dawn.\n");
@@ -236,7 +274,7 @@ describe("a project's files in its dialog", () => {
 
 describe("exporting and importing a project from the sidebar", () => {
   it("saves one where the person picks and keeps it again as a new project, saying so", async () => {
-    const project = await backend.seed(() => ipc.createProject({ name: "Bridge", instructions: "Steel.", profile: null, memory: false }));
+    const project = await backend.seed(() => ipc.createProject({ name: "Bridge", instructions: "Steel.", profile: null, memory: false, tools: [] }));
     const chat = await backend.seed(() => ipc.createConversation("Loads"));
     await backend.seed(() => ipc.moveConversation(chat.id, project.id));
     const file = join(mkdtempSync(join(tmpdir(), "switchboard-project-export-")), "bridge.json");
@@ -260,7 +298,7 @@ describe("exporting and importing a project from the sidebar", () => {
 
 describe("search in a project", () => {
   it("finds only the project's conversations once the dialog is told which", async () => {
-    const project = await backend.seed(() => ipc.createProject({ name: "Bridge", instructions: "", profile: null, memory: false }));
+    const project = await backend.seed(() => ipc.createProject({ name: "Bridge", instructions: "", profile: null, memory: false, tools: [] }));
     const inside = await backend.seed(() => ipc.createConversation("Rivet torque"));
     await backend.seed(() => ipc.moveConversation(inside.id, project.id));
     await backend.seed(() => ipc.createConversation("Rivet prices"));

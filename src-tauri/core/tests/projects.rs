@@ -879,3 +879,133 @@ async fn a_fact_allowed_after_memory_was_switched_off_is_not_kept() {
         "{result:?}"
     );
 }
+
+#[tokio::test]
+async fn a_projects_tool_switches_are_put_over_its_profiles_on_its_conversations() {
+    let Some(mock) = support::aimock("project-tools", "tool-loop.json", &[]) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let paths = AppPaths::under_home(home.path().to_path_buf());
+    paths.create_all().unwrap();
+    let store = Store::open_in_memory().unwrap();
+    let secrets: Arc<dyn SecretStore> = Arc::new(MemoryStore::default());
+    let app = support::headless_app(store.clone(), paths, secrets).await;
+    support::add_mock_provider(&app, &mock.root).await;
+    let switches = |id: String| {
+        let store = store.clone();
+        async move {
+            let mut on: Vec<String> = store
+                .tool_toggles(id)
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|t| {
+                    format!(
+                        "{}{}={}",
+                        t.server,
+                        t.tool.map(|t| format!(":{t}")).unwrap_or_default(),
+                        if t.enabled { "on" } else { "off" }
+                    )
+                })
+                .collect();
+            on.sort();
+            on
+        }
+    };
+
+    cli(
+        &app,
+        &[
+            "profile", "create", "Coder", "--switch", "git=off", "--switch", "fs=on",
+        ],
+    )
+    .await;
+    cli(
+        &app,
+        &[
+            "project",
+            "add",
+            "Bridge",
+            "--profile",
+            "Coder",
+            "--switch",
+            "fs:write_file=off",
+            "--switch",
+            "time=off",
+            "--switch",
+            "git:log=on",
+        ],
+    )
+    .await;
+    let shown = cli(&app, &["project", "show", "Bridge"]).await;
+    assert!(
+        shown.contains("Tool switches: fs:write_file=off, time=off, git:log=on"),
+        "{shown}"
+    );
+
+    // Started in the project: the profile's switches, then the project's over them.
+    cli(
+        &app,
+        &[
+            "chat",
+            "--tools",
+            "none",
+            "--project",
+            "Bridge",
+            "Say hello",
+        ],
+    )
+    .await;
+    let started = app.conversations().list().await.unwrap().remove(0);
+    assert_eq!(
+        switches(started.id.clone()).await,
+        [
+            "fs:write_file=off",
+            "fs=on",
+            "git:log=on",
+            "git=off",
+            "time=off"
+        ]
+    );
+
+    // Moved in: the project's over what it had (a whole server's switch sets all its tools).
+    cli(&app, &["chat", "--tools", "none", "Say hello"]).await;
+    let loose = app.conversations().list().await.unwrap().remove(0);
+    assert_ne!(loose.id, started.id);
+    store
+        .set_tool_toggle(
+            loose.id.clone(),
+            switchboard_core::store::ToolToggle {
+                server: "time".into(),
+                tool: Some("now".into()),
+                enabled: true,
+            },
+        )
+        .await
+        .unwrap();
+    cli(&app, &["project", "move", &loose.id, "Bridge"]).await;
+    assert_eq!(
+        switches(loose.id.clone()).await,
+        ["fs:write_file=off", "git:log=on", "time=off"]
+    );
+
+    // Forgotten: a conversation started then has only its profile's.
+    cli(&app, &["project", "edit", "Bridge", "--no-switches"]).await;
+    let shown = cli(&app, &["project", "show", "Bridge", "--json"]).await;
+    assert!(shown.contains("\"tools\": []"), "{shown}");
+    cli(
+        &app,
+        &[
+            "chat",
+            "--tools",
+            "none",
+            "--project",
+            "Bridge",
+            "Say hello",
+        ],
+    )
+    .await;
+    let third = app.conversations().list().await.unwrap().remove(0);
+    assert_eq!(switches(third.id).await, ["fs=on", "git=off"]);
+}

@@ -178,7 +178,13 @@ profile_id: string | null,
 /**
  * The model may save facts to the project's memory and is told those relevant.
  */
-memory: boolean, };
+memory: boolean, 
+/**
+ * Switches for servers (`tool` null) and tools, put over the profile's on each
+ * conversation that starts in the project or moves into it; a server not named stays as
+ * the conversation has it.
+ */
+tools: Array<ToolToggle>, };
 
 /**
  * A project, with how many conversations are in it.
@@ -199,7 +205,13 @@ profile_id: string | null,
 /**
  * The model may save facts to the project's memory and is told those relevant.
  */
-memory: boolean, };
+memory: boolean, 
+/**
+ * Switches for servers (`tool` null) and tools, put over the profile's on each
+ * conversation that starts in the project or moves into it; a server not named stays as
+ * the conversation has it.
+ */
+tools: Array<ToolToggle>, };
 
 /**
  * A project as the window or the command line gives it: the profile by id or name.
@@ -212,7 +224,12 @@ profile: string | null,
 /**
  * Its memory is on: the model may save facts to it and is told those relevant.
  */
-memory: boolean, };
+memory: boolean, 
+/**
+ * Its tool switches, put over the profile's on each conversation that starts in it or
+ * moves into it.
+ */
+tools: Array<ToolToggle>, };
 
 /**
  * A file of a project, as its list shows it.

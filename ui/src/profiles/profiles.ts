@@ -109,6 +109,13 @@ export function draftToFields(draft: ProfileDraft, servers: readonly string[] = 
  *  the skill's name: Rust's `skills::SWITCHES`, a name no configured server can have. */
 export const SKILL_SWITCHES = "switchboard/skills";
 
+/** The servers a form's switches show: the configured ones, then any the switches name that is
+ *  not configured here (never the skills' switches). */
+export function switchedServers(configured: readonly { name: string }[] | null, tools: readonly ToolToggle[]): string[] {
+  const names = (configured ?? []).map((s) => s.name);
+  return [...names, ...[...new Set(tools.map((t) => t.server))].filter((name) => !names.includes(name) && name !== SKILL_SWITCHES)];
+}
+
 /** Whether a server is on: its own switch, else on (anything not listed is on). */
 export function serverOn(tools: readonly ToolToggle[], server: string): boolean {
   return tools.find((t) => t.server === server && t.tool === null)?.enabled ?? true;

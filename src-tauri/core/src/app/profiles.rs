@@ -89,12 +89,15 @@ fn check_limit(
 }
 
 /// Switches with a server named, tidied (one line each, no control characters), the last
-/// word on each switch kept.
-fn tidy_tools(tools: Vec<ToolToggle>) -> Result<Vec<ToolToggle>, InvalidInput> {
+/// word on each switch kept; `what` keeps them ("profile", "project").
+pub(super) fn tidy_tools(
+    tools: Vec<ToolToggle>,
+    what: &str,
+) -> Result<Vec<ToolToggle>, InvalidInput> {
     if tools.len() > MAX_PROFILE_SWITCHES {
         return Err(InvalidInput::new(
             "tools",
-            format!("A profile keeps at most {MAX_PROFILE_SWITCHES} tool switches."),
+            format!("A {what} keeps at most {MAX_PROFILE_SWITCHES} tool switches."),
         ));
     }
     let name = |text: &str| -> Result<String, InvalidInput> {
@@ -207,7 +210,7 @@ impl Profiles {
             fields.run_time_limit_secs,
             &RUN_TIME_LIMIT_RANGE,
         )?;
-        fields.tools = tidy_tools(fields.tools)?;
+        fields.tools = tidy_tools(fields.tools, "profile")?;
         Ok((name, fields))
     }
 
@@ -479,26 +482,31 @@ mod tests {
             tool: tool.map(str::to_owned),
             enabled,
         };
-        let kept = tidy_tools(vec![
-            t(" git ", None, true),
-            t("git", Some(" "), false),
-            t("fs", Some("write_file"), false),
-        ])
+        let kept = tidy_tools(
+            vec![
+                t(" git ", None, true),
+                t("git", Some(" "), false),
+                t("fs", Some("write_file"), false),
+            ],
+            "profile",
+        )
         .unwrap();
         assert_eq!(
             kept,
             vec![t("git", None, false), t("fs", Some("write_file"), false)]
         );
         assert_eq!(
-            tidy_tools(vec![t("  ", None, true)]).unwrap_err().field,
+            tidy_tools(vec![t("  ", None, true)], "profile")
+                .unwrap_err()
+                .field,
             "tools"
         );
         let many = vec![t("s", None, true); MAX_PROFILE_SWITCHES + 1];
-        assert_eq!(tidy_tools(many).unwrap_err().field, "tools");
+        assert_eq!(tidy_tools(many, "profile").unwrap_err().field, "tools");
         let long = "x".repeat(MAX_SWITCH_NAME_CHARS + 1);
-        assert!(tidy_tools(vec![t(&long, None, true)]).is_err());
+        assert!(tidy_tools(vec![t(&long, None, true)], "profile").is_err());
         assert_eq!(
-            tidy_tools(vec![t("a\u{1b}[31mb", None, true)]).unwrap()[0].server,
+            tidy_tools(vec![t("a\u{1b}[31mb", None, true)], "profile").unwrap()[0].server,
             "a [31mb",
             "no control character reaches a terminal"
         );

@@ -27,6 +27,10 @@ pub struct ProjectInput {
     /// Its memory is on: the model may save facts to it and is told those relevant.
     #[serde(default)]
     pub memory: bool,
+    /// Its tool switches, put over the profile's on each conversation that starts in it or
+    /// moves into it.
+    #[serde(default)]
+    pub tools: Vec<crate::store::ToolToggle>,
 }
 
 fn check_name(name: &str) -> Result<String, InvalidInput> {
@@ -155,6 +159,7 @@ impl Projects {
                 instructions,
                 profile_id,
                 memory: input.memory,
+                tools: super::profiles::tidy_tools(input.tools.clone(), "project")?,
             },
         ))
     }
@@ -395,6 +400,9 @@ pub struct ProjectExport {
     /// The facts in its memory, newest first.
     #[serde(default)]
     pub memories: Vec<String>,
+    /// Its tool switches.
+    #[serde(default)]
+    pub tools: Vec<crate::store::ToolToggle>,
 }
 
 /// A project's file as exported: its name, type and text.
@@ -469,6 +477,7 @@ impl App {
             profile,
             files,
             conversations,
+            tools: project.fields.tools,
         })
     }
 
@@ -565,6 +574,7 @@ impl App {
                 instructions: file.instructions,
                 profile,
                 memory: file.memory,
+                tools: file.tools,
             })
             .await?;
         // Whole or not at all: a failure takes away what was kept of it.

@@ -136,7 +136,7 @@ fn limit(text: &str) -> Result<Limit, String> {
     }
 }
 
-fn switch(text: &str) -> Result<ToolToggle, String> {
+pub(crate) fn switch(text: &str) -> Result<ToolToggle, String> {
     let (target, state) = text
         .rsplit_once('=')
         .ok_or_else(|| format!("“{text}” is not SERVER[:TOOL]=on|off"))?;

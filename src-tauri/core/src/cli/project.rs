@@ -102,6 +102,14 @@ pub(crate) struct FieldArgs {
     /// Its memory: the model may save facts to it and is told those relevant (`on`), or not.
     #[arg(long, value_name = "on|off", value_parser = on_off)]
     memory: Option<bool>,
+    /// A tool switch of the project's, put over its profile's on each conversation that starts
+    /// in it or moves into it: `SERVER=on`, `SERVER:TOOL=off`. Repeat for several; a later one
+    /// for the same server or tool wins.
+    #[arg(long = "switch", value_name = "SERVER[:TOOL]=on|off", value_parser = super::profile::switch)]
+    switches: Vec<crate::store::ToolToggle>,
+    /// Forget the project's tool switches (before any --switch).
+    #[arg(long)]
+    no_switches: bool,
 }
 
 fn on_off(text: &str) -> Result<bool, String> {
@@ -115,6 +123,10 @@ fn on_off(text: &str) -> Result<bool, String> {
 impl FieldArgs {
     /// `input` with what the options say.
     fn apply(self, mut input: ProjectInput) -> Result<ProjectInput, CliError> {
+        if self.no_switches {
+            input.tools.clear();
+        }
+        input.tools.extend(self.switches);
         if let Some(text) = self.instructions {
             input.instructions = text;
         }
@@ -169,6 +181,7 @@ pub(crate) async fn run(
                 instructions: project.fields.instructions.clone(),
                 profile: project.fields.profile_id.clone(),
                 memory: project.fields.memory,
+                tools: project.fields.tools.clone(),
             })?;
             let changed = app.projects().update(&project.id, &input).await?;
             said(out, json, &changed, "Changed the project")
@@ -323,6 +336,25 @@ async fn show(
         for line in project.fields.instructions.lines() {
             writeln!(out, "  {}", crate::text::one_line(line, usize::MAX))?;
         }
+    }
+    if !project.fields.tools.is_empty() {
+        let switches: Vec<String> = project
+            .fields
+            .tools
+            .iter()
+            .map(|t| {
+                let target = match &t.tool {
+                    Some(tool) => format!("{}:{tool}", t.server),
+                    None => t.server.clone(),
+                };
+                format!(
+                    "{}={}",
+                    crate::text::one_line(&target, 120),
+                    if t.enabled { "on" } else { "off" }
+                )
+            })
+            .collect();
+        writeln!(out, "Tool switches: {}", switches.join(", "))?;
     }
     if mine.is_empty() {
         writeln!(

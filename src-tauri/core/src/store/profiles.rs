@@ -179,6 +179,8 @@ pub(super) fn apply(
          ON CONFLICT (conversation_id, server, tool) DO UPDATE SET enabled = excluded.enabled",
         params![conversation_id, profile.id],
     )?;
+    // And its project's over them.
+    super::projects::apply_switches(tx, conversation_id)?;
     Ok(())
 }
 

@@ -20,6 +20,11 @@ pub struct ProjectFields {
     /// The model may save facts to the project's memory and is told those relevant.
     #[serde(default)]
     pub memory: bool,
+    /// Switches for servers (`tool` null) and tools, put over the profile's on each
+    /// conversation that starts in the project or moves into it; a server not named stays as
+    /// the conversation has it.
+    #[serde(default)]
+    pub tools: Vec<super::ToolToggle>,
 }
 
 /// A project, with how many conversations are in it.
@@ -41,7 +46,7 @@ pub struct Project {
 const SELECT: &str =
     "SELECT p.id, p.name, p.instructions, p.profile_id, p.created_at, p.updated_at, \
      (SELECT COUNT(*) FROM conversations c WHERE c.project_id = p.id AND c.lane_of IS NULL), \
-     p.memory FROM projects p";
+     p.memory, p.tools FROM projects p";
 
 fn from_row(row: &Row<'_>) -> rusqlite::Result<Project> {
     Ok(Project {
@@ -51,11 +56,67 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Project> {
             instructions: row.get(2)?,
             profile_id: row.get(3)?,
             memory: row.get(7)?,
+            tools: {
+                let json: String = row.get(8)?;
+                serde_json::from_str(&json).map_err(|e| {
+                    rusqlite::Error::FromSqlConversionFailure(
+                        8,
+                        rusqlite::types::Type::Text,
+                        e.into(),
+                    )
+                })?
+            },
         },
         created_at: row.get(4)?,
         updated_at: row.get(5)?,
         conversations: row.get(6)?,
     })
+}
+
+fn tools_json(fields: &ProjectFields) -> Result<String, StoreError> {
+    serde_json::to_string(&fields.tools).map_err(|e| StoreError::Task(e.to_string()))
+}
+
+/// Puts the switches of the project `conversation_id` is in (if any) over the ones it and its
+/// lanes have: a server's switch sets all its tools, a tool's only that tool.
+pub(super) fn apply_switches(
+    tx: &rusqlite::Transaction<'_>,
+    conversation_id: &str,
+) -> Result<(), StoreError> {
+    let project: Option<String> = tx.query_row(
+        "SELECT project_id FROM conversations WHERE id = ?1",
+        [conversation_id],
+        |row| row.get(0),
+    )?;
+    let Some(project) = project else {
+        return Ok(());
+    };
+    let tools = get(tx, &project)?.fields.tools;
+    let mut whole_server = tx.prepare_cached(
+        "DELETE FROM conversation_tools WHERE tool <> '' AND server = ?2 AND conversation_id IN \
+         (SELECT id FROM conversations WHERE id = ?1 OR lane_of = ?1)",
+    )?;
+    let mut set = tx.prepare_cached(
+        "INSERT INTO conversation_tools (conversation_id, server, tool, enabled) \
+         SELECT id, ?2, ?3, ?4 FROM conversations WHERE id = ?1 OR lane_of = ?1 \
+         ON CONFLICT (conversation_id, server, tool) DO UPDATE SET enabled = excluded.enabled",
+    )?;
+    // Servers first, so that a tool's switch after its server's stands.
+    let mut ordered: Vec<&super::ToolToggle> = tools.iter().collect();
+    ordered.sort_by_key(|t| t.tool.is_some());
+    for toggle in ordered {
+        let tool = toggle.tool.as_deref().unwrap_or_default();
+        if tool.is_empty() {
+            whole_server.execute(params![conversation_id, toggle.server])?;
+        }
+        set.execute(params![
+            conversation_id,
+            toggle.server,
+            tool,
+            toggle.enabled
+        ])?;
+    }
+    Ok(())
 }
 
 fn not_found(what: &str) -> StoreError {
@@ -158,14 +219,15 @@ impl Store {
             check_profile(&tx, &fields)?;
             let (id, now) = (new_id(), now_ms());
             tx.execute(
-                "INSERT INTO projects (id, name, instructions, profile_id, memory, created_at, \
-                 updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
+                "INSERT INTO projects (id, name, instructions, profile_id, memory, tools, \
+                 created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
                 params![
                     id,
                     name,
                     fields.instructions,
                     fields.profile_id,
                     fields.memory,
+                    tools_json(&fields)?,
                     now
                 ],
             )?;
@@ -197,13 +259,14 @@ impl Store {
             check_profile(&tx, &fields)?;
             tx.execute(
                 "UPDATE projects SET name = ?2, instructions = ?3, profile_id = ?4, memory = ?5, \
-                 updated_at = ?6 WHERE id = ?1",
+                 tools = ?6, updated_at = ?7 WHERE id = ?1",
                 params![
                     id,
                     name,
                     fields.instructions,
                     fields.profile_id,
                     fields.memory,
+                    tools_json(&fields)?,
                     now_ms()
                 ],
             )?;
@@ -280,6 +343,7 @@ impl Store {
                  WHERE id = ?1 OR lane_of = ?1",
                 params![conversation_id, project_id, keep],
             )?;
+            apply_switches(&tx, &conversation_id)?;
             let moved = conversations::get(&tx, &conversation_id)?;
             tx.commit()?;
             Ok(moved)

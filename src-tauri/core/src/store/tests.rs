@@ -2469,6 +2469,7 @@ async fn a_project_holds_conversations_keeps_them_when_deleted_and_answers_for_i
         instructions: "We are building a bridge.".into(),
         profile_id: Some(profile.id.clone()),
         memory: true,
+        tools: Vec::new(),
     };
     let bridge = store
         .create_project("Bridge".into(), fields.clone())

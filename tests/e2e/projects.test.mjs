@@ -117,6 +117,9 @@ test("projects group the sidebar; a conversation started in one is told its inst
         timeout: 10000,
         timeoutMsg: "the project's files are not listed",
       });
+      // Its tool switches fold open; with no server configured, every tool is on.
+      await b.$(`${tid("project-tools")} summary`).click();
+      await b.$(tid("project-no-servers")).waitForDisplayed({ timeout: 5000 });
       await framesDrawn(b);
       await app.screenshot("project-dialog");
       await b.$(tid("project-cancel")).click();

@@ -310,5 +310,17 @@ describe("search in a project", () => {
     await user.selectOptions(within(dialog).getByTestId("search-scope"), "Bridge");
     await waitFor(() => expect(within(dialog).getAllByTestId("search-hit").map((h) => h.textContent)).toEqual([expect.stringContaining("Rivet torque")]));
     expect(backend.callsTo("search_conversations").at(-1)?.args).toMatchObject({ text: "rivet", projectId: project.id });
+    // Tab goes round the dialog's controls and stays inside it.
+    const input = within(dialog).getByTestId("search-input");
+    const scope = within(dialog).getByTestId("search-scope");
+    input.focus();
+    await user.tab();
+    expect(document.activeElement).toBe(scope);
+    for (let i = 0; i < 6; i++) {
+      await user.tab();
+      expect(dialog.contains(document.activeElement)).toBe(true);
+    }
+    await user.tab({ shift: true });
+    expect(dialog.contains(document.activeElement)).toBe(true);
   }, 30_000);
 });

@@ -110,6 +110,24 @@ fn read_file(path: &std::path::Path) -> Result<NewProjectFile, String> {
     })
 }
 
+/// An export of `len` bytes, refused (nothing written) when no import could read it back.
+fn check_export_size(len: usize) -> Result<(), InvalidInput> {
+    let limit = super::MAX_IMPORT_BYTES;
+    if u64::try_from(len).unwrap_or(u64::MAX) > limit {
+        return Err(InvalidInput::new(
+            "file",
+            format!(
+                "The export would be {}; an import reads at most {}, so it could not be read \
+                 back. Remove some of the project's files or conversations, or move some \
+                 conversations out of it, and export it again.",
+                crate::text::byte_size(len as u64),
+                crate::text::byte_size(limit)
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// The person's projects. Holds only the database; reached as `app.projects()`.
 #[derive(Clone)]
 pub struct Projects {
@@ -495,6 +513,7 @@ impl App {
             what: "the project's export".into(),
             detail: e.to_string(),
         })?;
+        check_export_size(text.len())?;
         super::home::write_text_file(path, text).await
     }
 
@@ -716,6 +735,20 @@ impl App {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_export_larger_than_an_import_reads_is_refused() {
+        assert!(check_export_size(1024).is_ok());
+        let limit = usize::try_from(crate::app::MAX_IMPORT_BYTES).unwrap();
+        assert!(check_export_size(limit).is_ok());
+        let refused = check_export_size(limit + 1).unwrap_err();
+        assert_eq!(refused.field, "file");
+        assert!(
+            refused.message.contains("could not be read back"),
+            "{}",
+            refused.message
+        );
+    }
 
     #[test]
     fn a_name_is_one_line_and_not_blank() {

@@ -914,6 +914,18 @@ async fn a_projects_tool_switches_are_put_over_its_profiles_on_its_conversations
         }
     };
 
+    // A conversation started in the project (or in none), and the newest one then.
+    let chat_in = |project: Option<&'static str>| {
+        let app = Arc::clone(&app);
+        async move {
+            let mut args = vec!["chat", "--tools", "none"];
+            args.extend(project.map(|p| ["--project", p]).into_iter().flatten());
+            args.push("Say hello");
+            cli(&app, &args).await;
+            app.conversations().list().await.unwrap().remove(0)
+        }
+    };
+
     cli(
         &app,
         &[
@@ -940,24 +952,12 @@ async fn a_projects_tool_switches_are_put_over_its_profiles_on_its_conversations
     .await;
     let shown = cli(&app, &["project", "show", "Bridge"]).await;
     assert!(
-        shown.contains("Tool switches: fs:write_file=off, time=off, git:log=on"),
+        shown.contains("Tool switches: fs:write_file off, time off, git:log on"),
         "{shown}"
     );
 
     // Started in the project: the profile's switches, then the project's over them.
-    cli(
-        &app,
-        &[
-            "chat",
-            "--tools",
-            "none",
-            "--project",
-            "Bridge",
-            "Say hello",
-        ],
-    )
-    .await;
-    let started = app.conversations().list().await.unwrap().remove(0);
+    let started = chat_in(Some("Bridge")).await;
     assert_eq!(
         switches(started.id.clone()).await,
         [
@@ -970,8 +970,7 @@ async fn a_projects_tool_switches_are_put_over_its_profiles_on_its_conversations
     );
 
     // Moved in: the project's over what it had (a whole server's switch sets all its tools).
-    cli(&app, &["chat", "--tools", "none", "Say hello"]).await;
-    let loose = app.conversations().list().await.unwrap().remove(0);
+    let loose = chat_in(None).await;
     assert_ne!(loose.id, started.id);
     store
         .set_tool_toggle(
@@ -994,18 +993,6 @@ async fn a_projects_tool_switches_are_put_over_its_profiles_on_its_conversations
     cli(&app, &["project", "edit", "Bridge", "--no-switches"]).await;
     let shown = cli(&app, &["project", "show", "Bridge", "--json"]).await;
     assert!(shown.contains("\"tools\": []"), "{shown}");
-    cli(
-        &app,
-        &[
-            "chat",
-            "--tools",
-            "none",
-            "--project",
-            "Bridge",
-            "Say hello",
-        ],
-    )
-    .await;
-    let third = app.conversations().list().await.unwrap().remove(0);
+    let third = chat_in(Some("Bridge")).await;
     assert_eq!(switches(third.id).await, ["fs=on", "git=off"]);
 }

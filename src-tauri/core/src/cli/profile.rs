@@ -457,15 +457,23 @@ fn tools_of(p: &Profile) -> String {
     if p.fields.tools.is_empty() {
         return "all".into();
     }
-    p.fields
-        .tools
+    switches_text(&p.fields.tools)
+}
+
+/// Tool switches as the person reads them: "git off, fs:write_file on".
+pub(super) fn switches_text(tools: &[ToolToggle]) -> String {
+    tools
         .iter()
         .map(|t| {
             let name = match &t.tool {
                 Some(tool) => format!("{}:{tool}", t.server),
                 None => t.server.clone(),
             };
-            format!("{name} {}", if t.enabled { "on" } else { "off" })
+            format!(
+                "{} {}",
+                crate::text::one_line(&name, 120),
+                if t.enabled { "on" } else { "off" }
+            )
         })
         .collect::<Vec<_>>()
         .join(", ")

@@ -338,23 +338,11 @@ async fn show(
         }
     }
     if !project.fields.tools.is_empty() {
-        let switches: Vec<String> = project
-            .fields
-            .tools
-            .iter()
-            .map(|t| {
-                let target = match &t.tool {
-                    Some(tool) => format!("{}:{tool}", t.server),
-                    None => t.server.clone(),
-                };
-                format!(
-                    "{}={}",
-                    crate::text::one_line(&target, 120),
-                    if t.enabled { "on" } else { "off" }
-                )
-            })
-            .collect();
-        writeln!(out, "Tool switches: {}", switches.join(", "))?;
+        writeln!(
+            out,
+            "Tool switches: {}",
+            super::profile::switches_text(&project.fields.tools)
+        )?;
     }
     if mine.is_empty() {
         writeln!(

@@ -21,7 +21,7 @@ const facts = (id: string) => within(scope(id)).queryAllByTestId("memory-fact-te
 
 describe("the Memory page", () => {
   it("lists, adds, edits, deletes and switches memories", async () => {
-    const project = await backend.seed(() => ipc.createProject({ name: "Bridge", instructions: "", profile: null, memory: false, tools: [] }));
+    const project = await backend.seed(() => ipc.createProject({ name: "Bridge", instructions: "", profile: null, memory: false, tools: [], roots: [] }));
     await backend.seed(() => ipc.addMemory(null, "Prefers metric units."));
     await backend.seed(() => ipc.addMemory(project.id, "Rivets are steel."));
     const { user } = await renderApp();

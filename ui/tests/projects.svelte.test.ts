@@ -45,6 +45,7 @@ describe("grouping the conversation list by project", () => {
     profile_id: null,
     memory: false,
     tools: [],
+    roots: [],
     created_at: 0,
     updated_at: 0,
     conversations: 0,
@@ -83,13 +84,13 @@ describe("the projects store", () => {
     await projects.load();
     expect(projects.all).toEqual([]);
 
-    const bridge = await projects.create({ name: " Bridge ", instructions: "Steel.", profile: coding.id, memory: false, tools: [] });
+    const bridge = await projects.create({ name: " Bridge ", instructions: "Steel.", profile: coding.id, memory: false, tools: [], roots: [] });
     expect(bridge).toMatchObject({ name: "Bridge", instructions: "Steel.", profile_id: coding.id, conversations: 0 });
     expect(projects.all.map((p) => p.name)).toEqual(["Bridge"]);
-    const refused = await projects.create({ name: "BRIDGE", instructions: "", profile: null, memory: false, tools: [] }).catch((e: unknown) => e);
+    const refused = await projects.create({ name: "BRIDGE", instructions: "", profile: null, memory: false, tools: [], roots: [] }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(IpcError);
     expect(refused).toMatchObject({ kind: "conflict", field: "name" });
-    const blank = await projects.create({ name: " ", instructions: "", profile: null, memory: false, tools: [] }).catch((e: unknown) => e);
+    const blank = await projects.create({ name: " ", instructions: "", profile: null, memory: false, tools: [], roots: [] }).catch((e: unknown) => e);
     expect(blank).toMatchObject({ field: "name" });
 
     await projects.newConversationIn(bridge.id);
@@ -98,8 +99,8 @@ describe("the projects store", () => {
     expect(made).toMatchObject({ project_id: bridge.id, profile_id: coding.id });
     expect(conversations.list[0].project_id).toBe(bridge.id);
 
-    const edited = await projects.update(bridge.id, { name: "Bridge works", instructions: "Rivets.", profile: null, memory: true, tools: [] });
-    expect(edited).toMatchObject({ name: "Bridge works", instructions: "Rivets.", profile_id: null, memory: true, tools: [] });
+    const edited = await projects.update(bridge.id, { name: "Bridge works", instructions: "Rivets.", profile: null, memory: true, tools: [], roots: [] });
+    expect(edited).toMatchObject({ name: "Bridge works", instructions: "Rivets.", profile_id: null, memory: true, tools: [], roots: [] });
 
     await projects.remove(bridge.id);
     expect(projects.all).toEqual([]);
@@ -233,9 +234,29 @@ describe("a project's tool switches in its dialog", () => {
   }, 30_000);
 });
 
+describe("a project's folders in its dialog", () => {
+  it("keeps one a line, and says beside the field when Rust refuses one", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "switchboard-root-"));
+    const { user } = await renderApp();
+    await user.click(screen.getByTestId("new-project"));
+    const dialog = await screen.findByTestId("project-dialog");
+    await user.type(within(dialog).getByTestId("project-name"), "Bridge");
+    const roots = within(dialog).getByTestId("project-roots");
+    await user.type(roots, "/no/such/folder");
+    await user.click(within(dialog).getByTestId("project-save"));
+    expect((await within(dialog).findByTestId("error-roots")).textContent).toBe("“/no/such/folder” is not a folder.");
+    expect(roots.getAttribute("aria-invalid")).toBe("true");
+    await user.clear(roots);
+    await user.type(roots, `  ${folder}  {Enter}{Enter}`);
+    await user.click(within(dialog).getByTestId("project-save"));
+    await waitFor(() => expect(screen.queryByTestId("project-dialog")).toBeNull());
+    expect((await backend.seed(() => ipc.listProjects()))[0].roots).toEqual([folder]);
+  }, 30_000);
+});
+
 describe("a project's files in its dialog", () => {
   it("adds the files picked, with progress, says which were refused and why, and removes one", async () => {
-    const project = await backend.seed(() => ipc.createProject({ name: "Bridge", instructions: "", profile: null, memory: false, tools: [] }));
+    const project = await backend.seed(() => ipc.createProject({ name: "Bridge", instructions: "", profile: null, memory: false, tools: [], roots: [] }));
     const folder = mkdtempSync(join(tmpdir(), "switchboard-project-files-"));
     const notes = join(folder, "notes.md");
     writeFileSync(notes, "The bridge opens at dawn.\n");
@@ -274,7 +295,7 @@ describe("a project's files in its dialog", () => {
 
 describe("exporting and importing a project from the sidebar", () => {
   it("saves one where the person picks and keeps it again as a new project, saying so", async () => {
-    const project = await backend.seed(() => ipc.createProject({ name: "Bridge", instructions: "Steel.", profile: null, memory: false, tools: [] }));
+    const project = await backend.seed(() => ipc.createProject({ name: "Bridge", instructions: "Steel.", profile: null, memory: false, tools: [], roots: [] }));
     const chat = await backend.seed(() => ipc.createConversation("Loads"));
     await backend.seed(() => ipc.moveConversation(chat.id, project.id));
     const file = join(mkdtempSync(join(tmpdir(), "switchboard-project-export-")), "bridge.json");
@@ -298,7 +319,7 @@ describe("exporting and importing a project from the sidebar", () => {
 
 describe("search in a project", () => {
   it("finds only the project's conversations once the dialog is told which", async () => {
-    const project = await backend.seed(() => ipc.createProject({ name: "Bridge", instructions: "", profile: null, memory: false, tools: [] }));
+    const project = await backend.seed(() => ipc.createProject({ name: "Bridge", instructions: "", profile: null, memory: false, tools: [], roots: [] }));
     const inside = await backend.seed(() => ipc.createConversation("Rivet torque"));
     await backend.seed(() => ipc.moveConversation(inside.id, project.id));
     await backend.seed(() => ipc.createConversation("Rivet prices"));

@@ -822,15 +822,7 @@ impl switchboard_core::agent::Approver for SwitchesMemoryOff {
     ) -> switchboard_core::agent::approval::Answers<'_> {
         Box::pin(async move {
             self.0.set_own_memory(false).await.unwrap();
-            request
-                .calls
-                .iter()
-                .map(|c| switchboard_core::agent::ApprovalAnswer {
-                    call_id: c.call_id.clone(),
-                    decision: switchboard_core::agent::Decision::AllowOnce,
-                    reason: None,
-                })
-                .collect()
+            allowed(&request)
         })
     }
 }
@@ -995,4 +987,141 @@ async fn a_projects_tool_switches_are_put_over_its_profiles_on_its_conversations
     assert!(shown.contains("\"tools\": []"), "{shown}");
     let third = chat_in(Some("Bridge")).await;
     assert_eq!(switches(third.id).await, ["fs=on", "git=off"]);
+}
+
+#[tokio::test]
+async fn a_projects_folders_are_its_servers_roots_while_its_turn_runs_and_given_back_after() {
+    if !support::mcp_peers_installed("project roots") {
+        return;
+    }
+    let Some(mock) = support::aimock("project-roots", "tool-loop.json", &[]) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let app = app_on(&mock, home.path()).await;
+    let entry = switchboard_core::mcp::config::ServerEntry {
+        command: Some(
+            support::peers()
+                .join(".venv/bin/python")
+                .display()
+                .to_string(),
+        ),
+        args: vec![support::peers()
+            .join("fault_server.py")
+            .display()
+            .to_string()],
+        ..Default::default()
+    };
+    app.mcp_add("fault", entry).await.unwrap();
+    app.start_servers().await;
+    support::server_state(app.host(), "fault", |s| {
+        matches!(s, switchboard_core::mcp::host::ServerState::Running { .. })
+    })
+    .await;
+    let folder = tempfile::tempdir().unwrap();
+    let folder_path = folder.path().display().to_string();
+    cli(&app, &["project", "add", "Bridge", "--root", &folder_path]).await;
+    let shown = cli(&app, &["project", "show", "Bridge"]).await;
+    assert!(
+        shown.contains(&format!("Folders: {folder_path}")),
+        "{shown}"
+    );
+    // A folder that is not there is refused.
+    let (refused, said) = support::run_cli(
+        Arc::clone(&app),
+        ["project", "edit", "Bridge", "--root", "/no/such/folder"]
+            .map(str::to_owned)
+            .to_vec(),
+    )
+    .await;
+    assert!(refused.is_err(), "{said}");
+
+    // The tool asks for the roots while the turn in the project runs: the project's folder.
+    let seen = |conversation: &switchboard_core::app::ConversationDetail| {
+        conversation
+            .messages
+            .iter()
+            .find(|m| m.role == switchboard_core::store::Role::Tool)
+            .and_then(|m| m.content.clone())
+            .unwrap_or_default()
+    };
+    let ask = |in_project: bool| {
+        let app = Arc::clone(&app);
+        async move {
+            let conversation = app.conversations().create(None, "").await.unwrap();
+            if in_project {
+                cli(&app, &["project", "move", &conversation.id, "Bridge"]).await;
+            }
+            let run = app
+                .start_turn_answered_by(
+                    switchboard_core::app::TurnRequest {
+                        conversation_id: conversation.id.clone(),
+                        text: Some("Which folders does the fault server see".to_owned()),
+                        ..Default::default()
+                    },
+                    Arc::new(support::Seen::default()),
+                    Arc::new(Allows),
+                )
+                .await
+                .unwrap();
+            run.finished().await;
+            app.conversations().get(&conversation.id).await.unwrap()
+        }
+    };
+    let detail = ask(true).await;
+    let url = url::Url::from_directory_path(folder.path()).unwrap();
+    let url = url.as_str().trim_end_matches('/');
+    assert!(seen(&detail).contains(url), "{}", seen(&detail));
+    // And a path argument outside the project's folders asks: the turn's servers are judged by
+    // them.
+    let conversation = app.conversations().create(None, "").await.unwrap();
+    cli(&app, &["project", "move", &conversation.id, "Bridge"]).await;
+    let setup = app
+        .prepare_turn(
+            switchboard_core::app::TurnRequest {
+                conversation_id: conversation.id.clone(),
+                text: Some("Say hello".to_owned()),
+                ..Default::default()
+            },
+            &app.settings(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(setup.rules["fault"].roots, [folder.path().to_path_buf()]);
+    assert_eq!(setup.project_roots, [folder.path().to_path_buf()]);
+    // Given back once it ended: the server's own (none).
+    let server = app.host().server("fault").unwrap();
+    assert!(server.roots().is_empty(), "{:?}", server.roots());
+
+    // Outside the project: not the project's folder.
+    let detail = ask(false).await;
+    assert!(seen(&detail).starts_with("roots:"), "{}", seen(&detail));
+    assert!(!seen(&detail).contains(url), "{}", seen(&detail));
+}
+
+/// Allows every call it is asked about.
+struct Allows;
+
+impl switchboard_core::agent::Approver for Allows {
+    fn ask(
+        &self,
+        request: switchboard_core::agent::ApprovalRequest,
+    ) -> switchboard_core::agent::approval::Answers<'_> {
+        Box::pin(std::future::ready(allowed(&request)))
+    }
+}
+
+/// Every call of `request` allowed once.
+fn allowed(
+    request: &switchboard_core::agent::ApprovalRequest,
+) -> Vec<switchboard_core::agent::ApprovalAnswer> {
+    request
+        .calls
+        .iter()
+        .map(|c| switchboard_core::agent::ApprovalAnswer {
+            call_id: c.call_id.clone(),
+            decision: switchboard_core::agent::Decision::AllowOnce,
+            reason: None,
+        })
+        .collect()
 }

@@ -184,7 +184,12 @@ memory: boolean,
  * conversation that starts in the project or moves into it; a server not named stays as
  * the conversation has it.
  */
-tools: Array<ToolToggle>, };
+tools: Array<ToolToggle>, 
+/**
+ * Its folders (absolute paths): while a turn in the project runs, the servers it uses are
+ * given them as their roots in place of their own, and a path argument outside them asks.
+ */
+roots: Array<string>, };
 
 /**
  * A project, with how many conversations are in it.
@@ -211,7 +216,12 @@ memory: boolean,
  * conversation that starts in the project or moves into it; a server not named stays as
  * the conversation has it.
  */
-tools: Array<ToolToggle>, };
+tools: Array<ToolToggle>, 
+/**
+ * Its folders (absolute paths): while a turn in the project runs, the servers it uses are
+ * given them as their roots in place of their own, and a path argument outside them asks.
+ */
+roots: Array<string>, };
 
 /**
  * A project as the window or the command line gives it: the profile by id or name.
@@ -229,7 +239,11 @@ memory: boolean,
  * Its tool switches, put over the profile's on each conversation that starts in it or
  * moves into it.
  */
-tools: Array<ToolToggle>, };
+tools: Array<ToolToggle>, 
+/**
+ * Its folders (absolute paths), given to the servers its turns use as their roots.
+ */
+roots: Array<string>, };
 
 /**
  * A file of a project, as its list shows it.

@@ -188,6 +188,9 @@ pub struct RunSetup {
     /// Where the person's own memory switch is read, again when `remember` runs: switched off
     /// while a call waited for approval, nothing is kept.
     pub settings: Option<std::sync::Arc<dyn crate::settings::SettingsSource>>,
+    /// The project's folders: the servers the run uses are given them as their roots while it
+    /// lasts (and [`RunSetup::rules`] judge path arguments by them).
+    pub project_roots: Vec<std::path::PathBuf>,
     /// What of the project's files and the memory [`RunSetup::system`] holds, said with what
     /// the model was given.
     pub given: crate::knowledge::KnowledgeUse,

@@ -227,6 +227,7 @@ impl Bench {
             project_id: None,
             memory: None,
             settings: None,
+            project_roots: Vec::new(),
             given: crate::knowledge::KnowledgeUse::default(),
         };
         let services = RunServices {

@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use crate::agent::{self, Approver, RunServices};
+use crate::agent::{Approver, RunServices};
 use crate::app::{ToolSelection, TurnRequest};
 use crate::error::{CoreError, InvalidInput};
 use crate::events::{EventSink, RunEvent, StopReason};
@@ -206,7 +206,7 @@ impl App {
                             sink: lane_feed.as_ref(),
                             controls: &runner.controls,
                         };
-                        agent::run(setup, services, cancel).await
+                        runner.run_lending_roots(setup, services, cancel).await
                     },
                 );
                 match started {

@@ -45,6 +45,7 @@ mod projects;
 mod proposals;
 mod providers;
 mod registry;
+mod roots;
 mod runs;
 mod schedules;
 mod servers;
@@ -221,6 +222,8 @@ pub struct App {
     /// The person's requests for one running call, and tasks handed over to be followed
     /// outside their runs ([`App::control_call`], [`App::start_task_follower`]).
     controls: agent::controls::CallControls,
+    /// A project's folders lent to the servers its running turns use.
+    root_loans: roots::RootLoans,
     /// The conversation of each late result of a task kept here ([`App::watch_tasks`]).
     task_ends: tokio::sync::broadcast::Sender<String>,
     /// The window's tasks watcher, replaced when a (reloaded) window asks again.
@@ -292,6 +295,7 @@ impl App {
             offered_bundles: kept::Kept::new(bundles::OFFERED_KEPT),
             proposals: proposals::Proposals::default(),
             controls: agent::controls::CallControls::default(),
+            root_loans: roots::RootLoans::default(),
             task_ends: tokio::sync::broadcast::channel(64).0,
             task_watcher: std::sync::Mutex::new(CancellationToken::new()),
         });
@@ -504,7 +508,7 @@ impl App {
                     sink: feed.as_ref(),
                     controls: &app.controls,
                 };
-                agent::run(setup, services, cancel).await
+                app.run_lending_roots(setup, services, cancel).await
             },
         )
     }

@@ -31,6 +31,9 @@ pub struct ProjectInput {
     /// moves into it.
     #[serde(default)]
     pub tools: Vec<crate::store::ToolToggle>,
+    /// Its folders (absolute paths), given to the servers its turns use as their roots.
+    #[serde(default)]
+    pub roots: Vec<String>,
 }
 
 fn check_name(name: &str) -> Result<String, InvalidInput> {
@@ -110,6 +113,47 @@ fn read_file(path: &std::path::Path) -> Result<NewProjectFile, String> {
     })
 }
 
+/// The most folders a project keeps.
+pub const MAX_PROJECT_ROOTS: usize = 20;
+
+/// A project's folders as kept: each an absolute path to a folder (a leading "~/" is the home
+/// folder), on one line, each once.
+fn check_roots(roots: &[String]) -> Result<Vec<String>, InvalidInput> {
+    let bad = |message: String| InvalidInput::new("roots", message);
+    let mut kept: Vec<String> = Vec::new();
+    for raw in roots {
+        let text = one_line(raw, usize::MAX);
+        if text.is_empty() {
+            continue;
+        }
+        let path = match text.strip_prefix("~/") {
+            Some(rest) => dirs::home_dir()
+                .ok_or_else(|| bad("This computer has no home folder for “~/”.".into()))?
+                .join(rest),
+            None => std::path::PathBuf::from(&text),
+        };
+        if !path.is_absolute() {
+            return Err(bad(format!(
+                "“{}” is not an absolute path.",
+                one_line(&text, 200)
+            )));
+        }
+        if !path.is_dir() {
+            return Err(bad(format!("“{}” is not a folder.", one_line(&text, 200))));
+        }
+        let path = path.to_string_lossy().into_owned();
+        if !kept.contains(&path) {
+            kept.push(path);
+        }
+    }
+    if kept.len() > MAX_PROJECT_ROOTS {
+        return Err(bad(format!(
+            "A project keeps at most {MAX_PROJECT_ROOTS} folders."
+        )));
+    }
+    Ok(kept)
+}
+
 /// An export of `len` bytes, refused (nothing written) when no import could read it back.
 fn check_export_size(len: usize) -> Result<(), InvalidInput> {
     let limit = super::MAX_IMPORT_BYTES;
@@ -178,6 +222,7 @@ impl Projects {
                 profile_id,
                 memory: input.memory,
                 tools: super::profiles::tidy_tools(input.tools.clone(), "project")?,
+                roots: check_roots(&input.roots)?,
             },
         ))
     }
@@ -594,6 +639,8 @@ impl App {
                 profile,
                 memory: file.memory,
                 tools: file.tools,
+                // Folders are this computer's paths: an export carries none.
+                roots: Vec::new(),
             })
             .await?;
         // Whole or not at all: a failure takes away what was kept of it.

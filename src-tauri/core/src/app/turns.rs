@@ -332,7 +332,7 @@ impl App {
                 TurnStart::RetryCall(retry_call(store, &conversation.id, at, &offered).await?)
             }
         };
-        let rules = self.server_rules();
+        let mut rules = self.server_rules();
         let standing = self.standing_in(&conversation).await?;
         // The profile the conversation follows sets its limits where it says.
         let settings = &self
@@ -441,6 +441,19 @@ impl App {
             }
             (None, false) => None,
         };
+        // The project's folders stand for every server's own roots in its turns.
+        let project_roots = project
+            .as_ref()
+            .map(super::roots::project_folders)
+            .unwrap_or_default();
+        if !project_roots.is_empty() {
+            for tool in &offered {
+                rules.entry(tool.server.clone()).or_default();
+            }
+            for rule in rules.values_mut() {
+                rule.roots.clone_from(&project_roots);
+            }
+        }
         let window_tokens = window.as_ref().map(|w| w.tokens);
         let mut project_prompt = match &project {
             Some(project) => {
@@ -512,6 +525,7 @@ impl App {
             project_id: project.map(|p| p.id),
             memory,
             settings: Some(std::sync::Arc::clone(&self.settings)),
+            project_roots,
             given: project_prompt.used,
         })
     }
@@ -774,7 +788,13 @@ impl App {
         }
         let conversation = store.get_conversation(conversation_id.to_owned()).await?;
         let standing = self.standing_in(&conversation).await?;
-        let rules = self.server_rules().remove(server).unwrap_or_default();
+        let mut rules = self.server_rules().remove(server).unwrap_or_default();
+        if let Some(project) = self.projects().of_conversation(conversation_id).await? {
+            let folders = super::roots::project_folders(&project);
+            if !folders.is_empty() {
+                rules.roots = folders;
+            }
+        }
         let policy = self.policy()?;
         let facts = policy::CallFacts {
             tool: &entry,

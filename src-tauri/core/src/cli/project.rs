@@ -110,6 +110,13 @@ pub(crate) struct FieldArgs {
     /// Forget the project's tool switches (before any --switch).
     #[arg(long)]
     no_switches: bool,
+    /// A folder of the project's (repeat for several): while a turn in it runs, the servers it
+    /// uses are given its folders as their roots, and a path argument outside them asks.
+    #[arg(long = "root", value_name = "FOLDER")]
+    roots: Vec<String>,
+    /// Forget the project's folders (before any --root).
+    #[arg(long)]
+    no_roots: bool,
 }
 
 fn on_off(text: &str) -> Result<bool, String> {
@@ -127,6 +134,10 @@ impl FieldArgs {
             input.tools.clear();
         }
         input.tools.extend(self.switches);
+        if self.no_roots {
+            input.roots.clear();
+        }
+        input.roots.extend(self.roots);
         if let Some(text) = self.instructions {
             input.instructions = text;
         }
@@ -182,6 +193,7 @@ pub(crate) async fn run(
                 profile: project.fields.profile_id.clone(),
                 memory: project.fields.memory,
                 tools: project.fields.tools.clone(),
+                roots: project.fields.roots.clone(),
             })?;
             let changed = app.projects().update(&project.id, &input).await?;
             said(out, json, &changed, "Changed the project")
@@ -336,6 +348,15 @@ async fn show(
         for line in project.fields.instructions.lines() {
             writeln!(out, "  {}", crate::text::one_line(line, usize::MAX))?;
         }
+    }
+    if !project.fields.roots.is_empty() {
+        let roots: Vec<String> = project
+            .fields
+            .roots
+            .iter()
+            .map(|r| crate::text::one_line(r, 200))
+            .collect();
+        writeln!(out, "Folders: {}", roots.join(", "))?;
     }
     if !project.fields.tools.is_empty() {
         writeln!(

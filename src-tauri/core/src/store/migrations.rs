@@ -659,7 +659,7 @@ ALTER TABLE projects ADD COLUMN memory INTEGER NOT NULL DEFAULT 0;
 "#,
     // 37: whether a fact came from a conversation (the model kept it) or the person wrote it,
     // which `conversation_id` cannot say once that conversation is deleted; a project's tool
-    // switches.
+    // switches and folders.
     r#"
 ALTER TABLE memories ADD COLUMN from_conversation INTEGER NOT NULL DEFAULT 0
     CHECK (from_conversation IN (0, 1));
@@ -667,6 +667,9 @@ UPDATE memories SET from_conversation = 1 WHERE conversation_id IS NOT NULL;
 -- A project's own tool switches (issue 62), put over its profile's on each conversation that
 -- starts in it or moves into it: a list of {server, tool, enabled}, `tool` null for a server.
 ALTER TABLE projects ADD COLUMN tools TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(tools));
+-- Its folders: while a turn in it runs, the servers it uses are given them as their roots, and
+-- a path argument outside them asks.
+ALTER TABLE projects ADD COLUMN roots TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(roots));
 "#,
 ];
 

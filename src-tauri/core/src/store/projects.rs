@@ -25,6 +25,10 @@ pub struct ProjectFields {
     /// the conversation has it.
     #[serde(default)]
     pub tools: Vec<super::ToolToggle>,
+    /// Its folders (absolute paths): while a turn in the project runs, the servers it uses are
+    /// given them as their roots in place of their own, and a path argument outside them asks.
+    #[serde(default)]
+    pub roots: Vec<String>,
 }
 
 /// A project, with how many conversations are in it.
@@ -46,7 +50,7 @@ pub struct Project {
 const SELECT: &str =
     "SELECT p.id, p.name, p.instructions, p.profile_id, p.created_at, p.updated_at, \
      (SELECT COUNT(*) FROM conversations c WHERE c.project_id = p.id AND c.lane_of IS NULL), \
-     p.memory, p.tools FROM projects p";
+     p.memory, p.tools, p.roots FROM projects p";
 
 fn from_row(row: &Row<'_>) -> rusqlite::Result<Project> {
     Ok(Project {
@@ -56,16 +60,8 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Project> {
             instructions: row.get(2)?,
             profile_id: row.get(3)?,
             memory: row.get(7)?,
-            tools: {
-                let json: String = row.get(8)?;
-                serde_json::from_str(&json).map_err(|e| {
-                    rusqlite::Error::FromSqlConversionFailure(
-                        8,
-                        rusqlite::types::Type::Text,
-                        e.into(),
-                    )
-                })?
-            },
+            tools: json_column(row, 8)?,
+            roots: json_column(row, 9)?,
         },
         created_at: row.get(4)?,
         updated_at: row.get(5)?,
@@ -73,8 +69,16 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Project> {
     })
 }
 
-fn tools_json(fields: &ProjectFields) -> Result<String, StoreError> {
-    serde_json::to_string(&fields.tools).map_err(|e| StoreError::Task(e.to_string()))
+/// A column that holds a list as JSON.
+fn json_column<T: serde::de::DeserializeOwned>(row: &Row<'_>, at: usize) -> rusqlite::Result<T> {
+    let json: String = row.get(at)?;
+    serde_json::from_str(&json).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(at, rusqlite::types::Type::Text, e.into())
+    })
+}
+
+fn to_json<T: Serialize>(value: &T) -> Result<String, StoreError> {
+    serde_json::to_string(value).map_err(|e| StoreError::Task(e.to_string()))
 }
 
 /// Puts the switches of the project `conversation_id` is in (if any) over the ones it and its
@@ -219,15 +223,16 @@ impl Store {
             check_profile(&tx, &fields)?;
             let (id, now) = (new_id(), now_ms());
             tx.execute(
-                "INSERT INTO projects (id, name, instructions, profile_id, memory, tools, \
-                 created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
+                "INSERT INTO projects (id, name, instructions, profile_id, memory, tools, roots, \
+                 created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
                 params![
                     id,
                     name,
                     fields.instructions,
                     fields.profile_id,
                     fields.memory,
-                    tools_json(&fields)?,
+                    to_json(&fields.tools)?,
+                    to_json(&fields.roots)?,
                     now
                 ],
             )?;
@@ -259,14 +264,15 @@ impl Store {
             check_profile(&tx, &fields)?;
             tx.execute(
                 "UPDATE projects SET name = ?2, instructions = ?3, profile_id = ?4, memory = ?5, \
-                 tools = ?6, updated_at = ?7 WHERE id = ?1",
+                 tools = ?6, roots = ?7, updated_at = ?8 WHERE id = ?1",
                 params![
                     id,
                     name,
                     fields.instructions,
                     fields.profile_id,
                     fields.memory,
-                    tools_json(&fields)?,
+                    to_json(&fields.tools)?,
+                    to_json(&fields.roots)?,
                     now_ms()
                 ],
             )?;

@@ -2470,6 +2470,7 @@ async fn a_project_holds_conversations_keeps_them_when_deleted_and_answers_for_i
         profile_id: Some(profile.id.clone()),
         memory: true,
         tools: Vec::new(),
+        roots: vec!["/work/bridge".into()],
     };
     let bridge = store
         .create_project("Bridge".into(), fields.clone())

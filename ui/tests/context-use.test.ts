@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { contextLabel, givenLabel, shortTokens } from "../src/chat/context-use";
+import { contextLabel, givenLabel, givenLines, shortTokens } from "../src/chat/context-use";
 
 describe("how full the model's window is", () => {
   it("says tokens in a few characters", () => {
@@ -64,5 +64,15 @@ describe("how full the model's window is", () => {
     ]);
     expect(givenLabel({ ...base, given: { whole: ["notes.md"], passages: [], facts: [] } })?.label).toBe("1 file");
     expect(contextLabel(used).title.split("\n")[1]).toBe("System prompt: 4,000 (with 2 passages, 1 fact)");
+  });
+
+  it("says on an answer's tokens what its request was given, one line an item", () => {
+    expect(givenLines(null)).toEqual([]);
+    expect(givenLines({ whole: [], passages: [], facts: [] })).toEqual([]);
+    expect(givenLines({ whole: ["notes.md"], passages: [], facts: ["The bike is blue."] })).toEqual([
+      "Given with the system prompt: 1 file, 1 fact",
+      "· notes.md",
+      "· The bike is blue.",
+    ]);
   });
 });

@@ -74,7 +74,19 @@ describe("a turn's rounds and what they used", () => {
 
   it("says nothing of tokens or cost when no round said them", () => {
     const use = turnUse([round("a1"), round("a2", { model: "o3" })]);
-    expect(use).toEqual({ models: ["gpt-4o", "o3"], input_tokens: null, output_tokens: null, cost_pico: null, unpriced: 0, rounds: [] });
+    expect(use).toEqual({ models: ["gpt-4o", "o3"], input_tokens: null, output_tokens: null, cost_pico: null, unpriced: 0, rounds: [], given: null });
+  });
+
+  it("says on the turn's tokens which of its project's passages and which facts its request was given", () => {
+    const given = { whole: [], passages: ["manual.txt, passage 3 of 400"], facts: ["The bike is blue."] };
+    const items: ChatItem[] = [question("q1"), round("a1", { text: "It is 420.", input_tokens: 900, output_tokens: 9, given })];
+    const view = renderWithStores(MessageList, { items });
+    expect(view.getByTestId("answer-tokens").title.split("\n")).toEqual([
+      "Tokens: prompt / answer. This model has no price, so only its tokens are shown; give it one in Providers › Prices.",
+      "Given with the system prompt: 1 passage, 1 fact",
+      "· manual.txt, passage 3 of 400",
+      "· The bike is blue.",
+    ]);
   });
 
   it("opens a round's cards unasked while it is current or streams, while a card has not finished, and when one failed or was denied", () => {

@@ -431,6 +431,8 @@ async fn a_projects_files_are_given_whole_while_they_fit_and_else_by_the_passage
             .all(|p| p.starts_with("manual.txt, passage ")),
         "{given:?}"
     );
+    // Each answer of the turn keeps what its request was given, to say it later.
+    assert_eq!(last.given.as_ref(), Some(given));
     let said = json(
         &app,
         &["conversations", "context", &conversation.id, "--json"],

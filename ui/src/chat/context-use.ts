@@ -61,7 +61,11 @@ function some(n: number, one: string, many: string): string {
  * button says it ("4 passages · 2 facts") and the lists its panel shows; `null` when nothing.
  */
 export function givenLabel(used: ContextUse): { label: string; title: string; lists: { heading: string; items: string[] }[] } | null {
-  const given: KnowledgeUse | undefined = used.given;
+  return givenOf(used.given ?? null);
+}
+
+/** [`givenLabel`] for what one request was given (an answer keeps its own). */
+export function givenOf(given: KnowledgeUse | null): { label: string; title: string; lists: { heading: string; items: string[] }[] } | null {
   if (!given) return null;
   const lists = [
     { heading: "The project's files, given whole", items: given.whole },
@@ -76,4 +80,11 @@ export function givenLabel(used: ContextUse): { label: string; title: string; li
   ].filter((p): p is string => p !== null);
   const label = parts.join(" · ");
   return { label, title: `The model was last given ${label.replaceAll(" · ", ", ")} with the system prompt. Click to see which.`, lists };
+}
+
+/** What an answer's request was given, as the lines its tokens add on hover; none when nothing. */
+export function givenLines(given: KnowledgeUse | null): string[] {
+  const said = givenOf(given);
+  if (!said) return [];
+  return [`Given with the system prompt: ${said.label.replaceAll(" · ", ", ")}`, ...said.lists.flatMap((list) => list.items.map((item) => `· ${item}`))];
 }

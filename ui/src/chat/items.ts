@@ -7,7 +7,7 @@
 // that hold the items (run-feed.svelte.ts) make them reactive.
 
 import type { RunEvent } from "../lib/run-events";
-import type { Attachment, CallRef, CallTask, ConversationDetail, Finish, Message, MessageStatus, ToolRun } from "../lib/types";
+import type { Attachment, CallRef, CallTask, ConversationDetail, Finish, KnowledgeUse, Message, MessageStatus, ToolRun } from "../lib/types";
 
 /** The `name` of a task's late result (a `system` message; its `tool_call_id` is the call's
  *  answer's id, ":", then the call's id, as `lateResultCall` reads it). */
@@ -83,6 +83,8 @@ export type ChatItem =
       /** what the answer cost in pico-dollars, when its model had a price */
       cost_pico: number | null;
       tools: ToolCard[];
+      /** what of its project's files and its memory its request was given, when any */
+      given?: KnowledgeUse | null;
     };
 
 export type AssistantItem = Extract<ChatItem, { kind: "assistant" }>;
@@ -106,6 +108,7 @@ function assistantFrom(m: Message): AssistantItem {
     output_tokens: m.output_tokens,
     cost_pico: m.cost_pico ?? null,
     tools: [],
+    given: m.given ?? null,
   };
 }
 
@@ -447,12 +450,15 @@ export interface TurnUse {
   unpriced: number;
   /** each round that said what it used, in order */
   rounds: RoundUse[];
+  /** what of its project's files and its memory the turn was given, when any */
+  given: KnowledgeUse | null;
 }
 
 /** What the rounds of one turn used in all: tokens and cost summed, each model once. */
 export function turnUse(rounds: readonly AssistantItem[]): TurnUse {
-  const use: TurnUse = { models: [], input_tokens: null, output_tokens: null, cost_pico: null, unpriced: 0, rounds: [] };
+  const use: TurnUse = { models: [], input_tokens: null, output_tokens: null, cost_pico: null, unpriced: 0, rounds: [], given: null };
   rounds.forEach((r, i) => {
+    use.given ??= r.given ?? null;
     if (r.model !== null && !use.models.includes(r.model)) use.models.push(r.model);
     if (r.input_tokens === null && r.output_tokens === null && r.cost_pico === null) return;
     use.rounds.push({ round: i + 1, model: r.model, input_tokens: r.input_tokens, output_tokens: r.output_tokens, cost_pico: r.cost_pico });

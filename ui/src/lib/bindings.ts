@@ -401,7 +401,11 @@ attachments: Array<Attachment>,
 /**
  * What the answer cost in pico-dollars, when its model had a price.
  */
-cost_pico: number | null, };
+cost_pico: number | null, 
+/**
+ * What of its project's files and its memory the answer's request was given, when any.
+ */
+given?: KnowledgeUse, };
 
 /**
  * One summary of a conversation's earlier messages.

@@ -411,6 +411,7 @@ mod tests {
             attachments: Vec::new(),
             cost_pico: None,
             server_blocks: None,
+            given: None,
         }
     }
 

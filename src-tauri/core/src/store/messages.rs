@@ -171,6 +171,10 @@ pub struct Message {
     #[serde(skip)]
     #[ts(skip)]
     pub server_blocks: Option<serde_json::Value>,
+    /// What of its project's files and its memory the answer's request was given, when any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub given: Option<crate::knowledge::KnowledgeUse>,
 }
 
 /// How much of a tool result reaches the window with its message; the rest is read on demand.
@@ -223,6 +227,8 @@ pub struct NewMessage {
     pub error: Option<String>,
     pub is_error: bool,
     pub attachments: Vec<crate::attachments::Attachment>,
+    /// What of its project's files and its memory an answer was given ([`Message::given`]).
+    pub given: Option<crate::knowledge::KnowledgeUse>,
 }
 
 impl NewMessage {
@@ -244,6 +250,7 @@ impl NewMessage {
             error: None,
             is_error: false,
             attachments: Vec::new(),
+            given: None,
         }
     }
 }
@@ -267,7 +274,7 @@ pub struct MessageUpdate {
 
 const COLUMNS: &str = "id, conversation_id, role, content, created_at, tool_calls, tool_call_id, \
      name, finish_reason, status, provider, model, input_tokens, output_tokens, reasoning, error, \
-     is_error, NULL, attachments, cost_pico, server_blocks";
+     is_error, NULL, attachments, cost_pico, server_blocks, given";
 
 /// [`COLUMNS`] for a window: a tool result cut to [`TOOL_PREVIEW_CHARS`] by SQLite, so a long
 /// one is never read whole.
@@ -279,7 +286,7 @@ pub(super) fn preview_columns() -> String {
          created_at, tool_calls, tool_call_id, name, finish_reason, status, provider, model, \
          input_tokens, output_tokens, reasoning, error, is_error, \
          CASE WHEN role = 'tool' AND length(content) > {n} THEN length(content) END, attachments, \
-         cost_pico, server_blocks"
+         cost_pico, server_blocks, given"
     )
 }
 
@@ -338,6 +345,9 @@ pub(super) fn from_row(row: &Row<'_>) -> rusqlite::Result<Message> {
         server_blocks: row
             .get::<_, Option<String>>(20)?
             .and_then(|b| serde_json::from_str(&b).ok()),
+        given: row
+            .get::<_, Option<String>>(21)?
+            .and_then(|g| serde_json::from_str(&g).ok()),
     })
 }
 
@@ -726,12 +736,19 @@ pub(super) fn insert(
         .then(|| serde_json::to_string(&message.attachments))
         .transpose()
         .map_err(|e| rusqlite::Error::ToSqlConversionFailure(e.into()))?;
+    let given = message
+        .given
+        .as_ref()
+        .filter(|g| !g.is_empty())
+        .map(serde_json::to_string)
+        .transpose()
+        .map_err(|e| rusqlite::Error::ToSqlConversionFailure(e.into()))?;
     tx.execute_cached(
         "INSERT INTO messages (id, conversation_id, seq, role, content, created_at, tool_calls, \
          tool_call_id, name, finish_reason, status, provider, model, input_tokens, output_tokens, \
-         reasoning, error, is_error, attachments) \
+         reasoning, error, is_error, attachments, given) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, \
-         ?19)",
+         ?19, ?20)",
         params![
             id,
             conversation_id,
@@ -752,6 +769,7 @@ pub(super) fn insert(
             &message.error,
             message.is_error,
             attachments,
+            given,
         ],
     )?;
     tx.execute_cached(

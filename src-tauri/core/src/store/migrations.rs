@@ -659,7 +659,7 @@ ALTER TABLE projects ADD COLUMN memory INTEGER NOT NULL DEFAULT 0;
 "#,
     // 37: whether a fact came from a conversation (the model kept it) or the person wrote it,
     // which `conversation_id` cannot say once that conversation is deleted; a project's tool
-    // switches and folders.
+    // switches and folders; what an answer was given of its project's files and memory.
     r#"
 ALTER TABLE memories ADD COLUMN from_conversation INTEGER NOT NULL DEFAULT 0
     CHECK (from_conversation IN (0, 1));
@@ -670,6 +670,8 @@ ALTER TABLE projects ADD COLUMN tools TEXT NOT NULL DEFAULT '[]' CHECK (json_val
 -- Its folders: while a turn in it runs, the servers it uses are given them as their roots, and
 -- a path argument outside them asks.
 ALTER TABLE projects ADD COLUMN roots TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(roots));
+-- What of its project's files and its memory an answer's request was given, when any.
+ALTER TABLE messages ADD COLUMN given TEXT CHECK (given IS NULL OR json_valid(given));
 "#,
 ];
 

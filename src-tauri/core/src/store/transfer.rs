@@ -166,6 +166,9 @@ pub struct ExportedMessage {
     /// The files attached to a message of the person's, their bytes included.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub attachments: Vec<ExportedAttachment>,
+    /// What of its project's files and its memory an answer was given, when any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub given: Option<crate::knowledge::KnowledgeUse>,
 }
 
 /// A file attached to a message, whole. An import keeps it only as what its bytes are.
@@ -236,6 +239,7 @@ fn exported_message(m: Message, files: Option<&AttachmentFiles>) -> ExportedMess
         reasoning: m.reasoning,
         error: m.error,
         is_error: m.is_error,
+        given: m.given,
         attachments: m
             .attachments
             .iter()
@@ -765,6 +769,7 @@ fn import_line(
                 error: m.error,
                 is_error: m.is_error,
                 attachments: imported_files(files, &m.attachments),
+                given: m.given,
             },
         )?;
         let seq: i64 = tx.query_row_cached(

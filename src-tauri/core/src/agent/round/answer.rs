@@ -38,6 +38,7 @@ impl Run<'_> {
         start.status = MessageStatus::Streaming;
         start.provider = Some(self.ctx.setup.provider_name.clone());
         start.model = Some(self.ctx.setup.model.clone());
+        start.given = Some(self.ctx.setup.given.clone()).filter(|g| !g.is_empty());
         let request = ChatRequest {
             model: self.ctx.setup.model.clone(),
             system: match &summary {

@@ -512,6 +512,10 @@ async fn a_project_exported_is_imported_whole_on_a_fresh_home() {
             "Steel, not wood.",
             "--profile",
             "Terse",
+            "--switch",
+            "git=off",
+            "--switch",
+            "shell=on",
         ],
     )
     .await;
@@ -583,6 +587,18 @@ async fn a_project_exported_is_imported_whole_on_a_fresh_home() {
             .as_str()
             .unwrap()
             .contains("no profile “Terse”"),
+        "{imported}"
+    );
+    // A file only switches tools off: the switch that turned one on is said, not kept.
+    assert_eq!(
+        imported["project"]["tools"],
+        serde_json::json!([{"server": "git", "tool": null, "enabled": false}])
+    );
+    assert!(
+        imported["notes"][1]
+            .as_str()
+            .unwrap()
+            .contains("The file switched on “shell”"),
         "{imported}"
     );
     let files = json(&other, &["project", "files", "Bridge", "--json"]).await;

@@ -1,15 +1,22 @@
 //! A project's folders lent to the servers its turns use (issue 62). MCP servers run once for
 //! every conversation, so a project's folders cannot be theirs for good: while a turn in the
-//! project runs, each server it offers is told the project's folders as its roots
-//! (`notifications/roots/list_changed`), and when the turn ends the server gets back what it
-//! had: the folders of a turn still running that lent it some, else its own from mcp.json.
-//! Two projects' turns on one server at once: the server sees the later one's folders; what
-//! keeps each turn to its own is the call check, which judges a path argument against the
-//! turn's project folders whatever the server was told.
+//! project runs, each server it offers is given the project's folders as its roots and told
+//! (`notifications/roots/list_changed`); when the turn ends (or its task dies) the server gets
+//! back what it had: the folders of the latest turn still lending it some, else its own from
+//! mcp.json. What a server is given is decided and set under one lock, and it is told after:
+//! it reads the list as it is when it asks, so the order the notices arrive in does not matter.
+//! A server that restarts during a loan starts with the lent folders; one whose own folders
+//! are changed meanwhile keeps the loan until it ends.
+//!
+//! Two turns on one server at once (two projects, or a project and none): the server sees the
+//! later lender's folders. What keeps each turn to its own is the call check, which judges a
+//! path argument against the turn's project folders (its server's own outside projects),
+//! whatever the server was told. A sandboxed server's sandbox opened its own folders when it
+//! started: lent folders it cannot reach are named to it but not opened.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use super::App;
 
@@ -19,8 +26,10 @@ pub(super) struct RootLoans {
     lent: Mutex<HashMap<String, Vec<(String, Vec<PathBuf>)>>>,
 }
 
+type Loans = HashMap<String, Vec<(String, Vec<PathBuf>)>>;
+
 impl RootLoans {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Vec<(String, Vec<PathBuf>)>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Loans> {
         self.lent
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -42,11 +51,30 @@ pub fn project_folders(project: &crate::store::Project) -> Vec<PathBuf> {
         .collect()
 }
 
+/// A run's loan: given back when dropped, also when the run's task panics or is aborted.
+struct Loan {
+    app: Arc<App>,
+    run_id: String,
+}
+
+impl Drop for Loan {
+    fn drop(&mut self) {
+        let told = self.app.take_back_roots(&self.run_id);
+        if told.is_empty() {
+            return;
+        }
+        let app = Arc::clone(&self.app);
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move { app.tell_roots_changed(told).await });
+        }
+    }
+}
+
 impl App {
     /// Runs a turn ([`crate::agent::run`]) with its project's folders lent to the servers it
     /// offers while it lasts.
     pub(super) async fn run_lending_roots(
-        &self,
+        self: &Arc<Self>,
         setup: crate::agent::RunSetup,
         services: crate::agent::RunServices<'_>,
         cancel: tokio_util::sync::CancellationToken,
@@ -55,55 +83,75 @@ impl App {
         let mut servers: Vec<String> = setup.tools.iter().map(|t| t.server.clone()).collect();
         servers.sort_unstable();
         servers.dedup();
-        self.lend_roots(&run_id, &servers, &setup.project_roots)
-            .await;
+        let loan = if setup.project_roots.is_empty() {
+            None
+        } else {
+            let told = self.lend_roots(&run_id, &servers, &setup.project_roots);
+            self.tell_roots_changed(told).await;
+            Some(Loan {
+                app: Arc::clone(self),
+                run_id,
+            })
+        };
         let reason = crate::agent::run(setup, services, cancel).await;
-        self.return_roots(&run_id).await;
+        drop(loan);
         reason
     }
 
-    /// Tells each of `servers` that runs that its roots are `folders` while the run `run_id`
-    /// lasts. Nothing when there are no folders.
-    pub(super) async fn lend_roots(&self, run_id: &str, servers: &[String], folders: &[PathBuf]) {
-        if folders.is_empty() {
-            return;
-        }
-        {
-            let mut lent = self.root_loans.lock();
-            for server in servers {
-                lent.entry(server.clone())
-                    .or_default()
-                    .push((run_id.to_owned(), folders.to_vec()));
+    /// Gives each of `servers` that runs `folders` as its roots for the run `run_id`; the
+    /// servers whose roots changed, to tell.
+    fn lend_roots(&self, run_id: &str, servers: &[String], folders: &[PathBuf]) -> Vec<String> {
+        let mut lent = self.root_loans.lock();
+        let mut told = Vec::new();
+        for server in servers {
+            lent.entry(server.clone())
+                .or_default()
+                .push((run_id.to_owned(), folders.to_vec()));
+            if self
+                .host
+                .server(server)
+                .is_some_and(|running| running.replace_roots(folders.to_vec()))
+            {
+                told.push(server.clone());
             }
         }
-        for server in servers {
-            self.tell_roots(server, folders.to_vec()).await;
-        }
+        told
     }
 
     /// Takes back what the run `run_id` lent: each server gets the folders of the latest run
-    /// still lending it some, else its own.
-    pub(super) async fn return_roots(&self, run_id: &str) {
-        let back: Vec<(String, Option<Vec<PathBuf>>)> = {
-            let mut lent = self.root_loans.lock();
-            let mut back = Vec::new();
-            lent.retain(|server, loans| {
-                let before = loans.len();
-                loans.retain(|(run, _)| run != run_id);
-                if loans.len() != before {
-                    back.push((server.clone(), loans.last().map(|(_, f)| f.clone())));
+    /// still lending it some, else its own. The servers whose roots changed, to tell.
+    fn take_back_roots(&self, run_id: &str) -> Vec<String> {
+        let mut lent = self.root_loans.lock();
+        let mut told = Vec::new();
+        lent.retain(|server, loans| {
+            let before = loans.len();
+            loans.retain(|(run, _)| run != run_id);
+            if loans.len() != before {
+                let folders = match loans.last() {
+                    Some((_, folders)) => folders.clone(),
+                    None => self.own_roots(server),
+                };
+                if self
+                    .host
+                    .server(server)
+                    .is_some_and(|running| running.replace_roots(folders))
+                {
+                    told.push(server.clone());
                 }
-                !loans.is_empty()
-            });
-            back
-        };
-        for (server, folders) in back {
-            let folders = match folders {
-                Some(folders) => folders,
-                None => self.own_roots(&server),
-            };
-            self.tell_roots(&server, folders).await;
-        }
+            }
+            !loans.is_empty()
+        });
+        told
+    }
+
+    /// The folders a run lends `server` now, if one does: what it starts with, and keeps while
+    /// its own are changed.
+    pub(super) fn lent_roots(&self, server: &str) -> Option<Vec<PathBuf>> {
+        self.root_loans
+            .lock()
+            .get(server)
+            .and_then(|loans| loans.last())
+            .map(|(_, folders)| folders.clone())
     }
 
     /// The folders mcp.json gives `server`.
@@ -114,10 +162,13 @@ impl App {
             .unwrap_or_default()
     }
 
-    async fn tell_roots(&self, server: &str, folders: Vec<PathBuf>) {
-        if let Some(running) = self.host.server(server) {
-            if let Err(e) = running.set_roots(folders).await {
-                tracing::warn!(server, error = %e, "a server was not told its folders");
+    /// Tells each of `servers` that still runs that its roots changed.
+    async fn tell_roots_changed(&self, servers: Vec<String>) {
+        for server in servers {
+            if let Some(running) = self.host.server(&server) {
+                if let Err(e) = running.notify_roots_changed().await {
+                    tracing::warn!(server, error = %e, "a server was not told its folders changed");
+                }
             }
         }
     }

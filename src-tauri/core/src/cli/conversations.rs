@@ -24,7 +24,6 @@ pub(crate) enum ConversationsCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Conversations whose title or messages hold every word of QUERY (newest first).
     /// What the model was last given: how full its window was, of what, and which of the
     /// project's files (whole or by passage) and remembered facts.
     Context {
@@ -32,6 +31,7 @@ pub(crate) enum ConversationsCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Conversations whose title or messages hold every word of QUERY (newest first).
     Search {
         query: String,
         /// At most this many hits (1–200).

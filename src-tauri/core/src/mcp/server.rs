@@ -816,16 +816,31 @@ impl McpServer {
     /// # Errors
     /// The notification could not be sent (the server went away).
     pub async fn set_roots(&self, folders: Vec<std::path::PathBuf>) -> Result<(), McpError> {
-        if self.roots.set(folders) {
-            self.peer
-                .notify_roots_list_changed()
-                .await
-                .map_err(|e| McpError::Request {
-                    server: self.name.clone(),
-                    detail: format!("it could not be told its folders changed: {e}"),
-                    stderr_tail: self.stderr.tail(400),
-                })?;
+        if self.replace_roots(folders) {
+            self.notify_roots_changed().await?;
         }
         Ok(())
+    }
+
+    /// Gives the server `folders` as its roots without telling it yet; whether they changed.
+    /// What it reads when it asks is what was replaced last, so callers that decide under a
+    /// lock replace there and tell it after ([`McpServer::notify_roots_changed`]).
+    pub fn replace_roots(&self, folders: Vec<std::path::PathBuf>) -> bool {
+        self.roots.set(folders)
+    }
+
+    /// Tells the server its roots changed (`notifications/roots/list_changed`): it asks again.
+    ///
+    /// # Errors
+    /// The notification could not be sent (the server went away).
+    pub async fn notify_roots_changed(&self) -> Result<(), McpError> {
+        self.peer
+            .notify_roots_list_changed()
+            .await
+            .map_err(|e| McpError::Request {
+                server: self.name.clone(),
+                detail: format!("it could not be told its folders changed: {e}"),
+                stderr_tail: self.stderr.tail(400),
+            })
     }
 }

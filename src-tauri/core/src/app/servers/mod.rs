@@ -343,6 +343,8 @@ impl App {
         folders: &[std::path::PathBuf],
     ) -> Result<McpServerView, CoreError> {
         let (key, folders) = self.mcp_set_roots(name, folders).await?;
+        // A turn lending it its project's folders keeps them until it ends.
+        let folders = self.lent_roots(&key).unwrap_or(folders);
         if let Some(running) = self.host.server(&key) {
             if let Err(e) = running.set_roots(folders).await {
                 tracing::warn!(server = %key, error = %e, "a server was not told of its new folders");

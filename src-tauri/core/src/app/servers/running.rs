@@ -162,7 +162,8 @@ impl App {
             });
         }
         let secrets = std::sync::Arc::clone(self.keychain.store());
-        let roots = spec.roots.clone();
+        // A turn lending its project's folders to the server now: it starts with them.
+        let roots = self.lent_roots(key).unwrap_or_else(|| spec.roots.clone());
         if !matches!(spec.launch, Launch::Stdio { .. }) {
             let launch = off_runtime(move || remote_launch(&spec, &secrets)).await??;
             return Ok((key.clone(), ServerLaunch::Remote(launch).with_roots(roots)));

@@ -20,13 +20,14 @@ use std::sync::{Arc, Mutex};
 
 use super::App;
 
-/// The folders lent to each server, in the order they were lent, by run.
+/// Each server's loans: the run that lent, and its folders, in the order they were lent.
+type Loans = HashMap<String, Vec<(String, Vec<PathBuf>)>>;
+
+/// The folders lent to each server.
 #[derive(Default)]
 pub(super) struct RootLoans {
-    lent: Mutex<HashMap<String, Vec<(String, Vec<PathBuf>)>>>,
+    lent: Mutex<Loans>,
 }
-
-type Loans = HashMap<String, Vec<(String, Vec<PathBuf>)>>;
 
 impl RootLoans {
     fn lock(&self) -> std::sync::MutexGuard<'_, Loans> {

@@ -228,6 +228,9 @@ describe("a project's tool switches in its dialog", () => {
     const again = within(editing).getByTestId("project-server-switch") as HTMLInputElement;
     expect(again.checked).toBe(false);
     await user.click(again);
+    // The last switch gone, the switches stay shown where the person is.
+    expect((within(editing).getByTestId("project-tools") as HTMLDetailsElement).open).toBe(true);
+    expect(within(editing).getByTestId("project-server-switch")).toBeTruthy();
     await user.click(within(editing).getByTestId("project-save"));
     await waitFor(() => expect(screen.queryByTestId("project-dialog")).toBeNull());
     expect((await backend.seed(() => ipc.listProjects()))[0].tools).toEqual([]);

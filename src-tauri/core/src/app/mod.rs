@@ -224,6 +224,8 @@ pub struct App {
     controls: agent::controls::CallControls,
     /// A project's folders lent to the servers its running turns use.
     root_loans: roots::RootLoans,
+    /// The digests of skills' files, kept while they look the same.
+    skill_digests: crate::skills::DigestCache,
     /// The conversation of each late result of a task kept here ([`App::watch_tasks`]).
     task_ends: tokio::sync::broadcast::Sender<String>,
     /// The window's tasks watcher, replaced when a (reloaded) window asks again.
@@ -296,6 +298,7 @@ impl App {
             proposals: proposals::Proposals::default(),
             controls: agent::controls::CallControls::default(),
             root_loans: roots::RootLoans::default(),
+            skill_digests: crate::skills::DigestCache::default(),
             task_ends: tokio::sync::broadcast::channel(64).0,
             task_watcher: std::sync::Mutex::new(CancellationToken::new()),
         });

@@ -95,11 +95,13 @@ impl App {
             .iter()
             .filter_map(|(name, s)| Some((name.clone(), s.scripts.clone()?)))
             .collect();
+        let digests = self.skill_digests.clone();
         let mut skills = blocking(move || {
             let mut skills = library.list();
             for skill in &mut skills {
-                // Read only for a skill whose scripts were allowed.
-                let now = || library.digest_of(skill).ok().map(|(_, d)| d);
+                // Read only for a skill whose scripts were allowed, and again only once its
+                // files changed.
+                let now = || library.cached_digest_of(skill, &digests).ok();
                 skill.scripts = scripts_allowed(skill, allowed.get(&skill.name), now);
             }
             Ok(skills)

@@ -22,6 +22,50 @@ const ZIP_LIMITS: Limits = Limits {
 /// The largest `SKILL.md` read.
 const MAX_SKILL_FILE_BYTES: u64 = 1024 * 1024;
 
+/// How a skill's files looked when their digest was kept: each one's path, size and time of
+/// change, in the order listed.
+type Looks = Vec<(String, u64, Option<std::time::SystemTime>)>;
+
+/// The digests of skills' files ([`super::scripts::digest`]) read before, by the skill's
+/// folder, kept while its files look the same: listing the skills at each turn reads none that
+/// did not change. A script's run reads its skill's files again whatever this says.
+#[derive(Debug, Clone, Default)]
+pub struct DigestCache(
+    std::sync::Arc<std::sync::Mutex<std::collections::HashMap<PathBuf, (Looks, String)>>>,
+);
+
+impl DigestCache {
+    /// The digest of `files` in `dir`: `compute`d when they look changed (or were never seen).
+    ///
+    /// # Errors
+    /// A file that cannot be looked at, or what `compute` says.
+    pub fn digest(
+        &self,
+        dir: &Path,
+        files: &[SkillFile],
+        compute: impl FnOnce() -> std::io::Result<String>,
+    ) -> std::io::Result<String> {
+        let mut looks: Looks = Vec::with_capacity(files.len());
+        for file in files {
+            let meta = fs::symlink_metadata(dir.join(&file.path))?;
+            looks.push((file.path.clone(), meta.len(), meta.modified().ok()));
+        }
+        let lock = || {
+            self.0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        };
+        if let Some((seen, digest)) = lock().get(dir) {
+            if *seen == looks {
+                return Ok(digest.clone());
+            }
+        }
+        let digest = compute()?;
+        lock().insert(dir.to_path_buf(), (looks, digest.clone()));
+        Ok(digest)
+    }
+}
+
 /// The person's skills folder.
 #[derive(Debug, Clone)]
 pub struct Library {
@@ -99,6 +143,24 @@ impl Library {
         let dir = self.folder(&skill.name)?;
         let digest = super::scripts::digest(&dir, &skill.files).map_err(io_error(&dir))?;
         Ok((dir, digest))
+    }
+
+    /// [`Library::digest_of`], read again only when a file of the skill looks changed since
+    /// `cache` kept its digest (its size or its time of change, or the list of files).
+    ///
+    /// # Errors
+    /// No such skill; a file cannot be read.
+    pub fn cached_digest_of(
+        &self,
+        skill: &Skill,
+        cache: &DigestCache,
+    ) -> Result<String, SkillError> {
+        let dir = self.folder(&skill.name)?;
+        cache
+            .digest(&dir, &skill.files, || {
+                super::scripts::digest(&dir, &skill.files)
+            })
+            .map_err(io_error(&dir))
     }
 
     /// One skill, and its `SKILL.md` read.

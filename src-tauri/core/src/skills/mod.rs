@@ -18,7 +18,7 @@ pub mod scripts;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-pub use library::Library;
+pub use library::{DigestCache, Library};
 
 /// The file every skill has at its root.
 pub const SKILL_FILE: &str = "SKILL.md";
@@ -365,6 +365,32 @@ pub fn catalogue(skills: &[&Skill], room: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_skills_digest_is_read_again_only_once_its_files_change() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("run.sh"), "echo hi\n").unwrap();
+        let files = vec![SkillFile {
+            path: "run.sh".into(),
+            bytes: 8,
+            script: true,
+        }];
+        let cache = DigestCache::default();
+        let reads = std::cell::Cell::new(0);
+        let digest = || {
+            cache.digest(dir.path(), &files, || {
+                reads.set(reads.get() + 1);
+                scripts::digest(dir.path(), &files)
+            })
+        };
+        let first = digest().unwrap();
+        assert_eq!(digest().unwrap(), first);
+        assert_eq!(reads.get(), 1, "unchanged: not read again");
+        std::fs::write(dir.path().join("run.sh"), "echo changed\n").unwrap();
+        let changed = digest().unwrap();
+        assert_eq!(reads.get(), 2);
+        assert_ne!(changed, first);
+    }
 
     #[test]
     fn front_matter_gives_name_description_and_the_rest() {

@@ -14,7 +14,7 @@
 //! process group (which on Linux it may not leave; on macOS Seatbelt cannot hold it there,
 //! and on Windows its job holds what it starts), and what it printed, kept up to
 //! [`MAX_OUTPUT_BYTES`] per stream. A system that cannot sandbox it does not run it. Run
-//! folders are kept a week.
+//! folders are kept a week, and at most 2 GiB of them together (the oldest go first).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -146,6 +146,8 @@ pub enum ScriptError {
 const DRAIN: Duration = Duration::from_secs(2);
 /// Run folders older than this are removed as a new run starts.
 const RUNS_KEPT_FOR: Duration = Duration::from_secs(7 * 24 * 60 * 60);
+/// The most the run folders may hold together: past it, the oldest go as a new run starts.
+const RUNS_MAX_BYTES: u64 = 2 * 1024 * 1024 * 1024;
 
 /// Runs the skill's `script` (its path inside the skill, one of its files) with `args` and,
 /// when given, `stdin`, in its sandbox at `place`, for at most `limit`; `cancel` ends it.
@@ -332,22 +334,61 @@ fn prepare(
     Ok(command)
 }
 
-/// Removes the run folders in `runs` older than [`RUNS_KEPT_FOR`].
+/// Removes the run folders in `runs` older than [`RUNS_KEPT_FOR`], then the oldest of the
+/// rest while together they hold more than [`RUNS_MAX_BYTES`].
 fn remove_old_runs(runs: &Path) {
+    remove_runs_past(runs, RUNS_KEPT_FOR, RUNS_MAX_BYTES);
+}
+
+fn remove_runs_past(runs: &Path, kept_for: Duration, max_bytes: u64) {
     let Ok(entries) = std::fs::read_dir(runs) else {
         return;
     };
+    let mut kept: Vec<(std::time::SystemTime, PathBuf)> = Vec::new();
     for entry in entries.flatten() {
-        let old = entry
-            .metadata()
-            .and_then(|m| m.modified())
-            .ok()
+        if !entry.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        let changed = entry.metadata().and_then(|m| m.modified()).ok();
+        let old = changed
             .and_then(|at| at.elapsed().ok())
-            .is_some_and(|age| age > RUNS_KEPT_FOR);
-        if old && entry.file_type().is_ok_and(|t| t.is_dir()) {
+            .is_some_and(|age| age > kept_for);
+        if old {
             let _ = std::fs::remove_dir_all(entry.path());
+        } else {
+            kept.push((changed.unwrap_or(std::time::UNIX_EPOCH), entry.path()));
         }
     }
+    // Newest first: the oldest are removed until the rest fit.
+    kept.sort_by(|a, b| b.0.cmp(&a.0));
+    let mut total = 0u64;
+    for (_, dir) in kept {
+        total = total.saturating_add(bytes_under(&dir));
+        if total > max_bytes {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+}
+
+/// What the files under `dir` hold, links not followed.
+fn bytes_under(dir: &Path) -> u64 {
+    let mut total = 0u64;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(at) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&at) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => stack.push(entry.path()),
+                Ok(t) if t.is_file() => {
+                    total = total.saturating_add(entry.metadata().map_or(0, |m| m.len()));
+                }
+                _ => {}
+            }
+        }
+    }
+    total
 }
 
 /// Whether a file with no known extension runs as a program itself.
@@ -463,6 +504,32 @@ pub fn said(skill: &str, script: &str, ran: &Ran) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn run_folders_past_a_week_or_past_the_cap_go_oldest_first() {
+        let runs = tempfile::tempdir().unwrap();
+        let now = std::time::SystemTime::now();
+        let made = |name: &str, bytes: usize, ago: u64| {
+            let dir = runs.path().join(name);
+            std::fs::create_dir_all(dir.join("deep")).unwrap();
+            std::fs::write(dir.join("deep").join("out.bin"), vec![0u8; bytes]).unwrap();
+            std::fs::File::open(&dir)
+                .unwrap()
+                .set_modified(now - Duration::from_secs(ago))
+                .unwrap();
+        };
+        made("newest", 10, 0);
+        made("middle", 10, 60);
+        made("oldest", 10, 120);
+        made("ancient", 1, 8 * 24 * 60 * 60);
+        remove_runs_past(runs.path(), RUNS_KEPT_FOR, 25);
+        let mut left: Vec<String> = std::fs::read_dir(runs.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["middle", "newest"]);
+    }
 
     #[test]
     fn interpreters_by_extension_and_none_for_the_unknown() {

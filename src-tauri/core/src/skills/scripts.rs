@@ -360,7 +360,7 @@ fn remove_runs_past(runs: &Path, kept_for: Duration, max_bytes: u64) {
         }
     }
     // Newest first: the oldest are removed until the rest fit.
-    kept.sort_by(|a, b| b.0.cmp(&a.0));
+    kept.sort_by_key(|(changed, _)| std::cmp::Reverse(*changed));
     let mut total = 0u64;
     for (_, dir) in kept {
         total = total.saturating_add(bytes_under(&dir));

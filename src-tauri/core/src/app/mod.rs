@@ -15,8 +15,9 @@
 //! By idea: [`home`] opens the database and hands out the services; [`conversations`],
 //! [`drafts`], [`attachments`], [`artifacts`] and [`links`] are what a person keeps, with the
 //! services [`providers`] (and [`connections`], [`windows`]), [`profiles`], [`projects`],
-//! [`memory`] and [`usage`];
-//! [`turns`] prepares a turn and [`runs`] keeps it going ([`compare`] several at once);
+//! [`memory`] and [`usage`] ([`names`] checks profiles' and projects' names);
+//! [`turns`] prepares a turn and [`runs`] keeps it going ([`compare`] several at once; [`roots`]
+//! lends a project's folders to the servers its turn uses);
 //! [`servers`] is the MCP servers and the flows that ask about them ([`registry`] and
 //! [`bundles`] add them, [`offers`], [`apps`] and [`proposals`] are what they offer); this file
 //! is the runs' entry points, approvals, forms and the end.

@@ -262,11 +262,7 @@ async fn a_projects_files_are_given_whole_while_they_fit_and_else_by_the_passage
         return;
     };
     let home = tempfile::tempdir().unwrap();
-    let paths = AppPaths::under_home(home.path().to_path_buf());
-    paths.create_all().unwrap();
-    let secrets: Arc<dyn SecretStore> = Arc::new(MemoryStore::default());
-    let app = support::headless_app(Store::open_in_memory().unwrap(), paths, secrets).await;
-    support::add_mock_provider(&app, &mock.root).await;
+    let app = app_on(&mock, home.path()).await;
     let dir = tempfile::tempdir().unwrap();
     let write = |name: &str, text: &str| {
         let path = dir.path().join(name);
@@ -482,12 +478,18 @@ async fn a_projects_files_are_given_whole_while_they_fit_and_else_by_the_passage
 
 /// An app on aimock in a home of its own.
 async fn app_on(mock: &support::Aimock, home: &std::path::Path) -> Arc<App> {
+    app_and_store_on(mock, home).await.0
+}
+
+/// [`app_on`], with its database to read.
+async fn app_and_store_on(mock: &support::Aimock, home: &std::path::Path) -> (Arc<App>, Store) {
     let paths = AppPaths::under_home(home.to_path_buf());
     paths.create_all().unwrap();
+    let store = Store::open_in_memory().unwrap();
     let secrets: Arc<dyn SecretStore> = Arc::new(MemoryStore::default());
-    let app = support::headless_app(Store::open_in_memory().unwrap(), paths, secrets).await;
+    let app = support::headless_app(store.clone(), paths, secrets).await;
     support::add_mock_provider(&app, &mock.root).await;
-    app
+    (app, store)
 }
 
 #[tokio::test]
@@ -896,12 +898,7 @@ async fn a_projects_tool_switches_are_put_over_its_profiles_on_its_conversations
         return;
     };
     let home = tempfile::tempdir().unwrap();
-    let paths = AppPaths::under_home(home.path().to_path_buf());
-    paths.create_all().unwrap();
-    let store = Store::open_in_memory().unwrap();
-    let secrets: Arc<dyn SecretStore> = Arc::new(MemoryStore::default());
-    let app = support::headless_app(store.clone(), paths, secrets).await;
-    support::add_mock_provider(&app, &mock.root).await;
+    let (app, store) = app_and_store_on(&mock, home.path()).await;
     let switches = |id: String| {
         let store = store.clone();
         async move {

@@ -2,7 +2,7 @@
 // given (issue 62): it opens a panel of them as text, Escape closes it and gives the focus back,
 // and the focus leaving it closes it.
 import { afterEach, describe, expect, it } from "vitest";
-import { cleanup, render, screen } from "@testing-library/svelte";
+import { cleanup, fireEvent, render, screen } from "@testing-library/svelte";
 import userEvent from "@testing-library/user-event";
 import GivenKnowledge from "../src/chat/GivenKnowledge.svelte";
 import { givenOf } from "../src/chat/context-use";
@@ -15,6 +15,9 @@ describe("what the model was given, in the header", () => {
   it("opens a panel of them as text, closed by Escape (the focus back on the chip) and by the focus leaving", async () => {
     const user = userEvent.setup();
     render(GivenKnowledge, { given });
+    // What Tab reaches after the chip in a header.
+    const next = document.body.appendChild(document.createElement("button"));
+    next.textContent = "Next";
     const chip = screen.getByTestId("conversation-given");
     expect(chip.getAttribute("aria-label")).toBe("Given with the system prompt: 1 passage · 1 fact");
     expect(chip.getAttribute("aria-controls")).toBeNull();
@@ -33,6 +36,19 @@ describe("what the model was given, in the header", () => {
     await user.tab(); // into the panel, to scroll it
     expect(document.activeElement).toBe(screen.getByTestId("conversation-given-panel"));
     await user.tab(); // past it
+    expect(document.activeElement).toBe(next);
+    expect(screen.queryByTestId("conversation-given-panel")).toBeNull();
+    next.remove();
+  });
+
+  it("closes on a click of the chip where pressing it blurs it with no new focus (WebKit on macOS)", async () => {
+    const user = userEvent.setup();
+    render(GivenKnowledge, { given });
+    const chip = screen.getByTestId("conversation-given");
+    await user.click(chip);
+    await fireEvent.focusOut(chip, { relatedTarget: null });
+    expect(screen.getByTestId("conversation-given-panel")).toBeTruthy();
+    await user.click(chip);
     expect(screen.queryByTestId("conversation-given-panel")).toBeNull();
   });
 });

@@ -346,5 +346,10 @@ describe("search in a project", () => {
     }
     await user.tab({ shift: true });
     expect(dialog.contains(document.activeElement)).toBe(true);
+    // From nowhere (a click on plain text leaves the focus on the page's body): into it.
+    (document.activeElement as HTMLElement).blur();
+    expect(document.activeElement).toBe(document.body);
+    await user.tab();
+    expect(dialog.contains(document.activeElement)).toBe(true);
   }, 30_000);
 });

@@ -6,7 +6,10 @@
 //! mcp.json. What a server is given is decided and set under one lock, and it is told after:
 //! it reads the list as it is when it asks, so the order the notices arrive in does not matter.
 //! A server that restarts during a loan starts with the lent folders; one whose own folders
-//! are changed meanwhile keeps the loan until it ends.
+//! are changed meanwhile keeps the loan until it ends (decided under the same lock). The servers
+//! are told beside the run, so one slow to read cannot hold the turn; the loan's guard exists
+//! before they are. A server caught restarting while a loan begins or ends is not given the
+//! change: it keeps the folders it was launched with until the next loan.
 //!
 //! Two turns on one server at once (two projects, or a project and none): the server sees the
 //! later lender's folders. What keeps each turn to its own is the call check, which judges a
@@ -88,11 +91,15 @@ impl App {
             None
         } else {
             let told = self.lend_roots(&run_id, &servers, &setup.project_roots);
-            self.tell_roots_changed(told).await;
-            Some(Loan {
+            // The guard first: whatever happens from here, the loan is given back.
+            let loan = Loan {
                 app: Arc::clone(self),
                 run_id,
-            })
+            };
+            // Told beside the run: a server slow to read cannot hold the turn.
+            let app = Arc::clone(self);
+            tokio::spawn(async move { app.tell_roots_changed(told).await });
+            Some(loan)
         };
         let reason = crate::agent::run(setup, services, cancel).await;
         drop(loan);
@@ -122,22 +129,29 @@ impl App {
     /// Takes back what the run `run_id` lent: each server gets the folders of the latest run
     /// still lending it some, else its own. The servers whose roots changed, to tell.
     fn take_back_roots(&self, run_id: &str) -> Vec<String> {
+        // Read before the lock; unreadable, a server keeps what it has rather than losing its
+        // own folders.
+        let own = self.load_mcp().ok();
         let mut lent = self.root_loans.lock();
         let mut told = Vec::new();
         lent.retain(|server, loans| {
             let before = loans.len();
             loans.retain(|(run, _)| run != run_id);
             if loans.len() != before {
-                let folders = match loans.last() {
-                    Some((_, folders)) => folders.clone(),
-                    None => self.own_roots(server),
+                let folders = match (loans.last(), &own) {
+                    (Some((_, folders)), _) => Some(folders.clone()),
+                    (None, Some(file)) => Some(
+                        file.servers
+                            .get(server)
+                            .map(|e| e.root_folders())
+                            .unwrap_or_default(),
+                    ),
+                    (None, None) => None,
                 };
-                if self
-                    .host
-                    .server(server)
-                    .is_some_and(|running| running.replace_roots(folders))
-                {
-                    told.push(server.clone());
+                if let (Some(folders), Some(running)) = (folders, self.host.server(server)) {
+                    if running.replace_roots(folders) {
+                        told.push(server.clone());
+                    }
                 }
             }
             !loans.is_empty()
@@ -155,16 +169,20 @@ impl App {
             .map(|(_, folders)| folders.clone())
     }
 
-    /// The folders mcp.json gives `server`.
-    fn own_roots(&self, server: &str) -> Vec<PathBuf> {
-        self.load_mcp()
-            .ok()
-            .and_then(|file| file.servers.get(server).map(|e| e.root_folders()))
-            .unwrap_or_default()
+    /// Gives `server` its own `folders` (just written to mcp.json) unless a run lends it some,
+    /// decided and set under the loans' lock; whether it is to be told.
+    pub(super) fn own_roots_changed(&self, server: &str, folders: Vec<PathBuf>) -> bool {
+        let lent = self.root_loans.lock();
+        if lent.get(server).is_some_and(|loans| !loans.is_empty()) {
+            return false;
+        }
+        self.host
+            .server(server)
+            .is_some_and(|running| running.replace_roots(folders))
     }
 
     /// Tells each of `servers` that still runs that its roots changed.
-    async fn tell_roots_changed(&self, servers: Vec<String>) {
+    pub(super) async fn tell_roots_changed(&self, servers: Vec<String>) {
         for server in servers {
             if let Some(running) = self.host.server(&server) {
                 if let Err(e) = running.notify_roots_changed().await {

@@ -34,6 +34,17 @@ pub const MAX_OUTPUT_BYTES: usize = 1024 * 1024;
 const FILES_LISTED: usize = 100;
 /// The folder inside a run's working folder that is its `TMPDIR` (not listed as its output).
 const TMP: &str = ".tmp";
+/// A file in a run's folder while the run goes on: the run-folder cap leaves that folder alone.
+const RUNNING: &str = ".running";
+
+/// Marks a run's folder as in use while it lives ([`RUNNING`]).
+struct InUse(PathBuf);
+
+impl Drop for InUse {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(self.0.join(RUNNING));
+    }
+}
 
 /// Whether the person lets the model ask to run a skill's scripts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
@@ -168,6 +179,7 @@ pub async fn run(
         tokio::task::spawn_blocking(move || prepare(&owned_place, &owned_script, &owned_args))
             .await
             .map_err(|e| ScriptError::Start(e.to_string()))??;
+    let in_use = InUse(place.work_dir.clone());
     let mut wrapped = crate::sandbox::command::in_own_group(command);
     wrapped
         .command_mut()
@@ -228,6 +240,7 @@ pub async fn run(
             .code(),
         None => None,
     };
+    drop(in_use);
     let work_dir = place.work_dir.clone();
     let files = tokio::task::spawn_blocking(move || written(&work_dir))
         .await
@@ -294,12 +307,14 @@ fn prepare(
         remove_old_runs(runs);
     }
     let tmp = place.work_dir.join(TMP);
-    std::fs::create_dir_all(&tmp).map_err(|e| {
-        ScriptError::Start(format!(
-            "its working folder {} cannot be made ({e})",
-            place.work_dir.display()
-        ))
-    })?;
+    std::fs::create_dir_all(&tmp)
+        .and_then(|()| std::fs::write(place.work_dir.join(RUNNING), b""))
+        .map_err(|e| {
+            ScriptError::Start(format!(
+                "its working folder {} cannot be made ({e})",
+                place.work_dir.display()
+            ))
+        })?;
     let mut closed = vec![place.home.clone()];
     closed.extend(place.closed.iter().cloned());
     let mut read = crate::sandbox::open_beside(&closed);
@@ -359,12 +374,13 @@ fn remove_runs_past(runs: &Path, kept_for: Duration, max_bytes: u64) {
             kept.push((changed.unwrap_or(std::time::UNIX_EPOCH), entry.path()));
         }
     }
-    // Newest first: the oldest are removed until the rest fit.
+    // Newest first: the oldest are removed until the rest fit; a run still going on is counted
+    // but left alone.
     kept.sort_by_key(|(changed, _)| std::cmp::Reverse(*changed));
     let mut total = 0u64;
     for (_, dir) in kept {
         total = total.saturating_add(bytes_under(&dir));
-        if total > max_bytes {
+        if total > max_bytes && !dir.join(RUNNING).exists() {
             let _ = std::fs::remove_dir_all(&dir);
         }
     }
@@ -522,13 +538,19 @@ mod tests {
         made("middle", 10, 60);
         made("oldest", 10, 120);
         made("ancient", 1, 8 * 24 * 60 * 60);
+        made("going-on", 10, 180);
+        std::fs::write(runs.path().join("going-on").join(RUNNING), b"").unwrap();
+        std::fs::File::open(runs.path().join("going-on"))
+            .unwrap()
+            .set_modified(now - Duration::from_secs(180))
+            .unwrap();
         remove_runs_past(runs.path(), RUNS_KEPT_FOR, 25);
         let mut left: Vec<String> = std::fs::read_dir(runs.path())
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         left.sort();
-        assert_eq!(left, ["middle", "newest"]);
+        assert_eq!(left, ["going-on", "middle", "newest"]);
     }
 
     #[test]

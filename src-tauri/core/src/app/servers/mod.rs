@@ -344,11 +344,8 @@ impl App {
     ) -> Result<McpServerView, CoreError> {
         let (key, folders) = self.mcp_set_roots(name, folders).await?;
         // A turn lending it its project's folders keeps them until it ends.
-        let folders = self.lent_roots(&key).unwrap_or(folders);
-        if let Some(running) = self.host.server(&key) {
-            if let Err(e) = running.set_roots(folders).await {
-                tracing::warn!(server = %key, error = %e, "a server was not told of its new folders");
-            }
+        if self.own_roots_changed(&key, folders) {
+            self.tell_roots_changed(vec![key.clone()]).await;
         }
         self.servers_changed();
         self.mcp_server_view(key).await

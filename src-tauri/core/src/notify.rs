@@ -2,7 +2,8 @@
 //! approval says so, whether the window or the command line ran it. Sent off the runtime and
 //! never waited for; a desktop with no notification service logs why and goes on. Title and
 //! body are plain text (the freedesktop service may read markup, so `<`, `>` and `&` are
-//! written as entities, and nothing a model said can make a link).
+//! written as entities, and nothing a model said can make a link). Keys are hidden by the
+//! caller, which knows them (`App::notify` scrubs with the keychain's values and key shapes).
 
 /// How much of a body is sent.
 const MAX_BODY_CHARS: usize = 300;

@@ -43,6 +43,12 @@ pub trait SecretStore: Send + Sync {
     /// # Errors
     /// Why it cannot.
     fn probe(&self) -> Result<(), SecretError>;
+    /// `text` with what looks like a credential hidden, and every value this store was given
+    /// or gave back, where it knows them: for text that leaves Switchboard other than through
+    /// the log (a desktop notification). Never blocks.
+    fn scrub(&self, text: &str) -> String {
+        crate::logging::redact(text)
+    }
 }
 
 /// A secret store that tells the log of every value it stores or reads, so that the value is
@@ -78,6 +84,10 @@ impl<S: SecretStore + ?Sized> SecretStore for std::sync::Arc<S> {
     fn probe(&self) -> Result<(), SecretError> {
         (**self).probe()
     }
+
+    fn scrub(&self, text: &str) -> String {
+        (**self).scrub(text)
+    }
 }
 
 impl<S: SecretStore> SecretStore for Masking<S> {
@@ -104,6 +114,10 @@ impl<S: SecretStore> SecretStore for Masking<S> {
 
     fn probe(&self) -> Result<(), SecretError> {
         self.inner.probe()
+    }
+
+    fn scrub(&self, text: &str) -> String {
+        self.masks.scrub(text)
     }
 }
 
@@ -276,6 +290,30 @@ mod tests {
         store.delete(&account).unwrap();
         store.delete(&account).unwrap();
         assert!(store.get(&account).unwrap().is_none());
+    }
+
+    #[test]
+    fn scrubbing_hides_the_values_a_masking_store_saw_and_key_shapes() {
+        let store = std::sync::Arc::new(Masking::new(
+            MemoryStore::new(),
+            crate::logging::Masks::default(),
+        ));
+        store
+            .set(
+                "mcp:weather:TOKEN",
+                &SecretString::from("plain-words-9f3k2"),
+            )
+            .unwrap();
+        let shared: std::sync::Arc<dyn SecretStore> = store;
+        let said = shared.scrub("Failed: token plain-words-9f3k2 refused; sk-abcdefgh12345 too");
+        assert!(!said.contains("plain-words-9f3k2"), "{said}");
+        assert!(!said.contains("abcdefgh12345"), "{said}");
+        assert!(said.starts_with("Failed: token [redacted]"), "{said}");
+        // A store that knows no values still hides a key by its shape.
+        assert_eq!(
+            MemoryStore::new().scrub("key sk-abcdefgh12345"),
+            "key sk-[redacted]"
+        );
     }
 
     #[test]

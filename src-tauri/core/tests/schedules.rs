@@ -451,3 +451,58 @@ async fn two_runners_that_meet_at_one_due_time_run_it_once() {
     a.shutdown(Duration::from_secs(5)).await;
     b.shutdown(Duration::from_secs(5)).await;
 }
+
+/// The window hears of what another process (the command line) does to schedules and runs,
+/// without anything of its own changing: its page and badge are read again.
+#[tokio::test]
+async fn the_window_hears_of_schedules_the_command_line_changes() {
+    let home = tempfile::tempdir().unwrap();
+    let secrets: Arc<dyn SecretStore> = Arc::new(MemoryStore::default());
+    let window = app_on(home.path(), Arc::clone(&secrets)).await;
+    let (heard, mut hear) = tokio::sync::mpsc::unbounded_channel();
+    window.watch_schedules(move |waiting| heard.send(waiting).is_ok());
+    // The first count is sent at once.
+    assert_eq!(
+        tokio::time::timeout(WITHIN, hear.recv()).await.unwrap(),
+        Some(0)
+    );
+    let quiet = tokio::time::timeout(Duration::from_secs(5), hear.recv()).await;
+    assert!(
+        quiet.is_err(),
+        "nothing changed, yet the window was told: {quiet:?}"
+    );
+
+    let command_line = app_on(home.path(), secrets).await;
+    let steps: [&[&str]; 3] = [
+        &[
+            "schedule", "add", "report", "--prompt", "Say hi", "--every", "1d",
+        ],
+        // No provider: the run fails to start, and that is recorded.
+        &["schedule", "run", "report"],
+        &["schedule", "remove", "report"],
+    ];
+    for args in steps {
+        let (_, said) = cli(&command_line, args).await;
+        assert!(
+            tokio::time::timeout(Duration::from_secs(20), hear.recv())
+                .await
+                .is_ok_and(|got| got == Some(0)),
+            "the window did not hear of `{}` ({said})",
+            args.join(" ")
+        );
+        // Told of each change once (a run's start and end may be heard apart), not again and
+        // again.
+        let mut more = 0;
+        while let Ok(Some(_)) = tokio::time::timeout(Duration::from_secs(5), hear.recv()).await {
+            more += 1;
+            assert!(
+                more <= 2,
+                "told {more} more times after `{}`",
+                args.join(" ")
+            );
+        }
+    }
+    assert!(window.schedules().await.unwrap().is_empty());
+    command_line.shutdown(Duration::from_secs(5)).await;
+    window.shutdown(Duration::from_secs(5)).await;
+}

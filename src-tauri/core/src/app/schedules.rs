@@ -28,6 +28,9 @@ use crate::store::{now_ms, NewRun, RunStatus, ScheduleRow, ScheduleRun};
 
 /// How often the window looks for due schedules, at most.
 const LOOK_EVERY: Duration = Duration::from_secs(30);
+/// How often the window looks whether another process (`switchboard schedule …`, a
+/// `run-due`) changed a schedule or a run: a cheap look at the database's version.
+const OTHERS_LOOK_EVERY: Duration = Duration::from_secs(2);
 /// How many runs the record of one schedule keeps on show.
 pub const RUNS_SHOWN: u32 = 200;
 
@@ -345,7 +348,7 @@ impl App {
                             Some(message.clone()),
                         )
                         .await;
-                    crate::notify::desktop(&format!("“{}” failed", row.fields.name), &message);
+                    self.notify(&format!("“{}” failed", row.fields.name), &message);
                     outcomes.push(DueOutcome {
                         schedule: row.fields.name.clone(),
                         run_id,
@@ -362,6 +365,13 @@ impl App {
         Ok((outcomes, running))
     }
 
+    /// Shows a desktop notification, with any key it holds hidden (a model's answer or a
+    /// server's error may quote one): the values the keychain gave this run, and key shapes.
+    fn notify(&self, title: &str, body: &str) {
+        let secrets = self.keychain.store();
+        crate::notify::desktop(&secrets.scrub(title), &secrets.scrub(body));
+    }
+
     /// Tells the window's watcher that a schedule or a run changed.
     fn schedules_changed(&self) {
         self.schedule_changes
@@ -369,8 +379,9 @@ impl App {
     }
 
     /// Sends the window how many runs wait for an approval now, then again after each change
-    /// of a schedule or a run (this process's: the only runs that wait are the window's), until
-    /// `send` says the window is gone or another watcher replaces this one.
+    /// of a schedule or a run: this process's at once, another process's (the command line's)
+    /// within [`OTHERS_LOOK_EVERY`]; until `send` says the window is gone or another watcher
+    /// replaces this one.
     pub fn watch_schedules(self: &Arc<Self>, send: impl Fn(u32) -> bool + Send + 'static) {
         let stop = self.replace_watcher(&self.schedule_watcher);
         let mut changes = self.schedule_changes.subscribe();
@@ -378,6 +389,7 @@ impl App {
         tokio::spawn(async move {
             loop {
                 changes.borrow_and_update();
+                let mut seen = app.schedules_look().await;
                 match app.schedule_runs_waiting().await {
                     Ok(waiting) => {
                         if !send(waiting) {
@@ -386,12 +398,48 @@ impl App {
                     }
                     Err(e) => tracing::warn!(error = %e, "cannot count the runs waiting"),
                 }
-                tokio::select! {
-                    () = stop.cancelled() => return,
-                    Ok(()) = changes.changed() => {}
+                loop {
+                    tokio::select! {
+                        () = stop.cancelled() => return,
+                        Ok(()) = changes.changed() => break,
+                        () = tokio::time::sleep(OTHERS_LOOK_EVERY) => {
+                            if app.others_changed_schedules(&mut seen).await {
+                                break;
+                            }
+                        }
+                    }
                 }
             }
         });
+    }
+
+    /// The database's version as this process reads it, and the schedules' fingerprint.
+    async fn schedules_look(&self) -> Option<(i64, String)> {
+        let store = self.store().ok()?;
+        let version = store.data_version().await.ok()?;
+        let fingerprint = store.schedules_fingerprint().await.ok()?;
+        Some((version, fingerprint))
+    }
+
+    /// Whether another process changed a schedule or a run since `seen` (which is brought up
+    /// to date). Only a write by another process moves the version; only then is the
+    /// fingerprint read.
+    async fn others_changed_schedules(&self, seen: &mut Option<(i64, String)>) -> bool {
+        let Ok(store) = self.store() else {
+            return false;
+        };
+        let Ok(version) = store.data_version().await else {
+            return false;
+        };
+        if seen.as_ref().is_some_and(|(v, _)| *v == version) {
+            return false;
+        }
+        let Some(now) = self.schedules_look().await else {
+            return false;
+        };
+        let changed = seen.as_ref().is_none_or(|(_, f)| *f != now.1);
+        *seen = Some(now);
+        changed
     }
 
     /// [`App::run_due`] until every run it started has ended, looking again meanwhile for
@@ -611,7 +659,7 @@ impl App {
             ),
         };
         self.schedules_changed();
-        crate::notify::desktop(&title, &body);
+        self.notify(&title, &body);
         tracing::info!(schedule = name, ?status, "scheduled run ended");
         DueOutcome {
             schedule: name.to_owned(),
@@ -710,6 +758,13 @@ impl Unattended {
         app.schedules_changed();
     }
 
+    /// [`App::notify`], while the app is there to hide its keys.
+    fn notify(&self, title: &str, body: &str) {
+        if let Some(app) = self.app.upgrade() {
+            app.notify(title, body);
+        }
+    }
+
     fn denied(request: &ApprovalRequest, reason: &str) -> Vec<ApprovalAnswer> {
         request
             .calls
@@ -747,7 +802,7 @@ impl Approver for Unattended {
                         "Not run: {tools} needs the person's approval, and this scheduled run \
                          had no one to ask (Switchboard's window was closed)."
                     );
-                    crate::notify::desktop(&format!("“{}” could not ask", self.name), &reason);
+                    self.notify(&format!("“{}” could not ask", self.name), &reason);
                     return Self::denied(&request, &reason);
                 }
                 Asker::Window(pending) => Arc::clone(pending),
@@ -763,7 +818,7 @@ impl Approver for Unattended {
                 )),
             )
             .await;
-            crate::notify::desktop(
+            self.notify(
                 &format!("“{}” waits for your approval", self.name),
                 &format!("{tools}: open its conversation in Switchboard to answer."),
             );
@@ -799,7 +854,7 @@ impl Approver for Unattended {
                 Some(format!("Waiting for your word on what {what} returned.")),
             )
             .await;
-            crate::notify::desktop(
+            self.notify(
                 &format!("“{}” waits for you", self.name),
                 &format!("{what} returned something to look at before the model reads it."),
             );

@@ -304,6 +304,17 @@ impl Store {
         })
     }
 
+    /// SQLite's `data_version` as this connection reads it: it moves when another connection
+    /// (another process, as a rule) commits, never for this one's own writes. Cheap enough to
+    /// ask every few seconds.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn data_version(&self) -> Result<i64, StoreError> {
+        self.call(|conn| Ok(conn.query_row("PRAGMA data_version", [], |row| row.get(0))?))
+            .await
+    }
+
     /// Runs `work` with the connection on the blocking pool.
     ///
     /// # Errors

@@ -213,6 +213,28 @@ impl Store {
         .await
     }
 
+    /// A summary of the schedules and their runs that changes with any change of either, made
+    /// by any process: how the window hears that the command line added a schedule or ended a
+    /// run. Its text means nothing else.
+    ///
+    /// # Errors
+    /// A failed query.
+    pub async fn schedules_fingerprint(&self) -> Result<String, StoreError> {
+        self.call(|conn| {
+            Ok(conn.query_row(
+                "SELECT (SELECT count(*) || '.' || total(enabled) || '.' || total(next_at) || '.' \
+                           || total(length(fields)) || '.' || total(created_at) FROM schedules) \
+                     || '|' || \
+                        (SELECT count(*) || '.' || total(started_at) || '.' || total(finished_at) \
+                           || '.' || total(status = 'running') || '.' || total(status = 'waiting') \
+                           || '.' || total(length(message)) FROM schedule_runs)",
+                [],
+                |row| row.get(0),
+            )?)
+        })
+        .await
+    }
+
     /// A schedule by its id or name.
     ///
     /// # Errors

@@ -145,6 +145,18 @@ impl AppPaths {
     }
 }
 
+/// A folder as a list of folders writes it (mcp.json's `roots`, a project's folders): a leading
+/// "~/" is the home folder. The path it names, or `None` when it names none here (a relative
+/// path, or "~/" on a computer with no home folder).
+#[must_use]
+pub fn folder_of(raw: &str) -> Option<PathBuf> {
+    let path = match raw.strip_prefix("~/") {
+        Some(rest) => dirs::home_dir()?.join(rest),
+        None => PathBuf::from(raw),
+    };
+    path.is_absolute().then_some(path)
+}
+
 /// Makes `dir` the person's alone (0700 on Unix): nothing the app keeps under it — the
 /// database, mcp.json, logs, servers' stderr, bundles — can be read by another account.
 ///

@@ -1385,7 +1385,12 @@ async fn the_command_line_lists_and_saves_a_conversations_tool_files_and_gives_a
     // Folders for a server: set (kept in mcp.json), shown, taken away.
     let folder = home.path().join("notes");
     std::fs::create_dir_all(&folder).unwrap();
-    let (ran, said) = cli(words(&format!("mcp roots fault {}", folder.display()))).await;
+    // Written one way and kept once, as a project's folders are.
+    let (ran, said) = cli(words(&format!(
+        "mcp roots fault {0}/ {0}",
+        folder.display()
+    )))
+    .await;
     ran.unwrap();
     assert_eq!(said.trim(), folder.display().to_string());
     let (ran, said) = cli(words("mcp roots fault --json")).await;

@@ -116,48 +116,6 @@ fn read_file(path: &std::path::Path) -> Result<NewProjectFile, String> {
 /// The most folders a project keeps.
 pub const MAX_PROJECT_ROOTS: usize = 20;
 
-/// A project's folders as kept: each an absolute path to a folder (a leading "~/" is the home
-/// folder), trimmed, without control characters, written one way ("/a/" is "/a"), each once.
-/// Reads the disk: called off the runtime.
-fn check_roots(roots: &[String]) -> Result<Vec<String>, InvalidInput> {
-    let bad = |message: String| InvalidInput::new("roots", message);
-    let given: Vec<&str> = roots
-        .iter()
-        .map(|r| r.trim())
-        .filter(|r| !r.is_empty())
-        .collect();
-    if given.len() > MAX_PROJECT_ROOTS {
-        return Err(bad(format!(
-            "A project keeps at most {MAX_PROJECT_ROOTS} folders."
-        )));
-    }
-    let mut kept: Vec<String> = Vec::new();
-    for text in given {
-        let shown = one_line(text, 200);
-        if text.chars().any(char::is_control) {
-            return Err(bad(format!("“{shown}” holds a control character.")));
-        }
-        let path = match text.strip_prefix("~/") {
-            Some(rest) => dirs::home_dir()
-                .ok_or_else(|| bad("This computer has no home folder for “~/”.".into()))?
-                .join(rest),
-            None => std::path::PathBuf::from(text),
-        };
-        if !path.is_absolute() {
-            return Err(bad(format!("“{shown}” is not an absolute path.")));
-        }
-        if !path.is_dir() {
-            return Err(bad(format!("“{shown}” is not a folder.")));
-        }
-        let path: std::path::PathBuf = path.components().collect();
-        let path = path.to_string_lossy().into_owned();
-        if !kept.contains(&path) {
-            kept.push(path);
-        }
-    }
-    Ok(kept)
-}
-
 /// An export of `len` bytes, refused (nothing written) when no import could read it back.
 fn check_export_size(len: usize) -> Result<(), InvalidInput> {
     let limit = super::MAX_IMPORT_BYTES;
@@ -211,14 +169,8 @@ impl Projects {
     /// A name and fields as kept: checked, tidied, the profile named by its id.
     async fn checked(&self, input: &ProjectInput) -> Result<(String, ProjectFields), CoreError> {
         let name = check_name(&input.name)?;
-        let roots = {
-            let roots = input.roots.clone();
-            tokio::task::spawn_blocking(move || check_roots(&roots))
-                .await
-                .map_err(|e| {
-                    InvalidInput::new("roots", format!("The folders were not read: {e}."))
-                })??
-        };
+        let roots =
+            super::roots::checked_folders(input.roots.clone(), "roots", MAX_PROJECT_ROOTS).await?;
         let instructions =
             crate::settings::tidy_system_prompt("instructions", &input.instructions)?;
         let profile_id = match input.profile.as_deref().map(str::trim) {
@@ -651,11 +603,7 @@ impl App {
                 "The file switched on {}; an imported project only switches tools off. Switch \
                  them on in the project's dialog if you want them.",
                 on.iter()
-                    .map(|t| match &t.tool {
-                        Some(tool) =>
-                            format!("“{}:{}”", one_line(&t.server, 60), one_line(tool, 60)),
-                        None => format!("“{}”", one_line(&t.server, 60)),
-                    })
+                    .map(|t| format!("“{}”", t.target(60)))
                     .take(5)
                     .collect::<Vec<_>>()
                     .join(", ")
@@ -813,20 +761,6 @@ impl App {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_projects_folders_are_absolute_existing_folders_each_kept_once() {
-        let dir = tempfile::tempdir().unwrap();
-        let text = dir.path().display().to_string();
-        let kept = check_roots(&[format!(" {text}/ "), text.clone(), String::new()]).unwrap();
-        assert_eq!(kept, std::slice::from_ref(&text));
-        let refused = |roots: &[String]| check_roots(roots).unwrap_err().message;
-        assert!(refused(&["relative/path".into()]).contains("not an absolute path"));
-        assert!(refused(&["/no/such/folder".into()]).contains("is not a folder"));
-        assert!(refused(&[format!("{text}\u{1b}[31m")]).contains("control character"));
-        let many = vec![text; MAX_PROJECT_ROOTS + 1];
-        assert!(refused(&many).contains("at most 20 folders"));
-    }
 
     #[test]
     fn an_export_larger_than_an_import_reads_is_refused() {

@@ -22,6 +22,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use super::App;
+use crate::error::{CoreError, InvalidInput};
+use crate::text::one_line;
 
 /// Each server's loans: the run that lent, and its folders, in the order they were lent.
 type Loans = HashMap<String, Vec<(String, Vec<PathBuf>)>>;
@@ -47,12 +49,64 @@ pub fn project_folders(project: &crate::store::Project) -> Vec<PathBuf> {
         .fields
         .roots
         .iter()
-        .filter_map(|raw| match raw.strip_prefix("~/") {
-            Some(rest) => dirs::home_dir().map(|home| home.join(rest)),
-            None => Some(PathBuf::from(raw)),
-        })
-        .filter(|path| path.is_absolute())
+        .filter_map(|raw| crate::paths::folder_of(raw))
         .collect()
+}
+
+/// Folders a person gave as a list (a project's, a server's own), checked off the runtime
+/// (it reads the disk): blank lines dropped, each an absolute path ("~/" is the home folder)
+/// to an existing folder, written one way ("/a/" and "/a" are one), each once, at most `max`.
+///
+/// # Errors
+/// The first that is not, said of `field`.
+pub(super) async fn checked_folders(
+    given: Vec<String>,
+    field: &'static str,
+    max: usize,
+) -> Result<Vec<String>, CoreError> {
+    tokio::task::spawn_blocking(move || check_folders(&given, field, max))
+        .await
+        .map_err(|e| InvalidInput::new(field, format!("The folders were not read: {e}.")))?
+        .map_err(CoreError::from)
+}
+
+/// [`checked_folders`], on the thread it is called on.
+fn check_folders(
+    given: &[String],
+    field: &'static str,
+    max: usize,
+) -> Result<Vec<String>, InvalidInput> {
+    let bad = |message: String| InvalidInput::new(field, message);
+    let given: Vec<&str> = given
+        .iter()
+        .map(|r| r.trim())
+        .filter(|r| !r.is_empty())
+        .collect();
+    if given.len() > max {
+        return Err(bad(format!("Keep at most {max} folders.")));
+    }
+    let mut kept: Vec<String> = Vec::new();
+    for text in given {
+        let shown = one_line(text, 200);
+        if text.chars().any(char::is_control) {
+            return Err(bad(format!("“{shown}” holds a control character.")));
+        }
+        if text.starts_with("~/") && dirs::home_dir().is_none() {
+            return Err(bad("This computer has no home folder for “~/”.".into()));
+        }
+        let Some(path) = crate::paths::folder_of(text) else {
+            return Err(bad(format!("“{shown}” is not an absolute path.")));
+        };
+        if !path.is_dir() {
+            return Err(bad(format!("“{shown}” is not a folder.")));
+        }
+        let path: PathBuf = path.components().collect();
+        let path = path.to_string_lossy().into_owned();
+        if !kept.contains(&path) {
+            kept.push(path);
+        }
+    }
+    Ok(kept)
 }
 
 /// A run's loan: given back when dropped, also when the run's task panics or is aborted.
@@ -190,5 +244,31 @@ impl App {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_folders;
+
+    #[test]
+    fn folders_are_absolute_existing_folders_each_kept_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = dir.path().display().to_string();
+        let check = |roots: &[String]| check_folders(roots, "roots", 20);
+        let kept = check(&[format!(" {text}/ "), text.clone(), String::new()]).unwrap();
+        assert_eq!(kept, std::slice::from_ref(&text));
+        let refused = |roots: &[String]| check(roots).unwrap_err().message;
+        assert!(refused(&["relative/path".into()]).contains("not an absolute path"));
+        assert!(refused(&["/no/such/folder".into()]).contains("is not a folder"));
+        assert!(refused(&[format!("{text}\u{1b}[31m")]).contains("control character"));
+        let many = vec![text; 21];
+        assert!(refused(&many).contains("at most 20 folders"));
+        assert_eq!(
+            check_folders(&["/nowhere/x".into()], "folders", 5)
+                .unwrap_err()
+                .field,
+            "folders"
+        );
     }
 }

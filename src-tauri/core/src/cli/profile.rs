@@ -464,17 +464,7 @@ fn tools_of(p: &Profile) -> String {
 pub(super) fn switches_text(tools: &[ToolToggle]) -> String {
     tools
         .iter()
-        .map(|t| {
-            let name = match &t.tool {
-                Some(tool) => format!("{}:{tool}", t.server),
-                None => t.server.clone(),
-            };
-            format!(
-                "{} {}",
-                crate::text::one_line(&name, 120),
-                if t.enabled { "on" } else { "off" }
-            )
-        })
+        .map(|t| format!("{} {}", t.target(120), if t.enabled { "on" } else { "off" }))
         .collect::<Vec<_>>()
         .join(", ")
 }

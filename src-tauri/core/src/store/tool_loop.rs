@@ -563,6 +563,19 @@ pub struct ToolToggle {
     pub enabled: bool,
 }
 
+impl ToolToggle {
+    /// What it switches as a person writes it, `SERVER` or `SERVER:TOOL` (the CLI's
+    /// `--switch`), each name on one line and at most `max_chars` long.
+    #[must_use]
+    pub fn target(&self, max_chars: usize) -> String {
+        let server = crate::text::one_line(&self.server, max_chars);
+        match &self.tool {
+            Some(tool) => format!("{server}:{}", crate::text::one_line(tool, max_chars)),
+            None => server,
+        }
+    }
+}
+
 impl Store {
     /// Answers left `streaming` by a process that is gone (killed, crashed: see `writers`)
     /// become `interrupted`; returns how many. Answers this process or another live one is

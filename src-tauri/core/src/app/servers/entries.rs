@@ -36,6 +36,9 @@ fn keep_declared_secrets(
     Ok(())
 }
 
+/// The most folders a server is given as its own roots.
+pub const MAX_SERVER_ROOTS: usize = 100;
+
 impl App {
     /// Adds a server typed on the command line (or confirmed there), which counts as approving
     /// it. Secret `env` / `headers` values move to the keychain first.
@@ -322,36 +325,21 @@ impl App {
     }
 
     /// Sets the folders a server is given as its roots in mcp.json (its approval is
-    /// untouched); returns its name and the folders.
+    /// untouched), checked as a project's are (each once, written one way, at most
+    /// [`MAX_SERVER_ROOTS`]); returns its name and the folders.
     ///
     /// # Errors
-    /// A folder that is not an absolute path to a folder; not found; the file.
+    /// A folder that is not an absolute path to a folder; too many; not found; the file.
     pub async fn mcp_set_roots(
         &self,
         name: &str,
         folders: &[std::path::PathBuf],
     ) -> Result<(String, Vec<std::path::PathBuf>), CoreError> {
-        let mut shown = Vec::new();
-        for folder in folders {
-            if !folder.is_absolute() {
-                return Err(InvalidInput::new(
-                    "roots",
-                    format!("“{}” is not an absolute path.", folder.display()),
-                )
-                .into());
-            }
-            if !folder.is_dir() {
-                return Err(InvalidInput::new(
-                    "roots",
-                    format!("“{}” is not a folder.", folder.display()),
-                )
-                .into());
-            }
-            let text = folder.to_string_lossy().into_owned();
-            if !shown.contains(&text) {
-                shown.push(text);
-            }
-        }
+        let given = folders
+            .iter()
+            .map(|f| f.to_string_lossy().into_owned())
+            .collect();
+        let shown = crate::app::roots::checked_folders(given, "roots", MAX_SERVER_ROOTS).await?;
         let mut file = self.load_mcp()?;
         let key = find_server(&file, name)?.0.clone();
         let entry = file.servers.get_mut(&key).expect("found above");

@@ -431,13 +431,7 @@ impl ServerEntry {
     pub fn root_folders(&self) -> Vec<std::path::PathBuf> {
         self.roots
             .iter()
-            .filter_map(|raw| {
-                let path = match raw.strip_prefix("~/") {
-                    Some(rest) => dirs::home_dir()?.join(rest),
-                    None => std::path::PathBuf::from(raw),
-                };
-                path.is_absolute().then_some(path)
-            })
+            .filter_map(|raw| crate::paths::folder_of(raw))
             .collect()
     }
 

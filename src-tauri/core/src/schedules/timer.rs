@@ -78,12 +78,7 @@ pub fn systemd_units(exe: &Path, home: Option<&Path>) -> [(String, String); 2] {
 
 /// The launchd agent for `exe` on `home`, as (file name, text).
 pub fn launchd_agent(exe: &Path, home: Option<&Path>) -> (String, String) {
-    let xml = |t: &str| {
-        t.replace('&', "&amp;")
-            .replace('<', "&lt;")
-            .replace('>', "&gt;")
-            .replace('"', "&quot;")
-    };
+    let xml = xml_text;
     let label = format!("app.switchboard.{}", unit_name(home));
     let environment = home
         .map(|h| {
@@ -103,6 +98,78 @@ pub fn launchd_agent(exe: &Path, home: Option<&Path>) -> (String, String) {
         xml(&exe.to_string_lossy())
     );
     (format!("{label}.plist"), text)
+}
+
+/// Text for an XML element or attribute.
+fn xml_text(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The Task Scheduler task for `exe`, as the XML `schtasks /Create /XML` reads, not its
+/// defaults: every minute for ever; on batteries too (the defaults neither start on batteries
+/// nor keep running when unplugged); started as soon as it can after a time it missed (asleep,
+/// off); one at a time (a minute's start while a run goes on is dropped: `run-due` looks again
+/// itself); ended after 12 hours at most; as the person, with no more rights than theirs.
+pub fn windows_task_xml(exe: &Path) -> String {
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n\
+         <Task version=\"1.2\" xmlns=\"http://schemas.microsoft.com/windows/2004/02/mit/task\">\n\
+         \x20 <RegistrationInfo>\n\
+         \x20   <Description>Switchboard: look for scheduled runs that are due, every minute</Description>\n\
+         \x20 </RegistrationInfo>\n\
+         \x20 <Triggers>\n\
+         \x20   <TimeTrigger>\n\
+         \x20     <StartBoundary>2026-01-01T00:00:00</StartBoundary>\n\
+         \x20     <Enabled>true</Enabled>\n\
+         \x20     <Repetition>\n\
+         \x20       <Interval>PT1M</Interval>\n\
+         \x20       <StopAtDurationEnd>false</StopAtDurationEnd>\n\
+         \x20     </Repetition>\n\
+         \x20   </TimeTrigger>\n\
+         \x20 </Triggers>\n\
+         \x20 <Principals>\n\
+         \x20   <Principal id=\"Author\">\n\
+         \x20     <LogonType>InteractiveToken</LogonType>\n\
+         \x20     <RunLevel>LeastPrivilege</RunLevel>\n\
+         \x20   </Principal>\n\
+         \x20 </Principals>\n\
+         \x20 <Settings>\n\
+         \x20   <MultipleInstancesPolicy>IgnoreNew</MultipleInstancesPolicy>\n\
+         \x20   <DisallowStartIfOnBatteries>false</DisallowStartIfOnBatteries>\n\
+         \x20   <StopIfGoingOnBatteries>false</StopIfGoingOnBatteries>\n\
+         \x20   <StartWhenAvailable>true</StartWhenAvailable>\n\
+         \x20   <RunOnlyIfNetworkAvailable>false</RunOnlyIfNetworkAvailable>\n\
+         \x20   <IdleSettings>\n\
+         \x20     <StopOnIdleEnd>false</StopOnIdleEnd>\n\
+         \x20     <RestartOnIdle>false</RestartOnIdle>\n\
+         \x20   </IdleSettings>\n\
+         \x20   <AllowStartOnDemand>true</AllowStartOnDemand>\n\
+         \x20   <Enabled>true</Enabled>\n\
+         \x20   <Hidden>false</Hidden>\n\
+         \x20   <RunOnlyIfIdle>false</RunOnlyIfIdle>\n\
+         \x20   <WakeToRun>false</WakeToRun>\n\
+         \x20   <ExecutionTimeLimit>PT12H</ExecutionTimeLimit>\n\
+         \x20   <Priority>7</Priority>\n\
+         \x20 </Settings>\n\
+         \x20 <Actions Context=\"Author\">\n\
+         \x20   <Exec>\n\
+         \x20     <Command>{}</Command>\n\
+         \x20     <Arguments>schedule run-due</Arguments>\n\
+         \x20   </Exec>\n\
+         \x20 </Actions>\n\
+         </Task>\n",
+        xml_text(&exe.to_string_lossy())
+    )
+}
+
+/// `text` as UTF-16 little-endian with its byte-order mark: how `schtasks` reads a task's XML.
+fn utf16_file(text: &str) -> Vec<u8> {
+    let mut bytes = vec![0xFF, 0xFE];
+    bytes.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+    bytes
 }
 
 fn write(path: &Path, text: &str) -> Result<(), TimerError> {
@@ -177,15 +244,36 @@ pub fn install(
             ));
         }
         let task = format!("Switchboard\\{}", unit_name(home));
-        let action = format!("\"{}\" schedule run-due", exe.display());
-        let args: Vec<&str> = if remove {
-            vec!["/Delete", "/F", "/TN", &task]
+        let switched = if remove {
+            run("schtasks", &["/Delete", "/F", "/TN", &task])
         } else {
-            vec![
-                "/Create", "/F", "/SC", "MINUTE", "/MO", "1", "/TN", &task, "/TR", &action,
-            ]
-        };
-        let switched = run("schtasks", &args).map_err(TimerError::Unsupported)?;
+            // Read from a file of its own, then removed: the task keeps what it read.
+            let file = std::env::temp_dir().join(format!(
+                "{}-{}.xml",
+                unit_name(home),
+                std::process::id()
+            ));
+            std::fs::write(&file, utf16_file(&windows_task_xml(exe))).map_err(|e| {
+                TimerError::Write {
+                    path: file.clone(),
+                    detail: e.to_string(),
+                }
+            })?;
+            let made = run(
+                "schtasks",
+                &[
+                    "/Create",
+                    "/F",
+                    "/TN",
+                    &task,
+                    "/XML",
+                    &file.to_string_lossy(),
+                ],
+            );
+            let _ = std::fs::remove_file(&file);
+            made
+        }
+        .map_err(TimerError::Unsupported)?;
         return Ok(TimerReport {
             files: Vec::new(),
             switched: Some(switched),
@@ -300,5 +388,45 @@ mod tests {
         assert!(text.contains("<string>/Apps/S&amp;B.app/x</string>"));
         assert!(text.contains("<string>/h/&lt;x&gt;</string>"));
         assert!(text.contains("<integer>60</integer>"));
+    }
+
+    #[test]
+    fn the_windows_task_is_well_formed_escapes_its_program_and_is_not_the_defaults() {
+        let text = windows_task_xml(Path::new(r"C:\Program Files\S&B <x>\switchboard.exe"));
+        assert!(
+            text.contains(r"<Command>C:\Program Files\S&amp;B &lt;x&gt;\switchboard.exe</Command>")
+        );
+        for setting in [
+            "<Interval>PT1M</Interval>",
+            "<DisallowStartIfOnBatteries>false</DisallowStartIfOnBatteries>",
+            "<StopIfGoingOnBatteries>false</StopIfGoingOnBatteries>",
+            "<StartWhenAvailable>true</StartWhenAvailable>",
+            "<MultipleInstancesPolicy>IgnoreNew</MultipleInstancesPolicy>",
+            "<ExecutionTimeLimit>PT12H</ExecutionTimeLimit>",
+            "<RunLevel>LeastPrivilege</RunLevel>",
+            "<Arguments>schedule run-due</Arguments>",
+        ] {
+            assert!(text.contains(setting), "{setting} missing from {text}");
+        }
+        // Every element closed, in order.
+        let tags = regex::Regex::new(r"<(/?)([A-Za-z]+)[^>]*?(/?)>").unwrap();
+        let mut open: Vec<String> = Vec::new();
+        for tag in tags.captures_iter(&text) {
+            let name = tag[2].to_owned();
+            if &tag[1] == "/" {
+                assert_eq!(open.pop().as_deref(), Some(name.as_str()), "{text}");
+            } else if &tag[3] != "/" {
+                open.push(name);
+            }
+        }
+        assert!(open.is_empty(), "left open: {open:?}");
+        // The file schtasks reads: UTF-16 with its mark, the text whole.
+        let bytes = utf16_file(&text);
+        assert_eq!(&bytes[..2], &[0xFF, 0xFE]);
+        let units: Vec<u16> = bytes[2..]
+            .chunks(2)
+            .map(|pair| u16::from_le_bytes([pair[0], pair[1]]))
+            .collect();
+        assert_eq!(String::from_utf16(&units).unwrap(), text);
     }
 }

@@ -18,7 +18,7 @@ APT_PACKAGES=(libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libayatana-appindi
   libxdo-dev libssl-dev libdbus-1-dev pkg-config build-essential file
   dbus dbus-x11 gnome-keyring libsecret-tools)
 TEST_APT_PACKAGES=(xvfb xauth webkit2gtk-driver python3 python3-venv python3-gi gir1.2-gtk-3.0 xdotool imagemagick
-  libarchive-tools desktop-file-utils)
+  libarchive-tools desktop-file-utils openbox trayer wmctrl x11-utils)
 
 # Each step says when it began (seconds since this script started), so a slow run shows where.
 say() { printf '\n== %s (at %d s)\n' "$*" "$SECONDS" >&2; }

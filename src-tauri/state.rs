@@ -80,6 +80,12 @@ impl AppState {
             .await
     }
 
+    /// The settings as they are now, also before the app is built (the window may be closed
+    /// in its first moment).
+    pub fn settings_now(&self) -> switchboard_core::settings::Settings {
+        self.settings.load()
+    }
+
     /// The app if it has been built (an app page can only exist once it has).
     pub fn app_now(&self) -> Option<&Arc<App>> {
         self.app.get()

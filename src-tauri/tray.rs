@@ -10,15 +10,11 @@ const ID: &str = "switchboard";
 const SHOW: &str = "show";
 const QUIT: &str = "quit";
 
-/// Whether closing the main window keeps the app running (Settings say so).
+/// Whether closing the main window keeps the app running (Settings say so), read from the
+/// settings themselves: also right while the app is still being built.
 pub fn keeps_running(app: &AppHandle) -> bool {
     app.try_state::<crate::state::AppState>()
-        .and_then(|state| {
-            state
-                .app_now()
-                .map(|app| app.settings().keep_running_in_background)
-        })
-        .unwrap_or(false)
+        .is_some_and(|state| state.settings_now().keep_running_in_background)
 }
 
 /// Shows the tray icon (made the first time) and hides `window`; `false` when there can be no

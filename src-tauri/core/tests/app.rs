@@ -1403,6 +1403,15 @@ async fn the_command_line_lists_and_saves_a_conversations_tool_files_and_gives_a
     assert!(mcp_json.contains("\"roots\""), "{mcp_json}");
     let (ran, _) = cli(words("mcp roots fault /no/such/folder")).await;
     assert!(ran.unwrap_err().contains("is not a folder"));
+    // A folder it has that has since gone does not block taking another away.
+    let gone = home.path().join("gone");
+    std::fs::create_dir_all(&gone).unwrap();
+    let both = format!("mcp roots fault {} {}", folder.display(), gone.display());
+    cli(words(&both)).await.0.unwrap();
+    std::fs::remove_dir(&gone).unwrap();
+    let (ran, said) = cli(words(&format!("mcp roots fault {}", gone.display()))).await;
+    ran.unwrap();
+    assert_eq!(said.trim(), gone.display().to_string());
     let (ran, said) = cli(words("mcp roots fault --none")).await;
     ran.unwrap();
     assert_eq!(said.trim(), "“fault” is given no folders.");

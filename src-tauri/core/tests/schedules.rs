@@ -473,10 +473,11 @@ async fn the_window_hears_of_schedules_the_command_line_changes() {
     );
 
     let command_line = app_on(home.path(), secrets).await;
-    let steps: [&[&str]; 3] = [
+    let steps: [&[&str]; 4] = [
         &[
             "schedule", "add", "report", "--prompt", "Say hi", "--every", "1d",
         ],
+        &["schedule", "disable", "report"],
         // No provider: the run fails to start, and that is recorded.
         &["schedule", "run", "report"],
         &["schedule", "remove", "report"],

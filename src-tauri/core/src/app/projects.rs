@@ -169,8 +169,13 @@ impl Projects {
     /// A name and fields as kept: checked, tidied, the profile named by its id.
     async fn checked(&self, input: &ProjectInput) -> Result<(String, ProjectFields), CoreError> {
         let name = check_name(&input.name)?;
-        let roots =
-            super::roots::checked_folders(input.roots.clone(), "roots", MAX_PROJECT_ROOTS).await?;
+        let roots = super::roots::checked_folders(
+            input.roots.iter().map(|r| r.trim().to_owned()).collect(),
+            Vec::new(),
+            "roots",
+            MAX_PROJECT_ROOTS,
+        )
+        .await?;
         let instructions =
             crate::settings::tidy_system_prompt("instructions", &input.instructions)?;
         let profile_id = match input.profile.as_deref().map(str::trim) {

@@ -54,17 +54,20 @@ pub fn project_folders(project: &crate::store::Project) -> Vec<PathBuf> {
 }
 
 /// Folders a person gave as a list (a project's, a server's own), checked off the runtime
-/// (it reads the disk): blank lines dropped, each an absolute path ("~/" is the home folder)
+/// (it reads the disk): blank ones dropped, each an absolute path ("~/" is the home folder)
 /// to an existing folder, written one way ("/a/" and "/a" are one), each once, at most `max`.
+/// One of `already` (the folders kept until now) is kept as it is, unchecked, so a list whose
+/// folder has since gone, or that was written by hand, can still be made shorter.
 ///
 /// # Errors
 /// The first that is not, said of `field`.
 pub(super) async fn checked_folders(
     given: Vec<String>,
+    already: Vec<String>,
     field: &'static str,
     max: usize,
 ) -> Result<Vec<String>, CoreError> {
-    tokio::task::spawn_blocking(move || check_folders(&given, field, max))
+    tokio::task::spawn_blocking(move || check_folders(&given, &already, field, max))
         .await
         .map_err(|e| InvalidInput::new(field, format!("The folders were not read: {e}.")))?
         .map_err(CoreError::from)
@@ -73,40 +76,46 @@ pub(super) async fn checked_folders(
 /// [`checked_folders`], on the thread it is called on.
 fn check_folders(
     given: &[String],
+    already: &[String],
     field: &'static str,
     max: usize,
 ) -> Result<Vec<String>, InvalidInput> {
     let bad = |message: String| InvalidInput::new(field, message);
-    let given: Vec<&str> = given
-        .iter()
-        .map(|r| r.trim())
-        .filter(|r| !r.is_empty())
-        .collect();
-    if given.len() > max {
+    let given: Vec<&String> = given.iter().filter(|r| !r.trim().is_empty()).collect();
+    if given.len() > max && given.len() > already.len() {
         return Err(bad(format!("Keep at most {max} folders.")));
     }
     let mut kept: Vec<String> = Vec::new();
     for text in given {
-        let shown = one_line(text, 200);
-        if text.chars().any(char::is_control) {
-            return Err(bad(format!("“{shown}” holds a control character.")));
-        }
-        if text.starts_with("~/") && dirs::home_dir().is_none() {
-            return Err(bad("This computer has no home folder for “~/”.".into()));
-        }
-        let Some(path) = crate::paths::folder_of(text) else {
-            return Err(bad(format!("“{shown}” is not an absolute path.")));
+        let path = if already.contains(text) {
+            text.clone()
+        } else {
+            checked_folder(text).map_err(bad)?
         };
-        if !path.is_dir() {
-            return Err(bad(format!("“{shown}” is not a folder.")));
-        }
-        let path: PathBuf = path.components().collect();
-        let path = path.to_string_lossy().into_owned();
         if !kept.contains(&path) {
             kept.push(path);
         }
     }
     Ok(kept)
+}
+
+/// One folder as kept, or why not.
+fn checked_folder(text: &str) -> Result<String, String> {
+    let shown = one_line(text, 200);
+    if text.chars().any(char::is_control) {
+        return Err(format!("“{shown}” holds a control character."));
+    }
+    if text.starts_with("~/") && dirs::home_dir().is_none() {
+        return Err("This computer has no home folder for “~/”.".into());
+    }
+    let Some(path) = crate::paths::folder_of(text) else {
+        return Err(format!("“{shown}” is not an absolute path."));
+    };
+    if !path.is_dir() {
+        return Err(format!("“{shown}” is not a folder."));
+    }
+    let path: PathBuf = path.components().collect();
+    Ok(path.to_string_lossy().into_owned())
 }
 
 /// A run's loan: given back when dropped, also when the run's task panics or is aborted.
@@ -255,20 +264,30 @@ mod tests {
     fn folders_are_absolute_existing_folders_each_kept_once() {
         let dir = tempfile::tempdir().unwrap();
         let text = dir.path().display().to_string();
-        let check = |roots: &[String]| check_folders(roots, "roots", 20);
-        let kept = check(&[format!(" {text}/ "), text.clone(), String::new()]).unwrap();
+        let check = |roots: &[String]| check_folders(roots, &[], "roots", 20);
+        let kept = check(&[format!("{text}/"), text.clone(), " ".into()]).unwrap();
         assert_eq!(kept, std::slice::from_ref(&text));
+        // A name's spaces are its own: a folder's name may end in one.
+        assert!(check(&[format!("{text} ")]).is_err());
         let refused = |roots: &[String]| check(roots).unwrap_err().message;
         assert!(refused(&["relative/path".into()]).contains("not an absolute path"));
         assert!(refused(&["/no/such/folder".into()]).contains("is not a folder"));
         assert!(refused(&[format!("{text}\u{1b}[31m")]).contains("control character"));
-        let many = vec![text; 21];
+        let many = vec![text.clone(); 21];
         assert!(refused(&many).contains("at most 20 folders"));
         assert_eq!(
-            check_folders(&["/nowhere/x".into()], "folders", 5)
+            check_folders(&["/nowhere/x".into()], &[], "folders", 5)
                 .unwrap_err()
                 .field,
             "folders"
         );
+        // What was kept before passes as it is, gone or not, and a long list can shrink.
+        let gone = "/nowhere/gone".to_owned();
+        let had = vec![gone.clone(), text.clone(), "/b".into()];
+        assert_eq!(
+            check_folders(&[gone.clone(), text.clone()], &had, "roots", 1).unwrap(),
+            [gone.clone(), text.clone()]
+        );
+        assert!(check_folders(&[gone, text, "/tmp".into()], &had[..1], "roots", 2).is_err());
     }
 }

@@ -31,6 +31,13 @@ const LOOK_EVERY: Duration = Duration::from_secs(30);
 /// How often the window looks whether another process (`switchboard schedule …`, a
 /// `run-due`) changed a schedule or a run: a cheap look at the database's version.
 const OTHERS_LOOK_EVERY: Duration = Duration::from_secs(2);
+/// What the window last saw of the schedules ([`App::watch_schedules`]).
+struct SchedulesLook {
+    version: i64,
+    changes: i64,
+    live: usize,
+}
+
 /// How many runs the record of one schedule keeps on show.
 pub const RUNS_SHOWN: u32 = 200;
 
@@ -367,9 +374,9 @@ impl App {
 
     /// Shows a desktop notification, with any key it holds hidden (a model's answer or a
     /// server's error may quote one): the values the keychain gave this run, and key shapes.
+    /// Hidden before the text is cut to length, so no key is cut in part.
     fn notify(&self, title: &str, body: &str) {
-        let secrets = self.keychain.store();
-        crate::notify::desktop(&secrets.scrub(title), &secrets.scrub(body));
+        crate::notify::desktop(title, body, self.keychain.store().as_ref());
     }
 
     /// Tells the window's watcher that a schedule or a run changed.
@@ -413,31 +420,40 @@ impl App {
         });
     }
 
-    /// The database's version as this process reads it, and the schedules' fingerprint.
-    async fn schedules_look(&self) -> Option<(i64, String)> {
+    /// What the window last saw of the schedules: the database's version as this process
+    /// reads it, the count of their changes, and how many runs are live.
+    async fn schedules_look(&self) -> Option<SchedulesLook> {
         let store = self.store().ok()?;
-        let version = store.data_version().await.ok()?;
-        let fingerprint = store.schedules_fingerprint().await.ok()?;
-        Some((version, fingerprint))
+        Some(SchedulesLook {
+            version: store.data_version().await.ok()?,
+            changes: store.schedule_changes().await.ok()?,
+            live: store.live_schedule_runs().await.ok()?.len(),
+        })
     }
 
     /// Whether another process changed a schedule or a run since `seen` (which is brought up
-    /// to date). Only a write by another process moves the version; only then is the
-    /// fingerprint read.
-    async fn others_changed_schedules(&self, seen: &mut Option<(i64, String)>) -> bool {
+    /// to date). Only another process's write moves the version, and only then is the count
+    /// read; while runs are live they are counted at each look, as one whose process died
+    /// (which writes nothing) then reads as interrupted.
+    async fn others_changed_schedules(&self, seen: &mut Option<SchedulesLook>) -> bool {
         let Ok(store) = self.store() else {
             return false;
         };
         let Ok(version) = store.data_version().await else {
             return false;
         };
-        if seen.as_ref().is_some_and(|(v, _)| *v == version) {
+        if seen
+            .as_ref()
+            .is_some_and(|s| s.version == version && s.live == 0)
+        {
             return false;
         }
         let Some(now) = self.schedules_look().await else {
             return false;
         };
-        let changed = seen.as_ref().is_none_or(|(_, f)| *f != now.1);
+        let changed = seen
+            .as_ref()
+            .is_none_or(|s| s.changes != now.changes || s.live != now.live);
         *seen = Some(now);
         changed
     }
@@ -678,8 +694,9 @@ struct Ending {
     said: Mutex<(Option<String>, String)>,
 }
 
-/// How much of the answer a notification shows.
-const NOTIFIED_CHARS: usize = 200;
+/// How much of the answer's start is kept for its notification: far more than it shows, so
+/// that a key the shown part begins is whole when keys are hidden (the cut comes after).
+const KEPT_FOR_NOTICE_BYTES: usize = 8 * 1024;
 
 impl Ending {
     fn new(inner: Option<Arc<dyn EventSink>>) -> Ending {
@@ -697,8 +714,9 @@ impl Ending {
         self.said().0.clone()
     }
 
+    /// How the answer began (cut to length by the notification, after its keys are hidden).
     fn answer_start(&self) -> String {
-        crate::text::one_line(&self.said().1, NOTIFIED_CHARS)
+        self.said().1.clone()
     }
 }
 
@@ -711,7 +729,7 @@ impl EventSink for Ending {
             | RunEvent::Error { message: m, .. } => self.said().0 = Some(m.clone()),
             RunEvent::TextDelta { text, .. } => {
                 let mut said = self.said();
-                if said.1.len() < NOTIFIED_CHARS * 4 {
+                if said.1.len() < KEPT_FOR_NOTICE_BYTES {
                     said.1.push_str(text);
                 }
             }

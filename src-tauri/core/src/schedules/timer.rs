@@ -122,8 +122,8 @@ pub fn windows_task_xml(exe: &Path) -> String {
          \x20 </RegistrationInfo>\n\
          \x20 <Triggers>\n\
          \x20   <TimeTrigger>\n\
-         \x20     <StartBoundary>2026-01-01T00:00:00</StartBoundary>\n\
          \x20     <Enabled>true</Enabled>\n\
+         \x20     <StartBoundary>2000-01-01T00:00:00</StartBoundary>\n\
          \x20     <Repetition>\n\
          \x20       <Interval>PT1M</Interval>\n\
          \x20       <StopAtDurationEnd>false</StopAtDurationEnd>\n\
@@ -247,17 +247,26 @@ pub fn install(
         let switched = if remove {
             run("schtasks", &["/Delete", "/F", "/TN", &task])
         } else {
-            // Read from a file of its own, then removed: the task keeps what it read.
+            // Read from a new file of its own (never one already there), then removed: the
+            // task keeps what it read.
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.subsec_nanos());
             let file = std::env::temp_dir().join(format!(
-                "{}-{}.xml",
+                "{}-{}-{nanos}.xml",
                 unit_name(home),
                 std::process::id()
             ));
-            std::fs::write(&file, utf16_file(&windows_task_xml(exe))).map_err(|e| {
-                TimerError::Write {
-                    path: file.clone(),
-                    detail: e.to_string(),
-                }
+            let written = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&file)
+                .and_then(|mut f| {
+                    std::io::Write::write_all(&mut f, &utf16_file(&windows_task_xml(exe)))
+                });
+            written.map_err(|e| TimerError::Write {
+                path: file.clone(),
+                detail: e.to_string(),
             })?;
             let made = run(
                 "schtasks",

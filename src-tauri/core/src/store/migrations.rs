@@ -673,6 +673,33 @@ ALTER TABLE projects ADD COLUMN roots TEXT NOT NULL DEFAULT '[]' CHECK (json_val
 -- What of its project's files and its memory an answer's request was given, when any.
 ALTER TABLE messages ADD COLUMN given TEXT CHECK (given IS NULL OR json_valid(given));
 "#,
+    // 38: a count that moves with every change of a schedule or a run, whichever process made
+    // it: how a window hears, at a glance, of what the command line did (issue 61).
+    r#"
+CREATE TABLE change_counts (
+    what  TEXT PRIMARY KEY,
+    n     INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+INSERT INTO change_counts (what) VALUES ('schedules');
+CREATE TRIGGER schedules_count_insert AFTER INSERT ON schedules BEGIN
+    UPDATE change_counts SET n = n + 1 WHERE what = 'schedules';
+END;
+CREATE TRIGGER schedules_count_update AFTER UPDATE ON schedules BEGIN
+    UPDATE change_counts SET n = n + 1 WHERE what = 'schedules';
+END;
+CREATE TRIGGER schedules_count_delete AFTER DELETE ON schedules BEGIN
+    UPDATE change_counts SET n = n + 1 WHERE what = 'schedules';
+END;
+CREATE TRIGGER schedule_runs_count_insert AFTER INSERT ON schedule_runs BEGIN
+    UPDATE change_counts SET n = n + 1 WHERE what = 'schedules';
+END;
+CREATE TRIGGER schedule_runs_count_update AFTER UPDATE ON schedule_runs BEGIN
+    UPDATE change_counts SET n = n + 1 WHERE what = 'schedules';
+END;
+CREATE TRIGGER schedule_runs_count_delete AFTER DELETE ON schedule_runs BEGIN
+    UPDATE change_counts SET n = n + 1 WHERE what = 'schedules';
+END;
+"#,
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -213,21 +213,16 @@ impl Store {
         .await
     }
 
-    /// A summary of the schedules and their runs that changes with any change of either, made
-    /// by any process: how the window hears that the command line added a schedule or ended a
-    /// run. Its text means nothing else.
+    /// A count that moves with every change of a schedule or a run (an insert, an update, a
+    /// delete, a cascade), made by any process: how the window hears that the command line
+    /// added a schedule or ended a run. Kept by triggers; one row read.
     ///
     /// # Errors
     /// A failed query.
-    pub async fn schedules_fingerprint(&self) -> Result<String, StoreError> {
+    pub async fn schedule_changes(&self) -> Result<i64, StoreError> {
         self.call(|conn| {
             Ok(conn.query_row(
-                "SELECT (SELECT count(*) || '.' || total(enabled) || '.' || total(next_at) || '.' \
-                           || total(length(fields)) || '.' || total(created_at) FROM schedules) \
-                     || '|' || \
-                        (SELECT count(*) || '.' || total(started_at) || '.' || total(finished_at) \
-                           || '.' || total(status = 'running') || '.' || total(status = 'waiting') \
-                           || '.' || total(length(message)) FROM schedule_runs)",
+                "SELECT n FROM change_counts WHERE what = 'schedules'",
                 [],
                 |row| row.get(0),
             )?)

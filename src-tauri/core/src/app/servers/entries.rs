@@ -326,7 +326,8 @@ impl App {
 
     /// Sets the folders a server is given as its roots in mcp.json (its approval is
     /// untouched), checked as a project's are (each once, written one way, at most
-    /// [`MAX_SERVER_ROOTS`]); returns its name and the folders.
+    /// [`MAX_SERVER_ROOTS`]; one it had is kept unchecked, so a gone folder never blocks
+    /// taking another away); returns its name and the folders.
     ///
     /// # Errors
     /// A folder that is not an absolute path to a folder; too many; not found; the file.
@@ -339,9 +340,11 @@ impl App {
             .iter()
             .map(|f| f.to_string_lossy().into_owned())
             .collect();
-        let shown = crate::app::roots::checked_folders(given, "roots", MAX_SERVER_ROOTS).await?;
         let mut file = self.load_mcp()?;
         let key = find_server(&file, name)?.0.clone();
+        let had = file.servers[&key].roots.clone();
+        let shown =
+            crate::app::roots::checked_folders(given, had, "roots", MAX_SERVER_ROOTS).await?;
         let entry = file.servers.get_mut(&key).expect("found above");
         entry.roots = shown;
         let folders = entry.root_folders();

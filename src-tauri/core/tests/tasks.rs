@@ -551,6 +551,17 @@ async fn a_background_task_asking_for_an_input_switchboard_never_gives_ends_fail
 /// process's task alone.
 #[tokio::test]
 async fn the_window_hears_of_a_late_result_another_process_kept() {
+    window_hears_of_another_process_late_result(Duration::from_millis(200)).await;
+}
+
+/// With its follower looking only hourly, the window still hears at once (its look at the
+/// database's version every 2 s).
+#[tokio::test]
+async fn the_window_hears_of_another_process_late_result_before_its_next_look() {
+    window_hears_of_another_process_late_result(Duration::from_secs(3600)).await;
+}
+
+async fn window_hears_of_another_process_late_result(look_again: Duration) {
     let Some(Setup {
         mock,
         server,
@@ -562,7 +573,7 @@ async fn the_window_hears_of_a_late_result_another_process_kept() {
     else {
         return;
     };
-    window.follow_tasks_every(Duration::from_millis(200));
+    window.follow_tasks_every(look_again);
     let heard: Arc<Mutex<Vec<String>>> = Arc::default();
     let hearing = Arc::clone(&heard);
     window.watch_tasks(move |conversation| {

@@ -165,6 +165,10 @@ impl AppConfig {
     }
 }
 
+/// How often the window looks whether another process (the command line, a `run-due`, a
+/// `tasks follow`) wrote to the database: a cheap look at its version ([`App::others_wrote`]).
+const OTHERS_LOOK_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
+
 pub struct App {
     paths: AppPaths,
     /// The database, or why it could not be opened (every storage operation reports it).
@@ -315,6 +319,20 @@ impl App {
     /// Servers' forms waiting for the person (the window listens and answers).
     pub fn forms(&self) -> &ElicitationBroker {
         &self.forms
+    }
+
+    /// Whether another process wrote to the database since `seen` (the version last seen,
+    /// brought up to date; `None` at first, which counts as written).
+    pub(crate) async fn others_wrote(&self, seen: &mut Option<i64>) -> bool {
+        let Ok(store) = self.store() else {
+            return false;
+        };
+        let Ok(version) = store.data_version().await else {
+            return false;
+        };
+        let moved = *seen != Some(version);
+        *seen = Some(version);
+        moved
     }
 
     // ---- settings ---------------------------------------------------------------------

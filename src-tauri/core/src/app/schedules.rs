@@ -28,12 +28,8 @@ use crate::store::{now_ms, NewRun, RunStatus, ScheduleRow, ScheduleRun};
 
 /// How often the window looks for due schedules, at most.
 const LOOK_EVERY: Duration = Duration::from_secs(30);
-/// How often the window looks whether another process (`switchboard schedule …`, a
-/// `run-due`) changed a schedule or a run: a cheap look at the database's version.
-const OTHERS_LOOK_EVERY: Duration = Duration::from_secs(2);
 /// What the window last saw of the schedules ([`App::watch_schedules`]).
 struct SchedulesLook {
-    version: i64,
     changes: i64,
     live: usize,
 }
@@ -387,15 +383,18 @@ impl App {
 
     /// Sends the window how many runs wait for an approval now, then again after each change
     /// of a schedule or a run: this process's at once, another process's (the command line's)
-    /// within [`OTHERS_LOOK_EVERY`]; until `send` says the window is gone or another watcher
+    /// within [`super::OTHERS_LOOK_EVERY`]; until `send` says the window is gone or another watcher
     /// replaces this one.
     pub fn watch_schedules(self: &Arc<Self>, send: impl Fn(u32) -> bool + Send + 'static) {
         let stop = self.replace_watcher(&self.schedule_watcher);
         let mut changes = self.schedule_changes.subscribe();
         let app = Arc::clone(self);
         tokio::spawn(async move {
+            let mut version = None;
             loop {
                 changes.borrow_and_update();
+                // The version before the look: a write between the two is seen again, not lost.
+                app.others_wrote(&mut version).await;
                 let mut seen = app.schedules_look().await;
                 match app.schedule_runs_waiting().await {
                     Ok(waiting) => {
@@ -409,8 +408,8 @@ impl App {
                     tokio::select! {
                         () = stop.cancelled() => return,
                         Ok(()) = changes.changed() => break,
-                        () = tokio::time::sleep(OTHERS_LOOK_EVERY) => {
-                            if app.others_changed_schedules(&mut seen).await {
+                        () = tokio::time::sleep(super::OTHERS_LOOK_EVERY) => {
+                            if app.others_changed_schedules(&mut seen, &mut version).await {
                                 break;
                             }
                         }
@@ -420,32 +419,27 @@ impl App {
         });
     }
 
-    /// What the window last saw of the schedules: the database's version as this process
-    /// reads it, the count of their changes, and how many runs are live.
+    /// What the window last saw of the schedules: the count of their changes, and how many
+    /// runs are live.
     async fn schedules_look(&self) -> Option<SchedulesLook> {
         let store = self.store().ok()?;
         Some(SchedulesLook {
-            version: store.data_version().await.ok()?,
             changes: store.schedule_changes().await.ok()?,
             live: store.live_schedule_runs().await.ok()?.len(),
         })
     }
 
     /// Whether another process changed a schedule or a run since `seen` (which is brought up
-    /// to date). Only another process's write moves the version, and only then is the count
-    /// read; while runs are live they are counted at each look, as one whose process died
-    /// (which writes nothing) then reads as interrupted.
-    async fn others_changed_schedules(&self, seen: &mut Option<SchedulesLook>) -> bool {
-        let Ok(store) = self.store() else {
-            return false;
-        };
-        let Ok(version) = store.data_version().await else {
-            return false;
-        };
-        if seen
-            .as_ref()
-            .is_some_and(|s| s.version == version && s.live == 0)
-        {
+    /// to date). The count is read only when another process wrote (the database's version
+    /// moved past `version`); while runs are live they are counted at each look, as one whose
+    /// process died (which writes nothing) then reads as interrupted.
+    async fn others_changed_schedules(
+        &self,
+        seen: &mut Option<SchedulesLook>,
+        version: &mut Option<i64>,
+    ) -> bool {
+        let wrote = self.others_wrote(version).await;
+        if !wrote && seen.as_ref().is_some_and(|s| s.live == 0) {
             return false;
         }
         let Some(now) = self.schedules_look().await else {

@@ -157,8 +157,9 @@ impl App {
     }
 
     /// Follows, until the app quits, every task followed outside its run: those left by the
-    /// last session once its servers have started, and each one a run hands over. At each look
-    /// (every 30 s) the window also hears of late results another process kept.
+    /// last session once its servers have started, and each one a run hands over. The window
+    /// hears of a late result another process kept within [`super::OTHERS_LOOK_EVERY`] (a
+    /// look at the database's version), and at each look (every 30 s) besides.
     pub fn start_task_follower(self: &Arc<Self>) {
         self.follow_tasks_every(LOOK_AGAIN);
     }
@@ -177,20 +178,10 @@ impl App {
             let mut refusals: HashMap<String, (u32, tokio::time::Instant)> = HashMap::new();
             let room = Arc::new(tokio::sync::Semaphore::new(FOLLOWED_AT_ONCE));
             let (done, mut ended) = tokio::sync::mpsc::unbounded_channel::<(String, bool)>();
+            let mut version = None;
             loop {
-                if let Ok(store) = app.store() {
-                    match store.late_results_of_others(heard_until).await {
-                        Ok(found) => {
-                            for (conversation, at) in found {
-                                heard_until = heard_until.max(at);
-                                let _ = app.task_ends.send(conversation);
-                            }
-                        }
-                        Err(e) => {
-                            tracing::warn!(error = %e, "cannot look for others' late results")
-                        }
-                    }
-                }
+                app.others_wrote(&mut version).await;
+                app.tell_late_results_of_others(&mut heard_until).await;
                 match app.store() {
                     Ok(store) => match store.background_tasks().await {
                         Ok(open) => {
@@ -231,6 +222,12 @@ impl App {
                         () = quitting.cancelled() => return,
                         () = app.controls.handed_over() => break,
                         () = tokio::time::sleep_until(next_look) => break,
+                        // Another process's late result is heard at once, not at the next look.
+                        () = tokio::time::sleep(super::OTHERS_LOOK_EVERY) => {
+                            if app.others_wrote(&mut version).await {
+                                app.tell_late_results_of_others(&mut heard_until).await;
+                            }
+                        }
                         Some((id, refused)) = ended.recv() => {
                             following.remove(&id);
                             if refused {
@@ -246,6 +243,23 @@ impl App {
                 }
             }
         });
+    }
+
+    /// Tells the window of the late results other processes kept since `heard_until` (which
+    /// moves past them, so each is told once).
+    async fn tell_late_results_of_others(&self, heard_until: &mut i64) {
+        let Ok(store) = self.store() else {
+            return;
+        };
+        match store.late_results_of_others(*heard_until).await {
+            Ok(found) => {
+                for (conversation, at) in found {
+                    *heard_until = (*heard_until).max(at);
+                    let _ = self.task_ends.send(conversation);
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "cannot look for others' late results"),
+        }
     }
 
     /// Follows every task left to be followed outside its run to its end (`tasks follow`);

@@ -3,8 +3,9 @@
 //! tests/peers) started with and without its sandbox, alternately, and the medians compared.
 //! The sandbox's own part — planning the folders and building the Landlock ruleset — is
 //! timed alone too, and a start with a list of hosts (its own proxy started, the one TCP port
-//! it may reach). Target (issue 60): under 20 ms more to ready. A probe of the machine's
-//! stalls is printed beside the figures.
+//! it may reach). Target (issue 60): under 20 ms more to ready. And a skill's script run as
+//! the model's call runs it (issue 61), beside the same script spawned bare. A probe of the
+//! machine's stalls is printed beside the figures.
 #![cfg_attr(not(target_os = "linux"), allow(unused))]
 
 #[path = "../tests/support/mod.rs"]
@@ -119,6 +120,29 @@ async fn main() {
         assert!(command.status().await.unwrap().success());
         confined.push(at.elapsed());
     }
+    // A skill's script run as the model's call runs it (issue 61): its run folder made, its
+    // sandbox planned and entered, both streams read, the files it wrote listed. Beside it,
+    // the same `sh` script spawned bare: what a script's run costs beyond the script. Twice:
+    // with the person's home and data in a folder with few neighbours (as a real home is),
+    // and inside the system's temporary folder, crowded here, where every neighbour on the way
+    // to a closed folder is opened one by one.
+    let plain_place = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let crowded = std::fs::read_dir(std::env::temp_dir()).map_or(0, Iterator::count);
+    for (label, base) in [
+        ("a home with few neighbours".to_owned(), plain_place.path()),
+        (
+            format!("a home in a temporary folder of {crowded} entries"),
+            home.path(),
+        ),
+    ] {
+        let (sh_bare, script_runs) = script_runs(base).await;
+        println!("a skill's sh script, spawned bare (median of {SCRIPTS}): {sh_bare:.2?}");
+        println!(
+            "the same script run as a skill's script, sandboxed, {label} (median of {SCRIPTS}): \
+             {script_runs:.2?}, {:.2?} more",
+            script_runs.saturating_sub(sh_bare)
+        );
+    }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     let (bare, confined) = (median(bare), median(confined));
     println!("/bin/true spawned and reaped, bare (median of {QUICK}): {bare:.2?}");
@@ -148,4 +172,63 @@ async fn main() {
         "worst machine stall seen meanwhile: {:.1?}",
         *worst_stall.lock().unwrap()
     );
+}
+
+/// How many script runs each median is of.
+#[cfg(target_os = "linux")]
+const SCRIPTS: usize = 100;
+
+/// The medians of a `sh` script spawned bare and run as a skill's script, with the home, the
+/// data folder and the skill under `base`.
+#[cfg(target_os = "linux")]
+async fn script_runs(base: &std::path::Path) -> (Duration, Duration) {
+    let skill = base.join("skill");
+    std::fs::create_dir_all(skill.join("scripts")).unwrap();
+    std::fs::create_dir_all(base.join("home")).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: quick\ndescription: d\n---\n",
+    )
+    .unwrap();
+    std::fs::write(skill.join("scripts/quick.sh"), "echo ran\n").unwrap();
+    let data = base.join("data");
+    let search_path = std::env::var_os("PATH").unwrap();
+    let never = tokio_util::sync::CancellationToken::new();
+    let (mut sh_bare, mut script_runs) = (Vec::new(), Vec::new());
+    for i in 0..SCRIPTS {
+        let at = Instant::now();
+        let out = tokio::process::Command::new("sh")
+            .arg(skill.join("scripts/quick.sh"))
+            .output()
+            .await
+            .unwrap();
+        assert!(out.status.success());
+        sh_bare.push(at.elapsed());
+        let place = switchboard_core::skills::scripts::Place {
+            skill_dir: skill.clone(),
+            work_dir: data.join(format!("skill-runs/{i}")),
+            home: base.join("home"),
+            closed: vec![data.clone()],
+            search_path: search_path.clone(),
+            env: switchboard_core::mcp::environment::server_env(
+                std::env::vars_os(),
+                &search_path,
+                [],
+            ),
+        };
+        let at = Instant::now();
+        let ran = switchboard_core::skills::scripts::run(
+            &place,
+            "scripts/quick.sh",
+            &[],
+            None,
+            Duration::from_secs(30),
+            &never,
+        )
+        .await
+        .unwrap();
+        script_runs.push(at.elapsed());
+        assert_eq!(ran.code, Some(0), "{ran:?}");
+    }
+    (median(sh_bare), median(script_runs))
 }

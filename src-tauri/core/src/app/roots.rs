@@ -82,21 +82,31 @@ fn check_folders(
 ) -> Result<Vec<String>, InvalidInput> {
     let bad = |message: String| InvalidInput::new(field, message);
     let given: Vec<&String> = given.iter().filter(|r| !r.trim().is_empty()).collect();
-    if given.len() > max && given.len() > already.len() {
+    // What was kept, written one way ("~/a/" as the path it names), to find a given one among.
+    let had: Vec<String> = already.iter().filter_map(|f| written_one_way(f)).collect();
+    let kept_before = |text: &str| written_one_way(text).filter(|path| had.contains(path));
+    // Past `max` only by keeping fewer of a list that was longer (written by hand).
+    if given.len() > max && !given.iter().all(|text| kept_before(text).is_some()) {
         return Err(bad(format!("Keep at most {max} folders.")));
     }
     let mut kept: Vec<String> = Vec::new();
     for text in given {
-        let path = if already.contains(text) {
-            text.clone()
-        } else {
-            checked_folder(text).map_err(bad)?
+        let path = match kept_before(text) {
+            Some(path) => path,
+            None => checked_folder(text).map_err(bad)?,
         };
         if !kept.contains(&path) {
             kept.push(path);
         }
     }
     Ok(kept)
+}
+
+/// A folder as a path written one way ("~/" expanded, "/a/" as "/a"), without looking at the
+/// disk; `None` when it names none here.
+fn written_one_way(text: &str) -> Option<String> {
+    let path: PathBuf = crate::paths::folder_of(text)?.components().collect();
+    Some(path.to_string_lossy().into_owned())
 }
 
 /// One folder as kept, or why not.
@@ -114,8 +124,7 @@ fn checked_folder(text: &str) -> Result<String, String> {
     if !path.is_dir() {
         return Err(format!("“{shown}” is not a folder."));
     }
-    let path: PathBuf = path.components().collect();
-    Ok(path.to_string_lossy().into_owned())
+    written_one_way(text).ok_or_else(|| format!("“{shown}” is not an absolute path."))
 }
 
 /// A run's loan: given back when dropped, also when the run's task panics or is aborted.
@@ -288,6 +297,21 @@ mod tests {
             check_folders(&[gone.clone(), text.clone()], &had, "roots", 1).unwrap(),
             [gone.clone(), text.clone()]
         );
-        assert!(check_folders(&[gone, text, "/tmp".into()], &had[..1], "roots", 2).is_err());
+        assert!(check_folders(
+            &[gone.clone(), text.clone(), "/tmp".into()],
+            &had[..1],
+            "roots",
+            2
+        )
+        .is_err());
+        // Found however it was written: "~/x/" kept is "/home/…/x" given back.
+        if let Some(home) = dirs::home_dir() {
+            let written = vec!["~/no-such-folder-here/".to_owned()];
+            let given = vec![home.join("no-such-folder-here").display().to_string()];
+            assert_eq!(check_folders(&given, &written, "roots", 20).unwrap(), given);
+        }
+        // Of a list longer than the most, one may only take folders away.
+        assert!(check_folders(&[gone.clone(), text.clone()], &had, "roots", 1).is_ok());
+        assert!(check_folders(&[gone, "/tmp".into()], &had, "roots", 1).is_err());
     }
 }

@@ -443,6 +443,8 @@ impl App {
             return false;
         }
         let Some(now) = self.schedules_look().await else {
+            // Looked at again at the next tick, not taken as seen.
+            *version = None;
             return false;
         };
         let changed = seen
@@ -723,9 +725,12 @@ impl EventSink for Ending {
             | RunEvent::Error { message: m, .. } => self.said().0 = Some(m.clone()),
             RunEvent::TextDelta { text, .. } => {
                 let mut said = self.said();
-                if said.1.len() < KEPT_FOR_NOTICE_BYTES {
-                    said.1.push_str(text);
+                let room = KEPT_FOR_NOTICE_BYTES.saturating_sub(said.1.len());
+                let mut cut = room.min(text.len());
+                while !text.is_char_boundary(cut) {
+                    cut -= 1;
                 }
+                said.1.push_str(&text[..cut]);
             }
             _ => {}
         }

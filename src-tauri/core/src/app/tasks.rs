@@ -59,6 +59,13 @@ pub struct FollowedTask {
     refused: bool,
 }
 
+/// How far the window has heard of other processes' late results: the newest time told, and
+/// the ones told at that time (another kept in the same millisecond is still told).
+struct Heard {
+    until: i64,
+    at_until: HashSet<String>,
+}
+
 impl App {
     /// Passes a person's request to the running call `call_id` of the answer `message_id`
     /// (its card's Cancel or Go on). A Cancel of a task in the background that is not being
@@ -169,7 +176,10 @@ impl App {
         let app = Arc::clone(self);
         let quitting = self.quitting.clone();
         // Late results kept by other processes from now on are told to the window.
-        let mut heard_until = crate::store::now_ms();
+        let mut heard = Heard {
+            until: crate::store::now_ms(),
+            at_until: HashSet::new(),
+        };
         tokio::spawn(async move {
             app.servers_started(crate::mcp::launch::STARTUP_TIMEOUT)
                 .await;
@@ -181,7 +191,9 @@ impl App {
             let mut version = None;
             loop {
                 app.others_wrote(&mut version).await;
-                app.tell_late_results_of_others(&mut heard_until).await;
+                if !app.tell_late_results_of_others(&mut heard).await {
+                    version = None;
+                }
                 match app.store() {
                     Ok(store) => match store.background_tasks().await {
                         Ok(open) => {
@@ -217,15 +229,20 @@ impl App {
                 // A follow that ends (a task whose server is not running ends at once) is not
                 // looked at again before the next look: no turn of this loop spins.
                 let next_look = tokio::time::Instant::now() + look_again;
+                let mut others_at = tokio::time::Instant::now() + super::OTHERS_LOOK_EVERY;
                 loop {
                     tokio::select! {
                         () = quitting.cancelled() => return,
                         () = app.controls.handed_over() => break,
                         () = tokio::time::sleep_until(next_look) => break,
-                        // Another process's late result is heard at once, not at the next look.
-                        () = tokio::time::sleep(super::OTHERS_LOOK_EVERY) => {
-                            if app.others_wrote(&mut version).await {
-                                app.tell_late_results_of_others(&mut heard_until).await;
+                        // Another process's late result is heard at once, not at the next look
+                        // (on a clock of its own: follows ending often do not put it off).
+                        () = tokio::time::sleep_until(others_at) => {
+                            others_at = tokio::time::Instant::now() + super::OTHERS_LOOK_EVERY;
+                            if app.others_wrote(&mut version).await
+                                && !app.tell_late_results_of_others(&mut heard).await
+                            {
+                                version = None;
                             }
                         }
                         Some((id, refused)) = ended.recv() => {
@@ -245,20 +262,35 @@ impl App {
         });
     }
 
-    /// Tells the window of the late results other processes kept since `heard_until` (which
-    /// moves past them, so each is told once).
-    async fn tell_late_results_of_others(&self, heard_until: &mut i64) {
+    /// Tells the window of the late results other processes kept since `heard` (which moves
+    /// past them, so each is told once); `false` when they could not be read.
+    async fn tell_late_results_of_others(&self, heard: &mut Heard) -> bool {
         let Ok(store) = self.store() else {
-            return;
+            return false;
         };
-        match store.late_results_of_others(*heard_until).await {
+        match store.late_results_of_others(heard.until).await {
             Ok(found) => {
-                for (conversation, at) in found {
-                    *heard_until = (*heard_until).max(at);
-                    let _ = self.task_ends.send(conversation);
+                let mut told: Vec<String> = Vec::new();
+                for (id, conversation, at) in found {
+                    if at == heard.until && heard.at_until.contains(&id) {
+                        continue;
+                    }
+                    if at > heard.until {
+                        heard.until = at;
+                        heard.at_until.clear();
+                    }
+                    heard.at_until.insert(id);
+                    if !told.contains(&conversation) {
+                        let _ = self.task_ends.send(conversation.clone());
+                        told.push(conversation);
+                    }
                 }
+                true
             }
-            Err(e) => tracing::warn!(error = %e, "cannot look for others' late results"),
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot look for others' late results");
+                false
+            }
         }
     }
 

@@ -243,54 +243,93 @@ pub fn install(
                     .into(),
             ));
         }
-        let task = format!("Switchboard\\{}", unit_name(home));
-        let switched = if remove {
-            run("schtasks", &["/Delete", "/F", "/TN", &task])
+        let dir = if switch {
+            std::env::temp_dir()
         } else {
-            // Read from a new file of its own (never one already there), then removed: the
-            // task keeps what it read.
-            let nanos = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.subsec_nanos());
-            let file = std::env::temp_dir().join(format!(
-                "{}-{}-{nanos}.xml",
-                unit_name(home),
-                std::process::id()
-            ));
-            let written = std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&file)
-                .and_then(|mut f| {
-                    std::io::Write::write_all(&mut f, &utf16_file(&windows_task_xml(exe)))
-                });
-            written.map_err(|e| TimerError::Write {
-                path: file.clone(),
-                detail: e.to_string(),
-            })?;
-            let made = run(
-                "schtasks",
-                &[
-                    "/Create",
-                    "/F",
-                    "/TN",
-                    &task,
-                    "/XML",
-                    &file.to_string_lossy(),
-                ],
-            );
-            let _ = std::fs::remove_file(&file);
-            made
-        }
-        .map_err(TimerError::Unsupported)?;
-        return Ok(TimerReport {
-            files: Vec::new(),
-            switched: Some(switched),
-            then: None,
-        });
+            dirs::config_dir()
+                .map(|d| d.join("Switchboard"))
+                .ok_or_else(|| TimerError::Unsupported("No config folder.".into()))?
+        };
+        return install_windows(&dir, exe, remove, switch);
     }
     let dir = systemd_dir().ok_or_else(|| TimerError::Unsupported("No config folder.".into()))?;
     install_systemd(&dir, exe, home, remove, switch)
+}
+
+/// [`install`] on Windows. Switched (on or off) with `schtasks`, from a new file of its own in
+/// `dir` (never one already there), removed after: the task keeps what it read. Not switched,
+/// the task's file is kept in `dir` (or removed from it) and the person is told the command.
+fn install_windows(
+    dir: &Path,
+    exe: &Path,
+    remove: bool,
+    switch: bool,
+) -> Result<TimerReport, TimerError> {
+    let name = unit_name(None);
+    let task = format!("Switchboard\\{name}");
+    if remove {
+        let kept = dir.join(format!("{name}.xml"));
+        let existed = kept.exists();
+        let _ = std::fs::remove_file(&kept);
+        let command = format!("schtasks /Delete /F /TN \"{task}\"");
+        return Ok(TimerReport {
+            files: if existed { vec![kept] } else { Vec::new() },
+            switched: switch
+                .then(|| run("schtasks", &["/Delete", "/F", "/TN", &task]))
+                .transpose()
+                .map_err(TimerError::Unsupported)?,
+            then: (!switch).then(|| format!("Run `{command}` to switch it off.")),
+        });
+    }
+    let file = if switch {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        dir.join(format!("{name}-{}-{nanos}.xml", std::process::id()))
+    } else {
+        dir.join(format!("{name}.xml"))
+    };
+    let failed = |e: std::io::Error| TimerError::Write {
+        path: file.clone(),
+        detail: e.to_string(),
+    };
+    std::fs::create_dir_all(dir).map_err(failed)?;
+    let bytes = utf16_file(&windows_task_xml(exe));
+    if switch {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&file)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, &bytes))
+            .map_err(failed)?;
+        let made = run(
+            "schtasks",
+            &[
+                "/Create",
+                "/F",
+                "/TN",
+                &task,
+                "/XML",
+                &file.to_string_lossy(),
+            ],
+        );
+        let _ = std::fs::remove_file(&file);
+        return Ok(TimerReport {
+            files: Vec::new(),
+            switched: Some(made.map_err(TimerError::Unsupported)?),
+            then: None,
+        });
+    }
+    std::fs::write(&file, &bytes).map_err(failed)?;
+    let command = format!(
+        "schtasks /Create /F /TN \"{task}\" /XML \"{}\"",
+        file.display()
+    );
+    Ok(TimerReport {
+        files: vec![file],
+        switched: None,
+        then: Some(format!("Run `{command}` to switch it on.")),
+    })
 }
 
 /// [`install`] on Linux, its units in `dir`.
@@ -437,5 +476,27 @@ mod tests {
             .map(|pair| u16::from_le_bytes([pair[0], pair[1]]))
             .collect();
         assert_eq!(String::from_utf16(&units).unwrap(), text);
+    }
+
+    #[test]
+    fn the_windows_task_not_switched_is_kept_as_a_file_and_the_command_said() {
+        let dir = tempfile::tempdir().unwrap();
+        let exe = Path::new(r"C:\Apps\switchboard.exe");
+        let made = install_windows(dir.path(), exe, false, false).unwrap();
+        assert!(made.switched.is_none());
+        let [file] = made.files.as_slice() else {
+            panic!("{made:?}")
+        };
+        let bytes = std::fs::read(file).unwrap();
+        assert_eq!(bytes, utf16_file(&windows_task_xml(exe)));
+        let then = made.then.unwrap();
+        assert!(
+            then.contains("schtasks /Create /F /TN \"Switchboard\\switchboard-schedules\" /XML"),
+            "{then}"
+        );
+        let gone = install_windows(dir.path(), exe, true, false).unwrap();
+        assert_eq!(gone.files, made.files);
+        assert!(!file.exists());
+        assert!(gone.then.unwrap().contains("schtasks /Delete /F /TN"));
     }
 }

@@ -682,22 +682,28 @@ CREATE TABLE change_counts (
 ) WITHOUT ROWID;
 INSERT INTO change_counts (what) VALUES ('schedules');
 CREATE TRIGGER schedules_count_insert AFTER INSERT ON schedules BEGIN
-    UPDATE change_counts SET n = n + 1 WHERE what = 'schedules';
+    INSERT INTO change_counts (what, n) VALUES ('schedules', 1)
+        ON CONFLICT (what) DO UPDATE SET n = n + 1;
 END;
 CREATE TRIGGER schedules_count_update AFTER UPDATE ON schedules BEGIN
-    UPDATE change_counts SET n = n + 1 WHERE what = 'schedules';
+    INSERT INTO change_counts (what, n) VALUES ('schedules', 1)
+        ON CONFLICT (what) DO UPDATE SET n = n + 1;
 END;
 CREATE TRIGGER schedules_count_delete AFTER DELETE ON schedules BEGIN
-    UPDATE change_counts SET n = n + 1 WHERE what = 'schedules';
+    INSERT INTO change_counts (what, n) VALUES ('schedules', 1)
+        ON CONFLICT (what) DO UPDATE SET n = n + 1;
 END;
 CREATE TRIGGER schedule_runs_count_insert AFTER INSERT ON schedule_runs BEGIN
-    UPDATE change_counts SET n = n + 1 WHERE what = 'schedules';
+    INSERT INTO change_counts (what, n) VALUES ('schedules', 1)
+        ON CONFLICT (what) DO UPDATE SET n = n + 1;
 END;
 CREATE TRIGGER schedule_runs_count_update AFTER UPDATE ON schedule_runs BEGIN
-    UPDATE change_counts SET n = n + 1 WHERE what = 'schedules';
+    INSERT INTO change_counts (what, n) VALUES ('schedules', 1)
+        ON CONFLICT (what) DO UPDATE SET n = n + 1;
 END;
 CREATE TRIGGER schedule_runs_count_delete AFTER DELETE ON schedule_runs BEGIN
-    UPDATE change_counts SET n = n + 1 WHERE what = 'schedules';
+    INSERT INTO change_counts (what, n) VALUES ('schedules', 1)
+        ON CONFLICT (what) DO UPDATE SET n = n + 1;
 END;
 "#,
 ];

@@ -222,7 +222,7 @@ impl Store {
     pub async fn schedule_changes(&self) -> Result<i64, StoreError> {
         self.call(|conn| {
             Ok(conn.query_row(
-                "SELECT n FROM change_counts WHERE what = 'schedules'",
+                "SELECT COALESCE((SELECT n FROM change_counts WHERE what = 'schedules'), 0)",
                 [],
                 |row| row.get(0),
             )?)

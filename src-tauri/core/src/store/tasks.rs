@@ -117,24 +117,28 @@ impl Store {
         .await
     }
 
-    /// The conversations where another process (`tasks follow`, another window) kept a late
-    /// result after `since` (ms since the epoch), each with the newest such time.
+    /// The late results another process (`tasks follow`, another window) kept at or after
+    /// `since` (ms since the epoch), oldest first: each one's id, conversation and time. At
+    /// `since` itself, so that two kept in one millisecond, one read before the other was
+    /// written, are both found (the caller skips those it was told already).
     ///
     /// # Errors
     /// A failed query.
     pub async fn late_results_of_others(
         &self,
         since: i64,
-    ) -> Result<Vec<(String, i64)>, StoreError> {
+    ) -> Result<Vec<(String, String, i64)>, StoreError> {
         let own = self.writer.id().to_owned();
         self.call(move |conn| {
             let found = conn
                 .prepare_cached(&format!(
-                    "SELECT conversation_id, MAX(created_at) FROM messages \
-                     WHERE name = '{LATE_RESULT}' AND role = 'system' AND created_at > ?1 \
-                     AND COALESCE(writer, '') <> ?2 GROUP BY conversation_id"
+                    "SELECT id, conversation_id, created_at FROM messages \
+                     WHERE name = '{LATE_RESULT}' AND role = 'system' AND created_at >= ?1 \
+                     AND COALESCE(writer, '') <> ?2 ORDER BY created_at LIMIT 1000"
                 ))?
-                .query_map(params![since, own], |row| Ok((row.get(0)?, row.get(1)?)))?
+                .query_map(params![since, own], |row| {
+                    Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+                })?
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(found)
         })

@@ -340,11 +340,15 @@ impl App {
             .iter()
             .map(|f| f.to_string_lossy().into_owned())
             .collect();
-        let mut file = self.load_mcp()?;
-        let key = find_server(&file, name)?.0.clone();
-        let had = file.servers[&key].roots.clone();
+        let had = {
+            let file = self.load_mcp()?;
+            find_server(&file, name)?.1.roots.clone()
+        };
         let shown =
             crate::app::roots::checked_folders(given, had, "roots", MAX_SERVER_ROOTS).await?;
+        // Read again after the check (which waits on the disk): a change made meanwhile stays.
+        let mut file = self.load_mcp()?;
+        let key = find_server(&file, name)?.0.clone();
         let entry = file.servers.get_mut(&key).expect("found above");
         entry.roots = shown;
         let folders = entry.root_folders();

@@ -3,7 +3,8 @@
 # tray needs one and a panel), openbox and trayer (an XEmbed tray) run; Switchboard starts with
 # Settings' "keep running in the tray" on. Closing its window hides it and leaves the app
 # running with an icon in the tray; the icon's menu shows the window again, and quits.
-# Usage: tray.sh HOME ARTIFACTS (run by tray.test.mjs inside xvfb-run, on the suite's D-Bus).
+# Usage: tray.sh HOME ARTIFACTS (run by tray.test.mjs inside xvfb-run, on the suite's D-Bus,
+# under `timeout`, which ends this script's whole process group).
 set -euo pipefail
 home=$1 artifacts=$2
 : "${SWITCHBOARD_BIN:?}"
@@ -11,21 +12,42 @@ mkdir -p "$home/config"
 echo '{"keep_running_in_background": true}' > "$home/config/settings.json"
 
 pids=()
-stop() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; }
+stop() {
+  local pid
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  # The app takes up to 5 s to stop its work; the display goes when this script ends.
+  for _ in $(seq 1 35); do
+    local left=0
+    for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && left=1; done
+    [ "$left" = 0 ] && return 0
+    sleep 0.2
+  done
+  for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
+}
 trap stop EXIT
+trap 'exit 143' TERM INT HUP
 fail() { echo "FAIL: $*" >&2; xwininfo -root -tree >&2 || true; exit 1; }
-shot() { import -window root "$artifacts/$1.png"; }
-# Waits up to $1 seconds for the command after it to succeed.
+shot() { import -window root "$artifacts/$1.png" || echo "no picture $1" >&2; }
+# Waits up to $1 seconds (of the clock, whatever each try costs) for the command after it.
 until_ok() {
-  local left=$(( $1 * 5 )); shift
+  local end=$(( SECONDS + $1 )); shift
   until "$@" >/dev/null 2>&1; do
-    left=$(( left - 1 )); [ "$left" -gt 0 ] || return 1; sleep 0.2
+    [ "$SECONDS" -lt "$end" ] || return 1
+    sleep 0.2
   done
 }
 window_shown() { wmctrl -l | grep -q ' Switchboard$'; }
-window_hidden() { ! window_shown; }
-tray_icon() { xwininfo -root -tree | grep '"tray-icon tray app switchboard"'; }
+window_hidden() { local list; list=$(wmctrl -l) && ! grep -q ' Switchboard$' <<<"$list"; }
+# The icon's window, by the class the tray-icon crate gives it on Linux (its XEmbed fallback).
+icon_id() { xdotool search --onlyvisible --class '^tray-icon tray app switchboard$' | head -n 1; }
+has_icon() { [ -n "$(icon_id)" ]; }
 app_gone() { ! kill -0 "$app" 2>/dev/null; }
+# The X geometry of window $1 as "x y w h".
+geometry() {
+  local X Y WIDTH HEIGHT
+  eval "$(xdotool getwindowgeometry --shell "$1" | grep -E '^(X|Y|WIDTH|HEIGHT)=-?[0-9]+$')"
+  echo "$X $Y $WIDTH $HEIGHT"
+}
 
 openbox >/dev/null 2>&1 & pids+=($!)
 until_ok 20 wmctrl -m || fail "openbox did not start"
@@ -34,39 +56,56 @@ trayer --edge bottom --align right --widthtype pixel --width 120 --height 36 \
 until_ok 20 sh -c 'xwininfo -root -tree | grep -q "\"panel\""' || fail "trayer did not start"
 
 SWITCHBOARD_HOME=$home "$SWITCHBOARD_BIN" >"$artifacts/tray-app.log" 2>&1 & app=$!; pids+=($app)
-until_ok 90 window_shown || fail "the window did not open"
-tray_icon >/dev/null && fail "a tray icon before the window was closed"
+until_ok 60 window_shown || fail "the window did not open"
+[ -z "$(icon_id)" ] || fail "a tray icon before the window was closed"
 
 # Closed, as the window manager's close button does: hidden, the app goes on, in the tray.
 wmctrl -c Switchboard
-until_ok 20 window_hidden || fail "the window was not hidden"
-until_ok 20 tray_icon || fail "no tray icon"
-sleep 1
+until_ok 15 window_hidden || fail "the window was not hidden"
+until_ok 15 has_icon || fail "no tray icon"
+icon=$(icon_id)
+# Embedded and laid out: inside trayer's panel (the screen's bottom right), the same twice.
+settled() {
+  local a b
+  a=$(geometry "$icon"); sleep 0.3; b=$(geometry "$icon")
+  [ "$a" = "$b" ] || return 1
+  read -r x y w h <<<"$a"
+  [ "$x" -ge 1160 ] && [ "$y" -ge 764 ] && [ "$w" -gt 4 ] && [ "$h" -gt 4 ]
+}
+until_ok 15 settled || fail "the tray icon was not laid out in the tray: $(geometry "$icon")"
 app_gone && fail "the app ended when its window was closed"
 shot tray-icon
 echo "ok: closed to the tray"
 
-# The icon's menu: its position is the icon's (absolute x, y and size, from xwininfo).
-read -r x y w h < <(tray_icon | sed -E 's/.* ([0-9]+)x([0-9]+)\+-?[0-9]+\+-?[0-9]+ +\+(-?[0-9]+)\+(-?[0-9]+).*/\3 \4 \1 \2/')
-cx=$(( x + w / 2 )) cy=$(( y + h / 2 ))
-# The app's windows shown now (the menu is one of its own, shown over the rest).
-shown_windows() { xdotool search --onlyvisible --pid "$app" 2>/dev/null | sort; }
-open_menu() {
-  local before; before=$(shown_windows | wc -l)
-  xdotool mousemove "$cx" "$cy" click 1
-  until_ok 20 sh -c "[ \$(xdotool search --onlyvisible --pid $app 2>/dev/null | wc -l) -gt $before ]" \
-    || fail "the tray icon's menu did not open"
-  sleep 0.5
+# The icon's menu, found as the app's shown popup-menu window; its items are clicked where
+# they are (the first in its upper half, the second in its lower half).
+menu_id() {
+  local id
+  for id in $(xdotool search --onlyvisible --pid "$app" 2>/dev/null); do
+    [ "$id" = "$icon" ] && continue
+    xprop -id "$id" _NET_WM_WINDOW_TYPE 2>/dev/null | grep -q POPUP_MENU && { echo "$id"; return 0; }
+  done
+  return 1
 }
-open_menu
-shot tray-menu
-xdotool key Down Return
-until_ok 20 window_shown || fail "Show Switchboard did not show the window"
+choose() {
+  local item=$1 menu mx my mw mh
+  xdotool mousemove --window "$icon" $(( w / 2 )) $(( h / 2 )) click 1
+  until_ok 15 menu_id || fail "the tray icon's menu did not open"
+  menu=$(menu_id)
+  sleep 0.3
+  read -r mx my mw mh <<<"$(geometry "$menu")"
+  [ "$item" = first ] && shot tray-menu
+  local at=$(( mh * 3 / 4 ))
+  [ "$item" = first ] && at=$(( mh / 4 ))
+  xdotool mousemove $(( mx + mw / 2 )) $(( my + at )) sleep 0.2 click 1
+  xdotool mousemove 0 0
+}
+choose first
+until_ok 15 window_shown || fail "Show Switchboard did not show the window"
 echo "ok: shown again from the tray"
 
 wmctrl -c Switchboard
-until_ok 20 window_hidden || fail "the window was not hidden the second time"
-open_menu
-xdotool key Down Down Return
-until_ok 20 app_gone || fail "Quit did not end the app"
+until_ok 15 window_hidden || fail "the window was not hidden the second time"
+choose second
+until_ok 15 app_gone || fail "Quit did not end the app"
 echo "ok: quit from the tray"

@@ -42,10 +42,11 @@ window_hidden() { local list; list=$(wmctrl -l) && ! grep -q ' Switchboard$' <<<
 icon_id() { xdotool search --onlyvisible --class '^tray-icon tray app switchboard$' | head -n 1; }
 has_icon() { [ -n "$(icon_id)" ]; }
 app_gone() { ! kill -0 "$app" 2>/dev/null; }
-# The X geometry of window $1 as "x y w h".
+# The X geometry of window $1 as "x y w h"; fails if it has none (gone).
 geometry() {
-  local X Y WIDTH HEIGHT
-  eval "$(xdotool getwindowgeometry --shell "$1" | grep -E '^(X|Y|WIDTH|HEIGHT)=-?[0-9]+$')"
+  local X= Y= WIDTH= HEIGHT=
+  eval "$(xdotool getwindowgeometry --shell "$1" 2>/dev/null | grep -E '^(X|Y|WIDTH|HEIGHT)=-?[0-9]+$')"
+  [ -n "$X" ] && [ -n "$Y" ] && [ -n "$WIDTH" ] && [ -n "$HEIGHT" ] || return 1
   echo "$X $Y $WIDTH $HEIGHT"
 }
 
@@ -56,23 +57,26 @@ trayer --edge bottom --align right --widthtype pixel --width 120 --height 36 \
 until_ok 20 sh -c 'xwininfo -root -tree | grep -q "\"panel\""' || fail "trayer did not start"
 
 SWITCHBOARD_HOME=$home "$SWITCHBOARD_BIN" >"$artifacts/tray-app.log" 2>&1 & app=$!; pids+=($app)
-until_ok 60 window_shown || fail "the window did not open"
+until_ok 90 window_shown || fail "the window did not open"
 [ -z "$(icon_id)" ] || fail "a tray icon before the window was closed"
 
 # Closed, as the window manager's close button does: hidden, the app goes on, in the tray.
-wmctrl -c Switchboard
+wmctrl -c Switchboard || fail "the window could not be closed"
 until_ok 15 window_hidden || fail "the window was not hidden"
 until_ok 15 has_icon || fail "no tray icon"
-icon=$(icon_id)
+icon=$(icon_id) || fail "the tray icon went"
 # Embedded and laid out: inside trayer's panel (the screen's bottom right), the same twice.
 settled() {
-  local a b
-  a=$(geometry "$icon"); sleep 0.3; b=$(geometry "$icon")
+  local a b x y w h
+  a=$(geometry "$icon") || return 1
+  sleep 0.3
+  b=$(geometry "$icon") || return 1
   [ "$a" = "$b" ] || return 1
   read -r x y w h <<<"$a"
   [ "$x" -ge 1160 ] && [ "$y" -ge 764 ] && [ "$w" -gt 4 ] && [ "$h" -gt 4 ]
 }
-until_ok 15 settled || fail "the tray icon was not laid out in the tray: $(geometry "$icon")"
+until_ok 15 settled || fail "the tray icon was not laid out in the tray: $(geometry "$icon" || true)"
+read -r _ _ icon_w icon_h <<<"$(geometry "$icon")" || fail "the tray icon went"
 app_gone && fail "the app ended when its window was closed"
 shot tray-icon
 echo "ok: closed to the tray"
@@ -88,12 +92,14 @@ menu_id() {
   return 1
 }
 choose() {
-  local item=$1 menu mx my mw mh
-  xdotool mousemove --window "$icon" $(( w / 2 )) $(( h / 2 )) click 1
-  until_ok 15 menu_id || fail "the tray icon's menu did not open"
-  menu=$(menu_id)
-  sleep 0.3
-  read -r mx my mw mh <<<"$(geometry "$menu")"
+  local item=$1 menu place mx my mw mh
+  xdotool mousemove --window "$icon" $(( icon_w / 2 )) $(( icon_h / 2 )) click 1
+  until_ok 10 menu_id || fail "the tray icon's menu did not open"
+  menu=$(menu_id) || fail "the tray icon's menu closed"
+  # GTK takes no click on a menu in its first half second.
+  sleep 0.7
+  place=$(geometry "$menu") || fail "the tray icon's menu closed"
+  read -r mx my mw mh <<<"$place"
   [ "$item" = first ] && shot tray-menu
   local at=$(( mh * 3 / 4 ))
   [ "$item" = first ] && at=$(( mh / 4 ))
@@ -104,7 +110,7 @@ choose first
 until_ok 15 window_shown || fail "Show Switchboard did not show the window"
 echo "ok: shown again from the tray"
 
-wmctrl -c Switchboard
+wmctrl -c Switchboard || fail "the window could not be closed again"
 until_ok 15 window_hidden || fail "the window was not hidden the second time"
 choose second
 until_ok 15 app_gone || fail "Quit did not end the app"

@@ -10,15 +10,15 @@ import { ARTIFACTS, BIN, run, tempHome } from "./harness.mjs";
 const HERE = path.dirname(new URL(import.meta.url).pathname);
 
 test("closing the window with the tray on leaves the app in the tray; its menu shows it and quits", () => {
-  const missing = ["openbox", "trayer", "wmctrl", "xwininfo", "xprop", "timeout"].filter((p) => run("sh", ["-c", `command -v ${p}`]).status !== 0);
+  const missing = ["openbox", "trayer", "wmctrl", "xwininfo", "xprop", "xdotool", "import", "timeout"].filter((p) => run("sh", ["-c", `command -v ${p}`]).status !== 0);
   assert.deepEqual(missing, [], "the tray test's programs (the README's test command installs them)");
   const home = tempHome("tray");
   // `timeout` ends the whole group (xvfb-run, its X server, tray.sh and what it started) if
   // the steps, each bounded, still overrun; spawnSync's own limit is the last resort.
   const ran = run(
     "timeout",
-    ["-k", "10", "180", "xvfb-run", "-a", "-s", "-screen 0 1280x800x24 -nolisten tcp", "bash", path.join(HERE, "tray.sh"), home, ARTIFACTS],
-    { env: { ...process.env, SWITCHBOARD_BIN: BIN }, timeout: 220000 },
+    ["-k", "10", "270", "xvfb-run", "-a", "-s", "-screen 0 1280x800x24 -nolisten tcp", "bash", path.join(HERE, "tray.sh"), home, ARTIFACTS],
+    { env: { ...process.env, SWITCHBOARD_BIN: BIN }, timeout: 295000 },
   );
   const said = `${ran.stdout}\n${ran.stderr}`;
   assert.equal(ran.status, 0, said);

@@ -81,23 +81,35 @@ fn check_folders(
     max: usize,
 ) -> Result<Vec<String>, InvalidInput> {
     let bad = |message: String| InvalidInput::new(field, message);
-    let given: Vec<&String> = given.iter().filter(|r| !r.trim().is_empty()).collect();
-    // What was kept, written one way ("~/a/" as the path it names), to find a given one among.
-    let had: Vec<String> = already.iter().filter_map(|f| written_one_way(f)).collect();
-    let kept_before = |text: &str| written_one_way(text).filter(|path| had.contains(path));
-    // Past `max` only by keeping fewer of a list that was longer (written by hand).
-    if given.len() > max && !given.iter().all(|text| kept_before(text).is_some()) {
-        return Err(bad(format!("Keep at most {max} folders.")));
-    }
-    let mut kept: Vec<String> = Vec::new();
-    for text in given {
-        let path = match kept_before(text) {
-            Some(path) => path,
-            None => checked_folder(text).map_err(bad)?,
+    // What was kept, written one way ("~/a/" as the path it names), to find a given one among;
+    // found, it is kept as it was written.
+    let had: Vec<(String, &String)> = already
+        .iter()
+        .filter_map(|f| Some((written_one_way(f)?, f)))
+        .collect();
+    let kept_before = |path: &str| {
+        had.iter()
+            .find(|(h, _)| h == path)
+            .map(|(_, w)| (*w).clone())
+    };
+    let (mut kept, mut paths, mut only_kept_before) = (Vec::new(), Vec::<String>::new(), true);
+    for text in given.iter().filter(|r| !r.trim().is_empty()) {
+        let (path, keep) = match written_one_way(text).and_then(|p| Some((kept_before(&p)?, p))) {
+            Some((written, path)) => (path, written),
+            None => {
+                only_kept_before = false;
+                let path = checked_folder(text).map_err(bad)?;
+                (path.clone(), path)
+            }
         };
-        if !kept.contains(&path) {
-            kept.push(path);
+        if !paths.contains(&path) {
+            paths.push(path);
+            kept.push(keep);
         }
+    }
+    // Past `max` only by keeping fewer of a list that was longer (written by hand).
+    if kept.len() > max && !only_kept_before {
+        return Err(bad(format!("Keep at most {max} folders.")));
     }
     Ok(kept)
 }
@@ -282,7 +294,13 @@ mod tests {
         assert!(refused(&["relative/path".into()]).contains("not an absolute path"));
         assert!(refused(&["/no/such/folder".into()]).contains("is not a folder"));
         assert!(refused(&[format!("{text}\u{1b}[31m")]).contains("control character"));
-        let many = vec![text.clone(); 21];
+        let many: Vec<String> = (0..21)
+            .map(|i| {
+                let sub = dir.path().join(i.to_string());
+                std::fs::create_dir(&sub).unwrap();
+                sub.display().to_string()
+            })
+            .collect();
         assert!(refused(&many).contains("at most 20 folders"));
         assert_eq!(
             check_folders(&["/nowhere/x".into()], &[], "folders", 5)
@@ -304,12 +322,21 @@ mod tests {
             2
         )
         .is_err());
-        // Found however it was written: "~/x/" kept is "/home/…/x" given back.
+        // Found however it was written ("~/x/" kept is "/home/…/x" given back), and kept as
+        // it was written.
         if let Some(home) = dirs::home_dir() {
             let written = vec!["~/no-such-folder-here/".to_owned()];
             let given = vec![home.join("no-such-folder-here").display().to_string()];
-            assert_eq!(check_folders(&given, &written, "roots", 20).unwrap(), given);
+            assert_eq!(
+                check_folders(&given, &written, "roots", 20).unwrap(),
+                written
+            );
         }
+        // One folder written two ways counts once.
+        assert_eq!(
+            check_folders(&[format!("{text}/"), text.clone()], &[], "roots", 1).unwrap(),
+            std::slice::from_ref(&text)
+        );
         // Of a list longer than the most, one may only take folders away.
         assert!(check_folders(&[gone.clone(), text.clone()], &had, "roots", 1).is_ok());
         assert!(check_folders(&[gone, "/tmp".into()], &had, "roots", 1).is_err());

@@ -243,24 +243,22 @@ pub fn install(
                     .into(),
             ));
         }
-        let dir = if switch {
-            std::env::temp_dir()
-        } else {
-            dirs::config_dir()
-                .map(|d| d.join("Switchboard"))
-                .ok_or_else(|| TimerError::Unsupported("No config folder.".into()))?
-        };
-        return install_windows(&dir, exe, remove, switch);
+        let kept = dirs::config_dir()
+            .map(|d| d.join("Switchboard"))
+            .ok_or_else(|| TimerError::Unsupported("No config folder.".into()))?;
+        return install_windows(&kept, &std::env::temp_dir(), exe, remove, switch);
     }
     let dir = systemd_dir().ok_or_else(|| TimerError::Unsupported("No config folder.".into()))?;
     install_systemd(&dir, exe, home, remove, switch)
 }
 
-/// [`install`] on Windows. Switched (on or off) with `schtasks`, from a new file of its own in
-/// `dir` (never one already there), removed after: the task keeps what it read. Not switched,
-/// the task's file is kept in `dir` (or removed from it) and the person is told the command.
+/// [`install`] on Windows. Switched on with `schtasks`, from a new file of its own in
+/// `scratch` (never one already there), removed after: the task keeps what it read. Not
+/// switched, the task's file is kept in `kept_dir` and the person is told the command. Removing
+/// takes away that kept file too, if there is one.
 fn install_windows(
-    dir: &Path,
+    kept_dir: &Path,
+    scratch: &Path,
     exe: &Path,
     remove: bool,
     switch: bool,
@@ -268,7 +266,7 @@ fn install_windows(
     let name = unit_name(None);
     let task = format!("Switchboard\\{name}");
     if remove {
-        let kept = dir.join(format!("{name}.xml"));
+        let kept = kept_dir.join(format!("{name}.xml"));
         let existed = kept.exists();
         let _ = std::fs::remove_file(&kept);
         let command = format!("schtasks /Delete /F /TN \"{task}\"");
@@ -281,13 +279,14 @@ fn install_windows(
             then: (!switch).then(|| format!("Run `{command}` to switch it off.")),
         });
     }
-    let file = if switch {
+    let (dir, file) = if switch {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
-        dir.join(format!("{name}-{}-{nanos}.xml", std::process::id()))
+        let file = scratch.join(format!("{name}-{}-{nanos}.xml", std::process::id()));
+        (scratch, file)
     } else {
-        dir.join(format!("{name}.xml"))
+        (kept_dir, kept_dir.join(format!("{name}.xml")))
     };
     let failed = |e: std::io::Error| TimerError::Write {
         path: file.clone(),
@@ -482,7 +481,8 @@ mod tests {
     fn the_windows_task_not_switched_is_kept_as_a_file_and_the_command_said() {
         let dir = tempfile::tempdir().unwrap();
         let exe = Path::new(r"C:\Apps\switchboard.exe");
-        let made = install_windows(dir.path(), exe, false, false).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let made = install_windows(dir.path(), scratch.path(), exe, false, false).unwrap();
         assert!(made.switched.is_none());
         let [file] = made.files.as_slice() else {
             panic!("{made:?}")
@@ -494,7 +494,7 @@ mod tests {
             then.contains("schtasks /Create /F /TN \"Switchboard\\switchboard-schedules\" /XML"),
             "{then}"
         );
-        let gone = install_windows(dir.path(), exe, true, false).unwrap();
+        let gone = install_windows(dir.path(), scratch.path(), exe, true, false).unwrap();
         assert_eq!(gone.files, made.files);
         assert!(!file.exists());
         assert!(gone.then.unwrap().contains("schtasks /Delete /F /TN"));

@@ -46,6 +46,10 @@ impl TaskEnd {
     }
 }
 
+/// How far ahead of this clock another process's late result may be dated (their clocks
+/// are the same computer's; this allows for a step between reading it and writing).
+const FUTURE_SLACK_MS: i64 = 5_000;
+
 impl Store {
     /// Records that call `run_id` runs as the server's task `task_id`, followed by its run.
     ///
@@ -120,7 +124,9 @@ impl Store {
     /// The late results another process (`tasks follow`, another window) kept at or after
     /// `since` (ms since the epoch), oldest first: each one's id, conversation and time. At
     /// `since` itself, so that two kept in one millisecond, one read before the other was
-    /// written, are both found (the caller skips those it was told already).
+    /// written, are both found (the caller skips those it was told already). Only those a
+    /// process kept (an imported one has no writer), and none dated ahead of now: an import
+    /// from a clock that ran ahead must not move the caller past every result to come.
     ///
     /// # Errors
     /// A failed query.
@@ -133,12 +139,14 @@ impl Store {
             let found = conn
                 .prepare_cached(&format!(
                     "SELECT id, conversation_id, created_at FROM messages \
-                     WHERE name = '{LATE_RESULT}' AND role = 'system' AND created_at >= ?1 \
-                     AND COALESCE(writer, '') <> ?2 ORDER BY created_at LIMIT 1000"
+                     WHERE name = '{LATE_RESULT}' AND role = 'system' \
+                     AND created_at >= ?1 AND created_at <= ?3 \
+                     AND writer IS NOT NULL AND writer <> ?2 ORDER BY created_at LIMIT 1000"
                 ))?
-                .query_map(params![since, own], |row| {
-                    Ok((row.get(0)?, row.get(1)?, row.get(2)?))
-                })?
+                .query_map(
+                    params![since, own, super::now_ms() + FUTURE_SLACK_MS],
+                    |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+                )?
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(found)
         })

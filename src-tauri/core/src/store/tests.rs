@@ -427,6 +427,43 @@ async fn a_call_whose_task_ran_when_its_process_was_killed_is_followed_again_and
 
 /// A task's late result belongs with its call: deleting a later turn it landed in leaves it in
 /// the conversation; deleting its call's turn deletes it wherever it landed.
+/// The window hears only of late results another process kept: not its own, not an imported
+/// one (no writer), and none dated ahead of now (which would move it past all to come).
+#[tokio::test]
+async fn others_late_results_leave_out_own_imported_and_future_ones() {
+    let store = Store::open_in_memory().unwrap();
+    let conv = store.create_conversation("c".into()).await.unwrap();
+    let own = store.writer.id().to_owned();
+    let now = now_ms();
+    let mut ids = Vec::new();
+    for (writer, at) in [
+        (Some("another".to_owned()), now),
+        (None, now),
+        (Some("another".to_owned()), now + 3_600_000),
+        (Some(own), now),
+    ] {
+        let kept = store
+            .append_message(conv.id.clone(), NewMessage::text(Role::User, "late"))
+            .await
+            .unwrap();
+        let id = kept.id.clone();
+        store
+            .call(move |conn| {
+                conn.execute(
+                    "UPDATE messages SET name = ?1, role = 'system', writer = ?2, created_at = ?3 \
+                     WHERE id = ?4",
+                    rusqlite::params![LATE_RESULT, writer, at, id],
+                )?;
+                Ok(())
+            })
+            .await
+            .unwrap();
+        ids.push(kept.id);
+    }
+    let found = store.late_results_of_others(now - 1_000).await.unwrap();
+    assert_eq!(found, [(ids[0].clone(), conv.id.clone(), now)]);
+}
+
 #[tokio::test]
 async fn a_late_result_stays_with_its_call_when_a_later_turn_goes() {
     let (_dir, path) = temp_db();

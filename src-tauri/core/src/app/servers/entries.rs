@@ -344,12 +344,21 @@ impl App {
             let file = self.load_mcp()?;
             find_server(&file, name)?.1.roots.clone()
         };
+        let had_again = had.clone();
         let shown =
             crate::app::roots::checked_folders(given, had, "roots", MAX_SERVER_ROOTS).await?;
-        // Read again after the check (which waits on the disk): a change made meanwhile stays.
+        // Read again after the check (which waits on the disk): a change made meanwhile to
+        // anything else stays, and one to this server's folders is not written over.
         let mut file = self.load_mcp()?;
         let key = find_server(&file, name)?.0.clone();
         let entry = file.servers.get_mut(&key).expect("found above");
+        if entry.roots != had_again {
+            return Err(InvalidInput::new(
+                "roots",
+                "The server's folders were changed meanwhile (mcp.json); try again.",
+            )
+            .into());
+        }
         entry.roots = shown;
         let folders = entry.root_folders();
         file.save(&self.mcp_file())?;
